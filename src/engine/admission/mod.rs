@@ -1,0 +1,1 @@
+//! Karmada's admission chain for policies: CRD defaults, mutating webhooks, validating webhooks.

@@ -1,0 +1,7 @@
+//! The engine: pure functions that decide what Karmada decides. No I/O, no async, no printing.
+//!
+//! Its specification is `../shared/karmada/claim-and-preemption.md` (matching, ranking, claims,
+//! preemption, events) and `../shared/karmada/validation-suspension-failover.md` (admission,
+//! suspension, failover); each rule's code cites the section it implements.
+
+pub mod admission;

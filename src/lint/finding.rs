@@ -1,0 +1,112 @@
+//! What every check produces and every output format renders.
+
+use std::sync::Arc;
+
+use serde::Serialize;
+
+use crate::model::ObjectRef;
+use crate::source::{Source, Span};
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Severity {
+    Info,
+    Warning,
+    Error,
+}
+
+impl Severity {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Severity::Info => "info",
+            Severity::Warning => "warning",
+            Severity::Error => "error",
+        }
+    }
+
+    pub fn parse(s: &str) -> Option<Severity> {
+        match s {
+            "info" => Some(Severity::Info),
+            "warning" | "warn" => Some(Severity::Warning),
+            "error" => Some(Severity::Error),
+            _ => None,
+        }
+    }
+}
+
+/// A place in a source: a file position, or (for live objects) an object and field.
+#[derive(Clone, Debug)]
+pub struct Location {
+    pub source: Arc<Source>,
+    pub span: Span,
+}
+
+#[derive(Clone, Debug)]
+pub struct Related {
+    pub location: Location,
+    pub message: String,
+}
+
+#[derive(Clone, Debug)]
+pub struct Finding {
+    /// The stable rule id, e.g. `preemption-requires-name`.
+    pub rule: &'static str,
+    pub severity: Severity,
+    pub message: String,
+    pub location: Option<Location>,
+    /// The field as Karmada reports it, e.g. `spec.resourceSelectors[0].name`.
+    pub field: Option<String>,
+    pub object: Option<ObjectRef>,
+    pub related: Vec<Related>,
+}
+
+impl Finding {
+    pub fn new(rule: &'static str, severity: Severity, message: impl Into<String>) -> Finding {
+        Finding {
+            rule,
+            severity,
+            message: message.into(),
+            location: None,
+            field: None,
+            object: None,
+            related: Vec::new(),
+        }
+    }
+
+    pub fn at(mut self, source: &Arc<Source>, span: Span) -> Finding {
+        self.location = Some(Location {
+            source: source.clone(),
+            span,
+        });
+        self
+    }
+
+    pub fn field(mut self, field: impl Into<String>) -> Finding {
+        self.field = Some(field.into());
+        self
+    }
+
+    pub fn object(mut self, object: ObjectRef) -> Finding {
+        self.object = Some(object);
+        self
+    }
+
+    pub fn related(mut self, source: &Arc<Source>, span: Span, message: impl Into<String>) -> Finding {
+        self.related.push(Related {
+            location: Location {
+                source: source.clone(),
+                span,
+            },
+            message: message.into(),
+        });
+        self
+    }
+
+    /// Sort key: file, then position, then rule, so output is stable.
+    pub fn sort_key(&self) -> (String, u32, u32, &'static str) {
+        match &self.location {
+            Some(l) => (l.source.name.clone(), l.span.start.line, l.span.start.col, self.rule),
+            None => (String::new(), 0, 0, self.rule),
+        }
+    }
+}

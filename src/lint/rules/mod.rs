@@ -1,0 +1,1 @@
+//! One file per rule: its doc, its check and its tests.

@@ -1,0 +1,120 @@
+//! ResourceBinding / ClusterResourceBinding (`work.karmada.io/v1alpha2`) and Work
+//! (`work.karmada.io/v1alpha1`): the parts that say where a template went and whether dispatch
+//! to each cluster is suspended.
+
+use serde::Deserialize;
+
+use super::meta::ObjectMeta;
+use super::policy::Suspension;
+use crate::source::Node;
+
+#[derive(Clone, Debug)]
+pub struct Binding {
+    pub cluster_scoped: bool,
+    pub meta: ObjectMeta,
+    pub spec: BindingSpec,
+    pub doc: usize,
+}
+
+#[derive(Clone, Debug, Default, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct BindingSpec {
+    pub resource: BindingResource,
+    pub clusters: Vec<TargetCluster>,
+    pub suspension: Option<BindingSuspension>,
+}
+
+#[derive(Clone, Debug, Default, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct BindingResource {
+    pub api_version: String,
+    pub kind: String,
+    pub namespace: String,
+    pub name: String,
+    pub uid: String,
+}
+
+#[derive(Clone, Debug, Default, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct TargetCluster {
+    pub name: String,
+    pub replicas: Option<i64>,
+}
+
+/// The binding's suspension: the policy's, copied wholesale, plus the binding-only `scheduling`.
+#[derive(Clone, Debug, Default, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct BindingSuspension {
+    #[serde(flatten)]
+    pub policy: Suspension,
+    pub scheduling: Option<bool>,
+}
+
+impl Binding {
+    pub fn from_node(kind: &str, meta: ObjectMeta, root: &Node, doc: usize) -> Option<Binding> {
+        let spec = root.get("spec").map(Node::to_json).unwrap_or_default();
+        let spec = serde_json::from_value(spec).ok()?;
+        Some(Binding {
+            cluster_scoped: kind == "ClusterResourceBinding",
+            meta,
+            spec,
+            doc,
+        })
+    }
+
+    pub fn target_clusters(&self) -> Vec<&str> {
+        self.spec.clusters.iter().map(|c| c.name.as_str()).collect()
+    }
+}
+
+#[derive(Clone, Debug)]
+pub struct Work {
+    pub meta: ObjectMeta,
+    pub suspend_dispatching: Option<bool>,
+    pub conditions: Vec<Condition>,
+    pub doc: usize,
+}
+
+#[derive(Clone, Debug, Default, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct Condition {
+    #[serde(rename = "type")]
+    pub type_: String,
+    pub status: String,
+    pub reason: String,
+    pub message: String,
+    pub last_transition_time: String,
+}
+
+impl Work {
+    pub fn from_node(meta: ObjectMeta, root: &Node, doc: usize) -> Work {
+        let suspend_dispatching = root
+            .get("spec")
+            .and_then(|s| s.get("suspendDispatching"))
+            .and_then(|n| match n.value {
+                crate::source::Value::Bool(b) => Some(b),
+                _ => None,
+            });
+        let conditions = root
+            .get("status")
+            .and_then(|s| s.get("conditions"))
+            .map(Node::to_json)
+            .and_then(|j| serde_json::from_value(j).ok())
+            .unwrap_or_default();
+        Work {
+            meta,
+            suspend_dispatching,
+            conditions,
+            doc,
+        }
+    }
+
+    /// The member cluster, from the execution namespace `karmada-es-<cluster>`.
+    pub fn cluster(&self) -> Option<&str> {
+        self.meta.namespace.as_deref()?.strip_prefix("karmada-es-")
+    }
+
+    pub fn condition(&self, type_: &str) -> Option<&Condition> {
+        self.conditions.iter().find(|c| c.type_ == type_)
+    }
+}

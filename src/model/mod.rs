@@ -1,0 +1,354 @@
+//! The typed Karmada API: policies, bindings, Works, and generic resource templates.
+//!
+//! [`Inventory::from_documents`] classifies positioned documents into typed [`Object`]s; each
+//! object keeps the index of its document so a finding can point at the exact field.
+
+pub mod binding;
+pub mod meta;
+pub mod override_policy;
+pub mod policy;
+pub mod scope;
+
+use serde::Serialize;
+
+pub use binding::{Binding, Work};
+pub use meta::ObjectMeta;
+pub use override_policy::OverridePolicy;
+pub use policy::PropagationSpec;
+
+use crate::source::{Document, FieldPath, Node};
+
+pub const POLICY_GROUP: &str = "policy.karmada.io";
+pub const POLICY_API_VERSION: &str = "policy.karmada.io/v1alpha1";
+/// Karmada's pre-1.0 group for policies; objects there are ignored by current controllers.
+pub const OLD_POLICY_GROUP: &str = "propagationstrategy.karmada.io";
+
+/// PropagationPolicy (namespaced) or ClusterPropagationPolicy.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+pub enum PolicyKind {
+    PropagationPolicy,
+    ClusterPropagationPolicy,
+}
+
+impl PolicyKind {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            PolicyKind::PropagationPolicy => "PropagationPolicy",
+            PolicyKind::ClusterPropagationPolicy => "ClusterPropagationPolicy",
+        }
+    }
+
+    /// kubectl's short name: `pp` or `cpp`.
+    pub fn short(self) -> &'static str {
+        match self {
+            PolicyKind::PropagationPolicy => "pp",
+            PolicyKind::ClusterPropagationPolicy => "cpp",
+        }
+    }
+
+    pub fn plural(self) -> &'static str {
+        match self {
+            PolicyKind::PropagationPolicy => "propagationpolicies",
+            PolicyKind::ClusterPropagationPolicy => "clusterpropagationpolicies",
+        }
+    }
+
+    /// The label holding the policy's permanent id, on the policy and on what it claims.
+    pub fn permanent_id_label(self) -> &'static str {
+        match self {
+            PolicyKind::PropagationPolicy => "propagationpolicy.karmada.io/permanent-id",
+            PolicyKind::ClusterPropagationPolicy => "clusterpropagationpolicy.karmada.io/permanent-id",
+        }
+    }
+
+    pub fn from_kind(kind: &str) -> Option<PolicyKind> {
+        match kind {
+            "PropagationPolicy" => Some(PolicyKind::PropagationPolicy),
+            "ClusterPropagationPolicy" => Some(PolicyKind::ClusterPropagationPolicy),
+            _ => None,
+        }
+    }
+}
+
+/// A policy's identity: the OWNER shape of the JSON contracts.
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+pub struct PolicyRef {
+    pub kind: PolicyKind,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub namespace: Option<String>,
+    pub name: String,
+}
+
+impl PolicyRef {
+    pub fn pp(namespace: &str, name: &str) -> PolicyRef {
+        PolicyRef {
+            kind: PolicyKind::PropagationPolicy,
+            namespace: Some(namespace.to_string()),
+            name: name.to_string(),
+        }
+    }
+
+    pub fn cpp(name: &str) -> PolicyRef {
+        PolicyRef {
+            kind: PolicyKind::ClusterPropagationPolicy,
+            namespace: None,
+            name: name.to_string(),
+        }
+    }
+}
+
+impl std::fmt::Display for PolicyRef {
+    /// `pp/default/nginx` or `cpp/platform`, as users type them.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match &self.namespace {
+            Some(ns) => write!(f, "{}/{}/{}", self.kind.short(), ns, self.name),
+            None => write!(f, "{}/{}", self.kind.short(), self.name),
+        }
+    }
+}
+
+/// A resource's identity: the `resource` shape of the JSON contracts.
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ObjectRef {
+    pub api_version: String,
+    pub kind: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub namespace: Option<String>,
+    pub name: String,
+}
+
+impl std::fmt::Display for ObjectRef {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let kind = self.kind.to_ascii_lowercase();
+        match &self.namespace {
+            Some(ns) => write!(f, "{kind}/{ns}/{}", self.name),
+            None => write!(f, "{kind}/{}", self.name),
+        }
+    }
+}
+
+/// A PropagationPolicy or ClusterPropagationPolicy as written (before Karmada's defaults).
+#[derive(Clone, Debug)]
+pub struct Policy {
+    pub kind: PolicyKind,
+    pub meta: ObjectMeta,
+    pub spec: PropagationSpec,
+    /// Index of the document it came from in [`Inventory::documents`].
+    pub doc: usize,
+}
+
+impl Policy {
+    pub fn reference(&self) -> PolicyRef {
+        PolicyRef {
+            kind: self.kind,
+            namespace: match self.kind {
+                PolicyKind::PropagationPolicy => Some(self.meta.namespace.clone().unwrap_or_default()),
+                PolicyKind::ClusterPropagationPolicy => None,
+            },
+            name: self.meta.name.clone(),
+        }
+    }
+
+    pub fn permanent_id(&self) -> Option<&str> {
+        self.meta.label(self.kind.permanent_id_label())
+    }
+
+    pub fn is_terminating(&self) -> bool {
+        self.meta.deletion_timestamp.is_some()
+    }
+}
+
+/// Any object that is not a Karmada policy, binding or Work: a candidate for propagation.
+#[derive(Clone, Debug)]
+pub struct Template {
+    pub api_version: String,
+    pub kind: String,
+    pub meta: ObjectMeta,
+    pub doc: usize,
+}
+
+impl Template {
+    pub fn reference(&self) -> ObjectRef {
+        ObjectRef {
+            api_version: self.api_version.clone(),
+            kind: self.kind.clone(),
+            namespace: self.meta.namespace.clone(),
+            name: self.meta.name.clone(),
+        }
+    }
+
+    /// The API group (`apps` for `apps/v1`, empty for core `v1`).
+    pub fn group(&self) -> &str {
+        group_of(&self.api_version)
+    }
+
+    pub fn namespace(&self) -> &str {
+        self.meta.namespace.as_deref().unwrap_or("")
+    }
+}
+
+pub fn group_of(api_version: &str) -> &str {
+    api_version.rsplit_once('/').map_or("", |(g, _)| g)
+}
+
+/// One classified document.
+#[derive(Clone, Debug)]
+pub enum Object {
+    Policy(Policy),
+    Override(OverridePolicy),
+    Binding(Binding),
+    Work(Work),
+    Template(Template),
+}
+
+/// Why a document could not become a typed object (reported as findings by `lint`).
+#[derive(Clone, Debug, PartialEq)]
+pub struct ClassifyProblem {
+    pub doc: usize,
+    pub rule: &'static str,
+    pub field: FieldPath,
+    pub message: String,
+}
+
+/// Everything the sources produced: the documents, and the objects typed from them.
+#[derive(Debug, Default)]
+pub struct Inventory {
+    pub documents: Vec<Document>,
+    pub objects: Vec<Object>,
+    pub problems: Vec<ClassifyProblem>,
+}
+
+impl Inventory {
+    /// Classifies documents. Objects without a namespace that are namespaced by kind land in
+    /// `default_namespace`, as `kubectl apply -n` would put them.
+    pub fn from_documents(documents: Vec<Document>, default_namespace: &str) -> Inventory {
+        let mut inv = Inventory {
+            documents: Vec::new(),
+            objects: Vec::with_capacity(documents.len()),
+            problems: Vec::new(),
+        };
+        for doc in documents {
+            let index = inv.documents.len();
+            inv.classify(index, &doc.root, default_namespace);
+            inv.documents.push(doc);
+        }
+        inv
+    }
+
+    fn classify(&mut self, doc: usize, root: &Node, default_namespace: &str) {
+        let api_version = root.get("apiVersion").and_then(Node::as_str).unwrap_or("");
+        let kind = root.get("kind").and_then(Node::as_str).unwrap_or("");
+        if api_version.is_empty() || kind.is_empty() {
+            let missing = if api_version.is_empty() { "apiVersion" } else { "kind" };
+            self.problems.push(ClassifyProblem {
+                doc,
+                rule: "missing-type",
+                field: FieldPath::root().key(missing),
+                message: format!("object has no {missing}: it cannot be applied"),
+            });
+            return;
+        }
+        let group = group_of(api_version);
+        let mut meta = ObjectMeta::from_node(root.get("metadata"));
+        if group == OLD_POLICY_GROUP {
+            self.problems.push(ClassifyProblem {
+                doc,
+                rule: "old-api-group",
+                field: FieldPath::root().key("apiVersion"),
+                message: format!(
+                    "`{api_version}` is Karmada's pre-1.0 API group, no longer served; use `{POLICY_API_VERSION}`"
+                ),
+            });
+            return;
+        }
+        let namespaced = scope::is_namespaced(api_version, kind);
+        if namespaced && meta.namespace.is_none() {
+            meta.namespace = Some(default_namespace.to_string());
+        }
+        if !namespaced {
+            meta.namespace = None;
+        }
+        let object = if group == POLICY_GROUP {
+            match kind {
+                "PropagationPolicy" | "ClusterPropagationPolicy" => {
+                    let kind = PolicyKind::from_kind(kind).expect("matched above");
+                    let spec = root.get("spec").map(Node::to_json).unwrap_or_default();
+                    match serde_json::from_value::<PropagationSpec>(spec) {
+                        Ok(spec) => Object::Policy(Policy {
+                            kind,
+                            meta,
+                            spec,
+                            doc,
+                        }),
+                        // The schema check reports the exact field; the engine cannot use it.
+                        Err(_) => return,
+                    }
+                }
+                "OverridePolicy" | "ClusterOverridePolicy" => {
+                    Object::Override(OverridePolicy::from_node(kind, meta, root, doc))
+                }
+                _ => Object::Template(Template {
+                    api_version: api_version.into(),
+                    kind: kind.into(),
+                    meta,
+                    doc,
+                }),
+            }
+        } else if group == "work.karmada.io" {
+            match kind {
+                "ResourceBinding" | "ClusterResourceBinding" => {
+                    match Binding::from_node(kind, meta, root, doc) {
+                        Some(b) => Object::Binding(b),
+                        None => return,
+                    }
+                }
+                "Work" => Object::Work(Work::from_node(meta, root, doc)),
+                _ => return,
+            }
+        } else {
+            Object::Template(Template {
+                api_version: api_version.into(),
+                kind: kind.into(),
+                meta,
+                doc,
+            })
+        };
+        self.objects.push(object);
+    }
+
+    pub fn policies(&self) -> impl Iterator<Item = &Policy> {
+        self.objects.iter().filter_map(|o| match o {
+            Object::Policy(p) => Some(p),
+            _ => None,
+        })
+    }
+
+    pub fn templates(&self) -> impl Iterator<Item = &Template> {
+        self.objects.iter().filter_map(|o| match o {
+            Object::Template(t) => Some(t),
+            _ => None,
+        })
+    }
+
+    pub fn bindings(&self) -> impl Iterator<Item = &Binding> {
+        self.objects.iter().filter_map(|o| match o {
+            Object::Binding(b) => Some(b),
+            _ => None,
+        })
+    }
+
+    pub fn works(&self) -> impl Iterator<Item = &Work> {
+        self.objects.iter().filter_map(|o| match o {
+            Object::Work(w) => Some(w),
+            _ => None,
+        })
+    }
+
+    pub fn overrides(&self) -> impl Iterator<Item = &OverridePolicy> {
+        self.objects.iter().filter_map(|o| match o {
+            Object::Override(p) => Some(p),
+            _ => None,
+        })
+    }
+}

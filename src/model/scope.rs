@@ -1,0 +1,70 @@
+//! Which kinds are cluster-scoped. Manifests do not say; the API server's discovery does. For
+//! files we use the well-known cluster-scoped kinds of Kubernetes and Karmada; any other kind is
+//! taken as namespaced (a custom resource is namespaced unless its CRD says otherwise, which is
+//! the common case).
+
+/// `(group, kind)` pairs that are cluster-scoped.
+const CLUSTER_SCOPED: &[(&str, &str)] = &[
+    ("", "Namespace"),
+    ("", "Node"),
+    ("", "PersistentVolume"),
+    ("", "ComponentStatus"),
+    ("rbac.authorization.k8s.io", "ClusterRole"),
+    ("rbac.authorization.k8s.io", "ClusterRoleBinding"),
+    ("apiextensions.k8s.io", "CustomResourceDefinition"),
+    ("apiregistration.k8s.io", "APIService"),
+    ("admissionregistration.k8s.io", "MutatingWebhookConfiguration"),
+    ("admissionregistration.k8s.io", "ValidatingWebhookConfiguration"),
+    ("admissionregistration.k8s.io", "ValidatingAdmissionPolicy"),
+    ("admissionregistration.k8s.io", "ValidatingAdmissionPolicyBinding"),
+    ("admissionregistration.k8s.io", "MutatingAdmissionPolicy"),
+    ("admissionregistration.k8s.io", "MutatingAdmissionPolicyBinding"),
+    ("storage.k8s.io", "StorageClass"),
+    ("storage.k8s.io", "CSIDriver"),
+    ("storage.k8s.io", "CSINode"),
+    ("storage.k8s.io", "VolumeAttachment"),
+    ("storage.k8s.io", "VolumeAttributesClass"),
+    ("scheduling.k8s.io", "PriorityClass"),
+    ("node.k8s.io", "RuntimeClass"),
+    ("networking.k8s.io", "IngressClass"),
+    ("networking.k8s.io", "IPAddress"),
+    ("networking.k8s.io", "ServiceCIDR"),
+    ("policy", "PodSecurityPolicy"),
+    ("certificates.k8s.io", "CertificateSigningRequest"),
+    ("certificates.k8s.io", "ClusterTrustBundle"),
+    ("flowcontrol.apiserver.k8s.io", "FlowSchema"),
+    ("flowcontrol.apiserver.k8s.io", "PriorityLevelConfiguration"),
+    ("resource.k8s.io", "DeviceClass"),
+    ("snapshot.storage.k8s.io", "VolumeSnapshotClass"),
+    ("snapshot.storage.k8s.io", "VolumeSnapshotContent"),
+    ("gateway.networking.k8s.io", "GatewayClass"),
+    ("cluster.karmada.io", "Cluster"),
+    ("policy.karmada.io", "ClusterPropagationPolicy"),
+    ("policy.karmada.io", "ClusterOverridePolicy"),
+    ("policy.karmada.io", "ClusterTaintPolicy"),
+    ("work.karmada.io", "ClusterResourceBinding"),
+    ("config.karmada.io", "ResourceInterpreterCustomization"),
+    ("config.karmada.io", "ResourceInterpreterWebhookConfiguration"),
+    ("apps.karmada.io", "WorkloadRebalancer"),
+    ("search.karmada.io", "ResourceRegistry"),
+    ("cert-manager.io", "ClusterIssuer"),
+];
+
+pub fn is_namespaced(api_version: &str, kind: &str) -> bool {
+    let group = super::group_of(api_version);
+    !CLUSTER_SCOPED.iter().any(|&(g, k)| g == group && k == kind)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn well_known_scopes() {
+        assert!(!is_namespaced("v1", "Namespace"));
+        assert!(!is_namespaced("rbac.authorization.k8s.io/v1", "ClusterRole"));
+        assert!(!is_namespaced("policy.karmada.io/v1alpha1", "ClusterPropagationPolicy"));
+        assert!(is_namespaced("apps/v1", "Deployment"));
+        assert!(is_namespaced("example.com/v1", "Widget"));
+    }
+}

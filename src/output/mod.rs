@@ -1,0 +1,1 @@
+//! Renderers: text, JSON, SARIF and GitHub annotations over the same findings.

@@ -1,0 +1,1 @@
+//! JSON Schema validation of policy documents against `schemas/`.

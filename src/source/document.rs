@@ -1,0 +1,375 @@
+//! The positioned document tree every source produces.
+//!
+//! A [`Document`] is one YAML/JSON document (or one live object) as a tree of [`Node`]s, each
+//! carrying the [`Span`] it came from, so that every finding can point at the exact key or value.
+
+use std::fmt;
+use std::sync::Arc;
+
+/// A 1-based line and column (columns count characters, as editors and rustc do).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Pos {
+    pub line: u32,
+    pub col: u32,
+}
+
+/// A half-open range of positions in a source.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct Span {
+    pub start: Pos,
+    pub end: Pos,
+}
+
+impl Span {
+    pub fn point(line: u32, col: u32) -> Span {
+        let p = Pos { line, col };
+        Span { start: p, end: p }
+    }
+}
+
+/// Where a document came from: a file (or stdin, or a path inside a git tree), or a live object.
+#[derive(Debug)]
+pub struct Source {
+    /// The name shown to users: a path relative to where the tool ran, `<stdin>`, `REV:path`, or
+    /// an object reference such as `pp/default/nginx` for live objects.
+    pub name: String,
+    /// The full text, kept to print the offending line under a finding. Empty for live objects.
+    pub text: String,
+}
+
+impl Source {
+    pub fn new(name: impl Into<String>, text: impl Into<String>) -> Arc<Source> {
+        Arc::new(Source {
+            name: name.into(),
+            text: text.into(),
+        })
+    }
+
+    /// The text of one 1-based line, without its line ending.
+    pub fn line(&self, line: u32) -> Option<&str> {
+        if line == 0 {
+            return None;
+        }
+        self.text
+            .split('\n')
+            .nth(line as usize - 1)
+            .map(|l| l.strip_suffix('\r').unwrap_or(l))
+    }
+}
+
+/// A scalar, sequence or mapping, after anchors, aliases and `<<` merge keys are resolved.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Value {
+    Null,
+    Bool(bool),
+    Int(i64),
+    Float(f64),
+    Str(String),
+    Seq(Vec<Node>),
+    Map(Vec<Entry>),
+}
+
+/// One key/value pair of a mapping. Keys are kept as nodes so they have positions too.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Entry {
+    pub key: Node,
+    pub value: Node,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct Node {
+    pub value: Value,
+    pub span: Span,
+}
+
+/// One step of a path into a document: a mapping key or a sequence index.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum Seg {
+    Key(String),
+    Index(usize),
+}
+
+impl From<&str> for Seg {
+    fn from(s: &str) -> Seg {
+        Seg::Key(s.to_string())
+    }
+}
+
+impl From<usize> for Seg {
+    fn from(i: usize) -> Seg {
+        Seg::Index(i)
+    }
+}
+
+/// A path into a document, printed the way Karmada reports fields: `spec.resourceSelectors[0].name`.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
+pub struct FieldPath(pub Vec<Seg>);
+
+impl FieldPath {
+    pub fn root() -> FieldPath {
+        FieldPath(Vec::new())
+    }
+
+    /// Parses the dotted form used in this code base: `spec.resourceSelectors[0].name`.
+    /// Keys containing dots are not expressible here; use [`FieldPath::key`] for those.
+    pub fn parse(s: &str) -> FieldPath {
+        let mut segs = Vec::new();
+        for part in s.split('.').filter(|p| !p.is_empty()) {
+            let mut rest = part;
+            if let Some(open) = rest.find('[') {
+                segs.push(Seg::Key(rest[..open].to_string()));
+                rest = &rest[open..];
+                while let Some(stripped) = rest.strip_prefix('[') {
+                    let close = stripped.find(']').unwrap_or(stripped.len());
+                    if let Ok(i) = stripped[..close].parse() {
+                        segs.push(Seg::Index(i));
+                    }
+                    rest = stripped.get(close + 1..).unwrap_or("");
+                }
+            } else {
+                segs.push(Seg::Key(rest.to_string()));
+            }
+        }
+        FieldPath(segs)
+    }
+
+    pub fn key(mut self, k: impl Into<String>) -> FieldPath {
+        self.0.push(Seg::Key(k.into()));
+        self
+    }
+
+    pub fn index(mut self, i: usize) -> FieldPath {
+        self.0.push(Seg::Index(i));
+        self
+    }
+
+    /// Builds a path from a JSON Pointer (`/spec/resourceSelectors/0`), as jsonschema reports.
+    /// A numeric segment is taken as an index only where the document has a sequence there.
+    pub fn from_json_pointer(pointer: &str, root: &Node) -> FieldPath {
+        let mut segs = Vec::new();
+        let mut node = Some(root);
+        for raw in pointer.split('/').skip(1) {
+            let tok = raw.replace("~1", "/").replace("~0", "~");
+            let seg = match (node.map(|n| &n.value), tok.parse::<usize>()) {
+                (Some(Value::Seq(_)), Ok(i)) => Seg::Index(i),
+                _ => Seg::Key(tok),
+            };
+            node = node.and_then(|n| n.child(&seg));
+            segs.push(seg);
+        }
+        FieldPath(segs)
+    }
+}
+
+impl fmt::Display for FieldPath {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let mut first = true;
+        for seg in &self.0 {
+            match seg {
+                Seg::Key(k) => {
+                    if !first {
+                        f.write_str(".")?;
+                    }
+                    f.write_str(k)?;
+                }
+                Seg::Index(i) => write!(f, "[{i}]")?,
+            }
+            first = false;
+        }
+        Ok(())
+    }
+}
+
+impl Node {
+    pub fn new(value: Value, span: Span) -> Node {
+        Node { value, span }
+    }
+
+    /// The value under `key` when this node is a mapping.
+    pub fn get(&self, key: &str) -> Option<&Node> {
+        self.entry(key).map(|e| &e.value)
+    }
+
+    /// The whole entry (key and value) under `key` when this node is a mapping.
+    pub fn entry(&self, key: &str) -> Option<&Entry> {
+        match &self.value {
+            Value::Map(entries) => entries
+                .iter()
+                .rev() // the last of duplicate keys wins, as in the API server
+                .find(|e| e.key.as_str() == Some(key)),
+            _ => None,
+        }
+    }
+
+    pub fn child(&self, seg: &Seg) -> Option<&Node> {
+        match (seg, &self.value) {
+            (Seg::Key(k), Value::Map(_)) => self.get(k),
+            (Seg::Index(i), Value::Seq(items)) => items.get(*i),
+            _ => None,
+        }
+    }
+
+    /// The node at `path`, if the document has it.
+    pub fn at(&self, path: &FieldPath) -> Option<&Node> {
+        path.0.iter().try_fold(self, |n, seg| n.child(seg))
+    }
+
+    /// The best position for a finding about `path`: the key of the deepest existing mapping
+    /// entry on the path (so "unknown field" points at the field's name), or the value for
+    /// sequence items, or the deepest existing ancestor when the field is missing.
+    pub fn locate(&self, path: &FieldPath) -> Span {
+        let mut node = self;
+        let mut span = self.span;
+        for seg in &path.0 {
+            match seg {
+                Seg::Key(k) => match node.entry(k) {
+                    Some(e) => {
+                        span = e.key.span;
+                        node = &e.value;
+                    }
+                    None => return span,
+                },
+                Seg::Index(i) => match &node.value {
+                    Value::Seq(items) if *i < items.len() => {
+                        node = &items[*i];
+                        span = node.span;
+                    }
+                    _ => return span,
+                },
+            }
+        }
+        span
+    }
+
+    /// The position of the value at `path` (or the closest existing ancestor).
+    pub fn locate_value(&self, path: &FieldPath) -> Span {
+        match self.at(path) {
+            Some(n) => n.span,
+            None => self.locate(path),
+        }
+    }
+
+    pub fn as_str(&self) -> Option<&str> {
+        match &self.value {
+            Value::Str(s) => Some(s),
+            _ => None,
+        }
+    }
+
+    pub fn as_map(&self) -> Option<&[Entry]> {
+        match &self.value {
+            Value::Map(m) => Some(m),
+            _ => None,
+        }
+    }
+
+    pub fn as_seq(&self) -> Option<&[Node]> {
+        match &self.value {
+            Value::Seq(s) => Some(s),
+            _ => None,
+        }
+    }
+
+    /// Converts to JSON as the API server would see the object (last duplicate key wins).
+    pub fn to_json(&self) -> serde_json::Value {
+        use serde_json::Value as J;
+        match &self.value {
+            Value::Null => J::Null,
+            Value::Bool(b) => J::Bool(*b),
+            Value::Int(i) => J::from(*i),
+            Value::Float(f) => serde_json::Number::from_f64(*f).map_or(J::Null, J::Number),
+            Value::Str(s) => J::String(s.clone()),
+            Value::Seq(items) => J::Array(items.iter().map(Node::to_json).collect()),
+            Value::Map(entries) => {
+                let mut map = serde_json::Map::with_capacity(entries.len());
+                for e in entries {
+                    let key = match &e.key.value {
+                        Value::Str(s) => s.clone(),
+                        other => scalar_key_text(other),
+                    };
+                    // `insert` on an existing key keeps the first position: remove first so the
+                    // later value also takes the later place, as a re-decode would.
+                    map.remove(&key);
+                    map.insert(key, e.value.to_json());
+                }
+                J::Object(map)
+            }
+        }
+    }
+
+    /// Builds a node tree from JSON (live objects), every node at `span`.
+    pub fn from_json(v: &serde_json::Value, span: Span) -> Node {
+        use serde_json::Value as J;
+        let value = match v {
+            J::Null => Value::Null,
+            J::Bool(b) => Value::Bool(*b),
+            J::Number(n) => match n.as_i64() {
+                Some(i) => Value::Int(i),
+                None => Value::Float(n.as_f64().unwrap_or(f64::NAN)),
+            },
+            J::String(s) => Value::Str(s.clone()),
+            J::Array(a) => Value::Seq(a.iter().map(|x| Node::from_json(x, span)).collect()),
+            J::Object(o) => Value::Map(
+                o.iter()
+                    .map(|(k, x)| Entry {
+                        key: Node::new(Value::Str(k.clone()), span),
+                        value: Node::from_json(x, span),
+                    })
+                    .collect(),
+            ),
+        };
+        Node { value, span }
+    }
+}
+
+fn scalar_key_text(v: &Value) -> String {
+    match v {
+        Value::Null => "null".into(),
+        Value::Bool(b) => b.to_string(),
+        Value::Int(i) => i.to_string(),
+        Value::Float(f) => f.to_string(),
+        Value::Str(s) => s.clone(),
+        Value::Seq(_) | Value::Map(_) => "<complex key>".into(),
+    }
+}
+
+/// One parsed document: its tree, where it came from and its place in that source.
+#[derive(Clone, Debug)]
+pub struct Document {
+    pub source: Arc<Source>,
+    /// 0-based position among the documents of its source.
+    pub index: usize,
+    pub root: Node,
+}
+
+impl Document {
+    /// A short identity for messages: `file.yaml` or `file.yaml#2` for later documents.
+    pub fn label(&self) -> String {
+        if self.index == 0 {
+            self.source.name.clone()
+        } else {
+            format!("{}#{}", self.source.name, self.index + 1)
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn field_path_round_trips_karmada_notation() {
+        let p = FieldPath::parse("spec.resourceSelectors[0].name");
+        assert_eq!(
+            p.0,
+            vec![
+                Seg::Key("spec".into()),
+                Seg::Key("resourceSelectors".into()),
+                Seg::Index(0),
+                Seg::Key("name".into())
+            ]
+        );
+        assert_eq!(p.to_string(), "spec.resourceSelectors[0].name");
+        assert_eq!(FieldPath::parse("a[1][2]").to_string(), "a[1][2]");
+    }
+}

@@ -1,0 +1,157 @@
+//! Files, directories and stdin.
+
+use std::io::Read;
+use std::path::{Path, PathBuf};
+
+use super::document::Source;
+use super::yaml::{load, Loaded};
+
+/// An input that could not be read at all (as opposed to one that reads but does not parse).
+#[derive(Debug)]
+pub struct ReadError {
+    pub path: String,
+    pub message: String,
+}
+
+impl std::fmt::Display for ReadError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}: {}", self.path, self.message)
+    }
+}
+
+/// Expands the command-line inputs into the files to read, in a stable order: each argument in
+/// the order given; directories recursively (`.yaml`, `.yml` and `.json`), sorted, skipping
+/// `.git` and other hidden directories; `-` is stdin.
+pub fn expand(inputs: &[String], ignore: &dyn Fn(&Path) -> bool) -> Result<Vec<PathBuf>, ReadError> {
+    let mut files = Vec::new();
+    for input in inputs {
+        if input == "-" {
+            files.push(PathBuf::from("-"));
+            continue;
+        }
+        let path = PathBuf::from(input);
+        let meta = std::fs::metadata(&path).map_err(|e| ReadError {
+            path: input.clone(),
+            message: io_message(&e),
+        })?;
+        if meta.is_dir() {
+            walk(&path, &mut files, ignore).map_err(|e| ReadError {
+                path: input.clone(),
+                message: io_message(&e),
+            })?;
+        } else if !ignore(&path) {
+            files.push(path);
+        }
+    }
+    Ok(files)
+}
+
+fn walk(dir: &Path, out: &mut Vec<PathBuf>, ignore: &dyn Fn(&Path) -> bool) -> std::io::Result<()> {
+    let mut entries: Vec<_> = std::fs::read_dir(dir)?.collect::<Result<_, _>>()?;
+    entries.sort_by_key(|e| e.file_name());
+    for entry in entries {
+        let path = entry.path();
+        if ignore(&path) {
+            continue;
+        }
+        let name = entry.file_name();
+        let name = name.to_string_lossy();
+        let ty = entry.file_type()?;
+        if ty.is_dir() {
+            if !name.starts_with('.') {
+                walk(&path, out, ignore)?;
+            }
+        } else if is_manifest_name(&name) {
+            out.push(path);
+        }
+    }
+    Ok(())
+}
+
+/// Whether a file name looks like a manifest we should read when walking a directory.
+pub fn is_manifest_name(name: &str) -> bool {
+    let lower = name.to_ascii_lowercase();
+    lower.ends_with(".yaml") || lower.ends_with(".yml") || lower.ends_with(".json")
+}
+
+/// Reads and parses one input (`-` is stdin).
+pub fn read(path: &Path) -> Result<Loaded, ReadError> {
+    let (name, bytes) = if path == Path::new("-") {
+        let mut buf = Vec::new();
+        std::io::stdin().read_to_end(&mut buf).map_err(|e| ReadError {
+            path: "<stdin>".into(),
+            message: io_message(&e),
+        })?;
+        ("<stdin>".to_string(), buf)
+    } else {
+        let name = display_path(path);
+        let bytes = std::fs::read(path).map_err(|e| ReadError {
+            path: name.clone(),
+            message: io_message(&e),
+        })?;
+        (name, bytes)
+    };
+    Ok(load(Source::new(name, decode(bytes))))
+}
+
+/// Text from bytes: a UTF-8 BOM is dropped; invalid UTF-8 is replaced rather than rejected, so
+/// one odd byte yields a finding on that line instead of losing the file.
+pub fn decode(bytes: Vec<u8>) -> String {
+    let text = match String::from_utf8(bytes) {
+        Ok(s) => s,
+        Err(e) => String::from_utf8_lossy(e.as_bytes()).into_owned(),
+    };
+    match text.strip_prefix('\u{feff}') {
+        Some(rest) => rest.to_string(),
+        None => text,
+    }
+}
+
+fn display_path(path: &Path) -> String {
+    let s = path.to_string_lossy();
+    s.strip_prefix("./").unwrap_or(&s).to_string()
+}
+
+fn io_message(e: &std::io::Error) -> String {
+    match e.kind() {
+        std::io::ErrorKind::NotFound => "no such file or directory".into(),
+        std::io::ErrorKind::PermissionDenied => "permission denied".into(),
+        _ => e.to_string(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn walks_directories_sorted_and_skips_git() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        std::fs::create_dir_all(root.join(".git")).unwrap();
+        std::fs::create_dir_all(root.join("b")).unwrap();
+        std::fs::write(root.join(".git/x.yaml"), "a: 1").unwrap();
+        std::fs::write(root.join("b/z.yml"), "a: 1").unwrap();
+        std::fs::write(root.join("a.yaml"), "a: 1").unwrap();
+        std::fs::write(root.join("notes.txt"), "x").unwrap();
+        let files = expand(&[root.to_string_lossy().into_owned()], &|_| false).unwrap();
+        let names: Vec<_> = files
+            .iter()
+            .map(|p| p.strip_prefix(root).unwrap().to_string_lossy().into_owned())
+            .collect();
+        assert_eq!(names, vec!["a.yaml", "b/z.yml"]);
+    }
+
+    #[test]
+    fn missing_input_is_an_error_naming_it() {
+        let err = expand(&["/nonexistent/x.yaml".into()], &|_| false).unwrap_err();
+        assert_eq!(err.path, "/nonexistent/x.yaml");
+        assert!(err.message.contains("no such file"));
+    }
+
+    #[test]
+    fn bom_and_invalid_utf8_survive() {
+        assert_eq!(decode(b"\xef\xbb\xbfa: 1".to_vec()), "a: 1");
+        assert!(decode(b"a: \xff".to_vec()).starts_with("a: "));
+    }
+}

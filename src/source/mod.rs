@@ -1,0 +1,8 @@
+//! Sources turn bytes into positioned [`Document`]s. Nothing downstream reads files.
+
+pub mod document;
+pub mod files;
+pub mod yaml;
+
+pub use document::{Document, Entry, FieldPath, Node, Pos, Seg, Source, Span, Value};
+pub use yaml::{load, LoadProblem, Loaded, ProblemKind};

@@ -1,0 +1,674 @@
+//! YAML (and JSON, a subset of it) to positioned [`Document`]s.
+//!
+//! We drive `saphyr-parser`'s event stream ourselves instead of deserializing with serde, because
+//! a linter needs the line and column of every key and value (serde_yaml only has them on errors)
+//! and has to keep going after a bad document. Scalars resolve the way the Kubernetes API
+//! machinery (sigs.k8s.io/yaml, YAML 1.1 rules) resolves them, so `on`, `yes` and `~` mean what
+//! `kubectl apply` would send.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use saphyr_parser::{Event, Parser, ScalarStyle, ScanError, Span as PSpan, Tag};
+
+use super::document::{Document, Entry, Node, Pos, Source, Span, Value};
+
+/// Something wrong with the text itself, found while loading (before any Karmada rule runs).
+#[derive(Clone, Debug, PartialEq)]
+pub struct LoadProblem {
+    pub kind: ProblemKind,
+    pub span: Span,
+    pub message: String,
+    /// A second place that explains the problem (the first of two duplicate keys).
+    pub related: Option<(Span, String)>,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ProblemKind {
+    /// The text is not valid YAML; the document is skipped.
+    Syntax,
+    /// The same key twice in one mapping; the API server keeps the last one.
+    DuplicateKey,
+    /// Unrendered `{{ }}` / `${}` templating made the document unparsable.
+    Templating,
+    /// A document that is not a mapping (a list or a scalar at the top).
+    NotAnObject,
+}
+
+/// The result of loading one source: its documents and what was wrong with the text.
+#[derive(Debug)]
+pub struct Loaded {
+    pub source: Arc<Source>,
+    pub documents: Vec<Document>,
+    pub problems: Vec<LoadProblem>,
+}
+
+/// Parses every document of `source`. Never panics: a broken document becomes a problem and
+/// the documents after it are still loaded.
+pub fn load(source: Arc<Source>) -> Loaded {
+    let mut out = Loaded {
+        source: source.clone(),
+        documents: Vec::new(),
+        problems: Vec::new(),
+    };
+    // Fast path: the whole stream at once. Only when it fails do we split the text at document
+    // markers and parse each piece, so one bad document does not hide the others.
+    match parse_stream(&source.text, 0) {
+        Ok((roots, problems)) => {
+            out.problems.extend(problems);
+            push_roots(&mut out, roots);
+        }
+        Err(_) => {
+            for chunk in split_documents(&source.text) {
+                match parse_stream(chunk.text, chunk.first_line) {
+                    Ok((roots, problems)) => {
+                        out.problems.extend(problems);
+                        push_roots(&mut out, roots);
+                    }
+                    Err(err) => out.problems.push(syntax_problem(&chunk, &err)),
+                }
+            }
+        }
+    }
+    out
+}
+
+fn push_roots(out: &mut Loaded, roots: Vec<Node>) {
+    for root in roots {
+        match &root.value {
+            Value::Null => continue, // empty document, e.g. a trailing `---`
+            Value::Map(_) => {}
+            _ => {
+                out.problems.push(LoadProblem {
+                    kind: ProblemKind::NotAnObject,
+                    span: root.span,
+                    message: "document is not a Kubernetes object (expected a mapping with apiVersion and kind)"
+                        .into(),
+                    related: None,
+                });
+                continue;
+            }
+        }
+        // `name: {{ .Values.name }}` is valid YAML (a flow mapping used as a key): such a
+        // document is a template, not an object, and linting it would only confuse.
+        if let Some(span) = find_complex_key(&root) {
+            let line = out.source.line(span.start.line).unwrap_or("");
+            let (span, snippet) = match find_templating(line) {
+                Some((_, col, text)) => (Span::point(span.start.line, col), text),
+                None => (span, "{{ }}".to_string()),
+            };
+            out.problems.push(LoadProblem {
+                kind: ProblemKind::Templating,
+                span,
+                message: format!(
+                    "unrendered template `{snippet}`: render the file (helm template, kustomize build, envsubst) before linting it; this document was skipped"
+                ),
+                related: None,
+            });
+            continue;
+        }
+        // `kind: List` (what `kubectl get -o yaml` prints) holds its objects under `items`.
+        if is_list(&root) {
+            if let Some(items) = root.get("items").and_then(Node::as_seq) {
+                for item in items.iter().filter(|i| i.as_map().is_some()) {
+                    let index = out.documents.len();
+                    out.documents.push(Document {
+                        source: out.source.clone(),
+                        index,
+                        root: item.clone(),
+                    });
+                }
+                continue;
+            }
+        }
+        let index = out.documents.len();
+        out.documents.push(Document {
+            source: out.source.clone(),
+            index,
+            root,
+        });
+    }
+}
+
+/// The first mapping key that is itself a mapping or sequence (never valid in a Kubernetes object).
+fn find_complex_key(node: &Node) -> Option<Span> {
+    match &node.value {
+        Value::Map(entries) => entries.iter().find_map(|e| {
+            if matches!(e.key.value, Value::Map(_) | Value::Seq(_)) {
+                Some(e.key.span)
+            } else {
+                find_complex_key(&e.value)
+            }
+        }),
+        Value::Seq(items) => items.iter().find_map(find_complex_key),
+        _ => None,
+    }
+}
+
+fn is_list(root: &Node) -> bool {
+    let kind = root.get("kind").and_then(Node::as_str).unwrap_or("");
+    kind == "List" || (kind.ends_with("List") && root.get("items").is_some())
+}
+
+struct Chunk<'a> {
+    text: &'a str,
+    /// 0-based line of the chunk's first line in the whole text.
+    first_line: u32,
+}
+
+/// Splits at lines that start a document (`---`), for error recovery only.
+fn split_documents(text: &str) -> Vec<Chunk<'_>> {
+    let mut chunks = Vec::new();
+    let mut start = 0usize;
+    let mut start_line = 0u32;
+    let mut offset = 0usize;
+    for (line_no, line) in text.split_inclusive('\n').enumerate() {
+        let is_marker = line.starts_with("---")
+            && line[3..]
+                .chars()
+                .next()
+                .is_none_or(|c| c.is_whitespace());
+        if is_marker && offset > start {
+            chunks.push(Chunk {
+                text: &text[start..offset],
+                first_line: start_line,
+            });
+            start = offset;
+            start_line = line_no as u32;
+        }
+        offset += line.len();
+    }
+    if start < text.len() {
+        chunks.push(Chunk {
+            text: &text[start..],
+            first_line: start_line,
+        });
+    }
+    chunks
+}
+
+fn syntax_problem(chunk: &Chunk<'_>, err: &ScanError) -> LoadProblem {
+    let m = err.marker();
+    let span = Span::point(m.line() as u32 + chunk.first_line, m.col() as u32 + 1);
+    if let Some((line, col, snippet)) = find_templating(chunk.text) {
+        return LoadProblem {
+            kind: ProblemKind::Templating,
+            span: Span::point(line + chunk.first_line, col),
+            message: format!(
+                "unrendered template `{snippet}`: render the file (helm template, kustomize build, envsubst) before linting it; this document was skipped"
+            ),
+            related: None,
+        };
+    }
+    LoadProblem {
+        kind: ProblemKind::Syntax,
+        span,
+        message: format!("invalid YAML: {}; this document was skipped", err.info()),
+        related: None,
+    }
+}
+
+/// The first `{{ ... }}` or `${...}` outside a comment: (1-based line, 1-based column, text).
+pub fn find_templating(text: &str) -> Option<(u32, u32, String)> {
+    for (i, line) in text.lines().enumerate() {
+        if line.trim_start().starts_with('#') {
+            continue;
+        }
+        for pat in ["{{", "${"] {
+            if let Some(byte) = line.find(pat) {
+                let close = if pat == "{{" { "}}" } else { "}" };
+                let rest = &line[byte..];
+                let end = rest.find(close).map_or(rest.len(), |e| e + close.len());
+                let col = line[..byte].chars().count() as u32 + 1;
+                return Some((i as u32 + 1, col, rest[..end].to_string()));
+            }
+        }
+    }
+    None
+}
+
+type ParseOutput = (Vec<Node>, Vec<LoadProblem>);
+
+fn parse_stream(text: &str, line_offset: u32) -> Result<ParseOutput, ScanError> {
+    let mut b = Builder {
+        line_offset,
+        stack: Vec::new(),
+        anchors: HashMap::new(),
+        roots: Vec::new(),
+        problems: Vec::new(),
+    };
+    for item in Parser::new_from_str(text) {
+        let (event, span) = item?;
+        b.event(event, span);
+    }
+    Ok((b.roots, b.problems))
+}
+
+enum Frame {
+    Seq {
+        items: Vec<Node>,
+        start: Pos,
+        anchor: usize,
+    },
+    Map {
+        entries: Vec<Entry>,
+        /// `<<` merge sources, applied when the mapping ends (explicit keys win).
+        merges: Vec<Node>,
+        key: Option<Node>,
+        start: Pos,
+        anchor: usize,
+    },
+}
+
+struct Builder {
+    line_offset: u32,
+    stack: Vec<Frame>,
+    anchors: HashMap<usize, Node>,
+    roots: Vec<Node>,
+    problems: Vec<LoadProblem>,
+}
+
+impl Builder {
+    fn pos(&self, m: &saphyr_parser::Marker) -> Pos {
+        Pos {
+            line: m.line() as u32 + self.line_offset,
+            col: m.col() as u32 + 1,
+        }
+    }
+
+    fn span(&self, s: &PSpan) -> Span {
+        Span {
+            start: self.pos(&s.start),
+            end: self.pos(&s.end),
+        }
+    }
+
+    fn event(&mut self, event: Event<'_>, span: PSpan) {
+        match event {
+            Event::Scalar(text, style, anchor, tag) => {
+                let value = resolve_scalar(&text, style, tag.as_deref());
+                let node = Node::new(value, self.span(&span));
+                let merge_key = style == ScalarStyle::Plain && text == "<<";
+                if anchor > 0 {
+                    self.anchors.insert(anchor, node.clone());
+                }
+                self.push(node, merge_key);
+            }
+            Event::Alias(id) => {
+                let mut node = self
+                    .anchors
+                    .get(&id)
+                    .cloned()
+                    .unwrap_or_else(|| Node::new(Value::Null, Span::default()));
+                // Point at the alias for the node itself; children keep their anchor positions.
+                node.span = self.span(&span);
+                self.push(node, false);
+            }
+            Event::SequenceStart(anchor, _) => self.stack.push(Frame::Seq {
+                items: Vec::new(),
+                start: self.pos(&span.start),
+                anchor,
+            }),
+            Event::MappingStart(anchor, _) => self.stack.push(Frame::Map {
+                entries: Vec::new(),
+                merges: Vec::new(),
+                key: None,
+                start: self.pos(&span.start),
+                anchor,
+            }),
+            Event::SequenceEnd => {
+                if let Some(Frame::Seq {
+                    items,
+                    start,
+                    anchor,
+                }) = self.stack.pop()
+                {
+                    let end = self.pos(&span.end);
+                    self.finish(Node::new(Value::Seq(items), Span { start, end }), anchor);
+                }
+            }
+            Event::MappingEnd => {
+                if let Some(Frame::Map {
+                    entries,
+                    merges,
+                    start,
+                    anchor,
+                    ..
+                }) = self.stack.pop()
+                {
+                    let end = self.pos(&span.end);
+                    let entries = self.check_duplicates(entries);
+                    let entries = apply_merges(entries, merges);
+                    self.finish(Node::new(Value::Map(entries), Span { start, end }), anchor);
+                }
+            }
+            Event::DocumentEnd
+            | Event::DocumentStart(_)
+            | Event::StreamStart
+            | Event::StreamEnd
+            | Event::Nothing => {}
+        }
+    }
+
+    fn finish(&mut self, node: Node, anchor: usize) {
+        if anchor > 0 {
+            self.anchors.insert(anchor, node.clone());
+        }
+        self.push(node, false);
+    }
+
+    fn push(&mut self, node: Node, merge_key: bool) {
+        match self.stack.last_mut() {
+            None => self.roots.push(node),
+            Some(Frame::Seq { items, .. }) => items.push(node),
+            Some(Frame::Map {
+                entries,
+                merges,
+                key,
+                ..
+            }) => match key.take() {
+                None => {
+                    let mut k = node;
+                    if merge_key {
+                        k.value = Value::Str(MERGE_KEY.into());
+                    }
+                    *key = Some(k);
+                }
+                Some(k) if k.as_str() == Some(MERGE_KEY) => merges.push(node),
+                Some(k) => entries.push(Entry { key: k, value: node }),
+            },
+        }
+    }
+
+    /// Reports repeated keys (the API server silently keeps the last one).
+    fn check_duplicates(&mut self, entries: Vec<Entry>) -> Vec<Entry> {
+        let mut seen: HashMap<String, Span> = HashMap::with_capacity(entries.len());
+        for e in &entries {
+            let text = key_text(&e.key);
+            if let Some(first) = seen.get(&text) {
+                self.problems.push(LoadProblem {
+                    kind: ProblemKind::DuplicateKey,
+                    span: e.key.span,
+                    message: format!(
+                        "duplicate key `{text}`: the API server keeps only this last value, the earlier one at line {} is silently lost",
+                        first.start.line
+                    ),
+                    related: Some((*first, format!("first `{text}` here"))),
+                });
+            } else {
+                seen.insert(text, e.key.span);
+            }
+        }
+        entries
+    }
+}
+
+/// Internal marker for a plain `<<` key; a quoted "<<" key is an ordinary key.
+const MERGE_KEY: &str = "\u{0}<<";
+
+fn key_text(k: &Node) -> String {
+    match &k.value {
+        Value::Str(s) => s.clone(),
+        Value::Int(i) => i.to_string(),
+        Value::Bool(b) => b.to_string(),
+        Value::Float(f) => f.to_string(),
+        Value::Null => "null".into(),
+        _ => format!("<complex key at {}:{}>", k.span.start.line, k.span.start.col),
+    }
+}
+
+/// `<<: *base` and `<<: [*a, *b]`: keys from the sources that the mapping does not set itself.
+fn apply_merges(mut entries: Vec<Entry>, merges: Vec<Node>) -> Vec<Entry> {
+    if merges.is_empty() {
+        return entries;
+    }
+    let mut sources = Vec::new();
+    for m in merges {
+        match m.value {
+            Value::Map(e) => sources.push(e),
+            Value::Seq(items) => {
+                for item in items {
+                    if let Value::Map(e) = item.value {
+                        sources.push(e);
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+    for source in sources {
+        for e in source {
+            let text = key_text(&e.key);
+            if !entries.iter().any(|x| key_text(&x.key) == text) {
+                entries.push(e);
+            }
+        }
+    }
+    entries
+}
+
+fn resolve_scalar(text: &str, style: ScalarStyle, tag: Option<&Tag>) -> Value {
+    if let Some(tag) = tag {
+        if tag.handle == "!!" || tag.handle == "tag:yaml.org,2002:" {
+            match tag.suffix.as_str() {
+                "str" => return Value::Str(text.to_string()),
+                "null" => return Value::Null,
+                "bool" => return parse_bool(text).map_or(Value::Str(text.into()), Value::Bool),
+                "int" => return parse_int(text).map_or(Value::Str(text.into()), Value::Int),
+                "float" => {
+                    return parse_float(text)
+                        .or_else(|| parse_int(text).map(|i| i as f64))
+                        .map_or(Value::Str(text.into()), Value::Float)
+                }
+                _ => {}
+            }
+        }
+    }
+    if style != ScalarStyle::Plain {
+        return Value::Str(text.to_string());
+    }
+    if matches!(text, "" | "~" | "null" | "Null" | "NULL") {
+        return Value::Null;
+    }
+    if let Some(b) = parse_bool(text) {
+        return Value::Bool(b);
+    }
+    if let Some(i) = parse_int(text) {
+        return Value::Int(i);
+    }
+    if let Some(f) = parse_float(text) {
+        return Value::Float(f);
+    }
+    Value::Str(text.to_string())
+}
+
+/// YAML 1.1 booleans, as sigs.k8s.io/yaml (go-yaml v2) resolves them.
+fn parse_bool(s: &str) -> Option<bool> {
+    match s {
+        "true" | "True" | "TRUE" | "yes" | "Yes" | "YES" | "on" | "On" | "ON" | "y" | "Y" => {
+            Some(true)
+        }
+        "false" | "False" | "FALSE" | "no" | "No" | "NO" | "off" | "Off" | "OFF" | "n" | "N" => {
+            Some(false)
+        }
+        _ => None,
+    }
+}
+
+fn parse_int(s: &str) -> Option<i64> {
+    let (neg, digits) = match s.as_bytes().first()? {
+        b'-' => (true, &s[1..]),
+        b'+' => (false, &s[1..]),
+        _ => (false, s),
+    };
+    if digits.is_empty() {
+        return None;
+    }
+    let clean: String = digits.chars().filter(|&c| c != '_').collect();
+    let value = if let Some(hex) = clean.strip_prefix("0x") {
+        i64::from_str_radix(hex, 16).ok()?
+    } else if let Some(oct) = clean.strip_prefix("0o") {
+        i64::from_str_radix(oct, 8).ok()?
+    } else if let Some(bin) = clean.strip_prefix("0b") {
+        i64::from_str_radix(bin, 2).ok()?
+    } else if clean.len() > 1 && clean.starts_with('0') && clean.bytes().all(|b| b.is_ascii_digit())
+    {
+        i64::from_str_radix(&clean[1..], 8).ok()? // YAML 1.1 octal: 0755
+    } else if clean.bytes().all(|b| b.is_ascii_digit()) {
+        clean.parse().ok()?
+    } else {
+        return None;
+    };
+    Some(if neg { -value } else { value })
+}
+
+fn parse_float(s: &str) -> Option<f64> {
+    match s {
+        ".inf" | ".Inf" | ".INF" | "+.inf" | "+.Inf" | "+.INF" => return Some(f64::INFINITY),
+        "-.inf" | "-.Inf" | "-.INF" => return Some(f64::NEG_INFINITY),
+        ".nan" | ".NaN" | ".NAN" => return Some(f64::NAN),
+        _ => {}
+    }
+    let body = s.trim_start_matches(['-', '+']);
+    let first = body.bytes().next()?;
+    if !(first.is_ascii_digit() || first == b'.') {
+        return None;
+    }
+    if !body
+        .bytes()
+        .all(|b| b.is_ascii_digit() || matches!(b, b'.' | b'e' | b'E' | b'-' | b'+' | b'_'))
+    {
+        return None;
+    }
+    if !body.bytes().any(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    s.replace('_', "").parse().ok()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::source::document::FieldPath;
+
+    fn load_str(text: &str) -> Loaded {
+        load(Source::new("t.yaml", text))
+    }
+
+    #[test]
+    fn positions_of_keys_and_values_are_one_based() {
+        let l = load_str("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: x\n");
+        let root = &l.documents[0].root;
+        let name = root.at(&FieldPath::parse("metadata.name")).unwrap();
+        assert_eq!(name.span.start, Pos { line: 4, col: 9 });
+        assert_eq!(
+            root.locate(&FieldPath::parse("metadata.name")).start,
+            Pos { line: 4, col: 3 }
+        );
+    }
+
+    #[test]
+    fn multi_document_streams_and_empty_documents() {
+        let l = load_str("---\na: 1\n---\n---\nb: 2\n...\n");
+        assert_eq!(l.documents.len(), 2);
+        assert_eq!(l.documents[1].index, 1);
+        assert!(l.problems.is_empty());
+    }
+
+    #[test]
+    fn a_broken_document_does_not_hide_the_others() {
+        let l = load_str("a: 1\n---\nb: [1, 2\n---\nc: 3\n");
+        assert_eq!(l.documents.len(), 2, "{:?}", l.problems);
+        assert_eq!(l.problems.len(), 1);
+        assert_eq!(l.problems[0].kind, ProblemKind::Syntax);
+        assert!(l.problems[0].span.start.line >= 3);
+        assert_eq!(
+            l.documents[1].root.get("c").unwrap().span.start.line,
+            5,
+            "positions after a bad document stay exact"
+        );
+    }
+
+    #[test]
+    fn duplicate_keys_are_reported_and_the_last_wins() {
+        let l = load_str("spec:\n  priority: 1\n  priority: 2\n");
+        assert_eq!(l.problems.len(), 1);
+        let p = &l.problems[0];
+        assert_eq!(p.kind, ProblemKind::DuplicateKey);
+        assert_eq!(p.span.start, Pos { line: 3, col: 3 });
+        assert_eq!(p.related.as_ref().unwrap().0.start.line, 2);
+        let root = &l.documents[0].root;
+        assert_eq!(root.to_json()["spec"]["priority"], 2);
+    }
+
+    #[test]
+    fn anchors_aliases_and_merge_keys() {
+        let text = "base: &b\n  priority: 5\n  x: 1\nspec:\n  <<: *b\n  x: 2\nref: *b\n";
+        let l = load_str(text);
+        let j = l.documents[0].root.to_json();
+        assert_eq!(j["spec"]["priority"], 5);
+        assert_eq!(j["spec"]["x"], 2, "explicit keys beat merged ones");
+        assert_eq!(j["ref"]["x"], 1);
+        assert!(l.problems.is_empty());
+    }
+
+    #[test]
+    fn scalars_resolve_like_kubectl() {
+        let l = load_str(
+            "a: yes\nb: 'yes'\nc: ~\nd: 010\ne: 1.5\nf: 0x1F\ng: \"5\"\nh: !!str 7\ni: -3\nj: 1e3\nk: v1\n",
+        );
+        let j = l.documents[0].root.to_json();
+        assert_eq!(j["a"], true);
+        assert_eq!(j["b"], "yes");
+        assert!(j["c"].is_null());
+        assert_eq!(j["d"], 8);
+        assert_eq!(j["e"], 1.5);
+        assert_eq!(j["f"], 31);
+        assert_eq!(j["g"], "5");
+        assert_eq!(j["h"], "7");
+        assert_eq!(j["i"], -3);
+        assert_eq!(j["j"], 1000.0);
+        assert_eq!(j["k"], "v1");
+    }
+
+    #[test]
+    fn templating_is_named_not_a_syntax_error() {
+        let l = load_str("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: {{ .Values.name }}\n");
+        assert_eq!(l.problems.len(), 1, "{:?}", l.problems);
+        assert_eq!(l.problems[0].kind, ProblemKind::Templating);
+        assert_eq!(l.problems[0].span.start, Pos { line: 4, col: 9 });
+        assert!(l.problems[0].message.contains("{{ .Values.name }}"));
+    }
+
+    #[test]
+    fn top_level_lists_and_list_kind() {
+        let l = load_str("- a\n- b\n");
+        assert_eq!(l.problems[0].kind, ProblemKind::NotAnObject);
+        let l = load_str("apiVersion: v1\nkind: List\nitems:\n- kind: A\n- kind: B\n");
+        assert_eq!(l.documents.len(), 2);
+    }
+
+    #[test]
+    fn json_input_is_yaml() {
+        let l = load_str("{\"apiVersion\": \"v1\", \"kind\": \"ConfigMap\"}");
+        assert_eq!(l.documents[0].root.to_json()["kind"], "ConfigMap");
+    }
+
+    #[test]
+    fn garbage_never_panics() {
+        for text in [
+            "\u{0}\u{1}",
+            ":",
+            "- - - -",
+            "a: [",
+            "? a\n: b",
+            "*x",
+            "&a [*a]",
+            "---\n---\n",
+            "a: b: c",
+            "\t\tx",
+        ] {
+            let _ = load_str(text);
+        }
+    }
+}
