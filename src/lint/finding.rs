@@ -91,7 +91,12 @@ impl Finding {
         self
     }
 
-    pub fn related(mut self, source: &Arc<Source>, span: Span, message: impl Into<String>) -> Finding {
+    pub fn related(
+        mut self,
+        source: &Arc<Source>,
+        span: Span,
+        message: impl Into<String>,
+    ) -> Finding {
         self.related.push(Related {
             location: Location {
                 source: source.clone(),
@@ -105,7 +110,12 @@ impl Finding {
     /// Sort key: file, then position, then rule, so output is stable.
     pub fn sort_key(&self) -> (String, u32, u32, &'static str) {
         match &self.location {
-            Some(l) => (l.source.name.clone(), l.span.start.line, l.span.start.col, self.rule),
+            Some(l) => (
+                l.source.name.clone(),
+                l.span.start.line,
+                l.span.start.col,
+                self.rule,
+            ),
             None => (String::new(), 0, 0, self.rule),
         }
     }

@@ -39,7 +39,10 @@ impl ObjectMeta {
     }
 
     pub fn label(&self, key: &str) -> Option<&str> {
-        self.labels.get(key).map(String::as_str).filter(|v| !v.is_empty())
+        self.labels
+            .get(key)
+            .map(String::as_str)
+            .filter(|v| !v.is_empty())
     }
 
     pub fn annotation(&self, key: &str) -> Option<&str> {

@@ -8,6 +8,7 @@ pub mod meta;
 pub mod override_policy;
 pub mod policy;
 pub mod scope;
+pub mod version;
 
 use serde::Serialize;
 
@@ -15,6 +16,7 @@ pub use binding::{Binding, Work};
 pub use meta::ObjectMeta;
 pub use override_policy::OverridePolicy;
 pub use policy::PropagationSpec;
+pub use version::KarmadaVersion;
 
 use crate::source::{Document, FieldPath, Node};
 
@@ -57,7 +59,9 @@ impl PolicyKind {
     pub fn permanent_id_label(self) -> &'static str {
         match self {
             PolicyKind::PropagationPolicy => "propagationpolicy.karmada.io/permanent-id",
-            PolicyKind::ClusterPropagationPolicy => "clusterpropagationpolicy.karmada.io/permanent-id",
+            PolicyKind::ClusterPropagationPolicy => {
+                "clusterpropagationpolicy.karmada.io/permanent-id"
+            }
         }
     }
 
@@ -143,7 +147,9 @@ impl Policy {
         PolicyRef {
             kind: self.kind,
             namespace: match self.kind {
-                PolicyKind::PropagationPolicy => Some(self.meta.namespace.clone().unwrap_or_default()),
+                PolicyKind::PropagationPolicy => {
+                    Some(self.meta.namespace.clone().unwrap_or_default())
+                }
                 PolicyKind::ClusterPropagationPolicy => None,
             },
             name: self.meta.name.clone(),
@@ -240,7 +246,11 @@ impl Inventory {
         let api_version = root.get("apiVersion").and_then(Node::as_str).unwrap_or("");
         let kind = root.get("kind").and_then(Node::as_str).unwrap_or("");
         if api_version.is_empty() || kind.is_empty() {
-            let missing = if api_version.is_empty() { "apiVersion" } else { "kind" };
+            let missing = if api_version.is_empty() {
+                "apiVersion"
+            } else {
+                "kind"
+            };
             self.problems.push(ClassifyProblem {
                 doc,
                 rule: "missing-type",

@@ -137,7 +137,10 @@ impl Placement {
             (Some(a), None) => by_names(a),
             (None, Some(terms)) if !terms.is_empty() => terms.iter().all(|t| {
                 by_names(&t.affinity)
-                    && t.overflow_affinities.iter().flatten().all(|o| by_names(&o.affinity))
+                    && t.overflow_affinities
+                        .iter()
+                        .flatten()
+                        .all(|o| by_names(&o.affinity))
             }),
             _ => false,
         }

@@ -13,12 +13,24 @@ const CLUSTER_SCOPED: &[(&str, &str)] = &[
     ("rbac.authorization.k8s.io", "ClusterRoleBinding"),
     ("apiextensions.k8s.io", "CustomResourceDefinition"),
     ("apiregistration.k8s.io", "APIService"),
-    ("admissionregistration.k8s.io", "MutatingWebhookConfiguration"),
-    ("admissionregistration.k8s.io", "ValidatingWebhookConfiguration"),
+    (
+        "admissionregistration.k8s.io",
+        "MutatingWebhookConfiguration",
+    ),
+    (
+        "admissionregistration.k8s.io",
+        "ValidatingWebhookConfiguration",
+    ),
     ("admissionregistration.k8s.io", "ValidatingAdmissionPolicy"),
-    ("admissionregistration.k8s.io", "ValidatingAdmissionPolicyBinding"),
+    (
+        "admissionregistration.k8s.io",
+        "ValidatingAdmissionPolicyBinding",
+    ),
     ("admissionregistration.k8s.io", "MutatingAdmissionPolicy"),
-    ("admissionregistration.k8s.io", "MutatingAdmissionPolicyBinding"),
+    (
+        "admissionregistration.k8s.io",
+        "MutatingAdmissionPolicyBinding",
+    ),
     ("storage.k8s.io", "StorageClass"),
     ("storage.k8s.io", "CSIDriver"),
     ("storage.k8s.io", "CSINode"),
@@ -44,7 +56,10 @@ const CLUSTER_SCOPED: &[(&str, &str)] = &[
     ("policy.karmada.io", "ClusterTaintPolicy"),
     ("work.karmada.io", "ClusterResourceBinding"),
     ("config.karmada.io", "ResourceInterpreterCustomization"),
-    ("config.karmada.io", "ResourceInterpreterWebhookConfiguration"),
+    (
+        "config.karmada.io",
+        "ResourceInterpreterWebhookConfiguration",
+    ),
     ("apps.karmada.io", "WorkloadRebalancer"),
     ("search.karmada.io", "ResourceRegistry"),
     ("cert-manager.io", "ClusterIssuer"),
@@ -62,8 +77,14 @@ mod tests {
     #[test]
     fn well_known_scopes() {
         assert!(!is_namespaced("v1", "Namespace"));
-        assert!(!is_namespaced("rbac.authorization.k8s.io/v1", "ClusterRole"));
-        assert!(!is_namespaced("policy.karmada.io/v1alpha1", "ClusterPropagationPolicy"));
+        assert!(!is_namespaced(
+            "rbac.authorization.k8s.io/v1",
+            "ClusterRole"
+        ));
+        assert!(!is_namespaced(
+            "policy.karmada.io/v1alpha1",
+            "ClusterPropagationPolicy"
+        ));
         assert!(is_namespaced("apps/v1", "Deployment"));
         assert!(is_namespaced("example.com/v1", "Widget"));
     }

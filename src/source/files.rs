@@ -22,7 +22,10 @@ impl std::fmt::Display for ReadError {
 /// Expands the command-line inputs into the files to read, in a stable order: each argument in
 /// the order given; directories recursively (`.yaml`, `.yml` and `.json`), sorted, skipping
 /// `.git` and other hidden directories; `-` is stdin.
-pub fn expand(inputs: &[String], ignore: &dyn Fn(&Path) -> bool) -> Result<Vec<PathBuf>, ReadError> {
+pub fn expand(
+    inputs: &[String],
+    ignore: &dyn Fn(&Path) -> bool,
+) -> Result<Vec<PathBuf>, ReadError> {
     let mut files = Vec::new();
     for input in inputs {
         if input == "-" {
@@ -78,10 +81,12 @@ pub fn is_manifest_name(name: &str) -> bool {
 pub fn read(path: &Path) -> Result<Loaded, ReadError> {
     let (name, bytes) = if path == Path::new("-") {
         let mut buf = Vec::new();
-        std::io::stdin().read_to_end(&mut buf).map_err(|e| ReadError {
-            path: "<stdin>".into(),
-            message: io_message(&e),
-        })?;
+        std::io::stdin()
+            .read_to_end(&mut buf)
+            .map_err(|e| ReadError {
+                path: "<stdin>".into(),
+                message: io_message(&e),
+            })?;
         ("<stdin>".to_string(), buf)
     } else {
         let name = display_path(path);

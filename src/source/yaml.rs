@@ -163,11 +163,8 @@ fn split_documents(text: &str) -> Vec<Chunk<'_>> {
     let mut start_line = 0u32;
     let mut offset = 0usize;
     for (line_no, line) in text.split_inclusive('\n').enumerate() {
-        let is_marker = line.starts_with("---")
-            && line[3..]
-                .chars()
-                .next()
-                .is_none_or(|c| c.is_whitespace());
+        let is_marker =
+            line.starts_with("---") && line[3..].chars().next().is_none_or(|c| c.is_whitespace());
         if is_marker && offset > start {
             chunks.push(Chunk {
                 text: &text[start..offset],
@@ -375,7 +372,10 @@ impl Builder {
                     *key = Some(k);
                 }
                 Some(k) if k.as_str() == Some(MERGE_KEY) => merges.push(node),
-                Some(k) => entries.push(Entry { key: k, value: node }),
+                Some(k) => entries.push(Entry {
+                    key: k,
+                    value: node,
+                }),
             },
         }
     }
@@ -413,7 +413,10 @@ fn key_text(k: &Node) -> String {
         Value::Bool(b) => b.to_string(),
         Value::Float(f) => f.to_string(),
         Value::Null => "null".into(),
-        _ => format!("<complex key at {}:{}>", k.span.start.line, k.span.start.col),
+        _ => format!(
+            "<complex key at {}:{}>",
+            k.span.start.line, k.span.start.col
+        ),
     }
 }
 
@@ -633,7 +636,8 @@ mod tests {
 
     #[test]
     fn templating_is_named_not_a_syntax_error() {
-        let l = load_str("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: {{ .Values.name }}\n");
+        let l =
+            load_str("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: {{ .Values.name }}\n");
         assert_eq!(l.problems.len(), 1, "{:?}", l.problems);
         assert_eq!(l.problems[0].kind, ProblemKind::Templating);
         assert_eq!(l.problems[0].span.start, Pos { line: 4, col: 9 });

@@ -1,1 +1,3 @@
-//! One file per rule: its doc, its check and its tests.
+//! One file per rule (or per family of closely related rules): its doc, its check and its tests.
+
+pub mod input;

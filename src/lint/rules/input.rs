@@ -1,0 +1,106 @@
+//! Rules about the text itself, before any Karmada rule: YAML syntax, duplicate keys,
+//! unrendered templating, documents that are not objects.
+
+use crate::lint::registry::{RuleDoc, RuleGroup};
+use crate::lint::{Finding, Severity};
+use crate::source::{Loaded, ProblemKind};
+
+pub const YAML_SYNTAX: RuleDoc = RuleDoc {
+    id: "yaml-syntax",
+    group: RuleGroup::Input,
+    default_severity: Severity::Error,
+    summary: "The document is not valid YAML",
+    rationale:
+        "kubectl and Flux/Argo CD reject the whole file; the objects in it are never applied. \
+                The linter skips the broken document and keeps checking the others.",
+    example: "spec:\n  resourceSelectors: [{apiVersion: apps/v1, kind: Deployment}\n",
+    fix:
+        "Fix the syntax at the reported position (unclosed bracket or quote, bad indentation, tab).",
+    reference: "YAML 1.2 as parsed by sigs.k8s.io/yaml",
+};
+
+pub const DUPLICATE_KEY: RuleDoc = RuleDoc {
+    id: "duplicate-key",
+    group: RuleGroup::Input,
+    default_severity: Severity::Error,
+    summary: "The same key appears twice in one mapping",
+    rationale:
+        "The API server keeps only the last value and drops the first without a word. A real \
+                case: two policy files concatenated without `---` made the first policy vanish.",
+    example: "metadata:\n  name: a\nspec: {priority: 1}\nmetadata:\n  name: b\n",
+    fix: "Remove one of the keys, or separate the two objects with a `---` line.",
+    reference: "sigs.k8s.io/yaml: later keys overwrite earlier ones",
+};
+
+pub const UNRENDERED_TEMPLATE: RuleDoc = RuleDoc {
+    id: "unrendered-template",
+    group: RuleGroup::Input,
+    default_severity: Severity::Error,
+    summary: "The file still contains template syntax (`{{ }}`, `${}`)",
+    rationale:
+        "Helm charts, kustomize inputs and envsubst files are not what reaches the API server. \
+                Linting them gives meaningless answers.",
+    example: "metadata:\n  name: {{ .Values.name }}\n",
+    fix: "Lint the rendered output: `helm template . | kubectl karmada-policy lint -`.",
+    reference: "",
+};
+
+pub const NOT_AN_OBJECT: RuleDoc = RuleDoc {
+    id: "not-an-object",
+    group: RuleGroup::Input,
+    default_severity: Severity::Error,
+    summary: "A document is not a Kubernetes object",
+    rationale: "A top-level list or scalar cannot be applied; kubectl rejects the file.",
+    example: "- apiVersion: v1\n  kind: ConfigMap\n",
+    fix: "Make each document a mapping with apiVersion, kind and metadata, or wrap lists in `kind: List`.",
+    reference: "",
+};
+
+pub const DOCS: &[&RuleDoc] = &[
+    &YAML_SYNTAX,
+    &DUPLICATE_KEY,
+    &UNRENDERED_TEMPLATE,
+    &NOT_AN_OBJECT,
+];
+
+/// Findings for the load problems of every source.
+pub fn findings(loaded: &[Loaded]) -> Vec<Finding> {
+    let mut out = Vec::new();
+    for l in loaded {
+        for p in &l.problems {
+            let doc = match p.kind {
+                ProblemKind::Syntax => &YAML_SYNTAX,
+                ProblemKind::DuplicateKey => &DUPLICATE_KEY,
+                ProblemKind::Templating => &UNRENDERED_TEMPLATE,
+                ProblemKind::NotAnObject => &NOT_AN_OBJECT,
+            };
+            let mut f =
+                Finding::new(doc.id, doc.default_severity, p.message.clone()).at(&l.source, p.span);
+            if let Some((span, msg)) = &p.related {
+                f = f.related(&l.source, *span, msg.clone());
+            }
+            out.push(f);
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::source::{load, Source};
+
+    #[test]
+    fn duplicate_key_points_at_both_keys() {
+        let l = load(Source::new(
+            "a.yaml",
+            "metadata:\n  name: a\nmetadata:\n  name: b\n",
+        ));
+        let f = findings(&[l]);
+        assert_eq!(f.len(), 1);
+        assert_eq!(f[0].rule, "duplicate-key");
+        let loc = f[0].location.as_ref().unwrap();
+        assert_eq!((loc.span.start.line, loc.span.start.col), (3, 1));
+        assert_eq!(f[0].related[0].location.span.start.line, 1);
+    }
+}
