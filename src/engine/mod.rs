@@ -5,3 +5,4 @@
 //! suspension, failover); each rule's code cites the section it implements.
 
 pub mod admission;
+pub mod suspension;
