@@ -58,6 +58,8 @@ pub struct Finding {
     pub field: Option<String>,
     pub object: Option<ObjectRef>,
     pub related: Vec<Related>,
+    /// The document the finding is about (index into the inventory), for inline suppressions.
+    pub doc: Option<usize>,
 }
 
 impl Finding {
@@ -70,6 +72,7 @@ impl Finding {
             field: None,
             object: None,
             related: Vec::new(),
+            doc: None,
         }
     }
 

@@ -1,8 +1,60 @@
-//! `lint`: findings over a set of documents.
+//! `lint`: findings over a set of documents. Input problems, schema and admission checks say
+//! whether each object is accepted; the semantic rules say what accepted policies will do together.
 
+pub mod config;
 pub mod finding;
 pub mod registry;
 pub mod rules;
+pub mod suppress;
 
+use std::collections::BTreeMap;
+
+pub use config::{Config, RuleSetting};
 pub use finding::{Finding, Location, Related, Severity};
 pub use registry::{RuleDoc, RuleGroup};
+
+use crate::model::{Inventory, KarmadaVersion};
+use crate::source::Loaded;
+
+/// Everything that changes what `lint` reports.
+#[derive(Clone, Debug, Default)]
+pub struct LintOptions {
+    pub version: KarmadaVersion,
+    pub feature_gates: BTreeMap<String, bool>,
+    pub known_clusters: Vec<String>,
+    pub rules: BTreeMap<String, RuleSetting>,
+    pub inline_ignores: bool,
+}
+
+/// Runs every enabled rule over the inputs; findings come back sorted by file and position.
+pub fn lint(loaded: &[Loaded], inventory: &Inventory, opts: &LintOptions) -> Vec<Finding> {
+    let mut findings = rules::input::findings(loaded);
+    findings.extend(rules::input::classify_findings(inventory));
+    findings = apply_settings(findings, &opts.rules);
+    if opts.inline_ignores {
+        findings = suppress::apply(findings, inventory, &registry::is_known);
+    }
+    findings.sort_by(|a, b| a.sort_key().cmp(&b.sort_key()));
+    findings
+}
+
+/// Drops rules turned off in the config and applies severity overrides.
+fn apply_settings(
+    findings: Vec<Finding>,
+    settings: &BTreeMap<String, RuleSetting>,
+) -> Vec<Finding> {
+    if settings.is_empty() {
+        return findings;
+    }
+    findings
+        .into_iter()
+        .filter_map(|mut f| match settings.get(f.rule) {
+            Some(RuleSetting::Off) => None,
+            Some(RuleSetting::Severity(s)) => {
+                f.severity = *s;
+                Some(f)
+            }
+            None => Some(f),
+        })
+        .collect()
+}

@@ -44,3 +44,24 @@ pub struct RuleDoc {
     /// Where the behaviour comes from (Karmada source, spec section).
     pub reference: &'static str,
 }
+
+/// Every rule the tool knows, in a stable order (input, schema, admission, semantics).
+pub fn all() -> Vec<RuleDoc> {
+    let mut out: Vec<RuleDoc> = super::rules::input::DOCS
+        .iter()
+        .map(|d| (*d).clone())
+        .collect();
+    out.push(super::suppress::INVALID_IGNORE.clone());
+    out
+}
+
+/// Whether `id` names a rule (for config files and inline ignores).
+pub fn is_known(id: &str) -> bool {
+    all().iter().any(|r| r.id == id)
+}
+
+/// Looks a rule up by id; `_` and case are forgiven (`Overlap`, `dead_policy`).
+pub fn find(id: &str) -> Option<RuleDoc> {
+    let wanted = id.trim().to_ascii_lowercase().replace('_', "-");
+    all().into_iter().find(|r| r.id == wanted)
+}

@@ -1,1 +1,47 @@
-//! Renderers: text, JSON, SARIF and GitHub annotations over the same findings.
+//! Renderers: text, JSON, SARIF and GitHub annotations over the same findings. Adding a format
+//! touches one file here.
+
+pub mod github;
+pub mod json;
+pub mod sarif;
+pub mod text;
+
+use serde::Serialize;
+
+use crate::lint::{Finding, Severity};
+
+/// Counts printed after the findings and in the JSON `summary` object.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct Summary {
+    pub files: usize,
+    pub documents: usize,
+    pub policies: usize,
+    pub errors: usize,
+    pub warnings: usize,
+    pub infos: usize,
+}
+
+impl Summary {
+    pub fn count(&mut self, findings: &[Finding]) {
+        for f in findings {
+            match f.severity {
+                Severity::Error => self.errors += 1,
+                Severity::Warning => self.warnings += 1,
+                Severity::Info => self.infos += 1,
+            }
+        }
+    }
+}
+
+/// A stable 64-bit FNV-1a hash, printed as hex: fingerprints must not change between runs or
+/// releases, so std's randomized hasher will not do.
+pub fn fingerprint(parts: &[&str]) -> String {
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    for p in parts {
+        for b in p.bytes().chain(std::iter::once(0)) {
+            h ^= u64::from(b);
+            h = h.wrapping_mul(0x0100_0000_01b3);
+        }
+    }
+    format!("{h:016x}")
+}

@@ -3,6 +3,7 @@
 
 use crate::lint::registry::{RuleDoc, RuleGroup};
 use crate::lint::{Finding, Severity};
+use crate::model::Inventory;
 use crate::source::{Loaded, ProblemKind};
 
 pub const YAML_SYNTAX: RuleDoc = RuleDoc {
@@ -56,12 +57,51 @@ pub const NOT_AN_OBJECT: RuleDoc = RuleDoc {
     reference: "",
 };
 
+pub const MISSING_TYPE: RuleDoc = RuleDoc {
+    id: "missing-type",
+    group: RuleGroup::Input,
+    default_severity: Severity::Error,
+    summary: "An object has no apiVersion or no kind",
+    rationale:
+        "The API server cannot tell what the object is and rejects it; no policy can match it.",
+    example: "metadata:
+  name: nginx
+spec: {}
+",
+    fix: "Add the missing `apiVersion` and `kind`.",
+    reference: "",
+};
+
+pub const OLD_API_GROUP: RuleDoc = RuleDoc {
+    id: "old-api-group",
+    group: RuleGroup::Input,
+    default_severity: Severity::Error,
+    summary: "A policy uses Karmada's pre-1.0 API group `propagationstrategy.karmada.io`",
+    rationale: "Current Karmada serves policies only as `policy.karmada.io/v1alpha1`; objects in the old group are \
+                rejected by the API server (no such resource) and never propagate anything.",
+    example: "apiVersion: propagationstrategy.karmada.io/v1alpha1
+kind: PropagationPolicy
+",
+    fix: "Change apiVersion to `policy.karmada.io/v1alpha1` and check the spec against the current API.",
+    reference: "policy.karmada.io CRDs",
+};
+
 pub const DOCS: &[&RuleDoc] = &[
     &YAML_SYNTAX,
     &DUPLICATE_KEY,
     &UNRENDERED_TEMPLATE,
     &NOT_AN_OBJECT,
+    &MISSING_TYPE,
+    &OLD_API_GROUP,
 ];
+
+/// The doc of a classification problem's rule id (see `model::Inventory::from_documents`).
+pub fn classify_doc(rule: &str) -> &'static RuleDoc {
+    match rule {
+        "old-api-group" => &OLD_API_GROUP,
+        _ => &MISSING_TYPE,
+    }
+}
 
 /// Findings for the load problems of every source.
 pub fn findings(loaded: &[Loaded]) -> Vec<Finding> {
@@ -83,6 +123,23 @@ pub fn findings(loaded: &[Loaded]) -> Vec<Finding> {
         }
     }
     out
+}
+
+/// Findings for documents that could not be classified (no type, retired API group).
+pub fn classify_findings(inventory: &Inventory) -> Vec<Finding> {
+    inventory
+        .problems
+        .iter()
+        .map(|p| {
+            let doc = &inventory.documents[p.doc];
+            let rule = classify_doc(p.rule);
+            let mut f = Finding::new(rule.id, rule.default_severity, p.message.clone())
+                .at(&doc.source, doc.root.locate(&p.field))
+                .field(p.field.to_string());
+            f.doc = Some(p.doc);
+            f
+        })
+        .collect()
 }
 
 #[cfg(test)]

@@ -1,0 +1,257 @@
+//! `.karmada-policy.yaml`: found from the current directory upwards, or given with `--config`.
+//!
+//! ```yaml
+//! karmadaVersion: "1.19"
+//! featureGates:
+//!   PropagationPolicyPreemption: true
+//! rules:
+//!   overlap: "off"           # off | info | warning | error
+//!   dead-policy: warning
+//! knownClusters: [member1, member2, member3]
+//! ignorePaths: ["charts/**", "**/kustomization.yaml"]
+//! maxSuspensionAge: 7d
+//! ```
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use globset::{Glob, GlobSet, GlobSetBuilder};
+use serde::Deserialize;
+
+use crate::lint::Severity;
+use crate::model::KarmadaVersion;
+use crate::source::{load, FieldPath, Source};
+
+pub const FILE_NAME: &str = ".karmada-policy.yaml";
+
+/// What a rule is set to in the config.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RuleSetting {
+    Off,
+    Severity(Severity),
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+struct RawConfig {
+    karmada_version: Option<String>,
+    #[serde(default)]
+    feature_gates: BTreeMap<String, bool>,
+    #[serde(default)]
+    rules: BTreeMap<String, String>,
+    #[serde(default)]
+    known_clusters: Vec<String>,
+    #[serde(default)]
+    ignore_paths: Vec<String>,
+    max_suspension_age: Option<String>,
+}
+
+/// The effective configuration.
+#[derive(Debug, Default)]
+pub struct Config {
+    /// The file it came from, if any.
+    pub path: Option<PathBuf>,
+    pub karmada_version: Option<KarmadaVersion>,
+    pub feature_gates: BTreeMap<String, bool>,
+    pub rules: BTreeMap<String, RuleSetting>,
+    pub known_clusters: Vec<String>,
+    ignore: Option<GlobSet>,
+    /// Base directory that `ignorePaths` are relative to.
+    base: PathBuf,
+    pub max_suspension_age_secs: Option<u64>,
+}
+
+impl Config {
+    /// Looks for `.karmada-policy.yaml` in `start` and its parents.
+    pub fn discover(start: &Path) -> Option<PathBuf> {
+        let mut dir = Some(start);
+        while let Some(d) = dir {
+            let candidate = d.join(FILE_NAME);
+            if candidate.is_file() {
+                return Some(candidate);
+            }
+            dir = d.parent();
+        }
+        None
+    }
+
+    /// Reads and checks a config file; errors name the file, line and column.
+    pub fn load(path: &Path, known_rule: &dyn Fn(&str) -> bool) -> Result<Config, String> {
+        let text = std::fs::read_to_string(path)
+            .map_err(|e| format!("{}: cannot read config: {e}", path.display()))?;
+        let name = path.display().to_string();
+        Config::parse(
+            &name,
+            &text,
+            path.parent().unwrap_or(Path::new(".")),
+            known_rule,
+        )
+        .map(|mut c| {
+            c.path = Some(path.to_path_buf());
+            c
+        })
+    }
+
+    pub fn parse(
+        name: &str,
+        text: &str,
+        base: &Path,
+        known_rule: &dyn Fn(&str) -> bool,
+    ) -> Result<Config, String> {
+        let loaded = load(Source::new(name, text));
+        if let Some(p) = loaded.problems.first() {
+            return Err(format!(
+                "{name}:{}:{}: {}",
+                p.span.start.line, p.span.start.col, p.message
+            ));
+        }
+        let Some(doc) = loaded.documents.first() else {
+            return Ok(Config {
+                base: base.to_path_buf(),
+                ..Config::default()
+            });
+        };
+        let at = |field: &str| {
+            let s = doc.root.locate(&FieldPath::parse(field));
+            format!("{name}:{}:{}", s.start.line, s.start.col)
+        };
+        let raw: RawConfig = serde_json::from_value(doc.root.to_json()).map_err(|e| {
+            let msg = e.to_string();
+            let field = msg
+                .split('`')
+                .nth(1)
+                .map(str::to_string)
+                .unwrap_or_default();
+            format!("{}: invalid config: {msg}", at(&field))
+        })?;
+        let karmada_version = raw
+            .karmada_version
+            .as_deref()
+            .map(|v| {
+                v.parse()
+                    .map_err(|e| format!("{}: {e}", at("karmadaVersion")))
+            })
+            .transpose()?;
+        let mut rules = BTreeMap::new();
+        for (id, setting) in &raw.rules {
+            if !known_rule(id) {
+                return Err(format!(
+                    "{}: unknown rule `{id}` (see `kubectl karmada-policy lint --list-rules`)",
+                    at(&format!("rules.{id}"))
+                ));
+            }
+            let s = match setting.as_str() {
+                "off" | "false" => RuleSetting::Off,
+                other => RuleSetting::Severity(Severity::parse(other).ok_or_else(|| {
+                    format!(
+                        "{}: rule `{id}`: expected off, info, warning or error, got `{other}`",
+                        at(&format!("rules.{id}"))
+                    )
+                })?),
+            };
+            rules.insert(id.clone(), s);
+        }
+        let ignore = if raw.ignore_paths.is_empty() {
+            None
+        } else {
+            let mut b = GlobSetBuilder::new();
+            for g in &raw.ignore_paths {
+                let glob = Glob::new(g).map_err(|e| format!("{}: {e}", at("ignorePaths")))?;
+                b.add(glob);
+            }
+            Some(
+                b.build()
+                    .map_err(|e| format!("{}: {e}", at("ignorePaths")))?,
+            )
+        };
+        let max_suspension_age_secs = raw
+            .max_suspension_age
+            .as_deref()
+            .map(|s| {
+                parse_duration(s).ok_or_else(|| {
+                    format!(
+                        "{}: invalid duration `{s}` (use e.g. 7d, 36h, 90m)",
+                        at("maxSuspensionAge")
+                    )
+                })
+            })
+            .transpose()?;
+        Ok(Config {
+            path: None,
+            karmada_version,
+            feature_gates: raw.feature_gates,
+            rules,
+            known_clusters: raw.known_clusters,
+            ignore,
+            base: base.to_path_buf(),
+            max_suspension_age_secs,
+        })
+    }
+
+    /// Whether `path` matches `ignorePaths` (relative to the config file's directory).
+    pub fn ignores(&self, path: &Path) -> bool {
+        let Some(set) = &self.ignore else {
+            return false;
+        };
+        let rel = path.strip_prefix(&self.base).unwrap_or(path);
+        let rel = rel.strip_prefix("./").unwrap_or(rel);
+        set.is_match(rel)
+    }
+}
+
+/// `7d`, `36h`, `90m`, `45s`, or a bare number of seconds.
+pub fn parse_duration(s: &str) -> Option<u64> {
+    let s = s.trim();
+    let (num, unit) = s.split_at(s.find(|c: char| !c.is_ascii_digit()).unwrap_or(s.len()));
+    let n: u64 = num.parse().ok()?;
+    let mult = match unit {
+        "" | "s" => 1,
+        "m" => 60,
+        "h" => 3600,
+        "d" => 86400,
+        "w" => 7 * 86400,
+        _ => return None,
+    };
+    Some(n * mult)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn known(id: &str) -> bool {
+        id == "overlap"
+    }
+
+    #[test]
+    fn parses_every_setting() {
+        let c = Config::parse(
+            "c.yaml",
+            "karmadaVersion: '1.18'\nfeatureGates: {PropagationPolicyPreemption: true}\nrules: {overlap: 'off'}\nknownClusters: [m1]\nignorePaths: ['charts/**']\nmaxSuspensionAge: 7d\n",
+            Path::new("/repo"),
+            &known,
+        )
+        .unwrap();
+        assert_eq!(c.karmada_version, Some(KarmadaVersion::new(1, 18)));
+        assert_eq!(c.feature_gates["PropagationPolicyPreemption"], true);
+        assert_eq!(c.rules["overlap"], RuleSetting::Off);
+        assert!(c.ignores(Path::new("/repo/charts/x/a.yaml")));
+        assert!(!c.ignores(Path::new("/repo/base/a.yaml")));
+        assert_eq!(c.max_suspension_age_secs, Some(7 * 86400));
+    }
+
+    #[test]
+    fn errors_name_file_line_and_column() {
+        let err =
+            Config::parse("c.yaml", "rules:\n  nope: error\n", Path::new("."), &known).unwrap_err();
+        assert!(err.starts_with("c.yaml:2:3: unknown rule `nope`"), "{err}");
+        let err = Config::parse("c.yaml", "rulez: {}\n", Path::new("."), &known).unwrap_err();
+        assert!(err.contains("unknown field"), "{err}");
+        let err = Config::parse("c.yaml", "rules: {overlap: loud}\n", Path::new("."), &known)
+            .unwrap_err();
+        assert!(
+            err.contains("expected off, info, warning or error"),
+            "{err}"
+        );
+    }
+}

@@ -1,0 +1,76 @@
+//! `-o github`: GitHub Actions workflow commands, which annotate the pull request's diff.
+//! `::warning file=F,line=L,col=C,endLine=L2,endColumn=C2,title=T::message`
+
+use crate::lint::{Finding, Severity};
+
+pub fn render(findings: &[Finding]) -> String {
+    let mut out = String::new();
+    for f in findings {
+        let level = match f.severity {
+            Severity::Error => "error",
+            Severity::Warning => "warning",
+            Severity::Info => "notice",
+        };
+        let mut props = Vec::new();
+        if let Some(loc) = &f.location {
+            props.push(format!("file={}", escape_property(&loc.source.name)));
+            props.push(format!("line={}", loc.span.start.line));
+            // GitHub rejects columns on annotations that span several lines.
+            let end_line = loc.span.end.line.max(loc.span.start.line);
+            if end_line == loc.span.start.line {
+                props.push(format!("col={}", loc.span.start.col));
+                props.push(format!("endLine={end_line}"));
+                props.push(format!(
+                    "endColumn={}",
+                    loc.span.end.col.max(loc.span.start.col)
+                ));
+            } else {
+                props.push(format!("endLine={end_line}"));
+            }
+        }
+        props.push(format!(
+            "title={}",
+            escape_property(&format!("karmada-policy ({})", f.rule))
+        ));
+        let mut message = f.message.clone();
+        if let Some(field) = &f.field {
+            message.push_str(&format!(" [{field}]"));
+        }
+        for r in &f.related {
+            message.push_str(&format!(
+                "\n{} at {}:{}:{}",
+                r.message,
+                r.location.source.name,
+                r.location.span.start.line,
+                r.location.span.start.col
+            ));
+        }
+        out.push_str(&format!(
+            "::{level} {}::{}\n",
+            props.join(","),
+            escape_data(&message)
+        ));
+    }
+    out
+}
+
+fn escape_data(s: &str) -> String {
+    s.replace('%', "%25")
+        .replace('\r', "%0D")
+        .replace('\n', "%0A")
+}
+
+fn escape_property(s: &str) -> String {
+    escape_data(s).replace(':', "%3A").replace(',', "%2C")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn escapes_workflow_command_syntax() {
+        assert_eq!(escape_data("50%\nnext"), "50%25%0Anext");
+        assert_eq!(escape_property("a:b,c"), "a%3Ab%2Cc");
+    }
+}

@@ -1,0 +1,84 @@
+//! `-o json`: the documented, stable contract
+//! `{"findings":[{"rule","severity","message","file","line","column","endLine","endColumn","field",
+//! "object":{"apiVersion","kind","namespace","name"},"related":[{"file","line","column","message"}]}],
+//! "summary":{"files","documents","policies","errors","warnings","infos"}}`.
+//! Field names are never renamed once released; new fields may be added.
+
+use serde::Serialize;
+
+use crate::lint::Finding;
+use crate::model::ObjectRef;
+
+use super::Summary;
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct JsonFinding<'a> {
+    rule: &'a str,
+    severity: &'a str,
+    message: &'a str,
+    file: Option<&'a str>,
+    line: Option<u32>,
+    column: Option<u32>,
+    end_line: Option<u32>,
+    end_column: Option<u32>,
+    field: Option<&'a str>,
+    object: Option<&'a ObjectRef>,
+    related: Vec<JsonRelated<'a>>,
+}
+
+#[derive(Serialize)]
+struct JsonRelated<'a> {
+    file: &'a str,
+    line: u32,
+    column: u32,
+    message: &'a str,
+}
+
+#[derive(Serialize)]
+struct Report<'a> {
+    findings: Vec<JsonFinding<'a>>,
+    summary: &'a Summary,
+}
+
+pub fn render(findings: &[Finding], summary: &Summary) -> String {
+    let report = Report {
+        findings: findings.iter().map(to_json).collect(),
+        summary,
+    };
+    let mut s = serde_json::to_string_pretty(&report).expect("findings serialize");
+    s.push('\n');
+    s
+}
+
+fn to_json(f: &Finding) -> JsonFinding<'_> {
+    let loc = f.location.as_ref();
+    JsonFinding {
+        rule: f.rule,
+        severity: f.severity.as_str(),
+        message: &f.message,
+        file: loc.map(|l| l.source.name.as_str()),
+        line: loc.map(|l| l.span.start.line),
+        column: loc.map(|l| l.span.start.col),
+        end_line: loc.map(|l| l.span.end.line.max(l.span.start.line)),
+        end_column: loc.map(|l| {
+            if l.span.end.line > l.span.start.line || l.span.end.col > l.span.start.col {
+                l.span.end.col
+            } else {
+                l.span.start.col
+            }
+        }),
+        field: f.field.as_deref(),
+        object: f.object.as_ref(),
+        related: f
+            .related
+            .iter()
+            .map(|r| JsonRelated {
+                file: &r.location.source.name,
+                line: r.location.span.start.line,
+                column: r.location.span.start.col,
+                message: &r.message,
+            })
+            .collect(),
+    }
+}

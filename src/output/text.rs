@@ -1,0 +1,196 @@
+//! Human output: rustc-like findings grouped by file, with the source line and a caret.
+
+use std::fmt::Write;
+
+use owo_colors::{OwoColorize, Style};
+
+use crate::lint::{Finding, Severity};
+
+use super::Summary;
+
+/// Renders findings (already sorted) and a summary line.
+pub fn render(findings: &[Finding], summary: &Summary, color: bool) -> String {
+    let mut out = String::new();
+    let mut current_file: Option<&str> = None;
+    for f in findings {
+        let file = f.location.as_ref().map(|l| l.source.name.as_str());
+        if file != current_file {
+            if current_file.is_some() {
+                out.push('\n');
+            }
+            if let Some(name) = file {
+                let _ = writeln!(
+                    out,
+                    "{}",
+                    paint(name, Style::new().bold().underline(), color)
+                );
+            }
+            current_file = file;
+        }
+        render_one(&mut out, f, color);
+    }
+    if !findings.is_empty() {
+        out.push('\n');
+    }
+    out.push_str(&summary_line(summary, color));
+    out.push('\n');
+    out
+}
+
+fn severity_style(s: Severity) -> Style {
+    match s {
+        Severity::Error => Style::new().red().bold(),
+        Severity::Warning => Style::new().yellow().bold(),
+        Severity::Info => Style::new().cyan().bold(),
+    }
+}
+
+fn paint(text: &str, style: Style, color: bool) -> String {
+    if color {
+        text.style(style).to_string()
+    } else {
+        text.to_string()
+    }
+}
+
+/// One finding:
+/// ```text
+/// error[preemption-requires-name]: name cannot be empty if preemption is Always, ...
+///   --> pp.yaml:9:7
+///    |
+///  9 |     - apiVersion: apps/v1
+///    |       ^^^^^^^^^^
+///    = field: spec.resourceSelectors[0].name
+/// ```
+fn render_one(out: &mut String, f: &Finding, color: bool) {
+    let head = format!("{}[{}]", f.severity.as_str(), f.rule);
+    let _ = writeln!(
+        out,
+        "{}{} {}",
+        paint(&head, severity_style(f.severity), color),
+        paint(":", Style::new().bold(), color),
+        paint(&f.message, Style::new().bold(), color)
+    );
+    let gutter_style = Style::new().blue().bold();
+    if let Some(loc) = &f.location {
+        let line_no = loc.span.start.line.to_string();
+        let pad = " ".repeat(line_no.len());
+        let _ = writeln!(
+            out,
+            "{pad}{} {}:{}:{}",
+            paint("-->", gutter_style, color),
+            loc.source.name,
+            loc.span.start.line,
+            loc.span.start.col
+        );
+        if let Some(text) = loc.source.line(loc.span.start.line) {
+            let bar = paint("|", gutter_style, color);
+            let _ = writeln!(out, "{pad} {bar}");
+            let _ = writeln!(
+                out,
+                "{} {bar} {}",
+                paint(&line_no, gutter_style, color),
+                text.replace('\t', " ")
+            );
+            let (start, width) = caret_range(text, loc.span);
+            let carets = "^".repeat(width);
+            let _ = writeln!(
+                out,
+                "{pad} {bar} {}{}",
+                " ".repeat(start),
+                paint(&carets, severity_style(f.severity), color)
+            );
+        }
+        let eq = paint("=", gutter_style, color);
+        if let Some(field) = &f.field {
+            let _ = writeln!(out, "{pad} {eq} field: {field}");
+        }
+        for r in &f.related {
+            let _ = writeln!(
+                out,
+                "{pad} {eq} note: {} at {}:{}:{}",
+                r.message,
+                r.location.source.name,
+                r.location.span.start.line,
+                r.location.span.start.col
+            );
+        }
+    } else {
+        if let Some(obj) = &f.object {
+            let _ = writeln!(out, "  --> {obj}");
+        }
+        if let Some(field) = &f.field {
+            let _ = writeln!(out, "   = field: {field}");
+        }
+        for r in &f.related {
+            let _ = writeln!(out, "   = note: {}", r.message);
+        }
+    }
+}
+
+/// Where the caret starts (0-based column) and how wide it is: the span when it stays on one
+/// line, otherwise the token under the start position.
+fn caret_range(line: &str, span: crate::source::Span) -> (usize, usize) {
+    let chars: Vec<char> = line.chars().collect();
+    let start = (span.start.col.max(1) as usize - 1).min(chars.len());
+    let width = if span.end.line == span.start.line && span.end.col > span.start.col {
+        (span.end.col - span.start.col) as usize
+    } else {
+        chars[start..]
+            .iter()
+            .take_while(|c| !c.is_whitespace() && **c != ':' && **c != ',')
+            .count()
+    };
+    (
+        start,
+        width.clamp(1, chars.len().saturating_sub(start).max(1)),
+    )
+}
+
+fn summary_line(s: &Summary, color: bool) -> String {
+    let plural = |n: usize, word: &str| {
+        if n == 1 {
+            format!("{n} {word}")
+        } else {
+            format!("{n} {word}s")
+        }
+    };
+    let counts = format!(
+        "{}, {}, {}",
+        plural(s.errors, "error"),
+        plural(s.warnings, "warning"),
+        plural(s.infos, "info")
+    );
+    let counts = if s.errors > 0 {
+        paint(&counts, Style::new().red().bold(), color)
+    } else if s.warnings > 0 {
+        paint(&counts, Style::new().yellow().bold(), color)
+    } else {
+        paint(&counts, Style::new().green().bold(), color)
+    };
+    format!(
+        "{counts} in {} ({} , {} policies)",
+        plural(s.files, "file"),
+        plural(s.documents, "document"),
+        s.policies
+    )
+    .replace(" , ", ", ")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::source::{Pos, Span};
+
+    #[test]
+    fn caret_covers_the_token_or_the_span() {
+        let line = "    - apiVersion: apps/v1";
+        let one_point = Span::point(1, 7);
+        assert_eq!(caret_range(line, one_point), (6, 10));
+        let span = Span {
+            start: Pos { line: 1, col: 19 },
+            end: Pos { line: 1, col: 26 },
+        };
+        assert_eq!(caret_range(line, span), (18, 7));
+    }
+}
