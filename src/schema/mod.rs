@@ -1,1 +1,418 @@
 //! JSON Schema validation of policy documents against `schemas/`.
+//!
+//! `schemas/*.schema.json` are Karmada's policy CRD `openAPIV3Schema`s converted for the
+//! `jsonschema` crate by `scripts/gen-schemas.py` (unknown fields rejected, int32 ranges,
+//! ObjectMeta fields; see that script and `../shared/notes/dependencies.md` §4). They are
+//! embedded in the binary and compiled once per kind and Karmada version family. Validation is a
+//! single `is_valid` pass per document; error details (positions, API-server messages) are built
+//! only for invalid documents.
+//!
+//! What the API server does before validating, and we copy: a `null` value of an object field is
+//! pruned (none of these CRDs is `nullable`), so `priority: null` is "not set", not a type error
+//! (apiextensions-apiserver `pkg/apiserver/schema/defaulting/prunenulls.go`). A `null` list item
+//! is not pruned and fails its type.
+
+use std::sync::OnceLock;
+
+use jsonschema::error::{TypeKind, ValidationErrorKind};
+use jsonschema::{ValidationError, Validator};
+use serde_json::Value as Json;
+
+use crate::model::version::KarmadaVersion;
+use crate::source::{FieldPath, Node, Span, Value};
+
+/// One way a document breaks its kind's CRD schema, in the API server's words.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SchemaViolation {
+    /// One of the ids in [`RULES`].
+    pub rule: &'static str,
+    /// The offending field in Karmada/kubectl notation (`spec.resourceSelectors[0].kind`).
+    pub field: FieldPath,
+    /// The key of an unknown field, the value of a wrong type/enum/constraint, the parent's key
+    /// of a missing required field.
+    pub span: Span,
+    pub message: String,
+}
+
+/// The documentation of one schema rule (the lint registry turns these into `RuleDoc`s).
+#[derive(Clone, Debug)]
+pub struct SchemaRule {
+    pub id: &'static str,
+    pub summary: &'static str,
+    pub rationale: &'static str,
+    pub example: &'static str,
+    pub fix: &'static str,
+}
+
+pub const UNKNOWN_FIELD: &str = "schema-unknown-field";
+pub const TYPE: &str = "schema-type";
+pub const ENUM: &str = "schema-enum";
+pub const REQUIRED: &str = "schema-required";
+pub const CONSTRAINT: &str = "schema-constraint";
+
+pub static RULES: &[SchemaRule] = &[
+    SchemaRule {
+        id: UNKNOWN_FIELD,
+        summary: "a field the CRD does not define (misspelled, or indented under the wrong parent)",
+        rationale: "With strict field validation (kubectl's default since 1.27) the API server rejects the object; \
+                    with --validate=false or older clients the field is silently pruned, so the setting it was \
+                    meant to make never takes effect.",
+        example: "spec:\n  placement:\n    replicaScheduling: {}\n  clusterAffinity:   # belongs under placement\n    clusterNames: [member1]\n",
+        fix: "Fix the spelling or the indentation so the field sits under the parent that defines it \
+              (`kubectl explain propagationpolicy.spec --recursive` lists them).",
+    },
+    SchemaRule {
+        id: TYPE,
+        summary: "a value of the wrong JSON type (a string where the CRD wants an integer, a map for a list...)",
+        rationale: "The API server rejects the object: `Invalid value: \"string\": spec.priority in body must be of type integer`.",
+        example: "spec:\n  priority: high\n",
+        fix: "Write the value with the type the CRD declares; quote numbers only where a string is wanted.",
+    },
+    SchemaRule {
+        id: ENUM,
+        summary: "a value outside the CRD's enum",
+        rationale: "The API server rejects the object with `Unsupported value`. Enums changed between releases: \
+                    Karmada 1.19 renamed failover.application.purgeMode `Immediately`/`Graciously` to \
+                    `Directly`/`Gracefully`.",
+        example: "spec:\n  preemption: Sometimes\n",
+        fix: "Use one of the supported values listed in the message (for purgeMode on 1.19: Immediately -> Directly, \
+              Graciously -> Gracefully), or pass --karmada-version for the release you deploy to.",
+    },
+    SchemaRule {
+        id: REQUIRED,
+        summary: "a field the CRD requires is missing (or null)",
+        rationale: "The API server rejects the object with `Required value`.",
+        example: "spec:\n  placement:\n    clusterAffinity:\n      clusterNames: [member1]\n",
+        fix: "Add the field; for spec.resourceSelectors, list the resources the policy is meant to select.",
+    },
+    SchemaRule {
+        id: CONSTRAINT,
+        summary: "a value breaks a CRD bound: minimum/maximum, int32 range, minItems, minLength/maxLength, pattern",
+        rationale: "The API server rejects the object with `Invalid value` or `Too long`.",
+        example: "spec:\n  resourceSelectors: []\n",
+        fix: "Bring the value within the bound named in the message.",
+    },
+];
+
+/// The kinds with a schema, in the order of [`SCHEMAS`].
+const KINDS: [&str; 4] = [
+    "PropagationPolicy",
+    "ClusterPropagationPolicy",
+    "OverridePolicy",
+    "ClusterOverridePolicy",
+];
+
+/// The converted schemas, embedded (`schemas/` at the crate root).
+pub static SCHEMAS: [(&str, &str); 4] = [
+    (
+        "PropagationPolicy",
+        include_str!("../../schemas/PropagationPolicy.schema.json"),
+    ),
+    (
+        "ClusterPropagationPolicy",
+        include_str!("../../schemas/ClusterPropagationPolicy.schema.json"),
+    ),
+    (
+        "OverridePolicy",
+        include_str!("../../schemas/OverridePolicy.schema.json"),
+    ),
+    (
+        "ClusterOverridePolicy",
+        include_str!("../../schemas/ClusterOverridePolicy.schema.json"),
+    ),
+];
+
+/// The embedded schema text of `kind`, if it has one.
+pub fn schema_text(kind: &str) -> Option<&'static str> {
+    SCHEMAS.iter().find(|(k, _)| *k == kind).map(|(_, s)| *s)
+}
+
+/// Schema differences between Karmada releases, applied to the (latest) embedded schema.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Variant {
+    /// 1.19 and later: `schemas/` as generated from the CRD.
+    Latest,
+    /// Up to 1.18, `spec.failover.application.purgeMode` was `Immediately | Graciously | Never`
+    /// (`pkg/apis/policy/v1alpha1/propagation_types.go` before the 1.19 rename to
+    /// `Directly | Gracefully | Never`; `failover.cluster.purgeMode` was already Directly/Gracefully).
+    LegacyPurgeMode,
+}
+
+const LEGACY_PURGE_MODES: [&str; 3] = ["Immediately", "Graciously", "Never"];
+
+fn variant(kind_index: usize, version: KarmadaVersion) -> Variant {
+    let has_failover = kind_index < 2; // PP and CPP
+    if has_failover && !version.at_least(1, 19) {
+        Variant::LegacyPurgeMode
+    } else {
+        Variant::Latest
+    }
+}
+
+/// The schema of `kind` as JSON, patched for `version`. Public for tests and `--explain`.
+pub fn schema_json(kind: &str, version: KarmadaVersion) -> Option<Json> {
+    let index = KINDS.iter().position(|k| *k == kind)?;
+    Some(schema_for(index, variant(index, version)))
+}
+
+fn schema_for(index: usize, variant: Variant) -> Json {
+    let mut schema: Json = serde_json::from_str(SCHEMAS[index].1)
+        .unwrap_or_else(|e| panic!("embedded schema {} is not JSON: {e}", KINDS[index]));
+    if variant == Variant::LegacyPurgeMode {
+        let pointer =
+            "/properties/spec/properties/failover/properties/application/properties/purgeMode/enum";
+        if let Some(values) = schema.pointer_mut(pointer) {
+            *values = Json::from(LEGACY_PURGE_MODES.to_vec());
+        }
+    }
+    schema
+}
+
+/// Compiled validators: one per kind and variant, built on first use.
+static VALIDATORS: [OnceLock<Validator>; 8] = [const { OnceLock::new() }; 8];
+
+fn validator(index: usize, variant: Variant) -> &'static Validator {
+    let slot = index * 2 + usize::from(variant == Variant::LegacyPurgeMode);
+    VALIDATORS[slot].get_or_init(|| {
+        let schema = schema_for(index, variant);
+        jsonschema::options()
+            .build(&schema)
+            .unwrap_or_else(|e| panic!("embedded schema {} does not compile: {e}", KINDS[index]))
+    })
+}
+
+/// Validates one document of `kind` against its CRD schema for `version`. Returns the violations
+/// sorted by position; `[]` for a valid document and for kinds without a schema.
+pub fn validate(kind: &str, root: &Node, version: KarmadaVersion) -> Vec<SchemaViolation> {
+    let Some(index) = KINDS.iter().position(|k| *k == kind) else {
+        return Vec::new();
+    };
+    let validator = validator(index, variant(index, version));
+    let instance = to_api_json(root);
+    if validator.is_valid(&instance) {
+        return Vec::new();
+    }
+    let mut out: Vec<SchemaViolation> = Vec::new();
+    for error in validator.iter_errors(&instance) {
+        violations_of(&error, root, &mut out);
+    }
+    out.sort_by(|a, b| {
+        (a.span.start, a.span.end)
+            .cmp(&(b.span.start, b.span.end))
+            .then_with(|| a.field.to_string().cmp(&b.field.to_string()))
+            .then_with(|| a.rule.cmp(b.rule))
+    });
+    out.dedup();
+    out
+}
+
+/// The document as the API server validates it: JSON, with `null` object fields pruned.
+fn to_api_json(node: &Node) -> Json {
+    match &node.value {
+        Value::Map(entries) => {
+            let mut map = serde_json::Map::with_capacity(entries.len());
+            for e in entries {
+                let key = match &e.key.value {
+                    Value::Str(s) => s.clone(),
+                    _ => e.key.to_json().to_string().trim_matches('"').to_string(),
+                };
+                // The last of duplicate keys wins (the loader reports the duplicate).
+                map.remove(&key);
+                if !matches!(e.value.value, Value::Null) {
+                    map.insert(key, to_api_json(&e.value));
+                }
+            }
+            Json::Object(map)
+        }
+        Value::Seq(items) => Json::Array(items.iter().map(to_api_json).collect()),
+        _ => node.to_json(),
+    }
+}
+
+fn violations_of(error: &ValidationError<'_>, root: &Node, out: &mut Vec<SchemaViolation>) {
+    let at = FieldPath::from_json_pointer(error.instance_path().as_str(), root);
+    let instance: &Json = error.instance();
+    let value_violation = |rule: &'static str, message: String| SchemaViolation {
+        rule,
+        span: root.locate_value(&at),
+        field: at.clone(),
+        message,
+    };
+    match error.kind() {
+        ValidationErrorKind::AdditionalProperties { unexpected }
+        | ValidationErrorKind::UnevaluatedProperties { unexpected } => {
+            for name in unexpected {
+                let field = at.clone().key(name.clone());
+                out.push(SchemaViolation {
+                    rule: UNKNOWN_FIELD,
+                    span: root.locate(&field),
+                    message: format!("unknown field \"{field}\""),
+                    field,
+                });
+            }
+        }
+        ValidationErrorKind::FalseSchema => {
+            // `additionalProperties: false` reported per property (evaluation order dependent).
+            out.push(SchemaViolation {
+                rule: UNKNOWN_FIELD,
+                span: root.locate(&at),
+                message: format!("unknown field \"{at}\""),
+                field: at.clone(),
+            });
+        }
+        ValidationErrorKind::Required { property } => {
+            let name = property
+                .as_str()
+                .map_or_else(|| property.to_string(), str::to_string);
+            let field = at.clone().key(name);
+            out.push(SchemaViolation {
+                rule: REQUIRED,
+                // The parent's key (the field itself is not there to point at).
+                span: root.locate(&at),
+                message: format!("{field}: Required value"),
+                field,
+            });
+        }
+        ValidationErrorKind::Type { kind } => {
+            let expected = match kind {
+                TypeKind::Single(t) => t.as_str().to_string(),
+                TypeKind::Multiple(set) => set
+                    .iter()
+                    .map(|t| t.as_str())
+                    .filter(|t| *t != "null")
+                    .collect::<Vec<_>>()
+                    .join(","),
+            };
+            out.push(value_violation(
+                TYPE,
+                type_message(&at, &expected, instance),
+            ));
+        }
+        ValidationErrorKind::AnyOf { context } => {
+            // int-or-string: `anyOf: [{type: integer}, {type: string}]`.
+            let all_types = context
+                .iter()
+                .flatten()
+                .all(|e| matches!(e.kind(), ValidationErrorKind::Type { .. }));
+            if all_types {
+                out.push(value_violation(
+                    TYPE,
+                    type_message(&at, "integer or string", instance),
+                ));
+            } else {
+                out.push(value_violation(
+                    CONSTRAINT,
+                    format!("{at}: Invalid value: {}: {error}", render(instance)),
+                ));
+            }
+        }
+        ValidationErrorKind::Enum { options } => {
+            let supported = options
+                .as_array()
+                .map(|o| o.iter().map(render).collect::<Vec<_>>().join(", "))
+                .unwrap_or_default();
+            out.push(value_violation(
+                ENUM,
+                format!(
+                    "{at}: Unsupported value: {}: supported values: {supported}",
+                    render(instance)
+                ),
+            ));
+        }
+        ValidationErrorKind::Minimum { limit } => out.push(value_violation(
+            CONSTRAINT,
+            format!(
+                "{at}: Invalid value: {}: {at} in body should be greater than or equal to {limit}",
+                render(instance)
+            ),
+        )),
+        ValidationErrorKind::Maximum { limit } => out.push(value_violation(
+            CONSTRAINT,
+            format!(
+                "{at}: Invalid value: {}: {at} in body should be less than or equal to {limit}",
+                render(instance)
+            ),
+        )),
+        ValidationErrorKind::ExclusiveMinimum { limit } => out.push(value_violation(
+            CONSTRAINT,
+            format!(
+                "{at}: Invalid value: {}: {at} in body should be greater than {limit}",
+                render(instance)
+            ),
+        )),
+        ValidationErrorKind::ExclusiveMaximum { limit } => out.push(value_violation(
+            CONSTRAINT,
+            format!(
+                "{at}: Invalid value: {}: {at} in body should be less than {limit}",
+                render(instance)
+            ),
+        )),
+        ValidationErrorKind::MinItems { limit } => out.push(value_violation(
+            CONSTRAINT,
+            format!(
+                "{at}: Invalid value: {}: {at} in body should have at least {limit} items",
+                instance.as_array().map_or(0, Vec::len)
+            ),
+        )),
+        ValidationErrorKind::MaxItems { limit } => out.push(value_violation(
+            CONSTRAINT,
+            format!(
+                "{at}: Too many: {}: must have at most {limit} items",
+                instance.as_array().map_or(0, Vec::len)
+            ),
+        )),
+        ValidationErrorKind::MinLength { limit } => out.push(value_violation(
+            CONSTRAINT,
+            format!(
+                "{at}: Invalid value: {}: {at} in body should be at least {limit} chars long",
+                render(instance)
+            ),
+        )),
+        ValidationErrorKind::MaxLength { limit } => out.push(value_violation(
+            CONSTRAINT,
+            format!("{at}: Too long: may not be longer than {limit}"),
+        )),
+        ValidationErrorKind::Pattern { pattern } => out.push(value_violation(
+            CONSTRAINT,
+            format!(
+                "{at}: Invalid value: {}: {at} in body should match '{pattern}'",
+                render(instance)
+            ),
+        )),
+        _ => out.push(value_violation(
+            CONSTRAINT,
+            format!("{at}: Invalid value: {}: {error}", render(instance)),
+        )),
+    }
+}
+
+/// `spec.priority: Invalid value: "string": spec.priority in body must be of type integer: "high"`
+/// (kube-openapi `validate/type.go`, as apiextensions-apiserver wraps it in `field.Invalid`).
+fn type_message(at: &FieldPath, expected: &str, instance: &Json) -> String {
+    let actual = json_type(instance);
+    let shown = match instance {
+        Json::Array(_) | Json::Object(_) => format!("\"{actual}\""),
+        other => render(other),
+    };
+    format!("{at}: Invalid value: \"{actual}\": {at} in body must be of type {expected}: {shown}")
+}
+
+fn json_type(v: &Json) -> &'static str {
+    match v {
+        Json::Null => "null",
+        Json::Bool(_) => "boolean",
+        Json::Number(n) if n.is_i64() || n.is_u64() => "integer",
+        Json::Number(_) => "number",
+        Json::String(_) => "string",
+        Json::Array(_) => "array",
+        Json::Object(_) => "object",
+    }
+}
+
+/// A value as Go's `%#v`-ish rendering in field errors: strings quoted, numbers bare.
+fn render(v: &Json) -> String {
+    match v {
+        Json::Array(_) | Json::Object(_) => format!("\"{}\"", json_type(v)),
+        other => other.to_string(),
+    }
+}
