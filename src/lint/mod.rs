@@ -30,6 +30,8 @@ pub struct LintOptions {
 pub fn lint(loaded: &[Loaded], inventory: &Inventory, opts: &LintOptions) -> Vec<Finding> {
     let mut findings = rules::input::findings(loaded);
     findings.extend(rules::input::classify_findings(inventory));
+    findings.extend(rules::duplicate_identity::check(inventory));
+    findings.extend(rules::suspension::check(inventory, opts));
     findings = apply_settings(findings, &opts.rules);
     if opts.inline_ignores {
         findings = suppress::apply(findings, inventory, &registry::is_known);

@@ -52,6 +52,8 @@ pub fn all() -> Vec<RuleDoc> {
         .map(|d| (*d).clone())
         .collect();
     out.push(super::suppress::INVALID_IGNORE.clone());
+    out.push(super::rules::duplicate_identity::DOC.clone());
+    out.extend(super::rules::suspension::DOCS.iter().map(|d| (*d).clone()));
     out
 }
 
@@ -64,4 +66,43 @@ pub fn is_known(id: &str) -> bool {
 pub fn find(id: &str) -> Option<RuleDoc> {
     let wanted = id.trim().to_ascii_lowercase().replace('_', "-");
     all().into_iter().find(|r| r.id == wanted)
+}
+
+/// The README's rule table (between `<!-- rules:start -->` and `<!-- rules:end -->`).
+pub fn markdown_table() -> String {
+    let mut out = String::from("| Rule | Group | Default | What it finds |\n|---|---|---|---|\n");
+    for r in all() {
+        out.push_str(&format!(
+            "| [`{id}`](docs/rules.md#{id}) | {} | {} | {} |\n",
+            r.group.as_str(),
+            r.default_severity.as_str(),
+            r.summary.replace('|', "\\|"),
+            id = r.id
+        ));
+    }
+    out
+}
+
+/// `docs/rules.md`: the full documentation of every rule, the target of SARIF `helpUri`s.
+pub fn markdown_reference() -> String {
+    let mut out = String::from(
+        "# Rules\n\nGenerated from the rule registry (`kubectl karmada-policy lint --explain RULE-ID` prints the same text).\n",
+    );
+    for r in all() {
+        out.push_str(&format!(
+            "\n## {}\n\n*{} rule, default severity {}.* {}\n\n**Why.** {}\n\n**Example.**\n\n```yaml\n{}{}```\n\n**Fix.** {}\n",
+            r.id,
+            r.group.as_str(),
+            r.default_severity.as_str(),
+            r.summary,
+            r.rationale,
+            r.example,
+            if r.example.ends_with('\n') { "" } else { "\n" },
+            r.fix
+        ));
+        if !r.reference.is_empty() {
+            out.push_str(&format!("\n**Reference.** {}\n", r.reference));
+        }
+    }
+    out
 }

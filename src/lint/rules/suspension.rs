@@ -1,0 +1,447 @@
+//! Dispatch suspension (`spec.suspension`): settings that do nothing, clusters that are not
+//! targets or do not exist, suspensions that do not reach what users expect, and suspensions
+//! that stall failover. Facts: validation-suspension-failover.md §1.2 (only S1 is validated),
+//! §2 (the path to Works) and §3.4 (what stalls in failover).
+
+use crate::engine::suspension::{failover_candidates, stalls, target_clusters, Stall, State};
+use crate::lint::registry::{RuleDoc, RuleGroup};
+use crate::lint::{Finding, LintOptions, Severity};
+use crate::model::{Inventory, Policy};
+use crate::source::FieldPath;
+
+pub const NO_EFFECT: RuleDoc = RuleDoc {
+    id: "suspension-no-effect",
+    group: RuleGroup::Semantics,
+    default_severity: Severity::Info,
+    summary: "A suspension setting that pauses nothing (`dispatching: false`, an empty cluster list)",
+    rationale: "Karmada accepts `dispatching: false` and empty `dispatchingOnClusters`, and they change nothing. \
+                Readers of the manifest may believe the policy is paused, or that removing the line resumes it.",
+    example: "spec:\n  suspension:\n    dispatching: false\n",
+    fix: "Remove `spec.suspension` to dispatch normally, or set `dispatching: true` / list the clusters to pause.",
+    reference: "validation-suspension-failover.md §1.2 (suspension facts), §2.3 shouldSuspendDispatching",
+};
+
+pub const NOT_TARGETED: RuleDoc = RuleDoc {
+    id: "suspended-cluster-not-targeted",
+    group: RuleGroup::Semantics,
+    default_severity: Severity::Warning,
+    summary: "A cluster in `dispatchingOnClusters` that the placement never selects",
+    rationale: "Suspension is applied per Work, and a cluster outside the placement has no Work: the entry pauses \
+                nothing. Usually the name is misspelled, or the placement changed and the suspension did not.",
+    example: "spec:\n  placement:\n    clusterAffinity:\n      clusterNames: [member1, member2]\n  suspension:\n    dispatchingOnClusters:\n      clusterNames: [member3]\n",
+    fix: "Suspend a cluster the placement targets, or drop the stale entry.",
+    reference: "validation-suspension-failover.md §2.3 (ensureWork loops over target clusters)",
+};
+
+pub const INVALID_CLUSTER_NAME: RuleDoc = RuleDoc {
+    id: "invalid-cluster-name",
+    group: RuleGroup::Semantics,
+    default_severity: Severity::Error,
+    summary: "A cluster name that no cluster can have (not a DNS-1123 label)",
+    rationale: "Karmada does not validate the names in `clusterNames`, so a name like `us uk` (a YAML list folded \
+                into one string) or `Member1` is accepted and silently matches no cluster.",
+    example: "spec:\n  suspension:\n    dispatchingOnClusters:\n      clusterNames: [us uk]\n",
+    fix: "Write one lowercase cluster name per list item: `clusterNames: [us, uk]`.",
+    reference: "validation-suspension-failover.md §1.2: clusterNames is not checked",
+};
+
+pub const UNKNOWN_CLUSTER: RuleDoc = RuleDoc {
+    id: "unknown-cluster",
+    group: RuleGroup::Semantics,
+    default_severity: Severity::Warning,
+    summary: "A cluster name that is not among `knownClusters` of the configuration",
+    rationale: "Placement and suspension names are not checked by Karmada; a typo propagates to, or pauses, nothing. \
+                Only checked when `.karmada-policy.yaml` lists `knownClusters`.",
+    example: "# .karmada-policy.yaml: knownClusters: [member1, member2]\nspec:\n  suspension:\n    dispatchingOnClusters:\n      clusterNames: [membr2]\n",
+    fix: "Fix the name, or add the cluster to `knownClusters`.",
+    reference: "",
+};
+
+pub const LAZY: RuleDoc = RuleDoc {
+    id: "lazy-suspension",
+    group: RuleGroup::Semantics,
+    default_severity: Severity::Warning,
+    summary: "Suspension on a policy with `activationPreference: Lazy`",
+    rationale: "For a Lazy policy, policy changes do not update bindings: suspending or resuming takes effect only \
+                when someone next changes the resource template, not when the policy is applied.",
+    example: "spec:\n  activationPreference: Lazy\n  suspension:\n    dispatching: true\n",
+    fix: "Drop `activationPreference: Lazy`, or touch the templates after changing the suspension.",
+    reference: "validation-suspension-failover.md §2.2 (Lazy activation caveat); detector.go:461-468",
+};
+
+pub const DEPENDENCIES: RuleDoc = RuleDoc {
+    id: "suspension-with-propagate-deps",
+    group: RuleGroup::Semantics,
+    default_severity: Severity::Warning,
+    summary: "Suspension on a policy with `propagateDeps: true`: dependencies are not suspended",
+    rationale: "Attached bindings of dependencies (ConfigMaps, Secrets) do not carry the suspension, so they keep \
+                being dispatched, also to new target clusters, while the workload itself is paused.",
+    example: "spec:\n  propagateDeps: true\n  suspension:\n    dispatching: true\n",
+    fix: "Expect dependencies to keep flowing, or suspend the policies that own them explicitly.",
+    reference: "validation-suspension-failover.md §2.2; dependencies_distributor.go:753-788",
+};
+
+pub const STALLS_FAILOVER: RuleDoc = RuleDoc {
+    id: "suspension-stalls-failover",
+    group: RuleGroup::Semantics,
+    default_severity: Severity::Warning,
+    summary: "A suspended policy with application or cluster failover configured",
+    rationale: "Failover keeps evicting and rescheduling while dispatch is suspended, but the replacement cluster \
+                receives nothing. With purgeMode Gracefully the old copy is deleted after the grace period, leaving no \
+                running copy until resume; with Directly the outage is immediate; with Never the eviction stalls \
+                indefinitely. Severity: error for Directly and Never, warning for Gracefully.",
+    example: "spec:\n  propagateDeps: true\n  failover:\n    application:\n      decisionConditions:\n        tolerationSeconds: 120\n      purgeMode: Directly\n  suspension:\n    dispatching: true\n",
+    fix: "Resume dispatching before failover matters, suspend only clusters that are not failover targets, or \
+          accept the stall knowingly (`karmada-policy.io/ignore: \"suspension-stalls-failover: <why>\"`).",
+    reference: "validation-suspension-failover.md §3.4 items 1-5 and the suggested lint predicate",
+};
+
+pub const DOCS: &[&RuleDoc] = &[
+    &NO_EFFECT,
+    &NOT_TARGETED,
+    &INVALID_CLUSTER_NAME,
+    &UNKNOWN_CLUSTER,
+    &LAZY,
+    &DEPENDENCIES,
+    &STALLS_FAILOVER,
+];
+
+pub fn check(inventory: &Inventory, opts: &LintOptions) -> Vec<Finding> {
+    let mut out = Vec::new();
+    for p in inventory.policies() {
+        check_cluster_names(inventory, opts, p, &mut out);
+        let Some(s) = &p.spec.suspension else {
+            continue;
+        };
+        let f = |doc: &RuleDoc, path: FieldPath, message: String| {
+            finding(inventory, p, doc, path, message)
+        };
+        if !s.is_active() {
+            out.push(f(
+                &NO_EFFECT,
+                FieldPath::parse("spec.suspension"),
+                format!(
+                    "{} suspends nothing: {}",
+                    p.reference(),
+                    if s.dispatching == Some(false) {
+                        "`dispatching: false` is the same as no suspension"
+                    } else {
+                        "no cluster is listed"
+                    }
+                ),
+            ));
+            continue;
+        }
+        if s.dispatching == Some(false) && !s.suspended_clusters().is_empty() {
+            out.push(f(
+                &NO_EFFECT,
+                FieldPath::parse("spec.suspension.dispatching"),
+                "`dispatching: false` has no effect; only dispatchingOnClusters pauses anything"
+                    .into(),
+            ));
+        }
+        check_targets(inventory, p, &mut out);
+        let state = State::of(Some(s));
+        let candidates = failover_candidates(&p.spec);
+        for stall in stalls(&p.spec, &state, candidates.as_deref(), &[], None) {
+            match &stall {
+                Stall::Lazy => out.push(f(
+                    &LAZY,
+                    FieldPath::parse("spec.activationPreference"),
+                    format!(
+                        "{} is suspended with activationPreference: Lazy: {stall}",
+                        p.reference()
+                    ),
+                )),
+                Stall::DependenciesKeepFlowing => out.push(f(
+                    &DEPENDENCIES,
+                    FieldPath::parse("spec.propagateDeps"),
+                    format!("{} is suspended, but {stall}", p.reference()),
+                )),
+                Stall::ApplicationFailover { purge_mode }
+                | Stall::ClusterFailover { purge_mode } => {
+                    let which = if matches!(stall, Stall::ApplicationFailover { .. }) {
+                        "spec.failover.application"
+                    } else {
+                        "spec.failover.cluster"
+                    };
+                    let mut finding = f(
+                        &STALLS_FAILOVER,
+                        FieldPath::parse(which),
+                        format!("{} suspends {}: {stall}", p.reference(), describe(&state)),
+                    );
+                    if matches!(purge_mode.as_str(), "Directly" | "Never" | "Immediately") {
+                        finding.severity = Severity::Error;
+                    }
+                    let susp = p_doc_span(inventory, p, &FieldPath::parse("spec.suspension"));
+                    finding = finding.related(&susp.0, susp.1, "suspended here");
+                    out.push(finding);
+                }
+                Stall::UnhealthyTarget { .. } => {}
+            }
+        }
+    }
+    out
+}
+
+fn describe(state: &State) -> String {
+    match state {
+        State::AllClusters => "dispatching to all clusters".into(),
+        State::Clusters(c) => format!("dispatching to {}", c.join(", ")),
+        State::NotSuspended => "nothing".into(),
+    }
+}
+
+/// `dispatchingOnClusters` entries that the placement can never select.
+fn check_targets(inventory: &Inventory, p: &Policy, out: &mut Vec<Finding>) {
+    let Some(targets) = target_clusters(&p.spec, None) else {
+        return; // selected by labels or fields: any cluster may be a target
+    };
+    let Some(s) = &p.spec.suspension else { return };
+    for (i, name) in s.suspended_clusters().iter().enumerate() {
+        if !targets.contains(name) && is_dns1123_label(name) {
+            let path =
+                FieldPath::parse("spec.suspension.dispatchingOnClusters.clusterNames").index(i);
+            out.push(finding(
+                inventory,
+                p,
+                &NOT_TARGETED,
+                path,
+                format!(
+                    "{} suspends dispatching to {name}, which its placement does not select (targets: {}): this pauses nothing",
+                    p.reference(),
+                    targets.join(", ")
+                ),
+            ));
+        }
+    }
+}
+
+/// Cluster names in the placement and the suspension: well-formed, and known when configured.
+fn check_cluster_names(
+    inventory: &Inventory,
+    opts: &LintOptions,
+    p: &Policy,
+    out: &mut Vec<Finding>,
+) {
+    for (path, name) in cluster_name_fields(p) {
+        if !is_dns1123_label(&name) {
+            out.push(finding(
+                inventory,
+                p,
+                &INVALID_CLUSTER_NAME,
+                path,
+                format!(
+                    "`{name}` is not a valid cluster name (a lowercase DNS-1123 label): it matches no cluster{}",
+                    if name.contains(' ') || name.contains(',') {
+                        "; was a list written as one string?"
+                    } else {
+                        ""
+                    }
+                ),
+            ));
+        } else if !opts.known_clusters.is_empty() && !opts.known_clusters.contains(&name) {
+            out.push(finding(
+                inventory,
+                p,
+                &UNKNOWN_CLUSTER,
+                path,
+                format!(
+                    "cluster `{name}` is not among knownClusters ({})",
+                    opts.known_clusters.join(", ")
+                ),
+            ));
+        }
+    }
+}
+
+fn cluster_name_fields(p: &Policy) -> Vec<(FieldPath, String)> {
+    let mut out = Vec::new();
+    let mut push = |base: &str, names: &[String]| {
+        for (i, n) in names.iter().enumerate() {
+            out.push((FieldPath::parse(base).index(i), n.clone()));
+        }
+    };
+    if let Some(s) = &p.spec.suspension {
+        push(
+            "spec.suspension.dispatchingOnClusters.clusterNames",
+            s.suspended_clusters(),
+        );
+    }
+    if let Some(pl) = &p.spec.placement {
+        if let Some(a) = &pl.cluster_affinity {
+            push(
+                "spec.placement.clusterAffinity.clusterNames",
+                &a.cluster_names,
+            );
+            push("spec.placement.clusterAffinity.exclude", &a.exclude);
+        }
+        for (t, term) in pl.cluster_affinities.iter().flatten().enumerate() {
+            push(
+                &format!("spec.placement.clusterAffinities[{t}].clusterNames"),
+                &term.affinity.cluster_names,
+            );
+            push(
+                &format!("spec.placement.clusterAffinities[{t}].exclude"),
+                &term.affinity.exclude,
+            );
+        }
+    }
+    out
+}
+
+/// RFC 1123 label: lowercase alphanumerics and '-', starting and ending alphanumeric, ≤ 63.
+pub fn is_dns1123_label(s: &str) -> bool {
+    let b = s.as_bytes();
+    !b.is_empty()
+        && b.len() <= 63
+        && b.iter()
+            .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || *c == b'-')
+        && b[0] != b'-'
+        && b[b.len() - 1] != b'-'
+}
+
+fn p_doc_span(
+    inventory: &Inventory,
+    p: &Policy,
+    path: &FieldPath,
+) -> (std::sync::Arc<crate::source::Source>, crate::source::Span) {
+    let doc = &inventory.documents[p.doc];
+    (doc.source.clone(), doc.root.locate(path))
+}
+
+fn finding(
+    inventory: &Inventory,
+    p: &Policy,
+    doc: &RuleDoc,
+    path: FieldPath,
+    message: String,
+) -> Finding {
+    let d = &inventory.documents[p.doc];
+    let mut f = Finding::new(doc.id, doc.default_severity, message)
+        .at(&d.source, d.root.locate_value(&path))
+        .field(path.to_string())
+        .object(super::policy_object_ref(p));
+    f.doc = Some(p.doc);
+    f
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::source::{load, Source};
+
+    fn lint_str(text: &str, opts: &LintOptions) -> Vec<Finding> {
+        let l = load(Source::new("p.yaml", text));
+        let inv = Inventory::from_documents(l.documents, "default");
+        check(&inv, opts)
+    }
+
+    const HEAD: &str = "apiVersion: policy.karmada.io/v1alpha1\nkind: PropagationPolicy\nmetadata:\n  name: nginx\n  namespace: default\nspec:\n  resourceSelectors:\n    - apiVersion: apps/v1\n      kind: Deployment\n      name: nginx\n";
+
+    fn ids(f: &[Finding]) -> Vec<&str> {
+        f.iter().map(|f| f.rule).collect()
+    }
+
+    #[test]
+    fn dispatching_false_has_no_effect() {
+        let f = lint_str(
+            &format!("{HEAD}  suspension:\n    dispatching: false\n"),
+            &LintOptions::default(),
+        );
+        assert_eq!(ids(&f), ["suspension-no-effect"]);
+        let loc = f[0].location.as_ref().unwrap();
+        assert_eq!(loc.span.start.line, 12);
+        let ok = lint_str(
+            &format!("{HEAD}  suspension:\n    dispatching: true\n"),
+            &LintOptions::default(),
+        );
+        assert!(ok.is_empty(), "{ok:?}");
+    }
+
+    #[test]
+    fn suspended_cluster_outside_the_placement() {
+        let text = format!(
+            "{HEAD}  placement:\n    clusterAffinity:\n      clusterNames: [member1, member2]\n  suspension:\n    dispatchingOnClusters:\n      clusterNames: [member2, member3]\n"
+        );
+        let f = lint_str(&text, &LintOptions::default());
+        assert_eq!(ids(&f), ["suspended-cluster-not-targeted"]);
+        assert_eq!(
+            f[0].field.as_deref(),
+            Some("spec.suspension.dispatchingOnClusters.clusterNames[1]")
+        );
+        let loc = f[0].location.as_ref().unwrap();
+        assert_eq!((loc.span.start.line, loc.span.start.col), (16, 31));
+        // A label-selected placement may target any cluster: nothing to say.
+        let text = format!(
+            "{HEAD}  placement:\n    clusterAffinity:\n      labelSelector: {{matchLabels: {{env: prod}}}}\n  suspension:\n    dispatchingOnClusters:\n      clusterNames: [member3]\n"
+        );
+        assert!(lint_str(&text, &LintOptions::default()).is_empty());
+    }
+
+    #[test]
+    fn folded_list_is_an_invalid_cluster_name_and_unknown_clusters_warn() {
+        let text = format!(
+            "{HEAD}  suspension:\n    dispatchingOnClusters:\n      clusterNames: [us uk]\n"
+        );
+        let f = lint_str(&text, &LintOptions::default());
+        assert_eq!(ids(&f), ["invalid-cluster-name"]);
+        assert!(f[0].message.contains("was a list written as one string?"));
+        let opts = LintOptions {
+            known_clusters: vec!["member1".into()],
+            ..LintOptions::default()
+        };
+        let text = format!(
+            "{HEAD}  suspension:\n    dispatchingOnClusters:\n      clusterNames: [membr1]\n"
+        );
+        assert_eq!(ids(&lint_str(&text, &opts)), ["unknown-cluster"]);
+    }
+
+    #[test]
+    fn lazy_and_dependencies() {
+        let text = format!("{HEAD}  activationPreference: Lazy\n  propagateDeps: true\n  suspension:\n    dispatching: true\n");
+        assert_eq!(
+            ids(&lint_str(&text, &LintOptions::default())),
+            ["lazy-suspension", "suspension-with-propagate-deps"]
+        );
+    }
+
+    #[test]
+    fn failover_stall_severity_follows_purge_mode() {
+        let fo = |mode: &str| {
+            format!("{HEAD}  propagateDeps: true\n  failover:\n    application:\n      decisionConditions:\n        tolerationSeconds: 60\n      purgeMode: {mode}\n  suspension:\n    dispatching: true\n")
+        };
+        for (mode, sev, words) in [
+            (
+                "Gracefully",
+                Severity::Warning,
+                "no running copy until resume",
+            ),
+            ("Directly", Severity::Error, "immediate outage"),
+            ("Never", Severity::Error, "indefinite stall"),
+        ] {
+            let f: Vec<_> = lint_str(&fo(mode), &LintOptions::default())
+                .into_iter()
+                .filter(|f| f.rule == "suspension-stalls-failover")
+                .collect();
+            assert_eq!(f.len(), 1, "{mode}");
+            assert_eq!(f[0].severity, sev, "{mode}");
+            assert!(f[0].message.contains(words), "{}", f[0].message);
+            assert_eq!(f[0].related[0].location.span.start.line, 17);
+        }
+        // Suspending only a cluster that is not a failover candidate does not stall failover.
+        let text = format!("{HEAD}  placement:\n    clusterAffinity:\n      clusterNames: [member1, member2]\n  failover:\n    cluster: {{}}\n  suspension:\n    dispatchingOnClusters:\n      clusterNames: [member3]\n");
+        assert!(
+            !ids(&lint_str(&text, &LintOptions::default())).contains(&"suspension-stalls-failover")
+        );
+    }
+
+    #[test]
+    fn dns1123_labels() {
+        assert!(is_dns1123_label("member-1"));
+        assert!(!is_dns1123_label("Member1"));
+        assert!(!is_dns1123_label("us uk"));
+        assert!(!is_dns1123_label("-a"));
+        assert!(!is_dns1123_label(""));
+    }
+}

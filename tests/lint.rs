@@ -1,0 +1,222 @@
+//! `lint` through the real binary: exit codes, every output format (snapshots), the real-world
+//! corpus, kubectl plugin discovery.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+fn bin() -> Command {
+    let mut c = Command::new(env!("CARGO_BIN_EXE_kubectl-karmada_policy"));
+    c.env_remove("NO_COLOR").env("RUST_BACKTRACE", "0");
+    c.current_dir(env!("CARGO_MANIFEST_DIR"));
+    c
+}
+
+fn run(args: &[&str]) -> Output {
+    bin().args(args).output().expect("binary runs")
+}
+
+fn stdout(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stdout).into_owned()
+}
+
+/// Compares with `tests/snapshots/NAME`; `UPDATE_SNAPSHOTS=1 cargo test` rewrites them.
+fn assert_snapshot(name: &str, actual: &str) {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/snapshots").join(name);
+    if std::env::var_os("UPDATE_SNAPSHOTS").is_some() {
+        std::fs::write(&path, actual).unwrap();
+        return;
+    }
+    let expected = std::fs::read_to_string(&path)
+        .unwrap_or_else(|_| panic!("missing snapshot {}; run with UPDATE_SNAPSHOTS=1", path.display()));
+    if expected != actual {
+        panic!(
+            "snapshot {name} differs (UPDATE_SNAPSHOTS=1 to accept)\n--- expected\n{expected}\n--- actual\n{actual}"
+        );
+    }
+}
+
+fn shared_dir() -> Option<PathBuf> {
+    let p = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared");
+    p.is_dir().then_some(p)
+}
+
+#[test]
+fn clean_input_exits_zero() {
+    let o = run(&["lint", "testdata/lint/clean.yaml"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stdout(&o));
+    assert!(stdout(&o).starts_with("0 errors, 0 warnings, 0 infos in 1 file"));
+}
+
+#[test]
+fn a_broken_document_is_a_finding_with_position_and_exit_one() {
+    let o = run(&["lint", "-o", "json", "testdata/lint/broken.yaml"]);
+    assert_eq!(o.status.code(), Some(1));
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    let f = &v["findings"][0];
+    assert_eq!(f["rule"], "yaml-syntax");
+    assert_eq!(f["file"], "testdata/lint/broken.yaml");
+    assert_eq!(f["line"], 10, "the parser notices at the next document marker");
+    // The documents around the broken one are still read.
+    assert_eq!(v["summary"]["documents"], 2);
+}
+
+#[test]
+fn unreadable_input_and_bad_flags_exit_two() {
+    let o = run(&["lint", "testdata/lint/does-not-exist.yaml"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("does-not-exist.yaml: no such file"));
+    assert_eq!(run(&["lint", "-o", "xml", "testdata/lint/clean.yaml"]).status.code(), Some(2));
+    assert_eq!(run(&["lint", "--fail-on", "loud", "testdata/lint/clean.yaml"]).status.code(), Some(2));
+    assert_eq!(run(&["lint"]).status.code(), Some(2));
+    assert_eq!(run(&["frobnicate"]).status.code(), Some(2));
+}
+
+#[test]
+fn stdin_is_read_with_dash() {
+    use std::io::Write;
+    let mut child = bin()
+        .args(["lint", "-o", "json", "-"])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(b"a: 1\na: 2\n")
+        .unwrap();
+    let o = child.wait_with_output().unwrap();
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(v["findings"][0]["file"], "<stdin>");
+    assert_eq!(v["findings"][0]["rule"], "duplicate-key");
+}
+
+#[test]
+fn no_color_when_not_a_terminal() {
+    let o = run(&["lint", "testdata/lint/broken.yaml"]);
+    assert!(!stdout(&o).contains('\u{1b}'), "escape codes in piped output");
+}
+
+#[test]
+fn snapshot_every_output_format_on_the_same_input() {
+    let input = "testdata/lint/showcase.yaml";
+    for (format, name) in [
+        ("text", "lint-showcase.txt"),
+        ("json", "lint-showcase.json"),
+        ("sarif", "lint-showcase.sarif"),
+        ("github", "lint-showcase.github"),
+    ] {
+        let o = run(&["lint", "-o", format, input]);
+        assert_eq!(o.status.code(), Some(1), "{format}");
+        assert_snapshot(name, &stdout(&o));
+    }
+}
+
+#[test]
+fn several_formats_in_one_run() {
+    let dir = tempfile::tempdir().unwrap();
+    let sarif = dir.path().join("lint.sarif");
+    let o = run(&[
+        "lint",
+        "-o",
+        "text",
+        "-o",
+        &format!("sarif={}", sarif.display()),
+        "testdata/lint/showcase.yaml",
+    ]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(stdout(&o).contains("error["));
+    let v: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&sarif).unwrap()).unwrap();
+    assert_eq!(v["version"], "2.1.0");
+}
+
+#[test]
+fn fail_on_threshold() {
+    // showcase has errors: --fail-on none still reports them but exits 0.
+    let o = run(&["lint", "--fail-on", "none", "testdata/lint/showcase.yaml"]);
+    assert_eq!(o.status.code(), Some(0));
+    assert!(stdout(&o).contains("error["));
+}
+
+#[test]
+fn list_rules_and_explain() {
+    let o = run(&["lint", "--list-rules"]);
+    assert_eq!(o.status.code(), Some(0));
+    let list = stdout(&o);
+    assert!(list.lines().any(|l| l.starts_with("duplicate-key ")));
+    let o = run(&["lint", "--explain", "duplicate_key"]);
+    assert_eq!(o.status.code(), Some(0));
+    assert!(stdout(&o).starts_with("# duplicate-key (input, default severity: error)"));
+    assert_eq!(run(&["lint", "--explain", "nope"]).status.code(), Some(2));
+}
+
+#[test]
+fn every_corpus_file_loads_and_lints_without_a_panic() {
+    let Some(shared) = shared_dir() else {
+        eprintln!("skipped: ../shared (the corpus) is not beside the checkout");
+        return;
+    };
+    let corpus = shared.join("corpus");
+    // The whole corpus in one run, as a repository...
+    let o = run(&["lint", "-o", "json", corpus.to_str().unwrap()]);
+    assert!(matches!(o.status.code(), Some(0 | 1)), "{}", String::from_utf8_lossy(&o.stderr));
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert!(v["summary"]["documents"].as_u64().unwrap() > 400);
+    // ...and each file alone, so one file's panic cannot hide behind another's.
+    let mut files = Vec::new();
+    collect(&corpus, &mut files);
+    assert!(files.len() > 400);
+    for f in files {
+        let o = run(&["lint", "-o", "json", "--fail-on", "none", f.to_str().unwrap()]);
+        assert_eq!(
+            o.status.code(),
+            Some(0),
+            "{}: {}",
+            f.display(),
+            String::from_utf8_lossy(&o.stderr)
+        );
+        serde_json::from_slice::<serde_json::Value>(&o.stdout)
+            .unwrap_or_else(|e| panic!("{}: output is not JSON: {e}", f.display()));
+    }
+}
+
+fn collect(dir: &Path, out: &mut Vec<PathBuf>) {
+    for e in std::fs::read_dir(dir).unwrap() {
+        let p = e.unwrap().path();
+        if p.is_dir() {
+            collect(&p, out);
+        } else if p.extension().is_some_and(|x| x == "yaml" || x == "yml") {
+            out.push(p);
+        }
+    }
+}
+
+#[test]
+fn kubectl_discovers_the_plugin() {
+    if Command::new("kubectl").arg("version").arg("--client").output().is_err() {
+        eprintln!("skipped: kubectl is not on PATH");
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let plugin = dir.path().join("kubectl-karmada_policy");
+    std::fs::copy(env!("CARGO_BIN_EXE_kubectl-karmada_policy"), &plugin).unwrap();
+    let path = format!("{}:{}", dir.path().display(), std::env::var("PATH").unwrap_or_default());
+    let list = Command::new("kubectl")
+        .args(["plugin", "list"])
+        .env("PATH", &path)
+        .output()
+        .unwrap();
+    assert!(
+        String::from_utf8_lossy(&list.stdout).contains(plugin.to_str().unwrap()),
+        "kubectl plugin list: {}",
+        String::from_utf8_lossy(&list.stdout)
+    );
+    let help = Command::new("kubectl")
+        .args(["karmada-policy", "--help"])
+        .env("PATH", &path)
+        .output()
+        .unwrap();
+    assert_eq!(help.status.code(), Some(0));
+    assert!(String::from_utf8_lossy(&help.stdout).contains("Usage: kubectl karmada-policy"));
+}
