@@ -232,6 +232,12 @@ fn to_api_json(node: &Node) -> Json {
 fn violations_of(error: &ValidationError<'_>, root: &Node, out: &mut Vec<SchemaViolation>) {
     let at = FieldPath::from_json_pointer(error.instance_path().as_str(), root);
     let instance: &Json = error.instance();
+    if instance.as_str().is_some_and(is_placeholder) {
+        // `clusterNames: ${cluster_list}` in a file that envsubst/helm renders before applying:
+        // the rendered value's type and enum are unknown here, so judging the placeholder
+        // would be a false positive.
+        return;
+    }
     let value_violation = |rule: &'static str, message: String| SchemaViolation {
         rule,
         span: root.locate_value(&at),
@@ -267,8 +273,9 @@ fn violations_of(error: &ValidationError<'_>, root: &Node, out: &mut Vec<SchemaV
             let field = at.clone().key(name);
             out.push(SchemaViolation {
                 rule: REQUIRED,
-                // The parent's key (the field itself is not there to point at).
-                span: root.locate(&at),
+                // The parent's key (the field is not there to point at), or the field's own key
+                // when it is written as `null`, which the API server prunes to "not set".
+                span: root.locate(&field),
                 message: format!("{field}: Required value"),
                 field,
             });
@@ -414,5 +421,54 @@ fn render(v: &Json) -> String {
     match v {
         Json::Array(_) | Json::Object(_) => format!("\"{}\"", json_type(v)),
         other => other.to_string(),
+    }
+}
+
+/// A whole-value template placeholder: `${VAR}`, `{{ .Values.x }}`.
+fn is_placeholder(s: &str) -> bool {
+    let t = s.trim();
+    (t.starts_with("${") && t.ends_with('}') && !t[2..t.len() - 1].contains(['{', '}']))
+        || (t.starts_with("{{") && t.ends_with("}}"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::source::{load, Source};
+
+    fn root(text: &str) -> Node {
+        load(Source::new("t.yaml", text)).documents.remove(0).root
+    }
+
+    #[test]
+    fn null_object_fields_are_pruned_like_the_api_server() {
+        let r = root("a: null\nb: [null, 1]\nc: {d: ~, e: x}\n");
+        assert_eq!(
+            to_api_json(&r),
+            serde_json::json!({"b": [null, 1], "c": {"e": "x"}})
+        );
+    }
+
+    #[test]
+    fn placeholders() {
+        assert!(is_placeholder("${cluster_list}"));
+        assert!(is_placeholder("{{ .Values.clusters }}"));
+        assert!(!is_placeholder("member-${n}"));
+        assert!(!is_placeholder("Sometimes"));
+    }
+
+    #[test]
+    fn every_kind_and_variant_compiles() {
+        for (i, kind) in KINDS.iter().enumerate() {
+            for v in [KarmadaVersion::new(1, 10), KarmadaVersion::LATEST] {
+                let _ = validator(i, variant(i, v));
+                assert!(schema_json(kind, v).is_some());
+            }
+        }
+        let legacy = schema_json("PropagationPolicy", KarmadaVersion::new(1, 18)).unwrap();
+        assert_eq!(
+            legacy.pointer("/properties/spec/properties/failover/properties/application/properties/purgeMode/enum"),
+            Some(&serde_json::json!(["Immediately", "Graciously", "Never"]))
+        );
     }
 }
