@@ -1,1 +1,276 @@
 //! Karmada's admission chain for policies: CRD defaults, mutating webhooks, validating webhooks.
+//!
+//! Specification: `../shared/karmada/validation-suspension-failover.md` §0 (pipeline order) and §1
+//! (the rules). The order a request goes through, and the order of this module's entry points:
+//!
+//! 1. CRD structural defaults ([`apply_defaults`], `defaults.rs`);
+//! 2. the mutating webhook M1-M5 (also in [`apply_defaults`]);
+//! 3. the CRD OpenAPI schema (enums, required, …): done by `crate::schema`, not here;
+//! 4. the validating webhook ([`validate_spec`], Karmada's `ValidatePropagationSpec`, in its
+//!    order), preceded on UPDATE by [`validate_update`].
+//!
+//! Every check returns a [`Violation`] carrying Karmada's own field path and detail text, so
+//! [`Violation::karmada_error`] reproduces the line `kubectl apply` would print.
+
+mod defaults;
+mod failover;
+mod labels;
+mod overrides;
+mod placement;
+mod render;
+mod rules;
+mod selectors;
+
+use crate::model::{KarmadaVersion, OverridePolicy, Policy, PolicyKind, PropagationSpec};
+use crate::source::FieldPath;
+
+pub use defaults::{apply_defaults, graceful_purge_mode};
+pub use rules::{rule, AdmissionRule, RULES};
+
+/// One reason the API server would refuse a policy, as Karmada reports it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Violation {
+    /// A stable id from [`RULES`].
+    pub rule: &'static str,
+    /// Karmada's field path, exactly as reported (e.g. `spec.suspension.suspension`).
+    pub field: FieldPath,
+    /// Karmada's detail text.
+    pub message: String,
+    /// The bad value as Karmada prints it: ints and bools bare, strings quoted, structs and
+    /// slices as JSON; `None` for the messages that carry no value.
+    pub value: Option<String>,
+}
+
+/// How apimachinery renders an error (`field/errors.go`); which one a rule uses is fixed by
+/// the Karmada code that reports it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Form {
+    /// `field.Invalid`: `<field>: Invalid value: <value>: <detail>`.
+    Invalid,
+    /// `field.NotSupported`: `<field>: Unsupported value: <value>: supported values: …`.
+    NotSupported,
+    /// A bare `errors.New` message from the webhook handler, no field (validating.go:71-99).
+    Plain,
+}
+
+fn form(rule: &str) -> Form {
+    match rule {
+        "toleration-operator-unsupported" => Form::NotSupported,
+        "scheduler-name-immutable" | "permanent-id-immutable" | "permanent-id-required" => {
+            Form::Plain
+        }
+        _ => Form::Invalid,
+    }
+}
+
+impl Violation {
+    pub(crate) fn new(
+        rule: &'static str,
+        field: FieldPath,
+        value: Option<String>,
+        message: impl Into<String>,
+    ) -> Violation {
+        Violation {
+            rule,
+            field,
+            message: message.into(),
+            value,
+        }
+    }
+
+    /// The error text exactly as Karmada's webhook returns it for this one violation:
+    /// `spec.propagateDeps: Invalid value: false: application failover is set, propagateDeps must be true`,
+    /// `spec.placement.clusterTolerations[0].operator: Unsupported value: "Lt": supported values: "", "Exists", "Equal"`,
+    /// or a plain handler message such as `the schedulerName should not be updated`.
+    pub fn karmada_error(&self) -> String {
+        let value = self.value.as_deref().unwrap_or("null");
+        match form(self.rule) {
+            Form::Plain => self.message.clone(),
+            Form::NotSupported => {
+                format!(
+                    "{}: Unsupported value: {value}: {}",
+                    self.field, self.message
+                )
+            }
+            Form::Invalid => format!("{}: Invalid value: {value}: {}", self.field, self.message),
+        }
+    }
+}
+
+/// `ErrorList.ToAggregate().Error()`: identical messages once, `[e1, e2]` when several.
+pub fn aggregate(violations: &[Violation]) -> Option<String> {
+    let mut seen = std::collections::HashSet::new();
+    let msgs: Vec<String> = violations
+        .iter()
+        .map(Violation::karmada_error)
+        .filter(|m| seen.insert(m.clone()))
+        .collect();
+    match msgs.len() {
+        0 => None,
+        1 => msgs.into_iter().next(),
+        _ => Some(format!("[{}]", msgs.join(", "))),
+    }
+}
+
+/// The validating webhook's name for a kind (`artifacts/deploy/webhook-configuration.yaml:128-155`).
+pub fn webhook_name(kind: PolicyKind) -> &'static str {
+    match kind {
+        PolicyKind::PropagationPolicy => "propagationpolicy.karmada.io",
+        PolicyKind::ClusterPropagationPolicy => "clusterpropagationpolicy.karmada.io",
+    }
+}
+
+/// The whole line kube-apiserver prints for a denial (§0 item 4), or `None` when admitted.
+pub fn denial(kind: PolicyKind, violations: &[Violation]) -> Option<String> {
+    aggregate(violations).map(|msg| {
+        format!(
+            "admission webhook \"{}\" denied the request: {msg}",
+            webhook_name(kind)
+        )
+    })
+}
+
+/// `ValidatePropagationSpec` (validation.go:43-54), on a spec that already went through
+/// [`apply_defaults`]. Checks run in Karmada's order and all violations are collected:
+/// placement (P1), application failover needs propagateDeps (F0), failover (F*), selector
+/// namespace (N1, PP only), preemption needs names (R1), suspension (S1).
+///
+/// `namespace` is the request namespace: the policy's for a PP. For a CPP the webhook passes
+/// `""`, so N1 never runs for it whatever is given here (§1.1).
+pub fn validate_spec(
+    kind: PolicyKind,
+    namespace: Option<&str>,
+    spec: &PropagationSpec,
+    version: KarmadaVersion,
+) -> Vec<Violation> {
+    let mut out = Vec::new();
+    // P1: ValidatePlacement (validation.go:45). Go's Placement is a value, never nil.
+    let default_placement = Default::default();
+    placement::validate_placement(
+        spec.placement.as_ref().unwrap_or(&default_placement),
+        &mut out,
+    );
+    // F0 (validation.go:46-48).
+    let app_failover = spec
+        .failover
+        .as_ref()
+        .is_some_and(|f| f.application.is_some());
+    if app_failover && !spec.propagate_deps() {
+        out.push(Violation::new(
+            "application-failover-requires-propagate-deps",
+            FieldPath::parse("spec.propagateDeps"),
+            Some("false".into()),
+            "application failover is set, propagateDeps must be true",
+        ));
+    }
+    // F* (validation.go:49, 315-391).
+    failover::validate_failover(spec.failover.as_ref(), version, &mut out);
+    // N1 (validation.go:57-69): PP only, the webhook passes "" for a CPP.
+    let policy_namespace = match kind {
+        PolicyKind::PropagationPolicy => namespace.unwrap_or(""),
+        PolicyKind::ClusterPropagationPolicy => "",
+    };
+    selectors::validate_selector_namespaces(&spec.resource_selectors, policy_namespace, &mut out);
+    // R1 (validation.go:72-84).
+    selectors::validate_preemption_names(spec, &mut out);
+    // S1 (validation.go:86-99).
+    selectors::validate_suspension(spec.suspension.as_ref(), &mut out);
+    out
+}
+
+/// A policy after admission: the spec Karmada would store, and why it would be refused.
+#[derive(Clone, Debug)]
+pub struct Admitted {
+    /// The spec after CRD defaults and the mutating webhook.
+    pub spec: PropagationSpec,
+    /// The validating webhook's violations (empty: admitted).
+    pub violations: Vec<Violation>,
+}
+
+impl Admitted {
+    pub fn is_admitted(&self) -> bool {
+        self.violations.is_empty()
+    }
+}
+
+/// The namespace the webhook receives for a policy: the PP's own, `None` for a CPP.
+fn request_namespace(policy: &Policy) -> Option<&str> {
+    match policy.kind {
+        PolicyKind::PropagationPolicy => policy.meta.namespace.as_deref(),
+        PolicyKind::ClusterPropagationPolicy => None,
+    }
+}
+
+/// Defaults, then `ValidatePropagationSpec`: what a CREATE of this manifest would meet.
+///
+/// The permanent-id label checks are left out on purpose: manifests in git never carry the
+/// label, the mutating webhook adds it on CREATE (M6), so "required" cannot fire for them; use
+/// [`validate_stored`] for live objects and [`validate_update`] for updates.
+pub fn admit(policy: &Policy, version: KarmadaVersion) -> Admitted {
+    let namespace = request_namespace(policy);
+    let mut spec = policy.spec.clone();
+    apply_defaults(policy.kind, namespace, &mut spec, version);
+    let violations = validate_spec(policy.kind, namespace, &spec, version);
+    Admitted { spec, violations }
+}
+
+/// `validatePolicy` (validating.go:87-99) for an object that already went through the mutating
+/// webhook (a live object): the permanent-id label must be there, then the spec is validated.
+/// The handler returns on the missing label before looking at the spec.
+pub fn validate_stored(policy: &Policy, version: KarmadaVersion) -> Vec<Violation> {
+    let label = policy.kind.permanent_id_label();
+    if policy.meta.labels.get(label).is_none_or(|v| v.is_empty()) {
+        return vec![Violation::new(
+            "permanent-id-required",
+            FieldPath::root().key("metadata").key("labels").key(label),
+            None,
+            format!(
+                "label {label} is required, it should be set by the mutating admission webhook during creation"
+            ),
+        )];
+    }
+    admit(policy, version).violations
+}
+
+/// `validateUpdate` (PP validating.go:71-85, CPP :58-68): on UPDATE, before the spec checks.
+/// The handler returns the first failure only, so at most one violation comes back:
+/// `spec.schedulerName` changed (both sides compared after the CRD default `default-scheduler`),
+/// else the permanent-id label changed, added or removed.
+pub fn validate_update(old: &Policy, new: &Policy) -> Vec<Violation> {
+    const DEFAULT_SCHEDULER: &str = "default-scheduler";
+    let scheduler = |p: &Policy| {
+        p.spec
+            .scheduler_name
+            .clone()
+            .unwrap_or_else(|| DEFAULT_SCHEDULER.to_string())
+    };
+    if scheduler(old) != scheduler(new) {
+        return vec![Violation::new(
+            "scheduler-name-immutable",
+            FieldPath::parse("spec.schedulerName"),
+            None,
+            "the schedulerName should not be updated",
+        )];
+    }
+    let label = new.kind.permanent_id_label();
+    // Go map lookups: an absent label reads as "".
+    let id = |p: &Policy| p.meta.labels.get(label).cloned().unwrap_or_default();
+    if id(old) != id(new) {
+        return vec![Violation::new(
+            "permanent-id-immutable",
+            FieldPath::root().key("metadata").key("labels").key(label),
+            None,
+            format!("label {label} is immutable, it can only be set by the system during creation"),
+        )];
+    }
+    Vec::new()
+}
+
+/// OverridePolicy / ClusterOverridePolicy (§1.7): the OP mutating webhook's selector namespace
+/// default, then `ValidateOverrideSpec` and `ValidateOverrideRules`.
+pub fn validate_override(op: &OverridePolicy) -> Vec<Violation> {
+    overrides::validate_override(op)
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,257 @@
+//! OverridePolicy / ClusterOverridePolicy admission (validation-suspension-failover.md §1.7):
+//! the OP mutating webhook's selector namespace default (`pkg/webhook/overridepolicy/mutating.go:52-57`),
+//! then `ValidateOverrideSpec` (validation.go:393-418) and `ValidateOverrideRules` (:457-508).
+//!
+//! Override rules are kept untyped in the model (`raw_spec`), so they are read from JSON here.
+//! Label and annotation maps are visited in sorted key order (Go's map order is random).
+//!
+//! [inference] Not given by the specification and chosen here: the selector-namespace check
+//! runs after the two co-existence checks and before the rules; "must have either JSON or
+//! YAML" is checked right after "has both"; the annotation total-size limit (256 KiB) is not
+//! checked.
+
+use serde_json::Value;
+
+use super::labels::{is_label_key, is_label_value};
+use super::placement::validate_cluster_affinity;
+use super::render::{go_json, go_quote, json_raw};
+use super::selectors::validate_selector_namespaces;
+use super::Violation;
+use crate::model::policy::ClusterAffinity;
+use crate::model::OverridePolicy;
+use crate::source::FieldPath;
+
+/// go-openapi/jsonpointer (≥ 0.21) `New` on a pointer that is neither empty nor starts with
+/// `/`: `errors.Join(ErrInvalidStart, ErrPointer)`, whose text is both messages on two lines.
+const JSON_POINTER_INVALID: &str =
+    "JSON pointer must be empty or start with a \"/\nJSON pointer error";
+
+/// The six overrider lists `emptyOverrides` looks at (validation.go, `emptyOverrides`).
+const OVERRIDER_LISTS: &[&str] = &[
+    "plaintext",
+    "imageOverrider",
+    "commandOverrider",
+    "argsOverrider",
+    "labelsOverrider",
+    "annotationsOverrider",
+];
+
+pub(super) fn validate_override(op: &OverridePolicy) -> Vec<Violation> {
+    let mut out = Vec::new();
+    let spec = FieldPath::parse("spec");
+    let namespace = if op.cluster_scoped {
+        ""
+    } else {
+        op.meta.namespace.as_deref().unwrap_or("")
+    };
+    // The mutating webhook: selectors without a namespace get the policy's.
+    let mut selectors = op.spec.resource_selectors.clone();
+    if !namespace.is_empty() {
+        for rs in &mut selectors {
+            if rs.namespace.is_empty() {
+                rs.namespace = namespace.to_string();
+            }
+        }
+    }
+    let raw = &op.raw_spec;
+    let target = raw.get("targetCluster").filter(|v| !v.is_null());
+    // Go compares the slice with nil: `overrideRules: []` counts as set.
+    let rules_set = raw.get("overrideRules").is_some_and(Value::is_array);
+    if let Some(t) = target {
+        if let Ok(affinity) = serde_json::from_value::<ClusterAffinity>(t.clone()) {
+            validate_cluster_affinity(&affinity, spec.clone().key("targetCluster"), &mut out);
+        }
+        if rules_set {
+            out.push(Violation::new(
+                "override-rules-and-target-cluster",
+                spec.clone().key("targetCluster"),
+                Some(json_raw(t)),
+                "overrideRules and targetCluster can't co-exist",
+            ));
+        }
+    }
+    let overriders = raw.get("overriders").filter(|v| !v.is_null());
+    let overriders_set = overriders.is_some_and(|o| {
+        OVERRIDER_LISTS.iter().any(|k| {
+            o.get(k)
+                .and_then(Value::as_array)
+                .is_some_and(|a| !a.is_empty())
+        })
+    });
+    if overriders_set && rules_set {
+        out.push(Violation::new(
+            "override-rules-and-overriders",
+            spec.clone().key("overriders"),
+            overriders.map(json_raw),
+            "overrideRules and overriders can't co-exist",
+        ));
+    }
+    validate_selector_namespaces(&selectors, namespace, &mut out);
+    for (i, rule) in raw
+        .get("overrideRules")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .enumerate()
+    {
+        validate_rule(rule, spec.clone().key("overrideRules").index(i), &mut out);
+    }
+    out
+}
+
+fn items<'a>(v: Option<&'a Value>, key: &str) -> impl Iterator<Item = (usize, &'a Value)> {
+    v.and_then(|o| o.get(key))
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .enumerate()
+}
+
+fn sorted_string_map(v: Option<&Value>) -> Vec<(String, String)> {
+    let mut out: Vec<(String, String)> = v
+        .and_then(Value::as_object)
+        .into_iter()
+        .flatten()
+        .map(|(k, v)| (k.clone(), v.as_str().unwrap_or_default().to_string()))
+        .collect();
+    out.sort();
+    out
+}
+
+/// One `RuleWithCluster` (:457-508).
+fn validate_rule(rule: &Value, path: FieldPath, out: &mut Vec<Violation>) {
+    let overriders = rule.get("overriders");
+    let opath = path.clone().key("overriders");
+    // Annotations: `apivalidation.ValidateAnnotations`, keys checked lower-cased.
+    for (j, a) in items(overriders, "annotationsOverrider") {
+        let vpath = opath
+            .clone()
+            .key("annotationsOverrider")
+            .index(j)
+            .key("value");
+        for (k, _) in sorted_string_map(a.get("value")) {
+            for msg in is_label_key(&k.to_lowercase()) {
+                out.push(Violation::new(
+                    "override-annotation-key-invalid",
+                    vpath.clone(),
+                    Some(go_quote(&k)),
+                    msg,
+                ));
+            }
+        }
+    }
+    // Labels: `metav1validation.ValidateLabels`, the key then the value of each label.
+    for (j, l) in items(overriders, "labelsOverrider") {
+        let vpath = opath.clone().key("labelsOverrider").index(j).key("value");
+        for (k, v) in sorted_string_map(l.get("value")) {
+            for msg in is_label_key(&k) {
+                out.push(Violation::new(
+                    "override-label-key-invalid",
+                    vpath.clone(),
+                    Some(go_quote(&k)),
+                    msg,
+                ));
+            }
+            for msg in is_label_value(&v) {
+                out.push(Violation::new(
+                    "override-label-value-invalid",
+                    vpath.clone(),
+                    Some(go_quote(&v)),
+                    msg,
+                ));
+            }
+        }
+    }
+    // Image predicates.
+    for (j, img) in items(overriders, "imageOverrider") {
+        if let Some(p) = img.get("predicate").filter(|p| !p.is_null()) {
+            let s = p.get("path").and_then(Value::as_str).unwrap_or("");
+            check_pointer(
+                s,
+                opath
+                    .clone()
+                    .key("imageOverrider")
+                    .index(j)
+                    .key("predicate")
+                    .key("path"),
+                out,
+            );
+        }
+    }
+    // Field overriders.
+    for (j, f) in items(overriders, "fieldOverrider") {
+        let fpath = opath.clone().key("fieldOverrider").index(j);
+        let has = |k: &str| {
+            f.get(k)
+                .and_then(Value::as_array)
+                .is_some_and(|a| !a.is_empty())
+        };
+        let (json, yaml) = (has("json"), has("yaml"));
+        if json && yaml {
+            out.push(Violation::new(
+                "field-overrider-json-and-yaml",
+                fpath.clone(),
+                Some(json_raw(f)),
+                "FieldOverrider has both YAML and JSON set. Only one is allowed",
+            ));
+        } else if !json && !yaml {
+            out.push(Violation::new(
+                "field-overrider-json-or-yaml",
+                fpath.clone(),
+                Some(json_raw(f)),
+                "FieldOverrider must have either JSON or YAML set",
+            ));
+        }
+        let field_path = f.get("fieldPath").and_then(Value::as_str).unwrap_or("");
+        check_pointer(field_path, fpath.clone().key("fieldPath"), out);
+        for list in ["json", "yaml"] {
+            for (k, patch) in items(Some(f), list) {
+                let ppath = fpath.clone().key(list).index(k);
+                let sub = patch.get("subPath").and_then(Value::as_str).unwrap_or("");
+                check_pointer(sub, ppath.clone().key("subPath"), out);
+                validate_operator(patch, ppath.key("value"), out);
+            }
+        }
+    }
+    // The rule's targetCluster.
+    if let Some(t) = rule.get("targetCluster").filter(|v| !v.is_null()) {
+        if let Ok(affinity) = serde_json::from_value::<ClusterAffinity>(t.clone()) {
+            validate_cluster_affinity(&affinity, path.key("targetCluster"), out);
+        }
+    }
+}
+
+/// `jsonpointer.New`: a pointer is empty or starts with `/`.
+fn check_pointer(pointer: &str, path: FieldPath, out: &mut Vec<Violation>) {
+    if !pointer.is_empty() && !pointer.starts_with('/') {
+        out.push(Violation::new(
+            "json-pointer-invalid",
+            path,
+            Some(go_quote(pointer)),
+            JSON_POINTER_INVALID,
+        ));
+    }
+}
+
+/// `validateOverrideOperator`: `add`/`replace` need a value, `remove` takes none. An absent
+/// or `null` value is an empty `apiextensionsv1.JSON` (printed `null`).
+fn validate_operator(patch: &Value, path: FieldPath, out: &mut Vec<Violation>) {
+    let value = patch.get("value").filter(|v| !v.is_null());
+    // The raw JSON is printed as the user wrote it (no omitempty pruning inside a value).
+    let rendered = Some(value.map_or_else(|| "null".to_string(), go_json));
+    match patch.get("operator").and_then(Value::as_str).unwrap_or("") {
+        "add" | "replace" if value.is_none() => out.push(Violation::new(
+            "override-value-required",
+            path,
+            rendered,
+            "value is required for add or replace operation",
+        )),
+        "remove" if value.is_some() => out.push(Violation::new(
+            "override-value-forbidden",
+            path,
+            rendered,
+            "value is not allowed for remove operation",
+        )),
+        _ => {}
+    }
+}

@@ -1,0 +1,790 @@
+//! The documentation of every admission rule this module emits: one entry per id, in the order
+//! Karmada checks them. `--list-rules`, SARIF metadata and the README table are built from it.
+
+/// One admission rule: what Karmada refuses, in its own words.
+#[derive(Clone, Debug)]
+pub struct AdmissionRule {
+    /// Stable kebab-case id (what [`super::Violation::rule`] carries).
+    pub id: &'static str,
+    /// One line: what the rule finds.
+    pub summary: &'static str,
+    /// Karmada's detail text (placeholders in `<angle brackets>`).
+    pub message: &'static str,
+    /// Why Karmada refuses it, and what happens otherwise.
+    pub rationale: &'static str,
+    /// A policy that triggers the rule (for update rules: the stored object, `---`, the update).
+    pub example: &'static str,
+    /// How to fix it.
+    pub fix: &'static str,
+    /// Karmada source lines and specification section.
+    pub reference: &'static str,
+}
+
+/// The rule with this id.
+pub fn rule(id: &str) -> Option<&'static AdmissionRule> {
+    RULES.iter().find(|r| r.id == id)
+}
+
+const IS_LABEL_KEY: &str = "<IsLabelKey message, e.g. name part must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]')>";
+
+pub static RULES: &[AdmissionRule] = &[
+    // ---- §1.3 placement -------------------------------------------------------------------
+    AdmissionRule {
+        id: "placement-affinity-exclusive",
+        summary: "placement sets both clusterAffinity and clusterAffinities",
+        message: "clusterAffinities cannot co-exist with clusterAffinity",
+        rationale: "clusterAffinities is the ordered, fail-over capable form of clusterAffinity; the scheduler cannot honour both. An empty `clusterAffinities: []` counts as set.",
+        example: "apiVersion: policy.karmada.io/v1alpha1
+kind: PropagationPolicy
+metadata: {name: nginx, namespace: default}
+spec:
+  resourceSelectors: [{apiVersion: apps/v1, kind: Deployment, name: nginx}]
+  placement:
+    clusterAffinity: {clusterNames: [member1]}
+    clusterAffinities:
+      - affinityName: primary
+        clusterNames: [member1]
+",
+        fix: "Keep one of them: move the clusterAffinity into a single clusterAffinities term, or drop clusterAffinities.",
+        reference: "pkg/util/validation/validation.go:105-107; validation-suspension-failover.md §1.3",
+    },
+    AdmissionRule {
+        id: "overflow-requires-dynamic-weight-or-aggregated",
+        summary: "overflowAffinities without Divided replicas that are Aggregated or dynamically weighted",
+        message: "overflowAffinities can only be used together with dynamic weight or aggregated scheduling",
+        rationale: "Overflow moves replicas that do not fit the primary group; only Aggregated or dynamic-weight division computes what fits. Note that Divided without a preference is defaulted to Weighted, and Weighted without dynamicWeight is static.",
+        example: "apiVersion: policy.karmada.io/v1alpha1
+kind: PropagationPolicy
+metadata: {name: nginx, namespace: default}
+spec:
+  resourceSelectors: [{apiVersion: apps/v1, kind: Deployment, name: nginx}]
+  placement:
+    clusterAffinities:
+      - affinityName: primary
+        clusterNames: [member1]
+        overflowAffinities:
+          - affinityName: burst
+            clusterNames: [member2]
+",
+        fix: "Set replicaScheduling to `replicaSchedulingType: Divided` with `replicaDivisionPreference: Aggregated`, or Weighted with `weightPreference.dynamicWeight: AvailableReplicas`.",
+        reference: "pkg/util/validation/validation.go:110-115; pkg/util/policy.go:31-44; validation-suspension-failover.md §1.3",
+    },
+    AdmissionRule {
+        id: "field-selector-key-unsupported",
+        summary: "a cluster fieldSelector uses a key other than provider, region or zone",
+        message: "unsupported key \"<key>\", must be provider, region, or zone",
+        rationale: "Cluster field selectors match Cluster.spec.provider/region/zone only. Only the first bad expression of a selector is reported, and its key is checked before its operator.",
+        example: "apiVersion: policy.karmada.io/v1alpha1
+kind: PropagationPolicy
+metadata: {name: nginx, namespace: default}
+spec:
+  resourceSelectors: [{apiVersion: apps/v1, kind: Deployment, name: nginx}]
+  placement:
+    clusterAffinity:
+      fieldSelector:
+        matchExpressions: [{key: name, operator: In, values: [member1]}]
+",
+        fix: "Use provider, region or zone; select clusters by name with clusterNames or by label with labelSelector.",
+        reference: "pkg/util/validation/validation.go:172-183, 243-263; validation-suspension-failover.md §1.3",
+    },
+    AdmissionRule {
+        id: "field-selector-operator-unsupported",
+        summary: "a cluster fieldSelector uses an operator other than In or NotIn",
+        message: "unsupported operator \"<operator>\", must be In or NotIn",
+        rationale: "Cluster field selectors support only set membership. Only the first bad expression of a selector is reported.",
+        example: "apiVersion: policy.karmada.io/v1alpha1
+kind: PropagationPolicy
+metadata: {name: nginx, namespace: default}
+spec:
+  resourceSelectors: [{apiVersion: apps/v1, kind: Deployment, name: nginx}]
+  placement:
+    clusterAffinity:
+      fieldSelector:
+        matchExpressions: [{key: region, operator: Exists}]
+",
+        fix: "Use In or NotIn with a list of values.",
+        reference: "pkg/util/validation/validation.go:255-259; validation-suspension-failover.md §1.3",
+    },
+    AdmissionRule {
+        id: "affinity-name-invalid",
+        summary: "a clusterAffinities term name is not a valid label key",
+        message: IS_LABEL_KEY,
+        rationale: "The affinity name is recorded on the binding as the scheduling group; Karmada requires it to be a label key. The error is reported at `spec.placement.clusterAffinities[i]`, without `.affinityName`.",
+        example: "apiVersion: policy.karmada.io/v1alpha1
+kind: PropagationPolicy
+metadata: {name: nginx, namespace: default}
+spec:
+  resourceSelectors: [{apiVersion: apps/v1, kind: Deployment, name: nginx}]
+  placement:
+    clusterAffinities:
+      - affinityName: primary group
+        clusterNames: [member1]
+",
+        fix: "Use letters, digits, '-', '_' or '.', starting and ending with a letter or digit (optionally prefixed by a DNS subdomain and '/').",
+        reference: "pkg/util/validation/validation.go:191-193; content/kube.go:43-72; validation-suspension-failover.md §1.3",
+    },
+    AdmissionRule {
+        id: "affinity-name-duplicate",
+        summary: "two clusterAffinities terms share an affinityName",
+        message: "each affinity term in a policy must have a unique name",
+        rationale: "The scheduler tracks which term a binding is on by name; duplicates make fail-over between terms ambiguous. Reported once per repeat, at the list, with the whole list as value.",
+        example: "apiVersion: policy.karmada.io/v1alpha1
+kind: PropagationPolicy
+metadata: {name: nginx, namespace: default}
+spec:
+  resourceSelectors: [{apiVersion: apps/v1, kind: Deployment, name: nginx}]
+  placement:
+    clusterAffinities:
+      - affinityName: group1
+        clusterNames: [member1]
+      - affinityName: group1
+        clusterNames: [member2]
+",
+        fix: "Give every term its own affinityName.",
+        reference: "pkg/util/validation/validation.go:194-198; validation-suspension-failover.md §1.3",
+    },
+    AdmissionRule {
+        id: "overflow-requires-inline-affinity",
+        summary: "a term with overflowAffinities selects no primary clusters",
+        message: "overflowAffinities can only be used together with the inline ClusterAffinity",
+        rationale: "Overflow extends a primary group; a term without labelSelector, fieldSelector, clusterNames or exclude has no primary group to overflow from.",
+        example: "apiVersion: policy.karmada.io/v1alpha1
+kind: PropagationPolicy
+metadata: {name: nginx, namespace: default}
+spec:
+  resourceSelectors: [{apiVersion: apps/v1, kind: Deployment, name: nginx}]
+  placement:
+    replicaScheduling: {replicaSchedulingType: Divided, replicaDivisionPreference: Aggregated}
+    clusterAffinities:
+      - affinityName: primary
+        overflowAffinities:
+          - affinityName: burst
+            clusterNames: [member2]
+",
+        fix: "Select the primary clusters in the term itself (clusterNames, labelSelector, fieldSelector or exclude).",
+        reference: "pkg/util/validation/validation.go:219-222, 444-455; validation-suspension-failover.md §1.3",
+    },
+    AdmissionRule {
+        id: "overflow-name-invalid",
+        summary: "an overflow affinity name is not a valid label key",
+        message: IS_LABEL_KEY,
+        rationale: "Overflow names are scheduling group names, like affinityName.",
+        example: "apiVersion: policy.karmada.io/v1alpha1
+kind: PropagationPolicy
+metadata: {name: nginx, namespace: default}
+spec:
+  resourceSelectors: [{apiVersion: apps/v1, kind: Deployment, name: nginx}]
+  placement:
+    replicaScheduling: {replicaSchedulingType: Divided, replicaDivisionPreference: Aggregated}
+    clusterAffinities:
+      - affinityName: primary
+        clusterNames: [member1]
+        overflowAffinities:
+          - affinityName: -burst
+            clusterNames: [member2]
+",
+        fix: "Use a valid label key as the overflow affinityName.",
+        reference: "pkg/util/validation/validation.go:227-229; validation-suspension-failover.md §1.3",
+    },
+    AdmissionRule {
+        id: "overflow-name-duplicate",
+        summary: "an overflow affinity name repeats another overflow name or the term's affinityName",
+        message: "overflow affinity name must be unique and must not duplicate the primary group's affinityName",
+        rationale: "Groups are identified by name; a repeated name makes the overflow order ambiguous.",
+        example: "apiVersion: policy.karmada.io/v1alpha1
+kind: PropagationPolicy
+metadata: {name: nginx, namespace: default}
+spec:
+  resourceSelectors: [{apiVersion: apps/v1, kind: Deployment, name: nginx}]
+  placement:
+    replicaScheduling: {replicaSchedulingType: Divided, replicaDivisionPreference: Aggregated}
+    clusterAffinities:
+      - affinityName: primary
+        clusterNames: [member1]
+        overflowAffinities:
+          - affinityName: primary
+            clusterNames: [member2]
+",
+        fix: "Give each overflow term a name used nowhere else in the term.",
+        reference: "pkg/util/validation/validation.go:225-234; validation-suspension-failover.md §1.3",
+    },
+    AdmissionRule {
+        id: "spread-by-label-and-field",
+        summary: "a spread constraint sets both spreadByLabel and spreadByField",
+        message: "spreadByLabel should not co-exist with spreadByField",
+        rationale: "A constraint groups clusters either by a cluster field or by a label, not both.",
+        example: "apiVersion: policy.karmada.io/v1alpha1
+kind: PropagationPolicy
+metadata: {name: nginx, namespace: default}
+spec:
+  resourceSelectors: [{apiVersion: apps/v1, kind: Deployment, name: nginx}]
+  placement:
+    spreadConstraints:
+      - {spreadByField: cluster, spreadByLabel: team, maxGroups: 2}
+",
+        fix: "Split it into two constraints, or keep one of the two keys.",
+        reference: "pkg/util/validation/validation.go:272-274; validation-suspension-failover.md §1.3",
+    },
+    AdmissionRule {
+        id: "spread-min-groups-negative",
+        summary: "a spread constraint has a negative minGroups",
+        message: "minGroups lower than 0 is not allowed",
+        rationale: "A group count cannot be negative. (0 or absent is defaulted to 1 by the mutating webhook.)",
+        example: "apiVersion: policy.karmada.io/v1alpha1
+kind: PropagationPolicy
+metadata: {name: nginx, namespace: default}
+spec:
+  resourceSelectors: [{apiVersion: apps/v1, kind: Deployment, name: nginx}]
+  placement:
+    spreadConstraints:
+      - {spreadByField: cluster, minGroups: -1, maxGroups: 2}
+",
+        fix: "Use minGroups 1 or more.",
+        reference: "pkg/util/validation/validation.go:277-279; validation-suspension-failover.md §1.3",
+    },
+    AdmissionRule {
+        id: "spread-max-groups-negative",
+        summary: "a spread constraint has a negative maxGroups",
+        message: "maxGroups lower than 0 is not allowed",
+        rationale: "A group count cannot be negative; 0 means no maximum.",
+        example: "apiVersion: policy.karmada.io/v1alpha1
+kind: PropagationPolicy
+metadata: {name: nginx, namespace: default}
+spec:
+  resourceSelectors: [{apiVersion: apps/v1, kind: Deployment, name: nginx}]
+  placement:
+    spreadConstraints:
+      - {spreadByField: cluster, maxGroups: -1}
+",
+        fix: "Use 0 (no maximum) or a positive maxGroups.",
+        reference: "pkg/util/validation/validation.go:282-284; validation-suspension-failover.md §1.3",
+    },
+    AdmissionRule {
+        id: "spread-max-below-min",
+        summary: "a spread constraint's maxGroups is below its minGroups",
+        message: "maxGroups lower than minGroups is not allowed",
+        rationale: "No number of groups satisfies both bounds. maxGroups 0 disables the check; an absent minGroups counts as 1 after defaulting.",
+        example: "apiVersion: policy.karmada.io/v1alpha1
+kind: PropagationPolicy
+metadata: {name: nginx, namespace: default}
+spec:
+  resourceSelectors: [{apiVersion: apps/v1, kind: Deployment, name: nginx}]
+  placement:
+    spreadConstraints:
+      - {spreadByField: cluster, minGroups: 3, maxGroups: 2}
+",
+        fix: "Raise maxGroups to at least minGroups, or lower minGroups.",
+        reference: "pkg/util/validation/validation.go:287-289; validation-suspension-failover.md §1.3",
+    },
+    AdmissionRule {
+        id: "spread-field-duplicate",
+        summary: "the same spreadByField appears in more than one spread constraint",
+        message: "multiple <field> spread constraints are not allowed",
+        rationale: "Each cluster field can carry one group-count constraint. Reported once per repeated field, at the list, with the whole list as value. An empty constraint `{}` becomes a cluster constraint.",
+        example: "apiVersion: policy.karmada.io/v1alpha1
+kind: PropagationPolicy
+metadata: {name: nginx, namespace: default}
+spec:
+  resourceSelectors: [{apiVersion: apps/v1, kind: Deployment, name: nginx}]
+  placement:
+    spreadConstraints:
+      - {spreadByField: cluster, maxGroups: 2}
+      - {spreadByField: cluster, maxGroups: 3}
+",
+        fix: "Merge the constraints on the same field into one.",
+        reference: "pkg/util/validation/validation.go:291-300; validation-suspension-failover.md §1.3",
+    },
+    AdmissionRule {
+        id: "spread-cluster-required",
+        summary: "spreadByField constraints without one on `cluster`",
+        message: "the cluster spread constraint must be enabled in one of the constraints in case of SpreadByField is enabled",
+        rationale: "Region, zone or provider groups are filled with clusters; the scheduler needs the cluster constraint to know how many clusters to pick. An empty constraint `{}` is defaulted to `spreadByField: cluster` and satisfies this rule.",
+        example: "apiVersion: policy.karmada.io/v1alpha1
+kind: PropagationPolicy
+metadata: {name: nginx, namespace: default}
+spec:
+  resourceSelectors: [{apiVersion: apps/v1, kind: Deployment, name: nginx}]
+  placement:
+    spreadConstraints:
+      - {spreadByField: region, maxGroups: 2}
+",
+        fix: "Add a constraint such as `{spreadByField: cluster, maxGroups: 3, minGroups: 2}`.",
+        reference: "pkg/util/validation/validation.go:303-310; validation-suspension-failover.md §1.3",
+    },
+    AdmissionRule {
+        id: "workload-affinity-key-invalid",
+        summary: "a workloadAffinity groupByLabelKey is not a valid label key",
+        message: IS_LABEL_KEY,
+        rationale: "Workloads are grouped by the value of this label on the resource template, so it must be a label key.",
+        example: "apiVersion: policy.karmada.io/v1alpha1
+kind: PropagationPolicy
+metadata: {name: nginx, namespace: default}
+spec:
+  resourceSelectors: [{apiVersion: apps/v1, kind: Deployment, name: nginx}]
+  placement:
+    workloadAffinity:
+      affinity: {groupByLabelKey: 'INVALID KEY!'}
+",
+        fix: "Use a valid label key, e.g. `app.group` or `example.com/group`.",
+        reference: "pkg/util/validation/validation.go:152-161; validation-suspension-failover.md §1.3",
+    },
+    AdmissionRule {
+        id: "workload-affinity-same-key",
+        summary: "workload affinity and anti-affinity group by the same label key",
+        message: "affinity and antiAffinity must not use the same groupByLabelKey",
+        rationale: "Co-locating and separating the same group at once cannot be satisfied.",
+        example: "apiVersion: policy.karmada.io/v1alpha1
+kind: PropagationPolicy
+metadata: {name: nginx, namespace: default}
+spec:
+  resourceSelectors: [{apiVersion: apps/v1, kind: Deployment, name: nginx}]
+  placement:
+    workloadAffinity:
+      affinity: {groupByLabelKey: app.group}
+      antiAffinity: {groupByLabelKey: app.group}
+",
+        fix: "Group affinity and anti-affinity by different label keys.",
+        reference: "pkg/util/validation/validation.go:163-167; validation-suspension-failover.md §1.3",
+    },
+    AdmissionRule {
+        id: "toleration-operator-unsupported",
+        summary: "a cluster toleration uses the Lt or Gt operator",
+        message: "supported values: \"\", \"Exists\", \"Equal\"",
+        rationale: "Lt and Gt compare numeric node taints; cluster taints support only Exists and Equal. Reported as `Unsupported value: \"Lt\": supported values: \"\", \"Exists\", \"Equal\"`.",
+        example: "apiVersion: policy.karmada.io/v1alpha1
+kind: PropagationPolicy
+metadata: {name: nginx, namespace: default}
+spec:
+  resourceSelectors: [{apiVersion: apps/v1, kind: Deployment, name: nginx}]
+  placement:
+    clusterTolerations:
+      - {key: capacity, operator: Lt, value: '100', effect: NoSchedule}
+",
+        fix: "Use Exists or Equal (or leave the operator empty, which means Equal).",
+        reference: "pkg/util/validation/validation.go:132-142; validation-suspension-failover.md §1.3",
+    },
+    // ---- §1.2 F0 and §1.5 failover ----------------------------------------------------------
+    AdmissionRule {
+        id: "application-failover-requires-propagate-deps",
+        summary: "application failover without propagateDeps: true",
+        message: "application failover is set, propagateDeps must be true",
+        rationale: "Migrating an application to another cluster would leave its ConfigMaps and Secrets behind unless dependencies follow it. Cluster failover does not require it.",
+        example: "apiVersion: policy.karmada.io/v1alpha1
+kind: PropagationPolicy
+metadata: {name: nginx, namespace: default}
+spec:
+  resourceSelectors: [{apiVersion: apps/v1, kind: Deployment, name: nginx}]
+  failover:
+    application:
+      decisionConditions: {tolerationSeconds: 120}
+",
+        fix: "Add `propagateDeps: true` to the spec.",
+        reference: "pkg/util/validation/validation.go:46-48; validation-suspension-failover.md §1.2 F0",
+    },
+    AdmissionRule {
+        id: "toleration-seconds-negative",
+        summary: "application failover decisionConditions.tolerationSeconds is negative",
+        message: "must be greater than or equal to 0",
+        rationale: "It is how long an unhealthy application is tolerated before failover; 0 means immediately, a negative time means nothing.",
+        example: "apiVersion: policy.karmada.io/v1alpha1
+kind: PropagationPolicy
+metadata: {name: nginx, namespace: default}
+spec:
+  resourceSelectors: [{apiVersion: apps/v1, kind: Deployment, name: nginx}]
+  propagateDeps: true
+  failover:
+    application:
+      decisionConditions: {tolerationSeconds: -100}
+",
+        fix: "Use 0 or more seconds (300 when left out).",
+        reference: "pkg/util/validation/validation.go:336-338; validation-suspension-failover.md §1.5",
+    },
+    AdmissionRule {
+        id: "grace-period-without-gracefully",
+        summary: "gracePeriodSeconds with a purgeMode other than the graceful one",
+        message: "only takes effect when purgeMode is gracefully",
+        rationale: "The grace period is how long the old copy is kept while the new one comes up; Directly and Never do not wait. Karmada up to 1.18 spells the mode Graciously (and says \"graciously\").",
+        example: "apiVersion: policy.karmada.io/v1alpha1
+kind: PropagationPolicy
+metadata: {name: nginx, namespace: default}
+spec:
+  resourceSelectors: [{apiVersion: apps/v1, kind: Deployment, name: nginx}]
+  propagateDeps: true
+  failover:
+    application:
+      decisionConditions: {tolerationSeconds: 100}
+      purgeMode: Directly
+      gracePeriodSeconds: 100
+",
+        fix: "Remove gracePeriodSeconds, or use `purgeMode: Gracefully` (Graciously before 1.19).",
+        reference: "pkg/util/validation/validation.go:340-343; validation-suspension-failover.md §1.5",
+    },
+    AdmissionRule {
+        id: "grace-period-required",
+        summary: "graceful purge without gracePeriodSeconds, on a spec that skipped the mutating webhook",
+        message: "should not be empty when purgeMode is gracefully",
+        rationale: "Unreachable through the API server: the mutating webhook fills 600 seconds first (M5), so `purgeMode: Gracefully` alone is admitted. It only fires when validating a spec without Karmada's defaults.",
+        example: "apiVersion: policy.karmada.io/v1alpha1
+kind: PropagationPolicy
+metadata: {name: nginx, namespace: default}
+spec:
+  resourceSelectors: [{apiVersion: apps/v1, kind: Deployment, name: nginx}]
+  propagateDeps: true
+  failover:
+    application:
+      decisionConditions: {tolerationSeconds: 100}
+      purgeMode: Gracefully
+",
+        fix: "Set gracePeriodSeconds (the webhook would use 600).",
+        reference: "pkg/util/validation/validation.go:345-348; pkg/util/helper/policy.go:130-135; validation-suspension-failover.md §1.4 M5, §1.5",
+    },
+    AdmissionRule {
+        id: "grace-period-not-positive",
+        summary: "gracePeriodSeconds is 0 or negative",
+        message: "must be greater than 0",
+        rationale: "A zero grace period would evict the old copy at once, which is what purgeMode Directly is for. An explicit 0 is not replaced by the webhook's 600.",
+        example: "apiVersion: policy.karmada.io/v1alpha1
+kind: PropagationPolicy
+metadata: {name: nginx, namespace: default}
+spec:
+  resourceSelectors: [{apiVersion: apps/v1, kind: Deployment, name: nginx}]
+  propagateDeps: true
+  failover:
+    application:
+      decisionConditions: {tolerationSeconds: 100}
+      purgeMode: Gracefully
+      gracePeriodSeconds: 0
+",
+        fix: "Use a positive number of seconds, or leave it out for 600.",
+        reference: "pkg/util/validation/validation.go:350-352; validation-suspension-failover.md §1.5",
+    },
+    AdmissionRule {
+        id: "state-preservation-alias-invalid",
+        summary: "a statePreservation aliasLabelName is not a valid label name",
+        message: IS_LABEL_KEY,
+        rationale: "The preserved state is injected into the migrated workload as a label with this name.",
+        example: "apiVersion: policy.karmada.io/v1alpha1
+kind: PropagationPolicy
+metadata: {name: nginx, namespace: default}
+spec:
+  resourceSelectors: [{apiVersion: apps/v1, kind: Deployment, name: nginx}]
+  propagateDeps: true
+  failover:
+    application:
+      decisionConditions: {tolerationSeconds: 100}
+      statePreservation:
+        rules:
+          - {aliasLabelName: -invalid-label, jsonPath: '{.availableReplicas}'}
+",
+        fix: "Use a valid label name such as `example.com/replicas`.",
+        reference: "pkg/util/validation/validation.go:354-373, 389-391; validation-suspension-failover.md §1.5",
+    },
+    // ---- §1.2 N1, R1, S1 --------------------------------------------------------------------
+    AdmissionRule {
+        id: "selector-namespace-mismatch",
+        summary: "a PropagationPolicy or OverridePolicy selects resources in another namespace",
+        message: "namespace of resource selector must be the same as the namespace of the policy",
+        rationale: "Namespaced policies only govern their own namespace. A selector without a namespace is filled in with the policy's, so only an explicit other namespace fails; cluster-scoped policies are never checked.",
+        example: "apiVersion: policy.karmada.io/v1alpha1
+kind: PropagationPolicy
+metadata: {name: nginx, namespace: default}
+spec:
+  resourceSelectors: [{apiVersion: apps/v1, kind: Deployment, namespace: other, name: nginx}]
+",
+        fix: "Move the policy to the resources' namespace, drop the selector's namespace, or use a ClusterPropagationPolicy.",
+        reference: "pkg/util/validation/validation.go:57-69; validation-suspension-failover.md §1.2 N1, §1.7",
+    },
+    AdmissionRule {
+        id: "preemption-requires-name",
+        summary: "preemption: Always with a resource selector that has no name",
+        message: "name cannot be empty if preemption is Always, the empty name may cause unexpected resources preemption",
+        rationale: "A preempting policy takes resources from other policies; without a name a selector could take every matching resource. A labelSelector does not satisfy this rule.",
+        example: "apiVersion: policy.karmada.io/v1alpha1
+kind: PropagationPolicy
+metadata: {name: nginx, namespace: default}
+spec:
+  preemption: Always
+  priority: 10
+  resourceSelectors:
+    - apiVersion: apps/v1
+      kind: Deployment
+      labelSelector: {matchLabels: {app: nginx}}
+",
+        fix: "Name every resource the policy may preempt, or set `preemption: Never`.",
+        reference: "pkg/util/validation/validation.go:72-84; validation-suspension-failover.md §1.2 R1",
+    },
+    AdmissionRule {
+        id: "suspension-exclusive",
+        summary: "suspension sets dispatching: true and lists dispatchingOnClusters.clusterNames",
+        message: "suspension dispatching cannot co-exist with dispatchingOnClusters.clusterNames",
+        rationale: "dispatching: true already pauses every cluster; a cluster list next to it is contradictory. `clusterNames: []` is fine. The field is reported as `spec.suspension.suspension` (sic).",
+        example: "apiVersion: policy.karmada.io/v1alpha1
+kind: PropagationPolicy
+metadata: {name: nginx, namespace: default}
+spec:
+  resourceSelectors: [{apiVersion: apps/v1, kind: Deployment, name: nginx}]
+  suspension:
+    dispatching: true
+    dispatchingOnClusters: {clusterNames: [member1]}
+",
+        fix: "Keep `dispatching: true` to pause everything, or drop it and list the clusters to pause.",
+        reference: "pkg/util/validation/validation.go:86-99; validation-suspension-failover.md §1.2 S1",
+    },
+    // ---- §1.1 update-only and stored-object checks -----------------------------------------
+    AdmissionRule {
+        id: "scheduler-name-immutable",
+        summary: "an update changes spec.schedulerName",
+        message: "the schedulerName should not be updated",
+        rationale: "Bindings already scheduled by one scheduler would be orphaned by another. Both sides are compared after the default `default-scheduler`. A plain message with no field prefix.",
+        example: "apiVersion: policy.karmada.io/v1alpha1
+kind: PropagationPolicy
+metadata: {name: nginx, namespace: default}
+spec:
+  resourceSelectors: [{apiVersion: apps/v1, kind: Deployment, name: nginx}]
+---
+apiVersion: policy.karmada.io/v1alpha1
+kind: PropagationPolicy
+metadata: {name: nginx, namespace: default}
+spec:
+  schedulerName: my-scheduler
+  resourceSelectors: [{apiVersion: apps/v1, kind: Deployment, name: nginx}]
+",
+        fix: "Keep the scheduler name; to change it, delete and recreate the policy.",
+        reference: "pkg/webhook/propagationpolicy/validating.go:71-85; pkg/webhook/clusterpropagationpolicy/validating.go:58-62; validation-suspension-failover.md §1.1",
+    },
+    AdmissionRule {
+        id: "permanent-id-immutable",
+        summary: "an update changes, adds or removes the policy's permanent-id label",
+        message: "label propagationpolicy.karmada.io/permanent-id is immutable, it can only be set by the system during creation",
+        rationale: "Resource templates and bindings point at their policy through this id. `kubectl replace` with a git manifest that lacks the label is refused. (CPP: clusterpropagationpolicy.karmada.io/permanent-id.)",
+        example: "apiVersion: policy.karmada.io/v1alpha1
+kind: PropagationPolicy
+metadata:
+  name: nginx
+  namespace: default
+  labels: {propagationpolicy.karmada.io/permanent-id: 6b7bf6a4-0d1c-4a8e-9f43-3a1c2b9e0f11}
+spec:
+  resourceSelectors: [{apiVersion: apps/v1, kind: Deployment, name: nginx}]
+---
+apiVersion: policy.karmada.io/v1alpha1
+kind: PropagationPolicy
+metadata: {name: nginx, namespace: default}
+spec:
+  resourceSelectors: [{apiVersion: apps/v1, kind: Deployment, name: nginx}]
+",
+        fix: "Use `kubectl apply` (which keeps labels it does not manage), or copy the stored label value into the manifest.",
+        reference: "pkg/webhook/propagationpolicy/validating.go:71-85; pkg/webhook/clusterpropagationpolicy/validating.go:64-68; validation-suspension-failover.md §1.1",
+    },
+    AdmissionRule {
+        id: "permanent-id-required",
+        summary: "a stored policy has no permanent-id label",
+        message: "label propagationpolicy.karmada.io/permanent-id is required, it should be set by the mutating admission webhook during creation",
+        rationale: "Only seen when the mutating webhook did not run at creation; manifests in git never need the label, since the webhook sets it on CREATE. (CPP: clusterpropagationpolicy.karmada.io/permanent-id.)",
+        example: "apiVersion: policy.karmada.io/v1alpha1
+kind: PropagationPolicy
+metadata: {name: nginx, namespace: default}
+spec:
+  resourceSelectors: [{apiVersion: apps/v1, kind: Deployment, name: nginx}]
+",
+        fix: "Check that Karmada's mutating webhook configuration is installed and reachable, then recreate the policy.",
+        reference: "pkg/webhook/propagationpolicy/validating.go:87-99; pkg/webhook/clusterpropagationpolicy/validating.go:70-73; validation-suspension-failover.md §1.1",
+    },
+    // ---- §1.7 override policies -------------------------------------------------------------
+    AdmissionRule {
+        id: "override-rules-and-target-cluster",
+        summary: "an override policy sets both overrideRules and the deprecated targetCluster",
+        message: "overrideRules and targetCluster can't co-exist",
+        rationale: "targetCluster/overriders is the deprecated single-rule form of overrideRules; both at once is ambiguous. `overrideRules: []` counts as set.",
+        example: "apiVersion: policy.karmada.io/v1alpha1
+kind: OverridePolicy
+metadata: {name: nginx, namespace: default}
+spec:
+  resourceSelectors: [{apiVersion: apps/v1, kind: Deployment, name: nginx}]
+  targetCluster: {clusterNames: [member1]}
+  overrideRules:
+    - targetCluster: {clusterNames: [member1]}
+      overriders:
+        plaintext: [{path: /spec/replicas, operator: replace, value: 2}]
+",
+        fix: "Move targetCluster into an overrideRules entry.",
+        reference: "pkg/util/validation/validation.go:393-418; validation-suspension-failover.md §1.7",
+    },
+    AdmissionRule {
+        id: "override-rules-and-overriders",
+        summary: "an override policy sets both overrideRules and the deprecated overriders",
+        message: "overrideRules and overriders can't co-exist",
+        rationale: "overriders is the deprecated single-rule form of overrideRules.",
+        example: "apiVersion: policy.karmada.io/v1alpha1
+kind: OverridePolicy
+metadata: {name: nginx, namespace: default}
+spec:
+  resourceSelectors: [{apiVersion: apps/v1, kind: Deployment, name: nginx}]
+  overriders:
+    plaintext: [{path: /spec/replicas, operator: replace, value: 2}]
+  overrideRules:
+    - targetCluster: {clusterNames: [member1]}
+",
+        fix: "Move the overriders into an overrideRules entry.",
+        reference: "pkg/util/validation/validation.go:393-418; validation-suspension-failover.md §1.7",
+    },
+    AdmissionRule {
+        id: "override-annotation-key-invalid",
+        summary: "an annotationsOverrider adds an annotation whose key is not a qualified name",
+        message: IS_LABEL_KEY,
+        rationale: "The API server would refuse the overridden object in the member cluster (ValidateAnnotations, keys compared lower-cased).",
+        example: "apiVersion: policy.karmada.io/v1alpha1
+kind: OverridePolicy
+metadata: {name: nginx, namespace: default}
+spec:
+  resourceSelectors: [{apiVersion: apps/v1, kind: Deployment, name: nginx}]
+  overrideRules:
+    - targetCluster: {clusterNames: [member1]}
+      overriders:
+        annotationsOverrider:
+          - operator: add
+            value: {'testannotation~projectId': c-m-lfx9lk92p-v86cf}
+",
+        fix: "Use a valid annotation key (optional DNS prefix, '/', and a name of letters, digits, '-', '_' or '.').",
+        reference: "pkg/util/validation/validation.go:457-508; validation-suspension-failover.md §1.7",
+    },
+    AdmissionRule {
+        id: "override-label-key-invalid",
+        summary: "a labelsOverrider adds a label whose key is not a valid label key",
+        message: IS_LABEL_KEY,
+        rationale: "The API server would refuse the overridden object in the member cluster (ValidateLabels).",
+        example: "apiVersion: policy.karmada.io/v1alpha1
+kind: OverridePolicy
+metadata: {name: nginx, namespace: default}
+spec:
+  resourceSelectors: [{apiVersion: apps/v1, kind: Deployment, name: nginx}]
+  overrideRules:
+    - targetCluster: {clusterNames: [member1]}
+      overriders:
+        labelsOverrider:
+          - operator: add
+            value: {'testlabel~projectId': value}
+",
+        fix: "Use a valid label key.",
+        reference: "pkg/util/validation/validation.go:457-508; validation-suspension-failover.md §1.7",
+    },
+    AdmissionRule {
+        id: "override-label-value-invalid",
+        summary: "a labelsOverrider adds a label whose value is not a valid label value",
+        message: "<IsLabelValue message, e.g. a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyValue',  or 'my_value',  or '12345', regex used for validation is '(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?')>",
+        rationale: "The API server would refuse the overridden object in the member cluster.",
+        example: "apiVersion: policy.karmada.io/v1alpha1
+kind: OverridePolicy
+metadata: {name: nginx, namespace: default}
+spec:
+  resourceSelectors: [{apiVersion: apps/v1, kind: Deployment, name: nginx}]
+  overrideRules:
+    - targetCluster: {clusterNames: [member1]}
+      overriders:
+        labelsOverrider:
+          - operator: add
+            value: {tier: 'front end'}
+",
+        fix: "Use at most 63 letters, digits, '-', '_' or '.', starting and ending with a letter or digit.",
+        reference: "pkg/util/validation/validation.go:457-508; validation-suspension-failover.md §1.7",
+    },
+    AdmissionRule {
+        id: "json-pointer-invalid",
+        summary: "an overrider path (predicate.path, fieldPath, subPath) is not a JSON pointer",
+        message: "JSON pointer must be empty or start with a \"/\nJSON pointer error",
+        rationale: "These paths are RFC 6901 JSON pointers; one that does not start with '/' cannot be resolved.",
+        example: "apiVersion: policy.karmada.io/v1alpha1
+kind: OverridePolicy
+metadata: {name: nginx, namespace: default}
+spec:
+  resourceSelectors: [{apiVersion: v1, kind: ConfigMap, name: nginx}]
+  overrideRules:
+    - targetCluster: {clusterNames: [member1]}
+      overriders:
+        fieldOverrider:
+          - fieldPath: data/config
+            yaml: [{subPath: /key, operator: remove}]
+",
+        fix: "Start the path with '/', e.g. `/data/config`.",
+        reference: "pkg/util/validation/validation.go:457-508 (go-openapi/jsonpointer New); validation-suspension-failover.md §1.7",
+    },
+    AdmissionRule {
+        id: "field-overrider-json-and-yaml",
+        summary: "a fieldOverrider sets both json and yaml patches",
+        message: "FieldOverrider has both YAML and JSON set. Only one is allowed",
+        rationale: "The field is parsed either as JSON or as YAML before patching.",
+        example: "apiVersion: policy.karmada.io/v1alpha1
+kind: OverridePolicy
+metadata: {name: nginx, namespace: default}
+spec:
+  resourceSelectors: [{apiVersion: v1, kind: ConfigMap, name: nginx}]
+  overrideRules:
+    - targetCluster: {clusterNames: [member1]}
+      overriders:
+        fieldOverrider:
+          - fieldPath: /data/config
+            json: [{subPath: /key, operator: remove}]
+            yaml: [{subPath: /key, operator: remove}]
+",
+        fix: "Keep the list that matches the field's format.",
+        reference: "pkg/util/validation/validation.go:457-508; validation-suspension-failover.md §1.7",
+    },
+    AdmissionRule {
+        id: "field-overrider-json-or-yaml",
+        summary: "a fieldOverrider sets neither json nor yaml patches",
+        message: "FieldOverrider must have either JSON or YAML set",
+        rationale: "A field overrider without patches does nothing.",
+        example: "apiVersion: policy.karmada.io/v1alpha1
+kind: OverridePolicy
+metadata: {name: nginx, namespace: default}
+spec:
+  resourceSelectors: [{apiVersion: v1, kind: ConfigMap, name: nginx}]
+  overrideRules:
+    - targetCluster: {clusterNames: [member1]}
+      overriders:
+        fieldOverrider:
+          - fieldPath: /data/config
+",
+        fix: "Add json or yaml patch operations, or remove the overrider.",
+        reference: "pkg/util/validation/validation.go:457-508; validation-suspension-failover.md §1.7",
+    },
+    AdmissionRule {
+        id: "override-value-required",
+        summary: "a json/yaml patch with operator add or replace has no value",
+        message: "value is required for add or replace operation",
+        rationale: "There is nothing to add or replace with.",
+        example: "apiVersion: policy.karmada.io/v1alpha1
+kind: OverridePolicy
+metadata: {name: nginx, namespace: default}
+spec:
+  resourceSelectors: [{apiVersion: v1, kind: ConfigMap, name: nginx}]
+  overrideRules:
+    - targetCluster: {clusterNames: [member1]}
+      overriders:
+        fieldOverrider:
+          - fieldPath: /data/config
+            yaml: [{subPath: /key, operator: add}]
+",
+        fix: "Give the patch a value, or use operator remove.",
+        reference: "pkg/util/validation/validation.go:457-508 (validateOverrideOperator); validation-suspension-failover.md §1.7",
+    },
+    AdmissionRule {
+        id: "override-value-forbidden",
+        summary: "a json/yaml patch with operator remove has a value",
+        message: "value is not allowed for remove operation",
+        rationale: "remove deletes the sub-path; a value suggests add or replace was meant.",
+        example: "apiVersion: policy.karmada.io/v1alpha1
+kind: OverridePolicy
+metadata: {name: nginx, namespace: default}
+spec:
+  resourceSelectors: [{apiVersion: v1, kind: ConfigMap, name: nginx}]
+  overrideRules:
+    - targetCluster: {clusterNames: [member1]}
+      overriders:
+        fieldOverrider:
+          - fieldPath: /data/config
+            yaml: [{subPath: /key, operator: remove, value: x}]
+",
+        fix: "Drop the value, or use add or replace.",
+        reference: "pkg/util/validation/validation.go:457-508 (validateOverrideOperator); validation-suspension-failover.md §1.7",
+    },
+];
