@@ -1,0 +1,115 @@
+//! Karmada's admission rules through the real binary: `lint -o json` on the fixtures in
+//! `testdata/admission`, checking rule id, Karmada's field path, detail text and position.
+
+use std::process::Command;
+
+use karmada_policy::engine::admission::RULES;
+
+fn lint_json(fixture: &str) -> (i32, serde_json::Value) {
+    let out = Command::new(env!("CARGO_BIN_EXE_kubectl-karmada_policy"))
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .env("RUST_BACKTRACE", "0")
+        .args(["lint", "-o", "json", fixture])
+        .output()
+        .expect("binary runs");
+    let json = serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {
+        panic!(
+            "not JSON ({e}): {}\n{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        )
+    });
+    (out.status.code().unwrap_or(-1), json)
+}
+
+fn is_admission_rule(id: &str) -> bool {
+    RULES.iter().any(|r| r.id == id)
+}
+
+/// (rule, field, message, line)
+fn admission_findings(json: &serde_json::Value) -> Vec<(String, String, String, u64)> {
+    json["findings"]
+        .as_array()
+        .expect("findings")
+        .iter()
+        .filter(|f| is_admission_rule(f["rule"].as_str().unwrap_or("")))
+        .map(|f| {
+            (
+                f["rule"].as_str().unwrap().to_string(),
+                f["field"].as_str().unwrap_or("").to_string(),
+                f["message"].as_str().unwrap().to_string(),
+                f["line"].as_u64().unwrap_or(0),
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn each_refused_document_reports_karmadas_path_and_text() {
+    let (code, json) = lint_json("testdata/admission/invalid.yaml");
+    assert_eq!(code, 1, "errors make the exit code 1");
+    let found = admission_findings(&json);
+    let expected: Vec<(&str, &str, &str, u64)> = vec![
+        (
+            "suspension-exclusive",
+            "spec.suspension.suspension",
+            "suspension dispatching cannot co-exist with dispatchingOnClusters.clusterNames",
+            8,
+        ),
+        (
+            "preemption-requires-name",
+            "spec.resourceSelectors[0].name",
+            "name cannot be empty if preemption is Always, the empty name may cause unexpected resources preemption",
+            19,
+        ),
+        (
+            "selector-namespace-mismatch",
+            "spec.resourceSelectors[0].namespace",
+            "namespace of resource selector must be the same as the namespace of the policy",
+            27,
+        ),
+        (
+            "spread-cluster-required",
+            "spec.placement.spreadConstraints",
+            "the cluster spread constraint must be enabled in one of the constraints in case of SpreadByField is enabled",
+            35,
+        ),
+        (
+            "application-failover-requires-propagate-deps",
+            "spec.propagateDeps",
+            "application failover is set, propagateDeps must be true",
+            41,
+        ),
+        (
+            "affinity-name-invalid",
+            "spec.placement.clusterAffinities[0]",
+            "name part must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]')",
+            54,
+        ),
+        (
+            "toleration-operator-unsupported",
+            "spec.placement.clusterTolerations[0].operator",
+            "supported values: \"\", \"Exists\", \"Equal\"",
+            64,
+        ),
+        (
+            "override-value-required",
+            "spec.overrideRules[0].overriders.fieldOverrider[0].yaml[0].value",
+            "value is required for add or replace operation",
+            76,
+        ),
+    ];
+    let expected: Vec<(String, String, String, u64)> = expected
+        .into_iter()
+        .map(|(r, f, m, l)| (r.into(), f.into(), m.into(), l))
+        .collect();
+    assert_eq!(found, expected);
+}
+
+#[test]
+fn near_misses_are_admitted() {
+    let (_, json) = lint_json("testdata/admission/valid.yaml");
+    let found = admission_findings(&json);
+    assert!(found.is_empty(), "{found:#?}");
+    assert_eq!(json["summary"]["policies"], 6, "{json}");
+}
