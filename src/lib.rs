@@ -5,6 +5,8 @@
 //! [`output`], [`cli`]) format or act on those decisions.
 
 pub mod cli;
+pub mod cluster;
+pub mod edit;
 pub mod engine;
 pub mod lint;
 pub mod model;

@@ -1,0 +1,432 @@
+//! The live Karmada control plane: kubeconfig handling as kubectl does it, and the one place
+//! that writes policies, owning optimistic concurrency (resourceVersion precondition, bounded
+//! retry on 409 Conflict) and dry-run.
+//!
+//! Credentials are never printed, logged or written: errors name the kubeconfig, context and
+//! server only.
+
+pub mod selector;
+pub mod yaml_out;
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use kube::api::{Api, DynamicObject, ListParams, Patch, PatchParams};
+use kube::config::{KubeConfigOptions, Kubeconfig};
+use kube::core::{ApiResource, GroupVersionKind};
+use serde_json::Value as J;
+
+use crate::model::PolicyKind;
+
+/// The field manager recorded in managedFields for our writes.
+pub const FIELD_MANAGER: &str = "kubectl-karmada-policy";
+
+/// How to reach the control plane, flag for flag as kubectl.
+#[derive(Clone, Debug, Default)]
+pub struct ConnectOptions {
+    /// `--kubeconfig` (else `KUBECONFIG`, else `~/.kube/config`).
+    pub kubeconfig: Option<PathBuf>,
+    /// `--context` / `--karmada-context`.
+    pub context: Option<String>,
+    /// `--request-timeout` (0 = no timeout).
+    pub request_timeout: Option<Duration>,
+}
+
+/// A failure talking to the control plane, classified for exit codes.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ClusterError {
+    pub kind: ErrorKind,
+    pub message: String,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ErrorKind {
+    /// Kubeconfig missing or unusable.
+    Config,
+    /// Network, TLS or timeout.
+    Transport,
+    /// 401/403.
+    Auth,
+    NotFound,
+    /// 409 on update.
+    Conflict,
+    /// Any other API answer (4xx/5xx).
+    Api,
+}
+
+impl ClusterError {
+    fn new(kind: ErrorKind, message: impl Into<String>) -> ClusterError {
+        ClusterError {
+            kind,
+            message: message.into(),
+        }
+    }
+}
+
+impl std::fmt::Display for ClusterError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.message)
+    }
+}
+
+fn classify(e: kube::Error) -> ClusterError {
+    match e {
+        kube::Error::Api(status) => {
+            let kind = match status.code {
+                401 | 403 => ErrorKind::Auth,
+                404 => ErrorKind::NotFound,
+                409 if status.reason == "Conflict" => ErrorKind::Conflict,
+                _ => ErrorKind::Api,
+            };
+            let reason = if status.reason.is_empty() {
+                format!("HTTP {}", status.code)
+            } else {
+                status.reason.clone()
+            };
+            ClusterError::new(kind, format!("{} ({reason})", status.message))
+        }
+        other => {
+            // Transport errors never carry credentials; keep only the display text.
+            ClusterError::new(ErrorKind::Transport, other.to_string())
+        }
+    }
+}
+
+/// A connected client with what the kubeconfig context said.
+#[derive(Clone)]
+pub struct Conn {
+    pub client: kube::Client,
+    /// The context's default namespace (`default` when unset), as kubectl uses it.
+    pub namespace: String,
+    /// The context's user name (the kubeconfig entry's name, never a credential).
+    pub user: String,
+    /// The server URL, for messages.
+    pub server: String,
+}
+
+/// Loads the kubeconfig as kubectl does and connects (no request is made yet).
+pub async fn connect(opts: &ConnectOptions) -> Result<Conn, ClusterError> {
+    let kubeconfig = match &opts.kubeconfig {
+        Some(p) => Kubeconfig::read_from(p).map_err(|e| {
+            ClusterError::new(
+                ErrorKind::Config,
+                format!("cannot read kubeconfig {}: {e}", p.display()),
+            )
+        })?,
+        None => Kubeconfig::read().map_err(|e| {
+            ClusterError::new(
+                ErrorKind::Config,
+                format!("cannot read kubeconfig (KUBECONFIG or ~/.kube/config): {e}"),
+            )
+        })?,
+    };
+    let context_name = opts
+        .context
+        .clone()
+        .or_else(|| kubeconfig.current_context.clone())
+        .unwrap_or_default();
+    if let Some(c) = &opts.context {
+        if !kubeconfig.contexts.iter().any(|x| &x.name == c) {
+            return Err(ClusterError::new(
+                ErrorKind::Config,
+                format!("context \"{c}\" does not exist in the kubeconfig"),
+            ));
+        }
+    }
+    let user = kubeconfig
+        .contexts
+        .iter()
+        .find(|c| c.name == context_name)
+        .and_then(|c| c.context.as_ref())
+        .and_then(|c| c.user.clone())
+        .unwrap_or_default();
+    let options = KubeConfigOptions {
+        context: opts.context.clone(),
+        cluster: None,
+        user: None,
+    };
+    let mut config = kube::Config::from_custom_kubeconfig(kubeconfig, &options)
+        .await
+        .map_err(|e| ClusterError::new(ErrorKind::Config, format!("kubeconfig: {e}")))?;
+    if let Some(t) = opts.request_timeout.filter(|t| !t.is_zero()) {
+        config.connect_timeout = Some(t);
+        config.read_timeout = Some(t);
+        config.write_timeout = Some(t);
+    }
+    let namespace = config.default_namespace.clone();
+    let server = config.cluster_url.to_string();
+    let client = kube::Client::try_from(config)
+        .map_err(|e| ClusterError::new(ErrorKind::Config, format!("client: {e}")))?;
+    Ok(Conn {
+        client,
+        namespace,
+        user,
+        server,
+    })
+}
+
+pub fn policy_resource(kind: PolicyKind) -> ApiResource {
+    let gvk = GroupVersionKind::gvk("policy.karmada.io", "v1alpha1", kind.as_str());
+    ApiResource::from_gvk_with_plural(&gvk, kind.plural())
+}
+
+fn resource(group: &str, version: &str, kind: &str, plural: &str) -> ApiResource {
+    ApiResource::from_gvk_with_plural(&GroupVersionKind::gvk(group, version, kind), plural)
+}
+
+impl Conn {
+    fn policy_api(&self, kind: PolicyKind, namespace: Option<&str>) -> Api<DynamicObject> {
+        let ar = policy_resource(kind);
+        match (kind, namespace) {
+            (PolicyKind::PropagationPolicy, Some(ns)) => {
+                Api::namespaced_with(self.client.clone(), ns, &ar)
+            }
+            _ => Api::all_with(self.client.clone(), &ar),
+        }
+    }
+
+    /// One policy; `Ok(None)` when it does not exist.
+    pub async fn get_policy(
+        &self,
+        kind: PolicyKind,
+        namespace: Option<&str>,
+        name: &str,
+    ) -> Result<Option<J>, ClusterError> {
+        let api = self.policy_api(kind, namespace);
+        match api.get_opt(name).await {
+            Ok(o) => Ok(o.map(|o| to_json(&o, kind))),
+            Err(e) => Err(classify(e)),
+        }
+    }
+
+    /// Policies of a kind (`namespace: None` = all namespaces), filtered by a label selector.
+    pub async fn list_policies(
+        &self,
+        kind: PolicyKind,
+        namespace: Option<&str>,
+        selector: Option<&str>,
+    ) -> Result<Vec<J>, ClusterError> {
+        let api = self.policy_api(kind, namespace);
+        let mut lp = ListParams::default();
+        if let Some(s) = selector {
+            lp = lp.labels(s);
+        }
+        let list = api.list(&lp).await.map_err(classify)?;
+        Ok(list.items.iter().map(|o| to_json(o, kind)).collect())
+    }
+
+    /// A merge patch (RFC 7386) carrying `metadata.resourceVersion`, so the server answers 409
+    /// Conflict when the object changed since it was read.
+    pub async fn patch_policy(
+        &self,
+        kind: PolicyKind,
+        namespace: Option<&str>,
+        name: &str,
+        patch: &J,
+        dry_run: bool,
+    ) -> Result<J, ClusterError> {
+        let api = self.policy_api(kind, namespace);
+        let pp = PatchParams {
+            field_manager: Some(FIELD_MANAGER.to_string()),
+            dry_run,
+            ..PatchParams::default()
+        };
+        let o = api
+            .patch(name, &pp, &Patch::Merge(patch))
+            .await
+            .map_err(classify)?;
+        Ok(to_json(&o, kind))
+    }
+
+    /// Member clusters (`cluster.karmada.io/v1alpha1`); `Ok(None)` when not readable.
+    pub async fn list_clusters(&self) -> Option<Vec<J>> {
+        let ar = resource("cluster.karmada.io", "v1alpha1", "Cluster", "clusters");
+        let api: Api<DynamicObject> = Api::all_with(self.client.clone(), &ar);
+        let list = api.list(&ListParams::default()).await.ok()?;
+        Some(
+            list.items
+                .iter()
+                .map(|o| serde_json::to_value(o).unwrap_or(J::Null))
+                .collect(),
+        )
+    }
+
+    /// The bindings of a policy, found by its permanent-id label (RBs for a PP; RBs and CRBs
+    /// for a CPP). `Ok(None)` when the policy has no permanent id or bindings are not readable.
+    pub async fn policy_bindings(&self, kind: PolicyKind, policy: &J) -> Option<Vec<J>> {
+        let label = kind.permanent_id_label();
+        let id = policy["metadata"]["labels"][label].as_str()?;
+        let lp = ListParams::default().labels(&format!("{label}={id}"));
+        let rb = resource(
+            "work.karmada.io",
+            "v1alpha2",
+            "ResourceBinding",
+            "resourcebindings",
+        );
+        let mut out = Vec::new();
+        let api: Api<DynamicObject> = match (kind, policy["metadata"]["namespace"].as_str()) {
+            (PolicyKind::PropagationPolicy, Some(ns)) => {
+                Api::namespaced_with(self.client.clone(), ns, &rb)
+            }
+            _ => Api::all_with(self.client.clone(), &rb),
+        };
+        let list = api.list(&lp).await.ok()?;
+        out.extend(
+            list.items
+                .iter()
+                .filter_map(|o| serde_json::to_value(o).ok()),
+        );
+        if kind == PolicyKind::ClusterPropagationPolicy {
+            let crb = resource(
+                "work.karmada.io",
+                "v1alpha2",
+                "ClusterResourceBinding",
+                "clusterresourcebindings",
+            );
+            let api: Api<DynamicObject> = Api::all_with(self.client.clone(), &crb);
+            if let Ok(list) = api.list(&lp).await {
+                out.extend(
+                    list.items
+                        .iter()
+                        .filter_map(|o| serde_json::to_value(o).ok()),
+                );
+            }
+        }
+        Some(out)
+    }
+}
+
+/// The object as JSON with apiVersion and kind filled in (lists may omit them).
+fn to_json(o: &DynamicObject, kind: PolicyKind) -> J {
+    let mut j = serde_json::to_value(o).unwrap_or(J::Null);
+    if let Some(m) = j.as_object_mut() {
+        m.insert("apiVersion".into(), J::from("policy.karmada.io/v1alpha1"));
+        m.insert("kind".into(), J::from(kind.as_str()));
+    }
+    j
+}
+
+/// RFC 7386 merge patch, applied locally (client-side dry run, and tests).
+pub fn merge_patch(target: &mut J, patch: &J) {
+    match patch {
+        J::Object(p) => {
+            if !target.is_object() {
+                *target = J::Object(serde_json::Map::new());
+            }
+            let t = target.as_object_mut().expect("object");
+            for (k, v) in p {
+                if v.is_null() {
+                    t.remove(k);
+                } else {
+                    merge_patch(t.entry(k.clone()).or_insert(J::Null), v);
+                }
+            }
+        }
+        other => *target = other.clone(),
+    }
+}
+
+/// The Ready condition and taints of a Cluster object.
+pub fn cluster_health(c: &J) -> crate::engine::suspension::ClusterHealth {
+    let ready = c["status"]["conditions"].as_array().and_then(|conds| {
+        conds
+            .iter()
+            .find(|x| x["type"] == "Ready")
+            .map(|x| x["status"] == "True")
+    });
+    let taints = c["spec"]["taints"]
+        .as_array()
+        .map(|ts| {
+            ts.iter()
+                .map(|t| {
+                    (
+                        t["key"].as_str().unwrap_or("").to_string(),
+                        t["effect"].as_str().unwrap_or("").to_string(),
+                    )
+                })
+                .collect()
+        })
+        .unwrap_or_default();
+    crate::engine::suspension::ClusterHealth {
+        name: c["metadata"]["name"].as_str().unwrap_or("").to_string(),
+        ready,
+        taints,
+    }
+}
+
+/// Parses kubectl durations: `30s`, `2m`, `1h`, `1m30s`, a bare number of seconds, `0`.
+pub fn parse_duration(s: &str) -> Result<Duration, String> {
+    let s = s.trim();
+    if let Ok(n) = s.parse::<u64>() {
+        return Ok(Duration::from_secs(n));
+    }
+    let mut total = 0f64;
+    let mut num = String::new();
+    let mut chars = s.chars().peekable();
+    let mut any = false;
+    while let Some(c) = chars.next() {
+        if c.is_ascii_digit() || c == '.' {
+            num.push(c);
+            continue;
+        }
+        let unit = if c == 'm' && chars.peek() == Some(&'s') {
+            chars.next();
+            "ms"
+        } else {
+            match c {
+                'h' => "h",
+                'm' => "m",
+                's' => "s",
+                _ => return Err(format!("invalid duration {s:?}")),
+            }
+        };
+        let n: f64 = num.parse().map_err(|_| format!("invalid duration {s:?}"))?;
+        num.clear();
+        any = true;
+        total += match unit {
+            "h" => n * 3600.0,
+            "m" => n * 60.0,
+            "s" => n,
+            _ => n / 1000.0,
+        };
+    }
+    if !num.is_empty() || !any {
+        return Err(format!("invalid duration {s:?} (use e.g. 30s, 2m, 1h)"));
+    }
+    Ok(Duration::from_secs_f64(total))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn merge_patch_follows_rfc7386() {
+        let mut t = serde_json::json!({"a": {"b": 1, "c": 2}, "d": [1]});
+        merge_patch(
+            &mut t,
+            &serde_json::json!({"a": {"b": null, "e": 3}, "d": [2]}),
+        );
+        assert_eq!(t, serde_json::json!({"a": {"c": 2, "e": 3}, "d": [2]}));
+    }
+
+    #[test]
+    fn durations_as_kubectl() {
+        assert_eq!(parse_duration("2m").unwrap(), Duration::from_secs(120));
+        assert_eq!(parse_duration("1m30s").unwrap(), Duration::from_secs(90));
+        assert_eq!(parse_duration("5").unwrap(), Duration::from_secs(5));
+        assert_eq!(parse_duration("500ms").unwrap(), Duration::from_millis(500));
+        assert!(parse_duration("abc").is_err());
+        assert!(parse_duration("5x").is_err());
+    }
+
+    #[test]
+    fn cluster_health_reads_ready_and_taints() {
+        let c = serde_json::json!({"metadata":{"name":"m1"},
+            "spec":{"taints":[{"key":"k","effect":"NoExecute"}]},
+            "status":{"conditions":[{"type":"Ready","status":"False"}]}});
+        let h = cluster_health(&c);
+        assert_eq!(h.ready, Some(false));
+        assert_eq!(h.taints, vec![("k".to_string(), "NoExecute".to_string())]);
+    }
+}

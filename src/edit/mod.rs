@@ -1,0 +1,556 @@
+//! Byte-preserving, in-place edits of manifest files (GitOps file mode of `suspend`/`resume`).
+//!
+//! Edits are computed from the positioned [`Node`] tree of [`crate::source`]: the spans of the
+//! keys and values say which lines hold `spec.suspension`, and only those lines are rewritten.
+//! Everything else (comments, key order, quoting, indentation, the other documents) is copied
+//! byte for byte. Nothing is ever re-serialized from the tree.
+
+use crate::model::policy::Suspension;
+use crate::source::{Node, Pos, Value};
+
+/// Replace `text[start..end]` with `replacement` (byte offsets into the source text).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TextEdit {
+    pub start: usize,
+    pub end: usize,
+    pub replacement: String,
+}
+
+/// Why a document cannot be edited in place.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct EditError(pub String);
+
+impl std::fmt::Display for EditError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+/// Applies non-overlapping edits (any order) to `text`.
+pub fn apply(text: &str, edits: &[TextEdit]) -> String {
+    let mut sorted: Vec<&TextEdit> = edits.iter().collect();
+    sorted.sort_by_key(|e| std::cmp::Reverse(e.start));
+    let mut out = text.to_string();
+    for e in sorted {
+        out.replace_range(e.start..e.end, &e.replacement);
+    }
+    out
+}
+
+/// Line starts and 1-based line/column (characters) to byte offsets.
+struct Lines<'a> {
+    text: &'a str,
+    starts: Vec<usize>,
+}
+
+impl<'a> Lines<'a> {
+    fn new(text: &'a str) -> Lines<'a> {
+        let mut starts = vec![0];
+        for (i, b) in text.bytes().enumerate() {
+            if b == b'\n' {
+                starts.push(i + 1);
+            }
+        }
+        Lines { text, starts }
+    }
+
+    /// Byte offset of the start of 1-based `line` (the end of text past the last line).
+    fn line_start(&self, line: u32) -> usize {
+        let i = (line.max(1) - 1) as usize;
+        self.starts.get(i).copied().unwrap_or(self.text.len())
+    }
+
+    /// Byte offset just past the line ending of 1-based `line`.
+    fn line_end_incl(&self, line: u32) -> usize {
+        self.line_start(line + 1)
+    }
+
+    fn line_text(&self, line: u32) -> &'a str {
+        let s = self.line_start(line);
+        let e = self.line_end_incl(line);
+        &self.text[s..e]
+    }
+
+    fn offset(&self, p: Pos) -> usize {
+        let start = self.line_start(p.line);
+        let line = &self.text[start..self.line_end_incl(p.line)];
+        let col = p.col.max(1) as usize - 1;
+        start + line.char_indices().nth(col).map_or(line.len(), |(b, _)| b)
+    }
+}
+
+/// The last line holding content of `node` (scalars, keys included), for block collections whose
+/// end marker points at the next token.
+fn last_line(node: &Node) -> u32 {
+    match &node.value {
+        Value::Seq(items) => items
+            .iter()
+            .map(last_line)
+            .max()
+            .unwrap_or(node.span.start.line),
+        Value::Map(entries) => entries
+            .iter()
+            .map(|e| last_line(&e.key).max(last_line(&e.value)))
+            .max()
+            .unwrap_or(node.span.start.line),
+        _ => node.span.end.line.max(node.span.start.line),
+    }
+}
+
+/// How the file writes things, learned from the document itself.
+struct Style {
+    /// One indentation step (spaces).
+    step: usize,
+    /// Whether block sequence items are indented under their key (`key:\n  - a`).
+    indented_seq: bool,
+    /// The quote character used for list items, if any (`"` or `'`).
+    quote: Option<char>,
+    newline: &'static str,
+}
+
+fn learn_style(text: &str, lines: &Lines<'_>, root: &Node, spec: &Node) -> Style {
+    let newline = if text.contains("\r\n") { "\r\n" } else { "\n" };
+    // Step: from `spec:` to its first child.
+    let spec_key_col = root.entry("spec").map_or(1, |e| e.key.span.start.col);
+    let step = spec
+        .as_map()
+        .and_then(|m| m.first())
+        .map(|e| e.key.span.start.col.saturating_sub(spec_key_col) as usize)
+        .filter(|s| *s > 0)
+        .unwrap_or(2);
+    let mut indented_seq = None;
+    find_seq_style(root, lines, &mut indented_seq);
+    Style {
+        step,
+        indented_seq: indented_seq.unwrap_or(true),
+        quote: None,
+        newline,
+    }
+}
+
+/// The first block sequence under a key: are its items further right than the key?
+fn find_seq_style(node: &Node, lines: &Lines<'_>, out: &mut Option<bool>) {
+    if out.is_some() {
+        return;
+    }
+    if let Value::Map(entries) = &node.value {
+        for e in entries {
+            if let (Value::Seq(items), Some(first)) =
+                (&e.value.value, e.value.as_seq().and_then(|s| s.first()))
+            {
+                let _ = items;
+                let dash_line = lines.line_text(first.span.start.line);
+                let is_block = e.value.span.start.line > e.key.span.start.line
+                    || dash_line.trim_start().starts_with('-');
+                if is_block && first.span.start.line > e.key.span.start.line {
+                    let dash_col = dash_line.len() - dash_line.trim_start().len() + 1;
+                    *out = Some(dash_col as u32 > e.key.span.start.col);
+                    return;
+                }
+            }
+            find_seq_style(&e.value, lines, out);
+        }
+    }
+    if let Value::Seq(items) = &node.value {
+        for i in items {
+            find_seq_style(i, lines, out);
+        }
+    }
+}
+
+/// A cluster name as a YAML scalar: plain when safe, else double-quoted.
+fn scalar(name: &str, quote: Option<char>) -> String {
+    if let Some(q) = quote {
+        return match q {
+            '\'' => format!("'{}'", name.replace('\'', "''")),
+            _ => format!("\"{}\"", name.replace('\\', "\\\\").replace('"', "\\\"")),
+        };
+    }
+    let special = matches!(
+        name,
+        "" | "~"
+            | "null"
+            | "Null"
+            | "NULL"
+            | "true"
+            | "True"
+            | "TRUE"
+            | "false"
+            | "False"
+            | "FALSE"
+            | "yes"
+            | "Yes"
+            | "YES"
+            | "no"
+            | "No"
+            | "NO"
+            | "on"
+            | "On"
+            | "ON"
+            | "off"
+            | "Off"
+            | "OFF"
+            | "y"
+            | "Y"
+            | "n"
+            | "N"
+    ) || name.parse::<f64>().is_ok()
+        || name.starts_with(|c: char| "-?:,[]{}#&*!|>'\"%@`".contains(c))
+        || name.contains(": ")
+        || name.contains(" #")
+        || name.ends_with(':')
+        || name.trim() != name;
+    if special {
+        format!("\"{}\"", name.replace('\\', "\\\\").replace('"', "\\\""))
+    } else {
+        name.to_string()
+    }
+}
+
+/// The `suspension:` entry as block lines at `indent` columns.
+fn render_block(s: &Suspension, indent: usize, style: &Style) -> String {
+    let pad = |n: usize| " ".repeat(n);
+    let nl = style.newline;
+    let mut out = format!("{}suspension:", pad(indent));
+    let mut any = false;
+    if let Some(d) = s.dispatching {
+        out.push_str(&format!("{nl}{}dispatching: {d}", pad(indent + style.step)));
+        any = true;
+    }
+    if let Some(c) = &s.dispatching_on_clusters {
+        out.push_str(&format!(
+            "{nl}{}dispatchingOnClusters:",
+            pad(indent + style.step)
+        ));
+        if c.cluster_names.is_empty() {
+            out.push_str(" {}");
+        } else {
+            out.push_str(&format!(
+                "{nl}{}clusterNames:",
+                pad(indent + 2 * style.step)
+            ));
+            let item_indent =
+                indent + 2 * style.step + if style.indented_seq { style.step } else { 0 };
+            for n in &c.cluster_names {
+                out.push_str(&format!(
+                    "{nl}{}- {}",
+                    pad(item_indent),
+                    scalar(n, style.quote)
+                ));
+            }
+        }
+        any = true;
+    }
+    if !any {
+        out.push_str(" {}");
+    }
+    out.push_str(nl);
+    out
+}
+
+/// The suspension as a flow mapping (for files that wrote it in flow style).
+fn render_flow(s: &Suspension, quote: Option<char>) -> String {
+    let mut parts = Vec::new();
+    if let Some(d) = s.dispatching {
+        parts.push(format!("dispatching: {d}"));
+    }
+    if let Some(c) = &s.dispatching_on_clusters {
+        let names: Vec<String> = c.cluster_names.iter().map(|n| scalar(n, quote)).collect();
+        parts.push(format!(
+            "dispatchingOnClusters: {{clusterNames: [{}]}}",
+            names.join(", ")
+        ));
+    }
+    format!("{{{}}}", parts.join(", "))
+}
+
+/// The byte just past the `}` or `]` closing the flow collection that starts at `start`.
+fn flow_end(text: &str, start: usize) -> usize {
+    let mut depth = 0i32;
+    let mut quote: Option<char> = None;
+    let mut prev = '\0';
+    for (i, c) in text[start..].char_indices() {
+        match quote {
+            Some(q) => {
+                if c == q && !(q == '"' && prev == '\\') {
+                    quote = None;
+                }
+            }
+            None => match c {
+                '"' | '\'' => quote = Some(c),
+                '{' | '[' => depth += 1,
+                '}' | ']' => {
+                    depth -= 1;
+                    if depth == 0 {
+                        return start + i + 1;
+                    }
+                }
+                _ => {}
+            },
+        }
+        prev = c;
+    }
+    text.len()
+}
+
+/// The quote character of the existing cluster names, to write new ones the same way.
+fn existing_quote(text: &str, lines: &Lines<'_>, suspension: &Node) -> Option<char> {
+    let first = suspension
+        .get("dispatchingOnClusters")?
+        .get("clusterNames")?
+        .as_seq()?
+        .first()?;
+    let _ = text;
+    let off = lines.offset(first.span.start);
+    match lines.text[off..].chars().next() {
+        Some(c @ ('"' | '\'')) => Some(c),
+        _ => None,
+    }
+}
+
+/// The edit that makes this document's `spec.suspension` equal `new` (`None`: remove it), or
+/// `None` when the text already says so. `text` is the whole file the document was loaded from.
+pub fn suspension_edit(
+    text: &str,
+    root: &Node,
+    new: Option<&Suspension>,
+) -> Result<Option<TextEdit>, EditError> {
+    let lines = Lines::new(text);
+    let spec_entry = root
+        .entry("spec")
+        .ok_or_else(|| EditError("the policy has no `spec` to edit".into()))?;
+    let spec = &spec_entry.value;
+    if spec.as_map().is_none() {
+        return Err(EditError("`spec` is not a mapping".into()));
+    }
+    let spec_flow = lines.text[lines.offset(spec.span.start)..].starts_with('{');
+    if spec_flow {
+        return Err(EditError(
+            "`spec` is written as a flow mapping ({...}); edit it by hand or write it in block style".into(),
+        ));
+    }
+    let mut style = learn_style(text, &lines, root, spec);
+    let existing = spec.entry("suspension");
+    if let Some(e) = existing {
+        style.quote = existing_quote(text, &lines, &e.value);
+    }
+    match (existing, new) {
+        (None, None) => Ok(None),
+        // Insert after the last line of `spec`, at the indentation of its keys.
+        (None, Some(new)) => {
+            let indent = spec
+                .as_map()
+                .and_then(|m| m.first())
+                .map_or(style.step, |e| e.key.span.start.col as usize - 1);
+            let after = last_line(spec);
+            let mut at = lines.line_end_incl(after);
+            let mut prefix = String::new();
+            if at == text.len() && !text.ends_with('\n') {
+                prefix.push_str(style.newline);
+            }
+            // Keep trailing comment lines that are indented as part of spec before the insert.
+            let mut l = after + 1;
+            while (l as usize) <= lines.starts.len() {
+                let t = lines.line_text(l);
+                let trimmed = t.trim_start();
+                let col = t.len() - trimmed.len();
+                if trimmed.starts_with('#') && col >= indent {
+                    at = lines.line_end_incl(l);
+                    l += 1;
+                } else {
+                    break;
+                }
+            }
+            let _ = &mut at;
+            Ok(Some(TextEdit {
+                start: at,
+                end: at,
+                replacement: prefix + &render_block(new, indent, &style),
+            }))
+        }
+        (Some(e), new) => {
+            let key_start = lines.offset(e.key.span.start);
+            let line_start = lines.line_start(e.key.span.start.line);
+            let before_key = &text[line_start..key_start];
+            if !before_key.trim().is_empty() {
+                return Err(EditError(
+                    "`spec.suspension` shares its line with other content; edit it by hand".into(),
+                ));
+            }
+            let value_off = lines.offset(e.value.span.start);
+            let is_flow =
+                matches!(e.value.value, Value::Map(_)) && text[value_off..].starts_with('{');
+            if is_flow {
+                let value_end = flow_end(text, value_off);
+                return Ok(match new {
+                    Some(new) => Some(TextEdit {
+                        start: value_off,
+                        end: value_end,
+                        replacement: render_flow(new, style.quote),
+                    }),
+                    None => Some(TextEdit {
+                        start: line_start,
+                        end: lines.line_end_incl(e.value.span.end.line),
+                        replacement: String::new(),
+                    }),
+                });
+            }
+            let last = last_line(&e.key).max(last_line(&e.value));
+            let end = lines.line_end_incl(last);
+            let indent = e.key.span.start.col as usize - 1;
+            let mut replacement = match new {
+                Some(new) => render_block(new, indent, &style),
+                None => String::new(),
+            };
+            if end == text.len() && !text.ends_with('\n') && !replacement.is_empty() {
+                replacement.truncate(replacement.len() - style.newline.len());
+            }
+            if text[line_start..end] == replacement {
+                return Ok(None);
+            }
+            Ok(Some(TextEdit {
+                start: line_start,
+                end,
+                replacement,
+            }))
+        }
+    }
+}
+
+/// A unified diff of `before` → `after` with file names, as `--dry-run` prints it.
+pub fn unified_diff(name: &str, before: &str, after: &str) -> String {
+    similar::TextDiff::from_lines(before, after)
+        .unified_diff()
+        .context_radius(3)
+        .header(&format!("a/{name}"), &format!("b/{name}"))
+        .to_string()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::source::{load, Source};
+
+    fn edit(text: &str, new: Option<&str>) -> String {
+        let loaded = load(Source::new("t.yaml", text));
+        let root = &loaded.documents[0].root;
+        let new: Option<Suspension> = new.map(|j| serde_json::from_str(j).unwrap());
+        match suspension_edit(text, root, new.as_ref()).unwrap() {
+            Some(e) => apply(text, &[e]),
+            None => text.to_string(),
+        }
+    }
+
+    const POLICY: &str = "apiVersion: policy.karmada.io/v1alpha1
+kind: PropagationPolicy
+metadata:
+  name: nginx # the web tier
+spec:
+  resourceSelectors:
+    - apiVersion: apps/v1
+      kind: Deployment
+      name: nginx
+  placement:
+    clusterAffinity:
+      clusterNames: [member1, member2]
+  # trailing comment of spec
+";
+
+    #[test]
+    fn inserts_suspension_after_spec_keeping_everything_else() {
+        let out = edit(POLICY, Some(r#"{"dispatching":true}"#));
+        assert_eq!(
+            out,
+            POLICY.to_string() + "  suspension:\n    dispatching: true\n"
+        );
+    }
+
+    #[test]
+    fn replaces_only_the_suspension_lines() {
+        let text = "spec:\n    suspension:\n        dispatching: true\n    priority: 3 # keep\n";
+        let out = edit(
+            text,
+            Some(r#"{"dispatchingOnClusters":{"clusterNames":["m2","m3"]}}"#),
+        );
+        assert_eq!(
+            out,
+            "spec:\n    suspension:\n        dispatchingOnClusters:\n            clusterNames:\n                - m2\n                - m3\n    priority: 3 # keep\n"
+        );
+    }
+
+    #[test]
+    fn zero_indented_sequences_and_quotes_are_kept() {
+        let text = "spec:\n  resourceSelectors:\n  - kind: A\n  suspension:\n    dispatchingOnClusters:\n      clusterNames:\n      - \"m1\"\n";
+        let out = edit(
+            text,
+            Some(r#"{"dispatchingOnClusters":{"clusterNames":["m1","m2"]}}"#),
+        );
+        assert_eq!(
+            out,
+            "spec:\n  resourceSelectors:\n  - kind: A\n  suspension:\n    dispatchingOnClusters:\n      clusterNames:\n      - \"m1\"\n      - \"m2\"\n"
+        );
+    }
+
+    #[test]
+    fn removes_the_entry_and_only_it() {
+        let text = "spec:\n  suspension:\n    dispatching: true\n  priority: 1\n";
+        assert_eq!(edit(text, None), "spec:\n  priority: 1\n");
+        let text = "spec:\n  priority: 1\n  suspension: {dispatching: true}\n";
+        assert_eq!(edit(text, None), "spec:\n  priority: 1\n");
+    }
+
+    #[test]
+    fn flow_suspension_stays_flow() {
+        let text = "spec:\n  suspension: {dispatching: true}  # paused\n";
+        assert_eq!(
+            edit(
+                text,
+                Some(r#"{"dispatchingOnClusters":{"clusterNames":["a"]}}"#)
+            ),
+            "spec:\n  suspension: {dispatchingOnClusters: {clusterNames: [a]}}  # paused\n"
+        );
+    }
+
+    #[test]
+    fn crlf_and_missing_final_newline() {
+        let text = "spec:\r\n  priority: 1";
+        assert_eq!(
+            edit(text, Some(r#"{"dispatching":true}"#)),
+            "spec:\r\n  priority: 1\r\n  suspension:\r\n    dispatching: true\r\n"
+        );
+    }
+
+    #[test]
+    fn unchanged_text_gives_no_edit() {
+        let text = "spec:\n  suspension:\n    dispatching: true\n";
+        let loaded = load(Source::new("t.yaml", text));
+        let new: Suspension = serde_json::from_str(r#"{"dispatching":true}"#).unwrap();
+        assert_eq!(
+            suspension_edit(text, &loaded.documents[0].root, Some(&new)).unwrap(),
+            None
+        );
+    }
+
+    #[test]
+    fn names_that_need_quotes_are_quoted() {
+        assert_eq!(scalar("member1", None), "member1");
+        assert_eq!(scalar("yes", None), "\"yes\"");
+        assert_eq!(scalar("123", None), "\"123\"");
+        assert_eq!(scalar("a'b", Some('\'')), "'a''b'");
+    }
+
+    #[test]
+    fn flow_spec_is_refused() {
+        let text = "spec: {priority: 1}\n";
+        let loaded = load(Source::new("t.yaml", text));
+        let new = Suspension::default();
+        assert!(suspension_edit(text, &loaded.documents[0].root, Some(&new)).is_err());
+    }
+
+    #[test]
+    fn diff_has_headers_and_hunks() {
+        let d = unified_diff("p.yaml", "a\nb\n", "a\nc\n");
+        assert!(d.contains("--- a/p.yaml"), "{d}");
+        assert!(d.contains("-b\n+c\n"), "{d}");
+    }
+}
