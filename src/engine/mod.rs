@@ -6,3 +6,13 @@
 
 pub mod admission;
 pub mod suspension;
+
+// The claim engine (claim-and-preemption.md).
+pub mod claim;
+pub mod rank;
+pub mod reconcile;
+pub mod selector;
+pub mod state;
+pub mod simulate;
+pub mod explain;
+pub mod kinds;

@@ -1,0 +1,372 @@
+//! Claim metadata on templates (claim-and-preemption.md §4) and the templates the detector never
+//! processes (§1.4).
+
+use std::collections::BTreeMap;
+
+use regex::Regex;
+
+use crate::model::{PolicyKind, PolicyRef};
+
+/// §4.1 (`well_known_constants.go:19-56`): only the permanent-id is a label.
+pub const PP_ID_LABEL: &str = "propagationpolicy.karmada.io/permanent-id";
+pub const PP_NAMESPACE_ANNOTATION: &str = "propagationpolicy.karmada.io/namespace";
+pub const PP_NAME_ANNOTATION: &str = "propagationpolicy.karmada.io/name";
+pub const CPP_ID_LABEL: &str = "clusterpropagationpolicy.karmada.io/permanent-id";
+pub const CPP_NAME_ANNOTATION: &str = "clusterpropagationpolicy.karmada.io/name";
+/// Set by the MultiClusterService controller; no policy may claim such a template (§0, `detector.go:256-262`).
+pub const CLAIMED_BY_LABEL: &str = "resourcetemplate.karmada.io/claimed-by";
+
+/// The claim keys as they sit on a template, each `None` when absent or empty. Kept key by key
+/// because "claimed" (§4.2, all keys) and what preemption looks at (annotations only) differ.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct ClaimMeta {
+    pub pp_namespace: Option<String>,
+    pub pp_name: Option<String>,
+    pub pp_id: Option<String>,
+    pub cpp_name: Option<String>,
+    pub cpp_id: Option<String>,
+}
+
+fn non_empty(map: &BTreeMap<String, String>, key: &str) -> Option<String> {
+    map.get(key).filter(|v| !v.is_empty()).cloned()
+}
+
+impl ClaimMeta {
+    pub fn read(labels: &BTreeMap<String, String>, annotations: &BTreeMap<String, String>) -> Self {
+        ClaimMeta {
+            pp_namespace: non_empty(annotations, PP_NAMESPACE_ANNOTATION),
+            pp_name: non_empty(annotations, PP_NAME_ANNOTATION),
+            pp_id: non_empty(labels, PP_ID_LABEL),
+            cpp_name: non_empty(annotations, CPP_NAME_ANNOTATION),
+            cpp_id: non_empty(labels, CPP_ID_LABEL),
+        }
+    }
+
+    /// PP-claimed: all three keys non-empty (§4.2, `policy.go:42-59`).
+    pub fn pp_claim(&self) -> Option<PolicyRef> {
+        match (&self.pp_namespace, &self.pp_name, &self.pp_id) {
+            (Some(ns), Some(name), Some(_)) => Some(PolicyRef::pp(ns, name)),
+            _ => None,
+        }
+    }
+
+    /// CPP-claimed: name annotation and id label non-empty (§4.2).
+    pub fn cpp_claim(&self) -> Option<PolicyRef> {
+        match (&self.cpp_name, &self.cpp_id) {
+            (Some(name), Some(_)) => Some(PolicyRef::cpp(name)),
+            _ => None,
+        }
+    }
+
+    /// The owner the template reconcile sees: the PP claim first, then the CPP claim (§0 steps 1-2).
+    pub fn owner(&self) -> Option<PolicyRef> {
+        self.pp_claim().or_else(|| self.cpp_claim())
+    }
+
+    /// The id the owner's claim carries.
+    pub fn owner_id(&self) -> Option<&str> {
+        if self.pp_claim().is_some() {
+            self.pp_id.as_deref()
+        } else if self.cpp_claim().is_some() {
+            self.cpp_id.as_deref()
+        } else {
+            None
+        }
+    }
+
+    /// Some claim keys but no complete claim: counts as unclaimed (§4.2).
+    pub fn is_partial(&self) -> bool {
+        self.owner().is_none()
+            && (self.pp_namespace.is_some()
+                || self.pp_name.is_some()
+                || self.pp_id.is_some()
+                || self.cpp_name.is_some()
+                || self.cpp_id.is_some())
+    }
+
+    /// Both a complete PP and a complete CPP claim (abnormal; the PP claim counts, §3).
+    pub fn has_both(&self) -> bool {
+        self.pp_claim().is_some() && self.cpp_claim().is_some()
+    }
+
+    /// `ClaimPolicyForObject` (§4.3, `detector.go:762-776`): skipped only when the template has
+    /// labels, no CPP id label, and its PP id equals the policy's; otherwise the CPP keys are
+    /// removed (when the CPP id label is present) and the three PP keys overwritten.
+    pub fn claim_pp(&mut self, namespace: &str, name: &str, id: &str, has_labels: bool) {
+        if has_labels && self.cpp_id.is_none() && self.pp_id.as_deref() == Some(id) {
+            return;
+        }
+        if self.cpp_id.is_some() {
+            self.cpp_id = None;
+            self.cpp_name = None;
+        }
+        self.pp_namespace = Some(namespace.to_string());
+        self.pp_name = Some(name.to_string());
+        self.pp_id = Some(id.to_string());
+    }
+
+    /// `ClaimClusterPolicyForObject` (§4.3, `:780-791`): skipped when the CPP id equals the
+    /// policy's; never removes PP keys.
+    pub fn claim_cpp(&mut self, name: &str, id: &str) {
+        if self.cpp_id.as_deref() == Some(id) {
+            return;
+        }
+        self.cpp_name = Some(name.to_string());
+        self.cpp_id = Some(id.to_string());
+    }
+
+    /// `CleanupResourceTemplateClaimMetadata` for one policy kind (§6.1, `detector.go:1365-1399`).
+    pub fn release(&mut self, kind: PolicyKind) {
+        match kind {
+            PolicyKind::PropagationPolicy => {
+                self.pp_namespace = None;
+                self.pp_name = None;
+                self.pp_id = None;
+            }
+            PolicyKind::ClusterPropagationPolicy => {
+                self.cpp_name = None;
+                self.cpp_id = None;
+            }
+        }
+    }
+}
+
+/// A `--skipped-propagating-apis` entry: a group, a group/version, or group/version with kinds
+/// (`pkg/util/apigroup.go:54-76`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SkippedApi {
+    pub group: String,
+    pub version: Option<String>,
+    pub kinds: Vec<String>,
+}
+
+impl SkippedApi {
+    fn group(g: &str) -> SkippedApi {
+        SkippedApi {
+            group: g.into(),
+            version: None,
+            kinds: Vec::new(),
+        }
+    }
+
+    fn covers(&self, group: &str, version: &str, kind: &str) -> bool {
+        self.group == group
+            && self.version.as_deref().is_none_or(|v| v == version)
+            && (self.kinds.is_empty() || self.kinds.iter().any(|k| k == kind))
+    }
+}
+
+/// The controller flags that decide which templates the detector sees (§1.4).
+#[derive(Clone, Debug)]
+pub struct Filters {
+    /// `--skipped-propagating-namespaces`, each compiled as `^<expr>$` (default `kube-.*`).
+    pub skipped_namespaces: Vec<Regex>,
+    /// The default skipped APIs plus `--skipped-propagating-apis`.
+    pub skipped_apis: Vec<SkippedApi>,
+}
+
+impl Default for Filters {
+    fn default() -> Self {
+        Filters::new(&["kube-.*".to_string()], &[]).expect("default pattern compiles")
+    }
+}
+
+/// Why the detector never processes a template (so it is never claimed).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Excluded {
+    /// `karmada-system`, `karmada-cluster`, `karmada-es-*` (`names.go:31,33,80,189-193`).
+    ReservedNamespace(String),
+    /// Matches `--skipped-propagating-namespaces` (`options.go:194, 229-236`).
+    SkippedNamespace { namespace: String, pattern: String },
+    /// `kube-system/ConfigMap/extension-apiserver-authentication`, always (`detector.go:302-305`).
+    ExtensionApiserverAuthentication,
+    /// A skipped API (`gvrDisabled`, `detector.go:202-221`).
+    SkippedApi { api_version: String, kind: String },
+    /// `resourcetemplate.karmada.io/claimed-by` is set (`detector.go:256-262`).
+    ClaimedBy(String),
+}
+
+impl Filters {
+    pub fn new(skipped_namespaces: &[String], extra_apis: &[SkippedApi]) -> Result<Filters, regex::Error> {
+        let skipped_namespaces = skipped_namespaces
+            .iter()
+            .map(|p| Regex::new(&format!("^(?:{p})$")))
+            .collect::<Result<_, _>>()?;
+        // NewSkippedResourceConfig (apigroup.go:54-76).
+        let mut skipped_apis: Vec<SkippedApi> = [
+            "cluster.karmada.io",
+            "policy.karmada.io",
+            "work.karmada.io",
+            "config.karmada.io",
+            "networking.karmada.io",
+            "autoscaling.karmada.io",
+            "remedy.karmada.io",
+            "apps.karmada.io",
+            "events.k8s.io",
+        ]
+        .iter()
+        .map(|g| SkippedApi::group(g))
+        .collect();
+        skipped_apis.push(SkippedApi {
+            group: String::new(),
+            version: Some("v1".into()),
+            kinds: vec!["Event".into()],
+        });
+        skipped_apis.push(SkippedApi {
+            group: "coordination.k8s.io".into(),
+            version: Some("v1".into()),
+            kinds: Vec::new(),
+        });
+        skipped_apis.extend(extra_apis.iter().cloned());
+        Ok(Filters {
+            skipped_namespaces,
+            skipped_apis,
+        })
+    }
+
+    /// `EventFilter` plus `gvrDisabled` plus the claimed-by label (§1.4, §0 step 2).
+    pub fn excluded(
+        &self,
+        api_version: &str,
+        kind: &str,
+        namespace: &str,
+        name: &str,
+        labels: &BTreeMap<String, String>,
+    ) -> Option<Excluded> {
+        let (group, version) = match api_version.rsplit_once('/') {
+            Some((g, v)) => (g, v),
+            None => ("", api_version),
+        };
+        if self
+            .skipped_apis
+            .iter()
+            .any(|a| a.covers(group, version, kind))
+        {
+            return Some(Excluded::SkippedApi {
+                api_version: api_version.into(),
+                kind: kind.into(),
+            });
+        }
+        if !namespace.is_empty() {
+            if namespace == "karmada-system"
+                || namespace == "karmada-cluster"
+                || namespace.starts_with("karmada-es-")
+            {
+                return Some(Excluded::ReservedNamespace(namespace.into()));
+            }
+            if let Some(re) = self.skipped_namespaces.iter().find(|r| r.is_match(namespace)) {
+                let pattern = re.as_str();
+                let pattern = pattern
+                    .strip_prefix("^(?:")
+                    .and_then(|p| p.strip_suffix(")$"))
+                    .unwrap_or(pattern);
+                return Some(Excluded::SkippedNamespace {
+                    namespace: namespace.into(),
+                    pattern: pattern.into(),
+                });
+            }
+            if namespace == "kube-system"
+                && api_version == "v1"
+                && kind == "ConfigMap"
+                && name == "extension-apiserver-authentication"
+            {
+                return Some(Excluded::ExtensionApiserverAuthentication);
+            }
+        }
+        if let Some(v) = labels.get(CLAIMED_BY_LABEL).filter(|v| !v.is_empty()) {
+            return Some(Excluded::ClaimedBy(v.clone()));
+        }
+        None
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn map(pairs: &[(&str, &str)]) -> BTreeMap<String, String> {
+        pairs
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect()
+    }
+
+    #[test]
+    fn claimed_needs_every_key() {
+        let full = ClaimMeta::read(
+            &map(&[(PP_ID_LABEL, "id")]),
+            &map(&[(PP_NAMESPACE_ANNOTATION, "default"), (PP_NAME_ANNOTATION, "low")]),
+        );
+        assert_eq!(full.owner(), Some(PolicyRef::pp("default", "low")));
+        let no_id = ClaimMeta::read(
+            &map(&[]),
+            &map(&[(PP_NAMESPACE_ANNOTATION, "default"), (PP_NAME_ANNOTATION, "low")]),
+        );
+        assert_eq!(no_id.owner(), None);
+        assert!(no_id.is_partial());
+        let empty_value = ClaimMeta::read(
+            &map(&[(CPP_ID_LABEL, "")]),
+            &map(&[(CPP_NAME_ANNOTATION, "c")]),
+        );
+        assert_eq!(empty_value.owner(), None);
+        let cpp = ClaimMeta::read(&map(&[(CPP_ID_LABEL, "x")]), &map(&[(CPP_NAME_ANNOTATION, "c")]));
+        assert_eq!(cpp.owner(), Some(PolicyRef::cpp("c")));
+    }
+
+    #[test]
+    fn pp_claim_wins_and_strips_cpp_keys() {
+        let mut both = ClaimMeta::read(
+            &map(&[(PP_ID_LABEL, "p"), (CPP_ID_LABEL, "c")]),
+            &map(&[
+                (PP_NAMESPACE_ANNOTATION, "ns"),
+                (PP_NAME_ANNOTATION, "pp"),
+                (CPP_NAME_ANNOTATION, "cpp"),
+            ]),
+        );
+        assert!(both.has_both());
+        assert_eq!(both.owner(), Some(PolicyRef::pp("ns", "pp")));
+        both.claim_pp("ns", "pp", "p", true);
+        assert_eq!(both.cpp_claim(), None);
+        // ClaimClusterPolicyForObject never removes PP keys.
+        both.claim_cpp("cpp", "c");
+        assert_eq!(both.owner(), Some(PolicyRef::pp("ns", "pp")));
+    }
+
+    #[test]
+    fn filters_table() {
+        let f = Filters::default();
+        let none = map(&[]);
+        let cases: &[(&str, &str, &str, &str, bool)] = &[
+            ("apps/v1", "Deployment", "default", "x", false),
+            ("apps/v1", "Deployment", "kube-system", "x", true),
+            ("apps/v1", "Deployment", "kube-public", "x", true),
+            ("apps/v1", "Deployment", "karmada-system", "x", true),
+            ("apps/v1", "Deployment", "karmada-es-member1", "x", true),
+            ("apps/v1", "Deployment", "mykube-x", "x", false),
+            ("v1", "Event", "default", "x", true),
+            ("events.k8s.io/v1", "Event", "default", "x", true),
+            ("coordination.k8s.io/v1", "Lease", "default", "x", true),
+            ("policy.karmada.io/v1alpha1", "PropagationPolicy", "default", "x", true),
+            ("v1", "Namespace", "", "kube-system", false),
+        ];
+        for (av, kind, ns, name, want) in cases {
+            assert_eq!(
+                f.excluded(av, kind, ns, name, &none).is_some(),
+                *want,
+                "{av} {kind} {ns}/{name}"
+            );
+        }
+        let mcs = map(&[(CLAIMED_BY_LABEL, "mcs")]);
+        assert_eq!(
+            f.excluded("v1", "Service", "default", "s", &mcs),
+            Some(Excluded::ClaimedBy("mcs".into()))
+        );
+        // The extension-apiserver-authentication ConfigMap is skipped whatever the flag says.
+        let flagless = Filters::new(&[], &[]).unwrap();
+        assert_eq!(
+            flagless.excluded("v1", "ConfigMap", "kube-system", "extension-apiserver-authentication", &none),
+            Some(Excluded::ExtensionApiserverAuthentication)
+        );
+        assert_eq!(flagless.excluded("v1", "ConfigMap", "kube-system", "other", &none), None);
+    }
+}

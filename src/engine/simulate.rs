@@ -1,0 +1,694 @@
+//! Controller events over a settled snapshot (claim-and-preemption.md §0, §4.4, §5.5, §6, §7):
+//! policy created, updated (selectors, priority), deleted, and controller restart. The policy
+//! worker is modelled as Karmada's default single FIFO worker
+//! (`--concurrent-propagation-policy-syncs=1`); template reconciles run as they are enqueued.
+
+use std::collections::VecDeque;
+
+use crate::model::{Policy, PolicyKind, PolicyRef};
+
+use super::claim::ClaimMeta;
+use super::reconcile::{
+    fresh_match, overrides_block_preemption, preempt_one, settle, template_reconcile,
+    PreemptOutcome, Settled,
+};
+use super::state::{admit_policy, PolicyEntry, State};
+
+/// One change to apply, in command-line order.
+#[derive(Clone, Debug)]
+pub enum Change {
+    /// Create, or update the policy of the same kind/namespace/name.
+    Apply(Policy),
+    /// Delete a policy.
+    Delete(PolicyRef),
+}
+
+/// How a template's claim last moved.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum MoveKind {
+    #[default]
+    None,
+    /// Claimed or re-matched normally (waiting list, release and re-match).
+    Matched,
+    /// Taken by a preemptor.
+    Preempted,
+    /// Released with no policy to take it.
+    Released,
+}
+
+/// The mutable world: the snapshot plus every template's claim metadata.
+#[derive(Clone, Debug)]
+pub struct World {
+    pub state: State,
+    pub claims: Vec<ClaimMeta>,
+    pub last_move: Vec<MoveKind>,
+    /// Policies the changes created or updated (slots), in order, without repeats.
+    pub changed: Vec<usize>,
+    pub rejected: Vec<(PolicyRef, Vec<String>)>,
+    /// Policies the changes deleted.
+    pub deleted: Vec<PolicyRef>,
+}
+
+/// Why a change could not be processed at all.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum ChangeError {
+    /// `--delete` of a policy that is neither in the state nor named by a claim.
+    NotFound(PolicyRef),
+}
+
+impl World {
+    /// Settles every template as after a controller restart (§7): the `before` owners.
+    pub fn settled(state: State) -> World {
+        let claims: Vec<ClaimMeta> = (0..state.templates.len())
+            .map(|t| settle(&state, t).claim)
+            .collect();
+        let n = claims.len();
+        World {
+            state,
+            claims,
+            last_move: vec![MoveKind::None; n],
+            changed: Vec::new(),
+            rejected: Vec::new(),
+            deleted: Vec::new(),
+        }
+    }
+
+    pub fn owner(&self, t: usize) -> Option<PolicyRef> {
+        self.claims[t].owner()
+    }
+
+    fn set_move(&mut self, t: usize, before: &Option<PolicyRef>, kind: MoveKind) {
+        let after = self.claims[t].owner();
+        if after != *before {
+            self.last_move[t] = if after.is_none() {
+                MoveKind::Released
+            } else {
+                kind
+            };
+        }
+    }
+
+    fn reconcile_template(&mut self, t: usize) {
+        let before = self.owner(t);
+        let mut c = std::mem::take(&mut self.claims[t]);
+        template_reconcile(&self.state, t, &mut c);
+        self.claims[t] = c;
+        self.set_move(t, &before, MoveKind::Matched);
+    }
+
+    /// Templates whose claim names policy `p` (by kind, namespace and name).
+    fn claimed_by(&self, p: usize) -> Vec<usize> {
+        let r = self.state.policy(p).reference();
+        (0..self.claims.len())
+            .filter(|&t| self.claims[t].owner().as_ref() == Some(&r))
+            .collect()
+    }
+
+    /// Unclaimed, processed templates that any selector of `p` matches (`GetMatching`, §6.3).
+    fn waiting_matches(&self, p: usize) -> Vec<usize> {
+        let pol = self.state.policy(p);
+        let mut out = Vec::new();
+        for rs in &pol.spec.resource_selectors {
+            for &t in self.state.templates_of(&rs.api_version, &rs.kind) {
+                let tpl = &self.state.templates[t];
+                if tpl.excluded.is_none()
+                    && self.claims[t].owner().is_none()
+                    && pol.match_priority(&tpl.target()).matches()
+                {
+                    out.push(t);
+                }
+            }
+        }
+        out.sort_unstable();
+        out.dedup();
+        out
+    }
+
+    /// `HandlePropagationPolicyCreationOrUpdate` / the CPP twin (`detector.go:1239-1362`).
+    fn policy_reconcile(&mut self, p: usize) {
+        if self.state.policies[p].is_none() {
+            return;
+        }
+        if self.state.policy(p).terminating {
+            self.delete_now(p);
+            return;
+        }
+        // (a) §6.2: own claims on templates no longer matched are released, then re-matched.
+        for t in self.claimed_by(p) {
+            let pol = self.state.policy(p);
+            let matches = pol.match_priority(&self.state.templates[t].target()).matches();
+            if !matches && self.state.binding_carries_claim(t, p) {
+                let before = self.owner(t);
+                self.claims[t].release(pol.kind);
+                self.reconcile_template(t);
+                self.set_move(t, &before, MoveKind::Matched);
+            } else {
+                // (b) own templates re-enqueued: the claim is kept (and re-stamped).
+                self.reconcile_template(t);
+            }
+        }
+        // (c) waiting templates matching any selector; overrides gate (§6.5).
+        let waiting = self.waiting_matches(p);
+        if !waiting.is_empty() && !self.state.missing_overrides(p).is_empty() {
+            return;
+        }
+        for t in waiting {
+            self.reconcile_template(t);
+        }
+        // (d) preemption (§5.1-§5.3), selector by selector, in list order.
+        let pol = self.state.policy(p);
+        if !pol.preemption_enabled(self.state.options.gates) {
+            return;
+        }
+        let targets: Vec<usize> = pol
+            .spec
+            .resource_selectors
+            .iter()
+            .filter(|rs| !rs.name.is_empty())
+            .filter_map(|rs| {
+                let ns = if pol.is_pp() && rs.namespace.is_empty() {
+                    pol.namespace.as_str()
+                } else {
+                    rs.namespace.as_str()
+                };
+                self.state.find_template(&rs.api_version, &rs.kind, ns, &rs.name)
+            })
+            .collect();
+        for t in targets {
+            let before = self.owner(t);
+            let mut c = std::mem::take(&mut self.claims[t]);
+            let outcome = preempt_one(&self.state, p, t, &mut c);
+            self.claims[t] = c;
+            if matches!(outcome, PreemptOutcome::Took { .. }) {
+                self.set_move(t, &before, MoveKind::Preempted);
+                // The label change triggers a template reconcile: the new claimer is applied.
+                self.reconcile_template(t);
+            }
+        }
+    }
+
+    /// Deletion (§6.1): claims released, templates re-matched, the policy gone.
+    fn delete_now(&mut self, p: usize) {
+        let kind = self.state.policy(p).kind;
+        self.state.policy_mut(p).terminating = true;
+        let owned = self.claimed_by(p);
+        for &t in &owned {
+            let before = self.owner(t);
+            self.claims[t].release(kind);
+            self.set_move(t, &before, MoveKind::Released);
+        }
+        self.state.remove_policy(p);
+        for t in owned {
+            let before = self.owner(t);
+            self.reconcile_template(t);
+            if self.owner(t).is_some() {
+                self.set_move(t, &before, MoveKind::Matched);
+                if self.last_move[t] == MoveKind::Released {
+                    self.last_move[t] = MoveKind::Matched;
+                }
+            }
+        }
+    }
+
+    /// Processes one change; rejected policies are recorded and change nothing.
+    pub fn apply(&mut self, change: Change) -> Result<(), ChangeError> {
+        match change {
+            Change::Delete(r) => {
+                let Some(p) = self.state.find_policy(&r) else {
+                    return Err(ChangeError::NotFound(r));
+                };
+                self.deleted.push(r.clone());
+                self.changed.retain(|&c| c != p);
+                self.delete_now(p);
+                Ok(())
+            }
+            Change::Apply(policy) => {
+                self.apply_policy(&policy);
+                Ok(())
+            }
+        }
+    }
+
+    fn apply_policy(&mut self, policy: &Policy) {
+        let reference = policy.reference();
+        let (spec, mut errors) = admit_policy(policy, self.state.options.version);
+        let existing = self.state.find_policy(&reference);
+        if let Some(old) = existing {
+            // validateUpdate (validation-suspension-failover.md §1.1): schedulerName is immutable.
+            let old = self.state.policy(old);
+            let sched = |s: &Option<String>| s.clone().unwrap_or_else(|| "default-scheduler".into());
+            if old.known && sched(&old.spec.scheduler_name) != sched(&spec.scheduler_name) {
+                errors.insert(0, "the schedulerName should not be updated".into());
+            }
+        }
+        if !errors.is_empty() {
+            self.rejected.push((reference, errors));
+            return;
+        }
+        let mut queue: VecDeque<usize> = VecDeque::new();
+        let p = match existing {
+            Some(p) => {
+                let old = self.state.policy(p).clone();
+                // The update handler ignores updates that leave the generation (spec) unchanged.
+                if old.known && old.spec == spec && old.terminating == policy.is_terminating() {
+                    self.note_changed(p);
+                    return;
+                }
+                let entry = PolicyEntry {
+                    spec,
+                    known: true,
+                    doc: Some(policy.doc),
+                    terminating: old.terminating || policy.is_terminating(),
+                    ..old.clone()
+                };
+                self.state.upsert_policy(entry);
+                queue.push_back(p);
+                // §5.5: a lowered priority re-queues the preemptors in the open interval
+                // (new, old), highest first (detector.go:993-1029, 1080-1117).
+                let new_prio = self.state.policy(p).priority();
+                let old_prio = old.priority();
+                if self.state.options.gates.preemption && old.known && new_prio < old_prio {
+                    for q in self.deprioritization_requeue(p, new_prio, old_prio) {
+                        queue.push_back(q);
+                    }
+                }
+                p
+            }
+            None => {
+                // CREATE: the mutating webhook writes a new permanent-id (M6).
+                let id = format!("generated:{reference}");
+                let p = self.state.upsert_policy(PolicyEntry {
+                    kind: policy.kind,
+                    namespace: reference.namespace.clone().unwrap_or_default(),
+                    name: reference.name.clone(),
+                    id,
+                    id_generated: true,
+                    spec,
+                    terminating: policy.is_terminating(),
+                    known: true,
+                    doc: Some(policy.doc),
+                });
+                queue.push_back(p);
+                p
+            }
+        };
+        self.note_changed(p);
+        while let Some(q) = queue.pop_front() {
+            self.policy_reconcile(q);
+        }
+    }
+
+    fn note_changed(&mut self, p: usize) {
+        if !self.changed.contains(&p) {
+            self.changed.push(p);
+        }
+    }
+
+    /// `HandleDeprioritizedPropagationPolicy` / `...ClusterPropagationPolicy` (§5.5): same-namespace
+    /// PPs (or all CPPs) with `preemption: Always` and `new < priority < old`, highest first.
+    pub fn deprioritization_requeue(&self, p: usize, new: i32, old: i32) -> Vec<usize> {
+        let pol = self.state.policy(p);
+        let mut v: Vec<usize> = self
+            .state
+            .live_policies()
+            .filter(|(i, q)| {
+                *i != p
+                    && q.kind == pol.kind
+                    && (q.kind == PolicyKind::ClusterPropagationPolicy || q.namespace == pol.namespace)
+                    && q.known
+                    && q.preemption_always()
+                    && new < q.priority()
+                    && q.priority() < old
+            })
+            .map(|(i, _)| i)
+            .collect();
+        // A heap ordered by descending priority; equal priorities in an unspecified order
+        // (here by name, for a stable answer).
+        v.sort_by(|&a, &b| {
+            let (qa, qb) = (self.state.policy(a), self.state.policy(b));
+            qb.priority()
+                .cmp(&qa.priority())
+                .then_with(|| qa.name.cmp(&qb.name))
+        });
+        v
+    }
+
+    /// Controller restart (§0): every policy gets an add event (informer order), then every
+    /// template is reconciled; every preemptor therefore runs its pass again.
+    pub fn restart(&mut self) {
+        let mut order: Vec<usize> = self.state.live_policies().map(|(i, _)| i).collect();
+        order.sort_by(|&a, &b| {
+            let (pa, pb) = (self.state.policy(a), self.state.policy(b));
+            (pa.is_pp(), &pa.namespace, &pa.name).cmp(&(pb.is_pp(), &pb.namespace, &pb.name))
+        });
+        for p in order {
+            self.policy_reconcile(p);
+        }
+        for t in 0..self.claims.len() {
+            self.reconcile_template(t);
+        }
+    }
+}
+
+/// Why a changed policy that matches a template does not own it (the preempt-check contract).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum BlockReason {
+    EqualPriority { holder: PolicyRef, ours: i32, theirs: i32 },
+    LowerPriority { holder: PolicyRef, ours: i32, theirs: i32 },
+    FeatureGateDisabled { holder: Option<PolicyRef> },
+    PreemptionNever { holder: Option<PolicyRef> },
+    CppCannotPreemptPp { holder: PolicyRef },
+    /// Matches by label or match-all; preemption only reaches templates a selector names.
+    NotNamed { holder: Option<PolicyRef> },
+    Terminating,
+    /// The best match (or the preemptor) waits for missing dependentOverrides.
+    DependentOverridesMissing { policy: PolicyRef, missing: Vec<String> },
+    /// The claim names a policy that cannot be fetched: preemption retries.
+    HolderMissing { holder: PolicyRef },
+}
+
+impl BlockReason {
+    /// The contract's reason code.
+    pub fn code(&self) -> &'static str {
+        match self {
+            BlockReason::EqualPriority { .. } => "equal-priority",
+            BlockReason::LowerPriority { .. } => "lower-priority",
+            BlockReason::FeatureGateDisabled { .. } => "feature-gate-disabled",
+            BlockReason::PreemptionNever { .. } => "preemption-never",
+            BlockReason::CppCannotPreemptPp { .. } => "cpp-cannot-preempt-pp",
+            BlockReason::NotNamed { .. } => "not-named",
+            BlockReason::Terminating => "terminating",
+            BlockReason::DependentOverridesMissing { .. } => "dependent-overrides-missing",
+            BlockReason::HolderMissing { .. } => "holder-missing",
+        }
+    }
+}
+
+/// Why policy `p` (which matches template `t`) does not own it in `world`.
+pub fn block_reason(world: &World, p: usize, t: usize) -> BlockReason {
+    why_not(&world.state, p, t, &world.owner(t), &|x| world.claims[x].owner().is_some())
+}
+
+/// Why policy `p`, which matches template `t`, does not own it when `owner` does. `claimed`
+/// tells whether another template is claimed (for the overrides gate, §6.5). Checked in the
+/// order that names the most fundamental blocker first: a CPP never preempts a PP (§5.3);
+/// equal or lower priority never preempts (`preemption.go:128, 200`); then the switches
+/// (`preemption: Always`, the gate, §5.1) and the naming requirement (§5.2, §5.4).
+pub fn why_not(
+    st: &State,
+    p: usize,
+    t: usize,
+    owner: &Option<PolicyRef>,
+    claimed: &dyn Fn(usize) -> bool,
+) -> BlockReason {
+    let pol = st.policy(p);
+    let tpl = &st.templates[t];
+    let named = st.names_template(p, t);
+    let Some(owner) = owner.clone() else {
+        // Unclaimed although p matches: the fresh winner (p or another) waits for overrides.
+        let m = fresh_match(st, t);
+        if let Some((w, missing)) = m.waiting_for_overrides {
+            return BlockReason::DependentOverridesMissing {
+                policy: st.policy(w).reference(),
+                missing,
+            };
+        }
+        return BlockReason::DependentOverridesMissing {
+            policy: pol.reference(),
+            missing: st.missing_overrides(p),
+        };
+    };
+    let holder = st.find_policy(&owner);
+    if pol.preemption_always() && named && tpl.terminating {
+        return BlockReason::Terminating;
+    }
+    if !pol.is_pp() && owner.kind == PolicyKind::PropagationPolicy {
+        return BlockReason::CppCannotPreemptPp { holder: owner };
+    }
+    let Some(h) = holder.map(|h| st.policy(h)) else {
+        return BlockReason::HolderMissing { holder: owner };
+    };
+    if h.kind == pol.kind {
+        let (ours, theirs) = (pol.priority(), h.priority());
+        if ours == theirs {
+            return BlockReason::EqualPriority {
+                holder: owner,
+                ours,
+                theirs,
+            };
+        }
+        if ours < theirs {
+            return BlockReason::LowerPriority {
+                holder: owner,
+                ours,
+                theirs,
+            };
+        }
+    }
+    if !pol.preemption_always() {
+        return BlockReason::PreemptionNever {
+            holder: Some(owner),
+        };
+    }
+    if !st.options.gates.preemption {
+        return BlockReason::FeatureGateDisabled {
+            holder: Some(owner),
+        };
+    }
+    if !named {
+        return BlockReason::NotNamed {
+            holder: Some(owner),
+        };
+    }
+    let missing = overrides_block_preemption(st, p, claimed);
+    if missing.is_empty() && !h.known {
+        return BlockReason::HolderMissing { holder: owner };
+    }
+    BlockReason::DependentOverridesMissing {
+        policy: pol.reference(),
+        missing,
+    }
+}
+
+/// One template in the preempt-check report.
+#[derive(Clone, Debug)]
+pub struct ResourceChange {
+    pub template: usize,
+    pub before: Option<PolicyRef>,
+    pub after: Option<PolicyRef>,
+    pub preempted: bool,
+    pub blocked_by: Vec<(PolicyRef, BlockReason)>,
+}
+
+/// The preempt-check answer.
+#[derive(Clone, Debug)]
+pub struct CheckReport {
+    pub world: World,
+    pub rejected: Vec<(PolicyRef, Vec<String>)>,
+    pub resources: Vec<ResourceChange>,
+    /// Templates neither moved nor matched by a changed policy.
+    pub unchanged: usize,
+}
+
+/// `preempt-check`: settle the state, process the changes in order, and report every template
+/// whose owner changes and every template a changed policy matches but does not get.
+pub fn check(state: State, changes: Vec<Change>) -> Result<CheckReport, ChangeError> {
+    let mut world = World::settled(state);
+    let before: Vec<Option<PolicyRef>> = (0..world.claims.len()).map(|t| world.owner(t)).collect();
+    for c in changes {
+        world.apply(c)?;
+    }
+    let mut resources = Vec::new();
+    for (t, before) in before.into_iter().enumerate() {
+        let after = world.owner(t);
+        let mut blocked_by = Vec::new();
+        if world.state.templates[t].excluded.is_none() {
+            for &p in &world.changed {
+                if world.state.policies[p].is_none() {
+                    continue;
+                }
+                let pol = world.state.policy(p);
+                if after.as_ref() == Some(&pol.reference()) {
+                    continue;
+                }
+                if pol.match_priority(&world.state.templates[t].target()).matches() {
+                    blocked_by.push((pol.reference(), block_reason(&world, p, t)));
+                }
+            }
+        }
+        if after != before || !blocked_by.is_empty() {
+            resources.push(ResourceChange {
+                template: t,
+                preempted: after != before && world.last_move[t] == MoveKind::Preempted,
+                before,
+                after,
+                blocked_by,
+            });
+        }
+    }
+    let unchanged = world.claims.len() - resources.len();
+    let rejected = world.rejected.clone();
+    Ok(CheckReport {
+        world,
+        rejected,
+        resources,
+        unchanged,
+    })
+}
+
+/// The settled view of one template (re-exported for explain).
+pub fn settle_one(state: &State, t: usize) -> Settled {
+    settle(state, t)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::engine::state::testutil::*;
+    use crate::model::Object;
+    use serde_json::json;
+
+    fn policy_of(o: Object) -> Policy {
+        match o {
+            Object::Policy(p) => p,
+            _ => unreachable!(),
+        }
+    }
+
+    fn named(prio: i32, preempt: bool) -> serde_json::Value {
+        json!({"priority": prio, "preemption": if preempt {"Always"} else {"Never"},
+               "resourceSelectors": [{"apiVersion":"apps/v1","kind":"Deployment","name":"nginx"}]})
+    }
+
+    fn claimed_nginx(holder: &str) -> Object {
+        let (l, a) = pp_claim("default", holder);
+        let l: Vec<(&str, &str)> = l.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect();
+        let a: Vec<(&str, &str)> = a.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect();
+        deploy("default", "nginx", &l, &a)
+    }
+
+    fn nginx_owner(w: &World) -> Option<PolicyRef> {
+        let t = w.state.find_template("apps/v1", "Deployment", "default", "nginx").unwrap();
+        w.owner(t)
+    }
+
+    /// Lowering a holder from 5 to 3 requeues preemptors in (3, 5): one at 4 takes over, one
+    /// at 5 (equal to the old priority) is not requeued.
+    #[test]
+    fn deprioritization_open_interval() {
+        for (preemptor_prio, want) in [(4, "p"), (5, "holder"), (3, "holder")] {
+            let st = state(
+                vec![
+                    claimed_nginx("holder"),
+                    pp("default", "holder", named(5, false)),
+                    pp("default", "p", named(preemptor_prio, true)),
+                ],
+                true,
+            );
+            let mut w = World::settled(st);
+            assert_eq!(nginx_owner(&w), Some(PolicyRef::pp("default", "holder")));
+            w.apply(Change::Apply(policy_of(pp("default", "holder", named(3, false)))))
+                .unwrap();
+            assert_eq!(
+                nginx_owner(&w),
+                Some(PolicyRef::pp("default", want)),
+                "preemptor at {preemptor_prio}"
+            );
+        }
+    }
+
+    #[test]
+    fn deprioritization_requeues_highest_first() {
+        let st = state(
+            vec![
+                claimed_nginx("holder"),
+                pp("default", "holder", named(9, false)),
+                pp("default", "a", named(4, true)),
+                pp("default", "b", named(7, true)),
+                pp("default", "c", named(9, true)),
+            ],
+            true,
+        );
+        let w = World::settled(st);
+        let holder = w.state.find_policy(&PolicyRef::pp("default", "holder")).unwrap();
+        let names: Vec<_> = w
+            .deprioritization_requeue(holder, 1, 9)
+            .into_iter()
+            .map(|p| w.state.policy(p).name.clone())
+            .collect();
+        assert_eq!(names, vec!["b", "a"]);
+    }
+
+    #[test]
+    fn new_policy_without_preemption_never_moves_a_claim() {
+        let st = state(vec![claimed_nginx("holder"), pp("default", "holder", named(0, false))], true);
+        let r = check(st, vec![Change::Apply(policy_of(pp("default", "better", named(100, false))))]).unwrap();
+        assert_eq!(r.resources.len(), 1);
+        assert_eq!(r.resources[0].after, Some(PolicyRef::pp("default", "holder")));
+        assert_eq!(r.resources[0].blocked_by[0].1.code(), "preemption-never");
+    }
+
+    #[test]
+    fn deleting_the_claimer_rematches_without_preemption() {
+        let st = state(
+            vec![
+                claimed_nginx("a"),
+                pp("default", "a", named(0, false)),
+                pp("default", "b", json!({"resourceSelectors":[{"apiVersion":"apps/v1","kind":"Deployment"}]})),
+            ],
+            false,
+        );
+        let r = check(st, vec![Change::Delete(PolicyRef::pp("default", "a"))]).unwrap();
+        assert_eq!(r.resources.len(), 1);
+        assert_eq!(r.resources[0].after, Some(PolicyRef::pp("default", "b")));
+        assert!(!r.resources[0].preempted);
+    }
+
+    #[test]
+    fn selector_change_releases_and_rematches() {
+        let st = state(
+            vec![
+                claimed_nginx("a"),
+                pp("default", "a", named(9, false)),
+                pp("default", "b", json!({"resourceSelectors":[{"apiVersion":"apps/v1","kind":"Deployment"}]})),
+            ],
+            false,
+        );
+        let moved = pp("default", "a", json!({"priority": 9, "resourceSelectors":[{"apiVersion":"apps/v1","kind":"Deployment","name":"other"}]}));
+        let r = check(st, vec![Change::Apply(policy_of(moved))]).unwrap();
+        assert_eq!(r.resources[0].after, Some(PolicyRef::pp("default", "b")));
+    }
+
+    #[test]
+    fn restart_runs_every_preemptor_again_and_agrees_with_settle() {
+        let objects = vec![
+            claimed_nginx("holder"),
+            pp("default", "holder", named(1, false)),
+            pp("default", "p", named(2, true)),
+        ];
+        let mut w = World {
+            claims: state(objects.clone(), true)
+                .templates
+                .iter()
+                .map(|t| t.claim.clone())
+                .collect(),
+            ..World::settled(state(objects.clone(), true))
+        };
+        assert_eq!(nginx_owner(&w), Some(PolicyRef::pp("default", "holder")));
+        w.restart();
+        let settled = World::settled(state(objects, true));
+        assert_eq!(nginx_owner(&w), nginx_owner(&settled));
+        assert_eq!(nginx_owner(&w), Some(PolicyRef::pp("default", "p")));
+    }
+
+    #[test]
+    fn rejected_policy_changes_nothing() {
+        let st = state(vec![claimed_nginx("holder"), pp("default", "holder", named(0, false))], true);
+        let bad = pp("default", "bad", json!({"priority": 9, "preemption": "Always",
+            "resourceSelectors":[{"apiVersion":"apps/v1","kind":"Deployment"}]}));
+        let r = check(st, vec![Change::Apply(policy_of(bad))]).unwrap();
+        assert_eq!(r.rejected.len(), 1);
+        assert!(r.rejected[0].1[0].contains("name cannot be empty if preemption is Always"));
+        assert!(r.resources.is_empty());
+    }
+}

@@ -1,0 +1,721 @@
+//! A snapshot for the claim engine: admitted policies, templates with their claim metadata,
+//! bindings, override names, feature gates and controller options, with the indexes that let
+//! matching a template look only at the policies of its (apiVersion, kind, namespace).
+
+use std::collections::{BTreeMap, HashMap, HashSet};
+
+use crate::model::{
+    Inventory, KarmadaVersion, Object, Policy, PolicyKind, PolicyRef, PropagationSpec,
+};
+
+use super::claim::{ClaimMeta, Excluded, Filters};
+use super::rank::RankKey;
+use super::selector::{selectors_priority, ImplicitPriority, Target};
+
+/// Feature gates that change claim decisions.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct FeatureGates {
+    /// `PropagationPolicyPreemption`: Alpha, default false (§5.1, `features.go:50-51, 172`).
+    pub preemption: bool,
+}
+
+/// Karmada's feature gates (`pkg/features/features.go`); only the preemption gate changes claims.
+const KNOWN_GATES: &[&str] = &[
+    "Failover",
+    "GracefulEviction",
+    "PropagateDeps",
+    "CustomizedClusterResourceModeling",
+    "PropagationPolicyPreemption",
+    "MultiClusterService",
+    "ResourceQuotaEstimate",
+    "StatefulFailoverInjection",
+    "PriorityBasedScheduling",
+    "FederatedQuotaEnforcement",
+    "MultiplePodTemplatesScheduling",
+    "AllAlpha",
+    "AllBeta",
+];
+
+impl FeatureGates {
+    /// Parses `--feature-gates` as the controller-manager does: `Name=bool` pairs separated by
+    /// commas. `AllAlpha=true` turns the (Alpha) preemption gate on unless it is set explicitly.
+    /// Returns the gates and the names this tool does not know (for a warning).
+    pub fn parse(spec: &str) -> Result<(FeatureGates, Vec<String>), String> {
+        let mut gates = FeatureGates::default();
+        let mut unknown = Vec::new();
+        let mut explicit = None;
+        let mut all_alpha = None;
+        for pair in spec.split(',').map(str::trim).filter(|p| !p.is_empty()) {
+            let Some((name, value)) = pair.split_once('=') else {
+                return Err(format!("missing bool value for {pair}"));
+            };
+            let value: bool = match value.trim().to_ascii_lowercase().as_str() {
+                "true" => true,
+                "false" => false,
+                _ => return Err(format!("invalid value of {name}: {value}, err: not a bool")),
+            };
+            match name.trim() {
+                "PropagationPolicyPreemption" => explicit = Some(value),
+                "AllAlpha" => all_alpha = Some(value),
+                n if KNOWN_GATES.contains(&n) => {}
+                n => unknown.push(n.to_string()),
+            }
+        }
+        gates.preemption = explicit.or(all_alpha).unwrap_or(false);
+        Ok((gates, unknown))
+    }
+}
+
+/// What to make of a claim naming a policy the inputs lack.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum UnknownClaimers {
+    /// The inputs are the whole control plane: the claim is stale and dropped (§4.2).
+    #[default]
+    Stale,
+    /// The inputs are partial: the policy exists with an unknown spec (preempt-check).
+    AssumeExisting,
+}
+
+#[derive(Clone, Debug, Default)]
+pub struct Options {
+    pub gates: FeatureGates,
+    pub filters: Filters,
+    pub version: KarmadaVersion,
+    pub unknown_claimers: UnknownClaimers,
+}
+
+/// A policy as Karmada stores it (after admission defaults).
+#[derive(Clone, Debug)]
+pub struct PolicyEntry {
+    pub kind: PolicyKind,
+    /// The PP's namespace; `""` for a CPP.
+    pub namespace: String,
+    pub name: String,
+    /// The permanent-id label; generated (as the mutating webhook does on CREATE, M6) when absent.
+    pub id: String,
+    pub id_generated: bool,
+    pub spec: PropagationSpec,
+    pub terminating: bool,
+    /// `false` for a policy only known from a claim (its spec is unknown).
+    pub known: bool,
+    /// The document it came from, when it came from the inputs.
+    pub doc: Option<usize>,
+}
+
+impl PolicyEntry {
+    pub fn reference(&self) -> PolicyRef {
+        match self.kind {
+            PolicyKind::PropagationPolicy => PolicyRef::pp(&self.namespace, &self.name),
+            PolicyKind::ClusterPropagationPolicy => PolicyRef::cpp(&self.name),
+        }
+    }
+
+    pub fn is_pp(&self) -> bool {
+        self.kind == PolicyKind::PropagationPolicy
+    }
+
+    /// `ExplicitPriority()`: `spec.priority`, 0 when nil (§2.2).
+    pub fn priority(&self) -> i32 {
+        self.spec.explicit_priority()
+    }
+
+    pub fn preemption_always(&self) -> bool {
+        self.spec.preemption_always()
+    }
+
+    /// `preemptionEnabled`: `preemption: Always` AND the gate (§5.1, `preemption.go:49-58`).
+    pub fn preemption_enabled(&self, gates: FeatureGates) -> bool {
+        gates.preemption && self.preemption_always()
+    }
+
+    pub fn rank_key(&self, implicit: ImplicitPriority) -> RankKey<'_> {
+        RankKey {
+            is_pp: self.is_pp(),
+            explicit: self.priority(),
+            implicit,
+            name: &self.name,
+        }
+    }
+
+    /// The implicit priority of this policy for a template; PPs only see their own namespace
+    /// (`LookForMatchedPolicy`, `detector.go:382-391`).
+    pub fn match_priority(&self, t: &Target<'_>) -> ImplicitPriority {
+        if self.is_pp() && (t.namespace.is_empty() || t.namespace != self.namespace) {
+            return ImplicitPriority::MisMatch;
+        }
+        selectors_priority(t, &self.spec.resource_selectors)
+    }
+}
+
+/// A resource template as the detector sees it.
+#[derive(Clone, Debug)]
+pub struct TemplateEntry {
+    pub api_version: String,
+    pub kind: String,
+    /// `""` for a cluster-scoped template.
+    pub namespace: String,
+    pub name: String,
+    pub labels: BTreeMap<String, String>,
+    /// The claim keys as written in the input.
+    pub claim: ClaimMeta,
+    pub terminating: bool,
+    pub excluded: Option<Excluded>,
+    pub doc: Option<usize>,
+}
+
+impl TemplateEntry {
+    pub fn target(&self) -> Target<'_> {
+        Target {
+            api_version: &self.api_version,
+            kind: &self.kind,
+            namespace: &self.namespace,
+            name: &self.name,
+            labels: &self.labels,
+        }
+    }
+
+    pub fn reference(&self) -> crate::model::ObjectRef {
+        crate::model::ObjectRef {
+            api_version: self.api_version.clone(),
+            kind: self.kind.clone(),
+            namespace: (!self.namespace.is_empty()).then(|| self.namespace.clone()),
+            name: self.name.clone(),
+        }
+    }
+}
+
+/// What the engine reads from a ResourceBinding / ClusterResourceBinding.
+#[derive(Clone, Debug, Default)]
+pub struct BindingInfo {
+    pub labels: BTreeMap<String, String>,
+    pub clusters: Vec<String>,
+}
+
+/// A policy that admission refuses: it never reaches the detector.
+#[derive(Clone, Debug)]
+pub struct Rejected {
+    pub policy: PolicyRef,
+    pub errors: Vec<String>,
+    /// The defaulted spec, to tell which templates it would have matched.
+    pub spec: PropagationSpec,
+    pub doc: Option<usize>,
+}
+
+/// Admission as the engine needs it: the defaulted spec and Karmada's error lines.
+pub fn admit_policy(policy: &Policy, version: KarmadaVersion) -> (PropagationSpec, Vec<String>) {
+    let admitted = super::admission::admit(policy, version);
+    let errors = admitted
+        .violations
+        .iter()
+        .map(super::admission::Violation::karmada_error)
+        .collect();
+    (admitted.spec, errors)
+}
+
+fn key3(a: &str, b: &str, c: &str) -> String {
+    let mut k = String::with_capacity(a.len() + b.len() + c.len() + 2);
+    k.push_str(a);
+    k.push('\u{1f}');
+    k.push_str(b);
+    k.push('\u{1f}');
+    k.push_str(c);
+    k
+}
+
+fn key4(a: &str, b: &str, c: &str, d: &str) -> String {
+    let mut k = key3(a, b, c);
+    k.push('\u{1f}');
+    k.push_str(d);
+    k
+}
+
+/// The snapshot, with indexes.
+#[derive(Clone, Debug, Default)]
+pub struct State {
+    pub options: Options,
+    /// Slots stay put when a policy is deleted, so indexes stay valid.
+    pub policies: Vec<Option<PolicyEntry>>,
+    pub templates: Vec<TemplateEntry>,
+    pub rejected: Vec<Rejected>,
+    /// OverridePolicies as (namespace, name); ClusterOverridePolicies by name.
+    pub overrides: HashSet<(String, String)>,
+    pub cluster_overrides: HashSet<String>,
+    /// Bindings by the template they bind (`apiVersion/kind/namespace/name` key).
+    pub bindings: HashMap<String, BindingInfo>,
+    policy_by_ref: HashMap<PolicyRef, usize>,
+    /// PPs by (apiVersion, kind, namespace); CPPs by (apiVersion, kind, selector namespace), `""`
+    /// standing for "any namespace and cluster-scoped".
+    pp_index: HashMap<String, Vec<usize>>,
+    cpp_index: HashMap<String, Vec<usize>>,
+    /// Policies with a selector naming (apiVersion, kind, namespace, name): preemption targets.
+    named_index: HashMap<String, Vec<usize>>,
+    /// Templates by (apiVersion, kind) and by full identity.
+    templates_by_gvk: HashMap<String, Vec<usize>>,
+    template_by_key: HashMap<String, usize>,
+}
+
+impl State {
+    pub fn new(options: Options) -> State {
+        State {
+            options,
+            ..State::default()
+        }
+    }
+
+    /// Builds the snapshot from the inputs: each policy through admission (rejected ones are
+    /// kept aside), each template through the detector's filters. A later document with the
+    /// same identity replaces an earlier one, as successive `kubectl apply`s would.
+    pub fn from_inventory(inv: &Inventory, options: Options) -> State {
+        let mut state = State::new(options);
+        let mut templates: Vec<TemplateEntry> = Vec::new();
+        for object in &inv.objects {
+            match object {
+                Object::Policy(p) => {
+                    state.add_policy_from_model(p);
+                }
+                Object::Template(t) => {
+                    let namespace = t.meta.namespace.clone().unwrap_or_default();
+                    let excluded = state.options.filters.excluded(
+                        &t.api_version,
+                        &t.kind,
+                        &namespace,
+                        &t.meta.name,
+                        &t.meta.labels,
+                    );
+                    templates.push(TemplateEntry {
+                        api_version: t.api_version.clone(),
+                        kind: t.kind.clone(),
+                        namespace,
+                        name: t.meta.name.clone(),
+                        claim: ClaimMeta::read(&t.meta.labels, &t.meta.annotations),
+                        labels: t.meta.labels.clone(),
+                        terminating: t.meta.deletion_timestamp.is_some(),
+                        excluded,
+                        doc: Some(t.doc),
+                    });
+                }
+                Object::Override(o) => {
+                    if o.cluster_scoped {
+                        state.cluster_overrides.insert(o.meta.name.clone());
+                    } else {
+                        state.overrides.insert((
+                            o.meta.namespace.clone().unwrap_or_default(),
+                            o.meta.name.clone(),
+                        ));
+                    }
+                }
+                Object::Binding(b) => {
+                    let r = &b.spec.resource;
+                    state.bindings.insert(
+                        key4(&r.api_version, &r.kind, &r.namespace, &r.name),
+                        BindingInfo {
+                            labels: b.meta.labels.clone(),
+                            clusters: b.spec.clusters.iter().map(|c| c.name.clone()).collect(),
+                        },
+                    );
+                }
+                Object::Work(_) => {}
+            }
+        }
+        for t in templates {
+            state.add_template(t);
+        }
+        if state.options.unknown_claimers == UnknownClaimers::AssumeExisting {
+            state.add_unknown_claimers();
+        }
+        state
+    }
+
+    /// Admission, then insert (or replace) the policy. Returns its slot, or `None` if rejected.
+    pub fn add_policy_from_model(&mut self, p: &Policy) -> Option<usize> {
+        let (spec, errors) = admit_policy(p, self.options.version);
+        let reference = p.reference();
+        if !errors.is_empty() {
+            self.rejected.push(Rejected {
+                policy: reference,
+                errors,
+                spec,
+                doc: Some(p.doc),
+            });
+            return None;
+        }
+        let (id, id_generated) = match p.permanent_id() {
+            Some(id) => (id.to_string(), false),
+            None => (format!("generated:{reference}"), true),
+        };
+        Some(self.upsert_policy(PolicyEntry {
+            kind: p.kind,
+            namespace: reference.namespace.clone().unwrap_or_default(),
+            name: reference.name.clone(),
+            id,
+            id_generated,
+            spec,
+            terminating: p.is_terminating(),
+            known: true,
+            doc: Some(p.doc),
+        }))
+    }
+
+    /// Inserts a policy, replacing one with the same identity (its slot is reused).
+    pub fn upsert_policy(&mut self, entry: PolicyEntry) -> usize {
+        let reference = entry.reference();
+        let idx = match self.policy_by_ref.get(&reference) {
+            Some(&i) => {
+                self.unindex_policy(i);
+                self.policies[i] = Some(entry);
+                i
+            }
+            None => {
+                self.policies.push(Some(entry));
+                let i = self.policies.len() - 1;
+                self.policy_by_ref.insert(reference, i);
+                i
+            }
+        };
+        self.index_policy(idx);
+        idx
+    }
+
+    /// Removes a policy (its finalizer is gone).
+    pub fn remove_policy(&mut self, idx: usize) {
+        if let Some(p) = self.policies[idx].as_ref() {
+            let r = p.reference();
+            self.unindex_policy(idx);
+            self.policy_by_ref.remove(&r);
+            self.policies[idx] = None;
+        }
+    }
+
+    fn policy_keys(&self, idx: usize) -> (Vec<String>, Vec<String>) {
+        let Some(p) = self.policies[idx].as_ref() else {
+            return (Vec::new(), Vec::new());
+        };
+        let mut match_keys = Vec::new();
+        let mut named_keys = Vec::new();
+        for rs in &p.spec.resource_selectors {
+            let ns = if p.is_pp() {
+                // After the mutating default (M1) a PP selector's namespace is its own; one that
+                // differs can never match a template of the PP's namespace (detector.go:388-391).
+                if !rs.namespace.is_empty() && rs.namespace != p.namespace {
+                    continue;
+                }
+                p.namespace.as_str()
+            } else {
+                rs.namespace.as_str()
+            };
+            match_keys.push(key3(&rs.api_version, &rs.kind, ns));
+            if !rs.name.is_empty() {
+                named_keys.push(key4(&rs.api_version, &rs.kind, ns, &rs.name));
+            }
+        }
+        match_keys.sort();
+        match_keys.dedup();
+        named_keys.sort();
+        named_keys.dedup();
+        (match_keys, named_keys)
+    }
+
+    fn index_policy(&mut self, idx: usize) {
+        let (match_keys, named_keys) = self.policy_keys(idx);
+        let is_pp = self.policies[idx].as_ref().is_some_and(PolicyEntry::is_pp);
+        let index = if is_pp {
+            &mut self.pp_index
+        } else {
+            &mut self.cpp_index
+        };
+        for k in match_keys {
+            index.entry(k).or_default().push(idx);
+        }
+        for k in named_keys {
+            self.named_index.entry(k).or_default().push(idx);
+        }
+    }
+
+    fn unindex_policy(&mut self, idx: usize) {
+        let (match_keys, named_keys) = self.policy_keys(idx);
+        for k in match_keys {
+            for index in [&mut self.pp_index, &mut self.cpp_index] {
+                if let Some(v) = index.get_mut(&k) {
+                    v.retain(|&i| i != idx);
+                }
+            }
+        }
+        for k in named_keys {
+            if let Some(v) = self.named_index.get_mut(&k) {
+                v.retain(|&i| i != idx);
+            }
+        }
+    }
+
+    pub fn add_template(&mut self, t: TemplateEntry) -> usize {
+        let key = key4(&t.api_version, &t.kind, &t.namespace, &t.name);
+        if let Some(&i) = self.template_by_key.get(&key) {
+            self.templates[i] = t;
+            return i;
+        }
+        let gvk = key3(&t.api_version, &t.kind, "");
+        self.templates.push(t);
+        let i = self.templates.len() - 1;
+        self.template_by_key.insert(key, i);
+        self.templates_by_gvk.entry(gvk).or_default().push(i);
+        i
+    }
+
+    /// Claims that name a policy the inputs lack: add it as existing with an unknown spec.
+    fn add_unknown_claimers(&mut self) {
+        let mut missing: Vec<(PolicyRef, String)> = Vec::new();
+        for t in &self.templates {
+            for (r, id) in [
+                (t.claim.pp_claim(), t.claim.pp_id.clone()),
+                (t.claim.cpp_claim(), t.claim.cpp_id.clone()),
+            ] {
+                if let (Some(r), Some(id)) = (r, id) {
+                    if !self.policy_by_ref.contains_key(&r) && !missing.iter().any(|(m, _)| *m == r) {
+                        missing.push((r, id));
+                    }
+                }
+            }
+        }
+        for (r, id) in missing {
+            self.upsert_policy(PolicyEntry {
+                kind: r.kind,
+                namespace: r.namespace.clone().unwrap_or_default(),
+                name: r.name.clone(),
+                id,
+                id_generated: false,
+                spec: PropagationSpec::default(),
+                terminating: false,
+                known: false,
+                doc: None,
+            });
+        }
+    }
+
+    pub fn policy(&self, idx: usize) -> &PolicyEntry {
+        self.policies[idx].as_ref().expect("live policy slot")
+    }
+
+    pub fn policy_mut(&mut self, idx: usize) -> &mut PolicyEntry {
+        self.policies[idx].as_mut().expect("live policy slot")
+    }
+
+    pub fn find_policy(&self, r: &PolicyRef) -> Option<usize> {
+        self.policy_by_ref.get(r).copied()
+    }
+
+    pub fn live_policies(&self) -> impl Iterator<Item = (usize, &PolicyEntry)> {
+        self.policies
+            .iter()
+            .enumerate()
+            .filter_map(|(i, p)| p.as_ref().map(|p| (i, p)))
+    }
+
+    pub fn find_template(&self, api_version: &str, kind: &str, namespace: &str, name: &str) -> Option<usize> {
+        self.template_by_key
+            .get(&key4(api_version, kind, namespace, name))
+            .copied()
+    }
+
+    /// Templates of one apiVersion/kind (any namespace).
+    pub fn templates_of(&self, api_version: &str, kind: &str) -> &[usize] {
+        self.templates_by_gvk
+            .get(&key3(api_version, kind, ""))
+            .map_or(&[], Vec::as_slice)
+    }
+
+    /// Every policy that may match template `t` (PPs of its namespace, CPPs), each once, with
+    /// its implicit priority (> 0 only). Index lookups only: no walk over all policies.
+    pub fn matching_policies(&self, t: usize) -> Vec<(usize, ImplicitPriority)> {
+        let tpl = &self.templates[t];
+        let target = tpl.target();
+        let mut cands: Vec<usize> = Vec::new();
+        if !tpl.namespace.is_empty() {
+            if let Some(v) = self.pp_index.get(&key3(&tpl.api_version, &tpl.kind, &tpl.namespace)) {
+                cands.extend(v);
+            }
+            if let Some(v) = self.cpp_index.get(&key3(&tpl.api_version, &tpl.kind, &tpl.namespace)) {
+                cands.extend(v);
+            }
+        }
+        if let Some(v) = self.cpp_index.get(&key3(&tpl.api_version, &tpl.kind, "")) {
+            cands.extend(v);
+        }
+        cands.sort_unstable();
+        cands.dedup();
+        cands
+            .into_iter()
+            .filter_map(|i| {
+                let p = self.policies[i].as_ref()?;
+                let m = p.match_priority(&target);
+                m.matches().then_some((i, m))
+            })
+            .collect()
+    }
+
+    /// Policies with a selector naming template `t` exactly as the preemption fetch would
+    /// (`fetchResourceTemplate` by the selector's apiVersion, kind, namespace and name, §5.2):
+    /// for a CPP the selector namespace must equal the template's (`""` for cluster-scoped).
+    pub fn naming_policies(&self, t: usize) -> Vec<usize> {
+        let tpl = &self.templates[t];
+        let mut v = self
+            .named_index
+            .get(&key4(&tpl.api_version, &tpl.kind, &tpl.namespace, &tpl.name))
+            .cloned()
+            .unwrap_or_default();
+        v.retain(|&i| self.policies[i].is_some());
+        v.sort_unstable();
+        v.dedup();
+        v
+    }
+
+    /// Whether the policy has a selector naming the template as the preemption fetch does.
+    pub fn names_template(&self, p: usize, t: usize) -> bool {
+        self.naming_policies(t).contains(&p)
+    }
+
+    /// `IsDependentOverridesPresent` (§6.5, `pkg/util/helper/policy.go:47-76`): the names
+    /// that are missing.
+    pub fn missing_overrides(&self, p: usize) -> Vec<String> {
+        let p = self.policy(p);
+        p.spec
+            .dependent_overrides
+            .iter()
+            .filter(|name| match p.kind {
+                PolicyKind::PropagationPolicy => {
+                    !self.overrides.contains(&(p.namespace.clone(), (*name).clone()))
+                }
+                PolicyKind::ClusterPropagationPolicy => !self.cluster_overrides.contains(*name),
+            })
+            .cloned()
+            .collect()
+    }
+
+    /// Whether the template's binding carries the claim of policy `p` (§6.2: the unmatched
+    /// cleanup is RB-driven). With no binding in the inputs we assume the normal case: the
+    /// detector created it with the claim.
+    pub fn binding_carries_claim(&self, t: usize, p: usize) -> bool {
+        let tpl = &self.templates[t];
+        let Some(b) = self
+            .bindings
+            .get(&key4(&tpl.api_version, &tpl.kind, &tpl.namespace, &tpl.name))
+        else {
+            return true;
+        };
+        let policy = self.policy(p);
+        b.labels
+            .get(policy.kind.permanent_id_label())
+            .is_some_and(|v| *v == policy.id || policy.id_generated)
+    }
+
+    pub fn binding_of(&self, t: usize) -> Option<&BindingInfo> {
+        let tpl = &self.templates[t];
+        self.bindings
+            .get(&key4(&tpl.api_version, &tpl.kind, &tpl.namespace, &tpl.name))
+    }
+
+    /// Rejected policies whose (defaulted) selectors would match the template.
+    pub fn rejected_matching(&self, t: usize) -> Vec<&Rejected> {
+        let tpl = &self.templates[t];
+        let target = tpl.target();
+        self.rejected
+            .iter()
+            .filter(|r| {
+                let pp_scope_ok = match r.policy.kind {
+                    PolicyKind::PropagationPolicy => {
+                        !tpl.namespace.is_empty()
+                            && r.policy.namespace.as_deref() == Some(tpl.namespace.as_str())
+                    }
+                    PolicyKind::ClusterPropagationPolicy => true,
+                };
+                pp_scope_ok && selectors_priority(&target, &r.spec.resource_selectors).matches()
+            })
+            .collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn feature_gates() {
+        assert!(!FeatureGates::parse("").unwrap().0.preemption);
+        assert!(FeatureGates::parse("PropagationPolicyPreemption=true").unwrap().0.preemption);
+        assert!(FeatureGates::parse("AllAlpha=true,AllBeta=true").unwrap().0.preemption);
+        assert!(!FeatureGates::parse("AllAlpha=true,PropagationPolicyPreemption=false").unwrap().0.preemption);
+        assert_eq!(FeatureGates::parse("Foo=true").unwrap().1, vec!["Foo".to_string()]);
+        assert!(FeatureGates::parse("PropagationPolicyPreemption=yes").is_err());
+        assert!(FeatureGates::parse("PropagationPolicyPreemption").is_err());
+    }
+}
+
+#[cfg(test)]
+pub(crate) mod testutil {
+    //! Builders for engine tests: policies and templates from short JSON/YAML-free literals.
+    use super::*;
+    use crate::model::{ObjectMeta, Template};
+
+    pub fn meta(ns: Option<&str>, name: &str, labels: &[(&str, &str)], ann: &[(&str, &str)]) -> ObjectMeta {
+        ObjectMeta {
+            name: name.into(),
+            namespace: ns.map(str::to_string),
+            labels: labels.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect(),
+            annotations: ann.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect(),
+            ..ObjectMeta::default()
+        }
+    }
+
+    /// A PP in `ns` with a spec given as JSON.
+    pub fn pp(ns: &str, name: &str, spec: serde_json::Value) -> Object {
+        Object::Policy(Policy {
+            kind: PolicyKind::PropagationPolicy,
+            meta: meta(Some(ns), name, &[(PolicyKind::PropagationPolicy.permanent_id_label(), &format!("{name}-id"))], &[]),
+            spec: serde_json::from_value(spec).unwrap(),
+            doc: 0,
+        })
+    }
+
+    pub fn cpp(name: &str, spec: serde_json::Value) -> Object {
+        Object::Policy(Policy {
+            kind: PolicyKind::ClusterPropagationPolicy,
+            meta: meta(None, name, &[(PolicyKind::ClusterPropagationPolicy.permanent_id_label(), &format!("{name}-id"))], &[]),
+            spec: serde_json::from_value(spec).unwrap(),
+            doc: 0,
+        })
+    }
+
+    pub fn deploy(ns: &str, name: &str, labels: &[(&str, &str)], ann: &[(&str, &str)]) -> Object {
+        Object::Template(Template {
+            api_version: "apps/v1".into(),
+            kind: "Deployment".into(),
+            meta: meta(Some(ns), name, labels, ann),
+            doc: 0,
+        })
+    }
+
+    /// Claim keys for a template claimed by PP `ns/name` (id `<name>-id`).
+    pub fn pp_claim(ns: &str, name: &str) -> (Vec<(String, String)>, Vec<(String, String)>) {
+        (
+            vec![(super::super::claim::PP_ID_LABEL.into(), format!("{name}-id"))],
+            vec![
+                (super::super::claim::PP_NAMESPACE_ANNOTATION.into(), ns.into()),
+                (super::super::claim::PP_NAME_ANNOTATION.into(), name.into()),
+            ],
+        )
+    }
+
+    pub fn state(objects: Vec<Object>, gate: bool) -> State {
+        let inv = Inventory {
+            documents: Vec::new(),
+            objects,
+            problems: Vec::new(),
+        };
+        State::from_inventory(
+            &inv,
+            Options {
+                gates: FeatureGates { preemption: gate },
+                ..Options::default()
+            },
+        )
+    }
+}

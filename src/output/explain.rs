@@ -1,0 +1,339 @@
+//! Renders an `explain` decision: the JSON contract and a readable trace. The engine's reason
+//! enums are worded here, once, for both formats.
+
+use owo_colors::OwoColorize;
+use serde_json::{json, Value};
+
+use crate::engine::claim::Excluded;
+use crate::engine::explain::{Explanation, Note, OwnerHow, Why};
+use crate::engine::rank::Decider;
+use crate::engine::selector::ImplicitPriority;
+use crate::engine::simulate::BlockReason;
+use crate::model::{PolicyKind, PolicyRef};
+
+/// `PropagationPolicy default/low`, `ClusterPropagationPolicy platform`.
+pub fn owner_text(r: &PolicyRef) -> String {
+    match &r.namespace {
+        Some(ns) => format!("{} {}/{}", r.kind.as_str(), ns, r.name),
+        None => format!("{} {}", r.kind.as_str(), r.name),
+    }
+}
+
+fn opt_owner(r: &Option<PolicyRef>) -> String {
+    r.as_ref().map_or_else(|| "none (unclaimed)".to_string(), owner_text)
+}
+
+fn precision(m: ImplicitPriority) -> &'static str {
+    match m {
+        ImplicitPriority::MatchName => "name",
+        ImplicitPriority::MatchLabelSelector => "label",
+        ImplicitPriority::MatchAll => "match-all",
+        ImplicitPriority::MisMatch => "no match",
+    }
+}
+
+fn list(refs: &[PolicyRef]) -> String {
+    refs.iter().map(ToString::to_string).collect::<Vec<_>>().join(", ")
+}
+
+/// Why a template is never processed (§1.4).
+pub fn excluded_text(e: &Excluded) -> String {
+    match e {
+        Excluded::ReservedNamespace(ns) => format!("namespace {ns} is reserved by Karmada"),
+        Excluded::SkippedNamespace { namespace, pattern } => {
+            format!("namespace {namespace} matches --skipped-propagating-namespaces={pattern}")
+        }
+        Excluded::ExtensionApiserverAuthentication => {
+            "kube-system/extension-apiserver-authentication is always skipped".into()
+        }
+        Excluded::SkippedApi { api_version, kind } => {
+            format!("{api_version} {kind} is a skipped API: the detector never propagates it")
+        }
+        Excluded::ClaimedBy(v) => format!(
+            "label resourcetemplate.karmada.io/claimed-by={v} (MultiClusterService) keeps every policy away"
+        ),
+    }
+}
+
+/// A short form for inline use: `equal priority 5 = 5`.
+pub fn block_short(b: &BlockReason) -> String {
+    match b {
+        BlockReason::EqualPriority { ours, theirs, .. } => format!("equal priority {ours} = {theirs}"),
+        BlockReason::LowerPriority { ours, theirs, .. } => format!("lower priority {ours} < {theirs}"),
+        BlockReason::FeatureGateDisabled { .. } => "feature gate PropagationPolicyPreemption is off".into(),
+        BlockReason::PreemptionNever { .. } => "preemption: Never".into(),
+        BlockReason::CppCannotPreemptPp { .. } => "a CPP cannot preempt a PP".into(),
+        BlockReason::NotNamed { .. } => "no selector names it".into(),
+        BlockReason::Terminating => "the template is being deleted".into(),
+        BlockReason::DependentOverridesMissing { policy, missing } => {
+            format!("{policy} waits for dependentOverrides {}", missing.join(", "))
+        }
+        BlockReason::HolderMissing { holder } => format!("holder {holder} not found"),
+    }
+}
+
+/// A full sentence: the preempt-check `message` and the tail of a kept-claim `why`.
+pub fn block_message(b: &BlockReason) -> String {
+    match b {
+        BlockReason::EqualPriority { holder, ours, theirs } => format!(
+            "equal priority {ours} = {theirs}: will never preempt {holder} (preemption needs a strictly higher priority)"
+        ),
+        BlockReason::LowerPriority { holder, ours, theirs } => format!(
+            "lower priority {ours} < {theirs}: cannot preempt {holder}"
+        ),
+        BlockReason::FeatureGateDisabled { .. } => {
+            "preemption needs the feature gate PropagationPolicyPreemption=true (off by default)".into()
+        }
+        BlockReason::PreemptionNever { holder } => match holder {
+            Some(h) => format!(
+                "preemption is Never: the claim of {h} is kept even for a better policy"
+            ),
+            None => "preemption is Never".into(),
+        },
+        BlockReason::CppCannotPreemptPp { holder } => format!(
+            "a ClusterPropagationPolicy never preempts a PropagationPolicy ({holder})"
+        ),
+        BlockReason::NotNamed { .. } => {
+            "preemption only reaches templates a selector names (apiVersion, kind, namespace and name)".into()
+        }
+        BlockReason::Terminating => "the template is being deleted: preemption skips it".into(),
+        BlockReason::DependentOverridesMissing { policy, missing } => format!(
+            "{policy} waits for its missing dependentOverrides ({}): no claim meanwhile",
+            missing.join(", ")
+        ),
+        BlockReason::HolderMissing { holder } => format!(
+            "the claim names {holder}, which cannot be fetched: preemption fails and retries"
+        ),
+    }
+}
+
+/// The `why` of a candidate.
+pub fn why_text(w: &Why, me: &PolicyRef) -> String {
+    match w {
+        Why::Owner(OwnerHow::KeptClaim) => {
+            "holds the claim: a claimed template is never re-ranked".into()
+        }
+        Why::Owner(OwnerHow::FreshMatch) => "wins the match: best priority, then selector precision, then name".into(),
+        Why::Owner(OwnerHow::Preempted { from, ours, theirs }) => match theirs {
+            Some(t) => format!("preempts {from}: priority {ours} > {t}"),
+            None => format!("preempts {from}: a PP preempts a CPP whatever the priority"),
+        },
+        Why::PreemptedBy { by, ours, theirs } => {
+            format!("preempted by {by}: priority {theirs} > {ours}")
+        }
+        Why::Terminating => "being deleted: never matched".into(),
+        Why::TemplateExcluded(e) => format!("never claimed: {}", excluded_text(e)),
+        Why::Outranked { by, decider, ours, theirs } => match decider {
+            Decider::PpBeatsCpp => {
+                if me.kind == PolicyKind::ClusterPropagationPolicy {
+                    format!("loses to {by}: a matching PP always beats a CPP, whatever the priority")
+                } else {
+                    format!("loses to {by}") // unreachable: a PP never loses to a CPP
+                }
+            }
+            Decider::Explicit => format!("loses on priority: {} < {} ({by})", ours.0, theirs.0),
+            Decider::Implicit => format!(
+                "loses on selector precision: {} vs {} ({by})",
+                precision(ours.1),
+                precision(theirs.1)
+            ),
+            Decider::Name | Decider::Same => format!(
+                "loses on name order: {:?} sorts after {:?} (equal priority and precision)",
+                me.name, by.name
+            ),
+        },
+        Why::WaitsForOverrides(missing) => format!(
+            "wins the match but waits for missing dependentOverrides {} (no CPP fallback)",
+            missing.join(", ")
+        ),
+        Why::ClaimKept { holder, blocker, .. } => {
+            format!(
+                "would win a fresh match, but the claim of {holder} is kept: {}",
+                block_message(blocker)
+            )
+        }
+    }
+}
+
+pub fn note_text(n: &Note) -> String {
+    match n {
+        Note::GateOff { preemptors } => format!(
+            "preemption is off: the feature gate PropagationPolicyPreemption is disabled (the default); {} declare(s) preemption: Always and would act only with --feature-gates PropagationPolicyPreemption=true",
+            list(preemptors)
+        ),
+        Note::OverridesBlockPreemption { policy, missing } => format!(
+            "{policy} does not preempt: its dependentOverrides ({}) are missing while a waiting template matches it",
+            missing.join(", ")
+        ),
+        Note::AmbiguousPreemptors { tied, priority } => format!(
+            "order-dependent: {} all preempt at priority {priority}; whichever Karmada processes first wins (shown: the first by namespace/name), the others cannot preempt an equal priority",
+            list(tied)
+        ),
+        Note::LazyActivation { policy } => format!(
+            "{policy} uses activationPreference: Lazy: the claim moves, but the binding follows only on the next change of the template"
+        ),
+        Note::WaitingForOverrides { policy, missing } => format!(
+            "{policy} wins the match but its dependentOverrides ({}) are missing: the template stays unclaimed, with no fallback to a ClusterPropagationPolicy",
+            missing.join(", ")
+        ),
+        Note::Excluded(e) => format!("never claimed: {}", excluded_text(e)),
+        Note::StaleClaim { claimer } => format!(
+            "the claim names {claimer}, which is not in the inputs: Karmada drops such a stale claim and re-matches"
+        ),
+        Note::ClaimerTerminating { claimer, released: true } => format!(
+            "the claimer {claimer} is being deleted: its claim is released and the template re-matched"
+        ),
+        Note::ClaimerTerminating { claimer, released: false } => format!(
+            "the claimer {claimer} is being deleted, but the claim carries another permanent-id: the deletion leaves it in place"
+        ),
+        Note::NoLongerMatches { claimer, released: true } => format!(
+            "{claimer} no longer matches this template: a template reconcile keeps the claim; the policy's next update (or a restart) releases it"
+        ),
+        Note::NoLongerMatches { claimer, released: false } => format!(
+            "{claimer} no longer matches this template, but its binding does not carry the claim: the claim stays"
+        ),
+        Note::Restamped { claimer } => format!(
+            "the claim's permanent-id differs from {claimer}'s: the next reconcile re-stamps it"
+        ),
+        Note::UnknownClaimer { claimer } => format!(
+            "{claimer} is named by the claim but not in the inputs: assumed to exist, spec unknown"
+        ),
+        Note::PartialClaim => {
+            "the template carries incomplete claim metadata: it counts as unclaimed".into()
+        }
+        Note::BothClaims => "the template carries both a PP and a CPP claim: the PP claim counts and the CPP keys are stripped".into(),
+        Note::NoCandidates => {
+            "no policy matches: the template waits until one does".into()
+        }
+        Note::Rejected { policy, errors } => format!(
+            "{policy} would match, but admission rejects it: {}",
+            errors.join("; ")
+        ),
+        Note::HolderMissing { preemptor, holder } => format!(
+            "{preemptor} cannot fetch the holder {holder}: its preemption fails and retries"
+        ),
+        Note::TemplateTerminating => "the template is being deleted: preemption skips it".into(),
+    }
+}
+
+fn owner_json(r: &Option<PolicyRef>) -> Value {
+    match r {
+        Some(r) => serde_json::to_value(r).expect("serializable"),
+        None => Value::Null,
+    }
+}
+
+/// The JSON contract of `explain`.
+pub fn to_json(e: &Explanation) -> Value {
+    json!({
+        "resource": e.resource,
+        "current": owner_json(&e.current),
+        "afterReconcile": owner_json(&e.after_reconcile),
+        "eventual": owner_json(&e.eventual),
+        "preempted": e.preempted,
+        "candidates": e.candidates.iter().map(|c| json!({
+            "policy": c.policy,
+            "priority": c.priority,
+            "match": c.implicit.as_str(),
+            "rank": c.rank,
+            "selected": c.selected,
+            "why": why_text(&c.why, &c.policy),
+        })).collect::<Vec<_>>(),
+        "suspension": e.suspension.iter().map(|s| {
+            let mut v = json!({"cluster": s.cluster, "suspended": s.suspended});
+            if let Some(by) = s.by {
+                v["by"] = json!(by.as_str());
+            }
+            v
+        }).collect::<Vec<_>>(),
+        "notes": e.notes.iter().map(note_text).collect::<Vec<_>>(),
+    })
+}
+
+pub fn json(e: &Explanation) -> String {
+    let mut s = serde_json::to_string_pretty(&to_json(e)).expect("serializable");
+    s.push('\n');
+    s
+}
+
+/// A readable decision trace.
+pub fn text(e: &Explanation, color: bool) -> String {
+    let paint = |s: String, f: fn(&str) -> String| if color { f(&s) } else { s };
+    let bold = |s: &str| s.bold().to_string();
+    let green = |s: &str| s.green().to_string();
+    let dim = |s: &str| s.dimmed().to_string();
+    let yellow = |s: &str| s.yellow().to_string();
+    let r = &e.resource;
+    let mut out = String::new();
+    let id = match &r.namespace {
+        Some(ns) => format!("{} {}/{}", r.kind, ns, r.name),
+        None => format!("{} {}", r.kind, r.name),
+    };
+    out.push_str(&paint(format!("{id} ({})", r.api_version), bold));
+    out.push('\n');
+    let current = match &e.current {
+        Some(c) => format!("{} (claim in the template's metadata)", owner_text(c)),
+        None => "none (no claim in the template's metadata)".into(),
+    };
+    out.push_str(&format!("  current:          {current}\n"));
+    out.push_str(&format!("  after reconcile:  {}\n", opt_owner(&e.after_reconcile)));
+    let eventual = format!(
+        "{}{}",
+        opt_owner(&e.eventual),
+        if e.preempted { " (preempted)" } else { "" }
+    );
+    out.push_str(&format!("  eventual:         {}\n", paint(eventual, green)));
+    out.push('\n');
+    if e.candidates.is_empty() {
+        out.push_str("Candidates: none\n");
+    } else {
+        out.push_str(&paint("Candidates (fresh-match order):".into(), bold));
+        out.push('\n');
+        let names: Vec<String> = e.candidates.iter().map(|c| c.policy.to_string()).collect();
+        let w = names.iter().map(String::len).max().unwrap_or(0);
+        let pw = e
+            .candidates
+            .iter()
+            .map(|c| c.priority.to_string().len())
+            .max()
+            .unwrap_or(1);
+        for (c, name) in e.candidates.iter().zip(&names) {
+            let line = format!(
+                "  {}. {name:<w$}  priority {:>pw$}  match {:<13}",
+                c.rank,
+                c.priority,
+                c.implicit.as_str(),
+            );
+            let line = if c.selected {
+                paint(format!("{line}  selected"), green)
+            } else {
+                line.trim_end().to_string()
+            };
+            out.push_str(&line);
+            out.push('\n');
+            out.push_str(&format!("       {}\n", paint(why_text(&c.why, &c.policy), dim)));
+        }
+    }
+    if !e.suspension.is_empty() {
+        out.push('\n');
+        out.push_str(&paint("Dispatch per cluster:".into(), bold));
+        out.push('\n');
+        let w = e.suspension.iter().map(|s| s.cluster.len()).max().unwrap_or(0);
+        for s in &e.suspension {
+            let state = match s.by {
+                Some(by) => paint(format!("suspended (by {})", by.as_str()), yellow),
+                None => "dispatching".into(),
+            };
+            out.push_str(&format!("  {:<w$}  {state}\n", s.cluster));
+        }
+    }
+    if !e.notes.is_empty() {
+        out.push('\n');
+        out.push_str(&paint("Notes:".into(), bold));
+        out.push('\n');
+        for n in &e.notes {
+            out.push_str(&format!("  - {}\n", note_text(n)));
+        }
+    }
+    out
+}

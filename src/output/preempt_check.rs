@@ -1,0 +1,125 @@
+//! Renders a `preempt-check` report: the JSON contract and "moves / stays / unchanged" text.
+
+use owo_colors::OwoColorize;
+use serde_json::{json, Value};
+
+use super::explain::{block_message, block_short};
+use crate::engine::simulate::CheckReport;
+use crate::model::PolicyRef;
+
+fn owner_json(r: &Option<PolicyRef>) -> Value {
+    match r {
+        Some(r) => serde_json::to_value(r).expect("serializable"),
+        None => Value::Null,
+    }
+}
+
+fn owner_short(r: &Option<PolicyRef>) -> String {
+    r.as_ref()
+        .map_or_else(|| "unclaimed".to_string(), ToString::to_string)
+}
+
+/// The JSON contract of `preempt-check`.
+pub fn to_json(r: &CheckReport) -> Value {
+    let st = &r.world.state;
+    json!({
+        "rejected": r.rejected.iter().map(|(p, errors)| json!({
+            "policy": p,
+            "errors": errors,
+        })).collect::<Vec<_>>(),
+        "resources": r.resources.iter().map(|c| json!({
+            "resource": st.templates[c.template].reference(),
+            "before": owner_json(&c.before),
+            "after": owner_json(&c.after),
+            "preempted": c.preempted,
+            "blockedBy": c.blocked_by.iter().map(|(p, b)| json!({
+                "policy": p,
+                "reason": b.code(),
+                "message": block_message(b),
+            })).collect::<Vec<_>>(),
+        })).collect::<Vec<_>>(),
+    })
+}
+
+pub fn json(r: &CheckReport) -> String {
+    let mut s = serde_json::to_string_pretty(&to_json(r)).expect("serializable");
+    s.push('\n');
+    s
+}
+
+/// Any template blocked (for `--fail-on-blocked`).
+pub fn any_blocked(r: &CheckReport) -> bool {
+    r.resources.iter().any(|c| !c.blocked_by.is_empty())
+}
+
+pub fn text(r: &CheckReport, color: bool) -> String {
+    let st = &r.world.state;
+    let head = |s: &str| if color { s.bold().to_string() } else { s.to_string() };
+    let mut out = String::new();
+    if !r.rejected.is_empty() {
+        out.push_str(&head("Rejected (admission would refuse; nothing changes):"));
+        out.push('\n');
+        for (p, errors) in &r.rejected {
+            out.push_str(&format!("  {p}\n"));
+            for e in errors {
+                out.push_str(&format!("    {e}\n"));
+            }
+        }
+        out.push('\n');
+    }
+    let blocked_tail = |c: &crate::engine::simulate::ResourceChange| -> String {
+        c.blocked_by
+            .iter()
+            .map(|(p, b)| format!("blocked: {}: {p}", block_short(b)))
+            .collect::<Vec<_>>()
+            .join("; ")
+    };
+    let moves: Vec<_> = r.resources.iter().filter(|c| c.before != c.after).collect();
+    let stays: Vec<_> = r.resources.iter().filter(|c| c.before == c.after).collect();
+    out.push_str(&head("Moves:"));
+    out.push('\n');
+    if moves.is_empty() {
+        out.push_str("  none\n");
+    }
+    for c in &moves {
+        let t = st.templates[c.template].reference();
+        let mut line = format!(
+            "  {t}: {} -> {}{}",
+            owner_short(&c.before),
+            owner_short(&c.after),
+            if c.preempted { " (preempted)" } else { "" }
+        );
+        if !c.blocked_by.is_empty() {
+            line.push_str(&format!(" ({})", blocked_tail(c)));
+        }
+        out.push_str(&if color { line.green().to_string() } else { line });
+        out.push('\n');
+    }
+    out.push('\n');
+    out.push_str(&head("Stays:"));
+    out.push('\n');
+    if stays.is_empty() {
+        out.push_str("  none\n");
+    }
+    for c in &stays {
+        let t = st.templates[c.template].reference();
+        let line = format!(
+            "  {t}: stays with {} ({})",
+            owner_short(&c.after),
+            blocked_tail(c)
+        );
+        out.push_str(&if color { line.yellow().to_string() } else { line });
+        out.push('\n');
+        for (p, b) in &c.blocked_by {
+            out.push_str(&format!("    {p}: {}\n", block_message(b)));
+        }
+    }
+    out.push('\n');
+    out.push_str(&head("Unchanged:"));
+    out.push_str(&format!(
+        " {} other template{}\n",
+        r.unchanged,
+        if r.unchanged == 1 { "" } else { "s" }
+    ));
+    out
+}
