@@ -57,7 +57,7 @@ pub static RULES: &[SchemaRule] = &[
         rationale: "With strict field validation (kubectl's default since 1.27) the API server rejects the object; \
                     with --validate=false or older clients the field is silently pruned, so the setting it was \
                     meant to make never takes effect.",
-        example: "spec:\n  placement:\n    replicaScheduling: {}\n  clusterAffinity:   # belongs under placement\n    clusterNames: [member1]\n",
+        example: "apiVersion: policy.karmada.io/v1alpha1\nkind: PropagationPolicy\nmetadata:\n  name: nginx\nspec:\n  resourceSelectors:\n    - apiVersion: apps/v1\n      kind: Deployment\n      name: nginx\n  placement:\n    replicaScheduling:\n      replicaSchedulingType: Duplicated\n  clusterAffinity:   # belongs under placement\n    clusterNames: [member1]\n",
         fix: "Fix the spelling or the indentation so the field sits under the parent that defines it \
               (`kubectl explain propagationpolicy.spec --recursive` lists them).",
     },
@@ -65,7 +65,7 @@ pub static RULES: &[SchemaRule] = &[
         id: TYPE,
         summary: "a value of the wrong JSON type (a string where the CRD wants an integer, a map for a list...)",
         rationale: "The API server rejects the object: `Invalid value: \"string\": spec.priority in body must be of type integer`.",
-        example: "spec:\n  priority: high\n",
+        example: "apiVersion: policy.karmada.io/v1alpha1\nkind: PropagationPolicy\nmetadata:\n  name: nginx\nspec:\n  resourceSelectors:\n    - apiVersion: apps/v1\n      kind: Deployment\n      name: nginx\n  priority: high\n",
         fix: "Write the value with the type the CRD declares; quote numbers only where a string is wanted.",
     },
     SchemaRule {
@@ -74,7 +74,7 @@ pub static RULES: &[SchemaRule] = &[
         rationale: "The API server rejects the object with `Unsupported value`. Enums changed between releases: \
                     Karmada 1.19 renamed failover.application.purgeMode `Immediately`/`Graciously` to \
                     `Directly`/`Gracefully`.",
-        example: "spec:\n  preemption: Sometimes\n",
+        example: "apiVersion: policy.karmada.io/v1alpha1\nkind: PropagationPolicy\nmetadata:\n  name: nginx\nspec:\n  resourceSelectors:\n    - apiVersion: apps/v1\n      kind: Deployment\n      name: nginx\n  preemption: Sometimes\n",
         fix: "Use one of the supported values listed in the message (for purgeMode on 1.19: Immediately -> Directly, \
               Graciously -> Gracefully), or pass --karmada-version for the release you deploy to.",
     },
@@ -82,14 +82,14 @@ pub static RULES: &[SchemaRule] = &[
         id: REQUIRED,
         summary: "a field the CRD requires is missing (or null)",
         rationale: "The API server rejects the object with `Required value`.",
-        example: "spec:\n  placement:\n    clusterAffinity:\n      clusterNames: [member1]\n",
+        example: "apiVersion: policy.karmada.io/v1alpha1\nkind: PropagationPolicy\nmetadata:\n  name: nginx\nspec:\n  placement:\n    clusterAffinity:\n      clusterNames: [member1]\n",
         fix: "Add the field; for spec.resourceSelectors, list the resources the policy is meant to select.",
     },
     SchemaRule {
         id: CONSTRAINT,
         summary: "a value breaks a CRD bound: minimum/maximum, int32 range, minItems, minLength/maxLength, pattern",
         rationale: "The API server rejects the object with `Invalid value` or `Too long`.",
-        example: "spec:\n  resourceSelectors: []\n",
+        example: "apiVersion: policy.karmada.io/v1alpha1\nkind: PropagationPolicy\nmetadata:\n  name: nginx\nspec:\n  resourceSelectors: []\n",
         fix: "Bring the value within the bound named in the message.",
     },
 ];
