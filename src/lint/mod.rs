@@ -30,6 +30,10 @@ pub struct LintOptions {
 pub fn lint(loaded: &[Loaded], inventory: &Inventory, opts: &LintOptions) -> Vec<Finding> {
     let mut findings = rules::input::findings(loaded);
     findings.extend(rules::input::classify_findings(inventory));
+    let schema = rules::schema::check(inventory, opts);
+    let admission = rules::admission::check(inventory, opts);
+    findings.extend(drop_cascades(admission, &schema));
+    findings.extend(schema);
     findings.extend(rules::duplicate_identity::check(inventory));
     findings.extend(rules::suspension::check(inventory, opts));
     findings = apply_settings(findings, &opts.rules);
@@ -38,6 +42,33 @@ pub fn lint(loaded: &[Loaded], inventory: &Inventory, opts: &LintOptions) -> Vec
     }
     findings.sort_by(|a, b| a.sort_key().cmp(&b.sort_key()));
     findings
+}
+
+/// The API server validates the schema before the validating webhook runs, so an admission
+/// finding next to a schema error is often only its echo (an unknown `purgeMode` spelling makes
+/// `gracePeriodSeconds` look misplaced). Drop admission findings inside an object whose field
+/// already failed a type or enum check; keep the ones elsewhere in the document.
+fn drop_cascades(admission: Vec<Finding>, schema: &[Finding]) -> Vec<Finding> {
+    let broken: Vec<(usize, String)> = schema
+        .iter()
+        .filter(|f| matches!(f.rule, "schema-enum" | "schema-type"))
+        .filter_map(|f| {
+            let field = f.field.as_deref()?;
+            let parent = field.rsplit_once('.').map_or("", |(p, _)| p);
+            Some((f.doc?, format!("{parent}.")))
+        })
+        .collect();
+    admission
+        .into_iter()
+        .filter(|f| {
+            let (Some(doc), Some(field)) = (f.doc, f.field.as_deref()) else {
+                return true;
+            };
+            !broken
+                .iter()
+                .any(|(d, prefix)| *d == doc && prefix.len() > 1 && field.starts_with(prefix.as_str()))
+        })
+        .collect()
 }
 
 /// Drops rules turned off in the config and applies severity overrides.

@@ -246,6 +246,11 @@ impl Inventory {
         let api_version = root.get("apiVersion").and_then(Node::as_str).unwrap_or("");
         let kind = root.get("kind").and_then(Node::as_str).unwrap_or("");
         if api_version.is_empty() || kind.is_empty() {
+            // Helm values, Chart.yaml, tool configs: YAML that is not an object at all. Only a
+            // document that looks like an object (it has a kind or metadata) is a problem.
+            if kind.is_empty() && root.get("metadata").is_none() {
+                return;
+            }
             let missing = if api_version.is_empty() {
                 "apiVersion"
             } else {

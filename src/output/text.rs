@@ -15,9 +15,6 @@ pub fn render(findings: &[Finding], summary: &Summary, color: bool) -> String {
     for f in findings {
         let file = f.location.as_ref().map(|l| l.source.name.as_str());
         if file != current_file {
-            if current_file.is_some() {
-                out.push('\n');
-            }
             if let Some(name) = file {
                 let _ = writeln!(
                     out,
@@ -28,8 +25,6 @@ pub fn render(findings: &[Finding], summary: &Summary, color: bool) -> String {
             current_file = file;
         }
         render_one(&mut out, f, color);
-    }
-    if !findings.is_empty() {
         out.push('\n');
     }
     out.push_str(&summary_line(summary, color));

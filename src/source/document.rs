@@ -227,6 +227,14 @@ impl Node {
                         span = e.key.span;
                         node = &e.value;
                     }
+                    // A missing field inside a list item: point at the item's first line
+                    // rather than at the whole (multi-line) item.
+                    None if span.end.line > span.start.line => {
+                        return node
+                            .as_map()
+                            .and_then(|m| m.first())
+                            .map_or(span, |e| e.key.span)
+                    }
                     None => return span,
                 },
                 Seg::Index(i) => match &node.value {

@@ -21,7 +21,7 @@ impl std::fmt::Display for ReadError {
 
 /// Expands the command-line inputs into the files to read, in a stable order: each argument in
 /// the order given; directories recursively (`.yaml`, `.yml` and `.json`), sorted, skipping
-/// `.git` and other hidden directories; `-` is stdin.
+/// hidden files and directories such as `.git`; `-` is stdin.
 pub fn expand(
     inputs: &[String],
     ignore: &dyn Fn(&Path) -> bool,
@@ -60,10 +60,13 @@ fn walk(dir: &Path, out: &mut Vec<PathBuf>, ignore: &dyn Fn(&Path) -> bool) -> s
         let name = entry.file_name();
         let name = name.to_string_lossy();
         let ty = entry.file_type()?;
+        // Hidden files and directories (.git, .github, .pre-commit-config.yaml,
+        // .karmada-policy.yaml) are tooling, not manifests; name them explicitly to lint them.
+        if name.starts_with('.') {
+            continue;
+        }
         if ty.is_dir() {
-            if !name.starts_with('.') {
-                walk(&path, out, ignore)?;
-            }
+            walk(&path, out, ignore)?;
         } else if is_manifest_name(&name) {
             out.push(path);
         }

@@ -13,8 +13,8 @@ pub const DOC: RuleDoc = RuleDoc {
     default_severity: Severity::Warning,
     summary: "Two documents define the same object (same kind, namespace and name)",
     rationale: "`kubectl apply` and GitOps controllers apply them in turn: the later one silently replaces the \
-                earlier, so one policy vanishes. Error when both are in the same file; a warning across files, \
-                where the repository may hold kustomize bases and overlays (lint the rendered output instead).",
+                earlier, so one policy vanishes. Error within one file, a warning within one directory, and info \
+                across directories, which may be kustomize bases and overlays (lint the rendered output instead).",
     example: "kind: PropagationPolicy\nmetadata: {name: nginx, namespace: default}\n---\nkind: PropagationPolicy\nmetadata: {name: nginx, namespace: default}\n",
     fix: "Rename one of them, or delete the stale copy.",
     reference: "",
@@ -48,6 +48,14 @@ pub fn check(inventory: &Inventory) -> Vec<Finding> {
                 let a = &inventory.documents[earlier];
                 let b = &inventory.documents[doc];
                 let same_file = std::sync::Arc::ptr_eq(&a.source, &b.source);
+                let same_dir = parent_dir(&a.source.name) == parent_dir(&b.source.name);
+                let severity = if same_file {
+                    Severity::Error
+                } else if same_dir {
+                    Severity::Warning
+                } else {
+                    Severity::Info
+                };
                 let name_path = FieldPath::parse("metadata.name");
                 let object = ObjectRef {
                     api_version: api_version.to_string(),
@@ -57,7 +65,7 @@ pub fn check(inventory: &Inventory) -> Vec<Finding> {
                 };
                 let mut f = Finding::new(
                     DOC.id,
-                    if same_file { Severity::Error } else { DOC.default_severity },
+                    severity,
                     format!(
                         "{object} is defined twice: applied in turn, this document replaces the one at {}:{}",
                         a.source.name,
@@ -74,6 +82,10 @@ pub fn check(inventory: &Inventory) -> Vec<Finding> {
         }
     }
     out
+}
+
+fn parent_dir(name: &str) -> &str {
+    name.rsplit_once('/').map_or("", |(d, _)| d)
 }
 
 fn identity_parts(

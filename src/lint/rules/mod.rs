@@ -1,7 +1,9 @@
 //! One file per rule (or per family of closely related rules): its doc, its check and its tests.
 
+pub mod admission;
 pub mod duplicate_identity;
 pub mod input;
+pub mod schema;
 pub mod suspension;
 
 use crate::model::{ObjectRef, Policy, POLICY_API_VERSION};

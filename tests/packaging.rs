@@ -1,0 +1,162 @@
+//! What ships around the binary: the generated rule docs, the krew manifest, the pre-commit hooks.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use karmada_policy::lint::registry;
+
+fn root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+/// Replaces the text between two markers (exclusive) and returns the new file.
+fn splice(text: &str, start: &str, end: &str, body: &str) -> String {
+    let a = text.find(start).expect("start marker") + start.len();
+    let b = text.find(end).expect("end marker");
+    format!("{}\n{}{}", &text[..a], body, &text[b..])
+}
+
+#[test]
+fn readme_rule_table_and_docs_match_the_registry() {
+    let readme_path = root().join("README.md");
+    let readme = std::fs::read_to_string(&readme_path).unwrap();
+    let want_readme = splice(
+        &readme,
+        "<!-- rules:start -->",
+        "<!-- rules:end -->",
+        &registry::markdown_table(),
+    );
+    let docs_path = root().join("docs/rules.md");
+    let want_docs = registry::markdown_reference();
+    if std::env::var_os("UPDATE_DOCS").is_some() {
+        std::fs::write(&readme_path, &want_readme).unwrap();
+        std::fs::write(&docs_path, &want_docs).unwrap();
+        return;
+    }
+    assert!(
+        readme == want_readme,
+        "README rule table is out of date: run `UPDATE_DOCS=1 cargo test --test packaging`"
+    );
+    let docs = std::fs::read_to_string(&docs_path).unwrap_or_default();
+    assert!(
+        docs == want_docs,
+        "docs/rules.md is out of date: run `UPDATE_DOCS=1 cargo test --test packaging`"
+    );
+}
+
+#[test]
+fn every_rule_is_documented_and_ids_are_unique() {
+    let rules = registry::all();
+    let mut ids: Vec<_> = rules.iter().map(|r| r.id).collect();
+    ids.sort_unstable();
+    let before = ids.len();
+    ids.dedup();
+    assert_eq!(before, ids.len(), "duplicate rule ids");
+    for r in &rules {
+        assert!(!r.summary.is_empty() && !r.rationale.is_empty(), "{}", r.id);
+        assert!(!r.example.is_empty() && !r.fix.is_empty(), "{}", r.id);
+        assert!(
+            r.id.chars().all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-'),
+            "rule id `{}` is not kebab-case",
+            r.id
+        );
+    }
+}
+
+#[test]
+fn krew_manifest_is_a_valid_plugin() {
+    let text = std::fs::read_to_string(root().join("krew-manifest.yaml")).unwrap();
+    let loaded = karmada_policy::source::load(karmada_policy::source::Source::new("krew-manifest.yaml", text));
+    assert!(loaded.problems.is_empty(), "{:?}", loaded.problems);
+    let m = loaded.documents[0].root.to_json();
+    assert_eq!(m["apiVersion"], "krew.googlecontainertools.github.com/v1alpha2");
+    assert_eq!(m["kind"], "Plugin");
+    assert_eq!(m["metadata"]["name"], "karmada-policy");
+    let short = m["spec"]["shortDescription"].as_str().unwrap();
+    assert!(short.len() < 50, "shortDescription is {} characters", short.len());
+    let version = m["spec"]["version"].as_str().unwrap();
+    assert_eq!(version, format!("v{}", env!("CARGO_PKG_VERSION")));
+    let mut platforms: Vec<String> = Vec::new();
+    for p in m["spec"]["platforms"].as_array().unwrap() {
+        assert_eq!(p["bin"], "kubectl-karmada_policy");
+        let sha = p["sha256"].as_str().unwrap();
+        assert!(sha.len() == 64 && sha.bytes().all(|b| b.is_ascii_hexdigit()));
+        let uri = p["uri"].as_str().unwrap();
+        assert!(uri.starts_with("https://") && uri.ends_with(".tar.gz") && uri.contains(version));
+        let labels = &p["selector"]["matchLabels"];
+        platforms.push(format!("{}/{}", labels["os"].as_str().unwrap(), labels["arch"].as_str().unwrap()));
+    }
+    platforms.sort();
+    assert_eq!(platforms, ["darwin/amd64", "darwin/arm64", "linux/amd64", "linux/arm64"]);
+}
+
+fn git(dir: &Path, args: &[&str]) {
+    let ok = Command::new("git")
+        .args(args)
+        .current_dir(dir)
+        .env("GIT_AUTHOR_NAME", "t")
+        .env("GIT_AUTHOR_EMAIL", "t@example.com")
+        .env("GIT_COMMITTER_NAME", "t")
+        .env("GIT_COMMITTER_EMAIL", "t@example.com")
+        .status()
+        .unwrap()
+        .success();
+    assert!(ok, "git {args:?}");
+}
+
+#[test]
+fn pre_commit_hook_fails_on_a_bad_policy_and_passes_on_a_good_one() {
+    if Command::new("pre-commit").arg("--version").output().is_err() {
+        eprintln!("skipped: pre-commit is not installed (pip install pre-commit)");
+        return;
+    }
+    if Command::new("git").arg("--version").output().is_err() {
+        eprintln!("skipped: git is not installed");
+        return;
+    }
+    // The hooks come from this repository, at a commit, exactly as users reference them.
+    let head = Command::new("git")
+        .args(["rev-parse", "HEAD"])
+        .current_dir(root())
+        .output()
+        .unwrap();
+    if !head.status.success() {
+        eprintln!("skipped: this checkout has no commit for pre-commit to clone");
+        return;
+    }
+    let rev = String::from_utf8(head.stdout).unwrap().trim().to_string();
+    let dir = tempfile::tempdir().unwrap();
+    let repo = dir.path().join("repo");
+    std::fs::create_dir(&repo).unwrap();
+    git(&repo, &["init", "-q"]);
+    std::fs::write(
+        repo.join(".pre-commit-config.yaml"),
+        format!(
+            "repos:\n  - repo: {}\n    rev: {rev}\n    hooks:\n      - id: karmada-policy-lint-system\n",
+            root().display()
+        ),
+    )
+    .unwrap();
+    let bad = "apiVersion: policy.karmada.io/v1alpha1\nkind: PropagationPolicy\nmetadata:\n  name: p\nspec:\n  preemption: Always\n  resourceSelectors:\n    - apiVersion: apps/v1\n      kind: Deployment\n";
+    std::fs::write(repo.join("policy.yaml"), bad).unwrap();
+    git(&repo, &["add", "."]);
+    let bin_dir = Path::new(env!("CARGO_BIN_EXE_kubectl-karmada_policy")).parent().unwrap();
+    let path = format!("{}:{}", bin_dir.display(), std::env::var("PATH").unwrap_or_default());
+    let run = || {
+        Command::new("pre-commit")
+            .args(["run", "--all-files"])
+            .current_dir(&repo)
+            .env("PATH", &path)
+            .env("PRE_COMMIT_HOME", dir.path().join("cache"))
+            .output()
+            .unwrap()
+    };
+    let o = run();
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert!(!o.status.success(), "hook passed on a bad policy: {out}");
+    assert!(out.contains("preemption-requires-name"), "{out}");
+    std::fs::write(repo.join("policy.yaml"), bad.replace("      kind: Deployment\n", "      kind: Deployment\n      name: web\n")).unwrap();
+    git(&repo, &["add", "."]);
+    let o = run();
+    assert!(o.status.success(), "hook failed on a good policy: {}", String::from_utf8_lossy(&o.stdout));
+}
