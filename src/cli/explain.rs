@@ -2,20 +2,157 @@
 
 use clap::Args as ClapArgs;
 
-use super::common::{CliError, Exit};
+use super::common::{stdout_color, write_stdout, CliError, Exit, Inputs};
+use crate::engine::claim::Filters;
+use crate::engine::kinds::{self, KindInfo};
+use crate::engine::state::{FeatureGates, Options, State, UnknownClaimers};
+use crate::model::{group_of, Inventory, KarmadaVersion};
 
 #[derive(Debug, ClapArgs)]
 pub struct Args {
-    /// The template, as kubectl takes it: `deploy/nginx`, `deployment.apps/nginx`.
+    /// The template, as kubectl takes it: `deploy/nginx`, `deployment.apps/nginx`, `cm/x`.
+    ///
+    /// Reports `current` (the claim in the template's metadata, null for git manifests),
+    /// `afterReconcile` (after the template's next reconcile: a valid claim is kept, never
+    /// re-ranked) and `eventual` (once every policy is processed again, as after a controller
+    /// restart, preemption included).
     pub resource: String,
     /// Manifests holding the policies and templates (files, directories, `-`).
     #[arg(short = 'f', long = "filename", required = true)]
     pub files: Vec<String>,
-    /// Namespace of the template.
+    /// Namespace of the template (and of objects in the files that set none).
     #[arg(short = 'n', long = "namespace", default_value = "default")]
     pub namespace: String,
+    /// Karmada controller feature gates, e.g. `PropagationPolicyPreemption=true` (off by default).
+    #[arg(long = "feature-gates", value_name = "GATES")]
+    pub feature_gates: Option<String>,
+    /// Output format.
+    #[arg(short = 'o', long = "output", default_value = "text", value_parser = ["text", "json"])]
+    pub output: String,
+    /// The Karmada release whose rules apply (default: the newest known).
+    #[arg(long = "karmada-version", value_name = "V")]
+    pub karmada_version: Option<String>,
 }
 
-pub fn run(_args: Args) -> Result<Exit, CliError> {
-    Err(CliError::usage("explain is not implemented yet"))
+/// `--feature-gates`, warning on stderr about gate names this tool does not know.
+pub(crate) fn parse_gates(spec: Option<&str>) -> Result<FeatureGates, CliError> {
+    let Some(spec) = spec else {
+        return Ok(FeatureGates::default());
+    };
+    let (gates, unknown) = FeatureGates::parse(spec)
+        .map_err(|e| CliError::usage(format!("invalid --feature-gates: {e}")))?;
+    for name in unknown {
+        eprintln!("warning: unrecognized feature gate {name:?} ignored");
+    }
+    Ok(gates)
+}
+
+pub(crate) fn parse_version(v: Option<&str>) -> Result<KarmadaVersion, CliError> {
+    v.map_or(Ok(KarmadaVersion::LATEST), |v| {
+        v.parse().map_err(CliError::usage)
+    })
+}
+
+/// Reads the inputs and reports on stderr what could not be read (the decision would ignore it).
+pub(crate) fn read_inputs(files: &[String], namespace: &str) -> Result<Inventory, CliError> {
+    let inputs = Inputs::read(files, namespace, &|_| false)?;
+    for l in &inputs.loaded {
+        for p in &l.problems {
+            eprintln!(
+                "warning: {}:{}:{}: {}",
+                l.source.name, p.span.start.line, p.span.start.col, p.message
+            );
+        }
+    }
+    Ok(inputs.inventory)
+}
+
+/// The `(group, kind)` pairs of the templates in the inputs.
+pub(crate) fn seen_kinds(inv: &Inventory) -> Vec<(String, String)> {
+    let mut seen: Vec<(String, String)> = inv
+        .templates()
+        .map(|t| (group_of(&t.api_version).to_string(), t.kind.clone()))
+        .collect();
+    seen.sort();
+    seen.dedup();
+    seen
+}
+
+pub(crate) fn resolve_type(ty: &str, inv: &Inventory) -> Result<KindInfo, CliError> {
+    let seen = seen_kinds(inv);
+    kinds::resolve(ty, &kinds::table(&seen), &seen).map_err(|e| CliError::usage(e.to_string()))
+}
+
+pub fn run(args: Args) -> Result<Exit, CliError> {
+    let gates = parse_gates(args.feature_gates.as_deref())?;
+    let version = parse_version(args.karmada_version.as_deref())?;
+    let Some((ty, name)) = args.resource.split_once('/') else {
+        return Err(CliError::usage(format!(
+            "expected TYPE/NAME such as deploy/nginx, got {:?}",
+            args.resource
+        )));
+    };
+    if ty.is_empty() || name.is_empty() || name.contains('/') {
+        return Err(CliError::usage(format!(
+            "expected TYPE/NAME such as deploy/nginx, got {:?}",
+            args.resource
+        )));
+    }
+    let inv = read_inputs(&args.files, &args.namespace)?;
+    let kind = resolve_type(ty, &inv)?;
+    if kind.is_karmada() {
+        return Err(CliError::usage(format!(
+            "{} is a Karmada object, not a resource template: explain takes a template such as deploy/nginx",
+            kind.display()
+        )));
+    }
+    let state = State::from_inventory(
+        &inv,
+        Options {
+            gates,
+            filters: Filters::default(),
+            version,
+            unknown_claimers: UnknownClaimers::Stale,
+        },
+    );
+    let found: Vec<usize> = state
+        .templates
+        .iter()
+        .enumerate()
+        .filter(|(_, t)| {
+            group_of(&t.api_version) == kind.group
+                && t.kind == kind.kind
+                && t.name == name
+                && (t.namespace.is_empty() || t.namespace == args.namespace)
+        })
+        .map(|(i, _)| i)
+        .collect();
+    let t = match found.as_slice() {
+        [] => {
+            return Err(CliError::usage(format!(
+                "{} {name:?} not found in namespace {} of the given files",
+                kind.display(),
+                args.namespace
+            )))
+        }
+        [one] => *one,
+        many => {
+            let versions: Vec<&str> = many
+                .iter()
+                .map(|&i| state.templates[i].api_version.as_str())
+                .collect();
+            return Err(CliError::usage(format!(
+                "{} {name:?} appears under several API versions ({}); they are different templates to Karmada",
+                kind.display(),
+                versions.join(", ")
+            )));
+        }
+    };
+    let decision = crate::engine::explain::explain(&state, t);
+    let out = match args.output.as_str() {
+        "json" => crate::output::explain::json(&decision),
+        _ => crate::output::explain::text(&decision, stdout_color()),
+    };
+    write_stdout(&out)?;
+    Ok(Exit::Ok)
 }

@@ -1,16 +1,239 @@
-//! `preempt-check`: what applying or deleting policies would do.
+//! `preempt-check`: what applying or deleting policies would do. The state is settled first
+//! (what Karmada converges to for it, as after a restart), then the changes run in the order
+//! given on the command line, as successive controller events.
 
-use clap::Args as ClapArgs;
+use clap::{Arg, ArgAction, ArgMatches, Command, FromArgMatches};
 
-use super::common::{CliError, Exit};
+use super::common::{stdout_color, write_stdout, CliError, Exit};
+use super::explain::{parse_gates, parse_version, read_inputs, resolve_type};
+use crate::engine::claim::Filters;
+use crate::engine::simulate::{check, Change, ChangeError};
+use crate::engine::state::{Options, State, UnknownClaimers};
+use crate::model::{Object, PolicyKind, PolicyRef};
 
-#[derive(Debug, ClapArgs)]
-pub struct Args {
-    /// Manifests holding the current state (files, directories, `-`).
-    #[arg(short = 'f', long = "filename", required = true)]
-    pub files: Vec<String>,
+/// One change, as given on the command line.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum ChangeArg {
+    /// `--apply FILE`: every policy in FILE is created or updated.
+    Apply(String),
+    /// `--delete TYPE/[NS/]NAME`.
+    Delete(String),
 }
 
-pub fn run(_args: Args) -> Result<Exit, CliError> {
-    Err(CliError::usage("preempt-check is not implemented yet"))
+/// The flags. `--apply` and `--delete` interleave, so their relative order is read from the
+/// argument indices, which clap's derive does not expose: the clap traits are written by hand.
+#[derive(Clone, Debug)]
+pub struct Args {
+    pub files: Vec<String>,
+    pub changes: Vec<ChangeArg>,
+    pub namespace: String,
+    pub feature_gates: Option<String>,
+    pub output: String,
+    pub fail_on_blocked: bool,
+    pub karmada_version: Option<String>,
+}
+
+impl FromArgMatches for Args {
+    fn from_arg_matches(m: &ArgMatches) -> Result<Self, clap::Error> {
+        let mut changes: Vec<(usize, ChangeArg)> = Vec::new();
+        for (id, make) in [
+            ("apply", ChangeArg::Apply as fn(String) -> ChangeArg),
+            ("delete", ChangeArg::Delete as fn(String) -> ChangeArg),
+        ] {
+            if let (Some(values), Some(indices)) = (m.get_many::<String>(id), m.indices_of(id)) {
+                for (v, i) in values.zip(indices) {
+                    changes.push((i, make(v.clone())));
+                }
+            }
+        }
+        changes.sort_by_key(|(i, _)| *i);
+        Ok(Args {
+            files: m
+                .get_many::<String>("files")
+                .map(|v| v.cloned().collect())
+                .unwrap_or_default(),
+            changes: changes.into_iter().map(|(_, c)| c).collect(),
+            namespace: m
+                .get_one::<String>("namespace")
+                .cloned()
+                .unwrap_or_else(|| "default".into()),
+            feature_gates: m.get_one::<String>("feature-gates").cloned(),
+            output: m
+                .get_one::<String>("output")
+                .cloned()
+                .unwrap_or_else(|| "text".into()),
+            fail_on_blocked: m.get_flag("fail-on-blocked"),
+            karmada_version: m.get_one::<String>("karmada-version").cloned(),
+        })
+    }
+
+    fn update_from_arg_matches(&mut self, m: &ArgMatches) -> Result<(), clap::Error> {
+        *self = Args::from_arg_matches(m)?;
+        Ok(())
+    }
+}
+
+impl clap::Args for Args {
+    fn augment_args(cmd: Command) -> Command {
+        cmd.arg(
+            Arg::new("files")
+                .short('f')
+                .long("filename")
+                .value_name("STATE")
+                .action(ArgAction::Append)
+                .required(true)
+                .help("Manifests holding the current state (files, directories, `-`)"),
+        )
+        .arg(
+            Arg::new("apply")
+                .long("apply")
+                .value_name("FILE")
+                .action(ArgAction::Append)
+                .help("Create or update every policy in FILE (repeatable; order matters)"),
+        )
+        .arg(
+            Arg::new("delete")
+                .long("delete")
+                .value_name("TYPE/[NS/]NAME")
+                .action(ArgAction::Append)
+                .help("Delete a policy, e.g. pp/default/a or cpp/platform (repeatable; order matters)"),
+        )
+        .arg(
+            Arg::new("namespace")
+                .short('n')
+                .long("namespace")
+                .default_value("default")
+                .help("Namespace for objects and --delete targets that name none"),
+        )
+        .arg(
+            Arg::new("feature-gates")
+                .long("feature-gates")
+                .value_name("GATES")
+                .help("Karmada controller feature gates, e.g. PropagationPolicyPreemption=true (off by default)"),
+        )
+        .arg(
+            Arg::new("output")
+                .short('o')
+                .long("output")
+                .default_value("text")
+                .value_parser(["text", "json"])
+                .help("Output format"),
+        )
+        .arg(
+            Arg::new("fail-on-blocked")
+                .long("fail-on-blocked")
+                .action(ArgAction::SetTrue)
+                .help("Exit 1 when a changed policy matches a template it does not get"),
+        )
+        .arg(
+            Arg::new("karmada-version")
+                .long("karmada-version")
+                .value_name("V")
+                .help("The Karmada release whose rules apply (default: the newest known)"),
+        )
+    }
+
+    fn augment_args_for_update(cmd: Command) -> Command {
+        Args::augment_args(cmd)
+    }
+}
+
+/// `pp/default/a`, `pp/a` (namespace from `-n`), `cpp/platform`.
+fn parse_delete(
+    target: &str,
+    namespace: &str,
+    inv: &crate::model::Inventory,
+) -> Result<PolicyRef, CliError> {
+    let parts: Vec<&str> = target.split('/').collect();
+    let bad = || {
+        CliError::usage(format!(
+            "--delete expects TYPE/[NS/]NAME such as pp/default/a or cpp/platform, got {target:?}"
+        ))
+    };
+    let (ty, ns, name) = match parts.as_slice() {
+        [ty, name] => (*ty, None, *name),
+        [ty, ns, name] => (*ty, Some(*ns), *name),
+        _ => return Err(bad()),
+    };
+    if ty.is_empty() || name.is_empty() || ns.is_some_and(str::is_empty) {
+        return Err(bad());
+    }
+    let kind = resolve_type(ty, inv)?;
+    match PolicyKind::from_kind(&kind.kind).filter(|_| kind.group == "policy.karmada.io") {
+        Some(PolicyKind::PropagationPolicy) => Ok(PolicyRef::pp(ns.unwrap_or(namespace), name)),
+        Some(PolicyKind::ClusterPropagationPolicy) => match ns {
+            None => Ok(PolicyRef::cpp(name)),
+            Some(_) => Err(CliError::usage(format!(
+                "{target:?}: a ClusterPropagationPolicy has no namespace"
+            ))),
+        },
+        None => Err(CliError::usage(format!(
+            "--delete takes a PropagationPolicy or ClusterPropagationPolicy, not {}",
+            kind.display()
+        ))),
+    }
+}
+
+pub fn run(args: Args) -> Result<Exit, CliError> {
+    if args.changes.is_empty() {
+        return Err(CliError::usage(
+            "nothing to check: give --apply FILE or --delete TYPE/[NS/]NAME (repeatable)",
+        ));
+    }
+    let gates = parse_gates(args.feature_gates.as_deref())?;
+    let version = parse_version(args.karmada_version.as_deref())?;
+    let inv = read_inputs(&args.files, &args.namespace)?;
+    let mut changes = Vec::new();
+    for c in &args.changes {
+        match c {
+            ChangeArg::Apply(file) => {
+                let applied = read_inputs(std::slice::from_ref(file), &args.namespace)?;
+                let mut ignored = 0;
+                let mut policies = 0;
+                for o in applied.objects {
+                    match o {
+                        Object::Policy(p) => {
+                            policies += 1;
+                            changes.push(Change::Apply(Box::new(p)));
+                        }
+                        _ => ignored += 1,
+                    }
+                }
+                if ignored > 0 {
+                    eprintln!("warning: {file}: {ignored} object(s) other than policies ignored");
+                }
+                if policies == 0 {
+                    return Err(CliError::usage(format!(
+                        "{file}: no PropagationPolicy or ClusterPropagationPolicy to apply"
+                    )));
+                }
+            }
+            ChangeArg::Delete(target) => {
+                changes.push(Change::Delete(parse_delete(target, &args.namespace, &inv)?));
+            }
+        }
+    }
+    let state = State::from_inventory(
+        &inv,
+        Options {
+            gates,
+            filters: Filters::default(),
+            version,
+            unknown_claimers: UnknownClaimers::AssumeExisting,
+        },
+    );
+    let report = check(state, changes).map_err(|e| match e {
+        ChangeError::NotFound(r) => CliError::usage(format!(
+            "--delete {r}: no such policy in the state (and no claim names it)"
+        )),
+    })?;
+    let out = match args.output.as_str() {
+        "json" => crate::output::preempt_check::json(&report),
+        _ => crate::output::preempt_check::text(&report, stdout_color()),
+    };
+    write_stdout(&out)?;
+    if args.fail_on_blocked && crate::output::preempt_check::any_blocked(&report) {
+        return Ok(Exit::Failure);
+    }
+    Ok(Exit::Ok)
 }

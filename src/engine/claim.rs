@@ -187,7 +187,10 @@ pub enum Excluded {
 }
 
 impl Filters {
-    pub fn new(skipped_namespaces: &[String], extra_apis: &[SkippedApi]) -> Result<Filters, regex::Error> {
+    pub fn new(
+        skipped_namespaces: &[String],
+        extra_apis: &[SkippedApi],
+    ) -> Result<Filters, regex::Error> {
         let skipped_namespaces = skipped_namespaces
             .iter()
             .map(|p| Regex::new(&format!("^(?:{p})$")))
@@ -254,7 +257,11 @@ impl Filters {
             {
                 return Some(Excluded::ReservedNamespace(namespace.into()));
             }
-            if let Some(re) = self.skipped_namespaces.iter().find(|r| r.is_match(namespace)) {
+            if let Some(re) = self
+                .skipped_namespaces
+                .iter()
+                .find(|r| r.is_match(namespace))
+            {
                 let pattern = re.as_str();
                 let pattern = pattern
                     .strip_prefix("^(?:")
@@ -295,12 +302,18 @@ mod tests {
     fn claimed_needs_every_key() {
         let full = ClaimMeta::read(
             &map(&[(PP_ID_LABEL, "id")]),
-            &map(&[(PP_NAMESPACE_ANNOTATION, "default"), (PP_NAME_ANNOTATION, "low")]),
+            &map(&[
+                (PP_NAMESPACE_ANNOTATION, "default"),
+                (PP_NAME_ANNOTATION, "low"),
+            ]),
         );
         assert_eq!(full.owner(), Some(PolicyRef::pp("default", "low")));
         let no_id = ClaimMeta::read(
             &map(&[]),
-            &map(&[(PP_NAMESPACE_ANNOTATION, "default"), (PP_NAME_ANNOTATION, "low")]),
+            &map(&[
+                (PP_NAMESPACE_ANNOTATION, "default"),
+                (PP_NAME_ANNOTATION, "low"),
+            ]),
         );
         assert_eq!(no_id.owner(), None);
         assert!(no_id.is_partial());
@@ -309,7 +322,10 @@ mod tests {
             &map(&[(CPP_NAME_ANNOTATION, "c")]),
         );
         assert_eq!(empty_value.owner(), None);
-        let cpp = ClaimMeta::read(&map(&[(CPP_ID_LABEL, "x")]), &map(&[(CPP_NAME_ANNOTATION, "c")]));
+        let cpp = ClaimMeta::read(
+            &map(&[(CPP_ID_LABEL, "x")]),
+            &map(&[(CPP_NAME_ANNOTATION, "c")]),
+        );
         assert_eq!(cpp.owner(), Some(PolicyRef::cpp("c")));
     }
 
@@ -346,7 +362,13 @@ mod tests {
             ("v1", "Event", "default", "x", true),
             ("events.k8s.io/v1", "Event", "default", "x", true),
             ("coordination.k8s.io/v1", "Lease", "default", "x", true),
-            ("policy.karmada.io/v1alpha1", "PropagationPolicy", "default", "x", true),
+            (
+                "policy.karmada.io/v1alpha1",
+                "PropagationPolicy",
+                "default",
+                "x",
+                true,
+            ),
             ("v1", "Namespace", "", "kube-system", false),
         ];
         for (av, kind, ns, name, want) in cases {
@@ -364,9 +386,18 @@ mod tests {
         // The extension-apiserver-authentication ConfigMap is skipped whatever the flag says.
         let flagless = Filters::new(&[], &[]).unwrap();
         assert_eq!(
-            flagless.excluded("v1", "ConfigMap", "kube-system", "extension-apiserver-authentication", &none),
+            flagless.excluded(
+                "v1",
+                "ConfigMap",
+                "kube-system",
+                "extension-apiserver-authentication",
+                &none
+            ),
             Some(Excluded::ExtensionApiserverAuthentication)
         );
-        assert_eq!(flagless.excluded("v1", "ConfigMap", "kube-system", "other", &none), None);
+        assert_eq!(
+            flagless.excluded("v1", "ConfigMap", "kube-system", "other", &none),
+            None
+        );
     }
 }

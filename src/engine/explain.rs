@@ -34,7 +34,11 @@ pub enum OwnerHow {
 pub enum Why {
     Owner(OwnerHow),
     /// Held the claim and lost it to a preemptor.
-    PreemptedBy { by: PolicyRef, ours: i32, theirs: i32 },
+    PreemptedBy {
+        by: PolicyRef,
+        ours: i32,
+        theirs: i32,
+    },
     /// Being deleted: never newly matched (`detector.go:401-407`).
     Terminating,
     /// The detector never processes the template (§1.4).
@@ -93,26 +97,51 @@ pub struct ClusterSuspension {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Note {
     /// Preemptors name this template but the gate is off (§5.1).
-    GateOff { preemptors: Vec<PolicyRef> },
+    GateOff {
+        preemptors: Vec<PolicyRef>,
+    },
     /// A preemptor's handler stops before preempting (§6.5).
-    OverridesBlockPreemption { policy: PolicyRef, missing: Vec<String> },
+    OverridesBlockPreemption {
+        policy: PolicyRef,
+        missing: Vec<String>,
+    },
     /// Several preemptors tie at the top priority: order-dependent (§5.6).
-    AmbiguousPreemptors { tied: Vec<PolicyRef>, priority: i32 },
+    AmbiguousPreemptors {
+        tied: Vec<PolicyRef>,
+        priority: i32,
+    },
     /// The new owner is Lazy: the binding follows only on the next template change (§6.4).
-    LazyActivation { policy: PolicyRef },
+    LazyActivation {
+        policy: PolicyRef,
+    },
     /// The fresh winner waits for dependentOverrides; no CPP fallback (§6.5).
-    WaitingForOverrides { policy: PolicyRef, missing: Vec<String> },
+    WaitingForOverrides {
+        policy: PolicyRef,
+        missing: Vec<String>,
+    },
     Excluded(Excluded),
     /// The claim names a policy missing from the inputs: dropped as stale (§4.2).
-    StaleClaim { claimer: PolicyRef },
-    ClaimerTerminating { claimer: PolicyRef, released: bool },
+    StaleClaim {
+        claimer: PolicyRef,
+    },
+    ClaimerTerminating {
+        claimer: PolicyRef,
+        released: bool,
+    },
     /// The claimer's selectors no longer match; the template reconcile keeps the claim, the
     /// policy's own update handler releases it when its binding carries it (§4.2, §6.2).
-    NoLongerMatches { claimer: PolicyRef, released: bool },
+    NoLongerMatches {
+        claimer: PolicyRef,
+        released: bool,
+    },
     /// The claim's permanent-id differs from the policy's: re-stamped (§4.3).
-    Restamped { claimer: PolicyRef },
+    Restamped {
+        claimer: PolicyRef,
+    },
     /// The claimer is only known from the claim.
-    UnknownClaimer { claimer: PolicyRef },
+    UnknownClaimer {
+        claimer: PolicyRef,
+    },
     /// Some claim keys without a complete claim: unclaimed (§4.2).
     PartialClaim,
     /// Both a PP and a CPP claim: the PP claim counts, the CPP keys are stripped (§3).
@@ -120,9 +149,15 @@ pub enum Note {
     /// No policy matches: the template waits (§6.3).
     NoCandidates,
     /// A policy that admission rejects would match: it never exists in Karmada.
-    Rejected { policy: PolicyRef, errors: Vec<String> },
+    Rejected {
+        policy: PolicyRef,
+        errors: Vec<String>,
+    },
     /// A preemptor cannot fetch the holder named by the claim: it retries (§5.6).
-    HolderMissing { preemptor: PolicyRef, holder: PolicyRef },
+    HolderMissing {
+        preemptor: PolicyRef,
+        holder: PolicyRef,
+    },
     /// The template is being deleted: preemption skips it (§5.2).
     TemplateTerminating,
 }
@@ -179,7 +214,16 @@ pub fn explain(state: &State, t: usize) -> Explanation {
             let pol = state.policy(p);
             let r = pol.reference();
             let selected = eventual.as_ref() == Some(&r);
-            let why = candidate_why(state, t, &s, p, implicit, owner_entry.map(|(i, _)| i), owner_implicit, &claimed);
+            let why = candidate_why(
+                state,
+                t,
+                &s,
+                p,
+                implicit,
+                owner_entry.map(|(i, _)| i),
+                owner_implicit,
+                &claimed,
+            );
             Candidate {
                 policy: r,
                 priority: pol.priority(),
@@ -203,10 +247,12 @@ pub fn explain(state: &State, t: usize) -> Explanation {
     }
     match &s.claim_check {
         ClaimCheck::Stale(c) => notes.push(Note::StaleClaim { claimer: c.clone() }),
-        ClaimCheck::ClaimerTerminating { claimer, released } => notes.push(Note::ClaimerTerminating {
-            claimer: claimer.clone(),
-            released: *released,
-        }),
+        ClaimCheck::ClaimerTerminating { claimer, released } => {
+            notes.push(Note::ClaimerTerminating {
+                claimer: claimer.clone(),
+                released: *released,
+            })
+        }
         ClaimCheck::NoLongerMatches { claimer, released } => notes.push(Note::NoLongerMatches {
             claimer: claimer.clone(),
             released: *released,
@@ -260,7 +306,11 @@ pub fn explain(state: &State, t: usize) -> Explanation {
     }
     if !s.ambiguous.is_empty() {
         notes.push(Note::AmbiguousPreemptors {
-            tied: s.ambiguous.iter().map(|&p| state.policy(p).reference()).collect(),
+            tied: s
+                .ambiguous
+                .iter()
+                .map(|&p| state.policy(p).reference())
+                .collect(),
             priority: state.policy(s.ambiguous[0]).priority(),
         });
     }
@@ -310,7 +360,10 @@ fn candidate_why(
     let tpl = &state.templates[t];
     if s.owner.as_ref() == Some(&r) {
         if s.preempted {
-            let from = s.matched_owner.clone().expect("preemption took a claimed template");
+            let from = s
+                .matched_owner
+                .clone()
+                .expect("preemption took a claimed template");
             let theirs = match (from.kind, pol.kind) {
                 (PolicyKind::ClusterPropagationPolicy, PolicyKind::PropagationPolicy) => None,
                 _ => state.find_policy(&from).map(|h| state.policy(h).priority()),
@@ -336,7 +389,9 @@ fn candidate_why(
     }
     if s.preempted && s.matched_owner.as_ref() == Some(&r) {
         let by = s.owner.clone().expect("preempted means owned");
-        let theirs = state.find_policy(&by).map_or(0, |b| state.policy(b).priority());
+        let theirs = state
+            .find_policy(&by)
+            .map_or(0, |b| state.policy(b).priority());
         return Why::PreemptedBy {
             by,
             ours: pol.priority(),
@@ -346,7 +401,11 @@ fn candidate_why(
     let ours_key = pol.rank_key(implicit);
     let Some(o) = owner else {
         // Unclaimed: the fresh winner waits for overrides, or the claim's holder is unknown.
-        if let Some((w, missing)) = s.fresh.as_ref().and_then(|m| m.waiting_for_overrides.clone()) {
+        if let Some((w, missing)) = s
+            .fresh
+            .as_ref()
+            .and_then(|m| m.waiting_for_overrides.clone())
+        {
             if w == p {
                 return Why::WaitsForOverrides(missing);
             }
@@ -412,7 +471,7 @@ fn suspension(state: &State, t: usize, owner: Option<usize>) -> Vec<ClusterSuspe
         .map(|c| {
             let by = if susp.suspends_all() {
                 Some(SuspendedBy::Dispatching)
-            } else if susp.suspended_clusters().iter().any(|n| *n == c) {
+            } else if susp.suspended_clusters().contains(&c) {
                 Some(SuspendedBy::DispatchingOnClusters)
             } else {
                 None
@@ -440,8 +499,16 @@ mod tests {
         let a: Vec<(&str, &str)> = a.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect();
         let objects = vec![
             deploy("default", "nginx", &labels, &a),
-            pp("default", "low", json!({"priority": 1, "resourceSelectors":[{"apiVersion":"apps/v1","kind":"Deployment","namespace":"default","labelSelector":{"matchLabels":{"app":"nginx"}}}]})),
-            pp("default", "high", json!({"priority": 5, "preemption":"Always", "resourceSelectors":[{"apiVersion":"apps/v1","kind":"Deployment","namespace":"default","name":"nginx"}]})),
+            pp(
+                "default",
+                "low",
+                json!({"priority": 1, "resourceSelectors":[{"apiVersion":"apps/v1","kind":"Deployment","namespace":"default","labelSelector":{"matchLabels":{"app":"nginx"}}}]}),
+            ),
+            pp(
+                "default",
+                "high",
+                json!({"priority": 5, "preemption":"Always", "resourceSelectors":[{"apiVersion":"apps/v1","kind":"Deployment","namespace":"default","name":"nginx"}]}),
+            ),
         ];
         let on = explain(&state(objects.clone(), true), 0);
         assert_eq!(on.current, Some(PolicyRef::pp("default", "low")));
@@ -450,14 +517,24 @@ mod tests {
         assert!(on.preempted);
         assert_eq!(on.candidates[0].policy.name, "high");
         assert!(on.candidates[0].selected);
-        assert!(matches!(on.candidates[1].why, Why::PreemptedBy { ours: 1, theirs: 5, .. }));
+        assert!(matches!(
+            on.candidates[1].why,
+            Why::PreemptedBy {
+                ours: 1,
+                theirs: 5,
+                ..
+            }
+        ));
 
         let off = explain(&state(objects, false), 0);
         assert_eq!(off.eventual, Some(PolicyRef::pp("default", "low")));
         assert!(!off.preempted);
         assert!(matches!(
             off.candidates[0].why,
-            Why::ClaimKept { blocker: BlockReason::FeatureGateDisabled { .. }, .. }
+            Why::ClaimKept {
+                blocker: BlockReason::FeatureGateDisabled { .. },
+                ..
+            }
         ));
         assert!(off.notes.iter().any(|n| matches!(n, Note::GateOff { .. })));
     }
@@ -466,16 +543,28 @@ mod tests {
     fn suspension_per_cluster() {
         let objects = vec![
             deploy("default", "web", &[], &[]),
-            pp("default", "p", json!({"resourceSelectors":[{"apiVersion":"apps/v1","kind":"Deployment"}],
+            pp(
+                "default",
+                "p",
+                json!({"resourceSelectors":[{"apiVersion":"apps/v1","kind":"Deployment"}],
                 "placement":{"clusterAffinity":{"clusterNames":["member1","member2"]}},
-                "suspension":{"dispatchingOnClusters":{"clusterNames":["member2"]}}})),
+                "suspension":{"dispatchingOnClusters":{"clusterNames":["member2"]}}}),
+            ),
         ];
         let e = explain(&state(objects, false), 0);
         assert_eq!(
             e.suspension,
             vec![
-                ClusterSuspension { cluster: "member1".into(), suspended: false, by: None },
-                ClusterSuspension { cluster: "member2".into(), suspended: true, by: Some(SuspendedBy::DispatchingOnClusters) },
+                ClusterSuspension {
+                    cluster: "member1".into(),
+                    suspended: false,
+                    by: None
+                },
+                ClusterSuspension {
+                    cluster: "member2".into(),
+                    suspended: true,
+                    by: Some(SuspendedBy::DispatchingOnClusters)
+                },
             ]
         );
     }

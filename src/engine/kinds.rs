@@ -34,7 +34,12 @@ const WELL_KNOWN: &[(&str, &str, &str, &[&str])] = &[
     ("", "ConfigMap", "configmaps", &["cm"]),
     ("", "Secret", "secrets", &[]),
     ("", "ServiceAccount", "serviceaccounts", &["sa"]),
-    ("", "PersistentVolumeClaim", "persistentvolumeclaims", &["pvc"]),
+    (
+        "",
+        "PersistentVolumeClaim",
+        "persistentvolumeclaims",
+        &["pvc"],
+    ),
     ("", "PersistentVolume", "persistentvolumes", &["pv"]),
     ("", "Namespace", "namespaces", &["ns"]),
     ("", "Node", "nodes", &["no"]),
@@ -42,7 +47,12 @@ const WELL_KNOWN: &[(&str, &str, &str, &[&str])] = &[
     ("", "Event", "events", &["ev"]),
     ("", "LimitRange", "limitranges", &["limits"]),
     ("", "ResourceQuota", "resourcequotas", &["quota"]),
-    ("", "ReplicationController", "replicationcontrollers", &["rc"]),
+    (
+        "",
+        "ReplicationController",
+        "replicationcontrollers",
+        &["rc"],
+    ),
     ("", "PodTemplate", "podtemplates", &[]),
     ("apps", "Deployment", "deployments", &["deploy"]),
     ("apps", "StatefulSet", "statefulsets", &["sts"]),
@@ -51,29 +61,109 @@ const WELL_KNOWN: &[(&str, &str, &str, &[&str])] = &[
     ("apps", "ControllerRevision", "controllerrevisions", &[]),
     ("batch", "Job", "jobs", &[]),
     ("batch", "CronJob", "cronjobs", &["cj"]),
-    ("autoscaling", "HorizontalPodAutoscaler", "horizontalpodautoscalers", &["hpa"]),
-    ("policy", "PodDisruptionBudget", "poddisruptionbudgets", &["pdb"]),
+    (
+        "autoscaling",
+        "HorizontalPodAutoscaler",
+        "horizontalpodautoscalers",
+        &["hpa"],
+    ),
+    (
+        "policy",
+        "PodDisruptionBudget",
+        "poddisruptionbudgets",
+        &["pdb"],
+    ),
     ("networking.k8s.io", "Ingress", "ingresses", &["ing"]),
-    ("networking.k8s.io", "NetworkPolicy", "networkpolicies", &["netpol"]),
+    (
+        "networking.k8s.io",
+        "NetworkPolicy",
+        "networkpolicies",
+        &["netpol"],
+    ),
     ("networking.k8s.io", "IngressClass", "ingressclasses", &[]),
     ("discovery.k8s.io", "EndpointSlice", "endpointslices", &[]),
     ("rbac.authorization.k8s.io", "Role", "roles", &[]),
-    ("rbac.authorization.k8s.io", "RoleBinding", "rolebindings", &[]),
-    ("rbac.authorization.k8s.io", "ClusterRole", "clusterroles", &[]),
-    ("rbac.authorization.k8s.io", "ClusterRoleBinding", "clusterrolebindings", &[]),
+    (
+        "rbac.authorization.k8s.io",
+        "RoleBinding",
+        "rolebindings",
+        &[],
+    ),
+    (
+        "rbac.authorization.k8s.io",
+        "ClusterRole",
+        "clusterroles",
+        &[],
+    ),
+    (
+        "rbac.authorization.k8s.io",
+        "ClusterRoleBinding",
+        "clusterrolebindings",
+        &[],
+    ),
     ("storage.k8s.io", "StorageClass", "storageclasses", &["sc"]),
-    ("scheduling.k8s.io", "PriorityClass", "priorityclasses", &["pc"]),
-    ("apiextensions.k8s.io", "CustomResourceDefinition", "customresourcedefinitions", &["crd", "crds"]),
+    (
+        "scheduling.k8s.io",
+        "PriorityClass",
+        "priorityclasses",
+        &["pc"],
+    ),
+    (
+        "apiextensions.k8s.io",
+        "CustomResourceDefinition",
+        "customresourcedefinitions",
+        &["crd", "crds"],
+    ),
     ("coordination.k8s.io", "Lease", "leases", &[]),
     ("events.k8s.io", "Event", "events", &["ev"]),
-    ("multicluster.x-k8s.io", "ServiceImport", "serviceimports", &[]),
-    ("multicluster.x-k8s.io", "ServiceExport", "serviceexports", &[]),
-    ("policy.karmada.io", "PropagationPolicy", "propagationpolicies", &["pp"]),
-    ("policy.karmada.io", "ClusterPropagationPolicy", "clusterpropagationpolicies", &["cpp"]),
-    ("policy.karmada.io", "OverridePolicy", "overridepolicies", &["op"]),
-    ("policy.karmada.io", "ClusterOverridePolicy", "clusteroverridepolicies", &["cop"]),
-    ("work.karmada.io", "ResourceBinding", "resourcebindings", &["rb"]),
-    ("work.karmada.io", "ClusterResourceBinding", "clusterresourcebindings", &["crb"]),
+    (
+        "multicluster.x-k8s.io",
+        "ServiceImport",
+        "serviceimports",
+        &[],
+    ),
+    (
+        "multicluster.x-k8s.io",
+        "ServiceExport",
+        "serviceexports",
+        &[],
+    ),
+    (
+        "policy.karmada.io",
+        "PropagationPolicy",
+        "propagationpolicies",
+        &["pp"],
+    ),
+    (
+        "policy.karmada.io",
+        "ClusterPropagationPolicy",
+        "clusterpropagationpolicies",
+        &["cpp"],
+    ),
+    (
+        "policy.karmada.io",
+        "OverridePolicy",
+        "overridepolicies",
+        &["op"],
+    ),
+    (
+        "policy.karmada.io",
+        "ClusterOverridePolicy",
+        "clusteroverridepolicies",
+        &["cop"],
+    ),
+    (
+        "work.karmada.io",
+        "ResourceBinding",
+        "resourcebindings",
+        &["rb"],
+    ),
+    (
+        "work.karmada.io",
+        "ClusterResourceBinding",
+        "clusterresourcebindings",
+        &["crb"],
+    ),
     ("work.karmada.io", "Work", "works", &[]),
     ("cluster.karmada.io", "Cluster", "clusters", &[]),
 ];
@@ -148,7 +238,11 @@ fn names_match(info: &KindInfo, name: &str) -> bool {
 /// Resolves a TYPE. `prefer` lists the kinds present in the inputs: when a name fits several
 /// kinds and exactly one of them is present, that one is taken (as discovery's preferred
 /// version would be).
-pub fn resolve(input: &str, table: &[KindInfo], prefer: &[(String, String)]) -> Result<KindInfo, ResolveError> {
+pub fn resolve(
+    input: &str,
+    table: &[KindInfo],
+    prefer: &[(String, String)],
+) -> Result<KindInfo, ResolveError> {
     let mut found: Vec<&KindInfo> = table.iter().filter(|i| names_match(i, input)).collect();
     if found.is_empty() {
         if let Some((name, rest)) = input.split_once('.') {
@@ -211,13 +305,23 @@ mod tests {
     #[test]
     fn kubectl_spellings() {
         let t = table(&[]);
-        for s in ["deploy", "Deployment", "deployments", "DEPLOY", "deployment.apps", "deployments.v1.apps"] {
+        for s in [
+            "deploy",
+            "Deployment",
+            "deployments",
+            "DEPLOY",
+            "deployment.apps",
+            "deployments.v1.apps",
+        ] {
             assert_eq!(resolve(s, &t, &[]).unwrap().kind, "Deployment", "{s}");
         }
         assert_eq!(resolve("cm", &t, &[]).unwrap().kind, "ConfigMap");
         assert_eq!(resolve("pp", &t, &[]).unwrap().kind, "PropagationPolicy");
         assert!(resolve("pp", &t, &[]).unwrap().is_karmada());
-        assert!(matches!(resolve("nope", &t, &[]), Err(ResolveError::Unknown { .. })));
+        assert!(matches!(
+            resolve("nope", &t, &[]),
+            Err(ResolveError::Unknown { .. })
+        ));
         assert_eq!(resolve("ev", &t, &[]).unwrap().group, "");
     }
 
@@ -228,8 +332,14 @@ mod tests {
             ("other.io".to_string(), "Widget".to_string()),
         ];
         let t = table(&seen);
-        assert!(matches!(resolve("widgets", &t, &seen), Err(ResolveError::Ambiguous { .. })));
-        assert_eq!(resolve("widget.other.io", &t, &seen).unwrap().group, "other.io");
+        assert!(matches!(
+            resolve("widgets", &t, &seen),
+            Err(ResolveError::Ambiguous { .. })
+        ));
+        assert_eq!(
+            resolve("widget.other.io", &t, &seen).unwrap().group,
+            "other.io"
+        );
         assert_eq!(guess_plural("Policy"), "policies");
         assert_eq!(guess_plural("Gateway"), "gateways");
         assert_eq!(guess_plural("Ingress"), "ingresses");

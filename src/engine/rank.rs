@@ -60,7 +60,10 @@ pub fn sort_best_first<T>(items: &mut [T], key: impl Fn(&T) -> RankKey<'_>) {
 }
 
 /// The best of the matching candidates (implicit priority > 0), as compare.go computes it.
-pub fn best<'a, T>(items: impl IntoIterator<Item = T>, key: impl Fn(&T) -> RankKey<'a>) -> Option<T> {
+pub fn best<'a, T>(
+    items: impl IntoIterator<Item = T>,
+    key: impl Fn(&T) -> RankKey<'a>,
+) -> Option<T> {
     let mut best: Option<T> = None;
     for item in items {
         // compare.go:36-39: a non-matching candidate is skipped.
@@ -100,16 +103,60 @@ mod tests {
     #[test]
     fn ranking_table() {
         let cases: Vec<(&str, Vec<RankKey>, &str)> = vec![
-            ("explicit dominates: match-all 1 beats name 0", vec![pp(0, MatchName, "a"), pp(1, MatchAll, "b")], "b"),
-            ("name match -1 loses to label 0", vec![pp(-1, MatchName, "a"), pp(0, MatchLabelSelector, "b")], "b"),
-            ("implicit decides at equal explicit", vec![pp(0, MatchLabelSelector, "a"), pp(0, MatchName, "z")], "z"),
-            ("label beats all", vec![pp(0, MatchAll, "a"), pp(0, MatchLabelSelector, "b")], "b"),
-            ("name tie-break: ab before abc", vec![pp(0, MatchAll, "abc"), pp(0, MatchAll, "ab")], "ab"),
-            ("byte order: uppercase first", vec![pp(0, MatchAll, "b"), pp(0, MatchAll, "B")], "B"),
-            ("byte order: '-' before '.' before digits", vec![pp(0, MatchAll, "a.b"), pp(0, MatchAll, "a-b"), pp(0, MatchAll, "a0")], "a-b"),
-            ("PP at -5 beats CPP at 100", vec![cpp(100, MatchName, "platform"), pp(-5, MatchAll, "team")], "team"),
-            ("MinInt32 still selected", vec![pp(i32::MIN, MatchAll, "x")], "x"),
-            ("mismatch skipped", vec![pp(100, MisMatch, "a"), pp(0, MatchAll, "b")], "b"),
+            (
+                "explicit dominates: match-all 1 beats name 0",
+                vec![pp(0, MatchName, "a"), pp(1, MatchAll, "b")],
+                "b",
+            ),
+            (
+                "name match -1 loses to label 0",
+                vec![pp(-1, MatchName, "a"), pp(0, MatchLabelSelector, "b")],
+                "b",
+            ),
+            (
+                "implicit decides at equal explicit",
+                vec![pp(0, MatchLabelSelector, "a"), pp(0, MatchName, "z")],
+                "z",
+            ),
+            (
+                "label beats all",
+                vec![pp(0, MatchAll, "a"), pp(0, MatchLabelSelector, "b")],
+                "b",
+            ),
+            (
+                "name tie-break: ab before abc",
+                vec![pp(0, MatchAll, "abc"), pp(0, MatchAll, "ab")],
+                "ab",
+            ),
+            (
+                "byte order: uppercase first",
+                vec![pp(0, MatchAll, "b"), pp(0, MatchAll, "B")],
+                "B",
+            ),
+            (
+                "byte order: '-' before '.' before digits",
+                vec![
+                    pp(0, MatchAll, "a.b"),
+                    pp(0, MatchAll, "a-b"),
+                    pp(0, MatchAll, "a0"),
+                ],
+                "a-b",
+            ),
+            (
+                "PP at -5 beats CPP at 100",
+                vec![cpp(100, MatchName, "platform"), pp(-5, MatchAll, "team")],
+                "team",
+            ),
+            (
+                "MinInt32 still selected",
+                vec![pp(i32::MIN, MatchAll, "x")],
+                "x",
+            ),
+            (
+                "mismatch skipped",
+                vec![pp(100, MisMatch, "a"), pp(0, MatchAll, "b")],
+                "b",
+            ),
         ];
         for (what, cands, want) in cases {
             for order in [false, true] {
@@ -141,7 +188,11 @@ mod tests {
 
     #[test]
     fn sorting_puts_best_first() {
-        let mut v = vec![pp(0, MatchAll, "b"), pp(3, MatchAll, "c"), pp(0, MatchAll, "a")];
+        let mut v = vec![
+            pp(0, MatchAll, "b"),
+            pp(3, MatchAll, "c"),
+            pp(0, MatchAll, "a"),
+        ];
         sort_best_first(&mut v, |k| *k);
         let names: Vec<_> = v.iter().map(|k| k.name).collect();
         assert_eq!(names, vec!["c", "a", "b"]);

@@ -85,8 +85,7 @@ pub fn template_reconcile(state: &State, t: usize, claim: &mut ClaimMeta) -> Rec
     if state.templates[t].excluded.is_some() {
         return ReconcileOutcome::Excluded;
     }
-    loop {
-        let Some(owner) = claim.owner() else { break };
+    while let Some(owner) = claim.owner() {
         match state.find_policy(&owner) {
             // §4.2 "Policy not found": claim keys removed, the update re-matches.
             None => claim.release(owner.kind),
@@ -94,7 +93,8 @@ pub fn template_reconcile(state: &State, t: usize, claim: &mut ClaimMeta) -> Rec
                 let pol = state.policy(p);
                 // Terminating (error, retry), no longer matching (return nil), overrides
                 // missing (not re-applied), unknown spec: the claim stays.
-                let matches = pol.known && pol.match_priority(&state.templates[t].target()).matches();
+                let matches =
+                    pol.known && pol.match_priority(&state.templates[t].target()).matches();
                 if !pol.terminating && matches && state.missing_overrides(p).is_empty() {
                     // ApplyPolicy re-writes the claim (a new permanent-id is re-stamped; a PP
                     // claim strips CPP keys, §4.3).
@@ -362,18 +362,25 @@ pub fn preemptors(state: &State, t: usize) -> Vec<usize> {
 
 /// Whether the policy's add/update handler stops before preempting (§6.5): some unclaimed
 /// template it matches exists, and an override it depends on is missing.
-pub fn overrides_block_preemption(state: &State, p: usize, claims: &dyn Fn(usize) -> bool) -> Vec<String> {
+pub fn overrides_block_preemption(
+    state: &State,
+    p: usize,
+    claims: &dyn Fn(usize) -> bool,
+) -> Vec<String> {
     let missing = state.missing_overrides(p);
     if missing.is_empty() {
         return missing;
     }
     let pol = state.policy(p);
     let waiting_match = pol.spec.resource_selectors.iter().any(|rs| {
-        state.templates_of(&rs.api_version, &rs.kind).iter().any(|&t| {
-            state.templates[t].excluded.is_none()
-                && !claims(t)
-                && pol.match_priority(&state.templates[t].target()).matches()
-        })
+        state
+            .templates_of(&rs.api_version, &rs.kind)
+            .iter()
+            .any(|&t| {
+                state.templates[t].excluded.is_none()
+                    && !claims(t)
+                    && pol.match_priority(&state.templates[t].target()).matches()
+            })
     });
     if waiting_match {
         missing
@@ -432,7 +439,8 @@ pub fn settle(state: &State, t: usize) -> Settled {
         }
         let missing = overrides_block_preemption(state, p, &unclaimed_elsewhere);
         if !missing.is_empty() {
-            s.idle_preemptors.push((p, IdleReason::OverridesMissing(missing)));
+            s.idle_preemptors
+                .push((p, IdleReason::OverridesMissing(missing)));
             continue;
         }
         runnable.push(p);
@@ -456,7 +464,9 @@ fn ambiguous_preemptors(
     runnable: &[usize],
     terminating: bool,
 ) -> Vec<usize> {
-    let Some(owner) = owner else { return Vec::new() };
+    let Some(owner) = owner else {
+        return Vec::new();
+    };
     if terminating {
         return Vec::new();
     }
@@ -468,11 +478,17 @@ fn ambiguous_preemptors(
             .copied()
             .filter(|&p| {
                 let pol = state.policy(p);
-                pol.is_pp() && holder_prio.is_some_and(|h| pol.priority() > h) && pol.reference() != *owner
+                pol.is_pp()
+                    && holder_prio.is_some_and(|h| pol.priority() > h)
+                    && pol.reference() != *owner
             })
             .collect(),
         PolicyKind::ClusterPropagationPolicy => {
-            let pps: Vec<usize> = runnable.iter().copied().filter(|&p| state.policy(p).is_pp()).collect();
+            let pps: Vec<usize> = runnable
+                .iter()
+                .copied()
+                .filter(|&p| state.policy(p).is_pp())
+                .collect();
             if pps.is_empty() {
                 runnable
                     .iter()
@@ -508,11 +524,18 @@ mod tests {
     use serde_json::json;
 
     fn owner_of(state: &State, name: &str) -> Option<PolicyRef> {
-        let t = state.find_template("apps/v1", "Deployment", "default", name).unwrap();
+        let t = state
+            .find_template("apps/v1", "Deployment", "default", name)
+            .unwrap();
         settle(state, t).owner
     }
 
-    fn claimed(ns: &str, policy: &str, name: &str, labels: &[(&str, &str)]) -> crate::model::Object {
+    fn claimed(
+        ns: &str,
+        policy: &str,
+        name: &str,
+        labels: &[(&str, &str)],
+    ) -> crate::model::Object {
         let (l, a) = pp_claim(ns, policy);
         let mut labels: Vec<(&str, &str)> = labels.to_vec();
         labels.extend(l.iter().map(|(k, v)| (k.as_str(), v.as_str())));
@@ -535,64 +558,199 @@ mod tests {
     fn preemption_rules_table() {
         let holder5 = || pp("default", "holder", named(5, false));
         let cases: Vec<(&str, Vec<crate::model::Object>, bool, Option<PolicyRef>)> = vec![
-            ("equal priority never preempts",
-             vec![claimed("default", "holder", "nginx", &[]), holder5(), pp("default", "takeover", named(5, true))],
-             true, Some(PolicyRef::pp("default", "holder"))),
-            ("strictly higher preempts",
-             vec![claimed("default", "holder", "nginx", &[]), holder5(), pp("default", "takeover", named(6, true))],
-             true, Some(PolicyRef::pp("default", "takeover"))),
-            ("gate off: no preemption",
-             vec![claimed("default", "holder", "nginx", &[]), holder5(), pp("default", "takeover", named(6, true))],
-             false, Some(PolicyRef::pp("default", "holder"))),
-            ("preemption Never: claim kept although better",
-             vec![claimed("default", "holder", "nginx", &[]), holder5(), pp("default", "better", named(9, false))],
-             true, Some(PolicyRef::pp("default", "holder"))),
-            ("implicit priority is ignored by preemption (name vs label at equal priority)",
-             vec![claimed("default", "holder", "nginx", &[("app", "nginx")]),
-                  pp("default", "holder", json!({"priority": 1, "resourceSelectors":[{"apiVersion":"apps/v1","kind":"Deployment","labelSelector":{"matchLabels":{"app":"nginx"}}}]})),
-                  pp("default", "takeover", named(1, true))],
-             true, Some(PolicyRef::pp("default", "holder"))),
-            ("CPP preemptor never takes a PP's template",
-             vec![claimed("default", "holder", "nginx", &[]), holder5(), cpp("big", cpp_named(1000, true))],
-             true, Some(PolicyRef::pp("default", "holder"))),
-            ("PP preemptor takes a CPP's template whatever the priority",
-             vec![deploy("default", "nginx", &[("clusterpropagationpolicy.karmada.io/permanent-id", "c-id")], &[("clusterpropagationpolicy.karmada.io/name", "c")]),
-                  cpp("c", cpp_named(100, false)), pp("default", "low", named(-5, true))],
-             true, Some(PolicyRef::pp("default", "low"))),
-            ("CPP over CPP needs strictly higher",
-             vec![deploy("default", "nginx", &[("clusterpropagationpolicy.karmada.io/permanent-id", "c-id")], &[("clusterpropagationpolicy.karmada.io/name", "c")]),
-                  cpp("c", cpp_named(3, false)), cpp("d", cpp_named(3, true)), cpp("e", cpp_named(4, true))],
-             true, Some(PolicyRef::cpp("e"))),
-            ("highest of several preemptors wins",
-             vec![claimed("default", "holder", "nginx", &[]), holder5(), pp("default", "p6", named(6, true)), pp("default", "p8", named(8, true)), pp("default", "p7", named(7, true))],
-             true, Some(PolicyRef::pp("default", "p8"))),
-            ("a preemptor does not need to be the best match",
-             vec![claimed("default", "holder", "nginx", &[]), holder5(), pp("default", "p6", named(6, true)), pp("default", "top", named(50, false))],
-             true, Some(PolicyRef::pp("default", "p6"))),
-            ("unclaimed template: fresh best match, preemption irrelevant",
-             vec![deploy("default", "nginx", &[], &[]), pp("default", "a", named(1, true)), pp("default", "b", named(2, false))],
-             true, Some(PolicyRef::pp("default", "b"))),
-            ("PP at -5 beats CPP at 100 on a fresh match",
-             vec![deploy("default", "nginx", &[("app", "web")], &[]),
-                  pp("default", "team", json!({"priority": -5, "resourceSelectors":[{"apiVersion":"apps/v1","kind":"Deployment","labelSelector":{"matchLabels":{"app":"web"}}}]})),
-                  cpp("platform", cpp_named(100, false))],
-             false, Some(PolicyRef::pp("default", "team"))),
-            ("stale claim (policy missing): re-matched",
-             vec![claimed("default", "gone", "nginx", &[]), pp("default", "b", named(0, false))],
-             false, Some(PolicyRef::pp("default", "b"))),
-            ("claimer no longer matches: released and re-matched",
-             vec![claimed("default", "holder", "nginx", &[]),
-                  pp("default", "holder", json!({"resourceSelectors":[{"apiVersion":"apps/v1","kind":"Deployment","name":"other"}]})),
-                  pp("default", "b", named(0, false))],
-             false, Some(PolicyRef::pp("default", "b"))),
-            ("missing dependentOverrides: no CPP fallback",
-             vec![deploy("default", "nginx", &[], &[]),
-                  pp("default", "a", json!({"dependentOverrides":["op"], "resourceSelectors":[{"apiVersion":"apps/v1","kind":"Deployment"}]})),
-                  cpp("c", cpp_named(0, false))],
-             false, None),
-            ("claimed-by label: never claimed",
-             vec![deploy("default", "nginx", &[("resourcetemplate.karmada.io/claimed-by", "mcs")], &[]), pp("default", "a", named(0, false))],
-             false, None),
+            (
+                "equal priority never preempts",
+                vec![
+                    claimed("default", "holder", "nginx", &[]),
+                    holder5(),
+                    pp("default", "takeover", named(5, true)),
+                ],
+                true,
+                Some(PolicyRef::pp("default", "holder")),
+            ),
+            (
+                "strictly higher preempts",
+                vec![
+                    claimed("default", "holder", "nginx", &[]),
+                    holder5(),
+                    pp("default", "takeover", named(6, true)),
+                ],
+                true,
+                Some(PolicyRef::pp("default", "takeover")),
+            ),
+            (
+                "gate off: no preemption",
+                vec![
+                    claimed("default", "holder", "nginx", &[]),
+                    holder5(),
+                    pp("default", "takeover", named(6, true)),
+                ],
+                false,
+                Some(PolicyRef::pp("default", "holder")),
+            ),
+            (
+                "preemption Never: claim kept although better",
+                vec![
+                    claimed("default", "holder", "nginx", &[]),
+                    holder5(),
+                    pp("default", "better", named(9, false)),
+                ],
+                true,
+                Some(PolicyRef::pp("default", "holder")),
+            ),
+            (
+                "implicit priority is ignored by preemption (name vs label at equal priority)",
+                vec![
+                    claimed("default", "holder", "nginx", &[("app", "nginx")]),
+                    pp(
+                        "default",
+                        "holder",
+                        json!({"priority": 1, "resourceSelectors":[{"apiVersion":"apps/v1","kind":"Deployment","labelSelector":{"matchLabels":{"app":"nginx"}}}]}),
+                    ),
+                    pp("default", "takeover", named(1, true)),
+                ],
+                true,
+                Some(PolicyRef::pp("default", "holder")),
+            ),
+            (
+                "CPP preemptor never takes a PP's template",
+                vec![
+                    claimed("default", "holder", "nginx", &[]),
+                    holder5(),
+                    cpp("big", cpp_named(1000, true)),
+                ],
+                true,
+                Some(PolicyRef::pp("default", "holder")),
+            ),
+            (
+                "PP preemptor takes a CPP's template whatever the priority",
+                vec![
+                    deploy(
+                        "default",
+                        "nginx",
+                        &[("clusterpropagationpolicy.karmada.io/permanent-id", "c-id")],
+                        &[("clusterpropagationpolicy.karmada.io/name", "c")],
+                    ),
+                    cpp("c", cpp_named(100, false)),
+                    pp("default", "low", named(-5, true)),
+                ],
+                true,
+                Some(PolicyRef::pp("default", "low")),
+            ),
+            (
+                "CPP over CPP needs strictly higher",
+                vec![
+                    deploy(
+                        "default",
+                        "nginx",
+                        &[("clusterpropagationpolicy.karmada.io/permanent-id", "c-id")],
+                        &[("clusterpropagationpolicy.karmada.io/name", "c")],
+                    ),
+                    cpp("c", cpp_named(3, false)),
+                    cpp("d", cpp_named(3, true)),
+                    cpp("e", cpp_named(4, true)),
+                ],
+                true,
+                Some(PolicyRef::cpp("e")),
+            ),
+            (
+                "highest of several preemptors wins",
+                vec![
+                    claimed("default", "holder", "nginx", &[]),
+                    holder5(),
+                    pp("default", "p6", named(6, true)),
+                    pp("default", "p8", named(8, true)),
+                    pp("default", "p7", named(7, true)),
+                ],
+                true,
+                Some(PolicyRef::pp("default", "p8")),
+            ),
+            (
+                "a preemptor does not need to be the best match",
+                vec![
+                    claimed("default", "holder", "nginx", &[]),
+                    holder5(),
+                    pp("default", "p6", named(6, true)),
+                    pp("default", "top", named(50, false)),
+                ],
+                true,
+                Some(PolicyRef::pp("default", "p6")),
+            ),
+            (
+                "unclaimed template: fresh best match, preemption irrelevant",
+                vec![
+                    deploy("default", "nginx", &[], &[]),
+                    pp("default", "a", named(1, true)),
+                    pp("default", "b", named(2, false)),
+                ],
+                true,
+                Some(PolicyRef::pp("default", "b")),
+            ),
+            (
+                "PP at -5 beats CPP at 100 on a fresh match",
+                vec![
+                    deploy("default", "nginx", &[("app", "web")], &[]),
+                    pp(
+                        "default",
+                        "team",
+                        json!({"priority": -5, "resourceSelectors":[{"apiVersion":"apps/v1","kind":"Deployment","labelSelector":{"matchLabels":{"app":"web"}}}]}),
+                    ),
+                    cpp("platform", cpp_named(100, false)),
+                ],
+                false,
+                Some(PolicyRef::pp("default", "team")),
+            ),
+            (
+                "stale claim (policy missing): re-matched",
+                vec![
+                    claimed("default", "gone", "nginx", &[]),
+                    pp("default", "b", named(0, false)),
+                ],
+                false,
+                Some(PolicyRef::pp("default", "b")),
+            ),
+            (
+                "claimer no longer matches: released and re-matched",
+                vec![
+                    claimed("default", "holder", "nginx", &[]),
+                    pp(
+                        "default",
+                        "holder",
+                        json!({"resourceSelectors":[{"apiVersion":"apps/v1","kind":"Deployment","name":"other"}]}),
+                    ),
+                    pp("default", "b", named(0, false)),
+                ],
+                false,
+                Some(PolicyRef::pp("default", "b")),
+            ),
+            (
+                "missing dependentOverrides: no CPP fallback",
+                vec![
+                    deploy("default", "nginx", &[], &[]),
+                    pp(
+                        "default",
+                        "a",
+                        json!({"dependentOverrides":["op"], "resourceSelectors":[{"apiVersion":"apps/v1","kind":"Deployment"}]}),
+                    ),
+                    cpp("c", cpp_named(0, false)),
+                ],
+                false,
+                None,
+            ),
+            (
+                "claimed-by label: never claimed",
+                vec![
+                    deploy(
+                        "default",
+                        "nginx",
+                        &[("resourcetemplate.karmada.io/claimed-by", "mcs")],
+                        &[],
+                    ),
+                    pp("default", "a", named(0, false)),
+                ],
+                false,
+                None,
+            ),
         ];
         for (what, objects, gate, want) in cases {
             let st = state(objects, gate);
@@ -637,7 +795,11 @@ mod tests {
         let st = state(
             vec![
                 claimed("default", "holder", "nginx", &[]),
-                pp("default", "holder", json!({"resourceSelectors":[{"apiVersion":"apps/v1","kind":"Deployment","name":"other"}]})),
+                pp(
+                    "default",
+                    "holder",
+                    json!({"resourceSelectors":[{"apiVersion":"apps/v1","kind":"Deployment","name":"other"}]}),
+                ),
                 pp("default", "b", named(0, false)),
             ],
             false,

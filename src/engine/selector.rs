@@ -189,10 +189,7 @@ fn is_dns1123_subdomain(s: &str) -> bool {
     s.split('.').all(|label| {
         let b = label.as_bytes();
         let ok = |c: u8| c.is_ascii_lowercase() || c.is_ascii_digit();
-        !b.is_empty()
-            && ok(b[0])
-            && ok(b[b.len() - 1])
-            && b.iter().all(|&c| ok(c) || c == b'-')
+        !b.is_empty() && ok(b[0]) && ok(b[b.len() - 1]) && b.iter().all(|&c| ok(c) || c == b'-')
     })
 }
 
@@ -227,27 +224,111 @@ mod tests {
         use ImplicitPriority::*;
         let app = labels(&[("app", "nginx"), ("tier", "web")]);
         let cases: &[(&str, &str, ImplicitPriority)] = &[
-            ("apiVersion differs", r#"{"apiVersion":"apps/v1beta1","kind":"Deployment"}"#, MisMatch),
-            ("kind is case-sensitive", r#"{"apiVersion":"apps/v1","kind":"deployment"}"#, MisMatch),
-            ("namespace differs", r#"{"apiVersion":"apps/v1","kind":"Deployment","namespace":"other"}"#, MisMatch),
-            ("match all", r#"{"apiVersion":"apps/v1","kind":"Deployment"}"#, MatchAll),
-            ("null selector = match all", r#"{"apiVersion":"apps/v1","kind":"Deployment","labelSelector":null}"#, MatchAll),
-            ("empty selector {} = label match", r#"{"apiVersion":"apps/v1","kind":"Deployment","labelSelector":{}}"#, MatchLabelSelector),
-            ("name equal", r#"{"apiVersion":"apps/v1","kind":"Deployment","name":"nginx"}"#, MatchName),
-            ("name differs", r#"{"apiVersion":"apps/v1","kind":"Deployment","name":"other"}"#, MisMatch),
-            ("name wins over a non-matching selector", r#"{"apiVersion":"apps/v1","kind":"Deployment","name":"nginx","labelSelector":{"matchLabels":{"app":"x"}}}"#, MatchName),
-            ("name wins over an invalid selector", r#"{"apiVersion":"apps/v1","kind":"Deployment","name":"nginx","labelSelector":{"matchLabels":{"":"bar"}}}"#, MatchName),
-            ("labels error (case 4)", r#"{"apiVersion":"apps/v1","kind":"Deployment","labelSelector":{"matchLabels":{"":"bar"}}}"#, MisMatch),
-            ("matchLabels hit", r#"{"apiVersion":"apps/v1","kind":"Deployment","labelSelector":{"matchLabels":{"app":"nginx"}}}"#, MatchLabelSelector),
-            ("matchLabels miss", r#"{"apiVersion":"apps/v1","kind":"Deployment","labelSelector":{"matchLabels":{"app":"web"}}}"#, MisMatch),
-            ("In", r#"{"apiVersion":"apps/v1","kind":"Deployment","labelSelector":{"matchExpressions":[{"key":"app","operator":"In","values":["a","nginx"]}]}}"#, MatchLabelSelector),
-            ("In without values is an error", r#"{"apiVersion":"apps/v1","kind":"Deployment","labelSelector":{"matchExpressions":[{"key":"app","operator":"In"}]}}"#, MisMatch),
-            ("NotIn holds on an absent key", r#"{"apiVersion":"apps/v1","kind":"Deployment","labelSelector":{"matchExpressions":[{"key":"zone","operator":"NotIn","values":["a"]}]}}"#, MatchLabelSelector),
-            ("DoesNotExist on an absent key", r#"{"apiVersion":"apps/v1","kind":"Deployment","labelSelector":{"matchExpressions":[{"key":"zone","operator":"DoesNotExist"}]}}"#, MatchLabelSelector),
-            ("Exists with values is an error", r#"{"apiVersion":"apps/v1","kind":"Deployment","labelSelector":{"matchExpressions":[{"key":"app","operator":"Exists","values":["x"]}]}}"#, MisMatch),
-            ("unknown operator", r#"{"apiVersion":"apps/v1","kind":"Deployment","labelSelector":{"matchExpressions":[{"key":"app","operator":"in","values":["nginx"]}]}}"#, MisMatch),
-            ("labels and expressions are ANDed", r#"{"apiVersion":"apps/v1","kind":"Deployment","labelSelector":{"matchLabels":{"app":"nginx"},"matchExpressions":[{"key":"tier","operator":"In","values":["db"]}]}}"#, MisMatch),
-            ("invalid label value", r#"{"apiVersion":"apps/v1","kind":"Deployment","labelSelector":{"matchLabels":{"app":"-bad"}}}"#, MisMatch),
+            (
+                "apiVersion differs",
+                r#"{"apiVersion":"apps/v1beta1","kind":"Deployment"}"#,
+                MisMatch,
+            ),
+            (
+                "kind is case-sensitive",
+                r#"{"apiVersion":"apps/v1","kind":"deployment"}"#,
+                MisMatch,
+            ),
+            (
+                "namespace differs",
+                r#"{"apiVersion":"apps/v1","kind":"Deployment","namespace":"other"}"#,
+                MisMatch,
+            ),
+            (
+                "match all",
+                r#"{"apiVersion":"apps/v1","kind":"Deployment"}"#,
+                MatchAll,
+            ),
+            (
+                "null selector = match all",
+                r#"{"apiVersion":"apps/v1","kind":"Deployment","labelSelector":null}"#,
+                MatchAll,
+            ),
+            (
+                "empty selector {} = label match",
+                r#"{"apiVersion":"apps/v1","kind":"Deployment","labelSelector":{}}"#,
+                MatchLabelSelector,
+            ),
+            (
+                "name equal",
+                r#"{"apiVersion":"apps/v1","kind":"Deployment","name":"nginx"}"#,
+                MatchName,
+            ),
+            (
+                "name differs",
+                r#"{"apiVersion":"apps/v1","kind":"Deployment","name":"other"}"#,
+                MisMatch,
+            ),
+            (
+                "name wins over a non-matching selector",
+                r#"{"apiVersion":"apps/v1","kind":"Deployment","name":"nginx","labelSelector":{"matchLabels":{"app":"x"}}}"#,
+                MatchName,
+            ),
+            (
+                "name wins over an invalid selector",
+                r#"{"apiVersion":"apps/v1","kind":"Deployment","name":"nginx","labelSelector":{"matchLabels":{"":"bar"}}}"#,
+                MatchName,
+            ),
+            (
+                "labels error (case 4)",
+                r#"{"apiVersion":"apps/v1","kind":"Deployment","labelSelector":{"matchLabels":{"":"bar"}}}"#,
+                MisMatch,
+            ),
+            (
+                "matchLabels hit",
+                r#"{"apiVersion":"apps/v1","kind":"Deployment","labelSelector":{"matchLabels":{"app":"nginx"}}}"#,
+                MatchLabelSelector,
+            ),
+            (
+                "matchLabels miss",
+                r#"{"apiVersion":"apps/v1","kind":"Deployment","labelSelector":{"matchLabels":{"app":"web"}}}"#,
+                MisMatch,
+            ),
+            (
+                "In",
+                r#"{"apiVersion":"apps/v1","kind":"Deployment","labelSelector":{"matchExpressions":[{"key":"app","operator":"In","values":["a","nginx"]}]}}"#,
+                MatchLabelSelector,
+            ),
+            (
+                "In without values is an error",
+                r#"{"apiVersion":"apps/v1","kind":"Deployment","labelSelector":{"matchExpressions":[{"key":"app","operator":"In"}]}}"#,
+                MisMatch,
+            ),
+            (
+                "NotIn holds on an absent key",
+                r#"{"apiVersion":"apps/v1","kind":"Deployment","labelSelector":{"matchExpressions":[{"key":"zone","operator":"NotIn","values":["a"]}]}}"#,
+                MatchLabelSelector,
+            ),
+            (
+                "DoesNotExist on an absent key",
+                r#"{"apiVersion":"apps/v1","kind":"Deployment","labelSelector":{"matchExpressions":[{"key":"zone","operator":"DoesNotExist"}]}}"#,
+                MatchLabelSelector,
+            ),
+            (
+                "Exists with values is an error",
+                r#"{"apiVersion":"apps/v1","kind":"Deployment","labelSelector":{"matchExpressions":[{"key":"app","operator":"Exists","values":["x"]}]}}"#,
+                MisMatch,
+            ),
+            (
+                "unknown operator",
+                r#"{"apiVersion":"apps/v1","kind":"Deployment","labelSelector":{"matchExpressions":[{"key":"app","operator":"in","values":["nginx"]}]}}"#,
+                MisMatch,
+            ),
+            (
+                "labels and expressions are ANDed",
+                r#"{"apiVersion":"apps/v1","kind":"Deployment","labelSelector":{"matchLabels":{"app":"nginx"},"matchExpressions":[{"key":"tier","operator":"In","values":["db"]}]}}"#,
+                MisMatch,
+            ),
+            (
+                "invalid label value",
+                r#"{"apiVersion":"apps/v1","kind":"Deployment","labelSelector":{"matchLabels":{"app":"-bad"}}}"#,
+                MisMatch,
+            ),
         ];
         for (what, sel, want) in cases {
             let got = selector_priority(&target("default", "nginx", &app), &rs(sel));

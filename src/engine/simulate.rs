@@ -18,7 +18,7 @@ use super::state::{admit_policy, PolicyEntry, State};
 #[derive(Clone, Debug)]
 pub enum Change {
     /// Create, or update the policy of the same kind/namespace/name.
-    Apply(Policy),
+    Apply(Box<Policy>),
     /// Delete a policy.
     Delete(PolicyRef),
 }
@@ -136,7 +136,9 @@ impl World {
         // (a) §6.2: own claims on templates no longer matched are released, then re-matched.
         for t in self.claimed_by(p) {
             let pol = self.state.policy(p);
-            let matches = pol.match_priority(&self.state.templates[t].target()).matches();
+            let matches = pol
+                .match_priority(&self.state.templates[t].target())
+                .matches();
             if !matches && self.state.binding_carries_claim(t, p) {
                 let before = self.owner(t);
                 self.claims[t].release(pol.kind);
@@ -171,7 +173,8 @@ impl World {
                 } else {
                     rs.namespace.as_str()
                 };
-                self.state.find_template(&rs.api_version, &rs.kind, ns, &rs.name)
+                self.state
+                    .find_template(&rs.api_version, &rs.kind, ns, &rs.name)
             })
             .collect();
         for t in targets {
@@ -236,7 +239,8 @@ impl World {
         if let Some(old) = existing {
             // validateUpdate (validation-suspension-failover.md §1.1): schedulerName is immutable.
             let old = self.state.policy(old);
-            let sched = |s: &Option<String>| s.clone().unwrap_or_else(|| "default-scheduler".into());
+            let sched =
+                |s: &Option<String>| s.clone().unwrap_or_else(|| "default-scheduler".into());
             if old.known && sched(&old.spec.scheduler_name) != sched(&spec.scheduler_name) {
                 errors.insert(0, "the schedulerName should not be updated".into());
             }
@@ -314,7 +318,8 @@ impl World {
             .filter(|(i, q)| {
                 *i != p
                     && q.kind == pol.kind
-                    && (q.kind == PolicyKind::ClusterPropagationPolicy || q.namespace == pol.namespace)
+                    && (q.kind == PolicyKind::ClusterPropagationPolicy
+                        || q.namespace == pol.namespace)
                     && q.known
                     && q.preemption_always()
                     && new < q.priority()
@@ -353,18 +358,39 @@ impl World {
 /// Why a changed policy that matches a template does not own it (the preempt-check contract).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum BlockReason {
-    EqualPriority { holder: PolicyRef, ours: i32, theirs: i32 },
-    LowerPriority { holder: PolicyRef, ours: i32, theirs: i32 },
-    FeatureGateDisabled { holder: Option<PolicyRef> },
-    PreemptionNever { holder: Option<PolicyRef> },
-    CppCannotPreemptPp { holder: PolicyRef },
+    EqualPriority {
+        holder: PolicyRef,
+        ours: i32,
+        theirs: i32,
+    },
+    LowerPriority {
+        holder: PolicyRef,
+        ours: i32,
+        theirs: i32,
+    },
+    FeatureGateDisabled {
+        holder: Option<PolicyRef>,
+    },
+    PreemptionNever {
+        holder: Option<PolicyRef>,
+    },
+    CppCannotPreemptPp {
+        holder: PolicyRef,
+    },
     /// Matches by label or match-all; preemption only reaches templates a selector names.
-    NotNamed { holder: Option<PolicyRef> },
+    NotNamed {
+        holder: Option<PolicyRef>,
+    },
     Terminating,
     /// The best match (or the preemptor) waits for missing dependentOverrides.
-    DependentOverridesMissing { policy: PolicyRef, missing: Vec<String> },
+    DependentOverridesMissing {
+        policy: PolicyRef,
+        missing: Vec<String>,
+    },
     /// The claim names a policy that cannot be fetched: preemption retries.
-    HolderMissing { holder: PolicyRef },
+    HolderMissing {
+        holder: PolicyRef,
+    },
 }
 
 impl BlockReason {
@@ -386,7 +412,9 @@ impl BlockReason {
 
 /// Why policy `p` (which matches template `t`) does not own it in `world`.
 pub fn block_reason(world: &World, p: usize, t: usize) -> BlockReason {
-    why_not(&world.state, p, t, &world.owner(t), &|x| world.claims[x].owner().is_some())
+    why_not(&world.state, p, t, &world.owner(t), &|x| {
+        world.claims[x].owner().is_some()
+    })
 }
 
 /// Why policy `p`, which matches template `t`, does not own it when `owner` does. `claimed`
@@ -511,7 +539,10 @@ pub fn check(state: State, changes: Vec<Change>) -> Result<CheckReport, ChangeEr
                 if after.as_ref() == Some(&pol.reference()) {
                     continue;
                 }
-                if pol.match_priority(&world.state.templates[t].target()).matches() {
+                if pol
+                    .match_priority(&world.state.templates[t].target())
+                    .matches()
+                {
                     blocked_by.push((pol.reference(), block_reason(&world, p, t)));
                 }
             }
@@ -548,9 +579,9 @@ mod tests {
     use crate::model::Object;
     use serde_json::json;
 
-    fn policy_of(o: Object) -> Policy {
+    fn policy_of(o: Object) -> Box<Policy> {
         match o {
-            Object::Policy(p) => p,
+            Object::Policy(p) => Box::new(p),
             _ => unreachable!(),
         }
     }
@@ -568,7 +599,10 @@ mod tests {
     }
 
     fn nginx_owner(w: &World) -> Option<PolicyRef> {
-        let t = w.state.find_template("apps/v1", "Deployment", "default", "nginx").unwrap();
+        let t = w
+            .state
+            .find_template("apps/v1", "Deployment", "default", "nginx")
+            .unwrap();
         w.owner(t)
     }
 
@@ -587,8 +621,12 @@ mod tests {
             );
             let mut w = World::settled(st);
             assert_eq!(nginx_owner(&w), Some(PolicyRef::pp("default", "holder")));
-            w.apply(Change::Apply(policy_of(pp("default", "holder", named(3, false)))))
-                .unwrap();
+            w.apply(Change::Apply(policy_of(pp(
+                "default",
+                "holder",
+                named(3, false),
+            ))))
+            .unwrap();
             assert_eq!(
                 nginx_owner(&w),
                 Some(PolicyRef::pp("default", want)),
@@ -610,7 +648,10 @@ mod tests {
             true,
         );
         let w = World::settled(st);
-        let holder = w.state.find_policy(&PolicyRef::pp("default", "holder")).unwrap();
+        let holder = w
+            .state
+            .find_policy(&PolicyRef::pp("default", "holder"))
+            .unwrap();
         let names: Vec<_> = w
             .deprioritization_requeue(holder, 1, 9)
             .into_iter()
@@ -621,10 +662,27 @@ mod tests {
 
     #[test]
     fn new_policy_without_preemption_never_moves_a_claim() {
-        let st = state(vec![claimed_nginx("holder"), pp("default", "holder", named(0, false))], true);
-        let r = check(st, vec![Change::Apply(policy_of(pp("default", "better", named(100, false))))]).unwrap();
+        let st = state(
+            vec![
+                claimed_nginx("holder"),
+                pp("default", "holder", named(0, false)),
+            ],
+            true,
+        );
+        let r = check(
+            st,
+            vec![Change::Apply(policy_of(pp(
+                "default",
+                "better",
+                named(100, false),
+            )))],
+        )
+        .unwrap();
         assert_eq!(r.resources.len(), 1);
-        assert_eq!(r.resources[0].after, Some(PolicyRef::pp("default", "holder")));
+        assert_eq!(
+            r.resources[0].after,
+            Some(PolicyRef::pp("default", "holder"))
+        );
         assert_eq!(r.resources[0].blocked_by[0].1.code(), "preemption-never");
     }
 
@@ -634,7 +692,11 @@ mod tests {
             vec![
                 claimed_nginx("a"),
                 pp("default", "a", named(0, false)),
-                pp("default", "b", json!({"resourceSelectors":[{"apiVersion":"apps/v1","kind":"Deployment"}]})),
+                pp(
+                    "default",
+                    "b",
+                    json!({"resourceSelectors":[{"apiVersion":"apps/v1","kind":"Deployment"}]}),
+                ),
             ],
             false,
         );
@@ -650,11 +712,19 @@ mod tests {
             vec![
                 claimed_nginx("a"),
                 pp("default", "a", named(9, false)),
-                pp("default", "b", json!({"resourceSelectors":[{"apiVersion":"apps/v1","kind":"Deployment"}]})),
+                pp(
+                    "default",
+                    "b",
+                    json!({"resourceSelectors":[{"apiVersion":"apps/v1","kind":"Deployment"}]}),
+                ),
             ],
             false,
         );
-        let moved = pp("default", "a", json!({"priority": 9, "resourceSelectors":[{"apiVersion":"apps/v1","kind":"Deployment","name":"other"}]}));
+        let moved = pp(
+            "default",
+            "a",
+            json!({"priority": 9, "resourceSelectors":[{"apiVersion":"apps/v1","kind":"Deployment","name":"other"}]}),
+        );
         let r = check(st, vec![Change::Apply(policy_of(moved))]).unwrap();
         assert_eq!(r.resources[0].after, Some(PolicyRef::pp("default", "b")));
     }
@@ -683,9 +753,19 @@ mod tests {
 
     #[test]
     fn rejected_policy_changes_nothing() {
-        let st = state(vec![claimed_nginx("holder"), pp("default", "holder", named(0, false))], true);
-        let bad = pp("default", "bad", json!({"priority": 9, "preemption": "Always",
-            "resourceSelectors":[{"apiVersion":"apps/v1","kind":"Deployment"}]}));
+        let st = state(
+            vec![
+                claimed_nginx("holder"),
+                pp("default", "holder", named(0, false)),
+            ],
+            true,
+        );
+        let bad = pp(
+            "default",
+            "bad",
+            json!({"priority": 9, "preemption": "Always",
+            "resourceSelectors":[{"apiVersion":"apps/v1","kind":"Deployment"}]}),
+        );
         let r = check(st, vec![Change::Apply(policy_of(bad))]).unwrap();
         assert_eq!(r.rejected.len(), 1);
         assert!(r.rejected[0].1[0].contains("name cannot be empty if preemption is Always"));

@@ -470,7 +470,8 @@ impl State {
                 (t.claim.cpp_claim(), t.claim.cpp_id.clone()),
             ] {
                 if let (Some(r), Some(id)) = (r, id) {
-                    if !self.policy_by_ref.contains_key(&r) && !missing.iter().any(|(m, _)| *m == r) {
+                    if !self.policy_by_ref.contains_key(&r) && !missing.iter().any(|(m, _)| *m == r)
+                    {
                         missing.push((r, id));
                     }
                 }
@@ -510,7 +511,13 @@ impl State {
             .filter_map(|(i, p)| p.as_ref().map(|p| (i, p)))
     }
 
-    pub fn find_template(&self, api_version: &str, kind: &str, namespace: &str, name: &str) -> Option<usize> {
+    pub fn find_template(
+        &self,
+        api_version: &str,
+        kind: &str,
+        namespace: &str,
+        name: &str,
+    ) -> Option<usize> {
         self.template_by_key
             .get(&key4(api_version, kind, namespace, name))
             .copied()
@@ -530,10 +537,16 @@ impl State {
         let target = tpl.target();
         let mut cands: Vec<usize> = Vec::new();
         if !tpl.namespace.is_empty() {
-            if let Some(v) = self.pp_index.get(&key3(&tpl.api_version, &tpl.kind, &tpl.namespace)) {
+            if let Some(v) = self
+                .pp_index
+                .get(&key3(&tpl.api_version, &tpl.kind, &tpl.namespace))
+            {
                 cands.extend(v);
             }
-            if let Some(v) = self.cpp_index.get(&key3(&tpl.api_version, &tpl.kind, &tpl.namespace)) {
+            if let Some(v) = self
+                .cpp_index
+                .get(&key3(&tpl.api_version, &tpl.kind, &tpl.namespace))
+            {
                 cands.extend(v);
             }
         }
@@ -559,7 +572,12 @@ impl State {
         let tpl = &self.templates[t];
         let mut v = self
             .named_index
-            .get(&key4(&tpl.api_version, &tpl.kind, &tpl.namespace, &tpl.name))
+            .get(&key4(
+                &tpl.api_version,
+                &tpl.kind,
+                &tpl.namespace,
+                &tpl.name,
+            ))
             .cloned()
             .unwrap_or_default();
         v.retain(|&i| self.policies[i].is_some());
@@ -581,9 +599,9 @@ impl State {
             .dependent_overrides
             .iter()
             .filter(|name| match p.kind {
-                PolicyKind::PropagationPolicy => {
-                    !self.overrides.contains(&(p.namespace.clone(), (*name).clone()))
-                }
+                PolicyKind::PropagationPolicy => !self
+                    .overrides
+                    .contains(&(p.namespace.clone(), (*name).clone())),
                 PolicyKind::ClusterPropagationPolicy => !self.cluster_overrides.contains(*name),
             })
             .cloned()
@@ -595,10 +613,12 @@ impl State {
     /// detector created it with the claim.
     pub fn binding_carries_claim(&self, t: usize, p: usize) -> bool {
         let tpl = &self.templates[t];
-        let Some(b) = self
-            .bindings
-            .get(&key4(&tpl.api_version, &tpl.kind, &tpl.namespace, &tpl.name))
-        else {
+        let Some(b) = self.bindings.get(&key4(
+            &tpl.api_version,
+            &tpl.kind,
+            &tpl.namespace,
+            &tpl.name,
+        )) else {
             return true;
         };
         let policy = self.policy(p);
@@ -609,8 +629,12 @@ impl State {
 
     pub fn binding_of(&self, t: usize) -> Option<&BindingInfo> {
         let tpl = &self.templates[t];
-        self.bindings
-            .get(&key4(&tpl.api_version, &tpl.kind, &tpl.namespace, &tpl.name))
+        self.bindings.get(&key4(
+            &tpl.api_version,
+            &tpl.kind,
+            &tpl.namespace,
+            &tpl.name,
+        ))
     }
 
     /// Rejected policies whose (defaulted) selectors would match the template.
@@ -640,10 +664,28 @@ mod tests {
     #[test]
     fn feature_gates() {
         assert!(!FeatureGates::parse("").unwrap().0.preemption);
-        assert!(FeatureGates::parse("PropagationPolicyPreemption=true").unwrap().0.preemption);
-        assert!(FeatureGates::parse("AllAlpha=true,AllBeta=true").unwrap().0.preemption);
-        assert!(!FeatureGates::parse("AllAlpha=true,PropagationPolicyPreemption=false").unwrap().0.preemption);
-        assert_eq!(FeatureGates::parse("Foo=true").unwrap().1, vec!["Foo".to_string()]);
+        assert!(
+            FeatureGates::parse("PropagationPolicyPreemption=true")
+                .unwrap()
+                .0
+                .preemption
+        );
+        assert!(
+            FeatureGates::parse("AllAlpha=true,AllBeta=true")
+                .unwrap()
+                .0
+                .preemption
+        );
+        assert!(
+            !FeatureGates::parse("AllAlpha=true,PropagationPolicyPreemption=false")
+                .unwrap()
+                .0
+                .preemption
+        );
+        assert_eq!(
+            FeatureGates::parse("Foo=true").unwrap().1,
+            vec!["Foo".to_string()]
+        );
         assert!(FeatureGates::parse("PropagationPolicyPreemption=yes").is_err());
         assert!(FeatureGates::parse("PropagationPolicyPreemption").is_err());
     }
@@ -655,12 +697,23 @@ pub(crate) mod testutil {
     use super::*;
     use crate::model::{ObjectMeta, Template};
 
-    pub fn meta(ns: Option<&str>, name: &str, labels: &[(&str, &str)], ann: &[(&str, &str)]) -> ObjectMeta {
+    pub fn meta(
+        ns: Option<&str>,
+        name: &str,
+        labels: &[(&str, &str)],
+        ann: &[(&str, &str)],
+    ) -> ObjectMeta {
         ObjectMeta {
             name: name.into(),
             namespace: ns.map(str::to_string),
-            labels: labels.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect(),
-            annotations: ann.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect(),
+            labels: labels
+                .iter()
+                .map(|(k, v)| (k.to_string(), v.to_string()))
+                .collect(),
+            annotations: ann
+                .iter()
+                .map(|(k, v)| (k.to_string(), v.to_string()))
+                .collect(),
             ..ObjectMeta::default()
         }
     }
@@ -669,7 +722,15 @@ pub(crate) mod testutil {
     pub fn pp(ns: &str, name: &str, spec: serde_json::Value) -> Object {
         Object::Policy(Policy {
             kind: PolicyKind::PropagationPolicy,
-            meta: meta(Some(ns), name, &[(PolicyKind::PropagationPolicy.permanent_id_label(), &format!("{name}-id"))], &[]),
+            meta: meta(
+                Some(ns),
+                name,
+                &[(
+                    PolicyKind::PropagationPolicy.permanent_id_label(),
+                    &format!("{name}-id"),
+                )],
+                &[],
+            ),
             spec: serde_json::from_value(spec).unwrap(),
             doc: 0,
         })
@@ -678,7 +739,15 @@ pub(crate) mod testutil {
     pub fn cpp(name: &str, spec: serde_json::Value) -> Object {
         Object::Policy(Policy {
             kind: PolicyKind::ClusterPropagationPolicy,
-            meta: meta(None, name, &[(PolicyKind::ClusterPropagationPolicy.permanent_id_label(), &format!("{name}-id"))], &[]),
+            meta: meta(
+                None,
+                name,
+                &[(
+                    PolicyKind::ClusterPropagationPolicy.permanent_id_label(),
+                    &format!("{name}-id"),
+                )],
+                &[],
+            ),
             spec: serde_json::from_value(spec).unwrap(),
             doc: 0,
         })
@@ -693,12 +762,20 @@ pub(crate) mod testutil {
         })
     }
 
-    /// Claim keys for a template claimed by PP `ns/name` (id `<name>-id`).
-    pub fn pp_claim(ns: &str, name: &str) -> (Vec<(String, String)>, Vec<(String, String)>) {
+    pub type Pairs = Vec<(String, String)>;
+
+    /// Claim keys for a template claimed by PP `ns/name` (id `<name>-id`): (labels, annotations).
+    pub fn pp_claim(ns: &str, name: &str) -> (Pairs, Pairs) {
         (
-            vec![(super::super::claim::PP_ID_LABEL.into(), format!("{name}-id"))],
+            vec![(
+                super::super::claim::PP_ID_LABEL.into(),
+                format!("{name}-id"),
+            )],
             vec![
-                (super::super::claim::PP_NAMESPACE_ANNOTATION.into(), ns.into()),
+                (
+                    super::super::claim::PP_NAMESPACE_ANNOTATION.into(),
+                    ns.into(),
+                ),
                 (super::super::claim::PP_NAME_ANNOTATION.into(), name.into()),
             ],
         )

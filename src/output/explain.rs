@@ -20,7 +20,8 @@ pub fn owner_text(r: &PolicyRef) -> String {
 }
 
 fn opt_owner(r: &Option<PolicyRef>) -> String {
-    r.as_ref().map_or_else(|| "none (unclaimed)".to_string(), owner_text)
+    r.as_ref()
+        .map_or_else(|| "none (unclaimed)".to_string(), owner_text)
 }
 
 fn precision(m: ImplicitPriority) -> &'static str {
@@ -33,7 +34,10 @@ fn precision(m: ImplicitPriority) -> &'static str {
 }
 
 fn list(refs: &[PolicyRef]) -> String {
-    refs.iter().map(ToString::to_string).collect::<Vec<_>>().join(", ")
+    refs.iter()
+        .map(ToString::to_string)
+        .collect::<Vec<_>>()
+        .join(", ")
 }
 
 /// Why a template is never processed (§1.4).
@@ -58,15 +62,24 @@ pub fn excluded_text(e: &Excluded) -> String {
 /// A short form for inline use: `equal priority 5 = 5`.
 pub fn block_short(b: &BlockReason) -> String {
     match b {
-        BlockReason::EqualPriority { ours, theirs, .. } => format!("equal priority {ours} = {theirs}"),
-        BlockReason::LowerPriority { ours, theirs, .. } => format!("lower priority {ours} < {theirs}"),
-        BlockReason::FeatureGateDisabled { .. } => "feature gate PropagationPolicyPreemption is off".into(),
+        BlockReason::EqualPriority { ours, theirs, .. } => {
+            format!("equal priority {ours} = {theirs}")
+        }
+        BlockReason::LowerPriority { ours, theirs, .. } => {
+            format!("lower priority {ours} < {theirs}")
+        }
+        BlockReason::FeatureGateDisabled { .. } => {
+            "feature gate PropagationPolicyPreemption is off".into()
+        }
         BlockReason::PreemptionNever { .. } => "preemption: Never".into(),
         BlockReason::CppCannotPreemptPp { .. } => "a CPP cannot preempt a PP".into(),
         BlockReason::NotNamed { .. } => "no selector names it".into(),
         BlockReason::Terminating => "the template is being deleted".into(),
         BlockReason::DependentOverridesMissing { policy, missing } => {
-            format!("{policy} waits for dependentOverrides {}", missing.join(", "))
+            format!(
+                "{policy} waits for dependentOverrides {}",
+                missing.join(", ")
+            )
         }
         BlockReason::HolderMissing { holder } => format!("holder {holder} not found"),
     }
@@ -113,7 +126,7 @@ pub fn why_text(w: &Why, me: &PolicyRef) -> String {
         Why::Owner(OwnerHow::KeptClaim) => {
             "holds the claim: a claimed template is never re-ranked".into()
         }
-        Why::Owner(OwnerHow::FreshMatch) => "wins the match: best priority, then selector precision, then name".into(),
+        Why::Owner(OwnerHow::FreshMatch) => "wins the fresh match (unclaimed): priority, then selector precision, then name; any PP before any CPP".into(),
         Why::Owner(OwnerHow::Preempted { from, ours, theirs }) => match theirs {
             Some(t) => format!("preempts {from}: priority {ours} > {t}"),
             None => format!("preempts {from}: a PP preempts a CPP whatever the priority"),
@@ -276,7 +289,10 @@ pub fn text(e: &Explanation, color: bool) -> String {
         None => "none (no claim in the template's metadata)".into(),
     };
     out.push_str(&format!("  current:          {current}\n"));
-    out.push_str(&format!("  after reconcile:  {}\n", opt_owner(&e.after_reconcile)));
+    out.push_str(&format!(
+        "  after reconcile:  {}\n",
+        opt_owner(&e.after_reconcile)
+    ));
     let eventual = format!(
         "{}{}",
         opt_owner(&e.eventual),
@@ -311,14 +327,22 @@ pub fn text(e: &Explanation, color: bool) -> String {
             };
             out.push_str(&line);
             out.push('\n');
-            out.push_str(&format!("       {}\n", paint(why_text(&c.why, &c.policy), dim)));
+            out.push_str(&format!(
+                "       {}\n",
+                paint(why_text(&c.why, &c.policy), dim)
+            ));
         }
     }
     if !e.suspension.is_empty() {
         out.push('\n');
         out.push_str(&paint("Dispatch per cluster:".into(), bold));
         out.push('\n');
-        let w = e.suspension.iter().map(|s| s.cluster.len()).max().unwrap_or(0);
+        let w = e
+            .suspension
+            .iter()
+            .map(|s| s.cluster.len())
+            .max()
+            .unwrap_or(0);
         for s in &e.suspension {
             let state = match s.by {
                 Some(by) => paint(format!("suspended (by {})", by.as_str()), yellow),

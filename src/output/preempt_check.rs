@@ -54,7 +54,13 @@ pub fn any_blocked(r: &CheckReport) -> bool {
 
 pub fn text(r: &CheckReport, color: bool) -> String {
     let st = &r.world.state;
-    let head = |s: &str| if color { s.bold().to_string() } else { s.to_string() };
+    let head = |s: &str| {
+        if color {
+            s.bold().to_string()
+        } else {
+            s.to_string()
+        }
+    };
     let mut out = String::new();
     if !r.rejected.is_empty() {
         out.push_str(&head("Rejected (admission would refuse; nothing changes):"));
@@ -70,7 +76,7 @@ pub fn text(r: &CheckReport, color: bool) -> String {
     let blocked_tail = |c: &crate::engine::simulate::ResourceChange| -> String {
         c.blocked_by
             .iter()
-            .map(|(p, b)| format!("blocked: {}: {p}", block_short(b)))
+            .map(|(_, b)| block_short(b))
             .collect::<Vec<_>>()
             .join("; ")
     };
@@ -90,9 +96,13 @@ pub fn text(r: &CheckReport, color: bool) -> String {
             if c.preempted { " (preempted)" } else { "" }
         );
         if !c.blocked_by.is_empty() {
-            line.push_str(&format!(" ({})", blocked_tail(c)));
+            line.push_str(&format!(" (blocked: {})", blocked_tail(c)));
         }
-        out.push_str(&if color { line.green().to_string() } else { line });
+        out.push_str(&if color {
+            line.green().to_string()
+        } else {
+            line
+        });
         out.push('\n');
     }
     out.push('\n');
@@ -104,14 +114,18 @@ pub fn text(r: &CheckReport, color: bool) -> String {
     for c in &stays {
         let t = st.templates[c.template].reference();
         let line = format!(
-            "  {t}: stays with {} ({})",
+            "  {t}: stays with {} (blocked: {})",
             owner_short(&c.after),
             blocked_tail(c)
         );
-        out.push_str(&if color { line.yellow().to_string() } else { line });
+        out.push_str(&if color {
+            line.yellow().to_string()
+        } else {
+            line
+        });
         out.push('\n');
         for (p, b) in &c.blocked_by {
-            out.push_str(&format!("    {p}: {}\n", block_message(b)));
+            out.push_str(&format!("    {p} ({}): {}\n", b.code(), block_message(b)));
         }
     }
     out.push('\n');
