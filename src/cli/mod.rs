@@ -4,6 +4,7 @@ pub mod common;
 pub mod explain;
 pub mod lint;
 pub mod preempt_check;
+pub mod suspend;
 
 use std::process::ExitCode;
 
@@ -46,6 +47,12 @@ pub enum Command {
     /// What applying or deleting policies would do: which templates move, which don't and why.
     #[command(name = "preempt-check", after_help = EXIT_CODES)]
     PreemptCheck(preempt_check::Args),
+    /// Pause dispatching of policies (all clusters, or --clusters), live or in manifest files (-f).
+    #[command(after_help = suspend::AFTER_HELP)]
+    Suspend(suspend::Args),
+    /// Resume dispatching of policies (all clusters, or --clusters), live or in manifest files (-f).
+    #[command(after_help = suspend::AFTER_HELP)]
+    Resume(suspend::Args),
 }
 
 /// Entry point of the binary: parse, run, and turn every outcome into an exit code.
@@ -66,6 +73,8 @@ pub fn main() -> ExitCode {
         Command::Lint(args) => lint::run(args),
         Command::Explain(args) => explain::run(args),
         Command::PreemptCheck(args) => preempt_check::run(args),
+        Command::Suspend(args) => suspend::run(crate::engine::suspension::Action::Suspend, args),
+        Command::Resume(args) => suspend::run(crate::engine::suspension::Action::Resume, args),
     };
     match result {
         Ok(exit) => exit.into(),

@@ -1,0 +1,1128 @@
+//! `suspend` and `resume`: pause or resume dispatching of policies, per cluster, in manifest
+//! files (`-f`, GitOps) or on a live Karmada control plane.
+//!
+//! The decision is [`crate::engine::suspension::plan`]; file edits are [`crate::edit`]; live
+//! writes go through [`crate::cluster`], which owns optimistic concurrency and dry-run.
+
+use std::io::{IsTerminal, Write};
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::Duration;
+
+use clap::Args as ClapArgs;
+use serde_json::{json, Value as J};
+
+use super::common::{write_stdout, CliError, Exit};
+use crate::cluster::{self, selector::Selector, yaml_out, ClusterError, Conn, ErrorKind};
+use crate::edit;
+use crate::engine::suspension::{self as plan, Action, ClusterHealth, Plan, Request, State};
+use crate::model::policy::{PropagationSpec, Suspension};
+use crate::model::{Inventory, PolicyKind};
+use crate::source::{files, load, Source};
+
+pub const AFTER_HELP: &str = "\
+Policies: pp/NAME, cpp/NAME (also propagationpolicy/NAME, clusterpropagationpolicy/NAME), or a
+type followed by names (`pp a b`); -l SELECTOR or --all select by label or everything.
+
+Examples:
+  kubectl karmada-policy suspend pp/nginx -n web --clusters member2,member3
+  kubectl karmada-policy resume pp/nginx -n web --clusters member2
+  kubectl karmada-policy suspend --all -n web --yes --reason \"freeze for incident 42\"
+  kubectl karmada-policy suspend -f policies/nginx.yaml pp/nginx --dry-run
+
+Exit codes:
+  0  success (also when nothing needed to change: \"already suspended on member2\")
+  1  some objects failed (each reported), e.g. conflicts past the retry budget
+  2  usage error or unreadable input
+  3  API or authentication failure";
+
+/// Attempts per object on 409 Conflict before giving up (read, compute, write each time).
+const CONFLICT_RETRIES: u32 = 5;
+
+#[derive(Debug, ClapArgs)]
+pub struct Args {
+    /// Policies: pp/NAME, cpp/NAME, or a type followed by names.
+    pub targets: Vec<String>,
+    /// Edit policies in these manifest files in place (GitOps) instead of the live control plane.
+    #[arg(short = 'f', long = "filename", value_name = "FILE")]
+    pub files: Vec<String>,
+    /// Namespace of PropagationPolicies (default: the kubeconfig context's namespace).
+    #[arg(short = 'n', long)]
+    pub namespace: Option<String>,
+    /// PropagationPolicies in every namespace.
+    #[arg(short = 'A', long = "all-namespaces")]
+    pub all_namespaces: bool,
+    /// Label selector (`app=web,tier!=db`, `env in (a,b)`).
+    #[arg(short = 'l', long = "selector")]
+    pub selector: Option<String>,
+    /// Every policy of the selected types (PropagationPolicies in the namespace and
+    /// ClusterPropagationPolicies, unless a type is named).
+    #[arg(long)]
+    pub all: bool,
+    /// Only these member clusters (comma-separated); without it, all clusters.
+    #[arg(short = 'C', long, value_delimiter = ',', value_name = "CLUSTER,...")]
+    pub clusters: Vec<String>,
+    /// Print the unified diff and write nothing. Live mode: `client` computes locally,
+    /// `server` asks the API server (dryRun=All).
+    #[arg(long, num_args = 0..=1, require_equals = true, default_missing_value = "client",
+          value_parser = ["none", "client", "server"], value_name = "MODE")]
+    pub dry_run: Option<String>,
+    /// Record a reason, user and time in annotations (live mode).
+    #[arg(long, value_name = "TEXT")]
+    pub reason: Option<String>,
+    /// Unknown cluster names are an error instead of a warning.
+    #[arg(long)]
+    pub strict: bool,
+    /// Suspend all clusters of a policy even though failover would stall.
+    #[arg(long)]
+    pub force: bool,
+    /// Do not ask for confirmation of bulk changes.
+    #[arg(short = 'y', long)]
+    pub yes: bool,
+    /// Print the resulting objects instead of one line per policy.
+    #[arg(short = 'o', long, value_parser = ["yaml", "json"])]
+    pub output: Option<String>,
+    /// Wait for Works to show the new state (not implemented yet: exits 2).
+    #[arg(long, hide = true)]
+    pub wait: bool,
+    /// With --wait: how long to wait.
+    #[arg(long, default_value = "2m", hide = true)]
+    pub timeout: String,
+    /// Path to the kubeconfig file (else KUBECONFIG, else ~/.kube/config).
+    #[arg(long, value_name = "PATH")]
+    pub kubeconfig: Option<PathBuf>,
+    /// The kubeconfig context to use.
+    #[arg(long, visible_alias = "karmada-context", value_name = "NAME")]
+    pub context: Option<String>,
+    /// Timeout of each API request (`0` = none), e.g. 30s, 1m.
+    #[arg(long, default_value = "0", value_name = "DURATION")]
+    pub request_timeout: String,
+    /// How many policies to change at once.
+    #[arg(long, default_value_t = 8, value_name = "N")]
+    pub concurrency: usize,
+}
+
+/// One policy named on the command line.
+#[derive(Clone, Debug, PartialEq, Eq)]
+struct Named {
+    kind: PolicyKind,
+    name: String,
+}
+
+/// What the command line selects.
+#[derive(Debug, Default)]
+struct Selection {
+    named: Vec<Named>,
+    /// Types named without names (`pp`), for --all / -l.
+    kinds: Vec<PolicyKind>,
+}
+
+fn kind_word(s: &str) -> Option<PolicyKind> {
+    match s.to_ascii_lowercase().as_str() {
+        "pp"
+        | "propagationpolicy"
+        | "propagationpolicies"
+        | "propagationpolicy.policy.karmada.io"
+        | "propagationpolicies.policy.karmada.io" => Some(PolicyKind::PropagationPolicy),
+        "cpp"
+        | "clusterpropagationpolicy"
+        | "clusterpropagationpolicies"
+        | "clusterpropagationpolicy.policy.karmada.io"
+        | "clusterpropagationpolicies.policy.karmada.io" => {
+            Some(PolicyKind::ClusterPropagationPolicy)
+        }
+        _ => None,
+    }
+}
+
+fn parse_targets(args: &[String]) -> Result<Selection, CliError> {
+    let mut sel = Selection::default();
+    let mut current: Option<PolicyKind> = None;
+    for a in args {
+        if let Some((t, name)) = a.split_once('/') {
+            let kind = kind_word(t).ok_or_else(|| {
+                CliError::usage(format!(
+                    "`{a}`: unknown type `{t}` (use pp/NAME or cpp/NAME)"
+                ))
+            })?;
+            if name.is_empty() || name.contains('/') {
+                return Err(CliError::usage(format!("`{a}`: expected TYPE/NAME")));
+            }
+            sel.named.push(Named {
+                kind,
+                name: name.to_string(),
+            });
+        } else if let Some(kind) = kind_word(a) {
+            current = Some(kind);
+            if !sel.kinds.contains(&kind) {
+                sel.kinds.push(kind);
+            }
+        } else if let Some(kind) = current {
+            sel.named.push(Named {
+                kind,
+                name: a.clone(),
+            });
+        } else {
+            return Err(CliError::usage(format!(
+                "`{a}`: name a type first (pp/{a} or cpp/{a})"
+            )));
+        }
+    }
+    // A type followed by names selects those names only.
+    sel.kinds
+        .retain(|k| !sel.named.iter().any(|n| n.kind == *k));
+    Ok(sel)
+}
+
+/// `propagationpolicy.policy.karmada.io/nginx`, as kubectl prints it.
+fn resource_id(kind: PolicyKind, name: &str) -> String {
+    format!(
+        "{}.policy.karmada.io/{name}",
+        kind.as_str().to_ascii_lowercase()
+    )
+}
+
+/// The line printed for a change.
+fn change_message(action: Action, before: &State, after: &State, request: &Request) -> String {
+    match (action, after) {
+        (Action::Suspend, after) => after.to_string(),
+        (Action::Resume, State::NotSuspended) => {
+            if request.clusters.is_empty() || *before == State::NotSuspended {
+                "resumed".into()
+            } else {
+                format!("resumed on {}", request.clusters.join(", "))
+            }
+        }
+        (Action::Resume, still) => {
+            format!("resumed on {} (still {still})", request.clusters.join(", "))
+        }
+    }
+}
+
+/// The outcome for one policy.
+struct Outcome {
+    id: String,
+    result: Result<String, ClusterError>,
+    /// The object after the change (live mode), for `-o`.
+    object: Option<J>,
+}
+
+pub fn run(action: Action, args: Args) -> Result<Exit, CliError> {
+    if args.wait {
+        return Err(CliError::usage(
+            "--wait is not implemented yet; check the Works' Dispatching condition with `kubectl get works -A`",
+        ));
+    }
+    let sel = parse_targets(&args.targets)?;
+    let bulk_flags = args.all || args.selector.is_some();
+    if sel.named.is_empty() && !bulk_flags {
+        return Err(CliError::usage(
+            "name policies (pp/NAME, cpp/NAME), or select them with -l SELECTOR or --all",
+        ));
+    }
+    if !sel.named.is_empty() && args.all {
+        return Err(CliError::usage(
+            "--all cannot be combined with policy names",
+        ));
+    }
+    if args.concurrency == 0 {
+        return Err(CliError::usage("--concurrency must be at least 1"));
+    }
+    let selector = match &args.selector {
+        Some(s) => Some(Selector::parse(s).map_err(CliError::usage)?),
+        None => None,
+    };
+    let request = Request::new(action, &args.clusters);
+    if args.clusters.iter().any(|c| c.trim().is_empty()) && request.clusters.is_empty() {
+        return Err(CliError::usage(
+            "--clusters needs at least one cluster name",
+        ));
+    }
+    if args.files.is_empty() {
+        run_live(action, &args, &sel, &request)
+    } else {
+        if args.dry_run.as_deref() == Some("server") {
+            return Err(CliError::usage(
+                "--dry-run=server needs a control plane; with -f use --dry-run",
+            ));
+        }
+        run_files(&args, &sel, selector.as_ref(), &request)
+    }
+}
+
+fn warn(text: &str) {
+    let mut e = std::io::stderr().lock();
+    let _ = writeln!(e, "warning: {text}");
+}
+
+fn report(outcomes: &[Outcome], output: Option<&str>) -> Result<Exit, CliError> {
+    let mut text = String::new();
+    let mut exit = Exit::Ok;
+    let mut objects = Vec::new();
+    for o in outcomes {
+        match &o.result {
+            Ok(msg) => {
+                if output.is_none() {
+                    text.push_str(&format!("{} {msg}\n", o.id));
+                }
+                if let Some(obj) = &o.object {
+                    objects.push(obj.clone());
+                }
+            }
+            Err(e) => {
+                let mut err = std::io::stderr().lock();
+                let _ = writeln!(err, "error: {}: {}", o.id, e.message);
+                let code = match e.kind {
+                    ErrorKind::Auth | ErrorKind::Transport | ErrorKind::Config => Exit::Api,
+                    _ => Exit::Failure,
+                };
+                if exit != Exit::Api {
+                    exit = code;
+                }
+            }
+        }
+    }
+    match output {
+        Some("json") => {
+            let v = if objects.len() == 1 {
+                objects.pop().unwrap_or(J::Null)
+            } else {
+                json!({"apiVersion": "v1", "kind": "List", "metadata": {"resourceVersion": ""}, "items": objects})
+            };
+            text = serde_json::to_string_pretty(&v).unwrap_or_default() + "\n";
+        }
+        Some(_) => {
+            let docs: Vec<String> = objects.iter().map(yaml_out::to_yaml).collect();
+            text = docs.join("---\n");
+        }
+        None => {}
+    }
+    write_stdout(&text)?;
+    Ok(exit)
+}
+
+// ---------------------------------------------------------------------------------------------
+// File mode
+
+struct FileState {
+    path: PathBuf,
+    name: String,
+    bom: bool,
+    text: String,
+    edits: Vec<edit::TextEdit>,
+}
+
+fn run_files(
+    args: &Args,
+    sel: &Selection,
+    selector: Option<&Selector>,
+    request: &Request,
+) -> Result<Exit, CliError> {
+    let paths =
+        files::expand(&args.files, &|_| false).map_err(|e| CliError::usage(e.to_string()))?;
+    if paths.iter().any(|p| p == Path::new("-")) {
+        return Err(CliError::usage("-f - (stdin) cannot be edited in place"));
+    }
+    let kinds: Vec<PolicyKind> = if sel.kinds.is_empty() {
+        vec![
+            PolicyKind::PropagationPolicy,
+            PolicyKind::ClusterPropagationPolicy,
+        ]
+    } else {
+        sel.kinds.clone()
+    };
+    let mut outcomes = Vec::new();
+    let mut found: Vec<bool> = vec![false; sel.named.len()];
+    let mut states = Vec::new();
+    let dry_run = args.dry_run.as_deref().is_some_and(|m| m != "none");
+    for path in paths {
+        let bytes = std::fs::read(&path)
+            .map_err(|e| CliError::usage(format!("{}: {e}", path.display())))?;
+        let bom = bytes.starts_with(b"\xef\xbb\xbf");
+        let text = files::decode(bytes);
+        let name = path.to_string_lossy().into_owned();
+        let loaded = load(Source::new(name.clone(), text.clone()));
+        let mut state = FileState {
+            path: path.clone(),
+            name: name.clone(),
+            bom,
+            text,
+            edits: Vec::new(),
+        };
+        let syntax_broken = loaded
+            .problems
+            .iter()
+            .any(|p| p.kind != crate::source::ProblemKind::DuplicateKey);
+        let inv = Inventory::from_documents(loaded.documents, "default");
+        for policy in inv.policies() {
+            let ns_ok = match (&args.namespace, policy.kind) {
+                (Some(ns), PolicyKind::PropagationPolicy) if !args.all_namespaces => {
+                    policy.meta.namespace.as_deref() == Some(ns.as_str())
+                        || inv.documents[policy.doc]
+                            .root
+                            .get("metadata")
+                            .and_then(|m| m.get("namespace"))
+                            .is_none()
+                }
+                _ => true,
+            };
+            let by_name = sel
+                .named
+                .iter()
+                .position(|n| n.kind == policy.kind && n.name == policy.meta.name);
+            let by_bulk = sel.named.is_empty()
+                && kinds.contains(&policy.kind)
+                && (args.all || selector.is_some())
+                && selector.is_none_or(|s| s.matches(&policy.meta.labels));
+            if !ns_ok || (by_name.is_none() && !by_bulk) {
+                continue;
+            }
+            if let Some(i) = by_name {
+                found[i] = true;
+            }
+            let id = format!("{} ({name})", resource_id(policy.kind, &policy.meta.name));
+            if syntax_broken {
+                outcomes.push(Outcome {
+                    id,
+                    result: Err(ClusterError {
+                        kind: ErrorKind::Api,
+                        message: "the file has YAML problems (run `lint`); not editing it".into(),
+                    }),
+                    object: None,
+                });
+                continue;
+            }
+            let root = &inv.documents[policy.doc].root;
+            let result = plan_file_policy(root, &state.text, &inv, policy, request, args.force);
+            match result {
+                Ok((msg, Some(e))) => {
+                    state.edits.push(e);
+                    outcomes.push(Outcome {
+                        id,
+                        result: Ok(msg),
+                        object: None,
+                    });
+                }
+                Ok((msg, None)) => outcomes.push(Outcome {
+                    id,
+                    result: Ok(msg),
+                    object: None,
+                }),
+                Err(message) => outcomes.push(Outcome {
+                    id,
+                    result: Err(ClusterError {
+                        kind: ErrorKind::Api,
+                        message,
+                    }),
+                    object: None,
+                }),
+            }
+        }
+        states.push(state);
+    }
+    for (i, n) in sel.named.iter().enumerate() {
+        if !found[i] {
+            outcomes.push(Outcome {
+                id: resource_id(n.kind, &n.name),
+                result: Err(ClusterError {
+                    kind: ErrorKind::NotFound,
+                    message: "not found in the given files".into(),
+                }),
+                object: None,
+            });
+        }
+    }
+    if outcomes.is_empty() {
+        warn("no policy in the given files matches the selection");
+    }
+    for st in &states {
+        if st.edits.is_empty() {
+            continue;
+        }
+        let after = edit::apply(&st.text, &st.edits);
+        if dry_run {
+            write_stdout(&edit::unified_diff(&st.name, &st.text, &after))?;
+        } else {
+            write_atomic(&st.path, st.bom, &after)
+                .map_err(|e| CliError::failure(format!("{}: cannot write: {e}", st.name)))?;
+        }
+    }
+    if dry_run {
+        for o in &mut outcomes {
+            if let Ok(m) = &mut o.result {
+                m.push_str(" (dry run)");
+            }
+        }
+    }
+    report(&outcomes, None)
+}
+
+/// What to do with one policy: the new suspension (`None`: no change), the line to print, and
+/// warnings about what stalls while suspended.
+struct Decision {
+    new: Option<Option<Suspension>>,
+    message: String,
+    warnings: Vec<String>,
+}
+
+/// Shared by file and live mode: plan, then the failover rule (suspending every target of a
+/// policy whose failover would stall needs --force, validation-suspension-failover.md §3.4).
+fn decide(
+    spec: &PropagationSpec,
+    request: &Request,
+    targets: Option<&[String]>,
+    health: &[ClusterHealth],
+    force: bool,
+) -> Result<Decision, String> {
+    match plan::plan(spec.suspension.as_ref(), request, targets) {
+        Plan::Unchanged(u) => Ok(Decision {
+            new: None,
+            message: u.to_string(),
+            warnings: Vec::new(),
+        }),
+        Plan::Refused(r) => Err(r.to_string()),
+        Plan::Change { new, before, after } => {
+            let candidates = plan::failover_candidates(spec);
+            let stalls = plan::stalls(spec, &after, candidates.as_deref(), health, targets);
+            let blocking: Vec<String> = stalls
+                .iter()
+                .filter(|s| s.blocks_full_suspension())
+                .map(ToString::to_string)
+                .collect();
+            if !force && !blocking.is_empty() && plan::suspends_every_target(&after, targets) {
+                return Err(format!(
+                    "not suspending every cluster: {}; pass --force to suspend anyway",
+                    blocking.join("; ")
+                ));
+            }
+            Ok(Decision {
+                new: Some(new),
+                message: change_message(request.action, &before, &after, request),
+                warnings: stalls.iter().map(ToString::to_string).collect(),
+            })
+        }
+    }
+}
+
+/// Target clusters of a policy from the bindings found next to it (files) or on the server.
+fn binding_targets(bindings: &[Vec<String>]) -> Option<Vec<String>> {
+    let all: Vec<String> = bindings.iter().flatten().cloned().collect();
+    (!all.is_empty()).then_some(all)
+}
+
+/// The plan for one policy document: the message and the text edit (if any), or an error.
+fn plan_file_policy(
+    root: &crate::source::Node,
+    text: &str,
+    inv: &Inventory,
+    policy: &crate::model::Policy,
+    request: &Request,
+    force: bool,
+) -> Result<(String, Option<edit::TextEdit>), String> {
+    let label = policy.kind.permanent_id_label();
+    let bound: Vec<Vec<String>> = match policy.meta.label(label) {
+        Some(id) => inv
+            .bindings()
+            .filter(|b| b.meta.label(label) == Some(id))
+            .map(|b| b.target_clusters().iter().map(|c| c.to_string()).collect())
+            .collect(),
+        None => Vec::new(),
+    };
+    let targets = plan::target_clusters(&policy.spec, binding_targets(&bound).as_deref());
+    let d = decide(&policy.spec, request, targets.as_deref(), &[], force)?;
+    for w in &d.warnings {
+        warn(&format!(
+            "{}: {w}",
+            resource_id(policy.kind, &policy.meta.name)
+        ));
+    }
+    let Some(new) = d.new else {
+        return Ok((d.message, None));
+    };
+    let e = edit::suspension_edit(text, root, new.as_ref()).map_err(|e| e.to_string())?;
+    Ok((d.message, e))
+}
+
+/// Writes `text` to `path` through a temporary file in the same directory and a rename, so a
+/// reader never sees a half-written manifest. Keeps the file's permissions.
+fn write_atomic(path: &Path, bom: bool, text: &str) -> std::io::Result<()> {
+    let dir = path
+        .parent()
+        .filter(|d| !d.as_os_str().is_empty())
+        .unwrap_or(Path::new("."));
+    let file_name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let tmp = dir.join(format!(
+        ".{file_name}.karmada-policy-{}.tmp",
+        std::process::id()
+    ));
+    {
+        let mut f = std::fs::File::create(&tmp)?;
+        if bom {
+            f.write_all(b"\xef\xbb\xbf")?;
+        }
+        f.write_all(text.as_bytes())?;
+        f.sync_all()?;
+    }
+    if let Ok(meta) = std::fs::metadata(path) {
+        let _ = std::fs::set_permissions(&tmp, meta.permissions());
+    }
+    std::fs::rename(&tmp, path).inspect_err(|_| {
+        let _ = std::fs::remove_file(&tmp);
+    })
+}
+
+// ---------------------------------------------------------------------------------------------
+// Live mode
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum DryRun {
+    None,
+    Client,
+    Server,
+}
+
+/// One policy to change on the server, possibly already read by a list.
+struct Target {
+    kind: PolicyKind,
+    namespace: Option<String>,
+    name: String,
+    object: Option<J>,
+}
+
+/// What every per-policy task shares.
+struct Ctx {
+    request: Request,
+    dry: DryRun,
+    force: bool,
+    reason: Option<String>,
+    user: String,
+    health: Vec<ClusterHealth>,
+}
+
+fn run_live(
+    action: Action,
+    args: &Args,
+    sel: &Selection,
+    request: &Request,
+) -> Result<Exit, CliError> {
+    let request_timeout = cluster::parse_duration(&args.request_timeout)
+        .map_err(|e| CliError::usage(format!("--request-timeout: {e}")))?;
+    let dry = match args.dry_run.as_deref() {
+        None | Some("none") => DryRun::None,
+        Some("server") => DryRun::Server,
+        Some(_) => DryRun::Client,
+    };
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .map_err(|e| CliError::failure(format!("cannot start the runtime: {e}")))?;
+    rt.block_on(live(action, args, sel, request, dry, request_timeout))
+}
+
+async fn live(
+    action: Action,
+    args: &Args,
+    sel: &Selection,
+    request: &Request,
+    dry: DryRun,
+    request_timeout: Duration,
+) -> Result<Exit, CliError> {
+    let opts = cluster::ConnectOptions {
+        kubeconfig: args.kubeconfig.clone(),
+        context: args.context.clone(),
+        request_timeout: Some(request_timeout),
+    };
+    let conn = cluster::connect(&opts)
+        .await
+        .map_err(|e| CliError::api(e.message))?;
+    let namespace = args
+        .namespace
+        .clone()
+        .unwrap_or_else(|| conn.namespace.clone());
+    let mut targets: Vec<Target> = Vec::new();
+    for n in &sel.named {
+        targets.push(Target {
+            kind: n.kind,
+            namespace: (n.kind == PolicyKind::PropagationPolicy).then(|| namespace.clone()),
+            name: n.name.clone(),
+            object: None,
+        });
+    }
+    let bulk_flags = args.all || args.selector.is_some();
+    if bulk_flags {
+        let kinds = if sel.kinds.is_empty() {
+            vec![
+                PolicyKind::PropagationPolicy,
+                PolicyKind::ClusterPropagationPolicy,
+            ]
+        } else {
+            sel.kinds.clone()
+        };
+        for kind in kinds {
+            let ns = match kind {
+                PolicyKind::PropagationPolicy if !args.all_namespaces => Some(namespace.as_str()),
+                _ => None,
+            };
+            let list = conn
+                .list_policies(kind, ns, args.selector.as_deref())
+                .await
+                .map_err(|e| {
+                    CliError::api(format!("cannot list {}: {}", kind.plural(), e.message))
+                })?;
+            for o in list {
+                targets.push(Target {
+                    kind,
+                    namespace: o["metadata"]["namespace"].as_str().map(str::to_string),
+                    name: o["metadata"]["name"]
+                        .as_str()
+                        .unwrap_or_default()
+                        .to_string(),
+                    object: Some(o),
+                });
+            }
+        }
+        if targets.is_empty() {
+            let mut e = std::io::stderr().lock();
+            let _ = writeln!(e, "No resources found");
+            return Ok(Exit::Ok);
+        }
+    }
+    // Cluster names and health, when the Clusters are readable.
+    let clusters = conn.list_clusters().await;
+    let health: Vec<ClusterHealth> = clusters
+        .iter()
+        .flatten()
+        .map(cluster::cluster_health)
+        .collect();
+    if !request.clusters.is_empty() {
+        match &clusters {
+            Some(_) => {
+                let known: Vec<String> = health.iter().map(|h| h.name.clone()).collect();
+                let unknown = plan::unknown_clusters(&request.clusters, &known);
+                if !unknown.is_empty() {
+                    let msg = format!(
+                        "unknown cluster{} {} (known: {})",
+                        if unknown.len() > 1 { "s" } else { "" },
+                        unknown.join(", "),
+                        if known.is_empty() {
+                            "none".to_string()
+                        } else {
+                            known.join(", ")
+                        }
+                    );
+                    if args.strict {
+                        return Err(CliError::failure(format!("{msg}; nothing was changed")));
+                    }
+                    warn(&msg);
+                }
+            }
+            None => warn("cannot read cluster.karmada.io Clusters: cluster names were not checked"),
+        }
+    }
+    let bulk = bulk_flags || targets.len() > 1;
+    if bulk && dry == DryRun::None && !args.yes {
+        confirm(action, targets.len(), request)?;
+    }
+    let ctx = Arc::new(Ctx {
+        request: request.clone(),
+        dry,
+        force: args.force,
+        reason: args.reason.clone(),
+        user: if conn.user.is_empty() {
+            std::env::var("USER").unwrap_or_default()
+        } else {
+            conn.user.clone()
+        },
+        health,
+    });
+    let total = targets.len();
+    let progress = total >= 50 && std::io::stderr().is_terminal();
+    let sem = Arc::new(tokio::sync::Semaphore::new(args.concurrency));
+    let mut set = tokio::task::JoinSet::new();
+    for (i, t) in targets.into_iter().enumerate() {
+        let conn = conn.clone();
+        let ctx = ctx.clone();
+        let sem = sem.clone();
+        set.spawn(async move {
+            let _permit = sem.acquire_owned().await;
+            (i, apply_one(&conn, t, &ctx).await)
+        });
+    }
+    let mut results: Vec<Option<(Outcome, Option<String>)>> = (0..total).map(|_| None).collect();
+    let mut done = 0;
+    while let Some(r) = set.join_next().await {
+        let (i, r) = r.map_err(|e| CliError::failure(format!("task failed: {e}")))?;
+        results[i] = Some(r);
+        done += 1;
+        if progress {
+            let mut e = std::io::stderr().lock();
+            let _ = write!(e, "\r{done}/{total} policies");
+            if done == total {
+                let _ = writeln!(e);
+            }
+        }
+    }
+    let mut outcomes = Vec::with_capacity(total);
+    let mut diffs = String::new();
+    for (o, d) in results.into_iter().flatten() {
+        if let Some(d) = d {
+            diffs.push_str(&d);
+        }
+        outcomes.push(o);
+    }
+    if args.output.is_none() {
+        write_stdout(&diffs)?;
+    }
+    report(&outcomes, args.output.as_deref())
+}
+
+fn confirm(action: Action, n: usize, request: &Request) -> Result<(), CliError> {
+    let verb = match action {
+        Action::Suspend => "suspend",
+        Action::Resume => "resume",
+    };
+    let on = if request.clusters.is_empty() {
+        "all clusters".to_string()
+    } else {
+        request.clusters.join(", ")
+    };
+    if !std::io::stdin().is_terminal() {
+        return Err(CliError::usage(format!(
+            "this would {verb} {n} policies on {on}; pass --yes to confirm (stdin is not a terminal, so there is no prompt)"
+        )));
+    }
+    let mut e = std::io::stderr().lock();
+    let _ = write!(e, "{verb} {n} policies on {on}? [y/N] ");
+    let _ = e.flush();
+    let mut line = String::new();
+    std::io::stdin().read_line(&mut line)?;
+    if matches!(line.trim(), "y" | "Y" | "yes" | "YES" | "Yes") {
+        Ok(())
+    } else {
+        Err(CliError::failure("aborted: nothing was changed"))
+    }
+}
+
+/// The GitOps controller that owns the object, from its labels or annotations.
+fn gitops_owner(obj: &J) -> Option<&'static str> {
+    let keys = ["labels", "annotations"].into_iter().flat_map(|f| {
+        obj["metadata"][f]
+            .as_object()
+            .into_iter()
+            .flat_map(|m| m.keys())
+    });
+    for k in keys {
+        if k.starts_with("kustomize.toolkit.fluxcd.io/") || k.starts_with("helm.toolkit.fluxcd.io/")
+        {
+            return Some("Flux");
+        }
+        if k.starts_with("argocd.argoproj.io/") {
+            return Some("Argo CD");
+        }
+    }
+    None
+}
+
+/// The merge patch for `new`, guarded by the resourceVersion that was read. Only
+/// `spec.suspension` (and our annotations with --reason) are named, so nothing else is touched.
+fn build_patch(current: &J, new: &Option<Suspension>, ctx: &Ctx) -> J {
+    let suspension = match new {
+        None => J::Null,
+        Some(s) => json!({
+            "dispatching": s.dispatching,
+            "dispatchingOnClusters": s.dispatching_on_clusters.as_ref().map(|c| json!({"clusterNames": c.cluster_names})),
+        }),
+    };
+    let mut meta = json!({"resourceVersion": current["metadata"]["resourceVersion"].clone()});
+    if let Some(reason) = &ctx.reason {
+        meta["annotations"] = json!({
+            "karmada-policy.io/suspension-reason": reason,
+            "karmada-policy.io/suspension-changed-by": ctx.user,
+            "karmada-policy.io/suspension-changed-at": rfc3339_now(),
+        });
+    }
+    json!({"metadata": meta, "spec": {"suspension": suspension}})
+}
+
+fn for_diff(o: &J) -> String {
+    let mut o = o.clone();
+    if let Some(m) = o["metadata"].as_object_mut() {
+        m.remove("managedFields");
+    }
+    yaml_out::to_yaml(&o)
+}
+
+async fn apply_one(conn: &Conn, t: Target, ctx: &Ctx) -> (Outcome, Option<String>) {
+    let id = resource_id(t.kind, &t.name);
+    let ns = t.namespace.as_deref();
+    let fail = |id: &str, e: ClusterError| {
+        (
+            Outcome {
+                id: id.to_string(),
+                result: Err(e),
+                object: None,
+            },
+            None,
+        )
+    };
+    let mut preloaded = t.object;
+    let mut targets_cache: Option<Option<Vec<String>>> = None;
+    let attempts = CONFLICT_RETRIES + 1;
+    for attempt in 0..attempts {
+        let current = match preloaded.take() {
+            Some(o) => o,
+            None => match conn.get_policy(t.kind, ns, &t.name).await {
+                Ok(Some(o)) => o,
+                Ok(None) => {
+                    let where_ = ns.map(|n| format!(" in namespace {n}")).unwrap_or_default();
+                    return fail(
+                        &id,
+                        ClusterError {
+                            kind: ErrorKind::NotFound,
+                            message: format!("not found{where_}"),
+                        },
+                    );
+                }
+                Err(e) => return fail(&id, e),
+            },
+        };
+        let spec: PropagationSpec = match serde_json::from_value(current["spec"].clone()) {
+            Ok(s) => s,
+            Err(e) => {
+                return fail(
+                    &id,
+                    ClusterError {
+                        kind: ErrorKind::Api,
+                        message: format!("cannot read spec: {e}"),
+                    },
+                )
+            }
+        };
+        if attempt == 0 {
+            if let Some(owner) = gitops_owner(&current) {
+                warn(&format!(
+                    "{id} is managed by {owner}: the controller will revert this change; change the manifest instead (`suspend -f FILE`)"
+                ));
+            }
+        }
+        // Bindings are read only when the plan needs the target clusters.
+        let state = State::of(spec.suspension.as_ref());
+        let needs_targets = spec.failover.is_some()
+            || ctx
+                .health
+                .iter()
+                .any(|h| h.ready == Some(false) || !h.taints.is_empty())
+            || (ctx.request.action == Action::Resume
+                && !ctx.request.clusters.is_empty()
+                && state == State::AllClusters);
+        if needs_targets && targets_cache.is_none() {
+            let bound: Vec<Vec<String>> = conn
+                .policy_bindings(t.kind, &current)
+                .await
+                .unwrap_or_default()
+                .iter()
+                .map(|b| {
+                    b["spec"]["clusters"]
+                        .as_array()
+                        .into_iter()
+                        .flatten()
+                        .filter_map(|c| c["name"].as_str().map(str::to_string))
+                        .collect()
+                })
+                .collect();
+            targets_cache = Some(plan::target_clusters(
+                &spec,
+                binding_targets(&bound).as_deref(),
+            ));
+        }
+        let targets = targets_cache.clone().flatten();
+        let d = match decide(
+            &spec,
+            &ctx.request,
+            targets.as_deref(),
+            &ctx.health,
+            ctx.force,
+        ) {
+            Ok(d) => d,
+            Err(message) => {
+                return fail(
+                    &id,
+                    ClusterError {
+                        kind: ErrorKind::Api,
+                        message,
+                    },
+                )
+            }
+        };
+        if attempt == 0 {
+            for w in &d.warnings {
+                warn(&format!("{id}: {w}"));
+            }
+        }
+        let Some(new) = d.new else {
+            return (
+                Outcome {
+                    id,
+                    result: Ok(d.message),
+                    object: Some(current),
+                },
+                None,
+            );
+        };
+        let patch = build_patch(&current, &new, ctx);
+        let written = match ctx.dry {
+            DryRun::Client => {
+                let mut after = current.clone();
+                cluster::merge_patch(&mut after, &patch);
+                Ok(after)
+            }
+            DryRun::Server => conn.patch_policy(t.kind, ns, &t.name, &patch, true).await,
+            DryRun::None => conn.patch_policy(t.kind, ns, &t.name, &patch, false).await,
+        };
+        match written {
+            Ok(after) => {
+                let diff = (ctx.dry != DryRun::None)
+                    .then(|| edit::unified_diff(&id, &for_diff(&current), &for_diff(&after)));
+                let suffix = match ctx.dry {
+                    DryRun::None => "",
+                    DryRun::Client => " (dry run)",
+                    DryRun::Server => " (server dry run)",
+                };
+                return (
+                    Outcome {
+                        id,
+                        result: Ok(format!("{}{suffix}", d.message)),
+                        object: Some(after),
+                    },
+                    diff,
+                );
+            }
+            Err(e) if e.kind == ErrorKind::Conflict => {
+                // Someone else wrote in between: re-read and recompute.
+                tokio::time::sleep(backoff(attempt)).await;
+                continue;
+            }
+            Err(e) => return fail(&id, e),
+        }
+    }
+    fail(
+        &id,
+        ClusterError {
+            kind: ErrorKind::Conflict,
+            message: format!(
+                "gave up after {attempts} attempts: the object changed every time between read and write (409 Conflict); nothing was written"
+            ),
+        },
+    )
+}
+
+/// 25ms, 50ms, 100ms ... capped at 800ms, with jitter so racing writers spread out.
+fn backoff(attempt: u32) -> Duration {
+    let base = 25u64 << attempt.min(5);
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.subsec_nanos() as u64);
+    Duration::from_millis(base + (nanos ^ std::process::id() as u64) % base.max(1))
+}
+
+/// Now as RFC 3339 UTC (`2026-11-29T15:04:05Z`).
+fn rfc3339_now() -> String {
+    let secs = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs()) as i64;
+    let (days, rem) = (secs.div_euclid(86_400), secs.rem_euclid(86_400));
+    // Civil from days (Howard Hinnant's algorithm).
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let y = yoe + era * 400;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = doy - (153 * mp + 2) / 5 + 1;
+    let m = if mp < 10 { mp + 3 } else { mp - 9 };
+    let y = if m <= 2 { y + 1 } else { y };
+    format!(
+        "{y:04}-{m:02}-{d:02}T{:02}:{:02}:{:02}Z",
+        rem / 3600,
+        rem % 3600 / 60,
+        rem % 60
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn s(v: &[&str]) -> Vec<String> {
+        v.iter().map(|x| x.to_string()).collect()
+    }
+
+    #[test]
+    fn targets_parse_like_kubectl() {
+        let sel = parse_targets(&s(&["pp/a", "cpp/b", "propagationpolicy/c"])).unwrap();
+        assert_eq!(sel.named.len(), 3);
+        assert_eq!(sel.named[1].kind, PolicyKind::ClusterPropagationPolicy);
+        let sel = parse_targets(&s(&["pp", "x", "y"])).unwrap();
+        assert_eq!(sel.named.len(), 2);
+        assert!(sel.kinds.is_empty());
+        let sel = parse_targets(&s(&["cpp"])).unwrap();
+        assert_eq!(sel.kinds, vec![PolicyKind::ClusterPropagationPolicy]);
+        assert!(parse_targets(&s(&["nginx"])).is_err());
+        assert!(parse_targets(&s(&["deploy/x"])).is_err());
+    }
+
+    #[test]
+    fn resource_ids_as_kubectl_prints_them() {
+        assert_eq!(
+            resource_id(PolicyKind::PropagationPolicy, "nginx"),
+            "propagationpolicy.policy.karmada.io/nginx"
+        );
+    }
+
+    #[test]
+    fn gitops_labels_are_recognised() {
+        let o = json!({"metadata":{"labels":{"kustomize.toolkit.fluxcd.io/name":"apps"}}});
+        assert_eq!(gitops_owner(&o), Some("Flux"));
+        let o = json!({"metadata":{"annotations":{"argocd.argoproj.io/tracking-id":"x"}}});
+        assert_eq!(gitops_owner(&o), Some("Argo CD"));
+        assert_eq!(gitops_owner(&json!({"metadata":{}})), None);
+    }
+
+    #[test]
+    fn patch_replaces_suspension_wholesale_and_carries_the_rv() {
+        let ctx = Ctx {
+            request: Request::new(Action::Suspend, &[]),
+            dry: DryRun::None,
+            force: false,
+            reason: None,
+            user: String::new(),
+            health: vec![],
+        };
+        let cur = json!({"metadata":{"resourceVersion":"7"},"spec":{"suspension":{"dispatchingOnClusters":{"clusterNames":["a"]}}}});
+        let new = Some(Suspension {
+            dispatching: Some(true),
+            dispatching_on_clusters: None,
+        });
+        let p = build_patch(&cur, &new, &ctx);
+        let mut after = cur.clone();
+        cluster::merge_patch(&mut after, &p);
+        assert_eq!(after["spec"]["suspension"], json!({"dispatching": true}));
+        assert_eq!(p["metadata"]["resourceVersion"], "7");
+        let p = build_patch(&cur, &None, &ctx);
+        let mut after = cur;
+        cluster::merge_patch(&mut after, &p);
+        assert!(after["spec"].get("suspension").is_none());
+    }
+
+    #[test]
+    fn rfc3339_has_the_right_shape() {
+        let t = rfc3339_now();
+        assert_eq!(t.len(), 20, "{t}");
+        assert!(t.ends_with('Z') && t.as_bytes()[10] == b'T');
+    }
+}
