@@ -55,7 +55,7 @@ pub fn compare(a: &RankKey<'_>, b: &RankKey<'_>) -> (Ordering, Decider) {
 }
 
 /// Sorts best first.
-pub fn sort_best_first<T>(items: &mut [T], key: impl Fn(&T) -> RankKey<'_>) {
+pub fn sort_best_first<'a, T>(items: &mut [T], key: impl Fn(&T) -> RankKey<'a>) {
     items.sort_by(|a, b| compare(&key(b), &key(a)).0);
 }
 

@@ -1,0 +1,533 @@
+//! `explain` and `preempt-check` on the real binary: the worked examples A-D of
+//! `cli-contract-examples.md` with their exact JSON, text snapshots, type resolution, change
+//! ordering, deprioritization, admission and exit codes.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use serde_json::{json, Value};
+
+const BIN: &str = env!("CARGO_BIN_EXE_kubectl-karmada_policy");
+
+fn data(name: &str) -> String {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("testdata/engine")
+        .join(name)
+        .to_string_lossy()
+        .into_owned()
+}
+
+struct Run {
+    code: i32,
+    stdout: String,
+    stderr: String,
+}
+
+fn run(args: &[&str]) -> Run {
+    let out = Command::new(BIN)
+        .args(args)
+        .env("NO_COLOR", "1")
+        .output()
+        .expect("binary runs");
+    Run {
+        code: out.status.code().unwrap_or(-1),
+        stdout: String::from_utf8(out.stdout).unwrap(),
+        stderr: String::from_utf8(out.stderr).unwrap(),
+    }
+}
+
+fn run_json(args: &[&str]) -> Value {
+    let r = run(args);
+    assert_eq!(r.code, 0, "stderr: {}", r.stderr);
+    serde_json::from_str(&r.stdout).unwrap_or_else(|e| panic!("{e}: {}", r.stdout))
+}
+
+fn snapshot(name: &str) -> String {
+    std::fs::read_to_string(data(&format!("expected/{name}"))).unwrap()
+}
+
+fn pp(ns: &str, name: &str) -> Value {
+    json!({"kind": "PropagationPolicy", "namespace": ns, "name": name})
+}
+
+fn nginx() -> Value {
+    json!({"apiVersion": "apps/v1", "kind": "Deployment", "namespace": "default", "name": "nginx"})
+}
+
+fn write(dir: &Path, name: &str, text: &str) -> String {
+    let p: PathBuf = dir.join(name);
+    std::fs::write(&p, text).unwrap();
+    p.to_string_lossy().into_owned()
+}
+
+#[test]
+fn example_a_kept_claim_then_restart_preempts() {
+    let a = data("state-a.yaml");
+    let on = run_json(&[
+        "explain",
+        "deploy/nginx",
+        "-n",
+        "default",
+        "-f",
+        &a,
+        "--feature-gates",
+        "PropagationPolicyPreemption=true",
+        "-o",
+        "json",
+    ]);
+    assert_eq!(
+        on,
+        json!({
+            "resource": nginx(),
+            "current": pp("default", "low"),
+            "afterReconcile": pp("default", "low"),
+            "eventual": pp("default", "high"),
+            "preempted": true,
+            "candidates": [
+                {"policy": pp("default", "high"), "priority": 5, "match": "name", "rank": 1, "selected": true,
+                 "why": "preempts pp/default/low: priority 5 > 1"},
+                {"policy": pp("default", "low"), "priority": 1, "match": "labelSelector", "rank": 2, "selected": false,
+                 "why": "preempted by pp/default/high: priority 5 > 1"}
+            ],
+            "suspension": [],
+            "notes": []
+        })
+    );
+    // The full output, byte for byte (key order included).
+    let r = run(&[
+        "explain",
+        "deploy/nginx",
+        "-n",
+        "default",
+        "-f",
+        &a,
+        "--feature-gates",
+        "PropagationPolicyPreemption=true",
+        "-o",
+        "json",
+    ]);
+    assert_eq!(r.stdout, snapshot("a-gate-on.json"));
+    let r = run(&[
+        "explain",
+        "deploy/nginx",
+        "-n",
+        "default",
+        "-f",
+        &a,
+        "--feature-gates",
+        "PropagationPolicyPreemption=true",
+    ]);
+    assert_eq!(r.stdout, snapshot("a-gate-on.txt"));
+}
+
+#[test]
+fn example_a_gate_off_keeps_the_claim_and_says_why() {
+    let a = data("state-a.yaml");
+    let off = run_json(&[
+        "explain",
+        "deploy/nginx",
+        "-n",
+        "default",
+        "-f",
+        &a,
+        "--feature-gates",
+        "PropagationPolicyPreemption=false",
+        "-o",
+        "json",
+    ]);
+    assert_eq!(
+        off,
+        json!({
+            "resource": nginx(),
+            "current": pp("default", "low"),
+            "afterReconcile": pp("default", "low"),
+            "eventual": pp("default", "low"),
+            "preempted": false,
+            "candidates": [
+                {"policy": pp("default", "high"), "priority": 5, "match": "name", "rank": 1, "selected": false,
+                 "why": "would win a fresh match, but the claim of pp/default/low is kept: preemption needs the feature gate PropagationPolicyPreemption=true (off by default)"},
+                {"policy": pp("default", "low"), "priority": 1, "match": "labelSelector", "rank": 2, "selected": true,
+                 "why": "holds the claim: a claimed template is never re-ranked"}
+            ],
+            "suspension": [],
+            "notes": ["preemption is off: the feature gate PropagationPolicyPreemption is disabled (the default); pp/default/high declare(s) preemption: Always and would act only with --feature-gates PropagationPolicyPreemption=true"]
+        })
+    );
+    // The gate defaults to off.
+    let r = run(&["explain", "deploy/nginx", "-f", &a, "-o", "json"]);
+    assert_eq!(r.stdout, snapshot("a-gate-off.json"));
+    let r = run(&["explain", "deploy/nginx", "-f", &a]);
+    assert_eq!(r.stdout, snapshot("a-gate-off.txt"));
+    assert!(r
+        .stdout
+        .contains("would win a fresh match, but the claim of pp/default/low is kept"));
+}
+
+#[test]
+fn example_b_equal_priority_takeover_is_blocked() {
+    let args = [
+        "preempt-check",
+        "-f",
+        &data("state-b.yaml"),
+        "--apply",
+        &data("takeover.yaml"),
+        "--feature-gates",
+        "PropagationPolicyPreemption=true",
+    ];
+    let mut json_args = args.to_vec();
+    json_args.extend(["-o", "json"]);
+    assert_eq!(
+        run_json(&json_args),
+        json!({
+            "rejected": [],
+            "resources": [{
+                "resource": nginx(),
+                "before": pp("default", "holder"),
+                "after": pp("default", "holder"),
+                "preempted": false,
+                "blockedBy": [{
+                    "policy": pp("default", "takeover"),
+                    "reason": "equal-priority",
+                    "message": "equal priority 5 = 5: will never preempt pp/default/holder (preemption needs a strictly higher priority)"
+                }]
+            }]
+        })
+    );
+    assert_eq!(run(&json_args).stdout, snapshot("b.json"));
+    let text = run(&args);
+    assert_eq!(text.code, 0);
+    assert_eq!(text.stdout, snapshot("b.txt"));
+    assert!(text
+        .stdout
+        .contains("stays with pp/default/holder (blocked: equal priority 5 = 5)"));
+    let mut fail = args.to_vec();
+    fail.push("--fail-on-blocked");
+    assert_eq!(run(&fail).code, 1);
+}
+
+#[test]
+fn example_c_deleting_the_claimer_rematches() {
+    let v = run_json(&[
+        "preempt-check",
+        "-f",
+        &data("state-c.yaml"),
+        "--delete",
+        "pp/default/a",
+        "-o",
+        "json",
+    ]);
+    assert_eq!(
+        v,
+        json!({
+            "rejected": [],
+            "resources": [{
+                "resource": nginx(),
+                "before": pp("default", "a"),
+                "after": pp("default", "b"),
+                "preempted": false,
+                "blockedBy": []
+            }]
+        })
+    );
+    let r = run(&[
+        "preempt-check",
+        "-f",
+        &data("state-c.yaml"),
+        "--delete",
+        "pp/default/a",
+        "-o",
+        "json",
+    ]);
+    assert_eq!(r.stdout, snapshot("c.json"));
+    // `pp/a` takes the namespace from -n.
+    let short = run_json(&[
+        "preempt-check",
+        "-f",
+        &data("state-c.yaml"),
+        "--delete",
+        "propagationpolicy/a",
+        "-o",
+        "json",
+    ]);
+    assert_eq!(short, v);
+}
+
+#[test]
+fn example_d_pp_beats_cpp_whatever_the_priority() {
+    let v = run_json(&[
+        "explain",
+        "deploy/web",
+        "-n",
+        "default",
+        "-f",
+        &data("state-d.yaml"),
+        "-o",
+        "json",
+    ]);
+    assert_eq!(
+        v,
+        json!({
+            "resource": {"apiVersion": "apps/v1", "kind": "Deployment", "namespace": "default", "name": "web"},
+            "current": null,
+            "afterReconcile": pp("default", "team"),
+            "eventual": pp("default", "team"),
+            "preempted": false,
+            "candidates": [
+                {"policy": pp("default", "team"), "priority": -5, "match": "labelSelector", "rank": 1, "selected": true,
+                 "why": "wins the fresh match (unclaimed): priority, then selector precision, then name; any PP before any CPP"},
+                {"policy": {"kind": "ClusterPropagationPolicy", "name": "platform"}, "priority": 100, "match": "name", "rank": 2, "selected": false,
+                 "why": "loses to pp/default/team: a matching PP always beats a CPP, whatever the priority"}
+            ],
+            "suspension": [],
+            "notes": []
+        })
+    );
+    let r = run(&[
+        "explain",
+        "deploy/web",
+        "-n",
+        "default",
+        "-f",
+        &data("state-d.yaml"),
+        "-o",
+        "json",
+    ]);
+    assert_eq!(r.stdout, snapshot("d.json"));
+}
+
+#[test]
+fn types_as_kubectl_takes_them() {
+    let a = data("state-a.yaml");
+    let want = run(&["explain", "deploy/nginx", "-f", &a, "-o", "json"]).stdout;
+    for ty in [
+        "Deployment",
+        "deployments",
+        "DEPLOY",
+        "deployment.apps",
+        "deployments.v1.apps",
+    ] {
+        let r = run(&["explain", &format!("{ty}/nginx"), "-f", &a, "-o", "json"]);
+        assert_eq!(r.code, 0, "{ty}: {}", r.stderr);
+        assert_eq!(r.stdout, want, "{ty}");
+    }
+    let pp = run(&["explain", "pp/high", "-f", &a]);
+    assert_eq!(pp.code, 2);
+    assert!(
+        pp.stderr.contains("not a resource template"),
+        "{}",
+        pp.stderr
+    );
+    let unknown = run(&["explain", "widgets/x", "-f", &a]);
+    assert_eq!(unknown.code, 2);
+    assert!(
+        unknown.stderr.contains("deployments.apps") && unknown.stderr.contains("configmaps"),
+        "{}",
+        unknown.stderr
+    );
+    let missing = run(&["explain", "deploy/other", "-f", &a]);
+    assert_eq!(missing.code, 2);
+    assert!(missing.stderr.contains("not found"), "{}", missing.stderr);
+    let bad = run(&["explain", "nginx", "-f", &a]);
+    assert_eq!(bad.code, 2);
+}
+
+#[test]
+fn ambiguous_types_list_the_choices_and_custom_kinds_resolve() {
+    let dir = tempfile::tempdir().unwrap();
+    let f = write(
+        dir.path(),
+        "w.yaml",
+        "apiVersion: example.com/v1\nkind: Widget\nmetadata: {name: w, namespace: default}\n---\n\
+         apiVersion: other.io/v1\nkind: Widget\nmetadata: {name: w, namespace: default}\n---\n\
+         apiVersion: v1\nkind: ConfigMap\nmetadata: {name: x, namespace: default}\n---\n\
+         apiVersion: policy.karmada.io/v1alpha1\nkind: PropagationPolicy\nmetadata: {name: cms, namespace: default}\n\
+         spec: {resourceSelectors: [{apiVersion: v1, kind: ConfigMap}]}\n",
+    );
+    let amb = run(&["explain", "widgets/w", "-f", &f]);
+    assert_eq!(amb.code, 2);
+    assert!(
+        amb.stderr.contains("widgets.example.com") && amb.stderr.contains("widgets.other.io"),
+        "{}",
+        amb.stderr
+    );
+    let one = run_json(&["explain", "widget.other.io/w", "-f", &f, "-o", "json"]);
+    assert_eq!(one["resource"]["apiVersion"], "other.io/v1");
+    assert_eq!(one["eventual"], Value::Null);
+    assert_eq!(
+        one["notes"][0],
+        "no policy matches: the template waits until one does"
+    );
+    let cm = run_json(&["explain", "cm/x", "-f", &f, "-o", "json"]);
+    assert_eq!(cm["eventual"], pp("default", "cms"));
+    assert_eq!(cm["candidates"][0]["match"], "all");
+}
+
+#[test]
+fn changes_run_in_command_line_order() {
+    let dir = tempfile::tempdir().unwrap();
+    let six = write(
+        dir.path(),
+        "six.yaml",
+        "apiVersion: policy.karmada.io/v1alpha1\nkind: PropagationPolicy\nmetadata: {name: takeover, namespace: default}\n\
+         spec:\n  priority: 6\n  preemption: Always\n  resourceSelectors: [{apiVersion: apps/v1, kind: Deployment, name: nginx}]\n",
+    );
+    let state = data("state-b.yaml");
+    let gate = "PropagationPolicyPreemption=true";
+    // Apply alone: strictly higher priority takes over.
+    let v = run_json(&[
+        "preempt-check",
+        "-f",
+        &state,
+        "--apply",
+        &six,
+        "--feature-gates",
+        gate,
+        "-o",
+        "json",
+    ]);
+    assert_eq!(v["resources"][0]["after"], pp("default", "takeover"));
+    assert_eq!(v["resources"][0]["preempted"], true);
+    // Apply, then delete it: the claim is released and re-matched to the holder.
+    let v = run_json(&[
+        "preempt-check",
+        "-f",
+        &state,
+        "--apply",
+        &six,
+        "--delete",
+        "pp/default/takeover",
+        "--feature-gates",
+        gate,
+        "-o",
+        "json",
+    ]);
+    assert_eq!(v["resources"], json!([]));
+    // Delete first: it does not exist yet.
+    let r = run(&[
+        "preempt-check",
+        "-f",
+        &state,
+        "--delete",
+        "pp/default/takeover",
+        "--apply",
+        &six,
+        "--feature-gates",
+        gate,
+    ]);
+    assert_eq!(r.code, 2);
+    assert!(r.stderr.contains("pp/default/takeover"), "{}", r.stderr);
+}
+
+#[test]
+fn lowering_a_holder_from_5_to_3_lets_4_take_over_but_not_5() {
+    let dir = tempfile::tempdir().unwrap();
+    let policy = |name: &str, prio: i32, preempt: &str| {
+        format!(
+            "apiVersion: policy.karmada.io/v1alpha1\nkind: PropagationPolicy\n\
+             metadata: {{name: {name}, namespace: default, labels: {{propagationpolicy.karmada.io/permanent-id: {name}-id}}}}\n\
+             spec:\n  priority: {prio}\n  preemption: {preempt}\n  resourceSelectors: [{{apiVersion: apps/v1, kind: Deployment, name: nginx}}]\n"
+        )
+    };
+    let template = "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: nginx\n  namespace: default\n  \
+        labels: {propagationpolicy.karmada.io/permanent-id: holder-id}\n  \
+        annotations: {propagationpolicy.karmada.io/namespace: default, propagationpolicy.karmada.io/name: holder}\n";
+    let lowered = write(dir.path(), "lowered.yaml", &policy("holder", 3, "Never"));
+    for (prio, want) in [(4, "p"), (5, "holder")] {
+        let state = write(
+            dir.path(),
+            &format!("state-{prio}.yaml"),
+            &format!(
+                "{template}---\n{}---\n{}",
+                policy("holder", 5, "Never"),
+                policy("p", prio, "Always")
+            ),
+        );
+        let v = run_json(&[
+            "preempt-check",
+            "-f",
+            &state,
+            "--apply",
+            &lowered,
+            "--feature-gates",
+            "PropagationPolicyPreemption=true",
+            "-o",
+            "json",
+        ]);
+        if want == "holder" {
+            // Equal to the old priority: not in the open interval (3, 5), not re-queued, and
+            // the holder keeps the template: nothing moves.
+            assert_eq!(v["resources"], json!([]), "preemptor at {prio}");
+            continue;
+        }
+        let res = &v["resources"][0];
+        assert_eq!(
+            res["before"],
+            pp("default", "holder"),
+            "preemptor at {prio}"
+        );
+        assert_eq!(res["after"], pp("default", want), "preemptor at {prio}");
+        assert_eq!(res["preempted"], true, "preemptor at {prio}");
+        // The lowered holder still matches but no longer owns it.
+        assert_eq!(res["blockedBy"][0]["policy"], pp("default", "holder"));
+        assert_eq!(res["blockedBy"][0]["reason"], "lower-priority");
+    }
+}
+
+#[test]
+fn a_policy_admission_rejects_changes_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let bad = write(
+        dir.path(),
+        "bad.yaml",
+        "apiVersion: policy.karmada.io/v1alpha1\nkind: PropagationPolicy\nmetadata: {name: bad, namespace: default}\n\
+         spec:\n  priority: 9\n  preemption: Always\n  resourceSelectors: [{apiVersion: apps/v1, kind: Deployment}]\n",
+    );
+    let v = run_json(&[
+        "preempt-check",
+        "-f",
+        &data("state-b.yaml"),
+        "--apply",
+        &bad,
+        "--feature-gates",
+        "PropagationPolicyPreemption=true",
+        "-o",
+        "json",
+    ]);
+    assert_eq!(v["resources"], json!([]));
+    assert_eq!(v["rejected"][0]["policy"], pp("default", "bad"));
+    let err = v["rejected"][0]["errors"][0].as_str().unwrap();
+    assert!(err.starts_with("spec.resourceSelectors[0].name: Invalid value: \"\": name cannot be empty if preemption is Always"), "{err}");
+}
+
+#[test]
+fn preempt_check_usage_errors() {
+    let r = run(&["preempt-check", "-f", &data("state-b.yaml")]);
+    assert_eq!(r.code, 2);
+    assert!(r.stderr.contains("--apply"), "{}", r.stderr);
+    let r = run(&[
+        "preempt-check",
+        "-f",
+        &data("state-b.yaml"),
+        "--delete",
+        "deploy/default/nginx",
+    ]);
+    assert_eq!(r.code, 2);
+    let r = run(&[
+        "preempt-check",
+        "-f",
+        &data("state-b.yaml"),
+        "--delete",
+        "cpp/ns/x",
+    ]);
+    assert_eq!(r.code, 2);
+    let r = run(&[
+        "preempt-check",
+        "-f",
+        &data("state-b.yaml"),
+        "--delete",
+        "pp/default/holder",
+        "--feature-gates",
+        "PropagationPolicyPreemption=maybe",
+    ]);
+    assert_eq!(r.code, 2);
+}
