@@ -273,7 +273,10 @@ fn report(outcomes: &[Outcome], output: Option<&str>) -> Result<Exit, CliError> 
                 let mut err = std::io::stderr().lock();
                 let _ = writeln!(err, "error: {}: {}", o.id, e.message);
                 let code = match e.kind {
-                    ErrorKind::Auth | ErrorKind::Transport | ErrorKind::Config => Exit::Api,
+                    ErrorKind::Auth
+                    | ErrorKind::Transport
+                    | ErrorKind::Config
+                    | ErrorKind::Server => Exit::Api,
                     _ => Exit::Failure,
                 };
                 if exit != Exit::Api {
@@ -385,7 +388,7 @@ fn run_files(
                 outcomes.push(Outcome {
                     id,
                     result: Err(ClusterError {
-                        kind: ErrorKind::Api,
+                        kind: ErrorKind::Refused,
                         message: "the file has YAML problems (run `lint`); not editing it".into(),
                     }),
                     object: None,
@@ -411,7 +414,7 @@ fn run_files(
                 Err(message) => outcomes.push(Outcome {
                     id,
                     result: Err(ClusterError {
-                        kind: ErrorKind::Api,
+                        kind: ErrorKind::Refused,
                         message,
                     }),
                     object: None,
@@ -952,7 +955,7 @@ async fn apply_one(conn: &Conn, t: Target, ctx: &Ctx) -> (Outcome, Option<String
                 return fail(
                     &id,
                     ClusterError {
-                        kind: ErrorKind::Api,
+                        kind: ErrorKind::Refused,
                         message,
                     },
                 )

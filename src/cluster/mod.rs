@@ -50,8 +50,12 @@ pub enum ErrorKind {
     NotFound,
     /// 409 on update.
     Conflict,
-    /// Any other API answer (4xx/5xx).
+    /// The server failed (5xx).
+    Server,
+    /// Any other API answer (4xx).
     Api,
+    /// The command refused to change the object (not an API failure).
+    Refused,
 }
 
 impl ClusterError {
@@ -76,6 +80,7 @@ fn classify(e: kube::Error) -> ClusterError {
                 401 | 403 => ErrorKind::Auth,
                 404 => ErrorKind::NotFound,
                 409 if status.reason == "Conflict" => ErrorKind::Conflict,
+                500.. => ErrorKind::Server,
                 _ => ErrorKind::Api,
             };
             let reason = if status.reason.is_empty() {
