@@ -2,6 +2,7 @@
 
 pub mod document;
 pub mod files;
+pub mod git;
 pub mod yaml;
 
 pub use document::{Document, Entry, FieldPath, Node, Pos, Seg, Source, Span, Value};

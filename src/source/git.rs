@@ -1,0 +1,568 @@
+//! Git as a source: the tree of a revision and the index, read from the object database with
+//! git2 (no checkout, the working tree and the index are never written), the working tree of a
+//! repository, merge bases for `lint --base`, and blame for the age of a suspension.
+//!
+//! Documents are named by their path in the repository (relative to its root, `/`-separated,
+//! e.g. `policies/team-a.yaml`) whatever the side read, so that SARIF results and GitHub
+//! annotations land on the file of the pull request and findings of two sides can be compared.
+//! Submodules, symlinks and Git LFS pointers are skipped with a note; a path that is not UTF-8
+//! is shown with replacement characters and read all the same.
+
+use std::collections::HashMap;
+use std::path::{Component, Path, PathBuf};
+use std::sync::Mutex;
+
+use git2::{BlameOptions, ErrorCode, Oid, Repository};
+
+use super::document::Source;
+use super::files;
+use super::yaml::{load, Loaded};
+
+/// Why a git mode cannot run: always a usage-level error (exit 2) with what to do about it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct GitError(pub String);
+
+impl std::fmt::Display for GitError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for GitError {}
+
+/// Which side of the repository to read.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Side {
+    /// The tree of a commit (from the object database).
+    Commit(Oid),
+    /// The index: what `git commit` would record.
+    Index,
+    /// The files on disk under the repository's working directory.
+    WorkTree,
+}
+
+/// The commit a line was last changed in (blame), for the age of a suspension.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Introduced {
+    /// The abbreviated commit id (7 hex digits, as `git log --oneline`).
+    pub commit: String,
+    /// `Name <email>` of the commit's author.
+    pub author: String,
+    /// The commit (committer) time, in seconds since the Unix epoch: when it entered the branch.
+    pub time: i64,
+}
+
+/// What was read from one side.
+pub struct Snapshot {
+    pub side: Side,
+    pub loaded: Vec<Loaded>,
+    /// Entries skipped on purpose (submodules, symlinks, LFS pointers, conflicts), one line each.
+    pub notes: Vec<String>,
+}
+
+/// An open repository with a working directory.
+pub struct GitRepo {
+    repo: Repository,
+    workdir: PathBuf,
+    blame_cache: Mutex<HashMap<(String, u32, bool), Option<Introduced>>>,
+}
+
+const LFS_POINTER: &[u8] = b"version https://git-lfs.github.com/spec/";
+const MODE_TREE: i32 = 0o040000;
+const MODE_LINK: i32 = 0o120000;
+const MODE_COMMIT: i32 = 0o160000;
+
+impl GitRepo {
+    /// The repository containing `start` (searching upwards, as `git` does).
+    pub fn discover(start: &Path) -> Result<GitRepo, GitError> {
+        let repo = Repository::discover(start).map_err(|_| {
+            GitError(format!(
+                "not a git repository (or any parent directory): {}; --rev, --staged and --base read a \
+                 git repository: run them inside a clone, or lint files and directories without them",
+                start.display()
+            ))
+        })?;
+        let Some(workdir) = repo.workdir() else {
+            return Err(GitError(format!(
+                "{} is a bare repository: --rev, --staged and --base need a clone with a working tree",
+                repo.path().display()
+            )));
+        };
+        let workdir = workdir
+            .canonicalize()
+            .unwrap_or_else(|_| workdir.to_path_buf());
+        Ok(GitRepo {
+            repo,
+            workdir,
+            blame_cache: Mutex::new(HashMap::new()),
+        })
+    }
+
+    pub fn workdir(&self) -> &Path {
+        &self.workdir
+    }
+
+    pub fn is_shallow(&self) -> bool {
+        self.repo.is_shallow()
+    }
+
+    /// The commit `rev` names (a branch, tag, `HEAD~2`, an id...), or an error saying what to fetch.
+    pub fn resolve(&self, rev: &str) -> Result<Oid, GitError> {
+        let object = self
+            .repo
+            .revparse_single(rev)
+            .map_err(|_| self.unknown_revision(rev))?;
+        let commit = object.peel_to_commit().map_err(|_| {
+            GitError(format!(
+                "`{rev}` names a {}, not a commit",
+                object.kind().map_or("object", |k| k.str())
+            ))
+        })?;
+        Ok(commit.id())
+    }
+
+    fn unknown_revision(&self, rev: &str) -> GitError {
+        let fetch = self.fetch_hint(rev);
+        if self.repo.is_shallow() {
+            GitError(format!(
+                "unknown revision `{rev}` in this shallow clone: fetch it with `{fetch}`, or the whole \
+                 history with `git fetch --unshallow` (actions/checkout: `fetch-depth: 0`)"
+            ))
+        } else {
+            GitError(format!(
+                "unknown revision `{rev}`: no branch, tag or commit of that name in this repository; \
+                 if it lives on a remote, fetch it first: `{fetch}`"
+            ))
+        }
+    }
+
+    /// `git fetch origin main` for `origin/main`; `git fetch origin REV` otherwise.
+    fn fetch_hint(&self, rev: &str) -> String {
+        if let Some((remote, branch)) = rev.split_once('/') {
+            if !branch.is_empty() && self.repo.find_remote(remote).is_ok() {
+                return format!("git fetch {remote} {branch}");
+            }
+        }
+        let remote = self
+            .repo
+            .remotes()
+            .ok()
+            .and_then(|r| {
+                let names: Vec<String> = r.iter().flatten().flatten().map(str::to_string).collect();
+                names
+                    .iter()
+                    .find(|n| *n == "origin")
+                    .or(names.first())
+                    .cloned()
+            })
+            .unwrap_or_else(|| "origin".into());
+        format!("git fetch {remote} {rev}")
+    }
+
+    /// The commit `HEAD` points at; `None` before the first commit.
+    pub fn head_commit(&self) -> Option<Oid> {
+        self.repo.head().ok()?.peel_to_commit().ok().map(|c| c.id())
+    }
+
+    /// What a pull request from `head` into `rev` is compared with: their merge base (as GitHub's
+    /// three-dot diff), so commits that landed on the base branch since do not show up as
+    /// reverted. Returns the commit and notes. A shallow clone without the history that joins
+    /// them is an error naming the fetch to run.
+    pub fn base_commit(
+        &self,
+        rev: &str,
+        head: Option<Oid>,
+    ) -> Result<(Oid, Vec<String>), GitError> {
+        let base = self.resolve(rev)?;
+        let Some(head) = head else {
+            return Ok((base, Vec::new()));
+        };
+        match self.repo.merge_base(base, head) {
+            Ok(m) => Ok((m, Vec::new())),
+            Err(_) if self.repo.is_shallow() => Err(GitError(format!(
+                "this is a shallow clone and the history joining `{rev}` and HEAD is missing: fetch it \
+                 with `git fetch --unshallow` (actions/checkout: `fetch-depth: 0`), or at least `{}` \
+                 with enough depth to reach the merge base",
+                self.fetch_hint(rev)
+            ))),
+            Err(_) => Ok((
+                base,
+                vec![format!(
+                    "`{rev}` and HEAD share no history: comparing with `{rev}` itself"
+                )],
+            )),
+        }
+    }
+
+    /// Turns command-line paths (relative to `cwd`) into repository paths (`/`-separated,
+    /// relative to the root; `""` is the whole repository).
+    pub fn pathspecs(&self, cwd: &Path, paths: &[String]) -> Result<Vec<String>, GitError> {
+        let cwd = cwd.canonicalize().unwrap_or_else(|_| cwd.to_path_buf());
+        let mut out = Vec::new();
+        for p in paths {
+            if p == "-" {
+                return Err(GitError(
+                    "`-` (stdin) cannot be combined with --rev, --staged or --base".into(),
+                ));
+            }
+            let abs = normalize(&cwd.join(p));
+            let rel = abs.strip_prefix(&self.workdir).map_err(|_| {
+                GitError(format!(
+                    "{p}: outside the repository at {}",
+                    self.workdir.display()
+                ))
+            })?;
+            let s = rel
+                .components()
+                .map(|c| c.as_os_str().to_string_lossy().into_owned())
+                .collect::<Vec<_>>()
+                .join("/");
+            out.push(s);
+        }
+        Ok(out)
+    }
+
+    /// Reads every manifest of one side selected by `specs` (all when empty) and not ignored.
+    pub fn read(
+        &self,
+        side: &Side,
+        specs: &[String],
+        ignore: &dyn Fn(&Path) -> bool,
+    ) -> Result<Snapshot, GitError> {
+        let select = Selector {
+            specs,
+            ignore,
+            workdir: &self.workdir,
+        };
+        let mut notes = Vec::new();
+        let loaded = match side {
+            Side::Commit(oid) => {
+                let commit = self
+                    .repo
+                    .find_commit(*oid)
+                    .map_err(|e| self.missing(&oid.to_string(), &e))?;
+                let tree = commit
+                    .tree()
+                    .map_err(|e| self.missing(&oid.to_string(), &e))?;
+                let mut blobs = Vec::new();
+                self.walk_tree(&tree, &mut Vec::new(), &select, &mut blobs, &mut notes)?;
+                self.load_blobs(blobs, &mut notes)?
+            }
+            Side::Index => {
+                let index = self
+                    .repo
+                    .index()
+                    .map_err(|e| GitError(format!("cannot read the index: {}", e.message())))?;
+                let mut blobs = Vec::new();
+                let mut conflicted: Vec<Vec<u8>> = Vec::new();
+                for e in index.iter() {
+                    let stage = (e.flags >> 12) & 0x3;
+                    let mode = e.mode as i32;
+                    if !select.selected(&e.path) {
+                        continue;
+                    }
+                    if stage != 0 {
+                        if conflicted.last() != Some(&e.path) {
+                            notes.push(format!(
+                                "{}: unmerged (conflicted) in the index, skipped",
+                                lossy(&e.path)
+                            ));
+                            conflicted.push(e.path.clone());
+                        }
+                        continue;
+                    }
+                    match mode & 0o170000 {
+                        MODE_COMMIT => {
+                            notes.push(format!("{}: submodule, skipped", lossy(&e.path)))
+                        }
+                        MODE_LINK => notes.push(format!("{}: symlink, skipped", lossy(&e.path))),
+                        _ => blobs.push((e.path.clone(), e.id)),
+                    }
+                }
+                self.load_blobs(blobs, &mut notes)?
+            }
+            Side::WorkTree => self.read_worktree(&select)?,
+        };
+        Ok(Snapshot {
+            side: side.clone(),
+            loaded,
+            notes,
+        })
+    }
+
+    fn missing(&self, what: &str, e: &git2::Error) -> GitError {
+        let hint = if self.repo.is_shallow() || e.code() == ErrorCode::NotFound {
+            " (a shallow or partial clone? fetch the history with `git fetch --unshallow`)"
+        } else {
+            ""
+        };
+        GitError(format!("cannot read {what}: {}{hint}", e.message()))
+    }
+
+    /// Depth-first over a tree, in git's (byte) order, collecting the selected blobs. Submodules
+    /// and symlinks that would have been read are noted and skipped.
+    fn walk_tree(
+        &self,
+        tree: &git2::Tree<'_>,
+        prefix: &mut Vec<u8>,
+        select: &Selector<'_>,
+        out: &mut Vec<(Vec<u8>, Oid)>,
+        notes: &mut Vec<String>,
+    ) -> Result<(), GitError> {
+        for entry in tree.iter() {
+            let len = prefix.len();
+            if !prefix.is_empty() {
+                prefix.push(b'/');
+            }
+            prefix.extend_from_slice(entry.name_bytes());
+            match entry.filemode() {
+                MODE_TREE => {
+                    if select.may_contain(prefix) {
+                        let sub = self
+                            .repo
+                            .find_tree(entry.id())
+                            .map_err(|e| self.missing(&lossy(prefix), &e))?;
+                        self.walk_tree(&sub, prefix, select, out, notes)?;
+                    }
+                }
+                MODE_COMMIT => {
+                    if select.may_contain(prefix) {
+                        notes.push(format!("{}: submodule, skipped", lossy(prefix)));
+                    }
+                }
+                MODE_LINK => {
+                    if select.selected(prefix) {
+                        notes.push(format!("{}: symlink, skipped", lossy(prefix)));
+                    }
+                }
+                _ => {
+                    if select.selected(prefix) {
+                        out.push((prefix.clone(), entry.id()));
+                    }
+                }
+            }
+            prefix.truncate(len);
+        }
+        Ok(())
+    }
+
+    fn load_blobs(
+        &self,
+        blobs: Vec<(Vec<u8>, Oid)>,
+        notes: &mut Vec<String>,
+    ) -> Result<Vec<Loaded>, GitError> {
+        let mut loaded = Vec::with_capacity(blobs.len());
+        for (path, oid) in blobs {
+            let name = lossy(&path);
+            let blob = self
+                .repo
+                .find_blob(oid)
+                .map_err(|e| self.missing(&format!("{name} ({oid})"), &e))?;
+            let bytes = blob.content();
+            if bytes.starts_with(LFS_POINTER) {
+                notes.push(format!(
+                    "{name}: Git LFS pointer, skipped (the content is not in the repository)"
+                ));
+                continue;
+            }
+            loaded.push(load(Source::new(name, files::decode(bytes.to_vec()))));
+        }
+        Ok(loaded)
+    }
+
+    fn read_worktree(&self, select: &Selector<'_>) -> Result<Vec<Loaded>, GitError> {
+        let roots: Vec<String> = if select.specs.is_empty() {
+            vec![self.workdir.to_string_lossy().into_owned()]
+        } else {
+            select
+                .specs
+                .iter()
+                .map(|s| self.workdir.join(s).to_string_lossy().into_owned())
+                .collect()
+        };
+        let paths = files::expand(&roots, select.ignore).map_err(|e| GitError(e.to_string()))?;
+        let mut loaded = Vec::with_capacity(paths.len());
+        for p in paths {
+            let bytes = std::fs::read(&p).map_err(|e| GitError(format!("{}: {e}", p.display())))?;
+            let rel = p.strip_prefix(&self.workdir).unwrap_or(&p);
+            let name = rel
+                .components()
+                .map(|c| c.as_os_str().to_string_lossy().into_owned())
+                .collect::<Vec<_>>()
+                .join("/");
+            loaded.push(load(Source::new(name, files::decode(bytes))));
+        }
+        Ok(loaded)
+    }
+
+    /// The commit that last changed line `line` of `path` on `side` (blame), if committed.
+    /// For the index and the working tree, `text` is the current content: lines that differ
+    /// from HEAD are not committed yet and have no introducing commit.
+    pub fn introduced(&self, side: &Side, path: &str, text: &str, line: u32) -> Option<Introduced> {
+        let buffer = !matches!(side, Side::Commit(_));
+        let key = (path.to_string(), line, buffer);
+        if let Some(hit) = self.blame_cache.lock().ok()?.get(&key) {
+            return hit.clone();
+        }
+        let result = self.blame_line(side, path, text, line);
+        if let Ok(mut cache) = self.blame_cache.lock() {
+            cache.insert(key, result.clone());
+        }
+        result
+    }
+
+    fn blame_line(&self, side: &Side, path: &str, text: &str, line: u32) -> Option<Introduced> {
+        let mut opts = BlameOptions::new();
+        let oid = match side {
+            Side::Commit(oid) => {
+                opts.min_line(line as usize).max_line(line as usize);
+                *oid
+            }
+            Side::Index | Side::WorkTree => self.head_commit()?,
+        };
+        opts.newest_commit(oid);
+        let blame = self
+            .repo
+            .blame_file(Path::new(path), Some(&mut opts))
+            .ok()?;
+        let commit_id = if matches!(side, Side::Commit(_)) {
+            blame.get_line(line as usize)?.final_commit_id()
+        } else {
+            let current = blame.blame_buffer(text.as_bytes()).ok()?;
+            let hunk = current.get_line(line as usize)?;
+            hunk.final_commit_id()
+        };
+        if commit_id.is_zero() {
+            return None;
+        }
+        let commit = self.repo.find_commit(commit_id).ok()?;
+        let author = commit.author();
+        let who = match (author.name().ok(), author.email().ok()) {
+            (Some(n), Some(e)) => format!("{n} <{e}>"),
+            (Some(n), None) => n.to_string(),
+            (None, Some(e)) => format!("<{e}>"),
+            (None, None) => "unknown".to_string(),
+        };
+        let hex = commit_id.to_string();
+        Some(Introduced {
+            commit: hex[..7.min(hex.len())].to_string(),
+            author: who,
+            time: commit.time().seconds(),
+        })
+    }
+}
+
+/// Which repository paths a run reads: under one of the pathspecs (or anywhere), not ignored,
+/// and, below the pathspec, what a directory walk reads (no hidden component, a manifest
+/// extension). A pathspec naming a file exactly selects it whatever its name.
+struct Selector<'a> {
+    specs: &'a [String],
+    ignore: &'a dyn Fn(&Path) -> bool,
+    workdir: &'a Path,
+}
+
+impl Selector<'_> {
+    fn selected(&self, path: &[u8]) -> bool {
+        let path = lossy(path);
+        let walked = |rel: &str| {
+            !rel.split('/').any(|c| c.starts_with('.'))
+                && rel.rsplit('/').next().is_some_and(files::is_manifest_name)
+        };
+        let chosen = if self.specs.is_empty() {
+            walked(&path)
+        } else {
+            self.specs.iter().any(|s| {
+                s.is_empty() && walked(&path)
+                    || path == *s
+                    || path
+                        .strip_prefix(s.as_str())
+                        .and_then(|r| r.strip_prefix('/'))
+                        .is_some_and(walked)
+            })
+        };
+        chosen && !(self.ignore)(&self.workdir.join(&path))
+    }
+
+    /// Whether a directory may hold selected files (prunes the walk).
+    fn may_contain(&self, dir: &[u8]) -> bool {
+        let dir = lossy(dir);
+        let hidden_below = |rel: &str| rel.split('/').any(|c| c.starts_with('.'));
+        let inside = if self.specs.is_empty() {
+            !hidden_below(&dir)
+        } else {
+            self.specs.iter().any(|s| {
+                s.is_empty() && !hidden_below(&dir)
+                    || dir == *s
+                    || s.strip_prefix(dir.as_str())
+                        .is_some_and(|r| r.starts_with('/'))
+                    || dir
+                        .strip_prefix(s.as_str())
+                        .and_then(|r| r.strip_prefix('/'))
+                        .is_some_and(|r| !hidden_below(r))
+            })
+        };
+        inside && !(self.ignore)(&self.workdir.join(&dir))
+    }
+}
+
+fn lossy(bytes: &[u8]) -> String {
+    String::from_utf8_lossy(bytes).into_owned()
+}
+
+/// `a/./b/../c` to `a/c`, without touching the file system (the path may not exist on disk).
+fn normalize(p: &Path) -> PathBuf {
+    let mut out = PathBuf::new();
+    for c in p.components() {
+        match c {
+            Component::CurDir => {}
+            Component::ParentDir => {
+                out.pop();
+            }
+            other => out.push(other.as_os_str()),
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn selector<'a>(specs: &'a [String], ignore: &'a dyn Fn(&Path) -> bool) -> Selector<'a> {
+        Selector {
+            specs,
+            ignore,
+            workdir: Path::new("/repo"),
+        }
+    }
+
+    #[test]
+    fn selection_mirrors_the_directory_walk() {
+        let none = |_: &Path| false;
+        let all: Vec<String> = Vec::new();
+        let s = selector(&all, &none);
+        assert!(s.selected(b"policies/a.yaml"));
+        assert!(!s.selected(b"policies/notes.txt"));
+        assert!(!s.selected(b".github/workflows/ci.yaml"));
+        assert!(!s.may_contain(b".github"));
+        assert!(s.selected(b"caf\xe9.yaml"), "non-UTF-8 names are read");
+
+        let specs = vec!["policies".to_string(), ".karmada/extra.yaml".to_string()];
+        let s = selector(&specs, &none);
+        assert!(s.selected(b"policies/x/a.yml"));
+        assert!(!s.selected(b"apps/a.yaml"));
+        assert!(s.selected(b".karmada/extra.yaml"), "named exactly");
+        assert!(s.may_contain(b".karmada"));
+        assert!(!s.may_contain(b"apps"));
+
+        let ignore = |p: &Path| p.starts_with("/repo/charts");
+        let s = selector(&all, &ignore);
+        assert!(!s.selected(b"charts/x.yaml"));
+        assert!(!s.may_contain(b"charts"));
+    }
+
+    #[test]
+    fn normalize_is_lexical() {
+        assert_eq!(normalize(Path::new("/a/./b/../c")), PathBuf::from("/a/c"));
+    }
+}
