@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 
 use serde_json::{json, Value as J};
-use support::{cluster, cpp, pp, rb, TestServer, SECRET_TOKEN};
+use support::{cluster, cpp, pp, rb, work, TestServer, SECRET_TOKEN};
 
 const BIN: &str = env!("CARGO_BIN_EXE_kubectl-karmada_policy");
 
@@ -580,10 +580,71 @@ fn api_failures_exit_3_and_missing_objects_exit_1() {
 }
 
 #[test]
-fn wait_is_not_pretended() {
-    let r = run(&["suspend", "pp/x", "--wait"], None);
+fn wait_follows_the_works_dispatching_condition() {
+    let l = live();
+    let mut binding = rb(
+        "default",
+        "nginx-deployment",
+        "id-default-nginx",
+        &["member1", "member2"],
+    );
+    binding["metadata"]["labels"]["resourcebinding.karmada.io/permanent-id"] = json!("rb-1");
+    l.server.insert(binding);
+    for c in ["member1", "member2"] {
+        l.server
+            .insert(work(c, "nginx-687f7fb96f", "rb-1", "True", "Dispatching"));
+    }
+    let child = Command::new(BIN)
+        .args([
+            "suspend",
+            "pp/nginx",
+            "--clusters",
+            "member2",
+            "--wait",
+            "--timeout",
+            "20s",
+        ])
+        .env("KUBECONFIG", &l.kubeconfig)
+        .env("HOME", std::env::temp_dir().join("kkp-no-home"))
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    // Play Karmada's execution controller: once the policy is suspended on member2, the Work
+    // there reports Dispatching=False/SuspendDispatching (the member1 Work is not affected).
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(15);
+    while l.nginx()["spec"].get("suspension").is_none() {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "policy never suspended"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    std::thread::sleep(std::time::Duration::from_millis(600));
+    l.server
+        .modify("Work", "karmada-es-member2", "nginx-687f7fb96f", |w| {
+            w["status"]["conditions"][0]["status"] = json!("False");
+            w["status"]["conditions"][0]["reason"] = json!("SuspendDispatching");
+        });
+    let r = finish(child.wait_with_output().unwrap());
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    assert_eq!(
+        r.stdout,
+        "propagationpolicy.policy.karmada.io/nginx suspended on member2\n"
+    );
+
+    // Nobody resumes the Work: --wait times out, exit 1, naming the Work that lags.
+    let r = l.run(&["resume", "pp/nginx", "--wait", "--timeout", "1s"]);
+    assert_eq!(r.code, 1, "{}", r.stdout);
+    assert!(
+        r.stderr.contains("karmada-es-member2/nginx-687f7fb96f (Dispatching False/SuspendDispatching, want True/Dispatching)"),
+        "{}",
+        r.stderr
+    );
+    assert!(!r.stderr.contains("karmada-es-member1"), "{}", r.stderr);
+    let r = run(&["suspend", "-f", "x.yaml", "pp/x", "--wait"], None);
     assert_eq!(r.code, 2);
-    assert!(r.stderr.contains("not implemented"), "{}", r.stderr);
 }
 
 /// Benchmark as a test: `suspend --all` over 1,000 policies against the test server.

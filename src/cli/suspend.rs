@@ -4,6 +4,7 @@
 //! The decision is [`crate::engine::suspension::plan`]; file edits are [`crate::edit`]; live
 //! writes go through [`crate::cluster`], which owns optimistic concurrency and dry-run.
 
+use std::collections::BTreeMap;
 use std::io::{IsTerminal, Write};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -82,11 +83,12 @@ pub struct Args {
     /// Print the resulting objects instead of one line per policy.
     #[arg(short = 'o', long, value_parser = ["yaml", "json"])]
     pub output: Option<String>,
-    /// Wait for Works to show the new state (not implemented yet: exits 2).
-    #[arg(long, hide = true)]
+    /// After the write, wait until each affected Work's Dispatching condition shows the new
+    /// state (False/SuspendDispatching when suspended, True when resumed).
+    #[arg(long)]
     pub wait: bool,
-    /// With --wait: how long to wait.
-    #[arg(long, default_value = "2m", hide = true)]
+    /// With --wait: how long to wait before failing (exit 1, naming the Works that lag).
+    #[arg(long, default_value = "2m", value_name = "DURATION")]
     pub timeout: String,
     /// Path to the kubeconfig file (else KUBECONFIG, else ~/.kube/config).
     #[arg(long, value_name = "PATH")]
@@ -205,14 +207,25 @@ struct Outcome {
     result: Result<String, ClusterError>,
     /// The object after the change (live mode), for `-o`.
     object: Option<J>,
+    /// What `--wait` must see on the Works (live mode, when something changed).
+    wait: Option<WaitFor>,
+}
+
+/// A changed policy whose Works `--wait` follows.
+struct WaitFor {
+    kind: PolicyKind,
+    before: Option<Suspension>,
+    after: Option<Suspension>,
 }
 
 pub fn run(action: Action, args: Args) -> Result<Exit, CliError> {
-    if args.wait {
+    if args.wait && !args.files.is_empty() {
         return Err(CliError::usage(
-            "--wait is not implemented yet; check the Works' Dispatching condition with `kubectl get works -A`",
+            "--wait follows Works on a control plane; it cannot be used with -f",
         ));
     }
+    let wait_timeout = cluster::parse_duration(&args.timeout)
+        .map_err(|e| CliError::usage(format!("--timeout: {e}")))?;
     let sel = parse_targets(&args.targets)?;
     let bulk_flags = args.all || args.selector.is_some();
     if sel.named.is_empty() && !bulk_flags {
@@ -239,7 +252,7 @@ pub fn run(action: Action, args: Args) -> Result<Exit, CliError> {
         ));
     }
     if args.files.is_empty() {
-        run_live(action, &args, &sel, &request)
+        run_live(action, &args, &sel, &request, wait_timeout)
     } else {
         if args.dry_run.as_deref() == Some("server") {
             return Err(CliError::usage(
@@ -392,6 +405,7 @@ fn run_files(
                         message: "the file has YAML problems (run `lint`); not editing it".into(),
                     }),
                     object: None,
+                    wait: None,
                 });
                 continue;
             }
@@ -404,12 +418,14 @@ fn run_files(
                         id,
                         result: Ok(msg),
                         object: None,
+                        wait: None,
                     });
                 }
                 Ok((msg, None)) => outcomes.push(Outcome {
                     id,
                     result: Ok(msg),
                     object: None,
+                    wait: None,
                 }),
                 Err(message) => outcomes.push(Outcome {
                     id,
@@ -418,6 +434,7 @@ fn run_files(
                         message,
                     }),
                     object: None,
+                    wait: None,
                 }),
             }
         }
@@ -432,6 +449,7 @@ fn run_files(
                     message: "not found in the given files".into(),
                 }),
                 object: None,
+                wait: None,
             });
         }
     }
@@ -610,6 +628,7 @@ fn run_live(
     args: &Args,
     sel: &Selection,
     request: &Request,
+    wait_timeout: Duration,
 ) -> Result<Exit, CliError> {
     let request_timeout = cluster::parse_duration(&args.request_timeout)
         .map_err(|e| CliError::usage(format!("--request-timeout: {e}")))?;
@@ -623,7 +642,15 @@ fn run_live(
         .enable_all()
         .build()
         .map_err(|e| CliError::failure(format!("cannot start the runtime: {e}")))?;
-    rt.block_on(live(action, args, sel, request, dry, request_timeout))
+    rt.block_on(live(
+        action,
+        args,
+        sel,
+        request,
+        dry,
+        request_timeout,
+        wait_timeout,
+    ))
 }
 
 async fn live(
@@ -633,6 +660,7 @@ async fn live(
     request: &Request,
     dry: DryRun,
     request_timeout: Duration,
+    wait_timeout: Duration,
 ) -> Result<Exit, CliError> {
     let opts = cluster::ConnectOptions {
         kubeconfig: args.kubeconfig.clone(),
@@ -780,7 +808,118 @@ async fn live(
     if args.output.is_none() {
         write_stdout(&diffs)?;
     }
+    if args.wait && dry == DryRun::None {
+        wait_for_works(&conn, &mut outcomes, wait_timeout).await;
+    }
     report(&outcomes, args.output.as_deref())
+}
+
+/// `--wait`: polls the Works of each changed policy (through its bindings' permanent ids, which
+/// Karmada puts on Works as labels) until every Work on a cluster whose state changed shows the
+/// new `Dispatching` condition (validation-suspension-failover.md §2.4), or the timeout passes.
+async fn wait_for_works(conn: &Conn, outcomes: &mut [Outcome], timeout: Duration) {
+    struct Watch {
+        index: usize,
+        selectors: Vec<String>,
+    }
+    let mut watches = Vec::new();
+    for (index, o) in outcomes.iter().enumerate() {
+        let (Some(w), Some(obj), Ok(_)) = (&o.wait, &o.object, &o.result) else {
+            continue;
+        };
+        let bindings = conn.policy_bindings(w.kind, obj).await.unwrap_or_default();
+        let selectors = bindings
+            .iter()
+            .filter_map(|b| {
+                let key = if b["kind"] == "ClusterResourceBinding" {
+                    "clusterresourcebinding.karmada.io/permanent-id"
+                } else {
+                    "resourcebinding.karmada.io/permanent-id"
+                };
+                b["metadata"]["labels"][key]
+                    .as_str()
+                    .map(|id| format!("{key}={id}"))
+            })
+            .collect();
+        watches.push(Watch { index, selectors });
+    }
+    let deadline = tokio::time::Instant::now() + timeout;
+    loop {
+        let mut lagging: Vec<(usize, String)> = Vec::new();
+        for w in &watches {
+            let Some(wf) = &outcomes[w.index].wait else {
+                continue;
+            };
+            for sel in &w.selectors {
+                let works = match conn.works_with_label(sel).await {
+                    Ok(ws) => ws,
+                    Err(e) => {
+                        lagging
+                            .push((w.index, format!("cannot list Works ({sel}): {}", e.message)));
+                        continue;
+                    }
+                };
+                for work in works {
+                    let ns = work["metadata"]["namespace"].as_str().unwrap_or("");
+                    let Some(cluster) = ns.strip_prefix("karmada-es-") else {
+                        continue;
+                    };
+                    let Some(want) =
+                        plan::expected_dispatch(wf.before.as_ref(), wf.after.as_ref(), cluster)
+                    else {
+                        continue;
+                    };
+                    let cond = work["status"]["conditions"]
+                        .as_array()
+                        .and_then(|cs| cs.iter().find(|c| c["type"] == "Dispatching"));
+                    let status = cond.and_then(|c| c["status"].as_str()).unwrap_or("");
+                    let reason = cond.and_then(|c| c["reason"].as_str()).unwrap_or("");
+                    if !plan::dispatching_settled(want, status, reason) {
+                        let name = work["metadata"]["name"].as_str().unwrap_or("");
+                        let wanted = if want {
+                            "False/SuspendDispatching"
+                        } else {
+                            "True/Dispatching"
+                        };
+                        let shown = if cond.is_some() {
+                            format!("{status}/{reason}")
+                        } else {
+                            "no condition".to_string()
+                        };
+                        lagging.push((
+                            w.index,
+                            format!("{ns}/{name} (Dispatching {shown}, want {wanted})"),
+                        ));
+                    }
+                }
+            }
+        }
+        if lagging.is_empty() {
+            return;
+        }
+        if tokio::time::Instant::now() >= deadline {
+            let mut by: BTreeMap<usize, Vec<String>> = BTreeMap::new();
+            for (i, m) in lagging {
+                by.entry(i).or_default().push(m);
+            }
+            for (i, works) in by {
+                let done = outcomes[i]
+                    .result
+                    .as_ref()
+                    .map(String::clone)
+                    .unwrap_or_default();
+                outcomes[i].result = Err(ClusterError {
+                    kind: ErrorKind::Timeout,
+                    message: format!(
+                        "{done}, but timed out after {timeout:?} waiting for Works: {}",
+                        works.join(", ")
+                    ),
+                });
+            }
+            return;
+        }
+        tokio::time::sleep(Duration::from_millis(250)).await;
+    }
 }
 
 fn confirm(action: Action, n: usize, request: &Request) -> Result<(), CliError> {
@@ -868,6 +1007,7 @@ async fn apply_one(conn: &Conn, t: Target, ctx: &Ctx) -> (Outcome, Option<String
                 id: id.to_string(),
                 result: Err(e),
                 object: None,
+                wait: None,
             },
             None,
         )
@@ -972,6 +1112,7 @@ async fn apply_one(conn: &Conn, t: Target, ctx: &Ctx) -> (Outcome, Option<String
                     id,
                     result: Ok(d.message),
                     object: Some(current),
+                    wait: None,
                 },
                 None,
             );
@@ -1000,6 +1141,11 @@ async fn apply_one(conn: &Conn, t: Target, ctx: &Ctx) -> (Outcome, Option<String
                         id,
                         result: Ok(format!("{}{suffix}", d.message)),
                         object: Some(after),
+                        wait: (ctx.dry == DryRun::None).then(|| WaitFor {
+                            kind: t.kind,
+                            before: spec.suspension.clone(),
+                            after: new.clone(),
+                        }),
                     },
                     diff,
                 );

@@ -56,6 +56,8 @@ pub enum ErrorKind {
     Api,
     /// The command refused to change the object (not an API failure).
     Refused,
+    /// `--wait` ran out of time.
+    Timeout,
 }
 
 impl ClusterError {
@@ -298,6 +300,23 @@ impl Conn {
             }
         }
         Some(out)
+    }
+}
+
+impl Conn {
+    /// Works (`work.karmada.io/v1alpha1`, in the `karmada-es-*` namespaces) carrying a label.
+    pub async fn works_with_label(&self, selector: &str) -> Result<Vec<J>, ClusterError> {
+        let ar = resource("work.karmada.io", "v1alpha1", "Work", "works");
+        let api: Api<DynamicObject> = Api::all_with(self.client.clone(), &ar);
+        let list = api
+            .list(&ListParams::default().labels(selector))
+            .await
+            .map_err(classify)?;
+        Ok(list
+            .items
+            .iter()
+            .filter_map(|o| serde_json::to_value(o).ok())
+            .collect())
     }
 }
 

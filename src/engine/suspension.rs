@@ -473,6 +473,28 @@ pub fn suspends_every_target(after: &State, targets: Option<&[String]>) -> bool 
     }
 }
 
+/// For `--wait`: whether a Work on `cluster` must change, and to what (`Some(true)`: must show
+/// suspended). `None` when the cluster's dispatching state did not change.
+pub fn expected_dispatch(
+    before: Option<&Suspension>,
+    after: Option<&Suspension>,
+    cluster: &str,
+) -> Option<bool> {
+    let was = before.is_some_and(|s| s.suspends(cluster));
+    let will = after.is_some_and(|s| s.suspends(cluster));
+    (was != will).then_some(will)
+}
+
+/// Whether a Work's `Dispatching` condition shows the wanted state (§2.4 table: suspended is
+/// `False`/`SuspendDispatching`, dispatching is `True`/`Dispatching`).
+pub fn dispatching_settled(want_suspended: bool, status: &str, reason: &str) -> bool {
+    if want_suspended {
+        status == "False" && reason == "SuspendDispatching"
+    } else {
+        status == "True"
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -796,6 +818,20 @@ mod tests {
             &State::Clusters(vec!["a".into()]),
             None
         ));
+    }
+
+    #[test]
+    fn wait_expectations_follow_the_work_condition_table() {
+        let all = susp(r#"{"dispatching":true}"#);
+        let m2 = susp(r#"{"dispatchingOnClusters":{"clusterNames":["m2"]}}"#);
+        assert_eq!(expected_dispatch(None, Some(&all), "m1"), Some(true));
+        assert_eq!(expected_dispatch(Some(&all), Some(&m2), "m1"), Some(false));
+        assert_eq!(expected_dispatch(Some(&all), Some(&m2), "m2"), None);
+        assert_eq!(expected_dispatch(Some(&m2), None, "m2"), Some(false));
+        assert!(dispatching_settled(true, "False", "SuspendDispatching"));
+        assert!(!dispatching_settled(true, "True", "Dispatching"));
+        assert!(dispatching_settled(false, "True", "Dispatching"));
+        assert!(!dispatching_settled(false, "False", "SuspendDispatching"));
     }
 
     #[test]

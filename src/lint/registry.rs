@@ -56,6 +56,7 @@ pub fn all() -> Vec<RuleDoc> {
     out.extend(super::rules::admission::docs());
     out.push(super::rules::duplicate_identity::DOC.clone());
     out.extend(super::rules::suspension::DOCS.iter().map(|d| (*d).clone()));
+    out.push(super::rules::suspension_age::DOC.clone());
     out
 }
 

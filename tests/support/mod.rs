@@ -259,6 +259,20 @@ impl TestServer {
             .cloned()
     }
 
+    /// Changes a stored object in place as a controller would (bumps the resourceVersion).
+    pub fn modify(&self, kind: &str, namespace: &str, name: &str, f: impl FnOnce(&mut J)) {
+        let r = RESOURCES
+            .iter()
+            .find(|r| r.kind == kind)
+            .expect("served kind");
+        let mut store = self.shared.store.lock().unwrap();
+        let key = Store::key(r, namespace, name);
+        let old = store.objects.get(&key).cloned().expect("object to modify");
+        let mut new = old.clone();
+        f(&mut new);
+        store.update(r, namespace, name, &old, new);
+    }
+
     pub fn writes(&self) -> u64 {
         self.shared.writes.load(Ordering::SeqCst)
     }
@@ -1149,4 +1163,15 @@ pub fn rb(namespace: &str, name: &str, policy_id: &str, clusters: &[&str]) -> J 
             "labels": {"propagationpolicy.karmada.io/permanent-id": policy_id}},
         "spec": {"resource": {"apiVersion": "apps/v1", "kind": "Deployment", "namespace": namespace, "name": name},
             "clusters": clusters.iter().map(|c| json!({"name": c})).collect::<Vec<_>>()}})
+}
+
+/// A Work in `karmada-es-<cluster>` for the binding with permanent id `rb_id`, with its
+/// `Dispatching` condition.
+pub fn work(cluster: &str, name: &str, rb_id: &str, status: &str, reason: &str) -> J {
+    json!({"apiVersion": "work.karmada.io/v1alpha1", "kind": "Work",
+        "metadata": {"name": name, "namespace": format!("karmada-es-{cluster}"),
+            "labels": {"resourcebinding.karmada.io/permanent-id": rb_id}},
+        "spec": {"workload": {"manifests": []}},
+        "status": {"conditions": [{"type": "Dispatching", "status": status, "reason": reason,
+            "message": "", "lastTransitionTime": "2026-11-29T00:00:00Z"}]}})
 }

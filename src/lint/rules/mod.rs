@@ -5,6 +5,7 @@ pub mod duplicate_identity;
 pub mod input;
 pub mod schema;
 pub mod suspension;
+pub mod suspension_age;
 
 use crate::model::{ObjectRef, Policy, POLICY_API_VERSION};
 
