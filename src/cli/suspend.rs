@@ -903,11 +903,7 @@ async fn wait_for_works(conn: &Conn, outcomes: &mut [Outcome], timeout: Duration
                 by.entry(i).or_default().push(m);
             }
             for (i, works) in by {
-                let done = outcomes[i]
-                    .result
-                    .as_ref()
-                    .map(String::clone)
-                    .unwrap_or_default();
+                let done = outcomes[i].result.clone().unwrap_or_default();
                 outcomes[i].result = Err(ClusterError {
                     kind: ErrorKind::Timeout,
                     message: format!(
