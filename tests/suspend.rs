@@ -325,6 +325,15 @@ fn live_suspend_clusters_then_idempotent_then_resume() {
         "propagationpolicy.policy.karmada.io/nginx resumed\n"
     );
     assert!(l.nginx()["spec"].get("suspension").is_none());
+    // -o yaml prints the object (here unchanged) as YAML that reads back as the same object.
+    let r = l.run(&["resume", "pp/nginx", "-o", "yaml"]);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    let loaded =
+        karmada_policy::source::load(karmada_policy::source::Source::new("out", r.stdout.clone()));
+    assert!(loaded.problems.is_empty(), "{}", r.stdout);
+    let back = loaded.documents[0].root.to_json();
+    assert_eq!(back["metadata"]["name"], "nginx");
+    assert_eq!(back["spec"], l.nginx()["spec"]);
 }
 
 #[test]

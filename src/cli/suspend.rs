@@ -238,6 +238,16 @@ pub fn run(action: Action, args: Args) -> Result<Exit, CliError> {
             "--all cannot be combined with policy names",
         ));
     }
+    if args.all_namespaces && !sel.named.is_empty() {
+        return Err(CliError::usage(
+            "a policy cannot be named across all namespaces: drop -A or use -n NAMESPACE",
+        ));
+    }
+    if !args.files.is_empty() && (args.reason.is_some() || args.output.is_some()) {
+        return Err(CliError::usage(
+            "--reason and -o act on live objects; with -f the file is the record (put the reason in the commit message)",
+        ));
+    }
     if args.concurrency == 0 {
         return Err(CliError::usage("--concurrency must be at least 1"));
     }
