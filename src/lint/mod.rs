@@ -2,6 +2,7 @@
 //! whether each object is accepted; the semantic rules say what accepted policies will do together.
 
 pub mod config;
+pub mod diff;
 pub mod finding;
 pub mod registry;
 pub mod rules;

@@ -1,0 +1,328 @@
+//! `lint --base`: what a change does against its base. Three answers, all pure over two
+//! inventories (the base side and the head side):
+//! 1. which findings are new at head, matched by rule and object identity and field, never by
+//!    line number, so an edit above a finding does not make it "new";
+//! 2. ownership changes: the owner of every template at base and after the change is applied
+//!    to a control plane that holds the base (the claim engine, `engine::simulate::check`),
+//!    including the moves that do not happen and why (equal priority, preemption off...);
+//! 3. the rules that only exist for updates (`validateUpdate`: a changed `schedulerName`, a
+//!    changed or removed permanent-id label) for policies present on both sides.
+
+use std::collections::{BTreeMap, HashMap};
+
+use crate::engine::admission;
+use crate::engine::simulate::{check, BlockReason, Change};
+use crate::engine::state::{FeatureGates, Options, State};
+use crate::lint::{Finding, RuleSetting, Severity};
+use crate::model::{Inventory, ObjectRef, Policy, PolicyRef};
+
+/// How findings are told apart across revisions.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+enum Key {
+    /// A finding about an object: rule, the object's identity, the field.
+    Object(&'static str, ObjectRef, Option<String>),
+    /// A finding about text (syntax, duplicate keys): rule, file, field, and the message with
+    /// its digits dropped (messages of the YAML parser mention lines and columns).
+    Text(&'static str, String, Option<String>, String),
+}
+
+fn key(f: &Finding) -> Key {
+    match &f.object {
+        Some(o) => Key::Object(f.rule, o.clone(), f.field.clone()),
+        None => Key::Text(
+            f.rule,
+            f.location
+                .as_ref()
+                .map(|l| l.source.name.clone())
+                .unwrap_or_default(),
+            f.field.clone(),
+            f.message.chars().filter(|c| !c.is_ascii_digit()).collect(),
+        ),
+    }
+}
+
+/// For each head finding, whether it is new: not matched by a base finding with the same key
+/// (as many head findings of one key as base ones are "old"; the extra ones are new).
+pub fn new_at_head(base: &[Finding], head: &[Finding]) -> Vec<bool> {
+    let mut left: HashMap<Key, usize> = HashMap::new();
+    for f in base {
+        *left.entry(key(f)).or_default() += 1;
+    }
+    head.iter()
+        .map(|f| match left.get_mut(&key(f)) {
+            Some(n) if *n > 0 => {
+                *n -= 1;
+                false
+            }
+            _ => true,
+        })
+        .collect()
+}
+
+/// A policy that matches a template but does not own it after the change.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Blocked {
+    pub policy: PolicyRef,
+    pub reason: BlockReason,
+}
+
+/// One template whose owner changes, or which a changed policy would take but cannot.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct OwnershipChange {
+    pub resource: ObjectRef,
+    pub before: Option<PolicyRef>,
+    pub after: Option<PolicyRef>,
+    /// Whether the move is a preemption.
+    pub preempted: bool,
+    pub blocked_by: Vec<Blocked>,
+}
+
+/// The engine's options for a lint run: the preemption gate from `featureGates`
+/// (`PropagationPolicyPreemption`, or `AllAlpha`, features.go), the Karmada version, and the
+/// inputs taken as the whole control plane (claims naming absent policies are stale).
+pub fn engine_options(
+    gates: &BTreeMap<String, bool>,
+    version: crate::model::KarmadaVersion,
+) -> Options {
+    let preemption = gates
+        .get("PropagationPolicyPreemption")
+        .or_else(|| gates.get("AllAlpha"))
+        .copied()
+        .unwrap_or(false);
+    Options {
+        gates: FeatureGates { preemption },
+        version,
+        ..Options::default()
+    }
+}
+
+/// Whether two writings of one policy are the same update for Karmada: same spec, same labels
+/// (the permanent id) and same deletion state.
+fn same_policy(a: &Policy, b: &Policy) -> bool {
+    a.spec == b.spec && a.meta.labels == b.meta.labels && a.is_terminating() == b.is_terminating()
+}
+
+/// The ownership changes of going from `base` to `head`: the base settled as Karmada converges
+/// to it, then every added or changed policy applied (in head document order) and every removed
+/// one deleted, as successive controller events. Templates only present on one side are not
+/// ownership changes (they are created or deleted); a policy that matches a template without
+/// owning it is reported unless it simply ranks lower than the owner.
+pub fn ownership_changes(
+    base: &Inventory,
+    head: &Inventory,
+    options: Options,
+) -> Vec<OwnershipChange> {
+    let state = State::from_inventory(base, options);
+    let base_policies: HashMap<PolicyRef, &Policy> =
+        base.policies().map(|p| (p.reference(), p)).collect();
+    let head_refs: std::collections::HashSet<PolicyRef> =
+        head.policies().map(Policy::reference).collect();
+    let mut changes = Vec::new();
+    for p in head.policies() {
+        match base_policies.get(&p.reference()) {
+            Some(b) if same_policy(b, p) => {}
+            _ => changes.push(Change::Apply(Box::new(p.clone()))),
+        }
+    }
+    let mut deleted: Vec<PolicyRef> = base_policies
+        .keys()
+        .filter(|r| !head_refs.contains(*r) && state.find_policy(r).is_some())
+        .cloned()
+        .collect();
+    deleted.sort();
+    changes.extend(deleted.into_iter().map(Change::Delete));
+    if changes.is_empty() {
+        return Vec::new();
+    }
+    let head_templates: std::collections::HashSet<ObjectRef> =
+        head.templates().map(|t| t.reference()).collect();
+    let Ok(report) = check(state, changes) else {
+        return Vec::new(); // only deletes of absent policies fail, and those were filtered
+    };
+    let st = &report.world.state;
+    let mut out = Vec::new();
+    for rc in report.resources {
+        let resource = st.templates[rc.template].reference();
+        if !head_templates.contains(&resource) {
+            continue;
+        }
+        let blocked_by: Vec<Blocked> = rc
+            .blocked_by
+            .into_iter()
+            .filter(|(_, b)| !matches!(b, BlockReason::LowerPriority { .. }))
+            .map(|(policy, reason)| Blocked { policy, reason })
+            .collect();
+        if rc.before == rc.after && blocked_by.is_empty() {
+            continue;
+        }
+        out.push(OwnershipChange {
+            resource,
+            before: rc.before,
+            after: rc.after,
+            preempted: rc.preempted,
+            blocked_by,
+        });
+    }
+    out
+}
+
+/// `validateUpdate` for every policy on both sides (Karmada rejects the update: the change
+/// cannot be applied as it is), located on the head document.
+pub fn update_findings(base: &Inventory, head: &Inventory) -> Vec<Finding> {
+    let base_policies: HashMap<PolicyRef, &Policy> =
+        base.policies().map(|p| (p.reference(), p)).collect();
+    let mut out = Vec::new();
+    for p in head.policies() {
+        let Some(old) = base_policies.get(&p.reference()) else {
+            continue;
+        };
+        for v in admission::validate_update(old, p) {
+            let d = &head.documents[p.doc];
+            let rule = admission::rule(v.rule).map_or("admission", |r| r.id);
+            let before = match v.rule {
+                "scheduler-name-immutable" => old
+                    .spec
+                    .scheduler_name
+                    .clone()
+                    .unwrap_or_else(|| "default-scheduler".into()),
+                _ => old
+                    .meta
+                    .labels
+                    .get(p.kind.permanent_id_label())
+                    .cloned()
+                    .unwrap_or_else(|| "<none>".into()),
+            };
+            let mut f = Finding::new(
+                rule,
+                Severity::Error,
+                format!("{} (was `{before}` at the base)", v.message),
+            )
+            .at(&d.source, d.root.locate(&v.field))
+            .field(v.field.to_string())
+            .object(super::rules::policy_object_ref(p));
+            f.doc = Some(p.doc);
+            out.push(f);
+        }
+    }
+    out
+}
+
+/// Rule settings of the configuration (off, or another severity) for findings produced
+/// outside `lint::lint` (update rules, suspension age).
+pub fn apply_settings(
+    findings: Vec<Finding>,
+    settings: &BTreeMap<String, RuleSetting>,
+) -> Vec<Finding> {
+    findings
+        .into_iter()
+        .filter_map(|mut f| match settings.get(f.rule) {
+            Some(RuleSetting::Off) => None,
+            Some(RuleSetting::Severity(s)) => {
+                f.severity = *s;
+                Some(f)
+            }
+            None => Some(f),
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::source::{load, Source};
+
+    fn inventory(name: &str, text: &str) -> Inventory {
+        let mut l = load(Source::new(name, text));
+        Inventory::from_documents(std::mem::take(&mut l.documents), "default")
+    }
+
+    fn pp(name: &str, extra: &str) -> String {
+        format!(
+            "---\napiVersion: policy.karmada.io/v1alpha1\nkind: PropagationPolicy\nmetadata:\n  name: {name}\n  namespace: default\nspec:\n{extra}  resourceSelectors:\n    - apiVersion: apps/v1\n      kind: Deployment\n      name: nginx\n"
+        )
+    }
+
+    const NGINX: &str = "---\napiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: nginx\n  namespace: default\n";
+
+    fn gate_on() -> Options {
+        let mut g = BTreeMap::new();
+        g.insert("PropagationPolicyPreemption".to_string(), true);
+        engine_options(&g, Default::default())
+    }
+
+    #[test]
+    fn findings_match_by_identity_not_line() {
+        let f = |line: u32, name: &str| {
+            Finding::new("overlap", Severity::Info, "m")
+                .at(
+                    &Source::new("a.yaml", ""),
+                    crate::source::Span::point(line, 1),
+                )
+                .object(ObjectRef {
+                    api_version: "v1".into(),
+                    kind: "K".into(),
+                    namespace: None,
+                    name: name.into(),
+                })
+        };
+        let base = vec![f(3, "a")];
+        let head = vec![f(30, "a"), f(31, "a"), f(5, "b")];
+        assert_eq!(new_at_head(&base, &head), vec![false, true, true]);
+    }
+
+    #[test]
+    fn raised_priority_with_preemption_moves_the_template() {
+        let base = inventory(
+            "b.yaml",
+            &format!(
+                "{NGINX}{}{}",
+                pp("a", "  priority: 5\n"),
+                pp("b", "  priority: 1\n  preemption: Always\n")
+            ),
+        );
+        let head = inventory(
+            "h.yaml",
+            &format!(
+                "{NGINX}{}{}",
+                pp("a", "  priority: 5\n"),
+                pp("b", "  priority: 10\n  preemption: Always\n")
+            ),
+        );
+        let changes = ownership_changes(&base, &head, gate_on());
+        assert_eq!(changes.len(), 1);
+        assert_eq!(changes[0].before, Some(PolicyRef::pp("default", "a")));
+        assert_eq!(changes[0].after, Some(PolicyRef::pp("default", "b")));
+        assert!(changes[0].preempted);
+    }
+
+    #[test]
+    fn equal_priority_preemptor_is_reported_blocked() {
+        let base = inventory("b.yaml", &format!("{NGINX}{}", pp("a", "  priority: 5\n")));
+        let head = inventory(
+            "h.yaml",
+            &format!(
+                "{NGINX}{}{}",
+                pp("a", "  priority: 5\n"),
+                pp("b", "  priority: 5\n  preemption: Always\n")
+            ),
+        );
+        let changes = ownership_changes(&base, &head, gate_on());
+        assert_eq!(changes.len(), 1);
+        assert_eq!(changes[0].after, Some(PolicyRef::pp("default", "a")));
+        assert_eq!(changes[0].blocked_by[0].reason.code(), "equal-priority");
+        // Nothing changed: nothing to report.
+        assert!(ownership_changes(&base, &base, gate_on()).is_empty());
+    }
+
+    #[test]
+    fn scheduler_name_change_is_an_update_error_at_head() {
+        let base = inventory("b.yaml", &pp("a", "  schedulerName: default-scheduler\n"));
+        let head = inventory("h.yaml", &pp("a", "  schedulerName: custom\n"));
+        let f = update_findings(&base, &head);
+        assert_eq!(f.len(), 1);
+        assert_eq!(f[0].rule, "scheduler-name-immutable");
+        assert_eq!(f[0].field.as_deref(), Some("spec.schedulerName"));
+        assert_eq!(f[0].location.as_ref().unwrap().span.start.line, 8);
+        assert!(update_findings(&base, &base).is_empty());
+    }
+}
