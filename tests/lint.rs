@@ -21,13 +21,19 @@ fn stdout(o: &Output) -> String {
 
 /// Compares with `tests/snapshots/NAME`; `UPDATE_SNAPSHOTS=1 cargo test` rewrites them.
 fn assert_snapshot(name: &str, actual: &str) {
-    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/snapshots").join(name);
+    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/snapshots")
+        .join(name);
     if std::env::var_os("UPDATE_SNAPSHOTS").is_some() {
         std::fs::write(&path, actual).unwrap();
         return;
     }
-    let expected = std::fs::read_to_string(&path)
-        .unwrap_or_else(|_| panic!("missing snapshot {}; run with UPDATE_SNAPSHOTS=1", path.display()));
+    let expected = std::fs::read_to_string(&path).unwrap_or_else(|_| {
+        panic!(
+            "missing snapshot {}; run with UPDATE_SNAPSHOTS=1",
+            path.display()
+        )
+    });
     if expected != actual {
         panic!(
             "snapshot {name} differs (UPDATE_SNAPSHOTS=1 to accept)\n--- expected\n{expected}\n--- actual\n{actual}"
@@ -55,7 +61,10 @@ fn a_broken_document_is_a_finding_with_position_and_exit_one() {
     let f = &v["findings"][0];
     assert_eq!(f["rule"], "yaml-syntax");
     assert_eq!(f["file"], "testdata/lint/broken.yaml");
-    assert_eq!(f["line"], 10, "the parser notices at the next document marker");
+    assert_eq!(
+        f["line"], 10,
+        "the parser notices at the next document marker"
+    );
     // The documents around the broken one are still read.
     assert_eq!(v["summary"]["documents"], 2);
 }
@@ -65,8 +74,18 @@ fn unreadable_input_and_bad_flags_exit_two() {
     let o = run(&["lint", "testdata/lint/does-not-exist.yaml"]);
     assert_eq!(o.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&o.stderr).contains("does-not-exist.yaml: no such file"));
-    assert_eq!(run(&["lint", "-o", "xml", "testdata/lint/clean.yaml"]).status.code(), Some(2));
-    assert_eq!(run(&["lint", "--fail-on", "loud", "testdata/lint/clean.yaml"]).status.code(), Some(2));
+    assert_eq!(
+        run(&["lint", "-o", "xml", "testdata/lint/clean.yaml"])
+            .status
+            .code(),
+        Some(2)
+    );
+    assert_eq!(
+        run(&["lint", "--fail-on", "loud", "testdata/lint/clean.yaml"])
+            .status
+            .code(),
+        Some(2)
+    );
     assert_eq!(run(&["lint"]).status.code(), Some(2));
     assert_eq!(run(&["frobnicate"]).status.code(), Some(2));
 }
@@ -95,7 +114,10 @@ fn stdin_is_read_with_dash() {
 #[test]
 fn no_color_when_not_a_terminal() {
     let o = run(&["lint", "testdata/lint/broken.yaml"]);
-    assert!(!stdout(&o).contains('\u{1b}'), "escape codes in piped output");
+    assert!(
+        !stdout(&o).contains('\u{1b}'),
+        "escape codes in piped output"
+    );
 }
 
 #[test]
@@ -114,6 +136,29 @@ fn snapshot_every_output_format_on_the_same_input() {
 }
 
 #[test]
+fn snapshot_the_gitops_example() {
+    // The README's quick-start input: overlap, silent non-preemption, a failover stall, a dead policy.
+    let o = run(&["lint", "testdata/examples/gitops"]);
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "warnings and infos do not fail by default"
+    );
+    assert_snapshot("lint-gitops.txt", &stdout(&o));
+    let o = run(&["lint", "--fail-on", "warning", "testdata/examples/gitops"]);
+    assert_eq!(o.status.code(), Some(1));
+    let o = run(&[
+        "lint",
+        "--feature-gates",
+        "PropagationPolicyPreemption=true",
+        "-o",
+        "json",
+        "testdata/examples/gitops",
+    ]);
+    assert_snapshot("lint-gitops-gate-on.json", &stdout(&o));
+}
+
+#[test]
 fn several_formats_in_one_run() {
     let dir = tempfile::tempdir().unwrap();
     let sarif = dir.path().join("lint.sarif");
@@ -127,7 +172,8 @@ fn several_formats_in_one_run() {
     ]);
     assert_eq!(o.status.code(), Some(1));
     assert!(stdout(&o).contains("error["));
-    let v: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&sarif).unwrap()).unwrap();
+    let v: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&sarif).unwrap()).unwrap();
     assert_eq!(v["version"], "2.1.0");
 }
 
@@ -160,7 +206,11 @@ fn every_corpus_file_loads_and_lints_without_a_panic() {
     let corpus = shared.join("corpus");
     // The whole corpus in one run, as a repository...
     let o = run(&["lint", "-o", "json", corpus.to_str().unwrap()]);
-    assert!(matches!(o.status.code(), Some(0 | 1)), "{}", String::from_utf8_lossy(&o.stderr));
+    assert!(
+        matches!(o.status.code(), Some(0 | 1)),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
     let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
     assert!(v["summary"]["documents"].as_u64().unwrap() > 400);
     // ...and each file alone, so one file's panic cannot hide behind another's.
@@ -168,7 +218,14 @@ fn every_corpus_file_loads_and_lints_without_a_panic() {
     collect(&corpus, &mut files);
     assert!(files.len() > 400);
     for f in files {
-        let o = run(&["lint", "-o", "json", "--fail-on", "none", f.to_str().unwrap()]);
+        let o = run(&[
+            "lint",
+            "-o",
+            "json",
+            "--fail-on",
+            "none",
+            f.to_str().unwrap(),
+        ]);
         assert_eq!(
             o.status.code(),
             Some(0),
@@ -194,14 +251,23 @@ fn collect(dir: &Path, out: &mut Vec<PathBuf>) {
 
 #[test]
 fn kubectl_discovers_the_plugin() {
-    if Command::new("kubectl").arg("version").arg("--client").output().is_err() {
+    if Command::new("kubectl")
+        .arg("version")
+        .arg("--client")
+        .output()
+        .is_err()
+    {
         eprintln!("skipped: kubectl is not on PATH");
         return;
     }
     let dir = tempfile::tempdir().unwrap();
     let plugin = dir.path().join("kubectl-karmada_policy");
     std::fs::copy(env!("CARGO_BIN_EXE_kubectl-karmada_policy"), &plugin).unwrap();
-    let path = format!("{}:{}", dir.path().display(), std::env::var("PATH").unwrap_or_default());
+    let path = format!(
+        "{}:{}",
+        dir.path().display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
     let list = Command::new("kubectl")
         .args(["plugin", "list"])
         .env("PATH", &path)
@@ -225,7 +291,10 @@ fn kubectl_discovers_the_plugin() {
 fn sarif_output_validates_against_the_official_schema() {
     let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("target/test-deps/sarif-2.1.0.json");
     let Ok(schema) = std::fs::read_to_string(&path) else {
-        eprintln!("skipped: {} is missing (run scripts/fetch-test-deps.sh)", path.display());
+        eprintln!(
+            "skipped: {} is missing (run scripts/fetch-test-deps.sh)",
+            path.display()
+        );
         return;
     };
     // The schema's own `run.language` pattern has a stray `]` that ECMA-262 reads as a literal
@@ -233,7 +302,11 @@ fn sarif_output_validates_against_the_official_schema() {
     let schema = schema.replace(r#"[a-zA-Z]{2}]?$"#, r#"[a-zA-Z]{2}\\]?$"#);
     let schema: serde_json::Value = serde_json::from_str(&schema).unwrap();
     let validator = jsonschema::validator_for(&schema).expect("the SARIF schema compiles");
-    for input in ["testdata/lint/showcase.yaml", "testdata/lint/clean.yaml", "testdata/lint/broken.yaml"] {
+    for input in [
+        "testdata/lint/showcase.yaml",
+        "testdata/lint/clean.yaml",
+        "testdata/lint/broken.yaml",
+    ] {
         let o = run(&["lint", "-o", "sarif", input]);
         let log: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
         let errors: Vec<String> = validator
@@ -241,7 +314,13 @@ fn sarif_output_validates_against_the_official_schema() {
             .map(|e| format!("{} at {}", e, e.instance_path()))
             .collect();
         assert!(errors.is_empty(), "{input}: {errors:#?}");
-        assert!(log["runs"][0]["tool"]["driver"]["rules"].as_array().unwrap().len() > 20);
+        assert!(
+            log["runs"][0]["tool"]["driver"]["rules"]
+                .as_array()
+                .unwrap()
+                .len()
+                > 20
+        );
     }
     // The validator does reject what SARIF forbids.
     let o = run(&["lint", "-o", "sarif", "testdata/lint/showcase.yaml"]);

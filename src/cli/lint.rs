@@ -282,8 +282,8 @@ mod tests {
     #[test]
     fn feature_gates_parse() {
         let g = parse_feature_gates("PropagationPolicyPreemption=true, Failover=False").unwrap();
-        assert_eq!(g["PropagationPolicyPreemption"], true);
-        assert_eq!(g["Failover"], false);
+        assert!(g["PropagationPolicyPreemption"]);
+        assert!(!g["Failover"]);
         assert!(parse_feature_gates("X=maybe").is_err());
         assert!(parse_feature_gates("X").is_err());
     }

@@ -233,7 +233,7 @@ mod tests {
         )
         .unwrap();
         assert_eq!(c.karmada_version, Some(KarmadaVersion::new(1, 18)));
-        assert_eq!(c.feature_gates["PropagationPolicyPreemption"], true);
+        assert!(c.feature_gates["PropagationPolicyPreemption"]);
         assert_eq!(c.rules["overlap"], RuleSetting::Off);
         assert!(c.ignores(Path::new("/repo/charts/x/a.yaml")));
         assert!(!c.ignores(Path::new("/repo/base/a.yaml")));

@@ -1,6 +1,7 @@
 //! `lint`: findings over a set of documents. Input problems, schema and admission checks say
 //! whether each object is accepted; the semantic rules say what accepted policies will do together.
 
+pub mod analysis;
 pub mod config;
 pub mod diff;
 pub mod finding;
@@ -37,6 +38,10 @@ pub fn lint(loaded: &[Loaded], inventory: &Inventory, opts: &LintOptions) -> Vec
     findings.extend(schema);
     findings.extend(rules::duplicate_identity::check(inventory));
     findings.extend(rules::suspension::check(inventory, opts));
+    let analysis = analysis::Analysis::new(inventory, opts);
+    findings.extend(rules::overlap::check(&analysis));
+    findings.extend(rules::preemption::check(&analysis));
+    findings.extend(rules::dead_policy::check(&analysis));
     findings = apply_settings(findings, &opts.rules);
     if opts.inline_ignores {
         findings = suppress::apply(findings, inventory, &registry::is_known);
@@ -65,9 +70,9 @@ fn drop_cascades(admission: Vec<Finding>, schema: &[Finding]) -> Vec<Finding> {
             let (Some(doc), Some(field)) = (f.doc, f.field.as_deref()) else {
                 return true;
             };
-            !broken
-                .iter()
-                .any(|(d, prefix)| *d == doc && prefix.len() > 1 && field.starts_with(prefix.as_str()))
+            !broken.iter().any(|(d, prefix)| {
+                *d == doc && prefix.len() > 1 && field.starts_with(prefix.as_str())
+            })
         })
         .collect()
 }
@@ -91,4 +96,37 @@ fn apply_settings(
             None => Some(f),
         })
         .collect()
+}
+
+/// Helpers for the rules' unit tests.
+#[cfg(test)]
+pub mod test_support {
+    use super::*;
+    use crate::source::{load, Source};
+
+    /// Lints one YAML text as `t.yaml` and keeps the findings of `rule`.
+    pub fn lint_rule(text: &str, rule: &str, preemption_gate: bool) -> Vec<Finding> {
+        let loaded = load(Source::new("t.yaml", text));
+        let mut loaded = vec![loaded];
+        let docs = std::mem::take(&mut loaded[0].documents);
+        let inventory = Inventory::from_documents(docs, "default");
+        let mut opts = LintOptions {
+            inline_ignores: true,
+            ..LintOptions::default()
+        };
+        if preemption_gate {
+            opts.feature_gates
+                .insert("PropagationPolicyPreemption".into(), true);
+        }
+        lint(&loaded, &inventory, &opts)
+            .into_iter()
+            .filter(|f| f.rule == rule)
+            .collect()
+    }
+
+    /// `(line, column)` of a finding.
+    pub fn pos(f: &Finding) -> (u32, u32) {
+        let l = f.location.as_ref().expect("finding has a location");
+        (l.span.start.line, l.span.start.col)
+    }
 }

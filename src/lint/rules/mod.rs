@@ -1,8 +1,11 @@
 //! One file per rule (or per family of closely related rules): its doc, its check and its tests.
 
 pub mod admission;
+pub mod dead_policy;
 pub mod duplicate_identity;
 pub mod input;
+pub mod overlap;
+pub mod preemption;
 pub mod schema;
 pub mod suspension;
 pub mod suspension_age;

@@ -1,0 +1,146 @@
+//! A policy that selects nothing although templates of its kinds are in the input.
+
+use std::collections::HashSet;
+
+use crate::lint::analysis::Analysis;
+use crate::lint::registry::{RuleDoc, RuleGroup};
+use crate::lint::{Finding, Severity};
+use crate::source::FieldPath;
+
+pub const DOC: RuleDoc = RuleDoc {
+    id: "dead-policy",
+    group: RuleGroup::Semantics,
+    default_severity: Severity::Info,
+    summary: "A policy that selects no template, although templates of its kinds (in its namespace) are in the input",
+    rationale: "Usually a selector typo: a wrong apiVersion (`apps/v1beta1`), kind, name or label, or a \
+                PropagationPolicy in another namespace than its templates. Only kinds with templates in the input \
+                are considered, so policies for objects created elsewhere are not reported.",
+    example: "kind: Deployment\nmetadata: {name: nginx, namespace: default}\n---\nkind: PropagationPolicy\nmetadata: {name: p, namespace: default}\nspec:\n  resourceSelectors: [{apiVersion: apps/v1, kind: Deployment, name: ngnix}]\n",
+    fix: "Fix the selector, or delete the policy.",
+    reference: "claim-and-preemption.md §1.2, §1.3",
+};
+
+pub fn check(a: &Analysis<'_>) -> Vec<Finding> {
+    let st = &a.state;
+    let mut matched: HashSet<usize> = HashSet::new();
+    // Kinds present among the templates, by namespace and overall (any apiVersion: a selector
+    // with the wrong apiVersion is the typo this rule exists for).
+    let mut present: HashSet<(&str, &str)> = HashSet::new();
+    let mut present_kind: HashSet<&str> = HashSet::new();
+    let mut versions: std::collections::BTreeMap<&str, std::collections::BTreeSet<&str>> =
+        Default::default();
+    for (t, tpl) in st.templates.iter().enumerate() {
+        present.insert((&tpl.kind, &tpl.namespace));
+        present_kind.insert(&tpl.kind);
+        versions
+            .entry(&tpl.kind)
+            .or_default()
+            .insert(&tpl.api_version);
+        matched.extend(st.matching_policies(t).into_iter().map(|(p, _)| p));
+    }
+    let mut out = Vec::new();
+    for (i, p) in st.live_policies() {
+        if matched.contains(&i) || !p.known {
+            continue;
+        }
+        let relevant = p.spec.resource_selectors.iter().any(|rs| {
+            let ns = if p.is_pp() {
+                p.namespace.as_str()
+            } else {
+                rs.namespace.as_str()
+            };
+            if ns.is_empty() {
+                present_kind.contains(rs.kind.as_str())
+            } else {
+                present.contains(&(rs.kind.as_str(), ns))
+            }
+        });
+        if !relevant {
+            continue;
+        }
+        // Name the apiVersion mismatch when that is the likely typo.
+        let hint: Vec<String> = p
+            .spec
+            .resource_selectors
+            .iter()
+            .filter_map(|rs| {
+                let found = versions.get(rs.kind.as_str())?;
+                (!found.contains(rs.api_version.as_str())).then(|| {
+                    format!(
+                        "; no {} in the input has apiVersion {} (found: {})",
+                        rs.kind,
+                        rs.api_version,
+                        found.iter().copied().collect::<Vec<_>>().join(", ")
+                    )
+                })
+            })
+            .collect();
+        out.push(a.policy_finding(
+            i,
+            &DOC,
+            &FieldPath::parse("spec.resourceSelectors"),
+            format!(
+                "{} selects none of the templates in the input, though templates of its kinds are there: check apiVersion, kind, name, labels and namespace{}",
+                p.reference(),
+                hint.concat()
+            ),
+        ));
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::lint::test_support::{lint_rule, pos};
+
+    const CM: &str =
+        "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: settings\n  namespace: default\n";
+
+    fn pp(ns: &str, selector: &str) -> String {
+        format!("---\napiVersion: policy.karmada.io/v1alpha1\nkind: PropagationPolicy\nmetadata:\n  name: p\n  namespace: {ns}\nspec:\n  resourceSelectors:\n    - {selector}\n")
+    }
+
+    #[test]
+    fn a_typo_selects_nothing() {
+        let text = format!(
+            "{CM}{}",
+            pp(
+                "default",
+                "{apiVersion: v1, kind: ConfigMap, name: setings}"
+            )
+        );
+        let f = lint_rule(&text, "dead-policy", false);
+        assert_eq!(f.len(), 1);
+        assert_eq!(pos(&f[0]), (13, 3));
+        let text = format!(
+            "{CM}{}",
+            pp(
+                "default",
+                "{apiVersion: v1beta1, kind: ConfigMap, name: settings}"
+            )
+        );
+        let f = lint_rule(&text, "dead-policy", false);
+        assert!(
+            f[0].message
+                .ends_with("no ConfigMap in the input has apiVersion v1beta1 (found: v1)"),
+            "{}",
+            f[0].message
+        );
+    }
+
+    #[test]
+    fn kinds_absent_from_the_input_or_namespace_are_not_judged() {
+        let text = format!(
+            "{CM}{}",
+            pp("default", "{apiVersion: v1, kind: Secret, name: x}")
+        );
+        assert!(lint_rule(&text, "dead-policy", false).is_empty());
+        let text = format!(
+            "{CM}{}",
+            pp("other", "{apiVersion: v1, kind: ConfigMap, name: x}")
+        );
+        assert!(lint_rule(&text, "dead-policy", false).is_empty());
+        let text = format!("{CM}{}", pp("default", "{apiVersion: v1, kind: ConfigMap}"));
+        assert!(lint_rule(&text, "dead-policy", false).is_empty());
+    }
+}

@@ -1,0 +1,455 @@
+//! Several policies match one template: who wins and why (claim-and-preemption.md §2.3, §3).
+//! Where the templates are not in the input, selectors that can match the same objects.
+
+use std::collections::{BTreeMap, HashSet};
+
+use crate::engine::rank::{self, Decider};
+use crate::engine::state::PolicyEntry;
+use crate::lint::analysis::Analysis;
+use crate::lint::registry::{RuleDoc, RuleGroup};
+use crate::lint::{Finding, Severity};
+use crate::model::policy::{LabelSelector, ResourceSelector};
+use crate::source::FieldPath;
+
+pub const OVERLAP: RuleDoc = RuleDoc {
+    id: "overlap",
+    group: RuleGroup::Semantics,
+    default_severity: Severity::Info,
+    summary: "A template in the input is matched by two or more policies",
+    rationale: "Only one policy claims a template: the highest explicit priority, then the most precise selector \
+                (name > label selector > kind only), then the name that sorts first; any PropagationPolicy beats every \
+                ClusterPropagationPolicy. The losing policy's placement never applies to that template. A warning \
+                when only name order decides: renaming a policy would silently move the template.",
+    example: "kind: PropagationPolicy\nmetadata: {name: a, namespace: default}\nspec:\n  resourceSelectors: [{apiVersion: apps/v1, kind: Deployment}]\n---\nkind: PropagationPolicy\nmetadata: {name: b, namespace: default}\nspec:\n  resourceSelectors: [{apiVersion: apps/v1, kind: Deployment}]\n",
+    fix: "Make the selectors disjoint, or make the choice explicit with different `spec.priority` values.",
+    reference: "claim-and-preemption.md §2.3 (compare.go:30-126), §3 (policy.go:61-94)",
+};
+
+pub const POTENTIAL_OVERLAP: RuleDoc = RuleDoc {
+    id: "potential-overlap",
+    group: RuleGroup::Semantics,
+    default_severity: Severity::Info,
+    summary: "Two policies' selectors can match the same objects (no such template is in the input)",
+    rationale: "Same apiVersion, kind and namespace, names equal or absent, and label selectors that are not \
+                provably disjoint: when such a template appears, only one of the policies will claim it.",
+    example: "spec:\n  resourceSelectors:\n    - {apiVersion: v1, kind: ConfigMap, labelSelector: {matchLabels: {team: a}}}\n---\nspec:\n  resourceSelectors:\n    - {apiVersion: v1, kind: ConfigMap}\n",
+    fix: "Make the selectors disjoint (names, or label values that exclude each other), or set explicit priorities.",
+    reference: "claim-and-preemption.md §1.2, §2.3",
+};
+
+pub const DOCS: &[&RuleDoc] = &[&OVERLAP, &POTENTIAL_OVERLAP];
+
+fn why(a: &Analysis<'_>, winner: usize, loser: usize, t: usize, decider: Decider) -> String {
+    let (w, l) = (a.state.policy(winner), a.state.policy(loser));
+    let target = a.state.templates[t].target();
+    match decider {
+        Decider::PpBeatsCpp => {
+            "a PropagationPolicy always beats a ClusterPropagationPolicy, whatever the priorities"
+                .into()
+        }
+        Decider::Explicit => format!(
+            "higher explicit priority ({} > {})",
+            w.priority(),
+            l.priority()
+        ),
+        Decider::Implicit => format!(
+            "more precise selector ({} beats {}; both priority {})",
+            w.match_priority(&target).as_str(),
+            l.match_priority(&target).as_str(),
+            w.priority()
+        ),
+        Decider::Name | Decider::Same => format!(
+            "name order only (same priority {} and selector precision; `{}` sorts before `{}`)",
+            w.priority(),
+            w.name,
+            l.name
+        ),
+    }
+}
+
+pub fn check(a: &Analysis<'_>) -> Vec<Finding> {
+    let mut out = overlaps(a);
+    out.extend(potential_overlaps(a));
+    out
+}
+
+fn overlaps(a: &Analysis<'_>) -> Vec<Finding> {
+    // (loser, winner, decider) -> templates, in template order.
+    let mut groups: BTreeMap<(usize, usize), (Decider, Vec<usize>)> = BTreeMap::new();
+    for (t, tpl) in a.state.templates.iter().enumerate() {
+        if tpl.excluded.is_some() {
+            continue;
+        }
+        let mut cands: Vec<_> = a
+            .state
+            .matching_policies(t)
+            .into_iter()
+            .filter(|&(i, _)| {
+                let p = a.state.policy(i);
+                p.known && !p.terminating
+            })
+            .collect();
+        if cands.len() < 2 {
+            continue;
+        }
+        let key = |c: &(usize, _)| a.state.policy(c.0).rank_key(c.1);
+        cands.sort_by(|x, y| rank::compare(&key(y), &key(x)).0);
+        let (winner, wm) = cands[0];
+        for &(loser, lm) in &cands[1..] {
+            let (_, decider) = rank::compare(
+                &a.state.policy(winner).rank_key(wm),
+                &a.state.policy(loser).rank_key(lm),
+            );
+            groups
+                .entry((loser, winner))
+                .or_insert_with(|| (decider, Vec::new()))
+                .1
+                .push(t);
+        }
+    }
+    let mut out = Vec::new();
+    for ((loser, winner), (decider, templates)) in groups {
+        let t = templates[0];
+        let path = a.matching_selector(loser, t);
+        let (w, l) = (a.state.policy(winner), a.state.policy(loser));
+        let mut f = a.policy_finding(
+            loser,
+            &OVERLAP,
+            &path,
+            format!(
+                "{} and {} both match {}: {} wins: {}",
+                l.reference(),
+                w.reference(),
+                a.describe_templates(&templates),
+                w.reference(),
+                why(a, winner, loser, t, decider)
+            ),
+        );
+        if matches!(decider, Decider::Name | Decider::Same) {
+            f.severity = Severity::Warning;
+        }
+        let owner = a.settled[t].owner.as_ref();
+        if owner.is_some_and(|o| *o != w.reference()) {
+            f.message.push_str(&format!(
+                " (but {} keeps it: {})",
+                owner.expect("checked"),
+                if a.settled[t].preempted {
+                    "it preempted the winner"
+                } else {
+                    "an existing claim is kept"
+                }
+            ));
+        }
+        if let Some((source, span)) = a.policy_span(w, &a.matching_selector(winner, t)) {
+            f = f.related(&source, span, format!("overlaps with {}", w.reference()));
+        }
+        out.push(f);
+    }
+    out
+}
+
+/// A selector's constraint on one label key, for the disjointness test.
+#[derive(Default)]
+struct KeyReq {
+    /// The value must be one of these (matchLabels, In).
+    one_of: Option<HashSet<String>>,
+    /// The value must not be one of these (NotIn).
+    none_of: HashSet<String>,
+    exists: bool,
+    absent: bool,
+}
+
+fn requirements(sel: &LabelSelector) -> BTreeMap<&str, KeyReq> {
+    let mut m: BTreeMap<&str, KeyReq> = BTreeMap::new();
+    let narrow = |r: &mut KeyReq, vals: HashSet<String>| {
+        r.one_of = Some(match r.one_of.take() {
+            Some(prev) => prev.intersection(&vals).cloned().collect(),
+            None => vals,
+        });
+    };
+    for (k, v) in sel.match_labels.iter().flatten() {
+        narrow(m.entry(k).or_default(), HashSet::from([v.clone()]));
+    }
+    for e in sel.match_expressions.iter().flatten() {
+        let r = m.entry(e.key.as_str()).or_default();
+        let vals: HashSet<String> = e.values.iter().flatten().cloned().collect();
+        match e.operator.as_str() {
+            "In" => narrow(r, vals),
+            "NotIn" => r.none_of.extend(vals),
+            "Exists" => r.exists = true,
+            "DoesNotExist" => r.absent = true,
+            _ => {}
+        }
+    }
+    m
+}
+
+/// Whether no label set can satisfy both selectors (`None` = no selector: matches everything).
+pub fn provably_disjoint(a: Option<&LabelSelector>, b: Option<&LabelSelector>) -> bool {
+    let (Some(a), Some(b)) = (a, b) else {
+        return false;
+    };
+    let (ra, rb) = (requirements(a), requirements(b));
+    let contradicts = |x: &KeyReq, y: &KeyReq| {
+        let x_needs = x.exists || x.one_of.is_some();
+        if let (Some(xs), Some(ys)) = (&x.one_of, &y.one_of) {
+            if xs.is_disjoint(ys) {
+                return true;
+            }
+        }
+        if let Some(xs) = &x.one_of {
+            if xs.iter().all(|v| y.none_of.contains(v)) {
+                return true;
+            }
+        }
+        x_needs && y.absent
+    };
+    ra.iter().any(|(k, x)| {
+        // A selector that contradicts itself matches nothing at all.
+        let self_empty = x.one_of.as_ref().is_some_and(HashSet::is_empty);
+        self_empty
+            || rb
+                .get(k)
+                .is_some_and(|y| contradicts(x, y) || contradicts(y, x))
+    }) || rb
+        .values()
+        .any(|y| y.one_of.as_ref().is_some_and(HashSet::is_empty))
+}
+
+/// The namespace a selector effectively constrains to (`""` = any), and whether two
+/// selectors of these policies can see the same namespace.
+fn namespaces_meet(
+    pa: &PolicyEntry,
+    sa: &ResourceSelector,
+    pb: &PolicyEntry,
+    sb: &ResourceSelector,
+) -> bool {
+    let ns = |p: &PolicyEntry, s: &ResourceSelector| {
+        if p.is_pp() {
+            p.namespace.clone()
+        } else {
+            s.namespace.clone()
+        }
+    };
+    let (na, nb) = (ns(pa, sa), ns(pb, sb));
+    na.is_empty() || nb.is_empty() || na == nb
+}
+
+/// Bound on selector pairs examined per (apiVersion, kind), so a huge repository stays fast.
+const MAX_PAIRS_PER_KIND: usize = 200_000;
+
+fn potential_overlaps(a: &Analysis<'_>) -> Vec<Finding> {
+    // Selectors grouped by (apiVersion, kind) for kinds with no template in the input.
+    let mut by_kind: BTreeMap<(&str, &str), Vec<(usize, usize)>> = BTreeMap::new();
+    for (i, p) in a.state.live_policies() {
+        if !p.known || p.terminating {
+            continue;
+        }
+        for (s, rs) in p.spec.resource_selectors.iter().enumerate() {
+            if a.state.templates_of(&rs.api_version, &rs.kind).is_empty() {
+                by_kind
+                    .entry((&rs.api_version, &rs.kind))
+                    .or_default()
+                    .push((i, s));
+            }
+        }
+    }
+    let mut reported: HashSet<(usize, usize)> = HashSet::new();
+    let mut out = Vec::new();
+    for sels in by_kind.values() {
+        let mut pairs = 0usize;
+        'outer: for (x, &(pi, si)) in sels.iter().enumerate() {
+            for &(pj, sj) in &sels[x + 1..] {
+                pairs += 1;
+                if pairs > MAX_PAIRS_PER_KIND {
+                    break 'outer;
+                }
+                if pi == pj || reported.contains(&(pi.min(pj), pi.max(pj))) {
+                    continue;
+                }
+                let (p, q) = (a.state.policy(pi), a.state.policy(pj));
+                let (sa, sb) = (
+                    &p.spec.resource_selectors[si],
+                    &q.spec.resource_selectors[sj],
+                );
+                if !namespaces_meet(p, sa, q, sb) {
+                    continue;
+                }
+                if !sa.name.is_empty() && !sb.name.is_empty() && sa.name != sb.name {
+                    continue;
+                }
+                // A name wins over the label selector (§1.2), so only unnamed selectors' labels count.
+                let la = if sa.name.is_empty() {
+                    sa.label_selector.as_ref()
+                } else {
+                    None
+                };
+                let lb = if sb.name.is_empty() {
+                    sb.label_selector.as_ref()
+                } else {
+                    None
+                };
+                if provably_disjoint(la, lb) {
+                    continue;
+                }
+                reported.insert((pi.min(pj), pi.max(pj)));
+                let what = if !sa.name.is_empty() {
+                    format!("{} `{}`", sa.kind, sa.name)
+                } else if !sb.name.is_empty() {
+                    format!("{} `{}`", sb.kind, sb.name)
+                } else {
+                    format!("{} objects", sa.kind)
+                };
+                let path = FieldPath::parse("spec.resourceSelectors").index(sj);
+                let mut f = a.policy_finding(
+                    pj,
+                    &POTENTIAL_OVERLAP,
+                    &path,
+                    format!(
+                        "{} and {} can both match {what} ({}); none is in the input, so who wins is decided when one appears",
+                        q.reference(),
+                        p.reference(),
+                        sa.api_version
+                    ),
+                );
+                let other = FieldPath::parse("spec.resourceSelectors").index(si);
+                if let Some((source, span)) = a.policy_span(p, &other) {
+                    f = f.related(&source, span, format!("overlaps with {}", p.reference()));
+                }
+                out.push(f);
+            }
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn sel(json: &str) -> LabelSelector {
+        serde_json::from_str(json).unwrap()
+    }
+
+    #[test]
+    fn disjointness_is_proven_only_when_certain() {
+        let a = sel(r#"{"matchLabels":{"team":"a"}}"#);
+        let b = sel(r#"{"matchLabels":{"team":"b"}}"#);
+        let c = sel(r#"{"matchLabels":{"app":"x"}}"#);
+        let d = sel(r#"{"matchExpressions":[{"key":"team","operator":"DoesNotExist"}]}"#);
+        let e = sel(r#"{"matchExpressions":[{"key":"team","operator":"NotIn","values":["a"]}]}"#);
+        let f = sel(r#"{"matchExpressions":[{"key":"team","operator":"In","values":["a","b"]}]}"#);
+        assert!(provably_disjoint(Some(&a), Some(&b)));
+        assert!(!provably_disjoint(Some(&a), Some(&c)));
+        assert!(provably_disjoint(Some(&a), Some(&d)));
+        assert!(provably_disjoint(Some(&a), Some(&e)));
+        assert!(!provably_disjoint(Some(&f), Some(&b)));
+        assert!(!provably_disjoint(None, Some(&a)));
+    }
+}
+
+#[cfg(test)]
+mod rule_tests {
+    use crate::lint::test_support::{lint_rule, pos};
+    use crate::lint::Severity;
+
+    const DEPLOY: &str = "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: nginx\n  namespace: default\n  labels: {app: nginx}\n";
+
+    fn pp(name: &str, priority: i32, selector: &str) -> String {
+        format!("---\napiVersion: policy.karmada.io/v1alpha1\nkind: PropagationPolicy\nmetadata:\n  name: {name}\n  namespace: default\nspec:\n  priority: {priority}\n  resourceSelectors:\n    - {selector}\n")
+    }
+
+    #[test]
+    fn name_order_alone_is_a_warning_on_the_loser() {
+        let sel = "{apiVersion: apps/v1, kind: Deployment}";
+        let text = format!("{DEPLOY}{}{}", pp("abc", 0, sel), pp("ab", 0, sel));
+        let f = lint_rule(&text, "overlap", false);
+        assert_eq!(f.len(), 1);
+        assert_eq!(f[0].severity, Severity::Warning);
+        assert!(f[0].message.starts_with("pp/default/abc and pp/default/ab both match deployment/default/nginx: pp/default/ab wins: name order only"), "{}", f[0].message);
+        // The loser's selector (document 2 starts at line 7; its selector is on line 16).
+        assert_eq!(pos(&f[0]), (16, 7));
+        assert_eq!(f[0].related[0].location.span.start.line, 26);
+    }
+
+    #[test]
+    fn priority_or_precision_decides_and_is_info() {
+        let text = format!(
+            "{DEPLOY}{}{}",
+            pp("a", 1, "{apiVersion: apps/v1, kind: Deployment}"),
+            pp(
+                "b",
+                0,
+                "{apiVersion: apps/v1, kind: Deployment, name: nginx}"
+            )
+        );
+        let f = lint_rule(&text, "overlap", false);
+        assert_eq!(f.len(), 1);
+        assert_eq!(f[0].severity, Severity::Info);
+        assert!(
+            f[0].message
+                .contains("pp/default/a wins: higher explicit priority (1 > 0)"),
+            "{}",
+            f[0].message
+        );
+        let text = format!(
+            "{DEPLOY}{}{}",
+            pp("a", 0, "{apiVersion: apps/v1, kind: Deployment}"),
+            pp(
+                "b",
+                0,
+                "{apiVersion: apps/v1, kind: Deployment, labelSelector: {}}"
+            )
+        );
+        let f = lint_rule(&text, "overlap", false);
+        assert!(
+            f[0].message
+                .contains("pp/default/b wins: more precise selector (labelSelector beats all"),
+            "{}",
+            f[0].message
+        );
+    }
+
+    #[test]
+    fn disjoint_policies_do_not_overlap() {
+        let text = format!(
+            "{DEPLOY}{}{}",
+            pp(
+                "a",
+                0,
+                "{apiVersion: apps/v1, kind: Deployment, name: nginx}"
+            ),
+            pp(
+                "b",
+                0,
+                "{apiVersion: apps/v1, kind: Deployment, name: other}"
+            )
+        );
+        assert!(lint_rule(&text, "overlap", false).is_empty());
+        assert!(lint_rule(&text, "potential-overlap", false).is_empty());
+    }
+
+    #[test]
+    fn potential_overlap_without_templates() {
+        let text = format!(
+            "{}{}{}",
+            pp(
+                "a",
+                0,
+                "{apiVersion: v1, kind: ConfigMap, labelSelector: {matchLabels: {team: a}}}"
+            ),
+            pp("b", 0, "{apiVersion: v1, kind: ConfigMap}"),
+            pp(
+                "c",
+                0,
+                "{apiVersion: v1, kind: ConfigMap, labelSelector: {matchLabels: {team: c}}}"
+            )
+        );
+        let f = lint_rule(&text, "potential-overlap", false);
+        // a~b and b~c can meet; a and c cannot (team: a vs team: c).
+        assert_eq!(f.len(), 2, "{f:#?}");
+        assert!(f
+            .iter()
+            .all(|f| !f.message.contains("pp/default/c and pp/default/a")));
+    }
+}
