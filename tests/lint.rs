@@ -328,3 +328,103 @@ fn sarif_output_validates_against_the_official_schema() {
     log["runs"][0]["results"][0]["level"] = "fatal".into();
     assert!(!validator.is_valid(&log));
 }
+
+#[test]
+fn config_file_turns_rules_off_sets_severity_and_known_clusters() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::copy(
+        "testdata/examples/gitops/policies.yaml",
+        dir.path().join("policies.yaml"),
+    )
+    .unwrap();
+    std::fs::copy(
+        "testdata/examples/gitops/apps.yaml",
+        dir.path().join("apps.yaml"),
+    )
+    .unwrap();
+    std::fs::write(
+        dir.path().join(".karmada-policy.yaml"),
+        "rules:\n  overlap: \"off\"\n  dead-policy: error\nknownClusters: [member1, member2]\nfeatureGates:\n  PropagationPolicyPreemption: true\n",
+    )
+    .unwrap();
+    // Found from the current directory upwards.
+    let o = bin()
+        .current_dir(dir.path())
+        .args(["lint", "-o", "json", "."])
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(1), "dead-policy is now an error");
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    let rules: Vec<&str> = v["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f["rule"].as_str().unwrap())
+        .collect();
+    assert!(!rules.contains(&"overlap"));
+    assert!(
+        !rules.contains(&"inert-preemption"),
+        "the gate is on in the config"
+    );
+    assert!(
+        rules.contains(&"unknown-cluster"),
+        "member3 is not a known cluster: {rules:?}"
+    );
+    let dead = v["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|f| f["rule"] == "dead-policy")
+        .unwrap();
+    assert_eq!(dead["severity"], "error");
+    // A bad config is a usage error naming file, line and column.
+    std::fs::write(
+        dir.path().join(".karmada-policy.yaml"),
+        "rules:\n  nonsense: error\n",
+    )
+    .unwrap();
+    let o = bin()
+        .current_dir(dir.path())
+        .args(["lint", "."])
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&o.stderr)
+        .contains(".karmada-policy.yaml:2:3: unknown rule `nonsense`"));
+}
+
+#[test]
+fn inline_ignores_need_a_reason_and_can_be_disabled() {
+    let dir = tempfile::tempdir().unwrap();
+    let policy = |annotation: &str| {
+        format!(
+            "apiVersion: policy.karmada.io/v1alpha1\nkind: PropagationPolicy\nmetadata:\n  name: p\n  namespace: default\n  annotations:\n    karmada-policy.io/ignore: \"{annotation}\"\nspec:\n  preemption: Always\n  resourceSelectors:\n    - apiVersion: apps/v1\n      kind: Deployment\n      name: nginx\n"
+        )
+    };
+    let file = dir.path().join("p.yaml");
+    let rules_of = |args: &[&str]| -> Vec<String> {
+        let o = run(&[&["lint", "-o", "json"], args, &[file.to_str().unwrap()]].concat());
+        let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+        v["findings"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|f| f["rule"].as_str().unwrap().to_string())
+            .collect()
+    };
+    std::fs::write(
+        &file,
+        policy("inert-preemption: the gate is enabled in production"),
+    )
+    .unwrap();
+    assert!(rules_of(&[]).is_empty(), "{:?}", rules_of(&[]));
+    assert_eq!(rules_of(&["--no-inline-ignores"]), ["inert-preemption"]);
+    std::fs::write(&file, policy("inert-preemption")).unwrap();
+    let mut got = rules_of(&[]);
+    got.sort();
+    assert_eq!(
+        got,
+        ["inert-preemption", "invalid-ignore"],
+        "no reason: not applied, and reported"
+    );
+}
