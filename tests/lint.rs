@@ -428,3 +428,55 @@ fn inline_ignores_need_a_reason_and_can_be_disabled() {
         "no reason: not applied, and reported"
     );
 }
+
+/// Findings of one corpus file, as JSON values (None when ../shared is absent).
+fn corpus_findings(file: &str) -> Option<Vec<serde_json::Value>> {
+    let path = shared_dir()?.join("corpus").join(file);
+    let o = run(&["lint", "-o", "json", path.to_str().unwrap()]);
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    Some(v["findings"].as_array().unwrap().clone())
+}
+
+#[test]
+fn website_preemption_example_without_a_name_is_an_error_at_the_selector() {
+    let Some(f) = corpus_findings(
+        "karmada-io__website/docs__userguide__scheduling__propagation-policy.md__block25.yaml",
+    ) else {
+        eprintln!("skipped: ../shared (the corpus) is not beside the checkout");
+        return;
+    };
+    let f = f
+        .iter()
+        .find(|f| f["rule"] == "preemption-requires-name")
+        .expect("reported");
+    assert_eq!(f["severity"], "error");
+    assert_eq!(f["field"], "spec.resourceSelectors[0].name");
+    assert_eq!(
+        (f["line"].as_u64(), f["column"].as_u64()),
+        (Some(8), Some(7))
+    );
+    assert_eq!(
+        f["message"],
+        "name cannot be empty if preemption is Always, the empty name may cause unexpected resources preemption"
+    );
+}
+
+#[test]
+fn website_cluster_affinity_beside_placement_is_an_unknown_field_at_that_line() {
+    let Some(f) = corpus_findings(
+        "karmada-io__website/docs__userguide__scheduling__propagation-policy.md__block33.yaml",
+    ) else {
+        eprintln!("skipped: ../shared (the corpus) is not beside the checkout");
+        return;
+    };
+    let f = f
+        .iter()
+        .find(|f| f["rule"] == "schema-unknown-field")
+        .expect("reported");
+    assert_eq!(f["field"], "spec.clusterAffinity");
+    assert_eq!(
+        (f["line"].as_u64(), f["column"].as_u64()),
+        (Some(10), Some(3))
+    );
+    assert_eq!(f["message"], "unknown field \"spec.clusterAffinity\"");
+}
