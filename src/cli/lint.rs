@@ -6,9 +6,11 @@ use std::path::Path;
 use clap::Args as ClapArgs;
 
 use super::common::{stdout_color, write_stdout, CliError, Exit, Inputs};
-use crate::lint::{self, registry, Config, Finding, LintOptions, Severity};
-use crate::model::KarmadaVersion;
+use crate::lint::rules::suspension_age;
+use crate::lint::{self, diff, registry, Config, Finding, LintOptions, Severity};
+use crate::model::{Inventory, KarmadaVersion};
 use crate::output::{self, Summary};
+use crate::source::git::{GitRepo, Side};
 
 pub const AFTER_HELP: &str = "\
 Output:
@@ -57,6 +59,20 @@ pub struct Args {
     /// Print the documentation of one rule and exit.
     #[arg(long = "explain", value_name = "RULE-ID")]
     pub explain: Option<String>,
+    /// Lint the tree of a git revision (branch, tag, commit, `HEAD~1`) from the object database,
+    /// without a checkout; PATHs (optional) narrow it to files and directories of the repository.
+    #[arg(long = "rev", value_name = "REV")]
+    pub rev: Option<String>,
+    /// Lint the git index, i.e. what `git commit` would record (for pre-commit hooks).
+    #[arg(long = "staged", conflicts_with = "rev")]
+    pub staged: bool,
+    /// Compare with a base revision (e.g. origin/main; the merge base with HEAD is used): report
+    /// only new findings, the templates whose owner changes, and updates Karmada would reject.
+    #[arg(long = "base", value_name = "REV")]
+    pub base: Option<String>,
+    /// With --base, report every finding at head in text and JSON, not only the new ones.
+    #[arg(long = "all-findings", requires = "base")]
+    pub all_findings: bool,
 }
 
 /// One requested output: a format and where it goes.
@@ -182,7 +198,6 @@ pub fn run(args: Args) -> Result<Exit, CliError> {
         feature_gates.extend(parse_feature_gates(g)?);
     }
     let ignore = |p: &Path| config.ignores(p);
-    let inputs = Inputs::read(&args.paths, &args.namespace, &ignore)?;
     let opts = LintOptions {
         version,
         feature_gates,
@@ -190,6 +205,10 @@ pub fn run(args: Args) -> Result<Exit, CliError> {
         rules: config.rules.clone(),
         inline_ignores: !args.no_inline_ignores,
     };
+    if args.rev.is_some() || args.staged || args.base.is_some() {
+        return run_git(&args, &config, &opts, &outputs, threshold);
+    }
+    let inputs = Inputs::read(&args.paths, &args.namespace, &ignore)?;
     let findings = lint::lint(&inputs.loaded, &inputs.inventory, &opts);
     let mut summary = Summary {
         files: inputs.loaded.len(),
@@ -212,6 +231,211 @@ pub fn run(args: Args) -> Result<Exit, CliError> {
     }
     let failed = threshold.is_some_and(|t| findings.iter().any(|f| f.severity >= t));
     Ok(if failed { Exit::Failure } else { Exit::Ok })
+}
+
+/// One side of a git-mode run: what was read and what lint says about it.
+struct GitSide {
+    files: usize,
+    inventory: Inventory,
+    findings: Vec<Finding>,
+}
+
+/// What every side of a git-mode run shares.
+struct GitRun<'a> {
+    repo: &'a GitRepo,
+    specs: &'a [String],
+    args: &'a Args,
+    config: &'a Config,
+    opts: &'a LintOptions,
+    /// Unix seconds, for the age of suspensions.
+    now: i64,
+}
+
+/// Reads one side of the repository and lints it, with the suspension-age rule (blame) on top.
+fn lint_git_side(run: &GitRun<'_>, side: &Side, print_notes: bool) -> Result<GitSide, CliError> {
+    let GitRun {
+        repo,
+        specs,
+        args,
+        config,
+        opts,
+        now,
+    } = *run;
+    let ignore = |p: &Path| config.ignores(p);
+    let mut snapshot = repo
+        .read(side, specs, &ignore)
+        .map_err(|e| CliError::usage(e.0))?;
+    if print_notes {
+        for n in &snapshot.notes {
+            eprintln!("note: {n}");
+        }
+    }
+    let documents: Vec<_> = snapshot
+        .loaded
+        .iter_mut()
+        .flat_map(|l| std::mem::take(&mut l.documents))
+        .collect();
+    let inventory = Inventory::from_documents(documents, &args.namespace);
+    let mut findings = lint::lint(&snapshot.loaded, &inventory, opts);
+    let max_age = config
+        .max_suspension_age_secs
+        .unwrap_or(suspension_age::DEFAULT_MAX_AGE_SECS);
+    let history = |name: &str, text: &str, line: u32| repo.introduced(side, name, text, line);
+    let aged = suspension_age::check(&inventory, max_age, now, &history);
+    findings.extend(finish(aged, &inventory, opts));
+    findings.sort_by(|a, b| a.sort_key().cmp(&b.sort_key()));
+    Ok(GitSide {
+        files: snapshot.loaded.len(),
+        inventory,
+        findings,
+    })
+}
+
+/// Configuration settings and inline ignores for findings made outside `lint::lint`.
+fn finish(findings: Vec<Finding>, inventory: &Inventory, opts: &LintOptions) -> Vec<Finding> {
+    let findings = diff::apply_settings(findings, &opts.rules);
+    if opts.inline_ignores {
+        lint::suppress::apply(findings, inventory, &registry::is_known)
+    } else {
+        findings
+    }
+}
+
+/// `--rev`, `--staged` and `--base`.
+fn run_git(
+    args: &Args,
+    config: &Config,
+    opts: &LintOptions,
+    outputs: &[OutputSpec],
+    threshold: Option<Severity>,
+) -> Result<Exit, CliError> {
+    let cwd = std::env::current_dir()?;
+    let repo = GitRepo::discover(&cwd).map_err(|e| CliError::usage(e.0))?;
+    let specs = repo
+        .pathspecs(&cwd, &args.paths)
+        .map_err(|e| CliError::usage(e.0))?;
+    let head_side = if args.staged {
+        Side::Index
+    } else if let Some(rev) = &args.rev {
+        Side::Commit(repo.resolve(rev).map_err(|e| CliError::usage(e.0))?)
+    } else {
+        Side::WorkTree
+    };
+    // Resolve the base before the (long) read of the head, so a bad revision fails fast.
+    let base = match &args.base {
+        Some(rev) => {
+            let head_commit = match head_side {
+                Side::Commit(oid) => Some(oid),
+                _ => repo.head_commit(),
+            };
+            let (oid, notes) = repo
+                .base_commit(rev, head_commit)
+                .map_err(|e| CliError::usage(e.0))?;
+            for n in notes {
+                eprintln!("note: {n}");
+            }
+            Some(oid)
+        }
+        None => None,
+    };
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs() as i64);
+    let run = GitRun {
+        repo: &repo,
+        specs: &specs,
+        args,
+        config,
+        opts,
+        now,
+    };
+    let head = lint_git_side(&run, &head_side, true)?;
+    let mut summary = Summary {
+        files: head.files,
+        documents: head.inventory.documents.len(),
+        policies: head.inventory.policies().count(),
+        ..Summary::default()
+    };
+    let Some(base_oid) = base else {
+        summary.count(&head.findings);
+        write_outputs(outputs, &head.findings, &head.findings, None, &summary)?;
+        return Ok(exit_for(&head.findings, threshold));
+    };
+    let base = lint_git_side(&run, &Side::Commit(base_oid), false)?;
+    let new = diff::new_at_head(&base.findings, &head.findings);
+    let updates = finish(
+        diff::update_findings(&base.inventory, &head.inventory),
+        &head.inventory,
+        opts,
+    );
+    let mut new_findings: Vec<Finding> = head
+        .findings
+        .iter()
+        .zip(&new)
+        .filter(|(_, n)| **n)
+        .map(|(f, _)| f.clone())
+        .chain(updates.iter().cloned())
+        .collect();
+    new_findings.sort_by(|a, b| a.sort_key().cmp(&b.sort_key()));
+    let reported = if args.all_findings {
+        let mut all = head.findings;
+        all.extend(updates);
+        all.sort_by(|a, b| a.sort_key().cmp(&b.sort_key()));
+        all
+    } else {
+        new_findings.clone()
+    };
+    let ownership = diff::ownership_changes(
+        &base.inventory,
+        &head.inventory,
+        diff::engine_options(&opts.feature_gates, opts.version),
+    );
+    summary.count(&reported);
+    write_outputs(
+        outputs,
+        &reported,
+        &new_findings,
+        Some(&ownership),
+        &summary,
+    )?;
+    Ok(exit_for(&reported, threshold))
+}
+
+fn exit_for(findings: &[Finding], threshold: Option<Severity>) -> Exit {
+    if threshold.is_some_and(|t| findings.iter().any(|f| f.severity >= t)) {
+        Exit::Failure
+    } else {
+        Exit::Ok
+    }
+}
+
+/// Text and JSON show `reported` (and the ownership changes in --base mode); SARIF and GitHub
+/// annotations carry only `new_only`, the findings a pull request introduces.
+fn write_outputs(
+    outputs: &[OutputSpec],
+    reported: &[Finding],
+    new_only: &[Finding],
+    ownership: Option<&[diff::OwnershipChange]>,
+    summary: &Summary,
+) -> Result<(), CliError> {
+    for o in outputs {
+        let color = o.file.is_none() && stdout_color();
+        let text = match (o.format, ownership) {
+            (Format::Text, Some(own)) => {
+                output::text::render_with_ownership(reported, own, summary, color)
+            }
+            (Format::Json, Some(own)) => {
+                output::json::render_with_ownership(reported, summary, own)
+            }
+            (Format::Sarif | Format::Github, _) => render(o.format, new_only, summary, color),
+            _ => render(o.format, reported, summary, color),
+        };
+        match &o.file {
+            None => write_stdout(&text)?,
+            Some(f) => write_file(f, &text)?,
+        }
+    }
+    Ok(())
 }
 
 fn render(format: Format, findings: &[Finding], summary: &Summary, color: bool) -> String {

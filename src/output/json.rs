@@ -6,6 +6,7 @@
 
 use serde::Serialize;
 
+use crate::lint::diff::OwnershipChange;
 use crate::lint::Finding;
 use crate::model::ObjectRef;
 
@@ -36,15 +37,56 @@ struct JsonRelated<'a> {
 }
 
 #[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
 struct Report<'a> {
     findings: Vec<JsonFinding<'a>>,
     summary: &'a Summary,
+    /// Only in `lint --base` mode.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    ownership_changes: Option<Vec<serde_json::Value>>,
 }
 
 pub fn render(findings: &[Finding], summary: &Summary) -> String {
+    render_report(findings, summary, None)
+}
+
+/// `lint --base`: the same report plus
+/// `"ownershipChanges":[{"resource","before","after","blockedBy":[{"policy","reason","message"}]}]`,
+/// where `resource` is an object reference and `before`/`after`/`policy` are the OWNER shape of
+/// `explain` (`{"kind","namespace"?,"name"}`, `null` for unclaimed).
+pub fn render_with_ownership(
+    findings: &[Finding],
+    summary: &Summary,
+    ownership: &[OwnershipChange],
+) -> String {
+    let changes = ownership
+        .iter()
+        .map(|c| {
+            serde_json::json!({
+                "resource": c.resource,
+                "before": c.before,
+                "after": c.after,
+                "preempted": c.preempted,
+                "blockedBy": c.blocked_by.iter().map(|b| serde_json::json!({
+                    "policy": b.policy,
+                    "reason": b.reason.code(),
+                    "message": super::explain::block_message(&b.reason),
+                })).collect::<Vec<_>>(),
+            })
+        })
+        .collect();
+    render_report(findings, summary, Some(changes))
+}
+
+fn render_report(
+    findings: &[Finding],
+    summary: &Summary,
+    ownership_changes: Option<Vec<serde_json::Value>>,
+) -> String {
     let report = Report {
         findings: findings.iter().map(to_json).collect(),
         summary,
+        ownership_changes,
     };
     let mut s = serde_json::to_string_pretty(&report).expect("findings serialize");
     s.push('\n');

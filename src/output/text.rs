@@ -4,12 +4,82 @@ use std::fmt::Write;
 
 use owo_colors::{OwoColorize, Style};
 
+use crate::lint::diff::OwnershipChange;
 use crate::lint::{Finding, Severity};
 
 use super::Summary;
 
 /// Renders findings (already sorted) and a summary line.
 pub fn render(findings: &[Finding], summary: &Summary, color: bool) -> String {
+    let mut out = render_findings(findings, color);
+    out.push_str(&summary_line(summary, color));
+    out.push('\n');
+    out
+}
+
+/// `lint --base`: the findings, then an "Ownership changes" section, then the summary line.
+pub fn render_with_ownership(
+    findings: &[Finding],
+    ownership: &[OwnershipChange],
+    summary: &Summary,
+    color: bool,
+) -> String {
+    let mut out = render_findings(findings, color);
+    out.push_str(&ownership_section(ownership, color));
+    out.push('\n');
+    out.push_str(&summary_line(summary, color));
+    out.push('\n');
+    out
+}
+
+/// ```text
+/// Ownership changes:
+///   apps/v1/Deployment default/nginx: PropagationPolicy default/a -> PropagationPolicy default/b (preempted)
+///   apps/v1/Deployment default/web: stays with PropagationPolicy default/a
+///     would move to PropagationPolicy default/c but blocked: equal priority (5)...
+/// ```
+pub fn ownership_section(changes: &[OwnershipChange], color: bool) -> String {
+    let mut out = paint("Ownership changes:", Style::new().bold(), color);
+    out.push('\n');
+    if changes.is_empty() {
+        out.push_str("  none\n");
+    }
+    let owner = |r: &Option<crate::model::PolicyRef>| {
+        r.as_ref()
+            .map_or_else(|| "unclaimed".to_string(), ToString::to_string)
+    };
+    for c in changes {
+        let head = if c.before == c.after {
+            format!("  {}: stays with {}", c.resource, owner(&c.after))
+        } else {
+            format!(
+                "  {}: {} -> {}{}",
+                c.resource,
+                owner(&c.before),
+                owner(&c.after),
+                if c.preempted { " (preempted)" } else { "" }
+            )
+        };
+        let style = if c.before == c.after {
+            Style::new().yellow()
+        } else {
+            Style::new().green()
+        };
+        let _ = writeln!(out, "{}", paint(&head, style, color));
+        for b in &c.blocked_by {
+            let _ = writeln!(
+                out,
+                "    would move to {} but blocked: {} ({})",
+                b.policy,
+                super::explain::block_message(&b.reason),
+                b.reason.code()
+            );
+        }
+    }
+    out
+}
+
+fn render_findings(findings: &[Finding], color: bool) -> String {
     let mut out = String::new();
     let mut current_file: Option<&str> = None;
     for f in findings {
@@ -27,8 +97,6 @@ pub fn render(findings: &[Finding], summary: &Summary, color: bool) -> String {
         render_one(&mut out, f, color);
         out.push('\n');
     }
-    out.push_str(&summary_line(summary, color));
-    out.push('\n');
     out
 }
 
