@@ -656,30 +656,6 @@ fn wait_follows_the_works_dispatching_condition() {
     assert_eq!(r.code, 2);
 }
 
-/// Benchmark as a test: `suspend --all` over 1,000 policies against the test server.
-/// Run with `cargo test --release --test suspend -- --ignored --nocapture bench`.
-#[test]
-#[ignore]
-fn bench_suspend_all_1000_policies() {
-    let l = live();
-    for i in 0..1000 {
-        l.server.insert(pp(
-            "bench",
-            &format!("p{i:04}"),
-            json!({"resourceSelectors": [{"apiVersion": "v1", "kind": "ConfigMap"}]}),
-        ));
-    }
-    let start = std::time::Instant::now();
-    let r = l.run(&["suspend", "pp", "--all", "-n", "bench", "--yes"]);
-    let took = start.elapsed();
-    assert_eq!(r.code, 0, "{}", r.stderr);
-    assert_eq!(r.stdout.lines().count(), 1000);
-    println!(
-        "suspend --all over 1000 policies: {took:?} ({} requests)",
-        l.server.requests().len()
-    );
-}
-
 // ---------------------------------------------------------------------------------------------
 // Fidelity: the real kubectl against the test server
 
