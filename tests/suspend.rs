@@ -192,6 +192,21 @@ fn file_mode_selects_by_label_and_all_and_reports_missing_names() {
     assert_eq!(r.code, 1, "namespace filter: {}", r.stdout);
     let r = run(&["suspend", "-f", f], None);
     assert_eq!(r.code, 2, "no selection is a usage error");
+    // A symlinked manifest is edited through the link; the link stays a link.
+    #[cfg(unix)]
+    {
+        let link = dir.path().join("link.yaml");
+        std::os::unix::fs::symlink(&file, &link).unwrap();
+        let r = run(&["suspend", "-f", link.to_str().unwrap(), "pp/nginx"], None);
+        assert_eq!(r.code, 0, "{}", r.stderr);
+        assert!(std::fs::symlink_metadata(&link)
+            .unwrap()
+            .file_type()
+            .is_symlink());
+        assert!(std::fs::read_to_string(&file)
+            .unwrap()
+            .contains("  suspension:\n    dispatching: true\n"));
+    }
 }
 
 #[test]
@@ -439,7 +454,19 @@ fn cluster_names_are_checked_and_strict_refuses() {
     let r = l.run(&["resume", "pp/nginx"]);
     assert_eq!(r.code, 0);
     let writes = l.server.writes();
-    let r = l.run(&["suspend", "pp/nginx", "--clusters", "membr2", "--strict"]);
+    // --kubeconfig instead of KUBECONFIG.
+    let r = run(
+        &[
+            "suspend",
+            "pp/nginx",
+            "--clusters",
+            "membr2",
+            "--strict",
+            "--kubeconfig",
+            l.kubeconfig.to_str().unwrap(),
+        ],
+        None,
+    );
     assert_eq!(r.code, 1, "{}", r.stderr);
     assert_eq!(l.server.writes(), writes);
 }

@@ -577,6 +577,9 @@ fn plan_file_policy(
 /// Writes `text` to `path` through a temporary file in the same directory and a rename, so a
 /// reader never sees a half-written manifest. Keeps the file's permissions.
 fn write_atomic(path: &Path, bom: bool, text: &str) -> std::io::Result<()> {
+    // Write through a symlink to its target, as an editor would, instead of replacing the link.
+    let real = std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf());
+    let path = real.as_path();
     let dir = path
         .parent()
         .filter(|d| !d.as_os_str().is_empty())
