@@ -1,5 +1,6 @@
 //! Sources turn bytes into positioned [`Document`]s. Nothing downstream reads files.
 
+pub mod cluster;
 pub mod document;
 pub mod files;
 pub mod git;

@@ -130,6 +130,16 @@ pub const RESOURCES: &[Resource] = &[
         short: &["cm"],
         crd: false,
     },
+    // Resource templates for live explain/lint (issue 7).
+    Resource {
+        group: "apps",
+        version: "v1",
+        kind: "Deployment",
+        plural: "deployments",
+        namespaced: true,
+        short: &["deploy"],
+        crd: false,
+    },
 ];
 
 fn find_resource(group: &str, version: &str, plural: &str) -> Option<&'static Resource> {
@@ -166,6 +176,9 @@ pub struct Faults {
     pub slow_get_ms: AtomicU64,
     /// Delay every request by this many milliseconds.
     pub slow_all_ms: AtomicU64,
+    /// Plurals (e.g. `works`) whose list and get answer 403 Forbidden, as read-only RBAC
+    /// without that resource would.
+    pub forbidden_plurals: Mutex<Vec<String>>,
 }
 
 #[derive(Default)]
@@ -774,8 +787,17 @@ async fn resource(
         return unknown_path();
     }
     let ns_str = ns.unwrap_or("");
-    // Simulated authorization: namespace `forbidden` and names starting with `forbidden`.
-    if ns_str == "forbidden" || name.is_some_and(|n| n.starts_with("forbidden")) {
+    // Simulated authorization: namespace `forbidden`, names starting with `forbidden`, and
+    // the plurals listed in `Faults::forbidden_plurals`.
+    let plural_forbidden = s
+        .faults
+        .forbidden_plurals
+        .lock()
+        .unwrap()
+        .iter()
+        .any(|p| p == r.plural);
+    if plural_forbidden || ns_str == "forbidden" || name.is_some_and(|n| n.starts_with("forbidden"))
+    {
         let verb = match (method.as_str(), name) {
             ("GET", None) => "list",
             ("GET", _) => "get",
