@@ -258,7 +258,12 @@ impl GitRepo {
                 for e in index.iter() {
                     let stage = (e.flags >> 12) & 0x3;
                     let mode = e.mode as i32;
-                    if !select.selected(&e.path) {
+                    let wanted = if mode & 0o170000 == MODE_COMMIT {
+                        select.may_contain(&e.path)
+                    } else {
+                        select.selected(&e.path)
+                    };
+                    if !wanted {
                         continue;
                     }
                     if stage != 0 {
@@ -412,26 +417,22 @@ impl GitRepo {
     }
 
     fn blame_line(&self, side: &Side, path: &str, text: &str, line: u32) -> Option<Introduced> {
-        let mut opts = BlameOptions::new();
-        let oid = match side {
-            Side::Commit(oid) => {
-                opts.min_line(line as usize).max_line(line as usize);
-                *oid
+        let (oid, line) = match side {
+            Side::Commit(oid) => (*oid, line as usize),
+            // The index and the working tree: the line as it is in HEAD, if unchanged since.
+            Side::Index | Side::WorkTree => {
+                let head = self.head_commit()?;
+                let committed = self.file_at(head, path)?;
+                (head, line_in_old(&committed, text, line as usize)?)
             }
-            Side::Index | Side::WorkTree => self.head_commit()?,
         };
-        opts.newest_commit(oid);
+        let mut opts = BlameOptions::new();
+        opts.newest_commit(oid).min_line(line).max_line(line);
         let blame = self
             .repo
             .blame_file(Path::new(path), Some(&mut opts))
             .ok()?;
-        let commit_id = if matches!(side, Side::Commit(_)) {
-            blame.get_line(line as usize)?.final_commit_id()
-        } else {
-            let current = blame.blame_buffer(text.as_bytes()).ok()?;
-            let hunk = current.get_line(line as usize)?;
-            hunk.final_commit_id()
-        };
+        let commit_id = blame.get_line(line)?.final_commit_id();
         if commit_id.is_zero() {
             return None;
         }
@@ -450,6 +451,37 @@ impl GitRepo {
             time: commit.time().seconds(),
         })
     }
+}
+
+impl GitRepo {
+    /// The text of `path` in commit `oid`.
+    fn file_at(&self, oid: Oid, path: &str) -> Option<String> {
+        let tree = self.repo.find_commit(oid).ok()?.tree().ok()?;
+        let entry = tree.get_path(Path::new(path)).ok()?;
+        let blob = self.repo.find_blob(entry.id()).ok()?;
+        Some(files::decode(blob.content().to_vec()))
+    }
+}
+
+/// The 1-based line of `old` that line `line` of `new` is an unchanged copy of, by a line diff
+/// (libgit2's blame of a buffer misplaces lines after a deletion, so we diff ourselves).
+fn line_in_old(old: &str, new: &str, line: usize) -> Option<usize> {
+    use similar::{DiffOp, TextDiff};
+    let diff = TextDiff::from_lines(old, new);
+    let target = line.checked_sub(1)?;
+    for op in diff.ops() {
+        if let DiffOp::Equal {
+            old_index,
+            new_index,
+            len,
+        } = *op
+        {
+            if (new_index..new_index + len).contains(&target) {
+                return Some(old_index + (target - new_index) + 1);
+            }
+        }
+    }
+    None
 }
 
 /// Which repository paths a run reads: under one of the pathspecs (or anywhere), not ignored,
@@ -559,6 +591,15 @@ mod tests {
         let s = selector(&all, &ignore);
         assert!(!s.selected(b"charts/x.yaml"));
         assert!(!s.may_contain(b"charts"));
+    }
+
+    #[test]
+    fn lines_map_to_head_only_when_unchanged() {
+        let old = "a\nb\nc\nd\n";
+        let new = "a\nc\nX\n";
+        assert_eq!(line_in_old(old, new, 1), Some(1));
+        assert_eq!(line_in_old(old, new, 2), Some(3));
+        assert_eq!(line_in_old(old, new, 3), None);
     }
 
     #[test]

@@ -1,0 +1,537 @@
+//! Git-aware lint on real repositories made in temporary directories with the git CLI (skipped,
+//! with the reason printed, where `git` is missing): `--rev`, `--staged`, `--base` (new findings,
+//! ownership changes, update-only rules), suspension age from history, and the bad inputs.
+
+use std::path::Path;
+use std::process::{Command, Output};
+
+use serde_json::Value;
+
+const BIN: &str = env!("CARGO_BIN_EXE_kubectl-karmada_policy");
+
+fn have_git() -> bool {
+    let ok = Command::new("git")
+        .arg("--version")
+        .output()
+        .is_ok_and(|o| o.status.success());
+    if !ok {
+        eprintln!("skipped: git is not installed");
+    }
+    ok
+}
+
+/// Runs git in `dir` with a fixed identity and no user or system configuration; `date` (an
+/// RFC 2822 or `@unix` date) sets both the author and the committer date.
+fn git_at(dir: &Path, args: &[&str], date: Option<&str>) -> String {
+    let mut c = Command::new("git");
+    c.args(args)
+        .current_dir(dir)
+        .env("GIT_CONFIG_NOSYSTEM", "1")
+        .env("GIT_CONFIG_GLOBAL", "/dev/null")
+        .env("GIT_AUTHOR_NAME", "Alice Ops")
+        .env("GIT_AUTHOR_EMAIL", "alice@example.com")
+        .env("GIT_COMMITTER_NAME", "Alice Ops")
+        .env("GIT_COMMITTER_EMAIL", "alice@example.com");
+    if let Some(d) = date {
+        c.env("GIT_AUTHOR_DATE", d).env("GIT_COMMITTER_DATE", d);
+    }
+    let out = c.output().expect("git runs");
+    assert!(
+        out.status.success(),
+        "git {args:?} failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8_lossy(&out.stdout).trim().to_string()
+}
+
+fn git(dir: &Path, args: &[&str]) -> String {
+    git_at(dir, args, None)
+}
+
+/// A new repository on branch `main` holding `files`, committed.
+fn repo(files: &[(&str, &str)]) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    git(dir.path(), &["init", "-q", "-b", "main"]);
+    write(dir.path(), files);
+    git(dir.path(), &["add", "-A"]);
+    git(dir.path(), &["commit", "-q", "-m", "base"]);
+    dir
+}
+
+fn write(dir: &Path, files: &[(&str, &str)]) {
+    for (name, text) in files {
+        let p = dir.join(name);
+        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+        std::fs::write(p, text).unwrap();
+    }
+}
+
+fn commit(dir: &Path, files: &[(&str, &str)], message: &str) {
+    write(dir, files);
+    git(dir, &["add", "-A"]);
+    git(dir, &["commit", "-q", "-m", message]);
+}
+
+fn lint(dir: &Path, args: &[&str]) -> (i32, String, String) {
+    let out: Output = Command::new(BIN)
+        .arg("lint")
+        .args(args)
+        .current_dir(dir)
+        .env("NO_COLOR", "1")
+        .output()
+        .unwrap();
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+fn json(dir: &Path, args: &[&str]) -> (i32, Value) {
+    let mut a = args.to_vec();
+    a.extend(["-o", "json"]);
+    let (code, out, err) = lint(dir, &a);
+    let v = serde_json::from_str(&out).unwrap_or_else(|e| panic!("{e}: {out}\n{err}"));
+    (code, v)
+}
+
+fn rules(v: &Value) -> Vec<String> {
+    v["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f["rule"].as_str().unwrap().to_string())
+        .collect()
+}
+
+const GATE_ON: &str = "featureGates:\n  PropagationPolicyPreemption: true\n";
+
+const NGINX: &str =
+    "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: nginx\n  namespace: default\n";
+
+/// A PropagationPolicy naming the nginx Deployment; `extra` goes under `spec:`.
+fn pp(name: &str, extra: &str) -> String {
+    format!(
+        "apiVersion: policy.karmada.io/v1alpha1\nkind: PropagationPolicy\nmetadata:\n  name: {name}\n  namespace: default\nspec:\n{extra}  resourceSelectors:\n    - apiVersion: apps/v1\n      kind: Deployment\n      name: nginx\n  placement:\n    clusterAffinity:\n      clusterNames: [member1, member2]\n"
+    )
+}
+
+fn owner(kind: &str, name: &str) -> Value {
+    serde_json::json!({"kind": kind, "namespace": "default", "name": name})
+}
+
+#[test]
+fn pr_raising_a_priority_moves_the_template() {
+    if !have_git() {
+        return;
+    }
+    let r = repo(&[
+        (".karmada-policy.yaml", GATE_ON),
+        ("apps/nginx.yaml", NGINX),
+        ("policies/a.yaml", &pp("a", "  priority: 5\n")),
+        (
+            "policies/b.yaml",
+            &pp("b", "  priority: 1\n  preemption: Always\n"),
+        ),
+    ]);
+    git(r.path(), &["checkout", "-q", "-b", "raise"]);
+    commit(
+        r.path(),
+        &[(
+            "policies/b.yaml",
+            &pp("b", "  priority: 10\n  preemption: Always\n"),
+        )],
+        "raise b",
+    );
+    let (code, v) = json(r.path(), &["--base", "main"]);
+    assert_eq!(code, 0, "{v}");
+    let changes = v["ownershipChanges"].as_array().unwrap();
+    assert_eq!(changes.len(), 1, "{v}");
+    let c = &changes[0];
+    assert_eq!(
+        c["resource"],
+        serde_json::json!({"apiVersion":"apps/v1","kind":"Deployment","namespace":"default","name":"nginx"})
+    );
+    assert_eq!(c["before"], owner("PropagationPolicy", "a"));
+    assert_eq!(c["after"], owner("PropagationPolicy", "b"));
+    assert_eq!(c["blockedBy"], serde_json::json!([]));
+    // The base's finding (b never takes nginx from a) is gone, not new; nothing old is shown.
+    assert!(
+        !rules(&v).contains(&"silent-non-preemption".to_string()),
+        "{v}"
+    );
+
+    // The same from a revision, without the working tree: head = --rev.
+    git(r.path(), &["checkout", "-q", "main"]);
+    let (_, v) = json(r.path(), &["--rev", "raise", "--base", "main"]);
+    assert_eq!(
+        v["ownershipChanges"][0]["after"],
+        owner("PropagationPolicy", "b")
+    );
+
+    let (_, text, _) = lint(r.path(), &["--rev", "raise", "--base", "main"]);
+    assert!(
+        text.contains("Ownership changes:\n  deployment/default/nginx: pp/default/a -> pp/default/b (preempted)\n"),
+        "{text}"
+    );
+    // Plain lint output has no ownership section and the JSON contract is unchanged.
+    let (_, v) = json(r.path(), &["."]);
+    assert!(v.get("ownershipChanges").is_none());
+}
+
+#[test]
+fn pr_adding_an_equal_priority_preemptor_is_reported_blocked() {
+    if !have_git() {
+        return;
+    }
+    let r = repo(&[
+        (".karmada-policy.yaml", GATE_ON),
+        ("nginx.yaml", NGINX),
+        ("a.yaml", &pp("a", "  priority: 5\n")),
+    ]);
+    write(
+        r.path(),
+        &[("c.yaml", &pp("c", "  priority: 5\n  preemption: Always\n"))],
+    );
+    // Head is the working tree (untracked files included).
+    let (_, v) = json(r.path(), &["--base", "main"]);
+    let c = &v["ownershipChanges"][0];
+    assert_eq!(c["before"], owner("PropagationPolicy", "a"));
+    assert_eq!(c["after"], owner("PropagationPolicy", "a"));
+    assert_eq!(c["blockedBy"][0]["policy"], owner("PropagationPolicy", "c"));
+    assert_eq!(c["blockedBy"][0]["reason"], "equal-priority");
+    let (_, text, _) = lint(r.path(), &["--base", "main"]);
+    assert!(
+        text.contains("deployment/default/nginx: stays with pp/default/a\n    would move to pp/default/c but blocked: "),
+        "{text}"
+    );
+    assert!(text.contains("(equal-priority)"), "{text}");
+}
+
+#[test]
+fn pr_changing_scheduler_name_or_permanent_id_is_an_error() {
+    if !have_git() {
+        return;
+    }
+    let labelled = "apiVersion: policy.karmada.io/v1alpha1\nkind: PropagationPolicy\nmetadata:\n  name: l\n  namespace: default\n  labels:\n    propagationpolicy.karmada.io/permanent-id: 1b8f1e4a-0000-4000-8000-000000000001\nspec:\n  resourceSelectors:\n    - apiVersion: v1\n      kind: ConfigMap\n";
+    let r = repo(&[
+        ("nginx.yaml", NGINX),
+        ("a.yaml", &pp("a", "  priority: 5\n")),
+        ("l.yaml", labelled),
+    ]);
+    git(r.path(), &["checkout", "-q", "-b", "sched"]);
+    let unlabelled = labelled.replace(
+        "  labels:\n    propagationpolicy.karmada.io/permanent-id: 1b8f1e4a-0000-4000-8000-000000000001\n",
+        "",
+    );
+    commit(
+        r.path(),
+        &[
+            (
+                "a.yaml",
+                &pp("a", "  priority: 5\n  schedulerName: custom\n"),
+            ),
+            ("l.yaml", &unlabelled),
+        ],
+        "custom scheduler",
+    );
+    let (code, v) = json(r.path(), &["--base", "main"]);
+    assert_eq!(code, 1, "an update Karmada rejects fails the run: {v}");
+    let f: Vec<&Value> = v["findings"].as_array().unwrap().iter().collect();
+    let sched = f
+        .iter()
+        .find(|f| f["rule"] == "scheduler-name-immutable")
+        .unwrap_or_else(|| panic!("{v}"));
+    assert_eq!(sched["severity"], "error");
+    assert_eq!(
+        (sched["file"].as_str(), sched["line"].as_u64()),
+        (Some("a.yaml"), Some(8))
+    );
+    assert_eq!(sched["field"], "spec.schedulerName");
+    let id = f
+        .iter()
+        .find(|f| f["rule"] == "permanent-id-immutable")
+        .unwrap_or_else(|| panic!("{v}"));
+    assert_eq!(id["file"], "l.yaml");
+    // A new policy with a custom scheduler is not an update: no error for it.
+    let (code, _) = json(r.path(), &["--rev", "sched"]);
+    assert_eq!(code, 0);
+}
+
+#[test]
+fn staged_lints_the_index_not_the_working_tree_and_rev_touches_nothing() {
+    if !have_git() {
+        return;
+    }
+    let bad = "apiVersion: policy.karmada.io/v1alpha1\nkind: PropagationPolicy\nmetadata:\n  name: p\nspec:\n  preemption: Always\n  resourceSelectors:\n    - apiVersion: apps/v1\n      kind: Deployment\n";
+    let good = &pp("p", "");
+    let r = repo(&[("keep.yaml", NGINX)]);
+    // Bad in the index, good on disk: --staged fails, plain lint passes.
+    write(r.path(), &[("p.yaml", bad)]);
+    git(r.path(), &["add", "p.yaml"]);
+    write(r.path(), &[("p.yaml", good)]);
+    let (code, v) = json(r.path(), &["--staged"]);
+    assert_eq!(code, 1, "{v}");
+    assert_eq!(rules(&v), vec!["preemption-requires-name"]);
+    assert_eq!(v["findings"][0]["file"], "p.yaml");
+    assert_eq!(v["findings"][0]["line"], 8);
+    assert_eq!(lint(r.path(), &["."]).0, 0);
+    // Good in the index, bad on disk: the other way round.
+    git(r.path(), &["add", "p.yaml"]);
+    write(r.path(), &[("p.yaml", bad)]);
+    assert_eq!(lint(r.path(), &["--staged"]).0, 0);
+    assert_eq!(lint(r.path(), &["."]).0, 1);
+    // A path narrows --staged; outside it, nothing is read.
+    let (_, v) = json(r.path(), &["--staged", "keep.yaml"]);
+    assert_eq!(v["summary"]["files"], 1);
+
+    // --rev reads the object database only: the working tree and the index stay as they were.
+    let status = git(r.path(), &["status", "--porcelain"]);
+    let (code, v) = json(r.path(), &["--rev", "HEAD"]);
+    assert_eq!(code, 0);
+    assert_eq!(v["summary"]["files"], 1, "p.yaml is not committed: {v}");
+    assert_eq!(git(r.path(), &["status", "--porcelain"]), status);
+    assert_eq!(
+        std::fs::read_to_string(r.path().join("p.yaml")).unwrap(),
+        bad
+    );
+}
+
+#[test]
+fn suspension_committed_ten_days_ago_reports_its_age() {
+    if !have_git() {
+        return;
+    }
+    let r = repo(&[("nginx.yaml", NGINX)]);
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_secs();
+    let ten_days_ago = format!("@{} +0000", now - 10 * 86_400 - 3_600);
+    let suspended = pp(
+        "web",
+        "  suspension:\n    dispatchingOnClusters:\n      clusterNames: [member2]\n",
+    );
+    write(r.path(), &[("web.yaml", &suspended)]);
+    git(r.path(), &["add", "web.yaml"]);
+    git_at(
+        r.path(),
+        &["commit", "-q", "-m", "pause member2"],
+        Some(&ten_days_ago),
+    );
+    let sha = git(r.path(), &["rev-parse", "--short=7", "HEAD"]);
+    // A later commit elsewhere in the file does not reset the age of the suspension's line.
+    commit(
+        r.path(),
+        &[(
+            "web.yaml",
+            &suspended.replace("name: web\n", "name: web\n  labels:\n    team: a\n"),
+        )],
+        "label",
+    );
+    let (code, v) = json(r.path(), &["--rev", "HEAD"]);
+    assert_eq!(code, 0, "a warning does not fail by default");
+    let f = v["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|f| f["rule"] == "suspension-age")
+        .unwrap_or_else(|| panic!("{v}"));
+    assert_eq!(
+        f["message"],
+        format!(
+            "dispatching to member2 suspended for 10 days since {sha}; failover frozen meanwhile"
+        )
+    );
+    assert_eq!(f["severity"], "warning");
+    assert_eq!(f["line"], 11);
+    let note = f["related"][0]["message"].as_str().unwrap();
+    assert!(
+        note.contains(&format!(
+            "introduced in {sha} by Alice Ops <alice@example.com> on "
+        )),
+        "{note}"
+    );
+    // The working tree and the index are blamed against HEAD as well.
+    assert!(rules(&json(r.path(), &["--staged"]).1).contains(&"suspension-age".into()));
+    // A longer maxSuspensionAge, or an uncommitted suspension: no warning.
+    write(
+        r.path(),
+        &[(".karmada-policy.yaml", "maxSuspensionAge: 14d\n")],
+    );
+    assert!(!rules(&json(r.path(), &["--rev", "HEAD"]).1).contains(&"suspension-age".into()));
+    std::fs::remove_file(r.path().join(".karmada-policy.yaml")).unwrap();
+    let fresh = suspended.replace("[member2]", "[member1]");
+    write(r.path(), &[("web.yaml", &fresh)]);
+    git(r.path(), &["add", "web.yaml"]);
+    assert!(!rules(&json(r.path(), &["--staged"]).1).contains(&"suspension-age".into()));
+}
+
+#[test]
+fn base_reports_only_new_findings_unless_all_findings() {
+    if !have_git() {
+        return;
+    }
+    let bad = |name: &str| {
+        format!("apiVersion: policy.karmada.io/v1alpha1\nkind: PropagationPolicy\nmetadata:\n  name: {name}\n  namespace: default\nspec:\n  preemption: Always\n  resourceSelectors:\n    - apiVersion: apps/v1\n      kind: Deployment\n")
+    };
+    let r = repo(&[("old.yaml", &bad("old"))]);
+    git(r.path(), &["checkout", "-q", "-b", "pr"]);
+    // The old finding moves down three lines; a new bad policy arrives.
+    commit(
+        r.path(),
+        &[
+            (
+                "old.yaml",
+                &format!("# moved\n# down\n# three\n{}", bad("old")),
+            ),
+            ("new.yaml", &bad("new")),
+        ],
+        "pr",
+    );
+    let (code, v) = json(r.path(), &["--base", "main"]);
+    assert_eq!(code, 1);
+    let files: Vec<&str> = v["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f["file"].as_str().unwrap())
+        .collect();
+    assert_eq!(files, vec!["new.yaml"], "{v}");
+    assert_eq!(v["summary"]["errors"], 1);
+    let (_, v) = json(r.path(), &["--base", "main", "--all-findings"]);
+    assert_eq!(v["summary"]["errors"], 2, "{v}");
+    // SARIF and GitHub annotations carry only the new finding, even with --all-findings.
+    let (_, gh, _) = lint(
+        r.path(),
+        &["--base", "main", "--all-findings", "-o", "github"],
+    );
+    assert_eq!(gh.lines().count(), 1, "{gh}");
+    assert!(gh.starts_with("::error file=new.yaml,line=9,"), "{gh}");
+    let (_, sarif, _) = lint(r.path(), &["--base", "main", "-o", "sarif"]);
+    let sarif: Value = serde_json::from_str(&sarif).unwrap();
+    assert_eq!(sarif["runs"][0]["results"].as_array().unwrap().len(), 1);
+}
+
+#[test]
+fn bad_inputs_are_clear_errors_naming_what_to_fetch() {
+    if !have_git() {
+        return;
+    }
+    let plain = tempfile::tempdir().unwrap();
+    let (code, _, err) = lint(plain.path(), &["--staged"]);
+    assert_eq!(code, 2);
+    assert!(err.contains("not a git repository"), "{err}");
+
+    let r = repo(&[("nginx.yaml", NGINX)]);
+    let (code, _, err) = lint(r.path(), &["--base", "origin/main"]);
+    assert_eq!(code, 2);
+    assert!(err.contains("unknown revision `origin/main`"), "{err}");
+    assert!(
+        err.contains("git fetch origin origin/main") || err.contains("git fetch"),
+        "{err}"
+    );
+    git(
+        r.path(),
+        &[
+            "remote",
+            "add",
+            "origin",
+            "https://example.invalid/repo.git",
+        ],
+    );
+    let (_, _, err) = lint(r.path(), &["--base", "origin/main"]);
+    assert!(err.contains("`git fetch origin main`"), "{err}");
+    let (code, _, err) = lint(r.path(), &["--rev", "no-such-branch"]);
+    assert_eq!(code, 2);
+    assert!(err.contains("unknown revision `no-such-branch`"), "{err}");
+
+    // A shallow clone of a branch whose merge base with main was not fetched.
+    commit(r.path(), &[("a.yaml", &pp("a", ""))], "a");
+    git(r.path(), &["checkout", "-q", "-b", "pr"]);
+    commit(r.path(), &[("b.yaml", &pp("b", ""))], "b");
+    commit(r.path(), &[("c.yaml", &pp("c", ""))], "c");
+    git(r.path(), &["checkout", "-q", "main"]);
+    commit(r.path(), &[("d.yaml", &pp("d", ""))], "d");
+    let clone = tempfile::tempdir().unwrap();
+    let url = format!("file://{}", r.path().display());
+    git(
+        clone.path(),
+        &["clone", "-q", "--depth", "1", "--branch", "pr", &url, "c"],
+    );
+    let c = clone.path().join("c");
+    let (code, _, err) = lint(&c, &["--base", "origin/main"]);
+    assert_eq!(code, 2);
+    assert!(err.contains("shallow clone"), "{err}");
+    assert!(err.contains("git fetch origin main"), "{err}");
+    git(
+        &c,
+        &[
+            "fetch",
+            "-q",
+            "--depth",
+            "1",
+            "origin",
+            "main:refs/remotes/origin/main",
+        ],
+    );
+    let (code, _, err) = lint(&c, &["--base", "origin/main"]);
+    assert_eq!(code, 2);
+    assert!(err.contains("git fetch --unshallow"), "{err}");
+    git(&c, &["fetch", "-q", "--unshallow"]);
+    let (code, _, err) = lint(&c, &["--base", "origin/main"]);
+    assert_eq!(code, 0, "{err}");
+}
+
+#[test]
+fn submodules_symlinks_lfs_pointers_are_skipped_and_odd_paths_do_not_crash() {
+    if !have_git() {
+        return;
+    }
+    let r = repo(&[("nginx.yaml", NGINX)]);
+    let head = git(r.path(), &["rev-parse", "HEAD"]);
+    write(
+        r.path(),
+        &[(
+            "big.yaml",
+            "version https://git-lfs.github.com/spec/v1\noid sha256:4d7a214614ab2935c943f9e0ff69d22eadbb8f32b1258daaa5e2ca24d17e2393\nsize 12345\n",
+        )],
+    );
+    #[cfg(unix)]
+    {
+        std::os::unix::fs::symlink("nginx.yaml", r.path().join("link.yaml")).unwrap();
+        use std::os::unix::ffi::OsStrExt;
+        let odd = std::ffi::OsStr::from_bytes(b"caf\xe9.yaml");
+        let bad = "apiVersion: policy.karmada.io/v1alpha1\nkind: PropagationPolicy\nmetadata:\n  name: p\nspec:\n  preemption: Always\n  resourceSelectors:\n    - apiVersion: apps/v1\n      kind: Deployment\n";
+        std::fs::write(r.path().join(odd), bad).unwrap();
+    }
+    git(r.path(), &["add", "-A"]);
+    git(
+        r.path(),
+        &[
+            "update-index",
+            "--add",
+            "--cacheinfo",
+            &format!("160000,{head},vendor/sub"),
+        ],
+    );
+    git(r.path(), &["commit", "-q", "-m", "odd entries"]);
+    for args in [&["--rev", "HEAD"][..], &["--staged"][..]] {
+        let (code, out, err) = lint(r.path(), args);
+        assert!(code == 0 || code == 1, "{args:?}: {code} {err}");
+        assert!(
+            err.contains("note: big.yaml: Git LFS pointer, skipped"),
+            "{err}"
+        );
+        assert!(
+            err.contains("note: vendor/sub: submodule, skipped"),
+            "{err}"
+        );
+        #[cfg(unix)]
+        {
+            assert!(err.contains("note: link.yaml: symlink, skipped"), "{err}");
+            assert_eq!(code, 1, "{out}");
+            assert!(out.contains("caf\u{fffd}.yaml"), "{out}");
+        }
+    }
+}
