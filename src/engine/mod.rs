@@ -16,3 +16,5 @@ pub mod state;
 pub mod simulate;
 pub mod explain;
 pub mod kinds;
+// The live chain of one template: claim → binding → Works (issue 7).
+pub mod chain;
