@@ -767,6 +767,40 @@ fn real_kubectl_gets_and_patches_a_policy() {
         "{}",
         r.stderr
     );
+    // Create (server-side apply), select by label, delete.
+    let manifest = home.path().join("applied.yaml");
+    std::fs::write(
+        &manifest,
+        "apiVersion: policy.karmada.io/v1alpha1\nkind: PropagationPolicy\nmetadata:\n  name: applied\n  namespace: default\n  labels:\n    app: web\nspec:\n  resourceSelectors:\n    - apiVersion: apps/v1\n      kind: Deployment\n",
+    )
+    .unwrap();
+    let r = kubectl_run(&["apply", "--server-side", "-f", manifest.to_str().unwrap()]);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    assert_eq!(
+        r.stdout.trim(),
+        "propagationpolicy.policy.karmada.io/applied serverside-applied"
+    );
+    let r = kubectl_run(&[
+        "get",
+        "pp",
+        "-n",
+        "default",
+        "-l",
+        "app in (web)",
+        "-o",
+        "name",
+    ]);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    assert_eq!(
+        r.stdout.trim(),
+        "propagationpolicy.policy.karmada.io/applied"
+    );
+    let r = kubectl_run(&["delete", "pp", "applied", "-n", "default"]);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    assert!(l
+        .server
+        .get("PropagationPolicy", "default", "applied")
+        .is_none());
     let r = kubectl_run(&["patch", "pp", "nginx", "-n", "default", "-p", "{}"]);
     assert_ne!(r.code, 0, "strategic merge patch on a CRD is refused (415)");
 }
