@@ -1,8 +1,10 @@
 //! Renderers: text, JSON, SARIF and GitHub annotations over the same findings. Adding a format
 //! touches one file here.
 
+pub mod chain;
 pub mod explain;
 pub mod github;
+pub mod graph;
 pub mod json;
 pub mod preempt_check;
 pub mod sarif;
