@@ -17,8 +17,10 @@ pub struct Args {
     /// re-ranked) and `eventual` (once every policy is processed again, as after a controller
     /// restart, preemption included).
     pub resource: String,
-    /// Manifests holding the policies and templates (files, directories, `-`).
-    #[arg(short = 'f', long = "filename", required = true)]
+    /// Manifests holding the policies and templates (files, directories, `-`). Without `-f`,
+    /// the live control plane is read (kubeconfig) and the real chain is traced too: claim,
+    /// binding, Works and a diagnosis where they disagree with the policy.
+    #[arg(short = 'f', long = "filename")]
     pub files: Vec<String>,
     /// Namespace of the template (and of objects in the files that set none).
     #[arg(short = 'n', long = "namespace", default_value = "default")]
@@ -32,6 +34,12 @@ pub struct Args {
     /// The Karmada release whose rules apply (default: the newest known).
     #[arg(long = "karmada-version", value_name = "V")]
     pub karmada_version: Option<String>,
+    /// Live mode: print the claim graph (policies → template → clusters, suspended edges
+    /// marked) as Graphviz dot or Mermaid instead of the trace.
+    #[arg(long = "graph", value_name = "FORMAT", value_parser = ["dot", "mermaid"])]
+    pub graph: Option<String>,
+    #[command(flatten)]
+    pub kube: super::live::KubeFlags,
 }
 
 /// `--feature-gates`, warning on stderr about gate names this tool does not know.
@@ -97,6 +105,12 @@ pub fn run(args: Args) -> Result<Exit, CliError> {
             "expected TYPE/NAME such as deploy/nginx, got {:?}",
             args.resource
         )));
+    }
+    if args.files.is_empty() {
+        return super::live::explain(&args, ty, name, gates, version);
+    }
+    if args.graph.is_some() {
+        return Err(CliError::usage("--graph traces the live chain: drop -f"));
     }
     let inv = read_inputs(&args.files, &args.namespace)?;
     let kind = resolve_type(ty, &inv)?;

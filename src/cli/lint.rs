@@ -73,6 +73,13 @@ pub struct Args {
     /// With --base, report every finding at head in text and JSON, not only the new ones.
     #[arg(long = "all-findings", requires = "base")]
     pub all_findings: bool,
+    /// Lint the policies of the live control plane (kubeconfig) and the templates they select,
+    /// instead of files; locations are object references such as `pp/default/nginx` plus the
+    /// field path. Read only.
+    #[arg(long = "cluster", conflicts_with_all = ["rev", "staged", "base"])]
+    pub cluster: bool,
+    #[command(flatten)]
+    pub kube: super::live::KubeFlags,
 }
 
 /// One requested output: a format and where it goes.
@@ -207,6 +214,16 @@ pub fn run(args: Args) -> Result<Exit, CliError> {
     };
     if args.rev.is_some() || args.staged || args.base.is_some() {
         return run_git(&args, &config, &opts, &outputs, threshold);
+    }
+    if args.cluster {
+        if !args.paths.is_empty() {
+            return Err(CliError::usage(
+                "--cluster reads the control plane: drop the PATHs",
+            ));
+        }
+        let (findings, summary) = super::live::lint(&args.kube, &opts)?;
+        write_outputs(&outputs, &findings, &findings, None, &summary)?;
+        return Ok(exit_for(&findings, threshold));
     }
     let inputs = Inputs::read(&args.paths, &args.namespace, &ignore)?;
     let findings = lint::lint(&inputs.loaded, &inputs.inventory, &opts);

@@ -3,6 +3,7 @@
 pub mod common;
 pub mod explain;
 pub mod lint;
+pub mod live;
 pub mod preempt_check;
 pub mod suspend;
 

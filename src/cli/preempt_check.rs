@@ -31,6 +31,8 @@ pub struct Args {
     pub output: String,
     pub fail_on_blocked: bool,
     pub karmada_version: Option<String>,
+    /// Live mode (no `-f`): how to reach the control plane.
+    pub kube: super::live::KubeFlags,
 }
 
 impl FromArgMatches for Args {
@@ -64,6 +66,7 @@ impl FromArgMatches for Args {
                 .unwrap_or_else(|| "text".into()),
             fail_on_blocked: m.get_flag("fail-on-blocked"),
             karmada_version: m.get_one::<String>("karmada-version").cloned(),
+            kube: <super::live::KubeFlags as FromArgMatches>::from_arg_matches(m)?,
         })
     }
 
@@ -75,14 +78,14 @@ impl FromArgMatches for Args {
 
 impl clap::Args for Args {
     fn augment_args(cmd: Command) -> Command {
+        let cmd = <super::live::KubeFlags as clap::Args>::augment_args(cmd);
         cmd.arg(
             Arg::new("files")
                 .short('f')
                 .long("filename")
                 .value_name("STATE")
                 .action(ArgAction::Append)
-                .required(true)
-                .help("Manifests holding the current state (files, directories, `-`)"),
+                .help("Manifests holding the current state (files, directories, `-`); without -f, the live control plane (read only, nothing is written)"),
         )
         .arg(
             Arg::new("apply")
@@ -139,7 +142,7 @@ impl clap::Args for Args {
 }
 
 /// `pp/default/a`, `pp/a` (namespace from `-n`), `cpp/platform`.
-fn parse_delete(
+pub(crate) fn parse_delete(
     target: &str,
     namespace: &str,
     inv: &crate::model::Inventory,
@@ -182,6 +185,9 @@ pub fn run(args: Args) -> Result<Exit, CliError> {
     }
     let gates = parse_gates(args.feature_gates.as_deref())?;
     let version = parse_version(args.karmada_version.as_deref())?;
+    if args.files.is_empty() {
+        return super::live::preempt_check(&args, &args.kube, gates, version);
+    }
     let inv = read_inputs(&args.files, &args.namespace)?;
     let mut changes = Vec::new();
     for c in &args.changes {

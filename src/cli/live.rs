@@ -1,0 +1,465 @@
+//! Live mode of `explain` (no `-f`), `preempt-check` (no `-f`) and `lint --cluster`: read the
+//! control plane through [`crate::source::cluster`], then run the same engine and renderers as
+//! the manifest mode. Read-only: only get and list requests are sent.
+
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use clap::Args as ClapArgs;
+
+use super::common::{stdout_color, write_stdout, CliError, Exit};
+use crate::cluster::{self, Conn};
+use crate::engine::chain::{self, ChainInput, Readable};
+use crate::engine::claim::Filters;
+use crate::engine::simulate::{check, Change, ChangeError};
+use crate::engine::state::{FeatureGates, Options, State, UnknownClaimers};
+use crate::lint::{Finding, LintOptions};
+use crate::model::{group_of, Inventory, KarmadaVersion, Object, Policy};
+use crate::output::Summary;
+use crate::source::cluster::{
+    self as live, karmada, Discovered, Read, Request, ResourceType, Stats,
+};
+use crate::source::Document;
+
+/// How to reach the control plane, flag for flag as `suspend`/`resume` (and kubectl).
+#[derive(Clone, Debug, Default, ClapArgs)]
+pub struct KubeFlags {
+    /// Path to the kubeconfig file (else KUBECONFIG, else ~/.kube/config). Live mode only.
+    #[arg(long, value_name = "PATH")]
+    pub kubeconfig: Option<PathBuf>,
+    /// The kubeconfig context to use. Live mode only.
+    #[arg(long, visible_alias = "karmada-context", value_name = "NAME")]
+    pub context: Option<String>,
+    /// Timeout of each API request (`0` = none), e.g. 30s, 1m. Live mode only.
+    #[arg(long, default_value = "0", value_name = "DURATION")]
+    pub request_timeout: String,
+    /// How many list requests run at once. Live mode only.
+    #[arg(long = "concurrency", default_value_t = 4, value_name = "N")]
+    pub concurrency: usize,
+}
+
+/// A connected reader: the runtime, the client, discovery and request counts.
+pub struct Session {
+    rt: tokio::runtime::Runtime,
+    conn: Conn,
+    pub stats: Arc<Stats>,
+    pub discovered: Discovered,
+    concurrency: usize,
+    /// Degraded reads and discovery problems, for the output.
+    pub notes: Vec<String>,
+}
+
+impl Session {
+    pub fn connect(flags: &KubeFlags) -> Result<Session, CliError> {
+        let request_timeout = cluster::parse_duration(&flags.request_timeout)
+            .map_err(|e| CliError::usage(format!("--request-timeout: {e}")))?;
+        if flags.concurrency == 0 {
+            return Err(CliError::usage("--concurrency must be at least 1"));
+        }
+        let rt = tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(2)
+            .enable_all()
+            .build()
+            .map_err(|e| CliError::failure(format!("cannot start the runtime: {e}")))?;
+        let opts = cluster::ConnectOptions {
+            kubeconfig: flags.kubeconfig.clone(),
+            context: flags.context.clone(),
+            request_timeout: Some(request_timeout),
+        };
+        let conn = rt
+            .block_on(cluster::connect(&opts))
+            .map_err(|e| CliError::api(e.message))?;
+        let stats = Arc::new(Stats::default());
+        let discovered = rt.block_on(live::discover(&conn, &stats));
+        let mut notes = Vec::new();
+        if let Some(n) = &discovered.note {
+            notes.push(n.clone());
+        }
+        Ok(Session {
+            rt,
+            conn,
+            stats,
+            discovered,
+            concurrency: flags.concurrency,
+            notes,
+        })
+    }
+
+    /// Runs the reads (bounded parallelism); degraded ones add a note.
+    pub fn read(&mut self, requests: Vec<Request>) -> Result<Vec<Read>, CliError> {
+        let reads = self
+            .rt
+            .block_on(live::read_all(
+                &self.conn,
+                requests,
+                self.concurrency,
+                &self.stats,
+            ))
+            .map_err(|e| CliError::api(format!("{} ({})", e.message, self.conn.server)))?;
+        for r in &reads {
+            if let Some(n) = r.note() {
+                self.notes.push(n);
+            }
+        }
+        Ok(reads)
+    }
+
+    pub fn namespace(&self) -> &str {
+        &self.conn.namespace
+    }
+
+    fn warn_notes(&self) {
+        for n in &self.notes {
+            eprintln!("note: {n}");
+        }
+    }
+}
+
+fn find<'a>(reads: &'a [Read], rt: &ResourceType) -> Option<&'a Read> {
+    reads
+        .iter()
+        .find(|r| r.request.rt.group == rt.group && r.request.rt.kind == rt.kind)
+}
+
+fn all_ok(reads: &[Read], kinds: &[ResourceType]) -> bool {
+    kinds.iter().all(|k| find(reads, k).is_some_and(Read::ok))
+}
+
+/// The template kinds the policies select (Karmada's own groups are never templates, §1.4).
+fn selected_kinds<'a>(
+    policies: impl Iterator<Item = &'a Policy>,
+    d: &Discovered,
+) -> Vec<ResourceType> {
+    let mut out: Vec<ResourceType> = Vec::new();
+    for p in policies {
+        for rs in &p.spec.resource_selectors {
+            if rs.kind.is_empty() || group_of(&rs.api_version).ends_with("karmada.io") {
+                continue;
+            }
+            let rt = d.for_kind(&rs.api_version, &rs.kind);
+            if !out.contains(&rt) {
+                out.push(rt);
+            }
+        }
+    }
+    out
+}
+
+fn options(gates: FeatureGates, version: KarmadaVersion, complete: bool) -> Options {
+    Options {
+        gates,
+        filters: Filters::default(),
+        version,
+        // With every policy read, a claim naming a missing policy is stale (§4.2); with the
+        // policy list unreadable, the claimer is assumed to exist.
+        unknown_claimers: if complete {
+            UnknownClaimers::Stale
+        } else {
+            UnknownClaimers::AssumeExisting
+        },
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// explain
+
+/// `explain TYPE/NAME` against the control plane.
+pub fn explain(
+    args: &super::explain::Args,
+    ty: &str,
+    name: &str,
+    gates: FeatureGates,
+    version: KarmadaVersion,
+) -> Result<Exit, CliError> {
+    let graph = args.graph.as_deref();
+    let mut s = Session::connect(&args.kube)?;
+    let rt = s.discovered.resolve(ty).map_err(CliError::usage)?;
+    if rt.info().is_karmada() {
+        return Err(CliError::usage(format!(
+            "{} is a Karmada object, not a resource template: explain takes a template such as deploy/nginx",
+            rt.display()
+        )));
+    }
+    let ns = args.namespace.as_str();
+    let (binding_kind, pp_ns) = if rt.namespaced {
+        (karmada::rb(), Some(ns))
+    } else {
+        (karmada::crb(), None)
+    };
+    let mut requests = vec![
+        Request::get(rt.clone(), Some(ns), name),
+        Request::list(karmada::cpp(), None),
+        Request::list(karmada::cop(), None),
+        Request::list(binding_kind.clone(), pp_ns),
+        Request::list(karmada::cluster(), None),
+    ];
+    // A PP only ever matches templates of its own namespace (detector.go:382-391).
+    if let Some(ns) = pp_ns {
+        requests.push(Request::list(karmada::pp(), Some(ns)));
+        requests.push(Request::list(karmada::op(), Some(ns)));
+    }
+    let mut reads = s.read(requests)?;
+    if reads[0].items().is_empty() {
+        if let Err(e) = &reads[0].result {
+            return Err(CliError::api(format!(
+                "cannot read {}: {}",
+                reads[0].request.describe(),
+                e.message
+            )));
+        }
+        return Err(CliError::usage(format!(
+            "{} {name:?} not found{}",
+            rt.display(),
+            if rt.namespaced {
+                format!(" in namespace {ns}")
+            } else {
+                String::new()
+            }
+        )));
+    }
+    let template = reads[0].items()[0].clone();
+    let api_version = template["apiVersion"].as_str().unwrap_or("").to_string();
+
+    // The binding of the template, then its Works by the binding's permanent-id (one list).
+    let binding = find(&reads, &binding_kind)
+        .map(|r| r.items())
+        .unwrap_or(&[])
+        .iter()
+        .find(|b| {
+            let r = &b["spec"]["resource"];
+            group_of(r["apiVersion"].as_str().unwrap_or("")) == rt.group
+                && r["kind"] == rt.kind.as_str()
+                && r["name"] == name
+                && (!rt.namespaced || r["namespace"] == ns)
+        })
+        .cloned();
+    if let Some(b) = &binding {
+        let label = if binding_kind.namespaced {
+            chain::RB_ID_LABEL
+        } else {
+            chain::CRB_ID_LABEL
+        };
+        let req = Request::list(karmada::work(), None);
+        let req = match b["metadata"]["labels"][label].as_str() {
+            Some(id) => req.labels(&format!("{label}={id}")),
+            None => req,
+        };
+        reads.extend(s.read(vec![req])?);
+    }
+    let readable = Readable {
+        policies: all_ok(
+            &reads,
+            &if pp_ns.is_some() {
+                vec![karmada::pp(), karmada::cpp()]
+            } else {
+                vec![karmada::cpp()]
+            },
+        ),
+        bindings: all_ok(&reads, &[binding_kind.clone()]),
+        works: binding.is_none() || all_ok(&reads, &[karmada::work()]),
+        clusters: all_ok(&reads, &[karmada::cluster()]),
+    };
+    let clusters: Vec<String> = find(&reads, &karmada::cluster())
+        .map(|r| r.items())
+        .unwrap_or(&[])
+        .iter()
+        .filter_map(|c| c["metadata"]["name"].as_str().map(str::to_string))
+        .collect();
+    let docs: Vec<Document> = live::documents(
+        reads
+            .iter()
+            .filter(|r| r.request.rt.kind != "Cluster" && r.request.rt.kind != binding_kind.kind),
+    )
+    .into_iter()
+    .chain(binding.iter().map(|b| live::document(&binding_kind, b)))
+    .collect();
+    let inv = Inventory::from_documents(docs, ns);
+    let state = State::from_inventory(&inv, options(gates, version, readable.policies));
+    let t = state
+        .find_template(
+            &api_version,
+            &rt.kind,
+            if rt.namespaced { ns } else { "" },
+            name,
+        )
+        .ok_or_else(|| CliError::failure("the template read did not classify as a template"))?;
+    let e = crate::engine::explain::explain(&state, t);
+    let works: Vec<&crate::model::Work> = inv.works().collect();
+    let chain = chain::diagnose(&ChainInput {
+        state: &state,
+        template: t,
+        explanation: &e,
+        bindings: inv.bindings().collect(),
+        works,
+        clusters,
+        readable,
+    });
+    let out = match (graph, args.output.as_str()) {
+        (Some(g), _) => {
+            s.warn_notes();
+            let graph = crate::output::graph::from_explain(&e, Some(&chain));
+            if g == "mermaid" {
+                crate::output::graph::mermaid(&graph)
+            } else {
+                crate::output::graph::dot(&graph)
+            }
+        }
+        (None, "json") => {
+            s.warn_notes();
+            let mut v = crate::output::explain::to_json(&e);
+            v["chain"] = crate::output::chain::to_json(&chain, &s.notes);
+            let mut out = serde_json::to_string_pretty(&v).expect("serializable");
+            out.push('\n');
+            out
+        }
+        _ => {
+            let color = stdout_color();
+            let mut out = crate::output::explain::text(&e, color);
+            out.push_str(&crate::output::chain::text(&chain, &s.notes, color));
+            out
+        }
+    };
+    write_stdout(&out)?;
+    Ok(Exit::Ok)
+}
+
+// ---------------------------------------------------------------------------------------------
+// preempt-check
+
+/// `preempt-check --apply FILE / --delete TYPE/[NS/]NAME` against the live state. Nothing is
+/// written: the changes run in the engine only.
+pub fn preempt_check(
+    args: &super::preempt_check::Args,
+    kube: &KubeFlags,
+    gates: FeatureGates,
+    version: KarmadaVersion,
+) -> Result<Exit, CliError> {
+    use super::preempt_check::ChangeArg;
+    // The changes first: a bad file or target is a usage error before any request.
+    let mut applied: Vec<Policy> = Vec::new();
+    let mut changes = Vec::new();
+    for c in &args.changes {
+        match c {
+            ChangeArg::Apply(file) => {
+                let inv = super::explain::read_inputs(std::slice::from_ref(file), &args.namespace)?;
+                let before = applied.len();
+                for o in inv.objects {
+                    if let Object::Policy(p) = o {
+                        applied.push(p.clone());
+                        changes.push(Change::Apply(Box::new(p)));
+                    }
+                }
+                if applied.len() == before {
+                    return Err(CliError::usage(format!(
+                        "{file}: no PropagationPolicy or ClusterPropagationPolicy to apply"
+                    )));
+                }
+            }
+            ChangeArg::Delete(target) => changes.push(Change::Delete(
+                super::preempt_check::parse_delete(target, &args.namespace, &Inventory::default())?,
+            )),
+        }
+    }
+    let mut s = Session::connect(kube)?;
+    let base = vec![
+        karmada::pp(),
+        karmada::cpp(),
+        karmada::op(),
+        karmada::cop(),
+        karmada::rb(),
+        karmada::crb(),
+    ];
+    let reads = s.read(
+        base.iter()
+            .map(|k| Request::list(k.clone(), None))
+            .collect(),
+    )?;
+    let policy_docs = live::documents(&reads[..2]);
+    let policies = Inventory::from_documents(policy_docs, "default");
+    // Templates: the kinds the changed policies select, before and after the change.
+    let deleted: Vec<&crate::model::PolicyRef> = changes
+        .iter()
+        .filter_map(|c| match c {
+            Change::Delete(r) => Some(r),
+            Change::Apply(_) => None,
+        })
+        .collect();
+    let touched = policies.policies().filter(|p| {
+        let r = p.reference();
+        deleted.contains(&&r) || applied.iter().any(|a| a.reference() == r)
+    });
+    let mut kinds = selected_kinds(touched, &s.discovered);
+    for k in selected_kinds(applied.iter(), &s.discovered) {
+        if !kinds.contains(&k) {
+            kinds.push(k);
+        }
+    }
+    let template_reads = s.read(kinds.into_iter().map(|k| Request::list(k, None)).collect())?;
+    s.warn_notes();
+    let complete = all_ok(&reads, &base[..2]);
+    let docs = live::documents(reads.iter().chain(&template_reads));
+    let inv = Inventory::from_documents(docs, "default");
+    let state = State::from_inventory(&inv, options(gates, version, complete));
+    let report = check(state, changes).map_err(|e| match e {
+        ChangeError::NotFound(r) => CliError::usage(format!(
+            "--delete {r}: no such policy in the control plane (and no claim names it)"
+        )),
+    })?;
+    let out = match args.output.as_str() {
+        "json" => crate::output::preempt_check::json(&report),
+        _ => crate::output::preempt_check::text(&report, stdout_color()),
+    };
+    write_stdout(&out)?;
+    if args.fail_on_blocked && crate::output::preempt_check::any_blocked(&report) {
+        return Ok(Exit::Failure);
+    }
+    Ok(Exit::Ok)
+}
+
+// ---------------------------------------------------------------------------------------------
+// lint --cluster
+
+/// The findings of the lint rules over the live policies and the templates they select, and
+/// the summary. Locations are object references (`pp/default/nginx`) with field paths.
+pub fn lint(kube: &KubeFlags, opts: &LintOptions) -> Result<(Vec<Finding>, Summary), CliError> {
+    let mut s = Session::connect(kube)?;
+    let base = vec![
+        karmada::pp(),
+        karmada::cpp(),
+        karmada::op(),
+        karmada::cop(),
+        karmada::rb(),
+        karmada::crb(),
+        karmada::work(),
+        karmada::cluster(),
+    ];
+    let reads = s.read(
+        base.iter()
+            .map(|k| Request::list(k.clone(), None))
+            .collect(),
+    )?;
+    let policies = Inventory::from_documents(live::documents(&reads[..2]), "default");
+    let kinds = selected_kinds(policies.policies(), &s.discovered);
+    let template_reads = s.read(kinds.into_iter().map(|k| Request::list(k, None)).collect())?;
+    s.warn_notes();
+    let clusters: Vec<String> = reads[7]
+        .items()
+        .iter()
+        .filter_map(|c| c["metadata"]["name"].as_str().map(str::to_string))
+        .collect();
+    let docs = live::documents(reads[..7].iter().chain(&template_reads));
+    let inv = Inventory::from_documents(docs, "default");
+    let mut opts = opts.clone();
+    if opts.known_clusters.is_empty() && reads[7].ok() {
+        opts.known_clusters = clusters;
+    }
+    let findings = crate::lint::lint(&[], &inv, &opts);
+    let mut summary = Summary {
+        files: 0,
+        documents: inv.documents.len(),
+        policies: inv.policies().count(),
+        ..Summary::default()
+    };
+    summary.count(&findings);
+    Ok((findings, summary))
+}
