@@ -41,6 +41,26 @@ pub struct Location {
     pub span: Span,
 }
 
+impl Location {
+    /// A live object (`pp/default/nginx`): no file position, the source name is the object
+    /// reference and the finding's field path says where (issue 7).
+    pub fn is_object(&self) -> bool {
+        self.span.start.line == 0
+    }
+
+    /// `file:line:col`, or the object reference alone for a live object.
+    pub fn display(&self) -> String {
+        if self.is_object() {
+            self.source.name.clone()
+        } else {
+            format!(
+                "{}:{}:{}",
+                self.source.name, self.span.start.line, self.span.start.col
+            )
+        }
+    }
+}
+
 #[derive(Clone, Debug)]
 pub struct Related {
     pub location: Location,

@@ -12,7 +12,11 @@ pub fn render(findings: &[Finding]) -> String {
             Severity::Info => "notice",
         };
         let mut props = Vec::new();
-        if let Some(loc) = &f.location {
+        let mut message = String::new();
+        if let Some(loc) = f.location.as_ref().filter(|l| l.is_object()) {
+            // A live object has no file to annotate: name it in the message instead.
+            message = format!("{}: ", loc.source.name);
+        } else if let Some(loc) = &f.location {
             props.push(format!("file={}", escape_property(&loc.source.name)));
             props.push(format!("line={}", loc.span.start.line));
             // GitHub rejects columns on annotations that span several lines.
@@ -32,18 +36,12 @@ pub fn render(findings: &[Finding]) -> String {
             "title={}",
             escape_property(&format!("karmada-policy ({})", f.rule))
         ));
-        let mut message = f.message.clone();
+        message.push_str(&f.message);
         if let Some(field) = &f.field {
             message.push_str(&format!(" [{field}]"));
         }
         for r in &f.related {
-            message.push_str(&format!(
-                "\n{} at {}:{}:{}",
-                r.message,
-                r.location.source.name,
-                r.location.span.start.line,
-                r.location.span.start.col
-            ));
+            message.push_str(&format!("\n{} at {}", r.message, r.location.display()));
         }
         out.push_str(&format!(
             "::{level} {}::{}\n",

@@ -31,8 +31,9 @@ struct JsonFinding<'a> {
 #[derive(Serialize)]
 struct JsonRelated<'a> {
     file: &'a str,
-    line: u32,
-    column: u32,
+    /// `null` for a live object (its `file` is the object reference).
+    line: Option<u32>,
+    column: Option<u32>,
     message: &'a str,
 }
 
@@ -95,15 +96,17 @@ fn render_report(
 
 fn to_json(f: &Finding) -> JsonFinding<'_> {
     let loc = f.location.as_ref();
+    // A live object has no position: `file` is its reference, line and column are null.
+    let pos = loc.filter(|l| !l.is_object());
     JsonFinding {
         rule: f.rule,
         severity: f.severity.as_str(),
         message: &f.message,
         file: loc.map(|l| l.source.name.as_str()),
-        line: loc.map(|l| l.span.start.line),
-        column: loc.map(|l| l.span.start.col),
-        end_line: loc.map(|l| l.span.end.line.max(l.span.start.line)),
-        end_column: loc.map(|l| {
+        line: pos.map(|l| l.span.start.line),
+        column: pos.map(|l| l.span.start.col),
+        end_line: pos.map(|l| l.span.end.line.max(l.span.start.line)),
+        end_column: pos.map(|l| {
             if l.span.end.line > l.span.start.line || l.span.end.col > l.span.start.col {
                 l.span.end.col
             } else {
@@ -117,8 +120,8 @@ fn to_json(f: &Finding) -> JsonFinding<'_> {
             .iter()
             .map(|r| JsonRelated {
                 file: &r.location.source.name,
-                line: r.location.span.start.line,
-                column: r.location.span.start.col,
+                line: (!r.location.is_object()).then_some(r.location.span.start.line),
+                column: (!r.location.is_object()).then_some(r.location.span.start.col),
                 message: &r.message,
             })
             .collect(),

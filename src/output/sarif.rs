@@ -81,6 +81,16 @@ fn ensure_newline(s: &str) -> String {
 }
 
 fn location(file: &str, span: crate::source::Span, message: Option<&str>) -> Value {
+    if span.start.line == 0 {
+        // A live object (issue 7): a logical location named by its reference, no file region.
+        let mut loc = json!({
+            "logicalLocations": [{"fullyQualifiedName": file, "kind": "resource"}]
+        });
+        if let Some(m) = message {
+            loc["message"] = json!({"text": m});
+        }
+        return loc;
+    }
     let end_line = span.end.line.max(span.start.line);
     let end_col = if end_line > span.start.line || span.end.col > span.start.col {
         span.end.col

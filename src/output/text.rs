@@ -140,11 +140,9 @@ fn render_one(out: &mut String, f: &Finding, color: bool) {
         let pad = " ".repeat(line_no.len());
         let _ = writeln!(
             out,
-            "{pad}{} {}:{}:{}",
+            "{pad}{} {}",
             paint("-->", gutter_style, color),
-            loc.source.name,
-            loc.span.start.line,
-            loc.span.start.col
+            loc.display()
         );
         if let Some(text) = loc.source.line(loc.span.start.line) {
             let bar = paint("|", gutter_style, color);
@@ -171,11 +169,9 @@ fn render_one(out: &mut String, f: &Finding, color: bool) {
         for r in &f.related {
             let _ = writeln!(
                 out,
-                "{pad} {eq} note: {} at {}:{}:{}",
+                "{pad} {eq} note: {} at {}",
                 r.message,
-                r.location.source.name,
-                r.location.span.start.line,
-                r.location.span.start.col
+                r.location.display()
             );
         }
     } else {
