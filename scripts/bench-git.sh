@@ -1,0 +1,110 @@
+#!/usr/bin/env bash
+# Benchmark of `lint --base` (issue 5): on a repository of 100,000 documents, `lint --base main`
+# (both sides read, linted and compared, ownership changes from the claim engine) must take at
+# most 2.5 times a plain `lint .` of the same working tree.
+#
+#   scripts/bench-git.sh [DOCS] [RUNS]     # defaults: 100000 documents, 3 runs of each
+#
+# Builds the release binary, generates the repository in a temporary directory (1,000 files:
+# per file one namespace with 95 templates and 5 PropagationPolicies, by name and by label),
+# commits it on `main`, changes 10 files on a branch (priorities raised, a preemptor added, a
+# template relabelled) and times both commands (median of RUNS). Exits 1 if the ratio is above
+# 2.5. Needs git and python3.
+set -euo pipefail
+
+DOCS=${1:-100000}
+RUNS=${2:-3}
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+
+# BENCH_BIN=PATH times an already built binary instead of building the release one.
+if [[ -n "${BENCH_BIN:-}" ]]; then
+    BIN=$BENCH_BIN
+else
+    cargo build --release --quiet --manifest-path "$ROOT/Cargo.toml"
+    BIN="$ROOT/target/release/kubectl-karmada_policy"
+fi
+
+# BENCH_KEEP=DIR keeps the generated repository in DIR (for profiling).
+if [[ -n "${BENCH_KEEP:-}" ]]; then
+    WORK=$BENCH_KEEP
+    rm -rf "$WORK/repo"
+else
+    WORK=$(mktemp -d)
+    trap 'rm -rf "$WORK"' EXIT
+fi
+REPO="$WORK/repo"
+mkdir -p "$REPO"
+export GIT_CONFIG_NOSYSTEM=1 GIT_CONFIG_GLOBAL=/dev/null
+export GIT_AUTHOR_NAME=bench GIT_AUTHOR_EMAIL=bench@example.com
+export GIT_COMMITTER_NAME=bench GIT_COMMITTER_EMAIL=bench@example.com
+
+python3 - "$REPO" "$DOCS" <<'EOF'
+import os, sys
+repo, docs = sys.argv[1], int(sys.argv[2])
+per_file = 100
+files = max(1, docs // per_file)
+for f in range(files):
+    ns = f"ns-{f:04d}"
+    out = []
+    for i in range(per_file - 5):
+        kind = "Deployment" if i % 2 == 0 else "ConfigMap"
+        api = "apps/v1" if kind == "Deployment" else "v1"
+        out.append(f"apiVersion: {api}\nkind: {kind}\nmetadata:\n  name: app-{i}\n  namespace: {ns}\n"
+                   f"  labels:\n    tier: t{i % 5}\n")
+    for p in range(5):
+        sel = (f"    - apiVersion: apps/v1\n      kind: Deployment\n      name: app-{p * 2}\n" if p < 3 else
+               f"    - apiVersion: v1\n      kind: ConfigMap\n      labelSelector:\n        matchLabels:\n          tier: t{p}\n")
+        out.append(f"apiVersion: policy.karmada.io/v1alpha1\nkind: PropagationPolicy\nmetadata:\n  name: pp-{p}\n"
+                   f"  namespace: {ns}\nspec:\n  priority: {p}\n  preemption: Always\n  resourceSelectors:\n{sel}"
+                   f"  placement:\n    clusterAffinity:\n      clusterNames: [member1, member2]\n")
+    d = os.path.join(repo, "apps", f"team-{f // 100:02d}")
+    os.makedirs(d, exist_ok=True)
+    with open(os.path.join(d, f"{ns}.yaml"), "w") as fh:
+        fh.write("---\n".join(out))
+EOF
+
+cd "$REPO"
+printf 'featureGates:\n  PropagationPolicyPreemption: true\n' > .karmada-policy.yaml
+git init -q -b main
+git add -A
+git commit -q -m base
+git checkout -q -b change
+python3 - <<'EOF'
+import glob
+for n, path in enumerate(sorted(glob.glob("apps/*/*.yaml"))[:10]):
+    text = open(path).read()
+    text = text.replace("name: pp-0\n", "name: pp-0\n", 1).replace("  priority: 0\n", "  priority: 9\n", 1)
+    text = text.replace("tier: t1\n", "tier: t3\n", 1)
+    ns = path.rsplit("/", 1)[1][:-5]
+    text += (f"---\napiVersion: policy.karmada.io/v1alpha1\nkind: PropagationPolicy\nmetadata:\n  name: extra\n"
+             f"  namespace: {ns}\nspec:\n  priority: 4\n  preemption: Always\n  resourceSelectors:\n"
+             f"    - apiVersion: apps/v1\n      kind: Deployment\n      name: app-8\n")
+    open(path, "w").write(text)
+EOF
+git commit -q -am change
+
+median() { sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
+timeit() {
+    local t0 t1
+    for _ in $(seq "$RUNS"); do
+        t0=$(date +%s.%N)
+        "$@" >/dev/null 2>&1 || true
+        t1=$(date +%s.%N)
+        echo "$t1 - $t0" | bc -l
+    done | median
+}
+
+DOC_COUNT=$("$BIN" lint -o json --fail-on none . | python3 -c 'import json,sys; print(json.load(sys.stdin)["summary"]["documents"])')
+PLAIN=$(timeit "$BIN" lint --fail-on none .)
+BASE=$(timeit "$BIN" lint --fail-on none --base main)
+RATIO=$(echo "$BASE / $PLAIN" | bc -l)
+CHANGES=$("$BIN" lint -o json --fail-on none --base main | python3 -c 'import json,sys; print(len(json.load(sys.stdin)["ownershipChanges"]))')
+printf 'documents:            %s\n' "$DOC_COUNT"
+printf 'lint . (plain):       %.2f s (median of %s)\n' "$PLAIN" "$RUNS"
+printf 'lint --base main:     %.2f s (median of %s)\n' "$BASE" "$RUNS"
+printf 'ownership changes:    %s\n' "$CHANGES"
+printf 'ratio:                %.2f (limit 2.5)\n' "$RATIO"
+if (( $(echo "$RATIO > 2.5" | bc -l) )); then
+    echo "FAIL: --base is more than 2.5 times a plain lint" >&2
+    exit 1
+fi
