@@ -6,6 +6,8 @@
 
 pub mod admission;
 pub mod suspension;
+// Cluster-centric freeze and its lifting (issue 9).
+pub mod freeze;
 
 // The claim engine (claim-and-preemption.md).
 pub mod claim;
