@@ -417,6 +417,169 @@ pub fn suspension_edit(
     }
 }
 
+/// A string as a single-quoted YAML scalar (`'` doubled), for annotation values we write.
+pub fn single_quoted(value: &str) -> String {
+    format!("'{}'", value.replace('\'', "''"))
+}
+
+/// The last line of an entry: its key's line when the value is empty (an implicit null may
+/// point at the next token).
+fn entry_last_line(e: &crate::source::Entry) -> u32 {
+    match e.value.value {
+        Value::Null => e.key.span.start.line,
+        _ => last_line(&e.key).max(last_line(&e.value)),
+    }
+}
+
+/// The edit that sets `metadata.annotations[key]` to `value` (`None`: removes it, and the
+/// `annotations:` entry with it when it held nothing else), touching only those lines. The value
+/// is written single-quoted. Flow-style `metadata` or `annotations` are refused.
+pub fn annotation_edit(
+    text: &str,
+    root: &Node,
+    key: &str,
+    value: Option<&str>,
+) -> Result<Option<TextEdit>, EditError> {
+    let lines = Lines::new(text);
+    let newline = if text.contains("\r\n") { "\r\n" } else { "\n" };
+    let meta_entry = root
+        .entry("metadata")
+        .ok_or_else(|| EditError("the policy has no `metadata` to edit".into()))?;
+    let meta = &meta_entry.value;
+    let Some(meta_entries) = meta.as_map() else {
+        return Err(EditError("`metadata` is not a mapping".into()));
+    };
+    if lines.text[lines.offset(meta.span.start)..].starts_with('{') {
+        return Err(EditError(
+            "`metadata` is written as a flow mapping ({...}); edit it by hand or write it in block style".into(),
+        ));
+    }
+    let meta_indent = meta_entries
+        .first()
+        .map_or(2, |e| e.key.span.start.col as usize - 1);
+    let step = meta_indent
+        .saturating_sub(meta_entry.key.span.start.col as usize - 1)
+        .max(1);
+    let line_of = |k: &str, v: &str, indent: usize| {
+        format!("{}{k}: {}{newline}", " ".repeat(indent), single_quoted(v))
+    };
+    // Inserting at the end of a file without a final newline needs one first.
+    let insert_at = |line: u32, body: String| {
+        let at = lines.line_end_incl(line);
+        let prefix = if at == text.len() && !text.ends_with('\n') {
+            newline
+        } else {
+            ""
+        };
+        TextEdit {
+            start: at,
+            end: at,
+            replacement: format!("{prefix}{body}"),
+        }
+    };
+    let Some(ann) = meta.entry("annotations") else {
+        let Some(v) = value else {
+            return Ok(None);
+        };
+        let last = meta_entries
+            .iter()
+            .map(entry_last_line)
+            .max()
+            .unwrap_or(meta_entry.key.span.start.line);
+        let body = format!(
+            "{}annotations:{newline}{}",
+            " ".repeat(meta_indent),
+            line_of(key, v, meta_indent + step)
+        );
+        return Ok(Some(insert_at(last, body)));
+    };
+    let own_line = |e: &crate::source::Entry| {
+        let start = lines.line_start(e.key.span.start.line);
+        lines.text[start..lines.offset(e.key.span.start)]
+            .trim()
+            .is_empty()
+    };
+    match &ann.value.value {
+        Value::Null => {
+            let Some(v) = value else {
+                return Ok(None);
+            };
+            let line = ann.key.span.start.line;
+            let rest = lines.line_text(line);
+            let after_colon = rest.split_once(':').map_or("", |(_, r)| r).trim();
+            if !after_colon.is_empty() && !after_colon.starts_with('#') {
+                return Err(EditError(
+                    "`metadata.annotations` is written as an explicit null; edit it by hand".into(),
+                ));
+            }
+            let indent = ann.key.span.start.col as usize - 1 + step;
+            Ok(Some(insert_at(line, line_of(key, v, indent))))
+        }
+        Value::Map(entries) => {
+            if lines.text[lines.offset(ann.value.span.start)..].starts_with('{') {
+                return Err(EditError(
+                    "`metadata.annotations` is written as a flow mapping ({...}); edit it by hand"
+                        .into(),
+                ));
+            }
+            let found = entries
+                .iter()
+                .rev()
+                .find(|e| matches!(&e.key.value, Value::Str(k) if k == key));
+            match (found, value) {
+                (None, None) => Ok(None),
+                (None, Some(v)) => {
+                    let indent = entries
+                        .first()
+                        .map_or(meta_indent + step, |e| e.key.span.start.col as usize - 1);
+                    let last = entries
+                        .iter()
+                        .map(entry_last_line)
+                        .max()
+                        .unwrap_or(ann.key.span.start.line);
+                    Ok(Some(insert_at(last, line_of(key, v, indent))))
+                }
+                (Some(e), value) => {
+                    if !own_line(e) {
+                        return Err(EditError(format!(
+                            "annotation {key} shares its line with other content; edit it by hand"
+                        )));
+                    }
+                    let start = lines.line_start(e.key.span.start.line);
+                    let end = lines.line_end_incl(entry_last_line(e));
+                    let replacement = match value {
+                        Some(v) => {
+                            let mut r = line_of(key, v, e.key.span.start.col as usize - 1);
+                            if end == text.len() && !text.ends_with('\n') {
+                                r.truncate(r.len() - newline.len());
+                            }
+                            r
+                        }
+                        None => String::new(),
+                    };
+                    // The only annotation goes with its `annotations:` key.
+                    let (start, end) = if value.is_none() && entries.len() == 1 && own_line(ann) {
+                        (lines.line_start(ann.key.span.start.line), end)
+                    } else {
+                        (start, end)
+                    };
+                    if text[start..end] == replacement {
+                        return Ok(None);
+                    }
+                    Ok(Some(TextEdit {
+                        start,
+                        end,
+                        replacement,
+                    }))
+                }
+            }
+        }
+        _ => Err(EditError(
+            "`metadata.annotations` is not a mapping; edit it by hand".into(),
+        )),
+    }
+}
+
 /// A unified diff of `before` → `after` with file names, as `--dry-run` prints it.
 pub fn unified_diff(name: &str, before: &str, after: &str) -> String {
     similar::TextDiff::from_lines(before, after)
@@ -545,6 +708,47 @@ spec:
         let loaded = load(Source::new("t.yaml", text));
         let new = Suspension::default();
         assert!(suspension_edit(text, &loaded.documents[0].root, Some(&new)).is_err());
+    }
+
+    fn ann(text: &str, value: Option<&str>) -> String {
+        let loaded = load(Source::new("t.yaml", text));
+        let root = &loaded.documents[0].root;
+        match annotation_edit(text, root, "karmada-policy.io/freeze", value).unwrap() {
+            Some(e) => apply(text, &[e]),
+            None => text.to_string(),
+        }
+    }
+
+    #[test]
+    fn annotation_is_inserted_replaced_and_removed_in_place() {
+        let text = "metadata:\n  name: a # keep\n  labels:\n    x: y\nspec:\n  priority: 1\n";
+        let with = ann(text, Some(r#"{"m2":{"at":"t"}}"#));
+        assert_eq!(
+            with,
+            "metadata:\n  name: a # keep\n  labels:\n    x: y\n  annotations:\n    karmada-policy.io/freeze: '{\"m2\":{\"at\":\"t\"}}'\nspec:\n  priority: 1\n"
+        );
+        // Replaced on its line; removed together with the `annotations:` it created.
+        let replaced = ann(&with, Some("it's"));
+        assert!(
+            replaced.contains("    karmada-policy.io/freeze: 'it''s'\nspec:"),
+            "{replaced}"
+        );
+        assert_eq!(ann(&with, None), text);
+        assert_eq!(ann(text, None), text);
+    }
+
+    #[test]
+    fn annotation_joins_existing_annotations_and_leaves_them() {
+        let text = "metadata:\n    annotations:\n        a: \"1\"   # note\n    name: x\n";
+        let with = ann(text, Some("v"));
+        assert_eq!(
+            with,
+            "metadata:\n    annotations:\n        a: \"1\"   # note\n        karmada-policy.io/freeze: 'v'\n    name: x\n"
+        );
+        assert_eq!(ann(&with, None), text);
+        let flow = "metadata: {name: x}\n";
+        let loaded = load(Source::new("t.yaml", flow));
+        assert!(annotation_edit(flow, &loaded.documents[0].root, "k", Some("v")).is_err());
     }
 
     #[test]
