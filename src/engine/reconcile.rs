@@ -738,6 +738,66 @@ mod tests {
                 None,
             ),
             (
+                "CPP preemptor without a selector namespace misses a namespaced template",
+                vec![
+                    deploy(
+                        "default",
+                        "nginx",
+                        &[("clusterpropagationpolicy.karmada.io/permanent-id", "c-id")],
+                        &[("clusterpropagationpolicy.karmada.io/name", "c")],
+                    ),
+                    cpp("c", cpp_named(1, false)),
+                    cpp(
+                        "d",
+                        json!({"priority": 9, "preemption": "Always",
+                               "resourceSelectors": [{"apiVersion":"apps/v1","kind":"Deployment","name":"nginx"}]}),
+                    ),
+                ],
+                true,
+                Some(PolicyRef::cpp("c")),
+            ),
+            (
+                "name tie-break: ab before abc",
+                vec![
+                    deploy("default", "nginx", &[], &[]),
+                    pp("default", "abc", named(0, false)),
+                    pp("default", "ab", named(0, false)),
+                ],
+                false,
+                Some(PolicyRef::pp("default", "ab")),
+            ),
+            (
+                "labelSelector {} beats no selector at equal priority",
+                vec![
+                    deploy("default", "nginx", &[], &[]),
+                    pp(
+                        "default",
+                        "a-all",
+                        json!({"resourceSelectors":[{"apiVersion":"apps/v1","kind":"Deployment"}]}),
+                    ),
+                    pp(
+                        "default",
+                        "z-empty",
+                        json!({"resourceSelectors":[{"apiVersion":"apps/v1","kind":"Deployment","labelSelector":{}}]}),
+                    ),
+                ],
+                false,
+                Some(PolicyRef::pp("default", "z-empty")),
+            ),
+            (
+                "PPs only claim templates in their own namespace",
+                vec![
+                    deploy("default", "nginx", &[], &[]),
+                    pp(
+                        "other",
+                        "a",
+                        json!({"resourceSelectors":[{"apiVersion":"apps/v1","kind":"Deployment"}]}),
+                    ),
+                ],
+                false,
+                None,
+            ),
+            (
                 "claimed-by label: never claimed",
                 vec![
                     deploy(
@@ -756,6 +816,21 @@ mod tests {
             let st = state(objects, gate);
             assert_eq!(owner_of(&st, "nginx"), want, "{what}");
         }
+    }
+
+    #[test]
+    fn terminating_policy_is_skipped_by_fresh_matching() {
+        let mut st = state(
+            vec![
+                deploy("default", "nginx", &[], &[]),
+                pp("default", "a", named(9, false)),
+                pp("default", "b", named(0, false)),
+            ],
+            false,
+        );
+        let a = st.find_policy(&PolicyRef::pp("default", "a")).unwrap();
+        st.policy_mut(a).terminating = true;
+        assert_eq!(owner_of(&st, "nginx"), Some(PolicyRef::pp("default", "b")));
     }
 
     #[test]

@@ -380,6 +380,9 @@ pub enum BlockReason {
     /// Matches by label or match-all; preemption only reaches templates a selector names.
     NotNamed {
         holder: Option<PolicyRef>,
+        /// A CPP selector names the template but sets no namespace: the preemption fetch uses
+        /// an empty namespace and misses a namespaced template (§5.4, inferred).
+        cpp_without_namespace: bool,
     },
     Terminating,
     /// The best match (or the preemptor) waits for missing dependentOverrides.
@@ -484,8 +487,17 @@ pub fn why_not(
         };
     }
     if !named {
+        let cpp_without_namespace = !pol.is_pp()
+            && !tpl.namespace.is_empty()
+            && pol.spec.resource_selectors.iter().any(|rs| {
+                rs.namespace.is_empty()
+                    && rs.name == tpl.name
+                    && rs.kind == tpl.kind
+                    && rs.api_version == tpl.api_version
+            });
         return BlockReason::NotNamed {
             holder: Some(owner),
+            cpp_without_namespace,
         };
     }
     let missing = overrides_block_preemption(st, p, claimed);
@@ -684,6 +696,62 @@ mod tests {
             Some(PolicyRef::pp("default", "holder"))
         );
         assert_eq!(r.resources[0].blocked_by[0].1.code(), "preemption-never");
+    }
+
+    /// A new policy claims waiting templates; a later, better policy without preemption does
+    /// not move the claim (§4.4, §6.3).
+    #[test]
+    fn created_policies_claim_waiting_templates_first_come() {
+        let st = state(vec![deploy("default", "nginx", &[], &[])], true);
+        let r = check(
+            st,
+            vec![
+                Change::Apply(policy_of(pp("default", "first", named(0, false)))),
+                Change::Apply(policy_of(pp("default", "better", named(9, false)))),
+            ],
+        )
+        .unwrap();
+        assert_eq!(r.resources.len(), 1);
+        let c = &r.resources[0];
+        assert_eq!(c.before, None);
+        assert_eq!(c.after, Some(PolicyRef::pp("default", "first")));
+        assert!(!c.preempted);
+        assert_eq!(c.blocked_by.len(), 1);
+        assert_eq!(c.blocked_by[0].1.code(), "preemption-never");
+    }
+
+    #[test]
+    fn cpp_selector_without_namespace_is_reported() {
+        let st = state(
+            vec![
+                deploy(
+                    "default",
+                    "nginx",
+                    &[("clusterpropagationpolicy.karmada.io/permanent-id", "c-id")],
+                    &[("clusterpropagationpolicy.karmada.io/name", "c")],
+                ),
+                cpp(
+                    "c",
+                    json!({"priority": 1, "resourceSelectors": [{"apiVersion":"apps/v1","kind":"Deployment"}]}),
+                ),
+                cpp(
+                    "d",
+                    json!({"priority": 9, "preemption": "Always",
+                    "resourceSelectors": [{"apiVersion":"apps/v1","kind":"Deployment","name":"nginx"}]}),
+                ),
+            ],
+            true,
+        );
+        let w = World::settled(st);
+        let d = w.state.find_policy(&PolicyRef::cpp("d")).unwrap();
+        assert_eq!(w.owner(0), Some(PolicyRef::cpp("c")));
+        assert!(matches!(
+            block_reason(&w, d, 0),
+            BlockReason::NotNamed {
+                cpp_without_namespace: true,
+                ..
+            }
+        ));
     }
 
     #[test]

@@ -106,6 +106,10 @@ pub fn block_message(b: &BlockReason) -> String {
         BlockReason::CppCannotPreemptPp { holder } => format!(
             "a ClusterPropagationPolicy never preempts a PropagationPolicy ({holder})"
         ),
+        BlockReason::NotNamed {
+            cpp_without_namespace: true,
+            ..
+        } => "its selector names the template without a namespace: the preemption fetch looks in the empty namespace and misses a namespaced template (set the selector's namespace)".into(),
         BlockReason::NotNamed { .. } => {
             "preemption only reaches templates a selector names (apiVersion, kind, namespace and name)".into()
         }
