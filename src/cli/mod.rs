@@ -2,6 +2,7 @@
 
 pub mod common;
 pub mod explain;
+pub mod freeze;
 pub mod lint;
 pub mod live;
 pub mod preempt_check;

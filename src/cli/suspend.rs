@@ -38,7 +38,7 @@ Exit codes:
   3  API or authentication failure";
 
 /// Attempts per object on 409 Conflict before giving up (read, compute, write each time).
-const CONFLICT_RETRIES: u32 = 5;
+pub(super) const CONFLICT_RETRIES: u32 = 5;
 
 #[derive(Debug, ClapArgs)]
 pub struct Args {
@@ -177,7 +177,7 @@ fn parse_targets(args: &[String]) -> Result<Selection, CliError> {
 }
 
 /// `propagationpolicy.policy.karmada.io/nginx`, as kubectl prints it.
-fn resource_id(kind: PolicyKind, name: &str) -> String {
+pub(super) fn resource_id(kind: PolicyKind, name: &str) -> String {
     format!(
         "{}.policy.karmada.io/{name}",
         kind.as_str().to_ascii_lowercase()
@@ -185,7 +185,12 @@ fn resource_id(kind: PolicyKind, name: &str) -> String {
 }
 
 /// The line printed for a change.
-fn change_message(action: Action, before: &State, after: &State, request: &Request) -> String {
+pub(super) fn change_message(
+    action: Action,
+    before: &State,
+    after: &State,
+    request: &Request,
+) -> String {
     match (action, after) {
         (Action::Suspend, after) => after.to_string(),
         (Action::Resume, State::NotSuspended) => {
@@ -228,7 +233,9 @@ pub fn run(action: Action, args: Args) -> Result<Exit, CliError> {
         .map_err(|e| CliError::usage(format!("--timeout: {e}")))?;
     let sel = parse_targets(&args.targets)?;
     let bulk_flags = args.all || args.selector.is_some();
-    if sel.named.is_empty() && !bulk_flags {
+    // `--clusters` with no policy named (and no --all): the clusters are the subject (issue 9).
+    let freeze_mode = sel.named.is_empty() && !args.all && !args.clusters.is_empty();
+    if sel.named.is_empty() && !bulk_flags && !freeze_mode {
         return Err(CliError::usage(
             "name policies (pp/NAME, cpp/NAME), or select them with -l SELECTOR or --all",
         ));
@@ -243,7 +250,7 @@ pub fn run(action: Action, args: Args) -> Result<Exit, CliError> {
             "a policy cannot be named across all namespaces: drop -A or use -n NAMESPACE",
         ));
     }
-    if !args.files.is_empty() && (args.reason.is_some() || args.output.is_some()) {
+    if !args.files.is_empty() && (args.reason.is_some() && !freeze_mode || args.output.is_some()) {
         return Err(CliError::usage(
             "--reason and -o act on live objects; with -f the file is the record (put the reason in the commit message)",
         ));
@@ -261,6 +268,9 @@ pub fn run(action: Action, args: Args) -> Result<Exit, CliError> {
             "--clusters needs at least one cluster name",
         ));
     }
+    if freeze_mode {
+        return super::freeze::run(action, &args, &sel.kinds, selector.as_ref(), &request);
+    }
     if args.files.is_empty() {
         run_live(action, &args, &sel, &request, wait_timeout)
     } else {
@@ -273,7 +283,7 @@ pub fn run(action: Action, args: Args) -> Result<Exit, CliError> {
     }
 }
 
-fn warn(text: &str) {
+pub(super) fn warn(text: &str) {
     let mut e = std::io::stderr().lock();
     let _ = writeln!(e, "warning: {text}");
 }
@@ -536,7 +546,7 @@ fn decide(
 }
 
 /// Target clusters of a policy from the bindings found next to it (files) or on the server.
-fn binding_targets(bindings: &[Vec<String>]) -> Option<Vec<String>> {
+pub(super) fn binding_targets(bindings: &[Vec<String>]) -> Option<Vec<String>> {
     let all: Vec<String> = bindings.iter().flatten().cloned().collect();
     (!all.is_empty()).then_some(all)
 }
@@ -576,7 +586,7 @@ fn plan_file_policy(
 
 /// Writes `text` to `path` through a temporary file in the same directory and a rename, so a
 /// reader never sees a half-written manifest. Keeps the file's permissions.
-fn write_atomic(path: &Path, bom: bool, text: &str) -> std::io::Result<()> {
+pub(super) fn write_atomic(path: &Path, bom: bool, text: &str) -> std::io::Result<()> {
     // Write through a symlink to its target, as an editor would, instead of replacing the link.
     let real = std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf());
     let path = real.as_path();
@@ -931,7 +941,7 @@ async fn wait_for_works(conn: &Conn, outcomes: &mut [Outcome], timeout: Duration
     }
 }
 
-fn confirm(action: Action, n: usize, request: &Request) -> Result<(), CliError> {
+pub(super) fn confirm(action: Action, n: usize, request: &Request) -> Result<(), CliError> {
     let verb = match action {
         Action::Suspend => "suspend",
         Action::Resume => "resume",
@@ -959,7 +969,7 @@ fn confirm(action: Action, n: usize, request: &Request) -> Result<(), CliError> 
 }
 
 /// The GitOps controller that owns the object, from its labels or annotations.
-fn gitops_owner(obj: &J) -> Option<&'static str> {
+pub(super) fn gitops_owner(obj: &J) -> Option<&'static str> {
     let keys = ["labels", "annotations"].into_iter().flat_map(|f| {
         obj["metadata"][f]
             .as_object()
@@ -999,7 +1009,7 @@ fn build_patch(current: &J, new: &Option<Suspension>, ctx: &Ctx) -> J {
     json!({"metadata": meta, "spec": {"suspension": suspension}})
 }
 
-fn for_diff(o: &J) -> String {
+pub(super) fn for_diff(o: &J) -> String {
     let mut o = o.clone();
     if let Some(m) = o["metadata"].as_object_mut() {
         m.remove("managedFields");
@@ -1179,7 +1189,7 @@ async fn apply_one(conn: &Conn, t: Target, ctx: &Ctx) -> (Outcome, Option<String
 }
 
 /// 25ms, 50ms, 100ms ... capped at 800ms, with jitter so racing writers spread out.
-fn backoff(attempt: u32) -> Duration {
+pub(super) fn backoff(attempt: u32) -> Duration {
     let base = 25u64 << attempt.min(5);
     let nanos = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
@@ -1192,6 +1202,11 @@ fn rfc3339_now() -> String {
     let secs = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .map_or(0, |d| d.as_secs()) as i64;
+    rfc3339(secs)
+}
+
+/// Seconds since the epoch as RFC 3339 UTC.
+pub(super) fn rfc3339(secs: i64) -> String {
     let (days, rem) = (secs.div_euclid(86_400), secs.rem_euclid(86_400));
     // Civil from days (Howard Hinnant's algorithm).
     let z = days + 719_468;

@@ -304,6 +304,49 @@ impl Conn {
 }
 
 impl Conn {
+    /// Every ResourceBinding in `namespace` (`None`: all namespaces) and, with
+    /// `cluster_scoped`, every ClusterResourceBinding: one list each, for a freeze that needs
+    /// the targets of many policies. `None` when ResourceBindings are not readable.
+    pub async fn list_bindings(
+        &self,
+        namespace: Option<&str>,
+        cluster_scoped: bool,
+    ) -> Option<Vec<J>> {
+        let rb = resource(
+            "work.karmada.io",
+            "v1alpha2",
+            "ResourceBinding",
+            "resourcebindings",
+        );
+        let api: Api<DynamicObject> = match namespace {
+            Some(ns) => Api::namespaced_with(self.client.clone(), ns, &rb),
+            None => Api::all_with(self.client.clone(), &rb),
+        };
+        let list = api.list(&ListParams::default()).await.ok()?;
+        let mut out: Vec<J> = list
+            .items
+            .iter()
+            .filter_map(|o| serde_json::to_value(o).ok())
+            .collect();
+        if cluster_scoped {
+            let crb = resource(
+                "work.karmada.io",
+                "v1alpha2",
+                "ClusterResourceBinding",
+                "clusterresourcebindings",
+            );
+            let api: Api<DynamicObject> = Api::all_with(self.client.clone(), &crb);
+            if let Ok(list) = api.list(&ListParams::default()).await {
+                out.extend(
+                    list.items
+                        .iter()
+                        .filter_map(|o| serde_json::to_value(o).ok()),
+                );
+            }
+        }
+        Some(out)
+    }
+
     /// Works (`work.karmada.io/v1alpha1`, in the `karmada-es-*` namespaces) carrying a label.
     pub async fn works_with_label(&self, selector: &str) -> Result<Vec<J>, ClusterError> {
         let ar = resource("work.karmada.io", "v1alpha1", "Work", "works");
