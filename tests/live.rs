@@ -211,7 +211,7 @@ fn explain_live_text_diagnoses_suspension_and_stale_claims() {
         .stdout
         .contains("  binding: ResourceBinding default/nginx-deployment\n"));
     assert!(o.stdout.contains(
-        "    clusters:   member1 (1 replicas), member2 (1 replicas), member3 (1 replicas)\n"
+        "    clusters:   member1 (replicas 1), member2 (replicas 1), member3 (replicas 1)\n"
     ));
     assert!(o
         .stdout
@@ -297,6 +297,23 @@ fn explain_graph_marks_suspended_edges() {
         .stdout
         .contains("  t_deployment_default_web -.->|suspended| c_member2\n"));
     assert!(o.stdout.contains("linkStyle"));
+
+    // Manifest mode draws the policy's own view: the suspended cluster from dispatchingOnClusters.
+    let o = run(
+        &kc,
+        &[
+            "explain",
+            "deploy/nginx",
+            "-f",
+            testdata("control-plane.yaml").to_str().unwrap(),
+            "--graph",
+            "dot",
+        ],
+    );
+    assert_eq!(o.code, 0, "{}", o.stderr);
+    assert!(o.stdout.contains(
+        "t_deployment_default_nginx -> c_member9 [label=\"suspended\", style=dashed, color=red, fontcolor=red];"
+    ), "{}", o.stdout);
 }
 
 #[test]

@@ -34,8 +34,9 @@ pub struct Args {
     /// The Karmada release whose rules apply (default: the newest known).
     #[arg(long = "karmada-version", value_name = "V")]
     pub karmada_version: Option<String>,
-    /// Live mode: print the claim graph (policies → template → clusters, suspended edges
-    /// marked) as Graphviz dot or Mermaid instead of the trace.
+    /// Print the claim graph (policies → template → clusters, suspended edges marked) as
+    /// Graphviz dot or Mermaid instead of the trace. Live mode draws the binding's clusters and
+    /// each Work's real dispatch state; with -f, the policy's suspension.
     #[arg(long = "graph", value_name = "FORMAT", value_parser = ["dot", "mermaid"])]
     pub graph: Option<String>,
     #[command(flatten)]
@@ -109,9 +110,6 @@ pub fn run(args: Args) -> Result<Exit, CliError> {
     if args.files.is_empty() {
         return super::live::explain(&args, ty, name, gates, version);
     }
-    if args.graph.is_some() {
-        return Err(CliError::usage("--graph traces the live chain: drop -f"));
-    }
     let inv = read_inputs(&args.files, &args.namespace)?;
     let kind = resolve_type(ty, &inv)?;
     if kind.is_karmada() {
@@ -163,8 +161,16 @@ pub fn run(args: Args) -> Result<Exit, CliError> {
         }
     };
     let decision = crate::engine::explain::explain(&state, t);
-    let out = match args.output.as_str() {
-        "json" => crate::output::explain::json(&decision),
+    let graph = args
+        .graph
+        .as_deref()
+        .map(|_| crate::output::graph::from_explain(&decision, None));
+    let out = match (graph, args.output.as_str()) {
+        (Some(g), _) if args.graph.as_deref() == Some("mermaid") => {
+            crate::output::graph::mermaid(&g)
+        }
+        (Some(g), _) => crate::output::graph::dot(&g),
+        (None, "json") => crate::output::explain::json(&decision),
         _ => crate::output::explain::text(&decision, stdout_color()),
     };
     write_stdout(&out)?;

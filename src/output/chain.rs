@@ -232,7 +232,7 @@ pub fn text(c: &Chain, notes: &[String], color: bool) -> String {
                 .clusters
                 .iter()
                 .map(|t| match t.replicas {
-                    Some(r) => format!("{} ({r} replicas)", t.name),
+                    Some(r) => format!("{} (replicas {r})", t.name),
                     None => t.name.clone(),
                 })
                 .collect();
