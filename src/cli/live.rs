@@ -255,7 +255,7 @@ pub fn explain(
                 vec![karmada::cpp()]
             },
         ),
-        bindings: all_ok(&reads, &[binding_kind.clone()]),
+        bindings: all_ok(&reads, std::slice::from_ref(&binding_kind)),
         works: binding.is_none() || all_ok(&reads, &[karmada::work()]),
         clusters: all_ok(&reads, &[karmada::cluster()]),
     };
@@ -361,7 +361,7 @@ pub fn preempt_check(
         }
     }
     let mut s = Session::connect(kube)?;
-    let base = vec![
+    let base = [
         karmada::pp(),
         karmada::cpp(),
         karmada::op(),
@@ -423,7 +423,7 @@ pub fn preempt_check(
 /// the summary. Locations are object references (`pp/default/nginx`) with field paths.
 pub fn lint(kube: &KubeFlags, opts: &LintOptions) -> Result<(Vec<Finding>, Summary), CliError> {
     let mut s = Session::connect(kube)?;
-    let base = vec![
+    let base = [
         karmada::pp(),
         karmada::cpp(),
         karmada::op(),
