@@ -615,6 +615,76 @@ mod tests {
     }
 
     #[test]
+    fn lazy_policy_resumed_waits_for_a_template_change() {
+        // Resumed Lazy policy: the binding keeps the old suspension until the template changes.
+        let (l, a) = pp_claim("default", "p");
+        let labels: BTreeMap<String, String> = l.into_iter().collect();
+        let annotations: BTreeMap<String, String> = a.into_iter().collect();
+        let inv = inv(vec![
+            json!({"apiVersion": "apps/v1", "kind": "Deployment",
+                "metadata": {"name": "web", "namespace": "default", "labels": labels, "annotations": annotations}}),
+            json!({"apiVersion": "policy.karmada.io/v1alpha1", "kind": "PropagationPolicy",
+                "metadata": {"name": "p", "namespace": "default",
+                    "labels": {"propagationpolicy.karmada.io/permanent-id": "p-id"}},
+                "spec": {"activationPreference": "Lazy",
+                    "resourceSelectors": [{"apiVersion": "apps/v1", "kind": "Deployment"}]}}),
+            binding(json!({"dispatching": true}), &["m1"]),
+            work("m1", true, true),
+        ]);
+        let st = State::from_inventory(&inv, Default::default());
+        let e = explain(&st, 0);
+        let c = diagnose(&ChainInput {
+            state: &st,
+            template: 0,
+            explanation: &e,
+            bindings: inv.bindings().collect(),
+            works: inv.works().collect(),
+            clusters: vec!["m1".into()],
+            readable: Readable::default(),
+        });
+        assert_eq!(
+            c.diagnoses,
+            vec![Diagnosis::ResumedButSuspended {
+                cluster: "m1".into(),
+                work: "karmada-es-m1/web-x".into(),
+                lag: Lag::LazyActivation
+            }]
+        );
+        assert_eq!(
+            c.binding.as_ref().and_then(|b| b.suspension.clone()),
+            Some(Suspension {
+                dispatching: Some(true),
+                dispatching_on_clusters: None
+            })
+        );
+    }
+
+    #[test]
+    fn suspended_policy_still_dispatching_and_binding_without_works() {
+        // Suspended, but no Work yet shows it and the binding has not followed: detector lag.
+        let c = run(
+            json!({"dispatching": true}),
+            vec![binding(json!(null), &["m1"]), work("m1", false, false)],
+        );
+        assert_eq!(
+            c.diagnoses,
+            vec![Diagnosis::SuspendedButDispatching {
+                cluster: "m1".into(),
+                work: "karmada-es-m1/web-x".into(),
+                lag: Lag::Detector
+            }]
+        );
+        // A target without a Work: the binding controller has not created it yet.
+        let c = run(json!(null), vec![binding(json!(null), &["m1"])]);
+        assert_eq!(
+            c.diagnoses,
+            vec![Diagnosis::MissingWork {
+                cluster: "m1".into()
+            }]
+        );
+    }
+
+    #[test]
     fn suspended_cluster_not_a_target_and_missing_work() {
         let c = run(
             json!({"dispatchingOnClusters": {"clusterNames": ["m3", "m1"]}}),
