@@ -247,6 +247,25 @@ fn explain_live_text_diagnoses_suspension_and_stale_claims() {
         .1
         .contains("claimed by pp/default/retired, which no longer exists"));
 
+    // A cluster-scoped template: a ClusterResourceBinding, its Works by the CRB's permanent-id.
+    let o = run(&kc, &["explain", "ns/shop", "-o", "json"]);
+    assert_eq!(o.code, 0, "{}", o.stderr);
+    let v: J = serde_json::from_str(&o.stdout).unwrap();
+    assert_eq!(
+        v["current"],
+        serde_json::json!({"kind": "ClusterPropagationPolicy", "name": "namespaces"})
+    );
+    assert_eq!(v["chain"]["binding"]["kind"], "ClusterResourceBinding");
+    assert_eq!(v["chain"]["binding"]["namespace"], J::Null);
+    assert_eq!(v["chain"]["works"][0]["cluster"], "member1");
+    assert_eq!(
+        diagnoses(&v),
+        [(
+            "missing-work".to_string(),
+            "member3 is a target of the binding but has no Work: the binding controller has not created it yet".to_string()
+        )]
+    );
+
     // Unknown type and missing template: usage errors, as in manifest mode.
     let o = run(&kc, &["explain", "widgets/x"]);
     assert_eq!(o.code, 2);
@@ -427,6 +446,22 @@ fn lint_cluster_reports_object_references_in_every_format() {
         .map(|f| f["rule"].as_str().unwrap())
         .collect();
     assert!(rules.contains(&"dead-policy"), "{rules:?}");
+    assert!(
+        rules.contains(&"suspended-cluster-not-targeted"),
+        "{rules:?}"
+    );
+    // One list per kind: discovery, policies, overrides, bindings, Works, Clusters, and each
+    // template kind the policies select (Deployments, Namespaces).
+    let reqs = assert_one_run_reads(&s);
+    assert_eq!(
+        reqs.iter()
+            .filter(|r| r.contains("/deployments") || r.contains("/namespaces?"))
+            .collect::<Vec<_>>()
+            .len(),
+        2,
+        "{reqs:?}"
+    );
+    assert_eq!(reqs.len(), 2 + 8 + 2, "{reqs:?}");
 
     // Text, SARIF and GitHub name the object instead of a file line.
     let sarif = dir.path().join("lint.sarif");
@@ -529,6 +564,32 @@ fn forbidden_kind_degrades_with_a_note() {
         .iter()
         .all(|f| f["file"] != "cpp/platform"));
     assert_eq!(v["summary"]["policies"], 4);
+
+    // A slow server: --request-timeout ends each request; the read fails with exit 3.
+    s.shared
+        .faults
+        .slow_all_ms
+        .store(5000, std::sync::atomic::Ordering::SeqCst);
+    let start = std::time::Instant::now();
+    let o = run(
+        &kc,
+        &["explain", "deploy/web", "--request-timeout", "300ms"],
+    );
+    assert_eq!(o.code, 3, "{}", o.stderr);
+    assert!(
+        start.elapsed() < std::time::Duration::from_secs(4),
+        "{:?}",
+        start.elapsed()
+    );
+    assert!(
+        o.stderr.starts_with("error: ") && o.stderr.contains("timed out"),
+        "{}",
+        o.stderr
+    );
+    s.shared
+        .faults
+        .slow_all_ms
+        .store(0, std::sync::atomic::Ordering::SeqCst);
 
     // A server failure is not degraded: exit 3.
     s.shared

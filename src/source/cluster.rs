@@ -288,10 +288,24 @@ fn classify(e: kube::Error) -> ClusterError {
                 message: status.message.clone(),
             }
         }
-        other => ClusterError {
-            kind: ErrorKind::Transport,
-            message: other.to_string(),
-        },
+        other => {
+            // Transport errors never carry credentials; the causes say what failed (a timeout,
+            // a refused connection) where the top error only says "client error".
+            let mut message = other.to_string();
+            let mut cause = std::error::Error::source(&other);
+            while let Some(c) = cause {
+                let text = c.to_string();
+                if !message.contains(&text) {
+                    message.push_str(": ");
+                    message.push_str(&text);
+                }
+                cause = c.source();
+            }
+            ClusterError {
+                kind: ErrorKind::Transport,
+                message,
+            }
+        }
     }
 }
 
