@@ -25,11 +25,21 @@ pub const AFTER_HELP: &str = "\
 Policies: pp/NAME, cpp/NAME (also propagationpolicy/NAME, clusterpropagationpolicy/NAME), or a
 type followed by names (`pp a b`); -l SELECTOR or --all select by label or everything.
 
+Freeze: --clusters with no policy named (and no --all) acts on every PropagationPolicy of the
+namespace (-A: of all namespaces, and every ClusterPropagationPolicy) whose target clusters (its
+bindings' spec.clusters, else the placement's cluster names) include a given cluster; -l narrows.
+It prints a table first, records what it added in the karmada-policy.io/freeze annotation (time,
+user, --reason; SOURCE_DATE_EPOCH fixes the time), and `resume --clusters` with no policy named
+lifts exactly that, leaving earlier suspensions in place. The same with -f DIR.
+
 Examples:
   kubectl karmada-policy suspend pp/nginx -n web --clusters member2,member3
   kubectl karmada-policy resume pp/nginx -n web --clusters member2
   kubectl karmada-policy suspend --all -n web --yes --reason \"freeze for incident 42\"
   kubectl karmada-policy suspend -f policies/nginx.yaml pp/nginx --dry-run
+  kubectl karmada-policy suspend --clusters member2,member3 -A --reason \"maintenance\"
+  kubectl karmada-policy resume --clusters member2,member3 -A
+  kubectl karmada-policy suspend --clusters member2 -f manifests/ --dry-run
 
 Exit codes:
   0  success (also when nothing needed to change: \"already suspended on member2\")
@@ -60,7 +70,8 @@ pub struct Args {
     /// ClusterPropagationPolicies, unless a type is named).
     #[arg(long)]
     pub all: bool,
-    /// Only these member clusters (comma-separated); without it, all clusters.
+    /// Only these member clusters (comma-separated); without it, all clusters. With no policy
+    /// named: freeze (or lift the freeze of) these clusters on every policy targeting them.
     #[arg(short = 'C', long, value_delimiter = ',', value_name = "CLUSTER,...")]
     pub clusters: Vec<String>,
     /// Print the unified diff and write nothing. Live mode: `client` computes locally,
@@ -68,7 +79,7 @@ pub struct Args {
     #[arg(long, num_args = 0..=1, require_equals = true, default_missing_value = "client",
           value_parser = ["none", "client", "server"], value_name = "MODE")]
     pub dry_run: Option<String>,
-    /// Record a reason, user and time in annotations (live mode).
+    /// Record a reason, user and time in annotations (live mode; a freeze records it with -f too).
     #[arg(long, value_name = "TEXT")]
     pub reason: Option<String>,
     /// Unknown cluster names are an error instead of a warning.
