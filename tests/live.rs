@@ -247,6 +247,33 @@ fn explain_live_text_diagnoses_suspension_and_stale_claims() {
         .1
         .contains("claimed by pp/default/retired, which no longer exists"));
 
+    // With the preemption gate on, the better policy takes it once the policies are processed
+    // again: the live claim holds until then.
+    let o = run(
+        &kc,
+        &[
+            "explain",
+            "deploy/web",
+            "-o",
+            "json",
+            "--feature-gates",
+            "PropagationPolicyPreemption=true",
+        ],
+    );
+    assert_eq!(o.code, 0, "{}", o.stderr);
+    let v: J = serde_json::from_str(&o.stdout).unwrap();
+    assert_eq!(v["eventual"]["name"], "web-priority");
+    let d = diagnoses(&v);
+    assert_eq!(d[0].0, "owner-changes-on-restart");
+    assert!(
+        d[0].1.starts_with(
+            "the claim of pp/default/web holds until the policies are processed again"
+        ) && d[0].1.ends_with("then pp/default/web-priority preempts it"),
+        "{}",
+        d[0].1
+    );
+    assert!(!d.iter().any(|(c, _)| c == "claim-kept-over-better-policy"));
+
     // A cluster-scoped template: a ClusterResourceBinding, its Works by the CRB's permanent-id.
     let o = run(&kc, &["explain", "ns/shop", "-o", "json"]);
     assert_eq!(o.code, 0, "{}", o.stderr);

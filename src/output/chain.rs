@@ -4,7 +4,7 @@
 use owo_colors::OwoColorize;
 use serde_json::{json, Value};
 
-use super::explain::{block_message, owner_text};
+use super::explain::block_message;
 use crate::engine::chain::{Chain, ConditionView, Diagnosis, Lag};
 use crate::model::policy::Suspension;
 
@@ -71,7 +71,7 @@ pub fn diagnosis_text(d: &Diagnosis) -> String {
         Diagnosis::OwnerChangesOnRestart { holder, eventual, preempted } => format!(
             "the claim of {} holds until the policies are processed again (a controller restart or a policy update); then {} {}",
             holder.as_ref().map_or_else(|| "nobody".to_string(), ToString::to_string),
-            eventual.as_ref().map_or_else(|| "nobody".to_string(), owner_text),
+            eventual.as_ref().map_or_else(|| "nobody".to_string(), ToString::to_string),
             if *preempted { "preempts it" } else { "takes it" }
         ),
         Diagnosis::SuspendedClusterNotTarget { policy, cluster, exists } => format!(
