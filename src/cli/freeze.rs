@@ -37,6 +37,8 @@ struct Row {
     decision: Decision,
     /// What stalls while suspended (failover, unhealthy targets, Lazy, propagateDeps).
     stalls: Vec<String>,
+    /// Whether one of them is a failover stall (failover configured, or an unhealthy target).
+    failover: bool,
     /// Failover would stall with every target suspended and there is no --force.
     refused: Option<String>,
     gitops: Option<&'static str>,
@@ -114,6 +116,7 @@ fn check_stalls(
             blocking.join("; ")
         ));
     }
+    row.failover = stalls.iter().any(|s| s.blocks_full_suspension());
     row.stalls = stalls.iter().map(ToString::to_string).collect();
 }
 
@@ -262,7 +265,11 @@ fn summary(
         .iter()
         .filter(|r| matches!(r.decision, Decision::Skipped(_)))
         .count();
-    let failover = rows.iter().filter(|r| !r.stalls.is_empty()).count();
+    let failover = rows.iter().filter(|r| r.failover).count();
+    let other = rows
+        .iter()
+        .filter(|r| !r.failover && !r.stalls.is_empty())
+        .count();
     let gitops = rows.iter().filter(|r| r.gitops.is_some()).count();
     let mut parts = Vec::new();
     if changed == 0 && failed == 0 {
@@ -292,10 +299,13 @@ fn summary(
         parts.push(format!("{not_involved} not involved"));
     }
     let mut s = format!("{}: {}", what(action, request), parts.join(", "));
-    if failover + gitops > 0 {
+    if failover + other + gitops > 0 {
         let mut w = Vec::new();
         if failover > 0 {
             w.push(format!("{failover} failover"));
+        }
+        if other > 0 {
+            w.push(format!("{other} other suspension"));
         }
         if gitops > 0 {
             w.push(format!("{gitops} GitOps"));
@@ -531,6 +541,7 @@ fn run_files(
                 file: Some(fi),
                 decision,
                 stalls: Vec::new(),
+                failover: false,
                 refused: None,
                 gitops: None,
                 object: None,
@@ -820,6 +831,7 @@ async fn live(
             gitops: None,
             decision,
             stalls: Vec::new(),
+            failover: false,
             refused: None,
             object: None,
             bound: b.clone(),
