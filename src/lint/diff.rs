@@ -8,7 +8,7 @@
 //! 3. the rules that only exist for updates (`validateUpdate`: a changed `schedulerName`, a
 //!    changed or removed permanent-id label) for policies present on both sides.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{BTreeMap, HashMap, HashSet};
 
 use crate::engine::admission;
 use crate::engine::simulate::{check, BlockReason, Change};
@@ -112,30 +112,50 @@ pub fn ownership_changes(
     head: &Inventory,
     options: Options,
 ) -> Vec<OwnershipChange> {
-    let state = State::from_inventory(base, options);
     let base_policies: HashMap<PolicyRef, &Policy> =
         base.policies().map(|p| (p.reference(), p)).collect();
-    let head_refs: std::collections::HashSet<PolicyRef> =
-        head.policies().map(Policy::reference).collect();
-    let mut changes = Vec::new();
+    let head_refs: HashSet<PolicyRef> = head.policies().map(Policy::reference).collect();
+    let mut applied: Vec<&Policy> = Vec::new();
+    let mut touched: Vec<&Policy> = Vec::new();
     for p in head.policies() {
         match base_policies.get(&p.reference()) {
             Some(b) if same_policy(b, p) => {}
-            _ => changes.push(Change::Apply(Box::new(p.clone()))),
+            Some(b) => {
+                applied.push(p);
+                touched.push(b);
+            }
+            None => applied.push(p),
         }
     }
-    let mut deleted: Vec<PolicyRef> = base_policies
-        .keys()
-        .filter(|r| !head_refs.contains(*r) && state.find_policy(r).is_some())
-        .cloned()
+    let mut removed: Vec<&Policy> = base
+        .policies()
+        .filter(|p| !head_refs.contains(&p.reference()))
         .collect();
-    deleted.sort();
-    changes.extend(deleted.into_iter().map(Change::Delete));
-    if changes.is_empty() {
+    removed.sort_by_key(|p| p.reference());
+    if applied.is_empty() && removed.is_empty() {
         return Vec::new();
     }
-    let head_templates: std::collections::HashSet<ObjectRef> =
-        head.templates().map(|t| t.reference()).collect();
+    // Only templates a changed policy (either version) may select can change owner; the
+    // snapshot keeps those and the policies that may select or claim them (a claim moves only
+    // through an event of a policy that matches the template: claim-and-preemption.md §4-§6).
+    let scope = Scope::of(applied.iter().chain(&touched).chain(&removed).copied());
+    let state = State::from_inventory(&scope.subset(base), options);
+    let mut changes: Vec<Change> = applied
+        .into_iter()
+        .map(|p| Change::Apply(Box::new(p.clone())))
+        .collect();
+    changes.extend(
+        removed
+            .into_iter()
+            .map(Policy::reference)
+            .filter(|r| state.find_policy(r).is_some())
+            .map(Change::Delete),
+    );
+    let head_templates: HashSet<ObjectRef> = head
+        .templates()
+        .filter(|t| scope.covers(&t.api_version, &t.kind, t.namespace()))
+        .map(|t| t.reference())
+        .collect();
     let Ok(report) = check(state, changes) else {
         return Vec::new(); // only deletes of absent policies fail, and those were filtered
     };
@@ -164,6 +184,87 @@ pub fn ownership_changes(
         });
     }
     out
+}
+
+/// The (apiVersion, kind, namespace) space a set of policies can select: a PP only its own
+/// namespace (`detector.go:382-391`), a CPP its selectors' namespace or any (`None`).
+struct Scope {
+    keys: HashMap<(String, String), Vec<Option<String>>>,
+}
+
+impl Scope {
+    fn of<'a>(policies: impl Iterator<Item = &'a Policy>) -> Scope {
+        let mut keys: HashMap<(String, String), Vec<Option<String>>> = HashMap::new();
+        for p in policies {
+            let pp_ns = p.reference().namespace;
+            for rs in &p.spec.resource_selectors {
+                let ns = match &pp_ns {
+                    Some(ns) => Some(ns.clone()),
+                    None if !rs.namespace.is_empty() => Some(rs.namespace.clone()),
+                    None => None,
+                };
+                keys.entry((rs.api_version.clone(), rs.kind.clone()))
+                    .or_default()
+                    .push(ns);
+            }
+        }
+        Scope { keys }
+    }
+
+    fn covers(&self, api_version: &str, kind: &str, namespace: &str) -> bool {
+        self.keys
+            .get(&(api_version.to_string(), kind.to_string()))
+            .is_some_and(|v| {
+                v.iter()
+                    .any(|ns| ns.as_deref().is_none_or(|n| n == namespace))
+            })
+    }
+
+    /// The templates in scope, every policy that may select one of them or that claims one,
+    /// and all overrides, bindings and works.
+    fn subset(&self, inv: &Inventory) -> Inventory {
+        use crate::model::Object;
+        let mut spaces: HashMap<(String, String), HashSet<String>> = HashMap::new();
+        let mut claimers: HashSet<PolicyRef> = HashSet::new();
+        let mut objects = Vec::new();
+        for o in &inv.objects {
+            if let Object::Template(t) = o {
+                if self.covers(&t.api_version, &t.kind, t.namespace()) {
+                    spaces
+                        .entry((t.api_version.clone(), t.kind.clone()))
+                        .or_default()
+                        .insert(t.namespace().to_string());
+                    let claim =
+                        crate::engine::claim::ClaimMeta::read(&t.meta.labels, &t.meta.annotations);
+                    claimers.extend(claim.pp_claim());
+                    claimers.extend(claim.cpp_claim());
+                    objects.push(o.clone());
+                }
+            }
+        }
+        for o in &inv.objects {
+            match o {
+                Object::Template(_) => {}
+                Object::Policy(p) => {
+                    let ns = p.reference().namespace;
+                    let selects = p.spec.resource_selectors.iter().any(|rs| {
+                        spaces
+                            .get(&(rs.api_version.clone(), rs.kind.clone()))
+                            .is_some_and(|set| ns.as_ref().is_none_or(|n| set.contains(n)))
+                    });
+                    if selects || claimers.contains(&p.reference()) {
+                        objects.push(o.clone());
+                    }
+                }
+                other => objects.push(other.clone()),
+            }
+        }
+        Inventory {
+            documents: Vec::new(),
+            objects,
+            problems: Vec::new(),
+        }
+    }
 }
 
 /// `validateUpdate` for every policy on both sides (Karmada rejects the update: the change

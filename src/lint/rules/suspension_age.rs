@@ -102,8 +102,9 @@ pub fn check(
 /// `12 days`, `1 day`, `36 hours`, `5 minutes`.
 pub fn human_age(secs: u64) -> String {
     let plural = |n: u64, w: &str| format!("{n} {w}{}", if n == 1 { "" } else { "s" });
-    if secs >= 2 * 86_400 || secs % 86_400 == 0 && secs > 0 {
-        plural(secs / 86_400, "day")
+    let days = secs / 86_400;
+    if days >= 2 || days == 1 && secs - 86_400 < 3_600 {
+        plural(days, "day")
     } else if secs >= 3_600 {
         plural(secs / 3_600, "hour")
     } else {
