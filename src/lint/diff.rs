@@ -416,6 +416,27 @@ mod tests {
     }
 
     #[test]
+    fn deleting_the_owner_hands_the_template_over_and_unrelated_templates_stay_out() {
+        let cpp = "---\napiVersion: policy.karmada.io/v1alpha1\nkind: ClusterPropagationPolicy\nmetadata:\n  name: all\nspec:\n  resourceSelectors:\n    - apiVersion: apps/v1\n      kind: Deployment\n";
+        let other =
+            "---\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: cm\n  namespace: other\n";
+        let base = inventory(
+            "b.yaml",
+            &format!("{NGINX}{other}{cpp}{}", pp("a", "  priority: 5\n")),
+        );
+        let head = inventory("h.yaml", &format!("{NGINX}{other}{cpp}"));
+        let changes = ownership_changes(&base, &head, gate_on());
+        assert_eq!(changes.len(), 1, "{changes:?}");
+        assert_eq!(changes[0].before, Some(PolicyRef::pp("default", "a")));
+        assert_eq!(changes[0].after, Some(PolicyRef::cpp("all")));
+        assert!(!changes[0].preempted);
+        let scope = Scope::of(base.policies().filter(|p| p.meta.name == "a"));
+        let kept = scope.subset(&base);
+        assert_eq!(kept.templates().count(), 1, "the ConfigMap is out of scope");
+        assert_eq!(kept.policies().count(), 2, "the CPP may select nginx");
+    }
+
+    #[test]
     fn scheduler_name_change_is_an_update_error_at_head() {
         let base = inventory("b.yaml", &pp("a", "  schedulerName: default-scheduler\n"));
         let head = inventory("h.yaml", &pp("a", "  schedulerName: custom\n"));
