@@ -285,6 +285,19 @@ fn staged_lints_the_index_not_the_working_tree_and_rev_touches_nothing() {
     let (_, v) = json(r.path(), &["--staged", "keep.yaml"]);
     assert_eq!(v["summary"]["files"], 1);
 
+    // A malformed ignore annotation is reported once, and a valid one silences the
+    // git-only rules too.
+    let annotated = NGINX.replace(
+        "  namespace: default\n",
+        "  namespace: default\n  annotations:\n    karmada-policy.io/ignore: \"overlap\"\n",
+    );
+    write(r.path(), &[("keep.yaml", &annotated)]);
+    git(r.path(), &["add", "keep.yaml"]);
+    let (_, v) = json(r.path(), &["--staged", "keep.yaml"]);
+    assert_eq!(rules(&v), vec!["invalid-ignore"]);
+    git(r.path(), &["reset", "-q", "--", "keep.yaml"]);
+    git(r.path(), &["checkout", "-q", "--", "keep.yaml"]);
+
     // --rev reads the object database only: the working tree and the index stay as they were.
     let status = git(r.path(), &["status", "--porcelain"]);
     let (code, v) = json(r.path(), &["--rev", "HEAD"]);
