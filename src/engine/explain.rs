@@ -52,6 +52,11 @@ pub enum Why {
     },
     /// Wins the fresh match but its dependentOverrides are missing (§6.5).
     WaitsForOverrides(Vec<String>),
+    /// Ties with the winning preemptor at the top priority: whichever runs first wins (§5.6).
+    OrderDependent {
+        winner: PolicyRef,
+        priority: i32,
+    },
     /// Would win a fresh match (or at least could take it), but `holder` keeps the claim.
     ClaimKept {
         holder: PolicyRef,
@@ -398,6 +403,12 @@ fn candidate_why(
             theirs,
         };
     }
+    if s.preempted && s.ambiguous.contains(&p) {
+        return Why::OrderDependent {
+            winner: s.owner.clone().expect("preempted means owned"),
+            priority: pol.priority(),
+        };
+    }
     let ours_key = pol.rank_key(implicit);
     let Some(o) = owner else {
         // Unclaimed: the fresh winner waits for overrides, or the claim's holder is unknown.
@@ -537,6 +548,40 @@ mod tests {
             }
         ));
         assert!(off.notes.iter().any(|n| matches!(n, Note::GateOff { .. })));
+    }
+
+    #[test]
+    fn equal_top_preemptors_are_order_dependent() {
+        let (l, a) = pp_claim("default", "base");
+        let l: Vec<(&str, &str)> = l.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect();
+        let a: Vec<(&str, &str)> = a.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect();
+        let named = |prio: i32| {
+            json!({"priority": prio, "preemption": "Always",
+                   "resourceSelectors": [{"apiVersion":"apps/v1","kind":"Deployment","name":"api"}]})
+        };
+        let objects = vec![
+            deploy("default", "api", &l, &a),
+            pp(
+                "default",
+                "base",
+                json!({"priority": 1, "resourceSelectors":[{"apiVersion":"apps/v1","kind":"Deployment"}]}),
+            ),
+            pp("default", "x", named(7)),
+            pp("default", "z", named(7)),
+        ];
+        let e = explain(&state(objects, true), 0);
+        assert_eq!(e.eventual, Some(PolicyRef::pp("default", "x")));
+        assert_eq!(
+            e.candidates[1].why,
+            Why::OrderDependent {
+                winner: PolicyRef::pp("default", "x"),
+                priority: 7
+            }
+        );
+        assert!(e
+            .notes
+            .iter()
+            .any(|n| matches!(n, Note::AmbiguousPreemptors { priority: 7, .. })));
     }
 
     #[test]

@@ -163,6 +163,9 @@ pub fn why_text(w: &Why, me: &PolicyRef) -> String {
             "wins the match but waits for missing dependentOverrides {} (no CPP fallback)",
             missing.join(", ")
         ),
+        Why::OrderDependent { winner, priority } => format!(
+            "equal priority {priority} with {winner}: order-dependent, whichever preempts first wins and the other never preempts an equal priority"
+        ),
         Why::ClaimKept { holder, blocker, .. } => {
             format!(
                 "would win a fresh match, but the claim of {holder} is kept: {}",
