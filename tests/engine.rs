@@ -531,3 +531,104 @@ fn preempt_check_usage_errors() {
     ]);
     assert_eq!(r.code, 2);
 }
+
+/// A claim naming a policy the state lacks: preempt-check takes the policy as existing with an
+/// unknown spec (the files are partial), explain takes the claim as stale.
+#[test]
+fn claims_naming_policies_missing_from_the_inputs() {
+    let dir = tempfile::tempdir().unwrap();
+    let state = write(
+        dir.path(),
+        "state.yaml",
+        "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: nginx\n  namespace: default\n  \
+         labels: {app: nginx, propagationpolicy.karmada.io/permanent-id: ghost-id}\n  \
+         annotations: {propagationpolicy.karmada.io/namespace: default, propagationpolicy.karmada.io/name: ghost}\n---\n\
+         apiVersion: policy.karmada.io/v1alpha1\nkind: PropagationPolicy\nmetadata: {name: b, namespace: default}\n\
+         spec: {resourceSelectors: [{apiVersion: apps/v1, kind: Deployment, labelSelector: {matchLabels: {app: nginx}}}]}\n",
+    );
+    let ghost = |name: &str| {
+        format!(
+            "apiVersion: policy.karmada.io/v1alpha1\nkind: PropagationPolicy\nmetadata: {{name: ghost, namespace: default}}\n\
+             spec: {{resourceSelectors: [{{apiVersion: apps/v1, kind: Deployment, name: {name}}}]}}\n"
+        )
+    };
+    let still = write(dir.path(), "still.yaml", &ghost("nginx"));
+    let moved = write(dir.path(), "moved.yaml", &ghost("other"));
+    // The claim is kept while the ghost exists; updating it so it still matches moves nothing.
+    let v = run_json(&[
+        "preempt-check",
+        "-f",
+        &state,
+        "--apply",
+        &still,
+        "-o",
+        "json",
+    ]);
+    assert_eq!(v["resources"], json!([]));
+    // Updating it so it no longer matches releases the claim: b re-matches it.
+    let v = run_json(&[
+        "preempt-check",
+        "-f",
+        &state,
+        "--apply",
+        &moved,
+        "-o",
+        "json",
+    ]);
+    assert_eq!(v["resources"][0]["before"], pp("default", "ghost"));
+    assert_eq!(v["resources"][0]["after"], pp("default", "b"));
+    // Deleting it works too.
+    let v = run_json(&[
+        "preempt-check",
+        "-f",
+        &state,
+        "--delete",
+        "pp/ghost",
+        "-o",
+        "json",
+    ]);
+    assert_eq!(v["resources"][0]["after"], pp("default", "b"));
+    // explain: the claim is stale; the next reconcile drops it and b claims.
+    let e = run_json(&["explain", "deploy/nginx", "-f", &state, "-o", "json"]);
+    assert_eq!(e["current"], pp("default", "ghost"));
+    assert_eq!(e["afterReconcile"], pp("default", "b"));
+    assert_eq!(e["eventual"], pp("default", "b"));
+    assert!(
+        e["notes"][0]
+            .as_str()
+            .unwrap()
+            .contains("not in the inputs"),
+        "{}",
+        e["notes"]
+    );
+}
+
+/// Excluded templates are never claimed, and explain says why.
+#[test]
+fn excluded_templates_are_never_claimed() {
+    let dir = tempfile::tempdir().unwrap();
+    let f = write(
+        dir.path(),
+        "kube.yaml",
+        "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c, namespace: kube-public}\n---\n\
+         apiVersion: policy.karmada.io/v1alpha1\nkind: ClusterPropagationPolicy\nmetadata: {name: all}\n\
+         spec: {resourceSelectors: [{apiVersion: v1, kind: ConfigMap}]}\n",
+    );
+    let e = run_json(&[
+        "explain",
+        "cm/c",
+        "-n",
+        "kube-public",
+        "-f",
+        &f,
+        "-o",
+        "json",
+    ]);
+    assert_eq!(e["eventual"], Value::Null);
+    assert_eq!(e["afterReconcile"], Value::Null);
+    assert_eq!(
+        e["notes"][0],
+        "never claimed: namespace kube-public matches --skipped-propagating-namespaces=kube-.*"
+    );
+    assert_eq!(e["candidates"][0]["policy"]["name"], "all");
+}
