@@ -9,14 +9,18 @@ pub mod suspension;
 // Cluster-centric freeze and its lifting (issue 9).
 pub mod freeze;
 
-// The claim engine (claim-and-preemption.md).
+// The claim engine (claim-and-preemption.md): `selector` (§1.2, one selector vs one template),
+// `rank` (§2.3/§3, one policy among the matching ones), `claim` (§4 claim keys, §1.4 filters),
+// `state` (the indexed snapshot), `reconcile` (template reconcile, fresh match, preemption,
+// the §7 restart model), `simulate` (controller events, preempt-check), `explain` (one
+// template's decision), `kinds` (TYPE resolution as kubectl does it).
 pub mod claim;
+pub mod explain;
+pub mod kinds;
 pub mod rank;
 pub mod reconcile;
 pub mod selector;
-pub mod state;
 pub mod simulate;
-pub mod explain;
-pub mod kinds;
+pub mod state;
 // The live chain of one template: claim → binding → Works (issue 7).
 pub mod chain;
