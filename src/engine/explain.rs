@@ -364,11 +364,20 @@ fn candidate_why(
     let r = pol.reference();
     let tpl = &state.templates[t];
     if s.owner.as_ref() == Some(&r) {
-        if s.preempted {
-            let from = s
-                .matched_owner
-                .clone()
-                .expect("preemption took a claimed template");
+        let took_from = s
+            .preemption
+            .iter()
+            .rev()
+            .find_map(|step| match &step.outcome {
+                PreemptOutcome::Took { from } if step.policy == p => Some(from.clone()),
+                _ => None,
+            });
+        if let Some(from) = s
+            .matched_owner
+            .clone()
+            .or(took_from)
+            .filter(|_| s.preempted)
+        {
             let theirs = match (from.kind, pol.kind) {
                 (PolicyKind::ClusterPropagationPolicy, PolicyKind::PropagationPolicy) => None,
                 _ => state.find_policy(&from).map(|h| state.policy(h).priority()),
@@ -392,8 +401,11 @@ fn candidate_why(
     if let Some(e) = &tpl.excluded {
         return Why::TemplateExcluded(e.clone());
     }
-    if s.preempted && s.matched_owner.as_ref() == Some(&r) {
-        let by = s.owner.clone().expect("preempted means owned");
+    if let Some(by) = s
+        .owner
+        .clone()
+        .filter(|_| s.preempted && s.matched_owner.as_ref() == Some(&r))
+    {
         let theirs = state
             .find_policy(&by)
             .map_or(0, |b| state.policy(b).priority());
@@ -403,9 +415,13 @@ fn candidate_why(
             theirs,
         };
     }
-    if s.preempted && s.ambiguous.contains(&p) {
+    if let Some(winner) = s
+        .owner
+        .clone()
+        .filter(|_| s.preempted && s.ambiguous.contains(&p))
+    {
         return Why::OrderDependent {
-            winner: s.owner.clone().expect("preempted means owned"),
+            winner,
             priority: pol.priority(),
         };
     }

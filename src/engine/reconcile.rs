@@ -147,6 +147,7 @@ pub fn preempt_one(state: &State, p: usize, t: usize, claim: &mut ClaimMeta) -> 
     match pol.kind {
         PolicyKind::PropagationPolicy => {
             let mut blocked = None;
+            let mut taken_from_pp = None;
             // preemptPropagationPolicy (:109-153): annotations only, not the id label.
             if let (Some(ns), Some(name)) = (claim.pp_namespace.clone(), claim.pp_name.clone()) {
                 if ns == pol.namespace && name == pol.name {
@@ -166,6 +167,7 @@ pub fn preempt_one(state: &State, p: usize, t: usize, claim: &mut ClaimMeta) -> 
                                 });
                             } else {
                                 write_claim(state, t, p, claim);
+                                taken_from_pp = Some(holder);
                             }
                         }
                     }
@@ -173,14 +175,19 @@ pub fn preempt_one(state: &State, p: usize, t: usize, claim: &mut ClaimMeta) -> 
             }
             // preemptClusterPropagationPolicyDirectly (:156-181): no priority comparison; on
             // the same in-memory object, so it sees CPP keys only if the PP step left them.
-            if claim.cpp_name.is_some() {
+            let taken_from_cpp = claim.cpp_name.clone();
+            if taken_from_cpp.is_some() {
                 write_claim(state, t, p, claim);
             }
             let after = claim.owner();
             if after != before && after == Some(pol.reference()) {
-                return PreemptOutcome::Took {
-                    from: before.expect("a claim was there to take"),
-                };
+                // `before` is None when the annotations named a holder without the id label
+                // (a partial claim): preemption reads annotations only (§4.2).
+                let from = before.unwrap_or_else(|| match &taken_from_cpp {
+                    Some(c) => PolicyRef::cpp(c),
+                    None => taken_from_pp.clone().unwrap_or_else(|| pol.reference()),
+                });
+                return PreemptOutcome::Took { from };
             }
             blocked.unwrap_or(PreemptOutcome::Unclaimed)
         }
@@ -847,6 +854,29 @@ mod tests {
         let s = settle(&st, 0);
         assert_eq!(s.owner, Some(PolicyRef::pp("default", "holder")));
         assert_eq!(s.preemption[0].outcome, PreemptOutcome::TemplateTerminating);
+    }
+
+    /// A stray CPP name annotation without its id label: unclaimed for matching (§4.2), but the
+    /// PP→CPP preemption step reads annotations only, so any PP preemptor claims the template
+    /// (`preemption.go:156-181`), whatever the priority of the PP that matched it.
+    #[test]
+    fn partial_cpp_annotation_is_taken_by_any_pp_preemptor() {
+        let objects = vec![
+            deploy(
+                "default",
+                "nginx",
+                &[],
+                &[("clusterpropagationpolicy.karmada.io/name", "gone")],
+            ),
+            pp("default", "best", named(9, false)),
+            pp("default", "low", named(1, true)),
+        ];
+        let st = state(objects, true);
+        let s = settle(&st, 0);
+        assert_eq!(s.matched_owner, Some(PolicyRef::pp("default", "best")));
+        assert_eq!(s.owner, Some(PolicyRef::pp("default", "low")));
+        let e = crate::engine::explain::explain(&st, 0);
+        assert!(e.preempted);
     }
 
     #[test]
