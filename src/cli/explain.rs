@@ -22,9 +22,10 @@ pub struct Args {
     /// binding, Works and a diagnosis where they disagree with the policy.
     #[arg(short = 'f', long = "filename")]
     pub files: Vec<String>,
-    /// Namespace of the template (and of objects in the files that set none).
-    #[arg(short = 'n', long = "namespace", default_value = "default")]
-    pub namespace: String,
+    /// Namespace of the template (and of objects in the files that set none). Default: `default`
+    /// with -f, the kubeconfig context's namespace in live mode.
+    #[arg(short = 'n', long = "namespace")]
+    pub namespace: Option<String>,
     /// Karmada controller feature gates, e.g. `PropagationPolicyPreemption=true` (off by default).
     #[arg(long = "feature-gates", value_name = "GATES")]
     pub feature_gates: Option<String>,
@@ -110,7 +111,8 @@ pub fn run(args: Args) -> Result<Exit, CliError> {
     if args.files.is_empty() {
         return super::live::explain(&args, ty, name, gates, version);
     }
-    let inv = read_inputs(&args.files, &args.namespace)?;
+    let namespace = args.namespace.as_deref().unwrap_or("default");
+    let inv = read_inputs(&args.files, namespace)?;
     let kind = resolve_type(ty, &inv)?;
     if kind.is_karmada() {
         return Err(CliError::usage(format!(
@@ -135,7 +137,7 @@ pub fn run(args: Args) -> Result<Exit, CliError> {
             group_of(&t.api_version) == kind.group
                 && t.kind == kind.kind
                 && t.name == name
-                && (t.namespace.is_empty() || t.namespace == args.namespace)
+                && (t.namespace.is_empty() || t.namespace == namespace)
         })
         .map(|(i, _)| i)
         .collect();
@@ -144,7 +146,7 @@ pub fn run(args: Args) -> Result<Exit, CliError> {
             return Err(CliError::usage(format!(
                 "{} {name:?} not found in namespace {} of the given files",
                 kind.display(),
-                args.namespace
+                namespace
             )))
         }
         [one] => *one,

@@ -180,7 +180,8 @@ pub fn explain(
             rt.display()
         )));
     }
-    let ns = args.namespace.as_str();
+    let context_ns = s.namespace().to_string();
+    let ns = args.namespace.as_deref().unwrap_or(&context_ns);
     let (binding_kind, pp_ns) = if rt.namespaced {
         (karmada::rb(), Some(ns))
     } else {
@@ -335,13 +336,24 @@ pub fn preempt_check(
     version: KarmadaVersion,
 ) -> Result<Exit, CliError> {
     use super::preempt_check::ChangeArg;
-    // The changes first: a bad file or target is a usage error before any request.
+    // Without -n the namespace is the kubeconfig context's, which needs the connection.
+    let mut session = None;
+    let namespace = match &args.namespace {
+        Some(n) => n.clone(),
+        None => {
+            let s = Session::connect(kube)?;
+            let n = s.namespace().to_string();
+            session = Some(s);
+            n
+        }
+    };
+    // The changes next: a bad file or target is a usage error before any list request.
     let mut applied: Vec<Policy> = Vec::new();
     let mut changes = Vec::new();
     for c in &args.changes {
         match c {
             ChangeArg::Apply(file) => {
-                let inv = super::explain::read_inputs(std::slice::from_ref(file), &args.namespace)?;
+                let inv = super::explain::read_inputs(std::slice::from_ref(file), &namespace)?;
                 let before = applied.len();
                 for o in inv.objects {
                     if let Object::Policy(p) = o {
@@ -356,11 +368,14 @@ pub fn preempt_check(
                 }
             }
             ChangeArg::Delete(target) => changes.push(Change::Delete(
-                super::preempt_check::parse_delete(target, &args.namespace, &Inventory::default())?,
+                super::preempt_check::parse_delete(target, &namespace, &Inventory::default())?,
             )),
         }
     }
-    let mut s = Session::connect(kube)?;
+    let mut s = match session {
+        Some(s) => s,
+        None => Session::connect(kube)?,
+    };
     let base = [
         karmada::pp(),
         karmada::cpp(),

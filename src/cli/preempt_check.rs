@@ -26,7 +26,7 @@ pub enum ChangeArg {
 pub struct Args {
     pub files: Vec<String>,
     pub changes: Vec<ChangeArg>,
-    pub namespace: String,
+    pub namespace: Option<String>,
     pub feature_gates: Option<String>,
     pub output: String,
     pub fail_on_blocked: bool,
@@ -55,10 +55,7 @@ impl FromArgMatches for Args {
                 .map(|v| v.cloned().collect())
                 .unwrap_or_default(),
             changes: changes.into_iter().map(|(_, c)| c).collect(),
-            namespace: m
-                .get_one::<String>("namespace")
-                .cloned()
-                .unwrap_or_else(|| "default".into()),
+            namespace: m.get_one::<String>("namespace").cloned(),
             feature_gates: m.get_one::<String>("feature-gates").cloned(),
             output: m
                 .get_one::<String>("output")
@@ -105,8 +102,7 @@ impl clap::Args for Args {
             Arg::new("namespace")
                 .short('n')
                 .long("namespace")
-                .default_value("default")
-                .help("Namespace for objects and --delete targets that name none"),
+                .help("Namespace for objects and --delete targets that name none (default: `default` with -f, the kubeconfig context's namespace in live mode)"),
         )
         .arg(
             Arg::new("feature-gates")
@@ -188,12 +184,13 @@ pub fn run(args: Args) -> Result<Exit, CliError> {
     if args.files.is_empty() {
         return super::live::preempt_check(&args, &args.kube, gates, version);
     }
-    let inv = read_inputs(&args.files, &args.namespace)?;
+    let namespace = args.namespace.as_deref().unwrap_or("default");
+    let inv = read_inputs(&args.files, namespace)?;
     let mut changes = Vec::new();
     for c in &args.changes {
         match c {
             ChangeArg::Apply(file) => {
-                let applied = read_inputs(std::slice::from_ref(file), &args.namespace)?;
+                let applied = read_inputs(std::slice::from_ref(file), namespace)?;
                 let mut ignored = 0;
                 let mut policies = 0;
                 for o in applied.objects {
@@ -215,7 +212,7 @@ pub fn run(args: Args) -> Result<Exit, CliError> {
                 }
             }
             ChangeArg::Delete(target) => {
-                changes.push(Change::Delete(parse_delete(target, &args.namespace, &inv)?));
+                changes.push(Change::Delete(parse_delete(target, namespace, &inv)?));
             }
         }
     }
