@@ -174,6 +174,21 @@ fn pr_raising_a_priority_moves_the_template() {
         text.contains("Ownership changes:\n  deployment/default/nginx: pp/default/a -> pp/default/b (preempted)\n"),
         "{text}"
     );
+    // PATHs are relative to the current directory, also in a subdirectory; ignorePaths applies.
+    let (_, v) = json(&r.path().join("policies"), &["--rev", "raise", "."]);
+    assert_eq!(v["summary"]["files"], 2, "{v}");
+    std::fs::write(
+        r.path().join(".karmada-policy.yaml"),
+        format!("{GATE_ON}ignorePaths: [\"policies/b.yaml\"]\n"),
+    )
+    .unwrap();
+    let (_, v) = json(r.path(), &["--rev", "raise"]);
+    assert_eq!(
+        v["summary"]["files"], 2,
+        "apps/nginx.yaml and policies/a.yaml: {v}"
+    );
+    std::fs::write(r.path().join(".karmada-policy.yaml"), GATE_ON).unwrap();
+
     // Plain lint output has no ownership section and the JSON contract is unchanged.
     let (_, v) = json(r.path(), &["."]);
     assert!(v.get("ownershipChanges").is_none());
