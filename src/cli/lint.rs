@@ -350,7 +350,7 @@ fn lint_git_side(run: &GitRun<'_>, side: &Side, print_notes: bool) -> Result<Git
 
 /// Configuration settings and inline ignores for findings made outside `lint::lint`.
 fn finish(findings: Vec<Finding>, inventory: &Inventory, opts: &LintOptions) -> Vec<Finding> {
-    let findings = diff::apply_settings(findings, &opts.rules);
+    let findings = lint::apply_settings(findings, &opts.rules);
     if opts.inline_ignores {
         // `lint::lint` already reported malformed ignore annotations: keep only the filtering.
         lint::suppress::apply(findings, inventory, &registry::is_known)

@@ -137,60 +137,31 @@ pub fn label_selector_matches(
     Ok(ok)
 }
 
-/// A label key: `[prefix/]name`, prefix a DNS-1123 subdomain, name a qualified name part.
+/// A label key: `[prefix/]name` (`IsQualifiedName`, with the apimachinery messages the
+/// admission checks use too).
 pub fn validate_key(key: &str) -> Result<(), SelectorError> {
-    let err = |why: &str| Err(SelectorError(format!("invalid label key {key:?}: {why}")));
-    let (prefix, name) = match key.split_once('/') {
-        Some((p, n)) => (Some(p), n),
-        None => (None, key),
-    };
-    if let Some(p) = prefix {
-        if p.is_empty() {
-            return err("prefix part must be non-empty");
-        }
-        if p.len() > 253 || !is_dns1123_subdomain(p) {
-            return err("prefix part must be a lowercase RFC 1123 subdomain");
-        }
+    let errs = super::admission::labels::is_label_key(key);
+    if errs.is_empty() {
+        Ok(())
+    } else {
+        Err(SelectorError(format!(
+            "invalid label key {key:?}: {}",
+            errs.join("; ")
+        )))
     }
-    if name.is_empty() {
-        return err("name part must be non-empty");
-    }
-    if name.len() > 63 {
-        return err("name part must be no more than 63 bytes");
-    }
-    if !is_qualified_name_part(name) {
-        return err("name part must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character");
-    }
-    Ok(())
 }
 
-/// A label value: empty, or at most 63 bytes of a qualified name part.
+/// A label value: empty, or at most 63 bytes of a qualified name part (`IsValidLabelValue`).
 pub fn validate_value(v: &str) -> Result<(), SelectorError> {
-    if v.is_empty() {
-        return Ok(());
+    let errs = super::admission::labels::is_label_value(v);
+    if errs.is_empty() {
+        Ok(())
+    } else {
+        Err(SelectorError(format!(
+            "invalid label value {v:?}: {}",
+            errs.join("; ")
+        )))
     }
-    if v.len() > 63 || !is_qualified_name_part(v) {
-        return Err(SelectorError(format!("invalid label value {v:?}")));
-    }
-    Ok(())
-}
-
-fn is_qualified_name_part(s: &str) -> bool {
-    let b = s.as_bytes();
-    let alnum = |c: u8| c.is_ascii_alphanumeric();
-    !b.is_empty()
-        && alnum(b[0])
-        && alnum(b[b.len() - 1])
-        && b.iter()
-            .all(|&c| alnum(c) || c == b'-' || c == b'_' || c == b'.')
-}
-
-fn is_dns1123_subdomain(s: &str) -> bool {
-    s.split('.').all(|label| {
-        let b = label.as_bytes();
-        let ok = |c: u8| c.is_ascii_lowercase() || c.is_ascii_digit();
-        !b.is_empty() && ok(b[0]) && ok(b[b.len() - 1]) && b.iter().all(|&c| ok(c) || c == b'-')
-    })
 }
 
 #[cfg(test)]

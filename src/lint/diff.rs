@@ -13,7 +13,7 @@ use std::collections::{BTreeMap, HashMap, HashSet};
 use crate::engine::admission;
 use crate::engine::simulate::{check, BlockReason, Change};
 use crate::engine::state::{FeatureGates, Options, State};
-use crate::lint::{Finding, RuleSetting, Severity};
+use crate::lint::{Finding, Severity};
 use crate::model::{Inventory, ObjectRef, Policy, PolicyRef};
 
 /// How findings are told apart across revisions.
@@ -306,25 +306,6 @@ pub fn update_findings(base: &Inventory, head: &Inventory) -> Vec<Finding> {
         }
     }
     out
-}
-
-/// Rule settings of the configuration (off, or another severity) for findings produced
-/// outside `lint::lint` (update rules, suspension age).
-pub fn apply_settings(
-    findings: Vec<Finding>,
-    settings: &BTreeMap<String, RuleSetting>,
-) -> Vec<Finding> {
-    findings
-        .into_iter()
-        .filter_map(|mut f| match settings.get(f.rule) {
-            Some(RuleSetting::Off) => None,
-            Some(RuleSetting::Severity(s)) => {
-                f.severity = *s;
-                Some(f)
-            }
-            None => Some(f),
-        })
-        .collect()
 }
 
 #[cfg(test)]

@@ -30,18 +30,32 @@ pub struct LintOptions {
 
 /// Runs every enabled rule over the inputs; findings come back sorted by file and position.
 pub fn lint(loaded: &[Loaded], inventory: &Inventory, opts: &LintOptions) -> Vec<Finding> {
-    let mut findings = rules::input::findings(loaded);
-    findings.extend(rules::input::classify_findings(inventory));
-    let schema = rules::schema::check(inventory, opts);
-    let admission = rules::admission::check(inventory, opts);
-    findings.extend(drop_cascades(admission, &schema));
-    findings.extend(schema);
-    findings.extend(rules::duplicate_identity::check(inventory));
-    findings.extend(rules::suspension::check(inventory, opts));
-    let analysis = analysis::Analysis::new(inventory, opts);
-    findings.extend(rules::overlap::check(&analysis));
-    findings.extend(rules::preemption::check(&analysis));
-    findings.extend(rules::dead_policy::check(&analysis));
+    // The semantic rules (the engine's analysis of every policy against every template) are the
+    // longest part and independent of the per-object checks: run them on a second thread. The
+    // findings are concatenated in the same order as a sequential run, so the stable sort below
+    // gives the same output.
+    let (mut findings, semantic) = std::thread::scope(|scope| {
+        let semantic = scope.spawn(|| {
+            let analysis = analysis::Analysis::new(inventory, opts);
+            let mut out = rules::overlap::check(&analysis);
+            out.extend(rules::preemption::check(&analysis));
+            out.extend(rules::dead_policy::check(&analysis));
+            out
+        });
+        let mut findings = rules::input::findings(loaded);
+        findings.extend(rules::input::classify_findings(inventory));
+        let schema = rules::schema::check(inventory, opts);
+        let admission = rules::admission::check(inventory, opts);
+        findings.extend(drop_cascades(admission, &schema));
+        findings.extend(schema);
+        findings.extend(rules::duplicate_identity::check(inventory));
+        findings.extend(rules::suspension::check(inventory, opts));
+        let semantic = semantic
+            .join()
+            .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
+        (findings, semantic)
+    });
+    findings.extend(semantic);
     findings = apply_settings(findings, &opts.rules);
     if opts.inline_ignores {
         findings = suppress::apply(findings, inventory, &registry::is_known);
@@ -77,8 +91,9 @@ fn drop_cascades(admission: Vec<Finding>, schema: &[Finding]) -> Vec<Finding> {
         .collect()
 }
 
-/// Drops rules turned off in the config and applies severity overrides.
-fn apply_settings(
+/// Drops rules turned off in the config and applies severity overrides (also used for the
+/// findings the git modes add outside [`lint`]).
+pub fn apply_settings(
     findings: Vec<Finding>,
     settings: &BTreeMap<String, RuleSetting>,
 ) -> Vec<Finding> {

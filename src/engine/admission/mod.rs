@@ -14,7 +14,7 @@
 
 mod defaults;
 mod failover;
-mod labels;
+pub(crate) mod labels;
 mod overrides;
 mod placement;
 mod render;
