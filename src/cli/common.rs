@@ -107,10 +107,7 @@ impl Inputs {
             ));
         }
         let files = files::expand(paths, ignore).map_err(|e| CliError::usage(e.to_string()))?;
-        let mut loaded = Vec::with_capacity(files.len());
-        for f in &files {
-            loaded.push(files::read(f).map_err(|e| CliError::usage(e.to_string()))?);
-        }
+        let mut loaded = files::read_all(&files).map_err(|e| CliError::usage(e.to_string()))?;
         let documents: Vec<Document> = loaded
             .iter_mut()
             .flat_map(|l| std::mem::take(&mut l.documents))

@@ -4,7 +4,7 @@
 //! carrying the [`Span`] it came from, so that every finding can point at the exact key or value.
 
 use std::fmt;
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 /// A 1-based line and column (columns count characters, as editors and rustc do).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -35,6 +35,9 @@ pub struct Source {
     pub name: String,
     /// The full text, kept to print the offending line under a finding. Empty for live objects.
     pub text: String,
+    /// Byte offsets of line starts, built on the first [`Source::line`] call: renderers print a
+    /// line per finding, and scanning a large file from the top for each was quadratic.
+    line_starts: OnceLock<Vec<usize>>,
 }
 
 impl Source {
@@ -42,6 +45,7 @@ impl Source {
         Arc::new(Source {
             name: name.into(),
             text: text.into(),
+            line_starts: OnceLock::new(),
         })
     }
 
@@ -50,10 +54,17 @@ impl Source {
         if line == 0 {
             return None;
         }
-        self.text
-            .split('\n')
-            .nth(line as usize - 1)
-            .map(|l| l.strip_suffix('\r').unwrap_or(l))
+        let starts = self.line_starts.get_or_init(|| {
+            std::iter::once(0)
+                .chain(self.text.match_indices('\n').map(|(i, _)| i + 1))
+                .collect()
+        });
+        let start = *starts.get(line as usize - 1)?;
+        let end = starts
+            .get(line as usize)
+            .map_or(self.text.len(), |next| next - 1);
+        let l = &self.text[start..end];
+        Some(l.strip_suffix('\r').unwrap_or(l))
     }
 }
 

@@ -6,6 +6,7 @@
 //! machinery (sigs.k8s.io/yaml, YAML 1.1 rules) resolves them, so `on`, `yes` and `~` mean what
 //! `kubectl apply` would send.
 
+use std::borrow::Cow;
 use std::collections::HashMap;
 use std::sync::Arc;
 
@@ -283,9 +284,9 @@ impl Builder {
     fn event(&mut self, event: Event<'_>, span: PSpan) {
         match event {
             Event::Scalar(text, style, anchor, tag) => {
-                let value = resolve_scalar(&text, style, tag.as_deref());
-                let node = Node::new(value, self.span(&span));
                 let merge_key = style == ScalarStyle::Plain && text == "<<";
+                let value = resolve_scalar(text, style, tag.as_deref());
+                let node = Node::new(value, self.span(&span));
                 if anchor > 0 {
                     self.anchors.insert(anchor, node.clone());
                 }
@@ -382,6 +383,20 @@ impl Builder {
 
     /// Reports repeated keys (the API server silently keeps the last one).
     fn check_duplicates(&mut self, entries: Vec<Entry>) -> Vec<Entry> {
+        // Fast path (nearly every mapping): string keys, compared in place without allocating.
+        // Small mappings compare pairwise; larger ones sort borrowed keys.
+        let str_keys: Option<Vec<&str>> = entries.iter().map(|e| e.key.as_str()).collect();
+        if let Some(mut keys) = str_keys {
+            let unique = if keys.len() <= 16 {
+                keys.iter().enumerate().all(|(i, k)| !keys[..i].contains(k))
+            } else {
+                keys.sort_unstable();
+                keys.windows(2).all(|w| w[0] != w[1])
+            };
+            if unique {
+                return entries;
+            }
+        }
         let mut seen: HashMap<String, Span> = HashMap::with_capacity(entries.len());
         for e in &entries {
             let text = key_text(&e.key);
@@ -450,7 +465,8 @@ fn apply_merges(mut entries: Vec<Entry>, merges: Vec<Node>) -> Vec<Entry> {
     entries
 }
 
-fn resolve_scalar(text: &str, style: ScalarStyle, tag: Option<&Tag>) -> Value {
+fn resolve_scalar(cow: Cow<'_, str>, style: ScalarStyle, tag: Option<&Tag>) -> Value {
+    let text: &str = &cow;
     if let Some(tag) = tag {
         if tag.handle == "!!" || tag.handle == "tag:yaml.org,2002:" {
             match tag.suffix.as_str() {
@@ -468,7 +484,7 @@ fn resolve_scalar(text: &str, style: ScalarStyle, tag: Option<&Tag>) -> Value {
         }
     }
     if style != ScalarStyle::Plain {
-        return Value::Str(text.to_string());
+        return Value::Str(cow.into_owned());
     }
     if matches!(text, "" | "~" | "null" | "Null" | "NULL") {
         return Value::Null;
@@ -476,13 +492,20 @@ fn resolve_scalar(text: &str, style: ScalarStyle, tag: Option<&Tag>) -> Value {
     if let Some(b) = parse_bool(text) {
         return Value::Bool(b);
     }
-    if let Some(i) = parse_int(text) {
-        return Value::Int(i);
+    // Numbers start with a digit, a sign or a dot (`.5`, `.inf`); most scalars are words.
+    if text
+        .as_bytes()
+        .first()
+        .is_some_and(|b| b.is_ascii_digit() || matches!(b, b'-' | b'+' | b'.'))
+    {
+        if let Some(i) = parse_int(text) {
+            return Value::Int(i);
+        }
+        if let Some(f) = parse_float(text) {
+            return Value::Float(f);
+        }
     }
-    if let Some(f) = parse_float(text) {
-        return Value::Float(f);
-    }
-    Value::Str(text.to_string())
+    Value::Str(cow.into_owned())
 }
 
 /// YAML 1.1 booleans, as sigs.k8s.io/yaml (go-yaml v2) resolves them.
@@ -506,6 +529,11 @@ fn parse_int(s: &str) -> Option<i64> {
     };
     if digits.is_empty() {
         return None;
+    }
+    // Plain decimal, the common case: no allocation.
+    if digits.len() < 19 && digits.bytes().all(|b| b.is_ascii_digit()) && !digits.starts_with('0') {
+        let value: i64 = digits.parse().ok()?;
+        return Some(if neg { -value } else { value });
     }
     let clean: String = digits.chars().filter(|&c| c != '_').collect();
     let value = if let Some(hex) = clean.strip_prefix("0x") {
