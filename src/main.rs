@@ -2,6 +2,10 @@
 
 use std::process::ExitCode;
 
+// Allocation-heavy (a positioned node per YAML value): see Cargo.toml and README "Performance".
+#[global_allocator]
+static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 fn main() -> ExitCode {
     karmada_policy::cli::main()
 }
