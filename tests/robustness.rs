@@ -159,6 +159,13 @@ fn every_committed_fuzz_input_lints_and_explains_without_panic() {
         // Through stdin (raw bytes, whatever the file name) and as a named file.
         let findings = lint_json(&label, &["lint", "-o", "json", "-"], Some(&bytes));
         assert_positioned(&label, &findings);
+        let lines = bytes.split(|&b| b == b'\n').count() as u64;
+        for f in &findings {
+            assert!(
+                f["line"].as_u64().is_some_and(|l| l <= lines),
+                "{label}: finding past the last line ({lines}): {f}"
+            );
+        }
         for f in &findings {
             if f["rule"] == "yaml-syntax" {
                 assert_eq!(f["file"], "<stdin>", "{label}: {f}");

@@ -187,7 +187,16 @@ fn split_documents(text: &str) -> Vec<Chunk<'_>> {
 
 fn syntax_problem(chunk: &Chunk<'_>, err: &ScanError) -> LoadProblem {
     let m = err.marker();
-    let span = Span::point(m.line() as u32 + chunk.first_line, m.col() as u32 + 1);
+    // At the end of the input the parser's marker can sit on a line past the last one (found by
+    // fuzzing): point at the end of the last line instead, so the finding stays inside the file.
+    let lines = chunk.text.lines().count().max(1) as u32;
+    let (line, col) = if m.line() as u32 > lines {
+        let last = chunk.text.lines().last().unwrap_or("");
+        (lines, last.chars().count() as u32 + 1)
+    } else {
+        (m.line() as u32, m.col() as u32 + 1)
+    };
+    let span = Span::point(line + chunk.first_line, col);
     if let Some((line, col, snippet)) = find_templating(chunk.text) {
         return LoadProblem {
             kind: ProblemKind::Templating,
@@ -684,6 +693,16 @@ mod tests {
     fn json_input_is_yaml() {
         let l = load_str("{\"apiVersion\": \"v1\", \"kind\": \"ConfigMap\"}");
         assert_eq!(l.documents[0].root.to_json()["kind"], "ConfigMap");
+    }
+
+    #[test]
+    fn a_syntax_error_at_the_end_points_inside_the_text() {
+        // testdata/fuzz/regressions/syntax-error-past-the-end.yaml: the marker was on line 3.
+        let l = load_str("aisueVrpi[~0onk :vind: ConfigMap\nmetadata:vindz C");
+        assert_eq!(l.problems.len(), 1, "{:?}", l.problems);
+        assert_eq!(l.problems[0].span.start, Pos { line: 2, col: 17 });
+        let l = load_str("a: 1\n---\nb: [1, 2\n");
+        assert_eq!(l.problems[0].span.start.line, 3, "{:?}", l.problems);
     }
 
     #[test]
