@@ -56,7 +56,8 @@ fn every_rule_is_documented_and_ids_are_unique() {
         assert!(!r.summary.is_empty() && !r.rationale.is_empty(), "{}", r.id);
         assert!(!r.example.is_empty() && !r.fix.is_empty(), "{}", r.id);
         assert!(
-            r.id.chars().all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-'),
+            r.id.chars()
+                .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-'),
             "rule id `{}` is not kebab-case",
             r.id
         );
@@ -66,14 +67,24 @@ fn every_rule_is_documented_and_ids_are_unique() {
 #[test]
 fn krew_manifest_is_a_valid_plugin() {
     let text = std::fs::read_to_string(root().join("krew-manifest.yaml")).unwrap();
-    let loaded = karmada_policy::source::load(karmada_policy::source::Source::new("krew-manifest.yaml", text));
+    let loaded = karmada_policy::source::load(karmada_policy::source::Source::new(
+        "krew-manifest.yaml",
+        text,
+    ));
     assert!(loaded.problems.is_empty(), "{:?}", loaded.problems);
     let m = loaded.documents[0].root.to_json();
-    assert_eq!(m["apiVersion"], "krew.googlecontainertools.github.com/v1alpha2");
+    assert_eq!(
+        m["apiVersion"],
+        "krew.googlecontainertools.github.com/v1alpha2"
+    );
     assert_eq!(m["kind"], "Plugin");
     assert_eq!(m["metadata"]["name"], "karmada-policy");
     let short = m["spec"]["shortDescription"].as_str().unwrap();
-    assert!(short.len() < 50, "shortDescription is {} characters", short.len());
+    assert!(
+        short.len() < 50,
+        "shortDescription is {} characters",
+        short.len()
+    );
     let version = m["spec"]["version"].as_str().unwrap();
     assert_eq!(version, format!("v{}", env!("CARGO_PKG_VERSION")));
     let mut platforms: Vec<String> = Vec::new();
@@ -84,10 +95,17 @@ fn krew_manifest_is_a_valid_plugin() {
         let uri = p["uri"].as_str().unwrap();
         assert!(uri.starts_with("https://") && uri.ends_with(".tar.gz") && uri.contains(version));
         let labels = &p["selector"]["matchLabels"];
-        platforms.push(format!("{}/{}", labels["os"].as_str().unwrap(), labels["arch"].as_str().unwrap()));
+        platforms.push(format!(
+            "{}/{}",
+            labels["os"].as_str().unwrap(),
+            labels["arch"].as_str().unwrap()
+        ));
     }
     platforms.sort();
-    assert_eq!(platforms, ["darwin/amd64", "darwin/arm64", "linux/amd64", "linux/arm64"]);
+    assert_eq!(
+        platforms,
+        ["darwin/amd64", "darwin/arm64", "linux/amd64", "linux/arm64"]
+    );
 }
 
 fn git(dir: &Path, args: &[&str]) {
@@ -106,7 +124,11 @@ fn git(dir: &Path, args: &[&str]) {
 
 #[test]
 fn pre_commit_hook_fails_on_a_bad_policy_and_passes_on_a_good_one() {
-    if Command::new("pre-commit").arg("--version").output().is_err() {
+    if Command::new("pre-commit")
+        .arg("--version")
+        .output()
+        .is_err()
+    {
         eprintln!("skipped: pre-commit is not installed (pip install pre-commit)");
         return;
     }
@@ -140,8 +162,14 @@ fn pre_commit_hook_fails_on_a_bad_policy_and_passes_on_a_good_one() {
     let bad = "apiVersion: policy.karmada.io/v1alpha1\nkind: PropagationPolicy\nmetadata:\n  name: p\nspec:\n  preemption: Always\n  resourceSelectors:\n    - apiVersion: apps/v1\n      kind: Deployment\n";
     std::fs::write(repo.join("policy.yaml"), bad).unwrap();
     git(&repo, &["add", "."]);
-    let bin_dir = Path::new(env!("CARGO_BIN_EXE_kubectl-karmada_policy")).parent().unwrap();
-    let path = format!("{}:{}", bin_dir.display(), std::env::var("PATH").unwrap_or_default());
+    let bin_dir = Path::new(env!("CARGO_BIN_EXE_kubectl-karmada_policy"))
+        .parent()
+        .unwrap();
+    let path = format!(
+        "{}:{}",
+        bin_dir.display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
     let run = || {
         Command::new("pre-commit")
             .args(["run", "--all-files"])
@@ -155,8 +183,19 @@ fn pre_commit_hook_fails_on_a_bad_policy_and_passes_on_a_good_one() {
     let out = String::from_utf8_lossy(&o.stdout);
     assert!(!o.status.success(), "hook passed on a bad policy: {out}");
     assert!(out.contains("preemption-requires-name"), "{out}");
-    std::fs::write(repo.join("policy.yaml"), bad.replace("      kind: Deployment\n", "      kind: Deployment\n      name: web\n")).unwrap();
+    std::fs::write(
+        repo.join("policy.yaml"),
+        bad.replace(
+            "      kind: Deployment\n",
+            "      kind: Deployment\n      name: web\n",
+        ),
+    )
+    .unwrap();
     git(&repo, &["add", "."]);
     let o = run();
-    assert!(o.status.success(), "hook failed on a good policy: {}", String::from_utf8_lossy(&o.stdout));
+    assert!(
+        o.status.success(),
+        "hook failed on a good policy: {}",
+        String::from_utf8_lossy(&o.stdout)
+    );
 }

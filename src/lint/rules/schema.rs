@@ -32,7 +32,11 @@ pub fn docs() -> Vec<RuleDoc> {
 pub fn check(inventory: &Inventory, opts: &LintOptions) -> Vec<Finding> {
     let mut out = Vec::new();
     for (i, doc) in inventory.documents.iter().enumerate() {
-        let api_version = doc.root.get("apiVersion").and_then(Node::as_str).unwrap_or("");
+        let api_version = doc
+            .root
+            .get("apiVersion")
+            .and_then(Node::as_str)
+            .unwrap_or("");
         let kind = doc.root.get("kind").and_then(Node::as_str).unwrap_or("");
         if group_of(api_version) != POLICY_GROUP || !POLICY_KINDS.contains(&kind) {
             continue;
