@@ -232,16 +232,38 @@ impl Inventory {
     /// Classifies documents. Objects without a namespace that are namespaced by kind land in
     /// `default_namespace`, as `kubectl apply -n` would put them.
     pub fn from_documents(documents: Vec<Document>, default_namespace: &str) -> Inventory {
-        let mut inv = Inventory {
-            documents: Vec::new(),
-            objects: Vec::with_capacity(documents.len()),
-            problems: Vec::new(),
+        // Documents classify independently: large inputs are split in contiguous halves typed on
+        // two threads, then concatenated, so objects and problems keep document order.
+        const PARALLEL_FROM: usize = 20_000;
+        let classify_range = |first: usize, docs: &[Document]| {
+            let mut part = Inventory {
+                documents: Vec::new(),
+                objects: Vec::with_capacity(docs.len()),
+                problems: Vec::new(),
+            };
+            for (i, doc) in docs.iter().enumerate() {
+                part.classify(first + i, &doc.root, default_namespace);
+            }
+            part
         };
-        for doc in documents {
-            let index = inv.documents.len();
-            inv.classify(index, &doc.root, default_namespace);
-            inv.documents.push(doc);
-        }
+        let mid = documents.len() / 2;
+        let mut inv = if documents.len() >= PARALLEL_FROM {
+            let (a, b) = documents.split_at(mid);
+            let (mut first, second) = std::thread::scope(|scope| {
+                let second = scope.spawn(|| classify_range(mid, b));
+                let first = classify_range(0, a);
+                let second = second
+                    .join()
+                    .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
+                (first, second)
+            });
+            first.objects.extend(second.objects);
+            first.problems.extend(second.problems);
+            first
+        } else {
+            classify_range(0, &documents)
+        };
+        inv.documents = documents;
         inv
     }
 
@@ -368,5 +390,48 @@ impl Inventory {
             Object::Override(p) => Some(p),
             _ => None,
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::source::{load, Source};
+
+    #[test]
+    fn large_inputs_classify_on_two_threads_in_document_order() {
+        let mut text = String::new();
+        for i in 0..20_010 {
+            match i % 1000 {
+                7 => text.push_str("---\nmetadata: {name: no-type}\n"),
+                8 => text.push_str(
+                    "---\napiVersion: policy.karmada.io/v1alpha1\nkind: PropagationPolicy\nmetadata: {name: p}\nspec: {resourceSelectors: [{apiVersion: v1, kind: ConfigMap}]}\n",
+                ),
+                _ => text.push_str(&format!(
+                    "---\napiVersion: v1\nkind: ConfigMap\nmetadata: {{name: c{i}}}\n"
+                )),
+            }
+        }
+        let docs = load(Source::new("big.yaml", text)).documents;
+        let inv = Inventory::from_documents(docs, "default");
+        assert_eq!(inv.documents.len(), 20_010);
+        assert_eq!(inv.problems.len(), 21);
+        assert!(inv.problems.iter().all(|p| p.doc % 1000 == 7));
+        assert!(inv.problems.windows(2).all(|w| w[0].doc < w[1].doc));
+        assert_eq!(inv.policies().count(), 21);
+        let docs_of: Vec<usize> = inv
+            .objects
+            .iter()
+            .map(|o| match o {
+                Object::Policy(p) => p.doc,
+                Object::Template(t) => t.doc,
+                _ => unreachable!("only policies and templates here"),
+            })
+            .collect();
+        assert_eq!(docs_of.len(), 20_010 - 21);
+        assert!(docs_of.windows(2).all(|w| w[0] < w[1]), "document order");
+        let t = inv.templates().find(|t| t.doc == 15_000).unwrap();
+        assert_eq!(t.meta.name, "c15000");
+        assert_eq!(t.namespace(), "default");
     }
 }
