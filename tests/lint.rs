@@ -62,8 +62,8 @@ fn a_broken_document_is_a_finding_with_position_and_exit_one() {
     assert_eq!(f["rule"], "yaml-syntax");
     assert_eq!(f["file"], "testdata/lint/broken.yaml");
     assert_eq!(
-        f["line"], 10,
-        "the parser notices at the next document marker"
+        f["line"], 9,
+        "the line of the unclosed bracket, not the next document marker"
     );
     // The documents around the broken one are still read.
     assert_eq!(v["summary"]["documents"], 2);

@@ -4,7 +4,7 @@
 use std::sync::Arc;
 
 use crate::engine::reconcile::{settle, Settled};
-use crate::engine::selector::selector_priority;
+use crate::engine::selector::{selector_priority, ImplicitPriority};
 use crate::engine::state::{FeatureGates, Options, PolicyEntry, State};
 use crate::model::Inventory;
 use crate::source::{FieldPath, Source, Span};
@@ -16,6 +16,9 @@ pub struct Analysis<'a> {
     pub state: State,
     /// Per template (same index as `state.templates`).
     pub settled: Vec<Settled>,
+    /// Per template: every policy that matches it, with its implicit priority (computed once;
+    /// several rules read it).
+    pub matches: Vec<Vec<(usize, ImplicitPriority)>>,
 }
 
 /// The controller's preemption gate from the lint options: `PropagationPolicyPreemption`,
@@ -42,10 +45,14 @@ impl<'a> Analysis<'a> {
         let settled = (0..state.templates.len())
             .map(|t| settle(&state, t))
             .collect();
+        let matches = (0..state.templates.len())
+            .map(|t| state.matching_policies(t))
+            .collect();
         Analysis {
             inventory,
             state,
             settled,
+            matches,
         }
     }
 

@@ -36,7 +36,7 @@ pub fn check(a: &Analysis<'_>) -> Vec<Finding> {
             .entry(&tpl.kind)
             .or_default()
             .insert(&tpl.api_version);
-        matched.extend(st.matching_policies(t).into_iter().map(|(p, _)| p));
+        matched.extend(a.matches[t].iter().map(|&(p, _)| p));
     }
     let mut out = Vec::new();
     for (i, p) in st.live_policies() {

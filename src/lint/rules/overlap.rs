@@ -80,10 +80,9 @@ fn overlaps(a: &Analysis<'_>) -> Vec<Finding> {
         if tpl.excluded.is_some() {
             continue;
         }
-        let mut cands: Vec<_> = a
-            .state
-            .matching_policies(t)
-            .into_iter()
+        let mut cands: Vec<_> = a.matches[t]
+            .iter()
+            .copied()
             .filter(|&(i, _)| {
                 let p = a.state.policy(i);
                 p.known && !p.terminating

@@ -123,7 +123,7 @@ fn silent(a: &Analysis<'_>) -> Vec<Finding> {
                 continue;
             }
             // It wins a fresh match; but a rival that claims first (created earlier) keeps it.
-            for (r, _) in a.state.matching_policies(t) {
+            for &(r, _) in &a.matches[t] {
                 let rival = a.state.policy(r);
                 if r == p || !rival.known || rival.terminating {
                     continue;
