@@ -747,29 +747,12 @@ async fn live(
         .flatten()
         .map(cluster::cluster_health)
         .collect();
-    match &clusters {
-        Some(_) => {
-            let known: Vec<String> = health.iter().map(|h| h.name.clone()).collect();
-            let unknown = plan::unknown_clusters(&request.clusters, &known);
-            if !unknown.is_empty() {
-                let msg = format!(
-                    "unknown cluster{} {} (known: {})",
-                    if unknown.len() > 1 { "s" } else { "" },
-                    unknown.join(", "),
-                    if known.is_empty() {
-                        "none".to_string()
-                    } else {
-                        known.join(", ")
-                    }
-                );
-                if args.strict {
-                    return Err(CliError::failure(format!("{msg}; nothing was changed")));
-                }
-                warn(&msg);
-            }
-        }
-        None => warn("cannot read cluster.karmada.io Clusters: cluster names were not checked"),
-    }
+    super::suspend::check_cluster_names(
+        &request.clusters,
+        clusters.is_some(),
+        &health,
+        args.strict,
+    )?;
     let user = if conn.user.is_empty() {
         std::env::var("USER").unwrap_or_default()
     } else {

@@ -294,6 +294,40 @@ pub fn run(action: Action, args: Args) -> Result<Exit, CliError> {
     }
 }
 
+/// The requested cluster names against the control plane's Clusters (`readable`: the list could
+/// be read): unknown names warn, or end the command with `--strict` before anything is written.
+pub(super) fn check_cluster_names(
+    requested: &[String],
+    readable: bool,
+    health: &[ClusterHealth],
+    strict: bool,
+) -> Result<(), CliError> {
+    if !readable {
+        warn("cannot read cluster.karmada.io Clusters: cluster names were not checked");
+        return Ok(());
+    }
+    let known: Vec<String> = health.iter().map(|h| h.name.clone()).collect();
+    let unknown = plan::unknown_clusters(requested, &known);
+    if unknown.is_empty() {
+        return Ok(());
+    }
+    let msg = format!(
+        "unknown cluster{} {} (known: {})",
+        if unknown.len() > 1 { "s" } else { "" },
+        unknown.join(", "),
+        if known.is_empty() {
+            "none".to_string()
+        } else {
+            known.join(", ")
+        }
+    );
+    if strict {
+        return Err(CliError::failure(format!("{msg}; nothing was changed")));
+    }
+    warn(&msg);
+    Ok(())
+}
+
 pub(super) fn warn(text: &str) {
     let mut e = std::io::stderr().lock();
     let _ = writeln!(e, "warning: {text}");
@@ -764,29 +798,7 @@ async fn live(
         .map(cluster::cluster_health)
         .collect();
     if !request.clusters.is_empty() {
-        match &clusters {
-            Some(_) => {
-                let known: Vec<String> = health.iter().map(|h| h.name.clone()).collect();
-                let unknown = plan::unknown_clusters(&request.clusters, &known);
-                if !unknown.is_empty() {
-                    let msg = format!(
-                        "unknown cluster{} {} (known: {})",
-                        if unknown.len() > 1 { "s" } else { "" },
-                        unknown.join(", "),
-                        if known.is_empty() {
-                            "none".to_string()
-                        } else {
-                            known.join(", ")
-                        }
-                    );
-                    if args.strict {
-                        return Err(CliError::failure(format!("{msg}; nothing was changed")));
-                    }
-                    warn(&msg);
-                }
-            }
-            None => warn("cannot read cluster.karmada.io Clusters: cluster names were not checked"),
-        }
+        check_cluster_names(&request.clusters, clusters.is_some(), &health, args.strict)?;
     }
     let bulk = bulk_flags || targets.len() > 1;
     if bulk && dry == DryRun::None && !args.yes {

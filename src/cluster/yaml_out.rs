@@ -81,45 +81,12 @@ fn scalar(v: &J) -> String {
 
 /// A string scalar: plain when it reads back as the same string, else JSON-quoted (valid YAML).
 fn string(s: &str) -> String {
-    let plain_ok = !s.is_empty()
-        && !matches!(
-            s,
-            "~" | "null"
-                | "Null"
-                | "NULL"
-                | "true"
-                | "True"
-                | "TRUE"
-                | "false"
-                | "False"
-                | "FALSE"
-                | "yes"
-                | "Yes"
-                | "YES"
-                | "no"
-                | "No"
-                | "NO"
-                | "on"
-                | "On"
-                | "ON"
-                | "off"
-                | "Off"
-                | "OFF"
-                | "y"
-                | "Y"
-                | "n"
-                | "N"
-        )
-        && s.parse::<f64>().is_err()
-        && !s.starts_with(|c: char| "-?:,[]{}#&*!|>'\"%@` ".contains(c))
-        && !s.ends_with([' ', ':'])
-        && !s.contains(": ")
-        && !s.contains(" #")
-        && !s.contains(['\n', '\t', '\r'])
-        && !s
-            .chars()
-            .all(|c| c.is_ascii_digit() || c == '_' || c == '.');
-    if plain_ok {
+    // Digit-only strings with `_` or `.` (`1_000`, `1.2.3`) stay quoted too: some YAML 1.1
+    // readers take them for numbers.
+    let numeric_looking = s
+        .chars()
+        .all(|c| c.is_ascii_digit() || c == '_' || c == '.');
+    if crate::source::yaml::plain_scalar_safe(s) && !numeric_looking {
         s.to_string()
     } else {
         serde_json::to_string(s).unwrap_or_default()

@@ -166,40 +166,7 @@ fn scalar(name: &str, quote: Option<char>) -> String {
             _ => format!("\"{}\"", name.replace('\\', "\\\\").replace('"', "\\\"")),
         };
     }
-    let special = matches!(
-        name,
-        "" | "~"
-            | "null"
-            | "Null"
-            | "NULL"
-            | "true"
-            | "True"
-            | "TRUE"
-            | "false"
-            | "False"
-            | "FALSE"
-            | "yes"
-            | "Yes"
-            | "YES"
-            | "no"
-            | "No"
-            | "NO"
-            | "on"
-            | "On"
-            | "ON"
-            | "off"
-            | "Off"
-            | "OFF"
-            | "y"
-            | "Y"
-            | "n"
-            | "N"
-    ) || name.parse::<f64>().is_ok()
-        || name.starts_with(|c: char| "-?:,[]{}#&*!|>'\"%@`".contains(c))
-        || name.contains(": ")
-        || name.contains(" #")
-        || name.ends_with(':')
-        || name.trim() != name;
+    let special = !crate::source::yaml::plain_scalar_safe(name) || name.trim() != name;
     if special {
         format!("\"{}\"", name.replace('\\', "\\\\").replace('"', "\\\""))
     } else {

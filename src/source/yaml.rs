@@ -474,6 +474,22 @@ fn apply_merges(mut entries: Vec<Entry>, merges: Vec<Node>) -> Vec<Entry> {
     entries
 }
 
+/// Whether `s` written as a plain (unquoted) scalar reads back as the same string: not a null,
+/// bool or number as the loader (and sigs.k8s.io/yaml) resolves it, and free of YAML indicators.
+/// Writers (file edits, `-o yaml`) quote exactly when this is false.
+pub fn plain_scalar_safe(s: &str) -> bool {
+    !s.is_empty()
+        && matches!(
+            resolve_scalar(std::borrow::Cow::Borrowed(s), ScalarStyle::Plain, None),
+            Value::Str(_)
+        )
+        && !s.starts_with(|c: char| "-?:,[]{}#&*!|>'\"%@` ".contains(c))
+        && !s.ends_with([' ', ':'])
+        && !s.contains(": ")
+        && !s.contains(" #")
+        && !s.contains(['\n', '\t', '\r'])
+}
+
 fn resolve_scalar(cow: Cow<'_, str>, style: ScalarStyle, tag: Option<&Tag>) -> Value {
     let text: &str = &cow;
     if let Some(tag) = tag {
@@ -720,6 +736,24 @@ mod tests {
             "\t\tx",
         ] {
             let _ = load_str(text);
+        }
+    }
+}
+
+#[cfg(test)]
+mod plain_scalar_tests {
+    use super::plain_scalar_safe;
+
+    #[test]
+    fn quoting_follows_what_the_loader_would_read() {
+        for s in ["member1", "us-east-1", "a b", "v1.2"] {
+            assert!(plain_scalar_safe(s), "{s}");
+        }
+        for s in [
+            "", "on", "No", "~", "null", "010", "0x1F", "1e3", ".inf", "-x", "a: b", "a #b", "x:",
+            "*ref",
+        ] {
+            assert!(!plain_scalar_safe(s), "{s}");
         }
     }
 }
