@@ -34,6 +34,37 @@ pub fn gates(opts: &LintOptions) -> FeatureGates {
     }
 }
 
+/// Templates per worker below which one thread is faster than two.
+const PARALLEL_MIN_TEMPLATES: usize = 5_000;
+
+type PerTemplate = (Vec<Settled>, Vec<Vec<(usize, ImplicitPriority)>>);
+
+/// Settles and matches every template. Each template is independent (pure reads of the
+/// snapshot), so large inputs are split over two threads; the results keep template order.
+fn per_template(state: &State) -> PerTemplate {
+    let one = |range: std::ops::Range<usize>| -> PerTemplate {
+        range
+            .map(|t| (settle(state, t), state.matching_policies(t)))
+            .unzip()
+    };
+    let n = state.templates.len();
+    if n < 2 * PARALLEL_MIN_TEMPLATES {
+        return one(0..n);
+    }
+    let mid = n / 2;
+    let (mut first, second) = std::thread::scope(|scope| {
+        let second = scope.spawn(|| one(mid..n));
+        let first = one(0..mid);
+        let second = second
+            .join()
+            .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
+        (first, second)
+    });
+    first.0.extend(second.0);
+    first.1.extend(second.1);
+    first
+}
+
 impl<'a> Analysis<'a> {
     pub fn new(inventory: &'a Inventory, opts: &LintOptions) -> Analysis<'a> {
         let options = Options {
@@ -42,12 +73,7 @@ impl<'a> Analysis<'a> {
             ..Options::default()
         };
         let state = State::from_inventory(inventory, options);
-        let settled = (0..state.templates.len())
-            .map(|t| settle(&state, t))
-            .collect();
-        let matches = (0..state.templates.len())
-            .map(|t| state.matching_policies(t))
-            .collect();
+        let (settled, matches) = per_template(&state);
         Analysis {
             inventory,
             state,
@@ -105,6 +131,43 @@ impl<'a> Analysis<'a> {
         match templates.len() {
             1 => first,
             n => format!("{first} and {} more", n - 1),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::source::{load, Source};
+
+    #[test]
+    fn the_two_thread_split_keeps_template_order_and_results() {
+        let mut text = String::from(
+            "apiVersion: policy.karmada.io/v1alpha1\nkind: PropagationPolicy\nmetadata: {name: even, namespace: default}\nspec:\n  priority: 1\n  resourceSelectors: [{apiVersion: v1, kind: ConfigMap, labelSelector: {matchLabels: {half: even}}}]\n---\napiVersion: policy.karmada.io/v1alpha1\nkind: ClusterPropagationPolicy\nmetadata: {name: all}\nspec:\n  resourceSelectors: [{apiVersion: v1, kind: ConfigMap}]\n",
+        );
+        let n = 2 * PARALLEL_MIN_TEMPLATES + 7;
+        for i in 0..n {
+            let half = if i % 2 == 0 { "even" } else { "odd" };
+            text.push_str(&format!(
+                "---\napiVersion: v1\nkind: ConfigMap\nmetadata: {{name: c{i}, namespace: default, labels: {{half: {half}}}}}\n"
+            ));
+        }
+        let inv = Inventory::from_documents(load(Source::new("t.yaml", text)).documents, "default");
+        let state = State::from_inventory(&inv, Options::default());
+        let (settled, matches) = per_template(&state);
+        assert_eq!(settled.len(), n);
+        for t in 0..n {
+            assert_eq!(matches[t], state.matching_policies(t), "template {t}");
+            assert_eq!(settled[t].owner, settle(&state, t).owner, "template {t}");
+        }
+        // Spot-check the order: even templates go to the PP, odd ones to the CPP.
+        for t in [0, 1, n / 2, n / 2 + 1, n - 2, n - 1] {
+            let want = if t % 2 == 0 { "even" } else { "all" };
+            assert_eq!(
+                settled[t].owner.as_ref().unwrap().name,
+                want,
+                "template {t}"
+            );
         }
     }
 }
