@@ -16,8 +16,8 @@ use serde_json::{json, Value as J};
 
 use super::common::{write_stdout, CliError, Exit};
 use super::suspend::{
-    backoff, binding_targets, change_message, confirm, for_diff, gitops_owner, resource_id,
-    rfc3339, warn, write_atomic, Args, CONFLICT_RETRIES,
+    backoff, binding_targets, change_message, confirm, for_diff, gitops_owner, live_setup,
+    resource_id, rfc3339, warn, write_atomic, Args, DryRun, CONFLICT_RETRIES,
 };
 use crate::cluster::{self, selector::Selector, ClusterError, Conn, ErrorKind};
 use crate::edit;
@@ -606,31 +606,13 @@ fn run_files(
 // ---------------------------------------------------------------------------------------------
 // Live mode
 
-#[derive(Clone, Copy, PartialEq, Eq)]
-enum DryRun {
-    None,
-    Client,
-    Server,
-}
-
 fn run_live(
     action: Action,
     args: &Args,
     kinds: &[PolicyKind],
     request: &Request,
 ) -> Result<Exit, CliError> {
-    let request_timeout = cluster::parse_duration(&args.request_timeout)
-        .map_err(|e| CliError::usage(format!("--request-timeout: {e}")))?;
-    let dry = match args.dry_run.as_deref() {
-        None | Some("none") => DryRun::None,
-        Some("server") => DryRun::Server,
-        Some(_) => DryRun::Client,
-    };
-    let rt = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .enable_all()
-        .build()
-        .map_err(|e| CliError::failure(format!("cannot start the runtime: {e}")))?;
+    let (request_timeout, dry, rt) = live_setup(args)?;
     rt.block_on(live(action, args, kinds, request, dry, request_timeout))
 }
 

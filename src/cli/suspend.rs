@@ -667,10 +667,30 @@ pub(super) fn write_atomic(path: &Path, bom: bool, text: &str) -> std::io::Resul
 // Live mode
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum DryRun {
+pub(super) enum DryRun {
     None,
     Client,
     Server,
+}
+
+/// What every live run (named policies or a freeze) starts with: the per-request timeout, the
+/// dry-run mode, and the runtime the kube client runs on.
+pub(super) fn live_setup(
+    args: &Args,
+) -> Result<(Duration, DryRun, tokio::runtime::Runtime), CliError> {
+    let request_timeout = cluster::parse_duration(&args.request_timeout)
+        .map_err(|e| CliError::usage(format!("--request-timeout: {e}")))?;
+    let dry = match args.dry_run.as_deref() {
+        None | Some("none") => DryRun::None,
+        Some("server") => DryRun::Server,
+        Some(_) => DryRun::Client,
+    };
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .map_err(|e| CliError::failure(format!("cannot start the runtime: {e}")))?;
+    Ok((request_timeout, dry, rt))
 }
 
 /// One policy to change on the server, possibly already read by a list.
@@ -698,18 +718,7 @@ fn run_live(
     request: &Request,
     wait_timeout: Duration,
 ) -> Result<Exit, CliError> {
-    let request_timeout = cluster::parse_duration(&args.request_timeout)
-        .map_err(|e| CliError::usage(format!("--request-timeout: {e}")))?;
-    let dry = match args.dry_run.as_deref() {
-        None | Some("none") => DryRun::None,
-        Some("server") => DryRun::Server,
-        Some(_) => DryRun::Client,
-    };
-    let rt = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .enable_all()
-        .build()
-        .map_err(|e| CliError::failure(format!("cannot start the runtime: {e}")))?;
+    let (request_timeout, dry, rt) = live_setup(args)?;
     rt.block_on(live(
         action,
         args,
