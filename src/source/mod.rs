@@ -4,6 +4,7 @@ pub mod cluster;
 pub mod document;
 pub mod files;
 pub mod git;
+pub mod prefilter;
 pub mod yaml;
 
 pub use document::{Document, Entry, FieldPath, Node, Pos, Seg, Source, Span, Value};

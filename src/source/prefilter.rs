@@ -1,0 +1,876 @@
+//! A byte-level pre-filter: reads each document's `apiVersion`, `kind` and `metadata.name`
+//! from its lines without parsing it, so a command that needs a few documents of a large
+//! repository (`explain` of one template) can skip the others before the YAML parser sees them.
+//!
+//! Documents split as YAML splits them: at `---` and `...` at column 0 followed by a blank or
+//! the end of the line (YAML 1.2 §9.1.2; no node, quoted or block, can hold such a line). A
+//! document's head is read only when the scanner is sure of it; anything it cannot be sure of
+//! makes the document "unknown", and an unknown document is always kept. Sure means: every
+//! column-0 line is a plain `key: value`; `kind` and `apiVersion` appear once each with a plain
+//! (or simply quoted) scalar value that resolves to a string; `metadata.name` likewise, in a
+//! block mapping or a simple one-line flow mapping; no quoted scalar or flow collection spans
+//! lines; no tab indentation, complex key, merge key, directive or templating; no `List` kind.
+//! A file with a lone CR (a line break the line scanner would not see), a BOM past its start or
+//! content on a marker line (`--- |`) is kept whole.
+//!
+//! A skipped document is replaced by `{}` on its first line and empty lines for the rest, so
+//! every kept document keeps its lines (positions) and its index among the loaded documents
+//! (the loader counts an empty mapping as a document: the `file.yaml#N` labels do not move).
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use super::document::Source;
+use super::files::{self, ReadError};
+use super::yaml::{load, plain_scalar_safe, Loaded};
+
+/// What the scanner read of a document it is sure of.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct DocHead<'a> {
+    pub api_version: &'a str,
+    pub kind: &'a str,
+    /// `metadata.name`; `None` when absent or not read with certainty.
+    pub name: Option<&'a str>,
+}
+
+/// One document of a text as the scanner split it (byte offsets into the text).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Segment<'a> {
+    /// First byte of the segment (its marker line, if any).
+    pub start: usize,
+    /// First byte after the marker line (== `start` without a marker).
+    pub body: usize,
+    /// One past the last byte.
+    pub end: usize,
+    /// `None`: unknown (no kind, or something the scanner cannot be sure of).
+    pub head: Option<DocHead<'a>>,
+}
+
+/// The `(apiVersion, kind)` of a document that was skipped.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Skipped {
+    pub api_version: String,
+    pub kind: String,
+}
+
+/// Splits `text` into documents and reads each one's head. `None`: the file as a whole is
+/// something the scanner does not handle (see the module comment); keep all of it.
+pub fn scan(text: &str) -> Option<Vec<Segment<'_>>> {
+    let bytes = text.as_bytes();
+    if has_lone_cr(text) || text.contains('\u{feff}') {
+        return None;
+    }
+    let mut segments = Vec::new();
+    let mut seg_start = 0usize;
+    let mut body = 0usize;
+    let mut doc = DocScan::default();
+    let mut pos = 0usize;
+    while pos < bytes.len() {
+        let nl = text[pos..].find('\n').map_or(bytes.len(), |i| pos + i);
+        let next = (nl + 1).min(bytes.len());
+        let mut line = &bytes[pos..nl];
+        if line.last() == Some(&b'\r') {
+            line = &line[..line.len() - 1];
+        }
+        if let Some(rest) = marker(line) {
+            if !blank_or_comment(rest) {
+                return None;
+            }
+            segments.push(Segment {
+                start: seg_start,
+                body,
+                end: pos,
+                head: std::mem::take(&mut doc).finish(text),
+            });
+            seg_start = pos;
+            body = next;
+        } else if !doc.unsure {
+            doc.line(line, pos);
+        }
+        pos = next;
+    }
+    segments.push(Segment {
+        start: seg_start,
+        body,
+        end: bytes.len(),
+        head: doc.finish(text),
+    });
+    Some(segments)
+}
+
+/// Replaces every document with a head that `keep` refuses by an empty mapping on as many
+/// lines, and returns the heads of those documents. Without any skipped document the text is
+/// returned as it was (no copy).
+pub fn filter(text: String, keep: &dyn Fn(&DocHead<'_>) -> bool) -> (String, Vec<Skipped>) {
+    let Some(segments) = scan(&text) else {
+        return (text, Vec::new());
+    };
+    let mut skipped = Vec::new();
+    let mut out: Option<String> = None;
+    let mut copied = 0usize;
+    for seg in &segments {
+        let Some(head) = &seg.head else { continue };
+        if keep(head) {
+            continue;
+        }
+        skipped.push(Skipped {
+            api_version: head.api_version.to_string(),
+            kind: head.kind.to_string(),
+        });
+        let o = out.get_or_insert_with(|| String::with_capacity(text.len() / 4));
+        o.push_str(&text[copied..seg.body]);
+        let lines = &text[seg.body..seg.end];
+        let breaks = lines.bytes().filter(|&b| b == b'\n').count();
+        o.push_str("{}");
+        for _ in 0..breaks {
+            o.push('\n');
+        }
+        copied = seg.end;
+    }
+    match out {
+        None => (text, skipped),
+        Some(mut o) => {
+            o.push_str(&text[copied..]);
+            (o, skipped)
+        }
+    }
+}
+
+/// Reads and loads each input as `files::read_all` does (in order, on all cores, `-` is stdin),
+/// dropping the documents `keep` refuses before they are parsed.
+pub fn read_all_filtered(
+    paths: &[PathBuf],
+    keep: &(dyn Fn(&DocHead<'_>) -> bool + Sync),
+) -> Result<Vec<(Loaded, Vec<Skipped>)>, ReadError> {
+    let read_one = |path: &PathBuf| -> Result<(Loaded, Vec<Skipped>), ReadError> {
+        let (name, bytes) = read_bytes(path)?;
+        let (text, skipped) = filter(files::decode(bytes), keep);
+        Ok((load(Source::new(name, text)), skipped))
+    };
+    let workers = std::thread::available_parallelism()
+        .map_or(1, |n| n.get())
+        .min(paths.len());
+    if workers <= 1 {
+        return paths.iter().map(read_one).collect();
+    }
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    let mut results: Vec<(usize, Result<(Loaded, Vec<Skipped>), ReadError>)> =
+        std::thread::scope(|scope| {
+            let handles: Vec<_> = (0..workers)
+                .map(|_| {
+                    scope.spawn(|| {
+                        let mut done = Vec::new();
+                        loop {
+                            let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                            let Some(path) = paths.get(i) else { break };
+                            done.push((i, read_one(path)));
+                        }
+                        done
+                    })
+                })
+                .collect();
+            handles
+                .into_iter()
+                .flat_map(|h| match h.join() {
+                    Ok(done) => done,
+                    Err(panic) => std::panic::resume_unwind(panic),
+                })
+                .collect()
+        });
+    results.sort_by_key(|(i, _)| *i);
+    results.into_iter().map(|(_, r)| r).collect()
+}
+
+/// The name and bytes of an input, named as `files::read` names it.
+fn read_bytes(path: &Path) -> Result<(String, Vec<u8>), ReadError> {
+    use std::io::Read;
+    if path == Path::new("-") {
+        let mut buf = Vec::new();
+        std::io::stdin()
+            .read_to_end(&mut buf)
+            .map_err(|e| ReadError {
+                path: "<stdin>".into(),
+                message: io_message(&e),
+            })?;
+        return Ok(("<stdin>".to_string(), buf));
+    }
+    let s = path.to_string_lossy();
+    let name = s.strip_prefix("./").unwrap_or(&s).to_string();
+    let bytes = std::fs::read(path).map_err(|e| ReadError {
+        path: name.clone(),
+        message: io_message(&e),
+    })?;
+    Ok((name, bytes))
+}
+
+fn io_message(e: &std::io::Error) -> String {
+    match e.kind() {
+        std::io::ErrorKind::NotFound => "no such file or directory".into(),
+        std::io::ErrorKind::PermissionDenied => "permission denied".into(),
+        _ => e.to_string(),
+    }
+}
+
+/// A CR that is not part of a CRLF: a line break to YAML that the line scanner would not see.
+fn has_lone_cr(text: &str) -> bool {
+    let b = text.as_bytes();
+    let mut from = 0;
+    while let Some(i) = text[from..].find('\r') {
+        let at = from + i;
+        if b.get(at + 1) != Some(&b'\n') {
+            return true;
+        }
+        from = at + 1;
+    }
+    false
+}
+
+/// The rest of the line after a document marker (`---` or `...` then a blank or the end).
+fn marker(line: &[u8]) -> Option<&[u8]> {
+    if line.len() >= 3
+        && (&line[..3] == b"---" || &line[..3] == b"...")
+        && line.get(3).is_none_or(|&c| c == b' ' || c == b'\t')
+    {
+        Some(&line[3..])
+    } else {
+        None
+    }
+}
+
+fn blank_or_comment(s: &[u8]) -> bool {
+    let s = trim_start(s);
+    s.is_empty() || s[0] == b'#'
+}
+
+fn trim_start(s: &[u8]) -> &[u8] {
+    let n = s.iter().take_while(|&&c| c == b' ' || c == b'\t').count();
+    &s[n..]
+}
+
+fn trim_end(s: &[u8]) -> &[u8] {
+    let n = s
+        .iter()
+        .rev()
+        .take_while(|&&c| c == b' ' || c == b'\t')
+        .count();
+    &s[..s.len() - n]
+}
+
+fn ws_or_end(s: &[u8], i: usize) -> bool {
+    s.get(i).is_none_or(|&c| c == b' ' || c == b'\t')
+}
+
+/// A byte range of the text (the head borrows the text, not the line).
+type Range = (usize, usize);
+
+#[derive(Clone, Copy, Default, PartialEq, Eq)]
+enum Top {
+    #[default]
+    Other,
+    /// Inside a block `metadata:` mapping; its keys' indent once seen.
+    Metadata(Option<usize>),
+}
+
+#[derive(Default)]
+struct DocScan {
+    unsure: bool,
+    kind: Option<Range>,
+    api_version: Option<Range>,
+    metadata_seen: bool,
+    name: Option<Range>,
+    name_unsure: bool,
+    top: Top,
+    /// Indent of the line that opened a block scalar: deeper lines are its content.
+    block: Option<usize>,
+    /// A scalar we read ended its line at this indent: a deeper next line would continue it.
+    scalar_at: Option<usize>,
+    /// Any content at all (a document of comments only has no head).
+    content: bool,
+}
+
+impl DocScan {
+    fn finish(self, text: &str) -> Option<DocHead<'_>> {
+        if self.unsure || !self.content {
+            return None;
+        }
+        let kind = &text[self.kind?.0..self.kind?.1];
+        let api_version = &text[self.api_version?.0..self.api_version?.1];
+        if kind.ends_with("List") {
+            return None;
+        }
+        let name = match (self.name, self.name_unsure) {
+            (Some((a, b)), false) => Some(&text[a..b]),
+            _ => None,
+        };
+        Some(DocHead {
+            api_version,
+            kind,
+            name,
+        })
+    }
+
+    /// One line of the document (without its line break); `at` is its offset in the text.
+    fn line(&mut self, line: &[u8], at: usize) {
+        let indent = line.iter().take_while(|&&c| c == b' ').count();
+        let rest = &line[indent..];
+        if rest.is_empty() {
+            return;
+        }
+        if rest[0] == b'\t' {
+            // Tabs are not indentation in YAML: fine only on a blank or comment line.
+            if !blank_or_comment(rest) {
+                self.unsure = true;
+            }
+            return;
+        }
+        if rest[0] == b'#' {
+            // A comment ends a plain scalar (`#` cannot start a continuation line).
+            self.scalar_at = None;
+            return;
+        }
+        if let Some(b) = self.block {
+            if indent > b {
+                return;
+            }
+            self.block = None;
+        }
+        if let Some(s) = self.scalar_at.take() {
+            if indent > s {
+                self.unsure = true;
+                return;
+            }
+        }
+        self.content = true;
+        if contains_templating(rest) {
+            self.unsure = true;
+            return;
+        }
+        match check_line(rest) {
+            LineEnd::Done => {}
+            LineEnd::Block => self.block = Some(indent),
+            LineEnd::Unsure => {
+                self.unsure = true;
+                return;
+            }
+        }
+        if indent == 0 {
+            self.top_level(rest, at);
+        } else if let Top::Metadata(keys) = self.top {
+            self.metadata_line(rest, indent, keys, at + indent);
+        }
+    }
+
+    fn top_level(&mut self, rest: &[u8], at: usize) {
+        let Some((key, value)) = plain_key(rest) else {
+            self.unsure = true;
+            return;
+        };
+        self.top = Top::Other;
+        let value_at = at + (rest.len() - value.len());
+        match key {
+            b"kind" | b"apiVersion" => {
+                let slot = if key == b"kind" {
+                    &mut self.kind
+                } else {
+                    &mut self.api_version
+                };
+                match (slot.is_some(), scalar(value)) {
+                    (false, Some((a, b))) => {
+                        *slot = Some((value_at + a, value_at + b));
+                        self.scalar_at = Some(0);
+                    }
+                    _ => self.unsure = true,
+                }
+            }
+            b"metadata" => {
+                if self.metadata_seen {
+                    self.unsure = true;
+                    return;
+                }
+                self.metadata_seen = true;
+                if blank_or_comment(value) {
+                    self.top = Top::Metadata(None);
+                } else {
+                    match flow_name(value) {
+                        Ok(Some((a, b))) => self.name = Some((value_at + a, value_at + b)),
+                        Ok(None) => {}
+                        Err(()) => self.name_unsure = true,
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+
+    fn metadata_line(&mut self, rest: &[u8], indent: usize, keys: Option<usize>, at: usize) {
+        let keys = match keys {
+            None => {
+                self.top = Top::Metadata(Some(indent));
+                indent
+            }
+            Some(k) => k,
+        };
+        if indent > keys {
+            return;
+        }
+        if indent < keys {
+            self.name_unsure = true;
+            return;
+        }
+        let Some((key, value)) = plain_key(rest) else {
+            self.name_unsure = true;
+            return;
+        };
+        if key != b"name" {
+            return;
+        }
+        let value_at = at + (rest.len() - value.len());
+        match (self.name.is_some(), scalar(value)) {
+            (false, Some((a, b))) => {
+                self.name = Some((value_at + a, value_at + b));
+                self.scalar_at = Some(indent);
+            }
+            _ => self.name_unsure = true,
+        }
+    }
+}
+
+/// `{{` or `${` anywhere on the line (unrendered templating: the loader decides what it is).
+fn contains_templating(s: &[u8]) -> bool {
+    s.windows(2)
+        .any(|w| w[1] == b'{' && (w[0] == b'{' || w[0] == b'$'))
+}
+
+/// A plain `key: value` line: the key (letters, digits, `_` first, then also `-./`) and the
+/// value after the colon and its blanks.
+fn plain_key(s: &[u8]) -> Option<(&[u8], &[u8])> {
+    if !s
+        .first()
+        .is_some_and(|c| c.is_ascii_alphanumeric() || *c == b'_')
+    {
+        return None;
+    }
+    let n = s
+        .iter()
+        .take_while(|&&c| c.is_ascii_alphanumeric() || matches!(c, b'_' | b'-' | b'.' | b'/'))
+        .count();
+    if s.get(n) != Some(&b':') || !ws_or_end(s, n + 1) {
+        return None;
+    }
+    Some((&s[..n], trim_start(&s[n + 1..])))
+}
+
+/// A scalar value that certainly loads as a non-empty string: its range within `v`. Plain (as
+/// `plain_scalar_safe` decides), `'single'` without `''`, or `"double"` without escapes; a
+/// comment may follow.
+fn scalar(v: &[u8]) -> Option<Range> {
+    let q = *v.first()?;
+    if q == b'"' || q == b'\'' {
+        let close = v[1..].iter().position(|&c| c == q)? + 1;
+        let inner = &v[1..close];
+        if inner.is_empty() || inner.contains(&b'\\') || !blank_or_comment(&v[close + 1..]) {
+            return None;
+        }
+        if q == b'\'' && v.get(close + 1) == Some(&b'\'') {
+            return None;
+        }
+        if inner.iter().any(|&c| c < 0x20) {
+            return None;
+        }
+        return Some((1, close));
+    }
+    let mut end = v.len();
+    for i in 1..v.len() {
+        if v[i] == b'#' && (v[i - 1] == b' ' || v[i - 1] == b'\t') {
+            end = i;
+            break;
+        }
+    }
+    let plain = trim_end(&v[..end]);
+    let s = std::str::from_utf8(plain).ok()?;
+    plain_scalar_safe(s).then_some((0, plain.len()))
+}
+
+/// `metadata: {name: x, namespace: y}` on one line: `Ok(Some(name range))`, `Ok(None)` without
+/// a name, `Err` when the mapping is not simple enough to be sure.
+fn flow_name(v: &[u8]) -> Result<Option<Range>, ()> {
+    if v.first() != Some(&b'{') {
+        return Err(());
+    }
+    let close = v.iter().position(|&c| c == b'}').ok_or(())?;
+    if !blank_or_comment(&v[close + 1..]) {
+        return Err(());
+    }
+    let inner = &v[1..close];
+    if inner
+        .iter()
+        .any(|c| b"{[]\"'&*!?|>#<%@`\\".contains(c) || (*c < 0x20 && *c != b'\t'))
+    {
+        return Err(());
+    }
+    let mut name = None;
+    let mut from = 1usize;
+    for part in inner.split(|&c| c == b',') {
+        let lead = part.len() - trim_start(part).len();
+        let p = trim_end(trim_start(part));
+        let at = from + lead;
+        from += part.len() + 1;
+        if p.is_empty() {
+            continue;
+        }
+        let (key, value) = plain_key(p).ok_or(())?;
+        if key != b"name" {
+            continue;
+        }
+        if name.is_some() {
+            return Err(());
+        }
+        let s = std::str::from_utf8(value).map_err(|_| ())?;
+        if !plain_scalar_safe(s) {
+            return Err(());
+        }
+        let value_at = at + (p.len() - value.len());
+        name = Some((value_at, value_at + value.len()));
+    }
+    Ok(name)
+}
+
+enum LineEnd {
+    /// Every node that starts on the line ends on it.
+    Done,
+    /// A block scalar starts: deeper lines are its content.
+    Block,
+    /// A quoted scalar or flow collection goes on to the next line, or something odd.
+    Unsure,
+}
+
+/// Follows the nodes that start on a line (after its indent): sequence entries, keys, values.
+fn check_line(s: &[u8]) -> LineEnd {
+    let mut i = 0usize;
+    loop {
+        while i < s.len() && (s[i] == b' ' || s[i] == b'\t') {
+            i += 1;
+        }
+        let Some(&c) = s.get(i) else {
+            return LineEnd::Done;
+        };
+        let after = match c {
+            b'#' => return LineEnd::Done,
+            b'-' if ws_or_end(s, i + 1) => {
+                i += 1;
+                continue;
+            }
+            b'?' | b':' if ws_or_end(s, i + 1) => return LineEnd::Unsure,
+            b'&' | b'!' => {
+                while i < s.len() && s[i] != b' ' && s[i] != b'\t' {
+                    i += 1;
+                }
+                continue;
+            }
+            b'*' => {
+                let n = s[i..]
+                    .iter()
+                    .take_while(|&&c| c != b' ' && c != b'\t')
+                    .count();
+                i + n
+            }
+            b'"' | b'\'' => match close_quote(s, i) {
+                Some(e) => e,
+                None => return LineEnd::Unsure,
+            },
+            b'{' | b'[' => match close_flow(s, i) {
+                Some(e) => e,
+                None => return LineEnd::Unsure,
+            },
+            b'|' | b'>' => return LineEnd::Block,
+            b'%' | b'@' | b'`' => return LineEnd::Unsure,
+            _ => {
+                // A plain scalar: it ends at `: ` (it was a key), ` #` or the end of the line.
+                let mut j = i + 1;
+                loop {
+                    if j >= s.len() {
+                        return LineEnd::Done;
+                    }
+                    if s[j] == b':' && ws_or_end(s, j + 1) {
+                        i = j + 1;
+                        break;
+                    }
+                    if s[j] == b'#' && (s[j - 1] == b' ' || s[j - 1] == b'\t') {
+                        return LineEnd::Done;
+                    }
+                    j += 1;
+                }
+                continue;
+            }
+        };
+        // After a quoted scalar, flow collection or alias: a key's colon, a comment or the end.
+        let mut j = after;
+        while j < s.len() && (s[j] == b' ' || s[j] == b'\t') {
+            j += 1;
+        }
+        match s.get(j) {
+            None | Some(b'#') => return LineEnd::Done,
+            Some(b':') if ws_or_end(s, j + 1) => i = j + 1,
+            Some(_) => return LineEnd::Unsure,
+        }
+    }
+}
+
+/// One past the closing quote of the quoted scalar opening at `i`, if it closes on the line.
+fn close_quote(s: &[u8], i: usize) -> Option<usize> {
+    let q = s[i];
+    let mut j = i + 1;
+    while j < s.len() {
+        match s[j] {
+            b'\\' if q == b'"' => j += 2,
+            c if c == q => {
+                if q == b'\'' && s.get(j + 1) == Some(&b'\'') {
+                    j += 2;
+                } else {
+                    return Some(j + 1);
+                }
+            }
+            _ => j += 1,
+        }
+    }
+    None
+}
+
+/// One past the end of the flow collection opening at `i`, if it closes on the line.
+fn close_flow(s: &[u8], i: usize) -> Option<usize> {
+    let mut depth = 0usize;
+    let mut j = i;
+    // The last byte that was not a blank: a quote opens a scalar only at a node's start.
+    let mut prev = b'{';
+    while j < s.len() {
+        let c = s[j];
+        match c {
+            b'{' | b'[' => depth += 1,
+            b'}' | b']' => {
+                depth = depth.checked_sub(1)?;
+                if depth == 0 {
+                    return Some(j + 1);
+                }
+            }
+            b'"' | b'\'' if matches!(prev, b'{' | b'[' | b',' | b':' | b'?') => {
+                j = close_quote(s, j)?;
+                prev = c;
+                continue;
+            }
+            b'#' if j > 0 && (s[j - 1] == b' ' || s[j - 1] == b'\t') => return None,
+            _ => {}
+        }
+        if c != b' ' && c != b'\t' {
+            prev = c;
+        }
+        j += 1;
+    }
+    None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::source::load;
+
+    fn heads(text: &str) -> Vec<Option<(String, String, Option<String>)>> {
+        scan(text)
+            .expect("scannable")
+            .into_iter()
+            .map(|s| {
+                s.head.map(|h| {
+                    (
+                        h.api_version.to_string(),
+                        h.kind.to_string(),
+                        h.name.map(str::to_string),
+                    )
+                })
+            })
+            .collect()
+    }
+
+    fn head(api: &str, kind: &str, name: Option<&str>) -> Option<(String, String, Option<String>)> {
+        Some((api.into(), kind.into(), name.map(str::to_string)))
+    }
+
+    const DEPLOY: &str = "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: web\n  namespace: ns\nspec:\n  replicas: 1\n";
+
+    #[test]
+    fn reads_heads_of_block_and_flow_documents() {
+        let text = format!(
+            "# leading comment\n---\n{DEPLOY}---\napiVersion: v1\nkind: \"ConfigMap\" # c\nmetadata: {{name: cfg, namespace: x}}\n...\n---\n"
+        );
+        assert_eq!(
+            heads(&text),
+            vec![
+                None,
+                head("apps/v1", "Deployment", Some("web")),
+                head("v1", "ConfigMap", Some("cfg")),
+                None,
+                None
+            ]
+        );
+    }
+
+    #[test]
+    fn marker_edge_cases() {
+        // `---` inside a block scalar is still a marker at column 0; deeper it is content.
+        let text = "kind: A\napiVersion: v1\ndata:\n  x: |\n    ---\n    kind: B\n---\t# c\nkind: C\napiVersion: v1\n";
+        assert_eq!(
+            heads(text),
+            vec![head("v1", "A", None), head("v1", "C", None)]
+        );
+        // `----` and `---x` are not markers; `...` ends a document.
+        let text = "kind: A\napiVersion: v1\nx: |\n ----\n---x: 1\n...\nkind: B\napiVersion: v1\n";
+        assert_eq!(heads(text), vec![None, head("v1", "B", None)]);
+        // Content on a marker line: the file is not filtered.
+        assert_eq!(scan("--- |\n  text\n"), None);
+        assert_eq!(scan("--- !!map\nkind: A\n"), None);
+        // CRLF is one line break; a lone CR is not handled.
+        assert_eq!(
+            heads("kind: A\r\napiVersion: v1\r\nmetadata:\r\n  name: nm\r\n---\r\nkind: B\r\napiVersion: v1\r\n"),
+            vec![head("v1", "A", Some("nm")), head("v1", "B", None)]
+        );
+        assert_eq!(scan("kind: A\rapiVersion: v1\n"), None);
+        assert_eq!(heads(""), vec![None]);
+        assert_eq!(heads("---"), vec![None, None]);
+    }
+
+    #[test]
+    fn unknown_when_not_sure() {
+        for (why, text) in [
+            ("flow document", "{apiVersion: v1, kind: A}\n"),
+            ("json", "{\n\"apiVersion\": \"v1\",\n\"kind\": \"A\"\n}\n"),
+            ("no kind", "apiVersion: v1\nmetadata:\n  name: x\n"),
+            ("two kinds", "kind: A\napiVersion: v1\nkind: B\n"),
+            ("list", "apiVersion: v1\nkind: List\nitems: []\n"),
+            (
+                "typed list",
+                "apiVersion: v1\nkind: ConfigMapList\nitems: []\n",
+            ),
+            ("anchor", "kind: &k A\napiVersion: v1\n"),
+            ("alias", "kind: *k\napiVersion: v1\n"),
+            ("tag", "kind: !!str A\napiVersion: v1\n"),
+            ("bool kind", "kind: yes\napiVersion: v1\n"),
+            ("number", "kind: A\napiVersion: 1\n"),
+            ("kind on next line", "kind:\n  A\napiVersion: v1\n"),
+            ("plain continues", "kind: A\n  B\napiVersion: v1\n"),
+            ("escape", "kind: \"A\\u0042\"\napiVersion: v1\n"),
+            ("merge key", "<<: *base\nkind: A\napiVersion: v1\n"),
+            ("complex key", "? kind\n: A\napiVersion: v1\n"),
+            ("quoted key", "\"kind\": A\napiVersion: v1\n"),
+            (
+                "templating",
+                "kind: A\napiVersion: v1\nmetadata:\n  name: {{ .Values.x }}\n",
+            ),
+            ("env templating", "kind: A\napiVersion: v1\nx: ${X}\n"),
+            (
+                "multi-line quote",
+                "kind: A\napiVersion: v1\nx: \"a\n  b\"\n",
+            ),
+            (
+                "multi-line quote deep",
+                "kind: A\napiVersion: v1\nm:\n  x: 'a\nkind: B'\n",
+            ),
+            ("multi-line flow", "kind: A\napiVersion: v1\nx: [a,\n  b]\n"),
+            ("tab indent", "kind: A\napiVersion: v1\nm:\n\tx: 1\n"),
+            ("directive", "%YAML 1.2\nkind: A\napiVersion: v1\n"),
+            ("sequence", "- kind: A\n  apiVersion: v1\n"),
+            ("top block scalar", "kind: A\napiVersion: v1\n|\n"),
+        ] {
+            let h = heads(text);
+            assert!(h.iter().all(Option::is_none), "{why}: {h:?}");
+        }
+    }
+
+    #[test]
+    fn name_only_when_sure() {
+        let name = |meta: &str| {
+            let text = format!("apiVersion: v1\nkind: A\n{meta}");
+            heads(&text)[0].clone().expect("known").2
+        };
+        assert_eq!(
+            name("metadata:\n  labels:\n    name: no\n  name: yes-\n"),
+            Some("yes-".into())
+        );
+        assert_eq!(
+            name("metadata:   # c\n  # c\n  name: \"q\"\n"),
+            Some("q".into())
+        );
+        assert_eq!(
+            name("metadata: {namespace: n, name: f}\n"),
+            Some("f".into())
+        );
+        assert_eq!(name("metadata: {namespace: n}\n"), None);
+        assert_eq!(name("metadata:\n  name: a\n  name: b\n"), None);
+        assert_eq!(name("metadata:\n  name: 0123\n"), None);
+        assert_eq!(name("metadata:\n  <<: *m\n  name: a\n"), None);
+        assert_eq!(name("metadata: *m\n"), None);
+        assert_eq!(name("metadata: {name: {x: 1}}\n"), None);
+        assert_eq!(name("metadata:\n    name: a\n  other: b\n"), None);
+        assert_eq!(name("metadata:\nname: a\n"), None);
+        // A multi-line plain name is not sure, and neither is the document.
+        assert_eq!(
+            heads("apiVersion: v1\nkind: A\nmetadata:\n  name: a\n    b\n")[0],
+            None
+        );
+    }
+
+    /// Kept documents load to the same trees and positions, skipped ones to `{}`, and document
+    /// indexes do not move.
+    #[test]
+    fn kept_documents_load_identically() {
+        let text = format!(
+            "# c\n---\n{DEPLOY}---\napiVersion: policy.karmada.io/v1alpha1\nkind: PropagationPolicy\nmetadata:\n  name: p\nspec:\n  resourceSelectors:\n    - apiVersion: apps/v1\n      kind: Deployment\n---\n{}---\nkind: Broken\napiVersion: v1\nmetadata: {{name: b}}\nx: [\n---\n{{\"apiVersion\": \"v1\", \"kind\": \"ConfigMap\", \"metadata\": {{\"name\": \"j\"}}}}\n---\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: last\ndata:\n  k: |\n    ---x\n    kind: y",
+            DEPLOY.replace("web", "other")
+        );
+        let (filtered, skipped) = filter(text.clone(), &|h| {
+            h.kind != "Deployment" || h.name == Some("web")
+        });
+        assert_eq!(
+            skipped,
+            vec![Skipped {
+                api_version: "apps/v1".into(),
+                kind: "Deployment".into()
+            }]
+        );
+        assert_eq!(filtered.lines().count(), text.lines().count());
+        assert!(filtered.len() < text.len());
+        let full = load(Source::new("f.yaml", text));
+        let part = load(Source::new("f.yaml", filtered));
+        assert_eq!(full.documents.len(), part.documents.len());
+        assert_eq!(full.problems, part.problems);
+        for (a, b) in full.documents.iter().zip(&part.documents) {
+            assert_eq!(a.index, b.index);
+            let name = a.root.get("metadata").and_then(|m| m.get("name"));
+            if name.and_then(|n| n.as_str()) == Some("other") {
+                assert!(matches!(&b.root.value, crate::source::Value::Map(m) if m.is_empty()));
+            } else {
+                assert_eq!(format!("{:?}", a.root), format!("{:?}", b.root));
+            }
+        }
+        // Nothing skipped: the same text back.
+        let (same, none) = filter("kind: A\napiVersion: v1\n".into(), &|_| true);
+        assert_eq!(
+            (same.as_str(), none.len()),
+            ("kind: A\napiVersion: v1\n", 0)
+        );
+    }
+
+    #[test]
+    fn skipped_document_at_end_without_newline() {
+        let text = "apiVersion: v1\nkind: A\nmetadata:\n  name: x\n---\napiVersion: v1\nkind: B\nmetadata:\n  name: y";
+        let (f, s) = filter(text.into(), &|h| h.kind == "A");
+        assert_eq!(s.len(), 1);
+        assert_eq!(
+            f,
+            "apiVersion: v1\nkind: A\nmetadata:\n  name: x\n---\n{}\n\n\n"
+        );
+        let (f, _) = filter(text.into(), &|h| h.kind == "B");
+        assert_eq!(
+            f,
+            "{}\n\n\n\n---\napiVersion: v1\nkind: B\nmetadata:\n  name: y"
+        );
+        assert_eq!(load(Source::new("t", f)).documents[1].index, 1);
+    }
+}
