@@ -5,6 +5,7 @@ use std::process::ExitCode;
 
 use crate::lint::Finding;
 use crate::model::Inventory;
+use crate::source::prefilter::{self, DocHead, Skipped};
 use crate::source::{files, Document, Loaded};
 
 /// The documented exit codes.
@@ -114,6 +115,37 @@ impl Inputs {
             .collect();
         let inventory = Inventory::from_documents(documents, default_namespace);
         Ok(Inputs { loaded, inventory })
+    }
+
+    /// As [`Inputs::read`], but documents whose head (`apiVersion`, `kind`, `metadata.name`
+    /// read without parsing, see `source::prefilter`) `keep` refuses are never parsed: they
+    /// are neither in the inventory nor in the problems. Returns their `(apiVersion, kind)` too.
+    pub fn read_filtered(
+        paths: &[String],
+        default_namespace: &str,
+        ignore: &dyn Fn(&std::path::Path) -> bool,
+        keep: &(dyn Fn(&DocHead<'_>) -> bool + Sync),
+    ) -> Result<(Inputs, Vec<Skipped>), CliError> {
+        if paths.is_empty() {
+            return Err(CliError::usage(
+                "no input: name files or directories, or `-` for stdin",
+            ));
+        }
+        let files = files::expand(paths, ignore).map_err(|e| CliError::usage(e.to_string()))?;
+        let read = prefilter::read_all_filtered(&files, keep)
+            .map_err(|e| CliError::usage(e.to_string()))?;
+        let mut skipped = Vec::new();
+        let mut loaded = Vec::with_capacity(read.len());
+        for (l, s) in read {
+            loaded.push(l);
+            skipped.extend(s);
+        }
+        let documents: Vec<Document> = loaded
+            .iter_mut()
+            .flat_map(|l| std::mem::take(&mut l.documents))
+            .collect();
+        let inventory = Inventory::from_documents(documents, default_namespace);
+        Ok((Inputs { loaded, inventory }, skipped))
     }
 }
 

@@ -7,6 +7,8 @@ use crate::engine::claim::Filters;
 use crate::engine::kinds::{self, KindInfo};
 use crate::engine::state::{FeatureGates, Options, State, UnknownClaimers};
 use crate::model::{group_of, Inventory, KarmadaVersion};
+use crate::source::prefilter::DocHead;
+use crate::source::Loaded;
 
 #[derive(Debug, ClapArgs)]
 pub struct Args {
@@ -66,14 +68,7 @@ pub(crate) fn parse_version(v: Option<&str>) -> Result<KarmadaVersion, CliError>
 /// Reads the inputs and reports on stderr what could not be read (the decision would ignore it).
 pub(crate) fn read_inputs(files: &[String], namespace: &str) -> Result<Inventory, CliError> {
     let inputs = Inputs::read(files, namespace, &|_| false)?;
-    for l in &inputs.loaded {
-        for p in &l.problems {
-            eprintln!(
-                "warning: {}:{}:{}: {}",
-                l.source.name, p.span.start.line, p.span.start.col, p.message
-            );
-        }
-    }
+    warn_problems(&inputs.loaded);
     Ok(inputs.inventory)
 }
 
@@ -91,6 +86,100 @@ pub(crate) fn seen_kinds(inv: &Inventory) -> Vec<(String, String)> {
 pub(crate) fn resolve_type(ty: &str, inv: &Inventory) -> Result<KindInfo, CliError> {
     let seen = seen_kinds(inv);
     kinds::resolve(ty, &kinds::table(&seen), &seen).map_err(|e| CliError::usage(e.to_string()))
+}
+
+/// Whether `explain` of the template named `name` needs a document: every Karmada object
+/// (policies, overrides, bindings, Works) and whatever may be the template itself or share its
+/// name (to report ambiguity). Other templates never change one template's decision, except
+/// through [`needs_other_templates`].
+fn needed_for(head: &DocHead<'_>, name: &str) -> bool {
+    group_of(head.api_version).ends_with("karmada.io") || head.name.is_none_or(|n| n == name)
+}
+
+/// Whether the decision for template `t` looks at other templates: a candidate or preemptor
+/// whose dependent overrides are missing waits only while some unclaimed template it matches
+/// exists (§6.5, `engine::reconcile::overrides_block_preemption`), and only with the
+/// preemption gate on (settle and `why_not` ask only then).
+fn needs_other_templates(state: &State, t: usize) -> bool {
+    if !state.options.gates.preemption {
+        return false;
+    }
+    state
+        .matching_policies(t)
+        .into_iter()
+        .map(|(p, _)| p)
+        .chain(state.naming_policies(t))
+        .any(|p| !state.missing_overrides(p).is_empty())
+}
+
+/// Prints on stderr what could not be read (the decision ignores it).
+fn warn_problems(loaded: &[Loaded]) {
+    for l in loaded {
+        for p in &l.problems {
+            eprintln!(
+                "warning: {}:{}:{}: {}",
+                l.source.name, p.span.start.line, p.span.start.col, p.message
+            );
+        }
+    }
+}
+
+/// Resolves TYPE (against the templates of `inv` and `extra` kinds), builds the state and
+/// finds the one template `name` in `namespace`.
+fn find_template(
+    inv: &Inventory,
+    extra: &[(String, String)],
+    ty: &str,
+    name: &str,
+    namespace: &str,
+    options: Options,
+) -> Result<(State, usize), CliError> {
+    let mut seen = seen_kinds(inv);
+    if !extra.is_empty() {
+        seen.extend(extra.iter().cloned());
+        seen.sort();
+        seen.dedup();
+    }
+    let kind = kinds::resolve(ty, &kinds::table(&seen), &seen)
+        .map_err(|e| CliError::usage(e.to_string()))?;
+    if kind.is_karmada() {
+        return Err(CliError::usage(format!(
+            "{} is a Karmada object, not a resource template: explain takes a template such as deploy/nginx",
+            kind.display()
+        )));
+    }
+    let state = State::from_inventory(inv, options);
+    let found: Vec<usize> = state
+        .templates
+        .iter()
+        .enumerate()
+        .filter(|(_, t)| {
+            group_of(&t.api_version) == kind.group
+                && t.kind == kind.kind
+                && t.name == name
+                && (t.namespace.is_empty() || t.namespace == namespace)
+        })
+        .map(|(i, _)| i)
+        .collect();
+    match found.as_slice() {
+        [] => Err(CliError::usage(format!(
+            "{} {name:?} not found in namespace {} of the given files",
+            kind.display(),
+            namespace
+        ))),
+        [one] => Ok((state, *one)),
+        many => {
+            let versions: Vec<&str> = many
+                .iter()
+                .map(|&i| state.templates[i].api_version.as_str())
+                .collect();
+            Err(CliError::usage(format!(
+                "{} {name:?} appears under several API versions ({}); they are different templates to Karmada",
+                kind.display(),
+                versions.join(", ")
+            )))
+        }
+    }
 }
 
 pub fn run(args: Args) -> Result<Exit, CliError> {
@@ -112,54 +201,43 @@ pub fn run(args: Args) -> Result<Exit, CliError> {
         return super::live::explain(&args, ty, name, gates, version);
     }
     let namespace = args.namespace.as_deref().unwrap_or("default");
-    let inv = read_inputs(&args.files, namespace)?;
-    let kind = resolve_type(ty, &inv)?;
-    if kind.is_karmada() {
-        return Err(CliError::usage(format!(
-            "{} is a Karmada object, not a resource template: explain takes a template such as deploy/nginx",
-            kind.display()
-        )));
-    }
-    let state = State::from_inventory(
-        &inv,
-        Options {
-            gates,
-            filters: Filters::default(),
-            version,
-            unknown_claimers: UnknownClaimers::Stale,
-        },
-    );
-    let found: Vec<usize> = state
-        .templates
+    let options = Options {
+        gates,
+        filters: Filters::default(),
+        version,
+        unknown_claimers: UnknownClaimers::Stale,
+    };
+    // Only the policies (every Karmada object) and the documents named like the template are
+    // parsed (issue 8: a large repository is mostly other templates); the skipped templates
+    // still count among the kinds TYPE resolves against.
+    let keep = |h: &DocHead<'_>| needed_for(h, name);
+    let (inputs, skipped) = Inputs::read_filtered(&args.files, namespace, &|_| false, &keep)?;
+    let extra: Vec<(String, String)> = skipped
         .iter()
-        .enumerate()
-        .filter(|(_, t)| {
-            group_of(&t.api_version) == kind.group
-                && t.kind == kind.kind
-                && t.name == name
-                && (t.namespace.is_empty() || t.namespace == namespace)
-        })
-        .map(|(i, _)| i)
+        .map(|s| (group_of(&s.api_version).to_string(), s.kind.clone()))
         .collect();
-    let t = match found.as_slice() {
-        [] => {
-            return Err(CliError::usage(format!(
-                "{} {name:?} not found in namespace {} of the given files",
-                kind.display(),
-                namespace
-            )))
+    let found = find_template(
+        &inputs.inventory,
+        &extra,
+        ty,
+        name,
+        namespace,
+        options.clone(),
+    );
+    let (state, t) = match found {
+        Ok((state, t)) if skipped.is_empty() || !needs_other_templates(&state, t) => {
+            warn_problems(&inputs.loaded);
+            (state, t)
         }
-        [one] => *one,
-        many => {
-            let versions: Vec<&str> = many
-                .iter()
-                .map(|&i| state.templates[i].api_version.as_str())
-                .collect();
-            return Err(CliError::usage(format!(
-                "{} {name:?} appears under several API versions ({}); they are different templates to Karmada",
-                kind.display(),
-                versions.join(", ")
-            )));
+        Err(e) => {
+            warn_problems(&inputs.loaded);
+            return Err(e);
+        }
+        Ok(_) => {
+            // Rare: the answer depends on the other templates too; read everything.
+            drop(inputs);
+            let inv = read_inputs(&args.files, namespace)?;
+            find_template(&inv, &[], ty, name, namespace, options)?
         }
     };
     let decision = crate::engine::explain::explain(&state, t);

@@ -18,7 +18,6 @@
 //! (the loader counts an empty mapping as a document: the `file.yaml#N` labels do not move).
 
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
 
 use super::document::Source;
 use super::files::{self, ReadError};
@@ -136,13 +135,16 @@ pub fn filter(text: String, keep: &dyn Fn(&DocHead<'_>) -> bool) -> (String, Vec
     }
 }
 
+/// One input, loaded, with the heads of the documents skipped.
+type FileResult = Result<(Loaded, Vec<Skipped>), ReadError>;
+
 /// Reads and loads each input as `files::read_all` does (in order, on all cores, `-` is stdin),
 /// dropping the documents `keep` refuses before they are parsed.
 pub fn read_all_filtered(
     paths: &[PathBuf],
     keep: &(dyn Fn(&DocHead<'_>) -> bool + Sync),
 ) -> Result<Vec<(Loaded, Vec<Skipped>)>, ReadError> {
-    let read_one = |path: &PathBuf| -> Result<(Loaded, Vec<Skipped>), ReadError> {
+    let read_one = |path: &PathBuf| -> FileResult {
         let (name, bytes) = read_bytes(path)?;
         let (text, skipped) = filter(files::decode(bytes), keep);
         Ok((load(Source::new(name, text)), skipped))
@@ -154,29 +156,28 @@ pub fn read_all_filtered(
         return paths.iter().map(read_one).collect();
     }
     let next = std::sync::atomic::AtomicUsize::new(0);
-    let mut results: Vec<(usize, Result<(Loaded, Vec<Skipped>), ReadError>)> =
-        std::thread::scope(|scope| {
-            let handles: Vec<_> = (0..workers)
-                .map(|_| {
-                    scope.spawn(|| {
-                        let mut done = Vec::new();
-                        loop {
-                            let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-                            let Some(path) = paths.get(i) else { break };
-                            done.push((i, read_one(path)));
-                        }
-                        done
-                    })
+    let mut results: Vec<(usize, FileResult)> = std::thread::scope(|scope| {
+        let handles: Vec<_> = (0..workers)
+            .map(|_| {
+                scope.spawn(|| {
+                    let mut done = Vec::new();
+                    loop {
+                        let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                        let Some(path) = paths.get(i) else { break };
+                        done.push((i, read_one(path)));
+                    }
+                    done
                 })
-                .collect();
-            handles
-                .into_iter()
-                .flat_map(|h| match h.join() {
-                    Ok(done) => done,
-                    Err(panic) => std::panic::resume_unwind(panic),
-                })
-                .collect()
-        });
+            })
+            .collect();
+        handles
+            .into_iter()
+            .flat_map(|h| match h.join() {
+                Ok(done) => done,
+                Err(panic) => std::panic::resume_unwind(panic),
+            })
+            .collect()
+    });
     results.sort_by_key(|(i, _)| *i);
     results.into_iter().map(|(_, r)| r).collect()
 }
