@@ -24,19 +24,23 @@ pub struct FreshMatch {
 /// `LookForMatchedPolicy` then `LookForMatchedClusterPolicy` (§3): policies being deleted are
 /// not candidates (`detector.go:401-407, 429-435`).
 pub fn fresh_match(state: &State, t: usize) -> FreshMatch {
-    let cands: Vec<(usize, ImplicitPriority)> = state
-        .matching_policies(t)
-        .into_iter()
-        .filter(|&(i, _)| {
+    fresh_match_among(state, &state.matching_policies(t))
+}
+
+/// [`fresh_match`] over the template's matches as [`State::matching_policies`] returns them
+/// (callers that already hold them skip a second matching pass).
+pub fn fresh_match_among(state: &State, matches: &[(usize, ImplicitPriority)]) -> FreshMatch {
+    let cands = || {
+        matches.iter().filter(|&&(i, _)| {
             let p = state.policy(i);
             !p.terminating && p.known
         })
-        .collect();
+    };
     let key = |c: &&(usize, ImplicitPriority)| state.policy(c.0).rank_key(c.1);
     // Cluster-scoped templates: the PP lookup is skipped (`detector.go:382-384`); matching
     // already gives PPs nothing for them.
-    let best_pp = rank::best(cands.iter().filter(|c| state.policy(c.0).is_pp()), key).copied();
-    let best_cpp = rank::best(cands.iter().filter(|c| !state.policy(c.0).is_pp()), key).copied();
+    let best_pp = rank::best(cands().filter(|c| state.policy(c.0).is_pp()), key).copied();
+    let best_cpp = rank::best(cands().filter(|c| !state.policy(c.0).is_pp()), key).copied();
     let winner = best_pp.or(best_cpp).map(|c| c.0);
     let mut m = FreshMatch {
         best_pp,
@@ -398,6 +402,20 @@ pub fn overrides_block_preemption(
 
 /// The restart model (§7) for template `t`.
 pub fn settle(state: &State, t: usize) -> Settled {
+    settle_matched(state, t, None)
+}
+
+/// [`settle`] for a caller that already holds the template's matches
+/// ([`State::matching_policies`]): the fresh match reuses them.
+pub fn settle_with(state: &State, t: usize, matches: &[(usize, ImplicitPriority)]) -> Settled {
+    settle_matched(state, t, Some(matches))
+}
+
+fn settle_matched(
+    state: &State,
+    t: usize,
+    matches: Option<&[(usize, ImplicitPriority)]>,
+) -> Settled {
     let tpl = &state.templates[t];
     let mut claim = tpl.claim.clone();
     let mut s = Settled {
@@ -421,7 +439,10 @@ pub fn settle(state: &State, t: usize) -> Settled {
     s.validated = claim.clone();
     // Step 4.
     if claim.owner().is_none() {
-        let m = fresh_match(state, t);
+        let m = match matches {
+            Some(matches) => fresh_match_among(state, matches),
+            None => fresh_match(state, t),
+        };
         if let Some(p) = m.chosen {
             write_claim(state, t, p, &mut claim);
         }

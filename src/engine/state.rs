@@ -236,6 +236,7 @@ impl std::hash::Hasher for FxHasher {
 }
 
 type FastMap<V> = HashMap<String, V, std::hash::BuildHasherDefault<FxHasher>>;
+type FastRefMap<V> = HashMap<PolicyRef, V, std::hash::BuildHasherDefault<FxHasher>>;
 
 fn key3(a: &str, b: &str, c: &str) -> String {
     let mut k = String::with_capacity(a.len() + b.len() + c.len() + 2);
@@ -254,6 +255,27 @@ fn key4(a: &str, b: &str, c: &str, d: &str) -> String {
     k
 }
 
+/// Calls `f` with the index key of `parts` (as [`key3`]/[`key4`] build it) assembled on the
+/// stack: lookups run once or more per template, and a heap key each time was a fifth of the
+/// per-template cost.
+fn with_key<R>(parts: &[&str], f: impl FnOnce(&str) -> R) -> R {
+    let len = parts.iter().map(|p| p.len()).sum::<usize>() + parts.len().saturating_sub(1);
+    let mut buf = [0u8; 256];
+    if len > buf.len() {
+        return f(&parts.join("\u{1f}"));
+    }
+    let mut i = 0;
+    for (n, p) in parts.iter().enumerate() {
+        if n > 0 {
+            buf[i] = 0x1f;
+            i += 1;
+        }
+        buf[i..i + p.len()].copy_from_slice(p.as_bytes());
+        i += p.len();
+    }
+    f(std::str::from_utf8(&buf[..len]).expect("joined UTF-8 strings"))
+}
+
 /// The snapshot, with indexes.
 #[derive(Clone, Debug, Default)]
 pub struct State {
@@ -267,7 +289,7 @@ pub struct State {
     pub cluster_overrides: HashSet<String>,
     /// Bindings by the template they bind (`apiVersion/kind/namespace/name` key).
     pub bindings: FastMap<BindingInfo>,
-    policy_by_ref: HashMap<PolicyRef, usize>,
+    policy_by_ref: FastRefMap<usize>,
     /// PPs by (apiVersion, kind, namespace); CPPs by (apiVersion, kind, selector namespace), `""`
     /// standing for "any namespace and cluster-scoped".
     pp_index: FastMap<Vec<usize>>,
@@ -292,7 +314,20 @@ impl State {
     /// same identity replaces an earlier one, as successive `kubectl apply`s would.
     pub fn from_inventory(inv: &Inventory, options: Options) -> State {
         let mut state = State::new(options);
-        let mut templates: Vec<TemplateEntry> = Vec::new();
+        // Sized up front: growing these moved every (large) entry several times and rehashed
+        // the keys, a third of the build on a large repository.
+        let (mut n_policies, mut n_templates) = (0, 0);
+        for object in &inv.objects {
+            match object {
+                Object::Policy(_) => n_policies += 1,
+                Object::Template(_) => n_templates += 1,
+                _ => {}
+            }
+        }
+        state.policies.reserve(n_policies);
+        state.policy_by_ref.reserve(n_policies);
+        state.templates.reserve(n_templates);
+        state.template_by_key.reserve(n_templates);
         // The filters depend on the name and labels only for two rare cases; cache the rest
         // per (apiVersion, kind, namespace).
         let mut excluded_cache: FastMap<Option<Excluded>> = FastMap::default();
@@ -314,10 +349,13 @@ impl State {
                             &t.meta.labels,
                         )
                     } else {
-                        let key = key3(&t.api_version, &t.kind, &namespace);
-                        match excluded_cache.get(&key) {
-                            Some(e) => e.clone(),
+                        let cached = with_key(&[&t.api_version, &t.kind, &namespace], |k| {
+                            excluded_cache.get(k).cloned()
+                        });
+                        match cached {
+                            Some(e) => e,
                             None => {
+                                let key = key3(&t.api_version, &t.kind, &namespace);
                                 let e = state.options.filters.excluded(
                                     &t.api_version,
                                     &t.kind,
@@ -330,7 +368,7 @@ impl State {
                             }
                         }
                     };
-                    templates.push(TemplateEntry {
+                    state.add_template(TemplateEntry {
                         api_version: t.api_version.clone(),
                         kind: t.kind.clone(),
                         namespace,
@@ -364,9 +402,6 @@ impl State {
                 }
                 Object::Work(_) => {}
             }
-        }
-        for t in templates {
-            state.add_template(t);
         }
         if state.options.unknown_claimers == UnknownClaimers::AssumeExisting {
             state.add_unknown_claimers();
@@ -502,15 +537,18 @@ impl State {
             return i;
         }
         let i = self.templates.len();
-        let gvk = key3(&t.api_version, &t.kind, "");
+        let known_gvk = with_key(&[&t.api_version, &t.kind, ""], |k| {
+            self.templates_by_gvk
+                .get_mut(k)
+                .map(|v| v.push(i))
+                .is_some()
+        });
+        if !known_gvk {
+            self.templates_by_gvk
+                .insert(key3(&t.api_version, &t.kind, ""), vec![i]);
+        }
         self.templates.push(t);
         self.template_by_key.insert(key, i);
-        match self.templates_by_gvk.get_mut(&gvk) {
-            Some(v) => v.push(i),
-            None => {
-                self.templates_by_gvk.insert(gvk, vec![i]);
-            }
-        }
         i
     }
 
@@ -571,15 +609,14 @@ impl State {
         namespace: &str,
         name: &str,
     ) -> Option<usize> {
-        self.template_by_key
-            .get(&key4(api_version, kind, namespace, name))
-            .copied()
+        with_key(&[api_version, kind, namespace, name], |k| {
+            self.template_by_key.get(k).copied()
+        })
     }
 
     /// Templates of one apiVersion/kind (any namespace).
     pub fn templates_of(&self, api_version: &str, kind: &str) -> &[usize] {
-        self.templates_by_gvk
-            .get(&key3(api_version, kind, ""))
+        with_key(&[api_version, kind, ""], |k| self.templates_by_gvk.get(k))
             .map_or(&[], Vec::as_slice)
     }
 
@@ -588,24 +625,24 @@ impl State {
     pub fn matching_policies(&self, t: usize) -> Vec<(usize, ImplicitPriority)> {
         let tpl = &self.templates[t];
         let target = tpl.target();
-        let mut cands: Vec<usize> = Vec::new();
-        if !tpl.namespace.is_empty() {
-            if let Some(v) = self
-                .pp_index
-                .get(&key3(&tpl.api_version, &tpl.kind, &tpl.namespace))
-            {
-                cands.extend(v);
-            }
-            if let Some(v) = self
-                .cpp_index
-                .get(&key3(&tpl.api_version, &tpl.kind, &tpl.namespace))
-            {
-                cands.extend(v);
-            }
-        }
-        if let Some(v) = self.cpp_index.get(&key3(&tpl.api_version, &tpl.kind, "")) {
-            cands.extend(v);
-        }
+        let empty: &[usize] = &[];
+        let (pps, cpps_ns) = if tpl.namespace.is_empty() {
+            (empty, empty)
+        } else {
+            with_key(&[&tpl.api_version, &tpl.kind, &tpl.namespace], |k| {
+                (
+                    self.pp_index.get(k).map_or(empty, Vec::as_slice),
+                    self.cpp_index.get(k).map_or(empty, Vec::as_slice),
+                )
+            })
+        };
+        let cpps_all = with_key(&[&tpl.api_version, &tpl.kind, ""], |k| {
+            self.cpp_index.get(k).map_or(empty, Vec::as_slice)
+        });
+        let mut cands: Vec<usize> = Vec::with_capacity(pps.len() + cpps_ns.len() + cpps_all.len());
+        cands.extend_from_slice(pps);
+        cands.extend_from_slice(cpps_ns);
+        cands.extend_from_slice(cpps_all);
         cands.sort_unstable();
         cands.dedup();
         cands
@@ -623,16 +660,11 @@ impl State {
     /// for a CPP the selector namespace must equal the template's (`""` for cluster-scoped).
     pub fn naming_policies(&self, t: usize) -> Vec<usize> {
         let tpl = &self.templates[t];
-        let mut v = self
-            .named_index
-            .get(&key4(
-                &tpl.api_version,
-                &tpl.kind,
-                &tpl.namespace,
-                &tpl.name,
-            ))
-            .cloned()
-            .unwrap_or_default();
+        let mut v = with_key(
+            &[&tpl.api_version, &tpl.kind, &tpl.namespace, &tpl.name],
+            |k| self.named_index.get(k).cloned(),
+        )
+        .unwrap_or_default();
         v.retain(|&i| self.policies[i].is_some());
         v.sort_unstable();
         v.dedup();
@@ -665,13 +697,7 @@ impl State {
     /// cleanup is RB-driven). With no binding in the inputs we assume the normal case: the
     /// detector created it with the claim.
     pub fn binding_carries_claim(&self, t: usize, p: usize) -> bool {
-        let tpl = &self.templates[t];
-        let Some(b) = self.bindings.get(&key4(
-            &tpl.api_version,
-            &tpl.kind,
-            &tpl.namespace,
-            &tpl.name,
-        )) else {
+        let Some(b) = self.binding_of(t) else {
             return true;
         };
         let policy = self.policy(p);
@@ -682,12 +708,13 @@ impl State {
 
     pub fn binding_of(&self, t: usize) -> Option<&BindingInfo> {
         let tpl = &self.templates[t];
-        self.bindings.get(&key4(
-            &tpl.api_version,
-            &tpl.kind,
-            &tpl.namespace,
-            &tpl.name,
-        ))
+        if self.bindings.is_empty() {
+            return None;
+        }
+        with_key(
+            &[&tpl.api_version, &tpl.kind, &tpl.namespace, &tpl.name],
+            |k| self.bindings.get(k),
+        )
     }
 
     /// Rejected policies whose (defaulted) selectors would match the template.
@@ -773,7 +800,7 @@ pub(crate) mod testutil {
 
     /// A PP in `ns` with a spec given as JSON.
     pub fn pp(ns: &str, name: &str, spec: serde_json::Value) -> Object {
-        Object::Policy(Policy {
+        Object::Policy(Box::new(Policy {
             kind: PolicyKind::PropagationPolicy,
             meta: meta(
                 Some(ns),
@@ -786,11 +813,11 @@ pub(crate) mod testutil {
             ),
             spec: serde_json::from_value(spec).unwrap(),
             doc: 0,
-        })
+        }))
     }
 
     pub fn cpp(name: &str, spec: serde_json::Value) -> Object {
-        Object::Policy(Policy {
+        Object::Policy(Box::new(Policy {
             kind: PolicyKind::ClusterPropagationPolicy,
             meta: meta(
                 None,
@@ -803,7 +830,7 @@ pub(crate) mod testutil {
             ),
             spec: serde_json::from_value(spec).unwrap(),
             doc: 0,
-        })
+        }))
     }
 
     pub fn deploy(ns: &str, name: &str, labels: &[(&str, &str)], ann: &[(&str, &str)]) -> Object {

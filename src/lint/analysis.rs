@@ -3,7 +3,9 @@
 
 use std::sync::Arc;
 
-use crate::engine::reconcile::{settle, Settled};
+#[cfg(test)]
+use crate::engine::reconcile::settle;
+use crate::engine::reconcile::{settle_with, Settled};
 use crate::engine::selector::{selector_priority, ImplicitPriority};
 use crate::engine::state::{FeatureGates, Options, PolicyEntry, State};
 use crate::model::Inventory;
@@ -44,7 +46,10 @@ type PerTemplate = (Vec<Settled>, Vec<Vec<(usize, ImplicitPriority)>>);
 fn per_template(state: &State) -> PerTemplate {
     let one = |range: std::ops::Range<usize>| -> PerTemplate {
         range
-            .map(|t| (settle(state, t), state.matching_policies(t)))
+            .map(|t| {
+                let matches = state.matching_policies(t);
+                (settle_with(state, t, &matches), matches)
+            })
             .unzip()
     };
     let n = state.templates.len();
@@ -138,6 +143,7 @@ impl<'a> Analysis<'a> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::engine::reconcile::settle;
     use crate::source::{load, Source};
 
     #[test]
