@@ -7,11 +7,18 @@
 //! document's head is read only when the scanner is sure of it; anything it cannot be sure of
 //! makes the document "unknown", and an unknown document is always kept. Sure means: every
 //! column-0 line is a plain `key: value`; `kind` and `apiVersion` appear once each with a plain
-//! (or simply quoted) scalar value that resolves to a string; `metadata.name` likewise, in a
-//! block mapping or a simple one-line flow mapping; no quoted scalar or flow collection spans
-//! lines; no tab indentation, complex key, merge key, directive or templating; no `List` kind.
-//! A file with a lone CR (a line break the line scanner would not see), a BOM past its start or
-//! content on a marker line (`--- |`) is kept whole.
+//! (or simply quoted) scalar value that resolves to a string and does not go on to the next
+//! line; `metadata.name` likewise, in a block mapping or a simple one-line flow mapping; no tab
+//! indentation, complex key, merge key, directive or templating; no `List` kind. Deeper lines
+//! need no reading: the parser rejects a quoted scalar, flow collection or block scalar that
+//! goes on at or left of the indent of the mapping holding it, so in a document that loads, a
+//! column-0 line is a top-level key and a line at the indent of `metadata`'s keys is one of
+//! them. A file with a lone CR (a line break the line scanner would not see), a BOM past its
+//! start or content on a marker line (`--- |`) is kept whole.
+//!
+//! What is lost with a skipped document: the load problems of a document that would not load
+//! (a syntax error or duplicate key in some other template), and, for such a broken document
+//! only, the index of the documents after it in its file (the placeholder counts as one).
 //!
 //! A skipped document is replaced by `{}` on its first line and empty lines for the rest, so
 //! every kept document keeps its lines (positions) and its index among the loaded documents
@@ -94,11 +101,25 @@ pub fn scan(text: &str) -> Option<Vec<Segment<'_>>> {
         end: bytes.len(),
         head: doc.finish(text),
     });
+    // Unrendered templating (`{{ }}`, `${}`) anywhere: the loader decides what it is.
+    let templating: Vec<usize> = text
+        .match_indices('{')
+        .map(|(i, _)| i)
+        .filter(|&i| i > 0 && matches!(bytes[i - 1], b'{' | b'$'))
+        .collect();
+    if !templating.is_empty() {
+        for seg in &mut segments {
+            let first = templating.partition_point(|&i| i < seg.start);
+            if templating.get(first).is_some_and(|&i| i < seg.end) {
+                seg.head = None;
+            }
+        }
+    }
     Some(segments)
 }
 
 /// Replaces every document with a head that `keep` refuses by an empty mapping on as many
-/// lines, and returns the heads of those documents. Without any skipped document the text is
+/// lines, and returns the `(apiVersion, kind)` pairs of those documents, each once. Without any skipped document the text is
 /// returned as it was (no copy).
 pub fn filter(text: String, keep: &dyn Fn(&DocHead<'_>) -> bool) -> (String, Vec<Skipped>) {
     let Some(segments) = scan(&text) else {
@@ -112,10 +133,15 @@ pub fn filter(text: String, keep: &dyn Fn(&DocHead<'_>) -> bool) -> (String, Vec
         if keep(head) {
             continue;
         }
-        skipped.push(Skipped {
-            api_version: head.api_version.to_string(),
-            kind: head.kind.to_string(),
-        });
+        if !skipped
+            .iter()
+            .any(|s: &Skipped| s.kind == head.kind && s.api_version == head.api_version)
+        {
+            skipped.push(Skipped {
+                api_version: head.api_version.to_string(),
+                kind: head.kind.to_string(),
+            });
+        }
         let o = out.get_or_insert_with(|| String::with_capacity(text.len() / 4));
         o.push_str(&text[copied..seg.body]);
         let lines = &text[seg.body..seg.end];
@@ -281,8 +307,6 @@ struct DocScan {
     name: Option<Range>,
     name_unsure: bool,
     top: Top,
-    /// Indent of the line that opened a block scalar: deeper lines are its content.
-    block: Option<usize>,
     /// A scalar we read ended its line at this indent: a deeper next line would continue it.
     scalar_at: Option<usize>,
     /// Any content at all (a document of comments only has no head).
@@ -311,49 +335,54 @@ impl DocScan {
     }
 
     /// One line of the document (without its line break); `at` is its offset in the text.
+    ///
+    /// Only lines at column 0 and at the indent of `metadata`'s keys are read: the parser
+    /// rejects a quoted scalar, flow collection or block scalar that goes on at or left of the
+    /// indent of the mapping holding it ("invalid indentation"), so in a document that loads
+    /// such a line is always a key of that mapping.
     fn line(&mut self, line: &[u8], at: usize) {
-        let indent = line.iter().take_while(|&&c| c == b' ').count();
-        let rest = &line[indent..];
-        if rest.is_empty() {
+        let Some(&first) = line.first() else {
             return;
-        }
-        if rest[0] == b'\t' {
-            // Tabs are not indentation in YAML: fine only on a blank or comment line.
-            if !blank_or_comment(rest) {
-                self.unsure = true;
+        };
+        match first {
+            b' ' => {
+                if self.scalar_at.is_none() && self.top == Top::Other {
+                    return; // deep inside some value: nothing to read
+                }
             }
-            return;
-        }
-        if rest[0] == b'#' {
-            // A comment ends a plain scalar (`#` cannot start a continuation line).
-            self.scalar_at = None;
-            return;
-        }
-        if let Some(b) = self.block {
-            if indent > b {
+            b'#' => {
+                // A comment ends a plain scalar (`#` cannot start a continuation line).
+                self.scalar_at = None;
                 return;
             }
-            self.block = None;
+            b'\t' => {
+                // Tabs are not indentation in YAML: fine only on a blank or comment line.
+                if !blank_or_comment(line) {
+                    self.unsure = true;
+                }
+                return;
+            }
+            _ => {}
+        }
+        let indent = line.iter().take_while(|&&c| c == b' ').count();
+        let rest = &line[indent..];
+        match rest.first() {
+            None => return,
+            Some(b'#') => {
+                self.scalar_at = None;
+                return;
+            }
+            Some(b'\t') if blank_or_comment(rest) => return,
+            Some(_) => {}
         }
         if let Some(s) = self.scalar_at.take() {
             if indent > s {
+                // `kind: Deploy` then `  ment`: a plain scalar goes on.
                 self.unsure = true;
                 return;
             }
         }
         self.content = true;
-        if contains_templating(rest) {
-            self.unsure = true;
-            return;
-        }
-        match check_line(rest) {
-            LineEnd::Done => {}
-            LineEnd::Block => self.block = Some(indent),
-            LineEnd::Unsure => {
-                self.unsure = true;
-                return;
-            }
-        }
         if indent == 0 {
             self.top_level(rest, at);
         } else if let Top::Metadata(keys) = self.top {
@@ -436,12 +465,6 @@ impl DocScan {
     }
 }
 
-/// `{{` or `${` anywhere on the line (unrendered templating: the loader decides what it is).
-fn contains_templating(s: &[u8]) -> bool {
-    s.windows(2)
-        .any(|w| w[1] == b'{' && (w[0] == b'{' || w[0] == b'$'))
-}
-
 /// A plain `key: value` line: the key (letters, digits, `_` first, then also `-./`) and the
 /// value after the colon and its blanks.
 fn plain_key(s: &[u8]) -> Option<(&[u8], &[u8])> {
@@ -488,6 +511,16 @@ fn scalar(v: &[u8]) -> Option<Range> {
         }
     }
     let plain = trim_end(&v[..end]);
+    // Most names and kinds: a letter, then name characters, longer than any YAML 1.1 null or
+    // bool word (`false`), so a string without asking the loader's resolver.
+    let simple = plain.len() > 5
+        && plain[0].is_ascii_alphabetic()
+        && plain
+            .iter()
+            .all(|&c| c.is_ascii_alphanumeric() || matches!(c, b'-' | b'.' | b'_' | b'/'));
+    if simple {
+        return Some((0, plain.len()));
+    }
     let s = std::str::from_utf8(plain).ok()?;
     plain_scalar_safe(s).then_some((0, plain.len()))
 }
@@ -534,139 +567,6 @@ fn flow_name(v: &[u8]) -> Result<Option<Range>, ()> {
         name = Some((value_at, value_at + value.len()));
     }
     Ok(name)
-}
-
-enum LineEnd {
-    /// Every node that starts on the line ends on it.
-    Done,
-    /// A block scalar starts: deeper lines are its content.
-    Block,
-    /// A quoted scalar or flow collection goes on to the next line, or something odd.
-    Unsure,
-}
-
-/// Follows the nodes that start on a line (after its indent): sequence entries, keys, values.
-fn check_line(s: &[u8]) -> LineEnd {
-    let mut i = 0usize;
-    loop {
-        while i < s.len() && (s[i] == b' ' || s[i] == b'\t') {
-            i += 1;
-        }
-        let Some(&c) = s.get(i) else {
-            return LineEnd::Done;
-        };
-        let after = match c {
-            b'#' => return LineEnd::Done,
-            b'-' if ws_or_end(s, i + 1) => {
-                i += 1;
-                continue;
-            }
-            b'?' | b':' if ws_or_end(s, i + 1) => return LineEnd::Unsure,
-            b'&' | b'!' => {
-                while i < s.len() && s[i] != b' ' && s[i] != b'\t' {
-                    i += 1;
-                }
-                continue;
-            }
-            b'*' => {
-                let n = s[i..]
-                    .iter()
-                    .take_while(|&&c| c != b' ' && c != b'\t')
-                    .count();
-                i + n
-            }
-            b'"' | b'\'' => match close_quote(s, i) {
-                Some(e) => e,
-                None => return LineEnd::Unsure,
-            },
-            b'{' | b'[' => match close_flow(s, i) {
-                Some(e) => e,
-                None => return LineEnd::Unsure,
-            },
-            b'|' | b'>' => return LineEnd::Block,
-            b'%' | b'@' | b'`' => return LineEnd::Unsure,
-            _ => {
-                // A plain scalar: it ends at `: ` (it was a key), ` #` or the end of the line.
-                let mut j = i + 1;
-                loop {
-                    if j >= s.len() {
-                        return LineEnd::Done;
-                    }
-                    if s[j] == b':' && ws_or_end(s, j + 1) {
-                        i = j + 1;
-                        break;
-                    }
-                    if s[j] == b'#' && (s[j - 1] == b' ' || s[j - 1] == b'\t') {
-                        return LineEnd::Done;
-                    }
-                    j += 1;
-                }
-                continue;
-            }
-        };
-        // After a quoted scalar, flow collection or alias: a key's colon, a comment or the end.
-        let mut j = after;
-        while j < s.len() && (s[j] == b' ' || s[j] == b'\t') {
-            j += 1;
-        }
-        match s.get(j) {
-            None | Some(b'#') => return LineEnd::Done,
-            Some(b':') if ws_or_end(s, j + 1) => i = j + 1,
-            Some(_) => return LineEnd::Unsure,
-        }
-    }
-}
-
-/// One past the closing quote of the quoted scalar opening at `i`, if it closes on the line.
-fn close_quote(s: &[u8], i: usize) -> Option<usize> {
-    let q = s[i];
-    let mut j = i + 1;
-    while j < s.len() {
-        match s[j] {
-            b'\\' if q == b'"' => j += 2,
-            c if c == q => {
-                if q == b'\'' && s.get(j + 1) == Some(&b'\'') {
-                    j += 2;
-                } else {
-                    return Some(j + 1);
-                }
-            }
-            _ => j += 1,
-        }
-    }
-    None
-}
-
-/// One past the end of the flow collection opening at `i`, if it closes on the line.
-fn close_flow(s: &[u8], i: usize) -> Option<usize> {
-    let mut depth = 0usize;
-    let mut j = i;
-    // The last byte that was not a blank: a quote opens a scalar only at a node's start.
-    let mut prev = b'{';
-    while j < s.len() {
-        let c = s[j];
-        match c {
-            b'{' | b'[' => depth += 1,
-            b'}' | b']' => {
-                depth = depth.checked_sub(1)?;
-                if depth == 0 {
-                    return Some(j + 1);
-                }
-            }
-            b'"' | b'\'' if matches!(prev, b'{' | b'[' | b',' | b':' | b'?') => {
-                j = close_quote(s, j)?;
-                prev = c;
-                continue;
-            }
-            b'#' if j > 0 && (s[j - 1] == b' ' || s[j - 1] == b'\t') => return None,
-            _ => {}
-        }
-        if c != b' ' && c != b'\t' {
-            prev = c;
-        }
-        j += 1;
-    }
-    None
 }
 
 #[cfg(test)]
@@ -766,14 +666,9 @@ mod tests {
             ),
             ("env templating", "kind: A\napiVersion: v1\nx: ${X}\n"),
             (
-                "multi-line quote",
-                "kind: A\napiVersion: v1\nx: \"a\n  b\"\n",
-            ),
-            (
                 "multi-line quote deep",
                 "kind: A\napiVersion: v1\nm:\n  x: 'a\nkind: B'\n",
             ),
-            ("multi-line flow", "kind: A\napiVersion: v1\nx: [a,\n  b]\n"),
             ("tab indent", "kind: A\napiVersion: v1\nm:\n\tx: 1\n"),
             ("directive", "%YAML 1.2\nkind: A\napiVersion: v1\n"),
             ("sequence", "- kind: A\n  apiVersion: v1\n"),
@@ -781,6 +676,31 @@ mod tests {
         ] {
             let h = heads(text);
             assert!(h.iter().all(Option::is_none), "{why}: {h:?}");
+        }
+    }
+
+    /// Deeper lines are not read: values that span lines stay inside their indent.
+    #[test]
+    fn deep_lines_are_values() {
+        let text = "apiVersion: v1\nkind: A\nmetadata:\n  annotations:\n    x: \"a\n     kind: B\"\n    y: |\n      name: c\n  name: n1\ndata:\n  z: [1,\n    2]\n  w: >\n\n    kind: C\n";
+        assert_eq!(heads(text), vec![head("v1", "A", Some("n1"))]);
+        assert_eq!(load(Source::new("t", text.to_string())).problems, vec![]);
+        // What the scanner relies on: the parser rejects such a value going on at or left of
+        // the indent of its mapping, so those lines are never inside a value of a document that
+        // loads.
+        for bad in [
+            "apiVersion: v1\nkind: A\ndata:\n  x: \"a\nkind: B\"\n",
+            "apiVersion: v1\nkind: A\ndata:\n  x: [a,\nkind: B]\n",
+            "apiVersion: v1\nkind: A\nmetadata:\n  labels:\n    x: 'a\n  name: b'\n",
+            "apiVersion: v1\nkind: A\nmetadata:\n  labels:\n    x: {a: 1,\n   name: b}\n",
+        ] {
+            let l = load(Source::new("t", bad.to_string()));
+            assert!(l.documents.is_empty(), "{bad}");
+            assert_eq!(
+                l.problems[0].kind,
+                crate::source::ProblemKind::Syntax,
+                "{bad}"
+            );
         }
     }
 
