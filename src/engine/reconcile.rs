@@ -411,6 +411,53 @@ pub fn settle_with(state: &State, t: usize, matches: &[(usize, ImplicitPriority)
     settle_matched(state, t, Some(matches))
 }
 
+/// What the lint rules read of a settled template: the owner before and after preemption.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct SettledOwner {
+    /// [`Settled::matched_owner`].
+    pub matched_owner: Option<PolicyRef>,
+    /// [`Settled::owner`].
+    pub owner: Option<PolicyRef>,
+    /// [`Settled::preempted`].
+    pub preempted: bool,
+}
+
+impl From<Settled> for SettledOwner {
+    fn from(s: Settled) -> SettledOwner {
+        SettledOwner {
+            matched_owner: s.matched_owner,
+            owner: s.owner,
+            preempted: s.preempted,
+        }
+    }
+}
+
+/// [`settle_with`] reduced to its owners, without building the claims and the steps for the
+/// common case (most templates of a repository): no claim keys at all and no policy naming
+/// the template. There §7 step 3 finds nothing, step 4 writes the fresh winner's claim (so
+/// the owner is the winner, whichever its kind), and step 5 has no preemptor.
+pub fn settle_owner(
+    state: &State,
+    t: usize,
+    matches: &[(usize, ImplicitPriority)],
+) -> SettledOwner {
+    let tpl = &state.templates[t];
+    if tpl.excluded.is_some() {
+        return SettledOwner::default();
+    }
+    if tpl.claim == ClaimMeta::default() && !state.is_named(t) {
+        let owner = fresh_match_among(state, matches)
+            .chosen
+            .map(|p| state.policy(p).reference());
+        return SettledOwner {
+            matched_owner: owner.clone(),
+            owner,
+            preempted: false,
+        };
+    }
+    settle_with(state, t, matches).into()
+}
+
 fn settle_matched(
     state: &State,
     t: usize,
@@ -495,7 +542,8 @@ fn ambiguous_preemptors(
     let Some(owner) = owner else {
         return Vec::new();
     };
-    if terminating {
+    // Contenders are runnable preemptors: none, no tie (and no holder lookup).
+    if terminating || runnable.len() < 2 {
         return Vec::new();
     }
     let holder = state.find_policy(owner).map(|h| state.policy(h));
@@ -843,6 +891,56 @@ mod tests {
         for (what, objects, gate, want) in cases {
             let st = state(objects, gate);
             assert_eq!(owner_of(&st, "nginx"), want, "{what}");
+        }
+    }
+
+    /// The owners-only path agrees with the full restart model on every kind of template:
+    /// unclaimed (matched or not), claimed, partially claimed, named by a preemptor, excluded.
+    #[test]
+    fn settle_owner_agrees_with_settle() {
+        let (l, a) = pp_claim("default", "holder");
+        let l: Vec<(&str, &str)> = l.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect();
+        let a: Vec<(&str, &str)> = a.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect();
+        let objects = || {
+            vec![
+                claimed("default", "holder", "nginx", &[("app", "web")]),
+                deploy("default", "free", &[("app", "web")], &[]),
+                deploy("default", "lonely", &[("app", "db")], &[]),
+                deploy("default", "partial", &[], &a[..1]),
+                deploy("default", "stale", &l, &[]),
+                deploy("kube-system", "skipped", &[("app", "web")], &[]),
+                deploy(
+                    "default",
+                    "by-cpp",
+                    &[("clusterpropagationpolicy.karmada.io/permanent-id", "c-id")],
+                    &[("clusterpropagationpolicy.karmada.io/name", "c")],
+                ),
+                deploy("other", "elsewhere", &[("app", "web")], &[]),
+                pp("default", "holder", named(1, false)),
+                pp("default", "takeover", named(5, true)),
+                pp(
+                    "default",
+                    "web",
+                    json!({"resourceSelectors":[{"apiVersion":"apps/v1","kind":"Deployment","labelSelector":{"matchLabels":{"app":"web"}}}]}),
+                ),
+                cpp(
+                    "c",
+                    json!({"priority": 3, "resourceSelectors":[{"apiVersion":"apps/v1","kind":"Deployment"}]}),
+                ),
+            ]
+        };
+        for gate in [false, true] {
+            let st = state(objects(), gate);
+            assert!(st.templates.len() >= 8);
+            for t in 0..st.templates.len() {
+                let full = SettledOwner::from(settle(&st, t));
+                let fast = settle_owner(&st, t, &st.matching_policies(t));
+                assert_eq!(
+                    fast, full,
+                    "template {} (gate {gate})",
+                    st.templates[t].name
+                );
+            }
         }
     }
 

@@ -639,20 +639,44 @@ impl State {
         let cpps_all = with_key(&[&tpl.api_version, &tpl.kind, ""], |k| {
             self.cpp_index.get(k).map_or(empty, Vec::as_slice)
         });
-        let mut cands: Vec<usize> = Vec::with_capacity(pps.len() + cpps_ns.len() + cpps_all.len());
-        cands.extend_from_slice(pps);
-        cands.extend_from_slice(cpps_ns);
-        cands.extend_from_slice(cpps_all);
+        let matching = |i: usize| {
+            let p = self.policies[i].as_ref()?;
+            let m = p.match_priority(&target);
+            m.matches().then_some((i, m))
+        };
+        // Candidates in slot order, each once. Usually one short list already in order: read it
+        // in place; else merge on the stack (a heap buffer only for long lists).
+        let lists = [pps, cpps_ns, cpps_all];
+        let mut non_empty = lists.iter().filter(|l| !l.is_empty());
+        if let (Some(only), None) = (non_empty.next(), non_empty.next()) {
+            if only.windows(2).all(|w| w[0] < w[1]) {
+                return only.iter().filter_map(|&i| matching(i)).collect();
+            }
+        }
+        let total = pps.len() + cpps_ns.len() + cpps_all.len();
+        let mut stack = [0usize; 32];
+        let mut heap = Vec::new();
+        let cands: &mut [usize] = if total <= stack.len() {
+            &mut stack[..total]
+        } else {
+            heap.resize(total, 0);
+            &mut heap
+        };
+        let mut at = 0;
+        for l in lists {
+            cands[at..at + l.len()].copy_from_slice(l);
+            at += l.len();
+        }
         cands.sort_unstable();
-        cands.dedup();
-        cands
-            .into_iter()
-            .filter_map(|i| {
-                let p = self.policies[i].as_ref()?;
-                let m = p.match_priority(&target);
-                m.matches().then_some((i, m))
-            })
-            .collect()
+        let mut out = Vec::new();
+        let mut prev = None;
+        for &i in cands.iter() {
+            if prev != Some(i) {
+                prev = Some(i);
+                out.extend(matching(i));
+            }
+        }
+        out
     }
 
     /// Policies with a selector naming template `t` exactly as the preemption fetch would
@@ -669,6 +693,23 @@ impl State {
         v.sort_unstable();
         v.dedup();
         v
+    }
+
+    /// Whether any live policy has a selector naming template `t` ([`State::naming_policies`]
+    /// is not empty), without building the list.
+    pub fn is_named(&self, t: usize) -> bool {
+        if self.named_index.is_empty() {
+            return false;
+        }
+        let tpl = &self.templates[t];
+        with_key(
+            &[&tpl.api_version, &tpl.kind, &tpl.namespace, &tpl.name],
+            |k| {
+                self.named_index
+                    .get(k)
+                    .is_some_and(|v| v.iter().any(|&i| self.policies[i].is_some()))
+            },
+        )
     }
 
     /// Whether the policy has a selector naming the template as the preemption fetch does.

@@ -3,9 +3,7 @@
 
 use std::sync::Arc;
 
-#[cfg(test)]
-use crate::engine::reconcile::settle;
-use crate::engine::reconcile::{settle_with, Settled};
+use crate::engine::reconcile::{settle_owner, SettledOwner};
 use crate::engine::selector::{selector_priority, ImplicitPriority};
 use crate::engine::state::{FeatureGates, Options, PolicyEntry, State};
 use crate::model::Inventory;
@@ -16,8 +14,9 @@ use super::{Finding, LintOptions, RuleDoc};
 pub struct Analysis<'a> {
     pub inventory: &'a Inventory,
     pub state: State,
-    /// Per template (same index as `state.templates`).
-    pub settled: Vec<Settled>,
+    /// Per template (same index as `state.templates`): the owners the restart model settles
+    /// on (the rules need no more of `Settled`, which is five times the size).
+    pub settled: Vec<SettledOwner>,
     /// Per template: every policy that matches it, with its implicit priority (computed once;
     /// several rules read it).
     pub matches: Vec<Vec<(usize, ImplicitPriority)>>,
@@ -39,7 +38,7 @@ pub fn gates(opts: &LintOptions) -> FeatureGates {
 /// Templates per worker below which one thread is faster than two.
 const PARALLEL_MIN_TEMPLATES: usize = 5_000;
 
-type PerTemplate = (Vec<Settled>, Vec<Vec<(usize, ImplicitPriority)>>);
+type PerTemplate = (Vec<SettledOwner>, Vec<Vec<(usize, ImplicitPriority)>>);
 
 /// Settles and matches every template. Each template is independent (pure reads of the
 /// snapshot), so large inputs are split over two threads; the results keep template order.
@@ -48,7 +47,7 @@ fn per_template(state: &State) -> PerTemplate {
         range
             .map(|t| {
                 let matches = state.matching_policies(t);
-                (settle_with(state, t, &matches), matches)
+                (settle_owner(state, t, &matches), matches)
             })
             .unzip()
     };

@@ -80,6 +80,9 @@ fn overlaps(a: &Analysis<'_>) -> Vec<Finding> {
         if tpl.excluded.is_some() {
             continue;
         }
+        if a.matches[t].len() < 2 {
+            continue;
+        }
         let mut cands: Vec<_> = a.matches[t]
             .iter()
             .copied()

@@ -104,8 +104,12 @@ fn silent(a: &Analysis<'_>) -> Vec<Finding> {
         if tpl.excluded.is_some() || tpl.terminating {
             continue;
         }
+        let preemptors = preemptors(&a.state, t);
+        if preemptors.is_empty() {
+            continue;
+        }
         let owner = a.settled[t].matched_owner.clone();
-        for p in preemptors(&a.state, t) {
+        for p in preemptors {
             let pol = a.state.policy(p);
             if owner.as_ref() != Some(&pol.reference()) {
                 // Someone else holds it: can this preemptor ever take it?
