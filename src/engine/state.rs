@@ -2,7 +2,7 @@
 //! bindings, override names, feature gates and controller options, with the indexes that let
 //! matching a template look only at the policies of its (apiVersion, kind, namespace).
 
-use std::collections::{BTreeMap, HashMap, HashSet};
+use std::collections::{HashMap, HashSet};
 
 use crate::model::{
     Inventory, KarmadaVersion, Object, Policy, PolicyKind, PolicyRef, PropagationSpec,
@@ -11,6 +11,7 @@ use crate::model::{
 use super::claim::{ClaimMeta, Excluded, Filters};
 use super::rank::RankKey;
 use super::selector::{selectors_priority, ImplicitPriority, Target};
+use crate::model::Template;
 
 /// Feature gates that change claim decisions.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -155,7 +156,7 @@ pub struct TemplateEntry {
     /// `""` for a cluster-scoped template.
     pub namespace: String,
     pub name: String,
-    pub labels: BTreeMap<String, String>,
+    pub labels: crate::model::StringMap,
     /// The claim keys as written in the input.
     pub claim: ClaimMeta,
     pub terminating: bool,
@@ -187,7 +188,7 @@ impl TemplateEntry {
 /// What the engine reads from a ResourceBinding / ClusterResourceBinding.
 #[derive(Clone, Debug, Default)]
 pub struct BindingInfo {
-    pub labels: BTreeMap<String, String>,
+    pub labels: crate::model::StringMap,
     pub clusters: Vec<String>,
 }
 
@@ -230,8 +231,11 @@ impl std::hash::Hasher for FxHasher {
         }
     }
 
+    /// Rotated: the multiply leaves the low bits (hashbrown's bucket index) poorly mixed, and
+    /// keys differing only near their end (`…/ns-0001/app-0000001`) clustered into probe runs
+    /// of 25; the high bits are the mixed ones (rustc-hash 2 does the same).
     fn finish(&self) -> u64 {
-        self.0
+        self.0.rotate_left(26)
     }
 }
 
@@ -274,6 +278,86 @@ fn with_key<R>(parts: &[&str], f: impl FnOnce(&str) -> R) -> R {
         i += p.len();
     }
     f(std::str::from_utf8(&buf[..len]).expect("joined UTF-8 strings"))
+}
+
+/// Templates per worker below which building the entries on one thread is faster.
+const PARALLEL_MIN_TEMPLATES: usize = 10_000;
+
+/// The template entries of `objects`, in order: each through the detector's filters (§1.4).
+/// Independent per template and allocation-bound (every string and label is copied), so a
+/// large input is split over two threads.
+fn template_entries(filters: &Filters, objects: &[Object]) -> Vec<TemplateEntry> {
+    let templates: Vec<&Template> = objects
+        .iter()
+        .filter_map(|o| match o {
+            Object::Template(t) => Some(t),
+            _ => None,
+        })
+        .collect();
+    let build = |part: &[&Template]| -> Vec<TemplateEntry> {
+        // The filters depend on the name and labels only for two rare cases; cache the rest
+        // per (apiVersion, kind, namespace).
+        let mut excluded_cache: FastMap<Option<Excluded>> = FastMap::default();
+        part.iter()
+            .map(|t| template_entry(filters, t, &mut excluded_cache))
+            .collect()
+    };
+    if templates.len() < 2 * PARALLEL_MIN_TEMPLATES {
+        return build(&templates);
+    }
+    let (first, second) = templates.split_at(templates.len() / 2);
+    std::thread::scope(|scope| {
+        let second = scope.spawn(|| build(second));
+        let mut entries = build(first);
+        entries.extend(
+            second
+                .join()
+                .unwrap_or_else(|panic| std::panic::resume_unwind(panic)),
+        );
+        entries
+    })
+}
+
+fn template_entry(
+    filters: &Filters,
+    t: &Template,
+    excluded_cache: &mut FastMap<Option<Excluded>>,
+) -> TemplateEntry {
+    let namespace = t.meta.namespace.clone().unwrap_or_default();
+    let special = t.meta.labels.contains_key(super::claim::CLAIMED_BY_LABEL)
+        || t.meta.name == "extension-apiserver-authentication";
+    let excluded = if special {
+        filters.excluded(
+            &t.api_version,
+            &t.kind,
+            &namespace,
+            &t.meta.name,
+            &t.meta.labels,
+        )
+    } else {
+        let cached = with_key(&[&t.api_version, &t.kind, &namespace], |k| {
+            excluded_cache.get(k).cloned()
+        });
+        match cached {
+            Some(e) => e,
+            None => {
+                let e = filters.excluded(&t.api_version, &t.kind, &namespace, "", &crate::model::StringMap::new());
+                excluded_cache.insert(key3(&t.api_version, &t.kind, &namespace), e.clone());
+                e
+            }
+        }
+    };
+    TemplateEntry {
+        api_version: t.api_version.clone(),
+        kind: t.kind.clone(),
+        namespace,
+        name: t.meta.name.clone(),
+        claim: ClaimMeta::read(&t.meta.labels, &t.meta.annotations),
+        labels: t.meta.labels.clone(),
+        terminating: t.meta.deletion_timestamp.is_some(),
+        excluded,
+        doc: Some(t.doc),
+    }
 }
 
 /// The snapshot, with indexes.
@@ -328,58 +412,12 @@ impl State {
         state.policy_by_ref.reserve(n_policies);
         state.templates.reserve(n_templates);
         state.template_by_key.reserve(n_templates);
-        // The filters depend on the name and labels only for two rare cases; cache the rest
-        // per (apiVersion, kind, namespace).
-        let mut excluded_cache: FastMap<Option<Excluded>> = FastMap::default();
         for object in &inv.objects {
             match object {
                 Object::Policy(p) => {
                     state.add_policy_from_model(p);
                 }
-                Object::Template(t) => {
-                    let namespace = t.meta.namespace.clone().unwrap_or_default();
-                    let special = t.meta.labels.contains_key(super::claim::CLAIMED_BY_LABEL)
-                        || t.meta.name == "extension-apiserver-authentication";
-                    let excluded = if special {
-                        state.options.filters.excluded(
-                            &t.api_version,
-                            &t.kind,
-                            &namespace,
-                            &t.meta.name,
-                            &t.meta.labels,
-                        )
-                    } else {
-                        let cached = with_key(&[&t.api_version, &t.kind, &namespace], |k| {
-                            excluded_cache.get(k).cloned()
-                        });
-                        match cached {
-                            Some(e) => e,
-                            None => {
-                                let key = key3(&t.api_version, &t.kind, &namespace);
-                                let e = state.options.filters.excluded(
-                                    &t.api_version,
-                                    &t.kind,
-                                    &namespace,
-                                    "",
-                                    &BTreeMap::new(),
-                                );
-                                excluded_cache.insert(key, e.clone());
-                                e
-                            }
-                        }
-                    };
-                    state.add_template(TemplateEntry {
-                        api_version: t.api_version.clone(),
-                        kind: t.kind.clone(),
-                        namespace,
-                        name: t.meta.name.clone(),
-                        claim: ClaimMeta::read(&t.meta.labels, &t.meta.annotations),
-                        labels: t.meta.labels.clone(),
-                        terminating: t.meta.deletion_timestamp.is_some(),
-                        excluded,
-                        doc: Some(t.doc),
-                    });
-                }
+                Object::Template(_) => {}
                 Object::Override(o) => {
                     if o.cluster_scoped {
                         state.cluster_overrides.insert(o.meta.name.clone());
@@ -402,6 +440,9 @@ impl State {
                 }
                 Object::Work(_) => {}
             }
+        }
+        for entry in template_entries(&state.options.filters, &inv.objects) {
+            state.add_template(entry);
         }
         if state.options.unknown_claimers == UnknownClaimers::AssumeExisting {
             state.add_unknown_claimers();
