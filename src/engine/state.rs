@@ -341,7 +341,13 @@ fn template_entry(
         match cached {
             Some(e) => e,
             None => {
-                let e = filters.excluded(&t.api_version, &t.kind, &namespace, "", &crate::model::StringMap::new());
+                let e = filters.excluded(
+                    &t.api_version,
+                    &t.kind,
+                    &namespace,
+                    "",
+                    &crate::model::StringMap::new(),
+                );
                 excluded_cache.insert(key3(&t.api_version, &t.kind, &namespace), e.clone());
                 e
             }
@@ -359,6 +365,9 @@ fn template_entry(
         doc: Some(t.doc),
     }
 }
+
+/// A policy's index keys as parts (see [`State::policy_keys`]).
+type PolicyKeys<'a> = (Vec<[&'a str; 3]>, Vec<[&'a str; 4]>);
 
 /// The snapshot, with indexes.
 #[derive(Clone, Debug, Default)]
@@ -400,18 +409,13 @@ impl State {
         let mut state = State::new(options);
         // Sized up front: growing these moved every (large) entry several times and rehashed
         // the keys, a third of the build on a large repository.
-        let (mut n_policies, mut n_templates) = (0, 0);
-        for object in &inv.objects {
-            match object {
-                Object::Policy(_) => n_policies += 1,
-                Object::Template(_) => n_templates += 1,
-                _ => {}
-            }
-        }
+        let n_policies = inv
+            .objects
+            .iter()
+            .filter(|o| matches!(o, Object::Policy(_)))
+            .count();
         state.policies.reserve(n_policies);
         state.policy_by_ref.reserve(n_policies);
-        state.templates.reserve(n_templates);
-        state.template_by_key.reserve(n_templates);
         for object in &inv.objects {
             match object {
                 Object::Policy(p) => {
@@ -441,9 +445,7 @@ impl State {
                 Object::Work(_) => {}
             }
         }
-        for entry in template_entries(&state.options.filters, &inv.objects) {
-            state.add_template(entry);
-        }
+        state.add_templates(template_entries(&state.options.filters, &inv.objects));
         if state.options.unknown_claimers == UnknownClaimers::AssumeExisting {
             state.add_unknown_claimers();
         }
@@ -510,10 +512,9 @@ impl State {
         }
     }
 
-    fn policy_keys(&self, idx: usize) -> (Vec<String>, Vec<String>) {
-        let Some(p) = self.policies[idx].as_ref() else {
-            return (Vec::new(), Vec::new());
-        };
+    /// The index keys of a policy, as parts: (apiVersion, kind, namespace) for matching and
+    /// (apiVersion, kind, namespace, name) for naming, each once.
+    fn policy_keys(p: &PolicyEntry) -> PolicyKeys<'_> {
         let mut match_keys = Vec::new();
         let mut named_keys = Vec::new();
         for rs in &p.spec.resource_selectors {
@@ -527,57 +528,103 @@ impl State {
             } else {
                 rs.namespace.as_str()
             };
-            match_keys.push(key3(&rs.api_version, &rs.kind, ns));
+            match_keys.push([rs.api_version.as_str(), rs.kind.as_str(), ns]);
             if !rs.name.is_empty() {
-                named_keys.push(key4(&rs.api_version, &rs.kind, ns, &rs.name));
+                named_keys.push([
+                    rs.api_version.as_str(),
+                    rs.kind.as_str(),
+                    ns,
+                    rs.name.as_str(),
+                ]);
             }
         }
-        match_keys.sort();
+        match_keys.sort_unstable();
         match_keys.dedup();
-        named_keys.sort();
+        named_keys.sort_unstable();
         named_keys.dedup();
         (match_keys, named_keys)
     }
 
     fn index_policy(&mut self, idx: usize) {
-        let (match_keys, named_keys) = self.policy_keys(idx);
-        let is_pp = self.policies[idx].as_ref().is_some_and(PolicyEntry::is_pp);
-        let index = if is_pp {
+        let Some(p) = self.policies[idx].as_ref() else {
+            return;
+        };
+        let (match_keys, named_keys) = State::policy_keys(p);
+        let index = if p.is_pp() {
             &mut self.pp_index
         } else {
             &mut self.cpp_index
         };
-        for k in match_keys {
-            index.entry(k).or_default().push(idx);
+        // A heap key only for a key seen for the first time.
+        let push = |index: &mut FastMap<Vec<usize>>, parts: &[&str]| {
+            if !with_key(parts, |k| index.get_mut(k).map(|v| v.push(idx)).is_some()) {
+                index.insert(parts.join("\u{1f}"), vec![idx]);
+            }
+        };
+        for k in &match_keys {
+            push(index, k);
         }
-        for k in named_keys {
-            self.named_index.entry(k).or_default().push(idx);
+        for k in &named_keys {
+            push(&mut self.named_index, k);
         }
     }
 
     fn unindex_policy(&mut self, idx: usize) {
-        let (match_keys, named_keys) = self.policy_keys(idx);
-        for k in match_keys {
+        let Some(p) = self.policies[idx].as_ref() else {
+            return;
+        };
+        let (match_keys, named_keys) = State::policy_keys(p);
+        for k in &match_keys {
             for index in [&mut self.pp_index, &mut self.cpp_index] {
-                if let Some(v) = index.get_mut(&k) {
-                    v.retain(|&i| i != idx);
-                }
+                with_key(k, |k| {
+                    if let Some(v) = index.get_mut(k) {
+                        v.retain(|&i| i != idx);
+                    }
+                });
             }
         }
-        for k in named_keys {
-            if let Some(v) = self.named_index.get_mut(&k) {
-                v.retain(|&i| i != idx);
-            }
+        for k in &named_keys {
+            with_key(k, |k| {
+                if let Some(v) = self.named_index.get_mut(k) {
+                    v.retain(|&i| i != idx);
+                }
+            });
         }
     }
 
-    pub fn add_template(&mut self, t: TemplateEntry) -> usize {
-        let key = key4(&t.api_version, &t.kind, &t.namespace, &t.name);
-        if let Some(&i) = self.template_by_key.get(&key) {
-            self.templates[i] = t;
-            return i;
+    /// [`State::add_template`] for each entry in order. Into an empty state without repeated
+    /// identities (the usual case) the entries are indexed where they are: moving each entry
+    /// (a third of a kilobyte) into place cost more than indexing it.
+    fn add_templates(&mut self, entries: Vec<TemplateEntry>) {
+        if self.templates.is_empty() {
+            let mut repeated = false;
+            self.template_by_key.reserve(entries.len());
+            for (i, t) in entries.iter().enumerate() {
+                let key = key4(&t.api_version, &t.kind, &t.namespace, &t.name);
+                match self.template_by_key.entry(key) {
+                    std::collections::hash_map::Entry::Occupied(_) => {
+                        repeated = true;
+                        break;
+                    }
+                    std::collections::hash_map::Entry::Vacant(v) => {
+                        v.insert(i);
+                    }
+                }
+                self.index_template_gvk(i, t);
+            }
+            if !repeated {
+                self.templates = entries;
+                return;
+            }
+            self.template_by_key.clear();
+            self.templates_by_gvk.clear();
         }
-        let i = self.templates.len();
+        for t in entries {
+            self.add_template(t);
+        }
+    }
+
+    fn index_template_gvk(&mut self, i: usize, t: &TemplateEntry) {
         let known_gvk = with_key(&[&t.api_version, &t.kind, ""], |k| {
             self.templates_by_gvk
                 .get_mut(k)
@@ -588,6 +635,16 @@ impl State {
             self.templates_by_gvk
                 .insert(key3(&t.api_version, &t.kind, ""), vec![i]);
         }
+    }
+
+    pub fn add_template(&mut self, t: TemplateEntry) -> usize {
+        let key = key4(&t.api_version, &t.kind, &t.namespace, &t.name);
+        if let Some(&i) = self.template_by_key.get(&key) {
+            self.templates[i] = t;
+            return i;
+        }
+        let i = self.templates.len();
+        self.index_template_gvk(i, &t);
         self.templates.push(t);
         self.template_by_key.insert(key, i);
         i
@@ -822,6 +879,43 @@ impl State {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A later document with the same identity replaces the earlier one in its slot, whether
+    /// the state is built at once or template by template.
+    #[test]
+    fn a_repeated_template_identity_replaces_the_earlier_entry() {
+        use super::testutil::{deploy, state};
+        let st = state(
+            vec![
+                deploy("default", "a", &[("v", "1")], &[]),
+                deploy("default", "b", &[], &[]),
+                deploy("default", "a", &[("v", "2")], &[]),
+                deploy("other", "a", &[], &[]),
+            ],
+            false,
+        );
+        let names: Vec<(&str, &str)> = st
+            .templates
+            .iter()
+            .map(|t| (t.namespace.as_str(), t.name.as_str()))
+            .collect();
+        assert_eq!(names, [("default", "a"), ("default", "b"), ("other", "a")]);
+        assert_eq!(
+            st.templates[0].labels.get("v").map(String::as_str),
+            Some("2")
+        );
+        assert_eq!(
+            st.find_template("apps/v1", "Deployment", "other", "a"),
+            Some(2)
+        );
+        assert_eq!(st.templates_of("apps/v1", "Deployment"), &[0, 1, 2]);
+        let mut one_by_one = State::new(Options::default());
+        for t in st.templates.iter().chain(&st.templates[..1]) {
+            one_by_one.add_template(t.clone());
+        }
+        assert_eq!(one_by_one.templates.len(), 3);
+        assert_eq!(one_by_one.templates_of("apps/v1", "Deployment"), &[0, 1, 2]);
+    }
 
     #[test]
     fn feature_gates() {
