@@ -6,7 +6,7 @@ use super::common::{stdout_color, write_stdout, CliError, Exit, Inputs};
 use crate::engine::claim::Filters;
 use crate::engine::kinds::{self, KindInfo};
 use crate::engine::state::{FeatureGates, Options, State, UnknownClaimers};
-use crate::model::{group_of, Inventory, KarmadaVersion};
+use crate::model::{group_of, Inventory, KarmadaVersion, PolicyKind, POLICY_GROUP};
 use crate::source::prefilter::DocHead;
 use crate::source::Loaded;
 
@@ -88,12 +88,31 @@ pub(crate) fn resolve_type(ty: &str, inv: &Inventory) -> Result<KindInfo, CliErr
     kinds::resolve(ty, &kinds::table(&seen), &seen).map_err(|e| CliError::usage(e.to_string()))
 }
 
-/// Whether `explain` of the template named `name` needs a document: every Karmada object
-/// (policies, overrides, bindings, Works) and whatever may be the template itself or share its
-/// name (to report ambiguity). Other templates never change one template's decision, except
-/// through [`needs_other_templates`].
-fn needed_for(head: &DocHead<'_>, name: &str) -> bool {
-    group_of(head.api_version).ends_with("karmada.io") || head.name.is_none_or(|n| n == name)
+/// Whether `explain` of the template named `name` in `namespace` needs a document: the
+/// PropagationPolicies of that namespace, every other Karmada object (CPPs, overrides,
+/// bindings, Works) and whatever may be the template itself or share its name (to report
+/// ambiguity). Other templates never change one template's decision, except through
+/// [`needs_other_templates`]; a PP selects only templates of its own namespace
+/// (claim-and-preemption.md §1.3, `detector.go:388-391`), and is otherwise looked up only as the holder of the
+/// template's claim ([`claim_elsewhere`]).
+fn needed_for(head: &DocHead<'_>, name: &str, namespace: &str) -> bool {
+    let group = group_of(head.api_version);
+    if is_pp(head) {
+        return head.namespace.is_none_or(|ns| ns == namespace);
+    }
+    group.ends_with("karmada.io") || head.name.is_none_or(|n| n == name)
+}
+
+fn is_pp(head: &DocHead<'_>) -> bool {
+    group_of(head.api_version) == POLICY_GROUP && head.kind == "PropagationPolicy"
+}
+
+/// Whether the template's claim names a PropagationPolicy of another namespace (a stale or
+/// hand-written claim): whether it exists decides the answer, and it was not read.
+fn claim_elsewhere(state: &State, t: usize, namespace: &str) -> bool {
+    state.templates[t].claim.owner().is_some_and(|o| {
+        o.kind == PolicyKind::PropagationPolicy && o.namespace.as_deref() != Some(namespace)
+    })
 }
 
 /// Whether the decision for template `t` looks at other templates: a candidate or preemptor
@@ -210,10 +229,12 @@ pub fn run(args: Args) -> Result<Exit, CliError> {
     // Only the policies (every Karmada object) and the documents named like the template are
     // parsed (issue 8: a large repository is mostly other templates); the skipped templates
     // still count among the kinds TYPE resolves against.
-    let keep = |h: &DocHead<'_>| needed_for(h, name);
+    let keep = |h: &DocHead<'_>| needed_for(h, name, namespace);
     let (inputs, skipped) = Inputs::read_filtered(&args.files, namespace, &|_| false, &keep)?;
+    // Skipped documents other than PPs are templates (`Inventory::classify`).
     let extra: Vec<(String, String)> = skipped
         .iter()
+        .filter(|s| !(group_of(&s.api_version) == POLICY_GROUP && s.kind == "PropagationPolicy"))
         .map(|s| (group_of(&s.api_version).to_string(), s.kind.clone()))
         .collect();
     let found = find_template(
@@ -225,7 +246,10 @@ pub fn run(args: Args) -> Result<Exit, CliError> {
         options.clone(),
     );
     let (state, t) = match found {
-        Ok((state, t)) if skipped.is_empty() || !needs_other_templates(&state, t) => {
+        Ok((state, t))
+            if skipped.is_empty()
+                || !(needs_other_templates(&state, t) || claim_elsewhere(&state, t, namespace)) =>
+        {
             warn_problems(&inputs.loaded);
             (state, t)
         }

@@ -37,6 +37,8 @@ pub struct DocHead<'a> {
     pub kind: &'a str,
     /// `metadata.name`; `None` when absent or not read with certainty.
     pub name: Option<&'a str>,
+    /// `metadata.namespace`; `None` when absent or not read with certainty.
+    pub namespace: Option<&'a str>,
 }
 
 /// One document of a text as the scanner split it (byte offsets into the text).
@@ -304,8 +306,9 @@ struct DocScan {
     kind: Option<Range>,
     api_version: Option<Range>,
     metadata_seen: bool,
-    name: Option<Range>,
-    name_unsure: bool,
+    /// `metadata.name` and `metadata.namespace`.
+    meta: [Option<Range>; 2],
+    meta_unsure: [bool; 2],
     top: Top,
     /// A scalar we read ended its line at this indent: a deeper next line would continue it.
     scalar_at: Option<usize>,
@@ -323,14 +326,15 @@ impl DocScan {
         if kind.ends_with("List") {
             return None;
         }
-        let name = match (self.name, self.name_unsure) {
+        let field = |i: usize| match (self.meta[i], self.meta_unsure[i]) {
             (Some((a, b)), false) => Some(&text[a..b]),
             _ => None,
         };
         Some(DocHead {
             api_version,
             kind,
-            name,
+            name: field(0),
+            namespace: field(1),
         })
     }
 
@@ -421,10 +425,14 @@ impl DocScan {
                 if blank_or_comment(value) {
                     self.top = Top::Metadata(None);
                 } else {
-                    match flow_name(value) {
-                        Ok(Some((a, b))) => self.name = Some((value_at + a, value_at + b)),
-                        Ok(None) => {}
-                        Err(()) => self.name_unsure = true,
+                    match flow_fields(value) {
+                        Ok((fields, unsure)) => {
+                            for (slot, f) in self.meta.iter_mut().zip(fields) {
+                                *slot = f.map(|(a, b)| (value_at + a, value_at + b));
+                            }
+                            self.meta_unsure = unsure;
+                        }
+                        Err(()) => self.meta_unsure = [true; 2],
                     }
                 }
             }
@@ -444,23 +452,23 @@ impl DocScan {
             return;
         }
         if indent < keys {
-            self.name_unsure = true;
+            self.meta_unsure = [true; 2];
             return;
         }
         let Some((key, value)) = plain_key(rest) else {
-            self.name_unsure = true;
+            self.meta_unsure = [true; 2];
             return;
         };
-        if key != b"name" {
+        let Some(i) = meta_field(key) else {
             return;
-        }
+        };
         let value_at = at + (rest.len() - value.len());
-        match (self.name.is_some(), scalar(value)) {
+        match (self.meta[i].is_some(), scalar(value)) {
             (false, Some((a, b))) => {
-                self.name = Some((value_at + a, value_at + b));
+                self.meta[i] = Some((value_at + a, value_at + b));
                 self.scalar_at = Some(indent);
             }
-            _ => self.name_unsure = true,
+            _ => self.meta_unsure[i] = true,
         }
     }
 }
@@ -525,9 +533,19 @@ fn scalar(v: &[u8]) -> Option<Range> {
     plain_scalar_safe(s).then_some((0, plain.len()))
 }
 
-/// `metadata: {name: x, namespace: y}` on one line: `Ok(Some(name range))`, `Ok(None)` without
-/// a name, `Err` when the mapping is not simple enough to be sure.
-fn flow_name(v: &[u8]) -> Result<Option<Range>, ()> {
+/// The slot of a `metadata` key the head reads.
+fn meta_field(key: &[u8]) -> Option<usize> {
+    match key {
+        b"name" => Some(0),
+        b"namespace" => Some(1),
+        _ => None,
+    }
+}
+
+/// `metadata: {name: x, namespace: y}` on one line: the name and namespace ranges and whether
+/// each is unsure; `Err` when the mapping is not simple enough to be sure of anything.
+type Fields = ([Option<Range>; 2], [bool; 2]);
+fn flow_fields(v: &[u8]) -> Result<Fields, ()> {
     if v.first() != Some(&b'{') {
         return Err(());
     }
@@ -542,7 +560,8 @@ fn flow_name(v: &[u8]) -> Result<Option<Range>, ()> {
     {
         return Err(());
     }
-    let mut name = None;
+    let mut fields = [None; 2];
+    let mut unsure = [false; 2];
     let mut from = 1usize;
     for part in inner.split(|&c| c == b',') {
         let lead = part.len() - trim_start(part).len();
@@ -553,20 +572,18 @@ fn flow_name(v: &[u8]) -> Result<Option<Range>, ()> {
             continue;
         }
         let (key, value) = plain_key(p).ok_or(())?;
-        if key != b"name" {
+        let Some(i) = meta_field(key) else {
+            continue;
+        };
+        let s = std::str::from_utf8(value).map_err(|_| ())?;
+        if fields[i].is_some() || !plain_scalar_safe(s) {
+            unsure[i] = true;
             continue;
         }
-        if name.is_some() {
-            return Err(());
-        }
-        let s = std::str::from_utf8(value).map_err(|_| ())?;
-        if !plain_scalar_safe(s) {
-            return Err(());
-        }
         let value_at = at + (p.len() - value.len());
-        name = Some((value_at, value_at + value.len()));
+        fields[i] = Some((value_at, value_at + value.len()));
     }
-    Ok(name)
+    Ok((fields, unsure))
 }
 
 #[cfg(test)]
@@ -722,6 +739,25 @@ mod tests {
             name("metadata: {namespace: n, name: f}\n"),
             Some("f".into())
         );
+        let ns = |meta: &str| {
+            let text = format!("apiVersion: v1\nkind: A\n{meta}");
+            scan(&text).unwrap()[0]
+                .head
+                .unwrap()
+                .namespace
+                .map(str::to_string)
+        };
+        assert_eq!(
+            ns("metadata: {namespace: n1, name: f}\n"),
+            Some("n1".into())
+        );
+        assert_eq!(
+            ns("metadata:\n  name: a\n  namespace: 'n2'\n"),
+            Some("n2".into())
+        );
+        assert_eq!(ns("metadata:\n  name: a\n  namespace: n\n"), None);
+        assert_eq!(ns("metadata:\n  namespace: a\n  namespace: b\n"), None);
+        assert_eq!(ns("metadata:\n  <<: *m\n  namespace: a\n"), None);
         assert_eq!(name("metadata: {namespace: n}\n"), None);
         assert_eq!(name("metadata:\n  name: a\n  name: b\n"), None);
         assert_eq!(name("metadata:\n  name: 0123\n"), None);
