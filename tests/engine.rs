@@ -632,3 +632,108 @@ fn excluded_templates_are_never_claimed() {
     );
     assert_eq!(e["candidates"][0]["policy"]["name"], "all");
 }
+
+/// `explain -f` parses only what the answer needs (issue 8): many unrelated templates, PPs of
+/// other namespaces and odd documents around the template change nothing, and where the answer
+/// does depend on another template (missing dependent overrides) or on a PP of another
+/// namespace (a claim naming it), it is the answer of reading everything.
+#[test]
+fn explain_in_a_large_directory_answers_as_with_only_what_it_needs() {
+    let dir = tempfile::tempdir().unwrap();
+    let state_a = std::fs::read_to_string(data("state-a.yaml")).unwrap();
+    write(dir.path(), "a.yaml", &state_a);
+    let mut noise = String::new();
+    for i in 0..300 {
+        let ns = ["default", "other", "team-1"][i % 3];
+        noise.push_str(&format!(
+            "---\napiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: app-{i}\n  namespace: {ns}\n  labels:\n    app: nginx\nspec:\n  template:\n    metadata:\n      name: nginx\n---\napiVersion: v1\nkind: ConfigMap\nmetadata: {{name: cm-{i}, namespace: {ns}}}\ndata:\n  kind: |\n    kind: Deployment\n---\napiVersion: policy.karmada.io/v1alpha1\nkind: PropagationPolicy\nmetadata:\n  name: pp-{i}\n  namespace: other\nspec:\n  resourceSelectors:\n    - apiVersion: apps/v1\n      kind: Deployment\n"
+        ));
+    }
+    // Same name elsewhere (kept: the lookup filters by namespace), a List, a JSON document and
+    // a broken one that cannot be read with certainty (kept, so its warning stays).
+    noise.push_str("---\napiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: nginx\n  namespace: other\n");
+    noise.push_str("---\napiVersion: v1\nkind: List\nitems:\n  - {apiVersion: v1, kind: ConfigMap, metadata: {name: listed}}\n");
+    noise.push_str(
+        "---\n{\"apiVersion\": \"v1\", \"kind\": \"Secret\", \"metadata\": {\"name\": \"s\"}}\n",
+    );
+    noise.push_str("---\n{apiVersion: v1, kind: ConfigMap, metadata: {name: broken}\n");
+    write(dir.path(), "noise.yaml", &noise);
+    let d = dir.path().to_string_lossy().into_owned();
+    for gate in ["true", "false"] {
+        let gates = format!("PropagationPolicyPreemption={gate}");
+        for out in ["json", "text"] {
+            let want = run(&[
+                "explain",
+                "deploy/nginx",
+                "-f",
+                &data("state-a.yaml"),
+                "--feature-gates",
+                &gates,
+                "-o",
+                out,
+            ]);
+            let got = run(&[
+                "explain",
+                "deploy/nginx",
+                "-f",
+                &d,
+                "--feature-gates",
+                &gates,
+                "-o",
+                out,
+            ]);
+            assert_eq!(got.code, 0, "{}", got.stderr);
+            assert_eq!(got.stdout, want.stdout, "gate {gate}, -o {out}");
+            assert_eq!(got.stderr.matches("warning:").count(), 1, "{}", got.stderr);
+            assert!(got.stderr.contains("noise.yaml:"), "{}", got.stderr);
+        }
+    }
+    // Type resolution still sees the skipped templates' kinds: `cm` resolves, `widgets` lists them.
+    let err = run(&["explain", "cm/nginx", "-f", &d]);
+    assert!(err.stderr.contains("not found"), "{}", err.stderr);
+
+    // The preemptor waits for its overrides only while another unclaimed template it matches
+    // exists: `app-0` decides the answer although it is not the template explained.
+    let waits = "---\napiVersion: policy.karmada.io/v1alpha1\nkind: PropagationPolicy\nmetadata: {name: high, namespace: default, labels: {propagationpolicy.karmada.io/permanent-id: high-id}}\nspec:\n  priority: 5\n  preemption: Always\n  dependentOverrides: [op-missing]\n  resourceSelectors: [{apiVersion: apps/v1, kind: Deployment, namespace: default, name: nginx}, {apiVersion: apps/v1, kind: Deployment, namespace: default, name: app-0}]\n";
+    let base = state_a.split("---\napiVersion: policy.karmada.io/v1alpha1\nkind: PropagationPolicy\nmetadata: {name: high").next().unwrap().to_string();
+    let other_block = "---\napiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: app-0\n  namespace: default\n  labels:\n    app: other\n";
+    // The same template in flow style, which the filter never skips: the reference answer.
+    let other_flow = "---\n{apiVersion: apps/v1, kind: Deployment, metadata: {name: app-0, namespace: default, labels: {app: other}}}\n";
+    let explain = |text: &str| {
+        let f = write(dir.path(), "w.yaml", text);
+        run(&[
+            "explain",
+            "deploy/nginx",
+            "-f",
+            &f,
+            "--feature-gates",
+            "PropagationPolicyPreemption=true",
+            "-o",
+            "json",
+        ])
+        .stdout
+    };
+    let alone = explain(&format!("{base}{waits}"));
+    let reference = explain(&format!("{base}{waits}{other_flow}"));
+    assert_ne!(
+        alone, reference,
+        "the other template must matter for this check"
+    );
+    assert_eq!(explain(&format!("{base}{waits}{other_block}")), reference);
+
+    // A claim naming a PP of another namespace: whether that PP exists decides the answer.
+    let claimed = "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: web\n  namespace: default\n  labels: {propagationpolicy.karmada.io/permanent-id: x-id}\n  annotations: {propagationpolicy.karmada.io/namespace: elsewhere, propagationpolicy.karmada.io/name: x}\n";
+    let pp_block = "---\napiVersion: policy.karmada.io/v1alpha1\nkind: PropagationPolicy\nmetadata:\n  name: x\n  namespace: elsewhere\n  labels:\n    propagationpolicy.karmada.io/permanent-id: x-id\nspec:\n  resourceSelectors:\n    - apiVersion: apps/v1\n      kind: Deployment\n";
+    let pp_flow = "---\n{apiVersion: policy.karmada.io/v1alpha1, kind: PropagationPolicy, metadata: {name: x, namespace: elsewhere, labels: {propagationpolicy.karmada.io/permanent-id: x-id}}, spec: {resourceSelectors: [{apiVersion: apps/v1, kind: Deployment}]}}\n";
+    let explain_web = |text: &str| {
+        let f = write(dir.path(), "w.yaml", text);
+        run(&["explain", "deploy/web", "-f", &f, "-o", "json"]).stdout
+    };
+    let without = explain_web(claimed);
+    let reference = explain_web(&format!("{claimed}{pp_flow}"));
+    assert_ne!(
+        without, reference,
+        "the other namespace's PP must matter for this check"
+    );
+    assert_eq!(explain_web(&format!("{claimed}{pp_block}")), reference);
+}
