@@ -5,7 +5,6 @@
 //! worst of several runs for the index build, the query, and their sum, and fails if the
 //! median total exceeds the 300 ms target.
 
-use std::collections::BTreeMap;
 use std::hint::black_box;
 use std::time::{Duration, Instant};
 
@@ -26,7 +25,7 @@ fn meta(ns: Option<&str>, name: &str, labels: &[(&str, String)]) -> ObjectMeta {
         labels: labels
             .iter()
             .map(|(k, v)| (k.to_string(), v.clone()))
-            .collect::<BTreeMap<_, _>>(),
+            .collect(),
         ..ObjectMeta::default()
     }
 }
@@ -75,12 +74,12 @@ fn generate() -> Inventory {
                 "resourceSelectors": [selector],
                 "placement": {"clusterAffinity": {"clusterNames": ["member1", "member2"]}},
             });
-            objects.push(Object::Policy(Policy {
+            objects.push(Object::Policy(Box::new(Policy {
                 kind: PolicyKind::PropagationPolicy,
                 meta: meta(Some(&ns), &format!("pp-{i:03}"), &[]),
                 spec: serde_json::from_value(spec).expect("valid spec"),
                 doc: 0,
-            }));
+            })));
         }
     }
     for i in 0..CPPS {
@@ -90,12 +89,12 @@ fn generate() -> Inventory {
             "resourceSelectors": [{"apiVersion": av, "kind": kind, "namespace": format!("team-{:03}", i % NAMESPACES),
                                    "labelSelector": {"matchLabels": {"tier": "web"}}}],
         });
-        objects.push(Object::Policy(Policy {
+        objects.push(Object::Policy(Box::new(Policy {
             kind: PolicyKind::ClusterPropagationPolicy,
             meta: meta(None, &format!("cpp-{i:03}"), &[]),
             spec: serde_json::from_value(spec).expect("valid spec"),
             doc: 0,
-        }));
+        })));
     }
     Inventory {
         documents: Vec::new(),

@@ -357,8 +357,8 @@ pub fn preempt_check(
                 let before = applied.len();
                 for o in inv.objects {
                     if let Object::Policy(p) = o {
-                        applied.push(p.clone());
-                        changes.push(Change::Apply(Box::new(p)));
+                        applied.push((*p).clone());
+                        changes.push(Change::Apply(p));
                     }
                 }
                 if applied.len() == before {

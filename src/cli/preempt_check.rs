@@ -197,7 +197,7 @@ pub fn run(args: Args) -> Result<Exit, CliError> {
                     match o {
                         Object::Policy(p) => {
                             policies += 1;
-                            changes.push(Change::Apply(Box::new(p)));
+                            changes.push(Change::Apply(p));
                         }
                         _ => ignored += 1,
                     }

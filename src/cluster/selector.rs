@@ -1,8 +1,6 @@
 //! Kubernetes label selectors (`k=v`, `k==v`, `k!=v`, `k in (a,b)`, `k notin (a,b)`, `k`, `!k`,
 //! comma = AND), to select policies in files as `-l` selects them on the server.
 
-use std::collections::BTreeMap;
-
 #[derive(Clone, Debug, PartialEq, Eq)]
 enum Req {
     Eq(String, String),
@@ -52,7 +50,7 @@ impl Selector {
         Ok(Selector(reqs))
     }
 
-    pub fn matches(&self, labels: &BTreeMap<String, String>) -> bool {
+    pub fn matches(&self, labels: &crate::model::StringMap) -> bool {
         self.0.iter().all(|r| match r {
             Req::Eq(k, v) => labels.get(k) == Some(v),
             Req::Ne(k, v) => labels.get(k) != Some(v),
@@ -111,7 +109,7 @@ fn split_top(s: &str) -> Vec<&str> {
 mod tests {
     use super::*;
 
-    fn labels(pairs: &[(&str, &str)]) -> BTreeMap<String, String> {
+    fn labels(pairs: &[(&str, &str)]) -> crate::model::StringMap {
         pairs
             .iter()
             .map(|(k, v)| (k.to_string(), v.to_string()))

@@ -8,8 +8,6 @@
 //! `spec.suspendDispatching` (binding controller, `shouldSuspendDispatching`, §2.3) → Work
 //! condition `Dispatching` (execution controller, §2.4).
 
-use std::collections::BTreeMap;
-
 use crate::model::policy::Suspension;
 use crate::model::{Binding, PolicyRef, Work};
 
@@ -66,8 +64,8 @@ pub struct ChainInput<'a> {
 /// The claim keys on the template (§4.1): labels and annotations as stored.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct ClaimKeys {
-    pub labels: BTreeMap<String, String>,
-    pub annotations: BTreeMap<String, String>,
+    pub labels: crate::model::StringMap,
+    pub annotations: crate::model::StringMap,
     pub owner: Option<PolicyRef>,
 }
 
@@ -88,7 +86,7 @@ pub struct BindingView {
     /// `spec.suspension.scheduling` (binding-only).
     pub scheduling_suspended: Option<bool>,
     /// The policy permanent-id labels the binding carries (claim on the binding, §6.2).
-    pub policy_labels: BTreeMap<String, String>,
+    pub policy_labels: crate::model::StringMap,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -229,8 +227,8 @@ pub struct Chain {
 }
 
 fn claim_keys(c: &ClaimMeta) -> ClaimKeys {
-    let mut labels = BTreeMap::new();
-    let mut annotations = BTreeMap::new();
+    let mut labels = crate::model::StringMap::new();
+    let mut annotations = crate::model::StringMap::new();
     for (k, v) in [(PP_ID_LABEL, &c.pp_id), (CPP_ID_LABEL, &c.cpp_id)] {
         if let Some(v) = v {
             labels.insert(k.to_string(), v.clone());
@@ -544,9 +542,9 @@ mod tests {
 
     fn run(policy_susp: serde_json::Value, extra: Vec<serde_json::Value>) -> Chain {
         let (l, a) = pp_claim("default", "p");
-        let mut labels: BTreeMap<String, String> = l.into_iter().collect();
+        let mut labels: crate::model::StringMap = l.into_iter().collect();
         labels.insert(PP_ID_LABEL.into(), "p-id".into());
-        let annotations: BTreeMap<String, String> = a.into_iter().collect();
+        let annotations: crate::model::StringMap = a.into_iter().collect();
         let mut objs = vec![
             json!({"apiVersion": "apps/v1", "kind": "Deployment",
                 "metadata": {"name": "web", "namespace": "default", "labels": labels, "annotations": annotations}}),
@@ -618,8 +616,8 @@ mod tests {
     fn lazy_policy_resumed_waits_for_a_template_change() {
         // Resumed Lazy policy: the binding keeps the old suspension until the template changes.
         let (l, a) = pp_claim("default", "p");
-        let labels: BTreeMap<String, String> = l.into_iter().collect();
-        let annotations: BTreeMap<String, String> = a.into_iter().collect();
+        let labels: crate::model::StringMap = l.into_iter().collect();
+        let annotations: crate::model::StringMap = a.into_iter().collect();
         let inv = inv(vec![
             json!({"apiVersion": "apps/v1", "kind": "Deployment",
                 "metadata": {"name": "web", "namespace": "default", "labels": labels, "annotations": annotations}}),

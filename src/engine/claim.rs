@@ -1,8 +1,6 @@
 //! Claim metadata on templates (claim-and-preemption.md §4) and the templates the detector never
 //! processes (§1.4).
 
-use std::collections::BTreeMap;
-
 use regex::Regex;
 
 use crate::model::{PolicyKind, PolicyRef};
@@ -27,12 +25,12 @@ pub struct ClaimMeta {
     pub cpp_id: Option<String>,
 }
 
-fn non_empty(map: &BTreeMap<String, String>, key: &str) -> Option<String> {
+fn non_empty(map: &crate::model::StringMap, key: &str) -> Option<String> {
     map.get(key).filter(|v| !v.is_empty()).cloned()
 }
 
 impl ClaimMeta {
-    pub fn read(labels: &BTreeMap<String, String>, annotations: &BTreeMap<String, String>) -> Self {
+    pub fn read(labels: &crate::model::StringMap, annotations: &crate::model::StringMap) -> Self {
         ClaimMeta {
             pp_namespace: non_empty(annotations, PP_NAMESPACE_ANNOTATION),
             pp_name: non_empty(annotations, PP_NAME_ANNOTATION),
@@ -234,7 +232,7 @@ impl Filters {
         kind: &str,
         namespace: &str,
         name: &str,
-        labels: &BTreeMap<String, String>,
+        labels: &crate::model::StringMap,
     ) -> Option<Excluded> {
         let (group, version) = match api_version.rsplit_once('/') {
             Some((g, v)) => (g, v),
@@ -291,7 +289,7 @@ impl Filters {
 mod tests {
     use super::*;
 
-    fn map(pairs: &[(&str, &str)]) -> BTreeMap<String, String> {
+    fn map(pairs: &[(&str, &str)]) -> crate::model::StringMap {
         pairs
             .iter()
             .map(|(k, v)| (k.to_string(), v.to_string()))

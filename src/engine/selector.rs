@@ -3,8 +3,6 @@
 //! `ResourceSelectorPriority` (claim-and-preemption.md §1.2; karmada `pkg/util/selector.go:55-94`)
 //! and the label selector conversion `metav1.LabelSelectorAsSelector` it relies on.
 
-use std::collections::BTreeMap;
-
 use serde::Serialize;
 
 use crate::model::policy::{LabelSelector, ResourceSelector};
@@ -46,7 +44,7 @@ pub struct Target<'a> {
     /// `""` for a cluster-scoped template.
     pub namespace: &'a str,
     pub name: &'a str,
-    pub labels: &'a BTreeMap<String, String>,
+    pub labels: &'a crate::model::StringMap,
 }
 
 /// `ResourceSelectorPriority(template, rs)` (§1.2, `selector.go:55-94`).
@@ -94,7 +92,7 @@ pub struct SelectorError(pub String);
 /// `matchExpressions` entry ANDed; `NotIn` and `DoesNotExist` hold when the key is absent.
 pub fn label_selector_matches(
     ls: &LabelSelector,
-    labels: &BTreeMap<String, String>,
+    labels: &crate::model::StringMap,
 ) -> Result<bool, SelectorError> {
     let mut ok = true;
     for (k, v) in ls.match_labels.iter().flatten() {
@@ -168,7 +166,7 @@ pub fn validate_value(v: &str) -> Result<(), SelectorError> {
 mod tests {
     use super::*;
 
-    fn labels(pairs: &[(&str, &str)]) -> BTreeMap<String, String> {
+    fn labels(pairs: &[(&str, &str)]) -> crate::model::StringMap {
         pairs
             .iter()
             .map(|(k, v)| (k.to_string(), v.to_string()))
@@ -179,7 +177,7 @@ mod tests {
         serde_json::from_str(json).unwrap()
     }
 
-    fn target<'a>(ns: &'a str, name: &'a str, l: &'a BTreeMap<String, String>) -> Target<'a> {
+    fn target<'a>(ns: &'a str, name: &'a str, l: &'a crate::model::StringMap) -> Target<'a> {
         Target {
             api_version: "apps/v1",
             kind: "Deployment",

@@ -593,7 +593,7 @@ mod tests {
 
     fn policy_of(o: Object) -> Box<Policy> {
         match o {
-            Object::Policy(p) => Box::new(p),
+            Object::Policy(p) => p,
             _ => unreachable!(),
         }
     }

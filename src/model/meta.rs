@@ -1,7 +1,6 @@
 //! Object metadata: the parts Karmada's decisions read.
 
-use std::collections::BTreeMap;
-
+use super::StringMap;
 use crate::source::{Node, Value};
 
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -9,8 +8,8 @@ pub struct ObjectMeta {
     pub name: String,
     /// `None` for cluster-scoped objects (after classification).
     pub namespace: Option<String>,
-    pub labels: BTreeMap<String, String>,
-    pub annotations: BTreeMap<String, String>,
+    pub labels: StringMap,
+    pub annotations: StringMap,
     pub deletion_timestamp: Option<String>,
     pub generation: Option<i64>,
     pub resource_version: Option<String>,
@@ -65,8 +64,8 @@ fn scalar_text(n: &Node) -> Option<String> {
     }
 }
 
-fn string_map(node: Option<&Node>) -> BTreeMap<String, String> {
-    let mut out = BTreeMap::new();
+fn string_map(node: Option<&Node>) -> StringMap {
+    let mut out = StringMap::new();
     if let Some(entries) = node.and_then(Node::as_map) {
         for e in entries {
             if let (Some(k), Some(v)) = (scalar_text(&e.key), scalar_text(&e.value)) {

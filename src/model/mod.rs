@@ -8,6 +8,7 @@ pub mod meta;
 pub mod override_policy;
 pub mod policy;
 pub mod scope;
+pub mod string_map;
 pub mod version;
 
 use serde::Serialize;
@@ -16,6 +17,7 @@ pub use binding::{Binding, Work};
 pub use meta::ObjectMeta;
 pub use override_policy::OverridePolicy;
 pub use policy::PropagationSpec;
+pub use string_map::StringMap;
 pub use version::KarmadaVersion;
 
 use crate::source::{Document, FieldPath, Node};
@@ -199,16 +201,38 @@ pub fn group_of(api_version: &str) -> &str {
 }
 
 /// One classified document.
-// Policies are the large variant and also the common one in a policy repository; boxing them
-// would add an allocation per policy for no saving.
-#[allow(clippy::large_enum_variant)]
 #[derive(Clone, Debug)]
 pub enum Object {
-    Policy(Policy),
+    /// Boxed: a policy is four times the size of a template, and templates are most objects in
+    /// a large repository (an unboxed enum made every template 900 bytes).
+    Policy(Box<Policy>),
     Override(OverridePolicy),
     Binding(Binding),
     Work(Work),
     Template(Template),
+}
+
+impl Object {
+    /// Index of the object's document in [`Inventory::documents`].
+    pub fn doc(&self) -> usize {
+        match self {
+            Object::Policy(p) => p.doc,
+            Object::Override(o) => o.doc,
+            Object::Binding(b) => b.doc,
+            Object::Work(w) => w.doc,
+            Object::Template(t) => t.doc,
+        }
+    }
+
+    fn doc_mut(&mut self) -> &mut usize {
+        match self {
+            Object::Policy(p) => &mut p.doc,
+            Object::Override(o) => &mut o.doc,
+            Object::Binding(b) => &mut b.doc,
+            Object::Work(w) => &mut w.doc,
+            Object::Template(t) => &mut t.doc,
+        }
+    }
 }
 
 /// Why a document could not become a typed object (reported as findings by `lint`).
@@ -267,6 +291,22 @@ impl Inventory {
         inv
     }
 
+    /// Appends `other` (typically one file's inventory, typed on its own), renumbering its
+    /// documents after ours so every object and problem still points at its own document.
+    pub fn append(&mut self, other: Inventory) {
+        let offset = self.documents.len();
+        self.documents.extend(other.documents);
+        self.objects.extend(other.objects.into_iter().map(|mut o| {
+            *o.doc_mut() += offset;
+            o
+        }));
+        self.problems
+            .extend(other.problems.into_iter().map(|mut p| {
+                p.doc += offset;
+                p
+            }));
+    }
+
     fn classify(&mut self, doc: usize, root: &Node, default_namespace: &str) {
         let api_version = root.get("apiVersion").and_then(Node::as_str).unwrap_or("");
         let kind = root.get("kind").and_then(Node::as_str).unwrap_or("");
@@ -315,12 +355,12 @@ impl Inventory {
                     let kind = PolicyKind::from_kind(kind).expect("matched above");
                     let spec = root.get("spec").map(Node::to_json).unwrap_or_default();
                     match serde_json::from_value::<PropagationSpec>(spec) {
-                        Ok(spec) => Object::Policy(Policy {
+                        Ok(spec) => Object::Policy(Box::new(Policy {
                             kind,
                             meta,
                             spec,
                             doc,
-                        }),
+                        })),
                         // The schema check reports the exact field; the engine cannot use it.
                         Err(_) => return,
                     }
@@ -359,7 +399,7 @@ impl Inventory {
 
     pub fn policies(&self) -> impl Iterator<Item = &Policy> {
         self.objects.iter().filter_map(|o| match o {
-            Object::Policy(p) => Some(p),
+            Object::Policy(p) => Some(&**p),
             _ => None,
         })
     }

@@ -683,7 +683,7 @@ fn openapi_gv(rest: &[&str]) -> Response {
 // --- resource endpoints
 
 fn labels_match(obj: &J, selector: &str) -> bool {
-    let labels: BTreeMap<String, String> = obj["metadata"]["labels"]
+    let labels: karmada_policy::model::StringMap = obj["metadata"]["labels"]
         .as_object()
         .map(|m| {
             m.iter()
