@@ -131,15 +131,15 @@ impl Finding {
     }
 
     /// Sort key: file, then position, then rule, so output is stable.
-    pub fn sort_key(&self) -> (String, u32, u32, &'static str) {
+    pub fn sort_key(&self) -> (&str, u32, u32, &'static str) {
         match &self.location {
             Some(l) => (
-                l.source.name.clone(),
+                l.source.name.as_str(),
                 l.span.start.line,
                 l.span.start.col,
                 self.rule,
             ),
-            None => (String::new(), 0, 0, self.rule),
+            None => ("", 0, 0, self.rule),
         }
     }
 }

@@ -7,6 +7,7 @@ pub mod diff;
 pub mod finding;
 pub mod registry;
 pub mod rules;
+pub mod stream;
 pub mod suppress;
 
 use std::collections::BTreeMap;
@@ -29,34 +30,54 @@ pub struct LintOptions {
 }
 
 /// Runs every enabled rule over the inputs; findings come back sorted by file and position.
+/// (`lint PATH...` streams files through [`stream::lint_paths`] instead, which gives the same
+/// findings while holding less in memory.)
 pub fn lint(loaded: &[Loaded], inventory: &Inventory, opts: &LintOptions) -> Vec<Finding> {
     // The semantic rules (the engine's analysis of every policy against every template) are the
-    // longest part and independent of the per-object checks: run them on a second thread. The
-    // findings are concatenated in the same order as a sequential run, so the stable sort below
-    // gives the same output.
+    // longest part and independent of the per-object checks: run them on a second thread.
     let (mut findings, semantic) = std::thread::scope(|scope| {
-        let semantic = scope.spawn(|| {
-            let analysis = analysis::Analysis::new(inventory, opts);
-            let mut out = rules::overlap::check(&analysis);
-            out.extend(rules::preemption::check(&analysis));
-            out.extend(rules::dead_policy::check(&analysis));
-            out
-        });
-        let mut findings = rules::input::findings(loaded);
-        findings.extend(rules::input::classify_findings(inventory));
-        let schema = rules::schema::check(inventory, opts);
-        let admission = rules::admission::check(inventory, opts);
-        findings.extend(drop_cascades(admission, &schema));
-        findings.extend(schema);
+        let semantic = scope.spawn(|| semantic_findings(inventory, opts));
+        let mut findings = per_object_findings(loaded, inventory, opts);
         findings.extend(rules::duplicate_identity::check(inventory));
-        findings.extend(rules::suspension::check(inventory, opts));
         let semantic = semantic
             .join()
             .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
         (findings, semantic)
     });
     findings.extend(semantic);
-    findings = apply_settings(findings, &opts.rules);
+    finish(findings, inventory, opts)
+}
+
+/// What can be said of each object on its own: input problems, typing, schema, admission and
+/// the suspension checks. A file's worth can be checked as soon as the file is parsed.
+pub fn per_object_findings(
+    loaded: &[Loaded],
+    inventory: &Inventory,
+    opts: &LintOptions,
+) -> Vec<Finding> {
+    let mut findings = rules::input::findings(loaded);
+    findings.extend(rules::input::classify_findings(inventory));
+    let schema = rules::schema::check(inventory, opts);
+    let admission = rules::admission::check(inventory, opts);
+    findings.extend(drop_cascades(admission, &schema));
+    findings.extend(schema);
+    findings.extend(rules::suspension::check(inventory, opts));
+    findings
+}
+
+/// What accepted policies do together: the engine's analysis of every policy against every
+/// template. Needs the whole input.
+pub fn semantic_findings(inventory: &Inventory, opts: &LintOptions) -> Vec<Finding> {
+    let analysis = analysis::Analysis::new(inventory, opts);
+    let mut out = rules::overlap::check(&analysis);
+    out.extend(rules::preemption::check(&analysis));
+    out.extend(rules::dead_policy::check(&analysis));
+    out
+}
+
+/// Configuration settings, inline ignores, and the order findings are reported in.
+fn finish(findings: Vec<Finding>, inventory: &Inventory, opts: &LintOptions) -> Vec<Finding> {
+    let mut findings = apply_settings(findings, &opts.rules);
     if opts.inline_ignores {
         findings = suppress::apply(findings, inventory, &registry::is_known);
     }

@@ -102,19 +102,30 @@ pub fn read(path: &Path) -> Result<Loaded, ReadError> {
     Ok(load(Source::new(name, decode(bytes))))
 }
 
-/// Reads and parses several inputs, results in input order. Files are parsed on all cores
-/// (std threads, no thread pool crate: each worker takes the next file), since parsing is most of
-/// a large run's time. On several errors the first input's is returned, as a sequential read
-/// would.
+/// Reads and parses several inputs, results in input order. On several errors the first input's
+/// is returned, as a sequential read would.
 pub fn read_all(paths: &[PathBuf]) -> Result<Vec<Loaded>, ReadError> {
+    read_all_with(paths, &|loaded| loaded)
+}
+
+/// Reads and parses several inputs and hands each parsed file to `then` on the thread that
+/// parsed it, so a caller can reduce a file (check it, drop what it no longer needs) while its
+/// tree is still hot and before the next one is read: memory then holds what `then` keeps, not
+/// every tree at once. Files are parsed on all cores (std threads, no thread pool crate: each
+/// worker takes the next file), since parsing is most of a large run's time. Results come back
+/// in input order; on several errors the first input's is returned, as a sequential read would.
+pub fn read_all_with<T: Send>(
+    paths: &[PathBuf],
+    then: &(dyn Fn(Loaded) -> T + Sync),
+) -> Result<Vec<T>, ReadError> {
     let workers = std::thread::available_parallelism()
         .map_or(1, |n| n.get())
         .min(paths.len());
     if workers <= 1 {
-        return paths.iter().map(|p| read(p)).collect();
+        return paths.iter().map(|p| read(p).map(then)).collect();
     }
     let next = std::sync::atomic::AtomicUsize::new(0);
-    let mut results: Vec<(usize, Result<Loaded, ReadError>)> = std::thread::scope(|scope| {
+    let mut results: Vec<(usize, Result<T, ReadError>)> = std::thread::scope(|scope| {
         let handles: Vec<_> = (0..workers)
             .map(|_| {
                 scope.spawn(|| {
@@ -122,7 +133,7 @@ pub fn read_all(paths: &[PathBuf]) -> Result<Vec<Loaded>, ReadError> {
                     loop {
                         let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
                         let Some(path) = paths.get(i) else { break };
-                        done.push((i, read(path)));
+                        done.push((i, read(path).map(then)));
                     }
                     done
                 })
