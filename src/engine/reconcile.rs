@@ -435,17 +435,20 @@ impl From<Settled> for SettledOwner {
 /// [`settle_with`] reduced to its owners, without building the claims and the steps for the
 /// common case (most templates of a repository): no claim keys at all and no policy naming
 /// the template. There §7 step 3 finds nothing, step 4 writes the fresh winner's claim (so
-/// the owner is the winner, whichever its kind), and step 5 has no preemptor.
+/// the owner is the winner, whichever its kind), and step 5 has no preemptor. `named` is
+/// [`State::is_named`] for `t` (callers settling every template get all at once from
+/// [`State::named_templates`]).
 pub fn settle_owner(
     state: &State,
     t: usize,
     matches: &[(usize, ImplicitPriority)],
+    named: bool,
 ) -> SettledOwner {
     let tpl = &state.templates[t];
     if tpl.excluded.is_some() {
         return SettledOwner::default();
     }
-    if tpl.claim == ClaimMeta::default() && !state.is_named(t) {
+    if !named && tpl.claim == ClaimMeta::default() {
         let owner = fresh_match_among(state, matches)
             .chosen
             .map(|p| state.policy(p).reference());
@@ -934,7 +937,9 @@ mod tests {
             assert!(st.templates.len() >= 8);
             for t in 0..st.templates.len() {
                 let full = SettledOwner::from(settle(&st, t));
-                let fast = settle_owner(&st, t, &st.matching_policies(t));
+                let named = st.named_templates();
+                assert_eq!(named[t], st.is_named(t));
+                let fast = settle_owner(&st, t, &st.matching_policies(t), named[t]);
                 assert_eq!(
                     fast, full,
                     "template {} (gate {gate})",

@@ -226,47 +226,48 @@ impl std::hash::Hasher for FxHasher {
             let w = u64::from_le_bytes(c.try_into().expect("8 bytes"));
             self.0 = (self.0.rotate_left(5) ^ w).wrapping_mul(K);
         }
-        for &b in chunks.remainder() {
-            self.0 = (self.0.rotate_left(5) ^ u64::from(b)).wrapping_mul(K);
+        let rest = chunks.remainder();
+        if !rest.is_empty() {
+            let mut w = [0u8; 8];
+            w[..rest.len()].copy_from_slice(rest);
+            self.0 = (self.0.rotate_left(5) ^ u64::from_le_bytes(w)).wrapping_mul(K);
         }
     }
 
-    /// Rotated: the multiply leaves the low bits (hashbrown's bucket index) poorly mixed, and
-    /// keys differing only near their end (`…/ns-0001/app-0000001`) clustered into probe runs
-    /// of 25; the high bits are the mixed ones (rustc-hash 2 does the same).
+    /// Finished with murmur3's fmix64: the multiply leaves the low bits (hashbrown's bucket
+    /// index) poorly mixed, and keys differing only near their end (`…/ns-0001/app-0000001`)
+    /// clustered into long probe runs.
     fn finish(&self) -> u64 {
-        self.0.rotate_left(26)
+        let mut h = self.0;
+        h ^= h >> 33;
+        h = h.wrapping_mul(0xff51_afd7_ed55_8ccd);
+        h ^= h >> 33;
+        h = h.wrapping_mul(0xc4ce_b9fe_1a85_ec53);
+        h ^ (h >> 33)
     }
 }
 
-type FastMap<V> = HashMap<String, V, std::hash::BuildHasherDefault<FxHasher>>;
+/// Keyed by the bytes of [`key3`]/[`key4`]: a lookup key assembled on the stack needs no UTF-8
+/// check.
+type FastMap<V> = HashMap<Vec<u8>, V, std::hash::BuildHasherDefault<FxHasher>>;
 type FastRefMap<V> = HashMap<PolicyRef, V, std::hash::BuildHasherDefault<FxHasher>>;
 
-fn key3(a: &str, b: &str, c: &str) -> String {
-    let mut k = String::with_capacity(a.len() + b.len() + c.len() + 2);
-    k.push_str(a);
-    k.push('\u{1f}');
-    k.push_str(b);
-    k.push('\u{1f}');
-    k.push_str(c);
-    k
+fn key3(a: &str, b: &str, c: &str) -> Vec<u8> {
+    [a, b, c].join("\u{1f}").into_bytes()
 }
 
-fn key4(a: &str, b: &str, c: &str, d: &str) -> String {
-    let mut k = key3(a, b, c);
-    k.push('\u{1f}');
-    k.push_str(d);
-    k
+fn key4(a: &str, b: &str, c: &str, d: &str) -> Vec<u8> {
+    [a, b, c, d].join("\u{1f}").into_bytes()
 }
 
 /// Calls `f` with the index key of `parts` (as [`key3`]/[`key4`] build it) assembled on the
 /// stack: lookups run once or more per template, and a heap key each time was a fifth of the
 /// per-template cost.
-fn with_key<R>(parts: &[&str], f: impl FnOnce(&str) -> R) -> R {
+fn with_key<R>(parts: &[&str], f: impl FnOnce(&[u8]) -> R) -> R {
     let len = parts.iter().map(|p| p.len()).sum::<usize>() + parts.len().saturating_sub(1);
     let mut buf = [0u8; 256];
     if len > buf.len() {
-        return f(&parts.join("\u{1f}"));
+        return f(parts.join("\u{1f}").as_bytes());
     }
     let mut i = 0;
     for (n, p) in parts.iter().enumerate() {
@@ -277,7 +278,7 @@ fn with_key<R>(parts: &[&str], f: impl FnOnce(&str) -> R) -> R {
         buf[i..i + p.len()].copy_from_slice(p.as_bytes());
         i += p.len();
     }
-    f(std::str::from_utf8(&buf[..len]).expect("joined UTF-8 strings"))
+    f(&buf[..len])
 }
 
 /// Templates per worker below which building the entries on one thread is faster.
@@ -558,7 +559,7 @@ impl State {
         // A heap key only for a key seen for the first time.
         let push = |index: &mut FastMap<Vec<usize>>, parts: &[&str]| {
             if !with_key(parts, |k| index.get_mut(k).map(|v| v.push(idx)).is_some()) {
-                index.insert(parts.join("\u{1f}"), vec![idx]);
+                index.insert(parts.join("\u{1f}").into_bytes(), vec![idx]);
             }
         };
         for k in &match_keys {
@@ -808,6 +809,20 @@ impl State {
                     .is_some_and(|v| v.iter().any(|&i| self.policies[i].is_some()))
             },
         )
+    }
+
+    /// [`State::is_named`] for every template at once: one pass over the (small) index of
+    /// named selectors instead of one lookup per template.
+    pub fn named_templates(&self) -> Vec<bool> {
+        let mut named = vec![false; self.templates.len()];
+        for (key, policies) in &self.named_index {
+            if policies.iter().any(|&i| self.policies[i].is_some()) {
+                if let Some(&t) = self.template_by_key.get(key) {
+                    named[t] = true;
+                }
+            }
+        }
+        named
     }
 
     /// Whether the policy has a selector naming the template as the preemption fetch does.

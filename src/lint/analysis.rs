@@ -20,6 +20,9 @@ pub struct Analysis<'a> {
     /// Per template: every policy that matches it, with its implicit priority (computed once;
     /// several rules read it).
     pub matches: Vec<Vec<(usize, ImplicitPriority)>>,
+    /// Per template: whether some policy names it ([`State::named_templates`]); only those
+    /// can have preemptors.
+    pub named: Vec<bool>,
 }
 
 /// The controller's preemption gate from the lint options: `PropagationPolicyPreemption`,
@@ -42,12 +45,18 @@ type PerTemplate = (Vec<SettledOwner>, Vec<Vec<(usize, ImplicitPriority)>>);
 
 /// Settles and matches every template. Each template is independent (pure reads of the
 /// snapshot), so large inputs are split over two threads; the results keep template order.
+#[cfg(test)]
 fn per_template(state: &State) -> PerTemplate {
+    per_template_named(state, &state.named_templates())
+}
+
+/// [`per_template`] given [`State::named_templates`].
+fn per_template_named(state: &State, named: &[bool]) -> PerTemplate {
     let one = |range: std::ops::Range<usize>| -> PerTemplate {
         range
             .map(|t| {
                 let matches = state.matching_policies(t);
-                (settle_owner(state, t, &matches), matches)
+                (settle_owner(state, t, &matches, named[t]), matches)
             })
             .unzip()
     };
@@ -77,12 +86,14 @@ impl<'a> Analysis<'a> {
             ..Options::default()
         };
         let state = State::from_inventory(inventory, options);
-        let (settled, matches) = per_template(&state);
+        let named = state.named_templates();
+        let (settled, matches) = per_template_named(&state, &named);
         Analysis {
             inventory,
             state,
             settled,
             matches,
+            named,
         }
     }
 

@@ -100,7 +100,15 @@ fn silent(a: &Analysis<'_>) -> Vec<Finding> {
     type Key = (usize, PolicyRef, bool);
     let mut groups: BTreeMap<Key, (String, Vec<usize>)> = BTreeMap::new();
     let no_claims = |_: usize| false;
-    for (t, tpl) in a.state.templates.iter().enumerate() {
+    // Only a template some policy names can have preemptors.
+    let named = a
+        .named
+        .iter()
+        .enumerate()
+        .filter(|&(_, &n)| n)
+        .map(|(t, _)| t);
+    for t in named {
+        let tpl = &a.state.templates[t];
         if tpl.excluded.is_some() || tpl.terminating {
             continue;
         }
