@@ -349,11 +349,8 @@ impl DocScan {
             return;
         };
         match first {
-            b' ' => {
-                if self.scalar_at.is_none() && self.top == Top::Other {
-                    return; // deep inside some value: nothing to read
-                }
-            }
+            // Deep inside some value: nothing to read.
+            b' ' if self.scalar_at.is_none() && self.top == Top::Other => return,
             b'#' => {
                 // A comment ends a plain scalar (`#` cannot start a continuation line).
                 self.scalar_at = None;
