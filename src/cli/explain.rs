@@ -226,10 +226,12 @@ pub fn run(args: Args) -> Result<Exit, CliError> {
         version,
         unknown_claimers: UnknownClaimers::Stale,
     };
-    // Only the policies (every Karmada object) and the documents named like the template are
-    // parsed (issue 8: a large repository is mostly other templates); the skipped templates
-    // still count among the kinds TYPE resolves against.
-    let keep = |h: &DocHead<'_>| needed_for(h, name, namespace);
+    // Only the Karmada objects (PPs of the template's namespace) and the documents named like
+    // the template are parsed (issue 8: a large repository is mostly other templates); the
+    // skipped templates still count among the kinds TYPE resolves against. Stdin cannot be
+    // read twice for the fallback below, so it is read whole.
+    let from_stdin = args.files.iter().any(|f| f == "-");
+    let keep = |h: &DocHead<'_>| from_stdin || needed_for(h, name, namespace);
     let (inputs, skipped) = Inputs::read_filtered(&args.files, namespace, &|_| false, &keep)?;
     // Skipped documents other than PPs are templates (`Inventory::classify`).
     let extra: Vec<(String, String)> = skipped
