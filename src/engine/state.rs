@@ -281,41 +281,82 @@ fn with_key<R>(parts: &[&str], f: impl FnOnce(&[u8]) -> R) -> R {
     f(&buf[..len])
 }
 
-/// Templates per worker below which building the entries on one thread is faster.
-const PARALLEL_MIN_TEMPLATES: usize = 10_000;
+/// Objects per worker below which preparing them on one thread is faster.
+const PARALLEL_MIN_OBJECTS: usize = 10_000;
 
-/// The template entries of `objects`, in order: each through the detector's filters (§1.4).
-/// Independent per template and allocation-bound (every string and label is copied), so a
-/// large input is split over two threads.
-fn template_entries(filters: &Filters, objects: &[Object]) -> Vec<TemplateEntry> {
-    let templates: Vec<&Template> = objects
-        .iter()
-        .filter_map(|o| match o {
-            Object::Template(t) => Some(t),
-            _ => None,
+/// A policy through admission, ready to insert.
+enum AdmittedPolicy {
+    Admitted(PolicyEntry),
+    Rejected(Rejected),
+}
+
+impl AdmittedPolicy {
+    fn new(p: &Policy, version: KarmadaVersion) -> AdmittedPolicy {
+        let (spec, errors) = admit_policy(p, version);
+        let reference = p.reference();
+        if !errors.is_empty() {
+            return AdmittedPolicy::Rejected(Rejected {
+                policy: reference,
+                errors,
+                spec,
+                doc: Some(p.doc),
+            });
+        }
+        let (id, id_generated) = match p.permanent_id() {
+            Some(id) => (id.to_string(), false),
+            None => (format!("generated:{reference}"), true),
+        };
+        AdmittedPolicy::Admitted(PolicyEntry {
+            kind: p.kind,
+            namespace: reference.namespace.unwrap_or_default(),
+            name: reference.name,
+            id,
+            id_generated,
+            spec,
+            terminating: p.is_terminating(),
+            known: true,
+            doc: Some(p.doc),
         })
-        .collect();
-    let build = |part: &[&Template]| -> Vec<TemplateEntry> {
+    }
+}
+
+type Prepared = (Vec<AdmittedPolicy>, Vec<TemplateEntry>);
+
+/// The policies of `objects` through admission and the template entries through the
+/// detector's filters (§1.4), each in input order. Independent per object and
+/// allocation-bound, so a large input is split over two threads.
+fn prepare(filters: &Filters, version: KarmadaVersion, objects: &[Object]) -> Prepared {
+    let one = |part: &[Object], capacity: usize| -> Prepared {
+        let mut policies = Vec::new();
+        let mut templates = Vec::with_capacity(capacity);
         // The filters depend on the name and labels only for two rare cases; cache the rest
         // per (apiVersion, kind, namespace).
         let mut excluded_cache: FastMap<Option<Excluded>> = FastMap::default();
-        part.iter()
-            .map(|t| template_entry(filters, t, &mut excluded_cache))
-            .collect()
+        for object in part {
+            match object {
+                Object::Policy(p) => policies.push(AdmittedPolicy::new(p, version)),
+                Object::Template(t) => {
+                    templates.push(template_entry(filters, t, &mut excluded_cache))
+                }
+                _ => {}
+            }
+        }
+        (policies, templates)
     };
-    if templates.len() < 2 * PARALLEL_MIN_TEMPLATES {
-        return build(&templates);
+    if objects.len() < 2 * PARALLEL_MIN_OBJECTS {
+        return one(objects, 0);
     }
-    let (first, second) = templates.split_at(templates.len() / 2);
+    let (first, second) = objects.split_at(objects.len() / 2);
     std::thread::scope(|scope| {
-        let second = scope.spawn(|| build(second));
-        let mut entries = build(first);
-        entries.extend(
-            second
-                .join()
-                .unwrap_or_else(|panic| std::panic::resume_unwind(panic)),
-        );
-        entries
+        let second = scope.spawn(|| one(second, 0));
+        // The first half's vector takes the second's entries without growing again.
+        let mut all = one(first, objects.len());
+        let second = second
+            .join()
+            .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
+        all.0.extend(second.0);
+        all.1.extend(second.1);
+        all
     })
 }
 
@@ -408,21 +449,18 @@ impl State {
     /// same identity replaces an earlier one, as successive `kubectl apply`s would.
     pub fn from_inventory(inv: &Inventory, options: Options) -> State {
         let mut state = State::new(options);
-        // Sized up front: growing these moved every (large) entry several times and rehashed
-        // the keys, a third of the build on a large repository.
-        let n_policies = inv
-            .objects
-            .iter()
-            .filter(|o| matches!(o, Object::Policy(_)))
-            .count();
-        state.policies.reserve(n_policies);
-        state.policy_by_ref.reserve(n_policies);
+        // Admission and the template entries are independent per object and are most of the
+        // build (every spec, string and label is copied): prepared on two threads for a large
+        // input, then inserted in input order.
+        let (policies, templates) =
+            prepare(&state.options.filters, state.options.version, &inv.objects);
+        state.policies.reserve(policies.len());
+        state.policy_by_ref.reserve(policies.len());
+        for p in policies {
+            state.add_admitted(p);
+        }
         for object in &inv.objects {
             match object {
-                Object::Policy(p) => {
-                    state.add_policy_from_model(p);
-                }
-                Object::Template(_) => {}
                 Object::Override(o) => {
                     if o.cluster_scoped {
                         state.cluster_overrides.insert(o.meta.name.clone());
@@ -443,10 +481,10 @@ impl State {
                         },
                     );
                 }
-                Object::Work(_) => {}
+                Object::Policy(_) | Object::Template(_) | Object::Work(_) => {}
             }
         }
-        state.add_templates(template_entries(&state.options.filters, &inv.objects));
+        state.add_templates(templates);
         if state.options.unknown_claimers == UnknownClaimers::AssumeExisting {
             state.add_unknown_claimers();
         }
@@ -455,32 +493,18 @@ impl State {
 
     /// Admission, then insert (or replace) the policy. Returns its slot, or `None` if rejected.
     pub fn add_policy_from_model(&mut self, p: &Policy) -> Option<usize> {
-        let (spec, errors) = admit_policy(p, self.options.version);
-        let reference = p.reference();
-        if !errors.is_empty() {
-            self.rejected.push(Rejected {
-                policy: reference,
-                errors,
-                spec,
-                doc: Some(p.doc),
-            });
-            return None;
+        let admitted = AdmittedPolicy::new(p, self.options.version);
+        self.add_admitted(admitted)
+    }
+
+    fn add_admitted(&mut self, admitted: AdmittedPolicy) -> Option<usize> {
+        match admitted {
+            AdmittedPolicy::Rejected(r) => {
+                self.rejected.push(r);
+                None
+            }
+            AdmittedPolicy::Admitted(entry) => Some(self.upsert_policy(entry)),
         }
-        let (id, id_generated) = match p.permanent_id() {
-            Some(id) => (id.to_string(), false),
-            None => (format!("generated:{reference}"), true),
-        };
-        Some(self.upsert_policy(PolicyEntry {
-            kind: p.kind,
-            namespace: reference.namespace.clone().unwrap_or_default(),
-            name: reference.name.clone(),
-            id,
-            id_generated,
-            spec,
-            terminating: p.is_terminating(),
-            known: true,
-            doc: Some(p.doc),
-        }))
     }
 
     /// Inserts a policy, replacing one with the same identity (its slot is reused).
@@ -930,6 +954,68 @@ mod tests {
         }
         assert_eq!(one_by_one.templates.len(), 3);
         assert_eq!(one_by_one.templates_of("apps/v1", "Deployment"), &[0, 1, 2]);
+    }
+
+    /// A large input is prepared on two threads: the state is the one built object by object.
+    #[test]
+    fn the_two_thread_build_matches_the_sequential_one() {
+        use super::testutil::{deploy, pp};
+        use serde_json::json;
+        let mut objects = Vec::new();
+        for i in 0..2 * PARALLEL_MIN_OBJECTS + 11 {
+            let ns = format!("ns-{}", i % 7);
+            if i % 10 == 3 {
+                let sel = json!({"resourceSelectors": [{"apiVersion": "apps/v1", "kind": "Deployment",
+                    "name": format!("d-{}", i + 1)}], "priority": (i % 5) as i32});
+                objects.push(pp(&ns, &format!("p-{}", i % 1500), sel));
+            } else if i % 997 == 0 {
+                // Rejected by admission: application failover without propagateDeps.
+                let spec = json!({"resourceSelectors": [{"apiVersion": "apps/v1", "kind": "Deployment"}],
+                    "failover": {"application": {"decisionConditions": {"tolerationSeconds": 30}}}});
+                objects.push(pp(&ns, &format!("bad-{i}"), spec));
+            } else {
+                // Identities repeat every 12,000 objects: a later one replaces the earlier.
+                let v = (i / 12_000).to_string();
+                objects.push(deploy(&ns, &format!("d-{}", i % 12_000), &[("v", &v)], &[]));
+            }
+        }
+        let inv = Inventory {
+            documents: Vec::new(),
+            objects,
+            problems: Vec::new(),
+        };
+        let built = State::from_inventory(&inv, Options::default());
+        let mut seq = State::new(Options::default());
+        let mut cache = FastMap::default();
+        for o in &inv.objects {
+            match o {
+                Object::Policy(p) => {
+                    seq.add_policy_from_model(p);
+                }
+                Object::Template(t) => {
+                    seq.add_template(template_entry(&seq.options.filters.clone(), t, &mut cache));
+                }
+                _ => {}
+            }
+        }
+        assert!(!built.rejected.is_empty());
+        assert_eq!(
+            format!("{:?}", built.policies),
+            format!("{:?}", seq.policies)
+        );
+        assert_eq!(
+            format!("{:?}", built.templates),
+            format!("{:?}", seq.templates)
+        );
+        assert_eq!(
+            format!("{:?}", built.rejected),
+            format!("{:?}", seq.rejected)
+        );
+        for t in 0..built.templates.len() {
+            assert_eq!(built.matching_policies(t), seq.matching_policies(t));
+            assert_eq!(built.naming_policies(t), seq.naming_policies(t));
+        }
+        assert_eq!(built.named_templates(), seq.named_templates());
     }
 
     #[test]
