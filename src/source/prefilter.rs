@@ -74,6 +74,10 @@ pub fn scan(text: &str) -> Option<Vec<Segment<'_>>> {
     let mut doc = DocScan::default();
     let mut pos = 0usize;
     while pos < bytes.len() {
+        if bytes[pos] == b' ' && doc.skips_indented() {
+            pos = next_unindented_line(bytes, pos);
+            continue;
+        }
         let nl = text[pos..].find('\n').map_or(bytes.len(), |i| pos + i);
         let next = (nl + 1).min(bytes.len());
         let mut line = &bytes[pos..nl];
@@ -146,11 +150,16 @@ pub fn filter(text: String, keep: &dyn Fn(&DocHead<'_>) -> bool) -> (String, Vec
         }
         let o = out.get_or_insert_with(|| String::with_capacity(text.len() / 4));
         o.push_str(&text[copied..seg.body]);
-        let lines = &text[seg.body..seg.end];
-        let breaks = lines.bytes().filter(|&b| b == b'\n').count();
+        let mut breaks = text.as_bytes()[seg.body..seg.end]
+            .iter()
+            .filter(|&&b| b == b'\n')
+            .count();
         o.push_str("{}");
-        for _ in 0..breaks {
-            o.push('\n');
+        const NEWLINES: &str = "\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n";
+        while breaks > 0 {
+            let n = breaks.min(NEWLINES.len());
+            o.push_str(&NEWLINES[..n]);
+            breaks -= n;
         }
         copied = seg.end;
     }
@@ -241,6 +250,34 @@ fn io_message(e: &std::io::Error) -> String {
 }
 
 /// A CR that is not part of a CRLF: a line break to YAML that the line scanner would not see.
+/// The start of the first line after the one starting at `from` that does not start with a
+/// space (or the end): eight bytes at a time, since most lines of a manifest are indented.
+fn next_unindented_line(b: &[u8], from: usize) -> usize {
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    const LOW7: u64 = 0x7f7f_7f7f_7f7f_7f7f;
+    // High bit of each byte that is zero, exactly (no borrow between bytes).
+    let zero_bytes = |x: u64| !(((x & LOW7).wrapping_add(LOW7)) | x | LOW7);
+    let mut i = from;
+    while i + 9 <= b.len() {
+        let word = u64::from_le_bytes(b[i..i + 8].try_into().expect("8 bytes"));
+        let next = u64::from_le_bytes(b[i + 1..i + 9].try_into().expect("8 bytes"));
+        // A line break whose next byte is not a space.
+        let hits = zero_bytes(word ^ (ONES * u64::from(b'\n')))
+            & !zero_bytes(next ^ (ONES * u64::from(b' ')));
+        if hits != 0 {
+            return i + (hits.trailing_zeros() / 8) as usize + 1;
+        }
+        i += 8;
+    }
+    while i < b.len() {
+        if b[i] == b'\n' && b.get(i + 1) != Some(&b' ') {
+            return i + 1;
+        }
+        i += 1;
+    }
+    b.len()
+}
+
 fn has_lone_cr(text: &str) -> bool {
     let b = text.as_bytes();
     let mut from = 0;
@@ -317,6 +354,11 @@ struct DocScan {
 }
 
 impl DocScan {
+    /// Whether indented lines can be passed over unread (see [`DocScan::line`]).
+    fn skips_indented(&self) -> bool {
+        self.unsure || (self.scalar_at.is_none() && self.top == Top::Other)
+    }
+
     fn finish(self, text: &str) -> Option<DocHead<'_>> {
         if self.unsure || !self.content {
             return None;
@@ -625,6 +667,34 @@ mod tests {
                 None
             ]
         );
+    }
+
+    #[test]
+    fn passes_over_indented_lines() {
+        for text in [
+            "a\n  b\n  c\nd\n",
+            "  x\n   y\n    z\n     w\n      v\n       u\n        t\n\n  s\n",
+            "  only indented\n    lines\n",
+            "  \n\r\n  x\n---\n",
+        ] {
+            let b = text.as_bytes();
+            let mut starts = vec![0];
+            starts.extend(
+                b.iter()
+                    .enumerate()
+                    .filter(|(_, &c)| c == b'\n')
+                    .map(|(i, _)| i + 1),
+            );
+            for &from in &starts {
+                let want = starts
+                    .iter()
+                    .copied()
+                    .find(|&s| s > from && b.get(s) != Some(&b' '))
+                    .unwrap_or(b.len())
+                    .min(b.len());
+                assert_eq!(next_unindented_line(b, from), want, "{text:?} from {from}");
+            }
+        }
     }
 
     #[test]
