@@ -193,3 +193,37 @@ fn every_committed_fuzz_input_lints_and_explains_without_panic() {
         );
     }
 }
+
+/// `lint` lets the trees of most documents go after the per-file checks and parses a policy
+/// again from its lines when a finding needs a position in it: that must give the same tree.
+#[test]
+fn every_corpus_document_parses_again_from_its_own_lines() {
+    use karmada_policy::source::{load, yaml::reparse, Source};
+    let corpus = root().join("../shared/corpus");
+    if !corpus.is_dir() {
+        eprintln!("skipped: {} is missing", corpus.display());
+        return;
+    }
+    let mut files = Vec::new();
+    files_under(&corpus, &mut files);
+    let mut documents = 0;
+    for path in files
+        .iter()
+        .filter(|p| p.extension().is_some_and(|e| e == "yaml" || e == "yml"))
+    {
+        let text = String::from_utf8_lossy(&std::fs::read(path).unwrap()).into_owned();
+        let loaded = load(Source::new(path.display().to_string(), text));
+        for d in &loaded.documents {
+            let again = reparse(&d.source, d.root.span);
+            assert_eq!(
+                again.as_ref(),
+                Some(&d.root),
+                "{} #{}",
+                path.display(),
+                d.index
+            );
+            documents += 1;
+        }
+    }
+    assert!(documents > 300, "corpus documents: {documents}");
+}

@@ -508,11 +508,7 @@ mod tests {
     fn inv(objs: Vec<serde_json::Value>) -> Inventory {
         let docs = objs
             .iter()
-            .map(|o| Document {
-                source: Source::new("x", ""),
-                index: 0,
-                root: Node::from_json(o, Span::default()),
-            })
+            .map(|o| Document::new(Source::new("x", ""), 0, Node::from_json(o, Span::default())))
             .collect();
         Inventory::from_documents(docs, "default")
     }

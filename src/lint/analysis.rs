@@ -1,13 +1,13 @@
 //! What the semantic rules share: the engine's snapshot of the inputs and, per template, what
 //! Karmada converges to (the restart model, claim-and-preemption.md §7). Built once per run.
 
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 use crate::engine::reconcile::{settle_owner, SettledOwner};
 use crate::engine::selector::{selector_priority, ImplicitPriority};
 use crate::engine::state::{FeatureGates, Options, PolicyEntry, State};
 use crate::model::Inventory;
-use crate::source::{FieldPath, Source, Span};
+use crate::source::{FieldPath, Node, Source, Span};
 
 use super::{Finding, LintOptions, RuleDoc};
 
@@ -23,6 +23,9 @@ pub struct Analysis<'a> {
     /// Per template: whether some policy names it ([`State::named_templates`]); only those
     /// can have preemptors.
     pub named: Vec<bool>,
+    /// Whole trees of partial documents ([`crate::source::Document::partial`]), parsed again
+    /// the first time a finding needs a position in one; empty when no document is partial.
+    trees: Vec<OnceLock<Node>>,
 }
 
 /// The controller's preemption gate from the lint options: `PropagationPolicyPreemption`,
@@ -88,19 +91,37 @@ impl<'a> Analysis<'a> {
         let state = State::from_inventory(inventory, options);
         let named = state.named_templates();
         let (settled, matches) = per_template_named(&state, &named);
+        let trees = if inventory.documents.iter().any(|d| d.partial) {
+            (0..inventory.documents.len())
+                .map(|_| OnceLock::new())
+                .collect()
+        } else {
+            Vec::new()
+        };
         Analysis {
             inventory,
             state,
             settled,
             matches,
             named,
+            trees,
         }
+    }
+
+    /// The whole tree of document `doc`, to locate a finding's field in.
+    pub fn tree(&self, doc: usize) -> &Node {
+        let d = &self.inventory.documents[doc];
+        if !d.partial {
+            return &d.root;
+        }
+        self.trees[doc].get_or_init(|| d.full_tree().into_owned())
     }
 
     /// Where a policy's document is, and the span of `path` in it.
     pub fn policy_span(&self, p: &PolicyEntry, path: &FieldPath) -> Option<(Arc<Source>, Span)> {
-        let doc = &self.inventory.documents[p.doc?];
-        Some((doc.source.clone(), doc.root.locate(path)))
+        let doc = p.doc?;
+        let source = self.inventory.documents[doc].source.clone();
+        Some((source, self.tree(doc).locate(path)))
     }
 
     /// The path of the first selector of policy `p` that matches template `t`.

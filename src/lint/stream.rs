@@ -3,14 +3,15 @@
 //! A node tree costs about twenty times the text it was parsed from, so a 50 MB repository
 //! parsed whole needs more than a gigabyte. Each file is instead checked on its own right after it
 //! is parsed, on the thread that parsed it (the per-object rules: input, typing, schema,
-//! admission, suspension), and then most of its tree is let go: the rules that compare objects
-//! afterwards point into Karmada objects (policies, overrides, bindings, Works), but of any other
-//! document they read only its identity and the ignore annotation, which the skeleton keeps.
+//! admission, suspension), and then its tree is let go but for a skeleton: the rules that compare
+//! objects afterwards read a document's `metadata.name` and ignore annotation, which the skeleton
+//! keeps, and where a finding points into a policy, the policy is parsed again from its lines
+//! ([`crate::source::Document::full_tree`]), a few thousand small documents at most.
 //! The findings are the same as [`super::lint`] gives over the whole input.
 
 use std::path::PathBuf;
 
-use crate::model::{Inventory, Object};
+use crate::model::Inventory;
 use crate::source::files::{self, ReadError};
 use crate::source::{Entry, Loaded, Node, Value};
 
@@ -20,7 +21,7 @@ use super::{per_object_findings, rules, semantic_findings, suppress, Finding, Li
 pub struct Linted {
     /// One per input file, in input order (their documents moved into the inventory).
     pub loaded: Vec<Loaded>,
-    /// Every document; outside Karmada objects, only the skeleton [`skeleton`] keeps.
+    /// Every document, partial: its tree holds only what [`skeleton`] keeps.
     pub inventory: Inventory,
     /// Sorted by file and position, configuration and inline ignores applied.
     pub findings: Vec<Finding>,
@@ -40,9 +41,16 @@ pub fn lint_paths(
     opts: &LintOptions,
 ) -> Result<Linted, ReadError> {
     let parts = files::read_all_with(paths, &|loaded| check_file(loaded, default_namespace, opts))?;
+    // Sized up front: growing by doubling would hold two copies of the largest vectors.
+    let documents = parts.iter().map(|p| p.inventory.documents.len()).sum();
+    let objects = parts.iter().map(|p| p.inventory.objects.len()).sum();
     let mut linted = Linted {
         loaded: Vec::with_capacity(parts.len()),
-        inventory: Inventory::default(),
+        inventory: Inventory {
+            documents: Vec::with_capacity(documents),
+            objects: Vec::with_capacity(objects),
+            problems: Vec::new(),
+        },
         findings: Vec::new(),
     };
     for part in parts {
@@ -88,20 +96,14 @@ fn check_file(mut loaded: Loaded, default_namespace: &str, opts: &LintOptions) -
     }
 }
 
-/// Replaces the tree of every document that is not a Karmada object by its [`skeleton`].
+/// Replaces every document's tree by its [`skeleton`]: the rules run afterwards read only that,
+/// or (for a policy a finding points into) parse the document again from its lines.
 fn release_trees(inventory: &mut Inventory) {
-    let mut keep = vec![false; inventory.documents.len()];
-    for object in &inventory.objects {
-        if !matches!(object, Object::Template(_)) {
-            keep[object.doc()] = true;
-        }
-    }
-    for (doc, keep) in inventory.documents.iter_mut().zip(keep) {
-        if !keep {
-            let span = doc.root.span;
-            let root = std::mem::replace(&mut doc.root, Node::new(Value::Null, span));
-            doc.root = skeleton(root);
-        }
+    for doc in &mut inventory.documents {
+        let span = doc.root.span;
+        let root = std::mem::replace(&mut doc.root, Node::new(Value::Null, span));
+        doc.root = skeleton(root);
+        doc.partial = true;
     }
 }
 
@@ -129,7 +131,7 @@ fn skeleton(root: Node) -> Node {
             _ => None,
         })
         .collect();
-    Node::new(Value::Map(kept), span)
+    Node::new(Value::Map(exact(kept)), span)
 }
 
 /// The entries of a mapping that `keep` keeps (possibly reduced); a non-mapping is kept as is.
@@ -137,7 +139,7 @@ fn keep_keys(node: Node, keep: &dyn Fn(&str, Node) -> Option<Node>) -> Node {
     let span = node.span;
     match node.value {
         Value::Map(entries) => Node::new(
-            Value::Map(
+            Value::Map(exact(
                 entries
                     .into_iter()
                     .filter_map(|e| {
@@ -146,17 +148,89 @@ fn keep_keys(node: Node, keep: &dyn Fn(&str, Node) -> Option<Node>) -> Node {
                         Some(Entry { key, value })
                     })
                     .collect(),
-            ),
+            )),
             span,
         ),
         other => Node::new(other, span),
     }
 }
 
+/// `entries` in an allocation of their own size: collecting a filtered vector reuses the
+/// original's (a root mapping's room for a whole object), which would outlive the tree.
+fn exact(mut entries: Vec<Entry>) -> Vec<Entry> {
+    entries.shrink_to_fit();
+    entries
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::source::{load, FieldPath, Source};
+
+    /// Everything a renderer shows of a finding.
+    fn shown(findings: &[Finding]) -> Vec<String> {
+        findings
+            .iter()
+            .map(|f| {
+                let at = |l: &crate::lint::Location| {
+                    format!(
+                        "{}:{}:{}",
+                        l.source.name, l.span.start.line, l.span.start.col
+                    )
+                };
+                let related: Vec<String> = f
+                    .related
+                    .iter()
+                    .map(|r| format!("{} {}", at(&r.location), r.message))
+                    .collect();
+                format!(
+                    "{} {:?} {} {:?} {:?} {:?} {related:?}",
+                    f.rule,
+                    f.severity,
+                    f.location.as_ref().map(at).unwrap_or_default(),
+                    f.field,
+                    f.object.as_ref().map(ToString::to_string),
+                    f.message
+                )
+            })
+            .collect()
+    }
+
+    #[test]
+    fn streaming_finds_what_linting_the_whole_input_finds() {
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+        let dirs = ["testdata/lint", "testdata/examples", "testdata/engine"];
+        let paths = files::expand(&dirs.map(|d| root.join(d).display().to_string()), &|_| {
+            false
+        })
+        .unwrap();
+        let opts = LintOptions {
+            inline_ignores: true,
+            ..LintOptions::default()
+        };
+        let mut gated = opts.clone();
+        gated
+            .feature_gates
+            .insert("PropagationPolicyPreemption".into(), true);
+        for opts in [opts, gated] {
+            let streamed = lint_paths(&paths, "default", &opts).unwrap();
+            let mut loaded = files::read_all(&paths).unwrap();
+            let documents = loaded
+                .iter_mut()
+                .flat_map(|l| std::mem::take(&mut l.documents))
+                .collect();
+            let inventory = Inventory::from_documents(documents, "default");
+            let whole = super::super::lint(&loaded, &inventory, &opts);
+            assert!(
+                whole.len() > 20,
+                "the test data has findings: {}",
+                whole.len()
+            );
+            assert!(whole.iter().any(|f| f.rule == "overlap"));
+            assert_eq!(shown(&streamed.findings), shown(&whole));
+            assert!(streamed.inventory.documents.iter().all(|d| d.partial));
+        }
+    }
 
     #[test]
     fn the_skeleton_keeps_identity_and_the_ignore_annotation_in_place() {

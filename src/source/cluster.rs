@@ -587,11 +587,11 @@ pub fn object_ref(rt: &ResourceType, obj: &J) -> String {
 /// A live object as a document: its source name is the object reference, its text empty, and
 /// every node at line 0 (no file position; renderers show the reference and the field path).
 pub fn document(rt: &ResourceType, obj: &J) -> Document {
-    Document {
-        source: Source::new(object_ref(rt, obj), ""),
-        index: 0,
-        root: Node::from_json(obj, Span::default()),
-    }
+    Document::new(
+        Source::new(object_ref(rt, obj), ""),
+        0,
+        Node::from_json(obj, Span::default()),
+    )
 }
 
 /// Documents of every object of the reads, in read order.

@@ -49,22 +49,43 @@ impl Source {
         })
     }
 
+    fn line_starts(&self) -> &[usize] {
+        self.line_starts.get_or_init(|| {
+            std::iter::once(0)
+                .chain(self.text.match_indices('\n').map(|(i, _)| i + 1))
+                .collect()
+        })
+    }
+
     /// The text of one 1-based line, without its line ending.
     pub fn line(&self, line: u32) -> Option<&str> {
         if line == 0 {
             return None;
         }
-        let starts = self.line_starts.get_or_init(|| {
-            std::iter::once(0)
-                .chain(self.text.match_indices('\n').map(|(i, _)| i + 1))
-                .collect()
-        });
+        let starts = self.line_starts();
         let start = *starts.get(line as usize - 1)?;
         let end = starts
             .get(line as usize)
             .map_or(self.text.len(), |next| next - 1);
         let l = &self.text[start..end];
         Some(l.strip_suffix('\r').unwrap_or(l))
+    }
+}
+
+impl Source {
+    /// The text of 1-based lines `first..=last` with their line endings (`last` is clamped to
+    /// the end of the text).
+    pub fn lines(&self, first: u32, last: u32) -> Option<&str> {
+        if first == 0 || last < first {
+            return None;
+        }
+        let starts = self.line_starts();
+        let start = *starts.get(first as usize - 1)?;
+        let end = starts
+            .get(last as usize)
+            .copied()
+            .unwrap_or(self.text.len());
+        self.text.get(start..end)
     }
 }
 
@@ -359,9 +380,35 @@ pub struct Document {
     /// 0-based position among the documents of its source.
     pub index: usize,
     pub root: Node,
+    /// `root` holds only part of the tree (`lint` lets most of a large input's trees go once
+    /// each file is checked); [`Document::full_tree`] parses the whole one again.
+    pub partial: bool,
 }
 
 impl Document {
+    pub fn new(source: Arc<Source>, index: usize, root: Node) -> Document {
+        Document {
+            source,
+            index,
+            root,
+            partial: false,
+        }
+    }
+
+    /// The whole tree: `root`, or for a partial document the tree parsed again from the lines
+    /// it spans in its source, with its original positions. Should that fail (the text is not
+    /// what was parsed), the partial root, so a finding still points into the document.
+    pub fn full_tree(&self) -> std::borrow::Cow<'_, Node> {
+        use std::borrow::Cow;
+        if !self.partial {
+            return Cow::Borrowed(&self.root);
+        }
+        match super::yaml::reparse(&self.source, self.root.span) {
+            Some(tree) => Cow::Owned(tree),
+            None => Cow::Borrowed(&self.root),
+        }
+    }
+
     /// A short identity for messages: `file.yaml` or `file.yaml#2` for later documents.
     pub fn label(&self) -> String {
         if self.index == 0 {

@@ -113,21 +113,15 @@ fn push_roots(out: &mut Loaded, roots: Vec<Node>) {
             if let Some(items) = root.get("items").and_then(Node::as_seq) {
                 for item in items.iter().filter(|i| i.as_map().is_some()) {
                     let index = out.documents.len();
-                    out.documents.push(Document {
-                        source: out.source.clone(),
-                        index,
-                        root: item.clone(),
-                    });
+                    out.documents
+                        .push(Document::new(out.source.clone(), index, item.clone()));
                 }
                 continue;
             }
         }
         let index = out.documents.len();
-        out.documents.push(Document {
-            source: out.source.clone(),
-            index,
-            root,
-        });
+        out.documents
+            .push(Document::new(out.source.clone(), index, root));
     }
 }
 
@@ -235,6 +229,35 @@ pub fn find_templating(text: &str) -> Option<(u32, u32, String)> {
 }
 
 type ParseOutput = (Vec<Node>, Vec<LoadProblem>);
+
+/// The mapping at `span` of `source` parsed again from the lines it spans: the whole tree of a
+/// document whose tree was let go. `None` when those lines no longer hold that mapping.
+pub fn reparse(source: &Source, span: Span) -> Option<Node> {
+    let text = source.lines(span.start.line, span.end.line)?;
+    let (roots, _) = parse_stream(text, span.start.line - 1).ok()?;
+    roots.into_iter().find_map(|root| take_at(root, span))
+}
+
+/// The mapping whose span is `span`, searched among `node` and its descendants (a `kind: List`
+/// item sits inside a sequence).
+fn take_at(node: Node, span: Span) -> Option<Node> {
+    if node.span == span && matches!(node.value, Value::Map(_)) {
+        return Some(node);
+    }
+    let inside = |n: &Node| n.span.start <= span.start && span.end <= n.span.end;
+    match node.value {
+        Value::Seq(items) => items
+            .into_iter()
+            .filter(inside)
+            .find_map(|n| take_at(n, span)),
+        Value::Map(entries) => entries
+            .into_iter()
+            .map(|e| e.value)
+            .filter(inside)
+            .find_map(|n| take_at(n, span)),
+        _ => None,
+    }
+}
 
 fn parse_stream(text: &str, line_offset: u32) -> Result<ParseOutput, ScanError> {
     let mut b = Builder {
@@ -737,6 +760,45 @@ mod tests {
         ] {
             let _ = load_str(text);
         }
+    }
+}
+
+#[cfg(test)]
+mod reparse_tests {
+    use super::*;
+
+    /// Every document of `text` parsed again from its own lines is the tree first parsed.
+    fn assert_reparses(text: &str) {
+        let loaded = load(Source::new("t.yaml", text));
+        assert!(!loaded.documents.is_empty(), "{text}");
+        for d in &loaded.documents {
+            assert_eq!(
+                reparse(&d.source, d.root.span).as_ref(),
+                Some(&d.root),
+                "document {} of {text:?}",
+                d.index
+            );
+        }
+    }
+
+    #[test]
+    fn documents_parse_again_from_their_lines_with_the_same_positions() {
+        assert_reparses("a: 1\nb: [x, y]\n---\nc:\n  d: {e: f}\n...\n--- {g: h}\n");
+        assert_reparses(
+            "# c\n---\nx: &a {k: v}\ny: *a\nz:\n  <<: *a\n  w: 1\n---\nq: |\n  text\n  more\n",
+        );
+        assert_reparses("a: 1\r\nb:\r\n  - c\r\n---\r\nd: e\r\n");
+        assert_reparses(
+            "apiVersion: v1\nkind: List\nitems:\n  - apiVersion: v1\n    kind: ConfigMap\n    metadata: {name: a}\n  - {apiVersion: v1, kind: ConfigMap, metadata: {name: b}}\n",
+        );
+    }
+
+    #[test]
+    fn changed_text_does_not_reparse_to_a_wrong_tree() {
+        let loaded = load(Source::new("t.yaml", "a: 1\nb: 2\n"));
+        let span = loaded.documents[0].root.span;
+        assert_eq!(reparse(&Source::new("t.yaml", "- 1\n- 2\n"), span), None);
+        assert_eq!(reparse(&Source::new("t.yaml", ""), span), None);
     }
 }
 
