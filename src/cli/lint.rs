@@ -251,7 +251,7 @@ pub fn run(args: Args) -> Result<Exit, CliError> {
         policies: linted.inventory.policies().count(),
         ..Summary::default()
     };
-    summary.count(&findings);
+    summary.count(findings);
     for o in &outputs {
         let text = render(
             o.format,
