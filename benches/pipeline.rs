@@ -8,9 +8,10 @@
 //! BENCH_DOCS=10000 BENCH_RUNS=5 cargo bench --bench pipeline
 //! ```
 //!
-//! Phases: loader (read + parse, what `lint --parse-only` does), inventory (typing the
-//! documents), each lint rule group, the engine's state and per-template decisions (explain),
-//! and the text and JSON renderers.
+//! Phases: loader (read + parse), inventory (typing the documents), each lint rule group, the
+//! engine's state and per-template decisions (explain), and the text and JSON renderers; then
+//! the two figures `lint PATH` is judged by: parsing on all cores with each tree dropped (what
+//! `lint --parse-only` does) and the streamed lint (`lint::stream`, what `lint PATH` runs).
 
 #[path = "../examples/gen_repo.rs"]
 #[allow(dead_code)]
@@ -125,7 +126,18 @@ fn main() {
     report("rules: dead-policy", d, docs);
     drop(analysis);
     let (d, findings) = best(runs, || lint::lint(&loaded, &inv, &opts));
-    report("lint (all rules)", d, docs);
+    report("lint (all rules, parsed)", d, docs);
+    let paths = files::expand(std::slice::from_ref(&dir), &|_| false).expect("generated repository");
+    let (d, _) = best(runs, || {
+        files::read_all_with(&paths, &|l| l.documents.len()).expect("readable")
+    });
+    report("parse on all cores", d, docs);
+    let (d, streamed) = best(runs, || {
+        lint::stream::lint_paths(&paths, "default", &opts).expect("readable")
+    });
+    report("lint PATH (streamed)", d, docs);
+    assert_eq!(streamed.findings.len(), findings.len());
+    std::mem::forget(streamed);
     let mut summary = Summary {
         files: loaded.len(),
         documents: inv.documents.len(),

@@ -108,10 +108,12 @@ impl<'a> Analysis<'a> {
         }
     }
 
-    /// The whole tree of document `doc`, to locate a finding's field in.
-    pub fn tree(&self, doc: usize) -> &Node {
+    /// A tree of document `doc` in which `path` is where it is in the whole document: the
+    /// document's own, or for a partial one (see [`super::stream`]) its skeleton when that keeps
+    /// the path, else the whole tree parsed again (once per document).
+    pub fn tree(&self, doc: usize, path: &FieldPath) -> &Node {
         let d = &self.inventory.documents[doc];
-        if !d.partial {
+        if !d.partial || super::stream::skeleton_keeps(path) {
             return &d.root;
         }
         self.trees[doc].get_or_init(|| d.full_tree().into_owned())
@@ -121,7 +123,7 @@ impl<'a> Analysis<'a> {
     pub fn policy_span(&self, p: &PolicyEntry, path: &FieldPath) -> Option<(Arc<Source>, Span)> {
         let doc = p.doc?;
         let source = self.inventory.documents[doc].source.clone();
-        Some((source, self.tree(doc).locate(path)))
+        Some((source, self.tree(doc, path).locate(path)))
     }
 
     /// The path of the first selector of policy `p` that matches template `t`.

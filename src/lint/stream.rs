@@ -13,7 +13,7 @@ use std::path::PathBuf;
 
 use crate::model::Inventory;
 use crate::source::files::{self, ReadError};
-use crate::source::{Entry, Loaded, Node, Value};
+use crate::source::{Entry, FieldPath, Loaded, Node, Seg, Value};
 
 use super::{per_object_findings, rules, semantic_findings, suppress, Finding, LintOptions};
 
@@ -40,7 +40,9 @@ pub fn lint_paths(
     default_namespace: &str,
     opts: &LintOptions,
 ) -> Result<Linted, ReadError> {
+    let clock = Clock::start();
     let parts = files::read_all_with(paths, &|loaded| check_file(loaded, default_namespace, opts))?;
+    clock.lap("read, parse, per-object rules");
     // Sized up front: growing by doubling would hold two copies of the largest vectors.
     let documents = parts.iter().map(|p| p.inventory.documents.len()).sum();
     let objects = parts.iter().map(|p| p.inventory.objects.len()).sum();
@@ -66,10 +68,16 @@ pub fn lint_paths(
         linted.inventory.append(part.inventory);
         linted.loaded.push(part.loaded);
     }
+    clock.lap("merge");
     let inventory = &linted.inventory;
     let (duplicates, semantic) = std::thread::scope(|scope| {
-        let semantic = scope.spawn(|| semantic_findings(inventory, opts));
+        let semantic = scope.spawn(|| {
+            let findings = semantic_findings(inventory, opts);
+            clock.lap("semantic rules (engine analysis)");
+            findings
+        });
         let duplicates = rules::duplicate_identity::check(inventory);
+        clock.lap("duplicate-identity");
         let semantic = semantic
             .join()
             .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
@@ -79,7 +87,27 @@ pub fn lint_paths(
     findings.extend(duplicates);
     findings.extend(semantic);
     linted.findings = super::finish(findings, &linted.inventory, opts);
+    clock.lap("settings, ignores, sorting");
     Ok(linted)
+}
+
+/// Phase timings on stderr when `KARMADA_POLICY_TIMINGS` is set (a benchmarking aid, like the
+/// hidden `lint --parse-only`; not a stable interface): milliseconds since the start.
+struct Clock(Option<std::time::Instant>);
+
+impl Clock {
+    fn start() -> Clock {
+        Clock(std::env::var_os("KARMADA_POLICY_TIMINGS").map(|_| std::time::Instant::now()))
+    }
+
+    fn lap(&self, phase: &str) {
+        if let Some(start) = self.0 {
+            eprintln!(
+                "timing: {:>8.1} ms  {phase}",
+                start.elapsed().as_secs_f64() * 1e3
+            );
+        }
+    }
 }
 
 /// Types one file's documents, runs the per-object rules on them and lets go of what the later
@@ -99,25 +127,33 @@ fn check_file(mut loaded: Loaded, default_namespace: &str, opts: &LintOptions) -
 /// Replaces every document's tree by its [`skeleton`]: the rules run afterwards read only that,
 /// or (for a policy a finding points into) parse the document again from its lines.
 fn release_trees(inventory: &mut Inventory) {
-    for doc in &mut inventory.documents {
+    let mut policy = vec![false; inventory.documents.len()];
+    for p in inventory.policies() {
+        policy[p.doc] = true;
+    }
+    for (doc, policy) in inventory.documents.iter_mut().zip(policy) {
         let span = doc.root.span;
         let root = std::mem::replace(&mut doc.root, Node::new(Value::Null, span));
-        doc.root = skeleton(root);
+        doc.root = skeleton(root, policy);
         doc.partial = true;
     }
 }
 
-/// What the rules run after the per-object checks read of a template (or of a document that is
-/// no object): `metadata.name` (duplicate-identity points at it) and the ignore annotation, at
-/// their original positions. Ninety thousand templates make every node kept here count.
-fn skeleton(root: Node) -> Node {
+/// What the rules run after the per-object checks read of a document, at the original positions:
+/// `metadata.name` (duplicate-identity) and the ignore annotation (suppressions); of a `policy`
+/// also `spec.resourceSelectors`, `spec.priority` and `spec.preemption` (where the semantic rules
+/// point) and the root's first entry, where a finding about a missing top-level field points.
+/// [`skeleton_keeps`] says which paths locate exactly as in the whole tree. A hundred thousand
+/// documents make every node kept here count.
+fn skeleton(root: Node, policy: bool) -> Node {
     let span = root.span;
     let Value::Map(entries) = root.value else {
         return Node::new(Value::Null, span);
     };
     let kept = entries
         .into_iter()
-        .filter_map(|e| match e.key.as_str() {
+        .enumerate()
+        .filter_map(|(i, e)| match e.key.as_str() {
             Some("metadata") => Some(Entry {
                 value: keep_keys(e.value, &|k, v| match k {
                     "name" => Some(v),
@@ -128,10 +164,33 @@ fn skeleton(root: Node) -> Node {
                 }),
                 key: e.key,
             }),
+            Some("spec") if policy => Some(Entry {
+                value: keep_keys(e.value, &|k, v| {
+                    matches!(k, "resourceSelectors" | "priority" | "preemption").then_some(v)
+                }),
+                key: e.key,
+            }),
+            _ if i == 0 && policy => Some(e),
             _ => None,
         })
         .collect();
     Node::new(Value::Map(exact(kept)), span)
+}
+
+/// Whether the [`skeleton`] of a policy keeps what `path` locates: the same node, or the same
+/// closest ancestor when the field is missing (of other documents, only the `metadata` paths
+/// hold). Other paths need [`crate::source::Document::full_tree`].
+pub fn skeleton_keeps(path: &FieldPath) -> bool {
+    let key = |i: usize| match path.0.get(i) {
+        Some(Seg::Key(k)) => Some(k.as_str()),
+        _ => None,
+    };
+    match (key(0), key(1)) {
+        (Some("metadata"), Some("name")) => true,
+        (Some("metadata"), Some("annotations")) => key(2) == Some(suppress::ANNOTATION),
+        (Some("spec"), Some("resourceSelectors" | "priority" | "preemption")) => true,
+        _ => false,
+    }
 }
 
 /// The entries of a mapping that `keep` keeps (possibly reduced); a non-mapping is kept as is.
@@ -165,7 +224,7 @@ fn exact(mut entries: Vec<Entry>) -> Vec<Entry> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::source::{load, FieldPath, Source};
+    use crate::source::{load, Source};
 
     /// Everything a renderer shows of a finding.
     fn shown(findings: &[Finding]) -> Vec<String> {
@@ -233,11 +292,43 @@ mod tests {
     }
 
     #[test]
+    fn paths_the_skeleton_keeps_locate_as_in_the_whole_tree() {
+        let text = "apiVersion: policy.karmada.io/v1alpha1\nkind: PropagationPolicy\nmetadata:\n  name: p\n  labels: {a: b}\nspec:\n  placement:\n    clusterAffinity: {clusterNames: [m1]}\n  resourceSelectors:\n    - apiVersion: apps/v1\n      kind: Deployment\n      name: web\n  preemption: Always\n---\nkind: PropagationPolicy\nmetadata: {name: q}\n";
+        for doc in load(Source::new("t.yaml", text)).documents {
+            let whole = doc.root.clone();
+            let skel = skeleton(doc.root, true);
+            for path in [
+                "metadata.name",
+                "metadata.annotations.karmada-policy.io/ignore",
+                "spec.resourceSelectors",
+                "spec.resourceSelectors[0]",
+                "spec.resourceSelectors[0].name",
+                "spec.resourceSelectors[0].namespace",
+                "spec.resourceSelectors[3]",
+                "spec.priority",
+                "spec.preemption",
+            ] {
+                let p = if path.starts_with("metadata.annotations") {
+                    FieldPath::parse("metadata.annotations").key(suppress::ANNOTATION)
+                } else {
+                    FieldPath::parse(path)
+                };
+                assert!(skeleton_keeps(&p), "{path}");
+                assert_eq!(skel.locate(&p), whole.locate(&p), "{path}");
+                assert_eq!(skel.locate_value(&p), whole.locate_value(&p), "{path}");
+                assert_eq!(skel.at(&p), whole.at(&p), "{path}");
+            }
+        }
+        assert!(!skeleton_keeps(&FieldPath::parse("spec.placement")));
+        assert!(!skeleton_keeps(&FieldPath::parse("metadata.labels")));
+    }
+
+    #[test]
     fn the_skeleton_keeps_identity_and_the_ignore_annotation_in_place() {
         let text = "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: web\n  namespace: shop\n  labels: {app: web}\n  annotations:\n    team: a\n    karmada-policy.io/ignore: \"overlap: known\"\nspec:\n  replicas: 2\n";
         let root = load(Source::new("t.yaml", text)).documents.remove(0).root;
         let before = root.clone();
-        let skel = skeleton(root);
+        let skel = skeleton(root, false);
         let name = FieldPath::parse("metadata.name");
         assert_eq!(skel.at(&name), before.at(&name));
         assert_eq!(skel.locate_value(&name), before.locate_value(&name));

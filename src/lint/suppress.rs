@@ -56,8 +56,8 @@ pub fn apply(
 ) -> Vec<Finding> {
     let mut per_doc: Vec<Vec<Ignore>> = vec![Vec::new(); inventory.documents.len()];
     let mut problems = Vec::new();
+    let path = FieldPath::parse("metadata.annotations").key(ANNOTATION);
     for (i, doc) in inventory.documents.iter().enumerate() {
-        let path = FieldPath::parse("metadata.annotations").key(ANNOTATION);
         let Some(value) = doc.root.at(&path).and_then(|n| n.as_str()) else {
             continue;
         };

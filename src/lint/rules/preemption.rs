@@ -172,12 +172,12 @@ fn silent(a: &Analysis<'_>) -> Vec<Finding> {
         let mut f = a.policy_finding(p, &SILENT, &FieldPath::parse("spec.priority"), message);
         // Point at the selector that names the template when the priority is not written.
         if let Some(doc) = pol.doc {
-            let tree = a.tree(doc);
-            if tree.at(&FieldPath::parse("spec.priority")).is_none() {
+            let priority = FieldPath::parse("spec.priority");
+            if a.tree(doc, &priority).at(&priority).is_none() {
                 let path = a.matching_selector(p, t);
                 f.location = Some(crate::lint::Location {
                     source: a.inventory.documents[doc].source.clone(),
-                    span: tree.locate(&path),
+                    span: a.tree(doc, &path).locate(&path),
                 });
                 f.field = Some(path.to_string());
             }
