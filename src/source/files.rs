@@ -82,6 +82,12 @@ pub fn is_manifest_name(name: &str) -> bool {
 
 /// Reads and parses one input (`-` is stdin).
 pub fn read(path: &Path) -> Result<Loaded, ReadError> {
+    let (name, text) = read_text(path)?;
+    Ok(load(Source::new(name, text)))
+}
+
+/// The name an input is shown by and its text, decoded (`-` is stdin, named `<stdin>`).
+pub fn read_text(path: &Path) -> Result<(String, String), ReadError> {
     let (name, bytes) = if path == Path::new("-") {
         let mut buf = Vec::new();
         std::io::stdin()
@@ -99,7 +105,7 @@ pub fn read(path: &Path) -> Result<Loaded, ReadError> {
         })?;
         (name, bytes)
     };
-    Ok(load(Source::new(name, decode(bytes))))
+    Ok((name, decode(bytes)))
 }
 
 /// Reads and parses several inputs, results in input order. On several errors the first input's
@@ -111,18 +117,26 @@ pub fn read_all(paths: &[PathBuf]) -> Result<Vec<Loaded>, ReadError> {
 /// Reads and parses several inputs and hands each parsed file to `then` on the thread that
 /// parsed it, so a caller can reduce a file (check it, drop what it no longer needs) while its
 /// tree is still hot and before the next one is read: memory then holds what `then` keeps, not
-/// every tree at once. Files are parsed on all cores (std threads, no thread pool crate: each
-/// worker takes the next file), since parsing is most of a large run's time. Results come back
-/// in input order; on several errors the first input's is returned, as a sequential read would.
+/// every tree at once.
 pub fn read_all_with<T: Send>(
     paths: &[PathBuf],
     then: &(dyn Fn(Loaded) -> T + Sync),
+) -> Result<Vec<T>, ReadError> {
+    in_parallel(paths, &|path| read(path).map(then))
+}
+
+/// `each` over every input on all cores (std threads, no thread pool crate: each worker takes
+/// the next input), since reading and parsing is most of a large run's time. Results come back
+/// in input order; on several errors the first input's is returned, as a sequential run would.
+pub fn in_parallel<T: Send>(
+    paths: &[PathBuf],
+    each: &(dyn Fn(&Path) -> Result<T, ReadError> + Sync),
 ) -> Result<Vec<T>, ReadError> {
     let workers = std::thread::available_parallelism()
         .map_or(1, |n| n.get())
         .min(paths.len());
     if workers <= 1 {
-        return paths.iter().map(|p| read(p).map(then)).collect();
+        return paths.iter().map(|p| each(p)).collect();
     }
     let next = std::sync::atomic::AtomicUsize::new(0);
     let mut results: Vec<(usize, Result<T, ReadError>)> = std::thread::scope(|scope| {
@@ -133,7 +147,7 @@ pub fn read_all_with<T: Send>(
                     loop {
                         let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
                         let Some(path) = paths.get(i) else { break };
-                        done.push((i, read(path).map(then)));
+                        done.push((i, each(path)));
                     }
                     done
                 })

@@ -24,7 +24,7 @@
 //! every kept document keeps its lines (positions) and its index among the loaded documents
 //! (the loader counts an empty mapping as a document: the `file.yaml#N` labels do not move).
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use super::document::Source;
 use super::files::{self, ReadError};
@@ -172,81 +172,17 @@ pub fn filter(text: String, keep: &dyn Fn(&DocHead<'_>) -> bool) -> (String, Vec
     }
 }
 
-/// One input, loaded, with the heads of the documents skipped.
-type FileResult = Result<(Loaded, Vec<Skipped>), ReadError>;
-
 /// Reads and loads each input as `files::read_all` does (in order, on all cores, `-` is stdin),
 /// dropping the documents `keep` refuses before they are parsed.
 pub fn read_all_filtered(
     paths: &[PathBuf],
     keep: &(dyn Fn(&DocHead<'_>) -> bool + Sync),
 ) -> Result<Vec<(Loaded, Vec<Skipped>)>, ReadError> {
-    let read_one = |path: &PathBuf| -> FileResult {
-        let (name, bytes) = read_bytes(path)?;
-        let (text, skipped) = filter(files::decode(bytes), keep);
+    files::in_parallel(paths, &|path| {
+        let (name, text) = files::read_text(path)?;
+        let (text, skipped) = filter(text, keep);
         Ok((load(Source::new(name, text)), skipped))
-    };
-    let workers = std::thread::available_parallelism()
-        .map_or(1, |n| n.get())
-        .min(paths.len());
-    if workers <= 1 {
-        return paths.iter().map(read_one).collect();
-    }
-    let next = std::sync::atomic::AtomicUsize::new(0);
-    let mut results: Vec<(usize, FileResult)> = std::thread::scope(|scope| {
-        let handles: Vec<_> = (0..workers)
-            .map(|_| {
-                scope.spawn(|| {
-                    let mut done = Vec::new();
-                    loop {
-                        let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-                        let Some(path) = paths.get(i) else { break };
-                        done.push((i, read_one(path)));
-                    }
-                    done
-                })
-            })
-            .collect();
-        handles
-            .into_iter()
-            .flat_map(|h| match h.join() {
-                Ok(done) => done,
-                Err(panic) => std::panic::resume_unwind(panic),
-            })
-            .collect()
-    });
-    results.sort_by_key(|(i, _)| *i);
-    results.into_iter().map(|(_, r)| r).collect()
-}
-
-/// The name and bytes of an input, named as `files::read` names it.
-fn read_bytes(path: &Path) -> Result<(String, Vec<u8>), ReadError> {
-    use std::io::Read;
-    if path == Path::new("-") {
-        let mut buf = Vec::new();
-        std::io::stdin()
-            .read_to_end(&mut buf)
-            .map_err(|e| ReadError {
-                path: "<stdin>".into(),
-                message: io_message(&e),
-            })?;
-        return Ok(("<stdin>".to_string(), buf));
-    }
-    let s = path.to_string_lossy();
-    let name = s.strip_prefix("./").unwrap_or(&s).to_string();
-    let bytes = std::fs::read(path).map_err(|e| ReadError {
-        path: name.clone(),
-        message: io_message(&e),
-    })?;
-    Ok((name, bytes))
-}
-
-fn io_message(e: &std::io::Error) -> String {
-    match e.kind() {
-        std::io::ErrorKind::NotFound => "no such file or directory".into(),
-        std::io::ErrorKind::PermissionDenied => "permission denied".into(),
-        _ => e.to_string(),
-    }
+    })
 }
 
 /// A CR that is not part of a CRLF: a line break to YAML that the line scanner would not see.
