@@ -425,8 +425,9 @@ pub struct State {
     /// Bindings by the template they bind (`apiVersion/kind/namespace/name` key).
     pub bindings: FastMap<BindingInfo>,
     policy_by_ref: FastRefMap<usize>,
-    /// PPs by (apiVersion, kind, namespace); CPPs by (apiVersion, kind, selector namespace), `""`
-    /// standing for "any namespace and cluster-scoped".
+    /// Policies by their selectors without a name: PPs by (apiVersion, kind, namespace); CPPs by
+    /// (apiVersion, kind, selector namespace), `""` standing for "any namespace and
+    /// cluster-scoped". Naming selectors are in `named_index` only.
     pp_index: FastMap<Vec<usize>>,
     cpp_index: FastMap<Vec<usize>>,
     /// Policies with a selector naming (apiVersion, kind, namespace, name): preemption targets.
@@ -537,8 +538,8 @@ impl State {
         }
     }
 
-    /// The index keys of a policy, as parts: (apiVersion, kind, namespace) for matching and
-    /// (apiVersion, kind, namespace, name) for naming, each once.
+    /// The index keys of a policy, as parts: (apiVersion, kind, namespace) for its selectors
+    /// without a name and (apiVersion, kind, namespace, name) for the naming ones, each once.
     fn policy_keys(p: &PolicyEntry) -> PolicyKeys<'_> {
         let mut match_keys = Vec::new();
         let mut named_keys = Vec::new();
@@ -553,8 +554,12 @@ impl State {
             } else {
                 rs.namespace.as_str()
             };
-            match_keys.push([rs.api_version.as_str(), rs.kind.as_str(), ns]);
-            if !rs.name.is_empty() {
+            // A selector naming its template is found through the named index alone, so the
+            // candidates of a template do not grow with the policies of its namespace (most
+            // selectors name their template).
+            if rs.name.is_empty() {
+                match_keys.push([rs.api_version.as_str(), rs.kind.as_str(), ns]);
+            } else {
                 named_keys.push([
                     rs.api_version.as_str(),
                     rs.kind.as_str(),
@@ -762,6 +767,19 @@ impl State {
         let cpps_all = with_key(&[&tpl.api_version, &tpl.kind, ""], |k| {
             self.cpp_index.get(k).map_or(empty, Vec::as_slice)
         });
+        // Selectors naming the template: in its namespace (PPs, CPPs that set it) and, for a
+        // CPP selector without a namespace, in any (the same key for a cluster-scoped one).
+        let named = |ns: &str| {
+            with_key(&[&tpl.api_version, &tpl.kind, ns, &tpl.name], |k| {
+                self.named_index.get(k).map_or(empty, Vec::as_slice)
+            })
+        };
+        let named_here = named(&tpl.namespace);
+        let named_anywhere = if tpl.namespace.is_empty() {
+            empty
+        } else {
+            named("")
+        };
         let matching = |i: usize| {
             let p = self.policies[i].as_ref()?;
             let m = p.match_priority(&target);
@@ -769,14 +787,14 @@ impl State {
         };
         // Candidates in slot order, each once. Usually one short list already in order: read it
         // in place; else merge on the stack (a heap buffer only for long lists).
-        let lists = [pps, cpps_ns, cpps_all];
+        let lists = [pps, cpps_ns, cpps_all, named_here, named_anywhere];
         let mut non_empty = lists.iter().filter(|l| !l.is_empty());
         if let (Some(only), None) = (non_empty.next(), non_empty.next()) {
             if only.windows(2).all(|w| w[0] < w[1]) {
                 return only.iter().filter_map(|&i| matching(i)).collect();
             }
         }
-        let total = pps.len() + cpps_ns.len() + cpps_all.len();
+        let total = lists.iter().map(|l| l.len()).sum();
         let mut stack = [0usize; 32];
         let mut heap = Vec::new();
         let cands: &mut [usize] = if total <= stack.len() {

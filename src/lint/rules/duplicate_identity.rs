@@ -21,11 +21,11 @@ pub const DOC: RuleDoc = RuleDoc {
 };
 
 /// Identity: API group (not version: `apps/v1` and `apps/v1beta1` are one object), kind,
-/// namespace, name.
-type Identity = (String, String, Option<String>, String);
+/// namespace, name; borrowed from the objects (one run hashes every object in the input).
+type Identity<'a> = (&'a str, &'a str, Option<&'a str>, &'a str);
 
 pub fn check(inventory: &Inventory) -> Vec<Finding> {
-    let mut first: HashMap<Identity, usize> = HashMap::new();
+    let mut first: HashMap<Identity<'_>, usize> = HashMap::with_capacity(inventory.objects.len());
     let mut out = Vec::new();
     for obj in &inventory.objects {
         let Some((api_version, kind, meta, doc)) = identity_parts(obj) else {
@@ -34,11 +34,11 @@ pub fn check(inventory: &Inventory) -> Vec<Finding> {
         if meta.name.is_empty() {
             continue;
         }
-        let id: Identity = (
-            group_of(api_version).to_string(),
-            kind.to_string(),
-            meta.namespace.clone(),
-            meta.name.clone(),
+        let id: Identity<'_> = (
+            group_of(api_version),
+            kind,
+            meta.namespace.as_deref(),
+            &meta.name,
         );
         match first.get(&id) {
             None => {
