@@ -127,7 +127,8 @@ fn main() {
     drop(analysis);
     let (d, findings) = best(runs, || lint::lint(&loaded, &inv, &opts));
     report("lint (all rules, parsed)", d, docs);
-    let paths = files::expand(std::slice::from_ref(&dir), &|_| false).expect("generated repository");
+    let paths =
+        files::expand(std::slice::from_ref(&dir), &|_| false).expect("generated repository");
     let (d, _) = best(runs, || {
         files::read_all_with(&paths, &|l| l.documents.len()).expect("readable")
     });
