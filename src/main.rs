@@ -13,7 +13,8 @@ extern "C" {
     fn mi_option_set(option: c_int, value: c_long);
 }
 
-/// `mi_option_purge_delay` in mimalloc v2's `mi_option_e` (the version libmimalloc-sys builds).
+/// `mi_option_purge_delay` in mimalloc's `mi_option_e`: 15 in both v2 and v3 (libmimalloc-sys
+/// 0.1.49 builds v3 here: `MIMALLOC_VERBOSE=1` lists the options in enum order).
 const MI_OPTION_PURGE_DELAY: c_int = 15;
 
 fn main() -> ExitCode {
