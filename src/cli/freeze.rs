@@ -672,18 +672,7 @@ async fn live(
     dry: DryRun,
     request_timeout: std::time::Duration,
 ) -> Result<Exit, CliError> {
-    let opts = cluster::ConnectOptions {
-        kubeconfig: args.kubeconfig.clone(),
-        context: args.context.clone(),
-        request_timeout: Some(request_timeout),
-    };
-    let conn = cluster::connect(&opts)
-        .await
-        .map_err(|e| CliError::api(e.message))?;
-    let namespace = args
-        .namespace
-        .clone()
-        .unwrap_or_else(|| conn.namespace.clone());
+    let (conn, namespace) = super::suspend::connect(args, request_timeout).await?;
     // PropagationPolicies of the namespace; with -A of every namespace and the
     // ClusterPropagationPolicies. A type on the command line (`cpp`) narrows to it.
     let kinds: Vec<PolicyKind> = if !kinds.is_empty() {

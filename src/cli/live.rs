@@ -11,7 +11,7 @@ use super::common::{stdout_color, write_stdout, CliError, Exit};
 use crate::cluster::{self, Conn};
 use crate::engine::chain::{self, ChainInput, Readable};
 use crate::engine::claim::Filters;
-use crate::engine::simulate::{check, Change, ChangeError};
+use crate::engine::simulate::Change;
 use crate::engine::state::{FeatureGates, Options, State, UnknownClaimers};
 use crate::lint::{Finding, LintOptions};
 use crate::model::{group_of, Inventory, KarmadaVersion, Object, Policy};
@@ -83,6 +83,14 @@ impl Session {
             concurrency: flags.concurrency,
             notes,
         })
+    }
+
+    /// Lists every object of each kind, in all namespaces ([`Session::read`]).
+    pub fn list_all(
+        &mut self,
+        kinds: impl IntoIterator<Item = ResourceType>,
+    ) -> Result<Vec<Read>, CliError> {
+        self.read(kinds.into_iter().map(|k| Request::list(k, None)).collect())
     }
 
     /// Runs the reads (bounded parallelism); degraded ones add a note.
@@ -384,11 +392,7 @@ pub fn preempt_check(
         karmada::rb(),
         karmada::crb(),
     ];
-    let reads = s.read(
-        base.iter()
-            .map(|k| Request::list(k.clone(), None))
-            .collect(),
-    )?;
+    let reads = s.list_all(base.iter().cloned())?;
     let policy_docs = live::documents(&reads[..2]);
     let policies = Inventory::from_documents(policy_docs, "default");
     // Templates: the kinds the changed policies select, before and after the change.
@@ -409,26 +413,13 @@ pub fn preempt_check(
             kinds.push(k);
         }
     }
-    let template_reads = s.read(kinds.into_iter().map(|k| Request::list(k, None)).collect())?;
+    let template_reads = s.list_all(kinds)?;
     s.warn_notes();
     let complete = all_ok(&reads, &base[..2]);
     let docs = live::documents(reads.iter().chain(&template_reads));
     let inv = Inventory::from_documents(docs, "default");
     let state = State::from_inventory(&inv, options(gates, version, complete));
-    let report = check(state, changes).map_err(|e| match e {
-        ChangeError::NotFound(r) => CliError::usage(format!(
-            "--delete {r}: no such policy in the control plane (and no claim names it)"
-        )),
-    })?;
-    let out = match args.output.as_str() {
-        "json" => crate::output::preempt_check::json(&report),
-        _ => crate::output::preempt_check::text(&report, stdout_color()),
-    };
-    write_stdout(&out)?;
-    if args.fail_on_blocked && crate::output::preempt_check::any_blocked(&report) {
-        return Ok(Exit::Failure);
-    }
-    Ok(Exit::Ok)
+    super::preempt_check::report(state, changes, args, "in the control plane")
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -448,14 +439,10 @@ pub fn lint(kube: &KubeFlags, opts: &LintOptions) -> Result<(Vec<Finding>, Summa
         karmada::work(),
         karmada::cluster(),
     ];
-    let reads = s.read(
-        base.iter()
-            .map(|k| Request::list(k.clone(), None))
-            .collect(),
-    )?;
+    let reads = s.list_all(base.iter().cloned())?;
     let policies = Inventory::from_documents(live::documents(&reads[..2]), "default");
     let kinds = selected_kinds(policies.policies(), &s.discovered);
-    let template_reads = s.read(kinds.into_iter().map(|k| Request::list(k, None)).collect())?;
+    let template_reads = s.list_all(kinds)?;
     s.warn_notes();
     let clusters: Vec<String> = reads[7]
         .items()

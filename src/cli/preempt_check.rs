@@ -225,9 +225,21 @@ pub fn run(args: Args) -> Result<Exit, CliError> {
             unknown_claimers: UnknownClaimers::AssumeExisting,
         },
     );
+    report(state, changes, &args, "in the state")
+}
+
+/// Applies `changes` to `state`, prints the report as `-o` asks and maps `--fail-on-blocked` to
+/// the exit code (files and live mode alike). `--delete` of a policy that is nowhere is a usage
+/// error saying where it was looked for (`where_`).
+pub(super) fn report(
+    state: State,
+    changes: Vec<Change>,
+    args: &Args,
+    where_: &str,
+) -> Result<Exit, CliError> {
     let report = check(state, changes).map_err(|e| match e {
         ChangeError::NotFound(r) => CliError::usage(format!(
-            "--delete {r}: no such policy in the state (and no claim names it)"
+            "--delete {r}: no such policy {where_} (and no claim names it)"
         )),
     })?;
     let out = match args.output.as_str() {

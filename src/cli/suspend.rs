@@ -739,18 +739,7 @@ async fn live(
     request_timeout: Duration,
     wait_timeout: Duration,
 ) -> Result<Exit, CliError> {
-    let opts = cluster::ConnectOptions {
-        kubeconfig: args.kubeconfig.clone(),
-        context: args.context.clone(),
-        request_timeout: Some(request_timeout),
-    };
-    let conn = cluster::connect(&opts)
-        .await
-        .map_err(|e| CliError::api(e.message))?;
-    let namespace = args
-        .namespace
-        .clone()
-        .unwrap_or_else(|| conn.namespace.clone());
+    let (conn, namespace) = connect(args, request_timeout).await?;
     let mut targets: Vec<Target> = Vec::new();
     for n in &sel.named {
         targets.push(Target {
@@ -971,6 +960,27 @@ async fn wait_for_works(conn: &Conn, outcomes: &mut [Outcome], timeout: Duration
         }
         tokio::time::sleep(Duration::from_millis(250)).await;
     }
+}
+
+/// The control plane of `--kubeconfig`/`--context`, and the namespace PropagationPolicies are
+/// looked up in: `-n`, else the context's.
+pub(super) async fn connect(
+    args: &Args,
+    request_timeout: Duration,
+) -> Result<(Conn, String), CliError> {
+    let opts = cluster::ConnectOptions {
+        kubeconfig: args.kubeconfig.clone(),
+        context: args.context.clone(),
+        request_timeout: Some(request_timeout),
+    };
+    let conn = cluster::connect(&opts)
+        .await
+        .map_err(|e| CliError::api(e.message))?;
+    let namespace = args
+        .namespace
+        .clone()
+        .unwrap_or_else(|| conn.namespace.clone());
+    Ok((conn, namespace))
 }
 
 pub(super) fn confirm(action: Action, n: usize, request: &Request) -> Result<(), CliError> {
