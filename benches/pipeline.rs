@@ -116,7 +116,11 @@ fn main() {
     report("rules: duplicate-identity", d, docs);
     let (d, _) = best(runs, || rules::suspension::check(&inv, &opts));
     report("rules: suspension", d, docs);
-    let (d, analysis) = best(runs, || Analysis::new(&inv, &opts));
+    let (d, state) = best(runs, || {
+        State::from_inventory(&inv, lint::analysis::options(&opts))
+    });
+    report("engine: state", d, docs);
+    let (d, analysis) = best(runs, || Analysis::new(&inv, &state));
     report("engine: analysis (settle)", d, docs);
     let (d, _) = best(runs, || rules::overlap::check(&analysis));
     report("rules: overlap", d, docs);

@@ -277,7 +277,7 @@ pub fn run(args: Args) -> Result<Exit, CliError> {
 fn parse_only(paths: &[String], ignore: &dyn Fn(&Path) -> bool) -> Result<Exit, CliError> {
     let files = input_files(paths, ignore)?;
     let counts = files::read_all_with(&files, &|l| {
-        (l.documents.len(), l.problems.len(), l.source.text.len())
+        (l.documents.len(), l.problems.len(), l.source.text().len())
     })
     .map_err(|e| CliError::usage(e.to_string()))?;
     let (documents, problems, bytes) = counts

@@ -175,6 +175,11 @@ impl TemplateEntry {
         }
     }
 
+    /// The API group (`apps` for `apps/v1`, empty for core `v1`).
+    pub fn group(&self) -> &str {
+        crate::model::group_of(&self.api_version)
+    }
+
     pub fn reference(&self) -> crate::model::ObjectRef {
         crate::model::ObjectRef {
             api_version: self.api_version.clone(),
@@ -204,7 +209,16 @@ pub struct Rejected {
 
 /// Admission as the engine needs it: the defaulted spec and Karmada's error lines.
 pub fn admit_policy(policy: &Policy, version: KarmadaVersion) -> (PropagationSpec, Vec<String>) {
-    let admitted = super::admission::admit(policy, version);
+    admit_policy_spec(policy, policy.spec.clone(), version)
+}
+
+/// [`admit_policy`] with the spec moved in (see [`super::admission::admit_spec`]).
+fn admit_policy_spec(
+    policy: &Policy,
+    spec: PropagationSpec,
+    version: KarmadaVersion,
+) -> (PropagationSpec, Vec<String>) {
+    let admitted = super::admission::admit_spec(policy, spec, version);
     let errors = admitted
         .violations
         .iter()
@@ -285,14 +299,20 @@ fn with_key<R>(parts: &[&str], f: impl FnOnce(&[u8]) -> R) -> R {
 const PARALLEL_MIN_OBJECTS: usize = 10_000;
 
 /// A policy through admission, ready to insert.
-enum AdmittedPolicy {
+#[derive(Debug)]
+pub enum AdmittedPolicy {
     Admitted(PolicyEntry),
     Rejected(Rejected),
 }
 
 impl AdmittedPolicy {
     fn new(p: &Policy, version: KarmadaVersion) -> AdmittedPolicy {
-        let (spec, errors) = admit_policy(p, version);
+        AdmittedPolicy::with_spec(p, p.spec.clone(), version)
+    }
+
+    /// `p` through admission with `spec` in place of its own.
+    fn with_spec(p: &Policy, spec: PropagationSpec, version: KarmadaVersion) -> AdmittedPolicy {
+        let (spec, errors) = admit_policy_spec(p, spec, version);
         let reference = p.reference();
         if !errors.is_empty() {
             return AdmittedPolicy::Rejected(Rejected {
@@ -318,90 +338,156 @@ impl AdmittedPolicy {
             doc: Some(p.doc),
         })
     }
+
+    fn doc_mut(&mut self) -> &mut Option<usize> {
+        match self {
+            AdmittedPolicy::Admitted(p) => &mut p.doc,
+            AdmittedPolicy::Rejected(r) => &mut r.doc,
+        }
+    }
 }
 
-type Prepared = (Vec<AdmittedPolicy>, Vec<TemplateEntry>);
+/// The per-object part of building a [`State`]: the policies through admission and the
+/// template entries through the detector's filters (§1.4), each in input order. Independent per
+/// object, so it can be done ahead, file by file (a streamed `lint` prepares each file on the
+/// thread that parsed it), and the parts appended.
+#[derive(Debug, Default)]
+pub struct Prepared {
+    pub policies: Vec<AdmittedPolicy>,
+    pub templates: Vec<TemplateEntry>,
+}
 
-/// The policies of `objects` through admission and the template entries through the
-/// detector's filters (§1.4), each in input order. Independent per object and
-/// allocation-bound, so a large input is split over two threads.
-fn prepare(filters: &Filters, version: KarmadaVersion, objects: &[Object]) -> Prepared {
-    let one = |part: &[Object], capacity: usize| -> Prepared {
-        let mut policies = Vec::new();
-        let mut templates = Vec::with_capacity(capacity);
-        // The filters depend on the name and labels only for two rare cases; cache the rest
-        // per (apiVersion, kind, namespace).
-        let mut excluded_cache: FastMap<Option<Excluded>> = FastMap::default();
-        for object in part {
-            match object {
-                Object::Policy(p) => policies.push(AdmittedPolicy::new(p, version)),
-                Object::Template(t) => {
-                    templates.push(template_entry(filters, t, &mut excluded_cache))
+impl Prepared {
+    /// Prepares `objects`, leaving them as they are. Allocation-bound, so a large input is split
+    /// over two threads.
+    pub fn from_objects(options: &Options, objects: &[Object]) -> Prepared {
+        let (filters, version) = (&options.filters, options.version);
+        let one = |part: &[Object], capacity: usize| -> Prepared {
+            let mut prepared = Prepared {
+                policies: Vec::new(),
+                templates: Vec::with_capacity(capacity),
+            };
+            // The filters depend on the name and labels only for two rare cases; cache the
+            // rest per (apiVersion, kind, namespace).
+            let mut excluded_cache: FastMap<Option<Excluded>> = FastMap::default();
+            for object in part {
+                match object {
+                    Object::Policy(p) => prepared.policies.push(AdmittedPolicy::new(p, version)),
+                    Object::Template(t) => {
+                        let excluded = template_excluded(filters, t, &mut excluded_cache);
+                        prepared.templates.push(template_entry(t.clone(), excluded));
+                    }
+                    _ => {}
                 }
-                _ => {}
+            }
+            prepared
+        };
+        if objects.len() < 2 * PARALLEL_MIN_OBJECTS {
+            return one(objects, 0);
+        }
+        let (first, second) = objects.split_at(objects.len() / 2);
+        std::thread::scope(|scope| {
+            let second = scope.spawn(|| one(second, 0));
+            // The first half's vector takes the second's entries without growing again.
+            let mut all = one(first, objects.len());
+            let second = second
+                .join()
+                .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
+            all.append(second, 0);
+            all
+        })
+    }
+
+    /// Prepares `objects`, taking from them what the state needs rather than copying it: the
+    /// templates leave `objects` (their entries are all the state needs) and each policy's spec
+    /// moves into its entry, leaving an empty one behind (the policy keeps its metadata).
+    pub fn take(options: &Options, objects: &mut Vec<Object>) -> Prepared {
+        let mut prepared = Prepared::default();
+        let mut excluded_cache: FastMap<Option<Excluded>> = FastMap::default();
+        let mut kept = Vec::with_capacity(objects.len());
+        for object in objects.drain(..) {
+            match object {
+                Object::Template(t) => {
+                    let excluded = template_excluded(&options.filters, &t, &mut excluded_cache);
+                    prepared.templates.push(template_entry(t, excluded));
+                }
+                Object::Policy(mut p) => {
+                    let spec = std::mem::take(&mut p.spec);
+                    let admitted = AdmittedPolicy::with_spec(&p, spec, options.version);
+                    prepared.policies.push(admitted);
+                    kept.push(Object::Policy(p));
+                }
+                other => kept.push(other),
             }
         }
-        (policies, templates)
-    };
-    if objects.len() < 2 * PARALLEL_MIN_OBJECTS {
-        return one(objects, 0);
+        kept.shrink_to_fit();
+        *objects = kept;
+        prepared
     }
-    let (first, second) = objects.split_at(objects.len() / 2);
-    std::thread::scope(|scope| {
-        let second = scope.spawn(|| one(second, 0));
-        // The first half's vector takes the second's entries without growing again.
-        let mut all = one(first, objects.len());
-        let second = second
-            .join()
-            .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
-        all.0.extend(second.0);
-        all.1.extend(second.1);
-        all
-    })
+
+    /// Appends `other`, whose document indices count from `doc_offset`.
+    pub fn append(&mut self, other: Prepared, doc_offset: usize) {
+        let shift = |doc: &mut Option<usize>| {
+            if let Some(d) = doc {
+                *d += doc_offset;
+            }
+        };
+        self.policies
+            .extend(other.policies.into_iter().map(|mut p| {
+                shift(p.doc_mut());
+                p
+            }));
+        self.templates
+            .extend(other.templates.into_iter().map(|mut t| {
+                shift(&mut t.doc);
+                t
+            }));
+    }
 }
 
-fn template_entry(
+/// Whether the detector's filters skip template `t` (see [`Filters::excluded`]).
+fn template_excluded(
     filters: &Filters,
     t: &Template,
     excluded_cache: &mut FastMap<Option<Excluded>>,
-) -> TemplateEntry {
-    let namespace = t.meta.namespace.clone().unwrap_or_default();
+) -> Option<Excluded> {
+    let namespace = t.meta.namespace.as_deref().unwrap_or_default();
     let special = t.meta.labels.contains_key(super::claim::CLAIMED_BY_LABEL)
         || t.meta.name == "extension-apiserver-authentication";
-    let excluded = if special {
-        filters.excluded(
+    if special {
+        return filters.excluded(
             &t.api_version,
             &t.kind,
-            &namespace,
+            namespace,
             &t.meta.name,
             &t.meta.labels,
-        )
-    } else {
-        let cached = with_key(&[&t.api_version, &t.kind, &namespace], |k| {
-            excluded_cache.get(k).cloned()
-        });
-        match cached {
-            Some(e) => e,
-            None => {
-                let e = filters.excluded(
-                    &t.api_version,
-                    &t.kind,
-                    &namespace,
-                    "",
-                    &crate::model::StringMap::new(),
-                );
-                excluded_cache.insert(key3(&t.api_version, &t.kind, &namespace), e.clone());
-                e
-            }
-        }
-    };
+        );
+    }
+    let cached = with_key(&[&t.api_version, &t.kind, namespace], |k| {
+        excluded_cache.get(k).cloned()
+    });
+    cached.unwrap_or_else(|| {
+        let e = filters.excluded(
+            &t.api_version,
+            &t.kind,
+            namespace,
+            "",
+            &crate::model::StringMap::new(),
+        );
+        excluded_cache.insert(key3(&t.api_version, &t.kind, namespace), e.clone());
+        e
+    })
+}
+
+/// The template's entry, made of its own strings.
+fn template_entry(t: Template, excluded: Option<Excluded>) -> TemplateEntry {
     TemplateEntry {
-        api_version: t.api_version.clone(),
-        kind: t.kind.clone(),
-        namespace,
-        name: t.meta.name.clone(),
         claim: ClaimMeta::read(&t.meta.labels, &t.meta.annotations),
-        labels: t.meta.labels.clone(),
+        api_version: t.api_version,
+        kind: t.kind,
+        namespace: t.meta.namespace.unwrap_or_default(),
+        name: t.meta.name,
+        labels: t.meta.labels,
         terminating: t.meta.deletion_timestamp.is_some(),
         excluded,
         doc: Some(t.doc),
@@ -449,12 +535,21 @@ impl State {
     /// kept aside), each template through the detector's filters. A later document with the
     /// same identity replaces an earlier one, as successive `kubectl apply`s would.
     pub fn from_inventory(inv: &Inventory, options: Options) -> State {
-        let mut state = State::new(options);
         // Admission and the template entries are independent per object and are most of the
         // build (every spec, string and label is copied): prepared on two threads for a large
         // input, then inserted in input order.
-        let (policies, templates) =
-            prepare(&state.options.filters, state.options.version, &inv.objects);
+        let prepared = Prepared::from_objects(&options, &inv.objects);
+        State::from_prepared(inv, prepared, options)
+    }
+
+    /// [`State::from_inventory`] with the policies and templates prepared ahead
+    /// ([`Prepared`]); the inventory's own templates and policies are not read again.
+    pub fn from_prepared(inv: &Inventory, prepared: Prepared, options: Options) -> State {
+        let mut state = State::new(options);
+        let Prepared {
+            policies,
+            templates,
+        } = prepared;
         state.policies.reserve(policies.len());
         state.policy_by_ref.reserve(policies.len());
         for p in policies {
@@ -1011,7 +1106,8 @@ mod tests {
                     seq.add_policy_from_model(p);
                 }
                 Object::Template(t) => {
-                    seq.add_template(template_entry(&seq.options.filters.clone(), t, &mut cache));
+                    let excluded = template_excluded(&seq.options.filters.clone(), t, &mut cache);
+                    seq.add_template(template_entry(t.clone(), excluded));
                 }
                 _ => {}
             }
@@ -1034,6 +1130,25 @@ mod tests {
             assert_eq!(built.naming_policies(t), seq.naming_policies(t));
         }
         assert_eq!(built.named_templates(), seq.named_templates());
+
+        // Prepared in two parts, templates taken out of the objects, as a streamed lint does.
+        let options = Options::default();
+        let mut first = inv.objects.clone();
+        let mut second = first.split_off(first.len() / 2);
+        let mut prepared = Prepared::take(&options, &mut first);
+        prepared.append(Prepared::take(&options, &mut second), 0);
+        assert!(first
+            .iter()
+            .chain(&second)
+            .all(|o| !matches!(o, Object::Template(_))));
+        first.extend(second);
+        let rest = Inventory {
+            documents: Vec::new(),
+            objects: first,
+            problems: Vec::new(),
+        };
+        let taken = State::from_prepared(&rest, prepared, options);
+        assert_eq!(format!("{built:?}"), format!("{taken:?}"));
     }
 
     #[test]

@@ -13,7 +13,7 @@ use super::{Finding, LintOptions, RuleDoc};
 
 pub struct Analysis<'a> {
     pub inventory: &'a Inventory,
-    pub state: State,
+    pub state: &'a State,
     /// Per template (same index as `state.templates`): the owners the restart model settles
     /// on (the rules need no more of `Settled`, which is five times the size).
     pub settled: Vec<SettledOwner>,
@@ -81,17 +81,22 @@ fn per_template_named(state: &State, named: &[bool]) -> PerTemplate {
     first
 }
 
+/// The engine's options for a lint run: gates and version from the lint options, Karmada's
+/// default filters.
+pub fn options(opts: &LintOptions) -> Options {
+    Options {
+        gates: gates(opts),
+        version: opts.version,
+        ..Options::default()
+    }
+}
+
 impl<'a> Analysis<'a> {
-    pub fn new(inventory: &'a Inventory, opts: &LintOptions) -> Analysis<'a> {
-        let options = Options {
-            gates: gates(opts),
-            version: opts.version,
-            ..Options::default()
-        };
-        let state = State::from_inventory(inventory, options);
+    /// Settles every template of `state`, the engine's snapshot of `inventory`.
+    pub fn new(inventory: &'a Inventory, state: &'a State) -> Analysis<'a> {
         let named = state.named_templates();
-        let (settled, matches) = per_template_named(&state, &named);
-        let trees = if inventory.documents.iter().any(|d| d.partial) {
+        let (settled, matches) = per_template_named(state, &named);
+        let trees = if inventory.documents.iter().any(|d| d.partial.is_some()) {
             (0..inventory.documents.len())
                 .map(|_| OnceLock::new())
                 .collect()
@@ -113,7 +118,7 @@ impl<'a> Analysis<'a> {
     /// the path, else the whole tree parsed again (once per document).
     pub fn tree(&self, doc: usize, path: &FieldPath) -> &Node {
         let d = &self.inventory.documents[doc];
-        if !d.partial || super::stream::skeleton_keeps(path) {
+        if d.keeps(path) {
             return &d.root;
         }
         self.trees[doc].get_or_init(|| d.full_tree().into_owned())

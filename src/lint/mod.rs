@@ -16,6 +16,7 @@ pub use config::{Config, RuleSetting};
 pub use finding::{Finding, Location, Related, Severity};
 pub use registry::{RuleDoc, RuleGroup};
 
+use crate::engine::state::State;
 use crate::model::{Inventory, KarmadaVersion};
 use crate::source::Loaded;
 
@@ -68,7 +69,13 @@ pub fn per_object_findings(
 /// What accepted policies do together: the engine's analysis of every policy against every
 /// template. Needs the whole input.
 pub fn semantic_findings(inventory: &Inventory, opts: &LintOptions) -> Vec<Finding> {
-    let analysis = analysis::Analysis::new(inventory, opts);
+    let state = State::from_inventory(inventory, analysis::options(opts));
+    semantic_findings_of(inventory, &state)
+}
+
+/// [`semantic_findings`] over a snapshot already built from `inventory`.
+pub fn semantic_findings_of(inventory: &Inventory, state: &State) -> Vec<Finding> {
+    let analysis = analysis::Analysis::new(inventory, state);
     let mut out = rules::overlap::check(&analysis);
     out.extend(rules::preemption::check(&analysis));
     out.extend(rules::dead_policy::check(&analysis));

@@ -10,18 +10,24 @@
 //! The findings are the same as [`super::lint`] gives over the whole input.
 
 use std::path::PathBuf;
+use std::sync::Arc;
 
+use crate::engine::state::{Options, Prepared, State};
 use crate::model::Inventory;
 use crate::source::files::{self, ReadError};
-use crate::source::{Entry, FieldPath, Loaded, Node, Seg, Value};
+use crate::source::{Entry, FieldPath, Loaded, Node, Seg, Source, Value};
 
-use super::{per_object_findings, rules, semantic_findings, suppress, Finding, LintOptions};
+use super::{
+    analysis, per_object_findings, rules, semantic_findings_of, suppress, Finding, LintOptions,
+};
 
 /// What a streamed run read and found.
 pub struct Linted {
     /// One per input file, in input order (their documents moved into the inventory).
     pub loaded: Vec<Loaded>,
-    /// Every document, partial: its tree holds only what [`skeleton`] keeps.
+    /// Every document, partial: its tree holds only what [`skeleton`] or [`policy_skeleton`]
+    /// keeps. The objects are the policies, without their specs (moved into the engine's
+    /// state), and the other Karmada objects; templates are not kept.
     pub inventory: Inventory,
     /// Sorted by file and position, configuration and inline ignores applied.
     pub findings: Vec<Finding>,
@@ -30,7 +36,9 @@ pub struct Linted {
 /// One file, checked on its own.
 struct FilePart {
     loaded: Loaded,
+    /// Without templates: they are in `prepared`.
     inventory: Inventory,
+    prepared: Prepared,
     findings: Vec<Finding>,
 }
 
@@ -41,19 +49,46 @@ pub fn lint_paths(
     opts: &LintOptions,
 ) -> Result<Linted, ReadError> {
     let clock = Clock::start();
-    let parts = files::read_all_with(paths, &|loaded| check_file(loaded, default_namespace, opts))?;
+    let options = analysis::options(opts);
+    let parts = files::read_all_with(paths, &|loaded| {
+        check_file(loaded, default_namespace, opts, &options)
+    })?;
     clock.lap("read, parse, per-object rules");
+    let (mut linted, prepared) = merge(parts);
+    clock.lap("merge");
+    let inventory = &linted.inventory;
+    // Before the state is built: it keeps one template of each identity.
+    let duplicates = rules::duplicate_identity::check_with(inventory, &prepared.templates);
+    clock.lap("duplicate-identity");
+    let state = State::from_prepared(inventory, prepared, options);
+    clock.lap("engine state");
+    let semantic = semantic_findings_of(inventory, &state);
+    clock.lap("semantic rules (engine analysis)");
+    drop(state);
+    let mut findings = std::mem::take(&mut linted.findings);
+    findings.extend(duplicates);
+    findings.extend(semantic);
+    linted.findings = super::finish(findings, &linted.inventory, opts);
+    clock.lap("settings, ignores, sorting");
+    Ok(linted)
+}
+
+/// The files' parts as one input, document indices counted across files.
+fn merge(parts: Vec<FilePart>) -> (Linted, Prepared) {
     // Sized up front: growing by doubling would hold two copies of the largest vectors.
-    let documents = parts.iter().map(|p| p.inventory.documents.len()).sum();
-    let objects = parts.iter().map(|p| p.inventory.objects.len()).sum();
+    let sum = |n: &dyn Fn(&FilePart) -> usize| parts.iter().map(n).sum::<usize>();
     let mut linted = Linted {
         loaded: Vec::with_capacity(parts.len()),
         inventory: Inventory {
-            documents: Vec::with_capacity(documents),
-            objects: Vec::with_capacity(objects),
+            documents: Vec::with_capacity(sum(&|p| p.inventory.documents.len())),
+            objects: Vec::with_capacity(sum(&|p| p.inventory.objects.len())),
             problems: Vec::new(),
         },
         findings: Vec::new(),
+    };
+    let mut prepared = Prepared {
+        policies: Vec::with_capacity(sum(&|p| p.prepared.policies.len())),
+        templates: Vec::with_capacity(sum(&|p| p.prepared.templates.len())),
     };
     for part in parts {
         let offset = linted.inventory.documents.len();
@@ -66,29 +101,10 @@ pub fn lint_paths(
                 f
             }));
         linted.inventory.append(part.inventory);
+        prepared.append(part.prepared, offset);
         linted.loaded.push(part.loaded);
     }
-    clock.lap("merge");
-    let inventory = &linted.inventory;
-    let (duplicates, semantic) = std::thread::scope(|scope| {
-        let semantic = scope.spawn(|| {
-            let findings = semantic_findings(inventory, opts);
-            clock.lap("semantic rules (engine analysis)");
-            findings
-        });
-        let duplicates = rules::duplicate_identity::check(inventory);
-        clock.lap("duplicate-identity");
-        let semantic = semantic
-            .join()
-            .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
-        (duplicates, semantic)
-    });
-    let mut findings = std::mem::take(&mut linted.findings);
-    findings.extend(duplicates);
-    findings.extend(semantic);
-    linted.findings = super::finish(findings, &linted.inventory, opts);
-    clock.lap("settings, ignores, sorting");
-    Ok(linted)
+    (linted, prepared)
 }
 
 /// Phase timings on stderr when `KARMADA_POLICY_TIMINGS` is set (a benchmarking aid, like the
@@ -103,29 +119,76 @@ impl Clock {
     fn lap(&self, phase: &str) {
         if let Some(start) = self.0 {
             eprintln!(
-                "timing: {:>8.1} ms  {phase}",
-                start.elapsed().as_secs_f64() * 1e3
+                "timing: {:>8.1} ms  {:>6} MB peak  {phase}",
+                start.elapsed().as_secs_f64() * 1e3,
+                peak_rss_mb()
             );
         }
     }
 }
 
+/// The process's peak resident memory so far (Linux `VmHWM`), 0 where unknown.
+fn peak_rss_mb() -> u64 {
+    let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
+    status
+        .lines()
+        .find_map(|l| l.strip_prefix("VmHWM:"))
+        .and_then(|v| v.trim().trim_end_matches("kB").trim().parse::<u64>().ok())
+        .map_or(0, |kb| kb / 1024)
+}
+
 /// Types one file's documents, runs the per-object rules on them and lets go of what the later
-/// rules do not read. Document indices in the result are the file's own (from 0).
-fn check_file(mut loaded: Loaded, default_namespace: &str, opts: &LintOptions) -> FilePart {
+/// rules do not read: templates become the engine's entries, trees become skeletons. Document
+/// indices in the result are the file's own (from 0).
+fn check_file(
+    mut loaded: Loaded,
+    default_namespace: &str,
+    opts: &LintOptions,
+    options: &Options,
+) -> FilePart {
     let documents = std::mem::take(&mut loaded.documents);
     let mut inventory = Inventory::from_documents(documents, default_namespace);
     let findings = per_object_findings(std::slice::from_ref(&loaded), &inventory, opts);
     release_trees(&mut inventory);
-    FilePart {
+    let prepared = Prepared::take(options, &mut inventory.objects);
+    let mut part = FilePart {
         loaded,
         inventory,
+        prepared,
         findings,
+    };
+    release_text(&mut part);
+    part
+}
+
+/// Lets go of the file's text, as large as the rest of what is kept: where a report prints a
+/// line or a document must be parsed again, it is read back from the file
+/// ([`crate::source::Source::released`]). A text with no file behind it (stdin) stays.
+fn release_text(part: &mut FilePart) {
+    let Some(released) = part.loaded.source.released() else {
+        return;
+    };
+    let text = std::mem::replace(&mut part.loaded.source, released.clone());
+    let swap = |source: &mut Arc<Source>| {
+        if Arc::ptr_eq(source, &text) {
+            *source = released.clone();
+        }
+    };
+    for doc in &mut part.inventory.documents {
+        swap(&mut doc.source);
+    }
+    for f in &mut part.findings {
+        if let Some(l) = &mut f.location {
+            swap(&mut l.source);
+        }
+        for r in &mut f.related {
+            swap(&mut r.location.source);
+        }
     }
 }
 
-/// Replaces every document's tree by its [`skeleton`]: the rules run afterwards read only that,
-/// or (for a policy a finding points into) parse the document again from its lines.
+/// Replaces every document's tree by its skeleton: the rules run afterwards read only that,
+/// or parse the document again from its lines where a finding points elsewhere.
 fn release_trees(inventory: &mut Inventory) {
     let mut policy = vec![false; inventory.documents.len()];
     for p in inventory.policies() {
@@ -134,18 +197,22 @@ fn release_trees(inventory: &mut Inventory) {
     for (doc, policy) in inventory.documents.iter_mut().zip(policy) {
         let span = doc.root.span;
         let root = std::mem::replace(&mut doc.root, Node::new(Value::Null, span));
-        doc.root = skeleton(root, policy);
-        doc.partial = true;
+        if policy {
+            doc.root = policy_skeleton(root);
+            doc.partial = Some(policy_skeleton_keeps);
+        } else {
+            doc.root = skeleton(root);
+            doc.partial = Some(skeleton_keeps);
+        }
     }
 }
 
-/// What the rules run after the per-object checks read of a document, at the original positions:
-/// `metadata.name` (duplicate-identity) and the ignore annotation (suppressions); of a `policy`
-/// also `spec.resourceSelectors`, `spec.priority` and `spec.preemption` (where the semantic rules
+/// What the rules run after the per-object checks read of a policy, at the original positions:
+/// `metadata.name` (duplicate-identity), the ignore annotation (suppressions),
+/// `spec.resourceSelectors`, `spec.priority` and `spec.preemption` (where the semantic rules
 /// point) and the root's first entry, where a finding about a missing top-level field points.
-/// [`skeleton_keeps`] says which paths locate exactly as in the whole tree. A hundred thousand
-/// documents make every node kept here count.
-fn skeleton(root: Node, policy: bool) -> Node {
+/// [`policy_skeleton_keeps`] says which paths locate exactly as in the whole tree.
+fn policy_skeleton(root: Node) -> Node {
     let span = root.span;
     let Value::Map(entries) = root.value else {
         return Node::new(Value::Null, span);
@@ -164,32 +231,72 @@ fn skeleton(root: Node, policy: bool) -> Node {
                 }),
                 key: e.key,
             }),
-            Some("spec") if policy => Some(Entry {
+            Some("spec") => Some(Entry {
                 value: keep_keys(e.value, &|k, v| {
                     matches!(k, "resourceSelectors" | "priority" | "preemption").then_some(v)
                 }),
                 key: e.key,
             }),
-            _ if i == 0 && policy => Some(e),
+            _ if i == 0 => Some(e),
             _ => None,
+        })
+        .collect();
+    // A copy allocates each vector and string at its length: the parser's have room to grow,
+    // which made a policy's skeleton several times its text.
+    Node::new(Value::Map(kept), span).clone()
+}
+
+/// Whether the [`policy_skeleton`] keeps what `path` locates: the same node, or the same
+/// closest ancestor when the field is missing.
+pub fn policy_skeleton_keeps(path: &FieldPath) -> bool {
+    match (key(path, 0), key(path, 1)) {
+        (Some("metadata"), Some("name")) => true,
+        (Some("metadata"), Some("annotations")) => key(path, 2) == Some(suppress::ANNOTATION),
+        (Some("spec"), Some("resourceSelectors" | "priority" | "preemption")) => true,
+        _ => false,
+    }
+}
+
+/// Of any other document (templates, most of a repository), only the ignore annotation is
+/// read by every finding; it is kept where present, and nothing else: a hundred thousand
+/// documents make every node count. A duplicate's name is found by parsing it again.
+fn skeleton(root: Node) -> Node {
+    let span = root.span;
+    let ignore = FieldPath::parse("metadata.annotations").key(suppress::ANNOTATION);
+    if root.at(&ignore).is_none() {
+        return Node::new(Value::Null, span);
+    }
+    let Value::Map(entries) = root.value else {
+        return Node::new(Value::Null, span);
+    };
+    let kept = entries
+        .into_iter()
+        .filter(|e| e.key.as_str() == Some("metadata"))
+        .map(|e| Entry {
+            value: keep_keys(e.value, &|k, v| {
+                (k == "annotations")
+                    .then(|| keep_keys(v, &|k, v| (k == suppress::ANNOTATION).then_some(v)))
+            }),
+            key: e.key,
         })
         .collect();
     Node::new(Value::Map(exact(kept)), span)
 }
 
-/// Whether the [`skeleton`] of a policy keeps what `path` locates: the same node, or the same
-/// closest ancestor when the field is missing (of other documents, only the `metadata` paths
-/// hold). Other paths need [`crate::source::Document::full_tree`].
+/// Whether the [`skeleton`] keeps what `path` locates.
 pub fn skeleton_keeps(path: &FieldPath) -> bool {
-    let key = |i: usize| match path.0.get(i) {
+    (key(path, 0), key(path, 1), key(path, 2))
+        == (
+            Some("metadata"),
+            Some("annotations"),
+            Some(suppress::ANNOTATION),
+        )
+}
+
+fn key(path: &FieldPath, i: usize) -> Option<&str> {
+    match path.0.get(i) {
         Some(Seg::Key(k)) => Some(k.as_str()),
         _ => None,
-    };
-    match (key(0), key(1)) {
-        (Some("metadata"), Some("name")) => true,
-        (Some("metadata"), Some("annotations")) => key(2) == Some(suppress::ANNOTATION),
-        (Some("spec"), Some("resourceSelectors" | "priority" | "preemption")) => true,
-        _ => false,
     }
 }
 
@@ -287,7 +394,11 @@ mod tests {
             );
             assert!(whole.iter().any(|f| f.rule == "overlap"));
             assert_eq!(shown(&streamed.findings), shown(&whole));
-            assert!(streamed.inventory.documents.iter().all(|d| d.partial));
+            assert!(streamed
+                .inventory
+                .documents
+                .iter()
+                .all(|d| d.partial.is_some()));
         }
     }
 
@@ -296,7 +407,7 @@ mod tests {
         let text = "apiVersion: policy.karmada.io/v1alpha1\nkind: PropagationPolicy\nmetadata:\n  name: p\n  labels: {a: b}\nspec:\n  placement:\n    clusterAffinity: {clusterNames: [m1]}\n  resourceSelectors:\n    - apiVersion: apps/v1\n      kind: Deployment\n      name: web\n  preemption: Always\n---\nkind: PropagationPolicy\nmetadata: {name: q}\n";
         for doc in load(Source::new("t.yaml", text)).documents {
             let whole = doc.root.clone();
-            let skel = skeleton(doc.root, true);
+            let skel = policy_skeleton(doc.root);
             for path in [
                 "metadata.name",
                 "metadata.annotations.karmada-policy.io/ignore",
@@ -313,33 +424,42 @@ mod tests {
                 } else {
                     FieldPath::parse(path)
                 };
-                assert!(skeleton_keeps(&p), "{path}");
+                assert!(policy_skeleton_keeps(&p), "{path}");
                 assert_eq!(skel.locate(&p), whole.locate(&p), "{path}");
                 assert_eq!(skel.locate_value(&p), whole.locate_value(&p), "{path}");
                 assert_eq!(skel.at(&p), whole.at(&p), "{path}");
             }
         }
-        assert!(!skeleton_keeps(&FieldPath::parse("spec.placement")));
-        assert!(!skeleton_keeps(&FieldPath::parse("metadata.labels")));
+        assert!(!policy_skeleton_keeps(&FieldPath::parse("spec.placement")));
+        assert!(!policy_skeleton_keeps(&FieldPath::parse("metadata.labels")));
     }
 
     #[test]
-    fn the_skeleton_keeps_identity_and_the_ignore_annotation_in_place() {
-        let text = "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: web\n  namespace: shop\n  labels: {app: web}\n  annotations:\n    team: a\n    karmada-policy.io/ignore: \"overlap: known\"\nspec:\n  replicas: 2\n";
-        let root = load(Source::new("t.yaml", text)).documents.remove(0).root;
+    fn the_skeleton_of_other_documents_keeps_only_the_ignore_annotation_in_place() {
+        let text = "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: web\n  namespace: shop\n  labels: {app: web}\n  annotations:\n    team: a\n    karmada-policy.io/ignore: \"overlap: known\"\nspec:\n  replicas: 2\n---\napiVersion: v1\nkind: ConfigMap\nmetadata: {name: plain}\n";
+        let mut documents = load(Source::new("t.yaml", text)).documents;
+        let root = documents.remove(0).root;
         let before = root.clone();
-        let skel = skeleton(root, false);
-        let name = FieldPath::parse("metadata.name");
-        assert_eq!(skel.at(&name), before.at(&name));
-        assert_eq!(skel.locate_value(&name), before.locate_value(&name));
+        let skel = skeleton(root);
         let ignore = FieldPath::parse("metadata.annotations").key(suppress::ANNOTATION);
+        assert!(skeleton_keeps(&ignore));
         assert_eq!(skel.at(&ignore), before.at(&ignore));
+        assert_eq!(skel.locate_value(&ignore), before.locate_value(&ignore));
         assert_eq!(skel.span, before.span);
-        assert!(skel.get("spec").is_none());
-        assert!(skel.get("kind").is_none());
-        assert!(skel.at(&FieldPath::parse("metadata.labels")).is_none());
-        assert!(skel
-            .at(&FieldPath::parse("metadata.annotations.team"))
-            .is_none());
+        for gone in [
+            "metadata.name",
+            "metadata.labels",
+            "metadata.annotations.team",
+            "spec",
+            "kind",
+        ] {
+            let path = FieldPath::parse(gone);
+            assert!(skel.at(&path).is_none(), "{gone}");
+            assert!(!skeleton_keeps(&path), "{gone}");
+        }
+        // Without the annotation nothing is kept; the span still places the document.
+        let plain = documents.remove(0).root;
+        let span = plain.span;
+        assert_eq!(skeleton(plain), Node::new(Value::Null, span));
     }
 }

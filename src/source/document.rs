@@ -33,26 +33,96 @@ pub struct Source {
     /// The name shown to users: a path relative to where the tool ran, `<stdin>`, `REV:path`, or
     /// an object reference such as `pp/default/nginx` for live objects.
     pub name: String,
-    /// The full text, kept to print the offending line under a finding. Empty for live objects.
-    pub text: String,
+    /// The full text, kept to print the offending line under a finding and to parse a document
+    /// again. Empty for live objects. Unset in a [released](Source::released) source until first
+    /// read, from `origin`.
+    text: OnceLock<String>,
+    /// The file the text was read from, for reading it again.
+    origin: Option<Origin>,
     /// Byte offsets of line starts, built on the first [`Source::line`] call: renderers print a
     /// line per finding, and scanning a large file from the top for each was quadratic.
     line_starts: OnceLock<Vec<usize>>,
+}
+
+/// A file a text came from, and what the file looked like then: a file changed since is not
+/// taken for the text that was linted.
+#[derive(Clone, Debug)]
+struct Origin {
+    path: std::path::PathBuf,
+    /// Length of the decoded text.
+    len: usize,
+    modified: Option<std::time::SystemTime>,
 }
 
 impl Source {
     pub fn new(name: impl Into<String>, text: impl Into<String>) -> Arc<Source> {
         Arc::new(Source {
             name: name.into(),
-            text: text.into(),
+            text: OnceLock::from(text.into()),
+            origin: None,
             line_starts: OnceLock::new(),
         })
+    }
+
+    /// A source read from the file at `path`, last modified at `modified` (taken before it was
+    /// read), which can be [released](Source::released) and read again.
+    pub fn from_file(
+        name: impl Into<String>,
+        text: String,
+        path: &std::path::Path,
+        modified: Option<std::time::SystemTime>,
+    ) -> Arc<Source> {
+        let origin = Origin {
+            path: path.to_path_buf(),
+            len: text.len(),
+            modified,
+        };
+        Arc::new(Source {
+            name: name.into(),
+            text: OnceLock::from(text),
+            origin: Some(origin),
+            line_starts: OnceLock::new(),
+        })
+    }
+
+    /// The text: the whole input, or empty for a live object, or for a released source whose
+    /// file cannot be read again as it was.
+    pub fn text(&self) -> &str {
+        self.text
+            .get_or_init(|| self.read_again().unwrap_or_default())
+    }
+
+    /// The same source without its text in memory: it is read again from its file the first
+    /// time it is needed. `None` for a text that has no file to come from (stdin, a git
+    /// blob, a live object). A large `lint` keeps only the documents' positions, and reads back
+    /// the few files whose lines a report prints.
+    pub fn released(&self) -> Option<Arc<Source>> {
+        let origin = self.origin.clone()?;
+        Some(Arc::new(Source {
+            name: self.name.clone(),
+            text: OnceLock::new(),
+            origin: Some(origin),
+            line_starts: OnceLock::new(),
+        }))
+    }
+
+    /// The file's text if it is still what was read: same modification time and length.
+    fn read_again(&self) -> Option<String> {
+        let origin = self.origin.as_ref()?;
+        let modified = std::fs::metadata(&origin.path)
+            .ok()
+            .and_then(|m| m.modified().ok());
+        if modified != origin.modified {
+            return None;
+        }
+        let text = super::files::decode(std::fs::read(&origin.path).ok()?);
+        (text.len() == origin.len).then_some(text)
     }
 
     fn line_starts(&self) -> &[usize] {
         self.line_starts.get_or_init(|| {
             std::iter::once(0)
-                .chain(self.text.match_indices('\n').map(|(i, _)| i + 1))
+                .chain(self.text().match_indices('\n').map(|(i, _)| i + 1))
                 .collect()
         })
     }
@@ -66,8 +136,8 @@ impl Source {
         let start = *starts.get(line as usize - 1)?;
         let end = starts
             .get(line as usize)
-            .map_or(self.text.len(), |next| next - 1);
-        let l = &self.text[start..end];
+            .map_or(self.text().len(), |next| next - 1);
+        let l = &self.text()[start..end];
         Some(l.strip_suffix('\r').unwrap_or(l))
     }
 }
@@ -84,8 +154,8 @@ impl Source {
         let end = starts
             .get(last as usize)
             .copied()
-            .unwrap_or(self.text.len());
-        self.text.get(start..end)
+            .unwrap_or(self.text().len());
+        self.text().get(start..end)
     }
 }
 
@@ -380,9 +450,11 @@ pub struct Document {
     /// 0-based position among the documents of its source.
     pub index: usize,
     pub root: Node,
-    /// `root` holds only part of the tree (`lint` lets most of a large input's trees go once
-    /// each file is checked); [`Document::full_tree`] parses the whole one again.
-    pub partial: bool,
+    /// `Some` when `root` holds only part of the tree (`lint` lets most of a large input's
+    /// trees go once each file is checked): the function says which paths the part locates
+    /// exactly as the whole tree would. [`Document::tree_for`] and [`Document::full_tree`]
+    /// parse the whole one again where needed.
+    pub partial: Option<fn(&FieldPath) -> bool>,
 }
 
 impl Document {
@@ -391,7 +463,7 @@ impl Document {
             source,
             index,
             root,
-            partial: false,
+            partial: None,
         }
     }
 
@@ -400,12 +472,27 @@ impl Document {
     /// what was parsed), the partial root, so a finding still points into the document.
     pub fn full_tree(&self) -> std::borrow::Cow<'_, Node> {
         use std::borrow::Cow;
-        if !self.partial {
+        if self.partial.is_none() {
             return Cow::Borrowed(&self.root);
         }
         match super::yaml::reparse(&self.source, self.root.span) {
             Some(tree) => Cow::Owned(tree),
             None => Cow::Borrowed(&self.root),
+        }
+    }
+
+    /// Whether `root` locates `path` as the whole tree would.
+    pub fn keeps(&self, path: &FieldPath) -> bool {
+        self.partial.is_none_or(|keeps| keeps(path))
+    }
+
+    /// A tree in which `path` is where it is in the whole document: `root` if it
+    /// [keeps](Document::keeps) the path, else the [`Document::full_tree`].
+    pub fn tree_for(&self, path: &FieldPath) -> std::borrow::Cow<'_, Node> {
+        if self.keeps(path) {
+            std::borrow::Cow::Borrowed(&self.root)
+        } else {
+            self.full_tree()
         }
     }
 
@@ -422,6 +509,36 @@ impl Document {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_released_text_is_read_again_only_if_the_file_is_unchanged() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("p.yaml");
+        std::fs::write(&path, "a: 1\nb: 2\n").unwrap();
+        let modified = std::fs::metadata(&path).unwrap().modified().ok();
+        let read = std::fs::read_to_string(&path).unwrap();
+        let source = Source::from_file("p.yaml", read, &path, modified);
+        let released = source.released().expect("a file can be read again");
+        assert_eq!(released.name, "p.yaml");
+        assert_eq!(released.line(2), Some("b: 2"));
+        assert_eq!(released.text(), source.text());
+
+        // Changed since it was read: no text rather than the wrong lines.
+        let stale = source.released().unwrap();
+        std::fs::write(&path, "a: 1\nb: 3\nc: 4\n").unwrap();
+        let later = std::time::SystemTime::now() + std::time::Duration::from_secs(5);
+        std::fs::File::options()
+            .write(true)
+            .open(&path)
+            .unwrap()
+            .set_modified(later)
+            .unwrap();
+        assert_eq!(stale.text(), "");
+        assert_eq!(stale.line(2), None);
+
+        // Stdin, git blobs and live objects have no file to read again.
+        assert!(Source::new("<stdin>", "a: 1\n").released().is_none());
+    }
 
     #[test]
     fn field_path_round_trips_karmada_notation() {

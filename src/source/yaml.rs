@@ -54,13 +54,13 @@ pub fn load(source: Arc<Source>) -> Loaded {
     };
     // Fast path: the whole stream at once. Only when it fails do we split the text at document
     // markers and parse each piece, so one bad document does not hide the others.
-    match parse_stream(&source.text, 0) {
+    match parse_stream(source.text(), 0) {
         Ok((roots, problems)) => {
             out.problems.extend(problems);
             push_roots(&mut out, roots);
         }
         Err(_) => {
-            for chunk in split_documents(&source.text) {
+            for chunk in split_documents(source.text()) {
                 match parse_stream(chunk.text, chunk.first_line) {
                     Ok((roots, problems)) => {
                         out.problems.extend(problems);

@@ -207,8 +207,13 @@ fn request_namespace(policy: &Policy) -> Option<&str> {
 /// label, the mutating webhook adds it on CREATE (M6), so "required" cannot fire for them; use
 /// [`validate_stored`] for live objects and [`validate_update`] for updates.
 pub fn admit(policy: &Policy, version: KarmadaVersion) -> Admitted {
+    admit_spec(policy, policy.spec.clone(), version)
+}
+
+/// [`admit`] with the spec given apart from `policy` (whose own spec is not read), so a caller
+/// that owns the policy can move the spec in rather than copy it.
+pub fn admit_spec(policy: &Policy, mut spec: PropagationSpec, version: KarmadaVersion) -> Admitted {
     let namespace = request_namespace(policy);
-    let mut spec = policy.spec.clone();
     apply_defaults(policy.kind, namespace, &mut spec, version);
     let violations = validate_spec(policy.kind, namespace, &spec, version);
     Admitted { spec, violations }

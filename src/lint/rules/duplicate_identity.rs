@@ -2,6 +2,7 @@
 
 use std::collections::HashMap;
 
+use crate::engine::state::TemplateEntry;
 use crate::lint::registry::{RuleDoc, RuleGroup};
 use crate::lint::{Finding, Severity};
 use crate::model::{group_of, Inventory, ObjectRef};
@@ -25,21 +26,36 @@ pub const DOC: RuleDoc = RuleDoc {
 type Identity<'a> = (&'a str, &'a str, Option<&'a str>, &'a str);
 
 pub fn check(inventory: &Inventory) -> Vec<Finding> {
-    let mut first: HashMap<Identity<'_>, usize> = HashMap::with_capacity(inventory.objects.len());
-    let mut out = Vec::new();
+    check_with(inventory, &[])
+}
+
+/// [`check`] where the templates are `templates`, not objects of the inventory (a streamed
+/// `lint` keeps only their engine entries).
+pub fn check_with(inventory: &Inventory, templates: &[TemplateEntry]) -> Vec<Finding> {
+    let mut identities: Vec<(usize, Identity<'_>)> =
+        Vec::with_capacity(inventory.objects.len() + templates.len());
     for obj in &inventory.objects {
-        let Some((api_version, kind, meta, doc)) = identity_parts(obj) else {
-            continue;
-        };
-        if meta.name.is_empty() {
+        if let Some((api_version, kind, meta, doc)) = identity_parts(obj) {
+            let namespace = meta.namespace.as_deref();
+            identities.push((doc, (group_of(api_version), kind, namespace, &meta.name)));
+        }
+    }
+    for t in templates {
+        if let Some(doc) = t.doc {
+            let namespace = (!t.namespace.is_empty()).then_some(t.namespace.as_str());
+            identities.push((doc, (t.group(), &t.kind, namespace, &t.name)));
+        }
+    }
+    if !templates.is_empty() {
+        // The first definition is the one earlier in the input.
+        identities.sort_unstable_by_key(|(doc, _)| *doc);
+    }
+    let mut first: HashMap<Identity<'_>, usize> = HashMap::with_capacity(identities.len());
+    let mut out = Vec::new();
+    for (doc, id) in identities {
+        if id.3.is_empty() {
             continue;
         }
-        let id: Identity<'_> = (
-            group_of(api_version),
-            kind,
-            meta.namespace.as_deref(),
-            &meta.name,
-        );
         match first.get(&id) {
             None => {
                 first.insert(id, doc);
@@ -57,31 +73,51 @@ pub fn check(inventory: &Inventory) -> Vec<Finding> {
                     Severity::Info
                 };
                 let name_path = FieldPath::parse("metadata.name");
-                let object = ObjectRef {
-                    api_version: api_version.to_string(),
-                    kind: kind.to_string(),
-                    namespace: meta.namespace.clone(),
-                    name: meta.name.clone(),
-                };
+                let object = object_ref(&inventory.objects, templates, doc);
+                let a_name = a.tree_for(&name_path).locate_value(&name_path);
+                let b_name = b.tree_for(&name_path).locate_value(&name_path);
                 let mut f = Finding::new(
                     DOC.id,
                     severity,
                     format!(
                         "{object} is defined twice: applied in turn, this document replaces the one at {}:{}",
                         a.source.name,
-                        a.root.locate_value(&name_path).start.line
+                        a_name.start.line
                     ),
                 )
-                .at(&b.source, b.root.locate_value(&name_path))
+                .at(&b.source, b_name)
                 .field("metadata.name")
                 .object(object)
-                .related(&a.source, a.root.locate_value(&name_path), "first defined here");
+                .related(&a.source, a_name, "first defined here");
                 f.doc = Some(doc);
                 out.push(f);
             }
         }
     }
     out
+}
+
+/// The reference of the object or template of document `doc` (both lists are in document
+/// order).
+fn object_ref(
+    objects: &[crate::model::Object],
+    templates: &[TemplateEntry],
+    doc: usize,
+) -> ObjectRef {
+    if let Ok(i) = templates.binary_search_by_key(&Some(doc), |t| t.doc) {
+        return templates[i].reference();
+    }
+    let i = objects
+        .binary_search_by_key(&doc, |o| o.doc())
+        .expect("an identity was taken from it");
+    let (api_version, kind, meta, _) =
+        identity_parts(&objects[i]).expect("an identity was taken from it");
+    ObjectRef {
+        api_version: api_version.to_string(),
+        kind: kind.to_string(),
+        namespace: meta.namespace.clone(),
+        name: meta.name.clone(),
+    }
 }
 
 fn parent_dir(name: &str) -> &str {

@@ -112,7 +112,7 @@ fn silent(a: &Analysis<'_>) -> Vec<Finding> {
         if tpl.excluded.is_some() || tpl.terminating {
             continue;
         }
-        let preemptors = preemptors(&a.state, t);
+        let preemptors = preemptors(a.state, t);
         if preemptors.is_empty() {
             continue;
         }
@@ -123,7 +123,7 @@ fn silent(a: &Analysis<'_>) -> Vec<Finding> {
                 // Someone else holds it: can this preemptor ever take it?
                 if let Some(holder) = &owner {
                     if let Some((h, why)) =
-                        blocker(&why_not(&a.state, p, t, &Some(holder.clone()), &no_claims))
+                        blocker(&why_not(a.state, p, t, &Some(holder.clone()), &no_claims))
                     {
                         groups
                             .entry((p, h.clone(), true))
@@ -141,7 +141,7 @@ fn silent(a: &Analysis<'_>) -> Vec<Finding> {
                     continue;
                 }
                 let hypothetical = Some(rival.reference());
-                if let Some((h, why)) = blocker(&why_not(&a.state, p, t, &hypothetical, &no_claims))
+                if let Some((h, why)) = blocker(&why_not(a.state, p, t, &hypothetical, &no_claims))
                 {
                     groups
                         .entry((p, h.clone(), false))

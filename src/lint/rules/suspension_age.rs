@@ -61,7 +61,7 @@ pub fn check(
         let doc = &inventory.documents[p.doc];
         for (path, target) in targets {
             let span = doc.root.locate_value(&path);
-            let Some(intro) = introduced(&doc.source.name, &doc.source.text, span.start.line)
+            let Some(intro) = introduced(&doc.source.name, doc.source.text(), span.start.line)
             else {
                 continue; // not committed yet: it starts ageing when it is
             };
