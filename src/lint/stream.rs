@@ -22,6 +22,7 @@ use super::{
 };
 
 /// What a streamed run read and found.
+#[derive(Default)]
 pub struct Linted {
     /// One per input file, in input order (their documents moved into the inventory).
     pub loaded: Vec<Loaded>,
@@ -40,6 +41,8 @@ struct FilePart {
     inventory: Inventory,
     prepared: Prepared,
     findings: Vec<Finding>,
+    /// The file's size (its text is released).
+    bytes: usize,
 }
 
 /// Reads, parses and lints `paths` (files, or `-` for stdin); an unreadable input is an error.
@@ -50,12 +53,20 @@ pub fn lint_paths(
 ) -> Result<Linted, ReadError> {
     let clock = Clock::start();
     let options = analysis::options(opts);
-    let parts = files::read_all_with(paths, &|loaded| {
-        check_file(loaded, default_namespace, opts, &options)
-    })?;
+    let (mut linted, mut prepared) = (Linted::default(), Prepared::default());
+    let mut growth = Growth::of(paths);
+    // Each file joins the whole as soon as the files before it have: this thread is idle while
+    // the others parse, and all the parts held at once and then merged made a second copy.
+    files::read_each_with(
+        paths,
+        &|loaded| check_file(loaded, default_namespace, opts, &options),
+        &mut |part| {
+            growth.seen += part.bytes;
+            growth.reserve(&mut linted, &mut prepared, &part);
+            linted.append(&mut prepared, part)
+        },
+    )?;
     clock.lap("read, parse, per-object rules");
-    let (mut linted, prepared) = merge(parts);
-    clock.lap("merge");
     let inventory = &linted.inventory;
     // Before the state is built: it keeps one template of each identity.
     let duplicates = rules::duplicate_identity::check_with(inventory, &prepared.templates);
@@ -73,38 +84,57 @@ pub fn lint_paths(
     Ok(linted)
 }
 
-/// The files' parts as one input, document indices counted across files.
-fn merge(parts: Vec<FilePart>) -> (Linted, Prepared) {
-    // Sized up front: growing by doubling would hold two copies of the largest vectors.
-    let sum = |n: &dyn Fn(&FilePart) -> usize| parts.iter().map(n).sum::<usize>();
-    let mut linted = Linted {
-        loaded: Vec::with_capacity(parts.len()),
-        inventory: Inventory {
-            documents: Vec::with_capacity(sum(&|p| p.inventory.documents.len())),
-            objects: Vec::with_capacity(sum(&|p| p.inventory.objects.len())),
-            problems: Vec::new(),
-        },
-        findings: Vec::new(),
-    };
-    let mut prepared = Prepared {
-        policies: Vec::with_capacity(sum(&|p| p.prepared.policies.len())),
-        templates: Vec::with_capacity(sum(&|p| p.prepared.templates.len())),
-    };
-    for part in parts {
-        let offset = linted.inventory.documents.len();
-        linted
-            .findings
-            .extend(part.findings.into_iter().map(|mut f| {
-                if let Some(doc) = &mut f.doc {
-                    *doc += offset;
-                }
-                f
-            }));
-        linted.inventory.append(part.inventory);
+impl Linted {
+    /// Adds a file's part, its document indices counted from the documents before it.
+    fn append(&mut self, prepared: &mut Prepared, part: FilePart) {
+        let offset = self.inventory.documents.len();
+        self.findings.extend(part.findings.into_iter().map(|mut f| {
+            if let Some(doc) = &mut f.doc {
+                *doc += offset;
+            }
+            f
+        }));
+        self.inventory.append(part.inventory);
         prepared.append(part.prepared, offset);
-        linted.loaded.push(part.loaded);
+        self.loaded.push(part.loaded);
     }
-    (linted, prepared)
+}
+
+/// How much of the input the merged vectors have seen: each is sized for the whole input,
+/// estimated from the part seen, when the next file would not fit. Growing by doubling instead
+/// left the smaller copies behind (a freed block is not returned to the system, see main.rs).
+struct Growth {
+    total: usize,
+    seen: usize,
+}
+
+impl Growth {
+    fn of(paths: &[PathBuf]) -> Growth {
+        let size = |p: &PathBuf| std::fs::metadata(p).map_or(0, |m| m.len() as usize);
+        Growth {
+            total: paths.iter().map(size).sum(),
+            seen: 0,
+        }
+    }
+
+    fn reserve(&self, linted: &mut Linted, prepared: &mut Prepared, part: &FilePart) {
+        let inventory = &mut linted.inventory;
+        self.reserve_in(&mut inventory.documents, part.inventory.documents.len());
+        self.reserve_in(&mut inventory.objects, part.inventory.objects.len());
+        self.reserve_in(&mut prepared.templates, part.prepared.templates.len());
+        self.reserve_in(&mut prepared.policies, part.prepared.policies.len());
+    }
+
+    fn reserve_in<T>(&self, v: &mut Vec<T>, more: usize) {
+        let needed = v.len() + more;
+        if needed <= v.capacity() || self.seen == 0 {
+            return;
+        }
+        // Proportional to the bytes seen, and a twentieth more for files that differ.
+        let whole = needed as u128 * self.total.max(self.seen) as u128 / self.seen as u128;
+        let estimate = (whole + whole / 20) as usize;
+        v.reserve_exact(estimate.max(needed) - v.len());
+    }
 }
 
 /// Phase timings on stderr when `KARMADA_POLICY_TIMINGS` is set (a benchmarking aid, like the
@@ -118,23 +148,27 @@ impl Clock {
 
     fn lap(&self, phase: &str) {
         if let Some(start) = self.0 {
+            let (now, peak) = rss_mb();
             eprintln!(
-                "timing: {:>8.1} ms  {:>6} MB peak  {phase}",
+                "timing: {:>8.1} ms  {now:>5} MB ({peak:>5} MB peak)  {phase}",
                 start.elapsed().as_secs_f64() * 1e3,
-                peak_rss_mb()
             );
         }
     }
 }
 
-/// The process's peak resident memory so far (Linux `VmHWM`), 0 where unknown.
-fn peak_rss_mb() -> u64 {
+/// The process's resident memory now and at its peak so far in MB (Linux `VmRSS`, `VmHWM`),
+/// 0 where unknown.
+fn rss_mb() -> (u64, u64) {
     let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
-    status
-        .lines()
-        .find_map(|l| l.strip_prefix("VmHWM:"))
-        .and_then(|v| v.trim().trim_end_matches("kB").trim().parse::<u64>().ok())
-        .map_or(0, |kb| kb / 1024)
+    let field = |name: &str| {
+        status
+            .lines()
+            .find_map(|l| l.strip_prefix(name))
+            .and_then(|v| v.trim().trim_end_matches("kB").trim().parse::<u64>().ok())
+            .map_or(0, |kb| kb / 1024)
+    };
+    (field("VmRSS:"), field("VmHWM:"))
 }
 
 /// Types one file's documents, runs the per-object rules on them and lets go of what the later
@@ -151,11 +185,13 @@ fn check_file(
     let findings = per_object_findings(std::slice::from_ref(&loaded), &inventory, opts);
     release_trees(&mut inventory);
     let prepared = Prepared::take(options, &mut inventory.objects);
+    let bytes = loaded.source.text().len();
     let mut part = FilePart {
         loaded,
         inventory,
         prepared,
         findings,
+        bytes,
     };
     release_text(&mut part);
     part

@@ -134,6 +134,19 @@ pub fn read_all_with<T: Send>(
     in_parallel(paths, &|path| read(path).map(then))
 }
 
+/// Like [`read_all_with`], but each file's result goes to `sink` on the calling thread, in
+/// input order, as soon as it and every file before it are done: the caller can fold the
+/// results into one while the other files are still being parsed, instead of holding them all
+/// and then a merged copy. On an error, the first input's is returned (`sink` has seen the
+/// inputs before it).
+pub fn read_each_with<T: Send>(
+    paths: &[PathBuf],
+    then: &(dyn Fn(Loaded) -> T + Sync),
+    sink: &mut dyn FnMut(T),
+) -> Result<(), ReadError> {
+    in_parallel_each(paths, &|path| read(path).map(then), sink)
+}
+
 /// `each` over every input on all cores (std threads, no thread pool crate: each worker takes
 /// the next input), since reading and parsing is most of a large run's time. Results come back
 /// in input order; on several errors the first input's is returned, as a sequential run would.
@@ -141,37 +154,65 @@ pub fn in_parallel<T: Send>(
     paths: &[PathBuf],
     each: &(dyn Fn(&Path) -> Result<T, ReadError> + Sync),
 ) -> Result<Vec<T>, ReadError> {
+    let mut results = Vec::with_capacity(paths.len());
+    in_parallel_each(paths, each, &mut |r| results.push(r))?;
+    Ok(results)
+}
+
+/// [`in_parallel`], handing each result to `sink` (on the calling thread, in input order) as
+/// soon as the results before it are in.
+fn in_parallel_each<T: Send>(
+    paths: &[PathBuf],
+    each: &(dyn Fn(&Path) -> Result<T, ReadError> + Sync),
+    sink: &mut dyn FnMut(T),
+) -> Result<(), ReadError> {
     let workers = std::thread::available_parallelism()
         .map_or(1, |n| n.get())
         .min(paths.len());
     if workers <= 1 {
-        return paths.iter().map(|p| each(p)).collect();
+        for path in paths {
+            sink(each(path)?);
+        }
+        return Ok(());
     }
     let next = std::sync::atomic::AtomicUsize::new(0);
-    let mut results: Vec<(usize, Result<T, ReadError>)> = std::thread::scope(|scope| {
-        let handles: Vec<_> = (0..workers)
-            .map(|_| {
-                scope.spawn(|| {
-                    let mut done = Vec::new();
-                    loop {
-                        let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-                        let Some(path) = paths.get(i) else { break };
-                        done.push((i, each(path)));
+    let stop = std::sync::atomic::AtomicBool::new(false);
+    let (done, results) = std::sync::mpsc::channel::<(usize, Result<T, ReadError>)>();
+    std::thread::scope(|scope| {
+        for _ in 0..workers {
+            let done = done.clone();
+            let (next, stop) = (&next, &stop);
+            scope.spawn(move || {
+                use std::sync::atomic::Ordering::Relaxed;
+                while !stop.load(Relaxed) {
+                    let i = next.fetch_add(1, Relaxed);
+                    let Some(path) = paths.get(i) else { break };
+                    if done.send((i, each(path))).is_err() {
+                        break;
                     }
-                    done
-                })
-            })
-            .collect();
-        handles
-            .into_iter()
-            .flat_map(|h| match h.join() {
-                Ok(done) => done,
-                Err(panic) => std::panic::resume_unwind(panic),
-            })
-            .collect()
-    });
-    results.sort_by_key(|(i, _)| *i);
-    results.into_iter().map(|(_, r)| r).collect()
+                }
+            });
+        }
+        drop(done);
+        // Results that came in before an earlier one, by input index.
+        let mut waiting = std::collections::BTreeMap::new();
+        let mut expected = 0;
+        for (i, result) in results.iter() {
+            waiting.insert(i, result);
+            while let Some(result) = waiting.remove(&expected) {
+                expected += 1;
+                match result {
+                    Ok(t) => sink(t),
+                    Err(e) => {
+                        // Later inputs no longer matter: let the workers stop.
+                        stop.store(true, std::sync::atomic::Ordering::Relaxed);
+                        return Err(e);
+                    }
+                }
+            }
+        }
+        Ok(())
+    })
 }
 
 /// Text from bytes: a UTF-8 BOM is dropped; invalid UTF-8 is replaced rather than rejected, so
@@ -260,6 +301,14 @@ mod tests {
         paths.push(dir.path().join("missing-b.yaml"));
         let err = read_all(&paths).unwrap_err();
         assert!(err.path.ends_with("missing-a.yaml"), "{err}");
+
+        // Streamed: the inputs before the first error reach the sink, in order.
+        let mut seen = Vec::new();
+        let err =
+            read_each_with(&paths, &|l| l.source.name.clone(), &mut |n| seen.push(n)).unwrap_err();
+        assert!(err.path.ends_with("missing-a.yaml"), "{err}");
+        let names: Vec<_> = seen.iter().map(|n| n.rsplit('/').next().unwrap()).collect();
+        assert_eq!(names, ["0.yaml", "1.yaml", "2.yaml"]);
     }
 
     #[test]
