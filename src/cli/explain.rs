@@ -110,7 +110,7 @@ fn is_pp(head: &DocHead<'_>) -> bool {
 /// Whether the template's claim names a PropagationPolicy of another namespace (a stale or
 /// hand-written claim): whether it exists decides the answer, and it was not read.
 fn claim_elsewhere(state: &State, t: usize, namespace: &str) -> bool {
-    state.templates[t].claim.owner().is_some_and(|o| {
+    state.templates[t].claim().owner().is_some_and(|o| {
         o.kind == PolicyKind::PropagationPolicy && o.namespace.as_deref() != Some(namespace)
     })
 }

@@ -285,7 +285,7 @@ pub fn diagnose(input: &ChainInput<'_>) -> Chain {
     let st = input.state;
     let tpl = &st.templates[input.template];
     let e = input.explanation;
-    let claim = claim_keys(&tpl.claim);
+    let claim = claim_keys(tpl.claim());
     let mut diagnoses = Vec::new();
 
     // The claim: a holder that no longer exists, better policies kept out, a restart's owner.

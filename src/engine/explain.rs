@@ -183,8 +183,8 @@ pub struct Explanation {
 /// Explains template `t` of the state.
 pub fn explain(state: &State, t: usize) -> Explanation {
     let tpl = &state.templates[t];
-    let current = tpl.claim.owner();
-    let mut after = tpl.claim.clone();
+    let current = tpl.claim().owner();
+    let mut after = tpl.claim().clone();
     template_reconcile(state, t, &mut after);
     let after_reconcile = after.owner();
     let s = settle(state, t);
@@ -209,7 +209,7 @@ pub fn explain(state: &State, t: usize) -> Explanation {
         if x == t {
             s.claim.owner().is_some()
         } else {
-            state.templates[x].claim.owner().is_some()
+            state.templates[x].claim().owner().is_some()
         }
     };
     let candidates: Vec<Candidate> = matching
@@ -242,12 +242,12 @@ pub fn explain(state: &State, t: usize) -> Explanation {
 
     // Notes.
     if let Some(e) = &tpl.excluded {
-        notes.push(Note::Excluded(e.clone()));
+        notes.push(Note::Excluded((**e).clone()));
     }
-    if tpl.claim.is_partial() {
+    if tpl.claim().is_partial() {
         notes.push(Note::PartialClaim);
     }
-    if tpl.claim.has_both() {
+    if tpl.claim().has_both() {
         notes.push(Note::BothClaims);
     }
     match &s.claim_check {
@@ -399,7 +399,7 @@ fn candidate_why(
         return Why::Terminating;
     }
     if let Some(e) = &tpl.excluded {
-        return Why::TemplateExcluded(e.clone());
+        return Why::TemplateExcluded((**e).clone());
     }
     if let Some(by) = s
         .owner

@@ -448,7 +448,7 @@ pub fn settle_owner(
     if tpl.excluded.is_some() {
         return SettledOwner::default();
     }
-    if !named && tpl.claim == ClaimMeta::default() {
+    if !named && *tpl.claim() == ClaimMeta::default() {
         let owner = fresh_match_among(state, matches)
             .chosen
             .map(|p| state.policy(p).reference());
@@ -467,7 +467,7 @@ fn settle_matched(
     matches: Option<&[(usize, ImplicitPriority)]>,
 ) -> Settled {
     let tpl = &state.templates[t];
-    let mut claim = tpl.claim.clone();
+    let mut claim = tpl.claim().clone();
     let mut s = Settled {
         claim_check: ClaimCheck::None,
         validated: claim.clone(),
@@ -506,7 +506,7 @@ fn settle_matched(
             return claim.owner().is_some();
         }
         // Other templates: their metadata claim stands for their settled state.
-        let c = &state.templates[other].claim;
+        let c = &state.templates[other].claim();
         c.owner().is_some_and(|o| state.find_policy(&o).is_some())
     };
     let mut runnable = Vec::new();
@@ -1033,7 +1033,7 @@ mod tests {
             ],
             false,
         );
-        let mut c = st.templates[0].claim.clone();
+        let mut c = st.templates[0].claim().clone();
         assert_eq!(
             template_reconcile(&st, 0, &mut c),
             ReconcileOutcome::Kept(PolicyRef::pp("default", "holder"))

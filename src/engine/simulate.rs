@@ -808,7 +808,7 @@ mod tests {
             claims: state(objects.clone(), true)
                 .templates
                 .iter()
-                .map(|t| t.claim.clone())
+                .map(|t| t.claim().clone())
                 .collect(),
             ..World::settled(state(objects.clone(), true))
         };

@@ -157,14 +157,31 @@ pub struct TemplateEntry {
     pub namespace: String,
     pub name: String,
     pub labels: crate::model::StringMap,
-    /// The claim keys as written in the input.
-    pub claim: ClaimMeta,
+    /// The claim keys as written in the input, when there are any (see
+    /// [`TemplateEntry::claim`]): boxed, as most templates have none and a repository has
+    /// a hundred thousand templates.
+    claim_keys: Option<Box<ClaimMeta>>,
     pub terminating: bool,
-    pub excluded: Option<Excluded>,
+    /// Boxed like the claim keys, and as rare.
+    pub excluded: Option<Box<Excluded>>,
     pub doc: Option<usize>,
 }
 
+/// The claim of a template without claim keys.
+static NO_CLAIM: ClaimMeta = ClaimMeta {
+    pp_namespace: None,
+    pp_name: None,
+    pp_id: None,
+    cpp_name: None,
+    cpp_id: None,
+};
+
 impl TemplateEntry {
+    /// The claim keys as written in the input.
+    pub fn claim(&self) -> &ClaimMeta {
+        self.claim_keys.as_deref().unwrap_or(&NO_CLAIM)
+    }
+
     pub fn target(&self) -> Target<'_> {
         Target {
             api_version: &self.api_version,
@@ -481,15 +498,16 @@ fn template_excluded(
 
 /// The template's entry, made of its own strings.
 fn template_entry(t: Template, excluded: Option<Excluded>) -> TemplateEntry {
+    let claim = ClaimMeta::read(&t.meta.labels, &t.meta.annotations);
     TemplateEntry {
-        claim: ClaimMeta::read(&t.meta.labels, &t.meta.annotations),
+        claim_keys: (claim != NO_CLAIM).then(|| Box::new(claim)),
         api_version: t.api_version,
         kind: t.kind,
         namespace: t.meta.namespace.unwrap_or_default(),
         name: t.meta.name,
         labels: t.meta.labels,
         terminating: t.meta.deletion_timestamp.is_some(),
-        excluded,
+        excluded: excluded.map(Box::new),
         doc: Some(t.doc),
     }
 }
@@ -780,8 +798,8 @@ impl State {
         let mut missing: Vec<(PolicyRef, String)> = Vec::new();
         for t in &self.templates {
             for (r, id) in [
-                (t.claim.pp_claim(), t.claim.pp_id.clone()),
-                (t.claim.cpp_claim(), t.claim.cpp_id.clone()),
+                (t.claim().pp_claim(), t.claim().pp_id.clone()),
+                (t.claim().cpp_claim(), t.claim().cpp_id.clone()),
             ] {
                 if let (Some(r), Some(id)) = (r, id) {
                     if !self.policy_by_ref.contains_key(&r) && !missing.iter().any(|(m, _)| *m == r)

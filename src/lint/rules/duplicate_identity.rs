@@ -1,8 +1,8 @@
 //! Two documents that are the same object: applied in turn, the later one replaces the earlier.
 
-use std::collections::HashMap;
+use std::hash::{Hash, Hasher};
 
-use crate::engine::state::TemplateEntry;
+use crate::engine::state::{FxHasher, TemplateEntry};
 use crate::lint::registry::{RuleDoc, RuleGroup};
 use crate::lint::{Finding, Severity};
 use crate::model::{group_of, Inventory, ObjectRef};
@@ -31,70 +31,118 @@ pub fn check(inventory: &Inventory) -> Vec<Finding> {
 
 /// [`check`] where the templates are `templates`, not objects of the inventory (a streamed
 /// `lint` keeps only their engine entries).
+///
+/// Every identity is hashed and the hashes sorted (with the document, so the earliest comes
+/// first among equals): only documents with equal hashes are compared. A map of every
+/// identity was a third of a large run's time after parsing.
 pub fn check_with(inventory: &Inventory, templates: &[TemplateEntry]) -> Vec<Finding> {
-    let mut identities: Vec<(usize, Identity<'_>)> =
-        Vec::with_capacity(inventory.objects.len() + templates.len());
-    for obj in &inventory.objects {
-        if let Some((api_version, kind, meta, doc)) = identity_parts(obj) {
-            let namespace = meta.namespace.as_deref();
-            identities.push((doc, (group_of(api_version), kind, namespace, &meta.name)));
+    let objects = &inventory.objects;
+    let hash = |id: &Identity<'_>| {
+        let mut h = FxHasher::default();
+        id.hash(&mut h);
+        h.finish()
+    };
+    let mut hashed: Vec<(u64, usize)> = Vec::with_capacity(objects.len() + templates.len());
+    for obj in objects {
+        if let Some((doc, id)) = object_identity(obj) {
+            hashed.push((hash(&id), doc));
         }
     }
     for t in templates {
-        if let Some(doc) = t.doc {
-            let namespace = (!t.namespace.is_empty()).then_some(t.namespace.as_str());
-            identities.push((doc, (t.group(), &t.kind, namespace, &t.name)));
+        if let Some((doc, id)) = template_identity(t) {
+            hashed.push((hash(&id), doc));
         }
     }
-    if !templates.is_empty() {
-        // The first definition is the one earlier in the input.
-        identities.sort_unstable_by_key(|(doc, _)| *doc);
-    }
-    let mut first: HashMap<Identity<'_>, usize> = HashMap::with_capacity(identities.len());
+    hashed.sort_unstable();
     let mut out = Vec::new();
-    for (doc, id) in identities {
-        if id.3.is_empty() {
-            continue;
-        }
-        match first.get(&id) {
-            None => {
-                first.insert(id, doc);
-            }
-            Some(&earlier) => {
-                let a = &inventory.documents[earlier];
-                let b = &inventory.documents[doc];
-                let same_file = std::sync::Arc::ptr_eq(&a.source, &b.source);
-                let same_dir = parent_dir(&a.source.name) == parent_dir(&b.source.name);
-                let severity = if same_file {
-                    Severity::Error
-                } else if same_dir {
-                    Severity::Warning
-                } else {
-                    Severity::Info
-                };
-                let name_path = FieldPath::parse("metadata.name");
-                let object = object_ref(&inventory.objects, templates, doc);
-                let a_name = a.tree_for(&name_path).locate_value(&name_path);
-                let b_name = b.tree_for(&name_path).locate_value(&name_path);
-                let mut f = Finding::new(
-                    DOC.id,
-                    severity,
-                    format!(
-                        "{object} is defined twice: applied in turn, this document replaces the one at {}:{}",
-                        a.source.name,
-                        a_name.start.line
-                    ),
-                )
-                .at(&b.source, b_name)
-                .field("metadata.name")
-                .object(object)
-                .related(&a.source, a_name, "first defined here");
-                f.doc = Some(doc);
-                out.push(f);
-            }
+    for run in hashed
+        .chunk_by(|a, b| a.0 == b.0)
+        .filter(|run| run.len() > 1)
+    {
+        let ids: Vec<(usize, Identity<'_>)> = run
+            .iter()
+            .filter_map(|&(_, doc)| Some((doc, identity_at(objects, templates, doc)?)))
+            .collect();
+        for (i, &(doc, id)) in ids.iter().enumerate() {
+            // The first definition is the one earlier in the input.
+            let Some(&(earlier, _)) = ids[..i].iter().find(|(_, other)| *other == id) else {
+                continue;
+            };
+            out.push(duplicate(inventory, templates, earlier, doc));
         }
     }
     out
+}
+
+/// The finding on document `doc`, a second definition of document `earlier`'s object.
+fn duplicate(
+    inventory: &Inventory,
+    templates: &[TemplateEntry],
+    earlier: usize,
+    doc: usize,
+) -> Finding {
+    let a = &inventory.documents[earlier];
+    let b = &inventory.documents[doc];
+    let same_file = std::sync::Arc::ptr_eq(&a.source, &b.source);
+    let same_dir = parent_dir(&a.source.name) == parent_dir(&b.source.name);
+    let severity = if same_file {
+        Severity::Error
+    } else if same_dir {
+        Severity::Warning
+    } else {
+        Severity::Info
+    };
+    let name_path = FieldPath::parse("metadata.name");
+    let object = object_ref(&inventory.objects, templates, doc);
+    let a_name = a.tree_for(&name_path).locate_value(&name_path);
+    let b_name = b.tree_for(&name_path).locate_value(&name_path);
+    let mut f = Finding::new(
+        DOC.id,
+        severity,
+        format!(
+            "{object} is defined twice: applied in turn, this document replaces the one at {}:{}",
+            a.source.name, a_name.start.line
+        ),
+    )
+    .at(&b.source, b_name)
+    .field("metadata.name")
+    .object(object)
+    .related(&a.source, a_name, "first defined here");
+    f.doc = Some(doc);
+    f
+}
+
+fn object_identity(obj: &crate::model::Object) -> Option<(usize, Identity<'_>)> {
+    let (api_version, kind, meta, doc) = identity_parts(obj)?;
+    let id = (
+        group_of(api_version),
+        kind,
+        meta.namespace.as_deref(),
+        meta.name.as_str(),
+    );
+    (!meta.name.is_empty()).then_some((doc, id))
+}
+
+fn template_identity(t: &TemplateEntry) -> Option<(usize, Identity<'_>)> {
+    let namespace = (!t.namespace.is_empty()).then_some(t.namespace.as_str());
+    let id = (t.group(), t.kind.as_str(), namespace, t.name.as_str());
+    Some((t.doc?, id)).filter(|_| !t.name.is_empty())
+}
+
+/// The identity of document `doc`'s object or template (both lists are in document order).
+fn identity_at<'a>(
+    objects: &'a [crate::model::Object],
+    templates: &'a [TemplateEntry],
+    doc: usize,
+) -> Option<Identity<'a>> {
+    match templates.binary_search_by_key(&Some(doc), |t| t.doc) {
+        Ok(i) => template_identity(&templates[i]),
+        Err(_) => {
+            let i = objects.binary_search_by_key(&doc, |o| o.doc()).ok()?;
+            object_identity(&objects[i])
+        }
+    }
+    .map(|(_, id)| id)
 }
 
 /// The reference of the object or template of document `doc` (both lists are in document
