@@ -6,6 +6,7 @@ use owo_colors::{OwoColorize, Style};
 
 use crate::lint::diff::OwnershipChange;
 use crate::lint::{Finding, Severity};
+use crate::source::Source;
 
 use super::Summary;
 
@@ -81,21 +82,27 @@ pub fn ownership_section(changes: &[OwnershipChange], color: bool) -> String {
 
 fn render_findings(findings: &[Finding], color: bool) -> String {
     let mut out = String::new();
-    let mut current_file: Option<&str> = None;
-    for f in findings {
-        let file = f.location.as_ref().map(|l| l.source.name.as_str());
-        if file != current_file {
-            if let Some(name) = file {
-                let _ = writeln!(
-                    out,
-                    "{}",
-                    paint(name, Style::new().bold().underline(), color)
-                );
+    // Findings come sorted by file: each file's are rendered with its text loaded once (a large
+    // lint has let the texts go, see `Source::with_text`), one file at a time.
+    let file = |f: &Finding| f.location.as_ref().map(|l| l.source.clone());
+    for group in findings.chunk_by(|a, b| match (file(a), file(b)) {
+        (Some(a), Some(b)) => std::sync::Arc::ptr_eq(&a, &b) || a.name == b.name,
+        (a, b) => a.is_none() && b.is_none(),
+    }) {
+        let render = |out: &mut String, lines: Option<&Source>| {
+            if let Some(source) = lines {
+                let name = paint(&source.name, Style::new().bold().underline(), color);
+                let _ = writeln!(out, "{name}");
             }
-            current_file = file;
+            for f in group {
+                render_one(out, f, lines, color);
+                out.push('\n');
+            }
+        };
+        match file(&group[0]) {
+            Some(source) => source.with_text(|lines| render(&mut out, Some(lines))),
+            None => render(&mut out, None),
         }
-        render_one(&mut out, f, color);
-        out.push('\n');
     }
     out
 }
@@ -125,7 +132,8 @@ fn paint(text: &str, style: Style, color: bool) -> String {
 ///    |       ^^^^^^^^^^
 ///    = field: spec.resourceSelectors[0].name
 /// ```
-fn render_one(out: &mut String, f: &Finding, color: bool) {
+/// `lines` is the text of the finding's file (see [`render_findings`]).
+fn render_one(out: &mut String, f: &Finding, lines: Option<&Source>, color: bool) {
     let head = format!("{}[{}]", f.severity.as_str(), f.rule);
     let _ = writeln!(
         out,
@@ -144,7 +152,7 @@ fn render_one(out: &mut String, f: &Finding, color: bool) {
             paint("-->", gutter_style, color),
             loc.display()
         );
-        if let Some(text) = loc.source.line(loc.span.start.line) {
+        if let Some(text) = lines.and_then(|l| l.line(loc.span.start.line)) {
             let bar = paint("|", gutter_style, color);
             let _ = writeln!(out, "{pad} {bar}");
             let _ = writeln!(

@@ -106,6 +106,22 @@ impl Source {
         }))
     }
 
+    /// Calls `f` with this source, its text loaded: itself, or for a released source whose
+    /// text is not in memory, a copy holding the text for the call only. A report that prints
+    /// lines file by file then holds one file's text at a time.
+    pub fn with_text<R>(&self, f: impl FnOnce(&Source) -> R) -> R {
+        if self.text.get().is_some() || self.origin.is_none() {
+            return f(self);
+        }
+        let loaded = Source {
+            name: self.name.clone(),
+            text: OnceLock::from(self.read_again().unwrap_or_default()),
+            origin: self.origin.clone(),
+            line_starts: OnceLock::new(),
+        };
+        f(&loaded)
+    }
+
     /// The file's text if it is still what was read: same modification time and length.
     fn read_again(&self) -> Option<String> {
         let origin = self.origin.as_ref()?;
@@ -520,6 +536,11 @@ mod tests {
         let source = Source::from_file("p.yaml", read, &path, modified);
         let released = source.released().expect("a file can be read again");
         assert_eq!(released.name, "p.yaml");
+        assert_eq!(
+            released.with_text(|s| s.line(2).map(str::to_string)),
+            Some("b: 2".to_string())
+        );
+        assert!(released.text.get().is_none(), "with_text keeps nothing");
         assert_eq!(released.line(2), Some("b: 2"));
         assert_eq!(released.text(), source.text());
 
