@@ -3,10 +3,13 @@
 //! A node tree costs about twenty times the text it was parsed from, so a 50 MB repository
 //! parsed whole needs more than a gigabyte. Each file is instead checked on its own right after it
 //! is parsed, on the thread that parsed it (the per-object rules: input, typing, schema,
-//! admission, suspension), and then its tree is let go but for a skeleton: the rules that compare
-//! objects afterwards read a document's `metadata.name` and ignore annotation, which the skeleton
-//! keeps, and where a finding points into a policy, the policy is parsed again from its lines
-//! ([`crate::source::Document::full_tree`]), a few thousand small documents at most.
+//! admission, suspension), and then reduced to what the rules that compare objects read: its
+//! templates and policies become the engine's prepared entries ([`Prepared::take`]), a policy's
+//! tree a skeleton of where the semantic rules point, any other tree its ignore annotation, and
+//! the text is released (read back from the file where needed). Where a finding points outside
+//! a skeleton, the document is parsed again from its lines
+//! ([`crate::source::Document::tree_for`]), a few thousand small documents at most. The calling
+//! thread folds the files' parts together in input order as they arrive.
 //! The findings are the same as [`super::lint`] gives over the whole input.
 
 use std::path::PathBuf;
@@ -26,9 +29,11 @@ use super::{
 pub struct Linted {
     /// One per input file, in input order (their documents moved into the inventory).
     pub loaded: Vec<Loaded>,
-    /// Every document, partial: its tree holds only what [`skeleton`] or [`policy_skeleton`]
-    /// keeps. The objects are the policies, without their specs (moved into the engine's
-    /// state), and the other Karmada objects; templates are not kept.
+    /// Every document, partial: its tree is only a skeleton (see [`Document::partial`]). The
+    /// objects are the policies, without their specs (moved into the engine's state), and the
+    /// other Karmada objects; templates are not kept.
+    ///
+    /// [`Document::partial`]: crate::source::Document::partial
     pub inventory: Inventory,
     /// Sorted by file and position, configuration and inline ignores applied.
     pub findings: Vec<Finding>,
@@ -284,7 +289,7 @@ fn policy_skeleton(root: Node) -> Node {
 
 /// Whether the [`policy_skeleton`] keeps what `path` locates: the same node, or the same
 /// closest ancestor when the field is missing.
-pub fn policy_skeleton_keeps(path: &FieldPath) -> bool {
+fn policy_skeleton_keeps(path: &FieldPath) -> bool {
     match (key(path, 0), key(path, 1)) {
         (Some("metadata"), Some("name")) => true,
         (Some("metadata"), Some("annotations")) => key(path, 2) == Some(suppress::ANNOTATION),
@@ -320,7 +325,7 @@ fn skeleton(root: Node) -> Node {
 }
 
 /// Whether the [`skeleton`] keeps what `path` locates.
-pub fn skeleton_keeps(path: &FieldPath) -> bool {
+fn skeleton_keeps(path: &FieldPath) -> bool {
     (key(path, 0), key(path, 1), key(path, 2))
         == (
             Some("metadata"),
