@@ -97,13 +97,8 @@ impl Source {
     /// blob, a live object). A large `lint` keeps only the documents' positions, and reads back
     /// the few files whose lines a report prints.
     pub fn released(&self) -> Option<Arc<Source>> {
-        let origin = self.origin.clone()?;
-        Some(Arc::new(Source {
-            name: self.name.clone(),
-            text: OnceLock::new(),
-            origin: Some(origin),
-            line_starts: OnceLock::new(),
-        }))
+        self.origin.as_ref()?;
+        Some(Arc::new(self.with_own_text(OnceLock::new())))
     }
 
     /// Calls `f` with this source, its text loaded: itself, or for a released source whose
@@ -113,13 +108,18 @@ impl Source {
         if self.text.get().is_some() || self.origin.is_none() {
             return f(self);
         }
-        let loaded = Source {
+        let loaded = self.with_own_text(OnceLock::from(self.read_again().unwrap_or_default()));
+        f(&loaded)
+    }
+
+    /// This source (same name and file) holding `text` instead of its own.
+    fn with_own_text(&self, text: OnceLock<String>) -> Source {
+        Source {
             name: self.name.clone(),
-            text: OnceLock::from(self.read_again().unwrap_or_default()),
+            text,
             origin: self.origin.clone(),
             line_starts: OnceLock::new(),
-        };
-        f(&loaded)
+        }
     }
 
     /// The file's text if it is still what was read: same modification time and length.

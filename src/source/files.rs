@@ -82,17 +82,14 @@ pub fn is_manifest_name(name: &str) -> bool {
 
 /// Reads and parses one input (`-` is stdin).
 pub fn read(path: &Path) -> Result<Loaded, ReadError> {
+    if path == Path::new("-") {
+        let (name, text) = read_text(path)?;
+        return Ok(load(Source::new(name, text)));
+    }
     // Taken before the text: a change while reading then shows as a later modification.
-    let modified = (path != Path::new("-"))
-        .then(|| std::fs::metadata(path).and_then(|m| m.modified()).ok())
-        .flatten();
+    let modified = std::fs::metadata(path).and_then(|m| m.modified()).ok();
     let (name, text) = read_text(path)?;
-    let source = if path == Path::new("-") {
-        Source::new(name, text)
-    } else {
-        Source::from_file(name, text, path, modified)
-    };
-    Ok(load(source))
+    Ok(load(Source::from_file(name, text, path, modified)))
 }
 
 /// The name an input is shown by and its text, decoded (`-` is stdin, named `<stdin>`).
