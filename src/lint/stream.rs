@@ -282,9 +282,7 @@ fn policy_skeleton(root: Node) -> Node {
             _ => None,
         })
         .collect();
-    // A copy allocates each vector and string at its length: the parser's have room to grow,
-    // which made a policy's skeleton several times its text.
-    Node::new(Value::Map(kept), span).clone()
+    compact(Node::new(Value::Map(kept), span))
 }
 
 /// Whether the [`policy_skeleton`] keeps what `path` locates: the same node, or the same
@@ -321,7 +319,7 @@ fn skeleton(root: Node) -> Node {
             key: e.key,
         })
         .collect();
-    Node::new(Value::Map(exact(kept)), span)
+    compact(Node::new(Value::Map(kept), span))
 }
 
 /// Whether the [`skeleton`] keeps what `path` locates.
@@ -346,7 +344,7 @@ fn keep_keys(node: Node, keep: &dyn Fn(&str, Node) -> Option<Node>) -> Node {
     let span = node.span;
     match node.value {
         Value::Map(entries) => Node::new(
-            Value::Map(exact(
+            Value::Map(
                 entries
                     .into_iter()
                     .filter_map(|e| {
@@ -355,18 +353,18 @@ fn keep_keys(node: Node, keep: &dyn Fn(&str, Node) -> Option<Node>) -> Node {
                         Some(Entry { key, value })
                     })
                     .collect(),
-            )),
+            ),
             span,
         ),
         other => Node::new(other, span),
     }
 }
 
-/// `entries` in an allocation of their own size: collecting a filtered vector reuses the
-/// original's (a root mapping's room for a whole object), which would outlive the tree.
-fn exact(mut entries: Vec<Entry>) -> Vec<Entry> {
-    entries.shrink_to_fit();
-    entries
+/// A skeleton in allocations of its own size: a copy allocates each vector and string at its
+/// length, where the parser's have room to grow and a filtered vector keeps the original's
+/// (a root mapping's room for a whole object), which would outlive the tree.
+fn compact(skeleton: Node) -> Node {
+    skeleton.clone()
 }
 
 #[cfg(test)]
