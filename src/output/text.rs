@@ -84,11 +84,10 @@ fn render_findings(findings: &[Finding], color: bool) -> String {
     let mut out = String::new();
     // Findings come sorted by file: each file's are rendered with its text loaded once (a large
     // lint has let the texts go, see `Source::with_text`), one file at a time.
-    let file = |f: &Finding| f.location.as_ref().map(|l| l.source.clone());
-    for group in findings.chunk_by(|a, b| match (file(a), file(b)) {
-        (Some(a), Some(b)) => std::sync::Arc::ptr_eq(&a, &b) || a.name == b.name,
-        (a, b) => a.is_none() && b.is_none(),
-    }) {
+    fn file(f: &Finding) -> Option<&str> {
+        f.location.as_ref().map(|l| l.source.name.as_str())
+    }
+    for group in findings.chunk_by(|a, b| file(a) == file(b)) {
         let render = |out: &mut String, lines: Option<&Source>| {
             if let Some(source) = lines {
                 let name = paint(&source.name, Style::new().bold().underline(), color);
@@ -99,8 +98,8 @@ fn render_findings(findings: &[Finding], color: bool) -> String {
                 out.push('\n');
             }
         };
-        match file(&group[0]) {
-            Some(source) => source.with_text(|lines| render(&mut out, Some(lines))),
+        match &group[0].location {
+            Some(l) => l.source.with_text(|lines| render(&mut out, Some(lines))),
             None => render(&mut out, None),
         }
     }
