@@ -391,8 +391,8 @@ impl Prepared {
                 match object {
                     Object::Policy(p) => prepared.policies.push(AdmittedPolicy::new(p, version)),
                     Object::Template(t) => {
-                        let excluded = template_excluded(filters, t, &mut excluded_cache);
-                        prepared.templates.push(template_entry(t.clone(), excluded));
+                        let entry = template_entry(filters, t.clone(), &mut excluded_cache);
+                        prepared.templates.push(entry);
                     }
                     _ => {}
                 }
@@ -425,8 +425,8 @@ impl Prepared {
         for object in objects.drain(..) {
             match object {
                 Object::Template(t) => {
-                    let excluded = template_excluded(&options.filters, &t, &mut excluded_cache);
-                    prepared.templates.push(template_entry(t, excluded));
+                    let entry = template_entry(&options.filters, t, &mut excluded_cache);
+                    prepared.templates.push(entry);
                 }
                 Object::Policy(mut p) => {
                     let spec = std::mem::take(&mut p.spec);
@@ -497,7 +497,12 @@ fn template_excluded(
 }
 
 /// The template's entry, made of its own strings.
-fn template_entry(t: Template, excluded: Option<Excluded>) -> TemplateEntry {
+fn template_entry(
+    filters: &Filters,
+    t: Template,
+    excluded_cache: &mut FastMap<Option<Excluded>>,
+) -> TemplateEntry {
+    let excluded = template_excluded(filters, &t, excluded_cache);
     let claim = ClaimMeta::read(&t.meta.labels, &t.meta.annotations);
     TemplateEntry {
         claim_keys: (claim != NO_CLAIM).then(|| Box::new(claim)),
@@ -1124,8 +1129,8 @@ mod tests {
                     seq.add_policy_from_model(p);
                 }
                 Object::Template(t) => {
-                    let excluded = template_excluded(&seq.options.filters.clone(), t, &mut cache);
-                    seq.add_template(template_entry(t.clone(), excluded));
+                    let filters = seq.options.filters.clone();
+                    seq.add_template(template_entry(&filters, t.clone(), &mut cache));
                 }
                 _ => {}
             }
