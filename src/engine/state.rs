@@ -384,14 +384,11 @@ impl Prepared {
                 policies: Vec::new(),
                 templates: Vec::with_capacity(capacity),
             };
-            // The filters depend on the name and labels only for two rare cases; cache the
-            // rest per (apiVersion, kind, namespace).
-            let mut excluded_cache: FastMap<Option<Excluded>> = FastMap::default();
             for object in part {
                 match object {
                     Object::Policy(p) => prepared.policies.push(AdmittedPolicy::new(p, version)),
                     Object::Template(t) => {
-                        let entry = template_entry(filters, t.clone(), &mut excluded_cache);
+                        let entry = template_entry(filters, t.clone());
                         prepared.templates.push(entry);
                     }
                     _ => {}
@@ -420,12 +417,11 @@ impl Prepared {
     /// moves into its entry, leaving an empty one behind (the policy keeps its metadata).
     pub fn take(options: &Options, objects: &mut Vec<Object>) -> Prepared {
         let mut prepared = Prepared::default();
-        let mut excluded_cache: FastMap<Option<Excluded>> = FastMap::default();
         let mut kept = Vec::with_capacity(objects.len());
         for object in objects.drain(..) {
             match object {
                 Object::Template(t) => {
-                    let entry = template_entry(&options.filters, t, &mut excluded_cache);
+                    let entry = template_entry(&options.filters, t);
                     prepared.templates.push(entry);
                 }
                 Object::Policy(mut p) => {
@@ -462,47 +458,24 @@ impl Prepared {
     }
 }
 
-/// Whether the detector's filters skip template `t` (see [`Filters::excluded`]).
-fn template_excluded(
-    filters: &Filters,
-    t: &Template,
-    excluded_cache: &mut FastMap<Option<Excluded>>,
-) -> Option<Excluded> {
+/// Whether the detector's filters skip template `t` (see [`Filters::excluded`]). Not cached:
+/// the check is a few string comparisons and one anchored regex, cheaper than a cache keyed
+/// by namespace, which a repository with thousands of namespaces mostly missed and kept
+/// growing (a tenth of the per-file work at 100,000 documents).
+fn template_excluded(filters: &Filters, t: &Template) -> Option<Excluded> {
     let namespace = t.meta.namespace.as_deref().unwrap_or_default();
-    let special = t.meta.labels.contains_key(super::claim::CLAIMED_BY_LABEL)
-        || t.meta.name == "extension-apiserver-authentication";
-    if special {
-        return filters.excluded(
-            &t.api_version,
-            &t.kind,
-            namespace,
-            &t.meta.name,
-            &t.meta.labels,
-        );
-    }
-    let cached = with_key(&[&t.api_version, &t.kind, namespace], |k| {
-        excluded_cache.get(k).cloned()
-    });
-    cached.unwrap_or_else(|| {
-        let e = filters.excluded(
-            &t.api_version,
-            &t.kind,
-            namespace,
-            "",
-            &crate::model::StringMap::new(),
-        );
-        excluded_cache.insert(key3(&t.api_version, &t.kind, namespace), e.clone());
-        e
-    })
+    filters.excluded(
+        &t.api_version,
+        &t.kind,
+        namespace,
+        &t.meta.name,
+        &t.meta.labels,
+    )
 }
 
 /// The template's entry, made of its own strings.
-fn template_entry(
-    filters: &Filters,
-    t: Template,
-    excluded_cache: &mut FastMap<Option<Excluded>>,
-) -> TemplateEntry {
-    let excluded = template_excluded(filters, &t, excluded_cache);
+fn template_entry(filters: &Filters, t: Template) -> TemplateEntry {
+    let excluded = template_excluded(filters, &t);
     let claim = ClaimMeta::read(&t.meta.labels, &t.meta.annotations);
     TemplateEntry {
         claim_keys: (claim != NO_CLAIM).then(|| Box::new(claim)),
@@ -1122,7 +1095,6 @@ mod tests {
         };
         let built = State::from_inventory(&inv, Options::default());
         let mut seq = State::new(Options::default());
-        let mut cache = FastMap::default();
         for o in &inv.objects {
             match o {
                 Object::Policy(p) => {
@@ -1130,7 +1102,7 @@ mod tests {
                 }
                 Object::Template(t) => {
                     let filters = seq.options.filters.clone();
-                    seq.add_template(template_entry(&filters, t.clone(), &mut cache));
+                    seq.add_template(template_entry(&filters, t.clone()));
                 }
                 _ => {}
             }
