@@ -842,6 +842,14 @@ impl State {
     /// Every policy that may match template `t` (PPs of its namespace, CPPs), each once, with
     /// its implicit priority (> 0 only). Index lookups only: no walk over all policies.
     pub fn matching_policies(&self, t: usize) -> Vec<(usize, ImplicitPriority)> {
+        let mut out = Vec::new();
+        self.matching_policies_into(t, &mut out);
+        out
+    }
+
+    /// [`State::matching_policies`] appended to `out`: a caller matching every template keeps
+    /// them all in one vector rather than one per template.
+    pub fn matching_policies_into(&self, t: usize, out: &mut Vec<(usize, ImplicitPriority)>) {
         let tpl = &self.templates[t];
         let target = tpl.target();
         let empty: &[usize] = &[];
@@ -882,7 +890,8 @@ impl State {
         let mut non_empty = lists.iter().filter(|l| !l.is_empty());
         if let (Some(only), None) = (non_empty.next(), non_empty.next()) {
             if only.windows(2).all(|w| w[0] < w[1]) {
-                return only.iter().filter_map(|&i| matching(i)).collect();
+                out.extend(only.iter().filter_map(|&i| matching(i)));
+                return;
             }
         }
         let total = lists.iter().map(|l| l.len()).sum();
@@ -900,7 +909,6 @@ impl State {
             at += l.len();
         }
         cands.sort_unstable();
-        let mut out = Vec::new();
         let mut prev = None;
         for &i in cands.iter() {
             if prev != Some(i) {
@@ -908,7 +916,6 @@ impl State {
                 out.extend(matching(i));
             }
         }
-        out
     }
 
     /// Policies with a selector naming template `t` exactly as the preemption fetch would

@@ -19,13 +19,14 @@ pub struct Analysis<'a> {
     pub settled: Vec<SettledOwner>,
     /// Per template: every policy that matches it, with its implicit priority (computed once;
     /// several rules read it).
-    pub matches: Vec<Vec<(usize, ImplicitPriority)>>,
+    pub matches: Matches,
     /// Per template: whether some policy names it ([`State::named_templates`]); only those
     /// can have preemptors.
     pub named: Vec<bool>,
     /// Whole trees of partial documents ([`crate::source::Document::partial`]), parsed again
     /// the first time a finding needs a position in one; empty when no document is partial.
-    trees: Vec<OnceLock<Node>>,
+    /// Boxed: one slot per document, nearly all of them never filled.
+    trees: Vec<OnceLock<Box<Node>>>,
 }
 
 /// The controller's preemption gate from the lint options: `PropagationPolicyPreemption`,
@@ -44,10 +45,70 @@ pub fn gates(opts: &LintOptions) -> FeatureGates {
 /// Templates per worker below which one thread is faster than two.
 const PARALLEL_MIN_TEMPLATES: usize = 5_000;
 
-type PerTemplate = (Vec<SettledOwner>, Vec<Vec<(usize, ImplicitPriority)>>);
+/// Every template's matches ([`State::matching_policies`]) in one vector: `a.matches[t]` is
+/// template `t`'s. A vector per template was an allocation each, a hundred thousand of them.
+#[derive(Debug, Default, PartialEq)]
+pub struct Matches {
+    items: Vec<(usize, ImplicitPriority)>,
+    /// Template `t`'s matches are `items[bounds[t]..bounds[t + 1]]`.
+    bounds: Vec<u32>,
+}
+
+impl Matches {
+    fn with_capacity(templates: usize) -> Matches {
+        let mut bounds = Vec::with_capacity(templates + 1);
+        bounds.push(0);
+        Matches {
+            items: Vec::with_capacity(templates),
+            bounds,
+        }
+    }
+
+    /// Ends the current template's matches.
+    fn close(&mut self) {
+        let end = u32::try_from(self.items.len()).expect("fewer than 2^32 matches");
+        self.bounds.push(end);
+    }
+
+    /// Appends `other`'s templates after this one's.
+    fn append(&mut self, other: Matches) {
+        let offset = self.bounds.last().copied().unwrap_or(0);
+        self.items.reserve_exact(other.items.len());
+        self.items.extend(other.items);
+        self.bounds
+            .extend(other.bounds.iter().skip(1).map(|b| b + offset));
+    }
+
+    /// The number of templates.
+    pub fn len(&self) -> usize {
+        self.bounds.len().saturating_sub(1)
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Each template's matches, in template order.
+    pub fn iter(&self) -> impl Iterator<Item = &[(usize, ImplicitPriority)]> {
+        self.bounds
+            .windows(2)
+            .map(|w| &self.items[w[0] as usize..w[1] as usize])
+    }
+}
+
+impl std::ops::Index<usize> for Matches {
+    type Output = [(usize, ImplicitPriority)];
+
+    fn index(&self, t: usize) -> &Self::Output {
+        &self.items[self.bounds[t] as usize..self.bounds[t + 1] as usize]
+    }
+}
+
+type PerTemplate = (Vec<SettledOwner>, Matches);
 
 /// Settles and matches every template. Each template is independent (pure reads of the
-/// snapshot), so large inputs are split over two threads; the results keep template order.
+/// snapshot), so large inputs are split over two threads, each filling its half of the
+/// owners in place.
 #[cfg(test)]
 fn per_template(state: &State) -> PerTemplate {
     per_template_named(state, &state.named_templates())
@@ -55,30 +116,34 @@ fn per_template(state: &State) -> PerTemplate {
 
 /// [`per_template`] given [`State::named_templates`].
 fn per_template_named(state: &State, named: &[bool]) -> PerTemplate {
-    let one = |range: std::ops::Range<usize>| -> PerTemplate {
-        range
-            .map(|t| {
-                let matches = state.matching_policies(t);
-                (settle_owner(state, t, &matches, named[t]), matches)
-            })
-            .unzip()
+    let one = |first: usize, settled: &mut [SettledOwner]| -> Matches {
+        let mut matches = Matches::with_capacity(settled.len());
+        for (t, owners) in (first..).zip(settled.iter_mut()) {
+            let start = matches.items.len();
+            state.matching_policies_into(t, &mut matches.items);
+            *owners = settle_owner(state, t, &matches.items[start..], named[t]);
+            matches.close();
+        }
+        matches
     };
     let n = state.templates.len();
+    let mut settled = vec![SettledOwner::default(); n];
     if n < 2 * PARALLEL_MIN_TEMPLATES {
-        return one(0..n);
+        let matches = one(0, &mut settled);
+        return (settled, matches);
     }
     let mid = n / 2;
-    let (mut first, second) = std::thread::scope(|scope| {
-        let second = scope.spawn(|| one(mid..n));
-        let first = one(0..mid);
+    let (head, tail) = settled.split_at_mut(mid);
+    let matches = std::thread::scope(|scope| {
+        let second = scope.spawn(|| one(mid, tail));
+        let mut first = one(0, head);
         let second = second
             .join()
             .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
-        (first, second)
+        first.append(second);
+        first
     });
-    first.0.extend(second.0);
-    first.1.extend(second.1);
-    first
+    (settled, matches)
 }
 
 /// The engine's options for a lint run: gates and version from the lint options, Karmada's
@@ -121,7 +186,7 @@ impl<'a> Analysis<'a> {
         if d.keeps(path) {
             return &d.root;
         }
-        self.trees[doc].get_or_init(|| d.full_tree().into_owned())
+        self.trees[doc].get_or_init(|| Box::new(d.full_tree().into_owned()))
     }
 
     /// Where a policy's document is, and the span of `path` in it.
@@ -200,15 +265,20 @@ mod tests {
         let state = State::from_inventory(&inv, Options::default());
         let (settled, matches) = per_template(&state);
         assert_eq!(settled.len(), n);
+        assert_eq!(matches.len(), n);
         for t in 0..n {
             assert_eq!(matches[t], state.matching_policies(t), "template {t}");
-            assert_eq!(settled[t].owner, settle(&state, t).owner, "template {t}");
+            assert_eq!(
+                settled[t].owner.reference(&state),
+                settle(&state, t).owner,
+                "template {t}"
+            );
         }
         // Spot-check the order: even templates go to the PP, odd ones to the CPP.
         for t in [0, 1, n / 2, n / 2 + 1, n - 2, n - 1] {
             let want = if t % 2 == 0 { "even" } else { "all" };
             assert_eq!(
-                settled[t].owner.as_ref().unwrap().name,
+                settled[t].owner.reference(&state).unwrap().name,
                 want,
                 "template {t}"
             );

@@ -129,11 +129,11 @@ fn overlaps(a: &Analysis<'_>) -> Vec<Finding> {
         if matches!(decider, Decider::Name | Decider::Same) {
             f.severity = Severity::Warning;
         }
-        let owner = a.settled[t].owner.as_ref();
-        if owner.is_some_and(|o| *o != w.reference()) {
+        let owner = &a.settled[t].owner;
+        if owner.is_some() && !owner.is(winner) {
             f.message.push_str(&format!(
                 " (but {} keeps it: {})",
-                owner.expect("checked"),
+                owner.reference(a.state).expect("checked"),
                 if a.settled[t].preempted {
                     "it preempted the winner"
                 } else {

@@ -116,7 +116,7 @@ fn silent(a: &Analysis<'_>) -> Vec<Finding> {
         if preemptors.is_empty() {
             continue;
         }
-        let owner = a.settled[t].matched_owner.clone();
+        let owner = a.settled[t].matched_owner.reference(a.state);
         for p in preemptors {
             let pol = a.state.policy(p);
             if owner.as_ref() != Some(&pol.reference()) {
