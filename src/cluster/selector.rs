@@ -54,8 +54,8 @@ impl Selector {
         self.0.iter().all(|r| match r {
             Req::Eq(k, v) => labels.get(k) == Some(v),
             Req::Ne(k, v) => labels.get(k) != Some(v),
-            Req::In(k, vs) => labels.get(k).is_some_and(|x| vs.contains(x)),
-            Req::NotIn(k, vs) => labels.get(k).is_none_or(|x| !vs.contains(x)),
+            Req::In(k, vs) => labels.get(k).is_some_and(|x| vs.iter().any(|v| v == x)),
+            Req::NotIn(k, vs) => labels.get(k).is_none_or(|x| !vs.iter().any(|v| v == x)),
             Req::Exists(k) => labels.contains_key(k),
             Req::NotExists(k) => !labels.contains_key(k),
         })

@@ -227,22 +227,21 @@ pub struct Chain {
 }
 
 fn claim_keys(c: &ClaimMeta) -> ClaimKeys {
-    let mut labels = crate::model::StringMap::new();
-    let mut annotations = crate::model::StringMap::new();
-    for (k, v) in [(PP_ID_LABEL, &c.pp_id), (CPP_ID_LABEL, &c.cpp_id)] {
-        if let Some(v) = v {
-            labels.insert(k.to_string(), v.clone());
-        }
+    fn present<'a>((k, v): (&'a str, &'a Option<String>)) -> Option<(&'a str, &'a str)> {
+        Some((k, v.as_deref()?))
     }
-    for (k, v) in [
+    let labels = [(PP_ID_LABEL, &c.pp_id), (CPP_ID_LABEL, &c.cpp_id)]
+        .into_iter()
+        .filter_map(present)
+        .collect();
+    let annotations = [
         (PP_NAMESPACE_ANNOTATION, &c.pp_namespace),
         (PP_NAME_ANNOTATION, &c.pp_name),
         (CPP_NAME_ANNOTATION, &c.cpp_name),
-    ] {
-        if let Some(v) = v {
-            annotations.insert(k.to_string(), v.clone());
-        }
-    }
+    ]
+    .into_iter()
+    .filter_map(present)
+    .collect();
     ClaimKeys {
         labels,
         annotations,
@@ -346,7 +345,6 @@ pub fn diagnose(input: &ChainInput<'_>) -> Chain {
             .labels
             .iter()
             .filter(|(k, _)| *k == PP_ID_LABEL || *k == CPP_ID_LABEL)
-            .map(|(k, v)| (k.clone(), v.clone()))
             .collect(),
     });
     if let (Some(h), None, true) = (&holder, binding, input.readable.bindings) {
@@ -361,8 +359,8 @@ pub fn diagnose(input: &ChainInput<'_>) -> Chain {
                 .any(|(_, p)| p.kind.permanent_id_label() == label && p.id == *id);
             if !exists {
                 diagnoses.push(Diagnosis::BindingClaimerMissing {
-                    label: label.clone(),
-                    id: id.clone(),
+                    label: label.to_string(),
+                    id: id.to_string(),
                 });
             }
         }

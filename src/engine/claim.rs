@@ -26,7 +26,7 @@ pub struct ClaimMeta {
 }
 
 fn non_empty(map: &crate::model::StringMap, key: &str) -> Option<String> {
-    map.get(key).filter(|v| !v.is_empty()).cloned()
+    map.get(key).filter(|v| !v.is_empty()).map(str::to_string)
 }
 
 impl ClaimMeta {
@@ -279,7 +279,7 @@ impl Filters {
             }
         }
         if let Some(v) = labels.get(CLAIMED_BY_LABEL).filter(|v| !v.is_empty()) {
-            return Some(Excluded::ClaimedBy(v.clone()));
+            return Some(Excluded::ClaimedBy(v.to_string()));
         }
         None
     }

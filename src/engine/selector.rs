@@ -120,8 +120,8 @@ pub fn label_selector_matches(
                     req.key
                 )))
             }
-            "In" => present.is_some_and(|v| values.contains(v)),
-            "NotIn" => present.is_none_or(|v| !values.contains(v)),
+            "In" => present.is_some_and(|v| values.iter().any(|x| x == v)),
+            "NotIn" => present.is_none_or(|v| !values.iter().any(|x| x == v)),
             "Exists" => present.is_some(),
             "DoesNotExist" => present.is_none(),
             op => {

@@ -1055,10 +1055,7 @@ mod tests {
             .map(|t| (t.namespace.as_str(), t.name.as_str()))
             .collect();
         assert_eq!(names, [("default", "a"), ("default", "b"), ("other", "a")]);
-        assert_eq!(
-            st.templates[0].labels.get("v").map(String::as_str),
-            Some("2")
-        );
+        assert_eq!(st.templates[0].labels.get("v"), Some("2"));
         assert_eq!(
             st.find_template("apps/v1", "Deployment", "other", "a"),
             Some(2)

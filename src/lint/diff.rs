@@ -290,7 +290,7 @@ pub fn update_findings(base: &Inventory, head: &Inventory) -> Vec<Finding> {
                     .meta
                     .labels
                     .get(p.kind.permanent_id_label())
-                    .cloned()
+                    .map(str::to_string)
                     .unwrap_or_else(|| "<none>".into()),
             };
             let mut f = Finding::new(

@@ -1,5 +1,7 @@
 //! Object metadata: the parts Karmada's decisions read.
 
+use std::borrow::Cow;
+
 use super::StringMap;
 use crate::source::{Node, Value};
 
@@ -21,7 +23,7 @@ impl ObjectMeta {
         let Some(node) = node else {
             return ObjectMeta::default();
         };
-        let text = |k: &str| node.get(k).and_then(scalar_text);
+        let text = |k: &str| node.get(k).and_then(scalar_text).map(Cow::into_owned);
         ObjectMeta {
             name: text("name").unwrap_or_default(),
             namespace: text("namespace").filter(|s| !s.is_empty()),
@@ -38,42 +40,40 @@ impl ObjectMeta {
     }
 
     pub fn label(&self, key: &str) -> Option<&str> {
-        self.labels
-            .get(key)
-            .map(String::as_str)
-            .filter(|v| !v.is_empty())
+        self.labels.get(key).filter(|v| !v.is_empty())
     }
 
     pub fn annotation(&self, key: &str) -> Option<&str> {
-        self.annotations
-            .get(key)
-            .map(String::as_str)
-            .filter(|v| !v.is_empty())
+        self.annotations.get(key).filter(|v| !v.is_empty())
     }
 }
 
 /// Scalars as the strings the API would hold; labels written as `app: 1` reach the API server
 /// as a number and are rejected there, which the schema check reports.
-fn scalar_text(n: &Node) -> Option<String> {
+fn scalar_text(n: &Node) -> Option<Cow<'_, str>> {
     match &n.value {
-        Value::Str(s) => Some(s.clone()),
-        Value::Int(i) => Some(i.to_string()),
-        Value::Bool(b) => Some(b.to_string()),
-        Value::Float(f) => Some(f.to_string()),
+        Value::Str(s) => Some(Cow::Borrowed(s)),
+        Value::Int(i) => Some(Cow::Owned(i.to_string())),
+        Value::Bool(b) => Some(Cow::Owned(b.to_string())),
+        Value::Float(f) => Some(Cow::Owned(f.to_string())),
         _ => None,
     }
 }
 
 fn string_map(node: Option<&Node>) -> StringMap {
-    let mut out = StringMap::new();
-    if let Some(entries) = node.and_then(Node::as_map) {
-        for e in entries {
-            if let (Some(k), Some(v)) = (scalar_text(&e.key), scalar_text(&e.value)) {
-                out.insert(k, v);
-            } else if let (Some(k), Value::Null) = (scalar_text(&e.key), &e.value.value) {
-                out.insert(k, String::new());
+    let Some(entries) = node.and_then(Node::as_map) else {
+        return StringMap::new();
+    };
+    let pairs = entries
+        .iter()
+        .filter_map(|e| {
+            let key = scalar_text(&e.key)?;
+            match (scalar_text(&e.value), &e.value.value) {
+                (Some(v), _) => Some((key, v)),
+                (None, Value::Null) => Some((key, Cow::Borrowed(""))),
+                (None, _) => None,
             }
-        }
-    }
-    out
+        })
+        .collect();
+    StringMap::from_pairs(pairs)
 }

@@ -259,7 +259,7 @@ pub fn validate_update(old: &Policy, new: &Policy) -> Vec<Violation> {
     }
     let label = new.kind.permanent_id_label();
     // Go map lookups: an absent label reads as "".
-    let id = |p: &Policy| p.meta.labels.get(label).cloned().unwrap_or_default();
+    let id = |p: &Policy| p.meta.labels.get(label).unwrap_or_default().to_string();
     if id(old) != id(new) {
         return vec![Violation::new(
             "permanent-id-immutable",
