@@ -81,19 +81,51 @@ pub fn ownership_section(changes: &[OwnershipChange], color: bool) -> String {
 }
 
 fn render_findings(findings: &[Finding], color: bool) -> String {
-    let mut out = String::new();
-    // Findings come sorted by file: each file's are rendered with its text loaded once (a large
-    // lint has let the texts go, see `Source::with_text`), one file at a time.
     fn file(f: &Finding) -> Option<&str> {
         f.location.as_ref().map(|l| l.source.name.as_str())
     }
-    for group in findings.chunk_by(|a, b| file(a) == file(b)) {
+    let groups: Vec<&[Finding]> = findings.chunk_by(|a, b| file(a) == file(b)).collect();
+    if findings.len() < PARALLEL_MIN_FINDINGS {
+        return render_groups(&groups, color);
+    }
+    // Printing a line under each finding reads its file again (a large lint has let the texts
+    // go): the files are split over two threads at the middle finding, each half rendered
+    // on its own and the two joined in order.
+    let mut seen = 0;
+    let split = groups
+        .iter()
+        .position(|g| {
+            seen += g.len();
+            seen >= findings.len() / 2
+        })
+        .map_or(groups.len(), |i| i + 1);
+    let (first, second) = groups.split_at(split);
+    std::thread::scope(|scope| {
+        let second = scope.spawn(|| render_groups(second, color));
+        let mut out = render_groups(first, color);
+        out.push_str(
+            &second
+                .join()
+                .unwrap_or_else(|panic| std::panic::resume_unwind(panic)),
+        );
+        out
+    })
+}
+
+/// Findings above which rendering runs on two threads.
+const PARALLEL_MIN_FINDINGS: usize = 1_000;
+
+/// Findings grouped by file (each group one file's, or those without a file): each file's are
+/// rendered with its text loaded once (see `Source::with_text`), one file at a time.
+fn render_groups(groups: &[&[Finding]], color: bool) -> String {
+    let mut out = String::new();
+    for group in groups {
         let render = |out: &mut String, lines: Option<&Source>| {
             if let Some(source) = lines {
                 let name = paint(&source.name, Style::new().bold().underline(), color);
                 let _ = writeln!(out, "{name}");
             }
-            for f in group {
+            for f in *group {
                 render_one(out, f, lines, color);
                 out.push('\n');
             }
