@@ -248,7 +248,7 @@ pub fn run(args: Args) -> Result<Exit, CliError> {
     let mut summary = Summary {
         files: linted.loaded.len(),
         documents: linted.inventory.documents.len(),
-        policies: linted.inventory.policies().count(),
+        policies: linted.policies,
         ..Summary::default()
     };
     summary.count(findings);

@@ -362,6 +362,30 @@ impl AdmittedPolicy {
             AdmittedPolicy::Rejected(r) => &mut r.doc,
         }
     }
+
+    /// The document the policy came from.
+    pub fn doc(&self) -> Option<usize> {
+        match self {
+            AdmittedPolicy::Admitted(p) => p.doc,
+            AdmittedPolicy::Rejected(r) => r.doc,
+        }
+    }
+
+    /// The policy's kind, namespace (`None` for a CPP) and name.
+    pub fn identity(&self) -> (PolicyKind, Option<&str>, &str) {
+        match self {
+            AdmittedPolicy::Admitted(p) => (
+                p.kind,
+                (!p.namespace.is_empty()).then_some(p.namespace.as_str()),
+                &p.name,
+            ),
+            AdmittedPolicy::Rejected(r) => (
+                r.policy.kind,
+                r.policy.namespace.as_deref().filter(|n| !n.is_empty()),
+                &r.policy.name,
+            ),
+        }
+    }
 }
 
 /// The per-object part of building a [`State`]: the policies through admission and the
@@ -413,8 +437,8 @@ impl Prepared {
     }
 
     /// Prepares `objects`, taking from them what the state needs rather than copying it: the
-    /// templates leave `objects` (their entries are all the state needs) and each policy's spec
-    /// moves into its entry, leaving an empty one behind (the policy keeps its metadata).
+    /// templates and the policies leave `objects` (their entries are all the state needs, and
+    /// a policy's spec moves into its entry); the other objects stay.
     pub fn take(options: &Options, objects: &mut Vec<Object>) -> Prepared {
         let mut prepared = Prepared::default();
         let mut kept = Vec::with_capacity(objects.len());
@@ -428,7 +452,6 @@ impl Prepared {
                     let spec = std::mem::take(&mut p.spec);
                     let admitted = AdmittedPolicy::with_spec(&p, spec, options.version);
                     prepared.policies.push(admitted);
-                    kept.push(Object::Policy(p));
                 }
                 other => kept.push(other),
             }
@@ -1130,7 +1153,8 @@ mod tests {
         }
         assert_eq!(built.named_templates(), seq.named_templates());
 
-        // Prepared in two parts, templates taken out of the objects, as a streamed lint does.
+        // Prepared in two parts, templates and policies taken out of the objects, as a streamed
+        // lint does.
         let options = Options::default();
         let mut first = inv.objects.clone();
         let mut second = first.split_off(first.len() / 2);
@@ -1139,7 +1163,7 @@ mod tests {
         assert!(first
             .iter()
             .chain(&second)
-            .all(|o| !matches!(o, Object::Template(_))));
+            .all(|o| !matches!(o, Object::Template(_) | Object::Policy(_))));
         first.extend(second);
         let rest = Inventory {
             documents: Vec::new(),

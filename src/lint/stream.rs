@@ -30,11 +30,13 @@ pub struct Linted {
     /// One per input file, in input order (their documents moved into the inventory).
     pub loaded: Vec<Loaded>,
     /// Every document, partial: its tree is only a skeleton (see [`Document::partial`]). The
-    /// objects are the policies, without their specs (moved into the engine's state), and the
-    /// other Karmada objects; templates are not kept.
+    /// objects are the Karmada objects other than policies: templates and policies were
+    /// moved into the engine's state.
     ///
     /// [`Document::partial`]: crate::source::Document::partial
     pub inventory: Inventory,
+    /// How many policies the input has.
+    pub policies: usize,
     /// Sorted by file and position, configuration and inline ignores applied.
     pub findings: Vec<Finding>,
 }
@@ -42,7 +44,7 @@ pub struct Linted {
 /// One file, checked on its own.
 struct FilePart {
     loaded: Loaded,
-    /// Without templates: they are in `prepared`.
+    /// Without templates and policies: they are in `prepared`.
     inventory: Inventory,
     prepared: Prepared,
     findings: Vec<Finding>,
@@ -74,7 +76,12 @@ pub fn lint_paths(
     clock.lap("read, parse, per-object rules");
     let inventory = &linted.inventory;
     // Before the state is built: it keeps one template of each identity.
-    let duplicates = rules::duplicate_identity::check_with(inventory, &prepared.templates);
+    let taken = rules::duplicate_identity::Taken {
+        templates: &prepared.templates,
+        policies: &prepared.policies,
+    };
+    let duplicates = rules::duplicate_identity::check_with(inventory, taken);
+    linted.policies = prepared.policies.len();
     clock.lap("duplicate-identity");
     let state = State::from_prepared(inventory, prepared, options);
     clock.lap("engine state");

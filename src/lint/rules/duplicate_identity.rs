@@ -2,7 +2,7 @@
 
 use std::hash::{Hash, Hasher};
 
-use crate::engine::state::{FxHasher, TemplateEntry};
+use crate::engine::state::{AdmittedPolicy, FxHasher, TemplateEntry};
 use crate::lint::registry::{RuleDoc, RuleGroup};
 use crate::lint::{Finding, Severity};
 use crate::model::{group_of, Inventory, ObjectRef};
@@ -26,33 +26,35 @@ pub const DOC: RuleDoc = RuleDoc {
 type Identity<'a> = (&'a str, &'a str, Option<&'a str>, &'a str);
 
 pub fn check(inventory: &Inventory) -> Vec<Finding> {
-    check_with(inventory, &[])
+    check_with(inventory, Taken::default())
 }
 
-/// [`check`] where the templates are `templates`, not objects of the inventory (a streamed
-/// `lint` keeps only their engine entries).
+/// The objects a streamed `lint` took out of the inventory: it keeps only their engine
+/// entries. Each list is in document order.
+#[derive(Clone, Copy, Default)]
+pub struct Taken<'a> {
+    pub templates: &'a [TemplateEntry],
+    pub policies: &'a [AdmittedPolicy],
+}
+
+/// [`check`] where some objects are `taken` out of the inventory.
 ///
 /// Every identity is hashed and the hashes sorted (with the document, so the earliest comes
 /// first among equals): only documents with equal hashes are compared. A map of every
 /// identity was a third of a large run's time after parsing.
-pub fn check_with(inventory: &Inventory, templates: &[TemplateEntry]) -> Vec<Finding> {
+pub fn check_with(inventory: &Inventory, taken: Taken<'_>) -> Vec<Finding> {
     let objects = &inventory.objects;
     let hash = |id: &Identity<'_>| {
         let mut h = FxHasher::default();
         id.hash(&mut h);
         h.finish()
     };
-    let mut hashed: Vec<(u64, usize)> = Vec::with_capacity(objects.len() + templates.len());
-    for obj in objects {
-        if let Some((doc, id)) = object_identity(obj) {
-            hashed.push((hash(&id), doc));
-        }
-    }
-    for t in templates {
-        if let Some((doc, id)) = template_identity(t) {
-            hashed.push((hash(&id), doc));
-        }
-    }
+    let ids = objects
+        .iter()
+        .filter_map(object_identity)
+        .chain(taken.templates.iter().filter_map(template_identity))
+        .chain(taken.policies.iter().filter_map(policy_identity));
+    let mut hashed: Vec<(u64, usize)> = ids.map(|(doc, id)| (hash(&id), doc)).collect();
     hashed.sort_unstable();
     let mut out = Vec::new();
     for run in hashed
@@ -61,26 +63,21 @@ pub fn check_with(inventory: &Inventory, templates: &[TemplateEntry]) -> Vec<Fin
     {
         let ids: Vec<(usize, Identity<'_>)> = run
             .iter()
-            .filter_map(|&(_, doc)| Some((doc, identity_at(objects, templates, doc)?)))
+            .filter_map(|&(_, doc)| Some((doc, identity_at(objects, taken, doc)?)))
             .collect();
         for (i, &(doc, id)) in ids.iter().enumerate() {
             // The first definition is the one earlier in the input.
             let Some(&(earlier, _)) = ids[..i].iter().find(|(_, other)| *other == id) else {
                 continue;
             };
-            out.push(duplicate(inventory, templates, earlier, doc));
+            out.push(duplicate(inventory, taken, earlier, doc));
         }
     }
     out
 }
 
 /// The finding on document `doc`, a second definition of document `earlier`'s object.
-fn duplicate(
-    inventory: &Inventory,
-    templates: &[TemplateEntry],
-    earlier: usize,
-    doc: usize,
-) -> Finding {
+fn duplicate(inventory: &Inventory, taken: Taken<'_>, earlier: usize, doc: usize) -> Finding {
     let a = &inventory.documents[earlier];
     let b = &inventory.documents[doc];
     let same_file = std::sync::Arc::ptr_eq(&a.source, &b.source);
@@ -93,7 +90,7 @@ fn duplicate(
         Severity::Info
     };
     let name_path = FieldPath::parse("metadata.name");
-    let object = object_ref(&inventory.objects, templates, doc);
+    let object = object_ref(&inventory.objects, taken, doc);
     let a_name = a.tree_for(&name_path).locate_value(&name_path);
     let b_name = b.tree_for(&name_path).locate_value(&name_path);
     let mut f = Finding::new(
@@ -129,42 +126,80 @@ fn template_identity(t: &TemplateEntry) -> Option<(usize, Identity<'_>)> {
     Some((t.doc?, id)).filter(|_| !t.name.is_empty())
 }
 
-/// The identity of document `doc`'s object or template (both lists are in document order).
+fn policy_identity(p: &AdmittedPolicy) -> Option<(usize, Identity<'_>)> {
+    let (kind, namespace, name) = p.identity();
+    let group = group_of(crate::model::POLICY_API_VERSION);
+    let id = (group, kind.as_str(), namespace, name);
+    Some((p.doc()?, id)).filter(|_| !name.is_empty())
+}
+
+/// Where document `doc`'s object is: taken out as a template or a policy, or still an object.
+enum Found<'a> {
+    Template(&'a TemplateEntry),
+    Policy(&'a AdmittedPolicy),
+    Object(&'a crate::model::Object),
+}
+
+fn find<'a>(
+    objects: &'a [crate::model::Object],
+    taken: Taken<'a>,
+    doc: usize,
+) -> Option<Found<'a>> {
+    let by_doc = |d: Option<usize>| d.cmp(&Some(doc));
+    if let Ok(i) = taken.templates.binary_search_by(|t| by_doc(t.doc)) {
+        return Some(Found::Template(&taken.templates[i]));
+    }
+    if let Ok(i) = taken.policies.binary_search_by(|p| by_doc(p.doc())) {
+        return Some(Found::Policy(&taken.policies[i]));
+    }
+    let i = objects.binary_search_by_key(&doc, |o| o.doc()).ok()?;
+    Some(Found::Object(&objects[i]))
+}
+
+/// The identity of document `doc`'s object.
 fn identity_at<'a>(
     objects: &'a [crate::model::Object],
-    templates: &'a [TemplateEntry],
+    taken: Taken<'a>,
     doc: usize,
 ) -> Option<Identity<'a>> {
-    match templates.binary_search_by_key(&Some(doc), |t| t.doc) {
-        Ok(i) => template_identity(&templates[i]),
-        Err(_) => {
-            let i = objects.binary_search_by_key(&doc, |o| o.doc()).ok()?;
-            object_identity(&objects[i])
-        }
+    match find(objects, taken, doc)? {
+        Found::Template(t) => template_identity(t),
+        Found::Policy(p) => policy_identity(p),
+        Found::Object(o) => object_identity(o),
     }
     .map(|(_, id)| id)
 }
 
-/// The reference of the object or template of document `doc` (both lists are in document
-/// order).
-fn object_ref(
-    objects: &[crate::model::Object],
-    templates: &[TemplateEntry],
-    doc: usize,
-) -> ObjectRef {
-    if let Ok(i) = templates.binary_search_by_key(&Some(doc), |t| t.doc) {
-        return templates[i].reference();
-    }
-    let i = objects
-        .binary_search_by_key(&doc, |o| o.doc())
-        .expect("an identity was taken from it");
-    let (api_version, kind, meta, _) =
-        identity_parts(&objects[i]).expect("an identity was taken from it");
+/// The reference of document `doc`'s object.
+fn object_ref(objects: &[crate::model::Object], taken: Taken<'_>, doc: usize) -> ObjectRef {
+    let found = find(objects, taken, doc).expect("an identity was taken from it");
+    let (api_version, kind, namespace, name) = match found {
+        Found::Template(t) => return t.reference(),
+        Found::Policy(p) => {
+            let (kind, namespace, name) = p.identity();
+            (
+                crate::model::POLICY_API_VERSION,
+                kind.as_str(),
+                namespace,
+                name,
+            )
+        }
+        Found::Object(o) => {
+            let (api_version, kind, meta, _) =
+                identity_parts(o).expect("an identity was taken from it");
+            (
+                api_version,
+                kind,
+                meta.namespace.as_deref(),
+                meta.name.as_str(),
+            )
+        }
+    };
     ObjectRef {
         api_version: api_version.to_string(),
         kind: kind.to_string(),
-        namespace: meta.namespace.clone(),
-        name: meta.name.clone(),
+        namespace: namespace.map(str::to_string),
+        name: name.to_string(),
     }
 }
 
