@@ -440,8 +440,21 @@ impl Prepared {
     /// templates and the policies leave `objects` (their entries are all the state needs, and
     /// a policy's spec moves into its entry); the other objects stay.
     pub fn take(options: &Options, objects: &mut Vec<Object>) -> Prepared {
-        let mut prepared = Prepared::default();
-        let mut kept = Vec::with_capacity(objects.len());
+        let (mut templates, mut policies) = (0, 0);
+        for object in objects.iter() {
+            match object {
+                Object::Template(_) => templates += 1,
+                Object::Policy(_) => policies += 1,
+                _ => {}
+            }
+        }
+        // Sized up front: vectors grown by doubling touch twice the memory, on the parsing
+        // threads of a large lint.
+        let mut prepared = Prepared {
+            policies: Vec::with_capacity(policies),
+            templates: Vec::with_capacity(templates),
+        };
+        let mut kept = Vec::with_capacity(objects.len() - templates - policies);
         for object in objects.drain(..) {
             match object {
                 Object::Template(t) => {
@@ -456,7 +469,6 @@ impl Prepared {
                 other => kept.push(other),
             }
         }
-        kept.shrink_to_fit();
         *objects = kept;
         prepared
     }

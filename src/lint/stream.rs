@@ -87,6 +87,7 @@ pub fn lint_paths(
     clock.lap("engine state");
     let semantic = semantic_findings_of(inventory, &state);
     clock.lap("semantic rules (engine analysis)");
+    // Dropped, not kept to the end: the report reuses the memory (the process is at its peak).
     drop(state);
     let mut findings = std::mem::take(&mut linted.findings);
     findings.extend(duplicates);
