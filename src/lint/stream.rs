@@ -309,8 +309,10 @@ fn policy_skeleton_keeps(path: &FieldPath) -> bool {
 /// documents make every node count. A duplicate's name is found by parsing it again.
 fn skeleton(root: Node) -> Node {
     let span = root.span;
-    let ignore = FieldPath::parse("metadata.annotations").key(suppress::ANNOTATION);
-    if root.at(&ignore).is_none() {
+    static IGNORE: std::sync::LazyLock<FieldPath> = std::sync::LazyLock::new(|| {
+        FieldPath::parse("metadata.annotations").key(suppress::ANNOTATION)
+    });
+    if root.at(&IGNORE).is_none() {
         return Node::new(Value::Null, span);
     }
     let Value::Map(entries) = root.value else {

@@ -20,22 +20,45 @@ pub struct ObjectMeta {
 
 impl ObjectMeta {
     pub fn from_node(node: Option<&Node>) -> ObjectMeta {
-        let Some(node) = node else {
+        let Some(entries) = node.and_then(Node::as_map) else {
             return ObjectMeta::default();
         };
-        let text = |k: &str| node.get(k).and_then(scalar_text).map(Cow::into_owned);
+        // One pass over the entries (every document has metadata); the last of duplicate keys
+        // wins, as in the API server and `Node::get`.
+        const KEYS: [&str; 8] = [
+            "name",
+            "namespace",
+            "labels",
+            "annotations",
+            "deletionTimestamp",
+            "generation",
+            "resourceVersion",
+            "uid",
+        ];
+        let mut found: [Option<&Node>; KEYS.len()] = [None; KEYS.len()];
+        for e in entries {
+            if let Some(i) = e
+                .key
+                .as_str()
+                .and_then(|k| KEYS.iter().position(|&n| n == k))
+            {
+                found[i] = Some(&e.value);
+            }
+        }
+        let [name, namespace, labels, annotations, deletion, generation, version, uid] = found;
+        let text = |n: Option<&Node>| n.and_then(scalar_text).map(Cow::into_owned);
         ObjectMeta {
-            name: text("name").unwrap_or_default(),
-            namespace: text("namespace").filter(|s| !s.is_empty()),
-            labels: string_map(node.get("labels")),
-            annotations: string_map(node.get("annotations")),
-            deletion_timestamp: text("deletionTimestamp"),
-            generation: node.get("generation").and_then(|n| match n.value {
+            name: text(name).unwrap_or_default(),
+            namespace: text(namespace).filter(|s| !s.is_empty()),
+            labels: string_map(labels),
+            annotations: string_map(annotations),
+            deletion_timestamp: text(deletion),
+            generation: generation.and_then(|n| match n.value {
                 Value::Int(i) => Some(i),
                 _ => None,
             }),
-            resource_version: text("resourceVersion"),
-            uid: text("uid"),
+            resource_version: text(version),
+            uid: text(uid),
         }
     }
 

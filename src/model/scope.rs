@@ -66,6 +66,12 @@ const CLUSTER_SCOPED: &[(&str, &str)] = &[
 ];
 
 pub fn is_namespaced(api_version: &str, kind: &str) -> bool {
+    // Asked for every document: the kinds first, by hash, as most are in no pair.
+    static KINDS: std::sync::LazyLock<std::collections::HashSet<&str>> =
+        std::sync::LazyLock::new(|| CLUSTER_SCOPED.iter().map(|&(_, k)| k).collect());
+    if !KINDS.contains(kind) {
+        return true;
+    }
     let group = super::group_of(api_version);
     !CLUSTER_SCOPED.iter().any(|&(g, k)| g == group && k == kind)
 }
