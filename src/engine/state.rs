@@ -581,18 +581,48 @@ impl State {
             policies,
             templates,
         } = prepared;
-        state.policies.reserve(policies.len());
-        state.policy_by_ref.reserve(policies.len());
+        if templates.len() < PARALLEL_MIN_OBJECTS {
+            state.add_policies_and_objects(inv, policies);
+            state.add_templates(templates);
+        } else {
+            // The templates' indexes and the policies' are independent (the policies' never
+            // read the templates): built side by side.
+            let indexed = std::thread::scope(|scope| {
+                let indexed = scope.spawn(|| {
+                    let mut part = State::default();
+                    part.add_templates(templates);
+                    part
+                });
+                state.add_policies_and_objects(inv, policies);
+                indexed
+                    .join()
+                    .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
+            });
+            state.templates = indexed.templates;
+            state.template_by_key = indexed.template_by_key;
+            state.templates_by_gvk = indexed.templates_by_gvk;
+        }
+        if state.options.unknown_claimers == UnknownClaimers::AssumeExisting {
+            state.add_unknown_claimers();
+        }
+        state
+    }
+
+    /// The policies through admission, then the other objects the state reads (overrides,
+    /// bindings) of `inv`.
+    fn add_policies_and_objects(&mut self, inv: &Inventory, policies: Vec<AdmittedPolicy>) {
+        self.policies.reserve(policies.len());
+        self.policy_by_ref.reserve(policies.len());
         for p in policies {
-            state.add_admitted(p);
+            self.add_admitted(p);
         }
         for object in &inv.objects {
             match object {
                 Object::Override(o) => {
                     if o.cluster_scoped {
-                        state.cluster_overrides.insert(o.meta.name.clone());
+                        self.cluster_overrides.insert(o.meta.name.clone());
                     } else {
-                        state.overrides.insert((
+                        self.overrides.insert((
                             o.meta.namespace.clone().unwrap_or_default(),
                             o.meta.name.clone(),
                         ));
@@ -600,7 +630,7 @@ impl State {
                 }
                 Object::Binding(b) => {
                     let r = &b.spec.resource;
-                    state.bindings.insert(
+                    self.bindings.insert(
                         key4(&r.api_version, &r.kind, &r.namespace, &r.name),
                         BindingInfo {
                             labels: b.meta.labels.clone(),
@@ -611,11 +641,6 @@ impl State {
                 Object::Policy(_) | Object::Template(_) | Object::Work(_) => {}
             }
         }
-        state.add_templates(templates);
-        if state.options.unknown_claimers == UnknownClaimers::AssumeExisting {
-            state.add_unknown_claimers();
-        }
-        state
     }
 
     /// Admission, then insert (or replace) the policy. Returns its slot, or `None` if rejected.
