@@ -11,5 +11,6 @@ pub mod engine;
 pub mod lint;
 pub mod model;
 pub mod output;
+pub mod parallel;
 pub mod schema;
 pub mod source;

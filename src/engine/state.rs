@@ -424,16 +424,11 @@ impl Prepared {
             return one(objects, 0);
         }
         let (first, second) = objects.split_at(objects.len() / 2);
-        std::thread::scope(|scope| {
-            let second = scope.spawn(|| one(second, 0));
-            // The first half's vector takes the second's entries without growing again.
-            let mut all = one(first, objects.len());
-            let second = second
-                .join()
-                .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
-            all.append(second, 0);
-            all
-        })
+        // The first half's vector takes the second's entries without growing again.
+        let (mut all, second) =
+            crate::parallel::join(|| one(first, objects.len()), || one(second, 0));
+        all.append(second, 0);
+        all
     }
 
     /// Prepares `objects`, taking from them what the state needs rather than copying it: the
@@ -587,17 +582,14 @@ impl State {
         } else {
             // The templates' indexes and the policies' are independent (the policies' never
             // read the templates): built side by side.
-            let indexed = std::thread::scope(|scope| {
-                let indexed = scope.spawn(|| {
+            let ((), indexed) = crate::parallel::join(
+                || state.add_policies_and_objects(inv, policies),
+                || {
                     let mut part = State::default();
                     part.add_templates(templates);
                     part
-                });
-                state.add_policies_and_objects(inv, policies);
-                indexed
-                    .join()
-                    .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
-            });
+                },
+            );
             state.templates = indexed.templates;
             state.template_by_key = indexed.template_by_key;
             state.templates_by_gvk = indexed.templates_by_gvk;

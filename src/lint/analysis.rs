@@ -134,15 +134,8 @@ fn per_template_named(state: &State, named: &[bool]) -> PerTemplate {
     }
     let mid = n / 2;
     let (head, tail) = settled.split_at_mut(mid);
-    let matches = std::thread::scope(|scope| {
-        let second = scope.spawn(|| one(mid, tail));
-        let mut first = one(0, head);
-        let second = second
-            .join()
-            .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
-        first.append(second);
-        first
-    });
+    let (mut matches, second) = crate::parallel::join(|| one(0, head), || one(mid, tail));
+    matches.append(second);
     (settled, matches)
 }
 

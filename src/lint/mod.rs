@@ -36,15 +36,14 @@ pub struct LintOptions {
 pub fn lint(loaded: &[Loaded], inventory: &Inventory, opts: &LintOptions) -> Vec<Finding> {
     // The semantic rules (the engine's analysis of every policy against every template) are the
     // longest part and independent of the per-object checks: run them on a second thread.
-    let (mut findings, semantic) = std::thread::scope(|scope| {
-        let semantic = scope.spawn(|| semantic_findings(inventory, opts));
-        let mut findings = per_object_findings(loaded, inventory, opts);
-        findings.extend(rules::duplicate_identity::check(inventory));
-        let semantic = semantic
-            .join()
-            .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
-        (findings, semantic)
-    });
+    let (mut findings, semantic) = crate::parallel::join(
+        || {
+            let mut findings = per_object_findings(loaded, inventory, opts);
+            findings.extend(rules::duplicate_identity::check(inventory));
+            findings
+        },
+        || semantic_findings(inventory, opts),
+    );
     findings.extend(semantic);
     finish(findings, inventory, opts)
 }
@@ -77,16 +76,16 @@ pub fn semantic_findings(inventory: &Inventory, opts: &LintOptions) -> Vec<Findi
 pub fn semantic_findings_of(inventory: &Inventory, state: &State) -> Vec<Finding> {
     let analysis = analysis::Analysis::new(inventory, state);
     // The rules only read the analysis: overlap, the longest, runs beside the other two.
-    std::thread::scope(|scope| {
-        let overlap = scope.spawn(|| rules::overlap::check(&analysis));
-        let mut rest = rules::preemption::check(&analysis);
-        rest.extend(rules::dead_policy::check(&analysis));
-        let mut out = overlap
-            .join()
-            .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
-        out.extend(rest);
-        out
-    })
+    let (rest, mut out) = crate::parallel::join(
+        || {
+            let mut rest = rules::preemption::check(&analysis);
+            rest.extend(rules::dead_policy::check(&analysis));
+            rest
+        },
+        || rules::overlap::check(&analysis),
+    );
+    out.extend(rest);
+    out
 }
 
 /// Configuration settings, inline ignores, and the order findings are reported in.

@@ -273,14 +273,8 @@ impl Inventory {
         let mid = documents.len() / 2;
         let mut inv = if documents.len() >= PARALLEL_FROM {
             let (a, b) = documents.split_at(mid);
-            let (mut first, second) = std::thread::scope(|scope| {
-                let second = scope.spawn(|| classify_range(mid, b));
-                let first = classify_range(0, a);
-                let second = second
-                    .join()
-                    .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
-                (first, second)
-            });
+            let (mut first, second) =
+                crate::parallel::join(|| classify_range(0, a), || classify_range(mid, b));
             first.objects.extend(second.objects);
             first.problems.extend(second.problems);
             first

@@ -100,16 +100,12 @@ fn render_findings(findings: &[Finding], color: bool) -> String {
         })
         .map_or(groups.len(), |i| i + 1);
     let (first, second) = groups.split_at(split);
-    std::thread::scope(|scope| {
-        let second = scope.spawn(|| render_groups(second, color));
-        let mut out = render_groups(first, color);
-        out.push_str(
-            &second
-                .join()
-                .unwrap_or_else(|panic| std::panic::resume_unwind(panic)),
-        );
-        out
-    })
+    let (mut out, second) = crate::parallel::join(
+        || render_groups(first, color),
+        || render_groups(second, color),
+    );
+    out.push_str(&second);
+    out
 }
 
 /// Findings above which rendering runs on two threads.
