@@ -309,10 +309,7 @@ fn policy_skeleton_keeps(path: &FieldPath) -> bool {
 /// documents make every node count. A duplicate's name is found by parsing it again.
 fn skeleton(root: Node) -> Node {
     let span = root.span;
-    static IGNORE: std::sync::LazyLock<FieldPath> = std::sync::LazyLock::new(|| {
-        FieldPath::parse("metadata.annotations").key(suppress::ANNOTATION)
-    });
-    if root.at(&IGNORE).is_none() {
+    if root.at(suppress::ignore_path()).is_none() {
         return Node::new(Value::Null, span);
     }
     let Value::Map(entries) = root.value else {
@@ -469,7 +466,7 @@ mod tests {
                 "spec.preemption",
             ] {
                 let p = if path.starts_with("metadata.annotations") {
-                    FieldPath::parse("metadata.annotations").key(suppress::ANNOTATION)
+                    suppress::ignore_path().clone()
                 } else {
                     FieldPath::parse(path)
                 };
@@ -490,10 +487,10 @@ mod tests {
         let root = documents.remove(0).root;
         let before = root.clone();
         let skel = skeleton(root);
-        let ignore = FieldPath::parse("metadata.annotations").key(suppress::ANNOTATION);
-        assert!(skeleton_keeps(&ignore));
-        assert_eq!(skel.at(&ignore), before.at(&ignore));
-        assert_eq!(skel.locate_value(&ignore), before.locate_value(&ignore));
+        let ignore = suppress::ignore_path();
+        assert!(skeleton_keeps(ignore));
+        assert_eq!(skel.at(ignore), before.at(ignore));
+        assert_eq!(skel.locate_value(ignore), before.locate_value(ignore));
         assert_eq!(skel.span, before.span);
         for gone in [
             "metadata.name",

@@ -9,6 +9,14 @@ use crate::source::FieldPath;
 
 pub const ANNOTATION: &str = "karmada-policy.io/ignore";
 
+/// Where [`ANNOTATION`] is in an object: `metadata.annotations` then the annotation's key
+/// (which has a `.` and a `/`, so it is one segment, not parsed from a dotted path).
+pub fn ignore_path() -> &'static FieldPath {
+    static PATH: std::sync::LazyLock<FieldPath> =
+        std::sync::LazyLock::new(|| FieldPath::parse("metadata.annotations").key(ANNOTATION));
+    &PATH
+}
+
 pub const INVALID_IGNORE: RuleDoc = RuleDoc {
     id: "invalid-ignore",
     group: RuleGroup::Input,
@@ -56,12 +64,12 @@ pub fn apply(
 ) -> Vec<Finding> {
     let mut per_doc: Vec<Vec<Ignore>> = vec![Vec::new(); inventory.documents.len()];
     let mut problems = Vec::new();
-    let path = FieldPath::parse("metadata.annotations").key(ANNOTATION);
+    let path = ignore_path();
     for (i, doc) in inventory.documents.iter().enumerate() {
-        let Some(value) = doc.root.at(&path).and_then(|n| n.as_str()) else {
+        let Some(value) = doc.root.at(path).and_then(|n| n.as_str()) else {
             continue;
         };
-        let span = doc.root.locate_value(&path);
+        let span = doc.root.locate_value(path);
         for ig in parse(value) {
             if ig.reason.is_empty() {
                 problems.push(

@@ -88,9 +88,7 @@ impl StringMap {
     /// Sets `key`, returning the value it replaces (as `BTreeMap::insert`).
     pub fn insert(&mut self, key: String, value: String) -> Option<String> {
         let old = self.get(&key).map(str::to_string);
-        let mut pairs: Vec<(&str, &str)> = self.iter().filter(|(k, _)| *k != key).collect();
-        pairs.push((&key, &value));
-        *self = StringMap::from_pairs(pairs);
+        self.extend([(key, value)]);
         old
     }
 
@@ -190,7 +188,7 @@ impl Extend<(String, String)> for StringMap {
 
 impl From<BTreeMap<String, String>> for StringMap {
     fn from(map: BTreeMap<String, String>) -> StringMap {
-        StringMap::from_pairs(map.into_iter().collect())
+        map.into_iter().collect()
     }
 }
 
