@@ -210,11 +210,13 @@ fn check_file(
     part
 }
 
-/// Lets go of the file's text, as large as the rest of what is kept: where a report prints a
-/// line or a document must be parsed again, it is read back from the file
-/// ([`crate::source::Source::released`]). A text with no file behind it (stdin) stays.
+/// Lets go of the file's text, as large as the rest of what is kept, but for the lines a report
+/// will likely print: those of the findings so far and of the skeletons' nodes, where the
+/// semantic rules point. Another line, or a document that must be parsed again, is read back
+/// from the file ([`crate::source::Source::released_keeping`]). A text with no file behind it
+/// (stdin) stays.
 fn release_text(part: &mut FilePart) {
-    let Some(released) = part.loaded.source.released() else {
+    let Some(released) = part.loaded.source.released_keeping(printed_lines(part)) else {
         return;
     };
     let text = std::mem::replace(&mut part.loaded.source, released.clone());
@@ -234,6 +236,33 @@ fn release_text(part: &mut FilePart) {
             swap(&mut r.location.source);
         }
     }
+}
+
+/// The lines of the part's findings, and the first line of each node of its documents'
+/// skeletons (an empty skeleton has none: templates are not pointed at after this).
+fn printed_lines(part: &FilePart) -> Vec<u32> {
+    fn node_lines(node: &Node, out: &mut Vec<u32>) {
+        out.push(node.span.start.line);
+        match &node.value {
+            Value::Map(entries) => entries.iter().for_each(|e| {
+                out.push(e.key.span.start.line);
+                node_lines(&e.value, out);
+            }),
+            Value::Seq(items) => items.iter().for_each(|n| node_lines(n, out)),
+            _ => {}
+        }
+    }
+    let mut lines: Vec<u32> = part
+        .findings
+        .iter()
+        .filter_map(|f| Some(f.location.as_ref()?.span.start.line))
+        .collect();
+    for doc in &part.inventory.documents {
+        if !matches!(doc.root.value, Value::Null) {
+            node_lines(&doc.root, &mut lines);
+        }
+    }
+    lines
 }
 
 /// Replaces every document's tree by its skeleton: the rules run afterwards read only that,

@@ -112,7 +112,8 @@ fn render_findings(findings: &[Finding], color: bool) -> String {
 const PARALLEL_MIN_FINDINGS: usize = 1_000;
 
 /// Findings grouped by file (each group one file's, or those without a file): each file's are
-/// rendered with its text loaded once (see `Source::with_text`), one file at a time.
+/// rendered with its text loaded once where the lines it prints were not kept in memory (see
+/// `Source::with_lines`), one file at a time.
 fn render_groups(groups: &[&[Finding]], color: bool) -> String {
     let mut out = String::new();
     for group in groups {
@@ -127,7 +128,13 @@ fn render_groups(groups: &[&[Finding]], color: bool) -> String {
             }
         };
         match &group[0].location {
-            Some(l) => l.source.with_text(|lines| render(&mut out, Some(lines))),
+            Some(l) => {
+                let printed = group
+                    .iter()
+                    .filter_map(|f| Some(f.location.as_ref()?.span.start.line));
+                l.source
+                    .with_lines(printed, |lines| render(&mut out, Some(lines)))
+            }
             None => render(&mut out, None),
         }
     }

@@ -42,6 +42,53 @@ pub struct Source {
     /// Byte offsets of line starts, built on the first [`Source::line`] call: renderers print a
     /// line per finding, and scanning a large file from the top for each was quadratic.
     line_starts: OnceLock<Vec<usize>>,
+    /// Lines kept in memory when the text was released, so that a report printing only those
+    /// does not read the file again (see [`Source::released_keeping`]).
+    kept: KeptLines,
+}
+
+/// Some lines of a released text: one string, and each line's number and where it ends in it.
+#[derive(Debug, Default)]
+struct KeptLines {
+    text: Box<str>,
+    /// (1-based line number, end offset in `text`), by line number.
+    index: Box<[(u32, u32)]>,
+}
+
+/// Lines longer than this are not kept (a one-line JSON file): the file is read again instead.
+const MAX_KEPT_LINE: usize = 1024;
+
+impl KeptLines {
+    /// `lines` of `text`, in one pass over it up to the last of them.
+    fn of(text: &str, mut lines: Vec<u32>) -> KeptLines {
+        lines.retain(|&n| n > 0);
+        lines.sort_unstable();
+        lines.dedup();
+        let (mut kept, mut index) = (String::new(), Vec::with_capacity(lines.len()));
+        let mut wanted = lines.into_iter().peekable();
+        for (n, line) in (1..).zip(text.split('\n')) {
+            let Some(&next) = wanted.peek() else { break };
+            if n < next {
+                continue;
+            }
+            wanted.next();
+            let line = line.strip_suffix('\r').unwrap_or(line);
+            if line.len() <= MAX_KEPT_LINE {
+                kept.push_str(line);
+                index.push((n, kept.len() as u32));
+            }
+        }
+        KeptLines {
+            text: kept.into(),
+            index: index.into(),
+        }
+    }
+
+    fn get(&self, line: u32) -> Option<&str> {
+        let i = self.index.binary_search_by_key(&line, |&(n, _)| n).ok()?;
+        let start = i.checked_sub(1).map_or(0, |p| self.index[p].1 as usize);
+        self.text.get(start..self.index[i].1 as usize)
+    }
 }
 
 /// A file a text came from, and what the file looked like then: a file changed since is not
@@ -61,6 +108,7 @@ impl Source {
             text: OnceLock::from(text.into()),
             origin: None,
             line_starts: OnceLock::new(),
+            kept: KeptLines::default(),
         })
     }
 
@@ -82,6 +130,7 @@ impl Source {
             text: OnceLock::from(text),
             origin: Some(origin),
             line_starts: OnceLock::new(),
+            kept: KeptLines::default(),
         })
     }
 
@@ -97,15 +146,34 @@ impl Source {
     /// blob, a live object). A large `lint` keeps only the documents' positions, and reads back
     /// the few files whose lines a report prints.
     pub fn released(&self) -> Option<Arc<Source>> {
-        self.origin.as_ref()?;
-        Some(Arc::new(self.with_own_text(OnceLock::new())))
+        self.released_keeping(Vec::new())
     }
 
-    /// Calls `f` with this source, its text loaded: itself, or for a released source whose
-    /// text is not in memory, a copy holding the text for the call only. A report that prints
-    /// lines file by file then holds one file's text at a time.
-    pub fn with_text<R>(&self, f: impl FnOnce(&Source) -> R) -> R {
-        if self.text.get().is_some() || self.origin.is_none() {
+    /// [`Source::released`], keeping the given 1-based `lines` of the text in memory: the lines
+    /// a report will print, so that it need not read the file again (a `lint` of a hundred
+    /// thousand documents spent a tenth of its time doing so).
+    pub fn released_keeping(&self, lines: Vec<u32>) -> Option<Arc<Source>> {
+        self.origin.as_ref()?;
+        let mut released = self.with_own_text(OnceLock::new());
+        if !lines.is_empty() {
+            released.kept = KeptLines::of(self.text(), lines);
+        }
+        Some(Arc::new(released))
+    }
+
+    /// Calls `f` with this source, able to give the 1-based `lines` without reading its file
+    /// on each call: itself when its text is in memory or it keeps those lines, otherwise a
+    /// copy holding the text for the call only. A report that prints lines file by file then
+    /// holds one file's text at a time.
+    pub fn with_lines<R>(
+        &self,
+        mut lines: impl Iterator<Item = u32>,
+        f: impl FnOnce(&Source) -> R,
+    ) -> R {
+        if self.text.get().is_some()
+            || self.origin.is_none()
+            || lines.all(|n| self.kept.get(n).is_some())
+        {
             return f(self);
         }
         let loaded = self.with_own_text(OnceLock::from(self.read_again().unwrap_or_default()));
@@ -119,6 +187,7 @@ impl Source {
             text,
             origin: self.origin.clone(),
             line_starts: OnceLock::new(),
+            kept: KeptLines::default(),
         }
     }
 
@@ -147,6 +216,11 @@ impl Source {
     pub fn line(&self, line: u32) -> Option<&str> {
         if line == 0 {
             return None;
+        }
+        if self.text.get().is_none() {
+            if let Some(kept) = self.kept.get(line) {
+                return Some(kept);
+            }
         }
         let starts = self.line_starts();
         let start = *starts.get(line as usize - 1)?;
@@ -537,10 +611,10 @@ mod tests {
         let released = source.released().expect("a file can be read again");
         assert_eq!(released.name, "p.yaml");
         assert_eq!(
-            released.with_text(|s| s.line(2).map(str::to_string)),
+            released.with_lines([2].into_iter(), |s| s.line(2).map(str::to_string)),
             Some("b: 2".to_string())
         );
-        assert!(released.text.get().is_none(), "with_text keeps nothing");
+        assert!(released.text.get().is_none(), "with_lines keeps nothing");
         assert_eq!(released.line(2), Some("b: 2"));
         assert_eq!(released.text(), source.text());
 
@@ -559,6 +633,45 @@ mod tests {
 
         // Stdin, git blobs and live objects have no file to read again.
         assert!(Source::new("<stdin>", "a: 1\n").released().is_none());
+    }
+
+    #[test]
+    fn kept_lines_are_printed_without_reading_the_file_again() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("p.yaml");
+        let text = "a: 1\r\nb: 2\nc: 3\nd: 4";
+        std::fs::write(&path, text).unwrap();
+        let modified = std::fs::metadata(&path).unwrap().modified().ok();
+        let source = Source::from_file("p.yaml", text.to_string(), &path, modified);
+        let released = source.released_keeping(vec![4, 0, 1, 9, 1]).unwrap();
+        // Gone from disk: only what was kept can be shown.
+        std::fs::remove_file(&path).unwrap();
+        assert_eq!(released.line(1), Some("a: 1"), "line ending dropped");
+        assert_eq!(released.line(4), Some("d: 4"), "last line, no newline");
+        assert_eq!(released.line(0), None);
+        let kept = released.with_lines([1, 4].into_iter(), |s| {
+            (s.line(1).map(str::to_string), s.line(4).map(str::to_string))
+        });
+        assert_eq!(kept, (Some("a: 1".into()), Some("d: 4".into())));
+        // A line not kept needs the file, which is gone: nothing rather than a wrong line.
+        assert!(!released.with_lines([2].into_iter(), |s| s.line(2).is_some()));
+        assert_eq!(released.line(2), None);
+    }
+
+    #[test]
+    fn a_kept_line_is_the_line_the_whole_text_gives() {
+        let text = "x\n\n  y: 1\r\nz\n";
+        let kept = KeptLines::of(text, (0..8).collect());
+        let whole = Source::new("t", text);
+        for n in 0..8 {
+            assert_eq!(kept.get(n), whole.line(n), "line {n}");
+        }
+        let long = "k: ".to_string() + &"v".repeat(MAX_KEPT_LINE);
+        assert_eq!(
+            KeptLines::of(&long, vec![1]).get(1),
+            None,
+            "too long to keep"
+        );
     }
 
     #[test]
