@@ -174,9 +174,9 @@ fn find_template(
         .enumerate()
         .filter(|(_, t)| {
             group_of(&t.api_version) == kind.group
-                && t.kind == kind.kind
-                && t.name == name
-                && (t.namespace.is_empty() || t.namespace == namespace)
+                && *t.kind == kind.kind
+                && &*t.name == name
+                && (t.namespace.is_empty() || &*t.namespace == namespace)
         })
         .map(|(i, _)| i)
         .collect();
@@ -190,7 +190,7 @@ fn find_template(
         many => {
             let versions: Vec<&str> = many
                 .iter()
-                .map(|&i| state.templates[i].api_version.as_str())
+                .map(|&i| &*state.templates[i].api_version)
                 .collect();
             Err(CliError::usage(format!(
                 "{} {name:?} appears under several API versions ({}); they are different templates to Karmada",

@@ -491,9 +491,9 @@ pub fn why_not(
             && !tpl.namespace.is_empty()
             && pol.spec.resource_selectors.iter().any(|rs| {
                 rs.namespace.is_empty()
-                    && rs.name == tpl.name
-                    && rs.kind == tpl.kind
-                    && rs.api_version == tpl.api_version
+                    && *rs.name == *tpl.name
+                    && *rs.kind == *tpl.kind
+                    && *rs.api_version == *tpl.api_version
             });
         return BlockReason::NotNamed {
             holder: Some(owner),

@@ -3,6 +3,7 @@
 //! matching a template look only at the policies of its (apiVersion, kind, namespace).
 
 use std::collections::{HashMap, HashSet};
+use std::sync::Arc;
 
 use crate::model::{
     Inventory, KarmadaVersion, Object, Policy, PolicyKind, PolicyRef, PropagationSpec,
@@ -151,11 +152,13 @@ impl PolicyEntry {
 /// A resource template as the detector sees it.
 #[derive(Clone, Debug)]
 pub struct TemplateEntry {
-    pub api_version: String,
-    pub kind: String,
+    /// Shared by the templates prepared together ([`Prepared::take`]), as are the kind and
+    /// the namespace: a repository has a hundred thousand templates and a few dozen kinds.
+    pub api_version: Arc<str>,
+    pub kind: Arc<str>,
     /// `""` for a cluster-scoped template.
-    pub namespace: String,
-    pub name: String,
+    pub namespace: Arc<str>,
+    pub name: Box<str>,
     pub labels: crate::model::StringMap,
     /// The claim keys as written in the input, when there are any (see
     /// [`TemplateEntry::claim`]): boxed, as most templates have none and a repository has
@@ -199,10 +202,10 @@ impl TemplateEntry {
 
     pub fn reference(&self) -> crate::model::ObjectRef {
         crate::model::ObjectRef {
-            api_version: self.api_version.clone(),
-            kind: self.kind.clone(),
-            namespace: (!self.namespace.is_empty()).then(|| self.namespace.clone()),
-            name: self.name.clone(),
+            api_version: self.api_version.to_string(),
+            kind: self.kind.to_string(),
+            namespace: (!self.namespace.is_empty()).then(|| self.namespace.to_string()),
+            name: self.name.to_string(),
         }
     }
 }
@@ -408,11 +411,12 @@ impl Prepared {
                 policies: Vec::new(),
                 templates: Vec::with_capacity(capacity),
             };
+            let mut shared = Shared::default();
             for object in part {
                 match object {
                     Object::Policy(p) => prepared.policies.push(AdmittedPolicy::new(p, version)),
                     Object::Template(t) => {
-                        let entry = template_entry(filters, t.clone());
+                        let entry = template_entry(filters, t.clone(), &mut shared);
                         prepared.templates.push(entry);
                     }
                     _ => {}
@@ -450,10 +454,11 @@ impl Prepared {
             templates: Vec::with_capacity(templates),
         };
         let mut kept = Vec::with_capacity(objects.len() - templates - policies);
+        let mut shared = Shared::default();
         for object in objects.drain(..) {
             match object {
                 Object::Template(t) => {
-                    let entry = template_entry(&options.filters, t);
+                    let entry = template_entry(&options.filters, t, &mut shared);
                     prepared.templates.push(entry);
                 }
                 Object::Policy(mut p) => {
@@ -503,16 +508,31 @@ fn template_excluded(filters: &Filters, t: &Template) -> Option<Excluded> {
     )
 }
 
-/// The template's entry, made of its own strings.
-fn template_entry(filters: &Filters, t: Template) -> TemplateEntry {
+/// Strings that many templates repeat (apiVersion, kind, namespace), one copy of each.
+#[derive(Default)]
+struct Shared(HashSet<Arc<str>, std::hash::BuildHasherDefault<FxHasher>>);
+
+impl Shared {
+    fn get(&mut self, s: String) -> Arc<str> {
+        if let Some(shared) = self.0.get(s.as_str()) {
+            return shared.clone();
+        }
+        let shared: Arc<str> = s.into();
+        self.0.insert(shared.clone());
+        shared
+    }
+}
+
+/// The template's entry, made of its own strings but for those `shared` holds.
+fn template_entry(filters: &Filters, t: Template, shared: &mut Shared) -> TemplateEntry {
     let excluded = template_excluded(filters, &t);
     let claim = ClaimMeta::read(&t.meta.labels, &t.meta.annotations);
     TemplateEntry {
         claim_keys: (claim != NO_CLAIM).then(|| Box::new(claim)),
-        api_version: t.api_version,
-        kind: t.kind,
-        namespace: t.meta.namespace.unwrap_or_default(),
-        name: t.meta.name,
+        api_version: shared.get(t.api_version),
+        kind: shared.get(t.kind),
+        namespace: shared.get(t.meta.namespace.unwrap_or_default()),
+        name: t.meta.name.into(),
         labels: t.meta.labels,
         terminating: t.meta.deletion_timestamp.is_some(),
         excluded: excluded.map(Box::new),
@@ -1073,7 +1093,7 @@ impl State {
                 let pp_scope_ok = match r.policy.kind {
                     PolicyKind::PropagationPolicy => {
                         !tpl.namespace.is_empty()
-                            && r.policy.namespace.as_deref() == Some(tpl.namespace.as_str())
+                            && r.policy.namespace.as_deref() == Some(&*tpl.namespace)
                     }
                     PolicyKind::ClusterPropagationPolicy => true,
                 };
@@ -1104,7 +1124,7 @@ mod tests {
         let names: Vec<(&str, &str)> = st
             .templates
             .iter()
-            .map(|t| (t.namespace.as_str(), t.name.as_str()))
+            .map(|t| (&*t.namespace, &*t.name))
             .collect();
         assert_eq!(names, [("default", "a"), ("default", "b"), ("other", "a")]);
         assert_eq!(st.templates[0].labels.get("v"), Some("2"));
@@ -1158,7 +1178,7 @@ mod tests {
                 }
                 Object::Template(t) => {
                     let filters = seq.options.filters.clone();
-                    seq.add_template(template_entry(&filters, t.clone()));
+                    seq.add_template(template_entry(&filters, t.clone(), &mut Shared::default()));
                 }
                 _ => {}
             }

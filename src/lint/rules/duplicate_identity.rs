@@ -121,8 +121,8 @@ fn object_identity(obj: &crate::model::Object) -> Option<(usize, Identity<'_>)> 
 }
 
 fn template_identity(t: &TemplateEntry) -> Option<(usize, Identity<'_>)> {
-    let namespace = (!t.namespace.is_empty()).then_some(t.namespace.as_str());
-    let id = (t.group(), t.kind.as_str(), namespace, t.name.as_str());
+    let namespace = (!t.namespace.is_empty()).then_some(&*t.namespace);
+    let id = (t.group(), &*t.kind, namespace, &*t.name);
     Some((t.doc?, id)).filter(|_| !t.name.is_empty())
 }
 
