@@ -152,8 +152,9 @@ impl PolicyEntry {
 /// A resource template as the detector sees it.
 #[derive(Clone, Debug)]
 pub struct TemplateEntry {
-    /// Shared by the templates prepared together ([`Prepared::take`]), as are the kind and
-    /// the namespace: a repository has a hundred thousand templates and a few dozen kinds.
+    /// Shared with the template prepared before when the same ([`Prepared::take`]), as are
+    /// the kind and the namespace: a repository has a hundred thousand templates and a few
+    /// dozen kinds.
     pub api_version: Arc<str>,
     pub kind: Arc<str>,
     /// `""` for a cluster-scoped template.
@@ -508,18 +509,24 @@ fn template_excluded(filters: &Filters, t: &Template) -> Option<Excluded> {
     )
 }
 
-/// Strings that many templates repeat (apiVersion, kind, namespace), one copy of each.
+/// Strings that templates repeat from one to the next (apiVersion, kind, namespace): a value
+/// equal to the previous template's is that one's copy. Consecutive templates mostly share
+/// their kind, and often their namespace; a set of every value seen cost more in hashing and
+/// growing than the allocations it saved.
 #[derive(Default)]
-struct Shared(HashSet<Arc<str>, std::hash::BuildHasherDefault<FxHasher>>);
+struct Shared([Option<Arc<str>>; 3]);
 
 impl Shared {
-    fn get(&mut self, s: String) -> Arc<str> {
-        if let Some(shared) = self.0.get(s.as_str()) {
-            return shared.clone();
+    const API_VERSION: usize = 0;
+    const KIND: usize = 1;
+    const NAMESPACE: usize = 2;
+
+    fn get(&mut self, field: usize, s: String) -> Arc<str> {
+        let last = &mut self.0[field];
+        match last {
+            Some(shared) if **shared == *s => shared.clone(),
+            _ => last.insert(s.into()).clone(),
         }
-        let shared: Arc<str> = s.into();
-        self.0.insert(shared.clone());
-        shared
     }
 }
 
@@ -529,9 +536,9 @@ fn template_entry(filters: &Filters, t: Template, shared: &mut Shared) -> Templa
     let claim = ClaimMeta::read(&t.meta.labels, &t.meta.annotations);
     TemplateEntry {
         claim_keys: (claim != NO_CLAIM).then(|| Box::new(claim)),
-        api_version: shared.get(t.api_version),
-        kind: shared.get(t.kind),
-        namespace: shared.get(t.meta.namespace.unwrap_or_default()),
+        api_version: shared.get(Shared::API_VERSION, t.api_version),
+        kind: shared.get(Shared::KIND, t.kind),
+        namespace: shared.get(Shared::NAMESPACE, t.meta.namespace.unwrap_or_default()),
         name: t.meta.name.into(),
         labels: t.meta.labels,
         terminating: t.meta.deletion_timestamp.is_some(),

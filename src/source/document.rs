@@ -65,21 +65,31 @@ impl KeptLines {
         lines.sort_unstable();
         lines.dedup();
         let (mut kept, mut index) = (String::new(), Vec::with_capacity(lines.len()));
-        let mut wanted = lines.into_iter().peekable();
-        for (n, line) in (1..).zip(text.split('\n')) {
-            let Some(&next) = wanted.peek() else { break };
-            if n < next {
-                continue;
+        // Where line `n` starts; the newlines are counted, not split on, as this runs over
+        // every file of a large lint.
+        let mut newlines = memchr::memchr_iter(b'\n', text.as_bytes());
+        let (mut n, mut start) = (1, 0);
+        for wanted in lines {
+            while n < wanted {
+                let Some(newline) = newlines.next() else {
+                    return KeptLines::from_parts(kept, index);
+                };
+                (n, start) = (n + 1, newline + 1);
             }
-            wanted.next();
+            let end = text[start..].find('\n').map_or(text.len(), |i| start + i);
+            let line = &text[start..end];
             let line = line.strip_suffix('\r').unwrap_or(line);
             if line.len() <= MAX_KEPT_LINE {
                 kept.push_str(line);
                 index.push((n, kept.len() as u32));
             }
         }
+        KeptLines::from_parts(kept, index)
+    }
+
+    fn from_parts(text: String, index: Vec<(u32, u32)>) -> KeptLines {
         KeptLines {
-            text: kept.into(),
+            text: text.into(),
             index: index.into(),
         }
     }
