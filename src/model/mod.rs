@@ -347,8 +347,7 @@ impl Inventory {
             match kind {
                 "PropagationPolicy" | "ClusterPropagationPolicy" => {
                     let kind = PolicyKind::from_kind(kind).expect("matched above");
-                    let spec = root.get("spec").map(Node::to_json).unwrap_or_default();
-                    match serde_json::from_value::<PropagationSpec>(spec) {
+                    match crate::source::de::from_node::<PropagationSpec>(root.get("spec")) {
                         Ok(spec) => Object::Policy(Box::new(Policy {
                             kind,
                             meta,

@@ -532,7 +532,7 @@ impl Node {
     }
 }
 
-fn scalar_key_text(v: &Value) -> String {
+pub(crate) fn scalar_key_text(v: &Value) -> String {
     match v {
         Value::Null => "null".into(),
         Value::Bool(b) => b.to_string(),

@@ -1,6 +1,7 @@
 //! Sources turn bytes into positioned [`Document`]s. Nothing downstream reads files.
 
 pub mod cluster;
+pub mod de;
 pub mod document;
 pub mod files;
 pub mod git;
