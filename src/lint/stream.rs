@@ -16,9 +16,9 @@ use std::path::PathBuf;
 use std::sync::Arc;
 
 use crate::engine::state::{Options, Prepared, State};
-use crate::model::Inventory;
+use crate::model::{Inventory, Object};
 use crate::source::files::{self, ReadError};
-use crate::source::{Entry, FieldPath, Loaded, Node, Seg, Source, Value};
+use crate::source::{Document, Entry, FieldPath, Loaded, Node, Seg, Source, Value};
 
 use super::{
     analysis, per_object_findings, rules, semantic_findings_of, suppress, Finding, LintOptions,
@@ -197,7 +197,12 @@ fn check_file(
     options: &Options,
 ) -> FilePart {
     let documents = std::mem::take(&mut loaded.documents);
-    let mut inventory = Inventory::from_documents(documents, default_namespace);
+    // No per-object rule reads a template's tree: it goes as soon as the template is typed.
+    let mut inventory = Inventory::from_documents_then(documents, default_namespace, &|doc, o| {
+        if matches!(o, Some(Object::Template(_))) {
+            release_tree(doc, false);
+        }
+    });
     let findings = per_object_findings(std::slice::from_ref(&loaded), &inventory, opts);
     release_trees(&mut inventory);
     let prepared = Prepared::take(options, &mut inventory.objects);
@@ -276,15 +281,22 @@ fn release_trees(inventory: &mut Inventory) {
         policy[p.doc] = true;
     }
     for (doc, policy) in inventory.documents.iter_mut().zip(policy) {
-        let span = doc.root.span;
-        let root = std::mem::replace(&mut doc.root, Node::new(Value::Null, span));
-        if policy {
-            doc.root = policy_skeleton(root);
-            doc.partial = Some(policy_skeleton_keeps);
-        } else {
-            doc.root = skeleton(root);
-            doc.partial = Some(skeleton_keeps);
+        if doc.partial.is_none() {
+            release_tree(doc, policy);
         }
+    }
+}
+
+/// Replaces one document's tree by its skeleton.
+fn release_tree(doc: &mut Document, policy: bool) {
+    let span = doc.root.span;
+    let root = std::mem::replace(&mut doc.root, Node::new(Value::Null, span));
+    if policy {
+        doc.root = policy_skeleton(root);
+        doc.partial = Some(policy_skeleton_keeps);
+    } else {
+        doc.root = skeleton(root);
+        doc.partial = Some(skeleton_keeps);
     }
 }
 

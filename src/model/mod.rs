@@ -253,12 +253,14 @@ pub struct Inventory {
 }
 
 impl Inventory {
+    /// Documents from which typing is split over two threads.
+    const PARALLEL_FROM: usize = 20_000;
+
     /// Classifies documents. Objects without a namespace that are namespaced by kind land in
     /// `default_namespace`, as `kubectl apply -n` would put them.
     pub fn from_documents(documents: Vec<Document>, default_namespace: &str) -> Inventory {
         // Documents classify independently: large inputs are split in contiguous halves typed on
         // two threads, then concatenated, so objects and problems keep document order.
-        const PARALLEL_FROM: usize = 20_000;
         let classify_range = |first: usize, docs: &[Document]| {
             let mut part = Inventory {
                 documents: Vec::new(),
@@ -271,7 +273,7 @@ impl Inventory {
             part
         };
         let mid = documents.len() / 2;
-        let mut inv = if documents.len() >= PARALLEL_FROM {
+        let mut inv = if documents.len() >= Self::PARALLEL_FROM {
             let (a, b) = documents.split_at(mid);
             let (mut first, second) =
                 crate::parallel::join(|| classify_range(0, a), || classify_range(mid, b));
@@ -281,6 +283,37 @@ impl Inventory {
         } else {
             classify_range(0, &documents)
         };
+        inv.documents = documents;
+        inv
+    }
+
+    /// [`Inventory::from_documents`], handing each document to `then` with the object it
+    /// became (if any) right after it is typed, while its tree is still in the cache: a
+    /// streamed `lint` lets go of a template's tree there. A large input is typed on two
+    /// threads first, as `from_documents` does, and then handed over.
+    pub fn from_documents_then(
+        mut documents: Vec<Document>,
+        default_namespace: &str,
+        then: &dyn Fn(&mut Document, Option<&Object>),
+    ) -> Inventory {
+        if documents.len() >= Self::PARALLEL_FROM {
+            let mut inv = Inventory::from_documents(documents, default_namespace);
+            let mut objects = inv.objects.iter().peekable();
+            for (i, doc) in inv.documents.iter_mut().enumerate() {
+                then(doc, objects.next_if(|o| o.doc() == i));
+            }
+            return inv;
+        }
+        let mut inv = Inventory {
+            documents: Vec::new(),
+            objects: Vec::with_capacity(documents.len()),
+            problems: Vec::new(),
+        };
+        for (i, doc) in documents.iter_mut().enumerate() {
+            let typed = inv.objects.len();
+            inv.classify(i, &doc.root, default_namespace);
+            then(doc, inv.objects.get(typed));
+        }
         inv.documents = documents;
         inv
     }
@@ -430,6 +463,48 @@ impl Inventory {
 mod tests {
     use super::*;
     use crate::source::{load, Source};
+
+    /// `then` sees each document with the object it became, on both sides of the size from
+    /// which typing is split over two threads, and the result is `from_documents`'.
+    #[test]
+    fn each_typed_document_is_handed_over_with_its_object() {
+        for n in [50, Inventory::PARALLEL_FROM + 10] {
+            let mut text = String::new();
+            for i in 0..n {
+                text.push_str(&match i % 10 {
+                    3 => "---
+metadata: {name: no-type}
+"
+                    .to_string(),
+                    _ => format!(
+                        "---
+apiVersion: v1
+kind: ConfigMap
+metadata: {{name: c{i}}}
+"
+                    ),
+                });
+            }
+            let docs = load(Source::new("t.yaml", text)).documents;
+            let seen = std::sync::Mutex::new(Vec::new());
+            let inv = Inventory::from_documents_then(docs.clone(), "default", &|doc, object| {
+                let name = object.map(|o| match o {
+                    Object::Template(t) => t.meta.name.clone(),
+                    _ => unreachable!("only templates here"),
+                });
+                seen.lock().unwrap().push((doc.index, name));
+            });
+            let seen = seen.into_inner().unwrap();
+            assert_eq!(seen.len(), n, "{n}");
+            for (i, (index, name)) in seen.into_iter().enumerate() {
+                assert_eq!(index, i);
+                assert_eq!(name, (i % 10 != 3).then(|| format!("c{i}")), "{n}: {i}");
+            }
+            let whole = Inventory::from_documents(docs, "default");
+            assert_eq!(inv.objects.len(), whole.objects.len());
+            assert_eq!(inv.problems.len(), whole.problems.len());
+        }
+    }
 
     #[test]
     fn large_inputs_classify_on_two_threads_in_document_order() {
