@@ -316,6 +316,64 @@ fn with_key<R>(parts: &[&str], f: impl FnOnce(&[u8]) -> R) -> R {
     f(&buf[..len])
 }
 
+/// Templates by identity (apiVersion, kind, namespace, name, as [`key4`] joins them): template
+/// numbers hashed by that key and compared with the templates themselves. A map keyed by the
+/// joined bytes stored a copy of every key, 9 MB and 90,000 allocations at 100,000 documents.
+#[derive(Clone, Debug, Default)]
+struct TemplateIndex(hashbrown::HashTable<u32>);
+
+fn key_hash(key: &[u8]) -> u64 {
+    use std::hash::Hasher;
+    let mut h = FxHasher::default();
+    h.write(key);
+    h.finish()
+}
+
+fn template_key<R>(t: &TemplateEntry, f: impl FnOnce(&[u8]) -> R) -> R {
+    with_key(&[&t.api_version, &t.kind, &t.namespace, &t.name], f)
+}
+
+impl TemplateIndex {
+    /// The template whose identity joins to `key`.
+    fn get(&self, templates: &[TemplateEntry], key: &[u8]) -> Option<usize> {
+        let is = |&i: &u32| template_key(&templates[i as usize], |k| k == key);
+        self.0.find(key_hash(key), is).map(|&i| i as usize)
+    }
+
+    /// Indexes `templates[i]`, unless a template of the same identity is indexed: that one.
+    fn insert(&mut self, templates: &[TemplateEntry], i: usize) -> Option<usize> {
+        let (hash, same) = template_key(&templates[i], |key| {
+            let same = self.get(templates, key);
+            (key_hash(key), same)
+        });
+        if same.is_some() {
+            return same;
+        }
+        let rehash = |&j: &u32| template_key(&templates[j as usize], key_hash);
+        self.0.insert_unique(hash, i as u32, rehash);
+        None
+    }
+
+    fn reserve(&mut self, templates: &[TemplateEntry], more: usize) {
+        let rehash = |&j: &u32| template_key(&templates[j as usize], key_hash);
+        self.0.reserve(more, rehash);
+    }
+
+    fn clear(&mut self) {
+        self.0.clear();
+    }
+}
+
+/// Adds template `i` to the index by (apiVersion, kind).
+fn index_template_gvk(by_gvk: &mut FastMap<Vec<usize>>, i: usize, t: &TemplateEntry) {
+    let known_gvk = with_key(&[&t.api_version, &t.kind, ""], |k| {
+        by_gvk.get_mut(k).map(|v| v.push(i)).is_some()
+    });
+    if !known_gvk {
+        by_gvk.insert(key3(&t.api_version, &t.kind, ""), vec![i]);
+    }
+}
+
 /// Objects per worker below which preparing them on one thread is faster.
 const PARALLEL_MIN_OBJECTS: usize = 10_000;
 
@@ -573,7 +631,7 @@ pub struct State {
     named_index: FastMap<Vec<usize>>,
     /// Templates by (apiVersion, kind) and by full identity.
     templates_by_gvk: FastMap<Vec<usize>>,
-    template_by_key: FastMap<usize>,
+    template_by_key: TemplateIndex,
 }
 
 impl State {
@@ -798,19 +856,13 @@ impl State {
     fn add_templates(&mut self, entries: Vec<TemplateEntry>) {
         if self.templates.is_empty() {
             let mut repeated = false;
-            self.template_by_key.reserve(entries.len());
+            self.template_by_key.reserve(&entries, entries.len());
             for (i, t) in entries.iter().enumerate() {
-                let key = key4(&t.api_version, &t.kind, &t.namespace, &t.name);
-                match self.template_by_key.entry(key) {
-                    std::collections::hash_map::Entry::Occupied(_) => {
-                        repeated = true;
-                        break;
-                    }
-                    std::collections::hash_map::Entry::Vacant(v) => {
-                        v.insert(i);
-                    }
+                if self.template_by_key.insert(&entries, i).is_some() {
+                    repeated = true;
+                    break;
                 }
-                self.index_template_gvk(i, t);
+                index_template_gvk(&mut self.templates_by_gvk, i, t);
             }
             if !repeated {
                 self.templates = entries;
@@ -824,29 +876,15 @@ impl State {
         }
     }
 
-    fn index_template_gvk(&mut self, i: usize, t: &TemplateEntry) {
-        let known_gvk = with_key(&[&t.api_version, &t.kind, ""], |k| {
-            self.templates_by_gvk
-                .get_mut(k)
-                .map(|v| v.push(i))
-                .is_some()
-        });
-        if !known_gvk {
-            self.templates_by_gvk
-                .insert(key3(&t.api_version, &t.kind, ""), vec![i]);
-        }
-    }
-
     pub fn add_template(&mut self, t: TemplateEntry) -> usize {
-        let key = key4(&t.api_version, &t.kind, &t.namespace, &t.name);
-        if let Some(&i) = self.template_by_key.get(&key) {
-            self.templates[i] = t;
-            return i;
-        }
         let i = self.templates.len();
-        self.index_template_gvk(i, &t);
         self.templates.push(t);
-        self.template_by_key.insert(key, i);
+        if let Some(same) = self.template_by_key.insert(&self.templates, i) {
+            // The new entry, last, takes the place of the one of the same identity.
+            self.templates.swap_remove(same);
+            return same;
+        }
+        index_template_gvk(&mut self.templates_by_gvk, i, &self.templates[i]);
         i
     }
 
@@ -908,7 +946,7 @@ impl State {
         name: &str,
     ) -> Option<usize> {
         with_key(&[api_version, kind, namespace, name], |k| {
-            self.template_by_key.get(k).copied()
+            self.template_by_key.get(&self.templates, k)
         })
     }
 
@@ -1036,7 +1074,7 @@ impl State {
         let mut named = vec![false; self.templates.len()];
         for (key, policies) in &self.named_index {
             if policies.iter().any(|&i| self.policies[i].is_some()) {
-                if let Some(&t) = self.template_by_key.get(key) {
+                if let Some(t) = self.template_by_key.get(&self.templates, key) {
                     named[t] = true;
                 }
             }
