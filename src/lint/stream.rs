@@ -50,6 +50,9 @@ struct FilePart {
     inventory: Inventory,
     prepared: Prepared,
     findings: Vec<Finding>,
+    /// Its objects' identity hashes for duplicate-identity, hashed here (see
+    /// [`rules::duplicate_identity::identity_hashes`]).
+    identities: Vec<(u64, usize)>,
     /// The file's size (its text is released).
     bytes: usize,
 }
@@ -63,6 +66,7 @@ pub fn lint_paths(
     let clock = Clock::start();
     let options = analysis::options(opts);
     let (mut linted, mut prepared) = (Linted::default(), Prepared::default());
+    let mut identities = Vec::new();
     let mut growth = Growth::of(paths);
     // Each file joins the whole as soon as the files before it have: this thread is idle while
     // the others parse, and all the parts held at once and then merged made a second copy.
@@ -72,6 +76,9 @@ pub fn lint_paths(
         &mut |part| {
             growth.seen += part.bytes;
             growth.reserve(&mut linted, &mut prepared, &part);
+            growth.reserve_in(&mut identities, part.identities.len());
+            let offset = linted.inventory.documents.len();
+            identities.extend(part.identities.iter().map(|&(h, doc)| (h, doc + offset)));
             linted.append(&mut prepared, part)
         },
     )?;
@@ -82,7 +89,7 @@ pub fn lint_paths(
         templates: &prepared.templates,
         policies: &prepared.policies,
     };
-    let duplicates = rules::duplicate_identity::check_with(inventory, taken);
+    let duplicates = rules::duplicate_identity::check_hashed(inventory, taken, identities);
     linted.policies = prepared.policies.len();
     clock.lap("duplicate-identity");
     let state = State::from_prepared(inventory, prepared, options);
@@ -206,12 +213,18 @@ fn check_file(
     let findings = per_object_findings(std::slice::from_ref(&loaded), &inventory, opts);
     release_trees(&mut inventory);
     let prepared = Prepared::take(options, &mut inventory.objects);
+    let taken = rules::duplicate_identity::Taken {
+        templates: &prepared.templates,
+        policies: &prepared.policies,
+    };
+    let identities = rules::duplicate_identity::identity_hashes(&inventory.objects, taken);
     let bytes = loaded.source.text().len();
     let mut part = FilePart {
         loaded,
         inventory,
         prepared,
         findings,
+        identities,
         bytes,
     };
     release_text(&mut part);

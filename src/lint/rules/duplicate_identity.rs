@@ -5,7 +5,7 @@ use std::hash::{Hash, Hasher};
 use crate::engine::state::{AdmittedPolicy, FxHasher, TemplateEntry};
 use crate::lint::registry::{RuleDoc, RuleGroup};
 use crate::lint::{Finding, Severity};
-use crate::model::{group_of, Inventory, ObjectRef};
+use crate::model::{group_of, Inventory, Object, ObjectRef};
 use crate::source::FieldPath;
 
 pub const DOC: RuleDoc = RuleDoc {
@@ -43,7 +43,12 @@ pub struct Taken<'a> {
 /// first among equals): only documents with equal hashes are compared. A map of every
 /// identity was a third of a large run's time after parsing.
 pub fn check_with(inventory: &Inventory, taken: Taken<'_>) -> Vec<Finding> {
-    let objects = &inventory.objects;
+    check_hashed(inventory, taken, identity_hashes(&inventory.objects, taken))
+}
+
+/// Each object's identity hash and document, sorted: what [`check_hashed`] compares. A
+/// streamed `lint` hashes each file's objects on the thread that parsed it.
+pub fn identity_hashes(objects: &[Object], taken: Taken<'_>) -> Vec<(u64, usize)> {
     let hash = |id: &Identity<'_>| {
         let mut h = FxHasher::default();
         id.hash(&mut h);
@@ -56,6 +61,18 @@ pub fn check_with(inventory: &Inventory, taken: Taken<'_>) -> Vec<Finding> {
         .chain(taken.policies.iter().filter_map(policy_identity));
     let mut hashed: Vec<(u64, usize)> = ids.map(|(doc, id)| (hash(&id), doc)).collect();
     hashed.sort_unstable();
+    hashed
+}
+
+/// [`check_with`] given the [`identity_hashes`] of the whole input, in any order: parts
+/// each sorted and then concatenated sort fastest (the sort merges the runs).
+pub fn check_hashed(
+    inventory: &Inventory,
+    taken: Taken<'_>,
+    mut hashed: Vec<(u64, usize)>,
+) -> Vec<Finding> {
+    hashed.sort();
+    let objects = &inventory.objects;
     let mut out = Vec::new();
     for run in hashed
         .chunk_by(|a, b| a.0 == b.0)
@@ -109,7 +126,7 @@ fn duplicate(inventory: &Inventory, taken: Taken<'_>, earlier: usize, doc: usize
     f
 }
 
-fn object_identity(obj: &crate::model::Object) -> Option<(usize, Identity<'_>)> {
+fn object_identity(obj: &Object) -> Option<(usize, Identity<'_>)> {
     let (api_version, kind, meta, doc) = identity_parts(obj)?;
     let id = (
         group_of(api_version),
