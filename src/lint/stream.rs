@@ -5,11 +5,12 @@
 //! is parsed, on the thread that parsed it (the per-object rules: input, typing, schema,
 //! admission, suspension), and then reduced to what the rules that compare objects read: its
 //! templates and policies become the engine's prepared entries ([`Prepared::take`]), a policy's
-//! tree a skeleton of where the semantic rules point, any other tree its ignore annotation, and
-//! the text is released (read back from the file where needed). Where a finding points outside
-//! a skeleton, the document is parsed again from its lines
-//! ([`crate::source::Document::tree_for`]), a few thousand small documents at most. The calling
-//! thread folds the files' parts together in input order as they arrive.
+//! tree a skeleton of where the semantic rules point, any other tree its ignore annotation (a
+//! template's as soon as it is typed), its identities hashed for duplicate-identity, and the
+//! text is released but for the lines a report will print (any other is read back from the
+//! file). Where a finding points outside a skeleton, the document is parsed again from its
+//! lines ([`crate::source::Document::tree_for`]), a few thousand small documents at most. The
+//! calling thread folds the files' parts together in input order as they arrive.
 //! The findings are the same as [`super::lint`] gives over the whole input.
 
 use std::path::PathBuf;
