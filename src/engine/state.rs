@@ -333,6 +333,11 @@ fn template_key<R>(t: &TemplateEntry, f: impl FnOnce(&[u8]) -> R) -> R {
     with_key(&[&t.api_version, &t.kind, &t.namespace, &t.name], f)
 }
 
+/// The hash of an indexed template number, for the table to grow by.
+fn rehash(templates: &[TemplateEntry]) -> impl Fn(&u32) -> u64 + '_ {
+    |&j| template_key(&templates[j as usize], key_hash)
+}
+
 impl TemplateIndex {
     /// The template whose identity joins to `key`.
     fn get(&self, templates: &[TemplateEntry], key: &[u8]) -> Option<usize> {
@@ -341,22 +346,22 @@ impl TemplateIndex {
     }
 
     /// Indexes `templates[i]`, unless a template of the same identity is indexed: that one.
+    /// One hash and one probe, for both the lookup and the insertion.
     fn insert(&mut self, templates: &[TemplateEntry], i: usize) -> Option<usize> {
-        let (hash, same) = template_key(&templates[i], |key| {
-            let same = self.get(templates, key);
-            (key_hash(key), same)
-        });
-        if same.is_some() {
-            return same;
-        }
-        let rehash = |&j: &u32| template_key(&templates[j as usize], key_hash);
-        self.0.insert_unique(hash, i as u32, rehash);
-        None
+        template_key(&templates[i], |key| {
+            let is = |&j: &u32| template_key(&templates[j as usize], |k| k == key);
+            match self.0.entry(key_hash(key), is, rehash(templates)) {
+                hashbrown::hash_table::Entry::Occupied(same) => Some(*same.get() as usize),
+                hashbrown::hash_table::Entry::Vacant(slot) => {
+                    slot.insert(i as u32);
+                    None
+                }
+            }
+        })
     }
 
     fn reserve(&mut self, templates: &[TemplateEntry], more: usize) {
-        let rehash = |&j: &u32| template_key(&templates[j as usize], key_hash);
-        self.0.reserve(more, rehash);
+        self.0.reserve(more, rehash(templates));
     }
 
     fn clear(&mut self) {

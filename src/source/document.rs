@@ -67,7 +67,7 @@ impl KeptLines {
         let (mut kept, mut index) = (String::new(), Vec::with_capacity(lines.len()));
         // Where line `n` starts; the newlines are counted, not split on, as this runs over
         // every file of a large lint.
-        let mut newlines = memchr::memchr_iter(b'\n', text.as_bytes());
+        let mut newlines = memchr::memchr_iter(b'\n', text.as_bytes()).peekable();
         let (mut n, mut start) = (1, 0);
         for wanted in lines {
             while n < wanted {
@@ -76,7 +76,8 @@ impl KeptLines {
                 };
                 (n, start) = (n + 1, newline + 1);
             }
-            let end = text[start..].find('\n').map_or(text.len(), |i| start + i);
+            // The next newline ends the line (none: the text does).
+            let end = newlines.peek().copied().unwrap_or(text.len());
             let line = &text[start..end];
             let line = line.strip_suffix('\r').unwrap_or(line);
             if line.len() <= MAX_KEPT_LINE {
