@@ -4,8 +4,8 @@ use clap::Args as ClapArgs;
 
 use super::common::{stdout_color, write_stdout, CliError, Exit, Inputs};
 use crate::engine::claim::Filters;
-use crate::engine::kinds::{self, KindInfo};
 use crate::engine::state::{FeatureGates, Options, State, UnknownClaimers};
+use crate::kube::kinds::{self, KindInfo};
 use crate::model::{group_of, Inventory, KarmadaVersion, PolicyKind, POLICY_GROUP};
 use crate::source::prefilter::DocHead;
 use crate::source::Loaded;

@@ -1,5 +1,5 @@
 //! Live mode of `explain` (no `-f`), `preempt-check` (no `-f`) and `lint --cluster`: read the
-//! control plane through [`crate::source::cluster`], then run the same engine and renderers as
+//! control plane through [`crate::source::live`], then run the same engine and renderers as
 //! the manifest mode. Read-only: only get and list requests are sent.
 
 use std::path::PathBuf;
@@ -8,17 +8,15 @@ use std::sync::Arc;
 use clap::Args as ClapArgs;
 
 use super::common::{stdout_color, write_stdout, CliError, Exit};
-use crate::cluster::{self, Conn};
 use crate::engine::chain::{self, ChainInput, Readable};
 use crate::engine::claim::Filters;
 use crate::engine::simulate::Change;
 use crate::engine::state::{FeatureGates, Options, State, UnknownClaimers};
+use crate::kube::{self, Conn};
 use crate::lint::{Finding, LintOptions};
 use crate::model::{group_of, Inventory, KarmadaVersion, Object, Policy};
 use crate::output::Summary;
-use crate::source::cluster::{
-    self as live, karmada, Discovered, Read, Request, ResourceType, Stats,
-};
+use crate::source::live::{self as live, karmada, Discovered, Read, Request, ResourceType, Stats};
 use crate::source::Document;
 
 /// How to reach the control plane, flag for flag as `suspend`/`resume` (and kubectl).
@@ -51,7 +49,7 @@ pub struct Session {
 
 impl Session {
     pub fn connect(flags: &KubeFlags) -> Result<Session, CliError> {
-        let request_timeout = cluster::parse_duration(&flags.request_timeout)
+        let request_timeout = crate::util::duration::parse_duration(&flags.request_timeout)
             .map_err(|e| CliError::usage(format!("--request-timeout: {e}")))?;
         if flags.concurrency == 0 {
             return Err(CliError::usage("--concurrency must be at least 1"));
@@ -61,13 +59,13 @@ impl Session {
             .enable_all()
             .build()
             .map_err(|e| CliError::failure(format!("cannot start the runtime: {e}")))?;
-        let opts = cluster::ConnectOptions {
+        let opts = kube::ConnectOptions {
             kubeconfig: flags.kubeconfig.clone(),
             context: flags.context.clone(),
             request_timeout: Some(request_timeout),
         };
         let conn = rt
-            .block_on(cluster::connect(&opts))
+            .block_on(kube::connect(&opts))
             .map_err(|e| CliError::api(e.message))?;
         let stats = Arc::new(Stats::default());
         let discovered = rt.block_on(live::discover(&conn, &stats));

@@ -9,6 +9,7 @@ pub mod json;
 pub mod preempt_check;
 pub mod sarif;
 pub mod text;
+pub mod yaml;
 
 use serde::Serialize;
 
