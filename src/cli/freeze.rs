@@ -12,20 +12,22 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use serde_json::{json, Value as J};
+use serde_json::Value as J;
 
 use super::common::{write_stdout, CliError, Exit};
 use super::suspend::{
-    backoff, binding_targets, change_message, confirm, for_diff, gitops_owner, live_setup,
-    resource_id, rfc3339, warn, write_atomic, Args, DryRun, CONFLICT_RETRIES,
+    binding_targets, change_message, confirm, for_diff, gitops_owner, live_setup, resource_id,
+    rfc3339, warn, write_atomic, Args,
 };
 use crate::engine::freeze::{self, Change, Decision, Stamp, RECORD_ANNOTATION};
 use crate::engine::suspension::{self as plan, Action, ClusterHealth, Request, State};
-use crate::kube::{self, ClusterError, Conn, ErrorKind};
+use crate::kube::Conn;
+use crate::model::binding::BoundClusters;
 use crate::model::label_selector::Selector;
 use crate::model::policy::PropagationSpec;
 use crate::model::{Inventory, PolicyKind};
 use crate::ops::edit;
+use crate::ops::live::{self as writer, DryRun, Patch, PolicyRef, Step, WriteError};
 use crate::source::{files, load, Source};
 
 /// One policy the freeze (or its lifting) lists.
@@ -47,7 +49,7 @@ struct Row {
     object: Option<J>,
     bound: Option<Vec<String>>,
     /// After the write: the line to print, or the failure.
-    result: Option<Result<String, ClusterError>>,
+    result: Option<Result<String, WriteError>>,
 }
 
 impl Row {
@@ -383,13 +385,11 @@ fn finish(
         match &r.result {
             Some(Ok(m)) => out.push_str(&format!("{id} {m}\n")),
             Some(Err(e)) => {
-                let _ = writeln!(std::io::stderr().lock(), "error: {id}: {}", e.message);
-                let code = match e.kind {
-                    ErrorKind::Auth
-                    | ErrorKind::Transport
-                    | ErrorKind::Config
-                    | ErrorKind::Server => Exit::Api,
-                    _ => Exit::Failure,
+                let _ = writeln!(std::io::stderr().lock(), "error: {id}: {e}");
+                let code = if e.is_api_failure() {
+                    Exit::Api
+                } else {
+                    Exit::Failure
                 };
                 if exit != Exit::Api {
                     exit = code;
@@ -583,10 +583,7 @@ fn run_files(
                 let suffix = if dry_run { " (dry run)" } else { "" };
                 Ok(format!("{}{suffix}", done_message(action, &c)))
             }
-            Err(e) => Err(ClusterError {
-                kind: ErrorKind::Refused,
-                message: e.to_string(),
-            }),
+            Err(e) => Err(WriteError::Refused(e.to_string())),
         });
     }
     for m in &manifests {
@@ -617,52 +614,17 @@ fn run_live(
     rt.block_on(live(action, args, kinds, request, dry, request_timeout))
 }
 
-/// The clusters each policy's bindings list, by (permanent-id label, id).
-fn group_bindings(bindings: &[J]) -> BTreeMap<(String, String), Vec<String>> {
-    let mut out: BTreeMap<(String, String), Vec<String>> = BTreeMap::new();
-    for b in bindings {
-        let clusters: Vec<String> = b["spec"]["clusters"]
-            .as_array()
-            .into_iter()
-            .flatten()
-            .filter_map(|c| c["name"].as_str().map(str::to_string))
-            .collect();
-        for kind in [
-            PolicyKind::PropagationPolicy,
-            PolicyKind::ClusterPropagationPolicy,
-        ] {
-            let label = kind.permanent_id_label();
-            if let Some(id) = b["metadata"]["labels"][label].as_str() {
-                out.entry((label.to_string(), id.to_string()))
-                    .or_default()
-                    .extend(clusters.iter().cloned());
-            }
-        }
-    }
-    out
-}
-
 fn annotation_of(obj: &J) -> Option<&str> {
     obj["metadata"]["annotations"][RECORD_ANNOTATION].as_str()
 }
 
-/// The merge patch for a change, guarded by the resourceVersion that was read. Only the
-/// freeze annotation and (when it changes) `spec.suspension` are named.
-fn build_patch(current: &J, c: &Change) -> J {
-    let mut patch = json!({"metadata": {
-        "resourceVersion": current["metadata"]["resourceVersion"].clone(),
-        "annotations": {RECORD_ANNOTATION: c.annotation.clone()},
-    }});
-    if c.suspension_changes {
-        patch["spec"] = json!({"suspension": match &c.new {
-            None => J::Null,
-            Some(s) => json!({
-                "dispatching": s.dispatching,
-                "dispatchingOnClusters": s.dispatching_on_clusters.as_ref().map(|c| json!({"clusterNames": c.cluster_names})),
-            }),
-        }});
+/// The change of a freeze or lift: the record annotation, and `spec.suspension` when it
+/// changes.
+fn patch_for(c: &Change) -> Patch {
+    Patch {
+        suspension: c.suspension_changes.then(|| c.new.clone()),
+        annotations: vec![(RECORD_ANNOTATION.to_string(), c.annotation.clone())],
     }
-    patch
 }
 
 async fn live(
@@ -692,33 +654,31 @@ async fn live(
             PolicyKind::PropagationPolicy if !args.all_namespaces => Some(namespace.as_str()),
             _ => None,
         };
-        let list = conn
-            .list_policies(kind, ns, args.selector.as_deref())
+        let list = writer::list_policies(&conn, kind, ns, args.selector.as_deref())
             .await
-            .map_err(|e| CliError::api(format!("cannot list {}: {}", kind.plural(), e.message)))?;
+            .map_err(|e| CliError::api(format!("cannot list {}: {e}", kind.plural())))?;
         objects.extend(list.into_iter().map(|o| (kind, o)));
     }
     // Bindings only when freezing (targets); lifting reads the record alone.
     let bound = if action == Action::Suspend {
         let wide = args.all_namespaces || kinds.contains(&PolicyKind::ClusterPropagationPolicy);
         let ns = (!wide).then_some(namespace.as_str());
-        let list = conn
-            .list_bindings(ns, kinds.contains(&PolicyKind::ClusterPropagationPolicy))
-            .await;
-        if list.is_none() {
+        let bound = writer::bound_clusters(
+            &conn,
+            ns,
+            kinds.contains(&PolicyKind::ClusterPropagationPolicy),
+        )
+        .await;
+        if bound.is_none() {
             warn("cannot read ResourceBindings: target clusters come from the placements only");
         }
-        group_bindings(list.as_deref().unwrap_or_default())
+        bound.unwrap_or_default()
     } else {
-        BTreeMap::new()
+        BoundClusters::default()
     };
     // Cluster names and health, when the Clusters are readable.
-    let clusters = conn.list_clusters().await;
-    let health: Vec<ClusterHealth> = clusters
-        .iter()
-        .flatten()
-        .map(crate::model::cluster::cluster_health)
-        .collect();
+    let clusters = writer::clusters(&conn).await;
+    let health: Vec<ClusterHealth> = clusters.clone().unwrap_or_default();
     super::suspend::check_cluster_names(
         &request.clusters,
         clusters.is_some(),
@@ -761,11 +721,10 @@ async fn live(
                 continue;
             }
         };
-        let label = kind.permanent_id_label();
-        let b = o["metadata"]["labels"][label]
-            .as_str()
-            .and_then(|id| bound.get(&(label.to_string(), id.to_string())))
-            .and_then(|v| binding_targets(std::slice::from_ref(v)));
+        let b = bound.of(
+            kind,
+            o["metadata"]["labels"][kind.permanent_id_label()].as_str(),
+        );
         let decision = decide(
             action,
             &spec,
@@ -820,7 +779,11 @@ async fn live(
         let conn = conn.clone();
         let ctx = ctx.clone();
         let sem = sem.clone();
-        let (kind, ns, name) = (row.kind, row.namespace.clone(), row.name.clone());
+        let target = PolicyRef {
+            kind: row.kind,
+            namespace: row.namespace.clone(),
+            name: row.name.clone(),
+        };
         let object = row.object.take().unwrap_or(J::Null);
         let decision = row.decision.clone();
         let bound = row.bound.clone();
@@ -830,9 +793,7 @@ async fn live(
             let r = apply_one(
                 &conn,
                 action,
-                kind,
-                ns.as_deref(),
-                &name,
+                target,
                 object,
                 decision,
                 bound.as_deref(),
@@ -845,7 +806,7 @@ async fn live(
         });
     }
     let mut diffs = String::new();
-    let mut results: BTreeMap<usize, (Result<String, ClusterError>, Option<String>)> =
+    let mut results: BTreeMap<usize, (Result<String, WriteError>, Option<String>)> =
         BTreeMap::new();
     while let Some(r) = set.join_next().await {
         let (i, r) = r.map_err(|e| CliError::failure(format!("task failed: {e}")))?;
@@ -868,103 +829,82 @@ async fn live(
     )
 }
 
-/// Writes one change: patch guarded by the resourceVersion read; on 409 Conflict re-read,
-/// recompute with the engine and try again, within the retry budget.
+/// The decision of a freeze or lift for one policy: the one made before the write, then (after
+/// a 409 Conflict) the engine's again on the object as re-read.
+struct Freeze<'a> {
+    action: Action,
+    first: Option<Decision>,
+    bound: Option<&'a [String]>,
+    request: &'a Request,
+    stamp: &'a Stamp,
+}
+
+impl Freeze<'_> {
+    fn step(&mut self, current: &J, spec: &PropagationSpec) -> Step<String> {
+        let decision = self.first.take().unwrap_or_else(|| {
+            decide(
+                self.action,
+                spec,
+                annotation_of(current),
+                self.bound,
+                &self.request.clusters,
+                self.stamp,
+            )
+        });
+        match decision {
+            Decision::Change(c) => Step::Write(patch_for(&c), done_message(self.action, &c)),
+            Decision::Unchanged(m) => Step::Skip(format!("{m} (changed meanwhile)")),
+            Decision::Skipped(s) => Step::Skip(format!("{s} (changed meanwhile)")),
+            Decision::NotInvolved => Step::Skip("no longer involved (changed meanwhile)".into()),
+        }
+    }
+}
+
+impl writer::Decide for Freeze<'_> {
+    type Info = String;
+
+    async fn decide(
+        &mut self,
+        current: &J,
+        spec: &PropagationSpec,
+        _attempt: u32,
+    ) -> Result<Step<String>, WriteError> {
+        Ok(self.step(current, spec))
+    }
+}
+
+/// Writes one change through the writer, and the diff of a dry run.
 #[allow(clippy::too_many_arguments)]
 async fn apply_one(
     conn: &Conn,
     action: Action,
-    kind: PolicyKind,
-    ns: Option<&str>,
-    name: &str,
-    mut current: J,
-    mut decision: Decision,
+    target: PolicyRef,
+    current: J,
+    decision: Decision,
     bound: Option<&[String]>,
     request: &Request,
     stamp: &Stamp,
     dry: DryRun,
-) -> (Result<String, ClusterError>, Option<String>) {
-    let id = resource_id(kind, name);
-    let attempts = CONFLICT_RETRIES + 1;
-    for attempt in 0..attempts {
-        if attempt > 0 {
-            current = match conn.get_policy(kind, ns, name).await {
-                Ok(Some(o)) => o,
-                Ok(None) => {
-                    return (
-                        Err(ClusterError {
-                            kind: ErrorKind::NotFound,
-                            message: "deleted meanwhile".into(),
-                        }),
-                        None,
-                    )
-                }
-                Err(e) => return (Err(e), None),
-            };
-            let spec: PropagationSpec = match serde_json::from_value(current["spec"].clone()) {
-                Ok(s) => s,
-                Err(e) => {
-                    return (
-                        Err(ClusterError {
-                            kind: ErrorKind::Api,
-                            message: format!("cannot read spec: {e}"),
-                        }),
-                        None,
-                    )
-                }
-            };
-            decision = decide(
-                action,
-                &spec,
-                annotation_of(&current),
-                bound,
-                &request.clusters,
-                stamp,
-            );
-        }
-        let c = match &decision {
-            Decision::Change(c) => c,
-            Decision::Unchanged(m) => return (Ok(format!("{m} (changed meanwhile)")), None),
-            Decision::Skipped(s) => return (Ok(format!("{s} (changed meanwhile)")), None),
-            Decision::NotInvolved => {
-                return (Ok("no longer involved (changed meanwhile)".into()), None)
+) -> (Result<String, WriteError>, Option<String>) {
+    let id = resource_id(target.kind, &target.name);
+    let mut freeze = Freeze {
+        action,
+        first: Some(decision),
+        bound,
+        request,
+        stamp,
+    };
+    let written = writer::write(conn, &target, Some(current), dry, &mut freeze).await;
+    match written {
+        Ok(w) => match w.after {
+            Some(after) => {
+                let diff = dry
+                    .is_dry()
+                    .then(|| edit::unified_diff(&id, &for_diff(&w.before), &for_diff(&after)));
+                (Ok(format!("{}{}", w.info, dry.suffix())), diff)
             }
-        };
-        let patch = build_patch(&current, c);
-        let written = match dry {
-            DryRun::Client => {
-                let mut after = current.clone();
-                kube::merge_patch(&mut after, &patch);
-                Ok(after)
-            }
-            DryRun::Server => conn.patch_policy(kind, ns, name, &patch, true).await,
-            DryRun::None => conn.patch_policy(kind, ns, name, &patch, false).await,
-        };
-        match written {
-            Ok(after) => {
-                let diff = (dry != DryRun::None)
-                    .then(|| edit::unified_diff(&id, &for_diff(&current), &for_diff(&after)));
-                let suffix = match dry {
-                    DryRun::None => "",
-                    DryRun::Client => " (dry run)",
-                    DryRun::Server => " (server dry run)",
-                };
-                return (Ok(format!("{}{suffix}", done_message(action, c))), diff);
-            }
-            Err(e) if e.kind == ErrorKind::Conflict => {
-                tokio::time::sleep(backoff(attempt)).await;
-                continue;
-            }
-            Err(e) => return (Err(e), None),
-        }
+            None => (Ok(w.info), None),
+        },
+        Err(e) => (Err(e), None),
     }
-    (
-        Err(ClusterError {
-            kind: ErrorKind::Conflict,
-            message: format!(
-                "gave up after {attempts} attempts: the object changed every time between read and write (409 Conflict); nothing was written"
-            ),
-        }),
-        None,
-    )
 }

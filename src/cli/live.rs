@@ -44,7 +44,7 @@ impl Session {
         };
         let conn = rt
             .block_on(kube::connect(&opts))
-            .map_err(|e| CliError::api(e.message))?;
+            .map_err(|e| CliError::api(e.to_string()))?;
         let stats = Arc::new(Stats::default());
         let discovered = rt.block_on(live::discover(&conn, &stats));
         let mut notes = Vec::new();
@@ -79,7 +79,7 @@ impl Session {
                 self.concurrency,
                 &self.stats,
             ))
-            .map_err(|e| CliError::api(format!("{} ({})", e.message, self.conn.server)))?;
+            .map_err(|e| CliError::api(format!("{e} ({})", self.conn.server)))?;
         for r in &reads {
             if let Some(n) = r.note() {
                 self.notes.push(n);
@@ -195,7 +195,7 @@ pub fn explain(req: &ExplainRequest<'_>) -> Result<Exit, CliError> {
             return Err(CliError::api(format!(
                 "cannot read {}: {}",
                 reads[0].request.describe(),
-                e.message
+                e.server_message()
             )));
         }
         return Err(CliError::usage(format!(

@@ -4,7 +4,6 @@
 //! The decision is [`crate::engine::suspension::plan`]; file edits are [`crate::ops::edit`]; live
 //! writes go through [`crate::kube`], which owns optimistic concurrency and dry-run.
 
-use std::collections::BTreeMap;
 use std::io::{IsTerminal, Write};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -15,11 +14,15 @@ use serde_json::{json, Value as J};
 
 use super::common::{write_stdout, CliError, Exit};
 use crate::engine::suspension::{self as plan, Action, ClusterHealth, Plan, Request, State};
-use crate::kube::{self, ClusterError, Conn, ErrorKind};
+use crate::kube::{self, Conn};
+use crate::model::binding::BoundClusters;
 use crate::model::label_selector::Selector;
 use crate::model::policy::{PropagationSpec, Suspension};
 use crate::model::{Inventory, PolicyKind};
 use crate::ops::edit;
+use crate::ops::live::{
+    self as writer, DryRun, Patch, PolicyRef, Step, WaitFor, WriteError, Written,
+};
 use crate::output::yaml as yaml_out;
 use crate::source::{files, load, Source};
 use crate::util::duration::parse_duration;
@@ -51,7 +54,6 @@ Exit codes:
   3  API or authentication failure";
 
 /// Attempts per object on 409 Conflict before giving up (read, compute, write each time).
-pub(super) const CONFLICT_RETRIES: u32 = 5;
 
 #[derive(Debug, ClapArgs)]
 pub struct Args {
@@ -223,18 +225,11 @@ pub(super) fn change_message(
 /// The outcome for one policy.
 struct Outcome {
     id: String,
-    result: Result<String, ClusterError>,
+    result: Result<String, WriteError>,
     /// The object after the change (live mode), for `-o`.
     object: Option<J>,
     /// What `--wait` must see on the Works (live mode, when something changed).
     wait: Option<WaitFor>,
-}
-
-/// A changed policy whose Works `--wait` follows.
-struct WaitFor {
-    kind: PolicyKind,
-    before: Option<Suspension>,
-    after: Option<Suspension>,
 }
 
 pub fn run(action: Action, args: Args) -> Result<Exit, CliError> {
@@ -352,13 +347,11 @@ fn report(outcomes: &[Outcome], output: Option<&str>) -> Result<Exit, CliError> 
             }
             Err(e) => {
                 let mut err = std::io::stderr().lock();
-                let _ = writeln!(err, "error: {}: {}", o.id, e.message);
-                let code = match e.kind {
-                    ErrorKind::Auth
-                    | ErrorKind::Transport
-                    | ErrorKind::Config
-                    | ErrorKind::Server => Exit::Api,
-                    _ => Exit::Failure,
+                let _ = writeln!(err, "error: {}: {e}", o.id);
+                let code = if e.is_api_failure() {
+                    Exit::Api
+                } else {
+                    Exit::Failure
                 };
                 if exit != Exit::Api {
                     exit = code;
@@ -468,10 +461,9 @@ fn run_files(
             if syntax_broken {
                 outcomes.push(Outcome {
                     id,
-                    result: Err(ClusterError {
-                        kind: ErrorKind::Refused,
-                        message: "the file has YAML problems (run `lint`); not editing it".into(),
-                    }),
+                    result: Err(WriteError::Refused(
+                        "the file has YAML problems (run `lint`); not editing it".into(),
+                    )),
                     object: None,
                     wait: None,
                 });
@@ -497,10 +489,7 @@ fn run_files(
                 }),
                 Err(message) => outcomes.push(Outcome {
                     id,
-                    result: Err(ClusterError {
-                        kind: ErrorKind::Refused,
-                        message,
-                    }),
+                    result: Err(WriteError::Refused(message)),
                     object: None,
                     wait: None,
                 }),
@@ -512,10 +501,7 @@ fn run_files(
         if !found[i] {
             outcomes.push(Outcome {
                 id: resource_id(n.kind, &n.name),
-                result: Err(ClusterError {
-                    kind: ErrorKind::NotFound,
-                    message: "not found in the given files".into(),
-                }),
+                result: Err(WriteError::NotInFiles),
                 object: None,
                 wait: None,
             });
@@ -669,13 +655,6 @@ pub(super) fn write_atomic(path: &Path, bom: bool, text: &str) -> std::io::Resul
 // ---------------------------------------------------------------------------------------------
 // Live mode
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(super) enum DryRun {
-    None,
-    Client,
-    Server,
-}
-
 /// What every live run (named policies or a freeze) starts with: the per-request timeout, the
 /// dry-run mode, and the runtime the kube client runs on.
 pub(super) fn live_setup(
@@ -683,11 +662,7 @@ pub(super) fn live_setup(
 ) -> Result<(Duration, DryRun, tokio::runtime::Runtime), CliError> {
     let request_timeout = parse_duration(&args.request_timeout)
         .map_err(|e| CliError::usage(format!("--request-timeout: {e}")))?;
-    let dry = match args.dry_run.as_deref() {
-        None | Some("none") => DryRun::None,
-        Some("server") => DryRun::Server,
-        Some(_) => DryRun::Client,
-    };
+    let dry = DryRun::parse(args.dry_run.as_deref());
     let rt = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
         .enable_all()
@@ -767,12 +742,9 @@ async fn live(
                 PolicyKind::PropagationPolicy if !args.all_namespaces => Some(namespace.as_str()),
                 _ => None,
             };
-            let list = conn
-                .list_policies(kind, ns, args.selector.as_deref())
+            let list = writer::list_policies(&conn, kind, ns, args.selector.as_deref())
                 .await
-                .map_err(|e| {
-                    CliError::api(format!("cannot list {}: {}", kind.plural(), e.message))
-                })?;
+                .map_err(|e| CliError::api(format!("cannot list {}: {e}", kind.plural())))?;
             for o in list {
                 targets.push(Target {
                     kind,
@@ -792,12 +764,8 @@ async fn live(
         }
     }
     // Cluster names and health, when the Clusters are readable.
-    let clusters = conn.list_clusters().await;
-    let health: Vec<ClusterHealth> = clusters
-        .iter()
-        .flatten()
-        .map(crate::model::cluster::cluster_health)
-        .collect();
+    let clusters = writer::clusters(&conn).await;
+    let health: Vec<ClusterHealth> = clusters.clone().unwrap_or_default();
     if !request.clusters.is_empty() {
         check_cluster_names(&request.clusters, clusters.is_some(), &health, args.strict)?;
     }
@@ -861,107 +829,27 @@ async fn live(
     report(&outcomes, args.output.as_deref())
 }
 
-/// `--wait`: polls the Works of each changed policy (through its bindings' permanent ids, which
-/// Karmada puts on Works as labels) until every Work on a cluster whose state changed shows the
-/// new `Dispatching` condition (validation-suspension-failover.md §2.4), or the timeout passes.
+/// `--wait`: follows the Works of each changed policy ([`writer::wait_for_works`]); a policy
+/// whose Works still lag at the deadline fails with the Works named.
 async fn wait_for_works(conn: &Conn, outcomes: &mut [Outcome], timeout: Duration) {
-    struct Watch {
-        index: usize,
-        selectors: Vec<String>,
-    }
-    let mut watches = Vec::new();
-    for (index, o) in outcomes.iter().enumerate() {
-        let (Some(w), Some(obj), Ok(_)) = (&o.wait, &o.object, &o.result) else {
+    let watched: Vec<usize> = (0..outcomes.len())
+        .filter(|&i| outcomes[i].wait.is_some() && outcomes[i].result.is_ok())
+        .collect();
+    let watches: Vec<WaitFor> = watched
+        .iter()
+        .filter_map(|&i| outcomes[i].wait.clone())
+        .collect();
+    let lagging = writer::wait_for_works(conn, &watches, timeout).await;
+    for (i, works) in watched.into_iter().zip(lagging) {
+        if works.is_empty() {
             continue;
-        };
-        let bindings = conn.policy_bindings(w.kind, obj).await.unwrap_or_default();
-        let selectors = bindings
-            .iter()
-            .filter_map(|b| {
-                let key = if b["kind"] == "ClusterResourceBinding" {
-                    "clusterresourcebinding.karmada.io/permanent-id"
-                } else {
-                    "resourcebinding.karmada.io/permanent-id"
-                };
-                b["metadata"]["labels"][key]
-                    .as_str()
-                    .map(|id| format!("{key}={id}"))
-            })
-            .collect();
-        watches.push(Watch { index, selectors });
-    }
-    let deadline = tokio::time::Instant::now() + timeout;
-    loop {
-        let mut lagging: Vec<(usize, String)> = Vec::new();
-        for w in &watches {
-            let Some(wf) = &outcomes[w.index].wait else {
-                continue;
-            };
-            for sel in &w.selectors {
-                let works = match conn.works_with_label(sel).await {
-                    Ok(ws) => ws,
-                    Err(e) => {
-                        lagging
-                            .push((w.index, format!("cannot list Works ({sel}): {}", e.message)));
-                        continue;
-                    }
-                };
-                for work in works {
-                    let ns = work["metadata"]["namespace"].as_str().unwrap_or("");
-                    let Some(cluster) = ns.strip_prefix("karmada-es-") else {
-                        continue;
-                    };
-                    let Some(want) =
-                        plan::expected_dispatch(wf.before.as_ref(), wf.after.as_ref(), cluster)
-                    else {
-                        continue;
-                    };
-                    let cond = work["status"]["conditions"]
-                        .as_array()
-                        .and_then(|cs| cs.iter().find(|c| c["type"] == "Dispatching"));
-                    let status = cond.and_then(|c| c["status"].as_str()).unwrap_or("");
-                    let reason = cond.and_then(|c| c["reason"].as_str()).unwrap_or("");
-                    if !plan::dispatching_settled(want, status, reason) {
-                        let name = work["metadata"]["name"].as_str().unwrap_or("");
-                        let wanted = if want {
-                            "False/SuspendDispatching"
-                        } else {
-                            "True/Dispatching"
-                        };
-                        let shown = if cond.is_some() {
-                            format!("{status}/{reason}")
-                        } else {
-                            "no condition".to_string()
-                        };
-                        lagging.push((
-                            w.index,
-                            format!("{ns}/{name} (Dispatching {shown}, want {wanted})"),
-                        ));
-                    }
-                }
-            }
         }
-        if lagging.is_empty() {
-            return;
-        }
-        if tokio::time::Instant::now() >= deadline {
-            let mut by: BTreeMap<usize, Vec<String>> = BTreeMap::new();
-            for (i, m) in lagging {
-                by.entry(i).or_default().push(m);
-            }
-            for (i, works) in by {
-                let done = outcomes[i].result.clone().unwrap_or_default();
-                outcomes[i].result = Err(ClusterError {
-                    kind: ErrorKind::Timeout,
-                    message: format!(
-                        "{done}, but timed out after {timeout:?} waiting for Works: {}",
-                        works.join(", ")
-                    ),
-                });
-            }
-            return;
-        }
-        tokio::time::sleep(Duration::from_millis(250)).await;
+        let done = outcomes[i].result.clone().unwrap_or_default();
+        outcomes[i].result = Err(WriteError::WaitTimeout {
+            done,
+            timeout,
+            works: works.join(", "),
+        });
     }
 }
 
@@ -978,7 +866,7 @@ pub(super) async fn connect(
     };
     let conn = kube::connect(&opts)
         .await
-        .map_err(|e| CliError::api(e.message))?;
+        .map_err(|e| CliError::api(e.to_string()))?;
     let namespace = args
         .namespace
         .clone()
@@ -1033,25 +921,29 @@ pub(super) fn gitops_owner(obj: &J) -> Option<&'static str> {
     None
 }
 
-/// The merge patch for `new`, guarded by the resourceVersion that was read. Only
-/// `spec.suspension` (and our annotations with --reason) are named, so nothing else is touched.
-fn build_patch(current: &J, new: &Option<Suspension>, ctx: &Ctx) -> J {
-    let suspension = match new {
-        None => J::Null,
-        Some(s) => json!({
-            "dispatching": s.dispatching,
-            "dispatchingOnClusters": s.dispatching_on_clusters.as_ref().map(|c| json!({"clusterNames": c.cluster_names})),
-        }),
-    };
-    let mut meta = json!({"resourceVersion": current["metadata"]["resourceVersion"].clone()});
+/// The change for `new`: `spec.suspension` wholesale, and our annotations with --reason.
+fn patch_for(new: &Option<Suspension>, ctx: &Ctx) -> Patch {
+    let mut annotations = Vec::new();
     if let Some(reason) = &ctx.reason {
-        meta["annotations"] = json!({
-            "karmada-policy.io/suspension-reason": reason,
-            "karmada-policy.io/suspension-changed-by": ctx.user,
-            "karmada-policy.io/suspension-changed-at": rfc3339_now(),
-        });
+        annotations = vec![
+            (
+                "karmada-policy.io/suspension-reason".to_string(),
+                Some(reason.clone()),
+            ),
+            (
+                "karmada-policy.io/suspension-changed-by".to_string(),
+                Some(ctx.user.clone()),
+            ),
+            (
+                "karmada-policy.io/suspension-changed-at".to_string(),
+                Some(rfc3339_now()),
+            ),
+        ];
     }
-    json!({"metadata": meta, "spec": {"suspension": suspension}})
+    Patch {
+        suspension: Some(new.clone()),
+        annotations,
+    }
 }
 
 pub(super) fn for_diff(o: &J) -> String {
@@ -1062,184 +954,147 @@ pub(super) fn for_diff(o: &J) -> String {
     yaml_out::to_yaml(&o)
 }
 
-async fn apply_one(conn: &Conn, t: Target, ctx: &Ctx) -> (Outcome, Option<String>) {
-    let id = resource_id(t.kind, &t.name);
-    let ns = t.namespace.as_deref();
-    let fail = |id: &str, e: ClusterError| {
-        (
-            Outcome {
-                id: id.to_string(),
-                result: Err(e),
-                object: None,
-                wait: None,
-            },
-            None,
-        )
-    };
-    let mut preloaded = t.object;
-    let mut targets_cache: Option<Option<Vec<String>>> = None;
-    let attempts = CONFLICT_RETRIES + 1;
-    for attempt in 0..attempts {
-        let current = match preloaded.take() {
-            Some(o) => o,
-            None => match conn.get_policy(t.kind, ns, &t.name).await {
-                Ok(Some(o)) => o,
-                Ok(None) => {
-                    let where_ = ns.map(|n| format!(" in namespace {n}")).unwrap_or_default();
-                    return fail(
-                        &id,
-                        ClusterError {
-                            kind: ErrorKind::NotFound,
-                            message: format!("not found{where_}"),
-                        },
-                    );
-                }
-                Err(e) => return fail(&id, e),
-            },
-        };
-        let spec: PropagationSpec = match serde_json::from_value(current["spec"].clone()) {
-            Ok(s) => s,
-            Err(e) => {
-                return fail(
-                    &id,
-                    ClusterError {
-                        kind: ErrorKind::Api,
-                        message: format!("cannot read spec: {e}"),
-                    },
-                )
-            }
-        };
+/// Whether the plan needs the policy's target clusters (so its bindings are read).
+fn needs_targets(spec: &PropagationSpec, ctx: &Ctx) -> bool {
+    let state = State::of(spec.suspension.as_ref());
+    spec.failover.is_some()
+        || ctx
+            .health
+            .iter()
+            .any(|h| h.ready == Some(false) || !h.taints.is_empty())
+        || (ctx.request.action == Action::Resume
+            && !ctx.request.clusters.is_empty()
+            && state == State::AllClusters)
+}
+
+/// The suspension before and after a write, for `--wait`.
+type Transition = (Option<Suspension>, Option<Suspension>);
+
+/// The decision for one named policy: the plan, with the policy's bindings read only when it
+/// needs the target clusters (once: a re-read after a conflict keeps them).
+struct NamedDecision<'a> {
+    conn: &'a Conn,
+    ctx: &'a Ctx,
+    id: &'a str,
+    kind: PolicyKind,
+    targets: Option<Option<Vec<String>>>,
+}
+
+impl writer::Decide for NamedDecision<'_> {
+    type Info = (String, Option<Transition>);
+
+    async fn decide(
+        &mut self,
+        current: &J,
+        spec: &PropagationSpec,
+        attempt: u32,
+    ) -> Result<Step<Self::Info>, WriteError> {
+        let (ctx, id) = (self.ctx, self.id);
         if attempt == 0 {
-            if let Some(owner) = gitops_owner(&current) {
+            if let Some(owner) = gitops_owner(current) {
                 warn(&format!(
                     "{id} is managed by {owner}: the controller will revert this change; change the manifest instead (`suspend -f FILE`)"
                 ));
             }
         }
-        // Bindings are read only when the plan needs the target clusters.
-        let state = State::of(spec.suspension.as_ref());
-        let needs_targets = spec.failover.is_some()
-            || ctx
-                .health
-                .iter()
-                .any(|h| h.ready == Some(false) || !h.taints.is_empty())
-            || (ctx.request.action == Action::Resume
-                && !ctx.request.clusters.is_empty()
-                && state == State::AllClusters);
-        if needs_targets && targets_cache.is_none() {
-            let bound: Vec<Vec<String>> = conn
-                .policy_bindings(t.kind, &current)
+        if needs_targets(spec, ctx) && self.targets.is_none() {
+            let bindings = writer::policy_bindings(self.conn, self.kind, current)
                 .await
-                .unwrap_or_default()
-                .iter()
-                .map(|b| {
-                    b["spec"]["clusters"]
-                        .as_array()
-                        .into_iter()
-                        .flatten()
-                        .filter_map(|c| c["name"].as_str().map(str::to_string))
-                        .collect()
-                })
-                .collect();
-            targets_cache = Some(plan::target_clusters(
-                &spec,
-                binding_targets(&bound).as_deref(),
-            ));
+                .unwrap_or_default();
+            let permanent_id =
+                current["metadata"]["labels"][self.kind.permanent_id_label()].as_str();
+            let bound = BoundClusters::from_json(&bindings).of(self.kind, permanent_id);
+            self.targets = Some(plan::target_clusters(spec, bound.as_deref()));
         }
-        let targets = targets_cache.clone().flatten();
-        let d = match decide(
-            &spec,
+        let targets = self.targets.clone().flatten();
+        let d = decide(
+            spec,
             &ctx.request,
             targets.as_deref(),
             &ctx.health,
             ctx.force,
-        ) {
-            Ok(d) => d,
-            Err(message) => {
-                return fail(
-                    &id,
-                    ClusterError {
-                        kind: ErrorKind::Refused,
-                        message,
-                    },
-                )
-            }
-        };
+        )
+        .map_err(WriteError::Refused)?;
         if attempt == 0 {
             for w in &d.warnings {
                 warn(&format!("{id}: {w}"));
             }
         }
-        let Some(new) = d.new else {
-            return (
-                Outcome {
-                    id,
-                    result: Ok(d.message),
-                    object: Some(current),
-                    wait: None,
-                },
-                None,
-            );
-        };
-        let patch = build_patch(&current, &new, ctx);
-        let written = match ctx.dry {
-            DryRun::Client => {
-                let mut after = current.clone();
-                kube::merge_patch(&mut after, &patch);
-                Ok(after)
+        Ok(match d.new {
+            None => Step::Skip((d.message, None)),
+            Some(new) => {
+                let transition: Transition = (spec.suspension.clone(), new.clone());
+                Step::Write(patch_for(&new, ctx), (d.message, Some(transition)))
             }
-            DryRun::Server => conn.patch_policy(t.kind, ns, &t.name, &patch, true).await,
-            DryRun::None => conn.patch_policy(t.kind, ns, &t.name, &patch, false).await,
-        };
-        match written {
-            Ok(after) => {
-                let diff = (ctx.dry != DryRun::None)
-                    .then(|| edit::unified_diff(&id, &for_diff(&current), &for_diff(&after)));
-                let suffix = match ctx.dry {
-                    DryRun::None => "",
-                    DryRun::Client => " (dry run)",
-                    DryRun::Server => " (server dry run)",
-                };
-                return (
-                    Outcome {
-                        id,
-                        result: Ok(format!("{}{suffix}", d.message)),
-                        object: Some(after),
-                        wait: (ctx.dry == DryRun::None).then(|| WaitFor {
-                            kind: t.kind,
-                            before: spec.suspension.clone(),
-                            after: new.clone(),
-                        }),
-                    },
-                    diff,
-                );
-            }
-            Err(e) if e.kind == ErrorKind::Conflict => {
-                // Someone else wrote in between: re-read and recompute.
-                tokio::time::sleep(backoff(attempt)).await;
-                continue;
-            }
-            Err(e) => return fail(&id, e),
-        }
+        })
     }
-    fail(
-        &id,
-        ClusterError {
-            kind: ErrorKind::Conflict,
-            message: format!(
-                "gave up after {attempts} attempts: the object changed every time between read and write (409 Conflict); nothing was written"
-            ),
-        },
-    )
 }
 
-/// 25ms, 50ms, 100ms ... capped at 800ms, with jitter so racing writers spread out.
-pub(super) fn backoff(attempt: u32) -> Duration {
-    let base = 25u64 << attempt.min(5);
-    let nanos = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |d| d.subsec_nanos() as u64);
-    Duration::from_millis(base + (nanos ^ std::process::id() as u64) % base.max(1))
+/// One named policy through the writer, and the diff of a dry run.
+async fn apply_one(conn: &Conn, t: Target, ctx: &Ctx) -> (Outcome, Option<String>) {
+    let id = resource_id(t.kind, &t.name);
+    let target = PolicyRef {
+        kind: t.kind,
+        namespace: t.namespace,
+        name: t.name,
+    };
+    let mut named = NamedDecision {
+        conn,
+        ctx,
+        id: &id,
+        kind: target.kind,
+        targets: None,
+    };
+    let written = writer::write(conn, &target, t.object, ctx.dry, &mut named).await;
+    outcome(id, target.kind, ctx.dry, written)
+}
+
+/// The result line, the object for `-o`, what `--wait` follows, and a dry run's diff.
+fn outcome(
+    id: String,
+    kind: PolicyKind,
+    dry: DryRun,
+    written: Result<Written<(String, Option<Transition>)>, WriteError>,
+) -> (Outcome, Option<String>) {
+    let fail = |e| Outcome {
+        id: id.clone(),
+        result: Err(e),
+        object: None,
+        wait: None,
+    };
+    let w = match written {
+        Ok(w) => w,
+        Err(e) => return (fail(e), None),
+    };
+    let (message, transition) = w.info;
+    let Some(after) = w.after else {
+        let o = Outcome {
+            id,
+            result: Ok(message),
+            object: Some(w.before),
+            wait: None,
+        };
+        return (o, None);
+    };
+    let diff = dry
+        .is_dry()
+        .then(|| edit::unified_diff(&id, &for_diff(&w.before), &for_diff(&after)));
+    let wait = match (dry.is_dry(), transition) {
+        (false, Some((before, new))) => Some(WaitFor {
+            kind,
+            object: after.clone(),
+            before,
+            after: new,
+        }),
+        _ => None,
+    };
+    let o = Outcome {
+        id,
+        result: Ok(format!("{message}{}", dry.suffix())),
+        object: Some(after),
+        wait,
+    };
+    (o, diff)
 }
 
 /// Now as RFC 3339 UTC (`2026-11-29T15:04:05Z`).
@@ -1309,32 +1164,6 @@ mod tests {
         let o = json!({"metadata":{"annotations":{"argocd.argoproj.io/tracking-id":"x"}}});
         assert_eq!(gitops_owner(&o), Some("Argo CD"));
         assert_eq!(gitops_owner(&json!({"metadata":{}})), None);
-    }
-
-    #[test]
-    fn patch_replaces_suspension_wholesale_and_carries_the_rv() {
-        let ctx = Ctx {
-            request: Request::new(Action::Suspend, &[]),
-            dry: DryRun::None,
-            force: false,
-            reason: None,
-            user: String::new(),
-            health: vec![],
-        };
-        let cur = json!({"metadata":{"resourceVersion":"7"},"spec":{"suspension":{"dispatchingOnClusters":{"clusterNames":["a"]}}}});
-        let new = Some(Suspension {
-            dispatching: Some(true),
-            dispatching_on_clusters: None,
-        });
-        let p = build_patch(&cur, &new, &ctx);
-        let mut after = cur.clone();
-        kube::merge_patch(&mut after, &p);
-        assert_eq!(after["spec"]["suspension"], json!({"dispatching": true}));
-        assert_eq!(p["metadata"]["resourceVersion"], "7");
-        let p = build_patch(&cur, &None, &ctx);
-        let mut after = cur;
-        kube::merge_patch(&mut after, &p);
-        assert!(after["spec"].get("suspension").is_none());
     }
 
     #[test]

@@ -1,6 +1,116 @@
 //! Resolving `TYPE` as kubectl takes it (kind, plural or short name, case-insensitive, with an
 //! optional `.group` or `.version.group`) against well-known kinds and the kinds present in
 //! the inputs. Pure: the caller supplies the kinds seen in its inputs.
+//!
+//! [`KARMADA`] is the one table of Karmada's resource kinds (group, version, plural, short name,
+//! scope): the live source, the writer and type resolution all read it.
+
+/// A Karmada resource kind, with the names its CRD serves.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct KarmadaKind {
+    pub group: &'static str,
+    pub version: &'static str,
+    pub kind: &'static str,
+    pub plural: &'static str,
+    /// kubectl's short name, when the CRD declares one.
+    pub short: Option<&'static str>,
+    pub namespaced: bool,
+}
+
+impl KarmadaKind {
+    /// `policy.karmada.io/v1alpha1`.
+    pub fn api_version(&self) -> String {
+        format!("{}/{}", self.group, self.version)
+    }
+}
+
+const fn karmada(
+    group: &'static str,
+    version: &'static str,
+    kind: &'static str,
+    plural: &'static str,
+    short: Option<&'static str>,
+    namespaced: bool,
+) -> KarmadaKind {
+    KarmadaKind {
+        group,
+        version,
+        kind,
+        plural,
+        short,
+        namespaced,
+    }
+}
+
+pub const PROPAGATION_POLICY: KarmadaKind = karmada(
+    "policy.karmada.io",
+    "v1alpha1",
+    "PropagationPolicy",
+    "propagationpolicies",
+    Some("pp"),
+    true,
+);
+pub const CLUSTER_PROPAGATION_POLICY: KarmadaKind = karmada(
+    "policy.karmada.io",
+    "v1alpha1",
+    "ClusterPropagationPolicy",
+    "clusterpropagationpolicies",
+    Some("cpp"),
+    false,
+);
+pub const OVERRIDE_POLICY: KarmadaKind = karmada(
+    "policy.karmada.io",
+    "v1alpha1",
+    "OverridePolicy",
+    "overridepolicies",
+    Some("op"),
+    true,
+);
+pub const CLUSTER_OVERRIDE_POLICY: KarmadaKind = karmada(
+    "policy.karmada.io",
+    "v1alpha1",
+    "ClusterOverridePolicy",
+    "clusteroverridepolicies",
+    Some("cop"),
+    false,
+);
+pub const RESOURCE_BINDING: KarmadaKind = karmada(
+    "work.karmada.io",
+    "v1alpha2",
+    "ResourceBinding",
+    "resourcebindings",
+    Some("rb"),
+    true,
+);
+pub const CLUSTER_RESOURCE_BINDING: KarmadaKind = karmada(
+    "work.karmada.io",
+    "v1alpha2",
+    "ClusterResourceBinding",
+    "clusterresourcebindings",
+    Some("crb"),
+    false,
+);
+pub const WORK: KarmadaKind = karmada("work.karmada.io", "v1alpha1", "Work", "works", None, true);
+pub const CLUSTER: KarmadaKind = karmada(
+    "cluster.karmada.io",
+    "v1alpha1",
+    "Cluster",
+    "clusters",
+    None,
+    false,
+);
+
+/// Every Karmada kind this tool reads or writes, in the order type resolution lists them.
+pub const KARMADA: &[KarmadaKind] = &[
+    PROPAGATION_POLICY,
+    CLUSTER_PROPAGATION_POLICY,
+    OVERRIDE_POLICY,
+    CLUSTER_OVERRIDE_POLICY,
+    RESOURCE_BINDING,
+    CLUSTER_RESOURCE_BINDING,
+    WORK,
+    CLUSTER,
+];
 
 /// One resource type.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -27,7 +137,8 @@ impl KindInfo {
     }
 }
 
-/// (group, kind, plural, short names) of the kinds kubectl knows without a CRD, plus Karmada's.
+/// (group, kind, plural, short names) of the kinds kubectl knows without a CRD (Karmada's own
+/// follow from [`KARMADA`]).
 const WELL_KNOWN: &[(&str, &str, &str, &[&str])] = &[
     ("", "Pod", "pods", &["po"]),
     ("", "Service", "services", &["svc"]),
@@ -128,44 +239,6 @@ const WELL_KNOWN: &[(&str, &str, &str, &[&str])] = &[
         "serviceexports",
         &[],
     ),
-    (
-        "policy.karmada.io",
-        "PropagationPolicy",
-        "propagationpolicies",
-        &["pp"],
-    ),
-    (
-        "policy.karmada.io",
-        "ClusterPropagationPolicy",
-        "clusterpropagationpolicies",
-        &["cpp"],
-    ),
-    (
-        "policy.karmada.io",
-        "OverridePolicy",
-        "overridepolicies",
-        &["op"],
-    ),
-    (
-        "policy.karmada.io",
-        "ClusterOverridePolicy",
-        "clusteroverridepolicies",
-        &["cop"],
-    ),
-    (
-        "work.karmada.io",
-        "ResourceBinding",
-        "resourcebindings",
-        &["rb"],
-    ),
-    (
-        "work.karmada.io",
-        "ClusterResourceBinding",
-        "clusterresourcebindings",
-        &["crb"],
-    ),
-    ("work.karmada.io", "Work", "works", &[]),
-    ("cluster.karmada.io", "Cluster", "clusters", &[]),
 ];
 
 /// kubectl's default pluralisation of a kind for kinds it has no discovery data for.
@@ -192,6 +265,12 @@ pub fn table(seen: &[(String, String)]) -> Vec<KindInfo> {
             plural: p.to_string(),
             short: s.iter().map(|x| x.to_string()).collect(),
         })
+        .chain(KARMADA.iter().map(|k| KindInfo {
+            group: k.group.to_string(),
+            kind: k.kind.to_string(),
+            plural: k.plural.to_string(),
+            short: k.short.iter().map(|x| x.to_string()).collect(),
+        }))
         .collect();
     for (g, k) in seen {
         if !out.iter().any(|i| i.group == *g && i.kind == *k) {

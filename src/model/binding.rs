@@ -2,10 +2,13 @@
 //! (`work.karmada.io/v1alpha1`): the parts that say where a template went and whether dispatch
 //! to each cluster is suspended.
 
+use std::collections::BTreeMap;
+
 use serde::Deserialize;
 
 use super::meta::ObjectMeta;
 use super::policy::Suspension;
+use super::PolicyKind;
 use crate::source::Node;
 
 #[derive(Clone, Debug)]
@@ -116,5 +119,67 @@ impl Work {
 
     pub fn condition(&self, type_: &str) -> Option<&Condition> {
         self.conditions.iter().find(|c| c.type_ == type_)
+    }
+}
+
+impl Work {
+    /// A Work as the API returns it (`--wait` reads them live).
+    pub fn from_json(j: &serde_json::Value) -> Work {
+        let root = Node::from_json(j, crate::source::Span::default());
+        Work::from_node(ObjectMeta::from_node(root.get("metadata")), &root, 0)
+    }
+}
+
+/// The clusters each policy's bindings list, keyed by the policy's permanent-id label and id
+/// (the `spec.clusters` Karmada scheduled, §2.3 `ensureWork` targets). One grouping for files
+/// and for the control plane, for one policy or for a freeze over many.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct BoundClusters(BTreeMap<(&'static str, String), Vec<String>>);
+
+impl BoundClusters {
+    /// Groups typed bindings (files).
+    pub fn from_bindings<'a>(bindings: impl IntoIterator<Item = &'a Binding>) -> BoundClusters {
+        let mut out = BoundClusters::default();
+        for b in bindings {
+            out.add(|label| b.meta.label(label), b.target_clusters());
+        }
+        out
+    }
+
+    /// Groups bindings as the API returns them (live).
+    pub fn from_json(bindings: &[serde_json::Value]) -> BoundClusters {
+        let mut out = BoundClusters::default();
+        for b in bindings {
+            let clusters: Vec<&str> = b["spec"]["clusters"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .filter_map(|c| c["name"].as_str())
+                .collect();
+            out.add(|label| b["metadata"]["labels"][label].as_str(), clusters);
+        }
+        out
+    }
+
+    fn add<'a>(&mut self, label_value: impl Fn(&str) -> Option<&'a str>, clusters: Vec<&str>) {
+        for kind in [
+            PolicyKind::PropagationPolicy,
+            PolicyKind::ClusterPropagationPolicy,
+        ] {
+            let label = kind.permanent_id_label();
+            if let Some(id) = label_value(label) {
+                self.0
+                    .entry((label, id.to_string()))
+                    .or_default()
+                    .extend(clusters.iter().map(|c| c.to_string()));
+            }
+        }
+    }
+
+    /// The clusters bound to the policy with this permanent id (`None`: no binding lists any,
+    /// so the placement decides).
+    pub fn of(&self, kind: PolicyKind, permanent_id: Option<&str>) -> Option<Vec<String>> {
+        let key = (kind.permanent_id_label(), permanent_id?.to_string());
+        self.0.get(&key).filter(|c| !c.is_empty()).cloned()
     }
 }

@@ -1,0 +1,534 @@
+//! The one live writer of `suspend` and `resume`: every change to a policy on the control plane
+//! goes through [`write`], which owns optimistic concurrency (a merge patch guarded by the
+//! resourceVersion that was read; on 409 Conflict a re-read, a recompute by the caller's
+//! decision and a jittered backoff, within [`CONFLICT_RETRIES`]) and dry-run (client: the patch
+//! merged locally; server: `?dryRun=All`).
+//!
+//! The reads the writes depend on live here too: the bindings of a policy (its target
+//! clusters), the member clusters' health, and the Works `--wait` follows.
+
+use std::time::Duration;
+
+use serde_json::{json, Value as J};
+
+use crate::kube::kinds::{self, KarmadaKind};
+use crate::kube::{Conn, ErrorKind, KubeError};
+use crate::model::binding::{BoundClusters, Work};
+use crate::model::cluster::{cluster_health, ClusterHealth};
+use crate::model::policy::{PropagationSpec, Suspension};
+use crate::model::PolicyKind;
+
+/// Re-reads after a 409 Conflict before giving up.
+pub const CONFLICT_RETRIES: u32 = 5;
+
+/// `--dry-run`: `client` computes the change locally, `server` sends it with `dryRun=All`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum DryRun {
+    None,
+    Client,
+    Server,
+}
+
+impl DryRun {
+    /// `--dry-run` as kubectl takes it: `none` (or absent), `server`, anything else = client.
+    pub fn parse(flag: Option<&str>) -> DryRun {
+        match flag {
+            None | Some("none") => DryRun::None,
+            Some("server") => DryRun::Server,
+            Some(_) => DryRun::Client,
+        }
+    }
+
+    /// What a result line says after the change.
+    pub fn suffix(self) -> &'static str {
+        match self {
+            DryRun::None => "",
+            DryRun::Client => " (dry run)",
+            DryRun::Server => " (server dry run)",
+        }
+    }
+
+    pub fn is_dry(self) -> bool {
+        self != DryRun::None
+    }
+}
+
+/// One policy on the control plane.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PolicyRef {
+    pub kind: PolicyKind,
+    /// `None` for a ClusterPropagationPolicy.
+    pub namespace: Option<String>,
+    pub name: String,
+}
+
+/// What one write changes. Only these fields are named in the patch, so nothing else of the
+/// object is touched.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Patch {
+    /// `Some(new)`: replace `spec.suspension` wholesale (`Some(None)`: remove it).
+    pub suspension: Option<Option<Suspension>>,
+    /// Annotations to set (`None`: remove), in this order.
+    pub annotations: Vec<(String, Option<String>)>,
+}
+
+impl Patch {
+    /// The RFC 7386 merge patch for `current`: the only place the resourceVersion precondition
+    /// is built, so the server answers 409 Conflict when the object changed since it was read.
+    pub fn to_merge_patch(&self, current: &J) -> J {
+        let mut meta = json!({"resourceVersion": current["metadata"]["resourceVersion"].clone()});
+        if !self.annotations.is_empty() {
+            let annotations: serde_json::Map<String, J> = self
+                .annotations
+                .iter()
+                .map(|(k, v)| (k.clone(), v.clone().map_or(J::Null, J::from)))
+                .collect();
+            meta["annotations"] = J::Object(annotations);
+        }
+        let mut patch = json!({ "metadata": meta });
+        if let Some(new) = &self.suspension {
+            patch["spec"] = json!({ "suspension": suspension_json(new.as_ref()) });
+        }
+        patch
+    }
+}
+
+fn suspension_json(s: Option<&Suspension>) -> J {
+    match s {
+        None => J::Null,
+        Some(s) => json!({
+            "dispatching": s.dispatching,
+            "dispatchingOnClusters": s.dispatching_on_clusters.as_ref().map(|c| json!({"clusterNames": c.cluster_names})),
+        }),
+    }
+}
+
+/// The caller's decision for the object as read (on every attempt).
+pub enum Step<T> {
+    /// Write this patch; `T` travels to the result.
+    Write(Patch, T),
+    /// Nothing to write.
+    Skip(T),
+}
+
+/// A write done (or a skip).
+#[derive(Debug)]
+pub struct Written<T> {
+    pub info: T,
+    /// The object as read last.
+    pub before: J,
+    /// What the server returned (the local merge in a client dry run); `None` when skipped.
+    pub after: Option<J>,
+}
+
+/// Why a policy was not changed.
+#[derive(Clone, Debug, thiserror::Error)]
+pub enum WriteError {
+    #[error(transparent)]
+    Kube(#[from] KubeError),
+    #[error("not found{}", namespace.as_ref().map(|n| format!(" in namespace {n}")).unwrap_or_default())]
+    NotFound { namespace: Option<String> },
+    /// File mode: a policy named on the command line is in none of the files.
+    #[error("not found in the given files")]
+    NotInFiles,
+    /// Gone between the first read and a re-read after a conflict.
+    #[error("deleted meanwhile")]
+    Deleted,
+    #[error("cannot read spec: {0}")]
+    Spec(String),
+    /// The engine refused the change (the text says why).
+    #[error("{0}")]
+    Refused(String),
+    #[error("gave up after {attempts} attempts: the object changed every time between read and write (409 Conflict); nothing was written")]
+    GaveUp { attempts: u32 },
+    /// `--wait` ran out of time after the write succeeded.
+    #[error("{done}, but timed out after {timeout:?} waiting for Works: {works}")]
+    WaitTimeout {
+        done: String,
+        timeout: Duration,
+        works: String,
+    },
+}
+
+impl WriteError {
+    /// The control plane failed us (exit 3), as opposed to a refusal or a missing object.
+    pub fn is_api_failure(&self) -> bool {
+        matches!(self, WriteError::Kube(e) if matches!(
+            e.kind(),
+            ErrorKind::Auth | ErrorKind::Transport | ErrorKind::Config | ErrorKind::Server
+        ))
+    }
+}
+
+fn resource(kind: PolicyKind) -> &'static KarmadaKind {
+    match kind {
+        PolicyKind::PropagationPolicy => &kinds::PROPAGATION_POLICY,
+        PolicyKind::ClusterPropagationPolicy => &kinds::CLUSTER_PROPAGATION_POLICY,
+    }
+}
+
+/// Policies of a kind (`namespace: None` = all namespaces), filtered by a label selector.
+pub async fn list_policies(
+    conn: &Conn,
+    kind: PolicyKind,
+    namespace: Option<&str>,
+    selector: Option<&str>,
+) -> Result<Vec<J>, KubeError> {
+    conn.list(resource(kind), namespace, selector).await
+}
+
+/// The caller's side of a write: what to change, decided on the object as read. Called on
+/// every attempt (`attempt` 0 first): after a 409 Conflict the object is read again and decided
+/// again, so the write never undoes a change made in between.
+pub trait Decide: Send {
+    /// What travels from the decision to the result (the message to print, say).
+    type Info: Send;
+
+    fn decide(
+        &mut self,
+        current: &J,
+        spec: &PropagationSpec,
+        attempt: u32,
+    ) -> impl std::future::Future<Output = Result<Step<Self::Info>, WriteError>> + Send;
+}
+
+/// Writes one policy. `first` is the object when a list already read it.
+pub async fn write<D: Decide>(
+    conn: &Conn,
+    target: &PolicyRef,
+    first: Option<J>,
+    dry: DryRun,
+    decider: &mut D,
+) -> Result<Written<D::Info>, WriteError> {
+    let mut preloaded = first;
+    let attempts = CONFLICT_RETRIES + 1;
+    for attempt in 0..attempts {
+        let current = match preloaded.take() {
+            Some(o) => o,
+            None => read(conn, target, attempt).await?,
+        };
+        let spec: PropagationSpec = serde_json::from_value(current["spec"].clone())
+            .map_err(|e| WriteError::Spec(e.to_string()))?;
+        let (patch, info) = match decider.decide(&current, &spec, attempt).await? {
+            Step::Skip(info) => {
+                return Ok(Written {
+                    info,
+                    before: current,
+                    after: None,
+                })
+            }
+            Step::Write(patch, info) => (patch, info),
+        };
+        match send(conn, target, &current, &patch.to_merge_patch(&current), dry).await {
+            Ok(after) => {
+                return Ok(Written {
+                    info,
+                    before: current,
+                    after: Some(after),
+                })
+            }
+            // Someone else wrote in between: re-read and recompute.
+            Err(e) if e.is_conflict() => tokio::time::sleep(backoff(attempt)).await,
+            Err(e) => return Err(e.into()),
+        }
+    }
+    Err(WriteError::GaveUp { attempts })
+}
+
+async fn read(conn: &Conn, target: &PolicyRef, attempt: u32) -> Result<J, WriteError> {
+    let found = conn
+        .get(
+            resource(target.kind),
+            target.namespace.as_deref(),
+            &target.name,
+        )
+        .await?;
+    match found {
+        Some(o) => Ok(o),
+        None if attempt == 0 => Err(WriteError::NotFound {
+            namespace: target.namespace.clone(),
+        }),
+        None => Err(WriteError::Deleted),
+    }
+}
+
+/// The one dry-run implementation: client = the patch merged locally, server = `dryRun=All`.
+async fn send(
+    conn: &Conn,
+    target: &PolicyRef,
+    current: &J,
+    patch: &J,
+    dry: DryRun,
+) -> Result<J, KubeError> {
+    if dry == DryRun::Client {
+        let mut after = current.clone();
+        merge_patch(&mut after, patch);
+        return Ok(after);
+    }
+    conn.merge_patch(
+        resource(target.kind),
+        target.namespace.as_deref(),
+        &target.name,
+        patch,
+        dry == DryRun::Server,
+    )
+    .await
+}
+
+/// 25ms, 50ms, 100ms ... capped at 800ms, with jitter so racing writers spread out.
+pub fn backoff(attempt: u32) -> Duration {
+    let base = 25u64 << attempt.min(5);
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.subsec_nanos() as u64);
+    Duration::from_millis(base + (nanos ^ std::process::id() as u64) % base.max(1))
+}
+
+/// RFC 7386 merge patch, applied locally (client-side dry run, and tests).
+pub fn merge_patch(target: &mut J, patch: &J) {
+    match patch {
+        J::Object(p) => {
+            if !target.is_object() {
+                *target = J::Object(serde_json::Map::new());
+            }
+            let t = target.as_object_mut().expect("object");
+            for (k, v) in p {
+                if v.is_null() {
+                    t.remove(k);
+                } else {
+                    merge_patch(t.entry(k.clone()).or_insert(J::Null), v);
+                }
+            }
+        }
+        other => *target = other.clone(),
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// The reads the writes depend on
+
+/// Member clusters' health; `None` when the Clusters are not readable.
+pub async fn clusters(conn: &Conn) -> Option<Vec<ClusterHealth>> {
+    let list = conn.list(&kinds::CLUSTER, None, None).await.ok()?;
+    Some(list.iter().map(cluster_health).collect())
+}
+
+/// The bindings of one policy, found by its permanent-id label (RBs for a PP; RBs and CRBs for
+/// a CPP). `None` when the policy has no permanent id or bindings are not readable.
+pub async fn policy_bindings(conn: &Conn, kind: PolicyKind, policy: &J) -> Option<Vec<J>> {
+    let label = kind.permanent_id_label();
+    let id = policy["metadata"]["labels"][label].as_str()?;
+    let selector = format!("{label}={id}");
+    let ns = match kind {
+        PolicyKind::PropagationPolicy => policy["metadata"]["namespace"].as_str(),
+        PolicyKind::ClusterPropagationPolicy => None,
+    };
+    let mut out = conn
+        .list(&kinds::RESOURCE_BINDING, ns, Some(&selector))
+        .await
+        .ok()?;
+    if kind == PolicyKind::ClusterPropagationPolicy {
+        if let Ok(crbs) = conn
+            .list(&kinds::CLUSTER_RESOURCE_BINDING, None, Some(&selector))
+            .await
+        {
+            out.extend(crbs);
+        }
+    }
+    Some(out)
+}
+
+/// Every ResourceBinding in `namespace` (`None`: all namespaces) and, with `cluster_scoped`,
+/// every ClusterResourceBinding, grouped by policy: one list each, for a freeze that needs the
+/// targets of many policies. `None` when ResourceBindings are not readable.
+pub async fn bound_clusters(
+    conn: &Conn,
+    namespace: Option<&str>,
+    cluster_scoped: bool,
+) -> Option<BoundClusters> {
+    let mut all = conn
+        .list(&kinds::RESOURCE_BINDING, namespace, None)
+        .await
+        .ok()?;
+    if cluster_scoped {
+        if let Ok(crbs) = conn
+            .list(&kinds::CLUSTER_RESOURCE_BINDING, None, None)
+            .await
+        {
+            all.extend(crbs);
+        }
+    }
+    Some(BoundClusters::from_json(&all))
+}
+
+// ---------------------------------------------------------------------------------------------
+// --wait
+
+/// A changed policy whose Works `--wait` follows.
+#[derive(Clone, Debug)]
+pub struct WaitFor {
+    pub kind: PolicyKind,
+    /// The policy as written (its permanent id finds the bindings).
+    pub object: J,
+    pub before: Option<Suspension>,
+    pub after: Option<Suspension>,
+}
+
+/// `--wait`: polls the Works of each changed policy (through its bindings' permanent ids, which
+/// Karmada puts on Works as labels) until every Work on a cluster whose state changed shows the
+/// new `Dispatching` condition (validation-suspension-failover.md §2.4), or the timeout passes.
+/// Returns, per watch, the Works still lagging at the deadline (all empty: settled).
+pub async fn wait_for_works(
+    conn: &Conn,
+    watches: &[WaitFor],
+    timeout: Duration,
+) -> Vec<Vec<String>> {
+    let mut selectors = Vec::with_capacity(watches.len());
+    for w in watches {
+        let bindings = policy_bindings(conn, w.kind, &w.object)
+            .await
+            .unwrap_or_default();
+        selectors.push(
+            bindings
+                .iter()
+                .filter_map(work_selector)
+                .collect::<Vec<_>>(),
+        );
+    }
+    let deadline = tokio::time::Instant::now() + timeout;
+    loop {
+        let mut lagging = Vec::with_capacity(watches.len());
+        for (w, sels) in watches.iter().zip(&selectors) {
+            lagging.push(lagging_works(conn, w, sels).await);
+        }
+        if lagging.iter().all(Vec::is_empty) || tokio::time::Instant::now() >= deadline {
+            return lagging;
+        }
+        tokio::time::sleep(Duration::from_millis(250)).await;
+    }
+}
+
+/// The label Karmada puts on the Works of a binding: its permanent id.
+fn work_selector(binding: &J) -> Option<String> {
+    let key = if binding["kind"] == kinds::CLUSTER_RESOURCE_BINDING.kind {
+        "clusterresourcebinding.karmada.io/permanent-id"
+    } else {
+        "resourcebinding.karmada.io/permanent-id"
+    };
+    binding["metadata"]["labels"][key]
+        .as_str()
+        .map(|id| format!("{key}={id}"))
+}
+
+/// The Works of one policy that do not show the new state yet.
+async fn lagging_works(conn: &Conn, w: &WaitFor, selectors: &[String]) -> Vec<String> {
+    let mut out = Vec::new();
+    for sel in selectors {
+        let works = match conn.list(&kinds::WORK, None, Some(sel)).await {
+            Ok(ws) => ws,
+            Err(e) => {
+                out.push(format!("cannot list Works ({sel}): {e}"));
+                continue;
+            }
+        };
+        for work in works.iter().map(Work::from_json) {
+            if let Some(lag) = work_lag(w, &work) {
+                out.push(lag);
+            }
+        }
+    }
+    out
+}
+
+/// `ns/name (Dispatching shown, want wanted)` when the Work lags behind the change.
+fn work_lag(w: &WaitFor, work: &Work) -> Option<String> {
+    let cluster = work.cluster()?;
+    let want =
+        crate::engine::suspension::expected_dispatch(w.before.as_ref(), w.after.as_ref(), cluster)?;
+    let cond = work.condition("Dispatching");
+    let status = cond.map_or("", |c| c.status.as_str());
+    let reason = cond.map_or("", |c| c.reason.as_str());
+    if crate::engine::suspension::dispatching_settled(want, status, reason) {
+        return None;
+    }
+    let wanted = if want {
+        "False/SuspendDispatching"
+    } else {
+        "True/Dispatching"
+    };
+    let shown = if cond.is_some() {
+        format!("{status}/{reason}")
+    } else {
+        "no condition".to_string()
+    };
+    let ns = work.meta.namespace.as_deref().unwrap_or("");
+    Some(format!(
+        "{ns}/{} (Dispatching {shown}, want {wanted})",
+        work.meta.name
+    ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::policy::Suspension;
+
+    #[test]
+    fn merge_patch_follows_rfc7386() {
+        let mut t = serde_json::json!({"a": {"b": 1, "c": 2}, "d": [1]});
+        merge_patch(
+            &mut t,
+            &serde_json::json!({"a": {"b": null, "e": 3}, "d": [2]}),
+        );
+        assert_eq!(t, serde_json::json!({"a": {"c": 2, "e": 3}, "d": [2]}));
+    }
+
+    #[test]
+    fn patch_replaces_suspension_wholesale_and_carries_the_rv() {
+        let cur = json!({"metadata":{"resourceVersion":"7"},"spec":{"suspension":{"dispatchingOnClusters":{"clusterNames":["a"]}}}});
+        let new = Some(Suspension {
+            dispatching: Some(true),
+            dispatching_on_clusters: None,
+        });
+        let p = Patch {
+            suspension: Some(new),
+            annotations: Vec::new(),
+        }
+        .to_merge_patch(&cur);
+        let mut after = cur.clone();
+        merge_patch(&mut after, &p);
+        assert_eq!(after["spec"]["suspension"], json!({"dispatching": true}));
+        assert_eq!(p["metadata"]["resourceVersion"], "7");
+        let p = Patch {
+            suspension: Some(None),
+            annotations: Vec::new(),
+        }
+        .to_merge_patch(&cur);
+        let mut after = cur;
+        merge_patch(&mut after, &p);
+        assert!(after["spec"].get("suspension").is_none());
+    }
+
+    #[test]
+    fn annotations_only_patch_leaves_the_spec_alone() {
+        let cur = json!({"metadata":{"resourceVersion":"3"},"spec":{"priority":1}});
+        let p = Patch {
+            suspension: None,
+            annotations: vec![("a".into(), Some("x".into())), ("b".into(), None)],
+        }
+        .to_merge_patch(&cur);
+        assert_eq!(
+            p,
+            json!({"metadata": {"resourceVersion": "3", "annotations": {"a": "x", "b": null}}})
+        );
+    }
+
+    #[test]
+    fn dry_run_flag_as_kubectl_takes_it() {
+        assert_eq!(DryRun::parse(None), DryRun::None);
+        assert_eq!(DryRun::parse(Some("none")), DryRun::None);
+        assert_eq!(DryRun::parse(Some("server")), DryRun::Server);
+        assert_eq!(DryRun::parse(Some("client")), DryRun::Client);
+        assert_eq!(DryRun::Server.suffix(), " (server dry run)");
+    }
+}
