@@ -16,11 +16,11 @@ use serde_json::Value as J;
 
 use super::common::{write_stdout, CliError, Exit};
 use super::suspend::{
-    binding_targets, change_message, confirm, for_diff, gitops_owner, live_setup, resource_id,
-    rfc3339, warn, write_atomic, Args,
+    change_message, confirm, for_diff, gitops_owner, live_setup, resource_id, rfc3339, warn,
+    write_atomic, Args,
 };
 use crate::engine::freeze::{self, Change, Decision, Stamp, RECORD_ANNOTATION};
-use crate::engine::suspension::{self as plan, Action, ClusterHealth, Request, State};
+use crate::engine::suspension::{self as plan, Action, ClusterHealth, Request};
 use crate::kube::Conn;
 use crate::model::binding::BoundClusters;
 use crate::model::label_selector::Selector;
@@ -80,9 +80,8 @@ fn decide(
     }
 }
 
-/// Failover and health warnings of a change, and the `--force` rule of suspend
-/// (validation-suspension-failover.md §3.4: suspending every target of a policy whose failover
-/// would stall needs --force).
+/// Failover and health warnings of a change, and the one `--force` rule
+/// ([`plan::force::needs_force`]).
 fn check_stalls(
     row: &mut Row,
     spec: &PropagationSpec,
@@ -102,22 +101,8 @@ fn check_stalls(
         health,
         targets.as_deref(),
     );
-    let blocking: Vec<String> = stalls
-        .iter()
-        .filter(|s| s.blocks_full_suspension())
-        .map(ToString::to_string)
-        .collect();
-    if !force
-        && !blocking.is_empty()
-        && c.before != c.after
-        && matches!(c.after, State::AllClusters | State::Clusters(_))
-        && plan::suspends_every_target(&c.after, targets.as_deref())
-        && !plan::suspends_every_target(&c.before, targets.as_deref())
-    {
-        row.refused = Some(format!(
-            "not suspending every cluster: {}; pass --force to suspend anyway",
-            blocking.join("; ")
-        ));
+    if !force {
+        row.refused = plan::force::needs_force(&c.before, &c.after, &stalls, targets.as_deref());
     }
     row.failover = stalls.iter().any(|s| s.blocks_full_suspension());
     row.stalls = stalls.iter().map(ToString::to_string).collect();
@@ -477,23 +462,7 @@ fn run_files(
         });
     }
     // Bindings anywhere under the given paths, by the policy permanent-id label they carry.
-    let mut bound: BTreeMap<(&str, String), Vec<String>> = BTreeMap::new();
-    for m in &manifests {
-        for b in m.inv.bindings() {
-            for kind in [
-                PolicyKind::PropagationPolicy,
-                PolicyKind::ClusterPropagationPolicy,
-            ] {
-                let label = kind.permanent_id_label();
-                if let Some(id) = b.meta.label(label) {
-                    bound
-                        .entry((label, id.to_string()))
-                        .or_default()
-                        .extend(b.target_clusters().iter().map(|c| c.to_string()));
-                }
-            }
-        }
-    }
+    let bound = BoundClusters::from_bindings(manifests.iter().flat_map(|m| m.inv.bindings()));
     let stamp = stamp(args.reason.as_deref(), None);
     let names: Vec<String> = manifests.iter().map(|m| m.name.clone()).collect();
     let mut rows = Vec::new();
@@ -517,12 +486,8 @@ fn run_files(
             if !selector.is_none_or(|s| s.matches(&policy.meta.labels)) {
                 continue;
             }
-            let label = policy.kind.permanent_id_label();
-            let b = policy
-                .meta
-                .label(label)
-                .and_then(|id| bound.get(&(label, id.to_string())))
-                .and_then(|v| binding_targets(std::slice::from_ref(v)));
+            let permanent_id = policy.meta.label(policy.kind.permanent_id_label());
+            let b = bound.of(policy.kind, permanent_id);
             let decision = decide(
                 action,
                 &policy.spec,

@@ -540,8 +540,8 @@ struct Decision {
     warnings: Vec<String>,
 }
 
-/// Shared by file and live mode: plan, then the failover rule (suspending every target of a
-/// policy whose failover would stall needs --force, validation-suspension-failover.md §3.4).
+/// Shared by file and live mode: plan, then the one `--force` rule
+/// ([`plan::force::needs_force`]).
 fn decide(
     spec: &PropagationSpec,
     request: &Request,
@@ -559,16 +559,10 @@ fn decide(
         Plan::Change { new, before, after } => {
             let candidates = plan::failover_candidates(spec);
             let stalls = plan::stalls(spec, &after, candidates.as_deref(), health, targets);
-            let blocking: Vec<String> = stalls
-                .iter()
-                .filter(|s| s.blocks_full_suspension())
-                .map(ToString::to_string)
-                .collect();
-            if !force && !blocking.is_empty() && plan::suspends_every_target(&after, targets) {
-                return Err(format!(
-                    "not suspending every cluster: {}; pass --force to suspend anyway",
-                    blocking.join("; ")
-                ));
+            if let Some(refusal) = plan::force::needs_force(&before, &after, &stalls, targets) {
+                if !force {
+                    return Err(refusal);
+                }
             }
             Ok(Decision {
                 new: Some(new),
@@ -577,12 +571,6 @@ fn decide(
             })
         }
     }
-}
-
-/// Target clusters of a policy from the bindings found next to it (files) or on the server.
-pub(super) fn binding_targets(bindings: &[Vec<String>]) -> Option<Vec<String>> {
-    let all: Vec<String> = bindings.iter().flatten().cloned().collect();
-    (!all.is_empty()).then_some(all)
 }
 
 /// The plan for one policy document: the message and the text edit (if any), or an error.
@@ -594,16 +582,9 @@ fn plan_file_policy(
     request: &Request,
     force: bool,
 ) -> Result<(String, Option<edit::TextEdit>), String> {
-    let label = policy.kind.permanent_id_label();
-    let bound: Vec<Vec<String>> = match policy.meta.label(label) {
-        Some(id) => inv
-            .bindings()
-            .filter(|b| b.meta.label(label) == Some(id))
-            .map(|b| b.target_clusters().iter().map(|c| c.to_string()).collect())
-            .collect(),
-        None => Vec::new(),
-    };
-    let targets = plan::target_clusters(&policy.spec, binding_targets(&bound).as_deref());
+    let permanent_id = policy.meta.label(policy.kind.permanent_id_label());
+    let bound = BoundClusters::from_bindings(inv.bindings()).of(policy.kind, permanent_id);
+    let targets = plan::target_clusters(&policy.spec, bound.as_deref());
     let d = decide(&policy.spec, request, targets.as_deref(), &[], force)?;
     for w in &d.warnings {
         warn(&format!(

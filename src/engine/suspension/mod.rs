@@ -4,6 +4,9 @@
 //! Specification: `../shared/karmada/validation-suspension-failover.md` §1.2 rule S1
 //! (`dispatching` and `dispatchingOnClusters.clusterNames` are mutually exclusive), §2.1-2.5
 //! (suspension end to end), §3.4 (suspension × failover). Pure: no I/O, no printing.
+//! The `--force` rule is [`force`].
+
+pub mod force;
 
 use std::fmt;
 
