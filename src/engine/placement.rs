@@ -124,7 +124,7 @@ impl PlacementResult {
 /// Whether `cluster` satisfies the affinity: exclude first, then labelSelector, fieldSelector
 /// and clusterNames ANDed (`selector.go:98-164`).
 pub fn cluster_matches(cluster: &Cluster, affinity: &ClusterAffinity) -> bool {
-    if affinity.exclude.iter().any(|e| *e == cluster.name) {
+    if affinity.exclude.contains(&cluster.name) {
         return false;
     }
     if let Some(ls) = &affinity.label_selector {

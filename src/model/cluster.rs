@@ -114,6 +114,24 @@ impl Cluster {
         }
     }
 
+    /// Types a Cluster object read from the control plane (JSON with its metadata).
+    pub fn from_object(object: &serde_json::Value) -> Cluster {
+        let meta = &object["metadata"];
+        let mut labels = StringMap::new();
+        for (k, v) in meta["labels"].as_object().into_iter().flatten() {
+            if let Some(v) = v.as_str() {
+                labels.insert(k.clone(), v.to_string());
+            }
+        }
+        let meta = ObjectMeta {
+            name: meta["name"].as_str().unwrap_or("").to_string(),
+            labels,
+            deletion_timestamp: meta["deletionTimestamp"].as_str().map(str::to_string),
+            ..ObjectMeta::default()
+        };
+        Cluster::from_json(&meta, object)
+    }
+
     /// The Cluster objects among the inventory's templates (they are cluster-scoped objects
     /// like any other to the classifier), in input order.
     pub fn from_inventory(inv: &Inventory) -> Vec<Cluster> {
