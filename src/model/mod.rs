@@ -5,6 +5,7 @@
 
 pub mod binding;
 pub mod cluster;
+pub mod feature_gates;
 pub mod meta;
 pub mod override_policy;
 pub mod policy;
