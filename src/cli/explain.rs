@@ -2,13 +2,14 @@
 
 use clap::Args as ClapArgs;
 
-use super::common::{stdout_color, write_stdout, CliError, Exit, Inputs};
+use super::args::{EngineSettings, KubeFlags};
+use super::common::{read_inputs, seen_kinds, stdout_color, warn_problems, write_stdout, Inputs};
+use super::error::{CliError, Exit};
 use crate::engine::claim::Filters;
-use crate::engine::kinds::{self, KindInfo};
-use crate::engine::state::{FeatureGates, Options, State, UnknownClaimers};
-use crate::model::{group_of, Inventory, KarmadaVersion, PolicyKind, POLICY_GROUP};
+use crate::engine::kinds;
+use crate::engine::state::{Options, State, UnknownClaimers};
+use crate::model::{group_of, Inventory, PolicyKind, POLICY_GROUP};
 use crate::source::prefilter::DocHead;
-use crate::source::Loaded;
 
 #[derive(Debug, ClapArgs)]
 pub struct Args {
@@ -42,50 +43,13 @@ pub struct Args {
     /// each Work's real dispatch state; with -f, the policy's suspension.
     #[arg(long = "graph", value_name = "FORMAT", value_parser = ["dot", "mermaid"])]
     pub graph: Option<String>,
+    /// Member cluster(s) whose manifest to compute (repeatable): the `overrides` section applies
+    /// the OverridePolicies and ClusterOverridePolicies for each. Default: the binding's
+    /// clusters live, the clusters the placement selects with -f.
+    #[arg(long = "cluster", value_name = "NAME")]
+    pub clusters: Vec<String>,
     #[command(flatten)]
-    pub kube: super::live::KubeFlags,
-}
-
-/// `--feature-gates`, warning on stderr about gate names this tool does not know.
-pub(crate) fn parse_gates(spec: Option<&str>) -> Result<FeatureGates, CliError> {
-    let Some(spec) = spec else {
-        return Ok(FeatureGates::default());
-    };
-    let (gates, unknown) = FeatureGates::parse(spec)
-        .map_err(|e| CliError::usage(format!("invalid --feature-gates: {e}")))?;
-    for name in unknown {
-        eprintln!("warning: unrecognized feature gate {name:?} ignored");
-    }
-    Ok(gates)
-}
-
-pub(crate) fn parse_version(v: Option<&str>) -> Result<KarmadaVersion, CliError> {
-    v.map_or(Ok(KarmadaVersion::LATEST), |v| {
-        v.parse().map_err(CliError::usage)
-    })
-}
-
-/// Reads the inputs and reports on stderr what could not be read (the decision would ignore it).
-pub(crate) fn read_inputs(files: &[String], namespace: &str) -> Result<Inventory, CliError> {
-    let inputs = Inputs::read(files, namespace, &|_| false)?;
-    warn_problems(&inputs.loaded);
-    Ok(inputs.inventory)
-}
-
-/// The `(group, kind)` pairs of the templates in the inputs.
-pub(crate) fn seen_kinds(inv: &Inventory) -> Vec<(String, String)> {
-    let mut seen: Vec<(String, String)> = inv
-        .templates()
-        .map(|t| (group_of(&t.api_version).to_string(), t.kind.clone()))
-        .collect();
-    seen.sort();
-    seen.dedup();
-    seen
-}
-
-pub(crate) fn resolve_type(ty: &str, inv: &Inventory) -> Result<KindInfo, CliError> {
-    let seen = seen_kinds(inv);
-    kinds::resolve(ty, &kinds::table(&seen), &seen).map_err(|e| CliError::usage(e.to_string()))
+    pub kube: KubeFlags,
 }
 
 /// Whether `explain` of the template named `name` in `namespace` needs a document: the
@@ -129,18 +93,6 @@ fn needs_other_templates(state: &State, t: usize) -> bool {
         .map(|(p, _)| p)
         .chain(state.naming_policies(t))
         .any(|p| !state.missing_overrides(p).is_empty())
-}
-
-/// Prints on stderr what could not be read (the decision ignores it).
-fn warn_problems(loaded: &[Loaded]) {
-    for l in loaded {
-        for p in &l.problems {
-            eprintln!(
-                "warning: {}:{}:{}: {}",
-                l.source.name, p.span.start.line, p.span.start.col, p.message
-            );
-        }
-    }
 }
 
 /// Resolves TYPE (against the templates of `inv` and `extra` kinds), builds the state and
@@ -202,8 +154,10 @@ fn find_template(
 }
 
 pub fn run(args: Args) -> Result<Exit, CliError> {
-    let gates = parse_gates(args.feature_gates.as_deref())?;
-    let version = parse_version(args.karmada_version.as_deref())?;
+    let engine = EngineSettings::from_flags(
+        args.feature_gates.as_deref(),
+        args.karmada_version.as_deref(),
+    )?;
     let Some((ty, name)) = args.resource.split_once('/') else {
         return Err(CliError::usage(format!(
             "expected TYPE/NAME such as deploy/nginx, got {:?}",
@@ -217,13 +171,22 @@ pub fn run(args: Args) -> Result<Exit, CliError> {
         )));
     }
     if args.files.is_empty() {
-        return super::live::explain(&args, ty, name, gates, version);
+        return super::live::explain(&super::live::ExplainRequest {
+            kube: &args.kube,
+            ty,
+            name,
+            namespace: args.namespace.as_deref(),
+            graph: args.graph.as_deref(),
+            output: &args.output,
+            clusters: &args.clusters,
+            engine,
+        });
     }
     let namespace = args.namespace.as_deref().unwrap_or("default");
     let options = Options {
-        gates,
+        gates: engine.gates,
         filters: Filters::default(),
-        version,
+        version: engine.version,
         unknown_claimers: UnknownClaimers::Stale,
     };
     // Only the Karmada objects (PPs of the template's namespace) and the documents named like
@@ -247,13 +210,14 @@ pub fn run(args: Args) -> Result<Exit, CliError> {
         namespace,
         options.clone(),
     );
-    let (state, t) = match found {
+    let fallback: Inventory;
+    let (inv, state, t) = match found {
         Ok((state, t))
             if skipped.is_empty()
                 || !(needs_other_templates(&state, t) || claim_elsewhere(&state, t, namespace)) =>
         {
             warn_problems(&inputs.loaded);
-            (state, t)
+            (&inputs.inventory, state, t)
         }
         Err(e) => {
             warn_problems(&inputs.loaded);
@@ -261,12 +225,18 @@ pub fn run(args: Args) -> Result<Exit, CliError> {
         }
         Ok(_) => {
             // Rare: the answer depends on the other templates too; read everything.
-            drop(inputs);
-            let inv = read_inputs(&args.files, namespace)?;
-            find_template(&inv, &[], ty, name, namespace, options)?
+            fallback = read_inputs(&args.files, namespace)?;
+            let (state, t) = find_template(&fallback, &[], ty, name, namespace, options)?;
+            (&fallback, state, t)
         }
     };
     let decision = crate::engine::explain::explain(&state, t);
+    let template = state.templates[t]
+        .doc
+        .and_then(|d| inv.documents.get(d))
+        .map(|d| d.full_tree().to_json())
+        .unwrap_or_default();
+    let delivery = file_delivery(inv, &state, &decision, &template, &args.clusters);
     let graph = args
         .graph
         .as_deref()
@@ -276,9 +246,52 @@ pub fn run(args: Args) -> Result<Exit, CliError> {
             crate::output::graph::mermaid(&g)
         }
         (Some(g), _) => crate::output::graph::dot(&g),
-        (None, "json") => crate::output::explain::json(&decision),
-        _ => crate::output::explain::text(&decision, stdout_color()),
+        (None, "json") => {
+            let mut v = crate::output::explain::to_json(&decision);
+            crate::output::delivery::add_json(&mut v, &delivery);
+            let mut out = serde_json::to_string_pretty(&v).expect("serializable");
+            out.push('\n');
+            out
+        }
+        _ => {
+            let mut out = crate::output::explain::text(&decision, stdout_color());
+            out.push_str(&crate::output::delivery::text(&template, &delivery));
+            out
+        }
     };
     write_stdout(&out)?;
     Ok(Exit::Ok)
+}
+
+/// Placement and overrides from the files: the eventual owner's placement over the Cluster
+/// objects of the inputs, and the override chain for the chosen or selected clusters.
+fn file_delivery(
+    inv: &Inventory,
+    state: &State,
+    decision: &crate::engine::explain::Explanation,
+    template: &serde_json::Value,
+    chosen: &[String],
+) -> crate::engine::delivery::Delivery {
+    let clusters = crate::model::cluster::Cluster::from_inventory(inv);
+    let overrides: Vec<&crate::model::OverridePolicy> = inv.overrides().collect();
+    let placement = decision
+        .eventual
+        .as_ref()
+        .and_then(|o| state.find_policy(o))
+        .and_then(|p| state.policy(p).spec.placement.as_ref());
+    let tpl = &state.templates[decision.template];
+    crate::engine::delivery::deliver(&crate::engine::delivery::DeliveryInput {
+        template,
+        placement,
+        clusters: &clusters,
+        overrides: &overrides,
+        binding: crate::engine::placement::BindingView {
+            api_version: &tpl.api_version,
+            kind: &tpl.kind,
+            workload: crate::engine::delivery::is_workload(template),
+            ..Default::default()
+        },
+        bound: None,
+        chosen,
+    })
 }
