@@ -172,6 +172,17 @@ pub async fn connect(opts: &ConnectOptions) -> Result<Conn, ClusterError> {
     })
 }
 
+/// The context names of the kubeconfig kubectl would read (none when it cannot be read).
+pub fn context_names(kubeconfig: Option<&std::path::Path>) -> Vec<String> {
+    let config = match kubeconfig {
+        Some(p) => Kubeconfig::read_from(p),
+        None => Kubeconfig::read(),
+    };
+    config
+        .map(|c| c.contexts.into_iter().map(|c| c.name).collect())
+        .unwrap_or_default()
+}
+
 pub fn policy_resource(kind: PolicyKind) -> ApiResource {
     let gvk = GroupVersionKind::gvk("policy.karmada.io", "v1alpha1", kind.as_str());
     ApiResource::from_gvk_with_plural(&gvk, kind.plural())
@@ -243,6 +254,18 @@ impl Conn {
             .await
             .map_err(classify)?;
         Ok(to_json(&o, kind))
+    }
+
+    /// Namespace names (shell completion of `-n`).
+    pub async fn list_namespaces(&self) -> Result<Vec<String>, ClusterError> {
+        let ar = resource("", "v1", "Namespace", "namespaces");
+        let api: Api<DynamicObject> = Api::all_with(self.client.clone(), &ar);
+        let list = api.list(&ListParams::default()).await.map_err(classify)?;
+        Ok(list
+            .items
+            .into_iter()
+            .filter_map(|o| o.metadata.name)
+            .collect())
     }
 
     /// Member clusters (`cluster.karmada.io/v1alpha1`); `Ok(None)` when not readable.
