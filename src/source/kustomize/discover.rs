@@ -142,7 +142,7 @@ pub fn kustomization_file(dir: &Path) -> Option<PathBuf> {
 /// Parses the kustomization at `file`. `Ok(None)` for a file of that name that is something
 /// else (a Flux `Kustomization` object).
 fn read_kustomization(dir: &Path, file: &Path) -> Result<Option<Kustomization>, String> {
-    let loaded = files::read(file).map_err(|e| e.message)?;
+    let loaded = files::read(file).map_err(|e| e.to_string())?;
     let Some(doc) = loaded.documents.first() else {
         return Ok(None);
     };
