@@ -136,3 +136,85 @@ fn findings_land_on_the_lines_to_edit() {
         assert!(!at.iter().any(|(r, _)| r == rule), "{rule}: {at:?}");
     }
 }
+
+fn git(dir: &Path, args: &[&str]) {
+    let ok = Command::new("git")
+        .args(["-c", "user.name=t", "-c", "user.email=t@example.com"])
+        .args(args)
+        .current_dir(dir)
+        .output()
+        .expect("git runs")
+        .status
+        .success();
+    assert!(ok, "git {args:?}");
+}
+
+fn copy_dir(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for e in std::fs::read_dir(from).unwrap() {
+        let e = e.unwrap();
+        let target = to.join(e.file_name());
+        if e.file_type().unwrap().is_dir() {
+            copy_dir(&e.path(), &target);
+        } else {
+            std::fs::copy(e.path(), &target).unwrap();
+        }
+    }
+}
+
+#[test]
+fn base_reports_only_the_blocked_takeover_of_an_added_equal_priority_policy() {
+    let test = "base_reports_only_the_blocked_takeover_of_an_added_equal_priority_policy";
+    if !kustomize_available(test) {
+        return;
+    }
+    if Command::new("git").arg("--version").output().is_err() {
+        println!("SKIPPED: {test}: git is not on PATH");
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let repo = dir.path();
+    copy_dir(&Path::new(env!("CARGO_MANIFEST_DIR")).join(REPO), repo);
+    git(repo, &["init", "-q", "-b", "main"]);
+    git(repo, &["add", "-A"]);
+    git(repo, &["commit", "-qm", "base"]);
+    git(repo, &["checkout", "-qb", "takeover"]);
+    std::fs::write(
+        repo.join("apps/api/takeover.yaml"),
+        "apiVersion: policy.karmada.io/v1alpha1\nkind: PropagationPolicy\nmetadata:\n  name: web-takeover\nspec:\n  preemption: Always\n  resourceSelectors:\n    - apiVersion: apps/v1\n      kind: Deployment\n      name: web\n  placement:\n    clusterAffinity:\n      clusterNames: [member2]\n",
+    )
+    .unwrap();
+    let k = repo.join("apps/api/kustomization.yaml");
+    let text = std::fs::read_to_string(&k).unwrap();
+    std::fs::write(
+        &k,
+        text.replace("  - policy.yaml\n", "  - policy.yaml\n  - takeover.yaml\n"),
+    )
+    .unwrap();
+    git(repo, &["add", "-A"]);
+    git(repo, &["commit", "-qm", "takeover"]);
+    let o = Command::new(env!("CARGO_BIN_EXE_kubectl-karmada_policy"))
+        .args(["lint", "--base", "main", "-o", "json"])
+        .args(["--feature-gates", "PropagationPolicyPreemption=true"])
+        .current_dir(repo)
+        .output()
+        .unwrap();
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout)
+        .unwrap_or_else(|e| panic!("{e}: {}{}", stdout(&o), stderr(&o)));
+    let changes = v["ownershipChanges"].as_array().expect("ownership changes");
+    assert_eq!(changes.len(), 1, "{changes:#?}");
+    let change = &changes[0];
+    assert_eq!(change["resource"]["name"], "web", "{change:#?}");
+    assert_eq!(change["resource"]["namespace"], "api", "{change:#?}");
+    let text = change.to_string();
+    assert!(text.contains("equal-priority"), "{text}");
+    // Only the new policy's findings are new; the base's problems are not reported again.
+    let rules: Vec<&str> = v["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f["rule"].as_str().unwrap())
+        .collect();
+    assert!(rules.contains(&"silent-non-preemption"), "{rules:?}");
+    assert!(!rules.contains(&"invalid-cluster-name"), "{rules:?}");
+}

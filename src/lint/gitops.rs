@@ -58,6 +58,8 @@ pub struct Linted {
     pub files: usize,
     pub documents: usize,
     pub policies: usize,
+    /// Each environment's name and objects, for comparing revisions (`lint --base`).
+    pub environments: Vec<(String, Inventory)>,
 }
 
 /// Whether `files` hold kustomizations or charts to render (else `lint` reads them as plain
@@ -219,14 +221,11 @@ pub fn lint_repository(
         for r in &rendered {
             out.documents += r.loaded.documents.len();
         }
-        findings.extend(lint_environment(
-            &mut loaded,
-            &mut rendered,
-            namespace,
-            opts,
-            &mapper,
-            &mut out.policies,
-        ));
+        let (env_findings, inventory) =
+            lint_environment(&mut loaded, &mut rendered, namespace, opts, &mapper);
+        out.policies += inventory.policies().count();
+        out.environments.push((env.name.clone(), inventory));
+        findings.extend(env_findings);
         for f in findings {
             match merged.iter_mut().find(|(m, _)| same_finding(m, &f)) {
                 Some((_, names)) => names.push(env.name.clone()),
@@ -246,6 +245,31 @@ pub fn lint_repository(
         .collect();
     out.findings = super::apply_settings(std::mem::take(&mut out.findings), &opts.rules);
     out.findings.sort_by(|a, b| a.sort_key().cmp(&b.sort_key()));
+    out
+}
+
+/// Templates whose owner changes between two lints of a repository, environment by
+/// environment (an environment new at head is compared with an empty one); a change seen in
+/// several environments is listed once.
+pub fn ownership_changes(
+    base: &Linted,
+    head: &Linted,
+    options: crate::engine::state::Options,
+) -> Vec<super::diff::OwnershipChange> {
+    let empty = Inventory::from_documents(Vec::new(), "default");
+    let mut out: Vec<super::diff::OwnershipChange> = Vec::new();
+    for (name, head_inv) in &head.environments {
+        let base_inv = base
+            .environments
+            .iter()
+            .find(|(n, _)| n == name)
+            .map_or(&empty, |(_, i)| i);
+        for change in super::diff::ownership_changes(base_inv, head_inv, options.clone()) {
+            if !out.contains(&change) {
+                out.push(change);
+            }
+        }
+    }
     out
 }
 
@@ -511,8 +535,7 @@ fn lint_environment(
     namespace: &str,
     opts: &LintOptions,
     mapper: &Mapper<'_>,
-    policies: &mut usize,
-) -> Vec<Finding> {
+) -> (Vec<Finding>, Inventory) {
     let mut findings = Vec::new();
     let mut documents: Vec<Document> = Vec::new();
     let mut sources: Vec<Loaded> = Vec::new();
@@ -539,7 +562,6 @@ fn lint_environment(
         });
     }
     let inventory = Inventory::from_documents(documents, namespace);
-    *policies += inventory.policies().count();
     findings.extend(super::lint(&sources, &inventory, opts));
     for f in &mut findings {
         if let Some(l) = &f.location {
@@ -553,7 +575,7 @@ fn lint_environment(
             }
         }
     }
-    findings
+    (findings, inventory)
 }
 
 /// A policy holding an unresolved `${var}` (no Flux value, no default) is an unrendered
