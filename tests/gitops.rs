@@ -218,3 +218,27 @@ fn base_reports_only_the_blocked_takeover_of_an_added_equal_priority_policy() {
     assert!(rules.contains(&"silent-non-preemption"), "{rules:?}");
     assert!(!rules.contains(&"invalid-cluster-name"), "{rules:?}");
 }
+
+#[test]
+fn a_chart_rendered_by_helm_maps_findings_to_its_templates() {
+    // helm is not installable here: testdata/helm-recorded/helm.sh prints a hand-written
+    // recording of `helm template` (see its README). The no-helm path runs for real above.
+    let o = run(&[
+        "lint",
+        "--config",
+        "testdata/helm-recorded/karmada-policy.yaml",
+        "-o",
+        "github",
+        "testdata/gitops-repo/charts",
+    ]);
+    assert_eq!(o.status.code(), Some(1), "{}{}", stdout(&o), stderr(&o));
+    assert_eq!(
+        stdout(&o),
+        "::error file=testdata/gitops-repo/charts/podinfo/templates/policy.yaml,line=12,col=7,endLine=12,endColumn=19,title=karmada-policy (invalid-cluster-name)::`Member_9` is not a valid cluster name (a lowercase DNS-1123 label): it matches no cluster [spec.placement.clusterAffinity.clusterNames[1]]\n"
+    );
+    assert!(
+        !stderr(&o).contains("Helm chart not linted"),
+        "{}",
+        stderr(&o)
+    );
+}
