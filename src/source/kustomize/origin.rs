@@ -358,8 +358,17 @@ fn line_naming(source: &Source, path: &FieldPath) -> Span {
         .lines()
         .enumerate()
         .find_map(|(i, l)| {
-            l.find(&key)
-                .map(|c| Span::point(i as u32 + 1, l[..c].chars().count() as u32 + 1))
+            l.find(&key).map(|c| {
+                let (line, col) = (i as u32 + 1, l[..c].chars().count() as u32 + 1);
+                let width = key.chars().count() as u32 - 1; // without the colon
+                Span {
+                    start: crate::source::Pos { line, col },
+                    end: crate::source::Pos {
+                        line,
+                        col: col + width,
+                    },
+                }
+            })
         })
         .unwrap_or(Span::point(1, 1))
 }
