@@ -242,3 +242,103 @@ fn a_chart_rendered_by_helm_maps_findings_to_its_templates() {
         stderr(&o)
     );
 }
+
+fn write(root: &Path, files: &[(&str, &str)]) {
+    for (name, text) in files {
+        let path = root.join(name);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, text).unwrap();
+    }
+}
+
+const BASE_POLICY: &str = "apiVersion: policy.karmada.io/v1alpha1\nkind: PropagationPolicy\nmetadata:\n  name: web\nspec:\n  resourceSelectors:\n    - apiVersion: apps/v1\n      kind: Deployment\n      name: web\n  placement:\n    clusterAffinity:\n      clusterNames: [member1]\n";
+
+/// `(rule, file:line)` of every finding of `lint -o json` over `dir`.
+fn places(dir: &Path) -> Vec<(String, String)> {
+    let o = Command::new(env!("CARGO_BIN_EXE_kubectl-karmada_policy"))
+        .args(["lint", "-o", "json", "."])
+        .current_dir(dir)
+        .output()
+        .unwrap();
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout)
+        .unwrap_or_else(|e| panic!("{e}: {}{}", stdout(&o), stderr(&o)));
+    v["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| {
+            (
+                f["rule"].as_str().unwrap().to_string(),
+                format!("{}:{}", f["file"].as_str().unwrap_or(""), f["line"]),
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn inline_and_json6902_patches_take_the_findings_of_the_fields_they_set() {
+    if !kustomize_available("inline_and_json6902_patches_take_the_findings_of_the_fields_they_set")
+    {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    write(
+        dir.path(),
+        &[
+            ("base/kustomization.yaml", "resources: [policy.yaml]\n"),
+            ("base/policy.yaml", BASE_POLICY),
+            (
+                "inline/kustomization.yaml",
+                "resources: [../base]\nnamePrefix: x-\npatches:\n  - target:\n      kind: PropagationPolicy\n      name: web\n    patch: |-\n      apiVersion: policy.karmada.io/v1alpha1\n      kind: PropagationPolicy\n      metadata:\n        name: web\n      spec:\n        placement:\n          clusterAffinity:\n            clusterNames: [Bad_Inline]\n",
+            ),
+            (
+                "json/kustomization.yaml",
+                "resources: [../base]\nnamespace: other\npatches:\n  - path: names.yaml\n    target:\n      kind: PropagationPolicy\n",
+            ),
+            (
+                "json/names.yaml",
+                "- op: replace\n  path: /spec/placement/clusterAffinity/clusterNames\n  value:\n    - member1\n    - Bad_Json\n",
+            ),
+        ],
+    );
+    let at = places(dir.path());
+    assert!(
+        at.contains(&(
+            "invalid-cluster-name".into(),
+            "inline/kustomization.yaml:15".into()
+        )),
+        "{at:?}"
+    );
+    assert!(
+        at.contains(&("invalid-cluster-name".into(), "json/names.yaml:5".into())),
+        "{at:?}"
+    );
+    assert_eq!(at.len(), 2, "{at:?}");
+}
+
+#[test]
+fn a_kustomize_error_is_a_finding_at_the_kustomization() {
+    if !kustomize_available("a_kustomize_error_is_a_finding_at_the_kustomization") {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    write(
+        dir.path(),
+        &[("app/kustomization.yaml", "resources: [missing.yaml]\n")],
+    );
+    let o = Command::new(env!("CARGO_BIN_EXE_kubectl-karmada_policy"))
+        .args(["lint", "-o", "github", "."])
+        .current_dir(dir.path())
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(1), "{}{}", stdout(&o), stderr(&o));
+    let out = stdout(&o);
+    assert!(
+        out.starts_with("::error file=app/kustomization.yaml,line=1,col=1,"),
+        "{out}"
+    );
+    assert!(
+        out.contains("(render-failed)::kustomize build failed:") && out.contains("missing.yaml"),
+        "{out}"
+    );
+}
