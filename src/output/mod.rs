@@ -7,6 +7,7 @@ pub mod explain;
 pub mod github;
 pub mod graph;
 pub mod json;
+pub mod policy_view;
 pub mod preempt_check;
 pub mod sarif;
 pub mod text;
