@@ -181,6 +181,7 @@ pub fn run(args: Args) -> Result<Exit, CliError> {
             namespace: args.namespace.as_deref(),
             graph: args.graph.as_deref(),
             output: &args.output,
+            clusters: &args.clusters,
             engine,
             clusters: &args.clusters,
         });
