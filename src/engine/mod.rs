@@ -28,3 +28,4 @@ pub mod chain;
 pub mod delivery;
 pub mod overrides;
 pub mod placement;
+pub mod policy_view;
