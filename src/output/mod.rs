@@ -12,6 +12,7 @@ pub mod policy_view;
 pub mod preempt_check;
 pub mod sarif;
 pub mod text;
+pub mod yaml;
 
 use serde::Serialize;
 
