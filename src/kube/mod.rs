@@ -105,6 +105,17 @@ pub async fn connect(opts: &ConnectOptions) -> Result<Conn, KubeError> {
     })
 }
 
+/// The context names of the kubeconfig kubectl would read (none when it cannot be read).
+pub fn context_names(kubeconfig: Option<&std::path::Path>) -> Vec<String> {
+    let config = match kubeconfig {
+        Some(p) => Kubeconfig::read_from(p),
+        None => Kubeconfig::read(),
+    };
+    config
+        .map(|c| c.contexts.into_iter().map(|c| c.name).collect())
+        .unwrap_or_default()
+}
+
 /// A resource type as the API serves it: enough to address a request.
 pub trait Served: Sync {
     fn api_resource(&self) -> ApiResource;
@@ -186,6 +197,21 @@ impl Conn {
         };
         let o = api.patch(name, &pp, &Patch::Merge(patch)).await?;
         Ok(to_json(&o, &ar))
+    }
+
+    /// Namespace names (shell completion of `-n`).
+    pub async fn list_namespaces(&self) -> Result<Vec<String>, KubeError> {
+        let ar = ApiResource::from_gvk_with_plural(
+            &GroupVersionKind::gvk("", "v1", "Namespace"),
+            "namespaces",
+        );
+        let api: Api<DynamicObject> = Api::all_with(self.client.clone(), &ar);
+        let list = api.list(&ListParams::default()).await?;
+        Ok(list
+            .items
+            .into_iter()
+            .filter_map(|o| o.metadata.name)
+            .collect())
     }
 }
 

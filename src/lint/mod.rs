@@ -5,6 +5,7 @@ pub mod analysis;
 pub mod config;
 pub mod diff;
 pub mod finding;
+pub mod gitops;
 pub mod registry;
 pub mod rules;
 pub mod stream;
@@ -62,6 +63,7 @@ pub fn per_object_findings(
     findings.extend(drop_cascades(admission, &schema));
     findings.extend(schema);
     findings.extend(rules::suspension::check(inventory, opts));
+    findings.extend(rules::failover_gate::check(inventory, opts));
     findings
 }
 

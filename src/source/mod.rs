@@ -4,6 +4,7 @@ pub mod de;
 pub mod document;
 pub mod files;
 pub mod git;
+pub mod kustomize;
 pub mod live;
 pub mod prefilter;
 pub mod yaml;
