@@ -228,8 +228,9 @@ struct Outcome {
     result: Result<String, WriteError>,
     /// The object after the change (live mode), for `-o`.
     object: Option<J>,
-    /// What `--wait` must see on the Works (live mode, when something changed).
-    wait: Option<WaitFor>,
+    /// What `--wait` must see on the Works (live mode, when something changed): the kind and the
+    /// suspension before and after (the object is `object`, copied only when waiting).
+    wait: Option<(PolicyKind, Transition)>,
 }
 
 pub fn run(action: Action, args: Args) -> Result<Exit, CliError> {
@@ -814,11 +815,22 @@ async fn live(
 /// whose Works still lag at the deadline fails with the Works named.
 async fn wait_for_works(conn: &Conn, outcomes: &mut [Outcome], timeout: Duration) {
     let watched: Vec<usize> = (0..outcomes.len())
-        .filter(|&i| outcomes[i].wait.is_some() && outcomes[i].result.is_ok())
+        .filter(|&i| {
+            outcomes[i].wait.is_some() && outcomes[i].object.is_some() && outcomes[i].result.is_ok()
+        })
         .collect();
     let watches: Vec<WaitFor> = watched
         .iter()
-        .filter_map(|&i| outcomes[i].wait.clone())
+        .filter_map(|&i| {
+            let (kind, (before, after)) = outcomes[i].wait.clone()?;
+            let object = outcomes[i].object.clone()?;
+            Some(WaitFor {
+                kind,
+                object,
+                before,
+                after,
+            })
+        })
         .collect();
     let lagging = writer::wait_for_works(conn, &watches, timeout).await;
     for (i, works) in watched.into_iter().zip(lagging) {
@@ -1061,12 +1073,7 @@ fn outcome(
         .is_dry()
         .then(|| edit::unified_diff(&id, &for_diff(&w.before), &for_diff(&after)));
     let wait = match (dry.is_dry(), transition) {
-        (false, Some((before, new))) => Some(WaitFor {
-            kind,
-            object: after.clone(),
-            before,
-            after: new,
-        }),
+        (false, Some(t)) => Some((kind, t)),
         _ => None,
     };
     let o = Outcome {
