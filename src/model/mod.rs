@@ -6,10 +6,10 @@
 pub mod binding;
 pub mod cluster;
 pub mod feature_gates;
+pub mod label_selector;
 pub mod meta;
 pub mod override_policy;
 pub mod policy;
-pub mod scope;
 pub mod string_map;
 pub mod version;
 
@@ -278,7 +278,7 @@ impl Inventory {
         let mut inv = if documents.len() >= Self::PARALLEL_FROM {
             let (a, b) = documents.split_at(mid);
             let (mut first, second) =
-                crate::parallel::join(|| classify_range(0, a), || classify_range(mid, b));
+                crate::util::parallel::join(|| classify_range(0, a), || classify_range(mid, b));
             first.objects.extend(second.objects);
             first.problems.extend(second.problems);
             first
@@ -371,7 +371,7 @@ impl Inventory {
             });
             return;
         }
-        let namespaced = scope::is_namespaced(api_version, kind);
+        let namespaced = crate::kube::scope::is_namespaced(api_version, kind);
         if namespaced && meta.namespace.is_none() {
             meta.namespace = Some(default_namespace.to_string());
         }
