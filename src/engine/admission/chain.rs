@@ -335,8 +335,14 @@ fn object_meta_refusals(kind: PolicyKind, object: &Json) -> Vec<Refusal> {
             .and_then(Json::as_str)
             .unwrap_or("")
     };
+    // Unrendered templating (`${NAME}`, `{{ .Values.name }}`) is reported by the input checks;
+    // the rendered name is unknown here.
+    let templated = |v: &str| v.contains("${") || v.contains("{{");
     let name = text("name");
     let generate_name = text("generateName");
+    if templated(name) || templated(generate_name) {
+        return out;
+    }
     let name_field = FieldPath::root().key("metadata").key("name");
     if name.is_empty() && generate_name.is_empty() {
         out.push(Refusal {
@@ -358,6 +364,9 @@ fn object_meta_refusals(kind: PolicyKind, object: &Json) -> Vec<Refusal> {
     if kind == PolicyKind::PropagationPolicy {
         let namespace = text("namespace");
         let field = FieldPath::root().key("metadata").key("namespace");
+        if templated(namespace) {
+            return out;
+        }
         if namespace.is_empty() {
             out.push(Refusal {
                 rule: schema::CONSTRAINT,
