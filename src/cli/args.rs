@@ -54,7 +54,7 @@ pub struct KubeSettings {
 impl KubeFlags {
     /// Checked only when the control plane is read (the flags are ignored with `-f`).
     pub fn settings(&self) -> Result<KubeSettings, CliError> {
-        let request_timeout = crate::cluster::parse_duration(&self.request_timeout)
+        let request_timeout = crate::util::duration::parse_duration(&self.request_timeout)
             .map_err(|e| CliError::usage(format!("--request-timeout: {e}")))?;
         if self.concurrency == 0 {
             return Err(CliError::usage("--concurrency must be at least 1"));

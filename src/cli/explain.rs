@@ -6,8 +6,8 @@ use super::args::{EngineSettings, KubeFlags};
 use super::common::{read_inputs, seen_kinds, stdout_color, warn_problems, write_stdout, Inputs};
 use super::error::{CliError, Exit};
 use crate::engine::claim::Filters;
-use crate::engine::kinds;
 use crate::engine::state::{Options, State, UnknownClaimers};
+use crate::kube::kinds;
 use crate::model::{group_of, Inventory, PolicyKind, POLICY_GROUP};
 use crate::source::prefilter::DocHead;
 
@@ -181,7 +181,6 @@ pub fn run(args: Args) -> Result<Exit, CliError> {
             namespace: args.namespace.as_deref(),
             graph: args.graph.as_deref(),
             output: &args.output,
-            clusters: &args.clusters,
             engine,
         });
     }

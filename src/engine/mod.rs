@@ -16,7 +16,6 @@ pub mod freeze;
 // template's decision), `kinds` (TYPE resolution as kubectl does it).
 pub mod claim;
 pub mod explain;
-pub mod kinds;
 pub mod rank;
 pub mod reconcile;
 pub mod selector;

@@ -52,6 +52,7 @@ pub fn all() -> Vec<RuleDoc> {
         .map(|d| (*d).clone())
         .collect();
     out.push(super::suppress::INVALID_IGNORE.clone());
+    out.push(super::gitops::RENDER_FAILED.clone());
     out.extend(super::rules::schema::docs());
     out.extend(super::rules::admission::docs());
     out.push(super::rules::duplicate_identity::DOC.clone());
