@@ -19,7 +19,7 @@ use std::time::Duration;
 use clap::{Arg, ArgAction, Args as ClapArgs, CommandFactory, ValueEnum};
 
 use super::common::{write_stdout, CliError, Exit};
-use crate::cluster::{self, ConnectOptions};
+use crate::kube::{self as cluster, ConnectOptions};
 use crate::model::PolicyKind;
 
 /// The executable kubectl looks for: `kubectl_complete-` and the plugin name, `-` as `_`.
