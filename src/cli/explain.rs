@@ -182,6 +182,7 @@ pub fn run(args: Args) -> Result<Exit, CliError> {
             graph: args.graph.as_deref(),
             output: &args.output,
             engine,
+            clusters: &args.clusters,
         });
     }
     let namespace = args.namespace.as_deref().unwrap_or("default");

@@ -143,7 +143,15 @@ pub fn check(inventory: &Inventory, opts: &LintOptions) -> Vec<Finding> {
         check_targets(inventory, p, &mut out);
         let state = State::of(Some(s));
         let candidates = failover_candidates(&p.spec);
+        // Cluster failover runs only with the Failover gate (off by default since v1.12,
+        // `controllermanager.go` gates the taint manager and the cluster taint policy
+        // controller on it): without it nothing fails over, so nothing stalls either;
+        // failover-gate-off reports the setting instead.
+        let cluster_failover = super::failover_gate::gates(opts).failover();
         for stall in stalls(&p.spec, &state, candidates.as_deref(), &[], None) {
+            if matches!(stall, Stall::ClusterFailover { .. }) && !cluster_failover {
+                continue;
+            }
             match &stall {
                 Stall::Lazy => out.push(f(
                     &LAZY,
