@@ -54,16 +54,13 @@ fn show_size(bytes: u64) -> String {
 }
 
 /// An input that could not be read at all (as opposed to one that reads but does not parse).
-#[derive(Debug)]
+#[derive(Debug, thiserror::Error)]
+#[error("{path}: {}", io_message(source))]
 pub struct ReadError {
+    /// The input as it is shown (`<stdin>` for `-`).
     pub path: String,
-    pub message: String,
-}
-
-impl std::fmt::Display for ReadError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "{}: {}", self.path, self.message)
-    }
+    #[source]
+    pub source: std::io::Error,
 }
 
 /// Expands the command-line inputs into the files to read, in a stable order: each argument in
@@ -102,12 +99,12 @@ pub fn expand_noting(
         let path = PathBuf::from(input);
         let meta = std::fs::metadata(&path).map_err(|e| ReadError {
             path: input.clone(),
-            message: io_message(&e),
+            source: e,
         })?;
         if meta.is_dir() {
             walk(&path, &mut files, ignore, notes).map_err(|e| ReadError {
                 path: input.clone(),
-                message: io_message(&e),
+                source: e,
             })?;
         } else if !ignore(&path) {
             files.push(path);
@@ -237,7 +234,7 @@ pub fn read_bytes(path: &Path) -> Result<(String, Vec<u8>), ReadError> {
     let name = display_path(path);
     let file = std::fs::File::open(path).map_err(|e| ReadError {
         path: name.clone(),
-        message: io_message(&e),
+        source: e,
     })?;
     // A regular file's size is known: refuse it before reading any of it, or read it into a
     // buffer of its size (as `fs::read` does), still stopping at the limit should it grow.
@@ -256,7 +253,7 @@ pub fn read_bytes(path: &Path) -> Result<(String, Vec<u8>), ReadError> {
             .read_to_end(&mut bytes)
             .map_err(|e| ReadError {
                 path: name.clone(),
-                message: io_message(&e),
+                source: e,
             })?;
         if bytes.len() as u64 > limit {
             return Err(too_large(&name));
@@ -270,10 +267,10 @@ pub fn read_bytes(path: &Path) -> Result<(String, Vec<u8>), ReadError> {
 fn too_large(name: &str) -> ReadError {
     ReadError {
         path: name.to_string(),
-        message: format!(
+        source: std::io::Error::other(format!(
             "larger than the input limit of {}; raise it with --max-input-size if this input is meant",
             show_size(max_input_size())
-        ),
+        )),
     }
 }
 
@@ -292,7 +289,7 @@ fn read_capped(mut reader: impl Read, name: &str) -> Result<Vec<u8>, ReadError> 
             .read_to_end(&mut chunk)
             .map_err(|e| ReadError {
                 path: name.to_string(),
-                message: io_message(&e),
+                source: e,
             })?;
         if n == 0 {
             break;
@@ -502,7 +499,7 @@ mod tests {
     fn missing_input_is_an_error_naming_it() {
         let err = expand(&["/nonexistent/x.yaml".into()], &|_| false).unwrap_err();
         assert_eq!(err.path, "/nonexistent/x.yaml");
-        assert!(err.message.contains("no such file"));
+        assert!(err.to_string().contains("no such file"));
     }
 
     #[test]
