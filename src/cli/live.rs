@@ -1,5 +1,5 @@
 //! Live mode of `explain` (no `-f`), `preempt-check` (no `-f`) and `lint --cluster`: read the
-//! control plane through [`crate::source::cluster`], then run the same engine and renderers as
+//! control plane through [`crate::source::live`], then run the same engine and renderers as
 //! the manifest mode. Read-only: only get and list requests are sent.
 
 use std::sync::Arc;
@@ -7,17 +7,15 @@ use std::sync::Arc;
 use super::args::{ChangeArg, EngineSettings, KubeFlags};
 use super::common::{parse_delete, read_inputs, stdout_color, write_stdout};
 use super::error::{CliError, Exit};
-use crate::cluster::{self, Conn};
 use crate::engine::chain::{self, ChainInput, Readable};
 use crate::engine::claim::Filters;
 use crate::engine::simulate::Change;
 use crate::engine::state::{Options, State, UnknownClaimers};
+use crate::kube::{self, Conn};
 use crate::lint::{Finding, LintOptions};
 use crate::model::{group_of, Inventory, Object, Policy};
 use crate::output::Summary;
-use crate::source::cluster::{
-    self as live, karmada, Discovered, Read, Request, ResourceType, Stats,
-};
+use crate::source::live::{self as live, karmada, Discovered, Read, Request, ResourceType, Stats};
 use crate::source::Document;
 
 /// A connected reader: the runtime, the client, discovery and request counts.
@@ -39,13 +37,13 @@ impl Session {
             .enable_all()
             .build()
             .map_err(|e| CliError::failure(format!("cannot start the runtime: {e}")))?;
-        let opts = cluster::ConnectOptions {
+        let opts = kube::ConnectOptions {
             kubeconfig: settings.kubeconfig,
             context: settings.context,
             request_timeout: Some(settings.request_timeout),
         };
         let conn = rt
-            .block_on(cluster::connect(&opts))
+            .block_on(kube::connect(&opts))
             .map_err(|e| CliError::api(e.message))?;
         let stats = Arc::new(Stats::default());
         let discovered = rt.block_on(live::discover(&conn, &stats));
@@ -159,6 +157,8 @@ pub struct ExplainRequest<'a> {
     pub graph: Option<&'a str>,
     pub output: &'a str,
     pub engine: EngineSettings,
+    /// `--cluster`: the member clusters whose manifest the overrides section computes.
+    pub clusters: &'a [String],
 }
 
 /// `explain TYPE/NAME` against the control plane.
@@ -252,6 +252,12 @@ pub fn explain(req: &ExplainRequest<'_>) -> Result<Exit, CliError> {
         works: binding.is_none() || all_ok(&reads, &[karmada::work()]),
         clusters: all_ok(&reads, &[karmada::cluster()]),
     };
+    let cluster_objects: Vec<crate::model::cluster::Cluster> = find(&reads, &karmada::cluster())
+        .map(|r| r.items())
+        .unwrap_or(&[])
+        .iter()
+        .map(crate::model::cluster::Cluster::from_object)
+        .collect();
     let clusters: Vec<String> = find(&reads, &karmada::cluster())
         .map(|r| r.items())
         .unwrap_or(&[])
@@ -287,6 +293,15 @@ pub fn explain(req: &ExplainRequest<'_>) -> Result<Exit, CliError> {
         clusters,
         readable,
     });
+    let delivery = live_delivery(
+        &state,
+        &e,
+        &template,
+        binding.as_ref(),
+        &inv,
+        &cluster_objects,
+        req.clusters,
+    );
     let out = match (graph, req.output) {
         (Some(g), _) => {
             s.warn_notes();
@@ -301,6 +316,7 @@ pub fn explain(req: &ExplainRequest<'_>) -> Result<Exit, CliError> {
             s.warn_notes();
             let mut v = crate::output::explain::to_json(&e);
             v["chain"] = crate::output::chain::to_json(&chain, &s.notes);
+            crate::output::delivery::add_json(&mut v, &delivery);
             let mut out = serde_json::to_string_pretty(&v).expect("serializable");
             out.push('\n');
             out
@@ -309,6 +325,7 @@ pub fn explain(req: &ExplainRequest<'_>) -> Result<Exit, CliError> {
             let color = stdout_color();
             let mut out = crate::output::explain::text(&e, color);
             out.push_str(&crate::output::chain::text(&chain, &s.notes, color));
+            out.push_str(&crate::output::delivery::text(&template, &delivery));
             out
         }
     };
@@ -450,4 +467,58 @@ pub fn lint(kube: &KubeFlags, opts: &LintOptions) -> Result<(Vec<Finding>, Summa
     };
     summary.count(&findings);
     Ok((findings, summary))
+}
+
+/// Placement and overrides against the control plane: the binding's scheduling state (its
+/// clusters skip two filters, its eviction tasks and observed affinity term count) and its
+/// clusters as the default override targets.
+fn live_delivery(
+    state: &State,
+    e: &crate::engine::explain::Explanation,
+    template: &serde_json::Value,
+    binding: Option<&serde_json::Value>,
+    inv: &Inventory,
+    clusters: &[crate::model::cluster::Cluster],
+    chosen: &[String],
+) -> crate::engine::delivery::Delivery {
+    let names = |v: Option<&serde_json::Value>, key: &str| -> Vec<String> {
+        v.and_then(serde_json::Value::as_array)
+            .into_iter()
+            .flatten()
+            .filter_map(|x| x[key].as_str().map(str::to_string))
+            .collect()
+    };
+    let bound = binding.map(|b| names(b.pointer("/spec/clusters"), "name"));
+    let evicting = names(
+        binding.and_then(|b| b.pointer("/spec/gracefulEvictionTasks")),
+        "fromCluster",
+    );
+    let observed = binding.and_then(|b| {
+        b.pointer("/status/schedulerObservedAffinityName")
+            .and_then(serde_json::Value::as_str)
+    });
+    let placement = e
+        .eventual
+        .as_ref()
+        .and_then(|o| state.find_policy(o))
+        .and_then(|p| state.policy(p).spec.placement.as_ref());
+    let overrides: Vec<&crate::model::OverridePolicy> = inv.overrides().collect();
+    let tpl = &state.templates[e.template];
+    let scheduled = bound.clone().unwrap_or_default();
+    crate::engine::delivery::deliver(&crate::engine::delivery::DeliveryInput {
+        template,
+        placement,
+        clusters,
+        overrides: &overrides,
+        binding: crate::engine::placement::BindingView {
+            api_version: &tpl.api_version,
+            kind: &tpl.kind,
+            scheduled: &scheduled,
+            evicting: &evicting,
+            observed_affinity: observed,
+            workload: crate::engine::delivery::is_workload(template),
+        },
+        bound: bound.as_deref(),
+        chosen,
+    })
 }

@@ -16,7 +16,6 @@ pub mod freeze;
 // template's decision), `kinds` (TYPE resolution as kubectl does it).
 pub mod claim;
 pub mod explain;
-pub mod kinds;
 pub mod rank;
 pub mod reconcile;
 pub mod selector;
@@ -24,3 +23,8 @@ pub mod simulate;
 pub mod state;
 // The live chain of one template: claim → binding → Works (issue 7).
 pub mod chain;
+// The scheduler's filter stage (issue 22) and the override manager (issue 21), per member cluster.
+pub mod delivery;
+pub mod overrides;
+pub mod placement;
+pub mod policy_view;

@@ -5,15 +5,15 @@
 //! Credentials are never printed, logged or written: errors name the kubeconfig, context and
 //! server only.
 
-pub mod selector;
-pub mod yaml_out;
+pub mod kinds;
+pub mod scope;
 
 use std::path::PathBuf;
 use std::time::Duration;
 
-use kube::api::{Api, DynamicObject, ListParams, Patch, PatchParams};
-use kube::config::{KubeConfigOptions, Kubeconfig};
-use kube::core::{ApiResource, GroupVersionKind};
+use ::kube::api::{Api, DynamicObject, ListParams, Patch, PatchParams};
+use ::kube::config::{KubeConfigOptions, Kubeconfig};
+use ::kube::core::{ApiResource, GroupVersionKind};
 use serde_json::Value as J;
 
 use crate::model::PolicyKind;
@@ -75,9 +75,9 @@ impl std::fmt::Display for ClusterError {
     }
 }
 
-fn classify(e: kube::Error, server: &str) -> ClusterError {
+fn classify(e: ::kube::Error, server: &str) -> ClusterError {
     match e {
-        kube::Error::Api(status) => {
+        ::kube::Error::Api(status) => {
             let kind = match status.code {
                 401 | 403 => ErrorKind::Auth,
                 404 => ErrorKind::NotFound,
@@ -92,7 +92,7 @@ fn classify(e: kube::Error, server: &str) -> ClusterError {
             };
             ClusterError::new(kind, format!("{} ({reason})", status.message))
         }
-        kube::Error::Auth(a) => ClusterError::new(ErrorKind::Auth, auth_message(&a)),
+        ::kube::Error::Auth(a) => ClusterError::new(ErrorKind::Auth, auth_message(&a)),
         other => ClusterError::new(ErrorKind::Transport, transport_message(&other, server)),
     }
 }
@@ -100,8 +100,8 @@ fn classify(e: kube::Error, server: &str) -> ClusterError {
 /// An authentication failure without what it carries: an exec plugin's stdout is the
 /// credential channel (a failed plugin shows its stderr only, as kubectl streams it), and its
 /// malformed output is not quoted.
-fn auth_message(e: &kube::client::AuthError) -> String {
-    use kube::client::AuthError as A;
+fn auth_message(e: &::kube::client::AuthError) -> String {
+    use ::kube::client::AuthError as A;
     match e {
         A::AuthExecRun { out, .. } => {
             let stderr = String::from_utf8_lossy(&out.stderr);
@@ -127,7 +127,7 @@ fn auth_message(e: &kube::client::AuthError) -> String {
 
 /// A transport failure in kubectl's terms, naming the server: refused, timeout, or why TLS
 /// failed.
-fn transport_message(e: &kube::Error, server: &str) -> String {
+fn transport_message(e: &::kube::Error, server: &str) -> String {
     let mut chain = Vec::new();
     let mut refused = false;
     let mut timed_out = false;
@@ -174,8 +174,8 @@ fn transport_message(e: &kube::Error, server: &str) -> String {
 
 /// What the kubeconfig's YAML problem is, without any of its text: file, line, column and what
 /// is wrong (a line of context could hold a token or a key).
-fn kubeconfig_error(path: &std::path::Path, e: &kube::config::KubeconfigError) -> ClusterError {
-    use kube::config::KubeconfigError as K;
+fn kubeconfig_error(path: &std::path::Path, e: &::kube::config::KubeconfigError) -> ClusterError {
+    use ::kube::config::KubeconfigError as K;
     let message = match e {
         K::ReadConfig(io, _) => format!("cannot read kubeconfig {}: {io}", path.display()),
         K::Parse(_) => match std::fs::read_to_string(path)
@@ -256,7 +256,7 @@ pub fn user_agent() -> String {
 
 /// A bearer token must fit in an HTTP header: a newline or control character in it made the
 /// HTTP stack panic.
-fn check_token(config: &kube::Config, user: &str) -> Result<(), ClusterError> {
+fn check_token(config: &::kube::Config, user: &str) -> Result<(), ClusterError> {
     use secrecy::ExposeSecret;
     let bad = config.auth_info.token.as_ref().is_some_and(|t| {
         t.expose_secret()
@@ -276,7 +276,7 @@ fn check_token(config: &kube::Config, user: &str) -> Result<(), ClusterError> {
 /// A connected client with what the kubeconfig context said.
 #[derive(Clone)]
 pub struct Conn {
-    pub client: kube::Client,
+    pub client: ::kube::Client,
     /// The context's default namespace (`default` when unset), as kubectl uses it.
     pub namespace: String,
     /// The context's user name (the kubeconfig entry's name, never a credential).
@@ -327,7 +327,7 @@ pub async fn connect(opts: &ConnectOptions) -> Result<Conn, ClusterError> {
         cluster: None,
         user: None,
     };
-    let config = kube::Config::from_custom_kubeconfig(kubeconfig, &options)
+    let config = ::kube::Config::from_custom_kubeconfig(kubeconfig, &options)
         .await
         .map_err(|e| ClusterError::new(ErrorKind::Config, format!("kubeconfig: {e}")))?;
     check_token(&config, &user)?;
@@ -337,7 +337,7 @@ pub async fn connect(opts: &ConnectOptions) -> Result<Conn, ClusterError> {
 /// The service account's configuration when no kubeconfig exists, as kubectl and client-go use
 /// it in a pod (so `lint --cluster` runs in a CronJob).
 async fn connect_in_cluster(opts: &ConnectOptions) -> Result<Conn, ClusterError> {
-    let config = kube::Config::incluster().map_err(|e| {
+    let config = ::kube::Config::incluster().map_err(|e| {
         ClusterError::new(
             ErrorKind::Config,
             format!(
@@ -352,7 +352,7 @@ async fn connect_in_cluster(opts: &ConnectOptions) -> Result<Conn, ClusterError>
 /// and no retry layer of the client library (it retried 503s for minutes whatever the
 /// timeout); our writes retry conflicts within their own budget.
 fn client_for(
-    mut config: kube::Config,
+    mut config: ::kube::Config,
     opts: &ConnectOptions,
     user: String,
 ) -> Result<Conn, ClusterError> {
@@ -368,8 +368,8 @@ fn client_for(
     let namespace = config.default_namespace.clone();
     let server = config.cluster_url.to_string();
     // Building the client runs an exec credential plugin: its failure must not be quoted.
-    let client = kube::Client::try_from(config).map_err(|e| match e {
-        kube::Error::Auth(a) => ClusterError::new(ErrorKind::Auth, auth_message(&a)),
+    let client = ::kube::Client::try_from(config).map_err(|e| match e {
+        ::kube::Error::Auth(a) => ClusterError::new(ErrorKind::Auth, auth_message(&a)),
         other => ClusterError::new(ErrorKind::Config, format!("client: {other}")),
     })?;
     Ok(Conn {
@@ -378,6 +378,17 @@ fn client_for(
         user,
         server,
     })
+}
+
+/// The context names of the kubeconfig kubectl would read (none when it cannot be read).
+pub fn context_names(kubeconfig: Option<&std::path::Path>) -> Vec<String> {
+    let config = match kubeconfig {
+        Some(p) => Kubeconfig::read_from(p),
+        None => Kubeconfig::read(),
+    };
+    config
+        .map(|c| c.contexts.into_iter().map(|c| c.name).collect())
+        .unwrap_or_default()
 }
 
 pub fn policy_resource(kind: PolicyKind) -> ApiResource {
@@ -452,6 +463,21 @@ impl Conn {
             .map_err(|e| classify(e, &self.server))?;
         check_is_policy(&o, kind, namespace, name)?;
         Ok(to_json(&o, kind))
+    }
+
+    /// Namespace names (shell completion of `-n`).
+    pub async fn list_namespaces(&self) -> Result<Vec<String>, ClusterError> {
+        let ar = resource("", "v1", "Namespace", "namespaces");
+        let api: Api<DynamicObject> = Api::all_with(self.client.clone(), &ar);
+        let list = api
+            .list(&ListParams::default())
+            .await
+            .map_err(|e| classify(e, &self.server))?;
+        Ok(list
+            .items
+            .into_iter()
+            .filter_map(|o| o.metadata.name)
+            .collect())
     }
 
     /// Member clusters (`cluster.karmada.io/v1alpha1`); `Ok(None)` when not readable.
@@ -633,76 +659,6 @@ pub fn merge_patch(target: &mut J, patch: &J) {
     }
 }
 
-/// The Ready condition and taints of a Cluster object.
-pub fn cluster_health(c: &J) -> crate::engine::suspension::ClusterHealth {
-    let ready = c["status"]["conditions"].as_array().and_then(|conds| {
-        conds
-            .iter()
-            .find(|x| x["type"] == "Ready")
-            .map(|x| x["status"] == "True")
-    });
-    let taints = c["spec"]["taints"]
-        .as_array()
-        .map(|ts| {
-            ts.iter()
-                .map(|t| {
-                    (
-                        t["key"].as_str().unwrap_or("").to_string(),
-                        t["effect"].as_str().unwrap_or("").to_string(),
-                    )
-                })
-                .collect()
-        })
-        .unwrap_or_default();
-    crate::engine::suspension::ClusterHealth {
-        name: c["metadata"]["name"].as_str().unwrap_or("").to_string(),
-        ready,
-        taints,
-    }
-}
-
-/// Parses kubectl durations: `30s`, `2m`, `1h`, `1m30s`, a bare number of seconds, `0`.
-pub fn parse_duration(s: &str) -> Result<Duration, String> {
-    let s = s.trim();
-    if let Ok(n) = s.parse::<u64>() {
-        return Ok(Duration::from_secs(n));
-    }
-    let mut total = 0f64;
-    let mut num = String::new();
-    let mut chars = s.chars().peekable();
-    let mut any = false;
-    while let Some(c) = chars.next() {
-        if c.is_ascii_digit() || c == '.' {
-            num.push(c);
-            continue;
-        }
-        let unit = if c == 'm' && chars.peek() == Some(&'s') {
-            chars.next();
-            "ms"
-        } else {
-            match c {
-                'h' => "h",
-                'm' => "m",
-                's' => "s",
-                _ => return Err(format!("invalid duration {s:?}")),
-            }
-        };
-        let n: f64 = num.parse().map_err(|_| format!("invalid duration {s:?}"))?;
-        num.clear();
-        any = true;
-        total += match unit {
-            "h" => n * 3600.0,
-            "m" => n * 60.0,
-            "s" => n,
-            _ => n / 1000.0,
-        };
-    }
-    if !num.is_empty() || !any {
-        return Err(format!("invalid duration {s:?} (use e.g. 30s, 2m, 1h)"));
-    }
-    Ok(Duration::from_secs_f64(total))
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -715,25 +671,5 @@ mod tests {
             &serde_json::json!({"a": {"b": null, "e": 3}, "d": [2]}),
         );
         assert_eq!(t, serde_json::json!({"a": {"c": 2, "e": 3}, "d": [2]}));
-    }
-
-    #[test]
-    fn durations_as_kubectl() {
-        assert_eq!(parse_duration("2m").unwrap(), Duration::from_secs(120));
-        assert_eq!(parse_duration("1m30s").unwrap(), Duration::from_secs(90));
-        assert_eq!(parse_duration("5").unwrap(), Duration::from_secs(5));
-        assert_eq!(parse_duration("500ms").unwrap(), Duration::from_millis(500));
-        assert!(parse_duration("abc").is_err());
-        assert!(parse_duration("5x").is_err());
-    }
-
-    #[test]
-    fn cluster_health_reads_ready_and_taints() {
-        let c = serde_json::json!({"metadata":{"name":"m1"},
-            "spec":{"taints":[{"key":"k","effect":"NoExecute"}]},
-            "status":{"conditions":[{"type":"Ready","status":"False"}]}});
-        let h = cluster_health(&c);
-        assert_eq!(h.ready, Some(false));
-        assert_eq!(h.taints, vec![("k".to_string(), "NoExecute".to_string())]);
     }
 }
