@@ -67,6 +67,10 @@ pub struct Args {
     /// print the counts and exit, running no rule. Not a stable interface.
     #[arg(long = "parse-only", hide = true)]
     pub parse_only: bool,
+    /// Accept an input with nothing to lint (no YAML file in the directories, empty stdin):
+    /// by default that is an error (exit 2), so a failed step before a pipe does not pass green.
+    #[arg(long = "allow-empty")]
+    pub allow_empty: bool,
     /// List every rule with its id, default severity and summary, and exit.
     #[arg(long = "list-rules")]
     pub list_rules: bool,
@@ -220,10 +224,21 @@ pub fn run(args: Args) -> Result<Exit, CliError> {
         return parse_only(&args.paths, &ignore);
     }
     let files = input_files(&args.paths, &ignore)?;
+    if files.is_empty() && !args.allow_empty {
+        return Err(CliError::usage(format!(
+            "no .yaml, .yml or .json file in {}: nothing to lint (--allow-empty accepts that)",
+            args.paths.join(", ")
+        )));
+    }
     if !config.render_off && !args.paths.iter().any(|p| p == "-") && lint::gitops::applies(&files) {
         return run_gitops(&files, &args.namespace, &opts, &config, &outputs, threshold);
     }
     let linted = lint::stream::lint_paths(&files, &args.namespace, &opts)?;
+    if !args.allow_empty && stdin_was_empty(&args.paths, &linted) {
+        return Err(CliError::usage(
+            "stdin holds no Kubernetes object: did the command before the pipe fail? (--allow-empty accepts that)",
+        ));
+    }
     let findings = &linted.findings;
     let mut summary = Summary {
         files: linted.loaded.len(),
@@ -249,6 +264,22 @@ pub fn run(args: Args) -> Result<Exit, CliError> {
     // of a large run; the OS takes it all back.
     std::mem::forget(linted);
     Ok(if failed { Exit::Failure } else { Exit::Ok })
+}
+
+/// Whether stdin was among the inputs and gave neither a document nor a finding (empty, or
+/// only comments): the usual sign of a failed `kubectl kustomize | ...` pipe.
+fn stdin_was_empty(paths: &[String], linted: &lint::stream::Linted) -> bool {
+    const STDIN: &str = "<stdin>";
+    paths.iter().any(|p| p == "-")
+        && !linted
+            .inventory
+            .documents
+            .iter()
+            .any(|d| d.source.name == STDIN)
+        && !linted
+            .findings
+            .iter()
+            .any(|f| f.location.as_ref().is_some_and(|l| l.source.name == STDIN))
 }
 
 /// `lint` over a repository with kustomize roots or Helm charts (lint::gitops).

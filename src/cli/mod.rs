@@ -38,6 +38,10 @@ Exit codes:
     propagate_version = true
 )]
 pub struct Cli {
+    /// Largest file or stdin read (e.g. 64MiB, 200M): a larger input is an error (exit 2).
+    #[arg(long = "max-input-size", value_name = "SIZE", global = true, default_value = "64MiB",
+          value_parser = crate::source::files::parse_size)]
+    pub max_input_size: u64,
     #[command(subcommand)]
     pub command: Command,
 }
@@ -73,6 +77,15 @@ pub enum Command {
 
 /// Entry point of the binary: parse, run, and turn every outcome into an exit code.
 pub fn main() -> ExitCode {
+    if let Some(arg) = std::env::args_os().skip(1).find(|a| a.to_str().is_none()) {
+        // clap would refuse it without saying which argument: name it (a directory walk reads
+        // such a file name; only arguments must be UTF-8).
+        eprintln!(
+            "error: argument `{}` is not valid UTF-8: name the directory that holds it instead",
+            arg.to_string_lossy()
+        );
+        return Exit::Usage.into();
+    }
     // kubectl's plugin completion (Cobra's protocol), before clap sees the words.
     let words: Vec<String> = std::env::args().skip(1).collect();
     if words.first().is_some_and(|w| w == "__complete") {
@@ -90,6 +103,7 @@ pub fn main() -> ExitCode {
             return code.into();
         }
     };
+    crate::source::files::set_max_input_size(cli.max_input_size);
     let result = match cli.command {
         Command::Lint(args) => lint::run(args),
         Command::Explain(args) => explain::run(args),

@@ -186,7 +186,9 @@ fn render_one(out: &mut String, f: &Finding, lines: Option<&Source>, color: bool
             paint("-->", gutter_style, color),
             loc.display()
         );
-        if let Some(text) = lines.and_then(|l| l.line(loc.span.start.line)) {
+        if let Some(line) = lines.and_then(|l| l.line(loc.span.start.line)) {
+            let (text, span) = shown_part(line, loc.span);
+            let text = text.as_ref();
             let bar = paint("|", gutter_style, color);
             let _ = writeln!(out, "{pad} {bar}");
             let _ = writeln!(
@@ -195,7 +197,7 @@ fn render_one(out: &mut String, f: &Finding, lines: Option<&Source>, color: bool
                 paint(&line_no, gutter_style, color),
                 text.replace('\t', " ")
             );
-            let (start, width) = caret_range(text, loc.span);
+            let (start, width) = caret_range(text, span);
             let carets = "^".repeat(width);
             let _ = writeln!(
                 out,
@@ -227,6 +229,42 @@ fn render_one(out: &mut String, f: &Finding, lines: Option<&Source>, color: bool
             let _ = writeln!(out, "   = note: {}", r.message);
         }
     }
+}
+
+/// Characters of a source line printed at most: a 50 MB one-line scalar is not echoed back.
+const MAX_SHOWN_CHARS: usize = 160;
+
+/// The part of `line` to print under a finding and the span moved into it: the whole line when
+/// short, else [`MAX_SHOWN_CHARS`] around the start of the span, cut ends marked with `…`.
+fn shown_part(
+    line: &str,
+    span: crate::source::Span,
+) -> (std::borrow::Cow<'_, str>, crate::source::Span) {
+    if line.len() <= MAX_SHOWN_CHARS {
+        return (line.into(), span);
+    }
+    let start = span.start.col.max(1) as usize - 1;
+    let first = start.saturating_sub(MAX_SHOWN_CHARS / 4);
+    let mut chars = line.chars().skip(first);
+    let mut shown: String = if first > 0 {
+        "…".into()
+    } else {
+        String::new()
+    };
+    shown.extend(chars.by_ref().take(MAX_SHOWN_CHARS));
+    if chars.next().is_some() {
+        shown.push('…');
+    }
+    let shift = |col: u32| {
+        let moved = (col as usize).saturating_sub(first) + usize::from(first > 0);
+        moved.min(MAX_SHOWN_CHARS + 1) as u32
+    };
+    let mut moved = span;
+    moved.start.col = shift(span.start.col);
+    if span.end.line == span.start.line {
+        moved.end.col = shift(span.end.col);
+    }
+    (shown.into(), moved)
 }
 
 /// Where the caret starts (0-based column) and how wide it is: the span when it stays on one
@@ -282,6 +320,18 @@ fn summary_line(s: &Summary, color: bool) -> String {
 mod tests {
     use super::*;
     use crate::source::{Pos, Span};
+
+    #[test]
+    fn a_long_line_is_cut_around_the_span() {
+        let line = format!("key: {}", "x".repeat(100_000));
+        let span = crate::source::Span::point(1, 50_000);
+        let (shown, moved) = shown_part(&line, span);
+        assert_eq!(shown.chars().count(), MAX_SHOWN_CHARS + 2);
+        assert!(shown.starts_with('…') && shown.ends_with('…'));
+        assert_eq!(moved.start.col, 42);
+        let short = shown_part("a: b", span);
+        assert_eq!(short.0, "a: b");
+    }
 
     #[test]
     fn caret_covers_the_token_or_the_span() {
