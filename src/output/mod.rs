@@ -8,9 +8,11 @@ pub mod github;
 pub mod graph;
 pub mod json;
 pub mod junit;
+pub mod policy_view;
 pub mod preempt_check;
 pub mod sarif;
 pub mod text;
+pub mod yaml;
 
 use serde::Serialize;
 
