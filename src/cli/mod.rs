@@ -19,6 +19,14 @@ use clap::{Parser, Subcommand};
 
 pub use error::{CliError, Exit};
 
+/// kubectl's help layout for every subcommand: description, Examples, options, usage, then
+/// the sections of `after_help` (exit codes last).
+const HELP_TEMPLATE: &str = "\
+{about-with-newline}
+{before-help}{all-args}
+
+{usage-heading} {usage}{after-help}";
+
 const EXIT_CODES: &str = "\
 Exit codes:
   0  success: nothing at or above the failure threshold
@@ -44,31 +52,52 @@ pub struct Cli {
     pub max_input_size: u64,
     #[command(subcommand)]
     pub command: Command,
+    /// When to colour output: auto (a terminal, unless NO_COLOR is set; CLICOLOR_FORCE forces
+    /// it), always or never.
+    #[arg(
+        long,
+        global = true,
+        value_enum,
+        default_value = "auto",
+        value_name = "WHEN"
+    )]
+    pub color: common::ColorChoice,
 }
 
 #[derive(Debug, Subcommand)]
 pub enum Command {
     /// Check manifests for invalid policies, overlaps, silent non-preemption and suspension
     /// that stalls failover.
-    #[command(after_help = lint::AFTER_HELP)]
+    #[command(help_template = HELP_TEMPLATE, before_help = lint::EXAMPLES, after_help = lint::AFTER_HELP)]
     Lint(lint::Args),
     /// For one resource template: every candidate policy, the ranking, and the owner now and later.
-    #[command(after_help = EXIT_CODES)]
+    #[command(help_template = HELP_TEMPLATE, before_help = explain::EXAMPLES, after_help = explain::AFTER_HELP)]
     Explain(explain::Args),
     /// What applying or deleting policies would do: which templates move, which don't and why.
-    #[command(name = "preempt-check", after_help = EXIT_CODES)]
+    #[command(
+        name = "preempt-check",
+        help_template = HELP_TEMPLATE,
+        before_help = preempt_check::EXAMPLES,
+        after_help = preempt_check::AFTER_HELP
+    )]
     PreemptCheck(preempt_check::Args),
     /// Pause dispatching of policies (all clusters, or --clusters), live or in manifest files (-f).
-    #[command(after_help = suspend::AFTER_HELP)]
+    #[command(help_template = HELP_TEMPLATE, before_help = suspend::SUSPEND_EXAMPLES, after_help = suspend::AFTER_HELP)]
     Suspend(suspend::Args),
     /// Resume dispatching of policies (all clusters, or --clusters), live or in manifest files (-f).
-    #[command(after_help = suspend::AFTER_HELP)]
+    // --force only overrides the failover check of suspending: resume has nothing to force.
+    #[command(
+        help_template = HELP_TEMPLATE,
+        before_help = suspend::RESUME_EXAMPLES,
+        after_help = suspend::AFTER_HELP,
+        mut_arg("force", |a| a.hide(true))
+    )]
     Resume(suspend::Args),
     /// Print a shell completion script, or install kubectl's plugin completion shim.
-    #[command(after_help = completion::AFTER_HELP)]
+    #[command(help_template = HELP_TEMPLATE, before_help = completion::EXAMPLES, after_help = completion::AFTER_HELP)]
     Completion(completion::Args),
     /// Print the version, git commit, build date and the Karmada release whose rules apply.
-    #[command(after_help = version::AFTER_HELP)]
+    #[command(help_template = HELP_TEMPLATE, before_help = version::EXAMPLES, after_help = version::AFTER_HELP)]
     Version(version::Args),
     /// Write one man page per command into a directory (release builds).
     #[command(hide = true)]
@@ -104,6 +133,7 @@ pub fn main() -> ExitCode {
         }
     };
     crate::source::files::set_max_input_size(cli.max_input_size);
+    common::set_color(cli.color);
     let result = match cli.command {
         Command::Lint(args) => lint::run(args),
         Command::Explain(args) => explain::run(args),

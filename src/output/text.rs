@@ -15,7 +15,24 @@ pub fn render(findings: &[Finding], summary: &Summary, color: bool) -> String {
     let mut out = render_findings(findings, color);
     out.push_str(&summary_line(summary, color));
     out.push('\n');
+    out.push_str(&rule_counts(findings));
     out
+}
+
+/// `by rule: overlap 3, preemption-requires-name 1`: the most frequent first (then by id),
+/// so a noisy rule stands out; nothing when there are no findings.
+fn rule_counts(findings: &[Finding]) -> String {
+    let mut counts: std::collections::BTreeMap<&str, usize> = std::collections::BTreeMap::new();
+    for f in findings {
+        *counts.entry(f.rule).or_default() += 1;
+    }
+    if counts.is_empty() {
+        return String::new();
+    }
+    let mut counts: Vec<(&str, usize)> = counts.into_iter().collect();
+    counts.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(b.0)));
+    let parts: Vec<String> = counts.iter().map(|(id, n)| format!("{id} {n}")).collect();
+    format!("by rule: {}\n", parts.join(", "))
 }
 
 /// `lint --base`: the findings, then an "Ownership changes" section, then the summary line.
@@ -30,6 +47,7 @@ pub fn render_with_ownership(
     out.push('\n');
     out.push_str(&summary_line(summary, color));
     out.push('\n');
+    out.push_str(&rule_counts(findings));
     out
 }
 
@@ -288,10 +306,14 @@ fn caret_range(line: &str, span: crate::source::Span) -> (usize, usize) {
 
 fn summary_line(s: &Summary, color: bool) -> String {
     let plural = |n: usize, word: &str| {
+        let many = match word {
+            "policy" => "policies".to_string(),
+            _ => format!("{word}s"),
+        };
         if n == 1 {
             format!("{n} {word}")
         } else {
-            format!("{n} {word}s")
+            format!("{n} {many}")
         }
     };
     let counts = format!(
@@ -308,10 +330,10 @@ fn summary_line(s: &Summary, color: bool) -> String {
         paint(&counts, Style::new().green().bold(), color)
     };
     format!(
-        "{counts} in {} ({} , {} policies)",
+        "{counts} in {} ({} , {})",
         plural(s.files, "file"),
         plural(s.documents, "document"),
-        s.policies
+        plural(s.policies, "policy")
     )
     .replace(" , ", ", ")
 }
