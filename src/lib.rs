@@ -14,3 +14,4 @@ pub mod output;
 pub mod parallel;
 pub mod schema;
 pub mod source;
+pub mod util;

@@ -17,6 +17,8 @@ pub mod freeze;
 pub mod claim;
 pub mod explain;
 pub mod kinds;
+// Ownership changes of a change set (`lint --base`).
+pub mod ownership;
 pub mod rank;
 pub mod reconcile;
 pub mod selector;

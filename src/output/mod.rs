@@ -1,5 +1,5 @@
-//! Renderers: text, JSON, SARIF and GitHub annotations over the same findings. Adding a format
-//! touches one file here.
+//! Renderers: text, JSON, SARIF and GitHub annotations over the same findings, and the rule
+//! docs generated from the registry. Adding a format touches one file here.
 
 pub mod chain;
 pub mod explain;
@@ -7,6 +7,7 @@ pub mod github;
 pub mod graph;
 pub mod json;
 pub mod preempt_check;
+pub mod rule_docs;
 pub mod sarif;
 pub mod text;
 

@@ -1,0 +1,3 @@
+//! Helpers below every other layer: no knowledge of Karmada, policies or the command line.
+
+pub mod profile;
