@@ -1,76 +1,14 @@
-//! What every subcommand shares: exit codes, errors, loading inputs, colour.
+//! What every subcommand shares: loading inputs, writing stdout, colour.
 
 use std::io::{self, IsTerminal, Write};
-use std::process::ExitCode;
 
-use crate::lint::Finding;
-use crate::model::Inventory;
+use crate::engine::kinds::{self, KindInfo};
+use crate::model::{group_of, Inventory, PolicyKind, PolicyRef};
 use crate::source::prefilter::{self, DocHead, Skipped};
 use crate::source::{files, Document, Loaded};
 
-/// The documented exit codes.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Exit {
-    Ok = 0,
-    Failure = 1,
-    Usage = 2,
-    Api = 3,
-}
-
-impl From<Exit> for ExitCode {
-    fn from(e: Exit) -> ExitCode {
-        ExitCode::from(e as u8)
-    }
-}
-
-/// An error that ends a command, with the exit code it maps to.
-#[derive(Debug)]
-pub struct CliError {
-    pub exit: Exit,
-    pub message: String,
-}
-
-impl CliError {
-    pub fn usage(message: impl Into<String>) -> CliError {
-        CliError {
-            exit: Exit::Usage,
-            message: message.into(),
-        }
-    }
-
-    pub fn api(message: impl Into<String>) -> CliError {
-        CliError {
-            exit: Exit::Api,
-            message: message.into(),
-        }
-    }
-
-    pub fn failure(message: impl Into<String>) -> CliError {
-        CliError {
-            exit: Exit::Failure,
-            message: message.into(),
-        }
-    }
-}
-
-impl From<io::Error> for CliError {
-    fn from(e: io::Error) -> CliError {
-        CliError {
-            exit: Exit::Usage,
-            message: e.to_string(),
-        }
-    }
-}
-
-/// Prints the error and returns its exit code. A closed stdout (`| head`) is not an error.
-pub fn report_error(err: &CliError) -> ExitCode {
-    if err.message.contains("Broken pipe") {
-        return Exit::Ok.into();
-    }
-    let mut stderr = io::stderr().lock();
-    let _ = writeln!(stderr, "error: {}", err.message);
-    err.exit.into()
-}
+// Moved to `error.rs`; re-exported while `suspend` still imports them from here.
+pub use super::error::{CliError, Exit};
 
 /// Writes to stdout, treating a closed pipe as success (so `| head` never panics).
 pub fn write_stdout(text: &str) -> Result<(), CliError> {
@@ -107,8 +45,8 @@ impl Inputs {
                 "no input: name files or directories, or `-` for stdin",
             ));
         }
-        let files = files::expand(paths, ignore).map_err(|e| CliError::usage(e.to_string()))?;
-        let mut loaded = files::read_all(&files).map_err(|e| CliError::usage(e.to_string()))?;
+        let files = files::expand(paths, ignore)?;
+        let mut loaded = files::read_all(&files)?;
         let documents: Vec<Document> = loaded
             .iter_mut()
             .flat_map(|l| std::mem::take(&mut l.documents))
@@ -131,9 +69,8 @@ impl Inputs {
                 "no input: name files or directories, or `-` for stdin",
             ));
         }
-        let files = files::expand(paths, ignore).map_err(|e| CliError::usage(e.to_string()))?;
-        let read = prefilter::read_all_filtered(&files, keep)
-            .map_err(|e| CliError::usage(e.to_string()))?;
+        let files = files::expand(paths, ignore)?;
+        let read = prefilter::read_all_filtered(&files, keep)?;
         let mut skipped = Vec::new();
         let mut loaded = Vec::with_capacity(read.len());
         for (l, s) in read {
@@ -149,7 +86,73 @@ impl Inputs {
     }
 }
 
-/// Findings for what was wrong with the text of the inputs (syntax, duplicates, templating).
-pub fn load_findings(loaded: &[Loaded]) -> Vec<Finding> {
-    crate::lint::rules::input::findings(loaded)
+/// Reads the inputs and reports on stderr what could not be read (the decision would ignore it).
+pub fn read_inputs(files: &[String], namespace: &str) -> Result<Inventory, CliError> {
+    let inputs = Inputs::read(files, namespace, &|_| false)?;
+    warn_problems(&inputs.loaded);
+    Ok(inputs.inventory)
+}
+
+/// Prints on stderr what could not be read (the decision ignores it).
+pub fn warn_problems(loaded: &[Loaded]) {
+    for l in loaded {
+        for p in &l.problems {
+            eprintln!(
+                "warning: {}:{}:{}: {}",
+                l.source.name, p.span.start.line, p.span.start.col, p.message
+            );
+        }
+    }
+}
+
+/// The `(group, kind)` pairs of the templates in the inputs.
+pub fn seen_kinds(inv: &Inventory) -> Vec<(String, String)> {
+    let mut seen: Vec<(String, String)> = inv
+        .templates()
+        .map(|t| (group_of(&t.api_version).to_string(), t.kind.clone()))
+        .collect();
+    seen.sort();
+    seen.dedup();
+    seen
+}
+
+pub fn resolve_type(ty: &str, inv: &Inventory) -> Result<KindInfo, CliError> {
+    let seen = seen_kinds(inv);
+    kinds::resolve(ty, &kinds::table(&seen), &seen).map_err(|e| CliError::usage(e.to_string()))
+}
+
+/// `pp/default/a`, `pp/a` (namespace from `-n`), `cpp/platform`.
+pub fn parse_delete(
+    target: &str,
+    namespace: &str,
+    inv: &crate::model::Inventory,
+) -> Result<PolicyRef, CliError> {
+    let parts: Vec<&str> = target.split('/').collect();
+    let bad = || {
+        CliError::usage(format!(
+            "--delete expects TYPE/[NS/]NAME such as pp/default/a or cpp/platform, got {target:?}"
+        ))
+    };
+    let (ty, ns, name) = match parts.as_slice() {
+        [ty, name] => (*ty, None, *name),
+        [ty, ns, name] => (*ty, Some(*ns), *name),
+        _ => return Err(bad()),
+    };
+    if ty.is_empty() || name.is_empty() || ns.is_some_and(str::is_empty) {
+        return Err(bad());
+    }
+    let kind = resolve_type(ty, inv)?;
+    match PolicyKind::from_kind(&kind.kind).filter(|_| kind.group == "policy.karmada.io") {
+        Some(PolicyKind::PropagationPolicy) => Ok(PolicyRef::pp(ns.unwrap_or(namespace), name)),
+        Some(PolicyKind::ClusterPropagationPolicy) => match ns {
+            None => Ok(PolicyRef::cpp(name)),
+            Some(_) => Err(CliError::usage(format!(
+                "{target:?}: a ClusterPropagationPolicy has no namespace"
+            ))),
+        },
+        None => Err(CliError::usage(format!(
+            "--delete takes a PropagationPolicy or ClusterPropagationPolicy, not {}",
+            kind.display()
+        ))),
+    }
 }

@@ -2,13 +2,14 @@
 
 use clap::Args as ClapArgs;
 
-use super::common::{stdout_color, write_stdout, CliError, Exit, Inputs};
+use super::args::{EngineSettings, KubeFlags};
+use super::common::{read_inputs, seen_kinds, stdout_color, warn_problems, write_stdout, Inputs};
+use super::error::{CliError, Exit};
 use crate::engine::claim::Filters;
-use crate::engine::kinds::{self, KindInfo};
-use crate::engine::state::{FeatureGates, Options, State, UnknownClaimers};
-use crate::model::{group_of, Inventory, KarmadaVersion, PolicyKind, POLICY_GROUP};
+use crate::engine::kinds;
+use crate::engine::state::{Options, State, UnknownClaimers};
+use crate::model::{group_of, Inventory, PolicyKind, POLICY_GROUP};
 use crate::source::prefilter::DocHead;
-use crate::source::Loaded;
 
 #[derive(Debug, ClapArgs)]
 pub struct Args {
@@ -43,49 +44,7 @@ pub struct Args {
     #[arg(long = "graph", value_name = "FORMAT", value_parser = ["dot", "mermaid"])]
     pub graph: Option<String>,
     #[command(flatten)]
-    pub kube: super::live::KubeFlags,
-}
-
-/// `--feature-gates`, warning on stderr about gate names this tool does not know.
-pub(crate) fn parse_gates(spec: Option<&str>) -> Result<FeatureGates, CliError> {
-    let Some(spec) = spec else {
-        return Ok(FeatureGates::default());
-    };
-    let (gates, unknown) = FeatureGates::parse(spec)
-        .map_err(|e| CliError::usage(format!("invalid --feature-gates: {e}")))?;
-    for name in unknown {
-        eprintln!("warning: unrecognized feature gate {name:?} ignored");
-    }
-    Ok(gates)
-}
-
-pub(crate) fn parse_version(v: Option<&str>) -> Result<KarmadaVersion, CliError> {
-    v.map_or(Ok(KarmadaVersion::LATEST), |v| {
-        v.parse().map_err(CliError::usage)
-    })
-}
-
-/// Reads the inputs and reports on stderr what could not be read (the decision would ignore it).
-pub(crate) fn read_inputs(files: &[String], namespace: &str) -> Result<Inventory, CliError> {
-    let inputs = Inputs::read(files, namespace, &|_| false)?;
-    warn_problems(&inputs.loaded);
-    Ok(inputs.inventory)
-}
-
-/// The `(group, kind)` pairs of the templates in the inputs.
-pub(crate) fn seen_kinds(inv: &Inventory) -> Vec<(String, String)> {
-    let mut seen: Vec<(String, String)> = inv
-        .templates()
-        .map(|t| (group_of(&t.api_version).to_string(), t.kind.clone()))
-        .collect();
-    seen.sort();
-    seen.dedup();
-    seen
-}
-
-pub(crate) fn resolve_type(ty: &str, inv: &Inventory) -> Result<KindInfo, CliError> {
-    let seen = seen_kinds(inv);
-    kinds::resolve(ty, &kinds::table(&seen), &seen).map_err(|e| CliError::usage(e.to_string()))
+    pub kube: KubeFlags,
 }
 
 /// Whether `explain` of the template named `name` in `namespace` needs a document: the
@@ -129,18 +88,6 @@ fn needs_other_templates(state: &State, t: usize) -> bool {
         .map(|(p, _)| p)
         .chain(state.naming_policies(t))
         .any(|p| !state.missing_overrides(p).is_empty())
-}
-
-/// Prints on stderr what could not be read (the decision ignores it).
-fn warn_problems(loaded: &[Loaded]) {
-    for l in loaded {
-        for p in &l.problems {
-            eprintln!(
-                "warning: {}:{}:{}: {}",
-                l.source.name, p.span.start.line, p.span.start.col, p.message
-            );
-        }
-    }
 }
 
 /// Resolves TYPE (against the templates of `inv` and `extra` kinds), builds the state and
@@ -202,8 +149,10 @@ fn find_template(
 }
 
 pub fn run(args: Args) -> Result<Exit, CliError> {
-    let gates = parse_gates(args.feature_gates.as_deref())?;
-    let version = parse_version(args.karmada_version.as_deref())?;
+    let engine = EngineSettings::from_flags(
+        args.feature_gates.as_deref(),
+        args.karmada_version.as_deref(),
+    )?;
     let Some((ty, name)) = args.resource.split_once('/') else {
         return Err(CliError::usage(format!(
             "expected TYPE/NAME such as deploy/nginx, got {:?}",
@@ -217,13 +166,21 @@ pub fn run(args: Args) -> Result<Exit, CliError> {
         )));
     }
     if args.files.is_empty() {
-        return super::live::explain(&args, ty, name, gates, version);
+        return super::live::explain(&super::live::ExplainRequest {
+            kube: &args.kube,
+            ty,
+            name,
+            namespace: args.namespace.as_deref(),
+            graph: args.graph.as_deref(),
+            output: &args.output,
+            engine,
+        });
     }
     let namespace = args.namespace.as_deref().unwrap_or("default");
     let options = Options {
-        gates,
+        gates: engine.gates,
         filters: Filters::default(),
-        version,
+        version: engine.version,
         unknown_claimers: UnknownClaimers::Stale,
     };
     // Only the Karmada objects (PPs of the template's namespace) and the documents named like

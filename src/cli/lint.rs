@@ -1,11 +1,12 @@
 //! `lint PATH...`: findings over files, directories and stdin.
 
-use std::collections::BTreeMap;
 use std::path::Path;
 
 use clap::Args as ClapArgs;
 
-use super::common::{stdout_color, write_stdout, CliError, Exit};
+use super::args::{parse_feature_gates, KubeFlags};
+use super::common::{stdout_color, write_stdout};
+use super::error::{CliError, Exit};
 use crate::engine::ownership;
 use crate::lint::phase::{Blame, History};
 use crate::lint::rules::suspension_age;
@@ -94,7 +95,7 @@ pub struct Args {
     #[arg(long = "cluster", conflicts_with_all = ["rev", "staged", "base"])]
     pub cluster: bool,
     #[command(flatten)]
-    pub kube: super::live::KubeFlags,
+    pub kube: KubeFlags,
 }
 
 /// One requested output: a format and where it goes.
@@ -147,29 +148,6 @@ pub fn parse_outputs(specs: &[String]) -> Result<Vec<OutputSpec>, CliError> {
     Ok(out)
 }
 
-/// `PropagationPolicyPreemption=true,Failover=false`.
-pub fn parse_feature_gates(s: &str) -> Result<BTreeMap<String, bool>, CliError> {
-    let mut gates = BTreeMap::new();
-    for part in s.split(',').map(str::trim).filter(|p| !p.is_empty()) {
-        let (name, value) = part.split_once('=').ok_or_else(|| {
-            CliError::usage(format!(
-                "invalid feature gate `{part}`: expected NAME=true|false"
-            ))
-        })?;
-        let value = match value.trim().to_ascii_lowercase().as_str() {
-            "true" => true,
-            "false" => false,
-            _ => {
-                return Err(CliError::usage(format!(
-                    "invalid feature gate `{part}`: the value must be true or false"
-                )))
-            }
-        };
-        gates.insert(name.trim().to_string(), value);
-    }
-    Ok(gates)
-}
-
 fn fail_threshold(s: &str) -> Result<Option<Severity>, CliError> {
     match s {
         "none" => Ok(None),
@@ -189,7 +167,7 @@ fn load_config(args: &Args) -> Result<Config, CliError> {
             .and_then(|d| Config::discover(&d)),
     };
     match path {
-        Some(p) => Config::load(&p, &registry::is_known).map_err(CliError::usage),
+        Some(p) => Ok(Config::load(&p, &registry::is_known)?),
         None => Ok(Config::default()),
     }
 }
@@ -244,8 +222,7 @@ pub fn run(args: Args) -> Result<Exit, CliError> {
         return parse_only(&args.paths, &ignore);
     }
     let files = input_files(&args.paths, &ignore)?;
-    let linted = lint::stream::lint_paths(&files, &args.namespace, &opts)
-        .map_err(|e| CliError::usage(e.to_string()))?;
+    let linted = lint::stream::lint_paths(&files, &args.namespace, &opts)?;
     let findings = &linted.findings;
     let mut summary = Summary {
         files: linted.loaded.len(),
@@ -280,8 +257,7 @@ fn parse_only(paths: &[String], ignore: &dyn Fn(&Path) -> bool) -> Result<Exit, 
     let files = input_files(paths, ignore)?;
     let counts = files::read_all_with(&files, &|l| {
         (l.documents.len(), l.problems.len(), l.source.text().len())
-    })
-    .map_err(|e| CliError::usage(e.to_string()))?;
+    })?;
     let (documents, problems, bytes) = counts
         .iter()
         .fold((0, 0, 0), |(d, p, b), c| (d + c.0, p + c.1, b + c.2));
@@ -302,7 +278,7 @@ fn input_files(
             "no input: name files or directories, or `-` for stdin",
         ));
     }
-    files::expand(paths, ignore).map_err(|e| CliError::usage(e.to_string()))
+    Ok(files::expand(paths, ignore)?)
 }
 
 /// One side of a git-mode run: what was read and what lint says about it.
@@ -334,9 +310,7 @@ fn lint_git_side(run: &GitRun<'_>, side: &Side, print_notes: bool) -> Result<Git
         now,
     } = *run;
     let ignore = |p: &Path| config.ignores(p);
-    let mut snapshot = repo
-        .read(side, specs, &ignore)
-        .map_err(|e| CliError::usage(e.0))?;
+    let mut snapshot = repo.read(side, specs, &ignore)?;
     if print_notes {
         for n in &snapshot.notes {
             eprintln!("note: {n}");
@@ -394,14 +368,12 @@ fn run_git(
     threshold: Option<Severity>,
 ) -> Result<Exit, CliError> {
     let cwd = std::env::current_dir()?;
-    let repo = GitRepo::discover(&cwd).map_err(|e| CliError::usage(e.0))?;
-    let specs = repo
-        .pathspecs(&cwd, &args.paths)
-        .map_err(|e| CliError::usage(e.0))?;
+    let repo = GitRepo::discover(&cwd)?;
+    let specs = repo.pathspecs(&cwd, &args.paths)?;
     let head_side = if args.staged {
         Side::Index
     } else if let Some(rev) = &args.rev {
-        Side::Commit(repo.resolve(rev).map_err(|e| CliError::usage(e.0))?)
+        Side::Commit(repo.resolve(rev)?)
     } else {
         Side::WorkTree
     };
@@ -412,9 +384,7 @@ fn run_git(
                 Side::Commit(oid) => Some(oid),
                 _ => repo.head_commit(),
             };
-            let (oid, notes) = repo
-                .base_commit(rev, head_commit)
-                .map_err(|e| CliError::usage(e.0))?;
+            let (oid, notes) = repo.base_commit(rev, head_commit)?;
             for n in notes {
                 eprintln!("note: {n}");
             }
@@ -441,7 +411,7 @@ fn run_git(
             let cwd = &cwd;
             let specs = &specs;
             scope.spawn(move || {
-                let repo = GitRepo::discover(cwd).map_err(|e| CliError::usage(e.0))?;
+                let repo = GitRepo::discover(cwd)?;
                 let run = GitRun {
                     repo: &repo,
                     specs,
@@ -557,7 +527,10 @@ fn render(format: Format, findings: &[Finding], summary: &Summary, color: bool) 
 }
 
 fn write_file(path: &str, text: &str) -> Result<(), CliError> {
-    std::fs::write(path, text).map_err(|e| CliError::usage(format!("{path}: cannot write: {e}")))
+    std::fs::write(path, text).map_err(|source| CliError::WriteOutput {
+        path: path.to_string(),
+        source,
+    })
 }
 
 #[cfg(test)]
@@ -572,14 +545,5 @@ mod tests {
         assert!(parse_outputs(&["text".into(), "json".into()]).is_err());
         assert!(parse_outputs(&["xml".into()]).is_err());
         assert_eq!(parse_outputs(&[]).unwrap()[0].format, Format::Text);
-    }
-
-    #[test]
-    fn feature_gates_parse() {
-        let g = parse_feature_gates("PropagationPolicyPreemption=true, Failover=False").unwrap();
-        assert!(g["PropagationPolicyPreemption"]);
-        assert!(!g["Failover"]);
-        assert!(parse_feature_gates("X=maybe").is_err());
-        assert!(parse_feature_gates("X").is_err());
     }
 }

@@ -2,41 +2,23 @@
 //! control plane through [`crate::source::cluster`], then run the same engine and renderers as
 //! the manifest mode. Read-only: only get and list requests are sent.
 
-use std::path::PathBuf;
 use std::sync::Arc;
 
-use clap::Args as ClapArgs;
-
-use super::common::{stdout_color, write_stdout, CliError, Exit};
+use super::args::{ChangeArg, EngineSettings, KubeFlags};
+use super::common::{parse_delete, read_inputs, stdout_color, write_stdout};
+use super::error::{CliError, Exit};
 use crate::cluster::{self, Conn};
 use crate::engine::chain::{self, ChainInput, Readable};
 use crate::engine::claim::Filters;
 use crate::engine::simulate::Change;
-use crate::engine::state::{FeatureGates, Options, State, UnknownClaimers};
+use crate::engine::state::{Options, State, UnknownClaimers};
 use crate::lint::{Finding, LintOptions};
-use crate::model::{group_of, Inventory, KarmadaVersion, Object, Policy};
+use crate::model::{group_of, Inventory, Object, Policy};
 use crate::output::Summary;
 use crate::source::cluster::{
     self as live, karmada, Discovered, Read, Request, ResourceType, Stats,
 };
 use crate::source::Document;
-
-/// How to reach the control plane, flag for flag as `suspend`/`resume` (and kubectl).
-#[derive(Clone, Debug, Default, ClapArgs)]
-pub struct KubeFlags {
-    /// Path to the kubeconfig file (else KUBECONFIG, else ~/.kube/config). Live mode only.
-    #[arg(long, value_name = "PATH")]
-    pub kubeconfig: Option<PathBuf>,
-    /// The kubeconfig context to use. Live mode only.
-    #[arg(long, visible_alias = "karmada-context", value_name = "NAME")]
-    pub context: Option<String>,
-    /// Timeout of each API request (`0` = none), e.g. 30s, 1m. Live mode only.
-    #[arg(long, default_value = "0", value_name = "DURATION")]
-    pub request_timeout: String,
-    /// How many list requests run at once. Live mode only.
-    #[arg(long = "concurrency", default_value_t = 4, value_name = "N")]
-    pub concurrency: usize,
-}
 
 /// A connected reader: the runtime, the client, discovery and request counts.
 pub struct Session {
@@ -51,20 +33,16 @@ pub struct Session {
 
 impl Session {
     pub fn connect(flags: &KubeFlags) -> Result<Session, CliError> {
-        let request_timeout = cluster::parse_duration(&flags.request_timeout)
-            .map_err(|e| CliError::usage(format!("--request-timeout: {e}")))?;
-        if flags.concurrency == 0 {
-            return Err(CliError::usage("--concurrency must be at least 1"));
-        }
+        let settings = flags.settings()?;
         let rt = tokio::runtime::Builder::new_multi_thread()
             .worker_threads(2)
             .enable_all()
             .build()
             .map_err(|e| CliError::failure(format!("cannot start the runtime: {e}")))?;
         let opts = cluster::ConnectOptions {
-            kubeconfig: flags.kubeconfig.clone(),
-            context: flags.context.clone(),
-            request_timeout: Some(request_timeout),
+            kubeconfig: settings.kubeconfig,
+            context: settings.context,
+            request_timeout: Some(settings.request_timeout),
         };
         let conn = rt
             .block_on(cluster::connect(&opts))
@@ -80,7 +58,7 @@ impl Session {
             conn,
             stats,
             discovered,
-            concurrency: flags.concurrency,
+            concurrency: settings.concurrency,
             notes,
         })
     }
@@ -153,11 +131,11 @@ fn selected_kinds<'a>(
     out
 }
 
-fn options(gates: FeatureGates, version: KarmadaVersion, complete: bool) -> Options {
+fn options(engine: EngineSettings, complete: bool) -> Options {
     Options {
-        gates,
+        gates: engine.gates,
         filters: Filters::default(),
-        version,
+        version: engine.version,
         // With every policy read, a claim naming a missing policy is stale (§4.2); with the
         // policy list unreadable, the claimer is assumed to exist.
         unknown_claimers: if complete {
@@ -171,16 +149,22 @@ fn options(gates: FeatureGates, version: KarmadaVersion, complete: bool) -> Opti
 // ---------------------------------------------------------------------------------------------
 // explain
 
+/// What `explain TYPE/NAME` asks of the control plane, and how to show it.
+pub struct ExplainRequest<'a> {
+    pub kube: &'a KubeFlags,
+    pub ty: &'a str,
+    pub name: &'a str,
+    /// `-n`; else the kubeconfig context's namespace.
+    pub namespace: Option<&'a str>,
+    pub graph: Option<&'a str>,
+    pub output: &'a str,
+    pub engine: EngineSettings,
+}
+
 /// `explain TYPE/NAME` against the control plane.
-pub fn explain(
-    args: &super::explain::Args,
-    ty: &str,
-    name: &str,
-    gates: FeatureGates,
-    version: KarmadaVersion,
-) -> Result<Exit, CliError> {
-    let graph = args.graph.as_deref();
-    let mut s = Session::connect(&args.kube)?;
+pub fn explain(req: &ExplainRequest<'_>) -> Result<Exit, CliError> {
+    let (graph, ty, name) = (req.graph, req.ty, req.name);
+    let mut s = Session::connect(req.kube)?;
     let rt = s.discovered.resolve(ty).map_err(CliError::usage)?;
     if rt.info().is_karmada() {
         return Err(CliError::usage(format!(
@@ -189,7 +173,7 @@ pub fn explain(
         )));
     }
     let context_ns = s.namespace().to_string();
-    let ns = args.namespace.as_deref().unwrap_or(&context_ns);
+    let ns = req.namespace.unwrap_or(&context_ns);
     let (binding_kind, pp_ns) = if rt.namespaced {
         (karmada::rb(), Some(ns))
     } else {
@@ -283,7 +267,7 @@ pub fn explain(
     .chain(binding.iter().map(|b| live::document(&binding_kind, b)))
     .collect();
     let inv = Inventory::from_documents(docs, ns);
-    let state = State::from_inventory(&inv, options(gates, version, readable.policies));
+    let state = State::from_inventory(&inv, options(req.engine, readable.policies));
     let t = state
         .find_template(
             &api_version,
@@ -303,7 +287,7 @@ pub fn explain(
         clusters,
         readable,
     });
-    let out = match (graph, args.output.as_str()) {
+    let out = match (graph, req.output) {
         (Some(g), _) => {
             s.warn_notes();
             let graph = crate::output::graph::from_explain(&e, Some(&chain));
@@ -335,19 +319,18 @@ pub fn explain(
 // ---------------------------------------------------------------------------------------------
 // preempt-check
 
-/// `preempt-check --apply FILE / --delete TYPE/[NS/]NAME` against the live state. Nothing is
-/// written: the changes run in the engine only.
+/// The live state and the changes of `preempt-check --apply FILE / --delete TYPE/[NS/]NAME`.
+/// Nothing is written: the changes run in the engine only.
 pub fn preempt_check(
-    args: &super::preempt_check::Args,
     kube: &KubeFlags,
-    gates: FeatureGates,
-    version: KarmadaVersion,
-) -> Result<Exit, CliError> {
-    use super::preempt_check::ChangeArg;
+    namespace: Option<&str>,
+    change_args: &[ChangeArg],
+    engine: EngineSettings,
+) -> Result<(State, Vec<Change>), CliError> {
     // Without -n the namespace is the kubeconfig context's, which needs the connection.
     let mut session = None;
-    let namespace = match &args.namespace {
-        Some(n) => n.clone(),
+    let namespace = match namespace {
+        Some(n) => n.to_string(),
         None => {
             let s = Session::connect(kube)?;
             let n = s.namespace().to_string();
@@ -358,10 +341,10 @@ pub fn preempt_check(
     // The changes next: a bad file or target is a usage error before any list request.
     let mut applied: Vec<Policy> = Vec::new();
     let mut changes = Vec::new();
-    for c in &args.changes {
+    for c in change_args {
         match c {
             ChangeArg::Apply(file) => {
-                let inv = super::explain::read_inputs(std::slice::from_ref(file), &namespace)?;
+                let inv = read_inputs(std::slice::from_ref(file), &namespace)?;
                 let before = applied.len();
                 for o in inv.objects {
                     if let Object::Policy(p) = o {
@@ -375,9 +358,11 @@ pub fn preempt_check(
                     )));
                 }
             }
-            ChangeArg::Delete(target) => changes.push(Change::Delete(
-                super::preempt_check::parse_delete(target, &namespace, &Inventory::default())?,
-            )),
+            ChangeArg::Delete(target) => changes.push(Change::Delete(parse_delete(
+                target,
+                &namespace,
+                &Inventory::default(),
+            )?)),
         }
     }
     let mut s = match session {
@@ -418,8 +403,8 @@ pub fn preempt_check(
     let complete = all_ok(&reads, &base[..2]);
     let docs = live::documents(reads.iter().chain(&template_reads));
     let inv = Inventory::from_documents(docs, "default");
-    let state = State::from_inventory(&inv, options(gates, version, complete));
-    super::preempt_check::report(state, changes, args, "in the control plane")
+    let state = State::from_inventory(&inv, options(engine, complete));
+    Ok((state, changes))
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -1,6 +1,8 @@
 //! Subcommands: each file parses its flags and wires a source to the engine to a renderer.
 
+pub mod args;
 pub mod common;
+pub mod error;
 pub mod explain;
 pub mod freeze;
 pub mod lint;
@@ -12,7 +14,7 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 
-pub use common::{CliError, Exit};
+pub use error::{CliError, Exit};
 
 const EXIT_CODES: &str = "\
 Exit codes:
@@ -80,6 +82,6 @@ pub fn main() -> ExitCode {
     };
     match result {
         Ok(exit) => exit.into(),
-        Err(err) => common::report_error(&err),
+        Err(err) => error::report(&err),
     }
 }

@@ -4,21 +4,13 @@
 
 use clap::{Arg, ArgAction, ArgMatches, Command, FromArgMatches};
 
-use super::common::{stdout_color, write_stdout, CliError, Exit};
-use super::explain::{parse_gates, parse_version, read_inputs, resolve_type};
+use super::args::{ChangeArg, EngineSettings, KubeFlags};
+use super::common::{parse_delete, read_inputs, stdout_color, write_stdout};
+use super::error::{CliError, Exit};
 use crate::engine::claim::Filters;
 use crate::engine::simulate::{check, Change, ChangeError};
 use crate::engine::state::{Options, State, UnknownClaimers};
-use crate::model::{Object, PolicyKind, PolicyRef};
-
-/// One change, as given on the command line.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum ChangeArg {
-    /// `--apply FILE`: every policy in FILE is created or updated.
-    Apply(String),
-    /// `--delete TYPE/[NS/]NAME`.
-    Delete(String),
-}
+use crate::model::Object;
 
 /// The flags. `--apply` and `--delete` interleave, so their relative order is read from the
 /// argument indices, which clap's derive does not expose: the clap traits are written by hand.
@@ -32,7 +24,7 @@ pub struct Args {
     pub fail_on_blocked: bool,
     pub karmada_version: Option<String>,
     /// Live mode (no `-f`): how to reach the control plane.
-    pub kube: super::live::KubeFlags,
+    pub kube: KubeFlags,
 }
 
 impl FromArgMatches for Args {
@@ -63,7 +55,7 @@ impl FromArgMatches for Args {
                 .unwrap_or_else(|| "text".into()),
             fail_on_blocked: m.get_flag("fail-on-blocked"),
             karmada_version: m.get_one::<String>("karmada-version").cloned(),
-            kube: <super::live::KubeFlags as FromArgMatches>::from_arg_matches(m)?,
+            kube: <KubeFlags as FromArgMatches>::from_arg_matches(m)?,
         })
     }
 
@@ -75,7 +67,7 @@ impl FromArgMatches for Args {
 
 impl clap::Args for Args {
     fn augment_args(cmd: Command) -> Command {
-        let cmd = <super::live::KubeFlags as clap::Args>::augment_args(cmd);
+        let cmd = <KubeFlags as clap::Args>::augment_args(cmd);
         cmd.arg(
             Arg::new("files")
                 .short('f')
@@ -137,52 +129,24 @@ impl clap::Args for Args {
     }
 }
 
-/// `pp/default/a`, `pp/a` (namespace from `-n`), `cpp/platform`.
-pub(crate) fn parse_delete(
-    target: &str,
-    namespace: &str,
-    inv: &crate::model::Inventory,
-) -> Result<PolicyRef, CliError> {
-    let parts: Vec<&str> = target.split('/').collect();
-    let bad = || {
-        CliError::usage(format!(
-            "--delete expects TYPE/[NS/]NAME such as pp/default/a or cpp/platform, got {target:?}"
-        ))
-    };
-    let (ty, ns, name) = match parts.as_slice() {
-        [ty, name] => (*ty, None, *name),
-        [ty, ns, name] => (*ty, Some(*ns), *name),
-        _ => return Err(bad()),
-    };
-    if ty.is_empty() || name.is_empty() || ns.is_some_and(str::is_empty) {
-        return Err(bad());
-    }
-    let kind = resolve_type(ty, inv)?;
-    match PolicyKind::from_kind(&kind.kind).filter(|_| kind.group == "policy.karmada.io") {
-        Some(PolicyKind::PropagationPolicy) => Ok(PolicyRef::pp(ns.unwrap_or(namespace), name)),
-        Some(PolicyKind::ClusterPropagationPolicy) => match ns {
-            None => Ok(PolicyRef::cpp(name)),
-            Some(_) => Err(CliError::usage(format!(
-                "{target:?}: a ClusterPropagationPolicy has no namespace"
-            ))),
-        },
-        None => Err(CliError::usage(format!(
-            "--delete takes a PropagationPolicy or ClusterPropagationPolicy, not {}",
-            kind.display()
-        ))),
-    }
-}
-
 pub fn run(args: Args) -> Result<Exit, CliError> {
     if args.changes.is_empty() {
         return Err(CliError::usage(
             "nothing to check: give --apply FILE or --delete TYPE/[NS/]NAME (repeatable)",
         ));
     }
-    let gates = parse_gates(args.feature_gates.as_deref())?;
-    let version = parse_version(args.karmada_version.as_deref())?;
+    let engine = EngineSettings::from_flags(
+        args.feature_gates.as_deref(),
+        args.karmada_version.as_deref(),
+    )?;
     if args.files.is_empty() {
-        return super::live::preempt_check(&args, &args.kube, gates, version);
+        let (state, changes) = super::live::preempt_check(
+            &args.kube,
+            args.namespace.as_deref(),
+            &args.changes,
+            engine,
+        )?;
+        return report(state, changes, &args, "in the control plane");
     }
     let namespace = args.namespace.as_deref().unwrap_or("default");
     let inv = read_inputs(&args.files, namespace)?;
@@ -219,9 +183,9 @@ pub fn run(args: Args) -> Result<Exit, CliError> {
     let state = State::from_inventory(
         &inv,
         Options {
-            gates,
+            gates: engine.gates,
             filters: Filters::default(),
-            version,
+            version: engine.version,
             unknown_claimers: UnknownClaimers::AssumeExisting,
         },
     );
@@ -231,12 +195,7 @@ pub fn run(args: Args) -> Result<Exit, CliError> {
 /// Applies `changes` to `state`, prints the report as `-o` asks and maps `--fail-on-blocked` to
 /// the exit code (files and live mode alike). `--delete` of a policy that is nowhere is a usage
 /// error saying where it was looked for (`where_`).
-pub(super) fn report(
-    state: State,
-    changes: Vec<Change>,
-    args: &Args,
-    where_: &str,
-) -> Result<Exit, CliError> {
+fn report(state: State, changes: Vec<Change>, args: &Args, where_: &str) -> Result<Exit, CliError> {
     let report = check(state, changes).map_err(|e| match e {
         ChangeError::NotFound(r) => CliError::usage(format!(
             "--delete {r}: no such policy {where_} (and no claim names it)"

@@ -34,6 +34,42 @@ pub struct LintOptions {
     pub inline_ignores: bool,
 }
 
+/// Why a config file cannot be used. Every variant but `Read` names the file, line and column
+/// (`at`) of the offending setting.
+#[derive(Debug, thiserror::Error)]
+pub enum ConfigError {
+    #[error("{path}: cannot read config: {source}")]
+    Read {
+        path: String,
+        #[source]
+        source: std::io::Error,
+    },
+    /// The file is not valid YAML.
+    #[error("{at}: {message}")]
+    Syntax { at: String, message: String },
+    /// A field is unknown or has the wrong type.
+    #[error("{at}: invalid config: {source}")]
+    Invalid {
+        at: String,
+        #[source]
+        source: serde_json::Error,
+    },
+    #[error("{at}: {message}")]
+    KarmadaVersion { at: String, message: String },
+    #[error("{at}: unknown rule `{id}` (see `kubectl karmada-policy lint --list-rules`)")]
+    UnknownRule { at: String, id: String },
+    #[error("{at}: rule `{id}`: expected off, info, warning or error, got `{got}`")]
+    RuleSetting { at: String, id: String, got: String },
+    #[error("{at}: {source}")]
+    IgnorePath {
+        at: String,
+        #[source]
+        source: globset::Error,
+    },
+    #[error("{at}: invalid duration `{value}` (use e.g. 7d, 36h, 90m)")]
+    Duration { at: String, value: String },
+}
+
 /// What a rule is set to in the config.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum RuleSetting {
@@ -86,9 +122,11 @@ impl Config {
     }
 
     /// Reads and checks a config file; errors name the file, line and column.
-    pub fn load(path: &Path, known_rule: &dyn Fn(&str) -> bool) -> Result<Config, String> {
-        let text = std::fs::read_to_string(path)
-            .map_err(|e| format!("{}: cannot read config: {e}", path.display()))?;
+    pub fn load(path: &Path, known_rule: &dyn Fn(&str) -> bool) -> Result<Config, ConfigError> {
+        let text = std::fs::read_to_string(path).map_err(|source| ConfigError::Read {
+            path: path.display().to_string(),
+            source,
+        })?;
         let name = path.display().to_string();
         Config::parse(
             &name,
@@ -107,13 +145,13 @@ impl Config {
         text: &str,
         base: &Path,
         known_rule: &dyn Fn(&str) -> bool,
-    ) -> Result<Config, String> {
+    ) -> Result<Config, ConfigError> {
         let loaded = load(Source::new(name, text));
         if let Some(p) = loaded.problems.first() {
-            return Err(format!(
-                "{name}:{}:{}: {}",
-                p.span.start.line, p.span.start.col, p.message
-            ));
+            return Err(ConfigError::Syntax {
+                at: format!("{name}:{}:{}", p.span.start.line, p.span.start.col),
+                message: p.message.clone(),
+            });
         }
         let Some(doc) = loaded.documents.first() else {
             return Ok(Config {
@@ -125,38 +163,40 @@ impl Config {
             let s = doc.root.locate(&FieldPath::parse(field));
             format!("{name}:{}:{}", s.start.line, s.start.col)
         };
-        let raw: RawConfig = serde_json::from_value(doc.root.to_json()).map_err(|e| {
-            let msg = e.to_string();
-            let field = msg
-                .split('`')
-                .nth(1)
-                .map(str::to_string)
-                .unwrap_or_default();
-            format!("{}: invalid config: {msg}", at(&field))
+        let raw: RawConfig = serde_json::from_value(doc.root.to_json()).map_err(|source| {
+            let msg = source.to_string();
+            let field = msg.split('`').nth(1).unwrap_or_default();
+            ConfigError::Invalid {
+                at: at(field),
+                source,
+            }
         })?;
         let karmada_version = raw
             .karmada_version
             .as_deref()
             .map(|v| {
-                v.parse()
-                    .map_err(|e| format!("{}: {e}", at("karmadaVersion")))
+                v.parse().map_err(|message| ConfigError::KarmadaVersion {
+                    at: at("karmadaVersion"),
+                    message,
+                })
             })
             .transpose()?;
         let mut rules = BTreeMap::new();
         for (id, setting) in &raw.rules {
             if !known_rule(id) {
-                return Err(format!(
-                    "{}: unknown rule `{id}` (see `kubectl karmada-policy lint --list-rules`)",
-                    at(&format!("rules.{id}"))
-                ));
+                return Err(ConfigError::UnknownRule {
+                    at: at(&format!("rules.{id}")),
+                    id: id.clone(),
+                });
             }
             let s = match setting.as_str() {
                 "off" | "false" => RuleSetting::Off,
                 other => RuleSetting::Severity(Severity::parse(other).ok_or_else(|| {
-                    format!(
-                        "{}: rule `{id}`: expected off, info, warning or error, got `{other}`",
-                        at(&format!("rules.{id}"))
-                    )
+                    ConfigError::RuleSetting {
+                        at: at(&format!("rules.{id}")),
+                        id: id.clone(),
+                        got: other.to_string(),
+                    }
                 })?),
             };
             rules.insert(id.clone(), s);
@@ -166,23 +206,24 @@ impl Config {
         } else {
             let mut b = GlobSetBuilder::new();
             for g in &raw.ignore_paths {
-                let glob = Glob::new(g).map_err(|e| format!("{}: {e}", at("ignorePaths")))?;
+                let glob = Glob::new(g).map_err(|source| ConfigError::IgnorePath {
+                    at: at("ignorePaths"),
+                    source,
+                })?;
                 b.add(glob);
             }
-            Some(
-                b.build()
-                    .map_err(|e| format!("{}: {e}", at("ignorePaths")))?,
-            )
+            Some(b.build().map_err(|source| ConfigError::IgnorePath {
+                at: at("ignorePaths"),
+                source,
+            })?)
         };
         let max_suspension_age_secs = raw
             .max_suspension_age
             .as_deref()
             .map(|s| {
-                parse_duration(s).ok_or_else(|| {
-                    format!(
-                        "{}: invalid duration `{s}` (use e.g. 7d, 36h, 90m)",
-                        at("maxSuspensionAge")
-                    )
+                parse_duration(s).ok_or_else(|| ConfigError::Duration {
+                    at: at("maxSuspensionAge"),
+                    value: s.to_string(),
                 })
             })
             .transpose()?;
@@ -252,13 +293,17 @@ mod tests {
 
     #[test]
     fn errors_name_file_line_and_column() {
-        let err =
-            Config::parse("c.yaml", "rules:\n  nope: error\n", Path::new("."), &known).unwrap_err();
+        let err = Config::parse("c.yaml", "rules:\n  nope: error\n", Path::new("."), &known)
+            .unwrap_err()
+            .to_string();
         assert!(err.starts_with("c.yaml:2:3: unknown rule `nope`"), "{err}");
-        let err = Config::parse("c.yaml", "rulez: {}\n", Path::new("."), &known).unwrap_err();
+        let err = Config::parse("c.yaml", "rulez: {}\n", Path::new("."), &known)
+            .unwrap_err()
+            .to_string();
         assert!(err.contains("unknown field"), "{err}");
         let err = Config::parse("c.yaml", "rules: {overlap: loud}\n", Path::new("."), &known)
-            .unwrap_err();
+            .unwrap_err()
+            .to_string();
         assert!(
             err.contains("expected off, info, warning or error"),
             "{err}"

@@ -7,16 +7,13 @@ use super::document::Source;
 use super::yaml::{load, Loaded};
 
 /// An input that could not be read at all (as opposed to one that reads but does not parse).
-#[derive(Debug)]
+#[derive(Debug, thiserror::Error)]
+#[error("{path}: {}", io_message(source))]
 pub struct ReadError {
+    /// The input as it is shown (`<stdin>` for `-`).
     pub path: String,
-    pub message: String,
-}
-
-impl std::fmt::Display for ReadError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "{}: {}", self.path, self.message)
-    }
+    #[source]
+    pub source: std::io::Error,
 }
 
 /// Expands the command-line inputs into the files to read, in a stable order: each argument in
@@ -35,12 +32,12 @@ pub fn expand(
         let path = PathBuf::from(input);
         let meta = std::fs::metadata(&path).map_err(|e| ReadError {
             path: input.clone(),
-            message: io_message(&e),
+            source: e,
         })?;
         if meta.is_dir() {
             walk(&path, &mut files, ignore).map_err(|e| ReadError {
                 path: input.clone(),
-                message: io_message(&e),
+                source: e,
             })?;
         } else if !ignore(&path) {
             files.push(path);
@@ -100,14 +97,14 @@ pub fn read_text(path: &Path) -> Result<(String, String), ReadError> {
             .read_to_end(&mut buf)
             .map_err(|e| ReadError {
                 path: "<stdin>".into(),
-                message: io_message(&e),
+                source: e,
             })?;
         ("<stdin>".to_string(), buf)
     } else {
         let name = display_path(path);
         let bytes = std::fs::read(path).map_err(|e| ReadError {
             path: name.clone(),
-            message: io_message(&e),
+            source: e,
         })?;
         (name, bytes)
     };
@@ -264,7 +261,7 @@ mod tests {
     fn missing_input_is_an_error_naming_it() {
         let err = expand(&["/nonexistent/x.yaml".into()], &|_| false).unwrap_err();
         assert_eq!(err.path, "/nonexistent/x.yaml");
-        assert!(err.message.contains("no such file"));
+        assert!(err.to_string().contains("no such file"));
     }
 
     #[test]

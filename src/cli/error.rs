@@ -1,0 +1,132 @@
+//! How a command ends: the documented exit codes and the typed errors that map to them.
+//!
+//! Every subcommand returns `Result<Exit, CliError>`; [`report`] prints the error once, kubectl
+//! style (`error: ...`), and turns it into the exit code. A closed stdout (`| head`) is
+//! recognised by its [`io::ErrorKind::BrokenPipe`], wherever in the chain it sits.
+
+use std::io::{self, Write};
+use std::process::ExitCode;
+
+/// The documented exit codes (`--help`, "Exit codes").
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Exit {
+    Ok = 0,
+    Failure = 1,
+    Usage = 2,
+    Api = 3,
+}
+
+impl From<Exit> for ExitCode {
+    fn from(e: Exit) -> ExitCode {
+        ExitCode::from(e as u8)
+    }
+}
+
+/// An error that ends a command. The variant decides the exit code; `Display` is the message
+/// printed after `error: `.
+#[derive(Debug, thiserror::Error)]
+pub enum CliError {
+    /// Bad flags or input the command cannot use (exit 2).
+    #[error("{0}")]
+    Usage(String),
+    /// The API server refused or could not be reached (exit 3).
+    #[error("{0}")]
+    Api(String),
+    /// The command ran but did not achieve what it was asked (exit 1).
+    #[error("{0}")]
+    Failure(String),
+    /// Reading the inputs or writing stdout failed (exit 2).
+    #[error(transparent)]
+    Io(#[from] io::Error),
+    /// An input path could not be read at all (exit 2).
+    #[error(transparent)]
+    Input(#[from] crate::source::files::ReadError),
+    /// A git mode cannot run here (exit 2).
+    #[error(transparent)]
+    Git(#[from] crate::source::git::GitError),
+    /// The configuration file is unreadable or invalid (exit 2).
+    #[error(transparent)]
+    Config(#[from] crate::lint::config::ConfigError),
+    /// An output file (`-o FORMAT=FILE`) could not be written (exit 2).
+    #[error("{path}: cannot write: {source}")]
+    WriteOutput {
+        path: String,
+        #[source]
+        source: io::Error,
+    },
+}
+
+impl CliError {
+    pub fn usage(message: impl Into<String>) -> CliError {
+        CliError::Usage(message.into())
+    }
+
+    pub fn api(message: impl Into<String>) -> CliError {
+        CliError::Api(message.into())
+    }
+
+    pub fn failure(message: impl Into<String>) -> CliError {
+        CliError::Failure(message.into())
+    }
+
+    /// The exit code this error ends the process with.
+    pub fn exit(&self) -> Exit {
+        match self {
+            CliError::Api(_) => Exit::Api,
+            CliError::Failure(_) => Exit::Failure,
+            CliError::Usage(_)
+            | CliError::Io(_)
+            | CliError::Input(_)
+            | CliError::Git(_)
+            | CliError::Config(_)
+            | CliError::WriteOutput { .. } => Exit::Usage,
+        }
+    }
+
+    /// Whether the error is (or was caused by) a closed pipe: the reader went away, which is
+    /// how `| head` ends a command, not a failure.
+    pub fn is_broken_pipe(&self) -> bool {
+        match self {
+            CliError::Io(e) | CliError::WriteOutput { source: e, .. } => {
+                e.kind() == io::ErrorKind::BrokenPipe
+            }
+            _ => false,
+        }
+    }
+}
+
+/// Prints the error and returns its exit code. A closed stdout (`| head`) is not an error.
+pub fn report(err: &CliError) -> ExitCode {
+    if err.is_broken_pipe() {
+        return Exit::Ok.into();
+    }
+    let mut stderr = io::stderr().lock();
+    let _ = writeln!(stderr, "error: {err}");
+    err.exit().into()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn exit_codes_follow_the_variant() {
+        assert_eq!(CliError::usage("x").exit(), Exit::Usage);
+        assert_eq!(CliError::api("x").exit(), Exit::Api);
+        assert_eq!(CliError::failure("x").exit(), Exit::Failure);
+        assert_eq!(CliError::from(io::Error::other("x")).exit(), Exit::Usage);
+    }
+
+    #[test]
+    fn a_broken_pipe_is_found_by_kind_not_by_text() {
+        let pipe = || io::Error::from(io::ErrorKind::BrokenPipe);
+        assert!(CliError::from(pipe()).is_broken_pipe());
+        let nested = CliError::WriteOutput {
+            path: "out.sarif".into(),
+            source: pipe(),
+        };
+        assert!(nested.is_broken_pipe());
+        // The words alone are a message, not a closed pipe.
+        assert!(!CliError::usage("Broken pipe").is_broken_pipe());
+    }
+}
