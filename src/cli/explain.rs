@@ -43,6 +43,11 @@ pub struct Args {
     /// each Work's real dispatch state; with -f, the policy's suspension.
     #[arg(long = "graph", value_name = "FORMAT", value_parser = ["dot", "mermaid"])]
     pub graph: Option<String>,
+    /// Member cluster(s) whose manifest to compute (repeatable): the `overrides` section applies
+    /// the OverridePolicies and ClusterOverridePolicies for each. Default: the binding's
+    /// clusters live, the clusters the placement selects with -f.
+    #[arg(long = "cluster", value_name = "NAME")]
+    pub clusters: Vec<String>,
     #[command(flatten)]
     pub kube: KubeFlags,
 }
@@ -173,6 +178,7 @@ pub fn run(args: Args) -> Result<Exit, CliError> {
             namespace: args.namespace.as_deref(),
             graph: args.graph.as_deref(),
             output: &args.output,
+            clusters: &args.clusters,
             engine,
         });
     }
@@ -204,13 +210,14 @@ pub fn run(args: Args) -> Result<Exit, CliError> {
         namespace,
         options.clone(),
     );
-    let (state, t) = match found {
+    let fallback: Inventory;
+    let (inv, state, t) = match found {
         Ok((state, t))
             if skipped.is_empty()
                 || !(needs_other_templates(&state, t) || claim_elsewhere(&state, t, namespace)) =>
         {
             warn_problems(&inputs.loaded);
-            (state, t)
+            (&inputs.inventory, state, t)
         }
         Err(e) => {
             warn_problems(&inputs.loaded);
@@ -218,12 +225,18 @@ pub fn run(args: Args) -> Result<Exit, CliError> {
         }
         Ok(_) => {
             // Rare: the answer depends on the other templates too; read everything.
-            drop(inputs);
-            let inv = read_inputs(&args.files, namespace)?;
-            find_template(&inv, &[], ty, name, namespace, options)?
+            fallback = read_inputs(&args.files, namespace)?;
+            let (state, t) = find_template(&fallback, &[], ty, name, namespace, options)?;
+            (&fallback, state, t)
         }
     };
     let decision = crate::engine::explain::explain(&state, t);
+    let template = state.templates[t]
+        .doc
+        .and_then(|d| inv.documents.get(d))
+        .map(|d| d.full_tree().to_json())
+        .unwrap_or_default();
+    let delivery = file_delivery(inv, &state, &decision, &template, &args.clusters);
     let graph = args
         .graph
         .as_deref()
@@ -233,9 +246,52 @@ pub fn run(args: Args) -> Result<Exit, CliError> {
             crate::output::graph::mermaid(&g)
         }
         (Some(g), _) => crate::output::graph::dot(&g),
-        (None, "json") => crate::output::explain::json(&decision),
-        _ => crate::output::explain::text(&decision, stdout_color()),
+        (None, "json") => {
+            let mut v = crate::output::explain::to_json(&decision);
+            crate::output::delivery::add_json(&mut v, &delivery);
+            let mut out = serde_json::to_string_pretty(&v).expect("serializable");
+            out.push('\n');
+            out
+        }
+        _ => {
+            let mut out = crate::output::explain::text(&decision, stdout_color());
+            out.push_str(&crate::output::delivery::text(&template, &delivery));
+            out
+        }
     };
     write_stdout(&out)?;
     Ok(Exit::Ok)
+}
+
+/// Placement and overrides from the files: the eventual owner's placement over the Cluster
+/// objects of the inputs, and the override chain for the chosen or selected clusters.
+fn file_delivery(
+    inv: &Inventory,
+    state: &State,
+    decision: &crate::engine::explain::Explanation,
+    template: &serde_json::Value,
+    chosen: &[String],
+) -> crate::engine::delivery::Delivery {
+    let clusters = crate::model::cluster::Cluster::from_inventory(inv);
+    let overrides: Vec<&crate::model::OverridePolicy> = inv.overrides().collect();
+    let placement = decision
+        .eventual
+        .as_ref()
+        .and_then(|o| state.find_policy(o))
+        .and_then(|p| state.policy(p).spec.placement.as_ref());
+    let tpl = &state.templates[decision.template];
+    crate::engine::delivery::deliver(&crate::engine::delivery::DeliveryInput {
+        template,
+        placement,
+        clusters: &clusters,
+        overrides: &overrides,
+        binding: crate::engine::placement::BindingView {
+            api_version: &tpl.api_version,
+            kind: &tpl.kind,
+            workload: crate::engine::delivery::is_workload(template),
+            ..Default::default()
+        },
+        bound: None,
+        chosen,
+    })
 }

@@ -158,6 +158,8 @@ pub struct ExplainRequest<'a> {
     pub namespace: Option<&'a str>,
     pub graph: Option<&'a str>,
     pub output: &'a str,
+    /// `--cluster`: the member clusters whose delivery (overrides, placement) is shown.
+    pub clusters: &'a [String],
     pub engine: EngineSettings,
 }
 
@@ -252,6 +254,12 @@ pub fn explain(req: &ExplainRequest<'_>) -> Result<Exit, CliError> {
         works: binding.is_none() || all_ok(&reads, &[karmada::work()]),
         clusters: all_ok(&reads, &[karmada::cluster()]),
     };
+    let cluster_objects: Vec<crate::model::cluster::Cluster> = find(&reads, &karmada::cluster())
+        .map(|r| r.items())
+        .unwrap_or(&[])
+        .iter()
+        .map(crate::model::cluster::Cluster::from_object)
+        .collect();
     let clusters: Vec<String> = find(&reads, &karmada::cluster())
         .map(|r| r.items())
         .unwrap_or(&[])
@@ -287,6 +295,15 @@ pub fn explain(req: &ExplainRequest<'_>) -> Result<Exit, CliError> {
         clusters,
         readable,
     });
+    let delivery = live_delivery(
+        &state,
+        &e,
+        &template,
+        binding.as_ref(),
+        &inv,
+        &cluster_objects,
+        req.clusters,
+    );
     let out = match (graph, req.output) {
         (Some(g), _) => {
             s.warn_notes();
@@ -301,6 +318,7 @@ pub fn explain(req: &ExplainRequest<'_>) -> Result<Exit, CliError> {
             s.warn_notes();
             let mut v = crate::output::explain::to_json(&e);
             v["chain"] = crate::output::chain::to_json(&chain, &s.notes);
+            crate::output::delivery::add_json(&mut v, &delivery);
             let mut out = serde_json::to_string_pretty(&v).expect("serializable");
             out.push('\n');
             out
@@ -309,6 +327,7 @@ pub fn explain(req: &ExplainRequest<'_>) -> Result<Exit, CliError> {
             let color = stdout_color();
             let mut out = crate::output::explain::text(&e, color);
             out.push_str(&crate::output::chain::text(&chain, &s.notes, color));
+            out.push_str(&crate::output::delivery::text(&template, &delivery));
             out
         }
     };
@@ -450,4 +469,58 @@ pub fn lint(kube: &KubeFlags, opts: &LintOptions) -> Result<(Vec<Finding>, Summa
     };
     summary.count(&findings);
     Ok((findings, summary))
+}
+
+/// Placement and overrides against the control plane: the binding's scheduling state (its
+/// clusters skip two filters, its eviction tasks and observed affinity term count) and its
+/// clusters as the default override targets.
+fn live_delivery(
+    state: &State,
+    e: &crate::engine::explain::Explanation,
+    template: &serde_json::Value,
+    binding: Option<&serde_json::Value>,
+    inv: &Inventory,
+    clusters: &[crate::model::cluster::Cluster],
+    chosen: &[String],
+) -> crate::engine::delivery::Delivery {
+    let names = |v: Option<&serde_json::Value>, key: &str| -> Vec<String> {
+        v.and_then(serde_json::Value::as_array)
+            .into_iter()
+            .flatten()
+            .filter_map(|x| x[key].as_str().map(str::to_string))
+            .collect()
+    };
+    let bound = binding.map(|b| names(b.pointer("/spec/clusters"), "name"));
+    let evicting = names(
+        binding.and_then(|b| b.pointer("/spec/gracefulEvictionTasks")),
+        "fromCluster",
+    );
+    let observed = binding.and_then(|b| {
+        b.pointer("/status/schedulerObservedAffinityName")
+            .and_then(serde_json::Value::as_str)
+    });
+    let placement = e
+        .eventual
+        .as_ref()
+        .and_then(|o| state.find_policy(o))
+        .and_then(|p| state.policy(p).spec.placement.as_ref());
+    let overrides: Vec<&crate::model::OverridePolicy> = inv.overrides().collect();
+    let tpl = &state.templates[e.template];
+    let scheduled = bound.clone().unwrap_or_default();
+    crate::engine::delivery::deliver(&crate::engine::delivery::DeliveryInput {
+        template,
+        placement,
+        clusters,
+        overrides: &overrides,
+        binding: crate::engine::placement::BindingView {
+            api_version: &tpl.api_version,
+            kind: &tpl.kind,
+            scheduled: &scheduled,
+            evicting: &evicting,
+            observed_affinity: observed,
+            workload: crate::engine::delivery::is_workload(template),
+        },
+        bound: bound.as_deref(),
+        chosen,
+    })
 }

@@ -5,8 +5,8 @@
 use super::analysis::Analysis;
 use super::finding::Finding;
 use super::phase::{Check, History, Identities, Objects, Rule};
-use super::rule::{RuleDoc, RuleGroup};
-use super::rules::RULES;
+use super::rule::RuleDoc;
+use super::rules::{self, RULES};
 
 /// Every rule unit, in the table's order.
 pub fn units() -> impl Iterator<Item = &'static Rule> {
@@ -42,17 +42,30 @@ fn checks<T>(pick: impl Fn(&Check) -> Option<T>) -> Vec<T> {
         .collect()
 }
 
-/// The per-object phase: every such check over one set of files, then the admission findings
-/// that only echo a schema error dropped ([`drop_cascades`]).
+/// The per-object phase: every such check over one set of files, then the admission unit's
+/// findings that only echo a schema unit's error dropped ([`drop_cascades`]).
 pub fn run_per_object(objects: &Objects<'_>) -> Vec<Finding> {
-    let findings: Vec<Finding> = checks(|c| match c {
-        Check::PerObject(f) => Some(*f),
-        _ => None,
-    })
-    .into_iter()
-    .flat_map(|check| check(objects))
-    .collect();
-    drop_cascades(findings)
+    let mut schema = Vec::new();
+    let mut admission = Vec::new();
+    let mut out = Vec::new();
+    for unit in units() {
+        for check in unit.checks {
+            let Check::PerObject(check) = check else {
+                continue;
+            };
+            let findings = check(objects);
+            if std::ptr::eq(unit, &rules::admission::RULE) {
+                admission.extend(findings);
+            } else if std::ptr::eq(unit, &rules::schema::RULE) {
+                schema.extend(findings);
+            } else {
+                out.extend(findings);
+            }
+        }
+    }
+    out.extend(drop_cascades(admission, &schema));
+    out.extend(schema);
+    out
 }
 
 /// The identity phase (before the engine's state is built).
@@ -103,8 +116,8 @@ pub fn run_history(history: &History<'_>) -> Vec<Finding> {
 /// finding next to a schema error is often only its echo (an unknown `purgeMode` spelling makes
 /// `gracePeriodSeconds` look misplaced). Drop admission findings inside an object whose field
 /// already failed a type or enum check; keep the ones elsewhere in the document.
-fn drop_cascades(findings: Vec<Finding>) -> Vec<Finding> {
-    let broken: Vec<(usize, String)> = findings
+fn drop_cascades(admission: Vec<Finding>, schema: &[Finding]) -> Vec<Finding> {
+    let broken: Vec<(usize, String)> = schema
         .iter()
         .filter(|f| matches!(f.rule, "schema-enum" | "schema-type"))
         .filter_map(|f| {
@@ -113,22 +126,15 @@ fn drop_cascades(findings: Vec<Finding>) -> Vec<Finding> {
             Some((f.doc?, format!("{parent}.")))
         })
         .collect();
-    if broken.is_empty() {
-        return findings;
-    }
-    let is_admission = |rule: &str| {
-        docs().any(|r| r.id == rule && r.group == RuleGroup::Admission) || rule == "admission"
-    };
-    findings
+    admission
         .into_iter()
         .filter(|f| {
             let (Some(doc), Some(field)) = (f.doc, f.field.as_deref()) else {
                 return true;
             };
-            !is_admission(f.rule)
-                || !broken.iter().any(|(d, prefix)| {
-                    *d == doc && prefix.len() > 1 && field.starts_with(prefix.as_str())
-                })
+            !broken.iter().any(|(d, prefix)| {
+                *d == doc && prefix.len() > 1 && field.starts_with(prefix.as_str())
+            })
         })
         .collect()
 }

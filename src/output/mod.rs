@@ -2,6 +2,7 @@
 //! docs generated from the registry. Adding a format touches one file here.
 
 pub mod chain;
+pub mod delivery;
 pub mod explain;
 pub mod github;
 pub mod graph;
