@@ -61,10 +61,11 @@ fn override_policy(i: usize) -> OverridePolicy {
 }
 
 fn cluster(i: usize) -> Cluster {
+    let provider = ["aws", "gcp", "azure"][i % 3];
     let object = json!({
         "metadata": {"name": format!("member-{i}"), "labels": {"env": if i.is_multiple_of(3) { "prod" } else { "dev" }, "idx": i.to_string()}},
         "spec": {
-            "provider": (["aws", "gcp", "azure"][i % 3]),
+            "provider": provider,
             "region": format!("region-{}", i % 10),
             "zones": [format!("zone-{}", i % 30)],
             "taints": if i.is_multiple_of(11) { json!([{"key": "dedicated", "value": "gpu", "effect": "NoSchedule"}]) } else { json!([]) }

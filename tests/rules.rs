@@ -7,7 +7,10 @@
 //!   working tree gets `input.yaml` (put `--base HEAD` in `args`);
 //! - `commit-date`: git mode: `input.yaml` is committed this many days ago (e.g. `12`); the
 //!   commit's hash and date are shown as `<commit>` and `<date>` in the rows;
-//! - `unreachable.txt`: why the binary never reports this rule (its snapshot is then empty).
+//! - `unreachable.txt`: why the binary never reports this rule (its snapshot is then empty);
+//! - `target`: what to lint instead of `input.yaml` (e.g. `.` for a kustomize root); any other
+//!   file of the fixture (`kustomization.yaml`...) is copied beside the input. A fixture with a
+//!   `kustomization.yaml` needs kustomize or kubectl on PATH.
 //!
 //! `UPDATE_RULE_SNAPSHOTS=1 cargo test --test rules` rewrites the snapshots.
 
@@ -50,6 +53,27 @@ fn git(dir: &Path, args: &[&str], date: &str) -> String {
     String::from_utf8_lossy(&out.stdout).trim().to_string()
 }
 
+/// The files that describe a run rather than take part in it.
+const META: [&str; 6] = [
+    "expected.txt",
+    "args",
+    "base.yaml",
+    "commit-date",
+    "unreachable.txt",
+    "target",
+];
+
+/// Whether a kustomize can be run here (`kustomize`, or `kubectl kustomize`).
+fn have_kustomize() -> bool {
+    ["kustomize", "kubectl"].iter().any(|p| {
+        Command::new(p)
+            .arg("version")
+            .arg("--client")
+            .output()
+            .is_ok()
+    })
+}
+
 /// Whether the fixture needs a git repository.
 fn is_git(fixture: &Path) -> bool {
     fixture.join("base.yaml").exists() || fixture.join("commit-date").exists()
@@ -60,11 +84,15 @@ fn is_git(fixture: &Path) -> bool {
 fn workdir(fixture: &Path) -> (tempfile::TempDir, Vec<(String, &'static str)>) {
     let dir = tempfile::tempdir().unwrap();
     let read = |name: &str| std::fs::read_to_string(fixture.join(name)).ok();
-    if let Some(config) = read(".karmada-policy.yaml") {
-        std::fs::write(dir.path().join(".karmada-policy.yaml"), config).unwrap();
+    for entry in std::fs::read_dir(fixture).unwrap() {
+        let path = entry.unwrap().path();
+        let name = path.file_name().unwrap().to_string_lossy().into_owned();
+        if path.is_file() && !META.contains(&name.as_str()) {
+            std::fs::copy(&path, dir.path().join(&name)).unwrap();
+        }
     }
     let input = read("input.yaml").expect("input.yaml");
-    let mut redact = Vec::new();
+    let mut redact = vec![(dir.path().display().to_string(), "<dir>")];
     if is_git(fixture) {
         let days: i64 = read("commit-date").map_or(0, |d| d.trim().parse().expect("days"));
         let now = std::time::SystemTime::now()
@@ -138,10 +166,12 @@ fn rows(json: &Value, rule: &str) -> String {
 fn run(rule: &str, fixture: &Path) -> String {
     let (dir, redact) = workdir(fixture);
     let args = std::fs::read_to_string(fixture.join("args")).unwrap_or_default();
+    let target = std::fs::read_to_string(fixture.join("target"))
+        .map_or_else(|_| "input.yaml".to_string(), |t| t.trim().to_string());
     let out = Command::new(BIN)
         .args(["lint", "-o", "json"])
         .args(args.split_whitespace())
-        .arg("input.yaml")
+        .arg(target)
         .current_dir(dir.path())
         .env("NO_COLOR", "1")
         .output()
@@ -191,6 +221,7 @@ fn every_registered_rule_has_docs_and_a_fixture() {
 fn every_rule_reports_its_fixture_as_the_snapshot_says() {
     let update = std::env::var_os("UPDATE_RULE_SNAPSHOTS").is_some();
     let git = have_git();
+    let kustomize = have_kustomize();
     let mut failures = Vec::new();
     for r in registry::docs() {
         let fixture = fixtures().join(r.id);
@@ -199,6 +230,13 @@ fn every_rule_reports_its_fixture_as_the_snapshot_says() {
         }
         if is_git(&fixture) && !git {
             println!("SKIPPED: {}: git is not installed", r.id);
+            continue;
+        }
+        if fixture.join("kustomization.yaml").exists() && !kustomize {
+            println!(
+                "SKIPPED: {}: neither kustomize nor kubectl is on PATH",
+                r.id
+            );
             continue;
         }
         let got = run(r.id, &fixture);

@@ -9,7 +9,7 @@ use super::common::{stdout_color, write_stdout};
 use super::error::{CliError, Exit};
 use crate::engine::ownership;
 use crate::lint::phase::{Blame, History};
-use crate::lint::rules::suspension_age;
+use crate::lint::rules::{admission, suspension_age};
 use crate::lint::{self, baseline, registry, Config, Finding, LintOptions, Severity};
 use crate::model::{Inventory, KarmadaVersion};
 use crate::output::{self, Summary};
@@ -222,6 +222,9 @@ pub fn run(args: Args) -> Result<Exit, CliError> {
         return parse_only(&args.paths, &ignore);
     }
     let files = input_files(&args.paths, &ignore)?;
+    if !config.render_off && !args.paths.iter().any(|p| p == "-") && lint::gitops::applies(&files) {
+        return run_gitops(&files, &args.namespace, &opts, &config, &outputs, threshold);
+    }
     let linted = lint::stream::lint_paths(&files, &args.namespace, &opts)?;
     let findings = &linted.findings;
     let mut summary = Summary {
@@ -248,6 +251,30 @@ pub fn run(args: Args) -> Result<Exit, CliError> {
     // of a large run; the OS takes it all back.
     std::mem::forget(linted);
     Ok(if failed { Exit::Failure } else { Exit::Ok })
+}
+
+/// `lint` over a repository with kustomize roots or Helm charts (lint::gitops).
+fn run_gitops(
+    files: &[std::path::PathBuf],
+    namespace: &str,
+    opts: &LintOptions,
+    config: &Config,
+    outputs: &[OutputSpec],
+    threshold: Option<Severity>,
+) -> Result<Exit, CliError> {
+    let linted = lint::gitops::lint_repository(files, namespace, opts, &config.render_options);
+    for n in &linted.notes {
+        eprintln!("note: {n}");
+    }
+    let mut summary = Summary {
+        files: linted.files,
+        documents: linted.documents,
+        policies: linted.policies,
+        ..Summary::default()
+    };
+    summary.count(&linted.findings);
+    write_outputs(outputs, &linted.findings, &linted.findings, None, &summary)?;
+    Ok(exit_for(&linted.findings, threshold))
 }
 
 /// `lint --parse-only`: the loader alone (expand, read, parse on all cores), for scripts/bench.sh
@@ -392,6 +419,11 @@ fn run_git(
         }
         None => None,
     };
+    if !config.render_off && gitops_worktree(args, config) {
+        return run_git_gitops(
+            &repo, &cwd, &specs, &head_side, base, args, config, opts, outputs, threshold,
+        );
+    }
     let now = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .map_or(0, |d| d.as_secs() as i64);
@@ -440,13 +472,15 @@ fn run_git(
         return Ok(exit_for(&head.findings, threshold));
     };
     let base = base?;
-    let new = baseline::new_at_head(&base.findings, &head.findings);
     let update_rules = History {
         inventory: &head.inventory,
         blame: None,
         base: Some(&base.inventory),
     };
     let updates = finish(registry::run_history(&update_rules), &head.inventory, opts);
+    let mut head = head;
+    head.findings = admission::short_circuited_by_updates(head.findings, &updates);
+    let new = baseline::new_at_head(&base.findings, &head.findings);
     let mut new_findings: Vec<Finding> = head
         .findings
         .iter()
@@ -467,6 +501,135 @@ fn run_git(
     let ownership = ownership::ownership_changes(
         &base.inventory,
         &head.inventory,
+        ownership::engine_options(&opts.feature_gates, opts.version),
+    );
+    summary.count(&reported);
+    write_outputs(
+        outputs,
+        &reported,
+        &new_findings,
+        Some(&ownership),
+        &summary,
+    )?;
+    Ok(exit_for(&reported, threshold))
+}
+
+/// Whether the PATHs (the current directory when none) hold kustomizations or charts: then
+/// the git modes render both sides (lint::gitops).
+fn gitops_worktree(args: &Args, config: &Config) -> bool {
+    let paths = if args.paths.is_empty() {
+        vec![".".to_string()]
+    } else {
+        args.paths.clone()
+    };
+    files::expand(&paths, &|p: &Path| config.ignores(p))
+        .is_ok_and(|files| lint::gitops::applies(&files))
+}
+
+/// One side of a git mode over a GitOps repository, rendered: the work tree in place, a
+/// revision or the index written to a temporary directory first (kustomize reads files).
+fn lint_gitops_side(
+    repo: &GitRepo,
+    cwd: &Path,
+    specs: &[String],
+    side: &Side,
+    args: &Args,
+    config: &Config,
+    opts: &LintOptions,
+) -> Result<lint::gitops::Linted, CliError> {
+    let ignore = |p: &Path| config.ignores(p);
+    let paths = if args.paths.is_empty() {
+        vec![".".to_string()]
+    } else {
+        args.paths.clone()
+    };
+    let lint_here = || -> Result<lint::gitops::Linted, CliError> {
+        let files = files::expand(&paths, &ignore)?;
+        Ok(lint::gitops::lint_repository(
+            &files,
+            &args.namespace,
+            opts,
+            &config.render_options,
+        ))
+    };
+    if *side == Side::WorkTree {
+        return lint_here();
+    }
+    let tree = tempfile::Builder::new()
+        .prefix("karmada-policy-rev-")
+        .tempdir()?;
+    let snapshot = repo.read(side, specs, &ignore)?;
+    for l in &snapshot.loaded {
+        let name = l
+            .source
+            .name
+            .rsplit_once(':')
+            .map_or(l.source.name.as_str(), |(_, p)| p);
+        let path = tree.path().join(name);
+        if let Some(parent) = path.parent() {
+            std::fs::create_dir_all(parent)?;
+        }
+        std::fs::write(&path, l.source.text())?;
+    }
+    // The same PATHs, relative to the same place in the written tree: file names come out as
+    // they do for the work tree. kustomize runs as a child process, so the directory changes
+    // for the whole process while this side is linted.
+    let inside = cwd.strip_prefix(repo.workdir()).unwrap_or(Path::new(""));
+    let here = tree.path().join(inside);
+    std::fs::create_dir_all(&here)?;
+    std::env::set_current_dir(&here)?;
+    let linted = lint_here();
+    std::env::set_current_dir(cwd)?;
+    linted
+}
+
+/// `--rev`, `--staged` and `--base` over a GitOps repository: each side rendered, ownership
+/// changes compared environment by environment.
+#[allow(clippy::too_many_arguments)]
+fn run_git_gitops(
+    repo: &GitRepo,
+    cwd: &Path,
+    specs: &[String],
+    head_side: &Side,
+    base: Option<git2::Oid>,
+    args: &Args,
+    config: &Config,
+    opts: &LintOptions,
+    outputs: &[OutputSpec],
+    threshold: Option<Severity>,
+) -> Result<Exit, CliError> {
+    let head = lint_gitops_side(repo, cwd, specs, head_side, args, config, opts)?;
+    for n in &head.notes {
+        eprintln!("note: {n}");
+    }
+    let mut summary = Summary {
+        files: head.files,
+        documents: head.documents,
+        policies: head.policies,
+        ..Summary::default()
+    };
+    let Some(oid) = base else {
+        summary.count(&head.findings);
+        write_outputs(outputs, &head.findings, &head.findings, None, &summary)?;
+        return Ok(exit_for(&head.findings, threshold));
+    };
+    let base = lint_gitops_side(repo, cwd, specs, &Side::Commit(oid), args, config, opts)?;
+    let new = baseline::new_at_head(&base.findings, &head.findings);
+    let new_findings: Vec<Finding> = head
+        .findings
+        .iter()
+        .zip(&new)
+        .filter(|(_, n)| **n)
+        .map(|(f, _)| f.clone())
+        .collect();
+    let reported = if args.all_findings {
+        head.findings.clone()
+    } else {
+        new_findings.clone()
+    };
+    let ownership = lint::gitops::ownership_changes(
+        &base,
+        &head,
         ownership::engine_options(&opts.feature_gates, opts.version),
     );
     summary.count(&reported);

@@ -16,7 +16,6 @@ pub mod freeze;
 // template's decision), `kinds` (TYPE resolution as kubectl does it).
 pub mod claim;
 pub mod explain;
-pub mod kinds;
 // Ownership changes of a change set (`lint --base`).
 pub mod ownership;
 pub mod rank;
@@ -30,3 +29,4 @@ pub mod chain;
 pub mod delivery;
 pub mod overrides;
 pub mod placement;
+pub mod policy_view;

@@ -5,6 +5,7 @@ pub mod analysis;
 pub mod baseline;
 pub mod config;
 pub mod finding;
+pub mod gitops;
 pub mod phase;
 pub mod registry;
 pub mod rule;
@@ -29,7 +30,7 @@ use phase::{Identities, Objects, Taken};
 pub fn lint(loaded: &[Loaded], inventory: &Inventory, opts: &LintOptions) -> Vec<Finding> {
     // The semantic rules (the engine's analysis of every policy against every template) are the
     // longest part and independent of the per-object checks: run them on a second thread.
-    let (mut findings, semantic) = crate::parallel::join(
+    let (mut findings, semantic) = crate::util::parallel::join(
         || {
             let mut findings = per_object_findings(loaded, inventory, opts);
             findings.extend(registry::run_identities(&Identities {

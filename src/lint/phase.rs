@@ -32,6 +32,9 @@ pub enum Check {
     History(fn(&History<'_>) -> Vec<Finding>),
     /// Reported by the inline-suppression pass, over every other rule's findings.
     Suppressions,
+    /// Reported while the GitOps sources are rendered (`crate::lint::gitops`), before the
+    /// other phases.
+    Rendering,
 }
 
 /// The input of a [`Check::PerObject`]: some files and their typed documents.

@@ -89,7 +89,7 @@ pub fn run_semantic(analysis: &Analysis<'_>) -> Vec<Finding> {
     let Some((first, rest)) = all.split_first() else {
         return Vec::new();
     };
-    let (rest, mut out) = crate::parallel::join(
+    let (rest, mut out) = crate::util::parallel::join(
         || {
             rest.iter()
                 .flat_map(|check| check(analysis))

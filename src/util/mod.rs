@@ -1,3 +1,5 @@
-//! Helpers below every other layer: no knowledge of Karmada, policies or the command line.
+//! Helpers with no knowledge of Karmada or Kubernetes: the bottom layer every other module may use.
 
+pub mod duration;
+pub mod parallel;
 pub mod profile;

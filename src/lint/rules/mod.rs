@@ -5,10 +5,12 @@
 pub mod admission;
 pub mod dead_policy;
 pub mod duplicate_identity;
+pub mod failover_gate;
 pub mod input;
 pub mod invalid_ignore;
 pub mod overlap;
 pub mod preemption;
+pub mod render_failed;
 pub mod schema;
 pub mod suspension;
 pub mod suspension_age;
@@ -20,11 +22,13 @@ use crate::model::{ObjectRef, Policy, POLICY_API_VERSION};
 pub static RULES: &[&Rule] = &[
     &input::RULE,
     &invalid_ignore::RULE,
+    &render_failed::RULE,
     &schema::RULE,
     &admission::RULE,
     &duplicate_identity::RULE,
     &suspension::RULE,
     &suspension_age::RULE,
+    &failover_gate::RULE,
     &overlap::RULE,
     &preemption::RULE,
     &dead_policy::RULE,
