@@ -157,6 +157,8 @@ pub struct ExplainRequest<'a> {
     pub graph: Option<&'a str>,
     pub output: &'a str,
     pub engine: EngineSettings,
+    /// `--cluster`: the member clusters whose manifest the overrides section computes.
+    pub clusters: &'a [String],
 }
 
 /// `explain TYPE/NAME` against the control plane.
