@@ -12,7 +12,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use super::rules::render_failed::RENDER_FAILED;
-use super::{Finding, LintOptions, Location, Severity};
+use super::{Finding, LintOptions, Location};
 use crate::model::Inventory;
 use crate::source::kustomize::discover::{self, Repository};
 use crate::source::kustomize::flux::{self, FluxKustomization};

@@ -25,7 +25,7 @@ mod selectors;
 use crate::model::{KarmadaVersion, OverridePolicy, Policy, PolicyKind, PropagationSpec};
 use crate::source::FieldPath;
 
-pub use defaults::{apply_defaults, graceful_purge_mode};
+pub use defaults::{apply_defaults, graceful_purge_mode, is_graceful_purge};
 
 /// One reason the API server would refuse a policy, as Karmada reports it.
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -9,6 +9,7 @@ pub mod failover_gate;
 pub mod input;
 pub mod invalid_ignore;
 pub mod overlap;
+pub mod overrides;
 pub mod preemption;
 pub mod render_failed;
 pub mod schema;
@@ -29,6 +30,7 @@ pub static RULES: &[&Rule] = &[
     &suspension::RULE,
     &suspension_age::RULE,
     &failover_gate::RULE,
+    &overrides::RULE,
     &overlap::RULE,
     &preemption::RULE,
     &dead_policy::RULE,
