@@ -7,8 +7,10 @@ use clap::Args as ClapArgs;
 use super::args::{parse_feature_gates, KubeFlags};
 use super::common::{stdout_color, write_stdout};
 use super::error::{CliError, Exit};
-use crate::lint::rules::suspension_age;
-use crate::lint::{self, diff, registry, Config, Finding, LintOptions, Severity};
+use crate::engine::ownership;
+use crate::lint::phase::{Blame, History};
+use crate::lint::rules::{admission, suspension_age};
+use crate::lint::{self, baseline, registry, Config, Finding, LintOptions, Severity};
 use crate::model::{Inventory, KarmadaVersion};
 use crate::output::{self, Summary};
 use crate::source::files;
@@ -235,7 +237,7 @@ fn load_config(args: &Args) -> Result<Config, CliError> {
 
 pub fn run(args: Args) -> Result<Exit, CliError> {
     if args.list_rules {
-        write_stdout(&list_rules())?;
+        write_stdout(&output::rule_docs::list_rules())?;
         return Ok(Exit::Ok);
     }
     if let Some(id) = &args.explain {
@@ -244,7 +246,7 @@ pub fn run(args: Args) -> Result<Exit, CliError> {
                 "unknown rule `{id}`; `kubectl karmada-policy lint --list-rules` lists them"
             ))
         })?;
-        write_stdout(&explain_rule(&rule))?;
+        write_stdout(&output::rule_docs::explain_rule(&rule))?;
         return Ok(Exit::Ok);
     }
     let mut outputs = parse_outputs(&args.output)?;
@@ -446,7 +448,15 @@ fn lint_git_side(run: &GitRun<'_>, side: &Side, print_notes: bool) -> Result<Git
         .max_suspension_age_secs
         .unwrap_or(suspension_age::DEFAULT_MAX_AGE_SECS);
     let history = |name: &str, text: &str, line: u32| repo.introduced(side, name, text, line);
-    let aged = suspension_age::check(&inventory, max_age, now, &history);
+    let aged = registry::run_history(&History {
+        inventory: &inventory,
+        blame: Some(Blame {
+            introduced: &history,
+            max_age_secs: max_age,
+            now,
+        }),
+        base: None,
+    });
     findings.extend(finish(aged, &inventory, opts));
     findings.sort_by(|a, b| a.sort_key().cmp(&b.sort_key()));
     Ok(GitSide {
@@ -463,7 +473,7 @@ fn finish(findings: Vec<Finding>, inventory: &Inventory, opts: &LintOptions) -> 
         // `lint::lint` already reported malformed ignore annotations: keep only the filtering.
         lint::suppress::apply(findings, inventory, &registry::is_known)
             .into_iter()
-            .filter(|f| f.rule != lint::suppress::INVALID_IGNORE.id)
+            .filter(|f| f.rule != lint::rules::invalid_ignore::INVALID_IGNORE.id)
             .collect()
     } else {
         findings
@@ -556,14 +566,15 @@ fn run_git(
         return Ok(exit_for(&head.findings, threshold));
     };
     let base = base?;
-    let updates = finish(
-        diff::update_findings(&base.inventory, &head.inventory),
-        &head.inventory,
-        opts,
-    );
+    let update_rules = History {
+        inventory: &head.inventory,
+        blame: None,
+        base: Some(&base.inventory),
+    };
+    let updates = finish(registry::run_history(&update_rules), &head.inventory, opts);
     let mut head = head;
-    head.findings = diff::short_circuited_by_updates(head.findings, &updates);
-    let new = diff::new_at_head(&base.findings, &head.findings);
+    head.findings = admission::short_circuited_by_updates(head.findings, &updates);
+    let new = baseline::new_at_head(&base.findings, &head.findings);
     let mut new_findings: Vec<Finding> = head
         .findings
         .iter()
@@ -581,10 +592,10 @@ fn run_git(
     } else {
         new_findings.clone()
     };
-    let ownership = diff::ownership_changes(
+    let ownership = ownership::ownership_changes(
         &base.inventory,
         &head.inventory,
-        diff::engine_options(&opts.feature_gates, opts.version),
+        ownership::engine_options(&opts.feature_gates, opts.version),
     );
     summary.count(&reported);
     write_outputs(
@@ -697,7 +708,7 @@ fn run_git_gitops(
         return Ok(exit_for(&head.findings, threshold));
     };
     let base = lint_gitops_side(repo, cwd, specs, &Side::Commit(oid), args, config, opts)?;
-    let new = diff::new_at_head(&base.findings, &head.findings);
+    let new = baseline::new_at_head(&base.findings, &head.findings);
     let new_findings: Vec<Finding> = head
         .findings
         .iter()
@@ -713,7 +724,7 @@ fn run_git_gitops(
     let ownership = lint::gitops::ownership_changes(
         &base,
         &head,
-        diff::engine_options(&opts.feature_gates, opts.version),
+        ownership::engine_options(&opts.feature_gates, opts.version),
     );
     summary.count(&reported);
     write_outputs(
@@ -740,7 +751,7 @@ fn write_outputs(
     outputs: &[OutputSpec],
     reported: &[Finding],
     new_only: &[Finding],
-    ownership: Option<&[diff::OwnershipChange]>,
+    ownership: Option<&[ownership::OwnershipChange]>,
     summary: &Summary,
 ) -> Result<(), CliError> {
     for o in outputs {
@@ -782,44 +793,6 @@ fn write_file(path: &str, text: &str) -> Result<(), CliError> {
         path: path.to_string(),
         source,
     })
-}
-
-/// `--list-rules`: one line per rule.
-pub fn list_rules() -> String {
-    let rules = registry::all();
-    let width = rules.iter().map(|r| r.id.len()).max().unwrap_or(0);
-    let mut out = String::new();
-    for r in &rules {
-        out.push_str(&format!(
-            "{:<width$}  {:<7}  {:<9}  {}\n",
-            r.id,
-            r.default_severity.as_str(),
-            r.group.as_str(),
-            r.summary
-        ));
-    }
-    out
-}
-
-/// `--explain RULE-ID`: the rule's documentation.
-pub fn explain_rule(r: &lint::RuleDoc) -> String {
-    let mut out = format!(
-        "# {} ({}, default severity: {})\n\n{}\n\n## Why\n{}\n\n## Example\n{}",
-        r.id,
-        r.group.as_str(),
-        r.default_severity.as_str(),
-        r.summary,
-        r.rationale,
-        r.example
-    );
-    if !out.ends_with('\n') {
-        out.push('\n');
-    }
-    out.push_str(&format!("\n## Fix\n{}\n", r.fix));
-    if !r.reference.is_empty() {
-        out.push_str(&format!("\n## Reference\n{}\n", r.reference));
-    }
-    out
 }
 
 #[cfg(test)]

@@ -11,8 +11,8 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use super::registry::{RuleDoc, RuleGroup};
-use super::{Finding, LintOptions, Location, Severity};
+use super::rules::render_failed::RENDER_FAILED;
+use super::{Finding, LintOptions, Location};
 use crate::model::Inventory;
 use crate::source::kustomize::discover::{self, Repository};
 use crate::source::kustomize::flux::{self, FluxKustomization};
@@ -20,19 +20,6 @@ use crate::source::kustomize::helm::{self, Helm};
 use crate::source::kustomize::origin::{self, Layers, Mapper};
 use crate::source::kustomize::render::{self, Kustomize};
 use crate::source::{files, load, Document, FieldPath, Loaded, Node, Source, Value};
-
-pub const RENDER_FAILED: RuleDoc = RuleDoc {
-    id: "render-failed",
-    group: RuleGroup::Input,
-    default_severity: Severity::Error,
-    summary: "kustomize (or helm) cannot build a root of the repository",
-    rationale:
-        "Flux and Argo CD run the same build; when it fails, nothing of that root is applied \
-                and its policies cannot be checked.",
-    example: "resources:\n  - missing.yaml\n",
-    fix: "Fix the kustomization as kustomize's message says (`kubectl kustomize DIR` shows it).",
-    reference: "kustomize build",
-};
 
 /// What the configuration says about rendering (`.karmada-policy.yaml`, `gitops:`).
 #[derive(Debug, Clone, Default)]
@@ -255,16 +242,18 @@ pub fn ownership_changes(
     base: &Linted,
     head: &Linted,
     options: crate::engine::state::Options,
-) -> Vec<super::diff::OwnershipChange> {
+) -> Vec<crate::engine::ownership::OwnershipChange> {
     let empty = Inventory::from_documents(Vec::new(), "default");
-    let mut out: Vec<super::diff::OwnershipChange> = Vec::new();
+    let mut out: Vec<crate::engine::ownership::OwnershipChange> = Vec::new();
     for (name, head_inv) in &head.environments {
         let base_inv = base
             .environments
             .iter()
             .find(|(n, _)| n == name)
             .map_or(&empty, |(_, i)| i);
-        for change in super::diff::ownership_changes(base_inv, head_inv, options.clone()) {
+        for change in
+            crate::engine::ownership::ownership_changes(base_inv, head_inv, options.clone())
+        {
             if !out.contains(&change) {
                 out.push(change);
             }

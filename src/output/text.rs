@@ -4,7 +4,7 @@ use std::fmt::Write;
 
 use owo_colors::{OwoColorize, Style};
 
-use crate::lint::diff::OwnershipChange;
+use crate::engine::ownership::OwnershipChange;
 use crate::lint::{Finding, Severity};
 use crate::source::Source;
 
