@@ -180,7 +180,6 @@ pub fn run(args: Args) -> Result<Exit, CliError> {
             output: &args.output,
             clusters: &args.clusters,
             engine,
-            clusters: &args.clusters,
         });
     }
     let namespace = args.namespace.as_deref().unwrap_or("default");

@@ -161,8 +161,6 @@ pub struct ExplainRequest<'a> {
     /// `--cluster`: the member clusters whose delivery (overrides, placement) is shown.
     pub clusters: &'a [String],
     pub engine: EngineSettings,
-    /// `--cluster`: the member clusters whose manifest the overrides section computes.
-    pub clusters: &'a [String],
 }
 
 /// `explain TYPE/NAME` against the control plane.
