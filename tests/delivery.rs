@@ -44,8 +44,12 @@ fn assert_snapshot(name: &str, actual: &str) {
         std::fs::write(&path, actual).unwrap();
         return;
     }
-    let expected = std::fs::read_to_string(&path)
-        .unwrap_or_else(|_| panic!("missing snapshot {}; run with UPDATE_SNAPSHOTS=1", path.display()));
+    let expected = std::fs::read_to_string(&path).unwrap_or_else(|_| {
+        panic!(
+            "missing snapshot {}; run with UPDATE_SNAPSHOTS=1",
+            path.display()
+        )
+    });
     assert!(
         expected == actual,
         "snapshot {name} differs (UPDATE_SNAPSHOTS=1 to accept)\n--- expected\n{expected}\n--- actual\n{actual}"
@@ -54,7 +58,16 @@ fn assert_snapshot(name: &str, actual: &str) {
 
 fn files_explain(extra: &[&str]) -> (i32, String, String) {
     let (fleet, apps) = (testdata("fleet.yaml"), testdata("apps.yaml"));
-    let mut args = vec!["explain", "deploy/web", "-n", "apps", "-f", &fleet, "-f", &apps];
+    let mut args = vec![
+        "explain",
+        "deploy/web",
+        "-n",
+        "apps",
+        "-f",
+        &fleet,
+        "-f",
+        &apps,
+    ];
     args.extend_from_slice(extra);
     run(&args, None)
 }
@@ -107,7 +120,10 @@ fn explain_cluster_flag_gives_that_clusters_manifest() {
     assert_eq!(o.len(), 1);
     let m = &o[0]["manifest"];
     assert_eq!(m["spec"]["replicas"], 5);
-    assert_eq!(m["metadata"]["labels"]["tier"], "edge", "the OP applies after the COP");
+    assert_eq!(
+        m["metadata"]["labels"]["tier"], "edge",
+        "the OP applies after the COP"
+    );
     assert_eq!(
         m["spec"]["template"]["spec"]["containers"][0]["image"],
         "mirror.example.com/nginx:1.19"
@@ -147,11 +163,10 @@ fn seeded_live() -> TestServer {
     s.insert(rb);
     for (cluster, status) in [("member1", "True"), ("member2", "False")] {
         let mut w = support::work(cluster, "web-deployment", "rb-web", "True", "Dispatching");
-        w["status"]["conditions"]
-            .as_array_mut()
-            .unwrap()
-            .push(json!({"type": "Applied", "status": status, "reason": "AppliedSuccessful",
-                "message": "", "lastTransitionTime": "2026-11-29T00:00:00Z"}));
+        w["status"]["conditions"].as_array_mut().unwrap().push(
+            json!({"type": "Applied", "status": status, "reason": "AppliedSuccessful",
+                "message": "", "lastTransitionTime": "2026-11-29T00:00:00Z"}),
+        );
         s.insert(w);
     }
     s
@@ -164,7 +179,10 @@ fn explain_live_has_placement_and_overrides() {
     let s = seeded_live();
     let dir = tempfile::tempdir().unwrap();
     let kc = s.kubeconfig(dir.path());
-    let (code, out, err) = run(&["explain", "deploy/web", "-n", "apps", "-o", "json"], Some(&kc));
+    let (code, out, err) = run(
+        &["explain", "deploy/web", "-n", "apps", "-o", "json"],
+        Some(&kc),
+    );
     assert_eq!(code, 0, "{err}");
     let v: J = serde_json::from_str(&out).unwrap();
     assert_eq!(v["placement"]["term"], "prod", "observed term first");
@@ -173,11 +191,19 @@ fn explain_live_has_placement_and_overrides() {
         .as_array()
         .unwrap()
         .iter()
-        .map(|e| (e["cluster"].as_str().unwrap(), e["filter"].as_str().unwrap()))
+        .map(|e| {
+            (
+                e["cluster"].as_str().unwrap(),
+                e["filter"].as_str().unwrap(),
+            )
+        })
         .collect();
     assert_eq!(
         excluded,
-        [("member3", "TaintToleration"), ("member4", "ClusterAffinity")]
+        [
+            ("member3", "TaintToleration"),
+            ("member4", "ClusterAffinity")
+        ]
     );
     let o = v["overrides"].as_array().unwrap();
     let clusters: Vec<&str> = o.iter().map(|c| c["cluster"].as_str().unwrap()).collect();
@@ -189,7 +215,13 @@ fn explain_live_has_placement_and_overrides() {
 
     let (code, text, err) = run(&["explain", "deploy/web", "-n", "apps"], Some(&kc));
     assert_eq!(code, 0, "{err}");
-    assert!(text.contains("placement (clusterAffinities term \"prod\"):"), "{text}");
+    assert!(
+        text.contains("placement (clusterAffinities term \"prod\"):"),
+        "{text}"
+    );
     assert!(text.contains("excluded member3: TaintToleration cluster(s) had untolerated taint {dedicated=gpu:NoSchedule}"), "{text}");
-    assert!(text.contains("+        image: mirror.example.com/nginx:1.19"), "{text}");
+    assert!(
+        text.contains("+        image: mirror.example.com/nginx:1.19"),
+        "{text}"
+    );
 }

@@ -42,6 +42,11 @@ Exit codes:
 pub struct Args {
     /// Files, directories (recursive over .yaml/.yml/.json, skipping .git) or `-` for stdin.
     pub paths: Vec<String>,
+    /// With `-`: the name piped input is reported under. A directory (the kustomization or
+    /// chart it was rendered from) also resolves the `config.kubernetes.io/origin` annotations
+    /// and `# Source:` comments of the input, so findings land on those files.
+    #[arg(long = "stdin-filename", value_name = "NAME")]
+    pub stdin_filename: Option<String>,
     /// Output format, repeatable: text, json, sarif, github; `FORMAT=FILE` writes to a file.
     #[arg(short = 'o', long = "output", value_name = "FORMAT[=FILE]")]
     pub output: Vec<String>,
@@ -219,6 +224,13 @@ pub fn run(args: Args) -> Result<Exit, CliError> {
     if args.parse_only {
         return parse_only(&args.paths, &ignore);
     }
+    if args.paths == ["-"] {
+        if let Some(name) = &args.stdin_filename {
+            let (_, text) = files::read_text(Path::new("-"))?;
+            let linted = lint::gitops::lint_piped(text, name, &args.namespace, &opts);
+            return write_gitops(linted, &outputs, threshold);
+        }
+    }
     let files = input_files(&args.paths, &ignore)?;
     if !config.render_off && !args.paths.iter().any(|p| p == "-") && lint::gitops::applies(&files) {
         return run_gitops(&files, &args.namespace, &opts, &config, &outputs, threshold);
@@ -261,6 +273,15 @@ fn run_gitops(
     threshold: Option<Severity>,
 ) -> Result<Exit, CliError> {
     let linted = lint::gitops::lint_repository(files, namespace, opts, &config.render_options);
+    write_gitops(linted, outputs, threshold)
+}
+
+/// Notes to stderr, then every output of a gitops lint.
+fn write_gitops(
+    linted: lint::gitops::Linted,
+    outputs: &[OutputSpec],
+    threshold: Option<Severity>,
+) -> Result<Exit, CliError> {
     for n in &linted.notes {
         eprintln!("note: {n}");
     }

@@ -20,23 +20,91 @@ struct Gate {
 
 /// Releases 1.10 to 1.19, read at each tag.
 const GATES: &[Gate] = &[
-    Gate { name: "Failover", since: 0, defaults: &[(0, true), (12, false)] },
-    Gate { name: "GracefulEviction", since: 0, defaults: &[(0, true)] },
-    Gate { name: "PropagateDeps", since: 0, defaults: &[(0, true)] },
-    Gate { name: "CustomizedClusterResourceModeling", since: 0, defaults: &[(0, true)] },
-    Gate { name: "PropagationPolicyPreemption", since: 0, defaults: &[(0, false)] },
-    Gate { name: "MultiClusterService", since: 0, defaults: &[(0, false)] },
-    Gate { name: "ResourceQuotaEstimate", since: 9, defaults: &[(0, false)] },
-    Gate { name: "StatefulFailoverInjection", since: 12, defaults: &[(0, false)] },
-    Gate { name: "PriorityBasedScheduling", since: 13, defaults: &[(0, false)] },
-    Gate { name: "FederatedQuotaEnforcement", since: 14, defaults: &[(0, false)] },
-    Gate { name: "LoggingAlphaOptions", since: 15, defaults: &[(0, false)] },
-    Gate { name: "LoggingBetaOptions", since: 15, defaults: &[(0, true)] },
-    Gate { name: "ContextualLogging", since: 15, defaults: &[(0, true)] },
-    Gate { name: "MultiplePodTemplatesScheduling", since: 15, defaults: &[(0, false)] },
-    Gate { name: "ControllerPriorityQueue", since: 15, defaults: &[(0, false), (17, true)] },
-    Gate { name: "WorkloadAffinity", since: 17, defaults: &[(0, false)] },
-    Gate { name: "SchedulingOvercommitProtection", since: 18, defaults: &[(0, false)] },
+    Gate {
+        name: "Failover",
+        since: 0,
+        defaults: &[(0, true), (12, false)],
+    },
+    Gate {
+        name: "GracefulEviction",
+        since: 0,
+        defaults: &[(0, true)],
+    },
+    Gate {
+        name: "PropagateDeps",
+        since: 0,
+        defaults: &[(0, true)],
+    },
+    Gate {
+        name: "CustomizedClusterResourceModeling",
+        since: 0,
+        defaults: &[(0, true)],
+    },
+    Gate {
+        name: "PropagationPolicyPreemption",
+        since: 0,
+        defaults: &[(0, false)],
+    },
+    Gate {
+        name: "MultiClusterService",
+        since: 0,
+        defaults: &[(0, false)],
+    },
+    Gate {
+        name: "ResourceQuotaEstimate",
+        since: 9,
+        defaults: &[(0, false)],
+    },
+    Gate {
+        name: "StatefulFailoverInjection",
+        since: 12,
+        defaults: &[(0, false)],
+    },
+    Gate {
+        name: "PriorityBasedScheduling",
+        since: 13,
+        defaults: &[(0, false)],
+    },
+    Gate {
+        name: "FederatedQuotaEnforcement",
+        since: 14,
+        defaults: &[(0, false)],
+    },
+    Gate {
+        name: "LoggingAlphaOptions",
+        since: 15,
+        defaults: &[(0, false)],
+    },
+    Gate {
+        name: "LoggingBetaOptions",
+        since: 15,
+        defaults: &[(0, true)],
+    },
+    Gate {
+        name: "ContextualLogging",
+        since: 15,
+        defaults: &[(0, true)],
+    },
+    Gate {
+        name: "MultiplePodTemplatesScheduling",
+        since: 15,
+        defaults: &[(0, false)],
+    },
+    Gate {
+        name: "ControllerPriorityQueue",
+        since: 15,
+        defaults: &[(0, false), (17, true)],
+    },
+    Gate {
+        name: "WorkloadAffinity",
+        since: 17,
+        defaults: &[(0, false)],
+    },
+    Gate {
+        name: "SchedulingOvercommitProtection",
+        since: 18,
+        defaults: &[(0, false)],
+    },
 ];
 
 /// Alpha gates, which `AllAlpha=true` turns on unless set explicitly.
@@ -55,8 +123,14 @@ const ALPHA: &[&str] = &[
 /// A `--feature-gates` value Karmada would refuse.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum GateError {
-    Unknown { name: String, known: Vec<&'static str> },
-    NotBool { name: String, value: String },
+    Unknown {
+        name: String,
+        known: Vec<&'static str>,
+    },
+    NotBool {
+        name: String,
+        value: String,
+    },
     MissingValue(String),
 }
 
@@ -141,7 +215,8 @@ impl GateSet {
                 "AllAlpha" => all_alpha = Some(on),
                 "AllBeta" => {}
                 _ => {
-                    let Some((&key, slot)) = set.values.iter_mut().find(|(k, _)| **k == name) else {
+                    let Some((&key, slot)) = set.values.iter_mut().find(|(k, _)| **k == name)
+                    else {
                         return Err(GateError::Unknown {
                             name: name.into(),
                             known: Self::known(version),
@@ -201,10 +276,17 @@ mod tests {
 
     #[test]
     fn feature_gates_flag_as_karmada_parses_it() {
-        let set = GateSet::parse(v(19), "Failover=true, AllAlpha=true, StatefulFailoverInjection=false").unwrap();
+        let set = GateSet::parse(
+            v(19),
+            "Failover=true, AllAlpha=true, StatefulFailoverInjection=false",
+        )
+        .unwrap();
         assert!(set.failover() && set.is_explicit("Failover"));
         assert!(set.enabled("PropagationPolicyPreemption"), "AllAlpha");
-        assert!(!set.enabled("StatefulFailoverInjection"), "explicit beats AllAlpha");
+        assert!(
+            !set.enabled("StatefulFailoverInjection"),
+            "explicit beats AllAlpha"
+        );
         let err = GateSet::parse(v(19), "Failovr=true").unwrap_err();
         let text = err.to_string();
         assert!(text.starts_with("unrecognized feature gate: Failovr (known in this release: AllAlpha, AllBeta, ContextualLogging"), "{text}");
@@ -215,7 +297,9 @@ mod tests {
             Err(GateError::Unknown { .. })
         ));
         assert_eq!(
-            GateSet::parse(v(19), "Failover=yes").unwrap_err().to_string(),
+            GateSet::parse(v(19), "Failover=yes")
+                .unwrap_err()
+                .to_string(),
             "invalid value of Failover: yes, err: not a bool"
         );
     }
