@@ -24,9 +24,15 @@ fn override_policy(i: usize) -> OverridePolicy {
     // 1000th by kind only, and a few are cluster-scoped.
     let selector = match i % 1000 {
         0 => json!({"apiVersion": "apps/v1", "kind": "Deployment"}),
-        500 => json!({"apiVersion": "apps/v1", "kind": "Deployment", "labelSelector": {"matchLabels": {"app": "web"}}}),
-        n if n % 2 == 0 => json!({"apiVersion": "apps/v1", "kind": "Deployment", "name": format!("app-{i}")}),
-        _ => json!({"apiVersion": "apps/v1", "kind": "Deployment", "labelSelector": {"matchLabels": {"app": format!("app-{i}")}}}),
+        500 => {
+            json!({"apiVersion": "apps/v1", "kind": "Deployment", "labelSelector": {"matchLabels": {"app": "web"}}})
+        }
+        n if n % 2 == 0 => {
+            json!({"apiVersion": "apps/v1", "kind": "Deployment", "name": format!("app-{i}")})
+        }
+        _ => {
+            json!({"apiVersion": "apps/v1", "kind": "Deployment", "labelSelector": {"matchLabels": {"app": format!("app-{i}")}}})
+        }
     };
     let spec = json!({
         "resourceSelectors": [selector],
