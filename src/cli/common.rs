@@ -2,7 +2,7 @@
 
 use std::io::{self, IsTerminal, Write};
 
-use crate::engine::kinds::{self, KindInfo};
+use crate::kube::kinds::{self, KindInfo};
 use crate::model::{group_of, Inventory, PolicyKind, PolicyRef};
 use crate::source::prefilter::{self, DocHead, Skipped};
 use crate::source::{files, Document, Loaded};

@@ -6,8 +6,8 @@ use super::args::{EngineSettings, KubeFlags};
 use super::common::{read_inputs, seen_kinds, stdout_color, warn_problems, write_stdout, Inputs};
 use super::error::{CliError, Exit};
 use crate::engine::claim::Filters;
-use crate::engine::kinds;
 use crate::engine::state::{Options, State, UnknownClaimers};
+use crate::kube::kinds;
 use crate::model::{group_of, Inventory, PolicyKind, POLICY_GROUP};
 use crate::source::prefilter::DocHead;
 
@@ -170,6 +170,9 @@ pub fn run(args: Args) -> Result<Exit, CliError> {
             args.resource
         )));
     }
+    if let Some(kind) = policy_kind(ty) {
+        return explain_policy(&args, kind, name, engine);
+    }
     if args.files.is_empty() {
         return super::live::explain(&super::live::ExplainRequest {
             kube: &args.kube,
@@ -294,4 +297,105 @@ fn file_delivery(
         bound: None,
         chosen,
     })
+}
+
+/// Whether TYPE names PropagationPolicy or ClusterPropagationPolicy (`pp`, `cpp`, plurals,
+/// `…policy.karmada.io`).
+fn policy_kind(ty: &str) -> Option<PolicyKind> {
+    let kind = kinds::resolve(ty, &kinds::table(&[]), &[]).ok()?;
+    (kind.group == POLICY_GROUP)
+        .then(|| PolicyKind::from_kind(&kind.kind))
+        .flatten()
+}
+
+/// `explain pp/NAME` / `cpp/NAME` from files: every selected template with its standing, the
+/// filtered ones, counts, and the placement once for the policy.
+fn explain_policy(
+    args: &Args,
+    kind: PolicyKind,
+    name: &str,
+    engine: EngineSettings,
+) -> Result<Exit, CliError> {
+    if args.files.is_empty() {
+        return Err(CliError::usage(
+            "explain pp/NAME and cpp/NAME read manifests: pass -f (the live form is not available yet)",
+        ));
+    }
+    let namespace = args.namespace.as_deref().unwrap_or("default");
+    let inv = read_inputs(&args.files, namespace)?;
+    let options = Options {
+        gates: engine.gates,
+        filters: Filters::default(),
+        version: engine.version,
+        unknown_claimers: UnknownClaimers::Stale,
+    };
+    let state = State::from_inventory(&inv, options);
+    let wanted = match kind {
+        PolicyKind::PropagationPolicy => crate::model::PolicyRef::pp(namespace, name),
+        PolicyKind::ClusterPropagationPolicy => crate::model::PolicyRef::cpp(name),
+    };
+    let Some(p) = state.find_policy(&wanted) else {
+        return Err(CliError::usage(format!(
+            "{wanted} not found in the given files{}",
+            if state.rejected.iter().any(|r| r.policy == wanted) {
+                " (admission rejects it: run lint)"
+            } else {
+                ""
+            }
+        )));
+    };
+    let e = crate::engine::policy_view::explain_policy(&state, p);
+    let clusters = crate::model::cluster::Cluster::from_inventory(&inv);
+    let placement = match &state.policy(p).spec.placement {
+        Some(pl) if !clusters.is_empty() => {
+            // APIEnablement is checked against the first selector's kind.
+            let rs = state.policy(p).spec.resource_selectors.first();
+            let view = crate::engine::placement::BindingView {
+                api_version: rs.map_or("", |r| r.api_version.as_str()),
+                kind: rs.map_or("", |r| r.kind.as_str()),
+                ..Default::default()
+            };
+            Some(crate::engine::placement::evaluate(pl, &clusters, &view))
+        }
+        _ => None,
+    };
+    let out = match (args.graph.as_deref(), args.output.as_str()) {
+        (Some(g), _) => {
+            let mut graph = None;
+            for s in &e.templates {
+                let g = crate::output::graph::from_explain(&s.decision, None);
+                graph = Some(match graph {
+                    None => g,
+                    Some(mut acc) => {
+                        crate::output::graph::merge(&mut acc, g);
+                        acc
+                    }
+                });
+            }
+            let graph = graph.unwrap_or_default();
+            if g == "mermaid" {
+                crate::output::graph::mermaid(&graph)
+            } else {
+                crate::output::graph::dot(&graph)
+            }
+        }
+        (None, "json") => {
+            let mut v = crate::output::policy_view::to_json(&e);
+            if let Some(pl) = &placement {
+                v["placement"] = crate::output::delivery::placement_json(pl);
+            }
+            let mut out = serde_json::to_string_pretty(&v).expect("serializable");
+            out.push('\n');
+            out
+        }
+        _ => {
+            let mut out = crate::output::policy_view::text(&e);
+            if let Some(pl) = &placement {
+                out.push_str(&crate::output::delivery::placement_text(pl));
+            }
+            out
+        }
+    };
+    write_stdout(&out)?;
+    Ok(Exit::Ok)
 }

@@ -483,12 +483,14 @@ fn run_git(
         return Ok(exit_for(&head.findings, threshold));
     };
     let base = base?;
-    let new = diff::new_at_head(&base.findings, &head.findings);
     let updates = finish(
         diff::update_findings(&base.inventory, &head.inventory),
         &head.inventory,
         opts,
     );
+    let mut head = head;
+    head.findings = diff::short_circuited_by_updates(head.findings, &updates);
+    let new = diff::new_at_head(&base.findings, &head.findings);
     let mut new_findings: Vec<Finding> = head
         .findings
         .iter()

@@ -16,7 +16,6 @@ pub mod freeze;
 // template's decision), `kinds` (TYPE resolution as kubectl does it).
 pub mod claim;
 pub mod explain;
-pub mod kinds;
 pub mod rank;
 pub mod reconcile;
 pub mod selector;
@@ -28,3 +27,4 @@ pub mod chain;
 pub mod delivery;
 pub mod overrides;
 pub mod placement;
+pub mod policy_view;
