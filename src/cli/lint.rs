@@ -14,10 +14,26 @@ use crate::output::{self, Summary};
 use crate::source::files;
 use crate::source::git::{GitRepo, Side};
 
+pub const EXAMPLES: &str = "\
+Examples:
+  # Files and directories (recursive over .yaml, .yml and .json), or - for stdin
+  kubectl karmada-policy lint deploy/ policies/
+  helm template charts/app | kubectl karmada-policy lint -
+  # Several formats in one run; fail on warnings too
+  kubectl karmada-policy lint -o text -o sarif=lint.sarif --fail-on warning .
+  # Only what a pull request changes, against its base
+  kubectl karmada-policy lint --base origin/main
+  # The policies of the live control plane
+  kubectl karmada-policy lint --cluster
+  # Every rule, and one rule's documentation
+  kubectl karmada-policy lint --list-rules
+  kubectl karmada-policy lint --explain preemption-requires-name";
+
 pub const AFTER_HELP: &str = "\
 Output:
-  -o text|json|sarif|github, repeatable; FORMAT=FILE writes that format to a file,
-  e.g. `-o text -o sarif=lint.sarif`. At most one format goes to stdout.
+  -o text|json|sarif|github|junit, repeatable; FORMAT=FILE writes that format to a file,
+  e.g. `-o text -o sarif=lint.sarif -o junit=lint.xml`. At most one format goes to stdout.
+  junit: JUnit XML (GitLab, Jenkins, Azure), one test case per rule and object.
 
 Configuration:
   .karmada-policy.yaml is looked up from the current directory upwards (or --config):
@@ -47,7 +63,7 @@ pub struct Args {
     /// and `# Source:` comments of the input, so findings land on those files.
     #[arg(long = "stdin-filename", value_name = "NAME")]
     pub stdin_filename: Option<String>,
-    /// Output format, repeatable: text, json, sarif, github; `FORMAT=FILE` writes to a file.
+    /// Output format, repeatable: text, json, sarif, github, junit; `FORMAT=FILE` writes to a file.
     #[arg(short = 'o', long = "output", value_name = "FORMAT[=FILE]")]
     pub output: Vec<String>,
     /// Lowest severity that makes the exit code 1: error, warning, info or none.
@@ -72,6 +88,10 @@ pub struct Args {
     /// print the counts and exit, running no rule. Not a stable interface.
     #[arg(long = "parse-only", hide = true)]
     pub parse_only: bool,
+    /// Accept an input with nothing to lint (no YAML file in the directories, empty stdin):
+    /// by default that is an error (exit 2), so a failed step before a pipe does not pass green.
+    #[arg(long = "allow-empty")]
+    pub allow_empty: bool,
     /// List every rule with its id, default severity and summary, and exit.
     #[arg(long = "list-rules")]
     pub list_rules: bool,
@@ -97,6 +117,13 @@ pub struct Args {
     /// field path. Read only.
     #[arg(long = "cluster", conflicts_with_all = ["rev", "staged", "base"])]
     pub cluster: bool,
+    /// Show only findings at or above this severity: error, warning or info. The summary
+    /// counts and the exit code (--fail-on) still cover every finding.
+    #[arg(long = "min-severity", value_name = "SEVERITY", default_value = "info")]
+    pub min_severity: String,
+    /// Show errors only (--min-severity error).
+    #[arg(short = 'q', long = "quiet")]
+    pub quiet: bool,
     #[command(flatten)]
     pub kube: KubeFlags,
 }
@@ -106,6 +133,8 @@ pub struct Args {
 pub struct OutputSpec {
     pub format: Format,
     pub file: Option<String>,
+    /// The lowest severity shown (--min-severity, --quiet).
+    pub min: Severity,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -114,6 +143,7 @@ pub enum Format {
     Json,
     Sarif,
     Github,
+    Junit,
 }
 
 pub fn parse_outputs(specs: &[String]) -> Result<Vec<OutputSpec>, CliError> {
@@ -129,18 +159,24 @@ pub fn parse_outputs(specs: &[String]) -> Result<Vec<OutputSpec>, CliError> {
             "json" => Format::Json,
             "sarif" => Format::Sarif,
             "github" => Format::Github,
+            "junit" => Format::Junit,
             other => {
                 return Err(CliError::usage(format!(
-                    "unknown output format `{other}`: expected text, json, sarif or github"
+                    "unknown output format `{other}`: expected text, json, sarif, github or junit"
                 )))
             }
         };
-        out.push(OutputSpec { format, file });
+        out.push(OutputSpec {
+            format,
+            file,
+            min: Severity::Info,
+        });
     }
     if out.is_empty() {
         out.push(OutputSpec {
             format: Format::Text,
             file: None,
+            min: Severity::Info,
         });
     }
     if out.iter().filter(|o| o.file.is_none()).count() > 1 {
@@ -149,6 +185,33 @@ pub fn parse_outputs(specs: &[String]) -> Result<Vec<OutputSpec>, CliError> {
         ));
     }
     Ok(out)
+}
+
+/// `--quiet` or `--min-severity`: what the outputs show.
+fn display_minimum(args: &Args) -> Result<Severity, CliError> {
+    if args.quiet {
+        return Ok(Severity::Error);
+    }
+    Severity::parse(&args.min_severity).ok_or_else(|| {
+        CliError::usage(format!(
+            "invalid --min-severity `{}`: expected error, warning or info",
+            args.min_severity
+        ))
+    })
+}
+
+/// The findings an output shows: all of them unless a minimum hides some.
+fn shown(findings: &[Finding], min: Severity) -> std::borrow::Cow<'_, [Finding]> {
+    if findings.iter().all(|f| f.severity >= min) {
+        return std::borrow::Cow::Borrowed(findings);
+    }
+    std::borrow::Cow::Owned(
+        findings
+            .iter()
+            .filter(|f| f.severity >= min)
+            .cloned()
+            .collect(),
+    )
 }
 
 fn fail_threshold(s: &str) -> Result<Option<Severity>, CliError> {
@@ -189,7 +252,11 @@ pub fn run(args: Args) -> Result<Exit, CliError> {
         write_stdout(&explain_rule(&rule))?;
         return Ok(Exit::Ok);
     }
-    let outputs = parse_outputs(&args.output)?;
+    let mut outputs = parse_outputs(&args.output)?;
+    let min = display_minimum(&args)?;
+    for o in &mut outputs {
+        o.min = min;
+    }
     let threshold = fail_threshold(&args.fail_on)?;
     let config = load_config(&args)?;
     let version = match &args.karmada_version {
@@ -232,10 +299,21 @@ pub fn run(args: Args) -> Result<Exit, CliError> {
         }
     }
     let files = input_files(&args.paths, &ignore)?;
+    if files.is_empty() && !args.allow_empty {
+        return Err(CliError::usage(format!(
+            "no .yaml, .yml or .json file in {}: nothing to lint (--allow-empty accepts that)",
+            args.paths.join(", ")
+        )));
+    }
     if !config.render_off && !args.paths.iter().any(|p| p == "-") && lint::gitops::applies(&files) {
         return run_gitops(&files, &args.namespace, &opts, &config, &outputs, threshold);
     }
     let linted = lint::stream::lint_paths(&files, &args.namespace, &opts)?;
+    if !args.allow_empty && stdin_was_empty(&args.paths, &linted) {
+        return Err(CliError::usage(
+            "stdin holds no Kubernetes object: did the command before the pipe fail? (--allow-empty accepts that)",
+        ));
+    }
     let findings = &linted.findings;
     let mut summary = Summary {
         files: linted.loaded.len(),
@@ -247,7 +325,7 @@ pub fn run(args: Args) -> Result<Exit, CliError> {
     for o in &outputs {
         let text = render(
             o.format,
-            findings,
+            &shown(findings, o.min),
             &summary,
             o.file.is_none() && stdout_color(),
         );
@@ -261,6 +339,22 @@ pub fn run(args: Args) -> Result<Exit, CliError> {
     // of a large run; the OS takes it all back.
     std::mem::forget(linted);
     Ok(if failed { Exit::Failure } else { Exit::Ok })
+}
+
+/// Whether stdin was among the inputs and gave neither a document nor a finding (empty, or
+/// only comments): the usual sign of a failed `kubectl kustomize | ...` pipe.
+fn stdin_was_empty(paths: &[String], linted: &lint::stream::Linted) -> bool {
+    const STDIN: &str = "<stdin>";
+    paths.iter().any(|p| p == "-")
+        && !linted
+            .inventory
+            .documents
+            .iter()
+            .any(|d| d.source.name == STDIN)
+        && !linted
+            .findings
+            .iter()
+            .any(|f| f.location.as_ref().is_some_and(|l| l.source.name == STDIN))
 }
 
 /// `lint` over a repository with kustomize roots or Helm charts (lint::gitops).
@@ -672,15 +766,19 @@ fn write_outputs(
 ) -> Result<(), CliError> {
     for o in outputs {
         let color = o.file.is_none() && stdout_color();
+        let reported = shown(reported, o.min);
+        let new_only = shown(new_only, o.min);
         let text = match (o.format, ownership) {
             (Format::Text, Some(own)) => {
-                output::text::render_with_ownership(reported, own, summary, color)
+                output::text::render_with_ownership(&reported, own, summary, color)
             }
             (Format::Json, Some(own)) => {
-                output::json::render_with_ownership(reported, summary, own)
+                output::json::render_with_ownership(&reported, summary, own)
             }
-            (Format::Sarif | Format::Github, _) => render(o.format, new_only, summary, color),
-            _ => render(o.format, reported, summary, color),
+            (Format::Sarif | Format::Github | Format::Junit, _) => {
+                render(o.format, &new_only, summary, color)
+            }
+            _ => render(o.format, &reported, summary, color),
         };
         match &o.file {
             None => write_stdout(&text)?,
@@ -696,6 +794,7 @@ fn render(format: Format, findings: &[Finding], summary: &Summary, color: bool) 
         Format::Json => output::json::render(findings, summary),
         Format::Sarif => output::sarif::render(findings, &registry::all()),
         Format::Github => output::github::render(findings),
+        Format::Junit => output::junit::render(findings, &registry::all()),
     }
 }
 

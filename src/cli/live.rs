@@ -156,9 +156,9 @@ pub struct ExplainRequest<'a> {
     pub namespace: Option<&'a str>,
     pub graph: Option<&'a str>,
     pub output: &'a str,
-    /// `--cluster`: the member clusters whose delivery (overrides, placement) is shown.
-    pub clusters: &'a [String],
     pub engine: EngineSettings,
+    /// `--cluster`: the member clusters whose manifest the overrides section computes.
+    pub clusters: &'a [String],
 }
 
 /// `explain TYPE/NAME` against the control plane.
