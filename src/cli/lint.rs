@@ -60,6 +60,11 @@ Exit codes:
 pub struct Args {
     /// Files, directories (recursive over .yaml/.yml/.json, skipping .git) or `-` for stdin.
     pub paths: Vec<String>,
+    /// With `-`: the name piped input is reported under. A directory (the kustomization or
+    /// chart it was rendered from) also resolves the `config.kubernetes.io/origin` annotations
+    /// and `# Source:` comments of the input, so findings land on those files.
+    #[arg(long = "stdin-filename", value_name = "NAME")]
+    pub stdin_filename: Option<String>,
     /// Output format, repeatable: text, json, sarif, github, junit; `FORMAT=FILE` writes to a file.
     #[arg(short = 'o', long = "output", value_name = "FORMAT[=FILE]")]
     pub output: Vec<String>,
@@ -288,6 +293,13 @@ pub fn run(args: Args) -> Result<Exit, CliError> {
     if args.parse_only {
         return parse_only(&args.paths, &ignore);
     }
+    if args.paths == ["-"] {
+        if let Some(name) = &args.stdin_filename {
+            let (_, text) = files::read_text(Path::new("-"))?;
+            let linted = lint::gitops::lint_piped(text, name, &args.namespace, &opts);
+            return write_gitops(linted, &outputs, threshold);
+        }
+    }
     let files = input_files(&args.paths, &ignore)?;
     if files.is_empty() && !args.allow_empty {
         return Err(CliError::usage(format!(
@@ -357,6 +369,15 @@ fn run_gitops(
     threshold: Option<Severity>,
 ) -> Result<Exit, CliError> {
     let linted = lint::gitops::lint_repository(files, namespace, opts, &config.render_options);
+    write_gitops(linted, outputs, threshold)
+}
+
+/// Notes to stderr, then every output of a gitops lint.
+fn write_gitops(
+    linted: lint::gitops::Linted,
+    outputs: &[OutputSpec],
+    threshold: Option<Severity>,
+) -> Result<Exit, CliError> {
     for n in &linted.notes {
         eprintln!("note: {n}");
     }

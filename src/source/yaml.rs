@@ -860,6 +860,22 @@ mod tests {
     }
 
     #[test]
+    fn flux_escapes_do_not_hide_a_real_syntax_error() {
+        // A HelmRelease with `$${var}` (Flux's escape) and an unclosed bracket: yaml-syntax at
+        // the bracket, not unrendered-template at the escape.
+        let l = load_str(
+            "kind: HelmRelease\nspec:\n  values:\n    cmd: echo $${HOME}\n    list: [a, b\n",
+        );
+        assert_eq!(l.problems.len(), 1, "{:?}", l.problems);
+        assert_eq!(l.problems[0].kind, ProblemKind::Syntax);
+        assert!(l.problems[0].span.start.line >= 5, "{:?}", l.problems[0]);
+        assert_eq!(
+            find_templating("a: $${x}\nb: ${y}\n"),
+            Some((2, 4, "${y}".into()))
+        );
+    }
+
+    #[test]
     fn top_level_lists_and_list_kind() {
         let l = load_str("- a\n- b\n");
         assert_eq!(l.problems[0].kind, ProblemKind::NotAnObject);
