@@ -7,17 +7,35 @@ use clap::Args as ClapArgs;
 use super::args::{parse_feature_gates, KubeFlags};
 use super::common::{stdout_color, write_stdout};
 use super::error::{CliError, Exit};
-use crate::lint::rules::suspension_age;
-use crate::lint::{self, diff, registry, Config, Finding, LintOptions, Severity};
+use crate::engine::ownership;
+use crate::lint::phase::{Blame, History};
+use crate::lint::rules::{admission, suspension_age};
+use crate::lint::{self, baseline, registry, Config, Finding, LintOptions, Severity};
 use crate::model::{Inventory, KarmadaVersion};
 use crate::output::{self, Summary};
 use crate::source::files;
 use crate::source::git::{GitRepo, Side};
 
+pub const EXAMPLES: &str = "\
+Examples:
+  # Files and directories (recursive over .yaml, .yml and .json), or - for stdin
+  kubectl karmada-policy lint deploy/ policies/
+  helm template charts/app | kubectl karmada-policy lint -
+  # Several formats in one run; fail on warnings too
+  kubectl karmada-policy lint -o text -o sarif=lint.sarif --fail-on warning .
+  # Only what a pull request changes, against its base
+  kubectl karmada-policy lint --base origin/main
+  # The policies of the live control plane
+  kubectl karmada-policy lint --cluster
+  # Every rule, and one rule's documentation
+  kubectl karmada-policy lint --list-rules
+  kubectl karmada-policy lint --explain preemption-requires-name";
+
 pub const AFTER_HELP: &str = "\
 Output:
-  -o text|json|sarif|github, repeatable; FORMAT=FILE writes that format to a file,
-  e.g. `-o text -o sarif=lint.sarif`. At most one format goes to stdout.
+  -o text|json|sarif|github|junit, repeatable; FORMAT=FILE writes that format to a file,
+  e.g. `-o text -o sarif=lint.sarif -o junit=lint.xml`. At most one format goes to stdout.
+  junit: JUnit XML (GitLab, Jenkins, Azure), one test case per rule and object.
 
 Configuration:
   .karmada-policy.yaml is looked up from the current directory upwards (or --config):
@@ -42,7 +60,12 @@ Exit codes:
 pub struct Args {
     /// Files, directories (recursive over .yaml/.yml/.json, skipping .git) or `-` for stdin.
     pub paths: Vec<String>,
-    /// Output format, repeatable: text, json, sarif, github; `FORMAT=FILE` writes to a file.
+    /// With `-`: the name piped input is reported under. A directory (the kustomization or
+    /// chart it was rendered from) also resolves the `config.kubernetes.io/origin` annotations
+    /// and `# Source:` comments of the input, so findings land on those files.
+    #[arg(long = "stdin-filename", value_name = "NAME")]
+    pub stdin_filename: Option<String>,
+    /// Output format, repeatable: text, json, sarif, github, junit; `FORMAT=FILE` writes to a file.
     #[arg(short = 'o', long = "output", value_name = "FORMAT[=FILE]")]
     pub output: Vec<String>,
     /// Lowest severity that makes the exit code 1: error, warning, info or none.
@@ -67,6 +90,10 @@ pub struct Args {
     /// print the counts and exit, running no rule. Not a stable interface.
     #[arg(long = "parse-only", hide = true)]
     pub parse_only: bool,
+    /// Accept an input with nothing to lint (no YAML file in the directories, empty stdin):
+    /// by default that is an error (exit 2), so a failed step before a pipe does not pass green.
+    #[arg(long = "allow-empty")]
+    pub allow_empty: bool,
     /// List every rule with its id, default severity and summary, and exit.
     #[arg(long = "list-rules")]
     pub list_rules: bool,
@@ -92,6 +119,13 @@ pub struct Args {
     /// field path. Read only.
     #[arg(long = "cluster", conflicts_with_all = ["rev", "staged", "base"])]
     pub cluster: bool,
+    /// Show only findings at or above this severity: error, warning or info. The summary
+    /// counts and the exit code (--fail-on) still cover every finding.
+    #[arg(long = "min-severity", value_name = "SEVERITY", default_value = "info")]
+    pub min_severity: String,
+    /// Show errors only (--min-severity error).
+    #[arg(short = 'q', long = "quiet")]
+    pub quiet: bool,
     #[command(flatten)]
     pub kube: KubeFlags,
 }
@@ -101,6 +135,8 @@ pub struct Args {
 pub struct OutputSpec {
     pub format: Format,
     pub file: Option<String>,
+    /// The lowest severity shown (--min-severity, --quiet).
+    pub min: Severity,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -109,6 +145,7 @@ pub enum Format {
     Json,
     Sarif,
     Github,
+    Junit,
 }
 
 pub fn parse_outputs(specs: &[String]) -> Result<Vec<OutputSpec>, CliError> {
@@ -124,18 +161,24 @@ pub fn parse_outputs(specs: &[String]) -> Result<Vec<OutputSpec>, CliError> {
             "json" => Format::Json,
             "sarif" => Format::Sarif,
             "github" => Format::Github,
+            "junit" => Format::Junit,
             other => {
                 return Err(CliError::usage(format!(
-                    "unknown output format `{other}`: expected text, json, sarif or github"
+                    "unknown output format `{other}`: expected text, json, sarif, github or junit"
                 )))
             }
         };
-        out.push(OutputSpec { format, file });
+        out.push(OutputSpec {
+            format,
+            file,
+            min: Severity::Info,
+        });
     }
     if out.is_empty() {
         out.push(OutputSpec {
             format: Format::Text,
             file: None,
+            min: Severity::Info,
         });
     }
     if out.iter().filter(|o| o.file.is_none()).count() > 1 {
@@ -144,6 +187,33 @@ pub fn parse_outputs(specs: &[String]) -> Result<Vec<OutputSpec>, CliError> {
         ));
     }
     Ok(out)
+}
+
+/// `--quiet` or `--min-severity`: what the outputs show.
+fn display_minimum(args: &Args) -> Result<Severity, CliError> {
+    if args.quiet {
+        return Ok(Severity::Error);
+    }
+    Severity::parse(&args.min_severity).ok_or_else(|| {
+        CliError::usage(format!(
+            "invalid --min-severity `{}`: expected error, warning or info",
+            args.min_severity
+        ))
+    })
+}
+
+/// The findings an output shows: all of them unless a minimum hides some.
+fn shown(findings: &[Finding], min: Severity) -> std::borrow::Cow<'_, [Finding]> {
+    if findings.iter().all(|f| f.severity >= min) {
+        return std::borrow::Cow::Borrowed(findings);
+    }
+    std::borrow::Cow::Owned(
+        findings
+            .iter()
+            .filter(|f| f.severity >= min)
+            .cloned()
+            .collect(),
+    )
 }
 
 fn fail_threshold(s: &str) -> Result<Option<Severity>, CliError> {
@@ -172,7 +242,7 @@ fn load_config(args: &Args) -> Result<Config, CliError> {
 
 pub fn run(args: Args) -> Result<Exit, CliError> {
     if args.list_rules {
-        write_stdout(&list_rules())?;
+        write_stdout(&output::rule_docs::list_rules())?;
         return Ok(Exit::Ok);
     }
     if let Some(id) = &args.explain {
@@ -181,10 +251,14 @@ pub fn run(args: Args) -> Result<Exit, CliError> {
                 "unknown rule `{id}`; `kubectl karmada-policy lint --list-rules` lists them"
             ))
         })?;
-        write_stdout(&explain_rule(&rule))?;
+        write_stdout(&output::rule_docs::explain_rule(&rule))?;
         return Ok(Exit::Ok);
     }
-    let outputs = parse_outputs(&args.output)?;
+    let mut outputs = parse_outputs(&args.output)?;
+    let min = display_minimum(&args)?;
+    for o in &mut outputs {
+        o.min = min;
+    }
     let threshold = fail_threshold(&args.fail_on)?;
     let config = load_config(&args)?;
     let version = match &args.karmada_version {
@@ -219,11 +293,29 @@ pub fn run(args: Args) -> Result<Exit, CliError> {
     if args.parse_only {
         return parse_only(&args.paths, &ignore);
     }
+    if args.paths == ["-"] {
+        if let Some(name) = &args.stdin_filename {
+            let (_, text) = files::read_text(Path::new("-"))?;
+            let linted = lint::gitops::lint_piped(text, name, &args.namespace, &opts);
+            return write_gitops(linted, &outputs, threshold);
+        }
+    }
     let files = input_files(&args.paths, &ignore)?;
+    if files.is_empty() && !args.allow_empty {
+        return Err(CliError::usage(format!(
+            "no .yaml, .yml or .json file in {}: nothing to lint (--allow-empty accepts that)",
+            args.paths.join(", ")
+        )));
+    }
     if !config.render_off && !args.paths.iter().any(|p| p == "-") && lint::gitops::applies(&files) {
         return run_gitops(&files, &args.namespace, &opts, &config, &outputs, threshold);
     }
     let linted = lint::stream::lint_paths(&files, &args.namespace, &opts)?;
+    if !args.allow_empty && stdin_was_empty(&args.paths, &linted) {
+        return Err(CliError::usage(
+            "stdin holds no Kubernetes object: did the command before the pipe fail? (--allow-empty accepts that)",
+        ));
+    }
     let findings = &linted.findings;
     let mut summary = Summary {
         files: linted.loaded.len(),
@@ -235,7 +327,7 @@ pub fn run(args: Args) -> Result<Exit, CliError> {
     for o in &outputs {
         let text = render(
             o.format,
-            findings,
+            &shown(findings, o.min),
             &summary,
             o.file.is_none() && stdout_color(),
         );
@@ -251,6 +343,22 @@ pub fn run(args: Args) -> Result<Exit, CliError> {
     Ok(if failed { Exit::Failure } else { Exit::Ok })
 }
 
+/// Whether stdin was among the inputs and gave neither a document nor a finding (empty, or
+/// only comments): the usual sign of a failed `kubectl kustomize | ...` pipe.
+fn stdin_was_empty(paths: &[String], linted: &lint::stream::Linted) -> bool {
+    const STDIN: &str = "<stdin>";
+    paths.iter().any(|p| p == "-")
+        && !linted
+            .inventory
+            .documents
+            .iter()
+            .any(|d| d.source.name == STDIN)
+        && !linted
+            .findings
+            .iter()
+            .any(|f| f.location.as_ref().is_some_and(|l| l.source.name == STDIN))
+}
+
 /// `lint` over a repository with kustomize roots or Helm charts (lint::gitops).
 fn run_gitops(
     files: &[std::path::PathBuf],
@@ -261,6 +369,15 @@ fn run_gitops(
     threshold: Option<Severity>,
 ) -> Result<Exit, CliError> {
     let linted = lint::gitops::lint_repository(files, namespace, opts, &config.render_options);
+    write_gitops(linted, outputs, threshold)
+}
+
+/// Notes to stderr, then every output of a gitops lint.
+fn write_gitops(
+    linted: lint::gitops::Linted,
+    outputs: &[OutputSpec],
+    threshold: Option<Severity>,
+) -> Result<Exit, CliError> {
     for n in &linted.notes {
         eprintln!("note: {n}");
     }
@@ -352,7 +469,15 @@ fn lint_git_side(run: &GitRun<'_>, side: &Side, print_notes: bool) -> Result<Git
         .max_suspension_age_secs
         .unwrap_or(suspension_age::DEFAULT_MAX_AGE_SECS);
     let history = |name: &str, text: &str, line: u32| repo.introduced(side, name, text, line);
-    let aged = suspension_age::check(&inventory, max_age, now, &history);
+    let aged = registry::run_history(&History {
+        inventory: &inventory,
+        blame: Some(Blame {
+            introduced: &history,
+            max_age_secs: max_age,
+            now,
+        }),
+        base: None,
+    });
     findings.extend(finish(aged, &inventory, opts));
     findings.sort_by(|a, b| a.sort_key().cmp(&b.sort_key()));
     Ok(GitSide {
@@ -369,7 +494,7 @@ fn finish(findings: Vec<Finding>, inventory: &Inventory, opts: &LintOptions) -> 
         // `lint::lint` already reported malformed ignore annotations: keep only the filtering.
         lint::suppress::apply(findings, inventory, &registry::is_known)
             .into_iter()
-            .filter(|f| f.rule != lint::suppress::INVALID_IGNORE.id)
+            .filter(|f| f.rule != lint::rules::invalid_ignore::INVALID_IGNORE.id)
             .collect()
     } else {
         findings
@@ -462,14 +587,15 @@ fn run_git(
         return Ok(exit_for(&head.findings, threshold));
     };
     let base = base?;
-    let updates = finish(
-        diff::update_findings(&base.inventory, &head.inventory),
-        &head.inventory,
-        opts,
-    );
+    let update_rules = History {
+        inventory: &head.inventory,
+        blame: None,
+        base: Some(&base.inventory),
+    };
+    let updates = finish(registry::run_history(&update_rules), &head.inventory, opts);
     let mut head = head;
-    head.findings = diff::short_circuited_by_updates(head.findings, &updates);
-    let new = diff::new_at_head(&base.findings, &head.findings);
+    head.findings = admission::short_circuited_by_updates(head.findings, &updates);
+    let new = baseline::new_at_head(&base.findings, &head.findings);
     let mut new_findings: Vec<Finding> = head
         .findings
         .iter()
@@ -487,10 +613,10 @@ fn run_git(
     } else {
         new_findings.clone()
     };
-    let ownership = diff::ownership_changes(
+    let ownership = ownership::ownership_changes(
         &base.inventory,
         &head.inventory,
-        diff::engine_options(&opts.feature_gates, opts.version),
+        ownership::engine_options(&opts.feature_gates, opts.version),
     );
     summary.count(&reported);
     write_outputs(
@@ -603,7 +729,7 @@ fn run_git_gitops(
         return Ok(exit_for(&head.findings, threshold));
     };
     let base = lint_gitops_side(repo, cwd, specs, &Side::Commit(oid), args, config, opts)?;
-    let new = diff::new_at_head(&base.findings, &head.findings);
+    let new = baseline::new_at_head(&base.findings, &head.findings);
     let new_findings: Vec<Finding> = head
         .findings
         .iter()
@@ -619,7 +745,7 @@ fn run_git_gitops(
     let ownership = lint::gitops::ownership_changes(
         &base,
         &head,
-        diff::engine_options(&opts.feature_gates, opts.version),
+        ownership::engine_options(&opts.feature_gates, opts.version),
     );
     summary.count(&reported);
     write_outputs(
@@ -646,20 +772,24 @@ fn write_outputs(
     outputs: &[OutputSpec],
     reported: &[Finding],
     new_only: &[Finding],
-    ownership: Option<&[diff::OwnershipChange]>,
+    ownership: Option<&[ownership::OwnershipChange]>,
     summary: &Summary,
 ) -> Result<(), CliError> {
     for o in outputs {
         let color = o.file.is_none() && stdout_color();
+        let reported = shown(reported, o.min);
+        let new_only = shown(new_only, o.min);
         let text = match (o.format, ownership) {
             (Format::Text, Some(own)) => {
-                output::text::render_with_ownership(reported, own, summary, color)
+                output::text::render_with_ownership(&reported, own, summary, color)
             }
             (Format::Json, Some(own)) => {
-                output::json::render_with_ownership(reported, summary, own)
+                output::json::render_with_ownership(&reported, summary, own)
             }
-            (Format::Sarif | Format::Github, _) => render(o.format, new_only, summary, color),
-            _ => render(o.format, reported, summary, color),
+            (Format::Sarif | Format::Github | Format::Junit, _) => {
+                render(o.format, &new_only, summary, color)
+            }
+            _ => render(o.format, &reported, summary, color),
         };
         match &o.file {
             None => write_stdout(&text)?,
@@ -675,6 +805,7 @@ fn render(format: Format, findings: &[Finding], summary: &Summary, color: bool) 
         Format::Json => output::json::render(findings, summary),
         Format::Sarif => output::sarif::render(findings, &registry::all()),
         Format::Github => output::github::render(findings),
+        Format::Junit => output::junit::render(findings, &registry::all()),
     }
 }
 
@@ -683,44 +814,6 @@ fn write_file(path: &str, text: &str) -> Result<(), CliError> {
         path: path.to_string(),
         source,
     })
-}
-
-/// `--list-rules`: one line per rule.
-pub fn list_rules() -> String {
-    let rules = registry::all();
-    let width = rules.iter().map(|r| r.id.len()).max().unwrap_or(0);
-    let mut out = String::new();
-    for r in &rules {
-        out.push_str(&format!(
-            "{:<width$}  {:<7}  {:<9}  {}\n",
-            r.id,
-            r.default_severity.as_str(),
-            r.group.as_str(),
-            r.summary
-        ));
-    }
-    out
-}
-
-/// `--explain RULE-ID`: the rule's documentation.
-pub fn explain_rule(r: &lint::RuleDoc) -> String {
-    let mut out = format!(
-        "# {} ({}, default severity: {})\n\n{}\n\n## Why\n{}\n\n## Example\n{}",
-        r.id,
-        r.group.as_str(),
-        r.default_severity.as_str(),
-        r.summary,
-        r.rationale,
-        r.example
-    );
-    if !out.ends_with('\n') {
-        out.push('\n');
-    }
-    out.push_str(&format!("\n## Fix\n{}\n", r.fix));
-    if !r.reference.is_empty() {
-        out.push_str(&format!("\n## Reference\n{}\n", r.reference));
-    }
-    out
 }
 
 #[cfg(test)]

@@ -16,6 +16,8 @@ pub mod freeze;
 // template's decision), `kinds` (TYPE resolution as kubectl does it).
 pub mod claim;
 pub mod explain;
+// Ownership changes of a change set (`lint --base`).
+pub mod ownership;
 pub mod rank;
 pub mod reconcile;
 pub mod selector;

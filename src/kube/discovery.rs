@@ -224,7 +224,7 @@ pub async fn discover(conn: &Conn, stats: &Stats) -> Discovered {
                     }
                 }
             }
-            Err(e) => failed = Some(KubeError::from(e).server_message()),
+            Err(e) => failed = Some(KubeError::from_kube(e, &conn.server).server_message()),
         }
     }
     if types.is_empty() && failed.is_none() {

@@ -11,7 +11,7 @@ pub mod error;
 pub mod kinds;
 pub mod scope;
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -49,16 +49,116 @@ pub struct Conn {
     pub server: String,
 }
 
-/// Loads the kubeconfig as kubectl does and connects (no request is made yet).
+/// What the kubeconfig's YAML problem is, without any of its text: file, line, column and what
+/// is wrong (a line of context could hold a token or a key).
+fn kubeconfig_error(path: &Path, e: ::kube::config::KubeconfigError) -> KubeError {
+    use ::kube::config::KubeconfigError as K;
+    let path = path.to_path_buf();
+    match e {
+        K::ReadConfig(io, _) => KubeError::ReadKubeconfig {
+            path,
+            source: Arc::new(io),
+        },
+        K::Parse(_) => match std::fs::read_to_string(&path)
+            .ok()
+            .and_then(|t| yaml_error_at(&t))
+        {
+            Some((line, column, what)) => KubeError::KubeconfigSyntax {
+                path,
+                line,
+                column,
+                what,
+            },
+            None => KubeError::KubeconfigShape { path },
+        },
+        other => KubeError::KubeconfigFile {
+            path,
+            source: Arc::new(other),
+        },
+    }
+}
+
+/// The first YAML syntax error of `text`: 1-based line and column and the parser's description
+/// of it (which names the problem, never the text).
+fn yaml_error_at(text: &str) -> Option<(usize, usize, String)> {
+    for event in saphyr_parser::Parser::new_from_str(text) {
+        if let Err(e) = event {
+            let m = e.marker();
+            return Some((m.line(), m.col() + 1, e.info().to_string()));
+        }
+    }
+    None
+}
+
+/// Reads one kubeconfig file; its errors never quote it.
+fn read_kubeconfig(path: &Path) -> Result<Kubeconfig, KubeError> {
+    Kubeconfig::read_from(path).map_err(|e| kubeconfig_error(path, e))
+}
+
+/// The kubeconfig kubectl would read: `--kubeconfig`, else the `KUBECONFIG` list (entries that
+/// do not exist are skipped, as kubectl skips them), else `~/.kube/config`. `Ok(None)`: none of
+/// them exists.
+fn find_kubeconfig(explicit: Option<&Path>) -> Result<Option<Kubeconfig>, KubeError> {
+    if let Some(p) = explicit {
+        return read_kubeconfig(p).map(Some);
+    }
+    if let Some(list) = std::env::var_os("KUBECONFIG").filter(|v| !v.is_empty()) {
+        let mut merged: Option<Kubeconfig> = None;
+        for p in std::env::split_paths(&list).filter(|p| p.exists()) {
+            let next = read_kubeconfig(&p)?;
+            merged = Some(match merged {
+                None => next,
+                Some(m) => m.merge(next).map_err(|e| kubeconfig_error(&p, e))?,
+            });
+        }
+        return Ok(merged);
+    }
+    let home = std::env::var_os("HOME").map(PathBuf::from);
+    match home.map(|h| h.join(".kube/config")).filter(|p| p.exists()) {
+        Some(p) => read_kubeconfig(&p).map(Some),
+        None => Ok(None),
+    }
+}
+
+/// `kubectl-karmada-policy/VERSION (os/arch)`, with Go's names as kubectl's user agent has them,
+/// so audit logs tell the tool apart.
+pub fn user_agent() -> String {
+    let arch = match std::env::consts::ARCH {
+        "x86_64" => "amd64",
+        "aarch64" => "arm64",
+        "x86" => "386",
+        other => other,
+    };
+    format!(
+        "kubectl-karmada-policy/{} ({}/{arch})",
+        env!("CARGO_PKG_VERSION"),
+        std::env::consts::OS
+    )
+}
+
+/// A bearer token must fit in an HTTP header: a newline or control character in it made the
+/// HTTP stack panic.
+fn check_token(config: &::kube::Config, user: &str) -> Result<(), KubeError> {
+    use secrecy::ExposeSecret;
+    let bad = config.auth_info.token.as_ref().is_some_and(|t| {
+        t.expose_secret()
+            .trim_end_matches('\n')
+            .chars()
+            .any(char::is_control)
+    });
+    if bad {
+        return Err(KubeError::BadToken {
+            user: user.to_string(),
+        });
+    }
+    Ok(())
+}
+
+/// Loads the kubeconfig as kubectl does and connects (no request is made yet). Without any
+/// kubeconfig, the in-cluster configuration of a pod.
 pub async fn connect(opts: &ConnectOptions) -> Result<Conn, KubeError> {
-    let kubeconfig = match &opts.kubeconfig {
-        Some(p) => Kubeconfig::read_from(p).map_err(|e| KubeError::ReadKubeconfig {
-            path: p.clone(),
-            source: Arc::new(e),
-        })?,
-        None => Kubeconfig::read().map_err(|e| KubeError::NoKubeconfig {
-            source: Arc::new(e),
-        })?,
+    let Some(kubeconfig) = find_kubeconfig(opts.kubeconfig.as_deref())? else {
+        return connect_in_cluster(opts);
     };
     let context_name = opts
         .context
@@ -67,7 +167,10 @@ pub async fn connect(opts: &ConnectOptions) -> Result<Conn, KubeError> {
         .unwrap_or_default();
     if let Some(c) = &opts.context {
         if !kubeconfig.contexts.iter().any(|x| &x.name == c) {
-            return Err(KubeError::UnknownContext { context: c.clone() });
+            return Err(KubeError::UnknownContext {
+                context: c.clone(),
+                contexts: kubeconfig.contexts.iter().map(|x| x.name.clone()).collect(),
+            });
         }
     }
     let user = kubeconfig
@@ -82,20 +185,49 @@ pub async fn connect(opts: &ConnectOptions) -> Result<Conn, KubeError> {
         cluster: None,
         user: None,
     };
-    let mut config = ::kube::Config::from_custom_kubeconfig(kubeconfig, &options)
+    let config = ::kube::Config::from_custom_kubeconfig(kubeconfig, &options)
         .await
         .map_err(|e| KubeError::Kubeconfig {
             source: Arc::new(e),
         })?;
+    check_token(&config, &user)?;
+    client_for(config, opts, user)
+}
+
+/// The service account's configuration when no kubeconfig exists, as kubectl and client-go use
+/// it in a pod (so `lint --cluster` runs in a CronJob).
+fn connect_in_cluster(opts: &ConnectOptions) -> Result<Conn, KubeError> {
+    let config = ::kube::Config::incluster().map_err(|e| KubeError::NoKubeconfig {
+        source: Arc::new(e),
+    })?;
+    client_for(config, opts, "serviceaccount".into())
+}
+
+/// The client for `config` with our settings: timeouts from --request-timeout, the user agent,
+/// and no retry layer of the client library (it retried 503s for minutes whatever the
+/// timeout); our writes retry conflicts within their own budget.
+fn client_for(
+    mut config: ::kube::Config,
+    opts: &ConnectOptions,
+    user: String,
+) -> Result<Conn, KubeError> {
     if let Some(t) = opts.request_timeout.filter(|t| !t.is_zero()) {
         config.connect_timeout = Some(t);
         config.read_timeout = Some(t);
         config.write_timeout = Some(t);
     }
+    config.default_retry = false;
+    if let Ok(v) = http::HeaderValue::from_str(&user_agent()) {
+        config.headers.push((http::header::USER_AGENT, v));
+    }
     let namespace = config.default_namespace.clone();
     let server = config.cluster_url.to_string();
-    let client = ::kube::Client::try_from(config).map_err(|e| KubeError::Client {
-        source: Arc::new(e),
+    // Building the client runs an exec credential plugin: its failure must not be quoted.
+    let client = ::kube::Client::try_from(config).map_err(|e| match e {
+        ::kube::Error::Auth(a) => KubeError::from_auth(a),
+        other => KubeError::Client {
+            source: Arc::new(other),
+        },
     })?;
     Ok(Conn {
         client,
@@ -106,12 +238,10 @@ pub async fn connect(opts: &ConnectOptions) -> Result<Conn, KubeError> {
 }
 
 /// The context names of the kubeconfig kubectl would read (none when it cannot be read).
-pub fn context_names(kubeconfig: Option<&std::path::Path>) -> Vec<String> {
-    let config = match kubeconfig {
-        Some(p) => Kubeconfig::read_from(p),
-        None => Kubeconfig::read(),
-    };
-    config
+pub fn context_names(kubeconfig: Option<&Path>) -> Vec<String> {
+    find_kubeconfig(kubeconfig)
+        .ok()
+        .flatten()
         .map(|c| c.contexts.into_iter().map(|c| c.name).collect())
         .unwrap_or_default()
 }
@@ -136,6 +266,11 @@ impl Served for KarmadaKind {
 }
 
 impl Conn {
+    /// A client error of a request to this server, classified.
+    fn error(&self, e: ::kube::Error) -> KubeError {
+        KubeError::from_kube(e, &self.server)
+    }
+
     /// The endpoint of a type: one namespace when the type is namespaced and one is given, else
     /// all namespaces (or the cluster scope).
     fn api(
@@ -159,7 +294,7 @@ impl Conn {
         name: &str,
     ) -> Result<Option<J>, KubeError> {
         let (api, ar) = self.api(t, namespace);
-        let found = api.get_opt(name).await?;
+        let found = api.get_opt(name).await.map_err(|e| self.error(e))?;
         Ok(found.map(|o| to_json(&o, &ar)))
     }
 
@@ -175,7 +310,7 @@ impl Conn {
         if let Some(s) = selector {
             lp = lp.labels(s);
         }
-        let list = api.list(&lp).await?;
+        let list = api.list(&lp).await.map_err(|e| self.error(e))?;
         Ok(list.items.iter().map(|o| to_json(o, &ar)).collect())
     }
 
@@ -195,7 +330,10 @@ impl Conn {
             dry_run,
             ..PatchParams::default()
         };
-        let o = api.patch(name, &pp, &Patch::Merge(patch)).await?;
+        let o = api
+            .patch(name, &pp, &Patch::Merge(patch))
+            .await
+            .map_err(|e| self.error(e))?;
         Ok(to_json(&o, &ar))
     }
 
@@ -206,7 +344,10 @@ impl Conn {
             "namespaces",
         );
         let api: Api<DynamicObject> = Api::all_with(self.client.clone(), &ar);
-        let list = api.list(&ListParams::default()).await?;
+        let list = api
+            .list(&ListParams::default())
+            .await
+            .map_err(|e| self.error(e))?;
         Ok(list
             .items
             .into_iter()
@@ -215,12 +356,14 @@ impl Conn {
     }
 }
 
-/// The object as JSON with apiVersion and kind filled in (list items may omit them).
+/// The object as JSON with apiVersion and kind filled in where missing (list items may omit
+/// them). What the server did say is kept, so a writer can tell a wrong answer.
 fn to_json(o: &DynamicObject, ar: &ApiResource) -> J {
     let mut j = serde_json::to_value(o).unwrap_or(J::Null);
     if let Some(m) = j.as_object_mut() {
-        m.insert("apiVersion".into(), J::from(ar.api_version.clone()));
-        m.insert("kind".into(), J::from(ar.kind.clone()));
+        m.entry("apiVersion")
+            .or_insert_with(|| J::from(ar.api_version.clone()));
+        m.entry("kind").or_insert_with(|| J::from(ar.kind.clone()));
     }
     j
 }

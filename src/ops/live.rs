@@ -265,14 +265,40 @@ async fn send(
         merge_patch(&mut after, patch);
         return Ok(after);
     }
-    conn.merge_patch(
-        resource(target.kind),
-        target.namespace.as_deref(),
-        &target.name,
-        patch,
-        dry == DryRun::Server,
-    )
-    .await
+    let answer = conn
+        .merge_patch(
+            resource(target.kind),
+            target.namespace.as_deref(),
+            &target.name,
+            patch,
+            dry == DryRun::Server,
+        )
+        .await?;
+    check_is_policy(&answer, target)?;
+    Ok(answer)
+}
+
+/// A PATCH answer must be the policy patched: anything else (another object, a kind or name
+/// that does not match) is not a success, whatever its status code.
+fn check_is_policy(answer: &J, target: &PolicyRef) -> Result<(), KubeError> {
+    let r = resource(target.kind);
+    let type_ok = answer["kind"] == r.kind && answer["apiVersion"] == r.api_version();
+    let name_ok = answer["metadata"]["name"] == target.name.as_str();
+    let ns_ok = match (
+        &answer["metadata"]["namespace"],
+        target.kind,
+        &target.namespace,
+    ) {
+        (J::String(n), PolicyKind::PropagationPolicy, Some(ns)) => n == ns,
+        _ => true,
+    };
+    if type_ok && name_ok && ns_ok {
+        return Ok(());
+    }
+    Err(KubeError::UnexpectedAnswer {
+        kind: target.kind.as_str().to_string(),
+        name: target.name.clone(),
+    })
 }
 
 /// 25ms, 50ms, 100ms ... capped at 800ms, with jitter so racing writers spread out.

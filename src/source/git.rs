@@ -14,9 +14,8 @@ use std::sync::Mutex;
 
 use git2::{BlameOptions, ErrorCode, Oid, Repository};
 
-use super::document::Source;
 use super::files;
-use super::yaml::{load, Loaded};
+use super::yaml::Loaded;
 
 /// Why a git mode cannot run: always a usage-level error (exit 2) with what to do about it.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -286,7 +285,7 @@ impl GitRepo {
                 }
                 self.load_blobs(blobs, &mut notes)?
             }
-            Side::WorkTree => self.read_worktree(&select)?,
+            Side::WorkTree => self.read_worktree(&select, &mut notes)?,
         };
         Ok(Snapshot {
             side: side.clone(),
@@ -370,12 +369,17 @@ impl GitRepo {
                 ));
                 continue;
             }
-            loaded.push(load(Source::new(name, files::decode(bytes.to_vec()))));
+            loaded.push(files::load_bytes(name, bytes.to_vec()));
         }
         Ok(loaded)
     }
 
-    fn read_worktree(&self, select: &Selector<'_>) -> Result<Vec<Loaded>, GitError> {
+    /// The work tree's files; what a walk skips (a dangling link, a FIFO) is a note.
+    fn read_worktree(
+        &self,
+        select: &Selector<'_>,
+        notes: &mut Vec<String>,
+    ) -> Result<Vec<Loaded>, GitError> {
         let roots: Vec<String> = if select.specs.is_empty() {
             vec![self.workdir.to_string_lossy().into_owned()]
         } else {
@@ -385,17 +389,18 @@ impl GitRepo {
                 .map(|s| self.workdir.join(s).to_string_lossy().into_owned())
                 .collect()
         };
-        let paths = files::expand(&roots, select.ignore).map_err(|e| GitError(e.to_string()))?;
+        let paths = files::expand_noting(&roots, select.ignore, notes)
+            .map_err(|e| GitError(e.to_string()))?;
         let mut loaded = Vec::with_capacity(paths.len());
         for p in paths {
-            let bytes = std::fs::read(&p).map_err(|e| GitError(format!("{}: {e}", p.display())))?;
+            let (_, bytes) = files::read_bytes(&p).map_err(|e| GitError(e.to_string()))?;
             let rel = p.strip_prefix(&self.workdir).unwrap_or(&p);
             let name = rel
                 .components()
                 .map(|c| c.as_os_str().to_string_lossy().into_owned())
                 .collect::<Vec<_>>()
                 .join("/");
-            loaded.push(load(Source::new(name, files::decode(bytes))));
+            loaded.push(files::load_bytes(name, bytes));
         }
         Ok(loaded)
     }
