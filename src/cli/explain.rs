@@ -3,12 +3,13 @@
 use clap::Args as ClapArgs;
 
 use super::args::{EngineSettings, KubeFlags};
-use super::common::{read_inputs, seen_kinds, stdout_color, warn_problems, write_stdout, Inputs};
+use super::common::{read_inputs, stdout_color, warn_problems, write_stdout, Inputs};
 use super::error::{CliError, Exit};
 use crate::engine::claim::Filters;
-use crate::engine::kinds;
+use crate::engine::explain_inputs::{self, Wanted};
 use crate::engine::state::{Options, State, UnknownClaimers};
-use crate::model::{group_of, Inventory, PolicyKind, POLICY_GROUP};
+use crate::model::{group_of, kinds, Inventory};
+use crate::output::format::{render_explain, ExplainFormat};
 use crate::source::prefilter::DocHead;
 
 #[derive(Debug, ClapArgs)]
@@ -47,49 +48,6 @@ pub struct Args {
     pub kube: KubeFlags,
 }
 
-/// Whether `explain` of the template named `name` in `namespace` needs a document: the
-/// PropagationPolicies of that namespace, every other Karmada object (CPPs, overrides,
-/// bindings, Works) and whatever may be the template itself or share its name (to report
-/// ambiguity). Other templates never change one template's decision, except through
-/// [`needs_other_templates`]; a PP selects only templates of its own namespace
-/// (claim-and-preemption.md §1.3, `detector.go:388-391`), and is otherwise looked up only as the holder of the
-/// template's claim ([`claim_elsewhere`]).
-fn needed_for(head: &DocHead<'_>, name: &str, namespace: &str) -> bool {
-    let group = group_of(head.api_version);
-    if is_pp(head) {
-        return head.namespace.is_none_or(|ns| ns == namespace);
-    }
-    group.ends_with("karmada.io") || head.name.is_none_or(|n| n == name)
-}
-
-fn is_pp(head: &DocHead<'_>) -> bool {
-    group_of(head.api_version) == POLICY_GROUP && head.kind == "PropagationPolicy"
-}
-
-/// Whether the template's claim names a PropagationPolicy of another namespace (a stale or
-/// hand-written claim): whether it exists decides the answer, and it was not read.
-fn claim_elsewhere(state: &State, t: usize, namespace: &str) -> bool {
-    state.templates[t].claim().owner().is_some_and(|o| {
-        o.kind == PolicyKind::PropagationPolicy && o.namespace.as_deref() != Some(namespace)
-    })
-}
-
-/// Whether the decision for template `t` looks at other templates: a candidate or preemptor
-/// whose dependent overrides are missing waits only while some unclaimed template it matches
-/// exists (§6.5, `engine::reconcile::overrides_block_preemption`), and only with the
-/// preemption gate on (settle and `why_not` ask only then).
-fn needs_other_templates(state: &State, t: usize) -> bool {
-    if !state.options.gates.preemption {
-        return false;
-    }
-    state
-        .matching_policies(t)
-        .into_iter()
-        .map(|(p, _)| p)
-        .chain(state.naming_policies(t))
-        .any(|p| !state.missing_overrides(p).is_empty())
-}
-
 /// Resolves TYPE (against the templates of `inv` and `extra` kinds), builds the state and
 /// finds the one template `name` in `namespace`.
 fn find_template(
@@ -100,14 +58,13 @@ fn find_template(
     namespace: &str,
     options: Options,
 ) -> Result<(State, usize), CliError> {
-    let mut seen = seen_kinds(inv);
+    let mut seen = kinds::seen_kinds(inv);
     if !extra.is_empty() {
         seen.extend(extra.iter().cloned());
         seen.sort();
         seen.dedup();
     }
-    let kind = kinds::resolve(ty, &kinds::table(&seen), &seen)
-        .map_err(|e| CliError::usage(e.to_string()))?;
+    let kind = kinds::resolve(ty, &kinds::table(&seen), &seen)?;
     if kind.is_karmada() {
         return Err(CliError::usage(format!(
             "{} is a Karmada object, not a resource template: explain takes a template such as deploy/nginx",
@@ -171,8 +128,7 @@ pub fn run(args: Args) -> Result<Exit, CliError> {
             ty,
             name,
             namespace: args.namespace.as_deref(),
-            graph: args.graph.as_deref(),
-            output: &args.output,
+            format: ExplainFormat::from_flags(&args.output, args.graph.as_deref()),
             engine,
         });
     }
@@ -188,12 +144,14 @@ pub fn run(args: Args) -> Result<Exit, CliError> {
     // skipped templates still count among the kinds TYPE resolves against. Stdin cannot be
     // read twice for the fallback below, so it is read whole.
     let from_stdin = args.files.iter().any(|f| f == "-");
-    let keep = |h: &DocHead<'_>| from_stdin || needed_for(h, name, namespace);
+    let wanted = Wanted { name, namespace };
+    let keep =
+        |h: &DocHead<'_>| from_stdin || wanted.needs(h.api_version, h.kind, h.namespace, h.name);
     let (inputs, skipped) = Inputs::read_filtered(&args.files, namespace, &|_| false, &keep)?;
     // Skipped documents other than PPs are templates (`Inventory::classify`).
     let extra: Vec<(String, String)> = skipped
         .iter()
-        .filter(|s| !(group_of(&s.api_version) == POLICY_GROUP && s.kind == "PropagationPolicy"))
+        .filter(|s| !explain_inputs::is_pp(&s.api_version, &s.kind))
         .map(|s| (group_of(&s.api_version).to_string(), s.kind.clone()))
         .collect();
     let found = find_template(
@@ -206,8 +164,7 @@ pub fn run(args: Args) -> Result<Exit, CliError> {
     );
     let (state, t) = match found {
         Ok((state, t))
-            if skipped.is_empty()
-                || !(needs_other_templates(&state, t) || claim_elsewhere(&state, t, namespace)) =>
+            if skipped.is_empty() || !explain_inputs::reads_beyond(&state, t, namespace) =>
         {
             warn_problems(&inputs.loaded);
             (state, t)
@@ -224,18 +181,7 @@ pub fn run(args: Args) -> Result<Exit, CliError> {
         }
     };
     let decision = crate::engine::explain::explain(&state, t);
-    let graph = args
-        .graph
-        .as_deref()
-        .map(|_| crate::output::graph::from_explain(&decision, None));
-    let out = match (graph, args.output.as_str()) {
-        (Some(g), _) if args.graph.as_deref() == Some("mermaid") => {
-            crate::output::graph::mermaid(&g)
-        }
-        (Some(g), _) => crate::output::graph::dot(&g),
-        (None, "json") => crate::output::explain::json(&decision),
-        _ => crate::output::explain::text(&decision, stdout_color()),
-    };
-    write_stdout(&out)?;
+    let format = ExplainFormat::from_flags(&args.output, args.graph.as_deref());
+    write_stdout(&render_explain(format, &decision, None, stdout_color()))?;
     Ok(Exit::Ok)
 }

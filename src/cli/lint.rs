@@ -7,12 +7,12 @@ use clap::Args as ClapArgs;
 use super::args::{parse_feature_gates, KubeFlags};
 use super::common::{stdout_color, write_stdout};
 use super::error::{CliError, Exit};
-use crate::lint::rules::suspension_age;
+use crate::lint::git::{lint_git, GitRequest};
 use crate::lint::{self, diff, registry, Config, Finding, LintOptions, Severity};
-use crate::model::{Inventory, KarmadaVersion};
-use crate::output::{self, Summary};
+use crate::model::KarmadaVersion;
+use crate::output::format::{parse_outputs, render_lint, LintReport, OutputSpec};
+use crate::output::Summary;
 use crate::source::files;
-use crate::source::git::{GitRepo, Side};
 
 pub const AFTER_HELP: &str = "\
 Output:
@@ -94,56 +94,6 @@ pub struct Args {
     pub cluster: bool,
     #[command(flatten)]
     pub kube: KubeFlags,
-}
-
-/// One requested output: a format and where it goes.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct OutputSpec {
-    pub format: Format,
-    pub file: Option<String>,
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Format {
-    Text,
-    Json,
-    Sarif,
-    Github,
-}
-
-pub fn parse_outputs(specs: &[String]) -> Result<Vec<OutputSpec>, CliError> {
-    let mut out = Vec::new();
-    for s in specs {
-        let (name, file) = match s.split_once('=') {
-            Some((n, f)) if !f.is_empty() => (n, Some(f.to_string())),
-            Some((n, _)) => (n, None),
-            None => (s.as_str(), None),
-        };
-        let format = match name {
-            "text" => Format::Text,
-            "json" => Format::Json,
-            "sarif" => Format::Sarif,
-            "github" => Format::Github,
-            other => {
-                return Err(CliError::usage(format!(
-                    "unknown output format `{other}`: expected text, json, sarif or github"
-                )))
-            }
-        };
-        out.push(OutputSpec { format, file });
-    }
-    if out.is_empty() {
-        out.push(OutputSpec {
-            format: Format::Text,
-            file: None,
-        });
-    }
-    if out.iter().filter(|o| o.file.is_none()).count() > 1 {
-        return Err(CliError::usage(
-            "only one output format can go to stdout; write the others to files, e.g. `-o sarif=lint.sarif`",
-        ));
-    }
-    Ok(out)
 }
 
 fn fail_threshold(s: &str) -> Result<Option<Severity>, CliError> {
@@ -229,18 +179,7 @@ pub fn run(args: Args) -> Result<Exit, CliError> {
         ..Summary::default()
     };
     summary.count(findings);
-    for o in &outputs {
-        let text = render(
-            o.format,
-            findings,
-            &summary,
-            o.file.is_none() && stdout_color(),
-        );
-        match &o.file {
-            None => write_stdout(&text)?,
-            Some(f) => write_file(f, &text)?,
-        }
-    }
+    write_outputs(&outputs, findings, findings, None, &summary)?;
     let failed = threshold.is_some_and(|t| findings.iter().any(|f| f.severity >= t));
     // The process ends here: freeing every object one by one would only add to the wall time
     // of a large run; the OS takes it all back.
@@ -279,76 +218,6 @@ fn input_files(
     Ok(files::expand(paths, ignore)?)
 }
 
-/// One side of a git-mode run: what was read and what lint says about it.
-struct GitSide {
-    files: usize,
-    inventory: Inventory,
-    findings: Vec<Finding>,
-}
-
-/// What every side of a git-mode run shares.
-struct GitRun<'a> {
-    repo: &'a GitRepo,
-    specs: &'a [String],
-    args: &'a Args,
-    config: &'a Config,
-    opts: &'a LintOptions,
-    /// Unix seconds, for the age of suspensions.
-    now: i64,
-}
-
-/// Reads one side of the repository and lints it, with the suspension-age rule (blame) on top.
-fn lint_git_side(run: &GitRun<'_>, side: &Side, print_notes: bool) -> Result<GitSide, CliError> {
-    let GitRun {
-        repo,
-        specs,
-        args,
-        config,
-        opts,
-        now,
-    } = *run;
-    let ignore = |p: &Path| config.ignores(p);
-    let mut snapshot = repo.read(side, specs, &ignore)?;
-    if print_notes {
-        for n in &snapshot.notes {
-            eprintln!("note: {n}");
-        }
-    }
-    let documents: Vec<_> = snapshot
-        .loaded
-        .iter_mut()
-        .flat_map(|l| std::mem::take(&mut l.documents))
-        .collect();
-    let inventory = Inventory::from_documents(documents, &args.namespace);
-    let mut findings = lint::lint(&snapshot.loaded, &inventory, opts);
-    let max_age = config
-        .max_suspension_age_secs
-        .unwrap_or(suspension_age::DEFAULT_MAX_AGE_SECS);
-    let history = |name: &str, text: &str, line: u32| repo.introduced(side, name, text, line);
-    let aged = suspension_age::check(&inventory, max_age, now, &history);
-    findings.extend(finish(aged, &inventory, opts));
-    findings.sort_by(|a, b| a.sort_key().cmp(&b.sort_key()));
-    Ok(GitSide {
-        files: snapshot.loaded.len(),
-        inventory,
-        findings,
-    })
-}
-
-/// Configuration settings and inline ignores for findings made outside `lint::lint`.
-fn finish(findings: Vec<Finding>, inventory: &Inventory, opts: &LintOptions) -> Vec<Finding> {
-    let findings = lint::apply_settings(findings, &opts.rules);
-    if opts.inline_ignores {
-        // `lint::lint` already reported malformed ignore annotations: keep only the filtering.
-        lint::suppress::apply(findings, inventory, &registry::is_known)
-            .into_iter()
-            .filter(|f| f.rule != lint::suppress::INVALID_IGNORE.id)
-            .collect()
-    } else {
-        findings
-    }
-}
-
 /// `--rev`, `--staged` and `--base`.
 fn run_git(
     args: &Args,
@@ -358,115 +227,32 @@ fn run_git(
     threshold: Option<Severity>,
 ) -> Result<Exit, CliError> {
     let cwd = std::env::current_dir()?;
-    let repo = GitRepo::discover(&cwd)?;
-    let specs = repo.pathspecs(&cwd, &args.paths)?;
-    let head_side = if args.staged {
-        Side::Index
-    } else if let Some(rev) = &args.rev {
-        Side::Commit(repo.resolve(rev)?)
-    } else {
-        Side::WorkTree
-    };
-    // Resolve the base before the (long) read of the head, so a bad revision fails fast.
-    let base = match &args.base {
-        Some(rev) => {
-            let head_commit = match head_side {
-                Side::Commit(oid) => Some(oid),
-                _ => repo.head_commit(),
-            };
-            let (oid, notes) = repo.base_commit(rev, head_commit)?;
-            for n in notes {
-                eprintln!("note: {n}");
-            }
-            Some(oid)
-        }
-        None => None,
-    };
-    let now = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |d| d.as_secs() as i64);
-    let run = GitRun {
-        repo: &repo,
-        specs: &specs,
-        args,
+    let req = GitRequest {
+        paths: &args.paths,
+        rev: args.rev.as_deref(),
+        staged: args.staged,
+        base: args.base.as_deref(),
+        all_findings: args.all_findings,
+        namespace: &args.namespace,
         config,
         opts,
-        now,
     };
-    // The base side is read and linted on a second thread, with its own handle on the
-    // repository (a git2 Repository is not Sync): on two cores `--base` costs little more
-    // than one lint.
-    let (head, base) = std::thread::scope(|scope| {
-        let base_side = base.map(|oid| {
-            let cwd = &cwd;
-            let specs = &specs;
-            scope.spawn(move || {
-                let repo = GitRepo::discover(cwd)?;
-                let run = GitRun {
-                    repo: &repo,
-                    specs,
-                    args,
-                    config,
-                    opts,
-                    now,
-                };
-                lint_git_side(&run, &Side::Commit(oid), false)
-            })
-        });
-        let head = lint_git_side(&run, &head_side, true);
-        let base = base_side.map(|h| h.join().expect("the base side does not panic"));
-        (head, base)
-    });
-    let head = head?;
+    let linted = lint_git(&cwd, &req, &|n| eprintln!("note: {n}"))?;
     let mut summary = Summary {
-        files: head.files,
-        documents: head.inventory.documents.len(),
-        policies: head.inventory.policies().count(),
+        files: linted.files,
+        documents: linted.inventory.documents.len(),
+        policies: linted.inventory.policies().count(),
         ..Summary::default()
     };
-    let Some(base) = base else {
-        summary.count(&head.findings);
-        write_outputs(outputs, &head.findings, &head.findings, None, &summary)?;
-        return Ok(exit_for(&head.findings, threshold));
-    };
-    let base = base?;
-    let new = diff::new_at_head(&base.findings, &head.findings);
-    let updates = finish(
-        diff::update_findings(&base.inventory, &head.inventory),
-        &head.inventory,
-        opts,
-    );
-    let mut new_findings: Vec<Finding> = head
-        .findings
-        .iter()
-        .zip(&new)
-        .filter(|(_, n)| **n)
-        .map(|(f, _)| f.clone())
-        .chain(updates.iter().cloned())
-        .collect();
-    new_findings.sort_by(|a, b| a.sort_key().cmp(&b.sort_key()));
-    let reported = if args.all_findings {
-        let mut all = head.findings;
-        all.extend(updates);
-        all.sort_by(|a, b| a.sort_key().cmp(&b.sort_key()));
-        all
-    } else {
-        new_findings.clone()
-    };
-    let ownership = diff::ownership_changes(
-        &base.inventory,
-        &head.inventory,
-        diff::engine_options(&opts.feature_gates, opts.version),
-    );
-    summary.count(&reported);
+    summary.count(&linted.reported);
     write_outputs(
         outputs,
-        &reported,
-        &new_findings,
-        Some(&ownership),
+        &linted.reported,
+        &linted.new_only,
+        linted.ownership.as_deref(),
         &summary,
     )?;
-    Ok(exit_for(&reported, threshold))
+    Ok(exit_for(&linted.reported, threshold))
 }
 
 fn exit_for(findings: &[Finding], threshold: Option<Severity>) -> Exit {
@@ -477,8 +263,7 @@ fn exit_for(findings: &[Finding], threshold: Option<Severity>) -> Exit {
     }
 }
 
-/// Text and JSON show `reported` (and the ownership changes in --base mode); SARIF and GitHub
-/// annotations carry only `new_only`, the findings a pull request introduces.
+/// Writes each requested output (see [`LintReport`] for which findings each format shows).
 fn write_outputs(
     outputs: &[OutputSpec],
     reported: &[Finding],
@@ -486,33 +271,20 @@ fn write_outputs(
     ownership: Option<&[diff::OwnershipChange]>,
     summary: &Summary,
 ) -> Result<(), CliError> {
+    let report = LintReport {
+        reported,
+        new_only,
+        ownership,
+        summary,
+    };
     for o in outputs {
-        let color = o.file.is_none() && stdout_color();
-        let text = match (o.format, ownership) {
-            (Format::Text, Some(own)) => {
-                output::text::render_with_ownership(reported, own, summary, color)
-            }
-            (Format::Json, Some(own)) => {
-                output::json::render_with_ownership(reported, summary, own)
-            }
-            (Format::Sarif | Format::Github, _) => render(o.format, new_only, summary, color),
-            _ => render(o.format, reported, summary, color),
-        };
+        let text = render_lint(o.format, &report, o.file.is_none() && stdout_color());
         match &o.file {
             None => write_stdout(&text)?,
             Some(f) => write_file(f, &text)?,
         }
     }
     Ok(())
-}
-
-fn render(format: Format, findings: &[Finding], summary: &Summary, color: bool) -> String {
-    match format {
-        Format::Text => output::text::render(findings, summary, color),
-        Format::Json => output::json::render(findings, summary),
-        Format::Sarif => output::sarif::render(findings, &registry::all()),
-        Format::Github => output::github::render(findings),
-    }
 }
 
 fn write_file(path: &str, text: &str) -> Result<(), CliError> {
@@ -558,19 +330,4 @@ pub fn explain_rule(r: &lint::RuleDoc) -> String {
         out.push_str(&format!("\n## Reference\n{}\n", r.reference));
     }
     out
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn outputs_parse_and_only_one_goes_to_stdout() {
-        let o = parse_outputs(&["text".into(), "sarif=lint.sarif".into()]).unwrap();
-        assert_eq!(o[1].format, Format::Sarif);
-        assert_eq!(o[1].file.as_deref(), Some("lint.sarif"));
-        assert!(parse_outputs(&["text".into(), "json".into()]).is_err());
-        assert!(parse_outputs(&["xml".into()]).is_err());
-        assert_eq!(parse_outputs(&[]).unwrap()[0].format, Format::Text);
-    }
 }

@@ -5,7 +5,7 @@
 use std::sync::Arc;
 
 use super::args::{ChangeArg, EngineSettings, KubeFlags};
-use super::common::{parse_delete, read_inputs, stdout_color, write_stdout};
+use super::common::{read_inputs, stdout_color, write_stdout};
 use super::error::{CliError, Exit};
 use crate::cluster::{self, Conn};
 use crate::engine::chain::{self, ChainInput, Readable};
@@ -13,7 +13,8 @@ use crate::engine::claim::Filters;
 use crate::engine::simulate::Change;
 use crate::engine::state::{Options, State, UnknownClaimers};
 use crate::lint::{Finding, LintOptions};
-use crate::model::{group_of, Inventory, Object, Policy};
+use crate::model::{group_of, kinds, Inventory, Object, Policy};
+use crate::output::format::{render_explain, ExplainFormat, LiveChain};
 use crate::output::Summary;
 use crate::source::cluster::{
     self as live, karmada, Discovered, Read, Request, ResourceType, Stats,
@@ -156,14 +157,13 @@ pub struct ExplainRequest<'a> {
     pub name: &'a str,
     /// `-n`; else the kubeconfig context's namespace.
     pub namespace: Option<&'a str>,
-    pub graph: Option<&'a str>,
-    pub output: &'a str,
+    pub format: ExplainFormat,
     pub engine: EngineSettings,
 }
 
 /// `explain TYPE/NAME` against the control plane.
 pub fn explain(req: &ExplainRequest<'_>) -> Result<Exit, CliError> {
-    let (graph, ty, name) = (req.graph, req.ty, req.name);
+    let (ty, name) = (req.ty, req.name);
     let mut s = Session::connect(req.kube)?;
     let rt = s.discovered.resolve(ty).map_err(CliError::usage)?;
     if rt.info().is_karmada() {
@@ -287,31 +287,15 @@ pub fn explain(req: &ExplainRequest<'_>) -> Result<Exit, CliError> {
         clusters,
         readable,
     });
-    let out = match (graph, req.output) {
-        (Some(g), _) => {
-            s.warn_notes();
-            let graph = crate::output::graph::from_explain(&e, Some(&chain));
-            if g == "mermaid" {
-                crate::output::graph::mermaid(&graph)
-            } else {
-                crate::output::graph::dot(&graph)
-            }
-        }
-        (None, "json") => {
-            s.warn_notes();
-            let mut v = crate::output::explain::to_json(&e);
-            v["chain"] = crate::output::chain::to_json(&chain, &s.notes);
-            let mut out = serde_json::to_string_pretty(&v).expect("serializable");
-            out.push('\n');
-            out
-        }
-        _ => {
-            let color = stdout_color();
-            let mut out = crate::output::explain::text(&e, color);
-            out.push_str(&crate::output::chain::text(&chain, &s.notes, color));
-            out
-        }
+    // The text shows the notes; the other formats leave them to stderr.
+    if req.format != ExplainFormat::Text {
+        s.warn_notes();
+    }
+    let live = LiveChain {
+        chain: &chain,
+        notes: &s.notes,
     };
+    let out = render_explain(req.format, &e, Some(&live), stdout_color());
     write_stdout(&out)?;
     Ok(Exit::Ok)
 }
@@ -358,7 +342,7 @@ pub fn preempt_check(
                     )));
                 }
             }
-            ChangeArg::Delete(target) => changes.push(Change::Delete(parse_delete(
+            ChangeArg::Delete(target) => changes.push(Change::Delete(kinds::policy_ref(
                 target,
                 &namespace,
                 &Inventory::default(),

@@ -13,10 +13,14 @@ pub mod freeze;
 // `rank` (§2.3/§3, one policy among the matching ones), `claim` (§4 claim keys, §1.4 filters),
 // `state` (the indexed snapshot), `reconcile` (template reconcile, fresh match, preemption,
 // the §7 restart model), `simulate` (controller events, preempt-check), `explain` (one
-// template's decision), `kinds` (TYPE resolution as kubectl does it).
+// template's decision).
 pub mod claim;
 pub mod explain;
-pub mod kinds;
+// Which documents `explain` of one template needs (issue 8).
+pub mod explain_inputs;
+/// TYPE resolution moved to [`crate::model::kinds`]; this alias keeps code that is still being
+/// moved (live reads) building until it imports the model directly.
+pub use crate::model::kinds;
 pub mod rank;
 pub mod reconcile;
 pub mod selector;

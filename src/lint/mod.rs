@@ -5,6 +5,7 @@ pub mod analysis;
 pub mod config;
 pub mod diff;
 pub mod finding;
+pub mod git;
 pub mod registry;
 pub mod rules;
 pub mod stream;

@@ -4,6 +4,8 @@
 //! object keeps the index of its document so a finding can point at the exact field.
 
 pub mod binding;
+pub mod gitops;
+pub mod kinds;
 pub mod meta;
 pub mod override_policy;
 pub mod policy;

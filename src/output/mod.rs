@@ -3,6 +3,7 @@
 
 pub mod chain;
 pub mod explain;
+pub mod format;
 pub mod github;
 pub mod graph;
 pub mod json;

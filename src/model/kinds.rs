@@ -2,6 +2,8 @@
 //! optional `.group` or `.version.group`) against well-known kinds and the kinds present in
 //! the inputs. Pure: the caller supplies the kinds seen in its inputs.
 
+use super::{group_of, Inventory, PolicyKind, PolicyRef, POLICY_GROUP};
+
 /// One resource type.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct KindInfo {
@@ -206,27 +208,13 @@ pub fn table(seen: &[(String, String)]) -> Vec<KindInfo> {
     out
 }
 
-#[derive(Clone, Debug, PartialEq, Eq)]
+/// A TYPE that names no known kind, or several.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum ResolveError {
+    #[error("the server doesn't have a resource type \"{input}\"; known types: {}", choices.join(", "))]
     Unknown { input: String, choices: Vec<String> },
+    #[error("resource type \"{input}\" is ambiguous; use one of: {}", choices.join(", "))]
     Ambiguous { input: String, choices: Vec<String> },
-}
-
-impl std::fmt::Display for ResolveError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            ResolveError::Unknown { input, choices } => write!(
-                f,
-                "the server doesn't have a resource type \"{input}\"; known types: {}",
-                choices.join(", ")
-            ),
-            ResolveError::Ambiguous { input, choices } => write!(
-                f,
-                "resource type \"{input}\" is ambiguous; use one of: {}",
-                choices.join(", ")
-            ),
-        }
-    }
 }
 
 fn names_match(info: &KindInfo, name: &str) -> bool {
@@ -295,6 +283,63 @@ pub fn resolve(
                 choices,
             })
         }
+    }
+}
+
+/// The `(group, kind)` pairs of the templates in the inventory, sorted, once each.
+pub fn seen_kinds(inv: &Inventory) -> Vec<(String, String)> {
+    let mut seen: Vec<(String, String)> = inv
+        .templates()
+        .map(|t| (group_of(&t.api_version).to_string(), t.kind.clone()))
+        .collect();
+    seen.sort();
+    seen.dedup();
+    seen
+}
+
+/// Resolves TYPE against the well-known kinds and those of the inventory's templates.
+pub fn resolve_in(ty: &str, inv: &Inventory) -> Result<KindInfo, ResolveError> {
+    let seen = seen_kinds(inv);
+    resolve(ty, &table(&seen), &seen)
+}
+
+/// Why `TYPE/[NS/]NAME` does not name a policy.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum PolicyRefError {
+    #[error("--delete expects TYPE/[NS/]NAME such as pp/default/a or cpp/platform, got {0:?}")]
+    Malformed(String),
+    #[error(transparent)]
+    Type(#[from] ResolveError),
+    #[error("{0:?}: a ClusterPropagationPolicy has no namespace")]
+    NamespacedCpp(String),
+    #[error("--delete takes a PropagationPolicy or ClusterPropagationPolicy, not {0}")]
+    NotAPolicy(String),
+}
+
+/// `pp/default/a`, `pp/a` (in `namespace`), `cpp/platform`: the policy a `--delete` names.
+pub fn policy_ref(
+    target: &str,
+    namespace: &str,
+    inv: &Inventory,
+) -> Result<PolicyRef, PolicyRefError> {
+    let parts: Vec<&str> = target.split('/').collect();
+    let bad = || PolicyRefError::Malformed(target.to_string());
+    let (ty, ns, name) = match parts.as_slice() {
+        [ty, name] => (*ty, None, *name),
+        [ty, ns, name] => (*ty, Some(*ns), *name),
+        _ => return Err(bad()),
+    };
+    if ty.is_empty() || name.is_empty() || ns.is_some_and(str::is_empty) {
+        return Err(bad());
+    }
+    let kind = resolve_in(ty, inv)?;
+    match PolicyKind::from_kind(&kind.kind).filter(|_| kind.group == POLICY_GROUP) {
+        Some(PolicyKind::PropagationPolicy) => Ok(PolicyRef::pp(ns.unwrap_or(namespace), name)),
+        Some(PolicyKind::ClusterPropagationPolicy) => match ns {
+            None => Ok(PolicyRef::cpp(name)),
+            Some(_) => Err(PolicyRefError::NamespacedCpp(target.to_string())),
+        },
+        None => Err(PolicyRefError::NotAPolicy(kind.display())),
     }
 }
 

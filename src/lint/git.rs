@@ -1,0 +1,222 @@
+//! Lint in the git modes: a revision's tree (`--rev`), the index (`--staged`), and the head and
+//! merge base of a pull request (`--base`), with the suspension-age rule (blame) on top.
+//!
+//! `--base` reports the findings new at head (baseline matching, [`diff::new_at_head`]), the
+//! updates Karmada would reject and the templates whose owner changes.
+
+use std::path::Path;
+
+use super::config::Config;
+use super::rules::suspension_age;
+use super::{diff, registry, Finding, LintOptions};
+use crate::model::Inventory;
+use crate::source::git::{GitError, GitRepo, Side};
+
+/// What to lint, from the command line.
+pub struct GitRequest<'a> {
+    /// PATHs narrowing the read, relative to `cwd`.
+    pub paths: &'a [String],
+    pub rev: Option<&'a str>,
+    pub staged: bool,
+    pub base: Option<&'a str>,
+    /// With `--base`: report every finding at head, not only the new ones.
+    pub all_findings: bool,
+    /// For objects that set none.
+    pub namespace: &'a str,
+    pub config: &'a Config,
+    pub opts: &'a LintOptions,
+}
+
+/// The outcome: what was read at head and what to report.
+pub struct GitLint {
+    pub files: usize,
+    pub inventory: Inventory,
+    /// What text and JSON show.
+    pub reported: Vec<Finding>,
+    /// What SARIF and GitHub annotations carry: the findings a pull request introduces (all
+    /// findings without `--base`).
+    pub new_only: Vec<Finding>,
+    /// `--base` only.
+    pub ownership: Option<Vec<diff::OwnershipChange>>,
+}
+
+/// One side of a run: what was read and what lint says about it.
+struct GitSide {
+    files: usize,
+    inventory: Inventory,
+    findings: Vec<Finding>,
+}
+
+/// What every side of a run shares.
+struct Run<'a> {
+    repo: &'a GitRepo,
+    specs: &'a [String],
+    req: &'a GitRequest<'a>,
+    /// Unix seconds, for the age of suspensions.
+    now: i64,
+}
+
+/// Runs the git mode `req` asks for in the repository around `cwd`. `note` receives what the
+/// user should know (shallow clones, skipped submodules) as soon as it is known.
+pub fn lint_git(
+    cwd: &Path,
+    req: &GitRequest<'_>,
+    note: &(dyn Fn(&str) + Sync),
+) -> Result<GitLint, GitError> {
+    let repo = GitRepo::discover(cwd)?;
+    let specs = repo.pathspecs(cwd, req.paths)?;
+    let head_side = if req.staged {
+        Side::Index
+    } else if let Some(rev) = req.rev {
+        Side::Commit(repo.resolve(rev)?)
+    } else {
+        Side::WorkTree
+    };
+    // Resolve the base before the (long) read of the head, so a bad revision fails fast.
+    let base = match req.base {
+        Some(rev) => {
+            let head_commit = match head_side {
+                Side::Commit(oid) => Some(oid),
+                _ => repo.head_commit(),
+            };
+            let (oid, notes) = repo.base_commit(rev, head_commit)?;
+            notes.iter().for_each(|n| note(n));
+            Some(oid)
+        }
+        None => None,
+    };
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs() as i64);
+    let run = Run {
+        repo: &repo,
+        specs: &specs,
+        req,
+        now,
+    };
+    // The base side is read and linted on a second thread, with its own handle on the
+    // repository (a git2 Repository is not Sync): on two cores `--base` costs little more
+    // than one lint.
+    let (head, base) = std::thread::scope(|scope| {
+        let base_side = base.map(|oid| {
+            let specs = &specs;
+            scope.spawn(move || {
+                let repo = GitRepo::discover(cwd)?;
+                let run = Run {
+                    repo: &repo,
+                    specs,
+                    req,
+                    now,
+                };
+                lint_side(&run, &Side::Commit(oid), None)
+            })
+        });
+        let head = lint_side(&run, &head_side, Some(note));
+        let base = base_side.map(|h| h.join().expect("the base side does not panic"));
+        (head, base)
+    });
+    let head = head?;
+    match base {
+        None => Ok(GitLint {
+            files: head.files,
+            new_only: head.findings.clone(),
+            reported: head.findings,
+            inventory: head.inventory,
+            ownership: None,
+        }),
+        Some(base) => Ok(compare(head, base?, req)),
+    }
+}
+
+/// `--base`: the findings new at head plus the rejected updates, and the ownership changes.
+fn compare(head: GitSide, base: GitSide, req: &GitRequest<'_>) -> GitLint {
+    let opts = req.opts;
+    let new = diff::new_at_head(&base.findings, &head.findings);
+    let updates = finish(
+        diff::update_findings(&base.inventory, &head.inventory),
+        &head.inventory,
+        opts,
+    );
+    let mut new_findings: Vec<Finding> = head
+        .findings
+        .iter()
+        .zip(&new)
+        .filter(|(_, n)| **n)
+        .map(|(f, _)| f.clone())
+        .chain(updates.iter().cloned())
+        .collect();
+    new_findings.sort_by(|a, b| a.sort_key().cmp(&b.sort_key()));
+    let ownership = diff::ownership_changes(
+        &base.inventory,
+        &head.inventory,
+        diff::engine_options(&opts.feature_gates, opts.version),
+    );
+    let reported = if req.all_findings {
+        let mut all = head.findings;
+        all.extend(updates);
+        all.sort_by(|a, b| a.sort_key().cmp(&b.sort_key()));
+        all
+    } else {
+        new_findings.clone()
+    };
+    GitLint {
+        files: head.files,
+        inventory: head.inventory,
+        reported,
+        new_only: new_findings,
+        ownership: Some(ownership),
+    }
+}
+
+/// Reads one side of the repository and lints it, with the suspension-age rule on top.
+fn lint_side(
+    run: &Run<'_>,
+    side: &Side,
+    note: Option<&(dyn Fn(&str) + Sync)>,
+) -> Result<GitSide, GitError> {
+    let Run {
+        repo,
+        specs,
+        req,
+        now,
+    } = *run;
+    let ignore = |p: &Path| req.config.ignores(p);
+    let mut snapshot = repo.read(side, specs, &ignore)?;
+    if let Some(note) = note {
+        snapshot.notes.iter().for_each(|n| note(n));
+    }
+    let documents: Vec<_> = snapshot
+        .loaded
+        .iter_mut()
+        .flat_map(|l| std::mem::take(&mut l.documents))
+        .collect();
+    let inventory = Inventory::from_documents(documents, req.namespace);
+    let mut findings = super::lint(&snapshot.loaded, &inventory, req.opts);
+    let max_age = req
+        .config
+        .max_suspension_age_secs
+        .unwrap_or(suspension_age::DEFAULT_MAX_AGE_SECS);
+    let history = |name: &str, text: &str, line: u32| repo.introduced(side, name, text, line);
+    let aged = suspension_age::check(&inventory, max_age, now, &history);
+    findings.extend(finish(aged, &inventory, req.opts));
+    findings.sort_by(|a, b| a.sort_key().cmp(&b.sort_key()));
+    Ok(GitSide {
+        files: snapshot.loaded.len(),
+        inventory,
+        findings,
+    })
+}
+
+/// Configuration settings and inline ignores for findings made outside `lint::lint`.
+fn finish(findings: Vec<Finding>, inventory: &Inventory, opts: &LintOptions) -> Vec<Finding> {
+    let findings = super::apply_settings(findings, &opts.rules);
+    if opts.inline_ignores {
+        // `lint::lint` already reported malformed ignore annotations: keep only the filtering.
+        super::suppress::apply(findings, inventory, &registry::is_known)
+            .into_iter()
+            .filter(|f| f.rule != super::suppress::INVALID_IGNORE.id)
+            .collect()
+    } else {
+        findings
+    }
+}

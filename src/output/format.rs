@@ -1,0 +1,180 @@
+//! The output formats and the one place that picks a renderer for each: subcommands name a
+//! format and hand over their report; they never match on formats themselves.
+
+use crate::engine::chain::Chain;
+use crate::engine::explain::Explanation;
+use crate::engine::simulate::CheckReport;
+use crate::lint::diff::OwnershipChange;
+use crate::lint::{registry, Finding};
+
+use super::Summary;
+
+/// A format of lint's findings (`-o`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Format {
+    Text,
+    Json,
+    Sarif,
+    Github,
+}
+
+/// One requested output: a format and where it goes (`None`: stdout).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct OutputSpec {
+    pub format: Format,
+    pub file: Option<String>,
+}
+
+/// Why `-o` cannot be honoured.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum OutputSpecError {
+    #[error("unknown output format `{0}`: expected text, json, sarif or github")]
+    Unknown(String),
+    #[error("only one output format can go to stdout; write the others to files, e.g. `-o sarif=lint.sarif`")]
+    TwoOnStdout,
+}
+
+/// `-o text -o sarif=lint.sarif`: at most one format on stdout; none given means text.
+pub fn parse_outputs(specs: &[String]) -> Result<Vec<OutputSpec>, OutputSpecError> {
+    let mut out = Vec::new();
+    for s in specs {
+        let (name, file) = match s.split_once('=') {
+            Some((n, f)) if !f.is_empty() => (n, Some(f.to_string())),
+            Some((n, _)) => (n, None),
+            None => (s.as_str(), None),
+        };
+        let format = match name {
+            "text" => Format::Text,
+            "json" => Format::Json,
+            "sarif" => Format::Sarif,
+            "github" => Format::Github,
+            other => return Err(OutputSpecError::Unknown(other.to_string())),
+        };
+        out.push(OutputSpec { format, file });
+    }
+    if out.is_empty() {
+        out.push(OutputSpec {
+            format: Format::Text,
+            file: None,
+        });
+    }
+    if out.iter().filter(|o| o.file.is_none()).count() > 1 {
+        return Err(OutputSpecError::TwoOnStdout);
+    }
+    Ok(out)
+}
+
+/// What a lint run reports. Text and JSON show `reported` (and the ownership changes in
+/// `--base` mode); SARIF and GitHub annotations carry only `new_only`, the findings a pull
+/// request introduces (the same findings outside `--base`).
+pub struct LintReport<'a> {
+    pub reported: &'a [Finding],
+    pub new_only: &'a [Finding],
+    pub ownership: Option<&'a [OwnershipChange]>,
+    pub summary: &'a Summary,
+}
+
+/// Lint's findings in `format`.
+pub fn render_lint(format: Format, r: &LintReport<'_>, color: bool) -> String {
+    match (format, r.ownership) {
+        (Format::Text, Some(own)) => {
+            super::text::render_with_ownership(r.reported, own, r.summary, color)
+        }
+        (Format::Text, None) => super::text::render(r.reported, r.summary, color),
+        (Format::Json, Some(own)) => super::json::render_with_ownership(r.reported, r.summary, own),
+        (Format::Json, None) => super::json::render(r.reported, r.summary),
+        (Format::Sarif, _) => super::sarif::render(r.new_only, &registry::all()),
+        (Format::Github, _) => super::github::render(r.new_only),
+    }
+}
+
+/// How `explain` shows a decision: `-o text|json`, or `--graph dot|mermaid` instead.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ExplainFormat {
+    Text,
+    Json,
+    Dot,
+    Mermaid,
+}
+
+impl ExplainFormat {
+    /// `--graph` wins over `-o` (clap has checked both values).
+    pub fn from_flags(output: &str, graph: Option<&str>) -> ExplainFormat {
+        match (graph, output) {
+            (Some("mermaid"), _) => ExplainFormat::Mermaid,
+            (Some(_), _) => ExplainFormat::Dot,
+            (None, "json") => ExplainFormat::Json,
+            _ => ExplainFormat::Text,
+        }
+    }
+}
+
+/// The live part of an explanation: the real chain and what could not be read.
+pub struct LiveChain<'a> {
+    pub chain: &'a Chain,
+    pub notes: &'a [String],
+}
+
+/// One template's decision in `format`, with its live chain in live mode.
+pub fn render_explain(
+    format: ExplainFormat,
+    e: &Explanation,
+    live: Option<&LiveChain<'_>>,
+    color: bool,
+) -> String {
+    let graph = || super::graph::from_explain(e, live.map(|l| l.chain));
+    match (format, live) {
+        (ExplainFormat::Mermaid, _) => super::graph::mermaid(&graph()),
+        (ExplainFormat::Dot, _) => super::graph::dot(&graph()),
+        (ExplainFormat::Json, None) => super::explain::json(e),
+        (ExplainFormat::Json, Some(l)) => {
+            let mut v = super::explain::to_json(e);
+            v["chain"] = super::chain::to_json(l.chain, l.notes);
+            let mut out = serde_json::to_string_pretty(&v).expect("serializable");
+            out.push('\n');
+            out
+        }
+        (ExplainFormat::Text, None) => super::explain::text(e, color),
+        (ExplainFormat::Text, Some(l)) => {
+            let mut out = super::explain::text(e, color);
+            out.push_str(&super::chain::text(l.chain, l.notes, color));
+            out
+        }
+    }
+}
+
+/// `preempt-check`'s report, `-o text|json`.
+pub fn render_preempt_check(output: &str, r: &CheckReport, color: bool) -> String {
+    match output {
+        "json" => super::preempt_check::json(r),
+        _ => super::preempt_check::text(r, color),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn outputs_parse_and_only_one_goes_to_stdout() {
+        let o = parse_outputs(&["text".into(), "sarif=lint.sarif".into()]).unwrap();
+        assert_eq!(o[1].format, Format::Sarif);
+        assert_eq!(o[1].file.as_deref(), Some("lint.sarif"));
+        assert!(parse_outputs(&["text".into(), "json".into()]).is_err());
+        assert!(parse_outputs(&["xml".into()]).is_err());
+        assert_eq!(parse_outputs(&[]).unwrap()[0].format, Format::Text);
+    }
+
+    #[test]
+    fn a_graph_replaces_the_trace() {
+        assert_eq!(
+            ExplainFormat::from_flags("json", Some("mermaid")),
+            ExplainFormat::Mermaid
+        );
+        assert_eq!(
+            ExplainFormat::from_flags("text", Some("dot")),
+            ExplainFormat::Dot
+        );
+        assert_eq!(ExplainFormat::from_flags("json", None), ExplainFormat::Json);
+    }
+}
