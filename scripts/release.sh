@@ -1,52 +1,82 @@
 #!/usr/bin/env bash
-# Builds release archives for the krew platforms and fills their sha256 into krew-manifest.yaml.
+# Builds release archives, SHA256SUMS and the rendered krew manifest into dist/, with the same
+# layout as .github/workflows/release.yml (both package through scripts/package.py).
 #
-#   scripts/release.sh v0.1.0 [TARGET...]
+#   scripts/release.sh [vX.Y.Z] [TARGET...]
 #
-# Each TARGET is a Rust target triple whose toolchain is installed (rustup target add ...);
-# by default only the host is built. Archives land in dist/; the manifest is rewritten in place
-# for the version and for each platform that was built (others keep their previous sha256).
+# The version defaults to Cargo.toml's. The default target on a Linux x86_64 machine is
+# x86_64-unknown-linux-gnu.2.17: cargo-zigbuild links against glibc 2.17 (RHEL 7/8, Amazon Linux
+# 2, Ubuntu 20.04 and later all run it) and zlib is linked statically; cargo-zigbuild and zig
+# come from PyPI into a virtual environment (scripts/tools-venv.sh). Other targets need their
+# Rust standard library installed (rustup target add ...). Honours CARGO_TARGET_DIR.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-version=${1:?usage: scripts/release.sh vX.Y.Z [TARGET...]}
+die() { echo "release.sh: $*" >&2; exit 1; }
+
+crate_version=$(sed -n 's/^version = "\(.*\)"/\1/p' Cargo.toml | head -n1)
+version=${1:-v$crate_version}
+[ "$version" = "v$crate_version" ] || die "version $version does not match Cargo.toml ($crate_version)"
 shift || true
 targets=("$@")
+host=$(rustc -vV | sed -n 's/^host: //p')
 if [ ${#targets[@]} -eq 0 ]; then
-  targets=("$(rustc -vV | sed -n 's/^host: //p')")
+  case "$host" in
+    x86_64-unknown-linux-gnu) targets=(x86_64-unknown-linux-gnu.2.17) ;;
+    *) targets=("$host") ;;
+  esac
 fi
+target_dir=${CARGO_TARGET_DIR:-target}
 
-platform_of() { # target triple -> "os arch" as krew names them
+platform_of() { # target triple -> krew's os-arch
   case "$1" in
-    x86_64-unknown-linux-*) echo "linux amd64" ;;
-    aarch64-unknown-linux-*) echo "linux arm64" ;;
-    x86_64-apple-darwin) echo "darwin amd64" ;;
-    aarch64-apple-darwin) echo "darwin arm64" ;;
-    *) echo "unsupported target $1" >&2; return 1 ;;
+    x86_64-unknown-linux-*) echo linux-amd64 ;;
+    aarch64-unknown-linux-*) echo linux-arm64 ;;
+    x86_64-apple-darwin) echo darwin-amd64 ;;
+    aarch64-apple-darwin) echo darwin-arm64 ;;
+    x86_64-pc-windows-*) echo windows-amd64 ;;
+    *) die "unsupported target $1" ;;
   esac
 }
 
+uses_zig() { # glibc-versioned and musl Linux targets build with cargo-zigbuild
+  case "$1" in *-linux-gnu.*|*-linux-musl*) return 0 ;; *) return 1 ;; esac
+}
+
+build() { # target -> path of the built binary
+  local target=$1 dir=${1%%.*}
+  if uses_zig "$target"; then
+    local tools
+    tools=$(scripts/tools-venv.sh)
+    PATH="$tools:$PATH" cargo zigbuild --locked --release --target "$target" >&2
+  else
+    cargo build --locked --release --target "$target" >&2
+  fi
+  local exe=""
+  case "$target" in *windows*) exe=.exe ;; esac
+  local bin="$target_dir/$dir/release/kubectl-karmada_policy$exe"
+  [ -f "$bin" ] || die "cargo did not produce $bin"
+  echo "$bin"
+}
+
+rm -rf dist "$target_dir/release-assets"
 mkdir -p dist
-sed -i.bak "s/^  version: .*/  version: ${version}/; s#/download/v[^/]*/kubectl-karmada_policy-v[^-]*-#/download/${version}/kubectl-karmada_policy-${version}-#" krew-manifest.yaml
+export SOURCE_DATE_EPOCH=${SOURCE_DATE_EPOCH:-$(git log -1 --format=%ct 2>/dev/null || echo 0)}
+assets="$target_dir/release-assets"
 for target in "${targets[@]}"; do
-  read -r os arch < <(platform_of "$target")
-  cargo build --release --locked --target "$target"
-  stage=$(mktemp -d)
-  cp "target/$target/release/kubectl-karmada_policy" LICENSE README.md "$stage/" 2>/dev/null || cp "target/$target/release/kubectl-karmada_policy" README.md "$stage/"
-  archive="dist/kubectl-karmada_policy-${version}-${os}-${arch}.tar.gz"
-  tar -C "$stage" -czf "$archive" .
-  rm -rf "$stage"
-  sum=$(sha256sum "$archive" | cut -d' ' -f1)
-  # Replace the sha256 on the line after this platform's uri.
-  python3 - "$os" "$arch" "$sum" <<'PY'
-import re, sys
-os_, arch, digest = sys.argv[1:]
-text = open("krew-manifest.yaml").read()
-pattern = re.compile(r"(uri: \S+-%s-%s\.tar\.gz\n\s+sha256: )\"[0-9a-f]{64}\"" % (os_, arch))
-text, n = pattern.subn(r'\g<1>"%s"' % digest, text)
-assert n == 1, f"no platform entry for {os_}/{arch}"
-open("krew-manifest.yaml", "w").write(text)
-PY
-  echo "$archive $sum"
+  platform=$(platform_of "$target")
+  bin=$(build "$target")
+  if [ ! -d "$assets" ]; then
+    # Completions and man pages come from a binary that runs here: this one if it can.
+    runner=$bin
+    if ! "$runner" --version >/dev/null 2>&1; then
+      cargo build --locked --release >&2
+      runner="$target_dir/release/kubectl-karmada_policy"
+    fi
+    scripts/release-assets.sh "$runner" "$assets"
+  fi
+  python3 scripts/package.py "$bin" "$platform" "$version" "$assets" dist
 done
-rm -f krew-manifest.yaml.bak
+(cd dist && sha256sum -- kubectl-karmada_policy-* > SHA256SUMS)
+python3 scripts/render-krew.py --tag "$version" --sums dist/SHA256SUMS .krew.yaml > dist/karmada-policy.yaml
+cat dist/SHA256SUMS
