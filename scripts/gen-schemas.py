@@ -16,8 +16,9 @@ does (see ../shared/notes/dependencies.md section 4), so it is converted:
                                             where `x-kubernetes-preserve-unknown-fields: true`
 * `metadata` (just `type: object` in the CRD) -> the fields of ObjectMeta, with labels and
                                             annotations as string maps and name/namespace strings
-* `description`, `default` and the `x-kubernetes-list-type`/`map-type` markers are dropped: they
-  validate nothing (every list and map in the policy CRDs is `atomic`).
+* `description` and the `x-kubernetes-list-type`/`map-type` markers are dropped: they validate
+  nothing (every list and map in the policy CRDs is `atomic`). `default` is kept: JSON Schema
+  ignores it, and `src/schema` applies it the way the API server's structural defaulting does.
 
 The output is checked in and embedded in the binary; tests/schema.rs compares it with the CRDs so
 a new CRD (a new Karmada release) that is not regenerated fails the build's tests.
@@ -43,7 +44,6 @@ INT_RANGES = {
 
 DROPPED = {
     "description",
-    "default",
     "example",
     "externalDocs",
     "x-kubernetes-list-type",
@@ -116,7 +116,7 @@ def convert(node, path):
             # other formats (date-time, byte, ...) are not in the policy CRDs; drop rather than guess
         elif key in ("minimum", "maximum"):
             out.setdefault(key, value)
-        elif key in ("type", "enum", "required", "minItems", "maxItems", "minLength", "maxLength",
+        elif key in ("type", "enum", "required", "default", "minItems", "maxItems", "minLength", "maxLength",
                      "pattern", "minProperties", "maxProperties", "exclusiveMinimum", "exclusiveMaximum",
                      "multipleOf", "uniqueItems"):
             out[key] = value

@@ -9,7 +9,7 @@ use crate::engine::claim::Filters;
 use crate::engine::explain_inputs::{self, Wanted};
 use crate::engine::state::{Options, State, UnknownClaimers};
 use crate::model::{group_of, kinds, Inventory};
-use crate::output::format::{render_explain, ExplainFormat};
+use crate::output::format::{render_explain, Delivered, ExplainFormat};
 use crate::source::prefilter::DocHead;
 
 #[derive(Debug, ClapArgs)]
@@ -44,6 +44,11 @@ pub struct Args {
     /// each Work's real dispatch state; with -f, the policy's suspension.
     #[arg(long = "graph", value_name = "FORMAT", value_parser = ["dot", "mermaid"])]
     pub graph: Option<String>,
+    /// Member cluster(s) whose manifest to compute (repeatable): the `overrides` section applies
+    /// the OverridePolicies and ClusterOverridePolicies for each. Default: the binding's
+    /// clusters live, the clusters the placement selects with -f.
+    #[arg(long = "cluster", value_name = "NAME")]
+    pub clusters: Vec<String>,
     #[command(flatten)]
     pub kube: KubeFlags,
 }
@@ -130,8 +135,19 @@ pub fn run(args: Args) -> Result<Exit, CliError> {
             namespace: args.namespace.as_deref(),
             format: ExplainFormat::from_flags(&args.output, args.graph.as_deref()),
             engine,
+            clusters: &args.clusters,
         });
     }
+    explain_files(&args, ty, name, engine)
+}
+
+/// `explain -f`: the decision from manifests.
+fn explain_files(
+    args: &Args,
+    ty: &str,
+    name: &str,
+    engine: EngineSettings,
+) -> Result<Exit, CliError> {
     let namespace = args.namespace.as_deref().unwrap_or("default");
     let options = Options {
         gates: engine.gates,
@@ -162,12 +178,13 @@ pub fn run(args: Args) -> Result<Exit, CliError> {
         namespace,
         options.clone(),
     );
-    let (state, t) = match found {
+    let fallback: Inventory;
+    let (inv, state, t) = match found {
         Ok((state, t))
             if skipped.is_empty() || !explain_inputs::reads_beyond(&state, t, namespace) =>
         {
             warn_problems(&inputs.loaded);
-            (state, t)
+            (&inputs.inventory, state, t)
         }
         Err(e) => {
             warn_problems(&inputs.loaded);
@@ -175,13 +192,57 @@ pub fn run(args: Args) -> Result<Exit, CliError> {
         }
         Ok(_) => {
             // Rare: the answer depends on the other templates too; read everything.
-            drop(inputs);
-            let inv = read_inputs(&args.files, namespace)?;
-            find_template(&inv, &[], ty, name, namespace, options)?
+            fallback = read_inputs(&args.files, namespace)?;
+            let (state, t) = find_template(&fallback, &[], ty, name, namespace, options)?;
+            (&fallback, state, t)
         }
     };
     let decision = crate::engine::explain::explain(&state, t);
+    let template = state.templates[t]
+        .doc
+        .and_then(|d| inv.documents.get(d))
+        .map(|d| d.full_tree().to_json())
+        .unwrap_or_default();
+    let delivery = file_delivery(inv, &state, &decision, &template, &args.clusters);
+    let delivered = Delivered {
+        template: &template,
+        delivery: &delivery,
+    };
     let format = ExplainFormat::from_flags(&args.output, args.graph.as_deref());
-    write_stdout(&render_explain(format, &decision, None, stdout_color()))?;
+    let out = render_explain(format, &decision, None, &delivered, stdout_color());
+    write_stdout(&out)?;
     Ok(Exit::Ok)
+}
+
+/// Placement and overrides from the files: the eventual owner's placement over the Cluster
+/// objects of the inputs, and the override chain for the chosen or selected clusters.
+fn file_delivery(
+    inv: &Inventory,
+    state: &State,
+    decision: &crate::engine::explain::Explanation,
+    template: &serde_json::Value,
+    chosen: &[String],
+) -> crate::engine::delivery::Delivery {
+    let clusters = crate::model::cluster::Cluster::from_inventory(inv);
+    let overrides: Vec<&crate::model::OverridePolicy> = inv.overrides().collect();
+    let placement = decision
+        .eventual
+        .as_ref()
+        .and_then(|o| state.find_policy(o))
+        .and_then(|p| state.policy(p).spec.placement.as_ref());
+    let tpl = &state.templates[decision.template];
+    crate::engine::delivery::deliver(&crate::engine::delivery::DeliveryInput {
+        template,
+        placement,
+        clusters: &clusters,
+        overrides: &overrides,
+        binding: crate::engine::placement::BindingView {
+            api_version: &tpl.api_version,
+            kind: &tpl.kind,
+            workload: crate::engine::delivery::is_workload(template),
+            ..Default::default()
+        },
+        bound: None,
+        chosen,
+    })
 }

@@ -14,7 +14,7 @@ use crate::engine::simulate::Change;
 use crate::engine::state::{Options, State, UnknownClaimers};
 use crate::lint::{Finding, LintOptions};
 use crate::model::{group_of, kinds, Inventory, Object, Policy};
-use crate::output::format::{render_explain, ExplainFormat, LiveChain};
+use crate::output::format::{render_explain, Delivered, ExplainFormat, LiveChain};
 use crate::output::Summary;
 use crate::source::cluster::{
     self as live, karmada, Discovered, Read, Request, ResourceType, Stats,
@@ -159,6 +159,8 @@ pub struct ExplainRequest<'a> {
     pub namespace: Option<&'a str>,
     pub format: ExplainFormat,
     pub engine: EngineSettings,
+    /// `--cluster`: the member clusters whose manifest the overrides section computes.
+    pub clusters: &'a [String],
 }
 
 /// `explain TYPE/NAME` against the control plane.
@@ -186,17 +188,15 @@ pub fn explain(req: &ExplainRequest<'_>) -> Result<Exit, CliError> {
         reads.extend(s.read(vec![target.works_request(b)])?);
     }
     let readable = target.readable(&reads, binding.is_some());
-    let clusters = cluster_names(find(&reads, &karmada::cluster()));
-    let binding_kind = target.binding_kind();
-    let docs: Vec<Document> = live::documents(
-        reads
-            .iter()
-            .filter(|r| r.request.rt.kind != "Cluster" && r.request.rt.kind != binding_kind.kind),
-    )
-    .into_iter()
-    .chain(binding.iter().map(|b| live::document(&binding_kind, b)))
-    .collect();
-    let inv = Inventory::from_documents(docs, target.ns);
+    let cluster_read = find(&reads, &karmada::cluster());
+    let cluster_objects: Vec<crate::model::cluster::Cluster> = cluster_read
+        .map(|r| r.items())
+        .unwrap_or(&[])
+        .iter()
+        .map(crate::model::cluster::Cluster::from_object)
+        .collect();
+    let clusters = cluster_names(cluster_read);
+    let inv = Inventory::from_documents(target.documents(&reads, binding.as_ref()), target.ns);
     let state = State::from_inventory(&inv, options(req.engine, readable.policies));
     let t = state
         .find_template(
@@ -216,6 +216,15 @@ pub fn explain(req: &ExplainRequest<'_>) -> Result<Exit, CliError> {
         clusters,
         readable,
     });
+    let delivery = live_delivery(
+        &state,
+        &e,
+        &template,
+        binding.as_ref(),
+        &inv,
+        &cluster_objects,
+        req.clusters,
+    );
     // The text shows the notes; the other formats leave them to stderr.
     if req.format != ExplainFormat::Text {
         s.warn_notes();
@@ -224,7 +233,12 @@ pub fn explain(req: &ExplainRequest<'_>) -> Result<Exit, CliError> {
         chain: &chain,
         notes: &s.notes,
     };
-    write_stdout(&render_explain(req.format, &e, Some(&live), stdout_color()))?;
+    let delivered = Delivered {
+        template: &template,
+        delivery: &delivery,
+    };
+    let out = render_explain(req.format, &e, Some(&live), &delivered, stdout_color());
+    write_stdout(&out)?;
     Ok(Exit::Ok)
 }
 
@@ -256,6 +270,20 @@ impl Target<'_> {
         } else {
             karmada::crb()
         }
+    }
+
+    /// What the engine reads: everything but the Clusters (names only) and the bindings other
+    /// than the template's own.
+    fn documents(&self, reads: &[Read], binding: Option<&serde_json::Value>) -> Vec<Document> {
+        let binding_kind = self.binding_kind();
+        live::documents(
+            reads.iter().filter(|r| {
+                r.request.rt.kind != "Cluster" && r.request.rt.kind != binding_kind.kind
+            }),
+        )
+        .into_iter()
+        .chain(binding.map(|b| live::document(&binding_kind, b)))
+        .collect()
     }
 
     /// The template first, then everything its decision and chain read.
@@ -503,4 +531,58 @@ pub fn lint(kube: &KubeFlags, opts: &LintOptions) -> Result<(Vec<Finding>, Summa
     };
     summary.count(&findings);
     Ok((findings, summary))
+}
+
+/// Placement and overrides against the control plane: the binding's scheduling state (its
+/// clusters skip two filters, its eviction tasks and observed affinity term count) and its
+/// clusters as the default override targets.
+fn live_delivery(
+    state: &State,
+    e: &crate::engine::explain::Explanation,
+    template: &serde_json::Value,
+    binding: Option<&serde_json::Value>,
+    inv: &Inventory,
+    clusters: &[crate::model::cluster::Cluster],
+    chosen: &[String],
+) -> crate::engine::delivery::Delivery {
+    let names = |v: Option<&serde_json::Value>, key: &str| -> Vec<String> {
+        v.and_then(serde_json::Value::as_array)
+            .into_iter()
+            .flatten()
+            .filter_map(|x| x[key].as_str().map(str::to_string))
+            .collect()
+    };
+    let bound = binding.map(|b| names(b.pointer("/spec/clusters"), "name"));
+    let evicting = names(
+        binding.and_then(|b| b.pointer("/spec/gracefulEvictionTasks")),
+        "fromCluster",
+    );
+    let observed = binding.and_then(|b| {
+        b.pointer("/status/schedulerObservedAffinityName")
+            .and_then(serde_json::Value::as_str)
+    });
+    let placement = e
+        .eventual
+        .as_ref()
+        .and_then(|o| state.find_policy(o))
+        .and_then(|p| state.policy(p).spec.placement.as_ref());
+    let overrides: Vec<&crate::model::OverridePolicy> = inv.overrides().collect();
+    let tpl = &state.templates[e.template];
+    let scheduled = bound.clone().unwrap_or_default();
+    crate::engine::delivery::deliver(&crate::engine::delivery::DeliveryInput {
+        template,
+        placement,
+        clusters,
+        overrides: &overrides,
+        binding: crate::engine::placement::BindingView {
+            api_version: &tpl.api_version,
+            kind: &tpl.kind,
+            scheduled: &scheduled,
+            evicting: &evicting,
+            observed_affinity: observed,
+            workload: crate::engine::delivery::is_workload(template),
+        },
+        bound: bound.as_deref(),
+        chosen,
+    })
 }

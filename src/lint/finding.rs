@@ -80,6 +80,9 @@ pub struct Finding {
     pub related: Vec<Related>,
     /// The document the finding is about (index into the inventory), for inline suppressions.
     pub doc: Option<usize>,
+    /// For an admission or schema finding: the whole message the API server returns for the
+    /// object, as `kubectl apply` prints it (JSON `apiServerMessage`).
+    pub api_server_message: Option<String>,
 }
 
 impl Finding {
@@ -93,7 +96,13 @@ impl Finding {
             object: None,
             related: Vec::new(),
             doc: None,
+            api_server_message: None,
         }
+    }
+
+    pub fn api_server_message(mut self, message: Option<String>) -> Finding {
+        self.api_server_message = message;
+        self
     }
 
     pub fn at(mut self, source: &Arc<Source>, span: Span) -> Finding {

@@ -4,6 +4,8 @@
 //! object keeps the index of its document so a finding can point at the exact field.
 
 pub mod binding;
+pub mod cluster;
+pub mod feature_gates;
 pub mod gitops;
 pub mod kinds;
 pub mod meta;

@@ -2,6 +2,7 @@
 //! format and hand over their report; they never match on formats themselves.
 
 use crate::engine::chain::Chain;
+use crate::engine::delivery::Delivery;
 use crate::engine::explain::Explanation;
 use crate::engine::simulate::CheckReport;
 use crate::lint::diff::OwnershipChange;
@@ -115,29 +116,43 @@ pub struct LiveChain<'a> {
     pub notes: &'a [String],
 }
 
-/// One template's decision in `format`, with its live chain in live mode.
+/// Where the template goes: placement and overrides per cluster, and the template they apply to.
+pub struct Delivered<'a> {
+    pub template: &'a serde_json::Value,
+    pub delivery: &'a Delivery,
+}
+
+/// One template's decision in `format`, with its live chain in live mode, then its delivery.
 pub fn render_explain(
     format: ExplainFormat,
     e: &Explanation,
     live: Option<&LiveChain<'_>>,
+    delivered: &Delivered<'_>,
     color: bool,
 ) -> String {
     let graph = || super::graph::from_explain(e, live.map(|l| l.chain));
-    match (format, live) {
-        (ExplainFormat::Mermaid, _) => super::graph::mermaid(&graph()),
-        (ExplainFormat::Dot, _) => super::graph::dot(&graph()),
-        (ExplainFormat::Json, None) => super::explain::json(e),
-        (ExplainFormat::Json, Some(l)) => {
+    match format {
+        ExplainFormat::Mermaid => super::graph::mermaid(&graph()),
+        ExplainFormat::Dot => super::graph::dot(&graph()),
+        ExplainFormat::Json => {
             let mut v = super::explain::to_json(e);
-            v["chain"] = super::chain::to_json(l.chain, l.notes);
+            if let Some(l) = live {
+                v["chain"] = super::chain::to_json(l.chain, l.notes);
+            }
+            super::delivery::add_json(&mut v, delivered.delivery);
             let mut out = serde_json::to_string_pretty(&v).expect("serializable");
             out.push('\n');
             out
         }
-        (ExplainFormat::Text, None) => super::explain::text(e, color),
-        (ExplainFormat::Text, Some(l)) => {
+        ExplainFormat::Text => {
             let mut out = super::explain::text(e, color);
-            out.push_str(&super::chain::text(l.chain, l.notes, color));
+            if let Some(l) = live {
+                out.push_str(&super::chain::text(l.chain, l.notes, color));
+            }
+            out.push_str(&super::delivery::text(
+                delivered.template,
+                delivered.delivery,
+            ));
             out
         }
     }

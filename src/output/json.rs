@@ -1,6 +1,7 @@
 //! `-o json`: the documented, stable contract
 //! `{"findings":[{"rule","severity","message","file","line","column","endLine","endColumn","field",
-//! "object":{"apiVersion","kind","namespace","name"},"related":[{"file","line","column","message"}]}],
+//! "object":{"apiVersion","kind","namespace","name"},"related":[{"file","line","column","message"}],
+//! "apiServerMessage"?}],
 //! "summary":{"files","documents","policies","errors","warnings","infos"}}`.
 //! Field names are never renamed once released; new fields may be added.
 
@@ -26,6 +27,9 @@ struct JsonFinding<'a> {
     field: Option<&'a str>,
     object: Option<&'a ObjectRef>,
     related: Vec<JsonRelated<'a>>,
+    /// Admission and schema findings only: the API server's whole message for the object.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    api_server_message: Option<&'a str>,
 }
 
 #[derive(Serialize)]
@@ -125,5 +129,6 @@ fn to_json(f: &Finding) -> JsonFinding<'_> {
                 message: &r.message,
             })
             .collect(),
+        api_server_message: f.api_server_message.as_deref(),
     }
 }

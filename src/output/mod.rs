@@ -2,6 +2,7 @@
 //! touches one file here.
 
 pub mod chain;
+pub mod delivery;
 pub mod explain;
 pub mod format;
 pub mod github;

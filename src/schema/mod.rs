@@ -12,6 +12,8 @@
 //! (apiextensions-apiserver `pkg/apiserver/schema/defaulting/prunenulls.go`). A `null` list item
 //! is not pruned and fails its type.
 
+pub mod structural;
+
 use std::sync::OnceLock;
 
 use jsonschema::error::{TypeKind, ValidationErrorKind};
@@ -201,6 +203,34 @@ pub fn validate(kind: &str, root: &Node, version: KarmadaVersion) -> Vec<SchemaV
             .cmp(&(b.span.start, b.span.end))
             .then_with(|| a.field.to_string().cmp(&b.field.to_string()))
             .then_with(|| a.rule.cmp(b.rule))
+    });
+    out.dedup();
+    out
+}
+
+/// Validates an object that already went through the API server's decoding and the mutating
+/// webhook (`crate::engine::admission::chain`): nothing is pruned first, so a `null` the round
+/// trip introduced (`resourceSelectors: null`) fails its type as it does on the server (§2.3).
+/// The spans are meaningless: the caller locates `field` in its own document.
+pub fn validate_object(kind: &str, object: &Json, version: KarmadaVersion) -> Vec<SchemaViolation> {
+    let Some(index) = KINDS.iter().position(|k| *k == kind) else {
+        return Vec::new();
+    };
+    let validator = validator(index, variant(index, version));
+    if validator.is_valid(object) {
+        return Vec::new();
+    }
+    let root = Node::from_json(object, Span::default());
+    let mut out: Vec<SchemaViolation> = Vec::new();
+    for error in validator.iter_errors(object) {
+        violations_of(&error, &root, &mut out);
+    }
+    out.sort_by(|a, b| {
+        a.field
+            .to_string()
+            .cmp(&b.field.to_string())
+            .then_with(|| a.rule.cmp(b.rule))
+            .then_with(|| a.message.cmp(&b.message))
     });
     out.dedup();
     out
@@ -398,7 +428,7 @@ fn violations_of(error: &ValidationError<'_>, root: &Node, out: &mut Vec<SchemaV
 fn type_message(at: &FieldPath, expected: &str, instance: &Json) -> String {
     let actual = json_type(instance);
     let shown = match instance {
-        Json::Array(_) | Json::Object(_) => format!("\"{actual}\""),
+        Json::Array(_) | Json::Object(_) | Json::Null => format!("\"{actual}\""),
         other => render(other),
     };
     format!("{at}: Invalid value: \"{actual}\": {at} in body must be of type {expected}: {shown}")
@@ -425,7 +455,7 @@ fn render(v: &Json) -> String {
 }
 
 /// A whole-value template placeholder: `${VAR}`, `{{ .Values.x }}`.
-fn is_placeholder(s: &str) -> bool {
+pub(crate) fn is_placeholder(s: &str) -> bool {
     let t = s.trim();
     (t.starts_with("${") && t.ends_with('}') && !t[2..t.len() - 1].contains(['{', '}']))
         || (t.starts_with("{{") && t.ends_with("}}"))

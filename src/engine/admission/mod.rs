@@ -12,8 +12,10 @@
 //! Every check returns a [`Violation`] carrying Karmada's own field path and detail text, so
 //! [`Violation::karmada_error`] reproduces the line `kubectl apply` would print.
 
+pub mod chain;
 mod defaults;
 mod failover;
+pub mod gotypes;
 pub(crate) mod labels;
 mod overrides;
 mod placement;

@@ -6,12 +6,10 @@ use crate::lint::{Finding, LintOptions, Severity};
 use crate::model::{group_of, Inventory, ObjectMeta, ObjectRef, POLICY_GROUP};
 use crate::source::Node;
 
-const POLICY_KINDS: [&str; 4] = [
-    "PropagationPolicy",
-    "ClusterPropagationPolicy",
-    "OverridePolicy",
-    "ClusterOverridePolicy",
-];
+/// The kinds checked here on their own. PropagationPolicy and ClusterPropagationPolicy are
+/// checked by the admission chain (`super::admission`), which validates the schema after the
+/// mutating webhook, as the API server does.
+const POLICY_KINDS: [&str; 2] = ["OverridePolicy", "ClusterOverridePolicy"];
 
 pub fn docs() -> Vec<RuleDoc> {
     crate::schema::RULES

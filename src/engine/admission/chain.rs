@@ -1,0 +1,468 @@
+//! The whole admission chain of one PropagationPolicy or ClusterPropagationPolicy manifest, in
+//! the API server's order (admission-chain.md §1.2), each stage ending the request when it
+//! refuses:
+//!
+//! 1. decode: the strict ObjectMeta round trip (a metadata type error is a 400), pruning of
+//!    unknown fields, `null`s without a default dropped, CRD structural defaults;
+//! 2. strict field validation (kubectl's default): any unknown field is a 400;
+//! 3. Karmada's mutating webhook: the Go decode (a value the Go types cannot hold is a 400
+//!    with the decoder's message), the `SetDefault*` steps, `json.Marshal` of the structs;
+//! 4. CRD defaults again, on the patched object;
+//! 5. ObjectMeta (`metadata.name`, PP `metadata.namespace`) and CRD schema validation: one 422;
+//! 6. Karmada's validating webhook (`ValidatePropagationSpec`): a 403.
+//!
+//! Pure: the manifest comes in as JSON, a [`Verdict`] goes out with the line `kubectl apply`
+//! would print.
+
+use serde_json::{Map, Value as Json};
+
+use crate::model::{KarmadaVersion, PolicyKind, PropagationSpec};
+use crate::schema::{self, structural};
+use crate::source::FieldPath;
+
+use super::gotypes::{self, GoStruct};
+use super::labels::is_dns1123_subdomain;
+use super::{aggregate, graceful_purge_mode, validate_spec, webhook_name, Violation};
+
+/// The stage that refused the object.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Stage {
+    /// The ObjectMeta round trip at decode (400).
+    MetadataDecode,
+    /// Strict field validation at decode (400).
+    StrictDecode,
+    /// The mutating webhook's Go decode (400).
+    MutatingWebhook,
+    /// ObjectMeta and CRD schema validation after mutation (422).
+    Schema,
+    /// The validating webhook (403).
+    ValidatingWebhook,
+}
+
+/// One reason the object is refused.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Refusal {
+    /// A rule id: a schema rule (`schema-unknown-field`, `schema-type`, …) or an admission rule.
+    pub rule: &'static str,
+    /// The field, with list indexes, as the API server names it.
+    pub field: FieldPath,
+    /// The detail as the stage reports it (without the request-level prefix).
+    pub message: String,
+    /// Whether the finding points at the field's key (an unknown field) rather than its value.
+    pub at_key: bool,
+}
+
+/// What the API server does with the manifest.
+#[derive(Clone, Debug)]
+pub struct Verdict {
+    /// `None`: admitted.
+    pub stage: Option<Stage>,
+    pub refusals: Vec<Refusal>,
+    /// The `Status.message` the API server returns, as `kubectl apply` prints it after
+    /// `Error from server (…): error when creating "…": `.
+    pub api_server_message: Option<String>,
+    /// The spec Karmada stores (after both webhooks' mutation and the second defaulting), when
+    /// the object got that far.
+    pub spec: Option<PropagationSpec>,
+}
+
+impl Verdict {
+    pub fn is_admitted(&self) -> bool {
+        self.stage.is_none()
+    }
+
+    fn refused(stage: Stage, refusals: Vec<Refusal>, message: String) -> Verdict {
+        Verdict {
+            stage: Some(stage),
+            refusals,
+            api_server_message: Some(message),
+            spec: None,
+        }
+    }
+}
+
+/// The Go struct the webhook decodes `kind` into.
+fn root_struct(kind: PolicyKind) -> &'static GoStruct {
+    match kind {
+        PolicyKind::PropagationPolicy => &gotypes::PROPAGATION_POLICY,
+        PolicyKind::ClusterPropagationPolicy => &gotypes::CLUSTER_PROPAGATION_POLICY,
+    }
+}
+
+/// The version part of `apiVersion` (`v1alpha1`), as decode errors print it.
+fn version_of(object: &Json) -> String {
+    let api_version = object
+        .get("apiVersion")
+        .and_then(Json::as_str)
+        .unwrap_or("");
+    api_version
+        .rsplit_once('/')
+        .map_or(api_version, |(_, v)| v)
+        .to_string()
+}
+
+/// `<Kind> in version "v1alpha1" cannot be handled as a <Kind>: ` (`handlers/rest.go:251-253`).
+fn decode_prefix(kind: PolicyKind, object: &Json) -> String {
+    let kind = kind.as_str();
+    format!(
+        "{kind} in version \"{}\" cannot be handled as a {kind}: ",
+        version_of(object)
+    )
+}
+
+/// Runs the CREATE chain on `manifest` (`namespace`: the request namespace of a PP, that is its
+/// own or the default one; ignored for a CPP).
+pub fn admit_manifest(
+    kind: PolicyKind,
+    manifest: &Json,
+    namespace: Option<&str>,
+    version: KarmadaVersion,
+) -> Verdict {
+    let schema = schema::schema_json(kind.as_str(), version).expect("policy kinds have a schema");
+    let mut object = manifest.clone();
+    // 1. Decode: metadata first (coerce.go), then prune, nulls, defaults.
+    if let Some(meta) = object.get("metadata") {
+        if let Some(e) = gotypes::first_type_error(
+            meta,
+            &gotypes::OBJECT_META,
+            FieldPath::root().key("metadata"),
+        ) {
+            let message = format!("{}{}", decode_prefix(kind, manifest), e.message);
+            let refusal = type_refusal(e.at, e.message);
+            return Verdict::refused(Stage::MetadataDecode, vec![refusal], message);
+        }
+    }
+    let unknown = structural::prune_unknown(&mut object, &schema);
+    structural::prune_nulls(&mut object, &schema);
+    structural::apply_defaults(&mut object, &schema);
+    // 2. Strict field validation.
+    if !unknown.is_empty() {
+        return strict_decode_error(kind, manifest, unknown);
+    }
+    // The namespace the request carries: a CPP's is cleared (registry/rest/meta.go:62-65).
+    if let Json::Object(map) = &mut object {
+        if let Some(Json::Object(meta)) = map.get_mut("metadata") {
+            match (kind, namespace) {
+                (PolicyKind::ClusterPropagationPolicy, _) => {
+                    meta.remove("namespace");
+                }
+                (PolicyKind::PropagationPolicy, Some(ns)) if !meta.contains_key("namespace") => {
+                    meta.insert("namespace".into(), Json::String(ns.to_string()));
+                }
+                _ => {}
+            }
+        }
+    }
+    // 3. The mutating webhook.
+    if let Some(e) = gotypes::first_type_error(&object, root_struct(kind), FieldPath::root()) {
+        let message = format!(
+            "admission webhook \"{}\" denied the request: {}",
+            webhook_name(kind),
+            e.message
+        );
+        let refusal = type_refusal(e.at, e.message);
+        return Verdict::refused(Stage::MutatingWebhook, vec![refusal], message);
+    }
+    let request_namespace = match kind {
+        PolicyKind::PropagationPolicy => namespace,
+        PolicyKind::ClusterPropagationPolicy => None,
+    };
+    let mut spec = gotypes::round_trip(object.get("spec"), &gotypes::PROPAGATION_SPEC);
+    mutate(kind, request_namespace, &mut spec, version);
+    let spec = gotypes::round_trip(Some(&spec), &gotypes::PROPAGATION_SPEC);
+    if let Json::Object(map) = &mut object {
+        map.insert("spec".into(), spec);
+    }
+    // 4. Defaults again (dispatcher.go:390), without null pruning.
+    structural::apply_defaults(&mut object, &schema);
+    // 5. ObjectMeta and schema.
+    let mut refusals = object_meta_refusals(kind, &object);
+    refusals.extend(
+        schema::validate_object(kind.as_str(), &object, version)
+            .into_iter()
+            .map(|v| Refusal {
+                rule: v.rule,
+                at_key: v.rule == schema::UNKNOWN_FIELD || v.rule == schema::REQUIRED,
+                field: v.field,
+                message: v.message,
+            }),
+    );
+    if !refusals.is_empty() {
+        let message = invalid_message(kind, &object, &refusals);
+        return Verdict::refused(Stage::Schema, refusals, message);
+    }
+    // 6. The validating webhook, on the stored form.
+    let spec: PropagationSpec = match object.get("spec").cloned().map(serde_json::from_value) {
+        Some(Ok(spec)) => spec,
+        // Only an unrendered placeholder (`${clusters}` for a list) gets here: its value is
+        // unknown, so the webhook's verdict is too.
+        _ => {
+            return Verdict {
+                stage: None,
+                refusals: Vec::new(),
+                api_server_message: None,
+                spec: None,
+            }
+        }
+    };
+    let violations = validate_spec(kind, request_namespace, &spec, version);
+    webhook_verdict(kind, spec, &violations)
+}
+
+/// The validating webhook's answer for `violations` on the stored `spec`.
+pub fn webhook_verdict(
+    kind: PolicyKind,
+    spec: PropagationSpec,
+    violations: &[Violation],
+) -> Verdict {
+    let Some(msg) = aggregate(violations) else {
+        return Verdict {
+            stage: None,
+            refusals: Vec::new(),
+            api_server_message: None,
+            spec: Some(spec),
+        };
+    };
+    let refusals = violations
+        .iter()
+        .map(|v| Refusal {
+            rule: v.rule,
+            field: v.field.clone(),
+            message: v.message.clone(),
+            at_key: true,
+        })
+        .collect();
+    Verdict {
+        stage: Some(Stage::ValidatingWebhook),
+        refusals,
+        api_server_message: Some(format!(
+            "admission webhook \"{}\" denied the request: {msg}",
+            webhook_name(kind)
+        )),
+        spec: Some(spec),
+    }
+}
+
+fn type_refusal(at: FieldPath, message: String) -> Refusal {
+    Refusal {
+        rule: schema::TYPE,
+        field: at,
+        message,
+        at_key: false,
+    }
+}
+
+/// `strict decoding error: unknown field "a", unknown field "b"` (§2.1).
+fn strict_decode_error(kind: PolicyKind, manifest: &Json, unknown: Vec<FieldPath>) -> Verdict {
+    let listed: Vec<String> = unknown
+        .iter()
+        .map(|p| format!("unknown field \"{p}\""))
+        .collect();
+    let message = format!(
+        "{}strict decoding error: {}",
+        decode_prefix(kind, manifest),
+        listed.join(", ")
+    );
+    let refusals = unknown
+        .into_iter()
+        .zip(listed)
+        .map(|(field, message)| Refusal {
+            rule: schema::UNKNOWN_FIELD,
+            field,
+            message,
+            at_key: true,
+        })
+        .collect();
+    Verdict::refused(Stage::StrictDecode, refusals, message)
+}
+
+/// `<Kind>.policy.karmada.io "<name>" is invalid: <e>` or `… is invalid: [<e1>, <e2>]`, identical
+/// strings once (§5.2). The schema errors' real order is a Go map's: ours is by field.
+fn invalid_message(kind: PolicyKind, object: &Json, refusals: &[Refusal]) -> String {
+    let name = object
+        .pointer("/metadata/name")
+        .and_then(Json::as_str)
+        .unwrap_or("");
+    let mut seen = std::collections::HashSet::new();
+    let errors: Vec<&str> = refusals
+        .iter()
+        .map(|r| r.message.as_str())
+        .filter(|m| seen.insert(*m))
+        .collect();
+    let body = match errors.as_slice() {
+        [one] => (*one).to_string(),
+        many => format!("[{}]", many.join(", ")),
+    };
+    format!(
+        "{}.policy.karmada.io {} is invalid: {body}",
+        kind.as_str(),
+        serde_json::Value::String(name.to_string())
+    )
+}
+
+const DNS1123_LABEL_FMT: &str = "[a-z0-9]([-a-z0-9]*[a-z0-9])?";
+const DNS1123_LABEL_ERR_MSG: &str = "a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character";
+
+/// `IsDNS1123Label` (`util/validation/validation.go:155-182`), as `ValidateNamespaceName` uses it.
+fn dns1123_label_errors(value: &str) -> Vec<String> {
+    let mut errs = Vec::new();
+    if value.len() > 63 {
+        errs.push(super::labels::max_len_error(63));
+    }
+    let lower_alnum = |c: u8| c.is_ascii_lowercase() || c.is_ascii_digit();
+    let b = value.as_bytes();
+    let ok = !b.is_empty()
+        && lower_alnum(b[0])
+        && lower_alnum(b[b.len() - 1])
+        && b.iter().all(|&c| lower_alnum(c) || c == b'-');
+    if !ok {
+        errs.push(super::labels::regex_error(
+            DNS1123_LABEL_ERR_MSG,
+            DNS1123_LABEL_FMT,
+            &["my-name", "123-abc"],
+        ));
+    }
+    errs
+}
+
+/// `ValidateObjectMetaAccessor(obj, namespaced, NameIsDNSSubdomain, "metadata")` for the name
+/// and namespace (§5.1): `metadata.name: Invalid value: "My_Policy": a lowercase RFC 1123 …`.
+fn object_meta_refusals(kind: PolicyKind, object: &Json) -> Vec<Refusal> {
+    let mut out = Vec::new();
+    let meta = object.get("metadata");
+    let text = |key: &str| {
+        meta.and_then(|m| m.get(key))
+            .and_then(Json::as_str)
+            .unwrap_or("")
+    };
+    let name = text("name");
+    let generate_name = text("generateName");
+    let name_field = FieldPath::root().key("metadata").key("name");
+    if name.is_empty() && generate_name.is_empty() {
+        out.push(Refusal {
+            rule: schema::CONSTRAINT,
+            field: name_field,
+            message: "metadata.name: Required value: name or generateName is required".into(),
+            at_key: false,
+        });
+    } else if !name.is_empty() {
+        for detail in is_dns1123_subdomain(name) {
+            out.push(Refusal {
+                rule: schema::CONSTRAINT,
+                field: name_field.clone(),
+                message: format!("metadata.name: Invalid value: {}: {detail}", quoted(name)),
+                at_key: false,
+            });
+        }
+    }
+    if kind == PolicyKind::PropagationPolicy {
+        let namespace = text("namespace");
+        let field = FieldPath::root().key("metadata").key("namespace");
+        if namespace.is_empty() {
+            out.push(Refusal {
+                rule: schema::CONSTRAINT,
+                field,
+                message: "metadata.namespace: Required value".into(),
+                at_key: false,
+            });
+        } else {
+            for detail in dns1123_label_errors(namespace) {
+                out.push(Refusal {
+                    rule: schema::CONSTRAINT,
+                    field: field.clone(),
+                    message: format!(
+                        "metadata.namespace: Invalid value: {}: {detail}",
+                        quoted(namespace)
+                    ),
+                    at_key: false,
+                });
+            }
+        }
+    }
+    out
+}
+
+/// Go's `%q` for the plain ASCII names validated here.
+fn quoted(s: &str) -> String {
+    serde_json::Value::String(s.to_string()).to_string()
+}
+
+/// The mutating webhook's `SetDefault*` steps (§3.1 steps 2-6) on the round-tripped spec, where
+/// an absent key is the Go zero value: the helpers cannot tell `""` from absent.
+fn mutate(kind: PolicyKind, namespace: Option<&str>, spec: &mut Json, version: KarmadaVersion) {
+    let Json::Object(spec) = spec else {
+        return;
+    };
+    let text = |m: &Map<String, Json>, key: &str| {
+        m.get(key).and_then(Json::as_str).unwrap_or("").to_string()
+    };
+    // Step 2 (PP only): selectors without a namespace get the request namespace.
+    if let (PolicyKind::PropagationPolicy, Some(ns)) = (kind, namespace.filter(|n| !n.is_empty())) {
+        for rs in objects_mut(spec.get_mut("resourceSelectors")) {
+            if text(rs, "namespace").is_empty() {
+                rs.insert("namespace".into(), Json::String(ns.to_string()));
+            }
+        }
+    }
+    // Step 3: spread constraints.
+    let placement = spec.get_mut("placement").and_then(Json::as_object_mut);
+    if let Some(placement) = placement {
+        for c in objects_mut(placement.get_mut("spreadConstraints")) {
+            if text(c, "spreadByLabel").is_empty() && text(c, "spreadByField").is_empty() {
+                c.insert("spreadByField".into(), Json::String("cluster".into()));
+            }
+            if c.get("minGroups").and_then(Json::as_i64).unwrap_or(0) == 0 {
+                c.insert("minGroups".into(), Json::from(1));
+            }
+        }
+        // Step 5: Divided as decoded, without a preference, divides by weight.
+        if let Some(rs) = placement
+            .get_mut("replicaScheduling")
+            .and_then(Json::as_object_mut)
+        {
+            if text(rs, "replicaSchedulingType") == "Divided"
+                && text(rs, "replicaDivisionPreference").is_empty()
+            {
+                rs.insert(
+                    "replicaDivisionPreference".into(),
+                    Json::String("Weighted".into()),
+                );
+            }
+        }
+    }
+    // Step 4: a ServiceImport selector propagates dependencies.
+    let service_import = objects(spec.get("resourceSelectors")).any(|rs| {
+        text(rs, "kind") == "ServiceImport"
+            && text(rs, "apiVersion") == "multicluster.x-k8s.io/v1alpha1"
+    });
+    if service_import {
+        spec.insert("propagateDeps".into(), Json::Bool(true));
+    }
+    // Step 6: graceful purge as decoded, without a grace period, gets 600 seconds.
+    let app = spec
+        .get_mut("failover")
+        .and_then(Json::as_object_mut)
+        .and_then(|f| f.get_mut("application"))
+        .and_then(Json::as_object_mut);
+    if let Some(app) = app {
+        if text(app, "purgeMode") == graceful_purge_mode(version)
+            && !app.contains_key("gracePeriodSeconds")
+        {
+            app.insert("gracePeriodSeconds".into(), Json::from(600));
+        }
+    }
+}
+
+fn objects(v: Option<&Json>) -> impl Iterator<Item = &Map<String, Json>> {
+    v.and_then(Json::as_array)
+        .into_iter()
+        .flatten()
+        .filter_map(Json::as_object)
+}
+
+fn objects_mut(v: Option<&mut Json>) -> impl Iterator<Item = &mut Map<String, Json>> {
+    v.and_then(Json::as_array_mut)
+        .into_iter()
+        .flatten()
+        .filter_map(Json::as_object_mut)
+}

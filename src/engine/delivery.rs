@@ -1,0 +1,101 @@
+//! Where a template goes and what each member cluster receives: the owner's placement through
+//! the filter stage (`placement`) and the override chain per target cluster (`overrides`),
+//! for `explain` in both the file and the live form.
+
+use serde_json::Value;
+
+use crate::model::cluster::Cluster;
+use crate::model::policy::Placement;
+use crate::model::OverridePolicy;
+
+use super::overrides::{apply_for_cluster, ClusterOverrides};
+use super::placement::{evaluate, BindingView, PlacementResult};
+
+/// What `explain` knows beyond the claim.
+pub struct DeliveryInput<'a> {
+    /// The template's manifest.
+    pub template: &'a Value,
+    /// The owner's placement (after admission defaults); `None` without an owner.
+    pub placement: Option<&'a Placement>,
+    /// The Cluster objects known (files or control plane); empty when none were given.
+    pub clusters: &'a [Cluster],
+    /// Every OverridePolicy and ClusterOverridePolicy known.
+    pub overrides: &'a [&'a OverridePolicy],
+    /// The binding's scheduler inputs (live); default for a new binding.
+    pub binding: BindingView<'a>,
+    /// The binding's `spec.clusters` (live), the default override targets.
+    pub bound: Option<&'a [String]>,
+    /// `--cluster NAME`: the clusters to compute overrides for, overriding the default.
+    pub chosen: &'a [String],
+}
+
+pub struct Delivery {
+    /// `None` when no Cluster objects are known or the template has no owner.
+    pub placement: Option<PlacementResult>,
+    pub overrides: Vec<ClusterOverrides>,
+}
+
+/// The override targets: `--cluster`, else the binding's clusters, else the clusters the
+/// placement selects (the feasible set, or its cluster names without Cluster objects).
+fn targets(input: &DeliveryInput<'_>, placement: Option<&PlacementResult>) -> Vec<String> {
+    if !input.chosen.is_empty() {
+        return input.chosen.to_vec();
+    }
+    if let Some(bound) = input.bound {
+        return bound.to_vec();
+    }
+    match (placement, input.placement) {
+        (Some(p), _) => p.decided.feasible.clone(),
+        (None, Some(pl)) => pl
+            .named_clusters()
+            .into_iter()
+            .map(str::to_string)
+            .collect(),
+        (None, None) => Vec::new(),
+    }
+}
+
+pub fn deliver(input: &DeliveryInput<'_>) -> Delivery {
+    let placement = match input.placement {
+        Some(p) if !input.clusters.is_empty() => Some(evaluate(p, input.clusters, &input.binding)),
+        _ => None,
+    };
+    let named: Vec<Cluster>;
+    // Without Cluster objects a cluster is known by its name only: targetCluster rules that
+    // look at labels or fields cannot match it.
+    let clusters: &[Cluster] = if input.clusters.is_empty() {
+        named = targets(input, None)
+            .iter()
+            .map(|n| Cluster::named(n))
+            .collect();
+        &named
+    } else {
+        input.clusters
+    };
+    let overrides = if input.overrides.is_empty() && input.chosen.is_empty() {
+        Vec::new()
+    } else {
+        targets(input, placement.as_ref())
+            .iter()
+            .map(|name| {
+                let cluster = clusters.iter().find(|c| c.name == *name);
+                apply_for_cluster(input.template, name, cluster, input.overrides)
+            })
+            .collect()
+    };
+    Delivery {
+        placement,
+        overrides,
+    }
+}
+
+/// Whether the scheduler treats the template as a workload (replicas > 0), which makes a
+/// term's overflowAffinities count (§B.3). The API server defaults absent replicas to 1.
+pub fn is_workload(template: &Value) -> bool {
+    let kind = template.get("kind").and_then(Value::as_str).unwrap_or("");
+    let replicas = template.pointer("/spec/replicas").and_then(Value::as_i64);
+    match kind {
+        "Deployment" | "StatefulSet" | "ReplicaSet" => replicas.unwrap_or(1) > 0,
+        _ => replicas.is_some_and(|r| r > 0),
+    }
+}

@@ -1,0 +1,222 @@
+//! Member clusters (`cluster.karmada.io/v1alpha1` Cluster): the parts the scheduler's filter
+//! stage and the override manager's `targetCluster` read: labels, provider/region/zones,
+//! taints, API enablements and deletion (overrides-and-placement.md §A.4, §B.1-§B.7).
+
+use serde::Deserialize;
+
+use super::meta::ObjectMeta;
+use super::{Inventory, StringMap};
+
+pub const CLUSTER_API_VERSION: &str = "cluster.karmada.io/v1alpha1";
+
+/// One member cluster as the scheduler's snapshot holds it.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Cluster {
+    pub name: String,
+    pub labels: StringMap,
+    /// A cluster being deleted is skipped silently but still counts (§B.1).
+    pub deleting: bool,
+    pub spec: ClusterSpec,
+    pub status: ClusterStatus,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct ClusterSpec {
+    pub provider: String,
+    pub region: String,
+    /// Deprecated single zone; the aggregated apiserver copies it into `zones` when `zones` is
+    /// empty (`mutation.go:42-47`), and nothing else reads it.
+    pub zone: String,
+    pub zones: Vec<String>,
+    pub taints: Vec<Taint>,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct Taint {
+    pub key: String,
+    pub value: String,
+    pub effect: String,
+}
+
+impl std::fmt::Display for Taint {
+    /// `Taint.ToString`: `key=value:effect`, or `key:effect` without a value (§B.4).
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        if self.value.is_empty() {
+            write!(f, "{}:{}", self.key, self.effect)
+        } else {
+            write!(f, "{}={}:{}", self.key, self.value, self.effect)
+        }
+    }
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct ClusterStatus {
+    pub api_enablements: Vec<ApiEnablement>,
+    pub conditions: Vec<Condition>,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct ApiEnablement {
+    pub group_version: String,
+    pub resources: Vec<ApiResourceRef>,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct ApiResourceRef {
+    pub name: String,
+    pub kind: String,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct Condition {
+    #[serde(rename = "type")]
+    pub type_: String,
+    pub status: String,
+}
+
+/// `Cluster.APIEnablement(gvk)` (`cluster_helper.go:46-66`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ApiState {
+    Enabled,
+    /// Not listed while `CompleteAPIEnablements=True`.
+    Disabled,
+    /// Not listed and the list may be incomplete.
+    Unknown,
+}
+
+#[derive(Deserialize, Default)]
+#[serde(default)]
+struct Raw {
+    spec: ClusterSpec,
+    status: ClusterStatus,
+}
+
+impl Cluster {
+    /// Types a Cluster object's JSON; `meta` is its already-typed metadata.
+    pub fn from_json(meta: &ObjectMeta, object: &serde_json::Value) -> Cluster {
+        let raw: Raw = serde_json::from_value(object.clone()).unwrap_or_default();
+        let mut spec = raw.spec;
+        if spec.zones.is_empty() && !spec.zone.is_empty() {
+            spec.zones = vec![spec.zone.clone()];
+        }
+        Cluster {
+            name: meta.name.clone(),
+            labels: meta.labels.clone(),
+            deleting: meta.deletion_timestamp.is_some(),
+            spec,
+            status: raw.status,
+        }
+    }
+
+    /// Types a Cluster object read from the control plane (JSON with its metadata).
+    pub fn from_object(object: &serde_json::Value) -> Cluster {
+        let meta = &object["metadata"];
+        let mut labels = StringMap::new();
+        for (k, v) in meta["labels"].as_object().into_iter().flatten() {
+            if let Some(v) = v.as_str() {
+                labels.insert(k.clone(), v.to_string());
+            }
+        }
+        let meta = ObjectMeta {
+            name: meta["name"].as_str().unwrap_or("").to_string(),
+            labels,
+            deletion_timestamp: meta["deletionTimestamp"].as_str().map(str::to_string),
+            ..ObjectMeta::default()
+        };
+        Cluster::from_json(&meta, object)
+    }
+
+    /// The Cluster objects among the inventory's templates (they are cluster-scoped objects
+    /// like any other to the classifier), in input order.
+    pub fn from_inventory(inv: &Inventory) -> Vec<Cluster> {
+        inv.templates()
+            .filter(|t| t.api_version == CLUSTER_API_VERSION && t.kind == "Cluster")
+            .map(|t| {
+                let json = inv
+                    .documents
+                    .get(t.doc)
+                    .map(|d| d.full_tree().to_json())
+                    .unwrap_or_default();
+                Cluster::from_json(&t.meta, &json)
+            })
+            .collect()
+    }
+
+    /// A cluster known by name only (`knownClusters`, `--cluster`): no labels, taints or APIs.
+    pub fn named(name: &str) -> Cluster {
+        Cluster {
+            name: name.to_string(),
+            ..Cluster::default()
+        }
+    }
+
+    pub fn api_state(&self, api_version: &str, kind: &str) -> ApiState {
+        let listed =
+            self.status.api_enablements.iter().any(|e| {
+                e.group_version == api_version && e.resources.iter().any(|r| r.kind == kind)
+            });
+        if listed {
+            ApiState::Enabled
+        } else if self
+            .status
+            .conditions
+            .iter()
+            .any(|c| c.type_ == "CompleteAPIEnablements" && c.status == "True")
+        {
+            ApiState::Disabled
+        } else {
+            ApiState::Unknown
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::source::{load, Source};
+
+    const CLUSTERS: &str = r#"
+apiVersion: cluster.karmada.io/v1alpha1
+kind: Cluster
+metadata: {name: member1, labels: {env: prod}}
+spec:
+  provider: aws
+  region: eu-west-1
+  zone: eu-west-1a
+  taints: [{key: dedicated, value: gpu, effect: NoSchedule}, {key: maint, effect: NoExecute}]
+status:
+  apiEnablements: [{groupVersion: apps/v1, resources: [{name: deployments, kind: Deployment}]}]
+  conditions: [{type: CompleteAPIEnablements, status: "True"}]
+---
+apiVersion: cluster.karmada.io/v1alpha1
+kind: Cluster
+metadata: {name: member2, deletionTimestamp: "2026-01-01T00:00:00Z"}
+"#;
+
+    #[test]
+    fn clusters_are_typed_from_the_inventory() {
+        let docs = load(Source::new("c.yaml", CLUSTERS)).documents;
+        let inv = Inventory::from_documents(docs, "default");
+        let c = Cluster::from_inventory(&inv);
+        assert_eq!(c.len(), 2);
+        assert_eq!(c[0].name, "member1");
+        assert_eq!(c[0].labels.get("env"), Some("prod"));
+        assert_eq!(
+            c[0].spec.zones,
+            vec!["eu-west-1a"],
+            "zone copied into zones"
+        );
+        assert_eq!(c[0].spec.taints[0].to_string(), "dedicated=gpu:NoSchedule");
+        assert_eq!(c[0].spec.taints[1].to_string(), "maint:NoExecute");
+        assert_eq!(c[0].api_state("apps/v1", "Deployment"), ApiState::Enabled);
+        assert_eq!(c[0].api_state("v1", "ConfigMap"), ApiState::Disabled);
+        assert!(c[1].deleting);
+        assert_eq!(c[1].api_state("apps/v1", "Deployment"), ApiState::Unknown);
+    }
+}

@@ -1,0 +1,306 @@
+//! karmada-controller-manager's feature gates with Karmada's defaults per release
+//! (`pkg/features/features.go` at each `v1.x.0` tag), and `--feature-gates` parsed as the
+//! component-base parser does (`Name=bool` pairs; an unknown name is an error).
+//!
+//! `Failover` was turned off by default by commit a8e965321 (2024-11-29); the first release
+//! carrying it is v1.12.0 (`git tag --contains a8e965321`). Before, it was Beta and on.
+
+use std::collections::BTreeMap;
+
+use super::KarmadaVersion;
+
+/// One gate: its name, the first minor release that has it, and its default from there on.
+#[derive(Clone, Copy, Debug)]
+struct Gate {
+    name: &'static str,
+    since: u32,
+    /// `(from_minor, default)` steps, in order; the last step at or before the version wins.
+    defaults: &'static [(u32, bool)],
+}
+
+/// Releases 1.10 to 1.19, read at each tag.
+const GATES: &[Gate] = &[
+    Gate {
+        name: "Failover",
+        since: 0,
+        defaults: &[(0, true), (12, false)],
+    },
+    Gate {
+        name: "GracefulEviction",
+        since: 0,
+        defaults: &[(0, true)],
+    },
+    Gate {
+        name: "PropagateDeps",
+        since: 0,
+        defaults: &[(0, true)],
+    },
+    Gate {
+        name: "CustomizedClusterResourceModeling",
+        since: 0,
+        defaults: &[(0, true)],
+    },
+    Gate {
+        name: "PropagationPolicyPreemption",
+        since: 0,
+        defaults: &[(0, false)],
+    },
+    Gate {
+        name: "MultiClusterService",
+        since: 0,
+        defaults: &[(0, false)],
+    },
+    Gate {
+        name: "ResourceQuotaEstimate",
+        since: 9,
+        defaults: &[(0, false)],
+    },
+    Gate {
+        name: "StatefulFailoverInjection",
+        since: 12,
+        defaults: &[(0, false)],
+    },
+    Gate {
+        name: "PriorityBasedScheduling",
+        since: 13,
+        defaults: &[(0, false)],
+    },
+    Gate {
+        name: "FederatedQuotaEnforcement",
+        since: 14,
+        defaults: &[(0, false)],
+    },
+    Gate {
+        name: "LoggingAlphaOptions",
+        since: 15,
+        defaults: &[(0, false)],
+    },
+    Gate {
+        name: "LoggingBetaOptions",
+        since: 15,
+        defaults: &[(0, true)],
+    },
+    Gate {
+        name: "ContextualLogging",
+        since: 15,
+        defaults: &[(0, true)],
+    },
+    Gate {
+        name: "MultiplePodTemplatesScheduling",
+        since: 15,
+        defaults: &[(0, false)],
+    },
+    Gate {
+        name: "ControllerPriorityQueue",
+        since: 15,
+        defaults: &[(0, false), (17, true)],
+    },
+    Gate {
+        name: "WorkloadAffinity",
+        since: 17,
+        defaults: &[(0, false)],
+    },
+    Gate {
+        name: "SchedulingOvercommitProtection",
+        since: 18,
+        defaults: &[(0, false)],
+    },
+];
+
+/// Alpha gates, which `AllAlpha=true` turns on unless set explicitly.
+const ALPHA: &[&str] = &[
+    "PropagationPolicyPreemption",
+    "MultiClusterService",
+    "ResourceQuotaEstimate",
+    "StatefulFailoverInjection",
+    "FederatedQuotaEnforcement",
+    "LoggingAlphaOptions",
+    "MultiplePodTemplatesScheduling",
+    "WorkloadAffinity",
+    "SchedulingOvercommitProtection",
+];
+
+/// A `--feature-gates` value Karmada would refuse.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum GateError {
+    Unknown {
+        name: String,
+        known: Vec<&'static str>,
+    },
+    NotBool {
+        name: String,
+        value: String,
+    },
+    MissingValue(String),
+}
+
+impl std::fmt::Display for GateError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            GateError::Unknown { name, known } => write!(
+                f,
+                "unrecognized feature gate: {name} (known in this release: {})",
+                known.join(", ")
+            ),
+            GateError::NotBool { name, value } => {
+                write!(f, "invalid value of {name}: {value}, err: not a bool")
+            }
+            GateError::MissingValue(pair) => write!(f, "missing bool value for {pair}"),
+        }
+    }
+}
+
+impl std::error::Error for GateError {}
+
+/// The gates in effect for one release, defaults overlaid with `--feature-gates`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct GateSet {
+    pub version: KarmadaVersion,
+    values: BTreeMap<&'static str, bool>,
+    /// The gates set explicitly (for messages that say "the default").
+    explicit: Vec<&'static str>,
+}
+
+impl GateSet {
+    /// Karmada's defaults for `version`.
+    pub fn defaults(version: KarmadaVersion) -> GateSet {
+        let values = GATES
+            .iter()
+            .filter(|g| version.minor >= g.since)
+            .map(|g| {
+                let on = g
+                    .defaults
+                    .iter()
+                    .rev()
+                    .find(|(from, _)| version.minor >= *from)
+                    .is_some_and(|(_, on)| *on);
+                (g.name, on)
+            })
+            .collect();
+        GateSet {
+            version,
+            values,
+            explicit: Vec::new(),
+        }
+    }
+
+    /// The gate names this release knows, `AllAlpha`/`AllBeta` included.
+    pub fn known(version: KarmadaVersion) -> Vec<&'static str> {
+        let mut known: Vec<&'static str> = Self::defaults(version).values.keys().copied().collect();
+        known.extend(["AllAlpha", "AllBeta"]);
+        known.sort_unstable();
+        known
+    }
+
+    /// `--feature-gates` over the release's defaults.
+    pub fn parse(version: KarmadaVersion, spec: &str) -> Result<GateSet, GateError> {
+        let mut set = Self::defaults(version);
+        let mut all_alpha = None;
+        for pair in spec.split(',').map(str::trim).filter(|p| !p.is_empty()) {
+            let Some((name, value)) = pair.split_once('=') else {
+                return Err(GateError::MissingValue(pair.to_string()));
+            };
+            let (name, value) = (name.trim(), value.trim());
+            let on = match value.to_ascii_lowercase().as_str() {
+                "true" => true,
+                "false" => false,
+                _ => {
+                    return Err(GateError::NotBool {
+                        name: name.into(),
+                        value: value.into(),
+                    })
+                }
+            };
+            match name {
+                "AllAlpha" => all_alpha = Some(on),
+                "AllBeta" => {}
+                _ => {
+                    let Some((&key, slot)) = set.values.iter_mut().find(|(k, _)| **k == name)
+                    else {
+                        return Err(GateError::Unknown {
+                            name: name.into(),
+                            known: Self::known(version),
+                        });
+                    };
+                    *slot = on;
+                    set.explicit.push(key);
+                }
+            }
+        }
+        if let Some(on) = all_alpha {
+            for name in ALPHA {
+                if !set.explicit.contains(name) {
+                    if let Some(slot) = set.values.get_mut(name) {
+                        *slot = on;
+                    }
+                }
+            }
+        }
+        Ok(set)
+    }
+
+    /// Whether the gate is on; a gate the release does not have is off.
+    pub fn enabled(&self, name: &str) -> bool {
+        self.values.get(name).copied().unwrap_or(false)
+    }
+
+    pub fn is_explicit(&self, name: &str) -> bool {
+        self.explicit.contains(&name)
+    }
+
+    pub fn failover(&self) -> bool {
+        self.enabled("Failover")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn v(minor: u32) -> KarmadaVersion {
+        KarmadaVersion::new(1, minor)
+    }
+
+    #[test]
+    fn failover_is_off_by_default_from_1_12() {
+        assert!(GateSet::defaults(v(11)).failover());
+        assert!(!GateSet::defaults(v(12)).failover());
+        assert!(!GateSet::defaults(v(19)).failover());
+        assert!(GateSet::defaults(v(19)).enabled("GracefulEviction"));
+        assert!(GateSet::defaults(v(19)).enabled("PropagateDeps"));
+        assert!(!GateSet::defaults(v(19)).enabled("PropagationPolicyPreemption"));
+        assert!(!GateSet::defaults(v(19)).enabled("StatefulFailoverInjection"));
+        assert!(!GateSet::defaults(v(16)).enabled("ControllerPriorityQueue"));
+        assert!(GateSet::defaults(v(17)).enabled("ControllerPriorityQueue"));
+    }
+
+    #[test]
+    fn feature_gates_flag_as_karmada_parses_it() {
+        let set = GateSet::parse(
+            v(19),
+            "Failover=true, AllAlpha=true, StatefulFailoverInjection=false",
+        )
+        .unwrap();
+        assert!(set.failover() && set.is_explicit("Failover"));
+        assert!(set.enabled("PropagationPolicyPreemption"), "AllAlpha");
+        assert!(
+            !set.enabled("StatefulFailoverInjection"),
+            "explicit beats AllAlpha"
+        );
+        let err = GateSet::parse(v(19), "Failovr=true").unwrap_err();
+        let text = err.to_string();
+        assert!(text.starts_with("unrecognized feature gate: Failovr (known in this release: AllAlpha, AllBeta, ContextualLogging"), "{text}");
+        assert!(text.contains("Failover") && text.contains("StatefulFailoverInjection"));
+        // A gate the release does not have yet is unknown there.
+        assert!(matches!(
+            GateSet::parse(v(11), "StatefulFailoverInjection=true"),
+            Err(GateError::Unknown { .. })
+        ));
+        assert_eq!(
+            GateSet::parse(v(19), "Failover=yes")
+                .unwrap_err()
+                .to_string(),
+            "invalid value of Failover: yes, err: not a bool"
+        );
+    }
+}

@@ -1,0 +1,174 @@
+//! Renders `explain`'s `placement` and `overrides` sections (issues 21, 22): the JSON contract
+//! and a readable form (the feasible clusters with each exclusion, and per cluster a diff of
+//! the manifest it receives against the template).
+
+use serde_json::{json, Value};
+
+use crate::engine::delivery::Delivery;
+use crate::engine::overrides::ClusterOverrides;
+use crate::engine::placement::{PlacementResult, ScheduleError};
+
+/// `"placement": {"term", "clusters", "excluded": [{"cluster","filter","reason"}]}`, plus
+/// `error` when scheduling fails and `picks` when spread constraints choose by score.
+pub fn placement_json(p: &PlacementResult) -> Value {
+    let d = &p.decided;
+    let ok = d.error.is_none();
+    let mut v = json!({
+        "term": if ok { json!(d.term) } else { Value::Null },
+        "clusters": if ok { json!(d.feasible) } else { json!([]) },
+        "excluded": d.excluded.iter().map(|e| {
+            let mut x = json!({"cluster": e.cluster, "filter": e.first().filter.as_str(), "reason": e.first().reason});
+            if e.failures.len() > 1 {
+                x["alsoFails"] = e.failures[1..].iter().map(|f| json!({"filter": f.filter.as_str(), "reason": f.reason})).collect();
+            }
+            x
+        }).collect::<Vec<_>>(),
+    });
+    if let Some(err) = &d.error {
+        v["error"] = json!({
+            "reason": match err { ScheduleError::NoClusterFit(_) => "NoClusterFit", ScheduleError::Scheduler(_) => "SchedulerError" },
+            "message": err.text(),
+        });
+    }
+    if let Some(n) = d.picks {
+        v["picks"] = json!(n);
+    }
+    if p.attempts.len() > 1 {
+        v["tried"] = p.attempts.iter().map(|a| json!(a.term)).collect();
+    }
+    v
+}
+
+/// `"overrides": [{"cluster","policies":[{"kind","namespace","name"}],"manifest","error"}]`.
+pub fn overrides_json(list: &[ClusterOverrides]) -> Value {
+    list.iter()
+        .map(|c| {
+            json!({
+                "cluster": c.cluster,
+                "policies": c.policies.iter().map(|p| {
+                    let mut v = json!({"kind": p.kind});
+                    if let Some(ns) = &p.namespace {
+                        v["namespace"] = json!(ns);
+                    }
+                    v["name"] = json!(p.name);
+                    v["rules"] = p.rules.iter().map(|(i, changed)| json!({"index": i, "changed": changed})).collect();
+                    v
+                }).collect::<Vec<_>>(),
+                "manifest": c.manifest,
+                "error": c.error.as_ref().map(|e| e.message.clone()),
+            })
+        })
+        .collect()
+}
+
+/// Adds the sections to an explain JSON object (only those that have something to say).
+pub fn add_json(v: &mut Value, d: &Delivery) {
+    if let Some(p) = &d.placement {
+        v["placement"] = placement_json(p);
+    }
+    if !d.overrides.is_empty() {
+        v["overrides"] = overrides_json(&d.overrides);
+    }
+}
+
+pub fn placement_text(p: &PlacementResult) -> String {
+    let d = &p.decided;
+    let mut out = String::from("\nplacement");
+    if let Some(t) = d.term.as_ref().filter(|_| d.error.is_none()) {
+        out.push_str(&format!(" (clusterAffinities term {t:?})"));
+    }
+    out.push_str(":\n");
+    match &d.error {
+        None => {
+            out.push_str(&format!("  clusters: {}\n", d.feasible.join(", ")));
+            if let Some(n) = d.picks {
+                out.push_str(&format!(
+                    "  spread constraints select {n} of them by score (not modelled)\n"
+                ));
+            }
+        }
+        Some(e) => out.push_str(&format!("  no cluster selected: {}\n", e.text())),
+    }
+    if p.attempts.len() > 1 {
+        let tried: Vec<String> = p
+            .attempts
+            .iter()
+            .map(|a| a.term.clone().unwrap_or_default())
+            .collect();
+        out.push_str(&format!("  terms tried: {}\n", tried.join(" → ")));
+    }
+    for e in &d.excluded {
+        let f = e.first();
+        out.push_str(&format!(
+            "  excluded {}: {} {}\n",
+            e.cluster,
+            f.filter.as_str(),
+            f.reason
+        ));
+        for other in &e.failures[1..] {
+            out.push_str(&format!(
+                "    also {} {}\n",
+                other.filter.as_str(),
+                other.reason
+            ));
+        }
+    }
+    out
+}
+
+/// Per cluster: the policies in order, then a unified diff of the manifest against the template.
+pub fn overrides_text(template: &Value, list: &[ClusterOverrides]) -> String {
+    let mut out = String::new();
+    let before = crate::cluster::yaml_out::to_yaml(template);
+    for c in list {
+        out.push_str(&format!("\noverrides for {}:\n", c.cluster));
+        if c.policies.is_empty() {
+            out.push_str("  no override policy applies\n");
+        }
+        for p in &c.policies {
+            let id = match &p.namespace {
+                Some(ns) => format!("{} {ns}/{}", p.kind, p.name),
+                None => format!("{} {}", p.kind, p.name),
+            };
+            let changed = p.rules.iter().filter(|r| r.1).count();
+            out.push_str(&format!(
+                "  {id}: {} rule(s) applied, {changed} changed the manifest\n",
+                p.rules.len()
+            ));
+        }
+        match (&c.manifest, &c.error) {
+            (_, Some(e)) => {
+                out.push_str(&format!(
+                    "  error: {} (Karmada writes no Work for {} this time)\n",
+                    e.message, c.cluster
+                ));
+            }
+            (Some(m), None) if m == template => out.push_str("  manifest: the template as is\n"),
+            (Some(m), None) => {
+                let after = crate::cluster::yaml_out::to_yaml(m);
+                let diff = similar::TextDiff::from_lines(&before, &after);
+                let text = diff
+                    .unified_diff()
+                    .context_radius(2)
+                    .header("template", &c.cluster)
+                    .to_string();
+                for line in text.lines() {
+                    out.push_str("  ");
+                    out.push_str(line);
+                    out.push('\n');
+                }
+            }
+            (None, None) => {}
+        }
+    }
+    out
+}
+
+pub fn text(template: &Value, d: &Delivery) -> String {
+    let mut out = String::new();
+    if let Some(p) = &d.placement {
+        out.push_str(&placement_text(p));
+    }
+    out.push_str(&overrides_text(template, &d.overrides));
+    out
+}

@@ -1,0 +1,227 @@
+//! `explain`'s placement and overrides sections (issues 21, 22) through the real binary: file
+//! mode snapshots (text and JSON) on `testdata/delivery`, `--cluster`, and the live form against
+//! the in-process test API server with Clusters (taints, labels, apiEnablements), a binding and
+//! Works with conditions.
+
+mod support;
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use serde_json::{json, Value as J};
+use support::TestServer;
+
+const BIN: &str = env!("CARGO_BIN_EXE_kubectl-karmada_policy");
+
+fn testdata(p: &str) -> String {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("testdata/delivery")
+        .join(p)
+        .display()
+        .to_string()
+}
+
+fn run(args: &[&str], kubeconfig: Option<&Path>) -> (i32, String, String) {
+    let mut cmd = Command::new(BIN);
+    cmd.args(args).env("NO_COLOR", "1").env_remove("KUBECONFIG");
+    if let Some(kc) = kubeconfig {
+        cmd.arg("--kubeconfig").arg(kc);
+    }
+    let out = cmd.output().expect("run binary");
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+/// Compares with `tests/snapshots/NAME`; `UPDATE_SNAPSHOTS=1 cargo test` rewrites them.
+fn assert_snapshot(name: &str, actual: &str) {
+    let path: PathBuf = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/snapshots")
+        .join(name);
+    if std::env::var_os("UPDATE_SNAPSHOTS").is_some() {
+        std::fs::write(&path, actual).unwrap();
+        return;
+    }
+    let expected = std::fs::read_to_string(&path).unwrap_or_else(|_| {
+        panic!(
+            "missing snapshot {}; run with UPDATE_SNAPSHOTS=1",
+            path.display()
+        )
+    });
+    assert!(
+        expected == actual,
+        "snapshot {name} differs (UPDATE_SNAPSHOTS=1 to accept)\n--- expected\n{expected}\n--- actual\n{actual}"
+    );
+}
+
+fn files_explain(extra: &[&str]) -> (i32, String, String) {
+    let (fleet, apps) = (testdata("fleet.yaml"), testdata("apps.yaml"));
+    let mut args = vec![
+        "explain",
+        "deploy/web",
+        "-n",
+        "apps",
+        "-f",
+        &fleet,
+        "-f",
+        &apps,
+    ];
+    args.extend_from_slice(extra);
+    run(&args, None)
+}
+
+#[test]
+fn explain_files_text_snapshot() {
+    let (code, out, err) = files_explain(&[]);
+    assert_eq!(code, 0, "{err}");
+    assert_snapshot("explain-delivery.txt", &out);
+}
+
+#[test]
+fn explain_files_json_snapshot_and_contract() {
+    let (code, out, err) = files_explain(&["-o", "json"]);
+    assert_eq!(code, 0, "{err}");
+    assert_snapshot("explain-delivery.json", &out);
+    let v: J = serde_json::from_str(&out).unwrap();
+    // The gpu term fits no cluster: the scheduler falls back to the prod term.
+    assert_eq!(v["placement"]["term"], "prod");
+    assert_eq!(v["placement"]["clusters"], json!(["member1", "member2"]));
+    assert_eq!(
+        v["placement"]["excluded"][0],
+        json!({"cluster": "member3", "filter": "TaintToleration",
+            "reason": "cluster(s) had untolerated taint {dedicated=gpu:NoSchedule}"})
+    );
+    let o = v["overrides"].as_array().unwrap();
+    assert_eq!(o[0]["cluster"], "member1");
+    assert_eq!(o[0]["manifest"], J::Null);
+    assert_eq!(
+        o[0]["error"],
+        "error in remove for path: '/spec/paused': unable to remove nonexistent key: paused: missing value"
+    );
+    assert_eq!(o[1]["cluster"], "member2");
+    let names: Vec<&str> = o[1]["policies"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| p["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(names, ["all-deployments", "web-member2"]);
+}
+
+/// `explain deployment/web --cluster member2 -o json` gives the manifest member2 receives.
+#[test]
+fn explain_cluster_flag_gives_that_clusters_manifest() {
+    let (code, out, err) = files_explain(&["--cluster", "member2", "-o", "json"]);
+    assert_eq!(code, 0, "{err}");
+    let v: J = serde_json::from_str(&out).unwrap();
+    let o = v["overrides"].as_array().unwrap();
+    assert_eq!(o.len(), 1);
+    let m = &o[0]["manifest"];
+    assert_eq!(m["spec"]["replicas"], 5);
+    assert_eq!(
+        m["metadata"]["labels"]["tier"], "edge",
+        "the OP applies after the COP"
+    );
+    assert_eq!(
+        m["spec"]["template"]["spec"]["containers"][0]["image"],
+        "mirror.example.com/nginx:1.19"
+    );
+    assert_eq!(
+        o[0]["policies"][1],
+        json!({"kind": "OverridePolicy", "namespace": "apps", "name": "web-member2",
+            "rules": [{"index": 0, "changed": true}]})
+    );
+}
+
+fn seeded_live() -> TestServer {
+    let s = TestServer::start();
+    for file in ["fleet.yaml", "apps.yaml"] {
+        let text = std::fs::read_to_string(testdata(file)).unwrap();
+        let loaded = karmada_policy::source::load(karmada_policy::source::Source::new(file, text));
+        for d in &loaded.documents {
+            let mut obj = d.root.to_json();
+            if obj["kind"] == "PropagationPolicy" {
+                obj["metadata"]["labels"] =
+                    json!({"propagationpolicy.karmada.io/permanent-id": "id-web"});
+            }
+            if obj["kind"] == "Deployment" {
+                obj["metadata"]["labels"]["propagationpolicy.karmada.io/permanent-id"] =
+                    json!("id-web");
+                obj["metadata"]["annotations"] = json!({
+                    "propagationpolicy.karmada.io/namespace": "apps",
+                    "propagationpolicy.karmada.io/name": "web"});
+            }
+            s.insert(obj);
+        }
+    }
+    let mut rb = support::rb("apps", "web-deployment", "id-web", &["member1", "member2"]);
+    rb["metadata"]["labels"]["resourcebinding.karmada.io/permanent-id"] = json!("rb-web");
+    rb["spec"]["resource"]["name"] = json!("web");
+    rb["status"] = json!({"schedulerObservedAffinityName": "prod"});
+    s.insert(rb);
+    for (cluster, status) in [("member1", "True"), ("member2", "False")] {
+        let mut w = support::work(cluster, "web-deployment", "rb-web", "True", "Dispatching");
+        w["status"]["conditions"].as_array_mut().unwrap().push(
+            json!({"type": "Applied", "status": status, "reason": "AppliedSuccessful",
+                "message": "", "lastTransitionTime": "2026-11-29T00:00:00Z"}),
+        );
+        s.insert(w);
+    }
+    s
+}
+
+/// Live: Clusters with taints, labels and apiEnablements; the binding's clusters are the
+/// override targets; the Works' conditions are in the chain.
+#[test]
+fn explain_live_has_placement_and_overrides() {
+    let s = seeded_live();
+    let dir = tempfile::tempdir().unwrap();
+    let kc = s.kubeconfig(dir.path());
+    let (code, out, err) = run(
+        &["explain", "deploy/web", "-n", "apps", "-o", "json"],
+        Some(&kc),
+    );
+    assert_eq!(code, 0, "{err}");
+    let v: J = serde_json::from_str(&out).unwrap();
+    assert_eq!(v["placement"]["term"], "prod", "observed term first");
+    assert_eq!(v["placement"]["clusters"], json!(["member1", "member2"]));
+    let excluded: Vec<(&str, &str)> = v["placement"]["excluded"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| {
+            (
+                e["cluster"].as_str().unwrap(),
+                e["filter"].as_str().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        excluded,
+        [
+            ("member3", "TaintToleration"),
+            ("member4", "ClusterAffinity")
+        ]
+    );
+    let o = v["overrides"].as_array().unwrap();
+    let clusters: Vec<&str> = o.iter().map(|c| c["cluster"].as_str().unwrap()).collect();
+    assert_eq!(clusters, ["member1", "member2"], "the binding's clusters");
+    assert_eq!(o[1]["manifest"]["spec"]["replicas"], 5);
+    let works = v["chain"]["works"].as_array().unwrap();
+    assert_eq!(works.len(), 2);
+    assert_eq!(works[1]["applied"]["status"], "False");
+
+    let (code, text, err) = run(&["explain", "deploy/web", "-n", "apps"], Some(&kc));
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        text.contains("placement (clusterAffinities term \"prod\"):"),
+        "{text}"
+    );
+    assert!(text.contains("excluded member3: TaintToleration cluster(s) had untolerated taint {dedicated=gpu:NoSchedule}"), "{text}");
+    assert!(
+        text.contains("+        image: mirror.example.com/nginx:1.19"),
+        "{text}"
+    );
+}
