@@ -61,15 +61,16 @@ fn override_policy(i: usize) -> OverridePolicy {
 }
 
 fn cluster(i: usize) -> Cluster {
+    let provider = ["aws", "gcp", "azure"][i % 3];
     let object = json!({
-        "metadata": {"name": format!("member-{i}"), "labels": {"env": if i % 3 == 0 { "prod" } else { "dev" }, "idx": i.to_string()}},
+        "metadata": {"name": format!("member-{i}"), "labels": {"env": if i.is_multiple_of(3) { "prod" } else { "dev" }, "idx": i.to_string()}},
         "spec": {
-            "provider": ["aws", "gcp", "azure"][i % 3],
+            "provider": provider,
             "region": format!("region-{}", i % 10),
             "zones": [format!("zone-{}", i % 30)],
-            "taints": if i % 11 == 0 { json!([{"key": "dedicated", "value": "gpu", "effect": "NoSchedule"}]) } else { json!([]) }
+            "taints": if i.is_multiple_of(11) { json!([{"key": "dedicated", "value": "gpu", "effect": "NoSchedule"}]) } else { json!([]) }
         },
-        "status": {"apiEnablements": if i % 13 == 0 { json!([]) } else {
+        "status": {"apiEnablements": if i.is_multiple_of(13) { json!([]) } else {
             json!([{"groupVersion": "apps/v1", "resources": [{"name": "deployments", "kind": "Deployment"}]}])
         }}
     });

@@ -5,12 +5,12 @@
 //! [`output`], [`cli`]) format or act on those decisions.
 
 pub mod cli;
-pub mod cluster;
-pub mod edit;
 pub mod engine;
+pub mod kube;
 pub mod lint;
 pub mod model;
+pub mod ops;
 pub mod output;
-pub mod parallel;
 pub mod schema;
 pub mod source;
+pub mod util;

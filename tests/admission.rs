@@ -113,3 +113,56 @@ fn near_misses_are_admitted() {
     assert!(found.is_empty(), "{found:#?}");
     assert_eq!(json["summary"]["policies"], 6, "{json}");
 }
+
+/// (rule, field, apiServerMessage) of every error finding.
+fn errors_with_api_message(json: &serde_json::Value) -> Vec<(String, String, String)> {
+    json["findings"]
+        .as_array()
+        .expect("findings")
+        .iter()
+        .filter(|f| f["severity"] == "error")
+        .map(|f| {
+            (
+                f["rule"].as_str().unwrap_or("").to_string(),
+                f["field"].as_str().unwrap_or("").to_string(),
+                f["apiServerMessage"].as_str().unwrap_or("").to_string(),
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn policies_admitted_after_mutation_have_no_error() {
+    let (code, json) = lint_json("testdata/admission-chain/admitted-after-mutation.yaml");
+    assert_eq!(errors_with_api_message(&json), vec![], "{json:#}");
+    assert_eq!(code, 0);
+    assert_eq!(json["summary"]["policies"], 4, "no policy vanishes: {json}");
+}
+
+#[test]
+fn denied_policies_carry_the_api_servers_line() {
+    let (code, json) = lint_json("testdata/admission-chain/denied.yaml");
+    assert_eq!(code, 1);
+    let expected = [
+        (
+            "grace-period-required",
+            "spec.failover.application.gracePeriodSeconds",
+            "admission webhook \"clusterpropagationpolicy.karmada.io\" denied the request: spec.failover.application.gracePeriodSeconds: Invalid value: null: should not be empty when purgeMode is gracefully",
+        ),
+        (
+            "schema-type",
+            "spec.failover.application.gracePeriodSeconds",
+            "admission webhook \"propagationpolicy.karmada.io\" denied the request: json: cannot unmarshal number 4294967296 into Go struct field ApplicationFailoverBehavior.spec.failover.application.gracePeriodSeconds of type int32",
+        ),
+        (
+            "schema-constraint",
+            "metadata.name",
+            "PropagationPolicy.policy.karmada.io \"My_Policy\" is invalid: metadata.name: Invalid value: \"My_Policy\": a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')",
+        ),
+    ];
+    let expected: Vec<(String, String, String)> = expected
+        .iter()
+        .map(|(r, f, m)| (r.to_string(), f.to_string(), m.to_string()))
+        .collect();
+    assert_eq!(errors_with_api_message(&json), expected);
+}

@@ -225,3 +225,54 @@ fn explain_live_has_placement_and_overrides() {
         "{text}"
     );
 }
+
+/// `explain cpp/NAME` on the gitops example: each selected template's standing and counts.
+#[test]
+fn explain_policy_on_the_gitops_example() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata/examples/gitops");
+    let dir = dir.display().to_string();
+    let (code, text, err) = run(&["explain", "cpp/platform-default", "-f", &dir], None);
+    assert_eq!(code, 0, "{err}");
+    assert_snapshot("explain-policy-gitops.txt", &text);
+    let (code, out, err) = run(
+        &["explain", "cpp/platform-default", "-f", &dir, "-o", "json"],
+        None,
+    );
+    assert_eq!(code, 0, "{err}");
+    assert_snapshot("explain-policy-gitops.json", &out);
+    let v: J = serde_json::from_str(&out).unwrap();
+    assert_eq!(v["summary"]["selected"], 2);
+    assert_eq!(v["templates"][0]["status"], "held-by-other");
+    assert_eq!(v["templates"][0]["holder"]["name"], "nginx-canary");
+    assert_eq!(v["templates"][1]["status"], "will-be-claimed");
+    assert_eq!(v["templates"][1]["when"], "now");
+}
+
+/// A policy selecting nothing says why; an unknown feature gate is an error naming the known.
+#[test]
+fn dead_policy_and_unknown_gate() {
+    let dir = tempfile::tempdir().unwrap();
+    let f = dir.path().join("p.yaml");
+    std::fs::write(&f, "apiVersion: policy.karmada.io/v1alpha1\nkind: PropagationPolicy\nmetadata: {name: p, namespace: default}\nspec:\n  resourceSelectors: [{apiVersion: apps/v1, kind: Deployment, name: ngnix}]\n---\napiVersion: apps/v1\nkind: Deployment\nmetadata: {name: nginx, namespace: default}\n").unwrap();
+    let f = f.display().to_string();
+    let (code, text, err) = run(&["explain", "pp/p", "-f", &f], None);
+    assert_eq!(code, 0, "{err}");
+    assert!(text.contains("selects nothing: templates of its kinds (apps/v1 Deployment) exist in namespace default, but no selector matches their names or labels"), "{text}");
+    let (code, _, err) = run(
+        &[
+            "explain",
+            "deploy/nginx",
+            "-f",
+            &f,
+            "--feature-gates",
+            "Failovr=true",
+        ],
+        None,
+    );
+    assert_eq!(code, 2);
+    assert!(
+        err.contains("unrecognized feature gate: Failovr (known in this release:"),
+        "{err}"
+    );
+    assert!(err.contains("Failover,"), "{err}");
+}

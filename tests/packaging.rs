@@ -70,6 +70,56 @@ fn every_rule_is_documented_and_ids_are_unique() {
     }
 }
 
+/// The README's example outputs: a ```text block under `<!-- output: ARGS [| head N] -->` is
+/// what `kubectl-karmada_policy ARGS` prints (without colour), or its first N lines.
+#[test]
+fn readme_example_outputs_are_what_the_tool_prints() {
+    let readme_path = root().join("README.md");
+    let readme = std::fs::read_to_string(&readme_path).unwrap();
+    let mut want = String::new();
+    let mut rest = readme.as_str();
+    let mut examples = 0;
+    while let Some(at) = rest.find("<!-- output: ") {
+        let marker_end = at
+            + rest[at..]
+                .find(" -->\n```text\n")
+                .expect("marker then ```text");
+        let spec = &rest[at + "<!-- output: ".len()..marker_end];
+        let (args, head) = match spec.split_once(" | head ") {
+            Some((a, n)) => (a, Some(n.parse::<usize>().expect("head N"))),
+            None => (spec, None),
+        };
+        let body_start = marker_end + " -->\n```text\n".len();
+        let body_end = body_start + rest[body_start..].find("```\n").expect("closing fence");
+        let o = Command::new(env!("CARGO_BIN_EXE_kubectl-karmada_policy"))
+            .args(args.split_whitespace())
+            .current_dir(root())
+            .env("NO_COLOR", "1")
+            .output()
+            .unwrap();
+        let out = String::from_utf8(o.stdout).unwrap();
+        let lines: Vec<&str> = out.lines().take(head.unwrap_or(usize::MAX)).collect();
+        want.push_str(&rest[..body_start]);
+        want.push_str(&lines.join("\n"));
+        want.push('\n');
+        rest = &rest[body_end..];
+        examples += 1;
+    }
+    want.push_str(rest);
+    assert!(
+        examples > 0,
+        "no `<!-- output: ... -->` marker in README.md"
+    );
+    if std::env::var_os("UPDATE_DOCS").is_some() {
+        std::fs::write(&readme_path, &want).unwrap();
+        return;
+    }
+    assert!(
+        readme == want,
+        "README example output is out of date: run `UPDATE_DOCS=1 cargo test --test packaging`"
+    );
+}
+
 // The krew manifest's checks are in tests/release.rs, beside the archives they describe.
 
 fn git(dir: &Path, args: &[&str]) {

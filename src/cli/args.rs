@@ -54,7 +54,7 @@ pub struct KubeSettings {
 impl KubeFlags {
     /// Checked only when the control plane is read (the flags are ignored with `-f`).
     pub fn settings(&self) -> Result<KubeSettings, CliError> {
-        let request_timeout = crate::cluster::parse_duration(&self.request_timeout)
+        let request_timeout = crate::util::duration::parse_duration(&self.request_timeout)
             .map_err(|e| CliError::usage(format!("--request-timeout: {e}")))?;
         if self.concurrency == 0 {
             return Err(CliError::usage("--concurrency must be at least 1"));
@@ -76,14 +76,20 @@ pub struct EngineSettings {
 }
 
 impl EngineSettings {
-    /// Unknown gate names are warned about on stderr and ignored, as Karmada does.
+    /// A gate the release does not know is an error naming the known ones, as the
+    /// controller-manager refuses to start with it (`model::feature_gates`).
     pub fn from_flags(
         feature_gates: Option<&str>,
         karmada_version: Option<&str>,
     ) -> Result<EngineSettings, CliError> {
+        let version = parse_version(karmada_version)?;
+        if let Some(spec) = feature_gates {
+            crate::model::feature_gates::GateSet::parse(version, spec)
+                .map_err(|e| CliError::usage(format!("invalid --feature-gates: {e}")))?;
+        }
         Ok(EngineSettings {
             gates: parse_gates(feature_gates)?,
-            version: parse_version(karmada_version)?,
+            version,
         })
     }
 }

@@ -53,6 +53,9 @@ pub enum CliError {
     /// A git mode cannot run here (exit 2).
     #[error(transparent)]
     Git(#[from] crate::source::git::GitError),
+    /// A git mode stopped (exit 2).
+    #[error(transparent)]
+    GitLint(#[from] crate::lint::git::GitLintError),
     /// The configuration file is unreadable or invalid (exit 2).
     #[error(transparent)]
     Config(#[from] crate::lint::config::ConfigError),
@@ -90,6 +93,7 @@ impl CliError {
             | CliError::Output(_)
             | CliError::PolicyRef(_)
             | CliError::Git(_)
+            | CliError::GitLint(_)
             | CliError::Config(_)
             | CliError::WriteOutput { .. } => Exit::Usage,
         }

@@ -8,8 +8,8 @@ use super::error::{CliError, Exit};
 use crate::engine::claim::Filters;
 use crate::engine::explain_inputs::{self, Wanted};
 use crate::engine::state::{Options, State, UnknownClaimers};
-use crate::model::{group_of, kinds, Inventory};
-use crate::output::format::{render_explain, Delivered, ExplainFormat};
+use crate::model::{group_of, kinds, Inventory, PolicyKind, POLICY_GROUP};
+use crate::output::format::{render_explain, render_policy_view, Delivered, ExplainFormat};
 use crate::source::prefilter::DocHead;
 
 #[derive(Debug, ClapArgs)]
@@ -126,6 +126,9 @@ pub fn run(args: Args) -> Result<Exit, CliError> {
             "expected TYPE/NAME such as deploy/nginx, got {:?}",
             args.resource
         )));
+    }
+    if let Some(kind) = policy_kind(ty) {
+        return explain_policy(&args, kind, name, engine);
     }
     if args.files.is_empty() {
         return super::live::explain(&super::live::ExplainRequest {
@@ -245,4 +248,70 @@ fn file_delivery(
         bound: None,
         chosen,
     })
+}
+
+/// Whether TYPE names PropagationPolicy or ClusterPropagationPolicy (`pp`, `cpp`, plurals,
+/// `…policy.karmada.io`).
+fn policy_kind(ty: &str) -> Option<PolicyKind> {
+    let kind = kinds::resolve(ty, &kinds::table(&[]), &[]).ok()?;
+    (kind.group == POLICY_GROUP)
+        .then(|| PolicyKind::from_kind(&kind.kind))
+        .flatten()
+}
+
+/// `explain pp/NAME` / `cpp/NAME` from files: every selected template with its standing, the
+/// filtered ones, counts, and the placement once for the policy.
+fn explain_policy(
+    args: &Args,
+    kind: PolicyKind,
+    name: &str,
+    engine: EngineSettings,
+) -> Result<Exit, CliError> {
+    if args.files.is_empty() {
+        return Err(CliError::usage(
+            "explain pp/NAME and cpp/NAME read manifests: pass -f (the live form is not available yet)",
+        ));
+    }
+    let namespace = args.namespace.as_deref().unwrap_or("default");
+    let inv = read_inputs(&args.files, namespace)?;
+    let options = Options {
+        gates: engine.gates,
+        filters: Filters::default(),
+        version: engine.version,
+        unknown_claimers: UnknownClaimers::Stale,
+    };
+    let state = State::from_inventory(&inv, options);
+    let wanted = match kind {
+        PolicyKind::PropagationPolicy => crate::model::PolicyRef::pp(namespace, name),
+        PolicyKind::ClusterPropagationPolicy => crate::model::PolicyRef::cpp(name),
+    };
+    let Some(p) = state.find_policy(&wanted) else {
+        return Err(CliError::usage(format!(
+            "{wanted} not found in the given files{}",
+            if state.rejected.iter().any(|r| r.policy == wanted) {
+                " (admission rejects it: run lint)"
+            } else {
+                ""
+            }
+        )));
+    };
+    let e = crate::engine::policy_view::explain_policy(&state, p);
+    let clusters = crate::model::cluster::Cluster::from_inventory(&inv);
+    let placement = match &state.policy(p).spec.placement {
+        Some(pl) if !clusters.is_empty() => {
+            // APIEnablement is checked against the first selector's kind.
+            let rs = state.policy(p).spec.resource_selectors.first();
+            let view = crate::engine::placement::BindingView {
+                api_version: rs.map_or("", |r| r.api_version.as_str()),
+                kind: rs.map_or("", |r| r.kind.as_str()),
+                ..Default::default()
+            };
+            Some(crate::engine::placement::evaluate(pl, &clusters, &view))
+        }
+        _ => None,
+    };
+    let format = ExplainFormat::from_flags(&args.output, args.graph.as_deref());
+    let out = render_policy_view(format, &e, placement.as_ref());
+    write_stdout(&out)?;
+    Ok(Exit::Ok)
 }

@@ -19,12 +19,13 @@ use super::suspend::{
     backoff, binding_targets, change_message, confirm, for_diff, gitops_owner, live_setup,
     resource_id, rfc3339, warn, write_atomic, Args, DryRun, CONFLICT_RETRIES,
 };
-use crate::cluster::{self, selector::Selector, ClusterError, Conn, ErrorKind};
-use crate::edit;
 use crate::engine::freeze::{self, Change, Decision, Stamp, RECORD_ANNOTATION};
 use crate::engine::suspension::{self as plan, Action, ClusterHealth, Request, State};
+use crate::kube::{self, ClusterError, Conn, ErrorKind};
+use crate::model::label_selector::Selector;
 use crate::model::policy::PropagationSpec;
 use crate::model::{Inventory, PolicyKind};
+use crate::ops::edit;
 use crate::source::{files, load, Source};
 
 /// One policy the freeze (or its lifting) lists.
@@ -716,7 +717,7 @@ async fn live(
     let health: Vec<ClusterHealth> = clusters
         .iter()
         .flatten()
-        .map(cluster::cluster_health)
+        .map(crate::model::cluster::cluster_health)
         .collect();
     super::suspend::check_cluster_names(
         &request.clusters,
@@ -933,7 +934,7 @@ async fn apply_one(
         let written = match dry {
             DryRun::Client => {
                 let mut after = current.clone();
-                cluster::merge_patch(&mut after, &patch);
+                kube::merge_patch(&mut after, &patch);
                 Ok(after)
             }
             DryRun::Server => conn.patch_policy(kind, ns, name, &patch, true).await,

@@ -170,6 +170,10 @@ pub fn run(args: Args) -> Result<Exit, CliError> {
         return parse_only(&args.paths, &ignore);
     }
     let files = input_files(&args.paths, &ignore)?;
+    let stdin = args.paths.iter().any(|p| p == "-");
+    if !config.render_off && !stdin && lint::gitops::applies(&files) {
+        return run_gitops(&files, &args.namespace, &opts, &config, &outputs, threshold);
+    }
     let linted = lint::stream::lint_paths(&files, &args.namespace, &opts)?;
     let findings = &linted.findings;
     let mut summary = Summary {
@@ -185,6 +189,30 @@ pub fn run(args: Args) -> Result<Exit, CliError> {
     // of a large run; the OS takes it all back.
     std::mem::forget(linted);
     Ok(if failed { Exit::Failure } else { Exit::Ok })
+}
+
+/// `lint` over a repository with kustomize roots or Helm charts (lint::gitops).
+fn run_gitops(
+    files: &[std::path::PathBuf],
+    namespace: &str,
+    opts: &LintOptions,
+    config: &Config,
+    outputs: &[OutputSpec],
+    threshold: Option<Severity>,
+) -> Result<Exit, CliError> {
+    let linted = lint::gitops::lint_repository(files, namespace, opts, &config.render_options);
+    for n in &linted.notes {
+        eprintln!("note: {n}");
+    }
+    let mut summary = Summary {
+        files: linted.files,
+        documents: linted.documents,
+        policies: linted.policies,
+        ..Summary::default()
+    };
+    summary.count(&linted.findings);
+    write_outputs(outputs, &linted.findings, &linted.findings, None, &summary)?;
+    Ok(exit_for(&linted.findings, threshold))
 }
 
 /// `lint --parse-only`: the loader alone (expand, read, parse on all cores), for scripts/bench.sh
@@ -240,8 +268,8 @@ fn run_git(
     let linted = lint_git(&cwd, &req, &|n| eprintln!("note: {n}"))?;
     let mut summary = Summary {
         files: linted.files,
-        documents: linted.inventory.documents.len(),
-        policies: linted.inventory.policies().count(),
+        documents: linted.documents,
+        policies: linted.policies,
         ..Summary::default()
     };
     summary.count(&linted.reported);

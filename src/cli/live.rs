@@ -1,5 +1,5 @@
 //! Live mode of `explain` (no `-f`), `preempt-check` (no `-f`) and `lint --cluster`: read the
-//! control plane through [`crate::source::cluster`], then run the same engine and renderers as
+//! control plane through [`crate::source::live`], then run the same engine and renderers as
 //! the manifest mode. Read-only: only get and list requests are sent.
 
 use std::sync::Arc;
@@ -7,18 +7,16 @@ use std::sync::Arc;
 use super::args::{ChangeArg, EngineSettings, KubeFlags};
 use super::common::{read_inputs, stdout_color, write_stdout};
 use super::error::{CliError, Exit};
-use crate::cluster::{self, Conn};
 use crate::engine::chain::{self, ChainInput, Readable};
 use crate::engine::claim::Filters;
 use crate::engine::simulate::Change;
 use crate::engine::state::{Options, State, UnknownClaimers};
+use crate::kube::{self, Conn};
 use crate::lint::{Finding, LintOptions};
 use crate::model::{group_of, kinds, Inventory, Object, Policy};
 use crate::output::format::{render_explain, Delivered, ExplainFormat, LiveChain};
 use crate::output::Summary;
-use crate::source::cluster::{
-    self as live, karmada, Discovered, Read, Request, ResourceType, Stats,
-};
+use crate::source::live::{self as live, karmada, Discovered, Read, Request, ResourceType, Stats};
 use crate::source::Document;
 
 /// A connected reader: the runtime, the client, discovery and request counts.
@@ -40,13 +38,13 @@ impl Session {
             .enable_all()
             .build()
             .map_err(|e| CliError::failure(format!("cannot start the runtime: {e}")))?;
-        let opts = cluster::ConnectOptions {
+        let opts = kube::ConnectOptions {
             kubeconfig: settings.kubeconfig,
             context: settings.context,
             request_timeout: Some(settings.request_timeout),
         };
         let conn = rt
-            .block_on(cluster::connect(&opts))
+            .block_on(kube::connect(&opts))
             .map_err(|e| CliError::api(e.message))?;
         let stats = Arc::new(Stats::default());
         let discovered = rt.block_on(live::discover(&conn, &stats));
@@ -159,7 +157,7 @@ pub struct ExplainRequest<'a> {
     pub namespace: Option<&'a str>,
     pub format: ExplainFormat,
     pub engine: EngineSettings,
-    /// `--cluster`: the member clusters whose manifest the overrides section computes.
+    /// `--cluster`: the member clusters whose delivery (overrides, placement) is shown.
     pub clusters: &'a [String],
 }
 

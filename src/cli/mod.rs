@@ -2,13 +2,16 @@
 
 pub mod args;
 pub mod common;
+pub mod completion;
 pub mod error;
 pub mod explain;
 pub mod freeze;
 pub mod lint;
 pub mod live;
+pub mod man;
 pub mod preempt_check;
 pub mod suspend;
+pub mod version;
 
 use std::process::ExitCode;
 
@@ -57,10 +60,24 @@ pub enum Command {
     /// Resume dispatching of policies (all clusters, or --clusters), live or in manifest files (-f).
     #[command(after_help = suspend::AFTER_HELP)]
     Resume(suspend::Args),
+    /// Print a shell completion script, or install kubectl's plugin completion shim.
+    #[command(after_help = completion::AFTER_HELP)]
+    Completion(completion::Args),
+    /// Print the version, git commit, build date and the Karmada release whose rules apply.
+    #[command(after_help = version::AFTER_HELP)]
+    Version(version::Args),
+    /// Write one man page per command into a directory (release builds).
+    #[command(hide = true)]
+    Man(man::Args),
 }
 
 /// Entry point of the binary: parse, run, and turn every outcome into an exit code.
 pub fn main() -> ExitCode {
+    // kubectl's plugin completion (Cobra's protocol), before clap sees the words.
+    let words: Vec<String> = std::env::args().skip(1).collect();
+    if words.first().is_some_and(|w| w == "__complete") {
+        return completion::run_hidden(&words[1..]).into();
+    }
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,
         Err(e) => {
@@ -79,6 +96,9 @@ pub fn main() -> ExitCode {
         Command::PreemptCheck(args) => preempt_check::run(args),
         Command::Suspend(args) => suspend::run(crate::engine::suspension::Action::Suspend, args),
         Command::Resume(args) => suspend::run(crate::engine::suspension::Action::Resume, args),
+        Command::Completion(args) => completion::run(args),
+        Command::Version(args) => version::run(args),
+        Command::Man(args) => man::run(args),
     };
     match result {
         Ok(exit) => exit.into(),

@@ -1,8 +1,8 @@
 //! `suspend` and `resume`: pause or resume dispatching of policies, per cluster, in manifest
 //! files (`-f`, GitOps) or on a live Karmada control plane.
 //!
-//! The decision is [`crate::engine::suspension::plan`]; file edits are [`crate::edit`]; live
-//! writes go through [`crate::cluster`], which owns optimistic concurrency and dry-run.
+//! The decision is [`crate::engine::suspension::plan`]; file edits are [`crate::ops::edit`]; live
+//! writes go through [`crate::kube`], which owns optimistic concurrency and dry-run.
 
 use std::collections::BTreeMap;
 use std::io::{IsTerminal, Write};
@@ -14,13 +14,16 @@ use clap::Args as ClapArgs;
 use serde_json::{json, Value as J};
 
 use super::common::{write_stdout, CliError, Exit};
-use crate::cluster::{self, selector::Selector, yaml_out, ClusterError, Conn, ErrorKind};
-use crate::edit;
 use crate::engine::suspension::{self as plan, Action, ClusterHealth, Plan, Request, State};
+use crate::kube::{self, ClusterError, Conn, ErrorKind};
 pub(super) use crate::model::gitops::gitops_owner;
+use crate::model::label_selector::Selector;
 use crate::model::policy::{PropagationSpec, Suspension};
 use crate::model::{Inventory, PolicyKind};
+use crate::ops::edit;
+use crate::output::yaml as yaml_out;
 use crate::source::{files, load, Source};
+use crate::util::duration::parse_duration;
 
 pub const AFTER_HELP: &str = "\
 Policies: pp/NAME, cpp/NAME (also propagationpolicy/NAME, clusterpropagationpolicy/NAME), or a
@@ -241,8 +244,8 @@ pub fn run(action: Action, args: Args) -> Result<Exit, CliError> {
             "--wait follows Works on a control plane; it cannot be used with -f",
         ));
     }
-    let wait_timeout = cluster::parse_duration(&args.timeout)
-        .map_err(|e| CliError::usage(format!("--timeout: {e}")))?;
+    let wait_timeout =
+        parse_duration(&args.timeout).map_err(|e| CliError::usage(format!("--timeout: {e}")))?;
     let sel = parse_targets(&args.targets)?;
     let bulk_flags = args.all || args.selector.is_some();
     // `--clusters` with no policy named (and no --all): the clusters are the subject (issue 9).
@@ -679,7 +682,7 @@ pub(super) enum DryRun {
 pub(super) fn live_setup(
     args: &Args,
 ) -> Result<(Duration, DryRun, tokio::runtime::Runtime), CliError> {
-    let request_timeout = cluster::parse_duration(&args.request_timeout)
+    let request_timeout = parse_duration(&args.request_timeout)
         .map_err(|e| CliError::usage(format!("--request-timeout: {e}")))?;
     let dry = match args.dry_run.as_deref() {
         None | Some("none") => DryRun::None,
@@ -794,7 +797,7 @@ async fn live(
     let health: Vec<ClusterHealth> = clusters
         .iter()
         .flatten()
-        .map(cluster::cluster_health)
+        .map(crate::model::cluster::cluster_health)
         .collect();
     if !request.clusters.is_empty() {
         check_cluster_names(&request.clusters, clusters.is_some(), &health, args.strict)?;
@@ -969,12 +972,12 @@ pub(super) async fn connect(
     args: &Args,
     request_timeout: Duration,
 ) -> Result<(Conn, String), CliError> {
-    let opts = cluster::ConnectOptions {
+    let opts = kube::ConnectOptions {
         kubeconfig: args.kubeconfig.clone(),
         context: args.context.clone(),
         request_timeout: Some(request_timeout),
     };
-    let conn = cluster::connect(&opts)
+    let conn = kube::connect(&opts)
         .await
         .map_err(|e| CliError::api(e.message))?;
     let namespace = args
@@ -1163,7 +1166,7 @@ async fn apply_one(conn: &Conn, t: Target, ctx: &Ctx) -> (Outcome, Option<String
         let written = match ctx.dry {
             DryRun::Client => {
                 let mut after = current.clone();
-                cluster::merge_patch(&mut after, &patch);
+                kube::merge_patch(&mut after, &patch);
                 Ok(after)
             }
             DryRun::Server => conn.patch_policy(t.kind, ns, &t.name, &patch, true).await,
@@ -1297,12 +1300,12 @@ mod tests {
         });
         let p = build_patch(&cur, &new, &ctx);
         let mut after = cur.clone();
-        cluster::merge_patch(&mut after, &p);
+        kube::merge_patch(&mut after, &p);
         assert_eq!(after["spec"]["suspension"], json!({"dispatching": true}));
         assert_eq!(p["metadata"]["resourceVersion"], "7");
         let p = build_patch(&cur, &None, &ctx);
         let mut after = cur;
-        cluster::merge_patch(&mut after, &p);
+        kube::merge_patch(&mut after, &p);
         assert!(after["spec"].get("suspension").is_none());
     }
 

@@ -18,9 +18,6 @@ pub mod claim;
 pub mod explain;
 // Which documents `explain` of one template needs (issue 8).
 pub mod explain_inputs;
-/// TYPE resolution moved to [`crate::model::kinds`]; this alias keeps code that is still being
-/// moved (live reads) building until it imports the model directly.
-pub use crate::model::kinds;
 pub mod rank;
 pub mod reconcile;
 pub mod selector;
@@ -32,3 +29,4 @@ pub mod chain;
 pub mod delivery;
 pub mod overrides;
 pub mod placement;
+pub mod policy_view;

@@ -494,7 +494,7 @@ impl Prepared {
         let (first, second) = objects.split_at(objects.len() / 2);
         // The first half's vector takes the second's entries without growing again.
         let (mut all, second) =
-            crate::parallel::join(|| one(first, objects.len()), || one(second, 0));
+            crate::util::parallel::join(|| one(first, objects.len()), || one(second, 0));
         all.append(second, 0);
         all
     }
@@ -672,7 +672,7 @@ impl State {
         } else {
             // The templates' indexes and the policies' are independent (the policies' never
             // read the templates): built side by side.
-            let ((), indexed) = crate::parallel::join(
+            let ((), indexed) = crate::util::parallel::join(
                 || state.add_policies_and_objects(inv, policies),
                 || {
                     let mut part = State::default();

@@ -312,15 +312,7 @@ pub fn unknown_clusters<'a>(requested: &'a [String], known: &[String]) -> Vec<&'
         .collect()
 }
 
-/// What a member cluster looks like to the control plane (from `cluster.karmada.io` Clusters).
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct ClusterHealth {
-    pub name: String,
-    /// The `Ready` condition: `Some(false)` when NotReady or Unknown.
-    pub ready: Option<bool>,
-    /// Taints as `key:effect`.
-    pub taints: Vec<(String, String)>,
-}
+pub use crate::model::cluster::ClusterHealth;
 
 /// Something that stalls (or a surprise) while the policy is suspended.
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -134,7 +134,7 @@ fn per_template_named(state: &State, named: &[bool]) -> PerTemplate {
     }
     let mid = n / 2;
     let (head, tail) = settled.split_at_mut(mid);
-    let (mut matches, second) = crate::parallel::join(|| one(0, head), || one(mid, tail));
+    let (mut matches, second) = crate::util::parallel::join(|| one(0, head), || one(mid, tail));
     matches.append(second);
     (settled, matches)
 }

@@ -80,6 +80,26 @@ struct RawConfig {
     #[serde(default)]
     ignore_paths: Vec<String>,
     max_suspension_age: Option<String>,
+    #[serde(default)]
+    gitops: RawGitops,
+}
+
+/// `gitops:`: how kustomize roots and Helm charts are rendered.
+#[derive(Debug, Default, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+struct RawGitops {
+    /// `false` lints every file as a plain manifest, as without this section.
+    render: Option<bool>,
+    kustomize: Option<String>,
+    helm: Option<String>,
+    #[serde(default)]
+    helm_values: BTreeMap<String, Vec<String>>,
+    #[serde(default)]
+    roots: Vec<String>,
+    #[serde(default)]
+    plugins: bool,
+    #[serde(default)]
+    helm_inflation: bool,
 }
 
 /// The effective configuration.
@@ -95,6 +115,9 @@ pub struct Config {
     /// Base directory that `ignorePaths` are relative to.
     base: PathBuf,
     pub max_suspension_age_secs: Option<u64>,
+    /// `gitops.render: false`: kustomize roots and charts are read as plain files, unrendered.
+    pub render_off: bool,
+    pub render_options: crate::lint::gitops::RenderOptions,
 }
 
 impl Config {
@@ -217,7 +240,23 @@ impl Config {
                 })
             })
             .transpose()?;
+        let at_base = |p: &String| crate::source::kustomize::normalize(&base.join(p));
+        let g = &raw.gitops;
+        let render_options = crate::lint::gitops::RenderOptions {
+            kustomize: g.kustomize.clone(),
+            helm: g.helm.clone(),
+            helm_values: g
+                .helm_values
+                .iter()
+                .map(|(chart, files)| (at_base(chart), files.iter().map(at_base).collect()))
+                .collect(),
+            extra_roots: g.roots.iter().map(at_base).collect(),
+            plugins: g.plugins,
+            helm_inflation: g.helm_inflation,
+        };
         Ok(Config {
+            render_off: g.render == Some(false),
+            render_options,
             path: None,
             karmada_version,
             feature_gates: raw.feature_gates,

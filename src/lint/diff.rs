@@ -267,6 +267,24 @@ impl Scope {
     }
 }
 
+/// `validateUpdate` returns before `ValidatePropagationSpec` runs (admission-chain.md §6.1):
+/// for a policy whose update is refused, the head's validating-webhook findings are not what
+/// Karmada reports, so they are dropped. Schema findings stay: that stage runs first.
+pub fn short_circuited_by_updates(head: Vec<Finding>, updates: &[Finding]) -> Vec<Finding> {
+    if updates.is_empty() {
+        return head;
+    }
+    head.into_iter()
+        .filter(|f| {
+            let webhook = admission::rule(f.rule).is_some();
+            !(webhook
+                && updates
+                    .iter()
+                    .any(|u| u.object.is_some() && u.object == f.object))
+        })
+        .collect()
+}
+
 /// `validateUpdate` for every policy on both sides (Karmada rejects the update: the change
 /// cannot be applied as it is), located on the head document.
 pub fn update_findings(base: &Inventory, head: &Inventory) -> Vec<Finding> {

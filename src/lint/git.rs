@@ -2,15 +2,31 @@
 //! merge base of a pull request (`--base`), with the suspension-age rule (blame) on top.
 //!
 //! `--base` reports the findings new at head (baseline matching, [`diff::new_at_head`]), the
-//! updates Karmada would reject and the templates whose owner changes.
+//! updates Karmada would reject and the templates whose owner changes. Over a GitOps repository
+//! (kustomizations, charts) each side is rendered first ([`super::gitops`]).
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use super::config::Config;
+use super::gitops;
 use super::rules::suspension_age;
 use super::{diff, registry, Finding, LintOptions};
 use crate::model::Inventory;
+use crate::source::files::{self, ReadError};
 use crate::source::git::{GitError, GitRepo, Side};
+
+/// Why a git mode stopped.
+#[derive(Debug, thiserror::Error)]
+pub enum GitLintError {
+    #[error(transparent)]
+    Git(#[from] GitError),
+    /// A PATH cannot be listed.
+    #[error(transparent)]
+    Input(#[from] ReadError),
+    /// Writing a revision's tree out for rendering failed.
+    #[error(transparent)]
+    Io(#[from] std::io::Error),
+}
 
 /// What to lint, from the command line.
 pub struct GitRequest<'a> {
@@ -30,7 +46,8 @@ pub struct GitRequest<'a> {
 /// The outcome: what was read at head and what to report.
 pub struct GitLint {
     pub files: usize,
-    pub inventory: Inventory,
+    pub documents: usize,
+    pub policies: usize,
     /// What text and JSON show.
     pub reported: Vec<Finding>,
     /// What SARIF and GitHub annotations carry: the findings a pull request introduces (all
@@ -62,7 +79,7 @@ pub fn lint_git(
     cwd: &Path,
     req: &GitRequest<'_>,
     note: &(dyn Fn(&str) + Sync),
-) -> Result<GitLint, GitError> {
+) -> Result<GitLint, GitLintError> {
     let repo = GitRepo::discover(cwd)?;
     let specs = repo.pathspecs(cwd, req.paths)?;
     let head_side = if req.staged {
@@ -85,6 +102,15 @@ pub fn lint_git(
         }
         None => None,
     };
+    if !req.config.render_off && gitops_worktree(req) {
+        let sides = GitopsSides {
+            repo: &repo,
+            cwd,
+            specs: &specs,
+            req,
+        };
+        return sides.lint(&head_side, base, note);
+    }
     let now = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .map_or(0, |d| d.as_secs() as i64);
@@ -119,9 +145,10 @@ pub fn lint_git(
     match base {
         None => Ok(GitLint {
             files: head.files,
+            documents: head.inventory.documents.len(),
+            policies: head.inventory.policies().count(),
             new_only: head.findings.clone(),
             reported: head.findings,
-            inventory: head.inventory,
             ownership: None,
         }),
         Some(base) => Ok(compare(head, base?, req)),
@@ -129,14 +156,15 @@ pub fn lint_git(
 }
 
 /// `--base`: the findings new at head plus the rejected updates, and the ownership changes.
-fn compare(head: GitSide, base: GitSide, req: &GitRequest<'_>) -> GitLint {
+fn compare(mut head: GitSide, base: GitSide, req: &GitRequest<'_>) -> GitLint {
     let opts = req.opts;
-    let new = diff::new_at_head(&base.findings, &head.findings);
     let updates = finish(
         diff::update_findings(&base.inventory, &head.inventory),
         &head.inventory,
         opts,
     );
+    head.findings = diff::short_circuited_by_updates(head.findings, &updates);
+    let new = diff::new_at_head(&base.findings, &head.findings);
     let mut new_findings: Vec<Finding> = head
         .findings
         .iter()
@@ -161,7 +189,8 @@ fn compare(head: GitSide, base: GitSide, req: &GitRequest<'_>) -> GitLint {
     };
     GitLint {
         files: head.files,
-        inventory: head.inventory,
+        documents: head.inventory.documents.len(),
+        policies: head.inventory.policies().count(),
         reported,
         new_only: new_findings,
         ownership: Some(ownership),
@@ -218,5 +247,128 @@ fn finish(findings: Vec<Finding>, inventory: &Inventory, opts: &LintOptions) -> 
             .collect()
     } else {
         findings
+    }
+}
+
+/// The PATHs, or the current directory when none.
+fn paths_or_here(req: &GitRequest<'_>) -> Vec<String> {
+    if req.paths.is_empty() {
+        vec![".".to_string()]
+    } else {
+        req.paths.to_vec()
+    }
+}
+
+/// Whether the PATHs hold kustomizations or charts: then the git modes render both sides.
+fn gitops_worktree(req: &GitRequest<'_>) -> bool {
+    files::expand(&paths_or_here(req), &|p: &Path| req.config.ignores(p))
+        .is_ok_and(|files| gitops::applies(&files))
+}
+
+/// The git modes over a GitOps repository.
+struct GitopsSides<'a> {
+    repo: &'a GitRepo,
+    cwd: &'a Path,
+    specs: &'a [String],
+    req: &'a GitRequest<'a>,
+}
+
+impl GitopsSides<'_> {
+    /// Each side rendered; ownership changes compared environment by environment.
+    fn lint(
+        &self,
+        head_side: &Side,
+        base: Option<git2::Oid>,
+        note: &(dyn Fn(&str) + Sync),
+    ) -> Result<GitLint, GitLintError> {
+        let req = self.req;
+        let head = self.side(head_side)?;
+        head.notes.iter().for_each(|n| note(n));
+        let Some(oid) = base else {
+            return Ok(GitLint {
+                files: head.files,
+                documents: head.documents,
+                policies: head.policies,
+                new_only: head.findings.clone(),
+                reported: head.findings,
+                ownership: None,
+            });
+        };
+        let base = self.side(&Side::Commit(oid))?;
+        let new = diff::new_at_head(&base.findings, &head.findings);
+        let new_findings: Vec<Finding> = head
+            .findings
+            .iter()
+            .zip(&new)
+            .filter(|(_, n)| **n)
+            .map(|(f, _)| f.clone())
+            .collect();
+        let reported = if req.all_findings {
+            head.findings.clone()
+        } else {
+            new_findings.clone()
+        };
+        let ownership = gitops::ownership_changes(
+            &base,
+            &head,
+            diff::engine_options(&req.opts.feature_gates, req.opts.version),
+        );
+        Ok(GitLint {
+            files: head.files,
+            documents: head.documents,
+            policies: head.policies,
+            reported,
+            new_only: new_findings,
+            ownership: Some(ownership),
+        })
+    }
+
+    /// One side, rendered: the work tree in place, a revision or the index written to a
+    /// temporary directory first (kustomize reads files).
+    fn side(&self, side: &Side) -> Result<gitops::Linted, GitLintError> {
+        let req = self.req;
+        let ignore = |p: &Path| req.config.ignores(p);
+        let paths = paths_or_here(req);
+        let lint_here = || -> Result<gitops::Linted, GitLintError> {
+            let files: Vec<PathBuf> = files::expand(&paths, &ignore)?;
+            Ok(gitops::lint_repository(
+                &files,
+                req.namespace,
+                req.opts,
+                &req.config.render_options,
+            ))
+        };
+        if *side == Side::WorkTree {
+            return lint_here();
+        }
+        let tree = tempfile::Builder::new()
+            .prefix("karmada-policy-rev-")
+            .tempdir()?;
+        let snapshot = self.repo.read(side, self.specs, &ignore)?;
+        for l in &snapshot.loaded {
+            let name = l
+                .source
+                .name
+                .rsplit_once(':')
+                .map_or(l.source.name.as_str(), |(_, p)| p);
+            let path = tree.path().join(name);
+            if let Some(parent) = path.parent() {
+                std::fs::create_dir_all(parent)?;
+            }
+            std::fs::write(&path, l.source.text())?;
+        }
+        // The same PATHs, relative to the same place in the written tree: file names come out
+        // as they do for the work tree. kustomize runs as a child process, so the directory
+        // changes for the whole process while this side is linted.
+        let inside = self
+            .cwd
+            .strip_prefix(self.repo.workdir())
+            .unwrap_or(Path::new(""));
+        let here = tree.path().join(inside);
+        std::fs::create_dir_all(&here)?;
+        std::env::set_current_dir(&here)?;
+        let linted = lint_here();
+        std::env::set_current_dir(self.cwd)?;
+        linted
     }
 }

@@ -6,6 +6,7 @@ pub mod config;
 pub mod diff;
 pub mod finding;
 pub mod git;
+pub mod gitops;
 pub mod registry;
 pub mod rules;
 pub mod stream;
@@ -37,7 +38,7 @@ pub struct LintOptions {
 pub fn lint(loaded: &[Loaded], inventory: &Inventory, opts: &LintOptions) -> Vec<Finding> {
     // The semantic rules (the engine's analysis of every policy against every template) are the
     // longest part and independent of the per-object checks: run them on a second thread.
-    let (mut findings, semantic) = crate::parallel::join(
+    let (mut findings, semantic) = crate::util::parallel::join(
         || {
             let mut findings = per_object_findings(loaded, inventory, opts);
             findings.extend(rules::duplicate_identity::check(inventory));
@@ -63,6 +64,7 @@ pub fn per_object_findings(
     findings.extend(drop_cascades(admission, &schema));
     findings.extend(schema);
     findings.extend(rules::suspension::check(inventory, opts));
+    findings.extend(rules::failover_gate::check(inventory, opts));
     findings
 }
 
@@ -77,7 +79,7 @@ pub fn semantic_findings(inventory: &Inventory, opts: &LintOptions) -> Vec<Findi
 pub fn semantic_findings_of(inventory: &Inventory, state: &State) -> Vec<Finding> {
     let analysis = analysis::Analysis::new(inventory, state);
     // The rules only read the analysis: overlap, the longest, runs beside the other two.
-    let (rest, mut out) = crate::parallel::join(
+    let (rest, mut out) = crate::util::parallel::join(
         || {
             let mut rest = rules::preemption::check(&analysis);
             rest.extend(rules::dead_policy::check(&analysis));

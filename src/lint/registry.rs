@@ -52,11 +52,13 @@ pub fn all() -> Vec<RuleDoc> {
         .map(|d| (*d).clone())
         .collect();
     out.push(super::suppress::INVALID_IGNORE.clone());
+    out.push(super::gitops::RENDER_FAILED.clone());
     out.extend(super::rules::schema::docs());
     out.extend(super::rules::admission::docs());
     out.push(super::rules::duplicate_identity::DOC.clone());
     out.extend(super::rules::suspension::DOCS.iter().map(|d| (*d).clone()));
     out.push(super::rules::suspension_age::DOC.clone());
+    out.push(super::rules::failover_gate::DOC.clone());
     out.extend(super::rules::overlap::DOCS.iter().map(|d| (*d).clone()));
     out.extend(super::rules::preemption::DOCS.iter().map(|d| (*d).clone()));
     out.push(super::rules::dead_policy::DOC.clone());

@@ -8,10 +8,10 @@ pub mod cluster;
 pub mod feature_gates;
 pub mod gitops;
 pub mod kinds;
+pub mod label_selector;
 pub mod meta;
 pub mod override_policy;
 pub mod policy;
-pub mod scope;
 pub mod string_map;
 pub mod version;
 
@@ -280,7 +280,7 @@ impl Inventory {
         let mut inv = if documents.len() >= Self::PARALLEL_FROM {
             let (a, b) = documents.split_at(mid);
             let (mut first, second) =
-                crate::parallel::join(|| classify_range(0, a), || classify_range(mid, b));
+                crate::util::parallel::join(|| classify_range(0, a), || classify_range(mid, b));
             first.objects.extend(second.objects);
             first.problems.extend(second.problems);
             first
@@ -373,7 +373,7 @@ impl Inventory {
             });
             return;
         }
-        let namespaced = scope::is_namespaced(api_version, kind);
+        let namespaced = crate::kube::scope::is_namespaced(api_version, kind);
         if namespaced && meta.namespace.is_none() {
             meta.namespace = Some(default_namespace.to_string());
         }
@@ -384,15 +384,15 @@ impl Inventory {
             match kind {
                 "PropagationPolicy" | "ClusterPropagationPolicy" => {
                     let kind = PolicyKind::from_kind(kind).expect("matched above");
-                    match crate::source::de::from_node::<PropagationSpec>(root.get("spec")) {
-                        Ok(spec) => Object::Policy(Box::new(Policy {
+                    match typed_spec(root.get("spec")) {
+                        Some(spec) => Object::Policy(Box::new(Policy {
                             kind,
                             meta,
                             spec,
                             doc,
                         })),
-                        // The schema check reports the exact field; the engine cannot use it.
-                        Err(_) => return,
+                        // The admission chain reports the exact field; the engine cannot use it.
+                        None => return,
                     }
                 }
                 "OverridePolicy" | "ClusterOverridePolicy" => {
@@ -463,10 +463,41 @@ impl Inventory {
     }
 }
 
+/// A policy spec as the engine types it. A `null` object field is absent for the API server
+/// (it prunes it at decode, admission-chain.md §2.3), so `name: null` must not lose the policy:
+/// when the tree does not type, it is typed again with those nulls removed.
+fn typed_spec(spec: Option<&Node>) -> Option<PropagationSpec> {
+    if let Ok(spec) = crate::source::de::from_node::<PropagationSpec>(spec) {
+        return Some(spec);
+    }
+    let mut json = spec?.to_json();
+    drop_null_fields(&mut json);
+    serde_json::from_value(json).ok()
+}
+
+fn drop_null_fields(v: &mut serde_json::Value) {
+    match v {
+        serde_json::Value::Object(map) => {
+            map.retain(|_, v| !v.is_null());
+            map.values_mut().for_each(drop_null_fields);
+        }
+        serde_json::Value::Array(items) => items.iter_mut().for_each(drop_null_fields),
+        _ => {}
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::source::{load, Source};
+
+    #[test]
+    fn a_null_scalar_does_not_make_a_policy_vanish() {
+        let text = "apiVersion: policy.karmada.io/v1alpha1\nkind: PropagationPolicy\nmetadata: {name: p}\nspec:\n  resourceSelectors:\n    - {apiVersion: apps/v1, kind: Deployment, name: null}\n";
+        let inv = Inventory::from_documents(load(Source::new("t", text)).documents, "default");
+        let p = inv.policies().next().expect("the policy is kept");
+        assert_eq!(p.spec.resource_selectors[0].name, "");
+    }
 
     /// `then` sees each document with the object it became, on both sides of the size from
     /// which typing is split over two threads, and the result is `from_documents`'.

@@ -4,6 +4,8 @@
 use crate::engine::chain::Chain;
 use crate::engine::delivery::Delivery;
 use crate::engine::explain::Explanation;
+use crate::engine::placement::PlacementResult;
+use crate::engine::policy_view::PolicyExplanation;
 use crate::engine::simulate::CheckReport;
 use crate::lint::diff::OwnershipChange;
 use crate::lint::{registry, Finding};
@@ -153,6 +155,52 @@ pub fn render_explain(
                 delivered.template,
                 delivered.delivery,
             ));
+            out
+        }
+    }
+}
+
+/// `explain pp/NAME` / `cpp/NAME`: every selected template, and the policy's placement over the
+/// Cluster objects given (if any). The graph merges the templates' claim graphs.
+pub fn render_policy_view(
+    format: ExplainFormat,
+    e: &PolicyExplanation,
+    placement: Option<&PlacementResult>,
+) -> String {
+    match format {
+        ExplainFormat::Dot | ExplainFormat::Mermaid => {
+            let mut graph = None;
+            for s in &e.templates {
+                let g = super::graph::from_explain(&s.decision, None);
+                graph = Some(match graph {
+                    None => g,
+                    Some(mut acc) => {
+                        super::graph::merge(&mut acc, g);
+                        acc
+                    }
+                });
+            }
+            let graph = graph.unwrap_or_default();
+            if format == ExplainFormat::Mermaid {
+                super::graph::mermaid(&graph)
+            } else {
+                super::graph::dot(&graph)
+            }
+        }
+        ExplainFormat::Json => {
+            let mut v = super::policy_view::to_json(e);
+            if let Some(pl) = placement {
+                v["placement"] = super::delivery::placement_json(pl);
+            }
+            let mut out = serde_json::to_string_pretty(&v).expect("serializable");
+            out.push('\n');
+            out
+        }
+        ExplainFormat::Text => {
+            let mut out = super::policy_view::text(e);
+            if let Some(pl) = placement {
+                out.push_str(&super::delivery::placement_text(pl));
+            }
             out
         }
     }

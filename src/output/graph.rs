@@ -69,6 +69,18 @@ impl Graph {
     }
 }
 
+/// Adds `other`'s nodes and edges to `acc`, each once (a policy's graph over its templates).
+pub fn merge(acc: &mut Graph, other: Graph) {
+    for n in other.nodes {
+        acc.node(n.id, n.label, n.kind);
+    }
+    for e in other.edges {
+        if !acc.edges.contains(&e) {
+            acc.edges.push(e);
+        }
+    }
+}
+
 /// Node ids safe for both dot and mermaid: letters, digits and `_`.
 fn node_id(prefix: &str, name: &str) -> String {
     let mut s = String::from(prefix);

@@ -1,4 +1,4 @@
-//! Renderers: text, JSON, SARIF and GitHub annotations over the same findings. Adding a format
+//! Renderers: text, JSON, SARIF, JUnit XML and GitHub annotations over the same findings. Adding a format
 //! touches one file here.
 
 pub mod chain;
@@ -8,9 +8,12 @@ pub mod format;
 pub mod github;
 pub mod graph;
 pub mod json;
+pub mod junit;
+pub mod policy_view;
 pub mod preempt_check;
 pub mod sarif;
 pub mod text;
+pub mod yaml;
 
 use serde::Serialize;
 

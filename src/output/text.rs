@@ -100,7 +100,7 @@ fn render_findings(findings: &[Finding], color: bool) -> String {
         })
         .map_or(groups.len(), |i| i + 1);
     let (first, second) = groups.split_at(split);
-    let (mut out, second) = crate::parallel::join(
+    let (mut out, second) = crate::util::parallel::join(
         || render_groups(first, color),
         || render_groups(second, color),
     );

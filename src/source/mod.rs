@@ -1,10 +1,11 @@
 //! Sources turn bytes into positioned [`Document`]s. Nothing downstream reads files.
 
-pub mod cluster;
 pub mod de;
 pub mod document;
 pub mod files;
 pub mod git;
+pub mod kustomize;
+pub mod live;
 pub mod prefilter;
 pub mod yaml;
 

@@ -216,7 +216,12 @@ pub fn find_templating(text: &str) -> Option<(u32, u32, String)> {
             continue;
         }
         for pat in ["{{", "${"] {
-            if let Some(byte) = line.find(pat) {
+            // `$${var}` is Flux's escape for a literal `${var}`, not a template.
+            let found = line
+                .match_indices(pat)
+                .map(|(i, _)| i)
+                .find(|&i| pat != "${" || i == 0 || line.as_bytes()[i - 1] != b'$');
+            if let Some(byte) = found {
                 let close = if pat == "{{" { "}}" } else { "}" };
                 let rest = &line[byte..];
                 let end = rest.find(close).map_or(rest.len(), |e| e + close.len());
@@ -229,6 +234,14 @@ pub fn find_templating(text: &str) -> Option<(u32, u32, String)> {
 }
 
 type ParseOutput = (Vec<Node>, Vec<LoadProblem>);
+
+/// Every document of `text` as a tree, whatever its shape (a JSON6902 patch is a list); none if
+/// the text does not parse.
+pub fn parse_roots(text: &str) -> Vec<Node> {
+    parse_stream(text, 0)
+        .map(|(roots, _)| roots)
+        .unwrap_or_default()
+}
 
 /// The mapping at `span` of `source` parsed again from the lines it spans: the whole tree of a
 /// document whose tree was let go. `None` when those lines no longer hold that mapping.

@@ -693,7 +693,7 @@ fn labels_match(obj: &J, selector: &str) -> bool {
         .unwrap_or_default();
     // The server's own parser lives in the crate under test; reuse it (the kubectl fidelity
     // test checks that real clients agree with what it accepts).
-    karmada_policy::cluster::selector::Selector::parse(selector)
+    karmada_policy::model::label_selector::Selector::parse(selector)
         .map(|s| s.matches(&labels))
         .unwrap_or(false)
 }

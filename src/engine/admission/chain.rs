@@ -466,3 +466,248 @@ fn objects_mut(v: Option<&mut Json>) -> impl Iterator<Item = &mut Map<String, Js
         .flatten()
         .filter_map(Json::as_object_mut)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::source::{load, Source};
+
+    /// The chain's verdict on a YAML manifest (a PP's request namespace is `apps`, §8).
+    fn verdict(yaml: &str) -> Verdict {
+        verdict_at(yaml, KarmadaVersion::LATEST)
+    }
+
+    fn verdict_at(yaml: &str, version: KarmadaVersion) -> Verdict {
+        let doc = load(Source::new("t.yaml", yaml)).documents.remove(0);
+        let json = doc.root.to_json();
+        let kind = PolicyKind::from_kind(json["kind"].as_str().unwrap()).unwrap();
+        let ns = json
+            .pointer("/metadata/namespace")
+            .and_then(Json::as_str)
+            .unwrap_or("apps")
+            .to_string();
+        admit_manifest(kind, &json, Some(&ns), version)
+    }
+
+    fn message(yaml: &str) -> String {
+        verdict(yaml).api_server_message.unwrap_or_default()
+    }
+
+    const PP: &str = "apiVersion: policy.karmada.io/v1alpha1\nkind: PropagationPolicy\n";
+    const CPP: &str = "apiVersion: policy.karmada.io/v1alpha1\nkind: ClusterPropagationPolicy\n";
+
+    #[test]
+    fn ex1_a_required_selector_kind_is_filled_by_the_round_trip() {
+        let v = verdict(&format!(
+            "{CPP}metadata: {{name: ex1}}\nspec:\n  resourceSelectors: [{{apiVersion: v1, name: app-config}}]\n"
+        ));
+        assert!(v.is_admitted(), "{:?}", v.api_server_message);
+        let spec = v.spec.unwrap();
+        assert_eq!(spec.resource_selectors[0].kind, "");
+        assert_eq!(spec.resource_selectors[0].namespace, "");
+    }
+
+    #[test]
+    fn ex2_a_required_weight_is_filled_with_zero_and_then_refused_by_the_schema() {
+        assert_eq!(
+            message(&format!(
+                "{PP}metadata: {{name: ex2, namespace: apps}}\nspec:\n  resourceSelectors: [{{apiVersion: apps/v1, kind: Deployment, name: web}}]\n  placement:\n    replicaScheduling:\n      replicaDivisionPreference: Weighted\n      weightPreference: {{staticWeightList: [{{targetCluster: {{clusterNames: [m1]}}}}]}}\n"
+            )),
+            "PropagationPolicy.policy.karmada.io \"ex2\" is invalid: spec.placement.replicaScheduling.weightPreference.staticWeightList[0].weight: Invalid value: 0: spec.placement.replicaScheduling.weightPreference.staticWeightList[0].weight in body should be greater than or equal to 1"
+        );
+    }
+
+    #[test]
+    fn ex3_an_empty_purge_mode_is_dropped_re_defaulted_and_then_lacks_a_grace_period() {
+        let v = verdict(&format!(
+            "{CPP}metadata: {{name: ex3}}\nspec:\n  propagateDeps: true\n  resourceSelectors: [{{apiVersion: apps/v1, kind: StatefulSet}}]\n  failover: {{application: {{decisionConditions: {{tolerationSeconds: 60}}, purgeMode: \"\"}}}}\n"
+        ));
+        assert_eq!(v.stage, Some(Stage::ValidatingWebhook));
+        assert_eq!(
+            v.api_server_message.unwrap(),
+            "admission webhook \"clusterpropagationpolicy.karmada.io\" denied the request: spec.failover.application.gracePeriodSeconds: Invalid value: null: should not be empty when purgeMode is gracefully"
+        );
+        assert_eq!(
+            v.refusals[0].field.to_string(),
+            "spec.failover.application.gracePeriodSeconds"
+        );
+    }
+
+    #[test]
+    fn ex4_empty_lists_vanish_before_the_co_existence_rule() {
+        let v = verdict(&format!(
+            "{CPP}metadata: {{name: ex4}}\nspec:\n  resourceSelectors: [{{apiVersion: apps/v1, kind: Deployment}}]\n  placement: {{clusterAffinity: {{exclude: [m3]}}, clusterAffinities: [], spreadConstraints: []}}\n"
+        ));
+        assert!(v.is_admitted(), "{:?}", v.api_server_message);
+    }
+
+    #[test]
+    fn ex5_an_int32_overflow_is_the_mutating_webhooks_decode_error() {
+        let v = verdict(&format!(
+            "{PP}metadata: {{name: ex5, namespace: apps}}\nspec:\n  propagateDeps: true\n  resourceSelectors: [{{apiVersion: apps/v1, kind: Deployment}}]\n  failover: {{application: {{decisionConditions: {{}}, gracePeriodSeconds: 4294967296}}}}\n"
+        ));
+        assert_eq!(v.stage, Some(Stage::MutatingWebhook));
+        assert_eq!(
+            v.api_server_message.unwrap(),
+            "admission webhook \"propagationpolicy.karmada.io\" denied the request: json: cannot unmarshal number 4294967296 into Go struct field ApplicationFailoverBehavior.spec.failover.application.gracePeriodSeconds of type int32"
+        );
+        assert_eq!(
+            v.refusals[0].field.to_string(),
+            "spec.failover.application.gracePeriodSeconds"
+        );
+    }
+
+    #[test]
+    fn ex6_only_the_first_type_error_in_sorted_key_order_is_reported() {
+        let v = verdict(&format!(
+            "{PP}metadata: {{name: ex6, namespace: apps}}\nspec:\n  priority: high\n  placement: {{spreadConstraints: [{{spreadByField: cluster, maxGroups: two}}]}}\n  resourceSelectors: [{{apiVersion: apps/v1, kind: Deployment}}]\n"
+        ));
+        assert_eq!(v.refusals.len(), 1);
+        assert_eq!(
+            v.api_server_message.unwrap(),
+            "admission webhook \"propagationpolicy.karmada.io\" denied the request: json: cannot unmarshal string into Go struct field SpreadConstraint.spec.placement.spreadConstraints.maxGroups of type int"
+        );
+    }
+
+    #[test]
+    fn ex7_the_validating_webhook_renders_the_mutated_struct() {
+        assert_eq!(
+            message(&format!(
+                "{PP}metadata: {{name: ex7, namespace: apps}}\nspec:\n  resourceSelectors: [{{apiVersion: apps/v1, kind: Deployment}}]\n  placement: {{clusterAffinity: {{clusterNames: [m1]}}, clusterAffinities: [{{affinityName: g1, clusterNames: [m2]}}]}}\n"
+            )),
+            "admission webhook \"propagationpolicy.karmada.io\" denied the request: spec.placement: Invalid value: {\"clusterAffinity\":{\"clusterNames\":[\"m1\"]},\"clusterAffinities\":[{\"affinityName\":\"g1\",\"clusterNames\":[\"m2\"]}]}: clusterAffinities cannot co-exist with clusterAffinity"
+        );
+    }
+
+    #[test]
+    fn ex8_unknown_fields_are_a_strict_decoding_error_before_any_webhook() {
+        let v = verdict(&format!(
+            "{PP}metadata: {{name: ex8, namespace: apps, foo: 1}}\nspec:\n  zeta: 1\n  resourceSelectors: [{{apiVersion: apps/v1, kind: Deployment, extra: x}}]\n  alpha: 2\n  priority: high\n"
+        ));
+        assert_eq!(v.stage, Some(Stage::StrictDecode));
+        assert_eq!(
+            v.api_server_message.unwrap(),
+            "PropagationPolicy in version \"v1alpha1\" cannot be handled as a PropagationPolicy: strict decoding error: unknown field \"metadata.foo\", unknown field \"spec.alpha\", unknown field \"spec.resourceSelectors[0].extra\", unknown field \"spec.zeta\""
+        );
+        assert_eq!(v.refusals.len(), 4);
+    }
+
+    #[test]
+    fn a_metadata_type_error_fails_the_decode() {
+        assert_eq!(
+            message(&format!(
+                "{PP}metadata: {{name: m, namespace: apps, labels: {{a: 1}}}}\nspec:\n  resourceSelectors: [{{apiVersion: v1, kind: ConfigMap}}]\n"
+            )),
+            "PropagationPolicy in version \"v1alpha1\" cannot be handled as a PropagationPolicy: json: cannot unmarshal number into Go struct field ObjectMeta.labels of type string"
+        );
+    }
+
+    #[test]
+    fn metadata_name_must_be_a_dns_subdomain() {
+        let v = verdict(&format!(
+            "{PP}metadata: {{name: My_Policy, namespace: apps}}\nspec:\n  resourceSelectors: [{{apiVersion: v1, kind: ConfigMap}}]\n"
+        ));
+        assert_eq!(v.stage, Some(Stage::Schema));
+        assert_eq!(v.refusals[0].field.to_string(), "metadata.name");
+        assert_eq!(
+            v.api_server_message.unwrap(),
+            "PropagationPolicy.policy.karmada.io \"My_Policy\" is invalid: metadata.name: Invalid value: \"My_Policy\": a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')"
+        );
+    }
+
+    #[test]
+    fn a_missing_spec_is_a_null_selector_list_not_a_required_error() {
+        assert_eq!(
+            message(&format!("{CPP}metadata: {{name: nospec}}\n")),
+            "ClusterPropagationPolicy.policy.karmada.io \"nospec\" is invalid: spec.resourceSelectors: Invalid value: \"null\": spec.resourceSelectors in body must be of type array: \"null\""
+        );
+    }
+
+    #[test]
+    fn a_null_scalar_is_absent_and_a_null_list_item_a_zero_struct() {
+        let v = verdict(&format!(
+            "{PP}metadata: {{name: nulls, namespace: apps}}\nspec:\n  schedulerName: null\n  resourceSelectors: [{{apiVersion: v1, kind: ConfigMap, name: null}}]\n  placement: {{spreadConstraints: [null]}}\n"
+        ));
+        assert!(v.is_admitted(), "{:?}", v.api_server_message);
+        let spec = v.spec.unwrap();
+        assert_eq!(spec.scheduler_name.as_deref(), Some("default-scheduler"));
+        let c = &spec.placement.unwrap().spread_constraints[0];
+        assert_eq!(
+            (c.spread_by_field.as_str(), c.min_groups),
+            ("cluster", Some(1))
+        );
+    }
+
+    #[test]
+    fn decision_conditions_are_materialized_and_defaulted() {
+        let v = verdict(&format!(
+            "{PP}metadata: {{name: dc, namespace: apps}}\nspec:\n  propagateDeps: true\n  resourceSelectors: [{{apiVersion: apps/v1, kind: Deployment}}]\n  failover: {{application: {{}}}}\n"
+        ));
+        assert!(v.is_admitted(), "{:?}", v.api_server_message);
+        let app = v.spec.unwrap().failover.unwrap().application.unwrap();
+        assert_eq!(
+            app.decision_conditions.unwrap().toleration_seconds,
+            Some(300)
+        );
+        assert_eq!(app.grace_period_seconds, Some(600));
+    }
+
+    #[test]
+    fn an_empty_spread_by_field_beside_a_label_is_dropped() {
+        let v = verdict(&format!(
+            "{PP}metadata: {{name: sp, namespace: apps}}\nspec:\n  resourceSelectors: [{{apiVersion: apps/v1, kind: Deployment}}]\n  placement: {{spreadConstraints: [{{spreadByLabel: zone, spreadByField: \"\"}}]}}\n"
+        ));
+        assert!(v.is_admitted(), "{:?}", v.api_server_message);
+    }
+
+    #[test]
+    fn an_empty_replica_scheduling_type_is_divided_without_weighted() {
+        // §3.1: the webhook does not see Divided, the re-default brings it back.
+        let v = verdict(&format!(
+            "{PP}metadata: {{name: rs, namespace: apps}}\nspec:\n  resourceSelectors: [{{apiVersion: apps/v1, kind: Deployment}}]\n  placement: {{replicaScheduling: {{replicaSchedulingType: \"\"}}}}\n"
+        ));
+        let rs = v
+            .spec
+            .unwrap()
+            .placement
+            .unwrap()
+            .replica_scheduling
+            .unwrap();
+        assert_eq!(rs.replica_scheduling_type.as_deref(), Some("Divided"));
+        assert_eq!(rs.replica_division_preference, None);
+    }
+
+    fn policy(yaml: &str) -> crate::model::Policy {
+        let docs = load(Source::new("t.yaml", yaml)).documents;
+        let inv = crate::model::Inventory::from_documents(docs, "apps");
+        let p = inv.policies().next().expect("a policy").clone();
+        p
+    }
+
+    const STORED: &str = "apiVersion: policy.karmada.io/v1alpha1\nkind: PropagationPolicy\nmetadata:\n  name: web\n  namespace: apps\n  labels: {propagationpolicy.karmada.io/permanent-id: 6b7bf6a4-0d1c-4a8e-9f43-3a1c2b9e0f11}\nspec:\n  schedulerName: default-scheduler\n  resourceSelectors: [{apiVersion: apps/v1, kind: Deployment, name: web}]\n";
+
+    #[test]
+    fn ex9_an_empty_scheduler_name_on_update_is_not_a_change() {
+        let old = policy(STORED);
+        let new =
+            policy(&STORED.replace("schedulerName: default-scheduler", "schedulerName: \"\""));
+        assert!(super::super::validate_update(&old, &new).is_empty());
+        let removed = policy(&STORED.replace("  schedulerName: default-scheduler\n", ""));
+        assert!(super::super::validate_update(&old, &removed).is_empty());
+    }
+
+    #[test]
+    fn ex10_the_update_checks_come_first_and_alone() {
+        let old = policy(STORED);
+        let new = policy(&STORED.replace(
+            "schedulerName: default-scheduler",
+            "schedulerName: foo\n  placement: {spreadConstraints: [{spreadByField: region}]}",
+        ));
+        let v = super::super::validate_update(&old, &new);
+        assert_eq!(v.len(), 1);
+        assert_eq!(
+            super::super::denial(PolicyKind::PropagationPolicy, &v).unwrap(),
+            "admission webhook \"propagationpolicy.karmada.io\" denied the request: the schedulerName should not be updated"
+        );
+    }
+}

@@ -239,10 +239,13 @@ pub fn validate_stored(policy: &Policy, version: KarmadaVersion) -> Vec<Violatio
 /// else the permanent-id label changed, added or removed.
 pub fn validate_update(old: &Policy, new: &Policy) -> Vec<Violation> {
     const DEFAULT_SCHEDULER: &str = "default-scheduler";
+    // `""` is dropped by the mutating webhook's round trip (omitempty) and re-defaulted, so it
+    // is the default too (admission-chain.md §7.1).
     let scheduler = |p: &Policy| {
         p.spec
             .scheduler_name
             .clone()
+            .filter(|s| !s.is_empty())
             .unwrap_or_else(|| DEFAULT_SCHEDULER.to_string())
     };
     if scheduler(old) != scheduler(new) {

@@ -3,6 +3,7 @@
 pub mod admission;
 pub mod dead_policy;
 pub mod duplicate_identity;
+pub mod failover_gate;
 pub mod input;
 pub mod overlap;
 pub mod preemption;

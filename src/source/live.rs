@@ -9,13 +9,13 @@
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 
-use kube::api::{Api, DynamicObject, ListParams};
-use kube::core::{ApiResource, GroupVersionKind};
+use ::kube::api::{Api, DynamicObject, ListParams};
+use ::kube::core::{ApiResource, GroupVersionKind};
 use serde_json::Value as J;
 
 use super::document::{Document, Node, Source, Span};
-use crate::cluster::{ClusterError, Conn, ErrorKind};
-use crate::engine::kinds::{self, KindInfo};
+use crate::kube::kinds::{self, KindInfo};
+use crate::kube::{ClusterError, Conn, ErrorKind};
 
 /// A served resource type, as discovery reports it.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -212,7 +212,7 @@ impl Discovered {
         {
             return t.clone();
         }
-        let namespaced = crate::model::scope::is_namespaced(api_version, kind);
+        let namespaced = crate::kube::scope::is_namespaced(api_version, kind);
         ResourceType::new(group, version, kind, &kinds::guess_plural(kind), namespaced)
     }
 
@@ -229,7 +229,7 @@ impl Discovered {
                 } else {
                     format!("{}/{version}", i.group)
                 };
-                let namespaced = crate::model::scope::is_namespaced(&api_version, &i.kind);
+                let namespaced = crate::kube::scope::is_namespaced(&api_version, &i.kind);
                 ResourceType {
                     group: i.group,
                     version: version.into(),

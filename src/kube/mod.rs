@@ -5,15 +5,15 @@
 //! Credentials are never printed, logged or written: errors name the kubeconfig, context and
 //! server only.
 
-pub mod selector;
-pub mod yaml_out;
+pub mod kinds;
+pub mod scope;
 
 use std::path::PathBuf;
 use std::time::Duration;
 
-use kube::api::{Api, DynamicObject, ListParams, Patch, PatchParams};
-use kube::config::{KubeConfigOptions, Kubeconfig};
-use kube::core::{ApiResource, GroupVersionKind};
+use ::kube::api::{Api, DynamicObject, ListParams, Patch, PatchParams};
+use ::kube::config::{KubeConfigOptions, Kubeconfig};
+use ::kube::core::{ApiResource, GroupVersionKind};
 use serde_json::Value as J;
 
 use crate::model::PolicyKind;
@@ -75,9 +75,9 @@ impl std::fmt::Display for ClusterError {
     }
 }
 
-fn classify(e: kube::Error) -> ClusterError {
+fn classify(e: ::kube::Error) -> ClusterError {
     match e {
-        kube::Error::Api(status) => {
+        ::kube::Error::Api(status) => {
             let kind = match status.code {
                 401 | 403 => ErrorKind::Auth,
                 404 => ErrorKind::NotFound,
@@ -102,7 +102,7 @@ fn classify(e: kube::Error) -> ClusterError {
 /// A connected client with what the kubeconfig context said.
 #[derive(Clone)]
 pub struct Conn {
-    pub client: kube::Client,
+    pub client: ::kube::Client,
     /// The context's default namespace (`default` when unset), as kubectl uses it.
     pub namespace: String,
     /// The context's user name (the kubeconfig entry's name, never a credential).
@@ -152,7 +152,7 @@ pub async fn connect(opts: &ConnectOptions) -> Result<Conn, ClusterError> {
         cluster: None,
         user: None,
     };
-    let mut config = kube::Config::from_custom_kubeconfig(kubeconfig, &options)
+    let mut config = ::kube::Config::from_custom_kubeconfig(kubeconfig, &options)
         .await
         .map_err(|e| ClusterError::new(ErrorKind::Config, format!("kubeconfig: {e}")))?;
     if let Some(t) = opts.request_timeout.filter(|t| !t.is_zero()) {
@@ -162,7 +162,7 @@ pub async fn connect(opts: &ConnectOptions) -> Result<Conn, ClusterError> {
     }
     let namespace = config.default_namespace.clone();
     let server = config.cluster_url.to_string();
-    let client = kube::Client::try_from(config)
+    let client = ::kube::Client::try_from(config)
         .map_err(|e| ClusterError::new(ErrorKind::Config, format!("client: {e}")))?;
     Ok(Conn {
         client,
@@ -170,6 +170,17 @@ pub async fn connect(opts: &ConnectOptions) -> Result<Conn, ClusterError> {
         user,
         server,
     })
+}
+
+/// The context names of the kubeconfig kubectl would read (none when it cannot be read).
+pub fn context_names(kubeconfig: Option<&std::path::Path>) -> Vec<String> {
+    let config = match kubeconfig {
+        Some(p) => Kubeconfig::read_from(p),
+        None => Kubeconfig::read(),
+    };
+    config
+        .map(|c| c.contexts.into_iter().map(|c| c.name).collect())
+        .unwrap_or_default()
 }
 
 pub fn policy_resource(kind: PolicyKind) -> ApiResource {
@@ -243,6 +254,18 @@ impl Conn {
             .await
             .map_err(classify)?;
         Ok(to_json(&o, kind))
+    }
+
+    /// Namespace names (shell completion of `-n`).
+    pub async fn list_namespaces(&self) -> Result<Vec<String>, ClusterError> {
+        let ar = resource("", "v1", "Namespace", "namespaces");
+        let api: Api<DynamicObject> = Api::all_with(self.client.clone(), &ar);
+        let list = api.list(&ListParams::default()).await.map_err(classify)?;
+        Ok(list
+            .items
+            .into_iter()
+            .filter_map(|o| o.metadata.name)
+            .collect())
     }
 
     /// Member clusters (`cluster.karmada.io/v1alpha1`); `Ok(None)` when not readable.
@@ -393,76 +416,6 @@ pub fn merge_patch(target: &mut J, patch: &J) {
     }
 }
 
-/// The Ready condition and taints of a Cluster object.
-pub fn cluster_health(c: &J) -> crate::engine::suspension::ClusterHealth {
-    let ready = c["status"]["conditions"].as_array().and_then(|conds| {
-        conds
-            .iter()
-            .find(|x| x["type"] == "Ready")
-            .map(|x| x["status"] == "True")
-    });
-    let taints = c["spec"]["taints"]
-        .as_array()
-        .map(|ts| {
-            ts.iter()
-                .map(|t| {
-                    (
-                        t["key"].as_str().unwrap_or("").to_string(),
-                        t["effect"].as_str().unwrap_or("").to_string(),
-                    )
-                })
-                .collect()
-        })
-        .unwrap_or_default();
-    crate::engine::suspension::ClusterHealth {
-        name: c["metadata"]["name"].as_str().unwrap_or("").to_string(),
-        ready,
-        taints,
-    }
-}
-
-/// Parses kubectl durations: `30s`, `2m`, `1h`, `1m30s`, a bare number of seconds, `0`.
-pub fn parse_duration(s: &str) -> Result<Duration, String> {
-    let s = s.trim();
-    if let Ok(n) = s.parse::<u64>() {
-        return Ok(Duration::from_secs(n));
-    }
-    let mut total = 0f64;
-    let mut num = String::new();
-    let mut chars = s.chars().peekable();
-    let mut any = false;
-    while let Some(c) = chars.next() {
-        if c.is_ascii_digit() || c == '.' {
-            num.push(c);
-            continue;
-        }
-        let unit = if c == 'm' && chars.peek() == Some(&'s') {
-            chars.next();
-            "ms"
-        } else {
-            match c {
-                'h' => "h",
-                'm' => "m",
-                's' => "s",
-                _ => return Err(format!("invalid duration {s:?}")),
-            }
-        };
-        let n: f64 = num.parse().map_err(|_| format!("invalid duration {s:?}"))?;
-        num.clear();
-        any = true;
-        total += match unit {
-            "h" => n * 3600.0,
-            "m" => n * 60.0,
-            "s" => n,
-            _ => n / 1000.0,
-        };
-    }
-    if !num.is_empty() || !any {
-        return Err(format!("invalid duration {s:?} (use e.g. 30s, 2m, 1h)"));
-    }
-    Ok(Duration::from_secs_f64(total))
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -475,25 +428,5 @@ mod tests {
             &serde_json::json!({"a": {"b": null, "e": 3}, "d": [2]}),
         );
         assert_eq!(t, serde_json::json!({"a": {"c": 2, "e": 3}, "d": [2]}));
-    }
-
-    #[test]
-    fn durations_as_kubectl() {
-        assert_eq!(parse_duration("2m").unwrap(), Duration::from_secs(120));
-        assert_eq!(parse_duration("1m30s").unwrap(), Duration::from_secs(90));
-        assert_eq!(parse_duration("5").unwrap(), Duration::from_secs(5));
-        assert_eq!(parse_duration("500ms").unwrap(), Duration::from_millis(500));
-        assert!(parse_duration("abc").is_err());
-        assert!(parse_duration("5x").is_err());
-    }
-
-    #[test]
-    fn cluster_health_reads_ready_and_taints() {
-        let c = serde_json::json!({"metadata":{"name":"m1"},
-            "spec":{"taints":[{"key":"k","effect":"NoExecute"}]},
-            "status":{"conditions":[{"type":"Ready","status":"False"}]}});
-        let h = cluster_health(&c);
-        assert_eq!(h.ready, Some(false));
-        assert_eq!(h.taints, vec![("k".to_string(), "NoExecute".to_string())]);
     }
 }

@@ -72,7 +72,7 @@ pub fn is_namespaced(api_version: &str, kind: &str) -> bool {
     if !KINDS.contains(kind) {
         return true;
     }
-    let group = super::group_of(api_version);
+    let group = api_version.rsplit_once('/').map_or("", |(g, _)| g);
     !CLUSTER_SCOPED.iter().any(|&(g, k)| g == group && k == kind)
 }
 

@@ -1,0 +1,100 @@
+#!/usr/bin/env bash
+# GitOps benchmark (issue 19): a generated repository of 50 kustomize roots (25 apps, each a
+# base and two overlays with namespace:, namePrefix and a placement patch, plus plain CPPs).
+# Times the kustomize builds alone (the same `kubectl kustomize` or `kustomize build` the tool
+# runs, at the tool's parallelism) beside a full `lint` of the repository, so the tool's own
+# share is the difference.
+#
+#   scripts/bench-gitops.sh                # 50 roots
+#   APPS=50 scripts/bench-gitops.sh        # 100 roots
+#   BIN=target/release/kubectl-karmada_policy scripts/bench-gitops.sh
+#
+# Needs: kubectl (or kustomize) on PATH, /usr/bin/time (GNU time) for peak memory.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+APPS=${APPS:-25}
+BIN=${BIN:-target/debug/kubectl-karmada_policy}
+OUT=target/bench-gitops
+WORKERS=$(nproc | awk '{n=$1; if (n<2) n=2; if (n>8) n=8; print n}')
+[ -x "$BIN" ] || cargo build --quiet
+if command -v kustomize >/dev/null 2>&1; then KUSTOMIZE="kustomize build"; else KUSTOMIZE="kubectl kustomize"; fi
+
+rm -rf "$OUT" && mkdir -p "$OUT/repo/infrastructure"
+repo="$OUT/repo"
+cat > "$repo/infrastructure/cpp.yaml" <<'YAML'
+apiVersion: policy.karmada.io/v1alpha1
+kind: ClusterPropagationPolicy
+metadata:
+  name: platform-default
+spec:
+  resourceSelectors:
+    - apiVersion: apps/v1
+      kind: Deployment
+  placement:
+    clusterAffinity:
+      clusterNames: [member1, member2]
+YAML
+for i in $(seq 1 "$APPS"); do
+  app="$repo/apps/app$i"
+  mkdir -p "$app/base" "$app/overlays/prod" "$app/overlays/staging"
+  printf 'resources: [deployment.yaml, policy.yaml]\n' > "$app/base/kustomization.yaml"
+  cat > "$app/base/deployment.yaml" <<YAML
+apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: app$i
+spec:
+  selector: {matchLabels: {app: app$i}}
+  template:
+    metadata: {labels: {app: app$i}}
+    spec:
+      containers: [{name: app, image: "example/app:$i"}]
+YAML
+  cat > "$app/base/policy.yaml" <<YAML
+apiVersion: policy.karmada.io/v1alpha1
+kind: PropagationPolicy
+metadata:
+  name: app$i
+spec:
+  resourceSelectors:
+    - apiVersion: apps/v1
+      kind: Deployment
+      name: app$i
+  placement:
+    clusterAffinity:
+      clusterNames: [member1]
+YAML
+  for env in prod staging; do
+    cat > "$app/overlays/$env/kustomization.yaml" <<YAML
+namespace: app$i-$env
+resources: [../../base]
+patches:
+  - path: placement.yaml
+YAML
+    cat > "$app/overlays/$env/placement.yaml" <<YAML
+apiVersion: policy.karmada.io/v1alpha1
+kind: PropagationPolicy
+metadata:
+  name: app$i
+spec:
+  placement:
+    clusterAffinity:
+      clusterNames: [member1, member2]
+YAML
+  done
+done
+roots=$(find "$repo/apps" -path '*/overlays/*' -name kustomization.yaml -printf '%h\n' | sort)
+echo "roots: $(echo "$roots" | wc -l), kustomize: $KUSTOMIZE, workers: $WORKERS, binary: $BIN"
+
+start=$(date +%s.%N)
+echo "$roots" | xargs -P "$WORKERS" -I{} sh -c "$KUSTOMIZE {} >/dev/null"
+end=$(date +%s.%N)
+builds=$(echo "$end - $start" | bc)
+
+/usr/bin/time -f '%e %M' -o "$OUT/time.txt" "$BIN" lint "$repo" >"$OUT/lint.txt" 2>"$OUT/lint.err" || true
+read -r ours mem < "$OUT/time.txt"
+printf 'kustomize builds alone: %.2f s\n' "$builds"
+printf 'lint (builds included): %.2f s, peak %s KB\n' "$ours" "$mem"
+printf "the tool's own time:    %.2f s (lint minus the builds alone)\n" "$(echo "$ours - $builds" | bc)"
+tail -n 1 "$OUT/lint.txt"; echo

@@ -1,0 +1,605 @@
+//! Shell completion: `completion bash|zsh|fish|powershell` prints clap_complete's script, and
+//! kubectl's plugin completion goes through the hidden `__complete` subcommand.
+//!
+//! kubectl (>= 1.26) completes `kubectl karmada-policy <words>` by running the executable
+//! `kubectl_complete-karmada_policy <words...> <word being typed>` found on PATH, and reads
+//! Cobra's protocol back: one candidate per line (`value<TAB>description` allowed), then a line
+//! `:<directive>`. `completion kubectl-plugin` writes that executable, a two-line shim that
+//! calls `kubectl-karmada_policy __complete`, next to the binary (krew installs one binary only).
+//!
+//! Candidates come from the clap definition (subcommands, flags, possible values), the rule
+//! registry (`--explain`), the kubeconfig (`--context`) and, when a kubeconfig works, the live
+//! control plane (policy names for `suspend pp/`, namespaces, clusters). A live read that fails
+//! or takes over two seconds completes nothing rather than printing an error into the prompt.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use clap::{Arg, ArgAction, Args as ClapArgs, CommandFactory, ValueEnum};
+
+use super::common::{write_stdout, CliError, Exit};
+use crate::kube::{self as cluster, ConnectOptions};
+use crate::model::PolicyKind;
+
+/// The executable kubectl looks for: `kubectl_complete-` and the plugin name, `-` as `_`.
+pub const SHIM_NAME: &str = "kubectl_complete-karmada_policy";
+/// The plugin binary the shim calls (on PATH, as kubectl found the plugin).
+const BINARY: &str = "kubectl-karmada_policy";
+/// How long a live lookup may take before completion gives up (the user is waiting at TAB).
+const LIVE_TIMEOUT: Duration = Duration::from_secs(2);
+
+pub const AFTER_HELP: &str = "\
+Examples:
+  # bash (add to ~/.bashrc)
+  source <(kubectl-karmada_policy completion bash)
+  # zsh: a file named _kubectl-karmada_policy on $fpath
+  kubectl-karmada_policy completion zsh > \"${fpath[1]}/_kubectl-karmada_policy\"
+  # fish
+  kubectl-karmada_policy completion fish > ~/.config/fish/completions/kubectl-karmada_policy.fish
+  # `kubectl karmada-policy <TAB>` (kubectl >= 1.26): writes kubectl_complete-karmada_policy
+  # next to the binary (for krew: ~/.krew/bin)
+  kubectl karmada-policy completion kubectl-plugin
+
+Exit codes:
+  0  success
+  2  usage error, or the shim cannot be written";
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum Shell {
+    Bash,
+    Zsh,
+    Fish,
+    Powershell,
+    /// kubectl's plugin completion: the `kubectl_complete-karmada_policy` shim.
+    KubectlPlugin,
+}
+
+#[derive(Debug, ClapArgs)]
+pub struct Args {
+    /// Shell to print a completion script for, or `kubectl-plugin` to install the shim.
+    #[arg(value_enum, value_name = "SHELL")]
+    pub shell: Shell,
+    /// kubectl-plugin: print the shim instead of writing it.
+    #[arg(long)]
+    pub print: bool,
+    /// kubectl-plugin: the directory to write the shim into (default: the binary's directory).
+    #[arg(long, value_name = "DIR")]
+    pub dir: Option<PathBuf>,
+}
+
+pub fn run(args: Args) -> Result<Exit, CliError> {
+    let shell = match args.shell {
+        Shell::Bash => clap_complete::Shell::Bash,
+        Shell::Zsh => clap_complete::Shell::Zsh,
+        Shell::Fish => clap_complete::Shell::Fish,
+        Shell::Powershell => clap_complete::Shell::PowerShell,
+        Shell::KubectlPlugin => return install_shim(args.print, args.dir),
+    };
+    let mut out = Vec::new();
+    clap_complete::generate(shell, &mut super::Cli::command(), BINARY, &mut out);
+    write_stdout(&String::from_utf8_lossy(&out))?;
+    Ok(Exit::Ok)
+}
+
+/// The shim: kubectl passes the words after `karmada-policy`; a leading `__complete` (as when
+/// it is called like a Cobra program) is accepted too.
+pub fn shim_script() -> String {
+    format!(
+        "#!/bin/sh\n\
+         # kubectl (>= 1.26) runs this to complete `kubectl karmada-policy ...` (Cobra's protocol).\n\
+         # Written by `kubectl karmada-policy completion kubectl-plugin`.\n\
+         [ \"$1\" = __complete ] && shift\n\
+         exec {BINARY} __complete \"$@\"\n"
+    )
+}
+
+fn install_shim(print: bool, dir: Option<PathBuf>) -> Result<Exit, CliError> {
+    if print {
+        write_stdout(&shim_script())?;
+        return Ok(Exit::Ok);
+    }
+    let dir = match dir {
+        Some(d) => d,
+        None => std::env::current_exe()
+            .ok()
+            .and_then(|p| p.parent().map(Path::to_path_buf))
+            .ok_or_else(|| CliError::usage("cannot tell the binary's directory: use --dir"))?,
+    };
+    let path = dir.join(SHIM_NAME);
+    write_executable(&path, &shim_script())
+        .map_err(|e| CliError::usage(format!("cannot write {}: {e}", path.display())))?;
+    write_stdout(&format!("wrote {}\n", path.display()))?;
+    Ok(Exit::Ok)
+}
+
+fn write_executable(path: &Path, text: &str) -> std::io::Result<()> {
+    std::fs::write(path, text)?;
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o755))?;
+    }
+    Ok(())
+}
+
+/// Cobra's `ShellCompDirective` bits.
+pub mod directive {
+    pub const DEFAULT: u32 = 0;
+    pub const NO_SPACE: u32 = 2;
+    pub const NO_FILE_COMP: u32 = 4;
+}
+
+/// What `__complete` prints: candidates (`value` or `value\tdescription`) and a directive.
+#[derive(Debug, Default, PartialEq, Eq)]
+pub struct Completion {
+    pub candidates: Vec<String>,
+    pub directive: u32,
+}
+
+impl Completion {
+    fn of(candidates: Vec<String>, directive: u32) -> Completion {
+        Completion {
+            candidates,
+            directive,
+        }
+    }
+
+    /// Cobra's wire format.
+    pub fn render(&self) -> String {
+        let mut out = String::new();
+        for c in &self.candidates {
+            out.push_str(c);
+            out.push('\n');
+        }
+        out.push_str(&format!(":{}\n", self.directive));
+        out
+    }
+}
+
+/// Where live candidates come from (the control plane, or nothing in tests of the parser).
+pub trait LiveNames {
+    fn policies(&self, kind: PolicyKind, namespace: Option<&str>) -> Vec<String>;
+    fn namespaces(&self) -> Vec<String>;
+    fn clusters(&self) -> Vec<String>;
+    fn contexts(&self) -> Vec<String>;
+}
+
+/// Entry point of `__complete WORDS...`: prints the candidates, always exits 0.
+pub fn run_hidden(words: &[String]) -> Exit {
+    let cmd = super::Cli::command();
+    let parsed = walk(&cmd, words);
+    let live = Kube {
+        opts: ConnectOptions {
+            kubeconfig: parsed.value("kubeconfig").map(PathBuf::from),
+            context: parsed.value("context").map(str::to_string),
+            request_timeout: Some(LIVE_TIMEOUT),
+        },
+    };
+    let completion = complete_walked(&parsed, &live);
+    let _ = write_stdout(&completion.render());
+    let _ = writeln!(
+        std::io::stderr(),
+        "Completion ended with directive: {}",
+        completion.directive
+    );
+    Exit::Ok
+}
+
+/// The words before the one being completed, read against the clap definition.
+pub struct Walked<'a> {
+    /// The innermost subcommand named.
+    cmd: &'a clap::Command,
+    /// The flag whose value is being typed (`--context <TAB>`).
+    pending: Option<&'a Arg>,
+    /// Flag values seen, by argument id.
+    values: Vec<(String, String)>,
+    positionals: Vec<String>,
+    /// The word being completed.
+    current: String,
+}
+
+impl Walked<'_> {
+    fn value(&self, id: &str) -> Option<&str> {
+        self.values
+            .iter()
+            .rev()
+            .find(|(k, _)| k == id)
+            .map(|(_, v)| v.as_str())
+    }
+
+    fn flag(&self, id: &str) -> bool {
+        self.values.iter().any(|(k, _)| k == id)
+    }
+}
+
+fn takes_value(arg: &Arg) -> bool {
+    arg.get_action().takes_values()
+}
+
+fn find_long<'a>(cmd: &'a clap::Command, name: &str) -> Option<&'a Arg> {
+    cmd.get_arguments().find(|a| {
+        a.get_long() == Some(name) || a.get_all_aliases().is_some_and(|al| al.contains(&name))
+    })
+}
+
+fn find_short(cmd: &clap::Command, c: char) -> Option<&Arg> {
+    cmd.get_arguments().find(|a| a.get_short() == Some(c))
+}
+
+/// Reads `words` (the last one is being typed, possibly empty) as clap would.
+pub fn walk<'a>(root: &'a clap::Command, words: &[String]) -> Walked<'a> {
+    let (current, done) = match words.split_last() {
+        Some((last, rest)) => (last.clone(), rest),
+        None => (String::new(), &[][..]),
+    };
+    let mut w = Walked {
+        cmd: root,
+        pending: None,
+        values: Vec::new(),
+        positionals: Vec::new(),
+        current,
+    };
+    for word in done {
+        if let Some(arg) = w.pending.take() {
+            w.values.push((arg.get_id().to_string(), word.clone()));
+        } else if let Some(long) = word.strip_prefix("--").filter(|l| !l.is_empty()) {
+            let (name, value) = match long.split_once('=') {
+                Some((n, v)) => (n, Some(v)),
+                None => (long, None),
+            };
+            if let Some(arg) = find_long(w.cmd, name) {
+                match value {
+                    Some(v) => w.values.push((arg.get_id().to_string(), v.to_string())),
+                    None if takes_value(arg) => w.pending = Some(arg),
+                    None => w.values.push((arg.get_id().to_string(), String::new())),
+                }
+            }
+        } else if let Some(shorts) = word.strip_prefix('-').filter(|s| !s.is_empty()) {
+            let c = shorts.chars().next().unwrap_or('-');
+            if let Some(arg) = find_short(w.cmd, c) {
+                let rest = &shorts[c.len_utf8()..];
+                if takes_value(arg) && rest.is_empty() {
+                    w.pending = Some(arg);
+                } else {
+                    let v = rest.trim_start_matches('=').to_string();
+                    w.values.push((arg.get_id().to_string(), v));
+                }
+            }
+        } else if let Some(sub) = w
+            .positionals
+            .is_empty()
+            .then(|| w.cmd.find_subcommand(word))
+            .flatten()
+        {
+            w.cmd = sub;
+        } else {
+            w.positionals.push(word.clone());
+        }
+    }
+    w
+}
+
+/// Completes the walked words.
+pub fn complete(root: &clap::Command, words: &[String], live: &dyn LiveNames) -> Completion {
+    complete_walked(&walk(root, words), live)
+}
+
+fn complete_walked(w: &Walked<'_>, live: &dyn LiveNames) -> Completion {
+    let current = w.current.as_str();
+    if let Some(arg) = w.pending {
+        return values(w, arg, current, live, "");
+    }
+    if let Some(long) = current.strip_prefix("--") {
+        if let Some((name, typed)) = long.split_once('=') {
+            if let Some(arg) = find_long(w.cmd, name) {
+                return values(w, arg, typed, live, &format!("--{name}="));
+            }
+            return Completion::of(Vec::new(), directive::NO_FILE_COMP);
+        }
+    }
+    if current.starts_with('-') {
+        return Completion::of(flags(w.cmd, current), directive::NO_FILE_COMP);
+    }
+    if w.cmd.has_subcommands() && w.positionals.is_empty() {
+        let subs = w
+            .cmd
+            .get_subcommands()
+            .filter(|s| !s.is_hide_set() && s.get_name().starts_with(current))
+            .map(|s| described(s.get_name(), s.get_about()))
+            .collect();
+        return Completion::of(subs, directive::NO_FILE_COMP);
+    }
+    positional(w, current, live)
+}
+
+fn described(value: &str, about: Option<&clap::builder::StyledStr>) -> String {
+    match about.map(|a| a.to_string()) {
+        Some(a) if !a.is_empty() => {
+            let first = a.lines().next().unwrap_or_default().trim_end_matches('.');
+            format!("{value}\t{first}")
+        }
+        _ => value.to_string(),
+    }
+}
+
+fn flags(cmd: &clap::Command, current: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    for a in cmd.get_arguments().filter(|a| !a.is_hide_set()) {
+        if let Some(long) = a.get_long() {
+            let flag = format!("--{long}");
+            if flag.starts_with(current) {
+                out.push(described(&flag, a.get_help()));
+            }
+        }
+    }
+    if "--help".starts_with(current) && !out.iter().any(|f| f.starts_with("--help")) {
+        out.push("--help\tPrint help".to_string());
+    }
+    out
+}
+
+/// Values of a flag: possible values, rule ids, contexts, namespaces, clusters, else files.
+fn values(
+    w: &Walked<'_>,
+    arg: &Arg,
+    typed: &str,
+    live: &dyn LiveNames,
+    prefix: &str,
+) -> Completion {
+    let id = arg.get_id().as_str();
+    let mut names: Vec<String> = match id {
+        "explain" => crate::lint::registry::all()
+            .iter()
+            .map(|r| r.id.to_string())
+            .collect(),
+        "context" => live.contexts(),
+        "namespace" => live.namespaces(),
+        "clusters" => live.clusters(),
+        _ => arg
+            .get_possible_values()
+            .iter()
+            .filter(|v| !v.is_hide_set())
+            .map(|v| v.get_name().to_string())
+            .collect(),
+    };
+    if names.is_empty() {
+        names = parsed_values(w.cmd.get_name(), id)
+            .iter()
+            .map(|v| v.to_string())
+            .collect();
+    }
+    if names.is_empty() && matches!(arg.get_action(), ArgAction::Append | ArgAction::Set) {
+        let hint = arg.get_value_hint();
+        let path_like = matches!(
+            hint,
+            clap::ValueHint::AnyPath | clap::ValueHint::FilePath | clap::ValueHint::DirPath
+        ) || matches!(id, "files" | "kubeconfig" | "config" | "paths");
+        if path_like {
+            return Completion::of(Vec::new(), directive::DEFAULT);
+        }
+    }
+    names.retain(|n| n.starts_with(typed));
+    let candidates = names.into_iter().map(|n| format!("{prefix}{n}")).collect();
+    Completion::of(candidates, directive::NO_FILE_COMP)
+}
+
+/// Values of flags whose parser is a function (clap cannot list them).
+fn parsed_values(cmd: &str, id: &str) -> &'static [&'static str] {
+    match (cmd, id) {
+        (_, "fail_on" | "min_severity") => &["error", "warning", "info", "none"],
+        ("lint", "output") => &["text", "json", "sarif", "github", "junit"],
+        ("explain" | "preempt-check", "output") => &["text", "json"],
+        _ => &[],
+    }
+}
+
+/// Positional words: policies for suspend/resume, files for the rest.
+fn positional(w: &Walked<'_>, current: &str, live: &dyn LiveNames) -> Completion {
+    match w.cmd.get_name() {
+        "suspend" | "resume" => policies(w, current, live),
+        _ => Completion::of(Vec::new(), directive::DEFAULT),
+    }
+}
+
+fn policies(w: &Walked<'_>, current: &str, live: &dyn LiveNames) -> Completion {
+    let Some((word, typed)) = current.split_once('/') else {
+        let kinds = ["pp/", "cpp/"]
+            .into_iter()
+            .filter(|k| k.starts_with(current))
+            .map(str::to_string)
+            .collect();
+        return Completion::of(kinds, directive::NO_SPACE | directive::NO_FILE_COMP);
+    };
+    let kind = match word {
+        "pp" | "propagationpolicy" | "propagationpolicies" => PolicyKind::PropagationPolicy,
+        "cpp" | "clusterpropagationpolicy" | "clusterpropagationpolicies" => {
+            PolicyKind::ClusterPropagationPolicy
+        }
+        _ => return Completion::of(Vec::new(), directive::NO_FILE_COMP),
+    };
+    let namespace = if w.flag("all_namespaces") {
+        None
+    } else {
+        w.value("namespace")
+    };
+    let mut names = live.policies(kind, namespace);
+    names.sort();
+    names.dedup();
+    let candidates = names
+        .into_iter()
+        .filter(|n| n.starts_with(typed))
+        .map(|n| format!("{word}/{n}"))
+        .collect();
+    Completion::of(candidates, directive::NO_FILE_COMP)
+}
+
+/// Live names through the kubeconfig; any failure completes nothing.
+struct Kube {
+    opts: ConnectOptions,
+}
+
+impl Kube {
+    fn with_conn<T: Default>(&self, f: impl AsyncFnOnce(&cluster::Conn) -> Option<T>) -> T {
+        let Ok(rt) = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+        else {
+            return T::default();
+        };
+        rt.block_on(async {
+            let go = async {
+                let conn = cluster::connect(&self.opts).await.ok()?;
+                f(&conn).await
+            };
+            tokio::time::timeout(LIVE_TIMEOUT, go)
+                .await
+                .ok()
+                .flatten()
+                .unwrap_or_default()
+        })
+    }
+}
+
+impl LiveNames for Kube {
+    fn policies(&self, kind: PolicyKind, namespace: Option<&str>) -> Vec<String> {
+        self.with_conn(async |conn: &cluster::Conn| {
+            let ns = match kind {
+                PolicyKind::PropagationPolicy => {
+                    Some(namespace.unwrap_or(&conn.namespace).to_string())
+                }
+                PolicyKind::ClusterPropagationPolicy => None,
+            };
+            let list = conn.list_policies(kind, ns.as_deref(), None).await.ok()?;
+            Some(list.iter().filter_map(object_name).collect())
+        })
+    }
+
+    fn namespaces(&self) -> Vec<String> {
+        self.with_conn(async |conn: &cluster::Conn| conn.list_namespaces().await.ok())
+    }
+
+    fn clusters(&self) -> Vec<String> {
+        self.with_conn(async |conn: &cluster::Conn| {
+            Some(
+                conn.list_clusters()
+                    .await?
+                    .iter()
+                    .filter_map(object_name)
+                    .collect(),
+            )
+        })
+    }
+
+    fn contexts(&self) -> Vec<String> {
+        cluster::context_names(self.opts.kubeconfig.as_deref())
+    }
+}
+
+fn object_name(o: &serde_json::Value) -> Option<String> {
+    o["metadata"]["name"].as_str().map(str::to_string)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Fixed live names, so the parser is tested without a server.
+    struct Fixed;
+
+    impl LiveNames for Fixed {
+        fn policies(&self, kind: PolicyKind, namespace: Option<&str>) -> Vec<String> {
+            match (kind, namespace) {
+                (PolicyKind::PropagationPolicy, Some("web")) => vec!["frontend".into()],
+                (PolicyKind::PropagationPolicy, _) => vec!["nginx".into(), "nats".into()],
+                (PolicyKind::ClusterPropagationPolicy, _) => vec!["global".into()],
+            }
+        }
+        fn namespaces(&self) -> Vec<String> {
+            vec!["default".into(), "web".into()]
+        }
+        fn clusters(&self) -> Vec<String> {
+            vec!["member1".into(), "member2".into()]
+        }
+        fn contexts(&self) -> Vec<String> {
+            vec!["karmada-apiserver".into(), "kind".into()]
+        }
+    }
+
+    fn run(words: &[&str]) -> Completion {
+        let words: Vec<String> = words.iter().map(|w| w.to_string()).collect();
+        complete(&super::super::Cli::command(), &words, &Fixed)
+    }
+
+    fn values_of(c: &Completion) -> Vec<&str> {
+        c.candidates
+            .iter()
+            .map(|c| c.split('\t').next().unwrap())
+            .collect()
+    }
+
+    #[test]
+    fn subcommands_complete_by_prefix() {
+        let c = run(&["sus"]);
+        assert_eq!(values_of(&c), ["suspend"]);
+        assert_eq!(c.directive, directive::NO_FILE_COMP);
+        assert!(values_of(&run(&[""])).contains(&"preempt-check"));
+    }
+
+    #[test]
+    fn policy_names_after_a_kind() {
+        assert_eq!(
+            values_of(&run(&["suspend", "pp/"])),
+            ["pp/nats", "pp/nginx"]
+        );
+        assert_eq!(values_of(&run(&["resume", "pp/ng"])), ["pp/nginx"]);
+        assert_eq!(
+            values_of(&run(&["suspend", "-n", "web", "pp/"])),
+            ["pp/frontend"]
+        );
+        assert_eq!(values_of(&run(&["suspend", "cpp/"])), ["cpp/global"]);
+        let kinds = run(&["suspend", ""]);
+        assert_eq!(values_of(&kinds), ["pp/", "cpp/"]);
+        assert_eq!(
+            kinds.directive,
+            directive::NO_SPACE | directive::NO_FILE_COMP
+        );
+    }
+
+    #[test]
+    fn flags_and_their_values() {
+        assert!(values_of(&run(&["lint", "--fail"])).contains(&"--fail-on"));
+        assert_eq!(values_of(&run(&["lint", "--fail-on", "w"])), ["warning"]);
+        assert_eq!(
+            values_of(&run(&["lint", "--fail-on=e"])),
+            ["--fail-on=error"]
+        );
+        assert!(values_of(&run(&["lint", "--explain", "preemption"]))
+            .contains(&"preemption-requires-name"));
+        assert_eq!(
+            values_of(&run(&["suspend", "--context", "k"])),
+            ["karmada-apiserver", "kind"]
+        );
+        assert_eq!(values_of(&run(&["suspend", "-n", ""])), ["default", "web"]);
+        assert_eq!(
+            values_of(&run(&["suspend", "--clusters", "member"])),
+            ["member1", "member2"]
+        );
+        // Files: the shell completes them itself.
+        assert_eq!(run(&["lint", ""]).directive, directive::DEFAULT);
+        assert_eq!(run(&["suspend", "-f", ""]).directive, directive::DEFAULT);
+    }
+
+    #[test]
+    fn render_is_cobras_protocol() {
+        let c = Completion::of(vec!["a".into(), "b\tdesc".into()], 4);
+        assert_eq!(c.render(), "a\nb\tdesc\n:4\n");
+    }
+
+    #[test]
+    fn shim_calls_the_binary_with_the_words() {
+        let s = shim_script();
+        assert!(s.starts_with("#!/bin/sh\n"));
+        assert!(s.contains("exec kubectl-karmada_policy __complete \"$@\""));
+    }
+}

@@ -1,0 +1,191 @@
+//! `explain pp/NAME` and `cpp/NAME`: the templates a policy selects, each with where its claim
+//! stands relative to the policy (claimed, will be claimed and when, held by another and what
+//! blocks a takeover, unclaimed), the templates it would select but the detector filters out,
+//! and why a policy that selects nothing is dead. Built from the per-template decision
+//! ([`super::explain::explain`]), never re-derived.
+
+use crate::model::{ObjectRef, PolicyRef};
+
+use super::claim::Excluded;
+use super::explain::{explain, Explanation, Why};
+use super::state::State;
+
+/// Where one selected template's claim stands relative to the policy.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Standing {
+    /// The template's claim names the policy, and it keeps it.
+    Claimed,
+    /// Not (or not yet) claimed by the policy, but it will be.
+    WillBeClaimed(When),
+    /// Another policy has or gets it; `why` is the policy's own loss reason.
+    HeldByOther { holder: PolicyRef, why: Why },
+    /// Nobody claims it, this policy neither (e.g. it waits for dependentOverrides).
+    Unclaimed { why: Option<Why> },
+}
+
+/// When the policy gets the template.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum When {
+    /// At the template's next reconcile (now, for a new or unclaimed template).
+    Now,
+    /// The policy is Lazy: only on the template's next update.
+    NextTemplateUpdate,
+    /// Only once every policy is processed again (a controller restart, or a preemption pass).
+    AfterRestart,
+    /// It is claimed now and loses the claim to a preemptor later (never stays).
+    Loses,
+}
+
+#[derive(Clone, Debug)]
+pub struct SelectedTemplate {
+    pub template: usize,
+    pub resource: ObjectRef,
+    pub standing: Standing,
+    pub decision: Explanation,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Counts {
+    pub selected: usize,
+    pub claimed: usize,
+    pub will_be_claimed: usize,
+    pub held_by_other: usize,
+    pub unclaimed: usize,
+    pub filtered: usize,
+}
+
+#[derive(Clone, Debug)]
+pub struct PolicyExplanation {
+    pub policy: PolicyRef,
+    pub templates: Vec<SelectedTemplate>,
+    /// Templates the selectors match but the detector never processes.
+    pub filtered: Vec<(ObjectRef, Excluded)>,
+    pub counts: Counts,
+    /// Why the policy selects nothing, when it does not.
+    pub dead: Option<String>,
+}
+
+fn standing(e: &Explanation, me: &PolicyRef, lazy: bool) -> Standing {
+    let mine = |o: &Option<PolicyRef>| o.as_ref() == Some(me);
+    let own_why = e
+        .candidates
+        .iter()
+        .find(|c| &c.policy == me)
+        .map(|c| c.why.clone());
+    match (
+        mine(&e.current),
+        mine(&e.after_reconcile),
+        mine(&e.eventual),
+    ) {
+        (true, _, true) => Standing::Claimed,
+        (true, _, false) => match &e.eventual {
+            Some(holder) => Standing::HeldByOther {
+                holder: holder.clone(),
+                why: own_why.unwrap_or(Why::Terminating),
+            },
+            None => Standing::WillBeClaimed(When::Loses),
+        },
+        (false, true, _) if lazy && e.current.is_some() => {
+            Standing::WillBeClaimed(When::NextTemplateUpdate)
+        }
+        (false, true, _) => Standing::WillBeClaimed(When::Now),
+        (false, false, true) => Standing::WillBeClaimed(When::AfterRestart),
+        (false, false, false) => match e.eventual.clone().or_else(|| e.current.clone()) {
+            Some(holder) => Standing::HeldByOther {
+                holder,
+                why: own_why.unwrap_or(Why::Terminating),
+            },
+            None => Standing::Unclaimed { why: own_why },
+        },
+    }
+}
+
+/// Explains policy `p` of the state.
+pub fn explain_policy(state: &State, p: usize) -> PolicyExplanation {
+    let policy = state.policy(p);
+    let me = policy.reference();
+    let lazy = policy.spec.lazy();
+    let mut templates = Vec::new();
+    let mut filtered = Vec::new();
+    for (t, tpl) in state.templates.iter().enumerate() {
+        if policy.is_pp() && *tpl.namespace != *policy.namespace {
+            continue;
+        }
+        let prio =
+            super::selector::selectors_priority(&tpl.target(), &policy.spec.resource_selectors);
+        if !prio.matches() {
+            continue;
+        }
+        if let Some(ex) = &tpl.excluded {
+            filtered.push((tpl.reference(), (**ex).clone()));
+            continue;
+        }
+        let decision = explain(state, t);
+        templates.push(SelectedTemplate {
+            template: t,
+            resource: tpl.reference(),
+            standing: standing(&decision, &me, lazy),
+            decision,
+        });
+    }
+    let mut counts = Counts {
+        selected: templates.len(),
+        filtered: filtered.len(),
+        ..Counts::default()
+    };
+    for s in &templates {
+        match s.standing {
+            Standing::Claimed => counts.claimed += 1,
+            Standing::WillBeClaimed(_) => counts.will_be_claimed += 1,
+            Standing::HeldByOther { .. } => counts.held_by_other += 1,
+            Standing::Unclaimed { .. } => counts.unclaimed += 1,
+        }
+    }
+    let dead = templates
+        .is_empty()
+        .then(|| dead_reason(state, p, !filtered.is_empty()));
+    PolicyExplanation {
+        policy: me,
+        templates,
+        filtered,
+        counts,
+        dead,
+    }
+}
+
+/// Why nothing is selected: every match is filtered, no template of the selected kinds exists
+/// (in the policy's namespace for a PP), or templates exist but no selector matches them.
+fn dead_reason(state: &State, p: usize, all_filtered: bool) -> String {
+    if all_filtered {
+        return "every template it selects is filtered out by the detector".into();
+    }
+    let policy = state.policy(p);
+    let kinds: Vec<String> = policy
+        .spec
+        .resource_selectors
+        .iter()
+        .map(|rs| format!("{} {}", rs.api_version, rs.kind))
+        .collect();
+    let present = policy.spec.resource_selectors.iter().any(|rs| {
+        state
+            .templates_of(&rs.api_version, &rs.kind)
+            .iter()
+            .any(|&t| !policy.is_pp() || *state.templates[t].namespace == *policy.namespace)
+    });
+    let scope = if policy.is_pp() {
+        format!(" in namespace {}", policy.namespace)
+    } else {
+        String::new()
+    };
+    if present {
+        format!(
+            "templates of its kinds ({}) exist{scope}, but no selector matches their names or labels",
+            kinds.join(", ")
+        )
+    } else {
+        format!(
+            "no template of its kinds ({}) exists{scope} in the inputs",
+            kinds.join(", ")
+        )
+    }
+}

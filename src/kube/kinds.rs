@@ -1,0 +1,333 @@
+//! Resolving `TYPE` as kubectl takes it (kind, plural or short name, case-insensitive, with an
+//! optional `.group` or `.version.group`) against well-known kinds and the kinds present in
+//! the inputs. Pure: the caller supplies the kinds seen in its inputs.
+
+/// One resource type.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct KindInfo {
+    pub group: String,
+    pub kind: String,
+    pub plural: String,
+    pub short: Vec<String>,
+}
+
+impl KindInfo {
+    /// `deployments.apps` (or `configmaps` for the core group), as kubectl prints choices.
+    pub fn display(&self) -> String {
+        if self.group.is_empty() {
+            self.plural.clone()
+        } else {
+            format!("{}.{}", self.plural, self.group)
+        }
+    }
+
+    /// Karmada's own API objects are not resource templates (§1.4 skipped groups).
+    pub fn is_karmada(&self) -> bool {
+        self.group.ends_with(".karmada.io")
+    }
+}
+
+/// (group, kind, plural, short names) of the kinds kubectl knows without a CRD, plus Karmada's.
+const WELL_KNOWN: &[(&str, &str, &str, &[&str])] = &[
+    ("", "Pod", "pods", &["po"]),
+    ("", "Service", "services", &["svc"]),
+    ("", "ConfigMap", "configmaps", &["cm"]),
+    ("", "Secret", "secrets", &[]),
+    ("", "ServiceAccount", "serviceaccounts", &["sa"]),
+    (
+        "",
+        "PersistentVolumeClaim",
+        "persistentvolumeclaims",
+        &["pvc"],
+    ),
+    ("", "PersistentVolume", "persistentvolumes", &["pv"]),
+    ("", "Namespace", "namespaces", &["ns"]),
+    ("", "Node", "nodes", &["no"]),
+    ("", "Endpoints", "endpoints", &["ep"]),
+    ("", "Event", "events", &["ev"]),
+    ("", "LimitRange", "limitranges", &["limits"]),
+    ("", "ResourceQuota", "resourcequotas", &["quota"]),
+    (
+        "",
+        "ReplicationController",
+        "replicationcontrollers",
+        &["rc"],
+    ),
+    ("", "PodTemplate", "podtemplates", &[]),
+    ("apps", "Deployment", "deployments", &["deploy"]),
+    ("apps", "StatefulSet", "statefulsets", &["sts"]),
+    ("apps", "DaemonSet", "daemonsets", &["ds"]),
+    ("apps", "ReplicaSet", "replicasets", &["rs"]),
+    ("apps", "ControllerRevision", "controllerrevisions", &[]),
+    ("batch", "Job", "jobs", &[]),
+    ("batch", "CronJob", "cronjobs", &["cj"]),
+    (
+        "autoscaling",
+        "HorizontalPodAutoscaler",
+        "horizontalpodautoscalers",
+        &["hpa"],
+    ),
+    (
+        "policy",
+        "PodDisruptionBudget",
+        "poddisruptionbudgets",
+        &["pdb"],
+    ),
+    ("networking.k8s.io", "Ingress", "ingresses", &["ing"]),
+    (
+        "networking.k8s.io",
+        "NetworkPolicy",
+        "networkpolicies",
+        &["netpol"],
+    ),
+    ("networking.k8s.io", "IngressClass", "ingressclasses", &[]),
+    ("discovery.k8s.io", "EndpointSlice", "endpointslices", &[]),
+    ("rbac.authorization.k8s.io", "Role", "roles", &[]),
+    (
+        "rbac.authorization.k8s.io",
+        "RoleBinding",
+        "rolebindings",
+        &[],
+    ),
+    (
+        "rbac.authorization.k8s.io",
+        "ClusterRole",
+        "clusterroles",
+        &[],
+    ),
+    (
+        "rbac.authorization.k8s.io",
+        "ClusterRoleBinding",
+        "clusterrolebindings",
+        &[],
+    ),
+    ("storage.k8s.io", "StorageClass", "storageclasses", &["sc"]),
+    (
+        "scheduling.k8s.io",
+        "PriorityClass",
+        "priorityclasses",
+        &["pc"],
+    ),
+    (
+        "apiextensions.k8s.io",
+        "CustomResourceDefinition",
+        "customresourcedefinitions",
+        &["crd", "crds"],
+    ),
+    ("coordination.k8s.io", "Lease", "leases", &[]),
+    ("events.k8s.io", "Event", "events", &["ev"]),
+    (
+        "multicluster.x-k8s.io",
+        "ServiceImport",
+        "serviceimports",
+        &[],
+    ),
+    (
+        "multicluster.x-k8s.io",
+        "ServiceExport",
+        "serviceexports",
+        &[],
+    ),
+    (
+        "policy.karmada.io",
+        "PropagationPolicy",
+        "propagationpolicies",
+        &["pp"],
+    ),
+    (
+        "policy.karmada.io",
+        "ClusterPropagationPolicy",
+        "clusterpropagationpolicies",
+        &["cpp"],
+    ),
+    (
+        "policy.karmada.io",
+        "OverridePolicy",
+        "overridepolicies",
+        &["op"],
+    ),
+    (
+        "policy.karmada.io",
+        "ClusterOverridePolicy",
+        "clusteroverridepolicies",
+        &["cop"],
+    ),
+    (
+        "work.karmada.io",
+        "ResourceBinding",
+        "resourcebindings",
+        &["rb"],
+    ),
+    (
+        "work.karmada.io",
+        "ClusterResourceBinding",
+        "clusterresourcebindings",
+        &["crb"],
+    ),
+    ("work.karmada.io", "Work", "works", &[]),
+    ("cluster.karmada.io", "Cluster", "clusters", &[]),
+];
+
+/// kubectl's default pluralisation of a kind for kinds it has no discovery data for.
+pub fn guess_plural(kind: &str) -> String {
+    let k = kind.to_ascii_lowercase();
+    if let Some(stem) = k.strip_suffix('y') {
+        if !stem.ends_with(['a', 'e', 'i', 'o', 'u']) {
+            return format!("{stem}ies");
+        }
+    }
+    if k.ends_with('s') || k.ends_with('x') || k.ends_with("ch") || k.ends_with("sh") {
+        return format!("{k}es");
+    }
+    format!("{k}s")
+}
+
+/// The type table: well-known kinds plus `(group, kind)` pairs seen in the inputs.
+pub fn table(seen: &[(String, String)]) -> Vec<KindInfo> {
+    let mut out: Vec<KindInfo> = WELL_KNOWN
+        .iter()
+        .map(|(g, k, p, s)| KindInfo {
+            group: g.to_string(),
+            kind: k.to_string(),
+            plural: p.to_string(),
+            short: s.iter().map(|x| x.to_string()).collect(),
+        })
+        .collect();
+    for (g, k) in seen {
+        if !out.iter().any(|i| i.group == *g && i.kind == *k) {
+            out.push(KindInfo {
+                group: g.clone(),
+                kind: k.clone(),
+                plural: guess_plural(k),
+                short: Vec::new(),
+            });
+        }
+    }
+    out
+}
+
+/// A TYPE that names no known kind, or several.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum ResolveError {
+    #[error("the server doesn't have a resource type \"{input}\"; known types: {}", choices.join(", "))]
+    Unknown { input: String, choices: Vec<String> },
+    #[error("resource type \"{input}\" is ambiguous; use one of: {}", choices.join(", "))]
+    Ambiguous { input: String, choices: Vec<String> },
+}
+
+fn names_match(info: &KindInfo, name: &str) -> bool {
+    info.kind.eq_ignore_ascii_case(name)
+        || info.plural.eq_ignore_ascii_case(name)
+        || info.short.iter().any(|s| s.eq_ignore_ascii_case(name))
+}
+
+/// Resolves a TYPE. `prefer` lists the kinds present in the inputs: when a name fits several
+/// kinds and exactly one of them is present, that one is taken (as discovery's preferred
+/// version would be).
+pub fn resolve(
+    input: &str,
+    table: &[KindInfo],
+    prefer: &[(String, String)],
+) -> Result<KindInfo, ResolveError> {
+    let mut found: Vec<&KindInfo> = table.iter().filter(|i| names_match(i, input)).collect();
+    if found.is_empty() {
+        if let Some((name, rest)) = input.split_once('.') {
+            // `deployment.apps` or `deployments.v1.apps`.
+            found = table
+                .iter()
+                .filter(|i| {
+                    names_match(i, name)
+                        && (i.group.eq_ignore_ascii_case(rest)
+                            || rest
+                                .split_once('.')
+                                .is_some_and(|(_, g)| i.group.eq_ignore_ascii_case(g))
+                            || (i.group.is_empty() && rest.eq_ignore_ascii_case("v1")))
+                })
+                .collect();
+        }
+    }
+    match found.len() {
+        0 => {
+            let mut choices: Vec<String> = table
+                .iter()
+                .filter(|i| !i.is_karmada())
+                .map(KindInfo::display)
+                .collect();
+            choices.sort();
+            Err(ResolveError::Unknown {
+                input: input.into(),
+                choices,
+            })
+        }
+        1 => Ok(found[0].clone()),
+        _ => {
+            let present: Vec<&&KindInfo> = found
+                .iter()
+                .filter(|i| prefer.iter().any(|(g, k)| *g == i.group && *k == i.kind))
+                .collect();
+            if present.len() == 1 {
+                return Ok((*present[0]).clone());
+            }
+            // kubectl prefers the core group for `events`/`ev`.
+            if present.is_empty() {
+                if let Some(core) = found.iter().find(|i| i.group.is_empty()) {
+                    return Ok((*core).clone());
+                }
+            }
+            let mut choices: Vec<String> = found.iter().map(|i| i.display()).collect();
+            choices.sort();
+            Err(ResolveError::Ambiguous {
+                input: input.into(),
+                choices,
+            })
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn kubectl_spellings() {
+        let t = table(&[]);
+        for s in [
+            "deploy",
+            "Deployment",
+            "deployments",
+            "DEPLOY",
+            "deployment.apps",
+            "deployments.v1.apps",
+        ] {
+            assert_eq!(resolve(s, &t, &[]).unwrap().kind, "Deployment", "{s}");
+        }
+        assert_eq!(resolve("cm", &t, &[]).unwrap().kind, "ConfigMap");
+        assert_eq!(resolve("pp", &t, &[]).unwrap().kind, "PropagationPolicy");
+        assert!(resolve("pp", &t, &[]).unwrap().is_karmada());
+        assert!(matches!(
+            resolve("nope", &t, &[]),
+            Err(ResolveError::Unknown { .. })
+        ));
+        assert_eq!(resolve("ev", &t, &[]).unwrap().group, "");
+    }
+
+    #[test]
+    fn kinds_from_inputs_and_ambiguity() {
+        let seen = vec![
+            ("example.com".to_string(), "Widget".to_string()),
+            ("other.io".to_string(), "Widget".to_string()),
+        ];
+        let t = table(&seen);
+        assert!(matches!(
+            resolve("widgets", &t, &seen),
+            Err(ResolveError::Ambiguous { .. })
+        ));
+        assert_eq!(
+            resolve("widget.other.io", &t, &seen).unwrap().group,
+            "other.io"
+        );
+        assert_eq!(guess_plural("Policy"), "policies");
+        assert_eq!(guess_plural("Gateway"), "gateways");
+        assert_eq!(guess_plural("Ingress"), "ingresses");
+    }
+}

@@ -1,0 +1,132 @@
+//! `failover-gate-off`: a policy that relies on cluster failover while the `Failover` feature
+//! gate is off (the default since v1.12.0, commit a8e965321): nothing fails over.
+
+use crate::lint::registry::{RuleDoc, RuleGroup};
+use crate::lint::{Finding, LintOptions, Severity};
+use crate::model::feature_gates::GateSet;
+use crate::model::{Inventory, Policy};
+use crate::source::FieldPath;
+
+pub const DOC: RuleDoc = RuleDoc {
+    id: "failover-gate-off",
+    group: RuleGroup::Semantics,
+    default_severity: Severity::Warning,
+    summary: "`failover.cluster`, or clusterTolerations with `tolerationSeconds`, while the `Failover` feature gate is off",
+    rationale: "Cluster failover is off by default since Karmada v1.12 (`Failover` gate, Beta, default false): \
+                the controller-manager neither evicts from failed clusters nor reschedules, so `failover.cluster` \
+                and tolerationSeconds on not-ready/unreachable taints promise something that never happens. The \
+                gate is read from `--feature-gates` / `featureGates` for `--karmada-version`.",
+    example: "spec:\n  placement:\n    clusterTolerations:\n    - {key: cluster.karmada.io/not-ready, operator: Exists, effect: NoExecute, tolerationSeconds: 300}\n  failover:\n    cluster: {purgeMode: Gracefully}\n",
+    fix: "Enable the gate on karmada-controller-manager (`--feature-gates=Failover=true`) and declare it in the \
+          configuration, or drop the failover settings.",
+    reference: "pkg/features/features.go (Failover: Default false from v1.12.0); karmada#6925, #5150",
+};
+
+/// The gates for the lint options; an unknown gate is reported by the options' own parsing,
+/// so here it falls back to the release's defaults.
+fn gates(opts: &LintOptions) -> GateSet {
+    let spec: Vec<String> = opts
+        .feature_gates
+        .iter()
+        .map(|(k, v)| format!("{k}={v}"))
+        .collect();
+    GateSet::parse(opts.version, &spec.join(","))
+        .unwrap_or_else(|_| GateSet::defaults(opts.version))
+}
+
+pub fn check(inventory: &Inventory, opts: &LintOptions) -> Vec<Finding> {
+    let gates = gates(opts);
+    if gates.failover() {
+        return Vec::new();
+    }
+    let why = if gates.is_explicit("Failover") {
+        "the Failover feature gate is disabled".to_string()
+    } else {
+        format!(
+            "the Failover feature gate is off by default in Karmada {}",
+            opts.version
+        )
+    };
+    let mut out = Vec::new();
+    for p in inventory.policies() {
+        if let Some(path) = reliance(p) {
+            let d = &inventory.documents[p.doc];
+            let mut f = Finding::new(
+                DOC.id,
+                DOC.default_severity,
+                format!(
+                    "{} relies on cluster failover ({path}) but {why}: nothing will fail over",
+                    p.reference()
+                ),
+            )
+            .at(&d.source, d.root.locate_value(&path))
+            .field(path.to_string())
+            .object(super::policy_object_ref(p));
+            f.doc = Some(p.doc);
+            out.push(f);
+        }
+    }
+    out
+}
+
+/// Where the policy relies on failover: `spec.failover.cluster`, else the first toleration with
+/// `tolerationSeconds`.
+fn reliance(p: &Policy) -> Option<FieldPath> {
+    if p.spec
+        .failover
+        .as_ref()
+        .is_some_and(|f| f.cluster.is_some())
+    {
+        return Some(FieldPath::parse("spec.failover.cluster"));
+    }
+    let placement = p.spec.placement.as_ref()?;
+    placement
+        .cluster_tolerations
+        .iter()
+        .position(|t| t.toleration_seconds.is_some())
+        .map(|i| {
+            FieldPath::parse("spec.placement.clusterTolerations")
+                .index(i)
+                .key("tolerationSeconds")
+        })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::KarmadaVersion;
+    use crate::source::{load, Source};
+
+    const POLICY: &str = "apiVersion: policy.karmada.io/v1alpha1\nkind: PropagationPolicy\nmetadata: {name: p, namespace: default}\nspec:\n  resourceSelectors: [{apiVersion: apps/v1, kind: Deployment}]\n  placement:\n    clusterTolerations:\n    - {key: cluster.karmada.io/not-ready, operator: Exists, effect: NoExecute, tolerationSeconds: 300}\n";
+
+    fn run(version: KarmadaVersion, gates: &[(&str, bool)]) -> Vec<Finding> {
+        let inv =
+            Inventory::from_documents(load(Source::new("p.yaml", POLICY)).documents, "default");
+        let opts = LintOptions {
+            version,
+            feature_gates: gates.iter().map(|(k, v)| (k.to_string(), *v)).collect(),
+            ..LintOptions::default()
+        };
+        check(&inv, &opts)
+    }
+
+    #[test]
+    fn tolerations_with_seconds_need_the_failover_gate() {
+        let f = run(KarmadaVersion::new(1, 19), &[]);
+        assert_eq!(f.len(), 1);
+        assert_eq!(
+            f[0].field.as_deref(),
+            Some("spec.placement.clusterTolerations[0].tolerationSeconds")
+        );
+        assert!(
+            f[0].message.contains("off by default in Karmada 1.19"),
+            "{}",
+            f[0].message
+        );
+        assert!(run(KarmadaVersion::new(1, 19), &[("Failover", true)]).is_empty());
+        assert!(
+            run(KarmadaVersion::new(1, 11), &[]).is_empty(),
+            "on by default before 1.12"
+        );
+    }
+}

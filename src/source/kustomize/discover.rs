@@ -1,0 +1,158 @@
+//! What a GitOps repository holds: its kustomizations and what each references, which of them
+//! are roots (what a controller applies), Helm charts, and the files outside all of them.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use super::{normalize, Kustomization};
+use crate::source::files;
+use crate::source::Node;
+
+/// File names kustomize accepts for a kustomization, in its order of preference.
+pub const KUSTOMIZATION_FILES: [&str; 3] =
+    ["kustomization.yaml", "kustomization.yml", "Kustomization"];
+
+/// The repository as kustomize, Helm and the plain-manifest reader see it.
+#[derive(Debug, Default)]
+pub struct Repository {
+    /// Every kustomization, by directory.
+    pub kustomizations: BTreeMap<PathBuf, Kustomization>,
+    /// Kustomizations no other kustomization references (components never are).
+    pub roots: Vec<PathBuf>,
+    /// Directories holding a `Chart.yaml`.
+    pub charts: Vec<PathBuf>,
+    /// Files outside every kustomization and chart: plain manifests, linted as they are.
+    pub plain: Vec<PathBuf>,
+    /// Files a kustomization or chart owns (resources, patches, generator inputs, templates):
+    /// they are linted through a render, never on their own.
+    pub covered: BTreeSet<PathBuf>,
+    /// Kustomization files that could not be read, with the reason.
+    pub unreadable: Vec<(PathBuf, String)>,
+}
+
+impl Repository {
+    /// Whether there is anything to render: otherwise every file is a plain manifest.
+    pub fn needs_rendering(&self) -> bool {
+        !self.kustomizations.is_empty() || !self.charts.is_empty()
+    }
+
+    /// The kustomization directories `dir` builds on, itself first and then (depth first) its
+    /// resources' and components' kustomizations: the outermost layer comes first, so the first
+    /// patch found for a field is the one applied last.
+    pub fn closure(&self, dir: &Path) -> Vec<PathBuf> {
+        let mut out = Vec::new();
+        self.collect_closure(dir, &mut out);
+        out
+    }
+
+    fn collect_closure(&self, dir: &Path, out: &mut Vec<PathBuf>) {
+        if out.iter().any(|d| d == dir) {
+            return;
+        }
+        let Some(k) = self.kustomizations.get(dir) else {
+            return;
+        };
+        out.push(dir.to_path_buf());
+        // Components are applied after the resources, so they come before the bases here.
+        for c in k.components.iter().rev() {
+            self.collect_closure(c, out);
+        }
+        for r in &k.resource_dirs {
+            self.collect_closure(r, out);
+        }
+    }
+
+    /// The roots whose render includes `dir` (a root includes itself).
+    pub fn roots_including(&self, dir: &Path) -> Vec<PathBuf> {
+        self.roots
+            .iter()
+            .filter(|r| self.closure(r).iter().any(|d| d == dir))
+            .cloned()
+            .collect()
+    }
+}
+
+/// Finds the kustomizations and charts among `inputs` (the files `lint` would read) and sorts
+/// the files into covered and plain. Kustomization files are parsed here; nothing is rendered.
+pub fn discover(inputs: &[PathBuf]) -> Repository {
+    let mut repo = Repository::default();
+    let mut dirs: BTreeSet<PathBuf> = BTreeSet::new();
+    for f in inputs {
+        if let Some(parent) = f.parent() {
+            dirs.insert(normalize(parent));
+        }
+    }
+    for dir in &dirs {
+        if dir.join("Chart.yaml").is_file() {
+            repo.charts.push(dir.clone());
+        }
+        let Some(file) = kustomization_file(dir) else {
+            continue;
+        };
+        match read_kustomization(dir, &file) {
+            Ok(Some(k)) => {
+                repo.kustomizations.insert(dir.clone(), k);
+            }
+            Ok(None) => {}
+            Err(e) => repo.unreadable.push((file, e)),
+        }
+    }
+    // A chart inside another chart (charts/ of a parent) is rendered by its parent.
+    let all_charts = repo.charts.clone();
+    repo.charts
+        .retain(|c| !all_charts.iter().any(|p| p != c && c.starts_with(p)));
+    let mut referenced = BTreeSet::new();
+    for k in repo.kustomizations.values() {
+        referenced.extend(k.resource_dirs.iter().cloned());
+        referenced.extend(k.components.iter().cloned());
+        repo.covered.insert(k.file.clone());
+        repo.covered.extend(k.files.iter().cloned());
+    }
+    repo.roots = repo
+        .kustomizations
+        .values()
+        .filter(|k| !k.is_component && !referenced.contains(&k.dir))
+        .map(|k| k.dir.clone())
+        .collect();
+    for f in inputs {
+        let f = normalize(f);
+        let parent = f.parent().map(normalize).unwrap_or_default();
+        // A file beside a kustomization is its business: kustomize applies only what it lists.
+        let owned = repo.covered.contains(&f)
+            || repo.kustomizations.contains_key(&parent)
+            || repo.charts.iter().any(|c| f.starts_with(c));
+        if owned {
+            repo.covered.insert(f);
+        } else {
+            repo.plain.push(f);
+        }
+    }
+    repo
+}
+
+/// The kustomization file of `dir`, if it has one.
+pub fn kustomization_file(dir: &Path) -> Option<PathBuf> {
+    KUSTOMIZATION_FILES
+        .iter()
+        .map(|n| dir.join(n))
+        .find(|p| p.is_file())
+}
+
+/// Parses the kustomization at `file`. `Ok(None)` for a file of that name that is something
+/// else (a Flux `Kustomization` object).
+fn read_kustomization(dir: &Path, file: &Path) -> Result<Option<Kustomization>, String> {
+    let loaded = files::read(file).map_err(|e| e.to_string())?;
+    let Some(doc) = loaded.documents.first() else {
+        return Ok(None);
+    };
+    let api_version = doc
+        .root
+        .get("apiVersion")
+        .and_then(Node::as_str)
+        .unwrap_or("");
+    if api_version.contains("fluxcd.io") {
+        return Ok(None);
+    }
+    Ok(Some(Kustomization::from_tree(dir, file, Arc::new(loaded))))
+}

@@ -1,0 +1,311 @@
+//! Kustomize repositories: which files a kustomization references ([`discover`]), rendering its
+//! roots with the real kustomize ([`render`]), Flux's post-build substitution ([`flux`]), and
+//! mapping a place in a rendered object back to the line a user edits ([`origin`]).
+
+pub mod discover;
+pub mod flux;
+pub mod helm;
+pub mod origin;
+pub mod render;
+
+use std::path::{Component, Path, PathBuf};
+use std::sync::Arc;
+
+use crate::source::{Loaded, Node, Span};
+
+/// One kustomization file and what it references, as paths relative to where the tool runs.
+#[derive(Debug)]
+pub struct Kustomization {
+    pub dir: PathBuf,
+    pub file: PathBuf,
+    /// `kind: Component`: applied by the kustomizations that list it, never a root.
+    pub is_component: bool,
+    /// `resources`/`bases` entries that are directories (other kustomizations).
+    pub resource_dirs: Vec<PathBuf>,
+    /// `resources` entries that are files: the objects it renders.
+    pub resource_files: Vec<PathBuf>,
+    pub components: Vec<PathBuf>,
+    /// Every patch, in the order kustomize applies them.
+    pub patches: Vec<Patch>,
+    /// Every file it references (resources, patches, generator inputs, configurations...).
+    pub files: Vec<PathBuf>,
+    /// `helmCharts` entries (names), inflated only when the configuration enables Helm.
+    pub helm_charts: Vec<String>,
+    /// The parsed file, for pointing at its fields.
+    pub loaded: Arc<Loaded>,
+}
+
+/// A patch, with the objects it applies to.
+#[derive(Debug, Clone)]
+pub struct Patch {
+    pub target: Option<Target>,
+    pub body: PatchBody,
+}
+
+#[derive(Debug, Clone)]
+pub enum PatchBody {
+    File(PathBuf),
+    /// A patch written inside the kustomization file: its text and where its first line is.
+    Inline {
+        text: String,
+        line: u32,
+        col: u32,
+    },
+}
+
+/// A patch `target` (the fields we compare; `name` may be a regular expression).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Target {
+    pub group: Option<String>,
+    pub kind: Option<String>,
+    pub name: Option<String>,
+    pub namespace: Option<String>,
+}
+
+impl Target {
+    /// Whether an object of `kind` named `name` (before any prefix or suffix) is targeted.
+    pub fn matches(&self, kind: &str, name: &str) -> bool {
+        let kind_ok = self.kind.as_deref().is_none_or(|k| k == kind);
+        let name_ok = self.name.as_deref().is_none_or(|n| {
+            n == name || regex::Regex::new(&format!("^(?:{n})$")).is_ok_and(|r| r.is_match(name))
+        });
+        kind_ok && name_ok
+    }
+}
+
+impl Kustomization {
+    /// Reads what a kustomization references from its parsed file in `dir`.
+    pub fn from_tree(dir: &Path, file: &Path, loaded: Arc<Loaded>) -> Kustomization {
+        let mut k = Kustomization {
+            dir: dir.to_path_buf(),
+            file: file.to_path_buf(),
+            is_component: false,
+            resource_dirs: Vec::new(),
+            resource_files: Vec::new(),
+            components: Vec::new(),
+            patches: Vec::new(),
+            files: Vec::new(),
+            helm_charts: Vec::new(),
+            loaded: loaded.clone(),
+        };
+        let Some(root) = loaded.documents.first().map(|d| &d.root) else {
+            return k;
+        };
+        k.is_component = root.get("kind").and_then(Node::as_str) == Some("Component");
+        for key in ["resources", "bases"] {
+            for s in strings(root.get(key)) {
+                if is_remote(s) {
+                    continue;
+                }
+                let path = normalize(&dir.join(s));
+                if path.is_dir() {
+                    k.resource_dirs.push(path);
+                } else {
+                    k.resource_files.push(path.clone());
+                    k.files.push(path);
+                }
+            }
+        }
+        for s in strings(root.get("components")) {
+            if !is_remote(s) {
+                k.components.push(normalize(&dir.join(s)));
+            }
+        }
+        k.read_patches(root, &loaded);
+        k.read_data_files(root);
+        for chart in seq(root.get("helmCharts")) {
+            let name = chart.get("name").and_then(Node::as_str).unwrap_or("chart");
+            k.helm_charts.push(name.to_string());
+        }
+        k
+    }
+
+    fn read_patches(&mut self, root: &Node, loaded: &Loaded) {
+        for p in seq(root.get("patches"))
+            .iter()
+            .chain(seq(root.get("patchesJson6902")))
+        {
+            let target = p.get("target").map(target_of);
+            if let Some(path) = p.get("path").and_then(Node::as_str) {
+                self.push_patch_file(target, path);
+            } else if let Some(node) = p.get("patch") {
+                if let Some(body) = inline_body(node, loaded) {
+                    self.patches.push(Patch { target, body });
+                }
+            }
+        }
+        for node in seq(root.get("patchesStrategicMerge")) {
+            let Some(s) = node.as_str() else { continue };
+            if s.contains('\n') || s.contains(':') {
+                if let Some(body) = inline_body(node, loaded) {
+                    self.patches.push(Patch { target: None, body });
+                }
+            } else {
+                self.push_patch_file(None, s);
+            }
+        }
+    }
+
+    fn push_patch_file(&mut self, target: Option<Target>, path: &str) {
+        let path = normalize(&self.dir.join(path));
+        self.files.push(path.clone());
+        self.patches.push(Patch {
+            target,
+            body: PatchBody::File(path),
+        });
+    }
+
+    /// Generator inputs, transformer configurations, replacements and CRDs: referenced files
+    /// that are data for kustomize, not objects to apply.
+    fn read_data_files(&mut self, root: &Node) {
+        let mut names: Vec<String> = Vec::new();
+        for key in ["configMapGenerator", "secretGenerator"] {
+            for g in seq(root.get(key)) {
+                for f in strings(g.get("files")) {
+                    // `key=path` or a plain path.
+                    names.push(f.split_once('=').map_or(f, |(_, p)| p).to_string());
+                }
+                names.extend(strings(g.get("envs")).map(str::to_string));
+                if let Some(e) = g.get("env").and_then(Node::as_str) {
+                    names.push(e.to_string());
+                }
+            }
+        }
+        for key in [
+            "crds",
+            "configurations",
+            "generators",
+            "transformers",
+            "validators",
+        ] {
+            names.extend(strings(root.get(key)).map(str::to_string));
+        }
+        for r in seq(root.get("replacements")) {
+            if let Some(p) = r.get("path").and_then(Node::as_str) {
+                names.push(p.to_string());
+            }
+        }
+        if let Some(p) = root
+            .get("openapi")
+            .and_then(|o| o.get("path"))
+            .and_then(Node::as_str)
+        {
+            names.push(p.to_string());
+        }
+        for n in names.iter().filter(|n| !n.contains('\n') && !is_remote(n)) {
+            let path = normalize(&self.dir.join(n));
+            if path.is_file() {
+                self.files.push(path);
+            }
+        }
+    }
+
+    /// The node of a top-level field (`namespace`, `namePrefix`...), for pointing at it.
+    pub fn field(&self, key: &str) -> Option<(&Node, Span)> {
+        let root = &self.loaded.documents.first()?.root;
+        let entry = root.entry(key)?;
+        Some((&entry.value, entry.value.span))
+    }
+}
+
+/// An inline patch: its text and where that text starts in the kustomization file. For a block
+/// scalar (`patch: |-`) the text starts on the next line, at the first content line's indent.
+fn inline_body(node: &Node, loaded: &Loaded) -> Option<PatchBody> {
+    let text = node.as_str()?.to_string();
+    let start = node.span.start;
+    let block = loaded.source.line(start.line).is_some_and(|l| {
+        let rest: String = l.chars().skip(start.col as usize - 1).collect();
+        rest.starts_with('|') || rest.starts_with('>')
+    });
+    if !block {
+        return Some(PatchBody::Inline {
+            text,
+            line: start.line,
+            col: start.col,
+        });
+    }
+    let mut line = start.line + 1;
+    // Skip blank lines before the content (they are part of the scalar's text as newlines).
+    while loaded
+        .source
+        .line(line)
+        .is_some_and(|l| l.trim().is_empty())
+    {
+        line += 1;
+    }
+    let first = loaded.source.line(line)?;
+    let indent = first.chars().take_while(|c| *c == ' ').count() as u32;
+    Some(PatchBody::Inline {
+        text: text.trim_start_matches('\n').to_string(),
+        line,
+        col: indent + 1,
+    })
+}
+
+fn target_of(node: &Node) -> Target {
+    let get = |k: &str| node.get(k).and_then(Node::as_str).map(str::to_string);
+    Target {
+        group: get("group"),
+        kind: get("kind"),
+        name: get("name"),
+        namespace: get("namespace"),
+    }
+}
+
+fn seq(node: Option<&Node>) -> &[Node] {
+    node.and_then(Node::as_seq).unwrap_or(&[])
+}
+
+fn strings(node: Option<&Node>) -> impl Iterator<Item = &str> {
+    seq(node).iter().filter_map(Node::as_str)
+}
+
+/// A remote resource (git URL, http): not in the repository, left to kustomize.
+fn is_remote(s: &str) -> bool {
+    s.contains("://") || s.starts_with("github.com/") || s.starts_with("git@")
+}
+
+/// `a/./b/../c` as `a/c`, without touching the file system (paths stay relative to where the
+/// tool runs, so they print the way the user named them).
+pub fn normalize(path: &Path) -> PathBuf {
+    let mut out = PathBuf::new();
+    for c in path.components() {
+        match c {
+            Component::CurDir => {}
+            Component::ParentDir => {
+                let last = out.components().next_back();
+                if matches!(last, Some(Component::Normal(_))) {
+                    out.pop();
+                } else {
+                    out.push("..");
+                }
+            }
+            other => out.push(other.as_os_str()),
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn normalize_is_lexical() {
+        assert_eq!(normalize(Path::new("./a/b/../c")), PathBuf::from("a/c"));
+        assert_eq!(normalize(Path::new("../x/./y")), PathBuf::from("../x/y"));
+        assert_eq!(normalize(Path::new("a/../../b")), PathBuf::from("../b"));
+    }
+
+    #[test]
+    fn targets_match_kind_and_name_patterns() {
+        let t = Target {
+            kind: Some("PropagationPolicy".into()),
+            name: Some("web-.*".into()),
+            ..Target::default()
+        };
+        assert!(t.matches("PropagationPolicy", "web-a"));
+        assert!(!t.matches("PropagationPolicy", "api"));
+        assert!(!t.matches("Deployment", "web-a"));
+    }
+}

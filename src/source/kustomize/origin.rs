@@ -1,0 +1,465 @@
+//! From a place in a rendered object back to the line a user edits.
+//!
+//! A rendered object names its source file (kustomize's origin annotation, Helm's `# Source:`
+//! comment). Within it the document is found by kind and by its name before `namePrefix` and
+//! `nameSuffix`. A field is then traced, in this order: to the patch of the root that set it
+//! (strategic-merge file, JSON6902 file or inline patch, outermost layer first); to the source
+//! document, where it holds the rendered value; to the kustomization field that changed it
+//! (`namespace`, `namePrefix`/`nameSuffix`, `commonLabels`); else to the source document's
+//! first line. Never to the rendered stream, which no one can edit.
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
+
+use super::discover::Repository;
+use super::render::{ORIGIN_ANNOTATION, TRANSFORMATIONS_ANNOTATION};
+use super::{Patch, PatchBody};
+use crate::source::{files, load, FieldPath, Loaded, Node, Seg, Source, Span, Value};
+
+/// The layers one render went through, for tracing its objects' fields.
+#[derive(Debug, Clone)]
+pub struct Layers {
+    /// Kustomization directories, outermost first (empty for a chart or plain files).
+    pub closure: Vec<PathBuf>,
+    /// The file a finding lands on when nothing better is known (the root's kustomization).
+    pub fallback: PathBuf,
+}
+
+/// Source files read for tracing, shared by every render of a run.
+pub struct Mapper<'a> {
+    repo: &'a Repository,
+    cache: Mutex<HashMap<PathBuf, Option<Arc<Loaded>>>>,
+}
+
+/// The origin annotation's `path`, with both build-metadata annotations removed from the
+/// object (an `annotations` mapping left empty goes too), so no rule sees them.
+pub fn take_origin(root: &mut Node) -> Option<String> {
+    let Value::Map(entries) = &mut root.value else {
+        return None;
+    };
+    let meta = entries
+        .iter_mut()
+        .find(|e| e.key.as_str() == Some("metadata"))?;
+    let Value::Map(meta_entries) = &mut meta.value.value else {
+        return None;
+    };
+    let i = meta_entries
+        .iter()
+        .position(|e| e.key.as_str() == Some("annotations"))?;
+    let mut origin = None;
+    if let Value::Map(annotations) = &mut meta_entries[i].value.value {
+        annotations.retain(|e| match e.key.as_str() {
+            Some(ORIGIN_ANNOTATION) => {
+                origin = e.value.as_str().and_then(origin_path);
+                false
+            }
+            Some(TRANSFORMATIONS_ANNOTATION) => false,
+            _ => true,
+        });
+        if annotations.is_empty() {
+            meta_entries.remove(i);
+        }
+    }
+    origin
+}
+
+/// `path: ../x.yaml` from the origin annotation's YAML text.
+fn origin_path(text: &str) -> Option<String> {
+    text.lines()
+        .find_map(|l| l.trim().strip_prefix("path:"))
+        .map(|p| p.trim().trim_matches(['"', '\'']).to_string())
+}
+
+/// A rendered origin path (relative to the directory kustomize built) as the tool names files:
+/// relative to the current directory when inside it.
+pub fn resolve_origin(build_dir: &Path, raw: &str) -> PathBuf {
+    let abs = super::normalize(&build_dir.join(raw));
+    let cwd = std::env::current_dir()
+        .and_then(|d| d.canonicalize())
+        .unwrap_or_default();
+    abs.strip_prefix(&cwd)
+        .map_or(abs.clone(), Path::to_path_buf)
+}
+
+impl<'a> Mapper<'a> {
+    pub fn new(repo: &'a Repository) -> Mapper<'a> {
+        Mapper {
+            repo,
+            cache: Mutex::new(HashMap::new()),
+        }
+    }
+
+    /// A source file, parsed (once per run).
+    pub fn file(&self, path: &Path) -> Option<Arc<Loaded>> {
+        let mut cache = self.cache.lock().expect("no panic while holding the cache");
+        cache
+            .entry(path.to_path_buf())
+            .or_insert_with(|| files::read(path).ok().map(Arc::new))
+            .clone()
+    }
+
+    /// Where to report `path` of the rendered object `rendered`, which came from `origin`.
+    pub fn locate(
+        &self,
+        layers: &Layers,
+        rendered: &Node,
+        origin: Option<&Path>,
+        path: &FieldPath,
+    ) -> Option<(Arc<Source>, Span)> {
+        let kind = rendered.get("kind").and_then(Node::as_str).unwrap_or("");
+        let name = name_of(rendered);
+        let source = origin.and_then(|o| self.file(o));
+        let source_doc = source.as_deref().and_then(|l| find_document(l, kind, name));
+        let original = source_doc.map_or(name, name_of);
+        if let Some(hit) = self.in_patches(layers, kind, original, rendered, path) {
+            return Some(hit);
+        }
+        if let (Some(l), Some(doc)) = (source.as_deref(), source_doc) {
+            if let (Some(s), Some(r)) = (doc.at(path), rendered.at(path)) {
+                if s.to_json() == r.to_json() {
+                    return Some((l.source.clone(), doc.locate(path)));
+                }
+            }
+        }
+        if let Some(hit) = self.in_kustomization_fields(layers, path) {
+            return Some(hit);
+        }
+        if let (Some(l), Some(doc)) = (source.as_deref(), source_doc) {
+            // The deepest part of the path the source has, else the document's first line.
+            let has_start = path.0.first().is_some_and(|s| doc.child(s).is_some());
+            let span = if has_start {
+                doc.locate(path)
+            } else {
+                first_line(doc)
+            };
+            return Some((l.source.clone(), span));
+        }
+        if let Some(l) = source {
+            // A file that is not YAML as is (a Helm template): the line naming the field.
+            return Some((l.source.clone(), line_naming(&l.source, path)));
+        }
+        let fallback = self.file(&layers.fallback)?;
+        Some((fallback.source.clone(), Span::point(1, 1)))
+    }
+
+    /// The node a patch of these layers wrote at `path`, outermost layer and last patch first.
+    fn in_patches(
+        &self,
+        layers: &Layers,
+        kind: &str,
+        name: &str,
+        rendered: &Node,
+        path: &FieldPath,
+    ) -> Option<(Arc<Source>, Span)> {
+        for dir in &layers.closure {
+            let k = self.repo.kustomizations.get(dir)?;
+            for patch in k.patches.iter().rev() {
+                if let Some(hit) =
+                    self.in_patch(k.loaded.source.clone(), patch, kind, name, rendered, path)
+                {
+                    return Some(hit);
+                }
+            }
+        }
+        None
+    }
+
+    fn in_patch(
+        &self,
+        kustomization: Arc<Source>,
+        patch: &Patch,
+        kind: &str,
+        name: &str,
+        rendered: &Node,
+        path: &FieldPath,
+    ) -> Option<(Arc<Source>, Span)> {
+        if patch
+            .target
+            .as_ref()
+            .is_some_and(|t| !t.matches(kind, name))
+        {
+            return None;
+        }
+        let (source, roots) = match &patch.body {
+            PatchBody::File(file) => {
+                let l = self.file(file)?;
+                let roots = patch_roots(&l);
+                (l.source.clone(), roots)
+            }
+            PatchBody::Inline { text, line, col } => {
+                let l = load(Source::new("inline patch", text.clone()));
+                let mut roots = patch_roots(&l);
+                for r in &mut roots {
+                    shift(r, line - 1, col - 1);
+                }
+                (kustomization, roots)
+            }
+        };
+        for root in &roots {
+            let span = match &root.value {
+                Value::Seq(ops) => json6902_span(ops, rendered, path),
+                Value::Map(_) => smp_span(root, kind, name, patch.target.is_some(), path),
+                _ => None,
+            };
+            if let Some(span) = span {
+                return Some((source.clone(), span));
+            }
+        }
+        None
+    }
+
+    /// `namespace:`, `namePrefix:`/`nameSuffix:` and `commonLabels:` of the outermost layer
+    /// that sets them.
+    fn in_kustomization_fields(
+        &self,
+        layers: &Layers,
+        path: &FieldPath,
+    ) -> Option<(Arc<Source>, Span)> {
+        let keys: &[&str] = match path.to_string().as_str() {
+            "metadata.namespace" => &["namespace"],
+            "metadata.name" => &["namePrefix", "nameSuffix"],
+            p if p.starts_with("metadata.labels") => &["commonLabels", "labels"],
+            _ => return None,
+        };
+        for dir in &layers.closure {
+            let k = self.repo.kustomizations.get(dir)?;
+            for key in keys {
+                if let Some((_, span)) = k.field(key) {
+                    return Some((k.loaded.source.clone(), span));
+                }
+            }
+        }
+        None
+    }
+}
+
+/// The document of `kind` whose name, with whatever prefix and suffix, is `rendered_name`.
+fn find_document<'l>(loaded: &'l Loaded, kind: &str, rendered_name: &str) -> Option<&'l Node> {
+    let of_kind: Vec<&Node> = loaded
+        .documents
+        .iter()
+        .map(|d| &d.root)
+        .filter(|r| r.get("kind").and_then(Node::as_str) == Some(kind))
+        .collect();
+    of_kind
+        .iter()
+        .find(|r| name_of(r) == rendered_name)
+        .or_else(|| {
+            of_kind
+                .iter()
+                .filter(|r| !name_of(r).is_empty() && rendered_name.contains(name_of(r)))
+                .max_by_key(|r| name_of(r).len())
+        })
+        .or_else(|| (of_kind.len() == 1).then(|| &of_kind[0]))
+        .copied()
+}
+
+fn name_of(root: &Node) -> &str {
+    root.get("metadata")
+        .and_then(|m| m.get("name"))
+        .and_then(Node::as_str)
+        .unwrap_or("")
+}
+
+fn patch_roots(l: &Loaded) -> Vec<Node> {
+    if !l.documents.is_empty() {
+        return l.documents.iter().map(|d| d.root.clone()).collect();
+    }
+    // A JSON6902 patch is a list: the loader reports it as not an object, so parse it here.
+    crate::source::yaml::parse_roots(l.source.text())
+}
+
+/// A strategic-merge patch sets `path` when it is about this object and holds a scalar or a
+/// list there (lists of custom resources are replaced whole), or the whole mapping asked for.
+fn smp_span(root: &Node, kind: &str, name: &str, targeted: bool, path: &FieldPath) -> Option<Span> {
+    if !targeted {
+        let same_kind = root.get("kind").and_then(Node::as_str) == Some(kind);
+        if !same_kind || name_of(root) != name {
+            return None;
+        }
+    }
+    // The deepest prefix of the path the patch has: a scalar or list there replaced the
+    // rendered value; a mapping only merged into it, unless the path ends there.
+    for len in (2..=path.0.len()).rev() {
+        let prefix = FieldPath(path.0[..len].to_vec());
+        if let Some(node) = root.at(&prefix) {
+            let replaces = !matches!(node.value, Value::Map(_)) || len == path.0.len();
+            return replaces.then(|| root.locate(path));
+        }
+    }
+    None
+}
+
+/// A JSON6902 operation whose path is `path` or one of its ancestors: its `value` (at the
+/// rest of the path when it is there), else the operation.
+fn json6902_span(ops: &[Node], rendered: &Node, path: &FieldPath) -> Option<Span> {
+    for op in ops.iter().rev() {
+        let kind = op.get("op").and_then(Node::as_str).unwrap_or("");
+        if !matches!(kind, "add" | "replace" | "copy" | "move") {
+            continue;
+        }
+        let Some(pointer) = op.get("path").and_then(Node::as_str) else {
+            continue;
+        };
+        let op_path = FieldPath::from_json_pointer(pointer, rendered);
+        if op_path.0.is_empty() || !path.0.starts_with(&op_path.0) {
+            continue;
+        }
+        let rest = FieldPath(path.0[op_path.0.len()..].to_vec());
+        return Some(match op.get("value") {
+            Some(v) if !rest.0.is_empty() && v.at(&rest).is_some() => v.locate(&rest),
+            Some(v) => v.span,
+            None => op.span,
+        });
+    }
+    None
+}
+
+/// Moves every position of a tree parsed from an inline patch to where that text sits in the
+/// kustomization file.
+fn shift(node: &mut Node, lines: u32, cols: u32) {
+    let move_span = |s: &mut Span| {
+        s.start.line += lines;
+        s.end.line += lines;
+        s.start.col += cols;
+        s.end.col += cols;
+    };
+    move_span(&mut node.span);
+    match &mut node.value {
+        Value::Seq(items) => items.iter_mut().for_each(|i| shift(i, lines, cols)),
+        Value::Map(entries) => {
+            for e in entries {
+                shift(&mut e.key, lines, cols);
+                shift(&mut e.value, lines, cols);
+            }
+        }
+        _ => {}
+    }
+}
+
+fn first_line(doc: &Node) -> Span {
+    doc.as_map()
+        .and_then(|m| m.first())
+        .map_or(doc.span, |e| e.key.span)
+}
+
+/// In a text that does not parse (a template), the first line with the path's last key.
+fn line_naming(source: &Source, path: &FieldPath) -> Span {
+    let key = path.0.iter().rev().find_map(|s| match s {
+        Seg::Key(k) => Some(format!("{k}:")),
+        Seg::Index(_) => None,
+    });
+    let Some(key) = key else {
+        return Span::point(1, 1);
+    };
+    source
+        .text()
+        .lines()
+        .enumerate()
+        .find_map(|(i, l)| {
+            l.find(&key).map(|c| {
+                let (line, col) = (i as u32 + 1, l[..c].chars().count() as u32 + 1);
+                let width = key.chars().count() as u32 - 1; // without the colon
+                Span {
+                    start: crate::source::Pos { line, col },
+                    end: crate::source::Pos {
+                        line,
+                        col: col + width,
+                    },
+                }
+            })
+        })
+        .unwrap_or(Span::point(1, 1))
+}
+
+/// The path to the deepest node of `root` that starts at `pos` or contains it: how a finding
+/// that has no field is traced.
+pub fn path_at(root: &Node, pos: crate::source::Pos) -> FieldPath {
+    let mut path = FieldPath::root();
+    let mut node = root;
+    'descend: loop {
+        match &node.value {
+            Value::Map(entries) => {
+                for e in entries {
+                    if e.key.span.start == pos || contains(&e.value, pos) {
+                        path.0
+                            .push(Seg::Key(e.key.as_str().unwrap_or("").to_string()));
+                        if e.key.span.start == pos {
+                            return path;
+                        }
+                        node = &e.value;
+                        continue 'descend;
+                    }
+                }
+                return path;
+            }
+            Value::Seq(items) => {
+                for (i, item) in items.iter().enumerate() {
+                    if contains(item, pos) {
+                        path.0.push(Seg::Index(i));
+                        node = item;
+                        continue 'descend;
+                    }
+                }
+                return path;
+            }
+            _ => return path,
+        }
+    }
+}
+
+fn contains(node: &Node, pos: crate::source::Pos) -> bool {
+    node.span.start <= pos && (pos < node.span.end || node.span.start == pos)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn root(text: &str) -> Node {
+        load(Source::new("t.yaml", text)).documents.remove(0).root
+    }
+
+    #[test]
+    fn the_origin_annotation_is_read_and_stripped() {
+        let mut r = root("metadata:\n  name: a\n  annotations:\n    config.kubernetes.io/origin: |\n      path: ../base/p.yaml\n    alpha.config.kubernetes.io/transformations: |\n      - x\n");
+        assert_eq!(take_origin(&mut r).as_deref(), Some("../base/p.yaml"));
+        assert!(r.get("metadata").unwrap().get("annotations").is_none());
+        let mut kept = root("metadata:\n  annotations:\n    a: b\n    config.kubernetes.io/origin: 'path: x.yaml'\n");
+        assert_eq!(take_origin(&mut kept).as_deref(), Some("x.yaml"));
+        let annotations = kept.get("metadata").unwrap().get("annotations").unwrap();
+        assert_eq!(annotations.as_map().unwrap().len(), 1);
+    }
+
+    #[test]
+    fn json6902_operations_point_at_their_value() {
+        let rendered = root("spec:\n  resourceSelectors:\n    - name: prod-web\n");
+        let ops = crate::source::yaml::parse_roots(
+            "- op: replace\n  path: /spec/resourceSelectors/0/name\n  value: prod-web\n",
+        );
+        let ops = ops[0].as_seq().unwrap();
+        let span = json6902_span(
+            ops,
+            &rendered,
+            &FieldPath::parse("spec.resourceSelectors[0].name"),
+        );
+        assert_eq!(span.map(|s| s.start.line), Some(3));
+        assert_eq!(
+            json6902_span(ops, &rendered, &FieldPath::parse("spec.placement")),
+            None
+        );
+    }
+
+    #[test]
+    fn a_field_without_a_path_is_found_by_position() {
+        let r = root("spec:\n  placement:\n    clusterNames: [a, B_1]\n");
+        let b = r
+            .at(&FieldPath::parse("spec.placement.clusterNames[1]"))
+            .unwrap();
+        assert_eq!(
+            path_at(&r, b.span.start).to_string(),
+            "spec.placement.clusterNames[1]"
+        );
+    }
+}

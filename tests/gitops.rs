@@ -1,0 +1,344 @@
+//! `lint` over a GitOps repository (testdata/gitops-repo): kustomize roots rendered with the
+//! real kustomize (`kustomize` or `kubectl kustomize`), Flux substitution, Helm charts, and
+//! every finding on the source line to edit. Tests print `SKIPPED:` when no kustomize exists.
+
+use std::path::Path;
+use std::process::{Command, Output};
+
+const REPO: &str = "testdata/gitops-repo";
+
+fn bin() -> Command {
+    let mut c = Command::new(env!("CARGO_BIN_EXE_kubectl-karmada_policy"));
+    c.env_remove("NO_COLOR").env("RUST_BACKTRACE", "0");
+    c.current_dir(env!("CARGO_MANIFEST_DIR"));
+    c
+}
+
+fn run(args: &[&str]) -> Output {
+    bin().args(args).output().expect("binary runs")
+}
+
+fn stdout(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stdout).into_owned()
+}
+
+fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+/// Whether a kustomize can be run here; prints the skip reason when not.
+fn kustomize_available(test: &str) -> bool {
+    let found = ["kustomize", "kubectl"].iter().any(|p| {
+        Command::new(p)
+            .arg("version")
+            .arg("--client")
+            .output()
+            .is_ok()
+    });
+    if !found {
+        println!("SKIPPED: {test}: neither kustomize nor kubectl is on PATH");
+    }
+    found
+}
+
+/// Compares with `tests/snapshots/NAME`; `UPDATE_SNAPSHOTS=1 cargo test` rewrites them.
+fn assert_snapshot(name: &str, actual: &str) {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/snapshots")
+        .join(name);
+    if std::env::var_os("UPDATE_SNAPSHOTS").is_some() {
+        std::fs::write(&path, actual).unwrap();
+        return;
+    }
+    let expected = std::fs::read_to_string(&path).unwrap_or_else(|_| {
+        panic!(
+            "missing snapshot {}; run with UPDATE_SNAPSHOTS=1",
+            path.display()
+        )
+    });
+    assert!(
+        expected == actual,
+        "snapshot {name} differs (UPDATE_SNAPSHOTS=1 to accept)\n--- expected\n{expected}\n--- actual\n{actual}"
+    );
+}
+
+#[test]
+fn the_repository_lints_without_false_positives_in_every_format() {
+    if !kustomize_available("the_repository_lints_without_false_positives_in_every_format") {
+        return;
+    }
+    let o = run(&["lint", REPO]);
+    assert_eq!(o.status.code(), Some(1), "{}{}", stdout(&o), stderr(&o));
+    assert_snapshot("gitops-repo.txt", &stdout(&o));
+    // Helm is not installable here: one note per chart, no finding in its templates.
+    assert!(
+        stderr(&o).contains("charts/podinfo: Helm chart not linted (helm is not on PATH)"),
+        "{}",
+        stderr(&o)
+    );
+    for (format, snapshot) in [
+        ("json", "gitops-repo.json"),
+        ("sarif", "gitops-repo.sarif"),
+        ("github", "gitops-repo.github"),
+    ] {
+        let o = run(&["lint", "-o", format, REPO]);
+        assert_eq!(o.status.code(), Some(1), "{format}");
+        assert_snapshot(snapshot, &stdout(&o));
+    }
+}
+
+#[test]
+fn findings_land_on_the_lines_to_edit() {
+    if !kustomize_available("findings_land_on_the_lines_to_edit") {
+        return;
+    }
+    let o = run(&["lint", "-o", "json", REPO]);
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    let at: Vec<(String, String)> = v["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| {
+            (
+                f["rule"].as_str().unwrap().to_string(),
+                format!("{}:{}", f["file"].as_str().unwrap_or(""), f["line"]),
+            )
+        })
+        .collect();
+    let expect = |rule: &str, place: &str| {
+        assert!(
+            at.contains(&(rule.to_string(), format!("{REPO}/{place}"))),
+            "{rule} at {place}: {at:?}"
+        );
+    };
+    // In the strategic-merge patch that set the placement, not in the rendered stream.
+    expect(
+        "invalid-cluster-name",
+        "apps/web/overlays/prod/placement.yaml:11",
+    );
+    // In the suspension-only patch of staging.
+    expect(
+        "suspended-cluster-not-targeted",
+        "apps/web/overlays/staging/suspension.yaml:9",
+    );
+    // A base shared by two environments: once, naming both.
+    expect(
+        "application-failover-requires-propagate-deps",
+        "apps/web/base/policy.yaml:6",
+    );
+    // Nothing about patches as objects, the chart's templates or ${cluster_name}.
+    for rule in [
+        "schema-required",
+        "not-an-object",
+        "duplicate-identity",
+        "unrendered-template",
+    ] {
+        assert!(!at.iter().any(|(r, _)| r == rule), "{rule}: {at:?}");
+    }
+}
+
+fn git(dir: &Path, args: &[&str]) {
+    let ok = Command::new("git")
+        .args(["-c", "user.name=t", "-c", "user.email=t@example.com"])
+        .args(args)
+        .current_dir(dir)
+        .output()
+        .expect("git runs")
+        .status
+        .success();
+    assert!(ok, "git {args:?}");
+}
+
+fn copy_dir(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for e in std::fs::read_dir(from).unwrap() {
+        let e = e.unwrap();
+        let target = to.join(e.file_name());
+        if e.file_type().unwrap().is_dir() {
+            copy_dir(&e.path(), &target);
+        } else {
+            std::fs::copy(e.path(), &target).unwrap();
+        }
+    }
+}
+
+#[test]
+fn base_reports_only_the_blocked_takeover_of_an_added_equal_priority_policy() {
+    let test = "base_reports_only_the_blocked_takeover_of_an_added_equal_priority_policy";
+    if !kustomize_available(test) {
+        return;
+    }
+    if Command::new("git").arg("--version").output().is_err() {
+        println!("SKIPPED: {test}: git is not on PATH");
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let repo = dir.path();
+    copy_dir(&Path::new(env!("CARGO_MANIFEST_DIR")).join(REPO), repo);
+    git(repo, &["init", "-q", "-b", "main"]);
+    git(repo, &["add", "-A"]);
+    git(repo, &["commit", "-qm", "base"]);
+    git(repo, &["checkout", "-qb", "takeover"]);
+    std::fs::write(
+        repo.join("apps/api/takeover.yaml"),
+        "apiVersion: policy.karmada.io/v1alpha1\nkind: PropagationPolicy\nmetadata:\n  name: web-takeover\nspec:\n  preemption: Always\n  resourceSelectors:\n    - apiVersion: apps/v1\n      kind: Deployment\n      name: web\n  placement:\n    clusterAffinity:\n      clusterNames: [member2]\n",
+    )
+    .unwrap();
+    let k = repo.join("apps/api/kustomization.yaml");
+    let text = std::fs::read_to_string(&k).unwrap();
+    std::fs::write(
+        &k,
+        text.replace("  - policy.yaml\n", "  - policy.yaml\n  - takeover.yaml\n"),
+    )
+    .unwrap();
+    git(repo, &["add", "-A"]);
+    git(repo, &["commit", "-qm", "takeover"]);
+    let o = Command::new(env!("CARGO_BIN_EXE_kubectl-karmada_policy"))
+        .args(["lint", "--base", "main", "-o", "json"])
+        .args(["--feature-gates", "PropagationPolicyPreemption=true"])
+        .current_dir(repo)
+        .output()
+        .unwrap();
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout)
+        .unwrap_or_else(|e| panic!("{e}: {}{}", stdout(&o), stderr(&o)));
+    let changes = v["ownershipChanges"].as_array().expect("ownership changes");
+    assert_eq!(changes.len(), 1, "{changes:#?}");
+    let change = &changes[0];
+    assert_eq!(change["resource"]["name"], "web", "{change:#?}");
+    assert_eq!(change["resource"]["namespace"], "api", "{change:#?}");
+    let text = change.to_string();
+    assert!(text.contains("equal-priority"), "{text}");
+    // Only the new policy's findings are new; the base's problems are not reported again.
+    let rules: Vec<&str> = v["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f["rule"].as_str().unwrap())
+        .collect();
+    assert!(rules.contains(&"silent-non-preemption"), "{rules:?}");
+    assert!(!rules.contains(&"invalid-cluster-name"), "{rules:?}");
+}
+
+#[test]
+fn a_chart_rendered_by_helm_maps_findings_to_its_templates() {
+    // helm is not installable here: testdata/helm-recorded/helm.sh prints a hand-written
+    // recording of `helm template` (see its README). The no-helm path runs for real above.
+    let o = run(&[
+        "lint",
+        "--config",
+        "testdata/helm-recorded/karmada-policy.yaml",
+        "-o",
+        "github",
+        "testdata/gitops-repo/charts",
+    ]);
+    assert_eq!(o.status.code(), Some(1), "{}{}", stdout(&o), stderr(&o));
+    assert_eq!(
+        stdout(&o),
+        "::error file=testdata/gitops-repo/charts/podinfo/templates/policy.yaml,line=12,col=7,endLine=12,endColumn=19,title=karmada-policy (invalid-cluster-name)::`Member_9` is not a valid cluster name (a lowercase DNS-1123 label): it matches no cluster [spec.placement.clusterAffinity.clusterNames[1]]\n"
+    );
+    assert!(
+        !stderr(&o).contains("Helm chart not linted"),
+        "{}",
+        stderr(&o)
+    );
+}
+
+fn write(root: &Path, files: &[(&str, &str)]) {
+    for (name, text) in files {
+        let path = root.join(name);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, text).unwrap();
+    }
+}
+
+const BASE_POLICY: &str = "apiVersion: policy.karmada.io/v1alpha1\nkind: PropagationPolicy\nmetadata:\n  name: web\nspec:\n  resourceSelectors:\n    - apiVersion: apps/v1\n      kind: Deployment\n      name: web\n  placement:\n    clusterAffinity:\n      clusterNames: [member1]\n";
+
+/// `(rule, file:line)` of every finding of `lint -o json` over `dir`.
+fn places(dir: &Path) -> Vec<(String, String)> {
+    let o = Command::new(env!("CARGO_BIN_EXE_kubectl-karmada_policy"))
+        .args(["lint", "-o", "json", "."])
+        .current_dir(dir)
+        .output()
+        .unwrap();
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout)
+        .unwrap_or_else(|e| panic!("{e}: {}{}", stdout(&o), stderr(&o)));
+    v["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| {
+            (
+                f["rule"].as_str().unwrap().to_string(),
+                format!("{}:{}", f["file"].as_str().unwrap_or(""), f["line"]),
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn inline_and_json6902_patches_take_the_findings_of_the_fields_they_set() {
+    if !kustomize_available("inline_and_json6902_patches_take_the_findings_of_the_fields_they_set")
+    {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    write(
+        dir.path(),
+        &[
+            ("base/kustomization.yaml", "resources: [policy.yaml]\n"),
+            ("base/policy.yaml", BASE_POLICY),
+            (
+                "inline/kustomization.yaml",
+                "resources: [../base]\nnamePrefix: x-\npatches:\n  - target:\n      kind: PropagationPolicy\n      name: web\n    patch: |-\n      apiVersion: policy.karmada.io/v1alpha1\n      kind: PropagationPolicy\n      metadata:\n        name: web\n      spec:\n        placement:\n          clusterAffinity:\n            clusterNames: [Bad_Inline]\n",
+            ),
+            (
+                "json/kustomization.yaml",
+                "resources: [../base]\nnamespace: other\npatches:\n  - path: names.yaml\n    target:\n      kind: PropagationPolicy\n",
+            ),
+            (
+                "json/names.yaml",
+                "- op: replace\n  path: /spec/placement/clusterAffinity/clusterNames\n  value:\n    - member1\n    - Bad_Json\n",
+            ),
+        ],
+    );
+    let at = places(dir.path());
+    assert!(
+        at.contains(&(
+            "invalid-cluster-name".into(),
+            "inline/kustomization.yaml:15".into()
+        )),
+        "{at:?}"
+    );
+    assert!(
+        at.contains(&("invalid-cluster-name".into(), "json/names.yaml:5".into())),
+        "{at:?}"
+    );
+    assert_eq!(at.len(), 2, "{at:?}");
+}
+
+#[test]
+fn a_kustomize_error_is_a_finding_at_the_kustomization() {
+    if !kustomize_available("a_kustomize_error_is_a_finding_at_the_kustomization") {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    write(
+        dir.path(),
+        &[("app/kustomization.yaml", "resources: [missing.yaml]\n")],
+    );
+    let o = Command::new(env!("CARGO_BIN_EXE_kubectl-karmada_policy"))
+        .args(["lint", "-o", "github", "."])
+        .current_dir(dir.path())
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(1), "{}{}", stdout(&o), stderr(&o));
+    let out = stdout(&o);
+    assert!(
+        out.starts_with("::error file=app/kustomization.yaml,line=1,col=1,"),
+        "{out}"
+    );
+    assert!(
+        out.contains("(render-failed)::kustomize build failed:") && out.contains("missing.yaml"),
+        "{out}"
+    );
+}
