@@ -4,6 +4,12 @@
 Usage: python3 scripts/gen-schemas.py [CRD_DIR] [OUT_DIR]
 Defaults: ../shared/karmada/crds and schemas/, relative to the crate root.
 
+       python3 scripts/gen-schemas.py --git KARMADA_CLONE TAG OUT_DIR
+reads the CRDs of release TAG (e.g. v1.17.0) from a clone of karmada-io/karmada with `git show`;
+this is how schemas/v1.XX/ (one directory per release before the newest) are made:
+    for m in 10 11 12 13 14 15 16 17 18; do
+        python3 scripts/gen-schemas.py --git ~/src/karmada v1.$m.0 schemas/v1.$m; done
+
 A CRD `openAPIV3Schema` is not a JSON Schema the `jsonschema` crate reads the way the API server
 does (see ../shared/notes/dependencies.md section 4), so it is converted:
 
@@ -135,17 +141,40 @@ def convert(node, path):
     return out
 
 
+def crds_from_git(clone, tag):
+    """The policy CRDs of `tag`, written to a temporary directory with a SOURCE.txt."""
+    import subprocess
+    import tempfile
+
+    out = tempfile.mkdtemp(prefix=f"karmada-crds-{tag}-")
+    commit = subprocess.check_output(["git", "-C", clone, "rev-list", "-n1", tag], text=True).strip()
+    with open(os.path.join(out, "SOURCE.txt"), "w") as f:
+        f.write(f"Source repository: https://github.com/karmada-io/karmada\nTag: {tag}\nCommit: {commit}\n")
+    for file_name in KINDS.values():
+        text = subprocess.check_output(
+            ["git", "-C", clone, "show", f"{tag}:charts/karmada/_crds/bases/policy/{file_name}"], text=True
+        )
+        with open(os.path.join(out, file_name), "w") as f:
+            f.write(text)
+    return out
+
+
 def main():
     root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-    crd_dir = sys.argv[1] if len(sys.argv) > 1 else os.path.join(root, "..", "shared", "karmada", "crds")
-    out_dir = sys.argv[2] if len(sys.argv) > 2 else os.path.join(root, "schemas")
+    if len(sys.argv) == 5 and sys.argv[1] == "--git":
+        crd_dir, out_dir = crds_from_git(sys.argv[2], sys.argv[3]), sys.argv[4]
+    else:
+        crd_dir = sys.argv[1] if len(sys.argv) > 1 else os.path.join(root, "..", "shared", "karmada", "crds")
+        out_dir = sys.argv[2] if len(sys.argv) > 2 else os.path.join(root, "schemas")
     os.makedirs(out_dir, exist_ok=True)
     source = ""
     source_file = os.path.join(crd_dir, "SOURCE.txt")
     if os.path.exists(source_file):
         for line in open(source_file):
             if line.startswith("Commit:"):
-                source = line.split(":", 1)[1].strip()
+                source = line.split(":", 1)[1].strip() + source
+            if line.startswith("Tag:"):
+                source += ", tag " + line.split(":", 1)[1].strip()
     for kind, file_name in KINDS.items():
         with open(os.path.join(crd_dir, file_name)) as f:
             crd = yaml.safe_load(f)

@@ -276,3 +276,21 @@ fn dead_policy_and_unknown_gate() {
     );
     assert!(err.contains("Failover,"), "{err}");
 }
+
+/// preempt-check: a Lazy new owner defers the move; a deleted policy leaves its objects on the
+/// member clusters (orphaned).
+#[test]
+fn preempt_check_notes_lazy_and_orphaned_objects() {
+    let dir = tempfile::tempdir().unwrap();
+    let f = dir.path().join("s.yaml");
+    std::fs::write(&f, "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: nginx\n  namespace: default\n  labels: {propagationpolicy.karmada.io/permanent-id: id-a}\n  annotations: {propagationpolicy.karmada.io/namespace: default, propagationpolicy.karmada.io/name: a}\n---\napiVersion: policy.karmada.io/v1alpha1\nkind: PropagationPolicy\nmetadata:\n  name: a\n  namespace: default\n  labels: {propagationpolicy.karmada.io/permanent-id: id-a}\nspec:\n  resourceSelectors: [{apiVersion: apps/v1, kind: Deployment, name: nginx}]\n---\napiVersion: policy.karmada.io/v1alpha1\nkind: PropagationPolicy\nmetadata: {name: b, namespace: default}\nspec:\n  activationPreference: Lazy\n  resourceSelectors: [{apiVersion: apps/v1, kind: Deployment}]\n").unwrap();
+    let f = f.display().to_string();
+    let (code, text, err) = run(
+        &["preempt-check", "-f", &f, "--delete", "pp/default/a"],
+        None,
+    );
+    assert_eq!(code, 0, "{err}");
+    assert!(text.contains("Notes:"), "{text}");
+    assert!(text.contains("deployment/default/nginx: pp/default/b is activationPreference: Lazy, so its binding follows only on the template's next update"), "{text}");
+    assert!(text.contains("deleting pp/default/a releases what it held (deployment/default/nginx); the objects already on member clusters stay in place, orphaned, not removed"), "{text}");
+}

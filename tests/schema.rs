@@ -89,6 +89,8 @@ struct Facts {
     minimum: Option<i64>,
     maximum: Option<i64>,
     other_bounds: Vec<(String, Json)>,
+    /// The CRD `default` (the admission chain applies it from the converted schema).
+    default: Option<Json>,
 }
 
 fn crd_facts(node: &Json) -> Facts {
@@ -127,6 +129,7 @@ fn crd_facts(node: &Json) -> Facts {
         minimum,
         maximum,
         other_bounds: bounds(node),
+        default: node.get("default").cloned(),
     }
 }
 
@@ -153,6 +156,7 @@ fn schema_facts(node: &Json) -> Facts {
         minimum: node.get("minimum").and_then(Json::as_i64),
         maximum: node.get("maximum").and_then(Json::as_i64),
         other_bounds: bounds(node),
+        default: node.get("default").cloned(),
     }
 }
 
@@ -239,7 +243,12 @@ fn compare(path: &str, crd: Option<&Json>, ours: Option<&Json>, diffs: &mut Vec<
 
 fn crd_schema(file: &Path) -> Json {
     let text = std::fs::read_to_string(file).unwrap();
-    let loaded = load(Source::new(file.display().to_string(), text));
+    crd_schema_of(&file.display().to_string(), text)
+}
+
+fn crd_schema_of(name: &str, text: String) -> Json {
+    let file = Path::new(name);
+    let loaded = load(Source::new(name, text));
     let crd = loaded.documents[0].root.to_json();
     let versions = crd["spec"]["versions"].as_array().unwrap();
     assert_eq!(
@@ -285,6 +294,121 @@ fn schemas_match_the_crds() {
         "schemas/ drifted from ../shared/karmada/crds (run scripts/gen-schemas.py):\n{}",
         diffs.join("\n")
     );
+}
+
+/// `schemas/v1.MINOR/` against the CRDs of tag `v1.MINOR.0`, read with `git show` from the
+/// karmada-io/karmada clone `$KARMADA_REPO` names: every property, type, enum, required list,
+/// bound and default.
+fn release_matches_its_crds(minor: u32) {
+    let Some(repo) = std::env::var_os("KARMADA_REPO") else {
+        println!("SKIPPED: set KARMADA_REPO to a karmada-io/karmada clone to compare schemas/v1.{minor} with tag v1.{minor}.0");
+        return;
+    };
+    let version = KarmadaVersion::new(1, minor);
+    let mut diffs = Vec::new();
+    for (kind, file) in KINDS {
+        let on_disk = Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join(format!("schemas/v1.{minor}/{kind}.schema.json"));
+        let text = std::fs::read_to_string(&on_disk).unwrap();
+        assert_eq!(
+            schema::release_schema_text(kind, version),
+            Some(text.as_str())
+        );
+        let ours: Json = serde_json::from_str(&text).unwrap();
+        let out = std::process::Command::new("git")
+            .arg("-C")
+            .arg(&repo)
+            .arg("show")
+            .arg(format!(
+                "v1.{minor}.0:charts/karmada/_crds/bases/policy/{file}"
+            ))
+            .output()
+            .expect("git runs");
+        assert!(out.status.success(), "git show v1.{minor}.0:{file}");
+        let crd = crd_schema_of(file, String::from_utf8(out.stdout).unwrap());
+        let before = diffs.len();
+        compare("", Some(&crd), Some(&ours), &mut diffs);
+        for d in &mut diffs[before..] {
+            *d = format!("v1.{minor} {kind}{d}");
+        }
+    }
+    assert!(diffs.is_empty(), "{}", diffs.join("\n"));
+}
+
+macro_rules! release_tests {
+    ($($name:ident: $minor:expr,)*) => {$(
+        #[test]
+        fn $name() {
+            release_matches_its_crds($minor);
+        }
+    )*};
+}
+
+release_tests! {
+    release_1_10_schemas_match_its_crds: 10,
+    release_1_11_schemas_match_its_crds: 11,
+    release_1_12_schemas_match_its_crds: 12,
+    release_1_13_schemas_match_its_crds: 13,
+    release_1_14_schemas_match_its_crds: 14,
+    release_1_15_schemas_match_its_crds: 15,
+    release_1_16_schemas_match_its_crds: 16,
+    release_1_17_schemas_match_its_crds: 17,
+    release_1_18_schemas_match_its_crds: 18,
+}
+
+/// What each release's CRDs say about the fields whose rules changed (read from the tags'
+/// `charts/karmada/_crds/bases/policy/policy.karmada.io_propagationpolicies.yaml`), checked
+/// without a clone.
+#[test]
+fn each_release_has_its_own_enums_and_defaults() {
+    let purge = "/properties/spec/properties/failover/properties/application/properties/purgeMode";
+    for minor in 10..=19 {
+        let v = KarmadaVersion::new(1, minor);
+        for kind in ["PropagationPolicy", "ClusterPropagationPolicy"] {
+            let s = schema::schema_json(kind, v).unwrap();
+            let (enumeration, default) = match minor {
+                // 1.10's CRD has no enum on the field yet.
+                10 => (Json::Null, json!("Graciously")),
+                11..=14 => (
+                    json!(["Immediately", "Graciously", "Never"]),
+                    json!("Graciously"),
+                ),
+                15..=18 => (
+                    json!([
+                        "Directly",
+                        "Gracefully",
+                        "Never",
+                        "Immediately",
+                        "Graciously"
+                    ]),
+                    json!("Gracefully"),
+                ),
+                _ => (
+                    json!(["Directly", "Gracefully", "Never"]),
+                    json!("Gracefully"),
+                ),
+            };
+            let found = s
+                .pointer(&format!("{purge}/enum"))
+                .cloned()
+                .unwrap_or(Json::Null);
+            assert_eq!(found, enumeration, "{kind} {v}");
+            assert_eq!(
+                s.pointer(&format!("{purge}/default")),
+                Some(&default),
+                "{kind} {v}"
+            );
+            assert_eq!(
+                s.pointer("/properties/spec/required"),
+                Some(&json!(["resourceSelectors"])),
+                "{kind} {v}"
+            );
+            assert_eq!(
+                s.pointer("/properties/spec/properties/schedulerName/default"),
+                Some(&json!("default-scheduler"))
+            );
+        }
+    }
 }
 
 #[test]
@@ -587,12 +711,27 @@ fn purge_mode_enum_depends_on_the_karmada_version() {
     let doc = |mode: &str| {
         format!("{HEAD}{SELECTORS}  propagateDeps: true\n  failover:\n    application:\n      decisionConditions:\n        tolerationSeconds: 60\n      purgeMode: {mode}\n")
     };
+    // Up to 1.14: Immediately | Graciously | Never. 1.15-1.18 accept both spellings (their
+    // CRDs list Directly, Gracefully, Never, Immediately, Graciously); 1.19 drops the old one.
+    let v114 = KarmadaVersion::new(1, 14);
     let v118 = KarmadaVersion::new(1, 18);
     let v119 = KarmadaVersion::new(1, 19);
     for kind in ["PropagationPolicy", "ClusterPropagationPolicy"] {
-        assert_eq!(check(kind, &doc("Immediately"), v118), vec![]);
-        assert_eq!(check(kind, &doc("Graciously"), v118), vec![]);
-        assert_eq!(check(kind, &doc("Never"), v118), vec![]);
+        assert_eq!(check(kind, &doc("Immediately"), v114), vec![]);
+        assert_eq!(check(kind, &doc("Graciously"), v114), vec![]);
+        assert_eq!(check(kind, &doc("Never"), v114), vec![]);
+        for minor in 15..=18 {
+            let v = KarmadaVersion::new(1, minor);
+            for mode in [
+                "Directly",
+                "Gracefully",
+                "Never",
+                "Immediately",
+                "Graciously",
+            ] {
+                assert_eq!(check(kind, &doc(mode), v), vec![], "{mode} under {v}");
+            }
+        }
         assert_eq!(check(kind, &doc("Directly"), v119), vec![]);
         assert_eq!(check(kind, &doc("Gracefully"), v119), vec![]);
         assert_eq!(check(kind, &doc("Never"), v119), vec![]);
@@ -607,7 +746,7 @@ fn purge_mode_enum_depends_on_the_karmada_version() {
             )]
         );
         assert_eq!(
-            summary(&check(kind, &doc("Gracefully"), v118))[0].4,
+            summary(&check(kind, &doc("Gracefully"), v114))[0].4,
             "spec.failover.application.purgeMode: Unsupported value: \"Gracefully\": supported values: \"Immediately\", \"Graciously\", \"Never\""
         );
     }

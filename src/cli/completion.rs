@@ -19,7 +19,7 @@ use std::time::Duration;
 use clap::{Arg, ArgAction, Args as ClapArgs, CommandFactory, ValueEnum};
 
 use super::common::{write_stdout, CliError, Exit};
-use crate::kube::{self as cluster, ConnectOptions};
+use crate::kube::{self, ConnectOptions};
 use crate::model::PolicyKind;
 
 /// The executable kubectl looks for: `kubectl_complete-` and the plugin name, `-` as `_`.
@@ -440,7 +440,7 @@ struct Kube {
 }
 
 impl Kube {
-    fn with_conn<T: Default>(&self, f: impl AsyncFnOnce(&cluster::Conn) -> Option<T>) -> T {
+    fn with_conn<T: Default>(&self, f: impl AsyncFnOnce(&kube::Conn) -> Option<T>) -> T {
         let Ok(rt) = tokio::runtime::Builder::new_current_thread()
             .enable_all()
             .build()
@@ -449,7 +449,7 @@ impl Kube {
         };
         rt.block_on(async {
             let go = async {
-                let conn = cluster::connect(&self.opts).await.ok()?;
+                let conn = kube::connect(&self.opts).await.ok()?;
                 f(&conn).await
             };
             tokio::time::timeout(LIVE_TIMEOUT, go)
@@ -463,7 +463,7 @@ impl Kube {
 
 impl LiveNames for Kube {
     fn policies(&self, kind: PolicyKind, namespace: Option<&str>) -> Vec<String> {
-        self.with_conn(async |conn: &cluster::Conn| {
+        self.with_conn(async |conn: &kube::Conn| {
             let ns = match kind {
                 PolicyKind::PropagationPolicy => {
                     Some(namespace.unwrap_or(&conn.namespace).to_string())
@@ -476,11 +476,11 @@ impl LiveNames for Kube {
     }
 
     fn namespaces(&self) -> Vec<String> {
-        self.with_conn(async |conn: &cluster::Conn| conn.list_namespaces().await.ok())
+        self.with_conn(async |conn: &kube::Conn| conn.list_namespaces().await.ok())
     }
 
     fn clusters(&self) -> Vec<String> {
-        self.with_conn(async |conn: &cluster::Conn| {
+        self.with_conn(async |conn: &kube::Conn| {
             Some(
                 conn.list_clusters()
                     .await?
@@ -492,7 +492,7 @@ impl LiveNames for Kube {
     }
 
     fn contexts(&self) -> Vec<String> {
-        cluster::context_names(self.opts.kubeconfig.as_deref())
+        kube::context_names(self.opts.kubeconfig.as_deref())
     }
 }
 

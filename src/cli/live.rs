@@ -157,7 +157,7 @@ pub struct ExplainRequest<'a> {
     pub namespace: Option<&'a str>,
     pub format: ExplainFormat,
     pub engine: EngineSettings,
-    /// `--cluster`: the member clusters whose delivery (overrides, placement) is shown.
+    /// `--cluster`: the member clusters whose manifest the overrides section computes.
     pub clusters: &'a [String],
 }
 

@@ -26,6 +26,7 @@ pub mod state;
 // The live chain of one template: claim → binding → Works (issue 7).
 pub mod chain;
 // The scheduler's filter stage (issue 22) and the override manager (issue 21), per member cluster.
+pub mod check_notes;
 pub mod delivery;
 pub mod overrides;
 pub mod placement;

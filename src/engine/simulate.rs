@@ -532,14 +532,29 @@ pub struct CheckReport {
 
 /// `preempt-check`: settle the state, process the changes in order, and report every template
 /// whose owner changes and every template a changed policy matches but does not get.
+///
+/// A change's `before` is the claim in the input (the template's claim labels and
+/// annotations), not the settled state: deleting a policy that is already terminating in the
+/// input moves its templates away from it, although the settled state had moved them already.
+/// A template is reported when the changes move it from where it settles, when a changed policy
+/// cannot take it, or when its input claim names a changed (or deleted) policy and differs from
+/// where it ends up.
 pub fn check(state: State, changes: Vec<Change>) -> Result<CheckReport, ChangeError> {
     let mut world = World::settled(state);
-    let before: Vec<Option<PolicyRef>> = (0..world.claims.len()).map(|t| world.owner(t)).collect();
+    let settled: Vec<Option<PolicyRef>> = (0..world.claims.len()).map(|t| world.owner(t)).collect();
     for c in changes {
         world.apply(c)?;
     }
+    let mut touched: Vec<PolicyRef> = world
+        .changed
+        .iter()
+        .filter(|&&p| world.state.policies[p].is_some())
+        .map(|&p| world.state.policy(p).reference())
+        .collect();
+    touched.extend(world.deleted.iter().cloned());
     let mut resources = Vec::new();
-    for (t, before) in before.into_iter().enumerate() {
+    for (t, settled_before) in settled.into_iter().enumerate() {
+        let before = world.state.templates[t].claim().owner();
         let after = world.owner(t);
         let mut blocked_by = Vec::new();
         if world.state.templates[t].excluded.is_none() {
@@ -559,7 +574,8 @@ pub fn check(state: State, changes: Vec<Change>) -> Result<CheckReport, ChangeEr
                 }
             }
         }
-        if after != before || !blocked_by.is_empty() {
+        let claim_moves = after != before && before.as_ref().is_some_and(|b| touched.contains(b));
+        if after != settled_before || !blocked_by.is_empty() || claim_moves {
             resources.push(ResourceChange {
                 template: t,
                 preempted: after != before && world.last_move[t] == MoveKind::Preempted,
@@ -833,5 +849,25 @@ mod tests {
         assert_eq!(r.rejected.len(), 1);
         assert!(r.rejected[0].1[0].contains("name cannot be empty if preemption is Always"));
         assert!(r.resources.is_empty());
+    }
+
+    /// Deleting a policy that is already terminating in the input: its template's claim moves
+    /// to the next policy, and `before` is the claim as the input has it (issue 17).
+    #[test]
+    fn deleting_a_terminating_claimer_reports_the_move_from_the_input_claim() {
+        let mut old = policy_of(pp("default", "old", named(5, false)));
+        old.meta.deletion_timestamp = Some("2026-12-01T00:00:00Z".into());
+        let st = state(
+            vec![
+                claimed_nginx("old"),
+                Object::Policy(old),
+                pp("default", "next", named(1, false)),
+            ],
+            true,
+        );
+        let r = check(st, vec![Change::Delete(PolicyRef::pp("default", "old"))]).unwrap();
+        assert_eq!(r.resources.len(), 1, "{:?}", r.resources);
+        assert_eq!(r.resources[0].before, Some(PolicyRef::pp("default", "old")));
+        assert_eq!(r.resources[0].after, Some(PolicyRef::pp("default", "next")));
     }
 }

@@ -65,6 +65,7 @@ pub fn per_object_findings(
     findings.extend(schema);
     findings.extend(rules::suspension::check(inventory, opts));
     findings.extend(rules::failover_gate::check(inventory, opts));
+    findings.extend(rules::overrides::check(inventory));
     findings
 }
 

@@ -59,6 +59,7 @@ pub fn all() -> Vec<RuleDoc> {
     out.extend(super::rules::suspension::DOCS.iter().map(|d| (*d).clone()));
     out.push(super::rules::suspension_age::DOC.clone());
     out.push(super::rules::failover_gate::DOC.clone());
+    out.extend(super::rules::overrides::DOCS.iter().map(|d| (*d).clone()));
     out.extend(super::rules::overlap::DOCS.iter().map(|d| (*d).clone()));
     out.extend(super::rules::preemption::DOCS.iter().map(|d| (*d).clone()));
     out.push(super::rules::dead_policy::DOC.clone());

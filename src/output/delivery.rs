@@ -119,7 +119,7 @@ pub fn placement_text(p: &PlacementResult) -> String {
 /// Per cluster: the policies in order, then a unified diff of the manifest against the template.
 pub fn overrides_text(template: &Value, list: &[ClusterOverrides]) -> String {
     let mut out = String::new();
-    let before = super::yaml::to_yaml(template);
+    let before = crate::output::yaml::to_yaml(template);
     for c in list {
         out.push_str(&format!("\noverrides for {}:\n", c.cluster));
         if c.policies.is_empty() {
@@ -145,7 +145,7 @@ pub fn overrides_text(template: &Value, list: &[ClusterOverrides]) -> String {
             }
             (Some(m), None) if m == template => out.push_str("  manifest: the template as is\n"),
             (Some(m), None) => {
-                let after = super::yaml::to_yaml(m);
+                let after = crate::output::yaml::to_yaml(m);
                 let diff = similar::TextDiff::from_lines(&before, &after);
                 let text = diff
                     .unified_diff()

@@ -135,5 +135,40 @@ pub fn text(r: &CheckReport, color: bool) -> String {
         r.unchanged,
         if r.unchanged == 1 { "" } else { "s" }
     ));
+    let notes = crate::engine::check_notes::notes(r);
+    if !notes.is_empty() {
+        out.push('\n');
+        out.push_str(&head("Notes:"));
+        out.push('\n');
+        for n in &notes {
+            out.push_str(&format!("  {}\n", note_text(n)));
+        }
+    }
     out
+}
+
+fn note_text(n: &crate::engine::check_notes::CheckNote) -> String {
+    use crate::engine::check_notes::CheckNote;
+    match n {
+        CheckNote::LazyDefers { resource, policy } => format!(
+            "{resource}: {policy} is activationPreference: Lazy, so its binding follows only on the template's next update"
+        ),
+        CheckNote::OrphanedOnDelete { policy, resources } => {
+            let held = if resources.is_empty() {
+                String::new()
+            } else {
+                format!(
+                    " ({})",
+                    resources
+                        .iter()
+                        .map(ToString::to_string)
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                )
+            };
+            format!(
+                "deleting {policy} releases what it held{held}; the objects already on member clusters stay in place, orphaned, not removed"
+            )
+        }
+    }
 }

@@ -104,7 +104,7 @@ const KINDS: [&str; 4] = [
     "ClusterOverridePolicy",
 ];
 
-/// The converted schemas, embedded (`schemas/` at the crate root).
+/// The converted schemas of the newest release, embedded (`schemas/` at the crate root).
 pub static SCHEMAS: [(&str, &str); 4] = [
     (
         "PropagationPolicy",
@@ -124,59 +124,138 @@ pub static SCHEMAS: [(&str, &str); 4] = [
     ),
 ];
 
-/// The embedded schema text of `kind`, if it has one.
+/// The schemas of each older release, by minor version, in the order of [`KINDS`]:
+/// `schemas/v1.XX/`, generated from that release tag's CRDs (see `scripts/gen-schemas.py`).
+/// Each release's enums, required fields and defaults are its own: 1.15-1.18 accept both
+/// spellings of `failover.application.purgeMode`, 1.10-1.14 only `Immediately`/`Graciously`.
+static RELEASES: [(u32, [&str; 4]); 9] = [
+    (
+        10,
+        [
+            include_str!("../../schemas/v1.10/PropagationPolicy.schema.json"),
+            include_str!("../../schemas/v1.10/ClusterPropagationPolicy.schema.json"),
+            include_str!("../../schemas/v1.10/OverridePolicy.schema.json"),
+            include_str!("../../schemas/v1.10/ClusterOverridePolicy.schema.json"),
+        ],
+    ),
+    (
+        11,
+        [
+            include_str!("../../schemas/v1.11/PropagationPolicy.schema.json"),
+            include_str!("../../schemas/v1.11/ClusterPropagationPolicy.schema.json"),
+            include_str!("../../schemas/v1.11/OverridePolicy.schema.json"),
+            include_str!("../../schemas/v1.11/ClusterOverridePolicy.schema.json"),
+        ],
+    ),
+    (
+        12,
+        [
+            include_str!("../../schemas/v1.12/PropagationPolicy.schema.json"),
+            include_str!("../../schemas/v1.12/ClusterPropagationPolicy.schema.json"),
+            include_str!("../../schemas/v1.12/OverridePolicy.schema.json"),
+            include_str!("../../schemas/v1.12/ClusterOverridePolicy.schema.json"),
+        ],
+    ),
+    (
+        13,
+        [
+            include_str!("../../schemas/v1.13/PropagationPolicy.schema.json"),
+            include_str!("../../schemas/v1.13/ClusterPropagationPolicy.schema.json"),
+            include_str!("../../schemas/v1.13/OverridePolicy.schema.json"),
+            include_str!("../../schemas/v1.13/ClusterOverridePolicy.schema.json"),
+        ],
+    ),
+    (
+        14,
+        [
+            include_str!("../../schemas/v1.14/PropagationPolicy.schema.json"),
+            include_str!("../../schemas/v1.14/ClusterPropagationPolicy.schema.json"),
+            include_str!("../../schemas/v1.14/OverridePolicy.schema.json"),
+            include_str!("../../schemas/v1.14/ClusterOverridePolicy.schema.json"),
+        ],
+    ),
+    (
+        15,
+        [
+            include_str!("../../schemas/v1.15/PropagationPolicy.schema.json"),
+            include_str!("../../schemas/v1.15/ClusterPropagationPolicy.schema.json"),
+            include_str!("../../schemas/v1.15/OverridePolicy.schema.json"),
+            include_str!("../../schemas/v1.15/ClusterOverridePolicy.schema.json"),
+        ],
+    ),
+    (
+        16,
+        [
+            include_str!("../../schemas/v1.16/PropagationPolicy.schema.json"),
+            include_str!("../../schemas/v1.16/ClusterPropagationPolicy.schema.json"),
+            include_str!("../../schemas/v1.16/OverridePolicy.schema.json"),
+            include_str!("../../schemas/v1.16/ClusterOverridePolicy.schema.json"),
+        ],
+    ),
+    (
+        17,
+        [
+            include_str!("../../schemas/v1.17/PropagationPolicy.schema.json"),
+            include_str!("../../schemas/v1.17/ClusterPropagationPolicy.schema.json"),
+            include_str!("../../schemas/v1.17/OverridePolicy.schema.json"),
+            include_str!("../../schemas/v1.17/ClusterOverridePolicy.schema.json"),
+        ],
+    ),
+    (
+        18,
+        [
+            include_str!("../../schemas/v1.18/PropagationPolicy.schema.json"),
+            include_str!("../../schemas/v1.18/ClusterPropagationPolicy.schema.json"),
+            include_str!("../../schemas/v1.18/OverridePolicy.schema.json"),
+            include_str!("../../schemas/v1.18/ClusterOverridePolicy.schema.json"),
+        ],
+    ),
+];
+
+/// The embedded schema text of `kind` (newest release), if it has one.
 pub fn schema_text(kind: &str) -> Option<&'static str> {
     SCHEMAS.iter().find(|(k, _)| *k == kind).map(|(_, s)| *s)
 }
 
-/// Schema differences between Karmada releases, applied to the (latest) embedded schema.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Variant {
-    /// 1.19 and later: `schemas/` as generated from the CRD.
-    Latest,
-    /// Up to 1.18, `spec.failover.application.purgeMode` was `Immediately | Graciously | Never`
-    /// (`pkg/apis/policy/v1alpha1/propagation_types.go` before the 1.19 rename to
-    /// `Directly | Gracefully | Never`; `failover.cluster.purgeMode` was already Directly/Gracefully).
-    LegacyPurgeMode,
+/// The schema text of `kind` as `version` shipped it.
+pub fn release_schema_text(kind: &str, version: KarmadaVersion) -> Option<&'static str> {
+    let index = KINDS.iter().position(|k| *k == kind)?;
+    Some(text_of(index, release_slot(version)))
 }
 
-const LEGACY_PURGE_MODES: [&str; 3] = ["Immediately", "Graciously", "Never"];
+/// The slot of `version`: 0 for the newest release, `1 + i` for `RELEASES[i]`.
+fn release_slot(version: KarmadaVersion) -> usize {
+    RELEASES
+        .iter()
+        .position(|(minor, _)| version.major == 1 && version.minor == *minor)
+        .map_or(0, |i| i + 1)
+}
 
-fn variant(kind_index: usize, version: KarmadaVersion) -> Variant {
-    let has_failover = kind_index < 2; // PP and CPP
-    if has_failover && !version.at_least(1, 19) {
-        Variant::LegacyPurgeMode
-    } else {
-        Variant::Latest
+fn text_of(index: usize, slot: usize) -> &'static str {
+    match slot {
+        0 => SCHEMAS[index].1,
+        n => RELEASES[n - 1].1[index],
     }
 }
 
-/// The schema of `kind` as JSON, patched for `version`. Public for tests and `--explain`.
+/// The schema of `kind` as JSON, as `version` shipped it. Public for tests and `--explain`.
 pub fn schema_json(kind: &str, version: KarmadaVersion) -> Option<Json> {
     let index = KINDS.iter().position(|k| *k == kind)?;
-    Some(schema_for(index, variant(index, version)))
+    Some(schema_for(index, release_slot(version)))
 }
 
-fn schema_for(index: usize, variant: Variant) -> Json {
-    let mut schema: Json = serde_json::from_str(SCHEMAS[index].1)
-        .unwrap_or_else(|e| panic!("embedded schema {} is not JSON: {e}", KINDS[index]));
-    if variant == Variant::LegacyPurgeMode {
-        let pointer =
-            "/properties/spec/properties/failover/properties/application/properties/purgeMode/enum";
-        if let Some(values) = schema.pointer_mut(pointer) {
-            *values = Json::from(LEGACY_PURGE_MODES.to_vec());
-        }
-    }
-    schema
+fn schema_for(index: usize, slot: usize) -> Json {
+    serde_json::from_str(text_of(index, slot))
+        .unwrap_or_else(|e| panic!("embedded schema {} is not JSON: {e}", KINDS[index]))
 }
 
-/// Compiled validators: one per kind and variant, built on first use.
-static VALIDATORS: [OnceLock<Validator>; 8] = [const { OnceLock::new() }; 8];
+/// Compiled validators: one per kind and release, built on first use.
+static VALIDATORS: [OnceLock<Validator>; 4 * (RELEASES.len() + 1)] =
+    [const { OnceLock::new() }; 4 * (RELEASES.len() + 1)];
 
-fn validator(index: usize, variant: Variant) -> &'static Validator {
-    let slot = index * 2 + usize::from(variant == Variant::LegacyPurgeMode);
-    VALIDATORS[slot].get_or_init(|| {
-        let schema = schema_for(index, variant);
+fn validator(index: usize, slot: usize) -> &'static Validator {
+    VALIDATORS[slot * 4 + index].get_or_init(|| {
+        let schema = schema_for(index, slot);
         jsonschema::options()
             .build(&schema)
             .unwrap_or_else(|e| panic!("embedded schema {} does not compile: {e}", KINDS[index]))
@@ -189,7 +268,7 @@ pub fn validate(kind: &str, root: &Node, version: KarmadaVersion) -> Vec<SchemaV
     let Some(index) = KINDS.iter().position(|k| *k == kind) else {
         return Vec::new();
     };
-    let validator = validator(index, variant(index, version));
+    let validator = validator(index, release_slot(version));
     let instance = to_api_json(root);
     if validator.is_valid(&instance) {
         return Vec::new();
@@ -216,7 +295,7 @@ pub fn validate_object(kind: &str, object: &Json, version: KarmadaVersion) -> Ve
     let Some(index) = KINDS.iter().position(|k| *k == kind) else {
         return Vec::new();
     };
-    let validator = validator(index, variant(index, version));
+    let validator = validator(index, release_slot(version));
     if validator.is_valid(object) {
         return Vec::new();
     }
@@ -488,16 +567,18 @@ mod tests {
     }
 
     #[test]
-    fn every_kind_and_variant_compiles() {
+    fn every_kind_and_release_compiles() {
         for (i, kind) in KINDS.iter().enumerate() {
-            for v in [KarmadaVersion::new(1, 10), KarmadaVersion::LATEST] {
-                let _ = validator(i, variant(i, v));
-                assert!(schema_json(kind, v).is_some());
+            for slot in 0..=RELEASES.len() {
+                let _ = validator(i, slot);
             }
+            assert!(schema_json(kind, KarmadaVersion::new(1, 10)).is_some());
         }
-        let legacy = schema_json("PropagationPolicy", KarmadaVersion::new(1, 18)).unwrap();
+        let pointer =
+            "/properties/spec/properties/failover/properties/application/properties/purgeMode/enum";
+        let legacy = schema_json("PropagationPolicy", KarmadaVersion::new(1, 14)).unwrap();
         assert_eq!(
-            legacy.pointer("/properties/spec/properties/failover/properties/application/properties/purgeMode/enum"),
+            legacy.pointer(pointer),
             Some(&serde_json::json!(["Immediately", "Graciously", "Never"]))
         );
     }

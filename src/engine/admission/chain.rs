@@ -22,7 +22,7 @@ use crate::source::FieldPath;
 
 use super::gotypes::{self, GoStruct};
 use super::labels::is_dns1123_subdomain;
-use super::{aggregate, graceful_purge_mode, validate_spec, webhook_name, Violation};
+use super::{aggregate, is_graceful_purge, validate_spec, webhook_name, Violation};
 
 /// The stage that refused the object.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -335,8 +335,14 @@ fn object_meta_refusals(kind: PolicyKind, object: &Json) -> Vec<Refusal> {
             .and_then(Json::as_str)
             .unwrap_or("")
     };
+    // Unrendered templating (`${NAME}`, `{{ .Values.name }}`) is reported by the input checks;
+    // the rendered name is unknown here.
+    let templated = |v: &str| v.contains("${") || v.contains("{{");
     let name = text("name");
     let generate_name = text("generateName");
+    if templated(name) || templated(generate_name) {
+        return out;
+    }
     let name_field = FieldPath::root().key("metadata").key("name");
     if name.is_empty() && generate_name.is_empty() {
         out.push(Refusal {
@@ -358,6 +364,9 @@ fn object_meta_refusals(kind: PolicyKind, object: &Json) -> Vec<Refusal> {
     if kind == PolicyKind::PropagationPolicy {
         let namespace = text("namespace");
         let field = FieldPath::root().key("metadata").key("namespace");
+        if templated(namespace) {
+            return out;
+        }
         if namespace.is_empty() {
             out.push(Refusal {
                 rule: schema::CONSTRAINT,
@@ -445,7 +454,7 @@ fn mutate(kind: PolicyKind, namespace: Option<&str>, spec: &mut Json, version: K
         .and_then(|f| f.get_mut("application"))
         .and_then(Json::as_object_mut);
     if let Some(app) = app {
-        if text(app, "purgeMode") == graceful_purge_mode(version)
+        if is_graceful_purge(&text(app, "purgeMode"), version)
             && !app.contains_key("gracePeriodSeconds")
         {
             app.insert("gracePeriodSeconds".into(), Json::from(600));
@@ -708,6 +717,30 @@ mod tests {
         assert_eq!(
             super::super::denial(PolicyKind::PropagationPolicy, &v).unwrap(),
             "admission webhook \"propagationpolicy.karmada.io\" denied the request: the schedulerName should not be updated"
+        );
+    }
+
+    #[test]
+    fn karmada_1_17_accepts_both_purge_mode_spellings() {
+        let doc = |mode: &str| {
+            format!("{PP}metadata: {{name: pm, namespace: apps}}\nspec:\n  propagateDeps: true\n  resourceSelectors: [{{apiVersion: apps/v1, kind: Deployment}}]\n  failover: {{application: {{purgeMode: {mode}}}}}\n")
+        };
+        let v117 = KarmadaVersion::new(1, 17);
+        for mode in ["Gracefully", "Graciously", "Directly", "Immediately"] {
+            let v = verdict_at(&doc(mode), v117);
+            assert!(v.is_admitted(), "{mode}: {:?}", v.api_server_message);
+        }
+        let app = verdict_at(&doc("Gracefully"), v117)
+            .spec
+            .unwrap()
+            .failover
+            .unwrap()
+            .application
+            .unwrap();
+        assert_eq!(app.grace_period_seconds, Some(600));
+        assert_eq!(
+            verdict(&doc("Graciously")).api_server_message.unwrap(),
+            "PropagationPolicy.policy.karmada.io \"pm\" is invalid: spec.failover.application.purgeMode: Unsupported value: \"Graciously\": supported values: \"Directly\", \"Gracefully\", \"Never\""
         );
     }
 }

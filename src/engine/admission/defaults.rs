@@ -10,17 +10,37 @@
 use crate::model::policy::{PropagationSpec, ResourceSelector};
 use crate::model::{KarmadaVersion, PolicyKind};
 
-/// The "graceful" application-failover purge mode of a Karmada release.
+/// The CRD default of `failover.application.purgeMode` in a Karmada release.
 ///
-/// Karmada 1.19 renamed the values: up to 1.18 they were `Immediately` / `Graciously` / `Never`
-/// (default `Graciously`); from 1.19 they are `Directly` / `Gracefully` / `Never` (default
-/// `Gracefully`, propagation_types.go:336-337). The default, M5 and the grace-period checks
-/// (validation.go:340-352) all key on this value.
+/// 1.15 added `Directly` / `Gracefully` beside `Immediately` / `Graciously` (both accepted, the
+/// default became `Gracefully`); 1.19 dropped the old spelling. Up to 1.14 the values were
+/// `Immediately` / `Graciously` / `Never`, default `Graciously` (each release's CRD,
+/// `charts/karmada/_crds/bases/policy/`).
 pub fn graceful_purge_mode(version: KarmadaVersion) -> &'static str {
-    if version.at_least(1, 19) {
+    if version.at_least(1, 15) {
         "Gracefully"
     } else {
         "Graciously"
+    }
+}
+
+/// Whether `mode` is a graceful purge in `version`: M5 and the grace-period checks key on it
+/// (1.15-1.18 test `Graciously || PurgeModeGracefully`, `pkg/util/helper/policy.go:133` and
+/// `pkg/util/validation/validation.go` at those tags).
+pub fn is_graceful_purge(mode: &str, version: KarmadaVersion) -> bool {
+    match mode {
+        "Gracefully" => version.at_least(1, 15),
+        "Graciously" => !version.at_least(1, 19),
+        _ => false,
+    }
+}
+
+/// The word the grace-period messages use: "gracefully" from 1.15, "graciously" before.
+pub fn graceful_word(version: KarmadaVersion) -> &'static str {
+    if version.at_least(1, 15) {
+        "gracefully"
+    } else {
+        "graciously"
     }
 }
 
@@ -133,9 +153,9 @@ fn mutating_webhook(
     }
     // M5 (helper/policy.go:130-135): graceful purge without a grace period gets 600 seconds;
     // an explicit 0 is kept (and then refused by the "must be greater than 0" check).
-    let graceful = graceful_purge_mode(version);
     if let Some(app) = spec.failover.as_mut().and_then(|f| f.application.as_mut()) {
-        if app.purge_mode.as_deref() == Some(graceful) && app.grace_period_seconds.is_none() {
+        let graceful = is_graceful_purge(app.purge_mode.as_deref().unwrap_or(""), version);
+        if graceful && app.grace_period_seconds.is_none() {
             app.grace_period_seconds = Some(600);
         }
     }
@@ -302,19 +322,19 @@ mod tests {
     }
 
     #[test]
-    fn karmada_1_18_uses_graciously() {
+    fn karmada_1_14_uses_graciously() {
         let mut s =
             spec(serde_json::json!({"failover": {"application": {"decisionConditions": {}}}}));
         apply_defaults(
             PolicyKind::PropagationPolicy,
             Some("default"),
             &mut s,
-            KarmadaVersion::new(1, 18),
+            KarmadaVersion::new(1, 14),
         );
         let app = s.failover.unwrap().application.unwrap();
         assert_eq!(app.purge_mode.as_deref(), Some("Graciously"));
         assert_eq!(app.grace_period_seconds, Some(600));
-        // A 1.19 spelling under 1.18 is not the graceful mode: no grace period is filled in.
+        // A 1.19 spelling under 1.14 is not the graceful mode: no grace period is filled in.
         let mut g = spec(
             serde_json::json!({"failover": {"application": {"decisionConditions": {}, "purgeMode": "Gracefully"}}}),
         );
@@ -322,7 +342,7 @@ mod tests {
             PolicyKind::PropagationPolicy,
             Some("default"),
             &mut g,
-            KarmadaVersion::new(1, 18),
+            KarmadaVersion::new(1, 14),
         );
         assert_eq!(
             g.failover
@@ -331,6 +351,19 @@ mod tests {
                 .unwrap()
                 .grace_period_seconds,
             None
+        );
+    }
+
+    #[test]
+    fn karmada_1_15_to_1_18_take_both_graceful_spellings() {
+        for minor in 15..=18 {
+            let v = KarmadaVersion::new(1, minor);
+            assert_eq!(graceful_purge_mode(v), "Gracefully");
+            assert!(is_graceful_purge("Gracefully", v) && is_graceful_purge("Graciously", v));
+        }
+        let latest = KarmadaVersion::LATEST;
+        assert!(
+            is_graceful_purge("Gracefully", latest) && !is_graceful_purge("Graciously", latest)
         );
     }
 }

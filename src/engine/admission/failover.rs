@@ -2,7 +2,7 @@
 //! application failover, then cluster failover. F0 (application failover needs propagateDeps)
 //! runs before this, in `validate_spec`.
 
-use super::defaults::graceful_purge_mode;
+use super::defaults::{graceful_word, is_graceful_purge};
 use super::labels::is_label_key;
 use super::render::go_quote;
 use super::Violation;
@@ -37,11 +37,10 @@ pub(super) fn validate_failover(
                 "must be greater than or equal to 0",
             ));
         }
-        // :340-352. The graceful mode and the messages' wording follow the release: 1.19
-        // says "gracefully" (PurgeModeGracefully), up to 1.18 "graciously" (Graciously).
-        let graceful = graceful_purge_mode(version);
-        let word = graceful.to_ascii_lowercase();
-        let is_graceful = app.purge_mode.as_deref().unwrap_or("") == graceful;
+        // :340-352. The graceful modes and the messages' wording follow the release (see
+        // `is_graceful_purge`): "gracefully" from 1.15, "graciously" before.
+        let word = graceful_word(version);
+        let is_graceful = is_graceful_purge(app.purge_mode.as_deref().unwrap_or(""), version);
         let grace_path = path.clone().key("gracePeriodSeconds");
         if let (false, Some(g)) = (is_graceful, app.grace_period_seconds) {
             out.push(Violation::new(

@@ -26,7 +26,7 @@ mod selectors;
 use crate::model::{KarmadaVersion, OverridePolicy, Policy, PolicyKind, PropagationSpec};
 use crate::source::FieldPath;
 
-pub use defaults::{apply_defaults, graceful_purge_mode};
+pub use defaults::{apply_defaults, graceful_purge_mode, is_graceful_purge};
 pub use rules::{rule, AdmissionRule, RULES};
 
 /// One reason the API server would refuse a policy, as Karmada reports it.

@@ -621,8 +621,8 @@ fn grace_period_not_positive() {
 
 #[test]
 fn grace_period_rules_follow_the_release_spelling() {
-    let v118 = KarmadaVersion::new(1, 18);
-    // Under 1.18 the graceful mode is Graciously: it is the default and M5 fills 600.
+    // Up to 1.14 the graceful mode is Graciously: it is the default and M5 fills 600.
+    let v118 = KarmadaVersion::new(1, 14);
     let p = pp(&format!(
         "{RS}{DEPS}  failover:\n    application:\n      decisionConditions: {{}}\n"
     ));

@@ -83,8 +83,22 @@ pub fn check_hashed(
             .filter_map(|&(_, doc)| Some((doc, identity_at(objects, taken, doc)?)))
             .collect();
         for (i, &(doc, id)) in ids.iter().enumerate() {
-            // The first definition is the one earlier in the input.
-            let Some(&(earlier, _)) = ids[..i].iter().find(|(_, other)| *other == id) else {
+            // Each later copy is reported against the earlier copy it relates to most closely
+            // (same file, then same directory; the earliest among equals): the severity is that
+            // pair's, never decided by whichever copy sorts first.
+            let earlier = ids[..i]
+                .iter()
+                .filter(|(_, other)| *other == id)
+                .map(|&(e, _)| e)
+                .fold(None, |best: Option<usize>, e| match best {
+                    Some(b)
+                        if pair_severity(inventory, b, doc) >= pair_severity(inventory, e, doc) =>
+                    {
+                        Some(b)
+                    }
+                    _ => Some(e),
+                });
+            let Some(earlier) = earlier else {
                 continue;
             };
             out.push(duplicate(inventory, taken, earlier, doc));
@@ -97,15 +111,7 @@ pub fn check_hashed(
 fn duplicate(inventory: &Inventory, taken: Taken<'_>, earlier: usize, doc: usize) -> Finding {
     let a = &inventory.documents[earlier];
     let b = &inventory.documents[doc];
-    let same_file = std::sync::Arc::ptr_eq(&a.source, &b.source);
-    let same_dir = parent_dir(&a.source.name) == parent_dir(&b.source.name);
-    let severity = if same_file {
-        Severity::Error
-    } else if same_dir {
-        Severity::Warning
-    } else {
-        Severity::Info
-    };
+    let severity = pair_severity(inventory, earlier, doc);
     let name_path = FieldPath::parse("metadata.name");
     let object = object_ref(&inventory.objects, taken, doc);
     let a_name = a.tree_for(&name_path).locate_value(&name_path);
@@ -124,6 +130,19 @@ fn duplicate(inventory: &Inventory, taken: Taken<'_>, earlier: usize, doc: usize
     .related(&a.source, a_name, "first defined here");
     f.doc = Some(doc);
     f
+}
+
+/// How bad two copies are together: error within one file, warning within one directory,
+/// info across directories (kustomize bases and overlays).
+fn pair_severity(inventory: &Inventory, a: usize, b: usize) -> Severity {
+    let (a, b) = (&inventory.documents[a], &inventory.documents[b]);
+    if std::sync::Arc::ptr_eq(&a.source, &b.source) || a.source.name == b.source.name {
+        Severity::Error
+    } else if parent_dir(&a.source.name) == parent_dir(&b.source.name) {
+        Severity::Warning
+    } else {
+        Severity::Info
+    }
 }
 
 fn object_identity(obj: &Object) -> Option<(usize, Identity<'_>)> {
@@ -273,5 +292,26 @@ mod tests {
         let l = load(Source::new("p.yaml", text));
         let inv = Inventory::from_documents(l.documents, "default");
         assert!(check(&inv).is_empty());
+    }
+
+    #[test]
+    fn severity_is_decided_per_pair_not_by_the_first_copy() {
+        // Linting the parent of base/ and overlay/: the two copies inside overlay/pp.yaml are
+        // still an error, the one across directories an info.
+        let pp = "apiVersion: policy.karmada.io/v1alpha1\nkind: PropagationPolicy\nmetadata: {name: a, namespace: d}\nspec: {resourceSelectors: [{apiVersion: v1, kind: ConfigMap}]}\n";
+        let mut docs = load(Source::new("base/pp.yaml", pp)).documents;
+        docs.extend(load(Source::new("overlay/pp.yaml", format!("{pp}---\n{pp}"))).documents);
+        let inv = Inventory::from_documents(docs, "default");
+        let found: Vec<(Severity, String)> = check(&inv)
+            .iter()
+            .map(|f| (f.severity, f.location.as_ref().unwrap().display()))
+            .collect();
+        assert_eq!(
+            found,
+            vec![
+                (Severity::Info, "overlay/pp.yaml:3:18".to_string()),
+                (Severity::Error, "overlay/pp.yaml:8:18".to_string()),
+            ]
+        );
     }
 }

@@ -24,7 +24,7 @@ pub const DOC: RuleDoc = RuleDoc {
 
 /// The gates for the lint options; an unknown gate is reported by the options' own parsing,
 /// so here it falls back to the release's defaults.
-fn gates(opts: &LintOptions) -> GateSet {
+pub fn gates(opts: &LintOptions) -> GateSet {
     let spec: Vec<String> = opts
         .feature_gates
         .iter()
@@ -127,6 +127,34 @@ mod tests {
         assert!(
             run(KarmadaVersion::new(1, 11), &[]).is_empty(),
             "on by default before 1.12"
+        );
+    }
+
+    /// suspension-stalls-failover counts cluster failover only with the gate on.
+    #[test]
+    fn suspension_stalls_cluster_failover_only_with_the_gate() {
+        let text = "apiVersion: policy.karmada.io/v1alpha1\nkind: PropagationPolicy\nmetadata: {name: p, namespace: default}\nspec:\n  resourceSelectors: [{apiVersion: apps/v1, kind: Deployment}]\n  failover:\n    cluster: {purgeMode: Gracefully}\n  suspension:\n    dispatching: true\n";
+        let inv = Inventory::from_documents(load(Source::new("p.yaml", text)).documents, "default");
+        let stalls = |gates: &[(&str, bool)]| {
+            let opts = LintOptions {
+                feature_gates: gates.iter().map(|(k, v)| (k.to_string(), *v)).collect(),
+                ..LintOptions::default()
+            };
+            super::super::suspension::check(&inv, &opts)
+                .into_iter()
+                .filter(|f| f.rule == "suspension-stalls-failover")
+                .count()
+        };
+        assert_eq!(
+            stalls(&[]),
+            0,
+            "Failover is off by default: nothing fails over"
+        );
+        assert_eq!(stalls(&[("Failover", true)]), 1);
+        assert_eq!(
+            check(&inv, &LintOptions::default()).len(),
+            1,
+            "failover-gate-off instead"
         );
     }
 }

@@ -6,6 +6,7 @@ pub mod duplicate_identity;
 pub mod failover_gate;
 pub mod input;
 pub mod overlap;
+pub mod overrides;
 pub mod preemption;
 pub mod schema;
 pub mod suspension;

@@ -143,7 +143,15 @@ pub fn check(inventory: &Inventory, opts: &LintOptions) -> Vec<Finding> {
         check_targets(inventory, p, &mut out);
         let state = State::of(Some(s));
         let candidates = failover_candidates(&p.spec);
+        // Cluster failover runs only with the Failover gate (off by default since v1.12,
+        // `controllermanager.go` gates the taint manager and the cluster taint policy
+        // controller on it): without it nothing fails over, so nothing stalls either;
+        // failover-gate-off reports the setting instead.
+        let cluster_failover = super::failover_gate::gates(opts).failover();
         for stall in stalls(&p.spec, &state, candidates.as_deref(), &[], None) {
+            if matches!(stall, Stall::ClusterFailover { .. }) && !cluster_failover {
+                continue;
+            }
             match &stall {
                 Stall::Lazy => out.push(f(
                     &LAZY,
@@ -255,39 +263,63 @@ fn check_cluster_names(
     }
 }
 
+/// Every field of the PP/CPP CRDs that names member clusters, `[]` standing for each item of a
+/// list (`cluster_name_fields_are_every_one_the_crd_has` lists them from the CRD).
+pub const CLUSTER_NAME_FIELDS: &[&str] = &[
+    "spec.suspension.dispatchingOnClusters.clusterNames",
+    "spec.placement.clusterAffinity.clusterNames",
+    "spec.placement.clusterAffinity.exclude",
+    "spec.placement.clusterAffinities[].clusterNames",
+    "spec.placement.clusterAffinities[].exclude",
+    "spec.placement.clusterAffinities[].overflowAffinities[].clusterNames",
+    "spec.placement.clusterAffinities[].overflowAffinities[].exclude",
+    "spec.placement.replicaScheduling.weightPreference.staticWeightList[].targetCluster.clusterNames",
+    "spec.placement.replicaScheduling.weightPreference.staticWeightList[].targetCluster.exclude",
+];
+
+/// Each cluster name the policy writes, with its field, in [`CLUSTER_NAME_FIELDS`] order.
 fn cluster_name_fields(p: &Policy) -> Vec<(FieldPath, String)> {
+    let spec = serde_json::to_value(&p.spec).unwrap_or_default();
+    let root = serde_json::json!({ "spec": spec });
     let mut out = Vec::new();
-    let mut push = |base: &str, names: &[String]| {
-        for (i, n) in names.iter().enumerate() {
-            out.push((FieldPath::parse(base).index(i), n.clone()));
-        }
-    };
-    if let Some(s) = &p.spec.suspension {
-        push(
-            "spec.suspension.dispatchingOnClusters.clusterNames",
-            s.suspended_clusters(),
-        );
-    }
-    if let Some(pl) = &p.spec.placement {
-        if let Some(a) = &pl.cluster_affinity {
-            push(
-                "spec.placement.clusterAffinity.clusterNames",
-                &a.cluster_names,
-            );
-            push("spec.placement.clusterAffinity.exclude", &a.exclude);
-        }
-        for (t, term) in pl.cluster_affinities.iter().flatten().enumerate() {
-            push(
-                &format!("spec.placement.clusterAffinities[{t}].clusterNames"),
-                &term.affinity.cluster_names,
-            );
-            push(
-                &format!("spec.placement.clusterAffinities[{t}].exclude"),
-                &term.affinity.exclude,
-            );
-        }
+    for pattern in CLUSTER_NAME_FIELDS {
+        let segments: Vec<&str> = pattern.split('.').collect();
+        expand(&root, &segments, FieldPath::root(), &mut out);
     }
     out
+}
+
+/// Follows `segments` (a `[]` suffix: every item) down `v`; the last one is a list of names.
+fn expand(
+    v: &serde_json::Value,
+    segments: &[&str],
+    at: FieldPath,
+    out: &mut Vec<(FieldPath, String)>,
+) {
+    let Some((first, rest)) = segments.split_first() else {
+        return;
+    };
+    let (key, each) = match first.strip_suffix("[]") {
+        Some(k) => (k, true),
+        None => (*first, false),
+    };
+    let Some(child) = v.get(key) else {
+        return;
+    };
+    let at = at.key(key);
+    if rest.is_empty() {
+        for (i, name) in child.as_array().into_iter().flatten().enumerate() {
+            if let Some(name) = name.as_str() {
+                out.push((at.clone().index(i), name.to_string()));
+            }
+        }
+    } else if each {
+        for (i, item) in child.as_array().into_iter().flatten().enumerate() {
+            expand(item, rest, at.clone().index(i), out);
+        }
+    } else {
+        expand(child, rest, at, out);
+    }
 }
 
 /// RFC 1123 label: lowercase alphanumerics and '-', starting and ending alphanumeric, ≤ 63.
@@ -443,5 +475,56 @@ mod tests {
         assert!(!is_dns1123_label("us uk"));
         assert!(!is_dns1123_label("-a"));
         assert!(!is_dns1123_label(""));
+    }
+
+    /// Every `clusterNames`/`exclude` list of the CRD (the ClusterAffinity shapes and
+    /// SuspendClusters) is one of CLUSTER_NAME_FIELDS, and no entry is made up.
+    #[test]
+    fn cluster_name_fields_are_every_one_the_crd_has() {
+        fn walk(schema: &serde_json::Value, path: String, out: &mut Vec<String>) {
+            if let Some(props) = schema.get("properties").and_then(|p| p.as_object()) {
+                for (name, sub) in props {
+                    let p = if path.is_empty() {
+                        name.clone()
+                    } else {
+                        format!("{path}.{name}")
+                    };
+                    if matches!(name.as_str(), "clusterNames" | "exclude") {
+                        out.push(p.clone());
+                    }
+                    walk(sub, p, out);
+                }
+            }
+            if let Some(items) = schema.get("items") {
+                walk(items, format!("{path}[]"), out);
+            }
+        }
+        for kind in ["PropagationPolicy", "ClusterPropagationPolicy"] {
+            let schema: serde_json::Value =
+                serde_json::from_str(crate::schema::schema_text(kind).unwrap()).unwrap();
+            let mut found = Vec::new();
+            walk(&schema, String::new(), &mut found);
+            found.sort();
+            let mut ours: Vec<String> = CLUSTER_NAME_FIELDS.iter().map(|s| s.to_string()).collect();
+            ours.sort();
+            assert_eq!(found, ours, "{kind}");
+        }
+    }
+
+    #[test]
+    fn static_weight_target_clusters_are_checked() {
+        let text = format!(
+            "{HEAD}  placement:\n    replicaScheduling:\n      replicaSchedulingType: Divided\n      weightPreference:\n        staticWeightList:\n          - targetCluster:\n              clusterNames: [us uk]\n            weight: 1\n"
+        );
+        let f = lint_str(&text, &LintOptions::default());
+        let bad: Vec<_> = f
+            .iter()
+            .filter(|f| f.rule == "invalid-cluster-name")
+            .collect();
+        assert_eq!(bad.len(), 1, "{f:#?}");
+        assert_eq!(
+            bad[0].field.as_deref(),
+            Some("spec.placement.replicaScheduling.weightPreference.staticWeightList[0].targetCluster.clusterNames[0]")
+        );
     }
 }
