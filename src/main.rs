@@ -3,7 +3,7 @@
 use std::os::raw::{c_int, c_long};
 use std::process::ExitCode;
 
-// Allocation-heavy (a positioned node per YAML value): see Cargo.toml and README "Performance".
+// Allocation-heavy (a positioned node per YAML value): see Cargo.toml and docs/performance.md.
 #[global_allocator]
 static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 

@@ -3,7 +3,7 @@
 
 use std::process::Command;
 
-use karmada_policy::engine::admission::RULES;
+use karmada_policy::lint::rules::admission::RULES;
 
 fn lint_json(fixture: &str) -> (i32, serde_json::Value) {
     let out = Command::new(env!("CARGO_BIN_EXE_kubectl-karmada_policy"))

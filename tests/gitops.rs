@@ -342,3 +342,72 @@ fn a_kustomize_error_is_a_finding_at_the_kustomization() {
         "{out}"
     );
 }
+
+fn lint_stdin(args: &[&str], input: &[u8]) -> Output {
+    use std::io::Write;
+    let mut child = bin()
+        .args(args)
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    child.stdin.take().unwrap().write_all(input).unwrap();
+    child.wait_with_output().unwrap()
+}
+
+#[test]
+fn piped_renders_land_on_the_files_they_came_from() {
+    // `helm template ... | lint --stdin-filename CHART -`: through the `# Source:` comments.
+    let recording = std::fs::read("testdata/helm-recorded/podinfo-template.txt")
+        .or_else(|_| {
+            std::fs::read(
+                Path::new(env!("CARGO_MANIFEST_DIR"))
+                    .join("testdata/helm-recorded/podinfo-template.txt"),
+            )
+        })
+        .unwrap();
+    let o = lint_stdin(
+        &[
+            "lint",
+            "-o",
+            "github",
+            "--stdin-filename",
+            "testdata/gitops-repo/charts/podinfo",
+            "-",
+        ],
+        &recording,
+    );
+    assert!(
+        stdout(&o).starts_with(
+            "::error file=testdata/gitops-repo/charts/podinfo/templates/policy.yaml,line=12,"
+        ),
+        "{}{}",
+        stdout(&o),
+        stderr(&o)
+    );
+    if !kustomize_available("piped_renders_land_on_the_files_they_came_from (kustomize part)") {
+        return;
+    }
+    // `kubectl kustomize OVERLAY | lint --stdin-filename OVERLAY -`: the same lines as `lint`.
+    let overlay = "testdata/gitops-repo/apps/web/overlays/staging";
+    let rendered = Command::new("kubectl")
+        .args(["kustomize", overlay])
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .output()
+        .unwrap();
+    let o = lint_stdin(
+        &["lint", "-o", "github", "--stdin-filename", overlay, "-"],
+        &rendered.stdout,
+    );
+    let out = stdout(&o);
+    assert!(
+        out.contains("file=testdata/gitops-repo/apps/web/base/policy.yaml,line=6,"),
+        "{out}"
+    );
+    assert!(
+        out.contains("file=testdata/gitops-repo/apps/web/overlays/staging/suspension.yaml,line=9,"),
+        "{out}"
+    );
+    assert!(!out.contains("<stdin>"), "{out}");
+}

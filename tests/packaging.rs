@@ -4,6 +4,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use karmada_policy::lint::registry;
+use karmada_policy::output::rule_docs;
 
 /// A visible skip: the test harness captures `eprintln!`, not writes to the stderr handle.
 fn skip(reason: &str) {
@@ -30,10 +31,10 @@ fn readme_rule_table_and_docs_match_the_registry() {
         &readme,
         "<!-- rules:start -->",
         "<!-- rules:end -->",
-        &registry::markdown_table(),
+        &rule_docs::markdown_table(),
     );
     let docs_path = root().join("docs/rules.md");
-    let want_docs = registry::markdown_reference();
+    let want_docs = rule_docs::markdown_reference();
     if std::env::var_os("UPDATE_DOCS").is_some() {
         std::fs::write(&readme_path, &want_readme).unwrap();
         std::fs::write(&docs_path, &want_docs).unwrap();

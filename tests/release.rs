@@ -548,3 +548,84 @@ fn release_manifest_in_dist_matches_the_built_archive() {
         .unwrap();
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
 }
+
+#[test]
+fn dockerfile_runs_a_static_binary_as_non_root_on_a_minimal_base() {
+    let text = std::fs::read_to_string(root().join("Dockerfile")).unwrap();
+    let from: Vec<&str> = text
+        .lines()
+        .filter_map(|l| l.strip_prefix("FROM "))
+        .collect();
+    let last = from.last().expect("a FROM line");
+    assert!(
+        last.starts_with("gcr.io/distroless/static") || last.starts_with("scratch"),
+        "final stage is {last}"
+    );
+    assert!(
+        text.contains("+crt-static"),
+        "the binary is not linked statically"
+    );
+    let user = text
+        .lines()
+        .rev()
+        .find_map(|l| l.strip_prefix("USER "))
+        .expect("a USER line");
+    assert!(
+        !user.starts_with("0") && !user.starts_with("root"),
+        "USER {user}"
+    );
+    assert!(text.contains("COPY LICENSE"));
+}
+
+/// The Action's metadata: the inputs the README's workflow passes exist, the binary is
+/// downloaded (never compiled), SARIF is written and `--base` is passed through.
+#[test]
+fn action_inputs_cover_the_example_workflow() {
+    let action = parse_yaml(
+        "action.yml",
+        &std::fs::read_to_string(root().join("action.yml")).unwrap(),
+    );
+    let inputs = action["inputs"].as_object().expect("inputs");
+    let workflow = parse_yaml(
+        "examples/github-workflow.yml",
+        &std::fs::read_to_string(root().join("examples/github-workflow.yml")).unwrap(),
+    );
+    let steps = workflow["jobs"]["lint"]["steps"].as_array().unwrap();
+    let ours = steps
+        .iter()
+        .find(|s| {
+            s["uses"]
+                .as_str()
+                .is_some_and(|u| u.starts_with("kubectl-karmada-policy/kubectl-karmada-policy@"))
+        })
+        .expect("the example uses the Action");
+    for key in ours["with"].as_object().unwrap().keys() {
+        assert!(
+            inputs.contains_key(key),
+            "input `{key}` is not in action.yml"
+        );
+    }
+    assert!(action["outputs"]["sarif-file"].is_object());
+    let upload = steps
+        .iter()
+        .find(|s| {
+            s["uses"]
+                .as_str()
+                .is_some_and(|u| u.starts_with("github/codeql-action/upload-sarif@"))
+        })
+        .expect("the example uploads SARIF");
+    assert_eq!(
+        upload["with"]["sarif_file"],
+        "${{ steps.lint.outputs.sarif-file }}"
+    );
+    let run: String = action["runs"]["steps"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|s| s["run"].as_str())
+        .collect();
+    assert!(run.contains("gh release download") && !run.contains("cargo "));
+    assert!(run.contains("--base") && run.contains("sarif=${SARIF_FILE}"));
+    // The archive name the Action asks for is the one the release workflow publishes.
+    assert!(run.contains("kubectl-karmada_policy-${VERSION}-${os}-${arch}.${ext}"));
+}

@@ -19,10 +19,46 @@ pub fn write_stdout(text: &str) -> Result<(), CliError> {
     }
 }
 
-/// Colour on stdout: only on a terminal, never with `NO_COLOR` set (any value but empty).
+/// `--color`: when stdout is coloured.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, clap::ValueEnum)]
+pub enum ColorChoice {
+    /// On a terminal, unless `NO_COLOR` is set; `CLICOLOR_FORCE` forces colour.
+    #[default]
+    Auto,
+    Always,
+    Never,
+}
+
+/// The process's `--color`, set once by `cli::main` before any command runs.
+static COLOR: std::sync::OnceLock<ColorChoice> = std::sync::OnceLock::new();
+
+pub fn set_color(choice: ColorChoice) {
+    let _ = COLOR.set(choice);
+}
+
+/// A set, non-empty variable (the no-color.org and bixense.com/clicolors conventions).
+fn env_set(name: &str) -> bool {
+    std::env::var_os(name).is_some_and(|v| !v.is_empty() && v != "0")
+}
+
+/// Colour on stdout: `--color=always|never` decide; `auto` colours a terminal unless
+/// `NO_COLOR` is set, and `CLICOLOR_FORCE` colours even a pipe.
 pub fn stdout_color() -> bool {
-    let no_color = std::env::var_os("NO_COLOR").is_some_and(|v| !v.is_empty());
-    !no_color && io::stdout().is_terminal()
+    decide_color(
+        COLOR.get().copied().unwrap_or_default(),
+        env_set("NO_COLOR"),
+        env_set("CLICOLOR_FORCE"),
+        io::stdout().is_terminal(),
+    )
+}
+
+fn decide_color(choice: ColorChoice, no_color: bool, force: bool, terminal: bool) -> bool {
+    match choice {
+        ColorChoice::Always => true,
+        ColorChoice::Never => false,
+        ColorChoice::Auto if force => true,
+        ColorChoice::Auto => !no_color && terminal,
+    }
 }
 
 /// Everything read from the inputs: the parsed sources with their problems, and the inventory.
@@ -101,5 +137,20 @@ pub fn warn_problems(loaded: &[Loaded]) {
                 l.source.name, p.span.start.line, p.span.start.col, p.message
             );
         }
+    }
+}
+
+#[cfg(test)]
+mod color_tests {
+    use super::{decide_color, ColorChoice::*};
+
+    #[test]
+    fn color_flag_then_clicolor_force_then_no_color_and_terminal() {
+        assert!(decide_color(Always, true, false, false));
+        assert!(!decide_color(Never, false, true, true));
+        assert!(decide_color(Auto, false, true, false));
+        assert!(decide_color(Auto, false, false, true));
+        assert!(!decide_color(Auto, true, false, true));
+        assert!(!decide_color(Auto, false, false, false));
     }
 }

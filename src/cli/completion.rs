@@ -29,7 +29,7 @@ const BINARY: &str = "kubectl-karmada_policy";
 /// How long a live lookup may take before completion gives up (the user is waiting at TAB).
 const LIVE_TIMEOUT: Duration = Duration::from_secs(2);
 
-pub const AFTER_HELP: &str = "\
+pub const EXAMPLES: &str = "\
 Examples:
   # bash (add to ~/.bashrc)
   source <(kubectl-karmada_policy completion bash)
@@ -39,8 +39,9 @@ Examples:
   kubectl-karmada_policy completion fish > ~/.config/fish/completions/kubectl-karmada_policy.fish
   # `kubectl karmada-policy <TAB>` (kubectl >= 1.26): writes kubectl_complete-karmada_policy
   # next to the binary (for krew: ~/.krew/bin)
-  kubectl karmada-policy completion kubectl-plugin
+  kubectl karmada-policy completion kubectl-plugin";
 
+pub const AFTER_HELP: &str = "\
 Exit codes:
   0  success
   2  usage error, or the shim cannot be written";

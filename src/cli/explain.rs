@@ -12,6 +12,22 @@ use crate::model::{group_of, kinds, Inventory, PolicyKind, POLICY_GROUP};
 use crate::output::format::{render_explain, render_policy_view, Delivered, ExplainFormat};
 use crate::source::prefilter::DocHead;
 
+pub const EXAMPLES: &str = "\
+Examples:
+  # Which policy claims deploy/nginx in these manifests, and why
+  kubectl karmada-policy explain deploy/nginx -n web -f manifests/
+  # The same against the control plane of the current kubeconfig context
+  kubectl karmada-policy explain deploy/nginx -n web
+  # As JSON, or the candidates as a graph
+  kubectl karmada-policy explain cm/settings -f manifests/ -o json
+  kubectl karmada-policy explain deploy/nginx -f manifests/ --graph mermaid";
+
+pub const AFTER_HELP: &str = "\
+Exit codes:
+  0  success
+  2  usage error, unreadable input or an unknown template
+  3  API or authentication failure (live mode)";
+
 #[derive(Debug, ClapArgs)]
 pub struct Args {
     /// The template, as kubectl takes it: `deploy/nginx`, `deployment.apps/nginx`, `cm/x`.
@@ -24,20 +40,20 @@ pub struct Args {
     /// Manifests holding the policies and templates (files, directories, `-`). Without `-f`,
     /// the live control plane is read (kubeconfig) and the real chain is traced too: claim,
     /// binding, Works and a diagnosis where they disagree with the policy.
-    #[arg(short = 'f', long = "filename")]
+    #[arg(short = 'f', long = "filename", value_name = "FILE")]
     pub files: Vec<String>,
     /// Namespace of the template (and of objects in the files that set none). Default: `default`
     /// with -f, the kubeconfig context's namespace in live mode.
     #[arg(short = 'n', long = "namespace")]
     pub namespace: Option<String>,
     /// Karmada controller feature gates, e.g. `PropagationPolicyPreemption=true` (off by default).
-    #[arg(long = "feature-gates", value_name = "GATES")]
+    #[arg(long = "feature-gates", value_name = "GATE=BOOL,...")]
     pub feature_gates: Option<String>,
     /// Output format.
-    #[arg(short = 'o', long = "output", default_value = "text", value_parser = ["text", "json"])]
+    #[arg(short = 'o', long = "output", default_value = "text", value_parser = ["text", "json"], value_name = "FORMAT")]
     pub output: String,
     /// The Karmada release whose rules apply (default: the newest known).
-    #[arg(long = "karmada-version", value_name = "V")]
+    #[arg(long = "karmada-version", value_name = "VERSION")]
     pub karmada_version: Option<String>,
     /// Print the claim graph (policies → template → clusters, suspended edges marked) as
     /// Graphviz dot or Mermaid instead of the trace. Live mode draws the binding's clusters and

@@ -26,7 +26,7 @@ use crate::model::label_selector::Selector;
 use crate::model::policy::PropagationSpec;
 use crate::model::{Inventory, PolicyKind};
 use crate::ops::edit;
-use crate::source::{files, load, Source};
+use crate::source::files;
 
 /// One policy the freeze (or its lifting) lists.
 struct Row {
@@ -434,6 +434,8 @@ struct Manifest {
     text: String,
     inv: Inventory,
     edits: Vec<edit::TextEdit>,
+    /// What the file was when read, checked again before it is replaced.
+    stamp: super::suspend::FileStamp,
 }
 
 fn run_files(
@@ -453,10 +455,12 @@ fn run_files(
     for path in paths {
         let bytes = std::fs::read(&path)
             .map_err(|e| CliError::usage(format!("{}: {e}", path.display())))?;
+        let stamp = super::suspend::FileStamp::of(&path, &bytes);
         let bom = bytes.starts_with(b"\xef\xbb\xbf");
-        let text = files::decode(bytes);
         let name = path.to_string_lossy().into_owned();
-        let loaded = load(Source::new(name.clone(), text.clone()));
+        // Invalid UTF-8 is a load problem: a lossy text must never be written back.
+        let loaded = files::load_bytes(name.clone(), bytes);
+        let text = loaded.source.text().to_string();
         let broken = loaded
             .problems
             .iter()
@@ -474,6 +478,7 @@ fn run_files(
             text,
             inv: Inventory::from_documents(loaded.documents, "default"),
             edits: Vec::new(),
+            stamp,
         });
     }
     // Bindings anywhere under the given paths, by the policy permanent-id label they carry.
@@ -597,8 +602,10 @@ fn run_files(
         if dry_run {
             write_stdout(&edit::unified_diff(&m.name, &m.text, &after))?;
         } else {
-            write_atomic(&m.path, m.bom, &after)
-                .map_err(|e| CliError::failure(format!("{}: cannot write: {e}", m.name)))?;
+            edit::verify(&m.text, &after, None)
+                .map_err(|e| CliError::failure(format!("{}: {e}", m.name)))?;
+            write_atomic(&m.path, m.bom, &after, Some(&m.stamp))
+                .map_err(|e| CliError::failure(format!("{}: {e}", m.name)))?;
         }
     }
     finish(action, request, &rows, &names, dry_run, not_involved)

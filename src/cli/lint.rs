@@ -7,17 +7,34 @@ use clap::Args as ClapArgs;
 use super::args::{parse_feature_gates, KubeFlags};
 use super::common::{stdout_color, write_stdout};
 use super::error::{CliError, Exit};
+use crate::engine::ownership::OwnershipChange;
 use crate::lint::git::{lint_git, GitRequest};
-use crate::lint::{self, diff, registry, Config, Finding, LintOptions, Severity};
+use crate::lint::{self, registry, Config, Finding, LintOptions, Severity};
 use crate::model::KarmadaVersion;
 use crate::output::format::{parse_outputs, render_lint, LintReport, OutputSpec};
-use crate::output::Summary;
+use crate::output::{self, Summary};
 use crate::source::files;
+
+pub const EXAMPLES: &str = "\
+Examples:
+  # Files and directories (recursive over .yaml, .yml and .json), or - for stdin
+  kubectl karmada-policy lint deploy/ policies/
+  helm template charts/app | kubectl karmada-policy lint -
+  # Several formats in one run; fail on warnings too
+  kubectl karmada-policy lint -o text -o sarif=lint.sarif --fail-on warning .
+  # Only what a pull request changes, against its base
+  kubectl karmada-policy lint --base origin/main
+  # The policies of the live control plane
+  kubectl karmada-policy lint --cluster
+  # Every rule, and one rule's documentation
+  kubectl karmada-policy lint --list-rules
+  kubectl karmada-policy lint --explain preemption-requires-name";
 
 pub const AFTER_HELP: &str = "\
 Output:
-  -o text|json|sarif|github, repeatable; FORMAT=FILE writes that format to a file,
-  e.g. `-o text -o sarif=lint.sarif`. At most one format goes to stdout.
+  -o text|json|sarif|github|junit, repeatable; FORMAT=FILE writes that format to a file,
+  e.g. `-o text -o sarif=lint.sarif -o junit=lint.xml`. At most one format goes to stdout.
+  junit: JUnit XML (GitLab, Jenkins, Azure), one test case per rule and object.
 
 Configuration:
   .karmada-policy.yaml is looked up from the current directory upwards (or --config):
@@ -42,7 +59,12 @@ Exit codes:
 pub struct Args {
     /// Files, directories (recursive over .yaml/.yml/.json, skipping .git) or `-` for stdin.
     pub paths: Vec<String>,
-    /// Output format, repeatable: text, json, sarif, github; `FORMAT=FILE` writes to a file.
+    /// With `-`: the name piped input is reported under. A directory (the kustomization or
+    /// chart it was rendered from) also resolves the `config.kubernetes.io/origin` annotations
+    /// and `# Source:` comments of the input, so findings land on those files.
+    #[arg(long = "stdin-filename", value_name = "NAME")]
+    pub stdin_filename: Option<String>,
+    /// Output format, repeatable: text, json, sarif, github, junit; `FORMAT=FILE` writes to a file.
     #[arg(short = 'o', long = "output", value_name = "FORMAT[=FILE]")]
     pub output: Vec<String>,
     /// Lowest severity that makes the exit code 1: error, warning, info or none.
@@ -67,6 +89,10 @@ pub struct Args {
     /// print the counts and exit, running no rule. Not a stable interface.
     #[arg(long = "parse-only", hide = true)]
     pub parse_only: bool,
+    /// Accept an input with nothing to lint (no YAML file in the directories, empty stdin):
+    /// by default that is an error (exit 2), so a failed step before a pipe does not pass green.
+    #[arg(long = "allow-empty")]
+    pub allow_empty: bool,
     /// List every rule with its id, default severity and summary, and exit.
     #[arg(long = "list-rules")]
     pub list_rules: bool,
@@ -92,8 +118,28 @@ pub struct Args {
     /// field path. Read only.
     #[arg(long = "cluster", conflicts_with_all = ["rev", "staged", "base"])]
     pub cluster: bool,
+    /// Show only findings at or above this severity: error, warning or info. The summary
+    /// counts and the exit code (--fail-on) still cover every finding.
+    #[arg(long = "min-severity", value_name = "SEVERITY", default_value = "info")]
+    pub min_severity: String,
+    /// Show errors only (--min-severity error).
+    #[arg(short = 'q', long = "quiet")]
+    pub quiet: bool,
     #[command(flatten)]
     pub kube: KubeFlags,
+}
+
+/// `--quiet` or `--min-severity`: what the outputs show.
+fn display_minimum(args: &Args) -> Result<Severity, CliError> {
+    if args.quiet {
+        return Ok(Severity::Error);
+    }
+    Severity::parse(&args.min_severity).ok_or_else(|| {
+        CliError::usage(format!(
+            "invalid --min-severity `{}`: expected error, warning or info",
+            args.min_severity
+        ))
+    })
 }
 
 fn fail_threshold(s: &str) -> Result<Option<Severity>, CliError> {
@@ -120,23 +166,18 @@ fn load_config(args: &Args) -> Result<Config, CliError> {
     }
 }
 
-pub fn run(args: Args) -> Result<Exit, CliError> {
-    if args.list_rules {
-        write_stdout(&list_rules())?;
-        return Ok(Exit::Ok);
+/// `-o`, each showing what `--min-severity` / `--quiet` leave.
+fn requested_outputs(args: &Args) -> Result<Vec<OutputSpec>, CliError> {
+    let mut outputs = parse_outputs(&args.output)?;
+    let min = display_minimum(args)?;
+    for o in &mut outputs {
+        o.min = min;
     }
-    if let Some(id) = &args.explain {
-        let rule = registry::find(id).ok_or_else(|| {
-            CliError::usage(format!(
-                "unknown rule `{id}`; `kubectl karmada-policy lint --list-rules` lists them"
-            ))
-        })?;
-        write_stdout(&explain_rule(&rule))?;
-        return Ok(Exit::Ok);
-    }
-    let outputs = parse_outputs(&args.output)?;
-    let threshold = fail_threshold(&args.fail_on)?;
-    let config = load_config(&args)?;
+    Ok(outputs)
+}
+
+/// The flags over the configuration file: Karmada version, feature gates, rule settings.
+fn lint_options(args: &Args, config: &Config) -> Result<LintOptions, CliError> {
     let version = match &args.karmada_version {
         Some(v) => v.parse::<KarmadaVersion>().map_err(CliError::usage)?,
         None => config.karmada_version.unwrap_or_default(),
@@ -145,14 +186,34 @@ pub fn run(args: Args) -> Result<Exit, CliError> {
     if let Some(g) = &args.feature_gates {
         feature_gates.extend(parse_feature_gates(g)?);
     }
-    let ignore = |p: &Path| config.ignores(p);
-    let opts = LintOptions {
+    Ok(LintOptions {
         version,
         feature_gates,
         known_clusters: config.known_clusters.clone(),
         rules: config.rules.clone(),
         inline_ignores: !args.no_inline_ignores,
-    };
+    })
+}
+
+pub fn run(args: Args) -> Result<Exit, CliError> {
+    if args.list_rules {
+        write_stdout(&output::rule_docs::list_rules())?;
+        return Ok(Exit::Ok);
+    }
+    if let Some(id) = &args.explain {
+        let rule = registry::find(id).ok_or_else(|| {
+            CliError::usage(format!(
+                "unknown rule `{id}`; `kubectl karmada-policy lint --list-rules` lists them"
+            ))
+        })?;
+        write_stdout(&output::rule_docs::explain_rule(&rule))?;
+        return Ok(Exit::Ok);
+    }
+    let outputs = requested_outputs(&args)?;
+    let threshold = fail_threshold(&args.fail_on)?;
+    let config = load_config(&args)?;
+    let opts = lint_options(&args, &config)?;
+    let ignore = |p: &Path| config.ignores(p);
     if args.rev.is_some() || args.staged || args.base.is_some() {
         return run_git(&args, &config, &opts, &outputs, threshold);
     }
@@ -169,12 +230,30 @@ pub fn run(args: Args) -> Result<Exit, CliError> {
     if args.parse_only {
         return parse_only(&args.paths, &ignore);
     }
+    if args.paths == ["-"] {
+        if let Some(name) = &args.stdin_filename {
+            let (_, text) = files::read_text(Path::new("-"))?;
+            let linted = lint::gitops::lint_piped(text, name, &args.namespace, &opts);
+            return write_gitops(linted, &outputs, threshold);
+        }
+    }
     let files = input_files(&args.paths, &ignore)?;
+    if files.is_empty() && !args.allow_empty {
+        return Err(CliError::usage(format!(
+            "no .yaml, .yml or .json file in {}: nothing to lint (--allow-empty accepts that)",
+            args.paths.join(", ")
+        )));
+    }
     let stdin = args.paths.iter().any(|p| p == "-");
     if !config.render_off && !stdin && lint::gitops::applies(&files) {
         return run_gitops(&files, &args.namespace, &opts, &config, &outputs, threshold);
     }
     let linted = lint::stream::lint_paths(&files, &args.namespace, &opts)?;
+    if !args.allow_empty && stdin_was_empty(&args.paths, &linted) {
+        return Err(CliError::usage(
+            "stdin holds no Kubernetes object: did the command before the pipe fail? (--allow-empty accepts that)",
+        ));
+    }
     let findings = &linted.findings;
     let mut summary = Summary {
         files: linted.loaded.len(),
@@ -191,6 +270,22 @@ pub fn run(args: Args) -> Result<Exit, CliError> {
     Ok(if failed { Exit::Failure } else { Exit::Ok })
 }
 
+/// Whether stdin was among the inputs and gave neither a document nor a finding (empty, or
+/// only comments): the usual sign of a failed `kubectl kustomize | ...` pipe.
+fn stdin_was_empty(paths: &[String], linted: &lint::stream::Linted) -> bool {
+    const STDIN: &str = "<stdin>";
+    paths.iter().any(|p| p == "-")
+        && !linted
+            .inventory
+            .documents
+            .iter()
+            .any(|d| d.source.name == STDIN)
+        && !linted
+            .findings
+            .iter()
+            .any(|f| f.location.as_ref().is_some_and(|l| l.source.name == STDIN))
+}
+
 /// `lint` over a repository with kustomize roots or Helm charts (lint::gitops).
 fn run_gitops(
     files: &[std::path::PathBuf],
@@ -201,6 +296,15 @@ fn run_gitops(
     threshold: Option<Severity>,
 ) -> Result<Exit, CliError> {
     let linted = lint::gitops::lint_repository(files, namespace, opts, &config.render_options);
+    write_gitops(linted, outputs, threshold)
+}
+
+/// Notes to stderr, then every output of a gitops lint.
+fn write_gitops(
+    linted: lint::gitops::Linted,
+    outputs: &[OutputSpec],
+    threshold: Option<Severity>,
+) -> Result<Exit, CliError> {
     for n in &linted.notes {
         eprintln!("note: {n}");
     }
@@ -296,7 +400,7 @@ fn write_outputs(
     outputs: &[OutputSpec],
     reported: &[Finding],
     new_only: &[Finding],
-    ownership: Option<&[diff::OwnershipChange]>,
+    ownership: Option<&[OwnershipChange]>,
     summary: &Summary,
 ) -> Result<(), CliError> {
     let report = LintReport {
@@ -306,7 +410,7 @@ fn write_outputs(
         summary,
     };
     for o in outputs {
-        let text = render_lint(o.format, &report, o.file.is_none() && stdout_color());
+        let text = render_lint(o.format, o.min, &report, o.file.is_none() && stdout_color());
         match &o.file {
             None => write_stdout(&text)?,
             Some(f) => write_file(f, &text)?,
@@ -320,42 +424,4 @@ fn write_file(path: &str, text: &str) -> Result<(), CliError> {
         path: path.to_string(),
         source,
     })
-}
-
-/// `--list-rules`: one line per rule.
-pub fn list_rules() -> String {
-    let rules = registry::all();
-    let width = rules.iter().map(|r| r.id.len()).max().unwrap_or(0);
-    let mut out = String::new();
-    for r in &rules {
-        out.push_str(&format!(
-            "{:<width$}  {:<7}  {:<9}  {}\n",
-            r.id,
-            r.default_severity.as_str(),
-            r.group.as_str(),
-            r.summary
-        ));
-    }
-    out
-}
-
-/// `--explain RULE-ID`: the rule's documentation.
-pub fn explain_rule(r: &lint::RuleDoc) -> String {
-    let mut out = format!(
-        "# {} ({}, default severity: {})\n\n{}\n\n## Why\n{}\n\n## Example\n{}",
-        r.id,
-        r.group.as_str(),
-        r.default_severity.as_str(),
-        r.summary,
-        r.rationale,
-        r.example
-    );
-    if !out.ends_with('\n') {
-        out.push('\n');
-    }
-    out.push_str(&format!("\n## Fix\n{}\n", r.fix));
-    if !r.reference.is_empty() {
-        out.push_str(&format!("\n## Reference\n{}\n", r.reference));
-    }
-    out
 }

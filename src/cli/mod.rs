@@ -19,6 +19,14 @@ use clap::{Parser, Subcommand};
 
 pub use error::{CliError, Exit};
 
+/// kubectl's help layout for every subcommand: description, Examples, options, usage, then
+/// the sections of `after_help` (exit codes last).
+const HELP_TEMPLATE: &str = "\
+{about-with-newline}
+{before-help}{all-args}
+
+{usage-heading} {usage}{after-help}";
+
 const EXIT_CODES: &str = "\
 Exit codes:
   0  success: nothing at or above the failure threshold
@@ -38,33 +46,58 @@ Exit codes:
     propagate_version = true
 )]
 pub struct Cli {
+    /// Largest file or stdin read (e.g. 64MiB, 200M): a larger input is an error (exit 2).
+    #[arg(long = "max-input-size", value_name = "SIZE", global = true, default_value = "64MiB",
+          value_parser = crate::source::files::parse_size)]
+    pub max_input_size: u64,
     #[command(subcommand)]
     pub command: Command,
+    /// When to colour output: auto (a terminal, unless NO_COLOR is set; CLICOLOR_FORCE forces
+    /// it), always or never.
+    #[arg(
+        long,
+        global = true,
+        value_enum,
+        default_value = "auto",
+        value_name = "WHEN"
+    )]
+    pub color: common::ColorChoice,
 }
 
 #[derive(Debug, Subcommand)]
 pub enum Command {
     /// Check manifests for invalid policies, overlaps, silent non-preemption and suspension
     /// that stalls failover.
-    #[command(after_help = lint::AFTER_HELP)]
+    #[command(help_template = HELP_TEMPLATE, before_help = lint::EXAMPLES, after_help = lint::AFTER_HELP)]
     Lint(lint::Args),
     /// For one resource template: every candidate policy, the ranking, and the owner now and later.
-    #[command(after_help = EXIT_CODES)]
+    #[command(help_template = HELP_TEMPLATE, before_help = explain::EXAMPLES, after_help = explain::AFTER_HELP)]
     Explain(explain::Args),
     /// What applying or deleting policies would do: which templates move, which don't and why.
-    #[command(name = "preempt-check", after_help = EXIT_CODES)]
+    #[command(
+        name = "preempt-check",
+        help_template = HELP_TEMPLATE,
+        before_help = preempt_check::EXAMPLES,
+        after_help = preempt_check::AFTER_HELP
+    )]
     PreemptCheck(preempt_check::Args),
     /// Pause dispatching of policies (all clusters, or --clusters), live or in manifest files (-f).
-    #[command(after_help = suspend::AFTER_HELP)]
+    #[command(help_template = HELP_TEMPLATE, before_help = suspend::SUSPEND_EXAMPLES, after_help = suspend::AFTER_HELP)]
     Suspend(suspend::Args),
     /// Resume dispatching of policies (all clusters, or --clusters), live or in manifest files (-f).
-    #[command(after_help = suspend::AFTER_HELP)]
+    // --force only overrides the failover check of suspending: resume has nothing to force.
+    #[command(
+        help_template = HELP_TEMPLATE,
+        before_help = suspend::RESUME_EXAMPLES,
+        after_help = suspend::AFTER_HELP,
+        mut_arg("force", |a| a.hide(true))
+    )]
     Resume(suspend::Args),
     /// Print a shell completion script, or install kubectl's plugin completion shim.
-    #[command(after_help = completion::AFTER_HELP)]
+    #[command(help_template = HELP_TEMPLATE, before_help = completion::EXAMPLES, after_help = completion::AFTER_HELP)]
     Completion(completion::Args),
     /// Print the version, git commit, build date and the Karmada release whose rules apply.
-    #[command(after_help = version::AFTER_HELP)]
+    #[command(help_template = HELP_TEMPLATE, before_help = version::EXAMPLES, after_help = version::AFTER_HELP)]
     Version(version::Args),
     /// Write one man page per command into a directory (release builds).
     #[command(hide = true)]
@@ -73,6 +106,15 @@ pub enum Command {
 
 /// Entry point of the binary: parse, run, and turn every outcome into an exit code.
 pub fn main() -> ExitCode {
+    if let Some(arg) = std::env::args_os().skip(1).find(|a| a.to_str().is_none()) {
+        // clap would refuse it without saying which argument: name it (a directory walk reads
+        // such a file name; only arguments must be UTF-8).
+        eprintln!(
+            "error: argument `{}` is not valid UTF-8: name the directory that holds it instead",
+            arg.to_string_lossy()
+        );
+        return Exit::Usage.into();
+    }
     // kubectl's plugin completion (Cobra's protocol), before clap sees the words.
     let words: Vec<String> = std::env::args().skip(1).collect();
     if words.first().is_some_and(|w| w == "__complete") {
@@ -90,6 +132,8 @@ pub fn main() -> ExitCode {
             return code.into();
         }
     };
+    crate::source::files::set_max_input_size(cli.max_input_size);
+    common::set_color(cli.color);
     let result = match cli.command {
         Command::Lint(args) => lint::run(args),
         Command::Explain(args) => explain::run(args),

@@ -13,6 +13,23 @@ use crate::engine::state::{Options, State, UnknownClaimers};
 use crate::model::{kinds, Object};
 use crate::output::format::render_preempt_check;
 
+pub const EXAMPLES: &str = "\
+Examples:
+  # What applying takeover.yaml would move, with preemption enabled
+  kubectl karmada-policy preempt-check -f state/ --apply takeover.yaml \\
+    --feature-gates PropagationPolicyPreemption=true
+  # Deleting a policy, then applying its replacement (in this order)
+  kubectl karmada-policy preempt-check -f state/ --delete pp/web/old --apply new.yaml
+  # In CI: fail when a takeover would be blocked
+  kubectl karmada-policy preempt-check -f state/ --apply takeover.yaml --fail-on-blocked";
+
+pub const AFTER_HELP: &str = "\
+Exit codes:
+  0  success
+  1  a takeover is blocked and --fail-on-blocked is set
+  2  usage error or unreadable input
+  3  API or authentication failure (live mode)";
+
 /// The flags. `--apply` and `--delete` interleave, so their relative order is read from the
 /// argument indices, which clap's derive does not expose: the clap traits are written by hand.
 #[derive(Clone, Debug)]
@@ -73,7 +90,7 @@ impl clap::Args for Args {
             Arg::new("files")
                 .short('f')
                 .long("filename")
-                .value_name("STATE")
+                .value_name("FILE")
                 .action(ArgAction::Append)
                 .help("Manifests holding the current state (files, directories, `-`); without -f, the live control plane (read only, nothing is written)"),
         )
@@ -93,6 +110,7 @@ impl clap::Args for Args {
         )
         .arg(
             Arg::new("namespace")
+                .value_name("NAMESPACE")
                 .short('n')
                 .long("namespace")
                 .help("Namespace for objects and --delete targets that name none (default: `default` with -f, the kubeconfig context's namespace in live mode)"),
@@ -100,11 +118,12 @@ impl clap::Args for Args {
         .arg(
             Arg::new("feature-gates")
                 .long("feature-gates")
-                .value_name("GATES")
+                .value_name("GATE=BOOL,...")
                 .help("Karmada controller feature gates, e.g. PropagationPolicyPreemption=true (off by default)"),
         )
         .arg(
             Arg::new("output")
+                .value_name("FORMAT")
                 .short('o')
                 .long("output")
                 .default_value("text")
@@ -120,7 +139,7 @@ impl clap::Args for Args {
         .arg(
             Arg::new("karmada-version")
                 .long("karmada-version")
-                .value_name("V")
+                .value_name("VERSION")
                 .help("The Karmada release whose rules apply (default: the newest known)"),
         )
     }

@@ -22,8 +22,29 @@ use crate::model::policy::{PropagationSpec, Suspension};
 use crate::model::{Inventory, PolicyKind};
 use crate::ops::edit;
 use crate::output::yaml as yaml_out;
-use crate::source::{files, load, Source};
+use crate::source::files;
 use crate::util::duration::parse_duration;
+
+pub const SUSPEND_EXAMPLES: &str = "\
+Examples:
+  # Stop dispatching nginx to two clusters, live
+  kubectl karmada-policy suspend pp/nginx -n web --clusters member2,member3
+  # Every policy of a namespace, without asking, with a reason recorded
+  kubectl karmada-policy suspend --all -n web --yes --reason \"freeze for incident 42\"
+  # GitOps: show the edit of a manifest file, write nothing
+  kubectl karmada-policy suspend -f policies/nginx.yaml pp/nginx --dry-run
+  # Freeze clusters: every policy of every namespace that targets them
+  kubectl karmada-policy suspend --clusters member2,member3 -A --reason \"maintenance\"
+  kubectl karmada-policy suspend --clusters member2 -f manifests/ --dry-run";
+
+pub const RESUME_EXAMPLES: &str = "\
+Examples:
+  # Dispatch nginx to member2 again, live
+  kubectl karmada-policy resume pp/nginx -n web --clusters member2
+  # Lift a freeze of clusters (what suspend --clusters added, nothing older)
+  kubectl karmada-policy resume --clusters member2,member3 -A
+  # GitOps: resume in manifest files
+  kubectl karmada-policy resume -f policies/ pp/nginx";
 
 pub const AFTER_HELP: &str = "\
 Policies: pp/NAME, cpp/NAME (also propagationpolicy/NAME, clusterpropagationpolicy/NAME), or a
@@ -35,15 +56,6 @@ bindings' spec.clusters, else the placement's cluster names) include a given clu
 It prints a table first, records what it added in the karmada-policy.io/freeze annotation (time,
 user, --reason; SOURCE_DATE_EPOCH fixes the time), and `resume --clusters` with no policy named
 lifts exactly that, leaving earlier suspensions in place. The same with -f DIR.
-
-Examples:
-  kubectl karmada-policy suspend pp/nginx -n web --clusters member2,member3
-  kubectl karmada-policy resume pp/nginx -n web --clusters member2
-  kubectl karmada-policy suspend --all -n web --yes --reason \"freeze for incident 42\"
-  kubectl karmada-policy suspend -f policies/nginx.yaml pp/nginx --dry-run
-  kubectl karmada-policy suspend --clusters member2,member3 -A --reason \"maintenance\"
-  kubectl karmada-policy resume --clusters member2,member3 -A
-  kubectl karmada-policy suspend --clusters member2 -f manifests/ --dry-run
 
 Exit codes:
   0  success (also when nothing needed to change: \"already suspended on member2\")
@@ -96,7 +108,7 @@ pub struct Args {
     #[arg(short = 'y', long)]
     pub yes: bool,
     /// Print the resulting objects instead of one line per policy.
-    #[arg(short = 'o', long, value_parser = ["yaml", "json"])]
+    #[arg(short = 'o', long, value_parser = ["yaml", "json"], value_name = "FORMAT")]
     pub output: Option<String>,
     /// After the write, wait until each affected Work's Dispatching condition shows the new
     /// state (False/SuspendDispatching when suspended, True when resumed).
@@ -395,6 +407,10 @@ struct FileState {
     bom: bool,
     text: String,
     edits: Vec<edit::TextEdit>,
+    /// The documents the edits change (their suspension only).
+    edited: Vec<usize>,
+    /// What the file was when read, checked again before it is replaced.
+    stamp: FileStamp,
 }
 
 fn run_files(
@@ -423,22 +439,27 @@ fn run_files(
     for path in paths {
         let bytes = std::fs::read(&path)
             .map_err(|e| CliError::usage(format!("{}: {e}", path.display())))?;
+        let stamp = FileStamp::of(&path, &bytes);
         let bom = bytes.starts_with(b"\xef\xbb\xbf");
-        let text = files::decode(bytes);
         let name = path.to_string_lossy().into_owned();
-        let loaded = load(Source::new(name.clone(), text.clone()));
+        // Invalid UTF-8 is a load problem: a lossy text must never be written back.
+        let loaded = files::load_bytes(name.clone(), bytes);
+        let text = loaded.source.text().to_string();
         let mut state = FileState {
             path: path.clone(),
             name: name.clone(),
             bom,
             text,
             edits: Vec::new(),
+            edited: Vec::new(),
+            stamp,
         };
         let syntax_broken = loaded
             .problems
             .iter()
             .any(|p| p.kind != crate::source::ProblemKind::DuplicateKey);
         let inv = Inventory::from_documents(loaded.documents, "default");
+        let defined_twice = defined_twice(&inv);
         for policy in inv.policies() {
             let ns_ok = match (&args.namespace, policy.kind) {
                 (Some(ns), PolicyKind::PropagationPolicy) if !args.all_namespaces => {
@@ -478,11 +499,28 @@ fn run_files(
                 });
                 continue;
             }
+            if let Some(docs) = defined_twice.get(&policy_key(policy)) {
+                let docs: Vec<String> = docs.iter().map(|d| (d + 1).to_string()).collect();
+                outcomes.push(Outcome {
+                    id,
+                    result: Err(ClusterError {
+                        kind: ErrorKind::Refused,
+                        message: format!(
+                            "defined by documents {} of the file; the one applied last wins, so edit the right one by hand. Not editing it",
+                            docs.join(" and ")
+                        ),
+                    }),
+                    object: None,
+                    wait: None,
+                });
+                continue;
+            }
             let root = &inv.documents[policy.doc].root;
             let result = plan_file_policy(root, &state.text, &inv, policy, request, args.force);
             match result {
                 Ok((msg, Some(e))) => {
                     state.edits.push(e);
+                    state.edited.push(policy.doc);
                     outcomes.push(Outcome {
                         id,
                         result: Ok(msg),
@@ -525,16 +563,20 @@ fn run_files(
     if outcomes.is_empty() {
         warn("no policy in the given files matches the selection");
     }
-    for st in &states {
-        if st.edits.is_empty() {
-            continue;
-        }
+    // Every edited text is checked before any file is written: a refusal changes nothing.
+    let mut edited = Vec::new();
+    for st in states.iter().filter(|st| !st.edits.is_empty()) {
         let after = edit::apply(&st.text, &st.edits);
+        edit::verify(&st.text, &after, Some(&st.edited))
+            .map_err(|e| CliError::failure(format!("{}: {e}", st.name)))?;
+        edited.push((st, after));
+    }
+    for (st, after) in edited {
         if dry_run {
             write_stdout(&edit::unified_diff(&st.name, &st.text, &after))?;
         } else {
-            write_atomic(&st.path, st.bom, &after)
-                .map_err(|e| CliError::failure(format!("{}: cannot write: {e}", st.name)))?;
+            write_atomic(&st.path, st.bom, &after, Some(&st.stamp))
+                .map_err(|e| CliError::failure(format!("{}: {e}", st.name)))?;
         }
     }
     if dry_run {
@@ -545,6 +587,28 @@ fn run_files(
         }
     }
     report(&outcomes, None)
+}
+
+/// A policy's identity within one file: kind, namespace as written, name.
+fn policy_key(policy: &crate::model::Policy) -> (PolicyKind, Option<String>, String) {
+    (
+        policy.kind,
+        policy.meta.namespace.clone(),
+        policy.meta.name.clone(),
+    )
+}
+
+/// The policies that more than one document of a file defines, with those documents.
+fn defined_twice(inv: &Inventory) -> BTreeMap<(PolicyKind, Option<String>, String), Vec<usize>> {
+    let mut by_key: BTreeMap<_, Vec<usize>> = BTreeMap::new();
+    for policy in inv.policies() {
+        by_key
+            .entry(policy_key(policy))
+            .or_default()
+            .push(policy.doc);
+    }
+    by_key.retain(|_, docs| docs.len() > 1);
+    by_key
 }
 
 /// What to do with one policy: the new suspension (`None`: no change), the line to print, and
@@ -633,9 +697,58 @@ fn plan_file_policy(
     Ok((d.message, e))
 }
 
+/// What a file was when it was read: re-checked just before an edit replaces it, so a change
+/// made meanwhile by another process is not silently lost.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(super) struct FileStamp {
+    len: u64,
+    modified: Option<std::time::SystemTime>,
+    hash: u64,
+}
+
+impl FileStamp {
+    /// The stamp of `bytes` just read from `path`.
+    pub(super) fn of(path: &Path, bytes: &[u8]) -> FileStamp {
+        FileStamp {
+            len: bytes.len() as u64,
+            modified: std::fs::metadata(path).and_then(|m| m.modified()).ok(),
+            hash: content_hash(bytes),
+        }
+    }
+}
+
+fn content_hash(bytes: &[u8]) -> u64 {
+    use std::hash::{Hash, Hasher};
+    let mut h = std::collections::hash_map::DefaultHasher::new();
+    bytes.hash(&mut h);
+    h.finish()
+}
+
+/// Why an in-place edit was not written.
+#[derive(Debug, thiserror::Error)]
+pub(super) enum WriteError {
+    #[error(
+        "changed by another process since it was read; nothing was written (run the command again)"
+    )]
+    Changed,
+    #[error("cannot write: {0}")]
+    Io(#[from] std::io::Error),
+}
+
 /// Writes `text` to `path` through a temporary file in the same directory and a rename, so a
-/// reader never sees a half-written manifest. Keeps the file's permissions.
-pub(super) fn write_atomic(path: &Path, bom: bool, text: &str) -> std::io::Result<()> {
+/// reader never sees a half-written manifest. The temporary file gets a random name and is
+/// created exclusively (O_EXCL: a planted file or symlink of that name is refused, never
+/// followed); it is removed on every error path and on SIGINT/SIGTERM/SIGHUP. The replaced file
+/// keeps its mode, and its owner and group where the process may set them (root). With
+/// `expected`, the file must still be what was read (size, mtime, content) just before the
+/// rename. A file with several hard links gets a warning: the rename gives this name a new file.
+pub(super) fn write_atomic(
+    path: &Path,
+    bom: bool,
+    text: &str,
+    expected: Option<&FileStamp>,
+) -> Result<(), WriteError> {
+    use std::os::unix::fs::MetadataExt;
     // Write through a symlink to its target, as an editor would, instead of replacing the link.
     let real = std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf());
     let path = real.as_path();
@@ -647,24 +760,108 @@ pub(super) fn write_atomic(path: &Path, bom: bool, text: &str) -> std::io::Resul
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_default();
-    let tmp = dir.join(format!(
-        ".{file_name}.karmada-policy-{}.tmp",
-        std::process::id()
-    ));
-    {
-        let mut f = std::fs::File::create(&tmp)?;
-        if bom {
-            f.write_all(b"\xef\xbb\xbf")?;
+    let meta = std::fs::metadata(path).ok();
+    if let Some(m) = meta.as_ref().filter(|m| m.nlink() > 1) {
+        warn(&format!(
+            "{}: has {} hard links; the edit replaces this name with a new file and the other links keep the old content",
+            path.display(),
+            m.nlink()
+        ));
+    }
+    let mut tmp = tempfile::Builder::new()
+        .prefix(&format!(".{file_name}."))
+        .suffix(".karmada-policy.tmp")
+        .rand_bytes(12)
+        .tempfile_in(dir)?;
+    let _cleanup = signal_cleanup::Guard::new(tmp.path());
+    if bom {
+        tmp.write_all(b"\xef\xbb\xbf")?;
+    }
+    tmp.write_all(text.as_bytes())?;
+    if let Some(m) = &meta {
+        tmp.as_file().set_permissions(m.permissions())?;
+        // Only root may give a file away; for anyone else this fails where it would change
+        // something, and the new file is then theirs, as an editor's would be.
+        let _ = std::os::unix::fs::fchown(tmp.as_file(), Some(m.uid()), Some(m.gid()));
+    }
+    tmp.as_file().sync_all()?;
+    if let Some(expected) = expected {
+        let now = std::fs::read(path).ok();
+        let unchanged = now
+            .as_deref()
+            .is_some_and(|bytes| &FileStamp::of(path, bytes) == expected);
+        if !unchanged {
+            return Err(WriteError::Changed);
         }
-        f.write_all(text.as_bytes())?;
-        f.sync_all()?;
     }
-    if let Ok(meta) = std::fs::metadata(path) {
-        let _ = std::fs::set_permissions(&tmp, meta.permissions());
+    tmp.persist(path).map_err(|e| WriteError::Io(e.error))?;
+    Ok(())
+}
+
+/// Removes the temporary file of an edit in progress when the process is interrupted: a
+/// handler for SIGINT, SIGTERM and SIGHUP that unlinks the path published by the current
+/// [`Guard`] and exits with 128 + the signal, as the default action would report it.
+mod signal_cleanup {
+    use std::ffi::CString;
+    use std::os::unix::ffi::OsStrExt;
+    use std::path::Path;
+    use std::sync::atomic::{AtomicPtr, Ordering};
+    use std::sync::Once;
+
+    /// The temporary file to remove on a signal (a leaked C string), or null.
+    static PATH: AtomicPtr<libc::c_char> = AtomicPtr::new(std::ptr::null_mut());
+
+    /// Publishes a temporary file for the handler while it lives.
+    pub struct Guard;
+
+    impl Guard {
+        pub fn new(path: &Path) -> Guard {
+            install();
+            if let Ok(c) = CString::new(path.as_os_str().as_bytes()) {
+                let old = PATH.swap(c.into_raw(), Ordering::SeqCst);
+                free(old);
+            }
+            Guard
+        }
     }
-    std::fs::rename(&tmp, path).inspect_err(|_| {
-        let _ = std::fs::remove_file(&tmp);
-    })
+
+    impl Drop for Guard {
+        fn drop(&mut self) {
+            free(PATH.swap(std::ptr::null_mut(), Ordering::SeqCst));
+        }
+    }
+
+    fn free(p: *mut libc::c_char) {
+        if !p.is_null() {
+            // SAFETY: every non-null pointer in PATH came from CString::into_raw, and the swap
+            // that returned it took it out, so it is freed once.
+            drop(unsafe { CString::from_raw(p) });
+        }
+    }
+
+    fn install() {
+        static ONCE: Once = Once::new();
+        ONCE.call_once(|| {
+            for signal in [libc::SIGINT, libc::SIGTERM, libc::SIGHUP] {
+                // SAFETY: the action calls only async-signal-safe functions (an atomic swap,
+                // unlink, _exit) and allocates nothing.
+                let _ =
+                    unsafe { signal_hook_registry::register(signal, move || on_signal(signal)) };
+            }
+        });
+    }
+
+    fn on_signal(signal: libc::c_int) {
+        let p = PATH.swap(std::ptr::null_mut(), Ordering::SeqCst);
+        // SAFETY: p, when not null, is a valid C string that nothing frees any more (taken out
+        // of PATH); unlink and _exit are async-signal-safe.
+        unsafe {
+            if !p.is_null() {
+                libc::unlink(p);
+            }
+            libc::_exit(128 + signal);
+        }
+    }
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -1256,6 +1453,26 @@ pub(super) fn rfc3339(secs: i64) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_change_between_read_and_write_is_refused_and_leaves_nothing() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("pp.yaml");
+        std::fs::write(&file, "a: 1\n").unwrap();
+        let stamp = FileStamp::of(&file, b"a: 1\n");
+        // Another process rewrites the file (same size, so only the content tells).
+        std::fs::write(&file, "a: 2\n").unwrap();
+        let err = write_atomic(&file, false, "a: 3\n", Some(&stamp)).unwrap_err();
+        assert!(matches!(err, WriteError::Changed), "{err}");
+        assert!(err.to_string().contains("changed by another process"));
+        assert_eq!(std::fs::read_to_string(&file).unwrap(), "a: 2\n");
+        let names: Vec<_> = std::fs::read_dir(dir.path()).unwrap().flatten().collect();
+        assert_eq!(names.len(), 1, "the temporary file is gone");
+        // Unchanged: written.
+        let stamp = FileStamp::of(&file, b"a: 2\n");
+        write_atomic(&file, false, "a: 3\n", Some(&stamp)).unwrap();
+        assert_eq!(std::fs::read_to_string(&file).unwrap(), "a: 3\n");
+    }
 
     fn s(v: &[&str]) -> Vec<String> {
         v.iter().map(|x| x.to_string()).collect()

@@ -6,11 +6,12 @@ use serde_json::json;
 use super::common::{write_stdout, CliError, Exit};
 use crate::model::KarmadaVersion;
 
-pub const AFTER_HELP: &str = "\
+pub const EXAMPLES: &str = "\
 Examples:
   kubectl karmada-policy version
-  kubectl karmada-policy version -o json
+  kubectl karmada-policy version -o json";
 
+pub const AFTER_HELP: &str = "\
 Exit codes:
   0  success";
 

@@ -18,6 +18,8 @@ pub mod claim;
 pub mod explain;
 // Which documents `explain` of one template needs (issue 8).
 pub mod explain_inputs;
+// Ownership changes of a change set (`lint --base`).
+pub mod ownership;
 pub mod rank;
 pub mod reconcile;
 pub mod selector;

@@ -534,7 +534,7 @@ pub struct CheckReport {
 /// whose owner changes and every template a changed policy matches but does not get.
 ///
 /// A change's `before` is the claim in the input (the template's claim labels and
-/// annotations), not the settled state: deleting a policy that is already terminating in the
+/// annotations), not the settled state (a template without a claim starts where it settles): deleting a policy that is already terminating in the
 /// input moves its templates away from it, although the settled state had moved them already.
 /// A template is reported when the changes move it from where it settles, when a changed policy
 /// cannot take it, or when its input claim names a changed (or deleted) policy and differs from
@@ -554,7 +554,12 @@ pub fn check(state: State, changes: Vec<Change>) -> Result<CheckReport, ChangeEr
     touched.extend(world.deleted.iter().cloned());
     let mut resources = Vec::new();
     for (t, settled_before) in settled.into_iter().enumerate() {
-        let before = world.state.templates[t].claim().owner();
+        // A template without a claim (manifests in git never carry one) starts from where it
+        // settles: the owner Karmada would give it before the changes.
+        let before = world.state.templates[t]
+            .claim()
+            .owner()
+            .or_else(|| settled_before.clone());
         let after = world.owner(t);
         let mut blocked_by = Vec::new();
         if world.state.templates[t].excluded.is_none() {

@@ -75,7 +75,7 @@ impl std::fmt::Display for ClusterError {
     }
 }
 
-fn classify(e: ::kube::Error) -> ClusterError {
+fn classify(e: ::kube::Error, server: &str) -> ClusterError {
     match e {
         ::kube::Error::Api(status) => {
             let kind = match status.code {
@@ -92,11 +92,185 @@ fn classify(e: ::kube::Error) -> ClusterError {
             };
             ClusterError::new(kind, format!("{} ({reason})", status.message))
         }
-        other => {
-            // Transport errors never carry credentials; keep only the display text.
-            ClusterError::new(ErrorKind::Transport, other.to_string())
+        ::kube::Error::Auth(a) => ClusterError::new(ErrorKind::Auth, auth_message(&a)),
+        other => ClusterError::new(ErrorKind::Transport, transport_message(&other, server)),
+    }
+}
+
+/// An authentication failure without what it carries: an exec plugin's stdout is the
+/// credential channel (a failed plugin shows its stderr only, as kubectl streams it), and its
+/// malformed output is not quoted.
+fn auth_message(e: &::kube::client::AuthError) -> String {
+    use ::kube::client::AuthError as A;
+    match e {
+        A::AuthExecRun { out, .. } => {
+            let stderr = String::from_utf8_lossy(&out.stderr);
+            let stderr = stderr.trim();
+            if stderr.is_empty() {
+                format!("the exec credential plugin failed ({})", out.status)
+            } else {
+                format!(
+                    "the exec credential plugin failed ({}): {stderr}",
+                    out.status
+                )
+            }
+        }
+        A::AuthExecParse(_) => "the exec credential plugin's output is not an ExecCredential (not shown: it carries the credential)".into(),
+        A::AuthExecStart(io) => format!("cannot run the exec credential plugin: {io}"),
+        A::ReadTokenFile(io, path) => {
+            format!("cannot read the token file {}: {io}", path.display())
+        }
+        // The other variants name a step, never a credential.
+        other => format!("authentication: {other}"),
+    }
+}
+
+/// A transport failure in kubectl's terms, naming the server: refused, timeout, or why TLS
+/// failed.
+fn transport_message(e: &::kube::Error, server: &str) -> String {
+    let mut chain = Vec::new();
+    let mut refused = false;
+    let mut timed_out = false;
+    let mut next: Option<&(dyn std::error::Error + 'static)> = Some(e);
+    while let Some(err) = next {
+        if let Some(io) = err.downcast_ref::<std::io::Error>() {
+            refused |= io.kind() == std::io::ErrorKind::ConnectionRefused;
+            timed_out |= io.kind() == std::io::ErrorKind::TimedOut;
+        }
+        chain.push(err.to_string());
+        next = err.source();
+    }
+    let text = chain.join(": ");
+    let lower = text.to_ascii_lowercase();
+    let host = server
+        .trim_start_matches("https://")
+        .trim_start_matches("http://")
+        .trim_end_matches('/');
+    if refused {
+        return format!(
+            "the connection to the server {host} was refused - did you specify the right host or port?"
+        );
+    }
+    if timed_out || lower.contains("timed out") || lower.contains("elapsed") {
+        return format!("timeout talking to the server {host}: no answer within --request-timeout");
+    }
+    let tls = [
+        ("caUsedAsEndEntity", "the server's certificate is a CA certificate (CA:TRUE) used as its serving certificate, which is refused even when it is the pinned certificate-authority-data (kubectl's Go TLS accepts it); give the server a serving certificate signed by that CA"),
+        ("UnknownIssuer", "x509: certificate signed by unknown authority (certificate-authority or certificate-authority-data in the kubeconfig)"),
+        ("NotValidForName", "x509: certificate is not valid for this server name"),
+        ("Expired", "x509: certificate has expired or is not yet valid"),
+        ("NotValidYet", "x509: certificate has expired or is not yet valid"),
+    ];
+    for (needle, why) in tls {
+        if text
+            .to_ascii_lowercase()
+            .contains(&needle.to_ascii_lowercase())
+        {
+            return format!("TLS with the server {host} failed: {why}");
         }
     }
+    format!("cannot reach the server {host}: {text}")
+}
+
+/// What the kubeconfig's YAML problem is, without any of its text: file, line, column and what
+/// is wrong (a line of context could hold a token or a key).
+fn kubeconfig_error(path: &std::path::Path, e: &::kube::config::KubeconfigError) -> ClusterError {
+    use ::kube::config::KubeconfigError as K;
+    let message = match e {
+        K::ReadConfig(io, _) => format!("cannot read kubeconfig {}: {io}", path.display()),
+        K::Parse(_) => match std::fs::read_to_string(path)
+            .ok()
+            .and_then(|t| yaml_error_at(&t))
+        {
+            Some((line, col, what)) => format!(
+                "kubeconfig {}: invalid YAML at line {line}, column {col}: {what}",
+                path.display()
+            ),
+            None => format!(
+                "kubeconfig {}: not a kubeconfig (a field has the wrong type or shape)",
+                path.display()
+            ),
+        },
+        other => format!("kubeconfig {}: {other}", path.display()),
+    };
+    ClusterError::new(ErrorKind::Config, message)
+}
+
+/// The first YAML syntax error of `text`: 1-based line and column and the parser's description
+/// of it (which names the problem, never the text).
+fn yaml_error_at(text: &str) -> Option<(usize, usize, String)> {
+    for event in saphyr_parser::Parser::new_from_str(text) {
+        if let Err(e) = event {
+            let m = e.marker();
+            return Some((m.line(), m.col() + 1, e.info().to_string()));
+        }
+    }
+    None
+}
+
+/// Reads one kubeconfig file; its errors never quote it.
+fn read_kubeconfig(path: &std::path::Path) -> Result<Kubeconfig, ClusterError> {
+    Kubeconfig::read_from(path).map_err(|e| kubeconfig_error(path, &e))
+}
+
+/// The kubeconfig kubectl would read: `--kubeconfig`, else the `KUBECONFIG` list (entries that
+/// do not exist are skipped, as kubectl skips them), else `~/.kube/config`. `Ok(None)`: none of
+/// them exists.
+fn find_kubeconfig(explicit: Option<&std::path::Path>) -> Result<Option<Kubeconfig>, ClusterError> {
+    if let Some(p) = explicit {
+        return read_kubeconfig(p).map(Some);
+    }
+    if let Some(list) = std::env::var_os("KUBECONFIG").filter(|v| !v.is_empty()) {
+        let mut merged: Option<Kubeconfig> = None;
+        for p in std::env::split_paths(&list).filter(|p| p.exists()) {
+            let next = read_kubeconfig(&p)?;
+            merged = Some(match merged {
+                None => next,
+                Some(m) => m.merge(next).map_err(|e| kubeconfig_error(&p, &e))?,
+            });
+        }
+        return Ok(merged);
+    }
+    let home = std::env::var_os("HOME").map(PathBuf::from);
+    match home.map(|h| h.join(".kube/config")).filter(|p| p.exists()) {
+        Some(p) => read_kubeconfig(&p).map(Some),
+        None => Ok(None),
+    }
+}
+
+/// `kubectl-karmada-policy/VERSION (os/arch)`, with Go's names as kubectl's user agent has them,
+/// so audit logs tell the tool apart.
+pub fn user_agent() -> String {
+    let arch = match std::env::consts::ARCH {
+        "x86_64" => "amd64",
+        "aarch64" => "arm64",
+        "x86" => "386",
+        other => other,
+    };
+    format!(
+        "kubectl-karmada-policy/{} ({}/{arch})",
+        env!("CARGO_PKG_VERSION"),
+        std::env::consts::OS
+    )
+}
+
+/// A bearer token must fit in an HTTP header: a newline or control character in it made the
+/// HTTP stack panic.
+fn check_token(config: &::kube::Config, user: &str) -> Result<(), ClusterError> {
+    use secrecy::ExposeSecret;
+    let bad = config.auth_info.token.as_ref().is_some_and(|t| {
+        t.expose_secret()
+            .trim_end_matches('\n')
+            .chars()
+            .any(char::is_control)
+    });
+    if bad {
+        return Err(ClusterError::new(
+            ErrorKind::Auth,
+            format!("the token of user \"{user}\" in the kubeconfig contains a newline or control character; it cannot be sent (is it pasted from a file with line breaks?)"),
+        ));
+    }
+    Ok(())
 }
 
 /// A connected client with what the kubeconfig context said.
@@ -113,19 +287,8 @@ pub struct Conn {
 
 /// Loads the kubeconfig as kubectl does and connects (no request is made yet).
 pub async fn connect(opts: &ConnectOptions) -> Result<Conn, ClusterError> {
-    let kubeconfig = match &opts.kubeconfig {
-        Some(p) => Kubeconfig::read_from(p).map_err(|e| {
-            ClusterError::new(
-                ErrorKind::Config,
-                format!("cannot read kubeconfig {}: {e}", p.display()),
-            )
-        })?,
-        None => Kubeconfig::read().map_err(|e| {
-            ClusterError::new(
-                ErrorKind::Config,
-                format!("cannot read kubeconfig (KUBECONFIG or ~/.kube/config): {e}"),
-            )
-        })?,
+    let Some(kubeconfig) = find_kubeconfig(opts.kubeconfig.as_deref())? else {
+        return connect_in_cluster(opts).await;
     };
     let context_name = opts
         .context
@@ -134,9 +297,21 @@ pub async fn connect(opts: &ConnectOptions) -> Result<Conn, ClusterError> {
         .unwrap_or_default();
     if let Some(c) = &opts.context {
         if !kubeconfig.contexts.iter().any(|x| &x.name == c) {
+            let names: Vec<&str> = kubeconfig
+                .contexts
+                .iter()
+                .map(|x| x.name.as_str())
+                .collect();
             return Err(ClusterError::new(
                 ErrorKind::Config,
-                format!("context \"{c}\" does not exist in the kubeconfig"),
+                format!(
+                    "context \"{c}\" does not exist in the kubeconfig; its contexts: {}",
+                    if names.is_empty() {
+                        "none".to_string()
+                    } else {
+                        names.join(", ")
+                    }
+                ),
             ));
         }
     }
@@ -152,18 +327,51 @@ pub async fn connect(opts: &ConnectOptions) -> Result<Conn, ClusterError> {
         cluster: None,
         user: None,
     };
-    let mut config = ::kube::Config::from_custom_kubeconfig(kubeconfig, &options)
+    let config = ::kube::Config::from_custom_kubeconfig(kubeconfig, &options)
         .await
         .map_err(|e| ClusterError::new(ErrorKind::Config, format!("kubeconfig: {e}")))?;
+    check_token(&config, &user)?;
+    client_for(config, opts, user)
+}
+
+/// The service account's configuration when no kubeconfig exists, as kubectl and client-go use
+/// it in a pod (so `lint --cluster` runs in a CronJob).
+async fn connect_in_cluster(opts: &ConnectOptions) -> Result<Conn, ClusterError> {
+    let config = ::kube::Config::incluster().map_err(|e| {
+        ClusterError::new(
+            ErrorKind::Config,
+            format!(
+                "no kubeconfig (--kubeconfig, KUBECONFIG or ~/.kube/config), and not in a pod: {e}"
+            ),
+        )
+    })?;
+    client_for(config, opts, "serviceaccount".into())
+}
+
+/// The client for `config` with our settings: timeouts from --request-timeout, the user agent,
+/// and no retry layer of the client library (it retried 503s for minutes whatever the
+/// timeout); our writes retry conflicts within their own budget.
+fn client_for(
+    mut config: ::kube::Config,
+    opts: &ConnectOptions,
+    user: String,
+) -> Result<Conn, ClusterError> {
     if let Some(t) = opts.request_timeout.filter(|t| !t.is_zero()) {
         config.connect_timeout = Some(t);
         config.read_timeout = Some(t);
         config.write_timeout = Some(t);
     }
+    config.default_retry = false;
+    if let Ok(v) = http::HeaderValue::from_str(&user_agent()) {
+        config.headers.push((http::header::USER_AGENT, v));
+    }
     let namespace = config.default_namespace.clone();
     let server = config.cluster_url.to_string();
-    let client = ::kube::Client::try_from(config)
-        .map_err(|e| ClusterError::new(ErrorKind::Config, format!("client: {e}")))?;
+    // Building the client runs an exec credential plugin: its failure must not be quoted.
+    let client = ::kube::Client::try_from(config).map_err(|e| match e {
+        ::kube::Error::Auth(a) => ClusterError::new(ErrorKind::Auth, auth_message(&a)),
+        other => ClusterError::new(ErrorKind::Config, format!("client: {other}")),
+    })?;
     Ok(Conn {
         client,
         namespace,
@@ -213,7 +421,7 @@ impl Conn {
         let api = self.policy_api(kind, namespace);
         match api.get_opt(name).await {
             Ok(o) => Ok(o.map(|o| to_json(&o, kind))),
-            Err(e) => Err(classify(e)),
+            Err(e) => Err(classify(e, &self.server)),
         }
     }
 
@@ -229,7 +437,7 @@ impl Conn {
         if let Some(s) = selector {
             lp = lp.labels(s);
         }
-        let list = api.list(&lp).await.map_err(classify)?;
+        let list = api.list(&lp).await.map_err(|e| classify(e, &self.server))?;
         Ok(list.items.iter().map(|o| to_json(o, kind)).collect())
     }
 
@@ -252,7 +460,8 @@ impl Conn {
         let o = api
             .patch(name, &pp, &Patch::Merge(patch))
             .await
-            .map_err(classify)?;
+            .map_err(|e| classify(e, &self.server))?;
+        check_is_policy(&o, kind, namespace, name)?;
         Ok(to_json(&o, kind))
     }
 
@@ -260,7 +469,10 @@ impl Conn {
     pub async fn list_namespaces(&self) -> Result<Vec<String>, ClusterError> {
         let ar = resource("", "v1", "Namespace", "namespaces");
         let api: Api<DynamicObject> = Api::all_with(self.client.clone(), &ar);
-        let list = api.list(&ListParams::default()).await.map_err(classify)?;
+        let list = api
+            .list(&ListParams::default())
+            .await
+            .map_err(|e| classify(e, &self.server))?;
         Ok(list
             .items
             .into_iter()
@@ -377,13 +589,44 @@ impl Conn {
         let list = api
             .list(&ListParams::default().labels(selector))
             .await
-            .map_err(classify)?;
+            .map_err(|e| classify(e, &self.server))?;
         Ok(list
             .items
             .iter()
             .filter_map(|o| serde_json::to_value(o).ok())
             .collect())
     }
+}
+
+/// A PATCH answer must be the policy patched: anything else (another object, a kind or name
+/// that does not match) is not a success, whatever its status code.
+fn check_is_policy(
+    o: &DynamicObject,
+    kind: PolicyKind,
+    namespace: Option<&str>,
+    name: &str,
+) -> Result<(), ClusterError> {
+    let type_ok = o
+        .types
+        .as_ref()
+        .is_none_or(|t| t.kind == kind.as_str() && t.api_version == "policy.karmada.io/v1alpha1");
+    let name_ok = o.metadata.name.as_deref() == Some(name);
+    let ns_ok = match (kind, namespace) {
+        (PolicyKind::PropagationPolicy, Some(ns)) => {
+            o.metadata.namespace.as_deref().is_none_or(|n| n == ns)
+        }
+        _ => true,
+    };
+    if type_ok && name_ok && ns_ok {
+        return Ok(());
+    }
+    Err(ClusterError::new(
+        ErrorKind::Server,
+        format!(
+            "the server answered the PATCH of {} {name} with something that is not that policy; the change may or may not have been applied, read the policy back to see",
+            kind.as_str()
+        ),
+    ))
 }
 
 /// The object as JSON with apiVersion and kind filled in (lists may omit them).

@@ -9,7 +9,9 @@ use crate::engine::state::{FeatureGates, Options, PolicyEntry, State};
 use crate::model::Inventory;
 use crate::source::{FieldPath, Node, Source, Span};
 
-use super::{Finding, LintOptions, RuleDoc};
+use super::config::LintOptions;
+use super::finding::Finding;
+use super::rule::RuleDoc;
 
 pub struct Analysis<'a> {
     pub inventory: &'a Inventory,

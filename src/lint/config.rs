@@ -18,11 +18,21 @@ use std::path::{Path, PathBuf};
 use globset::{Glob, GlobSet, GlobSetBuilder};
 use serde::Deserialize;
 
-use crate::lint::Severity;
+use crate::lint::finding::Severity;
 use crate::model::KarmadaVersion;
 use crate::source::{load, FieldPath, Source};
 
 pub const FILE_NAME: &str = ".karmada-policy.yaml";
+
+/// Everything that changes what `lint` reports.
+#[derive(Clone, Debug, Default)]
+pub struct LintOptions {
+    pub version: KarmadaVersion,
+    pub feature_gates: BTreeMap<String, bool>,
+    pub known_clusters: Vec<String>,
+    pub rules: BTreeMap<String, RuleSetting>,
+    pub inline_ignores: bool,
+}
 
 /// Why a config file cannot be used. Every variant but `Read` names the file, line and column
 /// (`at`) of the offending setting.

@@ -1,7 +1,7 @@
 //! Lint in the git modes: a revision's tree (`--rev`), the index (`--staged`), and the head and
 //! merge base of a pull request (`--base`), with the suspension-age rule (blame) on top.
 //!
-//! `--base` reports the findings new at head (baseline matching, [`diff::new_at_head`]), the
+//! `--base` reports the findings new at head (baseline matching, [`baseline::new_at_head`]), the
 //! updates Karmada would reject and the templates whose owner changes. Over a GitOps repository
 //! (kustomizations, charts) each side is rendered first ([`super::gitops`]).
 
@@ -9,8 +9,11 @@ use std::path::{Path, PathBuf};
 
 use super::config::Config;
 use super::gitops;
+use super::phase::{Blame, History};
+use super::rules::admission;
 use super::rules::suspension_age;
-use super::{diff, registry, Finding, LintOptions};
+use super::{baseline, registry, Finding, LintOptions};
+use crate::engine::ownership;
 use crate::model::Inventory;
 use crate::source::files::{self, ReadError};
 use crate::source::git::{GitError, GitRepo, Side};
@@ -54,7 +57,7 @@ pub struct GitLint {
     /// findings without `--base`).
     pub new_only: Vec<Finding>,
     /// `--base` only.
-    pub ownership: Option<Vec<diff::OwnershipChange>>,
+    pub ownership: Option<Vec<ownership::OwnershipChange>>,
 }
 
 /// One side of a run: what was read and what lint says about it.
@@ -158,13 +161,14 @@ pub fn lint_git(
 /// `--base`: the findings new at head plus the rejected updates, and the ownership changes.
 fn compare(mut head: GitSide, base: GitSide, req: &GitRequest<'_>) -> GitLint {
     let opts = req.opts;
-    let updates = finish(
-        diff::update_findings(&base.inventory, &head.inventory),
-        &head.inventory,
-        opts,
-    );
-    head.findings = diff::short_circuited_by_updates(head.findings, &updates);
-    let new = diff::new_at_head(&base.findings, &head.findings);
+    let update_rules = History {
+        inventory: &head.inventory,
+        blame: None,
+        base: Some(&base.inventory),
+    };
+    let updates = finish(registry::run_history(&update_rules), &head.inventory, opts);
+    head.findings = admission::short_circuited_by_updates(head.findings, &updates);
+    let new = baseline::new_at_head(&base.findings, &head.findings);
     let mut new_findings: Vec<Finding> = head
         .findings
         .iter()
@@ -174,10 +178,10 @@ fn compare(mut head: GitSide, base: GitSide, req: &GitRequest<'_>) -> GitLint {
         .chain(updates.iter().cloned())
         .collect();
     new_findings.sort_by(|a, b| a.sort_key().cmp(&b.sort_key()));
-    let ownership = diff::ownership_changes(
+    let ownership = ownership::ownership_changes(
         &base.inventory,
         &head.inventory,
-        diff::engine_options(&opts.feature_gates, opts.version),
+        ownership::engine_options(&opts.feature_gates, opts.version),
     );
     let reported = if req.all_findings {
         let mut all = head.findings;
@@ -226,7 +230,15 @@ fn lint_side(
         .max_suspension_age_secs
         .unwrap_or(suspension_age::DEFAULT_MAX_AGE_SECS);
     let history = |name: &str, text: &str, line: u32| repo.introduced(side, name, text, line);
-    let aged = suspension_age::check(&inventory, max_age, now, &history);
+    let aged = registry::run_history(&History {
+        inventory: &inventory,
+        blame: Some(Blame {
+            introduced: &history,
+            max_age_secs: max_age,
+            now,
+        }),
+        base: None,
+    });
     findings.extend(finish(aged, &inventory, req.opts));
     findings.sort_by(|a, b| a.sort_key().cmp(&b.sort_key()));
     Ok(GitSide {
@@ -243,7 +255,7 @@ fn finish(findings: Vec<Finding>, inventory: &Inventory, opts: &LintOptions) -> 
         // `lint::lint` already reported malformed ignore annotations: keep only the filtering.
         super::suppress::apply(findings, inventory, &registry::is_known)
             .into_iter()
-            .filter(|f| f.rule != super::suppress::INVALID_IGNORE.id)
+            .filter(|f| f.rule != super::rules::invalid_ignore::INVALID_IGNORE.id)
             .collect()
     } else {
         findings
@@ -295,7 +307,7 @@ impl GitopsSides<'_> {
             });
         };
         let base = self.side(&Side::Commit(oid))?;
-        let new = diff::new_at_head(&base.findings, &head.findings);
+        let new = baseline::new_at_head(&base.findings, &head.findings);
         let new_findings: Vec<Finding> = head
             .findings
             .iter()
@@ -311,7 +323,7 @@ impl GitopsSides<'_> {
         let ownership = gitops::ownership_changes(
             &base,
             &head,
-            diff::engine_options(&req.opts.feature_gates, req.opts.version),
+            ownership::engine_options(&req.opts.feature_gates, req.opts.version),
         );
         Ok(GitLint {
             files: head.files,

@@ -11,8 +11,8 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use super::registry::{RuleDoc, RuleGroup};
-use super::{Finding, LintOptions, Location, Severity};
+use super::rules::render_failed::RENDER_FAILED;
+use super::{Finding, LintOptions, Location};
 use crate::model::Inventory;
 use crate::source::kustomize::discover::{self, Repository};
 use crate::source::kustomize::flux::{self, FluxKustomization};
@@ -20,19 +20,6 @@ use crate::source::kustomize::helm::{self, Helm};
 use crate::source::kustomize::origin::{self, Layers, Mapper};
 use crate::source::kustomize::render::{self, Kustomize};
 use crate::source::{files, load, Document, FieldPath, Loaded, Node, Source, Value};
-
-pub const RENDER_FAILED: RuleDoc = RuleDoc {
-    id: "render-failed",
-    group: RuleGroup::Input,
-    default_severity: Severity::Error,
-    summary: "kustomize (or helm) cannot build a root of the repository",
-    rationale:
-        "Flux and Argo CD run the same build; when it fails, nothing of that root is applied \
-                and its policies cannot be checked.",
-    example: "resources:\n  - missing.yaml\n",
-    fix: "Fix the kustomization as kustomize's message says (`kubectl kustomize DIR` shows it).",
-    reference: "kustomize build",
-};
 
 /// What the configuration says about rendering (`.karmada-policy.yaml`, `gitops:`).
 #[derive(Debug, Clone, Default)]
@@ -248,6 +235,86 @@ pub fn lint_repository(
     out
 }
 
+/// Lints piped input named `name` (`--stdin-filename`). Rendered input keeps the traces of
+/// where it came from: `config.kubernetes.io/origin` annotations (`buildMetadata:
+/// [originAnnotations]`) and Helm's `# Source:` comments. When `name` is the directory it was
+/// rendered from, the findings go to those files, through that directory's patches, as for
+/// `lint DIR`; otherwise they stay on `name`.
+pub fn lint_piped(text: String, name: &str, namespace: &str, opts: &LintOptions) -> Linted {
+    let dir = PathBuf::from(name);
+    let repo = if dir.is_dir() {
+        discover_from(&dir)
+    } else {
+        Repository::default()
+    };
+    let base = if dir.is_dir() {
+        dir.clone()
+    } else {
+        PathBuf::new()
+    };
+    let mut loaded = load(Source::new(name, text));
+    let chart = base.join("Chart.yaml").is_file();
+    let comments = chart.then(|| source_comments(&loaded, &base));
+    let origins: Vec<Option<PathBuf>> = loaded
+        .documents
+        .iter_mut()
+        .enumerate()
+        .map(|(i, d)| {
+            let annotated = origin::take_origin(&mut d.root)
+                .map(|raw| crate::source::kustomize::normalize(&base.join(raw)));
+            annotated
+                .or_else(|| comments.as_ref().and_then(|c| c[i].clone()))
+                .filter(|p| p.is_file())
+        })
+        .collect();
+    let fallback = discover::kustomization_file(&base).unwrap_or_else(|| dir.clone());
+    let closure = repo.closure(&crate::source::kustomize::normalize(&base));
+    let mapper = Mapper::new(&repo);
+    let mut rendered = vec![Rendered {
+        loaded,
+        origins,
+        layers: Layers { closure, fallback },
+    }];
+    let documents = rendered[0].loaded.documents.len();
+    let (mut findings, inventory) =
+        lint_environment(&mut Vec::new(), &mut rendered, namespace, opts, &mapper);
+    findings = super::apply_settings(findings, &opts.rules);
+    findings.sort_by(|a, b| a.sort_key().cmp(&b.sort_key()));
+    Linted {
+        findings,
+        notes: Vec::new(),
+        files: 1,
+        documents,
+        policies: inventory.policies().count(),
+        environments: vec![(name.to_string(), inventory)],
+    }
+}
+
+/// The kustomizations `dir` builds on, wherever they are (bases outside `dir` too).
+fn discover_from(dir: &Path) -> Repository {
+    let mut scanned: Vec<PathBuf> = vec![dir.to_path_buf()];
+    let mut inputs: Vec<PathBuf> =
+        files::expand(&[dir.display().to_string()], &|_| false).unwrap_or_default();
+    loop {
+        let repo = discover::discover(&inputs);
+        let more: Vec<PathBuf> = repo
+            .kustomizations
+            .values()
+            .flat_map(|k| k.resource_dirs.iter().chain(&k.components))
+            .filter(|d| !scanned.iter().any(|s| d.starts_with(s)))
+            .cloned()
+            .collect();
+        if more.is_empty() || scanned.len() > 64 {
+            return repo;
+        }
+        for d in more {
+            inputs
+                .extend(files::expand(&[d.display().to_string()], &|_| false).unwrap_or_default());
+            scanned.push(d);
+        }
+    }
+}
+
 /// Templates whose owner changes between two lints of a repository, environment by
 /// environment (an environment new at head is compared with an empty one); a change seen in
 /// several environments is listed once.
@@ -255,16 +322,18 @@ pub fn ownership_changes(
     base: &Linted,
     head: &Linted,
     options: crate::engine::state::Options,
-) -> Vec<super::diff::OwnershipChange> {
+) -> Vec<crate::engine::ownership::OwnershipChange> {
     let empty = Inventory::from_documents(Vec::new(), "default");
-    let mut out: Vec<super::diff::OwnershipChange> = Vec::new();
+    let mut out: Vec<crate::engine::ownership::OwnershipChange> = Vec::new();
     for (name, head_inv) in &head.environments {
         let base_inv = base
             .environments
             .iter()
             .find(|(n, _)| n == name)
             .map_or(&empty, |(_, i)| i);
-        for change in super::diff::ownership_changes(base_inv, head_inv, options.clone()) {
+        for change in
+            crate::engine::ownership::ownership_changes(base_inv, head_inv, options.clone())
+        {
             if !out.contains(&change) {
                 out.push(change);
             }
@@ -475,8 +544,22 @@ fn rendered_chart(dir: &Path, text: &str) -> Rendered {
         format!("helm template {}", dir.display()),
         text,
     ));
+    let origins = source_comments(&loaded, dir);
+    Rendered {
+        loaded,
+        origins,
+        layers: Layers {
+            closure: Vec::new(),
+            fallback: dir.join("Chart.yaml"),
+        },
+    }
+}
+
+/// For each document of a `helm template` output, the template its `# Source:` comment names.
+fn source_comments(loaded: &Loaded, chart_dir: &Path) -> Vec<Option<PathBuf>> {
+    let text = loaded.source.text();
     let lines: Vec<&str> = text.lines().collect();
-    let origins = loaded
+    loaded
         .documents
         .iter()
         .map(|d| {
@@ -486,17 +569,9 @@ fn rendered_chart(dir: &Path, text: &str) -> Rendered {
                 .rev()
                 .take_while(|l| l.trim() != "---")
                 .find_map(|l| helm::source_comment(l))
-                .map(|p| helm::source_file(p, dir))
+                .map(|p| helm::source_file(p, chart_dir))
         })
-        .collect();
-    Rendered {
-        loaded,
-        origins,
-        layers: Layers {
-            closure: Vec::new(),
-            fallback: dir.join("Chart.yaml"),
-        },
-    }
+        .collect()
 }
 
 fn render_finding(

@@ -2,35 +2,28 @@
 //! whether each object is accepted; the semantic rules say what accepted policies will do together.
 
 pub mod analysis;
+pub mod baseline;
 pub mod config;
-pub mod diff;
 pub mod finding;
 pub mod git;
 pub mod gitops;
+pub mod phase;
 pub mod registry;
+pub mod rule;
 pub mod rules;
 pub mod stream;
 pub mod suppress;
 
 use std::collections::BTreeMap;
 
-pub use config::{Config, RuleSetting};
+pub use config::{Config, LintOptions, RuleSetting};
 pub use finding::{Finding, Location, Related, Severity};
-pub use registry::{RuleDoc, RuleGroup};
+pub use rule::{RuleDoc, RuleGroup};
 
 use crate::engine::state::State;
-use crate::model::{Inventory, KarmadaVersion};
+use crate::model::Inventory;
 use crate::source::Loaded;
-
-/// Everything that changes what `lint` reports.
-#[derive(Clone, Debug, Default)]
-pub struct LintOptions {
-    pub version: KarmadaVersion,
-    pub feature_gates: BTreeMap<String, bool>,
-    pub known_clusters: Vec<String>,
-    pub rules: BTreeMap<String, RuleSetting>,
-    pub inline_ignores: bool,
-}
+use phase::{Identities, Objects, Taken};
 
 /// Runs every enabled rule over the inputs; findings come back sorted by file and position.
 /// (`lint PATH...` streams files through [`stream::lint_paths`] instead, which gives the same
@@ -41,7 +34,11 @@ pub fn lint(loaded: &[Loaded], inventory: &Inventory, opts: &LintOptions) -> Vec
     let (mut findings, semantic) = crate::util::parallel::join(
         || {
             let mut findings = per_object_findings(loaded, inventory, opts);
-            findings.extend(rules::duplicate_identity::check(inventory));
+            findings.extend(registry::run_identities(&Identities {
+                inventory,
+                taken: Taken::default(),
+                hashes: None,
+            }));
             findings
         },
         || semantic_findings(inventory, opts),
@@ -57,16 +54,11 @@ pub fn per_object_findings(
     inventory: &Inventory,
     opts: &LintOptions,
 ) -> Vec<Finding> {
-    let mut findings = rules::input::findings(loaded);
-    findings.extend(rules::input::classify_findings(inventory));
-    let schema = rules::schema::check(inventory, opts);
-    let admission = rules::admission::check(inventory, opts);
-    findings.extend(drop_cascades(admission, &schema));
-    findings.extend(schema);
-    findings.extend(rules::suspension::check(inventory, opts));
-    findings.extend(rules::failover_gate::check(inventory, opts));
-    findings.extend(rules::overrides::check(inventory));
-    findings
+    registry::run_per_object(&Objects {
+        loaded,
+        inventory,
+        opts,
+    })
 }
 
 /// What accepted policies do together: the engine's analysis of every policy against every
@@ -78,18 +70,7 @@ pub fn semantic_findings(inventory: &Inventory, opts: &LintOptions) -> Vec<Findi
 
 /// [`semantic_findings`] over a snapshot already built from `inventory`.
 pub fn semantic_findings_of(inventory: &Inventory, state: &State) -> Vec<Finding> {
-    let analysis = analysis::Analysis::new(inventory, state);
-    // The rules only read the analysis: overlap, the longest, runs beside the other two.
-    let (rest, mut out) = crate::util::parallel::join(
-        || {
-            let mut rest = rules::preemption::check(&analysis);
-            rest.extend(rules::dead_policy::check(&analysis));
-            rest
-        },
-        || rules::overlap::check(&analysis),
-    );
-    out.extend(rest);
-    out
+    registry::run_semantic(&analysis::Analysis::new(inventory, state))
 }
 
 /// Configuration settings, inline ignores, and the order findings are reported in.
@@ -100,33 +81,6 @@ fn finish(findings: Vec<Finding>, inventory: &Inventory, opts: &LintOptions) -> 
     }
     findings.sort_by(|a, b| a.sort_key().cmp(&b.sort_key()));
     findings
-}
-
-/// The API server validates the schema before the validating webhook runs, so an admission
-/// finding next to a schema error is often only its echo (an unknown `purgeMode` spelling makes
-/// `gracePeriodSeconds` look misplaced). Drop admission findings inside an object whose field
-/// already failed a type or enum check; keep the ones elsewhere in the document.
-fn drop_cascades(admission: Vec<Finding>, schema: &[Finding]) -> Vec<Finding> {
-    let broken: Vec<(usize, String)> = schema
-        .iter()
-        .filter(|f| matches!(f.rule, "schema-enum" | "schema-type"))
-        .filter_map(|f| {
-            let field = f.field.as_deref()?;
-            let parent = field.rsplit_once('.').map_or("", |(p, _)| p);
-            Some((f.doc?, format!("{parent}.")))
-        })
-        .collect();
-    admission
-        .into_iter()
-        .filter(|f| {
-            let (Some(doc), Some(field)) = (f.doc, f.field.as_deref()) else {
-                return true;
-            };
-            !broken.iter().any(|(d, prefix)| {
-                *d == doc && prefix.len() > 1 && field.starts_with(prefix.as_str())
-            })
-        })
-        .collect()
 }
 
 /// Drops rules turned off in the config and applies severity overrides (also used for the

@@ -21,9 +21,12 @@ use crate::model::{Inventory, Object};
 use crate::source::files::{self, ReadError};
 use crate::source::{Document, Entry, FieldPath, Loaded, Node, Seg, Source, Value};
 
-use super::{
-    analysis, per_object_findings, rules, semantic_findings_of, suppress, Finding, LintOptions,
-};
+use crate::util::profile::Clock;
+
+use super::config::LintOptions;
+use super::finding::Finding;
+use super::phase::{Identities, Taken};
+use super::{analysis, per_object_findings, registry, rules, semantic_findings_of, suppress};
 
 /// What a streamed run read and found.
 #[derive(Default)]
@@ -86,11 +89,17 @@ pub fn lint_paths(
     clock.lap("read, parse, per-object rules");
     let inventory = &linted.inventory;
     // Before the state is built: it keeps one template of each identity.
-    let taken = rules::duplicate_identity::Taken {
+    let taken = Taken {
         templates: &prepared.templates,
         policies: &prepared.policies,
     };
-    let duplicates = rules::duplicate_identity::check_hashed(inventory, taken, identities);
+    // The files' sorted runs, merged.
+    identities.sort();
+    let duplicates = registry::run_identities(&Identities {
+        inventory,
+        taken,
+        hashes: Some(&identities),
+    });
     linted.policies = prepared.policies.len();
     clock.lap("duplicate-identity");
     let state = State::from_prepared(inventory, prepared, options);
@@ -161,40 +170,6 @@ impl Growth {
     }
 }
 
-/// Phase timings on stderr when `KARMADA_POLICY_TIMINGS` is set (a benchmarking aid, like the
-/// hidden `lint --parse-only`; not a stable interface): milliseconds since the start.
-struct Clock(Option<std::time::Instant>);
-
-impl Clock {
-    fn start() -> Clock {
-        Clock(std::env::var_os("KARMADA_POLICY_TIMINGS").map(|_| std::time::Instant::now()))
-    }
-
-    fn lap(&self, phase: &str) {
-        if let Some(start) = self.0 {
-            let (now, peak) = rss_mb();
-            eprintln!(
-                "timing: {:>8.1} ms  {now:>5} MB ({peak:>5} MB peak)  {phase}",
-                start.elapsed().as_secs_f64() * 1e3,
-            );
-        }
-    }
-}
-
-/// The process's resident memory now and at its peak so far in MB (Linux `VmRSS`, `VmHWM`),
-/// 0 where unknown.
-fn rss_mb() -> (u64, u64) {
-    let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
-    let field = |name: &str| {
-        status
-            .lines()
-            .find_map(|l| l.strip_prefix(name))
-            .and_then(|v| v.trim().trim_end_matches("kB").trim().parse::<u64>().ok())
-            .map_or(0, |kb| kb / 1024)
-    };
-    (field("VmRSS:"), field("VmHWM:"))
-}
-
 /// Types one file's documents, runs the per-object rules on them and lets go of what the later
 /// rules do not read: templates become the engine's entries, trees become skeletons. Document
 /// indices in the result are the file's own (from 0).
@@ -214,7 +189,7 @@ fn check_file(
     let findings = per_object_findings(std::slice::from_ref(&loaded), &inventory, opts);
     release_trees(&mut inventory);
     let prepared = Prepared::take(options, &mut inventory.objects);
-    let taken = rules::duplicate_identity::Taken {
+    let taken = Taken {
         templates: &prepared.templates,
         policies: &prepared.policies,
     };

@@ -2,8 +2,8 @@
 //! silences that rule for that object. A reason is required, so a reviewer sees why; several
 //! entries are separated by `;` or new lines. `--no-inline-ignores` turns them all off.
 
-use crate::lint::registry::{RuleDoc, RuleGroup};
-use crate::lint::{Finding, Severity};
+use crate::lint::finding::Finding;
+use crate::lint::rules::invalid_ignore::INVALID_IGNORE;
 use crate::model::Inventory;
 use crate::source::FieldPath;
 
@@ -16,18 +16,6 @@ pub fn ignore_path() -> &'static FieldPath {
         std::sync::LazyLock::new(|| FieldPath::parse("metadata.annotations").key(ANNOTATION));
     &PATH
 }
-
-pub const INVALID_IGNORE: RuleDoc = RuleDoc {
-    id: "invalid-ignore",
-    group: RuleGroup::Input,
-    default_severity: Severity::Warning,
-    summary: "A `karmada-policy.io/ignore` annotation has no reason or names an unknown rule",
-    rationale: "A suppression without a reason hides a problem from reviewers; one with a misspelled rule id \
-                silently suppresses nothing. Either way it is not applied.",
-    example: "metadata:\n  annotations:\n    karmada-policy.io/ignore: overlap\n",
-    fix: "Write `RULE-ID: reason`, e.g. `overlap: team-b owns nginx until the migration ends`.",
-    reference: "",
-};
 
 /// One parsed entry of the annotation.
 #[derive(Clone, Debug, PartialEq, Eq)]

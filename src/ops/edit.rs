@@ -547,6 +547,51 @@ pub fn annotation_edit(
     }
 }
 
+/// Checks an edited text before it is written: it must parse as cleanly as `before` did, hold
+/// as many documents, and each document must be what it was, but for `spec.suspension` of the
+/// documents in `edited` (their indices; `None`: any document may change, only the parse and
+/// the count are checked). An anchor on or inside a replaced block that was aliased elsewhere
+/// would otherwise leave a dangling alias, or change the other users of the anchor.
+pub fn verify(before: &str, after: &str, edited: Option<&[usize]>) -> Result<(), EditError> {
+    use crate::source::{load, ProblemKind, Source};
+    let old = load(Source::new("before", before));
+    let new = load(Source::new("after", after));
+    let serious = |p: &&crate::source::LoadProblem| p.kind != ProblemKind::DuplicateKey;
+    if let Some(p) = new.problems.iter().find(serious) {
+        return Err(EditError(format!(
+            "the edited file would not parse ({} at line {}): an anchor in the replaced block used elsewhere? nothing was changed",
+            p.message, p.span.start.line
+        )));
+    }
+    if new.documents.len() != old.documents.len() {
+        return Err(EditError(
+            "the edited file would not hold the same documents; nothing was changed".into(),
+        ));
+    }
+    let Some(edited) = edited else {
+        return Ok(());
+    };
+    let without_suspension = |node: &Node, strip: bool| {
+        let mut json = node.to_json();
+        if strip {
+            if let Some(spec) = json.get_mut("spec").and_then(|s| s.as_object_mut()) {
+                spec.remove("suspension");
+            }
+        }
+        json
+    };
+    for (i, (a, b)) in old.documents.iter().zip(&new.documents).enumerate() {
+        let strip = edited.contains(&i);
+        if without_suspension(&a.root, strip) != without_suspension(&b.root, strip) {
+            return Err(EditError(format!(
+                "the edit would change document {} beyond the suspension (an anchor on or in the suspension block is aliased elsewhere?); edit it by hand, nothing was changed",
+                i + 1
+            )));
+        }
+    }
+    Ok(())
+}
+
 /// A unified diff of `before` → `after` with file names, as `--dry-run` prints it.
 pub fn unified_diff(name: &str, before: &str, after: &str) -> String {
     similar::TextDiff::from_lines(before, after)
@@ -716,6 +761,17 @@ spec:
         let flow = "metadata: {name: x}\n";
         let loaded = load(Source::new("t.yaml", flow));
         assert!(annotation_edit(flow, &loaded.documents[0].root, "k", Some("v")).is_err());
+    }
+
+    #[test]
+    fn an_edit_that_breaks_an_alias_is_refused() {
+        let before = "spec:\n  suspension: &s {dispatching: true}\nother: *s\n";
+        let dangling = "spec:\n  suspension: {dispatching: false}\nother: *s\n";
+        assert!(verify(before, dangling, Some(&[0])).is_err());
+        let changed = "spec:\n  suspension: &s {dispatching: false}\nother: *s\n";
+        assert!(verify(before, changed, Some(&[0])).is_err());
+        let fine = "spec:\n  suspension: {dispatching: false}\nother: 1\n";
+        assert!(verify("spec: {}\nother: 1\n", fine, Some(&[0])).is_ok());
     }
 
     #[test]

@@ -1,14 +1,16 @@
 //! The output formats and the one place that picks a renderer for each: subcommands name a
 //! format and hand over their report; they never match on formats themselves.
 
+use std::borrow::Cow;
+
 use crate::engine::chain::Chain;
 use crate::engine::delivery::Delivery;
 use crate::engine::explain::Explanation;
+use crate::engine::ownership::OwnershipChange;
 use crate::engine::placement::PlacementResult;
 use crate::engine::policy_view::PolicyExplanation;
 use crate::engine::simulate::CheckReport;
-use crate::lint::diff::OwnershipChange;
-use crate::lint::{registry, Finding};
+use crate::lint::{registry, Finding, Severity};
 
 use super::Summary;
 
@@ -19,6 +21,8 @@ pub enum Format {
     Json,
     Sarif,
     Github,
+    /// JUnit XML (GitLab, Jenkins, Azure): one test case per rule and object.
+    Junit,
 }
 
 /// One requested output: a format and where it goes (`None`: stdout).
@@ -26,12 +30,14 @@ pub enum Format {
 pub struct OutputSpec {
     pub format: Format,
     pub file: Option<String>,
+    /// The lowest severity shown (--min-severity, --quiet).
+    pub min: Severity,
 }
 
 /// Why `-o` cannot be honoured.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum OutputSpecError {
-    #[error("unknown output format `{0}`: expected text, json, sarif or github")]
+    #[error("unknown output format `{0}`: expected text, json, sarif, github or junit")]
     Unknown(String),
     #[error("only one output format can go to stdout; write the others to files, e.g. `-o sarif=lint.sarif`")]
     TwoOnStdout,
@@ -51,14 +57,20 @@ pub fn parse_outputs(specs: &[String]) -> Result<Vec<OutputSpec>, OutputSpecErro
             "json" => Format::Json,
             "sarif" => Format::Sarif,
             "github" => Format::Github,
+            "junit" => Format::Junit,
             other => return Err(OutputSpecError::Unknown(other.to_string())),
         };
-        out.push(OutputSpec { format, file });
+        out.push(OutputSpec {
+            format,
+            file,
+            min: Severity::Info,
+        });
     }
     if out.is_empty() {
         out.push(OutputSpec {
             format: Format::Text,
             file: None,
+            min: Severity::Info,
         });
     }
     if out.iter().filter(|o| o.file.is_none()).count() > 1 {
@@ -68,8 +80,8 @@ pub fn parse_outputs(specs: &[String]) -> Result<Vec<OutputSpec>, OutputSpecErro
 }
 
 /// What a lint run reports. Text and JSON show `reported` (and the ownership changes in
-/// `--base` mode); SARIF and GitHub annotations carry only `new_only`, the findings a pull
-/// request introduces (the same findings outside `--base`).
+/// `--base` mode); SARIF, GitHub annotations and JUnit carry only `new_only`, the findings a
+/// pull request introduces (the same findings outside `--base`).
 pub struct LintReport<'a> {
     pub reported: &'a [Finding],
     pub new_only: &'a [Finding],
@@ -77,17 +89,35 @@ pub struct LintReport<'a> {
     pub summary: &'a Summary,
 }
 
-/// Lint's findings in `format`.
-pub fn render_lint(format: Format, r: &LintReport<'_>, color: bool) -> String {
+/// The findings an output shows: all of them unless a minimum (`--min-severity`) hides some.
+/// The summary keeps counting every finding.
+fn shown(findings: &[Finding], min: Severity) -> Cow<'_, [Finding]> {
+    if findings.iter().all(|f| f.severity >= min) {
+        return Cow::Borrowed(findings);
+    }
+    Cow::Owned(
+        findings
+            .iter()
+            .filter(|f| f.severity >= min)
+            .cloned()
+            .collect(),
+    )
+}
+
+/// Lint's findings in `format`, those below `min` left out.
+pub fn render_lint(format: Format, min: Severity, r: &LintReport<'_>, color: bool) -> String {
+    let reported = shown(r.reported, min);
+    let new_only = shown(r.new_only, min);
     match (format, r.ownership) {
         (Format::Text, Some(own)) => {
-            super::text::render_with_ownership(r.reported, own, r.summary, color)
+            super::text::render_with_ownership(&reported, own, r.summary, color)
         }
-        (Format::Text, None) => super::text::render(r.reported, r.summary, color),
-        (Format::Json, Some(own)) => super::json::render_with_ownership(r.reported, r.summary, own),
-        (Format::Json, None) => super::json::render(r.reported, r.summary),
-        (Format::Sarif, _) => super::sarif::render(r.new_only, &registry::all()),
-        (Format::Github, _) => super::github::render(r.new_only),
+        (Format::Text, None) => super::text::render(&reported, r.summary, color),
+        (Format::Json, Some(own)) => super::json::render_with_ownership(&reported, r.summary, own),
+        (Format::Json, None) => super::json::render(&reported, r.summary),
+        (Format::Sarif, _) => super::sarif::render(&new_only, &registry::all()),
+        (Format::Github, _) => super::github::render(&new_only),
+        (Format::Junit, _) => super::junit::render(&new_only, &registry::all()),
     }
 }
 

@@ -7,7 +7,7 @@
 
 use serde::Serialize;
 
-use crate::lint::diff::OwnershipChange;
+use crate::engine::ownership::OwnershipChange;
 use crate::lint::Finding;
 use crate::model::ObjectRef;
 

@@ -8,7 +8,7 @@
 use std::collections::BTreeMap;
 use std::fmt::Write;
 
-use crate::lint::registry::RuleDoc;
+use crate::lint::rule::RuleDoc;
 use crate::lint::{Finding, Severity};
 
 /// The test case name: what the finding is about.

@@ -1,5 +1,5 @@
-//! Renderers: text, JSON, SARIF, JUnit XML and GitHub annotations over the same findings. Adding a format
-//! touches one file here.
+//! Renderers: text, JSON, SARIF, JUnit XML and GitHub annotations over the same findings, and
+//! the rule docs generated from the registry. Adding a format touches one file here.
 
 pub mod chain;
 pub mod delivery;
@@ -11,6 +11,7 @@ pub mod json;
 pub mod junit;
 pub mod policy_view;
 pub mod preempt_check;
+pub mod rule_docs;
 pub mod sarif;
 pub mod text;
 pub mod yaml;

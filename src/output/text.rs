@@ -4,7 +4,7 @@ use std::fmt::Write;
 
 use owo_colors::{OwoColorize, Style};
 
-use crate::lint::diff::OwnershipChange;
+use crate::engine::ownership::OwnershipChange;
 use crate::lint::{Finding, Severity};
 use crate::source::Source;
 
@@ -15,7 +15,24 @@ pub fn render(findings: &[Finding], summary: &Summary, color: bool) -> String {
     let mut out = render_findings(findings, color);
     out.push_str(&summary_line(summary, color));
     out.push('\n');
+    out.push_str(&rule_counts(findings));
     out
+}
+
+/// `by rule: overlap 3, preemption-requires-name 1`: the most frequent first (then by id),
+/// so a noisy rule stands out; nothing when there are no findings.
+fn rule_counts(findings: &[Finding]) -> String {
+    let mut counts: std::collections::BTreeMap<&str, usize> = std::collections::BTreeMap::new();
+    for f in findings {
+        *counts.entry(f.rule).or_default() += 1;
+    }
+    if counts.is_empty() {
+        return String::new();
+    }
+    let mut counts: Vec<(&str, usize)> = counts.into_iter().collect();
+    counts.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(b.0)));
+    let parts: Vec<String> = counts.iter().map(|(id, n)| format!("{id} {n}")).collect();
+    format!("by rule: {}\n", parts.join(", "))
 }
 
 /// `lint --base`: the findings, then an "Ownership changes" section, then the summary line.
@@ -30,6 +47,7 @@ pub fn render_with_ownership(
     out.push('\n');
     out.push_str(&summary_line(summary, color));
     out.push('\n');
+    out.push_str(&rule_counts(findings));
     out
 }
 
@@ -186,7 +204,9 @@ fn render_one(out: &mut String, f: &Finding, lines: Option<&Source>, color: bool
             paint("-->", gutter_style, color),
             loc.display()
         );
-        if let Some(text) = lines.and_then(|l| l.line(loc.span.start.line)) {
+        if let Some(line) = lines.and_then(|l| l.line(loc.span.start.line)) {
+            let (text, span) = shown_part(line, loc.span);
+            let text = text.as_ref();
             let bar = paint("|", gutter_style, color);
             let _ = writeln!(out, "{pad} {bar}");
             let _ = writeln!(
@@ -195,7 +215,7 @@ fn render_one(out: &mut String, f: &Finding, lines: Option<&Source>, color: bool
                 paint(&line_no, gutter_style, color),
                 text.replace('\t', " ")
             );
-            let (start, width) = caret_range(text, loc.span);
+            let (start, width) = caret_range(text, span);
             let carets = "^".repeat(width);
             let _ = writeln!(
                 out,
@@ -229,6 +249,42 @@ fn render_one(out: &mut String, f: &Finding, lines: Option<&Source>, color: bool
     }
 }
 
+/// Characters of a source line printed at most: a 50 MB one-line scalar is not echoed back.
+const MAX_SHOWN_CHARS: usize = 160;
+
+/// The part of `line` to print under a finding and the span moved into it: the whole line when
+/// short, else [`MAX_SHOWN_CHARS`] around the start of the span, cut ends marked with `…`.
+fn shown_part(
+    line: &str,
+    span: crate::source::Span,
+) -> (std::borrow::Cow<'_, str>, crate::source::Span) {
+    if line.len() <= MAX_SHOWN_CHARS {
+        return (line.into(), span);
+    }
+    let start = span.start.col.max(1) as usize - 1;
+    let first = start.saturating_sub(MAX_SHOWN_CHARS / 4);
+    let mut chars = line.chars().skip(first);
+    let mut shown: String = if first > 0 {
+        "…".into()
+    } else {
+        String::new()
+    };
+    shown.extend(chars.by_ref().take(MAX_SHOWN_CHARS));
+    if chars.next().is_some() {
+        shown.push('…');
+    }
+    let shift = |col: u32| {
+        let moved = (col as usize).saturating_sub(first) + usize::from(first > 0);
+        moved.min(MAX_SHOWN_CHARS + 1) as u32
+    };
+    let mut moved = span;
+    moved.start.col = shift(span.start.col);
+    if span.end.line == span.start.line {
+        moved.end.col = shift(span.end.col);
+    }
+    (shown.into(), moved)
+}
+
 /// Where the caret starts (0-based column) and how wide it is: the span when it stays on one
 /// line, otherwise the token under the start position.
 fn caret_range(line: &str, span: crate::source::Span) -> (usize, usize) {
@@ -250,10 +306,14 @@ fn caret_range(line: &str, span: crate::source::Span) -> (usize, usize) {
 
 fn summary_line(s: &Summary, color: bool) -> String {
     let plural = |n: usize, word: &str| {
+        let many = match word {
+            "policy" => "policies".to_string(),
+            _ => format!("{word}s"),
+        };
         if n == 1 {
             format!("{n} {word}")
         } else {
-            format!("{n} {word}s")
+            format!("{n} {many}")
         }
     };
     let counts = format!(
@@ -270,10 +330,10 @@ fn summary_line(s: &Summary, color: bool) -> String {
         paint(&counts, Style::new().green().bold(), color)
     };
     format!(
-        "{counts} in {} ({} , {} policies)",
+        "{counts} in {} ({} , {})",
         plural(s.files, "file"),
         plural(s.documents, "document"),
-        s.policies
+        plural(s.policies, "policy")
     )
     .replace(" , ", ", ")
 }
@@ -282,6 +342,18 @@ fn summary_line(s: &Summary, color: bool) -> String {
 mod tests {
     use super::*;
     use crate::source::{Pos, Span};
+
+    #[test]
+    fn a_long_line_is_cut_around_the_span() {
+        let line = format!("key: {}", "x".repeat(100_000));
+        let span = crate::source::Span::point(1, 50_000);
+        let (shown, moved) = shown_part(&line, span);
+        assert_eq!(shown.chars().count(), MAX_SHOWN_CHARS + 2);
+        assert!(shown.starts_with('…') && shown.ends_with('…'));
+        assert_eq!(moved.start.col, 42);
+        let short = shown_part("a: b", span);
+        assert_eq!(short.0, "a: b");
+    }
 
     #[test]
     fn caret_covers_the_token_or_the_span() {

@@ -26,7 +26,7 @@ use crate::source::{FieldPath, Node, Span, Value};
 /// One way a document breaks its kind's CRD schema, in the API server's words.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct SchemaViolation {
-    /// One of the ids in [`RULES`].
+    /// One of the rule ids below (documented by the lint rule unit for the schema).
     pub rule: &'static str,
     /// The offending field in Karmada/kubectl notation (`spec.resourceSelectors[0].kind`).
     pub field: FieldPath,
@@ -36,65 +36,11 @@ pub struct SchemaViolation {
     pub message: String,
 }
 
-/// The documentation of one schema rule (the lint registry turns these into `RuleDoc`s).
-#[derive(Clone, Debug)]
-pub struct SchemaRule {
-    pub id: &'static str,
-    pub summary: &'static str,
-    pub rationale: &'static str,
-    pub example: &'static str,
-    pub fix: &'static str,
-}
-
 pub const UNKNOWN_FIELD: &str = "schema-unknown-field";
 pub const TYPE: &str = "schema-type";
 pub const ENUM: &str = "schema-enum";
 pub const REQUIRED: &str = "schema-required";
 pub const CONSTRAINT: &str = "schema-constraint";
-
-pub static RULES: &[SchemaRule] = &[
-    SchemaRule {
-        id: UNKNOWN_FIELD,
-        summary: "a field the CRD does not define (misspelled, or indented under the wrong parent)",
-        rationale: "With strict field validation (kubectl's default since 1.27) the API server rejects the object; \
-                    with --validate=false or older clients the field is silently pruned, so the setting it was \
-                    meant to make never takes effect.",
-        example: "apiVersion: policy.karmada.io/v1alpha1\nkind: PropagationPolicy\nmetadata:\n  name: nginx\nspec:\n  resourceSelectors:\n    - apiVersion: apps/v1\n      kind: Deployment\n      name: nginx\n  placement:\n    replicaScheduling:\n      replicaSchedulingType: Duplicated\n  clusterAffinity:   # belongs under placement\n    clusterNames: [member1]\n",
-        fix: "Fix the spelling or the indentation so the field sits under the parent that defines it \
-              (`kubectl explain propagationpolicy.spec --recursive` lists them).",
-    },
-    SchemaRule {
-        id: TYPE,
-        summary: "a value of the wrong JSON type (a string where the CRD wants an integer, a map for a list...)",
-        rationale: "The API server rejects the object: `Invalid value: \"string\": spec.priority in body must be of type integer`.",
-        example: "apiVersion: policy.karmada.io/v1alpha1\nkind: PropagationPolicy\nmetadata:\n  name: nginx\nspec:\n  resourceSelectors:\n    - apiVersion: apps/v1\n      kind: Deployment\n      name: nginx\n  priority: high\n",
-        fix: "Write the value with the type the CRD declares; quote numbers only where a string is wanted.",
-    },
-    SchemaRule {
-        id: ENUM,
-        summary: "a value outside the CRD's enum",
-        rationale: "The API server rejects the object with `Unsupported value`. Enums changed between releases: \
-                    Karmada 1.19 renamed failover.application.purgeMode `Immediately`/`Graciously` to \
-                    `Directly`/`Gracefully`.",
-        example: "apiVersion: policy.karmada.io/v1alpha1\nkind: PropagationPolicy\nmetadata:\n  name: nginx\nspec:\n  resourceSelectors:\n    - apiVersion: apps/v1\n      kind: Deployment\n      name: nginx\n  preemption: Sometimes\n",
-        fix: "Use one of the supported values listed in the message (for purgeMode on 1.19: Immediately -> Directly, \
-              Graciously -> Gracefully), or pass --karmada-version for the release you deploy to.",
-    },
-    SchemaRule {
-        id: REQUIRED,
-        summary: "a field the CRD requires is missing (or null)",
-        rationale: "The API server rejects the object with `Required value`.",
-        example: "apiVersion: policy.karmada.io/v1alpha1\nkind: PropagationPolicy\nmetadata:\n  name: nginx\nspec:\n  placement:\n    clusterAffinity:\n      clusterNames: [member1]\n",
-        fix: "Add the field; for spec.resourceSelectors, list the resources the policy is meant to select.",
-    },
-    SchemaRule {
-        id: CONSTRAINT,
-        summary: "a value breaks a CRD bound: minimum/maximum, int32 range, minItems, minLength/maxLength, pattern",
-        rationale: "The API server rejects the object with `Invalid value` or `Too long`.",
-        example: "apiVersion: policy.karmada.io/v1alpha1\nkind: PropagationPolicy\nmetadata:\n  name: nginx\nspec:\n  resourceSelectors: []\n",
-        fix: "Bring the value within the bound named in the message.",
-    },
-];
 
 /// The kinds with a schema, in the order of [`SCHEMAS`].
 const KINDS: [&str; 4] = [

@@ -2,9 +2,56 @@
 
 use std::io::Read;
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
 
-use super::document::Source;
-use super::yaml::{load, Loaded};
+use super::document::{Pos, Source, Span};
+use super::yaml::{load, LoadProblem, Loaded, ProblemKind};
+
+/// The largest file or stdin read by default: a manifest set is a few megabytes, and a node
+/// tree costs about twenty times its text, so this keeps one input well inside a CI runner.
+pub const DEFAULT_MAX_INPUT_SIZE: u64 = 64 << 20;
+
+/// The limit in force (`lint --max-input-size`); one per process, set before any read.
+static MAX_INPUT_SIZE: AtomicU64 = AtomicU64::new(DEFAULT_MAX_INPUT_SIZE);
+
+/// Sets the largest file or stdin any later read accepts, in bytes.
+pub fn set_max_input_size(bytes: u64) {
+    MAX_INPUT_SIZE.store(bytes, Ordering::Relaxed);
+}
+
+/// The largest file or stdin a read accepts, in bytes.
+pub fn max_input_size() -> u64 {
+    MAX_INPUT_SIZE.load(Ordering::Relaxed)
+}
+
+/// `64MiB`, `100M`, `1G`, `512k` or a plain number of bytes (binary units either way).
+pub fn parse_size(s: &str) -> Result<u64, String> {
+    let t = s.trim();
+    let digits = t.find(|c: char| !c.is_ascii_digit()).unwrap_or(t.len());
+    let (number, unit) = t.split_at(digits);
+    let number: u64 = number
+        .parse()
+        .map_err(|_| format!("invalid size `{s}`: expected e.g. 64MiB, 100M or 1048576"))?;
+    let shift = match unit.trim().to_ascii_lowercase().as_str() {
+        "" | "b" => 0,
+        "k" | "kb" | "ki" | "kib" => 10,
+        "m" | "mb" | "mi" | "mib" => 20,
+        "g" | "gb" | "gi" | "gib" => 30,
+        _ => return Err(format!("invalid size `{s}`: the unit must be K, M or G")),
+    };
+    number
+        .checked_mul(1 << shift)
+        .ok_or_else(|| format!("invalid size `{s}`: too large"))
+}
+
+/// A size for a message: `64 MiB`, or bytes when not a whole number of MiB.
+fn show_size(bytes: u64) -> String {
+    if bytes >= 1 << 20 && bytes.is_multiple_of(1 << 20) {
+        format!("{} MiB", bytes >> 20)
+    } else {
+        format!("{bytes} bytes")
+    }
+}
 
 /// An input that could not be read at all (as opposed to one that reads but does not parse).
 #[derive(Debug, thiserror::Error)]
@@ -19,9 +66,29 @@ pub struct ReadError {
 /// Expands the command-line inputs into the files to read, in a stable order: each argument in
 /// the order given; directories recursively (`.yaml`, `.yml` and `.json`), sorted, skipping
 /// hidden files and directories such as `.git`; `-` is stdin.
+///
+/// A directory walk takes regular files (and links to them) only: a FIFO would block the run
+/// forever and a link to `/dev/zero` would be read until memory runs out, so anything else,
+/// and a dangling link, is skipped with a note on stderr. A file named explicitly is read
+/// whatever it is (a named FIFO is read, as `cat` reads it).
 pub fn expand(
     inputs: &[String],
     ignore: &dyn Fn(&Path) -> bool,
+) -> Result<Vec<PathBuf>, ReadError> {
+    let mut notes = Vec::new();
+    let files = expand_noting(inputs, ignore, &mut notes)?;
+    // Every command that expands inputs prints these the same way, so they are printed here.
+    for note in &notes {
+        eprintln!("note: {note}");
+    }
+    Ok(files)
+}
+
+/// [`expand`], handing the notes about skipped entries to the caller instead of printing them.
+pub fn expand_noting(
+    inputs: &[String],
+    ignore: &dyn Fn(&Path) -> bool,
+    notes: &mut Vec<String>,
 ) -> Result<Vec<PathBuf>, ReadError> {
     let mut files = Vec::new();
     for input in inputs {
@@ -35,7 +102,7 @@ pub fn expand(
             source: e,
         })?;
         if meta.is_dir() {
-            walk(&path, &mut files, ignore).map_err(|e| ReadError {
+            walk(&path, &mut files, ignore, notes).map_err(|e| ReadError {
                 path: input.clone(),
                 source: e,
             })?;
@@ -46,7 +113,12 @@ pub fn expand(
     Ok(files)
 }
 
-fn walk(dir: &Path, out: &mut Vec<PathBuf>, ignore: &dyn Fn(&Path) -> bool) -> std::io::Result<()> {
+fn walk(
+    dir: &Path,
+    out: &mut Vec<PathBuf>,
+    ignore: &dyn Fn(&Path) -> bool,
+    notes: &mut Vec<String>,
+) -> std::io::Result<()> {
     let mut entries: Vec<_> = std::fs::read_dir(dir)?.collect::<Result<_, _>>()?;
     entries.sort_by_key(|e| e.file_name());
     for entry in entries {
@@ -63,12 +135,57 @@ fn walk(dir: &Path, out: &mut Vec<PathBuf>, ignore: &dyn Fn(&Path) -> bool) -> s
             continue;
         }
         if ty.is_dir() {
-            walk(&path, out, ignore)?;
+            walk(&path, out, ignore, notes)?;
         } else if is_manifest_name(&name) {
-            out.push(path);
+            match regular_file(&path, ty) {
+                Ok(()) => out.push(path),
+                Err(why) => notes.push(format!("{}: {why}, skipped", display_path(&path))),
+            }
         }
     }
     Ok(())
+}
+
+/// `Ok` when a walked entry is a regular file or a link to one; otherwise what it is.
+fn regular_file(path: &Path, ty: std::fs::FileType) -> Result<(), String> {
+    if ty.is_file() {
+        return Ok(());
+    }
+    if ty.is_symlink() {
+        return match std::fs::metadata(path) {
+            Ok(m) if m.is_file() => Ok(()),
+            Ok(m) => Err(format!(
+                "symbolic link to {}, not a regular file",
+                kind_of(m.file_type())
+            )),
+            Err(_) => Err("dangling symbolic link".into()),
+        };
+    }
+    Err(format!("{}, not a regular file", kind_of(ty)))
+}
+
+fn kind_of(ty: std::fs::FileType) -> &'static str {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::FileTypeExt;
+        if ty.is_fifo() {
+            return "a FIFO";
+        }
+        if ty.is_char_device() {
+            return "a character device";
+        }
+        if ty.is_block_device() {
+            return "a block device";
+        }
+        if ty.is_socket() {
+            return "a socket";
+        }
+    }
+    if ty.is_dir() {
+        "a directory"
+    } else {
+        "a special file"
+    }
 }
 
 /// Whether a file name looks like a manifest we should read when walking a directory.
@@ -77,38 +194,159 @@ pub fn is_manifest_name(name: &str) -> bool {
     lower.ends_with(".yaml") || lower.ends_with(".yml") || lower.ends_with(".json")
 }
 
-/// Reads and parses one input (`-` is stdin).
+/// Reads and parses one input (`-` is stdin). Invalid UTF-8 is a finding at its first byte.
 pub fn read(path: &Path) -> Result<Loaded, ReadError> {
     if path == Path::new("-") {
-        let (name, text) = read_text(path)?;
-        return Ok(load(Source::new(name, text)));
+        let (name, bytes) = read_bytes(path)?;
+        let (text, bad) = decode_checked(bytes);
+        return Ok(with_utf8_problem(load(Source::new(name, text)), bad));
     }
     // Taken before the text: a change while reading then shows as a later modification.
     let modified = std::fs::metadata(path).and_then(|m| m.modified()).ok();
-    let (name, text) = read_text(path)?;
-    Ok(load(Source::from_file(name, text, path, modified)))
+    let (name, bytes) = read_bytes(path)?;
+    let (text, bad) = decode_checked(bytes);
+    Ok(with_utf8_problem(
+        load(Source::from_file(name, text, path, modified)),
+        bad,
+    ))
+}
+
+/// Parses `bytes` read from somewhere other than a file (a git blob) as [`read`] does.
+pub fn load_bytes(name: String, bytes: Vec<u8>) -> Loaded {
+    let (text, bad) = decode_checked(bytes);
+    with_utf8_problem(load(Source::new(name, text)), bad)
 }
 
 /// The name an input is shown by and its text, decoded (`-` is stdin, named `<stdin>`).
 pub fn read_text(path: &Path) -> Result<(String, String), ReadError> {
-    let (name, bytes) = if path == Path::new("-") {
-        let mut buf = Vec::new();
-        std::io::stdin()
-            .read_to_end(&mut buf)
+    let (name, bytes) = read_bytes(path)?;
+    Ok((name, decode(bytes)))
+}
+
+/// The name an input is shown by and its bytes, at most [`max_input_size`] of them: a larger
+/// input is an error, found without reading past the limit (a link to `/dev/zero` is endless).
+pub fn read_bytes(path: &Path) -> Result<(String, Vec<u8>), ReadError> {
+    if path == Path::new("-") {
+        let name = "<stdin>".to_string();
+        let bytes = read_capped(std::io::stdin().lock(), &name)?;
+        return Ok((name, bytes));
+    }
+    let name = display_path(path);
+    let file = std::fs::File::open(path).map_err(|e| ReadError {
+        path: name.clone(),
+        source: e,
+    })?;
+    // A regular file's size is known: refuse it before reading any of it, or read it into a
+    // buffer of its size (as `fs::read` does), still stopping at the limit should it grow.
+    if let Some(len) = file
+        .metadata()
+        .ok()
+        .filter(|m| m.is_file())
+        .map(|m| m.len())
+    {
+        let limit = max_input_size();
+        if len > limit {
+            return Err(too_large(&name));
+        }
+        let mut bytes = Vec::with_capacity(len as usize + 1);
+        file.take(limit + 1)
+            .read_to_end(&mut bytes)
             .map_err(|e| ReadError {
-                path: "<stdin>".into(),
+                path: name.clone(),
                 source: e,
             })?;
-        ("<stdin>".to_string(), buf)
+        if bytes.len() as u64 > limit {
+            return Err(too_large(&name));
+        }
+        return Ok((name, bytes));
+    }
+    let bytes = read_capped(file, &name)?;
+    Ok((name, bytes))
+}
+
+fn too_large(name: &str) -> ReadError {
+    ReadError {
+        path: name.to_string(),
+        source: std::io::Error::other(format!(
+            "larger than the input limit of {}; raise it with --max-input-size if this input is meant",
+            show_size(max_input_size())
+        )),
+    }
+}
+
+/// Reads at most [`max_input_size`] bytes, in chunks joined once at the end: a growing buffer
+/// would double past the limit (and copy on each step) before the limit is seen, when stdin is
+/// endless.
+fn read_capped(mut reader: impl Read, name: &str) -> Result<Vec<u8>, ReadError> {
+    const CHUNK: usize = 1 << 20;
+    let limit = max_input_size();
+    let mut chunks: Vec<Vec<u8>> = Vec::new();
+    let mut total = 0u64;
+    loop {
+        let mut chunk = Vec::with_capacity(CHUNK);
+        let n = (&mut reader)
+            .take(CHUNK as u64)
+            .read_to_end(&mut chunk)
+            .map_err(|e| ReadError {
+                path: name.to_string(),
+                source: e,
+            })?;
+        if n == 0 {
+            break;
+        }
+        total += n as u64;
+        if total > limit {
+            return Err(too_large(name));
+        }
+        chunks.push(chunk);
+    }
+    Ok(if chunks.len() == 1 {
+        chunks.pop().unwrap_or_default()
     } else {
-        let name = display_path(path);
-        let bytes = std::fs::read(path).map_err(|e| ReadError {
-            path: name.clone(),
-            source: e,
-        })?;
-        (name, bytes)
-    };
-    Ok((name, decode(bytes)))
+        chunks.concat()
+    })
+}
+
+/// `loaded` with a finding at the first invalid UTF-8 byte, if there was one: kubectl rejects
+/// such a file, and the lossy text we lint is not what is in it.
+fn with_utf8_problem(mut loaded: Loaded, bad: Option<(Pos, u8)>) -> Loaded {
+    if let Some((pos, byte)) = bad {
+        loaded.problems.insert(
+            0,
+            LoadProblem {
+                kind: ProblemKind::Syntax,
+                span: Span::point(pos.line, pos.col),
+                message: format!(
+                    "invalid UTF-8 (byte 0x{byte:02X}): kubectl rejects the file; the invalid bytes were read as U+FFFD"
+                ),
+                related: None,
+            },
+        );
+    }
+    loaded
+}
+
+/// [`decode`], and where the first invalid UTF-8 byte is (1-based line and column of the text
+/// without its BOM) and what it is.
+pub fn decode_checked(bytes: Vec<u8>) -> (String, Option<(Pos, u8)>) {
+    let bad = std::str::from_utf8(&bytes).err().map(|e| {
+        let at = e.valid_up_to();
+        let prefix = &bytes[..at];
+        let line_start = prefix
+            .iter()
+            .rposition(|&b| b == b'\n')
+            .map_or(0, |i| i + 1);
+        let line = prefix.iter().filter(|&&b| b == b'\n').count() as u32 + 1;
+        let head = std::str::from_utf8(&prefix[line_start..]).unwrap_or("");
+        let head = if line == 1 {
+            head.trim_start_matches('\u{feff}')
+        } else {
+            head
+        };
+        let col = head.chars().count() as u32 + 1;
+        (Pos { line, col }, bytes[at])
+    });
+    (decode(bytes), bad)
 }
 
 /// Reads and parses several inputs, results in input order. On several errors the first input's
@@ -303,6 +541,56 @@ mod tests {
         assert!(err.path.ends_with("missing-a.yaml"), "{err}");
         let names: Vec<_> = seen.iter().map(|n| n.rsplit('/').next().unwrap()).collect();
         assert_eq!(names, ["0.yaml", "1.yaml", "2.yaml"]);
+    }
+
+    #[test]
+    fn invalid_utf8_is_located() {
+        let (text, bad) = decode_checked(b"a: 1\nb: x\xffy\n".to_vec());
+        assert!(text.starts_with("a: 1\nb: x"));
+        assert_eq!(bad, Some((Pos { line: 2, col: 5 }, 0xff)));
+        assert_eq!(decode_checked(b"a: 1".to_vec()).1, None);
+    }
+
+    #[test]
+    fn sizes_parse_in_binary_units() {
+        assert_eq!(parse_size("64MiB"), Ok(64 << 20));
+        assert_eq!(parse_size("100M"), Ok(100 << 20));
+        assert_eq!(parse_size("1g"), Ok(1 << 30));
+        assert_eq!(parse_size("4096"), Ok(4096));
+        assert!(parse_size("lots").is_err());
+        assert!(parse_size("5T").is_err());
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_walk_skips_what_is_not_a_regular_file_with_a_note() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        std::fs::write(root.join("a.yaml"), "a: 1").unwrap();
+        std::os::unix::fs::symlink(root.join("missing.yaml"), root.join("dangling.yaml")).unwrap();
+        std::os::unix::fs::symlink("/dev/zero", root.join("zero.yaml")).unwrap();
+        std::os::unix::fs::symlink(root.join("a.yaml"), root.join("b.yaml")).unwrap();
+        let mut notes = Vec::new();
+        let files = expand_noting(
+            &[root.to_string_lossy().into_owned()],
+            &|_| false,
+            &mut notes,
+        )
+        .unwrap();
+        let names: Vec<_> = files
+            .iter()
+            .map(|p| p.file_name().unwrap().to_owned())
+            .collect();
+        assert_eq!(names, ["a.yaml", "b.yaml"]);
+        assert_eq!(notes.len(), 2, "{notes:?}");
+        assert!(
+            notes[0].ends_with("dangling.yaml: dangling symbolic link, skipped"),
+            "{notes:?}"
+        );
+        assert!(
+            notes[1].contains("zero.yaml: symbolic link to a character device"),
+            "{notes:?}"
+        );
     }
 
     #[test]

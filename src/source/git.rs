@@ -14,9 +14,8 @@ use std::sync::Mutex;
 
 use git2::{BlameOptions, ErrorCode, Oid, Repository};
 
-use super::document::Source;
 use super::files;
-use super::yaml::{load, Loaded};
+use super::yaml::Loaded;
 
 /// Why a git mode cannot run: always a usage-level error (exit 2) with what to do about it.
 #[derive(Debug, thiserror::Error)]
@@ -68,12 +67,11 @@ pub enum GitError {
     /// A path of the working tree cannot be listed.
     #[error(transparent)]
     List(#[from] files::ReadError),
-    /// A file of the working tree cannot be read.
-    #[error("{}: {source}", path.display())]
+    /// A file of the working tree cannot be read, or is over the input size limit.
+    #[error("{source}")]
     WorkTree {
-        path: PathBuf,
         #[source]
-        source: std::io::Error,
+        source: files::ReadError,
     },
     /// An object the read needs is not in the object database.
     #[error("cannot read {what}: {}{hint}", source.message())]
@@ -327,7 +325,7 @@ impl GitRepo {
                 }
                 self.load_blobs(blobs, &mut notes)?
             }
-            Side::WorkTree => self.read_worktree(&select)?,
+            Side::WorkTree => self.read_worktree(&select, &mut notes)?,
         };
         Ok(Snapshot {
             side: side.clone(),
@@ -415,12 +413,17 @@ impl GitRepo {
                 ));
                 continue;
             }
-            loaded.push(load(Source::new(name, files::decode(bytes.to_vec()))));
+            loaded.push(files::load_bytes(name, bytes.to_vec()));
         }
         Ok(loaded)
     }
 
-    fn read_worktree(&self, select: &Selector<'_>) -> Result<Vec<Loaded>, GitError> {
+    /// The work tree's files; what a walk skips (a dangling link, a FIFO) is a note.
+    fn read_worktree(
+        &self,
+        select: &Selector<'_>,
+        notes: &mut Vec<String>,
+    ) -> Result<Vec<Loaded>, GitError> {
         let roots: Vec<String> = if select.specs.is_empty() {
             vec![self.workdir.to_string_lossy().into_owned()]
         } else {
@@ -430,20 +433,19 @@ impl GitRepo {
                 .map(|s| self.workdir.join(s).to_string_lossy().into_owned())
                 .collect()
         };
-        let paths = files::expand(&roots, select.ignore)?;
+        let paths = files::expand_noting(&roots, select.ignore, notes)?;
         let mut loaded = Vec::with_capacity(paths.len());
         for p in paths {
-            let bytes = std::fs::read(&p).map_err(|source| GitError::WorkTree {
-                path: p.clone(),
-                source,
-            })?;
+            // Read through the same size cap as every other input.
+            let (_, bytes) =
+                files::read_bytes(&p).map_err(|source| GitError::WorkTree { source })?;
             let rel = p.strip_prefix(&self.workdir).unwrap_or(&p);
             let name = rel
                 .components()
                 .map(|c| c.as_os_str().to_string_lossy().into_owned())
                 .collect::<Vec<_>>()
                 .join("/");
-            loaded.push(load(Source::new(name, files::decode(bytes))));
+            loaded.push(files::load_bytes(name, bytes));
         }
         Ok(loaded)
     }

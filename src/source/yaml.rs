@@ -66,12 +66,72 @@ pub fn load(source: Arc<Source>) -> Loaded {
                         out.problems.extend(problems);
                         push_roots(&mut out, roots);
                     }
-                    Err(err) => out.problems.push(syntax_problem(&chunk, &err)),
+                    Err(StreamError::Scan(err)) => out.problems.push(syntax_problem(&chunk, &err)),
+                    Err(StreamError::Limit(problem)) => out.problems.push(problem),
                 }
             }
         }
     }
     out
+}
+
+/// Deepest nesting of collections (block or flow) in a document. The parser's own limit on
+/// flow nesting is 255 levels and block nesting has none, while the tree walks below recurse
+/// once per level: a 35 KB file of `- - - ...` overflowed the stack. No Kubernetes object
+/// comes near this (a CRD's openAPIV3Schema is a few dozen levels deep).
+pub const MAX_DEPTH: usize = 200;
+
+/// Nodes that aliases of one document may add, whatever its size: with the ratio below this
+/// bounds the memory a document's aliases can take (a node is well under 100 bytes).
+pub const MAX_ALIAS_NODES: u64 = 1_000_000;
+
+/// Why parsing a stream stopped: the text is not YAML, or a document went past a limit.
+enum StreamError {
+    Scan(ScanError),
+    Limit(LoadProblem),
+}
+
+impl From<ScanError> for StreamError {
+    fn from(e: ScanError) -> StreamError {
+        StreamError::Scan(e)
+    }
+}
+
+/// The share of a document's nodes that may come from aliases, as go-yaml (behind kubectl)
+/// allows it: 99% up to 400,000 nodes, falling to 10% at 4,000,000, so ordinary reuse of
+/// anchors passes and a "billion laughs" file is "excessive aliasing" long before it costs
+/// memory.
+fn allowed_alias_ratio(decoded: u64) -> f64 {
+    const LOW: f64 = 400_000.0;
+    const HIGH: f64 = 4_000_000.0;
+    let n = decoded as f64;
+    if n <= LOW {
+        0.99
+    } else if n >= HIGH {
+        0.10
+    } else {
+        0.99 - 0.89 * (n - LOW) / (HIGH - LOW)
+    }
+}
+
+/// Whether a document of `decoded` nodes, `aliased` of them from aliases, aliases too much.
+fn excessive_aliasing(decoded: u64, aliased: u64) -> bool {
+    aliased > MAX_ALIAS_NODES
+        || (aliased > 100
+            && decoded > 1000
+            && aliased as f64 / decoded as f64 > allowed_alias_ratio(decoded))
+}
+
+/// How many nodes `node` is (itself, keys and values below it): what an alias of it adds.
+fn node_count(node: &Node) -> u64 {
+    1 + match &node.value {
+        Value::Seq(items) => items.iter().map(node_count).sum(),
+        Value::Map(entries) => entries
+            .iter()
+            .map(|e| node_count(&e.key) + node_count(&e.value))
+            .sum(),
+        _ => 0,
+    }
 }
 
 fn push_roots(out: &mut Loaded, roots: Vec<Node>) {
@@ -201,10 +261,15 @@ fn syntax_problem(chunk: &Chunk<'_>, err: &ScanError) -> LoadProblem {
             related: None,
         };
     }
+    // The scanner's flow-level counter is a byte: past 255 levels it gives up with this.
+    let what = match err.info() {
+        "recursion limit exceeded" => "nesting deeper than 255 flow levels".to_string(),
+        info => info.to_string(),
+    };
     LoadProblem {
         kind: ProblemKind::Syntax,
         span,
-        message: format!("invalid YAML: {}; this document was skipped", err.info()),
+        message: format!("invalid YAML: {what}; this document was skipped"),
         related: None,
     }
 }
@@ -272,17 +337,21 @@ fn take_at(node: Node, span: Span) -> Option<Node> {
     }
 }
 
-fn parse_stream(text: &str, line_offset: u32) -> Result<ParseOutput, ScanError> {
+/// Parses a stream into its roots; stops at the first syntax error or document past a limit
+/// (the caller then parses document by document, so the others are still checked).
+fn parse_stream(text: &str, line_offset: u32) -> Result<ParseOutput, StreamError> {
     let mut b = Builder {
         line_offset,
         stack: Vec::new(),
         anchors: HashMap::new(),
         roots: Vec::new(),
         problems: Vec::new(),
+        decoded: 0,
+        aliased: 0,
     };
     for item in Parser::new_from_str(text) {
         let (event, span) = item?;
-        b.event(event, span);
+        b.event(event, span).map_err(StreamError::Limit)?;
     }
     Ok((b.roots, b.problems))
 }
@@ -306,9 +375,14 @@ enum Frame {
 struct Builder {
     line_offset: u32,
     stack: Vec<Frame>,
-    anchors: HashMap<usize, Node>,
+    /// Anchored nodes of the current document and how many nodes each is.
+    anchors: HashMap<usize, (Node, u64)>,
     roots: Vec<Node>,
     problems: Vec<LoadProblem>,
+    /// Nodes of the current document, those its aliases added included.
+    decoded: u64,
+    /// Nodes the current document's aliases added.
+    aliased: u64,
 }
 
 impl Builder {
@@ -326,39 +400,52 @@ impl Builder {
         }
     }
 
-    fn event(&mut self, event: Event<'_>, span: PSpan) {
+    /// Builds on the tree with one event; a document past a limit is an `Err` (at the place
+    /// that went past it) and parsing stops there, so memory and stack stay bounded.
+    fn event(&mut self, event: Event<'_>, span: PSpan) -> Result<(), LoadProblem> {
         match event {
             Event::Scalar(text, style, anchor, tag) => {
+                self.decoded += 1;
                 let merge_key = style == ScalarStyle::Plain && text == "<<";
                 let value = resolve_scalar(text, style, tag.as_deref());
                 let node = Node::new(value, self.span(&span));
                 if anchor > 0 {
-                    self.anchors.insert(anchor, node.clone());
+                    self.anchors.insert(anchor, (node.clone(), 1));
                 }
                 self.push(node, merge_key);
             }
             Event::Alias(id) => {
-                let mut node = self
-                    .anchors
-                    .get(&id)
-                    .cloned()
-                    .unwrap_or_else(|| Node::new(Value::Null, Span::default()));
+                let (mut node, count) = match self.anchors.get(&id) {
+                    Some((node, count)) => {
+                        self.check_alias(*count, &span)?;
+                        (node.clone(), *count)
+                    }
+                    None => (Node::new(Value::Null, Span::default()), 1),
+                };
+                self.decoded += count;
+                self.aliased += count;
                 // Point at the alias for the node itself; children keep their anchor positions.
                 node.span = self.span(&span);
                 self.push(node, false);
             }
-            Event::SequenceStart(anchor, _) => self.stack.push(Frame::Seq {
-                items: Vec::new(),
-                start: self.pos(&span.start),
-                anchor,
-            }),
-            Event::MappingStart(anchor, _) => self.stack.push(Frame::Map {
-                entries: Vec::new(),
-                merges: Vec::new(),
-                key: None,
-                start: self.pos(&span.start),
-                anchor,
-            }),
+            Event::SequenceStart(anchor, _) => {
+                self.enter(&span)?;
+                self.stack.push(Frame::Seq {
+                    items: Vec::new(),
+                    start: self.pos(&span.start),
+                    anchor,
+                })
+            }
+            Event::MappingStart(anchor, _) => {
+                self.enter(&span)?;
+                self.stack.push(Frame::Map {
+                    entries: Vec::new(),
+                    merges: Vec::new(),
+                    key: None,
+                    start: self.pos(&span.start),
+                    anchor,
+                })
+            }
             Event::SequenceEnd => {
                 if let Some(Frame::Seq {
                     items,
@@ -385,17 +472,56 @@ impl Builder {
                     self.finish(Node::new(Value::Map(entries), Span { start, end }), anchor);
                 }
             }
-            Event::DocumentEnd
-            | Event::DocumentStart(_)
-            | Event::StreamStart
-            | Event::StreamEnd
-            | Event::Nothing => {}
+            Event::DocumentEnd => {
+                // Anchors and the alias budget are per document, as in go-yaml.
+                self.anchors.clear();
+                self.decoded = 0;
+                self.aliased = 0;
+            }
+            Event::DocumentStart(_) | Event::StreamStart | Event::StreamEnd | Event::Nothing => {}
         }
+        Ok(())
+    }
+
+    /// One more level of nesting at `span`, refused past [`MAX_DEPTH`].
+    fn enter(&mut self, span: &PSpan) -> Result<(), LoadProblem> {
+        self.decoded += 1;
+        if self.stack.len() < MAX_DEPTH {
+            return Ok(());
+        }
+        Err(LoadProblem {
+            kind: ProblemKind::Syntax,
+            span: Span::point(self.pos(&span.start).line, self.pos(&span.start).col),
+            message: format!(
+                "invalid YAML: nesting deeper than {MAX_DEPTH} levels; this document was skipped"
+            ),
+            related: None,
+        })
+    }
+
+    /// Refuses an alias of `count` nodes at `span` when it would make the document's aliasing
+    /// excessive (see [`excessive_aliasing`]).
+    fn check_alias(&self, count: u64, span: &PSpan) -> Result<(), LoadProblem> {
+        if !excessive_aliasing(self.decoded + count, self.aliased + count) {
+            return Ok(());
+        }
+        let at = self.pos(&span.start);
+        Err(LoadProblem {
+            kind: ProblemKind::Syntax,
+            span: Span::point(at.line, at.col),
+            message: format!(
+                "invalid YAML: excessive aliasing (this alias would expand the document past {} nodes, {} of them from aliases), as kubectl rejects it; this document was skipped",
+                self.decoded + count,
+                self.aliased + count
+            ),
+            related: None,
+        })
     }
 
     fn finish(&mut self, node: Node, anchor: usize) {
         if anchor > 0 {
-            self.anchors.insert(anchor, node.clone());
+            let count = node_count(&node);
+            self.anchors.insert(anchor, (node.clone(), count));
         }
         self.push(node, false);
     }
@@ -734,6 +860,22 @@ mod tests {
     }
 
     #[test]
+    fn flux_escapes_do_not_hide_a_real_syntax_error() {
+        // A HelmRelease with `$${var}` (Flux's escape) and an unclosed bracket: yaml-syntax at
+        // the bracket, not unrendered-template at the escape.
+        let l = load_str(
+            "kind: HelmRelease\nspec:\n  values:\n    cmd: echo $${HOME}\n    list: [a, b\n",
+        );
+        assert_eq!(l.problems.len(), 1, "{:?}", l.problems);
+        assert_eq!(l.problems[0].kind, ProblemKind::Syntax);
+        assert!(l.problems[0].span.start.line >= 5, "{:?}", l.problems[0]);
+        assert_eq!(
+            find_templating("a: $${x}\nb: ${y}\n"),
+            Some((2, 4, "${y}".into()))
+        );
+    }
+
+    #[test]
     fn top_level_lists_and_list_kind() {
         let l = load_str("- a\n- b\n");
         assert_eq!(l.problems[0].kind, ProblemKind::NotAnObject);
@@ -755,6 +897,66 @@ mod tests {
         assert_eq!(l.problems[0].span.start, Pos { line: 2, col: 17 });
         let l = load_str("a: 1\n---\nb: [1, 2\n");
         assert_eq!(l.problems[0].span.start.line, 3, "{:?}", l.problems);
+    }
+
+    #[test]
+    fn billion_laughs_is_excessive_aliasing_at_the_alias_and_other_documents_load() {
+        let mut text = String::from("a: &a [x, x, x, x, x, x, x, x, x]\n");
+        let mut prev = 'a';
+        for c in "bcdefghij".chars() {
+            text.push_str(&format!(
+                "{c}: &{c} [{}]\n",
+                vec![format!("*{prev}"); 9].join(", ")
+            ));
+            prev = c;
+        }
+        text.push_str("---\napiVersion: v1\nkind: ConfigMap\n");
+        let l = load_str(&text);
+        assert_eq!(l.documents.len(), 1, "{:?}", l.problems);
+        assert_eq!(l.problems.len(), 1, "{:?}", l.problems);
+        assert!(l.problems[0].message.contains("excessive aliasing"));
+        let line = l.problems[0].span.start.line;
+        assert!(
+            (4..=6).contains(&line),
+            "at an alias line: {:?}",
+            l.problems[0]
+        );
+    }
+
+    #[test]
+    fn ordinary_anchor_reuse_is_not_excessive() {
+        let mut text = String::from("base: &b {a: 1, b: 2, c: 3}\nitems:\n");
+        for i in 0..2000 {
+            text.push_str(&format!("- {{name: n{i}, <<: *b}}\n"));
+        }
+        let l = load_str(&text);
+        // Each item: 5 nodes of its own and 7 from the alias, well under go-yaml's 99%.
+        assert!(l.problems.is_empty(), "{:?}", l.problems);
+        assert_eq!(l.documents[0].root.to_json()["items"][1999]["c"], 3);
+    }
+
+    #[test]
+    fn deep_block_and_flow_nesting_are_findings() {
+        let block = format!("a: 1\n---\n{}x\n---\nb: 2\n", "- ".repeat(100_000));
+        let l = load_str(&block);
+        assert_eq!(l.documents.len(), 2, "{:?}", l.problems);
+        assert!(
+            l.problems[0].message.contains("nesting deeper than 200"),
+            "{:?}",
+            l.problems
+        );
+        assert_eq!(l.problems[0].span.start.line, 3);
+        for depth in [230, 20_000] {
+            let flow = format!("a: {}{}\n", "[".repeat(depth), "]".repeat(depth));
+            let l = load_str(&flow);
+            assert!(
+                l.problems[0].message.contains("nesting deeper than"),
+                "{:?}",
+                l.problems
+            );
+        }
+        let fine = format!("a: {}{}\n", "[".repeat(150), "]".repeat(150));
+        assert!(load_str(&fine).problems.is_empty());
     }
 
     #[test]

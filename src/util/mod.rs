@@ -2,3 +2,4 @@
 
 pub mod duration;
 pub mod parallel;
+pub mod profile;

@@ -1,5 +1,5 @@
 //! Two pieces of work side by side: large inputs are split in halves over the two cores the
-//! tool is measured on (README "Performance").
+//! tool is measured on (docs/performance.md).
 
 /// Runs `a` on the calling thread and `b` on a scoped thread, and returns both results. A panic
 /// in `b` resumes on the calling thread, as if `b` had run there.

@@ -20,19 +20,17 @@ pub(crate) mod labels;
 mod overrides;
 mod placement;
 mod render;
-mod rules;
 mod selectors;
 
 use crate::model::{KarmadaVersion, OverridePolicy, Policy, PolicyKind, PropagationSpec};
 use crate::source::FieldPath;
 
 pub use defaults::{apply_defaults, graceful_purge_mode, is_graceful_purge};
-pub use rules::{rule, AdmissionRule, RULES};
 
 /// One reason the API server would refuse a policy, as Karmada reports it.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Violation {
-    /// A stable id from [`RULES`].
+    /// A stable kebab-case id; each is documented by the lint rule unit for admission.
     pub rule: &'static str,
     /// Karmada's field path, exactly as reported (e.g. `spec.suspension.suspension`).
     pub field: FieldPath,

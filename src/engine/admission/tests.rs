@@ -1,8 +1,9 @@
 //! A test per admission rule, invalid and valid near-miss, driven through real YAML and the
-//! model (the same path `lint` takes), plus the RULES table checks.
+//! model (the same path `lint` takes). (The tests of the rule docs against the ids emitted here
+//! are with the docs, in `lint::rules::admission::docs`.)
 
 use super::*;
-use crate::model::{Inventory, Object};
+use crate::model::Inventory;
 use crate::source::Source;
 
 const RS: &str = "  resourceSelectors: [{apiVersion: apps/v1, kind: Deployment, name: nginx}]\n";
@@ -1106,91 +1107,4 @@ fn override_values() {
     none(validate_override(&op_rules(
         "        fieldOverrider:\n          - fieldPath: /data/config\n            yaml:\n              - {subPath: /key, operator: add, value: 1}\n              - {subPath: /other, operator: remove, value: null}\n",
     )));
-}
-
-// ---- the RULES table ------------------------------------------------------------------------
-
-/// Every id the code can emit: the string literals that open a `Violation::new(`, a
-/// `label_key_violations(` call or a field-selector problem.
-fn emitted_ids() -> Vec<String> {
-    let sources = [
-        include_str!("mod.rs"),
-        include_str!("placement.rs"),
-        include_str!("failover.rs"),
-        include_str!("selectors.rs"),
-        include_str!("overrides.rs"),
-    ];
-    let re = regex::Regex::new(
-        r#"(?:Violation::new\(|label_key_violations\(|Some\(\()\s*"([a-z0-9]+(?:-[a-z0-9]+)+)""#,
-    )
-    .unwrap();
-    let mut ids: Vec<String> = sources
-        .iter()
-        .flat_map(|s| re.captures_iter(s).map(|c| c[1].to_string()))
-        .collect();
-    ids.sort();
-    ids.dedup();
-    ids
-}
-
-#[test]
-fn every_emitted_id_is_documented_once() {
-    let ids = emitted_ids();
-    assert!(ids.len() >= 35, "the scan found too few ids: {ids:?}");
-    for id in &ids {
-        assert!(rule(id).is_some(), "no RULES entry for `{id}`");
-    }
-    let mut seen = std::collections::HashSet::new();
-    for r in RULES {
-        assert!(seen.insert(r.id), "duplicate RULES entry `{}`", r.id);
-        assert!(
-            ids.iter().any(|i| i == r.id),
-            "`{}` is documented but never emitted",
-            r.id
-        );
-        assert!(!r.summary.is_empty(), "{}: summary", r.id);
-        assert!(!r.message.is_empty(), "{}: message", r.id);
-        assert!(!r.rationale.is_empty(), "{}: rationale", r.id);
-        assert!(!r.example.is_empty(), "{}: example", r.id);
-        assert!(!r.fix.is_empty(), "{}: fix", r.id);
-        assert!(r.reference.contains(".go:"), "{}: reference", r.id);
-        assert!(
-            r.id.chars().all(|c| c.is_ascii_lowercase() || c == '-'),
-            "{}: not kebab-case",
-            r.id
-        );
-    }
-}
-
-/// Each entry's example really triggers its rule.
-#[test]
-fn every_example_triggers_its_rule() {
-    for r in RULES {
-        let inv = inventory(r.example);
-        let found: Vec<Violation> = match r.id {
-            "scheduler-name-immutable" | "permanent-id-immutable" => {
-                let ps: Vec<_> = inv.policies().collect();
-                assert_eq!(ps.len(), 2, "{}: example needs old --- new", r.id);
-                validate_update(ps[0], ps[1])
-            }
-            "permanent-id-required" => {
-                validate_stored(inv.policies().next().unwrap(), KarmadaVersion::LATEST)
-            }
-            // Only reachable without the mutating webhook.
-            "grace-period-required" => {
-                let p = inv.policies().next().unwrap();
-                validate_spec(p.kind, None, &p.spec, KarmadaVersion::LATEST)
-            }
-            _ => match inv.objects.first() {
-                Some(Object::Policy(p)) => admit(p, KarmadaVersion::LATEST).violations,
-                Some(Object::Override(o)) => validate_override(o),
-                other => panic!("{}: example is not a policy: {other:?}", r.id),
-            },
-        };
-        assert!(
-            found.iter().any(|v| v.rule == r.id),
-            "{}: example does not trigger it; got {found:#?}",
-            r.id
-        );
-    }
 }

@@ -5,8 +5,9 @@ use std::collections::HashSet;
 use crate::engine::state::FxHasher;
 
 use crate::lint::analysis::Analysis;
-use crate::lint::registry::{RuleDoc, RuleGroup};
-use crate::lint::{Finding, Severity};
+use crate::lint::finding::{Finding, Severity};
+use crate::lint::phase::{Check, Rule};
+use crate::lint::rule::{RuleDoc, RuleGroup};
 use crate::source::FieldPath;
 
 pub const DOC: RuleDoc = RuleDoc {
@@ -20,6 +21,11 @@ pub const DOC: RuleDoc = RuleDoc {
     example: "kind: Deployment\nmetadata: {name: nginx, namespace: default}\n---\nkind: PropagationPolicy\nmetadata: {name: p, namespace: default}\nspec:\n  resourceSelectors: [{apiVersion: apps/v1, kind: Deployment, name: ngnix}]\n",
     fix: "Fix the selector, or delete the policy.",
     reference: "claim-and-preemption.md §1.2, §1.3",
+};
+
+pub static RULE: Rule = Rule {
+    docs: &[DOC],
+    checks: &[Check::Semantic(check)],
 };
 
 type FxSet<T> = HashSet<T, std::hash::BuildHasherDefault<FxHasher>>;

@@ -3,8 +3,10 @@
 use std::hash::{Hash, Hasher};
 
 use crate::engine::state::{AdmittedPolicy, FxHasher, TemplateEntry};
-use crate::lint::registry::{RuleDoc, RuleGroup};
-use crate::lint::{Finding, Severity};
+use crate::lint::finding::{Finding, Severity};
+pub use crate::lint::phase::Taken;
+use crate::lint::phase::{Check, Identities, Rule};
+use crate::lint::rule::{RuleDoc, RuleGroup};
 use crate::model::{group_of, Inventory, Object, ObjectRef};
 use crate::source::FieldPath;
 
@@ -21,6 +23,19 @@ pub const DOC: RuleDoc = RuleDoc {
     reference: "",
 };
 
+pub static RULE: Rule = Rule {
+    docs: &[DOC],
+    checks: &[Check::Identities(identities_check)],
+};
+
+/// With the hashes the parsing threads made, or hashing every object here.
+fn identities_check(i: &Identities<'_>) -> Vec<Finding> {
+    match i.hashes {
+        Some(hashes) => check_hashed(i.inventory, i.taken, hashes),
+        None => check_with(i.inventory, i.taken),
+    }
+}
+
 /// Identity: API group (not version: `apps/v1` and `apps/v1beta1` are one object), kind,
 /// namespace, name; borrowed from the objects (one run hashes every object in the input).
 type Identity<'a> = (&'a str, &'a str, Option<&'a str>, &'a str);
@@ -29,21 +44,17 @@ pub fn check(inventory: &Inventory) -> Vec<Finding> {
     check_with(inventory, Taken::default())
 }
 
-/// The objects a streamed `lint` took out of the inventory: it keeps only their engine
-/// entries. Each list is in document order.
-#[derive(Clone, Copy, Default)]
-pub struct Taken<'a> {
-    pub templates: &'a [TemplateEntry],
-    pub policies: &'a [AdmittedPolicy],
-}
-
 /// [`check`] where some objects are `taken` out of the inventory.
 ///
 /// Every identity is hashed and the hashes sorted (with the document, so the earliest comes
 /// first among equals): only documents with equal hashes are compared. A map of every
 /// identity was a third of a large run's time after parsing.
 pub fn check_with(inventory: &Inventory, taken: Taken<'_>) -> Vec<Finding> {
-    check_hashed(inventory, taken, identity_hashes(&inventory.objects, taken))
+    check_hashed(
+        inventory,
+        taken,
+        &identity_hashes(&inventory.objects, taken),
+    )
 }
 
 /// Each object's identity hash and document, sorted: what [`check_hashed`] compares. A
@@ -64,14 +75,13 @@ pub fn identity_hashes(objects: &[Object], taken: Taken<'_>) -> Vec<(u64, usize)
     hashed
 }
 
-/// [`check_with`] given the [`identity_hashes`] of the whole input, in any order: parts
-/// each sorted and then concatenated sort fastest (the sort merges the runs).
+/// [`check_with`] given the [`identity_hashes`] of the whole input, sorted (parts each sorted
+/// and then concatenated sort fastest: the sort merges the runs).
 pub fn check_hashed(
     inventory: &Inventory,
     taken: Taken<'_>,
-    mut hashed: Vec<(u64, usize)>,
+    hashed: &[(u64, usize)],
 ) -> Vec<Finding> {
-    hashed.sort();
     let objects = &inventory.objects;
     let mut out = Vec::new();
     for run in hashed

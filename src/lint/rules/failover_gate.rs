@@ -1,8 +1,10 @@
 //! `failover-gate-off`: a policy that relies on cluster failover while the `Failover` feature
 //! gate is off (the default since v1.12.0, commit a8e965321): nothing fails over.
 
-use crate::lint::registry::{RuleDoc, RuleGroup};
-use crate::lint::{Finding, LintOptions, Severity};
+use crate::lint::config::LintOptions;
+use crate::lint::finding::{Finding, Severity};
+use crate::lint::phase::{Check, Rule};
+use crate::lint::rule::{RuleDoc, RuleGroup};
 use crate::model::feature_gates::GateSet;
 use crate::model::{Inventory, Policy};
 use crate::source::FieldPath;
@@ -20,6 +22,11 @@ pub const DOC: RuleDoc = RuleDoc {
     fix: "Enable the gate on karmada-controller-manager (`--feature-gates=Failover=true`) and declare it in the \
           configuration, or drop the failover settings.",
     reference: "pkg/features/features.go (Failover: Default false from v1.12.0); karmada#6925, #5150",
+};
+
+pub static RULE: Rule = Rule {
+    docs: &[DOC],
+    checks: &[Check::PerObject(|o| check(o.inventory, o.opts))],
 };
 
 /// The gates for the lint options; an unknown gate is reported by the options' own parsing,

@@ -1,8 +1,9 @@
 //! Rules about the text itself, before any Karmada rule: YAML syntax, duplicate keys,
 //! unrendered templating, documents that are not objects.
 
-use crate::lint::registry::{RuleDoc, RuleGroup};
-use crate::lint::{Finding, Severity};
+use crate::lint::finding::{Finding, Severity};
+use crate::lint::phase::{Check, Objects, Rule};
+use crate::lint::rule::{RuleDoc, RuleGroup};
 use crate::model::Inventory;
 use crate::source::{Loaded, ProblemKind};
 
@@ -86,14 +87,24 @@ kind: PropagationPolicy
     reference: "policy.karmada.io CRDs",
 };
 
-pub const DOCS: &[&RuleDoc] = &[
-    &YAML_SYNTAX,
-    &DUPLICATE_KEY,
-    &UNRENDERED_TEMPLATE,
-    &NOT_AN_OBJECT,
-    &MISSING_TYPE,
-    &OLD_API_GROUP,
-];
+pub static RULE: Rule = Rule {
+    docs: &[
+        YAML_SYNTAX,
+        DUPLICATE_KEY,
+        UNRENDERED_TEMPLATE,
+        NOT_AN_OBJECT,
+        MISSING_TYPE,
+        OLD_API_GROUP,
+    ],
+    checks: &[Check::PerObject(check)],
+};
+
+/// Load problems, then documents that could not be typed.
+fn check(o: &Objects<'_>) -> Vec<Finding> {
+    let mut out = findings(o.loaded);
+    out.extend(classify_findings(o.inventory));
+    out
+}
 
 /// The doc of a classification problem's rule id (see `model::Inventory::from_documents`).
 pub fn classify_doc(rule: &str) -> &'static RuleDoc {

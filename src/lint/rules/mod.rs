@@ -1,18 +1,40 @@
-//! One file per rule (or per family of closely related rules): its doc, its check and its tests.
+//! One file per rule (or per family of closely related rules): its docs, its check and its
+//! tests, declared as one [`Rule`] unit. [`RULES`] is the registry's table: adding a rule is a
+//! file here, its `mod` line and its row in the table (and its fixture, `tests/rules/<id>/`).
 
 pub mod admission;
 pub mod dead_policy;
 pub mod duplicate_identity;
 pub mod failover_gate;
 pub mod input;
+pub mod invalid_ignore;
 pub mod overlap;
 pub mod overrides;
 pub mod preemption;
+pub mod render_failed;
 pub mod schema;
 pub mod suspension;
 pub mod suspension_age;
 
+use crate::lint::phase::Rule;
 use crate::model::{ObjectRef, Policy, POLICY_API_VERSION};
+
+/// Every rule unit, in the order rules are listed (input, schema, admission, semantics).
+pub static RULES: &[&Rule] = &[
+    &input::RULE,
+    &invalid_ignore::RULE,
+    &render_failed::RULE,
+    &schema::RULE,
+    &admission::RULE,
+    &duplicate_identity::RULE,
+    &suspension::RULE,
+    &suspension_age::RULE,
+    &failover_gate::RULE,
+    &overrides::RULE,
+    &overlap::RULE,
+    &preemption::RULE,
+    &dead_policy::RULE,
+];
 
 /// The `object` of a finding about a policy.
 pub fn policy_object_ref(p: &Policy) -> ObjectRef {

@@ -6,8 +6,9 @@ use std::collections::{BTreeMap, HashSet};
 use crate::engine::rank::{self, Decider};
 use crate::engine::state::PolicyEntry;
 use crate::lint::analysis::Analysis;
-use crate::lint::registry::{RuleDoc, RuleGroup};
-use crate::lint::{Finding, Severity};
+use crate::lint::finding::{Finding, Severity};
+use crate::lint::phase::{Check, Rule};
+use crate::lint::rule::{RuleDoc, RuleGroup};
 use crate::model::policy::{LabelSelector, ResourceSelector};
 use crate::source::FieldPath;
 
@@ -37,7 +38,10 @@ pub const POTENTIAL_OVERLAP: RuleDoc = RuleDoc {
     reference: "claim-and-preemption.md §1.2, §2.3",
 };
 
-pub const DOCS: &[&RuleDoc] = &[&OVERLAP, &POTENTIAL_OVERLAP];
+pub static RULE: Rule = Rule {
+    docs: &[OVERLAP, POTENTIAL_OVERLAP],
+    checks: &[Check::Semantic(check)],
+};
 
 fn why(a: &Analysis<'_>, winner: usize, loser: usize, t: usize, decider: Decider) -> String {
     let (w, l) = (a.state.policy(winner), a.state.policy(loser));

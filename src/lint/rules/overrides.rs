@@ -2,8 +2,9 @@
 //! overrider applies to every kind a policy selects (overrides-and-placement.md §A.7-§A.9), and
 //! a top-level `fieldOverrider` beside `overrideRules` never runs (§A.6).
 
-use crate::lint::registry::{RuleDoc, RuleGroup};
-use crate::lint::{Finding, Severity};
+use crate::lint::finding::{Finding, Severity};
+use crate::lint::phase::{Check, Rule};
+use crate::lint::rule::{RuleDoc, RuleGroup};
 use crate::model::override_policy::Overriders;
 use crate::model::{Inventory, ObjectRef, OverridePolicy, POLICY_API_VERSION};
 use crate::source::FieldPath;
@@ -47,7 +48,10 @@ pub const NEVER_APPLIES: RuleDoc = RuleDoc {
     reference: "overrides-and-placement.md §A.8, §A.9; imageoverride.go:50-91",
 };
 
-pub const DOCS: &[&RuleDoc] = &[&FIELD_OVERRIDER_IGNORED, &PATH_NOT_ON_KIND, &NEVER_APPLIES];
+pub static RULE: Rule = Rule {
+    docs: &[FIELD_OVERRIDER_IGNORED, PATH_NOT_ON_KIND, NEVER_APPLIES],
+    checks: &[Check::PerObject(|o| check(o.inventory))],
+};
 
 /// Kinds whose containers image/command/args overriders reach without a predicate.
 const WITH_CONTAINERS: &[&str] = &[

@@ -7,8 +7,9 @@ use std::collections::BTreeMap;
 use crate::engine::reconcile::preemptors;
 use crate::engine::simulate::{why_not, BlockReason};
 use crate::lint::analysis::Analysis;
-use crate::lint::registry::{RuleDoc, RuleGroup};
-use crate::lint::{Finding, Severity};
+use crate::lint::finding::{Finding, Severity};
+use crate::lint::phase::{Check, Rule};
+use crate::lint::rule::{RuleDoc, RuleGroup};
 use crate::model::PolicyRef;
 use crate::source::FieldPath;
 
@@ -41,7 +42,10 @@ pub const INERT: RuleDoc = RuleDoc {
     reference: "claim-and-preemption.md §5.1 (features.go:50-51, preemption.go:49-58)",
 };
 
-pub const DOCS: &[&RuleDoc] = &[&SILENT, &INERT];
+pub static RULE: Rule = Rule {
+    docs: &[SILENT, INERT],
+    checks: &[Check::Semantic(check)],
+};
 
 pub fn check(a: &Analysis<'_>) -> Vec<Finding> {
     let mut out = inert(a);

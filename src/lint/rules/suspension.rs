@@ -4,8 +4,10 @@
 //! §2 (the path to Works) and §3.4 (what stalls in failover).
 
 use crate::engine::suspension::{failover_candidates, stalls, target_clusters, Stall, State};
-use crate::lint::registry::{RuleDoc, RuleGroup};
-use crate::lint::{Finding, LintOptions, Severity};
+use crate::lint::config::LintOptions;
+use crate::lint::finding::{Finding, Severity};
+use crate::lint::phase::{Check, Rule};
+use crate::lint::rule::{RuleDoc, RuleGroup};
 use crate::model::{Inventory, Policy};
 use crate::source::FieldPath;
 
@@ -96,15 +98,18 @@ pub const STALLS_FAILOVER: RuleDoc = RuleDoc {
     reference: "validation-suspension-failover.md §3.4 items 1-5 and the suggested lint predicate",
 };
 
-pub const DOCS: &[&RuleDoc] = &[
-    &NO_EFFECT,
-    &NOT_TARGETED,
-    &INVALID_CLUSTER_NAME,
-    &UNKNOWN_CLUSTER,
-    &LAZY,
-    &DEPENDENCIES,
-    &STALLS_FAILOVER,
-];
+pub static RULE: Rule = Rule {
+    docs: &[
+        NO_EFFECT,
+        NOT_TARGETED,
+        INVALID_CLUSTER_NAME,
+        UNKNOWN_CLUSTER,
+        LAZY,
+        DEPENDENCIES,
+        STALLS_FAILOVER,
+    ],
+    checks: &[Check::PerObject(|o| check(o.inventory, o.opts))],
+};
 
 pub fn check(inventory: &Inventory, opts: &LintOptions) -> Vec<Finding> {
     let mut out = Vec::new();

@@ -6,8 +6,9 @@
 //! modes of `lint` (`--rev`, `--staged`, `--base`) know; the rule itself is pure and gets the
 //! history through a callback.
 
-use crate::lint::registry::{RuleDoc, RuleGroup};
-use crate::lint::{Finding, Severity};
+use crate::lint::finding::{Finding, Severity};
+use crate::lint::phase::{Check, History, Rule};
+use crate::lint::rule::{RuleDoc, RuleGroup};
 use crate::model::Inventory;
 use crate::source::FieldPath;
 
@@ -27,6 +28,18 @@ pub const DOC: RuleDoc = RuleDoc {
           for a pause that is meant to last.",
     reference: "validation-suspension-failover.md §2.3 (shouldSuspendDispatching), §3.4 (failover while suspended)",
 };
+
+pub static RULE: Rule = Rule {
+    docs: &[DOC],
+    checks: &[Check::History(history_check)],
+};
+
+/// Only with blame (the git modes).
+fn history_check(h: &History<'_>) -> Vec<Finding> {
+    h.blame.map_or_else(Vec::new, |b| {
+        check(h.inventory, b.max_age_secs, b.now, b.introduced)
+    })
+}
 
 /// The default of `maxSuspensionAge`.
 pub const DEFAULT_MAX_AGE_SECS: u64 = 7 * 86_400;

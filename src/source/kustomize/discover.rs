@@ -156,3 +156,65 @@ fn read_kustomization(dir: &Path, file: &Path) -> Result<Option<Kustomization>, 
     }
     Ok(Some(Kustomization::from_tree(dir, file, Arc::new(loaded))))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn roots_patches_and_plain_files_are_told_apart() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        let write = |name: &str, text: &str| {
+            let p = root.join(name);
+            std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+            std::fs::write(p, text).unwrap();
+        };
+        write("base/kustomization.yaml", "resources: [pp.yaml]\n");
+        write("base/pp.yaml", "kind: PropagationPolicy\n");
+        write(
+            "comp/kustomization.yaml",
+            "kind: Component\nresources: [op.yaml]\n",
+        );
+        write("comp/op.yaml", "kind: OverridePolicy\n");
+        write(
+            "prod/kustomization.yaml",
+            "resources: [../base]\ncomponents: [../comp]\npatches:\n  - path: p.yaml\n  - patch: |-\n      - op: add\n",
+        );
+        write("prod/p.yaml", "kind: PropagationPolicy\n");
+        write("plain/cpp.yaml", "kind: ClusterPropagationPolicy\n");
+        write("chart/Chart.yaml", "name: c\n");
+        write("chart/templates/t.yaml", "a: {{ .x }}\n");
+        let files = files::expand(&[root.display().to_string()], &|_| false).unwrap();
+        let repo = discover(&files);
+        let rel = |p: &Path| p.strip_prefix(root).unwrap().display().to_string();
+        assert_eq!(
+            repo.roots.iter().map(|r| rel(r)).collect::<Vec<_>>(),
+            ["prod"]
+        );
+        assert_eq!(
+            repo.plain.iter().map(|p| rel(p)).collect::<Vec<_>>(),
+            ["plain/cpp.yaml"]
+        );
+        assert_eq!(
+            repo.charts.iter().map(|c| rel(c)).collect::<Vec<_>>(),
+            ["chart"]
+        );
+        let prod = &repo.kustomizations[&normalize(&root.join("prod"))];
+        assert_eq!(prod.patches.len(), 2);
+        assert!(matches!(
+            &prod.patches[1].body,
+            super::super::PatchBody::Inline {
+                line: 6,
+                col: 7,
+                ..
+            }
+        ));
+        let closure: Vec<_> = repo
+            .closure(&normalize(&root.join("prod")))
+            .iter()
+            .map(|d| rel(d))
+            .collect();
+        assert_eq!(closure, ["prod", "comp", "base"]);
+    }
+}

@@ -109,6 +109,14 @@ impl<'a> Mapper<'a> {
     ) -> Option<(Arc<Source>, Span)> {
         let kind = rendered.get("kind").and_then(Node::as_str).unwrap_or("");
         let name = name_of(rendered);
+        let guessed;
+        let origin = match origin {
+            Some(o) => Some(o),
+            None => {
+                guessed = self.guess_origin(layers, kind, name);
+                guessed.as_deref()
+            }
+        };
         let source = origin.and_then(|o| self.file(o));
         let source_doc = source.as_deref().and_then(|l| find_document(l, kind, name));
         let original = source_doc.map_or(name, name_of);
@@ -141,6 +149,29 @@ impl<'a> Mapper<'a> {
         }
         let fallback = self.file(&layers.fallback)?;
         Some((fallback.source.clone(), Span::point(1, 1)))
+    }
+
+    /// Without an origin annotation (piped `kustomize build` output): the resource file of
+    /// these layers that defines an object of this kind and name (before prefixes).
+    fn guess_origin(&self, layers: &Layers, kind: &str, name: &str) -> Option<PathBuf> {
+        let files = layers
+            .closure
+            .iter()
+            .filter_map(|d| self.repo.kustomizations.get(d))
+            .flat_map(|k| k.resource_files.iter());
+        for file in files {
+            let Some(l) = self.file(file) else { continue };
+            let defines = l.documents.iter().any(|d| {
+                let n = name_of(&d.root);
+                d.root.get("kind").and_then(Node::as_str) == Some(kind)
+                    && !n.is_empty()
+                    && (n == name || name.contains(n))
+            });
+            if defines {
+                return Some(file.clone());
+            }
+        }
+        None
     }
 
     /// The node a patch of these layers wrote at `path`, outermost layer and last patch first.

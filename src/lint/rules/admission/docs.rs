@@ -1,5 +1,9 @@
-//! The documentation of every admission rule this module emits: one entry per id, in the order
-//! Karmada checks them. `--list-rules`, SARIF metadata and the README table are built from it.
+//! The documentation of every admission rule `crate::engine::admission` emits: one entry per id,
+//! in the order Karmada checks them. The checks stay in the engine; the registry lists these
+//! docs ([`DOCS`]), so `--list-rules`, SARIF metadata and the README table are built from them.
+
+use crate::lint::finding::Severity;
+use crate::lint::rule::{RuleDoc, RuleGroup};
 
 /// One admission rule: what Karmada refuses, in its own words.
 #[derive(Clone, Debug)]
@@ -27,7 +31,7 @@ pub fn rule(id: &str) -> Option<&'static AdmissionRule> {
 
 const IS_LABEL_KEY: &str = "<IsLabelKey message, e.g. name part must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]')>";
 
-pub static RULES: &[AdmissionRule] = &[
+pub const RULES: &[AdmissionRule] = &[
     // ---- §1.3 placement -------------------------------------------------------------------
     AdmissionRule {
         id: "placement-affinity-exclusive",
@@ -788,3 +792,134 @@ spec:
         reference: "pkg/util/validation/validation.go:457-508 (validateOverrideOperator); validation-suspension-failover.md §1.7",
     },
 ];
+
+impl AdmissionRule {
+    /// The rule's registry entry: every admission rule is an error (the API server refuses).
+    const fn doc(&self) -> RuleDoc {
+        RuleDoc {
+            id: self.id,
+            group: RuleGroup::Admission,
+            default_severity: Severity::Error,
+            summary: self.summary,
+            rationale: self.rationale,
+            example: self.example,
+            fix: self.fix,
+            reference: self.reference,
+        }
+    }
+}
+
+/// [`RULES`] as the registry lists them.
+pub static DOCS: [RuleDoc; RULES.len()] = {
+    const EMPTY: RuleDoc = RULES[0].doc();
+    let mut docs = [EMPTY; RULES.len()];
+    let mut i = 0;
+    while i < RULES.len() {
+        docs[i] = RULES[i].doc();
+        i += 1;
+    }
+    docs
+};
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::engine::admission::{
+        admit, validate_override, validate_spec, validate_stored, validate_update, Violation,
+    };
+    use crate::model::{Inventory, KarmadaVersion, Object};
+    use crate::source::Source;
+
+    fn inventory(yaml: &str) -> Inventory {
+        let loaded = crate::source::load(Source::new("test.yaml", yaml));
+        assert!(loaded.problems.is_empty(), "{:?}", loaded.problems);
+        Inventory::from_documents(loaded.documents, "default")
+    }
+
+    // ---- the RULES table ------------------------------------------------------------------------
+
+    /// Every id the code can emit: the string literals that open a `Violation::new(`, a
+    /// `label_key_violations(` call or a field-selector problem.
+    fn emitted_ids() -> Vec<String> {
+        let sources = [
+            include_str!("../../../engine/admission/mod.rs"),
+            include_str!("../../../engine/admission/placement.rs"),
+            include_str!("../../../engine/admission/failover.rs"),
+            include_str!("../../../engine/admission/selectors.rs"),
+            include_str!("../../../engine/admission/overrides.rs"),
+        ];
+        let re = regex::Regex::new(
+            r#"(?:Violation::new\(|label_key_violations\(|Some\(\()\s*"([a-z0-9]+(?:-[a-z0-9]+)+)""#,
+        )
+        .unwrap();
+        let mut ids: Vec<String> = sources
+            .iter()
+            .flat_map(|s| re.captures_iter(s).map(|c| c[1].to_string()))
+            .collect();
+        ids.sort();
+        ids.dedup();
+        ids
+    }
+
+    #[test]
+    fn every_emitted_id_is_documented_once() {
+        let ids = emitted_ids();
+        assert!(ids.len() >= 35, "the scan found too few ids: {ids:?}");
+        for id in &ids {
+            assert!(rule(id).is_some(), "no RULES entry for `{id}`");
+        }
+        let mut seen = std::collections::HashSet::new();
+        for r in RULES {
+            assert!(seen.insert(r.id), "duplicate RULES entry `{}`", r.id);
+            assert!(
+                ids.iter().any(|i| i == r.id),
+                "`{}` is documented but never emitted",
+                r.id
+            );
+            assert!(!r.summary.is_empty(), "{}: summary", r.id);
+            assert!(!r.message.is_empty(), "{}: message", r.id);
+            assert!(!r.rationale.is_empty(), "{}: rationale", r.id);
+            assert!(!r.example.is_empty(), "{}: example", r.id);
+            assert!(!r.fix.is_empty(), "{}: fix", r.id);
+            assert!(r.reference.contains(".go:"), "{}: reference", r.id);
+            assert!(
+                r.id.chars().all(|c| c.is_ascii_lowercase() || c == '-'),
+                "{}: not kebab-case",
+                r.id
+            );
+        }
+    }
+
+    /// Each entry's example really triggers its rule.
+    #[test]
+    fn every_example_triggers_its_rule() {
+        for r in RULES {
+            let inv = inventory(r.example);
+            let found: Vec<Violation> = match r.id {
+                "scheduler-name-immutable" | "permanent-id-immutable" => {
+                    let ps: Vec<_> = inv.policies().collect();
+                    assert_eq!(ps.len(), 2, "{}: example needs old --- new", r.id);
+                    validate_update(ps[0], ps[1])
+                }
+                "permanent-id-required" => {
+                    validate_stored(inv.policies().next().unwrap(), KarmadaVersion::LATEST)
+                }
+                // Only reachable without the mutating webhook.
+                "grace-period-required" => {
+                    let p = inv.policies().next().unwrap();
+                    validate_spec(p.kind, None, &p.spec, KarmadaVersion::LATEST)
+                }
+                _ => match inv.objects.first() {
+                    Some(Object::Policy(p)) => admit(p, KarmadaVersion::LATEST).violations,
+                    Some(Object::Override(o)) => validate_override(o),
+                    other => panic!("{}: example is not a policy: {other:?}", r.id),
+                },
+            };
+            assert!(
+                found.iter().any(|v| v.rule == r.id),
+                "{}: example does not trigger it; got {found:#?}",
+                r.id
+            );
+        }
+    }
+}

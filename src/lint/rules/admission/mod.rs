@@ -2,34 +2,34 @@
 //! the object. For PropagationPolicy and ClusterPropagationPolicy the whole chain runs in the
 //! API server's order (`crate::engine::admission::chain`: strict decoding, the mutating
 //! webhook's Go round trip, the CRD schema, the validating webhook), so its schema findings are
-//! reported here too; this file turns its refusals into findings.
+//! reported here too. The checks live in the engine; this unit documents the admission ids
+//! ([`docs`]) and turns the engine's refusals into findings: per object, and for `--base` the
+//! update rules (`validateUpdate`).
+
+pub mod docs;
 
 use std::collections::HashMap;
 
 use crate::engine::admission::chain::{self, Verdict};
 use crate::engine::admission::{self, Violation};
-use crate::lint::registry::{RuleDoc, RuleGroup};
-use crate::lint::{Finding, LintOptions, Severity};
+use crate::lint::config::LintOptions;
+use crate::lint::finding::{Finding, Severity};
+use crate::lint::phase::{Check, History, Rule};
 use crate::model::{
-    group_of, Inventory, ObjectMeta, ObjectRef, PolicyKind, POLICY_API_VERSION, POLICY_GROUP,
+    group_of, Inventory, ObjectMeta, ObjectRef, Policy, PolicyKind, PolicyRef, POLICY_API_VERSION,
+    POLICY_GROUP,
 };
 use crate::source::Node;
 
-pub fn docs() -> Vec<RuleDoc> {
-    admission::RULES
-        .iter()
-        .map(|r| RuleDoc {
-            id: r.id,
-            group: RuleGroup::Admission,
-            default_severity: Severity::Error,
-            summary: r.summary,
-            rationale: r.rationale,
-            example: r.example,
-            fix: r.fix,
-            reference: r.reference,
-        })
-        .collect()
-}
+pub use docs::{rule, AdmissionRule, RULES};
+
+pub static RULE: Rule = Rule {
+    docs: &docs::DOCS,
+    checks: &[
+        Check::PerObject(|o| check(o.inventory, o.opts)),
+        Check::History(update_check),
+    ],
+};
 
 pub fn check(inventory: &Inventory, opts: &LintOptions) -> Vec<Finding> {
     let mut out = policy_findings(inventory, opts);
@@ -114,10 +114,10 @@ fn verdict_findings(
         .refusals
         .iter()
         .map(|r| {
-            let rule = admission::rule(r.rule)
+            let rule = rule(r.rule)
                 .map(|a| a.id)
                 .or_else(|| {
-                    crate::schema::RULES
+                    super::schema::DOCS
                         .iter()
                         .find(|s| s.id == r.rule)
                         .map(|s| s.id)
@@ -141,11 +141,105 @@ fn verdict_findings(
 
 fn finding(inventory: &Inventory, doc: usize, object: ObjectRef, v: &Violation) -> Finding {
     let d = &inventory.documents[doc];
-    let rule = admission::rule(v.rule).map_or("admission", |r| r.id);
+    let rule = rule(v.rule).map_or("admission", |r| r.id);
     let mut f = Finding::new(rule, Severity::Error, v.message.clone())
         .at(&d.source, d.root.locate(&v.field))
         .field(v.field.to_string())
         .object(object);
     f.doc = Some(doc);
     f
+}
+
+/// The update rules in `--base` mode: nothing without a base side.
+fn update_check(h: &History<'_>) -> Vec<Finding> {
+    h.base
+        .map_or_else(Vec::new, |base| update_findings(base, h.inventory))
+}
+
+/// `validateUpdate` returns before `ValidatePropagationSpec` runs (admission-chain.md §6.1):
+/// for a policy whose update is refused, the head's validating-webhook findings are not what
+/// Karmada reports, so they are dropped. Schema findings stay: that stage runs first.
+pub fn short_circuited_by_updates(head: Vec<Finding>, updates: &[Finding]) -> Vec<Finding> {
+    if updates.is_empty() {
+        return head;
+    }
+    head.into_iter()
+        .filter(|f| {
+            let webhook = rule(f.rule).is_some();
+            !(webhook
+                && updates
+                    .iter()
+                    .any(|u| u.object.is_some() && u.object == f.object))
+        })
+        .collect()
+}
+
+/// `validateUpdate` for every policy on both sides (Karmada rejects the update: the change
+/// cannot be applied as it is), located on the head document.
+pub fn update_findings(base: &Inventory, head: &Inventory) -> Vec<Finding> {
+    let base_policies: HashMap<PolicyRef, &Policy> =
+        base.policies().map(|p| (p.reference(), p)).collect();
+    let mut out = Vec::new();
+    for p in head.policies() {
+        let Some(old) = base_policies.get(&p.reference()) else {
+            continue;
+        };
+        for v in admission::validate_update(old, p) {
+            let d = &head.documents[p.doc];
+            let rule = rule(v.rule).map_or("admission", |r| r.id);
+            let before = match v.rule {
+                "scheduler-name-immutable" => old
+                    .spec
+                    .scheduler_name
+                    .clone()
+                    .unwrap_or_else(|| "default-scheduler".into()),
+                _ => old
+                    .meta
+                    .labels
+                    .get(p.kind.permanent_id_label())
+                    .map(str::to_string)
+                    .unwrap_or_else(|| "<none>".into()),
+            };
+            let mut f = Finding::new(
+                rule,
+                Severity::Error,
+                format!("{} (was `{before}` at the base)", v.message),
+            )
+            .at(&d.source, d.root.locate(&v.field))
+            .field(v.field.to_string())
+            .object(super::policy_object_ref(p));
+            f.doc = Some(p.doc);
+            out.push(f);
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::source::{load, Source};
+
+    fn inventory(name: &str, text: &str) -> Inventory {
+        let mut l = load(Source::new(name, text));
+        Inventory::from_documents(std::mem::take(&mut l.documents), "default")
+    }
+
+    fn pp(name: &str, extra: &str) -> String {
+        format!(
+            "---\napiVersion: policy.karmada.io/v1alpha1\nkind: PropagationPolicy\nmetadata:\n  name: {name}\n  namespace: default\nspec:\n{extra}  resourceSelectors:\n    - apiVersion: apps/v1\n      kind: Deployment\n      name: nginx\n"
+        )
+    }
+
+    #[test]
+    fn scheduler_name_change_is_an_update_error_at_head() {
+        let base = inventory("b.yaml", &pp("a", "  schedulerName: default-scheduler\n"));
+        let head = inventory("h.yaml", &pp("a", "  schedulerName: custom\n"));
+        let f = update_findings(&base, &head);
+        assert_eq!(f.len(), 1);
+        assert_eq!(f[0].rule, "scheduler-name-immutable");
+        assert_eq!(f[0].field.as_deref(), Some("spec.schedulerName"));
+        assert_eq!(f[0].location.as_ref().unwrap().span.start.line, 8);
+        assert!(update_findings(&base, &base).is_empty());
+    }
 }

@@ -1,63 +1,13 @@
-//! `lint --base`: what a change does against its base. Three answers, all pure over two
-//! inventories (the base side and the head side):
-//! 1. which findings are new at head, matched by rule and object identity and field, never by
-//!    line number, so an edit above a finding does not make it "new";
-//! 2. ownership changes: the owner of every template at base and after the change is applied
-//!    to a control plane that holds the base (the claim engine, `engine::simulate::check`),
-//!    including the moves that do not happen and why (equal priority, preemption off...);
-//! 3. the rules that only exist for updates (`validateUpdate`: a changed `schedulerName`, a
-//!    changed or removed permanent-id label) for policies present on both sides.
+//! Ownership changes of a change set (`lint --base`, rendered by `output/`): the owner of every
+//! template at base and after the change is applied to a control plane that holds the base
+//! (the claim engine, [`crate::engine::simulate::check`]), including the moves that do not
+//! happen and why (equal priority, preemption off...). Pure over two inventories.
 
 use std::collections::{BTreeMap, HashMap, HashSet};
 
-use crate::engine::admission;
 use crate::engine::simulate::{check, BlockReason, Change};
 use crate::engine::state::{FeatureGates, Options, State};
-use crate::lint::{Finding, Severity};
 use crate::model::{Inventory, ObjectRef, Policy, PolicyRef};
-
-/// How findings are told apart across revisions.
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
-enum Key {
-    /// A finding about an object: rule, the object's identity, the field.
-    Object(&'static str, ObjectRef, Option<String>),
-    /// A finding about text (syntax, duplicate keys): rule, file, field, and the message with
-    /// its digits dropped (messages of the YAML parser mention lines and columns).
-    Text(&'static str, String, Option<String>, String),
-}
-
-fn key(f: &Finding) -> Key {
-    match &f.object {
-        Some(o) => Key::Object(f.rule, o.clone(), f.field.clone()),
-        None => Key::Text(
-            f.rule,
-            f.location
-                .as_ref()
-                .map(|l| l.source.name.clone())
-                .unwrap_or_default(),
-            f.field.clone(),
-            f.message.chars().filter(|c| !c.is_ascii_digit()).collect(),
-        ),
-    }
-}
-
-/// For each head finding, whether it is new: not matched by a base finding with the same key
-/// (as many head findings of one key as base ones are "old"; the extra ones are new).
-pub fn new_at_head(base: &[Finding], head: &[Finding]) -> Vec<bool> {
-    let mut left: HashMap<Key, usize> = HashMap::new();
-    for f in base {
-        *left.entry(key(f)).or_default() += 1;
-    }
-    head.iter()
-        .map(|f| match left.get_mut(&key(f)) {
-            Some(n) if *n > 0 => {
-                *n -= 1;
-                false
-            }
-            _ => true,
-        })
-        .collect()
-}
 
 /// A policy that matches a template but does not own it after the change.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -267,65 +217,6 @@ impl Scope {
     }
 }
 
-/// `validateUpdate` returns before `ValidatePropagationSpec` runs (admission-chain.md §6.1):
-/// for a policy whose update is refused, the head's validating-webhook findings are not what
-/// Karmada reports, so they are dropped. Schema findings stay: that stage runs first.
-pub fn short_circuited_by_updates(head: Vec<Finding>, updates: &[Finding]) -> Vec<Finding> {
-    if updates.is_empty() {
-        return head;
-    }
-    head.into_iter()
-        .filter(|f| {
-            let webhook = admission::rule(f.rule).is_some();
-            !(webhook
-                && updates
-                    .iter()
-                    .any(|u| u.object.is_some() && u.object == f.object))
-        })
-        .collect()
-}
-
-/// `validateUpdate` for every policy on both sides (Karmada rejects the update: the change
-/// cannot be applied as it is), located on the head document.
-pub fn update_findings(base: &Inventory, head: &Inventory) -> Vec<Finding> {
-    let base_policies: HashMap<PolicyRef, &Policy> =
-        base.policies().map(|p| (p.reference(), p)).collect();
-    let mut out = Vec::new();
-    for p in head.policies() {
-        let Some(old) = base_policies.get(&p.reference()) else {
-            continue;
-        };
-        for v in admission::validate_update(old, p) {
-            let d = &head.documents[p.doc];
-            let rule = admission::rule(v.rule).map_or("admission", |r| r.id);
-            let before = match v.rule {
-                "scheduler-name-immutable" => old
-                    .spec
-                    .scheduler_name
-                    .clone()
-                    .unwrap_or_else(|| "default-scheduler".into()),
-                _ => old
-                    .meta
-                    .labels
-                    .get(p.kind.permanent_id_label())
-                    .map(str::to_string)
-                    .unwrap_or_else(|| "<none>".into()),
-            };
-            let mut f = Finding::new(
-                rule,
-                Severity::Error,
-                format!("{} (was `{before}` at the base)", v.message),
-            )
-            .at(&d.source, d.root.locate(&v.field))
-            .field(v.field.to_string())
-            .object(super::rules::policy_object_ref(p));
-            f.doc = Some(p.doc);
-            out.push(f);
-        }
-    }
-    out
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -348,26 +239,6 @@ mod tests {
         let mut g = BTreeMap::new();
         g.insert("PropagationPolicyPreemption".to_string(), true);
         engine_options(&g, Default::default())
-    }
-
-    #[test]
-    fn findings_match_by_identity_not_line() {
-        let f = |line: u32, name: &str| {
-            Finding::new("overlap", Severity::Info, "m")
-                .at(
-                    &Source::new("a.yaml", ""),
-                    crate::source::Span::point(line, 1),
-                )
-                .object(ObjectRef {
-                    api_version: "v1".into(),
-                    kind: "K".into(),
-                    namespace: None,
-                    name: name.into(),
-                })
-        };
-        let base = vec![f(3, "a")];
-        let head = vec![f(30, "a"), f(31, "a"), f(5, "b")];
-        assert_eq!(new_at_head(&base, &head), vec![false, true, true]);
     }
 
     #[test]
@@ -433,17 +304,5 @@ mod tests {
         let kept = scope.subset(&base);
         assert_eq!(kept.templates().count(), 1, "the ConfigMap is out of scope");
         assert_eq!(kept.policies().count(), 2, "the CPP may select nginx");
-    }
-
-    #[test]
-    fn scheduler_name_change_is_an_update_error_at_head() {
-        let base = inventory("b.yaml", &pp("a", "  schedulerName: default-scheduler\n"));
-        let head = inventory("h.yaml", &pp("a", "  schedulerName: custom\n"));
-        let f = update_findings(&base, &head);
-        assert_eq!(f.len(), 1);
-        assert_eq!(f[0].rule, "scheduler-name-immutable");
-        assert_eq!(f[0].field.as_deref(), Some("spec.schedulerName"));
-        assert_eq!(f[0].location.as_ref().unwrap().span.start.line, 8);
-        assert!(update_findings(&base, &base).is_empty());
     }
 }

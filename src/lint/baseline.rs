@@ -1,0 +1,79 @@
+//! `lint --base`: which findings are new at head, matched by rule and object identity and
+//! field, never by line number, so an edit above a finding does not make it "new". (The other
+//! answers of `--base` come from the engine, `engine::ownership`, and from the admission rule
+//! unit's update rules.)
+
+use std::collections::HashMap;
+
+use crate::lint::finding::Finding;
+use crate::model::ObjectRef;
+
+/// How findings are told apart across revisions.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+enum Key {
+    /// A finding about an object: rule, the object's identity, the field.
+    Object(&'static str, ObjectRef, Option<String>),
+    /// A finding about text (syntax, duplicate keys): rule, file, field, and the message with
+    /// its digits dropped (messages of the YAML parser mention lines and columns).
+    Text(&'static str, String, Option<String>, String),
+}
+
+fn key(f: &Finding) -> Key {
+    match &f.object {
+        Some(o) => Key::Object(f.rule, o.clone(), f.field.clone()),
+        None => Key::Text(
+            f.rule,
+            f.location
+                .as_ref()
+                .map(|l| l.source.name.clone())
+                .unwrap_or_default(),
+            f.field.clone(),
+            f.message.chars().filter(|c| !c.is_ascii_digit()).collect(),
+        ),
+    }
+}
+
+/// For each head finding, whether it is new: not matched by a base finding with the same key
+/// (as many head findings of one key as base ones are "old"; the extra ones are new).
+pub fn new_at_head(base: &[Finding], head: &[Finding]) -> Vec<bool> {
+    let mut left: HashMap<Key, usize> = HashMap::new();
+    for f in base {
+        *left.entry(key(f)).or_default() += 1;
+    }
+    head.iter()
+        .map(|f| match left.get_mut(&key(f)) {
+            Some(n) if *n > 0 => {
+                *n -= 1;
+                false
+            }
+            _ => true,
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::lint::finding::Severity;
+    use crate::source::Source;
+
+    #[test]
+    fn findings_match_by_identity_not_line() {
+        let f = |line: u32, name: &str| {
+            Finding::new("overlap", Severity::Info, "m")
+                .at(
+                    &Source::new("a.yaml", ""),
+                    crate::source::Span::point(line, 1),
+                )
+                .object(ObjectRef {
+                    api_version: "v1".into(),
+                    kind: "K".into(),
+                    namespace: None,
+                    name: name.into(),
+                })
+        };
+        let base = vec![f(3, "a")];
+        let head = vec![f(30, "a"), f(31, "a"), f(5, "b")];
+        assert_eq!(new_at_head(&base, &head), vec![false, true, true]);
+    }
+}

@@ -1,0 +1,25 @@
+//! `render-failed`: a kustomize (or helm) root of the repository that does not build. The GitOps
+//! rendering (`crate::lint::gitops`) reports it while it reads the inputs, before any other
+//! phase: what does not render cannot be checked.
+
+use crate::lint::finding::Severity;
+use crate::lint::phase::{Check, Rule};
+use crate::lint::rule::{RuleDoc, RuleGroup};
+
+pub const RENDER_FAILED: RuleDoc = RuleDoc {
+    id: "render-failed",
+    group: RuleGroup::Input,
+    default_severity: Severity::Error,
+    summary: "kustomize (or helm) cannot build a root of the repository",
+    rationale:
+        "Flux and Argo CD run the same build; when it fails, nothing of that root is applied \
+                and its policies cannot be checked.",
+    example: "resources:\n  - missing.yaml\n",
+    fix: "Fix the kustomization as kustomize's message says (`kubectl kustomize DIR` shows it).",
+    reference: "kustomize build",
+};
+
+pub static RULE: Rule = Rule {
+    docs: &[RENDER_FAILED],
+    checks: &[Check::Rendering],
+};
