@@ -2,8 +2,7 @@
 
 use std::io::{self, IsTerminal, Write};
 
-use crate::kube::kinds::{self, KindInfo};
-use crate::model::{group_of, Inventory, PolicyKind, PolicyRef};
+use crate::model::Inventory;
 use crate::source::prefilter::{self, DocHead, Skipped};
 use crate::source::{files, Document, Loaded};
 
@@ -138,58 +137,6 @@ pub fn warn_problems(loaded: &[Loaded]) {
                 l.source.name, p.span.start.line, p.span.start.col, p.message
             );
         }
-    }
-}
-
-/// The `(group, kind)` pairs of the templates in the inputs.
-pub fn seen_kinds(inv: &Inventory) -> Vec<(String, String)> {
-    let mut seen: Vec<(String, String)> = inv
-        .templates()
-        .map(|t| (group_of(&t.api_version).to_string(), t.kind.clone()))
-        .collect();
-    seen.sort();
-    seen.dedup();
-    seen
-}
-
-pub fn resolve_type(ty: &str, inv: &Inventory) -> Result<KindInfo, CliError> {
-    let seen = seen_kinds(inv);
-    kinds::resolve(ty, &kinds::table(&seen), &seen).map_err(|e| CliError::usage(e.to_string()))
-}
-
-/// `pp/default/a`, `pp/a` (namespace from `-n`), `cpp/platform`.
-pub fn parse_delete(
-    target: &str,
-    namespace: &str,
-    inv: &crate::model::Inventory,
-) -> Result<PolicyRef, CliError> {
-    let parts: Vec<&str> = target.split('/').collect();
-    let bad = || {
-        CliError::usage(format!(
-            "--delete expects TYPE/[NS/]NAME such as pp/default/a or cpp/platform, got {target:?}"
-        ))
-    };
-    let (ty, ns, name) = match parts.as_slice() {
-        [ty, name] => (*ty, None, *name),
-        [ty, ns, name] => (*ty, Some(*ns), *name),
-        _ => return Err(bad()),
-    };
-    if ty.is_empty() || name.is_empty() || ns.is_some_and(str::is_empty) {
-        return Err(bad());
-    }
-    let kind = resolve_type(ty, inv)?;
-    match PolicyKind::from_kind(&kind.kind).filter(|_| kind.group == "policy.karmada.io") {
-        Some(PolicyKind::PropagationPolicy) => Ok(PolicyRef::pp(ns.unwrap_or(namespace), name)),
-        Some(PolicyKind::ClusterPropagationPolicy) => match ns {
-            None => Ok(PolicyRef::cpp(name)),
-            Some(_) => Err(CliError::usage(format!(
-                "{target:?}: a ClusterPropagationPolicy has no namespace"
-            ))),
-        },
-        None => Err(CliError::usage(format!(
-            "--delete takes a PropagationPolicy or ClusterPropagationPolicy, not {}",
-            kind.display()
-        ))),
     }
 }
 

@@ -41,9 +41,21 @@ pub enum CliError {
     /// An input path could not be read at all (exit 2).
     #[error(transparent)]
     Input(#[from] crate::source::files::ReadError),
+    /// TYPE names no kind, or several (exit 2).
+    #[error(transparent)]
+    Kind(#[from] crate::model::kinds::ResolveError),
+    /// `--delete TYPE/[NS/]NAME` names no policy (exit 2).
+    #[error(transparent)]
+    PolicyRef(#[from] crate::model::kinds::PolicyRefError),
+    /// `-o` names an unknown format, or two for stdout (exit 2).
+    #[error(transparent)]
+    Output(#[from] crate::output::format::OutputSpecError),
     /// A git mode cannot run here (exit 2).
     #[error(transparent)]
     Git(#[from] crate::source::git::GitError),
+    /// A git mode stopped (exit 2).
+    #[error(transparent)]
+    GitLint(#[from] crate::lint::git::GitLintError),
     /// The configuration file is unreadable or invalid (exit 2).
     #[error(transparent)]
     Config(#[from] crate::lint::config::ConfigError),
@@ -77,7 +89,11 @@ impl CliError {
             CliError::Usage(_)
             | CliError::Io(_)
             | CliError::Input(_)
+            | CliError::Kind(_)
+            | CliError::Output(_)
+            | CliError::PolicyRef(_)
             | CliError::Git(_)
+            | CliError::GitLint(_)
             | CliError::Config(_)
             | CliError::WriteOutput { .. } => Exit::Usage,
         }

@@ -3,12 +3,13 @@
 use clap::Args as ClapArgs;
 
 use super::args::{EngineSettings, KubeFlags};
-use super::common::{read_inputs, seen_kinds, stdout_color, warn_problems, write_stdout, Inputs};
+use super::common::{read_inputs, stdout_color, warn_problems, write_stdout, Inputs};
 use super::error::{CliError, Exit};
 use crate::engine::claim::Filters;
+use crate::engine::explain_inputs::{self, Wanted};
 use crate::engine::state::{Options, State, UnknownClaimers};
-use crate::kube::kinds;
-use crate::model::{group_of, Inventory, PolicyKind, POLICY_GROUP};
+use crate::model::{group_of, kinds, Inventory, PolicyKind, POLICY_GROUP};
+use crate::output::format::{render_explain, render_policy_view, Delivered, ExplainFormat};
 use crate::source::prefilter::DocHead;
 
 pub const EXAMPLES: &str = "\
@@ -68,49 +69,6 @@ pub struct Args {
     pub kube: KubeFlags,
 }
 
-/// Whether `explain` of the template named `name` in `namespace` needs a document: the
-/// PropagationPolicies of that namespace, every other Karmada object (CPPs, overrides,
-/// bindings, Works) and whatever may be the template itself or share its name (to report
-/// ambiguity). Other templates never change one template's decision, except through
-/// [`needs_other_templates`]; a PP selects only templates of its own namespace
-/// (claim-and-preemption.md §1.3, `detector.go:388-391`), and is otherwise looked up only as the holder of the
-/// template's claim ([`claim_elsewhere`]).
-fn needed_for(head: &DocHead<'_>, name: &str, namespace: &str) -> bool {
-    let group = group_of(head.api_version);
-    if is_pp(head) {
-        return head.namespace.is_none_or(|ns| ns == namespace);
-    }
-    group.ends_with("karmada.io") || head.name.is_none_or(|n| n == name)
-}
-
-fn is_pp(head: &DocHead<'_>) -> bool {
-    group_of(head.api_version) == POLICY_GROUP && head.kind == "PropagationPolicy"
-}
-
-/// Whether the template's claim names a PropagationPolicy of another namespace (a stale or
-/// hand-written claim): whether it exists decides the answer, and it was not read.
-fn claim_elsewhere(state: &State, t: usize, namespace: &str) -> bool {
-    state.templates[t].claim().owner().is_some_and(|o| {
-        o.kind == PolicyKind::PropagationPolicy && o.namespace.as_deref() != Some(namespace)
-    })
-}
-
-/// Whether the decision for template `t` looks at other templates: a candidate or preemptor
-/// whose dependent overrides are missing waits only while some unclaimed template it matches
-/// exists (§6.5, `engine::reconcile::overrides_block_preemption`), and only with the
-/// preemption gate on (settle and `why_not` ask only then).
-fn needs_other_templates(state: &State, t: usize) -> bool {
-    if !state.options.gates.preemption {
-        return false;
-    }
-    state
-        .matching_policies(t)
-        .into_iter()
-        .map(|(p, _)| p)
-        .chain(state.naming_policies(t))
-        .any(|p| !state.missing_overrides(p).is_empty())
-}
-
 /// Resolves TYPE (against the templates of `inv` and `extra` kinds), builds the state and
 /// finds the one template `name` in `namespace`.
 fn find_template(
@@ -121,14 +79,13 @@ fn find_template(
     namespace: &str,
     options: Options,
 ) -> Result<(State, usize), CliError> {
-    let mut seen = seen_kinds(inv);
+    let mut seen = kinds::seen_kinds(inv);
     if !extra.is_empty() {
         seen.extend(extra.iter().cloned());
         seen.sort();
         seen.dedup();
     }
-    let kind = kinds::resolve(ty, &kinds::table(&seen), &seen)
-        .map_err(|e| CliError::usage(e.to_string()))?;
+    let kind = kinds::resolve(ty, &kinds::table(&seen), &seen)?;
     if kind.is_karmada() {
         return Err(CliError::usage(format!(
             "{} is a Karmada object, not a resource template: explain takes a template such as deploy/nginx",
@@ -195,12 +152,21 @@ pub fn run(args: Args) -> Result<Exit, CliError> {
             ty,
             name,
             namespace: args.namespace.as_deref(),
-            graph: args.graph.as_deref(),
-            output: &args.output,
+            format: ExplainFormat::from_flags(&args.output, args.graph.as_deref()),
             engine,
             clusters: &args.clusters,
         });
     }
+    explain_files(&args, ty, name, engine)
+}
+
+/// `explain -f`: the decision from manifests.
+fn explain_files(
+    args: &Args,
+    ty: &str,
+    name: &str,
+    engine: EngineSettings,
+) -> Result<Exit, CliError> {
     let namespace = args.namespace.as_deref().unwrap_or("default");
     let options = Options {
         gates: engine.gates,
@@ -213,12 +179,14 @@ pub fn run(args: Args) -> Result<Exit, CliError> {
     // skipped templates still count among the kinds TYPE resolves against. Stdin cannot be
     // read twice for the fallback below, so it is read whole.
     let from_stdin = args.files.iter().any(|f| f == "-");
-    let keep = |h: &DocHead<'_>| from_stdin || needed_for(h, name, namespace);
+    let wanted = Wanted { name, namespace };
+    let keep =
+        |h: &DocHead<'_>| from_stdin || wanted.needs(h.api_version, h.kind, h.namespace, h.name);
     let (inputs, skipped) = Inputs::read_filtered(&args.files, namespace, &|_| false, &keep)?;
     // Skipped documents other than PPs are templates (`Inventory::classify`).
     let extra: Vec<(String, String)> = skipped
         .iter()
-        .filter(|s| !(group_of(&s.api_version) == POLICY_GROUP && s.kind == "PropagationPolicy"))
+        .filter(|s| !explain_inputs::is_pp(&s.api_version, &s.kind))
         .map(|s| (group_of(&s.api_version).to_string(), s.kind.clone()))
         .collect();
     let found = find_template(
@@ -232,8 +200,7 @@ pub fn run(args: Args) -> Result<Exit, CliError> {
     let fallback: Inventory;
     let (inv, state, t) = match found {
         Ok((state, t))
-            if skipped.is_empty()
-                || !(needs_other_templates(&state, t) || claim_elsewhere(&state, t, namespace)) =>
+            if skipped.is_empty() || !explain_inputs::reads_beyond(&state, t, namespace) =>
         {
             warn_problems(&inputs.loaded);
             (&inputs.inventory, state, t)
@@ -256,28 +223,12 @@ pub fn run(args: Args) -> Result<Exit, CliError> {
         .map(|d| d.full_tree().to_json())
         .unwrap_or_default();
     let delivery = file_delivery(inv, &state, &decision, &template, &args.clusters);
-    let graph = args
-        .graph
-        .as_deref()
-        .map(|_| crate::output::graph::from_explain(&decision, None));
-    let out = match (graph, args.output.as_str()) {
-        (Some(g), _) if args.graph.as_deref() == Some("mermaid") => {
-            crate::output::graph::mermaid(&g)
-        }
-        (Some(g), _) => crate::output::graph::dot(&g),
-        (None, "json") => {
-            let mut v = crate::output::explain::to_json(&decision);
-            crate::output::delivery::add_json(&mut v, &delivery);
-            let mut out = serde_json::to_string_pretty(&v).expect("serializable");
-            out.push('\n');
-            out
-        }
-        _ => {
-            let mut out = crate::output::explain::text(&decision, stdout_color());
-            out.push_str(&crate::output::delivery::text(&template, &delivery));
-            out
-        }
+    let delivered = Delivered {
+        template: &template,
+        delivery: &delivery,
     };
+    let format = ExplainFormat::from_flags(&args.output, args.graph.as_deref());
+    let out = render_explain(format, &decision, None, &delivered, stdout_color());
     write_stdout(&out)?;
     Ok(Exit::Ok)
 }
@@ -375,43 +326,8 @@ fn explain_policy(
         }
         _ => None,
     };
-    let out = match (args.graph.as_deref(), args.output.as_str()) {
-        (Some(g), _) => {
-            let mut graph = None;
-            for s in &e.templates {
-                let g = crate::output::graph::from_explain(&s.decision, None);
-                graph = Some(match graph {
-                    None => g,
-                    Some(mut acc) => {
-                        crate::output::graph::merge(&mut acc, g);
-                        acc
-                    }
-                });
-            }
-            let graph = graph.unwrap_or_default();
-            if g == "mermaid" {
-                crate::output::graph::mermaid(&graph)
-            } else {
-                crate::output::graph::dot(&graph)
-            }
-        }
-        (None, "json") => {
-            let mut v = crate::output::policy_view::to_json(&e);
-            if let Some(pl) = &placement {
-                v["placement"] = crate::output::delivery::placement_json(pl);
-            }
-            let mut out = serde_json::to_string_pretty(&v).expect("serializable");
-            out.push('\n');
-            out
-        }
-        _ => {
-            let mut out = crate::output::policy_view::text(&e);
-            if let Some(pl) = &placement {
-                out.push_str(&crate::output::delivery::placement_text(pl));
-            }
-            out
-        }
-    };
+    let format = ExplainFormat::from_flags(&args.output, args.graph.as_deref());
+    let out = render_policy_view(format, &e, placement.as_ref());
     write_stdout(&out)?;
     Ok(Exit::Ok)
 }

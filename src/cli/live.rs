@@ -5,7 +5,7 @@
 use std::sync::Arc;
 
 use super::args::{ChangeArg, EngineSettings, KubeFlags};
-use super::common::{parse_delete, read_inputs, stdout_color, write_stdout};
+use super::common::{read_inputs, stdout_color, write_stdout};
 use super::error::{CliError, Exit};
 use crate::engine::chain::{self, ChainInput, Readable};
 use crate::engine::claim::Filters;
@@ -13,7 +13,8 @@ use crate::engine::simulate::Change;
 use crate::engine::state::{Options, State, UnknownClaimers};
 use crate::kube::{self, Conn};
 use crate::lint::{Finding, LintOptions};
-use crate::model::{group_of, Inventory, Object, Policy};
+use crate::model::{group_of, kinds, Inventory, Object, Policy};
+use crate::output::format::{render_explain, Delivered, ExplainFormat, LiveChain};
 use crate::output::Summary;
 use crate::source::live::{self as live, karmada, Discovered, Read, Request, ResourceType, Stats};
 use crate::source::Document;
@@ -154,8 +155,7 @@ pub struct ExplainRequest<'a> {
     pub name: &'a str,
     /// `-n`; else the kubeconfig context's namespace.
     pub namespace: Option<&'a str>,
-    pub graph: Option<&'a str>,
-    pub output: &'a str,
+    pub format: ExplainFormat,
     pub engine: EngineSettings,
     /// `--cluster`: the member clusters whose manifest the overrides section computes.
     pub clusters: &'a [String],
@@ -163,9 +163,8 @@ pub struct ExplainRequest<'a> {
 
 /// `explain TYPE/NAME` against the control plane.
 pub fn explain(req: &ExplainRequest<'_>) -> Result<Exit, CliError> {
-    let (graph, ty, name) = (req.graph, req.ty, req.name);
     let mut s = Session::connect(req.kube)?;
-    let rt = s.discovered.resolve(ty).map_err(CliError::usage)?;
+    let rt = s.discovered.resolve(req.ty).map_err(CliError::usage)?;
     if rt.info().is_karmada() {
         return Err(CliError::usage(format!(
             "{} is a Karmada object, not a resource template: explain takes a template such as deploy/nginx",
@@ -173,123 +172,45 @@ pub fn explain(req: &ExplainRequest<'_>) -> Result<Exit, CliError> {
         )));
     }
     let context_ns = s.namespace().to_string();
-    let ns = req.namespace.unwrap_or(&context_ns);
-    let (binding_kind, pp_ns) = if rt.namespaced {
-        (karmada::rb(), Some(ns))
-    } else {
-        (karmada::crb(), None)
+    let target = Target {
+        name: req.name,
+        ns: req.namespace.unwrap_or(&context_ns),
+        rt,
     };
-    let mut requests = vec![
-        Request::get(rt.clone(), Some(ns), name),
-        Request::list(karmada::cpp(), None),
-        Request::list(karmada::cop(), None),
-        Request::list(binding_kind.clone(), pp_ns),
-        Request::list(karmada::cluster(), None),
-    ];
-    // A PP only ever matches templates of its own namespace (detector.go:382-391).
-    if let Some(ns) = pp_ns {
-        requests.push(Request::list(karmada::pp(), Some(ns)));
-        requests.push(Request::list(karmada::op(), Some(ns)));
-    }
-    let mut reads = s.read(requests)?;
-    if reads[0].items().is_empty() {
-        if let Err(e) = &reads[0].result {
-            return Err(CliError::api(format!(
-                "cannot read {}: {}",
-                reads[0].request.describe(),
-                e.server_message()
-            )));
-        }
-        return Err(CliError::usage(format!(
-            "{} {name:?} not found{}",
-            rt.display(),
-            if rt.namespaced {
-                format!(" in namespace {ns}")
-            } else {
-                String::new()
-            }
-        )));
-    }
-    let template = reads[0].items()[0].clone();
+    let mut reads = s.read(target.requests())?;
+    let template = target.template(&reads[0])?;
     let api_version = template["apiVersion"].as_str().unwrap_or("").to_string();
-
     // The binding of the template, then its Works by the binding's permanent-id (one list).
-    let binding = find(&reads, &binding_kind)
-        .map(|r| r.items())
-        .unwrap_or(&[])
-        .iter()
-        .find(|b| {
-            let r = &b["spec"]["resource"];
-            group_of(r["apiVersion"].as_str().unwrap_or("")) == rt.group
-                && r["kind"] == rt.kind.as_str()
-                && r["name"] == name
-                && (!rt.namespaced || r["namespace"] == ns)
-        })
-        .cloned();
+    let binding = target.binding(&reads);
     if let Some(b) = &binding {
-        let label = if binding_kind.namespaced {
-            chain::RB_ID_LABEL
-        } else {
-            chain::CRB_ID_LABEL
-        };
-        let req = Request::list(karmada::work(), None);
-        let req = match b["metadata"]["labels"][label].as_str() {
-            Some(id) => req.labels(&format!("{label}={id}")),
-            None => req,
-        };
-        reads.extend(s.read(vec![req])?);
+        reads.extend(s.read(vec![target.works_request(b)])?);
     }
-    let readable = Readable {
-        policies: all_ok(
-            &reads,
-            &if pp_ns.is_some() {
-                vec![karmada::pp(), karmada::cpp()]
-            } else {
-                vec![karmada::cpp()]
-            },
-        ),
-        bindings: all_ok(&reads, std::slice::from_ref(&binding_kind)),
-        works: binding.is_none() || all_ok(&reads, &[karmada::work()]),
-        clusters: all_ok(&reads, &[karmada::cluster()]),
-    };
-    let cluster_objects: Vec<crate::model::cluster::Cluster> = find(&reads, &karmada::cluster())
+    let readable = target.readable(&reads, binding.is_some());
+    let cluster_read = find(&reads, &karmada::cluster());
+    let cluster_objects: Vec<crate::model::cluster::Cluster> = cluster_read
         .map(|r| r.items())
         .unwrap_or(&[])
         .iter()
         .map(crate::model::cluster::Cluster::from_object)
         .collect();
-    let clusters: Vec<String> = find(&reads, &karmada::cluster())
-        .map(|r| r.items())
-        .unwrap_or(&[])
-        .iter()
-        .filter_map(|c| c["metadata"]["name"].as_str().map(str::to_string))
-        .collect();
-    let docs: Vec<Document> = live::documents(
-        reads
-            .iter()
-            .filter(|r| r.request.rt.kind != "Cluster" && r.request.rt.kind != binding_kind.kind),
-    )
-    .into_iter()
-    .chain(binding.iter().map(|b| live::document(&binding_kind, b)))
-    .collect();
-    let inv = Inventory::from_documents(docs, ns);
+    let clusters = cluster_names(cluster_read);
+    let inv = Inventory::from_documents(target.documents(&reads, binding.as_ref()), target.ns);
     let state = State::from_inventory(&inv, options(req.engine, readable.policies));
     let t = state
         .find_template(
             &api_version,
-            &rt.kind,
-            if rt.namespaced { ns } else { "" },
-            name,
+            &target.rt.kind,
+            target.template_ns(),
+            target.name,
         )
         .ok_or_else(|| CliError::failure("the template read did not classify as a template"))?;
     let e = crate::engine::explain::explain(&state, t);
-    let works: Vec<&crate::model::Work> = inv.works().collect();
     let chain = chain::diagnose(&ChainInput {
         state: &state,
         template: t,
         explanation: &e,
         bindings: inv.bindings().collect(),
-        works,
+        works: inv.works().collect(),
         clusters,
         readable,
     });
@@ -302,35 +223,161 @@ pub fn explain(req: &ExplainRequest<'_>) -> Result<Exit, CliError> {
         &cluster_objects,
         req.clusters,
     );
-    let out = match (graph, req.output) {
-        (Some(g), _) => {
-            s.warn_notes();
-            let graph = crate::output::graph::from_explain(&e, Some(&chain));
-            if g == "mermaid" {
-                crate::output::graph::mermaid(&graph)
-            } else {
-                crate::output::graph::dot(&graph)
-            }
-        }
-        (None, "json") => {
-            s.warn_notes();
-            let mut v = crate::output::explain::to_json(&e);
-            v["chain"] = crate::output::chain::to_json(&chain, &s.notes);
-            crate::output::delivery::add_json(&mut v, &delivery);
-            let mut out = serde_json::to_string_pretty(&v).expect("serializable");
-            out.push('\n');
-            out
-        }
-        _ => {
-            let color = stdout_color();
-            let mut out = crate::output::explain::text(&e, color);
-            out.push_str(&crate::output::chain::text(&chain, &s.notes, color));
-            out.push_str(&crate::output::delivery::text(&template, &delivery));
-            out
-        }
+    // The text shows the notes; the other formats leave them to stderr.
+    if req.format != ExplainFormat::Text {
+        s.warn_notes();
+    }
+    let live = LiveChain {
+        chain: &chain,
+        notes: &s.notes,
     };
+    let delivered = Delivered {
+        template: &template,
+        delivery: &delivery,
+    };
+    let out = render_explain(req.format, &e, Some(&live), &delivered, stdout_color());
     write_stdout(&out)?;
     Ok(Exit::Ok)
+}
+
+/// The template `explain` asks about, and what is read around it.
+struct Target<'a> {
+    name: &'a str,
+    ns: &'a str,
+    rt: ResourceType,
+}
+
+impl Target<'_> {
+    /// PropagationPolicies (and bindings) of the template's namespace; none for a
+    /// cluster-scoped template, which only a ClusterPropagationPolicy can claim.
+    fn pp_ns(&self) -> Option<&str> {
+        self.rt.namespaced.then_some(self.ns)
+    }
+
+    fn template_ns(&self) -> &str {
+        if self.rt.namespaced {
+            self.ns
+        } else {
+            ""
+        }
+    }
+
+    fn binding_kind(&self) -> ResourceType {
+        if self.rt.namespaced {
+            karmada::rb()
+        } else {
+            karmada::crb()
+        }
+    }
+
+    /// What the engine reads: everything but the Clusters (names only) and the bindings other
+    /// than the template's own.
+    fn documents(&self, reads: &[Read], binding: Option<&serde_json::Value>) -> Vec<Document> {
+        let binding_kind = self.binding_kind();
+        live::documents(
+            reads.iter().filter(|r| {
+                r.request.rt.kind != "Cluster" && r.request.rt.kind != binding_kind.kind
+            }),
+        )
+        .into_iter()
+        .chain(binding.map(|b| live::document(&binding_kind, b)))
+        .collect()
+    }
+
+    /// The template first, then everything its decision and chain read.
+    fn requests(&self) -> Vec<Request> {
+        let mut requests = vec![
+            Request::get(self.rt.clone(), Some(self.ns), self.name),
+            Request::list(karmada::cpp(), None),
+            Request::list(karmada::cop(), None),
+            Request::list(self.binding_kind(), self.pp_ns()),
+            Request::list(karmada::cluster(), None),
+        ];
+        // A PP only ever matches templates of its own namespace (detector.go:382-391).
+        if let Some(ns) = self.pp_ns() {
+            requests.push(Request::list(karmada::pp(), Some(ns)));
+            requests.push(Request::list(karmada::op(), Some(ns)));
+        }
+        requests
+    }
+
+    /// The template read first: an API error (exit 3) or not found (exit 2).
+    fn template(&self, read: &Read) -> Result<serde_json::Value, CliError> {
+        if let Some(t) = read.items().first() {
+            return Ok(t.clone());
+        }
+        if let Err(e) = &read.result {
+            return Err(CliError::api(format!(
+                "cannot read {}: {}",
+                read.request.describe(),
+                e.server_message()
+            )));
+        }
+        let name = self.name;
+        Err(CliError::usage(format!(
+            "{} {name:?} not found{}",
+            self.rt.display(),
+            if self.rt.namespaced {
+                format!(" in namespace {}", self.ns)
+            } else {
+                String::new()
+            }
+        )))
+    }
+
+    /// The binding whose `spec.resource` is the template.
+    fn binding(&self, reads: &[Read]) -> Option<serde_json::Value> {
+        find(reads, &self.binding_kind())
+            .map(|r| r.items())
+            .unwrap_or(&[])
+            .iter()
+            .find(|b| {
+                let r = &b["spec"]["resource"];
+                group_of(r["apiVersion"].as_str().unwrap_or("")) == self.rt.group
+                    && r["kind"] == self.rt.kind.as_str()
+                    && r["name"] == self.name
+                    && (!self.rt.namespaced || r["namespace"] == self.ns)
+            })
+            .cloned()
+    }
+
+    /// The Works of `binding`, by its permanent-id label when it has one.
+    fn works_request(&self, binding: &serde_json::Value) -> Request {
+        let label = if self.binding_kind().namespaced {
+            chain::RB_ID_LABEL
+        } else {
+            chain::CRB_ID_LABEL
+        };
+        let req = Request::list(karmada::work(), None);
+        match binding["metadata"]["labels"][label].as_str() {
+            Some(id) => req.labels(&format!("{label}={id}")),
+            None => req,
+        }
+    }
+
+    /// Which parts of the chain could be read (an unreadable part is not a missing one).
+    fn readable(&self, reads: &[Read], has_binding: bool) -> Readable {
+        let policies = if self.pp_ns().is_some() {
+            vec![karmada::pp(), karmada::cpp()]
+        } else {
+            vec![karmada::cpp()]
+        };
+        Readable {
+            policies: all_ok(reads, &policies),
+            bindings: all_ok(reads, &[self.binding_kind()]),
+            works: !has_binding || all_ok(reads, &[karmada::work()]),
+            clusters: all_ok(reads, &[karmada::cluster()]),
+        }
+    }
+}
+
+/// The names of the listed Clusters (none when the list is missing).
+fn cluster_names(read: Option<&Read>) -> Vec<String> {
+    read.map(|r| r.items())
+        .unwrap_or(&[])
+        .iter()
+        .filter_map(|c| c["metadata"]["name"].as_str().map(str::to_string))
+        .collect()
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -356,32 +403,7 @@ pub fn preempt_check(
         }
     };
     // The changes next: a bad file or target is a usage error before any list request.
-    let mut applied: Vec<Policy> = Vec::new();
-    let mut changes = Vec::new();
-    for c in change_args {
-        match c {
-            ChangeArg::Apply(file) => {
-                let inv = read_inputs(std::slice::from_ref(file), &namespace)?;
-                let before = applied.len();
-                for o in inv.objects {
-                    if let Object::Policy(p) = o {
-                        applied.push((*p).clone());
-                        changes.push(Change::Apply(p));
-                    }
-                }
-                if applied.len() == before {
-                    return Err(CliError::usage(format!(
-                        "{file}: no PropagationPolicy or ClusterPropagationPolicy to apply"
-                    )));
-                }
-            }
-            ChangeArg::Delete(target) => changes.push(Change::Delete(parse_delete(
-                target,
-                &namespace,
-                &Inventory::default(),
-            )?)),
-        }
-    }
+    let (applied, changes) = read_changes(change_args, &namespace)?;
     let mut s = match session {
         Some(s) => s,
         None => Session::connect(kube)?,
@@ -397,7 +419,57 @@ pub fn preempt_check(
     let reads = s.list_all(base.iter().cloned())?;
     let policy_docs = live::documents(&reads[..2]);
     let policies = Inventory::from_documents(policy_docs, "default");
-    // Templates: the kinds the changed policies select, before and after the change.
+    let kinds = touched_kinds(&policies, &applied, &changes, &s.discovered);
+    let template_reads = s.list_all(kinds)?;
+    s.warn_notes();
+    let complete = all_ok(&reads, &base[..2]);
+    let docs = live::documents(reads.iter().chain(&template_reads));
+    let inv = Inventory::from_documents(docs, "default");
+    let state = State::from_inventory(&inv, options(engine, complete));
+    Ok((state, changes))
+}
+
+/// The policies `--apply` files hold and the changes, in command-line order.
+fn read_changes(
+    change_args: &[ChangeArg],
+    namespace: &str,
+) -> Result<(Vec<Policy>, Vec<Change>), CliError> {
+    let mut applied: Vec<Policy> = Vec::new();
+    let mut changes = Vec::new();
+    for c in change_args {
+        match c {
+            ChangeArg::Apply(file) => {
+                let inv = read_inputs(std::slice::from_ref(file), namespace)?;
+                let before = applied.len();
+                for o in inv.objects {
+                    if let Object::Policy(p) = o {
+                        applied.push((*p).clone());
+                        changes.push(Change::Apply(p));
+                    }
+                }
+                if applied.len() == before {
+                    return Err(CliError::usage(format!(
+                        "{file}: no PropagationPolicy or ClusterPropagationPolicy to apply"
+                    )));
+                }
+            }
+            ChangeArg::Delete(target) => changes.push(Change::Delete(kinds::policy_ref(
+                target,
+                namespace,
+                &Inventory::default(),
+            )?)),
+        }
+    }
+    Ok((applied, changes))
+}
+
+/// Templates to list: the kinds the changed policies select, before and after the change.
+fn touched_kinds(
+    policies: &Inventory,
+    applied: &[Policy],
+    changes: &[Change],
+    d: &Discovered,
+) -> Vec<ResourceType> {
     let deleted: Vec<&crate::model::PolicyRef> = changes
         .iter()
         .filter_map(|c| match c {
@@ -409,19 +481,13 @@ pub fn preempt_check(
         let r = p.reference();
         deleted.contains(&&r) || applied.iter().any(|a| a.reference() == r)
     });
-    let mut kinds = selected_kinds(touched, &s.discovered);
-    for k in selected_kinds(applied.iter(), &s.discovered) {
+    let mut kinds = selected_kinds(touched, d);
+    for k in selected_kinds(applied.iter(), d) {
         if !kinds.contains(&k) {
             kinds.push(k);
         }
     }
-    let template_reads = s.list_all(kinds)?;
-    s.warn_notes();
-    let complete = all_ok(&reads, &base[..2]);
-    let docs = live::documents(reads.iter().chain(&template_reads));
-    let inv = Inventory::from_documents(docs, "default");
-    let state = State::from_inventory(&inv, options(engine, complete));
-    Ok((state, changes))
+    kinds
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -446,11 +512,7 @@ pub fn lint(kube: &KubeFlags, opts: &LintOptions) -> Result<(Vec<Finding>, Summa
     let kinds = selected_kinds(policies.policies(), &s.discovered);
     let template_reads = s.list_all(kinds)?;
     s.warn_notes();
-    let clusters: Vec<String> = reads[7]
-        .items()
-        .iter()
-        .filter_map(|c| c["metadata"]["name"].as_str().map(str::to_string))
-        .collect();
+    let clusters = cluster_names(Some(&reads[7]));
     let docs = live::documents(reads[..7].iter().chain(&template_reads));
     let inv = Inventory::from_documents(docs, "default");
     let mut opts = opts.clone();

@@ -5,12 +5,13 @@
 use clap::{Arg, ArgAction, ArgMatches, Command, FromArgMatches};
 
 use super::args::{ChangeArg, EngineSettings, KubeFlags};
-use super::common::{parse_delete, read_inputs, stdout_color, write_stdout};
+use super::common::{read_inputs, stdout_color, write_stdout};
 use super::error::{CliError, Exit};
 use crate::engine::claim::Filters;
 use crate::engine::simulate::{check, Change, ChangeError};
 use crate::engine::state::{Options, State, UnknownClaimers};
-use crate::model::Object;
+use crate::model::{kinds, Object};
+use crate::output::format::render_preempt_check;
 
 pub const EXAMPLES: &str = "\
 Examples:
@@ -195,7 +196,7 @@ pub fn run(args: Args) -> Result<Exit, CliError> {
                 }
             }
             ChangeArg::Delete(target) => {
-                changes.push(Change::Delete(parse_delete(target, namespace, &inv)?));
+                changes.push(Change::Delete(kinds::policy_ref(target, namespace, &inv)?));
             }
         }
     }
@@ -220,10 +221,7 @@ fn report(state: State, changes: Vec<Change>, args: &Args, where_: &str) -> Resu
             "--delete {r}: no such policy {where_} (and no claim names it)"
         )),
     })?;
-    let out = match args.output.as_str() {
-        "json" => crate::output::preempt_check::json(&report),
-        _ => crate::output::preempt_check::text(&report, stdout_color()),
-    };
+    let out = render_preempt_check(&args.output, &report, stdout_color());
     write_stdout(&out)?;
     if args.fail_on_blocked && crate::output::preempt_check::any_blocked(&report) {
         return Ok(Exit::Failure);

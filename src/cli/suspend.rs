@@ -16,6 +16,7 @@ use super::common::{write_stdout, CliError, Exit};
 use crate::engine::suspension::{self as plan, Action, ClusterHealth, Plan, Request, State};
 use crate::kube::{self, Conn};
 use crate::model::binding::BoundClusters;
+pub(super) use crate::model::gitops::gitops_owner;
 use crate::model::label_selector::Selector;
 use crate::model::policy::{PropagationSpec, Suspension};
 use crate::model::{Inventory, PolicyKind};
@@ -1090,26 +1091,6 @@ pub(super) fn confirm(action: Action, n: usize, request: &Request) -> Result<(),
     }
 }
 
-/// The GitOps controller that owns the object, from its labels or annotations.
-pub(super) fn gitops_owner(obj: &J) -> Option<&'static str> {
-    let keys = ["labels", "annotations"].into_iter().flat_map(|f| {
-        obj["metadata"][f]
-            .as_object()
-            .into_iter()
-            .flat_map(|m| m.keys())
-    });
-    for k in keys {
-        if k.starts_with("kustomize.toolkit.fluxcd.io/") || k.starts_with("helm.toolkit.fluxcd.io/")
-        {
-            return Some("Flux");
-        }
-        if k.starts_with("argocd.argoproj.io/") {
-            return Some("Argo CD");
-        }
-    }
-    None
-}
-
 /// The change for `new`: `spec.suspension` wholesale, and our annotations with --reason.
 fn patch_for(new: &Option<Suspension>, ctx: &Ctx) -> Patch {
     let mut annotations = Vec::new();
@@ -1359,15 +1340,6 @@ mod tests {
             resource_id(PolicyKind::PropagationPolicy, "nginx"),
             "propagationpolicy.policy.karmada.io/nginx"
         );
-    }
-
-    #[test]
-    fn gitops_labels_are_recognised() {
-        let o = json!({"metadata":{"labels":{"kustomize.toolkit.fluxcd.io/name":"apps"}}});
-        assert_eq!(gitops_owner(&o), Some("Flux"));
-        let o = json!({"metadata":{"annotations":{"argocd.argoproj.io/tracking-id":"x"}}});
-        assert_eq!(gitops_owner(&o), Some("Argo CD"));
-        assert_eq!(gitops_owner(&json!({"metadata":{}})), None);
     }
 
     #[test]

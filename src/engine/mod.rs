@@ -13,9 +13,11 @@ pub mod freeze;
 // `rank` (§2.3/§3, one policy among the matching ones), `claim` (§4 claim keys, §1.4 filters),
 // `state` (the indexed snapshot), `reconcile` (template reconcile, fresh match, preemption,
 // the §7 restart model), `simulate` (controller events, preempt-check), `explain` (one
-// template's decision), `kinds` (TYPE resolution as kubectl does it).
+// template's decision).
 pub mod claim;
 pub mod explain;
+// Which documents `explain` of one template needs (issue 8).
+pub mod explain_inputs;
 // Ownership changes of a change set (`lint --base`).
 pub mod ownership;
 pub mod rank;

@@ -10,7 +10,7 @@ use crate::model::{Policy, PolicyKind, PolicyRef};
 use super::claim::ClaimMeta;
 use super::reconcile::{
     fresh_match, overrides_block_preemption, preempt_one, settle, template_reconcile,
-    PreemptOutcome, Settled,
+    PreemptOutcome,
 };
 use super::state::{admit_policy, PolicyEntry, State};
 
@@ -598,11 +598,6 @@ pub fn check(state: State, changes: Vec<Change>) -> Result<CheckReport, ChangeEr
         resources,
         unchanged,
     })
-}
-
-/// The settled view of one template (re-exported for explain).
-pub fn settle_one(state: &State, t: usize) -> Settled {
-    settle(state, t)
 }
 
 #[cfg(test)]

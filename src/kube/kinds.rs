@@ -285,27 +285,13 @@ pub fn table(seen: &[(String, String)]) -> Vec<KindInfo> {
     out
 }
 
-#[derive(Clone, Debug, PartialEq, Eq)]
+/// A TYPE that names no known kind, or several.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum ResolveError {
+    #[error("the server doesn't have a resource type \"{input}\"; known types: {}", choices.join(", "))]
     Unknown { input: String, choices: Vec<String> },
+    #[error("resource type \"{input}\" is ambiguous; use one of: {}", choices.join(", "))]
     Ambiguous { input: String, choices: Vec<String> },
-}
-
-impl std::fmt::Display for ResolveError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            ResolveError::Unknown { input, choices } => write!(
-                f,
-                "the server doesn't have a resource type \"{input}\"; known types: {}",
-                choices.join(", ")
-            ),
-            ResolveError::Ambiguous { input, choices } => write!(
-                f,
-                "resource type \"{input}\" is ambiguous; use one of: {}",
-                choices.join(", ")
-            ),
-        }
-    }
 }
 
 fn names_match(info: &KindInfo, name: &str) -> bool {

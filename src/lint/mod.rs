@@ -5,6 +5,7 @@ pub mod analysis;
 pub mod baseline;
 pub mod config;
 pub mod finding;
+pub mod git;
 pub mod gitops;
 pub mod phase;
 pub mod registry;

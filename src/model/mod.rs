@@ -6,6 +6,8 @@
 pub mod binding;
 pub mod cluster;
 pub mod feature_gates;
+pub mod gitops;
+pub mod kinds;
 pub mod label_selector;
 pub mod meta;
 pub mod override_policy;

@@ -4,6 +4,7 @@
 pub mod chain;
 pub mod delivery;
 pub mod explain;
+pub mod format;
 pub mod github;
 pub mod graph;
 pub mod json;

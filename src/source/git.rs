@@ -18,16 +18,70 @@ use super::files;
 use super::yaml::Loaded;
 
 /// Why a git mode cannot run: always a usage-level error (exit 2) with what to do about it.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct GitError(pub String);
-
-impl std::fmt::Display for GitError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(&self.0)
-    }
+#[derive(Debug, thiserror::Error)]
+pub enum GitError {
+    #[error(
+        "not a git repository (or any parent directory): {}; --rev, --staged and --base read a \
+         git repository: run them inside a clone, or lint files and directories without them",
+        start.display()
+    )]
+    NotARepository {
+        start: PathBuf,
+        #[source]
+        source: git2::Error,
+    },
+    #[error("{} is a bare repository: --rev, --staged and --base need a clone with a working tree", git_dir.display())]
+    Bare { git_dir: PathBuf },
+    #[error("`{rev}` names a {kind}, not a commit")]
+    NotACommit { rev: String, kind: &'static str },
+    #[error(
+        "unknown revision `{rev}` in this shallow clone: fetch it with `{fetch}`, or the whole \
+         history with `git fetch --unshallow` (actions/checkout: `fetch-depth: 0`)"
+    )]
+    UnknownInShallowClone { rev: String, fetch: String },
+    #[error(
+        "unknown revision `{rev}`: no branch, tag or commit of that name in this repository; \
+         if it lives on a remote, fetch it first: `{fetch}`"
+    )]
+    UnknownRevision { rev: String, fetch: String },
+    #[error(
+        "this is a shallow clone and the history joining `{rev}` and HEAD is missing: fetch it \
+         with `git fetch --unshallow` (actions/checkout: `fetch-depth: 0`), or at least `{fetch}` \
+         with enough depth to reach the merge base"
+    )]
+    NoMergeBase {
+        rev: String,
+        fetch: String,
+        #[source]
+        source: git2::Error,
+    },
+    #[error("`-` (stdin) cannot be combined with --rev, --staged or --base")]
+    Stdin,
+    #[error("{path}: outside the repository at {}", workdir.display())]
+    OutsideRepository { path: String, workdir: PathBuf },
+    #[error("cannot read the index: {}", source.message())]
+    Index {
+        #[source]
+        source: git2::Error,
+    },
+    /// A path of the working tree cannot be listed.
+    #[error(transparent)]
+    List(#[from] files::ReadError),
+    /// A file of the working tree cannot be read, or is over the input size limit.
+    #[error("{source}")]
+    WorkTree {
+        #[source]
+        source: files::ReadError,
+    },
+    /// An object the read needs is not in the object database.
+    #[error("cannot read {what}: {}{hint}", source.message())]
+    Missing {
+        what: String,
+        hint: &'static str,
+        #[source]
+        source: git2::Error,
+    },
 }
-
-impl std::error::Error for GitError {}
 
 /// Which side of the repository to read.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -74,18 +128,14 @@ const MODE_COMMIT: i32 = 0o160000;
 impl GitRepo {
     /// The repository containing `start` (searching upwards, as `git` does).
     pub fn discover(start: &Path) -> Result<GitRepo, GitError> {
-        let repo = Repository::discover(start).map_err(|_| {
-            GitError(format!(
-                "not a git repository (or any parent directory): {}; --rev, --staged and --base read a \
-                 git repository: run them inside a clone, or lint files and directories without them",
-                start.display()
-            ))
+        let repo = Repository::discover(start).map_err(|source| GitError::NotARepository {
+            start: start.to_path_buf(),
+            source,
         })?;
         let Some(workdir) = repo.workdir() else {
-            return Err(GitError(format!(
-                "{} is a bare repository: --rev, --staged and --base need a clone with a working tree",
-                repo.path().display()
-            )));
+            return Err(GitError::Bare {
+                git_dir: repo.path().to_path_buf(),
+            });
         };
         let workdir = workdir
             .canonicalize()
@@ -111,27 +161,20 @@ impl GitRepo {
             .repo
             .revparse_single(rev)
             .map_err(|_| self.unknown_revision(rev))?;
-        let commit = object.peel_to_commit().map_err(|_| {
-            GitError(format!(
-                "`{rev}` names a {}, not a commit",
-                object.kind().map_or("object", |k| k.str())
-            ))
+        let commit = object.peel_to_commit().map_err(|_| GitError::NotACommit {
+            rev: rev.to_string(),
+            kind: object.kind().map_or("object", |k| k.str()),
         })?;
         Ok(commit.id())
     }
 
     fn unknown_revision(&self, rev: &str) -> GitError {
         let fetch = self.fetch_hint(rev);
+        let rev = rev.to_string();
         if self.repo.is_shallow() {
-            GitError(format!(
-                "unknown revision `{rev}` in this shallow clone: fetch it with `{fetch}`, or the whole \
-                 history with `git fetch --unshallow` (actions/checkout: `fetch-depth: 0`)"
-            ))
+            GitError::UnknownInShallowClone { rev, fetch }
         } else {
-            GitError(format!(
-                "unknown revision `{rev}`: no branch, tag or commit of that name in this repository; \
-                 if it lives on a remote, fetch it first: `{fetch}`"
-            ))
+            GitError::UnknownRevision { rev, fetch }
         }
     }
 
@@ -178,12 +221,11 @@ impl GitRepo {
         };
         match self.repo.merge_base(base, head) {
             Ok(m) => Ok((m, Vec::new())),
-            Err(_) if self.repo.is_shallow() => Err(GitError(format!(
-                "this is a shallow clone and the history joining `{rev}` and HEAD is missing: fetch it \
-                 with `git fetch --unshallow` (actions/checkout: `fetch-depth: 0`), or at least `{}` \
-                 with enough depth to reach the merge base",
-                self.fetch_hint(rev)
-            ))),
+            Err(source) if self.repo.is_shallow() => Err(GitError::NoMergeBase {
+                rev: rev.to_string(),
+                fetch: self.fetch_hint(rev),
+                source,
+            }),
             Err(_) => Ok((
                 base,
                 vec![format!(
@@ -200,17 +242,15 @@ impl GitRepo {
         let mut out = Vec::new();
         for p in paths {
             if p == "-" {
-                return Err(GitError(
-                    "`-` (stdin) cannot be combined with --rev, --staged or --base".into(),
-                ));
+                return Err(GitError::Stdin);
             }
             let abs = normalize(&cwd.join(p));
-            let rel = abs.strip_prefix(&self.workdir).map_err(|_| {
-                GitError(format!(
-                    "{p}: outside the repository at {}",
-                    self.workdir.display()
-                ))
-            })?;
+            let rel = abs
+                .strip_prefix(&self.workdir)
+                .map_err(|_| GitError::OutsideRepository {
+                    path: p.clone(),
+                    workdir: self.workdir.clone(),
+                })?;
             let s = rel
                 .components()
                 .map(|c| c.as_os_str().to_string_lossy().into_owned())
@@ -239,10 +279,10 @@ impl GitRepo {
                 let commit = self
                     .repo
                     .find_commit(*oid)
-                    .map_err(|e| self.missing(&oid.to_string(), &e))?;
+                    .map_err(|e| self.missing(&oid.to_string(), e))?;
                 let tree = commit
                     .tree()
-                    .map_err(|e| self.missing(&oid.to_string(), &e))?;
+                    .map_err(|e| self.missing(&oid.to_string(), e))?;
                 let mut blobs = Vec::new();
                 self.walk_tree(&tree, &mut Vec::new(), &select, &mut blobs, &mut notes)?;
                 self.load_blobs(blobs, &mut notes)?
@@ -251,7 +291,7 @@ impl GitRepo {
                 let index = self
                     .repo
                     .index()
-                    .map_err(|e| GitError(format!("cannot read the index: {}", e.message())))?;
+                    .map_err(|source| GitError::Index { source })?;
                 let mut blobs = Vec::new();
                 let mut conflicted: Vec<Vec<u8>> = Vec::new();
                 for e in index.iter() {
@@ -294,13 +334,17 @@ impl GitRepo {
         })
     }
 
-    fn missing(&self, what: &str, e: &git2::Error) -> GitError {
+    fn missing(&self, what: &str, e: git2::Error) -> GitError {
         let hint = if self.repo.is_shallow() || e.code() == ErrorCode::NotFound {
             " (a shallow or partial clone? fetch the history with `git fetch --unshallow`)"
         } else {
             ""
         };
-        GitError(format!("cannot read {what}: {}{hint}", e.message()))
+        GitError::Missing {
+            what: what.to_string(),
+            hint,
+            source: e,
+        }
     }
 
     /// Depth-first over a tree, in git's (byte) order, collecting the selected blobs. Submodules
@@ -325,7 +369,7 @@ impl GitRepo {
                         let sub = self
                             .repo
                             .find_tree(entry.id())
-                            .map_err(|e| self.missing(&lossy(prefix), &e))?;
+                            .map_err(|e| self.missing(&lossy(prefix), e))?;
                         self.walk_tree(&sub, prefix, select, out, notes)?;
                     }
                 }
@@ -361,7 +405,7 @@ impl GitRepo {
             let blob = self
                 .repo
                 .find_blob(oid)
-                .map_err(|e| self.missing(&format!("{name} ({oid})"), &e))?;
+                .map_err(|e| self.missing(&format!("{name} ({oid})"), e))?;
             let bytes = blob.content();
             if bytes.starts_with(LFS_POINTER) {
                 notes.push(format!(
@@ -389,11 +433,12 @@ impl GitRepo {
                 .map(|s| self.workdir.join(s).to_string_lossy().into_owned())
                 .collect()
         };
-        let paths = files::expand_noting(&roots, select.ignore, notes)
-            .map_err(|e| GitError(e.to_string()))?;
+        let paths = files::expand_noting(&roots, select.ignore, notes)?;
         let mut loaded = Vec::with_capacity(paths.len());
         for p in paths {
-            let (_, bytes) = files::read_bytes(&p).map_err(|e| GitError(e.to_string()))?;
+            // Read through the same size cap as every other input.
+            let (_, bytes) =
+                files::read_bytes(&p).map_err(|source| GitError::WorkTree { source })?;
             let rel = p.strip_prefix(&self.workdir).unwrap_or(&p);
             let name = rel
                 .components()

@@ -187,12 +187,6 @@ pub struct Admitted {
     pub violations: Vec<Violation>,
 }
 
-impl Admitted {
-    pub fn is_admitted(&self) -> bool {
-        self.violations.is_empty()
-    }
-}
-
 /// The namespace the webhook receives for a policy: the PP's own, `None` for a CPP.
 fn request_namespace(policy: &Policy) -> Option<&str> {
     match policy.kind {

@@ -150,12 +150,6 @@ pub enum Plan {
     Refused(Refusal),
 }
 
-impl Plan {
-    pub fn is_change(&self) -> bool {
-        matches!(self, Plan::Change { .. })
-    }
-}
-
 /// The target clusters of a policy, as the conversion of an all-clusters suspension needs them:
 /// the union of its bindings' `spec.clusters` when any binding is known (what Karmada scheduled,
 /// §2.3 `ensureWork` targets), else the clusters the placement names when it selects only by

@@ -1,0 +1,386 @@
+//! Lint in the git modes: a revision's tree (`--rev`), the index (`--staged`), and the head and
+//! merge base of a pull request (`--base`), with the suspension-age rule (blame) on top.
+//!
+//! `--base` reports the findings new at head (baseline matching, [`baseline::new_at_head`]), the
+//! updates Karmada would reject and the templates whose owner changes. Over a GitOps repository
+//! (kustomizations, charts) each side is rendered first ([`super::gitops`]).
+
+use std::path::{Path, PathBuf};
+
+use super::config::Config;
+use super::gitops;
+use super::phase::{Blame, History};
+use super::rules::admission;
+use super::rules::suspension_age;
+use super::{baseline, registry, Finding, LintOptions};
+use crate::engine::ownership;
+use crate::model::Inventory;
+use crate::source::files::{self, ReadError};
+use crate::source::git::{GitError, GitRepo, Side};
+
+/// Why a git mode stopped.
+#[derive(Debug, thiserror::Error)]
+pub enum GitLintError {
+    #[error(transparent)]
+    Git(#[from] GitError),
+    /// A PATH cannot be listed.
+    #[error(transparent)]
+    Input(#[from] ReadError),
+    /// Writing a revision's tree out for rendering failed.
+    #[error(transparent)]
+    Io(#[from] std::io::Error),
+}
+
+/// What to lint, from the command line.
+pub struct GitRequest<'a> {
+    /// PATHs narrowing the read, relative to `cwd`.
+    pub paths: &'a [String],
+    pub rev: Option<&'a str>,
+    pub staged: bool,
+    pub base: Option<&'a str>,
+    /// With `--base`: report every finding at head, not only the new ones.
+    pub all_findings: bool,
+    /// For objects that set none.
+    pub namespace: &'a str,
+    pub config: &'a Config,
+    pub opts: &'a LintOptions,
+}
+
+/// The outcome: what was read at head and what to report.
+pub struct GitLint {
+    pub files: usize,
+    pub documents: usize,
+    pub policies: usize,
+    /// What text and JSON show.
+    pub reported: Vec<Finding>,
+    /// What SARIF and GitHub annotations carry: the findings a pull request introduces (all
+    /// findings without `--base`).
+    pub new_only: Vec<Finding>,
+    /// `--base` only.
+    pub ownership: Option<Vec<ownership::OwnershipChange>>,
+}
+
+/// One side of a run: what was read and what lint says about it.
+struct GitSide {
+    files: usize,
+    inventory: Inventory,
+    findings: Vec<Finding>,
+}
+
+/// What every side of a run shares.
+struct Run<'a> {
+    repo: &'a GitRepo,
+    specs: &'a [String],
+    req: &'a GitRequest<'a>,
+    /// Unix seconds, for the age of suspensions.
+    now: i64,
+}
+
+/// Runs the git mode `req` asks for in the repository around `cwd`. `note` receives what the
+/// user should know (shallow clones, skipped submodules) as soon as it is known.
+pub fn lint_git(
+    cwd: &Path,
+    req: &GitRequest<'_>,
+    note: &(dyn Fn(&str) + Sync),
+) -> Result<GitLint, GitLintError> {
+    let repo = GitRepo::discover(cwd)?;
+    let specs = repo.pathspecs(cwd, req.paths)?;
+    let head_side = if req.staged {
+        Side::Index
+    } else if let Some(rev) = req.rev {
+        Side::Commit(repo.resolve(rev)?)
+    } else {
+        Side::WorkTree
+    };
+    // Resolve the base before the (long) read of the head, so a bad revision fails fast.
+    let base = match req.base {
+        Some(rev) => {
+            let head_commit = match head_side {
+                Side::Commit(oid) => Some(oid),
+                _ => repo.head_commit(),
+            };
+            let (oid, notes) = repo.base_commit(rev, head_commit)?;
+            notes.iter().for_each(|n| note(n));
+            Some(oid)
+        }
+        None => None,
+    };
+    if !req.config.render_off && gitops_worktree(req) {
+        let sides = GitopsSides {
+            repo: &repo,
+            cwd,
+            specs: &specs,
+            req,
+        };
+        return sides.lint(&head_side, base, note);
+    }
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs() as i64);
+    let run = Run {
+        repo: &repo,
+        specs: &specs,
+        req,
+        now,
+    };
+    // The base side is read and linted on a second thread, with its own handle on the
+    // repository (a git2 Repository is not Sync): on two cores `--base` costs little more
+    // than one lint.
+    let (head, base) = std::thread::scope(|scope| {
+        let base_side = base.map(|oid| {
+            let specs = &specs;
+            scope.spawn(move || {
+                let repo = GitRepo::discover(cwd)?;
+                let run = Run {
+                    repo: &repo,
+                    specs,
+                    req,
+                    now,
+                };
+                lint_side(&run, &Side::Commit(oid), None)
+            })
+        });
+        let head = lint_side(&run, &head_side, Some(note));
+        let base = base_side.map(|h| h.join().expect("the base side does not panic"));
+        (head, base)
+    });
+    let head = head?;
+    match base {
+        None => Ok(GitLint {
+            files: head.files,
+            documents: head.inventory.documents.len(),
+            policies: head.inventory.policies().count(),
+            new_only: head.findings.clone(),
+            reported: head.findings,
+            ownership: None,
+        }),
+        Some(base) => Ok(compare(head, base?, req)),
+    }
+}
+
+/// `--base`: the findings new at head plus the rejected updates, and the ownership changes.
+fn compare(mut head: GitSide, base: GitSide, req: &GitRequest<'_>) -> GitLint {
+    let opts = req.opts;
+    let update_rules = History {
+        inventory: &head.inventory,
+        blame: None,
+        base: Some(&base.inventory),
+    };
+    let updates = finish(registry::run_history(&update_rules), &head.inventory, opts);
+    head.findings = admission::short_circuited_by_updates(head.findings, &updates);
+    let new = baseline::new_at_head(&base.findings, &head.findings);
+    let mut new_findings: Vec<Finding> = head
+        .findings
+        .iter()
+        .zip(&new)
+        .filter(|(_, n)| **n)
+        .map(|(f, _)| f.clone())
+        .chain(updates.iter().cloned())
+        .collect();
+    new_findings.sort_by(|a, b| a.sort_key().cmp(&b.sort_key()));
+    let ownership = ownership::ownership_changes(
+        &base.inventory,
+        &head.inventory,
+        ownership::engine_options(&opts.feature_gates, opts.version),
+    );
+    let reported = if req.all_findings {
+        let mut all = head.findings;
+        all.extend(updates);
+        all.sort_by(|a, b| a.sort_key().cmp(&b.sort_key()));
+        all
+    } else {
+        new_findings.clone()
+    };
+    GitLint {
+        files: head.files,
+        documents: head.inventory.documents.len(),
+        policies: head.inventory.policies().count(),
+        reported,
+        new_only: new_findings,
+        ownership: Some(ownership),
+    }
+}
+
+/// Reads one side of the repository and lints it, with the suspension-age rule on top.
+fn lint_side(
+    run: &Run<'_>,
+    side: &Side,
+    note: Option<&(dyn Fn(&str) + Sync)>,
+) -> Result<GitSide, GitError> {
+    let Run {
+        repo,
+        specs,
+        req,
+        now,
+    } = *run;
+    let ignore = |p: &Path| req.config.ignores(p);
+    let mut snapshot = repo.read(side, specs, &ignore)?;
+    if let Some(note) = note {
+        snapshot.notes.iter().for_each(|n| note(n));
+    }
+    let documents: Vec<_> = snapshot
+        .loaded
+        .iter_mut()
+        .flat_map(|l| std::mem::take(&mut l.documents))
+        .collect();
+    let inventory = Inventory::from_documents(documents, req.namespace);
+    let mut findings = super::lint(&snapshot.loaded, &inventory, req.opts);
+    let max_age = req
+        .config
+        .max_suspension_age_secs
+        .unwrap_or(suspension_age::DEFAULT_MAX_AGE_SECS);
+    let history = |name: &str, text: &str, line: u32| repo.introduced(side, name, text, line);
+    let aged = registry::run_history(&History {
+        inventory: &inventory,
+        blame: Some(Blame {
+            introduced: &history,
+            max_age_secs: max_age,
+            now,
+        }),
+        base: None,
+    });
+    findings.extend(finish(aged, &inventory, req.opts));
+    findings.sort_by(|a, b| a.sort_key().cmp(&b.sort_key()));
+    Ok(GitSide {
+        files: snapshot.loaded.len(),
+        inventory,
+        findings,
+    })
+}
+
+/// Configuration settings and inline ignores for findings made outside `lint::lint`.
+fn finish(findings: Vec<Finding>, inventory: &Inventory, opts: &LintOptions) -> Vec<Finding> {
+    let findings = super::apply_settings(findings, &opts.rules);
+    if opts.inline_ignores {
+        // `lint::lint` already reported malformed ignore annotations: keep only the filtering.
+        super::suppress::apply(findings, inventory, &registry::is_known)
+            .into_iter()
+            .filter(|f| f.rule != super::rules::invalid_ignore::INVALID_IGNORE.id)
+            .collect()
+    } else {
+        findings
+    }
+}
+
+/// The PATHs, or the current directory when none.
+fn paths_or_here(req: &GitRequest<'_>) -> Vec<String> {
+    if req.paths.is_empty() {
+        vec![".".to_string()]
+    } else {
+        req.paths.to_vec()
+    }
+}
+
+/// Whether the PATHs hold kustomizations or charts: then the git modes render both sides.
+fn gitops_worktree(req: &GitRequest<'_>) -> bool {
+    files::expand(&paths_or_here(req), &|p: &Path| req.config.ignores(p))
+        .is_ok_and(|files| gitops::applies(&files))
+}
+
+/// The git modes over a GitOps repository.
+struct GitopsSides<'a> {
+    repo: &'a GitRepo,
+    cwd: &'a Path,
+    specs: &'a [String],
+    req: &'a GitRequest<'a>,
+}
+
+impl GitopsSides<'_> {
+    /// Each side rendered; ownership changes compared environment by environment.
+    fn lint(
+        &self,
+        head_side: &Side,
+        base: Option<git2::Oid>,
+        note: &(dyn Fn(&str) + Sync),
+    ) -> Result<GitLint, GitLintError> {
+        let req = self.req;
+        let head = self.side(head_side)?;
+        head.notes.iter().for_each(|n| note(n));
+        let Some(oid) = base else {
+            return Ok(GitLint {
+                files: head.files,
+                documents: head.documents,
+                policies: head.policies,
+                new_only: head.findings.clone(),
+                reported: head.findings,
+                ownership: None,
+            });
+        };
+        let base = self.side(&Side::Commit(oid))?;
+        let new = baseline::new_at_head(&base.findings, &head.findings);
+        let new_findings: Vec<Finding> = head
+            .findings
+            .iter()
+            .zip(&new)
+            .filter(|(_, n)| **n)
+            .map(|(f, _)| f.clone())
+            .collect();
+        let reported = if req.all_findings {
+            head.findings.clone()
+        } else {
+            new_findings.clone()
+        };
+        let ownership = gitops::ownership_changes(
+            &base,
+            &head,
+            ownership::engine_options(&req.opts.feature_gates, req.opts.version),
+        );
+        Ok(GitLint {
+            files: head.files,
+            documents: head.documents,
+            policies: head.policies,
+            reported,
+            new_only: new_findings,
+            ownership: Some(ownership),
+        })
+    }
+
+    /// One side, rendered: the work tree in place, a revision or the index written to a
+    /// temporary directory first (kustomize reads files).
+    fn side(&self, side: &Side) -> Result<gitops::Linted, GitLintError> {
+        let req = self.req;
+        let ignore = |p: &Path| req.config.ignores(p);
+        let paths = paths_or_here(req);
+        let lint_here = || -> Result<gitops::Linted, GitLintError> {
+            let files: Vec<PathBuf> = files::expand(&paths, &ignore)?;
+            Ok(gitops::lint_repository(
+                &files,
+                req.namespace,
+                req.opts,
+                &req.config.render_options,
+            ))
+        };
+        if *side == Side::WorkTree {
+            return lint_here();
+        }
+        let tree = tempfile::Builder::new()
+            .prefix("karmada-policy-rev-")
+            .tempdir()?;
+        let snapshot = self.repo.read(side, self.specs, &ignore)?;
+        for l in &snapshot.loaded {
+            let name = l
+                .source
+                .name
+                .rsplit_once(':')
+                .map_or(l.source.name.as_str(), |(_, p)| p);
+            let path = tree.path().join(name);
+            if let Some(parent) = path.parent() {
+                std::fs::create_dir_all(parent)?;
+            }
+            std::fs::write(&path, l.source.text())?;
+        }
+        // The same PATHs, relative to the same place in the written tree: file names come out
+        // as they do for the work tree. kustomize runs as a child process, so the directory
+        // changes for the whole process while this side is linted.
+        let inside = self
+            .cwd
+            .strip_prefix(self.repo.workdir())
+            .unwrap_or(Path::new(""));
+        let here = tree.path().join(inside);
+        std::fs::create_dir_all(&here)?;
+        std::env::set_current_dir(&here)?;
+        let linted = lint_here();
+        std::env::set_current_dir(self.cwd)?;
+        linted
+    }
+}

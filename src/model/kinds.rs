@@ -1,0 +1,62 @@
+//! TYPE resolution against an inventory: the kinds kubectl knows ([`crate::kube::kinds`])
+//! plus those of the inventory's templates, and the policy a `TYPE/[NS/]NAME` names.
+
+use super::{group_of, Inventory, PolicyKind, PolicyRef, POLICY_GROUP};
+pub use crate::kube::kinds::{resolve, table, KindInfo, ResolveError};
+
+/// The `(group, kind)` pairs of the templates in the inventory, sorted, once each.
+pub fn seen_kinds(inv: &Inventory) -> Vec<(String, String)> {
+    let mut seen: Vec<(String, String)> = inv
+        .templates()
+        .map(|t| (group_of(&t.api_version).to_string(), t.kind.clone()))
+        .collect();
+    seen.sort();
+    seen.dedup();
+    seen
+}
+
+/// Resolves TYPE against the well-known kinds and those of the inventory's templates.
+pub fn resolve_in(ty: &str, inv: &Inventory) -> Result<KindInfo, ResolveError> {
+    let seen = seen_kinds(inv);
+    resolve(ty, &table(&seen), &seen)
+}
+
+/// Why `TYPE/[NS/]NAME` does not name a policy.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum PolicyRefError {
+    #[error("--delete expects TYPE/[NS/]NAME such as pp/default/a or cpp/platform, got {0:?}")]
+    Malformed(String),
+    #[error(transparent)]
+    Type(#[from] ResolveError),
+    #[error("{0:?}: a ClusterPropagationPolicy has no namespace")]
+    NamespacedCpp(String),
+    #[error("--delete takes a PropagationPolicy or ClusterPropagationPolicy, not {0}")]
+    NotAPolicy(String),
+}
+
+/// `pp/default/a`, `pp/a` (in `namespace`), `cpp/platform`: the policy a `--delete` names.
+pub fn policy_ref(
+    target: &str,
+    namespace: &str,
+    inv: &Inventory,
+) -> Result<PolicyRef, PolicyRefError> {
+    let parts: Vec<&str> = target.split('/').collect();
+    let bad = || PolicyRefError::Malformed(target.to_string());
+    let (ty, ns, name) = match parts.as_slice() {
+        [ty, name] => (*ty, None, *name),
+        [ty, ns, name] => (*ty, Some(*ns), *name),
+        _ => return Err(bad()),
+    };
+    if ty.is_empty() || name.is_empty() || ns.is_some_and(str::is_empty) {
+        return Err(bad());
+    }
+    let kind = resolve_in(ty, inv)?;
+    match PolicyKind::from_kind(&kind.kind).filter(|_| kind.group == POLICY_GROUP) {
+        Some(PolicyKind::PropagationPolicy) => Ok(PolicyRef::pp(ns.unwrap_or(namespace), name)),
+        Some(PolicyKind::ClusterPropagationPolicy) => match ns {
+            None => Ok(PolicyRef::cpp(name)),
+            Some(_) => Err(PolicyRefError::NamespacedCpp(target.to_string())),
+        },
+        None => Err(PolicyRefError::NotAPolicy(kind.display())),
+    }
+}

@@ -1,0 +1,273 @@
+//! The output formats and the one place that picks a renderer for each: subcommands name a
+//! format and hand over their report; they never match on formats themselves.
+
+use std::borrow::Cow;
+
+use crate::engine::chain::Chain;
+use crate::engine::delivery::Delivery;
+use crate::engine::explain::Explanation;
+use crate::engine::ownership::OwnershipChange;
+use crate::engine::placement::PlacementResult;
+use crate::engine::policy_view::PolicyExplanation;
+use crate::engine::simulate::CheckReport;
+use crate::lint::{registry, Finding, Severity};
+
+use super::Summary;
+
+/// A format of lint's findings (`-o`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Format {
+    Text,
+    Json,
+    Sarif,
+    Github,
+    /// JUnit XML (GitLab, Jenkins, Azure): one test case per rule and object.
+    Junit,
+}
+
+/// One requested output: a format and where it goes (`None`: stdout).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct OutputSpec {
+    pub format: Format,
+    pub file: Option<String>,
+    /// The lowest severity shown (--min-severity, --quiet).
+    pub min: Severity,
+}
+
+/// Why `-o` cannot be honoured.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum OutputSpecError {
+    #[error("unknown output format `{0}`: expected text, json, sarif, github or junit")]
+    Unknown(String),
+    #[error("only one output format can go to stdout; write the others to files, e.g. `-o sarif=lint.sarif`")]
+    TwoOnStdout,
+}
+
+/// `-o text -o sarif=lint.sarif`: at most one format on stdout; none given means text.
+pub fn parse_outputs(specs: &[String]) -> Result<Vec<OutputSpec>, OutputSpecError> {
+    let mut out = Vec::new();
+    for s in specs {
+        let (name, file) = match s.split_once('=') {
+            Some((n, f)) if !f.is_empty() => (n, Some(f.to_string())),
+            Some((n, _)) => (n, None),
+            None => (s.as_str(), None),
+        };
+        let format = match name {
+            "text" => Format::Text,
+            "json" => Format::Json,
+            "sarif" => Format::Sarif,
+            "github" => Format::Github,
+            "junit" => Format::Junit,
+            other => return Err(OutputSpecError::Unknown(other.to_string())),
+        };
+        out.push(OutputSpec {
+            format,
+            file,
+            min: Severity::Info,
+        });
+    }
+    if out.is_empty() {
+        out.push(OutputSpec {
+            format: Format::Text,
+            file: None,
+            min: Severity::Info,
+        });
+    }
+    if out.iter().filter(|o| o.file.is_none()).count() > 1 {
+        return Err(OutputSpecError::TwoOnStdout);
+    }
+    Ok(out)
+}
+
+/// What a lint run reports. Text and JSON show `reported` (and the ownership changes in
+/// `--base` mode); SARIF, GitHub annotations and JUnit carry only `new_only`, the findings a
+/// pull request introduces (the same findings outside `--base`).
+pub struct LintReport<'a> {
+    pub reported: &'a [Finding],
+    pub new_only: &'a [Finding],
+    pub ownership: Option<&'a [OwnershipChange]>,
+    pub summary: &'a Summary,
+}
+
+/// The findings an output shows: all of them unless a minimum (`--min-severity`) hides some.
+/// The summary keeps counting every finding.
+fn shown(findings: &[Finding], min: Severity) -> Cow<'_, [Finding]> {
+    if findings.iter().all(|f| f.severity >= min) {
+        return Cow::Borrowed(findings);
+    }
+    Cow::Owned(
+        findings
+            .iter()
+            .filter(|f| f.severity >= min)
+            .cloned()
+            .collect(),
+    )
+}
+
+/// Lint's findings in `format`, those below `min` left out.
+pub fn render_lint(format: Format, min: Severity, r: &LintReport<'_>, color: bool) -> String {
+    let reported = shown(r.reported, min);
+    let new_only = shown(r.new_only, min);
+    match (format, r.ownership) {
+        (Format::Text, Some(own)) => {
+            super::text::render_with_ownership(&reported, own, r.summary, color)
+        }
+        (Format::Text, None) => super::text::render(&reported, r.summary, color),
+        (Format::Json, Some(own)) => super::json::render_with_ownership(&reported, r.summary, own),
+        (Format::Json, None) => super::json::render(&reported, r.summary),
+        (Format::Sarif, _) => super::sarif::render(&new_only, &registry::all()),
+        (Format::Github, _) => super::github::render(&new_only),
+        (Format::Junit, _) => super::junit::render(&new_only, &registry::all()),
+    }
+}
+
+/// How `explain` shows a decision: `-o text|json`, or `--graph dot|mermaid` instead.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ExplainFormat {
+    Text,
+    Json,
+    Dot,
+    Mermaid,
+}
+
+impl ExplainFormat {
+    /// `--graph` wins over `-o` (clap has checked both values).
+    pub fn from_flags(output: &str, graph: Option<&str>) -> ExplainFormat {
+        match (graph, output) {
+            (Some("mermaid"), _) => ExplainFormat::Mermaid,
+            (Some(_), _) => ExplainFormat::Dot,
+            (None, "json") => ExplainFormat::Json,
+            _ => ExplainFormat::Text,
+        }
+    }
+}
+
+/// The live part of an explanation: the real chain and what could not be read.
+pub struct LiveChain<'a> {
+    pub chain: &'a Chain,
+    pub notes: &'a [String],
+}
+
+/// Where the template goes: placement and overrides per cluster, and the template they apply to.
+pub struct Delivered<'a> {
+    pub template: &'a serde_json::Value,
+    pub delivery: &'a Delivery,
+}
+
+/// One template's decision in `format`, with its live chain in live mode, then its delivery.
+pub fn render_explain(
+    format: ExplainFormat,
+    e: &Explanation,
+    live: Option<&LiveChain<'_>>,
+    delivered: &Delivered<'_>,
+    color: bool,
+) -> String {
+    let graph = || super::graph::from_explain(e, live.map(|l| l.chain));
+    match format {
+        ExplainFormat::Mermaid => super::graph::mermaid(&graph()),
+        ExplainFormat::Dot => super::graph::dot(&graph()),
+        ExplainFormat::Json => {
+            let mut v = super::explain::to_json(e);
+            if let Some(l) = live {
+                v["chain"] = super::chain::to_json(l.chain, l.notes);
+            }
+            super::delivery::add_json(&mut v, delivered.delivery);
+            let mut out = serde_json::to_string_pretty(&v).expect("serializable");
+            out.push('\n');
+            out
+        }
+        ExplainFormat::Text => {
+            let mut out = super::explain::text(e, color);
+            if let Some(l) = live {
+                out.push_str(&super::chain::text(l.chain, l.notes, color));
+            }
+            out.push_str(&super::delivery::text(
+                delivered.template,
+                delivered.delivery,
+            ));
+            out
+        }
+    }
+}
+
+/// `explain pp/NAME` / `cpp/NAME`: every selected template, and the policy's placement over the
+/// Cluster objects given (if any). The graph merges the templates' claim graphs.
+pub fn render_policy_view(
+    format: ExplainFormat,
+    e: &PolicyExplanation,
+    placement: Option<&PlacementResult>,
+) -> String {
+    match format {
+        ExplainFormat::Dot | ExplainFormat::Mermaid => {
+            let mut graph = None;
+            for s in &e.templates {
+                let g = super::graph::from_explain(&s.decision, None);
+                graph = Some(match graph {
+                    None => g,
+                    Some(mut acc) => {
+                        super::graph::merge(&mut acc, g);
+                        acc
+                    }
+                });
+            }
+            let graph = graph.unwrap_or_default();
+            if format == ExplainFormat::Mermaid {
+                super::graph::mermaid(&graph)
+            } else {
+                super::graph::dot(&graph)
+            }
+        }
+        ExplainFormat::Json => {
+            let mut v = super::policy_view::to_json(e);
+            if let Some(pl) = placement {
+                v["placement"] = super::delivery::placement_json(pl);
+            }
+            let mut out = serde_json::to_string_pretty(&v).expect("serializable");
+            out.push('\n');
+            out
+        }
+        ExplainFormat::Text => {
+            let mut out = super::policy_view::text(e);
+            if let Some(pl) = placement {
+                out.push_str(&super::delivery::placement_text(pl));
+            }
+            out
+        }
+    }
+}
+
+/// `preempt-check`'s report, `-o text|json`.
+pub fn render_preempt_check(output: &str, r: &CheckReport, color: bool) -> String {
+    match output {
+        "json" => super::preempt_check::json(r),
+        _ => super::preempt_check::text(r, color),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn outputs_parse_and_only_one_goes_to_stdout() {
+        let o = parse_outputs(&["text".into(), "sarif=lint.sarif".into()]).unwrap();
+        assert_eq!(o[1].format, Format::Sarif);
+        assert_eq!(o[1].file.as_deref(), Some("lint.sarif"));
+        assert!(parse_outputs(&["text".into(), "json".into()]).is_err());
+        assert!(parse_outputs(&["xml".into()]).is_err());
+        assert_eq!(parse_outputs(&[]).unwrap()[0].format, Format::Text);
+    }
+
+    #[test]
+    fn a_graph_replaces_the_trace() {
+        assert_eq!(
+            ExplainFormat::from_flags("json", Some("mermaid")),
+            ExplainFormat::Mermaid
+        );
+        assert_eq!(
+            ExplainFormat::from_flags("text", Some("dot")),
+            ExplainFormat::Dot
+        );
+        assert_eq!(ExplainFormat::from_flags("json", None), ExplainFormat::Json);
+    }
+}
