@@ -5,11 +5,14 @@
 
 mod support;
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::Command;
 
 use serde_json::{json, Value as J};
 use support::TestServer;
+
+mod snapshot_file;
+use snapshot_file::assert_snapshot;
 
 const BIN: &str = env!("CARGO_BIN_EXE_kubectl-karmada_policy");
 
@@ -33,27 +36,6 @@ fn run(args: &[&str], kubeconfig: Option<&Path>) -> (i32, String, String) {
         String::from_utf8_lossy(&out.stdout).into_owned(),
         String::from_utf8_lossy(&out.stderr).into_owned(),
     )
-}
-
-/// Compares with `tests/snapshots/NAME`; `UPDATE_SNAPSHOTS=1 cargo test` rewrites them.
-fn assert_snapshot(name: &str, actual: &str) {
-    let path: PathBuf = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/snapshots")
-        .join(name);
-    if std::env::var_os("UPDATE_SNAPSHOTS").is_some() {
-        std::fs::write(&path, actual).unwrap();
-        return;
-    }
-    let expected = std::fs::read_to_string(&path).unwrap_or_else(|_| {
-        panic!(
-            "missing snapshot {}; run with UPDATE_SNAPSHOTS=1",
-            path.display()
-        )
-    });
-    assert!(
-        expected == actual,
-        "snapshot {name} differs (UPDATE_SNAPSHOTS=1 to accept)\n--- expected\n{expected}\n--- actual\n{actual}"
-    );
 }
 
 fn files_explain(extra: &[&str]) -> (i32, String, String) {

@@ -5,6 +5,9 @@
 use std::path::Path;
 use std::process::{Command, Output};
 
+mod snapshot_file;
+use snapshot_file::assert_snapshot;
+
 const REPO: &str = "testdata/gitops-repo";
 
 fn bin() -> Command {
@@ -39,27 +42,6 @@ fn kustomize_available(test: &str) -> bool {
         println!("SKIPPED: {test}: neither kustomize nor kubectl is on PATH");
     }
     found
-}
-
-/// Compares with `tests/snapshots/NAME`; `UPDATE_SNAPSHOTS=1 cargo test` rewrites them.
-fn assert_snapshot(name: &str, actual: &str) {
-    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/snapshots")
-        .join(name);
-    if std::env::var_os("UPDATE_SNAPSHOTS").is_some() {
-        std::fs::write(&path, actual).unwrap();
-        return;
-    }
-    let expected = std::fs::read_to_string(&path).unwrap_or_else(|_| {
-        panic!(
-            "missing snapshot {}; run with UPDATE_SNAPSHOTS=1",
-            path.display()
-        )
-    });
-    assert!(
-        expected == actual,
-        "snapshot {name} differs (UPDATE_SNAPSHOTS=1 to accept)\n--- expected\n{expected}\n--- actual\n{actual}"
-    );
 }
 
 #[test]
