@@ -611,7 +611,8 @@ fn api_failures_exit_3_and_missing_objects_exit_1() {
         &["suspend", "pp/nginx", "--context", "nope"],
         Some(&l.kubeconfig),
     );
-    assert_eq!(r.code, 3, "{}", r.stderr);
+    // An unknown context is bad configuration (issue 18): exit 2, as kubectl.
+    assert_eq!(r.code, 2, "{}", r.stderr);
     assert!(r.stderr.contains("context \"nope\""), "{}", r.stderr);
 }
 

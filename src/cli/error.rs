@@ -81,6 +81,15 @@ impl CliError {
         CliError::Failure(message.into())
     }
 
+    /// A failure to connect: an unknown `--context` is bad configuration (exit 2, with the
+    /// contexts there are), anything else an API failure (exit 3).
+    pub fn connect(e: crate::kube::KubeError) -> CliError {
+        match e {
+            crate::kube::KubeError::UnknownContext { .. } => CliError::Usage(e.to_string()),
+            other => CliError::Api(other.to_string()),
+        }
+    }
+
     /// The exit code this error ends the process with.
     pub fn exit(&self) -> Exit {
         match self {

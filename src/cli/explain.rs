@@ -25,7 +25,7 @@ Examples:
 pub const AFTER_HELP: &str = "\
 Exit codes:
   0  success
-  2  usage error, unreadable input or an unknown template
+  2  usage error, unreadable input, an unknown template or --context
   3  API or authentication failure (live mode)";
 
 #[derive(Debug, ClapArgs)]

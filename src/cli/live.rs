@@ -45,7 +45,7 @@ impl Session {
         };
         let conn = rt
             .block_on(kube::connect(&opts))
-            .map_err(|e| CliError::api(e.to_string()))?;
+            .map_err(CliError::connect)?;
         let stats = Arc::new(Stats::default());
         let discovered = rt.block_on(live::discover(&conn, &stats));
         let mut notes = Vec::new();

@@ -32,7 +32,7 @@ Exit codes:
   0  success: nothing at or above the failure threshold
   1  findings at or above --fail-on (lint), blocked takeovers with --fail-on-blocked
      (preempt-check), or some objects failed (suspend/resume)
-  2  usage error or unreadable input
+  2  usage error, unreadable input or an unknown --context
   3  API or authentication failure (live mode)";
 
 /// Lint, explain and operate Karmada propagation policies.
@@ -62,6 +62,17 @@ pub struct Cli {
         value_name = "WHEN"
     )]
     pub color: common::ColorChoice,
+    /// Log level of the live client, as kubectl's `-v`: 6 traces every HTTP request (method,
+    /// URL, status, time) and retry, 7 adds the request headers, 8 the response headers;
+    /// credentials are always masked. `-v 6`, `-v=6` and `--v=6` all work.
+    #[arg(
+        short = 'v',
+        long = "v",
+        global = true,
+        default_value_t = 0,
+        value_name = "LEVEL"
+    )]
+    pub verbosity: u8,
 }
 
 #[derive(Debug, Subcommand)]
@@ -134,6 +145,7 @@ pub fn main() -> ExitCode {
     };
     crate::source::files::set_max_input_size(cli.max_input_size);
     common::set_color(cli.color);
+    crate::kube::trace::set_verbosity(cli.verbosity);
     let result = match cli.command {
         Command::Lint(args) => lint::run(args),
         Command::Explain(args) => explain::run(args),

@@ -27,7 +27,7 @@ pub const AFTER_HELP: &str = "\
 Exit codes:
   0  success
   1  a takeover is blocked and --fail-on-blocked is set
-  2  usage error or unreadable input
+  2  usage error, unreadable input or an unknown --context
   3  API or authentication failure (live mode)";
 
 /// The flags. `--apply` and `--delete` interleave, so their relative order is read from the

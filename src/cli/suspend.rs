@@ -63,7 +63,7 @@ lifts exactly that, leaving earlier suspensions in place. The same with -f DIR.
 Exit codes:
   0  success (also when nothing needed to change: \"already suspended on member2\")
   1  some objects failed (each reported), e.g. conflicts past the retry budget
-  2  usage error or unreadable input
+  2  usage error, unreadable input or an unknown --context
   3  API or authentication failure";
 
 /// Attempts per object on 409 Conflict before giving up (read, compute, write each time).
@@ -1054,9 +1054,7 @@ pub(super) async fn connect(
         context: args.context.clone(),
         request_timeout: Some(request_timeout),
     };
-    let conn = kube::connect(&opts)
-        .await
-        .map_err(|e| CliError::api(e.to_string()))?;
+    let conn = kube::connect(&opts).await.map_err(CliError::connect)?;
     let namespace = args
         .namespace
         .clone()

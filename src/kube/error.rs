@@ -6,7 +6,10 @@
 use std::path::PathBuf;
 use std::sync::Arc;
 
-use ::kube::config::{InClusterError, KubeconfigError};
+use ::kube::config::KubeconfigError;
+
+use super::incluster::InClusterError;
+use super::tls::{PinError, TlsSetupError};
 
 /// A failure talking to the control plane. Cheap to clone (the causes are shared), so one
 /// failure can be reported per policy it hit.
@@ -61,6 +64,19 @@ pub enum KubeError {
         #[source]
         source: Arc<KubeconfigError>,
     },
+    /// The certificate verifier could not be built from the configured CA bundle.
+    #[error("kubeconfig: {source}")]
+    Tls {
+        #[source]
+        source: Arc<TlsSetupError>,
+    },
+    /// `tls-server-name` is neither a DNS name nor an IP address.
+    #[error("kubeconfig: tls-server-name {name:?} is not a DNS name or IP address")]
+    TlsServerName { name: String },
+    /// `proxy-url` is set; this build has no proxy support (the URL may hold a password, so it
+    /// is not quoted).
+    #[error("kubeconfig: proxy-url is not supported by kubectl-karmada-policy; reach the server directly")]
+    ProxyUnsupported,
     /// The HTTP client could not be built from the configuration.
     #[error("client: {source}")]
     Client {
@@ -171,6 +187,9 @@ impl KubeError {
             | KubeError::NoKubeconfig { .. }
             | KubeError::UnknownContext { .. }
             | KubeError::Kubeconfig { .. }
+            | KubeError::Tls { .. }
+            | KubeError::TlsServerName { .. }
+            | KubeError::ProxyUnsupported
             | KubeError::Client { .. } => ErrorKind::Config,
             KubeError::BadToken { .. }
             | KubeError::ExecFailed { .. }
@@ -281,25 +300,46 @@ fn transport_message(e: &::kube::Error, server: &str) -> String {
     if timed_out || lower.contains("timed out") || lower.contains("elapsed") {
         return format!("timeout talking to the server {host}: the request timed out (no answer within --request-timeout)");
     }
-    if let Some(why) = tls_reason(&lower) {
+    if let Some(why) = tls_reason(&text) {
         return format!("TLS with the server {host} failed: {why}");
     }
     format!("cannot reach the server {host}: {text}")
 }
 
-/// Why TLS failed, from the verifier's error text (lower case).
-fn tls_reason(lower: &str) -> Option<&'static str> {
-    const REASONS: [(&str, &str); 5] = [
-        ("causedasendentity", "the server's certificate is a CA certificate (CA:TRUE) used as its serving certificate, which is refused even when it is the pinned certificate-authority-data (kubectl's Go TLS accepts it); give the server a serving certificate signed by that CA"),
+/// Why TLS failed, from the verifier's error text (lower case), in Go's x509 words where it has
+/// them.
+fn tls_reason(text: &str) -> Option<String> {
+    let lower = text.to_ascii_lowercase();
+    // rustls shows a verifier's own error by its Debug name (`Other(OtherError(NotPinned))`).
+    if let Some(pin) = PinError::ALL.iter().find(|p| {
+        lower.contains(&p.to_string().to_ascii_lowercase())
+            || lower.contains(&format!("othererror({p:?})").to_ascii_lowercase())
+    }) {
+        return Some(pin.to_string());
+    }
+    const REASONS: [(&str, &str); 7] = [
+        ("causedasendentity", "the server's certificate is a CA certificate (CA:TRUE) used as its serving certificate"),
         ("unknownissuer", "x509: certificate signed by unknown authority (certificate-authority or certificate-authority-data in the kubeconfig)"),
+        ("not valid for name", "x509: certificate is not valid for this server name"),
         ("notvalidforname", "x509: certificate is not valid for this server name"),
         ("expired", "x509: certificate has expired or is not yet valid"),
+        ("not valid yet", "x509: certificate has expired or is not yet valid"),
         ("notvalidyet", "x509: certificate has expired or is not yet valid"),
     ];
-    REASONS
-        .iter()
-        .find(|(needle, _)| lower.contains(needle))
-        .map(|(_, why)| *why)
+    let (needle, why) = REASONS.iter().find(|(needle, _)| lower.contains(needle))?;
+    // rustls says which names the certificate holds: keep that part.
+    const VALID_FOR: &str = "certificate is only valid for ";
+    let detail = lower
+        .find(VALID_FOR)
+        .filter(|_| needle.contains("name"))
+        .map(|at| {
+            let names = &text[at + VALID_FOR.len()..];
+            format!(
+                " (it is valid for {})",
+                names.split(": ").next().unwrap_or(names).trim()
+            )
+        });
+    Some(format!("{why}{}", detail.unwrap_or_default()))
 }
 
 #[cfg(test)]
@@ -353,5 +393,14 @@ mod tests {
             tls_reason("caUsedAsEndEntity".to_ascii_lowercase().as_str())
         );
         assert!(tls_reason("unknownissuer").is_some());
+        let pinned = format!("invalid peer certificate: {}", PinError::NotPinned);
+        assert_eq!(tls_reason(&pinned), Some(PinError::NotPinned.to_string()));
+        let debug = "invalid peer certificate: Other(OtherError(NotPinned))";
+        assert_eq!(tls_reason(debug), Some(PinError::NotPinned.to_string()));
+        let name = tls_reason("invalid peer certificate: certificate not valid for name \"127.0.0.1\"; certificate is only valid for DnsName(\"other.example\")").unwrap();
+        assert!(
+            name.ends_with("(it is valid for DnsName(\"other.example\"))"),
+            "{name}"
+        );
     }
 }

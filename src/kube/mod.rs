@@ -6,10 +6,14 @@
 //! Credentials are never printed, logged or written: errors name the kubeconfig, context and
 //! server only.
 
+pub mod client;
 pub mod discovery;
 pub mod error;
+pub mod incluster;
 pub mod kinds;
 pub mod scope;
+pub mod tls;
+pub mod trace;
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -197,15 +201,15 @@ pub async fn connect(opts: &ConnectOptions) -> Result<Conn, KubeError> {
 /// The service account's configuration when no kubeconfig exists, as kubectl and client-go use
 /// it in a pod (so `lint --cluster` runs in a CronJob).
 fn connect_in_cluster(opts: &ConnectOptions) -> Result<Conn, KubeError> {
-    let config = ::kube::Config::incluster().map_err(|e| KubeError::NoKubeconfig {
+    let config = incluster::config().map_err(|e| KubeError::NoKubeconfig {
         source: Arc::new(e),
     })?;
     client_for(config, opts, "serviceaccount".into())
 }
 
 /// The client for `config` with our settings: timeouts from --request-timeout, the user agent,
-/// and no retry layer of the client library (it retried 503s for minutes whatever the
-/// timeout); our writes retry conflicts within their own budget.
+/// and our own HTTP stack ([`client::build`]: the `-v` trace, kubectl's certificate pinning, no
+/// retry layer of the client library); our writes retry conflicts within their own budget.
 fn client_for(
     mut config: ::kube::Config,
     opts: &ConnectOptions,
@@ -221,14 +225,10 @@ fn client_for(
         config.headers.push((http::header::USER_AGENT, v));
     }
     let namespace = config.default_namespace.clone();
-    let server = config.cluster_url.to_string();
+    // A server URL may hold user information: messages show it masked.
+    let server = trace::shown_url(&config.cluster_url);
     // Building the client runs an exec credential plugin: its failure must not be quoted.
-    let client = ::kube::Client::try_from(config).map_err(|e| match e {
-        ::kube::Error::Auth(a) => KubeError::from_auth(a),
-        other => KubeError::Client {
-            source: Arc::new(other),
-        },
-    })?;
+    let client = client::build(&config)?;
     Ok(Conn {
         client,
         namespace,

@@ -228,11 +228,33 @@ pub async fn write<D: Decide>(
                 })
             }
             // Someone else wrote in between: re-read and recompute.
-            Err(e) if e.is_conflict() => tokio::time::sleep(backoff(attempt)).await,
+            Err(e) if e.is_conflict() => {
+                let wait = backoff(attempt);
+                if attempt + 1 < attempts {
+                    crate::kube::trace::retrying(
+                        &format!("the PATCH of {} after 409 Conflict", target_name(target)),
+                        attempt + 2,
+                        attempts,
+                        &format!(
+                            "{CONFLICT_RETRIES} retries, next in {} ms",
+                            wait.as_millis()
+                        ),
+                    );
+                }
+                tokio::time::sleep(wait).await
+            }
             Err(e) => return Err(e.into()),
         }
     }
     Err(WriteError::GaveUp { attempts })
+}
+
+/// `pp/NAMESPACE/NAME` or `cpp/NAME`, for the trace.
+fn target_name(target: &PolicyRef) -> String {
+    match &target.namespace {
+        Some(ns) => format!("{} {ns}/{}", target.kind.as_str(), target.name),
+        None => format!("{} {}", target.kind.as_str(), target.name),
+    }
 }
 
 async fn read(conn: &Conn, target: &PolicyRef, attempt: u32) -> Result<J, WriteError> {

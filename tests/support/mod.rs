@@ -10,6 +10,8 @@
 
 #![allow(dead_code)] // each test file uses a different part
 
+pub mod tls;
+
 use std::collections::BTreeMap;
 use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
