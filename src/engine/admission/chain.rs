@@ -20,9 +20,9 @@ use crate::model::{KarmadaVersion, PolicyKind, PropagationSpec};
 use crate::schema::{self, structural};
 use crate::source::FieldPath;
 
-use super::gotypes::{self, GoStruct};
 use super::labels::is_dns1123_subdomain;
 use super::{aggregate, is_graceful_purge, validate_spec, webhook_name, Violation};
+use crate::model::gotypes::{self, GoStruct};
 
 /// The stage that refused the object.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

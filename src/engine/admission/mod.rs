@@ -15,7 +15,6 @@
 pub mod chain;
 mod defaults;
 mod failover;
-pub mod gotypes;
 pub(crate) mod labels;
 mod overrides;
 mod placement;

@@ -530,7 +530,7 @@ impl Walk {
         if v.is_null() {
             return None; // null leaves the Go value at zero (decode.go:990-1003)
         }
-        if v.as_str().is_some_and(crate::schema::is_placeholder) {
+        if v.as_str().is_some_and(super::placeholder::is_placeholder) {
             return None; // unrendered templating: its rendered type is unknown
         }
         match ty {
@@ -706,7 +706,7 @@ fn marshal_fields(
 /// The marshaled form of a (possibly absent) value of `ty`.
 fn decoded(v: Option<&Json>, ty: &'static GoType) -> Json {
     let v = v.filter(|v| !v.is_null());
-    if let Some(p) = v.filter(|v| v.as_str().is_some_and(crate::schema::is_placeholder)) {
+    if let Some(p) = v.filter(|v| v.as_str().is_some_and(super::placeholder::is_placeholder)) {
         return p.clone(); // kept for the schema check, which leaves placeholders alone
     }
     match ty {
