@@ -16,6 +16,7 @@ pub mod chain;
 mod defaults;
 mod failover;
 pub(crate) mod labels;
+pub mod override_chain;
 mod overrides;
 mod placement;
 mod render;

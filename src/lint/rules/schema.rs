@@ -1,19 +1,11 @@
 //! The policy CRDs' OpenAPI schemas (`schemas/`): unknown fields, types, enums, required fields.
-//! The checks live in `crate::schema`; this unit documents their ids and turns their violations
-//! into findings.
+//! The checks live in `crate::schema` and run inside the admission chain of every policy kind
+//! (`crate::engine::admission::chain`, `override_chain`); this unit documents their ids.
 
-use crate::lint::config::LintOptions;
-use crate::lint::finding::{Finding, Severity};
-use crate::lint::phase::{Check, Rule};
+use crate::lint::finding::Severity;
+use crate::lint::phase::Rule;
 use crate::lint::rule::{RuleDoc, RuleGroup};
-use crate::model::{group_of, Inventory, ObjectMeta, ObjectRef, POLICY_GROUP};
 use crate::schema;
-use crate::source::Node;
-
-/// The kinds checked here on their own. PropagationPolicy and ClusterPropagationPolicy are
-/// checked by the admission chain (`super::admission`), which validates the schema after the
-/// mutating webhook, as the API server does.
-const POLICY_KINDS: [&str; 2] = ["OverridePolicy", "ClusterOverridePolicy"];
 
 const REFERENCE: &str = "schemas/*.schema.json, converted from Karmada's policy CRDs";
 
@@ -76,46 +68,10 @@ pub static DOCS: &[RuleDoc] = &[
     },
 ];
 
+/// Documentation only: these ids are reported by the admission unit (`super::admission`),
+/// because the API server validates the schema inside the admission chain, after the mutating
+/// webhook of the kinds that have one (`crate::engine::admission::chain`).
 pub static RULE: Rule = Rule {
     docs: DOCS,
-    checks: &[Check::PerObject(|o| check(o.inventory, o.opts))],
+    checks: &[],
 };
-
-pub fn check(inventory: &Inventory, opts: &LintOptions) -> Vec<Finding> {
-    let mut out = Vec::new();
-    for (i, doc) in inventory.documents.iter().enumerate() {
-        let api_version = doc
-            .root
-            .get("apiVersion")
-            .and_then(Node::as_str)
-            .unwrap_or("");
-        let kind = doc.root.get("kind").and_then(Node::as_str).unwrap_or("");
-        if group_of(api_version) != POLICY_GROUP || !POLICY_KINDS.contains(&kind) {
-            continue;
-        }
-        let meta = ObjectMeta::from_node(doc.root.get("metadata"));
-        let object = ObjectRef {
-            api_version: api_version.to_string(),
-            kind: kind.to_string(),
-            namespace: if kind.starts_with("Cluster") {
-                None
-            } else {
-                meta.namespace.clone()
-            },
-            name: meta.name.clone(),
-        };
-        for v in crate::schema::validate(kind, &doc.root, opts.version) {
-            let rule = DOCS
-                .iter()
-                .find(|r| r.id == v.rule)
-                .map_or("schema-constraint", |r| r.id);
-            let mut f = Finding::new(rule, Severity::Error, v.message)
-                .at(&doc.source, v.span)
-                .field(v.field.to_string())
-                .object(object.clone());
-            f.doc = Some(i);
-            out.push(f);
-        }
-    }
-    out
-}
