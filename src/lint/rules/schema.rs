@@ -39,10 +39,10 @@ pub static DOCS: &[RuleDoc] = &[
         default_severity: Severity::Error,
         summary: "a value outside the CRD's enum",
         rationale: "The API server rejects the object with `Unsupported value`. Enums changed between releases: \
-                    Karmada 1.19 renamed failover.application.purgeMode `Immediately`/`Graciously` to \
-                    `Directly`/`Gracefully`.",
+                    Karmada 1.15 added failover.application.purgeMode `Directly`/`Gracefully` beside \
+                    `Immediately`/`Graciously`, and 1.19 dropped the old two.",
         example: "apiVersion: policy.karmada.io/v1alpha1\nkind: PropagationPolicy\nmetadata:\n  name: nginx\nspec:\n  resourceSelectors:\n    - apiVersion: apps/v1\n      kind: Deployment\n      name: nginx\n  preemption: Sometimes\n",
-        fix: "Use one of the supported values listed in the message (for purgeMode on 1.19: Immediately -> Directly, \
+        fix: "Use one of the supported values listed in the message (for purgeMode from 1.19 on: Immediately -> Directly, \
               Graciously -> Gracefully), or pass --karmada-version for the release you deploy to.",
         reference: REFERENCE,
     },
@@ -51,9 +51,14 @@ pub static DOCS: &[RuleDoc] = &[
         group: RuleGroup::Schema,
         default_severity: Severity::Error,
         summary: "a field the CRD requires is missing (or null)",
-        rationale: "The API server rejects the object with `Required value`.",
-        example: "apiVersion: policy.karmada.io/v1alpha1\nkind: PropagationPolicy\nmetadata:\n  name: nginx\nspec:\n  placement:\n    clusterAffinity:\n      clusterNames: [member1]\n",
-        fix: "Add the field; for spec.resourceSelectors, list the resources the policy is meant to select.",
+        rationale: "The API server rejects the object with `Required value`, but only where no mutating \
+                    webhook runs first. Karmada's webhooks for PropagationPolicy, ClusterPropagationPolicy and \
+                    OverridePolicy decode the object into Go structs and re-marshal it, which writes every \
+                    required field with its zero value: there a missing field is reported as that value's \
+                    error (`must be of type array: \"null\"`, `Unsupported value: \"\"`) or admitted. A \
+                    ClusterOverridePolicy has no mutating webhook.",
+        example: "apiVersion: policy.karmada.io/v1alpha1\nkind: ClusterOverridePolicy\nmetadata:\n  name: nginx\nspec:\n  overrideRules:\n    - targetCluster:\n        clusterNames: [member1]\n",
+        fix: "Add the field (for overrideRules, the overriders the rule applies).",
         reference: REFERENCE,
     },
     RuleDoc {
