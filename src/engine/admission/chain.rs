@@ -154,7 +154,7 @@ pub fn admit_manifest(
     };
     let object = match admit_to_schema(facts(kind), manifest, namespace, version, mutate_spec) {
         Ok(object) => object,
-        Err(refused) => return refused,
+        Err(refused) => return *refused,
     };
     // 6. The validating webhook, on the stored form.
     let spec: PropagationSpec = match object.get("spec").cloned().map(serde_json::from_value) {
@@ -177,7 +177,7 @@ pub(super) fn admit_to_schema(
     namespace: Option<&str>,
     version: KarmadaVersion,
     mutate_spec: impl FnOnce(&mut Json),
-) -> Result<Json, Verdict> {
+) -> Result<Json, Box<Verdict>> {
     let schema = schema::schema_json(facts.kind, version).expect("policy kinds have a schema");
     let mut object = manifest.clone();
     // 1. Decode: metadata first (coerce.go), then prune, nulls, defaults.
@@ -189,11 +189,11 @@ pub(super) fn admit_to_schema(
         ) {
             let message = format!("{}{}", decode_prefix(facts.kind, manifest), e.message);
             let refusal = type_refusal(e.at, e.message);
-            return Err(Verdict::refused(
+            return Err(Box::new(Verdict::refused(
                 Stage::MetadataDecode,
                 vec![refusal],
                 message,
-            ));
+            )));
         }
     }
     let unknown = structural::prune_unknown(&mut object, &schema);
@@ -201,7 +201,7 @@ pub(super) fn admit_to_schema(
     structural::apply_defaults(&mut object, &schema);
     // 2. Strict field validation.
     if !unknown.is_empty() {
-        return Err(strict_decode_error(facts.kind, manifest, unknown));
+        return Err(Box::new(strict_decode_error(facts.kind, manifest, unknown)));
     }
     // The namespace the request carries: a cluster-scoped kind's is cleared
     // (registry/rest/meta.go:62-65).
@@ -224,11 +224,11 @@ pub(super) fn admit_to_schema(
                 facts.webhook, e.message
             );
             let refusal = type_refusal(e.at, e.message);
-            return Err(Verdict::refused(
+            return Err(Box::new(Verdict::refused(
                 Stage::MutatingWebhook,
                 vec![refusal],
                 message,
-            ));
+            )));
         }
         let mut spec = object.get("spec").cloned().unwrap_or(Json::Null);
         mutate_spec(&mut spec);
@@ -252,7 +252,7 @@ pub(super) fn admit_to_schema(
     );
     if !refusals.is_empty() {
         let message = invalid_message(facts.kind, &object, &refusals);
-        return Err(Verdict::refused(Stage::Schema, refusals, message));
+        return Err(Box::new(Verdict::refused(Stage::Schema, refusals, message)));
     }
     Ok(object)
 }

@@ -37,7 +37,7 @@ pub fn admit_override(op: &OverridePolicy, manifest: &Json, version: KarmadaVers
     };
     let object = match admit_to_schema(facts, manifest, namespace, version, mutate_spec) {
         Ok(object) => object,
-        Err(refused) => return refused,
+        Err(refused) => return *refused,
     };
     let stored = stored_policy(op, &object);
     let violations = validate_override(&stored);
