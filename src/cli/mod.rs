@@ -5,7 +5,6 @@ pub mod common;
 pub mod completion;
 pub mod error;
 pub mod explain;
-pub mod freeze;
 pub mod lint;
 pub mod live;
 pub mod man;

@@ -1,5 +1,6 @@
 //! Sources turn bytes into positioned [`Document`]s. Nothing downstream reads files.
 
+pub mod completion;
 pub mod de;
 pub mod document;
 pub mod files;
