@@ -63,6 +63,10 @@ pub enum CliError {
     /// check before the write (exit 1).
     #[error(transparent)]
     Suspend(#[from] crate::ops::suspend::RunError),
+    /// A live read of explain, preempt-check or lint --cluster: the control plane (exit 3), a
+    /// missing template (exit 2) or the runtime (exit 1).
+    #[error(transparent)]
+    Session(#[from] crate::source::session::SessionError),
     /// An output file (`-o FORMAT=FILE`) could not be written (exit 2).
     #[error("{path}: cannot write: {source}")]
     WriteOutput {
@@ -93,6 +97,9 @@ impl CliError {
             CliError::Suspend(e) if e.is_usage() => Exit::Usage,
             CliError::Suspend(e) if e.is_api() => Exit::Api,
             CliError::Suspend(_) => Exit::Failure,
+            CliError::Session(e) if e.is_api() => Exit::Api,
+            CliError::Session(crate::source::session::SessionError::NotFound(_)) => Exit::Usage,
+            CliError::Session(_) => Exit::Failure,
             CliError::Usage(_)
             | CliError::Io(_)
             | CliError::Input(_)

@@ -14,6 +14,7 @@ use crate::model::KarmadaVersion;
 use crate::output::format::{parse_outputs, render_lint, LintReport, OutputSpec};
 use crate::output::{self, Summary};
 use crate::source::files;
+use crate::source::session::Session;
 
 pub const EXAMPLES: &str = "\
 Examples:
@@ -223,9 +224,7 @@ pub fn run(args: Args) -> Result<Exit, CliError> {
                 "--cluster reads the control plane: drop the PATHs",
             ));
         }
-        let (findings, summary) = super::live::lint(&args.kube, &opts)?;
-        write_outputs(&outputs, &findings, &findings, None, &summary)?;
-        return Ok(exit_for(&findings, threshold));
+        return run_cluster(&args, &opts, &outputs, threshold);
     }
     if args.parse_only {
         return parse_only(&args.paths, &ignore);
@@ -268,6 +267,28 @@ pub fn run(args: Args) -> Result<Exit, CliError> {
     // of a large run; the OS takes it all back.
     std::mem::forget(linted);
     Ok(if failed { Exit::Failure } else { Exit::Ok })
+}
+
+/// `--cluster`: the live policies and the templates they select.
+fn run_cluster(
+    args: &Args,
+    opts: &LintOptions,
+    outputs: &[OutputSpec],
+    threshold: Option<Severity>,
+) -> Result<Exit, CliError> {
+    let settings = args.kube.settings()?;
+    let mut session = Session::connect(&settings.connect_options(), settings.concurrency)?;
+    let linted = lint::live::lint_cluster(&mut session, opts)?;
+    // Each live object is its own source (named by its reference).
+    let mut summary = Summary {
+        files: linted.documents,
+        documents: linted.documents,
+        policies: linted.policies,
+        ..Summary::default()
+    };
+    summary.count(&linted.findings);
+    write_outputs(outputs, &linted.findings, &linted.findings, None, &summary)?;
+    Ok(exit_for(&linted.findings, threshold))
 }
 
 /// Whether stdin was among the inputs and gave neither a document nor a finding (empty, or

@@ -6,7 +6,6 @@ pub mod completion;
 pub mod error;
 pub mod explain;
 pub mod lint;
-pub mod live;
 pub mod man;
 pub mod preempt_check;
 pub mod suspend;

@@ -8,6 +8,7 @@ pub mod git;
 pub mod kustomize;
 pub mod live;
 pub mod prefilter;
+pub mod session;
 pub mod yaml;
 
 pub use document::{Document, Entry, FieldPath, Node, Pos, Seg, Source, Span, Value};
