@@ -13,6 +13,8 @@ pub mod meta;
 pub mod override_policy;
 pub mod policy;
 pub mod string_map;
+#[cfg(test)]
+pub mod test_support;
 pub mod version;
 
 use serde::Serialize;
