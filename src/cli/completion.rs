@@ -25,23 +25,6 @@ use crate::source::completion::{Kube, LIVE_TIMEOUT};
 /// The executable kubectl looks for: `kubectl_complete-` and the plugin name, `-` as `_`.
 pub const SHIM_NAME: &str = "kubectl_complete-karmada_policy";
 
-pub const EXAMPLES: &str = "\
-Examples:
-  # bash (add to ~/.bashrc)
-  source <(kubectl-karmada_policy completion bash)
-  # zsh: a file named _kubectl-karmada_policy on $fpath
-  kubectl-karmada_policy completion zsh > \"${fpath[1]}/_kubectl-karmada_policy\"
-  # fish
-  kubectl-karmada_policy completion fish > ~/.config/fish/completions/kubectl-karmada_policy.fish
-  # `kubectl karmada-policy <TAB>` (kubectl >= 1.26): writes kubectl_complete-karmada_policy
-  # next to the binary (for krew: ~/.krew/bin)
-  kubectl karmada-policy completion kubectl-plugin";
-
-pub const AFTER_HELP: &str = "\
-Exit codes:
-  0  success
-  2  usage error, or the shim cannot be written";
-
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
 pub enum Shell {
     Bash,

@@ -18,22 +18,6 @@ use crate::source::live::{karmada, Read};
 use crate::source::prefilter::DocHead;
 use crate::source::session::{cluster_names, find, Session, TemplateReads};
 
-pub const EXAMPLES: &str = "\
-Examples:
-  # Which policy claims deploy/nginx in these manifests, and why
-  kubectl karmada-policy explain deploy/nginx -n web -f manifests/
-  # The same against the control plane of the current kubeconfig context
-  kubectl karmada-policy explain deploy/nginx -n web
-  # As JSON, or the candidates as a graph
-  kubectl karmada-policy explain cm/settings -f manifests/ -o json
-  kubectl karmada-policy explain deploy/nginx -f manifests/ --graph mermaid";
-
-pub const AFTER_HELP: &str = "\
-Exit codes:
-  0  success
-  2  usage error, unreadable input or an unknown template
-  3  API or authentication failure (live mode)";
-
 #[derive(Debug, ClapArgs)]
 pub struct Args {
     /// The template, as kubectl takes it: `deploy/nginx`, `deployment.apps/nginx`, `cm/x`.

@@ -16,46 +16,6 @@ use crate::output::{self, Summary};
 use crate::source::files;
 use crate::source::session::Session;
 
-pub const EXAMPLES: &str = "\
-Examples:
-  # Files and directories (recursive over .yaml, .yml and .json), or - for stdin
-  kubectl karmada-policy lint deploy/ policies/
-  helm template charts/app | kubectl karmada-policy lint -
-  # Several formats in one run; fail on warnings too
-  kubectl karmada-policy lint -o text -o sarif=lint.sarif --fail-on warning .
-  # Only what a pull request changes, against its base
-  kubectl karmada-policy lint --base origin/main
-  # The policies of the live control plane
-  kubectl karmada-policy lint --cluster
-  # Every rule, and one rule's documentation
-  kubectl karmada-policy lint --list-rules
-  kubectl karmada-policy lint --explain preemption-requires-name";
-
-pub const AFTER_HELP: &str = "\
-Output:
-  -o text|json|sarif|github|junit, repeatable; FORMAT=FILE writes that format to a file,
-  e.g. `-o text -o sarif=lint.sarif -o junit=lint.xml`. At most one format goes to stdout.
-  junit: JUnit XML (GitLab, Jenkins, Azure), one test case per rule and object.
-
-Configuration:
-  .karmada-policy.yaml is looked up from the current directory upwards (or --config):
-  rule severities or `off`, feature gates, Karmada version, known clusters, ignored paths.
-  An object can silence a rule for itself with the annotation
-  `karmada-policy.io/ignore: \"RULE-ID: reason\"` (a reason is required).
-
-Git:
-  --rev REV lints a revision's tree, --staged the index (pre-commit), without touching either;
-  --base REV compares with the merge base of REV and HEAD: new findings only (--all-findings
-  for every one), ownership changes of templates, updates Karmada rejects (schedulerName,
-  permanent-id). Files are named by their path in the repository. In these modes
-  `suspension-age` warns about suspensions older than maxSuspensionAge (blame).
-
-Exit codes:
-  0  nothing at or above --fail-on (default: error)
-  1  findings at or above --fail-on
-  2  usage error, bad configuration or unreadable input; not a git repository, an unknown
-     revision or a shallow clone without the base (git modes)";
-
 #[derive(Debug, ClapArgs)]
 pub struct Args {
     /// Files, directories (recursive over .yaml/.yml/.json, skipping .git) or `-` for stdin.

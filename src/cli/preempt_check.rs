@@ -16,23 +16,6 @@ use crate::output::format::render_preempt_check;
 use crate::source::live::{self, karmada, Discovered, ResourceType};
 use crate::source::session::{all_ok, Session};
 
-pub const EXAMPLES: &str = "\
-Examples:
-  # What applying takeover.yaml would move, with preemption enabled
-  kubectl karmada-policy preempt-check -f state/ --apply takeover.yaml \\
-    --feature-gates PropagationPolicyPreemption=true
-  # Deleting a policy, then applying its replacement (in this order)
-  kubectl karmada-policy preempt-check -f state/ --delete pp/web/old --apply new.yaml
-  # In CI: fail when a takeover would be blocked
-  kubectl karmada-policy preempt-check -f state/ --apply takeover.yaml --fail-on-blocked";
-
-pub const AFTER_HELP: &str = "\
-Exit codes:
-  0  success
-  1  a takeover is blocked and --fail-on-blocked is set
-  2  usage error or unreadable input
-  3  API or authentication failure (live mode)";
-
 /// The flags. `--apply` and `--delete` interleave, so their relative order is read from the
 /// argument indices, which clap's derive does not expose: the clap traits are written by hand.
 #[derive(Clone, Debug)]

@@ -21,44 +21,6 @@ use crate::ops::suspend::{self as run, Settings};
 use crate::output::suspend::{self as out, Report, Status};
 use crate::util::duration::parse_duration;
 
-pub const SUSPEND_EXAMPLES: &str = "\
-Examples:
-  # Stop dispatching nginx to two clusters, live
-  kubectl karmada-policy suspend pp/nginx -n web --clusters member2,member3
-  # Every policy of a namespace, without asking, with a reason recorded
-  kubectl karmada-policy suspend --all -n web --yes --reason \"freeze for incident 42\"
-  # GitOps: show the edit of a manifest file, write nothing
-  kubectl karmada-policy suspend -f policies/nginx.yaml pp/nginx --dry-run
-  # Freeze clusters: every policy of every namespace that targets them
-  kubectl karmada-policy suspend --clusters member2,member3 -A --reason \"maintenance\"
-  kubectl karmada-policy suspend --clusters member2 -f manifests/ --dry-run";
-
-pub const RESUME_EXAMPLES: &str = "\
-Examples:
-  # Dispatch nginx to member2 again, live
-  kubectl karmada-policy resume pp/nginx -n web --clusters member2
-  # Lift a freeze of clusters (what suspend --clusters added, nothing older)
-  kubectl karmada-policy resume --clusters member2,member3 -A
-  # GitOps: resume in manifest files
-  kubectl karmada-policy resume -f policies/ pp/nginx";
-
-pub const AFTER_HELP: &str = "\
-Policies: pp/NAME, cpp/NAME (also propagationpolicy/NAME, clusterpropagationpolicy/NAME), or a
-type followed by names (`pp a b`); -l SELECTOR or --all select by label or everything.
-
-Freeze: --clusters with no policy named (and no --all) acts on every PropagationPolicy of the
-namespace (-A: of all namespaces, and every ClusterPropagationPolicy) whose target clusters (its
-bindings' spec.clusters, else the placement's cluster names) include a given cluster; -l narrows.
-It prints a table first, records what it added in the karmada-policy.io/freeze annotation (time,
-user, --reason; SOURCE_DATE_EPOCH fixes the time), and `resume --clusters` with no policy named
-lifts exactly that, leaving earlier suspensions in place. The same with -f DIR.
-
-Exit codes:
-  0  success (also when nothing needed to change: \"already suspended on member2\")
-  1  some objects failed (each reported), e.g. conflicts past the retry budget
-  2  usage error or unreadable input
-  3  API or authentication failure";
-
 #[derive(Debug, ClapArgs)]
 pub struct Args {
     /// Policies: pp/NAME, cpp/NAME, or a type followed by names.

@@ -8,6 +8,7 @@ pub mod explain;
 pub mod format;
 pub mod github;
 pub mod graph;
+pub mod help;
 pub mod json;
 pub mod junit;
 pub mod policy_view;
