@@ -59,6 +59,14 @@ pub enum CliError {
     /// The configuration file is unreadable or invalid (exit 2).
     #[error(transparent)]
     Config(#[from] crate::lint::config::ConfigError),
+    /// `suspend`/`resume` stopped: unreadable inputs (exit 2), the control plane (exit 3), or a
+    /// check before the write (exit 1).
+    #[error(transparent)]
+    Suspend(#[from] crate::ops::suspend::RunError),
+    /// A live read of explain, preempt-check or lint --cluster: the control plane (exit 3), a
+    /// missing template (exit 2) or the runtime (exit 1).
+    #[error(transparent)]
+    Session(#[from] crate::source::session::SessionError),
     /// An output file (`-o FORMAT=FILE`) could not be written (exit 2).
     #[error("{path}: cannot write: {source}")]
     WriteOutput {
@@ -81,20 +89,24 @@ impl CliError {
         CliError::Failure(message.into())
     }
 
-    /// A failure to connect: an unknown `--context` is bad configuration (exit 2, with the
-    /// contexts there are), anything else an API failure (exit 3).
-    pub fn connect(e: crate::kube::KubeError) -> CliError {
-        match e {
-            crate::kube::KubeError::UnknownContext { .. } => CliError::Usage(e.to_string()),
-            other => CliError::Api(other.to_string()),
-        }
-    }
-
     /// The exit code this error ends the process with.
     pub fn exit(&self) -> Exit {
         match self {
             CliError::Api(_) => Exit::Api,
             CliError::Failure(_) => Exit::Failure,
+            // An unknown --context is bad configuration, as kubectl has it (exit 2, not 3).
+            CliError::Suspend(crate::ops::suspend::RunError::Connect(e))
+            | CliError::Session(crate::source::session::SessionError::Connect(e))
+                if e.is_unknown_context() =>
+            {
+                Exit::Usage
+            }
+            CliError::Suspend(e) if e.is_usage() => Exit::Usage,
+            CliError::Suspend(e) if e.is_api() => Exit::Api,
+            CliError::Suspend(_) => Exit::Failure,
+            CliError::Session(e) if e.is_api() => Exit::Api,
+            CliError::Session(crate::source::session::SessionError::NotFound(_)) => Exit::Usage,
+            CliError::Session(_) => Exit::Failure,
             CliError::Usage(_)
             | CliError::Io(_)
             | CliError::Input(_)
