@@ -519,6 +519,12 @@ pub fn lint(kube: &KubeFlags, opts: &LintOptions) -> Result<(Vec<Finding>, Summa
     if opts.known_clusters.is_empty() && reads[7].ok() {
         opts.known_clusters = clusters;
     }
+    // The placement rules evaluate the policies against the member clusters as they are.
+    opts.cluster_objects = reads[7]
+        .items()
+        .iter()
+        .map(crate::model::cluster::Cluster::from_object)
+        .collect();
     let findings = crate::lint::lint(&[], &inv, &opts);
     // Each live object is its own source (named by its reference).
     let mut summary = Summary {
