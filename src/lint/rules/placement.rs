@@ -10,6 +10,7 @@
 //! kind, and against bare names only `clusterNames` and `exclude` can rule a cluster out.
 
 use std::collections::HashMap;
+use std::rc::Rc;
 
 use crate::engine::placement::{evaluate, Attempt, BindingView, PlacementResult, ScheduleError};
 use crate::engine::state::PolicyEntry;
@@ -142,10 +143,12 @@ fn selected_kinds(p: &PolicyEntry) -> Vec<(String, String)> {
 
 /// The known clusters as the filter stage sees them for one kind: a cluster whose status lists
 /// no API enablements is given one for that kind (the input does not say; see the module
-/// docs). Built once per kind.
+/// docs). Built once per kind. Results are kept by placement and kind: most policies of a
+/// repository share a handful of placements.
 struct Views<'c> {
     known: &'c KnownClusters,
     by_kind: HashMap<(String, String), Vec<Cluster>>,
+    results: HashMap<(String, (String, String)), Rc<PlacementResult>>,
 }
 
 impl<'c> Views<'c> {
@@ -153,6 +156,7 @@ impl<'c> Views<'c> {
         Views {
             known,
             by_kind: HashMap::new(),
+            results: HashMap::new(),
         }
     }
 
@@ -177,6 +181,20 @@ impl<'c> Views<'c> {
                 })
                 .collect()
         })
+    }
+
+    /// The filter stage for `placement` and a template of `kind`, as for a new binding.
+    fn evaluate(&mut self, placement: &Placement, kind: &(String, String)) -> Rc<PlacementResult> {
+        let key = (
+            serde_json::to_string(placement).unwrap_or_default(),
+            kind.clone(),
+        );
+        if let Some(r) = self.results.get(&key) {
+            return r.clone();
+        }
+        let r = Rc::new(evaluate(placement, self.for_kind(kind), &view(kind)));
+        self.results.insert(key, r.clone());
+        r
     }
 }
 
@@ -255,9 +273,9 @@ fn check_fit(
     views: &mut Views<'_>,
     out: &mut Vec<Finding>,
 ) -> bool {
-    let failing: Vec<(&(String, String), PlacementResult)> = kinds
+    let failing: Vec<(&(String, String), Rc<PlacementResult>)> = kinds
         .iter()
-        .map(|k| (k, evaluate(placement, views.for_kind(k), &view(k))))
+        .map(|k| (k, views.evaluate(placement, k)))
         .filter(|(_, r)| !r.succeeded())
         .collect();
     let Some((kind, result)) = failing.first() else {
@@ -331,8 +349,8 @@ fn check_terms(
     for (t, term) in terms.iter().enumerate() {
         let alone = only_term(placement, t);
         let failed = kinds.iter().find_map(|k| {
-            let r = evaluate(&alone, views.for_kind(k), &view(k));
-            (!r.succeeded()).then(|| (k, r.decided))
+            let r = views.evaluate(&alone, k);
+            (!r.succeeded()).then(|| (k, r.decided.clone()))
         });
         let Some((kind, attempt)) = failed else {
             continue;
@@ -470,7 +488,7 @@ fn never_selected(
     for k in kinds {
         let mut reasons = Vec::new();
         for pl in placements {
-            let r = evaluate(pl, views.for_kind(k), &view(k));
+            let r = views.evaluate(pl, k);
             let attempt = &r.attempts[0];
             let excluded = attempt.excluded.iter().find(|e| e.cluster == name)?;
             let why: Vec<String> = excluded.failures.iter().map(failure_text).collect();
