@@ -7,9 +7,12 @@ use clap::{Arg, ArgAction, ArgMatches, Command, FromArgMatches};
 use super::args::{ChangeArg, EngineSettings, KubeFlags};
 use super::common::{read_inputs, stdout_color, write_stdout};
 use super::error::{CliError, Exit};
+use crate::engine::check_notes::{delivery_changes, DeliveryInputs};
 use crate::engine::claim::Filters;
-use crate::engine::simulate::{check, Change, ChangeError};
+use crate::engine::delivery::DeliveryChange;
+use crate::engine::simulate::{check, Change, ChangeError, CheckReport};
 use crate::engine::state::{Options, State, UnknownClaimers};
+use crate::model::cluster::Cluster;
 use crate::model::{kinds, Object};
 use crate::output::format::render_preempt_check;
 
@@ -166,7 +169,9 @@ pub fn run(args: Args) -> Result<Exit, CliError> {
             &args.changes,
             engine,
         )?;
-        return report(state, changes, &args, "in the control plane");
+        return report(state, changes, &args, "in the control plane", &|_| {
+            Vec::new()
+        });
     }
     let namespace = args.namespace.as_deref().unwrap_or("default");
     let inv = read_inputs(&args.files, namespace)?;
@@ -209,18 +214,44 @@ pub fn run(args: Args) -> Result<Exit, CliError> {
             unknown_claimers: UnknownClaimers::AssumeExisting,
         },
     );
-    report(state, changes, &args, "in the state")
+    let before = state.clone();
+    let deliveries = |r: &CheckReport| {
+        let clusters = Cluster::from_inventory(&inv);
+        let overrides: Vec<&crate::model::OverridePolicy> = inv.overrides().collect();
+        let template = |t: usize| {
+            let doc = before.templates.get(t)?.doc?;
+            Some(inv.documents.get(doc)?.full_tree().to_json())
+        };
+        delivery_changes(
+            r,
+            &DeliveryInputs {
+                template: &template,
+                before: &before,
+                clusters: &clusters,
+                overrides: &overrides,
+            },
+        )
+    };
+    report(state, changes, &args, "in the state", &deliveries)
 }
 
 /// Applies `changes` to `state`, prints the report as `-o` asks and maps `--fail-on-blocked` to
 /// the exit code (files and live mode alike). `--delete` of a policy that is nowhere is a usage
 /// error saying where it was looked for (`where_`).
-fn report(state: State, changes: Vec<Change>, args: &Args, where_: &str) -> Result<Exit, CliError> {
-    let report = check(state, changes).map_err(|e| match e {
+/// `deliveries` says what member clusters receive before and after each move (files only).
+fn report(
+    state: State,
+    changes: Vec<Change>,
+    args: &Args,
+    where_: &str,
+    deliveries: &dyn Fn(&CheckReport) -> Vec<DeliveryChange>,
+) -> Result<Exit, CliError> {
+    let mut report = check(state, changes).map_err(|e| match e {
         ChangeError::NotFound(r) => CliError::usage(format!(
             "--delete {r}: no such policy {where_} (and no claim names it)"
         )),
     })?;
+    report.deliveries = deliveries(&report);
     let out = render_preempt_check(&args.output, &report, stdout_color());
     write_stdout(&out)?;
     if args.fail_on_blocked && crate::output::preempt_check::any_blocked(&report) {

@@ -528,6 +528,9 @@ pub struct CheckReport {
     pub resources: Vec<ResourceChange>,
     /// Templates neither moved nor matched by a changed policy.
     pub unchanged: usize,
+    /// Moved templates whose member clusters receive something else after the move
+    /// ([`super::check_notes::delivery_changes`]); filled by callers that have the manifests.
+    pub deliveries: Vec<super::delivery::DeliveryChange>,
 }
 
 /// `preempt-check`: settle the state, process the changes in order, and report every template
@@ -597,6 +600,7 @@ pub fn check(state: State, changes: Vec<Change>) -> Result<CheckReport, ChangeEr
         rejected,
         resources,
         unchanged,
+        deliveries: Vec::new(),
     })
 }
 
