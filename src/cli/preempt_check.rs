@@ -13,7 +13,7 @@ use crate::engine::delivery::DeliveryChange;
 use crate::engine::simulate::{check, Change, ChangeError, CheckReport};
 use crate::engine::state::{Options, State, UnknownClaimers};
 use crate::model::cluster::Cluster;
-use crate::model::{kinds, Object};
+use crate::model::{kinds, Inventory, Object};
 use crate::output::format::render_preempt_check;
 
 pub const EXAMPLES: &str = "\
@@ -215,24 +215,29 @@ pub fn run(args: Args) -> Result<Exit, CliError> {
         },
     );
     let before = state.clone();
-    let deliveries = |r: &CheckReport| {
-        let clusters = Cluster::from_inventory(&inv);
-        let overrides: Vec<&crate::model::OverridePolicy> = inv.overrides().collect();
-        let template = |t: usize| {
-            let doc = before.templates.get(t)?.doc?;
-            Some(inv.documents.get(doc)?.full_tree().to_json())
-        };
-        delivery_changes(
-            r,
-            &DeliveryInputs {
-                template: &template,
-                before: &before,
-                clusters: &clusters,
-                overrides: &overrides,
-            },
-        )
-    };
+    let deliveries = |r: &CheckReport| file_deliveries(r, &inv, &before);
     report(state, changes, &args, "in the state", &deliveries)
+}
+
+/// What member clusters receive before and after each move, from the files: the manifests,
+/// Cluster objects and override policies of the input, the owners' placements before the
+/// changes from `before`.
+fn file_deliveries(r: &CheckReport, inv: &Inventory, before: &State) -> Vec<DeliveryChange> {
+    let clusters = Cluster::from_inventory(inv);
+    let overrides: Vec<&crate::model::OverridePolicy> = inv.overrides().collect();
+    let template = |t: usize| {
+        let doc = before.templates.get(t)?.doc?;
+        Some(inv.documents.get(doc)?.full_tree().to_json())
+    };
+    delivery_changes(
+        r,
+        &DeliveryInputs {
+            template: &template,
+            before,
+            clusters: &clusters,
+            overrides: &overrides,
+        },
+    )
 }
 
 /// Applies `changes` to `state`, prints the report as `-o` asks and maps `--fail-on-blocked` to
