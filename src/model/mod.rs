@@ -15,6 +15,8 @@ pub mod override_policy;
 pub mod placeholder;
 pub mod policy;
 pub mod string_map;
+#[cfg(test)]
+pub mod test_support;
 pub mod version;
 
 use serde::Serialize;
