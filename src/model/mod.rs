@@ -7,6 +7,7 @@ pub mod binding;
 pub mod cluster;
 pub mod feature_gates;
 pub mod gitops;
+pub mod inputs;
 pub mod kinds;
 pub mod label_selector;
 pub mod meta;
