@@ -44,6 +44,9 @@ pub enum CliError {
     /// No input named, or one unreadable (exit 2).
     #[error(transparent)]
     Inputs(#[from] crate::model::inputs::InputError),
+    /// `explain -f`: TYPE/NAME names no one template (exit 2).
+    #[error(transparent)]
+    Template(#[from] crate::engine::explain_inputs::FindError),
     /// TYPE names no kind, or several (exit 2).
     #[error(transparent)]
     Kind(#[from] crate::model::kinds::ResolveError),
@@ -107,6 +110,7 @@ impl CliError {
             | CliError::Io(_)
             | CliError::Input(_)
             | CliError::Inputs(_)
+            | CliError::Template(_)
             | CliError::Kind(_)
             | CliError::Output(_)
             | CliError::PolicyRef(_)
