@@ -11,7 +11,7 @@ pub mod docs;
 use std::collections::HashMap;
 
 use crate::engine::admission::chain::{self, Verdict};
-use crate::engine::admission::{self, Violation};
+use crate::engine::admission::{self, override_chain};
 use crate::lint::config::LintOptions;
 use crate::lint::finding::{Finding, Severity};
 use crate::lint::phase::{Check, History, Rule};
@@ -45,11 +45,9 @@ pub fn check(inventory: &Inventory, opts: &LintOptions) -> Vec<Finding> {
             namespace: op.meta.namespace.clone(),
             name: op.meta.name.clone(),
         };
-        out.extend(
-            admission::validate_override(op)
-                .iter()
-                .map(|v| finding(inventory, op.doc, object.clone(), v)),
-        );
+        let manifest = inventory.documents[op.doc].root.to_json();
+        let verdict = override_chain::admit_override(op, &manifest, opts.version);
+        out.extend(verdict_findings(inventory, op.doc, &object, &verdict));
     }
     out
 }
@@ -137,17 +135,6 @@ fn verdict_findings(
             f
         })
         .collect()
-}
-
-fn finding(inventory: &Inventory, doc: usize, object: ObjectRef, v: &Violation) -> Finding {
-    let d = &inventory.documents[doc];
-    let rule = rule(v.rule).map_or("admission", |r| r.id);
-    let mut f = Finding::new(rule, Severity::Error, v.message.clone())
-        .at(&d.source, d.root.locate(&v.field))
-        .field(v.field.to_string())
-        .object(object);
-    f.doc = Some(doc);
-    f
 }
 
 /// The update rules in `--base` mode: nothing without a base side.
