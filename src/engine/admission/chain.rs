@@ -263,9 +263,19 @@ pub fn webhook_verdict(
     spec: PropagationSpec,
     violations: &[Violation],
 ) -> Verdict {
-    let Some(msg) = aggregate(violations) else {
-        return Verdict::admitted(Some(spec));
-    };
+    match webhook_denial(webhook_name(kind), violations) {
+        None => Verdict::admitted(Some(spec)),
+        Some(denied) => Verdict {
+            spec: Some(spec),
+            ..denied
+        },
+    }
+}
+
+/// The validating webhook `webhook` denying for `violations` (403 `admission webhook "…"
+/// denied the request: …`), or `None` when there are none.
+pub(super) fn webhook_denial(webhook: &str, violations: &[Violation]) -> Option<Verdict> {
+    let msg = aggregate(violations)?;
     let refusals = violations
         .iter()
         .map(|v| Refusal {
@@ -275,15 +285,11 @@ pub fn webhook_verdict(
             at_key: true,
         })
         .collect();
-    Verdict {
-        stage: Some(Stage::ValidatingWebhook),
+    Some(Verdict::refused(
+        Stage::ValidatingWebhook,
         refusals,
-        api_server_message: Some(format!(
-            "admission webhook \"{}\" denied the request: {msg}",
-            webhook_name(kind)
-        )),
-        spec: Some(spec),
-    }
+        format!("admission webhook \"{webhook}\" denied the request: {msg}"),
+    ))
 }
 
 fn type_refusal(at: FieldPath, message: String) -> Refusal {

@@ -15,8 +15,8 @@
 
 use serde_json::Value as Json;
 
-use super::chain::{admit_to_schema, KindFacts, Refusal, Stage, Verdict};
-use super::{aggregate, overrides::validate_override};
+use super::chain::{admit_to_schema, webhook_denial, KindFacts, Verdict};
+use super::overrides::validate_override;
 use crate::model::gotypes;
 use crate::model::{KarmadaVersion, OverridePolicy};
 
@@ -40,24 +40,7 @@ pub fn admit_override(op: &OverridePolicy, manifest: &Json, version: KarmadaVers
         Err(refused) => return *refused,
     };
     let stored = stored_policy(op, &object);
-    let violations = validate_override(&stored);
-    let Some(msg) = aggregate(&violations) else {
-        return Verdict::admitted(None);
-    };
-    let refusals = violations
-        .iter()
-        .map(|v| Refusal {
-            rule: v.rule,
-            field: v.field.clone(),
-            message: v.message.clone(),
-            at_key: true,
-        })
-        .collect();
-    let message = format!(
-        "admission webhook \"{}\" denied the request: {msg}",
-        facts.webhook
-    );
-    Verdict::refused(Stage::ValidatingWebhook, refusals, message)
+    webhook_denial(facts.webhook, &validate_override(&stored)).unwrap_or(Verdict::admitted(None))
 }
 
 fn facts(cluster_scoped: bool) -> KindFacts {
@@ -111,6 +94,7 @@ fn stored_policy(op: &OverridePolicy, object: &Json) -> OverridePolicy {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::engine::admission::chain::Stage;
     use crate::model::Inventory;
     use crate::source::{load, Source};
 
