@@ -13,10 +13,10 @@ use crate::engine::delivery::DeliveryChange;
 use crate::engine::simulate::{check, Change, ChangeError, CheckReport};
 use crate::engine::state::{Options, State, UnknownClaimers};
 use crate::model::cluster::Cluster;
-use crate::model::kinds::{self, selected_kinds};
+use crate::model::kinds;
 use crate::model::{Inventory, Object, Policy};
 use crate::output::format::render_preempt_check;
-use crate::source::live::{self, karmada, Discovered, ResourceType};
+use crate::source::live::{self, karmada};
 use crate::source::session::{all_ok, Session};
 
 /// The flags. `--apply` and `--delete` interleave, so their relative order is read from the
@@ -279,7 +279,8 @@ fn live_state(args: &Args, engine: EngineSettings) -> Result<(State, Vec<Change>
     let reads = s.list_all(base.iter().cloned())?;
     let policy_docs = live::documents(&reads[..2]);
     let policies = Inventory::from_documents(policy_docs, "default");
-    let kinds = touched_kinds(&policies, &applied, &changes, &s.discovered);
+    let kinds =
+        crate::engine::simulate::touched_kinds(&policies, &applied, &changes, &s.discovered);
     let template_reads = s.list_all(kinds)?;
     s.warn_notes();
     let complete = all_ok(&reads, &base[..2]);
@@ -335,31 +336,4 @@ fn read_changes(
         }
     }
     Ok((applied, changes))
-}
-
-/// Templates to list: the kinds the changed policies select, before and after the change.
-fn touched_kinds(
-    policies: &Inventory,
-    applied: &[Policy],
-    changes: &[Change],
-    d: &Discovered,
-) -> Vec<ResourceType> {
-    let deleted: Vec<&crate::model::PolicyRef> = changes
-        .iter()
-        .filter_map(|c| match c {
-            Change::Delete(r) => Some(r),
-            Change::Apply(_) => None,
-        })
-        .collect();
-    let touched = policies.policies().filter(|p| {
-        let r = p.reference();
-        deleted.contains(&&r) || applied.iter().any(|a| a.reference() == r)
-    });
-    let mut kinds = selected_kinds(touched, d);
-    for k in selected_kinds(applied.iter(), d) {
-        if !kinds.contains(&k) {
-            kinds.push(k);
-        }
-    }
-    kinds
 }

@@ -604,6 +604,33 @@ pub fn check(state: State, changes: Vec<Change>) -> Result<CheckReport, ChangeEr
     })
 }
 
+/// Templates to list: the kinds the changed policies select, before and after the change.
+pub fn touched_kinds(
+    policies: &crate::model::Inventory,
+    applied: &[crate::model::Policy],
+    changes: &[Change],
+    d: &crate::source::live::Discovered,
+) -> Vec<crate::source::live::ResourceType> {
+    let deleted: Vec<&crate::model::PolicyRef> = changes
+        .iter()
+        .filter_map(|c| match c {
+            Change::Delete(r) => Some(r),
+            Change::Apply(_) => None,
+        })
+        .collect();
+    let touched = policies.policies().filter(|p| {
+        let r = p.reference();
+        deleted.contains(&&r) || applied.iter().any(|a| a.reference() == r)
+    });
+    let mut kinds = crate::model::kinds::selected_kinds(touched, d);
+    for k in crate::model::kinds::selected_kinds(applied.iter(), d) {
+        if !kinds.contains(&k) {
+            kinds.push(k);
+        }
+    }
+    kinds
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
