@@ -276,3 +276,40 @@ fn preempt_check_notes_lazy_and_orphaned_objects() {
     assert!(text.contains("deployment/default/nginx: pp/default/b is activationPreference: Lazy, so its binding follows only on the template's next update"), "{text}");
     assert!(text.contains("deleting pp/default/a releases what it held (deployment/default/nginx); the objects already on member clusters stay in place, orphaned, not removed"), "{text}");
 }
+
+/// `preempt-check` says what the member clusters receive before and after a move: the old
+/// owner's cluster loses the template, the new owner's gets it with that cluster's overrides.
+#[test]
+fn preempt_check_notes_what_member_clusters_receive_after_a_move() {
+    let (state, new) = (testdata("move-state.yaml"), testdata("move-new.yaml"));
+    let args = [
+        "preempt-check",
+        "-f",
+        &state,
+        "--delete",
+        "pp/default/old",
+        "--apply",
+        &new,
+    ];
+    let (code, out, err) = run(&args, None);
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        out.contains("member1 stops receiving it (it had the template without overrides); member2 starts receiving it with overrides op/default/member2-registry"),
+        "{out}"
+    );
+    assert_snapshot("preempt-check-delivery.txt", &out);
+    let mut json_args = args.to_vec();
+    json_args.extend(["-o", "json"]);
+    let (code, out, err) = run(&json_args, None);
+    assert_eq!(code, 0, "{err}");
+    let v: J = serde_json::from_str(&out).unwrap();
+    let clusters = &v["resources"][0]["delivery"]["clusters"];
+    assert_eq!(clusters[0]["cluster"], "member1");
+    assert_eq!(clusters[0]["after"], J::Null);
+    assert_eq!(clusters[1]["before"], J::Null);
+    assert_eq!(
+        clusters[1]["after"]["manifest"]["spec"]["template"]["spec"]["containers"][0]["image"],
+        "mirror.example.com/nginx:1.25"
+    );
+    assert_snapshot("preempt-check-delivery.json", &out);
+}

@@ -626,3 +626,45 @@ fn forbidden_kind_degrades_with_a_note() {
     let o = run(&kc, &["explain", "deploy/web"]);
     assert_eq!(o.code, 3, "{}", o.stderr);
 }
+
+/// `lint --cluster` evaluates placements against the control plane's Cluster objects (their
+/// taints, labels and API enablements), not only their names.
+#[test]
+fn lint_cluster_runs_the_placement_filters_on_the_live_clusters() {
+    let s = TestServer::start();
+    s.insert(serde_json::json!({
+        "apiVersion": "cluster.karmada.io/v1alpha1", "kind": "Cluster",
+        "metadata": {"name": "gpu1", "labels": {"env": "prod"}},
+        "spec": {"taints": [{"key": "dedicated", "value": "gpu", "effect": "NoSchedule"}]},
+        "status": {"apiEnablements": [{"groupVersion": "apps/v1",
+            "resources": [{"name": "deployments", "kind": "Deployment"}]}]}
+    }));
+    s.insert(serde_json::json!({
+        "apiVersion": "policy.karmada.io/v1alpha1", "kind": "PropagationPolicy",
+        "metadata": {"name": "web", "namespace": "default"},
+        "spec": {"resourceSelectors": [{"apiVersion": "apps/v1", "kind": "Deployment", "name": "web"}],
+            "placement": {"clusterAffinity": {"clusterNames": ["gpu1"]}}}
+    }));
+    let dir = tempfile::tempdir().unwrap();
+    let kc = s.kubeconfig(dir.path());
+    let o = run(
+        &kc,
+        &["lint", "--cluster", "-o", "json", "--fail-on", "none"],
+    );
+    assert_eq!(o.code, 0, "{}", o.stderr);
+    let v: J = serde_json::from_str(&o.stdout).unwrap();
+    let fit = v["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|f| f["rule"] == "no-cluster-fits")
+        .unwrap_or_else(|| panic!("no-cluster-fits: {}", o.stdout));
+    assert_eq!(fit["file"], "pp/default/web");
+    assert!(
+        fit["message"]
+            .as_str()
+            .unwrap()
+            .contains("gpu1 had untolerated taint {dedicated=gpu:NoSchedule} (TaintToleration)"),
+        "{fit}"
+    );
+}

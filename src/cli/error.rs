@@ -41,6 +41,12 @@ pub enum CliError {
     /// An input path could not be read at all (exit 2).
     #[error(transparent)]
     Input(#[from] crate::source::files::ReadError),
+    /// No input named, or one unreadable (exit 2).
+    #[error(transparent)]
+    Inputs(#[from] crate::model::inputs::InputError),
+    /// `explain -f`: TYPE/NAME names no one template (exit 2).
+    #[error(transparent)]
+    Template(#[from] crate::engine::explain_inputs::FindError),
     /// TYPE names no kind, or several (exit 2).
     #[error(transparent)]
     Kind(#[from] crate::model::kinds::ResolveError),
@@ -110,6 +116,8 @@ impl CliError {
             CliError::Usage(_)
             | CliError::Io(_)
             | CliError::Input(_)
+            | CliError::Inputs(_)
+            | CliError::Template(_)
             | CliError::Kind(_)
             | CliError::Output(_)
             | CliError::PolicyRef(_)

@@ -59,63 +59,6 @@ pub struct Args {
     pub kube: KubeFlags,
 }
 
-/// Resolves TYPE (against the templates of `inv` and `extra` kinds), builds the state and
-/// finds the one template `name` in `namespace`.
-fn find_template(
-    inv: &Inventory,
-    extra: &[(String, String)],
-    ty: &str,
-    name: &str,
-    namespace: &str,
-    options: Options,
-) -> Result<(State, usize), CliError> {
-    let mut seen = kinds::seen_kinds(inv);
-    if !extra.is_empty() {
-        seen.extend(extra.iter().cloned());
-        seen.sort();
-        seen.dedup();
-    }
-    let kind = kinds::resolve(ty, &kinds::table(&seen), &seen)?;
-    if kind.is_karmada() {
-        return Err(CliError::usage(format!(
-            "{} is a Karmada object, not a resource template: explain takes a template such as deploy/nginx",
-            kind.display()
-        )));
-    }
-    let state = State::from_inventory(inv, options);
-    let found: Vec<usize> = state
-        .templates
-        .iter()
-        .enumerate()
-        .filter(|(_, t)| {
-            group_of(&t.api_version) == kind.group
-                && *t.kind == kind.kind
-                && &*t.name == name
-                && (t.namespace.is_empty() || &*t.namespace == namespace)
-        })
-        .map(|(i, _)| i)
-        .collect();
-    match found.as_slice() {
-        [] => Err(CliError::usage(format!(
-            "{} {name:?} not found in namespace {} of the given files",
-            kind.display(),
-            namespace
-        ))),
-        [one] => Ok((state, *one)),
-        many => {
-            let versions: Vec<&str> = many
-                .iter()
-                .map(|&i| &*state.templates[i].api_version)
-                .collect();
-            Err(CliError::usage(format!(
-                "{} {name:?} appears under several API versions ({}); they are different templates to Karmada",
-                kind.display(),
-                versions.join(", ")
-            )))
-        }
-    }
-}
-
 pub fn run(args: Args) -> Result<Exit, CliError> {
     let engine = EngineSettings::from_flags(
         args.feature_gates.as_deref(),
@@ -166,7 +109,7 @@ fn explain_files(
         .filter(|s| !explain_inputs::is_pp(&s.api_version, &s.kind))
         .map(|s| (group_of(&s.api_version).to_string(), s.kind.clone()))
         .collect();
-    let found = find_template(
+    let found = explain_inputs::find_template(
         &inputs.inventory,
         &extra,
         ty,
@@ -184,12 +127,13 @@ fn explain_files(
         }
         Err(e) => {
             warn_problems(&inputs.loaded);
-            return Err(e);
+            return Err(e.into());
         }
         Ok(_) => {
             // Rare: the answer depends on the other templates too; read everything.
             fallback = read_inputs(&args.files, namespace)?;
-            let (state, t) = find_template(&fallback, &[], ty, name, namespace, options)?;
+            let (state, t) =
+                explain_inputs::find_template(&fallback, &[], ty, name, namespace, options)?;
             (&fallback, state, t)
         }
     };

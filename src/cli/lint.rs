@@ -153,6 +153,7 @@ fn lint_options(args: &Args, config: &Config) -> Result<LintOptions, CliError> {
         known_clusters: config.known_clusters.clone(),
         rules: config.rules.clone(),
         inline_ignores: !args.no_inline_ignores,
+        ..LintOptions::default()
     })
 }
 

@@ -7,13 +7,16 @@ use clap::{Arg, ArgAction, ArgMatches, Command, FromArgMatches};
 use super::args::{ChangeArg, EngineSettings, KubeFlags};
 use super::common::{read_inputs, stdout_color, write_stdout};
 use super::error::{CliError, Exit};
+use crate::engine::check_notes::{delivery_changes, DeliveryInputs};
 use crate::engine::claim::Filters;
-use crate::engine::simulate::{check, Change, ChangeError};
+use crate::engine::delivery::DeliveryChange;
+use crate::engine::simulate::{check, Change, ChangeError, CheckReport};
 use crate::engine::state::{Options, State, UnknownClaimers};
-use crate::model::kinds::{self, selected_kinds};
+use crate::model::cluster::Cluster;
+use crate::model::kinds;
 use crate::model::{Inventory, Object, Policy};
 use crate::output::format::render_preempt_check;
-use crate::source::live::{self, karmada, Discovered, ResourceType};
+use crate::source::live::{self, karmada};
 use crate::source::session::{all_ok, Session};
 
 /// The flags. `--apply` and `--delete` interleave, so their relative order is read from the
@@ -147,7 +150,9 @@ pub fn run(args: Args) -> Result<Exit, CliError> {
     )?;
     if args.files.is_empty() {
         let (state, changes) = live_state(&args, engine)?;
-        return report(state, changes, &args, "in the control plane");
+        return report(state, changes, &args, "in the control plane", &|_| {
+            Vec::new()
+        });
     }
     let namespace = args.namespace.as_deref().unwrap_or("default");
     let inv = read_inputs(&args.files, namespace)?;
@@ -190,18 +195,49 @@ pub fn run(args: Args) -> Result<Exit, CliError> {
             unknown_claimers: UnknownClaimers::AssumeExisting,
         },
     );
-    report(state, changes, &args, "in the state")
+    let before = state.clone();
+    let deliveries = |r: &CheckReport| file_deliveries(r, &inv, &before);
+    report(state, changes, &args, "in the state", &deliveries)
+}
+
+/// What member clusters receive before and after each move, from the files: the manifests,
+/// Cluster objects and override policies of the input, the owners' placements before the
+/// changes from `before`.
+fn file_deliveries(r: &CheckReport, inv: &Inventory, before: &State) -> Vec<DeliveryChange> {
+    let clusters = Cluster::from_inventory(inv);
+    let overrides: Vec<&crate::model::OverridePolicy> = inv.overrides().collect();
+    let template = |t: usize| {
+        let doc = before.templates.get(t)?.doc?;
+        Some(inv.documents.get(doc)?.full_tree().to_json())
+    };
+    delivery_changes(
+        r,
+        &DeliveryInputs {
+            template: &template,
+            before,
+            clusters: &clusters,
+            overrides: &overrides,
+        },
+    )
 }
 
 /// Applies `changes` to `state`, prints the report as `-o` asks and maps `--fail-on-blocked` to
 /// the exit code (files and live mode alike). `--delete` of a policy that is nowhere is a usage
 /// error saying where it was looked for (`where_`).
-fn report(state: State, changes: Vec<Change>, args: &Args, where_: &str) -> Result<Exit, CliError> {
-    let report = check(state, changes).map_err(|e| match e {
+/// `deliveries` says what member clusters receive before and after each move (files only).
+fn report(
+    state: State,
+    changes: Vec<Change>,
+    args: &Args,
+    where_: &str,
+    deliveries: &dyn Fn(&CheckReport) -> Vec<DeliveryChange>,
+) -> Result<Exit, CliError> {
+    let mut report = check(state, changes).map_err(|e| match e {
         ChangeError::NotFound(r) => CliError::usage(format!(
             "--delete {r}: no such policy {where_} (and no claim names it)"
         )),
     })?;
+    report.deliveries = deliveries(&report);
     let out = render_preempt_check(&args.output, &report, stdout_color());
     write_stdout(&out)?;
     if args.fail_on_blocked && crate::output::preempt_check::any_blocked(&report) {
@@ -243,7 +279,8 @@ fn live_state(args: &Args, engine: EngineSettings) -> Result<(State, Vec<Change>
     let reads = s.list_all(base.iter().cloned())?;
     let policy_docs = live::documents(&reads[..2]);
     let policies = Inventory::from_documents(policy_docs, "default");
-    let kinds = touched_kinds(&policies, &applied, &changes, &s.discovered);
+    let kinds =
+        crate::engine::simulate::touched_kinds(&policies, &applied, &changes, &s.discovered);
     let template_reads = s.list_all(kinds)?;
     s.warn_notes();
     let complete = all_ok(&reads, &base[..2]);
@@ -299,31 +336,4 @@ fn read_changes(
         }
     }
     Ok((applied, changes))
-}
-
-/// Templates to list: the kinds the changed policies select, before and after the change.
-fn touched_kinds(
-    policies: &Inventory,
-    applied: &[Policy],
-    changes: &[Change],
-    d: &Discovered,
-) -> Vec<ResourceType> {
-    let deleted: Vec<&crate::model::PolicyRef> = changes
-        .iter()
-        .filter_map(|c| match c {
-            Change::Delete(r) => Some(r),
-            Change::Apply(_) => None,
-        })
-        .collect();
-    let touched = policies.policies().filter(|p| {
-        let r = p.reference();
-        deleted.contains(&&r) || applied.iter().any(|a| a.reference() == r)
-    });
-    let mut kinds = selected_kinds(touched, d);
-    for k in selected_kinds(applied.iter(), d) {
-        if !kinds.contains(&k) {
-            kinds.push(k);
-        }
-    }
-    kinds
 }

@@ -4,6 +4,7 @@
 
 use crate::model::{ObjectRef, PolicyRef};
 
+use super::delivery::{ClusterChange, DeliveryChange, Received};
 use super::simulate::CheckReport;
 
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -53,4 +54,116 @@ pub fn notes(r: &CheckReport) -> Vec<CheckNote> {
         });
     }
     out
+}
+
+/// What the delivery notes read besides the report: each template's manifest, the state
+/// before the changes (the old owner's placement; the changes may update or delete it), the
+/// Cluster objects and the override policies of the input.
+pub struct DeliveryInputs<'a> {
+    pub template: &'a dyn Fn(usize) -> Option<serde_json::Value>,
+    pub before: &'a super::state::State,
+    pub clusters: &'a [crate::model::cluster::Cluster],
+    pub overrides: &'a [&'a crate::model::OverridePolicy],
+}
+
+/// For every template the changes move to another policy: which member clusters receive it
+/// before and after (the owner's placement: its feasible clusters over the Cluster objects,
+/// else the clusters it names) and what each receives (the override chain per cluster, which
+/// depends on the template and the cluster only, not on the owner). Reported when the input
+/// has override policies and some cluster's share changes.
+pub fn delivery_changes(r: &CheckReport, inputs: &DeliveryInputs<'_>) -> Vec<DeliveryChange> {
+    if inputs.overrides.is_empty() {
+        return Vec::new();
+    }
+    let st = &r.world.state;
+    let mut out = Vec::new();
+    for c in &r.resources {
+        let Some(after) = &c.after else { continue };
+        if c.before.as_ref() == Some(after) {
+            continue;
+        }
+        let Some(template) = (inputs.template)(c.template) else {
+            continue;
+        };
+        let tpl = &st.templates[c.template];
+        let receive = |state: &super::state::State, owner: Option<&PolicyRef>| {
+            let Some(p) = owner.and_then(|o| state.find_policy(o)) else {
+                return Vec::new();
+            };
+            let placement = state.policy(p).spec.placement.clone().unwrap_or_default();
+            let d = super::delivery::deliver(&super::delivery::DeliveryInput {
+                template: &template,
+                placement: Some(&placement),
+                clusters: inputs.clusters,
+                overrides: inputs.overrides,
+                binding: super::placement::BindingView {
+                    api_version: &tpl.api_version,
+                    kind: &tpl.kind,
+                    workload: super::delivery::is_workload(&template),
+                    ..Default::default()
+                },
+                bound: None,
+                chosen: &[],
+            });
+            d.overrides
+                .into_iter()
+                .map(received)
+                .collect::<Vec<(String, Received)>>()
+        };
+        let before = receive(inputs.before, c.before.as_ref());
+        let after_share = receive(st, Some(after));
+        let clusters = compare(&before, &after_share);
+        if !clusters.is_empty() {
+            out.push(DeliveryChange {
+                template: c.template,
+                before: c.before.clone(),
+                after: after.clone(),
+                clusters,
+            });
+        }
+    }
+    out
+}
+
+fn received(o: super::overrides::ClusterOverrides) -> (String, Received) {
+    let policies = o
+        .policies
+        .iter()
+        .map(|p| match &p.namespace {
+            Some(ns) => format!("op/{ns}/{}", p.name),
+            None => format!("cop/{}", p.name),
+        })
+        .collect();
+    (
+        o.cluster,
+        Received {
+            policies,
+            manifest: o.manifest,
+            error: o.error.map(|e| e.message),
+        },
+    )
+}
+
+/// The clusters whose share differs, in the order before then after.
+fn compare(before: &[(String, Received)], after: &[(String, Received)]) -> Vec<ClusterChange> {
+    let mut names: Vec<&String> = before.iter().map(|(c, _)| c).collect();
+    for (c, _) in after {
+        if !names.contains(&c) {
+            names.push(c);
+        }
+    }
+    let find = |side: &[(String, Received)], name: &str| {
+        side.iter().find(|(c, _)| c == name).map(|(_, r)| r.clone())
+    };
+    names
+        .into_iter()
+        .filter_map(|name| {
+            let (b, a) = (find(before, name), find(after, name));
+            (b != a).then(|| ClusterChange {
+                cluster: name.clone(),
+                before: b,
+                after: a,
+            })
+        })
+        .collect()
 }

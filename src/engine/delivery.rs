@@ -187,3 +187,30 @@ pub fn from_files(
         chosen,
     })
 }
+
+/// What one member cluster receives of a template under one owner: the override policies
+/// applied (in order) and the error that drops the cluster's Work, if any.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Received {
+    pub policies: Vec<String>,
+    pub manifest: Option<serde_json::Value>,
+    pub error: Option<String>,
+}
+
+/// One member cluster whose share of a moved template changes.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ClusterChange {
+    pub cluster: String,
+    /// `None`: not a target under that owner.
+    pub before: Option<Received>,
+    pub after: Option<Received>,
+}
+
+/// A moved template's delivery before and after the move, per member cluster that changes.
+#[derive(Clone, Debug, PartialEq)]
+pub struct DeliveryChange {
+    pub template: usize,
+    pub before: Option<crate::model::PolicyRef>,
+    pub after: crate::model::PolicyRef,
+    pub clusters: Vec<ClusterChange>,
+}

@@ -8,8 +8,8 @@
 //! own namespace (claim-and-preemption.md §1.3, `detector.go:388-391`) and is otherwise looked
 //! up only as the holder of the template's claim.
 
-use super::state::State;
-use crate::model::{group_of, PolicyKind, POLICY_GROUP};
+use super::state::{Options, State};
+use crate::model::{group_of, kinds, Inventory, PolicyKind, POLICY_GROUP};
 
 /// The template a decision is about, as named on the command line.
 #[derive(Clone, Copy, Debug)]
@@ -67,6 +67,72 @@ fn needs_other_templates(state: &State, t: usize) -> bool {
         .map(|(p, _)| p)
         .chain(state.naming_policies(t))
         .any(|p| !state.missing_overrides(p).is_empty())
+}
+
+/// Why `explain TYPE/NAME` finds no one template (a usage error).
+#[derive(Debug, thiserror::Error)]
+pub enum FindError {
+    #[error(transparent)]
+    Kind(#[from] kinds::ResolveError),
+    #[error("{0} is a Karmada object, not a resource template: explain takes a template such as deploy/nginx")]
+    NotATemplate(String),
+    /// None, or several under different API versions (the text says which).
+    #[error("{0}")]
+    NotFound(String),
+}
+
+/// Resolves TYPE (against the templates of `inv` and `extra` kinds), builds the state and
+/// finds the one template `name` in `namespace`.
+pub fn find_template(
+    inv: &Inventory,
+    extra: &[(String, String)],
+    ty: &str,
+    name: &str,
+    namespace: &str,
+    options: Options,
+) -> Result<(State, usize), FindError> {
+    let mut seen = kinds::seen_kinds(inv);
+    if !extra.is_empty() {
+        seen.extend(extra.iter().cloned());
+        seen.sort();
+        seen.dedup();
+    }
+    let kind = kinds::resolve(ty, &kinds::table(&seen), &seen)?;
+    if kind.is_karmada() {
+        return Err(FindError::NotATemplate(kind.display()));
+    }
+    let state = State::from_inventory(inv, options);
+    let found: Vec<usize> = state
+        .templates
+        .iter()
+        .enumerate()
+        .filter(|(_, t)| {
+            group_of(&t.api_version) == kind.group
+                && *t.kind == kind.kind
+                && &*t.name == name
+                && (t.namespace.is_empty() || &*t.namespace == namespace)
+        })
+        .map(|(i, _)| i)
+        .collect();
+    match found.as_slice() {
+        [] => Err(FindError::NotFound(format!(
+            "{} {name:?} not found in namespace {} of the given files",
+            kind.display(),
+            namespace
+        ))),
+        [one] => Ok((state, *one)),
+        many => {
+            let versions: Vec<&str> = many
+                .iter()
+                .map(|&i| &*state.templates[i].api_version)
+                .collect();
+            Err(FindError::NotFound(format!(
+                "{} {name:?} appears under several API versions ({}); they are different templates to Karmada",
+                kind.display(),
+                versions.join(", ")
+            )))
+        }
+    }
 }
 
 #[cfg(test)]

@@ -528,6 +528,9 @@ pub struct CheckReport {
     pub resources: Vec<ResourceChange>,
     /// Templates neither moved nor matched by a changed policy.
     pub unchanged: usize,
+    /// Moved templates whose member clusters receive something else after the move
+    /// ([`super::check_notes::delivery_changes`]); filled by callers that have the manifests.
+    pub deliveries: Vec<super::delivery::DeliveryChange>,
 }
 
 /// `preempt-check`: settle the state, process the changes in order, and report every template
@@ -597,7 +600,35 @@ pub fn check(state: State, changes: Vec<Change>) -> Result<CheckReport, ChangeEr
         rejected,
         resources,
         unchanged,
+        deliveries: Vec::new(),
     })
+}
+
+/// Templates to list: the kinds the changed policies select, before and after the change.
+pub fn touched_kinds(
+    policies: &crate::model::Inventory,
+    applied: &[crate::model::Policy],
+    changes: &[Change],
+    d: &crate::source::live::Discovered,
+) -> Vec<crate::source::live::ResourceType> {
+    let deleted: Vec<&crate::model::PolicyRef> = changes
+        .iter()
+        .filter_map(|c| match c {
+            Change::Delete(r) => Some(r),
+            Change::Apply(_) => None,
+        })
+        .collect();
+    let touched = policies.policies().filter(|p| {
+        let r = p.reference();
+        deleted.contains(&&r) || applied.iter().any(|a| a.reference() == r)
+    });
+    let mut kinds = crate::model::kinds::selected_kinds(touched, d);
+    for k in crate::model::kinds::selected_kinds(applied.iter(), d) {
+        if !kinds.contains(&k) {
+            kinds.push(k);
+        }
+    }
+    kinds
 }
 
 #[cfg(test)]

@@ -6,6 +6,7 @@ use std::sync::{Arc, OnceLock};
 use crate::engine::reconcile::{settle_owner, SettledOwner};
 use crate::engine::selector::{selector_priority, ImplicitPriority};
 use crate::engine::state::{FeatureGates, Options, PolicyEntry, State};
+use crate::model::cluster::Cluster;
 use crate::model::Inventory;
 use crate::source::{FieldPath, Node, Source, Span};
 
@@ -25,10 +26,64 @@ pub struct Analysis<'a> {
     /// Per template: whether some policy names it ([`State::named_templates`]); only those
     /// can have preemptors.
     pub named: Vec<bool>,
+    /// The member clusters the placement rules evaluate against (few: kept whole even when
+    /// templates are not).
+    pub clusters: KnownClusters,
     /// Whole trees of partial documents ([`crate::source::Document::partial`]), parsed again
     /// the first time a finding needs a position in one; empty when no document is partial.
     /// Boxed: one slot per document, nearly all of them never filled.
     trees: Vec<OnceLock<Box<Node>>>,
+}
+
+/// The member clusters a lint run knows: Cluster objects from the inputs (and, live, from the
+/// control plane), else the names of `knownClusters`.
+#[derive(Clone, Debug, Default)]
+pub struct KnownClusters {
+    pub clusters: Vec<Cluster>,
+    /// Known by name only (`knownClusters`): their labels, fields, taints and APIs are not
+    /// known, so only `clusterNames` and `exclude` can rule them out.
+    pub names_only: bool,
+}
+
+impl KnownClusters {
+    /// The Cluster objects when there are any (they say more than names), else the
+    /// configuration's `knownClusters`.
+    pub fn of(objects: Vec<Cluster>, opts: &LintOptions) -> KnownClusters {
+        let mut objects = objects;
+        objects.extend(opts.cluster_objects.iter().cloned());
+        if !objects.is_empty() {
+            return KnownClusters {
+                clusters: objects,
+                names_only: false,
+            };
+        }
+        KnownClusters {
+            clusters: opts
+                .known_clusters
+                .iter()
+                .map(|n| Cluster::named(n))
+                .collect(),
+            names_only: true,
+        }
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.clusters.is_empty()
+    }
+
+    /// "member1, member2", or "member1, member2 and 8 more".
+    pub fn describe(&self) -> String {
+        const SHOWN: usize = 5;
+        let names: Vec<&str> = self.clusters.iter().map(|c| c.name.as_str()).collect();
+        if names.len() <= SHOWN {
+            return names.join(", ");
+        }
+        format!(
+            "{} and {} more",
+            names[..SHOWN].join(", "),
+            names.len() - SHOWN
+        )
+    }
 }
 
 /// The controller's preemption gate from the lint options: `PropagationPolicyPreemption`,
@@ -152,8 +207,18 @@ pub fn options(opts: &LintOptions) -> Options {
 }
 
 impl<'a> Analysis<'a> {
-    /// Settles every template of `state`, the engine's snapshot of `inventory`.
+    /// Settles every template of `state`, the engine's snapshot of `inventory`, with no
+    /// member clusters known.
     pub fn new(inventory: &'a Inventory, state: &'a State) -> Analysis<'a> {
+        Analysis::with_clusters(inventory, state, KnownClusters::default())
+    }
+
+    /// [`Analysis::new`], with the member clusters the placement rules evaluate against.
+    pub fn with_clusters(
+        inventory: &'a Inventory,
+        state: &'a State,
+        clusters: KnownClusters,
+    ) -> Analysis<'a> {
         let named = state.named_templates();
         let (settled, matches) = per_template_named(state, &named);
         let trees = if inventory.documents.iter().any(|d| d.partial.is_some()) {
@@ -169,6 +234,7 @@ impl<'a> Analysis<'a> {
             settled,
             matches,
             named,
+            clusters,
             trees,
         }
     }

@@ -30,6 +30,9 @@ pub struct LintOptions {
     pub version: KarmadaVersion,
     pub feature_gates: BTreeMap<String, bool>,
     pub known_clusters: Vec<String>,
+    /// Cluster objects read from the control plane (`lint --cluster`); the inputs' own are
+    /// found among the documents.
+    pub cluster_objects: Vec<crate::model::cluster::Cluster>,
     pub rules: BTreeMap<String, RuleSetting>,
     pub inline_ignores: bool,
 }

@@ -41,6 +41,12 @@ pub fn lint_cluster(s: &mut Session, opts: &LintOptions) -> Result<ClusterLint, 
     if opts.known_clusters.is_empty() && reads[7].ok() {
         opts.known_clusters = clusters;
     }
+    // The placement rules evaluate the policies against the member clusters as they are.
+    opts.cluster_objects = reads[7]
+        .items()
+        .iter()
+        .map(crate::model::cluster::Cluster::from_object)
+        .collect();
     let findings = super::lint(&[], &inv, &opts);
     Ok(ClusterLint {
         findings,

@@ -22,6 +22,7 @@ pub use finding::{Finding, Location, Related, Severity};
 pub use rule::{RuleDoc, RuleGroup};
 
 use crate::engine::state::State;
+use crate::model::cluster::Cluster;
 use crate::model::Inventory;
 use crate::source::Loaded;
 use phase::{Identities, Objects, Taken};
@@ -66,12 +67,20 @@ pub fn per_object_findings(
 /// template. Needs the whole input.
 pub fn semantic_findings(inventory: &Inventory, opts: &LintOptions) -> Vec<Finding> {
     let state = State::from_inventory(inventory, analysis::options(opts));
-    semantic_findings_of(inventory, &state)
+    let clusters = analysis::KnownClusters::of(Cluster::from_inventory(inventory), opts);
+    semantic_findings_of(inventory, &state, clusters)
 }
 
-/// [`semantic_findings`] over a snapshot already built from `inventory`.
-pub fn semantic_findings_of(inventory: &Inventory, state: &State) -> Vec<Finding> {
-    registry::run_semantic(&analysis::Analysis::new(inventory, state))
+/// [`semantic_findings`] over a snapshot already built from `inventory`, with the member
+/// clusters known.
+pub fn semantic_findings_of(
+    inventory: &Inventory,
+    state: &State,
+    clusters: analysis::KnownClusters,
+) -> Vec<Finding> {
+    registry::run_semantic(&analysis::Analysis::with_clusters(
+        inventory, state, clusters,
+    ))
 }
 
 /// Configuration settings, inline ignores, and the order findings are reported in.

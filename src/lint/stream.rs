@@ -17,6 +17,7 @@ use std::path::PathBuf;
 use std::sync::Arc;
 
 use crate::engine::state::{Options, Prepared, State};
+use crate::model::cluster::Cluster;
 use crate::model::{Inventory, Object};
 use crate::source::files::{self, ReadError};
 use crate::source::{Document, Entry, FieldPath, Loaded, Node, Seg, Source, Value};
@@ -43,6 +44,8 @@ pub struct Linted {
     pub policies: usize,
     /// The engine's snapshot of the input, which the semantic rules read.
     pub state: State,
+    /// The inputs' Cluster objects, in input order.
+    pub clusters: Vec<Cluster>,
     /// Sorted by file and position, configuration and inline ignores applied.
     pub findings: Vec<Finding>,
 }
@@ -53,6 +56,8 @@ struct FilePart {
     /// Without templates and policies: they are in `prepared`.
     inventory: Inventory,
     prepared: Prepared,
+    /// Its Cluster objects, typed before their trees went.
+    clusters: Vec<Cluster>,
     findings: Vec<Finding>,
     /// Its objects' identity hashes for duplicate-identity, hashed here (see
     /// [`rules::duplicate_identity::identity_hashes`]).
@@ -104,7 +109,8 @@ pub fn lint_paths(
     clock.lap("duplicate-identity");
     let state = State::from_prepared(inventory, prepared, options);
     clock.lap("engine state");
-    let semantic = semantic_findings_of(inventory, &state);
+    let clusters = analysis::KnownClusters::of(linted.clusters.clone(), opts);
+    let semantic = semantic_findings_of(&linted.inventory, &state, clusters);
     clock.lap("semantic rules (engine analysis)");
     // Kept, not dropped here: freeing a hundred thousand templates one by one took 25 ms at
     // 100,000 documents, on the way to the report. A caller about to exit need not free it.
@@ -129,6 +135,7 @@ impl Linted {
         }));
         self.inventory.append(part.inventory);
         prepared.append(part.prepared, offset);
+        self.clusters.extend(part.clusters);
         self.loaded.push(part.loaded);
     }
 }
@@ -181,11 +188,20 @@ fn check_file(
 ) -> FilePart {
     let documents = std::mem::take(&mut loaded.documents);
     // No per-object rule reads a template's tree: it goes as soon as the template is typed.
+    // Cluster objects (a few) are typed first: the placement rules evaluate against them.
+    let clusters = std::cell::RefCell::new(Vec::new());
     let mut inventory = Inventory::from_documents_then(documents, default_namespace, &|doc, o| {
-        if matches!(o, Some(Object::Template(_))) {
+        if let Some(Object::Template(t)) = o {
+            if Cluster::is_cluster(t) {
+                let json = doc.root.to_json();
+                clusters
+                    .borrow_mut()
+                    .push(Cluster::from_json(&t.meta, &json));
+            }
             release_tree(doc, false);
         }
     });
+    let clusters = clusters.into_inner();
     let findings = per_object_findings(std::slice::from_ref(&loaded), &inventory, opts);
     release_trees(&mut inventory);
     let prepared = Prepared::take(options, &mut inventory.objects);
@@ -199,6 +215,7 @@ fn check_file(
         loaded,
         inventory,
         prepared,
+        clusters,
         findings,
         identities,
         bytes,

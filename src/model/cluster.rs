@@ -6,7 +6,7 @@
 use serde::Deserialize;
 
 use super::meta::ObjectMeta;
-use super::{Inventory, StringMap};
+use super::{Inventory, StringMap, Template};
 
 pub const CLUSTER_API_VERSION: &str = "cluster.karmada.io/v1alpha1";
 
@@ -137,7 +137,7 @@ impl Cluster {
     /// like any other to the classifier), in input order.
     pub fn from_inventory(inv: &Inventory) -> Vec<Cluster> {
         inv.templates()
-            .filter(|t| t.api_version == CLUSTER_API_VERSION && t.kind == "Cluster")
+            .filter(|t| Cluster::is_cluster(t))
             .map(|t| {
                 let json = inv
                     .documents
@@ -147,6 +147,11 @@ impl Cluster {
                 Cluster::from_json(&t.meta, &json)
             })
             .collect()
+    }
+
+    /// Whether a template is a `cluster.karmada.io/v1alpha1` Cluster.
+    pub fn is_cluster(t: &Template) -> bool {
+        t.api_version == CLUSTER_API_VERSION && t.kind == "Cluster"
     }
 
     /// A cluster known by name only (`knownClusters`, `--cluster`): no labels, taints or APIs.

@@ -8,6 +8,7 @@ pub mod cluster;
 pub mod feature_gates;
 pub mod gitops;
 pub mod gotypes;
+pub mod inputs;
 pub mod kinds;
 pub mod label_selector;
 pub mod meta;

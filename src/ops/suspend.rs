@@ -459,47 +459,14 @@ pub async fn freeze_live(conn: &Conn, s: &Settings, namespace: &str) -> Result<F
     let mut rows = Vec::new();
     let mut not_involved = 0;
     for (kind, o) in objects {
-        let name = o["metadata"]["name"]
-            .as_str()
-            .unwrap_or_default()
-            .to_string();
-        let spec: PropagationSpec = match serde_json::from_value(o["spec"].clone()) {
-            Ok(spec) => spec,
-            Err(e) => {
-                let id = plan::resource_id(kind, &name);
-                warn(&format!("{id}: cannot read spec: {e}"));
-                continue;
-            }
-        };
-        let b = bound.of(
-            kind,
-            o["metadata"]["labels"][kind.permanent_id_label()].as_str(),
-        );
-        let input = FreezeInput {
-            action: s.action,
-            spec: &spec,
-            record: record_of(&o),
-            bound: b.as_deref(),
-            clusters: &s.request.clusters,
-            stamp: &stamp,
-        };
-        let p = plan::freeze_policy(&input, &health, s.force);
-        if p.outcome == Outcome::NotInvolved {
-            not_involved += 1;
+        let Some(row) = live_row(kind, o, &bound, s, &stamp, &health) else {
             continue;
+        };
+        if row.plan.outcome == Outcome::NotInvolved {
+            not_involved += 1;
+        } else {
+            rows.push(row);
         }
-        rows.push(Row {
-            kind,
-            namespace: o["metadata"]["namespace"].as_str().map(str::to_string),
-            name,
-            file: None,
-            gitops: p.change().and_then(|_| gitops_owner(&o)),
-            plan: p,
-            object: Some(o),
-            bound: b,
-            result: None,
-            diff: None,
-        });
     }
     Ok(Freeze {
         rows,
@@ -507,6 +474,54 @@ pub async fn freeze_live(conn: &Conn, s: &Settings, namespace: &str) -> Result<F
         not_involved,
         manifests: Vec::new(),
         stamp,
+    })
+}
+
+/// The row of one listed policy (`None`: its spec cannot be read, which warns).
+fn live_row(
+    kind: PolicyKind,
+    o: J,
+    bound: &BoundClusters,
+    s: &Settings,
+    stamp: &Stamp,
+    health: &[Cluster],
+) -> Option<Row> {
+    let name = o["metadata"]["name"]
+        .as_str()
+        .unwrap_or_default()
+        .to_string();
+    let spec: PropagationSpec = match serde_json::from_value(o["spec"].clone()) {
+        Ok(spec) => spec,
+        Err(e) => {
+            let id = plan::resource_id(kind, &name);
+            warn(&format!("{id}: cannot read spec: {e}"));
+            return None;
+        }
+    };
+    let b = bound.of(
+        kind,
+        o["metadata"]["labels"][kind.permanent_id_label()].as_str(),
+    );
+    let input = FreezeInput {
+        action: s.action,
+        spec: &spec,
+        record: record_of(&o),
+        bound: b.as_deref(),
+        clusters: &s.request.clusters,
+        stamp,
+    };
+    let p = plan::freeze_policy(&input, health, s.force);
+    Some(Row {
+        kind,
+        namespace: o["metadata"]["namespace"].as_str().map(str::to_string),
+        name,
+        file: None,
+        gitops: p.change().and_then(|_| gitops_owner(&o)),
+        plan: p,
+        object: Some(o),
+        bound: b,
+        result: None,
+        diff: None,
     })
 }
 

@@ -4,6 +4,7 @@ use owo_colors::OwoColorize;
 use serde_json::{json, Value};
 
 use super::explain::{block_message, block_short};
+use crate::engine::delivery::{DeliveryChange, Received};
 use crate::engine::simulate::CheckReport;
 use crate::model::PolicyRef;
 
@@ -27,18 +28,74 @@ pub fn to_json(r: &CheckReport) -> Value {
             "policy": p,
             "errors": errors,
         })).collect::<Vec<_>>(),
-        "resources": r.resources.iter().map(|c| json!({
-            "resource": st.templates[c.template].reference(),
-            "before": owner_json(&c.before),
-            "after": owner_json(&c.after),
-            "preempted": c.preempted,
-            "blockedBy": c.blocked_by.iter().map(|(p, b)| json!({
-                "policy": p,
-                "reason": b.code(),
-                "message": block_message(b),
-            })).collect::<Vec<_>>(),
+        "resources": r.resources.iter().map(|c| {
+            let mut v = json!({
+                "resource": st.templates[c.template].reference(),
+                "before": owner_json(&c.before),
+                "after": owner_json(&c.after),
+                "preempted": c.preempted,
+                "blockedBy": c.blocked_by.iter().map(|(p, b)| json!({
+                    "policy": p,
+                    "reason": b.code(),
+                    "message": block_message(b),
+                })).collect::<Vec<_>>(),
+            });
+            // Present only when the move changes what some member cluster receives.
+            if let Some(d) = r.deliveries.iter().find(|d| d.template == c.template) {
+                v["delivery"] = delivery_json(d);
+            }
+            v
+        }).collect::<Vec<_>>(),
+    })
+}
+
+fn received_json(r: &Option<Received>) -> Value {
+    match r {
+        None => Value::Null,
+        Some(r) => json!({
+            "policies": r.policies,
+            "manifest": r.manifest,
+            "error": r.error,
+        }),
+    }
+}
+
+/// `{"clusters": [{"cluster", "before", "after"}]}`: each side `null` when the cluster is not
+/// a target under that owner.
+fn delivery_json(d: &DeliveryChange) -> Value {
+    json!({
+        "clusters": d.clusters.iter().map(|c| json!({
+            "cluster": c.cluster,
+            "before": received_json(&c.before),
+            "after": received_json(&c.after),
         })).collect::<Vec<_>>(),
     })
+}
+
+/// `member1 stops receiving it (it had cop/registry)`, one clause per changed cluster.
+fn delivery_text(r: &CheckReport, d: &DeliveryChange) -> String {
+    let what = |x: &Received| match (&x.error, x.policies.is_empty()) {
+        (Some(e), _) => format!("no Work: overrides fail: {e}"),
+        (None, true) => "the template without overrides".to_string(),
+        (None, false) => format!("overrides {}", x.policies.join(", ")),
+    };
+    let clauses: Vec<String> = d
+        .clusters
+        .iter()
+        .map(|c| match (&c.before, &c.after) {
+            (Some(b), None) => format!("{} stops receiving it (it had {})", c.cluster, what(b)),
+            (None, Some(a)) => format!("{} starts receiving it with {}", c.cluster, what(a)),
+            (Some(b), Some(a)) => format!("{} gets {} instead of {}", c.cluster, what(a), what(b)),
+            (None, None) => c.cluster.clone(),
+        })
+        .collect();
+    format!(
+        "{}: moving from {} to {} changes what member clusters receive: {}",
+        r.world.state.templates[d.template].reference(),
+        owner_short(&d.before),
+        d.after,
+        clauses.join("; ")
+    )
 }
 
 pub fn json(r: &CheckReport) -> String {
@@ -136,12 +193,15 @@ pub fn text(r: &CheckReport, color: bool) -> String {
         if r.unchanged == 1 { "" } else { "s" }
     ));
     let notes = crate::engine::check_notes::notes(r);
-    if !notes.is_empty() {
+    if !notes.is_empty() || !r.deliveries.is_empty() {
         out.push('\n');
         out.push_str(&head("Notes:"));
         out.push('\n');
         for n in &notes {
             out.push_str(&format!("  {}\n", note_text(n)));
+        }
+        for d in &r.deliveries {
+            out.push_str(&format!("  {}\n", delivery_text(r, d)));
         }
     }
     out

@@ -5,8 +5,9 @@
 //! Override rules are kept untyped in the model (`raw_spec`), so they are read from JSON here.
 //! Label and annotation maps are visited in sorted key order (Go's map order is random).
 //!
-//! [inference] Not given by the specification and chosen here: the selector-namespace check
-//! runs after the two co-existence checks and before the rules; "must have either JSON or
+//! The order is `ValidateOverrideSpec`'s: targetCluster, the two co-existence checks, the
+//! rules, then the selector namespaces (read in Karmada's validation.go at f8fdd02).
+//! [inference] Not given by the specification and chosen here: "must have either JSON or
 //! YAML" is checked right after "has both"; the annotation total-size limit (256 KiB) is not
 //! checked.
 
@@ -86,7 +87,6 @@ pub(super) fn validate_override(op: &OverridePolicy) -> Vec<Violation> {
             "overrideRules and overriders can't co-exist",
         ));
     }
-    validate_selector_namespaces(&selectors, namespace, &mut out);
     for (i, rule) in raw
         .get("overrideRules")
         .and_then(Value::as_array)
@@ -96,6 +96,8 @@ pub(super) fn validate_override(op: &OverridePolicy) -> Vec<Violation> {
     {
         validate_rule(rule, spec.clone().key("overrideRules").index(i), &mut out);
     }
+    // After the rules, as `ValidateOverrideSpec` appends them (validation.go:415-416).
+    validate_selector_namespaces(&selectors, namespace, &mut out);
     out
 }
 

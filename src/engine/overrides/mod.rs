@@ -111,17 +111,45 @@ fn ordered<'p>(
         name: &id.name,
         labels: &id.labels,
     };
+    group_order(policies, &target, cluster_scoped)
+        .into_iter()
+        .map(|(_, p)| p)
+        .collect()
+}
+
+/// One group's matching policies with their implicit priority, in application order:
+/// priority ascending (the most specific applies last and wins), then name (§A.5).
+fn group_order<'p>(
+    policies: &[&'p OverridePolicy],
+    target: &Target<'_>,
+    cluster_scoped: bool,
+) -> Vec<(ImplicitPriority, &'p OverridePolicy)> {
     let mut matched: Vec<(ImplicitPriority, &OverridePolicy)> = policies
         .iter()
         .filter(|p| p.cluster_scoped == cluster_scoped)
-        .filter(|p| cluster_scoped || p.meta.namespace.as_deref() == Some(id.namespace.as_str()))
-        .filter_map(|p| policy_priority(p, &target).map(|prio| (prio, *p)))
+        .filter(|p| cluster_scoped || p.meta.namespace.as_deref() == Some(target.namespace))
+        .filter_map(|p| policy_priority(p, target).map(|prio| (prio, *p)))
         .collect();
     matched.sort_by(|a, b| {
         a.0.cmp(&b.0)
             .then_with(|| a.1.meta.name.cmp(&b.1.meta.name))
     });
-    matched.into_iter().map(|(_, p)| p).collect()
+    matched
+}
+
+/// Every policy that applies to a template known by its identity, in the override manager's
+/// order: the ClusterOverridePolicies, then (for a namespaced template) the OverridePolicies
+/// of its namespace, each group by implicit priority then name. Without the template's body
+/// a COP that changes the labels or namespace the OPs are matched against is not seen (§A.3).
+pub fn application_order<'p>(
+    policies: &[&'p OverridePolicy],
+    target: &Target<'_>,
+) -> Vec<(ImplicitPriority, &'p OverridePolicy)> {
+    let mut out = group_order(policies, target, true);
+    if !target.namespace.is_empty() {
+        out.extend(group_order(policies, target, false));
+    }
+    out
 }
 
 /// The ClusterOverridePolicies, then the OverridePolicies, that would apply to the template

@@ -9,7 +9,10 @@ pub mod failover_gate;
 pub mod input;
 pub mod invalid_ignore;
 pub mod overlap;
+pub mod override_order;
+pub mod override_reach;
 pub mod overrides;
+pub mod placement;
 pub mod preemption;
 pub mod render_failed;
 pub mod schema;
@@ -31,6 +34,9 @@ pub static RULES: &[&Rule] = &[
     &suspension_age::RULE,
     &failover_gate::RULE,
     &overrides::RULE,
+    &override_order::RULE,
+    &override_reach::RULE,
+    &placement::RULE,
     &overlap::RULE,
     &preemption::RULE,
     &dead_policy::RULE,

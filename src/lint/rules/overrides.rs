@@ -92,7 +92,7 @@ fn top_level_fields(kind: &str) -> Option<&'static [&'static str]> {
     })
 }
 
-fn object_ref(p: &OverridePolicy) -> ObjectRef {
+pub(super) fn object_ref(p: &OverridePolicy) -> ObjectRef {
     ObjectRef {
         api_version: POLICY_API_VERSION.to_string(),
         kind: p.kind().to_string(),

@@ -1,0 +1,90 @@
+//! Manifests read into an inventory: files, directories and stdin through [`crate::source`],
+//! the documents classified into [`Inventory`], the problems kept for the caller to report.
+
+use super::Inventory;
+use crate::source::prefilter::{self, DocHead, Skipped};
+use crate::source::{files, Document, Loaded};
+
+/// Why the inputs could not be read (a usage error).
+#[derive(Debug, thiserror::Error)]
+pub enum InputError {
+    #[error("no input: name files or directories, or `-` for stdin")]
+    NoInput,
+    #[error(transparent)]
+    Read(#[from] files::ReadError),
+}
+
+/// Everything read from the inputs: the parsed sources with their problems, and the inventory.
+pub struct Inputs {
+    pub loaded: Vec<Loaded>,
+    pub inventory: Inventory,
+}
+
+impl Inputs {
+    /// Reads files, directories and `-`; an unreadable input is a usage error (exit 2), a
+    /// document that does not parse is kept as a problem for the caller to report.
+    pub fn read(
+        paths: &[String],
+        default_namespace: &str,
+        ignore: &dyn Fn(&std::path::Path) -> bool,
+    ) -> Result<Inputs, InputError> {
+        if paths.is_empty() {
+            return Err(InputError::NoInput);
+        }
+        let files = files::expand(paths, ignore)?;
+        let mut loaded = files::read_all(&files)?;
+        let documents: Vec<Document> = loaded
+            .iter_mut()
+            .flat_map(|l| std::mem::take(&mut l.documents))
+            .collect();
+        let inventory = Inventory::from_documents(documents, default_namespace);
+        Ok(Inputs { loaded, inventory })
+    }
+
+    /// As [`Inputs::read`], but documents whose head (`apiVersion`, `kind`, `metadata.name`
+    /// read without parsing, see `source::prefilter`) `keep` refuses are never parsed: they
+    /// are neither in the inventory nor in the problems. Returns their `(apiVersion, kind)` too.
+    pub fn read_filtered(
+        paths: &[String],
+        default_namespace: &str,
+        ignore: &dyn Fn(&std::path::Path) -> bool,
+        keep: &(dyn Fn(&DocHead<'_>) -> bool + Sync),
+    ) -> Result<(Inputs, Vec<Skipped>), InputError> {
+        if paths.is_empty() {
+            return Err(InputError::NoInput);
+        }
+        let files = files::expand(paths, ignore)?;
+        let read = prefilter::read_all_filtered(&files, keep)?;
+        let mut skipped = Vec::new();
+        let mut loaded = Vec::with_capacity(read.len());
+        for (l, s) in read {
+            loaded.push(l);
+            skipped.extend(s);
+        }
+        let documents: Vec<Document> = loaded
+            .iter_mut()
+            .flat_map(|l| std::mem::take(&mut l.documents))
+            .collect();
+        let inventory = Inventory::from_documents(documents, default_namespace);
+        Ok((Inputs { loaded, inventory }, skipped))
+    }
+}
+
+/// Reads the inputs and reports on stderr what could not be read (the decision would ignore it).
+pub fn read_inputs(files: &[String], namespace: &str) -> Result<Inventory, InputError> {
+    let inputs = Inputs::read(files, namespace, &|_| false)?;
+    warn_problems(&inputs.loaded);
+    Ok(inputs.inventory)
+}
+
+/// Prints on stderr what could not be read (the decision ignores it).
+pub fn warn_problems(loaded: &[Loaded]) {
+    for l in loaded {
+        for p in &l.problems {
+            eprintln!(
+                "warning: {}:{}:{}: {}",
+                l.source.name, p.span.start.line, p.span.start.col, p.message
+            );
+        }
+    }
+}
