@@ -383,7 +383,7 @@ fn index_template_gvk(by_gvk: &mut FastMap<Vec<usize>>, i: usize, t: &TemplateEn
 const PARALLEL_MIN_OBJECTS: usize = 10_000;
 
 /// A policy through admission, ready to insert.
-#[derive(Debug)]
+#[derive(Clone, Debug)]
 pub enum AdmittedPolicy {
     Admitted(PolicyEntry),
     Rejected(Rejected),
@@ -438,6 +438,22 @@ impl AdmittedPolicy {
         }
     }
 
+    /// The reference of the policy.
+    pub fn reference(&self) -> PolicyRef {
+        match self {
+            AdmittedPolicy::Admitted(p) => p.reference(),
+            AdmittedPolicy::Rejected(r) => r.policy.clone(),
+        }
+    }
+
+    /// Its defaulted spec.
+    pub fn spec(&self) -> &PropagationSpec {
+        match self {
+            AdmittedPolicy::Admitted(p) => &p.spec,
+            AdmittedPolicy::Rejected(r) => &r.spec,
+        }
+    }
+
     /// The policy's kind, namespace (`None` for a CPP) and name.
     pub fn identity(&self) -> (PolicyKind, Option<&str>, &str) {
         match self {
@@ -459,7 +475,7 @@ impl AdmittedPolicy {
 /// template entries through the detector's filters (§1.4), each in input order. Independent per
 /// object, so it can be done ahead, file by file (a streamed `lint` prepares each file on the
 /// thread that parsed it), and the parts appended.
-#[derive(Debug, Default)]
+#[derive(Clone, Debug, Default)]
 pub struct Prepared {
     pub policies: Vec<AdmittedPolicy>,
     pub templates: Vec<TemplateEntry>,

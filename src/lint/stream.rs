@@ -45,10 +45,14 @@ pub struct Linted {
     pub state: State,
     /// Sorted by file and position, configuration and inline ignores applied.
     pub findings: Vec<Finding>,
+    /// The documents of the policies that set `spec.suspension` (for `suspension-age`, which
+    /// reads their whole trees again).
+    pub suspended: Vec<usize>,
 }
 
 /// One file, checked on its own.
-struct FilePart {
+#[derive(Clone)]
+pub struct FilePart {
     loaded: Loaded,
     /// Without templates and policies: they are in `prepared`.
     inventory: Inventory,
@@ -59,6 +63,8 @@ struct FilePart {
     identities: Vec<(u64, usize)>,
     /// The file's size (its text is released).
     bytes: usize,
+    /// Its documents (from 0) of policies that set `spec.suspension`.
+    suspended: Vec<usize>,
 }
 
 /// Reads, parses and lints `paths` (files, or `-` for stdin); an unreadable input is an error.
@@ -69,52 +75,103 @@ pub fn lint_paths(
 ) -> Result<Linted, ReadError> {
     let clock = Clock::start();
     let options = analysis::options(opts);
-    let (mut linted, mut prepared) = (Linted::default(), Prepared::default());
-    let mut identities = Vec::new();
-    let mut growth = Growth::of(paths);
+    let mut fold = Fold::new(Growth::of(paths));
     // Each file joins the whole as soon as the files before it have: this thread is idle while
     // the others parse, and all the parts held at once and then merged made a second copy.
     files::read_each_with(
         paths,
         &|loaded| check_file(loaded, default_namespace, opts, &options),
-        &mut |part| {
-            growth.seen += part.bytes;
-            growth.reserve(&mut linted, &mut prepared, &part);
-            growth.reserve_in(&mut identities, part.identities.len());
-            let offset = linted.inventory.documents.len();
-            identities.extend(part.identities.iter().map(|&(h, doc)| (h, doc + offset)));
-            linted.append(&mut prepared, part)
-        },
+        &mut |part| fold.add(part),
     )?;
     clock.lap("read, parse, per-object rules");
-    let inventory = &linted.inventory;
-    // Before the state is built: it keeps one template of each identity.
-    let taken = Taken {
-        templates: &prepared.templates,
-        policies: &prepared.policies,
-    };
-    // The files' sorted runs, merged.
-    identities.sort();
-    let duplicates = registry::run_identities(&Identities {
-        inventory,
-        taken,
-        hashes: Some(&identities),
-    });
-    linted.policies = prepared.policies.len();
-    clock.lap("duplicate-identity");
-    let state = State::from_prepared(inventory, prepared, options);
-    clock.lap("engine state");
-    let semantic = semantic_findings_of(inventory, &state);
-    clock.lap("semantic rules (engine analysis)");
-    // Kept, not dropped here: freeing a hundred thousand templates one by one took 25 ms at
-    // 100,000 documents, on the way to the report. A caller about to exit need not free it.
-    linted.state = state;
-    let mut findings = std::mem::take(&mut linted.findings);
-    findings.extend(duplicates);
-    findings.extend(semantic);
-    linted.findings = super::finish(findings, &linted.inventory, opts);
-    clock.lap("settings, ignores, sorting");
-    Ok(linted)
+    Ok(fold.finish(opts, &clock, &mut |_, _| {}))
+}
+
+/// A streamed run's files folded together, in input order, as they come.
+pub struct Fold {
+    linted: Linted,
+    prepared: Prepared,
+    identities: Vec<(u64, usize)>,
+    growth: Growth,
+}
+
+impl Fold {
+    /// An empty fold sized as `growth` estimates.
+    pub fn new(growth: Growth) -> Fold {
+        Fold {
+            linted: Linted::default(),
+            prepared: Prepared::default(),
+            identities: Vec::new(),
+            growth,
+        }
+    }
+
+    /// The next file's part.
+    pub fn add(&mut self, part: FilePart) {
+        let Fold {
+            linted,
+            prepared,
+            identities,
+            growth,
+        } = self;
+        growth.seen += part.bytes;
+        growth.reserve(linted, prepared, &part);
+        growth.reserve_in(identities, part.identities.len());
+        let offset = linted.inventory.documents.len();
+        identities.extend(part.identities.iter().map(|&(h, doc)| (h, doc + offset)));
+        linted.append(prepared, part)
+    }
+
+    /// How many documents the files so far hold.
+    pub fn documents(&self) -> usize {
+        self.linted.inventory.documents.len()
+    }
+
+    /// The rules that compare objects, once every file is in. `before_state` sees the whole
+    /// input's documents and engine entries before the engine's state takes them.
+    pub fn finish(
+        self,
+        opts: &LintOptions,
+        clock: &Clock,
+        before_state: &mut dyn FnMut(&Inventory, &Prepared),
+    ) -> Linted {
+        let Fold {
+            mut linted,
+            prepared,
+            mut identities,
+            ..
+        } = self;
+        let options = analysis::options(opts);
+        let inventory = &linted.inventory;
+        // Before the state is built: it keeps one template of each identity.
+        let taken = Taken {
+            templates: &prepared.templates,
+            policies: &prepared.policies,
+        };
+        // The files' sorted runs, merged.
+        identities.sort();
+        let duplicates = registry::run_identities(&Identities {
+            inventory,
+            taken,
+            hashes: Some(&identities),
+        });
+        linted.policies = prepared.policies.len();
+        clock.lap("duplicate-identity");
+        before_state(inventory, &prepared);
+        let state = State::from_prepared(inventory, prepared, options);
+        clock.lap("engine state");
+        let semantic = semantic_findings_of(inventory, &state);
+        clock.lap("semantic rules (engine analysis)");
+        // Kept, not dropped here: freeing a hundred thousand templates one by one took 25 ms at
+        // 100,000 documents, on the way to the report. A caller about to exit need not free it.
+        linted.state = state;
+        let mut findings = std::mem::take(&mut linted.findings);
+        findings.extend(duplicates);
+        findings.extend(semantic);
+        linted.findings = super::finish(findings, &linted.inventory, opts);
+        clock.lap("settings, ignores, sorting");
+        linted
+    }
 }
 
 impl Linted {
@@ -128,6 +185,8 @@ impl Linted {
             f
         }));
         self.inventory.append(part.inventory);
+        self.suspended
+            .extend(part.suspended.iter().map(|d| d + offset));
         prepared.append(part.prepared, offset);
         self.loaded.push(part.loaded);
     }
@@ -136,7 +195,7 @@ impl Linted {
 /// How much of the input the merged vectors have seen: each is sized for the whole input,
 /// estimated from the part seen, when the next file would not fit. Growing by doubling instead
 /// left the smaller copies behind (a freed block is not returned to the system, see main.rs).
-struct Growth {
+pub struct Growth {
     total: usize,
     seen: usize,
 }
@@ -144,10 +203,12 @@ struct Growth {
 impl Growth {
     fn of(paths: &[PathBuf]) -> Growth {
         let size = |p: &PathBuf| std::fs::metadata(p).map_or(0, |m| m.len() as usize);
-        Growth {
-            total: paths.iter().map(size).sum(),
-            seen: 0,
-        }
+        Growth::bytes(paths.iter().map(size).sum())
+    }
+
+    /// For an input of `total` bytes.
+    pub fn bytes(total: usize) -> Growth {
+        Growth { total, seen: 0 }
     }
 
     fn reserve(&self, linted: &mut Linted, prepared: &mut Prepared, part: &FilePart) {
@@ -173,7 +234,7 @@ impl Growth {
 /// Types one file's documents, runs the per-object rules on them and lets go of what the later
 /// rules do not read: templates become the engine's entries, trees become skeletons. Document
 /// indices in the result are the file's own (from 0).
-fn check_file(
+pub fn check_file(
     mut loaded: Loaded,
     default_namespace: &str,
     opts: &LintOptions,
@@ -187,6 +248,11 @@ fn check_file(
         }
     });
     let findings = per_object_findings(std::slice::from_ref(&loaded), &inventory, opts);
+    let suspended = inventory
+        .policies()
+        .filter(|p| p.spec.suspension.is_some())
+        .map(|p| p.doc)
+        .collect();
     release_trees(&mut inventory);
     let prepared = Prepared::take(options, &mut inventory.objects);
     let taken = Taken {
@@ -202,6 +268,7 @@ fn check_file(
         findings,
         identities,
         bytes,
+        suspended,
     };
     release_text(&mut part);
     part

@@ -113,6 +113,101 @@ pub struct Snapshot {
     pub notes: Vec<String>,
 }
 
+/// Where the bytes of one listed file are.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Place {
+    /// In the object database.
+    Blob(Oid),
+    /// On disk (the working tree).
+    File(PathBuf),
+}
+
+/// One file of a side, not read yet ([`GitRepo::list`]).
+#[derive(Clone, Debug)]
+pub struct Listed {
+    /// Its path in the repository (`/`-separated).
+    pub name: String,
+    pub place: Place,
+}
+
+/// The files of one side and what was skipped on the way.
+pub struct Listing {
+    pub files: Vec<Listed>,
+    pub notes: Vec<String>,
+}
+
+/// One listed file, read: parsed with its blob id (hashed, for a file on disk), or skipped.
+pub enum ReadFile {
+    Loaded(Loaded, Oid),
+    /// A Git LFS pointer: the note to give.
+    Skipped(String),
+}
+
+/// Reads listed files on any thread: a git2 `Repository` is not `Sync`, so each thread opens
+/// its own, once.
+pub struct BlobReader {
+    git_dir: PathBuf,
+    shallow: bool,
+}
+
+impl BlobReader {
+    /// The blob id a file's bytes would have (no filters applied: equal ids, equal bytes).
+    pub fn blob_id(bytes: &[u8]) -> Oid {
+        Oid::hash_object(git2::ObjectType::Blob, bytes).unwrap_or(Oid::ZERO_SHA1)
+    }
+
+    /// The raw bytes of blob `oid`.
+    pub fn bytes(&self, name: &str, oid: Oid) -> Result<Vec<u8>, GitError> {
+        thread_local! {
+            static OPEN: std::cell::RefCell<Option<(PathBuf, Repository)>> =
+                const { std::cell::RefCell::new(None) };
+        }
+        let missing = |e: git2::Error| GitError::Missing {
+            what: format!("{name} ({oid})"),
+            hint: if self.shallow || e.code() == ErrorCode::NotFound {
+                " (a shallow or partial clone? fetch the history with `git fetch --unshallow`)"
+            } else {
+                ""
+            },
+            source: e,
+        };
+        OPEN.with(|open| {
+            let mut open = open.borrow_mut();
+            if open.as_ref().is_none_or(|(dir, _)| *dir != self.git_dir) {
+                let repo = Repository::open(&self.git_dir).map_err(&missing)?;
+                *open = Some((self.git_dir.clone(), repo));
+            }
+            let (_, repo) = open.as_ref().expect("opened above");
+            let blob = repo.find_blob(oid).map_err(&missing)?;
+            Ok(blob.content().to_vec())
+        })
+    }
+
+    /// Reads and parses one listed file.
+    pub fn load(&self, f: &Listed) -> Result<ReadFile, GitError> {
+        match &f.place {
+            Place::File(path) => {
+                let (loaded, oid) = files::read_named(path, f.name.clone(), &Self::blob_id)
+                    .map_err(|source| GitError::WorkTree { source })?;
+                Ok(ReadFile::Loaded(loaded, oid))
+            }
+            Place::Blob(oid) => {
+                let bytes = self.bytes(&f.name, *oid)?;
+                if bytes.starts_with(LFS_POINTER) {
+                    return Ok(ReadFile::Skipped(format!(
+                        "{}: Git LFS pointer, skipped (the content is not in the repository)",
+                        f.name
+                    )));
+                }
+                Ok(ReadFile::Loaded(
+                    files::load_bytes(f.name.clone(), bytes),
+                    *oid,
+                ))
+            }
+        }
+    }
+}
+
 /// An open repository with a working directory.
 pub struct GitRepo {
     repo: Repository,
@@ -288,41 +383,7 @@ impl GitRepo {
                 self.load_blobs(blobs, &mut notes)?
             }
             Side::Index => {
-                let index = self
-                    .repo
-                    .index()
-                    .map_err(|source| GitError::Index { source })?;
-                let mut blobs = Vec::new();
-                let mut conflicted: Vec<Vec<u8>> = Vec::new();
-                for e in index.iter() {
-                    let stage = (e.flags >> 12) & 0x3;
-                    let mode = e.mode as i32;
-                    let wanted = if mode & 0o170000 == MODE_COMMIT {
-                        select.may_contain(&e.path)
-                    } else {
-                        select.selected(&e.path)
-                    };
-                    if !wanted {
-                        continue;
-                    }
-                    if stage != 0 {
-                        if conflicted.last() != Some(&e.path) {
-                            notes.push(format!(
-                                "{}: unmerged (conflicted) in the index, skipped",
-                                lossy(&e.path)
-                            ));
-                            conflicted.push(e.path.clone());
-                        }
-                        continue;
-                    }
-                    match mode & 0o170000 {
-                        MODE_COMMIT => {
-                            notes.push(format!("{}: submodule, skipped", lossy(&e.path)))
-                        }
-                        MODE_LINK => notes.push(format!("{}: symlink, skipped", lossy(&e.path))),
-                        _ => blobs.push((e.path.clone(), e.id)),
-                    }
-                }
+                let blobs = self.index_blobs(&select, &mut notes)?;
                 self.load_blobs(blobs, &mut notes)?
             }
             Side::WorkTree => self.read_worktree(&select, &mut notes)?,
@@ -332,6 +393,125 @@ impl GitRepo {
             loaded,
             notes,
         })
+    }
+
+    /// The index's selected blobs, in its order; conflicted entries, submodules and symlinks
+    /// are noted and skipped.
+    fn index_blobs(
+        &self,
+        select: &Selector<'_>,
+        notes: &mut Vec<String>,
+    ) -> Result<Vec<(Vec<u8>, Oid)>, GitError> {
+        let index = self
+            .repo
+            .index()
+            .map_err(|source| GitError::Index { source })?;
+        let mut blobs = Vec::new();
+        let mut conflicted: Vec<Vec<u8>> = Vec::new();
+        for e in index.iter() {
+            let stage = (e.flags >> 12) & 0x3;
+            let mode = e.mode as i32;
+            let wanted = if mode & 0o170000 == MODE_COMMIT {
+                select.may_contain(&e.path)
+            } else {
+                select.selected(&e.path)
+            };
+            if !wanted {
+                continue;
+            }
+            if stage != 0 {
+                if conflicted.last() != Some(&e.path) {
+                    notes.push(format!(
+                        "{}: unmerged (conflicted) in the index, skipped",
+                        lossy(&e.path)
+                    ));
+                    conflicted.push(e.path.clone());
+                }
+                continue;
+            }
+            match mode & 0o170000 {
+                MODE_COMMIT => notes.push(format!("{}: submodule, skipped", lossy(&e.path))),
+                MODE_LINK => notes.push(format!("{}: symlink, skipped", lossy(&e.path))),
+                _ => blobs.push((e.path.clone(), e.id)),
+            }
+        }
+        Ok(blobs)
+    }
+
+    /// The files one side holds, selected as [`GitRepo::read`] selects them, without reading
+    /// them: each with its repository path and where its bytes are. Notes as `read` gives them
+    /// (but for LFS pointers, found when a file is read: [`BlobReader::load`]).
+    pub fn list(
+        &self,
+        side: &Side,
+        specs: &[String],
+        ignore: &dyn Fn(&Path) -> bool,
+    ) -> Result<Listing, GitError> {
+        let select = Selector {
+            specs,
+            ignore,
+            workdir: &self.workdir,
+        };
+        let mut notes = Vec::new();
+        let blobs = match side {
+            Side::Commit(oid) => {
+                let commit = self
+                    .repo
+                    .find_commit(*oid)
+                    .map_err(|e| self.missing(&oid.to_string(), e))?;
+                let tree = commit
+                    .tree()
+                    .map_err(|e| self.missing(&oid.to_string(), e))?;
+                let mut blobs = Vec::new();
+                self.walk_tree(&tree, &mut Vec::new(), &select, &mut blobs, &mut notes)?;
+                blobs
+            }
+            Side::Index => self.index_blobs(&select, &mut notes)?,
+            Side::WorkTree => {
+                let roots: Vec<String> = if specs.is_empty() {
+                    vec![self.workdir.to_string_lossy().into_owned()]
+                } else {
+                    specs
+                        .iter()
+                        .map(|s| self.workdir.join(s).to_string_lossy().into_owned())
+                        .collect()
+                };
+                let paths = files::expand_noting(&roots, ignore, &mut notes)?;
+                let files = paths
+                    .into_iter()
+                    .map(|p| Listed {
+                        name: self.repo_name(&p),
+                        place: Place::File(p),
+                    })
+                    .collect();
+                return Ok(Listing { files, notes });
+            }
+        };
+        let files = blobs
+            .into_iter()
+            .map(|(path, oid)| Listed {
+                name: lossy(&path),
+                place: Place::Blob(oid),
+            })
+            .collect();
+        Ok(Listing { files, notes })
+    }
+
+    /// A reader of this repository's blobs for any thread.
+    pub fn blob_reader(&self) -> BlobReader {
+        BlobReader {
+            git_dir: self.repo.path().to_path_buf(),
+            shallow: self.repo.is_shallow(),
+        }
+    }
+
+    /// `/`-separated, relative to the working directory.
+    fn repo_name(&self, p: &Path) -> String {
+        let rel = p.strip_prefix(&self.workdir).unwrap_or(p);
+        rel.components()
+            .map(|c| c.as_os_str().to_string_lossy().into_owned())
+            .collect::<Vec<_>>()
+            .join("/")
     }
 
     fn missing(&self, what: &str, e: git2::Error) -> GitError {
