@@ -192,6 +192,190 @@ impl Linted {
     }
 }
 
+/// What the fold does not keep of a part as it was (it merges and finishes them): for handing
+/// the part to a second run ([`split`]).
+#[derive(Clone, Default)]
+pub struct PartKeep {
+    findings: Vec<Finding>,
+    identities: Vec<(u64, usize)>,
+    suspended: Vec<usize>,
+}
+
+impl FilePart {
+    /// How many documents the file holds.
+    pub fn documents(&self) -> usize {
+        self.inventory.documents.len()
+    }
+
+    /// What a second run needs of this part besides what [`split`] takes back.
+    pub fn keep(&self) -> PartKeep {
+        PartKeep {
+            findings: self.findings.clone(),
+            identities: self.identities.clone(),
+            suspended: self.suspended.clone(),
+        }
+    }
+}
+
+/// One file of a second run that shares most files with a finished one ([`refold`]).
+pub enum Refile {
+    /// The finished run's file of this number, unchanged; with what its fold kept aside.
+    Same(usize, PartKeep),
+    /// A file of the second run only.
+    New(FilePart),
+}
+
+/// The fold of a second run (`lint --base`'s base) made from a finished one, in place: the
+/// finished run's documents, objects and engine entries (`prepared`, which its state gave
+/// back: [`State::into_prepared`]) of the files `files` keeps, renumbered, and the new files'
+/// parts, in the order of `files`. No vector of the finished run is copied: a copy of a
+/// hundred thousand documents' worth costs what the second run saves. `counts` holds each
+/// file's document count in the finished run, in its order.
+pub fn refold(
+    linted: Linted,
+    prepared: Prepared,
+    counts: &[usize],
+    files: Vec<Refile>,
+    growth: Growth,
+) -> Fold {
+    let Linted {
+        loaded, inventory, ..
+    } = linted;
+    let Inventory {
+        mut documents,
+        mut objects,
+        mut problems,
+    } = inventory;
+    let Prepared {
+        mut policies,
+        mut templates,
+    } = prepared;
+    let mut old_first = Vec::with_capacity(counts.len());
+    let mut at = 0;
+    for c in counts {
+        old_first.push(at);
+        at += c;
+    }
+    // Where each file's first document goes, and by how much a kept file's numbers move.
+    let mut shift: Vec<Option<isize>> = vec![None; counts.len()];
+    let mut first = 0;
+    let mut layout = Vec::with_capacity(files.len());
+    for f in &files {
+        let n = match f {
+            Refile::Same(i, _) => {
+                shift[*i] = Some(first as isize - old_first[*i] as isize);
+                counts[*i]
+            }
+            Refile::New(part) => part.documents(),
+        };
+        layout.push(first);
+        first += n;
+    }
+    let file_of = |d: usize| old_first.partition_point(|&f| f <= d) - 1;
+    let moved = |d: usize| shift[file_of(d)].map(|s| (d as isize + s) as usize);
+    let mut renumber = |d: &mut usize| match moved(*d) {
+        Some(n) => {
+            *d = n;
+            true
+        }
+        None => false,
+    };
+    // Documents have no number but their place: the kept ones' new places, then a permutation.
+    let mut place: Vec<usize> = Vec::with_capacity(first);
+    let mut old = 0;
+    documents.retain(|_| {
+        let kept = moved(old);
+        old += 1;
+        place.extend(kept);
+        kept.is_some()
+    });
+    objects.retain_mut(|o| renumber(o.doc_mut()));
+    problems.retain_mut(|p| renumber(&mut p.doc));
+    templates.retain_mut(|t| t.doc.as_mut().is_some_and(&mut renumber));
+    policies.retain_mut(|p| p.doc_mut().as_mut().is_some_and(&mut renumber));
+    let mut by_file: Vec<Option<Loaded>> = loaded.into_iter().map(Some).collect();
+    let mut fold = Fold::new(growth);
+    let mut findings = Vec::new();
+    let mut identities = Vec::new();
+    let mut suspended = Vec::new();
+    let mut files_loaded = Vec::with_capacity(files.len());
+    for (f, offset) in files.into_iter().zip(layout) {
+        let (keep, part_loaded) = match f {
+            Refile::Same(i, keep) => (keep, by_file[i].take()),
+            Refile::New(part) => {
+                let FilePart {
+                    loaded,
+                    inventory,
+                    prepared,
+                    findings,
+                    identities,
+                    suspended,
+                    ..
+                } = part;
+                place.extend(offset..offset + inventory.documents.len());
+                documents.extend(inventory.documents);
+                objects.extend(inventory.objects.into_iter().map(|mut o| {
+                    *o.doc_mut() += offset;
+                    o
+                }));
+                problems.extend(inventory.problems.into_iter().map(|mut p| {
+                    p.doc += offset;
+                    p
+                }));
+                let mut entries = Prepared::default();
+                entries.append(prepared, offset);
+                templates.extend(entries.templates);
+                policies.extend(entries.policies);
+                let keep = PartKeep {
+                    findings,
+                    identities,
+                    suspended,
+                };
+                (keep, Some(loaded))
+            }
+        };
+        findings.extend(keep.findings.into_iter().map(|mut f| {
+            if let Some(doc) = &mut f.doc {
+                *doc += offset;
+            }
+            f
+        }));
+        identities.extend(keep.identities.iter().map(|&(h, d)| (h, d + offset)));
+        suspended.extend(keep.suspended.iter().map(|d| d + offset));
+        files_loaded.extend(part_loaded);
+    }
+    permute(&mut documents, place);
+    objects.sort_unstable_by_key(|o| o.doc());
+    problems.sort_by_key(|p| p.doc);
+    templates.sort_unstable_by_key(|t| t.doc);
+    policies.sort_unstable_by_key(|p| p.doc());
+    fold.linted.loaded = files_loaded;
+    fold.linted.inventory = Inventory {
+        documents,
+        objects,
+        problems,
+    };
+    fold.linted.findings = findings;
+    fold.linted.suspended = suspended;
+    fold.prepared = Prepared {
+        policies,
+        templates,
+    };
+    fold.identities = identities;
+    fold
+}
+
+/// Puts `items[i]` at `place[i]` (a permutation), in place.
+fn permute<T>(items: &mut [T], mut place: Vec<usize>) {
+    for i in 0..items.len() {
+        while place[i] != i {
+            let to = place[i];
+            items.swap(i, to);
+            place.swap(i, to);
+        }
+    }
+}
+
 /// How much of the input the merged vectors have seen: each is sized for the whole input,
 /// estimated from the part seen, when the next file would not fit. Growing by doubling instead
 /// left the smaller copies behind (a freed block is not returned to the system, see main.rs).

@@ -17,7 +17,7 @@ use git2::Oid;
 use super::config::Config;
 use super::phase::{Blame, History};
 use super::rules::admission;
-use super::stream::{self, FilePart, Fold, Growth};
+use super::stream::{self, FilePart, Fold, Growth, PartKeep, Refile};
 use super::{baseline, registry, Finding, LintOptions};
 use crate::engine::ownership::{self, Delta, Kept, OwnershipChange, Scope};
 use crate::engine::state::Prepared;
@@ -80,36 +80,36 @@ pub fn lint_base(
         .collect();
     let options = super::analysis::options(req.opts);
     let reader = req.repo.blob_reader();
-    // Head: every file through the pipeline; the parts of files the base holds unchanged are
-    // kept for it.
-    let mut fold = Fold::new(Growth::bytes(0));
-    let mut unchanged: HashMap<String, FilePart> = HashMap::new();
-    let mut files = 0;
+    // Head: every file through the pipeline. Of the files the base holds unchanged, what the
+    // fold does not keep as it is, is kept aside for the base.
+    // Sized for the whole input up front: vectors grown step by step leave their old copies.
+    let mut fold = Fold::new(Growth::bytes(req.repo.size(&head_list.files)));
+    let mut head_files: Vec<(String, usize, Option<PartKeep>)> = Vec::new();
     let mut skipped = Vec::new();
     crate::source::files::each_in_parallel(
         &head_list.files,
         &|f: &Listed| read_part(&reader, f, req.namespace, req.opts, &options),
         &mut |read| match read {
             Ok((part, oid, name)) => {
-                files += 1;
-                if base_ids.get(name.as_str()) == Some(&oid) {
-                    unchanged.insert(name, part.clone());
-                }
+                let same = base_ids.get(name.as_str()) == Some(&oid);
+                head_files.push((name, part.documents(), same.then(|| part.keep())));
                 fold.add(part);
             }
             Err(n) => skipped.push(n),
         },
     )?;
+    let files = head_files.len();
+    let unchanged: HashSet<String> = head_files
+        .iter()
+        .filter(|(_, _, keep)| keep.is_some())
+        .map(|(name, _, _)| name.clone())
+        .collect();
     skipped.iter().for_each(|n| note(n));
     clock.lap("head: read, parse, per-object rules");
     // The base's changed files, parsed whole once: their policies are what changed.
     let mut changed_parts: HashMap<String, FilePart> = HashMap::new();
     let mut base_changed: Vec<Document> = Vec::new();
-    for f in base_list
-        .files
-        .iter()
-        .filter(|f| !unchanged.contains_key(&f.name))
-    {
+    for f in base_list.files.iter().filter(|f| !unchanged.contains(&f.name)) {
         if let ReadFile::Loaded(loaded, _) = reader.load(f)? {
             base_changed.extend(loaded.documents.iter().cloned());
             let part = stream::check_file(loaded, req.namespace, req.opts, &options);
@@ -122,7 +122,9 @@ pub fn lint_base(
         namespace: req.namespace,
     };
     let mut found = Found::default();
+    let mut entries = (0, 0);
     let mut head = fold.finish(req.opts, &clock, &mut |inv, prepared| {
+        entries = (prepared.templates.len(), prepared.policies.len());
         found = head_ctx.find(inv, prepared, &base_changed);
     });
     let Found {
@@ -152,20 +154,47 @@ pub fn lint_base(
         policies: head.policies,
         findings: head_findings,
     };
-    // What the base needs no more of the head: its engine state and documents.
-    drop(head);
     clock.lap("head: history");
 
-    // Base: the head's parts where unchanged, in the base's file order.
-    let mut fold = Fold::new(Growth::bytes(0));
-    for f in &base_list.files {
-        if let Some(part) = unchanged
-            .remove(&f.name)
-            .or_else(|| changed_parts.remove(&f.name))
-        {
-            fold.add(part);
+    // Base: the head's parts where unchanged (taken back from the head's run), in the base's
+    // file order; should the head's state not give its entries back whole, every file is read.
+    let state = std::mem::take(&mut head.state);
+    let growth = Growth::bytes(req.repo.size(&base_list.files));
+    let fold = match state.into_prepared(entries.0, entries.1) {
+        Some(prepared) => {
+            let counts: Vec<usize> = head_files.iter().map(|(_, d, _)| *d).collect();
+            let mut same: HashMap<String, (usize, PartKeep)> = HashMap::new();
+            for (i, (name, _, keep)) in head_files.into_iter().enumerate() {
+                if let Some(keep) = keep {
+                    same.insert(name, (i, keep));
+                }
+            }
+            let mut files = Vec::with_capacity(base_list.files.len());
+            for f in &base_list.files {
+                if let Some((i, keep)) = same.remove(&f.name) {
+                    files.push(Refile::Same(i, keep));
+                } else if let Some(part) = changed_parts.remove(&f.name) {
+                    files.push(Refile::New(part));
+                }
+            }
+            stream::refold(head, prepared, &counts, files, growth)
         }
-    }
+        None => {
+            drop(head);
+            let mut fold = Fold::new(growth);
+            for f in &base_list.files {
+                let part = match changed_parts.remove(&f.name) {
+                    Some(part) => part,
+                    None => match read_part(&reader, f, req.namespace, req.opts, &options)? {
+                        Ok((part, _, _)) => part,
+                        Err(_) => continue,
+                    },
+                };
+                fold.add(part);
+            }
+            fold
+        }
+    };
     let mut subset = Inventory::default();
     let mut base_unique = true;
     let mut base = fold.finish(req.opts, &clock, &mut |inv, prepared| {
@@ -255,7 +284,7 @@ struct Found {
 }
 
 struct HeadContext<'a> {
-    unchanged: &'a HashMap<String, FilePart>,
+    unchanged: &'a HashSet<String>,
     namespace: &'a str,
 }
 
@@ -268,7 +297,7 @@ impl HeadContext<'_> {
             .policies
             .iter()
             .filter_map(|p| p.doc())
-            .filter(|&d| !self.unchanged.contains_key(&inv.documents[d].source.name));
+            .filter(|&d| !self.unchanged.contains(&inv.documents[d].source.name));
         let head_changed = retype(&inv.documents, changed_docs.collect(), self.namespace);
         let delta = Delta::of(base_changed.policies(), head_changed.0.policies());
         let scope = delta.scope();

@@ -497,6 +497,21 @@ impl GitRepo {
         Ok(Listing { files, notes })
     }
 
+    /// The size in bytes of listed files (0 where unknown), without reading them.
+    pub fn size(&self, files: &[Listed]) -> usize {
+        let odb = self.repo.odb().ok();
+        files
+            .iter()
+            .map(|f| match &f.place {
+                Place::File(p) => std::fs::metadata(p).map_or(0, |m| m.len() as usize),
+                Place::Blob(oid) => odb
+                    .as_ref()
+                    .and_then(|o| o.read_header(*oid).ok())
+                    .map_or(0, |(size, _)| size),
+            })
+            .sum()
+    }
+
     /// A reader of this repository's blobs for any thread.
     pub fn blob_reader(&self) -> BlobReader {
         BlobReader {
