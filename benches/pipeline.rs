@@ -108,10 +108,9 @@ fn main() {
     };
     let (d, _) = best(runs, || rules::input::findings(&loaded));
     report("rules: input", d, docs);
-    let (d, _) = best(runs, || rules::schema::check(&inv, &opts));
-    report("rules: schema", d, docs);
+    // The schema runs inside the admission chain of every policy kind.
     let (d, _) = best(runs, || rules::admission::check(&inv, &opts));
-    report("rules: admission", d, docs);
+    report("rules: admission (with schema)", d, docs);
     let (d, _) = best(runs, || rules::duplicate_identity::check(&inv));
     report("rules: duplicate-identity", d, docs);
     let (d, _) = best(runs, || rules::suspension::check(&inv, &opts));

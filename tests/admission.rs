@@ -136,7 +136,7 @@ fn policies_admitted_after_mutation_have_no_error() {
     let (code, json) = lint_json("testdata/admission-chain/admitted-after-mutation.yaml");
     assert_eq!(errors_with_api_message(&json), vec![], "{json:#}");
     assert_eq!(code, 0);
-    assert_eq!(json["summary"]["policies"], 4, "no policy vanishes: {json}");
+    assert_eq!(json["summary"]["policies"], 5, "no policy vanishes: {json}");
 }
 
 #[test]
@@ -165,4 +165,37 @@ fn denied_policies_carry_the_api_servers_line() {
         .map(|(r, f, m)| (r.to_string(), f.to_string(), m.to_string()))
         .collect();
     assert_eq!(errors_with_api_message(&json), expected);
+}
+
+#[test]
+fn override_policies_follow_their_own_chain() {
+    let (code, json) = lint_json("testdata/admission-chain/overrides.yaml");
+    assert_eq!(code, 1);
+    let expected = [
+        (
+            "schema-enum",
+            "spec.overrideRules[0].overriders.plaintext[0].operator",
+            "OverridePolicy.policy.karmada.io \"no-operator\" is invalid: spec.overrideRules[0].overriders.plaintext[0].operator: Unsupported value: \"\": supported values: \"add\", \"remove\", \"replace\"",
+        ),
+        (
+            "schema-required",
+            "spec.overrideRules[0].overriders.plaintext[0].operator",
+            "ClusterOverridePolicy.policy.karmada.io \"no-operator\" is invalid: spec.overrideRules[0].overriders.plaintext[0].operator: Required value",
+        ),
+        (
+            "override-rules-and-target-cluster",
+            "spec.targetCluster",
+            "admission webhook \"clusteroverridepolicy.karmada.io\" denied the request: spec.targetCluster: Invalid value: {\"clusterNames\":[\"member1\"]}: overrideRules and targetCluster can't co-exist",
+        ),
+        (
+            "schema-type",
+            "spec.overrideRules[0].overriders.imageOverrider[0].value",
+            "admission webhook \"overridepolicy.karmada.io\" denied the request: json: cannot unmarshal number into Go struct field ImageOverrider.spec.overrideRules.overriders.imageOverrider.value of type string",
+        ),
+    ];
+    let expected: Vec<(String, String, String)> = expected
+        .iter()
+        .map(|(r, f, m)| (r.to_string(), f.to_string(), m.to_string()))
+        .collect();
+    assert_eq!(errors_with_api_message(&json), expected, "{json:#}");
 }

@@ -34,21 +34,10 @@ const LAYERS: &[&[&str]] = &[
 
 /// Known violations and who removes them: printed, not failed. An entry covers every violation
 /// whose text contains it. Empty once issue 16 is done.
-const PENDING: &[(&str, &str)] = &[
-    (
-        "circle: cli/freeze.rs and cli/suspend.rs",
-        "issue 16: freeze becomes a mode of suspend",
-    ),
-    (
-        "size: src/cli has",
-        "issue 16: thin suspend, live reads and delivery wiring out of cli",
-    ),
-    (
-        "in src/cli/suspend.rs",
-        "issue 16: suspend's planning moves to ops/plan.rs",
-    ),
-    ("in src/cli/freeze.rs", "issue 16: freeze.rs goes"),
-];
+const PENDING: &[(&str, &str)] = &[(
+    "size: src/cli has",
+    "issue 16: live reads and delivery wiring out of cli",
+)];
 
 /// Pairs of files allowed to import each other, with the reason: the lazy re-read inside
 /// `source`. A document keeps only the lines it needs; when a check wants the rest, it reads its

@@ -5,29 +5,13 @@
 use std::path::Path;
 use std::process::{Command, Output};
 
+#[path = "support/run.rs"]
+mod run;
 mod snapshot_file;
+use run::{bin, run, stderr, stdout};
 use snapshot_file::assert_snapshot;
 
 const REPO: &str = "testdata/gitops-repo";
-
-fn bin() -> Command {
-    let mut c = Command::new(env!("CARGO_BIN_EXE_kubectl-karmada_policy"));
-    c.env_remove("NO_COLOR").env("RUST_BACKTRACE", "0");
-    c.current_dir(env!("CARGO_MANIFEST_DIR"));
-    c
-}
-
-fn run(args: &[&str]) -> Output {
-    bin().args(args).output().expect("binary runs")
-}
-
-fn stdout(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stdout).into_owned()
-}
-
-fn stderr(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stderr).into_owned()
-}
 
 /// Whether a kustomize can be run here; prints the skip reason when not.
 fn kustomize_available(test: &str) -> bool {

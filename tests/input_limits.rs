@@ -3,44 +3,13 @@
 //! or a clear error, never a crash (101, 134), a hang or unbounded memory.
 
 use std::path::Path;
-use std::process::{Command, Output, Stdio};
-use std::time::{Duration, Instant};
+use std::process::{Command, Output};
 
-const BIN: &str = env!("CARGO_BIN_EXE_kubectl-karmada_policy");
+#[path = "support/run.rs"]
+mod run;
+use run::{run_piped_within_60s, BIN};
 
 const CONFIG_MAP: &str = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: fine\n";
-
-/// Runs the binary in `dir` with `stdin`; fails the test if it runs longer than 60 s.
-fn run_in(dir: &Path, args: &[&str], stdin: Option<&[u8]>) -> Output {
-    let mut child = Command::new(BIN)
-        .args(args)
-        .current_dir(dir)
-        .env("NO_COLOR", "1")
-        .stdin(if stdin.is_some() {
-            Stdio::piped()
-        } else {
-            Stdio::null()
-        })
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("run the binary");
-    if let Some(bytes) = stdin {
-        use std::io::Write;
-        let _ = child.stdin.take().expect("stdin").write_all(bytes);
-    }
-    let start = Instant::now();
-    loop {
-        if child.try_wait().expect("wait").is_some() {
-            return child.wait_with_output().expect("output");
-        }
-        if start.elapsed() > Duration::from_secs(60) {
-            let _ = child.kill();
-            panic!("{args:?} hung for 60 s");
-        }
-        std::thread::sleep(Duration::from_millis(20));
-    }
-}
 
 fn text(o: &Output) -> (String, String) {
     (
@@ -51,7 +20,7 @@ fn text(o: &Output) -> (String, String) {
 
 /// `lint -o json` findings of `dir/name`, with the exit code (0 or 1 asserted).
 fn lint_json(dir: &Path, name: &str) -> (i32, Vec<serde_json::Value>) {
-    let o = run_in(dir, &["lint", "-o", "json", name], None);
+    let o = run_piped_within_60s(Some(dir), &["lint", "-o", "json", name], None);
     let (out, err) = text(&o);
     let code = o.status.code().unwrap_or(-1);
     assert!(matches!(code, 0 | 1), "exit {code:?}: {err}");
@@ -143,7 +112,7 @@ fn a_walk_skips_fifos_devices_and_dangling_links_with_a_note() {
     }
     std::os::unix::fs::symlink("/dev/zero", root.join("m/zero.yaml")).unwrap();
     std::os::unix::fs::symlink(root.join("m/gone.yaml"), root.join("m/dangling.yaml")).unwrap();
-    let o = run_in(root, &["lint", "m"], None);
+    let o = run_piped_within_60s(Some(root), &["lint", "m"], None);
     let (out, err) = text(&o);
     assert_eq!(o.status.code(), Some(0), "{out}{err}");
     assert!(out.contains("in 1 file"), "{out}");
@@ -165,7 +134,7 @@ fn a_walk_skips_fifos_devices_and_dangling_links_with_a_note() {
         let fifo = fifo.clone();
         std::thread::spawn(move || std::fs::write(fifo, CONFIG_MAP).unwrap())
     };
-    let o = run_in(root, &["lint", "m/pipe.yaml"], None);
+    let o = run_piped_within_60s(Some(root), &["lint", "m/pipe.yaml"], None);
     writer.join().unwrap();
     assert_eq!(o.status.code(), Some(0), "{:?}", text(&o));
     assert!(
@@ -207,7 +176,7 @@ fn a_dangling_link_in_the_work_tree_is_a_note_for_lint_base() {
     git(&["add", "-A"]);
     git(&["commit", "-q", "-m", "base"]);
     std::os::unix::fs::symlink(root.join("gone.yaml"), root.join("dangling.yaml")).unwrap();
-    let o = run_in(root, &["lint", "--base", "main"], None);
+    let o = run_piped_within_60s(Some(root), &["lint", "--base", "main"], None);
     let (out, err) = text(&o);
     assert_eq!(o.status.code(), Some(0), "{out}{err}");
     assert!(
@@ -221,8 +190,8 @@ fn a_file_or_stdin_over_the_size_limit_is_a_clear_error() {
     let dir = tempfile::tempdir().unwrap();
     let big = format!("{CONFIG_MAP}data:\n  x: {}\n", "y".repeat(4096));
     std::fs::write(dir.path().join("big.yaml"), &big).unwrap();
-    let o = run_in(
-        dir.path(),
+    let o = run_piped_within_60s(
+        Some(dir.path()),
         &["lint", "--max-input-size", "2k", "big.yaml"],
         None,
     );
@@ -232,15 +201,15 @@ fn a_file_or_stdin_over_the_size_limit_is_a_clear_error() {
         err.contains("big.yaml: larger than the input limit of 2048 bytes"),
         "{err}"
     );
-    let o = run_in(
-        dir.path(),
+    let o = run_piped_within_60s(
+        Some(dir.path()),
         &["lint", "--max-input-size", "2k", "-"],
         Some(big.as_bytes()),
     );
     assert_eq!(o.status.code(), Some(2));
     assert!(text(&o).1.contains("<stdin>: larger than the input limit"));
     // The default (64 MiB) reads it.
-    let o = run_in(dir.path(), &["lint", "big.yaml"], None);
+    let o = run_piped_within_60s(Some(dir.path()), &["lint", "big.yaml"], None);
     assert_eq!(o.status.code(), Some(0), "{:?}", text(&o));
 }
 
@@ -250,7 +219,7 @@ fn a_long_source_line_is_cut_in_text_output() {
     // A 5 MB plain scalar with a syntax error after it.
     let text_in = format!("a: {} : b\n", "x".repeat(5 << 20));
     std::fs::write(dir.path().join("long.yaml"), text_in).unwrap();
-    let o = run_in(dir.path(), &["lint", "long.yaml"], None);
+    let o = run_piped_within_60s(Some(dir.path()), &["lint", "long.yaml"], None);
     let (out, err) = text(&o);
     assert_eq!(o.status.code(), Some(1), "{err}");
     assert!(out.len() < 4096, "{} bytes of output", out.len());
@@ -262,21 +231,25 @@ fn empty_input_is_an_error_unless_allowed() {
     let dir = tempfile::tempdir().unwrap();
     std::fs::create_dir(dir.path().join("empty")).unwrap();
     std::fs::write(dir.path().join("empty/README.md"), "nothing").unwrap();
-    let o = run_in(dir.path(), &["lint", "empty"], None);
+    let o = run_piped_within_60s(Some(dir.path()), &["lint", "empty"], None);
     assert_eq!(o.status.code(), Some(2));
     assert!(
         text(&o).1.contains("no .yaml, .yml or .json file in empty"),
         "{:?}",
         text(&o)
     );
-    let o = run_in(dir.path(), &["lint", "--allow-empty", "empty"], None);
+    let o = run_piped_within_60s(Some(dir.path()), &["lint", "--allow-empty", "empty"], None);
     assert_eq!(o.status.code(), Some(0), "{:?}", text(&o));
 
     for stdin in [&b""[..], b"\n# only a comment\n"] {
-        let o = run_in(dir.path(), &["lint", "-"], Some(stdin));
+        let o = run_piped_within_60s(Some(dir.path()), &["lint", "-"], Some(stdin));
         assert_eq!(o.status.code(), Some(2), "{:?}", text(&o));
         assert!(text(&o).1.contains("stdin holds no Kubernetes object"));
-        let o = run_in(dir.path(), &["lint", "--allow-empty", "-"], Some(stdin));
+        let o = run_piped_within_60s(
+            Some(dir.path()),
+            &["lint", "--allow-empty", "-"],
+            Some(stdin),
+        );
         assert_eq!(o.status.code(), Some(0), "{:?}", text(&o));
     }
 }
@@ -327,7 +300,7 @@ fn a_non_utf8_path_is_named_or_linted_by_a_walk() {
         err.contains("argument `caf\u{fffd}.yaml` is not valid UTF-8"),
         "{err}"
     );
-    let o = run_in(dir.path(), &["lint", "."], None);
+    let o = run_piped_within_60s(Some(dir.path()), &["lint", "."], None);
     assert_eq!(o.status.code(), Some(0), "{:?}", text(&o));
     assert!(
         text(&o).0.contains("in 1 file (1 document"),

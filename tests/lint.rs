@@ -2,25 +2,13 @@
 //! corpus, kubectl plugin discovery.
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::Command;
 
+#[path = "support/run.rs"]
+mod run;
 mod snapshot_file;
+use run::{bin, run, stdout};
 use snapshot_file::assert_snapshot;
-
-fn bin() -> Command {
-    let mut c = Command::new(env!("CARGO_BIN_EXE_kubectl-karmada_policy"));
-    c.env_remove("NO_COLOR").env("RUST_BACKTRACE", "0");
-    c.current_dir(env!("CARGO_MANIFEST_DIR"));
-    c
-}
-
-fn run(args: &[&str]) -> Output {
-    bin().args(args).output().expect("binary runs")
-}
-
-fn stdout(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stdout).into_owned()
-}
 
 fn shared_dir() -> Option<PathBuf> {
     let p = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared");

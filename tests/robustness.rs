@@ -5,9 +5,10 @@
 //! and 2 (2 only for unreadable input, never for a file that reads).
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output, Stdio};
 
-const BIN: &str = env!("CARGO_BIN_EXE_kubectl-karmada_policy");
+#[path = "support/run.rs"]
+mod run;
+use run::run_piped;
 
 fn root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
@@ -28,30 +29,9 @@ fn files_under(dir: &Path, out: &mut Vec<PathBuf>) {
     }
 }
 
-fn run(args: &[&str], stdin: Option<&[u8]>) -> Output {
-    let mut child = Command::new(BIN)
-        .args(args)
-        .env("NO_COLOR", "1")
-        .stdin(if stdin.is_some() {
-            Stdio::piped()
-        } else {
-            Stdio::null()
-        })
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("run the binary");
-    if let Some(bytes) = stdin {
-        use std::io::Write;
-        // The binary may stop reading early; a closed pipe is not the test's failure.
-        let _ = child.stdin.take().expect("stdin").write_all(bytes);
-    }
-    child.wait_with_output().expect("wait for the binary")
-}
-
 /// Exit code and JSON findings of `lint -o json FILE`; fails the test on a panic or crash.
 fn lint_json(label: &str, args: &[&str], stdin: Option<&[u8]>) -> Vec<serde_json::Value> {
-    let o = run(args, stdin);
+    let o = run_piped(None, args, stdin);
     let stderr = String::from_utf8_lossy(&o.stderr);
     let code = o.status.code();
     assert!(
@@ -175,7 +155,7 @@ fn every_committed_fuzz_input_lints_and_explains_without_panic() {
         lint_json(&label, &["lint", "-o", "json", path], None);
         // Text and SARIF renderers read source lines back: positions must stay inside the text.
         for format in ["text", "sarif", "github"] {
-            let o = run(&["lint", "-o", format, "-"], Some(&bytes));
+            let o = run_piped(None, &["lint", "-o", format, "-"], Some(&bytes));
             assert!(
                 matches!(o.status.code(), Some(0 | 1)),
                 "{label} -o {format}: exit {:?}\n{}",
@@ -184,7 +164,7 @@ fn every_committed_fuzz_input_lints_and_explains_without_panic() {
             );
         }
         // explain over the same input: a usage error (2) when the template is absent, never 101.
-        let o = run(&["explain", "deploy/nginx", "-f", "-"], Some(&bytes));
+        let o = run_piped(None, &["explain", "deploy/nginx", "-f", "-"], Some(&bytes));
         assert!(
             matches!(o.status.code(), Some(0 | 2)),
             "{label} explain: exit {:?}\n{}",

@@ -857,8 +857,14 @@ fn rules_are_documented() {
     );
     for r in lint_schema::DOCS {
         assert!(!r.summary.is_empty() && !r.rationale.is_empty() && !r.fix.is_empty());
-        // Each rule's example is a whole manifest that triggers that rule and only that one.
-        let v = pp(r.example);
+        // Each rule's example is a whole manifest that triggers that rule and only that one
+        // against its kind's schema.
+        let kind = r
+            .example
+            .lines()
+            .find_map(|l| l.strip_prefix("kind: "))
+            .expect("the example names its kind");
+        let v = check(kind, r.example, KarmadaVersion::LATEST);
         assert!(
             !v.is_empty() && v.iter().all(|v| v.rule == r.id),
             "{}: {v:?}",

@@ -51,6 +51,17 @@ pub struct KubeSettings {
     pub concurrency: usize,
 }
 
+impl KubeSettings {
+    /// How the kube client connects.
+    pub fn connect_options(&self) -> crate::kube::ConnectOptions {
+        crate::kube::ConnectOptions {
+            kubeconfig: self.kubeconfig.clone(),
+            context: self.context.clone(),
+            request_timeout: Some(self.request_timeout),
+        }
+    }
+}
+
 impl KubeFlags {
     /// Checked only when the control plane is read (the flags are ignored with `-f`).
     pub fn settings(&self) -> Result<KubeSettings, CliError> {

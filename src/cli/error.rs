@@ -59,6 +59,14 @@ pub enum CliError {
     /// The configuration file is unreadable or invalid (exit 2).
     #[error(transparent)]
     Config(#[from] crate::lint::config::ConfigError),
+    /// `suspend`/`resume` stopped: unreadable inputs (exit 2), the control plane (exit 3), or a
+    /// check before the write (exit 1).
+    #[error(transparent)]
+    Suspend(#[from] crate::ops::suspend::RunError),
+    /// A live read of explain, preempt-check or lint --cluster: the control plane (exit 3), a
+    /// missing template (exit 2) or the runtime (exit 1).
+    #[error(transparent)]
+    Session(#[from] crate::source::session::SessionError),
     /// An output file (`-o FORMAT=FILE`) could not be written (exit 2).
     #[error("{path}: cannot write: {source}")]
     WriteOutput {
@@ -86,6 +94,12 @@ impl CliError {
         match self {
             CliError::Api(_) => Exit::Api,
             CliError::Failure(_) => Exit::Failure,
+            CliError::Suspend(e) if e.is_usage() => Exit::Usage,
+            CliError::Suspend(e) if e.is_api() => Exit::Api,
+            CliError::Suspend(_) => Exit::Failure,
+            CliError::Session(e) if e.is_api() => Exit::Api,
+            CliError::Session(crate::source::session::SessionError::NotFound(_)) => Exit::Usage,
+            CliError::Session(_) => Exit::Failure,
             CliError::Usage(_)
             | CliError::Io(_)
             | CliError::Input(_)

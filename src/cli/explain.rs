@@ -5,28 +5,18 @@ use clap::Args as ClapArgs;
 use super::args::{EngineSettings, KubeFlags};
 use super::common::{read_inputs, stdout_color, warn_problems, write_stdout, Inputs};
 use super::error::{CliError, Exit};
+use crate::engine::chain::{self, ChainInput, Readable};
 use crate::engine::claim::Filters;
 use crate::engine::explain_inputs::{self, Wanted};
 use crate::engine::state::{Options, State, UnknownClaimers};
+use crate::model::cluster::Cluster;
 use crate::model::{group_of, kinds, Inventory, PolicyKind, POLICY_GROUP};
-use crate::output::format::{render_explain, render_policy_view, Delivered, ExplainFormat};
+use crate::output::format::{
+    render_explain, render_policy_view, Delivered, ExplainFormat, LiveChain,
+};
+use crate::source::live::{karmada, Read};
 use crate::source::prefilter::DocHead;
-
-pub const EXAMPLES: &str = "\
-Examples:
-  # Which policy claims deploy/nginx in these manifests, and why
-  kubectl karmada-policy explain deploy/nginx -n web -f manifests/
-  # The same against the control plane of the current kubeconfig context
-  kubectl karmada-policy explain deploy/nginx -n web
-  # As JSON, or the candidates as a graph
-  kubectl karmada-policy explain cm/settings -f manifests/ -o json
-  kubectl karmada-policy explain deploy/nginx -f manifests/ --graph mermaid";
-
-pub const AFTER_HELP: &str = "\
-Exit codes:
-  0  success
-  2  usage error, unreadable input or an unknown template
-  3  API or authentication failure (live mode)";
+use crate::source::session::{cluster_names, find, Session, TemplateReads};
 
 #[derive(Debug, ClapArgs)]
 pub struct Args {
@@ -147,15 +137,7 @@ pub fn run(args: Args) -> Result<Exit, CliError> {
         return explain_policy(&args, kind, name, engine);
     }
     if args.files.is_empty() {
-        return super::live::explain(&super::live::ExplainRequest {
-            kube: &args.kube,
-            ty,
-            name,
-            namespace: args.namespace.as_deref(),
-            format: ExplainFormat::from_flags(&args.output, args.graph.as_deref()),
-            engine,
-            clusters: &args.clusters,
-        });
+        return explain_live(&args, ty, name, engine);
     }
     explain_files(&args, ty, name, engine)
 }
@@ -168,12 +150,7 @@ fn explain_files(
     engine: EngineSettings,
 ) -> Result<Exit, CliError> {
     let namespace = args.namespace.as_deref().unwrap_or("default");
-    let options = Options {
-        gates: engine.gates,
-        filters: Filters::default(),
-        version: engine.version,
-        unknown_claimers: UnknownClaimers::Stale,
-    };
+    let options = options(engine, UnknownClaimers::Stale);
     // Only the Karmada objects (PPs of the template's namespace) and the documents named like
     // the template are parsed (issue 8: a large repository is mostly other templates); the
     // skipped templates still count among the kinds TYPE resolves against. Stdin cannot be
@@ -222,7 +199,8 @@ fn explain_files(
         .and_then(|d| inv.documents.get(d))
         .map(|d| d.full_tree().to_json())
         .unwrap_or_default();
-    let delivery = file_delivery(inv, &state, &decision, &template, &args.clusters);
+    let delivery =
+        crate::engine::delivery::from_files(inv, &state, &decision, &template, &args.clusters);
     let delivered = Delivered {
         template: &template,
         delivery: &delivery,
@@ -231,39 +209,6 @@ fn explain_files(
     let out = render_explain(format, &decision, None, &delivered, stdout_color());
     write_stdout(&out)?;
     Ok(Exit::Ok)
-}
-
-/// Placement and overrides from the files: the eventual owner's placement over the Cluster
-/// objects of the inputs, and the override chain for the chosen or selected clusters.
-fn file_delivery(
-    inv: &Inventory,
-    state: &State,
-    decision: &crate::engine::explain::Explanation,
-    template: &serde_json::Value,
-    chosen: &[String],
-) -> crate::engine::delivery::Delivery {
-    let clusters = crate::model::cluster::Cluster::from_inventory(inv);
-    let overrides: Vec<&crate::model::OverridePolicy> = inv.overrides().collect();
-    let placement = decision
-        .eventual
-        .as_ref()
-        .and_then(|o| state.find_policy(o))
-        .and_then(|p| state.policy(p).spec.placement.as_ref());
-    let tpl = &state.templates[decision.template];
-    crate::engine::delivery::deliver(&crate::engine::delivery::DeliveryInput {
-        template,
-        placement,
-        clusters: &clusters,
-        overrides: &overrides,
-        binding: crate::engine::placement::BindingView {
-            api_version: &tpl.api_version,
-            kind: &tpl.kind,
-            workload: crate::engine::delivery::is_workload(template),
-            ..Default::default()
-        },
-        bound: None,
-        chosen,
-    })
 }
 
 /// Whether TYPE names PropagationPolicy or ClusterPropagationPolicy (`pp`, `cpp`, plurals,
@@ -290,12 +235,7 @@ fn explain_policy(
     }
     let namespace = args.namespace.as_deref().unwrap_or("default");
     let inv = read_inputs(&args.files, namespace)?;
-    let options = Options {
-        gates: engine.gates,
-        filters: Filters::default(),
-        version: engine.version,
-        unknown_claimers: UnknownClaimers::Stale,
-    };
+    let options = options(engine, UnknownClaimers::Stale);
     let state = State::from_inventory(&inv, options);
     let wanted = match kind {
         PolicyKind::PropagationPolicy => crate::model::PolicyRef::pp(namespace, name),
@@ -330,4 +270,139 @@ fn explain_policy(
     let out = render_policy_view(format, &e, placement.as_ref());
     write_stdout(&out)?;
     Ok(Exit::Ok)
+}
+
+/// `explain TYPE/NAME` against the control plane: the template, then what its decision and
+/// chain read ([`TemplateReads`]), then the same engine and renderers as with manifests.
+fn explain_live(
+    args: &Args,
+    ty: &str,
+    name: &str,
+    engine: EngineSettings,
+) -> Result<Exit, CliError> {
+    let settings = args.kube.settings()?;
+    let mut s = Session::connect(&settings.connect_options(), settings.concurrency)?;
+    let rt = s.discovered.resolve(ty).map_err(CliError::usage)?;
+    if rt.info().is_karmada() {
+        return Err(CliError::usage(format!(
+            "{} is a Karmada object, not a resource template: explain takes a template such as deploy/nginx",
+            rt.display()
+        )));
+    }
+    let context_ns = s.namespace().to_string();
+    let target = TemplateReads {
+        name,
+        ns: args.namespace.as_deref().unwrap_or(&context_ns),
+        rt,
+    };
+    let mut reads = s.read(target.requests())?;
+    let template = target.template(&reads[0])?;
+    // The binding of the template, then its Works by the binding's permanent-id (one list).
+    let binding = target.binding(&reads);
+    if let Some(b) = &binding {
+        reads.extend(s.read(vec![target.works_request(b)])?);
+    }
+    let format = ExplainFormat::from_flags(&args.output, args.graph.as_deref());
+    // The text shows the notes; the other formats leave them to stderr.
+    if format != ExplainFormat::Text {
+        s.warn_notes();
+    }
+    let out = render_live(
+        &target,
+        &reads,
+        binding.as_ref(),
+        &template,
+        engine,
+        args,
+        &s.notes,
+    )?;
+    write_stdout(&out)?;
+    Ok(Exit::Ok)
+}
+
+/// The engine over the live reads around the template, rendered.
+fn render_live(
+    target: &TemplateReads<'_>,
+    reads: &[Read],
+    binding: Option<&serde_json::Value>,
+    template: &serde_json::Value,
+    engine: EngineSettings,
+    args: &Args,
+    notes: &[String],
+) -> Result<String, CliError> {
+    let [policies, bindings, works, clusters_ok] = target.readable(reads, binding.is_some());
+    let readable = Readable {
+        policies,
+        bindings,
+        works,
+        clusters: clusters_ok,
+    };
+    let cluster_read = find(reads, &karmada::cluster());
+    let cluster_objects: Vec<Cluster> = cluster_read
+        .map(|r| r.items())
+        .unwrap_or(&[])
+        .iter()
+        .map(Cluster::from_object)
+        .collect();
+    let inv = Inventory::from_documents(target.documents(reads, binding), target.ns);
+    let unknown_claimers = if policies {
+        // Every policy read: a claim naming a missing policy is stale (§4.2).
+        UnknownClaimers::Stale
+    } else {
+        UnknownClaimers::AssumeExisting
+    };
+    let state = State::from_inventory(&inv, options(engine, unknown_claimers));
+    let api_version = template["apiVersion"].as_str().unwrap_or("");
+    let t = state
+        .find_template(
+            api_version,
+            &target.rt.kind,
+            target.template_ns(),
+            target.name,
+        )
+        .ok_or_else(|| CliError::failure("the template read did not classify as a template"))?;
+    let e = crate::engine::explain::explain(&state, t);
+    let chain = chain::diagnose(&ChainInput {
+        state: &state,
+        template: t,
+        explanation: &e,
+        bindings: inv.bindings().collect(),
+        works: inv.works().collect(),
+        clusters: cluster_names(cluster_read),
+        readable,
+    });
+    let delivery = crate::engine::delivery::from_live_binding(
+        &state,
+        &e,
+        template,
+        binding,
+        &inv,
+        &cluster_objects,
+        &args.clusters,
+    );
+    let live = LiveChain {
+        chain: &chain,
+        notes,
+    };
+    let delivered = Delivered {
+        template,
+        delivery: &delivery,
+    };
+    let format = ExplainFormat::from_flags(&args.output, args.graph.as_deref());
+    Ok(render_explain(
+        format,
+        &e,
+        Some(&live),
+        &delivered,
+        stdout_color(),
+    ))
+}
+
+fn options(engine: EngineSettings, unknown_claimers: UnknownClaimers) -> Options {
+    Options {
+        gates: engine.gates,
+        filters: Filters::default(),
+        version: engine.version,
+        unknown_claimers,
+    }
 }

@@ -14,46 +14,7 @@ use crate::model::KarmadaVersion;
 use crate::output::format::{parse_outputs, render_lint, LintReport, OutputSpec};
 use crate::output::{self, Summary};
 use crate::source::files;
-
-pub const EXAMPLES: &str = "\
-Examples:
-  # Files and directories (recursive over .yaml, .yml and .json), or - for stdin
-  kubectl karmada-policy lint deploy/ policies/
-  helm template charts/app | kubectl karmada-policy lint -
-  # Several formats in one run; fail on warnings too
-  kubectl karmada-policy lint -o text -o sarif=lint.sarif --fail-on warning .
-  # Only what a pull request changes, against its base
-  kubectl karmada-policy lint --base origin/main
-  # The policies of the live control plane
-  kubectl karmada-policy lint --cluster
-  # Every rule, and one rule's documentation
-  kubectl karmada-policy lint --list-rules
-  kubectl karmada-policy lint --explain preemption-requires-name";
-
-pub const AFTER_HELP: &str = "\
-Output:
-  -o text|json|sarif|github|junit, repeatable; FORMAT=FILE writes that format to a file,
-  e.g. `-o text -o sarif=lint.sarif -o junit=lint.xml`. At most one format goes to stdout.
-  junit: JUnit XML (GitLab, Jenkins, Azure), one test case per rule and object.
-
-Configuration:
-  .karmada-policy.yaml is looked up from the current directory upwards (or --config):
-  rule severities or `off`, feature gates, Karmada version, known clusters, ignored paths.
-  An object can silence a rule for itself with the annotation
-  `karmada-policy.io/ignore: \"RULE-ID: reason\"` (a reason is required).
-
-Git:
-  --rev REV lints a revision's tree, --staged the index (pre-commit), without touching either;
-  --base REV compares with the merge base of REV and HEAD: new findings only (--all-findings
-  for every one), ownership changes of templates, updates Karmada rejects (schedulerName,
-  permanent-id). Files are named by their path in the repository. In these modes
-  `suspension-age` warns about suspensions older than maxSuspensionAge (blame).
-
-Exit codes:
-  0  nothing at or above --fail-on (default: error)
-  1  findings at or above --fail-on
-  2  usage error, bad configuration or unreadable input; not a git repository, an unknown
-     revision or a shallow clone without the base (git modes)";
+use crate::source::session::Session;
 
 #[derive(Debug, ClapArgs)]
 pub struct Args {
@@ -223,9 +184,7 @@ pub fn run(args: Args) -> Result<Exit, CliError> {
                 "--cluster reads the control plane: drop the PATHs",
             ));
         }
-        let (findings, summary) = super::live::lint(&args.kube, &opts)?;
-        write_outputs(&outputs, &findings, &findings, None, &summary)?;
-        return Ok(exit_for(&findings, threshold));
+        return run_cluster(&args, &opts, &outputs, threshold);
     }
     if args.parse_only {
         return parse_only(&args.paths, &ignore);
@@ -268,6 +227,28 @@ pub fn run(args: Args) -> Result<Exit, CliError> {
     // of a large run; the OS takes it all back.
     std::mem::forget(linted);
     Ok(if failed { Exit::Failure } else { Exit::Ok })
+}
+
+/// `--cluster`: the live policies and the templates they select.
+fn run_cluster(
+    args: &Args,
+    opts: &LintOptions,
+    outputs: &[OutputSpec],
+    threshold: Option<Severity>,
+) -> Result<Exit, CliError> {
+    let settings = args.kube.settings()?;
+    let mut session = Session::connect(&settings.connect_options(), settings.concurrency)?;
+    let linted = lint::live::lint_cluster(&mut session, opts)?;
+    // Each live object is its own source (named by its reference).
+    let mut summary = Summary {
+        files: linted.documents,
+        documents: linted.documents,
+        policies: linted.policies,
+        ..Summary::default()
+    };
+    summary.count(&linted.findings);
+    write_outputs(outputs, &linted.findings, &linted.findings, None, &summary)?;
+    Ok(exit_for(&linted.findings, threshold))
 }
 
 /// Whether stdin was among the inputs and gave neither a document nor a finding (empty, or

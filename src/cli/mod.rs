@@ -5,9 +5,7 @@ pub mod common;
 pub mod completion;
 pub mod error;
 pub mod explain;
-pub mod freeze;
 pub mod lint;
-pub mod live;
 pub mod man;
 pub mod preempt_check;
 pub mod suspend;
@@ -17,23 +15,9 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 
+use crate::output::help;
+
 pub use error::{CliError, Exit};
-
-/// kubectl's help layout for every subcommand: description, Examples, options, usage, then
-/// the sections of `after_help` (exit codes last).
-const HELP_TEMPLATE: &str = "\
-{about-with-newline}
-{before-help}{all-args}
-
-{usage-heading} {usage}{after-help}";
-
-const EXIT_CODES: &str = "\
-Exit codes:
-  0  success: nothing at or above the failure threshold
-  1  findings at or above --fail-on (lint), blocked takeovers with --fail-on-blocked
-     (preempt-check), or some objects failed (suspend/resume)
-  2  usage error or unreadable input
-  3  API or authentication failure (live mode)";
 
 /// Lint, explain and operate Karmada propagation policies.
 #[derive(Debug, Parser)]
@@ -42,7 +26,7 @@ Exit codes:
     bin_name = "kubectl karmada-policy",
     version,
     about = "Lint, explain and operate Karmada PropagationPolicies and ClusterPropagationPolicies",
-    after_help = EXIT_CODES,
+    after_help = help::EXIT_CODES,
     propagate_version = true
 )]
 pub struct Cli {
@@ -68,36 +52,36 @@ pub struct Cli {
 pub enum Command {
     /// Check manifests for invalid policies, overlaps, silent non-preemption and suspension
     /// that stalls failover.
-    #[command(help_template = HELP_TEMPLATE, before_help = lint::EXAMPLES, after_help = lint::AFTER_HELP)]
+    #[command(help_template = help::HELP_TEMPLATE, before_help = help::LINT_EXAMPLES, after_help = help::LINT_AFTER_HELP)]
     Lint(lint::Args),
     /// For one resource template: every candidate policy, the ranking, and the owner now and later.
-    #[command(help_template = HELP_TEMPLATE, before_help = explain::EXAMPLES, after_help = explain::AFTER_HELP)]
+    #[command(help_template = help::HELP_TEMPLATE, before_help = help::EXPLAIN_EXAMPLES, after_help = help::EXPLAIN_AFTER_HELP)]
     Explain(explain::Args),
     /// What applying or deleting policies would do: which templates move, which don't and why.
     #[command(
         name = "preempt-check",
-        help_template = HELP_TEMPLATE,
-        before_help = preempt_check::EXAMPLES,
-        after_help = preempt_check::AFTER_HELP
+        help_template = help::HELP_TEMPLATE,
+        before_help = help::PREEMPT_CHECK_EXAMPLES,
+        after_help = help::PREEMPT_CHECK_AFTER_HELP
     )]
     PreemptCheck(preempt_check::Args),
     /// Pause dispatching of policies (all clusters, or --clusters), live or in manifest files (-f).
-    #[command(help_template = HELP_TEMPLATE, before_help = suspend::SUSPEND_EXAMPLES, after_help = suspend::AFTER_HELP)]
+    #[command(help_template = help::HELP_TEMPLATE, before_help = help::SUSPEND_EXAMPLES, after_help = help::SUSPEND_AFTER_HELP)]
     Suspend(suspend::Args),
     /// Resume dispatching of policies (all clusters, or --clusters), live or in manifest files (-f).
     // --force only overrides the failover check of suspending: resume has nothing to force.
     #[command(
-        help_template = HELP_TEMPLATE,
-        before_help = suspend::RESUME_EXAMPLES,
-        after_help = suspend::AFTER_HELP,
+        help_template = help::HELP_TEMPLATE,
+        before_help = help::RESUME_EXAMPLES,
+        after_help = help::SUSPEND_AFTER_HELP,
         mut_arg("force", |a| a.hide(true))
     )]
     Resume(suspend::Args),
     /// Print a shell completion script, or install kubectl's plugin completion shim.
-    #[command(help_template = HELP_TEMPLATE, before_help = completion::EXAMPLES, after_help = completion::AFTER_HELP)]
+    #[command(help_template = help::HELP_TEMPLATE, before_help = help::COMPLETION_EXAMPLES, after_help = help::COMPLETION_AFTER_HELP)]
     Completion(completion::Args),
     /// Print the version, git commit, build date and the Karmada release whose rules apply.
-    #[command(help_template = HELP_TEMPLATE, before_help = version::EXAMPLES, after_help = version::AFTER_HELP)]
+    #[command(help_template = help::HELP_TEMPLATE, before_help = help::VERSION_EXAMPLES, after_help = help::VERSION_AFTER_HELP)]
     Version(version::Args),
     /// Write one man page per command into a directory (release builds).
     #[command(hide = true)]

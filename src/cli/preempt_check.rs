@@ -10,25 +10,11 @@ use super::error::{CliError, Exit};
 use crate::engine::claim::Filters;
 use crate::engine::simulate::{check, Change, ChangeError};
 use crate::engine::state::{Options, State, UnknownClaimers};
-use crate::model::{kinds, Object};
+use crate::model::kinds::{self, selected_kinds};
+use crate::model::{Inventory, Object, Policy};
 use crate::output::format::render_preempt_check;
-
-pub const EXAMPLES: &str = "\
-Examples:
-  # What applying takeover.yaml would move, with preemption enabled
-  kubectl karmada-policy preempt-check -f state/ --apply takeover.yaml \\
-    --feature-gates PropagationPolicyPreemption=true
-  # Deleting a policy, then applying its replacement (in this order)
-  kubectl karmada-policy preempt-check -f state/ --delete pp/web/old --apply new.yaml
-  # In CI: fail when a takeover would be blocked
-  kubectl karmada-policy preempt-check -f state/ --apply takeover.yaml --fail-on-blocked";
-
-pub const AFTER_HELP: &str = "\
-Exit codes:
-  0  success
-  1  a takeover is blocked and --fail-on-blocked is set
-  2  usage error or unreadable input
-  3  API or authentication failure (live mode)";
+use crate::source::live::{self, karmada, Discovered, ResourceType};
+use crate::source::session::{all_ok, Session};
 
 /// The flags. `--apply` and `--delete` interleave, so their relative order is read from the
 /// argument indices, which clap's derive does not expose: the clap traits are written by hand.
@@ -160,12 +146,7 @@ pub fn run(args: Args) -> Result<Exit, CliError> {
         args.karmada_version.as_deref(),
     )?;
     if args.files.is_empty() {
-        let (state, changes) = super::live::preempt_check(
-            &args.kube,
-            args.namespace.as_deref(),
-            &args.changes,
-            engine,
-        )?;
+        let (state, changes) = live_state(&args, engine)?;
         return report(state, changes, &args, "in the control plane");
     }
     let namespace = args.namespace.as_deref().unwrap_or("default");
@@ -227,4 +208,122 @@ fn report(state: State, changes: Vec<Change>, args: &Args, where_: &str) -> Resu
         return Ok(Exit::Failure);
     }
     Ok(Exit::Ok)
+}
+
+/// The live state and the changes of `preempt-check --apply FILE / --delete TYPE/[NS/]NAME`.
+/// Nothing is written: the changes run in the engine only.
+fn live_state(args: &Args, engine: EngineSettings) -> Result<(State, Vec<Change>), CliError> {
+    let settings = args.kube.settings()?;
+    let connect = || Session::connect(&settings.connect_options(), settings.concurrency);
+    // Without -n the namespace is the kubeconfig context's, which needs the connection.
+    let mut session = None;
+    let namespace = match args.namespace.as_deref() {
+        Some(n) => n.to_string(),
+        None => {
+            let s = connect()?;
+            let n = s.namespace().to_string();
+            session = Some(s);
+            n
+        }
+    };
+    // The changes next: a bad file or target is a usage error before any list request.
+    let (applied, changes) = read_changes(&args.changes, &namespace)?;
+    let mut s = match session {
+        Some(s) => s,
+        None => connect()?,
+    };
+    let base = [
+        karmada::pp(),
+        karmada::cpp(),
+        karmada::op(),
+        karmada::cop(),
+        karmada::rb(),
+        karmada::crb(),
+    ];
+    let reads = s.list_all(base.iter().cloned())?;
+    let policy_docs = live::documents(&reads[..2]);
+    let policies = Inventory::from_documents(policy_docs, "default");
+    let kinds = touched_kinds(&policies, &applied, &changes, &s.discovered);
+    let template_reads = s.list_all(kinds)?;
+    s.warn_notes();
+    let complete = all_ok(&reads, &base[..2]);
+    let docs = live::documents(reads.iter().chain(&template_reads));
+    let inv = Inventory::from_documents(docs, "default");
+    let unknown_claimers = if complete {
+        // With every policy read, a claim naming a missing policy is stale (§4.2).
+        UnknownClaimers::Stale
+    } else {
+        UnknownClaimers::AssumeExisting
+    };
+    let state = State::from_inventory(
+        &inv,
+        Options {
+            gates: engine.gates,
+            filters: Filters::default(),
+            version: engine.version,
+            unknown_claimers,
+        },
+    );
+    Ok((state, changes))
+}
+
+/// The policies `--apply` files hold and the changes, in command-line order.
+fn read_changes(
+    change_args: &[ChangeArg],
+    namespace: &str,
+) -> Result<(Vec<Policy>, Vec<Change>), CliError> {
+    let mut applied: Vec<Policy> = Vec::new();
+    let mut changes = Vec::new();
+    for c in change_args {
+        match c {
+            ChangeArg::Apply(file) => {
+                let inv = read_inputs(std::slice::from_ref(file), namespace)?;
+                let before = applied.len();
+                for o in inv.objects {
+                    if let Object::Policy(p) = o {
+                        applied.push((*p).clone());
+                        changes.push(Change::Apply(p));
+                    }
+                }
+                if applied.len() == before {
+                    return Err(CliError::usage(format!(
+                        "{file}: no PropagationPolicy or ClusterPropagationPolicy to apply"
+                    )));
+                }
+            }
+            ChangeArg::Delete(target) => changes.push(Change::Delete(kinds::policy_ref(
+                target,
+                namespace,
+                &Inventory::default(),
+            )?)),
+        }
+    }
+    Ok((applied, changes))
+}
+
+/// Templates to list: the kinds the changed policies select, before and after the change.
+fn touched_kinds(
+    policies: &Inventory,
+    applied: &[Policy],
+    changes: &[Change],
+    d: &Discovered,
+) -> Vec<ResourceType> {
+    let deleted: Vec<&crate::model::PolicyRef> = changes
+        .iter()
+        .filter_map(|c| match c {
+            Change::Delete(r) => Some(r),
+            Change::Apply(_) => None,
+        })
+        .collect();
+    let touched = policies.policies().filter(|p| {
+        let r = p.reference();
+        deleted.contains(&&r) || applied.iter().any(|a| a.reference() == r)
+    });
+    let mut kinds = selected_kinds(touched, d);
+    for k in selected_kinds(applied.iter(), d) {
+        if !kinds.contains(&k) {
+            kinds.push(k);
+        }
+    }
+    kinds
 }

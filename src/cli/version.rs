@@ -6,15 +6,6 @@ use serde_json::json;
 use super::common::{write_stdout, CliError, Exit};
 use crate::model::KarmadaVersion;
 
-pub const EXAMPLES: &str = "\
-Examples:
-  kubectl karmada-policy version
-  kubectl karmada-policy version -o json";
-
-pub const AFTER_HELP: &str = "\
-Exit codes:
-  0  success";
-
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
 pub enum Format {
     Text,

@@ -20,8 +20,7 @@ use super::simulate::BlockReason;
 use super::state::State;
 
 /// The labels that tie a Work to its binding (`pkg/util/names`, Karmada ≥ 1.8).
-pub const RB_ID_LABEL: &str = "resourcebinding.karmada.io/permanent-id";
-pub const CRB_ID_LABEL: &str = "clusterresourcebinding.karmada.io/permanent-id";
+pub use crate::kube::kinds::{CRB_ID_LABEL, RB_ID_LABEL};
 /// The annotations naming the binding on a Work.
 pub const RB_NAME_ANNOTATION: &str = "resourcebinding.karmada.io/name";
 pub const RB_NAMESPACE_ANNOTATION: &str = "resourcebinding.karmada.io/namespace";

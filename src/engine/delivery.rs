@@ -99,3 +99,91 @@ pub fn is_workload(template: &Value) -> bool {
         _ => replicas.is_some_and(|r| r > 0),
     }
 }
+
+/// Placement and overrides against the control plane: the binding's scheduling state (its
+/// clusters skip two filters, its eviction tasks and observed affinity term count) and its
+/// clusters as the default override targets.
+pub fn from_live_binding(
+    state: &crate::engine::state::State,
+    e: &crate::engine::explain::Explanation,
+    template: &serde_json::Value,
+    binding: Option<&serde_json::Value>,
+    inv: &crate::model::Inventory,
+    clusters: &[Cluster],
+    chosen: &[String],
+) -> Delivery {
+    let names = |v: Option<&serde_json::Value>, key: &str| -> Vec<String> {
+        v.and_then(serde_json::Value::as_array)
+            .into_iter()
+            .flatten()
+            .filter_map(|x| x[key].as_str().map(str::to_string))
+            .collect()
+    };
+    let bound = binding.map(|b| names(b.pointer("/spec/clusters"), "name"));
+    let evicting = names(
+        binding.and_then(|b| b.pointer("/spec/gracefulEvictionTasks")),
+        "fromCluster",
+    );
+    let observed = binding.and_then(|b| {
+        b.pointer("/status/schedulerObservedAffinityName")
+            .and_then(serde_json::Value::as_str)
+    });
+    let placement = e
+        .eventual
+        .as_ref()
+        .and_then(|o| state.find_policy(o))
+        .and_then(|p| state.policy(p).spec.placement.as_ref());
+    let overrides: Vec<&OverridePolicy> = inv.overrides().collect();
+    let tpl = &state.templates[e.template];
+    let scheduled = bound.clone().unwrap_or_default();
+    deliver(&DeliveryInput {
+        template,
+        placement,
+        clusters,
+        overrides: &overrides,
+        binding: BindingView {
+            api_version: &tpl.api_version,
+            kind: &tpl.kind,
+            scheduled: &scheduled,
+            evicting: &evicting,
+            observed_affinity: observed,
+            workload: is_workload(template),
+        },
+        bound: bound.as_deref(),
+        chosen,
+    })
+}
+
+/// Placement and overrides from the files: the eventual owner's placement over the Cluster
+/// objects of the inputs, and the override chain for the chosen or selected clusters (no
+/// binding: nothing is scheduled yet).
+pub fn from_files(
+    inv: &crate::model::Inventory,
+    state: &crate::engine::state::State,
+    decision: &crate::engine::explain::Explanation,
+    template: &serde_json::Value,
+    chosen: &[String],
+) -> Delivery {
+    let clusters = Cluster::from_inventory(inv);
+    let overrides: Vec<&OverridePolicy> = inv.overrides().collect();
+    let placement = decision
+        .eventual
+        .as_ref()
+        .and_then(|o| state.find_policy(o))
+        .and_then(|p| state.policy(p).spec.placement.as_ref());
+    let tpl = &state.templates[decision.template];
+    deliver(&DeliveryInput {
+        template,
+        placement,
+        clusters: &clusters,
+        overrides: &overrides,
+        binding: BindingView {
+            api_version: &tpl.api_version,
+            kind: &tpl.kind,
+            workload: is_workload(template),
+            ..Default::default()
+        },
+        bound: None,
+        chosen,
+    })
+}

@@ -297,18 +297,7 @@ impl Kept {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::source::{load, Source};
-
-    fn inventory(name: &str, text: &str) -> Inventory {
-        let mut l = load(Source::new(name, text));
-        Inventory::from_documents(std::mem::take(&mut l.documents), "default")
-    }
-
-    fn pp(name: &str, extra: &str) -> String {
-        format!(
-            "---\napiVersion: policy.karmada.io/v1alpha1\nkind: PropagationPolicy\nmetadata:\n  name: {name}\n  namespace: default\nspec:\n{extra}  resourceSelectors:\n    - apiVersion: apps/v1\n      kind: Deployment\n      name: nginx\n"
-        )
-    }
+    use crate::model::test_support::{inventory, pp};
 
     const NGINX: &str = "---\napiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: nginx\n  namespace: default\n";
 

@@ -100,6 +100,11 @@ pub const CLUSTER: KarmadaKind = karmada(
     false,
 );
 
+/// The label Karmada puts on a ResourceBinding (and its Works) with the binding's permanent id.
+pub const RB_ID_LABEL: &str = "resourcebinding.karmada.io/permanent-id";
+/// The same for a ClusterResourceBinding.
+pub const CRB_ID_LABEL: &str = "clusterresourcebinding.karmada.io/permanent-id";
+
 /// Every Karmada kind this tool reads or writes, in the order type resolution lists them.
 pub const KARMADA: &[KarmadaKind] = &[
     PROPAGATION_POLICY,

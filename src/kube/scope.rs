@@ -3,7 +3,8 @@
 //! taken as namespaced (a custom resource is namespaced unless its CRD says otherwise, which is
 //! the common case).
 
-/// `(group, kind)` pairs that are cluster-scoped.
+/// `(group, kind)` pairs that are cluster-scoped, besides the cluster-scoped kinds of the one
+/// table of Karmada kinds ([`super::kinds::KARMADA`]), which [`is_namespaced`] reads too.
 const CLUSTER_SCOPED: &[(&str, &str)] = &[
     ("", "Namespace"),
     ("", "Node"),
@@ -50,11 +51,7 @@ const CLUSTER_SCOPED: &[(&str, &str)] = &[
     ("snapshot.storage.k8s.io", "VolumeSnapshotClass"),
     ("snapshot.storage.k8s.io", "VolumeSnapshotContent"),
     ("gateway.networking.k8s.io", "GatewayClass"),
-    ("cluster.karmada.io", "Cluster"),
-    ("policy.karmada.io", "ClusterPropagationPolicy"),
-    ("policy.karmada.io", "ClusterOverridePolicy"),
     ("policy.karmada.io", "ClusterTaintPolicy"),
-    ("work.karmada.io", "ClusterResourceBinding"),
     ("config.karmada.io", "ResourceInterpreterCustomization"),
     (
         "config.karmada.io",
@@ -68,12 +65,21 @@ const CLUSTER_SCOPED: &[(&str, &str)] = &[
 pub fn is_namespaced(api_version: &str, kind: &str) -> bool {
     // Asked for every document: the kinds first, by hash, as most are in no pair.
     static KINDS: std::sync::LazyLock<std::collections::HashSet<&str>> =
-        std::sync::LazyLock::new(|| CLUSTER_SCOPED.iter().map(|&(_, k)| k).collect());
+        std::sync::LazyLock::new(|| cluster_scoped().map(|(_, k)| k).collect());
     if !KINDS.contains(kind) {
         return true;
     }
     let group = api_version.rsplit_once('/').map_or("", |(g, _)| g);
-    !CLUSTER_SCOPED.iter().any(|&(g, k)| g == group && k == kind)
+    !cluster_scoped().any(|(g, k)| g == group && k == kind)
+}
+
+/// Every cluster-scoped `(group, kind)`: the list above and Karmada's from the kinds table.
+fn cluster_scoped() -> impl Iterator<Item = (&'static str, &'static str)> {
+    let karmada = super::kinds::KARMADA
+        .iter()
+        .filter(|k| !k.namespaced)
+        .map(|k| (k.group, k.kind));
+    CLUSTER_SCOPED.iter().copied().chain(karmada)
 }
 
 #[cfg(test)]
@@ -91,6 +97,14 @@ mod tests {
             "policy.karmada.io/v1alpha1",
             "ClusterPropagationPolicy"
         ));
+        for k in super::super::kinds::KARMADA {
+            assert_eq!(
+                is_namespaced(&k.api_version(), k.kind),
+                k.namespaced,
+                "{}",
+                k.kind
+            );
+        }
         assert!(is_namespaced("apps/v1", "Deployment"));
         assert!(is_namespaced("example.com/v1", "Widget"));
     }

@@ -7,6 +7,7 @@ pub mod config;
 pub mod finding;
 pub mod git;
 pub mod gitops;
+pub mod live;
 pub mod phase;
 pub mod registry;
 pub mod rule;

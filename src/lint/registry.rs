@@ -6,7 +6,7 @@ use super::analysis::Analysis;
 use super::finding::Finding;
 use super::phase::{Check, History, Identities, Objects, Rule};
 use super::rule::RuleDoc;
-use super::rules::{self, RULES};
+use super::rules::RULES;
 
 /// Every rule unit, in the table's order.
 pub fn units() -> impl Iterator<Item = &'static Rule> {
@@ -42,30 +42,15 @@ fn checks<T>(pick: impl Fn(&Check) -> Option<T>) -> Vec<T> {
         .collect()
 }
 
-/// The per-object phase: every such check over one set of files, then the admission unit's
-/// findings that only echo a schema unit's error dropped ([`drop_cascades`]).
+/// The per-object phase: every such check over one set of files.
 pub fn run_per_object(objects: &Objects<'_>) -> Vec<Finding> {
-    let mut schema = Vec::new();
-    let mut admission = Vec::new();
-    let mut out = Vec::new();
-    for unit in units() {
-        for check in unit.checks {
-            let Check::PerObject(check) = check else {
-                continue;
-            };
-            let findings = check(objects);
-            if std::ptr::eq(unit, &rules::admission::RULE) {
-                admission.extend(findings);
-            } else if std::ptr::eq(unit, &rules::schema::RULE) {
-                schema.extend(findings);
-            } else {
-                out.extend(findings);
-            }
-        }
-    }
-    out.extend(drop_cascades(admission, &schema));
-    out.extend(schema);
-    out
+    checks(|c| match c {
+        Check::PerObject(f) => Some(*f),
+        _ => None,
+    })
+    .into_iter()
+    .flat_map(|check| check(objects))
+    .collect()
 }
 
 /// The identity phase (before the engine's state is built).
@@ -112,33 +97,6 @@ pub fn run_history(history: &History<'_>) -> Vec<Finding> {
     .collect()
 }
 
-/// The API server validates the schema before the validating webhook runs, so an admission
-/// finding next to a schema error is often only its echo (an unknown `purgeMode` spelling makes
-/// `gracePeriodSeconds` look misplaced). Drop admission findings inside an object whose field
-/// already failed a type or enum check; keep the ones elsewhere in the document.
-fn drop_cascades(admission: Vec<Finding>, schema: &[Finding]) -> Vec<Finding> {
-    let broken: Vec<(usize, String)> = schema
-        .iter()
-        .filter(|f| matches!(f.rule, "schema-enum" | "schema-type"))
-        .filter_map(|f| {
-            let field = f.field.as_deref()?;
-            let parent = field.rsplit_once('.').map_or("", |(p, _)| p);
-            Some((f.doc?, format!("{parent}.")))
-        })
-        .collect();
-    admission
-        .into_iter()
-        .filter(|f| {
-            let (Some(doc), Some(field)) = (f.doc, f.field.as_deref()) else {
-                return true;
-            };
-            !broken.iter().any(|(d, prefix)| {
-                *d == doc && prefix.len() > 1 && field.starts_with(prefix.as_str())
-            })
-        })
-        .collect()
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -152,7 +110,10 @@ mod tests {
         assert_eq!(n, ids.len(), "duplicate rule ids");
         for u in units() {
             assert!(!u.docs.is_empty(), "a unit without docs");
-            assert!(!u.checks.is_empty(), "{}: no check", u.docs[0].id);
+            // The schema unit only documents: the API server validates the schema inside the
+            // admission chain, so the admission unit reports those ids, in the chain's order.
+            let docs_only = std::ptr::eq(u, &super::super::rules::schema::RULE);
+            assert_eq!(u.checks.is_empty(), docs_only, "{}: checks", u.docs[0].id);
         }
     }
 }

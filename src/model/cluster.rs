@@ -1,7 +1,7 @@
 //! Member clusters (`cluster.karmada.io/v1alpha1` Cluster): the parts the scheduler's filter
 //! stage and the override manager's `targetCluster` read: labels, provider/region/zones,
 //! taints, API enablements and deletion (overrides-and-placement.md §A.4, §B.1-§B.7); and the
-//! Ready condition and taints the suspension engine reads ([`ClusterHealth`]).
+//! Ready condition and taints the suspension engine reads ([`Cluster::ready`]).
 
 use serde::Deserialize;
 
@@ -157,6 +157,15 @@ impl Cluster {
         }
     }
 
+    /// The `Ready` condition: `Some(false)` when NotReady or Unknown, `None` when absent.
+    pub fn ready(&self) -> Option<bool> {
+        self.status
+            .conditions
+            .iter()
+            .find(|c| c.type_ == "Ready")
+            .map(|c| c.status == "True")
+    }
+
     pub fn api_state(&self, api_version: &str, kind: &str) -> ApiState {
         let listed =
             self.status.api_enablements.iter().any(|e| {
@@ -218,59 +227,12 @@ metadata: {name: member2, deletionTimestamp: "2026-01-01T00:00:00Z"}
         assert_eq!(c[0].api_state("apps/v1", "Deployment"), ApiState::Enabled);
         assert_eq!(c[0].api_state("v1", "ConfigMap"), ApiState::Disabled);
         assert!(c[1].deleting);
-        assert_eq!(c[1].api_state("apps/v1", "Deployment"), ApiState::Unknown);
-    }
-}
-
-/// What a member cluster looks like to the control plane (from `cluster.karmada.io` Clusters).
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct ClusterHealth {
-    pub name: String,
-    /// The `Ready` condition: `Some(false)` when NotReady or Unknown.
-    pub ready: Option<bool>,
-    /// Taints as `key:effect`.
-    pub taints: Vec<(String, String)>,
-}
-
-/// The Ready condition and taints of a Cluster object.
-pub fn cluster_health(c: &serde_json::Value) -> ClusterHealth {
-    let ready = c["status"]["conditions"].as_array().and_then(|conds| {
-        conds
-            .iter()
-            .find(|x| x["type"] == "Ready")
-            .map(|x| x["status"] == "True")
-    });
-    let taints = c["spec"]["taints"]
-        .as_array()
-        .map(|ts| {
-            ts.iter()
-                .map(|t| {
-                    (
-                        t["key"].as_str().unwrap_or("").to_string(),
-                        t["effect"].as_str().unwrap_or("").to_string(),
-                    )
-                })
-                .collect()
-        })
-        .unwrap_or_default();
-    ClusterHealth {
-        name: c["metadata"]["name"].as_str().unwrap_or("").to_string(),
-        ready,
-        taints,
-    }
-}
-
-#[cfg(test)]
-mod health_tests {
-    use super::*;
-
-    #[test]
-    fn cluster_health_reads_ready_and_taints() {
-        let c = serde_json::json!({"metadata":{"name":"m1"},
+        assert_eq!(c[0].ready(), None);
+        let live = Cluster::from_object(&serde_json::json!({"metadata":{"name":"m1"},
             "spec":{"taints":[{"key":"k","effect":"NoExecute"}]},
-            "status":{"conditions":[{"type":"Ready","status":"False"}]}});
-        let h = cluster_health(&c);
-        assert_eq!(h.ready, Some(false));
-        assert_eq!(h.taints, vec![("k".to_string(), "NoExecute".to_string())]);
+            "status":{"conditions":[{"type":"Ready","status":"False","reason":"x"}]}}));
+        assert_eq!(live.ready(), Some(false));
+        assert_eq!(live.spec.taints[0].to_string(), "k:NoExecute");
+        assert_eq!(c[1].api_state("apps/v1", "Deployment"), ApiState::Unknown);
     }
 }

@@ -3,6 +3,7 @@
 
 use super::{group_of, Inventory, PolicyKind, PolicyRef, POLICY_GROUP};
 pub use crate::kube::kinds::{resolve, table, KindInfo, ResolveError};
+use crate::source::live::{Discovered, ResourceType};
 
 /// The `(group, kind)` pairs of the templates in the inventory, sorted, once each.
 pub fn seen_kinds(inv: &Inventory) -> Vec<(String, String)> {
@@ -59,4 +60,24 @@ pub fn policy_ref(
         },
         None => Err(PolicyRefError::NotAPolicy(kind.display())),
     }
+}
+/// The template kinds the policies select, as served types of the control plane (Karmada's own
+/// groups are never templates, §1.4): what live mode lists besides the Karmada objects.
+pub fn selected_kinds<'a>(
+    policies: impl Iterator<Item = &'a super::Policy>,
+    d: &Discovered,
+) -> Vec<ResourceType> {
+    let mut out: Vec<ResourceType> = Vec::new();
+    for p in policies {
+        for rs in &p.spec.resource_selectors {
+            if rs.kind.is_empty() || group_of(&rs.api_version).ends_with("karmada.io") {
+                continue;
+            }
+            let rt = d.for_kind(&rs.api_version, &rs.kind);
+            if !out.contains(&rt) {
+                out.push(rt);
+            }
+        }
+    }
+    out
 }

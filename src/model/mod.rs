@@ -7,12 +7,16 @@ pub mod binding;
 pub mod cluster;
 pub mod feature_gates;
 pub mod gitops;
+pub mod gotypes;
 pub mod kinds;
 pub mod label_selector;
 pub mod meta;
 pub mod override_policy;
+pub mod placeholder;
 pub mod policy;
 pub mod string_map;
+#[cfg(test)]
+pub mod test_support;
 pub mod version;
 
 use serde::Serialize;
@@ -464,14 +468,26 @@ impl Inventory {
     }
 }
 
-/// A policy spec as the engine types it. A `null` object field is absent for the API server
-/// (it prunes it at decode, admission-chain.md §2.3), so `name: null` must not lose the policy:
-/// when the tree does not type, it is typed again with those nulls removed.
+/// A policy spec as the engine types it. The API server prunes a `null` object field at decode
+/// (admission-chain.md §2.3), and the mutating webhook's Go decoder turns a `null` list item into
+/// the element's zero value (§4.2: `resourceSelectors: [null]`, `clusterNames: [null, m1]`), so
+/// neither may lose the policy: when the tree does not type, it is typed again as the webhook
+/// sees it, nulls pruned and then through the Go round trip. A value the Go types cannot hold
+/// stays untyped: Karmada denies that policy, and admission reports the field.
 fn typed_spec(spec: Option<&Node>) -> Option<PropagationSpec> {
     if let Ok(spec) = crate::source::de::from_node::<PropagationSpec>(spec) {
         return Some(spec);
     }
     let mut json = spec?.to_json();
+    drop_null_fields(&mut json);
+    if let Ok(spec) = serde_json::from_value(json.clone()) {
+        return Some(spec);
+    }
+    let at = crate::source::FieldPath::root().key("spec");
+    if gotypes::first_type_error(&json, &gotypes::PROPAGATION_SPEC, at).is_some() {
+        return None;
+    }
+    let mut json = gotypes::round_trip(Some(&json), &gotypes::PROPAGATION_SPEC);
     drop_null_fields(&mut json);
     serde_json::from_value(json).ok()
 }
@@ -491,6 +507,25 @@ fn drop_null_fields(v: &mut serde_json::Value) {
 mod tests {
     use super::*;
     use crate::source::{load, Source};
+
+    #[test]
+    fn a_null_list_item_is_the_zero_value_the_webhook_decodes_it_to() {
+        let text = "apiVersion: policy.karmada.io/v1alpha1\nkind: PropagationPolicy\nmetadata: {name: p}\nspec:\n  resourceSelectors:\n    - {apiVersion: apps/v1, kind: Deployment}\n    - null\n  placement:\n    clusterAffinity: {clusterNames: [null, m1]}\n    spreadConstraints: [null]\n";
+        let inv = Inventory::from_documents(load(Source::new("t", text)).documents, "default");
+        let p = inv.policies().next().expect("the policy is kept");
+        assert_eq!(p.spec.resource_selectors.len(), 2);
+        assert_eq!(p.spec.resource_selectors[1].kind, "");
+        let placement = p.spec.placement.as_ref().unwrap();
+        let names = &placement.cluster_affinity.as_ref().unwrap().cluster_names;
+        assert_eq!(names, &["", "m1"]);
+    }
+
+    #[test]
+    fn a_value_the_go_types_cannot_hold_leaves_the_policy_untyped() {
+        let text = "apiVersion: policy.karmada.io/v1alpha1\nkind: PropagationPolicy\nmetadata: {name: p}\nspec:\n  priority: high\n  resourceSelectors: [null]\n";
+        let inv = Inventory::from_documents(load(Source::new("t", text)).documents, "default");
+        assert_eq!(inv.policies().count(), 0);
+    }
 
     #[test]
     fn a_null_scalar_does_not_make_a_policy_vanish() {

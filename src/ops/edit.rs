@@ -26,6 +26,8 @@ impl std::fmt::Display for EditError {
     }
 }
 
+impl std::error::Error for EditError {}
+
 /// Applies non-overlapping edits (any order) to `text`.
 pub fn apply(text: &str, edits: &[TextEdit]) -> String {
     let mut sorted: Vec<&TextEdit> = edits.iter().collect();

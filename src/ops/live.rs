@@ -9,12 +9,13 @@
 
 use std::time::Duration;
 
-use serde_json::{json, Value as J};
+use serde_json::Value as J;
 
+pub use super::plan::Patch;
 use crate::kube::kinds::{self, KarmadaKind};
 use crate::kube::{Conn, ErrorKind, KubeError};
 use crate::model::binding::{BoundClusters, Work};
-use crate::model::cluster::{cluster_health, ClusterHealth};
+use crate::model::cluster::Cluster;
 use crate::model::policy::{PropagationSpec, Suspension};
 use crate::model::PolicyKind;
 
@@ -60,47 +61,6 @@ pub struct PolicyRef {
     /// `None` for a ClusterPropagationPolicy.
     pub namespace: Option<String>,
     pub name: String,
-}
-
-/// What one write changes. Only these fields are named in the patch, so nothing else of the
-/// object is touched.
-#[derive(Clone, Debug, Default, PartialEq)]
-pub struct Patch {
-    /// `Some(new)`: replace `spec.suspension` wholesale (`Some(None)`: remove it).
-    pub suspension: Option<Option<Suspension>>,
-    /// Annotations to set (`None`: remove), in this order.
-    pub annotations: Vec<(String, Option<String>)>,
-}
-
-impl Patch {
-    /// The RFC 7386 merge patch for `current`: the only place the resourceVersion precondition
-    /// is built, so the server answers 409 Conflict when the object changed since it was read.
-    pub fn to_merge_patch(&self, current: &J) -> J {
-        let mut meta = json!({"resourceVersion": current["metadata"]["resourceVersion"].clone()});
-        if !self.annotations.is_empty() {
-            let annotations: serde_json::Map<String, J> = self
-                .annotations
-                .iter()
-                .map(|(k, v)| (k.clone(), v.clone().map_or(J::Null, J::from)))
-                .collect();
-            meta["annotations"] = J::Object(annotations);
-        }
-        let mut patch = json!({ "metadata": meta });
-        if let Some(new) = &self.suspension {
-            patch["spec"] = json!({ "suspension": suspension_json(new.as_ref()) });
-        }
-        patch
-    }
-}
-
-fn suspension_json(s: Option<&Suspension>) -> J {
-    match s {
-        None => J::Null,
-        Some(s) => json!({
-            "dispatching": s.dispatching,
-            "dispatchingOnClusters": s.dispatching_on_clusters.as_ref().map(|c| json!({"clusterNames": c.cluster_names})),
-        }),
-    }
 }
 
 /// The caller's decision for the object as read (on every attempt).
@@ -334,9 +294,9 @@ pub fn merge_patch(target: &mut J, patch: &J) {
 // The reads the writes depend on
 
 /// Member clusters' health; `None` when the Clusters are not readable.
-pub async fn clusters(conn: &Conn) -> Option<Vec<ClusterHealth>> {
+pub async fn clusters(conn: &Conn) -> Option<Vec<Cluster>> {
     let list = conn.list(&kinds::CLUSTER, None, None).await.ok()?;
-    Some(list.iter().map(cluster_health).collect())
+    Some(list.iter().map(Cluster::from_object).collect())
 }
 
 /// The bindings of one policy, found by its permanent-id label (RBs for a PP; RBs and CRBs for
@@ -437,9 +397,9 @@ pub async fn wait_for_works(
 /// The label Karmada puts on the Works of a binding: its permanent id.
 fn work_selector(binding: &J) -> Option<String> {
     let key = if binding["kind"] == kinds::CLUSTER_RESOURCE_BINDING.kind {
-        "clusterresourcebinding.karmada.io/permanent-id"
+        kinds::CRB_ID_LABEL
     } else {
-        "resourcebinding.karmada.io/permanent-id"
+        kinds::RB_ID_LABEL
     };
     binding["metadata"]["labels"][key]
         .as_str()
@@ -497,7 +457,7 @@ fn work_lag(w: &WaitFor, work: &Work) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::policy::Suspension;
+    use serde_json::json;
 
     #[test]
     fn merge_patch_follows_rfc7386() {

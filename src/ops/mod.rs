@@ -1,4 +1,10 @@
-//! The effects of `suspend` and `resume`: the byte-preserving YAML edits of policy files.
+//! The effects of `suspend` and `resume`, planned as values and then applied: `plan` (pure:
+//! the selection and a write plan per policy, named or freeze mode), `file` (manifests loaded for
+//! editing, the stamp check, the atomic write), `live` (the one live writer), `edit` (the
+//! byte-preserving YAML edits), and `suspend`, the steps a run goes through.
 
 pub mod edit;
+pub mod file;
 pub mod live;
+pub mod plan;
+pub mod suspend;

@@ -2,17 +2,20 @@
 //! the rule docs generated from the registry. Adding a format touches one file here.
 
 pub mod chain;
+pub mod completion;
 pub mod delivery;
 pub mod explain;
 pub mod format;
 pub mod github;
 pub mod graph;
+pub mod help;
 pub mod json;
 pub mod junit;
 pub mod policy_view;
 pub mod preempt_check;
 pub mod rule_docs;
 pub mod sarif;
+pub mod suspend;
 pub mod text;
 pub mod yaml;
 

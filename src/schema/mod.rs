@@ -20,6 +20,7 @@ use jsonschema::error::{TypeKind, ValidationErrorKind};
 use jsonschema::{ValidationError, Validator};
 use serde_json::Value as Json;
 
+use crate::model::placeholder::is_placeholder;
 use crate::model::version::KarmadaVersion;
 use crate::source::{FieldPath, Node, Span, Value};
 
@@ -477,13 +478,6 @@ fn render(v: &Json) -> String {
         Json::Array(_) | Json::Object(_) => format!("\"{}\"", json_type(v)),
         other => other.to_string(),
     }
-}
-
-/// A whole-value template placeholder: `${VAR}`, `{{ .Values.x }}`.
-pub(crate) fn is_placeholder(s: &str) -> bool {
-    let t = s.trim();
-    (t.starts_with("${") && t.ends_with('}') && !t[2..t.len() - 1].contains(['{', '}']))
-        || (t.starts_with("{{") && t.ends_with("}}"))
 }
 
 #[cfg(test)]

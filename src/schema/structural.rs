@@ -73,7 +73,14 @@ fn child_schema<'a>(schema: Option<&'a Json>, key: &str) -> Child<'a> {
         Some(Json::Bool(false)) => Child::Unknown,
         Some(s @ Json::Object(_)) => Child::Known(s),
         Some(_) => Child::Free,
-        None if is_object_schema(schema) && schema.get("properties").is_none() => Child::Free,
+        // An object without properties, or a schema with no type at all (the generator's `{}`
+        // for `x-kubernetes-preserve-unknown-fields`, e.g. a plaintext overrider's `value`),
+        // keeps whatever it holds.
+        None if schema.get("properties").is_none()
+            && (is_object_schema(schema) || schema.get("type").is_none()) =>
+        {
+            Child::Free
+        }
         None => Child::Unknown,
     }
 }

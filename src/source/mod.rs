@@ -1,5 +1,6 @@
 //! Sources turn bytes into positioned [`Document`]s. Nothing downstream reads files.
 
+pub mod completion;
 pub mod de;
 pub mod document;
 pub mod files;
@@ -7,6 +8,7 @@ pub mod git;
 pub mod kustomize;
 pub mod live;
 pub mod prefilter;
+pub mod session;
 pub mod yaml;
 
 pub use document::{Document, Entry, FieldPath, Node, Pos, Seg, Source, Span, Value};

@@ -3,3 +3,11 @@
 pub mod duration;
 pub mod parallel;
 pub mod profile;
+pub mod time;
+
+/// Prints `warning: TEXT` on stderr, kubectl's form (a closed stderr is ignored).
+pub fn warn(text: &str) {
+    use std::io::Write;
+    let mut e = std::io::stderr().lock();
+    let _ = writeln!(e, "warning: {text}");
+}

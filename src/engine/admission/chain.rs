@@ -20,9 +20,9 @@ use crate::model::{KarmadaVersion, PolicyKind, PropagationSpec};
 use crate::schema::{self, structural};
 use crate::source::FieldPath;
 
-use super::gotypes::{self, GoStruct};
 use super::labels::is_dns1123_subdomain;
 use super::{aggregate, is_graceful_purge, validate_spec, webhook_name, Violation};
+use crate::model::gotypes::{self, GoStruct};
 
 /// The stage that refused the object.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -71,7 +71,16 @@ impl Verdict {
         self.stage.is_none()
     }
 
-    fn refused(stage: Stage, refusals: Vec<Refusal>, message: String) -> Verdict {
+    pub(super) fn admitted(spec: Option<PropagationSpec>) -> Verdict {
+        Verdict {
+            stage: None,
+            refusals: Vec::new(),
+            api_server_message: None,
+            spec,
+        }
+    }
+
+    pub(super) fn refused(stage: Stage, refusals: Vec<Refusal>, message: String) -> Verdict {
         Verdict {
             stage: Some(stage),
             refusals,
@@ -81,11 +90,28 @@ impl Verdict {
     }
 }
 
-/// The Go struct the webhook decodes `kind` into.
-fn root_struct(kind: PolicyKind) -> &'static GoStruct {
-    match kind {
+/// What the chain needs to know of a kind.
+#[derive(Clone, Copy, Debug)]
+pub(super) struct KindFacts {
+    pub kind: &'static str,
+    pub namespaced: bool,
+    /// The Go struct Karmada's mutating webhook decodes the object into, and the one of its
+    /// `spec`; `None`: the kind has no mutating webhook (ClusterOverridePolicy).
+    pub mutating: Option<(&'static GoStruct, &'static GoStruct)>,
+    /// The webhook's name, as denials print it.
+    pub webhook: &'static str,
+}
+
+fn facts(kind: PolicyKind) -> KindFacts {
+    let root = match kind {
         PolicyKind::PropagationPolicy => &gotypes::PROPAGATION_POLICY,
         PolicyKind::ClusterPropagationPolicy => &gotypes::CLUSTER_PROPAGATION_POLICY,
+    };
+    KindFacts {
+        kind: kind.as_str(),
+        namespaced: kind == PolicyKind::PropagationPolicy,
+        mutating: Some((root, &gotypes::PROPAGATION_SPEC)),
+        webhook: webhook_name(kind),
     }
 }
 
@@ -102,8 +128,7 @@ fn version_of(object: &Json) -> String {
 }
 
 /// `<Kind> in version "v1alpha1" cannot be handled as a <Kind>: ` (`handlers/rest.go:251-253`).
-fn decode_prefix(kind: PolicyKind, object: &Json) -> String {
-    let kind = kind.as_str();
+fn decode_prefix(kind: &str, object: &Json) -> String {
     format!(
         "{kind} in version \"{}\" cannot be handled as a {kind}: ",
         version_of(object)
@@ -118,7 +143,42 @@ pub fn admit_manifest(
     namespace: Option<&str>,
     version: KarmadaVersion,
 ) -> Verdict {
-    let schema = schema::schema_json(kind.as_str(), version).expect("policy kinds have a schema");
+    let request_namespace = match kind {
+        PolicyKind::PropagationPolicy => namespace,
+        PolicyKind::ClusterPropagationPolicy => None,
+    };
+    let mutate_spec = |spec: &mut Json| {
+        *spec = gotypes::round_trip(Some(spec), &gotypes::PROPAGATION_SPEC);
+        mutate(kind, request_namespace, spec, version);
+        *spec = gotypes::round_trip(Some(spec), &gotypes::PROPAGATION_SPEC);
+    };
+    let object = match admit_to_schema(facts(kind), manifest, namespace, version, mutate_spec) {
+        Ok(object) => object,
+        Err(refused) => return *refused,
+    };
+    // 6. The validating webhook, on the stored form.
+    let spec: PropagationSpec = match object.get("spec").cloned().map(serde_json::from_value) {
+        Some(Ok(spec)) => spec,
+        // Only an unrendered placeholder (`${clusters}` for a list) gets here: its value is
+        // unknown, so the webhook's verdict is too.
+        _ => return Verdict::admitted(None),
+    };
+    let violations = validate_spec(kind, request_namespace, &spec, version);
+    webhook_verdict(kind, spec, &violations)
+}
+
+/// Steps 1 to 5 of the chain for any kind: decode (metadata round trip, pruning, nulls,
+/// defaults), strict fields, the namespace the request carries, the mutating webhook (its Go
+/// decode, then `mutate_spec` on `spec`: the round trip and the kind's defaulting), defaults
+/// again, ObjectMeta and the CRD schema. `Ok`: the object the validating webhook sees.
+pub(super) fn admit_to_schema(
+    facts: KindFacts,
+    manifest: &Json,
+    namespace: Option<&str>,
+    version: KarmadaVersion,
+    mutate_spec: impl FnOnce(&mut Json),
+) -> Result<Json, Box<Verdict>> {
+    let schema = schema::schema_json(facts.kind, version).expect("policy kinds have a schema");
     let mut object = manifest.clone();
     // 1. Decode: metadata first (coerce.go), then prune, nulls, defaults.
     if let Some(meta) = object.get("metadata") {
@@ -127,9 +187,13 @@ pub fn admit_manifest(
             &gotypes::OBJECT_META,
             FieldPath::root().key("metadata"),
         ) {
-            let message = format!("{}{}", decode_prefix(kind, manifest), e.message);
+            let message = format!("{}{}", decode_prefix(facts.kind, manifest), e.message);
             let refusal = type_refusal(e.at, e.message);
-            return Verdict::refused(Stage::MetadataDecode, vec![refusal], message);
+            return Err(Box::new(Verdict::refused(
+                Stage::MetadataDecode,
+                vec![refusal],
+                message,
+            )));
         }
     }
     let unknown = structural::prune_unknown(&mut object, &schema);
@@ -137,48 +201,47 @@ pub fn admit_manifest(
     structural::apply_defaults(&mut object, &schema);
     // 2. Strict field validation.
     if !unknown.is_empty() {
-        return strict_decode_error(kind, manifest, unknown);
+        return Err(Box::new(strict_decode_error(facts.kind, manifest, unknown)));
     }
-    // The namespace the request carries: a CPP's is cleared (registry/rest/meta.go:62-65).
-    if let Json::Object(map) = &mut object {
-        if let Some(Json::Object(meta)) = map.get_mut("metadata") {
-            match (kind, namespace) {
-                (PolicyKind::ClusterPropagationPolicy, _) => {
-                    meta.remove("namespace");
-                }
-                (PolicyKind::PropagationPolicy, Some(ns)) if !meta.contains_key("namespace") => {
-                    meta.insert("namespace".into(), Json::String(ns.to_string()));
-                }
-                _ => {}
+    // The namespace the request carries: a cluster-scoped kind's is cleared
+    // (registry/rest/meta.go:62-65).
+    if let Some(Json::Object(meta)) = object.get_mut("metadata") {
+        match (facts.namespaced, namespace) {
+            (false, _) => {
+                meta.remove("namespace");
             }
+            (true, Some(ns)) if !meta.contains_key("namespace") => {
+                meta.insert("namespace".into(), Json::String(ns.to_string()));
+            }
+            _ => {}
         }
     }
     // 3. The mutating webhook.
-    if let Some(e) = gotypes::first_type_error(&object, root_struct(kind), FieldPath::root()) {
-        let message = format!(
-            "admission webhook \"{}\" denied the request: {}",
-            webhook_name(kind),
-            e.message
-        );
-        let refusal = type_refusal(e.at, e.message);
-        return Verdict::refused(Stage::MutatingWebhook, vec![refusal], message);
+    if let Some((root, _)) = facts.mutating {
+        if let Some(e) = gotypes::first_type_error(&object, root, FieldPath::root()) {
+            let message = format!(
+                "admission webhook \"{}\" denied the request: {}",
+                facts.webhook, e.message
+            );
+            let refusal = type_refusal(e.at, e.message);
+            return Err(Box::new(Verdict::refused(
+                Stage::MutatingWebhook,
+                vec![refusal],
+                message,
+            )));
+        }
+        let mut spec = object.get("spec").cloned().unwrap_or(Json::Null);
+        mutate_spec(&mut spec);
+        if let Json::Object(map) = &mut object {
+            map.insert("spec".into(), spec);
+        }
+        // 4. Defaults again (dispatcher.go:390), without null pruning.
+        structural::apply_defaults(&mut object, &schema);
     }
-    let request_namespace = match kind {
-        PolicyKind::PropagationPolicy => namespace,
-        PolicyKind::ClusterPropagationPolicy => None,
-    };
-    let mut spec = gotypes::round_trip(object.get("spec"), &gotypes::PROPAGATION_SPEC);
-    mutate(kind, request_namespace, &mut spec, version);
-    let spec = gotypes::round_trip(Some(&spec), &gotypes::PROPAGATION_SPEC);
-    if let Json::Object(map) = &mut object {
-        map.insert("spec".into(), spec);
-    }
-    // 4. Defaults again (dispatcher.go:390), without null pruning.
-    structural::apply_defaults(&mut object, &schema);
     // 5. ObjectMeta and schema.
-    let mut refusals = object_meta_refusals(kind, &object);
+    let mut refusals = object_meta_refusals(facts.namespaced, &object);
     refusals.extend(
-        schema::validate_object(kind.as_str(), &object, version)
+        schema::validate_object(facts.kind, &object, version)
             .into_iter()
             .map(|v| Refusal {
                 rule: v.rule,
@@ -188,25 +251,10 @@ pub fn admit_manifest(
             }),
     );
     if !refusals.is_empty() {
-        let message = invalid_message(kind, &object, &refusals);
-        return Verdict::refused(Stage::Schema, refusals, message);
+        let message = invalid_message(facts.kind, &object, &refusals);
+        return Err(Box::new(Verdict::refused(Stage::Schema, refusals, message)));
     }
-    // 6. The validating webhook, on the stored form.
-    let spec: PropagationSpec = match object.get("spec").cloned().map(serde_json::from_value) {
-        Some(Ok(spec)) => spec,
-        // Only an unrendered placeholder (`${clusters}` for a list) gets here: its value is
-        // unknown, so the webhook's verdict is too.
-        _ => {
-            return Verdict {
-                stage: None,
-                refusals: Vec::new(),
-                api_server_message: None,
-                spec: None,
-            }
-        }
-    };
-    let violations = validate_spec(kind, request_namespace, &spec, version);
-    webhook_verdict(kind, spec, &violations)
+    Ok(object)
 }
 
 /// The validating webhook's answer for `violations` on the stored `spec`.
@@ -215,14 +263,19 @@ pub fn webhook_verdict(
     spec: PropagationSpec,
     violations: &[Violation],
 ) -> Verdict {
-    let Some(msg) = aggregate(violations) else {
-        return Verdict {
-            stage: None,
-            refusals: Vec::new(),
-            api_server_message: None,
+    match webhook_denial(webhook_name(kind), violations) {
+        None => Verdict::admitted(Some(spec)),
+        Some(denied) => Verdict {
             spec: Some(spec),
-        };
-    };
+            ..denied
+        },
+    }
+}
+
+/// The validating webhook `webhook` denying for `violations` (403 `admission webhook "…"
+/// denied the request: …`), or `None` when there are none.
+pub(super) fn webhook_denial(webhook: &str, violations: &[Violation]) -> Option<Verdict> {
+    let msg = aggregate(violations)?;
     let refusals = violations
         .iter()
         .map(|v| Refusal {
@@ -232,15 +285,11 @@ pub fn webhook_verdict(
             at_key: true,
         })
         .collect();
-    Verdict {
-        stage: Some(Stage::ValidatingWebhook),
+    Some(Verdict::refused(
+        Stage::ValidatingWebhook,
         refusals,
-        api_server_message: Some(format!(
-            "admission webhook \"{}\" denied the request: {msg}",
-            webhook_name(kind)
-        )),
-        spec: Some(spec),
-    }
+        format!("admission webhook \"{webhook}\" denied the request: {msg}"),
+    ))
 }
 
 fn type_refusal(at: FieldPath, message: String) -> Refusal {
@@ -253,7 +302,7 @@ fn type_refusal(at: FieldPath, message: String) -> Refusal {
 }
 
 /// `strict decoding error: unknown field "a", unknown field "b"` (§2.1).
-fn strict_decode_error(kind: PolicyKind, manifest: &Json, unknown: Vec<FieldPath>) -> Verdict {
+fn strict_decode_error(kind: &str, manifest: &Json, unknown: Vec<FieldPath>) -> Verdict {
     let listed: Vec<String> = unknown
         .iter()
         .map(|p| format!("unknown field \"{p}\""))
@@ -278,7 +327,7 @@ fn strict_decode_error(kind: PolicyKind, manifest: &Json, unknown: Vec<FieldPath
 
 /// `<Kind>.policy.karmada.io "<name>" is invalid: <e>` or `… is invalid: [<e1>, <e2>]`, identical
 /// strings once (§5.2). The schema errors' real order is a Go map's: ours is by field.
-fn invalid_message(kind: PolicyKind, object: &Json, refusals: &[Refusal]) -> String {
+fn invalid_message(kind: &str, object: &Json, refusals: &[Refusal]) -> String {
     let name = object
         .pointer("/metadata/name")
         .and_then(Json::as_str)
@@ -294,8 +343,7 @@ fn invalid_message(kind: PolicyKind, object: &Json, refusals: &[Refusal]) -> Str
         many => format!("[{}]", many.join(", ")),
     };
     format!(
-        "{}.policy.karmada.io {} is invalid: {body}",
-        kind.as_str(),
+        "{kind}.policy.karmada.io {} is invalid: {body}",
         serde_json::Value::String(name.to_string())
     )
 }
@@ -327,7 +375,7 @@ fn dns1123_label_errors(value: &str) -> Vec<String> {
 
 /// `ValidateObjectMetaAccessor(obj, namespaced, NameIsDNSSubdomain, "metadata")` for the name
 /// and namespace (§5.1): `metadata.name: Invalid value: "My_Policy": a lowercase RFC 1123 …`.
-fn object_meta_refusals(kind: PolicyKind, object: &Json) -> Vec<Refusal> {
+fn object_meta_refusals(namespaced: bool, object: &Json) -> Vec<Refusal> {
     let mut out = Vec::new();
     let meta = object.get("metadata");
     let text = |key: &str| {
@@ -361,7 +409,7 @@ fn object_meta_refusals(kind: PolicyKind, object: &Json) -> Vec<Refusal> {
             });
         }
     }
-    if kind == PolicyKind::PropagationPolicy {
+    if namespaced {
         let namespace = text("namespace");
         let field = FieldPath::root().key("metadata").key("namespace");
         if templated(namespace) {

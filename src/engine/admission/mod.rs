@@ -15,8 +15,8 @@
 pub mod chain;
 mod defaults;
 mod failover;
-pub mod gotypes;
 pub(crate) mod labels;
+pub mod override_chain;
 mod overrides;
 mod placement;
 mod render;

@@ -315,7 +315,7 @@ pub fn unknown_clusters<'a>(requested: &'a [String], known: &[String]) -> Vec<&'
         .collect()
 }
 
-pub use crate::model::cluster::ClusterHealth;
+use crate::model::cluster::Cluster;
 
 /// Something that stalls (or a surprise) while the policy is suspended.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -384,7 +384,7 @@ pub fn stalls(
     spec: &PropagationSpec,
     after: &State,
     candidates: Option<&[String]>,
-    clusters: &[ClusterHealth],
+    clusters: &[Cluster],
     targets: Option<&[String]>,
 ) -> Vec<Stall> {
     let mut out = Vec::new();
@@ -424,11 +424,11 @@ pub fn stalls(
             continue;
         }
         let mut why = Vec::new();
-        if c.ready == Some(false) {
+        if c.ready() == Some(false) {
             why.push("NotReady".to_string());
         }
-        for (key, effect) in &c.taints {
-            why.push(format!("tainted {key}:{effect}"));
+        for t in &c.spec.taints {
+            why.push(format!("tainted {}:{}", t.key, t.effect));
         }
         if !why.is_empty() && covers_candidates {
             out.push(Stall::UnhealthyTarget {
@@ -760,22 +760,17 @@ mod tests {
     #[test]
     fn unhealthy_targets_lazy_and_dependencies() {
         let s = spec(r#"{"activationPreference":"Lazy","propagateDeps":true}"#);
+        let cluster = |name: &str, ready: &str, taint: Option<&str>| {
+            Cluster::from_object(&serde_json::json!({
+                "metadata": {"name": name},
+                "spec": {"taints": taint.map(|k| vec![serde_json::json!({"key": k, "effect": "NoExecute"})]).unwrap_or_default()},
+                "status": {"conditions": [{"type": "Ready", "status": ready}]},
+            }))
+        };
         let clusters = vec![
-            ClusterHealth {
-                name: "m1".into(),
-                ready: Some(false),
-                taints: vec![],
-            },
-            ClusterHealth {
-                name: "m2".into(),
-                ready: Some(true),
-                taints: vec![("cluster.karmada.io/not-ready".into(), "NoExecute".into())],
-            },
-            ClusterHealth {
-                name: "other".into(),
-                ready: Some(false),
-                taints: vec![],
-            },
+            cluster("m1", "False", None),
+            cluster("m2", "True", Some("cluster.karmada.io/not-ready")),
+            cluster("other", "Unknown", None),
         ];
         let targets = vec!["m1".to_string(), "m2".to_string()];
         let st = stalls(&s, &State::AllClusters, None, &clusters, Some(&targets));

@@ -1,19 +1,11 @@
 //! The policy CRDs' OpenAPI schemas (`schemas/`): unknown fields, types, enums, required fields.
-//! The checks live in `crate::schema`; this unit documents their ids and turns their violations
-//! into findings.
+//! The checks live in `crate::schema` and run inside the admission chain of every policy kind
+//! (`crate::engine::admission::chain`, `override_chain`); this unit documents their ids.
 
-use crate::lint::config::LintOptions;
-use crate::lint::finding::{Finding, Severity};
-use crate::lint::phase::{Check, Rule};
+use crate::lint::finding::Severity;
+use crate::lint::phase::Rule;
 use crate::lint::rule::{RuleDoc, RuleGroup};
-use crate::model::{group_of, Inventory, ObjectMeta, ObjectRef, POLICY_GROUP};
 use crate::schema;
-use crate::source::Node;
-
-/// The kinds checked here on their own. PropagationPolicy and ClusterPropagationPolicy are
-/// checked by the admission chain (`super::admission`), which validates the schema after the
-/// mutating webhook, as the API server does.
-const POLICY_KINDS: [&str; 2] = ["OverridePolicy", "ClusterOverridePolicy"];
 
 const REFERENCE: &str = "schemas/*.schema.json, converted from Karmada's policy CRDs";
 
@@ -47,10 +39,10 @@ pub static DOCS: &[RuleDoc] = &[
         default_severity: Severity::Error,
         summary: "a value outside the CRD's enum",
         rationale: "The API server rejects the object with `Unsupported value`. Enums changed between releases: \
-                    Karmada 1.19 renamed failover.application.purgeMode `Immediately`/`Graciously` to \
-                    `Directly`/`Gracefully`.",
+                    Karmada 1.15 added failover.application.purgeMode `Directly`/`Gracefully` beside \
+                    `Immediately`/`Graciously`, and 1.19 dropped the old two.",
         example: "apiVersion: policy.karmada.io/v1alpha1\nkind: PropagationPolicy\nmetadata:\n  name: nginx\nspec:\n  resourceSelectors:\n    - apiVersion: apps/v1\n      kind: Deployment\n      name: nginx\n  preemption: Sometimes\n",
-        fix: "Use one of the supported values listed in the message (for purgeMode on 1.19: Immediately -> Directly, \
+        fix: "Use one of the supported values listed in the message (for purgeMode from 1.19 on: Immediately -> Directly, \
               Graciously -> Gracefully), or pass --karmada-version for the release you deploy to.",
         reference: REFERENCE,
     },
@@ -59,9 +51,14 @@ pub static DOCS: &[RuleDoc] = &[
         group: RuleGroup::Schema,
         default_severity: Severity::Error,
         summary: "a field the CRD requires is missing (or null)",
-        rationale: "The API server rejects the object with `Required value`.",
-        example: "apiVersion: policy.karmada.io/v1alpha1\nkind: PropagationPolicy\nmetadata:\n  name: nginx\nspec:\n  placement:\n    clusterAffinity:\n      clusterNames: [member1]\n",
-        fix: "Add the field; for spec.resourceSelectors, list the resources the policy is meant to select.",
+        rationale: "The API server rejects the object with `Required value`, but only where no mutating \
+                    webhook runs first. Karmada's webhooks for PropagationPolicy, ClusterPropagationPolicy and \
+                    OverridePolicy decode the object into Go structs and re-marshal it, which writes every \
+                    required field with its zero value: there a missing field is reported as that value's \
+                    error (`must be of type array: \"null\"`, `Unsupported value: \"\"`) or admitted. A \
+                    ClusterOverridePolicy has no mutating webhook.",
+        example: "apiVersion: policy.karmada.io/v1alpha1\nkind: ClusterOverridePolicy\nmetadata:\n  name: nginx\nspec:\n  overrideRules:\n    - targetCluster:\n        clusterNames: [member1]\n",
+        fix: "Add the field (for overrideRules, the overriders the rule applies).",
         reference: REFERENCE,
     },
     RuleDoc {
@@ -76,46 +73,10 @@ pub static DOCS: &[RuleDoc] = &[
     },
 ];
 
+/// Documentation only: these ids are reported by the admission unit (`super::admission`),
+/// because the API server validates the schema inside the admission chain, after the mutating
+/// webhook of the kinds that have one (`crate::engine::admission::chain`).
 pub static RULE: Rule = Rule {
     docs: DOCS,
-    checks: &[Check::PerObject(|o| check(o.inventory, o.opts))],
+    checks: &[],
 };
-
-pub fn check(inventory: &Inventory, opts: &LintOptions) -> Vec<Finding> {
-    let mut out = Vec::new();
-    for (i, doc) in inventory.documents.iter().enumerate() {
-        let api_version = doc
-            .root
-            .get("apiVersion")
-            .and_then(Node::as_str)
-            .unwrap_or("");
-        let kind = doc.root.get("kind").and_then(Node::as_str).unwrap_or("");
-        if group_of(api_version) != POLICY_GROUP || !POLICY_KINDS.contains(&kind) {
-            continue;
-        }
-        let meta = ObjectMeta::from_node(doc.root.get("metadata"));
-        let object = ObjectRef {
-            api_version: api_version.to_string(),
-            kind: kind.to_string(),
-            namespace: if kind.starts_with("Cluster") {
-                None
-            } else {
-                meta.namespace.clone()
-            },
-            name: meta.name.clone(),
-        };
-        for v in crate::schema::validate(kind, &doc.root, opts.version) {
-            let rule = DOCS
-                .iter()
-                .find(|r| r.id == v.rule)
-                .map_or("schema-constraint", |r| r.id);
-            let mut f = Finding::new(rule, Severity::Error, v.message)
-                .at(&doc.source, v.span)
-                .field(v.field.to_string())
-                .object(object.clone());
-            f.doc = Some(i);
-            out.push(f);
-        }
-    }
-    out
-}

@@ -11,7 +11,7 @@ pub mod docs;
 use std::collections::HashMap;
 
 use crate::engine::admission::chain::{self, Verdict};
-use crate::engine::admission::{self, Violation};
+use crate::engine::admission::{self, override_chain};
 use crate::lint::config::LintOptions;
 use crate::lint::finding::{Finding, Severity};
 use crate::lint::phase::{Check, History, Rule};
@@ -45,11 +45,9 @@ pub fn check(inventory: &Inventory, opts: &LintOptions) -> Vec<Finding> {
             namespace: op.meta.namespace.clone(),
             name: op.meta.name.clone(),
         };
-        out.extend(
-            admission::validate_override(op)
-                .iter()
-                .map(|v| finding(inventory, op.doc, object.clone(), v)),
-        );
+        let manifest = inventory.documents[op.doc].root.to_json();
+        let verdict = override_chain::admit_override(op, &manifest, opts.version);
+        out.extend(verdict_findings(inventory, op.doc, &object, &verdict));
     }
     out
 }
@@ -139,17 +137,6 @@ fn verdict_findings(
         .collect()
 }
 
-fn finding(inventory: &Inventory, doc: usize, object: ObjectRef, v: &Violation) -> Finding {
-    let d = &inventory.documents[doc];
-    let rule = rule(v.rule).map_or("admission", |r| r.id);
-    let mut f = Finding::new(rule, Severity::Error, v.message.clone())
-        .at(&d.source, d.root.locate(&v.field))
-        .field(v.field.to_string())
-        .object(object);
-    f.doc = Some(doc);
-    f
-}
-
 /// The update rules in `--base` mode: nothing without a base side.
 fn update_check(h: &History<'_>) -> Vec<Finding> {
     h.base
@@ -218,18 +205,7 @@ pub fn update_findings(base: &Inventory, head: &Inventory) -> Vec<Finding> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::source::{load, Source};
-
-    fn inventory(name: &str, text: &str) -> Inventory {
-        let mut l = load(Source::new(name, text));
-        Inventory::from_documents(std::mem::take(&mut l.documents), "default")
-    }
-
-    fn pp(name: &str, extra: &str) -> String {
-        format!(
-            "---\napiVersion: policy.karmada.io/v1alpha1\nkind: PropagationPolicy\nmetadata:\n  name: {name}\n  namespace: default\nspec:\n{extra}  resourceSelectors:\n    - apiVersion: apps/v1\n      kind: Deployment\n      name: nginx\n"
-        )
-    }
+    use crate::model::test_support::{inventory, pp};
 
     #[test]
     fn scheduler_name_change_is_an_update_error_at_head() {

@@ -28,6 +28,9 @@ pub enum GoType {
     Slice(&'static GoType, &'static str),
     /// `map[string]string`.
     StringMap,
+    /// `apiextensionsv1.JSON`: decodes any JSON value (its own `UnmarshalJSON`), and, being a
+    /// struct, is never omitted: an absent or `null` value marshals as `null`.
+    Json,
 }
 
 /// One struct field.
@@ -417,6 +420,191 @@ pub static PROPAGATION_SPEC: GoStruct = GoStruct {
     ],
 };
 
+const OPERATOR: GoType = GoType::Str("v1alpha1.OverriderOperator");
+
+static PLAINTEXT_OVERRIDER: GoStruct = GoStruct {
+    name: "PlaintextOverrider",
+    qualified: "v1alpha1.PlaintextOverrider",
+    fields: &[
+        f("path", STRING),
+        f("operator", OPERATOR),
+        oe("value", GoType::Json),
+    ],
+};
+
+static IMAGE_PREDICATE: GoStruct = GoStruct {
+    name: "ImagePredicate",
+    qualified: "v1alpha1.ImagePredicate",
+    fields: &[f("path", STRING)],
+};
+
+static IMAGE_OVERRIDER: GoStruct = GoStruct {
+    name: "ImageOverrider",
+    qualified: "v1alpha1.ImageOverrider",
+    fields: &[
+        ptr("predicate", GoType::Struct(&IMAGE_PREDICATE)),
+        f("component", GoType::Str("v1alpha1.ImageComponent")),
+        f("operator", OPERATOR),
+        oe("value", STRING),
+    ],
+};
+
+static COMMAND_ARGS_OVERRIDER: GoStruct = GoStruct {
+    name: "CommandArgsOverrider",
+    qualified: "v1alpha1.CommandArgsOverrider",
+    fields: &[
+        f("containerName", STRING),
+        f("operator", OPERATOR),
+        oe("value", STRINGS),
+    ],
+};
+
+static LABEL_ANNOTATION_OVERRIDER: GoStruct = GoStruct {
+    name: "LabelAnnotationOverrider",
+    qualified: "v1alpha1.LabelAnnotationOverrider",
+    fields: &[f("operator", OPERATOR), f("value", GoType::StringMap)],
+};
+
+static JSON_PATCH_OPERATION: GoStruct = GoStruct {
+    name: "JSONPatchOperation",
+    qualified: "v1alpha1.JSONPatchOperation",
+    fields: &[
+        f("subPath", STRING),
+        f("operator", OPERATOR),
+        oe("value", GoType::Json),
+    ],
+};
+
+static YAML_PATCH_OPERATION: GoStruct = GoStruct {
+    name: "YAMLPatchOperation",
+    qualified: "v1alpha1.YAMLPatchOperation",
+    fields: &[
+        f("subPath", STRING),
+        f("operator", OPERATOR),
+        oe("value", GoType::Json),
+    ],
+};
+
+static FIELD_OVERRIDER: GoStruct = GoStruct {
+    name: "FieldOverrider",
+    qualified: "v1alpha1.FieldOverrider",
+    fields: &[
+        f("fieldPath", STRING),
+        oe(
+            "json",
+            GoType::Slice(
+                &GoType::Struct(&JSON_PATCH_OPERATION),
+                "[]v1alpha1.JSONPatchOperation",
+            ),
+        ),
+        oe(
+            "yaml",
+            GoType::Slice(
+                &GoType::Struct(&YAML_PATCH_OPERATION),
+                "[]v1alpha1.YAMLPatchOperation",
+            ),
+        ),
+    ],
+};
+
+static OVERRIDERS: GoStruct = GoStruct {
+    name: "Overriders",
+    qualified: "v1alpha1.Overriders",
+    fields: &[
+        oe(
+            "plaintext",
+            GoType::Slice(
+                &GoType::Struct(&PLAINTEXT_OVERRIDER),
+                "[]v1alpha1.PlaintextOverrider",
+            ),
+        ),
+        oe(
+            "imageOverrider",
+            GoType::Slice(
+                &GoType::Struct(&IMAGE_OVERRIDER),
+                "[]v1alpha1.ImageOverrider",
+            ),
+        ),
+        oe(
+            "commandOverrider",
+            GoType::Slice(
+                &GoType::Struct(&COMMAND_ARGS_OVERRIDER),
+                "[]v1alpha1.CommandArgsOverrider",
+            ),
+        ),
+        oe(
+            "argsOverrider",
+            GoType::Slice(
+                &GoType::Struct(&COMMAND_ARGS_OVERRIDER),
+                "[]v1alpha1.CommandArgsOverrider",
+            ),
+        ),
+        oe(
+            "labelsOverrider",
+            GoType::Slice(
+                &GoType::Struct(&LABEL_ANNOTATION_OVERRIDER),
+                "[]v1alpha1.LabelAnnotationOverrider",
+            ),
+        ),
+        oe(
+            "annotationsOverrider",
+            GoType::Slice(
+                &GoType::Struct(&LABEL_ANNOTATION_OVERRIDER),
+                "[]v1alpha1.LabelAnnotationOverrider",
+            ),
+        ),
+        oe(
+            "fieldOverrider",
+            GoType::Slice(
+                &GoType::Struct(&FIELD_OVERRIDER),
+                "[]v1alpha1.FieldOverrider",
+            ),
+        ),
+    ],
+};
+
+static RULE_WITH_CLUSTER: GoStruct = GoStruct {
+    name: "RuleWithCluster",
+    qualified: "v1alpha1.RuleWithCluster",
+    fields: &[
+        ptr("targetCluster", GoType::Struct(&CLUSTER_AFFINITY)),
+        f("overriders", GoType::Struct(&OVERRIDERS)),
+    ],
+};
+
+/// `OverrideSpec` (`override_types.go`), shared by both override kinds. `overriders` has no
+/// `omitempty`, so the round trip always writes `"overriders": {}`; `overrideRules: []` goes.
+pub static OVERRIDE_SPEC: GoStruct = GoStruct {
+    name: "OverrideSpec",
+    qualified: "v1alpha1.OverrideSpec",
+    fields: &[
+        oe(
+            "resourceSelectors",
+            GoType::Slice(
+                &GoType::Struct(&RESOURCE_SELECTOR),
+                "[]v1alpha1.ResourceSelector",
+            ),
+        ),
+        oe(
+            "overrideRules",
+            GoType::Slice(
+                &GoType::Struct(&RULE_WITH_CLUSTER),
+                "[]v1alpha1.RuleWithCluster",
+            ),
+        ),
+        ptr("targetCluster", GoType::Struct(&CLUSTER_AFFINITY)),
+        f("overriders", GoType::Struct(&OVERRIDERS)),
+    ],
+};
+
+/// An OverridePolicy as its mutating webhook decodes it (a ClusterOverridePolicy has no
+/// mutating webhook, so it is never round-tripped).
+pub static OVERRIDE_POLICY: GoStruct = GoStruct {
+    name: "OverridePolicy",
+    qualified: "v1alpha1.OverridePolicy",
+    fields: &[f("spec", GoType::Struct(&OVERRIDE_SPEC))],
+};
+
 /// The policy object itself (TypeMeta and ObjectMeta aside: metadata is coerced by the API
 /// server before any webhook, and the webhook's patch of it only adds labels and finalizers).
 pub static PROPAGATION_POLICY: GoStruct = GoStruct {
@@ -530,10 +718,11 @@ impl Walk {
         if v.is_null() {
             return None; // null leaves the Go value at zero (decode.go:990-1003)
         }
-        if v.as_str().is_some_and(crate::schema::is_placeholder) {
+        if v.as_str().is_some_and(super::placeholder::is_placeholder) {
             return None; // unrendered templating: its rendered type is unknown
         }
         match ty {
+            GoType::Json => None,
             GoType::Str(name) => (!v.is_string()).then(|| self.error(kind_of(v), owner, name)),
             GoType::Bool => (!v.is_boolean()).then(|| self.error(kind_of(v), owner, "bool")),
             GoType::Int(name, bits) => match v {
@@ -706,10 +895,11 @@ fn marshal_fields(
 /// The marshaled form of a (possibly absent) value of `ty`.
 fn decoded(v: Option<&Json>, ty: &'static GoType) -> Json {
     let v = v.filter(|v| !v.is_null());
-    if let Some(p) = v.filter(|v| v.as_str().is_some_and(crate::schema::is_placeholder)) {
+    if let Some(p) = v.filter(|v| v.as_str().is_some_and(super::placeholder::is_placeholder)) {
         return p.clone(); // kept for the schema check, which leaves placeholders alone
     }
     match ty {
+        GoType::Json => v.cloned().unwrap_or(Json::Null),
         GoType::Str(_) => v.cloned().unwrap_or_else(|| Json::String(String::new())),
         GoType::Bool => v.cloned().unwrap_or(Json::Bool(false)),
         GoType::Int(..) => match v.and_then(Json::as_number) {
@@ -751,7 +941,7 @@ fn decoded(v: Option<&Json>, ty: &'static GoType) -> Json {
 /// `encoding/json`'s omitempty test (encode.go:351-363): a struct is never empty.
 fn is_empty(v: &Json, ty: &GoType) -> bool {
     match (v, ty) {
-        (_, GoType::Struct(_)) => false,
+        (_, GoType::Struct(_) | GoType::Json) => false,
         (Json::Null, _) => true,
         (Json::String(s), _) => s.is_empty(),
         (Json::Bool(b), _) => !b,

@@ -1,0 +1,174 @@
+//! The admission chain of an OverridePolicy or ClusterOverridePolicy manifest, in the API
+//! server's order, as [`super::chain`] runs it for propagation policies:
+//!
+//! - OverridePolicy: decode, strict fields, Karmada's mutating webhook (the Go decode, an empty
+//!   selector namespace set to the request's, `json.Marshal` of the structs:
+//!   `K:pkg/webhook/overridepolicy/mutating.go:40-64`), defaults again, ObjectMeta and the CRD
+//!   schema, the validating webhook;
+//! - ClusterOverridePolicy: the same without a mutating webhook (Karmada registers none for it),
+//!   so a CRD `required` field can fire and `overrideRules: []` stays set.
+//!
+//! The round trip matters: it writes a missing `operator` as `""` (the schema then reports
+//! `Unsupported value: ""`, not `Required value`), drops `overrideRules: []` (so it no longer
+//! clashes with `targetCluster`), and turns a value Go cannot hold into the webhook's decoder
+//! message (overrides-and-placement.md §A.6).
+
+use serde_json::Value as Json;
+
+use super::chain::{admit_to_schema, webhook_denial, KindFacts, Verdict};
+use super::overrides::validate_override;
+use crate::model::gotypes;
+use crate::model::{KarmadaVersion, OverridePolicy};
+
+/// Runs the CREATE chain on `manifest`, the document of `op` (whose namespace is the request
+/// namespace of an OverridePolicy).
+pub fn admit_override(op: &OverridePolicy, manifest: &Json, version: KarmadaVersion) -> Verdict {
+    let facts = facts(op.cluster_scoped);
+    let namespace = if op.cluster_scoped {
+        None
+    } else {
+        op.meta.namespace.as_deref()
+    };
+    let mutate_spec = |spec: &mut Json| {
+        *spec = gotypes::round_trip(Some(spec), &gotypes::OVERRIDE_SPEC);
+        if let Some(ns) = namespace.filter(|ns| !ns.is_empty()) {
+            default_selector_namespaces(spec, ns);
+        }
+    };
+    let object = match admit_to_schema(facts, manifest, namespace, version, mutate_spec) {
+        Ok(object) => object,
+        Err(refused) => return *refused,
+    };
+    let stored = stored_policy(op, &object);
+    webhook_denial(facts.webhook, &validate_override(&stored)).unwrap_or(Verdict::admitted(None))
+}
+
+fn facts(cluster_scoped: bool) -> KindFacts {
+    if cluster_scoped {
+        KindFacts {
+            kind: "ClusterOverridePolicy",
+            namespaced: false,
+            mutating: None,
+            webhook: "clusteroverridepolicy.karmada.io",
+        }
+    } else {
+        KindFacts {
+            kind: "OverridePolicy",
+            namespaced: true,
+            mutating: Some((&gotypes::OVERRIDE_POLICY, &gotypes::OVERRIDE_SPEC)),
+            webhook: "overridepolicy.karmada.io",
+        }
+    }
+}
+
+/// `mutating.go:52-57`: a selector without a namespace gets the request namespace.
+fn default_selector_namespaces(spec: &mut Json, namespace: &str) {
+    let selectors = spec
+        .get_mut("resourceSelectors")
+        .and_then(Json::as_array_mut);
+    for rs in selectors
+        .into_iter()
+        .flatten()
+        .filter_map(Json::as_object_mut)
+    {
+        let empty = rs
+            .get("namespace")
+            .and_then(Json::as_str)
+            .is_none_or(str::is_empty);
+        if empty {
+            rs.insert("namespace".into(), Json::String(namespace.to_string()));
+        }
+    }
+}
+
+/// The policy as the validating webhook receives it: the chain's object, typed.
+fn stored_policy(op: &OverridePolicy, object: &Json) -> OverridePolicy {
+    let raw_spec = object.get("spec").cloned().unwrap_or_default();
+    OverridePolicy {
+        spec: serde_json::from_value(raw_spec.clone()).unwrap_or_default(),
+        raw_spec,
+        ..op.clone()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::engine::admission::chain::Stage;
+    use crate::model::Inventory;
+    use crate::source::{load, Source};
+
+    fn verdict(yaml: &str) -> Verdict {
+        let docs = load(Source::new("t.yaml", yaml)).documents;
+        let json = docs[0].root.to_json();
+        let inv = Inventory::from_documents(docs, "apps");
+        let op = inv.overrides().next().expect("an override policy");
+        admit_override(op, &json, KarmadaVersion::LATEST)
+    }
+
+    const OP: &str = "apiVersion: policy.karmada.io/v1alpha1\nkind: OverridePolicy\nmetadata: {name: o, namespace: apps}\n";
+    const COP: &str = "apiVersion: policy.karmada.io/v1alpha1\nkind: ClusterOverridePolicy\nmetadata: {name: o}\n";
+    const NO_OPERATOR: &str =
+        "spec:\n  overrideRules:\n  - overriders:\n      plaintext:\n      - {path: /x}\n";
+
+    #[test]
+    fn a_missing_operator_is_an_empty_one_after_the_op_round_trip() {
+        let v = verdict(&format!("{OP}{NO_OPERATOR}"));
+        assert_eq!(v.stage, Some(Stage::Schema));
+        assert_eq!(v.refusals[0].rule, "schema-enum");
+        assert_eq!(
+            v.api_server_message.as_deref(),
+            Some("OverridePolicy.policy.karmada.io \"o\" is invalid: spec.overrideRules[0].overriders.plaintext[0].operator: Unsupported value: \"\": supported values: \"add\", \"remove\", \"replace\"")
+        );
+    }
+
+    #[test]
+    fn a_cluster_override_policy_has_no_mutating_webhook_so_required_fires() {
+        let v = verdict(&format!("{COP}{NO_OPERATOR}"));
+        assert_eq!(v.refusals[0].rule, "schema-required");
+        assert_eq!(
+            v.api_server_message.as_deref(),
+            Some("ClusterOverridePolicy.policy.karmada.io \"o\" is invalid: spec.overrideRules[0].overriders.plaintext[0].operator: Required value")
+        );
+    }
+
+    #[test]
+    fn empty_override_rules_vanish_in_the_op_round_trip_but_not_for_a_cop() {
+        let spec = "spec:\n  targetCluster: {clusterNames: [m1]}\n  overrideRules: []\n";
+        assert!(verdict(&format!("{OP}{spec}")).is_admitted());
+        let v = verdict(&format!("{COP}{spec}"));
+        assert_eq!(v.stage, Some(Stage::ValidatingWebhook));
+        assert!(v
+            .api_server_message
+            .unwrap()
+            .starts_with("admission webhook \"clusteroverridepolicy.karmada.io\" denied the request: spec.targetCluster: Invalid value: "));
+    }
+
+    #[test]
+    fn a_value_go_cannot_hold_is_the_op_mutating_webhooks_decode_error() {
+        let spec = "spec:\n  overrideRules:\n  - overriders:\n      imageOverrider: [{component: Registry, operator: replace, value: 5}]\n";
+        let v = verdict(&format!("{OP}{spec}"));
+        assert_eq!(v.stage, Some(Stage::MutatingWebhook));
+        assert_eq!(
+            v.api_server_message.as_deref(),
+            Some("admission webhook \"overridepolicy.karmada.io\" denied the request: json: cannot unmarshal number into Go struct field ImageOverrider.spec.overrideRules.overriders.imageOverrider.value of type string")
+        );
+    }
+
+    #[test]
+    fn a_schema_error_ends_the_request_before_the_validating_webhook() {
+        let spec = "spec:\n  resourceSelectors: [{apiVersion: v1, kind: ConfigMap, namespace: other}]\n  overrideRules:\n  - overriders:\n      labelsOverrider: [{operator: addIfAbsent, value: {a: b}}]\n";
+        let v = verdict(&format!("{OP}{spec}"));
+        assert_eq!(v.stage, Some(Stage::Schema));
+        assert_eq!(v.refusals.len(), 1, "{:?}", v.refusals);
+    }
+
+    #[test]
+    fn a_selector_namespace_other_than_the_policys_is_denied_by_the_validating_webhook() {
+        let spec =
+            "spec:\n  resourceSelectors: [{apiVersion: v1, kind: ConfigMap, namespace: other}]\n";
+        let v = verdict(&format!("{OP}{spec}"));
+        assert_eq!(v.stage, Some(Stage::ValidatingWebhook));
+        assert_eq!(v.refusals[0].rule, "selector-namespace-mismatch");
+    }
+}

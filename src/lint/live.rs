@@ -1,0 +1,50 @@
+//! `lint --cluster`: the lint rules over the live policies and the templates they select, read
+//! through a [`Session`]. Locations are object references (`pp/default/nginx`) with field
+//! paths. Read only.
+
+use super::{Finding, LintOptions};
+use crate::model::kinds::selected_kinds;
+use crate::model::Inventory;
+use crate::source::live::{self, karmada};
+use crate::source::session::{cluster_names, Session, SessionError};
+
+/// The findings of a live lint, and what was read.
+pub struct ClusterLint {
+    pub findings: Vec<Finding>,
+    /// Live objects read (each its own source).
+    pub documents: usize,
+    pub policies: usize,
+}
+
+/// Lists the Karmada objects, then the templates the policies select, and lints them. The
+/// Clusters' names are the known clusters unless the configuration names them.
+pub fn lint_cluster(s: &mut Session, opts: &LintOptions) -> Result<ClusterLint, SessionError> {
+    let base = [
+        karmada::pp(),
+        karmada::cpp(),
+        karmada::op(),
+        karmada::cop(),
+        karmada::rb(),
+        karmada::crb(),
+        karmada::work(),
+        karmada::cluster(),
+    ];
+    let reads = s.list_all(base.iter().cloned())?;
+    let policies = Inventory::from_documents(live::documents(&reads[..2]), "default");
+    let kinds = selected_kinds(policies.policies(), &s.discovered);
+    let template_reads = s.list_all(kinds)?;
+    s.warn_notes();
+    let clusters = cluster_names(Some(&reads[7]));
+    let docs = live::documents(reads[..7].iter().chain(&template_reads));
+    let inv = Inventory::from_documents(docs, "default");
+    let mut opts = opts.clone();
+    if opts.known_clusters.is_empty() && reads[7].ok() {
+        opts.known_clusters = clusters;
+    }
+    let findings = super::lint(&[], &inv, &opts);
+    Ok(ClusterLint {
+        findings,
+        documents: inv.documents.len(),
+        policies: inv.policies().count(),
+    })
+}

@@ -1,0 +1,918 @@
+//! Running `suspend` and `resume`: gather the selected policies (manifest files or the control
+//! plane), plan each ([`super::plan`], one type for named policies and a freeze of clusters),
+//! then apply the plans through the one file writer ([`super::file`]) or the one live writer
+//! ([`super::live`]). The steps return values; the command line prints, asks and confirms in
+//! between, and `output::suspend` renders the results.
+
+use std::io::{IsTerminal, Write as _};
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::Duration;
+
+use serde_json::Value as J;
+
+use super::edit;
+use super::file::{self, FileError, Manifest};
+use super::live::{self as writer, DryRun, PolicyRef, Step, WaitFor, WriteError, Written};
+use super::plan::{self, Change, FreezeInput, Outcome, PolicyPlan, Reason, Selection};
+use crate::engine::freeze::{Stamp, RECORD_ANNOTATION};
+use crate::engine::suspension::{self as engine, Action, Request};
+use crate::kube::{self, Conn, KubeError};
+use crate::model::binding::BoundClusters;
+use crate::model::cluster::Cluster;
+use crate::model::gitops::gitops_owner;
+use crate::model::policy::{PropagationSpec, Suspension};
+use crate::model::PolicyKind;
+use crate::util::{time, warn};
+
+/// One run of `suspend`/`resume`, from the flags.
+#[derive(Clone, Debug)]
+pub struct Settings {
+    pub action: Action,
+    pub selection: Selection,
+    pub request: Request,
+    pub dry: DryRun,
+    pub force: bool,
+    /// `--reason`.
+    pub reason: Option<String>,
+    /// Unknown cluster names end the command.
+    pub strict: bool,
+    /// How many policies are written at once (live).
+    pub concurrency: usize,
+    pub kubeconfig: Option<PathBuf>,
+    pub context: Option<String>,
+    pub request_timeout: Duration,
+}
+
+/// Why a run stopped before its report.
+#[derive(Debug, thiserror::Error)]
+pub enum RunError {
+    #[error(transparent)]
+    File(#[from] FileError),
+    #[error("{0}")]
+    Connect(#[source] KubeError),
+    #[error("cannot list {what}: {source}")]
+    List {
+        what: &'static str,
+        #[source]
+        source: KubeError,
+    },
+    /// `--strict` and unknown cluster names.
+    #[error("{0}; nothing was changed")]
+    UnknownClusters(String),
+    #[error("cannot start the runtime: {0}")]
+    Runtime(#[source] std::io::Error),
+    #[error("task failed: {0}")]
+    Task(String),
+}
+
+impl RunError {
+    /// A usage error (exit 2): the inputs could not be read.
+    pub fn is_usage(&self) -> bool {
+        matches!(self, RunError::File(e) if e.is_input())
+    }
+
+    /// The control plane could not be reached or listed (exit 3).
+    pub fn is_api(&self) -> bool {
+        matches!(self, RunError::Connect(_) | RunError::List { .. })
+    }
+}
+
+/// The suspension before and after a write, for `--wait`.
+type Transition = (Option<Suspension>, Option<Suspension>);
+
+/// The result for one policy of named mode.
+pub struct PolicyResult {
+    pub id: String,
+    pub result: Result<String, WriteError>,
+    /// The object after the change (live mode), for `-o`.
+    pub object: Option<J>,
+    /// A dry run's object before and after (live mode), for the diff.
+    pub diff: Option<(J, J)>,
+    /// What `--wait` must see on the Works (live mode, when something changed).
+    wait: Option<(PolicyKind, Transition)>,
+}
+
+impl PolicyResult {
+    fn failed(id: String, e: WriteError) -> PolicyResult {
+        PolicyResult::line(id, Err(e))
+    }
+
+    fn line(id: String, result: Result<String, WriteError>) -> PolicyResult {
+        PolicyResult {
+            id,
+            result,
+            object: None,
+            diff: None,
+            wait: None,
+        }
+    }
+}
+
+/// A runtime for the kube client.
+pub fn runtime() -> Result<tokio::runtime::Runtime, RunError> {
+    tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .map_err(RunError::Runtime)
+}
+
+/// The control plane of `--kubeconfig`/`--context`, and the namespace PropagationPolicies are
+/// looked up in: `-n`, else the context's.
+pub async fn connect(s: &Settings) -> Result<(Conn, String), RunError> {
+    let opts = kube::ConnectOptions {
+        kubeconfig: s.kubeconfig.clone(),
+        context: s.context.clone(),
+        request_timeout: Some(s.request_timeout),
+    };
+    let conn = kube::connect(&opts).await.map_err(RunError::Connect)?;
+    let namespace = s
+        .selection
+        .namespace
+        .clone()
+        .unwrap_or_else(|| conn.namespace.clone());
+    Ok((conn, namespace))
+}
+
+/// The requested cluster names against the control plane's Clusters (`None`: the list could not
+/// be read): unknown names warn, or end the command with `--strict` before anything is written.
+fn check_cluster_names(
+    requested: &[String],
+    health: Option<&[Cluster]>,
+    strict: bool,
+) -> Result<(), RunError> {
+    let Some(health) = health else {
+        warn("cannot read cluster.karmada.io Clusters: cluster names were not checked");
+        return Ok(());
+    };
+    let known: Vec<String> = health.iter().map(|h| h.name.clone()).collect();
+    let unknown = engine::unknown_clusters(requested, &known);
+    if unknown.is_empty() {
+        return Ok(());
+    }
+    let msg = format!(
+        "unknown cluster{} {} (known: {})",
+        if unknown.len() > 1 { "s" } else { "" },
+        unknown.join(", "),
+        if known.is_empty() {
+            "none".to_string()
+        } else {
+            known.join(", ")
+        }
+    );
+    if strict {
+        return Err(RunError::UnknownClusters(msg));
+    }
+    warn(&msg);
+    Ok(())
+}
+
+/// The user recorded with a change: the kubeconfig's, else `$USER`.
+fn user_of(conn: &Conn) -> String {
+    if conn.user.is_empty() {
+        std::env::var("USER").unwrap_or_default()
+    } else {
+        conn.user.clone()
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Named mode, files
+
+/// Named mode in manifest files: every selected policy planned, the edited files checked, then
+/// written (or, in a dry run, their diffs returned).
+pub fn named_files(
+    s: &Settings,
+    files: &[String],
+) -> Result<(Vec<PolicyResult>, String), RunError> {
+    let paths = file::expand(files)?;
+    let mut results = Vec::new();
+    let mut found = vec![false; s.selection.named.len()];
+    let mut manifests = Vec::new();
+    for path in paths {
+        let mut m = Manifest::load(path)?;
+        plan_named_file(s, &mut m, &mut found, &mut results);
+        manifests.push(m);
+    }
+    for (n, _) in s.selection.named.iter().zip(&found).filter(|(_, f)| !**f) {
+        let id = plan::resource_id(n.kind, &n.name);
+        results.push(PolicyResult::failed(id, WriteError::NotInFiles));
+    }
+    if results.is_empty() {
+        warn("no policy in the given files matches the selection");
+    }
+    let diffs = write_files(&manifests, s.dry)?;
+    if s.dry.is_dry() {
+        for r in &mut results {
+            if let Ok(m) = &mut r.result {
+                m.push_str(" (dry run)");
+            }
+        }
+    }
+    Ok((results, diffs))
+}
+
+/// Plans the selected policies of one file and their edits.
+fn plan_named_file(
+    s: &Settings,
+    m: &mut Manifest,
+    found: &mut [bool],
+    results: &mut Vec<PolicyResult>,
+) {
+    let twice = plan::defined_twice(&m.inv);
+    let bound = BoundClusters::from_bindings(m.inv.bindings());
+    let mut edits = Vec::new();
+    for policy in m.inv.policies() {
+        let Some(pick) = s.selection.pick_named(&m.inv, policy) else {
+            continue;
+        };
+        if let Some(i) = pick {
+            found[i] = true;
+        }
+        let rid = plan::resource_id(policy.kind, &policy.meta.name);
+        let id = format!("{rid} ({})", m.name);
+        if let Some(why) = plan::file_refusal(m.broken, &twice, policy) {
+            results.push(PolicyResult::failed(id, WriteError::Refused(why)));
+            continue;
+        }
+        let permanent_id = policy.meta.label(policy.kind.permanent_id_label());
+        let b = bound.of(policy.kind, permanent_id);
+        let targets = engine::target_clusters(&policy.spec, b.as_deref());
+        let p = plan::named(
+            &policy.spec,
+            &s.request,
+            targets.as_deref(),
+            &[],
+            s.force,
+            None,
+        );
+        for w in &p.stalls {
+            warn(&format!("{rid}: {w}"));
+        }
+        results.push(PolicyResult::line(id, outcome_line(&p)));
+        if let Outcome::Change(c) = p.outcome {
+            edits.push((results.len() - 1, policy.doc, c.patch));
+        }
+    }
+    for (i, doc, patch) in edits {
+        if let Err(e) = m.edit(doc, &patch) {
+            results[i].result = Err(WriteError::Refused(e.to_string()));
+        }
+    }
+}
+
+/// The line of a planned policy before any write: the change's message, the reason nothing
+/// changes, or the refusal.
+fn outcome_line(p: &PolicyPlan) -> Result<String, WriteError> {
+    match &p.outcome {
+        Outcome::Change(c) => Ok(c.message.clone()),
+        Outcome::Unchanged(m) | Outcome::Skipped(m) => Ok(m.clone()),
+        Outcome::NotInvolved => Ok(String::new()),
+        Outcome::Refused(why) => Err(WriteError::Refused(why.clone())),
+    }
+}
+
+/// Every edited file checked, then written; in a dry run, their diffs instead.
+fn write_files(manifests: &[Manifest], dry: DryRun) -> Result<String, RunError> {
+    let mut diffs = String::new();
+    for (m, after) in file::checked(manifests)? {
+        if dry.is_dry() {
+            diffs.push_str(&edit::unified_diff(&m.name, &m.text, &after));
+        } else {
+            m.write(&after)?;
+        }
+    }
+    Ok(diffs)
+}
+
+// ---------------------------------------------------------------------------------------------
+// Freeze mode (files and live)
+
+/// One policy a freeze (or its lifting) lists.
+pub struct Row {
+    pub kind: PolicyKind,
+    pub namespace: Option<String>,
+    pub name: String,
+    /// File mode: the manifest holding the policy (an index into [`Freeze::files`]) and its
+    /// document.
+    pub file: Option<(usize, usize)>,
+    pub plan: PolicyPlan,
+    pub gitops: Option<&'static str>,
+    /// Live mode: the object as read, and its bindings' clusters (for a recompute on 409).
+    object: Option<J>,
+    bound: Option<Vec<String>>,
+    /// After the write: the line to print, or the failure.
+    pub result: Option<Result<String, WriteError>>,
+    /// A live dry run's object before and after, for the diff.
+    pub diff: Option<(J, J)>,
+}
+
+impl Row {
+    /// The change to write (a refused change is not one).
+    pub fn change(&self) -> Option<&Change> {
+        self.plan.change()
+    }
+}
+
+/// A freeze (or its lifting), planned: the rows, and what is needed to apply it.
+pub struct Freeze {
+    pub rows: Vec<Row>,
+    /// File mode: the manifests' names.
+    pub files: Vec<String>,
+    /// Policies that target none of the clusters.
+    pub not_involved: usize,
+    manifests: Vec<Manifest>,
+    stamp: Stamp,
+}
+
+impl Freeze {
+    /// How many policies the freeze would change.
+    pub fn changes(&self) -> usize {
+        self.rows.iter().filter(|r| r.change().is_some()).count()
+    }
+}
+
+/// A freeze in manifest files: the selected policies of every file, with the bindings found
+/// anywhere under the given paths.
+pub fn freeze_files(s: &Settings, files: &[String]) -> Result<Freeze, RunError> {
+    let mut manifests = Vec::new();
+    for path in file::expand(files)? {
+        let m = Manifest::load(path)?;
+        if m.broken {
+            warn(&format!(
+                "{}: the file has YAML problems (run `lint`); not editing it",
+                m.name
+            ));
+            continue;
+        }
+        manifests.push(m);
+    }
+    let bound = BoundClusters::from_bindings(manifests.iter().flat_map(|m| m.inv.bindings()));
+    let stamp = plan::freeze_stamp(
+        time::rfc3339_source_date_or_now(),
+        None,
+        s.reason.as_deref(),
+    );
+    let mut rows = Vec::new();
+    let mut not_involved = 0;
+    for (fi, m) in manifests.iter().enumerate() {
+        for policy in m.inv.policies() {
+            if !s.selection.picks_for_freeze(&m.inv, policy) {
+                continue;
+            }
+            let permanent_id = policy.meta.label(policy.kind.permanent_id_label());
+            let b = bound.of(policy.kind, permanent_id);
+            let input = FreezeInput {
+                action: s.action,
+                spec: &policy.spec,
+                record: policy.meta.annotation(RECORD_ANNOTATION),
+                bound: b.as_deref(),
+                clusters: &s.request.clusters,
+                stamp: &stamp,
+            };
+            let p = plan::freeze_policy(&input, &[], s.force);
+            if p.outcome == Outcome::NotInvolved {
+                not_involved += 1;
+                continue;
+            }
+            rows.push(Row {
+                kind: policy.kind,
+                namespace: policy.meta.namespace.clone(),
+                name: policy.meta.name.clone(),
+                file: Some((fi, policy.doc)),
+                plan: p,
+                gitops: None,
+                object: None,
+                bound: b,
+                result: None,
+                diff: None,
+            });
+        }
+    }
+    Ok(Freeze {
+        rows,
+        files: manifests.iter().map(|m| m.name.clone()).collect(),
+        not_involved,
+        manifests,
+        stamp,
+    })
+}
+
+/// Applies a freeze planned by [`freeze_files`]: the edits of every change, each file checked,
+/// then written; a dry run returns the diffs.
+pub fn apply_freeze_files(f: &mut Freeze, dry: DryRun) -> Result<String, RunError> {
+    for row in &mut f.rows {
+        let (Some(c), Some((fi, doc))) = (row.plan.change(), row.file) else {
+            continue;
+        };
+        row.result = Some(match f.manifests[fi].edit(doc, &c.patch) {
+            Ok(()) => Ok(format!("{}{}", c.message, dry_suffix(dry))),
+            Err(e) => Err(WriteError::Refused(e.to_string())),
+        });
+    }
+    write_files(&f.manifests, dry)
+}
+
+/// File mode says "(dry run)" whatever the mode (only a client dry run reaches it).
+fn dry_suffix(dry: DryRun) -> &'static str {
+    if dry.is_dry() {
+        " (dry run)"
+    } else {
+        ""
+    }
+}
+
+/// A freeze on the control plane: the selected policies of the namespace (with `-A` of all
+/// namespaces, and the ClusterPropagationPolicies), their bindings' clusters, and the member
+/// clusters' health.
+pub async fn freeze_live(conn: &Conn, s: &Settings, namespace: &str) -> Result<Freeze, RunError> {
+    let kinds = s.selection.freeze_kinds();
+    let mut objects = Vec::new();
+    for &kind in &kinds {
+        let ns = match kind {
+            PolicyKind::PropagationPolicy if !s.selection.all_namespaces => Some(namespace),
+            _ => None,
+        };
+        objects.extend(
+            list(conn, kind, ns, s)
+                .await?
+                .into_iter()
+                .map(|o| (kind, o)),
+        );
+    }
+    // Bindings only when freezing (targets); lifting reads the record alone.
+    let bound = if s.action == Action::Suspend {
+        live_bindings(conn, s, &kinds, namespace).await
+    } else {
+        BoundClusters::default()
+    };
+    let health = writer::clusters(conn).await;
+    check_cluster_names(&s.request.clusters, health.as_deref(), s.strict)?;
+    let health = health.unwrap_or_default();
+    let stamp = plan::freeze_stamp(
+        time::rfc3339_source_date_or_now(),
+        Some(user_of(conn)),
+        s.reason.as_deref(),
+    );
+    sort_policies(&mut objects);
+    let mut rows = Vec::new();
+    let mut not_involved = 0;
+    for (kind, o) in objects {
+        let name = o["metadata"]["name"]
+            .as_str()
+            .unwrap_or_default()
+            .to_string();
+        let spec: PropagationSpec = match serde_json::from_value(o["spec"].clone()) {
+            Ok(spec) => spec,
+            Err(e) => {
+                let id = plan::resource_id(kind, &name);
+                warn(&format!("{id}: cannot read spec: {e}"));
+                continue;
+            }
+        };
+        let b = bound.of(
+            kind,
+            o["metadata"]["labels"][kind.permanent_id_label()].as_str(),
+        );
+        let input = FreezeInput {
+            action: s.action,
+            spec: &spec,
+            record: record_of(&o),
+            bound: b.as_deref(),
+            clusters: &s.request.clusters,
+            stamp: &stamp,
+        };
+        let p = plan::freeze_policy(&input, &health, s.force);
+        if p.outcome == Outcome::NotInvolved {
+            not_involved += 1;
+            continue;
+        }
+        rows.push(Row {
+            kind,
+            namespace: o["metadata"]["namespace"].as_str().map(str::to_string),
+            name,
+            file: None,
+            gitops: p.change().and_then(|_| gitops_owner(&o)),
+            plan: p,
+            object: Some(o),
+            bound: b,
+            result: None,
+            diff: None,
+        });
+    }
+    Ok(Freeze {
+        rows,
+        files: Vec::new(),
+        not_involved,
+        manifests: Vec::new(),
+        stamp,
+    })
+}
+
+async fn list(
+    conn: &Conn,
+    kind: PolicyKind,
+    ns: Option<&str>,
+    s: &Settings,
+) -> Result<Vec<J>, RunError> {
+    let selector = s.selection.selector_text.as_deref();
+    writer::list_policies(conn, kind, ns, selector)
+        .await
+        .map_err(|source| RunError::List {
+            what: kind.plural(),
+            source,
+        })
+}
+
+/// The bindings' clusters of every listed policy (one list per binding kind); unreadable
+/// bindings warn and leave the placements as the only source of targets.
+async fn live_bindings(
+    conn: &Conn,
+    s: &Settings,
+    kinds: &[PolicyKind],
+    namespace: &str,
+) -> BoundClusters {
+    let cluster_scoped = kinds.contains(&PolicyKind::ClusterPropagationPolicy);
+    let wide = s.selection.all_namespaces || cluster_scoped;
+    let ns = (!wide).then_some(namespace);
+    let bound = writer::bound_clusters(conn, ns, cluster_scoped).await;
+    if bound.is_none() {
+        warn("cannot read ResourceBindings: target clusters come from the placements only");
+    }
+    bound.unwrap_or_default()
+}
+
+/// PropagationPolicies first, by namespace and name, then ClusterPropagationPolicies by name.
+fn sort_policies(objects: &mut [(PolicyKind, J)]) {
+    objects.sort_by(|(ka, a), (kb, b)| {
+        let key = |k: &PolicyKind, o: &J| {
+            (
+                *k == PolicyKind::ClusterPropagationPolicy,
+                o["metadata"]["namespace"]
+                    .as_str()
+                    .unwrap_or("")
+                    .to_string(),
+                o["metadata"]["name"].as_str().unwrap_or("").to_string(),
+            )
+        };
+        key(ka, a).cmp(&key(kb, b))
+    });
+}
+
+fn record_of(obj: &J) -> Option<&str> {
+    obj["metadata"]["annotations"][RECORD_ANNOTATION].as_str()
+}
+
+/// Applies a freeze planned by [`freeze_live`]: each change through the writer, a bounded
+/// number at once; after a 409 Conflict the engine decides again on the object as re-read.
+pub async fn apply_freeze_live(conn: &Conn, f: &mut Freeze, s: &Settings) -> Result<(), RunError> {
+    let shared = Arc::new((s.clone(), f.stamp.clone()));
+    let sem = Arc::new(tokio::sync::Semaphore::new(s.concurrency));
+    let mut set = tokio::task::JoinSet::new();
+    for (i, row) in f.rows.iter_mut().enumerate() {
+        let Some(first) = row.change().cloned() else {
+            continue;
+        };
+        let (conn, shared, sem) = (conn.clone(), shared.clone(), sem.clone());
+        let target = PolicyRef {
+            kind: row.kind,
+            namespace: row.namespace.clone(),
+            name: row.name.clone(),
+        };
+        let object = row.object.take().unwrap_or(J::Null);
+        let bound = row.bound.clone();
+        set.spawn(async move {
+            let _permit = sem.acquire_owned().await;
+            let (s, stamp) = &*shared;
+            let mut decide = FreezeAgain {
+                first: Some(first),
+                bound: bound.as_deref(),
+                settings: s,
+                stamp,
+            };
+            let written = writer::write(&conn, &target, Some(object), s.dry, &mut decide).await;
+            (i, written)
+        });
+    }
+    while let Some(r) = set.join_next().await {
+        let (i, written) = r.map_err(|e| RunError::Task(e.to_string()))?;
+        let row = &mut f.rows[i];
+        match written {
+            Ok(w) => {
+                let suffix = if w.after.is_some() {
+                    s.dry.suffix()
+                } else {
+                    ""
+                };
+                row.result = Some(Ok(format!("{}{suffix}", w.info)));
+                if let (Some(after), true) = (w.after, s.dry.is_dry()) {
+                    row.diff = Some((w.before, after));
+                }
+            }
+            Err(e) => row.result = Some(Err(e)),
+        }
+    }
+    Ok(())
+}
+
+/// The decision of a freeze or lift for one policy: the one made before the write, then (after
+/// a 409 Conflict) the engine's again on the object as re-read.
+struct FreezeAgain<'a> {
+    first: Option<Change>,
+    bound: Option<&'a [String]>,
+    settings: &'a Settings,
+    stamp: &'a Stamp,
+}
+
+impl writer::Decide for FreezeAgain<'_> {
+    type Info = String;
+
+    async fn decide(
+        &mut self,
+        current: &J,
+        spec: &PropagationSpec,
+        _attempt: u32,
+    ) -> Result<Step<String>, WriteError> {
+        if let Some(c) = self.first.take() {
+            return Ok(Step::Write(c.patch, c.message));
+        }
+        let input = FreezeInput {
+            action: self.settings.action,
+            spec,
+            record: record_of(current),
+            bound: self.bound,
+            clusters: &self.settings.request.clusters,
+            stamp: self.stamp,
+        };
+        Ok(match plan::freeze_outcome(&input) {
+            Outcome::Change(c) => Step::Write(c.patch, c.message),
+            Outcome::Unchanged(m) | Outcome::Skipped(m) | Outcome::Refused(m) => {
+                Step::Skip(format!("{m} (changed meanwhile)"))
+            }
+            Outcome::NotInvolved => Step::Skip("no longer involved (changed meanwhile)".into()),
+        })
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Named mode, live
+
+/// One policy to change on the server, possibly already read by a list.
+pub struct Target {
+    pub kind: PolicyKind,
+    pub namespace: Option<String>,
+    pub name: String,
+    object: Option<J>,
+}
+
+/// Named mode on the control plane, gathered: the policies and the member clusters' health.
+pub struct NamedLive {
+    pub targets: Vec<Target>,
+    health: Vec<Cluster>,
+}
+
+/// The named policies, and with `--all`/`-l` the listed ones; `None` when a bulk selection
+/// finds nothing. Unknown `--clusters` names warn (or end the command with `--strict`).
+pub async fn named_live(
+    conn: &Conn,
+    s: &Settings,
+    namespace: &str,
+) -> Result<Option<NamedLive>, RunError> {
+    let mut targets: Vec<Target> = Vec::new();
+    for n in &s.selection.named {
+        targets.push(Target {
+            kind: n.kind,
+            namespace: (n.kind == PolicyKind::PropagationPolicy).then(|| namespace.to_string()),
+            name: n.name.clone(),
+            object: None,
+        });
+    }
+    if s.selection.is_bulk() {
+        for kind in s.selection.bulk_kinds() {
+            let ns = match kind {
+                PolicyKind::PropagationPolicy if !s.selection.all_namespaces => Some(namespace),
+                _ => None,
+            };
+            for o in list(conn, kind, ns, s).await? {
+                targets.push(Target {
+                    kind,
+                    namespace: o["metadata"]["namespace"].as_str().map(str::to_string),
+                    name: o["metadata"]["name"]
+                        .as_str()
+                        .unwrap_or_default()
+                        .to_string(),
+                    object: Some(o),
+                });
+            }
+        }
+        if targets.is_empty() {
+            return Ok(None);
+        }
+    }
+    let health = writer::clusters(conn).await;
+    if !s.request.clusters.is_empty() {
+        check_cluster_names(&s.request.clusters, health.as_deref(), s.strict)?;
+    }
+    Ok(Some(NamedLive {
+        targets,
+        health: health.unwrap_or_default(),
+    }))
+}
+
+/// What every per-policy task shares.
+struct Ctx {
+    settings: Settings,
+    user: String,
+    health: Vec<Cluster>,
+}
+
+/// Writes every gathered policy through the writer, a bounded number at once, in order of the
+/// targets (a progress count on a terminal from 50 policies on).
+pub async fn apply_named_live(
+    conn: &Conn,
+    live: NamedLive,
+    s: &Settings,
+) -> Result<Vec<PolicyResult>, RunError> {
+    let ctx = Arc::new(Ctx {
+        settings: s.clone(),
+        user: user_of(conn),
+        health: live.health,
+    });
+    let total = live.targets.len();
+    let progress = total >= 50 && std::io::stderr().is_terminal();
+    let sem = Arc::new(tokio::sync::Semaphore::new(s.concurrency));
+    let mut set = tokio::task::JoinSet::new();
+    for (i, t) in live.targets.into_iter().enumerate() {
+        let (conn, ctx, sem) = (conn.clone(), ctx.clone(), sem.clone());
+        set.spawn(async move {
+            let _permit = sem.acquire_owned().await;
+            (i, apply_one(&conn, t, &ctx).await)
+        });
+    }
+    let mut results: Vec<Option<PolicyResult>> = (0..total).map(|_| None).collect();
+    let mut done = 0;
+    while let Some(r) = set.join_next().await {
+        let (i, r) = r.map_err(|e| RunError::Task(e.to_string()))?;
+        results[i] = Some(r);
+        done += 1;
+        if progress {
+            let mut e = std::io::stderr().lock();
+            let _ = write!(e, "\r{done}/{total} policies");
+            if done == total {
+                let _ = writeln!(e);
+            }
+        }
+    }
+    Ok(results.into_iter().flatten().collect())
+}
+
+/// The decision for one named policy: the plan, with the policy's bindings read only when it
+/// needs the target clusters (once: a re-read after a conflict keeps them).
+struct NamedDecision<'a> {
+    conn: &'a Conn,
+    ctx: &'a Ctx,
+    id: &'a str,
+    kind: PolicyKind,
+    targets: Option<Option<Vec<String>>>,
+}
+
+impl writer::Decide for NamedDecision<'_> {
+    type Info = (String, Option<Transition>);
+
+    async fn decide(
+        &mut self,
+        current: &J,
+        spec: &PropagationSpec,
+        attempt: u32,
+    ) -> Result<Step<Self::Info>, WriteError> {
+        let (ctx, id) = (self.ctx, self.id);
+        let s = &ctx.settings;
+        if attempt == 0 {
+            if let Some(owner) = gitops_owner(current) {
+                warn(&format!(
+                    "{id} is managed by {owner}: the controller will revert this change; change the manifest instead (`suspend -f FILE`)"
+                ));
+            }
+        }
+        if plan::named_needs_targets(spec, &s.request, &ctx.health) && self.targets.is_none() {
+            let bindings = writer::policy_bindings(self.conn, self.kind, current)
+                .await
+                .unwrap_or_default();
+            let permanent_id =
+                current["metadata"]["labels"][self.kind.permanent_id_label()].as_str();
+            let bound = BoundClusters::from_json(&bindings).of(self.kind, permanent_id);
+            self.targets = Some(engine::target_clusters(spec, bound.as_deref()));
+        }
+        let targets = self.targets.clone().flatten();
+        let reason = s.reason.as_ref().map(|text| Reason {
+            text: text.clone(),
+            user: ctx.user.clone(),
+            at: time::rfc3339_now(),
+        });
+        let p = plan::named(
+            spec,
+            &s.request,
+            targets.as_deref(),
+            &ctx.health,
+            s.force,
+            reason.as_ref(),
+        );
+        if attempt == 0 {
+            for w in &p.stalls {
+                warn(&format!("{id}: {w}"));
+            }
+        }
+        match p.outcome {
+            Outcome::Change(c) => Ok(Step::Write(c.patch, (c.message, Some((c.before, c.after))))),
+            Outcome::Refused(why) => Err(WriteError::Refused(why)),
+            Outcome::Unchanged(m) | Outcome::Skipped(m) => Ok(Step::Skip((m, None))),
+            Outcome::NotInvolved => Ok(Step::Skip((String::new(), None))),
+        }
+    }
+}
+
+/// One named policy through the writer.
+async fn apply_one(conn: &Conn, t: Target, ctx: &Ctx) -> PolicyResult {
+    let id = plan::resource_id(t.kind, &t.name);
+    let target = PolicyRef {
+        kind: t.kind,
+        namespace: t.namespace,
+        name: t.name,
+    };
+    let mut named = NamedDecision {
+        conn,
+        ctx,
+        id: &id,
+        kind: target.kind,
+        targets: None,
+    };
+    let dry = ctx.settings.dry;
+    let written = writer::write(conn, &target, t.object, dry, &mut named).await;
+    named_result(id, target.kind, dry, written)
+}
+
+/// The result line, the object for `-o`, what `--wait` follows, and a dry run's objects.
+fn named_result(
+    id: String,
+    kind: PolicyKind,
+    dry: DryRun,
+    written: Result<Written<(String, Option<Transition>)>, WriteError>,
+) -> PolicyResult {
+    let w = match written {
+        Ok(w) => w,
+        Err(e) => return PolicyResult::failed(id, e),
+    };
+    let (message, transition) = w.info;
+    let Some(after) = w.after else {
+        let mut r = PolicyResult::line(id, Ok(message));
+        r.object = Some(w.before);
+        return r;
+    };
+    let wait = match (dry.is_dry(), transition) {
+        (false, Some(t)) => Some((kind, t)),
+        _ => None,
+    };
+    PolicyResult {
+        id,
+        result: Ok(format!("{message}{}", dry.suffix())),
+        diff: dry.is_dry().then(|| (w.before, after.clone())),
+        object: Some(after),
+        wait,
+    }
+}
+
+/// `--wait`: follows the Works of each changed policy ([`writer::wait_for_works`]); a policy
+/// whose Works still lag at the deadline fails with the Works named.
+pub async fn wait_for_works(conn: &Conn, results: &mut [PolicyResult], timeout: Duration) {
+    let watched: Vec<usize> = (0..results.len())
+        .filter(|&i| {
+            results[i].wait.is_some() && results[i].object.is_some() && results[i].result.is_ok()
+        })
+        .collect();
+    let watches: Vec<WaitFor> = watched
+        .iter()
+        .filter_map(|&i| {
+            let (kind, (before, after)) = results[i].wait.clone()?;
+            let object = results[i].object.clone()?;
+            Some(WaitFor {
+                kind,
+                object,
+                before,
+                after,
+            })
+        })
+        .collect();
+    let lagging = writer::wait_for_works(conn, &watches, timeout).await;
+    for (i, works) in watched.into_iter().zip(lagging) {
+        if works.is_empty() {
+            continue;
+        }
+        let done = results[i].result.clone().unwrap_or_default();
+        results[i].result = Err(WriteError::WaitTimeout {
+            done,
+            timeout,
+            works: works.join(", "),
+        });
+    }
+}

@@ -1,0 +1,412 @@
+//! Shell completion candidates: the words typed so far read against the clap definition of the
+//! command line ([`walk`]), then candidates for the word being typed (subcommands, flags,
+//! possible values, rule ids, and live names through [`LiveNames`]), printed in Cobra's protocol
+//! (one candidate per line, `value<TAB>description` allowed, then `:<directive>`), which kubectl's
+//! plugin completion reads. Also the shim kubectl runs for `kubectl karmada-policy <TAB>`.
+
+use clap::{Arg, ArgAction};
+
+use crate::kube::kinds::{self, KarmadaKind};
+pub use crate::source::completion::LiveNames;
+
+/// The plugin binary the shim calls (on PATH, as kubectl found the plugin).
+pub const BINARY: &str = "kubectl-karmada_policy";
+
+/// The shim: kubectl passes the words after `karmada-policy`; a leading `__complete` (as when
+/// it is called like a Cobra program) is accepted too.
+pub fn shim_script() -> String {
+    format!(
+        "#!/bin/sh\n\
+         # kubectl (>= 1.26) runs this to complete `kubectl karmada-policy ...` (Cobra's protocol).\n\
+         # Written by `kubectl karmada-policy completion kubectl-plugin`.\n\
+         [ \"$1\" = __complete ] && shift\n\
+         exec {BINARY} __complete \"$@\"\n"
+    )
+}
+
+/// Cobra's `ShellCompDirective` bits.
+pub mod directive {
+    pub const DEFAULT: u32 = 0;
+    pub const NO_SPACE: u32 = 2;
+    pub const NO_FILE_COMP: u32 = 4;
+}
+
+/// What `__complete` prints: candidates (`value` or `value\tdescription`) and a directive.
+#[derive(Debug, Default, PartialEq, Eq)]
+pub struct Completion {
+    pub candidates: Vec<String>,
+    pub directive: u32,
+}
+
+impl Completion {
+    pub fn of(candidates: Vec<String>, directive: u32) -> Completion {
+        Completion {
+            candidates,
+            directive,
+        }
+    }
+
+    /// Cobra's wire format.
+    pub fn render(&self) -> String {
+        let mut out = String::new();
+        for c in &self.candidates {
+            out.push_str(c);
+            out.push('\n');
+        }
+        out.push_str(&format!(":{}\n", self.directive));
+        out
+    }
+}
+
+/// The words before the one being completed, read against the clap definition.
+pub struct Walked<'a> {
+    /// The innermost subcommand named.
+    cmd: &'a clap::Command,
+    /// The flag whose value is being typed (`--context <TAB>`).
+    pending: Option<&'a Arg>,
+    /// Flag values seen, by argument id.
+    values: Vec<(String, String)>,
+    positionals: Vec<String>,
+    /// The word being completed.
+    current: String,
+}
+
+impl Walked<'_> {
+    pub fn value(&self, id: &str) -> Option<&str> {
+        self.values
+            .iter()
+            .rev()
+            .find(|(k, _)| k == id)
+            .map(|(_, v)| v.as_str())
+    }
+
+    fn flag(&self, id: &str) -> bool {
+        self.values.iter().any(|(k, _)| k == id)
+    }
+}
+
+fn takes_value(arg: &Arg) -> bool {
+    arg.get_action().takes_values()
+}
+
+fn find_long<'a>(cmd: &'a clap::Command, name: &str) -> Option<&'a Arg> {
+    cmd.get_arguments().find(|a| {
+        a.get_long() == Some(name) || a.get_all_aliases().is_some_and(|al| al.contains(&name))
+    })
+}
+
+fn find_short(cmd: &clap::Command, c: char) -> Option<&Arg> {
+    cmd.get_arguments().find(|a| a.get_short() == Some(c))
+}
+
+/// Reads `words` (the last one is being typed, possibly empty) as clap would.
+pub fn walk<'a>(root: &'a clap::Command, words: &[String]) -> Walked<'a> {
+    let (current, done) = match words.split_last() {
+        Some((last, rest)) => (last.clone(), rest),
+        None => (String::new(), &[][..]),
+    };
+    let mut w = Walked {
+        cmd: root,
+        pending: None,
+        values: Vec::new(),
+        positionals: Vec::new(),
+        current,
+    };
+    for word in done {
+        if let Some(arg) = w.pending.take() {
+            w.values.push((arg.get_id().to_string(), word.clone()));
+        } else if let Some(long) = word.strip_prefix("--").filter(|l| !l.is_empty()) {
+            let (name, value) = match long.split_once('=') {
+                Some((n, v)) => (n, Some(v)),
+                None => (long, None),
+            };
+            if let Some(arg) = find_long(w.cmd, name) {
+                match value {
+                    Some(v) => w.values.push((arg.get_id().to_string(), v.to_string())),
+                    None if takes_value(arg) => w.pending = Some(arg),
+                    None => w.values.push((arg.get_id().to_string(), String::new())),
+                }
+            }
+        } else if let Some(shorts) = word.strip_prefix('-').filter(|s| !s.is_empty()) {
+            let c = shorts.chars().next().unwrap_or('-');
+            if let Some(arg) = find_short(w.cmd, c) {
+                let rest = &shorts[c.len_utf8()..];
+                if takes_value(arg) && rest.is_empty() {
+                    w.pending = Some(arg);
+                } else {
+                    let v = rest.trim_start_matches('=').to_string();
+                    w.values.push((arg.get_id().to_string(), v));
+                }
+            }
+        } else if let Some(sub) = w
+            .positionals
+            .is_empty()
+            .then(|| w.cmd.find_subcommand(word))
+            .flatten()
+        {
+            w.cmd = sub;
+        } else {
+            w.positionals.push(word.clone());
+        }
+    }
+    w
+}
+
+/// Completes the walked words.
+pub fn complete(root: &clap::Command, words: &[String], live: &dyn LiveNames) -> Completion {
+    complete_walked(&walk(root, words), live)
+}
+
+pub fn complete_walked(w: &Walked<'_>, live: &dyn LiveNames) -> Completion {
+    let current = w.current.as_str();
+    if let Some(arg) = w.pending {
+        return values(w, arg, current, live, "");
+    }
+    if let Some(long) = current.strip_prefix("--") {
+        if let Some((name, typed)) = long.split_once('=') {
+            if let Some(arg) = find_long(w.cmd, name) {
+                return values(w, arg, typed, live, &format!("--{name}="));
+            }
+            return Completion::of(Vec::new(), directive::NO_FILE_COMP);
+        }
+    }
+    if current.starts_with('-') {
+        return Completion::of(flags(w.cmd, current), directive::NO_FILE_COMP);
+    }
+    if w.cmd.has_subcommands() && w.positionals.is_empty() {
+        let subs = w
+            .cmd
+            .get_subcommands()
+            .filter(|s| !s.is_hide_set() && s.get_name().starts_with(current))
+            .map(|s| described(s.get_name(), s.get_about()))
+            .collect();
+        return Completion::of(subs, directive::NO_FILE_COMP);
+    }
+    positional(w, current, live)
+}
+
+fn described(value: &str, about: Option<&clap::builder::StyledStr>) -> String {
+    match about.map(|a| a.to_string()) {
+        Some(a) if !a.is_empty() => {
+            let first = a.lines().next().unwrap_or_default().trim_end_matches('.');
+            format!("{value}\t{first}")
+        }
+        _ => value.to_string(),
+    }
+}
+
+fn flags(cmd: &clap::Command, current: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    for a in cmd.get_arguments().filter(|a| !a.is_hide_set()) {
+        if let Some(long) = a.get_long() {
+            let flag = format!("--{long}");
+            if flag.starts_with(current) {
+                out.push(described(&flag, a.get_help()));
+            }
+        }
+    }
+    if "--help".starts_with(current) && !out.iter().any(|f| f.starts_with("--help")) {
+        out.push("--help\tPrint help".to_string());
+    }
+    out
+}
+
+/// Values of a flag: possible values, rule ids, contexts, namespaces, clusters, else files.
+fn values(
+    w: &Walked<'_>,
+    arg: &Arg,
+    typed: &str,
+    live: &dyn LiveNames,
+    prefix: &str,
+) -> Completion {
+    let id = arg.get_id().as_str();
+    let mut names: Vec<String> = match id {
+        "explain" => crate::lint::registry::all()
+            .iter()
+            .map(|r| r.id.to_string())
+            .collect(),
+        "context" => live.contexts(),
+        "namespace" => live.namespaces(),
+        "clusters" => live.clusters(),
+        _ => arg
+            .get_possible_values()
+            .iter()
+            .filter(|v| !v.is_hide_set())
+            .map(|v| v.get_name().to_string())
+            .collect(),
+    };
+    if names.is_empty() {
+        names = parsed_values(w.cmd.get_name(), id)
+            .iter()
+            .map(|v| v.to_string())
+            .collect();
+    }
+    if names.is_empty() && matches!(arg.get_action(), ArgAction::Append | ArgAction::Set) {
+        let hint = arg.get_value_hint();
+        let path_like = matches!(
+            hint,
+            clap::ValueHint::AnyPath | clap::ValueHint::FilePath | clap::ValueHint::DirPath
+        ) || matches!(id, "files" | "kubeconfig" | "config" | "paths");
+        if path_like {
+            return Completion::of(Vec::new(), directive::DEFAULT);
+        }
+    }
+    names.retain(|n| n.starts_with(typed));
+    let candidates = names.into_iter().map(|n| format!("{prefix}{n}")).collect();
+    Completion::of(candidates, directive::NO_FILE_COMP)
+}
+
+/// Values of flags whose parser is a function (clap cannot list them).
+fn parsed_values(cmd: &str, id: &str) -> &'static [&'static str] {
+    match (cmd, id) {
+        (_, "fail_on" | "min_severity") => &["error", "warning", "info", "none"],
+        ("lint", "output") => &["text", "json", "sarif", "github", "junit"],
+        ("explain" | "preempt-check", "output") => &["text", "json"],
+        _ => &[],
+    }
+}
+
+/// Positional words: policies for suspend/resume, files for the rest.
+fn positional(w: &Walked<'_>, current: &str, live: &dyn LiveNames) -> Completion {
+    match w.cmd.get_name() {
+        "suspend" | "resume" => policies(w, current, live),
+        _ => Completion::of(Vec::new(), directive::DEFAULT),
+    }
+}
+
+fn policies(w: &Walked<'_>, current: &str, live: &dyn LiveNames) -> Completion {
+    let Some((word, typed)) = current.split_once('/') else {
+        let kinds = ["pp/", "cpp/"]
+            .into_iter()
+            .filter(|k| k.starts_with(current))
+            .map(str::to_string)
+            .collect();
+        return Completion::of(kinds, directive::NO_SPACE | directive::NO_FILE_COMP);
+    };
+    let kind: &KarmadaKind = match word {
+        "pp" | "propagationpolicy" | "propagationpolicies" => &kinds::PROPAGATION_POLICY,
+        "cpp" | "clusterpropagationpolicy" | "clusterpropagationpolicies" => {
+            &kinds::CLUSTER_PROPAGATION_POLICY
+        }
+        _ => return Completion::of(Vec::new(), directive::NO_FILE_COMP),
+    };
+    let namespace = if w.flag("all_namespaces") {
+        None
+    } else {
+        w.value("namespace")
+    };
+    let mut names = live.policies(kind, namespace);
+    names.sort();
+    names.dedup();
+    let candidates = names
+        .into_iter()
+        .filter(|n| n.starts_with(typed))
+        .map(|n| format!("{word}/{n}"))
+        .collect();
+    Completion::of(candidates, directive::NO_FILE_COMP)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::CommandFactory;
+
+    /// Fixed live names, so the parser is tested without a server.
+    struct Fixed;
+
+    impl LiveNames for Fixed {
+        fn policies(&self, kind: &KarmadaKind, namespace: Option<&str>) -> Vec<String> {
+            match (kind.namespaced, namespace) {
+                (true, Some("web")) => vec!["frontend".into()],
+                (true, _) => vec!["nginx".into(), "nats".into()],
+                (false, _) => vec!["global".into()],
+            }
+        }
+        fn namespaces(&self) -> Vec<String> {
+            vec!["default".into(), "web".into()]
+        }
+        fn clusters(&self) -> Vec<String> {
+            vec!["member1".into(), "member2".into()]
+        }
+        fn contexts(&self) -> Vec<String> {
+            vec!["karmada-apiserver".into(), "kind".into()]
+        }
+    }
+
+    fn run(words: &[&str]) -> Completion {
+        let words: Vec<String> = words.iter().map(|w| w.to_string()).collect();
+        complete(&crate::cli::Cli::command(), &words, &Fixed)
+    }
+
+    fn values_of(c: &Completion) -> Vec<&str> {
+        c.candidates
+            .iter()
+            .map(|c| c.split('\t').next().unwrap())
+            .collect()
+    }
+
+    #[test]
+    fn subcommands_complete_by_prefix() {
+        let c = run(&["sus"]);
+        assert_eq!(values_of(&c), ["suspend"]);
+        assert_eq!(c.directive, directive::NO_FILE_COMP);
+        assert!(values_of(&run(&[""])).contains(&"preempt-check"));
+    }
+
+    #[test]
+    fn policy_names_after_a_kind() {
+        assert_eq!(
+            values_of(&run(&["suspend", "pp/"])),
+            ["pp/nats", "pp/nginx"]
+        );
+        assert_eq!(values_of(&run(&["resume", "pp/ng"])), ["pp/nginx"]);
+        assert_eq!(
+            values_of(&run(&["suspend", "-n", "web", "pp/"])),
+            ["pp/frontend"]
+        );
+        assert_eq!(values_of(&run(&["suspend", "cpp/"])), ["cpp/global"]);
+        let kinds = run(&["suspend", ""]);
+        assert_eq!(values_of(&kinds), ["pp/", "cpp/"]);
+        assert_eq!(
+            kinds.directive,
+            directive::NO_SPACE | directive::NO_FILE_COMP
+        );
+    }
+
+    #[test]
+    fn flags_and_their_values() {
+        assert!(values_of(&run(&["lint", "--fail"])).contains(&"--fail-on"));
+        assert_eq!(values_of(&run(&["lint", "--fail-on", "w"])), ["warning"]);
+        assert_eq!(
+            values_of(&run(&["lint", "--fail-on=e"])),
+            ["--fail-on=error"]
+        );
+        assert!(values_of(&run(&["lint", "--explain", "preemption"]))
+            .contains(&"preemption-requires-name"));
+        assert_eq!(
+            values_of(&run(&["suspend", "--context", "k"])),
+            ["karmada-apiserver", "kind"]
+        );
+        assert_eq!(values_of(&run(&["suspend", "-n", ""])), ["default", "web"]);
+        assert_eq!(
+            values_of(&run(&["suspend", "--clusters", "member"])),
+            ["member1", "member2"]
+        );
+        // Files: the shell completes them itself.
+        assert_eq!(run(&["lint", ""]).directive, directive::DEFAULT);
+        assert_eq!(run(&["suspend", "-f", ""]).directive, directive::DEFAULT);
+    }
+
+    #[test]
+    fn render_is_cobras_protocol() {
+        let c = Completion::of(vec!["a".into(), "b\tdesc".into()], 4);
+        assert_eq!(c.render(), "a\nb\tdesc\n:4\n");
+    }
+
+    #[test]
+    fn shim_calls_the_binary_with_the_words() {
+        let s = shim_script();
+        assert!(s.starts_with("#!/bin/sh\n"));
+        assert!(s.contains("exec kubectl-karmada_policy __complete \"$@\""));
+    }
+}

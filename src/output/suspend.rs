@@ -1,0 +1,343 @@
+//! What `suspend` and `resume` print: one line per policy (or the objects, `-o yaml|json`), the
+//! errors, a live dry run's diffs, and for a freeze of clusters the table before the write, its
+//! warnings and the summary after it.
+
+use serde_json::{json, Value as J};
+
+use crate::engine::suspension::{Action, Request};
+use crate::model::PolicyKind;
+use crate::ops::edit;
+use crate::ops::live::WriteError;
+use crate::ops::plan::{resource_id, Outcome};
+use crate::ops::suspend::{Freeze, PolicyResult, Row};
+use crate::output::yaml::to_yaml;
+
+/// How a run ended, for the exit code.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Status {
+    Ok,
+    /// Some policy failed (exit 1).
+    Failure,
+    /// The control plane failed us on some policy (exit 3).
+    Api,
+}
+
+/// What to print: stderr (the errors, first) and stdout, and how the run ended.
+#[derive(Debug)]
+pub struct Report {
+    pub stderr: String,
+    pub stdout: String,
+    pub status: Status,
+}
+
+impl Report {
+    fn new() -> Report {
+        Report {
+            stderr: String::new(),
+            stdout: String::new(),
+            status: Status::Ok,
+        }
+    }
+
+    /// One failed policy: an API failure wins over any other.
+    fn fail(&mut self, id: &str, e: &dyn std::fmt::Display, api: bool) {
+        self.stderr.push_str(&format!("error: {id}: {e}\n"));
+        if self.status != Status::Api {
+            self.status = if api { Status::Api } else { Status::Failure };
+        }
+    }
+}
+
+fn write_error(report: &mut Report, id: &str, e: &WriteError) {
+    report.fail(id, e, e.is_api_failure());
+}
+
+/// Named mode: a line per policy, or with `-o` the objects (one, or a kubectl `List`).
+pub fn named_report(results: &[PolicyResult], output: Option<&str>) -> Report {
+    let mut report = Report::new();
+    let mut objects = Vec::new();
+    for r in results {
+        match &r.result {
+            Ok(msg) => {
+                if output.is_none() {
+                    report.stdout.push_str(&format!("{} {msg}\n", r.id));
+                }
+                if let Some(obj) = &r.object {
+                    objects.push(obj.clone());
+                }
+            }
+            Err(e) => write_error(&mut report, &r.id, e),
+        }
+    }
+    match output {
+        Some("json") => {
+            let v = if objects.len() == 1 {
+                objects.pop().unwrap_or(J::Null)
+            } else {
+                json!({"apiVersion": "v1", "kind": "List", "metadata": {"resourceVersion": ""}, "items": objects})
+            };
+            report.stdout = serde_json::to_string_pretty(&v).unwrap_or_default() + "\n";
+        }
+        Some(_) => {
+            let docs: Vec<String> = objects.iter().map(to_yaml).collect();
+            report.stdout = docs.join("---\n");
+        }
+        None => {}
+    }
+    report
+}
+
+/// A live object as its dry run's diff shows it (managedFields are noise).
+fn for_diff(o: &J) -> String {
+    let mut o = o.clone();
+    if let Some(m) = o["metadata"].as_object_mut() {
+        m.remove("managedFields");
+    }
+    to_yaml(&o)
+}
+
+/// The unified diff of a live dry run, before → after.
+pub fn live_diff(id: &str, before: &J, after: &J) -> String {
+    edit::unified_diff(id, &for_diff(before), &for_diff(after))
+}
+
+/// The diffs of a live dry run of named policies, in order.
+pub fn named_diffs(results: &[PolicyResult]) -> String {
+    results
+        .iter()
+        .filter_map(|r| r.diff.as_ref().map(|(b, a)| live_diff(&r.id, b, a)))
+        .collect()
+}
+
+/// The confirmation question of a bulk change.
+pub fn confirm_question(action: Action, n: usize, request: &Request) -> (String, String) {
+    let verb = match action {
+        Action::Suspend => "suspend",
+        Action::Resume => "resume",
+    };
+    let on = if request.clusters.is_empty() {
+        "all clusters".to_string()
+    } else {
+        request.clusters.join(", ")
+    };
+    (
+        format!("{verb} {n} policies on {on}? [y/N] "),
+        format!(
+            "this would {verb} {n} policies on {on}; pass --yes to confirm (stdin is not a terminal, so there is no prompt)"
+        ),
+    )
+}
+
+// ---------------------------------------------------------------------------------------------
+// A freeze of clusters
+
+fn what(action: Action, request: &Request) -> String {
+    match action {
+        Action::Suspend => format!("freeze of {}", request.clusters.join(", ")),
+        Action::Resume => format!("lifting the freeze of {}", request.clusters.join(", ")),
+    }
+}
+
+fn short(r: &Row) -> String {
+    format!("{}/{}", r.kind.short(), r.name)
+}
+
+/// Each row in one section: what changes, what is refused, what stays, what is skipped.
+fn section(r: &Row) -> (usize, String) {
+    match &r.plan.outcome {
+        Outcome::Change(c) => (0, c.describe.clone()),
+        Outcome::Refused(why) => (1, why.clone()),
+        Outcome::Unchanged(m) => (2, m.clone()),
+        Outcome::Skipped(s) => (3, s.clone()),
+        Outcome::NotInvolved => (4, String::new()),
+    }
+}
+
+/// The table printed before the write.
+pub fn freeze_table(action: Action, request: &Request, f: &Freeze) -> String {
+    let rows = &f.rows;
+    let policy = |r: &Row| match r.file {
+        Some((fi, _)) => format!("{} ({})", short(r), f.files[fi]),
+        None => short(r),
+    };
+    let ns = |r: &Row| match r.kind {
+        PolicyKind::ClusterPropagationPolicy => "-".to_string(),
+        PolicyKind::PropagationPolicy => r.namespace.clone().unwrap_or_default(),
+    };
+    let w_ns = rows.iter().map(|r| ns(r).len()).max().unwrap_or(0).max(9);
+    let w_p = rows
+        .iter()
+        .map(|r| policy(r).len())
+        .max()
+        .unwrap_or(0)
+        .max(6);
+    let line = |out: &mut String, a: &str, b: &str, c: &str| {
+        out.push_str(&format!("  {a:<w_ns$}  {b:<w_p$}  {c}\n"));
+    };
+    let mut out = format!("{}:\n", what(action, request));
+    let titles = [
+        ("will change", "CHANGE"),
+        ("refused", "WHY"),
+        ("unchanged", "WHY"),
+        ("skipped", "WHY"),
+    ];
+    for (i, (title, col)) in titles.into_iter().enumerate() {
+        let items: Vec<(&Row, String)> = rows
+            .iter()
+            .map(|r| (r, section(r)))
+            .filter(|(_, (s, _))| *s == i)
+            .map(|(r, (_, t))| (r, t))
+            .collect();
+        if items.is_empty() {
+            continue;
+        }
+        out.push_str(&format!("{title} ({}):\n", items.len()));
+        line(&mut out, "NAMESPACE", "POLICY", col);
+        for (r, t) in items {
+            line(&mut out, &ns(r), &policy(r), &t);
+        }
+    }
+    if rows.is_empty() {
+        out.push_str("  no selected policy targets these clusters\n");
+    }
+    out
+}
+
+/// Per-policy warnings, printed once before the write.
+pub fn freeze_warnings(f: &Freeze) -> Vec<String> {
+    let mut out = Vec::new();
+    for r in &f.rows {
+        let id = resource_id(r.kind, &r.name);
+        if let Some(owner) = r.gitops {
+            out.push(format!(
+                "{id} is managed by {owner}: the controller will revert this change; change the manifest instead (`suspend -f DIR --clusters ...`)"
+            ));
+        }
+        if matches!(r.plan.outcome, Outcome::Change(_) | Outcome::Refused(_)) {
+            for s in &r.plan.stalls {
+                out.push(format!("{id}: {s}"));
+            }
+        }
+    }
+    out
+}
+
+/// Counts of a freeze's outcomes, for the summary.
+#[derive(Default)]
+struct Counts {
+    changed: usize,
+    failed: usize,
+    unchanged: usize,
+    skipped: usize,
+    failover: usize,
+    other: usize,
+    gitops: usize,
+}
+
+impl Counts {
+    fn of(rows: &[Row]) -> Counts {
+        let mut c = Counts::default();
+        for r in rows {
+            let refused = matches!(r.plan.outcome, Outcome::Refused(_));
+            c.changed += usize::from(matches!(r.result, Some(Ok(_))) && r.change().is_some());
+            c.failed += usize::from(matches!(r.result, Some(Err(_))) || refused);
+            c.unchanged += usize::from(matches!(r.plan.outcome, Outcome::Unchanged(_)));
+            c.skipped += usize::from(matches!(r.plan.outcome, Outcome::Skipped(_)));
+            c.failover += usize::from(r.plan.failover);
+            c.other += usize::from(!r.plan.failover && !r.plan.stalls.is_empty());
+            c.gitops += usize::from(r.gitops.is_some());
+        }
+        c
+    }
+
+    fn warnings(&self) -> Option<String> {
+        let mut w = Vec::new();
+        if self.failover > 0 {
+            w.push(format!("{} failover", self.failover));
+        }
+        if self.other > 0 {
+            w.push(format!("{} other suspension", self.other));
+        }
+        if self.gitops > 0 {
+            w.push(format!("{} GitOps", self.gitops));
+        }
+        (!w.is_empty()).then(|| format!("; warnings: {}", w.join(", ")))
+    }
+}
+
+/// The summary line, counting outcomes and warnings.
+fn summary(action: Action, request: &Request, f: &Freeze, dry_run: bool) -> String {
+    let c = Counts::of(&f.rows);
+    let mut parts = Vec::new();
+    if c.changed == 0 && c.failed == 0 {
+        parts.push(match action {
+            Action::Suspend if c.unchanged > 0 => {
+                "nothing to change, the freeze is already in place".to_string()
+            }
+            _ => "nothing to change".to_string(),
+        });
+    } else {
+        let verb = if dry_run { "would change" } else { "changed" };
+        parts.push(format!("{} {verb}", c.changed));
+    }
+    if c.failed > 0 {
+        parts.push(format!("{} failed", c.failed));
+    }
+    if c.unchanged > 0 {
+        parts.push(match action {
+            Action::Suspend => format!("{} unchanged", c.unchanged),
+            Action::Resume => format!(
+                "{} left untouched (suspended, not by the freeze)",
+                c.unchanged
+            ),
+        });
+    }
+    if c.skipped > 0 {
+        parts.push(format!("{} skipped", c.skipped));
+    }
+    if f.not_involved > 0 {
+        parts.push(format!("{} not involved", f.not_involved));
+    }
+    let mut s = format!("{}: {}", what(action, request), parts.join(", "));
+    if let Some(w) = c.warnings() {
+        s.push_str(&w);
+    }
+    if dry_run {
+        s.push_str(" (dry run: nothing written)");
+    }
+    s.push('\n');
+    s
+}
+
+/// After the write: the diffs of a live dry run, a line per written policy, the errors, and
+/// the summary.
+pub fn freeze_report(action: Action, request: &Request, f: &Freeze, dry_run: bool) -> Report {
+    let mut report = Report::new();
+    for r in &f.rows {
+        if let Some((before, after)) = &r.diff {
+            report
+                .stdout
+                .push_str(&live_diff(&resource_id(r.kind, &r.name), before, after));
+        }
+    }
+    for r in &f.rows {
+        let id = match r.file {
+            Some((fi, _)) => format!("{} ({})", resource_id(r.kind, &r.name), f.files[fi]),
+            None => resource_id(r.kind, &r.name),
+        };
+        if let Outcome::Refused(why) = &r.plan.outcome {
+            // As it always did: a refusal sets exit 1 even after an API failure.
+            report.stderr.push_str(&format!("error: {id}: {why}\n"));
+            report.status = Status::Failure;
+        }
+        match &r.result {
+            Some(Ok(m)) => report.stdout.push_str(&format!("{id} {m}\n")),
+            Some(Err(e)) => write_error(&mut report, &id, e),
+            None => {}
+        }
+    }
+    report
+        .stdout
+        .push_str(&summary(action, request, f, dry_run));
+    report
+}
