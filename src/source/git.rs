@@ -213,6 +213,9 @@ pub struct GitRepo {
     repo: Repository,
     workdir: PathBuf,
     blame_cache: Mutex<HashMap<(String, u32, bool), Option<Introduced>>>,
+    /// Per file of the index or working tree (and its text's length): each line's number in
+    /// HEAD's version, when unchanged. One diff per file, not one per suspended line.
+    head_lines: Mutex<HashMap<(String, usize), Option<Vec<Option<usize>>>>>,
 }
 
 const LFS_POINTER: &[u8] = b"version https://git-lfs.github.com/spec/";
@@ -239,6 +242,7 @@ impl GitRepo {
             repo,
             workdir,
             blame_cache: Mutex::new(HashMap::new()),
+            head_lines: Mutex::new(HashMap::new()),
         })
     }
 
@@ -667,8 +671,14 @@ impl GitRepo {
             // The index and the working tree: the line as it is in HEAD, if unchanged since.
             Side::Index | Side::WorkTree => {
                 let head = self.head_commit()?;
-                let committed = self.file_at(head, path)?;
-                (head, line_in_old(&committed, text, line as usize)?)
+                let key = (path.to_string(), text.len());
+                let mut cache = self.head_lines.lock().ok()?;
+                let lines = cache.entry(key).or_insert_with(|| {
+                    let committed = self.file_at(head, path)?;
+                    Some(lines_in_old(&committed, text))
+                });
+                let old = lines.as_ref()?.get((line as usize).checked_sub(1)?).copied()??;
+                (head, old)
             }
         };
         let mut opts = BlameOptions::new();
@@ -708,8 +718,31 @@ impl GitRepo {
     }
 }
 
+/// For each line of `new`, the 1-based line of `old` it is an unchanged copy of (one diff).
+fn lines_in_old(old: &str, new: &str) -> Vec<Option<usize>> {
+    use similar::{DiffOp, TextDiff};
+    let diff = TextDiff::from_lines(old, new);
+    let mut out = vec![None; new.lines().count() + 1];
+    for op in diff.ops() {
+        if let DiffOp::Equal {
+            old_index,
+            new_index,
+            len,
+        } = *op
+        {
+            for k in 0..len {
+                if let Some(slot) = out.get_mut(new_index + k) {
+                    *slot = Some(old_index + k + 1);
+                }
+            }
+        }
+    }
+    out
+}
+
 /// The 1-based line of `old` that line `line` of `new` is an unchanged copy of, by a line diff
 /// (libgit2's blame of a buffer misplaces lines after a deletion, so we diff ourselves).
+#[cfg(test)]
 fn line_in_old(old: &str, new: &str, line: usize) -> Option<usize> {
     use similar::{DiffOp, TextDiff};
     let diff = TextDiff::from_lines(old, new);
@@ -845,6 +878,7 @@ mod tests {
         assert_eq!(line_in_old(old, new, 1), Some(1));
         assert_eq!(line_in_old(old, new, 2), Some(3));
         assert_eq!(line_in_old(old, new, 3), None);
+        assert_eq!(lines_in_old(old, new)[..3], [Some(1), Some(3), None]);
     }
 
     #[test]
