@@ -124,7 +124,12 @@ impl Delta {
     /// snapshot keeps those and the policies that may select or claim them (a claim moves only
     /// through an event of a policy that matches the template: claim-and-preemption.md §4-§6).
     pub fn scope(&self) -> Scope {
-        Scope::of(self.applied.iter().chain(&self.touched).chain(&self.removed))
+        Scope::of(
+            self.applied
+                .iter()
+                .chain(&self.touched)
+                .chain(&self.removed),
+        )
     }
 
     /// The changes over `base_subset` (the base through [`Scope::subset`] of [`Delta::scope`]),

@@ -109,7 +109,11 @@ pub fn lint_base(
     // The base's changed files, parsed whole once: their policies are what changed.
     let mut changed_parts: HashMap<String, FilePart> = HashMap::new();
     let mut base_changed: Vec<Document> = Vec::new();
-    for f in base_list.files.iter().filter(|f| !unchanged.contains(&f.name)) {
+    for f in base_list
+        .files
+        .iter()
+        .filter(|f| !unchanged.contains(&f.name))
+    {
         if let ReadFile::Loaded(loaded, _) = reader.load(f)? {
             base_changed.extend(loaded.documents.iter().cloned());
             let part = stream::check_file(loaded, req.namespace, req.opts, &options);
@@ -137,7 +141,8 @@ pub fn lint_base(
     if !unique {
         return Ok(None);
     }
-    let head_blame = |name: &str, text: &str, line: u32| req.repo.introduced(req.head, name, text, line);
+    let head_blame =
+        |name: &str, text: &str, line: u32| req.repo.introduced(req.head, name, text, line);
     let mut head_findings = std::mem::take(&mut head.findings);
     head_findings.extend(aged(&head.inventory, &head.suspended, req, &head_blame));
     head_findings.sort_by(|a, b| a.sort_key().cmp(&b.sort_key()));
@@ -147,7 +152,11 @@ pub fn lint_base(
         blame: None,
         base: Some(&base_changed),
     });
-    let updates = finish(renumbered(updates, &changed_global), &head.inventory, req.opts);
+    let updates = finish(
+        renumbered(updates, &changed_global),
+        &head.inventory,
+        req.opts,
+    );
     let head_side = SideLint {
         files,
         documents: head.inventory.documents.len(),
@@ -215,7 +224,13 @@ pub fn lint_base(
     let options = ownership::engine_options(&req.opts.feature_gates, req.opts.version);
     let ownership = delta.changes(&subset, &head_templates, options);
     clock.lap("ownership changes");
-    Ok(Some(compare(head_side, &base_findings, updates, ownership, req.all_findings)))
+    Ok(Some(compare(
+        head_side,
+        &base_findings,
+        updates,
+        ownership,
+        req.all_findings,
+    )))
 }
 
 /// The findings new at head plus the rejected updates (as `lint --base` on whole sides).

@@ -677,7 +677,10 @@ impl GitRepo {
                     let committed = self.file_at(head, path)?;
                     Some(lines_in_old(&committed, text))
                 });
-                let old = lines.as_ref()?.get((line as usize).checked_sub(1)?).copied()??;
+                let old = lines
+                    .as_ref()?
+                    .get((line as usize).checked_sub(1)?)
+                    .copied()??;
                 (head, old)
             }
         };
