@@ -208,6 +208,9 @@ impl BlobReader {
     }
 }
 
+/// For each line of a text (0-based), its 1-based line in an older version, when unchanged.
+type LineMap = Vec<Option<usize>>;
+
 /// An open repository with a working directory.
 pub struct GitRepo {
     repo: Repository,
@@ -215,7 +218,7 @@ pub struct GitRepo {
     blame_cache: Mutex<HashMap<(String, u32, bool), Option<Introduced>>>,
     /// Per file of the index or working tree (and its text's length): each line's number in
     /// HEAD's version, when unchanged. One diff per file, not one per suspended line.
-    head_lines: Mutex<HashMap<(String, usize), Option<Vec<Option<usize>>>>>,
+    head_lines: Mutex<HashMap<(String, usize), Option<LineMap>>>,
 }
 
 const LFS_POINTER: &[u8] = b"version https://git-lfs.github.com/spec/";
@@ -722,7 +725,7 @@ impl GitRepo {
 }
 
 /// For each line of `new`, the 1-based line of `old` it is an unchanged copy of (one diff).
-fn lines_in_old(old: &str, new: &str) -> Vec<Option<usize>> {
+fn lines_in_old(old: &str, new: &str) -> LineMap {
     use similar::{DiffOp, TextDiff};
     let diff = TextDiff::from_lines(old, new);
     let mut out = vec![None; new.lines().count() + 1];
