@@ -112,8 +112,8 @@ for docs in $DOCS; do
   echo
 
   # lint --base: a scratch repository with two commits (the second changes one policy).
-  # The git modes hold both sides' whole trees (they are not streamed like `lint PATH`): above
-  # BASE_MAX_DOCS that is more memory than the 2-core benchmark machines have.
+  # Both sides are streamed and unchanged files read once (lint/streamed_base.rs); older builds
+  # held both sides' whole trees: BASE_MAX_DOCS keeps the growth runs short.
   if [ "$docs" -gt "$BASE_MAX_DOCS" ]; then
     echo "  lint --base: skipped above BASE_MAX_DOCS=$BASE_MAX_DOCS documents"
   elif command -v git >/dev/null 2>&1 && "$BIN" lint --help 2>/dev/null | grep -q -- "--base"; then
@@ -127,7 +127,7 @@ for docs in $DOCS; do
         && git -c user.name=bench -c user.email=bench@example.com commit -qam change)
     fi
     measure "lint --base HEAD~1" "$docs" "$RUNS" -- sh -c "cd '$g' && exec '$PWD/$BIN' lint --base HEAD~1 ."
-    echo "   (two trees: base and working tree)"
+    echo "   lint --base / lint $(ratio "$WALL" "$lint"), peak memory $(ratio "$((RSS * 1024))" "$bytes") x input"
   else
     echo "  lint --base: skipped (no git, or this build has no git mode)"
   fi

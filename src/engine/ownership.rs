@@ -62,83 +62,134 @@ pub fn ownership_changes(
     head: &Inventory,
     options: Options,
 ) -> Vec<OwnershipChange> {
-    let base_policies: HashMap<PolicyRef, &Policy> =
-        base.policies().map(|p| (p.reference(), p)).collect();
-    let head_refs: HashSet<PolicyRef> = head.policies().map(Policy::reference).collect();
-    let mut applied: Vec<&Policy> = Vec::new();
-    let mut touched: Vec<&Policy> = Vec::new();
-    for p in head.policies() {
-        match base_policies.get(&p.reference()) {
-            Some(b) if same_policy(b, p) => {}
-            Some(b) => {
-                applied.push(p);
-                touched.push(b);
-            }
-            None => applied.push(p),
-        }
-    }
-    let mut removed: Vec<&Policy> = base
-        .policies()
-        .filter(|p| !head_refs.contains(&p.reference()))
-        .collect();
-    removed.sort_by_key(|p| p.reference());
-    if applied.is_empty() && removed.is_empty() {
+    let delta = Delta::of(base.policies(), head.policies());
+    if delta.is_empty() {
         return Vec::new();
     }
-    // Only templates a changed policy (either version) may select can change owner; the
-    // snapshot keeps those and the policies that may select or claim them (a claim moves only
-    // through an event of a policy that matches the template: claim-and-preemption.md §4-§6).
-    let scope = Scope::of(applied.iter().chain(&touched).chain(&removed).copied());
-    let state = State::from_inventory(&scope.subset(base), options);
-    let mut changes: Vec<Change> = applied
-        .into_iter()
-        .map(|p| Change::Apply(Box::new(p.clone())))
-        .collect();
-    changes.extend(
-        removed
-            .into_iter()
-            .map(Policy::reference)
-            .filter(|r| state.find_policy(r).is_some())
-            .map(Change::Delete),
-    );
+    let scope = delta.scope();
     let head_templates: HashSet<ObjectRef> = head
         .templates()
         .filter(|t| scope.covers(&t.api_version, &t.kind, t.namespace()))
         .map(|t| t.reference())
         .collect();
-    let Ok(report) = check(state, changes) else {
-        return Vec::new(); // only deletes of absent policies fail, and those were filtered
-    };
-    let st = &report.world.state;
-    let mut out = Vec::new();
-    for rc in report.resources {
-        let resource = st.templates[rc.template].reference();
-        if !head_templates.contains(&resource) {
-            continue;
+    delta.changes(&scope.subset(base), &head_templates, options)
+}
+
+/// The policies a change set adds or changes (head versions, in head order), the base versions
+/// of the changed ones, and the removed ones (by reference).
+#[derive(Clone, Debug, Default)]
+pub struct Delta {
+    applied: Vec<Policy>,
+    touched: Vec<Policy>,
+    removed: Vec<Policy>,
+}
+
+impl Delta {
+    /// Every policy of each side (a later one of the same reference wins at the base).
+    pub fn of<'a>(
+        base: impl Iterator<Item = &'a Policy>,
+        head: impl Iterator<Item = &'a Policy>,
+    ) -> Delta {
+        let base: Vec<&Policy> = base.collect();
+        let head: Vec<&Policy> = head.collect();
+        let base_policies: HashMap<PolicyRef, &Policy> =
+            base.iter().map(|p| (p.reference(), *p)).collect();
+        let head_refs: HashSet<PolicyRef> = head.iter().map(|p| p.reference()).collect();
+        let mut delta = Delta::default();
+        for p in head {
+            match base_policies.get(&p.reference()) {
+                Some(b) if same_policy(b, p) => {}
+                Some(b) => {
+                    delta.applied.push((*p).clone());
+                    delta.touched.push((*b).clone());
+                }
+                None => delta.applied.push((*p).clone()),
+            }
         }
-        let blocked_by: Vec<Blocked> = rc
-            .blocked_by
+        delta.removed = base
             .into_iter()
-            .filter(|(_, b)| !matches!(b, BlockReason::LowerPriority { .. }))
-            .map(|(policy, reason)| Blocked { policy, reason })
+            .filter(|p| !head_refs.contains(&p.reference()))
+            .cloned()
             .collect();
-        if rc.before == rc.after && blocked_by.is_empty() {
-            continue;
-        }
-        out.push(OwnershipChange {
-            resource,
-            before: rc.before,
-            after: rc.after,
-            preempted: rc.preempted,
-            blocked_by,
-        });
+        delta.removed.sort_by_key(|p| p.reference());
+        delta
     }
-    out
+
+    /// Nothing applied, nothing removed: no template can change owner.
+    pub fn is_empty(&self) -> bool {
+        self.applied.is_empty() && self.removed.is_empty()
+    }
+
+    /// Only templates a changed policy (either version) may select can change owner; the
+    /// snapshot keeps those and the policies that may select or claim them (a claim moves only
+    /// through an event of a policy that matches the template: claim-and-preemption.md §4-§6).
+    pub fn scope(&self) -> Scope {
+        Scope::of(
+            self.applied
+                .iter()
+                .chain(&self.touched)
+                .chain(&self.removed),
+        )
+    }
+
+    /// The changes over `base_subset` (the base through [`Scope::subset`] of [`Delta::scope`]),
+    /// reported for the templates of `head_templates` (the head's templates in that scope).
+    pub fn changes(
+        self,
+        base_subset: &Inventory,
+        head_templates: &HashSet<ObjectRef>,
+        options: Options,
+    ) -> Vec<OwnershipChange> {
+        if self.is_empty() {
+            return Vec::new();
+        }
+        let state = State::from_inventory(base_subset, options);
+        let mut changes: Vec<Change> = self
+            .applied
+            .into_iter()
+            .map(|p| Change::Apply(Box::new(p)))
+            .collect();
+        changes.extend(
+            self.removed
+                .iter()
+                .map(Policy::reference)
+                .filter(|r| state.find_policy(r).is_some())
+                .map(Change::Delete),
+        );
+        let Ok(report) = check(state, changes) else {
+            return Vec::new(); // only deletes of absent policies fail, and those were filtered
+        };
+        let st = &report.world.state;
+        let mut out = Vec::new();
+        for rc in report.resources {
+            let resource = st.templates[rc.template].reference();
+            if !head_templates.contains(&resource) {
+                continue;
+            }
+            let blocked_by: Vec<Blocked> = rc
+                .blocked_by
+                .into_iter()
+                .filter(|(_, b)| !matches!(b, BlockReason::LowerPriority { .. }))
+                .map(|(policy, reason)| Blocked { policy, reason })
+                .collect();
+            if rc.before == rc.after && blocked_by.is_empty() {
+                continue;
+            }
+            out.push(OwnershipChange {
+                resource,
+                before: rc.before,
+                after: rc.after,
+                preempted: rc.preempted,
+                blocked_by,
+            });
+        }
+        out
+    }
 }
 
 /// The (apiVersion, kind, namespace) space a set of policies can select: a PP only its own
 /// namespace (`detector.go:382-391`), a CPP its selectors' namespace or any (`None`).
-struct Scope {
+pub struct Scope {
     keys: HashMap<(String, String), Vec<Option<String>>>,
 }
 
@@ -161,7 +212,9 @@ impl Scope {
         Scope { keys }
     }
 
-    fn covers(&self, api_version: &str, kind: &str, namespace: &str) -> bool {
+    /// Whether a template of this apiVersion, kind and namespace (`""`: cluster-scoped) is in
+    /// the scope.
+    pub fn covers(&self, api_version: &str, kind: &str, namespace: &str) -> bool {
         self.keys
             .get(&(api_version.to_string(), kind.to_string()))
             .is_some_and(|v| {
@@ -174,20 +227,14 @@ impl Scope {
     /// and all overrides, bindings and works.
     fn subset(&self, inv: &Inventory) -> Inventory {
         use crate::model::Object;
-        let mut spaces: HashMap<(String, String), HashSet<String>> = HashMap::new();
-        let mut claimers: HashSet<PolicyRef> = HashSet::new();
+        let mut kept = Kept::default();
         let mut objects = Vec::new();
         for o in &inv.objects {
             if let Object::Template(t) = o {
                 if self.covers(&t.api_version, &t.kind, t.namespace()) {
-                    spaces
-                        .entry((t.api_version.clone(), t.kind.clone()))
-                        .or_default()
-                        .insert(t.namespace().to_string());
                     let claim =
                         crate::engine::claim::ClaimMeta::read(&t.meta.labels, &t.meta.annotations);
-                    claimers.extend(claim.pp_claim());
-                    claimers.extend(claim.cpp_claim());
+                    kept.template(&t.api_version, &t.kind, t.namespace(), &claim);
                     objects.push(o.clone());
                 }
             }
@@ -196,13 +243,7 @@ impl Scope {
             match o {
                 Object::Template(_) => {}
                 Object::Policy(p) => {
-                    let ns = p.reference().namespace;
-                    let selects = p.spec.resource_selectors.iter().any(|rs| {
-                        spaces
-                            .get(&(rs.api_version.clone(), rs.kind.clone()))
-                            .is_some_and(|set| ns.as_ref().is_none_or(|n| set.contains(n)))
-                    });
-                    if selects || claimers.contains(&p.reference()) {
+                    if kept.selects(&p.reference(), &p.spec.resource_selectors) {
                         objects.push(o.clone());
                     }
                 }
@@ -214,6 +255,47 @@ impl Scope {
             objects,
             problems: Vec::new(),
         }
+    }
+}
+
+/// What [`Scope::subset`] keeps of the policies, from the templates it keeps: those that may
+/// select one of them or that claim one. Fed template by template, in document order.
+#[derive(Default)]
+pub struct Kept {
+    spaces: HashMap<(String, String), HashSet<String>>,
+    claimers: HashSet<PolicyRef>,
+}
+
+impl Kept {
+    /// A template of the scope, and its claim keys.
+    pub fn template(
+        &mut self,
+        api_version: &str,
+        kind: &str,
+        namespace: &str,
+        claim: &crate::engine::claim::ClaimMeta,
+    ) {
+        self.spaces
+            .entry((api_version.to_string(), kind.to_string()))
+            .or_default()
+            .insert(namespace.to_string());
+        self.claimers.extend(claim.pp_claim());
+        self.claimers.extend(claim.cpp_claim());
+    }
+
+    /// Whether the policy `reference` with these selectors is kept.
+    pub fn selects(
+        &self,
+        reference: &PolicyRef,
+        selectors: &[crate::model::policy::ResourceSelector],
+    ) -> bool {
+        let ns = &reference.namespace;
+        let selects = selectors.iter().any(|rs| {
+            self.spaces
+                .get(&(rs.api_version.clone(), rs.kind.clone()))
+                .is_some_and(|set| ns.as_ref().is_none_or(|n| set.contains(n)))
+        });
+        selects || self.claimers.contains(reference)
     }
 }
 

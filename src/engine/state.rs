@@ -383,7 +383,7 @@ fn index_template_gvk(by_gvk: &mut FastMap<Vec<usize>>, i: usize, t: &TemplateEn
 const PARALLEL_MIN_OBJECTS: usize = 10_000;
 
 /// A policy through admission, ready to insert.
-#[derive(Debug)]
+#[derive(Clone, Debug)]
 pub enum AdmittedPolicy {
     Admitted(PolicyEntry),
     Rejected(Rejected),
@@ -423,7 +423,8 @@ impl AdmittedPolicy {
         })
     }
 
-    fn doc_mut(&mut self) -> &mut Option<usize> {
+    /// The document number, to renumber it.
+    pub fn doc_mut(&mut self) -> &mut Option<usize> {
         match self {
             AdmittedPolicy::Admitted(p) => &mut p.doc,
             AdmittedPolicy::Rejected(r) => &mut r.doc,
@@ -435,6 +436,22 @@ impl AdmittedPolicy {
         match self {
             AdmittedPolicy::Admitted(p) => p.doc,
             AdmittedPolicy::Rejected(r) => r.doc,
+        }
+    }
+
+    /// The reference of the policy.
+    pub fn reference(&self) -> PolicyRef {
+        match self {
+            AdmittedPolicy::Admitted(p) => p.reference(),
+            AdmittedPolicy::Rejected(r) => r.policy.clone(),
+        }
+    }
+
+    /// Its defaulted spec.
+    pub fn spec(&self) -> &PropagationSpec {
+        match self {
+            AdmittedPolicy::Admitted(p) => &p.spec,
+            AdmittedPolicy::Rejected(r) => &r.spec,
         }
     }
 
@@ -459,7 +476,7 @@ impl AdmittedPolicy {
 /// template entries through the detector's filters (§1.4), each in input order. Independent per
 /// object, so it can be done ahead, file by file (a streamed `lint` prepares each file on the
 /// thread that parsed it), and the parts appended.
-#[derive(Debug, Default)]
+#[derive(Clone, Debug, Default)]
 pub struct Prepared {
     pub policies: Vec<AdmittedPolicy>,
     pub templates: Vec<TemplateEntry>,
@@ -656,6 +673,39 @@ impl State {
         // input, then inserted in input order.
         let prepared = Prepared::from_objects(&options, &inv.objects);
         State::from_prepared(inv, prepared, options)
+    }
+
+    /// The entries of a snapshot built by [`State::from_prepared`] back, in document order, when
+    /// it kept all `templates` and `policies` it was given (no identity repeated, no claimer
+    /// added): a second snapshot that shares most of them is built from them without
+    /// preparing them again. `None` when some were replaced or added.
+    pub fn into_prepared(self, templates: usize, policies: usize) -> Option<Prepared> {
+        let mut admitted: Vec<AdmittedPolicy> = self
+            .policies
+            .into_iter()
+            .flatten()
+            .map(AdmittedPolicy::Admitted)
+            .chain(self.rejected.into_iter().map(AdmittedPolicy::Rejected))
+            .collect();
+        let in_inputs = |p: &AdmittedPolicy| p.doc().is_some();
+        // In document order, each from the inputs: as prepared, none replaced.
+        let mut last = None;
+        let ordered = self
+            .templates
+            .iter()
+            .all(|t| t.doc.is_some() && std::mem::replace(&mut last, t.doc) < t.doc);
+        if admitted.len() != policies
+            || !admitted.iter().all(in_inputs)
+            || self.templates.len() != templates
+            || !ordered
+        {
+            return None;
+        }
+        admitted.sort_by_key(AdmittedPolicy::doc);
+        Some(Prepared {
+            policies: admitted,
+            templates: self.templates,
+        })
     }
 
     /// [`State::from_inventory`] with the policies and templates prepared ahead

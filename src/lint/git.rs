@@ -12,6 +12,7 @@ use super::gitops;
 use super::phase::{Blame, History};
 use super::rules::admission;
 use super::rules::suspension_age;
+use super::streamed_base::{self, finish, BaseRequest};
 use super::{baseline, registry, Finding, LintOptions};
 use crate::engine::ownership;
 use crate::model::Inventory;
@@ -117,6 +118,29 @@ pub fn lint_git(
     let now = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .map_or(0, |d| d.as_secs() as i64);
+    if let Some(oid) = base {
+        let streamed = BaseRequest {
+            repo: &repo,
+            head: &head_side,
+            base: oid,
+            specs: &specs,
+            namespace: req.namespace,
+            config: req.config,
+            opts: req.opts,
+            all_findings: req.all_findings,
+            now,
+        };
+        if let Some(c) = streamed_base::lint_base(&streamed, note)? {
+            return Ok(GitLint {
+                files: c.files,
+                documents: c.documents,
+                policies: c.policies,
+                reported: c.reported,
+                new_only: c.new_only,
+                ownership: Some(c.ownership),
+            });
+        }
+    }
     let run = Run {
         repo: &repo,
         specs: &specs,
@@ -246,20 +270,6 @@ fn lint_side(
         inventory,
         findings,
     })
-}
-
-/// Configuration settings and inline ignores for findings made outside `lint::lint`.
-fn finish(findings: Vec<Finding>, inventory: &Inventory, opts: &LintOptions) -> Vec<Finding> {
-    let findings = super::apply_settings(findings, &opts.rules);
-    if opts.inline_ignores {
-        // `lint::lint` already reported malformed ignore annotations: keep only the filtering.
-        super::suppress::apply(findings, inventory, &registry::is_known)
-            .into_iter()
-            .filter(|f| f.rule != super::rules::invalid_ignore::INVALID_IGNORE.id)
-            .collect()
-    } else {
-        findings
-    }
 }
 
 /// The PATHs, or the current directory when none.

@@ -13,6 +13,7 @@ pub mod registry;
 pub mod rule;
 pub mod rules;
 pub mod stream;
+pub mod streamed_base;
 pub mod suppress;
 
 use std::collections::BTreeMap;

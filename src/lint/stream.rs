@@ -48,10 +48,14 @@ pub struct Linted {
     pub clusters: Vec<Cluster>,
     /// Sorted by file and position, configuration and inline ignores applied.
     pub findings: Vec<Finding>,
+    /// The documents of the policies that set `spec.suspension` (for `suspension-age`, which
+    /// reads their whole trees again).
+    pub suspended: Vec<usize>,
 }
 
 /// One file, checked on its own.
-struct FilePart {
+#[derive(Clone)]
+pub struct FilePart {
     loaded: Loaded,
     /// Without templates and policies: they are in `prepared`.
     inventory: Inventory,
@@ -64,6 +68,8 @@ struct FilePart {
     identities: Vec<(u64, usize)>,
     /// The file's size (its text is released).
     bytes: usize,
+    /// Its documents (from 0) of policies that set `spec.suspension`.
+    suspended: Vec<usize>,
 }
 
 /// Reads, parses and lints `paths` (files, or `-` for stdin); an unreadable input is an error.
@@ -74,53 +80,104 @@ pub fn lint_paths(
 ) -> Result<Linted, ReadError> {
     let clock = Clock::start();
     let options = analysis::options(opts);
-    let (mut linted, mut prepared) = (Linted::default(), Prepared::default());
-    let mut identities = Vec::new();
-    let mut growth = Growth::of(paths);
+    let mut fold = Fold::new(Growth::of(paths));
     // Each file joins the whole as soon as the files before it have: this thread is idle while
     // the others parse, and all the parts held at once and then merged made a second copy.
     files::read_each_with(
         paths,
         &|loaded| check_file(loaded, default_namespace, opts, &options),
-        &mut |part| {
-            growth.seen += part.bytes;
-            growth.reserve(&mut linted, &mut prepared, &part);
-            growth.reserve_in(&mut identities, part.identities.len());
-            let offset = linted.inventory.documents.len();
-            identities.extend(part.identities.iter().map(|&(h, doc)| (h, doc + offset)));
-            linted.append(&mut prepared, part)
-        },
+        &mut |part| fold.add(part),
     )?;
     clock.lap("read, parse, per-object rules");
-    let inventory = &linted.inventory;
-    // Before the state is built: it keeps one template of each identity.
-    let taken = Taken {
-        templates: &prepared.templates,
-        policies: &prepared.policies,
-    };
-    // The files' sorted runs, merged.
-    identities.sort();
-    let duplicates = registry::run_identities(&Identities {
-        inventory,
-        taken,
-        hashes: Some(&identities),
-    });
-    linted.policies = prepared.policies.len();
-    clock.lap("duplicate-identity");
-    let state = State::from_prepared(inventory, prepared, options);
-    clock.lap("engine state");
-    let clusters = analysis::KnownClusters::of(linted.clusters.clone(), opts);
-    let semantic = semantic_findings_of(&linted.inventory, &state, clusters);
-    clock.lap("semantic rules (engine analysis)");
-    // Kept, not dropped here: freeing a hundred thousand templates one by one took 25 ms at
-    // 100,000 documents, on the way to the report. A caller about to exit need not free it.
-    linted.state = state;
-    let mut findings = std::mem::take(&mut linted.findings);
-    findings.extend(duplicates);
-    findings.extend(semantic);
-    linted.findings = super::finish(findings, &linted.inventory, opts);
-    clock.lap("settings, ignores, sorting");
-    Ok(linted)
+    Ok(fold.finish(opts, &clock, &mut |_, _| {}))
+}
+
+/// A streamed run's files folded together, in input order, as they come.
+pub struct Fold {
+    linted: Linted,
+    prepared: Prepared,
+    identities: Vec<(u64, usize)>,
+    growth: Growth,
+}
+
+impl Fold {
+    /// An empty fold sized as `growth` estimates.
+    pub fn new(growth: Growth) -> Fold {
+        Fold {
+            linted: Linted::default(),
+            prepared: Prepared::default(),
+            identities: Vec::new(),
+            growth,
+        }
+    }
+
+    /// The next file's part.
+    pub fn add(&mut self, part: FilePart) {
+        let Fold {
+            linted,
+            prepared,
+            identities,
+            growth,
+        } = self;
+        growth.seen += part.bytes;
+        growth.reserve(linted, prepared, &part);
+        growth.reserve_in(identities, part.identities.len());
+        let offset = linted.inventory.documents.len();
+        identities.extend(part.identities.iter().map(|&(h, doc)| (h, doc + offset)));
+        linted.append(prepared, part)
+    }
+
+    /// How many documents the files so far hold.
+    pub fn documents(&self) -> usize {
+        self.linted.inventory.documents.len()
+    }
+
+    /// The rules that compare objects, once every file is in. `before_state` sees the whole
+    /// input's documents and engine entries before the engine's state takes them.
+    pub fn finish(
+        self,
+        opts: &LintOptions,
+        clock: &Clock,
+        before_state: &mut dyn FnMut(&Inventory, &Prepared),
+    ) -> Linted {
+        let Fold {
+            mut linted,
+            prepared,
+            mut identities,
+            ..
+        } = self;
+        let options = analysis::options(opts);
+        let inventory = &linted.inventory;
+        // Before the state is built: it keeps one template of each identity.
+        let taken = Taken {
+            templates: &prepared.templates,
+            policies: &prepared.policies,
+        };
+        // The files' sorted runs, merged.
+        identities.sort();
+        let duplicates = registry::run_identities(&Identities {
+            inventory,
+            taken,
+            hashes: Some(&identities),
+        });
+        linted.policies = prepared.policies.len();
+        clock.lap("duplicate-identity");
+        before_state(inventory, &prepared);
+        let state = State::from_prepared(inventory, prepared, options);
+        clock.lap("engine state");
+        let clusters = analysis::KnownClusters::of(linted.clusters.clone(), opts);
+        let semantic = semantic_findings_of(inventory, &state, clusters);
+        clock.lap("semantic rules (engine analysis)");
+        // Kept, not dropped here: freeing a hundred thousand templates one by one took 25 ms at
+        // 100,000 documents, on the way to the report. A caller about to exit need not free it.
+        linted.state = state;
+        let mut findings = std::mem::take(&mut linted.findings);
+        findings.extend(duplicates);
+        findings.extend(semantic);
+        linted.findings = super::finish(findings, &linted.inventory, opts);
+        clock.lap("settings, ignores, sorting");
+        linted
+    }
 }
 
 impl Linted {
@@ -134,16 +191,210 @@ impl Linted {
             f
         }));
         self.inventory.append(part.inventory);
+        self.suspended
+            .extend(part.suspended.iter().map(|d| d + offset));
         prepared.append(part.prepared, offset);
         self.clusters.extend(part.clusters);
         self.loaded.push(part.loaded);
     }
 }
 
+/// What the fold does not keep of a part as it was (it merges and finishes them): for handing
+/// the part to a second run ([`split`]).
+#[derive(Clone, Default)]
+pub struct PartKeep {
+    findings: Vec<Finding>,
+    identities: Vec<(u64, usize)>,
+    suspended: Vec<usize>,
+    /// Its Cluster objects (the placement rules of the second run read them too).
+    clusters: Vec<Cluster>,
+}
+
+impl FilePart {
+    /// How many documents the file holds.
+    pub fn documents(&self) -> usize {
+        self.inventory.documents.len()
+    }
+
+    /// What a second run needs of this part besides what [`split`] takes back.
+    pub fn keep(&self) -> PartKeep {
+        PartKeep {
+            findings: self.findings.clone(),
+            identities: self.identities.clone(),
+            suspended: self.suspended.clone(),
+            clusters: self.clusters.clone(),
+        }
+    }
+}
+
+/// One file of a second run that shares most files with a finished one ([`refold`]).
+pub enum Refile {
+    /// The finished run's file of this number, unchanged; with what its fold kept aside.
+    Same(usize, PartKeep),
+    /// A file of the second run only.
+    New(FilePart),
+}
+
+/// The fold of a second run (`lint --base`'s base) made from a finished one, in place: the
+/// finished run's documents, objects and engine entries (`prepared`, which its state gave
+/// back: [`State::into_prepared`]) of the files `files` keeps, renumbered, and the new files'
+/// parts, in the order of `files`. No vector of the finished run is copied: a copy of a
+/// hundred thousand documents' worth costs what the second run saves. `counts` holds each
+/// file's document count in the finished run, in its order.
+pub fn refold(
+    linted: Linted,
+    prepared: Prepared,
+    counts: &[usize],
+    files: Vec<Refile>,
+    growth: Growth,
+) -> Fold {
+    let Linted {
+        loaded, inventory, ..
+    } = linted;
+    let Inventory {
+        mut documents,
+        mut objects,
+        mut problems,
+    } = inventory;
+    let Prepared {
+        mut policies,
+        mut templates,
+    } = prepared;
+    let mut old_first = Vec::with_capacity(counts.len());
+    let mut at = 0;
+    for c in counts {
+        old_first.push(at);
+        at += c;
+    }
+    // Where each file's first document goes, and by how much a kept file's numbers move.
+    let mut shift: Vec<Option<isize>> = vec![None; counts.len()];
+    let mut first = 0;
+    let mut layout = Vec::with_capacity(files.len());
+    for f in &files {
+        let n = match f {
+            Refile::Same(i, _) => {
+                shift[*i] = Some(first as isize - old_first[*i] as isize);
+                counts[*i]
+            }
+            Refile::New(part) => part.documents(),
+        };
+        layout.push(first);
+        first += n;
+    }
+    let file_of = |d: usize| old_first.partition_point(|&f| f <= d) - 1;
+    let moved = |d: usize| shift[file_of(d)].map(|s| (d as isize + s) as usize);
+    let mut renumber = |d: &mut usize| match moved(*d) {
+        Some(n) => {
+            *d = n;
+            true
+        }
+        None => false,
+    };
+    // Documents have no number but their place: the kept ones' new places, then a permutation.
+    let mut place: Vec<usize> = Vec::with_capacity(first);
+    let mut old = 0;
+    documents.retain(|_| {
+        let kept = moved(old);
+        old += 1;
+        place.extend(kept);
+        kept.is_some()
+    });
+    objects.retain_mut(|o| renumber(o.doc_mut()));
+    problems.retain_mut(|p| renumber(&mut p.doc));
+    templates.retain_mut(|t| t.doc.as_mut().is_some_and(&mut renumber));
+    policies.retain_mut(|p| p.doc_mut().as_mut().is_some_and(&mut renumber));
+    let mut by_file: Vec<Option<Loaded>> = loaded.into_iter().map(Some).collect();
+    let mut fold = Fold::new(growth);
+    let mut findings = Vec::new();
+    let mut identities = Vec::new();
+    let mut suspended = Vec::new();
+    let mut clusters = Vec::new();
+    let mut files_loaded = Vec::with_capacity(files.len());
+    for (f, offset) in files.into_iter().zip(layout) {
+        let (keep, part_loaded) = match f {
+            Refile::Same(i, keep) => (keep, by_file[i].take()),
+            Refile::New(part) => {
+                let FilePart {
+                    loaded,
+                    inventory,
+                    prepared,
+                    findings,
+                    identities,
+                    suspended,
+                    clusters,
+                    ..
+                } = part;
+                place.extend(offset..offset + inventory.documents.len());
+                documents.extend(inventory.documents);
+                objects.extend(inventory.objects.into_iter().map(|mut o| {
+                    *o.doc_mut() += offset;
+                    o
+                }));
+                problems.extend(inventory.problems.into_iter().map(|mut p| {
+                    p.doc += offset;
+                    p
+                }));
+                let mut entries = Prepared::default();
+                entries.append(prepared, offset);
+                templates.extend(entries.templates);
+                policies.extend(entries.policies);
+                let keep = PartKeep {
+                    findings,
+                    identities,
+                    suspended,
+                    clusters,
+                };
+                (keep, Some(loaded))
+            }
+        };
+        findings.extend(keep.findings.into_iter().map(|mut f| {
+            if let Some(doc) = &mut f.doc {
+                *doc += offset;
+            }
+            f
+        }));
+        identities.extend(keep.identities.iter().map(|&(h, d)| (h, d + offset)));
+        suspended.extend(keep.suspended.iter().map(|d| d + offset));
+        clusters.extend(keep.clusters);
+        files_loaded.extend(part_loaded);
+    }
+    permute(&mut documents, place);
+    objects.sort_unstable_by_key(|o| o.doc());
+    problems.sort_by_key(|p| p.doc);
+    templates.sort_unstable_by_key(|t| t.doc);
+    policies.sort_unstable_by_key(|p| p.doc());
+    fold.linted.loaded = files_loaded;
+    fold.linted.inventory = Inventory {
+        documents,
+        objects,
+        problems,
+    };
+    fold.linted.findings = findings;
+    fold.linted.suspended = suspended;
+    fold.linted.clusters = clusters;
+    fold.prepared = Prepared {
+        policies,
+        templates,
+    };
+    fold.identities = identities;
+    fold
+}
+
+/// Puts `items[i]` at `place[i]` (a permutation), in place.
+fn permute<T>(items: &mut [T], mut place: Vec<usize>) {
+    for i in 0..items.len() {
+        while place[i] != i {
+            let to = place[i];
+            items.swap(i, to);
+            place.swap(i, to);
+        }
+    }
+}
+
 /// How much of the input the merged vectors have seen: each is sized for the whole input,
 /// estimated from the part seen, when the next file would not fit. Growing by doubling instead
 /// left the smaller copies behind (a freed block is not returned to the system, see main.rs).
-struct Growth {
+pub struct Growth {
     total: usize,
     seen: usize,
 }
@@ -151,10 +402,12 @@ struct Growth {
 impl Growth {
     fn of(paths: &[PathBuf]) -> Growth {
         let size = |p: &PathBuf| std::fs::metadata(p).map_or(0, |m| m.len() as usize);
-        Growth {
-            total: paths.iter().map(size).sum(),
-            seen: 0,
-        }
+        Growth::bytes(paths.iter().map(size).sum())
+    }
+
+    /// For an input of `total` bytes.
+    pub fn bytes(total: usize) -> Growth {
+        Growth { total, seen: 0 }
     }
 
     fn reserve(&self, linted: &mut Linted, prepared: &mut Prepared, part: &FilePart) {
@@ -180,7 +433,7 @@ impl Growth {
 /// Types one file's documents, runs the per-object rules on them and lets go of what the later
 /// rules do not read: templates become the engine's entries, trees become skeletons. Document
 /// indices in the result are the file's own (from 0).
-fn check_file(
+pub fn check_file(
     mut loaded: Loaded,
     default_namespace: &str,
     opts: &LintOptions,
@@ -203,6 +456,11 @@ fn check_file(
     });
     let clusters = clusters.into_inner();
     let findings = per_object_findings(std::slice::from_ref(&loaded), &inventory, opts);
+    let suspended = inventory
+        .policies()
+        .filter(|p| p.spec.suspension.is_some())
+        .map(|p| p.doc)
+        .collect();
     release_trees(&mut inventory);
     let prepared = Prepared::take(options, &mut inventory.objects);
     let taken = Taken {
@@ -219,6 +477,7 @@ fn check_file(
         findings,
         identities,
         bytes,
+        suspended,
     };
     release_text(&mut part);
     part

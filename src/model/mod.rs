@@ -233,7 +233,8 @@ impl Object {
         }
     }
 
-    fn doc_mut(&mut self) -> &mut usize {
+    /// The document index, to renumber it.
+    pub fn doc_mut(&mut self) -> &mut usize {
         match self {
             Object::Policy(p) => &mut p.doc,
             Object::Override(o) => &mut o.doc,
@@ -254,7 +255,7 @@ pub struct ClassifyProblem {
 }
 
 /// Everything the sources produced: the documents, and the objects typed from them.
-#[derive(Debug, Default)]
+#[derive(Clone, Debug, Default)]
 pub struct Inventory {
     pub documents: Vec<Document>,
     pub objects: Vec<Object>,

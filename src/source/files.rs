@@ -211,6 +211,21 @@ pub fn read(path: &Path) -> Result<Loaded, ReadError> {
     ))
 }
 
+/// Reads and parses the file at `path` as [`read`] does, shown as `name` (a git mode names files
+/// by their path in the repository), and gives `digest` of its bytes (a git blob id) too.
+pub fn read_named<T>(
+    path: &Path,
+    name: String,
+    digest: &dyn Fn(&[u8]) -> T,
+) -> Result<(Loaded, T), ReadError> {
+    let modified = std::fs::metadata(path).and_then(|m| m.modified()).ok();
+    let (_, bytes) = read_bytes(path)?;
+    let digest = digest(&bytes);
+    let (text, bad) = decode_checked(bytes);
+    let loaded = with_utf8_problem(load(Source::from_file(name, text, path, modified)), bad);
+    Ok((loaded, digest))
+}
+
 /// Parses `bytes` read from somewhere other than a file (a git blob) as [`read`] does.
 pub fn load_bytes(name: String, bytes: Vec<u8>) -> Loaded {
     let (text, bad) = decode_checked(bytes);
@@ -398,6 +413,17 @@ fn in_parallel_each<T: Send>(
     each: &(dyn Fn(&Path) -> Result<T, ReadError> + Sync),
     sink: &mut dyn FnMut(T),
 ) -> Result<(), ReadError> {
+    each_in_parallel(paths, &|p: &PathBuf| each(p), sink)
+}
+
+/// [`in_parallel`] over any inputs, with any error: `each` over every item on all cores, each
+/// result handed to `sink` on the calling thread in input order as soon as the results before
+/// it are in; on several errors the first item's is returned.
+pub fn each_in_parallel<I: Sync, T: Send, E: Send>(
+    paths: &[I],
+    each: &(dyn Fn(&I) -> Result<T, E> + Sync),
+    sink: &mut dyn FnMut(T),
+) -> Result<(), E> {
     let workers = std::thread::available_parallelism()
         .map_or(1, |n| n.get())
         .min(paths.len());
@@ -409,7 +435,7 @@ fn in_parallel_each<T: Send>(
     }
     let next = std::sync::atomic::AtomicUsize::new(0);
     let stop = std::sync::atomic::AtomicBool::new(false);
-    let (done, results) = std::sync::mpsc::channel::<(usize, Result<T, ReadError>)>();
+    let (done, results) = std::sync::mpsc::channel::<(usize, Result<T, E>)>();
     std::thread::scope(|scope| {
         for _ in 0..workers {
             let done = done.clone();

@@ -113,11 +113,112 @@ pub struct Snapshot {
     pub notes: Vec<String>,
 }
 
+/// Where the bytes of one listed file are.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Place {
+    /// In the object database.
+    Blob(Oid),
+    /// On disk (the working tree).
+    File(PathBuf),
+}
+
+/// One file of a side, not read yet ([`GitRepo::list`]).
+#[derive(Clone, Debug)]
+pub struct Listed {
+    /// Its path in the repository (`/`-separated).
+    pub name: String,
+    pub place: Place,
+}
+
+/// The files of one side and what was skipped on the way.
+pub struct Listing {
+    pub files: Vec<Listed>,
+    pub notes: Vec<String>,
+}
+
+/// One listed file, read: parsed with its blob id (hashed, for a file on disk), or skipped.
+pub enum ReadFile {
+    Loaded(Loaded, Oid),
+    /// A Git LFS pointer: the note to give.
+    Skipped(String),
+}
+
+/// Reads listed files on any thread: a git2 `Repository` is not `Sync`, so each thread opens
+/// its own, once.
+pub struct BlobReader {
+    git_dir: PathBuf,
+    shallow: bool,
+}
+
+impl BlobReader {
+    /// The blob id a file's bytes would have (no filters applied: equal ids, equal bytes).
+    pub fn blob_id(bytes: &[u8]) -> Oid {
+        Oid::hash_object(git2::ObjectType::Blob, bytes).unwrap_or(Oid::ZERO_SHA1)
+    }
+
+    /// The raw bytes of blob `oid`.
+    pub fn bytes(&self, name: &str, oid: Oid) -> Result<Vec<u8>, GitError> {
+        thread_local! {
+            static OPEN: std::cell::RefCell<Option<(PathBuf, Repository)>> =
+                const { std::cell::RefCell::new(None) };
+        }
+        let missing = |e: git2::Error| GitError::Missing {
+            what: format!("{name} ({oid})"),
+            hint: if self.shallow || e.code() == ErrorCode::NotFound {
+                " (a shallow or partial clone? fetch the history with `git fetch --unshallow`)"
+            } else {
+                ""
+            },
+            source: e,
+        };
+        OPEN.with(|open| {
+            let mut open = open.borrow_mut();
+            if open.as_ref().is_none_or(|(dir, _)| *dir != self.git_dir) {
+                let repo = Repository::open(&self.git_dir).map_err(&missing)?;
+                *open = Some((self.git_dir.clone(), repo));
+            }
+            let (_, repo) = open.as_ref().expect("opened above");
+            let blob = repo.find_blob(oid).map_err(&missing)?;
+            Ok(blob.content().to_vec())
+        })
+    }
+
+    /// Reads and parses one listed file.
+    pub fn load(&self, f: &Listed) -> Result<ReadFile, GitError> {
+        match &f.place {
+            Place::File(path) => {
+                let (loaded, oid) = files::read_named(path, f.name.clone(), &Self::blob_id)
+                    .map_err(|source| GitError::WorkTree { source })?;
+                Ok(ReadFile::Loaded(loaded, oid))
+            }
+            Place::Blob(oid) => {
+                let bytes = self.bytes(&f.name, *oid)?;
+                if bytes.starts_with(LFS_POINTER) {
+                    return Ok(ReadFile::Skipped(format!(
+                        "{}: Git LFS pointer, skipped (the content is not in the repository)",
+                        f.name
+                    )));
+                }
+                Ok(ReadFile::Loaded(
+                    files::load_bytes(f.name.clone(), bytes),
+                    *oid,
+                ))
+            }
+        }
+    }
+}
+
+/// For each line of a text (0-based), its 1-based line in an older version, when unchanged.
+type LineMap = Vec<Option<usize>>;
+
 /// An open repository with a working directory.
 pub struct GitRepo {
     repo: Repository,
     workdir: PathBuf,
     blame_cache: Mutex<HashMap<(String, u32, bool), Option<Introduced>>>,
+    /// Per file of the index or working tree (and its text's length): each line's number in
+    /// HEAD's version, when unchanged. One diff per file, not one per suspended line.
+    head_lines: Mutex<HashMap<(String, usize), Option<LineMap>>>,
 }
 
 const LFS_POINTER: &[u8] = b"version https://git-lfs.github.com/spec/";
@@ -144,6 +245,7 @@ impl GitRepo {
             repo,
             workdir,
             blame_cache: Mutex::new(HashMap::new()),
+            head_lines: Mutex::new(HashMap::new()),
         })
     }
 
@@ -288,41 +390,7 @@ impl GitRepo {
                 self.load_blobs(blobs, &mut notes)?
             }
             Side::Index => {
-                let index = self
-                    .repo
-                    .index()
-                    .map_err(|source| GitError::Index { source })?;
-                let mut blobs = Vec::new();
-                let mut conflicted: Vec<Vec<u8>> = Vec::new();
-                for e in index.iter() {
-                    let stage = (e.flags >> 12) & 0x3;
-                    let mode = e.mode as i32;
-                    let wanted = if mode & 0o170000 == MODE_COMMIT {
-                        select.may_contain(&e.path)
-                    } else {
-                        select.selected(&e.path)
-                    };
-                    if !wanted {
-                        continue;
-                    }
-                    if stage != 0 {
-                        if conflicted.last() != Some(&e.path) {
-                            notes.push(format!(
-                                "{}: unmerged (conflicted) in the index, skipped",
-                                lossy(&e.path)
-                            ));
-                            conflicted.push(e.path.clone());
-                        }
-                        continue;
-                    }
-                    match mode & 0o170000 {
-                        MODE_COMMIT => {
-                            notes.push(format!("{}: submodule, skipped", lossy(&e.path)))
-                        }
-                        MODE_LINK => notes.push(format!("{}: symlink, skipped", lossy(&e.path))),
-                        _ => blobs.push((e.path.clone(), e.id)),
-                    }
-                }
+                let blobs = self.index_blobs(&select, &mut notes)?;
                 self.load_blobs(blobs, &mut notes)?
             }
             Side::WorkTree => self.read_worktree(&select, &mut notes)?,
@@ -332,6 +400,140 @@ impl GitRepo {
             loaded,
             notes,
         })
+    }
+
+    /// The index's selected blobs, in its order; conflicted entries, submodules and symlinks
+    /// are noted and skipped.
+    fn index_blobs(
+        &self,
+        select: &Selector<'_>,
+        notes: &mut Vec<String>,
+    ) -> Result<Vec<(Vec<u8>, Oid)>, GitError> {
+        let index = self
+            .repo
+            .index()
+            .map_err(|source| GitError::Index { source })?;
+        let mut blobs = Vec::new();
+        let mut conflicted: Vec<Vec<u8>> = Vec::new();
+        for e in index.iter() {
+            let stage = (e.flags >> 12) & 0x3;
+            let mode = e.mode as i32;
+            let wanted = if mode & 0o170000 == MODE_COMMIT {
+                select.may_contain(&e.path)
+            } else {
+                select.selected(&e.path)
+            };
+            if !wanted {
+                continue;
+            }
+            if stage != 0 {
+                if conflicted.last() != Some(&e.path) {
+                    notes.push(format!(
+                        "{}: unmerged (conflicted) in the index, skipped",
+                        lossy(&e.path)
+                    ));
+                    conflicted.push(e.path.clone());
+                }
+                continue;
+            }
+            match mode & 0o170000 {
+                MODE_COMMIT => notes.push(format!("{}: submodule, skipped", lossy(&e.path))),
+                MODE_LINK => notes.push(format!("{}: symlink, skipped", lossy(&e.path))),
+                _ => blobs.push((e.path.clone(), e.id)),
+            }
+        }
+        Ok(blobs)
+    }
+
+    /// The files one side holds, selected as [`GitRepo::read`] selects them, without reading
+    /// them: each with its repository path and where its bytes are. Notes as `read` gives them
+    /// (but for LFS pointers, found when a file is read: [`BlobReader::load`]).
+    pub fn list(
+        &self,
+        side: &Side,
+        specs: &[String],
+        ignore: &dyn Fn(&Path) -> bool,
+    ) -> Result<Listing, GitError> {
+        let select = Selector {
+            specs,
+            ignore,
+            workdir: &self.workdir,
+        };
+        let mut notes = Vec::new();
+        let blobs = match side {
+            Side::Commit(oid) => {
+                let commit = self
+                    .repo
+                    .find_commit(*oid)
+                    .map_err(|e| self.missing(&oid.to_string(), e))?;
+                let tree = commit
+                    .tree()
+                    .map_err(|e| self.missing(&oid.to_string(), e))?;
+                let mut blobs = Vec::new();
+                self.walk_tree(&tree, &mut Vec::new(), &select, &mut blobs, &mut notes)?;
+                blobs
+            }
+            Side::Index => self.index_blobs(&select, &mut notes)?,
+            Side::WorkTree => {
+                let roots: Vec<String> = if specs.is_empty() {
+                    vec![self.workdir.to_string_lossy().into_owned()]
+                } else {
+                    specs
+                        .iter()
+                        .map(|s| self.workdir.join(s).to_string_lossy().into_owned())
+                        .collect()
+                };
+                let paths = files::expand_noting(&roots, ignore, &mut notes)?;
+                let files = paths
+                    .into_iter()
+                    .map(|p| Listed {
+                        name: self.repo_name(&p),
+                        place: Place::File(p),
+                    })
+                    .collect();
+                return Ok(Listing { files, notes });
+            }
+        };
+        let files = blobs
+            .into_iter()
+            .map(|(path, oid)| Listed {
+                name: lossy(&path),
+                place: Place::Blob(oid),
+            })
+            .collect();
+        Ok(Listing { files, notes })
+    }
+
+    /// The size in bytes of listed files (0 where unknown), without reading them.
+    pub fn size(&self, files: &[Listed]) -> usize {
+        let odb = self.repo.odb().ok();
+        files
+            .iter()
+            .map(|f| match &f.place {
+                Place::File(p) => std::fs::metadata(p).map_or(0, |m| m.len() as usize),
+                Place::Blob(oid) => odb
+                    .as_ref()
+                    .and_then(|o| o.read_header(*oid).ok())
+                    .map_or(0, |(size, _)| size),
+            })
+            .sum()
+    }
+
+    /// A reader of this repository's blobs for any thread.
+    pub fn blob_reader(&self) -> BlobReader {
+        BlobReader {
+            git_dir: self.repo.path().to_path_buf(),
+            shallow: self.repo.is_shallow(),
+        }
+    }
+
+    /// `/`-separated, relative to the working directory.
+    fn repo_name(&self, p: &Path) -> String {
+        let rel = p.strip_prefix(&self.workdir).unwrap_or(p);
+        rel.components()
+            .map(|c| c.as_os_str().to_string_lossy().into_owned())
+            .collect::<Vec<_>>()
+            .join("/")
     }
 
     fn missing(&self, what: &str, e: git2::Error) -> GitError {
@@ -472,8 +674,17 @@ impl GitRepo {
             // The index and the working tree: the line as it is in HEAD, if unchanged since.
             Side::Index | Side::WorkTree => {
                 let head = self.head_commit()?;
-                let committed = self.file_at(head, path)?;
-                (head, line_in_old(&committed, text, line as usize)?)
+                let key = (path.to_string(), text.len());
+                let mut cache = self.head_lines.lock().ok()?;
+                let lines = cache.entry(key).or_insert_with(|| {
+                    let committed = self.file_at(head, path)?;
+                    Some(lines_in_old(&committed, text))
+                });
+                let old = lines
+                    .as_ref()?
+                    .get((line as usize).checked_sub(1)?)
+                    .copied()??;
+                (head, old)
             }
         };
         let mut opts = BlameOptions::new();
@@ -513,8 +724,31 @@ impl GitRepo {
     }
 }
 
+/// For each line of `new`, the 1-based line of `old` it is an unchanged copy of (one diff).
+fn lines_in_old(old: &str, new: &str) -> LineMap {
+    use similar::{DiffOp, TextDiff};
+    let diff = TextDiff::from_lines(old, new);
+    let mut out = vec![None; new.lines().count() + 1];
+    for op in diff.ops() {
+        if let DiffOp::Equal {
+            old_index,
+            new_index,
+            len,
+        } = *op
+        {
+            for k in 0..len {
+                if let Some(slot) = out.get_mut(new_index + k) {
+                    *slot = Some(old_index + k + 1);
+                }
+            }
+        }
+    }
+    out
+}
+
 /// The 1-based line of `old` that line `line` of `new` is an unchanged copy of, by a line diff
 /// (libgit2's blame of a buffer misplaces lines after a deletion, so we diff ourselves).
+#[cfg(test)]
 fn line_in_old(old: &str, new: &str, line: usize) -> Option<usize> {
     use similar::{DiffOp, TextDiff};
     let diff = TextDiff::from_lines(old, new);
@@ -650,6 +884,7 @@ mod tests {
         assert_eq!(line_in_old(old, new, 1), Some(1));
         assert_eq!(line_in_old(old, new, 2), Some(3));
         assert_eq!(line_in_old(old, new, 3), None);
+        assert_eq!(lines_in_old(old, new)[..3], [Some(1), Some(3), None]);
     }
 
     #[test]

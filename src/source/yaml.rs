@@ -37,7 +37,7 @@ pub enum ProblemKind {
 }
 
 /// The result of loading one source: its documents and what was wrong with the text.
-#[derive(Debug)]
+#[derive(Clone, Debug)]
 pub struct Loaded {
     pub source: Arc<Source>,
     pub documents: Vec<Document>,

@@ -72,8 +72,10 @@ pub fn check(
             }
         }
         let doc = &inventory.documents[p.doc];
+        // A streamed `lint --base` keeps skeletons: the whole tree is parsed again for these.
+        let tree = doc.full_tree();
         for (path, target) in targets {
-            let span = doc.root.locate_value(&path);
+            let span = tree.locate_value(&path);
             let Some(intro) = introduced(&doc.source.name, doc.source.text(), span.start.line)
             else {
                 continue; // not committed yet: it starts ageing when it is

@@ -1,10 +1,12 @@
 //! Kustomize repositories: which files a kustomization references ([`discover`]), rendering its
 //! roots with the real kustomize ([`render`]), Flux's post-build substitution ([`flux`]), and
-//! mapping a place in a rendered object back to the line a user edits ([`origin`]).
+//! mapping a place in a rendered object back to the line a user edits ([`origin`]), and which
+//! layer `suspend -f DIR` edits ([`layer`]).
 
 pub mod discover;
 pub mod flux;
 pub mod helm;
+pub mod layer;
 pub mod origin;
 pub mod render;
 

@@ -1,0 +1,447 @@
+//! `lint --base` over plain manifests, streamed: each side goes through the same pipeline as
+//! `lint PATH` ([`super::stream`]), one after the other, so neither side's whole parsed tree is
+//! ever held. A file whose blob id is the same on both sides gives the same part on both (its
+//! findings, documents and engine entries depend on its bytes and name alone): the base reuses
+//! the head's part and parses only the files the change touches.
+//!
+//! What compares the sides reads only the policies of the changed files (the update rules, the
+//! ownership delta): with every policy reference unique on each side, a policy of an unchanged
+//! file is the same policy at the base and at head. When a reference repeats, [`lint_base`]
+//! answers `None` and the caller compares whole sides instead.
+
+use std::collections::{HashMap, HashSet};
+use std::path::Path;
+
+use git2::Oid;
+
+use super::config::Config;
+use super::phase::{Blame, History};
+use super::rules::admission;
+use super::stream::{self, FilePart, Fold, Growth, PartKeep, Refile};
+use super::{baseline, registry, Finding, LintOptions};
+use crate::engine::ownership::{self, Delta, Kept, OwnershipChange, Scope};
+use crate::engine::state::Prepared;
+use crate::model::{Inventory, Object, ObjectRef, PolicyRef};
+use crate::source::git::{GitError, GitRepo, Listed, Place, ReadFile, Side};
+use crate::source::Document;
+use crate::util::profile::Clock;
+
+/// What the comparison needs from the command line.
+pub struct BaseRequest<'a> {
+    pub repo: &'a GitRepo,
+    pub head: &'a Side,
+    pub base: Oid,
+    pub specs: &'a [String],
+    pub namespace: &'a str,
+    pub config: &'a Config,
+    pub opts: &'a LintOptions,
+    pub all_findings: bool,
+    /// Unix seconds, for the age of suspensions.
+    pub now: i64,
+}
+
+/// The answer of `--base`.
+pub struct Compared {
+    pub files: usize,
+    pub documents: usize,
+    pub policies: usize,
+    /// What text and JSON show.
+    pub reported: Vec<Finding>,
+    /// The findings new at head (SARIF, GitHub annotations).
+    pub new_only: Vec<Finding>,
+    pub ownership: Vec<OwnershipChange>,
+}
+
+/// One side, linted, with what the comparison reads of it.
+struct SideLint {
+    files: usize,
+    documents: usize,
+    policies: usize,
+    findings: Vec<Finding>,
+}
+
+/// `--base` streamed; `None` when a policy reference repeats on a side (see the module).
+pub fn lint_base(
+    req: &BaseRequest<'_>,
+    note: &(dyn Fn(&str) + Sync),
+) -> Result<Option<Compared>, GitError> {
+    let clock = Clock::start();
+    let ignore = |p: &Path| req.config.ignores(p);
+    let head_list = req.repo.list(req.head, req.specs, &ignore)?;
+    let base_list = req.repo.list(&Side::Commit(req.base), req.specs, &ignore)?;
+    head_list.notes.iter().for_each(|n| note(n));
+    let base_ids: HashMap<&str, Oid> = base_list
+        .files
+        .iter()
+        .filter_map(|f| match f.place {
+            Place::Blob(oid) => Some((f.name.as_str(), oid)),
+            Place::File(_) => None,
+        })
+        .collect();
+    let options = super::analysis::options(req.opts);
+    let reader = req.repo.blob_reader();
+    // Head: every file through the pipeline. Of the files the base holds unchanged, what the
+    // fold does not keep as it is, is kept aside for the base.
+    // Sized for the whole input up front: vectors grown step by step leave their old copies.
+    let mut fold = Fold::new(Growth::bytes(req.repo.size(&head_list.files)));
+    let mut head_files: Vec<(String, usize, Option<PartKeep>)> = Vec::new();
+    let mut skipped = Vec::new();
+    crate::source::files::each_in_parallel(
+        &head_list.files,
+        &|f: &Listed| read_part(&reader, f, req.namespace, req.opts, &options),
+        &mut |read| match read {
+            Ok((part, oid, name)) => {
+                let same = base_ids.get(name.as_str()) == Some(&oid);
+                head_files.push((name, part.documents(), same.then(|| part.keep())));
+                fold.add(part);
+            }
+            Err(n) => skipped.push(n),
+        },
+    )?;
+    let files = head_files.len();
+    let unchanged: HashSet<String> = head_files
+        .iter()
+        .filter(|(_, _, keep)| keep.is_some())
+        .map(|(name, _, _)| name.clone())
+        .collect();
+    skipped.iter().for_each(|n| note(n));
+    clock.lap("head: read, parse, per-object rules");
+    // The base's changed files, parsed whole once: their policies are what changed.
+    let mut changed_parts: HashMap<String, FilePart> = HashMap::new();
+    let mut base_changed: Vec<Document> = Vec::new();
+    for f in base_list
+        .files
+        .iter()
+        .filter(|f| !unchanged.contains(&f.name))
+    {
+        if let ReadFile::Loaded(loaded, _) = reader.load(f)? {
+            base_changed.extend(loaded.documents.iter().cloned());
+            let part = stream::check_file(loaded, req.namespace, req.opts, &options);
+            changed_parts.insert(f.name.clone(), part);
+        }
+    }
+    let base_changed = Inventory::from_documents(base_changed, req.namespace);
+    let head_ctx = HeadContext {
+        unchanged: &unchanged,
+        namespace: req.namespace,
+    };
+    let mut found = Found::default();
+    let mut entries = (0, 0);
+    let mut head = fold.finish(req.opts, &clock, &mut |inv, prepared| {
+        entries = (prepared.templates.len(), prepared.policies.len());
+        found = head_ctx.find(inv, prepared, &base_changed);
+    });
+    let Found {
+        delta,
+        scope,
+        head_templates,
+        head_changed,
+        unique,
+    } = found;
+    if !unique {
+        return Ok(None);
+    }
+    let head_blame =
+        |name: &str, text: &str, line: u32| req.repo.introduced(req.head, name, text, line);
+    let mut head_findings = std::mem::take(&mut head.findings);
+    head_findings.extend(aged(&head.inventory, &head.suspended, req, &head_blame));
+    head_findings.sort_by(|a, b| a.sort_key().cmp(&b.sort_key()));
+    let (changed_inv, changed_global) = head_changed;
+    let updates = registry::run_history(&History {
+        inventory: &changed_inv,
+        blame: None,
+        base: Some(&base_changed),
+    });
+    let updates = finish(
+        renumbered(updates, &changed_global),
+        &head.inventory,
+        req.opts,
+    );
+    let head_side = SideLint {
+        files,
+        documents: head.inventory.documents.len(),
+        policies: head.policies,
+        findings: head_findings,
+    };
+    clock.lap("head: history");
+
+    // Base: the head's parts where unchanged (taken back from the head's run), in the base's
+    // file order; should the head's state not give its entries back whole, every file is read.
+    let state = std::mem::take(&mut head.state);
+    let growth = Growth::bytes(req.repo.size(&base_list.files));
+    let fold = match state.into_prepared(entries.0, entries.1) {
+        Some(prepared) => {
+            let counts: Vec<usize> = head_files.iter().map(|(_, d, _)| *d).collect();
+            let mut same: HashMap<String, (usize, PartKeep)> = HashMap::new();
+            for (i, (name, _, keep)) in head_files.into_iter().enumerate() {
+                if let Some(keep) = keep {
+                    same.insert(name, (i, keep));
+                }
+            }
+            let mut files = Vec::with_capacity(base_list.files.len());
+            for f in &base_list.files {
+                if let Some((i, keep)) = same.remove(&f.name) {
+                    files.push(Refile::Same(i, keep));
+                } else if let Some(part) = changed_parts.remove(&f.name) {
+                    files.push(Refile::New(part));
+                }
+            }
+            stream::refold(head, prepared, &counts, files, growth)
+        }
+        None => {
+            drop(head);
+            let mut fold = Fold::new(growth);
+            for f in &base_list.files {
+                let part = match changed_parts.remove(&f.name) {
+                    Some(part) => part,
+                    None => match read_part(&reader, f, req.namespace, req.opts, &options)? {
+                        Ok((part, _, _)) => part,
+                        Err(_) => continue,
+                    },
+                };
+                fold.add(part);
+            }
+            fold
+        }
+    };
+    let mut subset = Inventory::default();
+    let mut base_unique = true;
+    let mut base = fold.finish(req.opts, &clock, &mut |inv, prepared| {
+        base_unique = unique_references(prepared);
+        if base_unique && !delta.is_empty() {
+            subset = base_subset(inv, prepared, &scope, req.namespace);
+        }
+    });
+    if !base_unique {
+        return Ok(None);
+    }
+    let base_side = Side::Commit(req.base);
+    let base_blame =
+        |name: &str, text: &str, line: u32| req.repo.introduced(&base_side, name, text, line);
+    let mut base_findings = std::mem::take(&mut base.findings);
+    base_findings.extend(aged(&base.inventory, &base.suspended, req, &base_blame));
+    clock.lap("base: history");
+    let options = ownership::engine_options(&req.opts.feature_gates, req.opts.version);
+    let ownership = delta.changes(&subset, &head_templates, options);
+    clock.lap("ownership changes");
+    Ok(Some(compare(
+        head_side,
+        &base_findings,
+        updates,
+        ownership,
+        req.all_findings,
+    )))
+}
+
+/// The findings new at head plus the rejected updates (as `lint --base` on whole sides).
+fn compare(
+    head: SideLint,
+    base_findings: &[Finding],
+    updates: Vec<Finding>,
+    ownership: Vec<OwnershipChange>,
+    all_findings: bool,
+) -> Compared {
+    let head_findings = admission::short_circuited_by_updates(head.findings, &updates);
+    let new = baseline::new_at_head(base_findings, &head_findings);
+    let mut new_findings: Vec<Finding> = head_findings
+        .iter()
+        .zip(&new)
+        .filter(|(_, n)| **n)
+        .map(|(f, _)| f.clone())
+        .chain(updates.iter().cloned())
+        .collect();
+    new_findings.sort_by(|a, b| a.sort_key().cmp(&b.sort_key()));
+    let reported = if all_findings {
+        let mut all = head_findings;
+        all.extend(updates);
+        all.sort_by(|a, b| a.sort_key().cmp(&b.sort_key()));
+        all
+    } else {
+        new_findings.clone()
+    };
+    Compared {
+        files: head.files,
+        documents: head.documents,
+        policies: head.policies,
+        reported,
+        new_only: new_findings,
+        ownership,
+    }
+}
+
+/// Reads one listed file and checks it on its own; a skipped file (LFS pointer) is its note.
+fn read_part(
+    reader: &crate::source::git::BlobReader,
+    f: &Listed,
+    namespace: &str,
+    opts: &LintOptions,
+    options: &crate::engine::state::Options,
+) -> Result<Result<(FilePart, Oid, String), String>, GitError> {
+    Ok(match reader.load(f)? {
+        ReadFile::Loaded(loaded, oid) => Ok((
+            stream::check_file(loaded, namespace, opts, options),
+            oid,
+            f.name.clone(),
+        )),
+        ReadFile::Skipped(n) => Err(n),
+    })
+}
+
+/// What the head's whole input tells before its engine state takes it.
+#[derive(Default)]
+struct Found {
+    delta: Delta,
+    scope: Option<Scope>,
+    head_templates: HashSet<ObjectRef>,
+    /// The head's policies of changed files, typed again, and their documents' numbers.
+    head_changed: (Inventory, Vec<usize>),
+    unique: bool,
+}
+
+struct HeadContext<'a> {
+    unchanged: &'a HashSet<String>,
+    namespace: &'a str,
+}
+
+impl HeadContext<'_> {
+    fn find(&self, inv: &Inventory, prepared: &Prepared, base_changed: &Inventory) -> Found {
+        if !unique_references(prepared) {
+            return Found::default();
+        }
+        let changed_docs = prepared
+            .policies
+            .iter()
+            .filter_map(|p| p.doc())
+            .filter(|&d| !self.unchanged.contains(&inv.documents[d].source.name));
+        let head_changed = retype(&inv.documents, changed_docs.collect(), self.namespace);
+        let delta = Delta::of(base_changed.policies(), head_changed.0.policies());
+        let scope = delta.scope();
+        let head_templates = prepared
+            .templates
+            .iter()
+            .filter(|t| scope.covers(&t.api_version, &t.kind, &t.namespace))
+            .map(|t| t.reference())
+            .collect();
+        Found {
+            delta,
+            scope: Some(scope),
+            head_templates,
+            head_changed,
+            unique: true,
+        }
+    }
+}
+
+/// Whether no two policies of a side share a reference.
+fn unique_references(prepared: &Prepared) -> bool {
+    let mut seen: HashSet<PolicyRef> = HashSet::with_capacity(prepared.policies.len());
+    prepared.policies.iter().all(|p| seen.insert(p.reference()))
+}
+
+/// The base as [`Scope::subset`] keeps it: the templates in scope, the policies that may select
+/// or claim them, every other object; typed again from their documents.
+fn base_subset(
+    inv: &Inventory,
+    prepared: &Prepared,
+    scope: &Option<Scope>,
+    namespace: &str,
+) -> Inventory {
+    let Some(scope) = scope else {
+        return Inventory::default();
+    };
+    let mut kept = Kept::default();
+    let mut template_docs = Vec::new();
+    for t in &prepared.templates {
+        if scope.covers(&t.api_version, &t.kind, &t.namespace) {
+            kept.template(&t.api_version, &t.kind, &t.namespace, t.claim());
+            template_docs.extend(t.doc);
+        }
+    }
+    let policy_docs: Vec<usize> = prepared
+        .policies
+        .iter()
+        .filter(|p| kept.selects(&p.reference(), &p.spec().resource_selectors))
+        .filter_map(|p| p.doc())
+        .collect();
+    let mut objects = typed(&inv.documents, template_docs, namespace);
+    let mut rest = typed(&inv.documents, policy_docs, namespace);
+    rest.extend(inv.objects.iter().cloned());
+    rest.sort_by_key(Object::doc);
+    objects.extend(rest);
+    Inventory {
+        documents: Vec::new(),
+        objects,
+        problems: Vec::new(),
+    }
+}
+
+/// The objects of documents `docs`, typed again from their whole trees, numbered as in `all`.
+fn typed(all: &[Document], docs: Vec<usize>, namespace: &str) -> Vec<Object> {
+    let (inv, global) = retype(all, docs, namespace);
+    inv.objects
+        .into_iter()
+        .map(|mut o| {
+            *o.doc_mut() = global[o.doc()];
+            o
+        })
+        .collect()
+}
+
+/// Documents `docs` of `all` with their whole trees (parsed again from their lines), typed:
+/// an inventory of those alone, and each one's number in `all`.
+fn retype(all: &[Document], docs: Vec<usize>, namespace: &str) -> (Inventory, Vec<usize>) {
+    let whole = docs
+        .iter()
+        .map(|&d| {
+            let doc = &all[d];
+            Document::new(doc.source.clone(), doc.index, doc.full_tree().into_owned())
+        })
+        .collect();
+    (Inventory::from_documents(whole, namespace), docs)
+}
+
+/// Findings made over a [`retype`]d inventory, numbered as in the whole side.
+fn renumbered(mut findings: Vec<Finding>, global: &[usize]) -> Vec<Finding> {
+    for f in &mut findings {
+        f.doc = f.doc.and_then(|d| global.get(d).copied());
+    }
+    findings
+}
+
+/// `suspension-age` over one side's suspended policies (blame), settings and ignores applied.
+fn aged(
+    inv: &Inventory,
+    suspended: &[usize],
+    req: &BaseRequest<'_>,
+    introduced: &dyn Fn(&str, &str, u32) -> Option<crate::source::git::Introduced>,
+) -> Vec<Finding> {
+    let (policies, global) = retype(&inv.documents, suspended.to_vec(), req.namespace);
+    let max_age = req
+        .config
+        .max_suspension_age_secs
+        .unwrap_or(super::rules::suspension_age::DEFAULT_MAX_AGE_SECS);
+    let found = registry::run_history(&History {
+        inventory: &policies,
+        blame: Some(Blame {
+            introduced,
+            max_age_secs: max_age,
+            now: req.now,
+        }),
+        base: None,
+    });
+    finish(renumbered(found, &global), inv, req.opts)
+}
+
+/// Configuration settings and inline ignores for findings made outside `lint::lint`.
+pub fn finish(findings: Vec<Finding>, inventory: &Inventory, opts: &LintOptions) -> Vec<Finding> {
+    let findings = super::apply_settings(findings, &opts.rules);
+    if opts.inline_ignores {
+        // `lint::lint` already reported malformed ignore annotations: keep only the filtering.
+        super::suppress::apply(findings, inventory, &registry::is_known)
+            .into_iter()
+            .filter(|f| f.rule != super::rules::invalid_ignore::INVALID_IGNORE.id)
+            .collect()
+    } else {
+        findings
+    }
+}

@@ -1,0 +1,233 @@
+//! Which layer of a kustomize tree `suspend -f DIR` / `resume -f DIR` edits (issue 19): the one
+//! the user targets. An overlay changes only itself: the patch it already holds for the policy,
+//! else a new strategic-merge patch file listed in its `kustomization.yaml`; never its base or a
+//! sibling overlay. A base is edited where the policy is written, and the answer names every
+//! environment (root) that renders it. Pure: what files hold is asked through a callback, so
+//! the decision is tested without a file system.
+
+use std::path::{Path, PathBuf};
+
+use super::discover::Repository;
+use super::PatchBody;
+
+/// What to edit for one policy in one targeted kustomization.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum LayerEdit {
+    /// A file of the targeted layer that already writes the policy: its own resource file (a
+    /// base) or its patch file for the policy (an overlay).
+    Existing(PathBuf),
+    /// No file of the layer writes the policy: a new strategic-merge patch `file`, listed under
+    /// `patches:` of `kustomization` (both inside the targeted directory).
+    NewPatch {
+        file: PathBuf,
+        kustomization: PathBuf,
+    },
+}
+
+/// The decision, and the environments (roots) whose render the edit changes.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Layer {
+    pub edit: LayerEdit,
+    pub environments: Vec<PathBuf>,
+}
+
+/// Why no layer can be chosen.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum LayerError {
+    #[error("{}: not a kustomization directory (no kustomization.yaml)", dir.display())]
+    NotAKustomization { dir: PathBuf },
+    #[error("{kind}/{name} is not rendered by {}: neither its resources nor its bases define it", dir.display())]
+    NotRendered {
+        dir: PathBuf,
+        kind: String,
+        name: String,
+    },
+}
+
+/// The policy an edit is for, as written in the sources (before `namePrefix`/`nameSuffix`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PolicyName<'a> {
+    pub kind: &'a str,
+    pub name: &'a str,
+}
+
+/// Picks the file to edit in the kustomization at `dir` for `policy`. `writes(file)` says
+/// whether a source file holds a document of that kind and name (a resource or an SMP patch);
+/// `exists(path)` whether a path is taken (the new patch's name must be free).
+pub fn choose(
+    repo: &Repository,
+    dir: &Path,
+    policy: &PolicyName<'_>,
+    writes: &dyn Fn(&Path) -> bool,
+    exists: &dyn Fn(&Path) -> bool,
+) -> Result<Layer, LayerError> {
+    let Some(k) = repo.kustomizations.get(dir) else {
+        return Err(LayerError::NotAKustomization {
+            dir: dir.to_path_buf(),
+        });
+    };
+    let environments = repo.roots_including(dir);
+    // The layer's own definition first (a base), then a patch of this layer for the policy.
+    let own = k.resource_files.iter().find(|f| writes(f));
+    let patched = k.patches.iter().find_map(|p| match &p.body {
+        PatchBody::File(f)
+            if p.target
+                .as_ref()
+                .is_none_or(|t| t.matches(policy.kind, policy.name))
+                && writes(f) =>
+        {
+            Some(f)
+        }
+        _ => None,
+    });
+    if let Some(f) = own.or(patched) {
+        return Ok(Layer {
+            edit: LayerEdit::Existing(f.clone()),
+            environments,
+        });
+    }
+    // An overlay: the policy must come from one of its bases.
+    let from_base = repo
+        .closure(dir)
+        .iter()
+        .skip(1)
+        .filter_map(|d| repo.kustomizations.get(d))
+        .any(|b| b.resource_files.iter().any(|f| writes(f)));
+    if !from_base {
+        return Err(LayerError::NotRendered {
+            dir: dir.to_path_buf(),
+            kind: policy.kind.to_string(),
+            name: policy.name.to_string(),
+        });
+    }
+    Ok(Layer {
+        edit: LayerEdit::NewPatch {
+            file: free_name(dir, policy, exists),
+            kustomization: k.file.clone(),
+        },
+        environments,
+    })
+}
+
+/// `suspend-<kind>-<name>.yaml` in `dir`, numbered when taken.
+fn free_name(dir: &Path, policy: &PolicyName<'_>, exists: &dyn Fn(&Path) -> bool) -> PathBuf {
+    let short = match policy.kind {
+        "ClusterPropagationPolicy" => "cpp",
+        _ => "pp",
+    };
+    let stem = format!("suspend-{short}-{}", policy.name);
+    let mut candidate = dir.join(format!("{stem}.yaml"));
+    let mut n = 2;
+    while exists(&candidate) {
+        candidate = dir.join(format!("{stem}-{n}.yaml"));
+        n += 1;
+    }
+    candidate
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::source::kustomize::discover::discover;
+
+    /// base (policy.yaml), overlays prod (patch for the policy) and staging (no patch).
+    fn tree() -> (tempfile::TempDir, Repository) {
+        let dir = tempfile::tempdir().unwrap();
+        let w = |p: &str, t: &str| {
+            let path = dir.path().join(p);
+            std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+            std::fs::write(path, t).unwrap();
+        };
+        w("base/kustomization.yaml", "resources:\n  - policy.yaml\n");
+        w(
+            "base/policy.yaml",
+            "kind: PropagationPolicy\nmetadata:\n  name: web\n",
+        );
+        w(
+            "overlays/prod/kustomization.yaml",
+            "resources:\n  - ../../base\npatches:\n  - path: placement.yaml\n",
+        );
+        w(
+            "overlays/prod/placement.yaml",
+            "kind: PropagationPolicy\nmetadata:\n  name: web\n",
+        );
+        w(
+            "overlays/staging/kustomization.yaml",
+            "resources:\n  - ../../base\n",
+        );
+        let files =
+            crate::source::files::expand(&[dir.path().display().to_string()], &|_| false).unwrap();
+        let repo = discover(&files);
+        (dir, repo)
+    }
+
+    fn writes_web(p: &Path) -> bool {
+        std::fs::read_to_string(p).is_ok_and(|t| t.contains("name: web"))
+    }
+
+    const WEB: PolicyName<'static> = PolicyName {
+        kind: "PropagationPolicy",
+        name: "web",
+    };
+
+    #[test]
+    fn an_overlay_with_a_patch_for_the_policy_edits_that_patch_only() {
+        let (dir, repo) = tree();
+        let prod = dir.path().join("overlays/prod");
+        let layer = choose(&repo, &prod, &WEB, &writes_web, &|p| p.exists()).unwrap();
+        assert_eq!(layer.edit, LayerEdit::Existing(prod.join("placement.yaml")));
+        assert_eq!(layer.environments, vec![prod]);
+    }
+
+    #[test]
+    fn an_overlay_without_one_gets_a_new_patch_listed_in_its_kustomization() {
+        let (dir, repo) = tree();
+        let staging = dir.path().join("overlays/staging");
+        let taken = staging.join("suspend-pp-web.yaml");
+        let layer = choose(&repo, &staging, &WEB, &writes_web, &|p| p == taken).unwrap();
+        assert_eq!(
+            layer.edit,
+            LayerEdit::NewPatch {
+                file: staging.join("suspend-pp-web-2.yaml"),
+                kustomization: staging.join("kustomization.yaml"),
+            }
+        );
+        assert_eq!(layer.environments, vec![staging]);
+    }
+
+    #[test]
+    fn the_base_is_edited_in_place_and_names_every_environment() {
+        let (dir, repo) = tree();
+        let base = dir.path().join("base");
+        let layer = choose(&repo, &base, &WEB, &writes_web, &|p| p.exists()).unwrap();
+        assert_eq!(layer.edit, LayerEdit::Existing(base.join("policy.yaml")));
+        let mut envs = layer.environments;
+        envs.sort();
+        assert_eq!(
+            envs,
+            vec![
+                dir.path().join("overlays/prod"),
+                dir.path().join("overlays/staging")
+            ]
+        );
+    }
+
+    #[test]
+    fn a_policy_the_layer_does_not_render_and_a_plain_directory_are_errors() {
+        let (dir, repo) = tree();
+        let other = PolicyName {
+            kind: "PropagationPolicy",
+            name: "api",
+        };
+        let staging = dir.path().join("overlays/staging");
+        let no = |_: &Path| false;
+        assert!(matches!(
+            choose(&repo, &staging, &other, &no, &no),
+            Err(LayerError::NotRendered { .. })
+        ));
+        assert!(matches!(
+            choose(&repo, dir.path(), &WEB, &writes_web, &no),
+            Err(LayerError::NotAKustomization { .. })
+        ));
+    }
+}
