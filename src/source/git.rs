@@ -378,15 +378,7 @@ impl GitRepo {
         let mut notes = Vec::new();
         let loaded = match side {
             Side::Commit(oid) => {
-                let commit = self
-                    .repo
-                    .find_commit(*oid)
-                    .map_err(|e| self.missing(&oid.to_string(), e))?;
-                let tree = commit
-                    .tree()
-                    .map_err(|e| self.missing(&oid.to_string(), e))?;
-                let mut blobs = Vec::new();
-                self.walk_tree(&tree, &mut Vec::new(), &select, &mut blobs, &mut notes)?;
+                let blobs = self.commit_blobs(*oid, &select, &mut notes)?;
                 self.load_blobs(blobs, &mut notes)?
             }
             Side::Index => {
@@ -400,6 +392,25 @@ impl GitRepo {
             loaded,
             notes,
         })
+    }
+
+    /// A commit's selected blobs, in tree order.
+    fn commit_blobs(
+        &self,
+        oid: Oid,
+        select: &Selector<'_>,
+        notes: &mut Vec<String>,
+    ) -> Result<Vec<(Vec<u8>, Oid)>, GitError> {
+        let commit = self
+            .repo
+            .find_commit(oid)
+            .map_err(|e| self.missing(&oid.to_string(), e))?;
+        let tree = commit
+            .tree()
+            .map_err(|e| self.missing(&oid.to_string(), e))?;
+        let mut blobs = Vec::new();
+        self.walk_tree(&tree, &mut Vec::new(), select, &mut blobs, notes)?;
+        Ok(blobs)
     }
 
     /// The index's selected blobs, in its order; conflicted entries, submodules and symlinks
@@ -461,18 +472,7 @@ impl GitRepo {
         };
         let mut notes = Vec::new();
         let blobs = match side {
-            Side::Commit(oid) => {
-                let commit = self
-                    .repo
-                    .find_commit(*oid)
-                    .map_err(|e| self.missing(&oid.to_string(), e))?;
-                let tree = commit
-                    .tree()
-                    .map_err(|e| self.missing(&oid.to_string(), e))?;
-                let mut blobs = Vec::new();
-                self.walk_tree(&tree, &mut Vec::new(), &select, &mut blobs, &mut notes)?;
-                blobs
-            }
+            Side::Commit(oid) => self.commit_blobs(*oid, &select, &mut notes)?,
             Side::Index => self.index_blobs(&select, &mut notes)?,
             Side::WorkTree => {
                 let roots: Vec<String> = if specs.is_empty() {
