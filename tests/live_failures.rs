@@ -3,12 +3,15 @@
 //! would, and kubeconfigs written to temporary directories. No output, at any step, may contain
 //! a credential.
 
-use std::io::{BufRead, BufReader, Read, Write};
+mod support;
+
+use std::io::{BufReader, Write};
 use std::net::{TcpListener, TcpStream};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
+use support::http::{method_and_path, read_request};
 
 const BIN: &str = env!("CARGO_BIN_EXE_kubectl-karmada_policy");
 const TOKEN: &str = "tok3n-that-must-never-print";
@@ -38,26 +41,10 @@ fn serve(stream: TcpStream, answer: fn(&str, &str) -> (u16, String), seen: &Mute
     let mut reader = BufReader::new(stream.try_clone().unwrap());
     let mut out = stream;
     loop {
-        let mut head = String::new();
-        let mut length = 0usize;
-        loop {
-            let mut line = String::new();
-            if reader.read_line(&mut line).unwrap_or(0) == 0 {
-                return;
-            }
-            if let Some(v) = line.to_ascii_lowercase().strip_prefix("content-length:") {
-                length = v.trim().parse().unwrap_or(0);
-            }
-            let end = line == "\r\n";
-            head.push_str(&line);
-            if end {
-                break;
-            }
-        }
-        let mut body = vec![0; length];
-        let _ = reader.read_exact(&mut body);
-        let mut words = head.split_whitespace();
-        let (method, path) = (words.next().unwrap_or(""), words.next().unwrap_or(""));
+        let Some((head, _body)) = read_request(&mut reader) else {
+            return;
+        };
+        let (method, path) = method_and_path(&head);
         let (status, text) = answer(method, path);
         seen.lock().unwrap().push(head.clone());
         let reply = format!(

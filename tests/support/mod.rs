@@ -10,6 +10,7 @@
 
 #![allow(dead_code)] // each test file uses a different part
 
+pub mod http;
 pub mod tls;
 
 use std::collections::BTreeMap;

@@ -3,7 +3,8 @@
 //! request's head: for TLS failures, pinned certificates, client certificates and the in-cluster
 //! configuration.
 
-use std::io::{BufRead, BufReader, Read, Write};
+use super::http::{method_and_path, read_request};
+use std::io::{BufReader, Read, Write};
 use std::net::{IpAddr, Ipv4Addr, TcpListener};
 use std::sync::{Arc, Mutex};
 
@@ -150,26 +151,10 @@ pub fn serve(tls: Option<Arc<rustls::ServerConfig>>, answer: Answer) -> Server {
 fn converse<S: Read + Write>(stream: S, answer: Answer, seen: &Mutex<Vec<String>>) {
     let mut reader = BufReader::new(stream);
     loop {
-        let mut head = String::new();
-        let mut length = 0usize;
-        loop {
-            let mut line = String::new();
-            if reader.read_line(&mut line).unwrap_or(0) == 0 {
-                return;
-            }
-            if let Some(v) = line.to_ascii_lowercase().strip_prefix("content-length:") {
-                length = v.trim().parse().unwrap_or(0);
-            }
-            let end = line == "\r\n";
-            head.push_str(&line);
-            if end {
-                break;
-            }
-        }
-        let mut body = vec![0; length];
-        let _ = reader.read_exact(&mut body);
-        let mut words = head.split_whitespace();
-        let (method, path) = (words.next().unwrap_or(""), words.next().unwrap_or(""));
+        let Some((head, _body)) = read_request(&mut reader) else {
+            return;
+        };
+        let (method, path) = method_and_path(&head);
         let (status, text) = answer(method, path, &head);
         seen.lock().unwrap().push(head.clone());
         let reply = format!(
