@@ -28,6 +28,10 @@ pub struct Args {
     /// Edit policies in these manifest files in place (GitOps) instead of the live control plane.
     #[arg(short = 'f', long = "filename", value_name = "FILE")]
     pub files: Vec<String>,
+    /// With -f naming a kustomize repository: the kustomization (an overlay, an environment)
+    /// whose layer the edit goes to.
+    #[arg(long, value_name = "DIR")]
+    pub env: Option<String>,
     /// Namespace of PropagationPolicies (default: the kubeconfig context's namespace).
     #[arg(short = 'n', long)]
     pub namespace: Option<String>,
@@ -87,6 +91,11 @@ pub struct Args {
 }
 
 pub fn run(action: Action, args: Args) -> Result<Exit, CliError> {
+    if args.env.is_some() && args.files.is_empty() {
+        return Err(CliError::usage(
+            "--env names a kustomization of the -f repository; give -f too",
+        ));
+    }
     if args.wait && !args.files.is_empty() {
         return Err(CliError::usage(
             "--wait follows Works on a control plane; it cannot be used with -f",
@@ -235,7 +244,7 @@ fn confirm(action: Action, n: usize, request: &Request) -> Result<(), CliError> 
 }
 
 fn named_files(s: &Settings, args: &Args) -> Result<Exit, CliError> {
-    let (results, diffs) = run::named_files(s, &args.files)?;
+    let (results, diffs) = run::named_files(s, &args.files, args.env.as_deref())?;
     write_stdout(&diffs)?;
     finish(out::named_report(&results, None))
 }

@@ -337,6 +337,11 @@ pub fn suspension_edit(
                 replacement: prefix + &render_block(new, indent, &style),
             }))
         }
+        // A patch holding only the suspension: `spec:` left empty would be a null, which a
+        // strategic merge reads as "delete the spec"; it becomes `spec: {}`.
+        (Some(e), None) if spec.as_map().is_some_and(|m| m.len() == 1) => {
+            Ok(Some(emptied_spec(&lines, spec_entry, e)?))
+        }
         (Some(e), new) => {
             let key_start = lines.offset(e.key.span.start);
             let line_start = lines.line_start(e.key.span.start.line);
@@ -384,6 +389,30 @@ pub fn suspension_edit(
             }))
         }
     }
+}
+
+/// The edit that removes `spec.suspension`, the only entry of `spec`, leaving `spec: {}` (any
+/// comment on the `spec:` line kept).
+fn emptied_spec(
+    lines: &Lines<'_>,
+    spec: &crate::source::Entry,
+    suspension: &crate::source::Entry,
+) -> Result<TextEdit, EditError> {
+    let key_line = spec.key.span.start.line;
+    let line = lines.line_text(key_line);
+    let key_end = lines.offset(spec.key.span.end) - lines.line_start(key_line);
+    let Some(colon) = line[key_end..].find(':').map(|c| key_end + c + 1) else {
+        return Err(EditError(
+            "`spec:` is not on a line of its own; edit it by hand".into(),
+        ));
+    };
+    let start = lines.line_start(key_line);
+    let end = lines.line_end_incl(last_line(&suspension.key).max(last_line(&suspension.value)));
+    Ok(TextEdit {
+        start,
+        end,
+        replacement: format!("{} {{}}{}", &line[..colon], &line[colon..]),
+    })
 }
 
 /// A string as a single-quoted YAML scalar (`'` doubled), for annotation values we write.
@@ -594,12 +623,158 @@ pub fn verify(before: &str, after: &str, edited: Option<&[usize]>) -> Result<(),
     Ok(())
 }
 
+/// What a new strategic-merge patch names: the policy as its base writes it (before
+/// `namePrefix`/`nameSuffix`), so kustomize matches it to the base's object.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PatchIdentity {
+    pub api_version: String,
+    pub kind: String,
+    pub name: String,
+    pub namespace: Option<String>,
+}
+
+/// The text of a new strategic-merge patch setting `spec.suspension` of one policy.
+pub fn new_patch_text(id: &PatchIdentity, suspension: &Suspension) -> String {
+    let style = Style {
+        step: 2,
+        indented_seq: true,
+        quote: None,
+        newline: "\n",
+    };
+    let mut out = format!(
+        "# The suspension of {} {} in this overlay (kubectl karmada-policy suspend/resume).\napiVersion: {}\nkind: {}\nmetadata:\n  name: {}\n",
+        id.kind,
+        id.name,
+        scalar(&id.api_version, None),
+        scalar(&id.kind, None),
+        scalar(&id.name, None)
+    );
+    if let Some(ns) = &id.namespace {
+        out.push_str(&format!("  namespace: {}\n", scalar(ns, None)));
+    }
+    out.push_str("spec:\n");
+    out.push_str(&render_block(suspension, 2, &style));
+    out
+}
+
+/// The edit that lists new patch files under `patches:` of a kustomization (`- path: FILE`),
+/// after its last entry, in the file's own indentation; `patches:` is added at the end of the
+/// file when absent. Only those lines are written: comments and every other field stay.
+pub fn patch_list_edit(text: &str, root: &Node, files: &[String]) -> Result<TextEdit, EditError> {
+    let lines = Lines::new(text);
+    let nl = if text.contains("\r\n") { "\r\n" } else { "\n" };
+    if root.as_map().is_none() || text[lines.offset(root.span.start)..].starts_with('{') {
+        return Err(EditError(
+            "the kustomization is not a block mapping; list the patch by hand".into(),
+        ));
+    }
+    let mut indented = None;
+    find_seq_style(root, &lines, &mut indented);
+    let items = |indent: usize| -> String {
+        files
+            .iter()
+            .map(|f| format!("{}- path: {}{nl}", " ".repeat(indent), scalar(f, None)))
+            .collect()
+    };
+    let insert_after = |line: u32, body: String| {
+        let at = lines.line_end_incl(line);
+        let prefix = if at == text.len() && !text.ends_with('\n') {
+            nl
+        } else {
+            ""
+        };
+        TextEdit {
+            start: at,
+            end: at,
+            replacement: format!("{prefix}{body}"),
+        }
+    };
+    let Some(e) = root.entry("patches") else {
+        let step = if indented.unwrap_or(true) { 2 } else { 0 };
+        let last = lines.starts.len() as u32;
+        return Ok(insert_after(last, format!("patches:{nl}{}", items(step))));
+    };
+    let key_indent = e.key.span.start.col as usize - 1;
+    match &e.value.value {
+        Value::Null => {
+            let step = if indented.unwrap_or(true) { 2 } else { 0 };
+            Ok(insert_after(
+                e.key.span.start.line,
+                items(key_indent + step),
+            ))
+        }
+        Value::Seq(seq) => {
+            let off = lines.offset(e.value.span.start);
+            if text[off..].starts_with('[') {
+                let close = flow_end(text, off) - 1;
+                let flow: Vec<String> = files
+                    .iter()
+                    .map(|f| format!("{{path: {}}}", scalar(f, None)))
+                    .collect();
+                let sep = if seq.is_empty() { "" } else { ", " };
+                return Ok(TextEdit {
+                    start: close,
+                    end: close,
+                    replacement: format!("{sep}{}", flow.join(", ")),
+                });
+            }
+            let first = seq
+                .first()
+                .map_or(e.value.span.start.line, |i| i.span.start.line);
+            let dash_line = lines.line_text(first);
+            let dash = dash_line.len() - dash_line.trim_start().len();
+            // A block scalar's span ends at the next token: step back over the blank lines and
+            // the comments at or left of the dashes that follow the list.
+            let mut last = last_line(&e.value);
+            while last > first {
+                let t = lines.line_text(last);
+                let trimmed = t.trim_start();
+                let outside = t.len() - trimmed.len() <= dash;
+                if trimmed.trim_end().is_empty() || (outside && trimmed.starts_with('#')) {
+                    last -= 1;
+                } else {
+                    break;
+                }
+            }
+            Ok(insert_after(last, items(dash)))
+        }
+        _ => Err(EditError(
+            "`patches` is not a list; list the patch by hand".into(),
+        )),
+    }
+}
+
+/// Checks the text of a file to create: it parses cleanly and holds one document.
+pub fn verify_created(text: &str) -> Result<(), EditError> {
+    use crate::source::{load, ProblemKind, Source};
+    let loaded = load(Source::new("new", text));
+    let serious = loaded
+        .problems
+        .iter()
+        .any(|p| p.kind != ProblemKind::DuplicateKey);
+    if serious || loaded.documents.len() != 1 {
+        return Err(EditError(
+            "the new patch would not be one clean YAML document; nothing was changed".into(),
+        ));
+    }
+    Ok(())
+}
+
 /// A unified diff of `before` → `after` with file names, as `--dry-run` prints it.
 pub fn unified_diff(name: &str, before: &str, after: &str) -> String {
+    diff_with_header(&format!("a/{name}"), &format!("b/{name}"), before, after)
+}
+
+/// The diff of a file the edit creates, from `/dev/null` as git shows it.
+pub fn created_diff(name: &str, text: &str) -> String {
+    diff_with_header("/dev/null", &format!("b/{name}"), "", text)
+}
+
+fn diff_with_header(old: &str, new: &str, before: &str, after: &str) -> String {
     similar::TextDiff::from_lines(before, after)
         .unified_diff()
         .context_radius(3)
-        .header(&format!("a/{name}"), &format!("b/{name}"))
+        .header(old, new)
         .to_string()
 }
 

@@ -76,6 +76,9 @@ pub struct Manifest {
     /// The documents whose `spec.suspension` the edits change, while nothing else is edited;
     /// `None` once an edit touches more (annotations): the check then covers the parse only.
     pub edited: Option<Vec<usize>>,
+    /// A file this run creates (a new patch of a kustomize overlay): it must still not exist
+    /// when it is written.
+    pub created: bool,
 }
 
 impl Manifest {
@@ -104,7 +107,29 @@ impl Manifest {
             stamp,
             edits: Vec::new(),
             edited: Some(Vec::new()),
+            created: false,
         })
+    }
+
+    /// A file to create with `text`: empty before, its one edit the whole text.
+    pub fn create(path: PathBuf, text: String) -> Manifest {
+        let name = path.to_string_lossy().into_owned();
+        Manifest {
+            stamp: FileStamp::of(&path, b""),
+            path,
+            name,
+            bom: false,
+            text: String::new(),
+            inv: Inventory::default(),
+            broken: false,
+            edits: vec![TextEdit {
+                start: 0,
+                end: 0,
+                replacement: text,
+            }],
+            edited: None,
+            created: true,
+        }
     }
 
     /// Plans the edits of `patch` on document `doc`: all of them, or none on an error.
@@ -129,11 +154,14 @@ impl Manifest {
 
     /// Replaces the file with `after` (atomically, only if it is still what was read).
     pub fn write(&self, after: &str) -> Result<(), FileError> {
-        write_atomic(&self.path, self.bom, after, Some(&self.stamp)).map_err(|source| {
-            FileError::Write {
-                name: self.name.clone(),
-                source,
-            }
+        let written = if self.created {
+            write_new(&self.path, after)
+        } else {
+            write_atomic(&self.path, self.bom, after, Some(&self.stamp))
+        };
+        written.map_err(|source| FileError::Write {
+            name: self.name.clone(),
+            source,
         })
     }
 }
@@ -158,7 +186,12 @@ pub fn checked(manifests: &[Manifest]) -> Result<Vec<(&Manifest, String)>, FileE
         let Some(after) = m.edited_text() else {
             continue;
         };
-        edit::verify(&m.text, &after, m.edited.as_deref()).map_err(|source| FileError::Verify {
+        let verified = if m.created {
+            edit::verify_created(&after)
+        } else {
+            edit::verify(&m.text, &after, m.edited.as_deref())
+        };
+        verified.map_err(|source| FileError::Verify {
             name: m.name.clone(),
             source,
         })?;
@@ -201,6 +234,8 @@ pub enum FileWriteError {
         "changed by another process since it was read; nothing was written (run the command again)"
     )]
     Changed,
+    #[error("created by another process since this run chose the name; nothing was written (run the command again)")]
+    Exists,
     #[error("cannot write: {0}")]
     Io(#[from] std::io::Error),
 }
@@ -266,6 +301,30 @@ pub fn write_atomic(
     }
     tmp.persist(path).map_err(|e| FileWriteError::Io(e.error))?;
     Ok(())
+}
+
+/// Creates `path` with `text` through a temporary file and a rename that refuses to replace
+/// anything: a file of that name made meanwhile by another process is left as it is.
+pub fn write_new(path: &Path, text: &str) -> Result<(), FileWriteError> {
+    let dir = path
+        .parent()
+        .filter(|d| !d.as_os_str().is_empty())
+        .unwrap_or(Path::new("."));
+    let mut tmp = tempfile::Builder::new()
+        .prefix(".new.")
+        .suffix(".karmada-policy.tmp")
+        .rand_bytes(12)
+        .tempfile_in(dir)?;
+    let _cleanup = signal_cleanup::Guard::new(tmp.path());
+    tmp.write_all(text.as_bytes())?;
+    tmp.as_file().sync_all()?;
+    match tmp.persist_noclobber(path) {
+        Ok(_) => Ok(()),
+        Err(e) if e.error.kind() == std::io::ErrorKind::AlreadyExists => {
+            Err(FileWriteError::Exists)
+        }
+        Err(e) => Err(FileWriteError::Io(e.error)),
+    }
 }
 
 /// Removes the temporary file of an edit in progress when the process is interrupted: a

@@ -162,14 +162,19 @@ impl Selection {
     /// A policy read from a file is in the namespace of `-n`: with `-A` any, else one whose
     /// manifest names that namespace or none (it is applied to the namespace then).
     fn in_namespace(&self, inv: &Inventory, policy: &Policy) -> bool {
-        let (Some(ns), PolicyKind::PropagationPolicy) = (&self.namespace, policy.kind) else {
-            return true;
-        };
         let written = inv.documents[policy.doc]
             .root
             .get("metadata")
             .and_then(|m| m.get("namespace"))
             .is_some();
+        self.in_namespace_written(policy, written)
+    }
+
+    /// [`Selection::in_namespace`], told whether the manifest writes a namespace.
+    fn in_namespace_written(&self, policy: &Policy, written: bool) -> bool {
+        let (Some(ns), PolicyKind::PropagationPolicy) = (&self.namespace, policy.kind) else {
+            return true;
+        };
         self.all_namespaces || !written || policy.meta.namespace.as_deref() == Some(ns)
     }
 
@@ -179,6 +184,19 @@ impl Selection {
         if !self.in_namespace(inv, policy) {
             return None;
         }
+        self.pick_by_name(policy)
+    }
+
+    /// [`Selection::pick_named`] for a policy of a kustomize layer, whose definition
+    /// `namespace_written` or not.
+    pub fn pick_layered(&self, policy: &Policy, namespace_written: bool) -> Option<Option<usize>> {
+        if !self.in_namespace_written(policy, namespace_written) {
+            return None;
+        }
+        self.pick_by_name(policy)
+    }
+
+    fn pick_by_name(&self, policy: &Policy) -> Option<Option<usize>> {
         let by_name = self
             .named
             .iter()

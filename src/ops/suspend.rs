@@ -13,6 +13,7 @@ use serde_json::Value as J;
 
 use super::edit;
 use super::file::{self, FileError, Manifest};
+use super::layered::{self, Layered, LayeredError};
 use super::live::{self as writer, DryRun, PolicyRef, Step, WaitFor, WriteError, Written};
 use super::plan::{self, Change, FreezeInput, Outcome, PolicyPlan, Reason, Selection};
 use crate::engine::freeze::{Stamp, RECORD_ANNOTATION};
@@ -49,6 +50,14 @@ pub struct Settings {
 pub enum RunError {
     #[error(transparent)]
     File(#[from] FileError),
+    #[error(transparent)]
+    Layered(#[from] LayeredError),
+    /// A freeze names no policy; in a kustomize layer it would have to guess which ones.
+    #[error("{}: a kustomize layer; a freeze (--clusters with no policy named) edits plain manifests only: name the policies (pp/NAME) or use --all", .0.display())]
+    FreezeLayer(PathBuf),
+    /// `--env` names no kustomization under the `-f` inputs.
+    #[error("--env {}: {why}", .dir.display())]
+    Env { dir: PathBuf, why: &'static str },
     #[error("{0}")]
     Connect(#[source] KubeError),
     #[error("cannot list {what}: {source}")]
@@ -69,7 +78,13 @@ pub enum RunError {
 impl RunError {
     /// A usage error (exit 2): the inputs could not be read.
     pub fn is_usage(&self) -> bool {
-        matches!(self, RunError::File(e) if e.is_input())
+        match self {
+            RunError::File(e) | RunError::Layered(LayeredError::File(e)) => e.is_input(),
+            RunError::Layered(LayeredError::Layer(_))
+            | RunError::FreezeLayer(_)
+            | RunError::Env { .. } => true,
+            _ => false,
+        }
     }
 
     /// The control plane could not be reached or listed (exit 3).
@@ -180,13 +195,85 @@ fn user_of(conn: &Conn) -> String {
 // ---------------------------------------------------------------------------------------------
 // Named mode, files
 
+/// The `-f` inputs split into kustomize layers (a kustomization directory, or a file beside
+/// one) and plain manifests. `--env DIR` names the one layer to edit under them instead.
+pub fn split_layers(
+    files: &[String],
+    env: Option<&str>,
+) -> Result<(Vec<PathBuf>, Vec<String>), RunError> {
+    if let Some(env) = env {
+        let dir = crate::source::kustomize::normalize(std::path::Path::new(env));
+        let Some(layer) = crate::source::kustomize::layer::layer_dir(&dir).filter(|l| l == &dir)
+        else {
+            return Err(RunError::Env {
+                dir,
+                why: "not a kustomization directory",
+            });
+        };
+        let under = files.iter().any(|f| {
+            let f = crate::source::kustomize::normalize(std::path::Path::new(f));
+            f.as_os_str().is_empty() || layer.starts_with(&f)
+        });
+        if !under {
+            return Err(RunError::Env {
+                dir,
+                why: "not under the -f inputs",
+            });
+        }
+        return Ok((vec![layer], Vec::new()));
+    }
+    let mut layers = Vec::new();
+    let mut plain = Vec::new();
+    for f in files {
+        match (f != "-")
+            .then(|| crate::source::kustomize::layer::layer_dir(std::path::Path::new(f)))
+            .flatten()
+        {
+            Some(dir) => layers.push(dir),
+            None => plain.push(f.clone()),
+        }
+    }
+    Ok((layers, plain))
+}
+
+/// The files of a plain `-f` input that no kustomization owns. A directory holding kustomize
+/// trees (`-f apps/`) does not edit them: a policy there is rendered into environments through
+/// its layers, and which layer to edit is the user's choice (`-f LAYER` or `--env LAYER`).
+fn outside_kustomize_trees(paths: Vec<PathBuf>) -> Vec<PathBuf> {
+    use crate::source::kustomize::{discover::discover, normalize};
+    let repo = discover(&paths);
+    if repo.kustomizations.is_empty() {
+        return paths;
+    }
+    let (owned, plain): (Vec<PathBuf>, Vec<PathBuf>) = paths
+        .into_iter()
+        .partition(|p| repo.covered.contains(&normalize(p)));
+    if !owned.is_empty() {
+        let roots: Vec<String> = repo.roots.iter().map(|r| r.display().to_string()).collect();
+        warn(&format!(
+            "{} file{} of kustomize trees not edited: name the layer to edit with -f DIR (or --env DIR); environments: {}",
+            owned.len(),
+            if owned.len() == 1 { "" } else { "s" },
+            roots.join(", ")
+        ));
+    }
+    plain
+}
+
 /// Named mode in manifest files: every selected policy planned, the edited files checked, then
-/// written (or, in a dry run, their diffs returned).
+/// written (or, in a dry run, their diffs returned). A kustomize layer is edited where it
+/// writes the policy, or in a new patch of its own ([`layered`]).
 pub fn named_files(
     s: &Settings,
     files: &[String],
+    env: Option<&str>,
 ) -> Result<(Vec<PolicyResult>, String), RunError> {
-    let paths = file::expand(files)?;
+    let (layers, plain) = split_layers(files, env)?;
+    let paths = if plain.is_empty() {
+        Vec::new()
+    } else {
+        outside_kustomize_trees(file::expand(&plain)?)
+    };
     let mut results = Vec::new();
     let mut found = vec![false; s.selection.named.len()];
     let mut manifests = Vec::new();
@@ -194,6 +281,11 @@ pub fn named_files(
         let mut m = Manifest::load(path)?;
         plan_named_file(s, &mut m, &mut found, &mut results);
         manifests.push(m);
+    }
+    if !layers.is_empty() {
+        let mut l = layered::gather(&layers)?;
+        plan_layers(s, &mut l, &mut found, &mut results);
+        manifests.extend(l.finish()?);
     }
     for (n, _) in s.selection.named.iter().zip(&found).filter(|(_, f)| !**f) {
         let id = plan::resource_id(n.kind, &n.name);
@@ -262,6 +354,53 @@ fn plan_named_file(
     }
 }
 
+/// Plans the selected policies of kustomize layers, each edit in the file its layer chose; a
+/// base shared by several environments says which.
+fn plan_layers(s: &Settings, l: &mut Layered, found: &mut [bool], results: &mut Vec<PolicyResult>) {
+    let mut noted = std::collections::BTreeSet::new();
+    for i in 0..l.policies.len() {
+        let lp = &l.policies[i];
+        let Some(pick) = s.selection.pick_layered(&lp.policy, lp.namespace_written) else {
+            continue;
+        };
+        if let Some(n) = pick {
+            found[n] = true;
+        }
+        let rid = plan::resource_id(lp.policy.kind, &lp.policy.meta.name);
+        let id = format!("{rid} ({})", lp.file());
+        let targets = engine::target_clusters(&lp.policy.spec, None);
+        let p = plan::named(
+            &lp.policy.spec,
+            &s.request,
+            targets.as_deref(),
+            &[],
+            s.force,
+            None,
+        );
+        for w in &p.stalls {
+            warn(&format!("{rid}: {w}"));
+        }
+        let shared = lp.shared_with().map(|envs| (lp.dir.clone(), envs));
+        results.push(PolicyResult::line(id, outcome_line(&p)));
+        let Outcome::Change(c) = p.outcome else {
+            continue;
+        };
+        if let Err(e) = l.edit(i, &c.patch) {
+            let last = results.len() - 1;
+            results[last].result = Err(WriteError::Refused(e.to_string()));
+        } else if let Some((dir, envs)) = shared.filter(|(d, _)| noted.insert(d.clone())) {
+            eprintln!(
+                "note: {} is a base of {} environment{}, the edit reaches {}: {}",
+                dir.display(),
+                envs.len(),
+                if envs.len() == 1 { "" } else { "s" },
+                if envs.len() == 1 { "it" } else { "them all" },
+                envs.join(", ")
+            );
+        }
+    }
+}
+
 /// The line of a planned policy before any write: the change's message, the reason nothing
 /// changes, or the refusal.
 fn outcome_line(p: &PolicyPlan) -> Result<String, WriteError> {
@@ -277,7 +416,9 @@ fn outcome_line(p: &PolicyPlan) -> Result<String, WriteError> {
 fn write_files(manifests: &[Manifest], dry: DryRun) -> Result<String, RunError> {
     let mut diffs = String::new();
     for (m, after) in file::checked(manifests)? {
-        if dry.is_dry() {
+        if dry.is_dry() && m.created {
+            diffs.push_str(&edit::created_diff(&m.name, &after));
+        } else if dry.is_dry() {
             diffs.push_str(&edit::unified_diff(&m.name, &m.text, &after));
         } else {
             m.write(&after)?;
@@ -336,8 +477,11 @@ impl Freeze {
 /// A freeze in manifest files: the selected policies of every file, with the bindings found
 /// anywhere under the given paths.
 pub fn freeze_files(s: &Settings, files: &[String]) -> Result<Freeze, RunError> {
+    if let Some(layer) = split_layers(files, None)?.0.into_iter().next() {
+        return Err(RunError::FreezeLayer(layer));
+    }
     let mut manifests = Vec::new();
-    for path in file::expand(files)? {
+    for path in outside_kustomize_trees(file::expand(files)?) {
         let m = Manifest::load(path)?;
         if m.broken {
             warn(&format!(

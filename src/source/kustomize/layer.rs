@@ -7,8 +7,8 @@
 
 use std::path::{Path, PathBuf};
 
-use super::discover::Repository;
-use super::PatchBody;
+use super::discover::{kustomization_file, Repository};
+use super::{normalize, PatchBody};
 
 /// What to edit for one policy in one targeted kustomization.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -125,6 +125,78 @@ fn free_name(dir: &Path, policy: &PolicyName<'_>, exists: &dyn Fn(&Path) -> bool
     candidate
 }
 
+/// The kustomization directory a `-f` input targets: the directory itself when it holds a
+/// kustomization, or the directory of a file beside one (`-f overlays/prod/kustomization.yaml`).
+/// `None`: a plain manifest input, edited as it is.
+pub fn layer_dir(input: &Path) -> Option<PathBuf> {
+    let dir = if input.is_dir() {
+        input
+    } else {
+        input.parent().filter(|p| !p.as_os_str().is_empty())?
+    };
+    let file = kustomization_file(dir)?;
+    // A Flux `Kustomization` object of that name is not a kustomize layer.
+    let text = std::fs::read_to_string(&file).ok()?;
+    (!text.contains("kustomize.toolkit.fluxcd.io")).then(|| normalize(dir))
+}
+
+/// Where the environments of a layer are looked for: the nearest directory above it holding
+/// `.git`, but never above the working directory for a relative path (the working directory
+/// then); for a path outside it without a `.git` above, the layer itself.
+pub fn scan_root(layer: &Path) -> PathBuf {
+    let relative_inside = layer.is_relative()
+        && !layer
+            .components()
+            .any(|c| matches!(c, std::path::Component::ParentDir));
+    for a in layer.ancestors() {
+        let here = if a.as_os_str().is_empty() {
+            Path::new(".")
+        } else {
+            a
+        };
+        if here.join(".git").exists() {
+            return here.to_path_buf();
+        }
+    }
+    if relative_inside {
+        PathBuf::from(".")
+    } else {
+        layer.to_path_buf()
+    }
+}
+
+/// The kustomization directories whose patches reach `dir`'s render, in the order kustomize
+/// applies them: the innermost base first, `dir` last.
+pub fn application_order(repo: &Repository, dir: &Path) -> Vec<PathBuf> {
+    let mut order = repo.closure(dir);
+    order.reverse();
+    order
+}
+
+/// A strategic-merge patch on an object of a type without patch strategies (a custom resource,
+/// as kustomize treats Karmada's): maps merge key by key, anything else replaces, `null`
+/// deletes. The RFC 7386 merge patch.
+pub fn merge_patch(target: &mut serde_json::Value, patch: &serde_json::Value) {
+    use serde_json::Value as J;
+    let J::Object(p) = patch else {
+        *target = patch.clone();
+        return;
+    };
+    if !target.is_object() {
+        *target = J::Object(serde_json::Map::new());
+    }
+    let Some(t) = target.as_object_mut() else {
+        return;
+    };
+    for (k, v) in p {
+        if v.is_null() {
+            t.remove(k);
+        } else {
+            merge_patch(t.entry(k.clone()).or_insert(J::Null), v);
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -229,5 +301,28 @@ mod tests {
             choose(&repo, dir.path(), &WEB, &writes_web, &no),
             Err(LayerError::NotAKustomization { .. })
         ));
+    }
+
+    #[test]
+    fn a_patch_merges_maps_replaces_lists_and_deletes_nulls() {
+        let mut base = serde_json::json!({"spec": {"placement": {"clusterAffinity": {"clusterNames": ["a"]}}, "priority": 1}});
+        let patch = serde_json::json!({"spec": {"placement": {"clusterAffinity": {"clusterNames": ["b", "c"]}}, "priority": null, "suspension": {"dispatching": true}}});
+        merge_patch(&mut base, &patch);
+        assert_eq!(
+            base,
+            serde_json::json!({"spec": {"placement": {"clusterAffinity": {"clusterNames": ["b", "c"]}}, "suspension": {"dispatching": true}}})
+        );
+    }
+
+    #[test]
+    fn a_layer_is_a_kustomization_directory_or_a_file_beside_one() {
+        let (dir, _) = tree();
+        let prod = dir.path().join("overlays/prod");
+        assert_eq!(layer_dir(&prod), Some(normalize(&prod)));
+        assert_eq!(
+            layer_dir(&prod.join("placement.yaml")),
+            Some(normalize(&prod))
+        );
+        assert_eq!(layer_dir(dir.path()), None);
     }
 }

@@ -1,0 +1,447 @@
+//! `suspend -f LAYER` / `resume -f LAYER` in a kustomize tree (issue 19): the policies a layer
+//! renders, each with its spec as that layer sees it (the strategic-merge patches of its bases
+//! and its own merged in kustomize's order), and the one file of the layer an edit goes to
+//! ([`layer::choose`]): a patch the layer holds for the policy, a resource it defines, or a new
+//! patch file listed in its `kustomization.yaml`. Never a base below an overlay, never a sibling.
+//!
+//! The edits land in the same [`Manifest`]s the plain file mode edits, so the one check of
+//! every file before any is written, the stamp check and the atomic write cover them all.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
+
+use serde_json::Value as J;
+
+use super::edit::{self, EditError, PatchIdentity};
+use super::file::{self, FileError, Manifest};
+use super::plan::Patch;
+use crate::model::policy::PropagationSpec;
+use crate::model::{Policy, PolicyKind};
+use crate::source::kustomize::discover::{discover, Repository};
+use crate::source::kustomize::layer::{self, Layer, LayerEdit, LayerError, PolicyName};
+use crate::source::kustomize::{Kustomization, PatchBody};
+use crate::source::{files, load, Node, Source};
+
+/// Why the layers of `-f` could not be read.
+#[derive(Debug, thiserror::Error)]
+pub enum LayeredError {
+    #[error(transparent)]
+    File(#[from] FileError),
+    #[error("{0}")]
+    Layer(#[source] LayerError),
+}
+
+/// One policy a targeted layer renders.
+pub struct LayerPolicy {
+    /// The policy as the layer renders it, but named as its sources write it (before
+    /// `namePrefix`/`nameSuffix`): the spec with every patch up to this layer merged in; the
+    /// metadata of the document that defines it.
+    pub policy: Policy,
+    /// The definition writes `metadata.namespace` (the `-n` check of file mode).
+    pub namespace_written: bool,
+    /// The targeted layer, and the decision: which file to edit, the environments it reaches.
+    pub dir: PathBuf,
+    pub layer: Layer,
+    identity: PatchIdentity,
+    defined_in: PathBuf,
+    /// `spec.suspension` as the layers below this one's own patches leave it, and the last file
+    /// that wrote it there.
+    below: (Option<J>, Option<PathBuf>),
+}
+
+impl LayerPolicy {
+    /// The file the edit goes to, as shown.
+    pub fn file(&self) -> String {
+        match &self.layer.edit {
+            LayerEdit::Existing(f) | LayerEdit::NewPatch { file: f, .. } => f.display().to_string(),
+        }
+    }
+
+    /// The layer is a base others build on: the environments that render it, besides itself.
+    pub fn shared_with(&self) -> Option<Vec<String>> {
+        let envs = &self.layer.environments;
+        (envs.iter().any(|e| e != &self.dir))
+            .then(|| envs.iter().map(|e| e.display().to_string()).collect())
+    }
+}
+
+/// The targeted layers of one run: their policies, and every file read or to create, each once.
+pub struct Layered {
+    pub policies: Vec<LayerPolicy>,
+    manifests: BTreeMap<PathBuf, Manifest>,
+    /// New patch files, by the kustomization file that must list them.
+    listings: BTreeMap<PathBuf, Vec<String>>,
+}
+
+/// Reads the repositories around `dirs` (kustomization directories) and the policies each
+/// renders, with the file each edit would go to.
+pub fn gather(dirs: &[PathBuf]) -> Result<Layered, LayeredError> {
+    let mut run = Layered {
+        policies: Vec::new(),
+        manifests: BTreeMap::new(),
+        listings: BTreeMap::new(),
+    };
+    let mut repos: BTreeMap<PathBuf, Repository> = BTreeMap::new();
+    let mut taken: BTreeSet<PathBuf> = BTreeSet::new();
+    let mut seen = BTreeSet::new();
+    for dir in dirs {
+        if !seen.insert(dir.clone()) {
+            continue;
+        }
+        let root = layer::scan_root(dir);
+        if !repos.contains_key(&root) {
+            let inputs = files::expand(&[root.display().to_string()], &|_| false)
+                .map_err(FileError::Expand)?;
+            repos.insert(root.clone(), discover(&inputs));
+        }
+        let repo = &repos[&root];
+        run.gather_layer(repo, dir, &mut taken)?;
+    }
+    Ok(run)
+}
+
+impl Layered {
+    /// The manifest of `path`, read once.
+    fn manifest(&mut self, path: &Path) -> Result<&mut Manifest, FileError> {
+        if !self.manifests.contains_key(path) {
+            let m = Manifest::load(path.to_path_buf())?;
+            self.manifests.insert(path.to_path_buf(), m);
+        }
+        Ok(self.manifests.get_mut(path).expect("just inserted"))
+    }
+
+    fn gather_layer(
+        &mut self,
+        repo: &Repository,
+        dir: &Path,
+        taken: &mut BTreeSet<PathBuf>,
+    ) -> Result<(), LayeredError> {
+        if !repo.kustomizations.contains_key(dir) {
+            return Err(LayeredError::Layer(LayerError::NotAKustomization {
+                dir: dir.to_path_buf(),
+            }));
+        }
+        let order = layer::application_order(repo, dir);
+        for (at, d) in order.iter().enumerate() {
+            let k = &repo.kustomizations[d];
+            for f in &k.resource_files {
+                for (kind, name, namespace, doc) in self.policies_of(f)? {
+                    let dup = self.policies.iter().any(|p| {
+                        p.dir == dir
+                            && p.policy.kind == kind
+                            && p.policy.meta.name == name
+                            && p.identity.namespace == namespace
+                    });
+                    if dup {
+                        continue;
+                    }
+                    let def = Definition { file: f, doc, kind };
+                    let p = self.layer_policy(repo, dir, &order[at..], &def, taken)?;
+                    self.policies.push(p);
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// The policies a file defines: kind, name, namespace as written, document.
+    fn policies_of(
+        &mut self,
+        f: &Path,
+    ) -> Result<Vec<(PolicyKind, String, Option<String>, usize)>, FileError> {
+        let m = self.manifest(f)?;
+        Ok(m.inv
+            .policies()
+            .map(|p| {
+                let root = &m.inv.documents[p.doc].root;
+                let ns = root
+                    .get("metadata")
+                    .and_then(|m| m.get("namespace"))
+                    .and_then(Node::as_str)
+                    .map(str::to_string);
+                (p.kind, p.meta.name.clone(), ns, p.doc)
+            })
+            .collect())
+    }
+
+    /// One policy of the layer: its spec there, and where its edit goes.
+    fn layer_policy(
+        &mut self,
+        repo: &Repository,
+        dir: &Path,
+        order: &[PathBuf],
+        def: &Definition<'_>,
+        taken: &mut BTreeSet<PathBuf>,
+    ) -> Result<LayerPolicy, LayeredError> {
+        let m = self.manifest(def.file)?;
+        let root = &m.inv.documents[def.doc].root;
+        let base = m
+            .inv
+            .policies()
+            .find(|p| p.doc == def.doc)
+            .expect("a policy of this document")
+            .clone();
+        let identity = PatchIdentity {
+            api_version: root
+                .get("apiVersion")
+                .and_then(Node::as_str)
+                .unwrap_or("policy.karmada.io/v1alpha1")
+                .to_string(),
+            kind: def.kind.as_str().to_string(),
+            name: base.meta.name.clone(),
+            namespace: root
+                .get("metadata")
+                .and_then(|m| m.get("namespace"))
+                .and_then(Node::as_str)
+                .map(str::to_string),
+        };
+        let mut object = root.to_json();
+        // The last file that wrote the suspension, and what the layers below `dir` leave.
+        let mut from = suspension_of(&object).map(|_| def.file.to_path_buf());
+        let mut below = (None, None);
+        for d in order {
+            let k = &repo.kustomizations[d];
+            if d.as_path() == dir {
+                below = (suspension_of(&object), from.clone());
+            }
+            for (file, patch) in self.patch_documents(k, &identity)? {
+                layer::merge_patch(&mut object, &patch);
+                if patch["spec"].get("suspension").is_some() {
+                    from = Some(file.unwrap_or_else(|| k.file.clone()));
+                }
+            }
+        }
+        let spec: PropagationSpec =
+            serde_json::from_value(object["spec"].clone()).unwrap_or(base.spec.clone());
+        let name = PolicyName {
+            kind: def.kind.as_str(),
+            name: &identity.name,
+        };
+        let writes = |f: &Path| {
+            Manifest::load(f.to_path_buf()).is_ok_and(|m| {
+                m.inv
+                    .policies()
+                    .any(|p| p.kind == def.kind && p.meta.name == identity.name)
+            })
+        };
+        let exists = |p: &Path| p.exists() || taken.contains(p);
+        let chosen =
+            layer::choose(repo, dir, &name, &writes, &exists).map_err(LayeredError::Layer)?;
+        if let LayerEdit::NewPatch { file, .. } = &chosen.edit {
+            taken.insert(file.clone());
+        }
+        Ok(LayerPolicy {
+            policy: Policy { spec, ..base },
+            namespace_written: identity.namespace.is_some(),
+            dir: dir.to_path_buf(),
+            layer: chosen,
+            identity,
+            defined_in: def.file.to_path_buf(),
+            below,
+        })
+    }
+
+    /// The strategic-merge patch documents of `k` that apply to the policy, in order, with the
+    /// file each came from (`None`: inline in the kustomization). JSON 6902 patches (lists of
+    /// operations) are not merged: a suspension is not written that way here.
+    fn patch_documents(
+        &mut self,
+        k: &Kustomization,
+        id: &PatchIdentity,
+    ) -> Result<Vec<(Option<PathBuf>, J)>, FileError> {
+        let mut out = Vec::new();
+        for p in &k.patches {
+            if p.target
+                .as_ref()
+                .is_some_and(|t| !t.matches(&id.kind, &id.name))
+            {
+                continue;
+            }
+            let docs: Vec<J> = match &p.body {
+                PatchBody::File(f) => {
+                    let m = self.manifest(f)?;
+                    m.inv.documents.iter().map(|d| d.root.to_json()).collect()
+                }
+                PatchBody::Inline { text, .. } => load(Source::new("inline patch", text))
+                    .documents
+                    .iter()
+                    .map(|d| d.root.to_json())
+                    .collect(),
+            };
+            let file = match &p.body {
+                PatchBody::File(f) => Some(f.clone()),
+                PatchBody::Inline { .. } => None,
+            };
+            for d in docs {
+                let same_kind = d["kind"].as_str().is_none_or(|kd| kd == id.kind);
+                let named = p.target.is_some() || d["metadata"]["name"].as_str() == Some(&id.name);
+                if d.is_object() && same_kind && named {
+                    out.push((file.clone(), d));
+                }
+            }
+        }
+        Ok(out)
+    }
+
+    /// Plans `patch` for policy `i` in the file its layer chose: the existing document edited
+    /// in place, or a new patch file (listed in the kustomization by [`Layered::finish`]).
+    pub fn edit(&mut self, i: usize, patch: &Patch) -> Result<(), EditError> {
+        let p = &self.policies[i];
+        self.check_below(p, patch)?;
+        match p.layer.edit.clone() {
+            LayerEdit::Existing(f) => {
+                let (kind, name) = (p.policy.kind, p.identity.name.clone());
+                let m = self.manifest(&f).map_err(|e| EditError(e.to_string()))?;
+                if m.broken {
+                    return Err(EditError(
+                        "the file has YAML problems (run `lint`); not editing it".into(),
+                    ));
+                }
+                let doc = m
+                    .inv
+                    .policies()
+                    .find(|q| q.kind == kind && q.meta.name == name)
+                    .map(|q| q.doc)
+                    .ok_or_else(|| EditError("the policy is no longer in the file".into()))?;
+                m.edit(doc, patch)
+            }
+            LayerEdit::NewPatch {
+                file,
+                kustomization,
+            } => {
+                let text = new_patch(&p.identity, patch)?;
+                let name = file
+                    .file_name()
+                    .map(|n| n.to_string_lossy().into_owned())
+                    .unwrap_or_default();
+                self.manifests
+                    .insert(file.clone(), Manifest::create(file, text));
+                self.listings.entry(kustomization).or_default().push(name);
+                Ok(())
+            }
+        }
+    }
+
+    /// A patch of an overlay merges into what its bases write: the suspension it leaves must be
+    /// the one asked for. Removing (or narrowing) a suspension a base writes cannot be done in
+    /// the overlay without deleting it for every environment; that edit belongs in the base.
+    fn check_below(&self, p: &LayerPolicy, patch: &Patch) -> Result<(), EditError> {
+        let Some(new) = &patch.suspension else {
+            return Ok(());
+        };
+        let in_own_patch = match &p.layer.edit {
+            LayerEdit::NewPatch { .. } => true,
+            LayerEdit::Existing(f) => f != &p.defined_in,
+        };
+        if !in_own_patch {
+            return Ok(());
+        }
+        let written = new
+            .as_ref()
+            .map(|s| serde_json::to_value(s).unwrap_or(J::Null));
+        let result = match (&p.below.0, &written) {
+            (Some(b), Some(w)) => {
+                let mut r = b.clone();
+                layer::merge_patch(&mut r, w);
+                Some(r)
+            }
+            (b, None) => b.clone(),
+            (None, w) => w.clone(),
+        };
+        if result == written {
+            return Ok(());
+        }
+        let (from, layer) = match &p.below.1 {
+            Some(f) => (
+                f.display().to_string(),
+                f.parent()
+                    .map_or(String::new(), |d| d.display().to_string()),
+            ),
+            None => ("a base".to_string(), "BASE".to_string()),
+        };
+        Err(EditError(format!(
+            "spec.suspension is also written in {from}, below this overlay, and a patch here merges into it: change it in that layer (-f {layer}, every environment built on it) or by hand"
+        )))
+    }
+
+    /// Every planned file: the kustomizations list their new patches (one edit each, checked:
+    /// the file must hold what it held plus those entries), then all manifests with edits.
+    pub fn finish(mut self) -> Result<Vec<Manifest>, FileError> {
+        for (k, names) in std::mem::take(&mut self.listings) {
+            let m = self.manifest(&k)?;
+            let listed = list_patches(m, &names).map_err(|source| FileError::Verify {
+                name: m.name.clone(),
+                source,
+            })?;
+            m.edits.push(listed);
+            m.edited = None;
+        }
+        Ok(self
+            .manifests
+            .into_values()
+            .filter(|m| !m.edits.is_empty())
+            .collect())
+    }
+}
+
+/// Where a policy is defined: a resource file of some layer, and its document there.
+struct Definition<'a> {
+    file: &'a Path,
+    doc: usize,
+    kind: PolicyKind,
+}
+
+fn suspension_of(object: &J) -> Option<J> {
+    object["spec"]
+        .get("suspension")
+        .filter(|s| !s.is_null())
+        .cloned()
+}
+
+/// The text of a new patch for `patch` (a suspension; a freeze's record annotation with it).
+fn new_patch(id: &PatchIdentity, patch: &Patch) -> Result<String, EditError> {
+    let Some(Some(suspension)) = &patch.suspension else {
+        return Err(EditError(
+            "nothing to remove: this overlay does not write the suspension".into(),
+        ));
+    };
+    let text = edit::new_patch_text(id, suspension);
+    if patch.annotations.is_empty() {
+        return Ok(text);
+    }
+    let loaded = load(Source::new("new patch", &text));
+    let only_annotations = Patch {
+        suspension: None,
+        annotations: patch.annotations.clone(),
+    };
+    let edits = file::edits_for(&text, &loaded.documents[0].root, &only_annotations)?;
+    Ok(edit::apply(&text, &edits))
+}
+
+/// The edit listing `names` under `patches:` of kustomization `m`, checked: parsed again, the
+/// file says what it said plus `- path: NAME` entries.
+fn list_patches(m: &Manifest, names: &[String]) -> Result<edit::TextEdit, EditError> {
+    let before = load(Source::new(m.name.as_str(), &m.text));
+    let root = &before
+        .documents
+        .first()
+        .ok_or_else(|| EditError("the kustomization is empty".into()))?
+        .root;
+    let e = edit::patch_list_edit(&m.text, root, names)?;
+    let after_text = edit::apply(&m.text, std::slice::from_ref(&e));
+    let after = load(Source::new(m.name.as_str(), &after_text));
+    let mut expected = root.to_json();
+    let list = expected["patches"].take();
+    let mut list = list.as_array().cloned().unwrap_or_default();
+    list.extend(names.iter().map(|n| serde_json::json!({ "path": n })));
+    expected["patches"] = J::Array(list);
+    let same = after.problems.is_empty()
+        && after.documents.len() == before.documents.len()
+        && after.documents.first().map(|d| d.root.to_json()) == Some(expected);
+    if !same {
+        return Err(EditError(
+            "listing the new patch would change the kustomization beyond `patches:`; list it by hand, nothing was changed".into(),
+        ));
+    }
+    Ok(e)
+}
