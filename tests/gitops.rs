@@ -5,28 +5,16 @@
 use std::path::Path;
 use std::process::{Command, Output};
 
+#[path = "support/kustomize.rs"]
+mod kustomize;
 #[path = "support/run.rs"]
 mod run;
 mod snapshot_file;
+use kustomize::{copy_dir, kustomize_available};
 use run::{bin, run, stderr, stdout};
 use snapshot_file::assert_snapshot;
 
 const REPO: &str = "testdata/gitops-repo";
-
-/// Whether a kustomize can be run here; prints the skip reason when not.
-fn kustomize_available(test: &str) -> bool {
-    let found = ["kustomize", "kubectl"].iter().any(|p| {
-        Command::new(p)
-            .arg("version")
-            .arg("--client")
-            .output()
-            .is_ok()
-    });
-    if !found {
-        println!("SKIPPED: {test}: neither kustomize nor kubectl is on PATH");
-    }
-    found
-}
 
 #[test]
 fn the_repository_lints_without_false_positives_in_every_format() {
@@ -113,19 +101,6 @@ fn git(dir: &Path, args: &[&str]) {
         .status
         .success();
     assert!(ok, "git {args:?}");
-}
-
-fn copy_dir(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).unwrap();
-    for e in std::fs::read_dir(from).unwrap() {
-        let e = e.unwrap();
-        let target = to.join(e.file_name());
-        if e.file_type().unwrap().is_dir() {
-            copy_dir(&e.path(), &target);
-        } else {
-            std::fs::copy(e.path(), &target).unwrap();
-        }
-    }
 }
 
 #[test]

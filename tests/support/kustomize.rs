@@ -1,0 +1,55 @@
+//! The real kustomize for integration tests: whether one can run here (the standalone
+//! `kustomize`, else `kubectl kustomize`), a render, and a copy of a testdata tree to edit.
+//! Include with `#[path = "support/kustomize.rs"] mod kustomize;`.
+
+#![allow(dead_code)] // each test file uses a different part
+
+use std::path::Path;
+use std::process::Command;
+
+fn runs(program: &str) -> bool {
+    Command::new(program)
+        .arg("version")
+        .arg("--client")
+        .output()
+        .is_ok()
+}
+
+/// Whether a kustomize can be run here; prints the skip reason when not.
+pub fn kustomize_available(test: &str) -> bool {
+    let found = ["kustomize", "kubectl"].iter().any(|p| runs(p));
+    if !found {
+        println!("SKIPPED: {test}: neither kustomize nor kubectl is on PATH");
+    }
+    found
+}
+
+/// `kustomize build DIR` (or `kubectl kustomize DIR`): the rendered stream.
+pub fn render(dir: &Path) -> String {
+    let out = if runs("kustomize") {
+        Command::new("kustomize").arg("build").arg(dir).output()
+    } else {
+        Command::new("kubectl").arg("kustomize").arg(dir).output()
+    }
+    .expect("kustomize runs");
+    assert!(
+        out.status.success(),
+        "kustomize {}: {}",
+        dir.display(),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout).expect("UTF-8 render")
+}
+
+pub fn copy_dir(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for e in std::fs::read_dir(from).unwrap() {
+        let e = e.unwrap();
+        let target = to.join(e.file_name());
+        if e.file_type().unwrap().is_dir() {
+            copy_dir(&e.path(), &target);
+        } else {
+            std::fs::copy(e.path(), &target).unwrap();
+        }
+    }
+}

@@ -1,0 +1,401 @@
+//! `suspend -f LAYER` / `resume -f LAYER` in a kustomize tree (issue 19): an overlay changes
+//! only itself (its patch for the policy, or a new patch listed in its kustomization.yaml), a
+//! base is edited in place and names the environments built on it. Each test edits a copy of a
+//! testdata tree, asserts the exact bytes of every changed file and that every other file is
+//! unchanged, then renders the environments with the real kustomize (`SKIPPED:` without one).
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::process::Output;
+
+#[path = "support/kustomize.rs"]
+mod kustomize;
+#[path = "support/run.rs"]
+mod run;
+use kustomize::{copy_dir, kustomize_available, render};
+use run::{bin, stderr, stdout};
+
+const TREE: &str = "testdata/suspend-kustomize";
+
+/// A copy of `from` (relative to the crate) in a temporary directory.
+fn copy(from: &str) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    copy_dir(
+        &Path::new(env!("CARGO_MANIFEST_DIR")).join(from),
+        dir.path(),
+    );
+    dir
+}
+
+/// The binary run inside the copy, with paths as a user at the repository root names them.
+fn run_in(dir: &Path, args: &[&str]) -> Output {
+    bin()
+        .current_dir(dir)
+        .args(args)
+        .output()
+        .expect("binary runs")
+}
+
+/// Every file of the tree and its bytes, by relative path.
+fn snapshot(root: &Path) -> BTreeMap<PathBuf, Vec<u8>> {
+    fn walk(root: &Path, dir: &Path, out: &mut BTreeMap<PathBuf, Vec<u8>>) {
+        for e in std::fs::read_dir(dir).unwrap() {
+            let p = e.unwrap().path();
+            if p.is_dir() {
+                walk(root, &p, out);
+            } else {
+                let rel = p.strip_prefix(root).unwrap().to_path_buf();
+                out.insert(rel, std::fs::read(&p).unwrap());
+            }
+        }
+    }
+    let mut out = BTreeMap::new();
+    walk(root, root, &mut out);
+    out
+}
+
+/// The files that differ between two snapshots (added, removed or changed).
+fn changed(a: &BTreeMap<PathBuf, Vec<u8>>, b: &BTreeMap<PathBuf, Vec<u8>>) -> Vec<String> {
+    let mut names: Vec<&PathBuf> = a.keys().chain(b.keys()).collect();
+    names.sort();
+    names.dedup();
+    names
+        .into_iter()
+        .filter(|n| a.get(*n) != b.get(*n))
+        .map(|n| n.display().to_string())
+        .collect()
+}
+
+fn read(dir: &Path, file: &str) -> String {
+    std::fs::read_to_string(dir.join(file)).unwrap()
+}
+
+/// The rendered PropagationPolicy document of an environment.
+fn rendered_policy(dir: &Path, env: &str) -> String {
+    render(&dir.join(env))
+        .split("\n---\n")
+        .find(|d| d.contains("kind: PropagationPolicy"))
+        .unwrap_or_else(|| panic!("{env} renders a PropagationPolicy"))
+        .to_string()
+}
+
+/// The `spec.suspension` block of a rendered policy (kustomize writes two-space YAML).
+fn suspension(doc: &str) -> String {
+    let mut out = String::new();
+    let mut inside = false;
+    for line in doc.lines() {
+        if line == "  suspension:" {
+            inside = true;
+        } else if inside && !line.starts_with("   ") {
+            break;
+        }
+        if inside {
+            out.push_str(line);
+            out.push('\n');
+        }
+    }
+    out
+}
+
+const NEW_PATCH: &str = "# The suspension of PropagationPolicy web in this overlay (kubectl karmada-policy suspend/resume).
+apiVersion: policy.karmada.io/v1alpha1
+kind: PropagationPolicy
+metadata:
+  name: web
+  namespace: web
+spec:
+  suspension:
+    dispatching: true
+";
+
+const PROD_KUSTOMIZATION: &str = "# Production: every cluster of the base, names prefixed.
+apiVersion: kustomize.config.k8s.io/v1beta1
+kind: Kustomization
+namePrefix: prod-
+resources:
+  - ../../base # the shared base
+labels:
+  - pairs:
+      env: prod
+patches:
+  - path: suspend-pp-web.yaml
+";
+
+#[test]
+fn an_overlay_without_a_patch_gets_a_new_one_listed_in_its_kustomization_and_nothing_else() {
+    let test = "an_overlay_without_a_patch_gets_a_new_one_listed_in_its_kustomization";
+    let copy = copy(TREE);
+    let dir = copy.path();
+    let before = snapshot(dir);
+    let o = run_in(dir, &["suspend", "-f", "overlays/prod", "pp/web"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert_eq!(
+        stdout(&o),
+        "propagationpolicy.policy.karmada.io/web (overlays/prod/suspend-pp-web.yaml) suspended on all clusters\n"
+    );
+    let after = snapshot(dir);
+    assert_eq!(
+        changed(&before, &after),
+        [
+            "overlays/prod/kustomization.yaml",
+            "overlays/prod/suspend-pp-web.yaml"
+        ]
+    );
+    assert_eq!(read(dir, "overlays/prod/suspend-pp-web.yaml"), NEW_PATCH);
+    assert_eq!(
+        read(dir, "overlays/prod/kustomization.yaml"),
+        PROD_KUSTOMIZATION
+    );
+    if kustomize_available(test) {
+        let prod = rendered_policy(dir, "overlays/prod");
+        assert!(prod.contains("name: prod-web"), "{prod}");
+        assert!(
+            prod.contains("\n  suspension:\n    dispatching: true\n"),
+            "{prod}"
+        );
+        let staging = rendered_policy(dir, "overlays/staging");
+        assert!(!staging.contains("suspension"), "{staging}");
+    }
+
+    // Resumed: the suspension leaves the patch, which stays listed as an identity (`spec: {}`).
+    let o = run_in(dir, &["resume", "-f", "overlays/prod", "pp/web"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert_eq!(
+        read(dir, "overlays/prod/suspend-pp-web.yaml"),
+        NEW_PATCH.replace(
+            "spec:\n  suspension:\n    dispatching: true\n",
+            "spec: {}\n"
+        )
+    );
+    assert_eq!(
+        read(dir, "overlays/prod/kustomization.yaml"),
+        PROD_KUSTOMIZATION
+    );
+    if kustomize_available(test) {
+        let prod = rendered_policy(dir, "overlays/prod");
+        assert!(!prod.contains("suspension"), "{prod}");
+        assert!(
+            prod.contains("resourceSelectors"),
+            "the spec is whole: {prod}"
+        );
+    }
+}
+
+#[test]
+fn an_overlay_with_a_patch_for_the_policy_edits_that_patch_only() {
+    let copy = copy(TREE);
+    let dir = copy.path();
+    let before = snapshot(dir);
+    let o = run_in(
+        dir,
+        &[
+            "suspend",
+            "-f",
+            "overlays/staging",
+            "pp/web",
+            "--clusters",
+            "member2",
+        ],
+    );
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert_eq!(
+        stdout(&o),
+        "propagationpolicy.policy.karmada.io/web (overlays/staging/placement.yaml) suspended on member2\n"
+    );
+    assert_eq!(
+        changed(&before, &snapshot(dir)),
+        ["overlays/staging/placement.yaml"]
+    );
+    assert_eq!(
+        read(dir, "overlays/staging/placement.yaml"),
+        "apiVersion: policy.karmada.io/v1alpha1
+kind: PropagationPolicy
+metadata:
+  name: web
+  namespace: web
+spec:
+  placement:
+    clusterAffinity:
+      clusterNames:
+        - member2 # the staging cluster
+  suspension:
+    dispatchingOnClusters:
+      clusterNames:
+        - member2
+"
+    );
+    if kustomize_available("an_overlay_with_a_patch_for_the_policy_edits_that_patch_only") {
+        let staging = rendered_policy(dir, "overlays/staging");
+        assert!(
+            staging.contains(
+                "\n  suspension:\n    dispatchingOnClusters:\n      clusterNames:\n      - member2\n"
+            ),
+            "{staging}"
+        );
+        assert!(!rendered_policy(dir, "overlays/prod").contains("suspension"));
+    }
+}
+
+#[test]
+fn the_base_is_edited_in_place_and_names_the_environments_it_reaches() {
+    let copy = copy(TREE);
+    let dir = copy.path();
+    let before = snapshot(dir);
+    let o = run_in(dir, &["suspend", "-f", "base", "pp/web"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert_eq!(
+        stdout(&o),
+        "propagationpolicy.policy.karmada.io/web (base/policy.yaml) suspended on all clusters\n"
+    );
+    assert_eq!(
+        stderr(&o),
+        "note: base is a base of 2 environments, the edit reaches them all: overlays/prod, overlays/staging\n"
+    );
+    assert_eq!(changed(&before, &snapshot(dir)), ["base/policy.yaml"]);
+    assert_eq!(
+        read(dir, "base/policy.yaml"),
+        String::from_utf8(before[Path::new("base/policy.yaml")].clone()).unwrap()
+            + "  suspension:\n    dispatching: true\n"
+    );
+    if kustomize_available("the_base_is_edited_in_place_and_names_the_environments_it_reaches") {
+        for env in ["overlays/prod", "overlays/staging"] {
+            let p = rendered_policy(dir, env);
+            assert!(
+                p.contains("\n  suspension:\n    dispatching: true\n"),
+                "{env}: {p}"
+            );
+        }
+    }
+
+    // A suspension the base writes cannot be lifted by one overlay: refused, nothing written.
+    let before = snapshot(dir);
+    let o = run_in(dir, &["resume", "-f", "overlays/prod", "pp/web"]);
+    assert_eq!(o.status.code(), Some(1), "{}", stdout(&o));
+    assert_eq!(
+        stderr(&o),
+        "error: propagationpolicy.policy.karmada.io/web (overlays/prod/suspend-pp-web.yaml): spec.suspension is also written in base/policy.yaml, below this overlay, and a patch here merges into it: change it in that layer (-f base, every environment built on it) or by hand\n"
+    );
+    assert_eq!(changed(&before, &snapshot(dir)), Vec::<String>::new());
+}
+
+#[test]
+fn a_dry_run_shows_every_file_s_diff_and_writes_nothing() {
+    let copy = copy(TREE);
+    let dir = copy.path();
+    let before = snapshot(dir);
+    let o = run_in(
+        dir,
+        &["suspend", "-f", "overlays/prod", "pp/web", "--dry-run"],
+    );
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert_eq!(
+        stdout(&o),
+        "--- a/overlays/prod/kustomization.yaml
++++ b/overlays/prod/kustomization.yaml
+@@ -7,3 +7,5 @@
+ labels:
+   - pairs:
+       env: prod
++patches:
++  - path: suspend-pp-web.yaml
+--- /dev/null
++++ b/overlays/prod/suspend-pp-web.yaml
+@@ -0,0 +1,9 @@
++# The suspension of PropagationPolicy web in this overlay (kubectl karmada-policy suspend/resume).
++apiVersion: policy.karmada.io/v1alpha1
++kind: PropagationPolicy
++metadata:
++  name: web
++  namespace: web
++spec:
++  suspension:
++    dispatching: true
+propagationpolicy.policy.karmada.io/web (overlays/prod/suspend-pp-web.yaml) suspended on all clusters (dry run)
+"
+    );
+    assert_eq!(changed(&before, &snapshot(dir)), Vec::<String>::new());
+}
+
+#[test]
+fn env_names_the_layer_and_a_directory_of_trees_edits_none_of_them() {
+    let copy = copy(TREE);
+    let dir = copy.path();
+    let before = snapshot(dir);
+    // `-f .` alone: the trees' files are not edited, and the warning names the environments.
+    let o = run_in(dir, &["suspend", "-f", ".", "pp/web"]);
+    assert_eq!(o.status.code(), Some(1), "{}", stdout(&o));
+    assert!(
+        stderr(&o).contains(
+            "warning: 6 files of kustomize trees not edited: name the layer to edit with -f DIR (or --env DIR); environments: overlays/prod, overlays/staging\n"
+        ),
+        "{}",
+        stderr(&o)
+    );
+    assert_eq!(changed(&before, &snapshot(dir)), Vec::<String>::new());
+    // `--env` picks the overlay under the repository named by -f.
+    let o = run_in(
+        dir,
+        &["suspend", "-f", ".", "--env", "overlays/staging", "pp/web"],
+    );
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert_eq!(
+        changed(&before, &snapshot(dir)),
+        ["overlays/staging/placement.yaml"]
+    );
+    let o = run_in(
+        dir,
+        &["suspend", "-f", "base", "--env", "overlays/prod", "pp/web"],
+    );
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(stderr(&o).contains("--env overlays/prod: not under the -f inputs"));
+}
+
+#[test]
+fn the_gitops_repository_prod_overlay_is_suspended_in_prod_only() {
+    let test = "the_gitops_repository_prod_overlay_is_suspended_in_prod_only";
+    let copy = copy("testdata/gitops-repo");
+    let dir = copy.path();
+    let before = snapshot(dir);
+    let o = run_in(
+        dir,
+        &[
+            "suspend",
+            "-f",
+            "apps/web/overlays/prod",
+            "pp/web",
+            "--clusters",
+            "member1",
+        ],
+    );
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert_eq!(
+        stdout(&o),
+        "propagationpolicy.policy.karmada.io/web (apps/web/overlays/prod/placement.yaml) suspended on member1\n"
+    );
+    assert_eq!(
+        changed(&before, &snapshot(dir)),
+        ["apps/web/overlays/prod/placement.yaml"]
+    );
+    assert_eq!(
+        read(dir, "apps/web/overlays/prod/placement.yaml"),
+        String::from_utf8(before[Path::new("apps/web/overlays/prod/placement.yaml")].clone())
+            .unwrap()
+            + "  suspension:\n    dispatchingOnClusters:\n      clusterNames:\n        - member1\n"
+    );
+    if kustomize_available(test) {
+        let prod = rendered_policy(dir, "apps/web/overlays/prod");
+        assert!(
+            prod.contains(
+                "\n  suspension:\n    dispatchingOnClusters:\n      clusterNames:\n      - member1\n"
+            ),
+            "{prod}"
+        );
+        // Staging keeps its own suspension (member2), untouched.
+        let staging = rendered_policy(dir, "apps/web/overlays/staging");
+        assert_eq!(
+            suspension(&staging),
+            "  suspension:\n    dispatchingOnClusters:\n      clusterNames:\n      - member2\n",
+            "{staging}"
+        );
+    }
+}
