@@ -348,6 +348,17 @@ fn env_names_the_layer_and_a_directory_of_trees_edits_none_of_them() {
     );
     assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
     assert!(stderr(&o).contains("--env overlays/prod: not under the -f inputs"));
+    // A freeze names no policy: on a layer it would guess which to edit.
+    let o = run_in(
+        dir,
+        &["suspend", "--clusters", "member1", "-f", "overlays/prod"],
+    );
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("overlays/prod: a kustomize layer; a freeze"),
+        "{}",
+        stderr(&o)
+    );
 }
 
 #[test]

@@ -951,10 +951,80 @@ spec:
         assert!(verify("spec: {}\nother: 1\n", fine, Some(&[0])).is_ok());
     }
 
+    fn listed(text: &str) -> String {
+        let loaded = load(Source::new("kustomization.yaml", text));
+        let e = patch_list_edit(text, &loaded.documents[0].root, &["p.yaml".into()]).unwrap();
+        apply(text, &[e])
+    }
+
+    #[test]
+    fn a_new_patch_is_listed_in_the_kustomization_s_own_style() {
+        // No `patches:` yet: added at the end, items indented as `resources` has them.
+        assert_eq!(
+            listed("resources:\n  - ../base # shared\n"),
+            "resources:\n  - ../base # shared\npatches:\n  - path: p.yaml\n"
+        );
+        assert_eq!(
+            listed("resources:\n- ../base"),
+            "resources:\n- ../base\npatches:\n- path: p.yaml\n"
+        );
+        // After the last entry, even one ending in a block scalar, before trailing comments.
+        assert_eq!(
+            listed("patches:\n- patch: |-\n    - op: add\n\n# end\nnamePrefix: a-\n"),
+            "patches:\n- patch: |-\n    - op: add\n- path: p.yaml\n\n# end\nnamePrefix: a-\n"
+        );
+        assert_eq!(listed("patches: []\n"), "patches: [{path: p.yaml}]\n");
+        assert_eq!(
+            listed("patches: [{path: a.yaml}]\n"),
+            "patches: [{path: a.yaml}, {path: p.yaml}]\n"
+        );
+        assert_eq!(
+            listed("patches: # none yet\nkind: Kustomization\n"),
+            "patches: # none yet\n  - path: p.yaml\nkind: Kustomization\n"
+        );
+    }
+
+    #[test]
+    fn removing_the_only_entry_of_spec_leaves_an_empty_mapping_not_a_null() {
+        // `spec:` alone is null, which a strategic merge reads as deleting the base's spec.
+        assert_eq!(
+            edit(
+                "kind: PropagationPolicy\nspec: # patch\n  suspension:\n    dispatching: true\n",
+                None
+            ),
+            "kind: PropagationPolicy\nspec: {} # patch\n"
+        );
+        assert_eq!(
+            edit(
+                "spec:\n  suspension: {dispatching: true}\nmetadata: {}\n",
+                None
+            ),
+            "spec: {}\nmetadata: {}\n"
+        );
+    }
+
+    #[test]
+    fn a_new_patch_names_the_policy_and_sets_only_the_suspension() {
+        let id = PatchIdentity {
+            api_version: "policy.karmada.io/v1alpha1".into(),
+            kind: "ClusterPropagationPolicy".into(),
+            name: "yes".into(),
+            namespace: None,
+        };
+        let s: Suspension =
+            serde_json::from_str(r#"{"dispatchingOnClusters":{"clusterNames":["m1"]}}"#).unwrap();
+        let text = new_patch_text(&id, &s);
+        assert!(text.ends_with("kind: ClusterPropagationPolicy\nmetadata:\n  name: \"yes\"\nspec:\n  suspension:\n    dispatchingOnClusters:\n      clusterNames:\n        - m1\n"), "{text}");
+        assert!(verify_created(&text).is_ok());
+        assert!(verify_created("a: [\n").is_err());
+    }
+
     #[test]
     fn diff_has_headers_and_hunks() {
         let d = unified_diff("p.yaml", "a\nb\n", "a\nc\n");
         assert!(d.contains("--- a/p.yaml"), "{d}");
         assert!(d.contains("-b\n+c\n"), "{d}");
+        let d = created_diff("n.yaml", "a\n");
+        assert!(d.starts_with("--- /dev/null\n+++ b/n.yaml\n"), "{d}");
     }
 }

@@ -418,6 +418,19 @@ mod tests {
     }
 
     #[test]
+    fn a_new_file_is_created_only_while_its_name_is_free() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("suspend-pp-web.yaml");
+        write_new(&file, "a: 1\n").unwrap();
+        assert_eq!(std::fs::read_to_string(&file).unwrap(), "a: 1\n");
+        // Another process took the name meanwhile: refused, its file kept, nothing left over.
+        let err = write_new(&file, "a: 2\n").unwrap_err();
+        assert!(matches!(err, FileWriteError::Exists), "{err}");
+        assert_eq!(std::fs::read_to_string(&file).unwrap(), "a: 1\n");
+        assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 1);
+    }
+
+    #[test]
     fn a_patch_becomes_suspension_then_annotation_edits() {
         let dir = tempfile::tempdir().unwrap();
         let file = dir.path().join("pp.yaml");

@@ -145,10 +145,7 @@ impl Layered {
     }
 
     /// The policies a file defines: kind, name, namespace as written, document.
-    fn policies_of(
-        &mut self,
-        f: &Path,
-    ) -> Result<Vec<(PolicyKind, String, Option<String>, usize)>, FileError> {
+    fn policies_of(&mut self, f: &Path) -> Result<Vec<Defined>, FileError> {
         let m = self.manifest(f)?;
         Ok(m.inv
             .policies()
@@ -383,6 +380,9 @@ impl Layered {
             .collect())
     }
 }
+
+/// A policy a resource file defines: kind, name, namespace as written, document.
+type Defined = (PolicyKind, String, Option<String>, usize);
 
 /// Where a policy is defined: a resource file of some layer, and its document there.
 struct Definition<'a> {

@@ -10,6 +10,9 @@ Examples:
   kubectl karmada-policy suspend --all -n web --yes --reason \"freeze for incident 42\"
   # GitOps: show the edit of a manifest file, write nothing
   kubectl karmada-policy suspend -f policies/nginx.yaml pp/nginx --dry-run
+  # Kustomize: suspend in the prod overlay only (its patch, or a new one it lists)
+  kubectl karmada-policy suspend -f apps/web/overlays/prod pp/web --dry-run
+  kubectl karmada-policy suspend -f . --env apps/web/overlays/prod pp/web
   # Freeze clusters: every policy of every namespace that targets them
   kubectl karmada-policy suspend --clusters member2,member3 -A --reason \"maintenance\"
   kubectl karmada-policy suspend --clusters member2 -f manifests/ --dry-run";
@@ -33,6 +36,12 @@ bindings' spec.clusters, else the placement's cluster names) include a given clu
 It prints a table first, records what it added in the karmada-policy.io/freeze annotation (time,
 user, --reason; SOURCE_DATE_EPOCH fixes the time), and `resume --clusters` with no policy named
 lifts exactly that, leaving earlier suspensions in place. The same with -f DIR.
+
+Kustomize: -f DIR naming a kustomization (or a file beside one), or --env DIR under -f, edits
+that layer only. An overlay changes its own patch for the policy, else gets a new strategic-merge
+patch listed under `patches:` of its kustomization.yaml; never its base or a sibling. A base is
+edited in place and a note names the environments built on it. A directory holding kustomize
+trees does not edit their files; it names the environments to choose from.
 
 Exit codes:
   0  success (also when nothing needed to change: \"already suspended on member2\")
