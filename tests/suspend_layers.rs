@@ -192,7 +192,8 @@ fn an_overlay_with_a_patch_for_the_policy_edits_that_patch_only() {
             "suspend",
             "-f",
             "overlays/staging",
-            "pp/web",
+            // The name staging renders (nameSuffix) selects the policy as well as its own.
+            "pp/web-staging",
             "--clusters",
             "member2",
         ],

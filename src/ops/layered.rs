@@ -37,8 +37,11 @@ pub struct LayerPolicy {
     /// `namePrefix`/`nameSuffix`): the spec with every patch up to this layer merged in; the
     /// metadata of the document that defines it.
     pub policy: Policy,
-    /// The definition writes `metadata.namespace` (the `-n` check of file mode).
+    /// The namespace is written, by the definition or a kustomization's `namespace:` (the `-n`
+    /// check of file mode); `policy.meta.namespace` is then the rendered one.
     pub namespace_written: bool,
+    /// The name the layer renders (`namePrefix`/`nameSuffix` of every layer applied).
+    pub rendered_name: String,
     /// The targeted layer, and the decision: which file to edit, the environments it reaches.
     pub dir: PathBuf,
     pub layer: Layer,
@@ -227,9 +230,15 @@ impl Layered {
         if let LayerEdit::NewPatch { file, .. } = &chosen.edit {
             taken.insert(file.clone());
         }
+        let (rendered_name, set_namespace) = rendered_identity(repo, dir, &identity.name);
+        let mut meta = base.meta.clone();
+        if let Some(ns) = &set_namespace {
+            meta.namespace = Some(ns.clone());
+        }
         Ok(LayerPolicy {
-            policy: Policy { spec, ..base },
-            namespace_written: identity.namespace.is_some(),
+            policy: Policy { spec, meta, ..base },
+            namespace_written: identity.namespace.is_some() || set_namespace.is_some(),
+            rendered_name,
             dir: dir.to_path_buf(),
             layer: chosen,
             identity,
@@ -389,6 +398,29 @@ struct Definition<'a> {
     file: &'a Path,
     doc: usize,
     kind: PolicyKind,
+}
+
+/// The name `dir` renders for `name` (each layer's `namePrefix` and `nameSuffix`, the outermost
+/// outside), and the namespace the outermost `namespace:` sets.
+fn rendered_identity(repo: &Repository, dir: &Path, name: &str) -> (String, Option<String>) {
+    let closure = repo.closure(dir);
+    let field = |d: &PathBuf, key: &str| {
+        repo.kustomizations[d]
+            .field(key)
+            .and_then(|(n, _)| n.as_str())
+            .map(str::to_string)
+    };
+    let prefix: String = closure
+        .iter()
+        .filter_map(|d| field(d, "namePrefix"))
+        .collect();
+    let suffix: String = closure
+        .iter()
+        .rev()
+        .filter_map(|d| field(d, "nameSuffix"))
+        .collect();
+    let namespace = closure.iter().find_map(|d| field(d, "namespace"));
+    (format!("{prefix}{name}{suffix}"), namespace)
 }
 
 fn suspension_of(object: &J) -> Option<J> {

@@ -187,13 +187,23 @@ impl Selection {
         self.pick_by_name(policy)
     }
 
-    /// [`Selection::pick_named`] for a policy of a kustomize layer, whose definition
-    /// `namespace_written` or not.
-    pub fn pick_layered(&self, policy: &Policy, namespace_written: bool) -> Option<Option<usize>> {
+    /// [`Selection::pick_named`] for a policy of a kustomize layer: its namespace is written
+    /// (by its file or a kustomization) or not, and a name may be the source's or the one the
+    /// layer renders (`namePrefix`/`nameSuffix` applied).
+    pub fn pick_layered(
+        &self,
+        policy: &Policy,
+        namespace_written: bool,
+        rendered_name: &str,
+    ) -> Option<Option<usize>> {
         if !self.in_namespace_written(policy, namespace_written) {
             return None;
         }
-        self.pick_by_name(policy)
+        let by_rendered = self
+            .named
+            .iter()
+            .position(|n| n.kind == policy.kind && n.name == rendered_name);
+        by_rendered.map(Some).or_else(|| self.pick_by_name(policy))
     }
 
     fn pick_by_name(&self, policy: &Policy) -> Option<Option<usize>> {

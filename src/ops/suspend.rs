@@ -360,7 +360,10 @@ fn plan_layers(s: &Settings, l: &mut Layered, found: &mut [bool], results: &mut 
     let mut noted = std::collections::BTreeSet::new();
     for i in 0..l.policies.len() {
         let lp = &l.policies[i];
-        let Some(pick) = s.selection.pick_layered(&lp.policy, lp.namespace_written) else {
+        let picked = s
+            .selection
+            .pick_layered(&lp.policy, lp.namespace_written, &lp.rendered_name);
+        let Some(pick) = picked else {
             continue;
         };
         if let Some(n) = pick {
