@@ -723,25 +723,31 @@ pub fn patch_list_edit(text: &str, root: &Node, files: &[String]) -> Result<Text
                 .map_or(e.value.span.start.line, |i| i.span.start.line);
             let dash_line = lines.line_text(first);
             let dash = dash_line.len() - dash_line.trim_start().len();
-            // A block scalar's span ends at the next token: step back over the blank lines and
-            // the comments at or left of the dashes that follow the list.
-            let mut last = last_line(&e.value);
-            while last > first {
-                let t = lines.line_text(last);
-                let trimmed = t.trim_start();
-                let outside = t.len() - trimmed.len() <= dash;
-                if trimmed.trim_end().is_empty() || (outside && trimmed.starts_with('#')) {
-                    last -= 1;
-                } else {
-                    break;
-                }
-            }
+            let last = list_end(&lines, &e.value, first, dash);
             Ok(insert_after(last, items(dash)))
         }
         _ => Err(EditError(
             "`patches` is not a list; list the patch by hand".into(),
         )),
     }
+}
+
+/// The last line of a block list whose items start at line `first` with dashes at column
+/// `dash`. A block scalar's span ends at the next token, so the blank lines and the comments at
+/// or left of the dashes that follow the list are stepped back over.
+fn list_end(lines: &Lines<'_>, list: &Node, first: u32, dash: usize) -> u32 {
+    let mut last = last_line(list);
+    while last > first {
+        let t = lines.line_text(last);
+        let trimmed = t.trim_start();
+        let outside = t.len() - trimmed.len() <= dash;
+        if trimmed.trim_end().is_empty() || (outside && trimmed.starts_with('#')) {
+            last -= 1;
+        } else {
+            break;
+        }
+    }
+    last
 }
 
 /// Checks the text of a file to create: it parses cleanly and holds one document.

@@ -49,7 +49,28 @@ pub struct LayerPolicy {
     defined_in: PathBuf,
     /// `spec.suspension` as the layers below this one's own patches leave it, and the last file
     /// that wrote it there.
-    below: (Option<J>, Option<PathBuf>),
+    below: Below,
+}
+
+/// A suspension as lower layers leave it, and the file that wrote it.
+type Below = (Option<J>, Option<PathBuf>);
+
+/// The identity a new patch names: the definition's apiVersion, kind, name and namespace.
+fn identity_of(root: &Node, kind: PolicyKind, name: &str) -> PatchIdentity {
+    PatchIdentity {
+        api_version: root
+            .get("apiVersion")
+            .and_then(Node::as_str)
+            .unwrap_or("policy.karmada.io/v1alpha1")
+            .to_string(),
+        kind: kind.as_str().to_string(),
+        name: name.to_string(),
+        namespace: root
+            .get("metadata")
+            .and_then(|m| m.get("namespace"))
+            .and_then(Node::as_str)
+            .map(str::to_string),
+    }
 }
 
 impl LayerPolicy {
@@ -181,36 +202,9 @@ impl Layered {
             .find(|p| p.doc == def.doc)
             .expect("a policy of this document")
             .clone();
-        let identity = PatchIdentity {
-            api_version: root
-                .get("apiVersion")
-                .and_then(Node::as_str)
-                .unwrap_or("policy.karmada.io/v1alpha1")
-                .to_string(),
-            kind: def.kind.as_str().to_string(),
-            name: base.meta.name.clone(),
-            namespace: root
-                .get("metadata")
-                .and_then(|m| m.get("namespace"))
-                .and_then(Node::as_str)
-                .map(str::to_string),
-        };
-        let mut object = root.to_json();
-        // The last file that wrote the suspension, and what the layers below `dir` leave.
-        let mut from = suspension_of(&object).map(|_| def.file.to_path_buf());
-        let mut below = (None, None);
-        for d in order {
-            let k = &repo.kustomizations[d];
-            if d.as_path() == dir {
-                below = (suspension_of(&object), from.clone());
-            }
-            for (file, patch) in self.patch_documents(k, &identity)? {
-                layer::merge_patch(&mut object, &patch);
-                if patch["spec"].get("suspension").is_some() {
-                    from = Some(file.unwrap_or_else(|| k.file.clone()));
-                }
-            }
-        }
+        let identity = identity_of(root, def.kind, &base.meta.name);
+        let object = root.to_json();
+        let (object, below) = self.merged(repo, dir, order, object, def.file, &identity)?;
         let spec: PropagationSpec =
             serde_json::from_value(object["spec"].clone()).unwrap_or(base.spec.clone());
         let name = PolicyName {
@@ -245,6 +239,34 @@ impl Layered {
             defined_in: def.file.to_path_buf(),
             below,
         })
+    }
+
+    /// The policy's object with the patches of every layer of `order` merged in, and what the
+    /// layers below `dir` leave of its suspension (with the last file that wrote it).
+    fn merged(
+        &mut self,
+        repo: &Repository,
+        dir: &Path,
+        order: &[PathBuf],
+        mut object: J,
+        defined_in: &Path,
+        identity: &PatchIdentity,
+    ) -> Result<(J, Below), FileError> {
+        let mut from = suspension_of(&object).map(|_| defined_in.to_path_buf());
+        let mut below = (None, None);
+        for d in order {
+            let k = &repo.kustomizations[d];
+            if d.as_path() == dir {
+                below = (suspension_of(&object), from.clone());
+            }
+            for (file, patch) in self.patch_documents(k, identity)? {
+                layer::merge_patch(&mut object, &patch);
+                if patch["spec"].get("suspension").is_some() {
+                    from = Some(file.unwrap_or_else(|| k.file.clone()));
+                }
+            }
+        }
+        Ok((object, below))
     }
 
     /// The strategic-merge patch documents of `k` that apply to the policy, in order, with the
