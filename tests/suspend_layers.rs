@@ -411,3 +411,32 @@ fn the_gitops_repository_prod_overlay_is_suspended_in_prod_only() {
         );
     }
 }
+
+#[test]
+fn from_inside_the_base_the_repository_above_is_found_and_paths_read_from_here() {
+    let copy = copy(TREE);
+    let dir = copy.path();
+    // A repository root: the overlays lie above the working directory.
+    std::fs::create_dir(dir.join(".git")).unwrap();
+    let o = run_in(
+        &dir.join("base"),
+        &["suspend", "-f", ".", "pp/web", "--dry-run"],
+    );
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert!(
+        stdout(&o).starts_with("--- a/policy.yaml\n+++ b/policy.yaml\n"),
+        "{}",
+        stdout(&o)
+    );
+    assert!(
+        stdout(&o).ends_with(
+            "propagationpolicy.policy.karmada.io/web (policy.yaml) suspended on all clusters (dry run)\n"
+        ),
+        "{}",
+        stdout(&o)
+    );
+    assert_eq!(
+        stderr(&o),
+        "note: . is a base of 2 environments, the edit reaches them all: ../overlays/prod, ../overlays/staging\n"
+    );
+}

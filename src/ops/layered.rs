@@ -47,6 +47,8 @@ pub struct LayerPolicy {
     pub layer: Layer,
     identity: PatchIdentity,
     defined_in: PathBuf,
+    /// How the repository's paths read from the working directory.
+    scan: layer::Scan,
     /// `spec.suspension` as the layers below this one's own patches leave it, and the last file
     /// that wrote it there.
     below: Below,
@@ -77,15 +79,23 @@ impl LayerPolicy {
     /// The file the edit goes to, as shown.
     pub fn file(&self) -> String {
         match &self.layer.edit {
-            LayerEdit::Existing(f) | LayerEdit::NewPatch { file: f, .. } => f.display().to_string(),
+            LayerEdit::Existing(f) | LayerEdit::NewPatch { file: f, .. } => self.show(f),
         }
+    }
+
+    /// The targeted layer, as shown.
+    pub fn shown_dir(&self) -> String {
+        self.show(&self.dir)
     }
 
     /// The layer is a base others build on: the environments that render it, besides itself.
     pub fn shared_with(&self) -> Option<Vec<String>> {
         let envs = &self.layer.environments;
-        (envs.iter().any(|e| e != &self.dir))
-            .then(|| envs.iter().map(|e| e.display().to_string()).collect())
+        (envs.iter().any(|e| e != &self.dir)).then(|| envs.iter().map(|e| self.show(e)).collect())
+    }
+
+    fn show(&self, path: &Path) -> String {
+        self.scan.shown(path).display().to_string()
     }
 }
 
@@ -95,6 +105,8 @@ pub struct Layered {
     manifests: BTreeMap<PathBuf, Manifest>,
     /// New patch files, by the kustomization file that must list them.
     listings: BTreeMap<PathBuf, Vec<String>>,
+    /// How each repository's paths read from the working directory.
+    scans: Vec<layer::Scan>,
 }
 
 /// Reads the repositories around `dirs` (kustomization directories) and the policies each
@@ -104,6 +116,7 @@ pub fn gather(dirs: &[PathBuf]) -> Result<Layered, LayeredError> {
         policies: Vec::new(),
         manifests: BTreeMap::new(),
         listings: BTreeMap::new(),
+        scans: Vec::new(),
     };
     let mut repos: BTreeMap<PathBuf, Repository> = BTreeMap::new();
     let mut taken: BTreeSet<PathBuf> = BTreeSet::new();
@@ -112,14 +125,15 @@ pub fn gather(dirs: &[PathBuf]) -> Result<Layered, LayeredError> {
         if !seen.insert(dir.clone()) {
             continue;
         }
-        let root = layer::scan_root(dir);
-        if !repos.contains_key(&root) {
-            let inputs = files::expand(&[root.display().to_string()], &|_| false)
+        let scan = layer::scan(dir);
+        if !repos.contains_key(&scan.root) {
+            let inputs = files::expand(&[scan.root.display().to_string()], &|_| false)
                 .map_err(FileError::Expand)?;
-            repos.insert(root.clone(), discover(&inputs));
+            repos.insert(scan.root.clone(), discover(&inputs));
         }
-        let repo = &repos[&root];
-        run.gather_layer(repo, dir, &mut taken)?;
+        let repo = &repos[&scan.root];
+        run.gather_layer(repo, &scan, &mut taken)?;
+        run.scans.push(scan);
     }
     Ok(run)
 }
@@ -137,9 +151,10 @@ impl Layered {
     fn gather_layer(
         &mut self,
         repo: &Repository,
-        dir: &Path,
+        scan: &layer::Scan,
         taken: &mut BTreeSet<PathBuf>,
     ) -> Result<(), LayeredError> {
+        let dir = scan.layer.as_path();
         if !repo.kustomizations.contains_key(dir) {
             return Err(LayeredError::Layer(LayerError::NotAKustomization {
                 dir: dir.to_path_buf(),
@@ -160,7 +175,8 @@ impl Layered {
                         continue;
                     }
                     let def = Definition { file: f, doc, kind };
-                    let p = self.layer_policy(repo, dir, &order[at..], &def, taken)?;
+                    let mut p = self.layer_policy(repo, dir, &order[at..], &def, taken)?;
+                    p.scan = scan.clone();
                     self.policies.push(p);
                 }
             }
@@ -237,6 +253,7 @@ impl Layered {
             layer: chosen,
             identity,
             defined_in: def.file.to_path_buf(),
+            scan: layer::Scan::default(),
             below,
         })
     }
@@ -404,10 +421,21 @@ impl Layered {
             m.edits.push(listed);
             m.edited = None;
         }
+        let scans = self.scans;
         Ok(self
             .manifests
             .into_values()
             .filter(|m| !m.edits.is_empty())
+            .map(|mut m| {
+                // Named as the user would name them, not as read from the repository's root.
+                let scan = scans
+                    .iter()
+                    .find(|s| !s.here.as_os_str().is_empty() && m.path.starts_with(&s.root));
+                if let Some(s) = scan {
+                    m.name = s.shown(&m.path).display().to_string();
+                }
+                m
+            })
             .collect())
     }
 }

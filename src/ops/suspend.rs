@@ -383,7 +383,7 @@ fn plan_layers(s: &Settings, l: &mut Layered, found: &mut [bool], results: &mut 
         for w in &p.stalls {
             warn(&format!("{rid}: {w}"));
         }
-        let shared = lp.shared_with().map(|envs| (lp.dir.clone(), envs));
+        let shared = lp.shared_with().map(|envs| (lp.shown_dir(), envs));
         results.push(PolicyResult::line(id, outcome_line(&p)));
         let Outcome::Change(c) = p.outcome else {
             continue;
@@ -394,7 +394,7 @@ fn plan_layers(s: &Settings, l: &mut Layered, found: &mut [bool], results: &mut 
         } else if let Some((dir, envs)) = shared.filter(|(d, _)| noted.insert(d.clone())) {
             eprintln!(
                 "note: {} is a base of {} environment{}, the edit reaches {}: {}",
-                dir.display(),
+                dir,
                 envs.len(),
                 if envs.len() == 1 { "" } else { "s" },
                 if envs.len() == 1 { "it" } else { "them all" },

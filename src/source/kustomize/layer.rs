@@ -140,29 +140,82 @@ pub fn layer_dir(input: &Path) -> Option<PathBuf> {
     (!text.contains("kustomize.toolkit.fluxcd.io")).then(|| normalize(dir))
 }
 
-/// Where the environments of a layer are looked for: the nearest directory above it holding
-/// `.git`, but never above the working directory for a relative path (the working directory
-/// then); for a path outside it without a `.git` above, the layer itself.
-pub fn scan_root(layer: &Path) -> PathBuf {
-    let relative_inside = layer.is_relative()
-        && !layer
-            .components()
-            .any(|c| matches!(c, std::path::Component::ParentDir));
-    for a in layer.ancestors() {
-        let here = if a.as_os_str().is_empty() {
-            Path::new(".")
+/// Where the environments of a layer are looked for, and how its paths read from there.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Scan {
+    /// The repository: the nearest directory above the layer holding `.git` (above the working
+    /// directory too), else the working directory (for a path inside it) or the layer itself.
+    pub root: PathBuf,
+    /// The layer as a path from `root`'s point of view (what discovery names it).
+    pub layer: PathBuf,
+    /// The working directory as discovery names it when `root` lies above it (`../../a/b`):
+    /// stripped from a path to show it as the user would name it.
+    pub here: PathBuf,
+}
+
+impl Scan {
+    /// `path` as the user would name it, from the working directory (`.` for that directory).
+    pub fn shown(&self, path: &Path) -> PathBuf {
+        let out = if self.here.as_os_str().is_empty() {
+            path.to_path_buf()
         } else {
-            a
+            let here: Vec<_> = self.here.components().collect();
+            let path: Vec<_> = path.components().collect();
+            let common = here.iter().zip(&path).take_while(|(a, b)| a == b).count();
+            let mut out: PathBuf = std::iter::repeat_n("..", here.len() - common).collect();
+            out.extend(&path[common..]);
+            out
         };
-        if here.join(".git").exists() {
-            return here.to_path_buf();
+        if out.as_os_str().is_empty() {
+            PathBuf::from(".")
+        } else {
+            out
         }
     }
-    if relative_inside {
-        PathBuf::from(".")
-    } else {
-        layer.to_path_buf()
+}
+
+/// Where to read the repository around `layer` (a normalized path, as the user named it).
+pub fn scan(layer: &Path) -> Scan {
+    let lexical = |root: &Path| Scan {
+        root: root.to_path_buf(),
+        layer: layer.to_path_buf(),
+        here: PathBuf::new(),
+    };
+    let has_git = |p: &Path| {
+        let p = if p.as_os_str().is_empty() {
+            Path::new(".")
+        } else {
+            p
+        };
+        p.join(".git").exists()
+    };
+    if let Some(found) = layer.ancestors().find(|a| has_git(a)) {
+        return lexical(if found.as_os_str().is_empty() {
+            Path::new(".")
+        } else {
+            found
+        });
     }
+    if layer.is_absolute() {
+        return lexical(layer);
+    }
+    // Above the working directory: the layer and the working directory seen from there.
+    let cwd = std::env::current_dir()
+        .and_then(std::fs::canonicalize)
+        .unwrap_or_default();
+    for (up, a) in cwd.ancestors().enumerate().skip(1) {
+        if a.join(".git").exists() {
+            let root: PathBuf = std::iter::repeat_n("..", up).collect();
+            let tail = cwd.strip_prefix(a).unwrap_or(Path::new(""));
+            let here = normalize(&root.join(tail));
+            return Scan {
+                layer: normalize(&here.join(layer)),
+                root,
+                here,
+            };
+        }
+    }
+    lexical(Path::new("."))
 }
 
 /// The kustomization directories whose patches reach `dir`'s render, in the order kustomize
@@ -324,5 +377,24 @@ mod tests {
             Some(normalize(&prod))
         );
         assert_eq!(layer_dir(dir.path()), None);
+    }
+
+    #[test]
+    fn paths_read_from_above_the_working_directory_are_shown_from_it() {
+        let scan = Scan {
+            root: PathBuf::from("../../.."),
+            layer: PathBuf::from("../../../apps/web/base"),
+            here: PathBuf::from("../../../apps/web/base"),
+        };
+        assert_eq!(scan.shown(&scan.layer), PathBuf::from("."));
+        assert_eq!(
+            scan.shown(Path::new("../../../apps/web/base/policy.yaml")),
+            PathBuf::from("policy.yaml")
+        );
+        assert_eq!(
+            scan.shown(Path::new("../../../apps/web/overlays/prod")),
+            PathBuf::from("../overlays/prod")
+        );
+        assert_eq!(Scan::default().shown(Path::new("")), PathBuf::from("."));
     }
 }
