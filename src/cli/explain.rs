@@ -112,7 +112,7 @@ fn explain_files(
     }
     let fallback: Inventory;
     let (inv, state, t) = match found? {
-        Found::Here(state, t) => (&inputs.inventory, state, t),
+        Found::Here(state, t) => (&inputs.inventory, *state, t),
         Found::ReadEverything => {
             fallback = read_inputs(&args.files, namespace)?;
             let (state, t) =

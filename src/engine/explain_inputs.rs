@@ -95,7 +95,7 @@ pub enum FindError {
 /// What a read of the needed documents only ([`Wanted::needs`]) gives.
 pub enum Found {
     /// The state and the template: the answer does not depend on the skipped documents.
-    Here(State, usize),
+    Here(Box<State>, usize),
     /// Rare: the answer depends on the other templates too ([`reads_beyond`]); read everything.
     ReadEverything,
 }
@@ -118,7 +118,7 @@ pub fn find_filtered(
         .collect();
     let (state, t) = find_template(inv, &extra, ty, name, namespace, options)?;
     if skipped.is_empty() || !reads_beyond(&state, t, namespace) {
-        Ok(Found::Here(state, t))
+        Ok(Found::Here(Box::new(state), t))
     } else {
         Ok(Found::ReadEverything)
     }
