@@ -68,12 +68,16 @@ pub fn choose(
     };
     let environments = repo.roots_including(dir);
     // The layer's own definition first (a base), then a patch of this layer for the policy.
-    let own = k.resource_files.iter().find(|f| writes(f));
+    // A file outside the directory (`../common/patch.yaml`) may be shared with siblings: it is
+    // never edited for this layer, which gets a patch of its own instead.
+    let inside = |f: &Path| f.starts_with(dir);
+    let own = k.resource_files.iter().find(|f| inside(f) && writes(f));
     let patched = k.patches.iter().find_map(|p| match &p.body {
         PatchBody::File(f)
-            if p.target
-                .as_ref()
-                .is_none_or(|t| t.matches(policy.kind, policy.name))
+            if inside(f)
+                && p.target
+                    .as_ref()
+                    .is_none_or(|t| t.matches(policy.kind, policy.name))
                 && writes(f) =>
         {
             Some(f)
@@ -86,11 +90,10 @@ pub fn choose(
             environments,
         });
     }
-    // An overlay: the policy must come from one of its bases.
+    // An overlay: the policy must come from one of its bases (or a file it lists from outside).
     let from_base = repo
         .closure(dir)
         .iter()
-        .skip(1)
         .filter_map(|d| repo.kustomizations.get(d))
         .any(|b| b.resource_files.iter().any(|f| writes(f)));
     if !from_base {
@@ -334,6 +337,36 @@ mod tests {
                 dir.path().join("overlays/prod"),
                 dir.path().join("overlays/staging")
             ]
+        );
+    }
+
+    #[test]
+    fn a_patch_shared_from_outside_the_overlay_is_not_edited_for_it() {
+        let (dir, _) = tree();
+        let w = |p: &str, t: &str| {
+            let path = dir.path().join(p);
+            std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+            std::fs::write(path, t).unwrap();
+        };
+        w(
+            "common/web.yaml",
+            "kind: PropagationPolicy\nmetadata:\n  name: web\n",
+        );
+        w(
+            "overlays/staging/kustomization.yaml",
+            "resources:\n  - ../../base\npatches:\n  - path: ../../common/web.yaml\n",
+        );
+        let files =
+            crate::source::files::expand(&[dir.path().display().to_string()], &|_| false).unwrap();
+        let repo = discover(&files);
+        let staging = dir.path().join("overlays/staging");
+        let layer = choose(&repo, &staging, &WEB, &writes_web, &|p| p.exists()).unwrap();
+        assert_eq!(
+            layer.edit,
+            LayerEdit::NewPatch {
+                file: staging.join("suspend-pp-web.yaml"),
+                kustomization: staging.join("kustomization.yaml"),
+            }
         );
     }
 
