@@ -47,6 +47,9 @@ pub enum CliError {
     /// `explain -f`: TYPE/NAME names no one template (exit 2).
     #[error(transparent)]
     Template(#[from] crate::engine::explain_inputs::FindError),
+    /// `explain pp/NAME`: no such (admitted) policy (exit 2).
+    #[error(transparent)]
+    Policy(#[from] crate::engine::policy_view::NotFound),
     /// TYPE names no kind, or several (exit 2).
     #[error(transparent)]
     Kind(#[from] crate::model::kinds::ResolveError),
@@ -118,6 +121,7 @@ impl CliError {
             | CliError::Input(_)
             | CliError::Inputs(_)
             | CliError::Template(_)
+            | CliError::Policy(_)
             | CliError::Kind(_)
             | CliError::Output(_)
             | CliError::PolicyRef(_)

@@ -9,12 +9,14 @@ use crate::engine::chain::{self, ChainInput, Readable};
 use crate::engine::claim::Filters;
 use crate::engine::explain_inputs::{self, Wanted};
 use crate::engine::state::{Options, State, UnknownClaimers};
+use crate::engine::{policy_live, policy_view};
 use crate::model::cluster::Cluster;
-use crate::model::{group_of, kinds, Inventory, PolicyKind, POLICY_GROUP};
+use crate::model::{group_of, kinds, Inventory, PolicyKind, Work, POLICY_GROUP};
 use crate::output::format::{
-    render_explain, render_policy_view, Delivered, ExplainFormat, LiveChain,
+    render_explain, render_policy_view, Delivered, ExplainFormat, LiveChain, PolicyLiveChain,
 };
 use crate::source::live::{karmada, Read};
+use crate::source::policy_reads::PolicyReads;
 use crate::source::prefilter::DocHead;
 use crate::source::session::{cluster_names, find, Session, TemplateReads};
 
@@ -164,8 +166,8 @@ fn policy_kind(ty: &str) -> Option<PolicyKind> {
         .flatten()
 }
 
-/// `explain pp/NAME` / `cpp/NAME` from files: every selected template with its standing, the
-/// filtered ones, counts, and the placement once for the policy.
+/// `explain pp/NAME` / `cpp/NAME`: every selected template with its standing, the filtered
+/// ones, counts, and the placement once for the policy; live, the held templates' chains.
 fn explain_policy(
     args: &Args,
     kind: PolicyKind,
@@ -173,46 +175,77 @@ fn explain_policy(
     engine: EngineSettings,
 ) -> Result<Exit, CliError> {
     if args.files.is_empty() {
-        return Err(CliError::usage(
-            "explain pp/NAME and cpp/NAME read manifests: pass -f (the live form is not available yet)",
-        ));
+        return explain_policy_live(args, kind, name, engine);
     }
     let namespace = args.namespace.as_deref().unwrap_or("default");
     let inv = read_inputs(&args.files, namespace)?;
-    let options = options(engine, UnknownClaimers::Stale);
-    let state = State::from_inventory(&inv, options);
-    let wanted = match kind {
-        PolicyKind::PropagationPolicy => crate::model::PolicyRef::pp(namespace, name),
-        PolicyKind::ClusterPropagationPolicy => crate::model::PolicyRef::cpp(name),
-    };
-    let Some(p) = state.find_policy(&wanted) else {
-        return Err(CliError::usage(format!(
-            "{wanted} not found in the given files{}",
-            if state.rejected.iter().any(|r| r.policy == wanted) {
-                " (admission rejects it: run lint)"
-            } else {
-                ""
-            }
-        )));
-    };
-    let e = crate::engine::policy_view::explain_policy(&state, p);
-    let clusters = crate::model::cluster::Cluster::from_inventory(&inv);
-    let placement = match &state.policy(p).spec.placement {
-        Some(pl) if !clusters.is_empty() => {
-            // APIEnablement is checked against the first selector's kind.
-            let rs = state.policy(p).spec.resource_selectors.first();
-            let view = crate::engine::placement::BindingView {
-                api_version: rs.map_or("", |r| r.api_version.as_str()),
-                kind: rs.map_or("", |r| r.kind.as_str()),
-                ..Default::default()
-            };
-            Some(crate::engine::placement::evaluate(pl, &clusters, &view))
-        }
-        _ => None,
-    };
+    let state = State::from_inventory(&inv, options(engine, UnknownClaimers::Stale));
+    let p = policy_view::find(&state, kind, namespace, name, "in the given files")?;
+    let e = policy_view::explain_policy(&state, p);
+    let clusters = Cluster::from_inventory(&inv);
+    let placement = policy_view::placement(&state, p, &clusters);
     let format = ExplainFormat::from_flags(&args.output, args.graph.as_deref());
-    let out = render_policy_view(format, &e, placement.as_ref());
-    write_stdout(&out)?;
+    write_stdout(&render_policy_view(format, &e, placement.as_ref(), None))?;
+    Ok(Exit::Ok)
+}
+
+/// `explain pp/NAME` against the control plane: the reads around the policy
+/// ([`PolicyReads`]), the decision, the Works of the bindings it holds, then the live trace.
+fn explain_policy_live(
+    args: &Args,
+    kind: PolicyKind,
+    name: &str,
+    engine: EngineSettings,
+) -> Result<Exit, CliError> {
+    let settings = args.kube.settings()?;
+    let mut s = Session::connect(&settings.connect_options(), settings.concurrency)?;
+    let ns = args
+        .namespace
+        .clone()
+        .unwrap_or_else(|| s.namespace().into());
+    let target = PolicyReads {
+        name,
+        namespace: (kind == PolicyKind::PropagationPolicy).then_some(ns.as_str()),
+    };
+    let mut reads = target.read(&mut s, crate::model::kinds::selected_kinds_of)?;
+    let inv = Inventory::from_documents(target.documents(&reads), &ns);
+    let unknown = UnknownClaimers::when_policies_read(target.readable(&reads).policies);
+    let state = State::from_inventory(&inv, options(engine, unknown));
+    let p = policy_view::find(&state, kind, &ns, name, "on the control plane")?;
+    let e = policy_view::explain_policy(&state, p);
+    // The Works of the bindings of the templates it holds, by their ids (one list per 50).
+    let held = policy_live::held_bindings(&state, &e, &inv);
+    let ids = held.iter().map(|b| (b.cluster_scoped, b.permanent_id()));
+    reads.extend(s.read(target.works_requests(ids))?);
+    let works: Vec<Work> = target.works(&reads).map(Work::from_json).collect();
+    let clusters: Vec<Cluster> = target
+        .clusters(&reads)
+        .iter()
+        .map(Cluster::from_object)
+        .collect();
+    let live = policy_live::trace(&policy_live::LiveInput {
+        state: &state,
+        explanation: &e,
+        inventory: &inv,
+        works: &works,
+        clusters: &clusters,
+        readable: target.readable(&reads).into(),
+    });
+    let placement = policy_view::placement(&state, p, &clusters);
+    let format = ExplainFormat::from_flags(&args.output, args.graph.as_deref());
+    if format != ExplainFormat::Text {
+        s.warn_notes();
+    }
+    let live = PolicyLiveChain {
+        live: &live,
+        notes: &s.notes,
+    };
+    write_stdout(&render_policy_view(
+        format,
+        &e,
+        placement.as_ref(),
+        Some(&live),
+    ))?;
     Ok(Exit::Ok)
 }
 
