@@ -230,6 +230,23 @@ fn explain_policy_on_the_gitops_example() {
     assert_eq!(v["templates"][1]["when"], "now");
 }
 
+/// `explain pp/NAME` on the same example: the PP the CPP loses to, from the files.
+#[test]
+fn explain_pp_on_the_gitops_example() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata/examples/gitops");
+    let dir = dir.display().to_string();
+    let args = ["explain", "pp/nginx-canary", "-n", "payments", "-f", &dir];
+    let (code, text, err) = run(&args, None);
+    assert_eq!(code, 0, "{err}");
+    assert_snapshot("explain-pp-gitops.txt", &text);
+    let (code, out, err) = run(&[&args[..], &["-o", "json"]].concat(), None);
+    assert_eq!(code, 0, "{err}");
+    assert_snapshot("explain-pp-gitops.json", &out);
+    let v: J = serde_json::from_str(&out).unwrap();
+    assert_eq!(v["templates"][0]["status"], "will-be-claimed");
+    assert!(v.get("binding").is_none() && v["templates"][0].get("works").is_none());
+}
+
 /// A policy selecting nothing says why; an unknown feature gate is an error naming the known.
 #[test]
 fn dead_policy_and_unknown_gate() {
