@@ -330,3 +330,59 @@ fn preempt_check_notes_what_member_clusters_receive_after_a_move() {
     );
     assert_snapshot("preempt-check-delivery.json", &out);
 }
+
+/// Live `preempt-check` says the same about the member clusters as with the files: the
+/// templates, override policies and Cluster objects come from the control plane.
+#[test]
+fn live_preempt_check_notes_what_member_clusters_receive() {
+    let s = TestServer::start();
+    let text = std::fs::read_to_string(testdata("move-state.yaml")).unwrap();
+    let loaded = karmada_policy::source::load(karmada_policy::source::Source::new("s", text));
+    for d in &loaded.documents {
+        let mut obj = d.root.to_json();
+        if obj["kind"] == "PropagationPolicy" {
+            obj["metadata"]["labels"] =
+                json!({"propagationpolicy.karmada.io/permanent-id": "id-old"});
+        }
+        if obj["kind"] == "Deployment" {
+            obj["metadata"]["labels"]["propagationpolicy.karmada.io/permanent-id"] =
+                json!("id-old");
+            obj["metadata"]["annotations"] = json!({
+                "propagationpolicy.karmada.io/namespace": "default",
+                "propagationpolicy.karmada.io/name": "old"});
+        }
+        s.insert(obj);
+    }
+    for name in ["member1", "member2"] {
+        let mut c = support::cluster(name, true);
+        c["status"]["apiEnablements"] = json!([{"groupVersion": "apps/v1", "resources": [{"name": "deployments", "kind": "Deployment"}]}]);
+        s.insert(c);
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let kc = s.kubeconfig(dir.path());
+    let new = testdata("move-new.yaml");
+    let args = [
+        "preempt-check",
+        "--delete",
+        "pp/default/old",
+        "--apply",
+        &new,
+        "-n",
+        "default",
+    ];
+    let (code, out, err) = run(&args, Some(&kc));
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        out.contains("member1 stops receiving it (it had the template without overrides); member2 starts receiving it with overrides op/default/member2-registry"),
+        "{out}"
+    );
+    let (code, out, err) = run(&[&args[..], &["-o", "json"]].concat(), Some(&kc));
+    assert_eq!(code, 0, "{err}");
+    let v: J = serde_json::from_str(&out).unwrap();
+    let clusters = &v["resources"][0]["delivery"]["clusters"];
+    assert_eq!(
+        clusters[1]["after"]["manifest"]["spec"]["template"]["spec"]["containers"][0]["image"],
+        "mirror.example.com/nginx:1.25"
+    );
+    assert!(s.requests().iter().all(|r| r.starts_with("GET ")));
+}

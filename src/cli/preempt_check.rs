@@ -149,10 +149,10 @@ pub fn run(args: Args) -> Result<Exit, CliError> {
         args.karmada_version.as_deref(),
     )?;
     if args.files.is_empty() {
-        let (state, changes) = live_state(&args, engine)?;
-        return report(state, changes, &args, "in the control plane", &|_| {
-            Vec::new()
-        });
+        let (state, changes, inv) = live_state(&args, engine)?;
+        let before = state.clone();
+        let deliveries = |r: &CheckReport| file_deliveries(r, &inv, &before);
+        return report(state, changes, &args, "in the control plane", &deliveries);
     }
     let namespace = args.namespace.as_deref().unwrap_or("default");
     let inv = read_inputs(&args.files, namespace)?;
@@ -200,9 +200,9 @@ pub fn run(args: Args) -> Result<Exit, CliError> {
     report(state, changes, &args, "in the state", &deliveries)
 }
 
-/// What member clusters receive before and after each move, from the files: the manifests,
-/// Cluster objects and override policies of the input, the owners' placements before the
-/// changes from `before`.
+/// What member clusters receive before and after each move, from the files or the control
+/// plane's objects: the manifests, Cluster objects and override policies of the input, the
+/// owners' placements before the changes from `before`.
 fn file_deliveries(r: &CheckReport, inv: &Inventory, before: &State) -> Vec<DeliveryChange> {
     let clusters = Cluster::from_inventory(inv);
     let overrides: Vec<&crate::model::OverridePolicy> = inv.overrides().collect();
@@ -224,7 +224,7 @@ fn file_deliveries(r: &CheckReport, inv: &Inventory, before: &State) -> Vec<Deli
 /// Applies `changes` to `state`, prints the report as `-o` asks and maps `--fail-on-blocked` to
 /// the exit code (files and live mode alike). `--delete` of a policy that is nowhere is a usage
 /// error saying where it was looked for (`where_`).
-/// `deliveries` says what member clusters receive before and after each move (files only).
+/// `deliveries` says what member clusters receive before and after each move.
 fn report(
     state: State,
     changes: Vec<Change>,
@@ -246,9 +246,13 @@ fn report(
     Ok(Exit::Ok)
 }
 
-/// The live state and the changes of `preempt-check --apply FILE / --delete TYPE/[NS/]NAME`.
-/// Nothing is written: the changes run in the engine only.
-fn live_state(args: &Args, engine: EngineSettings) -> Result<(State, Vec<Change>), CliError> {
+/// The live state, the changes of `preempt-check --apply FILE / --delete TYPE/[NS/]NAME`, and
+/// the objects read (templates, overrides and Clusters for the delivery notes). Nothing is
+/// written: the changes run in the engine only.
+fn live_state(
+    args: &Args,
+    engine: EngineSettings,
+) -> Result<(State, Vec<Change>, Inventory), CliError> {
     let settings = args.kube.settings()?;
     let connect = || Session::connect(&settings.connect_options(), settings.concurrency);
     // Without -n the namespace is the kubeconfig context's, which needs the connection.
@@ -275,6 +279,7 @@ fn live_state(args: &Args, engine: EngineSettings) -> Result<(State, Vec<Change>
         karmada::cop(),
         karmada::rb(),
         karmada::crb(),
+        karmada::cluster(),
     ];
     let reads = s.list_all(base.iter().cloned())?;
     let policy_docs = live::documents(&reads[..2]);
@@ -301,7 +306,7 @@ fn live_state(args: &Args, engine: EngineSettings) -> Result<(State, Vec<Change>
             unknown_claimers,
         },
     );
-    Ok((state, changes))
+    Ok((state, changes, inv))
 }
 
 /// The policies `--apply` files hold and the changes, in command-line order.
