@@ -100,6 +100,9 @@ fn a_pp_with_applied_refused_and_missing_works_text() {
             ),
         "{works:?}"
     );
+    // Discovery (2), one round of policies, bindings and Clusters (4), the templates of the one
+    // kind it selects (1), the Works (1): nothing per template.
+    assert_eq!(reqs.len(), 8, "{reqs:?}");
     // A PP reads its own namespace only.
     assert!(reqs
         .iter()

@@ -9,6 +9,8 @@ use crate::model::policy::Suspension;
 use crate::model::{Binding, Condition, Inventory, Work};
 use crate::source::policy_reads::PolicyReadable;
 
+use std::collections::HashMap;
+
 use super::chain::{self, Chain, ChainInput, Readable};
 use super::policy_view::PolicyExplanation;
 use super::state::{State, TemplateEntry};
@@ -80,14 +82,89 @@ impl From<PolicyReadable> for Readable {
     }
 }
 
-/// Whether `b` binds the template: its `spec.resource` names it (the version may differ).
-fn binds(b: &Binding, tpl: &TemplateEntry) -> bool {
-    let r = &b.spec.resource;
-    crate::model::group_of(&r.api_version) == tpl.group()
-        && r.kind == *tpl.kind
-        && r.name == *tpl.name
-        && b.cluster_scoped == tpl.namespace.is_empty()
-        && (b.cluster_scoped || r.namespace == *tpl.namespace)
+/// A template's identity as a binding names it: group, kind, namespace, name (the version in
+/// `spec.resource` may differ from the template's).
+type TemplateKey<'a> = (&'a str, &'a str, &'a str, &'a str);
+
+fn template_key(tpl: &TemplateEntry) -> TemplateKey<'_> {
+    (tpl.group(), &tpl.kind, &tpl.namespace, &tpl.name)
+}
+
+/// The bindings by the template they bind, and the Works by the binding id they carry: a
+/// policy can hold thousands of templates, so nothing is looked up by a scan.
+struct Index<'a> {
+    bindings: HashMap<TemplateKey<'a>, Vec<&'a Binding>>,
+    /// `(cluster-scoped binding, permanent id)` → its Works.
+    works: HashMap<(bool, &'a str), Vec<&'a Work>>,
+    /// Works without a binding id label: matched by annotation ([`chain::work_of`]).
+    unlabeled: Vec<&'a Work>,
+    all_works: Vec<&'a Work>,
+}
+
+impl<'a> Index<'a> {
+    fn new(inv: &'a Inventory, works: &'a [Work]) -> Index<'a> {
+        let mut bindings: HashMap<TemplateKey<'a>, Vec<&'a Binding>> = HashMap::new();
+        for b in inv.bindings() {
+            let r = &b.spec.resource;
+            let ns = if b.cluster_scoped {
+                ""
+            } else {
+                r.namespace.as_str()
+            };
+            let key = (
+                crate::model::group_of(&r.api_version),
+                r.kind.as_str(),
+                ns,
+                r.name.as_str(),
+            );
+            bindings.entry(key).or_default().push(b);
+        }
+        let mut index = Index {
+            bindings,
+            works: HashMap::new(),
+            unlabeled: Vec::new(),
+            all_works: works.iter().collect(),
+        };
+        for w in works {
+            let ids = [(false, chain::RB_ID_LABEL), (true, chain::CRB_ID_LABEL)];
+            let mut labeled = false;
+            for (cluster_scoped, label) in ids {
+                if let Some(id) = w.meta.label(label) {
+                    index.works.entry((cluster_scoped, id)).or_default().push(w);
+                    labeled = true;
+                }
+            }
+            if !labeled {
+                index.unlabeled.push(w);
+            }
+        }
+        index
+    }
+
+    /// The bindings whose `spec.resource` is the template (normally one).
+    fn bindings_of(&self, tpl: &TemplateEntry) -> Vec<&'a Binding> {
+        self.bindings
+            .get(&template_key(tpl))
+            .cloned()
+            .unwrap_or_default()
+    }
+
+    /// The Works that may belong to `b`: those carrying its id, and those carrying none; every
+    /// Work for a binding without an id.
+    fn works_of(&self, b: &Binding) -> Vec<&'a Work> {
+        match b.permanent_id() {
+            Some(id) => {
+                let mut out = self
+                    .works
+                    .get(&(b.cluster_scoped, id))
+                    .cloned()
+                    .unwrap_or_default();
+                out.extend(&self.unlabeled);
+                out
+            }
+            None => self.all_works.clone(),
+        }
+    }
 }
 
 /// The indexes (into the explanation's templates) of those whose claim names the policy.
@@ -105,11 +182,9 @@ pub fn held_bindings<'a>(
     e: &PolicyExplanation,
     inv: &'a Inventory,
 ) -> Vec<&'a Binding> {
+    let index = Index::new(inv, &[]);
     held(e)
-        .flat_map(|i| {
-            let tpl = &state.templates[e.templates[i].template];
-            inv.bindings().filter(move |b| binds(b, tpl))
-        })
+        .flat_map(|i| index.bindings_of(&state.templates[e.templates[i].template]))
         .collect()
 }
 
@@ -118,8 +193,9 @@ pub fn trace(input: &LiveInput<'_>) -> PolicyLive {
     let e = input.explanation;
     let mut templates = vec![None; e.templates.len()];
     let mut counts = LiveCounts::default();
+    let index = Index::new(input.inventory, input.works);
     for i in held(e) {
-        let live = template_live(input, i);
+        let live = template_live(input, &index, i);
         count(&mut counts, &live);
         templates[i] = Some(live);
     }
@@ -135,14 +211,14 @@ pub fn trace(input: &LiveInput<'_>) -> PolicyLive {
     }
 }
 
-fn template_live(input: &LiveInput<'_>, i: usize) -> TemplateLive {
+fn template_live(input: &LiveInput<'_>, index: &Index<'_>, i: usize) -> TemplateLive {
     let s = &input.explanation.templates[i];
-    let tpl = &input.state.templates[s.template];
-    let bindings: Vec<&Binding> = input
-        .inventory
-        .bindings()
-        .filter(|b| binds(b, tpl))
-        .collect();
+    let bindings = index.bindings_of(&input.state.templates[s.template]);
+    // The chain reads the first binding's Works (`chain::diagnose`).
+    let works = bindings
+        .first()
+        .map(|b| index.works_of(b))
+        .unwrap_or_default();
     let binding_conditions = bindings
         .first()
         .map(|b| {
@@ -157,7 +233,7 @@ fn template_live(input: &LiveInput<'_>, i: usize) -> TemplateLive {
         template: s.template,
         explanation: &s.decision,
         bindings,
-        works: input.works.iter().collect(),
+        works,
         clusters: input.clusters.iter().map(|c| c.name.clone()).collect(),
         readable: input.readable,
     });
