@@ -47,9 +47,6 @@ pub enum CliError {
     /// `explain -f`: TYPE/NAME names no one template (exit 2).
     #[error(transparent)]
     Template(#[from] crate::engine::explain_inputs::FindError),
-    /// `explain pp/NAME`: no such (admitted) policy (exit 2).
-    #[error(transparent)]
-    Policy(#[from] crate::engine::policy_view::NotFound),
     /// TYPE names no kind, or several (exit 2).
     #[error(transparent)]
     Kind(#[from] crate::model::kinds::ResolveError),
@@ -114,14 +111,16 @@ impl CliError {
             CliError::Suspend(e) if e.is_api() => Exit::Api,
             CliError::Suspend(_) => Exit::Failure,
             CliError::Session(e) if e.is_api() => Exit::Api,
-            CliError::Session(crate::source::session::SessionError::NotFound(_)) => Exit::Usage,
+            CliError::Session(
+                crate::source::session::SessionError::NotFound(_)
+                | crate::source::session::SessionError::Type(_),
+            ) => Exit::Usage,
             CliError::Session(_) => Exit::Failure,
             CliError::Usage(_)
             | CliError::Io(_)
             | CliError::Input(_)
             | CliError::Inputs(_)
             | CliError::Template(_)
-            | CliError::Policy(_)
             | CliError::Kind(_)
             | CliError::Output(_)
             | CliError::PolicyRef(_)

@@ -7,11 +7,13 @@
 use crate::model::cluster::Cluster;
 use crate::model::policy::Suspension;
 use crate::model::{Binding, Condition, Inventory, Work};
-use crate::source::policy_reads::PolicyReadable;
+use crate::source::live::Read;
+use crate::source::policy_reads::{PolicyReadable, PolicyReads};
 
 use std::collections::HashMap;
 
 use super::chain::{self, Chain, ChainInput, Readable};
+use super::placement::PlacementResult;
 use super::policy_view::PolicyExplanation;
 use super::state::{State, TemplateEntry};
 
@@ -186,6 +188,46 @@ pub fn held_bindings<'a>(
     held(e)
         .flat_map(|i| index.bindings_of(&state.templates[e.templates[i].template]))
         .collect()
+}
+
+/// `(cluster-scoped, permanent id)` of each binding the policy holds, as
+/// [`PolicyReads::works_requests`] takes them.
+pub fn held_binding_ids<'a>(
+    state: &State,
+    e: &PolicyExplanation,
+    inv: &'a Inventory,
+) -> Vec<(bool, Option<&'a str>)> {
+    held_bindings(state, e, inv)
+        .into_iter()
+        .map(|b| (b.cluster_scoped, b.permanent_id()))
+        .collect()
+}
+
+/// The live trace from the reads around policy `p` ([`PolicyReads`]), and its placement over
+/// the control plane's Clusters.
+pub fn from_reads(
+    state: &State,
+    p: usize,
+    e: &PolicyExplanation,
+    inv: &Inventory,
+    target: &PolicyReads<'_>,
+    reads: &[Read],
+) -> (PolicyLive, Option<PlacementResult>) {
+    let works: Vec<Work> = target.works(reads).map(Work::from_json).collect();
+    let clusters: Vec<Cluster> = target
+        .clusters(reads)
+        .iter()
+        .map(Cluster::from_object)
+        .collect();
+    let live = trace(&LiveInput {
+        state,
+        explanation: e,
+        inventory: inv,
+        works: &works,
+        clusters: &clusters,
+        readable: target.readable(reads).into(),
+    });
+    (live, super::policy_view::placement(state, p, &clusters))
 }
 
 /// The live part of every held template, and the counts.

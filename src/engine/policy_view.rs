@@ -4,10 +4,12 @@
 //! and why a policy that selects nothing is dead. Built from the per-template decision
 //! ([`super::explain::explain`]), never re-derived.
 
+use crate::model::cluster::Cluster;
 use crate::model::{ObjectRef, PolicyRef};
 
 use super::claim::Excluded;
 use super::explain::{explain, Explanation, Why};
+use super::placement::{self, BindingView, PlacementResult};
 use super::state::State;
 
 /// Where one selected template's claim stands relative to the policy.
@@ -100,34 +102,18 @@ fn standing(e: &Explanation, me: &PolicyRef, lazy: bool) -> Standing {
     }
 }
 
-/// `explain pp/NAME` names a policy the inputs do not have (a usage error).
-#[derive(Debug, thiserror::Error)]
-#[error("{policy} not found {where_}{}", if *.rejected { " (admission rejects it: run lint)" } else { "" })]
-pub struct NotFound {
-    pub policy: PolicyRef,
-    /// Where it was looked for: `in the given files`, `on the control plane`.
-    pub where_: &'static str,
-    /// Admission refuses it, so it never reaches the detector.
-    pub rejected: bool,
-}
-
-/// The policy of that kind, namespace (ignored for a CPP) and name among the admitted ones.
-pub fn find(
-    state: &State,
-    kind: crate::model::PolicyKind,
-    namespace: &str,
-    name: &str,
-    where_: &'static str,
-) -> Result<usize, NotFound> {
-    let policy = match kind {
-        crate::model::PolicyKind::PropagationPolicy => PolicyRef::pp(namespace, name),
-        crate::model::PolicyKind::ClusterPropagationPolicy => PolicyRef::cpp(name),
+/// The placement of policy `p` over `clusters`, once for the whole view; none without a
+/// placement or Cluster objects. APIEnablement is checked against the first selector's kind.
+pub fn placement(state: &State, p: usize, clusters: &[Cluster]) -> Option<PlacementResult> {
+    let spec = &state.policy(p).spec;
+    let pl = spec.placement.as_ref().filter(|_| !clusters.is_empty())?;
+    let rs = spec.resource_selectors.first();
+    let view = BindingView {
+        api_version: rs.map_or("", |r| r.api_version.as_str()),
+        kind: rs.map_or("", |r| r.kind.as_str()),
+        ..Default::default()
     };
-    state.find_policy(&policy).ok_or_else(|| NotFound {
-        rejected: state.rejected.iter().any(|r| r.policy == policy),
-        policy,
-        where_,
-    })
+    Some(placement::evaluate(pl, clusters, &view))
 }
 
 /// Explains policy `p` of the state.
@@ -218,23 +204,4 @@ fn dead_reason(state: &State, p: usize, all_filtered: bool) -> String {
             kinds.join(", ")
         )
     }
-}
-
-/// The policy's placement over the member clusters, once for the policy (none without a
-/// placement or without Cluster objects). APIEnablement is checked against the first
-/// selector's kind.
-pub fn placement(
-    state: &State,
-    p: usize,
-    clusters: &[crate::model::cluster::Cluster],
-) -> Option<super::placement::PlacementResult> {
-    let spec = &state.policy(p).spec;
-    let pl = spec.placement.as_ref().filter(|_| !clusters.is_empty())?;
-    let rs = spec.resource_selectors.first();
-    let view = super::placement::BindingView {
-        api_version: rs.map_or("", |r| r.api_version.as_str()),
-        kind: rs.map_or("", |r| r.kind.as_str()),
-        ..Default::default()
-    };
-    Some(super::placement::evaluate(pl, clusters, &view))
 }
