@@ -230,6 +230,23 @@ fn explain_policy_on_the_gitops_example() {
     assert_eq!(v["templates"][1]["when"], "now");
 }
 
+/// `explain pp/NAME` on the same example: the PP the CPP loses to, from the files.
+#[test]
+fn explain_pp_on_the_gitops_example() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata/examples/gitops");
+    let dir = dir.display().to_string();
+    let args = ["explain", "pp/nginx-canary", "-n", "payments", "-f", &dir];
+    let (code, text, err) = run(&args, None);
+    assert_eq!(code, 0, "{err}");
+    assert_snapshot("explain-pp-gitops.txt", &text);
+    let (code, out, err) = run(&[&args[..], &["-o", "json"]].concat(), None);
+    assert_eq!(code, 0, "{err}");
+    assert_snapshot("explain-pp-gitops.json", &out);
+    let v: J = serde_json::from_str(&out).unwrap();
+    assert_eq!(v["templates"][0]["status"], "will-be-claimed");
+    assert!(v.get("binding").is_none() && v["templates"][0].get("works").is_none());
+}
+
 /// A policy selecting nothing says why; an unknown feature gate is an error naming the known.
 #[test]
 fn dead_policy_and_unknown_gate() {
@@ -312,4 +329,60 @@ fn preempt_check_notes_what_member_clusters_receive_after_a_move() {
         "mirror.example.com/nginx:1.25"
     );
     assert_snapshot("preempt-check-delivery.json", &out);
+}
+
+/// Live `preempt-check` says the same about the member clusters as with the files: the
+/// templates, override policies and Cluster objects come from the control plane.
+#[test]
+fn live_preempt_check_notes_what_member_clusters_receive() {
+    let s = TestServer::start();
+    let text = std::fs::read_to_string(testdata("move-state.yaml")).unwrap();
+    let loaded = karmada_policy::source::load(karmada_policy::source::Source::new("s", text));
+    for d in &loaded.documents {
+        let mut obj = d.root.to_json();
+        if obj["kind"] == "PropagationPolicy" {
+            obj["metadata"]["labels"] =
+                json!({"propagationpolicy.karmada.io/permanent-id": "id-old"});
+        }
+        if obj["kind"] == "Deployment" {
+            obj["metadata"]["labels"]["propagationpolicy.karmada.io/permanent-id"] =
+                json!("id-old");
+            obj["metadata"]["annotations"] = json!({
+                "propagationpolicy.karmada.io/namespace": "default",
+                "propagationpolicy.karmada.io/name": "old"});
+        }
+        s.insert(obj);
+    }
+    for name in ["member1", "member2"] {
+        let mut c = support::cluster(name, true);
+        c["status"]["apiEnablements"] = json!([{"groupVersion": "apps/v1", "resources": [{"name": "deployments", "kind": "Deployment"}]}]);
+        s.insert(c);
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let kc = s.kubeconfig(dir.path());
+    let new = testdata("move-new.yaml");
+    let args = [
+        "preempt-check",
+        "--delete",
+        "pp/default/old",
+        "--apply",
+        &new,
+        "-n",
+        "default",
+    ];
+    let (code, out, err) = run(&args, Some(&kc));
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        out.contains("member1 stops receiving it (it had the template without overrides); member2 starts receiving it with overrides op/default/member2-registry"),
+        "{out}"
+    );
+    let (code, out, err) = run(&[&args[..], &["-o", "json"]].concat(), Some(&kc));
+    assert_eq!(code, 0, "{err}");
+    let v: J = serde_json::from_str(&out).unwrap();
+    let clusters = &v["resources"][0]["delivery"]["clusters"];
+    assert_eq!(
+        clusters[1]["after"]["manifest"]["spec"]["template"]["spec"]["containers"][0]["image"],
+        "mirror.example.com/nginx:1.25"
+    );
+    assert!(s.requests().iter().all(|r| r.starts_with("GET ")));
 }

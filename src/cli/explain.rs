@@ -6,11 +6,14 @@ use super::args::{EngineSettings, KubeFlags};
 use super::common::{read_inputs, stdout_color, warn_problems, write_stdout, Inputs};
 use super::error::{CliError, Exit};
 use crate::engine::explain_inputs::{self, Found, Wanted};
-use crate::engine::policy_view;
 use crate::engine::state::{State, UnknownClaimers};
+use crate::engine::{policy_live, policy_view};
 use crate::model::cluster::Cluster;
 use crate::model::{Inventory, PolicyKind};
-use crate::output::format::{render_explain, render_policy_view, ExplainFormat, LiveChain};
+use crate::output::format::{
+    render_explain, render_policy_view, ExplainFormat, LiveChain, PolicyLiveChain,
+};
+use crate::source::policy_reads::PolicyReads;
 use crate::source::prefilter::DocHead;
 use crate::source::session::{Session, TemplateReads};
 
@@ -130,8 +133,8 @@ fn explain_files(
     Ok(Exit::Ok)
 }
 
-/// `explain pp/NAME` / `cpp/NAME` from files: every selected template with its standing, the
-/// filtered ones, counts, and the placement once for the policy.
+/// `explain pp/NAME` / `cpp/NAME`: every selected template with its standing, the filtered
+/// ones, counts, and the placement once for the policy; live, the held templates' chains.
 fn explain_policy(
     args: &Args,
     kind: PolicyKind,
@@ -139,17 +142,64 @@ fn explain_policy(
     engine: EngineSettings,
 ) -> Result<Exit, CliError> {
     if args.files.is_empty() {
-        return Err(CliError::usage(
-            "explain pp/NAME and cpp/NAME read manifests: pass -f (the live form is not available yet)",
-        ));
+        return explain_policy_live(args, kind, name, engine);
     }
     let namespace = args.namespace.as_deref().unwrap_or("default");
     let inv = read_inputs(&args.files, namespace)?;
     let state = State::from_inventory(&inv, engine.options(UnknownClaimers::Stale));
-    let p = explain_inputs::find_policy(&state, kind, name, namespace)?;
+    let p = explain_inputs::find_policy(&state, kind, name, namespace, "in the given files")?;
     let view = policy_view::explain_policy(&state, p);
     let placement = policy_view::placement(&state, p, &Cluster::from_inventory(&inv));
-    write_stdout(&render_policy_view(format(args), &view, placement.as_ref()))?;
+    write_stdout(&render_policy_view(
+        format(args),
+        &view,
+        placement.as_ref(),
+        None,
+    ))?;
+    Ok(Exit::Ok)
+}
+
+/// `explain pp/NAME` against the control plane: the reads around the policy
+/// ([`PolicyReads`]), its view, the Works of the bindings it holds, then the live trace.
+fn explain_policy_live(
+    args: &Args,
+    kind: PolicyKind,
+    name: &str,
+    engine: EngineSettings,
+) -> Result<Exit, CliError> {
+    let settings = args.kube.settings()?;
+    let mut s = Session::connect(&settings.connect_options(), settings.concurrency)?;
+    let ns = args
+        .namespace
+        .clone()
+        .unwrap_or_else(|| s.namespace().into());
+    let target = PolicyReads {
+        name,
+        namespace: (kind == PolicyKind::PropagationPolicy).then_some(ns.as_str()),
+    };
+    let mut reads = target.read(&mut s, crate::model::kinds::selected_kinds_of)?;
+    let inv = Inventory::from_documents(target.documents(&reads), &ns);
+    let unknown = UnknownClaimers::when_policies_read(target.readable(&reads).policies);
+    let state = State::from_inventory(&inv, engine.options(unknown));
+    let p = explain_inputs::find_policy(&state, kind, name, &ns, "on the control plane")?;
+    let view = policy_view::explain_policy(&state, p);
+    // The Works of the bindings of the templates it holds, by their ids (one list per 50).
+    let held = policy_live::held_binding_ids(&state, &view, &inv);
+    reads.extend(s.read(target.works_requests(held))?);
+    let (live, placement) = policy_live::from_reads(&state, p, &view, &inv, &target, &reads);
+    if format(args) != ExplainFormat::Text {
+        s.warn_notes();
+    }
+    let live = PolicyLiveChain {
+        live: &live,
+        notes: &s.notes,
+    };
+    write_stdout(&render_policy_view(
+        format(args),
+        &view,
+        placement.as_ref(),
+        Some(&live),
+    ))?;
     Ok(Exit::Ok)
 }
 

@@ -105,10 +105,10 @@ pub fn run(args: Args) -> Result<Exit, CliError> {
         flags.karmada_version.as_deref(),
     )?;
     if flags.files.is_empty() {
-        let (state, changes) = live_state(&args, engine)?;
-        return report(state, changes, flags, "in the control plane", &|_| {
-            Vec::new()
-        });
+        let (state, changes, inv) = live_state(&args, engine)?;
+        let before = state.clone();
+        let deliveries = |r: &CheckReport| delivery_changes_in_files(r, &inv, &before);
+        return report(state, changes, flags, "in the control plane", &deliveries);
     }
     let namespace = flags.namespace.as_deref().unwrap_or("default");
     let inv = read_inputs(&flags.files, namespace)?;
@@ -122,7 +122,7 @@ pub fn run(args: Args) -> Result<Exit, CliError> {
 /// Applies `changes` to `state`, prints the report as `-o` asks and maps `--fail-on-blocked` to
 /// the exit code (files and live mode alike). `--delete` of a policy that is nowhere is a usage
 /// error saying where it was looked for (`where_`).
-/// `deliveries` says what member clusters receive before and after each move (files only).
+/// `deliveries` says what member clusters receive before and after each move.
 fn report(
     state: State,
     changes: Vec<Change>,
@@ -144,9 +144,13 @@ fn report(
     Ok(Exit::Ok)
 }
 
-/// The live state and the changes of `preempt-check --apply FILE / --delete TYPE/[NS/]NAME`.
-/// Nothing is written: the changes run in the engine only.
-fn live_state(args: &Args, engine: EngineSettings) -> Result<(State, Vec<Change>), CliError> {
+/// The live state, the changes of `preempt-check --apply FILE / --delete TYPE/[NS/]NAME`, and
+/// the objects read (templates, overrides and Clusters for the delivery notes). Nothing is
+/// written: the changes run in the engine only.
+fn live_state(
+    args: &Args,
+    engine: EngineSettings,
+) -> Result<(State, Vec<Change>, Inventory), CliError> {
     let settings = args.flags.kube.settings()?;
     let connect = || Session::connect(&settings.connect_options(), settings.concurrency);
     // Without -n the namespace is the kubeconfig context's, which needs the connection.
@@ -169,6 +173,7 @@ fn live_state(args: &Args, engine: EngineSettings) -> Result<(State, Vec<Change>
         karmada::cop(),
         karmada::rb(),
         karmada::crb(),
+        karmada::cluster(),
     ];
     let reads = s.list_all(base.iter().cloned())?;
     let policies = Inventory::from_documents(live::documents(&reads[..2]), "default");
@@ -182,10 +187,8 @@ fn live_state(args: &Args, engine: EngineSettings) -> Result<(State, Vec<Change>
     } else {
         UnknownClaimers::AssumeExisting
     };
-    Ok((
-        State::from_inventory(&inv, engine.options(unknown_claimers)),
-        changes,
-    ))
+    let state = State::from_inventory(&inv, engine.options(unknown_claimers));
+    Ok((state, changes, inv))
 }
 
 /// The policies `--apply` files hold and the changes, in command-line order; `--delete`

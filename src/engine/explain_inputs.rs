@@ -133,12 +133,14 @@ pub fn policy_kind(ty: &str) -> Option<PolicyKind> {
         .flatten()
 }
 
-/// The policy `explain pp/NAME` / `cpp/NAME` names, in `namespace` for a PP.
+/// The policy `explain pp/NAME` / `cpp/NAME` names, in `namespace` for a PP; `where_` says
+/// where it was looked for (`in the given files`, `on the control plane`).
 pub fn find_policy(
     state: &State,
     kind: PolicyKind,
     name: &str,
     namespace: &str,
+    where_: &str,
 ) -> Result<usize, FindError> {
     let wanted = match kind {
         PolicyKind::PropagationPolicy => PolicyRef::pp(namespace, name),
@@ -147,7 +149,7 @@ pub fn find_policy(
     state.find_policy(&wanted).ok_or_else(|| {
         let rejected = state.rejected.iter().any(|r| r.policy == wanted);
         FindError::NotFound(format!(
-            "{wanted} not found in the given files{}",
+            "{wanted} not found {where_}{}",
             if rejected {
                 " (admission rejects it: run lint)"
             } else {

@@ -33,3 +33,5 @@ pub mod delivery;
 pub mod overrides;
 pub mod placement;
 pub mod policy_view;
+// `explain pp/NAME` live: the held templates' bindings and Works (issue 21).
+pub mod policy_live;

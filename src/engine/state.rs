@@ -78,6 +78,18 @@ pub enum UnknownClaimers {
     AssumeExisting,
 }
 
+impl UnknownClaimers {
+    /// Live: with every policy read, a claim naming a missing policy is stale (§4.2); with a
+    /// policy read degraded, it may name one we could not see.
+    pub fn when_policies_read(all_read: bool) -> UnknownClaimers {
+        if all_read {
+            UnknownClaimers::Stale
+        } else {
+            UnknownClaimers::AssumeExisting
+        }
+    }
+}
+
 #[derive(Clone, Debug, Default)]
 pub struct Options {
     pub gates: FeatureGates,

@@ -9,6 +9,7 @@ use serde::Deserialize;
 use super::meta::ObjectMeta;
 use super::policy::Suspension;
 use super::PolicyKind;
+use crate::kube::kinds::{CRB_ID_LABEL, RB_ID_LABEL};
 use crate::source::Node;
 
 #[derive(Clone, Debug)]
@@ -16,6 +17,8 @@ pub struct Binding {
     pub cluster_scoped: bool,
     pub meta: ObjectMeta,
     pub spec: BindingSpec,
+    /// `status.conditions` (`Scheduled`, `FullyApplied`, ...), as the controllers report them.
+    pub conditions: Vec<Condition>,
     pub doc: usize,
 }
 
@@ -61,7 +64,21 @@ impl Binding {
             cluster_scoped: kind == "ClusterResourceBinding",
             meta,
             spec,
+            conditions: status_conditions(root),
             doc,
+        })
+    }
+
+    pub fn condition(&self, type_: &str) -> Option<&Condition> {
+        self.conditions.iter().find(|c| c.type_ == type_)
+    }
+
+    /// The binding's permanent id, which its Works carry as a label (Karmada ≥ 1.8).
+    pub fn permanent_id(&self) -> Option<&str> {
+        self.meta.label(if self.cluster_scoped {
+            CRB_ID_LABEL
+        } else {
+            RB_ID_LABEL
         })
     }
 
@@ -78,7 +95,7 @@ pub struct Work {
     pub doc: usize,
 }
 
-#[derive(Clone, Debug, Default, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, Deserialize)]
 #[serde(rename_all = "camelCase", default)]
 pub struct Condition {
     #[serde(rename = "type")]
@@ -98,12 +115,7 @@ impl Work {
                 crate::source::Value::Bool(b) => Some(b),
                 _ => None,
             });
-        let conditions = root
-            .get("status")
-            .and_then(|s| s.get("conditions"))
-            .map(Node::to_json)
-            .and_then(|j| serde_json::from_value(j).ok())
-            .unwrap_or_default();
+        let conditions = status_conditions(root);
         Work {
             meta,
             suspend_dispatching,
@@ -120,6 +132,15 @@ impl Work {
     pub fn condition(&self, type_: &str) -> Option<&Condition> {
         self.conditions.iter().find(|c| c.type_ == type_)
     }
+}
+
+/// `status.conditions` of an object; none when absent or not a list of conditions.
+fn status_conditions(root: &Node) -> Vec<Condition> {
+    root.get("status")
+        .and_then(|s| s.get("conditions"))
+        .map(Node::to_json)
+        .and_then(|j| serde_json::from_value(j).ok())
+        .unwrap_or_default()
 }
 
 impl Work {

@@ -81,3 +81,9 @@ pub fn selected_kinds<'a>(
     }
     out
 }
+
+/// [`selected_kinds`] of one policy as the API returns it (live `explain pp/NAME`).
+pub fn selected_kinds_of(policy: &serde_json::Value, d: &Discovered) -> Vec<ResourceType> {
+    let doc = crate::source::live::document(&crate::source::live::karmada::pp(), policy);
+    selected_kinds(Inventory::from_documents(vec![doc], "").policies(), d)
+}

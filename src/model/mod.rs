@@ -22,7 +22,7 @@ pub mod version;
 
 use serde::Serialize;
 
-pub use binding::{Binding, Work};
+pub use binding::{Binding, Condition, Work};
 pub use meta::ObjectMeta;
 pub use override_policy::OverridePolicy;
 pub use policy::PropagationSpec;

@@ -7,6 +7,7 @@ use crate::engine::chain::Chain;
 use crate::engine::explain_inputs::Explained;
 use crate::engine::ownership::OwnershipChange;
 use crate::engine::placement::PlacementResult;
+use crate::engine::policy_live::PolicyLive;
 use crate::engine::policy_view::PolicyExplanation;
 use crate::engine::simulate::CheckReport;
 use crate::lint::{registry, Finding, Severity};
@@ -184,18 +185,29 @@ pub fn render_explain(
     }
 }
 
+/// The live part of `explain pp/NAME`: each held template's chain, and what could not be read.
+pub struct PolicyLiveChain<'a> {
+    pub live: &'a PolicyLive,
+    pub notes: &'a [String],
+}
+
 /// `explain pp/NAME` / `cpp/NAME`: every selected template, and the policy's placement over the
-/// Cluster objects given (if any). The graph merges the templates' claim graphs.
+/// Cluster objects given (if any); live, each held template's binding and Works. The graph
+/// merges the templates' claim graphs (live: with their chains).
 pub fn render_policy_view(
     format: ExplainFormat,
     e: &PolicyExplanation,
     placement: Option<&PlacementResult>,
+    live: Option<&PolicyLiveChain<'_>>,
 ) -> String {
     match format {
         ExplainFormat::Dot | ExplainFormat::Mermaid => {
             let mut graph = None;
-            for s in &e.templates {
-                let g = super::graph::from_explain(&s.decision, None);
+            for (i, s) in e.templates.iter().enumerate() {
+                let chain = live
+                    .and_then(|l| l.live.templates.get(i)?.as_ref())
+                    .map(|t| &t.chain);
+                let g = super::graph::from_explain(&s.decision, chain);
                 graph = Some(match graph {
                     None => g,
                     Some(mut acc) => {
@@ -216,14 +228,20 @@ pub fn render_policy_view(
             if let Some(pl) = placement {
                 v["placement"] = super::delivery::placement_json(pl);
             }
+            if let Some(l) = live {
+                super::policy_live::add_json(&mut v, l.live, l.notes);
+            }
             let mut out = serde_json::to_string_pretty(&v).expect("serializable");
             out.push('\n');
             out
         }
         ExplainFormat::Text => {
-            let mut out = super::policy_view::text(e);
+            let mut out = super::policy_view::text(e, live.map(|l| l.live));
             if let Some(pl) = placement {
                 out.push_str(&super::delivery::placement_text(pl));
+            }
+            if let Some(l) = live {
+                out.push_str(&super::policy_live::notes_text(l.notes));
             }
             out
         }

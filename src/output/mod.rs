@@ -11,6 +11,7 @@ pub mod graph;
 pub mod help;
 pub mod json;
 pub mod junit;
+pub mod policy_live;
 pub mod policy_view;
 pub mod preempt_check;
 pub mod rule_docs;

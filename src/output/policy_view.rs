@@ -2,6 +2,7 @@
 
 use serde_json::{json, Value};
 
+use crate::engine::policy_live::PolicyLive;
 use crate::engine::policy_view::{PolicyExplanation, Standing, When};
 
 use super::explain::{excluded_text, owner_text, why_text};
@@ -68,7 +69,9 @@ pub fn to_json(e: &PolicyExplanation) -> Value {
     })
 }
 
-pub fn text(e: &PolicyExplanation) -> String {
+/// The readable list; live, the policy's suspension and counts under its own, and each held
+/// template's binding and Works under its line.
+pub fn text(e: &PolicyExplanation, live: Option<&PolicyLive>) -> String {
     let mut out = format!("{}\n", owner_text(&e.policy));
     let c = &e.counts;
     out.push_str(&format!(
@@ -78,7 +81,10 @@ pub fn text(e: &PolicyExplanation) -> String {
     if let Some(d) = &e.dead {
         out.push_str(&format!("  selects nothing: {d}\n"));
     }
-    for s in &e.templates {
+    if let Some(l) = live {
+        out.push_str(&super::policy_live::header_text(l));
+    }
+    for (i, s) in e.templates.iter().enumerate() {
         let line = match &s.standing {
             Standing::Claimed => "claimed by it".to_string(),
             Standing::WillBeClaimed(w) => format!("will be claimed {}", when_text(*w)),
@@ -93,6 +99,9 @@ pub fn text(e: &PolicyExplanation) -> String {
             },
         };
         out.push_str(&format!("  {}  {line}\n", s.resource));
+        if let Some((l, Some(t))) = live.and_then(|l| Some((l, l.templates.get(i)?))) {
+            out.push_str(&super::policy_live::template_text(t, l));
+        }
     }
     for (r, ex) in &e.filtered {
         out.push_str(&format!("  {r}  filtered: {}\n", excluded_text(ex)));

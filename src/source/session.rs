@@ -1,7 +1,7 @@
 //! A connected, read-only session on the control plane for `explain`, `preempt-check` and
 //! `lint --cluster`: the runtime, the client, discovery, the reads ([`super::live::read_all`])
 //! with their notes and request counts; and the reads around one resource template that
-//! `explain` needs ([`TemplateReads`]).
+//! `explain` needs ([`TemplateReads`]; around a policy: [`super::policy_reads`]).
 
 use std::sync::Arc;
 
@@ -30,7 +30,10 @@ pub enum SessionError {
     /// The template `explain` asks about could not be read (an API failure).
     #[error("cannot read {what}: {message}")]
     Template { what: String, message: String },
-    /// The template does not exist (a usage error).
+    /// The policy `explain pp/NAME` asks about could not be read (an API failure).
+    #[error("cannot read {what}: {message}")]
+    Policy { what: String, message: String },
+    /// The template (or policy) does not exist (a usage error).
     #[error("{0}")]
     NotFound(String),
     /// TYPE names no served kind, or a Karmada kind rather than a template (a usage error).
