@@ -277,7 +277,7 @@ fn run_gitops(
     outputs: &[OutputSpec],
     threshold: Option<Severity>,
 ) -> Result<Exit, CliError> {
-    let linted = lint::gitops::lint_repository(files, namespace, opts, &config.render_options);
+    let linted = lint::gitops::lint_repository(files, namespace, opts, &config.render_options)?;
     write_gitops(linted, outputs, threshold)
 }
 

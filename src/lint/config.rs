@@ -256,6 +256,7 @@ impl Config {
         let at_base = |p: &String| crate::source::kustomize::normalize(&base.join(p));
         let g = &raw.gitops;
         let render_options = crate::lint::gitops::RenderOptions {
+            environment: None,
             kustomize: g.kustomize.clone(),
             helm: g.helm.clone(),
             helm_values: g

@@ -4,6 +4,7 @@
 //! layer `suspend -f DIR` edits ([`layer`]).
 
 pub mod discover;
+pub mod environments;
 pub mod flux;
 pub mod helm;
 pub mod layer;
