@@ -35,18 +35,7 @@ pub struct Linted {
 /// Whether `files` hold kustomizations or charts to render (else `lint` reads them as plain
 /// manifests, as it always has).
 pub fn applies(files: &[PathBuf]) -> bool {
-    files.iter().any(|f| {
-        let name = f
-            .file_name()
-            .map(|n| n.to_string_lossy())
-            .unwrap_or_default();
-        discover::KUSTOMIZATION_FILES.contains(&name.as_ref()) || name == "Chart.yaml"
-    }) || files
-        .iter()
-        .filter_map(|f| f.parent())
-        .collect::<BTreeSet<_>>()
-        .into_iter()
-        .any(|d| d.join("Kustomization").is_file())
+    discover::holds_rendering(files)
 }
 
 /// Lints the repository the files belong to (only the environment `--env` names, if set).
@@ -196,7 +185,7 @@ fn discover_from(dir: &Path) -> Repository {
 
 /// Templates whose owner changes between two lints of a repository, environment by
 /// environment (an environment new at head is compared with an empty one); a change seen in
-/// several environments is listed once.
+/// several environments is listed once, naming them.
 pub fn ownership_changes(
     base: &Linted,
     head: &Linted,
@@ -213,8 +202,18 @@ pub fn ownership_changes(
         for change in
             crate::engine::ownership::ownership_changes(base_inv, head_inv, options.clone())
         {
-            if !out.contains(&change) {
-                out.push(change);
+            match out.iter_mut().find(|c| {
+                c.resource == change.resource
+                    && c.before == change.before
+                    && c.after == change.after
+                    && c.preempted == change.preempted
+                    && c.blocked_by == change.blocked_by
+            }) {
+                Some(seen) => seen.environments.push(name.clone()),
+                None => out.push(crate::engine::ownership::OwnershipChange {
+                    environments: vec![name.clone()],
+                    ..change
+                }),
             }
         }
     }
