@@ -249,6 +249,7 @@ fn lint_environment(
             source: r.loaded.source.clone(),
             documents: Vec::new(),
             problems: r.loaded.problems.clone(),
+            data: Vec::new(),
         });
     }
     for l in loaded.drain(..) {
@@ -259,6 +260,7 @@ fn lint_environment(
             source: l.source,
             documents: Vec::new(),
             problems: l.problems,
+            data: Vec::new(),
         });
     }
     let inventory = Inventory::from_documents(documents, namespace);

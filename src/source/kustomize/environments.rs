@@ -120,6 +120,7 @@ impl Repo {
         for f in &repo.plain {
             match files::read(f) {
                 Ok(l) => {
+                    notes.extend(crate::source::data_note(&l));
                     plain.insert(f.clone(), l);
                 }
                 Err(e) => notes.push(e.to_string()),
