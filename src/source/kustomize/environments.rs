@@ -12,6 +12,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
+use super::argo::{self, ArgoApp};
 use super::discover::{self, Repository};
 use super::flux::{self, FluxKustomization};
 use super::helm::{self, Helm};
@@ -131,7 +132,19 @@ impl Repo {
             .filter(|(_, l)| flux::may_hold(l.source.text()))
             .flat_map(|(p, l)| flux::find(l, p))
             .collect();
-        let plans = plan(&repo, &fluxes, &plain, &mut notes);
+        let dirs: Vec<PathBuf> = inputs
+            .iter()
+            .flat_map(|f| f.ancestors().skip(1))
+            .map(super::normalize)
+            .collect::<BTreeSet<_>>()
+            .into_iter()
+            .collect();
+        let apps: Vec<ArgoApp> = plain
+            .iter()
+            .filter(|(_, l)| argo::may_hold(l.source.text()))
+            .flat_map(|(p, l)| argo::find(l, p, &dirs))
+            .collect();
+        let plans = plan(&repo, &fluxes, &apps, &plain, &mut notes);
         Repo {
             repo,
             plain,
@@ -280,8 +293,14 @@ fn choose(plans: &[Plan], wanted: &str) -> Option<usize> {
         return Some(i);
     }
     let path = super::normalize(Path::new(wanted.trim_end_matches('/')));
-    if let Some(i) = plans.iter().position(|p| p.dir.as_deref() == Some(&path)) {
-        return Some(i);
+    let exact: Vec<usize> = plans
+        .iter()
+        .enumerate()
+        .filter(|(_, p)| p.dir.as_deref() == Some(&path))
+        .map(|(i, _)| i)
+        .collect();
+    if let [one] = exact.as_slice() {
+        return Some(*one);
     }
     let ending: Vec<usize> = plans
         .iter()
@@ -299,6 +318,7 @@ fn choose(plans: &[Plan], wanted: &str) -> Option<usize> {
 fn plan(
     repo: &Repository,
     fluxes: &[FluxKustomization],
+    apps: &[ArgoApp],
     plain: &BTreeMap<PathBuf, Loaded>,
     notes: &mut Vec<String>,
 ) -> Vec<Plan> {
@@ -341,8 +361,58 @@ fn plan(
             units,
         });
     }
+    let mut used = Used {
+        roots: &mut used_roots,
+        plain: &mut used_plain,
+    };
+    envs.extend(argo_plans(repo, apps, plain, &mut used, notes));
     rest(repo, plain, &used_roots, &used_plain, &mut envs);
     envs
+}
+
+/// One environment per Argo CD destination: the union of its Applications' paths, with the
+/// files defining those Applications.
+fn argo_plans(
+    repo: &Repository,
+    apps: &[ArgoApp],
+    plain: &BTreeMap<PathBuf, Loaded>,
+    used: &mut Used<'_>,
+    notes: &mut Vec<String>,
+) -> Vec<Plan> {
+    let mut by_destination: BTreeMap<&str, Vec<&ArgoApp>> = BTreeMap::new();
+    for a in apps {
+        by_destination.entry(&a.destination).or_default().push(a);
+    }
+    let mut plans = Vec::new();
+    for (destination, list) in by_destination {
+        let mut units = Vec::new();
+        let files: BTreeSet<&PathBuf> = list.iter().map(|a| &a.file).collect();
+        for f in &files {
+            used.plain.insert((*f).clone());
+            units.push((Unit::Plain((*f).clone()), None));
+        }
+        for a in &list {
+            for e in &a.elsewhere {
+                notes.push(format!(
+                    "{}: Argo CD Application {}: source `{e}` is not in this repository",
+                    a.file.display(),
+                    a.name
+                ));
+            }
+            for p in &a.paths {
+                units.extend(units_under(repo, plain, p, None, used));
+            }
+        }
+        let mut seen = BTreeSet::new();
+        units.retain(|(u, _)| seen.insert(u.clone()));
+        let dirs: BTreeSet<&Path> = files.iter().filter_map(|f| f.parent()).collect();
+        plans.push(Plan {
+            name: destination.to_string(),
+            dir: (dirs.len() == 1).then(|| dirs.into_iter().next().unwrap().to_path_buf()),
+            units,
+        });
+    }
+    plans
 }
 
 /// The units an environment gets from one declared path: the roots, charts and plain files
