@@ -83,6 +83,11 @@ pub struct Args {
     /// counts and the exit code (--fail-on) still cover every finding.
     #[arg(long = "min-severity", value_name = "SEVERITY", default_value = "info")]
     pub min_severity: String,
+    /// Over a GitOps repository: lint only this environment (a Flux cluster directory or
+    /// Argo CD destination, a kustomize root, a chart: its name or directory, as the findings'
+    /// `(in: ...)` name it). An unknown one exits 2 listing them.
+    #[arg(long = "env", value_name = "ENV")]
+    pub env: Option<String>,
     /// Show errors only (--min-severity error).
     #[arg(short = 'q', long = "quiet")]
     pub quiet: bool,
@@ -173,9 +178,15 @@ pub fn run(args: Args) -> Result<Exit, CliError> {
     }
     let outputs = requested_outputs(&args)?;
     let threshold = fail_threshold(&args.fail_on)?;
-    let config = load_config(&args)?;
+    let mut config = load_config(&args)?;
+    config.render_options.environment = args.env.clone();
     let opts = lint_options(&args, &config)?;
     let ignore = |p: &Path| config.ignores(p);
+    if args.env.is_some() && !lint::gitops::env_applies(&args.paths, &config) {
+        return Err(CliError::usage(
+            "--env picks an environment of a GitOps repository (kustomizations, charts), and the inputs hold none",
+        ));
+    }
     if args.rev.is_some() || args.staged || args.base.is_some() {
         return run_git(&args, &config, &opts, &outputs, threshold);
     }
@@ -209,6 +220,7 @@ pub fn run(args: Args) -> Result<Exit, CliError> {
         return run_gitops(&files, &args.namespace, &opts, &config, &outputs, threshold);
     }
     let linted = lint::stream::lint_paths(&files, &args.namespace, &opts)?;
+    lint::data_notes(&linted.loaded).for_each(|n| eprintln!("note: {n}"));
     if !args.allow_empty && stdin_was_empty(&args.paths, &linted) {
         return Err(CliError::usage(
             "stdin holds no Kubernetes object: did the command before the pipe fail? (--allow-empty accepts that)",

@@ -38,6 +38,15 @@ pub fn applies(files: &[PathBuf]) -> bool {
     discover::holds_rendering(files)
 }
 
+/// Whether `--env` can apply to the PATHs (the current directory when none): rendering is on
+/// and they hold a repository to render.
+pub fn env_applies(paths: &[String], config: &super::Config) -> bool {
+    let here = [".".to_string()];
+    let paths = if paths.is_empty() { &here[..] } else { paths };
+    !config.render_off
+        && files::expand(paths, &|p: &Path| config.ignores(p)).is_ok_and(|f| applies(&f))
+}
+
 /// Lints the repository the files belong to (only the environment `--env` names, if set).
 pub fn lint_repository(
     inputs: &[PathBuf],
