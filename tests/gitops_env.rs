@@ -72,14 +72,15 @@ fn lint_env_restricts_to_one_environment() {
         let o = run(&["lint", "--env", env, "-o", "github", FLUX]);
         assert_eq!(
             o.status.code(),
-            Some(0),
+            Some(1),
             "{env}: {}{}",
             stdout(&o),
             stderr(&o)
         );
+        // The base's error and staging's own warning, without `(in: ...)`: one environment.
         assert_eq!(
             stdout(&o),
-            "::warning file=testdata/gitops-repo/apps/web/overlays/staging/suspension.yaml,line=9,col=22,endLine=9,endColumn=29,title=karmada-policy (suspended-cluster-not-targeted)::pp/web-staging/web suspends dispatching to member2, which its placement does not select (targets: member1): this pauses nothing [spec.suspension.dispatchingOnClusters.clusterNames[0]]\n",
+            "::error file=testdata/gitops-repo/apps/web/base/policy.yaml,line=6,col=1,endLine=6,endColumn=5,title=karmada-policy (application-failover-requires-propagate-deps)::application failover is set, propagateDeps must be true [spec.propagateDeps]\n::warning file=testdata/gitops-repo/apps/web/overlays/staging/suspension.yaml,line=9,col=22,endLine=9,endColumn=29,title=karmada-policy (suspended-cluster-not-targeted)::pp/web-staging/web suspends dispatching to member2, which its placement does not select (targets: member1): this pauses nothing [spec.suspension.dispatchingOnClusters.clusterNames[0]]\n",
             "{env}"
         );
     }
@@ -352,7 +353,7 @@ fn data_files_are_notes_and_flux_escapes_keep_the_real_syntax_error() {
     assert_eq!(o.status.code(), Some(1), "{}{}", stdout(&o), stderr(&o));
     assert_eq!(
         stdout(&o),
-        "::error file=./objects.yaml,line=1,col=1,title=karmada-policy (not-an-object)::document is not a Kubernetes object (expected a mapping with apiVersion and kind)\n::error file=./release.yaml,line=9,col=16,title=karmada-policy (yaml-syntax)::invalid YAML: while parsing a flow sequence, expected ',' or ']'; this document was skipped\n"
+        "::error file=objects.yaml,line=1,endLine=3,title=karmada-policy (not-an-object)::document is not a Kubernetes object (expected a mapping with apiVersion and kind)\n::error file=release.yaml,line=9,col=16,endLine=9,endColumn=16,title=karmada-policy (yaml-syntax)::invalid YAML: while parsing a flow sequence, expected ',' or ']'; this document was skipped\n"
     );
     let notes: Vec<String> = stderr(&o).lines().map(str::to_string).collect();
     let expect: Vec<String> = [
@@ -363,7 +364,7 @@ fn data_files_are_notes_and_flux_escapes_keep_the_real_syntax_error() {
         "values.yaml",
     ]
     .iter()
-    .map(|f| format!("note: ./{f}: not a Kubernetes object (no apiVersion/kind): skipped"))
+    .map(|f| format!("note: {f}: not a Kubernetes object (no apiVersion/kind): skipped"))
     .collect();
     assert_eq!(notes, expect);
 }
