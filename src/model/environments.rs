@@ -28,7 +28,39 @@ pub struct EnvInputs {
     pub messages: Vec<String>,
 }
 
+/// Why a repository's environments could not be read (a usage error).
+#[derive(Debug, thiserror::Error)]
+pub enum EnvReadError {
+    #[error(transparent)]
+    Read(#[from] crate::source::files::ReadError),
+    #[error(transparent)]
+    Unknown(#[from] UnknownEnvironment),
+}
+
 impl EnvInputs {
+    /// `decide` in each environment with objects, kept where it succeeds (the template or
+    /// policy asked for is there): `Err` with the first environment's error when it succeeds
+    /// nowhere. Empty when no environment has an object.
+    pub fn holding<T, E>(
+        &self,
+        decide: impl Fn(&Inventory) -> Result<T, E>,
+    ) -> Result<Vec<(&EnvInventory, T)>, E> {
+        let mut found = Vec::new();
+        let mut first_error = None;
+        for e in self.non_empty() {
+            match decide(&e.inventory) {
+                Ok(t) => found.push((e, t)),
+                Err(err) => {
+                    first_error.get_or_insert(err);
+                }
+            }
+        }
+        match (found.is_empty(), first_error) {
+            (true, Some(err)) => Err(err),
+            _ => Ok(found),
+        }
+    }
+
     /// The environments with at least one object (a chart left unrendered has none).
     pub fn non_empty(&self) -> Vec<&EnvInventory> {
         self.environments
@@ -49,6 +81,28 @@ impl EnvInputs {
 /// `lint` decides it.
 pub fn is_repository(files: &[PathBuf]) -> bool {
     discover::holds_rendering(files)
+}
+
+/// The environments of the repository PATHs name, or `None` when they are not one to render
+/// (plain manifests, stdin): then the caller reads them as it always has. `opts` is `None`
+/// when the configuration turns rendering off.
+pub fn read_paths(
+    paths: &[String],
+    namespace: &str,
+    opts: Option<&RenderOptions>,
+    wanted: Option<&str>,
+) -> Result<Option<EnvInputs>, EnvReadError> {
+    let Some(opts) = opts else {
+        return Ok(None);
+    };
+    if paths.is_empty() || paths.iter().any(|p| p == "-") {
+        return Ok(None);
+    }
+    let files = crate::source::files::expand(paths, &|_| false)?;
+    if !is_repository(&files) {
+        return Ok(None);
+    }
+    Ok(Some(read_environments(&files, namespace, opts, wanted)?))
 }
 
 /// Renders the repository `files` belong to, environment by environment (only `wanted`, if

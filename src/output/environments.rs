@@ -9,6 +9,15 @@ pub struct Section {
     pub report: String,
 }
 
+/// One environment's report as it is; several as [`json`] or [`text`] sections.
+pub fn render(json_format: bool, sections: &[Section]) -> String {
+    match sections {
+        [one] => one.report.clone(),
+        _ if json_format => json(sections),
+        _ => text(sections),
+    }
+}
+
 /// Text: each report under an `== environment NAME ==` heading, a blank line between them.
 pub fn text(sections: &[Section]) -> String {
     let mut out = String::new();
