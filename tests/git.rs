@@ -563,3 +563,88 @@ fn submodules_symlinks_lfs_pointers_are_skipped_and_odd_paths_do_not_crash() {
         }
     }
 }
+
+/// `lint --base` over the working tree blames every suspended policy, file by file: two in one
+/// file and one in another, with an uncommitted edit above them that shifts their lines; the
+/// rule set to "off" skips the blame altogether and reports nothing.
+#[test]
+fn base_blames_each_suspended_policy_through_working_tree_edits() {
+    if !have_git() {
+        return;
+    }
+    let r = repo(&[("nginx.yaml", NGINX)]);
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_secs();
+    let ten_days_ago = format!("@{} +0000", now - 10 * 86_400 - 3_600);
+    let paused = |name: &str, cluster: &str| {
+        pp(
+            name,
+            &format!(
+                "  suspension:\n    dispatchingOnClusters:\n      clusterNames: [{cluster}]\n"
+            ),
+        )
+    };
+    let two = format!("{}---\n{}", paused("a", "member1"), paused("b", "member2"));
+    write(
+        r.path(),
+        &[("two.yaml", &two), ("one.yaml", &paused("c", "member3"))],
+    );
+    git(r.path(), &["add", "two.yaml", "one.yaml"]);
+    git_at(
+        r.path(),
+        &["commit", "-q", "-m", "pause"],
+        Some(&ten_days_ago),
+    );
+    git(r.path(), &["branch", "-q", "base-point"]);
+    // Uncommitted: a comment line on top of the two-policy file moves both suspensions down.
+    write(
+        r.path(),
+        &[("two.yaml", &format!("# paused for the migration\n{two}"))],
+    );
+    let (_, v) = json(r.path(), &["--base", "base-point", "--all-findings"]);
+    let mut aged: Vec<(String, i64)> = v["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|f| f["rule"] == "suspension-age")
+        .map(|f| {
+            (
+                f["file"].as_str().unwrap().to_string(),
+                f["line"].as_i64().unwrap(),
+            )
+        })
+        .collect();
+    aged.sort();
+    let (a, b) = (paused("a", "member1"), paused("b", "member2"));
+    let line_of = |text: &str, offset: usize| {
+        offset as i64
+            + text
+                .lines()
+                .position(|l| l.contains("clusterNames"))
+                .unwrap() as i64
+            + 1
+    };
+    assert_eq!(
+        aged,
+        [
+            ("one.yaml".to_string(), line_of(&paused("c", "member3"), 0)),
+            ("two.yaml".to_string(), line_of(&a, 1)),
+            (
+                "two.yaml".to_string(),
+                line_of(&b, 1 + a.lines().count() + 1)
+            ),
+        ],
+        "{v}"
+    );
+    write(
+        r.path(),
+        &[(
+            ".karmada-policy.yaml",
+            "rules:\n  suspension-age: \"off\"\n",
+        )],
+    );
+    let (_, v) = json(r.path(), &["--base", "base-point", "--all-findings"]);
+    assert!(!rules(&v).contains(&"suspension-age".into()), "{v}");
+}

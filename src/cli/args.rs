@@ -11,7 +11,8 @@ use std::time::Duration;
 use clap::Args as ClapArgs;
 
 use super::error::CliError;
-use crate::engine::state::FeatureGates;
+use crate::engine::claim::Filters;
+use crate::engine::state::{FeatureGates, Options, UnknownClaimers};
 use crate::model::KarmadaVersion;
 
 /// How to reach the control plane, flag for flag as `suspend`/`resume` (and kubectl).
@@ -102,6 +103,16 @@ impl EngineSettings {
             gates: parse_gates(feature_gates)?,
             version,
         })
+    }
+
+    /// The engine's options, with how claims naming a policy that was not read are taken.
+    pub fn options(self, unknown_claimers: UnknownClaimers) -> Options {
+        Options {
+            gates: self.gates,
+            filters: Filters::default(),
+            version: self.version,
+            unknown_claimers,
+        }
     }
 }
 

@@ -114,7 +114,10 @@ impl CliError {
             CliError::Suspend(e) if e.is_api() => Exit::Api,
             CliError::Suspend(_) => Exit::Failure,
             CliError::Session(e) if e.is_api() => Exit::Api,
-            CliError::Session(crate::source::session::SessionError::NotFound(_)) => Exit::Usage,
+            CliError::Session(
+                crate::source::session::SessionError::NotFound(_)
+                | crate::source::session::SessionError::Type(_),
+            ) => Exit::Usage,
             CliError::Session(_) => Exit::Failure,
             CliError::Usage(_)
             | CliError::Io(_)

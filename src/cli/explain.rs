@@ -5,18 +5,14 @@ use clap::Args as ClapArgs;
 use super::args::{EngineSettings, KubeFlags};
 use super::common::{read_inputs, stdout_color, warn_problems, write_stdout, Inputs};
 use super::error::{CliError, Exit};
-use crate::engine::chain::{self, ChainInput, Readable};
-use crate::engine::claim::Filters;
-use crate::engine::explain_inputs::{self, Wanted};
-use crate::engine::state::{Options, State, UnknownClaimers};
+use crate::engine::explain_inputs::{self, Found, Wanted};
+use crate::engine::policy_view;
+use crate::engine::state::{State, UnknownClaimers};
 use crate::model::cluster::Cluster;
-use crate::model::{group_of, kinds, Inventory, PolicyKind, POLICY_GROUP};
-use crate::output::format::{
-    render_explain, render_policy_view, Delivered, ExplainFormat, LiveChain,
-};
-use crate::source::live::{karmada, Read};
+use crate::model::{Inventory, PolicyKind};
+use crate::output::format::{render_explain, render_policy_view, ExplainFormat, LiveChain};
 use crate::source::prefilter::DocHead;
-use crate::source::session::{cluster_names, find, Session, TemplateReads};
+use crate::source::session::{Session, TemplateReads};
 
 #[derive(Debug, ClapArgs)]
 pub struct Args {
@@ -64,25 +60,26 @@ pub fn run(args: Args) -> Result<Exit, CliError> {
         args.feature_gates.as_deref(),
         args.karmada_version.as_deref(),
     )?;
-    let Some((ty, name)) = args.resource.split_once('/') else {
+    let parsed = args.resource.split_once('/');
+    let Some((ty, name)) =
+        parsed.filter(|(ty, name)| !ty.is_empty() && !name.is_empty() && !name.contains('/'))
+    else {
         return Err(CliError::usage(format!(
             "expected TYPE/NAME such as deploy/nginx, got {:?}",
             args.resource
         )));
     };
-    if ty.is_empty() || name.is_empty() || name.contains('/') {
-        return Err(CliError::usage(format!(
-            "expected TYPE/NAME such as deploy/nginx, got {:?}",
-            args.resource
-        )));
-    }
-    if let Some(kind) = policy_kind(ty) {
+    if let Some(kind) = explain_inputs::policy_kind(ty) {
         return explain_policy(&args, kind, name, engine);
     }
     if args.files.is_empty() {
         return explain_live(&args, ty, name, engine);
     }
     explain_files(&args, ty, name, engine)
+}
+
+fn format(args: &Args) -> ExplainFormat {
+    ExplainFormat::from_flags(&args.output, args.graph.as_deref())
 }
 
 /// `explain -f`: the decision from manifests.
@@ -93,75 +90,44 @@ fn explain_files(
     engine: EngineSettings,
 ) -> Result<Exit, CliError> {
     let namespace = args.namespace.as_deref().unwrap_or("default");
-    let options = options(engine, UnknownClaimers::Stale);
+    let options = engine.options(UnknownClaimers::Stale);
     // Only the Karmada objects (PPs of the template's namespace) and the documents named like
-    // the template are parsed (issue 8: a large repository is mostly other templates); the
-    // skipped templates still count among the kinds TYPE resolves against. Stdin cannot be
-    // read twice for the fallback below, so it is read whole.
+    // the template are parsed (issue 8). Stdin cannot be read twice for the fallback below, so
+    // it is read whole.
     let from_stdin = args.files.iter().any(|f| f == "-");
     let wanted = Wanted { name, namespace };
     let keep =
         |h: &DocHead<'_>| from_stdin || wanted.needs(h.api_version, h.kind, h.namespace, h.name);
     let (inputs, skipped) = Inputs::read_filtered(&args.files, namespace, &|_| false, &keep)?;
-    // Skipped documents other than PPs are templates (`Inventory::classify`).
-    let extra: Vec<(String, String)> = skipped
-        .iter()
-        .filter(|s| !explain_inputs::is_pp(&s.api_version, &s.kind))
-        .map(|s| (group_of(&s.api_version).to_string(), s.kind.clone()))
-        .collect();
-    let found = explain_inputs::find_template(
+    let found = explain_inputs::find_filtered(
         &inputs.inventory,
-        &extra,
+        &skipped,
         ty,
         name,
         namespace,
         options.clone(),
     );
+    if !matches!(found, Ok(Found::ReadEverything)) {
+        warn_problems(&inputs.loaded);
+    }
     let fallback: Inventory;
-    let (inv, state, t) = match found {
-        Ok((state, t))
-            if skipped.is_empty() || !explain_inputs::reads_beyond(&state, t, namespace) =>
-        {
-            warn_problems(&inputs.loaded);
-            (&inputs.inventory, state, t)
-        }
-        Err(e) => {
-            warn_problems(&inputs.loaded);
-            return Err(e.into());
-        }
-        Ok(_) => {
-            // Rare: the answer depends on the other templates too; read everything.
+    let (inv, state, t) = match found? {
+        Found::Here(state, t) => (&inputs.inventory, *state, t),
+        Found::ReadEverything => {
             fallback = read_inputs(&args.files, namespace)?;
             let (state, t) =
                 explain_inputs::find_template(&fallback, &[], ty, name, namespace, options)?;
             (&fallback, state, t)
         }
     };
-    let decision = crate::engine::explain::explain(&state, t);
-    let template = state.templates[t]
-        .doc
-        .and_then(|d| inv.documents.get(d))
-        .map(|d| d.full_tree().to_json())
-        .unwrap_or_default();
-    let delivery =
-        crate::engine::delivery::from_files(inv, &state, &decision, &template, &args.clusters);
-    let delivered = Delivered {
-        template: &template,
-        delivery: &delivery,
-    };
-    let format = ExplainFormat::from_flags(&args.output, args.graph.as_deref());
-    let out = render_explain(format, &decision, None, &delivered, stdout_color());
-    write_stdout(&out)?;
+    let explained = explain_inputs::from_files(inv, &state, t, &args.clusters);
+    write_stdout(&render_explain(
+        format(args),
+        &explained,
+        None,
+        stdout_color(),
+    ))?;
     Ok(Exit::Ok)
-}
-
-/// Whether TYPE names PropagationPolicy or ClusterPropagationPolicy (`pp`, `cpp`, plurals,
-/// `…policy.karmada.io`).
-fn policy_kind(ty: &str) -> Option<PolicyKind> {
-    let kind = kinds::resolve(ty, &kinds::table(&[]), &[]).ok()?;
-    (kind.group == POLICY_GROUP)
-        .then(|| PolicyKind::from_kind(&kind.kind))
-        .flatten()
 }
 
 /// `explain pp/NAME` / `cpp/NAME` from files: every selected template with its standing, the
@@ -179,40 +145,11 @@ fn explain_policy(
     }
     let namespace = args.namespace.as_deref().unwrap_or("default");
     let inv = read_inputs(&args.files, namespace)?;
-    let options = options(engine, UnknownClaimers::Stale);
-    let state = State::from_inventory(&inv, options);
-    let wanted = match kind {
-        PolicyKind::PropagationPolicy => crate::model::PolicyRef::pp(namespace, name),
-        PolicyKind::ClusterPropagationPolicy => crate::model::PolicyRef::cpp(name),
-    };
-    let Some(p) = state.find_policy(&wanted) else {
-        return Err(CliError::usage(format!(
-            "{wanted} not found in the given files{}",
-            if state.rejected.iter().any(|r| r.policy == wanted) {
-                " (admission rejects it: run lint)"
-            } else {
-                ""
-            }
-        )));
-    };
-    let e = crate::engine::policy_view::explain_policy(&state, p);
-    let clusters = crate::model::cluster::Cluster::from_inventory(&inv);
-    let placement = match &state.policy(p).spec.placement {
-        Some(pl) if !clusters.is_empty() => {
-            // APIEnablement is checked against the first selector's kind.
-            let rs = state.policy(p).spec.resource_selectors.first();
-            let view = crate::engine::placement::BindingView {
-                api_version: rs.map_or("", |r| r.api_version.as_str()),
-                kind: rs.map_or("", |r| r.kind.as_str()),
-                ..Default::default()
-            };
-            Some(crate::engine::placement::evaluate(pl, &clusters, &view))
-        }
-        _ => None,
-    };
-    let format = ExplainFormat::from_flags(&args.output, args.graph.as_deref());
-    let out = render_policy_view(format, &e, placement.as_ref());
-    write_stdout(&out)?;
+    let state = State::from_inventory(&inv, engine.options(UnknownClaimers::Stale));
+    let p = explain_inputs::find_policy(&state, kind, name, namespace)?;
+    let view = policy_view::explain_policy(&state, p);
+    let placement = policy_view::placement(&state, p, &Cluster::from_inventory(&inv));
+    write_stdout(&render_policy_view(format(args), &view, placement.as_ref()))?;
     Ok(Exit::Ok)
 }
 
@@ -226,127 +163,26 @@ fn explain_live(
 ) -> Result<Exit, CliError> {
     let settings = args.kube.settings()?;
     let mut s = Session::connect(&settings.connect_options(), settings.concurrency)?;
-    let rt = s.discovered.resolve(ty).map_err(CliError::usage)?;
-    if rt.info().is_karmada() {
-        return Err(CliError::usage(format!(
-            "{} is a Karmada object, not a resource template: explain takes a template such as deploy/nginx",
-            rt.display()
-        )));
-    }
+    let rt = s.template_type(ty)?;
     let context_ns = s.namespace().to_string();
     let target = TemplateReads {
         name,
         ns: args.namespace.as_deref().unwrap_or(&context_ns),
         rt,
     };
-    let mut reads = s.read(target.requests())?;
-    let template = target.template(&reads[0])?;
-    // The binding of the template, then its Works by the binding's permanent-id (one list).
-    let binding = target.binding(&reads);
-    if let Some(b) = &binding {
-        reads.extend(s.read(vec![target.works_request(b)])?);
-    }
-    let format = ExplainFormat::from_flags(&args.output, args.graph.as_deref());
+    let read = s.read_template(&target)?;
     // The text shows the notes; the other formats leave them to stderr.
-    if format != ExplainFormat::Text {
+    if format(args) != ExplainFormat::Text {
         s.warn_notes();
     }
-    let out = render_live(
-        &target,
-        &reads,
-        binding.as_ref(),
-        &template,
-        engine,
-        args,
-        &s.notes,
-    )?;
-    write_stdout(&out)?;
-    Ok(Exit::Ok)
-}
-
-/// The engine over the live reads around the template, rendered.
-fn render_live(
-    target: &TemplateReads<'_>,
-    reads: &[Read],
-    binding: Option<&serde_json::Value>,
-    template: &serde_json::Value,
-    engine: EngineSettings,
-    args: &Args,
-    notes: &[String],
-) -> Result<String, CliError> {
-    let [policies, bindings, works, clusters_ok] = target.readable(reads, binding.is_some());
-    let readable = Readable {
-        policies,
-        bindings,
-        works,
-        clusters: clusters_ok,
-    };
-    let cluster_read = find(reads, &karmada::cluster());
-    let cluster_objects: Vec<Cluster> = cluster_read
-        .map(|r| r.items())
-        .unwrap_or(&[])
-        .iter()
-        .map(Cluster::from_object)
-        .collect();
-    let inv = Inventory::from_documents(target.documents(reads, binding), target.ns);
-    let unknown_claimers = if policies {
-        // Every policy read: a claim naming a missing policy is stale (§4.2).
-        UnknownClaimers::Stale
-    } else {
-        UnknownClaimers::AssumeExisting
-    };
-    let state = State::from_inventory(&inv, options(engine, unknown_claimers));
-    let api_version = template["apiVersion"].as_str().unwrap_or("");
-    let t = state
-        .find_template(
-            api_version,
-            &target.rt.kind,
-            target.template_ns(),
-            target.name,
-        )
+    let options = engine.options(UnknownClaimers::Stale);
+    let (explained, chain) = explain_inputs::live(&target, &read, options, &args.clusters)
         .ok_or_else(|| CliError::failure("the template read did not classify as a template"))?;
-    let e = crate::engine::explain::explain(&state, t);
-    let chain = chain::diagnose(&ChainInput {
-        state: &state,
-        template: t,
-        explanation: &e,
-        bindings: inv.bindings().collect(),
-        works: inv.works().collect(),
-        clusters: cluster_names(cluster_read),
-        readable,
-    });
-    let delivery = crate::engine::delivery::from_live_binding(
-        &state,
-        &e,
-        template,
-        binding,
-        &inv,
-        &cluster_objects,
-        &args.clusters,
-    );
     let live = LiveChain {
         chain: &chain,
-        notes,
+        notes: &s.notes,
     };
-    let delivered = Delivered {
-        template,
-        delivery: &delivery,
-    };
-    let format = ExplainFormat::from_flags(&args.output, args.graph.as_deref());
-    Ok(render_explain(
-        format,
-        &e,
-        Some(&live),
-        &delivered,
-        stdout_color(),
-    ))
-}
-
-fn options(engine: EngineSettings, unknown_claimers: UnknownClaimers) -> Options {
-    Options {
-        gates: engine.gates,
-        filters: Filters::default(),
-        version: engine.version,
-        unknown_claimers,
-    }
+    let out = render_explain(format(args), &explained, Some(&live), stdout_color());
+    write_stdout(&out)?;
+    Ok(Exit::Ok)
 }

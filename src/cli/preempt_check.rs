@@ -2,36 +2,61 @@
 //! (what Karmada converges to for it, as after a restart), then the changes run in the order
 //! given on the command line, as successive controller events.
 
-use clap::{Arg, ArgAction, ArgMatches, Command, FromArgMatches};
+use clap::{ArgMatches, Command, FromArgMatches};
 
 use super::args::{ChangeArg, EngineSettings, KubeFlags};
 use super::common::{read_inputs, stdout_color, write_stdout};
 use super::error::{CliError, Exit};
-use crate::engine::check_notes::{delivery_changes, DeliveryInputs};
-use crate::engine::claim::Filters;
+use crate::engine::check_notes::delivery_changes_in_files;
 use crate::engine::delivery::DeliveryChange;
-use crate::engine::simulate::{check, Change, ChangeError, CheckReport};
-use crate::engine::state::{Options, State, UnknownClaimers};
-use crate::model::cluster::Cluster;
+use crate::engine::simulate::{check, touched_kinds, Change, ChangeError, CheckReport};
+use crate::engine::state::{State, UnknownClaimers};
 use crate::model::kinds;
 use crate::model::{Inventory, Object, Policy};
 use crate::output::format::render_preempt_check;
 use crate::source::live::{self, karmada};
 use crate::source::session::{all_ok, Session};
 
-/// The flags. `--apply` and `--delete` interleave, so their relative order is read from the
-/// argument indices, which clap's derive does not expose: the clap traits are written by hand.
+/// The flags as clap derives them; [`Args`] adds the changes in command-line order.
+#[derive(Clone, Debug, clap::Args)]
+pub struct Flags {
+    /// Live mode (no `-f`): how to reach the control plane.
+    #[command(flatten)]
+    pub kube: KubeFlags,
+    /// Manifests holding the current state (files, directories, `-`); without -f, the live
+    /// control plane (read only, nothing is written).
+    #[arg(short = 'f', long = "filename", value_name = "FILE")]
+    pub files: Vec<String>,
+    /// Create or update every policy in FILE (repeatable; order matters).
+    #[arg(long = "apply", value_name = "FILE")]
+    pub apply: Vec<String>,
+    /// Delete a policy, e.g. pp/default/a or cpp/platform (repeatable; order matters).
+    #[arg(long = "delete", value_name = "TYPE/[NS/]NAME")]
+    pub delete: Vec<String>,
+    /// Namespace for objects and --delete targets that name none (default: `default` with -f, the
+    /// kubeconfig context's namespace in live mode).
+    #[arg(short = 'n', long = "namespace", value_name = "NAMESPACE")]
+    pub namespace: Option<String>,
+    /// Karmada controller feature gates, e.g. PropagationPolicyPreemption=true (off by default).
+    #[arg(long = "feature-gates", value_name = "GATE=BOOL,...")]
+    pub feature_gates: Option<String>,
+    /// Output format.
+    #[arg(short = 'o', long = "output", default_value = "text", value_parser = ["text", "json"], value_name = "FORMAT")]
+    pub output: String,
+    /// Exit 1 when a changed policy matches a template it does not get.
+    #[arg(long = "fail-on-blocked")]
+    pub fail_on_blocked: bool,
+    /// The Karmada release whose rules apply (default: the newest known).
+    #[arg(long = "karmada-version", value_name = "VERSION")]
+    pub karmada_version: Option<String>,
+}
+
+/// The flags, and `--apply`/`--delete` interleaved: their relative order is read from the
+/// argument indices, which clap's derive does not expose.
 #[derive(Clone, Debug)]
 pub struct Args {
-    pub files: Vec<String>,
+    pub flags: Flags,
     pub changes: Vec<ChangeArg>,
-    pub namespace: Option<String>,
-    pub feature_gates: Option<String>,
-    pub output: String,
-    pub fail_on_blocked: bool,
-    pub karmada_version: Option<String>,
-    /// Live mode (no `-f`): how to reach the control plane.
-    pub kube: KubeFlags,
 }
 
 impl FromArgMatches for Args {
@@ -42,27 +67,13 @@ impl FromArgMatches for Args {
             ("delete", ChangeArg::Delete as fn(String) -> ChangeArg),
         ] {
             if let (Some(values), Some(indices)) = (m.get_many::<String>(id), m.indices_of(id)) {
-                for (v, i) in values.zip(indices) {
-                    changes.push((i, make(v.clone())));
-                }
+                changes.extend(indices.zip(values).map(|(i, v)| (i, make(v.clone()))));
             }
         }
         changes.sort_by_key(|(i, _)| *i);
         Ok(Args {
-            files: m
-                .get_many::<String>("files")
-                .map(|v| v.cloned().collect())
-                .unwrap_or_default(),
+            flags: Flags::from_arg_matches(m)?,
             changes: changes.into_iter().map(|(_, c)| c).collect(),
-            namespace: m.get_one::<String>("namespace").cloned(),
-            feature_gates: m.get_one::<String>("feature-gates").cloned(),
-            output: m
-                .get_one::<String>("output")
-                .cloned()
-                .unwrap_or_else(|| "text".into()),
-            fail_on_blocked: m.get_flag("fail-on-blocked"),
-            karmada_version: m.get_one::<String>("karmada-version").cloned(),
-            kube: <KubeFlags as FromArgMatches>::from_arg_matches(m)?,
         })
     }
 
@@ -74,67 +85,11 @@ impl FromArgMatches for Args {
 
 impl clap::Args for Args {
     fn augment_args(cmd: Command) -> Command {
-        let cmd = <KubeFlags as clap::Args>::augment_args(cmd);
-        cmd.arg(
-            Arg::new("files")
-                .short('f')
-                .long("filename")
-                .value_name("FILE")
-                .action(ArgAction::Append)
-                .help("Manifests holding the current state (files, directories, `-`); without -f, the live control plane (read only, nothing is written)"),
-        )
-        .arg(
-            Arg::new("apply")
-                .long("apply")
-                .value_name("FILE")
-                .action(ArgAction::Append)
-                .help("Create or update every policy in FILE (repeatable; order matters)"),
-        )
-        .arg(
-            Arg::new("delete")
-                .long("delete")
-                .value_name("TYPE/[NS/]NAME")
-                .action(ArgAction::Append)
-                .help("Delete a policy, e.g. pp/default/a or cpp/platform (repeatable; order matters)"),
-        )
-        .arg(
-            Arg::new("namespace")
-                .value_name("NAMESPACE")
-                .short('n')
-                .long("namespace")
-                .help("Namespace for objects and --delete targets that name none (default: `default` with -f, the kubeconfig context's namespace in live mode)"),
-        )
-        .arg(
-            Arg::new("feature-gates")
-                .long("feature-gates")
-                .value_name("GATE=BOOL,...")
-                .help("Karmada controller feature gates, e.g. PropagationPolicyPreemption=true (off by default)"),
-        )
-        .arg(
-            Arg::new("output")
-                .value_name("FORMAT")
-                .short('o')
-                .long("output")
-                .default_value("text")
-                .value_parser(["text", "json"])
-                .help("Output format"),
-        )
-        .arg(
-            Arg::new("fail-on-blocked")
-                .long("fail-on-blocked")
-                .action(ArgAction::SetTrue)
-                .help("Exit 1 when a changed policy matches a template it does not get"),
-        )
-        .arg(
-            Arg::new("karmada-version")
-                .long("karmada-version")
-                .value_name("VERSION")
-                .help("The Karmada release whose rules apply (default: the newest known)"),
-        )
+        <Flags as clap::Args>::augment_args(cmd)
     }
 
     fn augment_args_for_update(cmd: Command) -> Command {
-        Args::augment_args(cmd)
+        <Flags as clap::Args>::augment_args_for_update(cmd)
     }
 }
 
@@ -144,81 +99,24 @@ pub fn run(args: Args) -> Result<Exit, CliError> {
             "nothing to check: give --apply FILE or --delete TYPE/[NS/]NAME (repeatable)",
         ));
     }
+    let flags = &args.flags;
     let engine = EngineSettings::from_flags(
-        args.feature_gates.as_deref(),
-        args.karmada_version.as_deref(),
+        flags.feature_gates.as_deref(),
+        flags.karmada_version.as_deref(),
     )?;
-    if args.files.is_empty() {
+    if flags.files.is_empty() {
         let (state, changes) = live_state(&args, engine)?;
-        return report(state, changes, &args, "in the control plane", &|_| {
+        return report(state, changes, flags, "in the control plane", &|_| {
             Vec::new()
         });
     }
-    let namespace = args.namespace.as_deref().unwrap_or("default");
-    let inv = read_inputs(&args.files, namespace)?;
-    let mut changes = Vec::new();
-    for c in &args.changes {
-        match c {
-            ChangeArg::Apply(file) => {
-                let applied = read_inputs(std::slice::from_ref(file), namespace)?;
-                let mut ignored = 0;
-                let mut policies = 0;
-                for o in applied.objects {
-                    match o {
-                        Object::Policy(p) => {
-                            policies += 1;
-                            changes.push(Change::Apply(p));
-                        }
-                        _ => ignored += 1,
-                    }
-                }
-                if ignored > 0 {
-                    eprintln!("warning: {file}: {ignored} object(s) other than policies ignored");
-                }
-                if policies == 0 {
-                    return Err(CliError::usage(format!(
-                        "{file}: no PropagationPolicy or ClusterPropagationPolicy to apply"
-                    )));
-                }
-            }
-            ChangeArg::Delete(target) => {
-                changes.push(Change::Delete(kinds::policy_ref(target, namespace, &inv)?));
-            }
-        }
-    }
-    let state = State::from_inventory(
-        &inv,
-        Options {
-            gates: engine.gates,
-            filters: Filters::default(),
-            version: engine.version,
-            unknown_claimers: UnknownClaimers::AssumeExisting,
-        },
-    );
+    let namespace = flags.namespace.as_deref().unwrap_or("default");
+    let inv = read_inputs(&flags.files, namespace)?;
+    let (_, changes) = read_changes(&args.changes, namespace, &inv, true)?;
+    let state = State::from_inventory(&inv, engine.options(UnknownClaimers::AssumeExisting));
     let before = state.clone();
-    let deliveries = |r: &CheckReport| file_deliveries(r, &inv, &before);
-    report(state, changes, &args, "in the state", &deliveries)
-}
-
-/// What member clusters receive before and after each move, from the files: the manifests,
-/// Cluster objects and override policies of the input, the owners' placements before the
-/// changes from `before`.
-fn file_deliveries(r: &CheckReport, inv: &Inventory, before: &State) -> Vec<DeliveryChange> {
-    let clusters = Cluster::from_inventory(inv);
-    let overrides: Vec<&crate::model::OverridePolicy> = inv.overrides().collect();
-    let template = |t: usize| {
-        let doc = before.templates.get(t)?.doc?;
-        Some(inv.documents.get(doc)?.full_tree().to_json())
-    };
-    delivery_changes(
-        r,
-        &DeliveryInputs {
-            template: &template,
-            before,
-            clusters: &clusters,
-            overrides: &overrides,
-        },
-    )
+    let deliveries = |r: &CheckReport| delivery_changes_in_files(r, &inv, &before);
+    report(state, changes, flags, "in the state", &deliveries)
 }
 
 /// Applies `changes` to `state`, prints the report as `-o` asks and maps `--fail-on-blocked` to
@@ -228,7 +126,7 @@ fn file_deliveries(r: &CheckReport, inv: &Inventory, before: &State) -> Vec<Deli
 fn report(
     state: State,
     changes: Vec<Change>,
-    args: &Args,
+    flags: &Flags,
     where_: &str,
     deliveries: &dyn Fn(&CheckReport) -> Vec<DeliveryChange>,
 ) -> Result<Exit, CliError> {
@@ -238,9 +136,9 @@ fn report(
         )),
     })?;
     report.deliveries = deliveries(&report);
-    let out = render_preempt_check(&args.output, &report, stdout_color());
+    let out = render_preempt_check(&flags.output, &report, stdout_color());
     write_stdout(&out)?;
-    if args.fail_on_blocked && crate::output::preempt_check::any_blocked(&report) {
+    if flags.fail_on_blocked && crate::output::preempt_check::any_blocked(&report) {
         return Ok(Exit::Failure);
     }
     Ok(Exit::Ok)
@@ -249,21 +147,17 @@ fn report(
 /// The live state and the changes of `preempt-check --apply FILE / --delete TYPE/[NS/]NAME`.
 /// Nothing is written: the changes run in the engine only.
 fn live_state(args: &Args, engine: EngineSettings) -> Result<(State, Vec<Change>), CliError> {
-    let settings = args.kube.settings()?;
+    let settings = args.flags.kube.settings()?;
     let connect = || Session::connect(&settings.connect_options(), settings.concurrency);
     // Without -n the namespace is the kubeconfig context's, which needs the connection.
     let mut session = None;
-    let namespace = match args.namespace.as_deref() {
+    let namespace = match args.flags.namespace.as_deref() {
         Some(n) => n.to_string(),
-        None => {
-            let s = connect()?;
-            let n = s.namespace().to_string();
-            session = Some(s);
-            n
-        }
+        None => session.insert(connect()?).namespace().to_string(),
     };
     // The changes next: a bad file or target is a usage error before any list request.
-    let (applied, changes) = read_changes(&args.changes, &namespace)?;
+    let no_state = Inventory::default();
+    let (applied, changes) = read_changes(&args.changes, &namespace, &no_state, false)?;
     let mut s = match session {
         Some(s) => s,
         None => connect()?,
@@ -277,62 +171,59 @@ fn live_state(args: &Args, engine: EngineSettings) -> Result<(State, Vec<Change>
         karmada::crb(),
     ];
     let reads = s.list_all(base.iter().cloned())?;
-    let policy_docs = live::documents(&reads[..2]);
-    let policies = Inventory::from_documents(policy_docs, "default");
-    let kinds =
-        crate::engine::simulate::touched_kinds(&policies, &applied, &changes, &s.discovered);
-    let template_reads = s.list_all(kinds)?;
+    let policies = Inventory::from_documents(live::documents(&reads[..2]), "default");
+    let template_reads = s.list_all(touched_kinds(&policies, &applied, &changes, &s.discovered))?;
     s.warn_notes();
-    let complete = all_ok(&reads, &base[..2]);
     let docs = live::documents(reads.iter().chain(&template_reads));
     let inv = Inventory::from_documents(docs, "default");
-    let unknown_claimers = if complete {
+    let unknown_claimers = if all_ok(&reads, &base[..2]) {
         // With every policy read, a claim naming a missing policy is stale (§4.2).
         UnknownClaimers::Stale
     } else {
         UnknownClaimers::AssumeExisting
     };
-    let state = State::from_inventory(
-        &inv,
-        Options {
-            gates: engine.gates,
-            filters: Filters::default(),
-            version: engine.version,
-            unknown_claimers,
-        },
-    );
-    Ok((state, changes))
+    Ok((
+        State::from_inventory(&inv, engine.options(unknown_claimers)),
+        changes,
+    ))
 }
 
-/// The policies `--apply` files hold and the changes, in command-line order.
+/// The policies `--apply` files hold and the changes, in command-line order; `--delete`
+/// targets are resolved against `state` (the files' inventory, empty live). With
+/// `warn_ignored`, objects of an `--apply` file other than policies are reported.
 fn read_changes(
     change_args: &[ChangeArg],
     namespace: &str,
+    state: &Inventory,
+    warn_ignored: bool,
 ) -> Result<(Vec<Policy>, Vec<Change>), CliError> {
     let mut applied: Vec<Policy> = Vec::new();
     let mut changes = Vec::new();
     for c in change_args {
-        match c {
-            ChangeArg::Apply(file) => {
-                let inv = read_inputs(std::slice::from_ref(file), namespace)?;
-                let before = applied.len();
-                for o in inv.objects {
-                    if let Object::Policy(p) = o {
-                        applied.push((*p).clone());
-                        changes.push(Change::Apply(p));
-                    }
-                }
-                if applied.len() == before {
-                    return Err(CliError::usage(format!(
-                        "{file}: no PropagationPolicy or ClusterPropagationPolicy to apply"
-                    )));
-                }
+        let file = match c {
+            ChangeArg::Apply(file) => file,
+            ChangeArg::Delete(target) => {
+                changes.push(Change::Delete(kinds::policy_ref(target, namespace, state)?));
+                continue;
             }
-            ChangeArg::Delete(target) => changes.push(Change::Delete(kinds::policy_ref(
-                target,
-                namespace,
-                &Inventory::default(),
-            )?)),
+        };
+        let (before, mut ignored) = (applied.len(), 0);
+        for o in read_inputs(std::slice::from_ref(file), namespace)?.objects {
+            match o {
+                Object::Policy(p) => {
+                    applied.push((*p).clone());
+                    changes.push(Change::Apply(p));
+                }
+                _ => ignored += 1,
+            }
+        }
+        if warn_ignored && ignored > 0 {
+            eprintln!("warning: {file}: {ignored} object(s) other than policies ignored");
+        }
+        if applied.len() == before {
+            return Err(CliError::usage(format!(
+                "{file}: no PropagationPolicy or ClusterPropagationPolicy to apply"
+            )));
         }
     }
     Ok((applied, changes))

@@ -2,10 +2,12 @@
 //! template's next update (validation-suspension-failover.md §2.2, `detector.go:461-468`), and a
 //! deleted policy leaves what it propagated on the member clusters (karmada#2380, #4633).
 
-use crate::model::{ObjectRef, PolicyRef};
+use crate::model::cluster::Cluster;
+use crate::model::{Inventory, ObjectRef, OverridePolicy, PolicyRef};
 
 use super::delivery::{ClusterChange, DeliveryChange, Received};
 use super::simulate::CheckReport;
+use super::state::State;
 
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum CheckNote {
@@ -64,6 +66,30 @@ pub struct DeliveryInputs<'a> {
     pub before: &'a super::state::State,
     pub clusters: &'a [crate::model::cluster::Cluster],
     pub overrides: &'a [&'a crate::model::OverridePolicy],
+}
+
+/// [`delivery_changes`] from files: the manifests, Cluster objects and override policies of
+/// `inv`, the owners' placements before the changes from `before`.
+pub fn delivery_changes_in_files(
+    r: &CheckReport,
+    inv: &Inventory,
+    before: &State,
+) -> Vec<DeliveryChange> {
+    let clusters = Cluster::from_inventory(inv);
+    let overrides: Vec<&OverridePolicy> = inv.overrides().collect();
+    let template = |t: usize| {
+        let doc = before.templates.get(t)?.doc?;
+        Some(inv.documents.get(doc)?.full_tree().to_json())
+    };
+    delivery_changes(
+        r,
+        &DeliveryInputs {
+            template: &template,
+            before,
+            clusters: &clusters,
+            overrides: &overrides,
+        },
+    )
 }
 
 /// For every template the changes move to another policy: which member clusters receive it

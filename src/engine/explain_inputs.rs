@@ -1,5 +1,7 @@
-//! Which documents one template's decision reads, so `explain -f` parses only those (issue 8: a
-//! large repository is mostly other templates).
+//! The inputs of `explain`, built into what its renderers take: which documents one template's
+//! decision reads, so `explain -f` parses only those (issue 8: a large repository is mostly other
+//! templates); the decision and delivery from files ([`from_files`]) and from the live reads
+//! around the template ([`live`]); the policy `explain pp/NAME` names ([`find_policy`]).
 //!
 //! A decision reads the PropagationPolicies of the template's namespace, every other Karmada
 //! object (CPPs, overrides, bindings, Works) and whatever may be the template itself or share
@@ -8,8 +10,17 @@
 //! own namespace (claim-and-preemption.md §1.3, `detector.go:388-391`) and is otherwise looked
 //! up only as the holder of the template's claim.
 
-use super::state::{Options, State};
-use crate::model::{group_of, kinds, Inventory, PolicyKind, POLICY_GROUP};
+use serde_json::Value as J;
+
+use super::chain::{self, Chain, ChainInput, Readable};
+use super::delivery::{self, Delivery};
+use super::explain::{explain, Explanation};
+use super::state::{Options, State, UnknownClaimers};
+use crate::model::cluster::Cluster;
+use crate::model::{group_of, kinds, Inventory, PolicyKind, PolicyRef, POLICY_GROUP};
+use crate::source::live::karmada;
+use crate::source::prefilter::Skipped;
+use crate::source::session::{cluster_names, find, TemplateRead, TemplateReads};
 
 /// The template a decision is about, as named on the command line.
 #[derive(Clone, Copy, Debug)]
@@ -79,6 +90,167 @@ pub enum FindError {
     /// None, or several under different API versions (the text says which).
     #[error("{0}")]
     NotFound(String),
+}
+
+/// What a read of the needed documents only ([`Wanted::needs`]) gives.
+pub enum Found {
+    /// The state and the template: the answer does not depend on the skipped documents.
+    Here(Box<State>, usize),
+    /// Rare: the answer depends on the other templates too ([`reads_beyond`]); read everything.
+    ReadEverything,
+}
+
+/// [`find_template`] over the needed documents; `skipped` are the documents left unparsed.
+pub fn find_filtered(
+    inv: &Inventory,
+    skipped: &[Skipped],
+    ty: &str,
+    name: &str,
+    namespace: &str,
+    options: Options,
+) -> Result<Found, FindError> {
+    // Skipped documents other than PPs are templates (`Inventory::classify`); they still count
+    // among the kinds TYPE resolves against.
+    let extra: Vec<(String, String)> = skipped
+        .iter()
+        .filter(|s| !is_pp(&s.api_version, &s.kind))
+        .map(|s| (group_of(&s.api_version).to_string(), s.kind.clone()))
+        .collect();
+    let (state, t) = find_template(inv, &extra, ty, name, namespace, options)?;
+    if skipped.is_empty() || !reads_beyond(&state, t, namespace) {
+        Ok(Found::Here(Box::new(state), t))
+    } else {
+        Ok(Found::ReadEverything)
+    }
+}
+
+/// Whether TYPE names PropagationPolicy or ClusterPropagationPolicy (`pp`, `cpp`, plurals,
+/// `…policy.karmada.io`): `explain` then shows the policy's view.
+pub fn policy_kind(ty: &str) -> Option<PolicyKind> {
+    let kind = kinds::resolve(ty, &kinds::table(&[]), &[]).ok()?;
+    (kind.group == POLICY_GROUP)
+        .then(|| PolicyKind::from_kind(&kind.kind))
+        .flatten()
+}
+
+/// The policy `explain pp/NAME` / `cpp/NAME` names, in `namespace` for a PP.
+pub fn find_policy(
+    state: &State,
+    kind: PolicyKind,
+    name: &str,
+    namespace: &str,
+) -> Result<usize, FindError> {
+    let wanted = match kind {
+        PolicyKind::PropagationPolicy => PolicyRef::pp(namespace, name),
+        PolicyKind::ClusterPropagationPolicy => PolicyRef::cpp(name),
+    };
+    state.find_policy(&wanted).ok_or_else(|| {
+        let rejected = state.rejected.iter().any(|r| r.policy == wanted);
+        FindError::NotFound(format!(
+            "{wanted} not found in the given files{}",
+            if rejected {
+                " (admission rejects it: run lint)"
+            } else {
+                ""
+            }
+        ))
+    })
+}
+
+/// What `explain TYPE/NAME` renders: the decision, the template's manifest (null when it has
+/// none) and where it goes.
+pub struct Explained {
+    pub decision: Explanation,
+    pub template: J,
+    pub delivery: Delivery,
+}
+
+/// The decision for template `t` from files; `chosen` are the `--cluster` names.
+pub fn from_files(inv: &Inventory, state: &State, t: usize, chosen: &[String]) -> Explained {
+    let decision = explain(state, t);
+    let template = state.templates[t]
+        .doc
+        .and_then(|d| inv.documents.get(d))
+        .map(|d| d.full_tree().to_json())
+        .unwrap_or_default();
+    let delivery = delivery::from_files(inv, state, &decision, &template, chosen);
+    Explained {
+        decision,
+        template,
+        delivery,
+    }
+}
+
+/// The decision from the live reads around the template, and the real chain (claim, binding,
+/// Works) diagnosed against it. `options.unknown_claimers` is decided here from what could be
+/// read. `None`: the template read did not classify as a template.
+pub fn live(
+    target: &TemplateReads<'_>,
+    read: &TemplateRead,
+    options: Options,
+    chosen: &[String],
+) -> Option<(Explained, Chain)> {
+    let reads = &read.reads;
+    let [policies, bindings, works, clusters] = target.readable(reads, read.binding.is_some());
+    let readable = Readable {
+        policies,
+        bindings,
+        works,
+        clusters,
+    };
+    let cluster_read = find(reads, &karmada::cluster());
+    let cluster_objects: Vec<Cluster> = cluster_read
+        .map(|r| r.items())
+        .unwrap_or(&[])
+        .iter()
+        .map(Cluster::from_object)
+        .collect();
+    let inv = Inventory::from_documents(target.documents(reads, read.binding.as_ref()), target.ns);
+    let unknown_claimers = if policies {
+        // Every policy read: a claim naming a missing policy is stale (§4.2).
+        UnknownClaimers::Stale
+    } else {
+        UnknownClaimers::AssumeExisting
+    };
+    let state = State::from_inventory(
+        &inv,
+        Options {
+            unknown_claimers,
+            ..options
+        },
+    );
+    let api_version = read.template["apiVersion"].as_str().unwrap_or("");
+    let t = state.find_template(
+        api_version,
+        &target.rt.kind,
+        target.template_ns(),
+        target.name,
+    )?;
+    let decision = explain(&state, t);
+    let chain = chain::diagnose(&ChainInput {
+        state: &state,
+        template: t,
+        explanation: &decision,
+        bindings: inv.bindings().collect(),
+        works: inv.works().collect(),
+        clusters: cluster_names(cluster_read),
+        readable,
+    });
+    let delivery = delivery::from_live_binding(
+        &state,
+        &decision,
+        &read.template,
+        read.binding.as_ref(),
+        &inv,
+        &cluster_objects,
+        chosen,
+    );
+    let explained = Explained {
+        decision,
+        template: read.template.clone(),
+        delivery,
+    };
+    Some((explained, chain))
 }
 
 /// Resolves TYPE (against the templates of `inv` and `extra` kinds), builds the state and

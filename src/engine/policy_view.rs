@@ -4,10 +4,12 @@
 //! and why a policy that selects nothing is dead. Built from the per-template decision
 //! ([`super::explain::explain`]), never re-derived.
 
+use crate::model::cluster::Cluster;
 use crate::model::{ObjectRef, PolicyRef};
 
 use super::claim::Excluded;
 use super::explain::{explain, Explanation, Why};
+use super::placement::{self, BindingView, PlacementResult};
 use super::state::State;
 
 /// Where one selected template's claim stands relative to the policy.
@@ -98,6 +100,20 @@ fn standing(e: &Explanation, me: &PolicyRef, lazy: bool) -> Standing {
             None => Standing::Unclaimed { why: own_why },
         },
     }
+}
+
+/// The placement of policy `p` over `clusters`, once for the whole view; none without a
+/// placement or Cluster objects. APIEnablement is checked against the first selector's kind.
+pub fn placement(state: &State, p: usize, clusters: &[Cluster]) -> Option<PlacementResult> {
+    let spec = &state.policy(p).spec;
+    let pl = spec.placement.as_ref().filter(|_| !clusters.is_empty())?;
+    let rs = spec.resource_selectors.first();
+    let view = BindingView {
+        api_version: rs.map_or("", |r| r.api_version.as_str()),
+        kind: rs.map_or("", |r| r.kind.as_str()),
+        ..Default::default()
+    };
+    Some(placement::evaluate(pl, clusters, &view))
 }
 
 /// Explains policy `p` of the state.

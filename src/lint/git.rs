@@ -259,7 +259,7 @@ fn lint_side(
     let history = |name: &str, text: &str, line: u32| repo.introduced(side, name, text, line);
     let aged = registry::run_history(&History {
         inventory: &inventory,
-        blame: Some(Blame {
+        blame: suspension_age::enabled(req.opts).then_some(Blame {
             introduced: &history,
             max_age_secs: max_age,
             now,

@@ -11,6 +11,7 @@
 
 use std::collections::{HashMap, HashSet};
 use std::path::Path;
+use std::sync::Arc;
 
 use git2::Oid;
 
@@ -23,7 +24,7 @@ use crate::engine::ownership::{self, Delta, Kept, OwnershipChange, Scope};
 use crate::engine::state::Prepared;
 use crate::model::{Inventory, Object, ObjectRef, PolicyRef};
 use crate::source::git::{GitError, GitRepo, Listed, Place, ReadFile, Side};
-use crate::source::Document;
+use crate::source::{Document, Source};
 use crate::util::profile::Clock;
 
 /// What the comparison needs from the command line.
@@ -389,12 +390,21 @@ fn typed(all: &[Document], docs: Vec<usize>, namespace: &str) -> Vec<Object> {
 
 /// Documents `docs` of `all` with their whole trees (parsed again from their lines), typed:
 /// an inventory of those alone, and each one's number in `all`.
+/// The documents share one transient copy of each source ([`Source::transient`]), so the file
+/// texts read again for this are gone with the inventory.
 fn retype(all: &[Document], docs: Vec<usize>, namespace: &str) -> (Inventory, Vec<usize>) {
+    let mut copies: HashMap<*const Source, Arc<Source>> = HashMap::new();
     let whole = docs
         .iter()
         .map(|&d| {
             let doc = &all[d];
-            Document::new(doc.source.clone(), doc.index, doc.full_tree().into_owned())
+            let source = copies
+                .entry(Arc::as_ptr(&doc.source))
+                .or_insert_with(|| doc.source.transient());
+            let mut through = doc.clone();
+            through.source = Arc::clone(source);
+            let tree = through.full_tree().into_owned();
+            Document::new(Arc::clone(source), doc.index, tree)
         })
         .collect();
     (Inventory::from_documents(whole, namespace), docs)
@@ -415,21 +425,35 @@ fn aged(
     req: &BaseRequest<'_>,
     introduced: &dyn Fn(&str, &str, u32) -> Option<crate::source::git::Introduced>,
 ) -> Vec<Finding> {
-    let (policies, global) = retype(&inv.documents, suspended.to_vec(), req.namespace);
+    if !super::rules::suspension_age::enabled(req.opts) {
+        return Vec::new();
+    }
     let max_age = req
         .config
         .max_suspension_age_secs
         .unwrap_or(super::rules::suspension_age::DEFAULT_MAX_AGE_SECS);
-    let found = registry::run_history(&History {
-        inventory: &policies,
-        blame: Some(Blame {
-            introduced,
-            max_age_secs: max_age,
-            now: req.now,
-        }),
-        base: None,
-    });
-    finish(renumbered(found, &global), inv, req.opts)
+    let mut suspended = suspended.to_vec();
+    suspended.sort_unstable();
+    // File by file: a released file's text is read again for its policies' trees and their
+    // blame, and let go before the next file (all at once held every such file's text). The
+    // history checks without a base look at one policy at a time, so the split changes nothing.
+    let same_file =
+        |a: &usize, b: &usize| Arc::ptr_eq(&inv.documents[*a].source, &inv.documents[*b].source);
+    let mut found = Vec::new();
+    for file in suspended.chunk_by(same_file) {
+        let (policies, global) = retype(&inv.documents, file.to_vec(), req.namespace);
+        let aged = registry::run_history(&History {
+            inventory: &policies,
+            blame: Some(Blame {
+                introduced,
+                max_age_secs: max_age,
+                now: req.now,
+            }),
+            base: None,
+        });
+        found.extend(renumbered(aged, &global));
+    }
+    finish(found, inv, req.opts)
 }
 
 /// Configuration settings and inline ignores for findings made outside `lint::lint`.

@@ -4,8 +4,7 @@
 use std::borrow::Cow;
 
 use crate::engine::chain::Chain;
-use crate::engine::delivery::Delivery;
-use crate::engine::explain::Explanation;
+use crate::engine::explain_inputs::Explained;
 use crate::engine::ownership::OwnershipChange;
 use crate::engine::placement::PlacementResult;
 use crate::engine::policy_view::PolicyExplanation;
@@ -148,20 +147,15 @@ pub struct LiveChain<'a> {
     pub notes: &'a [String],
 }
 
-/// Where the template goes: placement and overrides per cluster, and the template they apply to.
-pub struct Delivered<'a> {
-    pub template: &'a serde_json::Value,
-    pub delivery: &'a Delivery,
-}
-
-/// One template's decision in `format`, with its live chain in live mode, then its delivery.
+/// One template's decision in `format`, with its live chain in live mode, then its delivery
+/// (placement and overrides per cluster, and the template they apply to).
 pub fn render_explain(
     format: ExplainFormat,
-    e: &Explanation,
+    explained: &Explained,
     live: Option<&LiveChain<'_>>,
-    delivered: &Delivered<'_>,
     color: bool,
 ) -> String {
+    let e = &explained.decision;
     let graph = || super::graph::from_explain(e, live.map(|l| l.chain));
     match format {
         ExplainFormat::Mermaid => super::graph::mermaid(&graph()),
@@ -171,7 +165,7 @@ pub fn render_explain(
             if let Some(l) = live {
                 v["chain"] = super::chain::to_json(l.chain, l.notes);
             }
-            super::delivery::add_json(&mut v, delivered.delivery);
+            super::delivery::add_json(&mut v, &explained.delivery);
             let mut out = serde_json::to_string_pretty(&v).expect("serializable");
             out.push('\n');
             out
@@ -182,8 +176,8 @@ pub fn render_explain(
                 out.push_str(&super::chain::text(l.chain, l.notes, color));
             }
             out.push_str(&super::delivery::text(
-                delivered.template,
-                delivered.delivery,
+                &explained.template,
+                &explained.delivery,
             ));
             out
         }

@@ -191,6 +191,17 @@ impl Source {
         f(&loaded)
     }
 
+    /// A handle for a short piece of work that needs the text: itself when its text is in
+    /// memory or it has no file to read it from; otherwise a copy that reads the file on first
+    /// use and lets the text go when the copy is dropped. Reading through the shared source
+    /// would keep the text in memory for the rest of the run.
+    pub fn transient(self: &Arc<Self>) -> Arc<Source> {
+        if self.text.get().is_some() || self.origin.is_none() {
+            return Arc::clone(self);
+        }
+        Arc::new(self.with_own_text(OnceLock::new()))
+    }
+
     /// This source (same name and file) holding `text` instead of its own.
     fn with_own_text(&self, text: OnceLock<String>) -> Source {
         Source {

@@ -208,8 +208,19 @@ impl BlobReader {
     }
 }
 
-/// For each line of a text (0-based), its 1-based line in an older version, when unchanged.
-type LineMap = Vec<Option<usize>>;
+/// Which lines of a text are unchanged copies of lines of an older version: the diff's equal
+/// runs `(new_start, old_start, len)`, 0-based, in order. A run per unchanged stretch, not an
+/// entry per line: the map of every changed file is kept for the whole run.
+struct LineMap(Vec<(usize, usize, usize)>);
+
+impl LineMap {
+    /// The 1-based line of the older version that 0-based line `new` of the text copies.
+    fn old_line(&self, new: usize) -> Option<usize> {
+        let i = self.0.partition_point(|&(start, _, _)| start <= new);
+        let (start, old, len) = *self.0.get(i.checked_sub(1)?)?;
+        (new < start + len).then_some(old + (new - start) + 1)
+    }
+}
 
 /// An open repository with a working directory.
 pub struct GitRepo {
@@ -680,10 +691,7 @@ impl GitRepo {
                     let committed = self.file_at(head, path)?;
                     Some(lines_in_old(&committed, text))
                 });
-                let old = lines
-                    .as_ref()?
-                    .get((line as usize).checked_sub(1)?)
-                    .copied()??;
+                let old = lines.as_ref()?.old_line((line as usize).checked_sub(1)?)?;
                 (head, old)
             }
         };
@@ -728,22 +736,19 @@ impl GitRepo {
 fn lines_in_old(old: &str, new: &str) -> LineMap {
     use similar::{DiffOp, TextDiff};
     let diff = TextDiff::from_lines(old, new);
-    let mut out = vec![None; new.lines().count() + 1];
-    for op in diff.ops() {
-        if let DiffOp::Equal {
-            old_index,
-            new_index,
-            len,
-        } = *op
-        {
-            for k in 0..len {
-                if let Some(slot) = out.get_mut(new_index + k) {
-                    *slot = Some(old_index + k + 1);
-                }
-            }
-        }
-    }
-    out
+    let runs = diff
+        .ops()
+        .iter()
+        .filter_map(|op| match *op {
+            DiffOp::Equal {
+                old_index,
+                new_index,
+                len,
+            } => Some((new_index, old_index, len)),
+            _ => None,
+        })
+        .collect();
+    LineMap(runs)
 }
 
 /// The 1-based line of `old` that line `line` of `new` is an unchanged copy of, by a line diff
@@ -884,7 +889,9 @@ mod tests {
         assert_eq!(line_in_old(old, new, 1), Some(1));
         assert_eq!(line_in_old(old, new, 2), Some(3));
         assert_eq!(line_in_old(old, new, 3), None);
-        assert_eq!(lines_in_old(old, new)[..3], [Some(1), Some(3), None]);
+        let map = lines_in_old(old, new);
+        let first_three: Vec<_> = (0..3).map(|l| map.old_line(l)).collect();
+        assert_eq!(first_three, [Some(1), Some(3), None]);
     }
 
     #[test]

@@ -33,12 +33,18 @@ pub enum SessionError {
     /// The template does not exist (a usage error).
     #[error("{0}")]
     NotFound(String),
+    /// TYPE names no served kind, or a Karmada kind rather than a template (a usage error).
+    #[error("{0}")]
+    Type(String),
 }
 
 impl SessionError {
     /// Whether the control plane failed us (exit 3), as opposed to a missing template.
     pub fn is_api(&self) -> bool {
-        !matches!(self, SessionError::Runtime(_) | SessionError::NotFound(_))
+        !matches!(
+            self,
+            SessionError::Runtime(_) | SessionError::NotFound(_) | SessionError::Type(_)
+        )
     }
 }
 
@@ -108,6 +114,37 @@ impl Session {
         &self.conn.namespace
     }
 
+    /// `explain TYPE/NAME`'s TYPE, resolved by discovery: a resource template's type.
+    pub fn template_type(&self, ty: &str) -> Result<ResourceType, SessionError> {
+        let rt = self.discovered.resolve(ty).map_err(SessionError::Type)?;
+        if rt.info().is_karmada() {
+            return Err(SessionError::Type(format!(
+                "{} is a Karmada object, not a resource template: explain takes a template such as deploy/nginx",
+                rt.display()
+            )));
+        }
+        Ok(rt)
+    }
+
+    /// The template first (an API error or a missing template ends here), then what its
+    /// decision and chain read, then its Works by the binding's permanent-id (one list).
+    pub fn read_template(
+        &mut self,
+        target: &TemplateReads<'_>,
+    ) -> Result<TemplateRead, SessionError> {
+        let mut reads = self.read(target.requests())?;
+        let template = target.template(&reads[0])?;
+        let binding = target.binding(&reads);
+        if let Some(b) = &binding {
+            reads.extend(self.read(vec![target.works_request(b)])?);
+        }
+        Ok(TemplateRead {
+            reads,
+            template,
+            binding,
+        })
+    }
+
     /// The notes on stderr (formats other than text leave them there).
     pub fn warn_notes(&self) {
         for n in &self.notes {
@@ -135,6 +172,13 @@ pub fn cluster_names(read: Option<&Read>) -> Vec<String> {
         .iter()
         .filter_map(|c| c["metadata"]["name"].as_str().map(str::to_string))
         .collect()
+}
+
+/// What [`Session::read_template`] read: every read, the template, and its binding if any.
+pub struct TemplateRead {
+    pub reads: Vec<Read>,
+    pub template: J,
+    pub binding: Option<J>,
 }
 
 /// The template `explain` asks about, and what is read around it.

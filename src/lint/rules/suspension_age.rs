@@ -41,6 +41,15 @@ fn history_check(h: &History<'_>) -> Vec<Finding> {
     })
 }
 
+/// Whether the rule runs at all under the configuration: blaming every suspended line costs a
+/// walk of history per line, which a repository that turned the rule off should not pay.
+pub fn enabled(opts: &crate::lint::LintOptions) -> bool {
+    !matches!(
+        opts.rules.get(DOC.id),
+        Some(crate::lint::config::RuleSetting::Off)
+    )
+}
+
 /// The default of `maxSuspensionAge`.
 pub const DEFAULT_MAX_AGE_SECS: u64 = 7 * 86_400;
 
