@@ -28,15 +28,6 @@ pub struct EnvInputs {
     pub messages: Vec<String>,
 }
 
-/// Why a repository's environments could not be read (a usage error).
-#[derive(Debug, thiserror::Error)]
-pub enum EnvReadError {
-    #[error(transparent)]
-    Read(#[from] crate::source::files::ReadError),
-    #[error(transparent)]
-    Unknown(#[from] UnknownEnvironment),
-}
-
 impl EnvInputs {
     /// `decide` in each environment with objects, kept where it succeeds (the template or
     /// policy asked for is there): `Err` with the first environment's error when it succeeds
@@ -83,26 +74,16 @@ pub fn is_repository(files: &[PathBuf]) -> bool {
     discover::holds_rendering(files)
 }
 
-/// The environments of the repository PATHs name, or `None` when they are not one to render
-/// (plain manifests, stdin): then the caller reads them as it always has. `opts` is `None`
-/// when the configuration turns rendering off.
-pub fn read_paths(
+/// The files PATHs name when they are a repository to render, `None` when they are not
+/// (plain manifests, stdin): then the caller reads them as it always has.
+pub fn repository_files(
     paths: &[String],
-    namespace: &str,
-    opts: Option<&RenderOptions>,
-    wanted: Option<&str>,
-) -> Result<Option<EnvInputs>, EnvReadError> {
-    let Some(opts) = opts else {
-        return Ok(None);
-    };
+) -> Result<Option<Vec<PathBuf>>, crate::source::files::ReadError> {
     if paths.is_empty() || paths.iter().any(|p| p == "-") {
         return Ok(None);
     }
     let files = crate::source::files::expand(paths, &|_| false)?;
-    if !is_repository(&files) {
-        return Ok(None);
-    }
-    Ok(Some(read_environments(&files, namespace, opts, wanted)?))
+    Ok(is_repository(&files).then_some(files))
 }
 
 /// Renders the repository `files` belong to, environment by environment (only `wanted`, if
