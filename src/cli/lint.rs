@@ -264,8 +264,8 @@ fn run_cluster(
     Ok(exit_for(&linted.findings, threshold))
 }
 
-/// Whether stdin was among the inputs and gave neither a document nor a finding (empty, or
-/// only comments): the usual sign of a failed `kubectl kustomize | ...` pipe.
+/// Whether stdin was among the inputs and gave neither a document, nor data, nor a finding
+/// (empty, or only comments): the usual sign of a failed `kubectl kustomize | ...` pipe.
 fn stdin_was_empty(paths: &[String], linted: &lint::stream::Linted) -> bool {
     const STDIN: &str = "<stdin>";
     paths.iter().any(|p| p == "-")
@@ -278,6 +278,11 @@ fn stdin_was_empty(paths: &[String], linted: &lint::stream::Linted) -> bool {
             .findings
             .iter()
             .any(|f| f.location.as_ref().is_some_and(|l| l.source.name == STDIN))
+        // Data (a list, a values file) is not an empty pipe: it was said in a note.
+        && !linted
+            .loaded
+            .iter()
+            .any(|l| l.source.name == STDIN && !l.data.is_empty())
 }
 
 /// `lint` over a repository with kustomize roots or Helm charts (lint::gitops).
