@@ -377,15 +377,22 @@ fn base_subset(
 }
 
 /// The objects of documents `docs`, typed again from their whole trees, numbered as in `all`.
+/// File by file, as documents type independently: a file's text read again for its trees is let
+/// go before the next file's is read.
 fn typed(all: &[Document], docs: Vec<usize>, namespace: &str) -> Vec<Object> {
-    let (inv, global) = retype(all, docs, namespace);
-    inv.objects
-        .into_iter()
-        .map(|mut o| {
+    let mut out = Vec::with_capacity(docs.len());
+    for file in docs.chunk_by(|a, b| same_source(&all[*a], &all[*b])) {
+        let (inv, global) = retype(all, file.to_vec(), namespace);
+        out.extend(inv.objects.into_iter().map(|mut o| {
             *o.doc_mut() = global[o.doc()];
             o
-        })
-        .collect()
+        }));
+    }
+    out
+}
+
+fn same_source(a: &Document, b: &Document) -> bool {
+    Arc::ptr_eq(&a.source, &b.source)
 }
 
 /// Documents `docs` of `all` with their whole trees (parsed again from their lines), typed:
@@ -437,8 +444,7 @@ fn aged(
     // File by file: a released file's text is read again for its policies' trees and their
     // blame, and let go before the next file (all at once held every such file's text). The
     // history checks without a base look at one policy at a time, so the split changes nothing.
-    let same_file =
-        |a: &usize, b: &usize| Arc::ptr_eq(&inv.documents[*a].source, &inv.documents[*b].source);
+    let same_file = |a: &usize, b: &usize| same_source(&inv.documents[*a], &inv.documents[*b]);
     let mut found = Vec::new();
     for file in suspended.chunk_by(same_file) {
         let (policies, global) = retype(&inv.documents, file.to_vec(), req.namespace);

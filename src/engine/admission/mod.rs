@@ -51,6 +51,8 @@ enum Form {
     NotSupported,
     /// A bare `errors.New` message from the webhook handler, no field (validating.go:71-99).
     Plain,
+    /// `field.TooLong`: `<field>: Too long: <detail>`, the value omitted.
+    TooLong,
 }
 
 fn form(rule: &str) -> Form {
@@ -59,6 +61,7 @@ fn form(rule: &str) -> Form {
         "scheduler-name-immutable" | "permanent-id-immutable" | "permanent-id-required" => {
             Form::Plain
         }
+        "override-annotations-too-long" => Form::TooLong,
         _ => Form::Invalid,
     }
 }
@@ -93,6 +96,7 @@ impl Violation {
                 )
             }
             Form::Invalid => format!("{}: Invalid value: {value}: {}", self.field, self.message),
+            Form::TooLong => format!("{}: Too long: {}", self.field, self.message),
         }
     }
 }

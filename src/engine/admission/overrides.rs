@@ -8,8 +8,7 @@
 //! The order is `ValidateOverrideSpec`'s: targetCluster, the two co-existence checks, the
 //! rules, then the selector namespaces (read in Karmada's validation.go at f8fdd02).
 //! [inference] Not given by the specification and chosen here: "must have either JSON or
-//! YAML" is checked right after "has both"; the annotation total-size limit (256 KiB) is not
-//! checked.
+//! YAML" is checked right after "has both".
 
 use serde_json::Value;
 
@@ -120,6 +119,9 @@ fn sorted_string_map(v: Option<&Value>) -> Vec<(String, String)> {
     out
 }
 
+/// `TotalAnnotationSizeLimitB` of apimachinery's `api/validation/objectmeta.go`: 256 KiB.
+const TOTAL_ANNOTATION_SIZE_LIMIT: usize = 256 * 1024;
+
 /// One `RuleWithCluster` (:457-508).
 fn validate_rule(rule: &Value, path: FieldPath, out: &mut Vec<Violation>) {
     let overriders = rule.get("overriders");
@@ -131,15 +133,26 @@ fn validate_rule(rule: &Value, path: FieldPath, out: &mut Vec<Violation>) {
             .key("annotationsOverrider")
             .index(j)
             .key("value");
-        for (k, _) in sorted_string_map(a.get("value")) {
+        let annotations = sorted_string_map(a.get("value"));
+        for (k, _) in &annotations {
             for msg in is_label_key(&k.to_lowercase()) {
                 out.push(Violation::new(
                     "override-annotation-key-invalid",
                     vpath.clone(),
-                    Some(go_quote(&k)),
+                    Some(go_quote(k)),
                     msg,
                 ));
             }
+        }
+        // `ValidateAnnotationsSize`: keys and values together, in bytes (objectmeta.go:36, 52-54).
+        let size: usize = annotations.iter().map(|(k, v)| k.len() + v.len()).sum();
+        if size > TOTAL_ANNOTATION_SIZE_LIMIT {
+            out.push(Violation::new(
+                "override-annotations-too-long",
+                vpath.clone(),
+                None,
+                format!("may not be more than {TOTAL_ANNOTATION_SIZE_LIMIT} bytes"),
+            ));
         }
     }
     // Labels: `metav1validation.ValidateLabels`, the key then the value of each label.

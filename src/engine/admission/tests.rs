@@ -1025,6 +1025,29 @@ fn override_annotation_and_label_checks() {
     )));
 }
 
+/// `ValidateAnnotationsSize`: keys and values count, and the limit itself is allowed.
+#[test]
+fn override_annotations_over_256_kib_are_too_long() {
+    let annotations = |value_len: usize| {
+        op_rules(&format!(
+            "        annotationsOverrider:\n          - {{operator: add, value: {{a/b: {}}}}}\n",
+            "x".repeat(value_len)
+        ))
+    };
+    // "a/b" is 3 bytes: 3 + 262,141 is exactly the limit.
+    none(validate_override(&annotations(262_141)));
+    let v = one(
+        validate_override(&annotations(262_142)),
+        "override-annotations-too-long",
+        "spec.overrideRules[0].overriders.annotationsOverrider[0].value",
+        "may not be more than 262144 bytes",
+    );
+    assert_eq!(
+        v.karmada_error(),
+        "spec.overrideRules[0].overriders.annotationsOverrider[0].value: Too long: may not be more than 262144 bytes"
+    );
+}
+
 #[test]
 fn override_json_pointers() {
     let msg = "JSON pointer must be empty or start with a \"/\nJSON pointer error";

@@ -652,6 +652,30 @@ spec:
         reference: "pkg/util/validation/validation.go:457-508; validation-suspension-failover.md §1.7",
     },
     AdmissionRule {
+        id: "override-annotations-too-long",
+        summary: "an annotationsOverrider adds more than 256 KiB of annotations (keys and values together)",
+        message: "may not be more than 262144 bytes",
+        rationale: "Karmada's webhook runs apimachinery's ValidateAnnotations on the overrider's value, size limit \
+                    included, so the OverridePolicy is refused; the member cluster's API server would refuse the \
+                    overridden object for the same reason. The annotations the template already carries do not count \
+                    here, but they do in the member cluster.",
+        example: "apiVersion: policy.karmada.io/v1alpha1
+kind: OverridePolicy
+metadata: {name: nginx, namespace: default}
+spec:
+  resourceSelectors: [{apiVersion: apps/v1, kind: Deployment, name: nginx}]
+  overrideRules:
+    - targetCluster: {clusterNames: [member1]}
+      overriders:
+        annotationsOverrider:
+          - operator: add
+            value: {example.com/dump: <300 KiB of text>}
+",
+        fix: "Keep large data out of annotations: a ConfigMap, or a volume the workload reads.",
+        reference: "pkg/util/validation/validation.go:457-508 (ValidateAnnotations); \
+                    k8s.io/apimachinery/pkg/api/validation/objectmeta.go:36-67",
+    },
+    AdmissionRule {
         id: "override-label-key-invalid",
         summary: "a labelsOverrider adds a label whose key is not a valid label key",
         message: IS_LABEL_KEY,
@@ -894,7 +918,11 @@ mod tests {
     #[test]
     fn every_example_triggers_its_rule() {
         for r in RULES {
-            let inv = inventory(r.example);
+            // The size rule's example stands for a value too long to print.
+            let example = r
+                .example
+                .replace("<300 KiB of text>", &"x".repeat(300 * 1024));
+            let inv = inventory(&example);
             let found: Vec<Violation> = match r.id {
                 "scheduler-name-immutable" | "permanent-id-immutable" => {
                     let ps: Vec<_> = inv.policies().collect();
