@@ -7,6 +7,31 @@ pub use crate::model::inputs::{read_inputs, warn_problems, Inputs};
 // Moved to `error.rs`; re-exported while `suspend` still imports them from here.
 pub use super::error::{CliError, Exit};
 
+/// `-f` over a GitOps repository: its environments rendered (only `--env`'s), their notes and
+/// warnings printed; `None` for plain manifests (or rendering off in the configuration).
+pub fn environments(
+    files: &[String],
+    namespace: &str,
+    env: Option<&str>,
+) -> Result<Option<crate::model::environments::EnvInputs>, CliError> {
+    use crate::model::environments::{read_environments, repository_files};
+    let rendering = match repository_files(files)? {
+        Some(f) => crate::lint::Config::rendering_here()?.map(|opts| (f, opts)),
+        None => None,
+    };
+    let Some((files, opts)) = rendering else {
+        return match env {
+            Some(_) => Err(CliError::usage(
+                "--env picks an environment of a GitOps repository (kustomizations, charts), and the inputs hold none",
+            )),
+            None => Ok(None),
+        };
+    };
+    let envs = read_environments(&files, namespace, &opts, env)?;
+    envs.warn();
+    Ok(Some(envs))
+}
+
 /// Writes to stdout, treating a closed pipe as success (so `| head` never panics).
 pub fn write_stdout(text: &str) -> Result<(), CliError> {
     let mut out = io::stdout().lock();

@@ -62,6 +62,9 @@ pub enum CliError {
     /// A git mode stopped (exit 2).
     #[error(transparent)]
     GitLint(#[from] crate::lint::git::GitLintError),
+    /// `--env` names no environment of the repository (exit 2).
+    #[error(transparent)]
+    Environment(#[from] crate::source::kustomize::environments::UnknownEnvironment),
     /// The configuration file is unreadable or invalid (exit 2).
     #[error(transparent)]
     Config(#[from] crate::lint::config::ConfigError),
@@ -127,6 +130,7 @@ impl CliError {
             | CliError::Git(_)
             | CliError::GitLint(_)
             | CliError::Config(_)
+            | CliError::Environment(_)
             | CliError::WriteOutput { .. } => Exit::Usage,
         }
     }

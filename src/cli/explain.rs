@@ -3,13 +3,15 @@
 use clap::Args as ClapArgs;
 
 use super::args::{EngineSettings, KubeFlags};
-use super::common::{read_inputs, stdout_color, warn_problems, write_stdout, Inputs};
+use super::common::{environments, read_inputs, stdout_color, warn_problems, write_stdout, Inputs};
 use super::error::{CliError, Exit};
 use crate::engine::explain_inputs::{self, Found, Wanted};
 use crate::engine::state::{State, UnknownClaimers};
 use crate::engine::{policy_live, policy_view};
 use crate::model::cluster::Cluster;
+use crate::model::environments::EnvInventory;
 use crate::model::{Inventory, PolicyKind};
+use crate::output::environments::{self as output_envs, Section};
 use crate::output::format::{
     render_explain, render_policy_view, ExplainFormat, LiveChain, PolicyLiveChain,
 };
@@ -54,6 +56,11 @@ pub struct Args {
     /// clusters live, the clusters the placement selects with -f.
     #[arg(long = "cluster", value_name = "NAME")]
     pub clusters: Vec<String>,
+    /// With -f over a GitOps repository: decide in this environment (a Flux cluster directory
+    /// or Argo CD destination, a kustomize root: its name or directory). Without it, the one
+    /// environment holding the template, else a section per environment holding it.
+    #[arg(long = "env", value_name = "ENV")]
+    pub env: Option<String>,
     #[command(flatten)]
     pub kube: KubeFlags,
 }
@@ -94,6 +101,19 @@ fn explain_files(
 ) -> Result<Exit, CliError> {
     let namespace = args.namespace.as_deref().unwrap_or("default");
     let options = engine.options(UnknownClaimers::Stale);
+    if let Some(envs) = environments(&args.files, namespace, args.env.as_deref())? {
+        let found = envs.holding(|inv| {
+            explain_inputs::find_template(inv, &[], ty, name, namespace, options.clone())
+        })?;
+        let sections = found.into_iter().map(|(e, (state, t))| {
+            let explained = explain_inputs::from_files(&e.inventory, &state, t, &args.clusters);
+            (
+                e,
+                render_explain(format(args), &explained, None, stdout_color()),
+            )
+        });
+        return write_sections(args, sections.collect());
+    }
     // Only the Karmada objects (PPs of the template's namespace) and the documents named like
     // the template are parsed (issue 8). Stdin cannot be read twice for the fallback below, so
     // it is read whole.
@@ -145,17 +165,17 @@ fn explain_policy(
         return explain_policy_live(args, kind, name, engine);
     }
     let namespace = args.namespace.as_deref().unwrap_or("default");
-    let inv = read_inputs(&args.files, namespace)?;
-    let state = State::from_inventory(&inv, engine.options(UnknownClaimers::Stale));
-    let p = explain_inputs::find_policy(&state, kind, name, namespace, "in the given files")?;
-    let view = policy_view::explain_policy(&state, p);
-    let placement = policy_view::placement(&state, p, &Cluster::from_inventory(&inv));
-    write_stdout(&render_policy_view(
-        format(args),
-        &view,
-        placement.as_ref(),
-        None,
-    ))?;
+    let policy_in = |inv: &Inventory| {
+        let state = State::from_inventory(inv, engine.options(UnknownClaimers::Stale));
+        let p = explain_inputs::find_policy(&state, kind, name, namespace, "in the given files")?;
+        let view = policy_view::explain_policy(&state, p);
+        let placement = policy_view::placement(&state, p, &Cluster::from_inventory(inv));
+        Ok::<_, CliError>(render_policy_view(format(args), &view, placement.as_ref(), None))
+    };
+    if let Some(envs) = environments(&args.files, namespace, args.env.as_deref())? {
+        return write_sections(args, envs.holding(policy_in)?);
+    }
+    write_stdout(&policy_in(&read_inputs(&args.files, namespace)?)?)?;
     Ok(Exit::Ok)
 }
 
@@ -200,6 +220,33 @@ fn explain_policy_live(
         placement.as_ref(),
         Some(&live),
     ))?;
+    Ok(Exit::Ok)
+}
+
+/// The reports of the environments holding what was asked: one as it is, several labelled
+/// (`--graph` draws one control plane: several are a usage error asking for `--env`).
+fn write_sections(args: &Args, found: Vec<(&EnvInventory, String)>) -> Result<Exit, CliError> {
+    let names: Vec<&str> = found.iter().map(|(e, _)| e.name.as_str()).collect();
+    if found.is_empty() {
+        return Err(CliError::usage(
+            "the repository renders no object to explain",
+        ));
+    }
+    if names.len() > 1 && args.graph.is_some() {
+        return Err(CliError::usage(format!(
+            "{} is in several environments ({}): a graph draws one; pick it with --env",
+            args.resource,
+            names.join(", ")
+        )));
+    }
+    let sections: Vec<Section> = found
+        .into_iter()
+        .map(|(e, report)| Section {
+            name: e.name.clone(),
+            report,
+        })
+        .collect();
+    write_stdout(&output_envs::render(args.output == "json", &sections))?;
     Ok(Exit::Ok)
 }
 

@@ -83,6 +83,11 @@ pub struct Args {
     /// counts and the exit code (--fail-on) still cover every finding.
     #[arg(long = "min-severity", value_name = "SEVERITY", default_value = "info")]
     pub min_severity: String,
+    /// Over a GitOps repository: lint only this environment (a Flux cluster directory or
+    /// Argo CD destination, a kustomize root, a chart: its name or directory, as the findings'
+    /// `(in: ...)` name it). An unknown one exits 2 listing them.
+    #[arg(long = "env", value_name = "ENV")]
+    pub env: Option<String>,
     /// Show errors only (--min-severity error).
     #[arg(short = 'q', long = "quiet")]
     pub quiet: bool,
@@ -173,9 +178,15 @@ pub fn run(args: Args) -> Result<Exit, CliError> {
     }
     let outputs = requested_outputs(&args)?;
     let threshold = fail_threshold(&args.fail_on)?;
-    let config = load_config(&args)?;
+    let mut config = load_config(&args)?;
+    config.render_options.environment = args.env.clone();
     let opts = lint_options(&args, &config)?;
     let ignore = |p: &Path| config.ignores(p);
+    if args.env.is_some() && !lint::gitops::env_applies(&args.paths, &config) {
+        return Err(CliError::usage(
+            "--env picks an environment of a GitOps repository (kustomizations, charts), and the inputs hold none",
+        ));
+    }
     if args.rev.is_some() || args.staged || args.base.is_some() {
         return run_git(&args, &config, &opts, &outputs, threshold);
     }
@@ -209,6 +220,7 @@ pub fn run(args: Args) -> Result<Exit, CliError> {
         return run_gitops(&files, &args.namespace, &opts, &config, &outputs, threshold);
     }
     let linted = lint::stream::lint_paths(&files, &args.namespace, &opts)?;
+    lint::data_notes(&linted.loaded).for_each(|n| eprintln!("note: {n}"));
     if !args.allow_empty && stdin_was_empty(&args.paths, &linted) {
         return Err(CliError::usage(
             "stdin holds no Kubernetes object: did the command before the pipe fail? (--allow-empty accepts that)",
@@ -252,8 +264,8 @@ fn run_cluster(
     Ok(exit_for(&linted.findings, threshold))
 }
 
-/// Whether stdin was among the inputs and gave neither a document nor a finding (empty, or
-/// only comments): the usual sign of a failed `kubectl kustomize | ...` pipe.
+/// Whether stdin was among the inputs and gave neither a document, nor data, nor a finding
+/// (empty, or only comments): the usual sign of a failed `kubectl kustomize | ...` pipe.
 fn stdin_was_empty(paths: &[String], linted: &lint::stream::Linted) -> bool {
     const STDIN: &str = "<stdin>";
     paths.iter().any(|p| p == "-")
@@ -266,6 +278,11 @@ fn stdin_was_empty(paths: &[String], linted: &lint::stream::Linted) -> bool {
             .findings
             .iter()
             .any(|f| f.location.as_ref().is_some_and(|l| l.source.name == STDIN))
+        // Data (a list, a values file) is not an empty pipe: it was said in a note.
+        && !linted
+            .loaded
+            .iter()
+            .any(|l| l.source.name == STDIN && !l.data.is_empty())
 }
 
 /// `lint` over a repository with kustomize roots or Helm charts (lint::gitops).
@@ -277,7 +294,7 @@ fn run_gitops(
     outputs: &[OutputSpec],
     threshold: Option<Severity>,
 ) -> Result<Exit, CliError> {
-    let linted = lint::gitops::lint_repository(files, namespace, opts, &config.render_options);
+    let linted = lint::gitops::lint_repository(files, namespace, opts, &config.render_options)?;
     write_gitops(linted, outputs, threshold)
 }
 

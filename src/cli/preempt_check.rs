@@ -5,14 +5,16 @@
 use clap::{ArgMatches, Command, FromArgMatches};
 
 use super::args::{ChangeArg, EngineSettings, KubeFlags};
-use super::common::{read_inputs, stdout_color, write_stdout};
+use super::common::{environments, read_inputs, stdout_color, write_stdout};
 use super::error::{CliError, Exit};
 use crate::engine::check_notes::delivery_changes_in_files;
 use crate::engine::delivery::DeliveryChange;
 use crate::engine::simulate::{check, touched_kinds, Change, ChangeError, CheckReport};
 use crate::engine::state::{State, UnknownClaimers};
+use crate::model::environments::EnvInputs;
 use crate::model::kinds;
 use crate::model::{Inventory, Object, Policy};
+use crate::output::environments::{self as output_envs, Section};
 use crate::output::format::render_preempt_check;
 use crate::source::live::{self, karmada};
 use crate::source::session::{all_ok, Session};
@@ -49,6 +51,11 @@ pub struct Flags {
     /// The Karmada release whose rules apply (default: the newest known).
     #[arg(long = "karmada-version", value_name = "VERSION")]
     pub karmada_version: Option<String>,
+    /// With -f over a GitOps repository: check in this environment (a Flux cluster directory
+    /// or Argo CD destination, a kustomize root: its name or directory). Without it, a section
+    /// per environment (for --delete, per environment holding the policy).
+    #[arg(long = "env", value_name = "ENV")]
+    pub env: Option<String>,
 }
 
 /// The flags, and `--apply`/`--delete` interleaved: their relative order is read from the
@@ -111,6 +118,9 @@ pub fn run(args: Args) -> Result<Exit, CliError> {
         return report(state, changes, flags, "in the control plane", &deliveries);
     }
     let namespace = flags.namespace.as_deref().unwrap_or("default");
+    if let Some(envs) = environments(&flags.files, namespace, flags.env.as_deref())? {
+        return check_environments(&args, &envs, namespace, engine);
+    }
     let inv = read_inputs(&flags.files, namespace)?;
     let (_, changes) = read_changes(&args.changes, namespace, &inv, true)?;
     let state = State::from_inventory(&inv, engine.options(UnknownClaimers::AssumeExisting));
@@ -130,6 +140,27 @@ fn report(
     where_: &str,
     deliveries: &dyn Fn(&CheckReport) -> Vec<DeliveryChange>,
 ) -> Result<Exit, CliError> {
+    let (out, blocked) = checked(state, changes, flags, where_, deliveries)?;
+    write_stdout(&out)?;
+    Ok(exit(flags, blocked))
+}
+
+fn exit(flags: &Flags, blocked: bool) -> Exit {
+    if flags.fail_on_blocked && blocked {
+        Exit::Failure
+    } else {
+        Exit::Ok
+    }
+}
+
+/// The report as `-o` asks, and whether a changed policy is blocked.
+fn checked(
+    state: State,
+    changes: Vec<Change>,
+    flags: &Flags,
+    where_: &str,
+    deliveries: &dyn Fn(&CheckReport) -> Vec<DeliveryChange>,
+) -> Result<(String, bool), CliError> {
     let mut report = check(state, changes).map_err(|e| match e {
         ChangeError::NotFound(r) => CliError::usage(format!(
             "--delete {r}: no such policy {where_} (and no claim names it)"
@@ -137,11 +168,41 @@ fn report(
     })?;
     report.deliveries = deliveries(&report);
     let out = render_preempt_check(&flags.output, &report, stdout_color());
-    write_stdout(&out)?;
-    if flags.fail_on_blocked && crate::output::preempt_check::any_blocked(&report) {
-        return Ok(Exit::Failure);
+    Ok((out, crate::output::preempt_check::any_blocked(&report)))
+}
+
+/// `-f` over a GitOps repository: the check in each environment with objects (holding every
+/// `--delete` target), one section each when there are several.
+fn check_environments(
+    args: &Args,
+    envs: &EnvInputs,
+    namespace: &str,
+    engine: EngineSettings,
+) -> Result<Exit, CliError> {
+    let flags = &args.flags;
+    let warned = std::cell::Cell::new(false);
+    let found = envs.holding(|inv| {
+        let (_, changes) = read_changes(&args.changes, namespace, inv, !warned.replace(true))?;
+        let state = State::from_inventory(inv, engine.options(UnknownClaimers::AssumeExisting));
+        let before = state.clone();
+        let deliveries = |r: &CheckReport| delivery_changes_in_files(r, inv, &before);
+        checked(state, changes, flags, "in the state", &deliveries)
+    })?;
+    if found.is_empty() {
+        return Err(CliError::usage(
+            "the repository renders no object to check against",
+        ));
     }
-    Ok(Exit::Ok)
+    let blocked = found.iter().any(|(_, (_, b))| *b);
+    let sections: Vec<Section> = found
+        .into_iter()
+        .map(|(e, (report, _))| Section {
+            name: e.name.clone(),
+            report,
+        })
+        .collect();
+    write_stdout(&output_envs::render(flags.output == "json", &sections))?;
+    Ok(exit(flags, blocked))
 }
 
 /// The live state, the changes of `preempt-check --apply FILE / --delete TYPE/[NS/]NAME`, and

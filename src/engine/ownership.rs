@@ -25,6 +25,9 @@ pub struct OwnershipChange {
     /// Whether the move is a preemption.
     pub preempted: bool,
     pub blocked_by: Vec<Blocked>,
+    /// The environments of a GitOps repository where this change happens (`lint --base` over
+    /// rendered environments; empty for plain manifests, which are one control plane).
+    pub environments: Vec<String>,
 }
 
 /// The engine's options for a lint run: the preemption gate from `featureGates`
@@ -181,6 +184,7 @@ impl Delta {
                 after: rc.after,
                 preempted: rc.preempted,
                 blocked_by,
+                environments: Vec::new(),
             });
         }
         out

@@ -20,6 +20,7 @@ use serde::Deserialize;
 
 use crate::lint::finding::Severity;
 use crate::model::KarmadaVersion;
+use crate::source::kustomize::environments::RenderOptions;
 use crate::source::{load, FieldPath, Source};
 
 pub const FILE_NAME: &str = ".karmada-policy.yaml";
@@ -130,7 +131,7 @@ pub struct Config {
     pub max_suspension_age_secs: Option<u64>,
     /// `gitops.render: false`: kustomize roots and charts are read as plain files, unrendered.
     pub render_off: bool,
-    pub render_options: crate::lint::gitops::RenderOptions,
+    pub render_options: RenderOptions,
 }
 
 impl Config {
@@ -148,6 +149,20 @@ impl Config {
     }
 
     /// Reads and checks a config file; errors name the file, line and column.
+    /// How GitOps repositories are rendered per the `.karmada-policy.yaml` found from the
+    /// current directory up (`explain -f`, `preempt-check -f`): `None` when it turns rendering
+    /// off; the defaults without a file.
+    pub fn rendering_here() -> Result<Option<RenderOptions>, ConfigError> {
+        let found = std::env::current_dir()
+            .ok()
+            .and_then(|d| Config::discover(&d));
+        let config = match found {
+            Some(p) => Config::load(&p, &crate::lint::registry::is_known)?,
+            None => Config::default(),
+        };
+        Ok((!config.render_off).then_some(config.render_options))
+    }
+
     pub fn load(path: &Path, known_rule: &dyn Fn(&str) -> bool) -> Result<Config, ConfigError> {
         let text = std::fs::read_to_string(path).map_err(|source| ConfigError::Read {
             path: path.display().to_string(),
@@ -255,7 +270,8 @@ impl Config {
             .transpose()?;
         let at_base = |p: &String| crate::source::kustomize::normalize(&base.join(p));
         let g = &raw.gitops;
-        let render_options = crate::lint::gitops::RenderOptions {
+        let render_options = RenderOptions {
+            environment: None,
             kustomize: g.kustomize.clone(),
             helm: g.helm.clone(),
             helm_values: g

@@ -27,6 +27,9 @@ pub enum GitLintError {
     /// A PATH cannot be listed.
     #[error(transparent)]
     Input(#[from] ReadError),
+    /// `--env` names no environment at head.
+    #[error(transparent)]
+    Environment(#[from] crate::source::kustomize::environments::UnknownEnvironment),
     /// Writing a revision's tree out for rendering failed.
     #[error(transparent)]
     Io(#[from] std::io::Error),
@@ -304,7 +307,7 @@ impl GitopsSides<'_> {
         note: &(dyn Fn(&str) + Sync),
     ) -> Result<GitLint, GitLintError> {
         let req = self.req;
-        let head = self.side(head_side)?;
+        let head = self.side(head_side, true)?;
         head.notes.iter().for_each(|n| note(n));
         let Some(oid) = base else {
             return Ok(GitLint {
@@ -316,7 +319,7 @@ impl GitopsSides<'_> {
                 ownership: None,
             });
         };
-        let base = self.side(&Side::Commit(oid))?;
+        let base = self.side(&Side::Commit(oid), false)?;
         let new = baseline::new_at_head(&base.findings, &head.findings);
         let new_findings: Vec<Finding> = head
             .findings
@@ -347,18 +350,23 @@ impl GitopsSides<'_> {
 
     /// One side, rendered: the work tree in place, a revision or the index written to a
     /// temporary directory first (kustomize reads files).
-    fn side(&self, side: &Side) -> Result<gitops::Linted, GitLintError> {
+    fn side(&self, side: &Side, is_head: bool) -> Result<gitops::Linted, GitLintError> {
         let req = self.req;
         let ignore = |p: &Path| req.config.ignores(p);
         let paths = paths_or_here(req);
         let lint_here = || -> Result<gitops::Linted, GitLintError> {
             let files: Vec<PathBuf> = files::expand(&paths, &ignore)?;
-            Ok(gitops::lint_repository(
+            let linted = gitops::lint_repository(
                 &files,
                 req.namespace,
                 req.opts,
                 &req.config.render_options,
-            ))
+            );
+            match linted {
+                // An environment new at head is compared with an empty one.
+                Err(_) if !is_head => Ok(gitops::Linted::default()),
+                other => Ok(other?),
+            }
         };
         if *side == Side::WorkTree {
             return lint_here();

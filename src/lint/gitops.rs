@@ -7,35 +7,18 @@
 //! together with the plain manifests outside every kustomization. A finding that several
 //! environments share (a base used by prod and staging) is reported once, naming them.
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
 
 use super::rules::render_failed::RENDER_FAILED;
 use super::{Finding, LintOptions, Location};
 use crate::model::Inventory;
 use crate::source::kustomize::discover::{self, Repository};
-use crate::source::kustomize::flux::{self, FluxKustomization};
-use crate::source::kustomize::helm::{self, Helm};
+use crate::source::kustomize::environments::{self, Rendered, Repo, UnknownEnvironment};
 use crate::source::kustomize::origin::{self, Layers, Mapper};
-use crate::source::kustomize::render::{self, Kustomize};
-use crate::source::{files, load, Document, FieldPath, Loaded, Node, Source, Value};
+use crate::source::{files, load, Document, Loaded, Node, Source};
 
-/// What the configuration says about rendering (`.karmada-policy.yaml`, `gitops:`).
-#[derive(Debug, Clone, Default)]
-pub struct RenderOptions {
-    /// The kustomize command (`kustomize build`, `kubectl kustomize`); default: found on PATH.
-    pub kustomize: Option<String>,
-    /// The helm command; default: `helm` if on PATH.
-    pub helm: Option<String>,
-    /// Values files per chart directory, after the chart's own values.yaml.
-    pub helm_values: BTreeMap<PathBuf, Vec<PathBuf>>,
-    /// More roots than the repository shows (directories).
-    pub extra_roots: Vec<PathBuf>,
-    /// Kustomize exec/KRM plugins and Helm inflation (`--enable-alpha-plugins`, `--enable-helm`).
-    pub plugins: bool,
-    pub helm_inflation: bool,
-}
+pub use crate::source::kustomize::environments::RenderOptions;
 
 /// A repository's findings and what was said about it on the way.
 #[derive(Debug, Default)]
@@ -52,164 +35,58 @@ pub struct Linted {
 /// Whether `files` hold kustomizations or charts to render (else `lint` reads them as plain
 /// manifests, as it always has).
 pub fn applies(files: &[PathBuf]) -> bool {
-    files.iter().any(|f| {
-        let name = f
-            .file_name()
-            .map(|n| n.to_string_lossy())
-            .unwrap_or_default();
-        discover::KUSTOMIZATION_FILES.contains(&name.as_ref()) || name == "Chart.yaml"
-    }) || files
-        .iter()
-        .filter_map(|f| f.parent())
-        .collect::<BTreeSet<_>>()
-        .into_iter()
-        .any(|d| d.join("Kustomization").is_file())
+    discover::holds_rendering(files)
 }
 
-/// One part of an environment.
-#[derive(Debug, Clone)]
-enum Unit {
-    Root(PathBuf),
-    Chart(PathBuf),
-    Plain(PathBuf),
+/// Whether `--env` can apply to the PATHs (the current directory when none): rendering is on
+/// and they hold a repository to render.
+pub fn env_applies(paths: &[String], config: &super::Config) -> bool {
+    let here = [".".to_string()];
+    let paths = if paths.is_empty() { &here[..] } else { paths };
+    !config.render_off
+        && files::expand(paths, &|p: &Path| config.ignores(p)).is_ok_and(|f| applies(&f))
 }
 
-#[derive(Debug, Clone)]
-struct Environment {
-    name: String,
-    /// Each unit and the Flux variables substituted into it.
-    units: Vec<(Unit, Option<BTreeMap<String, String>>)>,
-}
-
-/// A rendered stream's documents, where each came from, and the layers it went through.
-struct Rendered {
-    loaded: Loaded,
-    origins: Vec<Option<PathBuf>>,
-    layers: Layers,
-}
-
-/// Lints the repository the files belong to.
+/// Lints the repository the files belong to (only the environment `--env` names, if set).
 pub fn lint_repository(
     inputs: &[PathBuf],
     namespace: &str,
     opts: &LintOptions,
     render_opts: &RenderOptions,
-) -> Linted {
-    let mut repo = discover::discover(inputs);
-    for extra in &render_opts.extra_roots {
-        if repo.kustomizations.contains_key(extra) && !repo.roots.contains(extra) {
-            repo.roots.push(extra.clone());
-        }
+) -> Result<Linted, UnknownEnvironment> {
+    let mut repo = Repo::read(inputs, render_opts);
+    if let Some(wanted) = &render_opts.environment {
+        repo.select(wanted)?;
     }
     let mut out = Linted {
         files: inputs.len(),
+        notes: std::mem::take(&mut repo.notes),
         ..Linted::default()
     };
-    let mut plain: BTreeMap<PathBuf, Loaded> = BTreeMap::new();
-    for f in &repo.plain {
-        match files::read(f) {
-            Ok(l) => {
-                plain.insert(f.clone(), l);
-            }
-            Err(e) => out.notes.push(e.to_string()),
-        }
-    }
-    let fluxes: Vec<FluxKustomization> = plain
-        .iter()
-        .filter(|(_, l)| flux::may_hold(l.source.text()))
-        .flat_map(|(p, l)| flux::find(l, p))
-        .collect();
-    let envs = environments(&repo, &fluxes, &plain, &mut out.notes);
-
-    let roots: Vec<PathBuf> = envs
-        .iter()
-        .flat_map(|e| &e.units)
-        .filter_map(|(u, _)| match u {
-            Unit::Root(r) => Some(r.clone()),
-            _ => None,
-        })
-        .collect();
-    let mut kustomize = Kustomize::find(render_opts.kustomize.as_deref());
-    if let Some(k) = &mut kustomize {
-        k.plugins = render_opts.plugins;
-        k.helm = render_opts.helm_inflation;
-    } else if !roots.is_empty() {
-        out.notes.push(
-            "no kustomize found (neither `kustomize` nor `kubectl` on PATH): kustomize roots were not linted; install kubectl or set gitops.kustomize in .karmada-policy.yaml".into(),
-        );
-    }
-    let builds = kustomize
-        .as_ref()
-        .map(|k| k.build_all(&roots, render::default_workers()))
-        .unwrap_or_default();
-    for dir in &repo.kustomizations {
-        if !dir.1.helm_charts.is_empty() && !render_opts.helm_inflation {
-            out.notes.push(format!(
-                "{}: helmCharts ({}) are not inflated; set gitops.helmInflation: true to render them",
-                dir.1.file.display(),
-                dir.1.helm_charts.join(", ")
-            ));
-        }
-    }
-    let helm = Helm::find(render_opts.helm.as_deref());
-    let mapper = Mapper::new(&repo);
-    let env_names: Vec<String> = envs.iter().map(|e| e.name.clone()).collect();
+    let mut renders = repo.render(render_opts);
+    let mapper = repo.mapper();
+    let several = repo.plans.len() > 1;
     let mut merged: Vec<(Finding, Vec<String>)> = Vec::new();
-    let mut charts_noted = BTreeSet::new();
     let mut counted = BTreeSet::new();
-    for env in &envs {
-        let mut loaded = Vec::new();
-        let mut rendered: Vec<Rendered> = Vec::new();
-        let mut findings = Vec::new();
-        for (unit, vars) in &env.units {
-            match unit {
-                Unit::Plain(file) => {
-                    let Some(l) = plain.get(file) else { continue };
-                    loaded.push(substituted_plain(l, vars.as_ref()));
+    for plan in &repo.plans {
+        let mut env = repo.environment(plan, &mut renders);
+        let mut findings: Vec<Finding> = env
+            .failures
+            .iter()
+            .map(|f| at_first_line(&mapper, &f.file, f.message.clone()))
+            .collect();
+        for (unit, _) in &plan.units {
+            if counted.insert(unit.clone()) {
+                if let environments::Unit::Plain(f) = unit {
+                    out.documents += repo.plain_file(f).map_or(0, |l| l.documents.len());
                 }
-                Unit::Root(dir) => match builds.get(dir) {
-                    Some(Ok(text)) => rendered.push(rendered_root(&repo, dir, text, vars.as_ref())),
-                    Some(Err(e)) => findings.push(render_finding(&repo, &mapper, dir, e)),
-                    None => {}
-                },
-                Unit::Chart(dir) => match &helm {
-                    Some(h) => {
-                        let values = render_opts
-                            .helm_values
-                            .get(dir)
-                            .cloned()
-                            .unwrap_or_default();
-                        match h.template(dir, &values) {
-                            Ok(text) => rendered.push(rendered_chart(dir, &text)),
-                            Err(e) => findings.push(chart_finding(&mapper, dir, &e.to_string())),
-                        }
-                    }
-                    None => {
-                        if charts_noted.insert(dir.clone()) {
-                            out.notes.push(format!(
-                                "{}: Helm chart not linted (helm is not on PATH); lint it with `helm template {} | kubectl karmada-policy lint -`",
-                                dir.display(),
-                                dir.display()
-                            ));
-                        }
-                    }
-                },
             }
         }
-        for (unit, _) in &env.units {
-            if counted.insert(format!("{unit:?}")) {
-                let docs = match unit {
-                    Unit::Plain(f) => plain.get(f).map_or(0, |l| l.documents.len()),
-                    _ => 0,
-                };
-                out.documents += docs;
-            }
-        }
-        for r in &rendered {
+        for r in &env.rendered {
             out.documents += r.loaded.documents.len();
         }
         let (env_findings, inventory) =
-            lint_environment(&mut loaded, &mut rendered, namespace, opts, &mapper);
+            lint_environment(&mut env.plain, &mut env.rendered, namespace, opts, &mapper);
         out.policies += inventory.policies().count();
         out.environments.push((env.name.clone(), inventory));
         findings.extend(env_findings);
@@ -220,7 +97,7 @@ pub fn lint_repository(
             }
         }
     }
-    let several = env_names.len() > 1;
+    out.notes.extend(renders.notes);
     out.findings = merged
         .into_iter()
         .map(|(mut f, names)| {
@@ -232,7 +109,7 @@ pub fn lint_repository(
         .collect();
     out.findings = super::apply_settings(std::mem::take(&mut out.findings), &opts.rules);
     out.findings.sort_by(|a, b| a.sort_key().cmp(&b.sort_key()));
-    out
+    Ok(out)
 }
 
 /// Lints piped input named `name` (`--stdin-filename`). Rendered input keeps the traces of
@@ -254,7 +131,7 @@ pub fn lint_piped(text: String, name: &str, namespace: &str, opts: &LintOptions)
     };
     let mut loaded = load(Source::new(name, text));
     let chart = base.join("Chart.yaml").is_file();
-    let comments = chart.then(|| source_comments(&loaded, &base));
+    let comments = chart.then(|| environments::source_comments(&loaded, &base));
     let origins: Vec<Option<PathBuf>> = loaded
         .documents
         .iter_mut()
@@ -317,7 +194,7 @@ fn discover_from(dir: &Path) -> Repository {
 
 /// Templates whose owner changes between two lints of a repository, environment by
 /// environment (an environment new at head is compared with an empty one); a change seen in
-/// several environments is listed once.
+/// several environments is listed once, naming them.
 pub fn ownership_changes(
     base: &Linted,
     head: &Linted,
@@ -334,265 +211,22 @@ pub fn ownership_changes(
         for change in
             crate::engine::ownership::ownership_changes(base_inv, head_inv, options.clone())
         {
-            if !out.contains(&change) {
-                out.push(change);
+            match out.iter_mut().find(|c| {
+                c.resource == change.resource
+                    && c.before == change.before
+                    && c.after == change.after
+                    && c.preempted == change.preempted
+                    && c.blocked_by == change.blocked_by
+            }) {
+                Some(seen) => seen.environments.push(name.clone()),
+                None => out.push(crate::engine::ownership::OwnershipChange {
+                    environments: vec![name.clone()],
+                    ..change
+                }),
             }
         }
     }
     out
-}
-
-/// The environments of the repository (see the module's overview).
-fn environments(
-    repo: &Repository,
-    fluxes: &[FluxKustomization],
-    plain: &BTreeMap<PathBuf, Loaded>,
-    notes: &mut Vec<String>,
-) -> Vec<Environment> {
-    let mut envs: Vec<Environment> = Vec::new();
-    let mut used_roots = BTreeSet::new();
-    let mut used_plain = BTreeSet::new();
-    let mut clusters: BTreeMap<PathBuf, Vec<&FluxKustomization>> = BTreeMap::new();
-    for f in fluxes {
-        let dir = f.file.parent().map(Path::to_path_buf).unwrap_or_default();
-        clusters.entry(dir).or_default().push(f);
-    }
-    for (dir, list) in &clusters {
-        let mut units = Vec::new();
-        // The cluster directory's own manifests (the Flux objects themselves).
-        for p in plain.keys().filter(|p| p.parent() == Some(dir.as_path())) {
-            used_plain.insert(p.clone());
-            units.push((Unit::Plain(p.clone()), None));
-        }
-        for f in list {
-            let Some(path) = &f.path else {
-                notes.push(format!(
-                    "{}: Flux Kustomization {}: spec.path `{}` is not in this repository",
-                    f.file.display(),
-                    f.name,
-                    f.spec_path
-                ));
-                continue;
-            };
-            let vars = variables(f, repo, plain, notes);
-            let vars = (!vars.is_empty() || !f.substitute_from.is_empty()).then_some(vars);
-            for r in repo.roots.iter().filter(|r| r.starts_with(path)) {
-                used_roots.insert(r.clone());
-                units.push((Unit::Root(r.clone()), vars.clone()));
-            }
-            for c in repo.charts.iter().filter(|c| c.starts_with(path)) {
-                units.push((Unit::Chart(c.clone()), vars.clone()));
-            }
-            for p in plain.keys().filter(|p| p.starts_with(path)) {
-                used_plain.insert(p.clone());
-                units.push((Unit::Plain(p.clone()), vars.clone()));
-            }
-        }
-        let name = dir.file_name().map_or(dir.display().to_string(), |n| {
-            n.to_string_lossy().into_owned()
-        });
-        envs.push(Environment { name, units });
-    }
-    let rest_plain: Vec<PathBuf> = plain
-        .keys()
-        .filter(|p| !used_plain.contains(*p))
-        .cloned()
-        .collect();
-    let rest_roots: Vec<&PathBuf> = repo
-        .roots
-        .iter()
-        .filter(|r| !used_roots.contains(*r))
-        .collect();
-    for r in &rest_roots {
-        let mut units = vec![(Unit::Root((*r).clone()), None)];
-        units.extend(rest_plain.iter().map(|p| (Unit::Plain(p.clone()), None)));
-        envs.push(Environment {
-            name: r.display().to_string(),
-            units,
-        });
-    }
-    if rest_roots.is_empty() && !rest_plain.is_empty() {
-        envs.push(Environment {
-            name: "plain manifests".into(),
-            units: rest_plain
-                .iter()
-                .map(|p| (Unit::Plain(p.clone()), None))
-                .collect(),
-        });
-    }
-    for c in &repo.charts {
-        let in_flux = envs.iter().any(|e| {
-            e.units
-                .iter()
-                .any(|(u, _)| matches!(u, Unit::Chart(d) if d == c))
-        });
-        if !in_flux {
-            envs.push(Environment {
-                name: c.display().to_string(),
-                units: vec![(Unit::Chart(c.clone()), None)],
-            });
-        }
-    }
-    envs
-}
-
-/// `postBuild.substitute` over the ConfigMaps and Secrets `substituteFrom` names (found among
-/// the plain manifests; later sources win, `substitute` wins over all, as in Flux).
-fn variables(
-    f: &FluxKustomization,
-    _repo: &Repository,
-    plain: &BTreeMap<PathBuf, Loaded>,
-    notes: &mut Vec<String>,
-) -> BTreeMap<String, String> {
-    let mut vars = BTreeMap::new();
-    for (kind, name, optional) in &f.substitute_from {
-        let found = plain.values().flat_map(|l| &l.documents).find(|d| {
-            d.root.get("kind").and_then(Node::as_str) == Some(kind.as_str())
-                && d.root
-                    .get("metadata")
-                    .and_then(|m| m.get("name"))
-                    .and_then(Node::as_str)
-                    == Some(name.as_str())
-        });
-        match found {
-            Some(d) => vars.extend(data_of(&d.root, kind == "Secret")),
-            None if !optional => notes.push(format!(
-                "{}: Flux Kustomization {}: substituteFrom {kind}/{name} is not in the repository; its variables stay unresolved",
-                f.file.display(),
-                f.name
-            )),
-            None => {}
-        }
-    }
-    vars.extend(f.substitute.clone());
-    vars
-}
-
-fn data_of(root: &Node, secret: bool) -> BTreeMap<String, String> {
-    use base64::Engine as _;
-    let mut out = BTreeMap::new();
-    let pairs = |key: &str| {
-        root.get(key)
-            .and_then(Node::as_map)
-            .unwrap_or(&[])
-            .iter()
-            .filter_map(|e| Some((e.key.as_str()?.to_string(), e.value.as_str()?.to_string())))
-            .collect::<Vec<_>>()
-    };
-    for (k, v) in pairs("data") {
-        let v = if secret {
-            base64::engine::general_purpose::STANDARD
-                .decode(v.trim())
-                .ok()
-                .map(|b| String::from_utf8_lossy(&b).into_owned())
-                .unwrap_or_default()
-        } else {
-            v
-        };
-        out.insert(k, v);
-    }
-    out.extend(pairs("stringData"));
-    out
-}
-
-/// A plain file as linted in an environment: with that environment's Flux variables.
-fn substituted_plain(l: &Loaded, vars: Option<&BTreeMap<String, String>>) -> Loaded {
-    let text = match vars {
-        Some(v) => flux::substitute_stream(l.source.text(), v),
-        None => l.source.text().to_string(),
-    };
-    load(Source::new(l.source.name.clone(), text))
-}
-
-fn rendered_root(
-    repo: &Repository,
-    dir: &Path,
-    build: &render::Build,
-    vars: Option<&BTreeMap<String, String>>,
-) -> Rendered {
-    let text = match vars {
-        Some(v) => flux::substitute_stream(&build.text, v),
-        None => build.text.clone(),
-    };
-    let mut loaded = load(Source::new(
-        format!("kustomize build {}", dir.display()),
-        text,
-    ));
-    let origins = loaded
-        .documents
-        .iter_mut()
-        .map(|d| {
-            origin::take_origin(&mut d.root).map(|raw| origin::resolve_origin(&build.dir, &raw))
-        })
-        .collect();
-    let fallback = repo
-        .kustomizations
-        .get(dir)
-        .map_or(dir.to_path_buf(), |k| k.file.clone());
-    Rendered {
-        loaded,
-        origins,
-        layers: Layers {
-            closure: repo.closure(dir),
-            fallback,
-        },
-    }
-}
-
-fn rendered_chart(dir: &Path, text: &str) -> Rendered {
-    let loaded = load(Source::new(
-        format!("helm template {}", dir.display()),
-        text,
-    ));
-    let origins = source_comments(&loaded, dir);
-    Rendered {
-        loaded,
-        origins,
-        layers: Layers {
-            closure: Vec::new(),
-            fallback: dir.join("Chart.yaml"),
-        },
-    }
-}
-
-/// For each document of a `helm template` output, the template its `# Source:` comment names.
-fn source_comments(loaded: &Loaded, chart_dir: &Path) -> Vec<Option<PathBuf>> {
-    let text = loaded.source.text();
-    let lines: Vec<&str> = text.lines().collect();
-    loaded
-        .documents
-        .iter()
-        .map(|d| {
-            let first = d.root.span.start.line as usize;
-            lines[..first.saturating_sub(1).min(lines.len())]
-                .iter()
-                .rev()
-                .take_while(|l| l.trim() != "---")
-                .find_map(|l| helm::source_comment(l))
-                .map(|p| helm::source_file(p, chart_dir))
-        })
-        .collect()
-}
-
-fn render_finding(
-    repo: &Repository,
-    mapper: &Mapper<'_>,
-    dir: &Path,
-    e: &render::RenderError,
-) -> Finding {
-    let file = repo
-        .kustomizations
-        .get(dir)
-        .map_or(dir.to_path_buf(), |k| k.file.clone());
-    at_first_line(mapper, &file, e.to_string())
-}
-
-fn chart_finding(mapper: &Mapper<'_>, dir: &Path, message: &str) -> Finding {
-    at_first_line(
-        mapper,
-        &dir.join("Chart.yaml"),
-        format!("helm template failed: {message}"),
-    )
 }
 
 fn at_first_line(mapper: &Mapper<'_>, file: &Path, message: String) -> Finding {
@@ -624,6 +258,7 @@ fn lint_environment(
             source: r.loaded.source.clone(),
             documents: Vec::new(),
             problems: r.loaded.problems.clone(),
+            data: Vec::new(),
         });
     }
     for l in loaded.drain(..) {
@@ -634,6 +269,7 @@ fn lint_environment(
             source: l.source,
             documents: Vec::new(),
             problems: l.problems,
+            data: Vec::new(),
         });
     }
     let inventory = Inventory::from_documents(documents, namespace);
@@ -666,7 +302,10 @@ fn split_unresolved(docs: Vec<Document>) -> (Vec<Document>, Vec<Finding>) {
             .and_then(Node::as_str)
             .unwrap_or("");
         let karmada = crate::model::group_of(api).ends_with("karmada.io");
-        match karmada.then(|| find_variable(&d.root)).flatten() {
+        match karmada
+            .then(|| environments::unresolved_variable(&d.root))
+            .flatten()
+        {
             Some((span, text)) => {
                 let doc = &super::rules::input::UNRENDERED_TEMPLATE;
                 findings.push(
@@ -684,19 +323,6 @@ fn split_unresolved(docs: Vec<Document>) -> (Vec<Document>, Vec<Finding>) {
     (kept, findings)
 }
 
-fn find_variable(node: &Node) -> Option<(crate::source::Span, String)> {
-    match &node.value {
-        Value::Str(s) => {
-            let i = s.find("${")?;
-            let end = s[i..].find('}').map_or(s.len(), |e| i + e + 1);
-            Some((node.span, s[i..end].to_string()))
-        }
-        Value::Seq(items) => items.iter().find_map(find_variable),
-        Value::Map(entries) => entries.iter().find_map(|e| find_variable(&e.value)),
-        _ => None,
-    }
-}
-
 /// The source place of a location in a rendered stream (`None`: not in one).
 fn trace(
     rendered: &[Rendered],
@@ -704,22 +330,8 @@ fn trace(
     location: &Location,
     field: Option<&str>,
 ) -> Option<Location> {
-    let r = rendered
-        .iter()
-        .find(|r| Arc::ptr_eq(&r.loaded.source, &location.source))?;
-    let line = location.span.start.line;
-    let i = r
-        .loaded
-        .documents
-        .iter()
-        .position(|d| d.root.span.start.line <= line && line <= d.root.span.end.line)?;
-    let doc = &r.loaded.documents[i];
-    let path = match field {
-        Some(f) => FieldPath::parse(f),
-        None => origin::path_at(&doc.root, location.span.start),
-    };
-    let origin = r.origins.get(doc.index).cloned().flatten();
-    let (source, span) = mapper.locate(&r.layers, &doc.root, origin.as_deref(), &path)?;
+    let (source, span) =
+        environments::trace(rendered, mapper, &location.source, location.span, field)?;
     Some(Location { source, span })
 }
 

@@ -5,6 +5,7 @@
 
 pub mod binding;
 pub mod cluster;
+pub mod environments;
 pub mod feature_gates;
 pub mod gitops;
 pub mod gotypes;

@@ -97,7 +97,10 @@ Examples:
   kubectl karmada-policy explain deploy/nginx -n web
   # As JSON, or the candidates as a graph
   kubectl karmada-policy explain cm/settings -f manifests/ -o json
-  kubectl karmada-policy explain deploy/nginx -f manifests/ --graph mermaid";
+  kubectl karmada-policy explain deploy/nginx -f manifests/ --graph mermaid
+  # In a GitOps repository (kustomize, Flux, Argo CD): rendered, in the prod environment;
+  # without --env, the one environment holding the template, else a section per environment
+  kubectl karmada-policy explain deploy/web -n web -f . --env prod";
 
 pub const EXPLAIN_AFTER_HELP: &str = "\
 Exit codes:
@@ -113,7 +116,9 @@ Examples:
   # Deleting a policy, then applying its replacement (in this order)
   kubectl karmada-policy preempt-check -f state/ --delete pp/web/old --apply new.yaml
   # In CI: fail when a takeover would be blocked
-  kubectl karmada-policy preempt-check -f state/ --apply takeover.yaml --fail-on-blocked";
+  kubectl karmada-policy preempt-check -f state/ --apply takeover.yaml --fail-on-blocked
+  # In a GitOps repository: rendered, in one environment (without --env: one section each)
+  kubectl karmada-policy preempt-check -f . --env prod --apply takeover.yaml";
 
 pub const PREEMPT_CHECK_AFTER_HELP: &str = "\
 Exit codes:

@@ -56,7 +56,8 @@ pub fn render(findings: &[Finding], summary: &Summary) -> String {
 }
 
 /// `lint --base`: the same report plus
-/// `"ownershipChanges":[{"resource","before","after","blockedBy":[{"policy","reason","message"}]}]`,
+/// `"ownershipChanges":[{"resource","before","after","blockedBy":[{"policy","reason","message"}],
+/// "environments"?}]` (`environments`: over a GitOps repository, where the change happens),
 /// where `resource` is an object reference and `before`/`after`/`policy` are the OWNER shape of
 /// `explain` (`{"kind","namespace"?,"name"}`, `null` for unclaimed).
 pub fn render_with_ownership(
@@ -67,7 +68,7 @@ pub fn render_with_ownership(
     let changes = ownership
         .iter()
         .map(|c| {
-            serde_json::json!({
+            let mut v = serde_json::json!({
                 "resource": c.resource,
                 "before": c.before,
                 "after": c.after,
@@ -77,7 +78,12 @@ pub fn render_with_ownership(
                     "reason": b.reason.code(),
                     "message": super::explain::block_message(&b.reason),
                 })).collect::<Vec<_>>(),
-            })
+            });
+            // Over a GitOps repository only: the environments the change happens in.
+            if !c.environments.is_empty() {
+                v["environments"] = serde_json::json!(c.environments);
+            }
+            v
         })
         .collect();
     render_report(findings, summary, Some(changes))

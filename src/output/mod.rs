@@ -4,6 +4,7 @@
 pub mod chain;
 pub mod completion;
 pub mod delivery;
+pub mod environments;
 pub mod explain;
 pub mod format;
 pub mod github;

@@ -57,6 +57,8 @@ pub fn render_with_ownership(
 ///   apps/v1/Deployment default/web: stays with PropagationPolicy default/a
 ///     would move to PropagationPolicy default/c but blocked: equal priority (5)...
 /// ```
+/// Over a GitOps repository each change ends with the environments it happens in
+/// (`(in: prod, staging)`).
 pub fn ownership_section(changes: &[OwnershipChange], color: bool) -> String {
     let mut out = paint("Ownership changes:", Style::new().bold(), color);
     out.push('\n');
@@ -68,7 +70,7 @@ pub fn ownership_section(changes: &[OwnershipChange], color: bool) -> String {
             .map_or_else(|| "unclaimed".to_string(), ToString::to_string)
     };
     for c in changes {
-        let head = if c.before == c.after {
+        let mut head = if c.before == c.after {
             format!("  {}: stays with {}", c.resource, owner(&c.after))
         } else {
             format!(
@@ -79,6 +81,9 @@ pub fn ownership_section(changes: &[OwnershipChange], color: bool) -> String {
                 if c.preempted { " (preempted)" } else { "" }
             )
         };
+        if !c.environments.is_empty() {
+            let _ = write!(head, " (in: {})", c.environments.join(", "));
+        }
         let style = if c.before == c.after {
             Style::new().yellow()
         } else {

@@ -42,6 +42,10 @@ pub struct Loaded {
     pub source: Arc<Source>,
     pub documents: Vec<Document>,
     pub problems: Vec<LoadProblem>,
+    /// Documents that are data, not objects (see [`is_data`]): a values file, a dashboard, a
+    /// schema. They are skipped, with one note per file; a data mapping is still among
+    /// `documents` (counted, never typed), a list or scalar is not.
+    pub data: Vec<Span>,
 }
 
 /// Parses every document of `source`. Never panics: a broken document becomes a problem and
@@ -51,6 +55,7 @@ pub fn load(source: Arc<Source>) -> Loaded {
         source: source.clone(),
         documents: Vec::new(),
         problems: Vec::new(),
+        data: Vec::new(),
     };
     // Fast path: the whole stream at once. Only when it fails do we split the text at document
     // markers and parse each piece, so one bad document does not hide the others.
@@ -138,7 +143,15 @@ fn push_roots(out: &mut Loaded, roots: Vec<Node>) {
     for root in roots {
         match &root.value {
             Value::Null => continue, // empty document, e.g. a trailing `---`
-            Value::Map(_) => {}
+            Value::Map(_) => {
+                if is_data(&root) {
+                    out.data.push(root.span);
+                }
+            }
+            _ if is_data(&root) => {
+                out.data.push(root.span);
+                continue;
+            }
             _ => {
                 out.problems.push(LoadProblem {
                     kind: ProblemKind::NotAnObject,
@@ -198,6 +211,54 @@ fn find_complex_key(node: &Node) -> Option<Span> {
         Value::Seq(items) => items.iter().find_map(find_complex_key),
         _ => None,
     }
+}
+
+/// Whether a document is data rather than a Kubernetes object: a mapping with none of
+/// `apiVersion`, `kind` and `metadata` at the top (a Helm values file, a Grafana dashboard, a
+/// JSON schema), a scalar, or a list none of whose items is a mapping with `apiVersion` or
+/// `kind`. A list of objects (a forgotten `kind: List`) is an object gone wrong, not data.
+pub fn is_data(root: &Node) -> bool {
+    let object_like = |n: &Node| {
+        n.as_map().is_some()
+            && (n.get("apiVersion").is_some()
+                || n.get("kind").is_some()
+                || n.get("metadata").is_some())
+    };
+    match &root.value {
+        Value::Map(_) => !object_like(root),
+        Value::Seq(items) => !items.iter().any(|i| {
+            i.as_map().is_some() && (i.get("apiVersion").is_some() || i.get("kind").is_some())
+        }),
+        Value::Null => false,
+        _ => true,
+    }
+}
+
+/// The note for a file holding data documents (`None` when it has none): one per file.
+pub fn data_note(l: &Loaded) -> Option<String> {
+    let first = l.data.first()?;
+    // Data mappings are among the documents; any other document, or a problem, is an object.
+    let mappings = l
+        .documents
+        .iter()
+        .filter(|d| l.data.contains(&d.root.span))
+        .count();
+    let objects = l.documents.len() - mappings + l.problems.len() > 0;
+    Some(if objects {
+        let what = match l.data.len() {
+            1 => "a document is not a Kubernetes object".to_string(),
+            n => format!("{n} documents are not Kubernetes objects"),
+        };
+        format!(
+            "{}:{}: {what} (no apiVersion/kind): skipped",
+            l.source.name, first.start.line
+        )
+    } else {
+        format!(
+            "{}: not a Kubernetes object (no apiVersion/kind): skipped",
+            l.source.name
+        )
+    })
 }
 
 fn is_list(root: &Node) -> bool {
@@ -876,9 +937,44 @@ mod tests {
     }
 
     #[test]
+    fn data_files_are_told_from_objects_with_one_note_per_file() {
+        let dashboard = load_str("{\"title\": \"Karmada\", \"panels\": []}\n");
+        assert!(dashboard.problems.is_empty());
+        assert_eq!(
+            dashboard.documents.len(),
+            1,
+            "a data mapping is still counted"
+        );
+        assert_eq!(
+            data_note(&dashboard).as_deref(),
+            Some("t.yaml: not a Kubernetes object (no apiVersion/kind): skipped")
+        );
+        let scalar = load_str("just text\n");
+        assert!(scalar.problems.is_empty() && scalar.documents.is_empty());
+        assert!(data_note(&scalar).is_some());
+        let mixed = load_str(
+            "replicas: 2\n---\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: a\n---\nx: 1\n",
+        );
+        assert_eq!(
+            data_note(&mixed).as_deref(),
+            Some("t.yaml:1: 2 documents are not Kubernetes objects (no apiVersion/kind): skipped")
+        );
+        // An object missing its type is not data: `metadata` or `kind` says what it meant to be.
+        for text in ["metadata:\n  name: a\n", "kind: ConfigMap\n"] {
+            let l = load_str(text);
+            assert!(l.data.is_empty() && data_note(&l).is_none(), "{text}");
+        }
+    }
+
+    #[test]
     fn top_level_lists_and_list_kind() {
-        let l = load_str("- a\n- b\n");
+        // A list of objects without `kind: List` is an object gone wrong...
+        let l = load_str("- apiVersion: v1\n  kind: ConfigMap\n");
         assert_eq!(l.problems[0].kind, ProblemKind::NotAnObject);
+        // ...a list of anything else is data.
+        let l = load_str("- a\n- b\n");
+        assert!(l.problems.is_empty(), "{:?}", l.problems);
+        assert_eq!(l.data.len(), 1);
         let l = load_str("apiVersion: v1\nkind: List\nitems:\n- kind: A\n- kind: B\n");
         assert_eq!(l.documents.len(), 2);
     }

@@ -52,7 +52,12 @@ pub const NOT_AN_OBJECT: RuleDoc = RuleDoc {
     group: RuleGroup::Input,
     default_severity: Severity::Error,
     summary: "A document is not a Kubernetes object",
-    rationale: "A top-level list or scalar cannot be applied; kubectl rejects the file.",
+    rationale: "A top-level list of objects (a forgotten `kind: List`) cannot be applied; kubectl \
+                rejects the file. Data files are not objects gone wrong and are not reported: a \
+                mapping with none of `apiVersion`, `kind` and `metadata` at the top (a Helm values \
+                file, a Grafana dashboard, a JSON schema), a scalar, or a list without an item that \
+                has `apiVersion` or `kind` is skipped with one `note:` per file. A mapping with \
+                `kind` or `metadata` but no type is `missing-type`.",
     example: "- apiVersion: v1\n  kind: ConfigMap\n",
     fix: "Make each document a mapping with apiVersion, kind and metadata, or wrap lists in `kind: List`.",
     reference: "",

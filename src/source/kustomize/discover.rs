@@ -131,6 +131,23 @@ pub fn discover(inputs: &[PathBuf]) -> Repository {
     repo
 }
 
+/// Whether `files` hold kustomizations or charts to render (else they are read as plain
+/// manifests).
+pub fn holds_rendering(files: &[PathBuf]) -> bool {
+    files.iter().any(|f| {
+        let name = f
+            .file_name()
+            .map(|n| n.to_string_lossy())
+            .unwrap_or_default();
+        KUSTOMIZATION_FILES.contains(&name.as_ref()) || name == "Chart.yaml"
+    }) || files
+        .iter()
+        .filter_map(|f| f.parent())
+        .collect::<BTreeSet<_>>()
+        .into_iter()
+        .any(|d| d.join("Kustomization").is_file())
+}
+
 /// The kustomization file of `dir`, if it has one.
 pub fn kustomization_file(dir: &Path) -> Option<PathBuf> {
     KUSTOMIZATION_FILES

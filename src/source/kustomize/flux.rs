@@ -95,7 +95,7 @@ pub fn find(loaded: &Loaded, file: &Path) -> Vec<FluxKustomization> {
 
 /// `spec.path` is relative to the root of the source Flux fetched. That root is not known
 /// here, so it is the nearest ancestor of the defining file where the path exists.
-fn resolve_path(file: &Path, spec_path: &str) -> Option<PathBuf> {
+pub fn resolve_path(file: &Path, spec_path: &str) -> Option<PathBuf> {
     let rel = spec_path.trim_start_matches("./");
     file.ancestors()
         .skip(1)

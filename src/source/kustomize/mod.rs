@@ -3,7 +3,9 @@
 //! mapping a place in a rendered object back to the line a user edits ([`origin`]), and which
 //! layer `suspend -f DIR` edits ([`layer`]).
 
+pub mod argo;
 pub mod discover;
+pub mod environments;
 pub mod flux;
 pub mod helm;
 pub mod layer;

@@ -1,0 +1,183 @@
+//! A GitOps repository read as `explain -f` and `preempt-check -f` need it: one inventory per
+//! environment (what one control plane receives, see `source::kustomize::environments`), built
+//! from the rendered documents. What could not be read is said with places in the source files
+//! (through the origin traces), never in a rendered stream.
+
+use std::path::PathBuf;
+
+use super::Inventory;
+use crate::source::kustomize::discover;
+use crate::source::kustomize::environments::{
+    self, Environment, RenderOptions, Rendered, Repo, UnknownEnvironment,
+};
+use crate::source::kustomize::origin::Mapper;
+use crate::source::{Document, Loaded, Node, Span};
+
+/// One environment's objects.
+pub struct EnvInventory {
+    pub name: String,
+    pub inventory: Inventory,
+}
+
+/// Every environment of a repository (or the one `--env` names), and what the user should
+/// know: `note:` and `warning:` lines for stderr.
+pub struct EnvInputs {
+    pub environments: Vec<EnvInventory>,
+    /// Every environment's name, also those left out by `--env`.
+    pub names: Vec<String>,
+    pub messages: Vec<String>,
+}
+
+impl EnvInputs {
+    /// `decide` in each environment with objects, kept where it succeeds (the template or
+    /// policy asked for is there): `Err` with the first environment's error when it succeeds
+    /// nowhere. Empty when no environment has an object.
+    pub fn holding<T, E>(
+        &self,
+        decide: impl Fn(&Inventory) -> Result<T, E>,
+    ) -> Result<Vec<(&EnvInventory, T)>, E> {
+        let mut found = Vec::new();
+        let mut first_error = None;
+        for e in self.non_empty() {
+            match decide(&e.inventory) {
+                Ok(t) => found.push((e, t)),
+                Err(err) => {
+                    first_error.get_or_insert(err);
+                }
+            }
+        }
+        match (found.is_empty(), first_error) {
+            (true, Some(err)) => Err(err),
+            _ => Ok(found),
+        }
+    }
+
+    /// The environments with at least one object (a chart left unrendered has none).
+    pub fn non_empty(&self) -> Vec<&EnvInventory> {
+        self.environments
+            .iter()
+            .filter(|e| !e.inventory.objects.is_empty())
+            .collect()
+    }
+
+    /// Prints the notes and warnings on stderr.
+    pub fn warn(&self) {
+        for m in &self.messages {
+            eprintln!("{m}");
+        }
+    }
+}
+
+/// Whether `files` are a GitOps repository to render (kustomizations or Helm charts), as
+/// `lint` decides it.
+pub fn is_repository(files: &[PathBuf]) -> bool {
+    discover::holds_rendering(files)
+}
+
+/// The files PATHs name when they are a repository to render, `None` when they are not
+/// (plain manifests, stdin): then the caller reads them as it always has.
+pub fn repository_files(
+    paths: &[String],
+) -> Result<Option<Vec<PathBuf>>, crate::source::files::ReadError> {
+    if paths.is_empty() || paths.iter().any(|p| p == "-") {
+        return Ok(None);
+    }
+    let files = crate::source::files::expand(paths, &|_| false)?;
+    Ok(is_repository(&files).then_some(files))
+}
+
+/// Renders the repository `files` belong to, environment by environment (only `wanted`, if
+/// given). Objects without a namespace get `namespace`.
+pub fn read_environments(
+    files: &[PathBuf],
+    namespace: &str,
+    opts: &RenderOptions,
+    wanted: Option<&str>,
+) -> Result<EnvInputs, UnknownEnvironment> {
+    let mut repo = Repo::read(files, opts);
+    let names = repo.names();
+    if let Some(w) = wanted {
+        repo.select(w)?;
+    }
+    let mut messages: Vec<String> = repo.notes.iter().map(|n| format!("note: {n}")).collect();
+    let mut renders = repo.render(opts);
+    let mapper = repo.mapper();
+    let mut environments = Vec::new();
+    let mut warnings = Vec::new();
+    for plan in &repo.plans {
+        let env = repo.environment(plan, &mut renders);
+        let (inventory, w) = inventory_of(env, namespace, &mapper);
+        warnings.extend(w);
+        environments.push(EnvInventory {
+            name: plan.name.clone(),
+            inventory,
+        });
+    }
+    messages.extend(renders.notes.iter().map(|n| format!("note: {n}")));
+    // A base shared by several environments says the same thing in each.
+    for w in warnings {
+        if !messages.contains(&w) {
+            messages.push(w);
+        }
+    }
+    Ok(EnvInputs {
+        environments,
+        names,
+        messages,
+    })
+}
+
+/// One environment's inventory, and warnings for what it leaves out: documents that do not
+/// parse, policies holding an unresolved Flux variable, roots that did not render.
+fn inventory_of(
+    mut env: Environment,
+    namespace: &str,
+    mapper: &Mapper<'_>,
+) -> (Inventory, Vec<String>) {
+    let mut warnings: Vec<String> = env
+        .failures
+        .iter()
+        .map(|f| {
+            format!(
+                "warning: {}: {} (environment {} is incomplete)",
+                f.file.display(),
+                f.message,
+                env.name
+            )
+        })
+        .collect();
+    let mut documents: Vec<Document> = Vec::new();
+    let place = |rendered: &[Rendered], l: &Loaded, span: Span| match environments::trace(
+        rendered, mapper, &l.source, span, None,
+    ) {
+        Some((s, sp)) => format!("{}:{}:{}", s.name, sp.start.line, sp.start.col),
+        None => format!("{}:{}:{}", l.source.name, span.start.line, span.start.col),
+    };
+    for l in env.rendered.iter().map(|r| &r.loaded).chain(&env.plain) {
+        for p in &l.problems {
+            let at = place(&env.rendered, l, p.span);
+            warnings.push(format!("warning: {at}: {}", p.message));
+        }
+        for d in &l.documents {
+            if let Some((span, text)) = karmada_unresolved(&d.root) {
+                let at = place(&env.rendered, l, span);
+                warnings.push(format!(
+                    "warning: {at}: unresolved variable `{text}`: no Flux postBuild.substitute value and no default; this policy is left out"
+                ));
+            } else {
+                documents.push(d.clone());
+            }
+        }
+    }
+    env.rendered.clear();
+    (Inventory::from_documents(documents, namespace), warnings)
+}
+
+/// An unresolved `${var}` in a Karmada object (elsewhere it is the workload's business).
+fn karmada_unresolved(root: &Node) -> Option<(Span, String)> {
+    let api = root.get("apiVersion").and_then(Node::as_str).unwrap_or("");
+    if !super::group_of(api).ends_with("karmada.io") {
+        return None;
+    }
+    environments::unresolved_variable(root)
+}

@@ -1,0 +1,86 @@
+//! Reports of several environments as one (`explain -f` and `preempt-check -f` over a GitOps
+//! repository without `--env`): each environment's report as it would be alone, labelled.
+
+use serde_json::{Map, Value};
+
+/// One environment's name and its report, rendered as for a single environment.
+pub struct Section {
+    pub name: String,
+    pub report: String,
+}
+
+/// One environment's report as it is; several as [`json`] or [`text`] sections.
+pub fn render(json_format: bool, sections: &[Section]) -> String {
+    match sections {
+        [one] => one.report.clone(),
+        _ if json_format => json(sections),
+        _ => text(sections),
+    }
+}
+
+/// Text: each report under an `== environment NAME ==` heading, a blank line between them.
+pub fn text(sections: &[Section]) -> String {
+    let mut out = String::new();
+    for (i, s) in sections.iter().enumerate() {
+        if i > 0 {
+            out.push('\n');
+        }
+        out.push_str(&format!("== environment {} ==\n", s.name));
+        out.push_str(&s.report);
+    }
+    out
+}
+
+/// JSON: `{"environments": [{"name": NAME, ...the report's fields}]}`. Each report is the
+/// JSON object the subcommand prints for one environment.
+pub fn json(sections: &[Section]) -> String {
+    let items: Vec<Value> = sections
+        .iter()
+        .map(|s| {
+            let mut item = Map::new();
+            item.insert("name".into(), Value::String(s.name.clone()));
+            match serde_json::from_str::<Value>(&s.report) {
+                Ok(Value::Object(fields)) => item.extend(fields),
+                Ok(other) => {
+                    item.insert("report".into(), other);
+                }
+                Err(_) => {
+                    item.insert("report".into(), Value::String(s.report.clone()));
+                }
+            }
+            Value::Object(item)
+        })
+        .collect();
+    let mut out = serde_json::to_string_pretty(&serde_json::json!({ "environments": items }))
+        .expect("serializable");
+    out.push('\n');
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn json_sections_put_the_name_first() {
+        let s = [
+            Section {
+                name: "prod".into(),
+                report: "{\"resource\": \"x\", \"a\": 1}\n".into(),
+            },
+            Section {
+                name: "staging".into(),
+                report: "{\"resource\": \"y\"}".into(),
+            },
+        ];
+        let v: Value = serde_json::from_str(&json(&s)).unwrap();
+        assert_eq!(v["environments"][0]["name"], "prod");
+        assert_eq!(v["environments"][1]["resource"], "y");
+        let first: Vec<&String> = v["environments"][0].as_object().unwrap().keys().collect();
+        assert_eq!(first, ["name", "resource", "a"]);
+        assert_eq!(
+            text(&s[..1]),
+            "== environment prod ==\n{\"resource\": \"x\", \"a\": 1}\n"
+        );
+    }
+}

@@ -1,0 +1,370 @@
+//! Environments of a GitOps repository beyond `lint`: `--env` for lint, explain and
+//! preempt-check, per-environment sections without it, `lint --base` ownership changes named by
+//! environment, Argo CD Applications and ApplicationSets (testdata/argocd-repo), and data files
+//! that are not objects. Tests print `SKIPPED:` when no kustomize exists.
+
+use std::path::Path;
+use std::process::{Command, Output};
+
+#[path = "support/run.rs"]
+mod run;
+mod snapshot_file;
+use run::{run, stderr, stdout};
+use snapshot_file::assert_snapshot;
+
+const FLUX: &str = "testdata/gitops-repo";
+const ARGO: &str = "testdata/argocd-repo";
+
+fn kustomize_available(test: &str) -> bool {
+    let found = ["kustomize", "kubectl"].iter().any(|p| {
+        Command::new(p)
+            .arg("version")
+            .arg("--client")
+            .output()
+            .is_ok()
+    });
+    if !found {
+        println!("SKIPPED: {test}: neither kustomize nor kubectl is on PATH");
+    }
+    found
+}
+
+fn ok(o: &Output) -> String {
+    assert_eq!(o.status.code(), Some(0), "{}{}", stdout(o), stderr(o));
+    stdout(o)
+}
+
+#[test]
+fn argo_cd_destinations_are_environments() {
+    if !kustomize_available("argo_cd_destinations_are_environments") {
+        return;
+    }
+    let o = run(&["lint", ARGO]);
+    assert_eq!(o.status.code(), Some(1), "{}{}", stdout(&o), stderr(&o));
+    assert_snapshot("argocd-repo.txt", &stdout(&o));
+    let err = stderr(&o);
+    // The chart source of the multi-source Application is elsewhere; the dashboard is data.
+    assert!(
+        err.contains("argocd/prod.yaml: Argo CD Application platform: source `https://charts.example.com chart metrics` is not in this repository"),
+        "{err}"
+    );
+    assert!(
+        err.contains("note: testdata/argocd-repo/dashboards/karmada.json: not a Kubernetes object (no apiVersion/kind): skipped"),
+        "{err}"
+    );
+    // The ApplicationSet's staging overlay is its own environment: no finding of prod there.
+    let o = run(&["lint", "--env", "karmada-staging", ARGO]);
+    assert_eq!(o.status.code(), Some(0), "{}{}", stdout(&o), stderr(&o));
+    assert!(stdout(&o).starts_with("0 errors"), "{}", stdout(&o));
+}
+
+#[test]
+fn lint_env_restricts_to_one_environment() {
+    if !kustomize_available("lint_env_restricts_to_one_environment") {
+        return;
+    }
+    // By name, and by the cluster directory it is named after.
+    for env in [
+        "staging",
+        "testdata/gitops-repo/clusters/staging",
+        "clusters/staging/",
+    ] {
+        let o = run(&["lint", "--env", env, "-o", "github", FLUX]);
+        assert_eq!(
+            o.status.code(),
+            Some(1),
+            "{env}: {}{}",
+            stdout(&o),
+            stderr(&o)
+        );
+        // The base's error and staging's own warning, without `(in: ...)`: one environment.
+        assert_eq!(
+            stdout(&o),
+            "::error file=testdata/gitops-repo/apps/web/base/policy.yaml,line=6,col=1,endLine=6,endColumn=5,title=karmada-policy (application-failover-requires-propagate-deps)::application failover is set, propagateDeps must be true [spec.propagateDeps]\n::warning file=testdata/gitops-repo/apps/web/overlays/staging/suspension.yaml,line=9,col=22,endLine=9,endColumn=29,title=karmada-policy (suspended-cluster-not-targeted)::pp/web-staging/web suspends dispatching to member2, which its placement does not select (targets: member1): this pauses nothing [spec.suspension.dispatchingOnClusters.clusterNames[0]]\n",
+            "{env}"
+        );
+    }
+    let o = run(&["lint", "--env", "dev", FLUX]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("--env dev: no such environment; the repository has: prod, staging, testdata/gitops-repo/charts/podinfo"),
+        "{}",
+        stderr(&o)
+    );
+    let o = run(&["lint", "--env", "prod", "testdata/lint/showcase.yaml"]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+}
+
+#[test]
+fn explain_picks_the_one_environment_holding_the_template() {
+    if !kustomize_available("explain_picks_the_one_environment_holding_the_template") {
+        return;
+    }
+    // deploy/web in namespace api is only in prod: the usual single-environment JSON.
+    let o = run(&[
+        "explain",
+        "deploy/web",
+        "-n",
+        "api",
+        "-f",
+        FLUX,
+        "-o",
+        "json",
+    ]);
+    let out = ok(&o);
+    assert_snapshot("explain-gitops-one-env.json", &out);
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert!(v.get("environments").is_none(), "{out}");
+    assert_eq!(v["eventual"]["name"], "web", "{out}");
+}
+
+#[test]
+fn explain_runs_per_environment_when_several_hold_the_template() {
+    if !kustomize_available("explain_runs_per_environment_when_several_hold_the_template") {
+        return;
+    }
+    let o = run(&["explain", "deploy/web", "-n", "web", "-f", ARGO]);
+    assert_snapshot("explain-gitops-envs.txt", &ok(&o));
+    let o = run(&[
+        "explain",
+        "deploy/web",
+        "-n",
+        "web",
+        "-f",
+        ARGO,
+        "-o",
+        "json",
+    ]);
+    let out = ok(&o);
+    assert_snapshot("explain-gitops-envs.json", &out);
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let names: Vec<&str> = v["environments"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| e["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(names, ["karmada-prod", "karmada-staging"]);
+    // One graph cannot hold two control planes: ask for --env.
+    let o = run(&[
+        "explain",
+        "deploy/web",
+        "-n",
+        "web",
+        "-f",
+        ARGO,
+        "--graph",
+        "dot",
+    ]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("karmada-prod, karmada-staging") && stderr(&o).contains("--env"),
+        "{}",
+        stderr(&o)
+    );
+}
+
+#[test]
+fn explain_env_picks_one_environment() {
+    if !kustomize_available("explain_env_picks_one_environment") {
+        return;
+    }
+    let o = run(&[
+        "explain",
+        "deploy/web",
+        "-n",
+        "web",
+        "-f",
+        ARGO,
+        "--env",
+        "karmada-staging",
+    ]);
+    assert_snapshot("explain-gitops-env.txt", &ok(&o));
+    let o = run(&["explain", "deploy/web", "-f", FLUX, "--env", "nope"]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("the repository has: prod, staging"),
+        "{}",
+        stderr(&o)
+    );
+}
+
+fn takeover(dir: &Path, namespace: &str) -> String {
+    let path = dir.join("takeover.yaml");
+    std::fs::write(
+        &path,
+        format!("apiVersion: policy.karmada.io/v1alpha1\nkind: PropagationPolicy\nmetadata:\n  name: takeover\n  namespace: {namespace}\nspec:\n  priority: 5\n  preemption: Always\n  resourceSelectors:\n    - apiVersion: apps/v1\n      kind: Deployment\n      name: web\n  placement:\n    clusterAffinity:\n      clusterNames: [member2]\n"),
+    )
+    .unwrap();
+    path.display().to_string()
+}
+
+#[test]
+fn preempt_check_env_and_per_environment_sections() {
+    if !kustomize_available("preempt_check_env_and_per_environment_sections") {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let api = takeover(dir.path(), "api");
+    let gate = "PropagationPolicyPreemption=true";
+    let o = run(&[
+        "preempt-check",
+        "-f",
+        FLUX,
+        "--env",
+        "prod",
+        "--apply",
+        &api,
+        "--feature-gates",
+        gate,
+    ]);
+    assert_snapshot("preempt-check-gitops-env.txt", &ok(&o));
+    let web = takeover(dir.path(), "web");
+    let o = run(&[
+        "preempt-check",
+        "-f",
+        ARGO,
+        "--apply",
+        &web,
+        "--feature-gates",
+        gate,
+        "-o",
+        "json",
+    ]);
+    let out = ok(&o);
+    assert_snapshot("preempt-check-gitops-envs.json", &out);
+    let o = run(&[
+        "preempt-check",
+        "-f",
+        ARGO,
+        "--apply",
+        &web,
+        "--feature-gates",
+        gate,
+    ]);
+    assert_snapshot("preempt-check-gitops-envs.txt", &ok(&o));
+}
+
+fn git(dir: &Path, args: &[&str]) {
+    let ok = Command::new("git")
+        .args(["-c", "user.name=t", "-c", "user.email=t@example.com"])
+        .args(args)
+        .current_dir(dir)
+        .output()
+        .expect("git runs")
+        .status
+        .success();
+    assert!(ok, "git {args:?}");
+}
+
+fn copy_dir(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for e in std::fs::read_dir(from).unwrap() {
+        let e = e.unwrap();
+        let target = to.join(e.file_name());
+        if e.file_type().unwrap().is_dir() {
+            copy_dir(&e.path(), &target);
+        } else {
+            std::fs::copy(e.path(), &target).unwrap();
+        }
+    }
+}
+
+#[test]
+fn base_names_the_environments_of_each_ownership_change() {
+    let test = "base_names_the_environments_of_each_ownership_change";
+    if !kustomize_available(test) {
+        return;
+    }
+    if Command::new("git").arg("--version").output().is_err() {
+        println!("SKIPPED: {test}: git is not on PATH");
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let repo = dir.path();
+    copy_dir(&Path::new(env!("CARGO_MANIFEST_DIR")).join(ARGO), repo);
+    git(repo, &["init", "-q", "-b", "main"]);
+    git(repo, &["add", "-A"]);
+    git(repo, &["commit", "-qm", "base"]);
+    git(repo, &["checkout", "-qb", "takeover"]);
+    // A takeover in the base both destinations render: one change, naming both.
+    let base = repo.join("apps/web/base");
+    std::fs::rename(takeover(repo, "web"), base.join("takeover.yaml")).unwrap();
+    let k = base.join("kustomization.yaml");
+    let text = std::fs::read_to_string(&k).unwrap();
+    std::fs::write(
+        &k,
+        text.replace("  - policy.yaml\n", "  - policy.yaml\n  - takeover.yaml\n"),
+    )
+    .unwrap();
+    git(repo, &["add", "-A"]);
+    git(repo, &["commit", "-qm", "takeover"]);
+    let lint = |format: &str| {
+        Command::new(env!("CARGO_BIN_EXE_kubectl-karmada_policy"))
+            .args(["lint", "--base", "main", "-o", format])
+            .args(["--feature-gates", "PropagationPolicyPreemption=true"])
+            .current_dir(repo)
+            .output()
+            .unwrap()
+    };
+    let o = lint("text");
+    assert_snapshot("lint-base-gitops-envs.txt", &stdout(&o));
+    let o = lint("json");
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout)
+        .unwrap_or_else(|e| panic!("{e}: {}{}", stdout(&o), stderr(&o)));
+    let changes = v["ownershipChanges"].as_array().expect("ownership changes");
+    assert_eq!(changes.len(), 1, "{changes:#?}");
+    assert_eq!(
+        changes[0]["environments"],
+        serde_json::json!(["karmada-prod", "karmada-staging"]),
+        "{changes:#?}"
+    );
+    assert_eq!(changes[0]["preempted"], true, "{changes:#?}");
+}
+
+#[test]
+fn data_files_are_notes_and_flux_escapes_keep_the_real_syntax_error() {
+    let dir = tempfile::tempdir().unwrap();
+    let files = [
+        ("dashboard.json", "{\"title\": \"Karmada\", \"panels\": []}\n"),
+        ("values.yaml", "replicaCount: 1\nclusters: [member1]\n"),
+        (
+            "schema.json",
+            "{\"$schema\": \"http://json-schema.org/draft-07/schema#\", \"type\": \"object\"}\n",
+        ),
+        ("list.yaml", "- a\n- b\n"),
+        ("scalar.yaml", "just a string\n"),
+        // A list of objects without `kind: List` is an object gone wrong, not data.
+        ("objects.yaml", "- apiVersion: v1\n  kind: ConfigMap\n"),
+        // A HelmRelease with Flux's `$${var}` escape and a real syntax error on line 9.
+        (
+            "release.yaml",
+            "apiVersion: helm.toolkit.fluxcd.io/v2\nkind: HelmRelease\nmetadata:\n  name: app\nspec:\n  values:\n    script: |\n      echo $${HOME}\n    list: [a, b\n",
+        ),
+    ];
+    for (name, text) in files {
+        std::fs::write(dir.path().join(name), text).unwrap();
+    }
+    let o = Command::new(env!("CARGO_BIN_EXE_kubectl-karmada_policy"))
+        .args(["lint", "-o", "github", "."])
+        .current_dir(dir.path())
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(1), "{}{}", stdout(&o), stderr(&o));
+    assert_eq!(
+        stdout(&o),
+        "::error file=objects.yaml,line=1,endLine=3,title=karmada-policy (not-an-object)::document is not a Kubernetes object (expected a mapping with apiVersion and kind)\n::error file=release.yaml,line=9,col=16,endLine=9,endColumn=16,title=karmada-policy (yaml-syntax)::invalid YAML: while parsing a flow sequence, expected ',' or ']'; this document was skipped\n"
+    );
+    let notes: Vec<String> = stderr(&o).lines().map(str::to_string).collect();
+    let expect: Vec<String> = [
+        "dashboard.json",
+        "list.yaml",
+        "scalar.yaml",
+        "schema.json",
+        "values.yaml",
+    ]
+    .iter()
+    .map(|f| format!("note: {f}: not a Kubernetes object (no apiVersion/kind): skipped"))
+    .collect();
+    assert_eq!(notes, expect);
+}
