@@ -170,7 +170,12 @@ fn explain_policy(
         let p = explain_inputs::find_policy(&state, kind, name, namespace, "in the given files")?;
         let view = policy_view::explain_policy(&state, p);
         let placement = policy_view::placement(&state, p, &Cluster::from_inventory(inv));
-        Ok::<_, CliError>(render_policy_view(format(args), &view, placement.as_ref(), None))
+        Ok::<_, CliError>(render_policy_view(
+            format(args),
+            &view,
+            placement.as_ref(),
+            None,
+        ))
     };
     if let Some(envs) = environments(&args.files, namespace, args.env.as_deref())? {
         return write_sections(args, envs.holding(policy_in)?);
