@@ -10,7 +10,7 @@ mod kustomize;
 #[path = "support/run.rs"]
 mod run;
 mod snapshot_file;
-use kustomize::{copy_dir, kustomize_available};
+use kustomize::{copy_dir, git, kustomize_available};
 use run::{bin, run, stderr, stdout};
 use snapshot_file::assert_snapshot;
 
@@ -89,18 +89,6 @@ fn findings_land_on_the_lines_to_edit() {
     ] {
         assert!(!at.iter().any(|(r, _)| r == rule), "{rule}: {at:?}");
     }
-}
-
-fn git(dir: &Path, args: &[&str]) {
-    let ok = Command::new("git")
-        .args(["-c", "user.name=t", "-c", "user.email=t@example.com"])
-        .args(args)
-        .current_dir(dir)
-        .output()
-        .expect("git runs")
-        .status
-        .success();
-    assert!(ok, "git {args:?}");
 }
 
 #[test]

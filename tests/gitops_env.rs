@@ -6,28 +6,17 @@
 use std::path::Path;
 use std::process::{Command, Output};
 
+#[path = "support/kustomize.rs"]
+mod kustomize;
 #[path = "support/run.rs"]
 mod run;
 mod snapshot_file;
+use kustomize::{copy_dir, git, kustomize_available};
 use run::{run, stderr, stdout};
 use snapshot_file::assert_snapshot;
 
 const FLUX: &str = "testdata/gitops-repo";
 const ARGO: &str = "testdata/argocd-repo";
-
-fn kustomize_available(test: &str) -> bool {
-    let found = ["kustomize", "kubectl"].iter().any(|p| {
-        Command::new(p)
-            .arg("version")
-            .arg("--client")
-            .output()
-            .is_ok()
-    });
-    if !found {
-        println!("SKIPPED: {test}: neither kustomize nor kubectl is on PATH");
-    }
-    found
-}
 
 fn ok(o: &Output) -> String {
     assert_eq!(o.status.code(), Some(0), "{}{}", stdout(o), stderr(o));
@@ -243,31 +232,6 @@ fn preempt_check_env_and_per_environment_sections() {
         gate,
     ]);
     assert_snapshot("preempt-check-gitops-envs.txt", &ok(&o));
-}
-
-fn git(dir: &Path, args: &[&str]) {
-    let ok = Command::new("git")
-        .args(["-c", "user.name=t", "-c", "user.email=t@example.com"])
-        .args(args)
-        .current_dir(dir)
-        .output()
-        .expect("git runs")
-        .status
-        .success();
-    assert!(ok, "git {args:?}");
-}
-
-fn copy_dir(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).unwrap();
-    for e in std::fs::read_dir(from).unwrap() {
-        let e = e.unwrap();
-        let target = to.join(e.file_name());
-        if e.file_type().unwrap().is_dir() {
-            copy_dir(&e.path(), &target);
-        } else {
-            std::fs::copy(e.path(), &target).unwrap();
-        }
-    }
 }
 
 #[test]

@@ -1,5 +1,6 @@
 //! The real kustomize for integration tests: whether one can run here (the standalone
-//! `kustomize`, else `kubectl kustomize`), a render, and a copy of a testdata tree to edit.
+//! `kustomize`, else `kubectl kustomize`), a render, a copy of a testdata tree to edit, and git
+//! in that copy (for `lint --base` over a rendered repository).
 //! Include with `#[path = "support/kustomize.rs"] mod kustomize;`.
 
 #![allow(dead_code)] // each test file uses a different part
@@ -52,4 +53,17 @@ pub fn copy_dir(from: &Path, to: &Path) {
             std::fs::copy(e.path(), &target).unwrap();
         }
     }
+}
+
+/// `git ARGS` in `dir` as a fixed test author; the command must succeed.
+pub fn git(dir: &Path, args: &[&str]) {
+    let ok = Command::new("git")
+        .args(["-c", "user.name=t", "-c", "user.email=t@example.com"])
+        .args(args)
+        .current_dir(dir)
+        .output()
+        .expect("git runs")
+        .status
+        .success();
+    assert!(ok, "git {args:?}");
 }
