@@ -157,6 +157,16 @@ fn suspension_text(s: &Option<Suspension>) -> String {
     let Some(s) = s else {
         return "none".into();
     };
+    let parts = suspension_parts(s);
+    if parts.is_empty() {
+        "{} (nothing suspended)".into()
+    } else {
+        parts.join(", ")
+    }
+}
+
+/// The fields a suspension sets: `dispatching: true`, `dispatchingOnClusters: [member2]`.
+pub(super) fn suspension_parts(s: &Suspension) -> Vec<String> {
     let mut parts = Vec::new();
     if let Some(d) = s.dispatching {
         parts.push(format!("dispatching: {d}"));
@@ -167,11 +177,7 @@ fn suspension_text(s: &Option<Suspension>) -> String {
             s.suspended_clusters().join(", ")
         ));
     }
-    if parts.is_empty() {
-        "{} (nothing suspended)".into()
-    } else {
-        parts.join(", ")
-    }
+    parts
 }
 
 fn condition_text(name: &str, c: &Option<ConditionView>) -> String {

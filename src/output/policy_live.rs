@@ -9,7 +9,7 @@ use crate::engine::policy_live::{LiveCounts, PolicyLive, TemplateLive};
 use crate::model::policy::Suspension;
 use crate::model::Condition;
 
-use super::chain::{diagnosis_text, severity};
+use super::chain::{diagnosis_text, severity, suspension_parts};
 
 fn condition_json(c: &Option<ConditionView>) -> Value {
     match c {
@@ -91,16 +91,7 @@ pub fn add_json(v: &mut Value, live: &PolicyLive, notes: &[String]) {
 
 /// `dispatching: true`, `dispatchingOnClusters: [member2]`, or `none`.
 fn suspension_text(s: Option<&Suspension>) -> String {
-    let mut parts = Vec::new();
-    if let Some(d) = s.and_then(|s| s.dispatching) {
-        parts.push(format!("dispatching: {d}"));
-    }
-    if let Some(s) = s.filter(|s| s.dispatching_on_clusters.is_some()) {
-        parts.push(format!(
-            "dispatchingOnClusters: [{}]",
-            s.suspended_clusters().join(", ")
-        ));
-    }
+    let parts = s.map(suspension_parts).unwrap_or_default();
     if parts.is_empty() {
         "none".into()
     } else {
