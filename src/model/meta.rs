@@ -46,7 +46,7 @@ impl ObjectMeta {
             }
         }
         let [name, namespace, labels, annotations, deletion, generation, version, uid] = found;
-        let text = |n: Option<&Node>| n.and_then(scalar_text).map(Cow::into_owned);
+        let text = |n: Option<&Node>| n.and_then(Node::scalar_text).map(Cow::into_owned);
         ObjectMeta {
             name: text(name).unwrap_or_default(),
             namespace: text(namespace).filter(|s| !s.is_empty()),
@@ -71,18 +71,6 @@ impl ObjectMeta {
     }
 }
 
-/// Scalars as the strings the API would hold; labels written as `app: 1` reach the API server
-/// as a number and are rejected there, which the schema check reports.
-fn scalar_text(n: &Node) -> Option<Cow<'_, str>> {
-    match &n.value {
-        Value::Str(s) => Some(Cow::Borrowed(s)),
-        Value::Int(i) => Some(Cow::Owned(i.to_string())),
-        Value::Bool(b) => Some(Cow::Owned(b.to_string())),
-        Value::Float(f) => Some(Cow::Owned(f.to_string())),
-        _ => None,
-    }
-}
-
 fn string_map(node: Option<&Node>) -> StringMap {
     let Some(entries) = node.and_then(Node::as_map) else {
         return StringMap::new();
@@ -90,8 +78,10 @@ fn string_map(node: Option<&Node>) -> StringMap {
     let pairs = entries
         .iter()
         .filter_map(|e| {
-            let key = scalar_text(&e.key)?;
-            match (scalar_text(&e.value), &e.value.value) {
+            // Scalars as the strings the API would hold; labels written as `app: 1` reach the API
+            // server as a number and are rejected there, which the schema check reports.
+            let key = e.key.scalar_text()?;
+            match (e.value.scalar_text(), &e.value.value) {
                 (Some(v), _) => Some((key, v)),
                 (None, Value::Null) => Some((key, Cow::Borrowed(""))),
                 (None, _) => None,

@@ -478,6 +478,19 @@ impl Node {
         }
     }
 
+    /// A scalar as the string it stands for (`app: 1` is "1"); `None` for null, a list or a
+    /// mapping.
+    pub fn scalar_text(&self) -> Option<std::borrow::Cow<'_, str>> {
+        use std::borrow::Cow;
+        match &self.value {
+            Value::Str(s) => Some(Cow::Borrowed(s)),
+            Value::Int(i) => Some(Cow::Owned(i.to_string())),
+            Value::Bool(b) => Some(Cow::Owned(b.to_string())),
+            Value::Float(f) => Some(Cow::Owned(f.to_string())),
+            _ => None,
+        }
+    }
+
     pub fn as_map(&self) -> Option<&[Entry]> {
         match &self.value {
             Value::Map(m) => Some(m),

@@ -141,7 +141,12 @@ fn parameters(file: &Path, g: &Node, dirs: &[PathBuf]) -> Vec<BTreeMap<String, S
                 .as_map()
                 .unwrap_or(&[])
                 .iter()
-                .filter_map(|en| Some((en.key.as_str()?.to_string(), scalar(&en.value)?)))
+                .filter_map(|en| {
+                    Some((
+                        en.key.as_str()?.to_string(),
+                        en.value.scalar_text()?.into_owned(),
+                    ))
+                })
                 .collect();
             out.push(params);
         }
@@ -165,17 +170,6 @@ fn parameters(file: &Path, g: &Node, dirs: &[PathBuf]) -> Vec<BTreeMap<String, S
         }
     }
     out
-}
-
-fn scalar(n: &Node) -> Option<String> {
-    use crate::source::Value;
-    Some(match &n.value {
-        Value::Str(s) => s.clone(),
-        Value::Int(i) => i.to_string(),
-        Value::Bool(b) => b.to_string(),
-        Value::Float(f) => f.to_string(),
-        _ => return None,
-    })
 }
 
 /// The repository directories (relative to its root, which is the nearest ancestor of the

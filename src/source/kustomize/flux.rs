@@ -62,7 +62,12 @@ pub fn find(loaded: &Loaded, file: &Path) -> Vec<FluxKustomization> {
                 .and_then(Node::as_map)
                 .unwrap_or(&[])
                 .iter()
-                .filter_map(|e| Some((e.key.as_str()?.to_string(), scalar_text(&e.value)?)))
+                .filter_map(|e| {
+                    Some((
+                        e.key.as_str()?.to_string(),
+                        e.value.scalar_text()?.into_owned(),
+                    ))
+                })
                 .collect();
             let substitute_from = post
                 .and_then(|p| p.get("substituteFrom"))
@@ -101,17 +106,6 @@ pub fn resolve_path(file: &Path, spec_path: &str) -> Option<PathBuf> {
         .skip(1)
         .map(|d| normalize(&d.join(rel)))
         .find(|c| c.is_dir())
-}
-
-fn scalar_text(n: &Node) -> Option<String> {
-    use crate::source::Value;
-    Some(match &n.value {
-        Value::Str(s) => s.clone(),
-        Value::Int(i) => i.to_string(),
-        Value::Bool(b) => b.to_string(),
-        Value::Float(f) => f.to_string(),
-        _ => return None,
-    })
 }
 
 /// Applies Flux's post-build substitution to a rendered stream, object by object: `${var}`,
