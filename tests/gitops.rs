@@ -10,7 +10,7 @@ mod kustomize;
 #[path = "support/run.rs"]
 mod run;
 mod snapshot_file;
-use kustomize::{copy_dir, git, kustomize_available};
+use kustomize::{committed_copy, git, kustomize_available};
 use run::{bin, run, stderr, stdout};
 use snapshot_file::assert_snapshot;
 
@@ -97,17 +97,10 @@ fn base_reports_only_the_blocked_takeover_of_an_added_equal_priority_policy() {
     if !kustomize_available(test) {
         return;
     }
-    if Command::new("git").arg("--version").output().is_err() {
-        println!("SKIPPED: {test}: git is not on PATH");
+    let Some(dir) = committed_copy(test, REPO, "takeover") else {
         return;
-    }
-    let dir = tempfile::tempdir().unwrap();
+    };
     let repo = dir.path();
-    copy_dir(&Path::new(env!("CARGO_MANIFEST_DIR")).join(REPO), repo);
-    git(repo, &["init", "-q", "-b", "main"]);
-    git(repo, &["add", "-A"]);
-    git(repo, &["commit", "-qm", "base"]);
-    git(repo, &["checkout", "-qb", "takeover"]);
     std::fs::write(
         repo.join("apps/api/takeover.yaml"),
         "apiVersion: policy.karmada.io/v1alpha1\nkind: PropagationPolicy\nmetadata:\n  name: web-takeover\nspec:\n  preemption: Always\n  resourceSelectors:\n    - apiVersion: apps/v1\n      kind: Deployment\n      name: web\n  placement:\n    clusterAffinity:\n      clusterNames: [member2]\n",

@@ -11,7 +11,7 @@ mod kustomize;
 #[path = "support/run.rs"]
 mod run;
 mod snapshot_file;
-use kustomize::{copy_dir, git, kustomize_available};
+use kustomize::{committed_copy, git, kustomize_available};
 use run::{run, stderr, stdout};
 use snapshot_file::assert_snapshot;
 
@@ -240,17 +240,10 @@ fn base_names_the_environments_of_each_ownership_change() {
     if !kustomize_available(test) {
         return;
     }
-    if Command::new("git").arg("--version").output().is_err() {
-        println!("SKIPPED: {test}: git is not on PATH");
+    let Some(dir) = committed_copy(test, ARGO, "takeover") else {
         return;
-    }
-    let dir = tempfile::tempdir().unwrap();
+    };
     let repo = dir.path();
-    copy_dir(&Path::new(env!("CARGO_MANIFEST_DIR")).join(ARGO), repo);
-    git(repo, &["init", "-q", "-b", "main"]);
-    git(repo, &["add", "-A"]);
-    git(repo, &["commit", "-qm", "base"]);
-    git(repo, &["checkout", "-qb", "takeover"]);
     // A takeover in the base both destinations render: one change, naming both.
     let base = repo.join("apps/web/base");
     std::fs::rename(takeover(repo, "web"), base.join("takeover.yaml")).unwrap();

@@ -67,3 +67,21 @@ pub fn git(dir: &Path, args: &[&str]) {
         .success();
     assert!(ok, "git {args:?}");
 }
+
+/// A copy of the testdata tree `testdata` (relative to the crate) committed on `main`, with
+/// branch `branch` checked out for the change under test; `None`, with the skip reason
+/// printed, when git cannot run here.
+pub fn committed_copy(test: &str, testdata: &str, branch: &str) -> Option<tempfile::TempDir> {
+    if Command::new("git").arg("--version").output().is_err() {
+        println!("SKIPPED: {test}: git is not on PATH");
+        return None;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let repo = dir.path();
+    copy_dir(&Path::new(env!("CARGO_MANIFEST_DIR")).join(testdata), repo);
+    git(repo, &["init", "-q", "-b", "main"]);
+    git(repo, &["add", "-A"]);
+    git(repo, &["commit", "-qm", "base"]);
+    git(repo, &["checkout", "-qb", branch]);
+    Some(dir)
+}
