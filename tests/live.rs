@@ -20,18 +20,7 @@ fn testdata(p: &str) -> PathBuf {
 
 /// The server with the control plane of `testdata/live/control-plane.yaml`.
 fn seeded() -> TestServer {
-    let s = TestServer::start();
-    let path = testdata("control-plane.yaml");
-    let text = std::fs::read_to_string(&path).unwrap();
-    let loaded = karmada_policy::source::load(karmada_policy::source::Source::new(
-        path.display().to_string(),
-        text,
-    ));
-    assert!(loaded.problems.is_empty(), "{:?}", loaded.problems);
-    for d in &loaded.documents {
-        s.insert(d.root.to_json());
-    }
-    s
+    TestServer::seeded_from(&testdata("control-plane.yaml"))
 }
 
 struct Out {

@@ -17,18 +17,9 @@ const BIN: &str = env!("CARGO_BIN_EXE_kubectl-karmada_policy");
 
 /// The server with the control plane of `testdata/live/policy-view.yaml`.
 fn seeded() -> TestServer {
-    let s = TestServer::start();
-    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata/live/policy-view.yaml");
-    let text = std::fs::read_to_string(&path).unwrap();
-    let loaded = karmada_policy::source::load(karmada_policy::source::Source::new(
-        path.display().to_string(),
-        text,
-    ));
-    assert!(loaded.problems.is_empty(), "{:?}", loaded.problems);
-    for d in &loaded.documents {
-        s.insert(d.root.to_json());
-    }
-    s
+    TestServer::seeded_from(
+        &Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata/live/policy-view.yaml"),
+    )
 }
 
 struct Out {

@@ -236,6 +236,22 @@ impl TestServer {
         TestServer { addr, shared }
     }
 
+    /// A started server holding every object of the manifest file `path` (a control plane
+    /// written as YAML under testdata).
+    pub fn seeded_from(path: &Path) -> TestServer {
+        let s = TestServer::start();
+        let text = std::fs::read_to_string(path).unwrap();
+        let loaded = karmada_policy::source::load(karmada_policy::source::Source::new(
+            path.display().to_string(),
+            text,
+        ));
+        assert!(loaded.problems.is_empty(), "{:?}", loaded.problems);
+        for d in &loaded.documents {
+            s.insert(d.root.to_json());
+        }
+        s
+    }
+
     pub fn url(&self) -> String {
         format!("http://{}", self.addr)
     }
