@@ -325,17 +325,22 @@ fn staged_lints_the_index_not_the_working_tree_and_rev_touches_nothing() {
     );
 }
 
+/// A git date (`@SECONDS +0000`) ten days and an hour ago: past the default maxSuspensionAge.
+fn ten_days_ago() -> String {
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_secs();
+    format!("@{} +0000", now - 10 * 86_400 - 3_600)
+}
+
 #[test]
 fn suspension_committed_ten_days_ago_reports_its_age() {
     if !have_git() {
         return;
     }
     let r = repo(&[("nginx.yaml", NGINX)]);
-    let now = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .unwrap()
-        .as_secs();
-    let ten_days_ago = format!("@{} +0000", now - 10 * 86_400 - 3_600);
+    let ten_days_ago = ten_days_ago();
     let suspended = pp(
         "web",
         "  suspension:\n    dispatchingOnClusters:\n      clusterNames: [member2]\n",
@@ -573,11 +578,7 @@ fn base_blames_each_suspended_policy_through_working_tree_edits() {
         return;
     }
     let r = repo(&[("nginx.yaml", NGINX)]);
-    let now = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .unwrap()
-        .as_secs();
-    let ten_days_ago = format!("@{} +0000", now - 10 * 86_400 - 3_600);
+    let ten_days_ago = ten_days_ago();
     let paused = |name: &str, cluster: &str| {
         pp(
             name,
