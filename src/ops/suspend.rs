@@ -330,18 +330,7 @@ fn plan_named_file(
         }
         let permanent_id = policy.meta.label(policy.kind.permanent_id_label());
         let b = bound.of(policy.kind, permanent_id);
-        let targets = engine::target_clusters(&policy.spec, b.as_deref());
-        let p = plan::named(
-            &policy.spec,
-            &s.request,
-            targets.as_deref(),
-            &[],
-            s.force,
-            None,
-        );
-        for w in &p.stalls {
-            warn(&format!("{rid}: {w}"));
-        }
+        let p = plan_file_policy(s, &rid, &policy.spec, b.as_deref());
         results.push(PolicyResult::line(id, outcome_line(&p)));
         if let Outcome::Change(c) = p.outcome {
             edits.push((results.len() - 1, policy.doc, c.patch));
@@ -352,6 +341,22 @@ fn plan_named_file(
             results[i].result = Err(WriteError::Refused(e.to_string()));
         }
     }
+}
+
+/// The plan of one policy written in a file (no cluster health offline), its failover
+/// stalls warned about under the policy's id.
+fn plan_file_policy(
+    s: &Settings,
+    rid: &str,
+    spec: &PropagationSpec,
+    bound: Option<&[String]>,
+) -> PolicyPlan {
+    let targets = engine::target_clusters(spec, bound);
+    let p = plan::named(spec, &s.request, targets.as_deref(), &[], s.force, None);
+    for w in &p.stalls {
+        warn(&format!("{rid}: {w}"));
+    }
+    p
 }
 
 /// Plans the selected policies of kustomize layers, each edit in the file its layer chose; a
@@ -371,18 +376,7 @@ fn plan_layers(s: &Settings, l: &mut Layered, found: &mut [bool], results: &mut 
         }
         let rid = plan::resource_id(lp.policy.kind, &lp.policy.meta.name);
         let id = format!("{rid} ({})", lp.file());
-        let targets = engine::target_clusters(&lp.policy.spec, None);
-        let p = plan::named(
-            &lp.policy.spec,
-            &s.request,
-            targets.as_deref(),
-            &[],
-            s.force,
-            None,
-        );
-        for w in &p.stalls {
-            warn(&format!("{rid}: {w}"));
-        }
+        let p = plan_file_policy(s, &rid, &lp.policy.spec, None);
         let shared = lp.shared_with().map(|envs| (lp.shown_dir(), envs));
         results.push(PolicyResult::line(id, outcome_line(&p)));
         let Outcome::Change(c) = p.outcome else {
