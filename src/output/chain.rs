@@ -5,7 +5,7 @@ use owo_colors::OwoColorize;
 use serde_json::{json, Value};
 
 use super::explain::block_message;
-use crate::engine::chain::{Chain, ConditionView, Diagnosis, Lag};
+use crate::engine::chain::{BindingView, Chain, ConditionView, Diagnosis, Lag};
 use crate::model::policy::Suspension;
 
 /// How serious a diagnosis is: `warning` for a chain that does not do what the policy says,
@@ -165,6 +165,19 @@ fn suspension_text(s: &Option<Suspension>) -> String {
     }
 }
 
+/// `ResourceBinding NS/NAME` or `ClusterResourceBinding NAME`.
+pub(super) fn binding_label(b: &BindingView) -> String {
+    let kind = if b.cluster_scoped {
+        "ClusterResourceBinding"
+    } else {
+        "ResourceBinding"
+    };
+    match &b.namespace {
+        Some(ns) => format!("{kind} {ns}/{}", b.name),
+        None => format!("{kind} {}", b.name),
+    }
+}
+
 /// The fields a suspension sets: `dispatching: true`, `dispatchingOnClusters: [member2]`.
 pub(super) fn suspension_parts(s: &Suspension) -> Vec<String> {
     let mut parts = Vec::new();
@@ -224,16 +237,7 @@ pub fn text(c: &Chain, notes: &[String], color: bool) -> String {
     match &c.binding {
         None => out.push_str("  binding: none\n"),
         Some(b) => {
-            let kind = if b.cluster_scoped {
-                "ClusterResourceBinding"
-            } else {
-                "ResourceBinding"
-            };
-            let id = match &b.namespace {
-                Some(ns) => format!("{ns}/{}", b.name),
-                None => b.name.clone(),
-            };
-            out.push_str(&format!("  binding: {kind} {id}\n"));
+            out.push_str(&format!("  binding: {}\n", binding_label(b)));
             let clusters: Vec<String> = b
                 .clusters
                 .iter()

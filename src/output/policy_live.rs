@@ -9,7 +9,7 @@ use crate::engine::policy_live::{LiveCounts, PolicyLive, TemplateLive};
 use crate::model::policy::Suspension;
 use crate::model::Condition;
 
-use super::chain::{diagnosis_text, severity, suspension_parts};
+use super::chain::{binding_label, diagnosis_text, severity, suspension_parts};
 
 fn condition_json(c: &Option<ConditionView>) -> Value {
     match c {
@@ -147,18 +147,10 @@ fn binding_text(t: &TemplateLive, bindings_readable: bool) -> String {
             "    binding: not readable (see the notes)\n".into()
         };
     };
-    let kind = if b.cluster_scoped {
-        "ClusterResourceBinding"
-    } else {
-        "ResourceBinding"
-    };
-    let id = match &b.namespace {
-        Some(ns) => format!("{ns}/{}", b.name),
-        None => b.name.clone(),
-    };
     let clusters: Vec<&str> = b.clusters.iter().map(|c| c.name.as_str()).collect();
     let mut line = format!(
-        "    binding {kind} {id}: {}",
+        "    binding {}: {}",
+        binding_label(b),
         if clusters.is_empty() {
             "not scheduled".to_string()
         } else {
