@@ -2,10 +2,11 @@
 //!
 //! Data flows one way: [`source`] turns bytes into positioned documents, [`model`] types them,
 //! [`engine`] decides what Karmada would decide (pure, no I/O), and the consumers ([`lint`],
-//! [`output`], [`cli`]) format or act on those decisions.
+//! [`ops`], [`inspect`], then [`output`] and [`cli`]) format or act on those decisions.
 
 pub mod cli;
 pub mod engine;
+pub mod inspect;
 pub mod kube;
 pub mod lint;
 pub mod model;

@@ -1,39 +1,16 @@
-//! Shell completion: `completion bash|zsh|fish|powershell` prints clap_complete's script, and
-//! kubectl's plugin completion goes through the hidden `__complete` subcommand.
-//!
-//! kubectl (>= 1.26) completes `kubectl karmada-policy <words>` by running the executable
-//! `kubectl_complete-karmada_policy <words...> <word being typed>` found on PATH, and reads
-//! Cobra's protocol back: one candidate per line (`value<TAB>description` allowed), then a line
-//! `:<directive>`. `completion kubectl-plugin` writes that executable, a two-line shim that
-//! calls `kubectl-karmada_policy __complete`, next to the binary (krew installs one binary only).
-//!
-//! Candidates come from the clap definition (subcommands, flags, possible values), the rule
-//! registry (`--explain`), the kubeconfig (`--context`) and, when a kubeconfig works, the live
-//! control plane (policy names for `suspend pp/`, namespaces, clusters). A live read that fails
-//! or takes over two seconds completes nothing rather than printing an error into the prompt.
+//! `completion bash|zsh|fish|powershell` prints clap_complete's script; `completion
+//! kubectl-plugin` installs kubectl's plugin completion shim, which calls the hidden
+//! `__complete` subcommand ([`run_hidden`]; candidates from `output::completion`).
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
-use clap::{Args as ClapArgs, CommandFactory, ValueEnum};
+use clap::{Args as ClapArgs, CommandFactory};
 
 use super::common::{write_stdout, CliError, Exit};
 use crate::kube::ConnectOptions;
-use crate::output::completion::{complete_walked, shim_script, walk, BINARY};
+use crate::output::completion::{complete_walked, shim_script, walk, write_shim, Shell, BINARY};
 use crate::source::completion::{Kube, LIVE_TIMEOUT};
-
-/// The executable kubectl looks for: `kubectl_complete-` and the plugin name, `-` as `_`.
-pub const SHIM_NAME: &str = "kubectl_complete-karmada_policy";
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
-pub enum Shell {
-    Bash,
-    Zsh,
-    Fish,
-    Powershell,
-    /// kubectl's plugin completion: the `kubectl_complete-karmada_policy` shim.
-    KubectlPlugin,
-}
 
 #[derive(Debug, ClapArgs)]
 pub struct Args {
@@ -49,12 +26,8 @@ pub struct Args {
 }
 
 pub fn run(args: Args) -> Result<Exit, CliError> {
-    let shell = match args.shell {
-        Shell::Bash => clap_complete::Shell::Bash,
-        Shell::Zsh => clap_complete::Shell::Zsh,
-        Shell::Fish => clap_complete::Shell::Fish,
-        Shell::Powershell => clap_complete::Shell::PowerShell,
-        Shell::KubectlPlugin => return install_shim(args.print, args.dir),
+    let Some(shell) = args.shell.generator() else {
+        return install_shim(args.print, args.dir);
     };
     let mut out = Vec::new();
     clap_complete::generate(shell, &mut super::Cli::command(), BINARY, &mut out);
@@ -74,21 +47,12 @@ fn install_shim(print: bool, dir: Option<PathBuf>) -> Result<Exit, CliError> {
             .and_then(|p| p.parent().map(Path::to_path_buf))
             .ok_or_else(|| CliError::usage("cannot tell the binary's directory: use --dir"))?,
     };
-    let path = dir.join(SHIM_NAME);
-    write_executable(&path, &shim_script())
-        .map_err(|e| CliError::usage(format!("cannot write {}: {e}", path.display())))?;
+    let path = write_shim(&dir).map_err(|e| {
+        let path = dir.join(crate::output::completion::SHIM_NAME);
+        CliError::usage(format!("cannot write {}: {e}", path.display()))
+    })?;
     write_stdout(&format!("wrote {}\n", path.display()))?;
     Ok(Exit::Ok)
-}
-
-fn write_executable(path: &Path, text: &str) -> std::io::Result<()> {
-    std::fs::write(path, text)?;
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::PermissionsExt;
-        std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o755))?;
-    }
-    Ok(())
 }
 
 /// Entry point of `__complete WORDS...`: prints the candidates, always exits 0.

@@ -47,6 +47,9 @@ pub enum CliError {
     /// `explain -f`: TYPE/NAME names no one template (exit 2).
     #[error(transparent)]
     Template(#[from] crate::engine::explain_inputs::FindError),
+    /// A resource argument that is not TYPE/NAME (exit 2).
+    #[error(transparent)]
+    ResourceArg(#[from] crate::model::kinds::ResourceArgError),
     /// TYPE names no kind, or several (exit 2).
     #[error(transparent)]
     Kind(#[from] crate::model::kinds::ResolveError),
@@ -68,21 +71,47 @@ pub enum CliError {
     /// The configuration file is unreadable or invalid (exit 2).
     #[error(transparent)]
     Config(#[from] crate::lint::config::ConfigError),
+    /// `lint PATH...` has nothing to lint, or cannot read it (exit 2).
+    #[error(transparent)]
+    LintFiles(#[from] crate::lint::files::FilesError),
+    /// `lint`'s flags or configuration file (exit 2).
+    #[error(transparent)]
+    LintSettings(#[from] crate::lint::settings::SettingsError),
+    /// `--feature-gates` or `--karmada-version` (exit 2).
+    #[error(transparent)]
+    EngineSettings(#[from] crate::engine::settings::SettingsError),
     /// `suspend`/`resume` stopped: unreadable inputs (exit 2), the control plane (exit 3), or a
     /// check before the write (exit 1).
     #[error(transparent)]
     Suspend(#[from] crate::ops::suspend::RunError),
+    /// A combination of `suspend`/`resume` flags that cannot run (exit 2).
+    #[error(transparent)]
+    SuspendFlags(#[from] crate::ops::request::FlagError),
     /// A live read of explain, preempt-check or lint --cluster: the control plane (exit 3), a
     /// missing template (exit 2) or the runtime (exit 1).
     #[error(transparent)]
     Session(#[from] crate::source::session::SessionError),
-    /// An output file (`-o FORMAT=FILE`) could not be written (exit 2).
-    #[error("{path}: cannot write: {source}")]
-    WriteOutput {
-        path: String,
-        #[source]
-        source: io::Error,
-    },
+    /// An output file (`-o FORMAT=FILE`) or stdout could not be written (exit 2).
+    #[error(transparent)]
+    Write(#[from] crate::output::terminal::WriteError),
+}
+
+/// Each inspection error as the error of the same cause elsewhere (same exit code).
+impl From<crate::inspect::InspectError> for CliError {
+    fn from(e: crate::inspect::InspectError) -> CliError {
+        use crate::inspect::InspectError as I;
+        match e {
+            I::Inputs(e) => e.into(),
+            I::Find(e) => e.into(),
+            I::PolicyRef(e) => e.into(),
+            I::Session(e) => e.into(),
+            I::Read(e) => e.into(),
+            I::Config(e) => e.into(),
+            I::Environment(e) => e.into(),
+            e @ (I::NothingToApply { .. } | I::NotARepository) => CliError::usage(e.to_string()),
+            e @ I::NotATemplate => CliError::failure(e.to_string()),
+        }
+    }
 }
 
 impl CliError {
@@ -125,13 +154,18 @@ impl CliError {
             | CliError::Inputs(_)
             | CliError::Template(_)
             | CliError::Kind(_)
+            | CliError::ResourceArg(_)
             | CliError::Output(_)
             | CliError::PolicyRef(_)
             | CliError::Git(_)
             | CliError::GitLint(_)
             | CliError::Config(_)
+            | CliError::SuspendFlags(_)
+            | CliError::LintSettings(_)
+            | CliError::LintFiles(_)
+            | CliError::EngineSettings(_)
             | CliError::Environment(_)
-            | CliError::WriteOutput { .. } => Exit::Usage,
+            | CliError::Write(_) => Exit::Usage,
         }
     }
 
@@ -139,9 +173,8 @@ impl CliError {
     /// how `| head` ends a command, not a failure.
     pub fn is_broken_pipe(&self) -> bool {
         match self {
-            CliError::Io(e) | CliError::WriteOutput { source: e, .. } => {
-                e.kind() == io::ErrorKind::BrokenPipe
-            }
+            CliError::Io(e) => e.kind() == io::ErrorKind::BrokenPipe,
+            CliError::Write(e) => e.is_broken_pipe(),
             _ => false,
         }
     }
@@ -173,10 +206,10 @@ mod tests {
     fn a_broken_pipe_is_found_by_kind_not_by_text() {
         let pipe = || io::Error::from(io::ErrorKind::BrokenPipe);
         assert!(CliError::from(pipe()).is_broken_pipe());
-        let nested = CliError::WriteOutput {
+        let nested = CliError::from(crate::output::terminal::WriteError::File {
             path: "out.sarif".into(),
             source: pipe(),
-        };
+        });
         assert!(nested.is_broken_pipe());
         // The words alone are a message, not a closed pipe.
         assert!(!CliError::usage("Broken pipe").is_broken_pipe());

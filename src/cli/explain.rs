@@ -2,22 +2,19 @@
 
 use clap::Args as ClapArgs;
 
-use super::args::{EngineSettings, KubeFlags};
-use super::common::{environments, read_inputs, stdout_color, warn_problems, write_stdout, Inputs};
+use super::args::{engine_settings, EngineSettings, KubeFlags};
+use super::common::{read_inputs, stdout_color, write_stdout};
 use super::error::{CliError, Exit};
-use crate::engine::explain_inputs::{self, Found, Wanted};
-use crate::engine::state::{State, UnknownClaimers};
-use crate::engine::{policy_live, policy_view};
-use crate::model::cluster::Cluster;
+use crate::engine::explain_inputs;
+use crate::engine::state::UnknownClaimers;
+use crate::inspect::environments;
+use crate::inspect::explain::{policy_in_files, policy_live, template_in_files, template_live};
 use crate::model::environments::EnvInventory;
 use crate::model::{Inventory, PolicyKind};
-use crate::output::environments::{self as output_envs, Section};
+use crate::output::environments::render_found;
 use crate::output::format::{
     render_explain, render_policy_view, ExplainFormat, LiveChain, PolicyLiveChain,
 };
-use crate::source::policy_reads::PolicyReads;
-use crate::source::prefilter::DocHead;
-use crate::source::session::{Session, TemplateReads};
 
 #[derive(Debug, ClapArgs)]
 pub struct Args {
@@ -66,19 +63,11 @@ pub struct Args {
 }
 
 pub fn run(args: Args) -> Result<Exit, CliError> {
-    let engine = EngineSettings::from_flags(
+    let engine = engine_settings(
         args.feature_gates.as_deref(),
         args.karmada_version.as_deref(),
     )?;
-    let parsed = args.resource.split_once('/');
-    let Some((ty, name)) =
-        parsed.filter(|(ty, name)| !ty.is_empty() && !name.is_empty() && !name.contains('/'))
-    else {
-        return Err(CliError::usage(format!(
-            "expected TYPE/NAME such as deploy/nginx, got {:?}",
-            args.resource
-        )));
-    };
+    let (ty, name) = crate::model::kinds::type_and_name(&args.resource)?;
     if let Some(kind) = explain_inputs::policy_kind(ty) {
         return explain_policy(&args, kind, name, engine);
     }
@@ -114,36 +103,13 @@ fn explain_files(
         });
         return write_sections(args, sections.collect());
     }
-    // Only the Karmada objects (PPs of the template's namespace) and the documents named like
-    // the template are parsed (issue 8). Stdin cannot be read twice for the fallback below, so
-    // it is read whole.
-    let from_stdin = args.files.iter().any(|f| f == "-");
-    let wanted = Wanted { name, namespace };
-    let keep =
-        |h: &DocHead<'_>| from_stdin || wanted.needs(h.api_version, h.kind, h.namespace, h.name);
-    let (inputs, skipped) = Inputs::read_filtered(&args.files, namespace, &|_| false, &keep)?;
-    let found = explain_inputs::find_filtered(
-        &inputs.inventory,
-        &skipped,
-        ty,
-        name,
-        namespace,
-        options.clone(),
+    let found = template_in_files(&args.files, (ty, name), namespace, options)?;
+    let explained = explain_inputs::from_files(
+        &found.inventory,
+        &found.state,
+        found.template,
+        &args.clusters,
     );
-    if !matches!(found, Ok(Found::ReadEverything)) {
-        warn_problems(&inputs.loaded);
-    }
-    let fallback: Inventory;
-    let (inv, state, t) = match found? {
-        Found::Here(state, t) => (&inputs.inventory, *state, t),
-        Found::ReadEverything => {
-            fallback = read_inputs(&args.files, namespace)?;
-            let (state, t) =
-                explain_inputs::find_template(&fallback, &[], ty, name, namespace, options)?;
-            (&fallback, state, t)
-        }
-    };
-    let explained = explain_inputs::from_files(inv, &state, t, &args.clusters);
     write_stdout(&render_explain(
         format(args),
         &explained,
@@ -166,16 +132,9 @@ fn explain_policy(
     }
     let namespace = args.namespace.as_deref().unwrap_or("default");
     let policy_in = |inv: &Inventory| {
-        let state = State::from_inventory(inv, engine.options(UnknownClaimers::Stale));
-        let p = explain_inputs::find_policy(&state, kind, name, namespace, "in the given files")?;
-        let view = policy_view::explain_policy(&state, p);
-        let placement = policy_view::placement(&state, p, &Cluster::from_inventory(inv));
-        Ok::<_, CliError>(render_policy_view(
-            format(args),
-            &view,
-            placement.as_ref(),
-            None,
-        ))
+        let (view, placement) = policy_in_files(inv, (kind, name), namespace, engine)?;
+        let report = render_policy_view(format(args), &view, placement.as_ref(), None);
+        Ok::<_, CliError>(report)
     };
     if let Some(envs) = environments(&args.files, namespace, args.env.as_deref())? {
         return write_sections(args, envs.holding(policy_in)?);
@@ -184,45 +143,31 @@ fn explain_policy(
     Ok(Exit::Ok)
 }
 
-/// `explain pp/NAME` against the control plane: the reads around the policy
-/// ([`PolicyReads`]), its view, the Works of the bindings it holds, then the live trace.
+/// `explain pp/NAME` against the control plane (`inspect::explain::policy_live`), then the
+/// live trace.
 fn explain_policy_live(
     args: &Args,
     kind: PolicyKind,
     name: &str,
     engine: EngineSettings,
 ) -> Result<Exit, CliError> {
-    let settings = args.kube.settings()?;
-    let mut s = Session::connect(&settings.connect_options(), settings.concurrency)?;
+    let mut s = args.kube.connect()?;
     let ns = args
         .namespace
         .clone()
         .unwrap_or_else(|| s.namespace().into());
-    let target = PolicyReads {
-        name,
-        namespace: (kind == PolicyKind::PropagationPolicy).then_some(ns.as_str()),
-    };
-    let mut reads = target.read(&mut s, crate::model::kinds::selected_kinds_of)?;
-    let inv = Inventory::from_documents(target.documents(&reads), &ns);
-    let unknown = UnknownClaimers::when_policies_read(target.readable(&reads).policies);
-    let state = State::from_inventory(&inv, engine.options(unknown));
-    let p = explain_inputs::find_policy(&state, kind, name, &ns, "on the control plane")?;
-    let view = policy_view::explain_policy(&state, p);
-    // The Works of the bindings of the templates it holds, by their ids (one list per 50).
-    let held = policy_live::held_binding_ids(&state, &view, &inv);
-    reads.extend(s.read(target.works_requests(held))?);
-    let (live, placement) = policy_live::from_reads(&state, p, &view, &inv, &target, &reads);
+    let found = policy_live(&mut s, (kind, name), &ns, engine)?;
     if format(args) != ExplainFormat::Text {
         s.warn_notes();
     }
     let live = PolicyLiveChain {
-        live: &live,
+        live: &found.live,
         notes: &s.notes,
     };
     write_stdout(&render_policy_view(
         format(args),
-        &view,
-        placement.as_ref(),
+        &found.view,
+        found.placement.as_ref(),
         Some(&live),
     ))?;
     Ok(Exit::Ok)
@@ -244,42 +189,30 @@ fn write_sections(args: &Args, found: Vec<(&EnvInventory, String)>) -> Result<Ex
             names.join(", ")
         )));
     }
-    let sections: Vec<Section> = found
-        .into_iter()
-        .map(|(e, report)| Section {
-            name: e.name.clone(),
-            report,
-        })
-        .collect();
-    write_stdout(&output_envs::render(args.output == "json", &sections))?;
+    write_stdout(&render_found(args.output == "json", found))?;
     Ok(Exit::Ok)
 }
 
-/// `explain TYPE/NAME` against the control plane: the template, then what its decision and
-/// chain read ([`TemplateReads`]), then the same engine and renderers as with manifests.
+/// `explain TYPE/NAME` against the control plane (`inspect::explain::template_live`), rendered
+/// as with manifests.
 fn explain_live(
     args: &Args,
     ty: &str,
     name: &str,
     engine: EngineSettings,
 ) -> Result<Exit, CliError> {
-    let settings = args.kube.settings()?;
-    let mut s = Session::connect(&settings.connect_options(), settings.concurrency)?;
-    let rt = s.template_type(ty)?;
-    let context_ns = s.namespace().to_string();
-    let target = TemplateReads {
-        name,
-        ns: args.namespace.as_deref().unwrap_or(&context_ns),
-        rt,
-    };
-    let read = s.read_template(&target)?;
+    let mut s = args.kube.connect()?;
     // The text shows the notes; the other formats leave them to stderr.
-    if format(args) != ExplainFormat::Text {
-        s.warn_notes();
-    }
+    let warn_notes = format(args) != ExplainFormat::Text;
     let options = engine.options(UnknownClaimers::Stale);
-    let (explained, chain) = explain_inputs::live(&target, &read, options, &args.clusters)
-        .ok_or_else(|| CliError::failure("the template read did not classify as a template"))?;
+    let clusters = (&args.clusters[..], warn_notes);
+    let (explained, chain) = template_live(
+        &mut s,
+        (ty, name),
+        args.namespace.as_deref(),
+        options,
+        clusters,
+    )?;
     let live = LiveChain {
         chain: &chain,
         notes: &s.notes,

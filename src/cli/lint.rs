@@ -1,20 +1,17 @@
 //! `lint PATH...`: findings over files, directories and stdin.
 
-use std::path::Path;
-
 use clap::Args as ClapArgs;
 
-use super::args::{parse_feature_gates, KubeFlags};
-use super::common::{stdout_color, write_stdout};
+use super::args::KubeFlags;
+use super::common::write_stdout;
 use super::error::{CliError, Exit};
 use crate::engine::ownership::OwnershipChange;
+use crate::lint::files::{input_files, lint_files, Request};
 use crate::lint::git::{lint_git, GitRequest};
-use crate::lint::{self, registry, Config, Finding, LintOptions, Severity};
-use crate::model::KarmadaVersion;
-use crate::output::format::{parse_outputs, render_lint, LintReport, OutputSpec};
+use crate::lint::settings::{Flags, Settings};
+use crate::lint::{self, registry, Finding};
+use crate::output::format::{parse_outputs, write_lint, LintReport, OutputSpec};
 use crate::output::{self, Summary};
-use crate::source::files;
-use crate::source::session::Session;
 
 #[derive(Debug, ClapArgs)]
 pub struct Args {
@@ -95,71 +92,40 @@ pub struct Args {
     pub kube: KubeFlags,
 }
 
-/// `--quiet` or `--min-severity`: what the outputs show.
-fn display_minimum(args: &Args) -> Result<Severity, CliError> {
-    if args.quiet {
-        return Ok(Severity::Error);
-    }
-    Severity::parse(&args.min_severity).ok_or_else(|| {
-        CliError::usage(format!(
-            "invalid --min-severity `{}`: expected error, warning or info",
-            args.min_severity
-        ))
-    })
-}
-
-fn fail_threshold(s: &str) -> Result<Option<Severity>, CliError> {
-    match s {
-        "none" => Ok(None),
-        other => Severity::parse(other).map(Some).ok_or_else(|| {
-            CliError::usage(format!(
-                "invalid --fail-on `{other}`: expected error, warning, info or none"
-            ))
-        }),
+impl Args {
+    fn flags(&self) -> Flags<'_> {
+        Flags {
+            quiet: self.quiet,
+            min_severity: &self.min_severity,
+            fail_on: &self.fail_on,
+            config: self.config.as_deref(),
+            karmada_version: self.karmada_version.as_deref(),
+            feature_gates: self.feature_gates.as_deref(),
+            no_inline_ignores: self.no_inline_ignores,
+        }
     }
 }
 
-fn load_config(args: &Args) -> Result<Config, CliError> {
-    let path = match &args.config {
-        Some(p) => Some(std::path::PathBuf::from(p)),
-        None => std::env::current_dir()
-            .ok()
-            .and_then(|d| Config::discover(&d)),
-    };
-    match path {
-        Some(p) => Ok(Config::load(&p, &registry::is_known)?),
-        None => Ok(Config::default()),
-    }
+/// What a run found, for the outputs and the exit code.
+struct Found<'a> {
+    /// Files, documents and policies read.
+    counts: (usize, usize, usize),
+    reported: &'a [Finding],
+    /// With `--base`: the findings new against it (else `reported`).
+    new_only: &'a [Finding],
+    ownership: Option<&'a [OwnershipChange]>,
 }
 
-/// `-o`, each showing what `--min-severity` / `--quiet` leave.
-fn requested_outputs(args: &Args) -> Result<Vec<OutputSpec>, CliError> {
-    let mut outputs = parse_outputs(&args.output)?;
-    let min = display_minimum(args)?;
-    for o in &mut outputs {
-        o.min = min;
+impl<'a> Found<'a> {
+    /// A run without `--base`: every finding is new, no ownership changes.
+    fn plain(counts: (usize, usize, usize), findings: &'a [Finding]) -> Found<'a> {
+        Found {
+            counts,
+            reported: findings,
+            new_only: findings,
+            ownership: None,
+        }
     }
-    Ok(outputs)
-}
-
-/// The flags over the configuration file: Karmada version, feature gates, rule settings.
-fn lint_options(args: &Args, config: &Config) -> Result<LintOptions, CliError> {
-    let version = match &args.karmada_version {
-        Some(v) => v.parse::<KarmadaVersion>().map_err(CliError::usage)?,
-        None => config.karmada_version.unwrap_or_default(),
-    };
-    let mut feature_gates = config.feature_gates.clone();
-    if let Some(g) = &args.feature_gates {
-        feature_gates.extend(parse_feature_gates(g)?);
-    }
-    Ok(LintOptions {
-        version,
-        feature_gates,
-        known_clusters: config.known_clusters.clone(),
-        rules: config.rules.clone(),
-        inline_ignores: !args.no_inline_ignores,
-        ..LintOptions::default()
-    })
 }
 
 pub fn run(args: Args) -> Result<Exit, CliError> {
@@ -176,19 +142,19 @@ pub fn run(args: Args) -> Result<Exit, CliError> {
         write_stdout(&output::rule_docs::explain_rule(&rule))?;
         return Ok(Exit::Ok);
     }
-    let outputs = requested_outputs(&args)?;
-    let threshold = fail_threshold(&args.fail_on)?;
-    let mut config = load_config(&args)?;
-    config.render_options.environment = args.env.clone();
-    let opts = lint_options(&args, &config)?;
-    let ignore = |p: &Path| config.ignores(p);
-    if args.env.is_some() && !lint::gitops::env_applies(&args.paths, &config) {
+    let mut outputs = parse_outputs(&args.output)?;
+    let mut settings = Settings::from_flags(&args.flags())?;
+    for o in &mut outputs {
+        o.min = settings.display_minimum;
+    }
+    settings.config.render_options.environment = args.env.clone();
+    if args.env.is_some() && !lint::gitops::env_applies(&args.paths, &settings.config) {
         return Err(CliError::usage(
             "--env picks an environment of a GitOps repository (kustomizations, charts), and the inputs hold none",
         ));
     }
     if args.rev.is_some() || args.staged || args.base.is_some() {
-        return run_git(&args, &config, &opts, &outputs, threshold);
+        return run_git(&args, &settings, &outputs);
     }
     if args.cluster {
         if !args.paths.is_empty() {
@@ -196,167 +162,50 @@ pub fn run(args: Args) -> Result<Exit, CliError> {
                 "--cluster reads the control plane: drop the PATHs",
             ));
         }
-        return run_cluster(&args, &opts, &outputs, threshold);
+        return run_cluster(&args, &settings, &outputs);
     }
+    run_files(&args, &settings, &outputs)
+}
+
+/// `lint PATH...` and `lint -` (`lint::files`), or `--parse-only`.
+fn run_files(args: &Args, settings: &Settings, outputs: &[OutputSpec]) -> Result<Exit, CliError> {
     if args.parse_only {
-        return parse_only(&args.paths, &ignore);
+        let counts = lint::stream::parse_only(&input_files(&args.paths, settings)?)?;
+        write_stdout(&format!("{counts}\n"))?;
+        return Ok(Exit::Ok);
     }
-    if args.paths == ["-"] {
-        if let Some(name) = &args.stdin_filename {
-            let (_, text) = files::read_text(Path::new("-"))?;
-            let linted = lint::gitops::lint_piped(text, name, &args.namespace, &opts);
-            return write_gitops(linted, &outputs, threshold);
-        }
-    }
-    let files = input_files(&args.paths, &ignore)?;
-    if files.is_empty() && !args.allow_empty {
-        return Err(CliError::usage(format!(
-            "no .yaml, .yml or .json file in {}: nothing to lint (--allow-empty accepts that)",
-            args.paths.join(", ")
-        )));
-    }
-    let stdin = args.paths.iter().any(|p| p == "-");
-    if !config.render_off && !stdin && lint::gitops::applies(&files) {
-        return run_gitops(&files, &args.namespace, &opts, &config, &outputs, threshold);
-    }
-    let linted = lint::stream::lint_paths(&files, &args.namespace, &opts)?;
-    lint::data_notes(&linted.loaded).for_each(|n| eprintln!("note: {n}"));
-    if !args.allow_empty && stdin_was_empty(&args.paths, &linted) {
-        return Err(CliError::usage(
-            "stdin holds no Kubernetes object: did the command before the pipe fail? (--allow-empty accepts that)",
-        ));
-    }
-    let findings = &linted.findings;
-    let mut summary = Summary {
-        files: linted.loaded.len(),
-        documents: linted.inventory.documents.len(),
-        policies: linted.policies,
-        ..Summary::default()
+    let req = Request {
+        paths: &args.paths,
+        stdin_filename: args.stdin_filename.as_deref(),
+        namespace: &args.namespace,
+        allow_empty: args.allow_empty,
     };
-    summary.count(findings);
-    write_outputs(&outputs, findings, findings, None, &summary)?;
-    let failed = threshold.is_some_and(|t| findings.iter().any(|f| f.severity >= t));
+    let linted = lint_files(&req, settings, &|n| eprintln!("note: {n}"))?;
+    for n in linted.notes() {
+        eprintln!("note: {n}");
+    }
+    let exit = report(
+        outputs,
+        settings,
+        Found::plain(linted.counts(), linted.findings()),
+    )?;
     // The process ends here: freeing every object one by one would only add to the wall time
     // of a large run; the OS takes it all back.
     std::mem::forget(linted);
-    Ok(if failed { Exit::Failure } else { Exit::Ok })
+    Ok(exit)
 }
 
 /// `--cluster`: the live policies and the templates they select.
-fn run_cluster(
-    args: &Args,
-    opts: &LintOptions,
-    outputs: &[OutputSpec],
-    threshold: Option<Severity>,
-) -> Result<Exit, CliError> {
-    let settings = args.kube.settings()?;
-    let mut session = Session::connect(&settings.connect_options(), settings.concurrency)?;
-    let linted = lint::live::lint_cluster(&mut session, opts)?;
+fn run_cluster(args: &Args, settings: &Settings, outputs: &[OutputSpec]) -> Result<Exit, CliError> {
+    let mut session = args.kube.connect()?;
+    let linted = lint::live::lint_cluster(&mut session, &settings.options)?;
     // Each live object is its own source (named by its reference).
-    let mut summary = Summary {
-        files: linted.documents,
-        documents: linted.documents,
-        policies: linted.policies,
-        ..Summary::default()
-    };
-    summary.count(&linted.findings);
-    write_outputs(outputs, &linted.findings, &linted.findings, None, &summary)?;
-    Ok(exit_for(&linted.findings, threshold))
-}
-
-/// Whether stdin was among the inputs and gave neither a document, nor data, nor a finding
-/// (empty, or only comments): the usual sign of a failed `kubectl kustomize | ...` pipe.
-fn stdin_was_empty(paths: &[String], linted: &lint::stream::Linted) -> bool {
-    const STDIN: &str = "<stdin>";
-    paths.iter().any(|p| p == "-")
-        && !linted
-            .inventory
-            .documents
-            .iter()
-            .any(|d| d.source.name == STDIN)
-        && !linted
-            .findings
-            .iter()
-            .any(|f| f.location.as_ref().is_some_and(|l| l.source.name == STDIN))
-        // Data (a list, a values file) is not an empty pipe: it was said in a note.
-        && !linted
-            .loaded
-            .iter()
-            .any(|l| l.source.name == STDIN && !l.data.is_empty())
-}
-
-/// `lint` over a repository with kustomize roots or Helm charts (lint::gitops).
-fn run_gitops(
-    files: &[std::path::PathBuf],
-    namespace: &str,
-    opts: &LintOptions,
-    config: &Config,
-    outputs: &[OutputSpec],
-    threshold: Option<Severity>,
-) -> Result<Exit, CliError> {
-    let linted = lint::gitops::lint_repository(files, namespace, opts, &config.render_options)?;
-    write_gitops(linted, outputs, threshold)
-}
-
-/// Notes to stderr, then every output of a gitops lint.
-fn write_gitops(
-    linted: lint::gitops::Linted,
-    outputs: &[OutputSpec],
-    threshold: Option<Severity>,
-) -> Result<Exit, CliError> {
-    for n in &linted.notes {
-        eprintln!("note: {n}");
-    }
-    let mut summary = Summary {
-        files: linted.files,
-        documents: linted.documents,
-        policies: linted.policies,
-        ..Summary::default()
-    };
-    summary.count(&linted.findings);
-    write_outputs(outputs, &linted.findings, &linted.findings, None, &summary)?;
-    Ok(exit_for(&linted.findings, threshold))
-}
-
-/// `lint --parse-only`: the loader alone (expand, read, parse on all cores), for scripts/bench.sh
-/// to compare with a full run on the same files. Each file's tree is dropped once counted, as
-/// `lint` lets it go after its checks. Prints `files=N documents=D problems=P bytes=B`.
-fn parse_only(paths: &[String], ignore: &dyn Fn(&Path) -> bool) -> Result<Exit, CliError> {
-    let files = input_files(paths, ignore)?;
-    let counts = files::read_all_with(&files, &|l| {
-        (l.documents.len(), l.problems.len(), l.source.text().len())
-    })?;
-    let (documents, problems, bytes) = counts
-        .iter()
-        .fold((0, 0, 0), |(d, p, b), c| (d + c.0, p + c.1, b + c.2));
-    write_stdout(&format!(
-        "files={} documents={documents} problems={problems} bytes={bytes}\n",
-        counts.len()
-    ))?;
-    Ok(Exit::Ok)
-}
-
-/// The files PATHs name (directories expanded); none, or a missing one, is a usage error.
-fn input_files(
-    paths: &[String],
-    ignore: &dyn Fn(&Path) -> bool,
-) -> Result<Vec<std::path::PathBuf>, CliError> {
-    if paths.is_empty() {
-        return Err(CliError::usage(
-            "no input: name files or directories, or `-` for stdin",
-        ));
-    }
-    Ok(files::expand(paths, ignore)?)
+    let counts = (linted.documents, linted.documents, linted.policies);
+    report(outputs, settings, Found::plain(counts, &linted.findings))
 }
 
 /// `--rev`, `--staged` and `--base`.
-fn run_git(
-    args: &Args,
-    config: &Config,
-    opts: &LintOptions,
-    outputs: &[OutputSpec],
-    threshold: Option<Severity>,
-) -> Result<Exit, CliError> {
+fn run_git(args: &Args, settings: &Settings, outputs: &[OutputSpec]) -> Result<Exit, CliError> {
     let cwd = std::env::current_dir()?;
     let req = GitRequest {
         paths: &args.paths,
@@ -365,62 +214,33 @@ fn run_git(
         base: args.base.as_deref(),
         all_findings: args.all_findings,
         namespace: &args.namespace,
-        config,
-        opts,
+        config: &settings.config,
+        opts: &settings.options,
     };
     let linted = lint_git(&cwd, &req, &|n| eprintln!("note: {n}"))?;
-    let mut summary = Summary {
-        files: linted.files,
-        documents: linted.documents,
-        policies: linted.policies,
-        ..Summary::default()
+    let found = Found {
+        counts: (linted.files, linted.documents, linted.policies),
+        reported: &linted.reported,
+        new_only: &linted.new_only,
+        ownership: linted.ownership.as_deref(),
     };
-    summary.count(&linted.reported);
-    write_outputs(
-        outputs,
-        &linted.reported,
-        &linted.new_only,
-        linted.ownership.as_deref(),
-        &summary,
-    )?;
-    Ok(exit_for(&linted.reported, threshold))
+    report(outputs, settings, found)
 }
 
-fn exit_for(findings: &[Finding], threshold: Option<Severity>) -> Exit {
-    if threshold.is_some_and(|t| findings.iter().any(|f| f.severity >= t)) {
+/// Writes every requested output and turns `--fail-on` into the exit code.
+fn report(outputs: &[OutputSpec], settings: &Settings, found: Found<'_>) -> Result<Exit, CliError> {
+    let (files, documents, policies) = found.counts;
+    let summary = Summary::of(files, documents, policies, found.reported);
+    let report = LintReport {
+        reported: found.reported,
+        new_only: found.new_only,
+        ownership: found.ownership,
+        summary: &summary,
+    };
+    write_lint(outputs, &report)?;
+    Ok(if settings.fails(found.reported) {
         Exit::Failure
     } else {
         Exit::Ok
-    }
-}
-
-/// Writes each requested output (see [`LintReport`] for which findings each format shows).
-fn write_outputs(
-    outputs: &[OutputSpec],
-    reported: &[Finding],
-    new_only: &[Finding],
-    ownership: Option<&[OwnershipChange]>,
-    summary: &Summary,
-) -> Result<(), CliError> {
-    let report = LintReport {
-        reported,
-        new_only,
-        ownership,
-        summary,
-    };
-    for o in outputs {
-        let text = render_lint(o.format, o.min, &report, o.file.is_none() && stdout_color());
-        match &o.file {
-            None => write_stdout(&text)?,
-            Some(f) => write_file(f, &text)?,
-        }
-    }
-    Ok(())
-}
-
-fn write_file(path: &str, text: &str) -> Result<(), CliError> {
-    std::fs::write(path, text).map_err(|source| CliError::WriteOutput {
-        path: path.to_string(),
-        source,
     })
 }

@@ -45,7 +45,7 @@ pub struct Cli {
         default_value = "auto",
         value_name = "WHEN"
     )]
-    pub color: common::ColorChoice,
+    pub color: crate::output::terminal::ColorChoice,
     /// Log level of the live client, as kubectl's `-v`: 6 traces every HTTP request (method,
     /// URL, status, time) and retry, 7 adds the request headers, 8 the response headers;
     /// credentials are always masked. `-v 6`, `-v=6` and `--v=6` all work.
@@ -128,7 +128,7 @@ pub fn main() -> ExitCode {
         }
     };
     crate::source::files::set_max_input_size(cli.max_input_size);
-    common::set_color(cli.color);
+    crate::output::terminal::set_color(cli.color);
     crate::kube::trace::set_verbosity(cli.verbosity);
     let result = match cli.command {
         Command::Lint(args) => lint::run(args),

@@ -4,20 +4,19 @@
 
 use clap::{ArgMatches, Command, FromArgMatches};
 
-use super::args::{ChangeArg, EngineSettings, KubeFlags};
-use super::common::{environments, read_inputs, stdout_color, write_stdout};
+use super::args::{engine_settings, EngineSettings, KubeFlags};
+use super::common::{read_inputs, stdout_color, write_stdout};
 use super::error::{CliError, Exit};
 use crate::engine::check_notes::delivery_changes_in_files;
 use crate::engine::delivery::DeliveryChange;
-use crate::engine::simulate::{check, touched_kinds, Change, ChangeError, CheckReport};
+use crate::engine::simulate::{check, Change, ChangeError, CheckReport};
 use crate::engine::state::{State, UnknownClaimers};
+use crate::inspect::environments;
+use crate::inspect::preempt::{live_state, read_changes, ChangeArg};
 use crate::model::environments::EnvInputs;
-use crate::model::kinds;
-use crate::model::{Inventory, Object, Policy};
-use crate::output::environments::{self as output_envs, Section};
+use crate::output::environments::render_found;
 use crate::output::format::render_preempt_check;
-use crate::source::live::{self, karmada};
-use crate::source::session::{all_ok, Session};
+use crate::source::session::Session;
 
 /// The flags as clap derives them; [`Args`] adds the changes in command-line order.
 #[derive(Clone, Debug, clap::Args)]
@@ -107,22 +106,31 @@ pub fn run(args: Args) -> Result<Exit, CliError> {
         ));
     }
     let flags = &args.flags;
-    let engine = EngineSettings::from_flags(
+    let engine = engine_settings(
         flags.feature_gates.as_deref(),
         flags.karmada_version.as_deref(),
     )?;
     if flags.files.is_empty() {
-        let (state, changes, inv) = live_state(&args, engine)?;
-        let before = state.clone();
-        let deliveries = |r: &CheckReport| delivery_changes_in_files(r, &inv, &before);
-        return report(state, changes, flags, "in the control plane", &deliveries);
+        let kube = flags.kube.settings()?;
+        let connect = || Session::connect(&kube.connect, kube.concurrency);
+        let live = live_state(&connect, flags.namespace.as_deref(), &args.changes, engine)?;
+        let before = live.state.clone();
+        let deliveries = |r: &CheckReport| delivery_changes_in_files(r, &live.inventory, &before);
+        let changes = live.changes.changes;
+        return report(
+            live.state,
+            changes,
+            flags,
+            "in the control plane",
+            &deliveries,
+        );
     }
     let namespace = flags.namespace.as_deref().unwrap_or("default");
     if let Some(envs) = environments(&flags.files, namespace, flags.env.as_deref())? {
         return check_environments(&args, &envs, namespace, engine);
     }
     let inv = read_inputs(&flags.files, namespace)?;
-    let (_, changes) = read_changes(&args.changes, namespace, &inv, true)?;
+    let changes = read_changes(&args.changes, namespace, &inv, true)?.changes;
     let state = State::from_inventory(&inv, engine.options(UnknownClaimers::AssumeExisting));
     let before = state.clone();
     let deliveries = |r: &CheckReport| delivery_changes_in_files(r, &inv, &before);
@@ -182,7 +190,7 @@ fn check_environments(
     let flags = &args.flags;
     let warned = std::cell::Cell::new(false);
     let found = envs.holding(|inv| {
-        let (_, changes) = read_changes(&args.changes, namespace, inv, !warned.replace(true))?;
+        let changes = read_changes(&args.changes, namespace, inv, !warned.replace(true))?.changes;
         let state = State::from_inventory(inv, engine.options(UnknownClaimers::AssumeExisting));
         let before = state.clone();
         let deliveries = |r: &CheckReport| delivery_changes_in_files(r, inv, &before);
@@ -194,101 +202,7 @@ fn check_environments(
         ));
     }
     let blocked = found.iter().any(|(_, (_, b))| *b);
-    let sections: Vec<Section> = found
-        .into_iter()
-        .map(|(e, (report, _))| Section {
-            name: e.name.clone(),
-            report,
-        })
-        .collect();
-    write_stdout(&output_envs::render(flags.output == "json", &sections))?;
+    let reports = found.into_iter().map(|(e, (report, _))| (e, report));
+    write_stdout(&render_found(flags.output == "json", reports.collect()))?;
     Ok(exit(flags, blocked))
-}
-
-/// The live state, the changes of `preempt-check --apply FILE / --delete TYPE/[NS/]NAME`, and
-/// the objects read (templates, overrides and Clusters for the delivery notes). Nothing is
-/// written: the changes run in the engine only.
-fn live_state(
-    args: &Args,
-    engine: EngineSettings,
-) -> Result<(State, Vec<Change>, Inventory), CliError> {
-    let settings = args.flags.kube.settings()?;
-    let connect = || Session::connect(&settings.connect_options(), settings.concurrency);
-    // Without -n the namespace is the kubeconfig context's, which needs the connection.
-    let mut session = None;
-    let namespace = match args.flags.namespace.as_deref() {
-        Some(n) => n.to_string(),
-        None => session.insert(connect()?).namespace().to_string(),
-    };
-    // The changes next: a bad file or target is a usage error before any list request.
-    let no_state = Inventory::default();
-    let (applied, changes) = read_changes(&args.changes, &namespace, &no_state, false)?;
-    let mut s = match session {
-        Some(s) => s,
-        None => connect()?,
-    };
-    let base = [
-        karmada::pp(),
-        karmada::cpp(),
-        karmada::op(),
-        karmada::cop(),
-        karmada::rb(),
-        karmada::crb(),
-        karmada::cluster(),
-    ];
-    let reads = s.list_all(base.iter().cloned())?;
-    let policies = Inventory::from_documents(live::documents(&reads[..2]), "default");
-    let template_reads = s.list_all(touched_kinds(&policies, &applied, &changes, &s.discovered))?;
-    s.warn_notes();
-    let docs = live::documents(reads.iter().chain(&template_reads));
-    let inv = Inventory::from_documents(docs, "default");
-    let unknown_claimers = if all_ok(&reads, &base[..2]) {
-        // With every policy read, a claim naming a missing policy is stale (§4.2).
-        UnknownClaimers::Stale
-    } else {
-        UnknownClaimers::AssumeExisting
-    };
-    let state = State::from_inventory(&inv, engine.options(unknown_claimers));
-    Ok((state, changes, inv))
-}
-
-/// The policies `--apply` files hold and the changes, in command-line order; `--delete`
-/// targets are resolved against `state` (the files' inventory, empty live). With
-/// `warn_ignored`, objects of an `--apply` file other than policies are reported.
-fn read_changes(
-    change_args: &[ChangeArg],
-    namespace: &str,
-    state: &Inventory,
-    warn_ignored: bool,
-) -> Result<(Vec<Policy>, Vec<Change>), CliError> {
-    let mut applied: Vec<Policy> = Vec::new();
-    let mut changes = Vec::new();
-    for c in change_args {
-        let file = match c {
-            ChangeArg::Apply(file) => file,
-            ChangeArg::Delete(target) => {
-                changes.push(Change::Delete(kinds::policy_ref(target, namespace, state)?));
-                continue;
-            }
-        };
-        let (before, mut ignored) = (applied.len(), 0);
-        for o in read_inputs(std::slice::from_ref(file), namespace)?.objects {
-            match o {
-                Object::Policy(p) => {
-                    applied.push((*p).clone());
-                    changes.push(Change::Apply(p));
-                }
-                _ => ignored += 1,
-            }
-        }
-        if warn_ignored && ignored > 0 {
-            eprintln!("warning: {file}: {ignored} object(s) other than policies ignored");
-        }
-        if applied.len() == before {
-            return Err(CliError::usage(format!(
-                "{file}: no PropagationPolicy or ClusterPropagationPolicy to apply"
-            )));
-        }
-    }
-    Ok((applied, changes))
 }

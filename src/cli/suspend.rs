@@ -5,7 +5,7 @@
 //! This file checks the flags and wires the steps of [`crate::ops::suspend`] (gather and plan,
 //! then apply) to the renderers of [`crate::output::suspend`], asking for confirmation between.
 
-use std::io::{IsTerminal, Write};
+use std::io::Write;
 use std::path::PathBuf;
 use std::time::Duration;
 
@@ -14,12 +14,10 @@ use clap::Args as ClapArgs;
 use super::common::write_stdout;
 use super::error::{CliError, Exit};
 use crate::engine::suspension::{Action, Request};
-use crate::model::label_selector::Selector;
 use crate::ops::live::DryRun;
-use crate::ops::plan::{self, Selection};
+use crate::ops::request::Flags;
 use crate::ops::suspend::{self as run, Settings};
 use crate::output::suspend::{self as out, Report, Status};
-use crate::util::duration::parse_duration;
 
 #[derive(Debug, ClapArgs)]
 pub struct Args {
@@ -90,128 +88,41 @@ pub struct Args {
     pub concurrency: usize,
 }
 
+impl Args {
+    fn flags(&self) -> Flags {
+        Flags {
+            targets: self.targets.clone(),
+            files: self.files.clone(),
+            env: self.env.clone(),
+            namespace: self.namespace.clone(),
+            all_namespaces: self.all_namespaces,
+            selector: self.selector.clone(),
+            all: self.all,
+            clusters: self.clusters.clone(),
+            dry_run: self.dry_run.clone(),
+            reason: self.reason.clone(),
+            strict: self.strict,
+            force: self.force,
+            output: self.output.clone(),
+            wait: self.wait,
+            timeout: self.timeout.clone(),
+            kubeconfig: self.kubeconfig.clone(),
+            context: self.context.clone(),
+            request_timeout: self.request_timeout.clone(),
+            concurrency: self.concurrency,
+        }
+    }
+}
+
 pub fn run(action: Action, args: Args) -> Result<Exit, CliError> {
-    if args.env.is_some() && args.files.is_empty() {
-        return Err(CliError::usage(
-            "--env names a kustomization of the -f repository; give -f too",
-        ));
+    let checked = args.flags().check(action)?;
+    let s = &checked.settings;
+    match (checked.freeze, args.files.is_empty()) {
+        (true, false) => freeze_files(s, &args),
+        (true, true) => freeze_live(s, &args),
+        (false, false) => named_files(s, &args),
+        (false, true) => named_live(s, &args, checked.wait_timeout),
     }
-    if args.wait && !args.files.is_empty() {
-        return Err(CliError::usage(
-            "--wait follows Works on a control plane; it cannot be used with -f",
-        ));
-    }
-    let wait_timeout =
-        parse_duration(&args.timeout).map_err(|e| CliError::usage(format!("--timeout: {e}")))?;
-    let (named, kinds) =
-        plan::parse_targets(&args.targets).map_err(|e| CliError::usage(e.to_string()))?;
-    let mut selection = Selection {
-        named,
-        kinds,
-        all: args.all,
-        selector: None,
-        selector_text: args.selector.clone(),
-        namespace: args.namespace.clone(),
-        all_namespaces: args.all_namespaces,
-    };
-    let freeze = selection.is_freeze(&args.clusters);
-    check_selection(&args, &selection, freeze)?;
-    if let Some(s) = &args.selector {
-        selection.selector = Some(Selector::parse(s).map_err(CliError::usage)?);
-    }
-    let request = Request::new(action, &args.clusters);
-    if args.clusters.iter().any(|c| c.trim().is_empty()) && request.clusters.is_empty() {
-        return Err(CliError::usage(
-            "--clusters needs at least one cluster name",
-        ));
-    }
-    if freeze {
-        check_freeze(action, &args)?;
-    }
-    if !args.files.is_empty() && args.dry_run.as_deref() == Some("server") {
-        return Err(CliError::usage(
-            "--dry-run=server needs a control plane; with -f use --dry-run",
-        ));
-    }
-    let s = settings(action, &args, selection, request)?;
-    match (freeze, args.files.is_empty()) {
-        (true, false) => freeze_files(&s, &args),
-        (true, true) => freeze_live(&s, &args),
-        (false, false) => named_files(&s, &args),
-        (false, true) => named_live(&s, &args, wait_timeout),
-    }
-}
-
-/// The checks of the policy words and flags, in the order they always ran.
-fn check_selection(args: &Args, sel: &Selection, freeze: bool) -> Result<(), CliError> {
-    let bulk_flags = args.all || args.selector.is_some();
-    if sel.named.is_empty() && !bulk_flags && !freeze {
-        return Err(CliError::usage(
-            "name policies (pp/NAME, cpp/NAME), or select them with -l SELECTOR or --all",
-        ));
-    }
-    if !sel.named.is_empty() && args.all {
-        return Err(CliError::usage(
-            "--all cannot be combined with policy names",
-        ));
-    }
-    if args.all_namespaces && !sel.named.is_empty() {
-        return Err(CliError::usage(
-            "a policy cannot be named across all namespaces: drop -A or use -n NAMESPACE",
-        ));
-    }
-    if !args.files.is_empty() && (args.reason.is_some() && !freeze || args.output.is_some()) {
-        return Err(CliError::usage(
-            "--reason and -o act on live objects; with -f the file is the record (put the reason in the commit message)",
-        ));
-    }
-    if args.concurrency == 0 {
-        return Err(CliError::usage("--concurrency must be at least 1"));
-    }
-    Ok(())
-}
-
-/// What a freeze (`--clusters` with no policy named) does not take.
-fn check_freeze(action: Action, args: &Args) -> Result<(), CliError> {
-    if args.output.is_some() || args.wait {
-        return Err(CliError::usage(
-            "-o and --wait act on named policies; a freeze (--clusters with no policy named) prints its table and one line per policy",
-        ));
-    }
-    if action == Action::Resume && args.reason.is_some() {
-        return Err(CliError::usage(
-            "--reason is recorded by the freeze; lifting it (resume --clusters) removes that record",
-        ));
-    }
-    Ok(())
-}
-
-/// The flags as settings; the request timeout is checked in live mode only.
-fn settings(
-    action: Action,
-    args: &Args,
-    selection: Selection,
-    request: Request,
-) -> Result<Settings, CliError> {
-    let request_timeout = if args.files.is_empty() {
-        parse_duration(&args.request_timeout)
-            .map_err(|e| CliError::usage(format!("--request-timeout: {e}")))?
-    } else {
-        Duration::ZERO
-    };
-    Ok(Settings {
-        action,
-        selection,
-        request,
-        dry: DryRun::parse(args.dry_run.as_deref()),
-        force: args.force,
-        reason: args.reason.clone(),
-        strict: args.strict,
-        concurrency: args.concurrency,
-        kubeconfig: args.kubeconfig.clone(),
-        context: args.context.clone(),
-        request_timeout,
-    })
 }
 
 /// Prints a report (errors first, on stderr) and turns its status into the exit code.
@@ -228,18 +139,10 @@ fn finish(report: Report) -> Result<Exit, CliError> {
 /// Asks before a bulk change; without a terminal, `--yes` is required.
 fn confirm(action: Action, n: usize, request: &Request) -> Result<(), CliError> {
     let (question, refusal) = out::confirm_question(action, n, request);
-    if !std::io::stdin().is_terminal() {
-        return Err(CliError::usage(refusal));
-    }
-    let mut e = std::io::stderr().lock();
-    let _ = write!(e, "{question}");
-    let _ = e.flush();
-    let mut line = String::new();
-    std::io::stdin().read_line(&mut line)?;
-    if matches!(line.trim(), "y" | "Y" | "yes" | "YES" | "Yes") {
-        Ok(())
-    } else {
-        Err(CliError::failure("aborted: nothing was changed"))
+    match crate::output::terminal::ask(&question)? {
+        None => Err(CliError::usage(refusal)),
+        Some(true) => Ok(()),
+        Some(false) => Err(CliError::failure("aborted: nothing was changed")),
     }
 }
 

@@ -23,6 +23,37 @@ pub enum Change {
     Delete(PolicyRef),
 }
 
+/// The changes of `preempt-check`, gathered in command-line order, and the policies applied
+/// (which decide the template kinds a live check reads).
+#[derive(Clone, Debug, Default)]
+pub struct ChangeList {
+    pub applied: Vec<Policy>,
+    pub changes: Vec<Change>,
+}
+
+impl ChangeList {
+    /// `--apply FILE`: every policy among `objects` is created or updated. Returns how many
+    /// policies were added and how many other objects were ignored.
+    pub fn apply(&mut self, objects: Vec<crate::model::Object>) -> (usize, usize) {
+        let (before, mut ignored) = (self.applied.len(), 0);
+        for o in objects {
+            match o {
+                crate::model::Object::Policy(p) => {
+                    self.applied.push((*p).clone());
+                    self.changes.push(Change::Apply(p));
+                }
+                _ => ignored += 1,
+            }
+        }
+        (self.applied.len() - before, ignored)
+    }
+
+    /// `--delete TYPE/[NS/]NAME`, resolved.
+    pub fn delete(&mut self, policy: PolicyRef) {
+        self.changes.push(Change::Delete(policy));
+    }
+}
+
 /// How a template's claim last moved.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum MoveKind {

@@ -4,6 +4,7 @@
 pub mod analysis;
 pub mod baseline;
 pub mod config;
+pub mod files;
 pub mod finding;
 pub mod git;
 pub mod gitops;
@@ -12,6 +13,7 @@ pub mod phase;
 pub mod registry;
 pub mod rule;
 pub mod rules;
+pub mod settings;
 pub mod stream;
 pub mod streamed_base;
 pub mod suppress;

@@ -17,6 +17,32 @@ pub fn seen_kinds(inv: &Inventory) -> Vec<(String, String)> {
 }
 
 /// Resolves TYPE against the well-known kinds and those of the inventory's templates.
+/// A resource argument that is not `TYPE/NAME`.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("expected TYPE/NAME such as deploy/nginx, got {0:?}")]
+pub struct ResourceArgError(pub String);
+
+/// A resource argument as kubectl takes it: `deploy/nginx`, `deployment.apps/nginx`, `pp/x`.
+pub fn type_and_name(arg: &str) -> Result<(&str, &str), ResourceArgError> {
+    arg.split_once('/')
+        .filter(|(ty, name)| !ty.is_empty() && !name.is_empty() && !name.contains('/'))
+        .ok_or_else(|| ResourceArgError(arg.to_string()))
+}
+
+#[cfg(test)]
+mod resource_arg_tests {
+    #[test]
+    fn one_slash_between_two_words() {
+        assert_eq!(
+            super::type_and_name("deploy/nginx"),
+            Ok(("deploy", "nginx"))
+        );
+        for bad in ["nginx", "deploy/", "/nginx", "a/b/c"] {
+            assert!(super::type_and_name(bad).is_err(), "{bad}");
+        }
+    }
+}
+
 pub fn resolve_in(ty: &str, inv: &Inventory) -> Result<KindInfo, ResolveError> {
     let seen = seen_kinds(inv);
     resolve(ty, &table(&seen), &seen)

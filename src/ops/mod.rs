@@ -9,4 +9,5 @@ pub mod file;
 pub mod layered;
 pub mod live;
 pub mod plan;
+pub mod request;
 pub mod suspend;

@@ -3,6 +3,17 @@
 //! possible values, rule ids, and live names through [`LiveNames`]), printed in Cobra's protocol
 //! (one candidate per line, `value<TAB>description` allowed, then `:<directive>`), which kubectl's
 //! plugin completion reads. Also the shim kubectl runs for `kubectl karmada-policy <TAB>`.
+//!
+//! kubectl (>= 1.26) completes `kubectl karmada-policy <words>` by running the executable
+//! `kubectl_complete-karmada_policy <words...> <word being typed>` found on PATH.
+//! `completion kubectl-plugin` writes that executable ([`write_shim`]), a two-line shim that
+//! calls `kubectl-karmada_policy __complete`, next to the binary (krew installs one binary only).
+//! Candidates come from the clap definition, the rule registry (`--explain`), the kubeconfig
+//! (`--context`) and, when a kubeconfig works, the live control plane (policy names for
+//! `suspend pp/`, namespaces, clusters). A live read that fails or takes over two seconds
+//! completes nothing rather than printing an error into the prompt.
+
+use std::path::{Path, PathBuf};
 
 use clap::{Arg, ArgAction};
 
@@ -11,6 +22,45 @@ pub use crate::source::completion::LiveNames;
 
 /// The plugin binary the shim calls (on PATH, as kubectl found the plugin).
 pub const BINARY: &str = "kubectl-karmada_policy";
+
+/// `completion SHELL`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum Shell {
+    Bash,
+    Zsh,
+    Fish,
+    Powershell,
+    /// kubectl's plugin completion: the `kubectl_complete-karmada_policy` shim.
+    KubectlPlugin,
+}
+
+impl Shell {
+    /// The clap_complete generator of a shell; `None` for kubectl's plugin completion.
+    pub fn generator(self) -> Option<clap_complete::Shell> {
+        match self {
+            Shell::Bash => Some(clap_complete::Shell::Bash),
+            Shell::Zsh => Some(clap_complete::Shell::Zsh),
+            Shell::Fish => Some(clap_complete::Shell::Fish),
+            Shell::Powershell => Some(clap_complete::Shell::PowerShell),
+            Shell::KubectlPlugin => None,
+        }
+    }
+}
+
+/// The executable kubectl looks for: `kubectl_complete-` and the plugin name, `-` as `_`.
+pub const SHIM_NAME: &str = "kubectl_complete-karmada_policy";
+
+/// Writes the shim into `dir`, executable; returns its path.
+pub fn write_shim(dir: &Path) -> std::io::Result<PathBuf> {
+    let path = dir.join(SHIM_NAME);
+    std::fs::write(&path, shim_script())?;
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755))?;
+    }
+    Ok(path)
+}
 
 /// The shim: kubectl passes the words after `karmada-policy`; a leading `__complete` (as when
 /// it is called like a Cobra program) is accepted too.

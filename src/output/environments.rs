@@ -9,6 +9,23 @@ pub struct Section {
     pub report: String,
 }
 
+/// The reports found per environment ([`EnvInputs::holding`]), one section each.
+///
+/// [`EnvInputs::holding`]: crate::model::environments::EnvInputs::holding
+pub fn render_found(
+    json_format: bool,
+    found: Vec<(&crate::model::environments::EnvInventory, String)>,
+) -> String {
+    let sections: Vec<Section> = found
+        .into_iter()
+        .map(|(e, report)| Section {
+            name: e.name.clone(),
+            report,
+        })
+        .collect();
+    render(json_format, &sections)
+}
+
 /// One environment's report as it is; several as [`json`] or [`text`] sections.
 pub fn render(json_format: bool, sections: &[Section]) -> String {
     match sections {

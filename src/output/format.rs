@@ -89,6 +89,20 @@ pub struct LintReport<'a> {
     pub summary: &'a Summary,
 }
 
+/// Writes each requested output (see [`LintReport`] for which findings each format shows),
+/// coloured on a coloured stdout only.
+pub fn write_lint(
+    outputs: &[OutputSpec],
+    report: &LintReport<'_>,
+) -> Result<(), super::terminal::WriteError> {
+    for o in outputs {
+        let color = o.file.is_none() && super::terminal::stdout_color();
+        let text = render_lint(o.format, o.min, report, color);
+        super::terminal::write_to(o.file.as_deref(), &text)?;
+    }
+    Ok(())
+}
+
 /// The findings an output shows: all of them unless a minimum (`--min-severity`) hides some.
 /// The summary keeps counting every finding.
 fn shown(findings: &[Finding], min: Severity) -> Cow<'_, [Finding]> {

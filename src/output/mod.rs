@@ -12,13 +12,16 @@ pub mod graph;
 pub mod help;
 pub mod json;
 pub mod junit;
+pub mod man;
 pub mod policy_live;
 pub mod policy_view;
 pub mod preempt_check;
 pub mod rule_docs;
 pub mod sarif;
 pub mod suspend;
+pub mod terminal;
 pub mod text;
+pub mod version;
 pub mod yaml;
 
 use serde::Serialize;
@@ -37,6 +40,18 @@ pub struct Summary {
 }
 
 impl Summary {
+    /// The counts of a run: its inputs and the severities of `findings`.
+    pub fn of(files: usize, documents: usize, policies: usize, findings: &[Finding]) -> Summary {
+        let mut summary = Summary {
+            files,
+            documents,
+            policies,
+            ..Summary::default()
+        };
+        summary.count(findings);
+        summary
+    }
+
     pub fn count(&mut self, findings: &[Finding]) {
         for f in findings {
             match f.severity {

@@ -1,0 +1,147 @@
+//! `explain`'s reads: the template from manifests (only the documents its decision needs are
+//! parsed, issue 8), and a policy from the control plane with the Works of the bindings it
+//! holds. The decisions are the engine's (`engine::explain_inputs`, `engine::policy_view`,
+//! `engine::policy_live`).
+
+use super::InspectError;
+use crate::engine::chain::Chain;
+use crate::engine::explain_inputs::{self, Explained, Found, Wanted};
+use crate::engine::placement::PlacementResult;
+use crate::engine::policy_live::{self, PolicyLive};
+use crate::engine::policy_view::{self, PolicyExplanation};
+use crate::engine::settings::EngineSettings;
+use crate::engine::state::{Options, State, UnknownClaimers};
+use crate::model::inputs::{read_inputs, warn_problems, Inputs};
+use crate::model::{Inventory, PolicyKind};
+use crate::source::policy_reads::PolicyReads;
+use crate::source::prefilter::DocHead;
+use crate::source::session::{Session, TemplateReads};
+
+/// The template found in manifests, with what its decision reads.
+pub struct TemplateInFiles {
+    pub inventory: Inventory,
+    pub state: State,
+    /// The template's index in the state.
+    pub template: usize,
+}
+
+/// `explain -f TYPE/NAME` over plain manifests. Only the Karmada objects (PPs of the
+/// template's namespace) and the documents named like the template are parsed; when the
+/// decision needs more (a selector reaching further), everything is read again. Stdin cannot
+/// be read twice for that fallback, so it is read whole. Problems in the inputs are warned of.
+pub fn template_in_files(
+    files: &[String],
+    (ty, name): (&str, &str),
+    namespace: &str,
+    options: Options,
+) -> Result<TemplateInFiles, InspectError> {
+    let from_stdin = files.iter().any(|f| f == "-");
+    let wanted = Wanted { name, namespace };
+    let keep =
+        |h: &DocHead<'_>| from_stdin || wanted.needs(h.api_version, h.kind, h.namespace, h.name);
+    let (inputs, skipped) = Inputs::read_filtered(files, namespace, &|_| false, &keep)?;
+    let found = explain_inputs::find_filtered(
+        &inputs.inventory,
+        &skipped,
+        ty,
+        name,
+        namespace,
+        options.clone(),
+    );
+    if !matches!(found, Ok(Found::ReadEverything)) {
+        warn_problems(&inputs.loaded);
+    }
+    match found? {
+        Found::Here(state, template) => Ok(TemplateInFiles {
+            inventory: inputs.inventory,
+            state: *state,
+            template,
+        }),
+        Found::ReadEverything => {
+            let inventory = read_inputs(files, namespace)?;
+            let (state, template) =
+                explain_inputs::find_template(&inventory, &[], ty, name, namespace, options)?;
+            Ok(TemplateInFiles {
+                inventory,
+                state,
+                template,
+            })
+        }
+    }
+}
+
+/// `explain -f pp/NAME` in one inventory (the files, or an environment of them): the view of
+/// the policy and its placement over the inventory's Clusters.
+pub fn policy_in_files(
+    inv: &Inventory,
+    (kind, name): (PolicyKind, &str),
+    namespace: &str,
+    engine: EngineSettings,
+) -> Result<(PolicyExplanation, Option<PlacementResult>), InspectError> {
+    let state = State::from_inventory(inv, engine.options(UnknownClaimers::Stale));
+    let p = explain_inputs::find_policy(&state, kind, name, namespace, "in the given files")?;
+    let view = policy_view::explain_policy(&state, p);
+    let clusters = crate::model::cluster::Cluster::from_inventory(inv);
+    Ok((view, policy_view::placement(&state, p, &clusters)))
+}
+
+/// A policy on the control plane: its view, its placement and the live chain of the
+/// templates it holds.
+pub struct LivePolicy {
+    pub view: PolicyExplanation,
+    pub placement: Option<PlacementResult>,
+    pub live: PolicyLive,
+}
+
+/// `explain pp/NAME` against the control plane: the reads around the policy
+/// ([`PolicyReads`]), its view, then the Works of the bindings it holds (by their ids, one
+/// list per 50).
+pub fn policy_live(
+    s: &mut Session,
+    (kind, name): (PolicyKind, &str),
+    namespace: &str,
+    engine: EngineSettings,
+) -> Result<LivePolicy, InspectError> {
+    let target = PolicyReads {
+        name,
+        namespace: (kind == PolicyKind::PropagationPolicy).then_some(namespace),
+    };
+    let mut reads = target.read(s, crate::model::kinds::selected_kinds_of)?;
+    let inv = Inventory::from_documents(target.documents(&reads), namespace);
+    let unknown = UnknownClaimers::when_policies_read(target.readable(&reads).policies);
+    let state = State::from_inventory(&inv, engine.options(unknown));
+    let p = explain_inputs::find_policy(&state, kind, name, namespace, "on the control plane")?;
+    let view = policy_view::explain_policy(&state, p);
+    let held = policy_live::held_binding_ids(&state, &view, &inv);
+    reads.extend(s.read(target.works_requests(held))?);
+    let (live, placement) = policy_live::from_reads(&state, p, &view, &inv, &target, &reads);
+    Ok(LivePolicy {
+        view,
+        placement,
+        live,
+    })
+}
+
+/// `explain TYPE/NAME` against the control plane: the template, then what its decision and
+/// chain read ([`TemplateReads`]), then the same engine as with manifests. With `warn_notes`
+/// the session's notes go to stderr once read (the text report shows them itself).
+pub fn template_live(
+    s: &mut Session,
+    (ty, name): (&str, &str),
+    namespace: Option<&str>,
+    options: Options,
+    (clusters, warn_notes): (&[String], bool),
+) -> Result<(Explained, Chain), InspectError> {
+    let rt = s.template_type(ty)?;
+    let context_ns = s.namespace().to_string();
+    let target = TemplateReads {
+        name,
+        ns: namespace.unwrap_or(&context_ns),
+        rt,
+    };
+    let read = s.read_template(&target)?;
+    if warn_notes {
+        s.warn_notes();
+    }
+    explain_inputs::live(&target, &read, options, clusters).ok_or(InspectError::NotATemplate)
+}

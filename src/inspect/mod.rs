@@ -1,0 +1,73 @@
+//! Read-only inspections, `explain` and `preempt-check`: what they read (manifests, a GitOps
+//! environment, the live control plane) and the engine state they build from it, as values
+//! for the command line to render. Nothing here prints a report or writes to the cluster.
+
+pub mod explain;
+pub mod preempt;
+
+use crate::engine::explain_inputs::FindError;
+use crate::lint::config::ConfigError;
+use crate::model::environments::{read_environments, repository_files, EnvInputs};
+use crate::model::inputs::InputError;
+use crate::model::kinds::PolicyRefError;
+use crate::source::files::ReadError;
+use crate::source::kustomize::environments::UnknownEnvironment;
+use crate::source::session::SessionError;
+
+/// Why an inspection stopped before its report.
+#[derive(Debug, thiserror::Error)]
+pub enum InspectError {
+    /// No input named, or one unreadable.
+    #[error(transparent)]
+    Inputs(#[from] InputError),
+    /// TYPE/NAME names no one template or policy.
+    #[error(transparent)]
+    Find(#[from] FindError),
+    /// `--delete TYPE/[NS/]NAME` names no policy.
+    #[error(transparent)]
+    PolicyRef(#[from] PolicyRefError),
+    /// The control plane could not be read.
+    #[error(transparent)]
+    Session(#[from] SessionError),
+    /// An `--apply` file holds no policy.
+    #[error("{file}: no PropagationPolicy or ClusterPropagationPolicy to apply")]
+    NothingToApply { file: String },
+    /// A path of the repository could not be read.
+    #[error(transparent)]
+    Read(#[from] ReadError),
+    /// The configuration file is unreadable or invalid.
+    #[error(transparent)]
+    Config(#[from] ConfigError),
+    /// `--env` names no environment of the repository.
+    #[error(transparent)]
+    Environment(#[from] UnknownEnvironment),
+    /// `--env` over inputs that are no GitOps repository.
+    #[error("--env picks an environment of a GitOps repository (kustomizations, charts), and the inputs hold none")]
+    NotARepository,
+    /// The live template read did not classify as a template.
+    #[error("the template read did not classify as a template")]
+    NotATemplate,
+}
+
+/// `-f` over a GitOps repository: its environments rendered (only `env`'s), their notes and
+/// warnings printed; `None` for plain manifests (or rendering off in the configuration found
+/// from the current directory up).
+pub fn environments(
+    files: &[String],
+    namespace: &str,
+    env: Option<&str>,
+) -> Result<Option<EnvInputs>, InspectError> {
+    let rendering = match repository_files(files)? {
+        Some(f) => crate::lint::Config::rendering_here()?.map(|opts| (f, opts)),
+        None => None,
+    };
+    let Some((files, opts)) = rendering else {
+        return match env {
+            Some(_) => Err(InspectError::NotARepository),
+            None => Ok(None),
+        };
+    };
+    let envs = read_environments(&files, namespace, &opts, env)?;
+    envs.warn();
+    Ok(Some(envs))
+}

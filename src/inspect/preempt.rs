@@ -1,0 +1,109 @@
+//! `preempt-check`'s inputs: the changes in command-line order (`--apply FILE` and `--delete
+//! TYPE/[NS/]NAME` interleave) and, live, the state they run against. Nothing is written: the
+//! changes run in the engine only (`engine::simulate`).
+
+use super::InspectError;
+use crate::engine::settings::EngineSettings;
+use crate::engine::simulate::{touched_kinds, ChangeList};
+use crate::engine::state::{State, UnknownClaimers};
+use crate::model::inputs::read_inputs;
+use crate::model::{kinds, Inventory};
+use crate::source::live::{self, karmada};
+use crate::source::session::{all_ok, Session, SessionError};
+
+/// One change of `preempt-check`, in command-line order.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum ChangeArg {
+    /// `--apply FILE`: every policy in FILE is created or updated.
+    Apply(String),
+    /// `--delete TYPE/[NS/]NAME`.
+    Delete(String),
+}
+
+/// The changes, in command-line order; `--delete` targets are resolved against `state` (the
+/// files' inventory, empty live). With `warn_ignored`, objects of an `--apply` file other
+/// than policies are reported on stderr.
+pub fn read_changes(
+    change_args: &[ChangeArg],
+    namespace: &str,
+    state: &Inventory,
+    warn_ignored: bool,
+) -> Result<ChangeList, InspectError> {
+    let mut list = ChangeList::default();
+    for c in change_args {
+        let file = match c {
+            ChangeArg::Apply(file) => file,
+            ChangeArg::Delete(target) => {
+                list.delete(kinds::policy_ref(target, namespace, state)?);
+                continue;
+            }
+        };
+        let objects = read_inputs(std::slice::from_ref(file), namespace)?.objects;
+        let (added, ignored) = list.apply(objects);
+        if warn_ignored && ignored > 0 {
+            eprintln!("warning: {file}: {ignored} object(s) other than policies ignored");
+        }
+        if added == 0 {
+            return Err(InspectError::NothingToApply { file: file.clone() });
+        }
+    }
+    Ok(list)
+}
+
+/// The live state, with the changes to run against it.
+pub struct LiveCheck {
+    pub state: State,
+    pub changes: ChangeList,
+    /// The objects read: templates, overrides and Clusters for the delivery notes.
+    pub inventory: Inventory,
+}
+
+/// Reads the control plane for a check: policies, overrides, bindings and Clusters, then the
+/// template kinds the policies and changes touch. Without `namespace` it is the kubeconfig
+/// context's, which needs the connection; the changes are read before any list request, so a
+/// bad file or target is a usage error first.
+pub fn live_state(
+    connect: &dyn Fn() -> Result<Session, SessionError>,
+    namespace: Option<&str>,
+    change_args: &[ChangeArg],
+    engine: EngineSettings,
+) -> Result<LiveCheck, InspectError> {
+    let mut session = None;
+    let namespace = match namespace {
+        Some(n) => n.to_string(),
+        None => session.insert(connect()?).namespace().to_string(),
+    };
+    let changes = read_changes(change_args, &namespace, &Inventory::default(), false)?;
+    let mut s = match session {
+        Some(s) => s,
+        None => connect()?,
+    };
+    let base = [
+        karmada::pp(),
+        karmada::cpp(),
+        karmada::op(),
+        karmada::cop(),
+        karmada::rb(),
+        karmada::crb(),
+        karmada::cluster(),
+    ];
+    let reads = s.list_all(base.iter().cloned())?;
+    let policies = Inventory::from_documents(live::documents(&reads[..2]), "default");
+    let touched = touched_kinds(&policies, &changes.applied, &changes.changes, &s.discovered);
+    let template_reads = s.list_all(touched)?;
+    s.warn_notes();
+    let docs = live::documents(reads.iter().chain(&template_reads));
+    let inventory = Inventory::from_documents(docs, "default");
+    let unknown_claimers = if all_ok(&reads, &base[..2]) {
+        // With every policy read, a claim naming a missing policy is stale (§4.2).
+        UnknownClaimers::Stale
+    } else {
+        UnknownClaimers::AssumeExisting
+    };
+    let state = State::from_inventory(&inventory, engine.options(unknown_claimers));
+    Ok(LiveCheck {
+        state,
+        changes,
+        inventory,
+    })
+}

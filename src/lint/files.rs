@@ -1,0 +1,110 @@
+//! `lint PATH...` and `lint -`: which pipeline the inputs take — plain manifests streamed
+//! ([`super::stream`]), a GitOps repository rendered, or piped input mapped back through its
+//! origins ([`super::gitops`]) — and the checks that the inputs hold something to lint, so a
+//! failed step before a pipe does not pass green.
+
+use std::path::{Path, PathBuf};
+
+use super::settings::Settings;
+use super::{gitops, stream, Finding};
+use crate::source::files::{self, ReadError};
+use crate::source::kustomize::environments::UnknownEnvironment;
+
+/// The inputs of a run.
+#[derive(Clone, Copy, Debug)]
+pub struct Request<'a> {
+    pub paths: &'a [String],
+    /// `--stdin-filename` (with `-`).
+    pub stdin_filename: Option<&'a str>,
+    /// For objects that set none (`kubectl apply -n`).
+    pub namespace: &'a str,
+    /// `--allow-empty`.
+    pub allow_empty: bool,
+}
+
+/// What a run linted.
+pub enum Linted {
+    Plain(Box<stream::Linted>),
+    Rendered(gitops::Linted),
+}
+
+impl Linted {
+    /// Files, documents and policies read.
+    pub fn counts(&self) -> (usize, usize, usize) {
+        match self {
+            Linted::Plain(l) => (l.loaded.len(), l.inventory.documents.len(), l.policies),
+            Linted::Rendered(l) => (l.files, l.documents, l.policies),
+        }
+    }
+
+    pub fn findings(&self) -> &[Finding] {
+        match self {
+            Linted::Plain(l) => &l.findings,
+            Linted::Rendered(l) => &l.findings,
+        }
+    }
+
+    /// What the rendering had to say (plain runs say it while reading).
+    pub fn notes(&self) -> &[String] {
+        match self {
+            Linted::Plain(_) => &[],
+            Linted::Rendered(l) => &l.notes,
+        }
+    }
+}
+
+/// Why a run has nothing to lint, or cannot read it (exit 2).
+#[derive(Debug, thiserror::Error)]
+pub enum FilesError {
+    #[error("no input: name files or directories, or `-` for stdin")]
+    NoInput,
+    #[error("no .yaml, .yml or .json file in {0}: nothing to lint (--allow-empty accepts that)")]
+    NothingToLint(String),
+    #[error("stdin holds no Kubernetes object: did the command before the pipe fail? (--allow-empty accepts that)")]
+    EmptyStdin,
+    #[error(transparent)]
+    Read(#[from] ReadError),
+    /// `--env` names no environment of the repository.
+    #[error(transparent)]
+    Environment(#[from] UnknownEnvironment),
+}
+
+/// The files PATHs name (directories expanded, the configuration's ignores skipped).
+pub fn input_files(paths: &[String], settings: &Settings) -> Result<Vec<PathBuf>, FilesError> {
+    if paths.is_empty() {
+        return Err(FilesError::NoInput);
+    }
+    Ok(files::expand(paths, &|p: &Path| {
+        settings.config.ignores(p)
+    })?)
+}
+
+/// Lints the inputs; notes on data files of a plain run go to `note` as they are read.
+pub fn lint_files(
+    req: &Request<'_>,
+    settings: &Settings,
+    note: &dyn Fn(&str),
+) -> Result<Linted, FilesError> {
+    let (config, opts) = (&settings.config, &settings.options);
+    if let (true, Some(name)) = (req.paths == ["-"], req.stdin_filename) {
+        let (_, text) = files::read_text(Path::new("-"))?;
+        let linted = gitops::lint_piped(text, name, req.namespace, opts);
+        return Ok(Linted::Rendered(linted));
+    }
+    let files = input_files(req.paths, settings)?;
+    if files.is_empty() && !req.allow_empty {
+        return Err(FilesError::NothingToLint(req.paths.join(", ")));
+    }
+    let stdin = req.paths.iter().any(|p| p == "-");
+    if !config.render_off && !stdin && gitops::applies(&files) {
+        let render = &config.render_options;
+        let linted = gitops::lint_repository(&files, req.namespace, opts, render)?;
+        return Ok(Linted::Rendered(linted));
+    }
+    let linted = stream::lint_paths(&files, req.namespace, opts)?;
+    super::data_notes(&linted.loaded).for_each(|n| note(&n));
+    if !req.allow_empty && linted.stdin_was_empty(req.paths) {
+        return Err(FilesError::EmptyStdin);
+    }
+    Ok(Linted::Plain(Box::new(linted)))
+}
