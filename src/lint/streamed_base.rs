@@ -142,8 +142,19 @@ pub fn lint_base(
     if !unique {
         return Ok(None);
     }
-    let head_blame =
-        |name: &str, text: &str, line: u32| req.repo.introduced(req.head, name, text, line);
+    // The base's blame of the files the change leaves alone is the head's: asked once.
+    if super::rules::suspension_age::enabled(req.opts) {
+        let head_commit = match req.head {
+            Side::Commit(oid) => Some(*oid),
+            Side::Index | Side::WorkTree => req.repo.head_commit(),
+        };
+        if let Some(head_commit) = head_commit {
+            req.repo.share_history(req.base, head_commit);
+        }
+    }
+    let head_blame = |name: &str, text: &str, lines: &[u32]| {
+        req.repo.introduced_lines(req.head, name, text, lines)
+    };
     let mut head_findings = std::mem::take(&mut head.findings);
     head_findings.extend(aged(&head.inventory, &head.suspended, req, &head_blame));
     head_findings.sort_by(|a, b| a.sort_key().cmp(&b.sort_key()));
@@ -217,8 +228,9 @@ pub fn lint_base(
         return Ok(None);
     }
     let base_side = Side::Commit(req.base);
-    let base_blame =
-        |name: &str, text: &str, line: u32| req.repo.introduced(&base_side, name, text, line);
+    let base_blame = |name: &str, text: &str, lines: &[u32]| {
+        req.repo.introduced_lines(&base_side, name, text, lines)
+    };
     let mut base_findings = std::mem::take(&mut base.findings);
     base_findings.extend(aged(&base.inventory, &base.suspended, req, &base_blame));
     clock.lap("base: history");
@@ -430,7 +442,7 @@ fn aged(
     inv: &Inventory,
     suspended: &[usize],
     req: &BaseRequest<'_>,
-    introduced: &dyn Fn(&str, &str, u32) -> Option<crate::source::git::Introduced>,
+    introduced: super::phase::Introduced<'_>,
 ) -> Vec<Finding> {
     if !super::rules::suspension_age::enabled(req.opts) {
         return Vec::new();
