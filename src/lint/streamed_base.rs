@@ -131,6 +131,7 @@ pub fn lint_base(
     let mut head = fold.finish(req.opts, &clock, &mut |inv, prepared| {
         entries = (prepared.templates.len(), prepared.policies.len());
         found = head_ctx.find(inv, prepared, &base_changed);
+        clock.lap("head: the change's policies and the templates in its scope");
     });
     let Found {
         delta,
@@ -158,6 +159,7 @@ pub fn lint_base(
     let mut head_findings = std::mem::take(&mut head.findings);
     head_findings.extend(aged(&head.inventory, &head.suspended, req, &head_blame));
     head_findings.sort_by(|a, b| a.sort_key().cmp(&b.sort_key()));
+    clock.lap("head: suspension-age (blame)");
     let (changed_inv, changed_global) = head_changed;
     let updates = registry::run_history(&History {
         inventory: &changed_inv,
@@ -216,6 +218,7 @@ pub fn lint_base(
             fold
         }
     };
+    clock.lap("base: the head's unchanged files taken over, changed files added");
     let mut subset = Inventory::default();
     let mut base_unique = true;
     let mut base = fold.finish(req.opts, &clock, &mut |inv, prepared| {
@@ -223,6 +226,7 @@ pub fn lint_base(
         if base_unique && !delta.is_empty() {
             subset = base_subset(inv, prepared, &scope, req.namespace);
         }
+        clock.lap("base: the templates in the change's scope, typed again");
     });
     if !base_unique {
         return Ok(None);

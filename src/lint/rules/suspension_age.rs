@@ -218,7 +218,11 @@ mod tests {
         assert!(f[0].related[0].message.contains("by A <a@example.com>"));
         // Younger than the limit, or not committed: nothing.
         assert!(check(&inv, 13 * 86_400, now, &history).is_empty());
-        assert!(check(&inv, DEFAULT_MAX_AGE_SECS, now, &|_, _, l| vec![None; l.len()]).is_empty());
+        assert!(check(&inv, DEFAULT_MAX_AGE_SECS, now, &|_, _, l| vec![
+            None;
+            l.len()
+        ])
+        .is_empty());
         assert_eq!(asked.borrow().len(), 4, "every line asked");
     }
 
