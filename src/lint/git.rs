@@ -256,7 +256,8 @@ fn lint_side(
         .config
         .max_suspension_age_secs
         .unwrap_or(suspension_age::DEFAULT_MAX_AGE_SECS);
-    let history = |name: &str, text: &str, line: u32| repo.introduced(side, name, text, line);
+    let history =
+        |name: &str, text: &str, lines: &[u32]| repo.introduced_lines(side, name, text, lines);
     let aged = registry::run_history(&History {
         inventory: &inventory,
         blame: suspension_age::enabled(req.opts).then_some(Blame {

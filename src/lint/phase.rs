@@ -61,8 +61,11 @@ pub struct Identities<'a> {
     pub hashes: Option<&'a [(u64, usize)]>,
 }
 
-/// When a line was last changed, answered from history: `(file, text, line)`.
-pub type Introduced<'a> = &'a dyn Fn(&str, &str, u32) -> Option<crate::source::git::Introduced>;
+/// When lines were last changed, answered from history: `(file, text, lines)`, one answer per
+/// line in their order. All the wanted lines of a file at once: one blame of the file answers
+/// them, where a blame per line walked its history once for each.
+pub type Introduced<'a> =
+    &'a dyn Fn(&str, &str, &[u32]) -> Vec<Option<crate::source::git::Introduced>>;
 
 /// The input of a [`Check::History`]: one side of a git-mode run and what history says of it.
 /// Each check reads the part it needs and finds nothing when that part is absent.

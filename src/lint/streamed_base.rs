@@ -131,6 +131,7 @@ pub fn lint_base(
     let mut head = fold.finish(req.opts, &clock, &mut |inv, prepared| {
         entries = (prepared.templates.len(), prepared.policies.len());
         found = head_ctx.find(inv, prepared, &base_changed);
+        clock.lap("head: the change's policies and the templates in its scope");
     });
     let Found {
         delta,
@@ -142,11 +143,23 @@ pub fn lint_base(
     if !unique {
         return Ok(None);
     }
-    let head_blame =
-        |name: &str, text: &str, line: u32| req.repo.introduced(req.head, name, text, line);
+    // The base's blame of the files the change leaves alone is the head's: asked once.
+    if super::rules::suspension_age::enabled(req.opts) {
+        let head_commit = match req.head {
+            Side::Commit(oid) => Some(*oid),
+            Side::Index | Side::WorkTree => req.repo.head_commit(),
+        };
+        if let Some(head_commit) = head_commit {
+            req.repo.share_history(req.base, head_commit);
+        }
+    }
+    let head_blame = |name: &str, text: &str, lines: &[u32]| {
+        req.repo.introduced_lines(req.head, name, text, lines)
+    };
     let mut head_findings = std::mem::take(&mut head.findings);
     head_findings.extend(aged(&head.inventory, &head.suspended, req, &head_blame));
     head_findings.sort_by(|a, b| a.sort_key().cmp(&b.sort_key()));
+    clock.lap("head: suspension-age (blame)");
     let (changed_inv, changed_global) = head_changed;
     let updates = registry::run_history(&History {
         inventory: &changed_inv,
@@ -205,6 +218,7 @@ pub fn lint_base(
             fold
         }
     };
+    clock.lap("base: the head's unchanged files taken over, changed files added");
     let mut subset = Inventory::default();
     let mut base_unique = true;
     let mut base = fold.finish(req.opts, &clock, &mut |inv, prepared| {
@@ -212,13 +226,15 @@ pub fn lint_base(
         if base_unique && !delta.is_empty() {
             subset = base_subset(inv, prepared, &scope, req.namespace);
         }
+        clock.lap("base: the templates in the change's scope, typed again");
     });
     if !base_unique {
         return Ok(None);
     }
     let base_side = Side::Commit(req.base);
-    let base_blame =
-        |name: &str, text: &str, line: u32| req.repo.introduced(&base_side, name, text, line);
+    let base_blame = |name: &str, text: &str, lines: &[u32]| {
+        req.repo.introduced_lines(&base_side, name, text, lines)
+    };
     let mut base_findings = std::mem::take(&mut base.findings);
     base_findings.extend(aged(&base.inventory, &base.suspended, req, &base_blame));
     clock.lap("base: history");
@@ -430,7 +446,7 @@ fn aged(
     inv: &Inventory,
     suspended: &[usize],
     req: &BaseRequest<'_>,
-    introduced: &dyn Fn(&str, &str, u32) -> Option<crate::source::git::Introduced>,
+    introduced: super::phase::Introduced<'_>,
 ) -> Vec<Finding> {
     if !super::rules::suspension_age::enabled(req.opts) {
         return Vec::new();

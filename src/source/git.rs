@@ -226,7 +226,10 @@ impl LineMap {
 pub struct GitRepo {
     repo: Repository,
     workdir: PathBuf,
-    blame_cache: Mutex<HashMap<(String, u32, bool), Option<Introduced>>>,
+    /// Blame answers per path, commit and line of that commit's version.
+    blame_cache: Mutex<HashMap<(String, Oid, usize), Option<Introduced>>>,
+    /// The paths whose blame at a base is that at a head ([`GitRepo::share_history`]).
+    shared: Mutex<Option<Shared>>,
     /// Per file of the index or working tree (and its text's length): each line's number in
     /// HEAD's version, when unchanged. One diff per file, not one per suspended line.
     head_lines: Mutex<HashMap<(String, usize), Option<LineMap>>>,
@@ -256,6 +259,7 @@ impl GitRepo {
             repo,
             workdir,
             blame_cache: Mutex::new(HashMap::new()),
+            shared: Mutex::new(None),
             head_lines: Mutex::new(HashMap::new()),
         })
     }
@@ -667,44 +671,108 @@ impl GitRepo {
     /// For the index and the working tree, `text` is the current content: lines that differ
     /// from HEAD are not committed yet and have no introducing commit.
     pub fn introduced(&self, side: &Side, path: &str, text: &str, line: u32) -> Option<Introduced> {
-        let buffer = !matches!(side, Side::Commit(_));
-        let key = (path.to_string(), line, buffer);
-        if let Some(hit) = self.blame_cache.lock().ok()?.get(&key) {
-            return hit.clone();
-        }
-        let result = self.blame_line(side, path, text, line);
-        if let Ok(mut cache) = self.blame_cache.lock() {
-            cache.insert(key, result.clone());
-        }
-        result
+        self.introduced_lines(side, path, text, &[line]).pop()?
     }
 
-    fn blame_line(&self, side: &Side, path: &str, text: &str, line: u32) -> Option<Introduced> {
-        let (oid, line) = match side {
-            Side::Commit(oid) => (*oid, line as usize),
+    /// [`GitRepo::introduced`] for several lines of one file, in their order: one blame of the
+    /// file over the range the lines span answers all of them (a blame per line walked the
+    /// file's history once per line). Answers are kept per commit and line, so a side whose
+    /// file has the same history as an earlier side's ([`GitRepo::share_history`]) asks none.
+    pub fn introduced_lines(
+        &self,
+        side: &Side,
+        path: &str,
+        text: &str,
+        lines: &[u32],
+    ) -> Vec<Option<Introduced>> {
+        let none = || vec![None; lines.len()];
+        // Each line as a line of a commit's version of the file.
+        let (oid, at): (Oid, Vec<Option<usize>>) = match side {
+            Side::Commit(oid) => (*oid, lines.iter().map(|&l| Some(l as usize)).collect()),
             // The index and the working tree: the line as it is in HEAD, if unchanged since.
             Side::Index | Side::WorkTree => {
-                let head = self.head_commit()?;
+                let Some(head) = self.head_commit() else {
+                    return none();
+                };
                 let key = (path.to_string(), text.len());
-                let mut cache = self.head_lines.lock().ok()?;
-                let lines = cache.entry(key).or_insert_with(|| {
+                let Ok(mut cache) = self.head_lines.lock() else {
+                    return none();
+                };
+                let map = cache.entry(key).or_insert_with(|| {
                     let committed = self.file_at(head, path)?;
                     Some(lines_in_old(&committed, text))
                 });
-                let old = lines.as_ref()?.old_line((line as usize).checked_sub(1)?)?;
-                (head, old)
+                let at = lines
+                    .iter()
+                    .map(|&l| map.as_ref()?.old_line((l as usize).checked_sub(1)?))
+                    .collect();
+                (head, at)
             }
         };
+        let oid = self.same_history_as(oid, path);
+        let Ok(mut cache) = self.blame_cache.lock() else {
+            return none();
+        };
+        let mut wanted: Vec<usize> = at
+            .iter()
+            .flatten()
+            .copied()
+            .filter(|&l| !cache.contains_key(&(path.to_string(), oid, l)))
+            .collect();
+        wanted.sort_unstable();
+        wanted.dedup();
+        if !wanted.is_empty() {
+            let answers = self.blame_range(oid, path, &wanted).unwrap_or_else(|| {
+                // Should the range not blame (it spans lines of the same version, so it
+                // does), the lines one by one, as before.
+                wanted
+                    .iter()
+                    .map(|&l| self.blame_range(oid, path, &[l]).and_then(|mut a| a.pop()?))
+                    .collect()
+            });
+            for (l, answer) in wanted.into_iter().zip(answers) {
+                cache.insert((path.to_string(), oid, l), answer);
+            }
+        }
+        at.into_iter()
+            .map(|l| cache.get(&(path.to_string(), oid, l?))?.clone())
+            .collect()
+    }
+
+    /// One blame of `path` at commit `oid` over lines `lines[0]..=lines[last]` (sorted,
+    /// 1-based): each line's introducing commit; `None` when the blame fails.
+    fn blame_range(
+        &self,
+        oid: Oid,
+        path: &str,
+        lines: &[usize],
+    ) -> Option<Vec<Option<Introduced>>> {
+        let (&first, &last) = (lines.first()?, lines.last()?);
         let mut opts = BlameOptions::new();
-        opts.newest_commit(oid).min_line(line).max_line(line);
+        opts.newest_commit(oid).min_line(first).max_line(last);
         let blame = self
             .repo
             .blame_file(Path::new(path), Some(&mut opts))
             .ok()?;
-        let commit_id = blame.get_line(line)?.final_commit_id();
-        if commit_id.is_zero() {
-            return None;
-        }
+        let mut commits: HashMap<Oid, Option<Introduced>> = HashMap::new();
+        Some(
+            lines
+                .iter()
+                .map(|&l| {
+                    let commit_id = blame.get_line(l)?.final_commit_id();
+                    if commit_id.is_zero() {
+                        return None;
+                    }
+                    commits
+                        .entry(commit_id)
+                        .or_insert_with(|| self.commit_info(commit_id))
+                        .clone()
+                })
+                .collect(),
+        )
+    }
+
+    fn commit_info(&self, commit_id: Oid) -> Option<Introduced> {
         let commit = self.repo.find_commit(commit_id).ok()?;
         let author = commit.author();
         let who = match (author.name().ok(), author.email().ok()) {
@@ -720,6 +788,68 @@ impl GitRepo {
             time: commit.time().seconds(),
         })
     }
+
+    /// Records that blame at `base` may be answered by blame at `head` for every path that no
+    /// commit between them changed: when `head` reaches `base` by single-parent commits alone
+    /// (at most `MAX_SHARED` of them), blame at `head` of an untouched file passes every line
+    /// to the parent whole, down to `base`, so both give the same commit for each line.
+    /// `lint --base` blames both sides; the base then reuses the head's answers for the files
+    /// the pull request leaves alone. Otherwise (a merge on the way, `base` not reached) nothing
+    /// is shared.
+    pub fn share_history(&self, base: Oid, head: Oid) {
+        const MAX_SHARED: usize = 1_000;
+        let mut changed: std::collections::HashSet<String> = std::collections::HashSet::new();
+        let mut at = head;
+        let mut steps = 0;
+        while at != base {
+            let Ok(commit) = self.repo.find_commit(at) else {
+                return;
+            };
+            if commit.parent_count() != 1 || steps == MAX_SHARED {
+                return;
+            }
+            let Ok(parent) = commit.parent(0) else {
+                return;
+            };
+            let (Ok(new), Ok(old)) = (commit.tree(), parent.tree()) else {
+                return;
+            };
+            let Ok(diff) = self.repo.diff_tree_to_tree(Some(&old), Some(&new), None) else {
+                return;
+            };
+            for delta in diff.deltas() {
+                for file in [delta.old_file(), delta.new_file()] {
+                    if let Some(p) = file.path_bytes() {
+                        changed.insert(lossy(p));
+                    }
+                }
+            }
+            at = parent.id();
+            steps += 1;
+        }
+        if let Ok(mut shared) = self.shared.lock() {
+            *shared = Some(Shared {
+                base,
+                head,
+                changed,
+            });
+        }
+    }
+
+    /// The commit whose blame of `path` answers for blame at `oid` ([`GitRepo::share_history`]).
+    fn same_history_as(&self, oid: Oid, path: &str) -> Oid {
+        match self.shared.lock().ok().as_deref() {
+            Some(Some(s)) if s.base == oid && !s.changed.contains(path) => s.head,
+            _ => oid,
+        }
+    }
+}
+
+/// Which paths changed between two commits that share the rest of their history.
+struct Shared {
+    base: Oid,
+    head: Oid,
+    changed: std::collections::HashSet<String>,
 }
 
 impl GitRepo {
@@ -735,6 +865,11 @@ impl GitRepo {
 /// For each line of `new`, the 1-based line of `old` it is an unchanged copy of (one diff).
 fn lines_in_old(old: &str, new: &str) -> LineMap {
     use similar::{DiffOp, TextDiff};
+    if old == new {
+        // Most files of a working tree are as committed: no diff to find that out (a line
+        // diff of a 270 kB file took 2 ms).
+        return LineMap(vec![(0, 0, new.split_inclusive('\n').count())]);
+    }
     let diff = TextDiff::from_lines(old, new);
     let runs = diff
         .ops()
@@ -889,6 +1024,8 @@ mod tests {
         assert_eq!(line_in_old(old, new, 1), Some(1));
         assert_eq!(line_in_old(old, new, 2), Some(3));
         assert_eq!(line_in_old(old, new, 3), None);
+        assert_eq!(lines_in_old(old, old).old_line(3), Some(4));
+        assert_eq!(lines_in_old(old, old).old_line(4), None);
         let map = lines_in_old(old, new);
         let first_three: Vec<_> = (0..3).map(|l| map.old_line(l)).collect();
         assert_eq!(first_three, [Some(1), Some(3), None]);

@@ -54,27 +54,32 @@ pub fn enabled(opts: &crate::lint::LintOptions) -> bool {
 pub const DEFAULT_MAX_AGE_SECS: u64 = 7 * 86_400;
 
 /// One warning per suspended target (all clusters, or each listed cluster) whose line was
-/// committed more than `max_age_secs` before `now`. `introduced(file, line)` answers from history.
+/// committed more than `max_age_secs` before `now`. `introduced(file, text, lines)` answers
+/// from history, asked once per file for all of its suspended lines.
 pub fn check(
     inventory: &Inventory,
     max_age_secs: u64,
     now: i64,
-    introduced: &dyn Fn(&str, &str, u32) -> Option<Introduced>,
+    introduced: &dyn Fn(&str, &str, &[u32]) -> Vec<Option<Introduced>>,
 ) -> Vec<Finding> {
-    let mut out = Vec::new();
+    // First every target and its line, then history once per file, then the findings in the
+    // targets' order.
+    let mut targets = Vec::new();
+    let mut files: Vec<(usize, Vec<u32>)> = Vec::new();
+    let mut file_of: std::collections::HashMap<&str, usize> = std::collections::HashMap::new();
     for p in inventory.policies() {
         let Some(s) = &p.spec.suspension else {
             continue;
         };
-        let mut targets: Vec<(FieldPath, String)> = Vec::new();
+        let mut paths: Vec<(FieldPath, String)> = Vec::new();
         if s.suspends_all() {
-            targets.push((
+            paths.push((
                 FieldPath::parse("spec.suspension.dispatching"),
                 "all clusters".into(),
             ));
         } else {
             for (i, c) in s.suspended_clusters().iter().enumerate() {
-                targets.push((
+                paths.push((
                     FieldPath::parse("spec.suspension.dispatchingOnClusters.clusterNames").index(i),
                     c.clone(),
                 ));
@@ -83,42 +88,62 @@ pub fn check(
         let doc = &inventory.documents[p.doc];
         // A streamed `lint --base` keeps skeletons: the whole tree is parsed again for these.
         let tree = doc.full_tree();
-        for (path, target) in targets {
+        for (path, target) in paths {
             let span = tree.locate_value(&path);
-            let Some(intro) = introduced(&doc.source.name, doc.source.text(), span.start.line)
-            else {
-                continue; // not committed yet: it starts ageing when it is
-            };
-            let age = now.saturating_sub(intro.time).max(0) as u64;
-            if age <= max_age_secs {
-                continue;
-            }
-            let mut f = Finding::new(
-                DOC.id,
-                DOC.default_severity,
-                format!(
-                    "dispatching to {target} suspended for {} since {}; failover frozen meanwhile",
-                    human_age(age),
-                    intro.commit
-                ),
-            )
-            .at(&doc.source, span)
-            .field(path.to_string())
-            .object(super::policy_object_ref(p))
-            .related(
-                &doc.source,
-                span,
-                format!(
-                    "introduced in {} by {} on {} (maxSuspensionAge: {})",
-                    intro.commit,
-                    intro.author,
-                    date(intro.time),
-                    human_age(max_age_secs)
-                ),
-            );
-            f.doc = Some(p.doc);
-            out.push(f);
+            let f = *file_of.entry(doc.source.name.as_str()).or_insert_with(|| {
+                files.push((p.doc, Vec::new()));
+                files.len() - 1
+            });
+            files[f].1.push(span.start.line);
+            targets.push((p, path, target, span));
         }
+    }
+    let mut answers: std::collections::HashMap<(&str, u32), Option<Introduced>> =
+        std::collections::HashMap::new();
+    for (doc, lines) in &files {
+        let source = &inventory.documents[*doc].source;
+        for (line, intro) in lines
+            .iter()
+            .zip(introduced(&source.name, source.text(), lines))
+        {
+            answers.insert((source.name.as_str(), *line), intro);
+        }
+    }
+    let mut out = Vec::new();
+    for (p, path, target, span) in targets {
+        let doc = &inventory.documents[p.doc];
+        let Some(Some(intro)) = answers.get(&(doc.source.name.as_str(), span.start.line)) else {
+            continue; // not committed yet: it starts ageing when it is
+        };
+        let age = now.saturating_sub(intro.time).max(0) as u64;
+        if age <= max_age_secs {
+            continue;
+        }
+        let mut f = Finding::new(
+            DOC.id,
+            DOC.default_severity,
+            format!(
+                "dispatching to {target} suspended for {} since {}; failover frozen meanwhile",
+                human_age(age),
+                intro.commit
+            ),
+        )
+        .at(&doc.source, span)
+        .field(path.to_string())
+        .object(super::policy_object_ref(p))
+        .related(
+            &doc.source,
+            span,
+            format!(
+                "introduced in {} by {} on {} (maxSuspensionAge: {})",
+                intro.commit,
+                intro.author,
+                date(intro.time),
+                human_age(max_age_secs)
+            ),
+        );
+        f.doc = Some(p.doc);
+        out.push(f);
     }
     out
 }
@@ -169,13 +194,15 @@ mod tests {
         let inv = inventory(POLICY);
         let now = 1_800_000_000;
         let asked = std::cell::RefCell::new(Vec::new());
-        let history = |file: &str, _: &str, line: u32| {
-            asked.borrow_mut().push((file.to_string(), line));
-            Some(Introduced {
+        let history = |file: &str, _: &str, lines: &[u32]| {
+            let mut asked = asked.borrow_mut();
+            asked.extend(lines.iter().map(|&l| (file.to_string(), l)));
+            let intro = Introduced {
                 commit: "abc1234".into(),
                 author: "A <a@example.com>".into(),
                 time: now - 12 * 86_400,
-            })
+            };
+            vec![Some(intro); lines.len()]
         };
         let f = check(&inv, DEFAULT_MAX_AGE_SECS, now, &history);
         assert_eq!(f.len(), 2);
@@ -191,7 +218,12 @@ mod tests {
         assert!(f[0].related[0].message.contains("by A <a@example.com>"));
         // Younger than the limit, or not committed: nothing.
         assert!(check(&inv, 13 * 86_400, now, &history).is_empty());
-        assert!(check(&inv, DEFAULT_MAX_AGE_SECS, now, &|_, _, _| None).is_empty());
+        assert!(check(&inv, DEFAULT_MAX_AGE_SECS, now, &|_, _, l| vec![
+            None;
+            l.len()
+        ])
+        .is_empty());
+        assert_eq!(asked.borrow().len(), 4, "every line asked");
     }
 
     #[test]
