@@ -60,7 +60,7 @@ pub fn check(
     inventory: &Inventory,
     max_age_secs: u64,
     now: i64,
-    introduced: &dyn Fn(&str, &str, &[u32]) -> Vec<Option<Introduced>>,
+    introduced: crate::lint::phase::Introduced<'_>,
 ) -> Vec<Finding> {
     // First every target and its line, then history once per file, then the findings in the
     // targets' order.
