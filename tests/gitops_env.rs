@@ -325,3 +325,38 @@ fn data_files_are_notes_and_flux_escapes_keep_the_real_syntax_error() {
     .collect();
     assert_eq!(notes, expect);
 }
+
+/// A Flux repository without a single kustomization (testdata/flux-plain-repo): its cluster
+/// directories are still environments. Read as one set of manifests, prod's and staging's
+/// copies of `pp/default/web` clashed and `${cluster_name}` was an unrendered template.
+/// No kustomize is involved: Flux builds plain directories itself.
+#[test]
+fn flux_cluster_directories_over_plain_manifests_are_environments() {
+    const REPO: &str = "testdata/flux-plain-repo";
+    let o = run(&["lint", REPO]);
+    assert_snapshot("flux-plain-repo.txt", &ok(&o));
+    let o = run(&["lint", "--env", "prod", "-o", "github", REPO]);
+    assert_eq!(
+        ok(&o),
+        "::notice file=testdata/flux-plain-repo/infrastructure/cpp.yaml,line=7,endLine=9,title=karmada-policy (overlap)::cpp/platform and pp/default/web both match deployment/default/web: pp/default/web wins: a PropagationPolicy always beats a ClusterPropagationPolicy, whatever the priorities [spec.resourceSelectors[0]]%0Aoverlaps with pp/default/web at testdata/flux-plain-repo/apps/prod/pp.yaml:8:7\n"
+    );
+    // Staging's equal-priority takeover stays in staging.
+    let o = run(&["lint", "--env", "staging", "-o", "json", REPO]);
+    let json: serde_json::Value = serde_json::from_str(&ok(&o)).unwrap();
+    let rules: Vec<&str> = json["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f["rule"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        rules,
+        [
+            "inert-preemption",
+            "overlap",
+            "silent-non-preemption",
+            "overlap"
+        ]
+    );
+    assert_eq!(json["summary"]["documents"], 6);
+}

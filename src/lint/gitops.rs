@@ -75,11 +75,11 @@ pub fn lint_repository(
             .iter()
             .map(|f| at_first_line(&mapper, &f.file, f.message.clone()))
             .collect();
-        for (unit, _) in &plan.units {
-            if counted.insert(unit.clone()) {
-                if let environments::Unit::Plain(f) = unit {
-                    out.documents += repo.plain_file(f).map_or(0, |l| l.documents.len());
-                }
+        // A plain file's documents as the environment receives them: one a Flux variable made
+        // unreadable before substitution counts once substituted. Each file once.
+        for l in &env.plain {
+            if counted.insert(l.source.name.clone()) {
+                out.documents += l.documents.len();
             }
         }
         for r in &env.rendered {

@@ -34,9 +34,29 @@ pub fn may_hold(text: &str) -> bool {
     text.contains(API_GROUP)
 }
 
-/// The Applications of `loaded` (read from `file`), with those its ApplicationSets generate.
-/// `dirs` are the repository's directories, for git `directories` generators.
-pub fn find(loaded: &Loaded, file: &Path, dirs: &[PathBuf]) -> Vec<ArgoApp> {
+/// Whether `loaded` defines an Application or an ApplicationSet (Argo Rollouts and Workflows
+/// share the API group).
+pub fn declares(loaded: &Loaded) -> bool {
+    loaded.documents.iter().any(|d| {
+        d.root
+            .get("apiVersion")
+            .and_then(Node::as_str)
+            .is_some_and(|a| a.starts_with(API_GROUP))
+            && matches!(
+                d.root.get("kind").and_then(Node::as_str),
+                Some("Application" | "ApplicationSet")
+            )
+    })
+}
+
+/// The Applications of `loaded` (read from `file`), with those its ApplicationSets generate
+/// from `tree`; what could not be generated is said in `notes`.
+pub fn find(
+    loaded: &Loaded,
+    file: &Path,
+    tree: &Tree<'_>,
+    notes: &mut Vec<String>,
+) -> Vec<ArgoApp> {
     let mut out = Vec::new();
     for d in &loaded.documents {
         let api = d
@@ -54,7 +74,7 @@ pub fn find(loaded: &Loaded, file: &Path, dirs: &[PathBuf]) -> Vec<ArgoApp> {
                     out.push(app(file, name, spec, &BTreeMap::new()));
                 }
             }
-            Some("ApplicationSet") => out.extend(generated(file, name, &d.root, dirs)),
+            Some("ApplicationSet") => out.extend(generated(file, name, &d.root, tree, notes)),
             _ => {}
         }
     }
@@ -106,9 +126,26 @@ fn app(file: &Path, name: &str, spec: &Node, params: &BTreeMap<String, String>) 
     }
 }
 
-/// The Applications an ApplicationSet generates: one per parameter set of its `list` and git
-/// `directories` generators (other generators are not expanded).
-fn generated(file: &Path, name: &str, root: &Node, dirs: &[PathBuf]) -> Vec<ArgoApp> {
+/// What an ApplicationSet's generators see of the repository: its directories (git
+/// `directories`) and its files (git `files`).
+pub struct Tree<'a> {
+    pub dirs: &'a [PathBuf],
+    pub files: &'a [PathBuf],
+}
+
+type Params = BTreeMap<String, String>;
+
+/// The Applications an ApplicationSet generates: one per parameter set of its generators
+/// (`list`, git `directories` and `files`, and `matrix` and `merge` over those). The others
+/// read what is not in the repository (Argo CD's clusters, an SCM provider, pull requests, a
+/// plugin): said in `notes`, their Applications are not generated.
+fn generated(
+    file: &Path,
+    name: &str,
+    root: &Node,
+    tree: &Tree<'_>,
+    notes: &mut Vec<String>,
+) -> Vec<ArgoApp> {
     let Some(spec) = root.get("spec") else {
         return Vec::new();
     };
@@ -119,63 +156,213 @@ fn generated(file: &Path, name: &str, root: &Node, dirs: &[PathBuf]) -> Vec<Argo
     let Some(template_spec) = template.get("spec") else {
         return Vec::new();
     };
+    let mut ctx = Generators {
+        file,
+        set: name,
+        tree,
+        notes,
+    };
     let mut out = Vec::new();
     for g in spec.get("generators").and_then(Node::as_seq).unwrap_or(&[]) {
-        for params in parameters(file, g, dirs) {
+        for params in ctx.parameters(g) {
             out.push(app(file, template_name, template_spec, &params));
         }
     }
     out
 }
 
-/// The parameter sets of one generator.
-fn parameters(file: &Path, g: &Node, dirs: &[PathBuf]) -> Vec<BTreeMap<String, String>> {
-    let mut out = Vec::new();
-    if let Some(elements) = g
-        .get("list")
-        .and_then(|l| l.get("elements"))
-        .and_then(Node::as_seq)
-    {
-        for e in elements {
-            let params: BTreeMap<String, String> = e
-                .as_map()
-                .unwrap_or(&[])
-                .iter()
-                .filter_map(|en| {
-                    Some((
-                        en.key.as_str()?.to_string(),
-                        en.value.scalar_text()?.into_owned(),
-                    ))
-                })
-                .collect();
-            out.push(params);
+struct Generators<'a, 'n> {
+    file: &'a Path,
+    set: &'a str,
+    tree: &'a Tree<'a>,
+    notes: &'n mut Vec<String>,
+}
+
+impl Generators<'_, '_> {
+    /// The parameter sets of one generator.
+    fn parameters(&mut self, g: &Node) -> Vec<Params> {
+        let mut out = Vec::new();
+        for entry in g.as_map().unwrap_or(&[]) {
+            let Some(kind) = entry.key.as_str() else {
+                continue;
+            };
+            match kind {
+                "list" => out.extend(list_parameters(&entry.value)),
+                "git" => out.extend(self.git_parameters(&entry.value)),
+                "matrix" => out.extend(self.matrix(&entry.value)),
+                "merge" => out.extend(self.merge(&entry.value)),
+                // Options of a generator, not generators.
+                "selector" | "values" | "template" => {}
+                other => self.notes.push(format!(
+                    "{}: ApplicationSet {}: the `{other}` generator reads what is not in this repository; the Applications it generates are not linted",
+                    self.file.display(),
+                    self.set
+                )),
+            }
         }
+        out
     }
-    if let Some(git) = g.get("git") {
-        let patterns: Vec<(&str, bool)> = git
-            .get("directories")
+
+    fn children(&mut self, g: &Node) -> Vec<Vec<Params>> {
+        g.get("generators")
             .and_then(Node::as_seq)
             .unwrap_or(&[])
             .iter()
-            .filter_map(|d| {
-                let exclude = matches!(
-                    d.get("exclude").map(|n| &n.value),
-                    Some(crate::source::Value::Bool(true))
-                );
-                Some((str_at(d, &["path"])?, exclude))
-            })
-            .collect();
-        for dir in git_directories(file, &patterns, dirs) {
-            out.push(directory_params(&dir));
-        }
+            .map(|child| self.parameters(child))
+            .collect()
     }
-    out
+
+    /// Every combination of one set from each child, joined (a later child's value wins).
+    fn matrix(&mut self, g: &Node) -> Vec<Params> {
+        let children = self.children(g);
+        if children.is_empty() {
+            return Vec::new();
+        }
+        children.into_iter().fold(vec![Params::new()], |acc, sets| {
+            acc.iter()
+                .flat_map(|a| {
+                    sets.iter().map(move |s| {
+                        let mut joined = a.clone();
+                        joined.extend(s.iter().map(|(k, v)| (k.clone(), v.clone())));
+                        joined
+                    })
+                })
+                .collect()
+        })
+    }
+
+    /// The first child's sets, each updated by the later children's sets that agree with it on
+    /// every `mergeKeys` parameter.
+    fn merge(&mut self, g: &Node) -> Vec<Params> {
+        let keys: Vec<String> = g
+            .get("mergeKeys")
+            .and_then(Node::as_seq)
+            .unwrap_or(&[])
+            .iter()
+            .filter_map(|k| k.scalar_text().map(|k| k.into_owned()))
+            .collect();
+        let mut children = self.children(g).into_iter();
+        let Some(mut base) = children.next() else {
+            return Vec::new();
+        };
+        for later in children {
+            for b in &mut base {
+                let agreeing: Vec<&Params> = later
+                    .iter()
+                    .filter(|s| {
+                        keys.iter()
+                            .all(|k| b.get(k).is_some() && b.get(k) == s.get(k))
+                    })
+                    .collect();
+                for s in agreeing {
+                    b.extend(s.iter().map(|(k, v)| (k.clone(), v.clone())));
+                }
+            }
+        }
+        base
+    }
+
+    fn git_parameters(&mut self, git: &Node) -> Vec<Params> {
+        let patterns = |field: &str| -> Vec<(&str, bool)> {
+            git.get(field)
+                .and_then(Node::as_seq)
+                .unwrap_or(&[])
+                .iter()
+                .filter_map(|d| {
+                    let exclude = matches!(
+                        d.get("exclude").map(|n| &n.value),
+                        Some(crate::source::Value::Bool(true))
+                    );
+                    Some((str_at(d, &["path"])?, exclude))
+                })
+                .collect()
+        };
+        let mut out: Vec<Params> = matching(self.file, &patterns("directories"), self.tree.dirs)
+            .iter()
+            .map(|(dir, _)| directory_params(dir))
+            .collect();
+        for (rel, path) in matching(self.file, &patterns("files"), self.tree.files) {
+            out.extend(self.file_parameters(&rel, path));
+        }
+        out
+    }
+
+    /// A git `files` generator's sets for one file: each mapping the file holds (one, or each
+    /// item of a list), flattened (`cluster.name`), with the file's place (`path` is its
+    /// directory, `path.filename` its name).
+    fn file_parameters(&mut self, rel: &str, path: &Path) -> Vec<Params> {
+        let text = match crate::source::files::read_text(path) {
+            Ok((_, text)) => text,
+            Err(e) => {
+                self.notes.push(format!(
+                    "{}: ApplicationSet {}: {e}",
+                    self.file.display(),
+                    self.set
+                ));
+                return Vec::new();
+            }
+        };
+        let (dir, filename) = rel.rsplit_once('/').unwrap_or(("", rel));
+        let mut place = directory_params(dir);
+        place.insert("path.filename".into(), filename.to_string());
+        place.insert("path.filenameNormalized".into(), normalized(filename));
+        let mut out = Vec::new();
+        for root in crate::source::yaml::parse_roots(&text) {
+            let items = match root.as_seq() {
+                Some(items) => items.to_vec(),
+                None => vec![root],
+            };
+            for item in items.iter().filter(|i| i.as_map().is_some()) {
+                let mut params = place.clone();
+                flatten("", item, &mut params);
+                out.push(params);
+            }
+        }
+        out
+    }
 }
 
-/// The repository directories (relative to its root, which is the nearest ancestor of the
-/// defining file where some pattern matches) that the included patterns match and no excluded
-/// one does.
-fn git_directories(file: &Path, patterns: &[(&str, bool)], dirs: &[PathBuf]) -> Vec<String> {
+/// A `list` generator's elements, each a set (nested values flattened).
+fn list_parameters(list: &Node) -> Vec<Params> {
+    list.get("elements")
+        .and_then(Node::as_seq)
+        .unwrap_or(&[])
+        .iter()
+        .map(|e| {
+            let mut params = Params::new();
+            flatten("", e, &mut params);
+            params
+        })
+        .collect()
+}
+
+/// A mapping's scalars as parameters, nested keys joined by `.` (as Argo CD flattens them).
+fn flatten(prefix: &str, node: &Node, out: &mut Params) {
+    for entry in node.as_map().unwrap_or(&[]) {
+        let Some(key) = entry.key.as_str() else {
+            continue;
+        };
+        let key = if prefix.is_empty() {
+            key.to_string()
+        } else {
+            format!("{prefix}.{key}")
+        };
+        if entry.value.as_map().is_some() {
+            flatten(&key, &entry.value, out);
+        } else if let Some(text) = entry.value.scalar_text() {
+            out.insert(key, text.into_owned());
+        }
+    }
+}
+
+/// The repository entries (directories or files, relative to its root: the nearest ancestor
+/// of the defining file where some pattern matches) that the included patterns match and no
+/// excluded one does, sorted, each with its path.
+fn matching<'p>(
+    file: &Path,
+    patterns: &[(&str, bool)],
+    entries: &'p [PathBuf],
+) -> Vec<(String, &'p Path)> {
     let glob = |p: &str| {
         globset::GlobBuilder::new(p.trim_start_matches("./"))
             .literal_separator(true)
@@ -188,28 +375,44 @@ fn git_directories(file: &Path, patterns: &[(&str, bool)], dirs: &[PathBuf]) -> 
         .filter(|(_, ex)| !ex)
         .filter_map(|(p, _)| glob(p))
         .collect();
+    if include.is_empty() {
+        return Vec::new();
+    }
     let exclude: Vec<_> = patterns
         .iter()
         .filter(|(_, ex)| *ex)
         .filter_map(|(p, _)| glob(p))
         .collect();
     for root in file.ancestors().skip(1) {
-        let found: Vec<String> = dirs
+        let mut found: Vec<(String, &Path)> = entries
             .iter()
-            .filter_map(|d| d.strip_prefix(root).ok())
-            .filter(|rel| !rel.as_os_str().is_empty())
-            .map(|rel| rel.to_string_lossy().replace('\\', "/"))
-            .filter(|rel| include.iter().any(|g| g.is_match(rel)))
-            .filter(|rel| !exclude.iter().any(|g| g.is_match(rel)))
+            .filter_map(|d| Some((d.strip_prefix(root).ok()?, d.as_path())))
+            .filter(|(rel, _)| !rel.as_os_str().is_empty())
+            .map(|(rel, d)| (rel.to_string_lossy().replace('\\', "/"), d))
+            .filter(|(rel, _)| include.iter().any(|g| g.is_match(rel)))
+            .filter(|(rel, _)| !exclude.iter().any(|g| g.is_match(rel)))
             .collect();
         if !found.is_empty() {
-            let mut found = found;
             found.sort();
-            found.dedup();
+            found.dedup_by(|a, b| a.0 == b.0);
             return found;
         }
     }
     Vec::new()
+}
+
+/// A name as Argo CD normalizes it for Kubernetes names: lower case, anything but letters,
+/// digits and `-` turned into `-`.
+fn normalized(name: &str) -> String {
+    name.chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '-' {
+                c.to_ascii_lowercase()
+            } else {
+                '-'
+            }
+        })
+        .collect()
 }
 
 /// The parameters of a git `directories` generator for one directory.
@@ -218,19 +421,7 @@ fn directory_params(dir: &str) -> BTreeMap<String, String> {
     let mut p = BTreeMap::new();
     p.insert("path".into(), dir.to_string());
     p.insert("path.path".into(), dir.to_string());
-    p.insert(
-        "path.basenameNormalized".into(),
-        basename
-            .chars()
-            .map(|c| {
-                if c.is_ascii_alphanumeric() || c == '-' {
-                    c.to_ascii_lowercase()
-                } else {
-                    '-'
-                }
-            })
-            .collect(),
-    );
+    p.insert("path.basenameNormalized".into(), normalized(&basename));
     p.insert("path.basename".into(), basename);
     for (i, seg) in dir.split('/').enumerate() {
         p.insert(format!("path[{i}]"), seg.to_string());
@@ -295,7 +486,11 @@ mod tests {
             .iter()
             .map(|d| root.join(d))
             .collect();
-        let apps = find(&loaded, &file, &dirs);
+        let tree = Tree {
+            dirs: &dirs,
+            files: &[],
+        };
+        let apps = find(&loaded, &file, &tree, &mut Vec::new());
         assert_eq!(apps.len(), 3, "{apps:#?}");
         assert_eq!(apps[0].destination, "prod");
         assert_eq!(apps[0].paths, [root.join("apps/a")]);
@@ -304,5 +499,101 @@ mod tests {
         assert_eq!(apps[1].elsewhere, ["https://example.com/r.git {{path}}"]);
         assert_eq!(apps[2].name, "b{{cluster}}");
         assert_eq!(apps[2].paths, [root.join("apps/b")]);
+    }
+
+    /// Writes `files` under a temporary root and lints `set` (an ApplicationSet in
+    /// `argocd/set.yaml`) against them: its Applications and the notes.
+    fn generate(
+        files: &[(&str, &str)],
+        set: &str,
+    ) -> (tempfile::TempDir, Vec<ArgoApp>, Vec<String>) {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        let mut written = Vec::new();
+        for (name, text) in files {
+            let p = root.join(name);
+            std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+            std::fs::write(&p, text).unwrap();
+            written.push(p);
+        }
+        let mut dirs: Vec<PathBuf> = written
+            .iter()
+            .flat_map(|f| f.ancestors().skip(1))
+            .filter(|d| d.starts_with(root))
+            .map(Path::to_path_buf)
+            .collect();
+        dirs.sort();
+        dirs.dedup();
+        let file = root.join("argocd/set.yaml");
+        let head = "apiVersion: argoproj.io/v1alpha1\nkind: ApplicationSet\nmetadata:\n  name: set\nspec:\n";
+        let loaded = load(Source::new(
+            file.display().to_string(),
+            format!("{head}{set}"),
+        ));
+        let tree = Tree {
+            dirs: &dirs,
+            files: &written,
+        };
+        let mut notes = Vec::new();
+        let apps = find(&loaded, &file, &tree, &mut notes);
+        (dir, apps, notes)
+    }
+
+    const TEMPLATE: &str = "  template:\n    metadata:\n      name: '{{cluster.name}}'\n    spec:\n      destination:\n        name: '{{cluster.name}}'\n      source:\n        repoURL: https://example.com/r.git\n        path: '{{cluster.path}}'\n";
+
+    #[test]
+    fn git_files_generators_read_each_file_and_each_item_of_a_list() {
+        let files = [
+            ("config/prod/config.json", r#"{"cluster": {"name": "prod", "path": "apps/prod"}}"#),
+            ("config/edge/config.json", "- cluster: {name: edge-a, path: apps/edge}\n- cluster: {name: edge-b, path: apps/edge}\n"),
+            ("apps/prod/pp.yaml", "kind: PropagationPolicy\n"),
+            ("apps/edge/pp.yaml", "kind: PropagationPolicy\n"),
+        ];
+        let set = format!("  generators:\n    - git:\n        repoURL: https://example.com/r.git\n        files:\n          - path: config/**/config.json\n{TEMPLATE}");
+        let (dir, apps, notes) = generate(&files, &set);
+        assert!(notes.is_empty(), "{notes:?}");
+        let got: Vec<(&str, &str)> = apps
+            .iter()
+            .map(|a| (a.name.as_str(), a.destination.as_str()))
+            .collect();
+        assert_eq!(
+            got,
+            [("edge-a", "edge-a"), ("edge-b", "edge-b"), ("prod", "prod")]
+        );
+        assert_eq!(apps[2].paths, [dir.path().join("apps/prod")]);
+    }
+
+    #[test]
+    fn matrix_combines_and_merge_updates_by_its_keys() {
+        let files = [
+            ("apps/web/pp.yaml", "kind: PropagationPolicy\n"),
+            ("apps/api/pp.yaml", "kind: PropagationPolicy\n"),
+        ];
+        let matrix = "  generators:\n    - matrix:\n        generators:\n          - git:\n              repoURL: https://example.com/r.git\n              directories:\n                - path: apps/*\n          - list:\n              elements:\n                - cluster: prod\n                - cluster: staging\n  template:\n    metadata:\n      name: '{{path.basename}}-{{cluster}}'\n    spec:\n      destination:\n        name: '{{cluster}}'\n      source:\n        repoURL: https://example.com/r.git\n        path: '{{path}}'\n";
+        let (_dir, apps, _) = generate(&files, matrix);
+        let names: Vec<&str> = apps.iter().map(|a| a.name.as_str()).collect();
+        assert_eq!(
+            names,
+            ["api-prod", "api-staging", "web-prod", "web-staging"]
+        );
+        let merge = "  generators:\n    - merge:\n        mergeKeys: [cluster]\n        generators:\n          - list:\n              elements:\n                - {cluster: prod, target: member1}\n                - {cluster: staging, target: member2}\n          - list:\n              elements:\n                - {cluster: staging, target: member3}\n                - {cluster: dev, target: member4}\n  template:\n    metadata:\n      name: '{{cluster}}'\n    spec:\n      destination:\n        name: '{{target}}'\n      source:\n        repoURL: https://example.com/r.git\n        path: apps/web\n";
+        let (_dir, apps, _) = generate(&files, merge);
+        let got: Vec<(&str, &str)> = apps
+            .iter()
+            .map(|a| (a.name.as_str(), a.destination.as_str()))
+            .collect();
+        assert_eq!(got, [("prod", "member1"), ("staging", "member3")]);
+    }
+
+    #[test]
+    fn generators_that_read_outside_the_repository_are_said() {
+        let set = format!("  generators:\n    - clusters:\n        selector:\n          matchLabels: {{env: prod}}\n{TEMPLATE}");
+        let (_dir, apps, notes) = generate(&[], &set);
+        assert!(apps.is_empty());
+        assert_eq!(notes.len(), 1);
+        assert!(
+            notes[0].ends_with("argocd/set.yaml: ApplicationSet set: the `clusters` generator reads what is not in this repository; the Applications it generates are not linted"),
+            "{notes:?}"
+        );
     }
 }

@@ -131,9 +131,37 @@ pub fn discover(inputs: &[PathBuf]) -> Repository {
     repo
 }
 
-/// Whether `files` hold kustomizations or charts to render (else they are read as plain
+/// Whether `files` hold kustomizations or charts to render, or Flux `Kustomization` / Argo CD
+/// `Application` objects that say which paths a cluster applies (else they are read as plain
 /// manifests).
 pub fn holds_rendering(files: &[PathBuf]) -> bool {
+    holds_by_name(files) || files.iter().any(|f| declares_environments(f))
+}
+
+/// Whether `file` defines a Flux Kustomization or an Argo CD Application or ApplicationSet: a
+/// repository of cluster directories whose paths are plain manifests has no kustomization, and
+/// read as one set of manifests its clusters' copies of an object clash. Only a file that
+/// names either API group is parsed (labels such as `kustomize.toolkit.fluxcd.io/name` on
+/// applied objects name it too); anything but a regular file is left alone, as reading a pipe
+/// here would take its content from the real read.
+fn declares_environments(file: &Path) -> bool {
+    if !std::fs::metadata(file).is_ok_and(|m| m.is_file()) {
+        return false;
+    }
+    let Ok((_, bytes)) = files::read_bytes(file) else {
+        return false;
+    };
+    let names = |group: &str| memchr::memmem::find(&bytes, group.as_bytes()).is_some();
+    let (flux, argo) = (names(super::flux::API_GROUP), names(super::argo::API_GROUP));
+    if !flux && !argo {
+        return false;
+    }
+    let loaded = files::load_bytes(file.display().to_string(), bytes);
+    (flux && !super::flux::find(&loaded, file).is_empty())
+        || (argo && super::argo::declares(&loaded))
+}
+
+fn holds_by_name(files: &[PathBuf]) -> bool {
     files.iter().any(|f| {
         let name = f
             .file_name()
@@ -177,6 +205,37 @@ fn read_kustomization(dir: &Path, file: &Path) -> Result<Option<Kustomization>, 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn flux_and_argo_cd_objects_make_a_repository_of_environments() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = |name: &str, text: &str| {
+            let p = dir.path().join(name);
+            std::fs::write(&p, text).unwrap();
+            vec![p]
+        };
+        let flux = file(
+            "apps.yaml",
+            "apiVersion: kustomize.toolkit.fluxcd.io/v1\nkind: Kustomization\nmetadata: {name: apps}\nspec: {path: ./apps}\n",
+        );
+        let app = file(
+            "app.json",
+            r#"{"apiVersion": "argoproj.io/v1alpha1", "kind": "Application", "metadata": {"name": "a"}, "spec": {}}"#,
+        );
+        assert!(holds_rendering(&flux));
+        assert!(holds_rendering(&app));
+        // Objects Flux applied carry its labels; Argo Rollouts share Argo CD's API group.
+        let labelled = file(
+            "deploy.yaml",
+            "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: web\n  labels: {kustomize.toolkit.fluxcd.io/name: apps}\n",
+        );
+        let rollout = file(
+            "rollout.yaml",
+            "apiVersion: argoproj.io/v1alpha1\nkind: Rollout\nmetadata: {name: web}\n",
+        );
+        assert!(!holds_rendering(&labelled));
+        assert!(!holds_rendering(&rollout));
+    }
 
     #[test]
     fn roots_patches_and_plain_files_are_told_apart() {

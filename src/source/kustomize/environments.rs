@@ -139,10 +139,14 @@ impl Repo {
             .collect::<BTreeSet<_>>()
             .into_iter()
             .collect();
+        let tree = argo::Tree {
+            dirs: &dirs,
+            files: inputs,
+        };
         let apps: Vec<ArgoApp> = plain
             .iter()
             .filter(|(_, l)| argo::may_hold(l.source.text()))
-            .flat_map(|(p, l)| argo::find(l, p, &dirs))
+            .flat_map(|(p, l)| argo::find(l, p, &tree, &mut notes))
             .collect();
         let plans = plan(&repo, &fluxes, &apps, &plain, &mut notes);
         Repo {
