@@ -440,3 +440,54 @@ fn from_inside_the_base_the_repository_above_is_found_and_paths_read_from_here()
         "note: . is a base of 2 environments, the edit reaches them all: ../overlays/prod, ../overlays/staging\n"
     );
 }
+
+/// The prod overlay of TREE, paused by a JSON 6902 patch file under `patchesJson6902`.
+fn paused_by_json6902(dir: &Path) {
+    let k = dir.join("overlays/prod/kustomization.yaml");
+    let mut text = read(dir, "overlays/prod/kustomization.yaml");
+    text.push_str(
+        "patchesJson6902:
+  # Prod was paused during the migration.
+  - target:
+      group: policy.karmada.io
+      version: v1alpha1
+      kind: PropagationPolicy
+      name: web
+    path: paused.yaml
+",
+    );
+    std::fs::write(k, text).unwrap();
+    std::fs::write(
+        dir.join("overlays/prod/paused.yaml"),
+        "- op: add\n  path: /spec/suspension\n  value:\n    dispatching: true\n",
+    )
+    .unwrap();
+}
+
+#[test]
+fn a_json6902_patch_of_the_overlay_is_in_its_view_and_never_silently_overridden() {
+    let copy = copy(TREE);
+    let dir = copy.path();
+    paused_by_json6902(dir);
+    let before = snapshot(dir);
+    // The overlay's view has the suspension the JSON 6902 patch adds.
+    let o = run_in(dir, &["suspend", "-f", "overlays/prod", "pp/web"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert_eq!(
+        stdout(&o),
+        "propagationpolicy.policy.karmada.io/web (overlays/prod/suspend-pp-web.yaml) already suspended on all clusters\n"
+    );
+    // A new strategic-merge patch would be applied before it: resuming there changes nothing
+    // in the render, so it is refused, naming the file to change.
+    let o = run_in(dir, &["resume", "-f", "overlays/prod", "pp/web"]);
+    assert_eq!(o.status.code(), Some(1), "{}{}", stdout(&o), stderr(&o));
+    assert_eq!(
+        stderr(&o),
+        "error: propagationpolicy.policy.karmada.io/web (overlays/prod/suspend-pp-web.yaml): spec.suspension is also written by overlays/prod/paused.yaml, which kustomize applies after overlays/prod/suspend-pp-web.yaml in this layer: the edit would not show in the render; change it there by hand\n"
+    );
+    assert_eq!(changed(&before, &snapshot(dir)), Vec::<String>::new());
+    if kustomize_available("a_json6902_patch_of_the_overlay_is_in_its_view") {
+        let prod = rendered_policy(dir, "overlays/prod");
+        assert_eq!(suspension(&prod), "  suspension:\n    dispatching: true\n");
+    }
+}

@@ -1,8 +1,9 @@
 //! `suspend -f LAYER` / `resume -f LAYER` in a kustomize tree (issue 19): the policies a layer
-//! renders, each with its spec as that layer sees it (the strategic-merge patches of its bases
-//! and its own merged in kustomize's order), and the one file of the layer an edit goes to
-//! ([`layer::choose`]): a patch the layer holds for the policy, a resource it defines, or a new
-//! patch file listed in its `kustomization.yaml`. Never a base below an overlay, never a sibling.
+//! renders, each with its spec as that layer sees it (the strategic-merge and JSON 6902 patches
+//! of its bases and its own applied in kustomize's order), and the one file of the layer an edit
+//! goes to ([`layer::choose`]): a patch the layer holds for the policy, a resource it defines, or
+//! a new patch file listed in its `kustomization.yaml`. Never a base below an overlay, never a sibling;
+//! never a file a later patch of the layer overrides (the edit is refused, naming that patch).
 //!
 //! The edits land in the same [`Manifest`]s the plain file mode edits, so the one check of
 //! every file before any is written, the stamp check and the atomic write cover them all.
@@ -52,6 +53,86 @@ pub struct LayerPolicy {
     /// `spec.suspension` as the layers below this one's own patches leave it, and the last file
     /// that wrote it there.
     below: Below,
+    /// The patches of the targeted layer that write `spec.suspension`, in kustomize's order.
+    own_writers: Vec<Writer>,
+    /// Where the edited file is in the targeted layer's patches (`None`: not a patch there).
+    edited_at: Option<usize>,
+}
+
+/// A patch of the targeted layer that writes `spec.suspension`.
+#[derive(Debug, Clone)]
+struct Writer {
+    /// Its file; the kustomization's own for an inline patch.
+    file: PathBuf,
+    /// Its place among the layer's patches.
+    at: usize,
+    /// From `patchesJson6902`: applied after a patch this run adds to `patches:`.
+    applied_last: bool,
+}
+
+/// A patch document of a kustomization that applies to a policy.
+struct PatchOf {
+    /// Its patch's place among the kustomization's patches.
+    at: usize,
+    /// Its file (`None`: inline in the kustomization).
+    file: Option<PathBuf>,
+    applied_last: bool,
+    patch: LayerPatch,
+}
+
+/// One patch of a layer, as it applies to a policy.
+enum LayerPatch {
+    /// A strategic-merge patch (a custom resource's: maps merge, the rest replaces).
+    Merge(J),
+    /// JSON 6902 operations.
+    Operations(json_patch::Patch),
+}
+
+impl LayerPatch {
+    /// Applies the patch to `object`; whether it writes `spec.suspension`. Operations that
+    /// fail (a path that is not there) leave the object as it was: kustomize would fail the
+    /// build, which `lint` reports.
+    fn apply(&self, object: &mut J) -> bool {
+        match self {
+            LayerPatch::Merge(patch) => {
+                layer::merge_patch(object, patch);
+                patch["spec"].get("suspension").is_some()
+            }
+            LayerPatch::Operations(ops) => {
+                let before = suspension_of(object);
+                let mut patched = object.clone();
+                if json_patch::patch(&mut patched, ops).is_err() {
+                    return false;
+                }
+                *object = patched;
+                let touches = |path: &str| {
+                    path == "/spec/suspension"
+                        || path.starts_with("/spec/suspension/")
+                        || ((path == "/spec" || path.is_empty()) && suspension_of(object) != before)
+                };
+                ops.0.iter().any(|op| match op {
+                    json_patch::PatchOperation::Test(_) => false,
+                    json_patch::PatchOperation::Move(m) => {
+                        touches(m.path.as_str()) || touches(m.from.as_str())
+                    }
+                    other => touches(written_path(other)),
+                })
+            }
+        }
+    }
+}
+
+/// The path an operation writes (or, for `test`, reads).
+fn written_path(op: &json_patch::PatchOperation) -> &str {
+    use json_patch::PatchOperation as O;
+    match op {
+        O::Add(o) => o.path.as_str(),
+        O::Remove(o) => o.path.as_str(),
+        O::Replace(o) => o.path.as_str(),
+        O::Move(o) => o.path.as_str(),
+        O::Copy(o) => o.path.as_str(),
+        O::Test(o) => o.path.as_str(),
+    }
 }
 
 /// A suspension as lower layers leave it, and the file that wrote it.
@@ -220,7 +301,8 @@ impl Layered {
             .clone();
         let identity = identity_of(root, def.kind, &base.meta.name);
         let object = root.to_json();
-        let (object, below) = self.merged(repo, dir, order, object, def.file, &identity)?;
+        let (object, below, own_writers) =
+            self.merged(repo, dir, order, object, def.file, &identity)?;
         let spec: PropagationSpec =
             serde_json::from_value(object["spec"].clone()).unwrap_or(base.spec.clone());
         let name = PolicyName {
@@ -240,6 +322,13 @@ impl Layered {
         if let LayerEdit::NewPatch { file, .. } = &chosen.edit {
             taken.insert(file.clone());
         }
+        let edited_at = match &chosen.edit {
+            LayerEdit::Existing(f) => repo.kustomizations[dir]
+                .patches
+                .iter()
+                .position(|p| matches!(&p.body, PatchBody::File(g) if g == f)),
+            LayerEdit::NewPatch { .. } => None,
+        };
         let (rendered_name, set_namespace) = rendered_identity(repo, dir, &identity.name);
         let mut meta = base.meta.clone();
         if let Some(ns) = &set_namespace {
@@ -255,11 +344,14 @@ impl Layered {
             defined_in: def.file.to_path_buf(),
             scan: layer::Scan::default(),
             below,
+            own_writers,
+            edited_at,
         })
     }
 
-    /// The policy's object with the patches of every layer of `order` merged in, and what the
-    /// layers below `dir` leave of its suspension (with the last file that wrote it).
+    /// The policy's object with the patches of every layer of `order` merged in, what the
+    /// layers below `dir` leave of its suspension (with the last file that wrote it), and the
+    /// patches of `dir` itself that write it.
     fn merged(
         &mut self,
         repo: &Repository,
@@ -268,60 +360,74 @@ impl Layered {
         mut object: J,
         defined_in: &Path,
         identity: &PatchIdentity,
-    ) -> Result<(J, Below), FileError> {
+    ) -> Result<(J, Below, Vec<Writer>), FileError> {
         let mut from = suspension_of(&object).map(|_| defined_in.to_path_buf());
         let mut below = (None, None);
+        let mut own = Vec::new();
         for d in order {
             let k = &repo.kustomizations[d];
             if d.as_path() == dir {
                 below = (suspension_of(&object), from.clone());
             }
-            for (file, patch) in self.patch_documents(k, identity)? {
-                layer::merge_patch(&mut object, &patch);
-                if patch["spec"].get("suspension").is_some() {
-                    from = Some(file.unwrap_or_else(|| k.file.clone()));
+            for p in self.patch_documents(k, identity)? {
+                if p.patch.apply(&mut object) {
+                    let file = p.file.unwrap_or_else(|| k.file.clone());
+                    if d.as_path() == dir {
+                        own.push(Writer {
+                            file: file.clone(),
+                            at: p.at,
+                            applied_last: p.applied_last,
+                        });
+                    }
+                    from = Some(file);
                 }
             }
         }
-        Ok((object, below))
+        Ok((object, below, own))
     }
 
-    /// The strategic-merge patch documents of `k` that apply to the policy, in order, with the
-    /// file each came from (`None`: inline in the kustomization). JSON 6902 patches (lists of
-    /// operations) are not merged: a suspension is not written that way here.
+    /// The patches of `k` that apply to the policy, in kustomize's order, with the file each
+    /// came from (`None`: inline in the kustomization): strategic-merge documents, and JSON 6902
+    /// operation lists of a patch with a target.
     fn patch_documents(
         &mut self,
         k: &Kustomization,
         id: &PatchIdentity,
-    ) -> Result<Vec<(Option<PathBuf>, J)>, FileError> {
+    ) -> Result<Vec<PatchOf>, FileError> {
         let mut out = Vec::new();
-        for p in &k.patches {
+        for (at, p) in k.patches.iter().enumerate() {
             if p.target
                 .as_ref()
                 .is_some_and(|t| !t.matches(&id.kind, &id.name))
             {
                 continue;
             }
-            let docs: Vec<J> = match &p.body {
-                PatchBody::File(f) => {
-                    let m = self.manifest(f)?;
-                    m.inv.documents.iter().map(|d| d.root.to_json()).collect()
+            let (file, text) = match &p.body {
+                PatchBody::File(f) => (Some(f.clone()), self.manifest(f)?.text.clone()),
+                PatchBody::Inline { text, .. } => (None, text.clone()),
+            };
+            for root in crate::source::yaml::parse_roots(&text) {
+                let d = root.to_json();
+                if d.is_array() && p.target.is_some() {
+                    if let Ok(ops) = serde_json::from_value::<json_patch::Patch>(d) {
+                        out.push(PatchOf {
+                            at,
+                            file: file.clone(),
+                            applied_last: p.applied_last,
+                            patch: LayerPatch::Operations(ops),
+                        });
+                    }
+                    continue;
                 }
-                PatchBody::Inline { text, .. } => load(Source::new("inline patch", text))
-                    .documents
-                    .iter()
-                    .map(|d| d.root.to_json())
-                    .collect(),
-            };
-            let file = match &p.body {
-                PatchBody::File(f) => Some(f.clone()),
-                PatchBody::Inline { .. } => None,
-            };
-            for d in docs {
                 let same_kind = d["kind"].as_str().is_none_or(|kd| kd == id.kind);
                 let named = p.target.is_some() || d["metadata"]["name"].as_str() == Some(&id.name);
                 if d.is_object() && same_kind && named {
-                    out.push((file.clone(), d));
+                    out.push(PatchOf {
+                        at,
+                        file: file.clone(),
+                        applied_last: p.applied_last,
+                        patch: LayerPatch::Merge(d),
+                    });
                 }
             }
         }
@@ -333,6 +439,7 @@ impl Layered {
     pub fn edit(&mut self, i: usize, patch: &Patch) -> Result<(), EditError> {
         let p = &self.policies[i];
         self.check_below(p, patch)?;
+        check_after(p, patch)?;
         match p.layer.edit.clone() {
             LayerEdit::Existing(f) => {
                 let (kind, name) = (p.policy.kind, p.identity.name.clone());
@@ -471,6 +578,34 @@ fn rendered_identity(repo: &Repository, dir: &Path, name: &str) -> (String, Opti
         .collect();
     let namespace = closure.iter().find_map(|d| field(d, "namespace"));
     (format!("{prefix}{name}{suffix}"), namespace)
+}
+
+/// The edit must be the layer's last word on `spec.suspension`: a patch of the same layer that
+/// kustomize applies after the edited file (a JSON 6902 patch after a new one in `patches:`,
+/// any patch after the resource that defines the policy) would undo it in the render.
+fn check_after(p: &LayerPolicy, patch: &Patch) -> Result<(), EditError> {
+    if patch.suspension.is_none() {
+        return Ok(());
+    }
+    let after: Vec<&Writer> = match (&p.layer.edit, p.edited_at) {
+        (LayerEdit::NewPatch { .. }, _) => {
+            p.own_writers.iter().filter(|w| w.applied_last).collect()
+        }
+        (LayerEdit::Existing(_), Some(at)) => p.own_writers.iter().filter(|w| w.at > at).collect(),
+        // The resource that defines the policy: every patch of the layer comes after it.
+        (LayerEdit::Existing(_), None) => p.own_writers.iter().collect(),
+    };
+    let Some(w) = after.last() else {
+        return Ok(());
+    };
+    let edited = match &p.layer.edit {
+        LayerEdit::NewPatch { file, .. } | LayerEdit::Existing(file) => file,
+    };
+    Err(EditError(format!(
+        "spec.suspension is also written by {}, which kustomize applies after {} in this layer: the edit would not show in the render; change it there by hand",
+        p.scan.shown(&w.file).display(),
+        p.scan.shown(edited).display()
+    )))
 }
 
 fn suspension_of(object: &J) -> Option<J> {

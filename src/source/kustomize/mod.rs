@@ -44,6 +44,9 @@ pub struct Kustomization {
 pub struct Patch {
     pub target: Option<Target>,
     pub body: PatchBody,
+    /// Listed under `patchesJson6902`: applied after every `patches:` entry, one added later
+    /// included.
+    pub applied_last: bool,
 }
 
 #[derive(Debug, Clone)]
@@ -124,28 +127,42 @@ impl Kustomization {
         k
     }
 
+    /// The patches in the order kustomize applies them: `patchesStrategicMerge`, then
+    /// `patches`, then `patchesJson6902` (whatever the order of the fields in the file; checked
+    /// with `kubectl kustomize`: a JSON 6902 `add` of a list there replaces what both others
+    /// wrote).
     fn read_patches(&mut self, root: &Node, loaded: &Loaded) {
-        for p in seq(root.get("patches"))
-            .iter()
-            .chain(seq(root.get("patchesJson6902")))
-        {
-            let target = p.get("target").map(target_of);
-            if let Some(path) = p.get("path").and_then(Node::as_str) {
-                self.push_patch_file(target, path);
-            } else if let Some(node) = p.get("patch") {
-                if let Some(body) = inline_body(node, loaded) {
-                    self.patches.push(Patch { target, body });
-                }
-            }
-        }
         for node in seq(root.get("patchesStrategicMerge")) {
             let Some(s) = node.as_str() else { continue };
             if s.contains('\n') || s.contains(':') {
                 if let Some(body) = inline_body(node, loaded) {
-                    self.patches.push(Patch { target: None, body });
+                    self.patches.push(Patch {
+                        target: None,
+                        body,
+                        applied_last: false,
+                    });
                 }
             } else {
                 self.push_patch_file(None, s);
+            }
+        }
+        let listed = seq(root.get("patches")).iter().map(|p| (p, false));
+        let legacy = seq(root.get("patchesJson6902")).iter().map(|p| (p, true));
+        for (p, applied_last) in listed.chain(legacy) {
+            let target = p.get("target").map(target_of);
+            if let Some(path) = p.get("path").and_then(Node::as_str) {
+                self.push_patch_file(target, path);
+                if let Some(last) = self.patches.last_mut() {
+                    last.applied_last = applied_last;
+                }
+            } else if let Some(node) = p.get("patch") {
+                if let Some(body) = inline_body(node, loaded) {
+                    self.patches.push(Patch {
+                        target,
+                        body,
+                        applied_last,
+                    });
+                }
             }
         }
     }
@@ -156,6 +173,7 @@ impl Kustomization {
         self.patches.push(Patch {
             target,
             body: PatchBody::File(path),
+            applied_last: false,
         });
     }
 
@@ -293,6 +311,33 @@ pub fn normalize(path: &Path) -> PathBuf {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn patches_are_listed_in_the_order_kustomize_applies_them() {
+        // Fields in the file's order: JSON 6902, patches, strategic merge.
+        let text = "patchesJson6902:\n  - target: {kind: PropagationPolicy, name: web}\n    path: ops.yaml\npatches:\n  - path: smp.yaml\npatchesStrategicMerge:\n  - legacy.yaml\n";
+        let loaded = Arc::new(crate::source::load(crate::source::Source::new(
+            "kustomization.yaml",
+            text,
+        )));
+        let k = Kustomization::from_tree(Path::new("o"), Path::new("o/kustomization.yaml"), loaded);
+        let order: Vec<(String, bool)> = k
+            .patches
+            .iter()
+            .map(|p| match &p.body {
+                PatchBody::File(f) => (f.display().to_string(), p.applied_last),
+                PatchBody::Inline { .. } => ("inline".into(), p.applied_last),
+            })
+            .collect();
+        assert_eq!(
+            order,
+            [
+                ("o/legacy.yaml".to_string(), false),
+                ("o/smp.yaml".to_string(), false),
+                ("o/ops.yaml".to_string(), true)
+            ]
+        );
+    }
 
     #[test]
     fn normalize_is_lexical() {
