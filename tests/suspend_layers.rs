@@ -349,17 +349,71 @@ fn env_names_the_layer_and_a_directory_of_trees_edits_none_of_them() {
     );
     assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
     assert!(stderr(&o).contains("--env overlays/prod: not under the -f inputs"));
-    // A freeze names no policy: on a layer it would guess which to edit.
+}
+
+/// A freeze (`--clusters`, no policy named) on a layer acts on the policies that layer renders
+/// and targets the clusters, through the same files a named edit uses; lifting it restores the
+/// bytes (the record annotation is read from the overlay's patch).
+#[test]
+fn a_freeze_on_an_overlay_edits_that_overlay_and_lifting_it_restores_the_bytes() {
+    let copy = copy(TREE);
+    let dir = copy.path();
+    let before = snapshot(dir);
     let o = run_in(
         dir,
-        &["suspend", "--clusters", "member1", "-f", "overlays/prod"],
+        &[
+            "suspend",
+            "--clusters",
+            "member2",
+            "-f",
+            "overlays/staging",
+            "--yes",
+        ],
     );
-    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert_eq!(
+        stdout(&o),
+        "freeze of member2:
+will change (1):
+  NAMESPACE  POLICY                                    CHANGE
+  web        pp/web (overlays/staging/placement.yaml)  suspend on member2
+propagationpolicy.policy.karmada.io/web (overlays/staging/placement.yaml) suspended on member2
+freeze of member2: 1 changed
+"
+    );
+    assert_eq!(
+        changed(&before, &snapshot(dir)),
+        ["overlays/staging/placement.yaml"]
+    );
+    let patch = read(dir, "overlays/staging/placement.yaml");
     assert!(
-        stderr(&o).contains("overlays/prod: a kustomize layer; a freeze"),
-        "{}",
-        stderr(&o)
+        patch.contains("  annotations:\n    karmada-policy.io/freeze: '{\"member2\":{\"at\":"),
+        "{patch}"
     );
+    assert!(
+        patch.ends_with(
+            "  suspension:\n    dispatchingOnClusters:\n      clusterNames:\n        - member2\n"
+        ),
+        "{patch}"
+    );
+    if kustomize_available("a_freeze_on_an_overlay_edits_that_overlay") {
+        let staging = rendered_policy(dir, "overlays/staging");
+        assert!(staging.contains("dispatchingOnClusters"), "{staging}");
+        assert!(!rendered_policy(dir, "overlays/prod").contains("suspension"));
+    }
+    let o = run_in(
+        dir,
+        &[
+            "resume",
+            "--clusters",
+            "member2",
+            "-f",
+            "overlays/staging",
+            "--yes",
+        ],
+    );
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert_eq!(changed(&before, &snapshot(dir)), Vec::<String>::new());
 }
 
 #[test]

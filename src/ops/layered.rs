@@ -334,6 +334,8 @@ impl Layered {
         if let Some(ns) = &set_namespace {
             meta.namespace = Some(ns.clone());
         }
+        // As the layer renders them: a freeze's record may live in an overlay's patch.
+        meta.annotations = annotations_of(&object);
         Ok(LayerPolicy {
             policy: Policy { spec, meta, ..base },
             namespace_written: identity.namespace.is_some() || set_namespace.is_some(),
@@ -606,6 +608,17 @@ fn check_after(p: &LayerPolicy, patch: &Patch) -> Result<(), EditError> {
         p.scan.shown(&w.file).display(),
         p.scan.shown(edited).display()
     )))
+}
+
+/// The string annotations of an object (as JSON).
+fn annotations_of(object: &J) -> crate::model::StringMap {
+    let pairs: Vec<(&str, &str)> = object["metadata"]["annotations"]
+        .as_object()
+        .into_iter()
+        .flatten()
+        .filter_map(|(k, v)| Some((k.as_str(), v.as_str()?)))
+        .collect();
+    crate::model::StringMap::from_pairs(pairs)
 }
 
 fn suspension_of(object: &J) -> Option<J> {

@@ -228,6 +228,14 @@ impl Selection {
             && self.labels_match(policy)
     }
 
+    /// [`Selection::picks_for_freeze`] for a policy of a kustomize layer (its namespace written
+    /// by its file or a kustomization, or not).
+    pub fn picks_layered_for_freeze(&self, policy: &Policy, namespace_written: bool) -> bool {
+        (self.kinds.is_empty() || self.kinds.contains(&policy.kind))
+            && self.in_namespace_written(policy, namespace_written)
+            && self.labels_match(policy)
+    }
+
     fn labels_match(&self, policy: &Policy) -> bool {
         self.selector
             .as_ref()

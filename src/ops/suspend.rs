@@ -52,9 +52,6 @@ pub enum RunError {
     File(#[from] FileError),
     #[error(transparent)]
     Layered(#[from] LayeredError),
-    /// A freeze names no policy; in a kustomize layer it would have to guess which ones.
-    #[error("{}: a kustomize layer; a freeze (--clusters with no policy named) edits plain manifests only: name the policies (pp/NAME) or use --all", .0.display())]
-    FreezeLayer(PathBuf),
     /// `--env` names no kustomization under the `-f` inputs.
     #[error("--env {}: {why}", .dir.display())]
     Env { dir: PathBuf, why: &'static str },
@@ -80,9 +77,7 @@ impl RunError {
     pub fn is_usage(&self) -> bool {
         match self {
             RunError::File(e) | RunError::Layered(LayeredError::File(e)) => e.is_input(),
-            RunError::Layered(LayeredError::Layer(_))
-            | RunError::FreezeLayer(_)
-            | RunError::Env { .. } => true,
+            RunError::Layered(LayeredError::Layer(_)) | RunError::Env { .. } => true,
             _ => false,
         }
     }
@@ -385,16 +380,26 @@ fn plan_layers(s: &Settings, l: &mut Layered, found: &mut [bool], results: &mut 
         if let Err(e) = l.edit(i, &c.patch) {
             let last = results.len() - 1;
             results[last].result = Err(WriteError::Refused(e.to_string()));
-        } else if let Some((dir, envs)) = shared.filter(|(d, _)| noted.insert(d.clone())) {
-            eprintln!(
-                "note: {} is a base of {} environment{}, the edit reaches {}: {}",
-                dir,
-                envs.len(),
-                if envs.len() == 1 { "" } else { "s" },
-                if envs.len() == 1 { "it" } else { "them all" },
-                envs.join(", ")
-            );
+        } else {
+            note_shared(shared, &mut noted);
         }
+    }
+}
+
+/// Says once per base that an edit there reaches every environment built on it.
+fn note_shared(
+    shared: Option<(String, Vec<String>)>,
+    noted: &mut std::collections::BTreeSet<String>,
+) {
+    if let Some((dir, envs)) = shared.filter(|(d, _)| noted.insert(d.clone())) {
+        eprintln!(
+            "note: {} is a base of {} environment{}, the edit reaches {}: {}",
+            dir,
+            envs.len(),
+            if envs.len() == 1 { "" } else { "s" },
+            if envs.len() == 1 { "it" } else { "them all" },
+            envs.join(", ")
+        );
     }
 }
 
@@ -432,9 +437,11 @@ pub struct Row {
     pub kind: PolicyKind,
     pub namespace: Option<String>,
     pub name: String,
-    /// File mode: the manifest holding the policy (an index into [`Freeze::files`]) and its
-    /// document.
+    /// File mode: the file shown for the policy (an index into [`Freeze::files`]) and its
+    /// document there (a plain manifest's; 0 for a layer's).
     pub file: Option<(usize, usize)>,
+    /// A kustomize layer's policy: its index among the layers' policies, edited through them.
+    layer: Option<usize>,
     pub plan: PolicyPlan,
     pub gitops: Option<&'static str>,
     /// Live mode: the object as read, and its bindings' clusters (for a recompute on 409).
@@ -461,6 +468,8 @@ pub struct Freeze {
     /// Policies that target none of the clusters.
     pub not_involved: usize,
     manifests: Vec<Manifest>,
+    /// The kustomize layers of `-f`, whose policies the rows with a `layer` edit.
+    layered: Option<Layered>,
     stamp: Stamp,
 }
 
@@ -474,11 +483,14 @@ impl Freeze {
 /// A freeze in manifest files: the selected policies of every file, with the bindings found
 /// anywhere under the given paths.
 pub fn freeze_files(s: &Settings, files: &[String]) -> Result<Freeze, RunError> {
-    if let Some(layer) = split_layers(files, None)?.0.into_iter().next() {
-        return Err(RunError::FreezeLayer(layer));
-    }
+    let (layers, plain) = split_layers(files, None)?;
+    let paths = if plain.is_empty() {
+        Vec::new()
+    } else {
+        outside_kustomize_trees(file::expand(&plain)?)
+    };
     let mut manifests = Vec::new();
-    for path in outside_kustomize_trees(file::expand(files)?) {
+    for path in paths {
         let m = Manifest::load(path)?;
         if m.broken {
             warn(&format!(
@@ -522,6 +534,7 @@ pub fn freeze_files(s: &Settings, files: &[String]) -> Result<Freeze, RunError> 
                 namespace: policy.meta.namespace.clone(),
                 name: policy.meta.name.clone(),
                 file: Some((fi, policy.doc)),
+                layer: None,
                 plan: p,
                 gitops: None,
                 object: None,
@@ -531,11 +544,57 @@ pub fn freeze_files(s: &Settings, files: &[String]) -> Result<Freeze, RunError> 
             });
         }
     }
+    let mut shown: Vec<String> = manifests.iter().map(|m| m.name.clone()).collect();
+    let layered = if layers.is_empty() {
+        None
+    } else {
+        let l = layered::gather(&layers)?;
+        for (i, lp) in l.policies.iter().enumerate() {
+            let policy = &lp.policy;
+            if !s
+                .selection
+                .picks_layered_for_freeze(policy, lp.namespace_written)
+            {
+                continue;
+            }
+            let permanent_id = policy.meta.label(policy.kind.permanent_id_label());
+            let b = bound.of(policy.kind, permanent_id);
+            let input = FreezeInput {
+                action: s.action,
+                spec: &policy.spec,
+                record: policy.meta.annotation(RECORD_ANNOTATION),
+                bound: b.as_deref(),
+                clusters: &s.request.clusters,
+                stamp: &stamp,
+            };
+            let p = plan::freeze_policy(&input, &[], s.force);
+            if p.outcome == Outcome::NotInvolved {
+                not_involved += 1;
+                continue;
+            }
+            shown.push(lp.file());
+            rows.push(Row {
+                kind: policy.kind,
+                namespace: policy.meta.namespace.clone(),
+                name: policy.meta.name.clone(),
+                file: Some((shown.len() - 1, 0)),
+                layer: Some(i),
+                plan: p,
+                gitops: None,
+                object: None,
+                bound: b,
+                result: None,
+                diff: None,
+            });
+        }
+        Some(l)
+    };
     Ok(Freeze {
         rows,
-        files: manifests.iter().map(|m| m.name.clone()).collect(),
+        files: shown,
         not_involved,
         manifests,
+        layered,
         stamp,
     })
 }
@@ -543,16 +602,35 @@ pub fn freeze_files(s: &Settings, files: &[String]) -> Result<Freeze, RunError> 
 /// Applies a freeze planned by [`freeze_files`]: the edits of every change, each file checked,
 /// then written; a dry run returns the diffs.
 pub fn apply_freeze_files(f: &mut Freeze, dry: DryRun) -> Result<String, RunError> {
+    let mut noted = std::collections::BTreeSet::new();
     for row in &mut f.rows {
         let (Some(c), Some((fi, doc))) = (row.plan.change(), row.file) else {
             continue;
         };
-        row.result = Some(match f.manifests[fi].edit(doc, &c.patch) {
+        let edited = match (row.layer, &mut f.layered) {
+            (Some(i), Some(l)) => {
+                let lp = &l.policies[i];
+                let shared = lp.shared_with().map(|envs| (lp.shown_dir(), envs));
+                let edited = l.edit(i, &c.patch);
+                if edited.is_ok() {
+                    note_shared(shared, &mut noted);
+                }
+                edited
+            }
+            _ => f.manifests[fi].edit(doc, &c.patch),
+        };
+        row.result = Some(match edited {
             Ok(()) => Ok(format!("{}{}", c.message, dry_suffix(dry))),
             Err(e) => Err(WriteError::Refused(e.to_string())),
         });
     }
-    write_files(&f.manifests, dry)
+    let mut manifests = std::mem::take(&mut f.manifests);
+    if let Some(l) = f.layered.take() {
+        manifests.extend(l.finish()?);
+    }
+    let diffs = write_files(&manifests, dry);
+    f.manifests = manifests;
+    diffs
 }
 
 /// File mode says "(dry run)" whatever the mode (only a client dry run reaches it).
@@ -614,6 +692,7 @@ pub async fn freeze_live(conn: &Conn, s: &Settings, namespace: &str) -> Result<F
         files: Vec::new(),
         not_involved,
         manifests: Vec::new(),
+        layered: None,
         stamp,
     })
 }
@@ -657,6 +736,7 @@ fn live_row(
         namespace: o["metadata"]["namespace"].as_str().map(str::to_string),
         name,
         file: None,
+        layer: None,
         gitops: p.change().and_then(|_| gitops_owner(&o)),
         plan: p,
         object: Some(o),
