@@ -509,39 +509,20 @@ pub fn freeze_files(s: &Settings, files: &[String]) -> Result<Freeze, RunError> 
     );
     let mut rows = Vec::new();
     let mut not_involved = 0;
+    let planner = FilePlanner {
+        s,
+        bound: &bound,
+        stamp: &stamp,
+    };
+    let mut add = |row: Option<Row>| match row {
+        Some(row) => rows.push(row),
+        None => not_involved += 1,
+    };
     for (fi, m) in manifests.iter().enumerate() {
         for policy in m.inv.policies() {
-            if !s.selection.picks_for_freeze(&m.inv, policy) {
-                continue;
+            if s.selection.picks_for_freeze(&m.inv, policy) {
+                add(planner.row(policy, (fi, policy.doc), None));
             }
-            let permanent_id = policy.meta.label(policy.kind.permanent_id_label());
-            let b = bound.of(policy.kind, permanent_id);
-            let input = FreezeInput {
-                action: s.action,
-                spec: &policy.spec,
-                record: policy.meta.annotation(RECORD_ANNOTATION),
-                bound: b.as_deref(),
-                clusters: &s.request.clusters,
-                stamp: &stamp,
-            };
-            let p = plan::freeze_policy(&input, &[], s.force);
-            if p.outcome == Outcome::NotInvolved {
-                not_involved += 1;
-                continue;
-            }
-            rows.push(Row {
-                kind: policy.kind,
-                namespace: policy.meta.namespace.clone(),
-                name: policy.meta.name.clone(),
-                file: Some((fi, policy.doc)),
-                layer: None,
-                plan: p,
-                gitops: None,
-                object: None,
-                bound: b,
-                result: None,
-                diff: None,
-            });
         }
     }
     let mut shown: Vec<String> = manifests.iter().map(|m| m.name.clone()).collect();
@@ -551,41 +532,15 @@ pub fn freeze_files(s: &Settings, files: &[String]) -> Result<Freeze, RunError> 
         let l = layered::gather(&layers)?;
         for (i, lp) in l.policies.iter().enumerate() {
             let policy = &lp.policy;
-            if !s
-                .selection
+            if s.selection
                 .picks_layered_for_freeze(policy, lp.namespace_written)
             {
-                continue;
+                let row = planner.row(policy, (shown.len(), 0), Some(i));
+                if row.is_some() {
+                    shown.push(lp.file());
+                }
+                add(row);
             }
-            let permanent_id = policy.meta.label(policy.kind.permanent_id_label());
-            let b = bound.of(policy.kind, permanent_id);
-            let input = FreezeInput {
-                action: s.action,
-                spec: &policy.spec,
-                record: policy.meta.annotation(RECORD_ANNOTATION),
-                bound: b.as_deref(),
-                clusters: &s.request.clusters,
-                stamp: &stamp,
-            };
-            let p = plan::freeze_policy(&input, &[], s.force);
-            if p.outcome == Outcome::NotInvolved {
-                not_involved += 1;
-                continue;
-            }
-            shown.push(lp.file());
-            rows.push(Row {
-                kind: policy.kind,
-                namespace: policy.meta.namespace.clone(),
-                name: policy.meta.name.clone(),
-                file: Some((shown.len() - 1, 0)),
-                layer: Some(i),
-                plan: p,
-                gitops: None,
-                object: None,
-                bound: b,
-                result: None,
-                diff: None,
-            });
         }
         Some(l)
     };
@@ -597,6 +552,49 @@ pub fn freeze_files(s: &Settings, files: &[String]) -> Result<Freeze, RunError> 
         layered,
         stamp,
     })
+}
+
+/// What planning one policy of a freeze in files reads.
+struct FilePlanner<'a> {
+    s: &'a Settings,
+    bound: &'a BoundClusters,
+    stamp: &'a Stamp,
+}
+
+impl FilePlanner<'_> {
+    /// The row of `policy`, shown as `file` (and edited through layer policy `layer`); `None`
+    /// when it targets none of the clusters.
+    fn row(
+        &self,
+        policy: &crate::model::Policy,
+        file: (usize, usize),
+        layer: Option<usize>,
+    ) -> Option<Row> {
+        let permanent_id = policy.meta.label(policy.kind.permanent_id_label());
+        let b = self.bound.of(policy.kind, permanent_id);
+        let input = FreezeInput {
+            action: self.s.action,
+            spec: &policy.spec,
+            record: policy.meta.annotation(RECORD_ANNOTATION),
+            bound: b.as_deref(),
+            clusters: &self.s.request.clusters,
+            stamp: self.stamp,
+        };
+        let p = plan::freeze_policy(&input, &[], self.s.force);
+        (p.outcome != Outcome::NotInvolved).then(|| Row {
+            kind: policy.kind,
+            namespace: policy.meta.namespace.clone(),
+            name: policy.meta.name.clone(),
+            file: Some(file),
+            layer,
+            plan: p,
+            gitops: None,
+            object: None,
+            bound: b,
+            result: None,
+            diff: None,
+        })
+    }
 }
 
 /// Applies a freeze planned by [`freeze_files`]: the edits of every change, each file checked,
