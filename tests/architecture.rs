@@ -1,7 +1,8 @@
 //! The shape of the crate, checked from its source text (issue 16):
 //!
 //! - data flows one way: no module imports a module of a layer above its own;
-//! - no two files import each other;
+//! - no files import each other, directly or around a circle (a parent `mod.rs` and the files
+//!   of its folder excepted: children name their parent's items as `super::…`);
 //! - `src/cli` stays thin: under 1,500 lines in total, no function over 80 lines.
 //!
 //! Imports are the `crate::…` and `super::…` paths in the code (comments and `#[cfg(test)]`
@@ -35,22 +36,6 @@ const LAYERS: &[&[&str]] = &[
 /// Known violations and who removes them: printed, not failed. An entry covers every violation
 /// whose text contains it. Empty once issue 16 is done.
 const PENDING: &[(&str, &str)] = &[];
-
-/// Pairs of files allowed to import each other, with the reason: the lazy re-read inside
-/// `source`. A document keeps only the lines it needs; when a check wants the rest, it reads its
-/// file again (`files::decode`) and parses the span again (`yaml::reparse`).
-const MUTUAL_ALLOWED: &[(&str, &str, &str)] = &[
-    (
-        "source/document.rs",
-        "source/files.rs",
-        "Source::read_again decodes the file as files does",
-    ),
-    (
-        "source/document.rs",
-        "source/yaml.rs",
-        "Document::full_tree parses a partial document again",
-    ),
-];
 
 const CLI_MAX_LINES: usize = 1500;
 const CLI_MAX_FN_LINES: usize = 80;
@@ -220,18 +205,77 @@ fn violations(c: &Crate) -> Vec<String> {
             }
         }
     }
-    for (a, targets) in &c.imports {
-        for b in targets {
-            let mutual = a < b && c.imports.get(b).is_some_and(|t| t.contains(a));
-            let allowed = MUTUAL_ALLOWED
-                .iter()
-                .any(|(x, y, _)| (x, y) == (&a.as_str(), &b.as_str()));
-            if mutual && !allowed && !is_parent(a, b) && !is_parent(b, a) {
-                out.push(format!("circle: {a} and {b} import each other"));
+    for circle in circles(c) {
+        out.push(format!("circle: {} import each other", circle.join(", ")));
+    }
+    out.extend(cli_size(c));
+    out
+}
+
+/// The files that import each other around a circle, each circle once (its files sorted):
+/// the strongly connected components of more than one file of the import graph, without the
+/// edges between a `mod.rs` and the files of its folder. Tarjan's algorithm, iteratively.
+fn circles(c: &Crate) -> Vec<Vec<String>> {
+    let edges = |a: &String| -> Vec<&String> {
+        c.imports
+            .get(a)
+            .into_iter()
+            .flatten()
+            .filter(|b| *b != a && !is_parent(a, b) && !is_parent(b, a))
+            .collect()
+    };
+    let nodes: Vec<&String> = c.imports.keys().collect();
+    let mut index: BTreeMap<&String, usize> = BTreeMap::new();
+    let mut low: BTreeMap<&String, usize> = BTreeMap::new();
+    let mut on_stack: BTreeSet<&String> = BTreeSet::new();
+    let mut stack: Vec<&String> = Vec::new();
+    let mut out = Vec::new();
+    for &root in &nodes {
+        if index.contains_key(root) {
+            continue;
+        }
+        // (node, its next edge to follow)
+        let mut work: Vec<(&String, usize)> = vec![(root, 0)];
+        while let Some(&mut (v, ref mut next)) = work.last_mut() {
+            if *next == 0 && !index.contains_key(v) {
+                let i = index.len();
+                index.insert(v, i);
+                low.insert(v, i);
+                stack.push(v);
+                on_stack.insert(v);
+            }
+            let out_edges = edges(v);
+            if let Some(&w) = out_edges.get(*next) {
+                *next += 1;
+                if !index.contains_key(w) {
+                    work.push((w, 0));
+                } else if on_stack.contains(w) {
+                    let lw = index[w].min(low[v]);
+                    low.insert(v, lw);
+                }
+                continue;
+            }
+            work.pop();
+            if let Some(&(parent, _)) = work.last() {
+                let lp = low[parent].min(low[v]);
+                low.insert(parent, lp);
+            }
+            if low[v] == index[v] {
+                let mut component = Vec::new();
+                while let Some(w) = stack.pop() {
+                    on_stack.remove(w);
+                    component.push(w.clone());
+                    if w == v {
+                        break;
+                    }
+                }
+                if component.len() > 1 {
+                    component.sort();
+                    out.push(component);
+                }
             }
         }
     }
-    out.extend(cli_size(c));
     out
 }
 
@@ -313,6 +357,29 @@ fn the_layers_hold_no_circles_and_the_cli_is_thin() {
             .collect::<Vec<_>>()
             .join("\n  ")
     );
+}
+
+#[test]
+fn circles_of_any_length_are_found_once() {
+    let mut c = Crate {
+        files: BTreeMap::new(),
+        imports: BTreeMap::new(),
+        texts: BTreeMap::new(),
+    };
+    let mut import = |a: &str, b: &str| {
+        c.imports
+            .entry(a.to_string())
+            .or_default()
+            .insert(b.to_string());
+    };
+    import("engine/a.rs", "engine/b.rs");
+    import("engine/b.rs", "engine/c.rs");
+    import("engine/c.rs", "engine/a.rs");
+    import("engine/c.rs", "engine/d.rs");
+    // A folder's mod.rs and its children are not a circle.
+    import("lint/mod.rs", "lint/x.rs");
+    import("lint/x.rs", "lint/mod.rs");
+    assert_eq!(circles(&c), [["engine/a.rs", "engine/b.rs", "engine/c.rs"]]);
 }
 
 #[test]

@@ -100,12 +100,20 @@ pub fn is_workload(template: &Value) -> bool {
     }
 }
 
+/// Which template is delivered and which policy will own it (an explanation's `template` and
+/// `eventual`): the placement is that policy's.
+#[derive(Clone, Copy)]
+pub struct Owned<'a> {
+    pub template: usize,
+    pub eventual: Option<&'a crate::model::PolicyRef>,
+}
+
 /// Placement and overrides against the control plane: the binding's scheduling state (its
 /// clusters skip two filters, its eviction tasks and observed affinity term count) and its
 /// clusters as the default override targets.
 pub fn from_live_binding(
     state: &crate::engine::state::State,
-    e: &crate::engine::explain::Explanation,
+    e: Owned<'_>,
     template: &serde_json::Value,
     binding: Option<&serde_json::Value>,
     inv: &crate::model::Inventory,
@@ -130,7 +138,6 @@ pub fn from_live_binding(
     });
     let placement = e
         .eventual
-        .as_ref()
         .and_then(|o| state.find_policy(o))
         .and_then(|p| state.policy(p).spec.placement.as_ref());
     let overrides: Vec<&OverridePolicy> = inv.overrides().collect();
@@ -160,7 +167,7 @@ pub fn from_live_binding(
 pub fn from_files(
     inv: &crate::model::Inventory,
     state: &crate::engine::state::State,
-    decision: &crate::engine::explain::Explanation,
+    decision: Owned<'_>,
     template: &serde_json::Value,
     chosen: &[String],
 ) -> Delivery {
@@ -168,7 +175,6 @@ pub fn from_files(
     let overrides: Vec<&OverridePolicy> = inv.overrides().collect();
     let placement = decision
         .eventual
-        .as_ref()
         .and_then(|o| state.find_policy(o))
         .and_then(|p| state.policy(p).spec.placement.as_ref());
     let tpl = &state.templates[decision.template];

@@ -175,7 +175,7 @@ pub fn from_files(inv: &Inventory, state: &State, t: usize, chosen: &[String]) -
         .and_then(|d| inv.documents.get(d))
         .map(|d| d.full_tree().to_json())
         .unwrap_or_default();
-    let delivery = delivery::from_files(inv, state, &decision, &template, chosen);
+    let delivery = delivery::from_files(inv, state, owned(&decision), &template, chosen);
     Explained {
         decision,
         template,
@@ -240,7 +240,7 @@ pub fn live(
     });
     let delivery = delivery::from_live_binding(
         &state,
-        &decision,
+        owned(&decision),
         &read.template,
         read.binding.as_ref(),
         &inv,
@@ -306,6 +306,14 @@ pub fn find_template(
                 versions.join(", ")
             )))
         }
+    }
+}
+
+/// What delivery reads of an explanation.
+fn owned(e: &crate::engine::explain::Explanation) -> delivery::Owned<'_> {
+    delivery::Owned {
+        template: e.template,
+        eventual: e.eventual.as_ref(),
     }
 }
 

@@ -58,7 +58,8 @@ pub fn environments(
     env: Option<&str>,
 ) -> Result<Option<EnvInputs>, InspectError> {
     let rendering = match repository_files(files)? {
-        Some(f) => crate::lint::Config::rendering_here()?.map(|opts| (f, opts)),
+        Some(f) => crate::lint::Config::rendering_here(&crate::lint::registry::is_known)?
+            .map(|opts| (f, opts)),
         None => None,
     };
     let Some((files, opts)) = rendering else {

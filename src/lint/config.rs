@@ -152,12 +152,15 @@ impl Config {
     /// How GitOps repositories are rendered per the `.karmada-policy.yaml` found from the
     /// current directory up (`explain -f`, `preempt-check -f`): `None` when it turns rendering
     /// off; the defaults without a file.
-    pub fn rendering_here() -> Result<Option<RenderOptions>, ConfigError> {
+    /// `known_rule` tells rule ids from typos, as for [`Config::load`].
+    pub fn rendering_here(
+        known_rule: &dyn Fn(&str) -> bool,
+    ) -> Result<Option<RenderOptions>, ConfigError> {
         let found = std::env::current_dir()
             .ok()
             .and_then(|d| Config::discover(&d));
         let config = match found {
-            Some(p) => Config::load(&p, &crate::lint::registry::is_known)?,
+            Some(p) => Config::load(&p, known_rule)?,
             None => Config::default(),
         };
         Ok((!config.render_off).then_some(config.render_options))

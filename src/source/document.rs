@@ -222,7 +222,7 @@ impl Source {
         if modified != origin.modified {
             return None;
         }
-        let text = super::files::decode(std::fs::read(&origin.path).ok()?);
+        let text = decode(std::fs::read(&origin.path).ok()?);
         (text.len() == origin.len).then_some(text)
     }
 
@@ -592,20 +592,6 @@ impl Document {
         }
     }
 
-    /// The whole tree: `root`, or for a partial document the tree parsed again from the lines
-    /// it spans in its source, with its original positions. Should that fail (the text is not
-    /// what was parsed), the partial root, so a finding still points into the document.
-    pub fn full_tree(&self) -> std::borrow::Cow<'_, Node> {
-        use std::borrow::Cow;
-        if self.partial.is_none() {
-            return Cow::Borrowed(&self.root);
-        }
-        match super::yaml::reparse(&self.source, self.root.span) {
-            Some(tree) => Cow::Owned(tree),
-            None => Cow::Borrowed(&self.root),
-        }
-    }
-
     /// Whether `root` locates `path` as the whole tree would.
     pub fn keeps(&self, path: &FieldPath) -> bool {
         self.partial.is_none_or(|keeps| keeps(path))
@@ -628,6 +614,19 @@ impl Document {
         } else {
             format!("{}#{}", self.source.name, self.index + 1)
         }
+    }
+}
+
+/// Text from bytes: a UTF-8 BOM is dropped; invalid UTF-8 is replaced rather than rejected, so
+/// one odd byte yields a finding on that line instead of losing the file.
+pub fn decode(bytes: Vec<u8>) -> String {
+    let text = match String::from_utf8(bytes) {
+        Ok(s) => s,
+        Err(e) => String::from_utf8_lossy(e.as_bytes()).into_owned(),
+    };
+    match text.strip_prefix('\u{feff}') {
+        Some(rest) => rest.to_string(),
+        None => text,
     }
 }
 

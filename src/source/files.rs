@@ -473,18 +473,8 @@ pub fn each_in_parallel<I: Sync, T: Send, E: Send>(
     })
 }
 
-/// Text from bytes: a UTF-8 BOM is dropped; invalid UTF-8 is replaced rather than rejected, so
-/// one odd byte yields a finding on that line instead of losing the file.
-pub fn decode(bytes: Vec<u8>) -> String {
-    let text = match String::from_utf8(bytes) {
-        Ok(s) => s,
-        Err(e) => String::from_utf8_lossy(e.as_bytes()).into_owned(),
-    };
-    match text.strip_prefix('\u{feff}') {
-        Some(rest) => rest.to_string(),
-        None => text,
-    }
-}
+// Defined beside `Source`, which reads a released file back with it.
+pub use super::document::decode;
 
 fn display_path(path: &Path) -> String {
     let s = path.to_string_lossy();

@@ -369,6 +369,23 @@ pub fn parse_roots(text: &str) -> Vec<Node> {
         .unwrap_or_default()
 }
 
+impl Document {
+    /// The whole tree: `root`, or for a partial document the tree parsed again from the lines
+    /// it spans in its source, with its original positions. Should that fail (the text is not
+    /// what was parsed), the partial root, so a finding still points into the document.
+    /// (Here, beside the parser, so that the document model does not import it.)
+    pub fn full_tree(&self) -> std::borrow::Cow<'_, Node> {
+        use std::borrow::Cow;
+        if self.partial.is_none() {
+            return Cow::Borrowed(&self.root);
+        }
+        match reparse(&self.source, self.root.span) {
+            Some(tree) => Cow::Owned(tree),
+            None => Cow::Borrowed(&self.root),
+        }
+    }
+}
+
 /// The mapping at `span` of `source` parsed again from the lines it spans: the whole tree of a
 /// document whose tree was let go. `None` when those lines no longer hold that mapping.
 pub fn reparse(source: &Source, span: Span) -> Option<Node> {
