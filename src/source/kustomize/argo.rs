@@ -6,7 +6,7 @@
 //! here): a source whose `path` exists in the repository is taken to be this repository, one
 //! whose path does not (or a Helm `chart` from a chart repository) is said in a note.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
 
 use super::flux::resolve_path;
@@ -161,21 +161,36 @@ fn generated(
         set: name,
         tree,
         notes,
+        depth: 0,
+        capped: false,
     };
-    let mut out = Vec::new();
+    let mut sets = Vec::new();
     for g in spec.get("generators").and_then(Node::as_seq).unwrap_or(&[]) {
-        for params in ctx.parameters(g) {
-            out.push(app(file, template_name, template_spec, &params));
-        }
+        let more = ctx.parameters(g);
+        sets.extend(more);
+        ctx.cap(&mut sets);
     }
-    out
+    sets.iter()
+        .map(|params| app(file, template_name, template_spec, params))
+        .collect()
 }
+
+/// At most this many parameter sets (Applications) per ApplicationSet: a matrix multiplies its
+/// children's counts, and a hostile file must not make that a billion.
+const MAX_SETS: usize = 5_000;
+
+/// `matrix` and `merge` nest at most this deep (Argo CD allows two levels).
+const MAX_NESTING: usize = 2;
 
 struct Generators<'a, 'n> {
     file: &'a Path,
     set: &'a str,
     tree: &'a Tree<'a>,
     notes: &'n mut Vec<String>,
+    /// How many `matrix`/`merge` levels enclose the generator being read.
+    depth: usize,
+    /// Whether [`MAX_SETS`] was reached (said once).
+    capped: bool,
 }
 
 impl Generators<'_, '_> {
@@ -203,32 +218,67 @@ impl Generators<'_, '_> {
         out
     }
 
-    fn children(&mut self, g: &Node) -> Vec<Vec<Params>> {
-        g.get("generators")
+    /// Keeps the first [`MAX_SETS`] of `sets`, saying once that the rest is not linted.
+    fn cap(&mut self, sets: &mut Vec<Params>) {
+        if sets.len() > MAX_SETS {
+            sets.truncate(MAX_SETS);
+            if !std::mem::replace(&mut self.capped, true) {
+                self.notes.push(format!(
+                    "{}: ApplicationSet {}: its generators make more than {MAX_SETS} Applications; only the first {MAX_SETS} are linted",
+                    self.file.display(),
+                    self.set
+                ));
+            }
+        }
+    }
+
+    /// The sets of each child generator of a `matrix` or `merge`; none deeper than
+    /// [`MAX_NESTING`] (said in a note).
+    fn children(&mut self, g: &Node, kind: &str) -> Vec<Vec<Params>> {
+        if self.depth >= MAX_NESTING {
+            self.notes.push(format!(
+                "{}: ApplicationSet {}: a `{kind}` nested more than {MAX_NESTING} deep is not expanded",
+                self.file.display(),
+                self.set
+            ));
+            return Vec::new();
+        }
+        self.depth += 1;
+        let children = g
+            .get("generators")
             .and_then(Node::as_seq)
             .unwrap_or(&[])
             .iter()
-            .map(|child| self.parameters(child))
-            .collect()
+            .map(|child| {
+                let mut sets = self.parameters(child);
+                self.cap(&mut sets);
+                sets
+            })
+            .collect();
+        self.depth -= 1;
+        children
     }
 
     /// Every combination of one set from each child, joined (a later child's value wins).
     fn matrix(&mut self, g: &Node) -> Vec<Params> {
-        let children = self.children(g);
+        let children = self.children(g, "matrix");
         if children.is_empty() {
             return Vec::new();
         }
-        children.into_iter().fold(vec![Params::new()], |acc, sets| {
-            acc.iter()
-                .flat_map(|a| {
-                    sets.iter().map(move |s| {
-                        let mut joined = a.clone();
-                        joined.extend(s.iter().map(|(k, v)| (k.clone(), v.clone())));
-                        joined
-                    })
+        let mut acc = vec![Params::new()];
+        for sets in children {
+            let combined = acc.iter().flat_map(|a| {
+                sets.iter().map(move |s| {
+                    let mut joined = a.clone();
+                    joined.extend(s.iter().map(|(k, v)| (k.clone(), v.clone())));
+                    joined
                 })
-                .collect()
-        })
+            });
+            // Bounded as it is built: the product of two large children is never held.
+            acc = combined.take(MAX_SETS + 1).collect();
+            self.cap(&mut acc);
+        }
+        acc
     }
 
     /// The first child's sets, each updated by the later children's sets that agree with it on
@@ -241,19 +291,34 @@ impl Generators<'_, '_> {
             .iter()
             .filter_map(|k| k.scalar_text().map(|k| k.into_owned()))
             .collect();
-        let mut children = self.children(g).into_iter();
+        if keys.is_empty() {
+            // Argo CD refuses a merge without keys; every set would match every other.
+            self.notes.push(format!(
+                "{}: ApplicationSet {}: a `merge` without mergeKeys is not expanded",
+                self.file.display(),
+                self.set
+            ));
+            return Vec::new();
+        }
+        let mut children = self.children(g, "merge").into_iter();
         let Some(mut base) = children.next() else {
             return Vec::new();
         };
+        // A set's values of the merge keys, `None` when it lacks one (it then merges nothing).
+        let key_of = |p: &Params| -> Option<Vec<String>> {
+            keys.iter().map(|k| p.get(k).cloned()).collect()
+        };
         for later in children {
+            let mut by_key: HashMap<Vec<String>, Vec<&Params>> = HashMap::new();
+            for s in &later {
+                if let Some(k) = key_of(s) {
+                    by_key.entry(k).or_default().push(s);
+                }
+            }
             for b in &mut base {
-                let agreeing: Vec<&Params> = later
-                    .iter()
-                    .filter(|s| {
-                        keys.iter()
-                            .all(|k| b.get(k).is_some() && b.get(k) == s.get(k))
-                    })
-                    .collect();
+                let Some(agreeing) = key_of(b).and_then(|k| by_key.get(&k)) else {
+                    continue;
+                };
                 for s in agreeing {
                     b.extend(s.iter().map(|(k, v)| (k.clone(), v.clone())));
                 }
@@ -583,6 +648,32 @@ mod tests {
             .map(|a| (a.name.as_str(), a.destination.as_str()))
             .collect();
         assert_eq!(got, [("prod", "member1"), ("staging", "member3")]);
+    }
+
+    #[test]
+    fn a_matrix_is_bounded_and_nesting_is_limited() {
+        let elements = |key: &str| -> String {
+            (0..100)
+                .map(|i| format!("                - {key}: '{i}'\n"))
+                .collect()
+        };
+        let set = format!(
+            "  generators:\n    - matrix:\n        generators:\n          - list:\n              elements:\n{}          - list:\n              elements:\n{}  template:\n    metadata:\n      name: 'a{{{{a}}}}-{{{{b}}}}'\n    spec:\n      destination:\n        name: x\n      source:\n        repoURL: https://example.com/r.git\n        path: apps\n",
+            elements("a"),
+            elements("b")
+        );
+        let (_dir, apps, notes) = generate(&[], &set);
+        assert_eq!(apps.len(), MAX_SETS);
+        assert_eq!(apps[0].name, "a0-0");
+        assert_eq!(notes.len(), 1, "{notes:?}");
+        assert!(notes[0].contains("more than 5000 Applications; only the first 5000 are linted"));
+        let nested = "  generators:\n    - matrix:\n        generators:\n          - matrix:\n              generators:\n                - matrix:\n                    generators:\n                      - list: {elements: [{a: '1'}]}\n  template:\n    metadata: {name: x}\n    spec:\n      destination: {name: x}\n      source: {repoURL: r, path: apps}\n";
+        let (_dir, apps, notes) = generate(&[], nested);
+        assert!(apps.is_empty());
+        assert!(
+            notes[0].contains("a `matrix` nested more than 2 deep is not expanded"),
+            "{notes:?}"
+        );
     }
 
     #[test]
