@@ -232,9 +232,9 @@ impl Generators<'_, '_> {
         }
     }
 
-    /// The sets of each child generator of a `matrix` or `merge`; none deeper than
-    /// [`MAX_NESTING`] (said in a note).
-    fn children(&mut self, g: &Node, kind: &str) -> Vec<Vec<Params>> {
+    /// `read` one level down a `matrix` or `merge`; nothing deeper than [`MAX_NESTING`] (said
+    /// in a note).
+    fn nested(&mut self, kind: &str, read: impl FnOnce(&mut Self) -> Vec<Params>) -> Vec<Params> {
         if self.depth >= MAX_NESTING {
             self.notes.push(format!(
                 "{}: ApplicationSet {}: a `{kind}` nested more than {MAX_NESTING} deep is not expanded",
@@ -244,41 +244,51 @@ impl Generators<'_, '_> {
             return Vec::new();
         }
         self.depth += 1;
-        let children = g
-            .get("generators")
-            .and_then(Node::as_seq)
-            .unwrap_or(&[])
-            .iter()
-            .map(|child| {
-                let mut sets = self.parameters(child);
-                self.cap(&mut sets);
-                sets
-            })
-            .collect();
+        let out = read(self);
         self.depth -= 1;
-        children
+        out
     }
 
-    /// Every combination of one set from each child, joined (a later child's value wins).
+    /// A child generator's sets, bounded.
+    fn child(&mut self, g: &Node) -> Vec<Params> {
+        let mut sets = self.parameters(g);
+        self.cap(&mut sets);
+        sets
+    }
+
+    /// Every combination of one set from each child, joined (a later child's value wins). A
+    /// later child written with parameters (`path: '{{path}}/config.json'`) is read once per
+    /// combination so far, those parameters filled in, as Argo CD does.
     fn matrix(&mut self, g: &Node) -> Vec<Params> {
-        let children = self.children(g, "matrix");
+        let children = g.get("generators").and_then(Node::as_seq).unwrap_or(&[]);
         if children.is_empty() {
             return Vec::new();
         }
-        let mut acc = vec![Params::new()];
-        for sets in children {
-            let combined = acc.iter().flat_map(|a| {
-                sets.iter().map(move |s| {
-                    let mut joined = a.clone();
-                    joined.extend(s.iter().map(|(k, v)| (k.clone(), v.clone())));
-                    joined
-                })
-            });
-            // Bounded as it is built: the product of two large children is never held.
-            acc = combined.take(MAX_SETS + 1).collect();
-            self.cap(&mut acc);
-        }
-        acc
+        self.nested("matrix", |this| {
+            let mut acc = vec![Params::new()];
+            for (i, child) in children.iter().enumerate() {
+                let fixed = (i == 0 || !templated(child)).then(|| this.child(child));
+                let mut next = Vec::new();
+                for a in &acc {
+                    let sets = match &fixed {
+                        Some(sets) => std::borrow::Cow::Borrowed(sets),
+                        None => std::borrow::Cow::Owned(this.child(&filled(child, a))),
+                    };
+                    for s in sets.iter() {
+                        let mut joined = a.clone();
+                        joined.extend(s.iter().map(|(k, v)| (k.clone(), v.clone())));
+                        next.push(joined);
+                    }
+                    // Bounded as it is built: the product of two large children is never held.
+                    if next.len() > MAX_SETS {
+                        break;
+                    }
+                }
+                this.cap(&mut next);
+                acc = next;
+            }
+            acc
+        })
     }
 
     /// The first child's sets, each updated by the later children's sets that agree with it on
@@ -300,7 +310,13 @@ impl Generators<'_, '_> {
             ));
             return Vec::new();
         }
-        let mut children = self.children(g, "merge").into_iter();
+        let generators = g.get("generators").and_then(Node::as_seq).unwrap_or(&[]);
+        let mut children = Vec::new();
+        self.nested("merge", |this| {
+            children = generators.iter().map(|c| this.child(c)).collect();
+            Vec::new()
+        });
+        let mut children = children.into_iter();
         let Some(mut base) = children.next() else {
             return Vec::new();
         };
@@ -384,6 +400,39 @@ impl Generators<'_, '_> {
             }
         }
         out
+    }
+}
+
+/// Whether a generator is written with parameters (`{{...}}` in some string).
+fn templated(node: &Node) -> bool {
+    match &node.value {
+        crate::source::Value::Str(s) => s.contains("{{"),
+        crate::source::Value::Seq(items) => items.iter().any(templated),
+        crate::source::Value::Map(entries) => entries.iter().any(|e| templated(&e.value)),
+        _ => false,
+    }
+}
+
+/// A copy of `node` with `params` filled into its strings.
+fn filled(node: &Node, params: &Params) -> Node {
+    use crate::source::Value;
+    let value = match &node.value {
+        Value::Str(s) => Value::Str(fill(s, params)),
+        Value::Seq(items) => Value::Seq(items.iter().map(|i| filled(i, params)).collect()),
+        Value::Map(entries) => Value::Map(
+            entries
+                .iter()
+                .map(|e| crate::source::Entry {
+                    key: e.key.clone(),
+                    value: filled(&e.value, params),
+                })
+                .collect(),
+        ),
+        other => other.clone(),
+    };
+    Node {
+        value,
+        span: node.span,
     }
 }
 
@@ -648,6 +697,25 @@ mod tests {
             .map(|a| (a.name.as_str(), a.destination.as_str()))
             .collect();
         assert_eq!(got, [("prod", "member1"), ("staging", "member3")]);
+    }
+
+    #[test]
+    fn a_matrix_child_written_with_parameters_is_read_for_each_set_of_the_first() {
+        let files = [
+            ("apps/web/config.json", r#"{"cluster": "prod"}"#),
+            ("apps/api/config.json", r#"{"cluster": "staging"}"#),
+            ("apps/web/pp.yaml", "kind: PropagationPolicy\n"),
+            ("apps/api/pp.yaml", "kind: PropagationPolicy\n"),
+        ];
+        let set = "  generators:\n    - matrix:\n        generators:\n          - git:\n              repoURL: https://example.com/r.git\n              directories:\n                - path: apps/*\n          - git:\n              repoURL: https://example.com/r.git\n              files:\n                - path: '{{path}}/config.json'\n  template:\n    metadata:\n      name: '{{path.basename}}'\n    spec:\n      destination:\n        name: '{{cluster}}'\n      source:\n        repoURL: https://example.com/r.git\n        path: '{{path}}'\n";
+        let (_dir, apps, notes) = generate(&files, set);
+        assert!(notes.is_empty(), "{notes:?}");
+        let got: Vec<(&str, &str)> = apps
+            .iter()
+            .map(|a| (a.name.as_str(), a.destination.as_str()))
+            .collect();
+        // Each directory with its own file's cluster, not every pairing.
+        assert_eq!(got, [("api", "staging"), ("web", "prod")]);
     }
 
     #[test]
