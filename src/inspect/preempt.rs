@@ -87,11 +87,10 @@ pub fn live_state(
         karmada::crb(),
         karmada::cluster(),
     ];
-    let reads = s.list_all(base.iter().cloned())?;
-    let policies = Inventory::from_documents(live::documents(&reads[..2]), "default");
-    let touched = touched_kinds(&policies, &changes.applied, &changes.changes, &s.discovered);
-    let template_reads = s.list_all(touched)?;
-    s.warn_notes();
+    let (reads, template_reads) = s.read_policies_then(&base, &|docs, discovered| {
+        let policies = Inventory::from_documents(docs, "default");
+        touched_kinds(&policies, &changes.applied, &changes.changes, discovered)
+    })?;
     let docs = live::documents(reads.iter().chain(&template_reads));
     let inventory = Inventory::from_documents(docs, "default");
     let unknown_claimers = if all_ok(&reads, &base[..2]) {

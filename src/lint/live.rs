@@ -29,11 +29,9 @@ pub fn lint_cluster(s: &mut Session, opts: &LintOptions) -> Result<ClusterLint, 
         karmada::work(),
         karmada::cluster(),
     ];
-    let reads = s.list_all(base.iter().cloned())?;
-    let policies = Inventory::from_documents(live::documents(&reads[..2]), "default");
-    let kinds = selected_kinds(policies.policies(), &s.discovered);
-    let template_reads = s.list_all(kinds)?;
-    s.warn_notes();
+    let (reads, template_reads) = s.read_policies_then(&base, &|docs, discovered| {
+        selected_kinds(Inventory::from_documents(docs, "default").policies(), discovered)
+    })?;
     let clusters = cluster_names(Some(&reads[7]));
     let docs = live::documents(reads[..7].iter().chain(&template_reads));
     let inv = Inventory::from_documents(docs, "default");

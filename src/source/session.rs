@@ -149,6 +149,22 @@ impl Session {
     }
 
     /// The notes on stderr (formats other than text leave them there).
+    /// What `lint --cluster` and `preempt-check` read of a control plane: the lists of `base`
+    /// (whose first two kinds are the PropagationPolicies and the ClusterPropagationPolicies),
+    /// then the lists of the template kinds `next` picks from those policies' documents; the
+    /// notes said on stderr. Both lists' reads, in order.
+    pub fn read_policies_then(
+        &mut self,
+        base: &[ResourceType],
+        next: &dyn Fn(Vec<Document>, &Discovered) -> Vec<ResourceType>,
+    ) -> Result<(Vec<Read>, Vec<Read>), SessionError> {
+        let reads = self.list_all(base.iter().cloned())?;
+        let kinds = next(live::documents(&reads[..2]), &self.discovered);
+        let template_reads = self.list_all(kinds)?;
+        self.warn_notes();
+        Ok((reads, template_reads))
+    }
+
     pub fn warn_notes(&self) {
         for n in &self.notes {
             eprintln!("note: {n}");
