@@ -211,3 +211,24 @@ fn completion_scripts_name_the_binary() {
         );
     }
 }
+
+#[test]
+fn a_shim_that_cannot_be_written_is_a_usage_error_naming_its_path() {
+    let dir = tempfile::tempdir().unwrap();
+    let missing = dir.path().join("no-such-dir");
+    let o = Command::new(BIN)
+        .args(["completion", "kubectl-plugin", "--dir"])
+        .arg(&missing)
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(2));
+    assert!(o.stdout.is_empty());
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        err.starts_with(&format!(
+            "error: cannot write {}: ",
+            missing.join(SHIM).display()
+        )),
+        "{err}"
+    );
+}

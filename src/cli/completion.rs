@@ -47,10 +47,7 @@ fn install_shim(print: bool, dir: Option<PathBuf>) -> Result<Exit, CliError> {
             .and_then(|p| p.parent().map(Path::to_path_buf))
             .ok_or_else(|| CliError::usage("cannot tell the binary's directory: use --dir"))?,
     };
-    let path = write_shim(&dir).map_err(|e| {
-        let path = dir.join(crate::output::completion::SHIM_NAME);
-        CliError::usage(format!("cannot write {}: {e}", path.display()))
-    })?;
+    let path = write_shim(&dir).map_err(|e| CliError::usage(e.to_string()))?;
     write_stdout(&format!("wrote {}\n", path.display()))?;
     Ok(Exit::Ok)
 }

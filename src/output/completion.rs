@@ -51,15 +51,29 @@ impl Shell {
 pub const SHIM_NAME: &str = "kubectl_complete-karmada_policy";
 
 /// Writes the shim into `dir`, executable; returns its path.
-pub fn write_shim(dir: &Path) -> std::io::Result<PathBuf> {
+pub fn write_shim(dir: &Path) -> Result<PathBuf, ShimError> {
     let path = dir.join(SHIM_NAME);
-    std::fs::write(&path, shim_script())?;
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::PermissionsExt;
-        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755))?;
+    let written = std::fs::write(&path, shim_script()).and_then(|()| {
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::PermissionsExt;
+            std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755))?;
+        }
+        Ok(())
+    });
+    match written {
+        Ok(()) => Ok(path),
+        Err(source) => Err(ShimError { path, source }),
     }
-    Ok(path)
+}
+
+/// The shim could not be written (or made executable) at `path`.
+#[derive(Debug, thiserror::Error)]
+#[error("cannot write {}: {source}", path.display())]
+pub struct ShimError {
+    pub path: PathBuf,
+    #[source]
+    pub source: std::io::Error,
 }
 
 /// The shim: kubectl passes the words after `karmada-policy`; a leading `__complete` (as when
