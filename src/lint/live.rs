@@ -30,7 +30,10 @@ pub fn lint_cluster(s: &mut Session, opts: &LintOptions) -> Result<ClusterLint, 
         karmada::cluster(),
     ];
     let (reads, template_reads) = s.read_policies_then(&base, &|docs, discovered| {
-        selected_kinds(Inventory::from_documents(docs, "default").policies(), discovered)
+        selected_kinds(
+            Inventory::from_documents(docs, "default").policies(),
+            discovered,
+        )
     })?;
     let clusters = cluster_names(Some(&reads[7]));
     let docs = live::documents(reads[..7].iter().chain(&template_reads));
