@@ -2,8 +2,9 @@
 //! renders, each with its spec as that layer sees it (the strategic-merge and JSON 6902 patches
 //! of its bases and its own applied in kustomize's order), and the one file of the layer an edit
 //! goes to ([`layer::choose`]): a patch the layer holds for the policy, a resource it defines, or
-//! a new patch file listed in its `kustomization.yaml`. Never a base below an overlay, never a sibling;
-//! never a file a later patch of the layer overrides (the edit is refused, naming that patch).
+//! a new patch file listed in its `kustomization.yaml`. Never a base below an overlay, never a
+//! sibling; never a file a later patch of the layer overrides (the edit is refused, naming that
+//! patch).
 //!
 //! The edits land in the same [`Manifest`]s the plain file mode edits, so the one check of
 //! every file before any is written, the stamp check and the atomic write cover them all.

@@ -162,12 +162,7 @@ impl Selection {
     /// A policy read from a file is in the namespace of `-n`: with `-A` any, else one whose
     /// manifest names that namespace or none (it is applied to the namespace then).
     fn in_namespace(&self, inv: &Inventory, policy: &Policy) -> bool {
-        let written = inv.documents[policy.doc]
-            .root
-            .get("metadata")
-            .and_then(|m| m.get("namespace"))
-            .is_some();
-        self.in_namespace_written(policy, written)
+        self.in_namespace_written(policy, namespace_written(inv, policy))
     }
 
     /// [`Selection::in_namespace`], told whether the manifest writes a namespace.
@@ -223,9 +218,7 @@ impl Selection {
 
     /// Freeze mode, a policy read from a file: of a selected type, namespace and labels.
     pub fn picks_for_freeze(&self, inv: &Inventory, policy: &Policy) -> bool {
-        (self.kinds.is_empty() || self.kinds.contains(&policy.kind))
-            && self.in_namespace(inv, policy)
-            && self.labels_match(policy)
+        self.picks_layered_for_freeze(policy, namespace_written(inv, policy))
     }
 
     /// [`Selection::picks_for_freeze`] for a policy of a kustomize layer (its namespace written
@@ -241,6 +234,15 @@ impl Selection {
             .as_ref()
             .is_none_or(|s| s.matches(&policy.meta.labels))
     }
+}
+
+/// Whether the manifest of a policy read from a file writes `metadata.namespace`.
+fn namespace_written(inv: &Inventory, policy: &Policy) -> bool {
+    inv.documents[policy.doc]
+        .root
+        .get("metadata")
+        .and_then(|m| m.get("namespace"))
+        .is_some()
 }
 
 /// A policy's identity within one file: kind, namespace as written, name.

@@ -535,9 +535,11 @@ pub fn freeze_files(s: &Settings, files: &[String]) -> Result<Freeze, RunError> 
             if s.selection
                 .picks_layered_for_freeze(policy, lp.namespace_written)
             {
-                let row = planner.row(policy, (shown.len(), 0), Some(i));
-                if row.is_some() {
-                    shown.push(lp.file());
+                let file = lp.file();
+                let at = shown.iter().position(|f| *f == file).unwrap_or(shown.len());
+                let row = planner.row(policy, (at, 0), Some(i));
+                if row.is_some() && at == shown.len() {
+                    shown.push(file);
                 }
                 add(row);
             }

@@ -148,7 +148,6 @@ impl Session {
         })
     }
 
-    /// The notes on stderr (formats other than text leave them there).
     /// What `lint --cluster` and `preempt-check` read of a control plane: the lists of `base`
     /// (whose first two kinds are the PropagationPolicies and the ClusterPropagationPolicies),
     /// then the lists of the template kinds `next` picks from those policies' documents; the
@@ -165,6 +164,7 @@ impl Session {
         Ok((reads, template_reads))
     }
 
+    /// The notes on stderr (formats other than text leave them there).
     pub fn warn_notes(&self) {
         for n in &self.notes {
             eprintln!("note: {n}");

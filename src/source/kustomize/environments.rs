@@ -174,11 +174,6 @@ impl Repo {
         Ok(())
     }
 
-    /// A plain file of the repository, as read.
-    pub fn plain_file(&self, path: &Path) -> Option<&Loaded> {
-        self.plain.get(path)
-    }
-
     /// Builds every root the plans use (in parallel, each once) and finds Helm.
     pub fn render(&self, opts: &RenderOptions) -> Renders {
         let mut notes = Vec::new();

@@ -143,7 +143,7 @@ impl Kustomization {
                     });
                 }
             } else {
-                self.push_patch_file(None, s);
+                self.push_patch_file(None, s, false);
             }
         }
         let listed = seq(root.get("patches")).iter().map(|p| (p, false));
@@ -151,10 +151,7 @@ impl Kustomization {
         for (p, applied_last) in listed.chain(legacy) {
             let target = p.get("target").map(target_of);
             if let Some(path) = p.get("path").and_then(Node::as_str) {
-                self.push_patch_file(target, path);
-                if let Some(last) = self.patches.last_mut() {
-                    last.applied_last = applied_last;
-                }
+                self.push_patch_file(target, path, applied_last);
             } else if let Some(node) = p.get("patch") {
                 if let Some(body) = inline_body(node, loaded) {
                     self.patches.push(Patch {
@@ -167,13 +164,13 @@ impl Kustomization {
         }
     }
 
-    fn push_patch_file(&mut self, target: Option<Target>, path: &str) {
+    fn push_patch_file(&mut self, target: Option<Target>, path: &str, applied_last: bool) {
         let path = normalize(&self.dir.join(path));
         self.files.push(path.clone());
         self.patches.push(Patch {
             target,
             body: PatchBody::File(path),
-            applied_last: false,
+            applied_last,
         });
     }
 
