@@ -71,6 +71,34 @@ fn every_rule_is_documented_and_ids_are_unique() {
     }
 }
 
+/// A rule's docs (`lint --explain RULE`, docs/rules.md) cite Karmada's source or docs, never a
+/// specification document a user cannot open (`admission-chain.md §5.2`).
+#[test]
+fn rule_docs_cite_no_specification_document() {
+    let spec_reference = |text: &str| -> Option<String> {
+        let words = text.split(|c: char| c.is_whitespace() || "();,`*".contains(c));
+        let named = words.filter(|w| w.ends_with(".md")).map(str::to_string);
+        named
+            .chain(text.contains('§').then(|| "§".to_string()))
+            .next()
+    };
+    for r in registry::docs() {
+        let text = rule_docs::explain_rule(r);
+        if let Some(found) = spec_reference(&text) {
+            panic!("`lint --explain {}` names `{found}`:\n{text}", r.id);
+        }
+    }
+    let reference = rule_docs::markdown_reference();
+    assert_eq!(spec_reference(&reference), None, "docs/rules.md");
+    // The check sees such a reference: the kind of text these docs held before.
+    assert_eq!(
+        spec_reference(
+            "pkg/util/validation/validation.go:105-107; validation-suspension-failover.md §1.3"
+        ),
+        Some("validation-suspension-failover.md".to_string())
+    );
+}
+
 /// The README's example outputs: a ```text block under `<!-- output: ARGS [| head N] -->` is
 /// what `kubectl-karmada_policy ARGS` prints (without colour), or its first N lines.
 #[test]

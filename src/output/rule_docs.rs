@@ -60,7 +60,9 @@ pub fn markdown_table() -> String {
 /// `docs/rules.md`: the full documentation of every rule, the target of SARIF `helpUri`s.
 pub fn markdown_reference() -> String {
     let mut out = String::from(
-        "# Rules\n\nGenerated from the rule registry (`kubectl karmada-policy lint --explain RULE-ID` prints the same text).\n",
+        "# Rules\n\nGenerated from the rule registry (`kubectl karmada-policy lint --explain RULE-ID` prints the same text). \
+         A reference starting `pkg/` is a file of [karmada-io/karmada](https://github.com/karmada-io/karmada), \
+         with its line numbers at commit f8fdd02 (the v1.19 line) and the function named in parentheses.\n",
     );
     for r in registry::docs() {
         out.push_str(&format!(

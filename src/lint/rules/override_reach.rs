@@ -23,7 +23,7 @@ pub const SELECTS_NOTHING: RuleDoc = RuleDoc {
                 OverridePolicy) are considered, as for `dead-policy`.",
     example: "kind: Deployment\nmetadata: {name: web, namespace: default}\n---\nkind: OverridePolicy\nmetadata: {name: o, namespace: default}\nspec:\n  resourceSelectors: [{apiVersion: apps/v1, kind: Deployment, name: wbe}]\n",
     fix: "Fix the selector, or delete the policy.",
-    reference: "overrides-and-placement.md §A.2, §A.3",
+    reference: "pkg/util/overridemanager/overridemanager.go:127-133, 165-171 (applyClusterOverrides, applyNamespacedOverrides: the policies listed), :204-213 (getOverridersFromOverridePolicies); pkg/util/selector.go:55-94 (ResourceSelectorPriority)",
 };
 
 pub const TARGETS_NO_CLUSTER: RuleDoc = RuleDoc {
@@ -38,7 +38,7 @@ pub const TARGETS_NO_CLUSTER: RuleDoc = RuleDoc {
                 labels or fields is then not judged).",
     example: "# knownClusters: [member1, member2]\nkind: OverridePolicy\nspec:\n  overrideRules:\n  - targetCluster: {clusterNames: [membr1]}\n    overriders:\n      labelsOverrider: [{operator: add, value: {tier: gold}}]\n",
     fix: "Fix the targetCluster, or drop the rule.",
-    reference: "overrides-and-placement.md §A.4 (util.ClusterMatches)",
+    reference: "pkg/util/overridemanager/overridemanager.go:246 (getOverridersFromOverridePolicies); pkg/util/selector.go:97-156 (ClusterMatches)",
 };
 
 pub static RULE: Rule = Rule {

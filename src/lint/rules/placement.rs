@@ -35,7 +35,7 @@ pub const NO_CLUSTER_FITS: RuleDoc = RuleDoc {
                 input (or, with `--cluster`, the control plane's), else against `knownClusters` by name.",
     example: "# Cluster member1 has the taint dedicated=gpu:NoSchedule\nspec:\n  placement:\n    clusterAffinity:\n      clusterNames: [member1]\n",
     fix: "Fix the affinity (names, labels, fields), tolerate the taint, or add the cluster the placement means.",
-    reference: "overrides-and-placement.md §B.1-§B.8, §B.11; karmada#2026",
+    reference: "pkg/scheduler/core/generic_scheduler.go:119-163 (findClustersThatFit) and the filter plugins in pkg/scheduler/framework/plugins/ (clusteraffinity, tainttoleration, apienablement, clustereviction, spreadconstraint); pkg/scheduler/framework/types.go:68-90 (FitError.Error); karmada#2026",
 };
 
 pub const TERM_NEVER_FITS: RuleDoc = RuleDoc {
@@ -49,7 +49,7 @@ pub const TERM_NEVER_FITS: RuleDoc = RuleDoc {
                 otherwise `no-cluster-fits` reports the placement.",
     example: "spec:\n  placement:\n    clusterAffinities:\n    - {affinityName: primary, clusterNames: [member1]}\n    - {affinityName: backup, clusterNames: [membr2]}\n",
     fix: "Fix the term's selectors, or drop the term.",
-    reference: "overrides-and-placement.md §B.10 (the clusterAffinities fallback)",
+    reference: "pkg/scheduler/scheduler.go:618-684 (scheduleResourceBindingWithClusterAffinities: terms tried in order from the observed one)",
 };
 
 pub const TOLERATION_UNUSED: RuleDoc = RuleDoc {
@@ -63,7 +63,7 @@ pub const TOLERATION_UNUSED: RuleDoc = RuleDoc {
                 not reported: no cluster has them until it fails. Checked only against Cluster objects.",
     example: "# Cluster member1 has the taint dedicated=gpu:NoSchedule\nspec:\n  placement:\n    clusterTolerations:\n    - {key: dedicated, operator: Equal, value: gpus, effect: NoSchedule}\n",
     fix: "Match the taint's key, value and effect, or drop the toleration.",
-    reference: "overrides-and-placement.md §B.4 (toleration matching)",
+    reference: "pkg/scheduler/framework/plugins/tainttoleration/taint_toleration.go:53-84 (TaintToleration.Filter); k8s.io/api/core/v1/toleration.go:52-77 (Toleration.ToleratesTaint)",
 };
 
 pub const SUSPENDED_EXCLUDED: RuleDoc = RuleDoc {
@@ -78,7 +78,7 @@ pub const SUSPENDED_EXCLUDED: RuleDoc = RuleDoc {
                 exists.",
     example: "# Cluster member2 has the label env=dev\nspec:\n  placement:\n    clusterAffinity:\n      labelSelector: {matchLabels: {env: prod}}\n  suspension:\n    dispatchingOnClusters:\n      clusterNames: [member2]\n",
     fix: "Suspend a cluster the placement selects, or drop the stale entry.",
-    reference: "validation-suspension-failover.md §2.3; overrides-and-placement.md Part B",
+    reference: "pkg/controllers/binding/common.go:53-156 (ensureWork: Works only for the binding's clusters); pkg/scheduler/core/generic_scheduler.go:119-163 (findClustersThatFit)",
 };
 
 pub static RULE: Rule = Rule {

@@ -26,7 +26,7 @@ pub const DOC: RuleDoc = RuleDoc {
     example: "# committed 12 days ago:\nspec:\n  suspension:\n    dispatchingOnClusters:\n      clusterNames: [member2]\n",
     fix: "Resume dispatching (`kubectl karmada-policy resume`), or raise `maxSuspensionAge` in `.karmada-policy.yaml` \
           for a pause that is meant to last.",
-    reference: "validation-suspension-failover.md §2.3 (shouldSuspendDispatching), §3.4 (failover while suspended)",
+    reference: "pkg/controllers/binding/common.go:363-376 (shouldSuspendDispatching); pkg/controllers/gracefuleviction/evictiontask.go:67-116 (assessSingleTask: failover does not wait for a resume)",
 };
 
 pub static RULE: Rule = Rule {
