@@ -9,7 +9,8 @@ use std::hint::black_box;
 use std::time::{Duration, Instant};
 
 use karmada_policy::engine::explain::explain;
-use karmada_policy::engine::state::{FeatureGates, Options, State};
+use karmada_policy::engine::state::{Options, State};
+use karmada_policy::model::feature_gates::GateSet;
 use karmada_policy::model::{Inventory, Object, ObjectMeta, Policy, PolicyKind, Template};
 use serde_json::json;
 
@@ -114,7 +115,7 @@ fn main() {
     let templates = inv.templates().count();
     assert_eq!((policies, templates), (10_000, 90_000));
     let options = Options {
-        gates: FeatureGates { preemption: true },
+        gates: GateSet::parse(Default::default(), "PropagationPolicyPreemption=true").unwrap(),
         ..Options::default()
     };
     let runs = 7;

@@ -23,7 +23,7 @@ use std::time::{Duration, Instant};
 use karmada_policy::engine::claim::Filters;
 use karmada_policy::engine::state::{Options, State, UnknownClaimers};
 use karmada_policy::lint::{self, analysis::Analysis, rules, LintOptions};
-use karmada_policy::model::{Inventory, KarmadaVersion};
+use karmada_policy::model::Inventory;
 use karmada_policy::output::{self, Summary};
 use karmada_policy::source::{files, Document, Loaded};
 
@@ -102,7 +102,6 @@ fn main() {
     let mut loaded = load(&dir);
     let inv = inventory(&mut loaded);
     let opts = LintOptions {
-        version: KarmadaVersion::LATEST,
         inline_ignores: true,
         ..LintOptions::default()
     };
@@ -156,7 +155,6 @@ fn main() {
     let options = || Options {
         gates: Default::default(),
         filters: Filters::default(),
-        version: KarmadaVersion::LATEST,
         unknown_claimers: UnknownClaimers::Stale,
     };
     let (d, state) = best(runs, || State::from_inventory(&inv, options()));

@@ -69,7 +69,7 @@ fn claim_elsewhere(state: &State, t: usize, namespace: &str) -> bool {
 }
 
 fn needs_other_templates(state: &State, t: usize) -> bool {
-    if !state.options.gates.preemption {
+    if !state.options.gates.preemption() {
         return false;
     }
     state

@@ -4,12 +4,12 @@
 //! `engine::policy_live`).
 
 use super::InspectError;
+use crate::context::Context;
 use crate::engine::chain::Chain;
 use crate::engine::explain_inputs::{self, Explained, Found, Wanted};
 use crate::engine::placement::PlacementResult;
 use crate::engine::policy_live::{self, PolicyLive};
 use crate::engine::policy_view::{self, PolicyExplanation};
-use crate::engine::settings::EngineSettings;
 use crate::engine::state::{Options, State, UnknownClaimers};
 use crate::model::inputs::{read_inputs, warn_problems, Inputs};
 use crate::model::{Inventory, PolicyKind};
@@ -76,9 +76,9 @@ pub fn policy_in_files(
     inv: &Inventory,
     (kind, name): (PolicyKind, &str),
     namespace: &str,
-    engine: EngineSettings,
+    context: &Context,
 ) -> Result<(PolicyExplanation, Option<PlacementResult>), InspectError> {
-    let state = State::from_inventory(inv, engine.options(UnknownClaimers::Stale));
+    let state = State::from_inventory(inv, context.engine_options(UnknownClaimers::Stale));
     let p = explain_inputs::find_policy(&state, kind, name, namespace, "in the given files")?;
     let view = policy_view::explain_policy(&state, p);
     let clusters = crate::model::cluster::Cluster::from_inventory(inv);
@@ -100,7 +100,7 @@ pub fn policy_live(
     s: &mut Session,
     (kind, name): (PolicyKind, &str),
     namespace: &str,
-    engine: EngineSettings,
+    context: &Context,
 ) -> Result<LivePolicy, InspectError> {
     let target = PolicyReads {
         name,
@@ -109,7 +109,7 @@ pub fn policy_live(
     let mut reads = target.read(s, crate::model::kinds::selected_kinds_of)?;
     let inv = Inventory::from_documents(target.documents(&reads), namespace);
     let unknown = UnknownClaimers::when_policies_read(target.readable(&reads).policies);
-    let state = State::from_inventory(&inv, engine.options(unknown));
+    let state = State::from_inventory(&inv, context.engine_options(unknown));
     let p = explain_inputs::find_policy(&state, kind, name, namespace, "on the control plane")?;
     let view = policy_view::explain_policy(&state, p);
     let held = policy_live::held_binding_ids(&state, &view, &inv);

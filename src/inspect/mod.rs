@@ -5,8 +5,9 @@
 pub mod explain;
 pub mod preempt;
 
+use crate::context::ConfigError;
+use crate::context::Context;
 use crate::engine::explain_inputs::FindError;
-use crate::lint::config::ConfigError;
 use crate::model::environments::{read_environments, repository_files, EnvInputs};
 use crate::model::inputs::InputError;
 use crate::model::kinds::PolicyRefError;
@@ -54,13 +55,13 @@ pub enum InspectError {
 /// from the current directory up).
 pub fn environments(
     files: &[String],
-    namespace: &str,
+    context: &Context,
     env: Option<&str>,
 ) -> Result<Option<EnvInputs>, InspectError> {
+    let config = &context.config;
     let rendering = match repository_files(files)? {
-        Some(f) => crate::lint::Config::rendering_here(&crate::lint::registry::is_known)?
-            .map(|opts| (f, opts)),
-        None => None,
+        Some(f) if !config.render_off => Some((f, config.render_options.clone())),
+        _ => None,
     };
     let Some((files, opts)) = rendering else {
         return match env {
@@ -68,7 +69,7 @@ pub fn environments(
             None => Ok(None),
         };
     };
-    let envs = read_environments(&files, namespace, &opts, env)?;
+    let envs = read_environments(&files, context.files_namespace(), &opts, env)?;
     envs.warn();
     Ok(Some(envs))
 }

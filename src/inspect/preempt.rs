@@ -3,7 +3,7 @@
 //! changes run in the engine only (`engine::simulate`).
 
 use super::InspectError;
-use crate::engine::settings::EngineSettings;
+use crate::context::Context;
 use crate::engine::simulate::{touched_kinds, ChangeList};
 use crate::engine::state::{State, UnknownClaimers};
 use crate::model::inputs::read_inputs;
@@ -66,7 +66,7 @@ pub fn live_state(
     connect: &dyn Fn() -> Result<Session, SessionError>,
     namespace: Option<&str>,
     change_args: &[ChangeArg],
-    engine: EngineSettings,
+    context: &Context,
 ) -> Result<LiveCheck, InspectError> {
     let mut session = None;
     let namespace = match namespace {
@@ -99,7 +99,7 @@ pub fn live_state(
     } else {
         UnknownClaimers::AssumeExisting
     };
-    let state = State::from_inventory(&inventory, engine.options(unknown_claimers));
+    let state = State::from_inventory(&inventory, context.engine_options(unknown_claimers));
     Ok(LiveCheck {
         state,
         changes,

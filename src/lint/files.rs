@@ -75,7 +75,7 @@ pub fn input_files(paths: &[String], settings: &Settings) -> Result<Vec<PathBuf>
         return Err(FilesError::NoInput);
     }
     Ok(files::expand(paths, &|p: &Path| {
-        settings.config.ignores(p)
+        settings.context.config.ignores(p)
     })?)
 }
 
@@ -85,7 +85,7 @@ pub fn lint_files(
     settings: &Settings,
     note: &dyn Fn(&str),
 ) -> Result<Linted, FilesError> {
-    let (config, opts) = (&settings.config, &settings.options);
+    let (config, opts) = (&settings.context.config, &settings.options);
     if let (true, Some(name)) = (req.paths == ["-"], req.stdin_filename) {
         let (_, text) = files::read_text(Path::new("-"))?;
         let linted = gitops::lint_piped(text, name, req.namespace, opts);

@@ -7,13 +7,13 @@
 
 use std::path::{Path, PathBuf};
 
-use super::config::Config;
 use super::gitops;
 use super::phase::{Blame, History};
 use super::rules::admission;
 use super::rules::suspension_age;
 use super::streamed_base::{self, finish, BaseRequest};
 use super::{baseline, registry, Finding, LintOptions};
+use crate::context::Config;
 use crate::engine::ownership;
 use crate::model::Inventory;
 use crate::source::files::{self, ReadError};
@@ -208,7 +208,7 @@ fn compare(mut head: GitSide, base: GitSide, req: &GitRequest<'_>) -> GitLint {
     let ownership = ownership::ownership_changes(
         &base.inventory,
         &head.inventory,
-        ownership::engine_options(&opts.feature_gates, opts.version),
+        ownership::engine_options(&opts.gates),
     );
     let reported = if req.all_findings {
         let mut all = head.findings;
@@ -334,11 +334,8 @@ impl GitopsSides<'_> {
         } else {
             new_findings.clone()
         };
-        let ownership = gitops::ownership_changes(
-            &base,
-            &head,
-            ownership::engine_options(&req.opts.feature_gates, req.opts.version),
-        );
+        let ownership =
+            gitops::ownership_changes(&base, &head, ownership::engine_options(&req.opts.gates));
         Ok(GitLint {
             files: head.files,
             documents: head.documents,

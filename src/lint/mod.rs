@@ -3,12 +3,12 @@
 
 pub mod analysis;
 pub mod baseline;
-pub mod config;
 pub mod files;
 pub mod finding;
 pub mod git;
 pub mod gitops;
 pub mod live;
+pub mod options;
 pub mod phase;
 pub mod registry;
 pub mod rule;
@@ -20,8 +20,9 @@ pub mod suppress;
 
 use std::collections::BTreeMap;
 
-pub use config::{Config, LintOptions, RuleSetting};
+pub use crate::context::{Config, RuleSetting};
 pub use finding::{Finding, Location, Related, Severity};
+pub use options::LintOptions;
 pub use rule::{RuleDoc, RuleGroup};
 
 use crate::engine::state::State;
@@ -141,8 +142,11 @@ pub mod test_support {
             ..LintOptions::default()
         };
         if preemption_gate {
-            opts.feature_gates
-                .insert("PropagationPolicyPreemption".into(), true);
+            opts.gates = crate::model::feature_gates::GateSet::parse(
+                Default::default(),
+                "PropagationPolicyPreemption=true",
+            )
+            .unwrap();
         }
         lint(&loaded, &inventory, &opts)
             .into_iter()

@@ -7,8 +7,8 @@ use crate::model::Inventory;
 use crate::source::Loaded;
 
 use super::analysis::Analysis;
-use super::config::LintOptions;
 use super::finding::Finding;
+use super::options::LintOptions;
 use super::rule::RuleDoc;
 
 /// One rule unit: a rule, or a family of rules that one check reports (the admission webhooks,

@@ -24,8 +24,8 @@ use crate::source::{Document, Entry, FieldPath, Loaded, Node, Seg, Source, Value
 
 use crate::util::profile::Clock;
 
-use super::config::LintOptions;
 use super::finding::Finding;
+use super::options::LintOptions;
 use super::phase::{Identities, Taken};
 use super::{analysis, per_object_findings, registry, rules, semantic_findings_of, suppress};
 
@@ -811,9 +811,11 @@ mod tests {
             ..LintOptions::default()
         };
         let mut gated = opts.clone();
-        gated
-            .feature_gates
-            .insert("PropagationPolicyPreemption".into(), true);
+        gated.gates = crate::model::feature_gates::GateSet::parse(
+            Default::default(),
+            "PropagationPolicyPreemption=true",
+        )
+        .unwrap();
         for opts in [opts, gated] {
             let streamed = lint_paths(&paths, "default", &opts).unwrap();
             let mut loaded = files::read_all(&paths).unwrap();

@@ -15,11 +15,11 @@ use std::sync::Arc;
 
 use git2::Oid;
 
-use super::config::Config;
 use super::phase::{Blame, History};
 use super::rules::admission;
 use super::stream::{self, FilePart, Fold, Growth, PartKeep, Refile};
 use super::{baseline, registry, Finding, LintOptions};
+use crate::context::Config;
 use crate::engine::ownership::{self, Delta, Kept, OwnershipChange, Scope};
 use crate::engine::state::Prepared;
 use crate::model::{Inventory, Object, ObjectRef, PolicyRef};
@@ -238,7 +238,7 @@ pub fn lint_base(
     let mut base_findings = std::mem::take(&mut base.findings);
     base_findings.extend(aged(&base.inventory, &base.suspended, req, &base_blame));
     clock.lap("base: history");
-    let options = ownership::engine_options(&req.opts.feature_gates, req.opts.version);
+    let options = ownership::engine_options(&req.opts.gates);
     let ownership = delta.changes(&subset, &head_templates, options);
     clock.lap("ownership changes");
     Ok(Some(compare(

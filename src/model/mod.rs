@@ -16,6 +16,7 @@ pub mod meta;
 pub mod override_policy;
 pub mod placeholder;
 pub mod policy;
+pub mod severity;
 pub mod string_map;
 #[cfg(test)]
 pub mod test_support;

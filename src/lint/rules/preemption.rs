@@ -54,7 +54,7 @@ pub fn check(a: &Analysis<'_>) -> Vec<Finding> {
 }
 
 fn inert(a: &Analysis<'_>) -> Vec<Finding> {
-    if a.state.options.gates.preemption {
+    if a.state.options.gates.preemption() {
         return Vec::new();
     }
     a.state

@@ -4,8 +4,8 @@
 //! §2 (the path to Works) and §3.4 (what stalls in failover).
 
 use crate::engine::suspension::{failover_candidates, stalls, target_clusters, Stall, State};
-use crate::lint::config::LintOptions;
 use crate::lint::finding::{Finding, Severity};
+use crate::lint::options::LintOptions;
 use crate::lint::phase::{Check, Rule};
 use crate::lint::rule::{RuleDoc, RuleGroup};
 use crate::model::{Inventory, Policy};
@@ -152,7 +152,7 @@ pub fn check(inventory: &Inventory, opts: &LintOptions) -> Vec<Finding> {
         // `controllermanager.go` gates the taint manager and the cluster taint policy
         // controller on it): without it nothing fails over, so nothing stalls either;
         // failover-gate-off reports the setting instead.
-        let cluster_failover = super::failover_gate::gates(opts).failover();
+        let cluster_failover = opts.gates.failover();
         for stall in stalls(&p.spec, &state, candidates.as_deref(), &[], None) {
             if matches!(stall, Stall::ClusterFailover { .. }) && !cluster_failover {
                 continue;

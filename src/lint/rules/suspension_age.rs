@@ -46,7 +46,7 @@ fn history_check(h: &History<'_>) -> Vec<Finding> {
 pub fn enabled(opts: &crate::lint::LintOptions) -> bool {
     !matches!(
         opts.rules.get(DOC.id),
-        Some(crate::lint::config::RuleSetting::Off)
+        Some(crate::context::RuleSetting::Off)
     )
 }
 

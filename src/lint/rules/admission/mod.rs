@@ -12,8 +12,8 @@ use std::collections::HashMap;
 
 use crate::engine::admission::chain::{self, Verdict};
 use crate::engine::admission::{self, override_chain};
-use crate::lint::config::LintOptions;
 use crate::lint::finding::{Finding, Severity};
+use crate::lint::options::LintOptions;
 use crate::lint::phase::{Check, History, Rule};
 use crate::model::{
     group_of, Inventory, ObjectMeta, ObjectRef, Policy, PolicyKind, PolicyRef, POLICY_API_VERSION,
@@ -46,7 +46,7 @@ pub fn check(inventory: &Inventory, opts: &LintOptions) -> Vec<Finding> {
             name: op.meta.name.clone(),
         };
         let manifest = inventory.documents[op.doc].root.to_json();
-        let verdict = override_chain::admit_override(op, &manifest, opts.version);
+        let verdict = override_chain::admit_override(op, &manifest, opts.version());
         out.extend(verdict_findings(inventory, op.doc, &object, &verdict));
     }
     out
@@ -77,7 +77,7 @@ fn policy_findings(inventory: &Inventory, opts: &LintOptions) -> Vec<Finding> {
             ),
             PolicyKind::ClusterPropagationPolicy => None,
         };
-        let verdict = chain::admit_manifest(kind, &doc.root.to_json(), namespace, opts.version);
+        let verdict = chain::admit_manifest(kind, &doc.root.to_json(), namespace, opts.version());
         if verdict.is_admitted() {
             continue;
         }
