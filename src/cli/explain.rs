@@ -3,13 +3,13 @@
 use clap::Args as ClapArgs;
 
 use super::args::{ContextArgs, KubeArgs, OutputFormat};
-use super::common::{read_inputs, stdout_color, write_stdout};
+use super::common::{stdout_color, write_stdout};
 use super::error::{CliError, Exit};
 use crate::context::Context;
 use crate::engine::explain_inputs;
 use crate::engine::state::UnknownClaimers;
-use crate::inspect::environments;
 use crate::inspect::explain::{policy_in_files, policy_live, template_in_files, template_live};
+use crate::inspect::{environments, read_manifests};
 use crate::model::environments::EnvInventory;
 use crate::model::{Inventory, PolicyKind};
 use crate::output::environments::{render_found, section_format as section_output};
@@ -114,7 +114,7 @@ fn explain_files(args: &Args, ty: &str, name: &str, context: &Context) -> Result
         });
         return write_sections(args, sections.collect());
     }
-    let found = template_in_files(&args.files, (ty, name), namespace, options)?;
+    let found = template_in_files(&args.files, (ty, name), context, options)?;
     let explained = explain_inputs::from_files(
         &found.inventory,
         &found.state,
@@ -153,7 +153,7 @@ fn explain_policy(
         return write_sections(args, found);
     }
     write_stdout(&policy_in(
-        &read_inputs(&args.files, namespace)?,
+        &read_manifests(&args.files, context)?,
         format(args),
     )?)?;
     Ok(Exit::Ok)

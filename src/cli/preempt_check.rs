@@ -5,15 +5,15 @@
 use clap::{ArgMatches, Command, FromArgMatches};
 
 use super::args::{ContextArgs, KubeArgs, OutputFormat};
-use super::common::{read_inputs, stdout_color, write_stdout};
+use super::common::{stdout_color, write_stdout};
 use super::error::{CliError, Exit};
 use crate::context::Context;
 use crate::engine::check_notes::delivery_changes_in_files;
 use crate::engine::delivery::DeliveryChange;
 use crate::engine::simulate::{check, Change, ChangeError, CheckReport};
 use crate::engine::state::{State, UnknownClaimers};
-use crate::inspect::environments;
 use crate::inspect::preempt::{live_state, read_changes, ChangeArg};
+use crate::inspect::{environments, read_manifests};
 use crate::model::environments::EnvInputs;
 use crate::output::environments::{render_found, section_format};
 use crate::output::format::render_preempt_check;
@@ -120,8 +120,9 @@ pub fn run(args: Args) -> Result<Exit, CliError> {
     if let Some(envs) = environments(&flags.files, &context, flags.env.as_deref())? {
         return check_environments(&args, &envs, &context);
     }
-    let inv = read_inputs(&flags.files, namespace)?;
-    let changes = read_changes(&args.changes, namespace, &inv, true)?.changes;
+    let inv = read_manifests(&flags.files, &context)?;
+    let release = context.release();
+    let changes = read_changes(&args.changes, (namespace, release), &inv, true)?.changes;
     let state = State::from_inventory(
         &inv,
         context.engine_options(UnknownClaimers::AssumeExisting),
@@ -184,7 +185,9 @@ fn check_environments(args: &Args, envs: &EnvInputs, context: &Context) -> Resul
     };
     let warned = std::cell::Cell::new(false);
     let found = envs.holding(|inv| {
-        let changes = read_changes(&args.changes, namespace, inv, !warned.replace(true))?.changes;
+        let first = !warned.replace(true);
+        let release = context.release();
+        let changes = read_changes(&args.changes, (namespace, release), inv, first)?.changes;
         let options = context.engine_options(UnknownClaimers::AssumeExisting);
         let state = State::from_inventory(inv, options);
         let before = state.clone();

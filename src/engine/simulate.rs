@@ -574,6 +574,13 @@ pub struct CheckReport {
 /// cannot take it, or when its input claim names a changed (or deleted) policy and differs from
 /// where it ends up.
 pub fn check(state: State, changes: Vec<Change>) -> Result<CheckReport, ChangeError> {
+    // Policies of the state that admission refuses are rejected too: they take no part, and the
+    // report says so once, as for a refused change.
+    let refused: Vec<(PolicyRef, Vec<String>)> = state
+        .rejected
+        .iter()
+        .map(|r| (r.policy.clone(), r.errors.clone()))
+        .collect();
     let mut world = World::settled(state);
     let settled: Vec<Option<PolicyRef>> = (0..world.claims.len()).map(|t| world.owner(t)).collect();
     for c in changes {
@@ -625,7 +632,8 @@ pub fn check(state: State, changes: Vec<Change>) -> Result<CheckReport, ChangeEr
         }
     }
     let unchanged = world.claims.len() - resources.len();
-    let rejected = world.rejected.clone();
+    let mut rejected = refused;
+    rejected.extend(world.rejected.iter().cloned());
     Ok(CheckReport {
         world,
         rejected,

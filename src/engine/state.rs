@@ -6,7 +6,7 @@ use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 
 use crate::model::{
-    Inventory, KarmadaVersion, Object, Policy, PolicyKind, PolicyRef, PropagationSpec,
+    Admission, Inventory, KarmadaVersion, Object, Policy, PolicyKind, PolicyRef, PropagationSpec,
 };
 
 use super::claim::{ClaimMeta, Excluded, Filters};
@@ -195,7 +195,8 @@ pub struct Rejected {
     pub doc: Option<usize>,
 }
 
-/// Admission as the engine needs it: the defaulted spec and Karmada's error lines.
+/// Admission as the engine needs it: the defaulted spec and Karmada's error lines (the validating
+/// webhook's, else the whole chain's refusal the policy is marked with).
 pub fn admit_policy(policy: &Policy, version: KarmadaVersion) -> (PropagationSpec, Vec<String>) {
     admit_policy_spec(policy, policy.spec.clone(), version)
 }
@@ -207,11 +208,16 @@ fn admit_policy_spec(
     version: KarmadaVersion,
 ) -> (PropagationSpec, Vec<String>) {
     let admitted = super::admission::admit_spec(policy, spec, version);
-    let errors = admitted
+    let mut errors: Vec<String> = admitted
         .violations
         .iter()
         .map(super::admission::Violation::karmada_error)
         .collect();
+    // The whole chain refused the manifest before the validating webhook (its schema, its
+    // decoding): the API server never stores it either.
+    if let (true, Admission::Refused(message)) = (errors.is_empty(), &policy.admission) {
+        errors.push(message.clone());
+    }
     (admitted.spec, errors)
 }
 
@@ -1333,6 +1339,7 @@ pub(crate) mod testutil {
             ),
             spec: serde_json::from_value(spec).unwrap(),
             doc: 0,
+            admission: Default::default(),
         }))
     }
 
@@ -1350,6 +1357,7 @@ pub(crate) mod testutil {
             ),
             spec: serde_json::from_value(spec).unwrap(),
             doc: 0,
+            admission: Default::default(),
         }))
     }
 

@@ -5,13 +5,14 @@
 
 use super::InspectError;
 use crate::context::Context;
+use crate::engine::admission::documents::admit_documents;
 use crate::engine::chain::Chain;
 use crate::engine::explain_inputs::{self, Explained, Found, Wanted};
 use crate::engine::placement::PlacementResult;
 use crate::engine::policy_live::{self, PolicyLive};
 use crate::engine::policy_view::{self, PolicyExplanation};
 use crate::engine::state::{Options, State, UnknownClaimers};
-use crate::model::inputs::{read_inputs, warn_problems, Inputs};
+use crate::model::inputs::{warn_problems, Inputs};
 use crate::model::{Inventory, PolicyKind};
 use crate::source::policy_reads::PolicyReads;
 use crate::source::prefilter::DocHead;
@@ -32,14 +33,16 @@ pub struct TemplateInFiles {
 pub fn template_in_files(
     files: &[String],
     (ty, name): (&str, &str),
-    namespace: &str,
+    context: &Context,
     options: Options,
 ) -> Result<TemplateInFiles, InspectError> {
+    let namespace = context.files_namespace();
     let from_stdin = files.iter().any(|f| f == "-");
     let wanted = Wanted { name, namespace };
     let keep =
         |h: &DocHead<'_>| from_stdin || wanted.needs(h.api_version, h.kind, h.namespace, h.name);
-    let (inputs, skipped) = Inputs::read_filtered(files, namespace, &|_| false, &keep)?;
+    let (mut inputs, skipped) = Inputs::read_filtered(files, namespace, &|_| false, &keep)?;
+    admit_documents(&mut inputs.inventory, context.release());
     let found = explain_inputs::find_filtered(
         &inputs.inventory,
         &skipped,
@@ -58,7 +61,7 @@ pub fn template_in_files(
             template,
         }),
         Found::ReadEverything => {
-            let inventory = read_inputs(files, namespace)?;
+            let inventory = super::read_manifests(files, context)?;
             let (state, template) =
                 explain_inputs::find_template(&inventory, &[], ty, name, namespace, options)?;
             Ok(TemplateInFiles {

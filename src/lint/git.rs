@@ -250,8 +250,8 @@ fn lint_side(
         .iter_mut()
         .flat_map(|l| std::mem::take(&mut l.documents))
         .collect();
-    let inventory = Inventory::from_documents(documents, req.namespace);
-    let mut findings = super::lint(&snapshot.loaded, &inventory, req.opts);
+    let mut inventory = Inventory::from_documents(documents, req.namespace);
+    let mut findings = super::lint(&snapshot.loaded, &mut inventory, req.opts);
     let max_age = req
         .config
         .max_suspension_age_secs

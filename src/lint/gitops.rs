@@ -272,8 +272,8 @@ fn lint_environment(
             data: Vec::new(),
         });
     }
-    let inventory = Inventory::from_documents(documents, namespace);
-    findings.extend(super::lint(&sources, &inventory, opts));
+    let mut inventory = Inventory::from_documents(documents, namespace);
+    findings.extend(super::lint(&sources, &mut inventory, opts));
     for f in &mut findings {
         if let Some(l) = &f.location {
             if let Some(mapped) = trace(rendered, mapper, l, f.field.as_deref()) {

@@ -37,8 +37,9 @@ pub fn lint_cluster(s: &mut Session, opts: &LintOptions) -> Result<ClusterLint, 
     })?;
     let clusters = cluster_names(Some(&reads[7]));
     let docs = live::documents(reads[..7].iter().chain(&template_reads));
-    let inv = Inventory::from_documents(docs, "default");
+    let mut inv = Inventory::from_documents(docs, "default");
     let mut opts = opts.clone();
+    opts.live = true;
     if opts.known_clusters.is_empty() && reads[7].ok() {
         opts.known_clusters = clusters;
     }
@@ -48,7 +49,7 @@ pub fn lint_cluster(s: &mut Session, opts: &LintOptions) -> Result<ClusterLint, 
         .iter()
         .map(crate::model::cluster::Cluster::from_object)
         .collect();
-    let findings = super::lint(&[], &inv, &opts);
+    let findings = super::lint(&[], &mut inv, &opts);
     Ok(ClusterLint {
         findings,
         documents: inv.documents.len(),

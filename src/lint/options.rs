@@ -17,6 +17,9 @@ pub struct LintOptions {
     pub cluster_objects: Vec<crate::model::cluster::Cluster>,
     pub rules: BTreeMap<String, RuleSetting>,
     pub inline_ignores: bool,
+    /// The objects were read from the control plane (`lint --live`): stored, so they take part
+    /// in the semantic rules whatever the admission chain says of them now.
+    pub live: bool,
 }
 
 impl LintOptions {
@@ -28,6 +31,7 @@ impl LintOptions {
             cluster_objects: Vec::new(),
             rules: context.config.rules.clone(),
             inline_ignores,
+            live: false,
         }
     }
 

@@ -510,7 +510,11 @@ pub fn check_file(
         }
     });
     let clusters = clusters.into_inner();
-    let findings = per_object_findings(std::slice::from_ref(&loaded), &inventory, opts);
+    // The policies' trees are still whole here: the chain's verdicts mark them before they
+    // become the engine's entries, and the admission rule reports the same verdicts.
+    let admissions = super::admit(&mut inventory, opts);
+    let findings =
+        per_object_findings(std::slice::from_ref(&loaded), &inventory, &admissions, opts);
     let suspended = inventory
         .policies()
         .filter(|p| p.spec.suspension.is_some())
@@ -823,8 +827,8 @@ mod tests {
                 .iter_mut()
                 .flat_map(|l| std::mem::take(&mut l.documents))
                 .collect();
-            let inventory = Inventory::from_documents(documents, "default");
-            let whole = super::super::lint(&loaded, &inventory, &opts);
+            let mut inventory = Inventory::from_documents(documents, "default");
+            let whole = super::super::lint(&loaded, &mut inventory, &opts);
             assert!(
                 whole.len() > 20,
                 "the test data has findings: {}",

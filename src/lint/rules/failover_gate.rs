@@ -42,7 +42,7 @@ pub fn check(inventory: &Inventory, opts: &LintOptions) -> Vec<Finding> {
         )
     };
     let mut out = Vec::new();
-    for p in inventory.policies() {
+    for p in inventory.admitted_policies() {
         if let Some(path) = reliance(p) {
             let d = &inventory.documents[p.doc];
             let mut f = Finding::new(

@@ -113,7 +113,7 @@ pub static RULE: Rule = Rule {
 
 pub fn check(inventory: &Inventory, opts: &LintOptions) -> Vec<Finding> {
     let mut out = Vec::new();
-    for p in inventory.policies() {
+    for p in inventory.admitted_policies() {
         check_cluster_names(inventory, opts, p, &mut out);
         let Some(s) = &p.spec.suspension else {
             continue;

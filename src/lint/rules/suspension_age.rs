@@ -67,7 +67,7 @@ pub fn check(
     let mut targets = Vec::new();
     let mut files: Vec<(usize, Vec<u32>)> = Vec::new();
     let mut file_of: std::collections::HashMap<&str, usize> = std::collections::HashMap::new();
-    for p in inventory.policies() {
+    for p in inventory.admitted_policies() {
         let Some(s) = &p.spec.suspension else {
             continue;
         };
