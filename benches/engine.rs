@@ -80,6 +80,7 @@ fn generate() -> Inventory {
                 meta: meta(Some(&ns), &format!("pp-{i:03}"), &[]),
                 spec: serde_json::from_value(spec).expect("valid spec"),
                 doc: 0,
+                admission: Default::default(),
             })));
         }
     }
@@ -95,6 +96,7 @@ fn generate() -> Inventory {
             meta: meta(None, &format!("cpp-{i:03}"), &[]),
             spec: serde_json::from_value(spec).expect("valid spec"),
             doc: 0,
+            admission: Default::default(),
         })));
     }
     Inventory {
