@@ -5,11 +5,10 @@ use clap::Args as ClapArgs;
 use super::args::{ContextArgs, KubeArgs};
 use super::common::write_stdout;
 use super::error::{CliError, Exit};
-use crate::engine::ownership::OwnershipChange;
 use crate::lint::files::{input_files, lint_files, Request};
 use crate::lint::git::{lint_git, GitRequest};
 use crate::lint::settings::{Flags, Settings};
-use crate::lint::{self, registry, Finding};
+use crate::lint::{self, registry, Linted};
 use crate::output::format::{parse_outputs, write_lint, LintReport, OutputSpec};
 use crate::output::{self, Summary};
 
@@ -117,28 +116,6 @@ impl Args {
     }
 }
 
-/// What a run found, for the outputs and the exit code.
-struct Found<'a> {
-    /// Files, documents and policies read.
-    counts: (usize, usize, usize),
-    reported: &'a [Finding],
-    /// With `--base`: the findings new against it (else `reported`).
-    new_only: &'a [Finding],
-    ownership: Option<&'a [OwnershipChange]>,
-}
-
-impl<'a> Found<'a> {
-    /// A run without `--base`: every finding is new, no ownership changes.
-    fn plain(counts: (usize, usize, usize), findings: &'a [Finding]) -> Found<'a> {
-        Found {
-            counts,
-            reported: findings,
-            new_only: findings,
-            ownership: None,
-        }
-    }
-}
-
 pub fn run(mut args: Args) -> Result<Exit, CliError> {
     if args.list_rules {
         write_stdout(&output::rule_docs::list_rules())?;
@@ -195,27 +172,14 @@ fn run_files(args: &Args, settings: &Settings, outputs: &[OutputSpec]) -> Result
         allow_empty: args.allow_empty,
     };
     let linted = lint_files(&req, settings, &|n| eprintln!("note: {n}"))?;
-    for n in linted.notes() {
-        eprintln!("note: {n}");
-    }
-    let exit = report(
-        outputs,
-        settings,
-        Found::plain(linted.counts(), linted.findings()),
-    )?;
-    // The process ends here: freeing every object one by one would only add to the wall time
-    // of a large run; the OS takes it all back.
-    std::mem::forget(linted);
-    Ok(exit)
+    report(outputs, settings, linted)
 }
 
 /// `--live`: the live policies and the templates they select.
 fn run_live(args: &Args, settings: &Settings, outputs: &[OutputSpec]) -> Result<Exit, CliError> {
     let mut session = super::args::connect(&args.kube)?;
     let linted = lint::live::lint_cluster(&mut session, &settings.options)?;
-    // Each live object is its own source (named by its reference).
-    let counts = (linted.documents, linted.documents, linted.policies);
-    report(outputs, settings, Found::plain(counts, &linted.findings))
+    report(outputs, settings, linted)
 }
 
 /// `--rev`, `--staged` and `--base`.
@@ -232,29 +196,35 @@ fn run_git(args: &Args, settings: &Settings, outputs: &[OutputSpec]) -> Result<E
         opts: &settings.options,
     };
     let linted = lint_git(&cwd, &req, &|n| eprintln!("note: {n}"))?;
-    let found = Found {
-        counts: (linted.files, linted.documents, linted.policies),
-        reported: &linted.reported,
-        new_only: &linted.new_only,
-        ownership: linted.ownership.as_deref(),
-    };
-    report(outputs, settings, found)
+    report(outputs, settings, linted)
 }
 
-/// Writes every requested output and turns `--fail-on` into the exit code.
-fn report(outputs: &[OutputSpec], settings: &Settings, found: Found<'_>) -> Result<Exit, CliError> {
-    let (files, documents, policies) = found.counts;
-    let summary = Summary::of(files, documents, policies, found.reported);
+/// Prints the run's notes, writes every requested output and turns `--fail-on` into the exit
+/// code: the same for every input mode.
+fn report(outputs: &[OutputSpec], settings: &Settings, linted: Linted) -> Result<Exit, CliError> {
+    for n in &linted.notes {
+        eprintln!("note: {n}");
+    }
+    let summary = Summary::of(
+        linted.files,
+        linted.documents,
+        linted.policies,
+        &linted.findings,
+    );
     let report = LintReport {
-        reported: found.reported,
-        new_only: found.new_only,
-        ownership: found.ownership,
+        reported: &linted.findings,
+        new_only: linted.new_findings(),
+        ownership: linted.ownership.as_deref(),
         summary: &summary,
     };
     write_lint(outputs, &report)?;
-    Ok(if settings.fails(found.reported) {
+    let exit = if settings.fails(&linted.findings) {
         Exit::Failure
     } else {
         Exit::Ok
-    })
+    };
+    // The process ends here: freeing every object one by one would only add to the wall time
+    // of a large run; the OS takes it all back.
+    linted.leak();
+    Ok(exit)
 }

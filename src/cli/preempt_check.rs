@@ -104,6 +104,7 @@ pub fn run(args: Args) -> Result<Exit, CliError> {
         let connect = || super::args::connect(&flags.kube);
         let namespace = context.namespace.as_deref();
         let live = live_state(&connect, namespace, &args.changes, &context)?;
+        note_unreported_clusters(&live.inventory);
         let before = live.state.clone();
         let deliveries = |r: &CheckReport| delivery_changes_in_files(r, &live.inventory, &before);
         let changes = live.changes.changes;
@@ -121,6 +122,7 @@ pub fn run(args: Args) -> Result<Exit, CliError> {
         return check_environments(&args, &envs, &context);
     }
     let inv = read_manifests(&flags.files, &context)?;
+    note_unreported_clusters(&inv);
     let release = context.release();
     let changes = read_changes(&args.changes, (namespace, release), &inv, true)?.changes;
     let state = State::from_inventory(
@@ -130,6 +132,15 @@ pub fn run(args: Args) -> Result<Exit, CliError> {
     let before = state.clone();
     let deliveries = |r: &CheckReport| delivery_changes_in_files(r, &inv, &before);
     report(state, changes, flags, "in the state", &deliveries)
+}
+
+/// The note naming the member clusters whose API enablements the inputs do not report (the
+/// deliveries take them to serve every API), as every subcommand gives it.
+fn note_unreported_clusters(inv: &crate::model::Inventory) {
+    let clusters = crate::model::cluster::Cluster::from_inventory(inv);
+    if let Some(n) = crate::model::cluster::unreported_note(&clusters) {
+        eprintln!("note: {n}");
+    }
 }
 
 /// Applies `changes` to `state`, prints the report as `-o` asks and maps `--fail-on-blocked` to
@@ -185,6 +196,7 @@ fn check_environments(args: &Args, envs: &EnvInputs, context: &Context) -> Resul
     };
     let warned = std::cell::Cell::new(false);
     let found = envs.holding(|inv| {
+        note_unreported_clusters(inv);
         let first = !warned.replace(true);
         let release = context.release();
         let changes = read_changes(&args.changes, (namespace, release), inv, first)?.changes;

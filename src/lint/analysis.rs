@@ -71,6 +71,12 @@ impl KnownClusters {
         self.clusters.is_empty()
     }
 
+    /// The note naming the clusters whose API enablements the inputs do not report (taken to
+    /// serve every API), as every subcommand gives it.
+    pub fn note(&self) -> Option<String> {
+        crate::model::cluster::unreported_note(&self.clusters)
+    }
+
     /// "member1, member2", or "member1, member2 and 8 more".
     pub fn describe(&self) -> String {
         const SHOWN: usize = 5;

@@ -6,7 +6,7 @@
 use std::path::{Path, PathBuf};
 
 use super::settings::Settings;
-use super::{gitops, stream, Finding};
+use super::{gitops, stream, Linted};
 use crate::source::files::{self, ReadError};
 use crate::source::kustomize::environments::UnknownEnvironment;
 
@@ -20,37 +20,6 @@ pub struct Request<'a> {
     pub namespace: &'a str,
     /// `--allow-empty`.
     pub allow_empty: bool,
-}
-
-/// What a run linted.
-pub enum Linted {
-    Plain(Box<stream::Linted>),
-    Rendered(gitops::Linted),
-}
-
-impl Linted {
-    /// Files, documents and policies read.
-    pub fn counts(&self) -> (usize, usize, usize) {
-        match self {
-            Linted::Plain(l) => (l.loaded.len(), l.inventory.documents.len(), l.policies),
-            Linted::Rendered(l) => (l.files, l.documents, l.policies),
-        }
-    }
-
-    pub fn findings(&self) -> &[Finding] {
-        match self {
-            Linted::Plain(l) => &l.findings,
-            Linted::Rendered(l) => &l.findings,
-        }
-    }
-
-    /// What the rendering had to say (plain runs say it while reading).
-    pub fn notes(&self) -> &[String] {
-        match self {
-            Linted::Plain(_) => &[],
-            Linted::Rendered(l) => &l.notes,
-        }
-    }
 }
 
 /// Why a run has nothing to lint, or cannot read it (exit 2).
@@ -88,8 +57,7 @@ pub fn lint_files(
     let (config, opts) = (&settings.context.config, &settings.options);
     if let (true, Some(name)) = (req.paths == ["-"], req.stdin_filename) {
         let (_, text) = files::read_text(Path::new("-"))?;
-        let linted = gitops::lint_piped(text, name, req.namespace, opts);
-        return Ok(Linted::Rendered(linted));
+        return Ok(gitops::lint_piped(text, name, req.namespace, opts).into_linted());
     }
     let files = input_files(req.paths, settings)?;
     if files.is_empty() && !req.allow_empty {
@@ -99,12 +67,12 @@ pub fn lint_files(
     if !config.render_off && !stdin && gitops::applies(&files) {
         let render = &config.render_options;
         let linted = gitops::lint_repository(&files, req.namespace, opts, render)?;
-        return Ok(Linted::Rendered(linted));
+        return Ok(linted.into_linted());
     }
-    let linted = stream::lint_paths(&files, req.namespace, opts)?;
-    super::data_notes(&linted.loaded).for_each(|n| note(&n));
-    if !req.allow_empty && linted.stdin_was_empty(req.paths) {
+    let streamed = stream::lint_paths(&files, req.namespace, opts)?;
+    super::data_notes(&streamed.loaded).for_each(|n| note(&n));
+    if !req.allow_empty && streamed.stdin_was_empty(req.paths) {
         return Err(FilesError::EmptyStdin);
     }
-    Ok(Linted::Plain(Box::new(linted)))
+    Ok(streamed.into_linted())
 }

@@ -12,7 +12,7 @@ use super::phase::{Blame, History};
 use super::rules::admission;
 use super::rules::suspension_age;
 use super::streamed_base::{self, finish, BaseRequest};
-use super::{baseline, registry, Finding, LintOptions};
+use super::{baseline, registry, Finding, LintOptions, Linted};
 use crate::context::Config;
 use crate::engine::ownership;
 use crate::model::Inventory;
@@ -50,25 +50,12 @@ pub struct GitRequest<'a> {
     pub opts: &'a LintOptions,
 }
 
-/// The outcome: what was read at head and what to report.
-pub struct GitLint {
-    pub files: usize,
-    pub documents: usize,
-    pub policies: usize,
-    /// What text and JSON show.
-    pub reported: Vec<Finding>,
-    /// What SARIF and GitHub annotations carry: the findings a pull request introduces (all
-    /// findings without `--base`).
-    pub new_only: Vec<Finding>,
-    /// `--base` only.
-    pub ownership: Option<Vec<ownership::OwnershipChange>>,
-}
-
 /// One side of a run: what was read and what lint says about it.
 struct GitSide {
     files: usize,
     inventory: Inventory,
     findings: Vec<Finding>,
+    notes: Vec<String>,
 }
 
 /// What every side of a run shares.
@@ -86,7 +73,7 @@ pub fn lint_git(
     cwd: &Path,
     req: &GitRequest<'_>,
     note: &(dyn Fn(&str) + Sync),
-) -> Result<GitLint, GitLintError> {
+) -> Result<Linted, GitLintError> {
     let repo = GitRepo::discover(cwd)?;
     let specs = repo.pathspecs(cwd, req.paths)?;
     let head_side = if req.staged {
@@ -133,15 +120,8 @@ pub fn lint_git(
             all_findings: req.all_findings,
             now,
         };
-        if let Some(c) = streamed_base::lint_base(&streamed, note)? {
-            return Ok(GitLint {
-                files: c.files,
-                documents: c.documents,
-                policies: c.policies,
-                reported: c.reported,
-                new_only: c.new_only,
-                ownership: Some(c.ownership),
-            });
+        if let Some(compared) = streamed_base::lint_base(&streamed, note)? {
+            return Ok(compared);
         }
     }
     let run = Run {
@@ -173,20 +153,20 @@ pub fn lint_git(
     });
     let head = head?;
     match base {
-        None => Ok(GitLint {
+        None => Ok(Linted {
             files: head.files,
             documents: head.inventory.documents.len(),
             policies: head.inventory.policies().count(),
-            new_only: head.findings.clone(),
-            reported: head.findings,
-            ownership: None,
+            findings: head.findings,
+            notes: head.notes,
+            ..Linted::default()
         }),
         Some(base) => Ok(compare(head, base?, req)),
     }
 }
 
 /// `--base`: the findings new at head plus the rejected updates, and the ownership changes.
-fn compare(mut head: GitSide, base: GitSide, req: &GitRequest<'_>) -> GitLint {
+fn compare(mut head: GitSide, base: GitSide, req: &GitRequest<'_>) -> Linted {
     let opts = req.opts;
     let update_rules = History {
         inventory: &head.inventory,
@@ -218,13 +198,15 @@ fn compare(mut head: GitSide, base: GitSide, req: &GitRequest<'_>) -> GitLint {
     } else {
         new_findings.clone()
     };
-    GitLint {
+    Linted {
         files: head.files,
         documents: head.inventory.documents.len(),
         policies: head.inventory.policies().count(),
-        reported,
-        new_only: new_findings,
+        findings: reported,
+        new_only: Some(new_findings),
         ownership: Some(ownership),
+        notes: head.notes,
+        ..Linted::default()
     }
 }
 
@@ -269,10 +251,14 @@ fn lint_side(
     });
     findings.extend(finish(aged, &inventory, req.opts));
     findings.sort_by(|a, b| a.sort_key().cmp(&b.sort_key()));
+    let notes = super::clusters_note(&inventory, req.opts)
+        .into_iter()
+        .collect();
     Ok(GitSide {
         files: snapshot.loaded.len(),
         inventory,
         findings,
+        notes,
     })
 }
 
@@ -306,19 +292,12 @@ impl GitopsSides<'_> {
         head_side: &Side,
         base: Option<git2::Oid>,
         note: &(dyn Fn(&str) + Sync),
-    ) -> Result<GitLint, GitLintError> {
+    ) -> Result<Linted, GitLintError> {
         let req = self.req;
         let head = self.side(head_side, true)?;
         head.notes.iter().for_each(|n| note(n));
         let Some(oid) = base else {
-            return Ok(GitLint {
-                files: head.files,
-                documents: head.documents,
-                policies: head.policies,
-                new_only: head.findings.clone(),
-                reported: head.findings,
-                ownership: None,
-            });
+            return Ok(head.into_linted());
         };
         let base = self.side(&Side::Commit(oid), false)?;
         let new = baseline::new_at_head(&base.findings, &head.findings);
@@ -336,23 +315,21 @@ impl GitopsSides<'_> {
         };
         let ownership =
             gitops::ownership_changes(&base, &head, ownership::engine_options(&req.opts.gates));
-        Ok(GitLint {
-            files: head.files,
-            documents: head.documents,
-            policies: head.policies,
-            reported,
-            new_only: new_findings,
+        Ok(Linted {
+            findings: reported,
+            new_only: Some(new_findings),
             ownership: Some(ownership),
+            ..head.into_linted()
         })
     }
 
     /// One side, rendered: the work tree in place, a revision or the index written to a
     /// temporary directory first (kustomize reads files).
-    fn side(&self, side: &Side, is_head: bool) -> Result<gitops::Linted, GitLintError> {
+    fn side(&self, side: &Side, is_head: bool) -> Result<gitops::RepoLinted, GitLintError> {
         let req = self.req;
         let ignore = |p: &Path| req.config.ignores(p);
         let paths = paths_or_here(req);
-        let lint_here = || -> Result<gitops::Linted, GitLintError> {
+        let lint_here = || -> Result<gitops::RepoLinted, GitLintError> {
             let files: Vec<PathBuf> = files::expand(&paths, &ignore)?;
             let linted = gitops::lint_repository(
                 &files,
@@ -362,7 +339,7 @@ impl GitopsSides<'_> {
             );
             match linted {
                 // An environment new at head is compared with an empty one.
-                Err(_) if !is_head => Ok(gitops::Linted::default()),
+                Err(_) if !is_head => Ok(gitops::RepoLinted::default()),
                 other => Ok(other?),
             }
         };

@@ -11,7 +11,7 @@ use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
 use super::rules::render_failed::RENDER_FAILED;
-use super::{Finding, LintOptions, Location};
+use super::{Finding, LintOptions, Linted, Location};
 use crate::model::Inventory;
 use crate::source::kustomize::discover::{self, Repository};
 use crate::source::kustomize::environments::{self, Rendered, Repo, UnknownEnvironment};
@@ -22,7 +22,7 @@ pub use crate::source::kustomize::environments::RenderOptions;
 
 /// A repository's findings and what was said about it on the way.
 #[derive(Debug, Default)]
-pub struct Linted {
+pub struct RepoLinted {
     pub findings: Vec<Finding>,
     pub notes: Vec<String>,
     pub files: usize,
@@ -30,6 +30,21 @@ pub struct Linted {
     pub policies: usize,
     /// Each environment's name and objects, for comparing revisions (`lint --base`).
     pub environments: Vec<(String, Inventory)>,
+}
+
+impl RepoLinted {
+    /// The run's result.
+    pub fn into_linted(self) -> Linted {
+        Linted {
+            files: self.files,
+            documents: self.documents,
+            policies: self.policies,
+            findings: self.findings,
+            notes: self.notes,
+            _retained: Some(Box::new(self.environments)),
+            ..Linted::default()
+        }
+    }
 }
 
 /// Whether `files` hold kustomizations or charts to render (else `lint` reads them as plain
@@ -53,15 +68,15 @@ pub fn lint_repository(
     namespace: &str,
     opts: &LintOptions,
     render_opts: &RenderOptions,
-) -> Result<Linted, UnknownEnvironment> {
+) -> Result<RepoLinted, UnknownEnvironment> {
     let mut repo = Repo::read(inputs, render_opts);
     if let Some(wanted) = &render_opts.environment {
         repo.select(wanted)?;
     }
-    let mut out = Linted {
+    let mut out = RepoLinted {
         files: inputs.len(),
         notes: std::mem::take(&mut repo.notes),
-        ..Linted::default()
+        ..RepoLinted::default()
     };
     let mut renders = repo.render(render_opts);
     let mapper = repo.mapper();
@@ -88,6 +103,11 @@ pub fn lint_repository(
         let (env_findings, inventory) =
             lint_environment(&mut env.plain, &mut env.rendered, namespace, opts, &mapper);
         out.policies += inventory.policies().count();
+        if let Some(n) = super::clusters_note(&inventory, opts) {
+            if !out.notes.contains(&n) {
+                out.notes.push(n);
+            }
+        }
         out.environments.push((env.name.clone(), inventory));
         findings.extend(env_findings);
         for f in findings {
@@ -117,7 +137,7 @@ pub fn lint_repository(
 /// [originAnnotations]`) and Helm's `# Source:` comments. When `name` is the directory it was
 /// rendered from, the findings go to those files, through that directory's patches, as for
 /// `lint DIR`; otherwise they stay on `name`.
-pub fn lint_piped(text: String, name: &str, namespace: &str, opts: &LintOptions) -> Linted {
+pub fn lint_piped(text: String, name: &str, namespace: &str, opts: &LintOptions) -> RepoLinted {
     let dir = PathBuf::from(name);
     let repo = if dir.is_dir() {
         discover_from(&dir)
@@ -157,9 +177,9 @@ pub fn lint_piped(text: String, name: &str, namespace: &str, opts: &LintOptions)
         lint_environment(&mut Vec::new(), &mut rendered, namespace, opts, &mapper);
     findings = super::apply_settings(findings, &opts.rules);
     findings.sort_by(|a, b| a.sort_key().cmp(&b.sort_key()));
-    Linted {
+    RepoLinted {
         findings,
-        notes: Vec::new(),
+        notes: super::clusters_note(&inventory, opts).into_iter().collect(),
         files: 1,
         documents,
         policies: inventory.policies().count(),
@@ -196,8 +216,8 @@ fn discover_from(dir: &Path) -> Repository {
 /// environment (an environment new at head is compared with an empty one); a change seen in
 /// several environments is listed once, naming them.
 pub fn ownership_changes(
-    base: &Linted,
-    head: &Linted,
+    base: &RepoLinted,
+    head: &RepoLinted,
     options: crate::engine::state::Options,
 ) -> Vec<crate::engine::ownership::OwnershipChange> {
     let empty = Inventory::from_documents(Vec::new(), "default");

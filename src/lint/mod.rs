@@ -11,6 +11,7 @@ pub mod live;
 pub mod options;
 pub mod phase;
 pub mod registry;
+pub mod result;
 pub mod rule;
 pub mod rules;
 pub mod settings;
@@ -23,6 +24,7 @@ use std::collections::BTreeMap;
 pub use crate::context::{Config, RuleSetting};
 pub use finding::{Finding, Location, Related, Severity};
 pub use options::LintOptions;
+pub use result::Linted;
 pub use rule::{RuleDoc, RuleGroup};
 
 use crate::engine::admission::documents::Admissions;
@@ -67,6 +69,12 @@ pub fn admit(inventory: &mut Inventory, opts: &LintOptions) -> Admissions {
         admissions.mark(inventory);
     }
     admissions
+}
+
+/// The note naming the member clusters of a run (the inputs' Cluster objects, else
+/// `knownClusters`) whose API enablements the inputs do not report.
+pub fn clusters_note(inventory: &Inventory, opts: &LintOptions) -> Option<String> {
+    analysis::KnownClusters::of(Cluster::from_inventory(inventory), opts).note()
 }
 
 /// One note per input file that holds data rather than objects (a values file, a dashboard):

@@ -18,7 +18,7 @@ use git2::Oid;
 use super::phase::{Blame, History};
 use super::rules::admission;
 use super::stream::{self, FilePart, Fold, Growth, PartKeep, Refile};
-use super::{baseline, registry, Finding, LintOptions};
+use super::{baseline, registry, Finding, LintOptions, Linted};
 use crate::context::Config;
 use crate::engine::ownership::{self, Delta, Kept, OwnershipChange, Scope};
 use crate::engine::state::Prepared;
@@ -41,31 +41,20 @@ pub struct BaseRequest<'a> {
     pub now: i64,
 }
 
-/// The answer of `--base`.
-pub struct Compared {
-    pub files: usize,
-    pub documents: usize,
-    pub policies: usize,
-    /// What text and JSON show.
-    pub reported: Vec<Finding>,
-    /// The findings new at head (SARIF, GitHub annotations).
-    pub new_only: Vec<Finding>,
-    pub ownership: Vec<OwnershipChange>,
-}
-
 /// One side, linted, with what the comparison reads of it.
 struct SideLint {
     files: usize,
     documents: usize,
     policies: usize,
     findings: Vec<Finding>,
+    notes: Vec<String>,
 }
 
 /// `--base` streamed; `None` when a policy reference repeats on a side (see the module).
 pub fn lint_base(
     req: &BaseRequest<'_>,
     note: &(dyn Fn(&str) + Sync),
-) -> Result<Option<Compared>, GitError> {
+) -> Result<Option<Linted>, GitError> {
     let clock = Clock::start();
     let ignore = |p: &Path| req.config.ignores(p);
     let head_list = req.repo.list(req.head, req.specs, &ignore)?;
@@ -176,6 +165,7 @@ pub fn lint_base(
         documents: head.inventory.documents.len(),
         policies: head.policies,
         findings: head_findings,
+        notes: std::mem::take(&mut head.notes),
     };
     clock.lap("head: history");
 
@@ -257,7 +247,7 @@ fn compare(
     updates: Vec<Finding>,
     ownership: Vec<OwnershipChange>,
     all_findings: bool,
-) -> Compared {
+) -> Linted {
     let head_findings = admission::short_circuited_by_updates(head.findings, &updates);
     let new = baseline::new_at_head(base_findings, &head_findings);
     let mut new_findings: Vec<Finding> = head_findings
@@ -276,13 +266,15 @@ fn compare(
     } else {
         new_findings.clone()
     };
-    Compared {
+    Linted {
         files: head.files,
         documents: head.documents,
         policies: head.policies,
-        reported,
-        new_only: new_findings,
-        ownership,
+        findings: reported,
+        new_only: Some(new_findings),
+        ownership: Some(ownership),
+        notes: head.notes,
+        ..Linted::default()
     }
 }
 
