@@ -87,7 +87,7 @@ pub enum CliError {
     /// A combination of `suspend`/`resume` flags that cannot run (exit 2).
     #[error(transparent)]
     SuspendFlags(#[from] crate::ops::request::FlagError),
-    /// A live read of explain, preempt-check or lint --cluster: the control plane (exit 3), a
+    /// A live read of explain, preempt-check or lint --live: the control plane (exit 3), a
     /// missing template (exit 2) or the runtime (exit 1).
     #[error(transparent)]
     Session(#[from] crate::source::session::SessionError),

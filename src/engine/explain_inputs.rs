@@ -167,7 +167,7 @@ pub struct Explained {
     pub delivery: Delivery,
 }
 
-/// The decision for template `t` from files; `chosen` are the `--cluster` names.
+/// The decision for template `t` from files; `chosen` are the `--clusters` names.
 pub fn from_files(inv: &Inventory, state: &State, t: usize, chosen: &[String]) -> Explained {
     let decision = explain(state, t);
     let template = state.templates[t]

@@ -1,4 +1,4 @@
-//! `lint --cluster`: the lint rules over the live policies and the templates they select, read
+//! `lint --live`: the lint rules over the live policies and the templates they select, read
 //! through a [`Session`]. Locations are object references (`pp/default/nginx`) with field
 //! paths. Read only.
 

@@ -12,7 +12,7 @@ pub struct LintOptions {
     /// The release's feature gates in effect (the release is `gates.version`).
     pub gates: GateSet,
     pub known_clusters: Vec<String>,
-    /// Cluster objects read from the control plane (`lint --cluster`); the inputs' own are
+    /// Cluster objects read from the control plane (`lint --live`); the inputs' own are
     /// found among the documents.
     pub cluster_objects: Vec<crate::model::cluster::Cluster>,
     pub rules: BTreeMap<String, RuleSetting>,

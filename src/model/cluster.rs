@@ -160,7 +160,7 @@ impl Cluster {
         t.api_version == CLUSTER_API_VERSION && t.kind == "Cluster"
     }
 
-    /// A cluster known by name only (`knownClusters`, `--cluster`): no labels, taints or APIs.
+    /// A cluster known by name only (`knownClusters`): no labels, taints or APIs.
     pub fn named(name: &str) -> Cluster {
         Cluster {
             name: name.to_string(),

@@ -34,7 +34,7 @@ pub const TARGETS_NO_CLUSTER: RuleDoc = RuleDoc {
     rationale: "A rule applies only on the clusters its targetCluster matches (clusterNames, labelSelector, \
                 fieldSelector, exclude), so one that matches no cluster never applies: often a misspelled name or \
                 label, or a cluster that was renamed. Checked against the Cluster objects of the input (or the \
-                control plane's with `--cluster`), else by name against `knownClusters` (a rule selecting by \
+                control plane's with `lint --live`), else by name against `knownClusters` (a rule selecting by \
                 labels or fields is then not judged).",
     example: "# knownClusters: [member1, member2]\nkind: OverridePolicy\nspec:\n  overrideRules:\n  - targetCluster: {clusterNames: [membr1]}\n    overriders:\n      labelsOverrider: [{operator: add, value: {tier: gold}}]\n",
     fix: "Fix the targetCluster, or drop the rule.",

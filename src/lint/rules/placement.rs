@@ -32,7 +32,7 @@ pub const NO_CLUSTER_FITS: RuleDoc = RuleDoc {
                 constraints) excludes every cluster, so the binding is never scheduled and nothing propagates: its \
                 only trace is a `0/N clusters are available` condition on the ResourceBinding (karmada#2026). The \
                 finding names the filter that excludes each cluster. Checked against the Cluster objects of the \
-                input (or, with `--cluster`, the control plane's), else against `knownClusters` by name.",
+                input (or, with `--live`, the control plane's), else against `knownClusters` by name.",
     example: "# Cluster member1 has the taint dedicated=gpu:NoSchedule\nspec:\n  placement:\n    clusterAffinity:\n      clusterNames: [member1]\n",
     fix: "Fix the affinity (names, labels, fields), tolerate the taint, or add the cluster the placement means.",
     reference: "pkg/scheduler/core/generic_scheduler.go:119-163 (findClustersThatFit) and the filter plugins in pkg/scheduler/framework/plugins/ (clusteraffinity, tainttoleration, apienablement, clustereviction, spreadconstraint); pkg/scheduler/framework/types.go:68-90 (FitError.Error); karmada#2026",
