@@ -33,6 +33,8 @@ pub mod check_notes;
 pub mod delivery;
 pub mod overrides;
 pub mod placement;
+// How many replicas each member cluster receives after the filter stage (issue 35).
 pub mod policy_view;
+pub mod replicas;
 // `explain pp/NAME` live: the held templates' bindings and Works (issue 21).
 pub mod policy_live;
