@@ -130,6 +130,8 @@ pub fn delivery_changes(r: &CheckReport, inputs: &DeliveryInputs<'_>) -> Vec<Del
                 },
                 bound: None,
                 chosen: &[],
+                capacity: super::replicas::CapacitySource::Declared,
+                resource_modeling: true,
             });
             d.overrides
                 .into_iter()

@@ -10,6 +10,7 @@ use crate::model::OverridePolicy;
 
 use super::overrides::{apply_for_cluster, ClusterOverrides};
 use super::placement::{evaluate, BindingView, PlacementResult};
+use super::replicas::{CapacitySource, ReplicaView};
 
 /// What `explain` knows beyond the claim.
 pub struct DeliveryInput<'a> {
@@ -27,12 +28,20 @@ pub struct DeliveryInput<'a> {
     pub bound: Option<&'a [String]>,
     /// `--cluster NAME`: the clusters to compute overrides for, overriding the default.
     pub chosen: &'a [String],
+    /// Where the Cluster objects come from: a missing `status.resourceSummary` is the
+    /// scheduler's 0 on a control plane, a missing input in files.
+    pub capacity: CapacitySource,
+    /// karmada-scheduler's `CustomizedClusterResourceModeling` gate (Karmada's default: on).
+    pub resource_modeling: bool,
 }
 
 pub struct Delivery {
     /// `None` when no Cluster objects are known or the template has no owner.
     pub placement: Option<PlacementResult>,
     pub overrides: Vec<ClusterOverrides>,
+    /// Why the template's replica fields could not be read (a request that is not a quantity):
+    /// the placement then has no assignment.
+    pub replicas_problem: Option<String>,
 }
 
 /// The override targets: `--cluster`, else the binding's clusters, else the clusters the
@@ -56,8 +65,20 @@ fn targets(input: &DeliveryInput<'_>, placement: Option<&PlacementResult>) -> Ve
 }
 
 pub fn deliver(input: &DeliveryInput<'_>) -> Delivery {
+    // The binding's replicas and replica requirements, as Karmada's default interpreter reads
+    // them, so that each attempt also selects and divides (`replicas`).
+    let workload = super::replicas::workload::from_template(input.template);
     let placement = match input.placement {
-        Some(p) if !input.clusters.is_empty() => Some(evaluate(p, input.clusters, &input.binding)),
+        Some(p) if !input.clusters.is_empty() => {
+            let mut view = input.binding;
+            view.replicas = workload.as_ref().ok().map(|workload| ReplicaView {
+                workload,
+                capacity: input.capacity,
+                resource_modeling: input.resource_modeling,
+                previous: &[],
+            });
+            Some(evaluate(p, input.clusters, &view))
+        }
         _ => None,
     };
     let named: Vec<Cluster>;
@@ -86,6 +107,7 @@ pub fn deliver(input: &DeliveryInput<'_>) -> Delivery {
     Delivery {
         placement,
         overrides,
+        replicas_problem: workload.err().map(|e| format!("the template's resources: {e}")),
     }
 }
 
@@ -155,9 +177,12 @@ pub fn from_live_binding(
             evicting: &evicting,
             observed_affinity: observed,
             workload: is_workload(template),
+            replicas: None,
         },
         bound: bound.as_deref(),
         chosen,
+        capacity: CapacitySource::Live,
+        resource_modeling: true,
     })
 }
 
@@ -191,6 +216,8 @@ pub fn from_files(
         },
         bound: None,
         chosen,
+        capacity: CapacitySource::Declared,
+        resource_modeling: true,
     })
 }
 

@@ -70,6 +70,9 @@ pub struct BindingView<'a> {
     pub observed_affinity: Option<&'a str>,
     /// replicas > 0 (or replica requirements): a term's overflowAffinities count (§B.3).
     pub workload: bool,
+    /// The template's replica fields and the capacity inputs: with them each attempt also
+    /// selects and divides (`super::replicas`), and capacity can fail a term.
+    pub replicas: Option<super::replicas::ReplicaView<'a>>,
 }
 
 /// One scheduling attempt with one affinity (the single one, or one term).
@@ -84,6 +87,10 @@ pub struct Attempt {
     pub error: Option<ScheduleError>,
     /// Spread constraints pick this many of the feasible clusters by score (out of scope).
     pub picks: Option<usize>,
+    /// The steps after the filter (`super::replicas`) when the caller gave the template's
+    /// replica fields ([`BindingView::replicas`]): `spec.clusters`, the error that made the
+    /// attempt fail, or the inputs missing to know.
+    pub assignment: Option<super::replicas::Outcome>,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -92,12 +99,26 @@ pub enum ScheduleError {
     NoClusterFit(String),
     /// Spread selection or assignment failed: condition reason `SchedulerError`.
     Scheduler(String),
+    /// Not enough available replicas (`framework.UnschedulableError`): condition reason
+    /// `Unschedulable`.
+    Unschedulable(String),
 }
 
 impl ScheduleError {
     pub fn text(&self) -> &str {
         match self {
-            ScheduleError::NoClusterFit(s) | ScheduleError::Scheduler(s) => s,
+            ScheduleError::NoClusterFit(s)
+            | ScheduleError::Scheduler(s)
+            | ScheduleError::Unschedulable(s) => s,
+        }
+    }
+
+    /// The binding's `Scheduled` condition reason (`getConditionByError`, helper.go).
+    pub fn reason(&self) -> &'static str {
+        match self {
+            ScheduleError::NoClusterFit(_) => "NoClusterFit",
+            ScheduleError::Scheduler(_) => "SchedulerError",
+            ScheduleError::Unschedulable(_) => "Unschedulable",
         }
     }
 }
@@ -401,12 +422,15 @@ fn attempt(
             Err(e) => (Some(ScheduleError::Scheduler(e)), None),
         }
     };
+    let (error, assignment) =
+        super::replicas::after_filter(&feasible_clusters, placement, term.as_deref(), view, error);
     Attempt {
         term,
         feasible,
         excluded,
         error,
         picks,
+        assignment,
     }
 }
 
