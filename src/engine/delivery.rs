@@ -107,7 +107,9 @@ pub fn deliver(input: &DeliveryInput<'_>) -> Delivery {
     Delivery {
         placement,
         overrides,
-        replicas_problem: workload.err().map(|e| format!("the template's resources: {e}")),
+        replicas_problem: workload
+            .err()
+            .map(|e| format!("the template's resources: {e}")),
     }
 }
 

@@ -150,7 +150,12 @@ pub fn text(decided: &Attempt) -> String {
             if s.shares.is_empty() {
                 out.push_str("    none: every share is 0, spec.clusters stays empty\n");
             }
-            let width = s.shares.iter().map(|sh| sh.cluster.len()).max().unwrap_or(0);
+            let width = s
+                .shares
+                .iter()
+                .map(|sh| sh.cluster.len())
+                .max()
+                .unwrap_or(0);
             for sh in &s.shares {
                 let count = match sh.why {
                     Why::NoReplicas => "no replicas".to_string(),

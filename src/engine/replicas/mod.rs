@@ -567,7 +567,10 @@ pub fn after_filter(
     term: Option<&str>,
     view: &crate::engine::placement::BindingView<'_>,
     error: Option<crate::engine::placement::ScheduleError>,
-) -> (Option<crate::engine::placement::ScheduleError>, Option<Outcome>) {
+) -> (
+    Option<crate::engine::placement::ScheduleError>,
+    Option<Outcome>,
+) {
     use crate::engine::placement::ScheduleError;
     let Some(rv) = &view.replicas else {
         return (error, None);
@@ -585,7 +588,9 @@ pub fn after_filter(
     let outcome = schedule(feasible, placement, term, rv);
     let error = match &outcome {
         Outcome::Scheduled(_) => None,
-        Outcome::Failed(f) if f.unschedulable => Some(ScheduleError::Unschedulable(f.message.clone())),
+        Outcome::Failed(f) if f.unschedulable => {
+            Some(ScheduleError::Unschedulable(f.message.clone()))
+        }
         Outcome::Failed(f) => Some(ScheduleError::Scheduler(f.message.clone())),
         Outcome::Unknown { .. } | Outcome::Invalid(_) => error,
     };
