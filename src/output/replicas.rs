@@ -14,13 +14,7 @@ fn targets_json(list: &[Target]) -> Value {
 }
 
 pub fn strategy_name(s: &Strategy) -> &'static str {
-    match s {
-        Strategy::Duplicated => "Duplicated",
-        Strategy::StaticWeight => "StaticWeight",
-        Strategy::DynamicWeight => "DynamicWeight",
-        Strategy::Aggregated => "Aggregated",
-        Strategy::Unsupported { .. } => "Unsupported",
-    }
+    s.as_str()
 }
 
 fn note_code(n: &AssignmentNote) -> &'static str {

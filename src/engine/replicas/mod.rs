@@ -44,6 +44,17 @@ pub enum Strategy {
 }
 
 impl Strategy {
+    /// The strategy's name in the scheduler (`assignment.go` strategy constants).
+    pub fn as_str(&self) -> &'static str {
+        match self {
+            Strategy::Duplicated => "Duplicated",
+            Strategy::StaticWeight => "StaticWeight",
+            Strategy::DynamicWeight => "DynamicWeight",
+            Strategy::Aggregated => "Aggregated",
+            Strategy::Unsupported { .. } => "Unsupported",
+        }
+    }
+
     /// No `replicaScheduling` is Duplicated (`ReplicaSchedulingType()`); an absent type is the
     /// CRD default Divided, an absent or empty preference the webhook's Weighted
     /// (`SetReplicaDivisionPreferenceWeighted`); a `weightPreference.dynamicWeight` makes

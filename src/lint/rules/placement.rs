@@ -130,7 +130,7 @@ pub fn check(a: &Analysis<'_>) -> Vec<Finding> {
 
 /// The `(apiVersion, kind)` pairs the policy selects, in selector order: the template kinds
 /// its placement is evaluated for (API enablement depends on them).
-fn selected_kinds(p: &PolicyEntry) -> Vec<(String, String)> {
+pub(crate) fn selected_kinds(p: &PolicyEntry) -> Vec<(String, String)> {
     let mut out: Vec<(String, String)> = Vec::new();
     for rs in &p.spec.resource_selectors {
         let k = (rs.api_version.clone(), rs.kind.clone());
@@ -145,14 +145,14 @@ fn selected_kinds(p: &PolicyEntry) -> Vec<(String, String)> {
 /// no API enablements is given one for that kind (the input does not say; see the module
 /// docs). Built once per kind. Results are kept by placement and kind: most policies of a
 /// repository share a handful of placements.
-struct Views<'c> {
+pub(crate) struct Views<'c> {
     known: &'c KnownClusters,
     by_kind: HashMap<(String, String), Vec<Cluster>>,
     results: HashMap<(String, (String, String)), Rc<PlacementResult>>,
 }
 
 impl<'c> Views<'c> {
-    fn new(known: &'c KnownClusters) -> Views<'c> {
+    pub(crate) fn new(known: &'c KnownClusters) -> Views<'c> {
         Views {
             known,
             by_kind: HashMap::new(),
@@ -160,7 +160,7 @@ impl<'c> Views<'c> {
         }
     }
 
-    fn for_kind(&mut self, kind: &(String, String)) -> &[Cluster] {
+    pub(crate) fn for_kind(&mut self, kind: &(String, String)) -> &[Cluster] {
         let known = self.known;
         self.by_kind.entry(kind.clone()).or_insert_with(|| {
             known
@@ -184,7 +184,11 @@ impl<'c> Views<'c> {
     }
 
     /// The filter stage for `placement` and a template of `kind`, as for a new binding.
-    fn evaluate(&mut self, placement: &Placement, kind: &(String, String)) -> Rc<PlacementResult> {
+    pub(crate) fn evaluate(
+        &mut self,
+        placement: &Placement,
+        kind: &(String, String),
+    ) -> Rc<PlacementResult> {
         let key = (
             serde_json::to_string(placement).unwrap_or_default(),
             kind.clone(),
@@ -321,7 +325,7 @@ fn check_fit(
 }
 
 /// The placement with only term `t` of its clusterAffinities: that term's own attempt.
-fn only_term(placement: &Placement, t: usize) -> Placement {
+pub(crate) fn only_term(placement: &Placement, t: usize) -> Placement {
     let mut p = placement.clone();
     if let Some(terms) = &mut p.cluster_affinities {
         let term = terms[t].clone();
