@@ -210,3 +210,41 @@ fn fnv32a(s: &str) -> u32 {
         (h ^ u32::from(b)).wrapping_mul(0x0100_0193)
     })
 }
+
+/// `preempt-check`: a takeover that changes the placement reports each cluster's replicas
+/// before and after (`member1: 3 -> 4`).
+#[test]
+fn preempt_check_reports_replica_changes_per_cluster() {
+    let (fleet, apps) = (testdata("fleet.yaml"), testdata("apps.yaml"));
+    let takeover = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("testdata/replicas-changes/takeover.yaml")
+        .display()
+        .to_string();
+    let args = [
+        "preempt-check",
+        "-f",
+        &fleet,
+        "-f",
+        &apps,
+        "--apply",
+        &takeover,
+        "--feature-gates",
+        "PropagationPolicyPreemption=true",
+    ];
+    let (code, text, err) = run(&args, None);
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        text.contains("  deployment/shop/api: replicas under pp/shop/api-takeover: member1: 3 -> 4, member2: 1 -> 2, member3: 2 -> 0\n"),
+        "{text}"
+    );
+    let (code, out, err) = run(&[&args[..], &["-o", "json"]].concat(), None);
+    assert_eq!(code, 0, "{err}");
+    let v: J = serde_json::from_str(&out).unwrap();
+    assert_eq!(
+        v["resources"][0]["delivery"]["replicas"],
+        json!({"clusters": [
+            {"cluster": "member1", "before": 3, "after": 4},
+            {"cluster": "member2", "before": 1, "after": 2},
+            {"cluster": "member3", "before": 2, "after": 0}]})
+    );
+}

@@ -248,4 +248,75 @@ pub struct DeliveryChange {
     pub before: Option<crate::model::PolicyRef>,
     pub after: crate::model::PolicyRef,
     pub clusters: Vec<ClusterChange>,
+    /// How many replicas each member cluster receives before and after, when that changes
+    /// (a fresh schedule on each side, `replicas`).
+    pub replicas: Option<ReplicaShift>,
+}
+
+/// One member cluster's replicas before and after (0: not among the binding's clusters).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ReplicaChange {
+    pub cluster: String,
+    pub before: i32,
+    pub after: i32,
+}
+
+/// The replica assignment's change between two placements of one template.
+#[derive(Clone, Debug, PartialEq, Eq, Default)]
+pub struct ReplicaShift {
+    /// The clusters whose replicas change, in name order.
+    pub clusters: Vec<ReplicaChange>,
+    /// The schedule's error on a side that fails (its assignment is then empty).
+    pub before_error: Option<String>,
+    pub after_error: Option<String>,
+}
+
+/// A side's assignment for the comparison: `None` when it cannot be known (no Cluster
+/// objects, a template without replicas, capacity that the inputs do not declare).
+pub fn assignment_of(d: &Delivery) -> Option<Result<Vec<super::replicas::Target>, String>> {
+    use super::replicas::{Outcome, Why};
+    let decided = &d.placement.as_ref()?.decided;
+    if let Some(e) = &decided.error {
+        return Some(Err(e.text().to_string()));
+    }
+    match decided.assignment.as_ref()? {
+        Outcome::Scheduled(s) if s.shares.iter().all(|x| x.why != Why::NoReplicas) => {
+            Some(Ok(s.targets()))
+        }
+        _ => None,
+    }
+}
+
+/// The replica changes between two sides; `None` when a side is unknown or nothing changes.
+pub fn replica_shift(
+    before: Option<Result<Vec<super::replicas::Target>, String>>,
+    after: Option<Result<Vec<super::replicas::Target>, String>>,
+) -> Option<ReplicaShift> {
+    let (before, after) = (before?, after?);
+    let list =
+        |side: &Result<Vec<super::replicas::Target>, String>| side.clone().unwrap_or_default();
+    let (b, a) = (list(&before), list(&after));
+    let mut names: Vec<&str> = b.iter().chain(&a).map(|t| t.cluster.as_str()).collect();
+    names.sort_unstable();
+    names.dedup();
+    let count = |side: &[super::replicas::Target], n: &str| {
+        side.iter()
+            .find(|t| t.cluster == n)
+            .map_or(0, |t| t.replicas)
+    };
+    let clusters: Vec<ReplicaChange> = names
+        .into_iter()
+        .map(|n| ReplicaChange {
+            cluster: n.to_string(),
+            before: count(&b, n),
+            after: count(&a, n),
+        })
+        .filter(|c| c.before != c.after)
+        .collect();
+    let shift = ReplicaShift {
+        clusters,
+        before_error: before.err(),
+        after_error: after.err(),
+    };
+    (!shift.clusters.is_empty() || shift.before_error != shift.after_error).then_some(shift)
 }

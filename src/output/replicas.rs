@@ -174,3 +174,37 @@ pub fn text(decided: &Attempt) -> String {
     }
     out
 }
+
+/// `{"clusters": [{"cluster", "before", "after"}], "beforeError", "afterError"}` (the errors
+/// only on a side whose schedule fails).
+pub fn shift_json(s: &crate::engine::delivery::ReplicaShift) -> Value {
+    let mut v = json!({
+        "clusters": s.clusters.iter().map(|c| json!({
+            "cluster": c.cluster, "before": c.before, "after": c.after,
+        })).collect::<Vec<_>>(),
+    });
+    if let Some(e) = &s.before_error {
+        v["beforeError"] = json!(e);
+    }
+    if let Some(e) = &s.after_error {
+        v["afterError"] = json!(e);
+    }
+    v
+}
+
+/// `member1: 4 -> 2, member3: 0 -> 2`, and a side's schedule error.
+pub fn shift_text(s: &crate::engine::delivery::ReplicaShift) -> String {
+    let mut out = s
+        .clusters
+        .iter()
+        .map(|c| format!("{}: {} -> {}", c.cluster, c.before, c.after))
+        .collect::<Vec<_>>()
+        .join(", ");
+    if let Some(e) = &s.after_error {
+        out.push_str(&format!(" (the new schedule fails: {e})"));
+    }
+    if let Some(e) = &s.before_error {
+        out.push_str(&format!(" (the schedule before fails: {e})"));
+    }
+    out
+}
