@@ -26,7 +26,7 @@ fn cluster(i: usize) -> Cluster {
         ..ObjectMeta::default()
     };
     meta.labels.insert("env".into(), "prod".into());
-    if i % 3 == 0 {
+    if i.is_multiple_of(3) {
         meta.labels.insert("tier".into(), "gold".into());
     }
     let body = json!({
