@@ -248,3 +248,80 @@ fn preempt_check_reports_replica_changes_per_cluster() {
             {"cluster": "member3", "before": 2, "after": 0}]})
     );
 }
+
+/// `lint --base`: a policy whose placement changes reports, for the templates it keeps, the
+/// replicas each cluster receives before and after (with the Cluster objects in the inputs).
+#[test]
+fn lint_base_reports_replica_changes_of_a_placement_change() {
+    let git_ok = Command::new("git")
+        .arg("--version")
+        .output()
+        .is_ok_and(|o| o.status.success());
+    if !git_ok {
+        println!("SKIPPED: git is not installed");
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let git = |args: &[&str]| {
+        let out = Command::new("git")
+            .args(args)
+            .current_dir(dir.path())
+            .env("GIT_CONFIG_NOSYSTEM", "1")
+            .env("GIT_CONFIG_GLOBAL", "/dev/null")
+            .env("GIT_AUTHOR_NAME", "Alice Ops")
+            .env("GIT_AUTHOR_EMAIL", "alice@example.com")
+            .env("GIT_COMMITTER_NAME", "Alice Ops")
+            .env("GIT_COMMITTER_EMAIL", "alice@example.com")
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "git {args:?}: {out:?}");
+    };
+    for f in ["fleet.yaml", "apps.yaml"] {
+        std::fs::copy(testdata(f), dir.path().join(f)).unwrap();
+    }
+    git(&["init", "-q"]);
+    git(&["add", "-A"]);
+    git(&["commit", "-qm", "base"]);
+    // shop/api: dynamic weights over member1..3, then over member1 and member2 only.
+    let apps = std::fs::read_to_string(dir.path().join("apps.yaml")).unwrap();
+    let narrowed = apps.replacen(
+        "clusterNames: [member1, member2, member3]}\n    replicaScheduling:\n      replicaSchedulingType: Divided\n      replicaDivisionPreference: Weighted",
+        "clusterNames: [member1, member2]}\n    replicaScheduling:\n      replicaSchedulingType: Divided\n      replicaDivisionPreference: Weighted",
+        1,
+    );
+    assert_ne!(apps, narrowed);
+    std::fs::write(dir.path().join("apps.yaml"), narrowed).unwrap();
+    let out = Command::new(BIN)
+        .args(["lint", "--base", "HEAD", ".", "-o", "json"])
+        .current_dir(dir.path())
+        .env("NO_COLOR", "1")
+        .output()
+        .unwrap();
+    let v: J = serde_json::from_slice(&out.stdout).unwrap_or_else(|e| panic!("{e}: {out:?}"));
+    let api = v["ownershipChanges"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["resource"]["name"] == "api")
+        .cloned()
+        .unwrap_or_else(|| panic!("{v}"));
+    assert_eq!(api["before"], api["after"], "the owner stays");
+    assert_eq!(
+        api["replicas"],
+        json!({"clusters": [
+            {"cluster": "member1", "before": 3, "after": 4},
+            {"cluster": "member2", "before": 1, "after": 2},
+            {"cluster": "member3", "before": 2, "after": 0}]})
+    );
+    let text = Command::new(BIN)
+        .args(["lint", "--base", "HEAD", "."])
+        .current_dir(dir.path())
+        .env("NO_COLOR", "1")
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&text.stdout);
+    assert!(
+        text.contains("  deployment/shop/api: stays with pp/shop/api\n    replicas: member1: 3 -> 4, member2: 1 -> 2, member3: 2 -> 0\n"),
+        "{text}"
+    );
+}

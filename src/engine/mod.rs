@@ -36,5 +36,7 @@ pub mod placement;
 // How many replicas each member cluster receives after the filter stage (issue 35).
 pub mod policy_view;
 pub mod replicas;
+// Replica changes of a change set (`lint --base`).
+pub mod replica_changes;
 // `explain pp/NAME` live: the held templates' bindings and Works (issue 21).
 pub mod policy_live;

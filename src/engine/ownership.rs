@@ -28,6 +28,9 @@ pub struct OwnershipChange {
     /// The environments of a GitOps repository where this change happens (`lint --base` over
     /// rendered environments; empty for plain manifests, which are one control plane).
     pub environments: Vec<String>,
+    /// How many replicas each member cluster receives before and after, when that changes and
+    /// the inputs have Cluster objects (`super::replica_changes`).
+    pub replicas: Option<super::delivery::ReplicaShift>,
 }
 
 /// The engine's options for a lint run: the preemption gate from `featureGates`
@@ -75,7 +78,9 @@ pub fn ownership_changes(
         .filter(|t| scope.covers(&t.api_version, &t.kind, t.namespace()))
         .map(|t| t.reference())
         .collect();
-    delta.changes(&scope.subset(base), &head_templates, options)
+    let mut changes = delta.changes(&scope.subset(base), &head_templates, options.clone());
+    super::replica_changes::add_replica_changes(base, head, &mut changes, options);
+    changes
 }
 
 /// The policies a change set adds or changes (head versions, in head order), the base versions
@@ -185,6 +190,7 @@ impl Delta {
                 preempted: rc.preempted,
                 blocked_by,
                 environments: Vec::new(),
+                replicas: None,
             });
         }
         out
