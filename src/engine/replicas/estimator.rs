@@ -54,13 +54,11 @@ pub fn estimate(
             basis: Basis::NoSummary,
         });
     };
-    let field = |list: &str, name: &str| format!("status.resourceSummary.{list}.{name}");
-    let lists = Lists::parse(summary, &field).map_err(|(field, source)| CapacityError {
-        cluster: cluster.name.clone(),
-        field,
-        source,
-    })?;
-    let allowed = lists.allowed_pods();
+    let lists = Lists {
+        summary,
+        cluster: &cluster.name,
+    };
+    let allowed = lists.allowed_pods()?;
     let pods = Estimate {
         replicas: to_i32(allowed),
         basis: Basis::Pods,
@@ -83,7 +81,7 @@ pub fn estimate(
             });
         }
     }
-    let n = lists.by_summary(req);
+    let n = lists.by_summary(req)?;
     Ok(if n < allowed {
         Estimate {
             replicas: to_i32(n),
@@ -98,65 +96,58 @@ fn to_i32(n: i64) -> i32 {
     n.clamp(0, i64::from(i32::MAX)) as i32
 }
 
-/// The summary's three lists, parsed.
-struct Lists {
-    allocatable: BTreeMap<String, Quantity>,
-    allocated: BTreeMap<String, Quantity>,
-    allocating: BTreeMap<String, Quantity>,
+/// The summary's three lists; a quantity is parsed when the estimator reads it (pods and the
+/// requested resources only, as `general.go` does).
+struct Lists<'a> {
+    summary: &'a ResourceSummary,
+    cluster: &'a str,
 }
 
-type FieldError = (String, BadQuantity);
-
-impl Lists {
-    fn parse(
-        s: &ResourceSummary,
-        field: &dyn Fn(&str, &str) -> String,
-    ) -> Result<Lists, FieldError> {
-        let one =
-            |list: &ResourceList, name: &str| -> Result<BTreeMap<String, Quantity>, FieldError> {
-                list.iter()
-                    .map(|(k, v)| {
-                        Quantity::parse(&v.0)
-                            .map(|q| (k.clone(), q))
-                            .map_err(|e| (field(name, k), e))
-                    })
-                    .collect()
-            };
-        Ok(Lists {
-            allocatable: one(&s.allocatable, "allocatable")?,
-            allocated: one(&s.allocated, "allocated")?,
-            allocating: one(&s.allocating, "allocating")?,
-        })
+impl Lists<'_> {
+    fn get(&self, list: &str, name: &str) -> Result<Option<Quantity>, CapacityError> {
+        let l: &ResourceList = match list {
+            "allocatable" => &self.summary.allocatable,
+            "allocated" => &self.summary.allocated,
+            _ => &self.summary.allocating,
+        };
+        l.get(name)
+            .map(|q| Quantity::parse(&q.0))
+            .transpose()
+            .map_err(|source| CapacityError {
+                cluster: self.cluster.to_string(),
+                field: format!("status.resourceSummary.{list}.{name}"),
+                source,
+            })
     }
 
     /// `getAllowedPodNumber`: allocatable − allocated − allocating pods, 0 when not positive.
-    fn allowed_pods(&self) -> i64 {
-        let pods = |m: &BTreeMap<String, Quantity>| m.get("pods").map_or(0, |q| q.value());
-        let n = pods(&self.allocatable) - pods(&self.allocated) - pods(&self.allocating);
-        n.max(0)
+    fn allowed_pods(&self) -> Result<i64, CapacityError> {
+        let pods = |list| Ok::<i64, CapacityError>(self.get(list, "pods")?.map_or(0, |q| q.value()));
+        let n = pods("allocatable")? - pods("allocated")? - pods("allocating")?;
+        Ok(n.max(0))
     }
 
     /// `getMaximumReplicasBasedOnClusterSummary`: per requested resource,
     /// ⌊available / request⌋ (cpu in millis); a resource the cluster does not list, or has
     /// none left of, gives 0.
-    fn by_summary(&self, req: &Requirements) -> i64 {
+    fn by_summary(&self, req: &Requirements) -> Result<i64, CapacityError> {
         let mut max = i64::MAX;
         for (name, request) in &req.resource_request {
             if request.value() <= 0 {
                 continue;
             }
-            let Some(allocatable) = self.allocatable.get(name) else {
-                return 0;
+            let Some(allocatable) = self.get("allocatable", name)? else {
+                return Ok(0);
             };
-            let mut available = *allocatable;
-            if let Some(q) = self.allocated.get(name) {
-                available = available - *q;
+            let mut available = allocatable;
+            if let Some(q) = self.get("allocated", name)? {
+                available = available - q;
             }
-            if let Some(q) = self.allocating.get(name) {
-                available = available - *q;
+            if let Some(q) = self.get("allocating", name)? {
+                available = available - q;
             }
             if available.value() <= 0 {
-                return 0;
+                return Ok(0);
             }
             let n = if name == "cpu" {
                 available.milli_value() / request.milli_value()
@@ -165,7 +156,7 @@ impl Lists {
             };
             max = max.min(n);
         }
-        max
+        Ok(max)
     }
 }
 

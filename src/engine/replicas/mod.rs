@@ -511,10 +511,12 @@ fn to_clusters(
                 .map(|w| w.static_weight_list.as_slice());
             let weights = divide::static_weights(&clusters, list);
             let total: i64 = weights.iter().map(|(_, w)| *w).sum();
+            let by_name: std::collections::HashMap<&str, i64> =
+                weights.iter().map(|(n, w)| (n.as_str(), *w)).collect();
             divide::by_static_weights(replicas, &weights, tie)
                 .into_iter()
                 .map(|t| {
-                    let weight = weights.iter().find(|(n, _)| *n == t.cluster).map_or(0, |x| x.1);
+                    let weight = by_name.get(t.cluster.as_str()).copied().unwrap_or(0);
                     Share {
                         why: Why::StaticWeight { weight, total },
                         cluster: t.cluster,
@@ -538,13 +540,14 @@ fn to_clusters(
             if trace.order_dependent && !notes.contains(&AssignmentNote::UnstableSortTie) {
                 notes.push(AssignmentNote::UnstableSortTie);
             }
+            let by_name: std::collections::HashMap<&str, i32> = available
+                .iter()
+                .map(|a| (a.cluster.as_str(), a.replicas))
+                .collect();
             targets
                 .into_iter()
                 .map(|t| {
-                    let available = available
-                        .iter()
-                        .find(|a| a.cluster == t.cluster)
-                        .map_or(0, |a| a.replicas);
+                    let available = by_name.get(t.cluster.as_str()).copied().unwrap_or(0);
                     Share {
                         why: if kind == Dynamic::Aggregated {
                             Why::Aggregated { available }
