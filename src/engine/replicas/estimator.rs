@@ -122,7 +122,8 @@ impl Lists<'_> {
 
     /// `getAllowedPodNumber`: allocatable − allocated − allocating pods, 0 when not positive.
     fn allowed_pods(&self) -> Result<i64, CapacityError> {
-        let pods = |list| Ok::<i64, CapacityError>(self.get(list, "pods")?.map_or(0, |q| q.value()));
+        let pods =
+            |list| Ok::<i64, CapacityError>(self.get(list, "pods")?.map_or(0, |q| q.value()));
         let n = pods("allocatable")? - pods("allocated")? - pods("allocating")?;
         Ok(n.max(0))
     }

@@ -33,7 +33,7 @@ pub const WEIGHT_TARGETS_NO_CLUSTER: RuleDoc = RuleDoc {
                 clusterAffinities term counts as selectable).",
     example: "spec:\n  placement:\n    clusterAffinity: {clusterNames: [member1, member2]}\n    replicaScheduling:\n      replicaSchedulingType: Divided\n      replicaDivisionPreference: Weighted\n      weightPreference:\n        staticWeightList:\n        - {targetCluster: {clusterNames: [member1]}, weight: 2}\n        - {targetCluster: {clusterNames: [membr2]}, weight: 1}\n",
     fix: "Target a cluster the placement selects, or drop the entry.",
-    reference: "replica-assignment.md \"Static weights\"; getStaticWeightInfoList (pkg/scheduler/core/division_algorithm.go)",
+    reference: "pkg/scheduler/core/division_algorithm.go:38-72 (getStaticWeightInfoList: the largest matching weight; clusters with weight 0 are left out)",
 };
 
 pub const WEIGHTS_MATCH_NO_CLUSTER: RuleDoc = RuleDoc {
@@ -45,7 +45,7 @@ pub const WEIGHTS_MATCH_NO_CLUSTER: RuleDoc = RuleDoc {
                 selected cluster 1: the replicas are spread evenly, which is not what the list says.",
     example: "spec:\n  placement:\n    clusterAffinity: {clusterNames: [member1, member2]}\n    replicaScheduling:\n      replicaSchedulingType: Divided\n      replicaDivisionPreference: Weighted\n      weightPreference:\n        staticWeightList:\n        - {targetCluster: {labelSelector: {matchLabels: {tier: gold}}}, weight: 3}\n",
     fix: "Make the entries match the selected clusters (names, labels, fields).",
-    reference: "replica-assignment.md \"Static weights\"; getStaticWeightInfoList (pkg/scheduler/core/division_algorithm.go)",
+    reference: "pkg/scheduler/core/division_algorithm.go:38-72 (getStaticWeightInfoList: a zero weight sum gives every cluster weight 1)",
 };
 
 pub const MIN_GROUPS_EXCEED_REPLICAS: RuleDoc = RuleDoc {
@@ -59,7 +59,7 @@ pub const MIN_GROUPS_EXCEED_REPLICAS: RuleDoc = RuleDoc {
                 (the first copies the replicas, the second ignores spread constraints).",
     example: "# Deployment web has replicas: 2\nspec:\n  placement:\n    spreadConstraints:\n    - {spreadByField: cluster, minGroups: 3, maxGroups: 3}\n    replicaScheduling: {replicaSchedulingType: Divided, replicaDivisionPreference: Aggregated}\n",
     fix: "Raise the template's replicas to at least minGroups, or lower minGroups.",
-    reference: "replica-assignment.md \"Candidate order and spread constraints\"; removeZeroReplicasCluster (pkg/scheduler/core/util.go)",
+    reference: "pkg/scheduler/core/spreadconstraint/select_clusters_by_cluster.go:25-46 (selectBestClustersByCluster); pkg/scheduler/core/division_algorithm.go:75-101 (dynamicDivideReplicas); pkg/scheduler/core/util.go:189-197 (removeZeroReplicasCluster)",
 };
 
 pub const EXCEEDS_DECLARED_CAPACITY: RuleDoc = RuleDoc {
@@ -73,7 +73,7 @@ pub const EXCEEDS_DECLARED_CAPACITY: RuleDoc = RuleDoc {
                 limit) for the template's requests.",
     example: "# Cluster member1 reports 2 cpu free; Deployment web requests 1 cpu and has 5 replicas\nspec:\n  placement:\n    clusterAffinity: {clusterNames: [member1]}\n",
     fix: "Divide by dynamic weights or Aggregated (they respect capacity), lower the replicas, or add capacity.",
-    reference: "replica-assignment.md \"Which path\", \"The general estimator\"; pkg/estimator/client/general.go",
+    reference: "pkg/scheduler/core/assignment.go:181-211 (assignByDuplicatedStrategy, assignByStaticWeightStrategy: no capacity read); pkg/estimator/client/general.go:66-108,445-505 (maxAvailableReplicas, getAllowedPodNumber, getMaximumReplicasBasedOnClusterSummary)",
 };
 
 pub const CAPACITY_UNDECLARED: RuleDoc = RuleDoc {
@@ -87,7 +87,7 @@ pub const CAPACITY_UNDECLARED: RuleDoc = RuleDoc {
                 plane shows it).",
     example: "# Cluster member1 has no status\nspec:\n  placement:\n    clusterAffinity: {clusterNames: [member1]}\n    replicaScheduling: {replicaSchedulingType: Divided, replicaDivisionPreference: Aggregated}\n",
     fix: "Nothing to fix: informational. Give the Cluster objects with their status to check the division.",
-    reference: "replica-assignment.md \"Dynamic weights and Aggregated\"; pkg/estimator/client/general.go",
+    reference: "pkg/scheduler/core/division_algorithm.go:75-101 (dynamicDivideReplicas); pkg/estimator/client/general.go:66-72 (maxAvailableReplicas: no resourceSummary, 0 replicas)",
 };
 
 pub static RULE: Rule = Rule {
