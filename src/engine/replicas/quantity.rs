@@ -70,22 +70,28 @@ impl Quantity {
             e if e.starts_with(['e', 'E']) => (e[1..].parse::<i32>().map_err(|_| bad())?, 0),
             _ => return Err(bad()),
         };
-        // Significant digits only, so a long tail of zeros cannot overflow.
-        let digits = format!("{whole}{frac}");
-        let digits = digits.trim_start_matches('0');
+        // The digits as one integer (no allocation: this runs for every cluster's summary).
+        let mut value: i128 = 0;
         let mut scale = pow10 - frac.len() as i32 + 9;
-        let digits = {
-            let trimmed = digits.trim_end_matches('0');
-            scale += (digits.len() - trimmed.len()) as i32;
-            trimmed
-        };
-        if digits.is_empty() {
+        let mut significant = 0;
+        for b in whole.bytes().chain(frac.bytes()) {
+            if value == 0 && b == b'0' {
+                continue;
+            }
+            significant += 1;
+            if significant > 36 {
+                // Beyond i128's reach in nanos: only zeros may follow (scaled, not stored).
+                if b != b'0' {
+                    return Err(bad());
+                }
+                scale += 1;
+                continue;
+            }
+            value = value * 10 + i128::from(b - b'0');
+        }
+        if value == 0 {
             return Ok(Quantity::ZERO);
         }
-        if digits.len() > 36 {
-            return Err(bad());
-        }
-        let mut value: i128 = digits.parse().map_err(|_| bad())?;
         for _ in 0..binary {
             value = value.checked_mul(1024).ok_or_else(bad)?;
         }
