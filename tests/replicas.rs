@@ -325,3 +325,33 @@ fn lint_base_reports_replica_changes_of_a_placement_change() {
         "{text}"
     );
 }
+
+/// A template without replicas (a ConfigMap): every selected cluster, no replica lines.
+#[test]
+fn a_template_without_replicas_lists_every_selected_cluster() {
+    let dir = tempfile::tempdir().unwrap();
+    let f = dir.path().join("cm.yaml");
+    std::fs::write(
+        &f,
+        "apiVersion: cluster.karmada.io/v1alpha1\nkind: Cluster\nmetadata: {name: member1}\nstatus: {apiEnablements: [{groupVersion: v1, resources: [{name: configmaps, kind: ConfigMap}]}]}\n---\napiVersion: cluster.karmada.io/v1alpha1\nkind: Cluster\nmetadata: {name: member2}\nstatus: {apiEnablements: [{groupVersion: v1, resources: [{name: configmaps, kind: ConfigMap}]}]}\n---\napiVersion: v1\nkind: ConfigMap\nmetadata: {name: cfg, namespace: shop}\n---\napiVersion: policy.karmada.io/v1alpha1\nkind: PropagationPolicy\nmetadata: {name: cfg, namespace: shop}\nspec:\n  resourceSelectors: [{apiVersion: v1, kind: ConfigMap, name: cfg}]\n  placement: {clusterAffinity: {clusterNames: [member1, member2]}}\n",
+    )
+    .unwrap();
+    let f = f.display().to_string();
+    let (code, text, err) = run(&["explain", "cm/cfg", "-n", "shop", "-f", &f], None);
+    assert_eq!(code, 0, "{err}");
+    assert!(text.contains("  replicas: none: Karmada's default interpreter reads no replicas for this kind (a resource interpreter customization could); every selected cluster receives the template\n"), "{text}");
+    let (code, out, err) = run(
+        &["explain", "cm/cfg", "-n", "shop", "-f", &f, "-o", "json"],
+        None,
+    );
+    assert_eq!(code, 0, "{err}");
+    let v: J = serde_json::from_str(&out).unwrap();
+    assert_eq!(
+        v["placement"]["assignment"],
+        json!([{"cluster": "member1", "replicas": 0}, {"cluster": "member2", "replicas": 0}])
+    );
+    assert_eq!(
+        v["placement"]["assignmentBasis"]["notes"][0]["code"],
+        "KindWithoutReplicas"
+    );
+}

@@ -139,6 +139,18 @@ fn why_text(w: &Why) -> String {
 pub fn text(decided: &Attempt) -> String {
     let mut out = String::new();
     match &decided.assignment {
+        Some(Outcome::Scheduled(s))
+            if decided.error.is_none() && s.shares.iter().all(|x| x.why == Why::NoReplicas) =>
+        {
+            let why = if s.notes.contains(&AssignmentNote::KindWithoutReplicas) {
+                "Karmada's default interpreter reads no replicas for this kind (a resource interpreter customization could)"
+            } else {
+                "the template has 0 replicas and no resource requirements"
+            };
+            out.push_str(&format!(
+                "  replicas: none: {why}; every selected cluster receives the template\n"
+            ));
+        }
         Some(Outcome::Scheduled(s)) if decided.error.is_none() => {
             out.push_str(&format!("  replicas ({}):\n", strategy_name(&s.strategy)));
             if s.shares.is_empty() {
@@ -151,10 +163,10 @@ pub fn text(decided: &Attempt) -> String {
                 .max()
                 .unwrap_or(0);
             for sh in &s.shares {
-                let count = match sh.why {
-                    Why::NoReplicas => "no replicas".to_string(),
-                    _ if sh.replicas == 1 => "1 replica ".to_string(),
-                    _ => format!("{} replicas", sh.replicas),
+                let count = if sh.replicas == 1 {
+                    "1 replica ".to_string()
+                } else {
+                    format!("{} replicas", sh.replicas)
                 };
                 out.push_str(&format!(
                     "    {:<width$}  {count}  {}\n",
