@@ -32,6 +32,8 @@ pub mod chain;
 pub mod check_notes;
 pub mod delivery;
 pub mod overrides;
+// Cluster affinity matching, shared by placement, overrides and replicas.
+pub mod cluster_match;
 pub mod placement;
 // How many replicas each member cluster receives after the filter stage (issue 35).
 pub mod policy_view;

@@ -79,8 +79,42 @@ pub fn ownership_changes(
         .map(|t| t.reference())
         .collect();
     let mut changes = delta.changes(&scope.subset(base), &head_templates, options.clone());
-    super::replica_changes::add_replica_changes(base, head, &mut changes, options);
+    add_replica_changes(base, head, &mut changes, options);
     changes
+}
+
+/// Fills `replicas` of the moves and appends a "stays" change for each template whose owner
+/// keeps it while its placement changes the replicas some cluster receives.
+fn add_replica_changes(
+    base: &Inventory,
+    head: &Inventory,
+    changes: &mut Vec<OwnershipChange>,
+    options: Options,
+) {
+    use super::replica_changes::{replica_changes, Move};
+    let moves: Vec<Move<'_>> = changes
+        .iter()
+        .map(|c| Move {
+            resource: &c.resource,
+            before: c.before.as_ref(),
+            after: c.after.as_ref(),
+        })
+        .collect();
+    let found = replica_changes(base, head, &moves, options);
+    for (c, shift) in changes.iter_mut().zip(found.moves) {
+        c.replicas = shift;
+    }
+    for (resource, policy, shift) in found.stays {
+        changes.push(OwnershipChange {
+            resource,
+            before: Some(policy.clone()),
+            after: Some(policy),
+            preempted: false,
+            blocked_by: Vec::new(),
+            environments: Vec::new(),
+            replicas: Some(shift),
+        });
+    }
 }
 
 /// The policies a change set adds or changes (head versions, in head order), the base versions

@@ -1,5 +1,5 @@
-//! Replica changes of a change set (`lint --base`): for each template that moves to another
-//! policy, or whose owner's placement changes, how many replicas each member cluster receives
+//! Replica changes of a change set (`lint --base`, through `ownership`): for each template that
+//! moves to another policy, or whose owner's placement changes, how many replicas each member cluster receives
 //! before and after (a fresh schedule on each side, `replicas`, over the Cluster objects of
 //! the inputs). Pure over two inventories; nothing without Cluster objects.
 
@@ -7,25 +7,42 @@ use crate::model::cluster::Cluster;
 use crate::model::{Inventory, ObjectRef, PolicyRef};
 
 use super::delivery::{assignment_of, deliver, replica_shift, DeliveryInput, ReplicaShift};
-use super::ownership::OwnershipChange;
 use super::placement::BindingView;
 use super::replicas::CapacitySource;
 use super::state::{Options, State};
 
-/// Fills `replicas` of the moves in `changes` and appends a "stays" change for each template
-/// whose owner keeps it while its placement changes the replicas some cluster receives.
-pub fn add_replica_changes(
+/// A template whose owner moves: its reference and the owners before and after.
+pub struct Move<'a> {
+    pub resource: &'a ObjectRef,
+    pub before: Option<&'a PolicyRef>,
+    pub after: Option<&'a PolicyRef>,
+}
+
+/// The replica changes: one per move (in order; `None` when nothing changes or it cannot be
+/// known), and the templates whose owner stays while its placement changes their replicas.
+#[derive(Default)]
+pub struct ReplicaChanges {
+    pub moves: Vec<Option<ReplicaShift>>,
+    pub stays: Vec<(ObjectRef, PolicyRef, ReplicaShift)>,
+}
+
+/// The replica changes of going from `base` to `head` for `moves`, and for the templates a
+/// changed placement keeps.
+pub fn replica_changes(
     base: &Inventory,
     head: &Inventory,
-    changes: &mut Vec<OwnershipChange>,
+    moves: &[Move<'_>],
     options: Options,
-) {
+) -> ReplicaChanges {
     let mut clusters = Cluster::from_inventory(head);
     if clusters.is_empty() {
         clusters = Cluster::from_inventory(base);
     }
     if clusters.is_empty() {
-        return;
+        return ReplicaChanges {
+            moves: moves.iter().map(|_| None).collect(),
+            stays: Vec::new(),
+        };
     }
     let before = State::from_inventory(base, options.clone());
     let after = State::from_inventory(head, options);
@@ -35,11 +52,17 @@ pub fn add_replica_changes(
         head,
         clusters: &clusters,
     };
-    for c in changes.iter_mut() {
-        if c.before != c.after && c.after.is_some() {
-            c.replicas = sides.shift(&c.resource, c.before.as_ref(), c.after.as_ref());
-        }
-    }
+    let mut out = ReplicaChanges {
+        moves: moves
+            .iter()
+            .map(|m| {
+                (m.before != m.after && m.after.is_some())
+                    .then(|| sides.shift(m.resource, m.before, m.after))
+                    .flatten()
+            })
+            .collect(),
+        stays: Vec::new(),
+    };
     for (_, p) in after.live_policies() {
         let r = p.reference();
         let changed = before
@@ -50,25 +73,18 @@ pub fn add_replica_changes(
         }
         for (t, tpl) in after.templates.iter().enumerate() {
             let resource = tpl.reference();
-            if changes.iter().any(|c| c.resource == resource) {
+            if moves.iter().any(|m| *m.resource == resource) {
                 continue;
             }
             if super::reconcile::settle(&after, t).owner.as_ref() != Some(&r) {
                 continue;
             }
             if let Some(shift) = sides.shift(&resource, Some(&r), Some(&r)) {
-                changes.push(OwnershipChange {
-                    resource,
-                    before: Some(r.clone()),
-                    after: Some(r.clone()),
-                    preempted: false,
-                    blocked_by: Vec::new(),
-                    environments: Vec::new(),
-                    replicas: Some(shift),
-                });
+                out.stays.push((resource, r.clone(), shift));
             }
         }
     }
+    out
 }
 
 /// Both sides of the comparison.

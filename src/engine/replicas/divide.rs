@@ -7,7 +7,7 @@ use std::collections::BinaryHeap;
 use crate::model::cluster::Cluster;
 use crate::model::policy::StaticClusterWeight;
 
-use crate::engine::placement::cluster_matches;
+use crate::engine::cluster_match::cluster_matches;
 
 /// One entry of a binding's `spec.clusters`.
 #[derive(Clone, Debug, PartialEq, Eq)]

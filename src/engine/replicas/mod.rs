@@ -18,7 +18,7 @@ pub mod workload;
 #[cfg(test)]
 mod tests;
 
-use crate::engine::placement::cluster_matches;
+use crate::engine::cluster_match::cluster_matches;
 use crate::model::cluster::Cluster;
 use crate::model::policy::{ClusterAffinityTerm, Placement};
 
@@ -570,27 +570,21 @@ fn to_clusters(
     Ok(shares.into_iter().filter(|s| s.replicas > 0).collect())
 }
 
-/// The hook the filter stage calls for each attempt (`placement::attempt`): without replica
-/// fields in the view nothing changes; otherwise, unless no cluster passed the filter, the
-/// selection and division here decide the attempt's error (a capacity failure moves a
-/// clusterAffinities schedule to its next term, `scheduleResourceBindingWithClusterAffinities`).
-/// An unknown outcome leaves the filter stage's verdict in place.
+/// The hook the filter stage calls for each attempt (`placement::attempt`): `None` without
+/// replica fields, without feasible clusters, or when no cluster passed the filters
+/// (`no_fit`); otherwise the steps after the filter, whose failure decides the attempt (a
+/// capacity failure moves a clusterAffinities schedule to its next term,
+/// `scheduleResourceBindingWithClusterAffinities`).
 pub fn after_filter(
     feasible: &[&Cluster],
     placement: &Placement,
     term: Option<&str>,
-    view: &crate::engine::placement::BindingView<'_>,
-    error: Option<crate::engine::placement::ScheduleError>,
-) -> (
-    Option<crate::engine::placement::ScheduleError>,
-    Option<Outcome>,
-) {
-    use crate::engine::placement::ScheduleError;
-    let Some(rv) = &view.replicas else {
-        return (error, None);
-    };
-    if feasible.is_empty() || matches!(error, Some(ScheduleError::NoClusterFit(_))) {
-        return (error, None);
+    view: Option<&ReplicaView<'_>>,
+    no_fit: bool,
+) -> Option<Outcome> {
+    let view = view?;
+    if feasible.is_empty() || no_fit {
+        return None;
     }
     let term = term.and_then(|name| {
         placement
@@ -599,14 +593,5 @@ pub fn after_filter(
             .flatten()
             .find(|t| t.affinity_name == name)
     });
-    let outcome = schedule(feasible, placement, term, rv);
-    let error = match &outcome {
-        Outcome::Scheduled(_) => None,
-        Outcome::Failed(f) if f.unschedulable => {
-            Some(ScheduleError::Unschedulable(f.message.clone()))
-        }
-        Outcome::Failed(f) => Some(ScheduleError::Scheduler(f.message.clone())),
-        Outcome::Unknown { .. } | Outcome::Invalid(_) => error,
-    };
-    (error, Some(outcome))
+    Some(schedule(feasible, placement, term, view))
 }
