@@ -50,13 +50,15 @@ fn fnv32a(bytes: &[u8]) -> u32 {
     })
 }
 
-/// A party of the Webster apportionment.
-#[derive(Clone, Debug)]
+/// A party of the Webster apportionment, as the heap holds it: votes, seats, and the rank of
+/// its name in the tie-break order (so that ties compare integers, not names).
+#[derive(Clone, Copy, Debug)]
 struct Party {
-    name: String,
     votes: i64,
     seats: i32,
-    tie: TieBreak,
+    /// 0 for the name served first on a tie.
+    rank: u32,
+    index: u32,
 }
 
 impl Party {
@@ -85,13 +87,10 @@ impl Ord for Party {
         if a != b {
             return a.partial_cmp(&b).unwrap_or(Ordering::Equal);
         }
-        if self.seats != other.seats {
-            return other.seats.cmp(&self.seats);
-        }
-        match self.tie {
-            TieBreak::Ascending => other.name.cmp(&self.name),
-            TieBreak::Descending => self.name.cmp(&other.name),
-        }
+        other
+            .seats
+            .cmp(&self.seats)
+            .then(other.rank.cmp(&self.rank))
     }
 }
 
@@ -105,46 +104,39 @@ pub fn webster(seats: i32, votes: &[(String, i64)], init: &[Target], tie: TieBre
     if votes.iter().map(|(_, v)| *v).sum::<i64>() == 0 {
         return init.to_vec();
     }
-    let mut parties: std::collections::BTreeMap<&str, Party> = init
+    // One party per name (init first, votes override), in name order.
+    let mut parties: std::collections::BTreeMap<&str, (i64, i32)> = init
         .iter()
-        .map(|t| {
-            (
-                t.cluster.as_str(),
-                Party {
-                    name: t.cluster.clone(),
-                    votes: 0,
-                    seats: t.replicas,
-                    tie,
-                },
-            )
-        })
+        .map(|t| (t.cluster.as_str(), (0, t.replicas)))
         .collect();
     for (name, v) in votes {
-        parties
-            .entry(name.as_str())
-            .or_insert_with(|| Party {
-                name: name.clone(),
-                votes: 0,
-                seats: 0,
-                tie,
-            })
-            .votes = *v;
+        parties.entry(name.as_str()).or_insert((0, 0)).0 = *v;
     }
-    let mut heap: BinaryHeap<Party> = parties.into_values().collect();
+    let names: Vec<&str> = parties.keys().copied().collect();
+    let n = names.len() as u32;
+    let mut heap: BinaryHeap<Party> = parties
+        .values()
+        .enumerate()
+        .map(|(i, (votes, seats))| Party {
+            votes: *votes,
+            seats: *seats,
+            rank: match tie {
+                TieBreak::Ascending => i as u32,
+                TieBreak::Descending => n - 1 - i as u32,
+            },
+            index: i as u32,
+        })
+        .collect();
     for _ in 0..seats {
         let Some(mut p) = heap.pop() else { break };
         p.seats += 1;
         heap.push(p);
     }
-    let mut out: Vec<Target> = heap
-        .into_iter()
-        .map(|p| Target {
-            cluster: p.name,
-            replicas: p.seats,
-        })
-        .collect();
-    out.sort_by(|a, b| a.cluster.cmp(&b.cluster));
-    out
+    let mut out: Vec<(u32, i32)> = heap.into_iter().map(|p| (p.index, p.seats)).collect();
+    out.sort_unstable();
+    out.into_iter()
+        .map(|(i, seats)| Target::new(names[i as usize], seats))
+        .collect()
 }
 
 /// A cluster's static weight: the largest weight of the entries whose `targetCluster` matches
