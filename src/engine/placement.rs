@@ -11,9 +11,7 @@
 use serde::Serialize;
 
 use crate::model::cluster::{ApiState, Cluster, Taint};
-use crate::model::policy::{ClusterAffinity, FieldSelectorRequirement, Placement, Toleration};
-
-use super::selector::label_selector_matches;
+use crate::model::policy::{ClusterAffinity, Placement, Toleration};
 
 /// A filter plugin of the scheduler's default registry (§B.2).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
@@ -70,6 +68,9 @@ pub struct BindingView<'a> {
     pub observed_affinity: Option<&'a str>,
     /// replicas > 0 (or replica requirements): a term's overflowAffinities count (§B.3).
     pub workload: bool,
+    /// The template's replica fields and the capacity inputs: with them each attempt also
+    /// selects and divides (`super::replicas`), and capacity can fail a term.
+    pub replicas: Option<super::replicas::ReplicaView<'a>>,
 }
 
 /// One scheduling attempt with one affinity (the single one, or one term).
@@ -84,6 +85,10 @@ pub struct Attempt {
     pub error: Option<ScheduleError>,
     /// Spread constraints pick this many of the feasible clusters by score (out of scope).
     pub picks: Option<usize>,
+    /// The steps after the filter (`super::replicas`) when the caller gave the template's
+    /// replica fields ([`BindingView::replicas`]): `spec.clusters`, the error that made the
+    /// attempt fail, or the inputs missing to know.
+    pub assignment: Option<super::replicas::Outcome>,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -92,12 +97,26 @@ pub enum ScheduleError {
     NoClusterFit(String),
     /// Spread selection or assignment failed: condition reason `SchedulerError`.
     Scheduler(String),
+    /// Not enough available replicas (`framework.UnschedulableError`): condition reason
+    /// `Unschedulable`.
+    Unschedulable(String),
 }
 
 impl ScheduleError {
     pub fn text(&self) -> &str {
         match self {
-            ScheduleError::NoClusterFit(s) | ScheduleError::Scheduler(s) => s,
+            ScheduleError::NoClusterFit(s)
+            | ScheduleError::Scheduler(s)
+            | ScheduleError::Unschedulable(s) => s,
+        }
+    }
+
+    /// The binding's `Scheduled` condition reason (`getConditionByError`, helper.go).
+    pub fn reason(&self) -> &'static str {
+        match self {
+            ScheduleError::NoClusterFit(_) => "NoClusterFit",
+            ScheduleError::Scheduler(_) => "SchedulerError",
+            ScheduleError::Unschedulable(_) => "Unschedulable",
         }
     }
 }
@@ -122,71 +141,10 @@ impl PlacementResult {
     }
 }
 
-// ---- cluster matching (`util.ClusterMatches`, §A.4), shared with overrides' targetCluster ----
+// ---- cluster matching (`util.ClusterMatches`, §A.4): in `cluster_match`, shared with the
+// overrides' targetCluster and the replica division's static weights ----
 
-/// Whether `cluster` satisfies the affinity: exclude first, then labelSelector, fieldSelector
-/// and clusterNames ANDed (`selector.go:98-164`).
-pub fn cluster_matches(cluster: &Cluster, affinity: &ClusterAffinity) -> bool {
-    if affinity.exclude.contains(&cluster.name) {
-        return false;
-    }
-    if let Some(ls) = &affinity.label_selector {
-        if !label_selector_matches(ls, &cluster.labels).unwrap_or(false) {
-            return false;
-        }
-    }
-    if let Some(fs) = &affinity.field_selector {
-        if !fs
-            .match_expressions
-            .iter()
-            .all(|r| field_matches(cluster, r))
-        {
-            return false;
-        }
-    }
-    affinity.cluster_names.is_empty() || affinity.cluster_names.contains(&cluster.name)
-}
-
-/// One fieldSelector requirement: `zone` against `spec.zones` as a set, `provider`/`region` as
-/// label requirements (absent when empty), other keys never present (§A.4 table).
-fn field_matches(cluster: &Cluster, r: &FieldSelectorRequirement) -> bool {
-    if r.key == "zone" {
-        let zones = &cluster.spec.zones;
-        return match r.operator.as_str() {
-            "In" => zones.iter().any(|z| r.values.contains(z)),
-            "NotIn" => !zones.iter().any(|z| r.values.contains(z)),
-            "Exists" => !zones.is_empty(),
-            "DoesNotExist" => zones.is_empty(),
-            _ => false,
-        };
-    }
-    let value = match r.key.as_str() {
-        "provider" => Some(cluster.spec.provider.as_str()),
-        "region" => Some(cluster.spec.region.as_str()),
-        _ => None,
-    }
-    .filter(|v| !v.is_empty());
-    // `labels.NewRequirement` refuses empty values for In/NotIn and values for Exists.
-    match r.operator.as_str() {
-        "In" if !r.values.is_empty() => value.is_some_and(|v| r.values.iter().any(|x| x == v)),
-        "NotIn" if !r.values.is_empty() => value.is_none_or(|v| !r.values.iter().any(|x| x == v)),
-        "Exists" if r.values.is_empty() => value.is_some(),
-        "DoesNotExist" if r.values.is_empty() => value.is_none(),
-        "Gt" | "Lt" if r.values.len() == 1 => {
-            let (Some(v), Ok(bound)) = (value, r.values[0].parse::<i64>()) else {
-                return false;
-            };
-            v.parse::<i64>().is_ok_and(|n| {
-                if r.operator == "Gt" {
-                    n > bound
-                } else {
-                    n < bound
-                }
-            })
-        }
-        _ => false,
-    }
-}
+pub use super::cluster_match::cluster_matches;
 
 // ---- the filter plugins ----
 
@@ -409,12 +367,33 @@ fn attempt(
             Err(e) => (Some(ScheduleError::Scheduler(e)), None),
         }
     };
+    // The steps after the filter (selection, division) when the caller gave replica fields:
+    // their failure is the attempt's.
+    let no_fit = matches!(error, Some(ScheduleError::NoClusterFit(_)));
+    let assignment = super::replicas::after_filter(
+        &feasible_clusters,
+        placement,
+        term.as_deref(),
+        view.replicas.as_ref(),
+        no_fit,
+    );
+    let error = match &assignment {
+        Some(super::replicas::Outcome::Scheduled(_)) => None,
+        Some(super::replicas::Outcome::Failed(f)) if f.unschedulable => {
+            Some(ScheduleError::Unschedulable(f.message.clone()))
+        }
+        Some(super::replicas::Outcome::Failed(f)) => {
+            Some(ScheduleError::Scheduler(f.message.clone()))
+        }
+        _ => error,
+    };
     Attempt {
         term,
         feasible,
         excluded,
         error,
         picks,
+        assignment,
     }
 }
 

@@ -57,7 +57,9 @@ pub fn render(findings: &[Finding], summary: &Summary) -> String {
 
 /// `lint --base`: the same report plus
 /// `"ownershipChanges":[{"resource","before","after","blockedBy":[{"policy","reason","message"}],
-/// "environments"?}]` (`environments`: over a GitOps repository, where the change happens),
+/// "environments"?, "replicas"?}]` (`environments`: over a GitOps repository, where the change
+/// happens; `replicas`: `{"clusters": [{"cluster","before","after"}]}` when the replicas a
+/// member cluster receives change),
 /// where `resource` is an object reference and `before`/`after`/`policy` are the OWNER shape of
 /// `explain` (`{"kind","namespace"?,"name"}`, `null` for unclaimed).
 pub fn render_with_ownership(
@@ -82,6 +84,10 @@ pub fn render_with_ownership(
             // Over a GitOps repository only: the environments the change happens in.
             if !c.environments.is_empty() {
                 v["environments"] = serde_json::json!(c.environments);
+            }
+            // With Cluster objects in the inputs, when the replicas some cluster receives change.
+            if let Some(r) = &c.replicas {
+                v["replicas"] = super::replicas::shift_json(r);
             }
             v
         })

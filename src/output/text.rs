@@ -99,6 +99,9 @@ pub fn ownership_section(changes: &[OwnershipChange], color: bool) -> String {
                 b.reason.code()
             );
         }
+        if let Some(r) = &c.replicas {
+            let _ = writeln!(out, "    replicas: {}", super::replicas::shift_text(r));
+        }
     }
     out
 }

@@ -15,6 +15,7 @@ pub mod overrides;
 pub mod placement;
 pub mod preemption;
 pub mod render_failed;
+pub mod replicas;
 pub mod schema;
 pub mod suspension;
 pub mod suspension_age;
@@ -37,6 +38,7 @@ pub static RULES: &[&Rule] = &[
     &override_order::RULE,
     &override_reach::RULE,
     &placement::RULE,
+    &replicas::RULE,
     &overlap::RULE,
     &preemption::RULE,
     &dead_policy::RULE,
