@@ -178,7 +178,8 @@ pub(super) fn admit_to_schema(
     version: KarmadaVersion,
     mutate_spec: impl FnOnce(&mut Json),
 ) -> Result<Json, Box<Verdict>> {
-    let schema = schema::schema_json(facts.kind, version).expect("policy kinds have a schema");
+    let schema =
+        schema::structural_schema(facts.kind, version).expect("policy kinds have a schema");
     let mut object = manifest.clone();
     // 1. Decode: metadata first (coerce.go), then prune, nulls, defaults.
     if let Some(meta) = object.get("metadata") {
@@ -196,9 +197,9 @@ pub(super) fn admit_to_schema(
             )));
         }
     }
-    let unknown = structural::prune_unknown(&mut object, &schema);
-    structural::prune_nulls(&mut object, &schema);
-    structural::apply_defaults(&mut object, &schema);
+    let unknown = structural::prune_unknown(&mut object, schema);
+    structural::prune_nulls(&mut object, Some(schema));
+    structural::apply_defaults(&mut object, schema);
     // 2. Strict field validation.
     if !unknown.is_empty() {
         return Err(Box::new(strict_decode_error(facts.kind, manifest, unknown)));
@@ -236,7 +237,7 @@ pub(super) fn admit_to_schema(
             map.insert("spec".into(), spec);
         }
         // 4. Defaults again (dispatcher.go:390), without null pruning.
-        structural::apply_defaults(&mut object, &schema);
+        structural::apply_defaults(&mut object, schema);
     }
     // 5. ObjectMeta and schema.
     let mut refusals = object_meta_refusals(facts.namespaced, &object);
