@@ -248,3 +248,33 @@ fn an_update_that_keeps_an_invalid_value_is_an_existing_problem() {
         (Some("schema-enum"), Some("error"), None)
     );
 }
+
+/// karmada `pkg/scheduler/core/generic_scheduler.go` `Schedule`: the filters leave member1
+/// feasible, then `selectClusters` fails (`spreadconstraint/select_clusters_by_cluster.go:27-30`,
+/// "the number of feasible clusters is less than spreadConstraint.MinGroups"). `clusters` is the
+/// filter stage's feasible set and `error` says why nothing is scheduled.
+#[test]
+fn explain_lists_the_feasible_cluster_when_selection_fails() {
+    let (code, stdout, stderr) = run(&[
+        "explain",
+        "deploy/web",
+        "-n",
+        "apps",
+        "-f",
+        "testdata/fidelity/spread-min-groups.yaml",
+        "-o",
+        "json",
+    ]);
+    assert_eq!(code, 0, "{stderr}");
+    let json: Value = serde_json::from_str(&stdout).unwrap();
+    let placement = &json["placement"];
+    assert_eq!(placement["clusters"], serde_json::json!(["member1"]));
+    assert_eq!(placement["excluded"][0]["cluster"], "member2");
+    assert_eq!(
+        placement["error"],
+        serde_json::json!({
+            "reason": "SchedulerError",
+            "message": "failed to select clusters: the number of feasible clusters is less than spreadConstraint.MinGroups"
+        })
+    );
+}
