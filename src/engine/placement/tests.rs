@@ -369,7 +369,14 @@ fn region_selection_facts() {
     let region_error = "failed to select clusters: the number of feasible region is less than spreadConstraint.MinGroups";
     let cluster_error = "failed to select clusters: the number of clusters is less than the cluster spreadConstraint.MinGroups";
     // (case, cluster count per region, region min/max, cluster min/max, error)
-    let cases: &[(&str, &[usize], (i64, i64), (i64, i64), Option<&str>)] = &[
+    type Case<'a> = (
+        &'a str,
+        &'a [usize],
+        (i64, i64),
+        (i64, i64),
+        Option<&'a str>,
+    );
+    let cases: &[Case] = &[
         (
             "select cluster from the region with the higher score",
             &[2, 3],
