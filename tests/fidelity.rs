@@ -278,3 +278,43 @@ fn explain_lists_the_feasible_cluster_when_selection_fails() {
         })
     );
 }
+
+/// karmada `pkg/detector/detector.go:382-384` (`LookForMatchedPolicy`): a template without a
+/// namespace is never matched against PropagationPolicies, only against
+/// ClusterPropagationPolicies (`LookForMatchedClusterPolicy`; `pkg/detector/policy.go:61-94`).
+/// `lint` reports the selector with the fix, and `explain pp/NAME` says why it selects nothing
+/// instead of "no template of its kinds exists in namespace gpu-operator".
+#[test]
+fn a_pp_selecting_a_namespace_is_told_to_be_a_cpp() {
+    let file = "testdata/fidelity/pp-selects-namespace.yaml";
+    let (code, json) = lint_json(&[file]);
+    assert_eq!(code, 0, "a warning");
+    assert_eq!(
+        rule_fields(&json),
+        [(
+            "pp-selects-cluster-scoped".to_string(),
+            "spec.resourceSelectors[0]".to_string()
+        )]
+    );
+    let message = json["findings"][0]["message"].as_str().unwrap();
+    assert!(
+        message.ends_with("make it a ClusterPropagationPolicy"),
+        "{message}"
+    );
+    let (code, stdout, stderr) = run(&[
+        "explain",
+        "pp/gpu-operator-ns",
+        "-n",
+        "gpu-operator",
+        "-f",
+        file,
+        "-o",
+        "json",
+    ]);
+    assert_eq!(code, 0, "{stderr}");
+    let explained: Value = serde_json::from_str(&stdout).unwrap();
+    assert_eq!(
+        explained["dead"],
+        "the detector never matches its selectors: Namespace is cluster-scoped, and Karmada matches cluster-scoped templates only against ClusterPropagationPolicies (make it a ClusterPropagationPolicy)"
+    );
+}
