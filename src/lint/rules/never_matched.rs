@@ -1,6 +1,5 @@
-//! Resource selectors Karmada's detector never matches, whatever templates exist
-//! (claim-and-preemption.md §1.2-§1.4; the reasons are the engine's,
-//! [`crate::engine::claim::NeverMatched`]).
+//! Resource selectors Karmada's detector never matches, whatever templates exist (the reasons
+//! are the engine's, [`crate::engine::claim::NeverMatched`]).
 
 use crate::engine::claim::NeverMatched;
 use crate::kube::scope::is_namespaced;
@@ -22,7 +21,7 @@ pub const PP_CLUSTER_SCOPED: RuleDoc = RuleDoc {
     example: "apiVersion: policy.karmada.io/v1alpha1\nkind: PropagationPolicy\nmetadata:\n  name: gpu-operator-ns\n  namespace: gpu-operator\nspec:\n  resourceSelectors:\n    - apiVersion: v1\n      kind: Namespace\n      name: gpu-operator\n  placement:\n    clusterAffinity:\n      clusterNames: [member1]\n",
     fix: "Make it a ClusterPropagationPolicy (`kind: ClusterPropagationPolicy`, no `metadata.namespace`), \
           or move the cluster-scoped selector into one.",
-    reference: "claim-and-preemption.md §1.3; detector.go:382-384",
+    reference: "pkg/detector/detector.go:381-411 (ResourceDetector.LookForMatchedPolicy: nil for a template without a namespace, :382-384); pkg/detector/policy.go:61-94 (propagateResource: LookForMatchedClusterPolicy next)",
 };
 
 pub const NEVER_MATCHES: RuleDoc = RuleDoc {
@@ -43,7 +42,7 @@ pub const NEVER_MATCHES: RuleDoc = RuleDoc {
     fix: "Select the templates where Karmada sees them: move them out of the reserved or skipped namespace \
           (or change the controller's --skipped-propagating-namespaces), drop the namespace of a cluster-scoped \
           selector, fix the labelSelector; an API Karmada never propagates cannot be selected.",
-    reference: "claim-and-preemption.md §1.2, §1.4; detector.go:276-308, apigroup.go:54-76, selector.go:55-94",
+    reference: "pkg/detector/detector.go:276-308 (ResourceDetector.EventFilter), :201-221 (gvrDisabled); pkg/util/names/names.go:189-193 (IsReservedNamespace); cmd/controller-manager/app/options/options.go:194 (--skipped-propagating-namespaces, default kube-.*); pkg/util/apigroup.go:54-76 (NewSkippedResourceConfig); pkg/util/selector.go:55-94 (ResourceSelectorPriority)",
 };
 
 pub static RULE: Rule = Rule {
