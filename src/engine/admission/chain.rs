@@ -320,102 +320,144 @@ pub(super) fn admit_to_schema(
 ) -> Progress {
     let schema =
         schema::structural_schema(facts.kind, version).expect("policy kinds have a schema");
-    let mut progress = Progress {
-        object: manifest.clone(),
-        first: None,
-        after_fix: Vec::new(),
-        ratcheted: Vec::new(),
+    let mut run = Run {
+        facts,
+        manifest,
+        schema,
+        progress: Progress {
+            object: manifest.clone(),
+            first: None,
+            after_fix: Vec::new(),
+            ratcheted: Vec::new(),
+        },
+        dropped: Vec::new(),
+        unknown: Vec::new(),
     };
-    // Values taken out because Go could not decode them: not judged again by the schema.
-    let mut dropped: Vec<FieldPath> = Vec::new();
-    // 1. Decode: metadata first (coerce.go), then prune, nulls, defaults.
-    for e in type_errors(&mut progress.object, &mut dropped, |o| {
-        let meta = o.get("metadata")?;
-        gotypes::first_type_error(
-            meta,
-            &gotypes::OBJECT_META,
-            FieldPath::root().key("metadata"),
-        )
-    }) {
-        let message = format!("{}{}", decode_prefix(facts.kind, manifest), e.message);
-        progress.refuse(
-            Stage::MetadataDecode,
-            vec![type_refusal(e.at, e.message)],
-            || message,
-        );
+    run.decode();
+    run.request_namespace(namespace);
+    if let Some((root, _)) = facts.mutating {
+        run.mutating_webhook(root, mutate_spec);
     }
-    let unknown = structural::prune_unknown(&mut progress.object, schema);
-    structural::prune_nulls(&mut progress.object, Some(schema));
-    structural::apply_defaults(&mut progress.object, schema);
-    // 2. Strict field validation.
-    if !unknown.is_empty() {
-        let (refusals, message) = strict_decode_error(facts.kind, manifest, unknown.clone());
-        progress.refuse(Stage::StrictDecode, refusals, || message);
-    }
-    // The namespace the request carries: a cluster-scoped kind's is cleared
-    // (registry/rest/meta.go:62-65).
-    if let Some(Json::Object(meta)) = progress.object.get_mut("metadata") {
-        match (facts.namespaced, namespace) {
-            (false, _) => {
-                meta.remove("namespace");
-            }
-            (true, Some(ns)) if !meta.contains_key("namespace") => {
-                meta.insert("namespace".into(), Json::String(ns.to_string()));
-            }
-            _ => {}
+    run.validate(version, stored);
+    run.progress
+}
+
+/// One object's way through steps 1 to 5.
+struct Run<'a> {
+    facts: KindFacts,
+    manifest: &'a Json,
+    schema: &'static structural::Structural,
+    progress: Progress,
+    /// Values taken out because Go could not decode them: not judged again by the schema.
+    dropped: Vec<FieldPath>,
+    /// The unknown fields strict decoding names.
+    unknown: Vec<FieldPath>,
+}
+
+impl Run<'_> {
+    /// 1-2. Decode: the ObjectMeta round trip (coerce.go), pruning, nulls, defaults; then
+    /// strict field validation.
+    fn decode(&mut self) {
+        let kind = self.facts.kind;
+        for e in type_errors(&mut self.progress.object, &mut self.dropped, |o| {
+            let meta = o.get("metadata")?;
+            gotypes::first_type_error(
+                meta,
+                &gotypes::OBJECT_META,
+                FieldPath::root().key("metadata"),
+            )
+        }) {
+            let message = format!("{}{}", decode_prefix(kind, self.manifest), e.message);
+            self.progress.refuse(
+                Stage::MetadataDecode,
+                vec![type_refusal(e.at, e.message)],
+                || message,
+            );
+        }
+        let object = &mut self.progress.object;
+        self.unknown = structural::prune_unknown(object, self.schema);
+        structural::prune_nulls(object, Some(self.schema));
+        structural::apply_defaults(object, self.schema);
+        if !self.unknown.is_empty() {
+            let (refusals, message) =
+                strict_decode_error(kind, self.manifest, self.unknown.clone());
+            self.progress
+                .refuse(Stage::StrictDecode, refusals, || message);
         }
     }
-    // 3. The mutating webhook.
-    if let Some((root, _)) = facts.mutating {
-        for e in type_errors(&mut progress.object, &mut dropped, |o| {
+
+    /// The namespace the request carries: a cluster-scoped kind's is cleared
+    /// (registry/rest/meta.go:62-65).
+    fn request_namespace(&mut self, namespace: Option<&str>) {
+        if let Some(Json::Object(meta)) = self.progress.object.get_mut("metadata") {
+            match (self.facts.namespaced, namespace) {
+                (false, _) => {
+                    meta.remove("namespace");
+                }
+                (true, Some(ns)) if !meta.contains_key("namespace") => {
+                    meta.insert("namespace".into(), Json::String(ns.to_string()));
+                }
+                _ => {}
+            }
+        }
+    }
+
+    /// 3-4. The mutating webhook (its Go decode, then `mutate_spec`), CRD defaults again
+    /// (dispatcher.go:390), without null pruning.
+    fn mutating_webhook(&mut self, root: &'static GoStruct, mutate_spec: impl FnOnce(&mut Json)) {
+        let webhook = self.facts.webhook;
+        for e in type_errors(&mut self.progress.object, &mut self.dropped, |o| {
             gotypes::first_type_error(o, root, FieldPath::root())
         }) {
             let message = format!(
-                "admission webhook \"{}\" denied the request: {}",
-                facts.webhook, e.message
+                "admission webhook \"{webhook}\" denied the request: {}",
+                e.message
             );
-            progress.refuse(
+            self.progress.refuse(
                 Stage::MutatingWebhook,
                 vec![type_refusal(e.at, e.message)],
                 || message,
             );
         }
-        let object = &mut progress.object;
+        let object = &mut self.progress.object;
         let mut spec = object.get("spec").cloned().unwrap_or(Json::Null);
         mutate_spec(&mut spec);
         if let Json::Object(map) = object {
             map.insert("spec".into(), spec);
         }
-        // 4. Defaults again (dispatcher.go:390), without null pruning.
-        structural::apply_defaults(object, schema);
+        structural::apply_defaults(object, self.schema);
     }
-    // 5. ObjectMeta and schema.
-    let mut refusals = object_meta_refusals(facts.namespaced, &progress.object);
-    let mut schema_refusals: Vec<Refusal> =
-        schema::validate_object(facts.kind, &progress.object, version)
-            .into_iter()
-            .filter(|v| !dropped.iter().any(|d| v.field.0.starts_with(&d.0)))
-            .map(|v| Refusal {
-                rule: v.rule,
-                at_key: v.rule == schema::UNKNOWN_FIELD || v.rule == schema::REQUIRED,
-                field: v.field,
-                message: v.message,
-            })
-            .collect();
-    if let Some(stored) = stored {
-        let (kept, ratcheted) = super::ratchet::split(schema_refusals, &progress.object, stored);
-        schema_refusals = kept;
-        progress.ratcheted = ratcheted;
+
+    /// 5. ObjectMeta and the CRD schema (one 422), the schema ratcheted against `stored` on
+    /// UPDATE.
+    fn validate(&mut self, version: KarmadaVersion, stored: Option<&Json>) {
+        let object = &self.progress.object;
+        let mut refusals = object_meta_refusals(self.facts.namespaced, object);
+        let mut schema_refusals: Vec<Refusal> =
+            schema::validate_object(self.facts.kind, object, version)
+                .into_iter()
+                .filter(|v| !self.dropped.iter().any(|d| v.field.0.starts_with(&d.0)))
+                .map(|v| Refusal {
+                    rule: v.rule,
+                    at_key: v.rule == schema::UNKNOWN_FIELD || v.rule == schema::REQUIRED,
+                    field: v.field,
+                    message: v.message,
+                })
+                .collect();
+        if let Some(stored) = stored {
+            let (kept, ratcheted) = super::ratchet::split(schema_refusals, object, stored);
+            schema_refusals = kept;
+            self.progress.ratcheted = ratcheted;
+        }
+        refusals.extend(schema_refusals);
+        if self.progress.first.is_some() {
+            refusals.retain(|r| !left_by_a_typo(r, self.manifest, &self.unknown));
+        }
+        if !refusals.is_empty() {
+            let message = invalid_message(self.facts.kind, &self.progress.object, &refusals);
+            self.progress.refuse(Stage::Schema, refusals, || message);
+        }
     }
-    refusals.extend(schema_refusals);
-    if progress.first.is_some() {
-        refusals.retain(|r| !left_by_a_typo(r, manifest, &unknown));
-    }
-    if !refusals.is_empty() {
-        let message = invalid_message(facts.kind, &progress.object, &refusals);
-        progress.refuse(Stage::Schema, refusals, || message);
-    }
-    progress
 }
 
 /// A missing field beside an unknown one (`resourceSelector:` for `resourceSelectors:`): most
