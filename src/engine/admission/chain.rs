@@ -445,7 +445,9 @@ impl Run<'_> {
                 })
                 .collect();
         if let Some(stored) = stored {
-            let (kept, ratcheted) = super::ratchet::split(schema_refusals, object, stored);
+            let (ratcheted, kept) = schema_refusals
+                .into_iter()
+                .partition(|r| super::ratchet::is_ratcheted(r.rule, &r.field, object, stored));
             schema_refusals = kept;
             self.progress.ratcheted = ratcheted;
         }

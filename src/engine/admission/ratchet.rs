@@ -13,7 +13,6 @@
 
 use serde_json::Value as Json;
 
-use super::chain::Refusal;
 use crate::schema;
 use crate::source::{FieldPath, Seg};
 
@@ -40,24 +39,14 @@ pub(super) fn value_at<'a>(object: &'a Json, path: &FieldPath) -> Option<&'a Jso
     })
 }
 
-/// Whether the schema error `refusal` of the updated `object` is ratcheted against `stored`.
-pub fn is_ratcheted(refusal: &Refusal, object: &Json, stored: &Json) -> bool {
-    let at = anchor(refusal.rule, &refusal.field);
+/// Whether the schema error of `rule` at `field` of the updated `object` is ratcheted against
+/// `stored`.
+pub fn is_ratcheted(rule: &str, field: &FieldPath, object: &Json, stored: &Json) -> bool {
+    let at = anchor(rule, field);
     match (value_at(object, &at), value_at(stored, &at)) {
         (Some(new), Some(old)) => new == old,
         _ => false,
     }
-}
-
-/// The schema refusals of an UPDATE split into those that stand and those ratcheted.
-pub(super) fn split(
-    refusals: Vec<Refusal>,
-    object: &Json,
-    stored: &Json,
-) -> (Vec<Refusal>, Vec<Refusal>) {
-    refusals
-        .into_iter()
-        .partition(|r| !is_ratcheted(r, object, stored))
 }
 
 #[cfg(test)]
@@ -65,13 +54,15 @@ mod tests {
     use super::*;
     use serde_json::json;
 
-    fn refusal(rule: &'static str, field: &str) -> Refusal {
-        Refusal {
-            rule,
-            field: FieldPath::parse(field),
-            message: String::new(),
-            at_key: false,
-        }
+    /// A schema error: its rule and field.
+    struct Error(&'static str, FieldPath);
+
+    fn refusal(rule: &'static str, field: &str) -> Error {
+        Error(rule, FieldPath::parse(field))
+    }
+
+    fn is_ratcheted(e: &Error, object: &Json, stored: &Json) -> bool {
+        super::is_ratcheted(e.0, &e.1, object, stored)
     }
 
     #[test]
