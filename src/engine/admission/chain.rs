@@ -355,8 +355,8 @@ struct Run<'a> {
 }
 
 impl Run<'_> {
-    /// 1-2. Decode: the ObjectMeta round trip (coerce.go), pruning, nulls, defaults; then
-    /// strict field validation.
+    /// Steps 1 and 2: decode (the ObjectMeta round trip, coerce.go; pruning, nulls, defaults),
+    /// then strict field validation.
     fn decode(&mut self) {
         let kind = self.facts.kind;
         for e in type_errors(&mut self.progress.object, &mut self.dropped, |o| {
@@ -402,8 +402,8 @@ impl Run<'_> {
         }
     }
 
-    /// 3-4. The mutating webhook (its Go decode, then `mutate_spec`), CRD defaults again
-    /// (dispatcher.go:390), without null pruning.
+    /// Steps 3 and 4: the mutating webhook (its Go decode, then `mutate_spec`), CRD defaults
+    /// again (dispatcher.go:390), without null pruning.
     fn mutating_webhook(&mut self, root: &'static GoStruct, mutate_spec: impl FnOnce(&mut Json)) {
         let webhook = self.facts.webhook;
         for e in type_errors(&mut self.progress.object, &mut self.dropped, |o| {
@@ -428,8 +428,8 @@ impl Run<'_> {
         structural::apply_defaults(object, self.schema);
     }
 
-    /// 5. ObjectMeta and the CRD schema (one 422), the schema ratcheted against `stored` on
-    /// UPDATE.
+    /// Step 5: ObjectMeta and the CRD schema (one 422); on UPDATE the schema is ratcheted
+    /// against `stored`.
     fn validate(&mut self, version: KarmadaVersion, stored: Option<&Json>) {
         let object = &self.progress.object;
         let mut refusals = object_meta_refusals(self.facts.namespaced, object);
