@@ -208,7 +208,8 @@ pub fn update_admission(base: &Inventory, head: &Inventory, opts: &LintOptions) 
         if new_json == old_json {
             continue;
         }
-        let verdict = override_chain::admit_override_update(op, &new_json, &old_json, opts.version());
+        let verdict =
+            override_chain::admit_override_update(op, &new_json, &old_json, opts.version());
         out.add(head, op.doc, override_object_ref(op), &verdict);
     }
     out
