@@ -254,43 +254,104 @@ pub fn fit_error_text(total: usize, excluded: &[Exclusion]) -> String {
     format!("0/{total} clusters are available: {}.", entries.join(", "))
 }
 
-/// Spread selection after the filter (§B.8): an error, or how many clusters scoring picks.
-fn select(placement: &Placement, feasible: usize) -> Result<Option<usize>, String> {
+/// A spread constraint's field, `minGroups` and `maxGroups` as the scheduler reads them: the
+/// webhook's defaulting applied (a constraint with neither field nor label spreads by
+/// `cluster`, `minGroups` 0 becomes 1: `pkg/util/helper/policy.go:32-44`), `maxGroups` as set
+/// (0 when absent).
+fn spread_field(sc: &crate::model::policy::SpreadConstraint) -> &str {
+    if sc.spread_by_field.is_empty() && sc.spread_by_label.is_empty() {
+        "cluster"
+    } else {
+        &sc.spread_by_field
+    }
+}
+
+fn min_groups(sc: &crate::model::policy::SpreadConstraint) -> usize {
+    match sc.min_groups {
+        None | Some(0) => 1,
+        Some(n) => n.max(0) as usize,
+    }
+}
+
+fn max_groups(sc: &crate::model::policy::SpreadConstraint) -> usize {
+    sc.max_groups.unwrap_or(0).max(0) as usize
+}
+
+const SELECT_PREFIX: &str = "failed to select clusters: ";
+
+/// Spread selection after the filter (§B.8; `spreadconstraint/select_clusters.go`,
+/// `SelectBestClusters`): an error, or how many clusters scoring picks (cluster spread only).
+/// The constraints are keyed by field, the last one of a field winning
+/// (`selectBestClustersBySpreadConstraints`); a region constraint decides over a cluster one.
+fn select(placement: &Placement, feasible: &[&Cluster]) -> Result<Option<usize>, String> {
     let constraints = &placement.spread_constraints;
     if constraints.is_empty() || static_weighted(placement) {
         return Ok(None);
     }
-    // The webhook defaults a constraint without field or label to `cluster` and minGroups 0 to 1.
-    let field = |sc: &crate::model::policy::SpreadConstraint| {
-        if sc.spread_by_field.is_empty() && sc.spread_by_label.is_empty() {
-            "cluster".to_string()
-        } else {
-            sc.spread_by_field.clone()
-        }
+    let by_field = |field: &str| {
+        constraints
+            .iter()
+            .rev()
+            .find(|sc| spread_field(sc) == field)
     };
-    let min = |sc: &crate::model::policy::SpreadConstraint| match sc.min_groups {
-        None | Some(0) => 1,
-        Some(n) => n.max(0) as usize,
-    };
-    let by_cluster = constraints.iter().find(|sc| field(sc) == "cluster");
-    let by_region = constraints.iter().any(|sc| field(sc) == "region");
-    if by_region {
-        // Region grouping needs the regions of the feasible clusters; the caller checks it.
-        return Ok(None);
+    if let Some(region) = by_field("region") {
+        return select_by_region(region, by_field("cluster"), feasible).map(|()| None);
     }
-    let Some(sc) = by_cluster else {
-        return Err(
-            "failed to select clusters: just support cluster and region spread constraint".into(),
-        );
+    let Some(sc) = by_field("cluster") else {
+        return Err(format!(
+            "{SELECT_PREFIX}just support cluster and region spread constraint"
+        ));
     };
-    if feasible < min(sc) {
-        return Err("failed to select clusters: the number of feasible clusters is less than spreadConstraint.MinGroups".into());
+    // `select_clusters_by_cluster.go:27-30`.
+    if feasible.len() < min_groups(sc) {
+        return Err(format!("{SELECT_PREFIX}the number of feasible clusters is less than spreadConstraint.MinGroups"));
     }
     match sc.max_groups {
         Some(0) => Err("failed to assign replicas: no clusters available to schedule".into()),
-        Some(max) if (max as usize) < feasible => Ok(Some(max as usize)),
+        Some(max) if (max as usize) < feasible.len() => Ok(Some(max as usize)),
         _ => Ok(None),
     }
+}
+
+/// `select_clusters_by_region.go`, `selectBestClustersByRegion`: enough regions among the
+/// feasible clusters (`:30-32`), then a set of regions, as many as the region constraint
+/// allows, holding at least the cluster constraint's `minGroups` clusters (`selectRegions`,
+/// `:35-39`). Which regions scoring picks is not modelled; whether any set exists is.
+fn select_by_region(
+    region: &crate::model::policy::SpreadConstraint,
+    cluster: Option<&crate::model::policy::SpreadConstraint>,
+    feasible: &[&Cluster],
+) -> Result<(), String> {
+    // `group_clusters.go`, `generateRegionInfo`: clusters without a region are in no group.
+    let mut regions: std::collections::BTreeMap<&str, usize> = Default::default();
+    for c in feasible.iter().filter(|c| !c.spec.region.is_empty()) {
+        *regions.entry(c.spec.region.as_str()).or_default() += 1;
+    }
+    if regions.len() < min_groups(region) {
+        return Err(format!(
+            "{SELECT_PREFIX}the number of feasible region is less than spreadConstraint.MinGroups"
+        ));
+    }
+    // Without a cluster constraint its minGroups is Go's zero value.
+    let target = cluster.map_or(0, min_groups);
+    let sizes: Vec<usize> = regions.into_values().collect();
+    if !regions_can_hold(sizes, min_groups(region), max_groups(region), target) {
+        return Err(format!("{SELECT_PREFIX}the number of clusters is less than the cluster spreadConstraint.MinGroups"));
+    }
+    Ok(())
+}
+
+/// Whether `findFeasiblePaths` (`select_groups.go`) finds any path: a set of between `min` and
+/// `max` groups whose sizes add up to `target` or more. Its depth-first search reaches every
+/// such set (a path is taken as soon as it qualifies, and only shorter ones are extended), so
+/// one exists exactly when the largest groups that fit in `max` do: no search is needed.
+fn regions_can_hold(mut sizes: Vec<usize>, min: usize, max: usize, target: usize) -> bool {
+    let take = max.min(sizes.len());
+    if take < min {
+        return false;
+    }
+    sizes.sort_unstable_by(|a, b| b.cmp(a));
+    sizes[..take].iter().sum::<usize>() >= target
 }
 
 /// Divided + Weighted with a static weight list (or none) and no dynamic weight: spread
@@ -311,21 +372,6 @@ fn static_weighted(placement: &Placement) -> bool {
             .weight_preference
             .as_ref()
             .is_none_or(|w| w.dynamic_weight.as_deref().unwrap_or("").is_empty())
-}
-
-/// Region spread: too few distinct regions among the feasible clusters.
-fn region_error(placement: &Placement, clusters: &[&Cluster]) -> Option<String> {
-    let sc = placement
-        .spread_constraints
-        .iter()
-        .find(|sc| sc.spread_by_field == "region")?;
-    let mut regions: Vec<&str> = clusters.iter().map(|c| c.spec.region.as_str()).collect();
-    regions.sort_unstable();
-    regions.dedup();
-    let min = sc.min_groups.filter(|n| *n > 0).unwrap_or(1) as usize;
-    (regions.len() < min).then(|| {
-        "failed to select clusters: the number of feasible region is less than spreadConstraint.MinGroups".to_string()
-    })
 }
 
 /// One `Schedule` call with the given affinities (§B.1).
@@ -359,10 +405,8 @@ fn attempt(
             ))),
             None,
         )
-    } else if let Some(e) = region_error(placement, &feasible_clusters) {
-        (Some(ScheduleError::Scheduler(e)), None)
     } else {
-        match select(placement, feasible.len()) {
+        match select(placement, &feasible_clusters) {
             Ok(picks) => (None, picks),
             Err(e) => (Some(ScheduleError::Scheduler(e)), None),
         }

@@ -10,12 +10,14 @@ use crate::engine::placement::PlacementResult;
 
 /// `"placement": {"term", "clusters", "excluded": [{"cluster","filter","reason"}]}`, plus
 /// `error` when scheduling fails and `picks` when spread constraints choose by score.
+/// `clusters` is the filter stage's feasible set, also when the selection after it fails
+/// (spread constraints): `error` then says why nothing is scheduled.
 pub fn placement_json(p: &PlacementResult) -> Value {
     let d = &p.decided;
     let ok = d.error.is_none();
     let mut v = json!({
         "term": if ok { json!(d.term) } else { Value::Null },
-        "clusters": if ok { json!(d.feasible) } else { json!([]) },
+        "clusters": d.feasible,
         "excluded": d.excluded.iter().map(|e| {
             let mut x = json!({"cluster": e.cluster, "filter": e.first().filter.as_str(), "reason": e.first().reason});
             if e.failures.len() > 1 {
@@ -94,7 +96,13 @@ pub fn placement_text(p: &PlacementResult) -> String {
                 ));
             }
         }
-        Some(e) => out.push_str(&format!("  no cluster selected: {}\n", e.text())),
+        Some(e) => {
+            if !d.feasible.is_empty() {
+                // Past the filters, the selection failed: show what passed them.
+                out.push_str(&format!("  feasible clusters: {}\n", d.feasible.join(", ")));
+            }
+            out.push_str(&format!("  no cluster selected: {}\n", e.text()));
+        }
     }
     if p.attempts.len() > 1 {
         let tried: Vec<String> = p

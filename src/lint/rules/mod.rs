@@ -8,6 +8,7 @@ pub mod duplicate_identity;
 pub mod failover_gate;
 pub mod input;
 pub mod invalid_ignore;
+pub mod never_matched;
 pub mod overlap;
 pub mod override_order;
 pub mod override_reach;
@@ -41,6 +42,7 @@ pub static RULES: &[&Rule] = &[
     &replicas::RULE,
     &overlap::RULE,
     &preemption::RULE,
+    &never_matched::RULE,
     &dead_policy::RULE,
 ];
 
