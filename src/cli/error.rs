@@ -4,7 +4,7 @@
 //! style (`error: ...`), and turns it into the exit code. A closed stdout (`| head`) is
 //! recognised by its [`io::ErrorKind::BrokenPipe`], wherever in the chain it sits.
 
-use std::io::{self, Write};
+use std::io;
 use std::process::ExitCode;
 
 /// The documented exit codes (`--help`, "Exit codes").
@@ -185,8 +185,7 @@ pub fn report(err: &CliError) -> ExitCode {
     if err.is_broken_pipe() {
         return Exit::Ok.into();
     }
-    let mut stderr = io::stderr().lock();
-    let _ = writeln!(stderr, "error: {err}");
+    crate::util::to_stderr("error", &err.to_string());
     err.exit().into()
 }
 

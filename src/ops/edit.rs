@@ -776,12 +776,14 @@ pub fn created_diff(name: &str, text: &str) -> String {
     diff_with_header("/dev/null", &format!("b/{name}"), "", text)
 }
 
+/// The diff as it is printed: control characters of the file (or its name) shown escaped.
 fn diff_with_header(old: &str, new: &str, before: &str, after: &str) -> String {
-    similar::TextDiff::from_lines(before, after)
+    let diff = similar::TextDiff::from_lines(before, after)
         .unified_diff()
         .context_radius(3)
         .header(old, new)
-        .to_string()
+        .to_string();
+    crate::util::escape::visible_lines(&diff).into_owned()
 }
 
 #[cfg(test)]

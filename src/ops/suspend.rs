@@ -386,14 +386,14 @@ fn note_shared(
     noted: &mut std::collections::BTreeSet<String>,
 ) {
     if let Some((dir, envs)) = shared.filter(|(d, _)| noted.insert(d.clone())) {
-        eprintln!(
-            "note: {} is a base of {} environment{}, the edit reaches {}: {}",
+        crate::util::note(&format!(
+            "{} is a base of {} environment{}, the edit reaches {}: {}",
             dir,
             envs.len(),
             if envs.len() == 1 { "" } else { "s" },
             if envs.len() == 1 { "it" } else { "them all" },
             envs.join(", ")
-        );
+        ));
     }
 }
 

@@ -110,11 +110,20 @@ impl Completion {
         }
     }
 
-    /// Cobra's wire format.
+    /// Cobra's wire format. A candidate holding a control character (no Kubernetes name can)
+    /// is left out rather than typed into the shell's prompt; a description's are escaped.
     pub fn render(&self) -> String {
         let mut out = String::new();
         for c in &self.candidates {
-            out.push_str(c);
+            let (value, about) = c.split_once('\t').unwrap_or((c, ""));
+            if value.contains(char::is_control) {
+                continue;
+            }
+            out.push_str(value);
+            if !about.is_empty() {
+                out.push('\t');
+                out.push_str(&crate::util::escape::visible(about));
+            }
             out.push('\n');
         }
         out.push_str(&format!(":{}\n", self.directive));
@@ -465,6 +474,8 @@ mod tests {
     fn render_is_cobras_protocol() {
         let c = Completion::of(vec!["a".into(), "b\tdesc".into()], 4);
         assert_eq!(c.render(), "a\nb\tdesc\n:4\n");
+        let raw = Completion::of(vec!["x\u{1b}[2K".into(), "c\td\u{7}".into()], 4);
+        assert_eq!(raw.render(), "c\td\\u{7}\n:4\n");
     }
 
     #[test]

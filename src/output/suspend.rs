@@ -12,6 +12,7 @@ use crate::ops::live::WriteError;
 use crate::ops::plan::{resource_id, Outcome};
 use crate::ops::suspend::{Freeze, PolicyResult, Row};
 use crate::output::yaml::to_yaml;
+use crate::util::escape::{json_text, visible, visible_lines};
 
 /// How a run ended, for the exit code.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -61,7 +62,8 @@ pub fn named_report(results: &[PolicyResult], output: Option<OutputFormat>) -> R
         match &r.result {
             Ok(msg) => {
                 if output.is_none() {
-                    report.stdout.push_str(&format!("{} {msg}\n", r.id));
+                    let line = format!("{} {msg}", r.id);
+                    report.stdout.push_str(&format!("{}\n", visible(&line)));
                 }
                 if let Some(obj) = &r.object {
                     objects.push(obj.clone());
@@ -115,6 +117,7 @@ pub fn confirm_question(action: Action, n: usize, request: &Request) -> (String,
     } else {
         request.clusters.join(", ")
     };
+    let on = visible(&on);
     (
         format!("{verb} {n} policies on {on}? [y/N] "),
         format!(
@@ -151,18 +154,24 @@ fn section(r: &Row) -> (usize, String) {
 /// The table printed before the write.
 pub fn freeze_table(action: Action, request: &Request, f: &Freeze) -> String {
     let rows = &f.rows;
+    // Escaped before the columns are measured, so they line up as printed.
     let policy = |r: &Row| match r.file {
-        Some((fi, _)) => format!("{} ({})", short(r), f.files[fi]),
-        None => short(r),
+        Some((fi, _)) => visible(&format!("{} ({})", short(r), f.files[fi])).into_owned(),
+        None => visible(&short(r)).into_owned(),
     };
     let ns = |r: &Row| match r.kind {
         PolicyKind::ClusterPropagationPolicy => "-".to_string(),
-        PolicyKind::PropagationPolicy => r.namespace.clone().unwrap_or_default(),
+        PolicyKind::PropagationPolicy => visible(r.namespace.as_deref().unwrap_or("")).into_owned(),
     };
-    let w_ns = rows.iter().map(|r| ns(r).len()).max().unwrap_or(0).max(9);
+    let w_ns = rows
+        .iter()
+        .map(|r| ns(r).chars().count())
+        .max()
+        .unwrap_or(0)
+        .max(9);
     let w_p = rows
         .iter()
-        .map(|r| policy(r).len())
+        .map(|r| policy(r).chars().count())
         .max()
         .unwrap_or(0)
         .max(6);
@@ -195,7 +204,7 @@ pub fn freeze_table(action: Action, request: &Request, f: &Freeze) -> String {
     if rows.is_empty() {
         out.push_str("  no selected policy targets these clusters\n");
     }
-    out
+    visible_lines(&out).into_owned()
 }
 
 /// Per-policy warnings, printed once before the write.
@@ -334,5 +343,6 @@ pub fn freeze_report(action: Action, request: &Request, f: &Freeze, dry_run: boo
     report
         .stdout
         .push_str(&summary(action, request, f, dry_run));
+    report.stdout = visible_lines(&report.stdout).into_owned();
     report
 }
