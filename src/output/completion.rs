@@ -67,6 +67,30 @@ pub fn write_shim(dir: &Path) -> Result<PathBuf, ShimError> {
     }
 }
 
+/// The directory of the executable as the shell or kubectl found it, where the shim must go to
+/// be found on PATH too: `argv0`'s own directory when it names a path (kubectl runs a plugin
+/// by the path its PATH search gave, e.g. `~/.krew/bin/kubectl-karmada_policy`, krew's symlink
+/// into `store/<version>/`, which is not on PATH), else the first PATH entry holding it. The
+/// symlink is not followed: its target's directory is what krew keeps off PATH.
+pub fn invoked_dir(
+    argv0: &Path,
+    path_var: Option<&std::ffi::OsStr>,
+    cwd: &Path,
+) -> Option<PathBuf> {
+    if argv0.components().count() > 1 {
+        let dir = argv0.parent()?;
+        return Some(if dir.is_absolute() {
+            dir.to_path_buf()
+        } else {
+            cwd.join(dir)
+        });
+    }
+    std::env::split_paths(path_var?)
+        .filter(|d| !d.as_os_str().is_empty())
+        .find(|d| d.join(argv0).is_file())
+        .map(|d| if d.is_absolute() { d } else { cwd.join(d) })
+}
+
 /// The shim could not be written (or made executable) at `path`.
 #[derive(Debug, thiserror::Error)]
 #[error("cannot write {}: {source}", path.display())]
@@ -476,6 +500,27 @@ mod tests {
         assert_eq!(c.render(), "a\nb\tdesc\n:4\n");
         let raw = Completion::of(vec!["x\u{1b}[2K".into(), "c\td\u{7}".into()], 4);
         assert_eq!(raw.render(), "c\td\\u{7}\n:4\n");
+    }
+
+    #[test]
+    fn the_shim_goes_beside_the_executable_as_found_not_its_target() {
+        let dir = tempfile::tempdir().unwrap();
+        let cwd = dir.path();
+        let bin = cwd.join("krew/bin");
+        std::fs::create_dir_all(&bin).unwrap();
+        std::fs::write(bin.join(BINARY), "").unwrap();
+        // kubectl's plugin handler: argv[0] is the path its PATH search found.
+        let by_path = invoked_dir(&bin.join(BINARY), None, cwd);
+        assert_eq!(by_path.as_deref(), Some(bin.as_path()));
+        assert_eq!(
+            invoked_dir(Path::new("./krew/bin/kubectl-karmada_policy"), None, cwd),
+            Some(cwd.join("./krew/bin"))
+        );
+        // Typed as a bare name: the first PATH entry holding it.
+        let path = std::env::join_paths([cwd.join("empty"), bin.clone()]).unwrap();
+        let found = invoked_dir(Path::new(BINARY), Some(&path), cwd);
+        assert_eq!(found.as_deref(), Some(bin.as_path()));
+        assert_eq!(invoked_dir(Path::new(BINARY), None, cwd), None);
     }
 
     #[test]
