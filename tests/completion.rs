@@ -274,10 +274,20 @@ fn a_krew_install_gets_its_shim_beside_the_symlink_on_path() {
     };
     let o = kubectl(&["karmada-policy", "completion", "kubectl-plugin"]);
     let said = String::from_utf8_lossy(&o.stdout).into_owned();
-    assert!(o.status.success(), "{said}{}", String::from_utf8_lossy(&o.stderr));
+    assert!(
+        o.status.success(),
+        "{said}{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
     assert!(bin.join(SHIM).is_file(), "{said}");
-    assert!(!store.join(SHIM).exists(), "written beside the symlink's target: {said}");
-    assert!(said.contains(&bin.join(SHIM).display().to_string()), "{said}");
+    assert!(
+        !store.join(SHIM).exists(),
+        "written beside the symlink's target: {said}"
+    );
+    assert!(
+        said.contains(&bin.join(SHIM).display().to_string()),
+        "{said}"
+    );
     let o = kubectl(&["__complete", "karmada-policy", "sus"]);
     assert_eq!(lines(&o), ["suspend", ":4"]);
 }

@@ -236,7 +236,8 @@ fn outside_a_pod_without_a_kubeconfig_the_error_says_what_is_missing() {
             dir.path().to_str().unwrap(),
         )],
     );
-    assert_eq!(r.code, 3, "{}", r.out);
+    // No configuration at all is bad configuration (exit 2), not an API failure.
+    assert_eq!(r.code, 2, "{}", r.out);
     assert!(
         r.out
             .contains("and not in a pod: KUBERNETES_SERVICE_HOST is not set"),
@@ -255,7 +256,7 @@ fn outside_a_pod_without_a_kubeconfig_the_error_says_what_is_missing() {
             ),
         ],
     );
-    assert_eq!(r.code, 3, "{}", r.out);
+    assert_eq!(r.code, 2, "{}", r.out);
     assert!(
         r.out.contains("cannot read the service account's"),
         "{}",

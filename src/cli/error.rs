@@ -7,13 +7,33 @@
 use std::io;
 use std::process::ExitCode;
 
-/// The documented exit codes (`--help`, "Exit codes").
+/// The documented exit codes, one meaning each: their text is the table of
+/// `output::help::EXIT_CODES` (shown by `--help`, the man pages and docs/exit-codes.md).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Exit {
     Ok = 0,
+    /// The command ran and did not succeed: findings, a blocked takeover, a failed change.
     Failure = 1,
+    /// Usage or configuration: flags, arguments, unreadable input, kubeconfig, context.
     Usage = 2,
+    /// The control plane: unreachable, refused, failed.
     Api = 3,
+    /// A named template or policy does not exist.
+    NotFound = 4,
+    /// The confirmation prompt was declined; nothing was changed.
+    Declined = 5,
+}
+
+impl Exit {
+    /// Every code, in order.
+    pub const ALL: [Exit; 6] = [
+        Exit::Ok,
+        Exit::Failure,
+        Exit::Usage,
+        Exit::Api,
+        Exit::NotFound,
+        Exit::Declined,
+    ];
 }
 
 impl From<Exit> for ExitCode {
@@ -35,6 +55,9 @@ pub enum CliError {
     /// The command ran but did not achieve what it was asked (exit 1).
     #[error("{0}")]
     Failure(String),
+    /// The confirmation prompt was answered no (exit 5).
+    #[error("aborted: nothing was changed")]
+    Declined,
     /// Reading the inputs or writing stdout failed (exit 2).
     #[error(transparent)]
     Io(#[from] io::Error),
@@ -129,25 +152,28 @@ impl CliError {
 
     /// The exit code this error ends the process with.
     pub fn exit(&self) -> Exit {
+        use crate::engine::explain_inputs::FindError;
+        use crate::source::session::SessionError;
         match self {
             CliError::Api(_) => Exit::Api,
             CliError::Failure(_) => Exit::Failure,
-            // An unknown --context is bad configuration, as kubectl has it (exit 2, not 3).
+            CliError::Declined => Exit::Declined,
+            // A kubeconfig that cannot be read or used, an unknown --context: bad
+            // configuration like any other (exit 2), not a failure of the control plane.
             CliError::Suspend(crate::ops::suspend::RunError::Connect(e))
-            | CliError::Session(crate::source::session::SessionError::Connect(e))
-                if e.is_unknown_context() =>
+            | CliError::Session(SessionError::Connect(e))
+                if e.kind() == crate::kube::ErrorKind::Config =>
             {
                 Exit::Usage
             }
             CliError::Suspend(e) if e.is_usage() => Exit::Usage,
             CliError::Suspend(e) if e.is_api() => Exit::Api,
             CliError::Suspend(_) => Exit::Failure,
+            CliError::Session(SessionError::NotFound(_)) => Exit::NotFound,
             CliError::Session(e) if e.is_api() => Exit::Api,
-            CliError::Session(
-                crate::source::session::SessionError::NotFound(_)
-                | crate::source::session::SessionError::Type(_),
-            ) => Exit::Usage,
+            CliError::Session(SessionError::Type(_)) => Exit::Usage,
             CliError::Session(_) => Exit::Failure,
+            CliError::Template(FindError::NotFound(_)) => Exit::NotFound,
             CliError::Usage(_)
             | CliError::Io(_)
             | CliError::Input(_)
@@ -199,6 +225,50 @@ mod tests {
         assert_eq!(CliError::api("x").exit(), Exit::Api);
         assert_eq!(CliError::failure("x").exit(), Exit::Failure);
         assert_eq!(CliError::from(io::Error::other("x")).exit(), Exit::Usage);
+    }
+
+    #[test]
+    fn one_table_of_exit_codes_with_a_row_per_code() {
+        let rows: Vec<u8> = crate::output::help::EXIT_CODES
+            .iter()
+            .map(|r| r.0)
+            .collect();
+        let codes: Vec<u8> = Exit::ALL.iter().map(|e| *e as u8).collect();
+        assert_eq!(rows, codes);
+        for cmd in [
+            None,
+            Some("lint"),
+            Some("explain"),
+            Some("suspend"),
+            Some("version"),
+        ] {
+            for code in crate::output::help::exit_codes_of(cmd) {
+                assert!(codes.contains(code), "{cmd:?}: {code}");
+            }
+        }
+    }
+
+    #[test]
+    fn configuration_and_not_found_have_one_code_each() {
+        use crate::kube::KubeError;
+        let unknown = KubeError::UnknownContext {
+            context: "nope".into(),
+            contexts: vec![],
+        };
+        let unreadable = KubeError::ReadKubeconfig {
+            path: "/nonexistent".into(),
+            source: std::sync::Arc::new(io::Error::from(io::ErrorKind::NotFound)),
+        };
+        for e in [unknown, unreadable] {
+            let live = CliError::from(crate::source::session::SessionError::Connect(e.clone()));
+            let suspend = CliError::from(crate::ops::suspend::RunError::Connect(e));
+            assert_eq!((live.exit(), suspend.exit()), (Exit::Usage, Exit::Usage));
+        }
+        let missing = crate::engine::explain_inputs::FindError::NotFound("x".into());
+        assert_eq!(CliError::from(missing).exit(), Exit::NotFound);
+        let session = crate::source::session::SessionError::NotFound("x".into());
+        assert_eq!(CliError::from(session).exit(), Exit::NotFound);
+        assert_eq!(CliError::Declined.exit(), Exit::Declined);
     }
 
     #[test]

@@ -42,6 +42,7 @@ fn finish(report: Report) -> Result<Exit, CliError> {
         Status::Ok => Exit::Ok,
         Status::Failure => Exit::Failure,
         Status::Api => Exit::Api,
+        Status::NotFound => Exit::NotFound,
     })
 }
 
@@ -51,7 +52,7 @@ fn confirm(action: Action, n: usize, request: &Request) -> Result<(), CliError> 
     match crate::output::terminal::ask(&question)? {
         None => Err(CliError::usage(refusal)),
         Some(true) => Ok(()),
-        Some(false) => Err(CliError::failure("aborted: nothing was changed")),
+        Some(false) => Err(CliError::Declined),
     }
 }
 

@@ -209,11 +209,6 @@ impl KubeError {
         }
     }
 
-    /// `--context` names no context of the kubeconfig: bad configuration (exit 2 above).
-    pub fn is_unknown_context(&self) -> bool {
-        matches!(self, KubeError::UnknownContext { .. })
-    }
-
     /// The object changed between our read and our write (the resourceVersion precondition
     /// failed): re-read and recompute.
     pub fn is_conflict(&self) -> bool {

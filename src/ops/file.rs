@@ -70,6 +70,9 @@ pub struct Manifest {
     pub inv: Inventory,
     /// The file has parse problems other than duplicate keys: it is never edited.
     pub broken: bool,
+    /// Where those problems are, `file:line:col: message`: a policy named on the command line
+    /// may sit in a document that does not parse.
+    pub problems: Vec<String>,
     /// What the file was when read, checked again before it is replaced.
     pub stamp: FileStamp,
     pub edits: Vec<TextEdit>,
@@ -93,10 +96,18 @@ impl Manifest {
         let name = path.to_string_lossy().into_owned();
         let loaded = files::load_bytes(name.clone(), bytes);
         let text = loaded.source.text().to_string();
-        let broken = loaded
+        let problems: Vec<String> = loaded
             .problems
             .iter()
-            .any(|p| p.kind != ProblemKind::DuplicateKey);
+            .filter(|p| p.kind != ProblemKind::DuplicateKey)
+            .map(|p| {
+                format!(
+                    "{name}:{}:{}: {}",
+                    p.span.start.line, p.span.start.col, p.message
+                )
+            })
+            .collect();
+        let broken = !problems.is_empty();
         Ok(Manifest {
             path,
             name,
@@ -104,6 +115,7 @@ impl Manifest {
             text,
             inv: Inventory::from_documents(loaded.documents, "default"),
             broken,
+            problems,
             stamp,
             edits: Vec::new(),
             edited: Some(Vec::new()),
@@ -122,6 +134,7 @@ impl Manifest {
             text: String::new(),
             inv: Inventory::default(),
             broken: false,
+            problems: Vec::new(),
             edits: vec![TextEdit {
                 start: 0,
                 end: 0,

@@ -79,9 +79,11 @@ pub enum WriteError {
     Kube(#[from] KubeError),
     #[error("not found{}", namespace.as_ref().map(|n| format!(" in namespace {n}")).unwrap_or_default())]
     NotFound { namespace: Option<String> },
-    /// File mode: a policy named on the command line is in none of the files.
-    #[error("not found in the given files")]
-    NotInFiles,
+    /// File mode: a policy named on the command line is in none of the files read; `unparsed`
+    /// are the places of documents that do not parse (it may be in one of them), `trees` the
+    /// files of kustomize trees that were not read (`-f DIR` over a repository).
+    #[error("not found in the given files{}", not_in_files_hint(unparsed, *trees))]
+    NotInFiles { unparsed: Vec<String>, trees: usize },
     /// Gone between the first read and a re-read after a conflict.
     #[error("deleted meanwhile")]
     Deleted,
@@ -101,7 +103,41 @@ pub enum WriteError {
     },
 }
 
+/// Why a policy named may be in none of the files read: a document that does not parse (its
+/// place, as `lint` reports it), or kustomize trees left unread.
+fn not_in_files_hint(unparsed: &[String], trees: usize) -> String {
+    let mut hint = String::new();
+    if let Some(first) = unparsed.first() {
+        let more = match unparsed.len() {
+            1 => String::new(),
+            n => format!(" (and {} more)", n - 1),
+        };
+        hint.push_str(&format!(
+            "; a document that does not parse may hold it: {first}{more}"
+        ));
+    }
+    if trees > 0 {
+        hint.push_str(&format!(
+            "; {trees} {} of kustomize trees {} not read: name the layer with -f DIR (or --env DIR)",
+            if trees == 1 { "file" } else { "files" },
+            if trees == 1 { "was" } else { "were" },
+        ));
+    }
+    hint
+}
+
 impl WriteError {
+    /// The policy named does not exist (on the control plane, or in files that were all read
+    /// and parse).
+    pub fn is_not_found(&self) -> bool {
+        match self {
+            WriteError::NotFound { .. } => true,
+            WriteError::NotInFiles { unparsed, trees } => unparsed.is_empty() && *trees == 0,
+            WriteError::Kube(e) => e.kind() == ErrorKind::NotFound,
+            _ => false,
+        }
+    }
+
     /// The control plane failed us (exit 3), as opposed to a refusal or a missing object.
     pub fn is_api_failure(&self) -> bool {
         matches!(self, WriteError::Kube(e) if matches!(

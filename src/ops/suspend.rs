@@ -228,11 +228,12 @@ pub fn split_layers(
 /// The files of a plain `-f` input that no kustomization owns. A directory holding kustomize
 /// trees (`-f apps/`) does not edit them: a policy there is rendered into environments through
 /// its layers, and which layer to edit is the user's choice (`-f LAYER` or `--env LAYER`).
-fn outside_kustomize_trees(paths: Vec<PathBuf>) -> Vec<PathBuf> {
+/// With the number of files left out.
+fn outside_kustomize_trees(paths: Vec<PathBuf>) -> (Vec<PathBuf>, usize) {
     use crate::source::kustomize::{discover::discover, normalize};
     let repo = discover(&paths);
     if repo.kustomizations.is_empty() {
-        return paths;
+        return (paths, 0);
     }
     let (owned, plain): (Vec<PathBuf>, Vec<PathBuf>) = paths
         .into_iter()
@@ -246,7 +247,7 @@ fn outside_kustomize_trees(paths: Vec<PathBuf>) -> Vec<PathBuf> {
             roots.join(", ")
         ));
     }
-    plain
+    (plain, owned.len())
 }
 
 /// Named mode in manifest files: every selected policy planned, the edited files checked, then
@@ -258,17 +259,19 @@ pub fn named_files(
     env: Option<&str>,
 ) -> Result<(Vec<PolicyResult>, String), RunError> {
     let (layers, plain) = split_layers(files, env)?;
-    let paths = if plain.is_empty() {
-        Vec::new()
+    let (paths, trees) = if plain.is_empty() {
+        (Vec::new(), 0)
     } else {
         outside_kustomize_trees(file::expand(&plain)?)
     };
     let mut results = Vec::new();
     let mut found = vec![false; s.selection.named.len()];
     let mut manifests = Vec::new();
+    let mut unparsed = Vec::new();
     for path in paths {
         let mut m = Manifest::load(path)?;
         plan_named_file(s, &mut m, &mut found, &mut results);
+        unparsed.extend(m.problems.iter().cloned());
         manifests.push(m);
     }
     if !layers.is_empty() {
@@ -278,7 +281,11 @@ pub fn named_files(
     }
     for (n, _) in s.selection.named.iter().zip(&found).filter(|(_, f)| !**f) {
         let id = plan::resource_id(n.kind, &n.name);
-        results.push(PolicyResult::failed(id, WriteError::NotInFiles));
+        let why = WriteError::NotInFiles {
+            unparsed: unparsed.clone(),
+            trees,
+        };
+        results.push(PolicyResult::failed(id, why));
     }
     if results.is_empty() {
         warn("no policy in the given files matches the selection");
@@ -481,7 +488,7 @@ pub fn freeze_files(s: &Settings, files: &[String]) -> Result<Freeze, RunError> 
     let paths = if plain.is_empty() {
         Vec::new()
     } else {
-        outside_kustomize_trees(file::expand(&plain)?)
+        outside_kustomize_trees(file::expand(&plain)?).0
     };
     let mut manifests = Vec::new();
     for path in paths {

@@ -14,10 +14,13 @@ use crate::ops::suspend::{Freeze, PolicyResult, Row};
 use crate::output::yaml::to_yaml;
 use crate::util::escape::{json_text, visible, visible_lines};
 
-/// How a run ended, for the exit code.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+/// How a run ended, for the exit code. When policies end differently, the most serious
+/// outcome decides: the control plane failing, then a policy not changed, then one not found.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
 pub enum Status {
     Ok,
+    /// A policy named does not exist (exit 4).
+    NotFound,
     /// Some policy failed (exit 1).
     Failure,
     /// The control plane failed us on some policy (exit 3).
@@ -41,17 +44,22 @@ impl Report {
         }
     }
 
-    /// One failed policy: an API failure wins over any other.
-    fn fail(&mut self, id: &str, e: &dyn std::fmt::Display, api: bool) {
+    /// One failed policy; the most serious outcome so far stays.
+    fn fail(&mut self, id: &str, e: &dyn std::fmt::Display, status: Status) {
         self.stderr.push_str(&format!("error: {id}: {e}\n"));
-        if self.status != Status::Api {
-            self.status = if api { Status::Api } else { Status::Failure };
-        }
+        self.status = self.status.max(status);
     }
 }
 
 fn write_error(report: &mut Report, id: &str, e: &WriteError) {
-    report.fail(id, e, e.is_api_failure());
+    let status = if e.is_api_failure() {
+        Status::Api
+    } else if e.is_not_found() {
+        Status::NotFound
+    } else {
+        Status::Failure
+    };
+    report.fail(id, e, status);
 }
 
 /// Named mode: a line per policy, or with `-o` the objects (one, or a kubectl `List`).
