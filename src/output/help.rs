@@ -222,16 +222,28 @@ fn exit_detail(command: Option<&str>, code: u8) -> Option<&'static str> {
     })
 }
 
-/// `  N  name: meaning`, wrapped at 100 columns.
-fn exit_line(command: Option<&str>, code: u8) -> String {
-    let (_, name, general) = EXIT_CODES
+/// The codes `command` can end with, each as `name: meaning` (the meaning said for that
+/// command where it says more than the table's general text).
+pub fn exit_rows(command: Option<&str>) -> Vec<(u8, String)> {
+    exit_codes_of(command)
         .iter()
-        .find(|(c, _, _)| *c == code)
-        .expect("a row per code");
-    let meaning = exit_detail(command, code).unwrap_or(general);
+        .map(|&code| {
+            let (_, name, general) = EXIT_CODES
+                .iter()
+                .find(|(c, _, _)| *c == code)
+                .expect("a row per code");
+            let meaning = exit_detail(command, code).unwrap_or(general);
+            (code, format!("{name}: {meaning}"))
+        })
+        .collect()
+}
+
+/// `  N  name: meaning`, wrapped at 100 columns.
+fn exit_line(code: u8, text: &str) -> String {
     let mut out = String::new();
-    let mut line = format!("  {code}  {name}:");
-    for word in meaning.split(' ') {
+    let mut words = text.split(' ');
+    let mut line = format!("  {code}  {}", words.next().unwrap_or(""));
+    for word in words {
         if line.len() + 1 + word.len() > 100 {
             out.push_str(&line);
             out.push('\n');
@@ -246,9 +258,9 @@ fn exit_line(command: Option<&str>, code: u8) -> String {
 
 /// The `Exit codes:` section of `command`'s help: the table's rows it can end with.
 pub fn exit_codes_section(command: Option<&str>) -> String {
-    let lines: Vec<String> = exit_codes_of(command)
+    let lines: Vec<String> = exit_rows(command)
         .iter()
-        .map(|code| exit_line(command, *code))
+        .map(|(code, text)| exit_line(*code, text))
         .collect();
     format!("Exit codes:\n{}", lines.join("\n"))
 }
