@@ -82,6 +82,9 @@ pub struct Manifest {
     /// A file this run creates (a new patch of a kustomize overlay): it must still not exist
     /// when it is written.
     pub created: bool,
+    /// A patch file this tool created whose suspension is lifted: removed, not written (its
+    /// listing goes from the kustomization), so the overlay is again what it was before.
+    pub deleted: bool,
 }
 
 impl Manifest {
@@ -120,6 +123,7 @@ impl Manifest {
             edits: Vec::new(),
             edited: Some(Vec::new()),
             created: false,
+            deleted: false,
         })
     }
 
@@ -142,6 +146,7 @@ impl Manifest {
             }],
             edited: None,
             created: true,
+            deleted: false,
         }
     }
 
@@ -161,13 +166,16 @@ impl Manifest {
     }
 
     /// The text after the planned edits (`None`: nothing to edit).
-    fn edited_text(&self) -> Option<String> {
+    pub fn edited_text(&self) -> Option<String> {
         (!self.edits.is_empty()).then(|| edit::apply(&self.text, &self.edits))
     }
 
-    /// Replaces the file with `after` (atomically, only if it is still what was read).
+    /// Replaces the file with `after` (atomically, only if it is still what was read), or
+    /// removes it when it is [`Manifest::deleted`].
     pub fn write(&self, after: &str) -> Result<(), FileError> {
-        let written = if self.created {
+        let written = if self.deleted {
+            remove_unchanged(&self.path, &self.stamp)
+        } else if self.created {
             write_new(&self.path, after)
         } else {
             write_atomic(&self.path, self.bom, after, Some(&self.stamp))
@@ -196,6 +204,10 @@ pub fn edits_for(text: &str, root: &Node, patch: &Patch) -> Result<Vec<TextEdit>
 pub fn checked(manifests: &[Manifest]) -> Result<Vec<(&Manifest, String)>, FileError> {
     let mut out = Vec::new();
     for m in manifests {
+        if m.deleted {
+            out.push((m, String::new()));
+            continue;
+        }
         let Some(after) = m.edited_text() else {
             continue;
         };
@@ -313,6 +325,16 @@ pub fn write_atomic(
         }
     }
     tmp.persist(path).map_err(|e| FileWriteError::Io(e.error))?;
+    Ok(())
+}
+
+/// Removes `path` if it is still what was read.
+fn remove_unchanged(path: &Path, expected: &FileStamp) -> Result<(), FileWriteError> {
+    let now = std::fs::read(path)?;
+    if &FileStamp::of(path, &now) != expected {
+        return Err(FileWriteError::Changed);
+    }
+    std::fs::remove_file(path)?;
     Ok(())
 }
 

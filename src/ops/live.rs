@@ -559,6 +559,23 @@ mod tests {
     }
 
     #[test]
+    fn removing_the_last_annotations_removes_the_map() {
+        let cur = json!({"metadata":{"resourceVersion":"3","annotations":{"a":"1","b":"2"}}});
+        let remove = |keys: &[&str]| Patch {
+            suspension: None,
+            annotations: keys.iter().map(|k| (k.to_string(), None)).collect(),
+        };
+        let all = remove(&["a", "b", "c"]).to_merge_patch(&cur);
+        assert_eq!(all["metadata"]["annotations"], J::Null);
+        assert!(all["metadata"]
+            .as_object()
+            .unwrap()
+            .contains_key("annotations"));
+        let some = remove(&["a"]).to_merge_patch(&cur);
+        assert_eq!(some["metadata"]["annotations"], json!({"a": null}));
+    }
+
+    #[test]
     fn dry_run_flag_as_kubectl_takes_it() {
         use clap::ValueEnum;
         assert_eq!(DryRun::from_str("none", false), Ok(DryRun::None));

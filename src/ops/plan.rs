@@ -312,7 +312,16 @@ impl Patch {
                 .iter()
                 .map(|(k, v)| (k.clone(), v.clone().map_or(J::Null, J::from)))
                 .collect();
-            meta["annotations"] = J::Object(annotations);
+            // Removing every annotation there is removes the map, so no `annotations: {}`
+            // is left behind (a merge patch of the keys alone leaves an empty map).
+            let current_keys = current["metadata"]["annotations"].as_object();
+            let removes_all = annotations.values().all(J::is_null)
+                && current_keys.is_some_and(|m| m.keys().all(|k| annotations.contains_key(k)));
+            meta["annotations"] = if removes_all {
+                J::Null
+            } else {
+                J::Object(annotations)
+            };
         }
         let mut patch = json!({ "metadata": meta });
         if let Some(new) = &self.suspension {

@@ -419,7 +419,9 @@ fn outcome_line(p: &PolicyPlan) -> Result<String, WriteError> {
 fn write_files(manifests: &[Manifest], dry: DryRun) -> Result<String, RunError> {
     let mut diffs = String::new();
     for (m, after) in file::checked(manifests)? {
-        if dry.is_dry() && m.created {
+        if dry.is_dry() && m.deleted {
+            diffs.push_str(&edit::deleted_diff(&m.name, &m.text));
+        } else if dry.is_dry() && m.created {
             diffs.push_str(&edit::created_diff(&m.name, &after));
         } else if dry.is_dry() {
             diffs.push_str(&edit::unified_diff(&m.name, &m.text, &after));
