@@ -511,7 +511,11 @@ fn bulk_changes_need_yes_without_a_terminal() {
     let api = l.server.get("PropagationPolicy", "default", "api").unwrap();
     let ann = &api["metadata"]["annotations"];
     assert_eq!(ann["karmada-policy.io/suspension-reason"], "incident 42");
-    assert_eq!(ann["karmada-policy.io/suspension-changed-by"], "admin");
+    // Who the server says the caller is, not the kubeconfig's user entry name (`admin`).
+    assert_eq!(
+        ann["karmada-policy.io/suspension-changed-by"],
+        support::IDENTITY
+    );
     // --context (and its karmada alias) switches the namespace like kubectl.
     let r = l.run(&[
         "suspend",

@@ -59,7 +59,7 @@ fn confirm(action: Action, n: usize, request: &Request) -> Result<(), CliError> 
 fn named_files(s: &Settings, args: &Args) -> Result<Exit, CliError> {
     let (results, diffs) = run::named_files(s, &args.files, args.env.as_deref())?;
     write_stdout(&diffs)?;
-    finish(out::named_report(&results, None))
+    finish(out::named_report(&results, None, false))
 }
 
 fn named_live(s: &Settings, args: &Args, wait_timeout: Duration) -> Result<Exit, CliError> {
@@ -80,7 +80,12 @@ fn named_live(s: &Settings, args: &Args, wait_timeout: Duration) -> Result<Exit,
     if args.wait && s.dry == DryRun::None {
         rt.block_on(run::wait_for_works(&conn, &mut results, wait_timeout));
     }
-    finish(out::named_report(&results, args.objects_format()))
+    let format = args.objects_format();
+    finish(out::named_report(
+        &results,
+        format,
+        args.show_managed_fields,
+    ))
 }
 
 /// The table, its warnings and the confirmation; `false` when there is nothing to write.

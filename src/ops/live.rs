@@ -329,7 +329,10 @@ pub fn merge_patch(target: &mut J, patch: &J) {
             let t = target.as_object_mut().expect("object");
             for (k, v) in p {
                 if v.is_null() {
-                    t.remove(k);
+                    // In key order: a swap-remove would move the last key (`uid`) into the
+                    // removed one's place, and a dry run's diff would show it removed and
+                    // added again.
+                    t.shift_remove(k);
                 } else {
                     merge_patch(t.entry(k.clone()).or_insert(J::Null), v);
                 }
@@ -516,6 +519,14 @@ mod tests {
             &serde_json::json!({"a": {"b": null, "e": 3}, "d": [2]}),
         );
         assert_eq!(t, serde_json::json!({"a": {"c": 2, "e": 3}, "d": [2]}));
+    }
+
+    #[test]
+    fn merge_patch_keeps_the_order_of_the_keys_left() {
+        let mut t = json!({"metadata": {"annotations": {"a": "1"}, "name": "x", "uid": "u"}});
+        merge_patch(&mut t, &json!({"metadata": {"annotations": null}}));
+        let keys: Vec<&String> = t["metadata"].as_object().unwrap().keys().collect();
+        assert_eq!(keys, ["name", "uid"]);
     }
 
     #[test]

@@ -472,6 +472,26 @@ pub fn named(
     }
 }
 
+/// Resuming every cluster ends the suspension `suspend --reason` recorded: its reason, user and
+/// time annotations go with it (those the policy has, `has`), unless the change sets them.
+pub fn clear_suspension_record(plan: &mut PolicyPlan, has: &dyn Fn(&str) -> bool) {
+    let Outcome::Change(c) = &mut plan.outcome else {
+        return;
+    };
+    if c.states.1 != State::NotSuspended {
+        return;
+    }
+    for key in [
+        REASON_ANNOTATION,
+        CHANGED_BY_ANNOTATION,
+        CHANGED_AT_ANNOTATION,
+    ] {
+        if has(key) && !c.patch.annotations.iter().any(|(k, _)| k == key) {
+            c.patch.annotations.push((key.to_string(), None));
+        }
+    }
+}
+
 /// Whether the named plan needs the policy's target clusters (so its bindings are read): with
 /// failover, an unhealthy cluster, or resuming some clusters of a policy suspended on all.
 pub fn named_needs_targets(spec: &PropagationSpec, request: &Request, health: &[Cluster]) -> bool {

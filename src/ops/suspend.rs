@@ -172,13 +172,23 @@ fn check_cluster_names(
     Ok(())
 }
 
-/// The user recorded with a change: the kubeconfig's, else `$USER`.
-fn user_of(conn: &Conn) -> String {
-    if conn.user.is_empty() {
+/// The user recorded with a change: who the server says the credentials are (a
+/// SelfSubjectReview), else, with a note, the kubeconfig's user entry name (else `$USER`).
+async fn identity(conn: &Conn) -> String {
+    let fallback = if conn.user.is_empty() {
         std::env::var("USER").unwrap_or_default()
     } else {
         conn.user.clone()
-    }
+    };
+    let why = match conn.whoami().await {
+        Ok(name) if !name.is_empty() => return name,
+        Ok(_) => "it answered no username".to_string(),
+        Err(e) => e.to_string(),
+    };
+    crate::util::note(&format!(
+        "the server did not say who these credentials are (SelfSubjectReview: {why}); recording the kubeconfig user entry \"{fallback}\" instead"
+    ));
+    fallback
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -326,7 +336,12 @@ fn plan_named_file(
         }
         let permanent_id = policy.meta.label(policy.kind.permanent_id_label());
         let b = bound.of(policy.kind, permanent_id);
-        let p = plan_file_policy(s, &rid, &policy.spec, b.as_deref());
+        let p = plan_file_policy(
+            s,
+            &rid,
+            (&policy.spec, &policy.meta.annotations),
+            b.as_deref(),
+        );
         results.push(PolicyResult::line(id, outcome_line(&p)));
         if let Outcome::Change(c) = p.outcome {
             edits.push((results.len() - 1, policy.doc, c.patch));
@@ -344,11 +359,12 @@ fn plan_named_file(
 fn plan_file_policy(
     s: &Settings,
     rid: &str,
-    spec: &PropagationSpec,
+    (spec, annotations): (&PropagationSpec, &crate::model::StringMap),
     bound: Option<&[String]>,
 ) -> PolicyPlan {
     let targets = engine::target_clusters(spec, bound);
-    let p = plan::named(spec, &s.request, targets.as_deref(), &[], s.force, None);
+    let mut p = plan::named(spec, &s.request, targets.as_deref(), &[], s.force, None);
+    plan::clear_suspension_record(&mut p, &|key| annotations.contains_key(key));
     for w in &p.stalls {
         warn(&format!("{rid}: {w}"));
     }
@@ -372,7 +388,12 @@ fn plan_layers(s: &Settings, l: &mut Layered, found: &mut [bool], results: &mut 
         }
         let rid = plan::resource_id(lp.policy.kind, &lp.policy.meta.name);
         let id = format!("{rid} ({})", lp.file());
-        let p = plan_file_policy(s, &rid, &lp.policy.spec, None);
+        let p = plan_file_policy(
+            s,
+            &rid,
+            (&lp.policy.spec, &lp.policy.meta.annotations),
+            None,
+        );
         let shared = lp.shared_with().map(|envs| (lp.shown_dir(), envs));
         results.push(PolicyResult::line(id, outcome_line(&p)));
         let Outcome::Change(c) = p.outcome else {
@@ -672,9 +693,14 @@ pub async fn freeze_live(conn: &Conn, s: &Settings, namespace: &str) -> Result<F
     let health = writer::clusters(conn).await;
     check_cluster_names(&s.request.clusters, health.as_deref(), s.strict)?;
     let health = health.unwrap_or_default();
+    // The record names who froze the clusters; lifting it names no one.
+    let user = match s.action {
+        Action::Suspend => identity(conn).await,
+        Action::Resume => conn.user.clone(),
+    };
     let stamp = plan::freeze_stamp(
         time::rfc3339_source_date_or_now(),
-        Some(user_of(conn)),
+        Some(user),
         s.reason.as_deref(),
     );
     sort_policies(&mut objects);
@@ -973,9 +999,14 @@ pub async fn apply_named_live(
     live: NamedLive,
     s: &Settings,
 ) -> Result<Vec<PolicyResult>, RunError> {
+    // Asked once, and only when a reason is recorded with it.
+    let user = match &s.reason {
+        Some(_) => identity(conn).await,
+        None => String::new(),
+    };
     let ctx = Arc::new(Ctx {
         settings: s.clone(),
-        user: user_of(conn),
+        user,
         health: live.health,
     });
     let total = live.targets.len();
@@ -1049,7 +1080,7 @@ impl writer::Decide for NamedDecision<'_> {
             user: ctx.user.clone(),
             at: time::rfc3339_now(),
         });
-        let p = plan::named(
+        let mut p = plan::named(
             spec,
             &s.request,
             targets.as_deref(),
@@ -1057,6 +1088,8 @@ impl writer::Decide for NamedDecision<'_> {
             s.force,
             reason.as_ref(),
         );
+        let annotations = &current["metadata"]["annotations"];
+        plan::clear_suspension_record(&mut p, &|key| annotations.get(key).is_some());
         if attempt == 0 {
             for w in &p.stalls {
                 warn(&format!("{id}: {w}"));

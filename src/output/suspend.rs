@@ -12,7 +12,7 @@ use crate::ops::live::WriteError;
 use crate::ops::plan::{resource_id, Outcome};
 use crate::ops::suspend::{Freeze, PolicyResult, Row};
 use crate::output::yaml::to_yaml;
-use crate::util::escape::{json_text, visible, visible_lines};
+use crate::util::escape::{visible, visible_lines};
 
 /// How a run ended, for the exit code. When policies end differently, the most serious
 /// outcome decides: the control plane failing, then a policy not changed, then one not found.
@@ -62,8 +62,14 @@ fn write_error(report: &mut Report, id: &str, e: &WriteError) {
     report.fail(id, e, status);
 }
 
-/// Named mode: a line per policy, or with `-o` the objects (one, or a kubectl `List`).
-pub fn named_report(results: &[PolicyResult], output: Option<OutputFormat>) -> Report {
+/// Named mode: a line per policy, or with `-o` the objects (one, or a kubectl `List`), their
+/// `metadata.managedFields` left out unless `show_managed_fields` (kubectl's default since
+/// 1.21, `--show-managed-fields`).
+pub fn named_report(
+    results: &[PolicyResult],
+    output: Option<OutputFormat>,
+    show_managed_fields: bool,
+) -> Report {
     let mut report = Report::new();
     let mut objects = Vec::new();
     for r in results {
@@ -74,7 +80,11 @@ pub fn named_report(results: &[PolicyResult], output: Option<OutputFormat>) -> R
                     report.stdout.push_str(&format!("{}\n", visible(&line)));
                 }
                 if let Some(obj) = &r.object {
-                    objects.push(obj.clone());
+                    let mut obj = obj.clone();
+                    if !show_managed_fields {
+                        without_managed_fields(&mut obj);
+                    }
+                    objects.push(obj);
                 }
             }
             Err(e) => write_error(&mut report, &r.id, e),
@@ -92,12 +102,17 @@ pub fn named_report(results: &[PolicyResult], output: Option<OutputFormat>) -> R
     report
 }
 
+/// Drops `metadata.managedFields`, keeping the order of the other keys.
+fn without_managed_fields(o: &mut J) {
+    if let Some(m) = o["metadata"].as_object_mut() {
+        m.shift_remove("managedFields");
+    }
+}
+
 /// A live object as its dry run's diff shows it (managedFields are noise).
 fn for_diff(o: &J) -> String {
     let mut o = o.clone();
-    if let Some(m) = o["metadata"].as_object_mut() {
-        m.remove("managedFields");
-    }
+    without_managed_fields(&mut o);
     to_yaml(&o)
 }
 
