@@ -12,6 +12,7 @@
 
 pub mod http;
 pub mod tls;
+pub mod tls_v1;
 
 use std::collections::BTreeMap;
 use std::net::SocketAddr;
