@@ -222,3 +222,45 @@ fn every_help_and_the_docs_show_the_same_table() {
         }
     }
 }
+
+/// The library's side of the table: each documented code is an `Exit`, and the errors of bad
+/// configuration, a missing object and a declined prompt map to theirs.
+#[test]
+fn errors_map_to_the_table_s_codes() {
+    use karmada_policy::cli::{CliError, Exit};
+    use karmada_policy::kube::KubeError;
+    use karmada_policy::source::session::SessionError;
+    let rows: Vec<u8> = karmada_policy::output::help::EXIT_CODES
+        .iter()
+        .map(|r| r.0)
+        .collect();
+    let all = [
+        Exit::Ok,
+        Exit::Failure,
+        Exit::Usage,
+        Exit::Api,
+        Exit::NotFound,
+        Exit::Declined,
+    ];
+    assert_eq!(rows, all.map(|e| e as u8));
+    let unknown = KubeError::UnknownContext {
+        context: "nope".into(),
+        contexts: vec![],
+    };
+    let unreadable = KubeError::ReadKubeconfig {
+        path: "/nonexistent".into(),
+        source: std::sync::Arc::new(std::io::Error::from(std::io::ErrorKind::NotFound)),
+    };
+    for e in [unknown, unreadable] {
+        let live = CliError::from(SessionError::Connect(e.clone()));
+        let suspend = CliError::from(karmada_policy::ops::suspend::RunError::Connect(e));
+        assert_eq!((live.exit(), suspend.exit()), (Exit::Usage, Exit::Usage));
+    }
+    let missing = karmada_policy::engine::explain_inputs::FindError::NotFound("x".into());
+    assert_eq!(CliError::from(missing).exit(), Exit::NotFound);
+    assert_eq!(
+        CliError::from(SessionError::NotFound("x".into())).exit(),
+        Exit::NotFound
+    );
+    assert_eq!(CliError::Declined.exit(), Exit::Declined);
+}

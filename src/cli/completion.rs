@@ -3,15 +3,13 @@
 //! `__complete` subcommand ([`run_hidden`]; candidates from `output::completion`).
 
 use std::io::Write;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use clap::{Args as ClapArgs, CommandFactory};
 
 use super::common::{write_stdout, CliError, Exit};
 use crate::kube::ConnectOptions;
-use crate::output::completion::{
-    complete_walked, invoked_dir, shim_script, walk, write_shim, Shell, BINARY,
-};
+use crate::output::completion::{complete_walked, shim_script, walk, write_shim, Shell, BINARY};
 use crate::source::completion::{Kube, LIVE_TIMEOUT};
 
 #[derive(Debug, ClapArgs)]
@@ -22,8 +20,7 @@ pub struct Args {
     /// kubectl-plugin: print the shim instead of writing it.
     #[arg(long)]
     pub print: bool,
-    /// kubectl-plugin: the directory to write the shim into (default: the one the binary was
-    /// found in on PATH, e.g. ~/.krew/bin, not a symlink's target).
+    /// kubectl-plugin: the directory for the shim (default: where PATH finds the binary).
     #[arg(long, value_name = "DIR")]
     pub dir: Option<PathBuf>,
 }
@@ -45,28 +42,12 @@ fn install_shim(print: bool, dir: Option<PathBuf>) -> Result<Exit, CliError> {
     }
     let dir = match dir {
         Some(d) => d,
-        None => found_dir()
+        None => crate::output::completion::shim_dir()
             .ok_or_else(|| CliError::usage("cannot tell the binary's directory: use --dir"))?,
     };
     let path = write_shim(&dir).map_err(|e| CliError::usage(e.to_string()))?;
     write_stdout(&format!("wrote {}\n", path.display()))?;
     Ok(Exit::Ok)
-}
-
-/// Where the binary was found on PATH (krew: `~/.krew/bin`, not the symlink's target), else
-/// where it is.
-fn found_dir() -> Option<PathBuf> {
-    let argv0 = std::env::args_os().next().map(PathBuf::from);
-    let cwd = std::env::current_dir().ok();
-    if let (Some(argv0), Some(cwd)) = (argv0, cwd) {
-        let path = std::env::var_os("PATH");
-        if let Some(dir) = invoked_dir(&argv0, path.as_deref(), &cwd) {
-            return Some(dir);
-        }
-    }
-    std::env::current_exe()
-        .ok()
-        .and_then(|p| p.parent().map(Path::to_path_buf))
 }
 
 /// Entry point of `__complete WORDS...`: prints the candidates, always exits 0.

@@ -7,33 +7,19 @@
 use std::io;
 use std::process::ExitCode;
 
+use crate::engine::explain_inputs::FindError;
+use crate::source::session::SessionError;
+
 /// The documented exit codes, one meaning each: their text is the table of
 /// `output::help::EXIT_CODES` (shown by `--help`, the man pages and docs/exit-codes.md).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Exit {
     Ok = 0,
-    /// The command ran and did not succeed: findings, a blocked takeover, a failed change.
     Failure = 1,
-    /// Usage or configuration: flags, arguments, unreadable input, kubeconfig, context.
     Usage = 2,
-    /// The control plane: unreachable, refused, failed.
     Api = 3,
-    /// A named template or policy does not exist.
     NotFound = 4,
-    /// The confirmation prompt was declined; nothing was changed.
     Declined = 5,
-}
-
-impl Exit {
-    /// Every code, in order.
-    pub const ALL: [Exit; 6] = [
-        Exit::Ok,
-        Exit::Failure,
-        Exit::Usage,
-        Exit::Api,
-        Exit::NotFound,
-        Exit::Declined,
-    ];
 }
 
 impl From<Exit> for ExitCode {
@@ -67,9 +53,9 @@ pub enum CliError {
     /// No input named, or one unreadable (exit 2).
     #[error(transparent)]
     Inputs(#[from] crate::model::inputs::InputError),
-    /// `explain -f`: TYPE/NAME names no one template (exit 2).
+    /// `explain -f`: TYPE/NAME names no template (exit 4), or several (exit 2).
     #[error(transparent)]
-    Template(#[from] crate::engine::explain_inputs::FindError),
+    Template(#[from] FindError),
     /// A resource argument that is not TYPE/NAME (exit 2).
     #[error(transparent)]
     ResourceArg(#[from] crate::model::kinds::ResourceArgError),
@@ -111,9 +97,9 @@ pub enum CliError {
     #[error(transparent)]
     SuspendFlags(#[from] crate::ops::request::FlagError),
     /// A live read of explain, preempt-check or lint --live: the control plane (exit 3), a
-    /// missing template (exit 2) or the runtime (exit 1).
+    /// missing template (exit 4) or the runtime (exit 1).
     #[error(transparent)]
-    Session(#[from] crate::source::session::SessionError),
+    Session(#[from] SessionError),
     /// An output file (`-o FORMAT=FILE`) or stdout could not be written (exit 2).
     #[error(transparent)]
     Write(#[from] crate::output::terminal::WriteError),
@@ -152,14 +138,11 @@ impl CliError {
 
     /// The exit code this error ends the process with.
     pub fn exit(&self) -> Exit {
-        use crate::engine::explain_inputs::FindError;
-        use crate::source::session::SessionError;
         match self {
             CliError::Api(_) => Exit::Api,
             CliError::Failure(_) => Exit::Failure,
             CliError::Declined => Exit::Declined,
-            // A kubeconfig that cannot be read or used, an unknown --context: bad
-            // configuration like any other (exit 2), not a failure of the control plane.
+            // Any kubeconfig problem (an unknown --context too) is bad configuration, as kubectl.
             CliError::Suspend(crate::ops::suspend::RunError::Connect(e))
             | CliError::Session(SessionError::Connect(e))
                 if e.kind() == crate::kube::ErrorKind::Config =>
@@ -225,50 +208,6 @@ mod tests {
         assert_eq!(CliError::api("x").exit(), Exit::Api);
         assert_eq!(CliError::failure("x").exit(), Exit::Failure);
         assert_eq!(CliError::from(io::Error::other("x")).exit(), Exit::Usage);
-    }
-
-    #[test]
-    fn one_table_of_exit_codes_with_a_row_per_code() {
-        let rows: Vec<u8> = crate::output::help::EXIT_CODES
-            .iter()
-            .map(|r| r.0)
-            .collect();
-        let codes: Vec<u8> = Exit::ALL.iter().map(|e| *e as u8).collect();
-        assert_eq!(rows, codes);
-        for cmd in [
-            None,
-            Some("lint"),
-            Some("explain"),
-            Some("suspend"),
-            Some("version"),
-        ] {
-            for code in crate::output::help::exit_codes_of(cmd) {
-                assert!(codes.contains(code), "{cmd:?}: {code}");
-            }
-        }
-    }
-
-    #[test]
-    fn configuration_and_not_found_have_one_code_each() {
-        use crate::kube::KubeError;
-        let unknown = KubeError::UnknownContext {
-            context: "nope".into(),
-            contexts: vec![],
-        };
-        let unreadable = KubeError::ReadKubeconfig {
-            path: "/nonexistent".into(),
-            source: std::sync::Arc::new(io::Error::from(io::ErrorKind::NotFound)),
-        };
-        for e in [unknown, unreadable] {
-            let live = CliError::from(crate::source::session::SessionError::Connect(e.clone()));
-            let suspend = CliError::from(crate::ops::suspend::RunError::Connect(e));
-            assert_eq!((live.exit(), suspend.exit()), (Exit::Usage, Exit::Usage));
-        }
-        let missing = crate::engine::explain_inputs::FindError::NotFound("x".into());
-        assert_eq!(CliError::from(missing).exit(), Exit::NotFound);
-        let session = crate::source::session::SessionError::NotFound("x".into());
-        assert_eq!(CliError::from(session).exit(), Exit::NotFound);
-        assert_eq!(CliError::Declined.exit(), Exit::Declined);
     }
 
     #[test]

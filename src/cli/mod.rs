@@ -34,7 +34,6 @@ pub struct Cli {
     #[arg(long = "max-input-size", value_name = "SIZE", global = true, default_value = "64MiB",
           value_parser = crate::source::files::parse_size)]
     pub max_input_size: u64,
-    /// None: the help, on stdout with exit 0, as kubectl prints it.
     #[command(subcommand)]
     pub command: Option<Command>,
     /// When to colour output: auto (a terminal, unless NO_COLOR is set; CLICOLOR_FORCE forces
@@ -133,10 +132,8 @@ pub fn main() -> ExitCode {
     crate::kube::trace::set_verbosity(cli.verbosity);
     let Some(command) = cli.command else {
         let help = <Cli as clap::CommandFactory>::command().render_long_help();
-        return match common::write_stdout(&help.to_string()) {
-            Ok(()) => Exit::Ok.into(),
-            Err(err) => error::report(&err),
-        };
+        return common::write_stdout(&help.to_string())
+            .map_or_else(|e| error::report(&e), |()| Exit::Ok.into());
     };
     let result = match command {
         Command::Lint(args) => lint::run(args),

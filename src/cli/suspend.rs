@@ -35,8 +35,7 @@ pub fn run(action: Action, args: Args) -> Result<Exit, CliError> {
 
 /// Prints a report (errors first, on stderr) and turns its status into the exit code.
 fn finish(report: Report) -> Result<Exit, CliError> {
-    let stderr = crate::util::escape::visible_lines(&report.stderr);
-    let _ = std::io::stderr().lock().write_all(stderr.as_bytes());
+    let _ = std::io::stderr().lock().write_all(report.stderr.as_bytes());
     write_stdout(&report.stdout)?;
     Ok(match report.status {
         Status::Ok => Exit::Ok,

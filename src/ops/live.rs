@@ -345,10 +345,15 @@ pub fn merge_patch(target: &mut J, patch: &J) {
 // ---------------------------------------------------------------------------------------------
 // The reads the writes depend on
 
-/// Member clusters' health; `None` when the Clusters are not readable.
-pub async fn clusters(conn: &Conn) -> Option<Vec<Cluster>> {
-    let list = conn.list(&kinds::CLUSTER, None, None).await.ok()?;
-    Some(list.iter().map(Cluster::from_object).collect())
+/// Member clusters' health; `None` when the Clusters may not be read (RBAC, a server that
+/// does not serve them). A control plane that cannot be reached at all is an error: the command
+/// stops there, with no warning about Clusters before it.
+pub async fn clusters(conn: &Conn) -> Result<Option<Vec<Cluster>>, KubeError> {
+    match conn.list(&kinds::CLUSTER, None, None).await {
+        Ok(list) => Ok(Some(list.iter().map(Cluster::from_object).collect())),
+        Err(e) if e.kind() == ErrorKind::Transport => Err(e),
+        Err(_) => Ok(None),
+    }
 }
 
 /// The bindings of one policy, found by its permanent-id label (RBs for a PP; RBs and CRBs for

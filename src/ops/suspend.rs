@@ -139,6 +139,12 @@ pub async fn connect(s: &Settings) -> Result<(Conn, String), RunError> {
     Ok((conn, namespace))
 }
 
+/// The control plane could not be reached at the first read (of the Clusters): said as kubectl
+/// says it, as a connection failure.
+fn clusters_error(source: crate::kube::KubeError) -> RunError {
+    RunError::Connect(source)
+}
+
 /// The requested cluster names against the control plane's Clusters (`None`: the list could not
 /// be read): unknown names warn, or end the command with `--strict` before anything is written.
 fn check_cluster_names(
@@ -690,7 +696,7 @@ pub async fn freeze_live(conn: &Conn, s: &Settings, namespace: &str) -> Result<F
     } else {
         BoundClusters::default()
     };
-    let health = writer::clusters(conn).await;
+    let health = writer::clusters(conn).await.map_err(clusters_error)?;
     check_cluster_names(&s.request.clusters, health.as_deref(), s.strict)?;
     let health = health.unwrap_or_default();
     // The record names who froze the clusters; lifting it names no one.
@@ -975,7 +981,7 @@ pub async fn named_live(
             return Ok(None);
         }
     }
-    let health = writer::clusters(conn).await;
+    let health = writer::clusters(conn).await.map_err(clusters_error)?;
     if !s.request.clusters.is_empty() {
         check_cluster_names(&s.request.clusters, health.as_deref(), s.strict)?;
     }

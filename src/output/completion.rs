@@ -91,6 +91,22 @@ pub fn invoked_dir(
         .map(|d| if d.is_absolute() { d } else { cwd.join(d) })
 }
 
+/// Where the shim goes by default: where the binary was found on PATH (krew: `~/.krew/bin`,
+/// not the symlink's target; see [`invoked_dir`]), else where it is.
+pub fn shim_dir() -> Option<PathBuf> {
+    let argv0 = std::env::args_os().next().map(PathBuf::from);
+    let cwd = std::env::current_dir().ok();
+    if let (Some(argv0), Some(cwd)) = (argv0, cwd) {
+        let path = std::env::var_os("PATH");
+        if let Some(dir) = invoked_dir(&argv0, path.as_deref(), &cwd) {
+            return Some(dir);
+        }
+    }
+    std::env::current_exe()
+        .ok()
+        .and_then(|p| p.parent().map(Path::to_path_buf))
+}
+
 /// The shim could not be written (or made executable) at `path`.
 #[derive(Debug, thiserror::Error)]
 #[error("cannot write {}: {source}", path.display())]

@@ -46,7 +46,9 @@ impl Report {
 
     /// One failed policy; the most serious outcome so far stays.
     fn fail(&mut self, id: &str, e: &dyn std::fmt::Display, status: Status) {
-        self.stderr.push_str(&format!("error: {id}: {e}\n"));
+        let line = format!("{id}: {e}");
+        self.stderr
+            .push_str(&format!("error: {}\n", visible(&line)));
         self.status = self.status.max(status);
     }
 }
@@ -141,10 +143,11 @@ pub fn confirm_question(action: Action, n: usize, request: &Request) -> (String,
         request.clusters.join(", ")
     };
     let on = visible(&on);
+    let policies = if n == 1 { "policy" } else { "policies" };
     (
-        format!("{verb} {n} policies on {on}? [y/N] "),
+        format!("{verb} {n} {policies} on {on}? [y/N] "),
         format!(
-            "this would {verb} {n} policies on {on}; pass --yes to confirm (stdin is not a terminal, so there is no prompt)"
+            "this would {verb} {n} {policies} on {on}; pass --yes to confirm (stdin is not a terminal, so there is no prompt)"
         ),
     )
 }
@@ -354,7 +357,10 @@ pub fn freeze_report(action: Action, request: &Request, f: &Freeze, dry_run: boo
         };
         if let Outcome::Refused(why) = &r.plan.outcome {
             // As it always did: a refusal sets exit 1 even after an API failure.
-            report.stderr.push_str(&format!("error: {id}: {why}\n"));
+            let line = format!("{id}: {why}");
+            report
+                .stderr
+                .push_str(&format!("error: {}\n", visible(&line)));
             report.status = Status::Failure;
         }
         match &r.result {
