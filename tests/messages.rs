@@ -137,3 +137,22 @@ fn live_flags_with_files_are_said_to_do_nothing() {
     ]);
     assert!(!stderr(&o).contains("ignored"), "{}", stderr(&o));
 }
+
+#[test]
+fn resume_help_is_resume_s_own() {
+    let resume = stdout(&run(&["resume", "--help"]));
+    assert!(
+        resume.contains("Resuming clears spec.suspension"),
+        "{resume}"
+    );
+    assert!(resume.contains("Lifting a freeze:"), "{resume}");
+    assert!(
+        !resume.contains("Freeze: --clusters with no policy named"),
+        "{resume}"
+    );
+    let suspend = stdout(&run(&["suspend", "--help"]));
+    assert!(
+        suspend.contains("Freeze: --clusters with no policy named"),
+        "{suspend}"
+    );
+}

@@ -375,3 +375,18 @@ pub fn freeze_report(action: Action, request: &Request, f: &Freeze, dry_run: boo
     report.stdout = visible_lines(&report.stdout).into_owned();
     report
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_question_counts_one_policy_or_several() {
+        let request = Request::new(Action::Suspend, &["member1".to_string()]);
+        let (one, refusal) = confirm_question(Action::Suspend, 1, &request);
+        assert_eq!(one, "suspend 1 policy on member1? [y/N] ");
+        assert!(refusal.starts_with("this would suspend 1 policy on member1;"));
+        let (two, _) = confirm_question(Action::Resume, 2, &Request::new(Action::Resume, &[]));
+        assert_eq!(two, "resume 2 policies on all clusters? [y/N] ");
+    }
+}
