@@ -291,3 +291,27 @@ fn a_krew_install_gets_its_shim_beside_the_symlink_on_path() {
     let o = kubectl(&["__complete", "karmada-policy", "sus"]);
     assert_eq!(lines(&o), ["suspend", ":4"]);
 }
+
+/// `kubectl karmada-policy explain -n shop deploy/<TAB>`: the Deployments of `shop` on the
+/// control plane, the type resolved through discovery as kubectl resolves it.
+#[test]
+fn explain_completes_template_names_from_the_control_plane() {
+    let s = setup();
+    let deploy = |ns: &str, name: &str| {
+        json!({"apiVersion": "apps/v1", "kind": "Deployment",
+            "metadata": {"name": name, "namespace": ns}, "spec": {"replicas": 1}})
+    };
+    s._server.insert(deploy("shop", "web"));
+    s._server.insert(deploy("shop", "worker"));
+    s._server.insert(deploy("default", "other"));
+    assert_eq!(
+        lines(&s.shim(&["explain", "-n", "shop", "deploy/"])),
+        ["deploy/web", "deploy/worker", ":4"]
+    );
+    assert_eq!(
+        lines(&s.shim(&["explain", "-n", "shop", "deployments.apps/wo"])),
+        ["deployments.apps/worker", ":4"]
+    );
+    // The context's namespace without -n.
+    assert_eq!(lines(&s.shim(&["explain", "deploy/"])), ["deploy/other", ":4"]);
+}

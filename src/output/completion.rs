@@ -379,11 +379,47 @@ fn parsed_values(cmd: &str, id: &str) -> &'static [&'static str] {
     }
 }
 
-/// Positional words: policies for suspend/resume, files for the rest.
+/// Positional words: policies for suspend/resume, a template (or policy) for explain, files
+/// for the rest.
 fn positional(w: &Walked<'_>, current: &str, live: &dyn LiveNames) -> Completion {
     match w.cmd.get_name() {
         "suspend" | "resume" => policies(w, current, live),
+        "explain" if w.positionals.is_empty() => explained(w, current, live),
         _ => Completion::of(Vec::new(), directive::DEFAULT),
+    }
+}
+
+/// `explain TYPE/<TAB>`: the names of that type on the control plane (in `-n`, else the
+/// context's namespace), `pp/` and `cpp/` as for suspend. Not live with `-f` (manifests).
+fn explained(w: &Walked<'_>, current: &str, live: &dyn LiveNames) -> Completion {
+    let Some((ty, typed)) = current.split_once('/') else {
+        return Completion::of(Vec::new(), directive::NO_SPACE | directive::NO_FILE_COMP);
+    };
+    if policy_kind(ty).is_some() {
+        return policies(w, current, live);
+    }
+    if ty.is_empty() || w.value("files").is_some() {
+        return Completion::of(Vec::new(), directive::NO_FILE_COMP);
+    }
+    let mut names = live.templates(ty, w.value("namespace"));
+    names.sort();
+    names.dedup();
+    let candidates = names
+        .into_iter()
+        .filter(|n| n.starts_with(typed))
+        .map(|n| format!("{ty}/{n}"))
+        .collect();
+    Completion::of(candidates, directive::NO_FILE_COMP)
+}
+
+/// The policy kind a TYPE word names (`pp`, `clusterpropagationpolicies`, ...).
+fn policy_kind(word: &str) -> Option<&'static KarmadaKind> {
+    match word {
+        "pp" | "propagationpolicy" | "propagationpolicies" => Some(&kinds::PROPAGATION_POLICY),
+        "cpp" | "clusterpropagationpolicy" | "clusterpropagationpolicies" => {
+            Some(&kinds::CLUSTER_PROPAGATION_POLICY)
+        }
+        _ => None,
     }
 }
 
@@ -396,12 +432,8 @@ fn policies(w: &Walked<'_>, current: &str, live: &dyn LiveNames) -> Completion {
             .collect();
         return Completion::of(kinds, directive::NO_SPACE | directive::NO_FILE_COMP);
     };
-    let kind: &KarmadaKind = match word {
-        "pp" | "propagationpolicy" | "propagationpolicies" => &kinds::PROPAGATION_POLICY,
-        "cpp" | "clusterpropagationpolicy" | "clusterpropagationpolicies" => {
-            &kinds::CLUSTER_PROPAGATION_POLICY
-        }
-        _ => return Completion::of(Vec::new(), directive::NO_FILE_COMP),
+    let Some(kind) = policy_kind(word) else {
+        return Completion::of(Vec::new(), directive::NO_FILE_COMP);
     };
     let namespace = if w.flag("all_namespaces") {
         None
@@ -433,6 +465,13 @@ mod tests {
                 (true, Some("web")) => vec!["frontend".into()],
                 (true, _) => vec!["nginx".into(), "nats".into()],
                 (false, _) => vec!["global".into()],
+            }
+        }
+        fn templates(&self, ty: &str, namespace: Option<&str>) -> Vec<String> {
+            match (ty, namespace) {
+                ("deploy", Some("shop")) => vec!["web".into(), "worker".into(), "api".into()],
+                ("deploy", _) => vec!["default-app".into()],
+                _ => Vec::new(),
             }
         }
         fn namespaces(&self) -> Vec<String> {
@@ -484,6 +523,28 @@ mod tests {
             kinds.directive,
             directive::NO_SPACE | directive::NO_FILE_COMP
         );
+    }
+
+    #[test]
+    fn template_names_after_a_type_for_explain() {
+        assert_eq!(
+            values_of(&run(&["explain", "-n", "shop", "deploy/"])),
+            ["deploy/api", "deploy/web", "deploy/worker"]
+        );
+        assert_eq!(
+            values_of(&run(&["explain", "-n", "shop", "deploy/w"])),
+            ["deploy/web", "deploy/worker"]
+        );
+        assert_eq!(
+            values_of(&run(&["explain", "deploy/"])),
+            ["deploy/default-app"]
+        );
+        assert_eq!(
+            values_of(&run(&["explain", "pp/"])),
+            ["pp/nats", "pp/nginx"]
+        );
+        // With -f the templates are in files: nothing from the control plane.
+        assert!(values_of(&run(&["explain", "-f", "x.yaml", "deploy/"])).is_empty());
     }
 
     #[test]
