@@ -313,5 +313,8 @@ fn explain_completes_template_names_from_the_control_plane() {
         ["deployments.apps/worker", ":4"]
     );
     // The context's namespace without -n.
-    assert_eq!(lines(&s.shim(&["explain", "deploy/"])), ["deploy/other", ":4"]);
+    assert_eq!(
+        lines(&s.shim(&["explain", "deploy/"])),
+        ["deploy/other", ":4"]
+    );
 }
