@@ -209,6 +209,13 @@ impl KubeError {
         }
     }
 
+    /// No answer at all (refused, unreachable, TLS, timeout), as opposed to an answer that did
+    /// not parse: what ends a command before its first read rather than degrading it.
+    pub fn is_unreachable(&self) -> bool {
+        matches!(self, KubeError::Transport { source, .. }
+            if !matches!(**source, ::kube::Error::SerdeError(_)))
+    }
+
     /// The object changed between our read and our write (the resourceVersion precondition
     /// failed): re-read and recompute.
     pub fn is_conflict(&self) -> bool {

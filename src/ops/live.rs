@@ -351,7 +351,7 @@ pub fn merge_patch(target: &mut J, patch: &J) {
 pub async fn clusters(conn: &Conn) -> Result<Option<Vec<Cluster>>, KubeError> {
     match conn.list(&kinds::CLUSTER, None, None).await {
         Ok(list) => Ok(Some(list.iter().map(Cluster::from_object).collect())),
-        Err(e) if e.kind() == ErrorKind::Transport => Err(e),
+        Err(e) if e.is_unreachable() => Err(e),
         Err(_) => Ok(None),
     }
 }
