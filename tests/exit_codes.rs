@@ -64,7 +64,7 @@ fn a_bad_kubeconfig_and_an_unknown_context_are_bad_configuration_everywhere() {
         vec!["suspend", "pp/nginx"],
         vec!["resume", "--clusters", "member1", "-A", "--yes"],
         vec!["preempt-check", "--delete", "pp/default/nginx"],
-        vec!["lint", "--cluster"],
+        vec!["lint", "--live"],
     ] {
         let missing = [cmd.clone(), vec!["--kubeconfig", "/nonexistent"]].concat();
         let o = run(&missing, None);

@@ -121,7 +121,7 @@ fn live_flags_with_files_are_said_to_do_nothing() {
     ]);
     assert!(
         stderr(&o).contains(
-            "warning: --context ignored: with -f the files are edited, no control plane is read"
+            "warning: --context is ignored: the inputs are files (-f), not the control plane"
         ),
         "{}",
         stderr(&o)

@@ -23,14 +23,15 @@ fn escaped(c: char) -> String {
     format!("\\u{{{:x}}}", c as u32)
 }
 
-/// A policy with two findings that quote input (its name and a cluster name, each holding `c`
-/// through a YAML escape), and a line holding `c` raw (a syntax error unless YAML allows it).
+/// A policy (admitted: its name is valid) with a finding that quotes input (a cluster name
+/// holding `c` through a YAML escape), and a line holding `c` raw (a syntax error unless YAML
+/// allows it).
 fn policy_with(c: char) -> String {
     let code = c as u32;
     format!(
         "apiVersion: policy.karmada.io/v1alpha1\n\
          kind: PropagationPolicy\n\
-         metadata:\n  name: \"p\\u{code:04x}x\"\n  namespace: default\n\
+         metadata:\n  name: p{code:x}\n  namespace: default\n\
          spec:\n  resourceSelectors:\n  - apiVersion: apps/v1\n    kind: Deployment\n    name: web{code:x}\n\
          \x20 placement:\n    clusterAffinity:\n      clusterNames: [\"m\\u{code:04x}\"]\n\
          ---\n\
@@ -163,7 +164,7 @@ fn a_control_character_is_a_yaml_error_at_its_position_as_kubectl_has_it() {
 const ESCAPED_NAMES: &str = "apiVersion: policy.karmada.io/v1alpha1
 kind: PropagationPolicy
 metadata:
-  name: \"p\\e[2K\\x07\\x9b\\x85\"
+  name: p
   namespace: default
   annotations: {note: \"\\e]0;title\\x07\"}
 spec:
@@ -173,7 +174,7 @@ spec:
     name: web
   placement:
     clusterAffinity:
-      clusterNames: [\"m\\e[31m\"]
+      clusterNames: [\"m\\e[31m\\x07\\x9b\\x85\"]
 ---
 apiVersion: apps/v1
 kind: Deployment
@@ -187,10 +188,11 @@ metadata:
 fn explain_and_suspend_show_names_escaped_in_every_format() {
     let dir = tempfile::tempdir().unwrap();
     std::fs::write(dir.path().join("p.yaml"), ESCAPED_NAMES).unwrap();
-    let policy = "pp/p\u{1b}[2K\u{7}\u{9b}\u{85}";
+    let policy = "pp/p";
     let runs: Vec<Vec<&str>> = vec![
         vec!["explain", "deploy/web", "-f", "p.yaml"],
         vec!["explain", "deploy/web", "-f", "p.yaml", "-o", "json"],
+        vec!["explain", "deploy/web", "-f", "p.yaml", "-o", "yaml"],
         vec!["explain", "deploy/web", "-f", "p.yaml", "--graph", "dot"],
         vec![
             "explain",
@@ -221,9 +223,11 @@ fn explain_and_suspend_show_names_escaped_in_every_format() {
         assert!(raw_controls(&out).is_empty(), "{args:?}: stdout\n{out}");
         assert!(raw_controls(&err).is_empty(), "{args:?}: stderr\n{err}");
         if args.contains(&"json") || args.contains(&"sarif") {
-            // JSON keeps its values: the escapes read back as the same characters.
+            // JSON keeps its values: the escapes read back as the same characters (the cluster
+            // name, where the report names it).
             let v: serde_json::Value = serde_json::from_str(&out).unwrap();
-            assert!(v.to_string().contains('\u{9b}'), "{args:?}: {out}");
+            let names_cluster = args[0] == "lint" || args[1] == "deploy/web";
+            assert!(!names_cluster || v.to_string().contains('\u{9b}'), "{args:?}: {out}");
         }
     }
 }

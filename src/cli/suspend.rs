@@ -24,6 +24,9 @@ pub fn run(action: Action, args: Args) -> Result<Exit, CliError> {
     // every subcommand); the writes themselves read no gate.
     super::args::context(&args.context)?;
     let checked = args.check(action)?;
+    if !args.files.is_empty() {
+        super::args::warn_live_only(&args.kube);
+    }
     let s = &checked.settings;
     match (checked.freeze, args.files.is_empty()) {
         (true, false) => freeze_files(s, &args),
