@@ -227,7 +227,10 @@ fn explain_and_suspend_show_names_escaped_in_every_format() {
             // name, where the report names it).
             let v: serde_json::Value = serde_json::from_str(&out).unwrap();
             let names_cluster = args[0] == "lint" || args[1] == "deploy/web";
-            assert!(!names_cluster || v.to_string().contains('\u{9b}'), "{args:?}: {out}");
+            assert!(
+                !names_cluster || v.to_string().contains('\u{9b}'),
+                "{args:?}: {out}"
+            );
         }
     }
 }
