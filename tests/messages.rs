@@ -156,3 +156,32 @@ fn resume_help_is_resume_s_own() {
         "{suspend}"
     );
 }
+
+/// The policy named sits in a document that does not parse: the answer points at the syntax
+/// error (file, line, column, as `lint` reports it), not at a bare "not found"; it is not exit 4
+/// (the policy may well be there) and the file is left as it was.
+#[test]
+fn a_policy_in_a_document_that_does_not_parse_is_pointed_at_the_error() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("p.yaml");
+    let text = "apiVersion: policy.karmada.io/v1alpha1\nkind: PropagationPolicy\nmetadata:\n  name: x\n  namespace: default\nspec:\n  resourceSelectors:\n  - apiVersion: apps/v1\n    kind: Deployment\n    name: [web\n";
+    std::fs::write(&file, text).unwrap();
+    let f = file.to_str().unwrap();
+    for action in ["suspend", "resume"] {
+        let o = run(&[action, "-f", f, "pp/x"]);
+        assert_eq!(o.status.code(), Some(1), "{action}: {}", stderr(&o));
+        assert!(
+            stderr(&o).contains(&format!(
+                "not found in the given files; a document that does not parse may hold it: {f}:10:15: invalid YAML"
+            )),
+            "{action}: {}",
+            stderr(&o)
+        );
+        assert_eq!(std::fs::read_to_string(&file).unwrap(), text);
+    }
+    // Every document parses: a plain not found (exit 4), no hint.
+    std::fs::write(&file, text.replace("[web", "web")).unwrap();
+    let o = run(&["suspend", "-f", f, "pp/y"]);
+    assert_eq!(o.status.code(), Some(4), "{}", stderr(&o));
+    assert!(!stderr(&o).contains("does not parse"), "{}", stderr(&o));
+}
