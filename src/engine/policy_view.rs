@@ -120,11 +120,14 @@ impl PolicyPlacement {
     }
 }
 
-/// The placement of policy `p` over `clusters`, once per kind it selects; none without a
-/// placement or Cluster objects.
+/// The placement of policy `p` over `clusters`, once per kind it selects (a policy without
+/// `placement` schedules with the empty one); none without Cluster objects.
 pub fn placement(state: &State, p: usize, clusters: &[Cluster]) -> Option<PolicyPlacement> {
+    if clusters.is_empty() {
+        return None;
+    }
     let spec = &state.policy(p).spec;
-    let pl = spec.placement.as_ref().filter(|_| !clusters.is_empty())?;
+    let pl = spec.scheduled_placement();
     let mut kinds: Vec<(String, String)> = Vec::new();
     for rs in &spec.resource_selectors {
         let k = (rs.api_version.clone(), rs.kind.clone());
