@@ -34,8 +34,6 @@ pub enum When {
     NextTemplateUpdate,
     /// Only once every policy is processed again (a controller restart, or a preemption pass).
     AfterRestart,
-    /// It is claimed now and loses the claim to a preemptor later (never stays).
-    Loses,
 }
 
 #[derive(Clone, Debug)]
@@ -85,7 +83,10 @@ fn standing(e: &Explanation, me: &PolicyRef, lazy: bool) -> Standing {
                 holder: holder.clone(),
                 why: own_why.unwrap_or(Why::Terminating),
             },
-            None => Standing::WillBeClaimed(When::Loses),
+            // Claimed now, released later with no policy to take it (the policy is being
+            // deleted, or no longer matches): as `explain TYPE/NAME`'s eventual owner says,
+            // nobody holds it.
+            None => Standing::Unclaimed { why: own_why },
         },
         (false, true, _) if lazy && e.current.is_some() => {
             Standing::WillBeClaimed(When::NextTemplateUpdate)
