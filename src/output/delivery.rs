@@ -91,11 +91,12 @@ pub fn add_policy_placement_json(v: &mut Value, p: &PolicyPlacement) {
     }
 }
 
-/// A policy's placement in text: one section, or one per kind it selects when it selects
-/// several.
+/// A policy's placement in text: one section, or one per kind it selects when the kinds land
+/// apart.
 pub fn policy_placement_text(p: &PolicyPlacement) -> String {
-    if p.by_kind.len() == 1 {
-        return placement_text(p.first());
+    let first = placement_text(p.first());
+    if p.by_kind.iter().all(|(_, r)| placement_text(r) == first) {
+        return first;
     }
     p.by_kind
         .iter()
