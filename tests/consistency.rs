@@ -354,7 +354,7 @@ fn generate(seed: u64) -> Repo {
     }
     let mut policies: Vec<Policy> = Vec::new();
     let n_policies = rng.range(5, 8);
-    for i in 0..n_policies {
+    for (i, name) in POLICY_NAMES.iter().enumerate().take(n_policies) {
         let cpp = rng.chance(35);
         let namespace = if cpp {
             String::new()
@@ -423,7 +423,7 @@ fn generate(seed: u64) -> Repo {
         let mut p = Policy {
             cpp,
             namespace,
-            name: POLICY_NAMES[i].to_string(),
+            name: name.to_string(),
             priority: *rng.pick(&PRIORITIES),
             preemption,
             selectors,
@@ -587,7 +587,7 @@ fn policy_yaml(p: &Policy) -> String {
     y.push_str("spec:\n");
     match p.defect {
         Some(Defect::GoType) => writeln!(y, "  priority: \"{}\"", p.priority).unwrap(),
-        _ if p.priority != 0 || p.name.len() % 2 == 0 => {
+        _ if p.priority != 0 || p.name.len().is_multiple_of(2) => {
             writeln!(y, "  priority: {}", p.priority).unwrap()
         }
         _ => {}
@@ -913,7 +913,7 @@ fn write_config(dir: &Path, gate: Gate, seed: u64) {
     match gate {
         Gate::On => std::fs::write(path, "featureGates:\n  PropagationPolicyPreemption: true\n"),
         // Off: the default, said explicitly or by no configuration at all.
-        Gate::Off if seed % 2 == 0 => {
+        Gate::Off if seed.is_multiple_of(2) => {
             std::fs::write(path, "featureGates: {PropagationPolicyPreemption: false}\n")
         }
         Gate::Off => std::fs::remove_file(path).or(Ok(())),
