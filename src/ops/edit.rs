@@ -110,8 +110,20 @@ struct Style {
     newline: &'static str,
 }
 
+/// The line ending new lines get: the one most of the file's lines end with, so that one stray
+/// CRLF line in an LF file (or the reverse) does not decide the style of every line written.
+fn line_ending(text: &str) -> &'static str {
+    let lines = text.matches('\n').count();
+    let crlf = text.matches("\r\n").count();
+    if crlf * 2 > lines {
+        "\r\n"
+    } else {
+        "\n"
+    }
+}
+
 fn learn_style(text: &str, lines: &Lines<'_>, root: &Node, spec: &Node) -> Style {
-    let newline = if text.contains("\r\n") { "\r\n" } else { "\n" };
+    let newline = line_ending(text);
     // Step: from `spec:` to its first child.
     let spec_key_col = root.entry("spec").map_or(1, |e| e.key.span.start.col);
     let step = spec
@@ -439,7 +451,7 @@ pub fn annotation_edit(
     value: Option<&str>,
 ) -> Result<Option<TextEdit>, EditError> {
     let lines = Lines::new(text);
-    let newline = if text.contains("\r\n") { "\r\n" } else { "\n" };
+    let newline = line_ending(text);
     let meta_entry = root
         .entry("metadata")
         .ok_or_else(|| EditError("the policy has no `metadata` to edit".into()))?;
@@ -665,7 +677,7 @@ pub fn new_patch_text(id: &PatchIdentity, suspension: &Suspension) -> String {
 /// file when absent. Only those lines are written: comments and every other field stay.
 pub fn patch_list_edit(text: &str, root: &Node, files: &[String]) -> Result<TextEdit, EditError> {
     let lines = Lines::new(text);
-    let nl = if text.contains("\r\n") { "\r\n" } else { "\n" };
+    let nl = line_ending(text);
     if root.as_map().is_none() || text[lines.offset(root.span.start)..].starts_with('{') {
         return Err(EditError(
             "the kustomization is not a block mapping; list the patch by hand".into(),
@@ -788,6 +800,13 @@ pub fn patch_unlist_edit(
 /// annotations). Lifting the suspension it held removes the file and its listing.
 pub fn is_spent_patch(text: &str) -> bool {
     use crate::source::{load, Source};
+
+    #[test]
+    fn new_lines_take_the_ending_most_lines_have() {
+        assert_eq!(line_ending("a: 1\nb: 2\r\nc: 3\n"), "\n");
+        assert_eq!(line_ending("a: 1\r\nb: 2\r\nc: 3\n"), "\r\n");
+        assert_eq!(line_ending("a: 1"), "\n");
+    }
     let ours = text
         .lines()
         .next()
