@@ -256,7 +256,7 @@ fn a_kustomize_error_is_a_finding_at_the_kustomization() {
     assert_eq!(o.status.code(), Some(1), "{}{}", stdout(&o), stderr(&o));
     let out = stdout(&o);
     assert!(
-        out.starts_with("::error file=app/kustomization.yaml,line=1,col=1,"),
+        out.starts_with("::error file=app/kustomization.yaml,line=1,col=13,"),
         "{out}"
     );
     assert!(

@@ -76,7 +76,7 @@ fn lint_env_restricts_to_one_environment() {
     let o = run(&["lint", "--env", "dev", FLUX]);
     assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
     assert!(
-        stderr(&o).contains("--env dev: no such environment; the repository has: prod, staging, testdata/gitops-repo/charts/podinfo"),
+        stderr(&o).contains("--env dev: no such environment; the repository has: prod → the cluster Flux runs in (testdata/gitops-repo/clusters/prod); staging → the cluster Flux runs in (testdata/gitops-repo/clusters/staging); testdata/gitops-repo/charts/podinfo → not declared in the repository"),
         "{}",
         stderr(&o)
     );
@@ -172,7 +172,7 @@ fn explain_env_picks_one_environment() {
     let o = run(&["explain", "deploy/web", "-f", FLUX, "--env", "nope"]);
     assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
     assert!(
-        stderr(&o).contains("the repository has: prod, staging"),
+        stderr(&o).contains("the repository has: prod → the cluster Flux runs in (testdata/gitops-repo/clusters/prod); staging → "),
         "{}",
         stderr(&o)
     );

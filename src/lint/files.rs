@@ -97,8 +97,13 @@ pub fn lint_files(
     }
     let stdin = req.paths.iter().any(|p| p == "-");
     if !config.render_off && !stdin && gitops::applies(&files) {
-        let render = &config.render_options;
-        let linted = gitops::lint_repository(&files, req.namespace, opts, render)?;
+        let linted = gitops::lint_repository(&gitops::RepositoryRequest {
+            inputs: &files,
+            root: gitops::root_of(req.paths),
+            namespace: req.namespace,
+            opts,
+            config,
+        })?;
         return Ok(Linted::Rendered(linted));
     }
     let linted = stream::lint_paths(&files, req.namespace, opts)?;

@@ -357,12 +357,13 @@ impl GitopsSides<'_> {
         let paths = paths_or_here(req);
         let lint_here = || -> Result<gitops::Linted, GitLintError> {
             let files: Vec<PathBuf> = files::expand(&paths, &ignore)?;
-            let linted = gitops::lint_repository(
-                &files,
-                req.namespace,
-                req.opts,
-                &req.config.render_options,
-            );
+            let linted = gitops::lint_repository(&gitops::RepositoryRequest {
+                inputs: &files,
+                root: gitops::root_of(&paths),
+                namespace: req.namespace,
+                opts: req.opts,
+                config: req.config,
+            });
             match linted {
                 // An environment new at head is compared with an empty one.
                 Err(_) if !is_head => Ok(gitops::Linted::default()),

@@ -116,6 +116,7 @@ fn lint_options(flags: &Flags<'_>, config: &Config) -> Result<LintOptions, Setti
     }
     Ok(LintOptions {
         version,
+        version_set: flags.karmada_version.is_some() || config.karmada_version.is_some(),
         feature_gates,
         known_clusters: config.known_clusters.clone(),
         rules: config.rules.clone(),
