@@ -114,6 +114,8 @@ struct Found<'a> {
     /// With `--base`: the findings new against it (else `reported`).
     new_only: &'a [Finding],
     ownership: Option<&'a [OwnershipChange]>,
+    /// Over a GitOps repository: its environments.
+    environments: &'a [lint::gitops::EnvironmentInfo],
 }
 
 impl<'a> Found<'a> {
@@ -124,6 +126,7 @@ impl<'a> Found<'a> {
             reported: findings,
             new_only: findings,
             ownership: None,
+            environments: &[],
         }
     }
 }
@@ -184,11 +187,11 @@ fn run_files(args: &Args, settings: &Settings, outputs: &[OutputSpec]) -> Result
     for n in linted.notes() {
         eprintln!("note: {n}");
     }
-    let exit = report(
-        outputs,
-        settings,
-        Found::plain(linted.counts(), linted.findings()),
-    )?;
+    let found = Found {
+        environments: linted.environments(),
+        ..Found::plain(linted.counts(), linted.findings())
+    };
+    let exit = report(outputs, settings, found)?;
     // The process ends here: freeing every object one by one would only add to the wall time
     // of a large run; the OS takes it all back.
     std::mem::forget(linted);
@@ -223,6 +226,7 @@ fn run_git(args: &Args, settings: &Settings, outputs: &[OutputSpec]) -> Result<E
         reported: &linted.reported,
         new_only: &linted.new_only,
         ownership: linted.ownership.as_deref(),
+        environments: &linted.environments,
     };
     report(outputs, settings, found)
 }
@@ -235,6 +239,7 @@ fn report(outputs: &[OutputSpec], settings: &Settings, found: Found<'_>) -> Resu
         reported: found.reported,
         new_only: found.new_only,
         ownership: found.ownership,
+        environments: found.environments,
         summary: &summary,
     };
     write_lint(outputs, &report)?;

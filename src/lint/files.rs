@@ -44,6 +44,14 @@ impl Linted {
         }
     }
 
+    /// The environments of a rendered repository (none for plain manifests).
+    pub fn environments(&self) -> &[gitops::EnvironmentInfo] {
+        match self {
+            Linted::Plain(_) => &[],
+            Linted::Rendered(l) => &l.described,
+        }
+    }
+
     /// What the rendering had to say (plain runs say it while reading).
     pub fn notes(&self) -> &[String] {
         match self {

@@ -62,6 +62,8 @@ pub struct GitLint {
     pub new_only: Vec<Finding>,
     /// `--base` only.
     pub ownership: Option<Vec<ownership::OwnershipChange>>,
+    /// Over a GitOps repository: its environments at head.
+    pub environments: Vec<gitops::EnvironmentInfo>,
 }
 
 /// One side of a run: what was read and what lint says about it.
@@ -141,6 +143,7 @@ pub fn lint_git(
                 reported: c.reported,
                 new_only: c.new_only,
                 ownership: Some(c.ownership),
+                environments: Vec::new(),
             });
         }
     }
@@ -180,6 +183,7 @@ pub fn lint_git(
             new_only: head.findings.clone(),
             reported: head.findings,
             ownership: None,
+            environments: Vec::new(),
         }),
         Some(base) => Ok(compare(head, base?, req)),
     }
@@ -225,6 +229,7 @@ fn compare(mut head: GitSide, base: GitSide, req: &GitRequest<'_>) -> GitLint {
         reported,
         new_only: new_findings,
         ownership: Some(ownership),
+        environments: Vec::new(),
     }
 }
 
@@ -318,6 +323,7 @@ impl GitopsSides<'_> {
                 new_only: head.findings.clone(),
                 reported: head.findings,
                 ownership: None,
+                environments: head.described,
             });
         };
         let base = self.side(&Side::Commit(oid), false)?;
@@ -346,6 +352,7 @@ impl GitopsSides<'_> {
             reported,
             new_only: new_findings,
             ownership: Some(ownership),
+            environments: head.described,
         })
     }
 

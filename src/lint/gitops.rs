@@ -540,12 +540,13 @@ fn lint_environment(
     let rendered = &env.rendered;
     for f in &mut findings {
         if let Some(l) = &f.location {
-            if let Some(mapped) = trace(rendered, mapper, l, f.field.as_deref()) {
+            let cause = super::rules::admission::cause_of_absent(f.rule);
+            if let Some(mapped) = trace(rendered, mapper, l, f.field.as_deref(), cause) {
                 f.location = Some(mapped);
             }
         }
         for r in &mut f.related {
-            if let Some(mapped) = trace(rendered, mapper, &r.location, None) {
+            if let Some(mapped) = trace(rendered, mapper, &r.location, None, None) {
                 r.location = mapped;
             }
         }
@@ -601,9 +602,16 @@ fn trace(
     mapper: &Mapper<'_>,
     location: &Location,
     field: Option<&str>,
+    cause: Option<&str>,
 ) -> Option<Location> {
-    let (source, span) =
-        environments::trace(rendered, mapper, &location.source, location.span, field)?;
+    let (source, span) = environments::trace_with_cause(
+        rendered,
+        mapper,
+        &location.source,
+        location.span,
+        field,
+        cause,
+    )?;
     Some(Location { source, span })
 }
 

@@ -161,18 +161,44 @@ impl Repo {
 
     /// Whether `plan` reaches a Karmada API server: it holds an object of a Karmada API (a
     /// policy, a Cluster, a Work...), or its target is named after Karmada. What reaches only
-    /// member or management clusters is not a Karmada environment.
+    /// member or management clusters is not a Karmada environment. Files no controller applies, and roots and charts whose target the repository does not
+    /// declare, are linted as they always were (the target is not known to be anything else).
     pub fn is_karmada(&self, plan: &Plan, renders: &mut Renders) -> bool {
         let named = match &plan.target {
             Target::KubeConfig { secret, .. } => secret.contains("karmada"),
             Target::Argo { destination } => destination.contains("karmada"),
-            _ => false,
+            Target::Undeclared | Target::Loose => return true,
+            Target::FluxCluster { .. } => false,
         };
         named
-            || plan
-                .units
+            || plan.units.iter().any(|u| match renders.text_of(u) {
+                Some(t) => holds_karmada_object(&t),
+                // Not rendered (no renderer, or it failed): what its sources hold.
+                None => self.sources_of(u).iter().any(|f| {
+                    files::read_text(f).is_ok_and(|(_, t)| holds_karmada_object(&t))
+                }),
+            })
+    }
+
+    /// The repository files a unit is made from.
+    fn sources_of(&self, unit: &Unit) -> Vec<PathBuf> {
+        match &unit.kind {
+            UnitKind::Plain(f) => vec![f.clone()],
+            UnitKind::Root(spec) => self
+                .repo
+                .closure(&spec.dir)
                 .iter()
-                .any(|u| renders.text_of(u).is_some_and(|t| holds_karmada_object(&t)))
+                .filter_map(|d| self.repo.kustomizations.get(d))
+                .flat_map(|k| k.resource_files.iter().cloned())
+                .collect(),
+            UnitKind::Chart(dir, _) => self
+                .repo
+                .covered
+                .iter()
+                .filter(|f| f.starts_with(dir))
+                .cloned()
+                .collect(),
+        }
     }
 
     /// The documents of the environment `plan` describes.
@@ -342,6 +368,20 @@ pub fn trace(
     span: Span,
     field: Option<&str>,
 ) -> Option<(Arc<Source>, Span)> {
+    trace_with_cause(rendered, mapper, source, span, field, None)
+}
+
+/// [`trace`], for a finding about a field the object lacks (`propagateDeps` missing): traced
+/// through `cause` instead, the field that makes it required (`failover.application`), since
+/// the line to edit is where that was written (an overlay's patch, not the base).
+pub fn trace_with_cause(
+    rendered: &[Rendered],
+    mapper: &Mapper<'_>,
+    source: &Arc<Source>,
+    span: Span,
+    field: Option<&str>,
+    cause: Option<&str>,
+) -> Option<(Arc<Source>, Span)> {
     let r = rendered
         .iter()
         .find(|r| Arc::ptr_eq(&r.loaded.source, source))?;
@@ -357,7 +397,18 @@ pub fn trace(
         None => origin::path_at(&doc.root, span.start),
     };
     let origin = r.origins.get(doc.index).cloned().flatten();
-    mapper.locate(&r.layers, &doc.root, origin.as_deref(), &path)
+    let at = mapper.locate(&r.layers, &doc.root, origin.as_deref(), &path);
+    match cause.map(FieldPath::parse) {
+        // Written by another file than the document (a patch): that file is the one to edit.
+        Some(c) if doc.root.at(&path).is_none() && doc.root.at(&c).is_some() => {
+            let by = mapper.locate(&r.layers, &doc.root, origin.as_deref(), &c);
+            match (&at, by) {
+                (Some((a, _)), Some((b, span))) if a.name != b.name => Some((b, span)),
+                _ => at,
+            }
+        }
+        _ => at,
+    }
 }
 
 #[cfg(test)]

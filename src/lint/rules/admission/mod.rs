@@ -101,6 +101,16 @@ fn policy_kind(root: &Node) -> Option<PolicyKind> {
     PolicyKind::from_kind(root.get("kind").and_then(Node::as_str)?)
 }
 
+/// For a rule about a field the object lacks, the field that makes it required: where a
+/// rendered object's finding is traced to (the line that wrote it is the line to edit).
+pub fn cause_of_absent(rule: &str) -> Option<&'static str> {
+    match rule {
+        // validation.go:46-48: application failover needs propagateDeps.
+        "application-failover-requires-propagate-deps" => Some("spec.failover.application"),
+        _ => None,
+    }
+}
+
 fn verdict_findings(
     inventory: &Inventory,
     doc: usize,
