@@ -11,8 +11,8 @@ mod kustomize;
 #[path = "support/run.rs"]
 mod run;
 mod snapshot_file;
-use kustomize::{committed_copy, git, kustomize_available};
-use run::{run, stderr, stdout};
+use kustomize::{committed_copy, git, kustomize_available, run_without_helm as run};
+use run::{stderr, stdout};
 use snapshot_file::assert_snapshot;
 
 const FLUX: &str = "testdata/gitops-repo";

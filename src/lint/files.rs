@@ -114,10 +114,31 @@ pub fn lint_files(
         })?;
         return Ok(Linted::Rendered(linted));
     }
-    let linted = stream::lint_paths(&files, req.namespace, opts)?;
+    let namespace_of = |p: &Path| config.namespace_for(p).map(str::to_string);
+    let mut linted = stream::lint_paths_in(&files, &namespace_of, req.namespace, opts)?;
+    note_assumed(&mut linted, config, req.namespace);
     super::data_notes(&linted.loaded).for_each(|n| note(&n));
     if !req.allow_empty && linted.stdin_was_empty(req.paths) {
         return Err(FilesError::EmptyStdin);
     }
     Ok(Linted::Plain(Box::new(linted)))
+}
+
+/// Says where a namespace-dependent finding's document got no namespace from anywhere (see
+/// [`super::note_assumed_namespace`]).
+fn note_assumed(linted: &mut stream::Linted, config: &super::Config, namespace: &str) {
+    if namespace != "default" {
+        return;
+    }
+    let documents = &linted.inventory.documents;
+    let assumed = |doc: usize| {
+        documents.get(doc).is_some_and(|d| {
+            config.namespace_for(Path::new(&d.source.name)).is_none()
+                && d.full_tree()
+                    .get("metadata")
+                    .and_then(|m| m.get("namespace"))
+                    .is_none()
+        })
+    };
+    super::note_assumed_namespace(&mut linted.findings, &assumed);
 }

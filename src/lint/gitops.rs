@@ -60,8 +60,8 @@ pub struct EnvironmentInfo {
     pub karmada: bool,
     /// The Karmada release it was linted for.
     pub version: Option<String>,
-    /// The repository's installation of Karmada for it, and what was read from where.
-    pub settings: Option<String>,
+    /// The repository's installation of Karmada for it: what was read, from where.
+    pub installation: Option<Installation>,
 }
 
 /// Whether `files` hold kustomizations or charts to render (else `lint` reads them as plain
@@ -142,7 +142,7 @@ pub fn lint_repository(req: &RepositoryRequest<'_>) -> Result<Linted, UnknownEnv
             target: plan.target.to_string(),
             karmada,
             version: karmada.then(|| env_opts.version.to_string()),
-            settings: settings.describe(),
+            installation: settings.installation.clone(),
         });
         let mut env = repo.environment(plan, &mut renders);
         let mut findings: Vec<Finding> = env

@@ -3,7 +3,7 @@
 //! "object":{"apiVersion","kind","namespace","name"},"related":[{"file","line","column","message"}],
 //! "apiServerMessage"?}],
 //! "summary":{"files","documents","policies","errors","warnings","infos"},
-//! "environments"?:[{"name","target","karmadaApiServer","karmadaVersion","karmadaSettings"}]}`
+//! "environments"?:[{"name","target","karmadaApiServer","karmadaVersion","karmadaInstallation"}]}`
 //! (`environments`: over a GitOps repository only).
 //! Field names are never renamed once released; new fields may be added.
 
@@ -56,10 +56,11 @@ struct Report<'a> {
     environments: Vec<JsonEnvironment<'a>>,
 }
 
-/// `{"name","target","karmadaApiServer","karmadaVersion","karmadaSettings"}`: an
+/// `{"name","target","karmadaApiServer","karmadaVersion","karmadaInstallation"}`: an
 /// environment, the API server it targets, whether that is a Karmada API server (only those
-/// are linted), the release it was linted for and the repository's Karmada installation read
-/// for it (`null` when none).
+/// are linted), the release it was linted for, and the repository's Karmada installation read
+/// for it (`null` when none): `{"object","file","line","release":{"version","file","line"}?,
+/// "featureGates":[{"name","enabled","file","line"}]}`.
 #[derive(Serialize)]
 #[serde(rename_all = "camelCase")]
 struct JsonEnvironment<'a> {
@@ -67,7 +68,26 @@ struct JsonEnvironment<'a> {
     target: &'a str,
     karmada_api_server: bool,
     karmada_version: Option<&'a str>,
-    karmada_settings: Option<&'a str>,
+    karmada_installation: Option<serde_json::Value>,
+}
+
+fn installation_json(i: &crate::model::installation::Installation) -> serde_json::Value {
+    serde_json::json!({
+        "object": i.object,
+        "file": i.at.file,
+        "line": i.at.line,
+        "release": i.release.as_ref().map(|r| serde_json::json!({
+            "version": r.value.to_string(),
+            "file": r.at.file,
+            "line": r.at.line,
+        })),
+        "featureGates": i.gates.iter().map(|(name, g)| serde_json::json!({
+            "name": name,
+            "enabled": g.value,
+            "file": g.at.file,
+            "line": g.at.line,
+        })).collect::<Vec<_>>(),
+    })
 }
 
 pub fn render(findings: &[Finding], summary: &Summary) -> String {
@@ -82,7 +102,12 @@ pub fn render_report(
     ownership: Option<&[OwnershipChange]>,
     environments: &[crate::lint::gitops::EnvironmentInfo],
 ) -> String {
-    report(findings, summary, ownership.map(ownership_json), environments)
+    report(
+        findings,
+        summary,
+        ownership.map(ownership_json),
+        environments,
+    )
 }
 
 /// `lint --base`: the same report plus
@@ -139,7 +164,7 @@ fn report(
                 target: &e.target,
                 karmada_api_server: e.karmada,
                 karmada_version: e.version.as_deref(),
-                karmada_settings: e.settings.as_deref(),
+                karmada_installation: e.installation.as_ref().map(installation_json),
             })
             .collect(),
     };

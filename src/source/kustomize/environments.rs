@@ -174,9 +174,10 @@ impl Repo {
             || plan.units.iter().any(|u| match renders.text_of(u) {
                 Some(t) => holds_karmada_object(&t),
                 // Not rendered (no renderer, or it failed): what its sources hold.
-                None => self.sources_of(u).iter().any(|f| {
-                    files::read_text(f).is_ok_and(|(_, t)| holds_karmada_object(&t))
-                }),
+                None => self
+                    .sources_of(u)
+                    .iter()
+                    .any(|f| files::read_text(f).is_ok_and(|(_, t)| holds_karmada_object(&t))),
             })
     }
 
@@ -232,7 +233,8 @@ impl Repo {
             match units::output(&self.repo, unit, renders) {
                 Output::Rendered(r) => out.push(r),
                 Output::Plain(l, ns) => out.push(Rendered {
-                    origins: vec![None; l.documents.len()],
+                    // Its own file: every place traces to itself.
+                    origins: vec![Some(PathBuf::from(&l.source.name)); l.documents.len()],
                     layers: origin::Layers {
                         closure: Vec::new(),
                         fallback: PathBuf::from(&l.source.name),

@@ -95,7 +95,7 @@ impl<'a> Mapper<'a> {
         let mut cache = self.cache.lock().expect("no panic while holding the cache");
         cache
             .entry(path.to_path_buf())
-            .or_insert_with(|| files::read(path).ok().map(Arc::new))
+            .or_insert_with(|| read_traced(path).map(Arc::new))
             .clone()
     }
 
@@ -263,6 +263,52 @@ impl<'a> Mapper<'a> {
         }
         None
     }
+}
+
+/// A source file for tracing. A Helm template that does not parse as it is (`{{- range }}`
+/// lines) is parsed with its templating blanked out, positions kept, so a place in a rendered
+/// object is found in it as in any file; the text shown stays the template's.
+fn read_traced(path: &Path) -> Option<Loaded> {
+    let loaded = files::read(path).ok()?;
+    let text = loaded.source.text();
+    if !text.contains("{{") || (loaded.problems.is_empty() && !loaded.documents.is_empty()) {
+        return Some(loaded);
+    }
+    let parsed = load(Source::new(
+        loaded.source.name.clone(),
+        neutral_template(text),
+    ));
+    Some(Loaded {
+        source: loaded.source.clone(),
+        documents: parsed.documents,
+        problems: loaded.problems,
+        data: parsed.data,
+    })
+}
+
+/// A template's text with each line that is only an action (`{{- range . }}`) blanked and every
+/// other action replaced by as many `x` as it has characters.
+fn neutral_template(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for line in text.split_inclusive('\n') {
+        let body = line.trim_end_matches(['\n', '\r']);
+        let t = body.trim();
+        if t.starts_with("{{") && t.ends_with("}}") && t.matches("{{").count() == 1 {
+            out.push_str(&line[body.len()..]);
+            continue;
+        }
+        let mut rest = body;
+        while let Some(i) = rest.find("{{") {
+            out.push_str(&rest[..i]);
+            let tail = &rest[i..];
+            let end = tail.find("}}").map_or(tail.len(), |e| e + 2);
+            out.extend(tail[..end].chars().map(|_| 'x'));
+            rest = &tail[end..];
+        }
+        out.push_str(rest);
+        out.push_str(&line[body.len()..]);
+    }
+    out
 }
 
 /// The document of `kind` whose name, with whatever prefix and suffix, is `rendered_name`.
@@ -479,6 +525,15 @@ mod tests {
         assert_eq!(
             json6902_span(ops, &rendered, &FieldPath::parse("spec.placement")),
             None
+        );
+    }
+
+    #[test]
+    fn templates_are_read_with_their_actions_blanked() {
+        let t = "spec:\n  clusterNames:\n    {{- range .Values.c }}\n    - {{ . }}\n    {{- end }}\n  name: {{ .Release.Name }}-web\n";
+        assert_eq!(
+            neutral_template(t),
+            "spec:\n  clusterNames:\n\n    - xxxxxxx\n\n  name: xxxxxxxxxxxxxxxxx-web\n"
         );
     }
 

@@ -595,7 +595,12 @@ impl Planner<'_> {
                 if !seen.insert((a.file.clone(), a.name.clone(), a.destination.clone())) {
                     continue;
                 }
-                for e in &a.elsewhere {
+                // The Karmada chart's values are read as the installation's settings.
+                for e in a
+                    .elsewhere
+                    .iter()
+                    .filter(|e| !e.ends_with(" chart karmada"))
+                {
                     self.notes.push(format!(
                         "{}: Argo CD Application {}: source `{e}` is not in this repository",
                         a.file.display(),
