@@ -356,18 +356,34 @@ fn a_plain_directory_gets_its_flux_substitution_beside_kustomize_roots() {
     if !kustomize_available(test) {
         return;
     }
+    // The cluster directory is itself a kustomization listing its Flux Kustomizations (as
+    // platform repositories write it); one applies a plain directory with substitution to
+    // Karmada, another a kustomize root (a Deployment of another name) to the cluster itself.
     let dir = tempfile::tempdir().unwrap();
     let root = dir.path();
     write_owned(root, &bootstrap("mgmt"));
     let substituted =
         format!("{KUBECONFIG}  postBuild:\n    substitute:\n      cluster_name: member2\n");
+    let deployment = |name: &str| {
+        format!("apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: {name}\n  namespace: shop\nspec:\n  selector: {{matchLabels: {{app: {name}}}}}\n  template:\n    metadata: {{labels: {{app: {name}}}}}\n    spec: {{containers: [{{name: {name}, image: nginx}}]}}\n")
+    };
     write(
         root,
         &[
-            ("clusters/mgmt/karmada.yaml", &flux_kustomization("karmada", "./karmada/policies", &substituted)),
+            (
+                "clusters/mgmt/kustomization.yaml",
+                "resources: [flux-system, karmada.yaml, apps.yaml, local.yaml]\n",
+            ),
+            (
+                "clusters/mgmt/karmada.yaml",
+                &flux_kustomization("karmada", "./karmada/policies", &substituted),
+            ),
             ("clusters/mgmt/apps.yaml", &flux_kustomization("apps", "./apps", KUBECONFIG)),
+            ("clusters/mgmt/local.yaml", &flux_kustomization("local", "./local", "")),
             ("apps/kustomization.yaml", "resources: [web.yaml]\n"),
-            ("apps/web.yaml", "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: web\n  namespace: shop\nspec:\n  selector: {matchLabels: {app: web}}\n  template:\n    metadata: {labels: {app: web}}\n    spec: {containers: [{name: web, image: nginx}]}\n"),
+            ("apps/web.yaml", &deployment("web")),
+            ("local/kustomization.yaml", "resources: [api.yaml]\n"),
+            ("local/api.yaml", &deployment("api")),
             (
                 "karmada/policies/cpp.yaml",
                 "apiVersion: policy.karmada.io/v1alpha1\nkind: ClusterPropagationPolicy\nmetadata:\n  name: all-web\nspec:\n  resourceSelectors:\n    - apiVersion: apps/v1\n      kind: Deployment\n      name: web\n  placement:\n    clusterAffinity:\n      clusterNames: [${cluster_name}]\n",
@@ -378,6 +394,7 @@ fn a_plain_directory_gets_its_flux_substitution_beside_kustomize_roots() {
     assert_eq!(o.status.code(), Some(0), "{}{}", stdout(&o), stderr(&o));
     // Neither an unrendered ${cluster_name} nor a CPP dead where it is never applied.
     assert!(findings(&v).is_empty(), "{:?}", findings(&v));
+    assert_eq!(v["summary"]["policies"], 1);
 }
 
 #[test]
@@ -588,4 +605,59 @@ fn a_namespace_from_nowhere_is_said_and_the_configuration_sets_one_per_path() {
     let (o, v) = lint_json(root, &[]);
     assert_eq!(o.status.code(), Some(0), "{}", stdout(&o));
     assert!(findings(&v).is_empty());
+}
+
+#[test]
+fn a_helm_release_of_a_chart_in_the_repository_is_rendered_with_its_values() {
+    let test = "a_helm_release_of_a_chart_in_the_repository_is_rendered_with_its_values";
+    if !kustomize_available(test) || !kustomize::helm_available(test) {
+        return;
+    }
+    // helm-controller in the management cluster installs the chart on the Karmada API server
+    // (the HelmRelease's own kubeConfig), with the release's values over the chart's.
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    write_owned(root, &bootstrap("mgmt"));
+    let release = "apiVersion: helm.toolkit.fluxcd.io/v2\nkind: HelmRelease\nmetadata:\n  name: web\n  namespace: flux-system\nspec:\n  targetNamespace: shop\n  chart:\n    spec:\n      chart: ./charts/web\n      sourceRef:\n        kind: GitRepository\n        name: flux-system\n  kubeConfig:\n    secretRef:\n      name: karmada-kubeconfig\n  values:\n    clusters: [member1, Member_2]\n";
+    write(
+        root,
+        &[
+            ("clusters/mgmt/releases.yaml", &flux_kustomization("releases", "./releases", "")),
+            ("releases/web.yaml", release),
+            ("charts/web/Chart.yaml", "apiVersion: v2\nname: web\nversion: 1.0.0\n"),
+            ("charts/web/values.yaml", "clusters: [member1]\n"),
+            (
+                "charts/web/templates/policy.yaml",
+                "apiVersion: policy.karmada.io/v1alpha1\nkind: PropagationPolicy\nmetadata:\n  name: {{ .Release.Name }}\nspec:\n  resourceSelectors:\n    - apiVersion: apps/v1\n      kind: Deployment\n      name: {{ .Release.Name }}\n  placement:\n    clusterAffinity:\n      clusterNames:\n        {{- range .Values.clusters }}\n        - {{ . }}\n        {{- end }}\n",
+            ),
+        ],
+    );
+    let o = Command::new(env!("CARGO_BIN_EXE_kubectl-karmada_policy"))
+        .args(["lint", "-o", "json", "."])
+        .current_dir(root)
+        .output()
+        .unwrap();
+    let v = json(&o);
+    let f = findings(&v);
+    assert_eq!(f.len(), 1, "{f:?}");
+    assert_eq!(
+        (f[0].0.as_str(), f[0].1.as_str()),
+        (
+            "invalid-cluster-name",
+            "charts/web/templates/policy.yaml:14"
+        )
+    );
+    // Its object: the release name and namespace Flux gives it (`targetNamespace-name`).
+    let object = &v["findings"][0]["object"];
+    assert_eq!(
+        (object["namespace"].as_str(), object["name"].as_str()),
+        (Some("shop"), Some("shop-web"))
+    );
+    let env = v["environments"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|e| e["karmadaApiServer"] == true)
+        .unwrap();
+    assert_eq!(env["name"], "mgmt/karmada-kubeconfig");
 }

@@ -171,14 +171,17 @@ impl Repo {
             Target::FluxCluster { .. } => false,
         };
         named
-            || plan.units.iter().any(|u| match renders.text_of(u) {
-                Some(t) => holds_karmada_object(&t),
-                // Not rendered (no renderer, or it failed): what its sources hold.
-                None => self
-                    .sources_of(u)
-                    .iter()
-                    .any(|f| files::read_text(f).is_ok_and(|(_, t)| holds_karmada_object(&t))),
-            })
+            || plan
+                .units
+                .iter()
+                .any(|u| match renders.text_test(u, &holds_karmada_object) {
+                    Some(holds) => holds,
+                    // Not rendered (no renderer, or it failed): what its sources hold.
+                    None => self
+                        .sources_of(u)
+                        .iter()
+                        .any(|f| files::read_text(f).is_ok_and(|(_, t)| holds_karmada_object(&t))),
+                })
     }
 
     /// The repository files a unit is made from.
@@ -222,12 +225,21 @@ impl Repo {
         env
     }
 
-    /// The documents of `plan` that may install or configure Karmada (those whose text names
-    /// it), rendered and traced, for reading the installation's settings.
+    /// The documents of `plan` that may install or configure Karmada (a HelmRelease, an
+    /// Argo CD Application, the operator's `Karmada`, karmada-controller-manager), rendered and
+    /// traced, for reading the installation's settings. Only units whose text may hold one are
+    /// parsed again.
     pub fn installation_documents(&self, plan: &Plan, renders: &mut Renders) -> Vec<Rendered> {
+        const MARKERS: &[&str] = &[
+            "kind: HelmRelease",
+            "kind: Application",
+            "operator.karmada.io",
+            "karmada-controller-manager",
+        ];
         let mut out = Vec::new();
         for unit in &plan.units {
-            if !renders.text_of(unit).is_some_and(|t| t.contains("karmada")) {
+            let may_hold = |t: &str| t.contains("karmada") && MARKERS.iter().any(|m| t.contains(m));
+            if renders.text_test(unit, &may_hold) != Some(true) {
                 continue;
             }
             match units::output(&self.repo, unit, renders) {

@@ -134,10 +134,17 @@ impl<'a> Mapper<'a> {
             return Some(hit);
         }
         if let (Some(l), Some(doc)) = (source.as_deref(), source_doc) {
-            // The deepest part of the path the source has, else the document's first line.
+            // The deepest part of the path the source has, else the document's first line. In
+            // a template, a list item past the ones written is one a `range` made: the item
+            // written is the line.
+            let path = if l.source.text().contains("{{") {
+                clamp_indices(doc, path)
+            } else {
+                path.clone()
+            };
             let has_start = path.0.first().is_some_and(|s| doc.child(s).is_some());
             let span = if has_start {
-                doc.locate(path)
+                doc.locate(&path)
             } else {
                 first_line(doc)
             };
@@ -263,6 +270,23 @@ impl<'a> Mapper<'a> {
         }
         None
     }
+}
+
+/// `path` with each index past the end of its list in `doc` moved to the list's last item.
+fn clamp_indices(doc: &Node, path: &FieldPath) -> FieldPath {
+    let mut out = FieldPath::root();
+    let mut node = Some(doc);
+    for seg in &path.0 {
+        let seg = match (seg, node.map(|n| &n.value)) {
+            (Seg::Index(i), Some(Value::Seq(items))) if *i >= items.len() && !items.is_empty() => {
+                Seg::Index(items.len() - 1)
+            }
+            _ => seg.clone(),
+        };
+        node = node.and_then(|n| n.child(&seg));
+        out.0.push(seg);
+    }
+    out
 }
 
 /// A source file for tracing. A Helm template that does not parse as it is (`{{- range }}`

@@ -160,7 +160,7 @@ impl Planner<'_> {
         // Kustomizations nothing applies: a cluster per directory, applied by hand.
         let mut loose: BTreeMap<PathBuf, Vec<FluxKustomization>> = BTreeMap::new();
         for k in &found.kustomizations {
-            if !reached.contains(&(k.file.clone(), k.name.clone())) {
+            if !reached.contains(&(absolute(&k.file), k.name.clone())) {
                 let dir = k.file.parent().map(normalize).unwrap_or_default();
                 loose.entry(dir).or_default().push(k.clone());
             }
@@ -238,7 +238,7 @@ impl Planner<'_> {
         let mut scan: Vec<Unit> = instance.by_hand.clone();
         for depth in 0..MAX_DEPTH {
             for k in &level {
-                reached.insert((k.file.clone(), k.name.clone()));
+                reached.insert((absolute(&k.file), k.name.clone()));
             }
             let mut local_units = std::mem::take(&mut scan);
             for k in std::mem::take(&mut level) {
@@ -420,10 +420,8 @@ impl Planner<'_> {
         let mut kustomizations = Vec::new();
         let mut releases = Vec::new();
         for u in units {
-            let Some(text) = self.renders.text_of(u) else {
-                continue;
-            };
-            if !text.contains("fluxcd.io") && !text.contains("kind: ConfigMap") {
+            let wanted = |t: &str| t.contains("fluxcd.io") || t.contains("kind: ConfigMap");
+            if self.renders.text_test(u, &wanted) != Some(true) {
                 continue;
             }
             let docs: Vec<(Node, PathBuf)> = match units::output(self.repo, u, self.renders) {
@@ -654,10 +652,7 @@ impl Planner<'_> {
             .collect();
         let mut apps = Vec::new();
         for u in units {
-            let Some(text) = self.renders.text_of(u) else {
-                continue;
-            };
-            if !text.contains(argo::API_GROUP) {
+            if self.renders.text_test(u, &|t| t.contains(argo::API_GROUP)) != Some(true) {
                 continue;
             }
             let (loaded, file) = match units::output(self.repo, u, self.renders) {
@@ -912,6 +907,12 @@ fn data_of(root: &Node, secret: bool) -> BTreeMap<String, String> {
     }
     out.extend(pairs("stringData"));
     out
+}
+
+/// A path made absolute (lexically): files named by the inputs and by kustomize's origin
+/// annotations are compared so.
+fn absolute(p: &Path) -> PathBuf {
+    normalize(&std::env::current_dir().unwrap_or_default().join(p))
 }
 
 /// Keeps the first of equal units (a directory two Kustomizations apply is built once).

@@ -141,6 +141,12 @@ impl Renders {
         confine: PathBuf,
         helm_values: BTreeMap<PathBuf, Vec<PathBuf>>,
     ) -> Renders {
+        // Keyed absolute: the configuration names charts relative to its own directory.
+        let cwd = std::env::current_dir().unwrap_or_default();
+        let helm_values = helm_values
+            .into_iter()
+            .map(|(k, v)| (super::normalize(&cwd.join(k)), v))
+            .collect();
         Renders {
             kustomize,
             helm,
@@ -214,7 +220,9 @@ impl Renders {
             let rendered = match values {
                 Some(v) => h.template_with(dir, v),
                 None => {
-                    let files = self.helm_values.get(dir).cloned().unwrap_or_default();
+                    let cwd = std::env::current_dir().unwrap_or_default();
+                    let key = super::normalize(&cwd.join(dir));
+                    let files = self.helm_values.get(&key).cloned().unwrap_or_default();
                     h.template(dir, &files)
                 }
             };
@@ -245,19 +253,19 @@ impl Renders {
         }
     }
 
-    /// The text a unit renders to, before substitution (for cheap scans): `None` when it did
-    /// not render.
-    pub(super) fn text_of(&mut self, unit: &Unit) -> Option<String> {
+    /// Whether the text a unit renders to (before substitution) passes `test`, for cheap scans
+    /// before parsing: `None` when it did not render.
+    pub(super) fn text_test(&mut self, unit: &Unit, test: &dyn Fn(&str) -> bool) -> Option<bool> {
         match &unit.kind {
             UnitKind::Root(spec) => match self.build(spec)? {
-                Ok(b) => Some(b.text.clone()),
+                Ok(b) => Some(test(&b.text)),
                 Err(_) => None,
             },
             UnitKind::Chart(dir, values) => match self.chart(dir, values.as_ref())? {
-                Ok(t) => Some(t.clone()),
+                Ok(t) => Some(test(t)),
                 Err(_) => None,
             },
-            UnitKind::Plain(file) => Some(self.file(file)?.source.text().to_string()),
+            UnitKind::Plain(file) => Some(test(self.file(file)?.source.text())),
         }
     }
 }
