@@ -128,8 +128,8 @@ fn each_environment_names_its_api_server_and_only_karmada_ones_are_linted() {
             ("mgmt-us".into(), cluster("mgmt-us"), false),
             (KARMADA_US.into(), secret, true),
             (
-                "loose files".into(),
-                "no Flux Kustomization or Argo CD Application applies these files".into(),
+                format!("{REPO}/examples"),
+                "loose files: no Flux Kustomization or Argo CD Application applies them".into(),
                 true
             ),
         ]
@@ -346,7 +346,7 @@ fn loose_files_and_member_clusters_are_never_merged_into_karmada_environments() 
         .map(|e| e["name"].as_str().unwrap())
         .collect();
     // The Karmada API server, and the hand-applied file on its own.
-    assert_eq!(linted, ["mgmt/karmada-kubeconfig", "loose files"]);
+    assert_eq!(linted, ["mgmt/karmada-kubeconfig", "karmada"]);
     assert_eq!(v["summary"]["policies"], 2);
 }
 

@@ -58,6 +58,8 @@ pub struct EnvironmentInfo {
     pub name: String,
     pub target: String,
     pub karmada: bool,
+    /// Files no controller applies (a directory of them).
+    pub loose: bool,
     /// The Karmada release it was linted for.
     pub version: Option<String>,
     /// The repository's installation of Karmada for it: what was read, from where.
@@ -141,6 +143,7 @@ pub fn lint_repository(req: &RepositoryRequest<'_>) -> Result<Linted, UnknownEnv
             name: plan.name.clone(),
             target: plan.target.to_string(),
             karmada,
+            loose: plan.target == environments::Target::Loose,
             version: karmada.then(|| env_opts.version.to_string()),
             installation: settings.installation.clone(),
         });

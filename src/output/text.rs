@@ -40,19 +40,29 @@ pub fn render_report(
 /// environments:
 ///   mgmt-eu/karmada-kubeconfig: the API server of kubeConfig secret flux-system/karmada-kubeconfig (Karmada 1.17, linted)
 ///   mgmt-eu: the cluster Flux runs in (clusters/mgmt-eu) (not a Karmada API server: not linted)
+///   examples: loose files: no Flux Kustomization or Argo CD Application applies them (Karmada 1.19, linted)
 /// ```
-/// Nothing for plain manifests.
+/// More than three directories of loose files are one line (JSON lists each). Nothing for plain
+/// manifests.
 fn environments_section(envs: &[crate::lint::gitops::EnvironmentInfo]) -> String {
     if envs.is_empty() {
         return String::new();
     }
+    let loose = |e: &&crate::lint::gitops::EnvironmentInfo| e.loose;
+    let many_loose = envs.iter().filter(loose).count() > 3;
     let mut out = String::from("environments:\n");
-    for e in envs {
+    for e in envs.iter().filter(|e| !(many_loose && e.loose)) {
         let what = match (&e.version, e.karmada) {
             (Some(v), true) => format!("Karmada {v}, linted"),
             _ => "not a Karmada API server: not linted".to_string(),
         };
         out.push_str(&format!("  {}: {} ({what})\n", e.name, e.target));
+    }
+    if many_loose {
+        let n = envs.iter().filter(loose).count();
+        out.push_str(&format!(
+            "  {n} directories of loose files: no Flux Kustomization or Argo CD Application applies them (each linted on its own)\n"
+        ));
     }
     out.push('\n');
     out

@@ -828,13 +828,24 @@ impl Planner<'_> {
                 .map(|p| Unit::new(UnitKind::Plain(p.clone())))
                 .collect()
         };
-        if declared && !rest_plain.is_empty() {
-            plans.push(undeclared(
-                "loose files".into(),
-                None,
-                plain_units(),
-                Target::Loose,
-            ));
+        if declared {
+            // Applied by hand, a directory at a time (`kubectl apply -f DIR`), each perhaps to
+            // another API server: linted directory by directory, never together.
+            let mut by_dir: BTreeMap<PathBuf, Vec<Unit>> = BTreeMap::new();
+            for p in &rest_plain {
+                let dir = p.parent().map(normalize).unwrap_or_default();
+                by_dir
+                    .entry(dir)
+                    .or_default()
+                    .push(Unit::new(UnitKind::Plain(p.clone())));
+            }
+            for (dir, units) in by_dir {
+                let name = match dir.as_os_str().is_empty() {
+                    true => ".".to_string(),
+                    false => dir.display().to_string(),
+                };
+                plans.push(undeclared(name, Some(dir), units, Target::Loose));
+            }
         } else if rest_roots.is_empty() && !rest_plain.is_empty() {
             plans.push(undeclared(
                 "plain manifests".into(),

@@ -45,9 +45,9 @@ impl std::fmt::Display for Target {
             }
             Target::Argo { destination } => write!(f, "Argo CD destination {destination}"),
             Target::Undeclared => f.write_str("not declared in the repository"),
-            Target::Loose => {
-                f.write_str("no Flux Kustomization or Argo CD Application applies these files")
-            }
+            Target::Loose => f.write_str(
+                "loose files: no Flux Kustomization or Argo CD Application applies them",
+            ),
         }
     }
 }
