@@ -135,6 +135,8 @@ pub fn lint_repository(req: &RepositoryRequest<'_>) -> Result<Linted, UnknownEnv
     let mapper = repo.mapper();
     let mut merged: Vec<(Finding, Vec<String>)> = Vec::new();
     let mut counted = BTreeSet::new();
+    // What was read of the repository's Karmada, once for every environment it holds for.
+    let mut settings_notes: Vec<(String, Vec<String>)> = Vec::new();
     for plan in &repo.plans {
         let karmada = surveyed.karmada.contains(&plan.name);
         let settings = surveyed.settings_for(plan);
@@ -155,10 +157,10 @@ pub fn lint_repository(req: &RepositoryRequest<'_>) -> Result<Linted, UnknownEnv
             .collect();
         if karmada {
             if let Some(line) = settings.describe() {
-                out.notes.push(format!(
-                    "environment {}: Karmada settings from {line} (--karmada-version, --feature-gates and .karmada-policy.yaml override them)",
-                    plan.name
-                ));
+                match settings_notes.iter_mut().find(|(l, _)| *l == line) {
+                    Some((_, names)) => names.push(plan.name.clone()),
+                    None => settings_notes.push((line, vec![plan.name.clone()])),
+                }
             }
             // A plain file's documents as the environment receives them: one a Flux variable
             // made unreadable before substitution counts once substituted. Each file once.
@@ -191,6 +193,15 @@ pub fn lint_repository(req: &RepositoryRequest<'_>) -> Result<Linted, UnknownEnv
                 None => merged.push((f, vec![env.name.clone()])),
             }
         }
+    }
+    for (line, names) in settings_notes {
+        let which = match names.as_slice() {
+            [one] => format!("environment {one}"),
+            _ => format!("environments {}", names.join(", ")),
+        };
+        out.notes.push(format!(
+            "{which}: Karmada settings from {line} (--karmada-version, --feature-gates and .karmada-policy.yaml override them)"
+        ));
     }
     out.notes.extend(renders.notes);
     // Environments named in findings: more than one, and each finding says where it holds.

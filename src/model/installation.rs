@@ -129,7 +129,9 @@ impl Found<'_> {
     /// A HelmRelease of the Karmada chart: `spec.chart.spec.version` and `spec.values`.
     fn helm_release(&mut self, spec: &Node) -> Option<()> {
         let chart = spec.get("chart").and_then(|c| c.get("spec"))?;
-        if !is_karmada_chart(str_at(chart, &["chart"])?) {
+        if !is_karmada_chart(str_at(chart, &["chart"])?)
+            || !installs_control_plane(spec.get("values"))
+        {
             return None;
         }
         if let Some(v) = chart.get("version") {
@@ -154,6 +156,10 @@ impl Found<'_> {
         let source = sources
             .into_iter()
             .find(|s| str_at(s, &["chart"]).is_some_and(is_karmada_chart))?;
+        let helm = source.get("helm");
+        if !installs_control_plane(helm.and_then(|h| h.get("valuesObject"))) {
+            return None;
+        }
         if let Some(v) = source.get("targetRevision") {
             self.version(v, "the chart's targetRevision");
         }
@@ -343,6 +349,16 @@ pub fn release_of(text: &str) -> Option<Result<KarmadaVersion, String>> {
     Some(format!("{major}.{minor}").parse::<KarmadaVersion>())
 }
 
+/// Whether chart values install the control plane: the chart's `installMode` is `host` by
+/// default; `agent` installs only karmada-agent in a member cluster and `component` only the
+/// optional components (charts/karmada/values.yaml), neither runs karmada-controller-manager.
+fn installs_control_plane(values: Option<&Node>) -> bool {
+    values
+        .and_then(|v| v.get("installMode"))
+        .and_then(Node::as_str)
+        .is_none_or(|m| m == "host")
+}
+
 fn is_karmada_chart(chart: &str) -> bool {
     chart.trim_end_matches('/').rsplit('/').next() == Some("karmada")
 }
@@ -470,6 +486,8 @@ mod tests {
         // The chart's own default, at the line naming the chart.
         assert_eq!(i.gates["PropagateDeps"].at.line, 7);
         assert!(detect_in("apiVersion: helm.toolkit.fluxcd.io/v2\nkind: HelmRelease\nmetadata: {name: x}\nspec:\n  chart: {spec: {chart: podinfo}}\n").is_none());
+        // The chart in agent mode installs karmada-agent in a member cluster only.
+        assert!(detect_in("apiVersion: helm.toolkit.fluxcd.io/v2\nkind: HelmRelease\nmetadata: {name: karmada-agent}\nspec:\n  chart: {spec: {chart: karmada, version: v1.17.1}}\n  values: {installMode: agent}\n").is_none());
     }
 
     #[test]

@@ -282,8 +282,10 @@ pub fn holds_karmada_object(text: &str) -> bool {
         "remedy.karmada.io/",
     ];
     memchr::memmem::find(text.as_bytes(), b".karmada.io/").is_some()
+        // A document's own `apiVersion` (at the start of a line, or of a `kind: List` item),
+        // not one written inside a string (a heredoc in a CronJob's script).
         && text.lines().any(|l| {
-            let l = l.trim_start().trim_start_matches("- ");
+            let l = l.strip_prefix("  - ").or_else(|| l.strip_prefix("- ")).unwrap_or(l);
             l.strip_prefix("apiVersion:").is_some_and(|v| {
                 let v = v.trim().trim_matches(['"', '\'']);
                 GROUPS.iter().any(|g| v.starts_with(g))
@@ -468,6 +470,9 @@ mod tests {
         ));
         assert!(!holds_karmada_object(
             "apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\nspec:\n  group: policy.karmada.io\n"
+        ));
+        assert!(!holds_karmada_object(
+            "kind: CronJob\nspec:\n  args:\n    - |\n      cat <<EOF | kubectl apply -f -\n      apiVersion: apps.karmada.io/v1alpha1\n"
         ));
     }
 

@@ -58,6 +58,7 @@ pub fn plan(
         used_files: BTreeSet::new(),
         used_charts: BTreeSet::new(),
         var_sources: Vec::new(),
+        cluster_var_sources: Vec::new(),
     };
     let found = p.controller_objects();
     let mut plans = p.flux_plans(&found);
@@ -98,8 +99,11 @@ struct Planner<'a> {
     used_roots: BTreeSet<PathBuf>,
     used_files: BTreeSet<PathBuf>,
     used_charts: BTreeSet<PathBuf>,
-    /// ConfigMaps and Secrets a `substituteFrom` may name.
+    /// ConfigMaps and Secrets a `substituteFrom` may name: anywhere in the repository, and
+    /// in the outputs applied to the cluster being followed (which win: each cluster has its
+    /// own `cluster-settings`).
     var_sources: Vec<Node>,
+    cluster_var_sources: Vec<Node>,
 }
 
 impl Planner<'_> {
@@ -177,7 +181,7 @@ impl Planner<'_> {
                     .collect(),
             };
             instances.push(Instance {
-                name: dir_name(&dir),
+                name: cluster_name(&dir),
                 source_root: None,
                 source: roots.first().map(|k| k.source.clone()),
                 dir,
@@ -188,6 +192,7 @@ impl Planner<'_> {
         for i in &instances {
             plans.extend(self.follow(i, found, &mut reached));
         }
+        unique_names(&mut plans);
         plans
     }
 
@@ -196,6 +201,12 @@ impl Planner<'_> {
     fn bootstraps(&self, found: &Found) -> Vec<Instance> {
         let mut by_dir: BTreeMap<PathBuf, Instance> = BTreeMap::new();
         for k in &found.kustomizations {
+            // Flux installing itself from an OCI artifact (`path: ./` of flux-manifests) is
+            // not a cluster of this repository.
+            let own_source = matches!(k.source.kind.as_str(), "" | "GitRepository" | "Bucket");
+            if !own_source || argo::is_root(&k.spec_path) {
+                continue;
+            }
             let rel = k.spec_path.trim().trim_start_matches("./");
             let applied = k.file.ancestors().skip(1).find_map(|a| {
                 let d = normalize(&a.join(rel));
@@ -205,7 +216,7 @@ impl Planner<'_> {
                 continue;
             };
             let i = by_dir.entry(dir.clone()).or_insert_with(|| Instance {
-                name: dir_name(&dir),
+                name: cluster_name(&dir),
                 dir: dir.clone(),
                 source_root: Some(source_root),
                 source: Some(k.source.clone()),
@@ -228,6 +239,7 @@ impl Planner<'_> {
         let local = Target::FluxCluster {
             dir: instance.dir.clone(),
         };
+        self.cluster_var_sources.clear();
         let mut envs: BTreeMap<Target, Vec<Unit>> = BTreeMap::new();
         envs.entry(local.clone())
             .or_default()
@@ -447,7 +459,7 @@ impl Planner<'_> {
                 } else if let Some(r) = flux::helm_release_of(&root, &file) {
                     releases.push(r);
                 } else if is_var_source(&root) {
-                    self.var_sources.push(root);
+                    self.cluster_var_sources.push(root);
                 }
             }
         }
@@ -531,14 +543,24 @@ impl Planner<'_> {
         data_of(doc, kind == "Secret").remove(key)
     }
 
+    /// The ConfigMap or Secret `kind`/`name` the cluster being followed has: one its own
+    /// outputs apply, else the repository's only one of that name.
     fn var_source(&self, kind: &str, name: &str) -> Option<&Node> {
-        self.var_sources.iter().find(|d| {
+        let named = |d: &&Node| {
             d.get("kind").and_then(Node::as_str) == Some(kind)
                 && d.get("metadata")
                     .and_then(|m| m.get("name"))
                     .and_then(Node::as_str)
                     == Some(name)
-        })
+        };
+        if let Some(own) = self.cluster_var_sources.iter().find(named) {
+            return Some(own);
+        }
+        let mut anywhere = self.var_sources.iter().filter(named);
+        match (anywhere.next(), anywhere.next()) {
+            (Some(one), None) => Some(one),
+            _ => None,
+        }
     }
 
     /// `postBuild.substitute` over the ConfigMaps and Secrets `substituteFrom` names (later
@@ -930,6 +952,61 @@ fn absolute(p: &Path) -> PathBuf {
 fn dedup(units: &mut Vec<Unit>) {
     let mut seen = BTreeSet::new();
     units.retain(|u| seen.insert(u.clone()));
+}
+
+/// A cluster's name from its directory: the last component that is not a generic one
+/// (`clusters/talos-ottawa/flux` is `talos-ottawa`).
+fn cluster_name(dir: &Path) -> String {
+    const GENERIC: &[&str] = &[
+        "flux",
+        "flux-system",
+        "config",
+        "bootstrap",
+        "base",
+        "default",
+    ];
+    dir.components()
+        .rev()
+        .filter_map(|c| c.as_os_str().to_str())
+        .find(|c| !GENERIC.contains(c) && *c != "." && *c != "..")
+        .map_or_else(|| dir_name(dir), str::to_string)
+}
+
+/// Environments of different clusters with the same name are named after their directories.
+fn unique_names(plans: &mut [Plan]) {
+    let mut clusters: BTreeMap<&str, BTreeSet<PathBuf>> = BTreeMap::new();
+    let instance_of = |p: &Plan| p.instance.clone();
+    let names: Vec<(String, String)> = plans
+        .iter()
+        .map(|p| {
+            (
+                p.name.split('/').next().unwrap_or("").to_string(),
+                instance_of(p),
+            )
+        })
+        .collect();
+    for (name, instance) in &names {
+        clusters
+            .entry(name.as_str())
+            .or_default()
+            .insert(PathBuf::from(instance));
+    }
+    let clashing: BTreeSet<String> = clusters
+        .iter()
+        .filter(|(_, i)| i.len() > 1)
+        .map(|(n, _)| n.to_string())
+        .collect();
+    for p in plans.iter_mut() {
+        let (first, rest) = p.name.split_once('/').unwrap_or((p.name.as_str(), ""));
+        if clashing.contains(first) {
+            let dir = p.instance.trim_start_matches("flux:").to_string();
+            p.name = if rest.is_empty() {
+                dir
+            } else {
+                format!("{dir}/{rest}")
+            };
+        }
+    }
 }
 
 /// The last component of a directory, as an environment's name.
