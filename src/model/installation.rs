@@ -480,7 +480,7 @@ mod tests {
         assert_eq!(i.object, "HelmRelease karmada-system/karmada");
         let r = i.release.unwrap();
         assert_eq!((r.value, r.at.line), (KarmadaVersion::new(1, 17), 8));
-        assert_eq!(i.gates["Failover"].value, true);
+        assert!(i.gates["Failover"].value);
         assert_eq!(i.gates["Failover"].at.line, 12);
         assert!(!i.gates["GracefulEviction"].value);
         // The chart's own default, at the line naming the chart.

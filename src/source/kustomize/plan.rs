@@ -125,7 +125,7 @@ impl Planner<'_> {
             };
             let has = |s: &str| memchr::memmem::find(&bytes, s.as_bytes()).is_some();
             let (fluxed, argo) = (has("fluxcd.io"), has(argo::API_GROUP));
-            if !fluxed && !argo && !(has("kind: ConfigMap") || has("kind: Secret")) {
+            if !(fluxed || argo || has("kind: ConfigMap") || has("kind: Secret")) {
                 continue;
             }
             let Some(loaded) = self.renders.file(f) else {
