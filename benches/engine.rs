@@ -9,7 +9,8 @@ use std::hint::black_box;
 use std::time::{Duration, Instant};
 
 use karmada_policy::engine::explain::explain;
-use karmada_policy::engine::state::{FeatureGates, Options, State};
+use karmada_policy::engine::state::{Options, State};
+use karmada_policy::model::feature_gates::GateSet;
 use karmada_policy::model::{Inventory, Object, ObjectMeta, Policy, PolicyKind, Template};
 use serde_json::json;
 
@@ -79,6 +80,7 @@ fn generate() -> Inventory {
                 meta: meta(Some(&ns), &format!("pp-{i:03}"), &[]),
                 spec: serde_json::from_value(spec).expect("valid spec"),
                 doc: 0,
+                admission: Default::default(),
             })));
         }
     }
@@ -94,6 +96,7 @@ fn generate() -> Inventory {
             meta: meta(None, &format!("cpp-{i:03}"), &[]),
             spec: serde_json::from_value(spec).expect("valid spec"),
             doc: 0,
+            admission: Default::default(),
         })));
     }
     Inventory {
@@ -114,7 +117,7 @@ fn main() {
     let templates = inv.templates().count();
     assert_eq!((policies, templates), (10_000, 90_000));
     let options = Options {
-        gates: FeatureGates { preemption: true },
+        gates: GateSet::parse(Default::default(), "PropagationPolicyPreemption=true").unwrap(),
         ..Options::default()
     };
     let runs = 7;

@@ -20,10 +20,11 @@ mod gen_repo;
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
+use karmada_policy::engine::admission::documents::Admissions;
 use karmada_policy::engine::claim::Filters;
 use karmada_policy::engine::state::{Options, State, UnknownClaimers};
 use karmada_policy::lint::{self, analysis::Analysis, rules, LintOptions};
-use karmada_policy::model::{Inventory, KarmadaVersion};
+use karmada_policy::model::Inventory;
 use karmada_policy::output::{self, Summary};
 use karmada_policy::source::{files, Document, Loaded};
 
@@ -100,17 +101,19 @@ fn main() {
     report("load + inventory", d, docs);
 
     let mut loaded = load(&dir);
-    let inv = inventory(&mut loaded);
+    let mut inv = inventory(&mut loaded);
     let opts = LintOptions {
-        version: KarmadaVersion::LATEST,
         inline_ignores: true,
         ..LintOptions::default()
     };
     let (d, _) = best(runs, || rules::input::findings(&loaded));
     report("rules: input", d, docs);
     // The schema runs inside the admission chain of every policy kind.
-    let (d, _) = best(runs, || rules::admission::check(&inv, &opts));
-    report("rules: admission (with schema)", d, docs);
+    let (d, admissions) = best(runs, || Admissions::of(&inv, opts.version()));
+    report("admission chain (with schema)", d, docs);
+    admissions.mark(&mut inv);
+    let (d, _) = best(runs, || rules::admission::check(&inv, &admissions, &opts));
+    report("rules: admission", d, docs);
     let (d, _) = best(runs, || rules::duplicate_identity::check(&inv));
     report("rules: duplicate-identity", d, docs);
     let (d, _) = best(runs, || rules::suspension::check(&inv, &opts));
@@ -128,7 +131,7 @@ fn main() {
     let (d, _) = best(runs, || rules::dead_policy::check(&analysis));
     report("rules: dead-policy", d, docs);
     drop(analysis);
-    let (d, findings) = best(runs, || lint::lint(&loaded, &inv, &opts));
+    let (d, findings) = best(runs, || lint::lint(&loaded, &mut inv.clone(), &opts));
     report("lint (all rules, parsed)", d, docs);
     let paths =
         files::expand(std::slice::from_ref(&dir), &|_| false).expect("generated repository");
@@ -156,7 +159,6 @@ fn main() {
     let options = || Options {
         gates: Default::default(),
         filters: Filters::default(),
-        version: KarmadaVersion::LATEST,
         unknown_claimers: UnknownClaimers::Stale,
     };
     let (d, state) = best(runs, || State::from_inventory(&inv, options()));

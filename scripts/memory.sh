@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Peak memory of `lint` on each hostile input of issue 18 (README "Robustness"): builds the
+# Peak memory of `lint` on each hostile input of issue 18 (docs/robustness.md): builds the
 # inputs in a temporary directory, runs the binary under `/usr/bin/time -v` and prints the
 # maximum resident set size and the exit code of each. Fails when one goes over the budget
 # (256 MB) or takes longer than TIMEOUT seconds (default 300: a hang; a debug build needs

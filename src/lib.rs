@@ -5,6 +5,7 @@
 //! [`ops`], [`inspect`], then [`output`] and [`cli`]) format or act on those decisions.
 
 pub mod cli;
+pub mod context;
 pub mod engine;
 pub mod inspect;
 pub mod kube;

@@ -20,14 +20,17 @@ use regex::Regex;
 
 /// Layers, bottom up; a module may import its own layer and those below. `schema` (the CRD's
 /// OpenAPI validation, the first step of admission) sits with the engine beside
-/// `engine/admission`, which runs it; `ops` (the effects of suspend/resume) and `inspect`
-/// (what explain and preempt-check read) share the consumers' layer with `lint`.
+/// `engine/admission`, which runs it; `context` (the release, gates, namespace and
+/// configuration a run is asked in, resolved once) sits under every consumer that reads it;
+/// `ops` (the effects of suspend/resume) and `inspect` (what explain and preempt-check read)
+/// share the consumers' layer with `lint`.
 const LAYERS: &[&[&str]] = &[
     &["util"],
     &["kube"],
     &["source"],
     &["model"],
     &["engine", "schema"],
+    &["context"],
     &["lint", "ops", "inspect"],
     &["output"],
     &["cli"],
@@ -398,4 +401,20 @@ fn test_sections_and_comments_are_not_imports() {
     );
     assert!(code.contains("crate::a") && code.contains("crate::e"));
     assert!(!code.contains("crate::b") && !code.contains("crate::c") && !code.contains("crate::d"));
+}
+
+#[test]
+fn every_module_has_a_layer() {
+    let c = read_crate();
+    let unplaced: BTreeSet<&str> = c
+        .texts
+        .keys()
+        .filter(|f| !matches!(f.as_str(), "lib.rs" | "main.rs"))
+        .filter(|f| layer_of(f).is_none())
+        .map(|f| f.split('/').next().unwrap_or(f))
+        .collect();
+    assert!(
+        unplaced.is_empty(),
+        "modules with no layer in LAYERS (a new module must say where it sits): {unplaced:?}"
+    );
 }

@@ -41,14 +41,15 @@ fn the_repository_lints_without_false_positives_in_every_format() {
     }
 }
 
-#[test]
-fn findings_land_on_the_lines_to_edit() {
-    if !kustomize_available("findings_land_on_the_lines_to_edit") {
-        return;
-    }
-    let o = run(&["lint", "-o", "json", REPO]);
+/// `(rule, file:line)` of each finding of `lint -o json PATH` run in `dir`.
+fn findings_at(dir: &Path, path: &str) -> Vec<(String, String)> {
+    let o = bin()
+        .args(["lint", "-o", "json", path])
+        .current_dir(dir)
+        .output()
+        .unwrap();
     let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
-    let at: Vec<(String, String)> = v["findings"]
+    v["findings"]
         .as_array()
         .unwrap()
         .iter()
@@ -58,28 +59,52 @@ fn findings_land_on_the_lines_to_edit() {
                 format!("{}:{}", f["file"].as_str().unwrap_or(""), f["line"]),
             )
         })
-        .collect();
-    let expect = |rule: &str, place: &str| {
-        assert!(
-            at.contains(&(rule.to_string(), format!("{REPO}/{place}"))),
-            "{rule} at {place}: {at:?}"
-        );
+        .collect()
+}
+
+/// A copy of the repository whose base policy Karmada admits (`propagateDeps: true` beside its
+/// application failover), so the overlays' own problems are reported: a refused policy takes
+/// part in no semantic rule.
+fn admitted_copy() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    kustomize::copy_dir(
+        &Path::new(env!("CARGO_MANIFEST_DIR")).join(REPO),
+        dir.path(),
+    );
+    let policy = dir.path().join("apps/web/base/policy.yaml");
+    let text = std::fs::read_to_string(&policy).unwrap();
+    std::fs::write(
+        &policy,
+        text.replace("  failover:\n", "  propagateDeps: true\n  failover:\n"),
+    )
+    .unwrap();
+    dir
+}
+
+#[test]
+fn findings_land_on_the_lines_to_edit() {
+    if !kustomize_available("findings_land_on_the_lines_to_edit") {
+        return;
+    }
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let at = findings_at(root, REPO);
+    let has = |at: &[(String, String)], rule: &str, place: &str| {
+        at.iter().any(|(r, p)| r == rule && p.ends_with(place))
     };
-    // In the strategic-merge patch that set the placement, not in the rendered stream.
-    expect(
-        "invalid-cluster-name",
-        "apps/web/overlays/prod/placement.yaml:11",
-    );
-    // In the suspension-only patch of staging.
-    expect(
-        "suspended-cluster-not-targeted",
-        "apps/web/overlays/staging/suspension.yaml:9",
-    );
     // A base shared by two environments: once, naming both.
-    expect(
-        "application-failover-requires-propagate-deps",
-        "apps/web/base/policy.yaml:6",
+    assert!(
+        has(
+            &at,
+            "application-failover-requires-propagate-deps",
+            "apps/web/base/policy.yaml:6"
+        ),
+        "{at:?}"
     );
+    // Karmada refuses that policy (ValidatePropagationSpec: application failover needs
+    // propagateDeps), so it takes no part: the semantic rules say nothing more of it.
+    for rule in ["invalid-cluster-name", "suspended-cluster-not-targeted"] {
+        assert!(!at.iter().any(|(r, _)| r == rule), "{rule}: {at:?}");
+    }
     // Nothing about patches as objects, the chart's templates or ${cluster_name}.
     for rule in [
         "schema-required",
@@ -89,6 +114,32 @@ fn findings_land_on_the_lines_to_edit() {
     ] {
         assert!(!at.iter().any(|(r, _)| r == rule), "{rule}: {at:?}");
     }
+    // Admitted, the overlays' own problems land in the patches that wrote them.
+    let copy = admitted_copy();
+    let at = findings_at(copy.path(), ".");
+    // In the strategic-merge patch that set the placement, not in the rendered stream.
+    assert!(
+        has(
+            &at,
+            "invalid-cluster-name",
+            "apps/web/overlays/prod/placement.yaml:11"
+        ),
+        "{at:?}"
+    );
+    // In the suspension-only patch of staging.
+    assert!(
+        has(
+            &at,
+            "suspended-cluster-not-targeted",
+            "apps/web/overlays/staging/suspension.yaml:9"
+        ),
+        "{at:?}"
+    );
+    assert!(
+        !at.iter()
+            .any(|(r, _)| r == "application-failover-requires-propagate-deps"),
+        "{at:?}"
+    );
 }
 
 #[test]
@@ -361,8 +412,30 @@ fn piped_renders_land_on_the_files_they_came_from() {
         out.contains("file=testdata/gitops-repo/apps/web/base/policy.yaml,line=6,"),
         "{out}"
     );
+    assert!(!out.contains("<stdin>"), "{out}");
+    // The overlay's own patch, once the base policy is one Karmada admits.
+    let copy = admitted_copy();
+    let overlay = "apps/web/overlays/staging";
+    let rendered = Command::new("kubectl")
+        .args(["kustomize", overlay])
+        .current_dir(copy.path())
+        .output()
+        .unwrap();
+    let o = bin()
+        .args(["lint", "-o", "github", "--stdin-filename", overlay, "-"])
+        .current_dir(copy.path())
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .and_then(|mut child| {
+            use std::io::Write;
+            child.stdin.take().unwrap().write_all(&rendered.stdout)?;
+            child.wait_with_output()
+        })
+        .unwrap();
+    let out = stdout(&o);
     assert!(
-        out.contains("file=testdata/gitops-repo/apps/web/overlays/staging/suspension.yaml,line=9,"),
+        out.contains("file=apps/web/overlays/staging/suspension.yaml,line=9,"),
         "{out}"
     );
     assert!(!out.contains("<stdin>"), "{out}");

@@ -79,7 +79,7 @@ fn every_real_problem_is_at_the_line_to_edit_and_nothing_else_is_reported() {
         // US keeps the Failover gate off (its HelmRelease patch); EU turns it on.
         (
             "failover-gate-off",
-            format!("{REPO}/apps/base/policy.yaml:17 {KARMADA_US}"),
+            format!("{REPO}/apps/base/policy.yaml:33 {KARMADA_US}"),
         ),
         (
             "invalid-cluster-name",
@@ -134,8 +134,8 @@ fn each_environment_names_its_api_server_and_only_karmada_ones_are_linted() {
             ),
         ]
     );
-    // Two Karmada environments and the loose example: 5 policies, none counted twice.
-    assert_eq!(v["summary"]["policies"], 5, "{}", v["summary"]);
+    // EU's web and the shop CPP, US's web, api and the CPP, the loose example: none twice.
+    assert_eq!(v["summary"]["policies"], 6, "{}", v["summary"]);
     // `--env` lists them with their targets.
     let o = run(&["lint", "--env", "nope", REPO]);
     assert_eq!(o.status.code(), Some(2));

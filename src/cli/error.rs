@@ -70,16 +70,16 @@ pub enum CliError {
     Environment(#[from] crate::source::kustomize::environments::UnknownEnvironment),
     /// The configuration file is unreadable or invalid (exit 2).
     #[error(transparent)]
-    Config(#[from] crate::lint::config::ConfigError),
+    Config(#[from] crate::context::ConfigError),
     /// `lint PATH...` has nothing to lint, or cannot read it (exit 2).
     #[error(transparent)]
     LintFiles(#[from] crate::lint::files::FilesError),
     /// `lint`'s flags or configuration file (exit 2).
     #[error(transparent)]
     LintSettings(#[from] crate::lint::settings::SettingsError),
-    /// `--feature-gates` or `--karmada-version` (exit 2).
+    /// The context: the configuration file, `--feature-gates`, `--karmada-version` (exit 2).
     #[error(transparent)]
-    EngineSettings(#[from] crate::engine::settings::SettingsError),
+    Context(#[from] crate::context::ContextError),
     /// `suspend`/`resume` stopped: unreadable inputs (exit 2), the control plane (exit 3), or a
     /// check before the write (exit 1).
     #[error(transparent)]
@@ -87,7 +87,7 @@ pub enum CliError {
     /// A combination of `suspend`/`resume` flags that cannot run (exit 2).
     #[error(transparent)]
     SuspendFlags(#[from] crate::ops::request::FlagError),
-    /// A live read of explain, preempt-check or lint --cluster: the control plane (exit 3), a
+    /// A live read of explain, preempt-check or lint --live: the control plane (exit 3), a
     /// missing template (exit 2) or the runtime (exit 1).
     #[error(transparent)]
     Session(#[from] crate::source::session::SessionError),
@@ -163,7 +163,7 @@ impl CliError {
             | CliError::SuspendFlags(_)
             | CliError::LintSettings(_)
             | CliError::LintFiles(_)
-            | CliError::EngineSettings(_)
+            | CliError::Context(_)
             | CliError::Environment(_)
             | CliError::Write(_) => Exit::Usage,
         }

@@ -2,16 +2,17 @@
 
 use clap::Args as ClapArgs;
 
-use super::args::{engine_settings, EngineSettings, KubeFlags};
-use super::common::{read_inputs, stdout_color, write_stdout};
+use super::args::{ContextArgs, KubeArgs, OutputFormat};
+use super::common::{stdout_color, write_stdout};
 use super::error::{CliError, Exit};
+use crate::context::Context;
 use crate::engine::explain_inputs;
 use crate::engine::state::UnknownClaimers;
-use crate::inspect::environments;
 use crate::inspect::explain::{policy_in_files, policy_live, template_in_files, template_live};
+use crate::inspect::{environments, read_manifests};
 use crate::model::environments::EnvInventory;
 use crate::model::{Inventory, PolicyKind};
-use crate::output::environments::render_found;
+use crate::output::environments::{render_found, section_format as section_output};
 use crate::output::format::{
     render_explain, render_policy_view, ExplainFormat, LiveChain, PolicyLiveChain,
 };
@@ -30,67 +31,77 @@ pub struct Args {
     /// binding, Works and a diagnosis where they disagree with the policy.
     #[arg(short = 'f', long = "filename", value_name = "FILE")]
     pub files: Vec<String>,
-    /// Namespace of the template (and of objects in the files that set none). Default: `default`
-    /// with -f, the kubeconfig context's namespace in live mode.
-    #[arg(short = 'n', long = "namespace")]
-    pub namespace: Option<String>,
-    /// Karmada controller feature gates, e.g. `PropagationPolicyPreemption=true` (off by default).
-    #[arg(long = "feature-gates", value_name = "GATE=BOOL,...")]
-    pub feature_gates: Option<String>,
+    #[command(flatten)]
+    pub context: ContextArgs,
     /// Output format.
-    #[arg(short = 'o', long = "output", default_value = "text", value_parser = ["text", "json"], value_name = "FORMAT")]
-    pub output: String,
-    /// The Karmada release whose rules apply (default: the newest known).
-    #[arg(long = "karmada-version", value_name = "VERSION")]
-    pub karmada_version: Option<String>,
+    #[arg(short = 'o', long = "output", default_value = "text", value_name = "FORMAT",
+          value_parser = OutputFormat::parser(OutputFormat::REPORTS))]
+    pub output: OutputFormat,
     /// Print the claim graph (policies → template → clusters, suspended edges marked) as
     /// Graphviz dot or Mermaid instead of the trace. Live mode draws the binding's clusters and
     /// each Work's real dispatch state; with -f, the policy's suspension.
     #[arg(long = "graph", value_name = "FORMAT", value_parser = ["dot", "mermaid"])]
     pub graph: Option<String>,
-    /// Member cluster(s) whose manifest to compute (repeatable): the `overrides` section applies
-    /// the OverridePolicies and ClusterOverridePolicies for each. Default: the binding's
-    /// clusters live, the clusters the placement selects with -f.
-    #[arg(long = "cluster", value_name = "NAME")]
+    /// Member clusters whose manifest to compute (comma-separated, repeatable): the `overrides`
+    /// section applies the OverridePolicies and ClusterOverridePolicies for each. Default: the
+    /// binding's clusters live, the clusters the placement selects with -f.
+    #[arg(
+        short = 'C',
+        long = "clusters",
+        value_delimiter = ',',
+        value_name = "CLUSTER,..."
+    )]
     pub clusters: Vec<String>,
+    /// Deprecated spelling of --clusters (kubectl's --cluster names a kubeconfig cluster).
+    #[arg(long = "cluster", hide = true, value_name = "NAME")]
+    pub cluster: Vec<String>,
     /// With -f over a GitOps repository: decide in this environment (a Flux cluster directory
     /// or Argo CD destination, a kustomize root: its name or directory). Without it, the one
     /// environment holding the template, else a section per environment holding it.
     #[arg(long = "env", value_name = "ENV")]
     pub env: Option<String>,
     #[command(flatten)]
-    pub kube: KubeFlags,
+    pub kube: KubeArgs,
 }
 
-pub fn run(args: Args) -> Result<Exit, CliError> {
-    let engine = engine_settings(
-        args.feature_gates.as_deref(),
-        args.karmada_version.as_deref(),
-    )?;
+impl Args {
+    /// `--clusters`, with the deprecated `--cluster` spelling folded in (warned of).
+    fn member_clusters(&mut self) {
+        if !self.cluster.is_empty() {
+            crate::util::warn("--cluster is deprecated: use --clusters (kubectl's --cluster names a kubeconfig cluster)");
+            self.clusters.append(&mut self.cluster);
+        }
+    }
+}
+
+pub fn run(mut args: Args) -> Result<Exit, CliError> {
+    args.member_clusters();
+    let context = super::args::context(&args.context)?;
     let (ty, name) = crate::model::kinds::type_and_name(&args.resource)?;
     if let Some(kind) = explain_inputs::policy_kind(ty) {
-        return explain_policy(&args, kind, name, engine);
+        return explain_policy(&args, kind, name, &context);
     }
     if args.files.is_empty() {
-        return explain_live(&args, ty, name, engine);
+        return explain_live(&args, ty, name, &context);
     }
-    explain_files(&args, ty, name, engine)
+    super::args::warn_live_only(&args.kube);
+    explain_files(&args, ty, name, &context)
 }
 
 fn format(args: &Args) -> ExplainFormat {
-    ExplainFormat::from_flags(&args.output, args.graph.as_deref())
+    ExplainFormat::from_flags(args.output, args.graph.as_deref())
+}
+
+/// The format of one environment's section (`render_found` joins them).
+fn section_format(args: &Args) -> ExplainFormat {
+    ExplainFormat::from_flags(section_output(args.output), args.graph.as_deref())
 }
 
 /// `explain -f`: the decision from manifests.
-fn explain_files(
-    args: &Args,
-    ty: &str,
-    name: &str,
-    engine: EngineSettings,
-) -> Result<Exit, CliError> {
-    let namespace = args.namespace.as_deref().unwrap_or("default");
-    let options = engine.options(UnknownClaimers::Stale);
-    if let Some(envs) = environments(&args.files, namespace, args.env.as_deref())? {
+fn explain_files(args: &Args, ty: &str, name: &str, context: &Context) -> Result<Exit, CliError> {
+    let namespace = context.files_namespace();
+    let options = context.engine_options(UnknownClaimers::Stale);
+    if let Some(envs) = environments(&args.files, context, args.env.as_deref())? {
         let found = envs.holding(|inv| {
             explain_inputs::find_template(inv, &[], ty, name, namespace, options.clone())
         })?;
@@ -98,12 +109,12 @@ fn explain_files(
             let explained = explain_inputs::from_files(&e.inventory, &state, t, &args.clusters);
             (
                 e,
-                render_explain(format(args), &explained, None, stdout_color()),
+                render_explain(section_format(args), &explained, None, stdout_color()),
             )
         });
         return write_sections(args, sections.collect());
     }
-    let found = template_in_files(&args.files, (ty, name), namespace, options)?;
+    let found = template_in_files(&args.files, (ty, name), context, options)?;
     let explained = explain_inputs::from_files(
         &found.inventory,
         &found.state,
@@ -125,21 +136,26 @@ fn explain_policy(
     args: &Args,
     kind: PolicyKind,
     name: &str,
-    engine: EngineSettings,
+    context: &Context,
 ) -> Result<Exit, CliError> {
     if args.files.is_empty() {
-        return explain_policy_live(args, kind, name, engine);
+        return explain_policy_live(args, kind, name, context);
     }
-    let namespace = args.namespace.as_deref().unwrap_or("default");
-    let policy_in = |inv: &Inventory| {
-        let (view, placement) = policy_in_files(inv, (kind, name), namespace, engine)?;
-        let report = render_policy_view(format(args), &view, placement.as_ref(), None);
+    super::args::warn_live_only(&args.kube);
+    let namespace = context.files_namespace();
+    let policy_in = |inv: &Inventory, format: ExplainFormat| {
+        let (view, placement) = policy_in_files(inv, (kind, name), namespace, context)?;
+        let report = render_policy_view(format, &view, placement.as_ref(), None);
         Ok::<_, CliError>(report)
     };
-    if let Some(envs) = environments(&args.files, namespace, args.env.as_deref())? {
-        return write_sections(args, envs.holding(policy_in)?);
+    if let Some(envs) = environments(&args.files, context, args.env.as_deref())? {
+        let found = envs.holding(|inv| policy_in(inv, section_format(args)))?;
+        return write_sections(args, found);
     }
-    write_stdout(&policy_in(&read_inputs(&args.files, namespace)?)?)?;
+    write_stdout(&policy_in(
+        &read_manifests(&args.files, context)?,
+        format(args),
+    )?)?;
     Ok(Exit::Ok)
 }
 
@@ -149,14 +165,14 @@ fn explain_policy_live(
     args: &Args,
     kind: PolicyKind,
     name: &str,
-    engine: EngineSettings,
+    context: &Context,
 ) -> Result<Exit, CliError> {
-    let mut s = args.kube.connect()?;
-    let ns = args
+    let mut s = super::args::connect(&args.kube)?;
+    let ns = context
         .namespace
         .clone()
         .unwrap_or_else(|| s.namespace().into());
-    let found = policy_live(&mut s, (kind, name), &ns, engine)?;
+    let found = policy_live(&mut s, (kind, name), &ns, context)?;
     if format(args) != ExplainFormat::Text {
         s.warn_notes();
     }
@@ -189,27 +205,22 @@ fn write_sections(args: &Args, found: Vec<(&EnvInventory, String)>) -> Result<Ex
             names.join(", ")
         )));
     }
-    write_stdout(&render_found(args.output == "json", found))?;
+    write_stdout(&render_found(args.output, found))?;
     Ok(Exit::Ok)
 }
 
 /// `explain TYPE/NAME` against the control plane (`inspect::explain::template_live`), rendered
 /// as with manifests.
-fn explain_live(
-    args: &Args,
-    ty: &str,
-    name: &str,
-    engine: EngineSettings,
-) -> Result<Exit, CliError> {
-    let mut s = args.kube.connect()?;
+fn explain_live(args: &Args, ty: &str, name: &str, context: &Context) -> Result<Exit, CliError> {
+    let mut s = super::args::connect(&args.kube)?;
     // The text shows the notes; the other formats leave them to stderr.
     let warn_notes = format(args) != ExplainFormat::Text;
-    let options = engine.options(UnknownClaimers::Stale);
+    let options = context.engine_options(UnknownClaimers::Stale);
     let clusters = (&args.clusters[..], warn_notes);
     let (explained, chain) = template_live(
         &mut s,
         (ty, name),
-        args.namespace.as_deref(),
+        context.namespace.as_deref(),
         options,
         clusters,
     )?;

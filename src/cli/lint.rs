@@ -2,14 +2,13 @@
 
 use clap::Args as ClapArgs;
 
-use super::args::KubeFlags;
+use super::args::{ContextArgs, KubeArgs};
 use super::common::write_stdout;
 use super::error::{CliError, Exit};
-use crate::engine::ownership::OwnershipChange;
 use crate::lint::files::{input_files, lint_files, Request};
 use crate::lint::git::{lint_git, GitRequest};
 use crate::lint::settings::{Flags, Settings};
-use crate::lint::{self, registry, Finding};
+use crate::lint::{self, registry, Linted};
 use crate::output::format::{parse_outputs, write_lint, LintReport, OutputSpec};
 use crate::output::{self, Summary};
 
@@ -17,29 +16,23 @@ use crate::output::{self, Summary};
 pub struct Args {
     /// Files, directories (recursive over .yaml/.yml/.json, skipping .git) or `-` for stdin.
     pub paths: Vec<String>,
+    /// Files, directories or `-`, as kubectl spells them (the same as PATH arguments; repeatable).
+    #[arg(short = 'f', long = "filename", value_name = "FILE")]
+    pub files: Vec<String>,
     /// With `-`: the name piped input is reported under. A directory (the kustomization or
     /// chart it was rendered from) also resolves the `config.kubernetes.io/origin` annotations
     /// and `# Source:` comments of the input, so findings land on those files.
     #[arg(long = "stdin-filename", value_name = "NAME")]
     pub stdin_filename: Option<String>,
-    /// Output format, repeatable: text, json, sarif, github, junit; `FORMAT=FILE` writes to a file.
+    /// Output format, repeatable: text, json, yaml, sarif, github, junit; `FORMAT=FILE` writes
+    /// to a file.
     #[arg(short = 'o', long = "output", value_name = "FORMAT[=FILE]")]
     pub output: Vec<String>,
     /// Lowest severity that makes the exit code 1: error, warning, info or none.
     #[arg(long = "fail-on", value_name = "SEVERITY", default_value = "error")]
     pub fail_on: String,
-    /// Karmada release whose rules apply (e.g. 1.18); default: the newest known, 1.19.
-    #[arg(long = "karmada-version", value_name = "VERSION")]
-    pub karmada_version: Option<String>,
-    /// Feature gates of the Karmada controller manager, e.g. PropagationPolicyPreemption=true.
-    #[arg(long = "feature-gates", value_name = "GATE=BOOL,...")]
-    pub feature_gates: Option<String>,
-    /// Namespace for objects that do not set one (as `kubectl apply -n`).
-    #[arg(short = 'n', long = "namespace", default_value = "default")]
-    pub namespace: String,
-    /// Configuration file (default: .karmada-policy.yaml found from the current directory up).
-    #[arg(long = "config", value_name = "FILE")]
-    pub config: Option<String>,
+    #[command(flatten)]
+    pub context: ContextArgs,
     /// Ignore `karmada-policy.io/ignore` annotations.
     #[arg(long = "no-inline-ignores")]
     pub no_inline_ignores: bool,
@@ -74,7 +67,10 @@ pub struct Args {
     /// Lint the policies of the live control plane (kubeconfig) and the templates they select,
     /// instead of files; locations are object references such as `pp/default/nginx` plus the
     /// field path. Read only.
-    #[arg(long = "cluster", conflicts_with_all = ["rev", "staged", "base"])]
+    #[arg(long = "live", conflicts_with_all = ["rev", "staged", "base"])]
+    pub live: bool,
+    /// Deprecated spelling of --live (kubectl's --cluster names a kubeconfig cluster).
+    #[arg(long = "cluster", hide = true, conflicts_with_all = ["rev", "staged", "base"])]
     pub cluster: bool,
     /// Show only findings at or above this severity: error, warning or info. The summary
     /// counts and the exit code (--fail-on) still cover every finding.
@@ -89,7 +85,7 @@ pub struct Args {
     #[arg(short = 'q', long = "quiet")]
     pub quiet: bool,
     #[command(flatten)]
-    pub kube: KubeFlags,
+    pub kube: KubeArgs,
 }
 
 impl Args {
@@ -98,40 +94,29 @@ impl Args {
             quiet: self.quiet,
             min_severity: &self.min_severity,
             fail_on: &self.fail_on,
-            config: self.config.as_deref(),
-            karmada_version: self.karmada_version.as_deref(),
-            feature_gates: self.feature_gates.as_deref(),
             no_inline_ignores: self.no_inline_ignores,
         }
     }
-}
 
-/// What a run found, for the outputs and the exit code.
-struct Found<'a> {
-    /// Files, documents and policies read.
-    counts: (usize, usize, usize),
-    reported: &'a [Finding],
-    /// With `--base`: the findings new against it (else `reported`).
-    new_only: &'a [Finding],
-    ownership: Option<&'a [OwnershipChange]>,
-    /// Over a GitOps repository: its environments.
-    environments: &'a [lint::gitops::EnvironmentInfo],
-}
-
-impl<'a> Found<'a> {
-    /// A run without `--base`: every finding is new, no ownership changes.
-    fn plain(counts: (usize, usize, usize), findings: &'a [Finding]) -> Found<'a> {
-        Found {
-            counts,
-            reported: findings,
-            new_only: findings,
-            ownership: None,
-            environments: &[],
+    /// The inputs: PATH arguments and `-f` alike, in the order given.
+    fn inputs(&mut self) {
+        if !self.files.is_empty() {
+            let mut all = std::mem::take(&mut self.files);
+            all.append(&mut self.paths);
+            self.paths = all;
         }
+    }
+
+    /// `--live`, or its deprecated spelling `--cluster` (warned of).
+    fn live(&self) -> bool {
+        if self.cluster {
+            crate::util::warn("--cluster is deprecated: use --live (kubectl's --cluster names a kubeconfig cluster)");
+        }
+        self.live || self.cluster
     }
 }
 
-pub fn run(args: Args) -> Result<Exit, CliError> {
+pub fn run(mut args: Args) -> Result<Exit, CliError> {
     if args.list_rules {
         write_stdout(&output::rule_docs::list_rules())?;
         return Ok(Exit::Ok);
@@ -145,13 +130,15 @@ pub fn run(args: Args) -> Result<Exit, CliError> {
         write_stdout(&output::rule_docs::explain_rule(&rule))?;
         return Ok(Exit::Ok);
     }
+    args.inputs();
     let mut outputs = parse_outputs(&args.output)?;
-    let mut settings = Settings::from_flags(&args.flags())?;
+    let context = super::args::context(&args.context)?;
+    let mut settings = Settings::new(&args.flags(), context)?;
     for o in &mut outputs {
         o.min = settings.display_minimum;
     }
-    settings.config.render_options.environment = args.env.clone();
-    if args.env.is_some() && !lint::gitops::env_applies(&args.paths, &settings.config) {
+    settings.context.config.render_options.environment = args.env.clone();
+    if args.env.is_some() && !lint::gitops::env_applies(&args.paths, &settings.context.config) {
         return Err(CliError::usage(
             "--env picks an environment of a GitOps repository (kustomizations, charts), and the inputs hold none",
         ));
@@ -159,14 +146,15 @@ pub fn run(args: Args) -> Result<Exit, CliError> {
     if args.rev.is_some() || args.staged || args.base.is_some() {
         return run_git(&args, &settings, &outputs);
     }
-    if args.cluster {
+    if args.live() {
         if !args.paths.is_empty() {
             return Err(CliError::usage(
-                "--cluster reads the control plane: drop the PATHs",
+                "--live reads the control plane: drop the PATHs",
             ));
         }
-        return run_cluster(&args, &settings, &outputs);
+        return run_live(&args, &settings, &outputs);
     }
+    super::args::warn_live_only(&args.kube);
     run_files(&args, &settings, &outputs)
 }
 
@@ -180,31 +168,18 @@ fn run_files(args: &Args, settings: &Settings, outputs: &[OutputSpec]) -> Result
     let req = Request {
         paths: &args.paths,
         stdin_filename: args.stdin_filename.as_deref(),
-        namespace: &args.namespace,
+        namespace: settings.context.files_namespace(),
         allow_empty: args.allow_empty,
     };
     let linted = lint_files(&req, settings, &|n| eprintln!("note: {n}"))?;
-    for n in linted.notes() {
-        eprintln!("note: {n}");
-    }
-    let found = Found {
-        environments: linted.environments(),
-        ..Found::plain(linted.counts(), linted.findings())
-    };
-    let exit = report(outputs, settings, found)?;
-    // The process ends here: freeing every object one by one would only add to the wall time
-    // of a large run; the OS takes it all back.
-    std::mem::forget(linted);
-    Ok(exit)
+    report(outputs, settings, linted)
 }
 
-/// `--cluster`: the live policies and the templates they select.
-fn run_cluster(args: &Args, settings: &Settings, outputs: &[OutputSpec]) -> Result<Exit, CliError> {
-    let mut session = args.kube.connect()?;
+/// `--live`: the live policies and the templates they select.
+fn run_live(args: &Args, settings: &Settings, outputs: &[OutputSpec]) -> Result<Exit, CliError> {
+    let mut session = super::args::connect(&args.kube)?;
     let linted = lint::live::lint_cluster(&mut session, &settings.options)?;
-    // Each live object is its own source (named by its reference).
-    let counts = (linted.documents, linted.documents, linted.policies);
-    report(outputs, settings, Found::plain(counts, &linted.findings))
+    report(outputs, settings, linted)
 }
 
 /// `--rev`, `--staged` and `--base`.
@@ -216,36 +191,42 @@ fn run_git(args: &Args, settings: &Settings, outputs: &[OutputSpec]) -> Result<E
         staged: args.staged,
         base: args.base.as_deref(),
         all_findings: args.all_findings,
-        namespace: &args.namespace,
-        config: &settings.config,
+        namespace: settings.context.files_namespace(),
+        config: &settings.context.config,
+        context: &settings.context,
         opts: &settings.options,
     };
     let linted = lint_git(&cwd, &req, &|n| eprintln!("note: {n}"))?;
-    let found = Found {
-        counts: (linted.files, linted.documents, linted.policies),
-        reported: &linted.reported,
-        new_only: &linted.new_only,
-        ownership: linted.ownership.as_deref(),
-        environments: &linted.environments,
-    };
-    report(outputs, settings, found)
+    report(outputs, settings, linted)
 }
 
-/// Writes every requested output and turns `--fail-on` into the exit code.
-fn report(outputs: &[OutputSpec], settings: &Settings, found: Found<'_>) -> Result<Exit, CliError> {
-    let (files, documents, policies) = found.counts;
-    let summary = Summary::of(files, documents, policies, found.reported);
+/// Prints the run's notes, writes every requested output and turns `--fail-on` into the exit
+/// code: the same for every input mode.
+fn report(outputs: &[OutputSpec], settings: &Settings, linted: Linted) -> Result<Exit, CliError> {
+    for n in &linted.notes {
+        eprintln!("note: {n}");
+    }
+    let summary = Summary::of(
+        linted.files,
+        linted.documents,
+        linted.policies,
+        &linted.findings,
+    );
     let report = LintReport {
-        reported: found.reported,
-        new_only: found.new_only,
-        ownership: found.ownership,
-        environments: found.environments,
+        reported: &linted.findings,
+        new_only: linted.new_findings(),
+        ownership: linted.ownership.as_deref(),
+        environments: &linted.environments,
         summary: &summary,
     };
     write_lint(outputs, &report)?;
-    Ok(if settings.fails(found.reported) {
+    let exit = if settings.fails(&linted.findings) {
         Exit::Failure
     } else {
         Exit::Ok
-    })
+    };
+    // The process ends here: freeing every object one by one would only add to the wall time
+    // of a large run; the OS takes it all back.
+    linted.leak();
+    Ok(exit)
 }

@@ -4,26 +4,26 @@
 
 use clap::{ArgMatches, Command, FromArgMatches};
 
-use super::args::{engine_settings, EngineSettings, KubeFlags};
-use super::common::{read_inputs, stdout_color, write_stdout};
+use super::args::{ContextArgs, KubeArgs, OutputFormat};
+use super::common::{stdout_color, write_stdout};
 use super::error::{CliError, Exit};
+use crate::context::Context;
 use crate::engine::check_notes::delivery_changes_in_files;
 use crate::engine::delivery::DeliveryChange;
 use crate::engine::simulate::{check, Change, ChangeError, CheckReport};
 use crate::engine::state::{State, UnknownClaimers};
-use crate::inspect::environments;
 use crate::inspect::preempt::{live_state, read_changes, ChangeArg};
+use crate::inspect::{environments, read_manifests};
 use crate::model::environments::EnvInputs;
-use crate::output::environments::render_found;
+use crate::output::environments::{render_found, section_format};
 use crate::output::format::render_preempt_check;
-use crate::source::session::Session;
 
 /// The flags as clap derives them; [`Args`] adds the changes in command-line order.
 #[derive(Clone, Debug, clap::Args)]
 pub struct Flags {
     /// Live mode (no `-f`): how to reach the control plane.
     #[command(flatten)]
-    pub kube: KubeFlags,
+    pub kube: KubeArgs,
     /// Manifests holding the current state (files, directories, `-`); without -f, the live
     /// control plane (read only, nothing is written).
     #[arg(short = 'f', long = "filename", value_name = "FILE")]
@@ -34,22 +34,15 @@ pub struct Flags {
     /// Delete a policy, e.g. pp/default/a or cpp/platform (repeatable; order matters).
     #[arg(long = "delete", value_name = "TYPE/[NS/]NAME")]
     pub delete: Vec<String>,
-    /// Namespace for objects and --delete targets that name none (default: `default` with -f, the
-    /// kubeconfig context's namespace in live mode).
-    #[arg(short = 'n', long = "namespace", value_name = "NAMESPACE")]
-    pub namespace: Option<String>,
-    /// Karmada controller feature gates, e.g. PropagationPolicyPreemption=true (off by default).
-    #[arg(long = "feature-gates", value_name = "GATE=BOOL,...")]
-    pub feature_gates: Option<String>,
+    #[command(flatten)]
+    pub context: ContextArgs,
     /// Output format.
-    #[arg(short = 'o', long = "output", default_value = "text", value_parser = ["text", "json"], value_name = "FORMAT")]
-    pub output: String,
+    #[arg(short = 'o', long = "output", default_value = "text", value_name = "FORMAT",
+          value_parser = OutputFormat::parser(OutputFormat::REPORTS))]
+    pub output: OutputFormat,
     /// Exit 1 when a changed policy matches a template it does not get.
     #[arg(long = "fail-on-blocked")]
     pub fail_on_blocked: bool,
-    /// The Karmada release whose rules apply (default: the newest known).
-    #[arg(long = "karmada-version", value_name = "VERSION")]
-    pub karmada_version: Option<String>,
     /// With -f over a GitOps repository: check in this environment (a Flux cluster directory
     /// or Argo CD destination, a kustomize root: its name or directory). Without it, a section
     /// per environment (for --delete, per environment holding the policy).
@@ -106,14 +99,12 @@ pub fn run(args: Args) -> Result<Exit, CliError> {
         ));
     }
     let flags = &args.flags;
-    let engine = engine_settings(
-        flags.feature_gates.as_deref(),
-        flags.karmada_version.as_deref(),
-    )?;
+    let context = super::args::context(&flags.context)?;
     if flags.files.is_empty() {
-        let kube = flags.kube.settings()?;
-        let connect = || Session::connect(&kube.connect, kube.concurrency);
-        let live = live_state(&connect, flags.namespace.as_deref(), &args.changes, engine)?;
+        let connect = || super::args::connect(&flags.kube);
+        let namespace = context.namespace.as_deref();
+        let live = live_state(&connect, namespace, &args.changes, &context)?;
+        note_unreported_clusters(&live.inventory);
         let before = live.state.clone();
         let deliveries = |r: &CheckReport| delivery_changes_in_files(r, &live.inventory, &before);
         let changes = live.changes.changes;
@@ -125,16 +116,31 @@ pub fn run(args: Args) -> Result<Exit, CliError> {
             &deliveries,
         );
     }
-    let namespace = flags.namespace.as_deref().unwrap_or("default");
-    if let Some(envs) = environments(&flags.files, namespace, flags.env.as_deref())? {
-        return check_environments(&args, &envs, namespace, engine);
+    super::args::warn_live_only(&flags.kube);
+    let namespace = context.files_namespace();
+    if let Some(envs) = environments(&flags.files, &context, flags.env.as_deref())? {
+        return check_environments(&args, &envs, &context);
     }
-    let inv = read_inputs(&flags.files, namespace)?;
-    let changes = read_changes(&args.changes, namespace, &inv, true)?.changes;
-    let state = State::from_inventory(&inv, engine.options(UnknownClaimers::AssumeExisting));
+    let inv = read_manifests(&flags.files, &context)?;
+    note_unreported_clusters(&inv);
+    let release = context.release();
+    let changes = read_changes(&args.changes, (namespace, release), &inv, true)?.changes;
+    let state = State::from_inventory(
+        &inv,
+        context.engine_options(UnknownClaimers::AssumeExisting),
+    );
     let before = state.clone();
     let deliveries = |r: &CheckReport| delivery_changes_in_files(r, &inv, &before);
     report(state, changes, flags, "in the state", &deliveries)
+}
+
+/// The note naming the member clusters whose API enablements the inputs do not report (the
+/// deliveries take them to serve every API), as every subcommand gives it.
+fn note_unreported_clusters(inv: &crate::model::Inventory) {
+    let clusters = crate::model::cluster::Cluster::from_inventory(inv);
+    if let Some(n) = crate::model::cluster::unreported_note(&clusters) {
+        eprintln!("note: {n}");
+    }
 }
 
 /// Applies `changes` to `state`, prints the report as `-o` asks and maps `--fail-on-blocked` to
@@ -175,26 +181,30 @@ fn checked(
         )),
     })?;
     report.deliveries = deliveries(&report);
-    let out = render_preempt_check(&flags.output, &report, stdout_color());
+    let out = render_preempt_check(flags.output, &report, stdout_color());
     Ok((out, crate::output::preempt_check::any_blocked(&report)))
 }
 
 /// `-f` over a GitOps repository: the check in each environment with objects (holding every
 /// `--delete` target), one section each when there are several.
-fn check_environments(
-    args: &Args,
-    envs: &EnvInputs,
-    namespace: &str,
-    engine: EngineSettings,
-) -> Result<Exit, CliError> {
+fn check_environments(args: &Args, envs: &EnvInputs, context: &Context) -> Result<Exit, CliError> {
     let flags = &args.flags;
+    let namespace = context.files_namespace();
+    let section = Flags {
+        output: section_format(flags.output),
+        ..flags.clone()
+    };
     let warned = std::cell::Cell::new(false);
     let found = envs.holding(|inv| {
-        let changes = read_changes(&args.changes, namespace, inv, !warned.replace(true))?.changes;
-        let state = State::from_inventory(inv, engine.options(UnknownClaimers::AssumeExisting));
+        note_unreported_clusters(inv);
+        let first = !warned.replace(true);
+        let release = context.release();
+        let changes = read_changes(&args.changes, (namespace, release), inv, first)?.changes;
+        let options = context.engine_options(UnknownClaimers::AssumeExisting);
+        let state = State::from_inventory(inv, options);
         let before = state.clone();
         let deliveries = |r: &CheckReport| delivery_changes_in_files(r, inv, &before);
-        checked(state, changes, flags, "in the state", &deliveries)
+        checked(state, changes, &section, "in the state", &deliveries)
     })?;
     if found.is_empty() {
         return Err(CliError::usage(
@@ -203,6 +213,6 @@ fn check_environments(
     }
     let blocked = found.iter().any(|(_, (_, b))| *b);
     let reports = found.into_iter().map(|(e, (report, _))| (e, report));
-    write_stdout(&render_found(flags.output == "json", reports.collect()))?;
+    write_stdout(&render_found(flags.output, reports.collect()))?;
     Ok(exit(flags, blocked))
 }

@@ -25,7 +25,7 @@ pub struct DeliveryInput<'a> {
     pub binding: BindingView<'a>,
     /// The binding's `spec.clusters` (live), the default override targets.
     pub bound: Option<&'a [String]>,
-    /// `--cluster NAME`: the clusters to compute overrides for, overriding the default.
+    /// `--clusters`: the clusters to compute overrides for, overriding the default.
     pub chosen: &'a [String],
 }
 
@@ -35,7 +35,7 @@ pub struct Delivery {
     pub overrides: Vec<ClusterOverrides>,
 }
 
-/// The override targets: `--cluster`, else the binding's clusters, else the clusters the
+/// The override targets: `--clusters`, else the binding's clusters, else the clusters the
 /// placement selects (the feasible set, or its cluster names without Cluster objects).
 fn targets(input: &DeliveryInput<'_>, placement: Option<&PlacementResult>) -> Vec<String> {
     if !input.chosen.is_empty() {

@@ -69,7 +69,7 @@ fn claim_elsewhere(state: &State, t: usize, namespace: &str) -> bool {
 }
 
 fn needs_other_templates(state: &State, t: usize) -> bool {
-    if !state.options.gates.preemption {
+    if !state.options.gates.preemption() {
         return false;
     }
     state
@@ -167,7 +167,7 @@ pub struct Explained {
     pub delivery: Delivery,
 }
 
-/// The decision for template `t` from files; `chosen` are the `--cluster` names.
+/// The decision for template `t` from files; `chosen` are the `--clusters` names.
 pub fn from_files(inv: &Inventory, state: &State, t: usize, chosen: &[String]) -> Explained {
     let decision = explain(state, t);
     let template = state.templates[t]

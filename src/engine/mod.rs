@@ -23,7 +23,6 @@ pub mod ownership;
 pub mod rank;
 pub mod reconcile;
 pub mod selector;
-pub mod settings;
 pub mod simulate;
 pub mod state;
 // The live chain of one template: claim → binding → Works (issue 7).

@@ -3,10 +3,11 @@
 //! (the claim engine, [`crate::engine::simulate::check`]), including the moves that do not
 //! happen and why (equal priority, preemption off...). Pure over two inventories.
 
-use std::collections::{BTreeMap, HashMap, HashSet};
+use std::collections::{HashMap, HashSet};
 
 use crate::engine::simulate::{check, BlockReason, Change};
-use crate::engine::state::{FeatureGates, Options, State};
+use crate::engine::state::{Options, State};
+use crate::model::feature_gates::GateSet;
 use crate::model::{Inventory, ObjectRef, Policy, PolicyRef};
 
 /// A policy that matches a template but does not own it after the change.
@@ -30,21 +31,11 @@ pub struct OwnershipChange {
     pub environments: Vec<String>,
 }
 
-/// The engine's options for a lint run: the preemption gate from `featureGates`
-/// (`PropagationPolicyPreemption`, or `AllAlpha`, features.go), the Karmada version, and the
-/// inputs taken as the whole control plane (claims naming absent policies are stale).
-pub fn engine_options(
-    gates: &BTreeMap<String, bool>,
-    version: crate::model::KarmadaVersion,
-) -> Options {
-    let preemption = gates
-        .get("PropagationPolicyPreemption")
-        .or_else(|| gates.get("AllAlpha"))
-        .copied()
-        .unwrap_or(false);
+/// The engine's options for a lint run in the release of `gates`, the inputs taken as the
+/// whole control plane (claims naming absent policies are stale).
+pub fn engine_options(gates: &GateSet) -> Options {
     Options {
-        gates: FeatureGates { preemption },
-        version,
+        gates: gates.clone(),
         ..Options::default()
     }
 }
@@ -311,9 +302,9 @@ mod tests {
     const NGINX: &str = "---\napiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: nginx\n  namespace: default\n";
 
     fn gate_on() -> Options {
-        let mut g = BTreeMap::new();
-        g.insert("PropagationPolicyPreemption".to_string(), true);
-        engine_options(&g, Default::default())
+        engine_options(
+            &GateSet::parse(Default::default(), "PropagationPolicyPreemption=true").unwrap(),
+        )
     }
 
     #[test]

@@ -111,6 +111,9 @@ pub struct PlacementResult {
     pub attempts: Vec<Attempt>,
     /// Number of clusters in the snapshot (deleting ones included).
     pub total: usize,
+    /// The clusters whose API enablements the inputs do not report: taken to serve the API
+    /// (`ApiState::NotReported`), which the report says.
+    pub unreported: Vec<String>,
 }
 
 impl PlacementResult {
@@ -252,7 +255,12 @@ fn run_filters(
                 reason: format!("cluster(s) had untolerated taint {{{taint}}}"),
             });
         }
-        if cluster.api_state(view.api_version, view.kind) != ApiState::Enabled {
+        // A cluster whose API enablements the inputs do not report is taken to serve the API
+        // (the note naming it says so); one that reports them is judged as the scheduler does.
+        if !matches!(
+            cluster.api_state(view.api_version, view.kind),
+            ApiState::Enabled | ApiState::NotReported
+        ) {
             out.push(Failure {
                 filter: Filter::APIEnablement,
                 reason: API_REASON.into(),
@@ -427,6 +435,7 @@ pub fn evaluate(
                 decided: a.clone(),
                 attempts: vec![a],
                 total: clusters.len(),
+                unreported: unreported(clusters),
             };
         }
     };
@@ -467,7 +476,15 @@ pub fn evaluate(
         decided,
         attempts,
         total: clusters.len(),
+        unreported: unreported(clusters),
     }
+}
+
+fn unreported(clusters: &[Cluster]) -> Vec<String> {
+    crate::model::cluster::unreported(clusters)
+        .into_iter()
+        .map(str::to_string)
+        .collect()
 }
 
 #[cfg(test)]

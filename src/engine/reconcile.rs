@@ -557,7 +557,7 @@ fn settle_matched(
     };
     let mut runnable = Vec::new();
     for &p in &preemptors {
-        if !state.options.gates.preemption {
+        if !state.options.gates.preemption() {
             s.idle_preemptors.push((p, IdleReason::GateOff));
             continue;
         }

@@ -190,7 +190,7 @@ impl World {
         }
         // (d) preemption (§5.1-§5.3), selector by selector, in list order.
         let pol = self.state.policy(p);
-        if !pol.preemption_enabled(self.state.options.gates) {
+        if !pol.preemption_enabled(&self.state.options.gates) {
             return;
         }
         let targets: Vec<usize> = pol
@@ -265,7 +265,7 @@ impl World {
 
     fn apply_policy(&mut self, policy: &Policy) {
         let reference = policy.reference();
-        let (spec, mut errors) = admit_policy(policy, self.state.options.version);
+        let (spec, mut errors) = admit_policy(policy, self.state.options.version());
         let existing = self.state.find_policy(&reference);
         if let Some(old) = existing {
             // validateUpdate (validation-suspension-failover.md §1.1): schedulerName is immutable.
@@ -302,7 +302,7 @@ impl World {
                 // (new, old), highest first (detector.go:993-1029, 1080-1117).
                 let new_prio = self.state.policy(p).priority();
                 let old_prio = old.priority();
-                if self.state.options.gates.preemption && old.known && new_prio < old_prio {
+                if self.state.options.gates.preemption() && old.known && new_prio < old_prio {
                     for q in self.deprioritization_requeue(p, new_prio, old_prio) {
                         queue.push_back(q);
                     }
@@ -512,7 +512,7 @@ pub fn why_not(
             holder: Some(owner),
         };
     }
-    if !st.options.gates.preemption {
+    if !st.options.gates.preemption() {
         return BlockReason::FeatureGateDisabled {
             holder: Some(owner),
         };
@@ -574,6 +574,13 @@ pub struct CheckReport {
 /// cannot take it, or when its input claim names a changed (or deleted) policy and differs from
 /// where it ends up.
 pub fn check(state: State, changes: Vec<Change>) -> Result<CheckReport, ChangeError> {
+    // Policies of the state that admission refuses are rejected too: they take no part, and the
+    // report says so once, as for a refused change.
+    let refused: Vec<(PolicyRef, Vec<String>)> = state
+        .rejected
+        .iter()
+        .map(|r| (r.policy.clone(), r.errors.clone()))
+        .collect();
     let mut world = World::settled(state);
     let settled: Vec<Option<PolicyRef>> = (0..world.claims.len()).map(|t| world.owner(t)).collect();
     for c in changes {
@@ -625,7 +632,8 @@ pub fn check(state: State, changes: Vec<Change>) -> Result<CheckReport, ChangeEr
         }
     }
     let unchanged = world.claims.len() - resources.len();
-    let rejected = world.rejected.clone();
+    let mut rejected = refused;
+    rejected.extend(world.rejected.iter().cloned());
     Ok(CheckReport {
         world,
         rejected,

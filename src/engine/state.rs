@@ -6,67 +6,14 @@ use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 
 use crate::model::{
-    Inventory, KarmadaVersion, Object, Policy, PolicyKind, PolicyRef, PropagationSpec,
+    Admission, Inventory, KarmadaVersion, Object, Policy, PolicyKind, PolicyRef, PropagationSpec,
 };
 
 use super::claim::{ClaimMeta, Excluded, Filters};
 use super::rank::RankKey;
 use super::selector::{selectors_priority, ImplicitPriority, Target};
+use crate::model::feature_gates::GateSet;
 use crate::model::Template;
-
-/// Feature gates that change claim decisions.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct FeatureGates {
-    /// `PropagationPolicyPreemption`: Alpha, default false (§5.1, `features.go:50-51, 172`).
-    pub preemption: bool,
-}
-
-/// Karmada's feature gates (`pkg/features/features.go`); only the preemption gate changes claims.
-const KNOWN_GATES: &[&str] = &[
-    "Failover",
-    "GracefulEviction",
-    "PropagateDeps",
-    "CustomizedClusterResourceModeling",
-    "PropagationPolicyPreemption",
-    "MultiClusterService",
-    "ResourceQuotaEstimate",
-    "StatefulFailoverInjection",
-    "PriorityBasedScheduling",
-    "FederatedQuotaEnforcement",
-    "MultiplePodTemplatesScheduling",
-    "AllAlpha",
-    "AllBeta",
-];
-
-impl FeatureGates {
-    /// Parses `--feature-gates` as the controller-manager does: `Name=bool` pairs separated by
-    /// commas. `AllAlpha=true` turns the (Alpha) preemption gate on unless it is set explicitly.
-    /// Returns the gates and the names this tool does not know (for a warning).
-    pub fn parse(spec: &str) -> Result<(FeatureGates, Vec<String>), String> {
-        let mut gates = FeatureGates::default();
-        let mut unknown = Vec::new();
-        let mut explicit = None;
-        let mut all_alpha = None;
-        for pair in spec.split(',').map(str::trim).filter(|p| !p.is_empty()) {
-            let Some((name, value)) = pair.split_once('=') else {
-                return Err(format!("missing bool value for {pair}"));
-            };
-            let value: bool = match value.trim().to_ascii_lowercase().as_str() {
-                "true" => true,
-                "false" => false,
-                _ => return Err(format!("invalid value of {name}: {value}, err: not a bool")),
-            };
-            match name.trim() {
-                "PropagationPolicyPreemption" => explicit = Some(value),
-                "AllAlpha" => all_alpha = Some(value),
-                n if KNOWN_GATES.contains(&n) => {}
-                n => unknown.push(n.to_string()),
-            }
-        }
-        gates.preemption = explicit.or(all_alpha).unwrap_or(false);
-        Ok((gates, unknown))
-    }
-}
 
 /// What to make of a claim naming a policy the inputs lack.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -92,10 +39,18 @@ impl UnknownClaimers {
 
 #[derive(Clone, Debug, Default)]
 pub struct Options {
-    pub gates: FeatureGates,
+    /// The release's gates as the controller-manager runs with them; the release is
+    /// `gates.version`.
+    pub gates: GateSet,
     pub filters: Filters,
-    pub version: KarmadaVersion,
     pub unknown_claimers: UnknownClaimers,
+}
+
+impl Options {
+    /// The Karmada release whose rules apply.
+    pub fn version(&self) -> KarmadaVersion {
+        self.gates.version
+    }
 }
 
 /// A policy as Karmada stores it (after admission defaults).
@@ -138,8 +93,8 @@ impl PolicyEntry {
     }
 
     /// `preemptionEnabled`: `preemption: Always` AND the gate (§5.1, `preemption.go:49-58`).
-    pub fn preemption_enabled(&self, gates: FeatureGates) -> bool {
-        gates.preemption && self.preemption_always()
+    pub fn preemption_enabled(&self, gates: &GateSet) -> bool {
+        gates.preemption() && self.preemption_always()
     }
 
     pub fn rank_key(&self, implicit: ImplicitPriority) -> RankKey<'_> {
@@ -240,7 +195,8 @@ pub struct Rejected {
     pub doc: Option<usize>,
 }
 
-/// Admission as the engine needs it: the defaulted spec and Karmada's error lines.
+/// Admission as the engine needs it: the defaulted spec and Karmada's error lines (the validating
+/// webhook's, else the whole chain's refusal the policy is marked with).
 pub fn admit_policy(policy: &Policy, version: KarmadaVersion) -> (PropagationSpec, Vec<String>) {
     admit_policy_spec(policy, policy.spec.clone(), version)
 }
@@ -252,11 +208,16 @@ fn admit_policy_spec(
     version: KarmadaVersion,
 ) -> (PropagationSpec, Vec<String>) {
     let admitted = super::admission::admit_spec(policy, spec, version);
-    let errors = admitted
+    let mut errors: Vec<String> = admitted
         .violations
         .iter()
         .map(super::admission::Violation::karmada_error)
         .collect();
+    // The whole chain refused the manifest before the validating webhook (its schema, its
+    // decoding): the API server never stores it either.
+    if let (true, Admission::Refused(message)) = (errors.is_empty(), &policy.admission) {
+        errors.push(message.clone());
+    }
     (admitted.spec, errors)
 }
 
@@ -498,7 +459,7 @@ impl Prepared {
     /// Prepares `objects`, leaving them as they are. Allocation-bound, so a large input is split
     /// over two threads.
     pub fn from_objects(options: &Options, objects: &[Object]) -> Prepared {
-        let (filters, version) = (&options.filters, options.version);
+        let (filters, version) = (&options.filters, options.version());
         let one = |part: &[Object], capacity: usize| -> Prepared {
             let mut prepared = Prepared {
                 policies: Vec::new(),
@@ -556,7 +517,7 @@ impl Prepared {
                 }
                 Object::Policy(mut p) => {
                     let spec = std::mem::take(&mut p.spec);
-                    let admitted = AdmittedPolicy::with_spec(&p, spec, options.version);
+                    let admitted = AdmittedPolicy::with_spec(&p, spec, options.version());
                     prepared.policies.push(admitted);
                 }
                 other => kept.push(other),
@@ -789,7 +750,7 @@ impl State {
 
     /// Admission, then insert (or replace) the policy. Returns its slot, or `None` if rejected.
     pub fn add_policy_from_model(&mut self, p: &Policy) -> Option<usize> {
-        let admitted = AdmittedPolicy::new(p, self.options.version);
+        let admitted = AdmittedPolicy::new(p, self.options.version());
         self.add_admitted(admitted)
     }
 
@@ -1334,35 +1295,6 @@ mod tests {
         let taken = State::from_prepared(&rest, prepared, options);
         assert_eq!(format!("{built:?}"), format!("{taken:?}"));
     }
-
-    #[test]
-    fn feature_gates() {
-        assert!(!FeatureGates::parse("").unwrap().0.preemption);
-        assert!(
-            FeatureGates::parse("PropagationPolicyPreemption=true")
-                .unwrap()
-                .0
-                .preemption
-        );
-        assert!(
-            FeatureGates::parse("AllAlpha=true,AllBeta=true")
-                .unwrap()
-                .0
-                .preemption
-        );
-        assert!(
-            !FeatureGates::parse("AllAlpha=true,PropagationPolicyPreemption=false")
-                .unwrap()
-                .0
-                .preemption
-        );
-        assert_eq!(
-            FeatureGates::parse("Foo=true").unwrap().1,
-            vec!["Foo".to_string()]
-        );
-        assert!(FeatureGates::parse("PropagationPolicyPreemption=yes").is_err());
-        assert!(FeatureGates::parse("PropagationPolicyPreemption").is_err());
-    }
 }
 
 #[cfg(test)]
@@ -1407,6 +1339,7 @@ pub(crate) mod testutil {
             ),
             spec: serde_json::from_value(spec).unwrap(),
             doc: 0,
+            admission: Default::default(),
         }))
     }
 
@@ -1424,6 +1357,7 @@ pub(crate) mod testutil {
             ),
             spec: serde_json::from_value(spec).unwrap(),
             doc: 0,
+            admission: Default::default(),
         }))
     }
 
@@ -1464,7 +1398,11 @@ pub(crate) mod testutil {
         State::from_inventory(
             &inv,
             Options {
-                gates: FeatureGates { preemption: gate },
+                gates: GateSet::parse(
+                    Default::default(),
+                    &format!("PropagationPolicyPreemption={gate}"),
+                )
+                .expect("a known gate"),
                 ..Options::default()
             },
         )

@@ -4,14 +4,15 @@
 //! `engine::policy_live`).
 
 use super::InspectError;
+use crate::context::Context;
+use crate::engine::admission::documents::admit_documents;
 use crate::engine::chain::Chain;
 use crate::engine::explain_inputs::{self, Explained, Found, Wanted};
 use crate::engine::placement::PlacementResult;
 use crate::engine::policy_live::{self, PolicyLive};
 use crate::engine::policy_view::{self, PolicyExplanation};
-use crate::engine::settings::EngineSettings;
 use crate::engine::state::{Options, State, UnknownClaimers};
-use crate::model::inputs::{read_inputs, warn_problems, Inputs};
+use crate::model::inputs::{warn_problems, Inputs};
 use crate::model::{Inventory, PolicyKind};
 use crate::source::policy_reads::PolicyReads;
 use crate::source::prefilter::DocHead;
@@ -32,14 +33,16 @@ pub struct TemplateInFiles {
 pub fn template_in_files(
     files: &[String],
     (ty, name): (&str, &str),
-    namespace: &str,
+    context: &Context,
     options: Options,
 ) -> Result<TemplateInFiles, InspectError> {
+    let namespace = context.files_namespace();
     let from_stdin = files.iter().any(|f| f == "-");
     let wanted = Wanted { name, namespace };
     let keep =
         |h: &DocHead<'_>| from_stdin || wanted.needs(h.api_version, h.kind, h.namespace, h.name);
-    let (inputs, skipped) = Inputs::read_filtered(files, namespace, &|_| false, &keep)?;
+    let (mut inputs, skipped) = Inputs::read_filtered(files, namespace, &|_| false, &keep)?;
+    admit_documents(&mut inputs.inventory, context.release());
     let found = explain_inputs::find_filtered(
         &inputs.inventory,
         &skipped,
@@ -58,7 +61,7 @@ pub fn template_in_files(
             template,
         }),
         Found::ReadEverything => {
-            let inventory = read_inputs(files, namespace)?;
+            let inventory = super::read_manifests(files, context)?;
             let (state, template) =
                 explain_inputs::find_template(&inventory, &[], ty, name, namespace, options)?;
             Ok(TemplateInFiles {
@@ -76,9 +79,9 @@ pub fn policy_in_files(
     inv: &Inventory,
     (kind, name): (PolicyKind, &str),
     namespace: &str,
-    engine: EngineSettings,
+    context: &Context,
 ) -> Result<(PolicyExplanation, Option<PlacementResult>), InspectError> {
-    let state = State::from_inventory(inv, engine.options(UnknownClaimers::Stale));
+    let state = State::from_inventory(inv, context.engine_options(UnknownClaimers::Stale));
     let p = explain_inputs::find_policy(&state, kind, name, namespace, "in the given files")?;
     let view = policy_view::explain_policy(&state, p);
     let clusters = crate::model::cluster::Cluster::from_inventory(inv);
@@ -100,7 +103,7 @@ pub fn policy_live(
     s: &mut Session,
     (kind, name): (PolicyKind, &str),
     namespace: &str,
-    engine: EngineSettings,
+    context: &Context,
 ) -> Result<LivePolicy, InspectError> {
     let target = PolicyReads {
         name,
@@ -109,7 +112,7 @@ pub fn policy_live(
     let mut reads = target.read(s, crate::model::kinds::selected_kinds_of)?;
     let inv = Inventory::from_documents(target.documents(&reads), namespace);
     let unknown = UnknownClaimers::when_policies_read(target.readable(&reads).policies);
-    let state = State::from_inventory(&inv, engine.options(unknown));
+    let state = State::from_inventory(&inv, context.engine_options(unknown));
     let p = explain_inputs::find_policy(&state, kind, name, namespace, "on the control plane")?;
     let view = policy_view::explain_policy(&state, p);
     let held = policy_live::held_binding_ids(&state, &view, &inv);

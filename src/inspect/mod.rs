@@ -5,11 +5,15 @@
 pub mod explain;
 pub mod preempt;
 
+use crate::context::ConfigError;
+use crate::context::Context;
+use crate::engine::admission::documents::admit_documents;
 use crate::engine::explain_inputs::FindError;
-use crate::lint::config::ConfigError;
 use crate::model::environments::{read_environments, repository_files, EnvInputs};
+use crate::model::inputs::read_inputs;
 use crate::model::inputs::InputError;
 use crate::model::kinds::PolicyRefError;
+use crate::model::Inventory;
 use crate::source::files::ReadError;
 use crate::source::kustomize::environments::UnknownEnvironment;
 use crate::source::session::SessionError;
@@ -54,13 +58,13 @@ pub enum InspectError {
 /// from the current directory up).
 pub fn environments(
     files: &[String],
-    namespace: &str,
+    context: &Context,
     env: Option<&str>,
 ) -> Result<Option<EnvInputs>, InspectError> {
+    let config = &context.config;
     let rendering = match repository_files(files)? {
-        Some(f) => crate::lint::Config::rendering_here(&crate::lint::registry::is_known)?
-            .map(|opts| (f, opts)),
-        None => None,
+        Some(f) if !config.render_off => Some((f, config.render_options.clone())),
+        _ => None,
     };
     let Some((files, opts)) = rendering else {
         return match env {
@@ -68,7 +72,19 @@ pub fn environments(
             None => Ok(None),
         };
     };
-    let envs = read_environments(&files, namespace, &opts, env)?;
+    let mut envs = read_environments(&files, context.files_namespace(), &opts, env)?;
     envs.warn();
+    for e in &mut envs.environments {
+        admit_documents(&mut e.inventory, context.release());
+    }
     Ok(Some(envs))
+}
+
+/// Manifests read for a decision (`-f`): what could not be read is warned of, and every policy
+/// goes through the admission chain of the context's release, so one Karmada would refuse
+/// takes no part.
+pub fn read_manifests(files: &[String], context: &Context) -> Result<Inventory, InspectError> {
+    let mut inventory = read_inputs(files, context.files_namespace())?;
+    admit_documents(&mut inventory, context.release());
+    Ok(inventory)
 }

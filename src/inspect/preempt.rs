@@ -3,10 +3,12 @@
 //! changes run in the engine only (`engine::simulate`).
 
 use super::InspectError;
-use crate::engine::settings::EngineSettings;
+use crate::context::Context;
+use crate::engine::admission::documents::admit_documents;
 use crate::engine::simulate::{touched_kinds, ChangeList};
 use crate::engine::state::{State, UnknownClaimers};
 use crate::model::inputs::read_inputs;
+use crate::model::KarmadaVersion;
 use crate::model::{kinds, Inventory};
 use crate::source::live::{self, karmada};
 use crate::source::session::{all_ok, Session, SessionError};
@@ -25,7 +27,7 @@ pub enum ChangeArg {
 /// than policies are reported on stderr.
 pub fn read_changes(
     change_args: &[ChangeArg],
-    namespace: &str,
+    (namespace, release): (&str, KarmadaVersion),
     state: &Inventory,
     warn_ignored: bool,
 ) -> Result<ChangeList, InspectError> {
@@ -38,7 +40,10 @@ pub fn read_changes(
                 continue;
             }
         };
-        let objects = read_inputs(std::slice::from_ref(file), namespace)?.objects;
+        let mut applied = read_inputs(std::slice::from_ref(file), namespace)?;
+        // What the API server would refuse is recorded as rejected and changes nothing.
+        admit_documents(&mut applied, release);
+        let objects = applied.objects;
         let (added, ignored) = list.apply(objects);
         if warn_ignored && ignored > 0 {
             eprintln!("warning: {file}: {ignored} object(s) other than policies ignored");
@@ -66,14 +71,19 @@ pub fn live_state(
     connect: &dyn Fn() -> Result<Session, SessionError>,
     namespace: Option<&str>,
     change_args: &[ChangeArg],
-    engine: EngineSettings,
+    context: &Context,
 ) -> Result<LiveCheck, InspectError> {
     let mut session = None;
     let namespace = match namespace {
         Some(n) => n.to_string(),
         None => session.insert(connect()?).namespace().to_string(),
     };
-    let changes = read_changes(change_args, &namespace, &Inventory::default(), false)?;
+    let changes = read_changes(
+        change_args,
+        (&namespace, context.release()),
+        &Inventory::default(),
+        false,
+    )?;
     let mut s = match session {
         Some(s) => s,
         None => connect()?,
@@ -99,7 +109,7 @@ pub fn live_state(
     } else {
         UnknownClaimers::AssumeExisting
     };
-    let state = State::from_inventory(&inventory, engine.options(unknown_claimers));
+    let state = State::from_inventory(&inventory, context.engine_options(unknown_claimers));
     Ok(LiveCheck {
         state,
         changes,

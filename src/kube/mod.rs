@@ -199,7 +199,7 @@ pub async fn connect(opts: &ConnectOptions) -> Result<Conn, KubeError> {
 }
 
 /// The service account's configuration when no kubeconfig exists, as kubectl and client-go use
-/// it in a pod (so `lint --cluster` runs in a CronJob).
+/// it in a pod (so `lint --live` runs in a CronJob).
 fn connect_in_cluster(opts: &ConnectOptions) -> Result<Conn, KubeError> {
     let config = incluster::config().map_err(|e| KubeError::NoKubeconfig {
         source: Arc::new(e),

@@ -5,13 +5,13 @@ use std::sync::{Arc, OnceLock};
 
 use crate::engine::reconcile::{settle_owner, SettledOwner};
 use crate::engine::selector::{selector_priority, ImplicitPriority};
-use crate::engine::state::{FeatureGates, Options, PolicyEntry, State};
+use crate::engine::state::{Options, PolicyEntry, State};
 use crate::model::cluster::Cluster;
 use crate::model::Inventory;
 use crate::source::{FieldPath, Node, Source, Span};
 
-use super::config::LintOptions;
 use super::finding::Finding;
+use super::options::LintOptions;
 use super::rule::RuleDoc;
 
 pub struct Analysis<'a> {
@@ -71,6 +71,12 @@ impl KnownClusters {
         self.clusters.is_empty()
     }
 
+    /// The note naming the clusters whose API enablements the inputs do not report (taken to
+    /// serve every API), as every subcommand gives it.
+    pub fn note(&self) -> Option<String> {
+        crate::model::cluster::unreported_note(&self.clusters)
+    }
+
     /// "member1, member2", or "member1, member2 and 8 more".
     pub fn describe(&self) -> String {
         const SHOWN: usize = 5;
@@ -83,19 +89,6 @@ impl KnownClusters {
             names[..SHOWN].join(", "),
             names.len() - SHOWN
         )
-    }
-}
-
-/// The controller's preemption gate from the lint options: `PropagationPolicyPreemption`,
-/// else `AllAlpha` (it is an Alpha gate), else off (Karmada's default).
-pub fn gates(opts: &LintOptions) -> FeatureGates {
-    let g = &opts.feature_gates;
-    FeatureGates {
-        preemption: g
-            .get("PropagationPolicyPreemption")
-            .or_else(|| g.get("AllAlpha"))
-            .copied()
-            .unwrap_or(false),
     }
 }
 
@@ -199,11 +192,7 @@ fn per_template_named(state: &State, named: &[bool]) -> PerTemplate {
 /// The engine's options for a lint run: gates and version from the lint options, Karmada's
 /// default filters.
 pub fn options(opts: &LintOptions) -> Options {
-    Options {
-        gates: gates(opts),
-        version: opts.version,
-        ..Options::default()
-    }
+    crate::engine::ownership::engine_options(&opts.gates)
 }
 
 impl<'a> Analysis<'a> {

@@ -6,7 +6,7 @@
 use std::path::{Path, PathBuf};
 
 use super::settings::Settings;
-use super::{gitops, stream, Finding};
+use super::{gitops, stream, Linted};
 use crate::source::files::{self, ReadError};
 use crate::source::kustomize::environments::UnknownEnvironment;
 
@@ -20,45 +20,6 @@ pub struct Request<'a> {
     pub namespace: &'a str,
     /// `--allow-empty`.
     pub allow_empty: bool,
-}
-
-/// What a run linted.
-pub enum Linted {
-    Plain(Box<stream::Linted>),
-    Rendered(gitops::Linted),
-}
-
-impl Linted {
-    /// Files, documents and policies read.
-    pub fn counts(&self) -> (usize, usize, usize) {
-        match self {
-            Linted::Plain(l) => (l.loaded.len(), l.inventory.documents.len(), l.policies),
-            Linted::Rendered(l) => (l.files, l.documents, l.policies),
-        }
-    }
-
-    pub fn findings(&self) -> &[Finding] {
-        match self {
-            Linted::Plain(l) => &l.findings,
-            Linted::Rendered(l) => &l.findings,
-        }
-    }
-
-    /// The environments of a rendered repository (none for plain manifests).
-    pub fn environments(&self) -> &[gitops::EnvironmentInfo] {
-        match self {
-            Linted::Plain(_) => &[],
-            Linted::Rendered(l) => &l.described,
-        }
-    }
-
-    /// What the rendering had to say (plain runs say it while reading).
-    pub fn notes(&self) -> &[String] {
-        match self {
-            Linted::Plain(_) => &[],
-            Linted::Rendered(l) => &l.notes,
-        }
-    }
 }
 
 /// Why a run has nothing to lint, or cannot read it (exit 2).
@@ -83,7 +44,7 @@ pub fn input_files(paths: &[String], settings: &Settings) -> Result<Vec<PathBuf>
         return Err(FilesError::NoInput);
     }
     Ok(files::expand(paths, &|p: &Path| {
-        settings.config.ignores(p)
+        settings.context.config.ignores(p)
     })?)
 }
 
@@ -93,11 +54,10 @@ pub fn lint_files(
     settings: &Settings,
     note: &dyn Fn(&str),
 ) -> Result<Linted, FilesError> {
-    let (config, opts) = (&settings.config, &settings.options);
+    let (config, opts) = (&settings.context.config, &settings.options);
     if let (true, Some(name)) = (req.paths == ["-"], req.stdin_filename) {
         let (_, text) = files::read_text(Path::new("-"))?;
-        let linted = gitops::lint_piped(text, name, req.namespace, opts);
-        return Ok(Linted::Rendered(linted));
+        return Ok(gitops::lint_piped(text, name, req.namespace, opts).into_linted());
     }
     let files = input_files(req.paths, settings)?;
     if files.is_empty() && !req.allow_empty {
@@ -110,23 +70,23 @@ pub fn lint_files(
             root: gitops::root_of(req.paths),
             namespace: req.namespace,
             opts,
-            config,
+            context: &settings.context,
         })?;
-        return Ok(Linted::Rendered(linted));
+        return Ok(linted.into_linted());
     }
     let namespace_of = |p: &Path| config.namespace_for(p).map(str::to_string);
-    let mut linted = stream::lint_paths_in(&files, &namespace_of, req.namespace, opts)?;
-    note_assumed(&mut linted, config, req.namespace);
-    super::data_notes(&linted.loaded).for_each(|n| note(&n));
-    if !req.allow_empty && linted.stdin_was_empty(req.paths) {
+    let mut streamed = stream::lint_paths_in(&files, &namespace_of, req.namespace, opts)?;
+    note_assumed(&mut streamed, config, req.namespace);
+    super::data_notes(&streamed.loaded).for_each(|n| note(&n));
+    if !req.allow_empty && streamed.stdin_was_empty(req.paths) {
         return Err(FilesError::EmptyStdin);
     }
-    Ok(Linted::Plain(Box::new(linted)))
+    Ok(streamed.into_linted())
 }
 
 /// Says where a namespace-dependent finding's document got no namespace from anywhere (see
 /// [`super::note_assumed_namespace`]).
-fn note_assumed(linted: &mut stream::Linted, config: &super::Config, namespace: &str) {
+fn note_assumed(linted: &mut stream::Streamed, config: &crate::context::Config, namespace: &str) {
     if namespace != "default" {
         return;
     }

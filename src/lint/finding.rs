@@ -2,37 +2,10 @@
 
 use std::sync::Arc;
 
-use serde::Serialize;
-
 use crate::model::ObjectRef;
 use crate::source::{Source, Span};
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Severity {
-    Info,
-    Warning,
-    Error,
-}
-
-impl Severity {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Severity::Info => "info",
-            Severity::Warning => "warning",
-            Severity::Error => "error",
-        }
-    }
-
-    pub fn parse(s: &str) -> Option<Severity> {
-        match s {
-            "info" => Some(Severity::Info),
-            "warning" | "warn" => Some(Severity::Warning),
-            "error" => Some(Severity::Error),
-            _ => None,
-        }
-    }
-}
+pub use crate::model::severity::Severity;
 
 /// A place in a source: a file position, or (for live objects) an object and field.
 #[derive(Clone, Debug)]

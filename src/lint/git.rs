@@ -7,13 +7,13 @@
 
 use std::path::{Path, PathBuf};
 
-use super::config::Config;
 use super::gitops;
 use super::phase::{Blame, History};
 use super::rules::admission;
 use super::rules::suspension_age;
 use super::streamed_base::{self, finish, BaseRequest};
-use super::{baseline, registry, Finding, LintOptions};
+use super::{baseline, registry, Finding, LintOptions, Linted};
+use crate::context::Config;
 use crate::engine::ownership;
 use crate::model::Inventory;
 use crate::source::files::{self, ReadError};
@@ -47,23 +47,10 @@ pub struct GitRequest<'a> {
     /// For objects that set none.
     pub namespace: &'a str,
     pub config: &'a Config,
+    /// The run's context: a GitOps repository's environments each take it with their own
+    /// Karmada installation.
+    pub context: &'a crate::context::Context,
     pub opts: &'a LintOptions,
-}
-
-/// The outcome: what was read at head and what to report.
-pub struct GitLint {
-    pub files: usize,
-    pub documents: usize,
-    pub policies: usize,
-    /// What text and JSON show.
-    pub reported: Vec<Finding>,
-    /// What SARIF and GitHub annotations carry: the findings a pull request introduces (all
-    /// findings without `--base`).
-    pub new_only: Vec<Finding>,
-    /// `--base` only.
-    pub ownership: Option<Vec<ownership::OwnershipChange>>,
-    /// Over a GitOps repository: its environments at head.
-    pub environments: Vec<gitops::EnvironmentInfo>,
 }
 
 /// One side of a run: what was read and what lint says about it.
@@ -71,6 +58,7 @@ struct GitSide {
     files: usize,
     inventory: Inventory,
     findings: Vec<Finding>,
+    notes: Vec<String>,
 }
 
 /// What every side of a run shares.
@@ -88,7 +76,7 @@ pub fn lint_git(
     cwd: &Path,
     req: &GitRequest<'_>,
     note: &(dyn Fn(&str) + Sync),
-) -> Result<GitLint, GitLintError> {
+) -> Result<Linted, GitLintError> {
     let repo = GitRepo::discover(cwd)?;
     let specs = repo.pathspecs(cwd, req.paths)?;
     let head_side = if req.staged {
@@ -135,16 +123,8 @@ pub fn lint_git(
             all_findings: req.all_findings,
             now,
         };
-        if let Some(c) = streamed_base::lint_base(&streamed, note)? {
-            return Ok(GitLint {
-                files: c.files,
-                documents: c.documents,
-                policies: c.policies,
-                reported: c.reported,
-                new_only: c.new_only,
-                ownership: Some(c.ownership),
-                environments: Vec::new(),
-            });
+        if let Some(compared) = streamed_base::lint_base(&streamed, note)? {
+            return Ok(compared);
         }
     }
     let run = Run {
@@ -176,21 +156,20 @@ pub fn lint_git(
     });
     let head = head?;
     match base {
-        None => Ok(GitLint {
+        None => Ok(Linted {
             files: head.files,
             documents: head.inventory.documents.len(),
             policies: head.inventory.policies().count(),
-            new_only: head.findings.clone(),
-            reported: head.findings,
-            ownership: None,
-            environments: Vec::new(),
+            findings: head.findings,
+            notes: head.notes,
+            ..Linted::default()
         }),
         Some(base) => Ok(compare(head, base?, req)),
     }
 }
 
 /// `--base`: the findings new at head plus the rejected updates, and the ownership changes.
-fn compare(mut head: GitSide, base: GitSide, req: &GitRequest<'_>) -> GitLint {
+fn compare(mut head: GitSide, base: GitSide, req: &GitRequest<'_>) -> Linted {
     let opts = req.opts;
     let update_rules = History {
         inventory: &head.inventory,
@@ -212,7 +191,7 @@ fn compare(mut head: GitSide, base: GitSide, req: &GitRequest<'_>) -> GitLint {
     let ownership = ownership::ownership_changes(
         &base.inventory,
         &head.inventory,
-        ownership::engine_options(&opts.feature_gates, opts.version),
+        ownership::engine_options(&opts.gates),
     );
     let reported = if req.all_findings {
         let mut all = head.findings;
@@ -222,14 +201,15 @@ fn compare(mut head: GitSide, base: GitSide, req: &GitRequest<'_>) -> GitLint {
     } else {
         new_findings.clone()
     };
-    GitLint {
+    Linted {
         files: head.files,
         documents: head.inventory.documents.len(),
         policies: head.inventory.policies().count(),
-        reported,
-        new_only: new_findings,
+        findings: reported,
+        new_only: Some(new_findings),
         ownership: Some(ownership),
-        environments: Vec::new(),
+        notes: head.notes,
+        ..Linted::default()
     }
 }
 
@@ -255,8 +235,8 @@ fn lint_side(
         .iter_mut()
         .flat_map(|l| std::mem::take(&mut l.documents))
         .collect();
-    let inventory = Inventory::from_documents(documents, req.namespace);
-    let mut findings = super::lint(&snapshot.loaded, &inventory, req.opts);
+    let mut inventory = Inventory::from_documents(documents, req.namespace);
+    let mut findings = super::lint(&snapshot.loaded, &mut inventory, req.opts);
     let max_age = req
         .config
         .max_suspension_age_secs
@@ -274,10 +254,14 @@ fn lint_side(
     });
     findings.extend(finish(aged, &inventory, req.opts));
     findings.sort_by(|a, b| a.sort_key().cmp(&b.sort_key()));
+    let notes = super::clusters_note(&inventory, req.opts)
+        .into_iter()
+        .collect();
     Ok(GitSide {
         files: snapshot.loaded.len(),
         inventory,
         findings,
+        notes,
     })
 }
 
@@ -311,20 +295,12 @@ impl GitopsSides<'_> {
         head_side: &Side,
         base: Option<git2::Oid>,
         note: &(dyn Fn(&str) + Sync),
-    ) -> Result<GitLint, GitLintError> {
+    ) -> Result<Linted, GitLintError> {
         let req = self.req;
         let head = self.side(head_side, true)?;
         head.notes.iter().for_each(|n| note(n));
         let Some(oid) = base else {
-            return Ok(GitLint {
-                files: head.files,
-                documents: head.documents,
-                policies: head.policies,
-                new_only: head.findings.clone(),
-                reported: head.findings,
-                ownership: None,
-                environments: head.described,
-            });
+            return Ok(head.into_linted());
         };
         let base = self.side(&Side::Commit(oid), false)?;
         let new = baseline::new_at_head(&base.findings, &head.findings);
@@ -340,40 +316,34 @@ impl GitopsSides<'_> {
         } else {
             new_findings.clone()
         };
-        let ownership = gitops::ownership_changes(
-            &base,
-            &head,
-            ownership::engine_options(&req.opts.feature_gates, req.opts.version),
-        );
-        Ok(GitLint {
-            files: head.files,
-            documents: head.documents,
-            policies: head.policies,
-            reported,
-            new_only: new_findings,
+        let ownership =
+            gitops::ownership_changes(&base, &head, ownership::engine_options(&req.opts.gates));
+        Ok(Linted {
+            findings: reported,
+            new_only: Some(new_findings),
             ownership: Some(ownership),
-            environments: head.described,
+            ..head.into_linted()
         })
     }
 
     /// One side, rendered: the work tree in place, a revision or the index written to a
     /// temporary directory first (kustomize reads files).
-    fn side(&self, side: &Side, is_head: bool) -> Result<gitops::Linted, GitLintError> {
+    fn side(&self, side: &Side, is_head: bool) -> Result<gitops::RepoLinted, GitLintError> {
         let req = self.req;
         let ignore = |p: &Path| req.config.ignores(p);
         let paths = paths_or_here(req);
-        let lint_here = || -> Result<gitops::Linted, GitLintError> {
+        let lint_here = || -> Result<gitops::RepoLinted, GitLintError> {
             let files: Vec<PathBuf> = files::expand(&paths, &ignore)?;
             let linted = gitops::lint_repository(&gitops::RepositoryRequest {
                 inputs: &files,
                 root: gitops::root_of(&paths),
                 namespace: req.namespace,
                 opts: req.opts,
-                config: req.config,
+                context: req.context,
             });
             match linted {
                 // An environment new at head is compared with an empty one.
-                Err(_) if !is_head => Ok(gitops::Linted::default()),
+                Err(_) if !is_head => Ok(gitops::RepoLinted::default()),
                 other => Ok(other?),
             }
         };

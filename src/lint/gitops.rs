@@ -13,10 +13,11 @@ use std::path::{Path, PathBuf};
 
 use super::rules::input::YAML_SYNTAX;
 use super::rules::render_failed::RENDER_FAILED;
-use super::{Config, Finding, LintOptions, Location};
-use crate::model::feature_gates::GateSet;
+use super::{Finding, LintOptions, Linted, Location};
+use crate::context::{self, Config, Context};
+use crate::model::feature_gates::{GateSet, GateValues};
 use crate::model::installation::{self, Installation, Origin, RepositorySettings};
-use crate::model::{Inventory, KarmadaVersion};
+use crate::model::Inventory;
 use crate::source::kustomize::discover::{self, Repository};
 use crate::source::kustomize::environments::{
     self, Environment, Plan, Rendered, Repo, UnknownEnvironment,
@@ -29,7 +30,7 @@ pub use crate::source::kustomize::environments::RenderOptions;
 
 /// A repository's findings and what was said about it on the way.
 #[derive(Debug, Default)]
-pub struct Linted {
+pub struct RepoLinted {
     pub findings: Vec<Finding>,
     pub notes: Vec<String>,
     pub files: usize,
@@ -41,13 +42,12 @@ pub struct Linted {
     pub described: Vec<EnvironmentInfo>,
 }
 
-/// One linted environment: its objects, and the Karmada release and gates it was linted with.
+/// One linted environment: its objects, and the gates (of its release) it was linted with.
 #[derive(Debug)]
 pub struct LintedEnvironment {
     pub name: String,
     pub inventory: Inventory,
-    pub version: KarmadaVersion,
-    pub gates: BTreeMap<String, bool>,
+    pub gates: GateSet,
 }
 
 /// An environment as the outputs name it: the API server it targets, whether that is a
@@ -64,6 +64,22 @@ pub struct EnvironmentInfo {
     pub version: Option<String>,
     /// The repository's installation of Karmada for it: what was read, from where.
     pub installation: Option<Installation>,
+}
+
+impl RepoLinted {
+    /// The run's result.
+    pub fn into_linted(self) -> Linted {
+        Linted {
+            files: self.files,
+            documents: self.documents,
+            policies: self.policies,
+            findings: self.findings,
+            notes: self.notes,
+            environments: self.described,
+            _retained: Some(Box::new(self.environments)),
+            ..Linted::default()
+        }
+    }
 }
 
 /// Whether `files` hold kustomizations or charts to render (else `lint` reads them as plain
@@ -114,18 +130,20 @@ pub struct RepositoryRequest<'a> {
     /// `-n`: the namespace of objects that set none and that nothing else places.
     pub namespace: &'a str,
     pub opts: &'a LintOptions,
-    pub config: &'a Config,
+    /// The run's context: each environment takes it with its own Karmada installation.
+    pub context: &'a Context,
 }
 
 /// Lints the repository the files belong to (only the environment `--env` names, if set).
-pub fn lint_repository(req: &RepositoryRequest<'_>) -> Result<Linted, UnknownEnvironment> {
-    let mut render = req.config.render_options.clone();
+pub fn lint_repository(req: &RepositoryRequest<'_>) -> Result<RepoLinted, UnknownEnvironment> {
+    let config = &req.context.config;
+    let mut render = config.render_options.clone();
     render.root = req.root.clone();
     let mut repo = Repo::read(req.inputs, &render);
-    let mut out = Linted {
+    let mut out = RepoLinted {
         files: req.inputs.len(),
         notes: std::mem::take(&mut repo.notes),
-        ..Linted::default()
+        ..RepoLinted::default()
     };
     let mut renders = repo.render(&render);
     let surveyed = survey(&repo, &mut renders);
@@ -140,13 +158,13 @@ pub fn lint_repository(req: &RepositoryRequest<'_>) -> Result<Linted, UnknownEnv
     for plan in &repo.plans {
         let karmada = surveyed.karmada.contains(&plan.name);
         let settings = surveyed.settings_for(plan);
-        let env_opts = with_repository(req.opts, &settings, &mut out.notes);
+        let env_opts = with_repository(req.opts, req.context, &settings, &mut out.notes);
         out.described.push(EnvironmentInfo {
             name: plan.name.clone(),
             target: plan.target.to_string(),
             karmada,
             loose: plan.target == environments::Target::Loose,
-            version: karmada.then(|| env_opts.version.to_string()),
+            version: karmada.then(|| env_opts.version().to_string()),
             installation: settings.installation.clone(),
         });
         let mut env = repo.environment(plan, &mut renders);
@@ -172,18 +190,22 @@ pub fn lint_repository(req: &RepositoryRequest<'_>) -> Result<Linted, UnknownEnv
             for r in &env.rendered {
                 out.documents += r.loaded.documents.len();
             }
-            let context = Namespaces {
+            let namespaces = Namespaces {
                 flag: req.namespace,
-                config: req.config,
+                config,
             };
             let (env_findings, inventory) =
-                lint_environment(&mut env, &context, &env_opts, &mapper);
+                lint_environment(&mut env, &namespaces, &env_opts, &mapper);
             out.policies += inventory.policies().count();
+            if let Some(n) = super::clusters_note(&inventory, &env_opts) {
+                if !out.notes.contains(&n) {
+                    out.notes.push(n);
+                }
+            }
             out.environments.push(LintedEnvironment {
                 name: env.name.clone(),
                 inventory,
-                version: env_opts.version,
-                gates: env_opts.feature_gates.clone(),
+                gates: env_opts.gates.clone(),
             });
             findings.extend(env_findings);
         }
@@ -289,38 +311,54 @@ fn survey(repo: &Repo, renders: &mut environments::Renders) -> Survey {
     s
 }
 
-/// The lint options for an environment: the repository's release and gates under the
-/// configuration's and the flags' (flags > `.karmada-policy.yaml` > repository > Karmada's
-/// defaults). A gate the release does not know is left out, with a note.
+/// The lint options for an environment: the run's context with the repository's Karmada
+/// installation for it under the configuration and the flags (flags > `.karmada-policy.yaml` >
+/// repository > Karmada's defaults, [`Context::with_installation`]). A gate the release does
+/// not know is left out, with a note.
 fn with_repository(
     opts: &LintOptions,
+    context: &Context,
     settings: &RepositorySettings,
     notes: &mut Vec<String>,
 ) -> LintOptions {
-    let mut out = opts.clone();
-    if !opts.version_set {
-        if let Some(v) = settings.release() {
-            out.version = v;
-        }
-    }
-    let known = GateSet::known(out.version);
-    let mut gates = BTreeMap::new();
+    let Some(found) = &settings.installation else {
+        return opts.clone();
+    };
+    let release = settings.release();
+    let known = GateSet::known(release.unwrap_or(context.release()));
+    let mut gates = GateValues::new();
     for (name, on) in settings.gates() {
         if known.contains(&name.as_str()) {
-            gates.insert(name, on);
+            gates.set(&name, on);
         } else {
             let note = format!(
-                "feature gate {name} of the repository's Karmada installation is not a gate of Karmada {}: ignored",
-                out.version
+                "{}: feature gate {name} is not a gate of Karmada {}: ignored",
+                found.at,
+                release.unwrap_or(context.release())
             );
             if !notes.contains(&note) {
                 notes.push(note);
             }
         }
     }
-    gates.extend(opts.feature_gates.clone());
-    out.feature_gates = gates;
-    out
+    let installation = context::Installation {
+        release,
+        gates,
+        from: found.at.to_string(),
+    };
+    match context.with_installation(&installation) {
+        Ok(env) => LintOptions {
+            gates: env.gates,
+            ..opts.clone()
+        },
+        Err(e) => {
+            let note = format!("the repository's Karmada installation is not used: {e}");
+            if !notes.contains(&note) {
+                notes.push(note);
+            }
+            opts.clone()
+        }
+    }
 }
 
 /// A build that failed, as a finding at the line to edit.
@@ -363,7 +401,7 @@ impl Namespaces<'_> {
 /// [originAnnotations]`) and Helm's `# Source:` comments. When `name` is the directory it was
 /// rendered from, the findings go to those files, through that directory's patches, as for
 /// `lint DIR`; otherwise they stay on `name`.
-pub fn lint_piped(text: String, name: &str, namespace: &str, opts: &LintOptions) -> Linted {
+pub fn lint_piped(text: String, name: &str, namespace: &str, opts: &LintOptions) -> RepoLinted {
     let dir = PathBuf::from(name);
     let repo = if dir.is_dir() {
         discover_from(&dir)
@@ -415,17 +453,16 @@ pub fn lint_piped(text: String, name: &str, namespace: &str, opts: &LintOptions)
     let (mut findings, inventory) = lint_environment(&mut env, &context, opts, &mapper);
     findings = super::apply_settings(findings, &opts.rules);
     findings.sort_by(|a, b| a.sort_key().cmp(&b.sort_key()));
-    Linted {
+    RepoLinted {
         findings,
-        notes: Vec::new(),
+        notes: super::clusters_note(&inventory, opts).into_iter().collect(),
         files: 1,
         documents,
         policies: inventory.policies().count(),
         environments: vec![LintedEnvironment {
             name: name.to_string(),
             inventory,
-            version: opts.version,
-            gates: opts.feature_gates.clone(),
+            gates: opts.gates.clone(),
         }],
         described: Vec::new(),
     }
@@ -461,8 +498,8 @@ fn discover_from(dir: &Path) -> Repository {
 /// and release it was linted with; a change seen in several environments is listed once,
 /// naming them.
 pub fn ownership_changes(
-    base: &Linted,
-    head: &Linted,
+    base: &RepoLinted,
+    head: &RepoLinted,
     options: crate::engine::state::Options,
 ) -> Vec<crate::engine::ownership::OwnershipChange> {
     let empty = Inventory::from_documents(Vec::new(), "default");
@@ -473,8 +510,7 @@ pub fn ownership_changes(
             .iter()
             .find(|e| e.name == env.name)
             .map_or(&empty, |e| &e.inventory);
-        let options = crate::engine::ownership::engine_options(&env.gates, env.version);
-        let _ = &options;
+        let options = crate::engine::ownership::engine_options(&env.gates);
         for change in crate::engine::ownership::ownership_changes(base_inv, &env.inventory, options)
         {
             match out.iter_mut().find(|c| {
@@ -545,8 +581,8 @@ fn lint_environment(
             data: Vec::new(),
         });
     }
-    let inventory = Inventory::from_documents_each(documents, &defaults);
-    let mut linted = super::lint(&sources, &inventory, opts);
+    let mut inventory = Inventory::from_documents_each(documents, &defaults);
+    let mut linted = super::lint(&sources, &mut inventory, opts);
     super::note_assumed_namespace(&mut linted, &|doc| {
         assumed.get(doc).copied().unwrap_or(false)
     });

@@ -1,24 +1,16 @@
-//! `lint --cluster`: the lint rules over the live policies and the templates they select, read
+//! `lint --live`: the lint rules over the live policies and the templates they select, read
 //! through a [`Session`]. Locations are object references (`pp/default/nginx`) with field
 //! paths. Read only.
 
-use super::{Finding, LintOptions};
+use super::{LintOptions, Linted};
 use crate::model::kinds::selected_kinds;
 use crate::model::Inventory;
 use crate::source::live::{self, karmada};
 use crate::source::session::{cluster_names, Session, SessionError};
 
-/// The findings of a live lint, and what was read.
-pub struct ClusterLint {
-    pub findings: Vec<Finding>,
-    /// Live objects read (each its own source).
-    pub documents: usize,
-    pub policies: usize,
-}
-
 /// Lists the Karmada objects, then the templates the policies select, and lints them. The
 /// Clusters' names are the known clusters unless the configuration names them.
-pub fn lint_cluster(s: &mut Session, opts: &LintOptions) -> Result<ClusterLint, SessionError> {
+pub fn lint_cluster(s: &mut Session, opts: &LintOptions) -> Result<Linted, SessionError> {
     let base = [
         karmada::pp(),
         karmada::cpp(),
@@ -37,8 +29,9 @@ pub fn lint_cluster(s: &mut Session, opts: &LintOptions) -> Result<ClusterLint, 
     })?;
     let clusters = cluster_names(Some(&reads[7]));
     let docs = live::documents(reads[..7].iter().chain(&template_reads));
-    let inv = Inventory::from_documents(docs, "default");
+    let mut inv = Inventory::from_documents(docs, "default");
     let mut opts = opts.clone();
+    opts.live = true;
     if opts.known_clusters.is_empty() && reads[7].ok() {
         opts.known_clusters = clusters;
     }
@@ -48,10 +41,18 @@ pub fn lint_cluster(s: &mut Session, opts: &LintOptions) -> Result<ClusterLint, 
         .iter()
         .map(crate::model::cluster::Cluster::from_object)
         .collect();
-    let findings = super::lint(&[], &inv, &opts);
-    Ok(ClusterLint {
-        findings,
+    let findings = super::lint(&[], &mut inv, &opts);
+    let notes = super::analysis::KnownClusters::of(Vec::new(), &opts)
+        .note()
+        .into_iter()
+        .collect();
+    // Each live object is its own source (named by its reference).
+    Ok(Linted {
+        files: inv.documents.len(),
         documents: inv.documents.len(),
         policies: inv.policies().count(),
+        findings,
+        notes,
+        ..Linted::default()
     })
 }

@@ -3,14 +3,15 @@
 
 pub mod analysis;
 pub mod baseline;
-pub mod config;
 pub mod files;
 pub mod finding;
 pub mod git;
 pub mod gitops;
 pub mod live;
+pub mod options;
 pub mod phase;
 pub mod registry;
+pub mod result;
 pub mod rule;
 pub mod rules;
 pub mod settings;
@@ -20,10 +21,13 @@ pub mod suppress;
 
 use std::collections::BTreeMap;
 
-pub use config::{Config, LintOptions, RuleSetting};
+pub use crate::context::{Config, RuleSetting};
 pub use finding::{Finding, Location, Related, Severity};
+pub use options::LintOptions;
+pub use result::Linted;
 pub use rule::{RuleDoc, RuleGroup};
 
+use crate::engine::admission::documents::Admissions;
 use crate::engine::state::State;
 use crate::model::cluster::Cluster;
 use crate::model::Inventory;
@@ -31,14 +35,18 @@ use crate::source::Loaded;
 use phase::{Identities, Objects, Taken};
 
 /// Runs every enabled rule over the inputs; findings come back sorted by file and position.
+/// The admission chain runs once over the policy documents (their trees must be whole) and
+/// marks the policies, so only what Karmada would store takes part in the semantic rules.
 /// (`lint PATH...` streams files through [`stream::lint_paths`] instead, which gives the same
 /// findings while holding less in memory.)
-pub fn lint(loaded: &[Loaded], inventory: &Inventory, opts: &LintOptions) -> Vec<Finding> {
+pub fn lint(loaded: &[Loaded], inventory: &mut Inventory, opts: &LintOptions) -> Vec<Finding> {
+    let admissions = admit(inventory, opts);
+    let inventory = &*inventory;
     // The semantic rules (the engine's analysis of every policy against every template) are the
     // longest part and independent of the per-object checks: run them on a second thread.
     let (mut findings, semantic) = crate::util::parallel::join(
         || {
-            let mut findings = per_object_findings(loaded, inventory, opts);
+            let mut findings = per_object_findings(loaded, inventory, &admissions, opts);
             findings.extend(registry::run_identities(&Identities {
                 inventory,
                 taken: Taken::default(),
@@ -52,6 +60,23 @@ pub fn lint(loaded: &[Loaded], inventory: &Inventory, opts: &LintOptions) -> Vec
     finish(findings, inventory, opts)
 }
 
+/// The admission chain's verdicts on the inputs' policy documents. Manifests are marked with
+/// them (a refused policy takes no part); objects read from the control plane were admitted
+/// when they were stored, so they keep taking part whatever the chain says of them now.
+pub fn admit(inventory: &mut Inventory, opts: &LintOptions) -> Admissions {
+    let admissions = Admissions::of(inventory, opts.version());
+    if !opts.live {
+        admissions.mark(inventory);
+    }
+    admissions
+}
+
+/// The note naming the member clusters of a run (the inputs' Cluster objects, else
+/// `knownClusters`) whose API enablements the inputs do not report.
+pub fn clusters_note(inventory: &Inventory, opts: &LintOptions) -> Option<String> {
+    analysis::KnownClusters::of(Cluster::from_inventory(inventory), opts).note()
+}
+
 /// One note per input file that holds data rather than objects (a values file, a dashboard):
 /// such documents are skipped, not findings.
 pub fn data_notes(loaded: &[Loaded]) -> impl Iterator<Item = String> + '_ {
@@ -63,11 +88,13 @@ pub fn data_notes(loaded: &[Loaded]) -> impl Iterator<Item = String> + '_ {
 pub fn per_object_findings(
     loaded: &[Loaded],
     inventory: &Inventory,
+    admissions: &Admissions,
     opts: &LintOptions,
 ) -> Vec<Finding> {
     registry::run_per_object(&Objects {
         loaded,
         inventory,
+        admissions,
         opts,
     })
 }
@@ -151,16 +178,19 @@ pub mod test_support {
         let loaded = load(Source::new("t.yaml", text));
         let mut loaded = vec![loaded];
         let docs = std::mem::take(&mut loaded[0].documents);
-        let inventory = Inventory::from_documents(docs, "default");
+        let mut inventory = Inventory::from_documents(docs, "default");
         let mut opts = LintOptions {
             inline_ignores: true,
             ..LintOptions::default()
         };
         if preemption_gate {
-            opts.feature_gates
-                .insert("PropagationPolicyPreemption".into(), true);
+            opts.gates = crate::model::feature_gates::GateSet::parse(
+                Default::default(),
+                "PropagationPolicyPreemption=true",
+            )
+            .unwrap();
         }
-        lint(&loaded, &inventory, &opts)
+        lint(&loaded, &mut inventory, &opts)
             .into_iter()
             .filter(|f| f.rule == rule)
             .collect()

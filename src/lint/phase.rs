@@ -2,13 +2,14 @@
 //! phase its check runs in ([`Check`]), and the registry runs every check of a phase with the
 //! phase's input. The unit itself ([`Rule`]) is the docs of its ids plus its checks.
 
+use crate::engine::admission::documents::Admissions;
 use crate::engine::state::{AdmittedPolicy, TemplateEntry};
 use crate::model::Inventory;
 use crate::source::Loaded;
 
 use super::analysis::Analysis;
-use super::config::LintOptions;
 use super::finding::Finding;
+use super::options::LintOptions;
 use super::rule::RuleDoc;
 
 /// One rule unit: a rule, or a family of rules that one check reports (the admission webhooks,
@@ -41,6 +42,8 @@ pub enum Check {
 pub struct Objects<'a> {
     pub loaded: &'a [Loaded],
     pub inventory: &'a Inventory,
+    /// The admission chain's verdict on each policy document (the policies are marked with it).
+    pub admissions: &'a Admissions,
     pub opts: &'a LintOptions,
 }
 

@@ -1,4 +1,4 @@
-//! The registry of rules: it documents them (`--list-rules`, `--explain`, the README table,
+//! The registry of rules: it documents them (`--list-rules`, `--explain`,
 //! docs/rules.md and SARIF rule metadata are generated from [`all`]) and runs them, phase by
 //! phase ([`crate::lint::phase`]). The table of rule units is [`crate::lint::rules::RULES`].
 

@@ -24,14 +24,15 @@ use crate::source::{Document, Entry, FieldPath, Loaded, Node, Seg, Source, Value
 
 use crate::util::profile::Clock;
 
-use super::config::LintOptions;
 use super::finding::Finding;
+use super::options::LintOptions;
 use super::phase::{Identities, Taken};
+use super::result::Linted;
 use super::{analysis, per_object_findings, registry, rules, semantic_findings_of, suppress};
 
 /// What a streamed run read and found.
 #[derive(Default)]
-pub struct Linted {
+pub struct Streamed {
     /// One per input file, in input order (their documents moved into the inventory).
     pub loaded: Vec<Loaded>,
     /// Every document, partial: its tree is only a skeleton (see [`Document::partial`]). The
@@ -51,6 +52,8 @@ pub struct Linted {
     /// The documents of the policies that set `spec.suspension` (for `suspension-age`, which
     /// reads their whole trees again).
     pub suspended: Vec<usize>,
+    /// What the user should know (the member clusters taken to serve every API).
+    pub notes: Vec<String>,
 }
 
 /// `lint --parse-only`: the loader alone (expand, read, parse on all cores), for
@@ -115,7 +118,7 @@ pub fn lint_paths(
     paths: &[PathBuf],
     default_namespace: &str,
     opts: &LintOptions,
-) -> Result<Linted, ReadError> {
+) -> Result<Streamed, ReadError> {
     lint_paths_in(paths, &|_| None, default_namespace, opts)
 }
 
@@ -126,7 +129,7 @@ pub fn lint_paths_in(
     namespace_of: &(dyn Fn(&std::path::Path) -> Option<String> + Sync),
     default_namespace: &str,
     opts: &LintOptions,
-) -> Result<Linted, ReadError> {
+) -> Result<Streamed, ReadError> {
     let clock = Clock::start();
     let options = analysis::options(opts);
     let mut fold = Fold::new(Growth::of(paths));
@@ -151,7 +154,7 @@ pub fn lint_paths_in(
 
 /// A streamed run's files folded together, in input order, as they come.
 pub struct Fold {
-    linted: Linted,
+    linted: Streamed,
     prepared: Prepared,
     identities: Vec<(u64, usize)>,
     growth: Growth,
@@ -161,7 +164,7 @@ impl Fold {
     /// An empty fold sized as `growth` estimates.
     pub fn new(growth: Growth) -> Fold {
         Fold {
-            linted: Linted::default(),
+            linted: Streamed::default(),
             prepared: Prepared::default(),
             identities: Vec::new(),
             growth,
@@ -196,7 +199,7 @@ impl Fold {
         opts: &LintOptions,
         clock: &Clock,
         before_state: &mut dyn FnMut(&Inventory, &Prepared),
-    ) -> Linted {
+    ) -> Streamed {
         let Fold {
             mut linted,
             prepared,
@@ -223,6 +226,7 @@ impl Fold {
         let state = State::from_prepared(inventory, prepared, options);
         clock.lap("engine state");
         let clusters = analysis::KnownClusters::of(linted.clusters.clone(), opts);
+        linted.notes.extend(clusters.note());
         let semantic = semantic_findings_of(inventory, &state, clusters);
         clock.lap("semantic rules (engine analysis)");
         // Kept, not dropped here: freeing a hundred thousand templates one by one took 25 ms at
@@ -237,7 +241,20 @@ impl Fold {
     }
 }
 
-impl Linted {
+impl Streamed {
+    /// The run's result; the working state stays with it (see [`Linted::leak`]).
+    pub fn into_linted(mut self) -> Linted {
+        Linted {
+            files: self.loaded.len(),
+            documents: self.inventory.documents.len(),
+            policies: self.policies,
+            findings: std::mem::take(&mut self.findings),
+            notes: std::mem::take(&mut self.notes),
+            _retained: Some(Box::new(self)),
+            ..Linted::default()
+        }
+    }
+
     /// Whether stdin was among the inputs and gave neither a document, nor data, nor a finding
     /// (empty, or only comments): the usual sign of a failed `kubectl kustomize | ...` pipe.
     pub fn stdin_was_empty(&self, paths: &[String]) -> bool {
@@ -316,13 +333,13 @@ pub enum Refile {
 /// hundred thousand documents' worth costs what the second run saves. `counts` holds each
 /// file's document count in the finished run, in its order.
 pub fn refold(
-    linted: Linted,
+    linted: Streamed,
     prepared: Prepared,
     counts: &[usize],
     files: Vec<Refile>,
     growth: Growth,
 ) -> Fold {
-    let Linted {
+    let Streamed {
         loaded, inventory, ..
     } = linted;
     let Inventory {
@@ -484,7 +501,7 @@ impl Growth {
         Growth { total, seen: 0 }
     }
 
-    fn reserve(&self, linted: &mut Linted, prepared: &mut Prepared, part: &FilePart) {
+    fn reserve(&self, linted: &mut Streamed, prepared: &mut Prepared, part: &FilePart) {
         let inventory = &mut linted.inventory;
         self.reserve_in(&mut inventory.documents, part.inventory.documents.len());
         self.reserve_in(&mut inventory.objects, part.inventory.objects.len());
@@ -529,7 +546,11 @@ pub fn check_file(
         }
     });
     let clusters = clusters.into_inner();
-    let findings = per_object_findings(std::slice::from_ref(&loaded), &inventory, opts);
+    // The policies' trees are still whole here: the chain's verdicts mark them before they
+    // become the engine's entries, and the admission rule reports the same verdicts.
+    let admissions = super::admit(&mut inventory, opts);
+    let findings =
+        per_object_findings(std::slice::from_ref(&loaded), &inventory, &admissions, opts);
     let suspended = inventory
         .policies()
         .filter(|p| p.spec.suspension.is_some())
@@ -830,9 +851,11 @@ mod tests {
             ..LintOptions::default()
         };
         let mut gated = opts.clone();
-        gated
-            .feature_gates
-            .insert("PropagationPolicyPreemption".into(), true);
+        gated.gates = crate::model::feature_gates::GateSet::parse(
+            Default::default(),
+            "PropagationPolicyPreemption=true",
+        )
+        .unwrap();
         for opts in [opts, gated] {
             let streamed = lint_paths(&paths, "default", &opts).unwrap();
             let mut loaded = files::read_all(&paths).unwrap();
@@ -840,8 +863,8 @@ mod tests {
                 .iter_mut()
                 .flat_map(|l| std::mem::take(&mut l.documents))
                 .collect();
-            let inventory = Inventory::from_documents(documents, "default");
-            let whole = super::super::lint(&loaded, &inventory, &opts);
+            let mut inventory = Inventory::from_documents(documents, "default");
+            let whole = super::super::lint(&loaded, &mut inventory, &opts);
             assert!(
                 whole.len() > 20,
                 "the test data has findings: {}",

@@ -15,11 +15,11 @@ use std::sync::Arc;
 
 use git2::Oid;
 
-use super::config::Config;
 use super::phase::{Blame, History};
 use super::rules::admission;
 use super::stream::{self, FilePart, Fold, Growth, PartKeep, Refile};
-use super::{baseline, registry, Finding, LintOptions};
+use super::{baseline, registry, Finding, LintOptions, Linted};
+use crate::context::Config;
 use crate::engine::ownership::{self, Delta, Kept, OwnershipChange, Scope};
 use crate::engine::state::Prepared;
 use crate::model::{Inventory, Object, ObjectRef, PolicyRef};
@@ -41,31 +41,20 @@ pub struct BaseRequest<'a> {
     pub now: i64,
 }
 
-/// The answer of `--base`.
-pub struct Compared {
-    pub files: usize,
-    pub documents: usize,
-    pub policies: usize,
-    /// What text and JSON show.
-    pub reported: Vec<Finding>,
-    /// The findings new at head (SARIF, GitHub annotations).
-    pub new_only: Vec<Finding>,
-    pub ownership: Vec<OwnershipChange>,
-}
-
 /// One side, linted, with what the comparison reads of it.
 struct SideLint {
     files: usize,
     documents: usize,
     policies: usize,
     findings: Vec<Finding>,
+    notes: Vec<String>,
 }
 
 /// `--base` streamed; `None` when a policy reference repeats on a side (see the module).
 pub fn lint_base(
     req: &BaseRequest<'_>,
     note: &(dyn Fn(&str) + Sync),
-) -> Result<Option<Compared>, GitError> {
+) -> Result<Option<Linted>, GitError> {
     let clock = Clock::start();
     let ignore = |p: &Path| req.config.ignores(p);
     let head_list = req.repo.list(req.head, req.specs, &ignore)?;
@@ -176,6 +165,7 @@ pub fn lint_base(
         documents: head.inventory.documents.len(),
         policies: head.policies,
         findings: head_findings,
+        notes: std::mem::take(&mut head.notes),
     };
     clock.lap("head: history");
 
@@ -238,7 +228,7 @@ pub fn lint_base(
     let mut base_findings = std::mem::take(&mut base.findings);
     base_findings.extend(aged(&base.inventory, &base.suspended, req, &base_blame));
     clock.lap("base: history");
-    let options = ownership::engine_options(&req.opts.feature_gates, req.opts.version);
+    let options = ownership::engine_options(&req.opts.gates);
     let ownership = delta.changes(&subset, &head_templates, options);
     clock.lap("ownership changes");
     Ok(Some(compare(
@@ -257,7 +247,7 @@ fn compare(
     updates: Vec<Finding>,
     ownership: Vec<OwnershipChange>,
     all_findings: bool,
-) -> Compared {
+) -> Linted {
     let head_findings = admission::short_circuited_by_updates(head.findings, &updates);
     let new = baseline::new_at_head(base_findings, &head_findings);
     let mut new_findings: Vec<Finding> = head_findings
@@ -276,13 +266,15 @@ fn compare(
     } else {
         new_findings.clone()
     };
-    Compared {
+    Linted {
         files: head.files,
         documents: head.documents,
         policies: head.policies,
-        reported,
-        new_only: new_findings,
-        ownership,
+        findings: reported,
+        new_only: Some(new_findings),
+        ownership: Some(ownership),
+        notes: head.notes,
+        ..Linted::default()
     }
 }
 

@@ -81,14 +81,20 @@ pub struct Condition {
     pub status: String,
 }
 
-/// `Cluster.APIEnablement(gvk)` (`cluster_helper.go:46-66`).
+/// `Cluster.APIEnablement(gvk)` (`cluster_helper.go:46-66`), and what the inputs do not say.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum ApiState {
     Enabled,
     /// Not listed while `CompleteAPIEnablements=True`.
     Disabled,
-    /// Not listed and the list may be incomplete.
+    /// Not listed and the list may be incomplete (Karmada's `APIUnknown`: the scheduler
+    /// excludes the cluster as it does a disabled API).
     Unknown,
+    /// The input reports no API enablement at all for the cluster (no `status.apiEnablements`
+    /// and no `CompleteAPIEnablements` condition): a Cluster manifest kept in git, a name in
+    /// `knownClusters`. The real cluster's status is not known, so it is taken to serve the API
+    /// (and said so), never excluded for it.
+    NotReported,
 }
 
 #[derive(Deserialize, Default)]
@@ -154,7 +160,7 @@ impl Cluster {
         t.api_version == CLUSTER_API_VERSION && t.kind == "Cluster"
     }
 
-    /// A cluster known by name only (`knownClusters`, `--cluster`): no labels, taints or APIs.
+    /// A cluster known by name only (`knownClusters`): no labels, taints or APIs.
     pub fn named(name: &str) -> Cluster {
         Cluster {
             name: name.to_string(),
@@ -171,7 +177,20 @@ impl Cluster {
             .map(|c| c.status == "True")
     }
 
+    /// Whether the input reports the cluster's API enablements (see [`ApiState::NotReported`]).
+    pub fn reports_apis(&self) -> bool {
+        !self.status.api_enablements.is_empty()
+            || self
+                .status
+                .conditions
+                .iter()
+                .any(|c| c.type_ == "CompleteAPIEnablements")
+    }
+
     pub fn api_state(&self, api_version: &str, kind: &str) -> ApiState {
+        if !self.reports_apis() {
+            return ApiState::NotReported;
+        }
         let listed =
             self.status.api_enablements.iter().any(|e| {
                 e.group_version == api_version && e.resources.iter().any(|r| r.kind == kind)
@@ -189,6 +208,31 @@ impl Cluster {
             ApiState::Unknown
         }
     }
+}
+
+/// The clusters whose API enablements the inputs do not report ([`ApiState::NotReported`]),
+/// for the note that says they were taken to serve every API.
+pub fn unreported(clusters: &[Cluster]) -> Vec<&str> {
+    clusters
+        .iter()
+        .filter(|c| !c.reports_apis())
+        .map(|c| c.name.as_str())
+        .collect()
+}
+
+/// The note every subcommand gives once for [`unreported`] clusters, `None` when there are none.
+pub fn unreported_note(clusters: &[Cluster]) -> Option<String> {
+    let names = unreported(clusters);
+    (!names.is_empty()).then(|| assumed_apis_note(&names))
+}
+
+/// "no API enablements reported for member1, member2 (...): taken to serve every API".
+pub fn assumed_apis_note<S: AsRef<str>>(names: &[S]) -> String {
+    let names: Vec<&str> = names.iter().map(AsRef::as_ref).collect();
+    format!(
+        "no API enablements reported for {} (status.apiEnablements absent from the inputs): taken to serve every API",
+        names.join(", ")
+    )
 }
 
 #[cfg(test)]
@@ -238,6 +282,15 @@ metadata: {name: member2, deletionTimestamp: "2026-01-01T00:00:00Z"}
             "status":{"conditions":[{"type":"Ready","status":"False","reason":"x"}]}}));
         assert_eq!(live.ready(), Some(false));
         assert_eq!(live.spec.taints[0].to_string(), "k:NoExecute");
-        assert_eq!(c[1].api_state("apps/v1", "Deployment"), ApiState::Unknown);
+        assert_eq!(
+            c[1].api_state("apps/v1", "Deployment"),
+            ApiState::NotReported
+        );
+        let incomplete = Cluster::from_object(&serde_json::json!({"metadata":{"name":"m3"},
+            "status":{"apiEnablements":[{"groupVersion":"v1","resources":[{"kind":"ConfigMap"}]}]}}));
+        assert_eq!(
+            incomplete.api_state("apps/v1", "Deployment"),
+            ApiState::Unknown
+        );
     }
 }

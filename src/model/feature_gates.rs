@@ -121,36 +121,85 @@ const ALPHA: &[&str] = &[
 ];
 
 /// A `--feature-gates` value Karmada would refuse.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum GateError {
+    #[error("unrecognized feature gate: {name} (known in this release: {})", known.join(", "))]
     Unknown {
         name: String,
         known: Vec<&'static str>,
     },
-    NotBool {
-        name: String,
-        value: String,
-    },
+    #[error("invalid value of {name}: {value}, err: not a bool")]
+    NotBool { name: String, value: String },
+    #[error("missing bool value for {0}")]
     MissingValue(String),
 }
 
-impl std::fmt::Display for GateError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            GateError::Unknown { name, known } => write!(
-                f,
-                "unrecognized feature gate: {name} (known in this release: {})",
-                known.join(", ")
-            ),
-            GateError::NotBool { name, value } => {
-                write!(f, "invalid value of {name}: {value}, err: not a bool")
-            }
-            GateError::MissingValue(pair) => write!(f, "missing bool value for {pair}"),
-        }
+/// Gate values as written, by name: a `--feature-gates` flag, a configuration file's
+/// `featureGates`, a repository's Karmada installation. The syntax is checked; the names are
+/// checked against a release by [`GateSet::with_values`], once the release is known.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct GateValues(BTreeMap<String, bool>);
+
+impl GateValues {
+    pub fn new() -> GateValues {
+        GateValues::default()
+    }
+
+    pub fn from_map(map: BTreeMap<String, bool>) -> GateValues {
+        GateValues(map)
+    }
+
+    pub fn set(&mut self, name: &str, on: bool) {
+        self.0.insert(name.to_string(), on);
+    }
+
+    /// `other`'s values over these: a later source overrides an earlier one gate by gate, as
+    /// repeated `--feature-gates` flags do in component-base.
+    pub fn overlay(&mut self, other: &GateValues) {
+        self.0.extend(other.0.iter().map(|(k, v)| (k.clone(), *v)));
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+
+    pub fn get(&self, name: &str) -> Option<bool> {
+        self.0.get(name).copied()
+    }
+
+    pub fn iter(&self) -> impl Iterator<Item = (&str, bool)> {
+        self.0.iter().map(|(k, v)| (k.as_str(), *v))
     }
 }
 
-impl std::error::Error for GateError {}
+impl std::str::FromStr for GateValues {
+    type Err = GateError;
+
+    /// `--feature-gates` as component-base's `featuregate.Set` reads it: comma-separated
+    /// `Name=bool` pairs, spaces trimmed, the bool as `strconv.ParseBool` takes `true`/`false`
+    /// in any case.
+    fn from_str(spec: &str) -> Result<GateValues, GateError> {
+        let mut values = GateValues::new();
+        for pair in spec.split(',').map(str::trim).filter(|p| !p.is_empty()) {
+            let Some((name, value)) = pair.split_once('=') else {
+                return Err(GateError::MissingValue(pair.to_string()));
+            };
+            let (name, value) = (name.trim(), value.trim());
+            let on = match value.to_ascii_lowercase().as_str() {
+                "true" => true,
+                "false" => false,
+                _ => {
+                    return Err(GateError::NotBool {
+                        name: name.into(),
+                        value: value.into(),
+                    })
+                }
+            };
+            values.set(name, on);
+        }
+        Ok(values)
+    }
+}
 
 /// The gates in effect for one release, defaults overlaid with `--feature-gates`.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -159,6 +208,13 @@ pub struct GateSet {
     values: BTreeMap<&'static str, bool>,
     /// The gates set explicitly (for messages that say "the default").
     explicit: Vec<&'static str>,
+}
+
+impl Default for GateSet {
+    /// The newest release's defaults.
+    fn default() -> GateSet {
+        GateSet::defaults(KarmadaVersion::LATEST)
+    }
 }
 
 impl GateSet {
@@ -194,23 +250,17 @@ impl GateSet {
 
     /// `--feature-gates` over the release's defaults.
     pub fn parse(version: KarmadaVersion, spec: &str) -> Result<GateSet, GateError> {
+        GateSet::with_values(version, &spec.parse()?)
+    }
+
+    /// `values` over the release's defaults, as the controller-manager's `featuregate.SetFromMap`
+    /// does: a name the release does not know is an error (it refuses to start), `AllAlpha`
+    /// sets every Alpha gate not set explicitly, `AllBeta` is accepted (no Beta gate here
+    /// changes a decision).
+    pub fn with_values(version: KarmadaVersion, values: &GateValues) -> Result<GateSet, GateError> {
         let mut set = Self::defaults(version);
         let mut all_alpha = None;
-        for pair in spec.split(',').map(str::trim).filter(|p| !p.is_empty()) {
-            let Some((name, value)) = pair.split_once('=') else {
-                return Err(GateError::MissingValue(pair.to_string()));
-            };
-            let (name, value) = (name.trim(), value.trim());
-            let on = match value.to_ascii_lowercase().as_str() {
-                "true" => true,
-                "false" => false,
-                _ => {
-                    return Err(GateError::NotBool {
-                        name: name.into(),
-                        value: value.into(),
-                    })
-                }
-            };
+        for (name, on) in values.iter() {
             match name {
                 "AllAlpha" => all_alpha = Some(on),
                 "AllBeta" => {}
@@ -250,6 +300,12 @@ impl GateSet {
 
     pub fn failover(&self) -> bool {
         self.enabled("Failover")
+    }
+
+    /// `PropagationPolicyPreemption` (Alpha, default false, `features.go`): the only gate that
+    /// changes which policy claims a template.
+    pub fn preemption(&self) -> bool {
+        self.enabled("PropagationPolicyPreemption")
     }
 }
 

@@ -17,6 +17,7 @@ pub mod meta;
 pub mod override_policy;
 pub mod placeholder;
 pub mod policy;
+pub mod severity;
 pub mod string_map;
 #[cfg(test)]
 pub mod test_support;
@@ -153,6 +154,23 @@ pub struct Policy {
     pub spec: PropagationSpec,
     /// Index of the document it came from in [`Inventory::documents`].
     pub doc: usize,
+    /// What the whole admission chain says of its manifest, once the engine has looked while
+    /// the manifest's tree is whole (`engine::admission::documents::admit_documents`).
+    pub admission: Admission,
+}
+
+/// The admission chain's verdict on one policy manifest (decode, mutating webhook, CRD schema,
+/// validating webhook), as the objects that take part in a decision need it.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub enum Admission {
+    /// Not looked at: read from the control plane (stored, so admitted when it was written), or
+    /// typed from a tree that is not whole.
+    #[default]
+    Unchecked,
+    Admitted,
+    /// Refused, with the API server's message: the control plane never stores it, so it takes
+    /// part in no decision.
+    Refused(String),
 }
 
 impl Policy {
@@ -414,6 +432,7 @@ impl Inventory {
                             meta,
                             spec,
                             doc,
+                            admission: Admission::Unchecked,
                         })),
                         // The admission chain reports the exact field; the engine cannot use it.
                         None => return,
@@ -456,6 +475,13 @@ impl Inventory {
             Object::Policy(p) => Some(&**p),
             _ => None,
         })
+    }
+
+    /// The policies that take part in decisions: all but those the admission chain refused
+    /// (the API server never stores them).
+    pub fn admitted_policies(&self) -> impl Iterator<Item = &Policy> {
+        self.policies()
+            .filter(|p| !matches!(p.admission, Admission::Refused(_)))
     }
 
     pub fn templates(&self) -> impl Iterator<Item = &Template> {

@@ -23,7 +23,7 @@ use crate::model::PolicyKind;
 pub const CONFLICT_RETRIES: u32 = 5;
 
 /// `--dry-run`: `client` computes the change locally, `server` sends it with `dryRun=All`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
 pub enum DryRun {
     None,
     Client,
@@ -31,15 +31,6 @@ pub enum DryRun {
 }
 
 impl DryRun {
-    /// `--dry-run` as kubectl takes it: `none` (or absent), `server`, anything else = client.
-    pub fn parse(flag: Option<&str>) -> DryRun {
-        match flag {
-            None | Some("none") => DryRun::None,
-            Some("server") => DryRun::Server,
-            Some(_) => DryRun::Client,
-        }
-    }
-
     /// What a result line says after the change.
     pub fn suffix(self) -> &'static str {
         match self {
@@ -533,10 +524,10 @@ mod tests {
 
     #[test]
     fn dry_run_flag_as_kubectl_takes_it() {
-        assert_eq!(DryRun::parse(None), DryRun::None);
-        assert_eq!(DryRun::parse(Some("none")), DryRun::None);
-        assert_eq!(DryRun::parse(Some("server")), DryRun::Server);
-        assert_eq!(DryRun::parse(Some("client")), DryRun::Client);
+        use clap::ValueEnum;
+        assert_eq!(DryRun::from_str("none", false), Ok(DryRun::None));
+        assert_eq!(DryRun::from_str("server", false), Ok(DryRun::Server));
+        assert_eq!(DryRun::from_str("client", false), Ok(DryRun::Client));
         assert_eq!(DryRun::Server.suffix(), " (server dry run)");
     }
 }

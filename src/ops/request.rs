@@ -2,38 +2,86 @@
 //! freeze of clusters, files or live), the selection, and the settings of the run. The checks
 //! run in the order they always ran, so the first error a user sees is the same.
 
-use std::path::PathBuf;
 use std::time::Duration;
 
 use super::live::DryRun;
 use super::plan::{self, Selection, SelectionError};
 use super::suspend::Settings;
+use crate::context::flags::{ContextArgs, KubeArgs, OutputFormat};
 use crate::engine::suspension::{Action, Request};
 use crate::model::label_selector::Selector;
 use crate::util::duration::parse_duration;
 
-/// The flags as given (strings as clap parsed them).
-#[derive(Clone, Debug, Default)]
+/// `suspend`/`resume`'s flags, declared once (the CLI flattens them; the shared groups come
+/// from [`crate::context::flags`]) and parsed into typed values by clap.
+#[derive(Clone, Debug, Default, clap::Args)]
 pub struct Flags {
+    /// Policies: pp/NAME, cpp/NAME, or a type followed by names.
     pub targets: Vec<String>,
+    /// Edit policies in these manifest files in place (GitOps) instead of the live control plane.
+    #[arg(short = 'f', long = "filename", value_name = "FILE")]
     pub files: Vec<String>,
+    /// With -f naming a kustomize repository: the kustomization (an overlay, an environment)
+    /// whose layer the edit goes to.
+    #[arg(long, value_name = "DIR")]
     pub env: Option<String>,
-    pub namespace: Option<String>,
+    #[command(flatten)]
+    pub context: ContextArgs,
+    /// PropagationPolicies in every namespace.
+    #[arg(short = 'A', long = "all-namespaces")]
     pub all_namespaces: bool,
+    /// Label selector (`app=web,tier!=db`, `env in (a,b)`).
+    #[arg(short = 'l', long = "selector")]
     pub selector: Option<String>,
+    /// Every policy of the selected types (PropagationPolicies in the namespace and
+    /// ClusterPropagationPolicies, unless a type is named).
+    #[arg(long)]
     pub all: bool,
+    /// Only these member clusters (comma-separated); without it, all clusters. With no policy
+    /// named: freeze (or lift the freeze of) these clusters on every policy targeting them.
+    #[arg(short = 'C', long, value_delimiter = ',', value_name = "CLUSTER,...")]
     pub clusters: Vec<String>,
-    pub dry_run: Option<String>,
+    /// Print the unified diff and write nothing. Live mode: `client` computes locally,
+    /// `server` asks the API server (dryRun=All).
+    #[arg(long, num_args = 0..=1, require_equals = true, default_missing_value = "client",
+          value_enum, value_name = "MODE")]
+    pub dry_run: Option<DryRun>,
+    /// Record a reason, user and time in annotations (live mode; a freeze records it with -f too).
+    #[arg(long, value_name = "TEXT")]
     pub reason: Option<String>,
+    /// Unknown cluster names are an error instead of a warning.
+    #[arg(long)]
     pub strict: bool,
+    /// Suspend all clusters of a policy even though failover would stall.
+    #[arg(long)]
     pub force: bool,
-    pub output: Option<String>,
+    /// Do not ask for confirmation of bulk changes.
+    #[arg(short = 'y', long)]
+    pub yes: bool,
+    /// Print the resulting objects (json, yaml; several as a List) instead of one line per
+    /// policy (text, the default).
+    #[arg(short = 'o', long, value_name = "FORMAT",
+          value_parser = OutputFormat::parser(OutputFormat::OBJECTS))]
+    pub output: Option<OutputFormat>,
+    /// After the write, wait until each affected Work's Dispatching condition shows the new
+    /// state (False/SuspendDispatching when suspended, True when resumed).
+    #[arg(long)]
     pub wait: bool,
-    pub timeout: String,
-    pub kubeconfig: Option<PathBuf>,
-    pub context: Option<String>,
-    pub request_timeout: String,
-    pub concurrency: usize,
+    /// With --wait: how long to wait before failing (exit 1, naming the Works that lag).
+    #[arg(long, default_value = "2m", value_name = "DURATION", value_parser = parse_duration)]
+    pub timeout: Duration,
+    #[command(flatten)]
+    pub kube: KubeArgs,
+}
+
+/// How many policies are written at once unless `--concurrency` says.
+pub const WRITE_CONCURRENCY: usize = 8;
+
+impl Flags {
+    /// `-o json` or `-o yaml`: the resulting objects are printed; `-o text` is the default.
+    pub fn objects_format(&self) -> Option<OutputFormat> {
+        self.output.filter(|o| *o != OutputFormat::Text)
+    }
 }
 
 /// What a run does: the settings, and how.
@@ -52,8 +100,6 @@ pub enum FlagError {
     /// Two flags that exclude each other, or one missing another.
     #[error("{0}")]
     Conflict(&'static str),
-    #[error("{flag}: {message}")]
-    Duration { flag: &'static str, message: String },
     #[error(transparent)]
     Targets(#[from] SelectionError),
     /// `-l` does not parse.
@@ -75,7 +121,7 @@ impl Flags {
                 "--wait follows Works on a control plane; it cannot be used with -f",
             ));
         }
-        let wait_timeout = duration("--timeout", &self.timeout)?;
+        let wait_timeout = self.timeout;
         let (named, kinds) = plan::parse_targets(&self.targets)?;
         let mut selection = Selection {
             named,
@@ -83,7 +129,7 @@ impl Flags {
             all: self.all,
             selector: None,
             selector_text: self.selector.clone(),
-            namespace: self.namespace.clone(),
+            namespace: self.context.namespace.clone(),
             all_namespaces: self.all_namespaces,
         };
         let freeze = selection.is_freeze(&self.clusters);
@@ -98,7 +144,7 @@ impl Flags {
         if freeze {
             self.check_freeze(action)?;
         }
-        if !self.files.is_empty() && self.dry_run.as_deref() == Some("server") {
+        if !self.files.is_empty() && self.dry_run == Some(DryRun::Server) {
             return Err(Conflict(
                 "--dry-run=server needs a control plane; with -f use --dry-run",
             ));
@@ -126,20 +172,19 @@ impl Flags {
                 "a policy cannot be named across all namespaces: drop -A or use -n NAMESPACE",
             ));
         }
-        if !self.files.is_empty() && (self.reason.is_some() && !freeze || self.output.is_some()) {
+        if !self.files.is_empty()
+            && (self.reason.is_some() && !freeze || self.objects_format().is_some())
+        {
             return Err(Conflict(
                 "--reason and -o act on live objects; with -f the file is the record (put the reason in the commit message)",
             ));
-        }
-        if self.concurrency == 0 {
-            return Err(Conflict("--concurrency must be at least 1"));
         }
         Ok(())
     }
 
     /// What a freeze (`--clusters` with no policy named) does not take.
     fn check_freeze(&self, action: Action) -> Result<(), FlagError> {
-        if self.output.is_some() || self.wait {
+        if self.objects_format().is_some() || self.wait {
             return Err(Conflict(
                 "-o and --wait act on named policies; a freeze (--clusters with no policy named) prints its table and one line per policy",
             ));
@@ -159,29 +204,18 @@ impl Flags {
         selection: Selection,
         request: Request,
     ) -> Result<Settings, FlagError> {
-        let request_timeout = if self.files.is_empty() {
-            duration("--request-timeout", &self.request_timeout)?
-        } else {
-            Duration::ZERO
-        };
         Ok(Settings {
             action,
             selection,
             request,
-            dry: DryRun::parse(self.dry_run.as_deref()),
+            dry: self.dry_run.unwrap_or(DryRun::None),
             force: self.force,
             reason: self.reason.clone(),
             strict: self.strict,
-            concurrency: self.concurrency,
-            kubeconfig: self.kubeconfig.clone(),
-            context: self.context.clone(),
-            request_timeout,
+            concurrency: self.kube.concurrency_or(WRITE_CONCURRENCY),
+            connect: self.kube.connect_options(),
         })
     }
-}
-
-fn duration(flag: &'static str, value: &str) -> Result<Duration, FlagError> {
-    parse_duration(value).map_err(|message| FlagError::Duration { flag, message })
 }
 
 #[cfg(test)]
@@ -191,9 +225,7 @@ mod tests {
     fn flags(targets: &[&str]) -> Flags {
         Flags {
             targets: targets.iter().map(|t| t.to_string()).collect(),
-            timeout: "2m".into(),
-            request_timeout: "0".into(),
-            concurrency: 8,
+            timeout: Duration::from_secs(120),
             ..Flags::default()
         }
     }
@@ -214,7 +246,7 @@ mod tests {
     fn the_first_failing_check_is_reported() {
         let err = Flags {
             env: Some("overlays/prod".into()),
-            timeout: "bogus".into(),
+            wait: true,
             ..flags(&["pp/web"])
         };
         assert_eq!(

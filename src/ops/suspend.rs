@@ -40,9 +40,8 @@ pub struct Settings {
     pub strict: bool,
     /// How many policies are written at once (live).
     pub concurrency: usize,
-    pub kubeconfig: Option<PathBuf>,
-    pub context: Option<String>,
-    pub request_timeout: Duration,
+    /// How the client connects (live).
+    pub connect: crate::kube::ConnectOptions,
 }
 
 /// Why a run stopped before its report.
@@ -131,12 +130,7 @@ pub fn runtime() -> Result<tokio::runtime::Runtime, RunError> {
 /// The control plane of `--kubeconfig`/`--context`, and the namespace PropagationPolicies are
 /// looked up in: `-n`, else the context's.
 pub async fn connect(s: &Settings) -> Result<(Conn, String), RunError> {
-    let opts = kube::ConnectOptions {
-        kubeconfig: s.kubeconfig.clone(),
-        context: s.context.clone(),
-        request_timeout: Some(s.request_timeout),
-    };
-    let conn = kube::connect(&opts).await.map_err(RunError::Connect)?;
+    let conn = kube::connect(&s.connect).await.map_err(RunError::Connect)?;
     let namespace = s
         .selection
         .namespace

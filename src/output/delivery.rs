@@ -36,6 +36,9 @@ pub fn placement_json(p: &PlacementResult) -> Value {
     if p.attempts.len() > 1 {
         v["tried"] = p.attempts.iter().map(|a| json!(a.term)).collect();
     }
+    if !p.unreported.is_empty() {
+        v["apisAssumed"] = json!(p.unreported);
+    }
     v
 }
 
@@ -112,6 +115,10 @@ pub fn placement_text(p: &PlacementResult) -> String {
                 other.reason
             ));
         }
+    }
+    if !p.unreported.is_empty() {
+        let note = crate::model::cluster::assumed_apis_note(&p.unreported);
+        out.push_str(&format!("  note: {note}\n"));
     }
     out
 }

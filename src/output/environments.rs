@@ -3,17 +3,21 @@
 
 use serde_json::{Map, Value};
 
+use crate::context::flags::OutputFormat;
+
 /// One environment's name and its report, rendered as for a single environment.
 pub struct Section {
     pub name: String,
     pub report: String,
 }
 
-/// The reports found per environment ([`EnvInputs::holding`]), one section each.
+/// The reports found per environment ([`EnvInputs::holding`]), one section each. With
+/// `-o json` or `-o yaml` each report was rendered as JSON ([`section_format`]); YAML is made
+/// from it here, for one section as for several.
 ///
 /// [`EnvInputs::holding`]: crate::model::environments::EnvInputs::holding
 pub fn render_found(
-    json_format: bool,
+    output: OutputFormat,
     found: Vec<(&crate::model::environments::EnvInventory, String)>,
 ) -> String {
     let sections: Vec<Section> = found
@@ -23,7 +27,22 @@ pub fn render_found(
             report,
         })
         .collect();
-    render(json_format, &sections)
+    if output != OutputFormat::Yaml {
+        return render(output == OutputFormat::Json, &sections);
+    }
+    let json = render(true, &sections);
+    match serde_json::from_str::<Value>(&json) {
+        Ok(v) => super::yaml::to_yaml(&v),
+        Err(_) => json,
+    }
+}
+
+/// The format each environment's report is rendered in before [`render_found`] joins them.
+pub fn section_format(output: OutputFormat) -> OutputFormat {
+    match output {
+        OutputFormat::Yaml => OutputFormat::Json,
+        other => other,
+    }
 }
 
 /// One environment's report as it is; several as [`json`] or [`text`] sections.

@@ -3,6 +3,7 @@
 
 use std::borrow::Cow;
 
+pub use crate::context::flags::OutputFormat;
 use crate::engine::chain::Chain;
 use crate::engine::explain_inputs::Explained;
 use crate::engine::ownership::OwnershipChange;
@@ -138,25 +139,37 @@ pub fn render_lint(format: Format, min: Severity, r: &LintReport<'_>, color: boo
     }
 }
 
-/// How `explain` shows a decision: `-o text|json`, or `--graph dot|mermaid` instead.
+/// How `explain` shows a decision: `-o text|json|yaml`, or `--graph dot|mermaid` instead.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ExplainFormat {
     Text,
     Json,
+    Yaml,
     Dot,
     Mermaid,
 }
 
 impl ExplainFormat {
     /// `--graph` wins over `-o` (clap has checked both values).
-    pub fn from_flags(output: &str, graph: Option<&str>) -> ExplainFormat {
+    pub fn from_flags(output: OutputFormat, graph: Option<&str>) -> ExplainFormat {
         match (graph, output) {
             (Some("mermaid"), _) => ExplainFormat::Mermaid,
             (Some(_), _) => ExplainFormat::Dot,
-            (None, "json") => ExplainFormat::Json,
+            (None, OutputFormat::Json) => ExplainFormat::Json,
+            (None, OutputFormat::Yaml) => ExplainFormat::Yaml,
             _ => ExplainFormat::Text,
         }
     }
+}
+
+/// A report's JSON value as `-o json` or `-o yaml` prints it (the same fields either way).
+pub fn structured(v: &serde_json::Value, yaml: bool) -> String {
+    if yaml {
+        return super::yaml::to_yaml(v);
+    }
+    let mut out = serde_json::to_string_pretty(v).expect("serializable");
+    out.push('\n');
+    out
 }
 
 /// The live part of an explanation: the real chain and what could not be read.
@@ -178,15 +191,13 @@ pub fn render_explain(
     match format {
         ExplainFormat::Mermaid => super::graph::mermaid(&graph()),
         ExplainFormat::Dot => super::graph::dot(&graph()),
-        ExplainFormat::Json => {
+        ExplainFormat::Json | ExplainFormat::Yaml => {
             let mut v = super::explain::to_json(e);
             if let Some(l) = live {
                 v["chain"] = super::chain::to_json(l.chain, l.notes);
             }
             super::delivery::add_json(&mut v, &explained.delivery);
-            let mut out = serde_json::to_string_pretty(&v).expect("serializable");
-            out.push('\n');
-            out
+            structured(&v, format == ExplainFormat::Yaml)
         }
         ExplainFormat::Text => {
             let mut out = super::explain::text(e, color);
@@ -240,7 +251,7 @@ pub fn render_policy_view(
                 super::graph::dot(&graph)
             }
         }
-        ExplainFormat::Json => {
+        ExplainFormat::Json | ExplainFormat::Yaml => {
             let mut v = super::policy_view::to_json(e);
             if let Some(pl) = placement {
                 v["placement"] = super::delivery::placement_json(pl);
@@ -248,9 +259,7 @@ pub fn render_policy_view(
             if let Some(l) = live {
                 super::policy_live::add_json(&mut v, l.live, l.notes);
             }
-            let mut out = serde_json::to_string_pretty(&v).expect("serializable");
-            out.push('\n');
-            out
+            structured(&v, format == ExplainFormat::Yaml)
         }
         ExplainFormat::Text => {
             let mut out = super::policy_view::text(e, live.map(|l| l.live));
@@ -265,10 +274,11 @@ pub fn render_policy_view(
     }
 }
 
-/// `preempt-check`'s report, `-o text|json`.
-pub fn render_preempt_check(output: &str, r: &CheckReport, color: bool) -> String {
+/// `preempt-check`'s report, `-o text|json|yaml`.
+pub fn render_preempt_check(output: OutputFormat, r: &CheckReport, color: bool) -> String {
     match output {
-        "json" => super::preempt_check::json(r),
+        OutputFormat::Json => structured(&super::preempt_check::to_json(r), false),
+        OutputFormat::Yaml => structured(&super::preempt_check::to_json(r), true),
         _ => super::preempt_check::text(r, color),
     }
 }
@@ -290,13 +300,16 @@ mod tests {
     #[test]
     fn a_graph_replaces_the_trace() {
         assert_eq!(
-            ExplainFormat::from_flags("json", Some("mermaid")),
+            ExplainFormat::from_flags(OutputFormat::Json, Some("mermaid")),
             ExplainFormat::Mermaid
         );
         assert_eq!(
-            ExplainFormat::from_flags("text", Some("dot")),
+            ExplainFormat::from_flags(OutputFormat::Text, Some("dot")),
             ExplainFormat::Dot
         );
-        assert_eq!(ExplainFormat::from_flags("json", None), ExplainFormat::Json);
+        assert_eq!(
+            ExplainFormat::from_flags(OutputFormat::Json, None),
+            ExplainFormat::Json
+        );
     }
 }

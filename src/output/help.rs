@@ -59,7 +59,7 @@ Examples:
   # Only what a pull request changes, against its base
   kubectl karmada-policy lint --base origin/main
   # The policies of the live control plane
-  kubectl karmada-policy lint --cluster
+  kubectl karmada-policy lint --live
   # Every rule, and one rule's documentation
   kubectl karmada-policy lint --list-rules
   kubectl karmada-policy lint --explain preemption-requires-name";

@@ -98,12 +98,6 @@ fn delivery_text(r: &CheckReport, d: &DeliveryChange) -> String {
     )
 }
 
-pub fn json(r: &CheckReport) -> String {
-    let mut s = serde_json::to_string_pretty(&to_json(r)).expect("serializable");
-    s.push('\n');
-    s
-}
-
 /// Any template blocked (for `--fail-on-blocked`).
 pub fn any_blocked(r: &CheckReport) -> bool {
     r.resources.iter().any(|c| !c.blocked_by.is_empty())

@@ -1,5 +1,5 @@
 //! Rule documentation, rendered from the registry: `lint --list-rules`, `lint --explain RULE`,
-//! `docs/rules.md` (the target of SARIF `helpUri`s) and the README's rule table.
+//! and `docs/rules.md` (its rule table, then every rule: the target of SARIF `helpUri`s).
 
 use crate::lint::registry;
 use crate::lint::rule::RuleDoc;
@@ -42,12 +42,12 @@ pub fn explain_rule(r: &RuleDoc) -> String {
     out
 }
 
-/// The README's rule table (between `<!-- rules:start -->` and `<!-- rules:end -->`).
-pub fn markdown_table() -> String {
+/// The rule table at the top of `docs/rules.md`, each id linking to its section.
+fn markdown_table() -> String {
     let mut out = String::from("| Rule | Group | Default | What it finds |\n|---|---|---|---|\n");
     for r in registry::docs() {
         out.push_str(&format!(
-            "| [`{id}`](docs/rules.md#{id}) | {} | {} | {} |\n",
+            "| [`{id}`](#{id}) | {} | {} | {} |\n",
             r.group.as_str(),
             r.default_severity.as_str(),
             r.summary.replace('|', "\\|"),
@@ -60,8 +60,11 @@ pub fn markdown_table() -> String {
 /// `docs/rules.md`: the full documentation of every rule, the target of SARIF `helpUri`s.
 pub fn markdown_reference() -> String {
     let mut out = String::from(
-        "# Rules\n\nGenerated from the rule registry (`kubectl karmada-policy lint --explain RULE-ID` prints the same text).\n",
+        "# Rules\n\nGenerated from the rule registry (`kubectl karmada-policy lint --explain RULE-ID` prints the same text). \
+         A reference starting `pkg/` is a file of [karmada-io/karmada](https://github.com/karmada-io/karmada), \
+         with its line numbers at commit f8fdd02 (the v1.19 line) and the function named in parentheses.\n\n",
     );
+    out.push_str(&markdown_table());
     for r in registry::docs() {
         out.push_str(&format!(
             "\n## {}\n\n*{} rule, default severity {}.* {}\n\n**Why.** {}\n\n**Example.**\n\n```yaml\n{}{}```\n\n**Fix.** {}\n",

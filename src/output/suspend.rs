@@ -4,6 +4,7 @@
 
 use serde_json::{json, Value as J};
 
+use crate::context::flags::OutputFormat;
 use crate::engine::suspension::{Action, Request};
 use crate::model::PolicyKind;
 use crate::ops::edit;
@@ -53,7 +54,7 @@ fn write_error(report: &mut Report, id: &str, e: &WriteError) {
 }
 
 /// Named mode: a line per policy, or with `-o` the objects (one, or a kubectl `List`).
-pub fn named_report(results: &[PolicyResult], output: Option<&str>) -> Report {
+pub fn named_report(results: &[PolicyResult], output: Option<OutputFormat>) -> Report {
     let mut report = Report::new();
     let mut objects = Vec::new();
     for r in results {
@@ -69,20 +70,14 @@ pub fn named_report(results: &[PolicyResult], output: Option<&str>) -> Report {
             Err(e) => write_error(&mut report, &r.id, e),
         }
     }
-    match output {
-        Some("json") => {
-            let v = if objects.len() == 1 {
-                objects.pop().unwrap_or(J::Null)
-            } else {
-                json!({"apiVersion": "v1", "kind": "List", "metadata": {"resourceVersion": ""}, "items": objects})
-            };
-            report.stdout = serde_json::to_string_pretty(&v).unwrap_or_default() + "\n";
-        }
-        Some(_) => {
-            let docs: Vec<String> = objects.iter().map(to_yaml).collect();
-            report.stdout = docs.join("---\n");
-        }
-        None => {}
+    if let Some(format) = output {
+        // One object as it is; several as a kubectl `List`, in JSON and YAML alike.
+        let v = if objects.len() == 1 {
+            objects.pop().unwrap_or(J::Null)
+        } else {
+            json!({"apiVersion": "v1", "kind": "List", "metadata": {"resourceVersion": ""}, "items": objects})
+        };
+        report.stdout = super::format::structured(&v, format == OutputFormat::Yaml);
     }
     report
 }

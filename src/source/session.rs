@@ -1,5 +1,5 @@
 //! A connected, read-only session on the control plane for `explain`, `preempt-check` and
-//! `lint --cluster`: the runtime, the client, discovery, the reads ([`super::live::read_all`])
+//! `lint --live`: the runtime, the client, discovery, the reads ([`super::live::read_all`])
 //! with their notes and request counts; and the reads around one resource template that
 //! `explain` needs ([`TemplateReads`]; around a policy: [`super::policy_reads`]).
 
@@ -148,7 +148,7 @@ impl Session {
         })
     }
 
-    /// What `lint --cluster` and `preempt-check` read of a control plane: the lists of `base`
+    /// What `lint --live` and `preempt-check` read of a control plane: the lists of `base`
     /// (whose first two kinds are the PropagationPolicies and the ClusterPropagationPolicies),
     /// then the lists of the template kinds `next` picks from those policies' documents; the
     /// notes said on stderr. Both lists' reads, in order.

@@ -14,6 +14,7 @@
 
 pub mod chain;
 mod defaults;
+pub mod documents;
 mod failover;
 pub(crate) mod labels;
 pub mod override_chain;

@@ -185,20 +185,30 @@ fn taint_toleration_filter() {
     assert!(evaluate(&Placement::default(), &cs, &view).succeeded());
 }
 
-/// `api_enablement_test.go`: the kind must be listed under its groupVersion; APIUnknown fails
-/// too; a scheduled cluster passes.
+/// `api_enablement_test.go`: the kind must be listed under its groupVersion; APIUnknown (other
+/// APIs listed, the list maybe incomplete) fails too; a scheduled cluster passes. A cluster
+/// whose input reports no API enablement at all (a Cluster manifest kept in git) is not known
+/// to lack the API: it passes, and the note names it.
 #[test]
 fn api_enablement_filter() {
+    let configmaps_only = json!({"status": {"apiEnablements": [
+        {"groupVersion": "v1", "resources": [{"name": "configmaps", "kind": "ConfigMap"}]}]}});
     let cs = [
         ready("member1", json!({})),
         cluster(
             "member2",
             json!({"status": {"conditions": [{"type": "CompleteAPIEnablements", "status": "True"}]}}),
         ),
-        cluster("member3", json!({})),
+        cluster("member3", configmaps_only),
+        cluster("member4", json!({})),
     ];
     let r = evaluate(&Placement::default(), &cs, &deploy());
-    assert_eq!(r.decided.feasible, vec!["member1"]);
+    assert_eq!(r.decided.feasible, vec!["member1", "member4"]);
+    assert_eq!(
+        crate::model::cluster::unreported(&cs),
+        vec!["member4"],
+        "the one the note names"
+    );
     assert_eq!(r.decided.excluded.len(), 2);
     assert!(r
         .decided
@@ -212,7 +222,7 @@ fn api_enablement_filter() {
     };
     assert_eq!(
         evaluate(&Placement::default(), &cs, &view).decided.feasible,
-        vec!["member1", "member3"]
+        vec!["member1", "member3", "member4"]
     );
 }
 
@@ -328,14 +338,11 @@ fn fit_error_text_as_the_scheduler_words_it() {
     let mut cs: Vec<Cluster> = (0..10)
         .map(|i| ready(&format!("aff{i}"), json!({"labels": {"env": "dev"}})))
         .collect();
-    cs.push(cluster(
-        "noapi1",
-        json!({"metadata": {"labels": {"env": "prod"}}}),
-    ));
-    cs.push(cluster(
-        "noapi2",
-        json!({"metadata": {"labels": {"env": "prod"}}}),
-    ));
+    // APIUnknown: other APIs listed, not the Deployment's.
+    let no_api = json!({"metadata": {"labels": {"env": "prod"}}, "status": {"apiEnablements": [
+        {"groupVersion": "v1", "resources": [{"name": "configmaps", "kind": "ConfigMap"}]}]}});
+    cs.push(cluster("noapi1", no_api.clone()));
+    cs.push(cluster("noapi2", no_api));
     cs.push(cluster(
         "gone",
         json!({"metadata": {"deletionTimestamp": "x"}}),

@@ -20,7 +20,7 @@ pub const DOC: RuleDoc = RuleDoc {
                 are considered, so policies for objects created elsewhere are not reported.",
     example: "kind: Deployment\nmetadata: {name: nginx, namespace: default}\n---\nkind: PropagationPolicy\nmetadata: {name: p, namespace: default}\nspec:\n  resourceSelectors: [{apiVersion: apps/v1, kind: Deployment, name: ngnix}]\n",
     fix: "Fix the selector, or delete the policy.",
-    reference: "claim-and-preemption.md §1.2, §1.3",
+    reference: "pkg/util/selector.go:55-94 (ResourceSelectorPriority); pkg/detector/detector.go:381-411 (ResourceDetector.LookForMatchedPolicy: only the template's namespace)",
 };
 
 pub static RULE: Rule = Rule {

@@ -1,11 +1,10 @@
 //! `failover-gate-off`: a policy that relies on cluster failover while the `Failover` feature
 //! gate is off (the default since v1.12.0, commit a8e965321): nothing fails over.
 
-use crate::lint::config::LintOptions;
 use crate::lint::finding::{Finding, Severity};
+use crate::lint::options::LintOptions;
 use crate::lint::phase::{Check, Rule};
 use crate::lint::rule::{RuleDoc, RuleGroup};
-use crate::model::feature_gates::GateSet;
 use crate::model::{Inventory, Policy};
 use crate::source::FieldPath;
 
@@ -29,20 +28,8 @@ pub static RULE: Rule = Rule {
     checks: &[Check::PerObject(|o| check(o.inventory, o.opts))],
 };
 
-/// The gates for the lint options; an unknown gate is reported by the options' own parsing,
-/// so here it falls back to the release's defaults.
-pub fn gates(opts: &LintOptions) -> GateSet {
-    let spec: Vec<String> = opts
-        .feature_gates
-        .iter()
-        .map(|(k, v)| format!("{k}={v}"))
-        .collect();
-    GateSet::parse(opts.version, &spec.join(","))
-        .unwrap_or_else(|_| GateSet::defaults(opts.version))
-}
-
 pub fn check(inventory: &Inventory, opts: &LintOptions) -> Vec<Finding> {
-    let gates = gates(opts);
+    let gates = &opts.gates;
     if gates.failover() {
         return Vec::new();
     }
@@ -51,11 +38,11 @@ pub fn check(inventory: &Inventory, opts: &LintOptions) -> Vec<Finding> {
     } else {
         format!(
             "the Failover feature gate is off by default in Karmada {}",
-            opts.version
+            opts.version()
         )
     };
     let mut out = Vec::new();
-    for p in inventory.policies() {
+    for p in inventory.admitted_policies() {
         if let Some(path) = reliance(p) {
             let d = &inventory.documents[p.doc];
             let mut f = Finding::new(
@@ -101,17 +88,25 @@ fn reliance(p: &Policy) -> Option<FieldPath> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::model::feature_gates::{GateSet, GateValues};
     use crate::model::KarmadaVersion;
     use crate::source::{load, Source};
 
     const POLICY: &str = "apiVersion: policy.karmada.io/v1alpha1\nkind: PropagationPolicy\nmetadata: {name: p, namespace: default}\nspec:\n  resourceSelectors: [{apiVersion: apps/v1, kind: Deployment}]\n  placement:\n    clusterTolerations:\n    - {key: cluster.karmada.io/not-ready, operator: Exists, effect: NoExecute, tolerationSeconds: 300}\n";
 
+    fn gate_set(version: KarmadaVersion, gates: &[(&str, bool)]) -> GateSet {
+        let mut values = GateValues::new();
+        for (name, on) in gates {
+            values.set(name, *on);
+        }
+        GateSet::with_values(version, &values).unwrap()
+    }
+
     fn run(version: KarmadaVersion, gates: &[(&str, bool)]) -> Vec<Finding> {
         let inv =
             Inventory::from_documents(load(Source::new("p.yaml", POLICY)).documents, "default");
         let opts = LintOptions {
-            version,
-            feature_gates: gates.iter().map(|(k, v)| (k.to_string(), *v)).collect(),
+            gates: gate_set(version, gates),
             ..LintOptions::default()
         };
         check(&inv, &opts)
@@ -144,7 +139,7 @@ mod tests {
         let inv = Inventory::from_documents(load(Source::new("p.yaml", text)).documents, "default");
         let stalls = |gates: &[(&str, bool)]| {
             let opts = LintOptions {
-                feature_gates: gates.iter().map(|(k, v)| (k.to_string(), *v)).collect(),
+                gates: gate_set(KarmadaVersion::LATEST, gates),
                 ..LintOptions::default()
             };
             super::super::suspension::check(&inv, &opts)

@@ -23,7 +23,7 @@ pub const OVERLAP: RuleDoc = RuleDoc {
                 when only name order decides: renaming a policy would silently move the template.",
     example: "kind: PropagationPolicy\nmetadata: {name: a, namespace: default}\nspec:\n  resourceSelectors: [{apiVersion: apps/v1, kind: Deployment}]\n---\nkind: PropagationPolicy\nmetadata: {name: b, namespace: default}\nspec:\n  resourceSelectors: [{apiVersion: apps/v1, kind: Deployment}]\n",
     fix: "Make the selectors disjoint, or make the choice explicit with different `spec.priority` values.",
-    reference: "claim-and-preemption.md §2.3 (compare.go:30-126), §3 (policy.go:61-94)",
+    reference: "pkg/detector/compare.go:30-126 (getHighestPriorityPropagationPolicy, getHighestPriorityClusterPropagationPolicy); pkg/detector/policy.go:61-94 (ResourceDetector.propagateResource: any PP before a CPP)",
 };
 
 pub const POTENTIAL_OVERLAP: RuleDoc = RuleDoc {
@@ -35,7 +35,7 @@ pub const POTENTIAL_OVERLAP: RuleDoc = RuleDoc {
                 provably disjoint: when such a template appears, only one of the policies will claim it.",
     example: "spec:\n  resourceSelectors:\n    - {apiVersion: v1, kind: ConfigMap, labelSelector: {matchLabels: {team: a}}}\n---\nspec:\n  resourceSelectors:\n    - {apiVersion: v1, kind: ConfigMap}\n",
     fix: "Make the selectors disjoint (names, or label values that exclude each other), or set explicit priorities.",
-    reference: "claim-and-preemption.md §1.2, §2.3",
+    reference: "pkg/util/selector.go:55-94 (ResourceSelectorPriority); pkg/detector/compare.go:30-126 (getHighestPriorityPropagationPolicy)",
 };
 
 pub static RULE: Rule = Rule {

@@ -32,7 +32,7 @@ pub const DOC: RuleDoc = RuleDoc {
                 else for the clusters the rules name and any other cluster.",
     example: "kind: ClusterOverridePolicy\nmetadata: {name: registry}\nspec:\n  resourceSelectors: [{apiVersion: apps/v1, kind: Deployment}]\n  overrideRules:\n  - overriders:\n      plaintext: [{path: /spec/replicas, operator: replace, value: 2}]\n---\nkind: OverridePolicy\nmetadata: {name: web, namespace: default}\nspec:\n  resourceSelectors: [{apiVersion: apps/v1, kind: Deployment, name: web}]\n  overrideRules:\n  - overriders:\n      plaintext: [{path: /spec/replicas, operator: replace, value: 5}]\n",
     fix: "Write each field in one policy, or narrow the selectors or targetClusters so that one policy owns it.",
-    reference: "overrides-and-placement.md §A.5 (om.go:105-121, 214-227); karmada PR #2609",
+    reference: "pkg/util/overridemanager/overridemanager.go:105-121 (ApplyOverridePolicies: cluster override policies, then override policies), :214-227 (getOverridersFromOverridePolicies: by implicit priority, then name); karmada PR #2609",
 };
 
 pub static RULE: Rule = Rule {

@@ -23,7 +23,7 @@ pub const SELECTS_NOTHING: RuleDoc = RuleDoc {
                 OverridePolicy) are considered, as for `dead-policy`.",
     example: "kind: Deployment\nmetadata: {name: web, namespace: default}\n---\nkind: OverridePolicy\nmetadata: {name: o, namespace: default}\nspec:\n  resourceSelectors: [{apiVersion: apps/v1, kind: Deployment, name: wbe}]\n",
     fix: "Fix the selector, or delete the policy.",
-    reference: "overrides-and-placement.md §A.2, §A.3",
+    reference: "pkg/util/overridemanager/overridemanager.go:127-133, 165-171 (applyClusterOverrides, applyNamespacedOverrides: the policies listed), :204-213 (getOverridersFromOverridePolicies); pkg/util/selector.go:55-94 (ResourceSelectorPriority)",
 };
 
 pub const TARGETS_NO_CLUSTER: RuleDoc = RuleDoc {
@@ -34,11 +34,11 @@ pub const TARGETS_NO_CLUSTER: RuleDoc = RuleDoc {
     rationale: "A rule applies only on the clusters its targetCluster matches (clusterNames, labelSelector, \
                 fieldSelector, exclude), so one that matches no cluster never applies: often a misspelled name or \
                 label, or a cluster that was renamed. Checked against the Cluster objects of the input (or the \
-                control plane's with `--cluster`), else by name against `knownClusters` (a rule selecting by \
+                control plane's with `lint --live`), else by name against `knownClusters` (a rule selecting by \
                 labels or fields is then not judged).",
     example: "# knownClusters: [member1, member2]\nkind: OverridePolicy\nspec:\n  overrideRules:\n  - targetCluster: {clusterNames: [membr1]}\n    overriders:\n      labelsOverrider: [{operator: add, value: {tier: gold}}]\n",
     fix: "Fix the targetCluster, or drop the rule.",
-    reference: "overrides-and-placement.md §A.4 (util.ClusterMatches)",
+    reference: "pkg/util/overridemanager/overridemanager.go:246 (getOverridersFromOverridePolicies); pkg/util/selector.go:97-156 (ClusterMatches)",
 };
 
 pub static RULE: Rule = Rule {

@@ -19,7 +19,7 @@ pub const FIELD_OVERRIDER_IGNORED: RuleDoc = RuleDoc {
                 fieldOverrider, so that one is admitted and silently dropped (karmada PR #7875).",
     example: "kind: OverridePolicy\nspec:\n  overrideRules: [{overriders: {}}]\n  overriders:\n    fieldOverrider: [{fieldPath: /data/app.json, json: [{subPath: /a, operator: add, value: 1}]}]\n",
     fix: "Move the fieldOverrider into a rule of `overrideRules`.",
-    reference: "overrides-and-placement.md §A.6; overridemanager.go:230-244; validation.go:421-441",
+    reference: "pkg/util/overridemanager/overridemanager.go:230-244 (getOverridersFromOverridePolicies); pkg/util/validation/validation.go:421-441 (emptyOverrides)",
 };
 
 pub const PATH_NOT_ON_KIND: RuleDoc = RuleDoc {
@@ -32,7 +32,7 @@ pub const PATH_NOT_ON_KIND: RuleDoc = RuleDoc {
                 drops the whole cluster's result: no Work is written for that cluster (karmada#6103).",
     example: "kind: ClusterOverridePolicy\nspec:\n  resourceSelectors:\n  - {apiVersion: v1, kind: ConfigMap}\n  - {apiVersion: apps/v1, kind: Deployment}\n  overrideRules:\n  - overriders:\n      plaintext: [{path: /data/env, operator: replace, value: prod}]\n",
     fix: "Split the policy per kind, or narrow its resourceSelectors to the kinds that have the path.",
-    reference: "overrides-and-placement.md §A.7, §A.12; karmada#6103",
+    reference: "pkg/util/overridemanager/overridemanager.go:263-286 (applyJSONPatch), :151-155 (applyClusterOverrides: a failing patch ends the cluster's overrides); karmada#6103",
 };
 
 pub const NEVER_APPLIES: RuleDoc = RuleDoc {
@@ -45,7 +45,7 @@ pub const NEVER_APPLIES: RuleDoc = RuleDoc {
                 silent no-op.",
     example: "kind: OverridePolicy\nspec:\n  resourceSelectors: [{apiVersion: v1, kind: ConfigMap}]\n  overrideRules:\n  - overriders:\n      imageOverrider: [{component: Registry, operator: replace, value: mirror.io}]\n",
     fix: "Use an imageOverrider `predicate.path` for other kinds, or a plaintext overrider.",
-    reference: "overrides-and-placement.md §A.8, §A.9; imageoverride.go:50-91",
+    reference: "pkg/util/overridemanager/imageoverride.go:50-91 (buildPatchesWithEmptyPredicate); pkg/util/overridemanager/commandargsoverride.go:39-55 (buildCommandArgsPatches)",
 };
 
 pub static RULE: Rule = Rule {

@@ -5,9 +5,10 @@
 //! ([`crate::engine::placement`], overrides-and-placement.md Part B) for each kind the policy
 //! selects, as for a new binding.
 //!
-//! What the inputs cannot say is not held against a policy: a cluster whose status lists no
-//! API enablements (a Cluster object without status, or a bare name) is taken to serve every
-//! kind, and against bare names only `clusterNames` and `exclude` can rule a cluster out.
+//! What the inputs cannot say is not held against a policy: a cluster whose API enablements
+//! the inputs do not report (a Cluster object without status, or a bare name) is taken to serve
+//! every kind, as the engine's filter stage takes it everywhere (`ApiState::NotReported`), and
+//! against bare names only `clusterNames` and `exclude` can rule a cluster out.
 
 use std::collections::HashMap;
 use std::rc::Rc;
@@ -19,7 +20,6 @@ use crate::lint::analysis::{Analysis, KnownClusters};
 use crate::lint::finding::{Finding, Severity};
 use crate::lint::phase::{Check, Rule};
 use crate::lint::rule::{RuleDoc, RuleGroup};
-use crate::model::cluster::{ApiEnablement, ApiResourceRef, Cluster};
 use crate::model::policy::{ClusterAffinity, Placement};
 use crate::source::FieldPath;
 
@@ -32,10 +32,10 @@ pub const NO_CLUSTER_FITS: RuleDoc = RuleDoc {
                 constraints) excludes every cluster, so the binding is never scheduled and nothing propagates: its \
                 only trace is a `0/N clusters are available` condition on the ResourceBinding (karmada#2026). The \
                 finding names the filter that excludes each cluster. Checked against the Cluster objects of the \
-                input (or, with `--cluster`, the control plane's), else against `knownClusters` by name.",
+                input (or, with `--live`, the control plane's), else against `knownClusters` by name.",
     example: "# Cluster member1 has the taint dedicated=gpu:NoSchedule\nspec:\n  placement:\n    clusterAffinity:\n      clusterNames: [member1]\n",
     fix: "Fix the affinity (names, labels, fields), tolerate the taint, or add the cluster the placement means.",
-    reference: "overrides-and-placement.md §B.1-§B.8, §B.11; karmada#2026",
+    reference: "pkg/scheduler/core/generic_scheduler.go:119-163 (findClustersThatFit) and the filter plugins in pkg/scheduler/framework/plugins/ (clusteraffinity, tainttoleration, apienablement, clustereviction, spreadconstraint); pkg/scheduler/framework/types.go:68-90 (FitError.Error); karmada#2026",
 };
 
 pub const TERM_NEVER_FITS: RuleDoc = RuleDoc {
@@ -49,7 +49,7 @@ pub const TERM_NEVER_FITS: RuleDoc = RuleDoc {
                 otherwise `no-cluster-fits` reports the placement.",
     example: "spec:\n  placement:\n    clusterAffinities:\n    - {affinityName: primary, clusterNames: [member1]}\n    - {affinityName: backup, clusterNames: [membr2]}\n",
     fix: "Fix the term's selectors, or drop the term.",
-    reference: "overrides-and-placement.md §B.10 (the clusterAffinities fallback)",
+    reference: "pkg/scheduler/scheduler.go:618-684 (scheduleResourceBindingWithClusterAffinities: terms tried in order from the observed one)",
 };
 
 pub const TOLERATION_UNUSED: RuleDoc = RuleDoc {
@@ -63,7 +63,7 @@ pub const TOLERATION_UNUSED: RuleDoc = RuleDoc {
                 not reported: no cluster has them until it fails. Checked only against Cluster objects.",
     example: "# Cluster member1 has the taint dedicated=gpu:NoSchedule\nspec:\n  placement:\n    clusterTolerations:\n    - {key: dedicated, operator: Equal, value: gpus, effect: NoSchedule}\n",
     fix: "Match the taint's key, value and effect, or drop the toleration.",
-    reference: "overrides-and-placement.md §B.4 (toleration matching)",
+    reference: "pkg/scheduler/framework/plugins/tainttoleration/taint_toleration.go:53-84 (TaintToleration.Filter); k8s.io/api/core/v1/toleration.go:52-77 (Toleration.ToleratesTaint)",
 };
 
 pub const SUSPENDED_EXCLUDED: RuleDoc = RuleDoc {
@@ -78,7 +78,7 @@ pub const SUSPENDED_EXCLUDED: RuleDoc = RuleDoc {
                 exists.",
     example: "# Cluster member2 has the label env=dev\nspec:\n  placement:\n    clusterAffinity:\n      labelSelector: {matchLabels: {env: prod}}\n  suspension:\n    dispatchingOnClusters:\n      clusterNames: [member2]\n",
     fix: "Suspend a cluster the placement selects, or drop the stale entry.",
-    reference: "validation-suspension-failover.md §2.3; overrides-and-placement.md Part B",
+    reference: "pkg/controllers/binding/common.go:53-156 (ensureWork: Works only for the binding's clusters); pkg/scheduler/core/generic_scheduler.go:119-163 (findClustersThatFit)",
 };
 
 pub static RULE: Rule = Rule {
@@ -141,13 +141,10 @@ fn selected_kinds(p: &PolicyEntry) -> Vec<(String, String)> {
     out
 }
 
-/// The known clusters as the filter stage sees them for one kind: a cluster whose status lists
-/// no API enablements is given one for that kind (the input does not say; see the module
-/// docs). Built once per kind. Results are kept by placement and kind: most policies of a
-/// repository share a handful of placements.
+/// The known clusters and the filter stage's results, kept by placement and kind: most
+/// policies of a repository share a handful of placements.
 struct Views<'c> {
     known: &'c KnownClusters,
-    by_kind: HashMap<(String, String), Vec<Cluster>>,
     results: HashMap<(String, (String, String)), Rc<PlacementResult>>,
 }
 
@@ -155,32 +152,8 @@ impl<'c> Views<'c> {
     fn new(known: &'c KnownClusters) -> Views<'c> {
         Views {
             known,
-            by_kind: HashMap::new(),
             results: HashMap::new(),
         }
-    }
-
-    fn for_kind(&mut self, kind: &(String, String)) -> &[Cluster] {
-        let known = self.known;
-        self.by_kind.entry(kind.clone()).or_insert_with(|| {
-            known
-                .clusters
-                .iter()
-                .map(|c| {
-                    let mut c = c.clone();
-                    if c.status.api_enablements.is_empty() {
-                        c.status.api_enablements.push(ApiEnablement {
-                            group_version: kind.0.clone(),
-                            resources: vec![ApiResourceRef {
-                                name: String::new(),
-                                kind: kind.1.clone(),
-                            }],
-                        });
-                    }
-                    c
-                })
-                .collect()
-        })
     }
 
     /// The filter stage for `placement` and a template of `kind`, as for a new binding.
@@ -192,7 +165,7 @@ impl<'c> Views<'c> {
         if let Some(r) = self.results.get(&key) {
             return r.clone();
         }
-        let r = Rc::new(evaluate(placement, self.for_kind(kind), &view(kind)));
+        let r = Rc::new(evaluate(placement, &self.known.clusters, &view(kind)));
         self.results.insert(key, r.clone());
         r
     }
@@ -606,11 +579,10 @@ mod tests {
         .unwrap();
         let stripped = names_only(&p);
         let kind = ("apps/v1".to_string(), "Deployment".to_string());
-        let mut views = Views::new(&known);
-        let r = evaluate(&stripped, views.for_kind(&kind), &view(&kind));
+        let r = evaluate(&stripped, &known.clusters, &view(&kind));
         assert!(!r.succeeded(), "exclude still rules member1 out");
         let mut allowed = stripped.clone();
         allowed.cluster_affinity.as_mut().unwrap().exclude.clear();
-        assert!(evaluate(&allowed, views.for_kind(&kind), &view(&kind)).succeeded());
+        assert!(evaluate(&allowed, &known.clusters, &view(&kind)).succeeded());
     }
 }

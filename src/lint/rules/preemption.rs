@@ -25,7 +25,7 @@ pub const SILENT: RuleDoc = RuleDoc {
     example: "kind: PropagationPolicy\nmetadata: {name: holder, namespace: default}\nspec:\n  priority: 5\n  resourceSelectors: [{apiVersion: apps/v1, kind: Deployment, labelSelector: {matchLabels: {app: nginx}}}]\n---\nkind: PropagationPolicy\nmetadata: {name: takeover, namespace: default}\nspec:\n  priority: 5\n  preemption: Always\n  resourceSelectors: [{apiVersion: apps/v1, kind: Deployment, name: nginx}]\n",
     fix: "Give the preempting policy a strictly higher `spec.priority` than every policy that can hold the template; \
           use a PropagationPolicy, not a ClusterPropagationPolicy, to take templates from PropagationPolicies.",
-    reference: "claim-and-preemption.md §5.3 (preemption.go:128, :200), §3",
+    reference: "pkg/detector/preemption.go:109-153 (preemptPropagationPolicy: `<=` at :128), :184-224 (preemptClusterPropagationPolicy: :200); pkg/detector/policy.go:61-94 (ResourceDetector.propagateResource: a CPP never takes a template from a PP)",
 };
 
 pub const INERT: RuleDoc = RuleDoc {
@@ -39,7 +39,7 @@ pub const INERT: RuleDoc = RuleDoc {
     fix: "Run karmada-controller-manager with `--feature-gates=PropagationPolicyPreemption=true` and say so in \
           `.karmada-policy.yaml` (`featureGates: {PropagationPolicyPreemption: true}`) or with `--feature-gates`; \
           or drop `preemption: Always`.",
-    reference: "claim-and-preemption.md §5.1 (features.go:50-51, preemption.go:49-58)",
+    reference: "pkg/features/features.go:50-51 (PolicyPreemption, default false); pkg/detector/preemption.go:49-58 (preemptionEnabled)",
 };
 
 pub static RULE: Rule = Rule {
@@ -54,7 +54,7 @@ pub fn check(a: &Analysis<'_>) -> Vec<Finding> {
 }
 
 fn inert(a: &Analysis<'_>) -> Vec<Finding> {
-    if a.state.options.gates.preemption {
+    if a.state.options.gates.preemption() {
         return Vec::new();
     }
     a.state

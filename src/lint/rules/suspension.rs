@@ -4,8 +4,8 @@
 //! §2 (the path to Works) and §3.4 (what stalls in failover).
 
 use crate::engine::suspension::{failover_candidates, stalls, target_clusters, Stall, State};
-use crate::lint::config::LintOptions;
 use crate::lint::finding::{Finding, Severity};
+use crate::lint::options::LintOptions;
 use crate::lint::phase::{Check, Rule};
 use crate::lint::rule::{RuleDoc, RuleGroup};
 use crate::model::{Inventory, Policy};
@@ -20,7 +20,7 @@ pub const NO_EFFECT: RuleDoc = RuleDoc {
                 Readers of the manifest may believe the policy is paused, or that removing the line resumes it.",
     example: "spec:\n  suspension:\n    dispatching: false\n",
     fix: "Remove `spec.suspension` to dispatch normally, or set `dispatching: true` / list the clusters to pause.",
-    reference: "validation-suspension-failover.md §1.2 (suspension facts), §2.3 shouldSuspendDispatching",
+    reference: "pkg/util/validation/validation.go:86-99 (validateSuspension: the only suspension check); pkg/controllers/binding/common.go:363-376 (shouldSuspendDispatching)",
 };
 
 pub const NOT_TARGETED: RuleDoc = RuleDoc {
@@ -32,7 +32,7 @@ pub const NOT_TARGETED: RuleDoc = RuleDoc {
                 nothing. Usually the name is misspelled, or the placement changed and the suspension did not.",
     example: "spec:\n  placement:\n    clusterAffinity:\n      clusterNames: [member1, member2]\n  suspension:\n    dispatchingOnClusters:\n      clusterNames: [member3]\n",
     fix: "Suspend a cluster the placement targets, or drop the stale entry.",
-    reference: "validation-suspension-failover.md §2.3 (ensureWork loops over target clusters)",
+    reference: "pkg/controllers/binding/common.go:53-156 (ensureWork: one Work per target cluster, suspended by shouldSuspendDispatching)",
 };
 
 pub const INVALID_CLUSTER_NAME: RuleDoc = RuleDoc {
@@ -44,7 +44,7 @@ pub const INVALID_CLUSTER_NAME: RuleDoc = RuleDoc {
                 into one string) or `Member1` is accepted and silently matches no cluster.",
     example: "spec:\n  suspension:\n    dispatchingOnClusters:\n      clusterNames: [us uk]\n",
     fix: "Write one lowercase cluster name per list item: `clusterNames: [us, uk]`.",
-    reference: "validation-suspension-failover.md §1.2: clusterNames is not checked",
+    reference: "pkg/util/validation/validation.go:86-99 (validateSuspension does not check clusterNames); pkg/apis/cluster/validation/validation.go:45-53 (ValidateClusterName: a DNS-1123 label)",
 };
 
 pub const UNKNOWN_CLUSTER: RuleDoc = RuleDoc {
@@ -68,7 +68,7 @@ pub const LAZY: RuleDoc = RuleDoc {
                 when someone next changes the resource template, not when the policy is applied.",
     example: "spec:\n  activationPreference: Lazy\n  suspension:\n    dispatching: true\n",
     fix: "Drop `activationPreference: Lazy`, or touch the templates after changing the suspension.",
-    reference: "validation-suspension-failover.md §2.2 (Lazy activation caveat); detector.go:461-468",
+    reference: "pkg/detector/detector.go:461-468 (ApplyPolicy returns before updating the binding on a Karmada-driven change of a Lazy policy), :550-557 (ApplyClusterPolicy)",
 };
 
 pub const DEPENDENCIES: RuleDoc = RuleDoc {
@@ -80,7 +80,7 @@ pub const DEPENDENCIES: RuleDoc = RuleDoc {
                 being dispatched, also to new target clusters, while the workload itself is paused.",
     example: "spec:\n  propagateDeps: true\n  suspension:\n    dispatching: true\n",
     fix: "Expect dependencies to keep flowing, or suspend the policies that own them explicitly.",
-    reference: "validation-suspension-failover.md §2.2; dependencies_distributor.go:753-788",
+    reference: "pkg/dependenciesdistributor/dependencies_distributor.go:753-788 (buildAttachedBinding copies no Suspension)",
 };
 
 pub const STALLS_FAILOVER: RuleDoc = RuleDoc {
@@ -95,7 +95,7 @@ pub const STALLS_FAILOVER: RuleDoc = RuleDoc {
     example: "spec:\n  propagateDeps: true\n  failover:\n    application:\n      decisionConditions:\n        tolerationSeconds: 120\n      purgeMode: Directly\n  suspension:\n    dispatching: true\n",
     fix: "Resume dispatching before failover matters, suspend only clusters that are not failover targets, or \
           accept the stall knowingly (`karmada-policy.io/ignore: \"suspension-stalls-failover: <why>\"`).",
-    reference: "validation-suspension-failover.md §3.4 items 1-5 and the suggested lint predicate",
+    reference: "pkg/controllers/binding/common.go:363-376 (shouldSuspendDispatching); pkg/controllers/execution/execution_controller.go:135-138 (Controller.Reconcile skips a suspended Work); pkg/controllers/gracefuleviction/evictiontask.go:67-116 (assessSingleTask, allScheduledResourceInHealthyState)",
 };
 
 pub static RULE: Rule = Rule {
@@ -113,7 +113,7 @@ pub static RULE: Rule = Rule {
 
 pub fn check(inventory: &Inventory, opts: &LintOptions) -> Vec<Finding> {
     let mut out = Vec::new();
-    for p in inventory.policies() {
+    for p in inventory.admitted_policies() {
         check_cluster_names(inventory, opts, p, &mut out);
         let Some(s) = &p.spec.suspension else {
             continue;
@@ -152,7 +152,7 @@ pub fn check(inventory: &Inventory, opts: &LintOptions) -> Vec<Finding> {
         // `controllermanager.go` gates the taint manager and the cluster taint policy
         // controller on it): without it nothing fails over, so nothing stalls either;
         // failover-gate-off reports the setting instead.
-        let cluster_failover = super::failover_gate::gates(opts).failover();
+        let cluster_failover = opts.gates.failover();
         for stall in stalls(&p.spec, &state, candidates.as_deref(), &[], None) {
             if matches!(stall, Stall::ClusterFailover { .. }) && !cluster_failover {
                 continue;

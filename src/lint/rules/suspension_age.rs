@@ -26,7 +26,7 @@ pub const DOC: RuleDoc = RuleDoc {
     example: "# committed 12 days ago:\nspec:\n  suspension:\n    dispatchingOnClusters:\n      clusterNames: [member2]\n",
     fix: "Resume dispatching (`kubectl karmada-policy resume`), or raise `maxSuspensionAge` in `.karmada-policy.yaml` \
           for a pause that is meant to last.",
-    reference: "validation-suspension-failover.md §2.3 (shouldSuspendDispatching), §3.4 (failover while suspended)",
+    reference: "pkg/controllers/binding/common.go:363-376 (shouldSuspendDispatching); pkg/controllers/gracefuleviction/evictiontask.go:67-116 (assessSingleTask: failover does not wait for a resume)",
 };
 
 pub static RULE: Rule = Rule {
@@ -46,7 +46,7 @@ fn history_check(h: &History<'_>) -> Vec<Finding> {
 pub fn enabled(opts: &crate::lint::LintOptions) -> bool {
     !matches!(
         opts.rules.get(DOC.id),
-        Some(crate::lint::config::RuleSetting::Off)
+        Some(crate::context::RuleSetting::Off)
     )
 }
 
@@ -67,7 +67,7 @@ pub fn check(
     let mut targets = Vec::new();
     let mut files: Vec<(usize, Vec<u32>)> = Vec::new();
     let mut file_of: std::collections::HashMap<&str, usize> = std::collections::HashMap::new();
-    for p in inventory.policies() {
+    for p in inventory.admitted_policies() {
         let Some(s) = &p.spec.suspension else {
             continue;
         };

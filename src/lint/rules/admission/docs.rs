@@ -32,7 +32,7 @@ pub fn rule(id: &str) -> Option<&'static AdmissionRule> {
 const IS_LABEL_KEY: &str = "<IsLabelKey message, e.g. name part must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]')>";
 
 pub const RULES: &[AdmissionRule] = &[
-    // ---- §1.3 placement -------------------------------------------------------------------
+    // ---- ValidatePlacement and the functions it calls -------------------------------------
     AdmissionRule {
         id: "placement-affinity-exclusive",
         summary: "placement sets both clusterAffinity and clusterAffinities",
@@ -50,7 +50,7 @@ spec:
         clusterNames: [member1]
 ",
         fix: "Keep one of them: move the clusterAffinity into a single clusterAffinities term, or drop clusterAffinities.",
-        reference: "pkg/util/validation/validation.go:105-107; validation-suspension-failover.md §1.3",
+        reference: "pkg/util/validation/validation.go:105-107 (ValidatePlacement)",
     },
     AdmissionRule {
         id: "overflow-requires-dynamic-weight-or-aggregated",
@@ -71,7 +71,7 @@ spec:
             clusterNames: [member2]
 ",
         fix: "Set replicaScheduling to `replicaSchedulingType: Divided` with `replicaDivisionPreference: Aggregated`, or Weighted with `weightPreference.dynamicWeight: AvailableReplicas`.",
-        reference: "pkg/util/validation/validation.go:110-115; pkg/util/policy.go:31-44; validation-suspension-failover.md §1.3",
+        reference: "pkg/util/validation/validation.go:110-115 (ValidatePlacement); pkg/util/policy.go:31-44 (IsOverflowSchedulingAllowed)",
     },
     AdmissionRule {
         id: "field-selector-key-unsupported",
@@ -89,7 +89,7 @@ spec:
         matchExpressions: [{key: name, operator: In, values: [member1]}]
 ",
         fix: "Use provider, region or zone; select clusters by name with clusterNames or by label with labelSelector.",
-        reference: "pkg/util/validation/validation.go:172-183, 243-263; validation-suspension-failover.md §1.3",
+        reference: "pkg/util/validation/validation.go:172-183, 243-263 (ValidateClusterAffinity, ValidatePolicyFieldSelector)",
     },
     AdmissionRule {
         id: "field-selector-operator-unsupported",
@@ -107,7 +107,7 @@ spec:
         matchExpressions: [{key: region, operator: Exists}]
 ",
         fix: "Use In or NotIn with a list of values.",
-        reference: "pkg/util/validation/validation.go:255-259; validation-suspension-failover.md §1.3",
+        reference: "pkg/util/validation/validation.go:255-259 (ValidatePolicyFieldSelector)",
     },
     AdmissionRule {
         id: "affinity-name-invalid",
@@ -125,7 +125,7 @@ spec:
         clusterNames: [member1]
 ",
         fix: "Use letters, digits, '-', '_' or '.', starting and ending with a letter or digit (optionally prefixed by a DNS subdomain and '/').",
-        reference: "pkg/util/validation/validation.go:191-193; content/kube.go:43-72; validation-suspension-failover.md §1.3",
+        reference: "pkg/util/validation/validation.go:191-193 (ValidateClusterAffinities); k8s.io/apimachinery/pkg/api/validate/content/kube.go:43-72 (IsLabelKey)",
     },
     AdmissionRule {
         id: "affinity-name-duplicate",
@@ -145,7 +145,7 @@ spec:
         clusterNames: [member2]
 ",
         fix: "Give every term its own affinityName.",
-        reference: "pkg/util/validation/validation.go:194-198; validation-suspension-failover.md §1.3",
+        reference: "pkg/util/validation/validation.go:194-198 (ValidateClusterAffinities)",
     },
     AdmissionRule {
         id: "overflow-requires-inline-affinity",
@@ -166,7 +166,7 @@ spec:
             clusterNames: [member2]
 ",
         fix: "Select the primary clusters in the term itself (clusterNames, labelSelector, fieldSelector or exclude).",
-        reference: "pkg/util/validation/validation.go:219-222, 444-455; validation-suspension-failover.md §1.3",
+        reference: "pkg/util/validation/validation.go:219-222, 444-455 (ValidateOverflowAffinities, emptyClusterAffinity)",
     },
     AdmissionRule {
         id: "overflow-name-invalid",
@@ -188,7 +188,7 @@ spec:
             clusterNames: [member2]
 ",
         fix: "Use a valid label key as the overflow affinityName.",
-        reference: "pkg/util/validation/validation.go:227-229; validation-suspension-failover.md §1.3",
+        reference: "pkg/util/validation/validation.go:227-229 (ValidateOverflowAffinities)",
     },
     AdmissionRule {
         id: "overflow-name-duplicate",
@@ -210,7 +210,7 @@ spec:
             clusterNames: [member2]
 ",
         fix: "Give each overflow term a name used nowhere else in the term.",
-        reference: "pkg/util/validation/validation.go:225-234; validation-suspension-failover.md §1.3",
+        reference: "pkg/util/validation/validation.go:225-234 (ValidateOverflowAffinities)",
     },
     AdmissionRule {
         id: "spread-by-label-and-field",
@@ -227,7 +227,7 @@ spec:
       - {spreadByField: cluster, spreadByLabel: team, maxGroups: 2}
 ",
         fix: "Split it into two constraints, or keep one of the two keys.",
-        reference: "pkg/util/validation/validation.go:272-274; validation-suspension-failover.md §1.3",
+        reference: "pkg/util/validation/validation.go:272-274 (ValidateSpreadConstraint)",
     },
     AdmissionRule {
         id: "spread-min-groups-negative",
@@ -244,7 +244,7 @@ spec:
       - {spreadByField: cluster, minGroups: -1, maxGroups: 2}
 ",
         fix: "Use minGroups 1 or more.",
-        reference: "pkg/util/validation/validation.go:277-279; validation-suspension-failover.md §1.3",
+        reference: "pkg/util/validation/validation.go:277-279 (ValidateSpreadConstraint)",
     },
     AdmissionRule {
         id: "spread-max-groups-negative",
@@ -261,7 +261,7 @@ spec:
       - {spreadByField: cluster, maxGroups: -1}
 ",
         fix: "Use 0 (no maximum) or a positive maxGroups.",
-        reference: "pkg/util/validation/validation.go:282-284; validation-suspension-failover.md §1.3",
+        reference: "pkg/util/validation/validation.go:282-284 (ValidateSpreadConstraint)",
     },
     AdmissionRule {
         id: "spread-max-below-min",
@@ -278,7 +278,7 @@ spec:
       - {spreadByField: cluster, minGroups: 3, maxGroups: 2}
 ",
         fix: "Raise maxGroups to at least minGroups, or lower minGroups.",
-        reference: "pkg/util/validation/validation.go:287-289; validation-suspension-failover.md §1.3",
+        reference: "pkg/util/validation/validation.go:287-289 (ValidateSpreadConstraint)",
     },
     AdmissionRule {
         id: "spread-field-duplicate",
@@ -296,7 +296,7 @@ spec:
       - {spreadByField: cluster, maxGroups: 3}
 ",
         fix: "Merge the constraints on the same field into one.",
-        reference: "pkg/util/validation/validation.go:291-300; validation-suspension-failover.md §1.3",
+        reference: "pkg/util/validation/validation.go:291-300 (ValidateSpreadConstraint)",
     },
     AdmissionRule {
         id: "spread-cluster-required",
@@ -313,7 +313,7 @@ spec:
       - {spreadByField: region, maxGroups: 2}
 ",
         fix: "Add a constraint such as `{spreadByField: cluster, maxGroups: 3, minGroups: 2}`.",
-        reference: "pkg/util/validation/validation.go:303-310; validation-suspension-failover.md §1.3",
+        reference: "pkg/util/validation/validation.go:303-310 (ValidateSpreadConstraint)",
     },
     AdmissionRule {
         id: "workload-affinity-key-invalid",
@@ -330,7 +330,7 @@ spec:
       affinity: {groupByLabelKey: 'INVALID KEY!'}
 ",
         fix: "Use a valid label key, e.g. `app.group` or `example.com/group`.",
-        reference: "pkg/util/validation/validation.go:152-161; validation-suspension-failover.md §1.3",
+        reference: "pkg/util/validation/validation.go:152-161 (ValidateWorkloadAffinity)",
     },
     AdmissionRule {
         id: "workload-affinity-same-key",
@@ -348,7 +348,7 @@ spec:
       antiAffinity: {groupByLabelKey: app.group}
 ",
         fix: "Group affinity and anti-affinity by different label keys.",
-        reference: "pkg/util/validation/validation.go:163-167; validation-suspension-failover.md §1.3",
+        reference: "pkg/util/validation/validation.go:163-167 (ValidateWorkloadAffinity)",
     },
     AdmissionRule {
         id: "toleration-operator-unsupported",
@@ -365,9 +365,9 @@ spec:
       - {key: capacity, operator: Lt, value: '100', effect: NoSchedule}
 ",
         fix: "Use Exists or Equal (or leave the operator empty, which means Equal).",
-        reference: "pkg/util/validation/validation.go:132-142; validation-suspension-failover.md §1.3",
+        reference: "pkg/util/validation/validation.go:132-142 (validateClusterTolerations)",
     },
-    // ---- §1.2 F0 and §1.5 failover ----------------------------------------------------------
+    // ---- failover: ValidatePropagationSpec, ValidateApplicationFailover ---------------------
     AdmissionRule {
         id: "application-failover-requires-propagate-deps",
         summary: "application failover without propagateDeps: true",
@@ -383,7 +383,7 @@ spec:
       decisionConditions: {tolerationSeconds: 120}
 ",
         fix: "Add `propagateDeps: true` to the spec.",
-        reference: "pkg/util/validation/validation.go:46-48; validation-suspension-failover.md §1.2 F0",
+        reference: "pkg/util/validation/validation.go:46-48 (ValidatePropagationSpec)",
     },
     AdmissionRule {
         id: "toleration-seconds-negative",
@@ -401,7 +401,7 @@ spec:
       decisionConditions: {tolerationSeconds: -100}
 ",
         fix: "Use 0 or more seconds (300 when left out).",
-        reference: "pkg/util/validation/validation.go:336-338; validation-suspension-failover.md §1.5",
+        reference: "pkg/util/validation/validation.go:336-338 (ValidateApplicationFailover)",
     },
     AdmissionRule {
         id: "grace-period-without-gracefully",
@@ -421,7 +421,7 @@ spec:
       gracePeriodSeconds: 100
 ",
         fix: "Remove gracePeriodSeconds, or use `purgeMode: Gracefully` (Graciously before 1.19).",
-        reference: "pkg/util/validation/validation.go:340-343; validation-suspension-failover.md §1.5",
+        reference: "pkg/util/validation/validation.go:340-343 (ValidateApplicationFailover)",
     },
     AdmissionRule {
         id: "grace-period-required",
@@ -440,7 +440,7 @@ spec:
       purgeMode: Gracefully
 ",
         fix: "Set gracePeriodSeconds (the webhook would use 600).",
-        reference: "pkg/util/validation/validation.go:345-348; pkg/util/helper/policy.go:130-135; validation-suspension-failover.md §1.4 M5, §1.5",
+        reference: "pkg/util/validation/validation.go:345-348 (ValidateApplicationFailover); pkg/util/helper/policy.go:130-135 (SetDefaultGracePeriodSeconds, called by the mutating webhook pkg/webhook/propagationpolicy/mutating.go Handle)",
     },
     AdmissionRule {
         id: "grace-period-not-positive",
@@ -460,7 +460,7 @@ spec:
       gracePeriodSeconds: 0
 ",
         fix: "Use a positive number of seconds, or leave it out for 600.",
-        reference: "pkg/util/validation/validation.go:350-352; validation-suspension-failover.md §1.5",
+        reference: "pkg/util/validation/validation.go:350-352 (ValidateApplicationFailover)",
     },
     AdmissionRule {
         id: "state-preservation-alias-invalid",
@@ -481,9 +481,9 @@ spec:
           - {aliasLabelName: -invalid-label, jsonPath: '{.availableReplicas}'}
 ",
         fix: "Use a valid label name such as `example.com/replicas`.",
-        reference: "pkg/util/validation/validation.go:354-373, 389-391; validation-suspension-failover.md §1.5",
+        reference: "pkg/util/validation/validation.go:354-373, 389-391 (ValidateApplicationFailover, validateClusterFailover, validateStatePreservationRule)",
     },
-    // ---- §1.2 N1, R1, S1 --------------------------------------------------------------------
+    // ---- selectors, preemption, suspension --------------------------------------------------
     AdmissionRule {
         id: "selector-namespace-mismatch",
         summary: "a PropagationPolicy or OverridePolicy selects resources in another namespace",
@@ -496,7 +496,7 @@ spec:
   resourceSelectors: [{apiVersion: apps/v1, kind: Deployment, namespace: other, name: nginx}]
 ",
         fix: "Move the policy to the resources' namespace, drop the selector's namespace, or use a ClusterPropagationPolicy.",
-        reference: "pkg/util/validation/validation.go:57-69; validation-suspension-failover.md §1.2 N1, §1.7",
+        reference: "pkg/util/validation/validation.go:57-69 (validateResourceSelectors, called by ValidatePropagationSpec and, for OverridePolicy, ValidateOverrideSpec)",
     },
     AdmissionRule {
         id: "preemption-requires-name",
@@ -515,7 +515,7 @@ spec:
       labelSelector: {matchLabels: {app: nginx}}
 ",
         fix: "Name every resource the policy may preempt, or set `preemption: Never`.",
-        reference: "pkg/util/validation/validation.go:72-84; validation-suspension-failover.md §1.2 R1",
+        reference: "pkg/util/validation/validation.go:72-84 (validateResourceSelectorsIfPreemptionEnabled)",
     },
     AdmissionRule {
         id: "suspension-exclusive",
@@ -532,9 +532,9 @@ spec:
     dispatchingOnClusters: {clusterNames: [member1]}
 ",
         fix: "Keep `dispatching: true` to pause everything, or drop it and list the clusters to pause.",
-        reference: "pkg/util/validation/validation.go:86-99; validation-suspension-failover.md §1.2 S1",
+        reference: "pkg/util/validation/validation.go:86-99 (validateSuspension)",
     },
-    // ---- §1.1 update-only and stored-object checks -----------------------------------------
+    // ---- the webhooks' validateUpdate and validatePolicy -----------------------------------
     AdmissionRule {
         id: "scheduler-name-immutable",
         summary: "an update changes spec.schedulerName",
@@ -554,7 +554,7 @@ spec:
   resourceSelectors: [{apiVersion: apps/v1, kind: Deployment, name: nginx}]
 ",
         fix: "Keep the scheduler name; to change it, delete and recreate the policy.",
-        reference: "pkg/webhook/propagationpolicy/validating.go:71-85; pkg/webhook/clusterpropagationpolicy/validating.go:58-62; validation-suspension-failover.md §1.1",
+        reference: "pkg/webhook/propagationpolicy/validating.go:71-85 (ValidatingAdmission.validateUpdate); pkg/webhook/clusterpropagationpolicy/validating.go:58-62 (ValidatingAdmission.Handle)",
     },
     AdmissionRule {
         id: "permanent-id-immutable",
@@ -577,7 +577,7 @@ spec:
   resourceSelectors: [{apiVersion: apps/v1, kind: Deployment, name: nginx}]
 ",
         fix: "Use `kubectl apply` (which keeps labels it does not manage), or copy the stored label value into the manifest.",
-        reference: "pkg/webhook/propagationpolicy/validating.go:71-85; pkg/webhook/clusterpropagationpolicy/validating.go:64-68; validation-suspension-failover.md §1.1",
+        reference: "pkg/webhook/propagationpolicy/validating.go:71-85 (ValidatingAdmission.validateUpdate); pkg/webhook/clusterpropagationpolicy/validating.go:64-68 (ValidatingAdmission.Handle)",
     },
     AdmissionRule {
         id: "permanent-id-required",
@@ -591,9 +591,9 @@ spec:
   resourceSelectors: [{apiVersion: apps/v1, kind: Deployment, name: nginx}]
 ",
         fix: "Check that Karmada's mutating webhook configuration is installed and reachable, then recreate the policy.",
-        reference: "pkg/webhook/propagationpolicy/validating.go:87-99; pkg/webhook/clusterpropagationpolicy/validating.go:70-73; validation-suspension-failover.md §1.1",
+        reference: "pkg/webhook/propagationpolicy/validating.go:87-99 (ValidatingAdmission.validatePolicy); pkg/webhook/clusterpropagationpolicy/validating.go:70-73 (ValidatingAdmission.Handle)",
     },
-    // ---- §1.7 override policies -------------------------------------------------------------
+    // ---- ValidateOverrideSpec, ValidateOverrideRules ----------------------------------------
     AdmissionRule {
         id: "override-rules-and-target-cluster",
         summary: "an override policy sets both overrideRules and the deprecated targetCluster",
@@ -611,7 +611,7 @@ spec:
         plaintext: [{path: /spec/replicas, operator: replace, value: 2}]
 ",
         fix: "Move targetCluster into an overrideRules entry.",
-        reference: "pkg/util/validation/validation.go:393-418; validation-suspension-failover.md §1.7",
+        reference: "pkg/util/validation/validation.go:394-418 (ValidateOverrideSpec)",
     },
     AdmissionRule {
         id: "override-rules-and-overriders",
@@ -629,7 +629,7 @@ spec:
     - targetCluster: {clusterNames: [member1]}
 ",
         fix: "Move the overriders into an overrideRules entry.",
-        reference: "pkg/util/validation/validation.go:393-418; validation-suspension-failover.md §1.7",
+        reference: "pkg/util/validation/validation.go:394-418 (ValidateOverrideSpec)",
     },
     AdmissionRule {
         id: "override-annotation-key-invalid",
@@ -649,7 +649,7 @@ spec:
             value: {'testannotation~projectId': c-m-lfx9lk92p-v86cf}
 ",
         fix: "Use a valid annotation key (optional DNS prefix, '/', and a name of letters, digits, '-', '_' or '.').",
-        reference: "pkg/util/validation/validation.go:457-508; validation-suspension-failover.md §1.7",
+        reference: "pkg/util/validation/validation.go:458-508 (ValidateOverrideRules)",
     },
     AdmissionRule {
         id: "override-annotations-too-long",
@@ -693,7 +693,7 @@ spec:
             value: {'testlabel~projectId': value}
 ",
         fix: "Use a valid label key.",
-        reference: "pkg/util/validation/validation.go:457-508; validation-suspension-failover.md §1.7",
+        reference: "pkg/util/validation/validation.go:458-508 (ValidateOverrideRules)",
     },
     AdmissionRule {
         id: "override-label-value-invalid",
@@ -713,7 +713,7 @@ spec:
             value: {tier: 'front end'}
 ",
         fix: "Use at most 63 letters, digits, '-', '_' or '.', starting and ending with a letter or digit.",
-        reference: "pkg/util/validation/validation.go:457-508; validation-suspension-failover.md §1.7",
+        reference: "pkg/util/validation/validation.go:458-508 (ValidateOverrideRules)",
     },
     AdmissionRule {
         id: "json-pointer-invalid",
@@ -733,7 +733,7 @@ spec:
             yaml: [{subPath: /key, operator: remove}]
 ",
         fix: "Start the path with '/', e.g. `/data/config`.",
-        reference: "pkg/util/validation/validation.go:457-508 (go-openapi/jsonpointer New); validation-suspension-failover.md §1.7",
+        reference: "pkg/util/validation/validation.go:458-508 (ValidateOverrideRules, validateJSONPatchSubPaths, validateYAMLPatchSubPaths; go-openapi/jsonpointer New)",
     },
     AdmissionRule {
         id: "field-overrider-json-and-yaml",
@@ -754,7 +754,7 @@ spec:
             yaml: [{subPath: /key, operator: remove}]
 ",
         fix: "Keep the list that matches the field's format.",
-        reference: "pkg/util/validation/validation.go:457-508; validation-suspension-failover.md §1.7",
+        reference: "pkg/util/validation/validation.go:458-508 (ValidateOverrideRules)",
     },
     AdmissionRule {
         id: "field-overrider-json-or-yaml",
@@ -773,7 +773,7 @@ spec:
           - fieldPath: /data/config
 ",
         fix: "Add json or yaml patch operations, or remove the overrider.",
-        reference: "pkg/util/validation/validation.go:457-508; validation-suspension-failover.md §1.7",
+        reference: "pkg/util/validation/validation.go:458-508 (ValidateOverrideRules)",
     },
     AdmissionRule {
         id: "override-value-required",
@@ -793,7 +793,7 @@ spec:
             yaml: [{subPath: /key, operator: add}]
 ",
         fix: "Give the patch a value, or use operator remove.",
-        reference: "pkg/util/validation/validation.go:457-508 (validateOverrideOperator); validation-suspension-failover.md §1.7",
+        reference: "pkg/util/validation/validation.go:534-547 (validateOverrideOperator, called by ValidateOverrideRules)",
     },
     AdmissionRule {
         id: "override-value-forbidden",
@@ -813,7 +813,7 @@ spec:
             yaml: [{subPath: /key, operator: remove, value: x}]
 ",
         fix: "Drop the value, or use add or replace.",
-        reference: "pkg/util/validation/validation.go:457-508 (validateOverrideOperator); validation-suspension-failover.md §1.7",
+        reference: "pkg/util/validation/validation.go:534-547 (validateOverrideOperator, called by ValidateOverrideRules)",
     },
 ];
 

@@ -10,29 +10,26 @@ pub mod docs;
 
 use std::collections::HashMap;
 
-use crate::engine::admission::chain::{self, Verdict};
+use crate::engine::admission::chain::Verdict;
+use crate::engine::admission::documents::Admissions;
 use crate::engine::admission::{self, override_chain};
-use crate::lint::config::LintOptions;
 use crate::lint::finding::{Finding, Severity};
+use crate::lint::options::LintOptions;
 use crate::lint::phase::{Check, History, Rule};
-use crate::model::{
-    group_of, Inventory, ObjectMeta, ObjectRef, Policy, PolicyKind, PolicyRef, POLICY_API_VERSION,
-    POLICY_GROUP,
-};
-use crate::source::Node;
+use crate::model::{Inventory, ObjectMeta, ObjectRef, Policy, PolicyRef, POLICY_API_VERSION};
 
 pub use docs::{rule, AdmissionRule, RULES};
 
 pub static RULE: Rule = Rule {
     docs: &docs::DOCS,
     checks: &[
-        Check::PerObject(|o| check(o.inventory, o.opts)),
+        Check::PerObject(|o| check(o.inventory, o.admissions, o.opts)),
         Check::History(update_check),
     ],
 };
 
-pub fn check(inventory: &Inventory, opts: &LintOptions) -> Vec<Finding> {
-    let mut out = policy_findings(inventory, opts);
+pub fn check(inventory: &Inventory, admissions: &Admissions, opts: &LintOptions) -> Vec<Finding> {
+    let mut out = policy_findings(inventory, admissions);
     for op in inventory.overrides() {
         let object = ObjectRef {
             api_version: POLICY_API_VERSION.to_string(),
@@ -46,59 +43,27 @@ pub fn check(inventory: &Inventory, opts: &LintOptions) -> Vec<Finding> {
             name: op.meta.name.clone(),
         };
         let manifest = inventory.documents[op.doc].root.to_json();
-        let verdict = override_chain::admit_override(op, &manifest, opts.version);
+        let verdict = override_chain::admit_override(op, &manifest, opts.version());
         out.extend(verdict_findings(inventory, op.doc, &object, &verdict));
     }
     out
 }
 
-/// Every PP/CPP document through the admission chain, whether or not it could be typed (a
-/// document the engine cannot use still has findings).
-fn policy_findings(inventory: &Inventory, opts: &LintOptions) -> Vec<Finding> {
-    // The request namespace of each typed PP: its own, else the default one.
-    let namespaces: HashMap<usize, Option<&str>> = inventory
-        .policies()
-        .map(|p| (p.doc, p.meta.namespace.as_deref()))
-        .collect();
+/// Every PP/CPP document's verdict (the chain ran once over them, typed or not: a document the
+/// engine cannot use still has findings).
+fn policy_findings(inventory: &Inventory, admissions: &Admissions) -> Vec<Finding> {
     let mut out = Vec::new();
-    for (i, doc) in inventory.documents.iter().enumerate() {
-        let Some(kind) = policy_kind(&doc.root) else {
-            continue;
-        };
-        let meta = ObjectMeta::from_node(doc.root.get("metadata"));
-        let namespace = match kind {
-            PolicyKind::PropagationPolicy => Some(
-                namespaces
-                    .get(&i)
-                    .copied()
-                    .flatten()
-                    .or(meta.namespace.as_deref())
-                    .unwrap_or("default"),
-            ),
-            PolicyKind::ClusterPropagationPolicy => None,
-        };
-        let verdict = chain::admit_manifest(kind, &doc.root.to_json(), namespace, opts.version);
-        if verdict.is_admitted() {
-            continue;
-        }
+    for a in admissions.iter().filter(|a| !a.verdict.is_admitted()) {
+        let meta = ObjectMeta::from_node(inventory.documents[a.doc].root.get("metadata"));
         let object = ObjectRef {
             api_version: POLICY_API_VERSION.to_string(),
-            kind: kind.as_str().to_string(),
-            namespace: namespace.map(str::to_string),
+            kind: a.kind.as_str().to_string(),
+            namespace: a.namespace.clone(),
             name: meta.name.clone(),
         };
-        out.extend(verdict_findings(inventory, i, &object, &verdict));
+        out.extend(verdict_findings(inventory, a.doc, &object, &a.verdict));
     }
     out
-}
-
-/// The kind of a policy document, `None` for any other.
-fn policy_kind(root: &Node) -> Option<PolicyKind> {
-    let api_version = root.get("apiVersion").and_then(Node::as_str)?;
-    if group_of(api_version) != POLICY_GROUP {
-        return None;
-    }
-    PolicyKind::from_kind(root.get("kind").and_then(Node::as_str)?)
 }
 
 /// For a rule about a field the object lacks, the field that makes it required: where a

@@ -20,29 +20,13 @@ use std::path::{Path, PathBuf};
 use globset::{Glob, GlobSet, GlobSetBuilder};
 use serde::Deserialize;
 
-use crate::lint::finding::Severity;
+use crate::model::feature_gates::GateValues;
+use crate::model::severity::Severity;
 use crate::model::KarmadaVersion;
 use crate::source::kustomize::environments::RenderOptions;
 use crate::source::{load, FieldPath, Source};
 
 pub const FILE_NAME: &str = ".karmada-policy.yaml";
-
-/// Everything that changes what `lint` reports.
-#[derive(Clone, Debug, Default)]
-pub struct LintOptions {
-    pub version: KarmadaVersion,
-    /// Whether `--karmada-version` or the configuration named the release (else the
-    /// repository's own Karmada installation may: flags > configuration > repository >
-    /// Karmada's defaults).
-    pub version_set: bool,
-    pub feature_gates: BTreeMap<String, bool>,
-    pub known_clusters: Vec<String>,
-    /// Cluster objects read from the control plane (`lint --cluster`); the inputs' own are
-    /// found among the documents.
-    pub cluster_objects: Vec<crate::model::cluster::Cluster>,
-    pub rules: BTreeMap<String, RuleSetting>,
-    pub inline_ignores: bool,
-}
 
 /// Why a config file cannot be used. Every variant but `Read` names the file, line and column
 /// (`at`) of the offending setting.
@@ -132,12 +116,15 @@ struct RawGitops {
 }
 
 /// The effective configuration.
-#[derive(Debug, Default)]
+#[derive(Clone, Debug, Default)]
 pub struct Config {
     /// The file it came from, if any.
     pub path: Option<PathBuf>,
     pub karmada_version: Option<KarmadaVersion>,
-    pub feature_gates: BTreeMap<String, bool>,
+    /// `featureGates`, checked against the release when the context is resolved.
+    pub feature_gates: GateValues,
+    /// `file:line:col` of `featureGates`, for the error naming a gate the release lacks.
+    pub feature_gates_at: String,
     pub rules: BTreeMap<String, RuleSetting>,
     pub known_clusters: Vec<String>,
     ignore: Option<GlobSet>,
@@ -165,24 +152,26 @@ impl Config {
         None
     }
 
-    /// Reads and checks a config file; errors name the file, line and column.
-    /// How GitOps repositories are rendered per the `.karmada-policy.yaml` found from the
-    /// current directory up (`explain -f`, `preempt-check -f`): `None` when it turns rendering
-    /// off; the defaults without a file.
+    /// The configuration a run reads: `flag` (`--config`) when given, else
+    /// `.karmada-policy.yaml` found from the current directory up, else the defaults.
     /// `known_rule` tells rule ids from typos, as for [`Config::load`].
-    pub fn rendering_here(
+    pub fn find(
+        flag: Option<&Path>,
         known_rule: &dyn Fn(&str) -> bool,
-    ) -> Result<Option<RenderOptions>, ConfigError> {
-        let found = std::env::current_dir()
-            .ok()
-            .and_then(|d| Config::discover(&d));
-        let config = match found {
-            Some(p) => Config::load(&p, known_rule)?,
-            None => Config::default(),
+    ) -> Result<Config, ConfigError> {
+        let path = match flag {
+            Some(p) => Some(p.to_path_buf()),
+            None => std::env::current_dir()
+                .ok()
+                .and_then(|d| Config::discover(&d)),
         };
-        Ok((!config.render_off).then_some(config.render_options))
+        match path {
+            Some(p) => Config::load(&p, known_rule),
+            None => Ok(Config::default()),
+        }
     }
 
+    /// Reads and checks a config file; errors name the file, line and column.
     pub fn load(path: &Path, known_rule: &dyn Fn(&str) -> bool) -> Result<Config, ConfigError> {
         let text = std::fs::read_to_string(path).map_err(|source| ConfigError::Read {
             path: path.display().to_string(),
@@ -317,7 +306,8 @@ impl Config {
             render_options,
             path: None,
             karmada_version,
-            feature_gates: raw.feature_gates,
+            feature_gates_at: at("featureGates"),
+            feature_gates: GateValues::from_map(raw.feature_gates),
             rules,
             known_clusters: raw.known_clusters,
             ignore,
@@ -384,7 +374,10 @@ mod tests {
         )
         .unwrap();
         assert_eq!(c.karmada_version, Some(KarmadaVersion::new(1, 18)));
-        assert!(c.feature_gates["PropagationPolicyPreemption"]);
+        assert_eq!(
+            c.feature_gates.get("PropagationPolicyPreemption"),
+            Some(true)
+        );
         assert_eq!(c.rules["overlap"], RuleSetting::Off);
         assert!(c.ignores(Path::new("/repo/charts/x/a.yaml")));
         assert!(!c.ignores(Path::new("/repo/base/a.yaml")));

@@ -1,0 +1,264 @@
+//! The context a question is asked in: which Karmada release and feature gates the control
+//! plane runs, which namespace objects without one land in, which member clusters there are,
+//! and what the configuration file says. It is resolved once per run, before any input is read,
+//! from the command line, `.karmada-policy.yaml` and (per environment of a GitOps repository)
+//! the repository's own Karmada installation; every subcommand reads it, and none parses a
+//! gate, a release or a configuration key itself.
+//!
+//! Precedence, highest first: command-line flags, the configuration file, the repository's
+//! Karmada installation, Karmada's defaults for the release.
+
+pub mod config;
+pub mod flags;
+
+use std::path::PathBuf;
+
+use crate::engine::claim::Filters;
+use crate::engine::state::{Options, UnknownClaimers};
+use crate::model::feature_gates::{GateError, GateSet, GateValues};
+use crate::model::KarmadaVersion;
+
+pub use config::{Config, ConfigError, RuleSetting};
+
+/// The context flags as the command line gives them, typed (the CLI declares them once for
+/// every subcommand that reads inputs).
+#[derive(Clone, Debug, Default)]
+pub struct Flags {
+    /// `--config`: without it, `.karmada-policy.yaml` is found from the current directory up.
+    pub config: Option<PathBuf>,
+    /// `--karmada-version`.
+    pub release: Option<KarmadaVersion>,
+    /// `--feature-gates`, syntax checked.
+    pub gates: Option<GateValues>,
+    /// `-n/--namespace`.
+    pub namespace: Option<String>,
+}
+
+/// What a repository's own Karmada installation says (its Helm chart values, the operator's
+/// `Karmada` resource, or the controller-manager's `--feature-gates` argument), with where it
+/// was read, for the note that says so.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Installation {
+    pub release: Option<KarmadaVersion>,
+    pub gates: GateValues,
+    /// `file:line` the settings were read from.
+    pub from: String,
+}
+
+/// Why a context cannot be resolved (exit 2).
+#[derive(Debug, thiserror::Error)]
+pub enum ContextError {
+    #[error(transparent)]
+    Config(#[from] ConfigError),
+    /// A gate the release does not know, named where it was set.
+    #[error("{origin}: {source}")]
+    Gates {
+        origin: String,
+        #[source]
+        source: GateError,
+    },
+}
+
+/// Where the release and the explicitly set gates came from.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Origins {
+    /// `None`: the newest release this tool knows (no flag, configuration or installation said).
+    pub release: Option<String>,
+    /// The repository installation read, when one was.
+    pub installation: Option<String>,
+}
+
+/// One control plane's context (see the module docs).
+#[derive(Clone, Debug, Default)]
+pub struct Context {
+    /// The release's gates in effect; the release is `gates.version`.
+    pub gates: GateSet,
+    pub origins: Origins,
+    /// `-n`, when given. With files, objects that set no namespace land in it (else `default`);
+    /// live, it overrides the kubeconfig context's namespace.
+    pub namespace: Option<String>,
+    pub config: Config,
+    flags: Flags,
+}
+
+impl Context {
+    /// The context of `flags` over the configuration file they lead to. `known_rule` tells the
+    /// configuration's rule ids from typos.
+    pub fn resolve(
+        flags: Flags,
+        known_rule: &dyn Fn(&str) -> bool,
+    ) -> Result<Context, ContextError> {
+        let config = Config::find(flags.config.as_deref(), known_rule)?;
+        Context::with(flags, config, None)
+    }
+
+    /// This context for an environment whose repository installs Karmada as `installation`
+    /// says: its release and gates count where neither a flag nor the configuration sets them.
+    pub fn with_installation(&self, installation: &Installation) -> Result<Context, ContextError> {
+        Context::with(self.flags.clone(), self.config.clone(), Some(installation))
+    }
+
+    fn with(
+        flags: Flags,
+        config: Config,
+        installation: Option<&Installation>,
+    ) -> Result<Context, ContextError> {
+        let config_name = || {
+            config
+                .path
+                .as_ref()
+                .map_or_else(|| "configuration".to_string(), |p| p.display().to_string())
+        };
+        let (release, release_origin) = if let Some(v) = flags.release {
+            (v, Some("--karmada-version".to_string()))
+        } else if let Some(v) = config.karmada_version {
+            (v, Some(config_name()))
+        } else if let Some(v) = installation.and_then(|i| i.release) {
+            (v, installation.map(|i| i.from.clone()))
+        } else {
+            (KarmadaVersion::LATEST, None)
+        };
+        // Each source is checked on its own, so an unknown gate is named where it was set.
+        let check = |values: &GateValues, origin: &dyn Fn() -> String| {
+            GateSet::with_values(release, values).map_err(|source| ContextError::Gates {
+                origin: origin(),
+                source,
+            })
+        };
+        let mut values = GateValues::new();
+        if let Some(i) = installation {
+            check(&i.gates, &|| i.from.clone())?;
+            values.overlay(&i.gates);
+        }
+        check(&config.feature_gates, &|| config.feature_gates_at.clone())?;
+        values.overlay(&config.feature_gates);
+        if let Some(g) = &flags.gates {
+            check(g, &|| "invalid --feature-gates".to_string())?;
+            values.overlay(g);
+        }
+        let gates = check(&values, &|| "feature gates".to_string())?;
+        Ok(Context {
+            gates,
+            origins: Origins {
+                release: release_origin,
+                installation: installation.map(|i| i.from.clone()),
+            },
+            namespace: flags.namespace.clone(),
+            config,
+            flags,
+        })
+    }
+
+    /// The Karmada release whose rules apply.
+    pub fn release(&self) -> KarmadaVersion {
+        self.gates.version
+    }
+
+    /// The namespace objects read from files land in when they set none (`kubectl apply -n`).
+    pub fn files_namespace(&self) -> &str {
+        self.namespace.as_deref().unwrap_or("default")
+    }
+
+    /// The member clusters the configuration names (`knownClusters`): known by name only,
+    /// their status unknown.
+    pub fn known_clusters(&self) -> &[String] {
+        &self.config.known_clusters
+    }
+
+    /// The engine's options in this context; `unknown_claimers` says whether the inputs are the
+    /// whole control plane.
+    pub fn engine_options(&self, unknown_claimers: UnknownClaimers) -> Options {
+        Options {
+            gates: self.gates.clone(),
+            filters: Filters::default(),
+            unknown_claimers,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::path::Path;
+
+    fn config(text: &str) -> Config {
+        Config::parse("c.yaml", text, Path::new("."), &|_| true).unwrap()
+    }
+
+    fn flags(release: Option<&str>, gates: Option<&str>) -> Flags {
+        Flags {
+            release: release.map(|r| r.parse().unwrap()),
+            gates: gates.map(|g| g.parse().unwrap()),
+            ..Flags::default()
+        }
+    }
+
+    #[test]
+    fn flags_over_configuration_over_installation() {
+        let installation = Installation {
+            release: Some(KarmadaVersion::new(1, 17)),
+            gates: "Failover=true,PropagationPolicyPreemption=true"
+                .parse()
+                .unwrap(),
+            from: "infra/karmada.yaml:12".into(),
+        };
+        let none = Context::with(Flags::default(), config(""), Some(&installation)).unwrap();
+        assert_eq!(none.release(), KarmadaVersion::new(1, 17));
+        assert!(none.gates.failover() && none.gates.preemption());
+        assert_eq!(
+            none.origins.release.as_deref(),
+            Some("infra/karmada.yaml:12")
+        );
+
+        let configured = Context::with(
+            Flags::default(),
+            config("karmadaVersion: '1.18'\nfeatureGates: {Failover: false}\n"),
+            Some(&installation),
+        )
+        .unwrap();
+        assert_eq!(configured.release(), KarmadaVersion::new(1, 18));
+        assert!(!configured.gates.failover(), "the configuration wins");
+        assert!(configured.gates.preemption(), "what it leaves unset stays");
+
+        let flagged = Context::with(
+            flags(Some("1.19"), Some("Failover=true")),
+            config("karmadaVersion: '1.18'\nfeatureGates: {Failover: false}\n"),
+            Some(&installation),
+        )
+        .unwrap();
+        assert_eq!(flagged.release(), KarmadaVersion::LATEST);
+        assert!(flagged.gates.failover(), "the flag wins");
+    }
+
+    #[test]
+    fn an_unknown_gate_is_an_error_named_where_it_was_set() {
+        let err = Context::with(flags(None, Some("Bogus=true")), config(""), None)
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.starts_with("invalid --feature-gates: unrecognized feature gate: Bogus (known in this release: AllAlpha, AllBeta,"),
+            "{err}"
+        );
+        let err = Context::with(
+            Flags::default(),
+            config("\nfeatureGates: {Bogus: true}\n"),
+            None,
+        )
+        .unwrap_err()
+        .to_string();
+        assert!(
+            err.starts_with("c.yaml:2:1: unrecognized feature gate: Bogus"),
+            "{err}"
+        );
+        // A gate of a later release is unknown to an earlier one.
+        assert!(Context::with(
+            flags(Some("1.16"), Some("WorkloadAffinity=true")),
+            config(""),
+            None
+        )
+        .is_err());
+        assert!(
+            Context::with(flags(None, Some("WorkloadAffinity=true")), config(""), None).is_ok()
+        );
+    }
+}

@@ -1,0 +1,42 @@
+//! What a lint run is told: the context's release and gates, the member clusters, the rule
+//! settings of the configuration file, and whether inline ignores apply.
+
+use std::collections::BTreeMap;
+
+use crate::context::{Context, RuleSetting};
+use crate::model::feature_gates::GateSet;
+
+/// Everything that changes what `lint` reports.
+#[derive(Clone, Debug, Default)]
+pub struct LintOptions {
+    /// The release's feature gates in effect (the release is `gates.version`).
+    pub gates: GateSet,
+    pub known_clusters: Vec<String>,
+    /// Cluster objects read from the control plane (`lint --live`); the inputs' own are
+    /// found among the documents.
+    pub cluster_objects: Vec<crate::model::cluster::Cluster>,
+    pub rules: BTreeMap<String, RuleSetting>,
+    pub inline_ignores: bool,
+    /// The objects were read from the control plane (`lint --live`): stored, so they take part
+    /// in the semantic rules whatever the admission chain says of them now.
+    pub live: bool,
+}
+
+impl LintOptions {
+    /// A run in `context`: its gates and known clusters, its configuration's rule settings.
+    pub fn of(context: &Context, inline_ignores: bool) -> LintOptions {
+        LintOptions {
+            gates: context.gates.clone(),
+            known_clusters: context.known_clusters().to_vec(),
+            cluster_objects: Vec::new(),
+            rules: context.config.rules.clone(),
+            inline_ignores,
+            live: false,
+        }
+    }
+
+    /// The Karmada release whose rules apply.
+    pub fn version(&self) -> crate::model::KarmadaVersion {
+        self.gates.version
+    }
+}

@@ -1,0 +1,562 @@
+//! One control plane, one answer: every subcommand reasons in the same context (the
+//! configuration's gates and release, only the policies Karmada admits, one model of member
+//! clusters) and takes the same flags with the same meanings. Each test is one of the
+//! contradictions users met, run through the real binary.
+
+mod support;
+
+use std::path::Path;
+use std::process::{Command, Output};
+
+use serde_json::Value as J;
+use support::TestServer;
+
+const BIN: &str = env!("CARGO_BIN_EXE_kubectl-karmada_policy");
+
+fn run_in(dir: &Path, args: &[&str]) -> Output {
+    Command::new(BIN)
+        .args(args)
+        .current_dir(dir)
+        .env("NO_COLOR", "1")
+        .env_remove("KUBECONFIG")
+        .output()
+        .expect("run the binary")
+}
+
+fn text(b: &[u8]) -> String {
+    String::from_utf8_lossy(b).into_owned()
+}
+
+fn json(o: &Output) -> J {
+    serde_json::from_slice(&o.stdout)
+        .unwrap_or_else(|e| panic!("{e}: {}{}", text(&o.stdout), text(&o.stderr)))
+}
+
+fn git(dir: &Path, args: &[&str]) {
+    let ok = Command::new("git")
+        .args(["-c", "user.name=t", "-c", "user.email=t@example.com"])
+        .args(args)
+        .current_dir(dir)
+        .output()
+        .expect("git runs")
+        .status
+        .success();
+    assert!(ok, "git {args:?}");
+}
+
+const WEB: &str = "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: web, namespace: shop}\nspec: {replicas: 2}\n---\napiVersion: policy.karmada.io/v1alpha1\nkind: PropagationPolicy\nmetadata: {name: web, namespace: shop}\nspec:\n  resourceSelectors: [{apiVersion: apps/v1, kind: Deployment}]\n  placement: {clusterAffinity: {clusterNames: [member1]}}\n";
+
+const TAKEOVER: &str = "apiVersion: policy.karmada.io/v1alpha1\nkind: PropagationPolicy\nmetadata: {name: web-takeover, namespace: shop}\nspec:\n  priority: 10\n  preemption: Always\n  resourceSelectors: [{apiVersion: apps/v1, kind: Deployment, name: web}]\n  placement: {clusterAffinity: {clusterNames: [member2]}}\n";
+
+/// A repository whose `.karmada-policy.yaml` turns preemption on: `lint --base`, `explain` and
+/// `preempt-check` all read it (before, only lint did, and the other two said "gate off").
+#[test]
+fn the_configuration_gates_reach_every_subcommand() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    std::fs::write(
+        d.join(".karmada-policy.yaml"),
+        "featureGates:\n  PropagationPolicyPreemption: true\n",
+    )
+    .unwrap();
+    std::fs::write(d.join("app.yaml"), WEB).unwrap();
+    git(d, &["init", "-q"]);
+    git(d, &["add", "-A"]);
+    git(d, &["commit", "-qm", "base"]);
+    std::fs::write(d.join("takeover.yaml"), TAKEOVER).unwrap();
+    git(d, &["add", "-A"]);
+    git(d, &["commit", "-qm", "takeover"]);
+
+    let lint = json(&run_in(d, &["lint", "--base", "HEAD~1", "-o", "json", "."]));
+    let change = &lint["ownershipChanges"][0];
+    assert_eq!(change["after"]["name"], "web-takeover", "{lint}");
+    assert_eq!(change["preempted"], true, "{lint}");
+
+    let check = json(&run_in(
+        d,
+        &[
+            "preempt-check",
+            "-f",
+            "app.yaml",
+            "--apply",
+            "takeover.yaml",
+            "-o",
+            "json",
+        ],
+    ));
+    let moved = &check["resources"][0];
+    assert_eq!(moved["after"]["name"], "web-takeover", "{check}");
+    assert_eq!(moved["preempted"], true, "{check}");
+
+    let explain = run_in(
+        d,
+        &[
+            "explain",
+            "deploy/web",
+            "-n",
+            "shop",
+            "-f",
+            ".",
+            "-o",
+            "json",
+        ],
+    );
+    let v = json(&explain);
+    assert_eq!(v["eventual"]["name"], "web-takeover", "{v}");
+    let notes = v["notes"].to_string();
+    assert!(!notes.contains("preemption is off"), "{notes}");
+
+    // --config names another file, for every subcommand alike: gate off there.
+    std::fs::write(
+        d.join("off.yaml"),
+        "featureGates: {PropagationPolicyPreemption: false}\n",
+    )
+    .unwrap();
+    let check = json(&run_in(
+        d,
+        &[
+            "preempt-check",
+            "--config",
+            "off.yaml",
+            "-f",
+            "app.yaml",
+            "--apply",
+            "takeover.yaml",
+            "-o",
+            "json",
+        ],
+    ));
+    assert_eq!(
+        check["resources"][0]["blockedBy"][0]["reason"], "feature-gate-disabled",
+        "{check}"
+    );
+    let v = json(&run_in(
+        d,
+        &[
+            "explain",
+            "--config",
+            "off.yaml",
+            "deploy/web",
+            "-n",
+            "shop",
+            "-f",
+            "app.yaml",
+            "-o",
+            "json",
+        ],
+    ));
+    assert_eq!(v["eventual"]["name"], "web", "{v}");
+}
+
+/// One gate table, one parser: an unknown gate is the same error (exit 2) in every subcommand,
+/// a gate the release has is accepted without a warning, a bad value is the same error.
+#[test]
+fn feature_gates_are_parsed_once_with_one_meaning() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    std::fs::write(d.join("app.yaml"), WEB).unwrap();
+    std::fs::write(d.join("takeover.yaml"), TAKEOVER).unwrap();
+    let commands: [&[&str]; 5] = [
+        &["lint", "app.yaml"],
+        &["explain", "deploy/web", "-n", "shop", "-f", "app.yaml"],
+        &[
+            "preempt-check",
+            "-f",
+            "app.yaml",
+            "--apply",
+            "takeover.yaml",
+        ],
+        &[
+            "suspend",
+            "pp/web",
+            "-n",
+            "shop",
+            "-f",
+            "app.yaml",
+            "--dry-run",
+        ],
+        &[
+            "resume",
+            "pp/web",
+            "-n",
+            "shop",
+            "-f",
+            "app.yaml",
+            "--dry-run",
+        ],
+    ];
+    let mut messages = Vec::new();
+    for c in commands {
+        let mut args = c.to_vec();
+        args.extend(["--feature-gates", "Bogus=true"]);
+        let o = run_in(d, &args);
+        assert_eq!(o.status.code(), Some(2), "{c:?}: {}", text(&o.stderr));
+        let err = text(&o.stderr);
+        assert!(
+            err.starts_with("error: invalid --feature-gates: unrecognized feature gate: Bogus (known in this release: AllAlpha, AllBeta,"),
+            "{c:?}: {err}"
+        );
+        assert!(err.contains("WorkloadAffinity"), "{err}");
+        messages.push(err);
+    }
+    messages.dedup();
+    assert_eq!(messages.len(), 1, "one message everywhere: {messages:?}");
+
+    let o = run_in(
+        d,
+        &[
+            "explain",
+            "deploy/web",
+            "-n",
+            "shop",
+            "-f",
+            "app.yaml",
+            "--feature-gates",
+            "WorkloadAffinity=true",
+        ],
+    );
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
+    assert_eq!(text(&o.stderr), "", "no warning for a gate the release has");
+
+    let bad: Vec<String> = [
+        &["lint", "app.yaml"][..],
+        &["explain", "deploy/web", "-n", "shop", "-f", "app.yaml"][..],
+    ]
+    .iter()
+    .map(|c| {
+        let mut args = c.to_vec();
+        args.extend(["--feature-gates", "WorkloadAffinity=maybe"]);
+        let o = run_in(d, &args);
+        assert_eq!(o.status.code(), Some(2));
+        text(&o.stderr)
+    })
+    .collect();
+    assert!(
+        bad[0].contains("invalid value of WorkloadAffinity: maybe, err: not a bool"),
+        "{}",
+        bad[0]
+    );
+    assert_eq!(bad[0], bad[1]);
+
+    // A gate of a later release than the one asked for is unknown there.
+    let o = run_in(
+        d,
+        &[
+            "lint",
+            "app.yaml",
+            "--karmada-version",
+            "1.16",
+            "--feature-gates",
+            "WorkloadAffinity=true",
+        ],
+    );
+    assert_eq!(o.status.code(), Some(2), "{}", text(&o.stderr));
+    // The configuration's gates are checked as strictly, naming the file and line.
+    std::fs::write(
+        d.join(".karmada-policy.yaml"),
+        "\nfeatureGates: {Bogus: true}\n",
+    )
+    .unwrap();
+    let o = run_in(
+        d,
+        &["explain", "deploy/web", "-n", "shop", "-f", "app.yaml"],
+    );
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        text(&o.stderr).contains(".karmada-policy.yaml:2:1: unrecognized feature gate: Bogus"),
+        "{}",
+        text(&o.stderr)
+    );
+}
+
+/// A policy the CRD schema rejects (a real repository's `staticWeightList` weight 0, below the
+/// CRD's `minimum: 1`) is reported once as rejected and takes no part anywhere: no overlap, no
+/// candidate, and the other policy simply takes the template.
+#[test]
+fn a_policy_karmada_refuses_takes_no_part() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let weights = "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: nginx}\nspec: {replicas: 2}\n---\napiVersion: policy.karmada.io/v1alpha1\nkind: PropagationPolicy\nmetadata: {name: nginx-weight-propagation}\nspec:\n  resourceSelectors: [{apiVersion: apps/v1, kind: Deployment, name: nginx}]\n  placement:\n    clusterAffinity: {clusterNames: [member1, member2]}\n    replicaScheduling:\n      replicaSchedulingType: Divided\n      replicaDivisionPreference: Weighted\n      weightPreference:\n        staticWeightList:\n          - targetCluster: {clusterNames: [member1]}\n            weight: 1\n          - targetCluster: {clusterNames: [member2]}\n            weight: 0\n";
+    let other = "apiVersion: policy.karmada.io/v1alpha1\nkind: PropagationPolicy\nmetadata: {name: other}\nspec:\n  resourceSelectors: [{apiVersion: apps/v1, kind: Deployment, name: nginx}]\n  placement:\n    clusterAffinity: {clusterNames: [member1]}\n    clusterTolerations: [{key: cluster.karmada.io/not-ready, operator: Exists, effect: NoExecute, tolerationSeconds: 30}]\n";
+    let refused_failover = "apiVersion: policy.karmada.io/v1alpha1\nkind: PropagationPolicy\nmetadata: {name: refused-failover}\nspec:\n  resourceSelectors: [{apiVersion: apps/v1, kind: Deployment, name: nginx}]\n  bogusField: 1\n  placement:\n    clusterTolerations: [{key: cluster.karmada.io/not-ready, operator: Exists, effect: NoExecute, tolerationSeconds: 30}]\n";
+    std::fs::write(d.join("a.yaml"), weights).unwrap();
+    std::fs::write(d.join("other.yaml"), other).unwrap();
+    std::fs::write(d.join("c.yaml"), refused_failover).unwrap();
+
+    let lint = json(&run_in(d, &["lint", "-o", "json", "."]));
+    let findings = lint["findings"].as_array().unwrap();
+    let rules: Vec<&str> = findings
+        .iter()
+        .map(|f| f["rule"].as_str().unwrap())
+        .collect();
+    assert!(rules.contains(&"schema-constraint"), "{rules:?}");
+    assert!(rules.contains(&"schema-unknown-field"), "{rules:?}");
+    assert!(
+        !rules.contains(&"overlap"),
+        "a refused policy overlaps nothing: {rules:?}"
+    );
+    // failover-gate-off is said of the admitted policy only.
+    let gate: Vec<&J> = findings
+        .iter()
+        .filter(|f| f["rule"] == "failover-gate-off")
+        .collect();
+    assert_eq!(gate.len(), 1, "{gate:?}");
+    assert_eq!(gate[0]["object"]["name"], "other");
+
+    let v = json(&run_in(
+        d,
+        &["explain", "deploy/nginx", "-f", ".", "-o", "json"],
+    ));
+    assert_eq!(v["eventual"]["name"], "other", "{v}");
+    let names: Vec<&str> = v["candidates"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c["policy"]["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(names, ["other"], "{v}");
+    let notes = v["notes"].to_string();
+    assert!(
+        notes.contains("nginx-weight-propagation"),
+        "said once, as rejected: {notes}"
+    );
+
+    let check = json(&run_in(
+        d,
+        &[
+            "preempt-check",
+            "-f",
+            "a.yaml",
+            "--apply",
+            "other.yaml",
+            "-o",
+            "json",
+        ],
+    ));
+    assert_eq!(check["resources"][0]["after"]["name"], "other", "{check}");
+    assert!(
+        check["resources"][0]["blockedBy"]
+            .as_array()
+            .is_none_or(|b| b.is_empty()),
+        "{check}"
+    );
+    let rejected: Vec<&str> = check["rejected"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["policy"]["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(rejected, ["nginx-weight-propagation"], "{check}");
+    // Applied, it is rejected and changes nothing.
+    let check = json(&run_in(
+        d,
+        &[
+            "preempt-check",
+            "-f",
+            "other.yaml",
+            "-f",
+            "a.yaml",
+            "--apply",
+            "c.yaml",
+            "-o",
+            "json",
+        ],
+    ));
+    let rejected: Vec<&str> = check["rejected"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["policy"]["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        rejected,
+        ["nginx-weight-propagation", "refused-failover"],
+        "{check}"
+    );
+}
+
+const NO_STATUS: &str = "apiVersion: cluster.karmada.io/v1alpha1\nkind: Cluster\nmetadata: {name: member1}\nspec: {syncMode: Push}\n---\napiVersion: cluster.karmada.io/v1alpha1\nkind: Cluster\nmetadata: {name: member3}\nspec: {syncMode: Pull}\n---\napiVersion: apps/v1\nkind: Deployment\nmetadata: {name: nginx, namespace: payments}\n---\napiVersion: policy.karmada.io/v1alpha1\nkind: PropagationPolicy\nmetadata: {name: nginx, namespace: payments}\nspec:\n  resourceSelectors: [{apiVersion: apps/v1, kind: Deployment}]\n  placement: {clusterAffinity: {clusterNames: [member3]}}\n";
+
+/// Cluster objects without status (every Cluster manifest kept in git): not excluded for a
+/// missing API enablement by any subcommand, and each says once that it assumed it.
+#[test]
+fn clusters_without_status_are_judged_one_way() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    std::fs::write(d.join("all.yaml"), NO_STATUS).unwrap();
+    let note = "no API enablements reported for member1, member3";
+
+    let o = run_in(d, &["lint", "-o", "json", "."]);
+    let lint = json(&o);
+    assert_eq!(lint["findings"].as_array().unwrap().len(), 0, "{lint}");
+    assert!(text(&o.stderr).contains(note), "{}", text(&o.stderr));
+
+    let v = json(&run_in(
+        d,
+        &[
+            "explain",
+            "deploy/nginx",
+            "-n",
+            "payments",
+            "-f",
+            ".",
+            "-o",
+            "json",
+        ],
+    ));
+    assert_eq!(
+        v["placement"]["clusters"],
+        serde_json::json!(["member3"]),
+        "{v}"
+    );
+    assert_eq!(
+        v["placement"]["apisAssumed"],
+        serde_json::json!(["member1", "member3"]),
+        "{v}"
+    );
+    let p = json(&run_in(
+        d,
+        &[
+            "explain", "pp/nginx", "-n", "payments", "-f", ".", "-o", "json",
+        ],
+    ));
+    assert_eq!(
+        p["placement"]["clusters"], v["placement"]["clusters"],
+        "{p}"
+    );
+
+    // A status that reports APIs is judged as the scheduler does: the Deployment's API missing
+    // (listed without it, Karmada's APIUnknown) excludes the cluster.
+    let judged = NO_STATUS.replacen(
+        "spec: {syncMode: Pull}\n",
+        "spec: {syncMode: Pull}\nstatus:\n  apiEnablements: [{groupVersion: v1, resources: [{name: configmaps, kind: ConfigMap}]}]\n",
+        1,
+    );
+    std::fs::write(d.join("all.yaml"), judged).unwrap();
+    let o = run_in(d, &["lint", "-o", "json", "."]);
+    let rules: Vec<String> = json(&o)["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f["rule"].as_str().unwrap().to_string())
+        .collect();
+    assert_eq!(rules, ["no-cluster-fits"], "{}", text(&o.stdout));
+    let v = json(&run_in(
+        d,
+        &[
+            "explain",
+            "deploy/nginx",
+            "-n",
+            "payments",
+            "-f",
+            ".",
+            "-o",
+            "json",
+        ],
+    ));
+    assert_eq!(
+        v["placement"]["excluded"][1]["filter"], "APIEnablement",
+        "{v}"
+    );
+}
+
+/// Live, the same: `explain deploy/web` (under a binding scheduled to member1-3) and
+/// `explain pp/web` give one answer for Cluster objects whose status reports no API enablement.
+#[test]
+fn live_clusters_without_api_enablements_give_one_placement() {
+    let s = TestServer::seeded_from(
+        &Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata/live/control-plane.yaml"),
+    );
+    let dir = tempfile::tempdir().unwrap();
+    let kc = s.kubeconfig(dir.path());
+    let live = |args: &[&str]| {
+        let mut all = args.to_vec();
+        all.extend(["--kubeconfig", kc.to_str().unwrap(), "-o", "json"]);
+        json(&run_in(dir.path(), &all))
+    };
+    let template = live(&["explain", "deploy/web", "-n", "default"]);
+    let owner = template["eventual"]["name"].as_str().unwrap().to_string();
+    let policy = live(&["explain", &format!("pp/{owner}"), "-n", "default"]);
+    assert_eq!(
+        policy["placement"]["clusters"], template["placement"]["clusters"],
+        "{policy}\n{template}"
+    );
+    assert!(policy["placement"].get("error").is_none(), "{policy}");
+}
+
+/// Flags keep one meaning: `lint -f DIR` is `lint DIR`; `--live` reads the control plane
+/// (`--cluster` still works, deprecated); explain's member clusters are `-C/--clusters`
+/// (`--cluster` deprecated); `-o yaml` prints what `-o json` does.
+#[test]
+fn flags_have_one_spelling_and_one_meaning() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let dir = "testdata/examples/gitops";
+    let positional = run_in(root, &["lint", "-o", "json", dir]);
+    let flagged = run_in(root, &["lint", "-o", "json", "-f", dir]);
+    assert_eq!(positional.stdout, flagged.stdout);
+    assert_eq!(positional.status.code(), flagged.status.code());
+
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    std::fs::write(d.join("all.yaml"), NO_STATUS).unwrap();
+    let base = ["explain", "deploy/nginx", "-n", "payments", "-f", "."];
+    let with = |extra: &[&str]| {
+        let mut args = base.to_vec();
+        args.extend(extra);
+        run_in(d, &args)
+    };
+    let new = with(&["-C", "member1", "-o", "json"]);
+    let old = with(&["--cluster", "member1", "-o", "json"]);
+    assert_eq!(new.stdout, old.stdout);
+    assert!(
+        text(&old.stderr).contains("--cluster is deprecated: use --clusters"),
+        "{}",
+        text(&old.stderr)
+    );
+    assert_eq!(json(&new)["overrides"][0]["cluster"], "member1");
+
+    let as_json = json(&with(&["-o", "json"]));
+    let as_yaml = with(&["-o", "yaml"]);
+    assert_eq!(as_yaml.status.code(), Some(0), "{}", text(&as_yaml.stderr));
+    let yaml = text(&as_yaml.stdout);
+    assert!(
+        yaml.starts_with("resource:\n  apiVersion: apps/v1\n"),
+        "{yaml}"
+    );
+    assert!(yaml.contains(&format!(
+        "\n  name: {}\n",
+        as_json["eventual"]["name"].as_str().unwrap()
+    )));
+
+    let o = run_in(
+        d,
+        &[
+            "lint",
+            "--live",
+            "--kubeconfig",
+            "/nonexistent/kubeconfig",
+            ".",
+        ],
+    );
+    assert_eq!(
+        o.status.code(),
+        Some(2),
+        "--live takes no PATH: {}",
+        text(&o.stderr)
+    );
+    assert!(text(&o.stderr).contains("--live reads the control plane: drop the PATHs"));
+    let o = run_in(d, &["lint", "--cluster", "."]);
+    assert!(
+        text(&o.stderr).contains("--cluster is deprecated: use --live"),
+        "{}",
+        text(&o.stderr)
+    );
+
+    // With files, flags that only reach the control plane are said to do nothing.
+    let o = with(&["--context", "prod"]);
+    assert!(
+        text(&o.stderr).contains("--context is ignored: the inputs are files (-f)"),
+        "{}",
+        text(&o.stderr)
+    );
+}
