@@ -279,9 +279,13 @@ impl Config {
             .transpose()?;
         let mut namespaces = Vec::new();
         for (pattern, ns) in &raw.namespaces {
-            let glob = Glob::new(pattern).map_err(|source| ConfigError::NamespacePath {
-                at: at(&format!("namespaces.{pattern}")),
-                source,
+            let glob = Glob::new(pattern).map_err(|source| {
+                let key = FieldPath::root().key("namespaces").key(pattern.as_str());
+                let s = doc.root.locate(&key);
+                ConfigError::NamespacePath {
+                    at: format!("{name}:{}:{}", s.start.line, s.start.col),
+                    source,
+                }
             })?;
             namespaces.push((pattern.clone(), glob.compile_matcher(), ns.clone()));
         }

@@ -316,8 +316,7 @@ impl GitopsSides<'_> {
         } else {
             new_findings.clone()
         };
-        let ownership =
-            gitops::ownership_changes(&base, &head, ownership::engine_options(&req.opts.gates));
+        let ownership = gitops::ownership_changes(&base, &head);
         Ok(Linted {
             findings: reported,
             new_only: Some(new_findings),

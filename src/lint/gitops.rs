@@ -500,7 +500,6 @@ fn discover_from(dir: &Path) -> Repository {
 pub fn ownership_changes(
     base: &RepoLinted,
     head: &RepoLinted,
-    options: crate::engine::state::Options,
 ) -> Vec<crate::engine::ownership::OwnershipChange> {
     let empty = Inventory::from_documents(Vec::new(), "default");
     let mut out: Vec<crate::engine::ownership::OwnershipChange> = Vec::new();
@@ -528,7 +527,6 @@ pub fn ownership_changes(
             }
         }
     }
-    let _ = options;
     out
 }
 

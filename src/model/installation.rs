@@ -384,15 +384,11 @@ fn bool_of(node: &Node) -> Option<bool> {
     }
 }
 
-/// The line a string's text starts on: the line after a block scalar's `|`, else its own.
+/// The line a string's text starts on (a block scalar's span starts at its first content
+/// line, after the `|`).
 fn block_first_line(node: &Node) -> Option<u32> {
-    let s = node.as_str()?;
-    let multi = node.span.end.line > node.span.start.line && s.contains('\n');
-    Some(if multi {
-        node.span.start.line + 1
-    } else {
-        node.span.start.line
-    })
+    node.as_str()?;
+    Some(node.span.start.line)
 }
 
 fn shifted(span: Span, lines: u32) -> Span {

@@ -557,7 +557,7 @@ mod tests {
         let t = "spec:\n  clusterNames:\n    {{- range .Values.c }}\n    - {{ . }}\n    {{- end }}\n  name: {{ .Release.Name }}-web\n";
         assert_eq!(
             neutral_template(t),
-            "spec:\n  clusterNames:\n\n    - xxxxxxx\n\n  name: xxxxxxxxxxxxxxxxx-web\n"
+            "spec:\n  clusterNames:\n\n    - xxxxxxx\n\n  name: xxxxxxxxxxxxxxxxxxx-web\n"
         );
     }
 

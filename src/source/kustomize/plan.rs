@@ -592,8 +592,8 @@ impl Planner<'_> {
         let held: BTreeSet<PathBuf> = found
             .apps
             .iter()
-            .flat_map(|a| a.sources.iter().map(move |s| (a, s)))
-            .flat_map(|(a, s)| self.argo_files(a, s))
+            .flat_map(|a| a.sources.iter())
+            .flat_map(|s| self.argo_files(s))
             .collect();
         let roots: Vec<ArgoApp> = found
             .apps
@@ -706,8 +706,7 @@ impl Planner<'_> {
     }
 
     /// The files an Application's source applies (to tell roots from children).
-    fn argo_files(&self, a: &ArgoApp, s: &ArgoSource) -> Vec<PathBuf> {
-        let _ = a;
+    fn argo_files(&self, s: &ArgoSource) -> Vec<PathBuf> {
         let Some(path) = self.argo_path(s) else {
             return Vec::new();
         };
