@@ -7,13 +7,13 @@ pub use crate::context::flags::OutputFormat;
 use crate::engine::chain::Chain;
 use crate::engine::explain_inputs::Explained;
 use crate::engine::ownership::OwnershipChange;
-use crate::engine::placement::PlacementResult;
 use crate::engine::policy_live::PolicyLive;
-use crate::engine::policy_view::PolicyExplanation;
+use crate::engine::policy_view::{PolicyExplanation, PolicyPlacement};
 use crate::engine::simulate::CheckReport;
 use crate::lint::{registry, Finding, Severity};
 
 use super::Summary;
+use crate::util::escape::{json_text, terminal_text};
 
 /// A format of lint's findings (`-o`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -126,7 +126,7 @@ fn shown(findings: &[Finding], min: Severity) -> Cow<'_, [Finding]> {
 pub fn render_lint(format: Format, min: Severity, r: &LintReport<'_>, color: bool) -> String {
     let reported = shown(r.reported, min);
     let new_only = shown(r.new_only, min);
-    match (format, r.ownership) {
+    let out = match (format, r.ownership) {
         (Format::Text, own) => {
             super::text::render_report(&reported, own, r.environments, r.summary, color)
         }
@@ -136,6 +136,12 @@ pub fn render_lint(format: Format, min: Severity, r: &LintReport<'_>, color: boo
         (Format::Sarif, _) => super::sarif::render(&new_only, &registry::all()),
         (Format::Github, _) => super::github::render(&new_only),
         (Format::Junit, _) => super::junit::render(&new_only, &registry::all()),
+    };
+    // The renderers escape what they quote; this pass keeps anything else from going out raw.
+    match format {
+        Format::Json | Format::Sarif => json_text(out),
+        Format::Text => terminal_text(&out, color).into_owned(),
+        Format::Github | Format::Junit => terminal_text(&out, false).into_owned(),
     }
 }
 
@@ -169,7 +175,8 @@ pub fn structured(v: &serde_json::Value, yaml: bool) -> String {
     }
     let mut out = serde_json::to_string_pretty(v).expect("serializable");
     out.push('\n');
-    out
+    // DEL and C1 escaped too (JSON leaves them raw); YAML quotes and escapes them itself.
+    json_text(out)
 }
 
 /// The live part of an explanation: the real chain and what could not be read.
@@ -188,7 +195,7 @@ pub fn render_explain(
 ) -> String {
     let e = &explained.decision;
     let graph = || super::graph::from_explain(e, live.map(|l| l.chain));
-    match format {
+    let out = match format {
         ExplainFormat::Mermaid => super::graph::mermaid(&graph()),
         ExplainFormat::Dot => super::graph::dot(&graph()),
         ExplainFormat::Json | ExplainFormat::Yaml => {
@@ -210,6 +217,18 @@ pub fn render_explain(
             ));
             out
         }
+    };
+    terminal_safe(format, out, color)
+}
+
+/// A report with nothing from its inputs raw (`util::escape`): JSON with DEL and C1 escaped
+/// too, text and graphs with every control character but line feeds (and, coloured, the
+/// renderer's own colour codes) shown escaped.
+fn terminal_safe(format: ExplainFormat, out: String, color: bool) -> String {
+    match format {
+        ExplainFormat::Json | ExplainFormat::Yaml => out,
+        ExplainFormat::Text => terminal_text(&out, color).into_owned(),
+        ExplainFormat::Dot | ExplainFormat::Mermaid => terminal_text(&out, false).into_owned(),
     }
 }
 
@@ -225,10 +244,10 @@ pub struct PolicyLiveChain<'a> {
 pub fn render_policy_view(
     format: ExplainFormat,
     e: &PolicyExplanation,
-    placement: Option<&PlacementResult>,
+    placement: Option<&PolicyPlacement>,
     live: Option<&PolicyLiveChain<'_>>,
 ) -> String {
-    match format {
+    let out = match format {
         ExplainFormat::Dot | ExplainFormat::Mermaid => {
             let mut graph = None;
             for (i, s) in e.templates.iter().enumerate() {
@@ -254,7 +273,7 @@ pub fn render_policy_view(
         ExplainFormat::Json | ExplainFormat::Yaml => {
             let mut v = super::policy_view::to_json(e);
             if let Some(pl) = placement {
-                v["placement"] = super::delivery::placement_json(pl);
+                super::delivery::add_policy_placement_json(&mut v, pl);
             }
             if let Some(l) = live {
                 super::policy_live::add_json(&mut v, l.live, l.notes);
@@ -264,14 +283,15 @@ pub fn render_policy_view(
         ExplainFormat::Text => {
             let mut out = super::policy_view::text(e, live.map(|l| l.live));
             if let Some(pl) = placement {
-                out.push_str(&super::delivery::placement_text(pl));
+                out.push_str(&super::delivery::policy_placement_text(pl));
             }
             if let Some(l) = live {
                 out.push_str(&super::policy_live::notes_text(l.notes));
             }
             out
         }
-    }
+    };
+    terminal_safe(format, out, false)
 }
 
 /// `preempt-check`'s report, `-o text|json|yaml`.
@@ -279,7 +299,7 @@ pub fn render_preempt_check(output: OutputFormat, r: &CheckReport, color: bool) 
     match output {
         OutputFormat::Json => structured(&super::preempt_check::to_json(r), false),
         OutputFormat::Yaml => structured(&super::preempt_check::to_json(r), true),
-        _ => super::preempt_check::text(r, color),
+        _ => terminal_text(&super::preempt_check::text(r, color), color).into_owned(),
     }
 }
 
