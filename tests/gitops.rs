@@ -10,8 +10,8 @@ mod kustomize;
 #[path = "support/run.rs"]
 mod run;
 mod snapshot_file;
-use kustomize::{committed_copy, git, kustomize_available};
-use run::{bin, run, stderr, stdout};
+use kustomize::{committed_copy, git, kustomize_available, run_without_helm as run};
+use run::{bin, stderr, stdout};
 use snapshot_file::assert_snapshot;
 
 const REPO: &str = "testdata/gitops-repo";
@@ -192,10 +192,47 @@ fn base_reports_only_the_blocked_takeover_of_an_added_equal_priority_policy() {
     assert!(!rules.contains(&"invalid-cluster-name"), "{rules:?}");
 }
 
+/// The finding a render of the podinfo chart with testdata/helm-recorded/prod-values.yaml gives.
+const PODINFO_FINDING: &str = "::error file=testdata/gitops-repo/charts/podinfo/templates/policy.yaml,line=14,col=11,endLine=14,endColumn=18,title=karmada-policy (invalid-cluster-name)::`Member_9` is not a valid cluster name (a lowercase DNS-1123 label): it matches no cluster [spec.placement.clusterAffinity.clusterNames[1]]\n";
+
+#[test]
+fn a_chart_rendered_by_the_real_helm_maps_findings_to_its_templates() {
+    if !kustomize::helm_available(
+        "a_chart_rendered_by_the_real_helm_maps_findings_to_its_templates",
+    ) {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let config = dir.path().join("karmada-policy.yaml");
+    let values =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata/helm-recorded/prod-values.yaml");
+    std::fs::write(
+        &config,
+        format!(
+            "gitops:\n  helmValues:\n    {}: [{}]\n",
+            Path::new(env!("CARGO_MANIFEST_DIR"))
+                .join("testdata/gitops-repo/charts/podinfo")
+                .display(),
+            values.display()
+        ),
+    )
+    .unwrap();
+    let o = run::run(&[
+        "lint",
+        "--config",
+        &config.display().to_string(),
+        "-o",
+        "github",
+        "testdata/gitops-repo/charts",
+    ]);
+    assert_eq!(o.status.code(), Some(1), "{}{}", stdout(&o), stderr(&o));
+    assert_eq!(stdout(&o), PODINFO_FINDING);
+}
+
 #[test]
 fn a_chart_rendered_by_helm_maps_findings_to_its_templates() {
-    // helm is not installable here: testdata/helm-recorded/helm.sh prints a hand-written
-    // recording of `helm template` (see its README). The no-helm path runs for real above.
+    // testdata/helm-recorded/helm.sh prints a recording of `helm template` (see its README),
+    // so this runs where helm cannot; the test above renders with the real helm.
     let o = run(&[
         "lint",
         "--config",
@@ -205,10 +242,7 @@ fn a_chart_rendered_by_helm_maps_findings_to_its_templates() {
         "testdata/gitops-repo/charts",
     ]);
     assert_eq!(o.status.code(), Some(1), "{}{}", stdout(&o), stderr(&o));
-    assert_eq!(
-        stdout(&o),
-        "::error file=testdata/gitops-repo/charts/podinfo/templates/policy.yaml,line=12,col=7,endLine=12,endColumn=19,title=karmada-policy (invalid-cluster-name)::`Member_9` is not a valid cluster name (a lowercase DNS-1123 label): it matches no cluster [spec.placement.clusterAffinity.clusterNames[1]]\n"
-    );
+    assert_eq!(stdout(&o), PODINFO_FINDING);
     assert!(
         !stderr(&o).contains("Helm chart not linted"),
         "{}",
@@ -307,7 +341,7 @@ fn a_kustomize_error_is_a_finding_at_the_kustomization() {
     assert_eq!(o.status.code(), Some(1), "{}{}", stdout(&o), stderr(&o));
     let out = stdout(&o);
     assert!(
-        out.starts_with("::error file=app/kustomization.yaml,line=1,col=1,"),
+        out.starts_with("::error file=app/kustomization.yaml,line=1,col=13,"),
         "{out}"
     );
     assert!(
@@ -353,7 +387,7 @@ fn piped_renders_land_on_the_files_they_came_from() {
     );
     assert!(
         stdout(&o).starts_with(
-            "::error file=testdata/gitops-repo/charts/podinfo/templates/policy.yaml,line=12,"
+            "::error file=testdata/gitops-repo/charts/podinfo/templates/policy.yaml,line=14,"
         ),
         "{}{}",
         stdout(&o),

@@ -188,6 +188,7 @@ fn run_git(args: &Args, settings: &Settings, outputs: &[OutputSpec]) -> Result<E
         all_findings: args.all_findings,
         namespace: settings.context.files_namespace(),
         config: &settings.context.config,
+        context: &settings.context,
         opts: &settings.options,
     };
     let linted = lint_git(&cwd, &req, &|n| crate::util::note(n))?;
@@ -210,6 +211,7 @@ fn report(outputs: &[OutputSpec], settings: &Settings, linted: Linted) -> Result
         reported: &linted.findings,
         new_only: linted.new_findings(),
         ownership: linted.ownership.as_deref(),
+        environments: &linted.environments,
         summary: &summary,
     };
     write_lint(outputs, &report)?;

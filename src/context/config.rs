@@ -10,6 +10,8 @@
 //! knownClusters: [member1, member2, member3]
 //! ignorePaths: ["charts/**", "**/kustomization.yaml"]
 //! maxSuspensionAge: 7d
+//! namespaces:                # files applied with a namespace (kubectl apply -n, Ansible)
+//!   "scripts/gpu-operator/**": gpu-operator
 //! ```
 
 use std::collections::BTreeMap;
@@ -60,6 +62,12 @@ pub enum ConfigError {
     },
     #[error("{at}: invalid duration `{value}` (use e.g. 7d, 36h, 90m)")]
     Duration { at: String, value: String },
+    #[error("{at}: {source}")]
+    NamespacePath {
+        at: String,
+        #[source]
+        source: globset::Error,
+    },
 }
 
 /// What a rule is set to in the config.
@@ -84,6 +92,9 @@ struct RawConfig {
     max_suspension_age: Option<String>,
     #[serde(default)]
     gitops: RawGitops,
+    /// Path pattern → the namespace the files it matches are applied to.
+    #[serde(default)]
+    namespaces: BTreeMap<String, String>,
 }
 
 /// `gitops:`: how kustomize roots and Helm charts are rendered.
@@ -123,6 +134,8 @@ pub struct Config {
     /// `gitops.render: false`: kustomize roots and charts are read as plain files, unrendered.
     pub render_off: bool,
     pub render_options: RenderOptions,
+    /// `namespaces:`: (pattern, matcher, namespace), relative to `base`.
+    namespaces: Vec<(String, globset::GlobMatcher, String)>,
 }
 
 impl Config {
@@ -264,6 +277,18 @@ impl Config {
                 })
             })
             .transpose()?;
+        let mut namespaces = Vec::new();
+        for (pattern, ns) in &raw.namespaces {
+            let glob = Glob::new(pattern).map_err(|source| {
+                let key = FieldPath::root().key("namespaces").key(pattern.as_str());
+                let s = doc.root.locate(&key);
+                ConfigError::NamespacePath {
+                    at: format!("{name}:{}:{}", s.start.line, s.start.col),
+                    source,
+                }
+            })?;
+            namespaces.push((pattern.clone(), glob.compile_matcher(), ns.clone()));
+        }
         let at_base = |p: &String| crate::source::kustomize::normalize(&base.join(p));
         let g = &raw.gitops;
         let render_options = RenderOptions {
@@ -278,6 +303,7 @@ impl Config {
             extra_roots: g.roots.iter().map(at_base).collect(),
             plugins: g.plugins,
             helm_inflation: g.helm_inflation,
+            root: None,
         };
         Ok(Config {
             render_off: g.render == Some(false),
@@ -291,7 +317,20 @@ impl Config {
             ignore,
             base: base.to_path_buf(),
             max_suspension_age_secs,
+            namespaces,
         })
+    }
+
+    /// The namespace `namespaces:` gives the file at `path` (the longest matching pattern
+    /// wins), if any.
+    pub fn namespace_for(&self, path: &Path) -> Option<&str> {
+        let rel = path.strip_prefix(&self.base).unwrap_or(path);
+        let rel = rel.strip_prefix("./").unwrap_or(rel);
+        self.namespaces
+            .iter()
+            .filter(|(_, m, _)| m.is_match(rel) || m.is_match(path))
+            .max_by_key(|(p, _, _)| p.len())
+            .map(|(_, _, ns)| ns.as_str())
     }
 
     /// Whether `path` matches `ignorePaths` (relative to the config file's directory).
@@ -347,6 +386,35 @@ mod tests {
         assert!(c.ignores(Path::new("/repo/charts/x/a.yaml")));
         assert!(!c.ignores(Path::new("/repo/base/a.yaml")));
         assert_eq!(c.max_suspension_age_secs, Some(7 * 86400));
+    }
+
+    #[test]
+    fn namespaces_per_path_longest_pattern_wins() {
+        let c = Config::parse(
+            "c.yaml",
+            "namespaces:\n  'scripts/**': ops\n  'scripts/gpu/**': gpu-operator\n",
+            Path::new("/repo"),
+            &known,
+        )
+        .unwrap();
+        assert_eq!(
+            c.namespace_for(Path::new("/repo/scripts/gpu/a.yaml")),
+            Some("gpu-operator")
+        );
+        assert_eq!(
+            c.namespace_for(Path::new("/repo/scripts/b.yaml")),
+            Some("ops")
+        );
+        assert_eq!(c.namespace_for(Path::new("/repo/apps/c.yaml")), None);
+        let err = Config::parse(
+            "c.yaml",
+            "namespaces:\n  'a/[': x\n",
+            Path::new("."),
+            &known,
+        )
+        .unwrap_err()
+        .to_string();
+        assert!(err.starts_with("c.yaml:2:3:"), "{err}");
     }
 
     #[test]

@@ -65,14 +65,40 @@ pub fn lint_files(
     }
     let stdin = req.paths.iter().any(|p| p == "-");
     if !config.render_off && !stdin && gitops::applies(&files) {
-        let render = &config.render_options;
-        let linted = gitops::lint_repository(&files, req.namespace, opts, render)?;
+        let linted = gitops::lint_repository(&gitops::RepositoryRequest {
+            inputs: &files,
+            root: gitops::root_of(req.paths),
+            namespace: req.namespace,
+            opts,
+            context: &settings.context,
+        })?;
         return Ok(linted.into_linted());
     }
-    let streamed = stream::lint_paths(&files, req.namespace, opts)?;
+    let namespace_of = |p: &Path| config.namespace_for(p).map(str::to_string);
+    let mut streamed = stream::lint_paths_in(&files, &namespace_of, req.namespace, opts)?;
+    note_assumed(&mut streamed, config, req.namespace);
     super::data_notes(&streamed.loaded).for_each(|n| note(&n));
     if !req.allow_empty && streamed.stdin_was_empty(req.paths) {
         return Err(FilesError::EmptyStdin);
     }
     Ok(streamed.into_linted())
+}
+
+/// Says where a namespace-dependent finding's document got no namespace from anywhere (see
+/// [`super::note_assumed_namespace`]).
+fn note_assumed(linted: &mut stream::Streamed, config: &crate::context::Config, namespace: &str) {
+    if namespace != "default" {
+        return;
+    }
+    let documents = &linted.inventory.documents;
+    let assumed = |doc: usize| {
+        documents.get(doc).is_some_and(|d| {
+            config.namespace_for(Path::new(&d.source.name)).is_none()
+                && d.full_tree()
+                    .get("metadata")
+                    .and_then(|m| m.get("namespace"))
+                    .is_none()
+        })
+    };
+    super::note_assumed_namespace(&mut linted.findings, &assumed);
 }

@@ -47,6 +47,9 @@ pub struct GitRequest<'a> {
     /// For objects that set none.
     pub namespace: &'a str,
     pub config: &'a Config,
+    /// The run's context: a GitOps repository's environments each take it with their own
+    /// Karmada installation.
+    pub context: &'a crate::context::Context,
     pub opts: &'a LintOptions,
 }
 
@@ -321,8 +324,7 @@ impl GitopsSides<'_> {
         } else {
             new_findings.clone()
         };
-        let ownership =
-            gitops::ownership_changes(&base, &head, ownership::engine_options(&req.opts.gates));
+        let ownership = gitops::ownership_changes(&base, &head);
         Ok(Linted {
             findings: reported,
             new_only: Some(new_findings),
@@ -339,12 +341,13 @@ impl GitopsSides<'_> {
         let paths = paths_or_here(req);
         let lint_here = || -> Result<gitops::RepoLinted, GitLintError> {
             let files: Vec<PathBuf> = files::expand(&paths, &ignore)?;
-            let linted = gitops::lint_repository(
-                &files,
-                req.namespace,
-                req.opts,
-                &req.config.render_options,
-            );
+            let linted = gitops::lint_repository(&gitops::RepositoryRequest {
+                inputs: &files,
+                root: gitops::root_of(&paths),
+                namespace: req.namespace,
+                opts: req.opts,
+                context: req.context,
+            });
             match linted {
                 // An environment new at head is compared with an empty one.
                 Err(_) if !is_head => Ok(gitops::RepoLinted::default()),

@@ -1,22 +1,30 @@
 //! `lint` over a GitOps repository: kustomize roots rendered with the real kustomize, Helm
-//! charts, Flux substitution, and the rules run once per environment (what one control plane
-//! receives), with every finding traced back to the source line to edit.
+//! charts with the real helm, Flux substitution, and the rules run once per environment (what
+//! one API server receives), with every finding traced back to the source line to edit.
 //!
-//! An environment is, where the repository says so, the union of the paths of the Flux
-//! `Kustomization` objects of one cluster directory (`clusters/prod/`); otherwise each root
-//! together with the plain manifests outside every kustomization. A finding that several
-//! environments share (a base used by prod and staging) is reported once, naming them.
+//! The environments are planned as Flux and Argo CD deploy them (see
+//! `source::kustomize::plan`); only those reaching a Karmada API server are linted, each with
+//! the release and feature gates of the Karmada the repository installs for it
+//! ([`crate::model::installation`]) under the configuration's and the flags'. A finding that
+//! several environments share (a base used by two clusters) is reported once, naming them.
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
+use super::rules::input::YAML_SYNTAX;
 use super::rules::render_failed::RENDER_FAILED;
 use super::{Finding, LintOptions, Linted, Location};
+use crate::context::{self, Config, Context};
+use crate::model::feature_gates::{GateSet, GateValues};
+use crate::model::installation::{self, Installation, Origin, RepositorySettings};
 use crate::model::Inventory;
 use crate::source::kustomize::discover::{self, Repository};
-use crate::source::kustomize::environments::{self, Rendered, Repo, UnknownEnvironment};
+use crate::source::kustomize::environments::{
+    self, Environment, Plan, Rendered, Repo, UnknownEnvironment,
+};
+use crate::source::kustomize::failure::FailureKind;
 use crate::source::kustomize::origin::{self, Layers, Mapper};
-use crate::source::{files, load, Document, Loaded, Node, Source};
+use crate::source::{files, load, Document, Loaded, Node, Source, Span};
 
 pub use crate::source::kustomize::environments::RenderOptions;
 
@@ -28,8 +36,34 @@ pub struct RepoLinted {
     pub files: usize,
     pub documents: usize,
     pub policies: usize,
-    /// Each environment's name and objects, for comparing revisions (`lint --base`).
-    pub environments: Vec<(String, Inventory)>,
+    /// Each linted environment's objects and settings, for comparing revisions (`lint --base`).
+    pub environments: Vec<LintedEnvironment>,
+    /// Every environment the repository declares, linted or not.
+    pub described: Vec<EnvironmentInfo>,
+}
+
+/// One linted environment: its objects, and the gates (of its release) it was linted with.
+#[derive(Debug)]
+pub struct LintedEnvironment {
+    pub name: String,
+    pub inventory: Inventory,
+    pub gates: GateSet,
+}
+
+/// An environment as the outputs name it: the API server it targets, whether that is a
+/// Karmada API server (only those are linted), and the repository's own Karmada settings for
+/// it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct EnvironmentInfo {
+    pub name: String,
+    pub target: String,
+    pub karmada: bool,
+    /// Files no controller applies (a directory of them).
+    pub loose: bool,
+    /// The Karmada release it was linted for.
+    pub version: Option<String>,
+    /// The repository's installation of Karmada for it: what was read, from where.
+    pub installation: Option<Installation>,
 }
 
 impl RepoLinted {
@@ -41,6 +75,7 @@ impl RepoLinted {
             policies: self.policies,
             findings: self.findings,
             notes: self.notes,
+            environments: self.described,
             _retained: Some(Box::new(self.environments)),
             ..Linted::default()
         }
@@ -62,54 +97,118 @@ pub fn env_applies(paths: &[String], config: &super::Config) -> bool {
         && files::expand(paths, &|p: &Path| config.ignores(p)).is_ok_and(|f| applies(&f))
 }
 
-/// Lints the repository the files belong to (only the environment `--env` names, if set).
-pub fn lint_repository(
-    inputs: &[PathBuf],
-    namespace: &str,
-    opts: &LintOptions,
-    render_opts: &RenderOptions,
-) -> Result<RepoLinted, UnknownEnvironment> {
-    let mut repo = Repo::read(inputs, render_opts);
-    if let Some(wanted) = &render_opts.environment {
-        repo.select(wanted)?;
+/// The directory PATHs name (their common directory): the repository's root.
+pub fn root_of(paths: &[String]) -> Option<PathBuf> {
+    let dirs: Vec<PathBuf> = paths
+        .iter()
+        .filter(|p| *p != "-")
+        .map(|p| {
+            let p = Path::new(p);
+            if p.is_dir() {
+                crate::source::kustomize::normalize(p)
+            } else {
+                crate::source::kustomize::normalize(p.parent().unwrap_or(Path::new("")))
+            }
+        })
+        .collect();
+    let mut common = dirs.first()?.clone();
+    for d in &dirs[1..] {
+        while !d.starts_with(&common) {
+            if !common.pop() {
+                return Some(PathBuf::new());
+            }
+        }
     }
+    Some(common)
+}
+
+/// What to lint and with what.
+pub struct RepositoryRequest<'a> {
+    pub inputs: &'a [PathBuf],
+    /// The repository's root (see [`RenderOptions::root`]).
+    pub root: Option<PathBuf>,
+    /// `-n`: the namespace of objects that set none and that nothing else places.
+    pub namespace: &'a str,
+    pub opts: &'a LintOptions,
+    /// The run's context: each environment takes it with its own Karmada installation.
+    pub context: &'a Context,
+}
+
+/// Lints the repository the files belong to (only the environment `--env` names, if set).
+pub fn lint_repository(req: &RepositoryRequest<'_>) -> Result<RepoLinted, UnknownEnvironment> {
+    let config = &req.context.config;
+    let mut render = config.render_options.clone();
+    render.root = req.root.clone();
+    let mut repo = Repo::read(req.inputs, &render);
     let mut out = RepoLinted {
-        files: inputs.len(),
+        files: req.inputs.len(),
         notes: std::mem::take(&mut repo.notes),
         ..RepoLinted::default()
     };
-    let mut renders = repo.render(render_opts);
+    let mut renders = repo.render(&render);
+    let surveyed = survey(&repo, &mut renders);
+    if let Some(wanted) = &render.environment {
+        repo.select(wanted)?;
+    }
     let mapper = repo.mapper();
-    let several = repo.plans.len() > 1;
     let mut merged: Vec<(Finding, Vec<String>)> = Vec::new();
     let mut counted = BTreeSet::new();
+    // What was read of the repository's Karmada, once for every environment it holds for.
+    let mut settings_notes: Vec<(String, Vec<String>)> = Vec::new();
     for plan in &repo.plans {
+        let karmada = surveyed.karmada.contains(&plan.name);
+        let settings = surveyed.settings_for(plan);
+        let env_opts = with_repository(req.opts, req.context, &settings, &mut out.notes);
+        out.described.push(EnvironmentInfo {
+            name: plan.name.clone(),
+            target: plan.target.to_string(),
+            karmada,
+            loose: plan.target == environments::Target::Loose,
+            version: karmada.then(|| env_opts.version().to_string()),
+            installation: settings.installation.clone(),
+        });
         let mut env = repo.environment(plan, &mut renders);
         let mut findings: Vec<Finding> = env
             .failures
             .iter()
-            .map(|f| at_first_line(&mapper, &f.file, f.message.clone()))
+            .map(|f| failure_finding(&mapper, f))
             .collect();
-        // A plain file's documents as the environment receives them: one a Flux variable made
-        // unreadable before substitution counts once substituted. Each file once.
-        for l in &env.plain {
-            if counted.insert(l.source.name.clone()) {
-                out.documents += l.documents.len();
+        if karmada {
+            if let Some(line) = settings.describe() {
+                match settings_notes.iter_mut().find(|(l, _)| *l == line) {
+                    Some((_, names)) => names.push(plan.name.clone()),
+                    None => settings_notes.push((line, vec![plan.name.clone()])),
+                }
             }
-        }
-        for r in &env.rendered {
-            out.documents += r.loaded.documents.len();
-        }
-        let (env_findings, inventory) =
-            lint_environment(&mut env.plain, &mut env.rendered, namespace, opts, &mapper);
-        out.policies += inventory.policies().count();
-        if let Some(n) = super::clusters_note(&inventory, opts) {
-            if !out.notes.contains(&n) {
-                out.notes.push(n);
+            // A plain file's documents as the environment receives them: one a Flux variable
+            // made unreadable before substitution counts once substituted. Each file once.
+            for (l, _) in &env.plain {
+                if counted.insert(l.source.name.clone()) {
+                    out.documents += l.documents.len();
+                }
             }
+            for r in &env.rendered {
+                out.documents += r.loaded.documents.len();
+            }
+            let namespaces = Namespaces {
+                flag: req.namespace,
+                config,
+            };
+            let (env_findings, inventory) =
+                lint_environment(&mut env, &namespaces, &env_opts, &mapper);
+            out.policies += inventory.policies().count();
+            if let Some(n) = super::clusters_note(&inventory, &env_opts) {
+                if !out.notes.contains(&n) {
+                    out.notes.push(n);
+                }
+            }
+            out.environments.push(LintedEnvironment {
+                name: env.name.clone(),
+                inventory,
+                gates: env_opts.gates.clone(),
+            });
+            findings.extend(env_findings);
         }
-        out.environments.push((env.name.clone(), inventory));
-        findings.extend(env_findings);
         for f in findings {
             match merged.iter_mut().find(|(m, _)| same_finding(m, &f)) {
                 Some((_, names)) => names.push(env.name.clone()),
@@ -117,7 +216,29 @@ pub fn lint_repository(
             }
         }
     }
+    for (line, names) in settings_notes {
+        let which = match names.as_slice() {
+            [one] => format!("environment {one}"),
+            _ => format!("environments {}", names.join(", ")),
+        };
+        out.notes.push(format!(
+            "{which}: Karmada settings from {line} (--karmada-version, --feature-gates and .karmada-policy.yaml override them)"
+        ));
+    }
     out.notes.extend(renders.notes);
+    // Environments named in findings: more than one, and each finding says where it holds.
+    let mut named: BTreeSet<&str> = repo
+        .plans
+        .iter()
+        .filter(|p| surveyed.karmada.contains(&p.name))
+        .map(|p| p.name.as_str())
+        .collect();
+    named.extend(
+        merged
+            .iter()
+            .flat_map(|(_, n)| n.iter().map(String::as_str)),
+    );
+    let several = named.len() > 1;
     out.findings = merged
         .into_iter()
         .map(|(mut f, names)| {
@@ -127,9 +248,152 @@ pub fn lint_repository(
             f
         })
         .collect();
-    out.findings = super::apply_settings(std::mem::take(&mut out.findings), &opts.rules);
+    out.findings = super::apply_settings(std::mem::take(&mut out.findings), &req.opts.rules);
     out.findings.sort_by(|a, b| a.sort_key().cmp(&b.sort_key()));
     Ok(out)
+}
+
+/// What the first look at every planned environment found: which reach a Karmada API
+/// server, and the Karmada each controller instance installs.
+struct Survey {
+    karmada: BTreeSet<String>,
+    /// Installations by instance, in plan order.
+    installations: BTreeMap<String, Vec<Installation>>,
+}
+
+impl Survey {
+    /// The settings for `plan`: its instance's installation, else the repository's only one.
+    fn settings_for(&self, plan: &Plan) -> RepositorySettings {
+        if let Some(found) = self.installations.get(&plan.instance) {
+            return RepositorySettings::of(found.clone());
+        }
+        let all: Vec<&Installation> = self.installations.values().flatten().collect();
+        match all.as_slice() {
+            [one] => RepositorySettings::of(vec![(*one).clone()]),
+            _ => RepositorySettings::default(),
+        }
+    }
+}
+
+/// Every planned environment (before `--env` keeps one): whether it is Karmada's, and the
+/// installations of Karmada its documents hold.
+fn survey(repo: &Repo, renders: &mut environments::Renders) -> Survey {
+    let mapper = repo.mapper();
+    let mut s = Survey {
+        karmada: BTreeSet::new(),
+        installations: BTreeMap::new(),
+    };
+    for plan in &repo.plans {
+        if repo.is_karmada(plan, renders) {
+            s.karmada.insert(plan.name.clone());
+        }
+        for r in repo.installation_documents(plan, renders) {
+            let rendered = std::slice::from_ref(&r);
+            for d in &r.loaded.documents {
+                let locate = |span: Span| {
+                    let (source, at) =
+                        environments::trace(rendered, &mapper, &r.loaded.source, span, None)
+                            .unwrap_or((r.loaded.source.clone(), span));
+                    Origin {
+                        file: source.name.clone(),
+                        line: at.start.line,
+                    }
+                };
+                if let Some(i) = installation::detect(&d.root, &locate) {
+                    let list = s.installations.entry(plan.instance.clone()).or_default();
+                    if !list.iter().any(|seen| seen.at == i.at) {
+                        list.push(i);
+                    }
+                }
+            }
+        }
+    }
+    s
+}
+
+/// The lint options for an environment: the run's context with the repository's Karmada
+/// installation for it under the configuration and the flags (flags > `.karmada-policy.yaml` >
+/// repository > Karmada's defaults, [`Context::with_installation`]). A gate the release does
+/// not know is left out, with a note.
+fn with_repository(
+    opts: &LintOptions,
+    context: &Context,
+    settings: &RepositorySettings,
+    notes: &mut Vec<String>,
+) -> LintOptions {
+    let Some(found) = &settings.installation else {
+        return opts.clone();
+    };
+    let release = settings.release();
+    let known = GateSet::known(release.unwrap_or(context.release()));
+    let mut gates = GateValues::new();
+    for (name, on) in settings.gates() {
+        if known.contains(&name.as_str()) {
+            gates.set(&name, on);
+        } else {
+            let note = format!(
+                "{}: feature gate {name} is not a gate of Karmada {}: ignored",
+                found.at,
+                release.unwrap_or(context.release())
+            );
+            if !notes.contains(&note) {
+                notes.push(note);
+            }
+        }
+    }
+    let installation = context::Installation {
+        release,
+        gates,
+        from: found.at.to_string(),
+    };
+    match context.with_installation(&installation) {
+        Ok(env) => LintOptions {
+            gates: env.gates,
+            ..opts.clone()
+        },
+        Err(e) => {
+            let note = format!("the repository's Karmada installation is not used: {e}");
+            if !notes.contains(&note) {
+                notes.push(note);
+            }
+            opts.clone()
+        }
+    }
+}
+
+/// A build that failed, as a finding at the line to edit.
+fn failure_finding(mapper: &Mapper<'_>, f: &environments::RenderFailure) -> Finding {
+    let doc = match f.kind {
+        FailureKind::Render => &RENDER_FAILED,
+        FailureKind::Syntax => &YAML_SYNTAX,
+    };
+    let finding = Finding::new(doc.id, doc.default_severity, f.message.clone());
+    match mapper.file(&f.file) {
+        Some(l) => finding.at(&l.source, f.span),
+        None => finding,
+    }
+}
+
+/// Where the objects of an environment that set no namespace go: the unit's (Flux
+/// `targetNamespace`, an Argo CD destination's), else the configuration's for their file, else
+/// `-n`.
+struct Namespaces<'a> {
+    flag: &'a str,
+    config: &'a Config,
+}
+
+impl Namespaces<'_> {
+    /// The namespace for a document of `file` from a unit that gives `unit`, and whether it is
+    /// only assumed (nothing in the repository, the configuration or the flags says).
+    fn of(&self, unit: Option<&str>, file: Option<&Path>) -> (String, bool) {
+        if let Some(ns) = unit {
+            return (ns.to_string(), false);
+        }
+        if let Some(ns) = file.and_then(|f| self.config.namespace_for(f)) {
+            return (ns.to_string(), false);
+        }
+        (self.flag.to_string(), self.flag == "default")
+    }
 }
 
 /// Lints piped input named `name` (`--stdin-filename`). Rendered input keeps the traces of
@@ -171,10 +435,22 @@ pub fn lint_piped(text: String, name: &str, namespace: &str, opts: &LintOptions)
         loaded,
         origins,
         layers: Layers { closure, fallback },
+        namespace: None,
     }];
     let documents = rendered[0].loaded.documents.len();
-    let (mut findings, inventory) =
-        lint_environment(&mut Vec::new(), &mut rendered, namespace, opts, &mapper);
+    let mut env = Environment {
+        name: name.to_string(),
+        target: environments::Target::Undeclared,
+        rendered: std::mem::take(&mut rendered),
+        plain: Vec::new(),
+        failures: Vec::new(),
+    };
+    let config = Config::default();
+    let context = Namespaces {
+        flag: namespace,
+        config: &config,
+    };
+    let (mut findings, inventory) = lint_environment(&mut env, &context, opts, &mapper);
     findings = super::apply_settings(findings, &opts.rules);
     findings.sort_by(|a, b| a.sort_key().cmp(&b.sort_key()));
     RepoLinted {
@@ -183,7 +459,12 @@ pub fn lint_piped(text: String, name: &str, namespace: &str, opts: &LintOptions)
         files: 1,
         documents,
         policies: inventory.policies().count(),
-        environments: vec![(name.to_string(), inventory)],
+        environments: vec![LintedEnvironment {
+            name: name.to_string(),
+            inventory,
+            gates: opts.gates.clone(),
+        }],
+        described: Vec::new(),
     }
 }
 
@@ -213,23 +494,23 @@ fn discover_from(dir: &Path) -> Repository {
 }
 
 /// Templates whose owner changes between two lints of a repository, environment by
-/// environment (an environment new at head is compared with an empty one); a change seen in
-/// several environments is listed once, naming them.
+/// environment (an environment new at head is compared with an empty one), each with the gates
+/// and release it was linted with; a change seen in several environments is listed once,
+/// naming them.
 pub fn ownership_changes(
     base: &RepoLinted,
     head: &RepoLinted,
-    options: crate::engine::state::Options,
 ) -> Vec<crate::engine::ownership::OwnershipChange> {
     let empty = Inventory::from_documents(Vec::new(), "default");
     let mut out: Vec<crate::engine::ownership::OwnershipChange> = Vec::new();
-    for (name, head_inv) in &head.environments {
+    for env in &head.environments {
         let base_inv = base
             .environments
             .iter()
-            .find(|(n, _)| n == name)
-            .map_or(&empty, |(_, i)| i);
-        for change in
-            crate::engine::ownership::ownership_changes(base_inv, head_inv, options.clone())
+            .find(|e| e.name == env.name)
+            .map_or(&empty, |e| &e.inventory);
+        let options = crate::engine::ownership::engine_options(&env.gates);
+        for change in crate::engine::ownership::ownership_changes(base_inv, &env.inventory, options)
         {
             match out.iter_mut().find(|c| {
                 c.resource == change.resource
@@ -238,9 +519,9 @@ pub fn ownership_changes(
                     && c.preempted == change.preempted
                     && c.blocked_by == change.blocked_by
             }) {
-                Some(seen) => seen.environments.push(name.clone()),
+                Some(seen) => seen.environments.push(env.name.clone()),
                 None => out.push(crate::engine::ownership::OwnershipChange {
-                    environments: vec![name.clone()],
+                    environments: vec![env.name.clone()],
                     ..change
                 }),
             }
@@ -249,29 +530,31 @@ pub fn ownership_changes(
     out
 }
 
-fn at_first_line(mapper: &Mapper<'_>, file: &Path, message: String) -> Finding {
-    let f = Finding::new(RENDER_FAILED.id, RENDER_FAILED.default_severity, message);
-    match mapper.file(file) {
-        Some(l) => f.at(&l.source, crate::source::Span::point(1, 1)),
-        None => f,
-    }
-}
-
 /// Lints one environment and traces the findings in rendered streams back to their sources.
 fn lint_environment(
-    loaded: &mut Vec<Loaded>,
-    rendered: &mut [Rendered],
-    namespace: &str,
+    env: &mut Environment,
+    namespaces: &Namespaces<'_>,
     opts: &LintOptions,
     mapper: &Mapper<'_>,
 ) -> (Vec<Finding>, Inventory) {
     let mut findings = Vec::new();
     let mut documents: Vec<Document> = Vec::new();
+    let mut defaults: Vec<String> = Vec::new();
+    let mut assumed: Vec<bool> = Vec::new();
     let mut sources: Vec<Loaded> = Vec::new();
-    for r in rendered.iter_mut() {
+    let mut place = |doc: &Document, unit: Option<&str>, file: Option<&Path>| {
+        let (ns, guessed) = namespaces.of(unit, file);
+        defaults.push(ns);
+        assumed.push(guessed && !sets_namespace(&doc.root));
+    };
+    for r in env.rendered.iter_mut() {
         let docs = std::mem::take(&mut r.loaded.documents);
         let (kept, templated) = split_unresolved(docs);
         findings.extend(templated);
+        for d in &kept {
+            let origin = r.origins.get(d.index).cloned().flatten();
+            place(d, r.namespace.as_deref(), origin.as_deref());
+        }
         r.loaded.documents = kept.clone();
         documents.extend(kept);
         sources.push(Loaded {
@@ -281,9 +564,13 @@ fn lint_environment(
             data: Vec::new(),
         });
     }
-    for l in loaded.drain(..) {
+    for (l, unit) in env.plain.drain(..) {
         let (kept, templated) = split_unresolved(l.documents);
         findings.extend(templated);
+        let file = PathBuf::from(&l.source.name);
+        for d in &kept {
+            place(d, unit.as_deref(), Some(&file));
+        }
         documents.extend(kept);
         sources.push(Loaded {
             source: l.source,
@@ -292,21 +579,35 @@ fn lint_environment(
             data: Vec::new(),
         });
     }
-    let mut inventory = Inventory::from_documents(documents, namespace);
-    findings.extend(super::lint(&sources, &mut inventory, opts));
+    let mut inventory = Inventory::from_documents_each(documents, &defaults);
+    let mut linted = super::lint(&sources, &mut inventory, opts);
+    super::note_assumed_namespace(&mut linted, &|doc| {
+        assumed.get(doc).copied().unwrap_or(false)
+    });
+    findings.extend(linted);
+    let rendered = &env.rendered;
     for f in &mut findings {
         if let Some(l) = &f.location {
-            if let Some(mapped) = trace(rendered, mapper, l, f.field.as_deref()) {
+            let cause = super::rules::admission::cause_of_absent(f.rule);
+            if let Some(mapped) = trace(rendered, mapper, l, f.field.as_deref(), cause) {
                 f.location = Some(mapped);
             }
         }
         for r in &mut f.related {
-            if let Some(mapped) = trace(rendered, mapper, &r.location, None) {
+            if let Some(mapped) = trace(rendered, mapper, &r.location, None, None) {
                 r.location = mapped;
             }
         }
     }
     (findings, inventory)
+}
+
+/// Whether an object writes its namespace.
+fn sets_namespace(root: &Node) -> bool {
+    root.get("metadata")
+        .and_then(|m| m.get("namespace"))
+        .and_then(Node::as_str)
+        .is_some_and(|n| !n.is_empty())
 }
 
 /// A policy holding an unresolved `${var}` (no Flux value, no default) is an unrendered
@@ -349,9 +650,16 @@ fn trace(
     mapper: &Mapper<'_>,
     location: &Location,
     field: Option<&str>,
+    cause: Option<&str>,
 ) -> Option<Location> {
-    let (source, span) =
-        environments::trace(rendered, mapper, &location.source, location.span, field)?;
+    let (source, span) = environments::trace_with_cause(
+        rendered,
+        mapper,
+        &location.source,
+        location.span,
+        field,
+        cause,
+    )?;
     Some(Location { source, span })
 }
 

@@ -119,6 +119,22 @@ pub fn semantic_findings_of(
     ))
 }
 
+/// Rules whose verdict depends on the namespace a policy is in.
+const NAMESPACE_RULES: &[&str] = &["selector-namespace-mismatch", "dead-policy"];
+
+/// Says in each namespace-dependent finding about a document whose namespace nothing gave
+/// (neither the document, the repository, the configuration's `namespaces:` nor `-n`) that the
+/// namespace was assumed: linted as `default`, it may be another when applied.
+pub fn note_assumed_namespace(findings: &mut [Finding], assumed: &dyn Fn(usize) -> bool) {
+    for f in findings.iter_mut() {
+        if NAMESPACE_RULES.contains(&f.rule) && f.doc.is_some_and(assumed) {
+            f.message.push_str(
+                " (assuming namespace default: nothing in the repository sets one; set it with `-n` or `namespaces:` in .karmada-policy.yaml)",
+            );
+        }
+    }
+}
+
 /// Configuration settings, inline ignores, and the order findings are reported in.
 fn finish(findings: Vec<Finding>, inventory: &Inventory, opts: &LintOptions) -> Vec<Finding> {
     let mut findings = apply_settings(findings, &opts.rules);

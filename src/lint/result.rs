@@ -24,6 +24,8 @@ pub struct Linted {
     pub ownership: Option<Vec<OwnershipChange>>,
     /// What the user should know at the end (`note:` lines on stderr).
     pub notes: Vec<String>,
+    /// Over a GitOps repository: every environment and the API server it targets.
+    pub environments: Vec<super::gitops::EnvironmentInfo>,
     /// The run's working state (the engine's snapshot, the documents), kept rather than freed:
     /// a caller about to exit need not free a hundred thousand objects one by one.
     pub(super) _retained: Option<Box<dyn Any>>,

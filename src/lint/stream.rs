@@ -119,6 +119,17 @@ pub fn lint_paths(
     default_namespace: &str,
     opts: &LintOptions,
 ) -> Result<Streamed, ReadError> {
+    lint_paths_in(paths, &|_| None, default_namespace, opts)
+}
+
+/// [`lint_paths`], objects that set no namespace placed by `namespace_of` their file (the
+/// configuration's `namespaces:`), else in `default_namespace`.
+pub fn lint_paths_in(
+    paths: &[PathBuf],
+    namespace_of: &(dyn Fn(&std::path::Path) -> Option<String> + Sync),
+    default_namespace: &str,
+    opts: &LintOptions,
+) -> Result<Streamed, ReadError> {
     let clock = Clock::start();
     let options = analysis::options(opts);
     let mut fold = Fold::new(Growth::of(paths));
@@ -126,7 +137,15 @@ pub fn lint_paths(
     // the others parse, and all the parts held at once and then merged made a second copy.
     files::read_each_with(
         paths,
-        &|loaded| check_file(loaded, default_namespace, opts, &options),
+        &|loaded| {
+            let ns = namespace_of(std::path::Path::new(&loaded.source.name));
+            check_file(
+                loaded,
+                ns.as_deref().unwrap_or(default_namespace),
+                opts,
+                &options,
+            )
+        },
         &mut |part| fold.add(part),
     )?;
     clock.lap("read, parse, per-object rules");

@@ -108,6 +108,10 @@ pub fn read_environments(
     let mut environments = Vec::new();
     let mut warnings = Vec::new();
     for plan in &repo.plans {
+        // Only what reaches a Karmada API server holds policies and their templates.
+        if !repo.is_karmada(plan, &mut renders) {
+            continue;
+        }
         let env = repo.environment(plan, &mut renders);
         let (inventory, w) = inventory_of(env, namespace, &mapper);
         warnings.extend(w);
@@ -156,7 +160,18 @@ fn inventory_of(
         Some((s, sp)) => format!("{}:{}:{}", s.name, sp.start.line, sp.start.col),
         None => format!("{}:{}:{}", l.source.name, span.start.line, span.start.col),
     };
-    for l in env.rendered.iter().map(|r| &r.loaded).chain(&env.plain) {
+    let mut defaults: Vec<String> = Vec::new();
+    let rendered_ns: Vec<Option<String>> =
+        env.rendered.iter().map(|r| r.namespace.clone()).collect();
+    let plain_ns: Vec<Option<String>> = env.plain.iter().map(|(_, ns)| ns.clone()).collect();
+    let units_ns = rendered_ns.iter().chain(&plain_ns);
+    for (l, unit_ns) in env
+        .rendered
+        .iter()
+        .map(|r| &r.loaded)
+        .chain(env.plain.iter().map(|(l, _)| l))
+        .zip(units_ns)
+    {
         for p in &l.problems {
             let at = place(&env.rendered, l, p.span);
             warnings.push(format!("warning: {at}: {}", p.message));
@@ -169,11 +184,15 @@ fn inventory_of(
                 ));
             } else {
                 documents.push(d.clone());
+                defaults.push(unit_ns.clone().unwrap_or_else(|| namespace.to_string()));
             }
         }
     }
     env.rendered.clear();
-    (Inventory::from_documents(documents, namespace), warnings)
+    (
+        Inventory::from_documents_each(documents, &defaults),
+        warnings,
+    )
 }
 
 /// An unresolved `${var}` in a Karmada object (elsewhere it is the workload's business).

@@ -10,6 +10,7 @@ pub mod feature_gates;
 pub mod gitops;
 pub mod gotypes;
 pub mod inputs;
+pub mod installation;
 pub mod kinds;
 pub mod label_selector;
 pub mod meta;
@@ -312,6 +313,22 @@ impl Inventory {
         } else {
             classify_range(0, &documents)
         };
+        inv.documents = documents;
+        inv
+    }
+
+    /// [`Inventory::from_documents`] with a namespace of its own for each document (where the
+    /// repository applies it): `namespaces[i]` for `documents[i]`.
+    pub fn from_documents_each(documents: Vec<Document>, namespaces: &[String]) -> Inventory {
+        let mut inv = Inventory {
+            documents: Vec::new(),
+            objects: Vec::with_capacity(documents.len()),
+            problems: Vec::new(),
+        };
+        for (i, doc) in documents.iter().enumerate() {
+            let ns = namespaces.get(i).map_or("default", String::as_str);
+            inv.classify(i, &doc.root, ns);
+        }
         inv.documents = documents;
         inv
     }

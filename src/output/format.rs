@@ -87,6 +87,9 @@ pub struct LintReport<'a> {
     pub reported: &'a [Finding],
     pub new_only: &'a [Finding],
     pub ownership: Option<&'a [OwnershipChange]>,
+    /// Over a GitOps repository: each environment and the API server it targets (text and
+    /// JSON list them).
+    pub environments: &'a [crate::lint::gitops::EnvironmentInfo],
     pub summary: &'a Summary,
 }
 
@@ -124,12 +127,12 @@ pub fn render_lint(format: Format, min: Severity, r: &LintReport<'_>, color: boo
     let reported = shown(r.reported, min);
     let new_only = shown(r.new_only, min);
     let out = match (format, r.ownership) {
-        (Format::Text, Some(own)) => {
-            super::text::render_with_ownership(&reported, own, r.summary, color)
+        (Format::Text, own) => {
+            super::text::render_report(&reported, own, r.environments, r.summary, color)
         }
-        (Format::Text, None) => super::text::render(&reported, r.summary, color),
-        (Format::Json, Some(own)) => super::json::render_with_ownership(&reported, r.summary, own),
-        (Format::Json, None) => super::json::render(&reported, r.summary),
+        (Format::Json, own) => {
+            super::json::render_report(&reported, r.summary, own, r.environments)
+        }
         (Format::Sarif, _) => super::sarif::render(&new_only, &registry::all()),
         (Format::Github, _) => super::github::render(&new_only),
         (Format::Junit, _) => super::junit::render(&new_only, &registry::all()),

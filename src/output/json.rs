@@ -2,7 +2,9 @@
 //! `{"findings":[{"rule","severity","message","file","line","column","endLine","endColumn","field",
 //! "object":{"apiVersion","kind","namespace","name"},"related":[{"file","line","column","message"}],
 //! "apiServerMessage"?, "afterFix"?, "ratcheted"?}],
-//! "summary":{"files","documents","policies","errors","warnings","infos"}}`.
+//! "summary":{"files","documents","policies","errors","warnings","infos"},
+//! "environments"?:[{"name","target","karmadaApiServer","karmadaVersion","karmadaInstallation"}]}`
+//! (`environments`: over a GitOps repository only).
 //! Field names are never renamed once released; new fields may be added.
 
 use serde::Serialize;
@@ -57,10 +59,63 @@ struct Report<'a> {
     /// Only in `lint --base` mode.
     #[serde(skip_serializing_if = "Option::is_none")]
     ownership_changes: Option<Vec<serde_json::Value>>,
+    /// Only over a GitOps repository.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    environments: Vec<JsonEnvironment<'a>>,
+}
+
+/// `{"name","target","karmadaApiServer","karmadaVersion","karmadaInstallation"}`: an
+/// environment, the API server it targets, whether that is a Karmada API server (only those
+/// are linted), the release it was linted for, and the repository's Karmada installation read
+/// for it (`null` when none): `{"object","file","line","release":{"version","file","line"}?,
+/// "featureGates":[{"name","enabled","file","line"}]}`.
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct JsonEnvironment<'a> {
+    name: &'a str,
+    target: &'a str,
+    karmada_api_server: bool,
+    karmada_version: Option<&'a str>,
+    karmada_installation: Option<serde_json::Value>,
+}
+
+fn installation_json(i: &crate::model::installation::Installation) -> serde_json::Value {
+    serde_json::json!({
+        "object": i.object,
+        "file": i.at.file,
+        "line": i.at.line,
+        "release": i.release.as_ref().map(|r| serde_json::json!({
+            "version": r.value.to_string(),
+            "file": r.at.file,
+            "line": r.at.line,
+        })),
+        "featureGates": i.gates.iter().map(|(name, g)| serde_json::json!({
+            "name": name,
+            "enabled": g.value,
+            "file": g.at.file,
+            "line": g.at.line,
+        })).collect::<Vec<_>>(),
+    })
 }
 
 pub fn render(findings: &[Finding], summary: &Summary) -> String {
-    render_report(findings, summary, None)
+    report(findings, summary, None, &[])
+}
+
+/// A lint run's report: with `"ownershipChanges"` in `--base` mode (see
+/// [`render_with_ownership`]) and `"environments"` over a GitOps repository.
+pub fn render_report(
+    findings: &[Finding],
+    summary: &Summary,
+    ownership: Option<&[OwnershipChange]>,
+    environments: &[crate::lint::gitops::EnvironmentInfo],
+) -> String {
+    report(
+        findings,
+        summary,
+        ownership.map(ownership_json),
+        environments,
+    )
 }
 
 /// `lint --base`: the same report plus
@@ -75,7 +130,11 @@ pub fn render_with_ownership(
     summary: &Summary,
     ownership: &[OwnershipChange],
 ) -> String {
-    let changes = ownership
+    report(findings, summary, Some(ownership_json(ownership)), &[])
+}
+
+fn ownership_json(ownership: &[OwnershipChange]) -> Vec<serde_json::Value> {
+    ownership
         .iter()
         .map(|c| {
             let mut v = serde_json::json!({
@@ -99,19 +158,29 @@ pub fn render_with_ownership(
             }
             v
         })
-        .collect();
-    render_report(findings, summary, Some(changes))
+        .collect()
 }
 
-fn render_report(
+fn report(
     findings: &[Finding],
     summary: &Summary,
     ownership_changes: Option<Vec<serde_json::Value>>,
+    environments: &[crate::lint::gitops::EnvironmentInfo],
 ) -> String {
     let report = Report {
         findings: findings.iter().map(to_json).collect(),
         summary,
         ownership_changes,
+        environments: environments
+            .iter()
+            .map(|e| JsonEnvironment {
+                name: &e.name,
+                target: &e.target,
+                karmada_api_server: e.karmada,
+                karmada_version: e.version.as_deref(),
+                karmada_installation: e.installation.as_ref().map(installation_json),
+            })
+            .collect(),
     };
     let mut s = serde_json::to_string_pretty(&report).expect("findings serialize");
     s.push('\n');

@@ -13,10 +13,59 @@ use crate::util::escape::{visible, Visible};
 
 /// Renders findings (already sorted) and a summary line.
 pub fn render(findings: &[Finding], summary: &Summary, color: bool) -> String {
+    render_report(findings, None, &[], summary, color)
+}
+
+/// `lint` over a GitOps repository: the findings, the ownership changes (`--base`), the
+/// environments and the API server each targets, then the summary.
+pub fn render_report(
+    findings: &[Finding],
+    ownership: Option<&[OwnershipChange]>,
+    environments: &[crate::lint::gitops::EnvironmentInfo],
+    summary: &Summary,
+    color: bool,
+) -> String {
     let mut out = render_findings(findings, color);
+    if let Some(own) = ownership {
+        out.push_str(&ownership_section(own, color));
+        out.push('\n');
+    }
+    out.push_str(&environments_section(environments));
     out.push_str(&summary_line(summary, color));
     out.push('\n');
     out.push_str(&rule_counts(findings));
+    out
+}
+
+/// ```text
+/// environments:
+///   mgmt-eu/karmada-kubeconfig: the API server of kubeConfig secret flux-system/karmada-kubeconfig (Karmada 1.17, linted)
+///   mgmt-eu: the cluster Flux runs in (clusters/mgmt-eu) (not a Karmada API server: not linted)
+///   examples: loose files: no Flux Kustomization or Argo CD Application applies them (Karmada 1.19, linted)
+/// ```
+/// More than three directories of loose files are one line (JSON lists each). Nothing for plain
+/// manifests.
+fn environments_section(envs: &[crate::lint::gitops::EnvironmentInfo]) -> String {
+    if envs.is_empty() {
+        return String::new();
+    }
+    let loose = |e: &&crate::lint::gitops::EnvironmentInfo| e.loose;
+    let many_loose = envs.iter().filter(loose).count() > 3;
+    let mut out = String::from("environments:\n");
+    for e in envs.iter().filter(|e| !(many_loose && e.loose)) {
+        let what = match (&e.version, e.karmada) {
+            (Some(v), true) => format!("Karmada {v}, linted"),
+            _ => "not a Karmada API server: not linted".to_string(),
+        };
+        out.push_str(&format!("  {}: {} ({what})\n", e.name, e.target));
+    }
+    if many_loose {
+        let n = envs.iter().filter(loose).count();
+        out.push_str(&format!(
+            "  {n} directories of loose files: no Flux Kustomization or Argo CD Application applies them (each linted on its own)\n"
+        ));
+    }
+    out.push('\n');
     out
 }
 
@@ -48,13 +97,7 @@ pub fn render_with_ownership(
     summary: &Summary,
     color: bool,
 ) -> String {
-    let mut out = render_findings(findings, color);
-    out.push_str(&ownership_section(ownership, color));
-    out.push('\n');
-    out.push_str(&summary_line(summary, color));
-    out.push('\n');
-    out.push_str(&rule_counts(findings));
-    out
+    render_report(findings, Some(ownership), &[], summary, color)
 }
 
 /// ```text

@@ -312,6 +312,24 @@ fn syntax_problem(chunk: &Chunk<'_>, err: &ScanError) -> LoadProblem {
         (m.line() as u32, m.col() as u32 + 1)
     };
     let span = Span::point(line + chunk.first_line, col);
+    // Flux variables (`${var}`) are plain YAML scalars: a document holding only them that
+    // still does not parse once they are replaced by plain text has a real syntax error, at
+    // the place the parser finds it then. (Helm's `{{ }}` shapes the YAML itself, so there the
+    // template stays the likely cause.)
+    let only_variables = !chunk.text.contains("{{");
+    if only_variables && find_templating(chunk.text).is_some() {
+        let plain = without_variables(chunk.text);
+        if let Err(StreamError::Scan(e)) = parse_stream(&plain, 0) {
+            let Chunk { first_line, .. } = *chunk;
+            return syntax_problem(
+                &Chunk {
+                    text: &plain,
+                    first_line,
+                },
+                &e,
+            );
+        }
+    }
     if let Some((line, col, snippet)) = find_templating(chunk.text) {
         return LoadProblem {
             kind: ProblemKind::Templating,
@@ -333,6 +351,27 @@ fn syntax_problem(chunk: &Chunk<'_>, err: &ScanError) -> LoadProblem {
         message: format!("invalid YAML: {what}; this document was skipped"),
         related: None,
     }
+}
+
+/// `text` with every `${...}` replaced by as many `x` as it has characters, so positions stay.
+fn without_variables(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(i) = rest.find("${") {
+        out.push_str(&rest[..i]);
+        let tail = &rest[i..];
+        let end = tail.find(['}', '\n']).map_or(tail.len(), |e| {
+            if tail.as_bytes()[e] == b'}' {
+                e + 1
+            } else {
+                e
+            }
+        });
+        out.extend(tail[..end].chars().map(|_| 'x'));
+        rest = &tail[end..];
+    }
+    out.push_str(rest);
+    out
 }
 
 /// The first `{{ ... }}` or `${...}` outside a comment: (1-based line, 1-based column, text).
@@ -1000,6 +1039,25 @@ mod tests {
             find_templating("a: $${x}\nb: ${y}\n"),
             Some((2, 4, "${y}".into()))
         );
+    }
+
+    #[test]
+    fn a_flux_variable_does_not_hide_a_real_syntax_error() {
+        // `${cluster_name}` is a plain scalar; the broken indentation on line 7 is the error.
+        let l = load_str(
+            "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: x\ndata:\n  a: ${cluster_name}\n   b: c\n",
+        );
+        assert_eq!(l.problems.len(), 1, "{:?}", l.problems);
+        assert_eq!(l.problems[0].kind, ProblemKind::Syntax);
+        assert_eq!(l.problems[0].span.start.line, 7, "{:?}", l.problems[0]);
+        // A variable that is the only reason the text does not parse stays a template.
+        let l = load_str("metadata:\n  name: ${a: b}\n");
+        assert!(
+            l.problems.iter().all(|p| p.kind != ProblemKind::Syntax),
+            "{:?}",
+            l.problems
+        );
+        assert_eq!(without_variables("a: ${x}-${y}\n"), "a: xxxx-xxxx\n");
     }
 
     #[test]

@@ -85,3 +85,49 @@ pub fn committed_copy(test: &str, testdata: &str, branch: &str) -> Option<tempfi
     git(repo, &["checkout", "-qb", branch]);
     Some(dir)
 }
+
+/// Whether the real helm can run here (`helm version`); prints the skip reason when not.
+/// `.ci/run` installs it when absent (see its comment).
+pub fn helm_available(test: &str) -> bool {
+    let found = Command::new("helm")
+        .arg("version")
+        .output()
+        .is_ok_and(|o| o.status.success());
+    if !found {
+        println!("SKIPPED: {test}: helm is not on PATH");
+    }
+    found
+}
+
+/// PATH without the directories that hold a `helm`: runs that show what happens to a chart
+/// when helm is missing, whether or not this machine has one.
+pub fn path_without_helm() -> std::ffi::OsString {
+    let path = std::env::var_os("PATH").unwrap_or_default();
+    let (with, mut kept): (Vec<_>, Vec<_>) =
+        std::env::split_paths(&path).partition(|d| d.join("helm").exists());
+    // A directory holding helm may hold kubectl, kustomize and git too: those stay reachable
+    // through links in a directory of their own.
+    let links = std::env::temp_dir().join(format!("karmada-policy-nohelm-{}", std::process::id()));
+    for tool in ["kubectl", "kustomize", "git"] {
+        if let Some(dir) = with.iter().find(|d| d.join(tool).exists()) {
+            let _ = std::fs::create_dir_all(&links);
+            let _ = std::os::unix::fs::symlink(dir.join(tool), links.join(tool));
+        }
+    }
+    if links.is_dir() {
+        kept.push(links);
+    }
+    std::env::join_paths(kept).expect("PATH entries join")
+}
+
+/// The binary run in the crate's directory with `args`, without helm on PATH.
+pub fn run_without_helm(args: &[&str]) -> std::process::Output {
+    Command::new(env!("CARGO_BIN_EXE_kubectl-karmada_policy"))
+        .args(args)
+        .env_remove("NO_COLOR")
+        .env("RUST_BACKTRACE", "0")
+        .env("PATH", path_without_helm())
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .output()
+        .expect("binary runs")
+}

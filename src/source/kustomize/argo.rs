@@ -27,6 +27,38 @@ pub struct ArgoApp {
     pub paths: Vec<PathBuf>,
     /// Sources not found in the repository, as written (`repoURL path` or `repoURL chart`).
     pub elsewhere: Vec<String>,
+    /// `spec.destination.namespace`: Argo CD puts namespaced objects without one there.
+    pub namespace: Option<String>,
+    /// Every source with a `path`, as Argo CD renders it.
+    pub sources: Vec<ArgoSource>,
+}
+
+/// A source with a `path` in a repository: a directory of manifests, a kustomization or a Helm
+/// chart.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ArgoSource {
+    /// `path` as written (parameters filled in).
+    pub spec_path: String,
+    /// The path resolved in the repository (see [`resolve_path`]); `.` resolves later, against
+    /// the repository's root.
+    pub path: Option<PathBuf>,
+    /// `directory.recurse`: a directory source reads its subdirectories too (off by default).
+    pub recurse: bool,
+    /// `helm`: the values a chart at `path` is rendered with.
+    pub helm: ArgoHelm,
+}
+
+/// A source's `helm` settings.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ArgoHelm {
+    /// `releaseName` (default: the Application's name).
+    pub release_name: Option<String>,
+    /// `valueFiles`, relative to the chart's directory (`$ref/...` names a `ref` source).
+    pub value_files: Vec<String>,
+    /// `values` (a YAML string) and `valuesObject` (as JSON), in that order.
+    pub inline: Vec<String>,
+    /// `parameters`: (name, value, forceString).
+    pub parameters: Vec<(String, String, bool)>,
 }
 
 /// Whether a text may hold an Argo CD object (a cheap test before parsing).
@@ -105,13 +137,36 @@ fn app(file: &Path, name: &str, spec: &Node, params: &BTreeMap<String, String>) 
     sources.extend(spec.get("sources").and_then(Node::as_seq).unwrap_or(&[]));
     let mut paths = Vec::new();
     let mut elsewhere = Vec::new();
+    let mut found_sources = Vec::new();
     for s in sources {
         let repo = put(str_at(s, &["repoURL"]).unwrap_or(""));
         match (str_at(s, &["path"]), str_at(s, &["chart"])) {
-            (Some(p), _) => match resolve_path(file, &put(p)) {
-                Some(found) => paths.push(found),
-                None => elsewhere.push(format!("{repo} {}", put(p))),
-            },
+            (Some(p), _) => {
+                let spec_path = put(p);
+                let resolved = if is_root(&spec_path) {
+                    None
+                } else {
+                    resolve_path(file, &spec_path)
+                };
+                match &resolved {
+                    Some(found) => paths.push(found.clone()),
+                    None if is_root(&spec_path) => {}
+                    None => elsewhere.push(format!("{repo} {spec_path}")),
+                }
+                if resolved.is_some() || is_root(&spec_path) {
+                    found_sources.push(ArgoSource {
+                        spec_path,
+                        path: resolved,
+                        recurse: matches!(
+                            s.get("directory")
+                                .and_then(|d| d.get("recurse"))
+                                .map(|n| &n.value),
+                            Some(crate::source::Value::Bool(true))
+                        ),
+                        helm: helm_of(s.get("helm"), &put),
+                    });
+                }
+            }
             (None, Some(c)) => elsewhere.push(format!("{repo} chart {}", put(c))),
             // A `ref` source (values files for another source) holds no objects.
             (None, None) => {}
@@ -123,6 +178,59 @@ fn app(file: &Path, name: &str, spec: &Node, params: &BTreeMap<String, String>) 
         destination,
         paths,
         elsewhere,
+        namespace: str_at(spec, &["destination", "namespace"])
+            .filter(|n| !n.is_empty())
+            .map(&put),
+        sources: found_sources,
+    }
+}
+
+/// `path: .` (or `./`, or empty): the repository's root, which only the caller knows.
+pub fn is_root(spec_path: &str) -> bool {
+    matches!(spec_path.trim(), "" | "." | "./" | "/")
+}
+
+/// A source's `helm` settings, parameters filled in.
+fn helm_of(helm: Option<&Node>, put: &dyn Fn(&str) -> String) -> ArgoHelm {
+    let Some(h) = helm else {
+        return ArgoHelm::default();
+    };
+    let mut inline = Vec::new();
+    if let Some(v) = h.get("values").and_then(Node::as_str) {
+        inline.push(put(v));
+    }
+    if let Some(v) = h.get("valuesObject") {
+        inline.push(v.to_json().to_string());
+    }
+    ArgoHelm {
+        release_name: str_at(h, &["releaseName"]).map(put),
+        value_files: h
+            .get("valueFiles")
+            .and_then(Node::as_seq)
+            .unwrap_or(&[])
+            .iter()
+            .filter_map(|n| n.scalar_text().map(|s| put(&s)))
+            .collect(),
+        inline,
+        parameters: h
+            .get("parameters")
+            .and_then(Node::as_seq)
+            .unwrap_or(&[])
+            .iter()
+            .filter_map(|p| {
+                let name = p.get("name")?.scalar_text()?.into_owned();
+                let value = p
+                    .get("value")
+                    .and_then(Node::scalar_text)
+                    .map(|v| put(&v))
+                    .unwrap_or_default();
+                let string = matches!(
+                    p.get("forceString").map(|n| &n.value),
+                    Some(crate::source::Value::Bool(true))
+                );
+                Some((name, value, string))
+            })
+            .collect(),
     }
 }
 

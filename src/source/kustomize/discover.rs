@@ -109,10 +109,13 @@ pub fn discover(inputs: &[PathBuf]) -> Repository {
         repo.covered.insert(k.file.clone());
         repo.covered.extend(k.files.iter().cloned());
     }
+    // A kustomization inside a chart is one of the chart's files (rendered by Helm, often
+    // holding `{{ }}`), not a root.
+    let in_chart = |d: &Path| repo.charts.iter().any(|c| d.starts_with(c));
     repo.roots = repo
         .kustomizations
         .values()
-        .filter(|k| !k.is_component && !referenced.contains(&k.dir))
+        .filter(|k| !k.is_component && !referenced.contains(&k.dir) && !in_chart(&k.dir))
         .map(|k| k.dir.clone())
         .collect();
     for f in inputs {

@@ -14,7 +14,7 @@ pub const SUBSTITUTE_ANNOTATION: &str = "kustomize.toolkit.fluxcd.io/substitute"
 /// One Flux Kustomization found in the repository.
 #[derive(Debug, Clone)]
 pub struct FluxKustomization {
-    /// The file it is defined in; its directory is the cluster it belongs to.
+    /// The file it is defined in (for one found in a render, the file kustomize read it from).
     pub file: PathBuf,
     pub name: String,
     pub namespace: String,
@@ -22,9 +22,29 @@ pub struct FluxKustomization {
     pub path: Option<PathBuf>,
     /// `spec.path` as written.
     pub spec_path: String,
+    /// `spec.sourceRef`: the source Flux fetched the path from.
+    pub source: SourceRef,
+    /// `spec.kubeConfig.secretRef.name`: the secret holding the kubeconfig of the API server
+    /// the output is applied to; `None`: the cluster Flux runs in.
+    pub kube_config: Option<String>,
+    /// `spec.targetNamespace`: the namespace of every namespaced object of the output.
+    pub target_namespace: Option<String>,
+    pub name_prefix: Option<String>,
+    pub name_suffix: Option<String>,
+    /// `spec.patches`, `spec.components` or `spec.images` are set (not applied here: said).
+    pub transforms: Vec<&'static str>,
     pub substitute: BTreeMap<String, String>,
     /// `substituteFrom`: (kind, name, optional).
     pub substitute_from: Vec<(String, String, bool)>,
+}
+
+/// `spec.sourceRef` of a Flux object (kind, name, namespace; the namespace defaults to the
+/// object's own).
+#[derive(Debug, Clone, Default, PartialEq, Eq, PartialOrd, Ord)]
+pub struct SourceRef {
+    pub kind: String,
+    pub name: String,
+    pub namespace: String,
 }
 
 /// Whether a text may hold a Flux Kustomization (a cheap test before parsing).
@@ -32,70 +52,234 @@ pub fn may_hold(text: &str) -> bool {
     text.contains(API_GROUP)
 }
 
+fn is_kind(root: &Node, group: &str, kind: &str) -> bool {
+    let api = root.get("apiVersion").and_then(Node::as_str).unwrap_or("");
+    api.starts_with(group) && root.get("kind").and_then(Node::as_str) == Some(kind)
+}
+
+fn text_at(n: Option<&Node>, path: &[&str]) -> String {
+    let mut n = n;
+    for k in path {
+        n = n.and_then(|x| x.get(k));
+    }
+    n.and_then(Node::scalar_text)
+        .map(|s| s.into_owned())
+        .unwrap_or_default()
+}
+
+fn non_empty(s: String) -> Option<String> {
+    (!s.is_empty()).then_some(s)
+}
+
 /// The Flux Kustomizations among the documents of `loaded` (read from `file`).
 pub fn find(loaded: &Loaded, file: &Path) -> Vec<FluxKustomization> {
     loaded
         .documents
         .iter()
-        .filter(|d| {
-            let api = d
-                .root
-                .get("apiVersion")
-                .and_then(Node::as_str)
-                .unwrap_or("");
-            api.starts_with(API_GROUP)
-                && d.root.get("kind").and_then(Node::as_str) == Some("Kustomization")
-        })
-        .map(|d| {
-            let meta = d.root.get("metadata");
-            let text = |n: Option<&Node>, k: &str| {
-                n.and_then(|n| n.get(k))
-                    .and_then(Node::as_str)
-                    .unwrap_or("")
-                    .to_string()
-            };
-            let spec = d.root.get("spec");
-            let spec_path = text(spec, "path");
-            let post = spec.and_then(|s| s.get("postBuild"));
-            let substitute = post
-                .and_then(|p| p.get("substitute"))
-                .and_then(Node::as_map)
-                .unwrap_or(&[])
-                .iter()
-                .filter_map(|e| {
-                    Some((
-                        e.key.as_str()?.to_string(),
-                        e.value.scalar_text()?.into_owned(),
-                    ))
-                })
-                .collect();
-            let substitute_from = post
-                .and_then(|p| p.get("substituteFrom"))
-                .and_then(Node::as_seq)
-                .unwrap_or(&[])
-                .iter()
-                .map(|r| {
-                    let optional = matches!(
-                        r.get("optional").map(|n| &n.value),
-                        Some(crate::source::Value::Bool(true))
-                    );
-                    (text(Some(r), "kind"), text(Some(r), "name"), optional)
-                })
-                .collect();
-            FluxKustomization {
-                file: file.to_path_buf(),
-                name: text(meta, "name"),
-                namespace: match text(meta, "namespace") {
-                    n if n.is_empty() => "flux-system".into(),
-                    n => n,
-                },
-                path: resolve_path(file, &spec_path),
-                spec_path,
-                substitute,
-                substitute_from,
-            }
-        })
+        .filter_map(|d| kustomization_of(&d.root, file))
         .collect()
+}
+
+/// The Flux Kustomization `root` defines, if it is one (`file`: where it was read from).
+pub fn kustomization_of(root: &Node, file: &Path) -> Option<FluxKustomization> {
+    if !is_kind(root, API_GROUP, "Kustomization") {
+        return None;
+    }
+    let meta = root.get("metadata");
+    let spec = root.get("spec");
+    let namespace =
+        non_empty(text_at(meta, &["namespace"])).unwrap_or_else(|| "flux-system".into());
+    let spec_path = text_at(spec, &["path"]);
+    let post = spec.and_then(|s| s.get("postBuild"));
+    let substitute = post
+        .and_then(|p| p.get("substitute"))
+        .and_then(Node::as_map)
+        .unwrap_or(&[])
+        .iter()
+        .filter_map(|e| {
+            Some((
+                e.key.as_str()?.to_string(),
+                e.value.scalar_text()?.into_owned(),
+            ))
+        })
+        .collect();
+    let substitute_from = post
+        .and_then(|p| p.get("substituteFrom"))
+        .and_then(Node::as_seq)
+        .unwrap_or(&[])
+        .iter()
+        .map(|r| {
+            let optional = matches!(
+                r.get("optional").map(|n| &n.value),
+                Some(crate::source::Value::Bool(true))
+            );
+            (
+                text_at(Some(r), &["kind"]),
+                text_at(Some(r), &["name"]),
+                optional,
+            )
+        })
+        .collect();
+    let transforms = ["patches", "components", "images"]
+        .into_iter()
+        .filter(|k| spec.and_then(|s| s.get(k)).is_some_and(|n| !is_empty(n)))
+        .collect();
+    Some(FluxKustomization {
+        file: file.to_path_buf(),
+        name: text_at(meta, &["name"]),
+        source: source_ref(spec, &namespace),
+        kube_config: non_empty(text_at(spec, &["kubeConfig", "secretRef", "name"])),
+        target_namespace: non_empty(text_at(spec, &["targetNamespace"])),
+        name_prefix: non_empty(text_at(spec, &["namePrefix"])),
+        name_suffix: non_empty(text_at(spec, &["nameSuffix"])),
+        transforms,
+        namespace,
+        path: resolve_path(file, &spec_path),
+        spec_path,
+        substitute,
+        substitute_from,
+    })
+}
+
+fn is_empty(n: &Node) -> bool {
+    match &n.value {
+        crate::source::Value::Seq(s) => s.is_empty(),
+        crate::source::Value::Map(m) => m.is_empty(),
+        crate::source::Value::Null => true,
+        _ => false,
+    }
+}
+
+fn source_ref(spec: Option<&Node>, own_namespace: &str) -> SourceRef {
+    let r = spec.and_then(|s| s.get("sourceRef"));
+    SourceRef {
+        kind: text_at(r, &["kind"]),
+        name: text_at(r, &["name"]),
+        namespace: non_empty(text_at(r, &["namespace"])).unwrap_or_else(|| own_namespace.into()),
+    }
+}
+
+/// A Flux source object (`GitRepository`, `OCIRepository`, `Bucket`, `HelmRepository`): its
+/// reference and URL.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FluxSource {
+    pub reference: SourceRef,
+    pub url: String,
+}
+
+/// The Flux source object `root` defines, if it is one.
+pub fn source_of(root: &Node) -> Option<FluxSource> {
+    let api = root.get("apiVersion").and_then(Node::as_str).unwrap_or("");
+    if !api.starts_with("source.toolkit.fluxcd.io") {
+        return None;
+    }
+    let kind = root.get("kind").and_then(Node::as_str)?.to_string();
+    let meta = root.get("metadata");
+    Some(FluxSource {
+        reference: SourceRef {
+            kind,
+            name: text_at(meta, &["name"]),
+            namespace: non_empty(text_at(meta, &["namespace"]))
+                .unwrap_or_else(|| "flux-system".into()),
+        },
+        url: text_at(root.get("spec"), &["url"]),
+    })
+}
+
+/// The API group of Flux's helm-controller.
+pub const HELM_API_GROUP: &str = "helm.toolkit.fluxcd.io";
+
+/// One `HelmRelease`: the chart it installs, with which values, to which API server.
+#[derive(Debug, Clone)]
+pub struct HelmRelease {
+    pub file: PathBuf,
+    pub name: String,
+    pub namespace: String,
+    /// `spec.releaseName`, else Flux's default: `[targetNamespace-]name`.
+    pub release_name: String,
+    /// `spec.targetNamespace`, else the object's namespace: where the chart's objects go.
+    pub target_namespace: String,
+    pub kube_config: Option<String>,
+    /// `spec.chart.spec.chart`: a chart name, or for a Git or Bucket source a path in it.
+    pub chart: String,
+    /// `spec.chart.spec.version` (a semver range; Helm repositories only).
+    pub version: Option<String>,
+    /// `spec.chart.spec.sourceRef`, or `spec.chartRef`.
+    pub source: SourceRef,
+    /// `spec.chart.spec.valuesFiles`: paths in the source, merged in order.
+    pub values_files: Vec<String>,
+    /// `spec.values`, merged over the values files.
+    pub values: Option<Node>,
+    /// `spec.valuesFrom` entries: (kind, name, valuesKey, targetPath).
+    pub values_from: Vec<(String, String, String, String)>,
+}
+
+/// The HelmRelease `root` defines, if it is one (`file`: where it was read from).
+pub fn helm_release_of(root: &Node, file: &Path) -> Option<HelmRelease> {
+    if !is_kind(root, HELM_API_GROUP, "HelmRelease") {
+        return None;
+    }
+    let meta = root.get("metadata");
+    let spec = root.get("spec");
+    let name = text_at(meta, &["name"]);
+    let namespace = non_empty(text_at(meta, &["namespace"])).unwrap_or_else(|| "default".into());
+    let target = non_empty(text_at(spec, &["targetNamespace"]));
+    // helm-controller: `GetReleaseName` is `targetNamespace-name` when a target namespace is set.
+    let release_name =
+        non_empty(text_at(spec, &["releaseName"])).unwrap_or_else(|| match &target {
+            Some(t) => format!("{t}-{name}"),
+            None => name.clone(),
+        });
+    let chart_spec = spec
+        .and_then(|s| s.get("chart"))
+        .and_then(|c| c.get("spec"));
+    let source = match chart_spec {
+        Some(c) => source_ref(Some(c), &namespace),
+        None => {
+            let r = spec.and_then(|s| s.get("chartRef"));
+            SourceRef {
+                kind: text_at(r, &["kind"]),
+                name: text_at(r, &["name"]),
+                namespace: non_empty(text_at(r, &["namespace"]))
+                    .unwrap_or_else(|| namespace.clone()),
+            }
+        }
+    };
+    let values_files = chart_spec
+        .and_then(|c| c.get("valuesFiles"))
+        .and_then(Node::as_seq)
+        .unwrap_or(&[])
+        .iter()
+        .filter_map(|n| n.scalar_text().map(|s| s.into_owned()))
+        .collect();
+    let values_from = spec
+        .and_then(|s| s.get("valuesFrom"))
+        .and_then(Node::as_seq)
+        .unwrap_or(&[])
+        .iter()
+        .map(|v| {
+            (
+                text_at(Some(v), &["kind"]),
+                text_at(Some(v), &["name"]),
+                non_empty(text_at(Some(v), &["valuesKey"])).unwrap_or_else(|| "values.yaml".into()),
+                text_at(Some(v), &["targetPath"]),
+            )
+        })
+        .collect();
+    Some(HelmRelease {
+        file: file.to_path_buf(),
+        release_name,
+        target_namespace: target.unwrap_or_else(|| namespace.clone()),
+        kube_config: non_empty(text_at(spec, &["kubeConfig", "secretRef", "name"])),
+        chart: text_at(chart_spec, &["chart"]),
+        version: non_empty(text_at(chart_spec, &["version"])),
+        source,
+        values_files,
+        values: spec.and_then(|s| s.get("values")).cloned(),
+        values_from,
+        name,
+        namespace,
+    })
 }
 
 /// `spec.path` is relative to the root of the source Flux fetched. That root is not known
@@ -106,6 +290,16 @@ pub fn resolve_path(file: &Path, spec_path: &str) -> Option<PathBuf> {
         .skip(1)
         .map(|d| normalize(&d.join(rel)))
         .find(|c| c.is_dir())
+}
+
+/// `spec.path` in the source whose root is `root` (`""`, `.` and `./` are the root itself); a
+/// path that leaves the root is not in it.
+pub fn path_in(root: &Path, spec_path: &str) -> Option<PathBuf> {
+    let rel = spec_path.trim().trim_start_matches("./");
+    let rel = rel.trim_start_matches('/');
+    let joined = normalize(&root.join(rel));
+    let inside = joined.starts_with(normalize(root)) || normalize(root).as_os_str().is_empty();
+    (inside && !joined.starts_with("..") && joined.is_dir()).then_some(joined)
 }
 
 /// Applies Flux's post-build substitution to a rendered stream, object by object: `${var}`,

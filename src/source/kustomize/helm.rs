@@ -31,25 +31,78 @@ impl Helm {
         let release = dir
             .file_name()
             .map_or("release".into(), |n| n.to_string_lossy().into_owned());
+        self.template_with(
+            dir,
+            &HelmValues {
+                release,
+                files: values.to_vec(),
+                ..HelmValues::default()
+            },
+        )
+    }
+
+    /// `helm template RELEASE DIR` with the values a HelmRelease or an Argo CD Helm source
+    /// gives: values files in order, then the inline values (each written to a temporary file,
+    /// merged after the files as Flux and Argo CD merge them), then `--set` parameters.
+    pub fn template_with(&self, dir: &Path, v: &HelmValues) -> Result<String, RenderError> {
+        let run_error = |message: String| RenderError::Run {
+            command: self.command.join(" "),
+            message,
+        };
         let mut cmd = Command::new(&self.command[0]);
         cmd.args(&self.command[1..])
             .arg("template")
-            .arg(&release)
+            .arg(if v.release.is_empty() {
+                "release"
+            } else {
+                &v.release
+            })
             .arg(dir);
-        for v in values {
-            cmd.arg("-f").arg(v);
+        if let Some(ns) = &v.namespace {
+            cmd.arg("--namespace").arg(ns);
         }
-        let out = cmd.output().map_err(|e| RenderError::Run {
-            command: self.command.join(" "),
-            message: e.to_string(),
-        })?;
+        for f in &v.files {
+            cmd.arg("-f").arg(f);
+        }
+        let inline_dir = tempfile::Builder::new()
+            .prefix("karmada-policy-values-")
+            .tempdir()
+            .map_err(|e| run_error(e.to_string()))?;
+        for (i, text) in v.inline.iter().enumerate() {
+            let file = inline_dir.path().join(format!("values-{i}.yaml"));
+            std::fs::write(&file, text).map_err(|e| run_error(e.to_string()))?;
+            cmd.arg("-f").arg(file);
+        }
+        for (name, value, string) in &v.set {
+            cmd.arg(if *string { "--set-string" } else { "--set" })
+                .arg(format!("{name}={value}"));
+        }
+        let out = cmd.output().map_err(|e| run_error(e.to_string()))?;
         if !out.status.success() {
             let message = String::from_utf8_lossy(&out.stderr);
-            let message = message.trim().trim_start_matches("Error: ");
-            return Err(RenderError::Build(message.to_string()));
+            let message = message
+                .trim()
+                .trim_start_matches("Error: ")
+                .replace(&format!("{}/", inline_dir.path().display()), "");
+            return Err(RenderError::Build(message));
         }
         Ok(String::from_utf8_lossy(&out.stdout).into_owned())
     }
+}
+
+/// The values of one chart rendering.
+#[derive(Debug, Clone, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct HelmValues {
+    /// The release name (`.Release.Name`).
+    pub release: String,
+    /// The release namespace (`.Release.Namespace`, and where namespaced objects go).
+    pub namespace: Option<String>,
+    /// Values files (paths), merged after the chart's own `values.yaml`, in order.
+    pub files: Vec<PathBuf>,
+    /// Inline values (YAML text), merged after the files.
+    pub inline: Vec<String>,
+    /// `--set NAME=VALUE` (`true`: `--set-string`).
+    pub set: Vec<(String, String, bool)>,
 }
 
 /// The template file a `# Source: CHART/templates/x.yaml` comment names, inside the chart at

@@ -4,13 +4,17 @@
 //! layer `suspend -f DIR` edits ([`layer`]).
 
 pub mod argo;
+pub mod confine;
 pub mod discover;
 pub mod environments;
+pub mod failure;
 pub mod flux;
 pub mod helm;
 pub mod layer;
 pub mod origin;
+pub mod plan;
 pub mod render;
+pub mod units;
 
 use std::path::{Component, Path, PathBuf};
 use std::sync::Arc;
@@ -280,7 +284,7 @@ fn strings(node: Option<&Node>) -> impl Iterator<Item = &str> {
 }
 
 /// A remote resource (git URL, http): not in the repository, left to kustomize.
-fn is_remote(s: &str) -> bool {
+pub(super) fn is_remote(s: &str) -> bool {
     s.contains("://") || s.starts_with("github.com/") || s.starts_with("git@")
 }
 

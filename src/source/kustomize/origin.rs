@@ -95,7 +95,7 @@ impl<'a> Mapper<'a> {
         let mut cache = self.cache.lock().expect("no panic while holding the cache");
         cache
             .entry(path.to_path_buf())
-            .or_insert_with(|| files::read(path).ok().map(Arc::new))
+            .or_insert_with(|| read_traced(path).map(Arc::new))
             .clone()
     }
 
@@ -134,10 +134,17 @@ impl<'a> Mapper<'a> {
             return Some(hit);
         }
         if let (Some(l), Some(doc)) = (source.as_deref(), source_doc) {
-            // The deepest part of the path the source has, else the document's first line.
+            // The deepest part of the path the source has, else the document's first line. In
+            // a template, a list item past the ones written is one a `range` made: the item
+            // written is the line.
+            let path = if l.source.text().contains("{{") {
+                clamp_indices(doc, path)
+            } else {
+                path.clone()
+            };
             let has_start = path.0.first().is_some_and(|s| doc.child(s).is_some());
             let span = if has_start {
-                doc.locate(path)
+                doc.locate(&path)
             } else {
                 first_line(doc)
             };
@@ -263,6 +270,69 @@ impl<'a> Mapper<'a> {
         }
         None
     }
+}
+
+/// `path` with each index past the end of its list in `doc` moved to the list's last item.
+fn clamp_indices(doc: &Node, path: &FieldPath) -> FieldPath {
+    let mut out = FieldPath::root();
+    let mut node = Some(doc);
+    for seg in &path.0 {
+        let seg = match (seg, node.map(|n| &n.value)) {
+            (Seg::Index(i), Some(Value::Seq(items))) if *i >= items.len() && !items.is_empty() => {
+                Seg::Index(items.len() - 1)
+            }
+            _ => seg.clone(),
+        };
+        node = node.and_then(|n| n.child(&seg));
+        out.0.push(seg);
+    }
+    out
+}
+
+/// A source file for tracing. A Helm template that does not parse as it is (`{{- range }}`
+/// lines) is parsed with its templating blanked out, positions kept, so a place in a rendered
+/// object is found in it as in any file; the text shown stays the template's.
+fn read_traced(path: &Path) -> Option<Loaded> {
+    let loaded = files::read(path).ok()?;
+    let text = loaded.source.text();
+    if !text.contains("{{") || (loaded.problems.is_empty() && !loaded.documents.is_empty()) {
+        return Some(loaded);
+    }
+    let parsed = load(Source::new(
+        loaded.source.name.clone(),
+        neutral_template(text),
+    ));
+    Some(Loaded {
+        source: loaded.source.clone(),
+        documents: parsed.documents,
+        problems: loaded.problems,
+        data: parsed.data,
+    })
+}
+
+/// A template's text with each line that is only an action (`{{- range . }}`) blanked and every
+/// other action replaced by as many `x` as it has characters.
+fn neutral_template(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for line in text.split_inclusive('\n') {
+        let body = line.trim_end_matches(['\n', '\r']);
+        let t = body.trim();
+        if t.starts_with("{{") && t.ends_with("}}") && t.matches("{{").count() == 1 {
+            out.push_str(&line[body.len()..]);
+            continue;
+        }
+        let mut rest = body;
+        while let Some(i) = rest.find("{{") {
+            out.push_str(&rest[..i]);
+            let tail = &rest[i..];
+            let end = tail.find("}}").map_or(tail.len(), |e| e + 2);
+            out.extend(tail[..end].chars().map(|_| 'x'));
+            rest = &tail[end..];
+        }
+        out.push_str(rest);
+        out.push_str(&line[body.len()..]);
+    }
+    out
 }
 
 /// The document of `kind` whose name, with whatever prefix and suffix, is `rendered_name`.
@@ -479,6 +549,15 @@ mod tests {
         assert_eq!(
             json6902_span(ops, &rendered, &FieldPath::parse("spec.placement")),
             None
+        );
+    }
+
+    #[test]
+    fn templates_are_read_with_their_actions_blanked() {
+        let t = "spec:\n  clusterNames:\n    {{- range .Values.c }}\n    - {{ . }}\n    {{- end }}\n  name: {{ .Release.Name }}-web\n";
+        assert_eq!(
+            neutral_template(t),
+            "spec:\n  clusterNames:\n\n    - xxxxxxx\n\n  name: xxxxxxxxxxxxxxxxxxx-web\n"
         );
     }
 

@@ -4,7 +4,10 @@
 //! Each root is built through a temporary wrapper kustomization that lists it as its only
 //! resource and asks for `buildMetadata: [originAnnotations, transformerAnnotations]`, so every
 //! rendered object says which file it came from, without touching the user's files. Plugins
-//! and Helm inflation stay off unless the configuration turns them on.
+//! and Helm inflation stay off unless the configuration turns them on. A root a Flux
+//! Kustomization applies is built as Flux builds it: load restrictor off, its
+//! `targetNamespace`, `namePrefix` and `nameSuffix` on top, and every file it names checked to
+//! lie inside the repository first ([`super::confine`]).
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -34,6 +37,31 @@ pub struct Build {
     pub dir: PathBuf,
 }
 
+/// One build: a kustomization directory and how it is built.
+#[derive(Debug, Clone, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct BuildSpec {
+    pub dir: PathBuf,
+    /// As Flux's kustomize-controller builds: kustomize's load restrictor off (fluxcd/pkg
+    /// `kustomize.Build`: `LoadRestrictionsNone`), every file confined to the repository
+    /// beforehand ([`super::confine`]).
+    pub flux: bool,
+    /// A Flux Kustomization's `targetNamespace`, `namePrefix` and `nameSuffix`, applied on top
+    /// (the kustomize-controller writes them into the kustomization it builds).
+    pub namespace: Option<String>,
+    pub name_prefix: Option<String>,
+    pub name_suffix: Option<String>,
+}
+
+impl BuildSpec {
+    /// A plain build of `dir` (kustomize's defaults, as Argo CD and `kubectl kustomize` build).
+    pub fn plain(dir: &Path) -> BuildSpec {
+        BuildSpec {
+            dir: dir.to_path_buf(),
+            ..BuildSpec::default()
+        }
+    }
+}
+
 /// Why a root did not render.
 #[derive(Debug, Clone, thiserror::Error)]
 pub enum RenderError {
@@ -43,6 +71,9 @@ pub enum RenderError {
     /// kustomize could not be started or the wrapper could not be written.
     #[error("cannot run `{command}`: {message}")]
     Run { command: String, message: String },
+    /// A kustomization names a path outside the repository: the build was not started.
+    #[error("{0}")]
+    Refused(super::confine::Refusal),
 }
 
 impl Kustomize {
@@ -65,6 +96,19 @@ impl Kustomize {
     /// Builds `root` (a kustomization directory) and returns the rendered stream with origin
     /// and transformer annotations.
     pub fn build(&self, root: &Path) -> Result<Build, RenderError> {
+        self.build_spec(&BuildSpec::plain(root), None)
+    }
+
+    /// Builds as `spec` says. With `repository`, nothing the kustomizations name may lie
+    /// outside it ([`super::confine::check`]): such a build is refused before it starts.
+    pub fn build_spec(
+        &self,
+        spec: &BuildSpec,
+        repository: Option<&Path>,
+    ) -> Result<Build, RenderError> {
+        if let Some(repo) = repository {
+            super::confine::check(&spec.dir, repo).map_err(RenderError::Refused)?;
+        }
         let run_error = |message: String| RenderError::Run {
             command: self.command.join(" "),
             message,
@@ -77,14 +121,16 @@ impl Kustomize {
             .path()
             .canonicalize()
             .map_err(|e| run_error(e.to_string()))?;
-        let root_abs = root.canonicalize().map_err(|e| run_error(e.to_string()))?;
-        let resource = relative(&wrapper_dir, &root_abs);
-        let text = format!(
-            "apiVersion: kustomize.config.k8s.io/v1beta1\nkind: Kustomization\nresources:\n  - {}\nbuildMetadata: [originAnnotations, transformerAnnotations]\n",
-            yaml_quote(&resource.to_string_lossy())
-        );
-        std::fs::write(wrapper_dir.join("kustomization.yaml"), text)
+        let root_abs = spec
+            .dir
+            .canonicalize()
             .map_err(|e| run_error(e.to_string()))?;
+        let resource = relative(&wrapper_dir, &root_abs);
+        std::fs::write(
+            wrapper_dir.join("kustomization.yaml"),
+            wrapper_text(spec, &resource),
+        )
+        .map_err(|e| run_error(e.to_string()))?;
         let mut cmd = Command::new(&self.command[0]);
         cmd.args(&self.command[1..]);
         if self.plugins {
@@ -93,11 +139,20 @@ impl Kustomize {
         if self.helm {
             cmd.arg("--enable-helm");
         }
+        if spec.flux {
+            cmd.arg("--load-restrictor=LoadRestrictionsNone");
+        }
         cmd.arg(&wrapper_dir);
         let out = cmd.output().map_err(|e| run_error(e.to_string()))?;
         if !out.status.success() {
             let stderr = String::from_utf8_lossy(&out.stderr);
-            return Err(RenderError::Build(clean_message(&stderr, &wrapper_dir)));
+            let shown = Shown {
+                wrapper: &wrapper_dir,
+                root_abs: &root_abs,
+                root: &spec.dir,
+                resource: &resource,
+            };
+            return Err(RenderError::Build(clean_message(&stderr, &shown)));
         }
         Ok(Build {
             text: String::from_utf8_lossy(&out.stdout).into_owned(),
@@ -111,9 +166,23 @@ impl Kustomize {
         roots: &[PathBuf],
         workers: usize,
     ) -> BTreeMap<PathBuf, Result<Build, RenderError>> {
-        let unique: Vec<&PathBuf> = {
+        let specs: Vec<BuildSpec> = roots.iter().map(|r| BuildSpec::plain(r)).collect();
+        self.build_specs(&specs, None, workers)
+            .into_iter()
+            .map(|(s, r)| (s.dir, r))
+            .collect()
+    }
+
+    /// Builds every spec, at most `workers` at a time; a spec listed twice is built once.
+    pub fn build_specs(
+        &self,
+        specs: &[BuildSpec],
+        repository: Option<&Path>,
+        workers: usize,
+    ) -> BTreeMap<BuildSpec, Result<Build, RenderError>> {
+        let unique: Vec<&BuildSpec> = {
             let mut seen = std::collections::BTreeSet::new();
-            roots.iter().filter(|r| seen.insert(*r)).collect()
+            specs.iter().filter(|r| seen.insert(*r)).collect()
         };
         let next = std::sync::atomic::AtomicUsize::new(0);
         let results = std::sync::Mutex::new(BTreeMap::new());
@@ -121,17 +190,36 @@ impl Kustomize {
             for _ in 0..workers.clamp(1, unique.len().max(1)) {
                 scope.spawn(|| loop {
                     let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-                    let Some(root) = unique.get(i) else { break };
-                    let rendered = self.build(root);
+                    let Some(spec) = unique.get(i) else { break };
+                    let rendered = self.build_spec(spec, repository);
                     results
                         .lock()
                         .expect("no render panics")
-                        .insert((*root).clone(), rendered);
+                        .insert((*spec).clone(), rendered);
                 });
             }
         });
         results.into_inner().expect("no render panics")
     }
+}
+
+/// The wrapper kustomization: the root as its only resource, the build metadata that traces
+/// each object to its file, and a Flux Kustomization's own transformations.
+fn wrapper_text(spec: &BuildSpec, resource: &Path) -> String {
+    let mut text = format!(
+        "apiVersion: kustomize.config.k8s.io/v1beta1\nkind: Kustomization\nresources:\n  - {}\nbuildMetadata: [originAnnotations, transformerAnnotations]\n",
+        yaml_quote(&resource.to_string_lossy())
+    );
+    for (key, value) in [
+        ("namespace", &spec.namespace),
+        ("namePrefix", &spec.name_prefix),
+        ("nameSuffix", &spec.name_suffix),
+    ] {
+        if let Some(v) = value {
+            text.push_str(&format!("{key}: {}\n", yaml_quote(v)));
+        }
+    }
+    text
 }
 
 /// How many builds run at once: kustomize is a separate process, so a few more than the cores,
@@ -157,9 +245,23 @@ pub fn on_path(program: &str) -> bool {
     })
 }
 
+/// The places a build's message may name, to show them as the user names them.
+struct Shown<'a> {
+    /// The temporary wrapper directory (never shown).
+    wrapper: &'a Path,
+    /// The root, canonical, and as the user named it.
+    root_abs: &'a Path,
+    root: &'a Path,
+    /// The root as the wrapper names it (relative to the wrapper).
+    resource: &'a Path,
+}
+
 /// kustomize's message without the logging prefix kubectl adds (`E1202 ... "command failed"
-/// err=<...>`), deprecation warnings, or the wrapper's temporary path.
-fn clean_message(stderr: &str, wrapper: &Path) -> String {
+/// err=<...>`), deprecation warnings, and the wrapper's own accumulation of the root
+/// (`accumulating resources from '../../repo': '/repo' must resolve to a file': recursed
+/// accumulation of path '/repo': `); the repository's absolute paths and the wrapper's
+/// relative one are shown as the user names the root, and no temporary path is left.
+fn clean_message(stderr: &str, shown: &Shown<'_>) -> String {
     let lines: Vec<&str> = stderr
         .lines()
         .filter(|l| !l.starts_with("# Warning:"))
@@ -176,9 +278,34 @@ fn clean_message(stderr: &str, wrapper: &Path) -> String {
         .trim_matches('"')
         .replace("\\'", "'")
         .replace("\\\"", "\"");
-    let text = text.replace(&format!("{}/", wrapper.display()), "");
-    let text = text.trim_start_matches("Error: ").to_string();
-    text.split_whitespace().collect::<Vec<_>>().join(" ")
+    let mut text = text.split_whitespace().collect::<Vec<_>>().join(" ");
+    let root_abs = shown.root_abs.display().to_string();
+    let marker = format!("recursed accumulation of path '{root_abs}': ");
+    if let Some(i) = text.find(&marker) {
+        text = text[i + marker.len()..].to_string();
+    }
+    let user_root = shown.root.display().to_string();
+    let text = text
+        .trim_start_matches("Error: ")
+        .replace(&format!("{}/", shown.wrapper.display()), "")
+        .replace(&shown.wrapper.display().to_string(), "<render>")
+        .replace(
+            &format!("'{}'", shown.resource.display()),
+            &format!("'{user_root}'"),
+        )
+        .replace(&format!("{root_abs}/"), &format!("{user_root}/"))
+        .replace(&root_abs, &user_root);
+    // Another temporary directory (a nested build's) is not the user's either.
+    text.split(' ')
+        .map(|w| {
+            if w.contains("karmada-policy-render-") {
+                "<render>"
+            } else {
+                w
+            }
+        })
+        .collect::<Vec<_>>()
+        .join(" ")
 }
 
 /// The path from directory `from` to `to` (both absolute and canonical).
@@ -216,12 +343,50 @@ mod tests {
         );
     }
 
+    fn shown<'a>(root: &'a Path) -> Shown<'a> {
+        Shown {
+            wrapper: Path::new("/tmp/karmada-policy-render-x1"),
+            root_abs: Path::new("/home/u/repo/app"),
+            root,
+            resource: Path::new("../../home/u/repo/app"),
+        }
+    }
+
     #[test]
     fn kubectl_logging_is_cleaned_from_kustomize_messages() {
         let stderr = "# Warning: 'patchesJson6902' is deprecated.\nE1202 01:05:53.956860   19545 run.go:72] \"command failed\" err=<\n\ttrouble configuring builtin PatchTransformer with config: `\n\tpath: placement.yaml\n\t`: unable to parse SM or JSON patch\n >\n";
         assert_eq!(
-            clean_message(stderr, Path::new("/tmp/w")),
+            clean_message(stderr, &shown(Path::new("app"))),
             "trouble configuring builtin PatchTransformer with config: ` path: placement.yaml `: unable to parse SM or JSON patch"
+        );
+    }
+
+    #[test]
+    fn the_wrapper_never_shows_in_a_message() {
+        let stderr = "E1203 run.go:72] \"command failed\" err=\"accumulating resources: accumulation err='accumulating resources from '../../home/u/repo/app': '/home/u/repo/app' must resolve to a file': recursed accumulation of path '/home/u/repo/app': accumulating resources: accumulating resources from 'pp.yaml': MalformedYAMLError: yaml: line 7: mapping values are not allowed in this context in File: pp.yaml\"";
+        let m = clean_message(stderr, &shown(Path::new("repo/app")));
+        assert_eq!(m, "accumulating resources: accumulating resources from 'pp.yaml': MalformedYAMLError: yaml: line 7: mapping values are not allowed in this context in File: pp.yaml");
+        let stderr = "err=\"open /tmp/karmada-policy-render-x1/kustomization.yaml: x, see /home/u/repo/app/kustomization.yaml and /tmp/karmada-policy-render-zz/a\"";
+        let m = clean_message(stderr, &shown(Path::new("repo/app")));
+        assert_eq!(
+            m,
+            "open kustomization.yaml: x, see repo/app/kustomization.yaml and <render>"
+        );
+    }
+
+    #[test]
+    fn a_flux_build_wraps_its_transformations() {
+        let spec = BuildSpec {
+            dir: PathBuf::from("apps"),
+            flux: true,
+            namespace: Some("web".into()),
+            name_prefix: Some("eu-".into()),
+            name_suffix: None,
+        };
+        let text = wrapper_text(&spec, Path::new("../repo/apps"));
+        assert!(
+            text.ends_with("namespace: 'web'\nnamePrefix: 'eu-'\n"),
+            "{text}"
         );
     }
 }

@@ -59,6 +59,16 @@ fn policy_findings(inventory: &Inventory, admissions: &Admissions) -> Vec<Findin
     out
 }
 
+/// For a rule about a field the object lacks, the field that makes it required: where a
+/// rendered object's finding is traced to (the line that wrote it is the line to edit).
+pub fn cause_of_absent(rule: &str) -> Option<&'static str> {
+    match rule {
+        // validation.go:46-48: application failover needs propagateDeps.
+        "application-failover-requires-propagate-deps" => Some("spec.failover.application"),
+        _ => None,
+    }
+}
+
 /// The findings of a refused object: its first refusing stage's refusals (the verdict), then
 /// what the later stages refuse, marked as reported once those are fixed.
 fn verdict_findings(

@@ -1,0 +1,525 @@
+//! The repository's own Karmada: which release it installs and with which feature gates of
+//! karmada-controller-manager, read from how the repository installs it.
+//!
+//! - The Helm chart (karmada-io/karmada `charts/karmada`), by a Flux `HelmRelease` or an Argo CD
+//!   Application's Helm source: the chart's version is the release (the chart is published
+//!   with `version` = `appVersion` = the Karmada tag, hack/package-helm-chart.sh), unless
+//!   `controllerManager.image.tag` overrides the image; the gates are
+//!   `controllerManager.featureGates`, rendered as one `--feature-gates=` argument by the
+//!   chart's `karmada.controllerManager.featureGates` helper over the chart's default
+//!   `{PropagateDeps: false}` (charts/karmada/values.yaml, every release from v1.10.0), then
+//!   `controllerManager.extraCommandArgs.feature-gates`, a second flag merged after it.
+//! - The karmada-operator's `Karmada` (`operator.karmada.io/v1alpha1`): `spec.featureGates`
+//!   is what the operator passes to karmada-controller-manager (operator/pkg/tasks/init/
+//!   component.go hands `Spec.FeatureGates` to every component) unless
+//!   `spec.components.karmadaControllerManager.extraArgs` sets `feature-gates`, which replaces
+//!   it (operator/pkg/util/patcher/pather.go: extra args are copied over the built flag); the
+//!   release is that component's `imageTag`.
+//! - A plain `karmada-controller-manager` Deployment: its `--feature-gates=` arguments (each
+//!   one merged over the last, as the flag parser does) and its image's tag.
+//!
+//! [`detect`] is pure: a document in, the typed settings out, each with the place it came
+//! from (through the caller's `locate`, which traces a rendered place to the file to edit).
+
+use std::collections::BTreeMap;
+
+use super::KarmadaVersion;
+use crate::source::{load, Node, Source, Span, Value};
+
+/// Where a setting was read: the file and line to edit.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
+pub struct Origin {
+    pub file: String,
+    pub line: u32,
+}
+
+impl std::fmt::Display for Origin {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}:{}", self.file, self.line)
+    }
+}
+
+/// A value and where it came from.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Setting<T> {
+    pub value: T,
+    pub at: Origin,
+}
+
+/// How Karmada is installed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum InstallKind {
+    HelmRelease,
+    ArgoHelm,
+    Operator,
+    Deployment,
+}
+
+/// One installation of Karmada the repository holds.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Installation {
+    pub kind: InstallKind,
+    /// The object, as `HelmRelease karmada-system/karmada`.
+    pub object: String,
+    /// The document's first line.
+    pub at: Origin,
+    pub release: Option<Setting<KarmadaVersion>>,
+    /// karmada-controller-manager's feature gates, by name.
+    pub gates: BTreeMap<String, Setting<bool>>,
+    /// What could not be used (a version that names no known release, values kept elsewhere).
+    pub notes: Vec<String>,
+}
+
+/// The Karmada installation `root` is, if it is one. `locate` turns a place in the document
+/// into the file and line to edit.
+pub fn detect(root: &Node, locate: &dyn Fn(Span) -> Origin) -> Option<Installation> {
+    let api = root.get("apiVersion").and_then(Node::as_str).unwrap_or("");
+    let kind = root.get("kind").and_then(Node::as_str).unwrap_or("");
+    let name = str_at(root, &["metadata", "name"]).unwrap_or("");
+    let namespace = str_at(root, &["metadata", "namespace"]).unwrap_or("default");
+    let mut found = Found {
+        locate,
+        gates: BTreeMap::new(),
+        release: None,
+        notes: Vec::new(),
+    };
+    let kind = match (api.split('/').next().unwrap_or(""), kind) {
+        ("helm.toolkit.fluxcd.io", "HelmRelease") => {
+            found.helm_release(root.get("spec")?)?;
+            InstallKind::HelmRelease
+        }
+        ("argoproj.io", "Application") => {
+            found.argo_application(root.get("spec")?)?;
+            InstallKind::ArgoHelm
+        }
+        ("operator.karmada.io", "Karmada") => {
+            found.operator(root.get("spec"));
+            InstallKind::Operator
+        }
+        ("apps", "Deployment") => {
+            found.deployment(root)?;
+            InstallKind::Deployment
+        }
+        _ => return None,
+    };
+    let label = match kind {
+        InstallKind::HelmRelease => "HelmRelease",
+        InstallKind::ArgoHelm => "Argo CD Application",
+        InstallKind::Operator => "Karmada",
+        InstallKind::Deployment => "Deployment",
+    };
+    Some(Installation {
+        kind,
+        object: format!("{label} {namespace}/{name}"),
+        at: locate(root.span),
+        release: found.release,
+        gates: found.gates,
+        notes: found.notes,
+    })
+}
+
+struct Found<'a> {
+    locate: &'a dyn Fn(Span) -> Origin,
+    gates: BTreeMap<String, Setting<bool>>,
+    release: Option<Setting<KarmadaVersion>>,
+    notes: Vec<String>,
+}
+
+impl Found<'_> {
+    /// A HelmRelease of the Karmada chart: `spec.chart.spec.version` and `spec.values`.
+    fn helm_release(&mut self, spec: &Node) -> Option<()> {
+        let chart = spec.get("chart").and_then(|c| c.get("spec"))?;
+        if !is_karmada_chart(str_at(chart, &["chart"])?)
+            || !installs_control_plane(spec.get("values"))
+        {
+            return None;
+        }
+        if let Some(v) = chart.get("version") {
+            self.version(v, "the chart version");
+        }
+        self.chart_defaults(chart.get("chart").map_or(spec.span, |c| c.span));
+        if let Some(values) = spec.get("values") {
+            self.chart_values(values, &|s| s);
+        }
+        if spec.get("valuesFrom").is_some() {
+            self.notes
+                .push("values from ConfigMaps or Secrets (valuesFrom) are not read".into());
+        }
+        Some(())
+    }
+
+    /// An Application whose Helm source is the Karmada chart: `targetRevision`, and `helm`'s
+    /// `values`, `valuesObject` and `parameters`, in Argo CD's order (parameters win).
+    fn argo_application(&mut self, spec: &Node) -> Option<()> {
+        let mut sources: Vec<&Node> = spec.get("source").into_iter().collect();
+        sources.extend(spec.get("sources").and_then(Node::as_seq).unwrap_or(&[]));
+        let source = sources
+            .into_iter()
+            .find(|s| str_at(s, &["chart"]).is_some_and(is_karmada_chart))?;
+        let helm = source.get("helm");
+        if !installs_control_plane(helm.and_then(|h| h.get("valuesObject"))) {
+            return None;
+        }
+        if let Some(v) = source.get("targetRevision") {
+            self.version(v, "the chart's targetRevision");
+        }
+        self.chart_defaults(source.get("chart").map_or(source.span, |c| c.span));
+        let Some(helm) = source.get("helm") else {
+            return Some(());
+        };
+        if let Some(text) = helm.get("values") {
+            // A YAML string: its own positions, moved to where its text is in the file.
+            if let (Some(s), Some(first)) = (text.as_str(), block_first_line(text)) {
+                let loaded = load(Source::new("values", s.to_string()));
+                for d in &loaded.documents {
+                    self.chart_values(&d.root, &|sp: Span| shifted(sp, first - 1));
+                }
+            }
+        }
+        if let Some(v) = helm.get("valuesObject") {
+            self.chart_values(v, &|s| s);
+        }
+        if helm.get("valueFiles").is_some() {
+            self.notes
+                .push("values files of the chart's own repository are not read".into());
+        }
+        for p in helm.get("parameters").and_then(Node::as_seq).unwrap_or(&[]) {
+            let name = str_at(p, &["name"]).unwrap_or("");
+            let Some(value) = p.get("value") else {
+                continue;
+            };
+            if let Some(gate) = name.strip_prefix("controllerManager.featureGates.") {
+                if let Some(on) = bool_of(value) {
+                    self.gate(gate, on, value.span);
+                }
+            } else if name == "controllerManager.image.tag" {
+                self.version(value, "controllerManager.image.tag");
+            }
+        }
+        Some(())
+    }
+
+    /// The chart's own `controllerManager.featureGates` default, at the line naming the chart.
+    fn chart_defaults(&mut self, at: Span) {
+        self.gate("PropagateDeps", false, at);
+    }
+
+    /// `controllerManager.featureGates`, `controllerManager.image.tag` and
+    /// `controllerManager.extraCommandArgs.feature-gates` of chart values.
+    fn chart_values(&mut self, values: &Node, shift: &dyn Fn(Span) -> Span) {
+        let Some(cm) = values.get("controllerManager") else {
+            return;
+        };
+        for e in cm.get("featureGates").and_then(Node::as_map).unwrap_or(&[]) {
+            if let (Some(name), Some(on)) = (e.key.as_str(), bool_of(&e.value)) {
+                self.gate(name, on, shift(e.value.span));
+            }
+        }
+        if let Some(tag) = cm.get("image").and_then(|i| i.get("tag")) {
+            let shifted = Node::new(tag.value.clone(), shift(tag.span));
+            self.version(&shifted, "controllerManager.image.tag");
+        }
+        if let Some(flag) = cm
+            .get("extraCommandArgs")
+            .and_then(|a| a.get("feature-gates"))
+        {
+            if let Some(s) = flag.scalar_text() {
+                self.flag(&s, shift(flag.span));
+            }
+        }
+    }
+
+    /// A Karmada resource of the operator.
+    fn operator(&mut self, spec: Option<&Node>) {
+        let Some(spec) = spec else { return };
+        let kcm = spec
+            .get("components")
+            .and_then(|c| c.get("karmadaControllerManager"));
+        if let Some(tag) = kcm.and_then(|k| k.get("imageTag")) {
+            self.version(tag, "karmadaControllerManager.imageTag");
+        }
+        let flag = kcm
+            .and_then(|k| k.get("extraArgs"))
+            .and_then(|a| a.get("feature-gates"));
+        match flag.and_then(|f| Some((f.scalar_text()?, f.span))) {
+            // The extra argument replaces the flag the operator builds from spec.featureGates.
+            Some((s, span)) => self.flag(&s, span),
+            None => {
+                for e in spec
+                    .get("featureGates")
+                    .and_then(Node::as_map)
+                    .unwrap_or(&[])
+                {
+                    if let (Some(name), Some(on)) = (e.key.as_str(), bool_of(&e.value)) {
+                        self.gate(name, on, e.value.span);
+                    }
+                }
+            }
+        }
+    }
+
+    /// A Deployment running karmada-controller-manager.
+    fn deployment(&mut self, root: &Node) -> Option<()> {
+        let containers = root
+            .get("spec")?
+            .get("template")?
+            .get("spec")?
+            .get("containers")?
+            .as_seq()?;
+        let c = containers.iter().find(|c| {
+            str_at(c, &["image"]).is_some_and(|i| i.contains("karmada-controller-manager"))
+                || str_at(c, &["name"]) == Some("karmada-controller-manager")
+        })?;
+        if let Some(image) = c.get("image") {
+            if let Some((_, tag)) = image.as_str().and_then(|i| i.rsplit_once(':')) {
+                let tag = Node::new(Value::Str(tag.to_string()), image.span);
+                self.version(&tag, "the image tag");
+            }
+        }
+        let args: Vec<&Node> = ["command", "args"]
+            .iter()
+            .flat_map(|k| c.get(k).and_then(Node::as_seq).unwrap_or(&[]))
+            .collect();
+        for (i, a) in args.iter().enumerate() {
+            let Some(s) = a.as_str() else { continue };
+            if let Some(v) = s.strip_prefix("--feature-gates=") {
+                self.flag(v, a.span);
+            } else if s == "--feature-gates" {
+                if let Some(v) = args
+                    .get(i + 1)
+                    .and_then(|n| n.as_str().map(|s| (s, n.span)))
+                {
+                    self.flag(v.0, v.1);
+                }
+            }
+        }
+        Some(())
+    }
+
+    /// `Name=bool,...` over the gates so far.
+    fn flag(&mut self, spec: &str, at: Span) {
+        for pair in spec.split(',').map(str::trim).filter(|p| !p.is_empty()) {
+            if let Some((name, value)) = pair.split_once('=') {
+                match value.trim().to_ascii_lowercase().as_str() {
+                    "true" => self.gate(name.trim(), true, at),
+                    "false" => self.gate(name.trim(), false, at),
+                    _ => self.notes.push(format!(
+                        "feature gate `{pair}`: the value must be true or false"
+                    )),
+                }
+            }
+        }
+    }
+
+    fn gate(&mut self, name: &str, on: bool, at: Span) {
+        let at = (self.locate)(at);
+        self.gates
+            .insert(name.to_string(), Setting { value: on, at });
+    }
+
+    /// A version spelled as a chart version, range or image tag: the release it names.
+    fn version(&mut self, node: &Node, what: &str) {
+        let Some(text) = node.scalar_text() else {
+            return;
+        };
+        match release_of(&text) {
+            Some(Ok(v)) => {
+                let at = (self.locate)(node.span);
+                self.release = Some(Setting { value: v, at });
+            }
+            Some(Err(e)) => self.notes.push(format!("{what} `{text}`: {e}")),
+            None => self
+                .notes
+                .push(format!("{what} `{text}` names no Karmada release")),
+        }
+    }
+}
+
+/// The release a chart version, a semver range or an image tag names: its first
+/// `MAJOR.MINOR` (`v1.17.0`, `1.17.x`, `~1.17.0`, `>=1.17.0`); `None` for `latest` or `*`.
+pub fn release_of(text: &str) -> Option<Result<KarmadaVersion, String>> {
+    let start = text.find(|c: char| c.is_ascii_digit())?;
+    let rest = &text[start..];
+    let end = rest
+        .find(|c: char| !(c.is_ascii_digit() || c == '.'))
+        .unwrap_or(rest.len());
+    let numbers = &rest[..end];
+    let mut parts = numbers.split('.').filter(|p| !p.is_empty());
+    let (major, minor) = (parts.next()?, parts.next()?);
+    Some(format!("{major}.{minor}").parse::<KarmadaVersion>())
+}
+
+/// Whether chart values install the control plane: the chart's `installMode` is `host` by
+/// default; `agent` installs only karmada-agent in a member cluster and `component` only the
+/// optional components (charts/karmada/values.yaml), neither runs karmada-controller-manager.
+fn installs_control_plane(values: Option<&Node>) -> bool {
+    values
+        .and_then(|v| v.get("installMode"))
+        .and_then(Node::as_str)
+        .is_none_or(|m| m == "host")
+}
+
+fn is_karmada_chart(chart: &str) -> bool {
+    chart.trim_end_matches('/').rsplit('/').next() == Some("karmada")
+}
+
+fn str_at<'a>(node: &'a Node, path: &[&str]) -> Option<&'a str> {
+    let mut n = node;
+    for k in path {
+        n = n.get(k)?;
+    }
+    n.as_str()
+}
+
+/// A gate's value: a boolean, or the string `true`/`false` (Helm parameters are strings).
+fn bool_of(node: &Node) -> Option<bool> {
+    match &node.value {
+        Value::Bool(b) => Some(*b),
+        Value::Str(s) => match s.trim().to_ascii_lowercase().as_str() {
+            "true" => Some(true),
+            "false" => Some(false),
+            _ => None,
+        },
+        _ => None,
+    }
+}
+
+/// The line a string's text starts on (a block scalar's span starts at its first content
+/// line, after the `|`).
+fn block_first_line(node: &Node) -> Option<u32> {
+    node.as_str()?;
+    Some(node.span.start.line)
+}
+
+fn shifted(span: Span, lines: u32) -> Span {
+    let mut s = span;
+    s.start.line += lines;
+    s.end.line += lines;
+    s
+}
+
+/// What the repository installs, for one environment: the first installation found, its
+/// release and gates, and a note naming the file.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct RepositorySettings {
+    pub installation: Option<Installation>,
+    /// Other installations seen for the same environment (ignored; said).
+    pub others: Vec<String>,
+}
+
+impl RepositorySettings {
+    /// The settings of installations found in the order given (the first one is used).
+    pub fn of(installations: Vec<Installation>) -> RepositorySettings {
+        let mut it = installations.into_iter();
+        let installation = it.next();
+        RepositorySettings {
+            installation,
+            others: it.map(|i| format!("{} ({})", i.object, i.at)).collect(),
+        }
+    }
+
+    pub fn release(&self) -> Option<KarmadaVersion> {
+        Some(self.installation.as_ref()?.release.as_ref()?.value)
+    }
+
+    /// The gates as `name → on`.
+    pub fn gates(&self) -> BTreeMap<String, bool> {
+        self.installation
+            .as_ref()
+            .map(|i| i.gates.iter().map(|(k, s)| (k.clone(), s.value)).collect())
+            .unwrap_or_default()
+    }
+
+    /// One line for the user: what was read, from where.
+    pub fn describe(&self) -> Option<String> {
+        let i = self.installation.as_ref()?;
+        let mut parts = Vec::new();
+        if let Some(r) = &i.release {
+            parts.push(format!("Karmada {} ({})", r.value, r.at));
+        }
+        for (name, s) in &i.gates {
+            parts.push(format!("{name}={} ({})", s.value, s.at));
+        }
+        if parts.is_empty() {
+            parts.push("no release or feature gate".into());
+        }
+        let mut line = format!("{} at {}: {}", i.object, i.at, parts.join(", "));
+        for n in &i.notes {
+            line.push_str(&format!("; {n}"));
+        }
+        if !self.others.is_empty() {
+            line.push_str(&format!(
+                "; also installed by {}, not used",
+                self.others.join(", ")
+            ));
+        }
+        Some(line)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::source::{load, Source};
+
+    fn detect_in(text: &str) -> Option<Installation> {
+        let l = load(Source::new("f.yaml", text));
+        detect(&l.documents[0].root, &|s: Span| Origin {
+            file: "f.yaml".into(),
+            line: s.start.line,
+        })
+    }
+
+    #[test]
+    fn a_helm_release_of_the_chart_gives_release_and_gates() {
+        let i = detect_in("apiVersion: helm.toolkit.fluxcd.io/v2\nkind: HelmRelease\nmetadata: {name: karmada, namespace: karmada-system}\nspec:\n  chart:\n    spec:\n      chart: karmada\n      version: v1.17.x\n  values:\n    controllerManager:\n      featureGates:\n        Failover: true\n      extraCommandArgs:\n        feature-gates: GracefulEviction=false\n").unwrap();
+        assert_eq!(i.object, "HelmRelease karmada-system/karmada");
+        let r = i.release.unwrap();
+        assert_eq!((r.value, r.at.line), (KarmadaVersion::new(1, 17), 8));
+        assert!(i.gates["Failover"].value);
+        assert_eq!(i.gates["Failover"].at.line, 12);
+        assert!(!i.gates["GracefulEviction"].value);
+        // The chart's own default, at the line naming the chart.
+        assert_eq!(i.gates["PropagateDeps"].at.line, 7);
+        assert!(detect_in("apiVersion: helm.toolkit.fluxcd.io/v2\nkind: HelmRelease\nmetadata: {name: x}\nspec:\n  chart: {spec: {chart: podinfo}}\n").is_none());
+        // The chart in agent mode installs karmada-agent in a member cluster only.
+        assert!(detect_in("apiVersion: helm.toolkit.fluxcd.io/v2\nkind: HelmRelease\nmetadata: {name: karmada-agent}\nspec:\n  chart: {spec: {chart: karmada, version: v1.17.1}}\n  values: {installMode: agent}\n").is_none());
+    }
+
+    #[test]
+    fn an_argo_cd_helm_source_reads_values_and_parameters() {
+        let text = "apiVersion: argoproj.io/v1alpha1\nkind: Application\nmetadata: {name: karmada, namespace: argocd}\nspec:\n  source:\n    repoURL: https://raw.githubusercontent.com/karmada-io/karmada/master/charts\n    chart: karmada\n    targetRevision: v1.16.0\n    helm:\n      values: |\n        controllerManager:\n          featureGates:\n            Failover: true\n      parameters:\n        - name: controllerManager.featureGates.PropagationPolicyPreemption\n          value: \"true\"\n";
+        let i = detect_in(text).unwrap();
+        assert_eq!(i.release.unwrap().value, KarmadaVersion::new(1, 16));
+        assert_eq!(i.gates["Failover"].at.line, 13);
+        assert!(i.gates["PropagationPolicyPreemption"].value);
+        assert_eq!(i.gates["PropagationPolicyPreemption"].at.line, 16);
+    }
+
+    #[test]
+    fn the_operator_and_a_plain_deployment() {
+        let op = detect_in("apiVersion: operator.karmada.io/v1alpha1\nkind: Karmada\nmetadata: {name: k, namespace: karmada-system}\nspec:\n  featureGates:\n    Failover: true\n  components:\n    karmadaControllerManager:\n      imageTag: v1.15.2\n").unwrap();
+        assert_eq!(op.release.unwrap().value, KarmadaVersion::new(1, 15));
+        assert!(op.gates["Failover"].value);
+        // extraArgs replaces the flag built from spec.featureGates.
+        let op = detect_in("apiVersion: operator.karmada.io/v1alpha1\nkind: Karmada\nmetadata: {name: k}\nspec:\n  featureGates: {Failover: true}\n  components:\n    karmadaControllerManager:\n      extraArgs: {feature-gates: 'PropagationPolicyPreemption=true'}\n").unwrap();
+        assert!(!op.gates.contains_key("Failover"));
+        let d = detect_in("apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: karmada-controller-manager, namespace: karmada-system}\nspec:\n  template:\n    spec:\n      containers:\n        - name: karmada-controller-manager\n          image: docker.io/karmada/karmada-controller-manager:v1.14.1\n          command:\n            - /bin/karmada-controller-manager\n            - --feature-gates=Failover=true,GracefulEviction=true\n").unwrap();
+        assert_eq!(d.release.unwrap().value, KarmadaVersion::new(1, 14));
+        assert_eq!(d.gates["Failover"].at.line, 12);
+    }
+
+    #[test]
+    fn versions_in_every_spelling() {
+        for (text, minor) in [
+            ("v1.17.0", 17),
+            ("1.17.x", 17),
+            ("~1.16.0", 16),
+            (">=1.12.0 <1.13.0", 12),
+        ] {
+            assert_eq!(release_of(text).unwrap().unwrap().minor, minor, "{text}");
+        }
+        assert!(release_of("latest").is_none());
+        assert!(release_of("v2.0.0").unwrap().is_err());
+    }
+}

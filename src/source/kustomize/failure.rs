@@ -1,0 +1,198 @@
+//! Where a failed build is reported: the line to edit, never the tool's temporary wrapper.
+//!
+//! kustomize says what failed in one long message (`accumulating resources from 'pp.yaml':
+//! MalformedYAMLError: yaml: line 7: ...`). A file of the build that is not valid YAML is
+//! reported at its broken line, as the parser sees it; a path the message quotes is reported
+//! where a kustomization of the build names it; a refused path where it is named. Only what
+//! none of these places is goes to the root's kustomization file.
+
+use std::path::{Path, PathBuf};
+
+use super::discover::{kustomization_file, Repository};
+use super::render::RenderError;
+use crate::source::{files, Node, ProblemKind, Span, Value};
+
+/// A root or chart that did not render: where to report it and why.
+#[derive(Debug, Clone)]
+pub struct RenderFailure {
+    pub file: PathBuf,
+    /// The line to edit, when the message names one (else the file's first line).
+    pub span: Span,
+    pub message: String,
+    pub kind: FailureKind,
+}
+
+/// What a failure is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FailureKind {
+    /// The renderer refused or failed (`render-failed`).
+    Render,
+    /// A file of the build is not valid YAML (`yaml-syntax`, at the broken line).
+    Syntax,
+}
+
+/// The failure of the build of `dir`, placed at the line to edit.
+pub fn locate(repo: &Repository, dir: &Path, err: &RenderError) -> RenderFailure {
+    let fallback = repo
+        .kustomizations
+        .get(dir)
+        .map(|k| k.file.clone())
+        .or_else(|| kustomization_file(dir))
+        .unwrap_or_else(|| dir.to_path_buf());
+    match err {
+        RenderError::Refused(r) => RenderFailure {
+            file: r.file.clone(),
+            span: r.span,
+            message: r.to_string(),
+            kind: FailureKind::Render,
+        },
+        RenderError::Build(message) => {
+            if let Some(f) = broken_file(repo, dir) {
+                return RenderFailure {
+                    message: format!(
+                        "{} (kustomize cannot build {} because of it)",
+                        f.message,
+                        dir.display()
+                    ),
+                    ..f
+                };
+            }
+            let (file, span) =
+                quoted_place(repo, dir, message).unwrap_or((fallback, Span::point(1, 1)));
+            RenderFailure {
+                file,
+                span,
+                message: err.to_string(),
+                kind: FailureKind::Render,
+            }
+        }
+        RenderError::Run { .. } => RenderFailure {
+            file: fallback,
+            span: Span::point(1, 1),
+            message: err.to_string(),
+            kind: FailureKind::Render,
+        },
+    }
+}
+
+/// The first file of the build (resources and patches of every kustomization it builds on)
+/// that is not valid YAML: its first syntax problem.
+fn broken_file(repo: &Repository, dir: &Path) -> Option<RenderFailure> {
+    let files: Vec<PathBuf> = repo
+        .closure(dir)
+        .iter()
+        .filter_map(|d| repo.kustomizations.get(d))
+        .flat_map(|k| k.files.iter().cloned())
+        .collect();
+    files.iter().filter(|f| f.is_file()).find_map(|f| {
+        let loaded = files::read(f).ok()?;
+        let p = loaded
+            .problems
+            .iter()
+            .find(|p| p.kind == ProblemKind::Syntax)?;
+        Some(RenderFailure {
+            file: f.clone(),
+            span: p.span,
+            message: p.message.clone(),
+            kind: FailureKind::Syntax,
+        })
+    })
+}
+
+/// The place in a kustomization of the build that names a path the message quotes (the last
+/// quoted, the innermost cause, first).
+fn quoted_place(repo: &Repository, dir: &Path, message: &str) -> Option<(PathBuf, Span)> {
+    let quoted: Vec<&str> = message
+        .split('\'')
+        .skip(1)
+        .step_by(2)
+        .filter(|q| !q.is_empty() && !q.contains(' '))
+        .collect();
+    let closure = repo.closure(dir);
+    for q in quoted.iter().rev() {
+        for d in &closure {
+            let Some(k) = repo.kustomizations.get(d) else {
+                continue;
+            };
+            let Some(doc) = k.loaded.documents.first() else {
+                continue;
+            };
+            if let Some(span) = scalar_named(&doc.root, q) {
+                return Some((k.file.clone(), span));
+            }
+        }
+    }
+    None
+}
+
+/// The first scalar of `node` that is `name` (or ends with `/name`, or names `name` after a
+/// `key=`).
+fn scalar_named(node: &Node, name: &str) -> Option<Span> {
+    match &node.value {
+        Value::Str(s) => {
+            let s = s.split_once('=').map_or(s.as_str(), |(_, p)| p);
+            let file = name.rsplit('/').next().unwrap_or(name);
+            (s == name || s.ends_with(&format!("/{file}")) || s == file).then_some(node.span)
+        }
+        Value::Seq(items) => items.iter().find_map(|i| scalar_named(i, name)),
+        Value::Map(entries) => entries.iter().find_map(|e| scalar_named(&e.value, name)),
+        _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::source::kustomize::discover::discover;
+
+    #[test]
+    fn a_missing_resource_is_reported_where_it_is_named() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        std::fs::create_dir_all(root.join("app")).unwrap();
+        std::fs::write(
+            root.join("app/kustomization.yaml"),
+            "# an app\nresources:\n  - pp.yaml\n  - missing.yaml\n",
+        )
+        .unwrap();
+        std::fs::write(root.join("app/pp.yaml"), "kind: ConfigMap\n").unwrap();
+        let files = files::expand(&[root.display().to_string()], &|_| false).unwrap();
+        let repo = discover(&files);
+        let app = crate::source::kustomize::normalize(&root.join("app"));
+        let err = RenderError::Build(
+            "accumulating resources: accumulating resources from 'missing.yaml': open missing.yaml: no such file or directory".into(),
+        );
+        let f = locate(&repo, &app, &err);
+        assert_eq!(f.file, app.join("kustomization.yaml"));
+        assert_eq!((f.span.start.line, f.span.start.col), (4, 5));
+        assert_eq!(f.kind, FailureKind::Render);
+    }
+
+    #[test]
+    fn a_broken_resource_is_reported_at_its_broken_line() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        std::fs::create_dir_all(root.join("app")).unwrap();
+        std::fs::write(
+            root.join("app/kustomization.yaml"),
+            "resources: [cm.yaml]\n",
+        )
+        .unwrap();
+        std::fs::write(
+            root.join("app/cm.yaml"),
+            "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: x\ndata:\n  a: ${A}\n   b: c\n",
+        )
+        .unwrap();
+        let files = files::expand(&[root.display().to_string()], &|_| false).unwrap();
+        let repo = discover(&files);
+        let app = crate::source::kustomize::normalize(&root.join("app"));
+        let f = locate(
+            &repo,
+            &app,
+            &RenderError::Build("MalformedYAMLError: yaml: line 7".into()),
+        );
+        assert_eq!(f.kind, FailureKind::Syntax);
+        assert_eq!(f.file, app.join("cm.yaml"));
+        assert_eq!(f.span.start.line, 7, "{f:?}");
+    }
+}

@@ -1,0 +1,1016 @@
+//! Which environments a repository declares, followed the way Flux and Argo CD follow them.
+//!
+//! **Flux.** `flux bootstrap` writes `clusters/<name>/flux-system/` whose `flux-system`
+//! Kustomization applies `./clusters/<name>`: a Kustomization whose own file lies under its
+//! path is a bootstrap root, and the directory it applies is a cluster. From each root the
+//! Kustomizations its output holds are followed (their output rendered as the
+//! kustomize-controller renders it: a kustomization built with the load restrictor off and
+//! `targetNamespace`/`namePrefix`/`nameSuffix` on top, a plain directory read recursively as
+//! Flux generates its kustomization, `postBuild` variables substituted), and so on down. What a
+//! Kustomization with `spec.kubeConfig` outputs goes to the API server of that secret, the rest
+//! to the cluster Flux runs in; a Kustomization found in an output sent elsewhere is that
+//! cluster's business and is not followed. A `HelmRelease` whose chart is in this repository
+//! renders it, with its values, for its own target. Kustomizations nothing applies are grouped
+//! by directory, as a cluster each (applied by hand).
+//!
+//! **Argo CD.** Applications (and those ApplicationSets generate) that no other Application's
+//! source holds are roots; an Application whose destination is Argo CD's own cluster and whose
+//! source holds Applications (app-of-apps) is followed. Each destination is an environment: a
+//! source with a kustomization is built, one with a `Chart.yaml` rendered with its Helm values,
+//! a plain directory read (its subdirectories only with `directory.recurse`); `path: .` is the
+//! repository's root.
+//!
+//! What no controller object applies: each kustomize root and chart is its own environment,
+//! and the plain files are linted on their own (when the repository declares environments) or
+//! with each root (when it declares none, as before).
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
+
+use super::argo::{self, ArgoApp, ArgoSource};
+use super::discover::{kustomization_file, Repository};
+use super::flux::{self, FluxKustomization, FluxSource, HelmRelease, SourceRef};
+use super::helm::HelmValues;
+use super::normalize;
+use super::render::BuildSpec;
+use super::units::{self, Output, Plan, Renders, Target, Unit, UnitKind};
+use crate::source::{files, Node};
+
+/// How deep Kustomizations applying Kustomizations are followed (a cycle stops earlier).
+const MAX_DEPTH: usize = 32;
+
+/// Plans the environments of `repo` (files `inputs`, root `root`), rendering what following
+/// the controllers needs.
+pub fn plan(
+    repo: &Repository,
+    inputs: &[PathBuf],
+    root: &Path,
+    renders: &mut Renders,
+    notes: &mut Vec<String>,
+) -> Vec<Plan> {
+    let mut p = Planner {
+        repo,
+        inputs,
+        root: normalize(root),
+        renders,
+        notes,
+        used_roots: BTreeSet::new(),
+        used_files: BTreeSet::new(),
+        used_charts: BTreeSet::new(),
+        var_sources: Vec::new(),
+        cluster_var_sources: Vec::new(),
+    };
+    let found = p.controller_objects();
+    let mut plans = p.flux_plans(&found);
+    plans.extend(p.argo_plans(&found));
+    let declared = !plans.is_empty();
+    plans.extend(p.rest(declared));
+    plans
+}
+
+/// The controller objects the repository's files define (before anything is rendered).
+#[derive(Default)]
+struct Found {
+    kustomizations: Vec<FluxKustomization>,
+    sources: Vec<FluxSource>,
+    apps: Vec<ArgoApp>,
+}
+
+/// One Flux installation: the cluster it runs in and the Kustomizations it starts from.
+struct Instance {
+    name: String,
+    /// The cluster's directory.
+    dir: PathBuf,
+    /// Where `spec.path` is resolved (the root of the source the roots fetch), when known.
+    source_root: Option<PathBuf>,
+    /// The source the roots fetch: a Kustomization fetching another is from elsewhere.
+    source: Option<SourceRef>,
+    roots: Vec<FluxKustomization>,
+    /// Files applied by hand to the cluster (the directory of Kustomizations nothing applies).
+    by_hand: Vec<Unit>,
+}
+
+struct Planner<'a> {
+    repo: &'a Repository,
+    inputs: &'a [PathBuf],
+    root: PathBuf,
+    renders: &'a mut Renders,
+    notes: &'a mut Vec<String>,
+    used_roots: BTreeSet<PathBuf>,
+    used_files: BTreeSet<PathBuf>,
+    used_charts: BTreeSet<PathBuf>,
+    /// ConfigMaps and Secrets a `substituteFrom` may name: anywhere in the repository, and
+    /// in the outputs applied to the cluster being followed (which win: each cluster has its
+    /// own `cluster-settings`).
+    var_sources: Vec<Node>,
+    cluster_var_sources: Vec<Node>,
+}
+
+impl Planner<'_> {
+    /// Every Flux Kustomization, Flux source and Argo CD Application in the inputs, wherever
+    /// they are (a kustomization's resources included).
+    fn controller_objects(&mut self) -> Found {
+        let mut found = Found::default();
+        let dirs: Vec<PathBuf> = self
+            .inputs
+            .iter()
+            .flat_map(|f| f.ancestors().skip(1))
+            .map(normalize)
+            .collect::<BTreeSet<_>>()
+            .into_iter()
+            .collect();
+        for f in self.inputs {
+            let Ok((_, bytes)) = files::read_bytes(f) else {
+                continue;
+            };
+            let has = |s: &str| memchr::memmem::find(&bytes, s.as_bytes()).is_some();
+            let (fluxed, argo) = (has("fluxcd.io"), has(argo::API_GROUP));
+            if !(fluxed || argo || has("kind: ConfigMap") || has("kind: Secret")) {
+                continue;
+            }
+            let Some(loaded) = self.renders.file(f) else {
+                continue;
+            };
+            let loaded = loaded.clone();
+            for d in &loaded.documents {
+                if let Some(k) = flux::kustomization_of(&d.root, f) {
+                    found.kustomizations.push(k);
+                } else if let Some(s) = flux::source_of(&d.root) {
+                    found.sources.push(s);
+                } else if is_var_source(&d.root) {
+                    self.var_sources.push(d.root.clone());
+                }
+            }
+            if argo && argo::declares(&loaded) {
+                let tree = argo::Tree {
+                    dirs: &dirs,
+                    files: self.inputs,
+                };
+                found.apps.extend(argo::find(&loaded, f, &tree, self.notes));
+            }
+        }
+        found
+    }
+
+    // ---------------------------------------------------------------- Flux
+
+    fn flux_plans(&mut self, found: &Found) -> Vec<Plan> {
+        let mut instances = self.bootstraps(found);
+        let mut plans = Vec::new();
+        let mut reached: BTreeSet<(PathBuf, String)> = BTreeSet::new();
+        for i in &instances {
+            plans.extend(self.follow(i, found, &mut reached));
+        }
+        // Kustomizations nothing applies: a cluster per directory, applied by hand.
+        let mut loose: BTreeMap<PathBuf, Vec<FluxKustomization>> = BTreeMap::new();
+        for k in &found.kustomizations {
+            if !reached.contains(&(absolute(&k.file), k.name.clone())) {
+                let dir = k.file.parent().map(normalize).unwrap_or_default();
+                loose.entry(dir).or_default().push(k.clone());
+            }
+        }
+        instances.clear();
+        for (dir, roots) in loose {
+            let by_hand = match kustomization_file(&dir) {
+                Some(_) => vec![Unit::new(UnitKind::Root(BuildSpec::plain(&dir)))],
+                None => self
+                    .inputs
+                    .iter()
+                    .filter(|f| f.parent().map(normalize).as_deref() == Some(dir.as_path()))
+                    .map(|f| Unit::new(UnitKind::Plain(f.clone())))
+                    .collect(),
+            };
+            instances.push(Instance {
+                name: cluster_name(&dir),
+                source_root: None,
+                source: roots.first().map(|k| k.source.clone()),
+                dir,
+                roots,
+                by_hand,
+            });
+        }
+        for i in &instances {
+            plans.extend(self.follow(i, found, &mut reached));
+        }
+        unique_names(&mut plans);
+        plans
+    }
+
+    /// The bootstrap roots: Kustomizations whose own file is under the path they apply, one
+    /// instance per cluster directory.
+    fn bootstraps(&self, found: &Found) -> Vec<Instance> {
+        let mut by_dir: BTreeMap<PathBuf, Instance> = BTreeMap::new();
+        for k in &found.kustomizations {
+            // Flux installing itself from an OCI artifact (`path: ./` of flux-manifests) is
+            // not a cluster of this repository.
+            let own_source = matches!(k.source.kind.as_str(), "" | "GitRepository" | "Bucket");
+            if !own_source || argo::is_root(&k.spec_path) {
+                continue;
+            }
+            let rel = k.spec_path.trim().trim_start_matches("./");
+            let applied = k.file.ancestors().skip(1).find_map(|a| {
+                let d = normalize(&a.join(rel));
+                (d.is_dir() && k.file.starts_with(&d)).then(|| (normalize(a), d))
+            });
+            let Some((source_root, dir)) = applied else {
+                continue;
+            };
+            let i = by_dir.entry(dir.clone()).or_insert_with(|| Instance {
+                name: cluster_name(&dir),
+                dir: dir.clone(),
+                source_root: Some(source_root),
+                source: Some(k.source.clone()),
+                roots: Vec::new(),
+                by_hand: Vec::new(),
+            });
+            i.roots.push(k.clone());
+        }
+        by_dir.into_values().collect()
+    }
+
+    /// Follows an instance's Kustomizations level by level: its environments (the cluster it
+    /// runs in first), with every Kustomization reached recorded in `reached`.
+    fn follow(
+        &mut self,
+        instance: &Instance,
+        found: &Found,
+        reached: &mut BTreeSet<(PathBuf, String)>,
+    ) -> Vec<Plan> {
+        let local = Target::FluxCluster {
+            dir: instance.dir.clone(),
+        };
+        self.cluster_var_sources.clear();
+        let mut envs: BTreeMap<Target, Vec<Unit>> = BTreeMap::new();
+        envs.entry(local.clone())
+            .or_default()
+            .extend(instance.by_hand.iter().cloned());
+        let mut seen: BTreeSet<(String, String)> = BTreeSet::new();
+        let mut releases: Vec<HelmRelease> = Vec::new();
+        let mut level = instance.roots.clone();
+        let mut scan: Vec<Unit> = instance.by_hand.clone();
+        for depth in 0..MAX_DEPTH {
+            for k in &level {
+                reached.insert((absolute(&k.file), k.name.clone()));
+            }
+            let mut local_units = std::mem::take(&mut scan);
+            for k in std::mem::take(&mut level) {
+                if !seen.insert((k.namespace.clone(), k.name.clone())) {
+                    continue;
+                }
+                let Some(units) = self.kustomization_units(instance, found, &k) else {
+                    continue;
+                };
+                let target = match &k.kube_config {
+                    Some(secret) => Target::KubeConfig {
+                        namespace: k.namespace.clone(),
+                        secret: secret.clone(),
+                    },
+                    None => local.clone(),
+                };
+                if target == local {
+                    local_units.extend(units.iter().cloned());
+                }
+                envs.entry(target).or_default().extend(units);
+            }
+            let (kustomizations, helm) = self.scan(&local_units);
+            releases.extend(helm);
+            level = kustomizations;
+            if level.is_empty() {
+                break;
+            }
+            if depth + 1 == MAX_DEPTH {
+                self.notes.push(format!(
+                    "{}: Flux Kustomizations apply Kustomizations more than {MAX_DEPTH} levels deep; the deeper ones are not linted",
+                    instance.dir.display()
+                ));
+            }
+        }
+        for r in &releases {
+            if let Some((target, unit)) = self.release_unit(instance, found, &local, r) {
+                envs.entry(target).or_default().push(unit);
+            }
+        }
+        envs.into_iter()
+            .map(|(target, mut units)| {
+                dedup(&mut units);
+                self.mark_used(&units);
+                let (name, dir) = match &target {
+                    Target::KubeConfig { secret, .. } => {
+                        (format!("{}/{secret}", instance.name), None)
+                    }
+                    _ => (instance.name.clone(), Some(instance.dir.clone())),
+                };
+                Plan {
+                    name,
+                    dir,
+                    target,
+                    instance: format!("flux:{}", instance.dir.display()),
+                    units,
+                }
+            })
+            .collect()
+    }
+
+    /// What a Kustomization applies, as units; `None` (said in a note) when its path is not
+    /// in this repository.
+    fn kustomization_units(
+        &mut self,
+        instance: &Instance,
+        found: &Found,
+        k: &FluxKustomization,
+    ) -> Option<Vec<Unit>> {
+        if self.elsewhere(instance, found, &k.source) {
+            self.notes.push(format!(
+                "{}: Flux Kustomization {}: its source {} {} is another repository; not linted",
+                k.file.display(),
+                k.name,
+                k.source.kind,
+                k.source.name
+            ));
+            return None;
+        }
+        let path = instance
+            .source_root
+            .as_deref()
+            .and_then(|r| flux::path_in(r, &k.spec_path))
+            .or_else(|| flux::path_in(&self.root, &k.spec_path))
+            .or_else(|| k.path.clone());
+        let Some(path) = path else {
+            self.notes.push(format!(
+                "{}: Flux Kustomization {}: spec.path `{}` is not in this repository",
+                k.file.display(),
+                k.name,
+                k.spec_path
+            ));
+            return None;
+        };
+        if !k.transforms.is_empty() {
+            self.notes.push(format!(
+                "{}: Flux Kustomization {}: spec.{} not applied by the linter",
+                k.file.display(),
+                k.name,
+                k.transforms.join(", spec.")
+            ));
+        }
+        let vars = self.variables(k);
+        let vars = (!vars.is_empty() || !k.substitute_from.is_empty()).then_some(vars);
+        let spec_for = |dir: &Path| BuildSpec {
+            dir: dir.to_path_buf(),
+            flux: true,
+            namespace: k.target_namespace.clone(),
+            name_prefix: k.name_prefix.clone(),
+            name_suffix: k.name_suffix.clone(),
+        };
+        let mut units = Vec::new();
+        if kustomization_file(&path).is_some() {
+            units.push(Unit::new(UnitKind::Root(spec_for(&path))));
+        } else {
+            // As the kustomize-controller generates a kustomization for a plain directory
+            // (fluxcd/pkg `scanManifests`): every .yaml/.yml file below it, and a directory
+            // holding a kustomization as one resource, not descended into.
+            let mut roots = BTreeSet::new();
+            for f in self.inputs.iter().filter(|f| f.starts_with(&path)) {
+                let name = f.file_name().map(|n| n.to_string_lossy().to_lowercase());
+                if !name.is_some_and(|n| n.ends_with(".yaml") || n.ends_with(".yml")) {
+                    continue;
+                }
+                let parent = f.parent().map(normalize).unwrap_or_default();
+                let mut between: Vec<&Path> = parent
+                    .ancestors()
+                    .take_while(|a| a.starts_with(&path) && *a != path.as_path())
+                    .collect();
+                between.reverse();
+                if let Some(top) = between.iter().find(|d| kustomization_file(d).is_some()) {
+                    roots.insert(top.to_path_buf());
+                } else if !self.repo.charts.iter().any(|c| f.starts_with(c)) {
+                    let mut u = Unit::new(UnitKind::Plain(f.clone()));
+                    u.namespace = k.target_namespace.clone();
+                    units.push(u);
+                }
+            }
+            for r in roots {
+                units.push(Unit::new(UnitKind::Root(spec_for(&r))));
+            }
+        }
+        for u in &mut units {
+            u.vars = vars.clone();
+        }
+        Some(units)
+    }
+
+    /// Whether a Kustomization's source is another repository than the instance's: a source
+    /// object of this repository with another URL, or a kind that is not a repository.
+    fn elsewhere(&self, instance: &Instance, found: &Found, source: &SourceRef) -> bool {
+        if !matches!(
+            source.kind.as_str(),
+            "" | "GitRepository" | "OCIRepository" | "Bucket"
+        ) {
+            return true;
+        }
+        let Some(own) = &instance.source else {
+            return false;
+        };
+        if own == source {
+            return false;
+        }
+        let url = |r: &SourceRef| {
+            found.sources.iter().find(|s| &s.reference == r).map(|s| {
+                s.url
+                    .trim_end_matches('/')
+                    .trim_end_matches(".git")
+                    .to_string()
+            })
+        };
+        matches!((url(own), url(source)), (Some(a), Some(b)) if a != b)
+    }
+
+    /// Renders the units applied to the cluster Flux runs in and takes the Kustomizations and
+    /// HelmReleases of their output (the next level), and the ConfigMaps and Secrets
+    /// `substituteFrom` may read.
+    fn scan(&mut self, units: &[Unit]) -> (Vec<FluxKustomization>, Vec<HelmRelease>) {
+        self.renders.prepare(units);
+        let mut kustomizations = Vec::new();
+        let mut releases = Vec::new();
+        for u in units {
+            let wanted = |t: &str| t.contains("fluxcd.io") || t.contains("kind: ConfigMap");
+            if self.renders.text_test(u, &wanted) != Some(true) {
+                continue;
+            }
+            let docs: Vec<(Node, PathBuf)> = match units::output(self.repo, u, self.renders) {
+                Output::Rendered(r) => r
+                    .loaded
+                    .documents
+                    .into_iter()
+                    .zip(r.origins)
+                    .map(|(d, o)| (d.root, o.unwrap_or_else(|| u.path().to_path_buf())))
+                    .collect(),
+                Output::Plain(l, _) => {
+                    let file = PathBuf::from(&l.source.name);
+                    l.documents
+                        .into_iter()
+                        .map(|d| (d.root, file.clone()))
+                        .collect()
+                }
+                _ => Vec::new(),
+            };
+            for (root, file) in docs {
+                if let Some(k) = flux::kustomization_of(&root, &file) {
+                    kustomizations.push(k);
+                } else if let Some(r) = flux::helm_release_of(&root, &file) {
+                    releases.push(r);
+                } else if is_var_source(&root) {
+                    self.cluster_var_sources.push(root);
+                }
+            }
+        }
+        (kustomizations, releases)
+    }
+
+    /// The chart a HelmRelease renders, when it is in this repository, as a unit of its
+    /// target; a chart from elsewhere is said in a note (the Karmada chart's values are read
+    /// as the installation's settings instead).
+    fn release_unit(
+        &mut self,
+        instance: &Instance,
+        found: &Found,
+        local: &Target,
+        r: &HelmRelease,
+    ) -> Option<(Target, Unit)> {
+        let target = match &r.kube_config {
+            Some(secret) => Target::KubeConfig {
+                namespace: r.namespace.clone(),
+                secret: secret.clone(),
+            },
+            None => local.clone(),
+        };
+        let in_repo = matches!(r.source.kind.as_str(), "GitRepository" | "Bucket")
+            && !self.elsewhere(instance, found, &r.source);
+        let source_root = instance
+            .source_root
+            .clone()
+            .unwrap_or_else(|| self.root.clone());
+        let dir = in_repo
+            .then(|| flux::path_in(&source_root, &r.chart))
+            .flatten()
+            .filter(|d| d.join("Chart.yaml").is_file());
+        let Some(dir) = dir else {
+            if !is_karmada_chart(&r.chart) {
+                self.notes.push(format!(
+                    "{}: HelmRelease {}/{}: chart `{}` from {} {} is not in this repository; its objects are not linted",
+                    r.file.display(),
+                    r.namespace,
+                    r.name,
+                    r.chart,
+                    r.source.kind,
+                    r.source.name
+                ));
+            }
+            return None;
+        };
+        let mut values = HelmValues {
+            release: r.release_name.clone(),
+            namespace: Some(r.target_namespace.clone()),
+            files: r
+                .values_files
+                .iter()
+                .map(|f| normalize(&source_root.join(f.trim_start_matches("./"))))
+                .collect(),
+            ..HelmValues::default()
+        };
+        for (kind, name, key, target_path) in &r.values_from {
+            match self.values_from(kind, name, key) {
+                Some(text) if target_path.is_empty() => values.inline.push(text),
+                Some(text) => values.set.push((target_path.clone(), text, true)),
+                None => self.notes.push(format!(
+                    "{}: HelmRelease {}/{}: valuesFrom {kind}/{name} is not in the repository; rendered without it",
+                    r.file.display(),
+                    r.namespace,
+                    r.name
+                )),
+            }
+        }
+        if let Some(v) = &r.values {
+            values.inline.push(v.to_json().to_string());
+        }
+        let mut unit = Unit::new(UnitKind::Chart(dir, Some(values)));
+        unit.namespace = Some(r.target_namespace.clone());
+        Some((target, unit))
+    }
+
+    /// `key` of a ConfigMap or Secret found in the repository.
+    fn values_from(&self, kind: &str, name: &str, key: &str) -> Option<String> {
+        let doc = self.var_source(kind, name)?;
+        data_of(doc, kind == "Secret").remove(key)
+    }
+
+    /// The ConfigMap or Secret `kind`/`name` the cluster being followed has: one its own
+    /// outputs apply, else the repository's only one of that name.
+    fn var_source(&self, kind: &str, name: &str) -> Option<&Node> {
+        let named = |d: &&Node| {
+            d.get("kind").and_then(Node::as_str) == Some(kind)
+                && d.get("metadata")
+                    .and_then(|m| m.get("name"))
+                    .and_then(Node::as_str)
+                    == Some(name)
+        };
+        if let Some(own) = self.cluster_var_sources.iter().find(named) {
+            return Some(own);
+        }
+        let mut anywhere = self.var_sources.iter().filter(named);
+        match (anywhere.next(), anywhere.next()) {
+            (Some(one), None) => Some(one),
+            _ => None,
+        }
+    }
+
+    /// `postBuild.substitute` over the ConfigMaps and Secrets `substituteFrom` names (later
+    /// sources win, `substitute` wins over all, as in Flux).
+    fn variables(&mut self, k: &FluxKustomization) -> BTreeMap<String, String> {
+        let mut vars = BTreeMap::new();
+        for (kind, name, optional) in &k.substitute_from {
+            match self.var_source(kind, name) {
+                Some(d) => vars.extend(data_of(d, kind == "Secret")),
+                None if !optional => self.notes.push(format!(
+                    "{}: Flux Kustomization {}: substituteFrom {kind}/{name} is not in the repository; its variables stay unresolved",
+                    k.file.display(),
+                    k.name
+                )),
+                None => {}
+            }
+        }
+        vars.extend(k.substitute.clone());
+        vars
+    }
+
+    // ---------------------------------------------------------------- Argo CD
+
+    /// One environment per destination, from the root Applications down the app-of-apps.
+    fn argo_plans(&mut self, found: &Found) -> Vec<Plan> {
+        if found.apps.is_empty() {
+            return Vec::new();
+        }
+        let held: BTreeSet<PathBuf> = found
+            .apps
+            .iter()
+            .flat_map(|a| a.sources.iter())
+            .flat_map(|s| self.argo_files(s))
+            .collect();
+        let roots: Vec<ArgoApp> = found
+            .apps
+            .iter()
+            .filter(|a| !held.contains(&a.file))
+            .cloned()
+            .collect();
+        let mut by_destination: BTreeMap<String, (Vec<Unit>, BTreeSet<PathBuf>)> = BTreeMap::new();
+        // The root Applications are applied by hand to Argo CD's own cluster.
+        for a in &roots {
+            let e = by_destination.entry("in-cluster".into()).or_default();
+            e.0.push(Unit::new(UnitKind::Plain(a.file.clone())));
+        }
+        let mut seen = BTreeSet::new();
+        let mut level = roots;
+        for _ in 0..MAX_DEPTH {
+            let mut scan = Vec::new();
+            for a in std::mem::take(&mut level) {
+                if !seen.insert((a.file.clone(), a.name.clone(), a.destination.clone())) {
+                    continue;
+                }
+                // The Karmada chart's values are read as the installation's settings.
+                for e in a
+                    .elsewhere
+                    .iter()
+                    .filter(|e| !e.ends_with(" chart karmada"))
+                {
+                    self.notes.push(format!(
+                        "{}: Argo CD Application {}: source `{e}` is not in this repository",
+                        a.file.display(),
+                        a.name
+                    ));
+                }
+                let units: Vec<Unit> = a
+                    .sources
+                    .iter()
+                    .flat_map(|s| self.argo_units(&a, s))
+                    .collect();
+                if a.destination == "in-cluster" {
+                    scan.extend(units.iter().cloned());
+                }
+                let e = by_destination.entry(a.destination.clone()).or_default();
+                e.0.extend(units);
+                e.1.insert(a.file.clone());
+            }
+            level = self.scan_apps(&scan);
+            if level.is_empty() {
+                break;
+            }
+        }
+        by_destination
+            .into_iter()
+            .map(|(destination, (mut units, files))| {
+                dedup(&mut units);
+                self.mark_used(&units);
+                let dirs: BTreeSet<&Path> = files.iter().filter_map(|f| f.parent()).collect();
+                Plan {
+                    name: destination.clone(),
+                    dir: (dirs.len() == 1).then(|| dirs.into_iter().next().unwrap().to_path_buf()),
+                    target: Target::Argo { destination },
+                    instance: "argocd".into(),
+                    units,
+                }
+            })
+            .collect()
+    }
+
+    /// The Applications in the output of units applied to Argo CD's own cluster.
+    fn scan_apps(&mut self, units: &[Unit]) -> Vec<ArgoApp> {
+        self.renders.prepare(units);
+        let dirs: Vec<PathBuf> = self
+            .inputs
+            .iter()
+            .flat_map(|f| f.ancestors().skip(1))
+            .map(normalize)
+            .collect::<BTreeSet<_>>()
+            .into_iter()
+            .collect();
+        let mut apps = Vec::new();
+        for u in units {
+            if self.renders.text_test(u, &|t| t.contains(argo::API_GROUP)) != Some(true) {
+                continue;
+            }
+            let (loaded, file) = match units::output(self.repo, u, self.renders) {
+                Output::Rendered(r) => {
+                    let file = r.origins.iter().flatten().next().cloned();
+                    (r.loaded, file.unwrap_or_else(|| u.path().to_path_buf()))
+                }
+                Output::Plain(l, _) => {
+                    let file = PathBuf::from(&l.source.name);
+                    (l, file)
+                }
+                _ => continue,
+            };
+            let tree = argo::Tree {
+                dirs: &dirs,
+                files: self.inputs,
+            };
+            apps.extend(argo::find(&loaded, &file, &tree, self.notes));
+        }
+        apps
+    }
+
+    /// The directory an Argo CD source names in this repository.
+    fn argo_path(&self, s: &ArgoSource) -> Option<PathBuf> {
+        if argo::is_root(&s.spec_path) {
+            return Some(self.root.clone());
+        }
+        flux::path_in(&self.root, &s.spec_path).or_else(|| s.path.clone())
+    }
+
+    /// The files an Application's source applies (to tell roots from children).
+    fn argo_files(&self, s: &ArgoSource) -> Vec<PathBuf> {
+        let Some(path) = self.argo_path(s) else {
+            return Vec::new();
+        };
+        if kustomization_file(&path).is_some() {
+            return self
+                .repo
+                .closure(&path)
+                .iter()
+                .filter_map(|d| self.repo.kustomizations.get(d))
+                .flat_map(|k| k.files.iter().cloned())
+                .collect();
+        }
+        self.directory_files(&path, s.recurse)
+    }
+
+    /// The manifests of a directory source: its own files, and with `recurse` those below.
+    fn directory_files(&self, path: &Path, recurse: bool) -> Vec<PathBuf> {
+        self.inputs
+            .iter()
+            .filter(|f| {
+                if recurse {
+                    f.starts_with(path)
+                } else {
+                    f.parent().map(normalize).as_deref() == Some(path)
+                }
+            })
+            .cloned()
+            .collect()
+    }
+
+    /// The units of one Application source.
+    fn argo_units(&mut self, a: &ArgoApp, s: &ArgoSource) -> Vec<Unit> {
+        let Some(path) = self.argo_path(s) else {
+            return Vec::new();
+        };
+        let mut units = if kustomization_file(&path).is_some() {
+            vec![Unit::new(UnitKind::Root(BuildSpec::plain(&path)))]
+        } else if path.join("Chart.yaml").is_file() {
+            let values = HelmValues {
+                release: s
+                    .helm
+                    .release_name
+                    .clone()
+                    .unwrap_or_else(|| a.name.clone()),
+                namespace: a.namespace.clone(),
+                files: s
+                    .helm
+                    .value_files
+                    .iter()
+                    .map(|f| match f.strip_prefix('$') {
+                        // `$ref/path`: a file of a `ref` source, this repository's root here.
+                        Some(r) => {
+                            normalize(&self.root.join(r.split_once('/').map_or("", |x| x.1)))
+                        }
+                        None => normalize(&path.join(f)),
+                    })
+                    .collect(),
+                inline: s.helm.inline.clone(),
+                set: s.helm.parameters.clone(),
+            };
+            vec![Unit::new(UnitKind::Chart(path.clone(), Some(values)))]
+        } else {
+            self.directory_files(&path, s.recurse)
+                .into_iter()
+                .filter(|f| !self.repo.covered.contains(f) || s.recurse)
+                .map(|f| Unit::new(UnitKind::Plain(f)))
+                .collect()
+        };
+        for u in &mut units {
+            u.namespace = a.namespace.clone();
+        }
+        units
+    }
+
+    // ---------------------------------------------------------------- the rest
+
+    fn mark_used(&mut self, units: &[Unit]) {
+        for u in units {
+            match &u.kind {
+                UnitKind::Root(spec) => {
+                    for d in self.repo.closure(&spec.dir) {
+                        self.used_roots.insert(d);
+                    }
+                    self.used_roots.insert(spec.dir.clone());
+                }
+                UnitKind::Chart(dir, _) => {
+                    self.used_charts.insert(dir.clone());
+                }
+                UnitKind::Plain(f) => {
+                    self.used_files.insert(f.clone());
+                }
+            }
+        }
+    }
+
+    /// What no controller applies (see the module's overview).
+    fn rest(&mut self, declared: bool) -> Vec<Plan> {
+        let mut plans = Vec::new();
+        let rest_plain: Vec<PathBuf> = self
+            .repo
+            .plain
+            .iter()
+            .filter(|p| !self.used_files.contains(*p))
+            .cloned()
+            .collect();
+        let rest_roots: Vec<PathBuf> = self
+            .repo
+            .roots
+            .iter()
+            .filter(|r| !self.used_roots.contains(*r))
+            .cloned()
+            .collect();
+        let undeclared =
+            |name: String, dir: Option<PathBuf>, units: Vec<Unit>, target: Target| Plan {
+                name,
+                dir,
+                target,
+                instance: "repository".into(),
+                units,
+            };
+        for r in &rest_roots {
+            let mut units = vec![Unit::new(UnitKind::Root(BuildSpec::plain(r)))];
+            if !declared {
+                units.extend(
+                    rest_plain
+                        .iter()
+                        .map(|p| Unit::new(UnitKind::Plain(p.clone()))),
+                );
+            }
+            plans.push(undeclared(
+                r.display().to_string(),
+                Some(r.clone()),
+                units,
+                Target::Undeclared,
+            ));
+        }
+        let plain_units = || {
+            rest_plain
+                .iter()
+                .map(|p| Unit::new(UnitKind::Plain(p.clone())))
+                .collect()
+        };
+        if declared {
+            // Applied by hand, a directory at a time (`kubectl apply -f DIR`), each perhaps to
+            // another API server: linted directory by directory, never together.
+            let mut by_dir: BTreeMap<PathBuf, Vec<Unit>> = BTreeMap::new();
+            for p in &rest_plain {
+                let dir = p.parent().map(normalize).unwrap_or_default();
+                by_dir
+                    .entry(dir)
+                    .or_default()
+                    .push(Unit::new(UnitKind::Plain(p.clone())));
+            }
+            for (dir, units) in by_dir {
+                let name = match dir.as_os_str().is_empty() {
+                    true => ".".to_string(),
+                    false => dir.display().to_string(),
+                };
+                plans.push(undeclared(name, Some(dir), units, Target::Loose));
+            }
+        } else if rest_roots.is_empty() && !rest_plain.is_empty() {
+            plans.push(undeclared(
+                "plain manifests".into(),
+                None,
+                plain_units(),
+                Target::Undeclared,
+            ));
+        }
+        for c in &self.repo.charts {
+            if !self.used_charts.contains(c) {
+                plans.push(undeclared(
+                    c.display().to_string(),
+                    Some(c.clone()),
+                    vec![Unit::new(UnitKind::Chart(c.clone(), None))],
+                    Target::Undeclared,
+                ));
+            }
+        }
+        plans
+    }
+}
+
+/// The Karmada chart (karmada-io/karmada `charts/karmada`), whose values configure the
+/// installation rather than objects to lint.
+fn is_karmada_chart(chart: &str) -> bool {
+    let name = chart
+        .trim_end_matches('/')
+        .rsplit('/')
+        .next()
+        .unwrap_or(chart);
+    matches!(name, "karmada" | "karmada-operator")
+}
+
+fn is_var_source(root: &Node) -> bool {
+    root.get("apiVersion").and_then(Node::as_str) == Some("v1")
+        && matches!(
+            root.get("kind").and_then(Node::as_str),
+            Some("ConfigMap" | "Secret")
+        )
+}
+
+/// The `data` (base64-decoded for a Secret) and `stringData` of a ConfigMap or Secret.
+fn data_of(root: &Node, secret: bool) -> BTreeMap<String, String> {
+    use base64::Engine as _;
+    let mut out = BTreeMap::new();
+    let pairs = |key: &str| {
+        root.get(key)
+            .and_then(Node::as_map)
+            .unwrap_or(&[])
+            .iter()
+            .filter_map(|e| {
+                Some((
+                    e.key.as_str()?.to_string(),
+                    e.value.scalar_text()?.into_owned(),
+                ))
+            })
+            .collect::<Vec<_>>()
+    };
+    for (k, v) in pairs("data") {
+        let v = if secret {
+            base64::engine::general_purpose::STANDARD
+                .decode(v.trim())
+                .ok()
+                .map(|b| String::from_utf8_lossy(&b).into_owned())
+                .unwrap_or_default()
+        } else {
+            v
+        };
+        out.insert(k, v);
+    }
+    out.extend(pairs("stringData"));
+    out
+}
+
+/// A path made absolute (lexically): files named by the inputs and by kustomize's origin
+/// annotations are compared so.
+fn absolute(p: &Path) -> PathBuf {
+    normalize(&std::env::current_dir().unwrap_or_default().join(p))
+}
+
+/// Keeps the first of equal units (a directory two Kustomizations apply is built once).
+fn dedup(units: &mut Vec<Unit>) {
+    let mut seen = BTreeSet::new();
+    units.retain(|u| seen.insert(u.clone()));
+}
+
+/// A cluster's name from its directory: the last component that is not a generic one
+/// (`clusters/talos-ottawa/flux` is `talos-ottawa`).
+fn cluster_name(dir: &Path) -> String {
+    const GENERIC: &[&str] = &[
+        "flux",
+        "flux-system",
+        "config",
+        "bootstrap",
+        "base",
+        "default",
+    ];
+    dir.components()
+        .rev()
+        .filter_map(|c| c.as_os_str().to_str())
+        .find(|c| !GENERIC.contains(c) && *c != "." && *c != "..")
+        .map_or_else(|| dir_name(dir), str::to_string)
+}
+
+/// Environments of different clusters with the same name are named after their directories.
+fn unique_names(plans: &mut [Plan]) {
+    let mut clusters: BTreeMap<&str, BTreeSet<PathBuf>> = BTreeMap::new();
+    let instance_of = |p: &Plan| p.instance.clone();
+    let names: Vec<(String, String)> = plans
+        .iter()
+        .map(|p| {
+            (
+                p.name.split('/').next().unwrap_or("").to_string(),
+                instance_of(p),
+            )
+        })
+        .collect();
+    for (name, instance) in &names {
+        clusters
+            .entry(name.as_str())
+            .or_default()
+            .insert(PathBuf::from(instance));
+    }
+    let clashing: BTreeSet<String> = clusters
+        .iter()
+        .filter(|(_, i)| i.len() > 1)
+        .map(|(n, _)| n.to_string())
+        .collect();
+    for p in plans.iter_mut() {
+        let (first, rest) = p.name.split_once('/').unwrap_or((p.name.as_str(), ""));
+        if clashing.contains(first) {
+            let dir = p.instance.trim_start_matches("flux:").to_string();
+            p.name = if rest.is_empty() {
+                dir
+            } else {
+                format!("{dir}/{rest}")
+            };
+        }
+    }
+}
+
+/// The last component of a directory, as an environment's name.
+pub fn dir_name(dir: &Path) -> String {
+    dir.file_name().map_or(dir.display().to_string(), |n| {
+        n.to_string_lossy().into_owned()
+    })
+}

@@ -1,0 +1,412 @@
+//! What an environment is made of: the API server it targets, its units (kustomize builds,
+//! Helm charts, plain files) with what each is rendered with, and the renders themselves,
+//! made once per run and shared by every environment that uses them.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
+
+use super::discover::Repository;
+pub use super::failure::{FailureKind, RenderFailure};
+use super::flux;
+use super::helm::{self, Helm, HelmValues};
+use super::origin::{self, Layers};
+use super::render::{self, Build, BuildSpec, Kustomize, RenderError};
+use crate::source::{files, load, Loaded, Source, Span};
+
+/// The API server an environment's objects are applied to.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Target {
+    /// The cluster a Flux instance runs in: what its Kustomizations without `kubeConfig`
+    /// apply to. `dir` is the cluster's directory (what the bootstrap Kustomization applies, or
+    /// the directory holding Kustomizations nothing else applies).
+    FluxCluster { dir: PathBuf },
+    /// The API server whose kubeconfig is in this secret (Flux `spec.kubeConfig.secretRef`,
+    /// read in the Flux object's namespace).
+    KubeConfig { namespace: String, secret: String },
+    /// An Argo CD destination (`name`, else `server`; `in-cluster` is Argo CD's own).
+    Argo { destination: String },
+    /// The repository does not say (a kustomize root or chart no controller object applies).
+    Undeclared,
+    /// Files no Flux Kustomization or Argo CD Application applies: linted on their own.
+    Loose,
+}
+
+impl std::fmt::Display for Target {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Target::FluxCluster { dir } => {
+                write!(f, "the cluster Flux runs in ({})", dir.display())
+            }
+            Target::KubeConfig { namespace, secret } => {
+                write!(
+                    f,
+                    "the API server of kubeConfig secret {namespace}/{secret}"
+                )
+            }
+            Target::Argo { destination } => write!(f, "Argo CD destination {destination}"),
+            Target::Undeclared => f.write_str("not declared in the repository"),
+            Target::Loose => f.write_str(
+                "loose files: no Flux Kustomization or Argo CD Application applies them",
+            ),
+        }
+    }
+}
+
+/// What one unit of an environment is.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
+pub enum UnitKind {
+    /// A kustomization, built as `spec` says.
+    Root(BuildSpec),
+    /// A Helm chart's directory, rendered with these values (`None`: its own, and the
+    /// configuration's `gitops.helmValues`).
+    Chart(PathBuf, Option<HelmValues>),
+    /// A file read as it is.
+    Plain(PathBuf),
+}
+
+/// One part of an environment and how its output is taken.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
+pub struct Unit {
+    pub kind: UnitKind,
+    /// The Flux variables substituted into the output (`postBuild`).
+    pub vars: Option<BTreeMap<String, String>>,
+    /// Where namespaced objects without a namespace go (Flux `targetNamespace` of a plain
+    /// directory, an Argo CD destination's namespace); `None`: nothing in the repository says.
+    pub namespace: Option<String>,
+}
+
+impl Unit {
+    pub fn new(kind: UnitKind) -> Unit {
+        Unit {
+            kind,
+            vars: None,
+            namespace: None,
+        }
+    }
+
+    /// The directory or file the unit is made from.
+    pub fn path(&self) -> &Path {
+        match &self.kind {
+            UnitKind::Root(spec) => &spec.dir,
+            UnitKind::Chart(dir, _) => dir,
+            UnitKind::Plain(file) => file,
+        }
+    }
+}
+
+/// An environment as the repository declares it, before anything of it is linted.
+#[derive(Debug, Clone)]
+pub struct Plan {
+    pub name: String,
+    /// The directory it is named after (a cluster directory, a root, a chart), for `--env`.
+    pub dir: Option<PathBuf>,
+    pub target: Target,
+    /// The controller instance it belongs to (one Flux installation, Argo CD, or the
+    /// repository as a whole): the Karmada it targets is configured by what that instance
+    /// installs.
+    pub instance: String,
+    pub units: Vec<Unit>,
+}
+
+/// A rendered stream's documents, where each came from, and the layers it went through.
+pub struct Rendered {
+    pub loaded: Loaded,
+    pub origins: Vec<Option<PathBuf>>,
+    pub layers: Layers,
+    /// The namespace namespaced objects without one get (see [`Unit::namespace`]).
+    pub namespace: Option<String>,
+}
+
+/// The renders of a run: every kustomize build and chart rendered once, the plain files read
+/// once, and what rendering had to say.
+pub struct Renders {
+    pub(super) kustomize: Option<Kustomize>,
+    pub(super) helm: Option<Helm>,
+    /// The repository: nothing a build reads may lie outside it.
+    pub(super) confine: PathBuf,
+    pub(super) helm_values: BTreeMap<PathBuf, Vec<PathBuf>>,
+    builds: BTreeMap<BuildSpec, Result<Build, RenderError>>,
+    charts: BTreeMap<(PathBuf, Option<HelmValues>), Result<String, RenderError>>,
+    files: BTreeMap<PathBuf, Option<Loaded>>,
+    kustomize_noted: bool,
+    charts_noted: BTreeSet<PathBuf>,
+    /// What rendering said (no kustomize, charts not rendered...), in the order it was said.
+    pub notes: Vec<String>,
+}
+
+impl Renders {
+    pub(super) fn new(
+        kustomize: Option<Kustomize>,
+        helm: Option<Helm>,
+        confine: PathBuf,
+        helm_values: BTreeMap<PathBuf, Vec<PathBuf>>,
+    ) -> Renders {
+        // Keyed absolute: the configuration names charts relative to its own directory.
+        let cwd = std::env::current_dir().unwrap_or_default();
+        let helm_values = helm_values
+            .into_iter()
+            .map(|(k, v)| (super::normalize(&cwd.join(k)), v))
+            .collect();
+        Renders {
+            kustomize,
+            helm,
+            confine,
+            helm_values,
+            builds: BTreeMap::new(),
+            charts: BTreeMap::new(),
+            files: BTreeMap::new(),
+            kustomize_noted: false,
+            charts_noted: BTreeSet::new(),
+            notes: Vec::new(),
+        }
+    }
+
+    /// Builds every kustomization and chart of `units` not built yet (kustomize in parallel).
+    pub(super) fn prepare<'u>(&mut self, units: impl IntoIterator<Item = &'u Unit>) {
+        let mut specs = Vec::new();
+        let mut charts = Vec::new();
+        for u in units {
+            match &u.kind {
+                UnitKind::Root(spec) if !self.builds.contains_key(spec) => specs.push(spec.clone()),
+                UnitKind::Chart(dir, values) => charts.push((dir.clone(), values.clone())),
+                _ => {}
+            }
+        }
+        if !specs.is_empty() {
+            match &self.kustomize {
+                Some(k) => {
+                    let built =
+                        k.build_specs(&specs, Some(&self.confine), render::default_workers());
+                    self.builds.extend(built);
+                }
+                None if !self.kustomize_noted => {
+                    self.kustomize_noted = true;
+                    self.notes.push(
+                        "no kustomize found (neither `kustomize` nor `kubectl` on PATH): kustomize roots were not linted; install kubectl or set gitops.kustomize in .karmada-policy.yaml".into(),
+                    );
+                }
+                None => {}
+            }
+        }
+        for key in charts {
+            self.chart(&key.0, key.1.as_ref());
+        }
+    }
+
+    /// A kustomize build (after [`Renders::prepare`]); `None` when kustomize is missing.
+    pub(super) fn build(&self, spec: &BuildSpec) -> Option<&Result<Build, RenderError>> {
+        self.builds.get(spec)
+    }
+
+    /// A chart's `helm template` output, rendered once; `None` (noted once per chart) without
+    /// helm.
+    pub(super) fn chart(
+        &mut self,
+        dir: &Path,
+        values: Option<&HelmValues>,
+    ) -> Option<&Result<String, RenderError>> {
+        let key = (dir.to_path_buf(), values.cloned());
+        if !self.charts.contains_key(&key) {
+            let Some(h) = &self.helm else {
+                if self.charts_noted.insert(dir.to_path_buf()) {
+                    self.notes.push(format!(
+                        "{}: Helm chart not linted (helm is not on PATH); lint it with `helm template {} | kubectl karmada-policy lint -`",
+                        dir.display(),
+                        dir.display()
+                    ));
+                }
+                return None;
+            };
+            let rendered = match values {
+                Some(v) => h.template_with(dir, v),
+                None => {
+                    let cwd = std::env::current_dir().unwrap_or_default();
+                    let key = super::normalize(&cwd.join(dir));
+                    let files = self.helm_values.get(&key).cloned().unwrap_or_default();
+                    h.template(dir, &files)
+                }
+            };
+            self.charts.insert(key.clone(), rendered);
+        }
+        self.charts.get(&key)
+    }
+
+    /// A plain file, read and parsed once (`None`: unreadable, said in a note once).
+    pub(super) fn file(&mut self, path: &Path) -> Option<&Loaded> {
+        if !self.files.contains_key(path) {
+            let read = match files::read(path) {
+                Ok(l) => Some(l),
+                Err(e) => {
+                    self.notes.push(e.to_string());
+                    None
+                }
+            };
+            self.files.insert(path.to_path_buf(), read);
+        }
+        self.files.get(path).and_then(Option::as_ref)
+    }
+
+    /// Hands over the files read so far (plain files the discovery already parsed).
+    pub(super) fn add_files(&mut self, loaded: BTreeMap<PathBuf, Loaded>) {
+        for (p, l) in loaded {
+            self.files.insert(p, Some(l));
+        }
+    }
+
+    /// Whether the text a unit renders to (before substitution) passes `test`, for cheap scans
+    /// before parsing: `None` when it did not render.
+    pub(super) fn text_test(&mut self, unit: &Unit, test: &dyn Fn(&str) -> bool) -> Option<bool> {
+        match &unit.kind {
+            UnitKind::Root(spec) => match self.build(spec)? {
+                Ok(b) => Some(test(&b.text)),
+                Err(_) => None,
+            },
+            UnitKind::Chart(dir, values) => match self.chart(dir, values.as_ref())? {
+                Ok(t) => Some(test(t)),
+                Err(_) => None,
+            },
+            UnitKind::Plain(file) => Some(test(self.file(file)?.source.text())),
+        }
+    }
+}
+
+/// What a unit gives: a render traced to its files, a plain file, or a failure.
+pub enum Output {
+    Rendered(Rendered),
+    Plain(Loaded, Option<String>),
+    Failed(RenderFailure),
+    Nothing,
+}
+
+/// The output of `unit` (rendering it if needed).
+pub fn output(repo: &Repository, unit: &Unit, renders: &mut Renders) -> Output {
+    let vars = unit.vars.as_ref();
+    match &unit.kind {
+        UnitKind::Plain(file) => match renders.file(file) {
+            Some(l) => Output::Plain(substituted_plain(l, vars), unit.namespace.clone()),
+            None => Output::Nothing,
+        },
+        UnitKind::Root(spec) => match renders.build(spec) {
+            Some(Ok(build)) => {
+                let mut r = rendered_root(repo, &spec.dir, build, vars);
+                r.namespace = unit.namespace.clone();
+                Output::Rendered(r)
+            }
+            Some(Err(e)) => Output::Failed(super::failure::locate(repo, &spec.dir, e)),
+            None => Output::Nothing,
+        },
+        UnitKind::Chart(dir, values) => match renders.chart(dir, values.as_ref()) {
+            Some(Ok(text)) => {
+                let text = match vars {
+                    Some(v) => flux::substitute_stream(text, v),
+                    None => text.clone(),
+                };
+                let mut r = rendered_chart(dir, &text);
+                r.namespace = unit.namespace.clone();
+                Output::Rendered(r)
+            }
+            Some(Err(e)) => Output::Failed(RenderFailure {
+                file: dir.join("Chart.yaml"),
+                span: Span::point(1, 1),
+                message: format!("helm template failed: {}", render_message(e)),
+                kind: FailureKind::Render,
+            }),
+            None => Output::Nothing,
+        },
+    }
+}
+
+/// A render error's message (a kustomize error without its `kustomize build failed:` prefix
+/// for Helm, which says `helm template failed:` itself).
+fn render_message(e: &RenderError) -> String {
+    match e {
+        RenderError::Build(m) => m.clone(),
+        other => other.to_string(),
+    }
+}
+
+/// A plain file as an environment receives it: with that environment's Flux variables.
+pub fn substituted_plain(l: &Loaded, vars: Option<&BTreeMap<String, String>>) -> Loaded {
+    match vars {
+        Some(v) if l.source.text().contains("${") => load(Source::new(
+            l.source.name.clone(),
+            flux::substitute_stream(l.source.text(), v),
+        )),
+        _ => l.clone(),
+    }
+}
+
+/// A kustomize build's stream, its documents traced to their files through the origin
+/// annotations (removed from the objects), with Flux's variables substituted.
+pub fn rendered_root(
+    repo: &Repository,
+    dir: &Path,
+    build: &Build,
+    vars: Option<&BTreeMap<String, String>>,
+) -> Rendered {
+    let text = match vars {
+        Some(v) => flux::substitute_stream(&build.text, v),
+        None => build.text.clone(),
+    };
+    let mut loaded = load(Source::new(
+        format!("kustomize build {}", dir.display()),
+        text,
+    ));
+    let origins = loaded
+        .documents
+        .iter_mut()
+        .map(|d| {
+            origin::take_origin(&mut d.root).map(|raw| origin::resolve_origin(&build.dir, &raw))
+        })
+        .collect();
+    let fallback = repo
+        .kustomizations
+        .get(dir)
+        .map_or(dir.to_path_buf(), |k| k.file.clone());
+    Rendered {
+        loaded,
+        origins,
+        layers: Layers {
+            closure: repo.closure(dir),
+            fallback,
+        },
+        namespace: None,
+    }
+}
+
+/// A chart's `helm template` output, each document traced to its template.
+pub fn rendered_chart(dir: &Path, text: &str) -> Rendered {
+    let loaded = load(Source::new(
+        format!("helm template {}", dir.display()),
+        text,
+    ));
+    let origins = source_comments(&loaded, dir);
+    Rendered {
+        loaded,
+        origins,
+        layers: Layers {
+            closure: Vec::new(),
+            fallback: dir.join("Chart.yaml"),
+        },
+        namespace: None,
+    }
+}
+
+/// For each document of a `helm template` output, the template its `# Source:` comment names.
+pub fn source_comments(loaded: &Loaded, chart_dir: &Path) -> Vec<Option<PathBuf>> {
+    let text = loaded.source.text();
+    let lines: Vec<&str> = text.lines().collect();
+    loaded
+        .documents
+        .iter()
+        .map(|d| {
+            let first = d.root.span.start.line as usize;
+            lines[..first.saturating_sub(1).min(lines.len())]
+                .iter()
+                .rev()
+                .take_while(|l| l.trim() != "---")
+                .find_map(|l| helm::source_comment(l))
+                .map(|p| helm::source_file(p, chart_dir))
+        })
+        .collect()
+}

@@ -1,0 +1,183 @@
+//! An Argo CD app-of-apps repository (testdata/argocd-apps-repo): the root Application followed
+//! down to the Applications it holds, each destination an environment, an in-repository chart
+//! rendered by the real `helm template` with the Application's Helm values, `path: .` as the
+//! repository's root, and the gates of the Karmada installed from its chart by another
+//! Application. Tests print `SKIPPED:` when kustomize or helm cannot run here.
+
+use std::process::{Command, Output};
+
+#[path = "support/kustomize.rs"]
+mod kustomize;
+#[path = "support/run.rs"]
+mod run;
+mod snapshot_file;
+use kustomize::{committed_copy, git, helm_available, kustomize_available, run_without_helm};
+use run::{run, stderr, stdout};
+use snapshot_file::assert_snapshot;
+
+const REPO: &str = "testdata/argocd-apps-repo";
+
+fn json(o: &Output) -> serde_json::Value {
+    serde_json::from_slice(&o.stdout).unwrap_or_else(|e| panic!("{e}: {}{}", stdout(o), stderr(o)))
+}
+
+fn places(v: &serde_json::Value) -> Vec<(String, String)> {
+    v["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| {
+            (
+                f["rule"].as_str().unwrap().to_string(),
+                format!("{}:{}", f["file"].as_str().unwrap_or(""), f["line"]),
+            )
+        })
+        .collect()
+}
+
+fn can_run(test: &str) -> bool {
+    kustomize_available(test) && helm_available(test)
+}
+
+#[test]
+fn the_app_of_apps_lints_with_its_chart_rendered_by_helm_in_every_format() {
+    let test = "the_app_of_apps_lints_with_its_chart_rendered_by_helm_in_every_format";
+    if !can_run(test) {
+        return;
+    }
+    let o = run(&["lint", REPO]);
+    assert_eq!(o.status.code(), Some(1), "{}{}", stdout(&o), stderr(&o));
+    assert_snapshot("argocd-apps-repo.txt", &stdout(&o));
+    for (format, snapshot) in [
+        ("json", "argocd-apps-repo.json"),
+        ("sarif", "argocd-apps-repo.sarif"),
+        ("github", "argocd-apps-repo.github"),
+    ] {
+        let o = run(&["lint", "-o", format, REPO]);
+        assert_eq!(o.status.code(), Some(1), "{format}");
+        assert_snapshot(snapshot, &stdout(&o));
+    }
+}
+
+#[test]
+fn every_real_problem_is_at_the_line_to_edit_and_the_gates_come_from_the_karmada_app() {
+    let test = "every_real_problem_is_at_the_line_to_edit_and_the_gates_come_from_the_karmada_app";
+    if !can_run(test) {
+        return;
+    }
+    let o = run(&["lint", "-o", "json", REPO]);
+    let v = json(&o);
+    assert_eq!(
+        places(&v),
+        [
+            // The chart's template, found through helm's `# Source:` comment: the selector
+            // that needs a name, not the line of the first `name:`.
+            (
+                "preemption-requires-name".to_string(),
+                format!("{REPO}/charts/shop/templates/policy.yaml:9")
+            ),
+            // A top-level file, applied by `path: .`.
+            (
+                "invalid-cluster-name".to_string(),
+                format!("{REPO}/platform-policies.yaml:13")
+            ),
+        ]
+    );
+    // No failover-gate-off for the chart's `failover.cluster`: the Karmada Application turns
+    // the gate on, and its chart version is the release.
+    let envs = v["environments"].as_array().unwrap();
+    let karmada = envs
+        .iter()
+        .find(|e| e["name"] == "karmada-apiserver")
+        .unwrap();
+    assert_eq!(karmada["karmadaApiServer"], true);
+    assert_eq!(karmada["karmadaVersion"], "1.16");
+    let gates: Vec<(String, bool, u64)> = karmada["karmadaInstallation"]["featureGates"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|g| {
+            (
+                g["name"].as_str().unwrap().to_string(),
+                g["enabled"].as_bool().unwrap(),
+                g["line"].as_u64().unwrap(),
+            )
+        })
+        .collect();
+    assert!(gates.contains(&("Failover".into(), true, 17)), "{gates:?}");
+    assert!(
+        gates.contains(&("PropagationPolicyPreemption".into(), true, 20)),
+        "{gates:?}"
+    );
+    // Argo CD's own cluster receives the Applications: not a Karmada API server.
+    let own = envs.iter().find(|e| e["name"] == "in-cluster").unwrap();
+    assert_eq!(own["karmadaApiServer"], false);
+    // The chart was rendered with the Application's values file and parameters.
+    assert_eq!(v["summary"]["documents"], 3, "{}", v["summary"]);
+}
+
+#[test]
+fn without_helm_the_chart_is_a_note_and_the_rest_is_linted() {
+    let test = "without_helm_the_chart_is_a_note_and_the_rest_is_linted";
+    if !kustomize_available(test) {
+        return;
+    }
+    let o = run_without_helm(&["lint", "-o", "json", REPO]);
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    let v = json(&o);
+    assert_eq!(
+        places(&v),
+        [(
+            "invalid-cluster-name".to_string(),
+            format!("{REPO}/platform-policies.yaml:13")
+        )]
+    );
+    assert!(
+        stderr(&o).contains(&format!(
+            "note: {REPO}/charts/shop: Helm chart not linted (helm is not on PATH)"
+        )),
+        "{}",
+        stderr(&o)
+    );
+}
+
+#[test]
+fn base_reports_ownership_changes_for_the_karmada_destination_only() {
+    let test = "base_reports_ownership_changes_for_the_karmada_destination_only";
+    if !can_run(test) {
+        return;
+    }
+    let Some(dir) = committed_copy(test, REPO, "takeover") else {
+        return;
+    };
+    let repo = dir.path();
+    // A top-level file (applied by `path: .`) taking over the chart's Deployment.
+    std::fs::write(
+        repo.join("takeover.yaml"),
+        "apiVersion: policy.karmada.io/v1alpha1\nkind: PropagationPolicy\nmetadata:\n  name: takeover\n  namespace: shop\nspec:\n  priority: 50\n  preemption: Always\n  resourceSelectors:\n    - apiVersion: apps/v1\n      kind: Deployment\n      name: shop-web\n  placement:\n    clusterAffinity:\n      clusterNames: [member1]\n",
+    )
+    .unwrap();
+    git(repo, &["add", "-A"]);
+    git(repo, &["commit", "-qm", "takeover"]);
+    let o = Command::new(env!("CARGO_BIN_EXE_kubectl-karmada_policy"))
+        .args(["lint", "--base", "main", "-o", "json"])
+        .current_dir(repo)
+        .output()
+        .unwrap();
+    let v = json(&o);
+    let changes = v["ownershipChanges"].as_array().expect("ownership changes");
+    assert_eq!(changes.len(), 1, "{changes:#?}");
+    assert_eq!(changes[0]["resource"]["name"], "shop-web");
+    assert_eq!(changes[0]["after"]["name"], "takeover", "{changes:#?}");
+    // The chart's own policy is refused by the webhook (its selector has no name): the
+    // Deployment had no owner before.
+    assert_eq!(
+        changes[0]["before"],
+        serde_json::Value::Null,
+        "{changes:#?}"
+    );
+    assert_eq!(
+        changes[0]["environments"],
+        serde_json::json!(["karmada-apiserver"])
+    );
+}

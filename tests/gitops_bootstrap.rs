@@ -1,0 +1,663 @@
+//! A fleet repository in Flux's standard bootstrap layout (testdata/flux-bootstrap-repo): the
+//! environments Flux really deploys (followed from each `clusters/<name>/flux-system`
+//! Kustomization, outputs sent to the cluster Flux runs in or to a `kubeConfig` secret's API
+//! server), only Karmada's linted, each with the gates of the Karmada its HelmRelease installs;
+//! and one regression test per problem the repository layouts of real fleets showed. Tests
+//! print `SKIPPED:` when no kustomize exists.
+
+use std::path::Path;
+use std::process::{Command, Output};
+
+#[path = "support/kustomize.rs"]
+mod kustomize;
+#[path = "support/run.rs"]
+mod run;
+mod snapshot_file;
+use kustomize::{committed_copy, git, kustomize_available, run_without_helm as run};
+use run::{stderr, stdout};
+use snapshot_file::assert_snapshot;
+
+const REPO: &str = "testdata/flux-bootstrap-repo";
+const KARMADA_EU: &str = "mgmt-eu/karmada-kubeconfig";
+const KARMADA_US: &str = "mgmt-us/karmada-kubeconfig";
+
+fn json(o: &Output) -> serde_json::Value {
+    serde_json::from_slice(&o.stdout).unwrap_or_else(|e| panic!("{e}: {}{}", stdout(o), stderr(o)))
+}
+
+/// `(rule, file:line, message)` of every finding of a JSON report.
+fn findings(v: &serde_json::Value) -> Vec<(String, String, String)> {
+    v["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| {
+            (
+                f["rule"].as_str().unwrap().to_string(),
+                format!("{}:{}", f["file"].as_str().unwrap_or(""), f["line"]),
+                f["message"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn the_bootstrap_layout_lints_without_false_positives_in_every_format() {
+    let test = "the_bootstrap_layout_lints_without_false_positives_in_every_format";
+    if !kustomize_available(test) {
+        return;
+    }
+    let o = run(&["lint", REPO]);
+    assert_eq!(o.status.code(), Some(1), "{}{}", stdout(&o), stderr(&o));
+    assert_snapshot("flux-bootstrap-repo.txt", &stdout(&o));
+    for (format, snapshot) in [
+        ("json", "flux-bootstrap-repo.json"),
+        ("sarif", "flux-bootstrap-repo.sarif"),
+        ("github", "flux-bootstrap-repo.github"),
+    ] {
+        let o = run(&["lint", "-o", format, REPO]);
+        assert_eq!(o.status.code(), Some(1), "{format}");
+        assert_snapshot(snapshot, &stdout(&o));
+    }
+}
+
+#[test]
+fn every_real_problem_is_at_the_line_to_edit_and_nothing_else_is_reported() {
+    let test = "every_real_problem_is_at_the_line_to_edit_and_nothing_else_is_reported";
+    if !kustomize_available(test) {
+        return;
+    }
+    let v = json(&run(&["lint", "-o", "json", REPO]));
+    let at: Vec<(String, String)> = findings(&v)
+        .into_iter()
+        .map(|(rule, place, message)| {
+            let env = message.rsplit_once("(in: ").map_or("", |(_, e)| e);
+            (rule, format!("{place} {}", env.trim_end_matches(')')))
+        })
+        .collect();
+    let expected = [
+        // US keeps the Failover gate off (its HelmRelease patch); EU turns it on.
+        (
+            "failover-gate-off",
+            format!("{REPO}/apps/base/policy.yaml:33 {KARMADA_US}"),
+        ),
+        (
+            "invalid-cluster-name",
+            format!("{REPO}/apps/eu/policy.yaml:19 {KARMADA_EU}"),
+        ),
+        // The overlay's inline patch turned on application failover: not the base's line.
+        (
+            "application-failover-requires-propagate-deps",
+            format!("{REPO}/apps/us/kustomization.yaml:17 {KARMADA_US}"),
+        ),
+    ];
+    let expected: Vec<(String, String)> = expected
+        .into_iter()
+        .map(|(r, p)| (r.to_string(), p))
+        .collect();
+    assert_eq!(at, expected);
+}
+
+#[test]
+fn each_environment_names_its_api_server_and_only_karmada_ones_are_linted() {
+    let test = "each_environment_names_its_api_server_and_only_karmada_ones_are_linted";
+    if !kustomize_available(test) {
+        return;
+    }
+    let v = json(&run(&["lint", "-o", "json", REPO]));
+    let envs: Vec<(String, String, bool)> = v["environments"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| {
+            (
+                e["name"].as_str().unwrap().to_string(),
+                e["target"].as_str().unwrap().to_string(),
+                e["karmadaApiServer"].as_bool().unwrap(),
+            )
+        })
+        .collect();
+    let cluster = |c: &str| format!("the cluster Flux runs in ({REPO}/clusters/{c})");
+    let secret = "the API server of kubeConfig secret flux-system/karmada-kubeconfig".to_string();
+    assert_eq!(
+        envs,
+        [
+            ("member-eu-1".into(), cluster("member-eu-1"), false),
+            ("mgmt-eu".into(), cluster("mgmt-eu"), false),
+            (KARMADA_EU.into(), secret.clone(), true),
+            ("mgmt-us".into(), cluster("mgmt-us"), false),
+            (KARMADA_US.into(), secret, true),
+            (
+                format!("{REPO}/examples"),
+                "loose files: no Flux Kustomization or Argo CD Application applies them".into(),
+                true
+            ),
+        ]
+    );
+    // EU's web and the shop CPP, US's web, api and the CPP, the loose example: none twice.
+    assert_eq!(v["summary"]["policies"], 6, "{}", v["summary"]);
+    // `--env` lists them with their targets.
+    let o = run(&["lint", "--env", "nope", REPO]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        stderr(&o).contains("mgmt-eu/karmada-kubeconfig → the API server of kubeConfig secret flux-system/karmada-kubeconfig; mgmt-us → the cluster Flux runs in"),
+        "{}",
+        stderr(&o)
+    );
+}
+
+#[test]
+fn gates_and_release_come_from_the_helm_release_under_the_configuration_and_flags() {
+    let test = "gates_and_release_come_from_the_helm_release_under_the_configuration_and_flags";
+    if !kustomize_available(test) {
+        return;
+    }
+    let v = json(&run(&["lint", "-o", "json", "--env", KARMADA_US, REPO]));
+    let env = &v["environments"][0];
+    assert_eq!(env["karmadaVersion"], "1.17", "{env}");
+    let install = &env["karmadaInstallation"];
+    assert_eq!(install["object"], "HelmRelease karmada-system/karmada");
+    assert_eq!(
+        install["release"]["file"],
+        format!("{REPO}/infrastructure/karmada/release.yaml")
+    );
+    let failover = install["featureGates"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|g| g["name"] == "Failover")
+        .unwrap();
+    // The US overlay's patch is where the gate is turned off.
+    assert_eq!(failover["enabled"], false);
+    assert_eq!(
+        failover["file"],
+        format!("{REPO}/infrastructure/mgmt-us/failover-off.yaml")
+    );
+    assert_eq!(failover["line"], 10);
+    let rules =
+        |o: &Output| -> Vec<String> { findings(&json(o)).into_iter().map(|(r, _, _)| r).collect() };
+    // A flag wins over the repository.
+    let o = run(&[
+        "lint",
+        "-o",
+        "json",
+        "--env",
+        KARMADA_US,
+        "--feature-gates",
+        "Failover=true",
+        REPO,
+    ]);
+    assert!(!rules(&o).contains(&"failover-gate-off".to_string()));
+    // So does the configuration file, and its release over the chart's.
+    let dir = tempfile::tempdir().unwrap();
+    let config = dir.path().join("c.yaml");
+    std::fs::write(
+        &config,
+        "karmadaVersion: '1.19'\nfeatureGates: {Failover: true}\n",
+    )
+    .unwrap();
+    let config = config.display().to_string();
+    let o = run(&[
+        "lint", "-o", "json", "--config", &config, "--env", KARMADA_US, REPO,
+    ]);
+    let v = json(&o);
+    assert!(!rules(&o).contains(&"failover-gate-off".to_string()));
+    assert_eq!(v["environments"][0]["karmadaVersion"], "1.19");
+}
+
+#[test]
+fn base_reports_ownership_changes_only_where_the_change_lands() {
+    let test = "base_reports_ownership_changes_only_where_the_change_lands";
+    if !kustomize_available(test) {
+        return;
+    }
+    let Some(dir) = committed_copy(test, REPO, "takeover") else {
+        return;
+    };
+    let repo = dir.path();
+    // A higher-priority policy for EU's web, in the plain directory only mgmt-eu applies.
+    std::fs::write(
+        repo.join("apps/eu/takeover.yaml"),
+        "apiVersion: policy.karmada.io/v1alpha1\nkind: PropagationPolicy\nmetadata:\n  name: web-takeover\n  namespace: shop\nspec:\n  priority: 5\n  preemption: Always\n  resourceSelectors:\n    - apiVersion: apps/v1\n      kind: Deployment\n      name: web\n  placement:\n    clusterAffinity:\n      clusterNames: [member-eu-1]\n",
+    )
+    .unwrap();
+    git(repo, &["add", "-A"]);
+    git(repo, &["commit", "-qm", "takeover"]);
+    let o = Command::new(env!("CARGO_BIN_EXE_kubectl-karmada_policy"))
+        .args(["lint", "--base", "main", "-o", "json"])
+        .args(["--feature-gates", "PropagationPolicyPreemption=true"])
+        .env("PATH", kustomize::path_without_helm())
+        .current_dir(repo)
+        .output()
+        .unwrap();
+    let v = json(&o);
+    let changes = v["ownershipChanges"].as_array().expect("ownership changes");
+    assert_eq!(changes.len(), 1, "{changes:#?}");
+    assert_eq!(changes[0]["resource"]["name"], "web");
+    assert_eq!(changes[0]["after"]["name"], "web-takeover", "{changes:#?}");
+    // EU's Karmada only: the US one, the management and member clusters see nothing.
+    assert_eq!(changes[0]["environments"], serde_json::json!([KARMADA_EU]));
+}
+
+// ---------------------------------------------------------------- regression tests, per bullet
+
+fn write(root: &Path, files: &[(&str, &str)]) {
+    for (name, text) in files {
+        let path = root.join(name);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, text).unwrap();
+    }
+}
+
+fn lint_json(dir: &Path, args: &[&str]) -> (Output, serde_json::Value) {
+    let o = Command::new(env!("CARGO_BIN_EXE_kubectl-karmada_policy"))
+        .args(["lint", "-o", "json"])
+        .args(args)
+        .arg(".")
+        .env("PATH", kustomize::path_without_helm())
+        .current_dir(dir)
+        .output()
+        .unwrap();
+    let v = json(&o);
+    (o, v)
+}
+
+fn flux_kustomization(name: &str, path: &str, extra: &str) -> String {
+    format!("apiVersion: kustomize.toolkit.fluxcd.io/v1\nkind: Kustomization\nmetadata:\n  name: {name}\n  namespace: flux-system\nspec:\n  interval: 10m\n  path: {path}\n  prune: true\n  sourceRef:\n    kind: GitRepository\n    name: flux-system\n{extra}")
+}
+
+const SYNC: &str = "apiVersion: source.toolkit.fluxcd.io/v1\nkind: GitRepository\nmetadata:\n  name: flux-system\n  namespace: flux-system\nspec:\n  url: ssh://git@example.com/fleet\n";
+
+const KUBECONFIG: &str = "  kubeConfig:\n    secretRef:\n      name: karmada-kubeconfig\n";
+
+const POLICY: &str = "apiVersion: policy.karmada.io/v1alpha1\nkind: PropagationPolicy\nmetadata:\n  name: web\n  namespace: shop\nspec:\n  resourceSelectors:\n    - apiVersion: apps/v1\n      kind: Deployment\n      name: web\n  placement:\n    clusterAffinity:\n      clusterNames: [member1]\n";
+
+/// `clusters/<c>/flux-system` as `flux bootstrap` writes it, applying `./clusters/<c>`.
+fn bootstrap(c: &str) -> Vec<(String, String)> {
+    let sync = format!(
+        "{SYNC}---\n{}",
+        flux_kustomization("flux-system", &format!("./clusters/{c}"), "")
+    );
+    vec![
+        (
+            format!("clusters/{c}/flux-system/kustomization.yaml"),
+            "resources: [gotk-components.yaml, gotk-sync.yaml]\n".into(),
+        ),
+        (
+            format!("clusters/{c}/flux-system/gotk-components.yaml"),
+            "apiVersion: v1\nkind: Namespace\nmetadata:\n  name: flux-system\n".into(),
+        ),
+        (format!("clusters/{c}/flux-system/gotk-sync.yaml"), sync),
+    ]
+}
+
+fn write_owned(root: &Path, files: &[(String, String)]) {
+    let refs: Vec<(&str, &str)> = files
+        .iter()
+        .map(|(a, b)| (a.as_str(), b.as_str()))
+        .collect();
+    write(root, &refs);
+}
+
+#[test]
+fn loose_files_and_member_clusters_are_never_merged_into_karmada_environments() {
+    let test = "loose_files_and_member_clusters_are_never_merged_into_karmada_environments";
+    if !kustomize_available(test) {
+        return;
+    }
+    // A management cluster applying `apps/` to Karmada, a member cluster with its own copy of
+    // the namespace, and an example file no path applies (its kustomization comments it out).
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    write_owned(root, &bootstrap("mgmt"));
+    write_owned(root, &bootstrap("member1"));
+    write(
+        root,
+        &[
+            (
+                "clusters/mgmt/karmada.yaml",
+                &flux_kustomization("karmada", "./apps", KUBECONFIG),
+            ),
+            (
+                "clusters/member1/apps.yaml",
+                &flux_kustomization("apps", "./member", ""),
+            ),
+            (
+                "apps/kustomization.yaml",
+                "resources:\n  - policy.yaml\n  # - example.yaml\n",
+            ),
+            ("apps/policy.yaml", POLICY),
+            ("apps/example.yaml", POLICY),
+            (
+                "member/namespace.yaml",
+                "apiVersion: v1\nkind: Namespace\nmetadata:\n  name: REPLACE_NAMESPACE\n",
+            ),
+            ("karmada/policy.yaml", POLICY),
+        ],
+    );
+    let (o, v) = lint_json(root, &[]);
+    assert_eq!(o.status.code(), Some(0), "{}{}", stdout(&o), stderr(&o));
+    assert!(findings(&v).is_empty(), "{:?}", findings(&v));
+    let linted: Vec<&str> = v["environments"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|e| e["karmadaApiServer"] == true)
+        .map(|e| e["name"].as_str().unwrap())
+        .collect();
+    // The Karmada API server, and the hand-applied file on its own.
+    assert_eq!(linted, ["mgmt/karmada-kubeconfig", "karmada"]);
+    assert_eq!(v["summary"]["policies"], 2);
+}
+
+#[test]
+fn a_plain_directory_gets_its_flux_substitution_beside_kustomize_roots() {
+    let test = "a_plain_directory_gets_its_flux_substitution_beside_kustomize_roots";
+    if !kustomize_available(test) {
+        return;
+    }
+    // The cluster directory is itself a kustomization listing its Flux Kustomizations (as
+    // platform repositories write it); one applies a plain directory with substitution to
+    // Karmada, another a kustomize root (a Deployment of another name) to the cluster itself.
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    write_owned(root, &bootstrap("mgmt"));
+    let substituted =
+        format!("{KUBECONFIG}  postBuild:\n    substitute:\n      cluster_name: member2\n");
+    let deployment = |name: &str| {
+        format!("apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: {name}\n  namespace: shop\nspec:\n  selector: {{matchLabels: {{app: {name}}}}}\n  template:\n    metadata: {{labels: {{app: {name}}}}}\n    spec: {{containers: [{{name: {name}, image: nginx}}]}}\n")
+    };
+    write(
+        root,
+        &[
+            (
+                "clusters/mgmt/kustomization.yaml",
+                "resources: [flux-system, karmada.yaml, apps.yaml, local.yaml]\n",
+            ),
+            (
+                "clusters/mgmt/karmada.yaml",
+                &flux_kustomization("karmada", "./karmada/policies", &substituted),
+            ),
+            ("clusters/mgmt/apps.yaml", &flux_kustomization("apps", "./apps", KUBECONFIG)),
+            ("clusters/mgmt/local.yaml", &flux_kustomization("local", "./local", "")),
+            ("apps/kustomization.yaml", "resources: [web.yaml]\n"),
+            ("apps/web.yaml", &deployment("web")),
+            ("local/kustomization.yaml", "resources: [api.yaml]\n"),
+            ("local/api.yaml", &deployment("api")),
+            (
+                "karmada/policies/cpp.yaml",
+                "apiVersion: policy.karmada.io/v1alpha1\nkind: ClusterPropagationPolicy\nmetadata:\n  name: all-web\nspec:\n  resourceSelectors:\n    - apiVersion: apps/v1\n      kind: Deployment\n      name: web\n  placement:\n    clusterAffinity:\n      clusterNames: [${cluster_name}]\n",
+            ),
+        ],
+    );
+    let (o, v) = lint_json(root, &[]);
+    assert_eq!(o.status.code(), Some(0), "{}{}", stdout(&o), stderr(&o));
+    // Neither an unrendered ${cluster_name} nor a CPP dead where it is never applied.
+    assert!(findings(&v).is_empty(), "{:?}", findings(&v));
+    assert_eq!(v["summary"]["policies"], 1);
+}
+
+#[test]
+fn flux_build_options_allow_files_above_and_refuse_files_outside_the_repository() {
+    let test = "flux_build_options_allow_files_above_and_refuse_files_outside_the_repository";
+    if !kustomize_available(test) {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().join("repo");
+    write_owned(&root, &bootstrap("mgmt"));
+    write(
+        &root,
+        &[
+            (
+                "clusters/mgmt/karmada.yaml",
+                &flux_kustomization("karmada", "./apps/shop", KUBECONFIG),
+            ),
+            (
+                "apps/namespace.yaml",
+                "apiVersion: v1\nkind: Namespace\nmetadata:\n  name: shop\n",
+            ),
+            (
+                "apps/shop/kustomization.yaml",
+                "resources:\n  - ../namespace.yaml\n  - policy.yaml\n",
+            ),
+            ("apps/shop/policy.yaml", POLICY),
+        ],
+    );
+    let (o, v) = lint_json(&root, &[]);
+    assert_eq!(o.status.code(), Some(0), "{}{}", stdout(&o), stderr(&o));
+    assert!(findings(&v).is_empty(), "{:?}", findings(&v));
+    // A secret beside the repository, and a kustomization naming it: refused, never read.
+    std::fs::write(
+        dir.path().join("secret.yaml"),
+        "apiVersion: v1\nkind: Secret\nmetadata:\n  name: leaked-secret-value\n",
+    )
+    .unwrap();
+    write(
+        &root,
+        &[(
+            "apps/shop/kustomization.yaml",
+            "resources:\n  - ../namespace.yaml\n  - policy.yaml\n  - ../../../secret.yaml\n  - ../../../../../../../../../etc/passwd\n",
+        )],
+    );
+    let (o, v) = lint_json(&root, &[]);
+    let out = format!("{}{}", stdout(&o), stderr(&o));
+    assert_eq!(o.status.code(), Some(1), "{out}");
+    assert!(
+        !out.contains("leaked-secret-value") && !out.contains("root:x:0"),
+        "{out}"
+    );
+    let f = findings(&v);
+    assert_eq!(f.len(), 1, "{f:?}");
+    assert_eq!(f[0].0, "render-failed");
+    assert_eq!(f[0].1, "apps/shop/kustomization.yaml:4", "{f:?}");
+    assert!(
+        f[0].2
+            .contains("`../../../secret.yaml` is outside the repository"),
+        "{f:?}"
+    );
+}
+
+#[test]
+fn a_helm_release_of_karmada_with_the_failover_gate_silences_failover_gate_off() {
+    let test = "a_helm_release_of_karmada_with_the_failover_gate_silences_failover_gate_off";
+    if !kustomize_available(test) {
+        return;
+    }
+    // A homelab: Karmada 1.17 from its chart with Failover on, a policy that fails over.
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    write_owned(root, &bootstrap("home"));
+    let failover = POLICY.replace(
+        "  placement:",
+        "  failover:\n    cluster:\n      purgeMode: Gracefully\n  placement:",
+    );
+    let release = "apiVersion: helm.toolkit.fluxcd.io/v2\nkind: HelmRelease\nmetadata:\n  name: karmada\n  namespace: karmada-system\nspec:\n  chart:\n    spec:\n      chart: karmada\n      version: 1.17.x\n      sourceRef: {kind: HelmRepository, name: karmada}\n  values:\n    controllerManager:\n      featureGates: {Failover: true}\n";
+    write(
+        root,
+        &[
+            (
+                "clusters/home/infra.yaml",
+                &flux_kustomization("infra", "./infra", ""),
+            ),
+            (
+                "clusters/home/karmada.yaml",
+                &flux_kustomization("karmada", "./karmada", KUBECONFIG),
+            ),
+            ("infra/karmada.yaml", release),
+            ("karmada/policy.yaml", &failover),
+        ],
+    );
+    let (o, v) = lint_json(root, &[]);
+    assert_eq!(o.status.code(), Some(0), "{}{}", stdout(&o), stderr(&o));
+    assert!(findings(&v).is_empty(), "{:?}", findings(&v));
+    assert!(
+        stderr(&o).contains("Failover=true (infra/karmada.yaml:14)"),
+        "{}",
+        stderr(&o)
+    );
+    // Without the installation's gate, the same policy is warned about.
+    write(
+        root,
+        &[(
+            "infra/karmada.yaml",
+            &release.replace("Failover: true", "Failover: false"),
+        )],
+    );
+    let (_, v) = lint_json(root, &[]);
+    let rules: Vec<String> = findings(&v).into_iter().map(|(r, _, _)| r).collect();
+    assert_eq!(rules, ["failover-gate-off"]);
+}
+
+#[test]
+fn a_yaml_error_beside_a_flux_variable_is_yaml_syntax_at_the_broken_line() {
+    let test = "a_yaml_error_beside_a_flux_variable_is_yaml_syntax_at_the_broken_line";
+    if !kustomize_available(test) {
+        return;
+    }
+    let broken = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: settings\n  namespace: shop\ndata:\n  cluster: ${cluster_name}\n   region: eu\n";
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    write(root, &[("plain/settings.yaml", broken)]);
+    let (_, v) = lint_json(root, &[]);
+    let f = findings(&v);
+    assert_eq!(
+        f.iter()
+            .map(|(r, p, _)| (r.as_str(), p.as_str()))
+            .collect::<Vec<_>>(),
+        [("yaml-syntax", "plain/settings.yaml:8")],
+        "{f:?}"
+    );
+    // In a kustomize root: the same line, not render-failed at the kustomization's first line.
+    write(
+        root,
+        &[
+            ("app/kustomization.yaml", "resources: [settings.yaml]\n"),
+            ("app/settings.yaml", broken),
+        ],
+    );
+    std::fs::remove_dir_all(root.join("plain")).unwrap();
+    let (_, v) = lint_json(root, &[]);
+    let f = findings(&v);
+    assert_eq!(f.len(), 1, "{f:?}");
+    assert_eq!(
+        (f[0].0.as_str(), f[0].1.as_str()),
+        ("yaml-syntax", "app/settings.yaml:8")
+    );
+    assert!(!f[0].2.contains("karmada-policy-render"), "{f:?}");
+}
+
+#[test]
+fn a_render_failure_points_at_the_line_naming_the_file_and_never_at_the_wrapper() {
+    let test = "a_render_failure_points_at_the_line_naming_the_file_and_never_at_the_wrapper";
+    if !kustomize_available(test) {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    write(
+        root,
+        &[
+            (
+                "app/kustomization.yaml",
+                "# the app\nresources:\n  - policy.yaml\n  - missing.yaml\n",
+            ),
+            ("app/policy.yaml", POLICY),
+        ],
+    );
+    let (_, v) = lint_json(root, &[]);
+    let f = findings(&v);
+    assert_eq!(f.len(), 1, "{f:?}");
+    assert_eq!(
+        (f[0].0.as_str(), f[0].1.as_str()),
+        ("render-failed", "app/kustomization.yaml:4")
+    );
+    assert!(
+        !f[0].2.contains("karmada-policy-render") && !f[0].2.contains("/tmp/"),
+        "{f:?}"
+    );
+}
+
+#[test]
+fn a_namespace_from_nowhere_is_said_and_the_configuration_sets_one_per_path() {
+    // A file applied by a script with `kubectl apply -n gpu-operator`.
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    let daemonset_policy = "apiVersion: policy.karmada.io/v1alpha1\nkind: PropagationPolicy\nmetadata:\n  name: driver\nspec:\n  resourceSelectors:\n    - apiVersion: apps/v1\n      kind: DaemonSet\n      name: nvidia-driver\n      namespace: gpu-operator\n  placement:\n    clusterAffinity:\n      clusterNames: [member1]\n";
+    write(root, &[("scripts/gpu/driver.yaml", daemonset_policy)]);
+    let (o, v) = lint_json(root, &[]);
+    assert_eq!(o.status.code(), Some(1));
+    let f = findings(&v);
+    assert_eq!(f.len(), 1, "{f:?}");
+    assert_eq!(f[0].0, "selector-namespace-mismatch");
+    assert!(
+        f[0].2
+            .contains("(assuming namespace default: nothing in the repository sets one"),
+        "{f:?}"
+    );
+    write(
+        root,
+        &[(
+            ".karmada-policy.yaml",
+            "namespaces:\n  'scripts/gpu/**': gpu-operator\n",
+        )],
+    );
+    let (o, v) = lint_json(root, &[]);
+    assert_eq!(o.status.code(), Some(0), "{}", stdout(&o));
+    assert!(findings(&v).is_empty());
+}
+
+#[test]
+fn a_helm_release_of_a_chart_in_the_repository_is_rendered_with_its_values() {
+    let test = "a_helm_release_of_a_chart_in_the_repository_is_rendered_with_its_values";
+    if !kustomize_available(test) || !kustomize::helm_available(test) {
+        return;
+    }
+    // helm-controller in the management cluster installs the chart on the Karmada API server
+    // (the HelmRelease's own kubeConfig), with the release's values over the chart's.
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    write_owned(root, &bootstrap("mgmt"));
+    let release = "apiVersion: helm.toolkit.fluxcd.io/v2\nkind: HelmRelease\nmetadata:\n  name: web\n  namespace: flux-system\nspec:\n  targetNamespace: shop\n  chart:\n    spec:\n      chart: ./charts/web\n      sourceRef:\n        kind: GitRepository\n        name: flux-system\n  kubeConfig:\n    secretRef:\n      name: karmada-kubeconfig\n  values:\n    clusters: [member1, Member_2]\n";
+    write(
+        root,
+        &[
+            ("clusters/mgmt/releases.yaml", &flux_kustomization("releases", "./releases", "")),
+            ("releases/web.yaml", release),
+            ("charts/web/Chart.yaml", "apiVersion: v2\nname: web\nversion: 1.0.0\n"),
+            ("charts/web/values.yaml", "clusters: [member1]\n"),
+            (
+                "charts/web/templates/policy.yaml",
+                "apiVersion: policy.karmada.io/v1alpha1\nkind: PropagationPolicy\nmetadata:\n  name: {{ .Release.Name }}\nspec:\n  resourceSelectors:\n    - apiVersion: apps/v1\n      kind: Deployment\n      name: {{ .Release.Name }}\n  placement:\n    clusterAffinity:\n      clusterNames:\n        {{- range .Values.clusters }}\n        - {{ . }}\n        {{- end }}\n",
+            ),
+        ],
+    );
+    let o = Command::new(env!("CARGO_BIN_EXE_kubectl-karmada_policy"))
+        .args(["lint", "-o", "json", "."])
+        .current_dir(root)
+        .output()
+        .unwrap();
+    let v = json(&o);
+    let f = findings(&v);
+    assert_eq!(f.len(), 1, "{f:?}");
+    assert_eq!(
+        (f[0].0.as_str(), f[0].1.as_str()),
+        (
+            "invalid-cluster-name",
+            "charts/web/templates/policy.yaml:14"
+        )
+    );
+    // Its object: the release name and namespace Flux gives it (`targetNamespace-name`).
+    let object = &v["findings"][0]["object"];
+    assert_eq!(
+        (object["namespace"].as_str(), object["name"].as_str()),
+        (Some("shop"), Some("shop-web"))
+    );
+    let env = v["environments"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|e| e["karmadaApiServer"] == true)
+        .unwrap();
+    assert_eq!(env["name"], "mgmt/karmada-kubeconfig");
+}
