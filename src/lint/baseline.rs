@@ -11,8 +11,9 @@ use crate::model::ObjectRef;
 /// How findings are told apart across revisions.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 enum Key {
-    /// A finding about an object: rule, the object's identity, the field.
-    Object(&'static str, ObjectRef, Option<String>),
+    /// A finding about an object: rule, the object's identity, the field, and for a grouped
+    /// finding its partners (a policy that loses to one more policy is a new finding).
+    Object(&'static str, ObjectRef, Option<String>, Vec<ObjectRef>),
     /// A finding about text (syntax, duplicate keys): rule, file, field, and the message with
     /// its digits dropped (messages of the YAML parser mention lines and columns).
     Text(&'static str, String, Option<String>, String),
@@ -20,7 +21,12 @@ enum Key {
 
 fn key(f: &Finding) -> Key {
     match &f.object {
-        Some(o) => Key::Object(f.rule, o.clone(), f.field.clone()),
+        Some(o) => Key::Object(
+            f.rule,
+            o.clone(),
+            f.field.clone(),
+            f.partners.iter().map(|p| p.policy.clone()).collect(),
+        ),
         None => Key::Text(
             f.rule,
             f.location

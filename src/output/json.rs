@@ -1,7 +1,7 @@
 //! `-o json`: the documented, stable contract
 //! `{"findings":[{"rule","severity","message","file","line","column","endLine","endColumn","field",
 //! "object":{"apiVersion","kind","namespace","name"},"related":[{"file","line","column","message"}],
-//! "apiServerMessage"?}],
+//! "apiServerMessage"?,"partners"?:[{"policy":{...},"reason","templates":[{...}]}]}],
 //! "summary":{"files","documents","policies","errors","warnings","infos"}}`.
 //! Field names are never renamed once released; new fields may be added.
 
@@ -30,6 +30,17 @@ struct JsonFinding<'a> {
     /// Admission and schema findings only: the API server's whole message for the object.
     #[serde(skip_serializing_if = "Option::is_none")]
     api_server_message: Option<&'a str>,
+    /// Grouped findings only (`overlap`): every policy of the group and every template.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    partners: Vec<JsonPartner<'a>>,
+}
+
+/// A partner of a grouped finding: `{"policy":{object},"reason","templates":[{object}]}`.
+#[derive(Serialize)]
+struct JsonPartner<'a> {
+    policy: &'a ObjectRef,
+    reason: &'a str,
+    templates: &'a [ObjectRef],
 }
 
 #[derive(Serialize)]
@@ -136,5 +147,14 @@ fn to_json(f: &Finding) -> JsonFinding<'_> {
             })
             .collect(),
         api_server_message: f.api_server_message.as_deref(),
+        partners: f
+            .partners
+            .iter()
+            .map(|p| JsonPartner {
+                policy: &p.policy,
+                reason: &p.reason,
+                templates: &p.templates,
+            })
+            .collect(),
     }
 }
