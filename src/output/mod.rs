@@ -18,6 +18,7 @@ pub mod policy_view;
 pub mod preempt_check;
 pub mod rule_docs;
 pub mod sarif;
+pub mod statistics;
 pub mod suspend;
 pub mod terminal;
 pub mod text;
