@@ -1,7 +1,7 @@
 //! What the subcommands do with the shared flag groups (declared once in
 //! [`crate::context::flags`]): resolve the context, connect to the control plane.
 
-pub use crate::context::flags::{ContextArgs, KubeArgs, OutputFormat};
+pub use crate::context::flags::{ContextArgs, InputArgs, KubeArgs, OutputFormat, ReportArgs};
 use crate::context::Context;
 use crate::source::session::{Session, SessionError};
 

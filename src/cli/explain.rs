@@ -2,7 +2,7 @@
 
 use clap::Args as ClapArgs;
 
-use super::args::{ContextArgs, KubeArgs, OutputFormat};
+use super::args::{ContextArgs, InputArgs, KubeArgs, ReportArgs};
 use super::common::{stdout_color, write_stdout};
 use super::error::{CliError, Exit};
 use crate::context::Context;
@@ -26,17 +26,12 @@ pub struct Args {
     /// re-ranked) and `eventual` (once every policy is processed again, as after a controller
     /// restart, preemption included).
     pub resource: String,
-    /// Manifests holding the policies and templates (files, directories, `-`). Without `-f`,
-    /// the live control plane is read (kubeconfig) and the real chain is traced too: claim,
-    /// binding, Works and a diagnosis where they disagree with the policy.
-    #[arg(short = 'f', long = "filename", value_name = "FILE")]
-    pub files: Vec<String>,
+    #[command(flatten)]
+    pub input: InputArgs,
     #[command(flatten)]
     pub context: ContextArgs,
-    /// Output format.
-    #[arg(short = 'o', long = "output", default_value = "text", value_name = "FORMAT",
-          value_parser = OutputFormat::parser(OutputFormat::REPORTS))]
-    pub output: OutputFormat,
+    #[command(flatten)]
+    pub report: ReportArgs,
     /// Print the claim graph (policies → template → clusters, suspended edges marked) as
     /// Graphviz dot or Mermaid instead of the trace. Live mode draws the binding's clusters and
     /// each Work's real dispatch state; with -f, the policy's suspension.
@@ -55,11 +50,6 @@ pub struct Args {
     /// Deprecated spelling of --clusters (kubectl's --cluster names a kubeconfig cluster).
     #[arg(long = "cluster", hide = true, value_name = "NAME")]
     pub cluster: Vec<String>,
-    /// With -f over a GitOps repository: decide in this environment (a Flux cluster directory
-    /// or Argo CD destination, a kustomize root: its name or directory). Without it, the one
-    /// environment holding the template, else a section per environment holding it.
-    #[arg(long = "env", value_name = "ENV")]
-    pub env: Option<String>,
     #[command(flatten)]
     pub kube: KubeArgs,
 }
@@ -81,7 +71,7 @@ pub fn run(mut args: Args) -> Result<Exit, CliError> {
     if let Some(kind) = explain_inputs::policy_kind(ty) {
         return explain_policy(&args, kind, name, &context);
     }
-    if args.files.is_empty() {
+    if args.input.files.is_empty() {
         return explain_live(&args, ty, name, &context);
     }
     super::args::warn_live_only(&args.kube);
@@ -89,19 +79,19 @@ pub fn run(mut args: Args) -> Result<Exit, CliError> {
 }
 
 fn format(args: &Args) -> ExplainFormat {
-    ExplainFormat::from_flags(args.output, args.graph.as_deref())
+    ExplainFormat::from_flags(args.report.output, args.graph.as_deref())
 }
 
 /// The format of one environment's section (`render_found` joins them).
 fn section_format(args: &Args) -> ExplainFormat {
-    ExplainFormat::from_flags(section_output(args.output), args.graph.as_deref())
+    ExplainFormat::from_flags(section_output(args.report.output), args.graph.as_deref())
 }
 
 /// `explain -f`: the decision from manifests.
 fn explain_files(args: &Args, ty: &str, name: &str, context: &Context) -> Result<Exit, CliError> {
     let namespace = context.files_namespace();
     let options = context.engine_options(UnknownClaimers::Stale);
-    if let Some(envs) = environments(&args.files, context, args.env.as_deref())? {
+    if let Some(envs) = environments(&args.input.files, context, args.input.env.as_deref())? {
         let found = envs.holding(|inv| {
             explain_inputs::find_template(inv, &[], ty, name, namespace, options.clone())
         })?;
@@ -114,7 +104,7 @@ fn explain_files(args: &Args, ty: &str, name: &str, context: &Context) -> Result
         });
         return write_sections(args, sections.collect());
     }
-    let found = template_in_files(&args.files, (ty, name), context, options)?;
+    let found = template_in_files(&args.input.files, (ty, name), context, options)?;
     let explained = explain_inputs::from_files(
         &found.inventory,
         &found.state,
@@ -138,7 +128,7 @@ fn explain_policy(
     name: &str,
     context: &Context,
 ) -> Result<Exit, CliError> {
-    if args.files.is_empty() {
+    if args.input.files.is_empty() {
         return explain_policy_live(args, kind, name, context);
     }
     super::args::warn_live_only(&args.kube);
@@ -148,12 +138,12 @@ fn explain_policy(
         let report = render_policy_view(format, &view, placement.as_ref(), None);
         Ok::<_, CliError>(report)
     };
-    if let Some(envs) = environments(&args.files, context, args.env.as_deref())? {
+    if let Some(envs) = environments(&args.input.files, context, args.input.env.as_deref())? {
         let found = envs.holding(|inv| policy_in(inv, section_format(args)))?;
         return write_sections(args, found);
     }
     write_stdout(&policy_in(
-        &read_manifests(&args.files, context)?,
+        &read_manifests(&args.input.files, context)?,
         format(args),
     )?)?;
     Ok(Exit::Ok)
@@ -205,7 +195,7 @@ fn write_sections(args: &Args, found: Vec<(&EnvInventory, String)>) -> Result<Ex
             names.join(", ")
         )));
     }
-    write_stdout(&render_found(args.output, found))?;
+    write_stdout(&render_found(args.report.output, found))?;
     Ok(Exit::Ok)
 }
 

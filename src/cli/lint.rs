@@ -2,7 +2,7 @@
 
 use clap::Args as ClapArgs;
 
-use super::args::{ContextArgs, KubeArgs};
+use super::args::{ContextArgs, InputArgs, KubeArgs};
 use super::common::write_stdout;
 use super::error::{CliError, Exit};
 use crate::lint::files::{input_files, lint_files, Request};
@@ -16,9 +16,8 @@ use crate::output::{self, Summary};
 pub struct Args {
     /// Files, directories (recursive over .yaml/.yml/.json, skipping .git) or `-` for stdin.
     pub paths: Vec<String>,
-    /// Files, directories or `-`, as kubectl spells them (the same as PATH arguments; repeatable).
-    #[arg(short = 'f', long = "filename", value_name = "FILE")]
-    pub files: Vec<String>,
+    #[command(flatten)]
+    pub input: InputArgs,
     /// With `-`: the name piped input is reported under. A directory (the kustomization or
     /// chart it was rendered from) also resolves the `config.kubernetes.io/origin` annotations
     /// and `# Source:` comments of the input, so findings land on those files.
@@ -76,11 +75,6 @@ pub struct Args {
     /// counts and the exit code (--fail-on) still cover every finding.
     #[arg(long = "min-severity", value_name = "SEVERITY", default_value = "info")]
     pub min_severity: String,
-    /// Over a GitOps repository: lint only this environment (a Flux cluster directory or
-    /// Argo CD destination, a kustomize root, a chart: its name or directory, as the findings'
-    /// `(in: ...)` name it). An unknown one exits 2 listing them.
-    #[arg(long = "env", value_name = "ENV")]
-    pub env: Option<String>,
     /// Show errors only (--min-severity error).
     #[arg(short = 'q', long = "quiet")]
     pub quiet: bool,
@@ -104,8 +98,8 @@ impl Args {
 
     /// The inputs: PATH arguments and `-f` alike, in the order given.
     fn inputs(&mut self) {
-        if !self.files.is_empty() {
-            let mut all = std::mem::take(&mut self.files);
+        if !self.input.files.is_empty() {
+            let mut all = std::mem::take(&mut self.input.files);
             all.append(&mut self.paths);
             self.paths = all;
         }
@@ -141,8 +135,9 @@ pub fn run(mut args: Args) -> Result<Exit, CliError> {
     for o in &mut outputs {
         o.min = settings.display_minimum;
     }
-    settings.context.config.render_options.environment = args.env.clone();
-    if args.env.is_some() && !lint::gitops::env_applies(&args.paths, &settings.context.config) {
+    settings.context.config.render_options.environment = args.input.env.clone();
+    if args.input.env.is_some() && !lint::gitops::env_applies(&args.paths, &settings.context.config)
+    {
         return Err(CliError::usage(
             "--env picks an environment of a GitOps repository (kustomizations, charts), and the inputs hold none",
         ));

@@ -4,7 +4,7 @@
 
 use clap::{ArgMatches, Command, FromArgMatches};
 
-use super::args::{ContextArgs, KubeArgs, OutputFormat};
+use super::args::{ContextArgs, InputArgs, KubeArgs, ReportArgs};
 use super::common::{stdout_color, write_stdout};
 use super::error::{CliError, Exit};
 use crate::context::Context;
@@ -24,10 +24,8 @@ pub struct Flags {
     /// Live mode (no `-f`): how to reach the control plane.
     #[command(flatten)]
     pub kube: KubeArgs,
-    /// Manifests holding the current state (files, directories, `-`); without -f, the live
-    /// control plane (read only, nothing is written).
-    #[arg(short = 'f', long = "filename", value_name = "FILE")]
-    pub files: Vec<String>,
+    #[command(flatten)]
+    pub input: InputArgs,
     /// Create or update every policy in FILE (repeatable; order matters).
     #[arg(long = "apply", value_name = "FILE")]
     pub apply: Vec<String>,
@@ -36,18 +34,11 @@ pub struct Flags {
     pub delete: Vec<String>,
     #[command(flatten)]
     pub context: ContextArgs,
-    /// Output format.
-    #[arg(short = 'o', long = "output", default_value = "text", value_name = "FORMAT",
-          value_parser = OutputFormat::parser(OutputFormat::REPORTS))]
-    pub output: OutputFormat,
+    #[command(flatten)]
+    pub report: ReportArgs,
     /// Exit 1 when a changed policy matches a template it does not get.
     #[arg(long = "fail-on-blocked")]
     pub fail_on_blocked: bool,
-    /// With -f over a GitOps repository: check in this environment (a Flux cluster directory
-    /// or Argo CD destination, a kustomize root: its name or directory). Without it, a section
-    /// per environment (for --delete, per environment holding the policy).
-    #[arg(long = "env", value_name = "ENV")]
-    pub env: Option<String>,
 }
 
 /// The flags, and `--apply`/`--delete` interleaved: their relative order is read from the
@@ -100,7 +91,7 @@ pub fn run(args: Args) -> Result<Exit, CliError> {
     }
     let flags = &args.flags;
     let context = super::args::context(&flags.context)?;
-    if flags.files.is_empty() {
+    if flags.input.files.is_empty() {
         let connect = || super::args::connect(&flags.kube);
         let namespace = context.namespace.as_deref();
         let live = live_state(&connect, namespace, &args.changes, &context)?;
@@ -118,10 +109,10 @@ pub fn run(args: Args) -> Result<Exit, CliError> {
     }
     super::args::warn_live_only(&flags.kube);
     let namespace = context.files_namespace();
-    if let Some(envs) = environments(&flags.files, &context, flags.env.as_deref())? {
+    if let Some(envs) = environments(&flags.input.files, &context, flags.input.env.as_deref())? {
         return check_environments(&args, &envs, &context);
     }
-    let inv = read_manifests(&flags.files, &context)?;
+    let inv = read_manifests(&flags.input.files, &context)?;
     note_unreported_clusters(&inv);
     let release = context.release();
     let changes = read_changes(&args.changes, (namespace, release), &inv, true)?.changes;
@@ -181,7 +172,7 @@ fn checked(
         )),
     })?;
     report.deliveries = deliveries(&report);
-    let out = render_preempt_check(flags.output, &report, stdout_color());
+    let out = render_preempt_check(flags.report.output, &report, stdout_color());
     Ok((out, crate::output::preempt_check::any_blocked(&report)))
 }
 
@@ -191,7 +182,9 @@ fn check_environments(args: &Args, envs: &EnvInputs, context: &Context) -> Resul
     let flags = &args.flags;
     let namespace = context.files_namespace();
     let section = Flags {
-        output: section_format(flags.output),
+        report: ReportArgs {
+            output: section_format(flags.report.output),
+        },
         ..flags.clone()
     };
     let warned = std::cell::Cell::new(false);
@@ -213,6 +206,6 @@ fn check_environments(args: &Args, envs: &EnvInputs, context: &Context) -> Resul
     }
     let blocked = found.iter().any(|(_, (_, b))| *b);
     let reports = found.into_iter().map(|(e, (report, _))| (e, report));
-    write_stdout(&render_found(flags.output, reports.collect()))?;
+    write_stdout(&render_found(flags.report.output, reports.collect()))?;
     Ok(exit(flags, blocked))
 }

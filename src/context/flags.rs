@@ -57,6 +57,30 @@ impl ContextArgs {
     }
 }
 
+/// The manifests a run reads, as kubectl's `-f`, and the environment of a GitOps repository.
+#[derive(Clone, Debug, Default, ClapArgs)]
+pub struct InputArgs {
+    /// Manifests to read: files, directories (recursive over .yaml/.yml/.json) or `-` for
+    /// stdin; repeatable. explain and preempt-check read the control plane without -f.
+    #[arg(short = 'f', long = "filename", value_name = "FILE")]
+    pub files: Vec<String>,
+    /// Over a GitOps repository: only this environment (a Flux cluster directory or Argo CD
+    /// destination, a kustomize root, a chart: its name or directory, as findings' `(in: ...)`
+    /// name it). Without it, every environment (explain and preempt-check: those holding what
+    /// is asked, a section each). An unknown one exits 2 listing them.
+    #[arg(long = "env", value_name = "ENV")]
+    pub env: Option<String>,
+}
+
+/// `-o` of the subcommands that print one report (explain, preempt-check).
+#[derive(Clone, Debug, ClapArgs)]
+pub struct ReportArgs {
+    /// Output format: text, json or yaml (the same fields as json).
+    #[arg(short = 'o', long = "output", default_value = "text", value_name = "FORMAT",
+          value_parser = OutputFormat::parser(OutputFormat::REPORTS))]
+    pub output: OutputFormat,
+}
+
 /// How to reach the control plane, as kubectl's flags of the same names.
 #[derive(Clone, Debug, Default, ClapArgs)]
 pub struct KubeArgs {

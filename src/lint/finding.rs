@@ -71,6 +71,14 @@ pub struct Finding {
     pub api_server_message: Option<String>,
     /// For a finding that groups pairs (`overlap`): every partner (empty for any other).
     pub partners: Vec<Partner>,
+    /// An admission or schema refusal of a stage after the first one that refuses the object:
+    /// the API server reports it only once the object's first refusal is fixed (JSON
+    /// `afterFix`). It never decides the exit code: the object's verdict is its first refusal.
+    pub after_fix: bool,
+    /// `lint --base`: a CRD schema error in a value an update leaves as stored, which the API
+    /// server lets through (validation ratcheting): an existing problem of the stored object, not
+    /// a refusal of the change (JSON `ratcheted`).
+    pub ratcheted: bool,
 }
 
 impl Finding {
@@ -86,7 +94,15 @@ impl Finding {
             doc: None,
             api_server_message: None,
             partners: Vec::new(),
+            after_fix: false,
+            ratcheted: false,
         }
+    }
+
+    /// Marks the finding as found after the object's first refusal is fixed.
+    pub fn after_fix(mut self) -> Finding {
+        self.after_fix = true;
+        self
     }
 
     pub fn api_server_message(mut self, message: Option<String>) -> Finding {

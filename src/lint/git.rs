@@ -192,7 +192,13 @@ fn compare(mut head: GitSide, base: GitSide, req: &GitRequest<'_>) -> Linted {
         base: Some(&base_inventory),
     };
     let updates = finish(registry::run_history(&update_rules), &head_inventory, opts);
+    let mut updated = admission::update_admission(&base_inventory, &head_inventory, opts);
+    updated.findings = finish(std::mem::take(&mut updated.findings), &head_inventory, opts);
+    head.findings = updated.replace(head.findings);
     head.findings = admission::short_circuited_by_updates(head.findings, &updates);
+    let ratcheted = finish(updated.ratcheted, &head_inventory, opts);
+    let mut updates = updates;
+    updates.extend(finish(updated.changed, &head_inventory, opts));
     let new = baseline::new_at_head(&base.findings, &head.findings);
     let mut new_findings: Vec<Finding> = head
         .findings
@@ -208,14 +214,16 @@ fn compare(mut head: GitSide, base: GitSide, req: &GitRequest<'_>) -> Linted {
         &head_inventory,
         ownership::engine_options(&opts.gates),
     );
-    let reported = if req.all_findings {
+    // Existing problems the change leaves in place: shown, never "new".
+    let mut reported = if req.all_findings {
         let mut all = head.findings;
         all.extend(updates);
-        all.sort_by(|a, b| a.sort_key().cmp(&b.sort_key()));
         all
     } else {
         new_findings.clone()
     };
+    reported.extend(ratcheted);
+    reported.sort_by(|a, b| a.sort_key().cmp(&b.sort_key()));
     Linted {
         files: head.files,
         documents: head.streamed.inventory.documents.len(),

@@ -16,6 +16,7 @@ pub mod man;
 pub mod policy_live;
 pub mod policy_view;
 pub mod preempt_check;
+pub mod replicas;
 pub mod rule_docs;
 pub mod sarif;
 pub mod statistics;
