@@ -15,7 +15,13 @@ enum Key {
     /// server reports it only after the object's first refusal is fixed (a refusal that
     /// becomes the first one is new), and for a grouped finding its partners (a policy that
     /// loses to one more policy is a new finding).
-    Object(&'static str, ObjectRef, Option<String>, bool, Vec<ObjectRef>),
+    Object(
+        &'static str,
+        ObjectRef,
+        Option<String>,
+        bool,
+        Vec<ObjectRef>,
+    ),
     /// A finding about text (syntax, duplicate keys): rule, file, field, and the message with
     /// its digits dropped (messages of the YAML parser mention lines and columns).
     Text(&'static str, String, Option<String>, String),

@@ -65,7 +65,8 @@ impl GitSide {
     /// chain: what the rules comparing two whole sides read (`--base` when a policy reference
     /// repeats, so the streamed comparison does not apply).
     fn whole(&self, namespace: &str, opts: &LintOptions) -> Inventory {
-        let mut inventory = streamed_base::retyped_whole(&self.streamed.inventory.documents, namespace);
+        let mut inventory =
+            streamed_base::retyped_whole(&self.streamed.inventory.documents, namespace);
         super::admit(&mut inventory, opts);
         inventory
     }

@@ -20,6 +20,7 @@ use crate::engine::state::{Options, Prepared, State};
 use crate::model::cluster::Cluster;
 use crate::model::{Inventory, Object};
 use crate::source::files::{self, ReadError};
+use crate::source::pieces;
 use crate::source::{Document, Entry, FieldPath, Loaded, Node, Seg, Source, Value};
 
 use crate::util::profile::Clock;
@@ -68,11 +69,16 @@ pub fn parse_only(files: &[PathBuf]) -> Result<ParseCounts, ReadError> {
         bytes: 0,
     };
     // Read as `lint` reads them: a large file or stdin in pieces.
-    files::read_in_pieces_with(
+    pieces::read_each_with(
         files,
         &|l| {
             let first = !l.source.continues();
-            (first, l.documents.len(), l.problems.len(), l.source.text().len())
+            (
+                first,
+                l.documents.len(),
+                l.problems.len(),
+                l.source.text().len(),
+            )
         },
         &mut |(first, documents, problems, bytes)| {
             counts.files += usize::from(first);
@@ -133,7 +139,7 @@ pub fn lint_paths(
     let mut fold = Fold::new(Growth::of(paths));
     // Each file joins the whole as soon as the files before it have: this thread is idle while
     // the others parse, and all the parts held at once and then merged made a second copy.
-    files::read_in_pieces_with(
+    pieces::read_each_with(
         paths,
         &|loaded| check_file(loaded, default_namespace, opts, &options),
         &mut |part| fold.add(part),
@@ -554,7 +560,12 @@ pub struct Growth {
 
 impl Growth {
     fn of(paths: &[PathBuf]) -> Growth {
-        Growth::bytes(paths.iter().map(|p| files::input_size(p).unwrap_or(0) as usize).sum())
+        Growth::bytes(
+            paths
+                .iter()
+                .map(|p| files::input_size(p).unwrap_or(0) as usize)
+                .sum(),
+        )
     }
 
     /// For an input of `total` bytes.

@@ -48,7 +48,11 @@ pub fn counts(findings: &[Finding]) -> Vec<RuleCount> {
 /// The text form: a line per rule and severity, then the summary line.
 pub fn text(findings: &[Finding], summary: &Summary, color: bool) -> String {
     let rows = counts(findings);
-    let count_width = rows.iter().map(|r| r.count.to_string().len()).max().unwrap_or(1);
+    let count_width = rows
+        .iter()
+        .map(|r| r.count.to_string().len())
+        .max()
+        .unwrap_or(1);
     let rule_width = rows.iter().map(|r| r.rule.len()).max().unwrap_or(0);
     let mut out = String::new();
     for r in &rows {

@@ -404,22 +404,6 @@ pub fn read_all_with<T: Send>(
     in_parallel(paths, &|path| read(path).map(then))
 }
 
-/// Like [`read_all_with`], but each result goes to `sink` on the calling thread, in input
-/// order, as soon as it and every result before it are done: the caller can fold the results
-/// into one while the rest are still being parsed, instead of holding them all and then a
-/// merged copy. A large file and stdin come in pieces ([`super::pieces`]): several results
-/// for one input, a later one's source [continuing](super::Source::continues) the one before,
-/// so no input is held whole. On an error, the first input's is returned (`sink` has seen what
-/// came before it).
-pub fn read_in_pieces_with<T: Send>(
-    paths: &[PathBuf],
-    then: &(dyn Fn(Loaded) -> T + Sync),
-    sink: &mut dyn FnMut(T),
-) -> Result<(), ReadError> {
-    let jobs = super::pieces::Inputs::new(paths);
-    each_pulled(jobs, &|job| job?.load().map(then), sink)
-}
-
 /// `each` over every input on all cores (std threads, no thread pool crate: each worker takes
 /// the next input), since reading and parsing is most of a large run's time. Results come back
 /// in input order; on several errors the first input's is returned, as a sequential run would.
@@ -595,8 +579,12 @@ mod tests {
 
         // Streamed: the inputs before the first error reach the sink, in order.
         let mut seen = Vec::new();
-        let err = read_in_pieces_with(&paths, &|l| l.source.name.clone(), &mut |n| seen.push(n))
-            .unwrap_err();
+        let err = each_pulled(
+            paths.iter(),
+            &|p| read(p).map(|l| l.source.name.clone()),
+            &mut |n| seen.push(n),
+        )
+        .unwrap_err();
         assert!(err.path.ends_with("missing-a.yaml"), "{err}");
         let names: Vec<_> = seen.iter().map(|n| n.rsplit('/').next().unwrap()).collect();
         assert_eq!(names, ["0.yaml", "1.yaml", "2.yaml"]);

@@ -27,6 +27,20 @@ pub const PIECE_BYTES: usize = 256 << 10;
 /// (stdin, a FIFO), in pieces.
 pub const WHOLE_MAX: u64 = 1 << 20;
 
+/// Like [`files::read_all_with`], but each result goes to `sink` on the calling thread, in input
+/// order, as soon as it and every result before it are done: the caller can fold the results
+/// into one while the rest are still being parsed, instead of holding them all and then a
+/// merged copy. A large file and stdin come in pieces: several results for one input, a later
+/// one's source [continuing](Source::continues) the one before, so no input is held whole. On an error, the first input's is returned (`sink` has seen what
+/// came before it).
+pub fn read_each_with<T: Send>(
+    paths: &[PathBuf],
+    then: &(dyn Fn(Loaded) -> T + Sync),
+    sink: &mut dyn FnMut(T),
+) -> Result<(), ReadError> {
+    files::each_pulled(Inputs::new(paths), &|job| job?.load().map(then), sink)
+}
+
 /// One unit of reading and parsing: a file read whole by the thread that parses it, or a piece
 /// already read.
 pub enum Job {
@@ -134,7 +148,11 @@ impl Pieces {
     /// `path` to be read in pieces, or `None` for a file small enough to read whole.
     fn open(path: &Path) -> Result<Option<Pieces>, ReadError> {
         if path == Path::new("-") {
-            return Ok(Some(Pieces::of("<stdin>".into(), None, Box::new(std::io::stdin()))));
+            return Ok(Some(Pieces::of(
+                "<stdin>".into(),
+                None,
+                Box::new(std::io::stdin()),
+            )));
         }
         let name = files::display_path(path);
         let error = |source| ReadError {
@@ -263,7 +281,10 @@ impl Pieces {
             name: self.name.clone(),
             text,
             at,
-            file: self.file.clone().map(|(path, modified)| (path, modified, raw_len)),
+            file: self
+                .file
+                .clone()
+                .map(|(path, modified)| (path, modified, raw_len)),
             bad,
         }
     }
@@ -275,7 +296,11 @@ mod tests {
 
     /// The pieces of `text` read through a reader that gives at most `chunk` bytes per read.
     fn pieces_of(text: &[u8]) -> Vec<Piece> {
-        let mut p = Pieces::of("t".into(), None, Box::new(std::io::Cursor::new(text.to_vec())));
+        let mut p = Pieces::of(
+            "t".into(),
+            None,
+            Box::new(std::io::Cursor::new(text.to_vec())),
+        );
         std::iter::from_fn(|| p.next_piece().unwrap()).collect()
     }
 
@@ -320,11 +345,7 @@ mod tests {
             for d in &loaded.documents {
                 // Lines the source gives by their numbers in the input.
                 let line = d.root.span.start.line;
-                assert_eq!(
-                    d.source.line(line),
-                    whole.source.line(line),
-                    "line {line}"
-                );
+                assert_eq!(d.source.line(line), whole.source.line(line), "line {line}");
             }
             docs.extend(loaded.documents.into_iter().map(|d| d.root));
         }

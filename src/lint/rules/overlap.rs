@@ -175,7 +175,13 @@ fn grouped(a: &Analysis<'_>, loser: usize, pairs: &[Pair]) -> Finding {
             let named: Vec<String> = pairs
                 .iter()
                 .take(NAMED_PARTNERS)
-                .map(|p| format!("{}: {}", a.describe_templates(&p.templates), outcome(a, loser, p)))
+                .map(|p| {
+                    format!(
+                        "{}: {}",
+                        a.describe_templates(&p.templates),
+                        outcome(a, loser, p)
+                    )
+                })
                 .collect();
             let more = match pairs.len().saturating_sub(NAMED_PARTNERS) {
                 0 => String::new(),
