@@ -202,7 +202,7 @@ pub fn input_size(path: &Path) -> Option<u64> {
     } else {
         std::fs::metadata(path).ok()?
     };
-    meta.is_file().then(|| meta.len())
+    meta.is_file().then_some(meta.len())
 }
 
 #[cfg(unix)]
