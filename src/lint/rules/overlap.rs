@@ -20,7 +20,9 @@ pub const OVERLAP: RuleDoc = RuleDoc {
     rationale: "Only one policy claims a template: the highest explicit priority, then the most precise selector \
                 (name > label selector > kind only), then the name that sorts first; any PropagationPolicy beats every \
                 ClusterPropagationPolicy. The losing policy's placement never applies to that template. A warning \
-                when only name order decides: renaming a policy would silently move the template.",
+                when only name order decides: renaming a policy would silently move the template. One finding per \
+                losing policy: it names up to three of the policies that take its templates and counts the rest; \
+                JSON `partners` lists every one and every template.",
     example: "kind: PropagationPolicy\nmetadata: {name: a, namespace: default}\nspec:\n  resourceSelectors: [{apiVersion: apps/v1, kind: Deployment}]\n---\nkind: PropagationPolicy\nmetadata: {name: b, namespace: default}\nspec:\n  resourceSelectors: [{apiVersion: apps/v1, kind: Deployment}]\n",
     fix: "Make the selectors disjoint, or make the choice explicit with different `spec.priority` values.",
     reference: "pkg/detector/compare.go:30-126 (getHighestPriorityPropagationPolicy, getHighestPriorityClusterPropagationPolicy); pkg/detector/policy.go:61-94 (ResourceDetector.propagateResource: any PP before a CPP)",
