@@ -4,16 +4,22 @@
 //! style (`error: ...`), and turns it into the exit code. A closed stdout (`| head`) is
 //! recognised by its [`io::ErrorKind::BrokenPipe`], wherever in the chain it sits.
 
-use std::io::{self, Write};
+use std::io;
 use std::process::ExitCode;
 
-/// The documented exit codes (`--help`, "Exit codes").
+use crate::engine::explain_inputs::FindError;
+use crate::source::session::SessionError;
+
+/// The documented exit codes, one meaning each: their text is the table of
+/// `output::help::EXIT_CODES` (shown by `--help`, the man pages and docs/exit-codes.md).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Exit {
     Ok = 0,
     Failure = 1,
     Usage = 2,
     Api = 3,
+    NotFound = 4,
+    Declined = 5,
 }
 
 impl From<Exit> for ExitCode {
@@ -35,6 +41,9 @@ pub enum CliError {
     /// The command ran but did not achieve what it was asked (exit 1).
     #[error("{0}")]
     Failure(String),
+    /// The confirmation prompt was answered no (exit 5).
+    #[error("aborted: nothing was changed")]
+    Declined,
     /// Reading the inputs or writing stdout failed (exit 2).
     #[error(transparent)]
     Io(#[from] io::Error),
@@ -44,9 +53,9 @@ pub enum CliError {
     /// No input named, or one unreadable (exit 2).
     #[error(transparent)]
     Inputs(#[from] crate::model::inputs::InputError),
-    /// `explain -f`: TYPE/NAME names no one template (exit 2).
+    /// `explain -f`: TYPE/NAME names no template (exit 4), or several (exit 2).
     #[error(transparent)]
-    Template(#[from] crate::engine::explain_inputs::FindError),
+    Template(#[from] FindError),
     /// A resource argument that is not TYPE/NAME (exit 2).
     #[error(transparent)]
     ResourceArg(#[from] crate::model::kinds::ResourceArgError),
@@ -88,9 +97,9 @@ pub enum CliError {
     #[error(transparent)]
     SuspendFlags(#[from] crate::ops::request::FlagError),
     /// A live read of explain, preempt-check or lint --live: the control plane (exit 3), a
-    /// missing template (exit 2) or the runtime (exit 1).
+    /// missing template (exit 4) or the runtime (exit 1).
     #[error(transparent)]
-    Session(#[from] crate::source::session::SessionError),
+    Session(#[from] SessionError),
     /// An output file (`-o FORMAT=FILE`) or stdout could not be written (exit 2).
     #[error(transparent)]
     Write(#[from] crate::output::terminal::WriteError),
@@ -132,22 +141,22 @@ impl CliError {
         match self {
             CliError::Api(_) => Exit::Api,
             CliError::Failure(_) => Exit::Failure,
-            // An unknown --context is bad configuration, as kubectl has it (exit 2, not 3).
+            CliError::Declined => Exit::Declined,
+            // Any kubeconfig problem (an unknown --context too) is bad configuration, as kubectl.
             CliError::Suspend(crate::ops::suspend::RunError::Connect(e))
-            | CliError::Session(crate::source::session::SessionError::Connect(e))
-                if e.is_unknown_context() =>
+            | CliError::Session(SessionError::Connect(e))
+                if e.kind() == crate::kube::ErrorKind::Config =>
             {
                 Exit::Usage
             }
             CliError::Suspend(e) if e.is_usage() => Exit::Usage,
             CliError::Suspend(e) if e.is_api() => Exit::Api,
             CliError::Suspend(_) => Exit::Failure,
+            CliError::Session(SessionError::NotFound(_)) => Exit::NotFound,
             CliError::Session(e) if e.is_api() => Exit::Api,
-            CliError::Session(
-                crate::source::session::SessionError::NotFound(_)
-                | crate::source::session::SessionError::Type(_),
-            ) => Exit::Usage,
+            CliError::Session(SessionError::Type(_)) => Exit::Usage,
             CliError::Session(_) => Exit::Failure,
+            CliError::Template(FindError::NotFound(_)) => Exit::NotFound,
             CliError::Usage(_)
             | CliError::Io(_)
             | CliError::Input(_)
@@ -185,8 +194,7 @@ pub fn report(err: &CliError) -> ExitCode {
     if err.is_broken_pipe() {
         return Exit::Ok.into();
     }
-    let mut stderr = io::stderr().lock();
-    let _ = writeln!(stderr, "error: {err}");
+    crate::util::to_stderr("error", &err.to_string());
     err.exit().into()
 }
 

@@ -170,7 +170,7 @@ fn run_files(args: &Args, settings: &Settings, outputs: &[OutputSpec]) -> Result
         namespace: settings.context.files_namespace(),
         allow_empty: args.allow_empty,
     };
-    let linted = lint_files(&req, settings, &|n| eprintln!("note: {n}"))?;
+    let linted = lint_files(&req, settings, &|n| crate::util::note(n))?;
     report(outputs, settings, linted, args.statistics)
 }
 
@@ -194,7 +194,7 @@ fn run_git(args: &Args, settings: &Settings, outputs: &[OutputSpec]) -> Result<E
         config: &settings.context.config,
         opts: &settings.options,
     };
-    let linted = lint_git(&cwd, &req, &|n| eprintln!("note: {n}"))?;
+    let linted = lint_git(&cwd, &req, &|n| crate::util::note(n))?;
     report(outputs, settings, linted, args.statistics)
 }
 
@@ -207,7 +207,7 @@ fn report(
     statistics: bool,
 ) -> Result<Exit, CliError> {
     for n in &linted.notes {
-        eprintln!("note: {n}");
+        crate::util::note(n);
     }
     let summary = Summary::of(
         linted.files,

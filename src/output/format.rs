@@ -14,6 +14,7 @@ use crate::engine::simulate::CheckReport;
 use crate::lint::{registry, Finding, Severity};
 
 use super::Summary;
+use crate::util::escape::{json_text, terminal_text};
 
 /// A format of lint's findings (`-o`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -130,7 +131,7 @@ pub fn render_lint(format: Format, min: Severity, r: &LintReport<'_>, color: boo
         (Format::Json, true) => return super::statistics::json(&reported, r.summary),
         _ => {}
     }
-    match (format, r.ownership) {
+    let out = match (format, r.ownership) {
         (Format::Text, Some(own)) => {
             super::text::render_with_ownership(&reported, own, r.summary, color)
         }
@@ -140,6 +141,12 @@ pub fn render_lint(format: Format, min: Severity, r: &LintReport<'_>, color: boo
         (Format::Sarif, _) => super::sarif::render(&new_only, &registry::all()),
         (Format::Github, _) => super::github::render(&new_only),
         (Format::Junit, _) => super::junit::render(&new_only, &registry::all()),
+    };
+    // The renderers escape what they quote; this pass keeps anything else from going out raw.
+    match format {
+        Format::Json | Format::Sarif => json_text(out),
+        Format::Text => terminal_text(&out, color).into_owned(),
+        Format::Github | Format::Junit => terminal_text(&out, false).into_owned(),
     }
 }
 
@@ -173,7 +180,8 @@ pub fn structured(v: &serde_json::Value, yaml: bool) -> String {
     }
     let mut out = serde_json::to_string_pretty(v).expect("serializable");
     out.push('\n');
-    out
+    // DEL and C1 escaped too (JSON leaves them raw); YAML quotes and escapes them itself.
+    json_text(out)
 }
 
 /// The live part of an explanation: the real chain and what could not be read.
@@ -192,7 +200,7 @@ pub fn render_explain(
 ) -> String {
     let e = &explained.decision;
     let graph = || super::graph::from_explain(e, live.map(|l| l.chain));
-    match format {
+    let out = match format {
         ExplainFormat::Mermaid => super::graph::mermaid(&graph()),
         ExplainFormat::Dot => super::graph::dot(&graph()),
         ExplainFormat::Json | ExplainFormat::Yaml => {
@@ -214,6 +222,18 @@ pub fn render_explain(
             ));
             out
         }
+    };
+    terminal_safe(format, out, color)
+}
+
+/// A report with nothing from its inputs raw (`util::escape`): JSON with DEL and C1 escaped
+/// too, text and graphs with every control character but line feeds (and, coloured, the
+/// renderer's own colour codes) shown escaped.
+fn terminal_safe(format: ExplainFormat, out: String, color: bool) -> String {
+    match format {
+        ExplainFormat::Json | ExplainFormat::Yaml => out,
+        ExplainFormat::Text => terminal_text(&out, color).into_owned(),
+        ExplainFormat::Dot | ExplainFormat::Mermaid => terminal_text(&out, false).into_owned(),
     }
 }
 
@@ -232,7 +252,7 @@ pub fn render_policy_view(
     placement: Option<&PlacementResult>,
     live: Option<&PolicyLiveChain<'_>>,
 ) -> String {
-    match format {
+    let out = match format {
         ExplainFormat::Dot | ExplainFormat::Mermaid => {
             let mut graph = None;
             for (i, s) in e.templates.iter().enumerate() {
@@ -275,7 +295,8 @@ pub fn render_policy_view(
             }
             out
         }
-    }
+    };
+    terminal_safe(format, out, false)
 }
 
 /// `preempt-check`'s report, `-o text|json|yaml`.
@@ -283,7 +304,7 @@ pub fn render_preempt_check(output: OutputFormat, r: &CheckReport, color: bool) 
     match output {
         OutputFormat::Json => structured(&super::preempt_check::to_json(r), false),
         OutputFormat::Yaml => structured(&super::preempt_check::to_json(r), true),
-        _ => super::preempt_check::text(r, color),
+        _ => terminal_text(&super::preempt_check::text(r, color), color).into_owned(),
     }
 }
 
