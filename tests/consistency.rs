@@ -1434,9 +1434,23 @@ impl<'a> Checker<'a> {
             }
         }
         let mut seen = BTreeSet::new();
-        for f in o.findings("overlap") {
-            let message = f["message"].as_str().unwrap();
-            let Some(parsed) = parse_overlap(message) else {
+        // One finding per losing policy; JSON `partners` lists each (loser, winner) pair.
+        let pairs: Vec<(serde_json::Value, String)> = o
+            .findings("overlap")
+            .into_iter()
+            .flat_map(|f| {
+                let message = f["message"].as_str().unwrap().to_string();
+                let partners = f["partners"].as_array().cloned().unwrap_or_default();
+                partners.into_iter().map(move |p| {
+                    let mut pair = f.clone();
+                    pair["partner"] = p;
+                    (pair, message.clone())
+                })
+            })
+            .collect();
+        for (f, message) in &pairs {
+            let message = message.as_str();
+            let Some(parsed) = partner_overlap(&f["partner"], message) else {
                 self.fail(g, format!("unreadable overlap finding: {message}"), &[]);
                 continue;
             };
@@ -1911,35 +1925,33 @@ fn mentions(message: &str, r: &str) -> bool {
     })
 }
 
+/// One partner of a grouped overlap finding (JSON `partners`): its winner, first template and
+/// count from the JSON, the keeper from the message's part on that winner (named partners only).
+fn partner_overlap(p: &serde_json::Value, message: &str) -> Option<Overlap> {
+    let winner = policy_ref(&p["policy"])?;
+    let templates = p["templates"].as_array()?;
+    let first = resource_ref(templates.first()?);
+    // The part on this winner ends where the next partner's begins (its " wins: ").
+    let said = message
+        .split_once(&format!("{winner} wins: "))
+        .map(|(_, rest)| rest.split(" wins: ").next().unwrap_or(rest));
+    let keeper = said
+        .and_then(|s| s.split_once(" (but "))
+        .and_then(|(_, k)| k.split_once(" keeps it"))
+        .map(|(k, _)| k.to_string());
+    Some(Overlap {
+        winner,
+        first,
+        count: templates.len(),
+        keeper,
+    })
+}
+
 struct Overlap {
     winner: String,
     first: String,
     count: usize,
     keeper: Option<String>,
-}
-
-/// "L and W both match T[ and N more]: W wins: WHY[ (but K keeps it: ...)]".
-fn parse_overlap(m: &str) -> Option<Overlap> {
-    let (_, rest) = m.split_once(" both match ")?;
-    let (templates, rest) = rest.split_once(": ")?;
-    let (winner, rest) = rest.split_once(" wins: ")?;
-    let (first, count) = match templates.split_once(" and ") {
-        Some((first, more)) => (
-            first,
-            1 + more.strip_suffix(" more")?.parse::<usize>().ok()?,
-        ),
-        None => (templates, 1),
-    };
-    let keeper = rest
-        .split_once(" (but ")
-        .and_then(|(_, k)| k.split_once(" keeps it"))
-        .map(|(k, _)| k.to_string());
-    Some(Overlap {
-        winner: winner.to_string(),
-        first: first.to_string(),
-        count,
-        keeper,
-    })
 }
 
 /// "P names T[ and N more] but will never take it from H: ..." (holds now), or

@@ -449,3 +449,203 @@ fn website_cluster_affinity_beside_placement_is_an_unknown_field_at_that_line() 
     );
     assert_eq!(f["message"], "unknown field \"spec.clusterAffinity\"");
 }
+
+/// A directory of small files, and the same files joined into one file larger than the size read
+/// whole (so it is read in pieces, as stdin is): the findings, their positions (shifted by the
+/// lines before each file) and the snippets are the same on every path.
+#[test]
+fn one_large_file_and_stdin_give_the_directory_findings_at_the_same_lines() {
+    let dir = tempfile::tempdir().unwrap();
+    let files = dir.path().join("files");
+    std::fs::create_dir(&files).unwrap();
+    let padding = |from: usize| -> String {
+        (from..from + 2500)
+            .map(|i| {
+                format!("---\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: pad-{i}\n  namespace: default\ndata:\n  key: value-{i}\n")
+            })
+            .collect()
+    };
+    let read =
+        |p: &str| std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join(p)).unwrap();
+    let parts = [
+        ("00-pad.yaml", padding(0)),
+        ("01-showcase.yaml", read("testdata/lint/showcase.yaml")),
+        ("02-pad.yaml", padding(2500)),
+        ("03-apps.yaml", read("testdata/examples/gitops/apps.yaml")),
+        ("04-pad.yaml", padding(5000)),
+        (
+            "05-policies.yaml",
+            read("testdata/examples/gitops/policies.yaml"),
+        ),
+        ("06-pad.yaml", padding(7500)),
+    ];
+    // The joined file, and where each file's first line is in it.
+    let mut joined = String::new();
+    let mut offsets = std::collections::HashMap::new();
+    for (name, text) in &parts {
+        if !joined.is_empty() && !text.starts_with("---") {
+            joined.push_str("---\n");
+        }
+        offsets.insert(name.to_string(), joined.matches('\n').count() as u64);
+        std::fs::write(files.join(name), text).unwrap();
+        joined.push_str(text);
+        assert!(text.ends_with('\n'));
+    }
+    assert!(joined.len() > 1 << 20, "larger than a file read whole");
+    let one = dir.path().join("one.yaml");
+    std::fs::write(&one, &joined).unwrap();
+
+    let json = |o: &std::process::Output| -> serde_json::Value {
+        assert_eq!(o.status.code(), Some(1), "{}", run::stderr(o));
+        serde_json::from_slice(&o.stdout).unwrap()
+    };
+    // Each finding as the joined file numbers its lines.
+    let normalized = |v: &serde_json::Value, in_dir: bool| -> Vec<serde_json::Value> {
+        let shift = |f: &serde_json::Value| -> u64 {
+            let name = f["file"].as_str().unwrap_or("");
+            if in_dir {
+                offsets[name.rsplit('/').next().unwrap()]
+            } else {
+                0
+            }
+        };
+        let mut out = Vec::new();
+        for f in v["findings"].as_array().unwrap() {
+            let mut f = f.clone();
+            let by = shift(&f);
+            for key in ["line", "endLine"] {
+                if let Some(n) = f[key].as_u64() {
+                    f[key] = (n + by).into();
+                }
+            }
+            f["file"] = serde_json::Value::Null;
+            // A message naming another line of the file (duplicate-key) names it as well.
+            if let Some((before, after)) = f["message"].as_str().unwrap().split_once("at line ") {
+                let digits: String = after.chars().take_while(char::is_ascii_digit).collect();
+                let n: u64 = digits.parse().unwrap();
+                f["message"] =
+                    format!("{before}at line {}{}", n + by, &after[digits.len()..]).into();
+            }
+            for r in f["related"].as_array_mut().into_iter().flatten() {
+                let by = shift(r);
+                r["line"] = (r["line"].as_u64().unwrap() + by).into();
+                r["file"] = serde_json::Value::Null;
+            }
+            out.push(f);
+        }
+        out
+    };
+    let dir_run = json(&run(&["lint", "-o", "json", files.to_str().unwrap()]));
+    let file_run = json(&run(&["lint", "-o", "json", one.to_str().unwrap()]));
+    let stdin_run = {
+        let o = bin()
+            .args(["lint", "-o", "json", "-"])
+            .stdin(std::fs::File::open(&one).unwrap())
+            .output()
+            .unwrap();
+        json(&o)
+    };
+    let piped_run = json(&run::run_piped(
+        None,
+        &["lint", "-o", "json", "-"],
+        Some(joined.as_bytes()),
+    ));
+    let expected = normalized(&dir_run, true);
+    assert!(expected.len() > 10, "{}", expected.len());
+    assert!(
+        expected
+            .iter()
+            .any(|f| f["line"].as_u64().unwrap() > 20_000),
+        "findings in the later pieces"
+    );
+    for (what, v) in [
+        ("FILE", &file_run),
+        ("- < FILE", &stdin_run),
+        ("cat | -", &piped_run),
+    ] {
+        assert_eq!(normalized(v, false), expected, "lint {what}");
+        for key in ["documents", "policies", "errors", "warnings", "infos"] {
+            assert_eq!(v["summary"][key], dir_run["summary"][key], "{what}: {key}");
+        }
+    }
+    assert_eq!(file_run["findings"][0]["file"], one.to_str().unwrap());
+    assert_eq!(stdin_run["findings"][0]["file"], "<stdin>");
+
+    // The snippets: each shown line is the joined file's line of that number.
+    let text = stdout(&run(&["lint", one.to_str().unwrap()]));
+    let lines: Vec<&str> = joined.lines().collect();
+    let mut snippets = 0;
+    for l in text.lines() {
+        let Some((n, shown)) = l.split_once(" | ") else {
+            continue;
+        };
+        let Ok(n) = n.trim().parse::<usize>() else {
+            continue;
+        };
+        assert_eq!(shown, lines[n - 1], "line {n}");
+        snippets += 1;
+    }
+    assert!(snippets > 10, "{text}");
+}
+
+/// `overlap` groups a losing policy's pairs: the message names three partners and counts the
+/// rest, and JSON `partners` lists every partner and every template.
+#[test]
+fn overlap_is_one_finding_per_losing_policy_and_json_lists_every_template() {
+    let mut yaml = String::from(
+        "apiVersion: policy.karmada.io/v1alpha1\nkind: ClusterPropagationPolicy\nmetadata:\n  name: every-deployment\nspec:\n  resourceSelectors:\n    - apiVersion: apps/v1\n      kind: Deployment\n  placement:\n    clusterAffinity:\n      clusterNames: [member1]\n",
+    );
+    for p in 0..5 {
+        yaml.push_str(&format!(
+            "---\napiVersion: policy.karmada.io/v1alpha1\nkind: PropagationPolicy\nmetadata:\n  name: team-{p}\n  namespace: default\nspec:\n  resourceSelectors:\n"
+        ));
+        for t in 0..3 {
+            yaml.push_str(&format!(
+                "    - apiVersion: apps/v1\n      kind: Deployment\n      name: app-{p}-{t}\n"
+            ));
+        }
+        yaml.push_str("  placement:\n    clusterAffinity:\n      clusterNames: [member1]\n");
+        for t in 0..3 {
+            yaml.push_str(&format!(
+                "---\napiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: app-{p}-{t}\n  namespace: default\nspec:\n  selector:\n    matchLabels: {{app: a}}\n  template:\n    metadata:\n      labels: {{app: a}}\n    spec:\n      containers: [{{name: c, image: nginx}}]\n"
+            ));
+        }
+    }
+    let o = run::run_piped(None, &["lint", "-o", "json", "-"], Some(yaml.as_bytes()));
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    let overlaps: Vec<_> = v["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|f| f["rule"] == "overlap")
+        .collect();
+    assert_eq!(overlaps.len(), 1, "{v:#}");
+    let f = overlaps[0];
+    assert_eq!(f["object"]["name"], "every-deployment");
+    let message = f["message"].as_str().unwrap();
+    assert!(
+        message.starts_with("cpp/every-deployment loses 15 templates to 5 policies that also match them: deployment/default/app-0-0 and 2 more: pp/default/team-0 wins:"),
+        "{message}"
+    );
+    assert!(message.ends_with("; and 2 more policies"), "{message}");
+    assert_eq!(f["related"].as_array().unwrap().len(), 3);
+    let partners = f["partners"].as_array().unwrap();
+    let names: Vec<_> = partners
+        .iter()
+        .map(|p| p["policy"]["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(names, ["team-0", "team-1", "team-2", "team-3", "team-4"]);
+    let templates: Vec<String> = partners
+        .iter()
+        .flat_map(|p| p["templates"].as_array().unwrap())
+        .map(|t| t["name"].as_str().unwrap().to_string())
+        .collect();
+    let all: Vec<String> = (0..5)
+        .flat_map(|p| (0..3).map(move |t| format!("app-{p}-{t}")))
+        .collect();
+    assert_eq!(templates, all);
+    assert!(partners.iter().all(|p| p["reason"]
+        .as_str()
+        .unwrap()
+        .contains("PropagationPolicy always beats")));
+}

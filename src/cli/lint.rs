@@ -78,6 +78,10 @@ pub struct Args {
     /// Show errors only (--min-severity error).
     #[arg(short = 'q', long = "quiet")]
     pub quiet: bool,
+    /// Count the findings per rule and severity instead of listing them (text and json; the
+    /// other formats and the exit code are unchanged).
+    #[arg(long = "statistics")]
+    pub statistics: bool,
     #[command(flatten)]
     pub kube: KubeArgs,
 }
@@ -167,14 +171,14 @@ fn run_files(args: &Args, settings: &Settings, outputs: &[OutputSpec]) -> Result
         allow_empty: args.allow_empty,
     };
     let linted = lint_files(&req, settings, &|n| crate::util::note(n))?;
-    report(outputs, settings, linted)
+    report(outputs, settings, linted, args.statistics)
 }
 
 /// `--live`: the live policies and the templates they select.
 fn run_live(args: &Args, settings: &Settings, outputs: &[OutputSpec]) -> Result<Exit, CliError> {
     let mut session = super::args::connect(&args.kube)?;
     let linted = lint::live::lint_cluster(&mut session, &settings.options)?;
-    report(outputs, settings, linted)
+    report(outputs, settings, linted, args.statistics)
 }
 
 /// `--rev`, `--staged` and `--base`.
@@ -192,12 +196,17 @@ fn run_git(args: &Args, settings: &Settings, outputs: &[OutputSpec]) -> Result<E
         opts: &settings.options,
     };
     let linted = lint_git(&cwd, &req, &|n| crate::util::note(n))?;
-    report(outputs, settings, linted)
+    report(outputs, settings, linted, args.statistics)
 }
 
 /// Prints the run's notes, writes every requested output and turns `--fail-on` into the exit
 /// code: the same for every input mode.
-fn report(outputs: &[OutputSpec], settings: &Settings, linted: Linted) -> Result<Exit, CliError> {
+fn report(
+    outputs: &[OutputSpec],
+    settings: &Settings,
+    linted: Linted,
+    statistics: bool,
+) -> Result<Exit, CliError> {
     for n in &linted.notes {
         crate::util::note(n);
     }
@@ -213,6 +222,7 @@ fn report(outputs: &[OutputSpec], settings: &Settings, linted: Linted) -> Result
         ownership: linted.ownership.as_deref(),
         environments: &linted.environments,
         summary: &summary,
+        statistics,
     };
     write_lint(outputs, &report)?;
     let exit = if settings.fails(&linted.findings) {

@@ -270,17 +270,23 @@ impl<'a> Analysis<'a> {
         let pol = self.state.policy(p);
         let mut f = Finding::new(doc.id, doc.default_severity, message)
             .field(path.to_string())
-            .object(crate::model::ObjectRef {
-                api_version: crate::model::POLICY_API_VERSION.to_string(),
-                kind: pol.kind.as_str().to_string(),
-                namespace: pol.is_pp().then(|| pol.namespace.clone()),
-                name: pol.name.clone(),
-            });
+            .object(self.policy_object(p));
         if let Some((source, span)) = self.policy_span(pol, path) {
             f = f.at(&source, span);
         }
         f.doc = pol.doc;
         f
+    }
+
+    /// Policy `p` as an object reference (a finding's `object`).
+    pub fn policy_object(&self, p: usize) -> crate::model::ObjectRef {
+        let pol = self.state.policy(p);
+        crate::model::ObjectRef {
+            api_version: crate::model::POLICY_API_VERSION.to_string(),
+            kind: pol.kind.as_str().to_string(),
+            namespace: pol.is_pp().then(|| pol.namespace.clone()),
+            name: pol.name.clone(),
+        }
     }
 
     /// "deployment/default/nginx", or "deployment/default/nginx and 3 more".

@@ -40,6 +40,19 @@ pub struct Related {
     pub message: String,
 }
 
+/// One of the pairs a grouped finding stands for: `overlap` reports a policy once for every
+/// policy that takes templates from it, and names each partner and every template here (JSON
+/// `partners`), where the message names a few.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Partner {
+    /// The other policy.
+    pub policy: ObjectRef,
+    /// Why it wins, as the message says it.
+    pub reason: String,
+    /// Every template of the pair, in input order.
+    pub templates: Vec<ObjectRef>,
+}
+
 #[derive(Clone, Debug)]
 pub struct Finding {
     /// The stable rule id, e.g. `preemption-requires-name`.
@@ -56,6 +69,8 @@ pub struct Finding {
     /// For an admission or schema finding: the whole message the API server returns for the
     /// object, as `kubectl apply` prints it (JSON `apiServerMessage`).
     pub api_server_message: Option<String>,
+    /// For a finding that groups pairs (`overlap`): every partner (empty for any other).
+    pub partners: Vec<Partner>,
     /// An admission or schema refusal of a stage after the first one that refuses the object:
     /// the API server reports it only once the object's first refusal is fixed (JSON
     /// `afterFix`). It never decides the exit code: the object's verdict is its first refusal.
@@ -78,6 +93,7 @@ impl Finding {
             related: Vec::new(),
             doc: None,
             api_server_message: None,
+            partners: Vec::new(),
             after_fix: false,
             ratcheted: false,
         }

@@ -8,16 +8,17 @@
 use std::path::{Path, PathBuf};
 
 use super::gitops;
-use super::phase::{Blame, History};
+use super::phase::History;
 use super::rules::admission;
-use super::rules::suspension_age;
+use super::stream::{Fold, Growth, Streamed};
 use super::streamed_base::{self, finish, BaseRequest};
 use super::{baseline, registry, Finding, LintOptions, Linted};
 use crate::context::Config;
 use crate::engine::ownership;
 use crate::model::Inventory;
 use crate::source::files::{self, ReadError};
-use crate::source::git::{GitError, GitRepo, Side};
+use crate::source::git::{GitError, GitRepo, Listed, Side};
+use crate::util::profile::Clock;
 
 /// Why a git mode stopped.
 #[derive(Debug, thiserror::Error)]
@@ -56,9 +57,22 @@ pub struct GitRequest<'a> {
 /// One side of a run: what was read and what lint says about it.
 struct GitSide {
     files: usize,
-    inventory: Inventory,
+    /// The streamed run's documents (partial trees) and working state.
+    streamed: Streamed,
     findings: Vec<Finding>,
     notes: Vec<String>,
+}
+
+impl GitSide {
+    /// The side's documents typed again from their whole trees and marked by the admission
+    /// chain: what the rules comparing two whole sides read (`--base` when a policy reference
+    /// repeats, so the streamed comparison does not apply).
+    fn whole(&self, namespace: &str, opts: &LintOptions) -> Inventory {
+        let mut inventory =
+            streamed_base::retyped_whole(&self.streamed.inventory.documents, namespace);
+        super::admit(&mut inventory, opts);
+        inventory
+    }
 }
 
 /// What every side of a run shares.
@@ -158,10 +172,11 @@ pub fn lint_git(
     match base {
         None => Ok(Linted {
             files: head.files,
-            documents: head.inventory.documents.len(),
-            policies: head.inventory.policies().count(),
+            documents: head.streamed.inventory.documents.len(),
+            policies: head.streamed.policies,
             findings: head.findings,
             notes: head.notes,
+            _retained: Some(Box::new(head.streamed)),
             ..Linted::default()
         }),
         Some(base) => Ok(compare(head, base?, req)),
@@ -171,19 +186,23 @@ pub fn lint_git(
 /// `--base`: the findings new at head plus the rejected updates, and the ownership changes.
 fn compare(mut head: GitSide, base: GitSide, req: &GitRequest<'_>) -> Linted {
     let opts = req.opts;
+    let (head_inventory, base_inventory) = (
+        head.whole(req.namespace, opts),
+        base.whole(req.namespace, opts),
+    );
     let update_rules = History {
-        inventory: &head.inventory,
+        inventory: &head_inventory,
         blame: None,
-        base: Some(&base.inventory),
+        base: Some(&base_inventory),
     };
-    let updates = finish(registry::run_history(&update_rules), &head.inventory, opts);
-    let mut updated = admission::update_admission(&base.inventory, &head.inventory, opts);
-    updated.findings = finish(std::mem::take(&mut updated.findings), &head.inventory, opts);
+    let updates = finish(registry::run_history(&update_rules), &head_inventory, opts);
+    let mut updated = admission::update_admission(&base_inventory, &head_inventory, opts);
+    updated.findings = finish(std::mem::take(&mut updated.findings), &head_inventory, opts);
     head.findings = updated.replace(head.findings);
     head.findings = admission::short_circuited_by_updates(head.findings, &updates);
-    let ratcheted = finish(updated.ratcheted, &head.inventory, opts);
+    let ratcheted = finish(updated.ratcheted, &head_inventory, opts);
     let mut updates = updates;
-    updates.extend(finish(updated.changed, &head.inventory, opts));
+    updates.extend(finish(updated.changed, &head_inventory, opts));
     let new = baseline::new_at_head(&base.findings, &head.findings);
     let mut new_findings: Vec<Finding> = head
         .findings
@@ -195,8 +214,8 @@ fn compare(mut head: GitSide, base: GitSide, req: &GitRequest<'_>) -> Linted {
         .collect();
     new_findings.sort_by(|a, b| a.sort_key().cmp(&b.sort_key()));
     let ownership = ownership::ownership_changes(
-        &base.inventory,
-        &head.inventory,
+        &base_inventory,
+        &head_inventory,
         ownership::engine_options(&opts.gates),
     );
     // Existing problems the change leaves in place: shown, never "new".
@@ -211,8 +230,8 @@ fn compare(mut head: GitSide, base: GitSide, req: &GitRequest<'_>) -> Linted {
     reported.sort_by(|a, b| a.sort_key().cmp(&b.sort_key()));
     Linted {
         files: head.files,
-        documents: head.inventory.documents.len(),
-        policies: head.inventory.policies().count(),
+        documents: head.streamed.inventory.documents.len(),
+        policies: head.streamed.policies,
         findings: reported,
         new_only: Some(new_findings),
         ownership: Some(ownership),
@@ -221,7 +240,9 @@ fn compare(mut head: GitSide, base: GitSide, req: &GitRequest<'_>) -> Linted {
     }
 }
 
-/// Reads one side of the repository and lints it, with the suspension-age rule on top.
+/// Reads one side of the repository and lints it through the pipeline of `lint PATH` (each
+/// file checked as it is read, then folded: [`super::stream`]), with the suspension-age rule
+/// (blame) on top. `note` (the head's side only) hears what was skipped.
 fn lint_side(
     run: &Run<'_>,
     side: &Side,
@@ -233,41 +254,53 @@ fn lint_side(
         req,
         now,
     } = *run;
+    let say = |n: &str| {
+        if let Some(note) = note {
+            note(n)
+        }
+    };
+    let clock = Clock::start();
     let ignore = |p: &Path| req.config.ignores(p);
-    let mut snapshot = repo.read(side, specs, &ignore)?;
-    if let Some(note) = note {
-        snapshot.notes.iter().for_each(|n| note(n));
-    }
-    let documents: Vec<_> = snapshot
-        .loaded
-        .iter_mut()
-        .flat_map(|l| std::mem::take(&mut l.documents))
-        .collect();
-    let mut inventory = Inventory::from_documents(documents, req.namespace);
-    let mut findings = super::lint(&snapshot.loaded, &mut inventory, req.opts);
-    let max_age = req
-        .config
-        .max_suspension_age_secs
-        .unwrap_or(suspension_age::DEFAULT_MAX_AGE_SECS);
-    let history =
+    let listing = repo.list(side, specs, &ignore)?;
+    listing.notes.iter().for_each(|n| say(n));
+    let options = super::analysis::options(req.opts);
+    let reader = repo.blob_reader();
+    let mut fold = Fold::new(Growth::bytes(repo.size(&listing.files)));
+    let mut files = 0;
+    files::each_in_parallel(
+        &listing.files,
+        &|f: &Listed| streamed_base::read_part(&reader, f, req.namespace, req.opts, &options),
+        &mut |read| match read {
+            Ok((part, _, _)) => {
+                files += 1;
+                fold.add(part);
+            }
+            Err(skipped) => say(&skipped),
+        },
+    )?;
+    clock.lap("read, parse, per-object rules");
+    let mut streamed = fold.finish(req.opts, &clock, &mut |_, _| {});
+    let blame =
         |name: &str, text: &str, lines: &[u32]| repo.introduced_lines(side, name, text, lines);
-    let aged = registry::run_history(&History {
-        inventory: &inventory,
-        blame: suspension_age::enabled(req.opts).then_some(Blame {
-            introduced: &history,
-            max_age_secs: max_age,
-            now,
-        }),
-        base: None,
-    });
-    findings.extend(finish(aged, &inventory, req.opts));
+    let ages = streamed_base::Ages {
+        namespace: req.namespace,
+        config: req.config,
+        opts: req.opts,
+        now,
+    };
+    let mut findings = std::mem::take(&mut streamed.findings);
+    findings.extend(streamed_base::aged(
+        &streamed.inventory,
+        &streamed.suspended,
+        &ages,
+        &blame,
+    ));
     findings.sort_by(|a, b| a.sort_key().cmp(&b.sort_key()));
-    let notes = super::clusters_note(&inventory, req.opts)
-        .into_iter()
-        .collect();
+    clock.lap("suspension-age (blame)");
+    let notes = std::mem::take(&mut streamed.notes);
     Ok(GitSide {
-        files: snapshot.loaded.len(),
-        inventory,
+        files,
+        streamed,
         findings,
         notes,
     })

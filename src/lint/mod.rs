@@ -22,7 +22,7 @@ pub mod suppress;
 use std::collections::BTreeMap;
 
 pub use crate::context::{Config, RuleSetting};
-pub use finding::{Finding, Location, Related, Severity};
+pub use finding::{Finding, Location, Partner, Related, Severity};
 pub use options::LintOptions;
 pub use result::Linted;
 pub use rule::{RuleDoc, RuleGroup};

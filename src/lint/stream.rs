@@ -20,6 +20,7 @@ use crate::engine::state::{Options, Prepared, State};
 use crate::model::cluster::Cluster;
 use crate::model::{Inventory, Object};
 use crate::source::files::{self, ReadError};
+use crate::source::pieces;
 use crate::source::{Document, Entry, FieldPath, Loaded, Node, Seg, Source, Value};
 
 use crate::util::profile::Clock;
@@ -61,18 +62,32 @@ pub struct Streamed {
 /// once counted, as `lint` lets it go after its checks. Displays as
 /// `files=N documents=D problems=P bytes=B`.
 pub fn parse_only(files: &[PathBuf]) -> Result<ParseCounts, ReadError> {
-    let counts = files::read_all_with(files, &|l| {
-        (l.documents.len(), l.problems.len(), l.source.text().len())
-    })?;
-    let (documents, problems, bytes) = counts
-        .iter()
-        .fold((0, 0, 0), |(d, p, b), c| (d + c.0, p + c.1, b + c.2));
-    Ok(ParseCounts {
-        files: counts.len(),
-        documents,
-        problems,
-        bytes,
-    })
+    let mut counts = ParseCounts {
+        files: 0,
+        documents: 0,
+        problems: 0,
+        bytes: 0,
+    };
+    // Read as `lint` reads them: a large file or stdin in pieces.
+    pieces::read_each_with(
+        files,
+        &|l| {
+            let first = !l.source.continues();
+            (
+                first,
+                l.documents.len(),
+                l.problems.len(),
+                l.source.text().len(),
+            )
+        },
+        &mut |(first, documents, problems, bytes)| {
+            counts.files += usize::from(first);
+            counts.documents += documents;
+            counts.problems += problems;
+            counts.bytes += bytes;
+        },
+    )?;
+    Ok(counts)
 }
 
 /// What [`parse_only`] counted.
@@ -135,7 +150,7 @@ pub fn lint_paths_in(
     let mut fold = Fold::new(Growth::of(paths));
     // Each file joins the whole as soon as the files before it have: this thread is idle while
     // the others parse, and all the parts held at once and then merged made a second copy.
-    files::read_each_with(
+    pieces::read_each_with(
         paths,
         &|loaded| {
             let ns = namespace_of(std::path::Path::new(&loaded.source.name));
@@ -158,6 +173,20 @@ pub struct Fold {
     prepared: Prepared,
     identities: Vec<(u64, usize)>,
     growth: Growth,
+    /// The input the last part came from, which the next part may continue.
+    open: OpenInput,
+}
+
+/// An input read in pieces ([`crate::source::pieces`]) as its parts come in: each piece is
+/// checked as a file of its own, and once the input's last piece is in, its documents and
+/// findings share one source again, as if it had been read whole.
+#[derive(Default)]
+struct OpenInput {
+    /// Where its documents and findings start in the fold.
+    documents: usize,
+    findings: usize,
+    /// Its pieces' sources, first to last.
+    pieces: Vec<Arc<Source>>,
 }
 
 impl Fold {
@@ -168,23 +197,72 @@ impl Fold {
             prepared: Prepared::default(),
             identities: Vec::new(),
             growth,
+            open: OpenInput::default(),
         }
     }
 
-    /// The next file's part.
-    pub fn add(&mut self, part: FilePart) {
+    /// The next file's part, or the next piece of the input of the part before.
+    pub fn add(&mut self, mut part: FilePart) {
+        let continues = part.loaded.source.continues() && !self.open.pieces.is_empty();
+        if !continues {
+            self.seal();
+            self.open = OpenInput {
+                documents: self.linted.inventory.documents.len(),
+                findings: self.linted.findings.len(),
+                pieces: Vec::new(),
+            };
+        } else {
+            // Documents are numbered within their input.
+            let before = self.linted.inventory.documents.len() - self.open.documents;
+            for doc in &mut part.inventory.documents {
+                doc.index += before;
+            }
+        }
+        self.open.pieces.push(part.loaded.source.clone());
         let Fold {
             linted,
             prepared,
             identities,
             growth,
+            ..
         } = self;
         growth.seen += part.bytes;
         growth.reserve(linted, prepared, &part);
         growth.reserve_in(identities, part.identities.len());
         let offset = linted.inventory.documents.len();
         identities.extend(part.identities.iter().map(|&(h, doc)| (h, doc + offset)));
-        linted.append(prepared, part)
+        linted.append(prepared, part, continues)
+    }
+
+    /// Once the last piece of an input read in pieces is in: its pieces' sources made one.
+    fn seal(&mut self) {
+        let open = std::mem::take(&mut self.open);
+        if open.pieces.len() < 2 {
+            return;
+        }
+        let joined = Source::joined(&open.pieces);
+        let pieces: std::collections::HashSet<*const Source> =
+            open.pieces.iter().map(Arc::as_ptr).collect();
+        let swap = |source: &mut Arc<Source>| {
+            if pieces.contains(&Arc::as_ptr(source)) {
+                *source = joined.clone();
+            }
+        };
+        let linted = &mut self.linted;
+        for doc in &mut linted.inventory.documents[open.documents..] {
+            swap(&mut doc.source);
+        }
+        for f in &mut linted.findings[open.findings..] {
+            if let Some(l) = &mut f.location {
+                swap(&mut l.source);
+            }
+            for r in &mut f.related {
+                swap(&mut r.location.source);
+            }
+        }
+        if let Some(loaded) = linted.loaded.last_mut() {
+            swap(&mut loaded.source);
+        }
     }
 
     /// How many documents the files so far hold.
@@ -195,11 +273,12 @@ impl Fold {
     /// The rules that compare objects, once every file is in. `before_state` sees the whole
     /// input's documents and engine entries before the engine's state takes them.
     pub fn finish(
-        self,
+        mut self,
         opts: &LintOptions,
         clock: &Clock,
         before_state: &mut dyn FnMut(&Inventory, &Prepared),
     ) -> Streamed {
+        self.seal();
         let Fold {
             mut linted,
             prepared,
@@ -272,8 +351,9 @@ impl Streamed {
                 .any(|l| l.source.name == STDIN && !l.data.is_empty())
     }
 
-    /// Adds a file's part, its document indices counted from the documents before it.
-    fn append(&mut self, prepared: &mut Prepared, part: FilePart) {
+    /// Adds a file's part, its document indices counted from the documents before it; a
+    /// piece that `continues` the input before it joins that input's [`Loaded`].
+    fn append(&mut self, prepared: &mut Prepared, part: FilePart, continues: bool) {
         let offset = self.inventory.documents.len();
         self.findings.extend(part.findings.into_iter().map(|mut f| {
             if let Some(doc) = &mut f.doc {
@@ -286,7 +366,14 @@ impl Streamed {
             .extend(part.suspended.iter().map(|d| d + offset));
         prepared.append(part.prepared, offset);
         self.clusters.extend(part.clusters);
-        self.loaded.push(part.loaded);
+        match self.loaded.last_mut() {
+            Some(input) if continues => {
+                let Loaded { problems, data, .. } = part.loaded;
+                input.problems.extend(problems);
+                input.data.extend(data);
+            }
+            _ => self.loaded.push(part.loaded),
+        }
     }
 }
 
@@ -492,8 +579,12 @@ pub struct Growth {
 
 impl Growth {
     fn of(paths: &[PathBuf]) -> Growth {
-        let size = |p: &PathBuf| std::fs::metadata(p).map_or(0, |m| m.len() as usize);
-        Growth::bytes(paths.iter().map(size).sum())
+        Growth::bytes(
+            paths
+                .iter()
+                .map(|p| files::input_size(p).unwrap_or(0) as usize)
+                .sum(),
+        )
     }
 
     /// For an input of `total` bytes.
@@ -514,8 +605,14 @@ impl Growth {
         if needed <= v.capacity() || self.seen == 0 {
             return;
         }
-        // Proportional to the bytes seen, and a twentieth more for files that differ.
-        let whole = needed as u128 * self.total.max(self.seen) as u128 / self.seen as u128;
+        // Proportional to the bytes seen, and a twentieth more for files that differ. Past the
+        // estimate (a pipe's size is not known), twice what was seen: the vectors double.
+        let total = if self.total >= self.seen {
+            self.total
+        } else {
+            2 * self.seen
+        };
+        let whole = needed as u128 * total as u128 / self.seen as u128;
         let estimate = (whole + whole / 20) as usize;
         v.reserve_exact(estimate.max(needed) - v.len());
     }

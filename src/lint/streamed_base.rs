@@ -151,7 +151,12 @@ pub fn lint_base(
         req.repo.introduced_lines(req.head, name, text, lines)
     };
     let mut head_findings = std::mem::take(&mut head.findings);
-    head_findings.extend(aged(&head.inventory, &head.suspended, req, &head_blame));
+    head_findings.extend(aged(
+        &head.inventory,
+        &head.suspended,
+        &req.into(),
+        &head_blame,
+    ));
     head_findings.sort_by(|a, b| a.sort_key().cmp(&b.sort_key()));
     clock.lap("head: suspension-age (blame)");
     let (changed_inv, changed_global) = head_changed;
@@ -242,7 +247,12 @@ pub fn lint_base(
         req.repo.introduced_lines(&base_side, name, text, lines)
     };
     let mut base_findings = std::mem::take(&mut base.findings);
-    base_findings.extend(aged(&base.inventory, &base.suspended, req, &base_blame));
+    base_findings.extend(aged(
+        &base.inventory,
+        &base.suspended,
+        &req.into(),
+        &base_blame,
+    ));
     clock.lap("base: history");
     let options = ownership::engine_options(&req.opts.gates);
     let ownership = delta.changes(&subset, &head_templates, options);
@@ -300,7 +310,7 @@ fn compare(
 }
 
 /// Reads one listed file and checks it on its own; a skipped file (LFS pointer) is its note.
-fn read_part(
+pub(super) fn read_part(
     reader: &crate::source::git::BlobReader,
     f: &Listed,
     namespace: &str,
@@ -453,21 +463,32 @@ fn same_source(a: &Document, b: &Document) -> bool {
 /// The documents share one transient copy of each source ([`Source::transient`]), so the file
 /// texts read again for this are gone with the inventory.
 fn retype(all: &[Document], docs: Vec<usize>, namespace: &str) -> (Inventory, Vec<usize>) {
-    let mut copies: HashMap<*const Source, Arc<Source>> = HashMap::new();
+    let mut copies = HashMap::new();
     let whole = docs
         .iter()
-        .map(|&d| {
-            let doc = &all[d];
-            let source = copies
-                .entry(Arc::as_ptr(&doc.source))
-                .or_insert_with(|| doc.source.transient());
-            let mut through = doc.clone();
-            through.source = Arc::clone(source);
-            let tree = through.full_tree().into_owned();
-            Document::new(Arc::clone(source), doc.index, tree)
-        })
+        .map(|&d| whole_document(&all[d], &mut copies))
         .collect();
     (Inventory::from_documents(whole, namespace), docs)
+}
+
+/// A document with its whole tree (parsed again where partial), its source one transient copy
+/// per source (`copies`).
+fn whole_document(doc: &Document, copies: &mut HashMap<*const Source, Arc<Source>>) -> Document {
+    let source = copies
+        .entry(Arc::as_ptr(&doc.source))
+        .or_insert_with(|| doc.source.transient());
+    let mut through = doc.clone();
+    through.source = Arc::clone(source);
+    let tree = through.full_tree().into_owned();
+    Document::new(Arc::clone(source), doc.index, tree)
+}
+
+/// Every document of `all` typed again from its whole tree: a side as the rules that compare
+/// whole sides read it.
+pub(super) fn retyped_whole(all: &[Document], namespace: &str) -> Inventory {
+    let mut copies = HashMap::new();
+    let whole = all.iter().map(|d| whole_document(d, &mut copies)).collect();
+    Inventory::from_documents(whole, namespace)
 }
 
 /// Findings made over a [`retype`]d inventory, numbered as in the whole side.
@@ -478,11 +499,31 @@ fn renumbered(mut findings: Vec<Finding>, global: &[usize]) -> Vec<Finding> {
     findings
 }
 
+/// What `suspension-age` needs of a run besides a side's documents.
+pub(super) struct Ages<'a> {
+    pub namespace: &'a str,
+    pub config: &'a Config,
+    pub opts: &'a LintOptions,
+    /// Unix seconds.
+    pub now: i64,
+}
+
+impl<'a> From<&BaseRequest<'a>> for Ages<'a> {
+    fn from(req: &BaseRequest<'a>) -> Ages<'a> {
+        Ages {
+            namespace: req.namespace,
+            config: req.config,
+            opts: req.opts,
+            now: req.now,
+        }
+    }
+}
+
 /// `suspension-age` over one side's suspended policies (blame), settings and ignores applied.
-fn aged(
+pub(super) fn aged(
     inv: &Inventory,
     suspended: &[usize],
-    req: &BaseRequest<'_>,
+    req: &Ages<'_>,
     introduced: super::phase::Introduced<'_>,
 ) -> Vec<Finding> {
     if !super::rules::suspension_age::enabled(req.opts) {

@@ -91,6 +91,8 @@ pub struct LintReport<'a> {
     /// JSON list them).
     pub environments: &'a [crate::lint::gitops::EnvironmentInfo],
     pub summary: &'a Summary,
+    /// `--statistics`: text and JSON count the findings per rule instead of listing them.
+    pub statistics: bool,
 }
 
 /// Writes each requested output (see [`LintReport`] for which findings each format shows),
@@ -126,6 +128,11 @@ fn shown(findings: &[Finding], min: Severity) -> Cow<'_, [Finding]> {
 pub fn render_lint(format: Format, min: Severity, r: &LintReport<'_>, color: bool) -> String {
     let reported = shown(r.reported, min);
     let new_only = shown(r.new_only, min);
+    match (format, r.statistics) {
+        (Format::Text, true) => return super::statistics::text(&reported, r.summary, color),
+        (Format::Json, true) => return super::statistics::json(&reported, r.summary),
+        _ => {}
+    }
     let out = match (format, r.ownership) {
         (Format::Text, own) => {
             super::text::render_report(&reported, own, r.environments, r.summary, color)

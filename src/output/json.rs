@@ -1,7 +1,8 @@
 //! `-o json`: the documented, stable contract
 //! `{"findings":[{"rule","severity","message","file","line","column","endLine","endColumn","field",
 //! "object":{"apiVersion","kind","namespace","name"},"related":[{"file","line","column","message"}],
-//! "apiServerMessage"?, "afterFix"?, "ratcheted"?}],
+//! "apiServerMessage"?, "afterFix"?, "ratcheted"?,
+//! "partners"?:[{"policy":{...},"reason","templates":[{...}]}]}],
 //! "summary":{"files","documents","policies","errors","warnings","infos"},
 //! "environments"?:[{"name","target","karmadaApiServer","karmadaVersion","karmadaInstallation"}]}`
 //! (`environments`: over a GitOps repository only).
@@ -40,6 +41,17 @@ struct JsonFinding<'a> {
     /// server lets through (validation ratcheting); absent otherwise.
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     ratcheted: bool,
+    /// Grouped findings only (`overlap`): every policy of the group and every template.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    partners: Vec<JsonPartner<'a>>,
+}
+
+/// A partner of a grouped finding: `{"policy":{object},"reason","templates":[{object}]}`.
+#[derive(Serialize)]
+struct JsonPartner<'a> {
+    policy: &'a ObjectRef,
+    reason: &'a str,
+    templates: &'a [ObjectRef],
 }
 
 #[derive(Serialize)]
@@ -221,5 +233,14 @@ fn to_json(f: &Finding) -> JsonFinding<'_> {
         api_server_message: f.api_server_message.as_deref(),
         after_fix: f.after_fix,
         ratcheted: f.ratcheted,
+        partners: f
+            .partners
+            .iter()
+            .map(|p| JsonPartner {
+                policy: &p.policy,
+                reason: &p.reason,
+                templates: &p.templates,
+            })
+            .collect(),
     }
 }

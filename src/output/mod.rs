@@ -19,6 +19,7 @@ pub mod preempt_check;
 pub mod replicas;
 pub mod rule_docs;
 pub mod sarif;
+pub mod statistics;
 pub mod suspend;
 pub mod terminal;
 pub mod text;

@@ -387,7 +387,7 @@ fn caret_range(line: &str, span: crate::source::Span) -> (usize, usize) {
     )
 }
 
-fn summary_line(s: &Summary, color: bool) -> String {
+pub(super) fn summary_line(s: &Summary, color: bool) -> String {
     let plural = |n: usize, word: &str| {
         let many = match word {
             "policy" => "policies".to_string(),

@@ -45,6 +45,16 @@ pub struct Source {
     /// Lines kept in memory when the text was released, so that a report printing only those
     /// does not read the file again (see [`Source::released_keeping`]).
     kept: KeptLines,
+    /// Where the text starts in its input: zero, but for a piece of a large input read in
+    /// pieces ([`Source::piece`]), whose lines keep their numbers in the whole input.
+    at: Offset,
+}
+
+/// How much of an input comes before a piece of it: lines and bytes.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Offset {
+    pub lines: u32,
+    pub bytes: u64,
 }
 
 /// Some lines of a released text: one string, and each line's number and where it ends in it.
@@ -95,6 +105,17 @@ impl KeptLines {
         }
     }
 
+    /// The kept lines of consecutive pieces as one, their lines numbered `shift` lines later.
+    fn join<'a>(parts: impl Iterator<Item = (&'a KeptLines, u32)>) -> KeptLines {
+        let (mut text, mut index) = (String::new(), Vec::new());
+        for (kept, shift) in parts {
+            let base = text.len() as u32;
+            text.push_str(&kept.text);
+            index.extend(kept.index.iter().map(|&(n, end)| (n + shift, end + base)));
+        }
+        KeptLines::from_parts(text, index)
+    }
+
     fn get(&self, line: u32) -> Option<&str> {
         let i = self.index.binary_search_by_key(&line, |&(n, _)| n).ok()?;
         let start = i.checked_sub(1).map_or(0, |p| self.index[p].1 as usize);
@@ -110,6 +131,9 @@ struct Origin {
     /// Length of the decoded text.
     len: usize,
     modified: Option<std::time::SystemTime>,
+    /// For a piece: how many bytes of the file it is, from [`Source::at`]'s byte offset
+    /// (`None`: the whole file).
+    bytes: Option<u64>,
 }
 
 impl Source {
@@ -120,6 +144,7 @@ impl Source {
             origin: None,
             line_starts: OnceLock::new(),
             kept: KeptLines::default(),
+            at: Offset::default(),
         })
     }
 
@@ -135,6 +160,7 @@ impl Source {
             path: path.to_path_buf(),
             len: text.len(),
             modified,
+            bytes: None,
         };
         Arc::new(Source {
             name: name.into(),
@@ -142,6 +168,70 @@ impl Source {
             origin: Some(origin),
             line_starts: OnceLock::new(),
             kept: KeptLines::default(),
+            at: Offset::default(),
+        })
+    }
+
+    /// One piece of a large input, read in pieces so that the input is never held whole: its
+    /// `text` starts `at` in the input, and was `raw_len` bytes of the file at `file` (modified
+    /// at the time given) when there is one to read it back from. Its lines keep their numbers
+    /// in the whole input; consecutive pieces are made one source again by [`Source::joined`].
+    pub fn piece(
+        name: impl Into<String>,
+        text: String,
+        at: Offset,
+        file: Option<(&std::path::Path, Option<std::time::SystemTime>, u64)>,
+    ) -> Arc<Source> {
+        let origin = file.map(|(path, modified, raw_len)| Origin {
+            path: path.to_path_buf(),
+            len: text.len(),
+            modified,
+            bytes: Some(raw_len),
+        });
+        Arc::new(Source {
+            name: name.into(),
+            text: OnceLock::from(text),
+            origin,
+            line_starts: OnceLock::new(),
+            kept: KeptLines::default(),
+            at,
+        })
+    }
+
+    /// Whether this is a piece of an input after its first (see [`Source::piece`]).
+    pub fn continues(&self) -> bool {
+        self.at.bytes > 0
+    }
+
+    /// How many lines of the input come before the text (0 but for a later piece).
+    pub fn lines_before(&self) -> u32 {
+        self.at.lines
+    }
+
+    /// The consecutive pieces of one input, first to last, as one source, as if the input had
+    /// been read whole: released with the lines each piece kept, when they came from a file;
+    /// else holding their texts joined (stdin has nothing to read back from).
+    pub fn joined(pieces: &[Arc<Source>]) -> Arc<Source> {
+        let first = &pieces[0];
+        let Some(origin) = &first.origin else {
+            let text: String = pieces.iter().map(|p| p.text()).collect();
+            return Source::new(first.name.clone(), text);
+        };
+        let origin = Origin {
+            len: pieces
+                .iter()
+                .map(|p| p.origin.as_ref().map_or(0, |o| o.len))
+                .sum(),
+            bytes: None,
+            ..origin.clone()
+        };
+        Arc::new(Source {
+            name: first.name.clone(),
+            text: OnceLock::new(),
+            origin: Some(origin),
+            line_starts: OnceLock::new(),
+            kept: KeptLines::join(pieces.iter().map(|p| (&p.kept, p.at.lines))),
+            at: Offset::default(),
         })
     }
 
@@ -167,7 +257,9 @@ impl Source {
         self.origin.as_ref()?;
         let mut released = self.with_own_text(OnceLock::new());
         if !lines.is_empty() {
-            released.kept = KeptLines::of(self.text(), lines);
+            let before = self.at.lines;
+            let lines = lines.into_iter().filter_map(|n| n.checked_sub(before));
+            released.kept = KeptLines::of(self.text(), lines.collect());
         }
         Some(Arc::new(released))
     }
@@ -183,7 +275,7 @@ impl Source {
     ) -> R {
         if self.text.get().is_some()
             || self.origin.is_none()
-            || lines.all(|n| self.kept.get(n).is_some())
+            || lines.all(|n| self.kept_line(n).is_some())
         {
             return f(self);
         }
@@ -210,10 +302,12 @@ impl Source {
             origin: self.origin.clone(),
             line_starts: OnceLock::new(),
             kept: KeptLines::default(),
+            at: self.at,
         }
     }
 
-    /// The file's text if it is still what was read: same modification time and length.
+    /// The file's text if it is still what was read: same modification time and length (a
+    /// piece's bytes only, from its offset).
     fn read_again(&self) -> Option<String> {
         let origin = self.origin.as_ref()?;
         let modified = std::fs::metadata(&origin.path)
@@ -222,8 +316,29 @@ impl Source {
         if modified != origin.modified {
             return None;
         }
-        let text = decode(std::fs::read(&origin.path).ok()?);
+        let bytes = match origin.bytes {
+            None => std::fs::read(&origin.path).ok()?,
+            Some(len) => {
+                use std::io::{Read, Seek};
+                let mut file = std::fs::File::open(&origin.path).ok()?;
+                file.seek(std::io::SeekFrom::Start(self.at.bytes)).ok()?;
+                let mut bytes = Vec::with_capacity(len as usize);
+                file.take(len).read_to_end(&mut bytes).ok()?;
+                bytes
+            }
+        };
+        let text = decode(bytes);
         (text.len() == origin.len).then_some(text)
+    }
+
+    /// A kept line by its number in the whole input.
+    fn kept_line(&self, line: u32) -> Option<&str> {
+        self.kept.get(line.checked_sub(self.at.lines)?)
+    }
+
+    /// A line number of the whole input as one of the text (1-based), if the text has it.
+    fn own_line(&self, line: u32) -> Option<u32> {
+        line.checked_sub(self.at.lines).filter(|&n| n > 0)
     }
 
     fn line_starts(&self) -> &[usize] {
@@ -236,9 +351,7 @@ impl Source {
 
     /// The text of one 1-based line, without its line ending.
     pub fn line(&self, line: u32) -> Option<&str> {
-        if line == 0 {
-            return None;
-        }
+        let line = self.own_line(line)?;
         if self.text.get().is_none() {
             if let Some(kept) = self.kept.get(line) {
                 return Some(kept);
@@ -258,7 +371,8 @@ impl Source {
     /// The text of 1-based lines `first..=last` with their line endings (`last` is clamped to
     /// the end of the text).
     pub fn lines(&self, first: u32, last: u32) -> Option<&str> {
-        if first == 0 || last < first {
+        let (first, last) = (self.own_line(first)?, last.checked_sub(self.at.lines)?);
+        if last < first {
             return None;
         }
         let starts = self.line_starts();

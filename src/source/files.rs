@@ -194,6 +194,29 @@ pub fn is_manifest_name(name: &str) -> bool {
     lower.ends_with(".yaml") || lower.ends_with(".yml") || lower.ends_with(".json")
 }
 
+/// The size in bytes of an input when known before reading it: a regular file's, or stdin's
+/// when it is redirected from one (`lint - < FILE`); `None` for a pipe.
+pub fn input_size(path: &Path) -> Option<u64> {
+    let meta = if path == Path::new("-") {
+        stdin_metadata()?
+    } else {
+        std::fs::metadata(path).ok()?
+    };
+    meta.is_file().then_some(meta.len())
+}
+
+#[cfg(unix)]
+fn stdin_metadata() -> Option<std::fs::Metadata> {
+    use std::os::fd::AsFd;
+    let fd = std::io::stdin().as_fd().try_clone_to_owned().ok()?;
+    std::fs::File::from(fd).metadata().ok()
+}
+
+#[cfg(not(unix))]
+fn stdin_metadata() -> Option<std::fs::Metadata> {
+    None
+}
+
 /// Reads and parses one input (`-` is stdin). Invalid UTF-8 is a finding at its first byte.
 pub fn read(path: &Path) -> Result<Loaded, ReadError> {
     if path == Path::new("-") {
@@ -279,7 +302,7 @@ pub fn read_bytes(path: &Path) -> Result<(String, Vec<u8>), ReadError> {
     Ok((name, bytes))
 }
 
-fn too_large(name: &str) -> ReadError {
+pub(super) fn too_large(name: &str) -> ReadError {
     ReadError {
         path: name.to_string(),
         source: std::io::Error::other(format!(
@@ -324,7 +347,7 @@ fn read_capped(mut reader: impl Read, name: &str) -> Result<Vec<u8>, ReadError> 
 
 /// `loaded` with a finding at the first invalid UTF-8 byte, if there was one: kubectl rejects
 /// such a file, and the lossy text we lint is not what is in it.
-fn with_utf8_problem(mut loaded: Loaded, bad: Option<(Pos, u8)>) -> Loaded {
+pub(super) fn with_utf8_problem(mut loaded: Loaded, bad: Option<(Pos, u8)>) -> Loaded {
     if let Some((pos, byte)) = bad {
         loaded.problems.insert(
             0,
@@ -381,19 +404,6 @@ pub fn read_all_with<T: Send>(
     in_parallel(paths, &|path| read(path).map(then))
 }
 
-/// Like [`read_all_with`], but each file's result goes to `sink` on the calling thread, in
-/// input order, as soon as it and every file before it are done: the caller can fold the
-/// results into one while the other files are still being parsed, instead of holding them all
-/// and then a merged copy. On an error, the first input's is returned (`sink` has seen the
-/// inputs before it).
-pub fn read_each_with<T: Send>(
-    paths: &[PathBuf],
-    then: &(dyn Fn(Loaded) -> T + Sync),
-    sink: &mut dyn FnMut(T),
-) -> Result<(), ReadError> {
-    in_parallel_each(paths, &|path| read(path).map(then), sink)
-}
-
 /// `each` over every input on all cores (std threads, no thread pool crate: each worker takes
 /// the next input), since reading and parsing is most of a large run's time. Results come back
 /// in input order; on several errors the first input's is returned, as a sequential run would.
@@ -424,35 +434,52 @@ pub fn each_in_parallel<I: Sync, T: Send, E: Send>(
     each: &(dyn Fn(&I) -> Result<T, E> + Sync),
     sink: &mut dyn FnMut(T),
 ) -> Result<(), E> {
-    let workers = std::thread::available_parallelism()
-        .map_or(1, |n| n.get())
-        .min(paths.len());
-    if workers <= 1 {
+    if paths.len() <= 1 {
         for path in paths {
             sink(each(path)?);
         }
         return Ok(());
     }
-    let next = std::sync::atomic::AtomicUsize::new(0);
+    each_pulled(paths.iter(), &|p| each(p), sink)
+}
+
+/// `each` over the items of `items` on all cores: each worker takes the next item when it is
+/// free (so an iterator that reads as it goes is read only as fast as the items are
+/// processed), and each result goes to `sink` on the calling thread in item order as soon as
+/// the results before it are in; on several errors the first item's is returned.
+pub fn each_pulled<I: Send, T: Send, E: Send>(
+    items: impl Iterator<Item = I> + Send,
+    each: &(dyn Fn(I) -> Result<T, E> + Sync),
+    sink: &mut dyn FnMut(T),
+) -> Result<(), E> {
+    let workers = std::thread::available_parallelism().map_or(1, |n| n.get());
+    if workers <= 1 {
+        for item in items {
+            sink(each(item)?);
+        }
+        return Ok(());
+    }
+    let items = std::sync::Mutex::new(items.enumerate());
     let stop = std::sync::atomic::AtomicBool::new(false);
     let (done, results) = std::sync::mpsc::channel::<(usize, Result<T, E>)>();
     std::thread::scope(|scope| {
         for _ in 0..workers {
             let done = done.clone();
-            let (next, stop) = (&next, &stop);
+            let (items, stop) = (&items, &stop);
             scope.spawn(move || {
                 use std::sync::atomic::Ordering::Relaxed;
                 while !stop.load(Relaxed) {
-                    let i = next.fetch_add(1, Relaxed);
-                    let Some(path) = paths.get(i) else { break };
-                    if done.send((i, each(path))).is_err() {
+                    // The lock is held while the iterator produces the item (a read).
+                    let next = items.lock().map_or(None, |mut items| items.next());
+                    let Some((i, item)) = next else { break };
+                    if done.send((i, each(item))).is_err() {
                         break;
                     }
                 }
             });
         }
         drop(done);
-        // Results that came in before an earlier one, by input index.
+        // Results that came in before an earlier one, by item index.
         let mut waiting = std::collections::BTreeMap::new();
         let mut expected = 0;
         for (i, result) in results.iter() {
@@ -462,7 +489,7 @@ pub fn each_in_parallel<I: Sync, T: Send, E: Send>(
                 match result {
                     Ok(t) => sink(t),
                     Err(e) => {
-                        // Later inputs no longer matter: let the workers stop.
+                        // Later items no longer matter: let the workers stop.
                         stop.store(true, std::sync::atomic::Ordering::Relaxed);
                         return Err(e);
                     }
@@ -476,7 +503,7 @@ pub fn each_in_parallel<I: Sync, T: Send, E: Send>(
 // Defined beside `Source`, which reads a released file back with it.
 pub use super::document::decode;
 
-fn display_path(path: &Path) -> String {
+pub(super) fn display_path(path: &Path) -> String {
     let s = path.to_string_lossy();
     s.strip_prefix("./").unwrap_or(&s).to_string()
 }
@@ -552,8 +579,12 @@ mod tests {
 
         // Streamed: the inputs before the first error reach the sink, in order.
         let mut seen = Vec::new();
-        let err =
-            read_each_with(&paths, &|l| l.source.name.clone(), &mut |n| seen.push(n)).unwrap_err();
+        let err = each_pulled(
+            paths.iter(),
+            &|p| read(p).map(|l| l.source.name.clone()),
+            &mut |n| seen.push(n),
+        )
+        .unwrap_err();
         assert!(err.path.ends_with("missing-a.yaml"), "{err}");
         let names: Vec<_> = seen.iter().map(|n| n.rsplit('/').next().unwrap()).collect();
         assert_eq!(names, ["0.yaml", "1.yaml", "2.yaml"]);

@@ -7,6 +7,7 @@ pub mod files;
 pub mod git;
 pub mod kustomize;
 pub mod live;
+pub mod pieces;
 pub mod policy_reads;
 pub mod prefilter;
 pub mod session;

@@ -58,14 +58,20 @@ pub fn load(source: Arc<Source>) -> Loaded {
         data: Vec::new(),
     };
     // Fast path: the whole stream at once. Only when it fails do we split the text at document
-    // markers and parse each piece, so one bad document does not hide the others.
-    match parse_stream(source.text(), 0) {
+    // markers and parse each piece, so one bad document does not hide the others. (A piece of
+    // a larger input numbers its lines as the input does.)
+    let before = source.lines_before();
+    match parse_stream(source.text(), before) {
         Ok((roots, problems)) => {
             out.problems.extend(problems);
             push_roots(&mut out, roots);
         }
         Err(_) => {
             for chunk in split_documents(source.text()) {
+                let chunk = Chunk {
+                    first_line: chunk.first_line + before,
+                    ..chunk
+                };
                 match parse_stream(chunk.text, chunk.first_line) {
                     Ok((roots, problems)) => {
                         out.problems.extend(problems);

@@ -6,7 +6,7 @@ use std::collections::{BTreeMap, HashSet};
 use crate::engine::rank::{self, Decider};
 use crate::engine::state::PolicyEntry;
 use crate::lint::analysis::Analysis;
-use crate::lint::finding::{Finding, Severity};
+use crate::lint::finding::{Finding, Partner, Severity};
 use crate::lint::phase::{Check, Rule};
 use crate::lint::rule::{RuleDoc, RuleGroup};
 use crate::model::policy::{LabelSelector, ResourceSelector};
@@ -20,7 +20,9 @@ pub const OVERLAP: RuleDoc = RuleDoc {
     rationale: "Only one policy claims a template: the highest explicit priority, then the most precise selector \
                 (name > label selector > kind only), then the name that sorts first; any PropagationPolicy beats every \
                 ClusterPropagationPolicy. The losing policy's placement never applies to that template. A warning \
-                when only name order decides: renaming a policy would silently move the template.",
+                when only name order decides: renaming a policy would silently move the template. One finding per \
+                losing policy: it names up to three of the policies that take its templates and counts the rest; \
+                JSON `partners` lists every one and every template.",
     example: "kind: PropagationPolicy\nmetadata: {name: a, namespace: default}\nspec:\n  resourceSelectors: [{apiVersion: apps/v1, kind: Deployment}]\n---\nkind: PropagationPolicy\nmetadata: {name: b, namespace: default}\nspec:\n  resourceSelectors: [{apiVersion: apps/v1, kind: Deployment}]\n",
     fix: "Make the selectors disjoint, or make the choice explicit with different `spec.priority` values.",
     reference: "pkg/detector/compare.go:30-126 (getHighestPriorityPropagationPolicy, getHighestPriorityClusterPropagationPolicy); pkg/detector/policy.go:61-94 (ResourceDetector.propagateResource: any PP before a CPP)",
@@ -77,8 +79,20 @@ pub fn check(a: &Analysis<'_>) -> Vec<Finding> {
     out
 }
 
+/// A policy that takes templates from another: the winner, what decides (at its first
+/// template), and the templates, in input order.
+struct Pair {
+    winner: usize,
+    decider: Decider,
+    templates: Vec<usize>,
+}
+
+/// Partners a grouped finding names in its message and related locations; JSON `partners`
+/// lists them all.
+const NAMED_PARTNERS: usize = 3;
+
 fn overlaps(a: &Analysis<'_>) -> Vec<Finding> {
-    // (loser, winner, decider) -> templates, in template order.
+    // (loser, winner) -> (decider, templates), in template order.
     let mut groups: BTreeMap<(usize, usize), (Decider, Vec<usize>)> = BTreeMap::new();
     // The match lists first: reading every template entry (a cache miss each) cost more than
     // the rest of the rule.
@@ -112,45 +126,125 @@ fn overlaps(a: &Analysis<'_>) -> Vec<Finding> {
                 .push(t);
         }
     }
-    let mut out = Vec::new();
+    // One finding per losing policy, listing the policies that take its templates: a policy
+    // matching a whole kind loses to every policy that names one of its templates, and a
+    // finding per pair drowned the report. Pairs that name order alone decides stay apart as
+    // their own finding: they are the warnings.
+    let mut losers: BTreeMap<(usize, bool), Vec<Pair>> = BTreeMap::new();
     for ((loser, winner), (decider, templates)) in groups {
-        let t = templates[0];
-        let path = a.matching_selector(loser, t);
-        let (w, l) = (a.state.policy(winner), a.state.policy(loser));
-        let mut f = a.policy_finding(
-            loser,
-            &OVERLAP,
-            &path,
+        losers
+            .entry((loser, by_name_order(decider)))
+            .or_default()
+            .push(Pair {
+                winner,
+                decider,
+                templates,
+            });
+    }
+    losers
+        .into_iter()
+        .map(|((loser, warning), mut pairs)| {
+            pairs.sort_by_key(|p| p.templates[0]);
+            let mut f = grouped(a, loser, &pairs);
+            if warning {
+                f.severity = Severity::Warning;
+            }
+            f
+        })
+        .collect()
+}
+
+/// Whether only name order decides: renaming a policy would move the templates.
+fn by_name_order(decider: Decider) -> bool {
+    matches!(decider, Decider::Name | Decider::Same)
+}
+
+/// The finding on `loser` for the policies that take its templates (`pairs`, by first
+/// template): at the loser's selector matching the first template, one pair said as before
+/// grouping, several counted with the first few named.
+fn grouped(a: &Analysis<'_>, loser: usize, pairs: &[Pair]) -> Finding {
+    let l = a.state.policy(loser);
+    let message = match pairs {
+        [pair] => format!(
+            "{} and {} both match {}: {}",
+            l.reference(),
+            a.state.policy(pair.winner).reference(),
+            a.describe_templates(&pair.templates),
+            outcome(a, loser, pair)
+        ),
+        _ => {
+            let templates: usize = pairs.iter().map(|p| p.templates.len()).sum();
+            let named: Vec<String> = pairs
+                .iter()
+                .take(NAMED_PARTNERS)
+                .map(|p| {
+                    format!(
+                        "{}: {}",
+                        a.describe_templates(&p.templates),
+                        outcome(a, loser, p)
+                    )
+                })
+                .collect();
+            let more = match pairs.len().saturating_sub(NAMED_PARTNERS) {
+                0 => String::new(),
+                1 => "; and 1 more policy".to_string(),
+                n => format!("; and {n} more policies"),
+            };
             format!(
-                "{} and {} both match {}: {} wins: {}",
+                "{} loses {templates} templates to {} policies that also match them: {}{more}",
                 l.reference(),
-                w.reference(),
-                a.describe_templates(&templates),
-                w.reference(),
-                why(a, winner, loser, t, decider)
-            ),
-        );
-        if matches!(decider, Decider::Name | Decider::Same) {
-            f.severity = Severity::Warning;
+                pairs.len(),
+                named.join("; ")
+            )
         }
-        let owner = &a.settled[t].owner;
-        if owner.is_some() && !owner.is(winner) {
-            f.message.push_str(&format!(
-                " (but {} keeps it: {})",
-                owner.reference(a.state).expect("checked"),
-                if a.settled[t].preempted {
-                    "it preempted the winner"
-                } else {
-                    "an existing claim is kept"
-                }
-            ));
-        }
-        if let Some((source, span)) = a.policy_span(w, &a.matching_selector(winner, t)) {
+    };
+    let path = a.matching_selector(loser, pairs[0].templates[0]);
+    let mut f = a.policy_finding(loser, &OVERLAP, &path, message);
+    for p in pairs.iter().take(NAMED_PARTNERS) {
+        let w = a.state.policy(p.winner);
+        let at = a.matching_selector(p.winner, p.templates[0]);
+        if let Some((source, span)) = a.policy_span(w, &at) {
             f = f.related(&source, span, format!("overlaps with {}", w.reference()));
         }
-        out.push(f);
     }
-    out
+    f.partners = pairs
+        .iter()
+        .map(|p| Partner {
+            policy: a.policy_object(p.winner),
+            reason: why(a, p.winner, loser, p.templates[0], p.decider),
+            templates: p
+                .templates
+                .iter()
+                .map(|&t| a.state.templates[t].reference())
+                .collect(),
+        })
+        .collect();
+    f
+}
+
+/// "pp/x wins: higher explicit priority (1 > 0)", and who keeps the first template when an
+/// existing claim or a preemption overrules the ranking.
+fn outcome(a: &Analysis<'_>, loser: usize, pair: &Pair) -> String {
+    let t = pair.templates[0];
+    let w = a.state.policy(pair.winner);
+    let mut said = format!(
+        "{} wins: {}",
+        w.reference(),
+        why(a, pair.winner, loser, t, pair.decider)
+    );
+    let owner = &a.settled[t].owner;
+    if owner.is_some() && !owner.is(pair.winner) {
+        said.push_str(&format!(
+            " (but {} keeps it: {})",
+            owner.reference(a.state).expect("checked"),
+            if a.settled[t].preempted {
+                "it preempted the winner"
+            } else {
+                "an existing claim is kept"
+            }
+        ));
+    }
+    said
 }
 
 /// A selector's constraint on one label key, for the disjointness test.
