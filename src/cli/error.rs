@@ -14,6 +14,8 @@ pub enum Exit {
     Failure = 1,
     Usage = 2,
     Api = 3,
+    /// `plan --fail-on-hazard`: the change has a hazard.
+    Hazard = 4,
 }
 
 impl From<Exit> for ExitCode {
@@ -108,7 +110,11 @@ impl From<crate::inspect::InspectError> for CliError {
             I::Read(e) => e.into(),
             I::Config(e) => e.into(),
             I::Environment(e) => e.into(),
-            e @ (I::NothingToApply { .. } | I::NotARepository) => CliError::usage(e.to_string()),
+            I::Git(e) => e.into(),
+            I::GitRead(e) => e.into(),
+            e @ (I::NothingToApply { .. } | I::NotARepository | I::Target(_)) => {
+                CliError::usage(e.to_string())
+            }
             e @ I::NotATemplate => CliError::failure(e.to_string()),
         }
     }

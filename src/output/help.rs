@@ -127,6 +127,40 @@ Exit codes:
   2  usage error, unreadable input or an unknown --context
   3  API or authentication failure (live mode)";
 
+pub const PLAN_EXAMPLES: &str = "\
+Examples:
+  # What this pull request does to the fleet, per environment and member cluster
+  kubectl karmada-policy plan --base origin/main
+  # Only some directories of the repository, one environment, as JSON
+  kubectl karmada-policy plan --base origin/main deploy/ --env clusters/prod -o json
+  # The comment of a pull request (what the GitHub Action posts)
+  kubectl karmada-policy plan --base \"$BASE_SHA\" -o markdown > plan.md
+  # What applying files to the control plane would do, as kubectl diff -f
+  kubectl karmada-policy plan -f policies/
+  # Removing a policy and its override together, live
+  kubectl karmada-policy plan --delete pp/shop/web --delete op/shop/web-zero
+  # In CI: fail on a hazard (a removed policy still holding templates, ...)
+  kubectl karmada-policy plan --base origin/main --fail-on-hazard";
+
+pub const PLAN_AFTER_HELP: &str = "\
+States:
+  --base REV compares the merge base of REV and HEAD with the working tree (or --rev), over
+  plain manifests or each environment of a GitOps repository (kustomize, Helm, Flux, Argo CD)
+  as lint --base renders them. Without --base, the live control plane (policies, overrides,
+  bindings, Clusters and the templates the change reaches) is compared with the same after
+  applying -f FILE... and deleting --delete TYPE/[NS/]NAME..., as kubectl diff -f does.
+
+Output:
+  -o text (a summary per environment, then the details), json (the contract of docs/plan.md),
+  yaml, or markdown (a pull-request comment under GitHub's 65,536-character limit).
+
+Exit codes (as kubectl diff):
+  0  no change
+  1  changes
+  2  usage error, unreadable input, not a git repository or an unknown revision
+  3  API or authentication failure (live mode)
+  4  a hazard, with --fail-on-hazard";
+
 pub const COMPLETION_EXAMPLES: &str = "\
 Examples:
   # bash (add to ~/.bashrc)
@@ -163,8 +197,9 @@ pub const HELP_TEMPLATE: &str = "\
 
 pub const EXIT_CODES: &str = "\
 Exit codes:
-  0  success: nothing at or above the failure threshold
+  0  success: nothing at or above the failure threshold (plan: no change)
   1  findings at or above --fail-on (lint), blocked takeovers with --fail-on-blocked
-     (preempt-check), or some objects failed (suspend/resume)
+     (preempt-check), some objects failed (suspend/resume), or changes (plan)
   2  usage error, unreadable input or an unknown --context
-  3  API or authentication failure (live mode)";
+  3  API or authentication failure (live mode)
+  4  a hazard with --fail-on-hazard (plan)";
