@@ -19,7 +19,16 @@ does (see ../shared/notes/dependencies.md section 4), so it is converted:
                                             formats it does not know)
 * every object                          -> `additionalProperties: false` (the API server's strict
                                             field validation, kubectl's default since 1.27), except
-                                            where `x-kubernetes-preserve-unknown-fields: true`
+                                            where pruning keeps unknown fields: under
+                                            `x-kubernetes-preserve-unknown-fields: true`, and in the
+                                            items of such an array, through nested arrays
+                                            (apiextensions-apiserver pkg/apiserver/schema/pruning/
+                                            algorithm.go, `skipPrune`)
+* `x-kubernetes-embedded-resource: true` -> also `apiVersion`/`kind` strings and ObjectMeta
+                                            `metadata`, which pruning never removes there
+* `x-kubernetes-preserve-unknown-fields`, `x-kubernetes-embedded-resource` and
+  `x-kubernetes-int-or-string` are kept as they are: JSON Schema ignores them, and `src/schema`
+  prunes by them the way the API server does (unknown fields, for strict field validation)
 * `metadata` (just `type: object` in the CRD) -> the fields of ObjectMeta, with labels and
                                             annotations as string maps and name/namespace strings
 * `description` and the `x-kubernetes-list-type`/`map-type` markers are dropped: they validate
@@ -55,8 +64,14 @@ DROPPED = {
     "x-kubernetes-list-type",
     "x-kubernetes-list-map-keys",
     "x-kubernetes-map-type",
-    "x-kubernetes-embedded-resource",
 }
+
+# The structural-schema markers the pruning in src/schema/structural.rs reads.
+MARKERS = (
+    "x-kubernetes-preserve-unknown-fields",
+    "x-kubernetes-embedded-resource",
+    "x-kubernetes-int-or-string",
+)
 
 
 def string_map():
@@ -89,17 +104,22 @@ def object_meta():
     }
 
 
-def convert(node, path):
+def convert(node, path, kept=False):
+    """`kept`: the node is reached through an array under x-kubernetes-preserve-unknown-fields,
+    where pruning keeps an object's unknown fields (`skipPrune` recurses into `items`)."""
     if not isinstance(node, dict):
         raise SystemExit(f"{path}: schema node is not a mapping")
     out = {}
     preserve = node.get("x-kubernetes-preserve-unknown-fields") is True
+    embedded = node.get("x-kubernetes-embedded-resource") is True
     for key, value in node.items():
         if key in DROPPED or key.startswith("x-kubernetes-validations"):
             continue
-        if key == "x-kubernetes-preserve-unknown-fields":
+        if key in MARKERS:
+            if value is True:
+                out[key] = True
             continue
-        if key in ("x-kubernetes-int-or-string", "nullable"):
+        if key == "nullable":
             continue
         if key == "properties":
             out["properties"] = {
@@ -107,7 +127,7 @@ def convert(node, path):
                 for name, sub in value.items()
             }
         elif key == "items":
-            out["items"] = convert(value, f"{path}[]")
+            out["items"] = convert(value, f"{path}[]", kept=preserve or kept)
         elif key == "additionalProperties":
             out["additionalProperties"] = value if isinstance(value, bool) else convert(value, f"{path}{{}}")
         elif key in ("allOf", "anyOf", "oneOf"):
@@ -133,8 +153,15 @@ def convert(node, path):
         out["anyOf"] = [{"type": "integer"}, {"type": "string"}]
     if node.get("nullable") is True and "type" in out:
         out["type"] = [out["type"], "null"]
+    if embedded and not preserve:
+        # Pruning skips apiVersion, kind and metadata of an embedded resource; the ObjectMeta
+        # coercion checks the metadata (schema/objectmeta/algorithm.go).
+        props = out.setdefault("properties", {})
+        props.setdefault("apiVersion", {"type": "string"})
+        props.setdefault("kind", {"type": "string"})
+        props.setdefault("metadata", object_meta())
     is_object = node.get("type") == "object"
-    if is_object and not preserve and "additionalProperties" not in node:
+    if is_object and not preserve and not kept and "additionalProperties" not in node:
         # An object with no listed fields and no additionalProperties would have everything
         # pruned by the API server; with strict validation every field is unknown.
         out["additionalProperties"] = False

@@ -92,9 +92,27 @@ struct Facts {
     other_bounds: Vec<(String, Json)>,
     /// The CRD `default` (the admission chain applies it from the converted schema).
     default: Option<Json>,
+    /// The structural-schema markers pruning reads (`x-kubernetes-preserve-unknown-fields`,
+    /// `-embedded-resource`, `-int-or-string`), kept as they are.
+    markers: Vec<&'static str>,
 }
 
-fn crd_facts(node: &Json) -> Facts {
+const MARKERS: [&str; 3] = [
+    "x-kubernetes-preserve-unknown-fields",
+    "x-kubernetes-embedded-resource",
+    "x-kubernetes-int-or-string",
+];
+
+fn markers(node: &Json) -> Vec<&'static str> {
+    MARKERS
+        .into_iter()
+        .filter(|m| node.get(*m) == Some(&Json::Bool(true)))
+        .collect()
+}
+
+/// `kept`: the node is an item (through arrays) of an array under
+/// `x-kubernetes-preserve-unknown-fields`, whose unknown fields pruning keeps (`skipPrune`).
+fn crd_facts(node: &Json, kept: bool) -> Facts {
     let mut types: Vec<String> = match node.get("type").and_then(Json::as_str) {
         Some(t) => vec![t.to_string()],
         None => vec![],
@@ -107,8 +125,8 @@ fn crd_facts(node: &Json) -> Facts {
     }
     let preserve = node.get("x-kubernetes-preserve-unknown-fields") == Some(&Json::Bool(true));
     let is_object = node.get("type").and_then(Json::as_str) == Some("object");
-    let closed =
-        (is_object && !preserve && node.get("additionalProperties").is_none()).then_some(true);
+    let closed = (is_object && !preserve && !kept && node.get("additionalProperties").is_none())
+        .then_some(true);
     let (mut minimum, mut maximum) = (
         node.get("minimum").and_then(Json::as_i64),
         node.get("maximum").and_then(Json::as_i64),
@@ -131,6 +149,7 @@ fn crd_facts(node: &Json) -> Facts {
         maximum,
         other_bounds: bounds(node),
         default: node.get("default").cloned(),
+        markers: markers(node),
     }
 }
 
@@ -158,6 +177,7 @@ fn schema_facts(node: &Json) -> Facts {
         maximum: node.get("maximum").and_then(Json::as_i64),
         other_bounds: bounds(node),
         default: node.get("default").cloned(),
+        markers: markers(node),
     }
 }
 
@@ -190,14 +210,30 @@ fn sorted_strings(v: Option<&Json>) -> Vec<String> {
 }
 
 /// Walks the CRD schema and the converted schema together, collecting every difference.
-fn compare(path: &str, crd: Option<&Json>, ours: Option<&Json>, diffs: &mut Vec<String>) {
+fn compare(
+    path: &str,
+    crd: Option<&Json>,
+    ours: Option<&Json>,
+    kept: bool,
+    diffs: &mut Vec<String>,
+) {
     let (crd, ours) = match (crd, ours) {
         (Some(c), Some(o)) => (c, o),
         (Some(_), None) => return diffs.push(format!("{path}: in the CRD, missing from schemas/")),
         (None, Some(_)) => return diffs.push(format!("{path}: in schemas/, not in the CRD")),
         (None, None) => return,
     };
-    let (want, got) = (crd_facts(crd), schema_facts(ours));
+    let (want, got) = (crd_facts(crd, kept), schema_facts(ours));
+    if crd
+        .get("additionalProperties")
+        .is_some_and(Json::is_boolean)
+    {
+        // The converter's `additionalProperties: false` means "strict", which a CRD keyword
+        // of its own would make ambiguous (src/schema/structural.rs, `Origin::Converted`).
+        diffs.push(format!(
+            "{path}: the CRD declares a boolean additionalProperties"
+        ));
+    }
     if want != got {
         diffs.push(format!("{path}: CRD says {want:?}, schemas/ says {got:?}"));
     }
@@ -220,13 +256,16 @@ fn compare(path: &str, crd: Option<&Json>, ours: Option<&Json>, diffs: &mut Vec<
             &sub,
             crd.pointer(&format!("/properties/{name}")),
             ours.pointer(&format!("/properties/{name}")),
+            false,
             diffs,
         );
     }
+    let preserve = crd.get("x-kubernetes-preserve-unknown-fields") == Some(&Json::Bool(true));
     compare(
         &format!("{path}[]"),
         crd.get("items"),
         ours.get("items"),
+        kept || preserve,
         diffs,
     );
     let extra = |n: &Json| {
@@ -238,6 +277,7 @@ fn compare(path: &str, crd: Option<&Json>, ours: Option<&Json>, diffs: &mut Vec<
         &format!("{path}{{}}"),
         extra(crd).as_ref(),
         extra(ours).as_ref(),
+        false,
         diffs,
     );
 }
@@ -285,7 +325,7 @@ fn schemas_match_the_crds() {
         let ours: Json = serde_json::from_str(&text).unwrap();
         let crd = crd_schema(&crds.join(file));
         let before = diffs.len();
-        compare("", Some(&crd), Some(&ours), &mut diffs);
+        compare("", Some(&crd), Some(&ours), false, &mut diffs);
         for d in &mut diffs[before..] {
             *d = format!("{kind}{d}");
         }
@@ -328,7 +368,7 @@ fn release_matches_its_crds(minor: u32) {
         assert!(out.status.success(), "git show v1.{minor}.0:{file}");
         let crd = crd_schema_of(file, String::from_utf8(out.stdout).unwrap());
         let before = diffs.len();
-        compare("", Some(&crd), Some(&ours), &mut diffs);
+        compare("", Some(&crd), Some(&ours), false, &mut diffs);
         for d in &mut diffs[before..] {
             *d = format!("v1.{minor} {kind}{d}");
         }
@@ -421,11 +461,11 @@ fn drift_is_caught() {
         "a": {"type": "string", "enum": ["X", "Y"]},
         "b": {"type": "integer", "minimum": i32::MIN, "maximum": i32::MAX}}});
     let mut diffs = Vec::new();
-    compare("", Some(&crd), Some(&good), &mut diffs);
+    compare("", Some(&crd), Some(&good), false, &mut diffs);
     assert!(diffs.is_empty(), "{diffs:?}");
     let bad = json!({"type": "object", "properties": {
         "a": {"type": "string", "enum": ["X"]}}});
-    compare("", Some(&crd), Some(&bad), &mut diffs);
+    compare("", Some(&crd), Some(&bad), false, &mut diffs);
     assert_eq!(diffs.len(), 3, "{diffs:?}");
     assert!(
         diffs[0].starts_with(": CRD says"),

@@ -95,29 +95,35 @@ pub fn delivery_changes_in_files(
 /// For every template the changes move to another policy: which member clusters receive it
 /// before and after (the owner's placement: its feasible clusters over the Cluster objects,
 /// else the clusters it names) and what each receives (the override chain per cluster, which
-/// depends on the template and the cluster only, not on the owner). Reported when the input
-/// has override policies and some cluster's share changes.
+/// depends on the template and the cluster only, not on the owner), and how many replicas each
+/// cluster gets (a fresh schedule under each owner's placement, with the Cluster objects).
+/// A template whose owner stays but whose owner's placement changes is reported for its
+/// replicas. Reported when some cluster's share or replica count changes.
 pub fn delivery_changes(r: &CheckReport, inputs: &DeliveryInputs<'_>) -> Vec<DeliveryChange> {
-    if inputs.overrides.is_empty() {
+    if inputs.overrides.is_empty() && inputs.clusters.is_empty() {
         return Vec::new();
     }
     let st = &r.world.state;
     let mut out = Vec::new();
     for c in &r.resources {
         let Some(after) = &c.after else { continue };
-        if c.before.as_ref() == Some(after) {
+        let moved = c.before.as_ref() != Some(after);
+        let placement_of = |state: &super::state::State, owner: Option<&PolicyRef>| {
+            owner
+                .and_then(|o| state.find_policy(o))
+                .map(|p| state.policy(p).spec.placement.clone().unwrap_or_default())
+        };
+        if !moved && placement_of(inputs.before, c.before.as_ref()) == placement_of(st, Some(after))
+        {
             continue;
         }
         let Some(template) = (inputs.template)(c.template) else {
             continue;
         };
         let tpl = &st.templates[c.template];
-        let receive = |state: &super::state::State, owner: Option<&PolicyRef>| {
-            let Some(p) = owner.and_then(|o| state.find_policy(o)) else {
-                return Vec::new();
-            };
-            let placement = state.policy(p).spec.placement.clone().unwrap_or_default();
-            let d = super::delivery::deliver(&super::delivery::DeliveryInput {
+        let deliver = |state: &super::state::State, owner: Option<&PolicyRef>| {
+            let placement = placement_of(state, owner)?;
+            Some(super::delivery::deliver(&super::delivery::DeliveryInput {
                 template: &template,
                 placement: Some(&placement),
                 clusters: inputs.clusters,
@@ -130,21 +136,36 @@ pub fn delivery_changes(r: &CheckReport, inputs: &DeliveryInputs<'_>) -> Vec<Del
                 },
                 bound: None,
                 chosen: &[],
-            });
-            d.overrides
-                .into_iter()
-                .map(received)
-                .collect::<Vec<(String, Received)>>()
+                capacity: super::replicas::CapacitySource::Declared,
+                resource_modeling: super::delivery::resource_modeling(st),
+            }))
         };
-        let before = receive(inputs.before, c.before.as_ref());
-        let after_share = receive(st, Some(after));
-        let clusters = compare(&before, &after_share);
-        if !clusters.is_empty() {
+        let (before_d, after_d) = (
+            deliver(inputs.before, c.before.as_ref()),
+            deliver(st, Some(after)),
+        );
+        let shares = |d: &Option<super::delivery::Delivery>| -> Vec<(String, Received)> {
+            d.as_ref()
+                .map(|d| d.overrides.iter().cloned().map(received).collect())
+                .unwrap_or_default()
+        };
+        let clusters = if moved && !inputs.overrides.is_empty() {
+            compare(&shares(&before_d), &shares(&after_d))
+        } else {
+            Vec::new()
+        };
+        let side = |d: &Option<super::delivery::Delivery>| match d {
+            Some(d) => super::delivery::assignment_of(d),
+            None => Some(Ok(Vec::new())),
+        };
+        let replicas = super::delivery::replica_shift(side(&before_d), side(&after_d));
+        if !clusters.is_empty() || replicas.is_some() {
             out.push(DeliveryChange {
                 template: c.template,
                 before: c.before.clone(),
                 after: after.clone(),
                 clusters,
+                replicas,
             });
         }
     }

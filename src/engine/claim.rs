@@ -3,6 +3,7 @@
 
 use regex::Regex;
 
+use crate::model::policy::ResourceSelector;
 use crate::model::{PolicyKind, PolicyRef};
 
 /// §4.1 (`well_known_constants.go:19-56`): only the permanent-id is a label.
@@ -285,6 +286,106 @@ impl Filters {
     }
 }
 
+/// Why the detector never matches one resource selector of a policy, whatever templates exist
+/// (claim-and-preemption.md §1.2-§1.4).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum NeverMatched {
+    /// A PropagationPolicy selects a cluster-scoped kind: `LookForMatchedPolicy` returns nil
+    /// for a template without a namespace before listing any PP (`detector.go:382-384`), so
+    /// only ClusterPropagationPolicies claim those (`LookForMatchedClusterPolicy`,
+    /// `detector.go:413-440`; `policy.go:61-94`).
+    ClusterScopedKindInPp { api_version: String, kind: String },
+    /// A selector with a namespace for a cluster-scoped kind: a cluster-scoped template's
+    /// namespace is `""`, never the selector's (`ResourceSelectorPriority`,
+    /// `pkg/util/selector.go:56-60`).
+    NamespaceOnClusterScopedKind { namespace: String, kind: String },
+    /// Every template it can select is one the detector never processes (`EventFilter`,
+    /// `detector.go:276-308`; `gvrDisabled`, `detector.go:201-221`).
+    Excluded(Excluded),
+    /// `metav1.LabelSelectorAsSelector` refuses the label selector, so it matches no template
+    /// (`pkg/util/selector.go:83-93`); the validating webhook does not check it
+    /// (`validation.go:56-69`).
+    InvalidLabelSelector(String),
+}
+
+impl NeverMatched {
+    /// Why, in a sentence that follows "it never matches, because" (no leading capital).
+    pub fn reason(&self) -> String {
+        match self {
+            NeverMatched::ClusterScopedKindInPp { kind, .. } => format!(
+                "{kind} is cluster-scoped, and Karmada matches cluster-scoped templates only against ClusterPropagationPolicies"
+            ),
+            NeverMatched::NamespaceOnClusterScopedKind { namespace, kind } => format!(
+                "{kind} is cluster-scoped: its templates have no namespace, never {namespace}"
+            ),
+            NeverMatched::Excluded(Excluded::ReservedNamespace(ns)) => format!(
+                "namespace {ns} is reserved by Karmada: the detector ignores every object in it"
+            ),
+            NeverMatched::Excluded(Excluded::SkippedNamespace { namespace, pattern }) => format!(
+                "namespace {namespace} matches karmada-controller-manager's --skipped-propagating-namespaces ({pattern}): the detector ignores every object in it"
+            ),
+            NeverMatched::Excluded(Excluded::SkippedApi { api_version, kind }) => format!(
+                "{api_version} {kind} is an API the detector never watches (Karmada's own groups, events and leases)"
+            ),
+            NeverMatched::Excluded(Excluded::ExtensionApiserverAuthentication) => {
+                "kube-system/extension-apiserver-authentication is managed by kube-apiserver and never propagated".into()
+            }
+            NeverMatched::Excluded(Excluded::ClaimedBy(v)) => {
+                format!("its templates are claimed by {v}")
+            }
+            NeverMatched::InvalidLabelSelector(e) => {
+                format!("its labelSelector is invalid ({e}), and an invalid selector matches nothing")
+            }
+        }
+    }
+}
+
+impl Filters {
+    /// Why the detector never matches `rs`, a selector of a policy of `kind` as stored (a PP's
+    /// selectors carry its namespace: `mutating.go:64-69`); `namespaced`: whether `rs`'s kind
+    /// is namespaced. `None` when some template could match.
+    pub fn never_matched(
+        &self,
+        kind: PolicyKind,
+        rs: &ResourceSelector,
+        namespaced: bool,
+    ) -> Option<NeverMatched> {
+        let none = crate::model::StringMap::new();
+        // Skipped APIs are never watched, whatever the namespace.
+        if let Some(e @ Excluded::SkippedApi { .. }) =
+            self.excluded(&rs.api_version, &rs.kind, "", "", &none)
+        {
+            return Some(NeverMatched::Excluded(e));
+        }
+        if !namespaced {
+            if kind == PolicyKind::PropagationPolicy {
+                return Some(NeverMatched::ClusterScopedKindInPp {
+                    api_version: rs.api_version.clone(),
+                    kind: rs.kind.clone(),
+                });
+            }
+            if !rs.namespace.is_empty() {
+                return Some(NeverMatched::NamespaceOnClusterScopedKind {
+                    namespace: rs.namespace.clone(),
+                    kind: rs.kind.clone(),
+                });
+            }
+        } else if !rs.namespace.is_empty() {
+            // A namespace the detector skips holds no template it processes.
+            if let Some(e) =
+                self.excluded(&rs.api_version, &rs.kind, &rs.namespace, &rs.name, &none)
+            {
+                return Some(NeverMatched::Excluded(e));
+            }
+        }
+        // With a name the label selector is not consulted (`selector.go:70-75`).
+        let ls = rs.label_selector.as_ref().filter(|_| rs.name.is_empty())?;
+        super::selector::label_selector_matches(ls, &none)
+            .err()
+            .map(|e| NeverMatched::InvalidLabelSelector(e.0))
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -396,6 +497,118 @@ mod tests {
         assert_eq!(
             flagless.excluded("v1", "ConfigMap", "kube-system", "other", &none),
             None
+        );
+    }
+
+    fn selector(text: &str) -> ResourceSelector {
+        serde_json::from_value(serde_json::from_str(text).unwrap()).unwrap()
+    }
+
+    /// Each reason the detector never matches a selector (claim-and-preemption.md §1.2-§1.4).
+    #[test]
+    fn selectors_the_detector_never_matches() {
+        let f = Filters::default();
+        let (pp, cpp) = (
+            PolicyKind::PropagationPolicy,
+            PolicyKind::ClusterPropagationPolicy,
+        );
+        let never =
+            |kind, text: &str, namespaced| f.never_matched(kind, &selector(text), namespaced);
+        // detector.go:382-384: a PP never claims a cluster-scoped template.
+        assert_eq!(
+            never(
+                pp,
+                r#"{"apiVersion":"v1","kind":"Namespace","namespace":"gpu-operator","name":"gpu-operator"}"#,
+                false
+            ),
+            Some(NeverMatched::ClusterScopedKindInPp {
+                api_version: "v1".into(),
+                kind: "Namespace".into()
+            })
+        );
+        assert_eq!(
+            never(
+                cpp,
+                r#"{"apiVersion":"v1","kind":"Namespace","name":"gpu-operator"}"#,
+                false
+            ),
+            None
+        );
+        // selector.go:56-60: a namespace on a cluster-scoped kind.
+        assert!(matches!(
+            never(
+                cpp,
+                r#"{"apiVersion":"v1","kind":"Namespace","namespace":"apps"}"#,
+                false
+            ),
+            Some(NeverMatched::NamespaceOnClusterScopedKind { .. })
+        ));
+        // names.go:189-193 and options.go:194: reserved and skipped namespaces.
+        for ns in ["karmada-system", "karmada-cluster", "karmada-es-member1"] {
+            let text = format!(r#"{{"apiVersion":"v1","kind":"ConfigMap","namespace":"{ns}"}}"#);
+            assert_eq!(
+                never(pp, &text, true),
+                Some(NeverMatched::Excluded(Excluded::ReservedNamespace(
+                    ns.into()
+                )))
+            );
+        }
+        assert!(matches!(
+            never(
+                cpp,
+                r#"{"apiVersion":"v1","kind":"ConfigMap","namespace":"kube-public"}"#,
+                true
+            ),
+            Some(NeverMatched::Excluded(Excluded::SkippedNamespace { .. }))
+        ));
+        // A CPP selector without a namespace matches in every other namespace.
+        assert_eq!(
+            never(cpp, r#"{"apiVersion":"v1","kind":"ConfigMap"}"#, true),
+            None
+        );
+        // apigroup.go:54-76: skipped APIs, in any namespace and for either kind of policy.
+        for (av, kind) in [
+            ("v1", "Event"),
+            ("events.k8s.io/v1", "Event"),
+            ("coordination.k8s.io/v1", "Lease"),
+            ("work.karmada.io/v1alpha2", "ResourceBinding"),
+            (
+                "config.karmada.io/v1alpha1",
+                "ResourceInterpreterCustomization",
+            ),
+        ] {
+            let text = format!(r#"{{"apiVersion":"{av}","kind":"{kind}","namespace":"apps"}}"#);
+            assert!(
+                matches!(
+                    never(pp, &text, true),
+                    Some(NeverMatched::Excluded(Excluded::SkippedApi { .. }))
+                ),
+                "{av} {kind}"
+            );
+        }
+        // selector.go:83-93: a label selector that does not convert; ignored beside a name.
+        assert!(matches!(
+            never(
+                pp,
+                r#"{"apiVersion":"v1","kind":"ConfigMap","namespace":"apps","labelSelector":{"matchExpressions":[{"key":"a","operator":"In"}]}}"#,
+                true
+            ),
+            Some(NeverMatched::InvalidLabelSelector(_))
+        ));
+        assert_eq!(
+            never(
+                pp,
+                r#"{"apiVersion":"v1","kind":"ConfigMap","namespace":"apps","name":"x","labelSelector":{"matchLabels":{"":"x"}}}"#,
+                true
+            ),
+            None
+        );
+        // detector.go:302-305: the one ConfigMap kube-apiserver manages, with a flag that no
+        // longer skips kube-system.
+        let flagless = Filters::new(&[], &[]).unwrap();
+        assert_eq!(
+            flagless.never_matched(pp, &selector(r#"{"apiVersion":"v1","kind":"ConfigMap","namespace":"kube-system","name":"extension-apiserver-authentication"}"#), true),
+            Some(NeverMatched::Excluded(Excluded::ExtensionApiserverAuthentication))
         );
     }
 }

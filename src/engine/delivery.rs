@@ -10,6 +10,7 @@ use crate::model::OverridePolicy;
 
 use super::overrides::{apply_for_cluster, ClusterOverrides};
 use super::placement::{evaluate, BindingView, PlacementResult};
+use super::replicas::{CapacitySource, ReplicaView};
 
 /// What `explain` knows beyond the claim.
 pub struct DeliveryInput<'a> {
@@ -27,12 +28,20 @@ pub struct DeliveryInput<'a> {
     pub bound: Option<&'a [String]>,
     /// `--clusters`: the clusters to compute overrides for, overriding the default.
     pub chosen: &'a [String],
+    /// Where the Cluster objects come from: a missing `status.resourceSummary` is the
+    /// scheduler's 0 on a control plane, a missing input in files.
+    pub capacity: CapacitySource,
+    /// karmada-scheduler's `CustomizedClusterResourceModeling` gate (Karmada's default: on).
+    pub resource_modeling: bool,
 }
 
 pub struct Delivery {
     /// `None` when no Cluster objects are known or the template has no owner.
     pub placement: Option<PlacementResult>,
     pub overrides: Vec<ClusterOverrides>,
+    /// Why the template's replica fields could not be read (a request that is not a quantity):
+    /// the placement then has no assignment.
+    pub replicas_problem: Option<String>,
 }
 
 /// The override targets: `--clusters`, else the binding's clusters, else the clusters the
@@ -56,8 +65,20 @@ fn targets(input: &DeliveryInput<'_>, placement: Option<&PlacementResult>) -> Ve
 }
 
 pub fn deliver(input: &DeliveryInput<'_>) -> Delivery {
+    // The binding's replicas and replica requirements, as Karmada's default interpreter reads
+    // them, so that each attempt also selects and divides (`replicas`).
+    let workload = super::replicas::workload::from_template(input.template);
     let placement = match input.placement {
-        Some(p) if !input.clusters.is_empty() => Some(evaluate(p, input.clusters, &input.binding)),
+        Some(p) if !input.clusters.is_empty() => {
+            let mut view = input.binding;
+            view.replicas = workload.as_ref().ok().map(|workload| ReplicaView {
+                workload,
+                capacity: input.capacity,
+                resource_modeling: input.resource_modeling,
+                previous: &[],
+            });
+            Some(evaluate(p, input.clusters, &view))
+        }
         _ => None,
     };
     let named: Vec<Cluster>;
@@ -86,6 +107,9 @@ pub fn deliver(input: &DeliveryInput<'_>) -> Delivery {
     Delivery {
         placement,
         overrides,
+        replicas_problem: workload
+            .err()
+            .map(|e| format!("the template's resources: {e}")),
     }
 }
 
@@ -155,9 +179,12 @@ pub fn from_live_binding(
             evicting: &evicting,
             observed_affinity: observed,
             workload: is_workload(template),
+            replicas: None,
         },
         bound: bound.as_deref(),
         chosen,
+        capacity: CapacitySource::Live,
+        resource_modeling: resource_modeling(state),
     })
 }
 
@@ -191,7 +218,18 @@ pub fn from_files(
         },
         bound: None,
         chosen,
+        capacity: CapacitySource::Declared,
+        resource_modeling: resource_modeling(state),
     })
+}
+
+/// `CustomizedClusterResourceModeling` (Beta, default on): the general estimator reads the
+/// clusters' resource models only with it (`pkg/estimator/client/general.go`).
+pub fn resource_modeling(state: &crate::engine::state::State) -> bool {
+    state
+        .options
+        .gates
+        .enabled("CustomizedClusterResourceModeling")
 }
 
 /// What one member cluster receives of a template under one owner: the override policies
@@ -219,4 +257,75 @@ pub struct DeliveryChange {
     pub before: Option<crate::model::PolicyRef>,
     pub after: crate::model::PolicyRef,
     pub clusters: Vec<ClusterChange>,
+    /// How many replicas each member cluster receives before and after, when that changes
+    /// (a fresh schedule on each side, `replicas`).
+    pub replicas: Option<ReplicaShift>,
+}
+
+/// One member cluster's replicas before and after (0: not among the binding's clusters).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ReplicaChange {
+    pub cluster: String,
+    pub before: i32,
+    pub after: i32,
+}
+
+/// The replica assignment's change between two placements of one template.
+#[derive(Clone, Debug, PartialEq, Eq, Default)]
+pub struct ReplicaShift {
+    /// The clusters whose replicas change, in name order.
+    pub clusters: Vec<ReplicaChange>,
+    /// The schedule's error on a side that fails (its assignment is then empty).
+    pub before_error: Option<String>,
+    pub after_error: Option<String>,
+}
+
+/// A side's assignment for the comparison: `None` when it cannot be known (no Cluster
+/// objects, a template without replicas, capacity that the inputs do not declare).
+pub fn assignment_of(d: &Delivery) -> Option<Result<Vec<super::replicas::Target>, String>> {
+    use super::replicas::{Outcome, Why};
+    let decided = &d.placement.as_ref()?.decided;
+    if let Some(e) = &decided.error {
+        return Some(Err(e.text().to_string()));
+    }
+    match decided.assignment.as_ref()? {
+        Outcome::Scheduled(s) if s.shares.iter().all(|x| x.why != Why::NoReplicas) => {
+            Some(Ok(s.targets()))
+        }
+        _ => None,
+    }
+}
+
+/// The replica changes between two sides; `None` when a side is unknown or nothing changes.
+pub fn replica_shift(
+    before: Option<Result<Vec<super::replicas::Target>, String>>,
+    after: Option<Result<Vec<super::replicas::Target>, String>>,
+) -> Option<ReplicaShift> {
+    let (before, after) = (before?, after?);
+    let list =
+        |side: &Result<Vec<super::replicas::Target>, String>| side.clone().unwrap_or_default();
+    let (b, a) = (list(&before), list(&after));
+    let mut names: Vec<&str> = b.iter().chain(&a).map(|t| t.cluster.as_str()).collect();
+    names.sort_unstable();
+    names.dedup();
+    let count = |side: &[super::replicas::Target], n: &str| {
+        side.iter()
+            .find(|t| t.cluster == n)
+            .map_or(0, |t| t.replicas)
+    };
+    let clusters: Vec<ReplicaChange> = names
+        .into_iter()
+        .map(|n| ReplicaChange {
+            cluster: n.to_string(),
+            before: count(&b, n),
+            after: count(&a, n),
+        })
+        .filter(|c| c.before != c.after)
+        .collect();
+    let shift = ReplicaShift {
+        clusters,
+        before_error: before.err(),
+        after_error: after.err(),
+    };
+    (!shift.clusters.is_empty() || shift.before_error != shift.after_error).then_some(shift)
 }

@@ -33,7 +33,13 @@ pub mod chain;
 pub mod check_notes;
 pub mod delivery;
 pub mod overrides;
+// Cluster affinity matching, shared by placement, overrides and replicas.
+pub mod cluster_match;
 pub mod placement;
+// How many replicas each member cluster receives after the filter stage (issue 35).
 pub mod policy_view;
+pub mod replicas;
+// Replica changes of a change set (`lint --base`).
+pub mod replica_changes;
 // `explain pp/NAME` live: the held templates' bindings and Works (issue 21).
 pub mod policy_live;

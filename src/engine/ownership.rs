@@ -29,6 +29,9 @@ pub struct OwnershipChange {
     /// The environments of a GitOps repository where this change happens (`lint --base` over
     /// rendered environments; empty for plain manifests, which are one control plane).
     pub environments: Vec<String>,
+    /// How many replicas each member cluster receives before and after, when that changes and
+    /// the inputs have Cluster objects (`super::replica_changes`).
+    pub replicas: Option<super::delivery::ReplicaShift>,
 }
 
 /// The engine's options for a lint run in the release of `gates`, the inputs taken as the
@@ -66,7 +69,43 @@ pub fn ownership_changes(
         .filter(|t| scope.covers(&t.api_version, &t.kind, t.namespace()))
         .map(|t| t.reference())
         .collect();
-    delta.changes(&scope.subset(base), &head_templates, options)
+    let mut changes = delta.changes(&scope.subset(base), &head_templates, options.clone());
+    add_replica_changes(base, head, &mut changes, options);
+    changes
+}
+
+/// Fills `replicas` of the moves and appends a "stays" change for each template whose owner
+/// keeps it while its placement changes the replicas some cluster receives.
+fn add_replica_changes(
+    base: &Inventory,
+    head: &Inventory,
+    changes: &mut Vec<OwnershipChange>,
+    options: Options,
+) {
+    use super::replica_changes::{replica_changes, Move};
+    let moves: Vec<Move<'_>> = changes
+        .iter()
+        .map(|c| Move {
+            resource: &c.resource,
+            before: c.before.as_ref(),
+            after: c.after.as_ref(),
+        })
+        .collect();
+    let found = replica_changes(base, head, &moves, options);
+    for (c, shift) in changes.iter_mut().zip(found.moves) {
+        c.replicas = shift;
+    }
+    for (resource, policy, shift) in found.stays {
+        changes.push(OwnershipChange {
+            resource,
+            before: Some(policy.clone()),
+            after: Some(policy),
+            preempted: false,
+            blocked_by: Vec::new(),
+            environments: Vec::new(),
+            replicas: Some(shift),
+        });
+    }
 }
 
 /// The policies a change set adds or changes (head versions, in head order), the base versions
@@ -198,6 +237,7 @@ impl Delta {
                 preempted: rc.preempted,
                 blocked_by,
                 environments: Vec::new(),
+                replicas: None,
             });
         }
         out

@@ -11,9 +11,7 @@
 use serde::Serialize;
 
 use crate::model::cluster::{ApiState, Cluster, Taint};
-use crate::model::policy::{ClusterAffinity, FieldSelectorRequirement, Placement, Toleration};
-
-use super::selector::label_selector_matches;
+use crate::model::policy::{ClusterAffinity, Placement, Toleration};
 
 /// A filter plugin of the scheduler's default registry (§B.2).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
@@ -70,6 +68,9 @@ pub struct BindingView<'a> {
     pub observed_affinity: Option<&'a str>,
     /// replicas > 0 (or replica requirements): a term's overflowAffinities count (§B.3).
     pub workload: bool,
+    /// The template's replica fields and the capacity inputs: with them each attempt also
+    /// selects and divides (`super::replicas`), and capacity can fail a term.
+    pub replicas: Option<super::replicas::ReplicaView<'a>>,
 }
 
 /// One scheduling attempt with one affinity (the single one, or one term).
@@ -84,6 +85,10 @@ pub struct Attempt {
     pub error: Option<ScheduleError>,
     /// Spread constraints pick this many of the feasible clusters by score (out of scope).
     pub picks: Option<usize>,
+    /// The steps after the filter (`super::replicas`) when the caller gave the template's
+    /// replica fields ([`BindingView::replicas`]): `spec.clusters`, the error that made the
+    /// attempt fail, or the inputs missing to know.
+    pub assignment: Option<super::replicas::Outcome>,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -92,12 +97,26 @@ pub enum ScheduleError {
     NoClusterFit(String),
     /// Spread selection or assignment failed: condition reason `SchedulerError`.
     Scheduler(String),
+    /// Not enough available replicas (`framework.UnschedulableError`): condition reason
+    /// `Unschedulable`.
+    Unschedulable(String),
 }
 
 impl ScheduleError {
     pub fn text(&self) -> &str {
         match self {
-            ScheduleError::NoClusterFit(s) | ScheduleError::Scheduler(s) => s,
+            ScheduleError::NoClusterFit(s)
+            | ScheduleError::Scheduler(s)
+            | ScheduleError::Unschedulable(s) => s,
+        }
+    }
+
+    /// The binding's `Scheduled` condition reason (`getConditionByError`, helper.go).
+    pub fn reason(&self) -> &'static str {
+        match self {
+            ScheduleError::NoClusterFit(_) => "NoClusterFit",
+            ScheduleError::Scheduler(_) => "SchedulerError",
+            ScheduleError::Unschedulable(_) => "Unschedulable",
         }
     }
 }
@@ -122,71 +141,10 @@ impl PlacementResult {
     }
 }
 
-// ---- cluster matching (`util.ClusterMatches`, §A.4), shared with overrides' targetCluster ----
+// ---- cluster matching (`util.ClusterMatches`, §A.4): in `cluster_match`, shared with the
+// overrides' targetCluster and the replica division's static weights ----
 
-/// Whether `cluster` satisfies the affinity: exclude first, then labelSelector, fieldSelector
-/// and clusterNames ANDed (`selector.go:98-164`).
-pub fn cluster_matches(cluster: &Cluster, affinity: &ClusterAffinity) -> bool {
-    if affinity.exclude.contains(&cluster.name) {
-        return false;
-    }
-    if let Some(ls) = &affinity.label_selector {
-        if !label_selector_matches(ls, &cluster.labels).unwrap_or(false) {
-            return false;
-        }
-    }
-    if let Some(fs) = &affinity.field_selector {
-        if !fs
-            .match_expressions
-            .iter()
-            .all(|r| field_matches(cluster, r))
-        {
-            return false;
-        }
-    }
-    affinity.cluster_names.is_empty() || affinity.cluster_names.contains(&cluster.name)
-}
-
-/// One fieldSelector requirement: `zone` against `spec.zones` as a set, `provider`/`region` as
-/// label requirements (absent when empty), other keys never present (§A.4 table).
-fn field_matches(cluster: &Cluster, r: &FieldSelectorRequirement) -> bool {
-    if r.key == "zone" {
-        let zones = &cluster.spec.zones;
-        return match r.operator.as_str() {
-            "In" => zones.iter().any(|z| r.values.contains(z)),
-            "NotIn" => !zones.iter().any(|z| r.values.contains(z)),
-            "Exists" => !zones.is_empty(),
-            "DoesNotExist" => zones.is_empty(),
-            _ => false,
-        };
-    }
-    let value = match r.key.as_str() {
-        "provider" => Some(cluster.spec.provider.as_str()),
-        "region" => Some(cluster.spec.region.as_str()),
-        _ => None,
-    }
-    .filter(|v| !v.is_empty());
-    // `labels.NewRequirement` refuses empty values for In/NotIn and values for Exists.
-    match r.operator.as_str() {
-        "In" if !r.values.is_empty() => value.is_some_and(|v| r.values.iter().any(|x| x == v)),
-        "NotIn" if !r.values.is_empty() => value.is_none_or(|v| !r.values.iter().any(|x| x == v)),
-        "Exists" if r.values.is_empty() => value.is_some(),
-        "DoesNotExist" if r.values.is_empty() => value.is_none(),
-        "Gt" | "Lt" if r.values.len() == 1 => {
-            let (Some(v), Ok(bound)) = (value, r.values[0].parse::<i64>()) else {
-                return false;
-            };
-            v.parse::<i64>().is_ok_and(|n| {
-                if r.operator == "Gt" {
-                    n > bound
-                } else {
-                    n < bound
-                }
-            })
-        }
-        _ => false,
-    }
-}
+pub use super::cluster_match::cluster_matches;
 
 // ---- the filter plugins ----
 
@@ -296,43 +254,104 @@ pub fn fit_error_text(total: usize, excluded: &[Exclusion]) -> String {
     format!("0/{total} clusters are available: {}.", entries.join(", "))
 }
 
-/// Spread selection after the filter (§B.8): an error, or how many clusters scoring picks.
-fn select(placement: &Placement, feasible: usize) -> Result<Option<usize>, String> {
+/// A spread constraint's field, `minGroups` and `maxGroups` as the scheduler reads them: the
+/// webhook's defaulting applied (a constraint with neither field nor label spreads by
+/// `cluster`, `minGroups` 0 becomes 1: `pkg/util/helper/policy.go:32-44`), `maxGroups` as set
+/// (0 when absent).
+fn spread_field(sc: &crate::model::policy::SpreadConstraint) -> &str {
+    if sc.spread_by_field.is_empty() && sc.spread_by_label.is_empty() {
+        "cluster"
+    } else {
+        &sc.spread_by_field
+    }
+}
+
+fn min_groups(sc: &crate::model::policy::SpreadConstraint) -> usize {
+    match sc.min_groups {
+        None | Some(0) => 1,
+        Some(n) => n.max(0) as usize,
+    }
+}
+
+fn max_groups(sc: &crate::model::policy::SpreadConstraint) -> usize {
+    sc.max_groups.unwrap_or(0).max(0) as usize
+}
+
+const SELECT_PREFIX: &str = "failed to select clusters: ";
+
+/// Spread selection after the filter (§B.8; `spreadconstraint/select_clusters.go`,
+/// `SelectBestClusters`): an error, or how many clusters scoring picks (cluster spread only).
+/// The constraints are keyed by field, the last one of a field winning
+/// (`selectBestClustersBySpreadConstraints`); a region constraint decides over a cluster one.
+fn select(placement: &Placement, feasible: &[&Cluster]) -> Result<Option<usize>, String> {
     let constraints = &placement.spread_constraints;
     if constraints.is_empty() || static_weighted(placement) {
         return Ok(None);
     }
-    // The webhook defaults a constraint without field or label to `cluster` and minGroups 0 to 1.
-    let field = |sc: &crate::model::policy::SpreadConstraint| {
-        if sc.spread_by_field.is_empty() && sc.spread_by_label.is_empty() {
-            "cluster".to_string()
-        } else {
-            sc.spread_by_field.clone()
-        }
+    let by_field = |field: &str| {
+        constraints
+            .iter()
+            .rev()
+            .find(|sc| spread_field(sc) == field)
     };
-    let min = |sc: &crate::model::policy::SpreadConstraint| match sc.min_groups {
-        None | Some(0) => 1,
-        Some(n) => n.max(0) as usize,
-    };
-    let by_cluster = constraints.iter().find(|sc| field(sc) == "cluster");
-    let by_region = constraints.iter().any(|sc| field(sc) == "region");
-    if by_region {
-        // Region grouping needs the regions of the feasible clusters; the caller checks it.
-        return Ok(None);
+    if let Some(region) = by_field("region") {
+        return select_by_region(region, by_field("cluster"), feasible).map(|()| None);
     }
-    let Some(sc) = by_cluster else {
-        return Err(
-            "failed to select clusters: just support cluster and region spread constraint".into(),
-        );
+    let Some(sc) = by_field("cluster") else {
+        return Err(format!(
+            "{SELECT_PREFIX}just support cluster and region spread constraint"
+        ));
     };
-    if feasible < min(sc) {
-        return Err("failed to select clusters: the number of feasible clusters is less than spreadConstraint.MinGroups".into());
+    // `select_clusters_by_cluster.go:27-30`.
+    if feasible.len() < min_groups(sc) {
+        return Err(format!("{SELECT_PREFIX}the number of feasible clusters is less than spreadConstraint.MinGroups"));
     }
     match sc.max_groups {
         Some(0) => Err("failed to assign replicas: no clusters available to schedule".into()),
-        Some(max) if (max as usize) < feasible => Ok(Some(max as usize)),
+        Some(max) if (max as usize) < feasible.len() => Ok(Some(max as usize)),
         _ => Ok(None),
     }
+}
+
+/// `select_clusters_by_region.go`, `selectBestClustersByRegion`: enough regions among the
+/// feasible clusters (`:30-32`), then a set of regions, as many as the region constraint
+/// allows, holding at least the cluster constraint's `minGroups` clusters (`selectRegions`,
+/// `:35-39`). Which regions scoring picks is not modelled; whether any set exists is.
+fn select_by_region(
+    region: &crate::model::policy::SpreadConstraint,
+    cluster: Option<&crate::model::policy::SpreadConstraint>,
+    feasible: &[&Cluster],
+) -> Result<(), String> {
+    // `group_clusters.go`, `generateRegionInfo`: clusters without a region are in no group.
+    let mut regions: std::collections::BTreeMap<&str, usize> = Default::default();
+    for c in feasible.iter().filter(|c| !c.spec.region.is_empty()) {
+        *regions.entry(c.spec.region.as_str()).or_default() += 1;
+    }
+    if regions.len() < min_groups(region) {
+        return Err(format!(
+            "{SELECT_PREFIX}the number of feasible region is less than spreadConstraint.MinGroups"
+        ));
+    }
+    // Without a cluster constraint its minGroups is Go's zero value.
+    let target = cluster.map_or(0, min_groups);
+    let sizes: Vec<usize> = regions.into_values().collect();
+    if !regions_can_hold(sizes, min_groups(region), max_groups(region), target) {
+        return Err(format!("{SELECT_PREFIX}the number of clusters is less than the cluster spreadConstraint.MinGroups"));
+    }
+    Ok(())
+}
+
+/// Whether `findFeasiblePaths` (`select_groups.go`) finds any path: a set of between `min` and
+/// `max` groups whose sizes add up to `target` or more. Its depth-first search reaches every
+/// such set (a path is taken as soon as it qualifies, and only shorter ones are extended), so
+/// one exists exactly when the largest groups that fit in `max` do: no search is needed.
+fn regions_can_hold(mut sizes: Vec<usize>, min: usize, max: usize, target: usize) -> bool {
+    let take = max.min(sizes.len());
+    if take < min {
+        return false;
+    }
+    sizes.sort_unstable_by(|a, b| b.cmp(a));
+    sizes[..take].iter().sum::<usize>() >= target
 }
 
 /// Divided + Weighted with a static weight list (or none) and no dynamic weight: spread
@@ -353,21 +372,6 @@ fn static_weighted(placement: &Placement) -> bool {
             .weight_preference
             .as_ref()
             .is_none_or(|w| w.dynamic_weight.as_deref().unwrap_or("").is_empty())
-}
-
-/// Region spread: too few distinct regions among the feasible clusters.
-fn region_error(placement: &Placement, clusters: &[&Cluster]) -> Option<String> {
-    let sc = placement
-        .spread_constraints
-        .iter()
-        .find(|sc| sc.spread_by_field == "region")?;
-    let mut regions: Vec<&str> = clusters.iter().map(|c| c.spec.region.as_str()).collect();
-    regions.sort_unstable();
-    regions.dedup();
-    let min = sc.min_groups.filter(|n| *n > 0).unwrap_or(1) as usize;
-    (regions.len() < min).then(|| {
-        "failed to select clusters: the number of feasible region is less than spreadConstraint.MinGroups".to_string()
-    })
 }
 
 /// One `Schedule` call with the given affinities (§B.1).
@@ -401,13 +405,31 @@ fn attempt(
             ))),
             None,
         )
-    } else if let Some(e) = region_error(placement, &feasible_clusters) {
-        (Some(ScheduleError::Scheduler(e)), None)
     } else {
-        match select(placement, feasible.len()) {
+        match select(placement, &feasible_clusters) {
             Ok(picks) => (None, picks),
             Err(e) => (Some(ScheduleError::Scheduler(e)), None),
         }
+    };
+    // The steps after the filter (selection, division) when the caller gave replica fields:
+    // their failure is the attempt's.
+    let no_fit = matches!(error, Some(ScheduleError::NoClusterFit(_)));
+    let assignment = super::replicas::after_filter(
+        &feasible_clusters,
+        placement,
+        term.as_deref(),
+        view.replicas.as_ref(),
+        no_fit,
+    );
+    let error = match &assignment {
+        Some(super::replicas::Outcome::Scheduled(_)) => None,
+        Some(super::replicas::Outcome::Failed(f)) if f.unschedulable => {
+            Some(ScheduleError::Unschedulable(f.message.clone()))
+        }
+        Some(super::replicas::Outcome::Failed(f)) => {
+            Some(ScheduleError::Scheduler(f.message.clone()))
+        }
+        _ => error,
     };
     Attempt {
         term,
@@ -415,6 +437,7 @@ fn attempt(
         excluded,
         error,
         picks,
+        assignment,
     }
 }
 

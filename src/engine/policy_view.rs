@@ -7,7 +7,7 @@
 use crate::model::cluster::Cluster;
 use crate::model::{ObjectRef, PolicyRef};
 
-use super::claim::Excluded;
+use super::claim::{Excluded, NeverMatched};
 use super::explain::{explain, Explanation, Why};
 use super::placement::{self, BindingView, PlacementResult};
 use super::state::State;
@@ -169,6 +169,40 @@ pub fn explain_policy(state: &State, p: usize) -> PolicyExplanation {
     }
 }
 
+/// When the detector never matches any of the policy's selectors (§1.3, §1.4): why, with the
+/// fix for a PropagationPolicy selecting cluster-scoped kinds.
+fn never_matched_reason(state: &State, p: usize) -> Option<String> {
+    let policy = state.policy(p);
+    let selectors = &policy.spec.resource_selectors;
+    let reasons: Vec<NeverMatched> = selectors
+        .iter()
+        .filter_map(|rs| {
+            let namespaced = crate::kube::scope::is_namespaced(&rs.api_version, &rs.kind);
+            state
+                .options
+                .filters
+                .never_matched(policy.kind, rs, namespaced)
+        })
+        .collect();
+    if selectors.is_empty() || reasons.len() < selectors.len() {
+        return None;
+    }
+    let mut texts: Vec<String> = reasons.iter().map(NeverMatched::reason).collect();
+    texts.dedup();
+    let to_cpp = reasons
+        .iter()
+        .any(|r| matches!(r, NeverMatched::ClusterScopedKindInPp { .. }));
+    Some(format!(
+        "the detector never matches its selectors: {}{}",
+        texts.join("; "),
+        if to_cpp {
+            " (make it a ClusterPropagationPolicy)"
+        } else {
+            ""
+        }
+    ))
+}
+
 /// Why nothing is selected: every match is filtered, no template of the selected kinds exists
 /// (in the policy's namespace for a PP), or templates exist but no selector matches them.
 fn dead_reason(state: &State, p: usize, all_filtered: bool) -> String {
@@ -176,6 +210,9 @@ fn dead_reason(state: &State, p: usize, all_filtered: bool) -> String {
         return "every template it selects is filtered out by the detector".into();
     }
     let policy = state.policy(p);
+    if let Some(never) = never_matched_reason(state, p) {
+        return never;
+    }
     let kinds: Vec<String> = policy
         .spec
         .resource_selectors

@@ -11,8 +11,10 @@ use crate::model::ObjectRef;
 /// How findings are told apart across revisions.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 enum Key {
-    /// A finding about an object: rule, the object's identity, the field.
-    Object(&'static str, ObjectRef, Option<String>),
+    /// A finding about an object: rule, the object's identity, the field, and whether the API
+    /// server reports it only after the object's first refusal is fixed (a refusal that
+    /// becomes the first one is new).
+    Object(&'static str, ObjectRef, Option<String>, bool),
     /// A finding about text (syntax, duplicate keys): rule, file, field, and the message with
     /// its digits dropped (messages of the YAML parser mention lines and columns).
     Text(&'static str, String, Option<String>, String),
@@ -20,7 +22,7 @@ enum Key {
 
 fn key(f: &Finding) -> Key {
     match &f.object {
-        Some(o) => Key::Object(f.rule, o.clone(), f.field.clone()),
+        Some(o) => Key::Object(f.rule, o.clone(), f.field.clone(), f.after_fix),
         None => Key::Text(
             f.rule,
             f.location

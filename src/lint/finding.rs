@@ -56,6 +56,14 @@ pub struct Finding {
     /// For an admission or schema finding: the whole message the API server returns for the
     /// object, as `kubectl apply` prints it (JSON `apiServerMessage`).
     pub api_server_message: Option<String>,
+    /// An admission or schema refusal of a stage after the first one that refuses the object:
+    /// the API server reports it only once the object's first refusal is fixed (JSON
+    /// `afterFix`). It never decides the exit code: the object's verdict is its first refusal.
+    pub after_fix: bool,
+    /// `lint --base`: a CRD schema error in a value an update leaves as stored, which the API
+    /// server lets through (validation ratcheting): an existing problem of the stored object, not
+    /// a refusal of the change (JSON `ratcheted`).
+    pub ratcheted: bool,
 }
 
 impl Finding {
@@ -70,7 +78,15 @@ impl Finding {
             related: Vec::new(),
             doc: None,
             api_server_message: None,
+            after_fix: false,
+            ratcheted: false,
         }
+    }
+
+    /// Marks the finding as found after the object's first refusal is fixed.
+    pub fn after_fix(mut self) -> Finding {
+        self.after_fix = true;
+        self
     }
 
     pub fn api_server_message(mut self, message: Option<String>) -> Finding {

@@ -207,7 +207,13 @@ fn compare(mut head: GitSide, base: GitSide, req: &GitRequest<'_>) -> Linted {
         base: Some(&base.inventory),
     };
     let updates = finish(registry::run_history(&update_rules), &head.inventory, opts);
+    let mut updated = admission::update_admission(&base.inventory, &head.inventory, opts);
+    updated.findings = finish(std::mem::take(&mut updated.findings), &head.inventory, opts);
+    head.findings = updated.replace(head.findings);
     head.findings = admission::short_circuited_by_updates(head.findings, &updates);
+    let ratcheted = finish(updated.ratcheted, &head.inventory, opts);
+    let mut updates = updates;
+    updates.extend(finish(updated.changed, &head.inventory, opts));
     let new = baseline::new_at_head(&base.findings, &head.findings);
     let mut new_findings: Vec<Finding> = head
         .findings
@@ -223,14 +229,16 @@ fn compare(mut head: GitSide, base: GitSide, req: &GitRequest<'_>) -> Linted {
         &head.inventory,
         ownership::engine_options(&opts.gates),
     );
-    let reported = if req.all_findings {
+    // Existing problems the change leaves in place: shown, never "new".
+    let mut reported = if req.all_findings {
         let mut all = head.findings;
         all.extend(updates);
-        all.sort_by(|a, b| a.sort_key().cmp(&b.sort_key()));
         all
     } else {
         new_findings.clone()
     };
+    reported.extend(ratcheted);
+    reported.sort_by(|a, b| a.sort_key().cmp(&b.sort_key()));
     Linted {
         files: head.files,
         documents: head.inventory.documents.len(),

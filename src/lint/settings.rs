@@ -49,10 +49,11 @@ impl Settings {
         })
     }
 
-    /// Whether these findings end the run with exit code 1.
+    /// Whether these findings end the run with exit code 1. A finding reported after an
+    /// object's first refusal is fixed does not count: that refusal decides the verdict.
     pub fn fails(&self, findings: &[super::Finding]) -> bool {
         self.fail_threshold
-            .is_some_and(|t| findings.iter().any(|f| f.severity >= t))
+            .is_some_and(|t| findings.iter().any(|f| !f.after_fix && f.severity >= t))
     }
 }
 

@@ -132,6 +132,11 @@ pub fn lint_base(
     if !unique {
         return Ok(None);
     }
+    // Replica changes (`engine::replica_changes`) read the templates and Cluster objects of
+    // both sides whole: with Cluster objects in the inputs, the caller compares whole sides.
+    if !delta.is_empty() && !head.clusters.is_empty() {
+        return Ok(None);
+    }
     // The base's blame of the files the change leaves alone is the head's: asked once.
     if super::rules::suspension_age::enabled(req.opts) {
         let head_commit = match req.head {
@@ -160,11 +165,22 @@ pub fn lint_base(
         &head.inventory,
         req.opts,
     );
+    // The changed policies as UPDATEs: their verdicts replace the CREATE ones.
+    let updated = admission::update_admission(&base_changed, &changed_inv, req.opts);
+    let renumber = |f| finish(renumbered(f, &changed_global), &head.inventory, req.opts);
+    let ratcheted = renumber(updated.ratcheted);
+    let changed = renumber(updated.changed);
+    let updated = admission::UpdateAdmission {
+        findings: renumber(updated.findings),
+        changed: Vec::new(),
+        ratcheted: Vec::new(),
+        objects: updated.objects,
+    };
     let head_side = SideLint {
         files,
         documents: head.inventory.documents.len(),
         policies: head.policies,
-        findings: head_findings,
+        findings: updated.replace(head_findings),
         notes: std::mem::take(&mut head.notes),
     };
     clock.lap("head: history");
@@ -234,21 +250,25 @@ pub fn lint_base(
     Ok(Some(compare(
         head_side,
         &base_findings,
-        updates,
+        (updates, changed, ratcheted),
         ownership,
         req.all_findings,
     )))
 }
 
-/// The findings new at head plus the rejected updates (as `lint --base` on whole sides).
+/// The findings new at head plus the rejected updates (as `lint --base` on whole sides) and the
+/// schema errors of values the change touches, and the ratcheted schema errors, which are shown
+/// but never new.
 fn compare(
     head: SideLint,
     base_findings: &[Finding],
-    updates: Vec<Finding>,
+    (updates, changed, ratcheted): (Vec<Finding>, Vec<Finding>, Vec<Finding>),
     ownership: Vec<OwnershipChange>,
     all_findings: bool,
 ) -> Linted {
     let head_findings = admission::short_circuited_by_updates(head.findings, &updates);
+    let mut updates = updates;
+    updates.extend(changed);
     let new = baseline::new_at_head(base_findings, &head_findings);
     let mut new_findings: Vec<Finding> = head_findings
         .iter()
@@ -258,14 +278,15 @@ fn compare(
         .chain(updates.iter().cloned())
         .collect();
     new_findings.sort_by(|a, b| a.sort_key().cmp(&b.sort_key()));
-    let reported = if all_findings {
+    let mut reported = if all_findings {
         let mut all = head_findings;
         all.extend(updates);
-        all.sort_by(|a, b| a.sort_key().cmp(&b.sort_key()));
         all
     } else {
         new_findings.clone()
     };
+    reported.extend(ratcheted);
+    reported.sort_by(|a, b| a.sort_key().cmp(&b.sort_key()));
     Linted {
         files: head.files,
         documents: head.documents,

@@ -1,7 +1,9 @@
 //! Member clusters (`cluster.karmada.io/v1alpha1` Cluster): the parts the scheduler's filter
 //! stage and the override manager's `targetCluster` read: labels, provider/region/zones,
 //! taints, API enablements and deletion (overrides-and-placement.md §A.4, §B.1-§B.7); and the
-//! Ready condition and taints the suspension engine reads ([`Cluster::ready`]).
+//! Ready condition and taints the suspension engine reads ([`Cluster::ready`]); and the capacity
+//! the scheduler's general estimator reads (`status.resourceSummary`, `spec.resourceModels`,
+//! replica-assignment.md "The general estimator").
 
 use serde::Deserialize;
 
@@ -31,6 +33,70 @@ pub struct ClusterSpec {
     pub zone: String,
     pub zones: Vec<String>,
     pub taints: Vec<Taint>,
+    /// `spec.resourceModels`: node grades by resource ranges (`cluster_types.go` ResourceModel).
+    pub resource_models: Vec<ResourceModel>,
+}
+
+/// One grade of `spec.resourceModels`: the estimator builds each node of the grade from the
+/// ranges' `min` (`general.go` buildModelNodes).
+#[derive(Clone, Debug, Default, PartialEq, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct ResourceModel {
+    #[serde(deserialize_with = "lenient_int")]
+    pub grade: i64,
+    pub ranges: Vec<ResourceModelRange>,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct ResourceModelRange {
+    pub name: String,
+    pub min: QuantityText,
+    pub max: QuantityText,
+}
+
+/// `status.resourceSummary` (`cluster_types.go` ResourceSummary): what the cluster status
+/// controller aggregates over the member's nodes and pods.
+#[derive(Clone, Debug, Default, PartialEq, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct ResourceSummary {
+    pub allocatable: ResourceList,
+    pub allocating: ResourceList,
+    pub allocated: ResourceList,
+    pub allocatable_modelings: Vec<AllocatableModeling>,
+}
+
+/// How many of the cluster's nodes fall in one grade of `spec.resourceModels`.
+#[derive(Clone, Debug, Default, PartialEq, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct AllocatableModeling {
+    #[serde(deserialize_with = "lenient_int")]
+    pub grade: i64,
+    #[serde(deserialize_with = "lenient_int")]
+    pub count: i64,
+}
+
+/// A `corev1.ResourceList`: resource name to quantity, as written.
+pub type ResourceList = std::collections::BTreeMap<String, QuantityText>;
+
+/// A resource quantity as written (`"500m"`, `"8Gi"`, `110`): YAML numbers are kept as their
+/// text, anything else as its JSON text (which then fails to parse as a quantity, reported where
+/// it is used) so that one odd value does not lose the rest of the Cluster.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct QuantityText(pub String);
+
+impl<'de> Deserialize<'de> for QuantityText {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        Ok(QuantityText(match serde_json::Value::deserialize(d)? {
+            serde_json::Value::String(s) => s,
+            other => other.to_string(),
+        }))
+    }
+}
+
+/// An integer field that tolerates other JSON (then 0) rather than failing the whole Cluster.
+fn lenient_int<'de, D: serde::Deserializer<'de>>(d: D) -> Result<i64, D::Error> {
+    Ok(serde_json::Value::deserialize(d)?.as_i64().unwrap_or(0))
 }
 
 #[derive(Clone, Debug, Default, PartialEq, Eq, Deserialize)]
@@ -57,6 +123,8 @@ impl std::fmt::Display for Taint {
 pub struct ClusterStatus {
     pub api_enablements: Vec<ApiEnablement>,
     pub conditions: Vec<Condition>,
+    /// `None` when absent or `null`: the general estimator then answers 0 (`general.go`).
+    pub resource_summary: Option<ResourceSummary>,
 }
 
 #[derive(Clone, Debug, Default, PartialEq, Deserialize)]

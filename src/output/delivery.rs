@@ -6,16 +6,18 @@ use serde_json::{json, Value};
 
 use crate::engine::delivery::Delivery;
 use crate::engine::overrides::ClusterOverrides;
-use crate::engine::placement::{PlacementResult, ScheduleError};
+use crate::engine::placement::PlacementResult;
 
 /// `"placement": {"term", "clusters", "excluded": [{"cluster","filter","reason"}]}`, plus
 /// `error` when scheduling fails and `picks` when spread constraints choose by score.
+/// `clusters` is the filter stage's feasible set, also when the selection after it fails
+/// (spread constraints): `error` then says why nothing is scheduled.
 pub fn placement_json(p: &PlacementResult) -> Value {
     let d = &p.decided;
     let ok = d.error.is_none();
     let mut v = json!({
         "term": if ok { json!(d.term) } else { Value::Null },
-        "clusters": if ok { json!(d.feasible) } else { json!([]) },
+        "clusters": d.feasible,
         "excluded": d.excluded.iter().map(|e| {
             let mut x = json!({"cluster": e.cluster, "filter": e.first().filter.as_str(), "reason": e.first().reason});
             if e.failures.len() > 1 {
@@ -26,7 +28,7 @@ pub fn placement_json(p: &PlacementResult) -> Value {
     });
     if let Some(err) = &d.error {
         v["error"] = json!({
-            "reason": match err { ScheduleError::NoClusterFit(_) => "NoClusterFit", ScheduleError::Scheduler(_) => "SchedulerError" },
+            "reason": err.reason(),
             "message": err.text(),
         });
     }
@@ -39,6 +41,7 @@ pub fn placement_json(p: &PlacementResult) -> Value {
     if !p.unreported.is_empty() {
         v["apisAssumed"] = json!(p.unreported);
     }
+    super::replicas::add_json(&mut v, d);
     v
 }
 
@@ -68,6 +71,9 @@ pub fn overrides_json(list: &[ClusterOverrides]) -> Value {
 pub fn add_json(v: &mut Value, d: &Delivery) {
     if let Some(p) = &d.placement {
         v["placement"] = placement_json(p);
+        if let Some(problem) = &d.replicas_problem {
+            v["placement"]["assignmentUnknown"] = json!({"missing": [], "message": problem});
+        }
     }
     if !d.overrides.is_empty() {
         v["overrides"] = overrides_json(&d.overrides);
@@ -84,13 +90,19 @@ pub fn placement_text(p: &PlacementResult) -> String {
     match &d.error {
         None => {
             out.push_str(&format!("  clusters: {}\n", d.feasible.join(", ")));
-            if let Some(n) = d.picks {
+            if let Some(n) = d.picks.filter(|_| d.assignment.is_none()) {
                 out.push_str(&format!(
                     "  spread constraints select {n} of them by score (not modelled)\n"
                 ));
             }
         }
-        Some(e) => out.push_str(&format!("  no cluster selected: {}\n", e.text())),
+        Some(e) => {
+            if !d.feasible.is_empty() {
+                // Past the filters, the selection failed: show what passed them.
+                out.push_str(&format!("  feasible clusters: {}\n", d.feasible.join(", ")));
+            }
+            out.push_str(&format!("  no cluster selected: {}\n", e.text()));
+        }
     }
     if p.attempts.len() > 1 {
         let tried: Vec<String> = p
@@ -99,6 +111,7 @@ pub fn placement_text(p: &PlacementResult) -> String {
             .map(|a| a.term.clone().unwrap_or_default())
             .collect();
         out.push_str(&format!("  terms tried: {}\n", tried.join(" → ")));
+        out.push_str(&super::replicas::failed_terms_text(&p.attempts));
     }
     for e in &d.excluded {
         let f = e.first();
@@ -116,6 +129,7 @@ pub fn placement_text(p: &PlacementResult) -> String {
             ));
         }
     }
+    out.push_str(&super::replicas::text(d));
     if !p.unreported.is_empty() {
         let note = crate::model::cluster::assumed_apis_note(&p.unreported);
         out.push_str(&format!("  note: {note}\n"));
@@ -175,6 +189,9 @@ pub fn text(template: &Value, d: &Delivery) -> String {
     let mut out = String::new();
     if let Some(p) = &d.placement {
         out.push_str(&placement_text(p));
+        if let Some(problem) = &d.replicas_problem {
+            out.push_str(&format!("  replicas unknown: {problem}\n"));
+        }
     }
     out.push_str(&overrides_text(template, &d.overrides));
     out

@@ -40,6 +40,9 @@ pub fn render(findings: &[Finding]) -> String {
         if let Some(field) = &f.field {
             message.push_str(&format!(" [{field}]"));
         }
+        if f.after_fix {
+            message.push_str(&format!("\n{}", super::text::AFTER_FIX_NOTE));
+        }
         for r in &f.related {
             message.push_str(&format!("\n{} at {}", r.message, r.location.display()));
         }

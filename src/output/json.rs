@@ -1,7 +1,7 @@
 //! `-o json`: the documented, stable contract
 //! `{"findings":[{"rule","severity","message","file","line","column","endLine","endColumn","field",
 //! "object":{"apiVersion","kind","namespace","name"},"related":[{"file","line","column","message"}],
-//! "apiServerMessage"?}],
+//! "apiServerMessage"?, "afterFix"?, "ratcheted"?}],
 //! "summary":{"files","documents","policies","errors","warnings","infos"}}`.
 //! Field names are never renamed once released; new fields may be added.
 
@@ -30,6 +30,14 @@ struct JsonFinding<'a> {
     /// Admission and schema findings only: the API server's whole message for the object.
     #[serde(skip_serializing_if = "Option::is_none")]
     api_server_message: Option<&'a str>,
+    /// `true` for a refusal the API server reports only once the object's first refusal is
+    /// fixed (a later stage of the admission chain); absent otherwise.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    after_fix: bool,
+    /// `lint --base`: `true` for a schema error the update leaves as stored, which the API
+    /// server lets through (validation ratcheting); absent otherwise.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    ratcheted: bool,
 }
 
 #[derive(Serialize)]
@@ -57,7 +65,9 @@ pub fn render(findings: &[Finding], summary: &Summary) -> String {
 
 /// `lint --base`: the same report plus
 /// `"ownershipChanges":[{"resource","before","after","blockedBy":[{"policy","reason","message"}],
-/// "environments"?}]` (`environments`: over a GitOps repository, where the change happens),
+/// "environments"?, "replicas"?}]` (`environments`: over a GitOps repository, where the change
+/// happens; `replicas`: `{"clusters": [{"cluster","before","after"}]}` when the replicas a
+/// member cluster receives change),
 /// where `resource` is an object reference and `before`/`after`/`policy` are the OWNER shape of
 /// `explain` (`{"kind","namespace"?,"name"}`, `null` for unclaimed).
 pub fn render_with_ownership(
@@ -82,6 +92,10 @@ pub fn render_with_ownership(
             // Over a GitOps repository only: the environments the change happens in.
             if !c.environments.is_empty() {
                 v["environments"] = serde_json::json!(c.environments);
+            }
+            // With Cluster objects in the inputs, when the replicas some cluster receives change.
+            if let Some(r) = &c.replicas {
+                v["replicas"] = super::replicas::shift_json(r);
             }
             v
         })
@@ -136,5 +150,7 @@ fn to_json(f: &Finding) -> JsonFinding<'_> {
             })
             .collect(),
         api_server_message: f.api_server_message.as_deref(),
+        after_fix: f.after_fix,
+        ratcheted: f.ratcheted,
     }
 }

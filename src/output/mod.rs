@@ -18,6 +18,7 @@ pub mod plan_markdown;
 pub mod policy_live;
 pub mod policy_view;
 pub mod preempt_check;
+pub mod replicas;
 pub mod rule_docs;
 pub mod sarif;
 pub mod suspend;

@@ -63,17 +63,39 @@ fn received_json(r: &Option<Received>) -> Value {
 /// `{"clusters": [{"cluster", "before", "after"}]}`: each side `null` when the cluster is not
 /// a target under that owner.
 fn delivery_json(d: &DeliveryChange) -> Value {
-    json!({
+    let mut v = json!({
         "clusters": d.clusters.iter().map(|c| json!({
             "cluster": c.cluster,
             "before": received_json(&c.before),
             "after": received_json(&c.after),
         })).collect::<Vec<_>>(),
-    })
+    });
+    // Present only when the replicas some member cluster receives change.
+    if let Some(shift) = &d.replicas {
+        v["replicas"] = super::replicas::shift_json(shift);
+    }
+    v
+}
+
+/// The delivery notes of one template: the override shares, then the replicas.
+fn delivery_text(r: &CheckReport, d: &DeliveryChange) -> String {
+    let resource = r.world.state.templates[d.template].reference();
+    let mut lines = Vec::new();
+    if !d.clusters.is_empty() {
+        lines.push(shares_text(r, d));
+    }
+    if let Some(shift) = &d.replicas {
+        lines.push(format!(
+            "{resource}: replicas under {}: {}",
+            d.after,
+            super::replicas::shift_text(shift)
+        ));
+    }
+    lines.join("\n  ")
 }
 
 /// `member1 stops receiving it (it had cop/registry)`, one clause per changed cluster.
-fn delivery_text(r: &CheckReport, d: &DeliveryChange) -> String {
+fn shares_text(r: &CheckReport, d: &DeliveryChange) -> String {
     let what = |x: &Received| match (&x.error, x.policies.is_empty()) {
         (Some(e), _) => format!("no Work: overrides fail: {e}"),
         (None, true) => "the template without overrides".to_string(),

@@ -114,17 +114,34 @@ fn location(file: &str, span: crate::source::Span, message: Option<&str>) -> Val
     loc
 }
 
+/// The message, its field, and for a later admission stage's refusal when it is reported.
+fn message_text(f: &Finding) -> String {
+    let mut text = match &f.field {
+        Some(field) => format!("{} [{field}]", f.message),
+        None => f.message.clone(),
+    };
+    if f.after_fix {
+        text.push_str(&format!(" ({})", super::text::AFTER_FIX_NOTE));
+    }
+    text
+}
+
 fn result(f: &Finding, rule_index: Option<usize>) -> Value {
     let mut r = json!({
         "ruleId": f.rule,
         "level": level(f.severity),
-        "message": {"text": match &f.field {
-            Some(field) => format!("{} [{field}]", f.message),
-            None => f.message.clone(),
-        }},
+        "message": {"text": message_text(f)},
     });
     if let Some(i) = rule_index {
         r["ruleIndex"] = json!(i);
+    }
+    if f.after_fix {
+        // A refusal the API server reports once the object's first one is fixed.
+        r["properties"] = json!({"afterFix": true});
+    }
+    if f.ratcheted {
+        // A schema error an update leaves as stored: the API server lets it through.
+        r["properties"] = json!({"ratcheted": true});
     }
     if let Some(loc) = &f.location {
         r["locations"] = json!([location(&loc.source.name, loc.span, None)]);

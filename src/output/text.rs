@@ -99,6 +99,9 @@ pub fn ownership_section(changes: &[OwnershipChange], color: bool) -> String {
                 b.reason.code()
             );
         }
+        if let Some(r) = &c.replicas {
+            let _ = writeln!(out, "    replicas: {}", super::replicas::shift_text(r));
+        }
     }
     out
 }
@@ -233,6 +236,9 @@ fn render_one(out: &mut String, f: &Finding, lines: Option<&Source>, color: bool
         if let Some(field) = &f.field {
             let _ = writeln!(out, "{pad} {eq} field: {field}");
         }
+        if f.after_fix {
+            let _ = writeln!(out, "{pad} {eq} note: {AFTER_FIX_NOTE}");
+        }
         for r in &f.related {
             let _ = writeln!(
                 out,
@@ -248,11 +254,18 @@ fn render_one(out: &mut String, f: &Finding, lines: Option<&Source>, color: bool
         if let Some(field) = &f.field {
             let _ = writeln!(out, "   = field: {field}");
         }
+        if f.after_fix {
+            let _ = writeln!(out, "   = note: {AFTER_FIX_NOTE}");
+        }
         for r in &f.related {
             let _ = writeln!(out, "   = note: {}", r.message);
         }
     }
 }
+
+/// Under a refusal of a later admission stage (`Finding::after_fix`).
+pub const AFTER_FIX_NOTE: &str =
+    "reported once this object's first refusal is fixed (the API server stops at the first stage that refuses)";
 
 /// Characters of a source line printed at most: a 50 MB one-line scalar is not echoed back.
 const MAX_SHOWN_CHARS: usize = 160;

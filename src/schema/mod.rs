@@ -209,6 +209,23 @@ fn validator(index: usize, slot: usize) -> &'static Validator {
     })
 }
 
+/// The structural view of each converted schema (what pruning, null pruning and defaulting
+/// read), one per kind and release, built on first use.
+static STRUCTURALS: [OnceLock<structural::Structural>; 4 * (RELEASES.len() + 1)] =
+    [const { OnceLock::new() }; 4 * (RELEASES.len() + 1)];
+
+/// The structural schema of `kind` as `version` shipped it.
+pub fn structural_schema(
+    kind: &str,
+    version: KarmadaVersion,
+) -> Option<&'static structural::Structural> {
+    let index = KINDS.iter().position(|k| *k == kind)?;
+    let slot = release_slot(version);
+    Some(STRUCTURALS[slot * 4 + index].get_or_init(|| {
+        structural::Structural::from_json(&schema_for(index, slot), structural::Origin::Converted)
+    }))
+}
+
 /// Validates one document of `kind` against its CRD schema for `version`. Returns the violations
 /// sorted by position; `[]` for a valid document and for kinds without a schema.
 pub fn validate(kind: &str, root: &Node, version: KarmadaVersion) -> Vec<SchemaViolation> {

@@ -52,11 +52,20 @@ pub struct Refusal {
     pub at_key: bool,
 }
 
+/// A refusal of a stage after the first refusing one: what the API server would answer once
+/// the earlier causes are fixed (the request never gets there today).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct LaterRefusal {
+    pub stage: Stage,
+    pub refusal: Refusal,
+}
+
 /// What the API server does with the manifest.
 #[derive(Clone, Debug)]
 pub struct Verdict {
-    /// `None`: admitted.
+    /// The first stage that refuses, which ends the request; `None`: admitted.
     pub stage: Option<Stage>,
+    /// That stage's refusals.
     pub refusals: Vec<Refusal>,
     /// The `Status.message` the API server returns, as `kubectl apply` prints it after
     /// `Error from server (…): error when creating "…": `.
@@ -64,6 +73,13 @@ pub struct Verdict {
     /// The spec Karmada stores (after both webhooks' mutation and the second defaulting), when
     /// the object got that far.
     pub spec: Option<PropagationSpec>,
+    /// What the stages after `stage` refuse, each stage run on the object with the earlier
+    /// causes taken out (an unknown field pruned, a value Go cannot decode dropped), so one run
+    /// lists everything to fix. Not part of the verdict: empty when admitted.
+    pub after_fix: Vec<LaterRefusal>,
+    /// On UPDATE ([`admit_update`]): CRD schema errors in values the update leaves as stored,
+    /// which the API server's validation ratcheting lets through (they are not in `refusals`).
+    pub ratcheted: Vec<Refusal>,
 }
 
 impl Verdict {
@@ -77,6 +93,8 @@ impl Verdict {
             refusals: Vec::new(),
             api_server_message: None,
             spec,
+            after_fix: Vec::new(),
+            ratcheted: Vec::new(),
         }
     }
 
@@ -86,6 +104,62 @@ impl Verdict {
             refusals,
             api_server_message: Some(message),
             spec: None,
+            after_fix: Vec::new(),
+            ratcheted: Vec::new(),
+        }
+    }
+}
+
+/// The chain's progress through the stages: the first refusing stage's verdict, then what the
+/// later stages refuse.
+pub(super) struct Progress {
+    /// The object as the last stage run left it (the validating webhook's input when nothing
+    /// refused).
+    pub object: Json,
+    pub first: Option<Verdict>,
+    pub after_fix: Vec<LaterRefusal>,
+    pub ratcheted: Vec<Refusal>,
+}
+
+impl Progress {
+    fn refuse(&mut self, stage: Stage, refusals: Vec<Refusal>, message: impl FnOnce() -> String) {
+        if refusals.is_empty() {
+            return;
+        }
+        if self.first.is_none() {
+            self.first = Some(Verdict::refused(stage, refusals, message()));
+            return;
+        }
+        for refusal in refusals {
+            let seen = self
+                .first_refusals()
+                .chain(self.after_fix.iter().map(|l| &l.refusal));
+            let repeated = seen
+                .into_iter()
+                .any(|r| r.rule == refusal.rule && r.field == refusal.field);
+            if !repeated {
+                self.after_fix.push(LaterRefusal { stage, refusal });
+            }
+        }
+    }
+
+    fn first_refusals(&self) -> impl Iterator<Item = &Refusal> {
+        self.first.iter().flat_map(|v| v.refusals.iter())
+    }
+
+    /// The verdict: the first refusal's, or `admitted` (its spec) when none refused.
+    pub fn verdict(self, admitted: impl FnOnce() -> Verdict) -> Verdict {
+        let mut verdict = self.first.unwrap_or_else(admitted);
+        verdict.after_fix = self.after_fix;
+        verdict.ratcheted = self.ratcheted;
+        verdict
+    }
+
+    /// The validating webhook's verdict on the stored spec: the first refusal, or after fix.
+    pub fn webhook(&mut self, webhook: &str, violations: &[Violation]) {
+        if let Some(denied) = webhook_denial(webhook, violations) {
+            let message = denied.api_server_message.unwrap_or_default();
+            self.refuse(Stage::ValidatingWebhook, denied.refusals, || message);
         }
     }
 }
@@ -143,132 +217,310 @@ pub fn admit_manifest(
     namespace: Option<&str>,
     version: KarmadaVersion,
 ) -> Verdict {
+    admit(kind, manifest, namespace, version, None)
+}
+
+/// Runs the chain of an UPDATE from the stored `old` manifest to `manifest`: the CREATE chain,
+/// with the CRD schema validation ratcheting (admission-chain.md §5.4,
+/// apiextensions-apiserver `pkg/apiserver/validation/ratcheting.go`): a schema error in a value
+/// the update leaves as stored is let through and listed in [`Verdict::ratcheted`]. Karmada's
+/// `validateUpdate` checks are not run here (`super::validate_update`).
+pub fn admit_update(
+    kind: PolicyKind,
+    manifest: &Json,
+    old: &Json,
+    namespace: Option<&str>,
+    version: KarmadaVersion,
+) -> Verdict {
+    let stored = stored_object(facts(kind), old, namespace, version, |spec| {
+        mutate_propagation(kind, namespace, spec, version)
+    });
+    admit(kind, manifest, namespace, version, Some(&stored))
+}
+
+/// The spec as the mutating webhook leaves it: round trip, Karmada's defaulting, round trip.
+fn mutate_propagation(
+    kind: PolicyKind,
+    namespace: Option<&str>,
+    spec: &mut Json,
+    version: KarmadaVersion,
+) {
     let request_namespace = match kind {
         PolicyKind::PropagationPolicy => namespace,
         PolicyKind::ClusterPropagationPolicy => None,
     };
-    let mutate_spec = |spec: &mut Json| {
-        *spec = gotypes::round_trip(Some(spec), &gotypes::PROPAGATION_SPEC);
-        mutate(kind, request_namespace, spec, version);
-        *spec = gotypes::round_trip(Some(spec), &gotypes::PROPAGATION_SPEC);
-    };
-    let object = match admit_to_schema(facts(kind), manifest, namespace, version, mutate_spec) {
-        Ok(object) => object,
-        Err(refused) => return *refused,
-    };
-    // 6. The validating webhook, on the stored form.
-    let spec: PropagationSpec = match object.get("spec").cloned().map(serde_json::from_value) {
-        Some(Ok(spec)) => spec,
-        // Only an unrendered placeholder (`${clusters}` for a list) gets here: its value is
-        // unknown, so the webhook's verdict is too.
-        _ => return Verdict::admitted(None),
-    };
-    let violations = validate_spec(kind, request_namespace, &spec, version);
-    webhook_verdict(kind, spec, &violations)
+    *spec = gotypes::round_trip(Some(spec), &gotypes::PROPAGATION_SPEC);
+    mutate(kind, request_namespace, spec, version);
+    *spec = gotypes::round_trip(Some(spec), &gotypes::PROPAGATION_SPEC);
 }
 
-/// Steps 1 to 5 of the chain for any kind: decode (metadata round trip, pruning, nulls,
-/// defaults), strict fields, the namespace the request carries, the mutating webhook (its Go
-/// decode, then `mutate_spec` on `spec`: the round trip and the kind's defaulting), defaults
-/// again, ObjectMeta and the CRD schema. `Ok`: the object the validating webhook sees.
-pub(super) fn admit_to_schema(
+fn admit(
+    kind: PolicyKind,
+    manifest: &Json,
+    namespace: Option<&str>,
+    version: KarmadaVersion,
+    stored: Option<&Json>,
+) -> Verdict {
+    let request_namespace = match kind {
+        PolicyKind::PropagationPolicy => namespace,
+        PolicyKind::ClusterPropagationPolicy => None,
+    };
+    let mut progress = admit_to_schema(facts(kind), manifest, namespace, version, stored, |spec| {
+        mutate_propagation(kind, namespace, spec, version)
+    });
+    // 6. The validating webhook, on the stored form.
+    let spec: Option<PropagationSpec> = progress
+        .object
+        .get("spec")
+        .cloned()
+        .and_then(|s| serde_json::from_value(s).ok());
+    // Without a spec only an unrendered placeholder (`${clusters}` for a list) gets here: its
+    // value is unknown, so the webhook's verdict is too.
+    if let Some(spec) = &spec {
+        let violations = validate_spec(kind, request_namespace, spec, version);
+        progress.webhook(webhook_name(kind), &violations);
+    }
+    let refused_by_webhook = progress
+        .first
+        .as_ref()
+        .is_some_and(|v| v.stage == Some(Stage::ValidatingWebhook));
+    let mut verdict = progress.verdict(|| Verdict::admitted(spec.clone()));
+    if refused_by_webhook {
+        // The webhook denies the stored form: its spec is known.
+        verdict.spec = spec;
+    }
+    verdict
+}
+
+/// The object of an UPDATE's stored side as the API server reads it back and validates it
+/// against: decoded (pruned, defaulted) and, as stored, mutated by the webhook.
+pub(super) fn stored_object(
     facts: KindFacts,
     manifest: &Json,
     namespace: Option<&str>,
     version: KarmadaVersion,
     mutate_spec: impl FnOnce(&mut Json),
-) -> Result<Json, Box<Verdict>> {
-    let schema = schema::schema_json(facts.kind, version).expect("policy kinds have a schema");
-    let mut object = manifest.clone();
-    // 1. Decode: metadata first (coerce.go), then prune, nulls, defaults.
-    if let Some(meta) = object.get("metadata") {
-        if let Some(e) = gotypes::first_type_error(
-            meta,
-            &gotypes::OBJECT_META,
-            FieldPath::root().key("metadata"),
-        ) {
-            let message = format!("{}{}", decode_prefix(facts.kind, manifest), e.message);
-            let refusal = type_refusal(e.at, e.message);
-            return Err(Box::new(Verdict::refused(
-                Stage::MetadataDecode,
-                vec![refusal],
-                message,
-            )));
-        }
-    }
-    let unknown = structural::prune_unknown(&mut object, &schema);
-    structural::prune_nulls(&mut object, &schema);
-    structural::apply_defaults(&mut object, &schema);
-    // 2. Strict field validation.
-    if !unknown.is_empty() {
-        return Err(Box::new(strict_decode_error(facts.kind, manifest, unknown)));
-    }
-    // The namespace the request carries: a cluster-scoped kind's is cleared
-    // (registry/rest/meta.go:62-65).
-    if let Some(Json::Object(meta)) = object.get_mut("metadata") {
-        match (facts.namespaced, namespace) {
-            (false, _) => {
-                meta.remove("namespace");
-            }
-            (true, Some(ns)) if !meta.contains_key("namespace") => {
-                meta.insert("namespace".into(), Json::String(ns.to_string()));
-            }
-            _ => {}
-        }
-    }
-    // 3. The mutating webhook.
-    if let Some((root, _)) = facts.mutating {
-        if let Some(e) = gotypes::first_type_error(&object, root, FieldPath::root()) {
-            let message = format!(
-                "admission webhook \"{}\" denied the request: {}",
-                facts.webhook, e.message
-            );
-            let refusal = type_refusal(e.at, e.message);
-            return Err(Box::new(Verdict::refused(
-                Stage::MutatingWebhook,
-                vec![refusal],
-                message,
-            )));
-        }
-        let mut spec = object.get("spec").cloned().unwrap_or(Json::Null);
-        mutate_spec(&mut spec);
-        if let Json::Object(map) = &mut object {
-            map.insert("spec".into(), spec);
-        }
-        // 4. Defaults again (dispatcher.go:390), without null pruning.
-        structural::apply_defaults(&mut object, &schema);
-    }
-    // 5. ObjectMeta and schema.
-    let mut refusals = object_meta_refusals(facts.namespaced, &object);
-    refusals.extend(
-        schema::validate_object(facts.kind, &object, version)
-            .into_iter()
-            .map(|v| Refusal {
-                rule: v.rule,
-                at_key: v.rule == schema::UNKNOWN_FIELD || v.rule == schema::REQUIRED,
-                field: v.field,
-                message: v.message,
-            }),
-    );
-    if !refusals.is_empty() {
-        let message = invalid_message(facts.kind, &object, &refusals);
-        return Err(Box::new(Verdict::refused(Stage::Schema, refusals, message)));
-    }
-    Ok(object)
+) -> Json {
+    admit_to_schema(facts, manifest, namespace, version, None, mutate_spec).object
 }
 
-/// The validating webhook's answer for `violations` on the stored `spec`.
-pub fn webhook_verdict(
-    kind: PolicyKind,
-    spec: PropagationSpec,
-    violations: &[Violation],
-) -> Verdict {
-    match webhook_denial(webhook_name(kind), violations) {
-        None => Verdict::admitted(Some(spec)),
-        Some(denied) => Verdict {
-            spec: Some(spec),
-            ..denied
+/// Steps 1 to 5 of the chain for any kind: decode (metadata round trip, pruning, nulls,
+/// defaults), strict fields, the namespace the request carries, the mutating webhook (its Go
+/// decode, then `mutate_spec` on `spec`: the round trip and the kind's defaulting), defaults
+/// again, ObjectMeta and the CRD schema (ratcheted against `stored` on UPDATE). The first
+/// refusing stage decides; the later ones still run, on the object with the earlier causes
+/// taken out, for [`Verdict::after_fix`].
+pub(super) fn admit_to_schema(
+    facts: KindFacts,
+    manifest: &Json,
+    namespace: Option<&str>,
+    version: KarmadaVersion,
+    stored: Option<&Json>,
+    mutate_spec: impl FnOnce(&mut Json),
+) -> Progress {
+    let schema =
+        schema::structural_schema(facts.kind, version).expect("policy kinds have a schema");
+    let mut run = Run {
+        facts,
+        manifest,
+        schema,
+        progress: Progress {
+            object: manifest.clone(),
+            first: None,
+            after_fix: Vec::new(),
+            ratcheted: Vec::new(),
         },
+        dropped: Vec::new(),
+        unknown: Vec::new(),
+    };
+    run.decode();
+    run.request_namespace(namespace);
+    if let Some((root, _)) = facts.mutating {
+        run.mutating_webhook(root, mutate_spec);
+    }
+    run.validate(version, stored);
+    run.progress
+}
+
+/// One object's way through steps 1 to 5.
+struct Run<'a> {
+    facts: KindFacts,
+    manifest: &'a Json,
+    schema: &'static structural::Structural,
+    progress: Progress,
+    /// Values taken out because Go could not decode them: not judged again by the schema.
+    dropped: Vec<FieldPath>,
+    /// The unknown fields strict decoding names.
+    unknown: Vec<FieldPath>,
+}
+
+impl Run<'_> {
+    /// Steps 1 and 2: decode (the ObjectMeta round trip, coerce.go; pruning, nulls, defaults),
+    /// then strict field validation.
+    fn decode(&mut self) {
+        let kind = self.facts.kind;
+        for e in type_errors(&mut self.progress.object, &mut self.dropped, |o| {
+            let meta = o.get("metadata")?;
+            gotypes::first_type_error(
+                meta,
+                &gotypes::OBJECT_META,
+                FieldPath::root().key("metadata"),
+            )
+        }) {
+            let message = format!("{}{}", decode_prefix(kind, self.manifest), e.message);
+            self.progress.refuse(
+                Stage::MetadataDecode,
+                vec![type_refusal(e.at, e.message)],
+                || message,
+            );
+        }
+        let object = &mut self.progress.object;
+        self.unknown = structural::prune_unknown(object, self.schema);
+        structural::prune_nulls(object, Some(self.schema));
+        structural::apply_defaults(object, self.schema);
+        if !self.unknown.is_empty() {
+            let (refusals, message) =
+                strict_decode_error(kind, self.manifest, self.unknown.clone());
+            self.progress
+                .refuse(Stage::StrictDecode, refusals, || message);
+        }
+    }
+
+    /// The namespace the request carries: a cluster-scoped kind's is cleared
+    /// (registry/rest/meta.go:62-65).
+    fn request_namespace(&mut self, namespace: Option<&str>) {
+        if let Some(Json::Object(meta)) = self.progress.object.get_mut("metadata") {
+            match (self.facts.namespaced, namespace) {
+                (false, _) => {
+                    meta.remove("namespace");
+                }
+                (true, Some(ns)) if !meta.contains_key("namespace") => {
+                    meta.insert("namespace".into(), Json::String(ns.to_string()));
+                }
+                _ => {}
+            }
+        }
+    }
+
+    /// Steps 3 and 4: the mutating webhook (its Go decode, then `mutate_spec`), CRD defaults
+    /// again (dispatcher.go:390), without null pruning.
+    fn mutating_webhook(&mut self, root: &'static GoStruct, mutate_spec: impl FnOnce(&mut Json)) {
+        let webhook = self.facts.webhook;
+        for e in type_errors(&mut self.progress.object, &mut self.dropped, |o| {
+            gotypes::first_type_error(o, root, FieldPath::root())
+        }) {
+            let message = format!(
+                "admission webhook \"{webhook}\" denied the request: {}",
+                e.message
+            );
+            self.progress.refuse(
+                Stage::MutatingWebhook,
+                vec![type_refusal(e.at, e.message)],
+                || message,
+            );
+        }
+        let object = &mut self.progress.object;
+        let mut spec = object.get("spec").cloned().unwrap_or(Json::Null);
+        mutate_spec(&mut spec);
+        if let Json::Object(map) = object {
+            map.insert("spec".into(), spec);
+        }
+        structural::apply_defaults(object, self.schema);
+    }
+
+    /// Step 5: ObjectMeta and the CRD schema (one 422); on UPDATE the schema is ratcheted
+    /// against `stored`.
+    fn validate(&mut self, version: KarmadaVersion, stored: Option<&Json>) {
+        let object = &self.progress.object;
+        let mut refusals = object_meta_refusals(self.facts.namespaced, object);
+        let mut schema_refusals: Vec<Refusal> =
+            schema::validate_object(self.facts.kind, object, version)
+                .into_iter()
+                .filter(|v| !self.dropped.iter().any(|d| v.field.0.starts_with(&d.0)))
+                .map(|v| Refusal {
+                    rule: v.rule,
+                    at_key: v.rule == schema::UNKNOWN_FIELD || v.rule == schema::REQUIRED,
+                    field: v.field,
+                    message: v.message,
+                })
+                .collect();
+        if let Some(stored) = stored {
+            let (ratcheted, kept) = schema_refusals
+                .into_iter()
+                .partition(|r| super::ratchet::is_ratcheted(r.rule, &r.field, object, stored));
+            schema_refusals = kept;
+            self.progress.ratcheted = ratcheted;
+        }
+        refusals.extend(schema_refusals);
+        if self.progress.first.is_some() {
+            refusals.retain(|r| !left_by_a_typo(r, self.manifest, &self.unknown));
+        }
+        if !refusals.is_empty() {
+            let message = invalid_message(self.facts.kind, &self.progress.object, &refusals);
+            self.progress.refuse(Stage::Schema, refusals, || message);
+        }
+    }
+}
+
+/// A missing field beside an unknown one (`resourceSelector:` for `resourceSelectors:`): most
+/// likely the same field misspelled, so fixing the unknown field fixes this one too. Only
+/// refusals reported after the first are left out this way.
+fn left_by_a_typo(r: &Refusal, manifest: &Json, unknown: &[FieldPath]) -> bool {
+    let Some((_, parent)) = r.field.0.split_last() else {
+        return false;
+    };
+    let absent = super::ratchet::value_at(manifest, &r.field).is_none_or(Json::is_null);
+    absent
+        && unknown
+            .iter()
+            .any(|u| u.0.split_last().is_some_and(|(_, p)| p == parent))
+}
+
+/// Every value `first` finds Go cannot decode, in order: each is taken out of `object` (a key
+/// removed, a list item made `null`) before looking for the next, as fixing it would.
+fn type_errors(
+    object: &mut Json,
+    dropped: &mut Vec<FieldPath>,
+    first: impl Fn(&Json) -> Option<gotypes::TypeError>,
+) -> Vec<gotypes::TypeError> {
+    let mut out = Vec::new();
+    while let Some(e) = first(object) {
+        if !take_out(object, &e.at) || out.len() > 1000 {
+            out.push(e);
+            break;
+        }
+        dropped.push(e.at.clone());
+        out.push(e);
+    }
+    out
+}
+
+/// Removes the value at `at` (a list item becomes `null`); `false` when nothing was there.
+fn take_out(object: &mut Json, at: &FieldPath) -> bool {
+    use crate::source::Seg;
+    let Some((last, parents)) = at.0.split_last() else {
+        return false;
+    };
+    let mut node = object;
+    for seg in parents {
+        let next = match (seg, node) {
+            (Seg::Key(k), Json::Object(m)) => m.get_mut(k),
+            (Seg::Index(i), Json::Array(a)) => a.get_mut(*i),
+            _ => None,
+        };
+        let Some(next) = next else {
+            return false;
+        };
+        node = next;
+    }
+    match (last, node) {
+        (Seg::Key(k), Json::Object(m)) => m.shift_remove(k).is_some(),
+        (Seg::Index(i), Json::Array(a)) => a.get_mut(*i).is_some_and(|v| {
+            let was_null = v.is_null();
+            *v = Json::Null;
+            !was_null
+        }),
+        _ => false,
     }
 }
 
@@ -301,8 +553,13 @@ fn type_refusal(at: FieldPath, message: String) -> Refusal {
     }
 }
 
-/// `strict decoding error: unknown field "a", unknown field "b"` (§2.1).
-fn strict_decode_error(kind: &str, manifest: &Json, unknown: Vec<FieldPath>) -> Verdict {
+/// `strict decoding error: unknown field "a", unknown field "b"` (§2.1): the refusals and the
+/// message.
+fn strict_decode_error(
+    kind: &str,
+    manifest: &Json,
+    unknown: Vec<FieldPath>,
+) -> (Vec<Refusal>, String) {
     let listed: Vec<String> = unknown
         .iter()
         .map(|p| format!("unknown field \"{p}\""))
@@ -322,7 +579,7 @@ fn strict_decode_error(kind: &str, manifest: &Json, unknown: Vec<FieldPath>) -> 
             at_key: true,
         })
         .collect();
-    Verdict::refused(Stage::StrictDecode, refusals, message)
+    (refusals, message)
 }
 
 /// `<Kind>.policy.karmada.io "<name>" is invalid: <e>` or `… is invalid: [<e1>, <e2>]`, identical
@@ -647,6 +904,132 @@ mod tests {
             "PropagationPolicy in version \"v1alpha1\" cannot be handled as a PropagationPolicy: strict decoding error: unknown field \"metadata.foo\", unknown field \"spec.alpha\", unknown field \"spec.resourceSelectors[0].extra\", unknown field \"spec.zeta\""
         );
         assert_eq!(v.refusals.len(), 4);
+    }
+
+    /// Each stage's refusals, after the first (kubeconform-style: everything to fix at once).
+    fn after_fix(v: &Verdict) -> Vec<(Stage, &'static str, String)> {
+        v.after_fix
+            .iter()
+            .map(|l| (l.stage, l.refusal.rule, l.refusal.field.to_string()))
+            .collect()
+    }
+
+    #[test]
+    fn later_stages_are_run_on_the_object_with_the_earlier_causes_taken_out() {
+        let v = verdict(&format!(
+            "{PP}metadata: {{name: typo, namespace: apps}}\nspec:\n  resourceSelector: [{{apiVersion: apps/v1, kind: Deployment}}]\n  priority: high\n  preemption: Sometimes\n"
+        ));
+        // The verdict is the first refusing stage's, as the API server answers today.
+        assert_eq!(v.stage, Some(Stage::StrictDecode));
+        assert_eq!(v.refusals.len(), 1);
+        assert_eq!(
+            v.api_server_message.as_deref(),
+            Some("PropagationPolicy in version \"v1alpha1\" cannot be handled as a PropagationPolicy: strict decoding error: unknown field \"spec.resourceSelector\"")
+        );
+        // Then the webhook's Go decode (the string priority), the schema (the enum). The
+        // missing `resourceSelectors` beside the unknown `resourceSelector` is the same typo.
+        assert_eq!(
+            after_fix(&v),
+            [
+                (
+                    Stage::MutatingWebhook,
+                    "schema-type",
+                    "spec.priority".into()
+                ),
+                (Stage::Schema, "schema-enum", "spec.preemption".into()),
+            ]
+        );
+    }
+
+    #[test]
+    fn every_type_error_is_listed_the_first_one_decides() {
+        let v = verdict(&format!(
+            "{PP}metadata: {{name: t, namespace: apps}}\nspec:\n  priority: high\n  placement: {{spreadConstraints: [{{spreadByField: cluster, maxGroups: two}}]}}\n  resourceSelectors: [{{apiVersion: apps/v1, kind: Deployment}}]\n  failover: {{application: {{decisionConditions: {{}}}}}}\n"
+        ));
+        // Go reports the first value it cannot decode in key order (§3.2): placement first.
+        assert_eq!(v.stage, Some(Stage::MutatingWebhook));
+        assert_eq!(
+            v.refusals[0].field.to_string(),
+            "spec.placement.spreadConstraints[0].maxGroups"
+        );
+        assert_eq!(
+            after_fix(&v),
+            [
+                (
+                    Stage::MutatingWebhook,
+                    "schema-type",
+                    "spec.priority".into()
+                ),
+                (
+                    Stage::ValidatingWebhook,
+                    "application-failover-requires-propagate-deps",
+                    "spec.propagateDeps".into()
+                ),
+            ]
+        );
+        // An admitted object has nothing after fix.
+        assert!(verdict(&format!(
+            "{PP}metadata: {{name: ok, namespace: apps}}\nspec:\n  resourceSelectors: [{{apiVersion: apps/v1, kind: Deployment}}]\n"
+        ))
+        .after_fix
+        .is_empty());
+    }
+
+    #[test]
+    fn an_update_that_keeps_an_invalid_value_is_ratcheted() {
+        // admission-chain.md §5.4; apiextensions-apiserver pkg/apiserver/validation/ratcheting.go:
+        // `purgeMode: Graciously`, valid under 1.17, outside 1.19's enum.
+        let doc = |mode: &str, toleration: u32| {
+            format!("{PP}metadata: {{name: pm, namespace: apps}}\nspec:\n  propagateDeps: true\n  resourceSelectors: [{{apiVersion: apps/v1, kind: Deployment}}]\n  failover: {{application: {{purgeMode: {mode}, decisionConditions: {{tolerationSeconds: {toleration}}}}}}}\n")
+        };
+        let json = |yaml: &str| {
+            load(Source::new("t.yaml", yaml))
+                .documents
+                .remove(0)
+                .root
+                .to_json()
+        };
+        let kind = PolicyKind::PropagationPolicy;
+        let v119 = KarmadaVersion::new(1, 19);
+        let stored = json(&doc("Graciously", 60));
+        assert_eq!(
+            admit_manifest(kind, &stored, Some("apps"), v119).stage,
+            Some(Stage::Schema)
+        );
+        // Another field of the same object changes: the stored purgeMode is let through.
+        let update = admit_update(
+            kind,
+            &json(&doc("Graciously", 120)),
+            &stored,
+            Some("apps"),
+            v119,
+        );
+        assert!(update.is_admitted(), "{:?}", update.api_server_message);
+        assert_eq!(
+            update
+                .ratcheted
+                .iter()
+                .map(|r| r.field.to_string())
+                .collect::<Vec<_>>(),
+            ["spec.failover.application.purgeMode"]
+        );
+        // The webhook is not ratcheted: 1.19 no longer reads Graciously as graceful, so a grace
+        // period beside it is denied (validation.go, ValidateApplicationFailover).
+        let graced =
+            json(&doc("Graciously", 60).replace("purgeMode", "gracePeriodSeconds: 600, purgeMode"));
+        let denied = admit_update(kind, &graced, &graced, Some("apps"), v119);
+        assert_eq!(denied.stage, Some(Stage::ValidatingWebhook));
+        assert_eq!(denied.ratcheted.len(), 1);
+        // Changing the value itself is validated as on CREATE.
+        let changed = admit_update(
+            kind,
+            &json(&doc("Immediately", 60)),
+            &stored,
+            Some("apps"),
+            v119,
+        );
+        assert_eq!(changed.stage, Some(Stage::Schema));
+        assert!(changed.ratcheted.is_empty());
     }
 
     #[test]

@@ -20,6 +20,7 @@ pub(crate) mod labels;
 pub mod override_chain;
 mod overrides;
 mod placement;
+pub mod ratchet;
 mod render;
 mod selectors;
 

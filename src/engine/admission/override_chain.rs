@@ -15,7 +15,7 @@
 
 use serde_json::Value as Json;
 
-use super::chain::{admit_to_schema, webhook_denial, KindFacts, Verdict};
+use super::chain::{admit_to_schema, stored_object, KindFacts, Verdict};
 use super::overrides::validate_override;
 use crate::model::gotypes;
 use crate::model::{KarmadaVersion, OverridePolicy};
@@ -23,24 +23,54 @@ use crate::model::{KarmadaVersion, OverridePolicy};
 /// Runs the CREATE chain on `manifest`, the document of `op` (whose namespace is the request
 /// namespace of an OverridePolicy).
 pub fn admit_override(op: &OverridePolicy, manifest: &Json, version: KarmadaVersion) -> Verdict {
-    let facts = facts(op.cluster_scoped);
-    let namespace = if op.cluster_scoped {
+    admit(op, manifest, None, version)
+}
+
+/// The chain of an UPDATE from the stored manifest `old` to `manifest`, with the CRD schema
+/// validation ratcheting (see [`super::chain::admit_update`]).
+pub fn admit_override_update(
+    op: &OverridePolicy,
+    manifest: &Json,
+    old: &Json,
+    version: KarmadaVersion,
+) -> Verdict {
+    let namespace = request_namespace(op);
+    let stored = stored_object(facts(op.cluster_scoped), old, namespace, version, |spec| {
+        mutate(namespace, spec)
+    });
+    admit(op, manifest, Some(&stored), version)
+}
+
+fn request_namespace(op: &OverridePolicy) -> Option<&str> {
+    if op.cluster_scoped {
         None
     } else {
         op.meta.namespace.as_deref()
-    };
-    let mutate_spec = |spec: &mut Json| {
-        *spec = gotypes::round_trip(Some(spec), &gotypes::OVERRIDE_SPEC);
-        if let Some(ns) = namespace.filter(|ns| !ns.is_empty()) {
-            default_selector_namespaces(spec, ns);
-        }
-    };
-    let object = match admit_to_schema(facts, manifest, namespace, version, mutate_spec) {
-        Ok(object) => object,
-        Err(refused) => return *refused,
-    };
-    let stored = stored_policy(op, &object);
-    webhook_denial(facts.webhook, &validate_override(&stored)).unwrap_or(Verdict::admitted(None))
+    }
+}
+
+/// The mutating webhook's work on the spec: the Go round trip, selector namespaces.
+fn mutate(namespace: Option<&str>, spec: &mut Json) {
+    *spec = gotypes::round_trip(Some(spec), &gotypes::OVERRIDE_SPEC);
+    if let Some(ns) = namespace.filter(|ns| !ns.is_empty()) {
+        default_selector_namespaces(spec, ns);
+    }
+}
+
+fn admit(
+    op: &OverridePolicy,
+    manifest: &Json,
+    stored: Option<&Json>,
+    version: KarmadaVersion,
+) -> Verdict {
+    let facts = facts(op.cluster_scoped);
+    let namespace = request_namespace(op);
+    let mut progress = admit_to_schema(facts, manifest, namespace, version, stored, |spec| {
+        mutate(namespace, spec)
+    });
+    let stored_policy = stored_policy(op, &progress.object);
+    progress.webhook(facts.webhook, &validate_override(&stored_policy));
+    progress.verdict(|| Verdict::admitted(None))
 }
 
 fn facts(cluster_scoped: bool) -> KindFacts {

@@ -359,3 +359,166 @@ fn fit_error_text_as_the_scheduler_words_it() {
         "0/0 clusters are available: no cluster exists."
     );
 }
+
+/// `Test_selectBestClustersByRegion` (karmada `pkg/scheduler/core/spreadconstraint/
+/// select_clusters_by_region_test.go`), as facts: the regions' sizes among the feasible
+/// clusters, the region and cluster constraints, and whether selection fails (which regions
+/// scoring picks is not modelled).
+#[test]
+fn region_selection_facts() {
+    let region_error = "failed to select clusters: the number of feasible region is less than spreadConstraint.MinGroups";
+    let cluster_error = "failed to select clusters: the number of clusters is less than the cluster spreadConstraint.MinGroups";
+    // (case, cluster count per region, region min/max, cluster min/max, error)
+    type Case<'a> = (
+        &'a str,
+        &'a [usize],
+        (i64, i64),
+        (i64, i64),
+        Option<&'a str>,
+    );
+    let cases: &[Case] = &[
+        (
+            "select cluster from the region with the higher score",
+            &[2, 3],
+            (1, 1),
+            (2, 2),
+            None,
+        ),
+        (
+            "select cluster from the region with enough clusters",
+            &[2, 3],
+            (1, 1),
+            (3, 3),
+            None,
+        ),
+        (
+            "...enough clusters and higher score",
+            &[1, 3, 2, 4],
+            (2, 2),
+            (4, 5),
+            None,
+        ),
+        (
+            "select cluster from more than `minGroups` regions",
+            &[1, 3, 2, 1, 1],
+            (1, 3),
+            (6, 8),
+            None,
+        ),
+        (
+            "no enough region",
+            &[2, 3],
+            (3, 3),
+            (3, 3),
+            Some(region_error),
+        ),
+        (
+            "no enough clusters",
+            &[2, 3],
+            (1, 1),
+            (4, 4),
+            Some(cluster_error),
+        ),
+        (
+            "no more regions to replace",
+            &[2],
+            (1, 1),
+            (3, 4),
+            Some(cluster_error),
+        ),
+    ];
+    for (case, sizes, (rmin, rmax), (cmin, cmax), want) in cases {
+        let mut cs = Vec::new();
+        for (r, n) in sizes.iter().enumerate() {
+            for i in 0..*n {
+                cs.push(ready(
+                    &format!("r{r}-{i}"),
+                    json!({"region": format!("R{r}")}),
+                ));
+            }
+        }
+        let p = placement(json!({"spreadConstraints": [
+            {"spreadByField": "region", "minGroups": rmin, "maxGroups": rmax},
+            {"spreadByField": "cluster", "minGroups": cmin, "maxGroups": cmax}
+        ]}));
+        let r = evaluate(&p, &cs, &deploy());
+        assert_eq!(
+            r.decided.error.as_ref().map(ScheduleError::text),
+            *want,
+            "{case}"
+        );
+        // The filter stage's feasible set stays whole either way.
+        assert_eq!(r.decided.feasible.len(), cs.len(), "{case}");
+    }
+    // A region constraint without maxGroups admits no set of regions (`findFeasiblePaths`
+    // stops at a path as long as maxConstraint, 0).
+    let cs = [ready("a", json!({"region": "R1"}))];
+    let p = placement(json!({"spreadConstraints": [
+        {"spreadByField": "region", "minGroups": 1},
+        {"spreadByField": "cluster", "minGroups": 1}
+    ]}));
+    assert_eq!(
+        evaluate(&p, &cs, &deploy())
+            .decided
+            .error
+            .as_ref()
+            .map(ScheduleError::text),
+        Some(cluster_error)
+    );
+}
+
+/// `generic_scheduler.go` `Schedule`: selection runs after the filters, on their feasible set;
+/// when it fails, that set is still what the filters let through.
+#[test]
+fn a_selection_failure_keeps_the_feasible_set() {
+    let cs = [
+        ready("member1", json!({})),
+        ready(
+            "member2",
+            json!({"taints": [{"key": "x", "effect": "NoSchedule"}]}),
+        ),
+    ];
+    let p = placement(json!({"spreadConstraints": [{"spreadByField": "cluster", "minGroups": 2}]}));
+    let r = evaluate(&p, &cs, &deploy());
+    assert_eq!(r.decided.feasible, ["member1"]);
+    assert_eq!(r.decided.excluded.len(), 1);
+    assert_eq!(
+        r.decided.error,
+        Some(ScheduleError::Scheduler(
+            "failed to select clusters: the number of feasible clusters is less than spreadConstraint.MinGroups".into()
+        ))
+    );
+}
+
+/// `scheduler.go` `scheduleResourceBindingWithClusterAffinities`: any error of a term's
+/// `Schedule`, a selection error included, moves on to the next term. Here the first term's
+/// clusters span the two regions the region constraint wants but hold fewer clusters than the
+/// cluster constraint's minGroups (`selectBestClustersByRegion`, `:35-39`).
+#[test]
+fn a_term_failing_the_cluster_spread_falls_through_to_the_next() {
+    let cs = [
+        ready("a", json!({"region": "r1"})),
+        ready("b", json!({"region": "r2"})),
+        ready("c", json!({"region": "r1"})),
+    ];
+    let p = placement(json!({
+        "clusterAffinities": [
+            {"affinityName": "pair", "clusterNames": ["a", "b"]},
+            {"affinityName": "all", "clusterNames": ["a", "b", "c"]}
+        ],
+        "spreadConstraints": [
+            {"spreadByField": "region", "minGroups": 2, "maxGroups": 2},
+            {"spreadByField": "cluster", "minGroups": 3, "maxGroups": 3}
+        ]
+    }));
+    let r = evaluate(&p, &cs, &deploy());
+    assert_eq!(r.attempts.len(), 2);
+    assert_eq!(
+        r.attempts[0].error.as_ref().map(ScheduleError::text),
+        Some("failed to select clusters: the number of clusters is less than the cluster spreadConstraint.MinGroups")
+    );
+    assert_eq!(r.attempts[0].feasible, ["a", "b"]);
+    assert!(r.succeeded());
+    assert_eq!(r.decided.term.as_deref(), Some("all"));
+    assert_eq!(r.decided.feasible, ["a", "b", "c"]);
+}

@@ -61,6 +61,11 @@ pub fn check(a: &Analysis<'_>) -> Vec<Finding> {
         if matched[i] || !p.known {
             continue;
         }
+        // Every selector is one the detector never matches: `never_matched` says why.
+        let never = super::never_matched::never_matched(a, i).len();
+        if never > 0 && never == p.spec.resource_selectors.len() {
+            continue;
+        }
         let relevant = p.spec.resource_selectors.iter().any(|rs| {
             let ns = if p.is_pp() {
                 p.namespace.as_str()

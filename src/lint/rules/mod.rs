@@ -8,6 +8,7 @@ pub mod duplicate_identity;
 pub mod failover_gate;
 pub mod input;
 pub mod invalid_ignore;
+pub mod never_matched;
 pub mod overlap;
 pub mod override_order;
 pub mod override_reach;
@@ -15,6 +16,7 @@ pub mod overrides;
 pub mod placement;
 pub mod preemption;
 pub mod render_failed;
+pub mod replicas;
 pub mod schema;
 pub mod suspension;
 pub mod suspension_age;
@@ -37,8 +39,10 @@ pub static RULES: &[&Rule] = &[
     &override_order::RULE,
     &override_reach::RULE,
     &placement::RULE,
+    &replicas::RULE,
     &overlap::RULE,
     &preemption::RULE,
+    &never_matched::RULE,
     &dead_policy::RULE,
 ];
 

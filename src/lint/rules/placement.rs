@@ -13,6 +13,8 @@
 use std::collections::HashMap;
 use std::rc::Rc;
 
+use crate::model::cluster::Cluster;
+
 use crate::engine::placement::{evaluate, Attempt, BindingView, PlacementResult, ScheduleError};
 use crate::engine::state::PolicyEntry;
 use crate::engine::suspension::target_clusters;
@@ -130,7 +132,7 @@ pub fn check(a: &Analysis<'_>) -> Vec<Finding> {
 
 /// The `(apiVersion, kind)` pairs the policy selects, in selector order: the template kinds
 /// its placement is evaluated for (API enablement depends on them).
-fn selected_kinds(p: &PolicyEntry) -> Vec<(String, String)> {
+pub(crate) fn selected_kinds(p: &PolicyEntry) -> Vec<(String, String)> {
     let mut out: Vec<(String, String)> = Vec::new();
     for rs in &p.spec.resource_selectors {
         let k = (rs.api_version.clone(), rs.kind.clone());
@@ -143,21 +145,30 @@ fn selected_kinds(p: &PolicyEntry) -> Vec<(String, String)> {
 
 /// The known clusters and the filter stage's results, kept by placement and kind: most
 /// policies of a repository share a handful of placements.
-struct Views<'c> {
+pub(crate) struct Views<'c> {
     known: &'c KnownClusters,
     results: HashMap<(String, (String, String)), Rc<PlacementResult>>,
 }
 
 impl<'c> Views<'c> {
-    fn new(known: &'c KnownClusters) -> Views<'c> {
+    pub(crate) fn new(known: &'c KnownClusters) -> Views<'c> {
         Views {
             known,
             results: HashMap::new(),
         }
     }
 
+    /// The known member clusters.
+    pub(crate) fn clusters(&self) -> &'c [Cluster] {
+        &self.known.clusters
+    }
+
     /// The filter stage for `placement` and a template of `kind`, as for a new binding.
-    fn evaluate(&mut self, placement: &Placement, kind: &(String, String)) -> Rc<PlacementResult> {
+    pub(crate) fn evaluate(
+        &mut self,
+        placement: &Placement,
+        kind: &(String, String),
+    ) -> Rc<PlacementResult> {
         let key = (
             serde_json::to_string(placement).unwrap_or_default(),
             kind.clone(),
@@ -294,7 +305,7 @@ fn check_fit(
 }
 
 /// The placement with only term `t` of its clusterAffinities: that term's own attempt.
-fn only_term(placement: &Placement, t: usize) -> Placement {
+pub(crate) fn only_term(placement: &Placement, t: usize) -> Placement {
     let mut p = placement.clone();
     if let Some(terms) = &mut p.cluster_affinities {
         let term = terms[t].clone();

@@ -10,13 +10,16 @@ pub mod docs;
 
 use std::collections::HashMap;
 
-use crate::engine::admission::chain::Verdict;
+use crate::engine::admission::chain::{self, Verdict};
 use crate::engine::admission::documents::Admissions;
 use crate::engine::admission::{self, override_chain};
 use crate::lint::finding::{Finding, Severity};
 use crate::lint::options::LintOptions;
 use crate::lint::phase::{Check, History, Rule};
-use crate::model::{Inventory, ObjectMeta, ObjectRef, Policy, PolicyRef, POLICY_API_VERSION};
+use crate::model::{
+    Inventory, ObjectMeta, ObjectRef, OverridePolicy, Policy, PolicyKind, PolicyRef,
+    POLICY_API_VERSION,
+};
 
 pub use docs::{rule, AdmissionRule, RULES};
 
@@ -31,17 +34,7 @@ pub static RULE: Rule = Rule {
 pub fn check(inventory: &Inventory, admissions: &Admissions, opts: &LintOptions) -> Vec<Finding> {
     let mut out = policy_findings(inventory, admissions);
     for op in inventory.overrides() {
-        let object = ObjectRef {
-            api_version: POLICY_API_VERSION.to_string(),
-            kind: if op.cluster_scoped {
-                "ClusterOverridePolicy"
-            } else {
-                "OverridePolicy"
-            }
-            .to_string(),
-            namespace: op.meta.namespace.clone(),
-            name: op.meta.name.clone(),
-        };
+        let object = override_object_ref(op);
         let manifest = inventory.documents[op.doc].root.to_json();
         let verdict = override_chain::admit_override(op, &manifest, opts.version());
         out.extend(verdict_findings(inventory, op.doc, &object, &verdict));
@@ -66,40 +59,212 @@ fn policy_findings(inventory: &Inventory, admissions: &Admissions) -> Vec<Findin
     out
 }
 
+/// The findings of a refused object: its first refusing stage's refusals (the verdict), then
+/// what the later stages refuse, marked as reported once those are fixed.
 fn verdict_findings(
     inventory: &Inventory,
     doc: usize,
     object: &ObjectRef,
     verdict: &Verdict,
 ) -> Vec<Finding> {
-    let d = &inventory.documents[doc];
-    verdict
-        .refusals
-        .iter()
-        .map(|r| {
-            let rule = rule(r.rule)
-                .map(|a| a.id)
-                .or_else(|| {
-                    super::schema::DOCS
-                        .iter()
-                        .find(|s| s.id == r.rule)
-                        .map(|s| s.id)
-                })
-                .unwrap_or(crate::schema::CONSTRAINT);
-            let span = if r.at_key {
-                d.root.locate(&r.field)
+    let first = verdict.refusals.iter().map(|r| (r, false));
+    let later = verdict.after_fix.iter().map(|l| (&l.refusal, true));
+    first
+        .chain(later)
+        .map(|(r, after_fix)| {
+            let f = refusal_finding(inventory, doc, object, r);
+            if after_fix {
+                // The API server's message is the first refusal's, not this one's.
+                f.after_fix()
             } else {
-                d.root.locate_value(&r.field)
-            };
-            let mut f = Finding::new(rule, Severity::Error, r.message.clone())
-                .at(&d.source, span)
-                .field(r.field.to_string())
-                .object(object.clone())
-                .api_server_message(verdict.api_server_message.clone());
-            f.doc = Some(doc);
-            f
+                f.api_server_message(verdict.api_server_message.clone())
+            }
         })
         .collect()
+}
+
+/// One refusal as a finding on its document.
+fn refusal_finding(
+    inventory: &Inventory,
+    doc: usize,
+    object: &ObjectRef,
+    r: &chain::Refusal,
+) -> Finding {
+    let d = &inventory.documents[doc];
+    let rule = rule(r.rule)
+        .map(|a| a.id)
+        .or_else(|| {
+            super::schema::DOCS
+                .iter()
+                .find(|s| s.id == r.rule)
+                .map(|s| s.id)
+        })
+        .unwrap_or(crate::schema::CONSTRAINT);
+    let span = if r.at_key {
+        d.root.locate(&r.field)
+    } else {
+        d.root.locate_value(&r.field)
+    };
+    let mut f = Finding::new(rule, Severity::Error, r.message.clone())
+        .at(&d.source, span)
+        .field(r.field.to_string())
+        .object(object.clone());
+    f.doc = Some(doc);
+    f
+}
+
+/// `--base`: the policies the change updates, judged as the API server judges an UPDATE.
+pub struct UpdateAdmission {
+    /// The objects whose CREATE-chain findings at head give way to `findings`.
+    pub objects: Vec<ObjectRef>,
+    /// Each updated object's verdict on UPDATE (its first refusal, then what later stages
+    /// refuse), located on the head document, but for `changed`.
+    pub findings: Vec<Finding>,
+    /// The CRD schema errors of values the update changes (ratcheting does not cover them): the
+    /// change itself is refused there, whatever the base held, so these are always new.
+    pub changed: Vec<Finding>,
+    /// CRD schema errors of values the update leaves as stored: the API server lets them through
+    /// (validation ratcheting, Kubernetes 1.30 and later), so they are an existing problem of the
+    /// stored object, not a refusal of the change. Warnings, marked `ratcheted`.
+    pub ratcheted: Vec<Finding>,
+}
+
+impl UpdateAdmission {
+    /// The head's findings with the updated objects' CREATE verdicts replaced by their UPDATE
+    /// verdicts.
+    pub fn replace(&self, head: Vec<Finding>) -> Vec<Finding> {
+        let create_verdict = |f: &Finding| {
+            is_chain_rule(f.rule) && f.object.as_ref().is_some_and(|o| self.objects.contains(o))
+        };
+        let mut out: Vec<Finding> = head.into_iter().filter(|f| !create_verdict(f)).collect();
+        out.extend(self.findings.iter().cloned());
+        out.sort_by(|a, b| a.sort_key().cmp(&b.sort_key()));
+        out
+    }
+}
+
+/// A rule the admission chain reports (an admission or schema rule).
+fn is_chain_rule(id: &str) -> bool {
+    rule(id).is_some() || super::schema::DOCS.iter().any(|s| s.id == id)
+}
+
+/// Ratcheting is on by default from Kubernetes 1.30 (`CRDValidationRatcheting`, GA in 1.33):
+/// the kube-apiserver Karmada installs is that recent from Karmada 1.12 on
+/// (`operator/pkg/constants/constants.go` `KubeDefaultVersion`: v1.29.6 in v1.11.0, v1.31.3
+/// in v1.12.0).
+pub fn ratchets(version: crate::model::KarmadaVersion) -> bool {
+    version >= crate::model::KarmadaVersion::new(1, 12)
+}
+
+/// Every policy and override policy of `head` with a counterpart in `base` whose manifest
+/// changed (an unchanged one is not sent again), through the UPDATE chain.
+pub fn update_admission(base: &Inventory, head: &Inventory, opts: &LintOptions) -> UpdateAdmission {
+    let mut out = UpdateAdmission {
+        objects: Vec::new(),
+        findings: Vec::new(),
+        changed: Vec::new(),
+        ratcheted: Vec::new(),
+    };
+    if !ratchets(opts.version()) {
+        return out;
+    }
+    let base_policies: HashMap<PolicyRef, &Policy> =
+        base.policies().map(|p| (p.reference(), p)).collect();
+    for p in head.policies() {
+        let Some(old) = base_policies.get(&p.reference()) else {
+            continue;
+        };
+        let (new_json, old_json) = (
+            head.documents[p.doc].root.to_json(),
+            base.documents[old.doc].root.to_json(),
+        );
+        if new_json == old_json {
+            continue;
+        }
+        let namespace = match p.kind {
+            PolicyKind::PropagationPolicy => Some(p.meta.namespace.as_deref().unwrap_or("default")),
+            PolicyKind::ClusterPropagationPolicy => None,
+        };
+        let verdict = chain::admit_update(p.kind, &new_json, &old_json, namespace, opts.version());
+        out.add(head, p.doc, super::policy_object_ref(p), &verdict);
+    }
+    let override_key = |op: &OverridePolicy| {
+        (
+            op.cluster_scoped,
+            op.meta.namespace.clone(),
+            op.meta.name.clone(),
+        )
+    };
+    let base_overrides: HashMap<_, &OverridePolicy> =
+        base.overrides().map(|op| (override_key(op), op)).collect();
+    for op in head.overrides() {
+        let Some(old) = base_overrides.get(&override_key(op)) else {
+            continue;
+        };
+        let (new_json, old_json) = (
+            head.documents[op.doc].root.to_json(),
+            base.documents[old.doc].root.to_json(),
+        );
+        if new_json == old_json {
+            continue;
+        }
+        let verdict =
+            override_chain::admit_override_update(op, &new_json, &old_json, opts.version());
+        out.add(head, op.doc, override_object_ref(op), &verdict);
+    }
+    out
+}
+
+impl UpdateAdmission {
+    fn add(&mut self, head: &Inventory, doc: usize, object: ObjectRef, verdict: &Verdict) {
+        let schema_stage = verdict
+            .refusals
+            .iter()
+            .map(|_| verdict.stage == Some(chain::Stage::Schema))
+            .chain(
+                verdict
+                    .after_fix
+                    .iter()
+                    .map(|l| l.stage == chain::Stage::Schema),
+            );
+        for (f, schema_stage) in verdict_findings(head, doc, &object, verdict)
+            .into_iter()
+            .zip(schema_stage)
+        {
+            let is_schema = super::schema::DOCS.iter().any(|s| s.id == f.rule);
+            if schema_stage && is_schema {
+                self.changed.push(f);
+            } else {
+                self.findings.push(f);
+            }
+        }
+        self.ratcheted.extend(verdict.ratcheted.iter().map(|r| {
+            let mut f = refusal_finding(head, doc, &object, r);
+            f.severity = Severity::Warning;
+            f.message = format!("{} ({RATCHETED_NOTE})", r.message);
+            f.ratcheted = true;
+            f
+        }));
+        self.objects.push(object);
+    }
+}
+
+/// Why a schema error of an update is a warning.
+const RATCHETED_NOTE: &str = "unchanged since the base: the API server keeps accepting the stored \
+     value on update (CRD validation ratcheting), but refuses any change to it that is still invalid";
+
+fn override_object_ref(op: &OverridePolicy) -> ObjectRef {
+    ObjectRef {
+        api_version: POLICY_API_VERSION.to_string(),
+        kind: if op.cluster_scoped {
+            "ClusterOverridePolicy"
+        } else {
+            "OverridePolicy"
+        }
+        .to_string(),
+        namespace: op.meta.namespace.clone(),
+        name: op.meta.name.clone(),
+    }
 }
 
 /// The update rules in `--base` mode: nothing without a base side.

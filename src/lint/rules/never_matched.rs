@@ -1,0 +1,175 @@
+//! Resource selectors Karmada's detector never matches, whatever templates exist (the reasons
+//! are the engine's, [`crate::engine::claim::NeverMatched`]).
+
+use crate::engine::claim::NeverMatched;
+use crate::kube::scope::is_namespaced;
+use crate::lint::analysis::Analysis;
+use crate::lint::finding::{Finding, Severity};
+use crate::lint::phase::{Check, Rule};
+use crate::lint::rule::{RuleDoc, RuleGroup};
+use crate::source::FieldPath;
+
+pub const PP_CLUSTER_SCOPED: RuleDoc = RuleDoc {
+    id: "pp-selects-cluster-scoped",
+    group: RuleGroup::Semantics,
+    default_severity: Severity::Warning,
+    summary: "A PropagationPolicy selects a cluster-scoped kind (Namespace, ClusterRole, CRD...), which only a ClusterPropagationPolicy can claim",
+    rationale: "Karmada's detector looks for a PropagationPolicy only in the namespace of a template; a \
+                cluster-scoped template has none, so the search ends before any PropagationPolicy is read \
+                (`pkg/detector/detector.go` `LookForMatchedPolicy`) and only ClusterPropagationPolicies are \
+                consulted. The selector claims nothing, and the object is never propagated by this policy.",
+    example: "apiVersion: policy.karmada.io/v1alpha1\nkind: PropagationPolicy\nmetadata:\n  name: gpu-operator-ns\n  namespace: gpu-operator\nspec:\n  resourceSelectors:\n    - apiVersion: v1\n      kind: Namespace\n      name: gpu-operator\n  placement:\n    clusterAffinity:\n      clusterNames: [member1]\n",
+    fix: "Make it a ClusterPropagationPolicy (`kind: ClusterPropagationPolicy`, no `metadata.namespace`), \
+          or move the cluster-scoped selector into one.",
+    reference: "pkg/detector/detector.go:381-411 (ResourceDetector.LookForMatchedPolicy: nil for a template without a namespace, :382-384); pkg/detector/policy.go:61-94 (propagateResource: LookForMatchedClusterPolicy next)",
+};
+
+pub const NEVER_MATCHES: RuleDoc = RuleDoc {
+    id: "selector-never-matches",
+    group: RuleGroup::Semantics,
+    default_severity: Severity::Warning,
+    summary: "A resource selector the detector never matches: a reserved or skipped namespace, an API it never watches, a namespace on a cluster-scoped kind, an invalid labelSelector",
+    rationale: "The detector never processes objects in `karmada-system`, `karmada-cluster` and `karmada-es-*` \
+                (`pkg/util/names/names.go` `IsReservedNamespace`), nor in the namespaces \
+                karmada-controller-manager's `--skipped-propagating-namespaces` matches (default `kube-.*`), nor \
+                `kube-system/extension-apiserver-authentication` (`pkg/detector/detector.go` `EventFilter`). It never \
+                watches Karmada's own API groups, `events.k8s.io`, `v1 Event` and `coordination.k8s.io/v1` \
+                (`pkg/util/apigroup.go` `NewSkippedResourceConfig`). A selector with a namespace never matches a \
+                cluster-scoped template, and a labelSelector that does not convert matches nothing \
+                (`pkg/util/selector.go` `ResourceSelectorPriority`). None of these is refused on admission: the \
+                policy is accepted and silently claims nothing through this selector.",
+    example: "apiVersion: policy.karmada.io/v1alpha1\nkind: ClusterPropagationPolicy\nmetadata:\n  name: coredns\nspec:\n  resourceSelectors:\n    - apiVersion: v1\n      kind: ConfigMap\n      namespace: kube-system\n      name: coredns\n  placement:\n    clusterAffinity:\n      clusterNames: [member1]\n",
+    fix: "Select the templates where Karmada sees them: move them out of the reserved or skipped namespace \
+          (or change the controller's --skipped-propagating-namespaces), drop the namespace of a cluster-scoped \
+          selector, fix the labelSelector; an API Karmada never propagates cannot be selected.",
+    reference: "pkg/detector/detector.go:276-308 (ResourceDetector.EventFilter), :201-221 (gvrDisabled); pkg/util/names/names.go:189-193 (IsReservedNamespace); cmd/controller-manager/app/options/options.go:194 (--skipped-propagating-namespaces, default kube-.*); pkg/util/apigroup.go:54-76 (NewSkippedResourceConfig); pkg/util/selector.go:55-94 (ResourceSelectorPriority)",
+};
+
+pub static RULE: Rule = Rule {
+    docs: &[PP_CLUSTER_SCOPED, NEVER_MATCHES],
+    checks: &[Check::Semantic(check)],
+};
+
+/// Why each selector of policy `p` never matches, by index (the stored selectors).
+pub fn never_matched(a: &Analysis<'_>, p: usize) -> Vec<(usize, NeverMatched)> {
+    let policy = a.state.policy(p);
+    let filters = &a.state.options.filters;
+    policy
+        .spec
+        .resource_selectors
+        .iter()
+        .enumerate()
+        .filter_map(|(i, rs)| {
+            let namespaced = is_namespaced(&rs.api_version, &rs.kind);
+            filters
+                .never_matched(policy.kind, rs, namespaced)
+                .map(|why| (i, why))
+        })
+        .collect()
+}
+
+pub fn check(a: &Analysis<'_>) -> Vec<Finding> {
+    let mut out = Vec::new();
+    for (p, policy) in a.state.live_policies() {
+        if !policy.known {
+            continue;
+        }
+        for (i, why) in never_matched(a, p) {
+            let rs = &policy.spec.resource_selectors[i];
+            let path = FieldPath::root()
+                .key("spec")
+                .key("resourceSelectors")
+                .index(i);
+            let (doc, advice) = match why {
+                NeverMatched::ClusterScopedKindInPp { .. } => {
+                    (&PP_CLUSTER_SCOPED, ": make it a ClusterPropagationPolicy")
+                }
+                _ => (&NEVER_MATCHES, ""),
+            };
+            out.push(a.policy_finding(
+                p,
+                doc,
+                &path,
+                format!(
+                    "{}: the selector of {} {} never matches: {}{advice}",
+                    policy.reference(),
+                    rs.api_version,
+                    rs.kind,
+                    why.reason()
+                ),
+            ));
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::lint::test_support::{lint_rule, pos};
+
+    fn policy(kind: &str, namespace: &str, selector: &str) -> String {
+        let ns = if namespace.is_empty() {
+            String::new()
+        } else {
+            format!("\n  namespace: {namespace}")
+        };
+        format!("apiVersion: policy.karmada.io/v1alpha1\nkind: {kind}\nmetadata:\n  name: p{ns}\nspec:\n  resourceSelectors:\n    - {selector}\n")
+    }
+
+    #[test]
+    fn a_pp_for_a_namespace_is_told_to_be_a_cpp() {
+        let text = policy(
+            "PropagationPolicy",
+            "gpu-operator",
+            "{apiVersion: v1, kind: Namespace, name: gpu-operator}",
+        );
+        let f = lint_rule(&text, "pp-selects-cluster-scoped", false);
+        assert_eq!(f.len(), 1);
+        assert_eq!(pos(&f[0]), (8, 7));
+        assert!(
+            f[0].message.ends_with("make it a ClusterPropagationPolicy"),
+            "{}",
+            f[0].message
+        );
+        let cpp = policy(
+            "ClusterPropagationPolicy",
+            "",
+            "{apiVersion: v1, kind: Namespace, name: gpu-operator}",
+        );
+        assert!(lint_rule(&cpp, "pp-selects-cluster-scoped", false).is_empty());
+        assert!(lint_rule(&cpp, "selector-never-matches", false).is_empty());
+    }
+
+    #[test]
+    fn skipped_namespaces_and_apis() {
+        let in_kube_system = policy(
+            "ClusterPropagationPolicy",
+            "",
+            "{apiVersion: v1, kind: ConfigMap, namespace: kube-system, name: coredns}",
+        );
+        let f = lint_rule(&in_kube_system, "selector-never-matches", false);
+        assert_eq!(f.len(), 1);
+        assert!(f[0].message.contains("--skipped-propagating-namespaces"));
+        let reserved = policy(
+            "PropagationPolicy",
+            "karmada-system",
+            "{apiVersion: apps/v1, kind: Deployment}",
+        );
+        assert_eq!(
+            lint_rule(&reserved, "selector-never-matches", false).len(),
+            1
+        );
+        let events = policy(
+            "PropagationPolicy",
+            "apps",
+            "{apiVersion: events.k8s.io/v1, kind: Event}",
+        );
+        assert_eq!(lint_rule(&events, "selector-never-matches", false).len(), 1);
+        let fine = policy(
+            "PropagationPolicy",
+            "apps",
+            "{apiVersion: apps/v1, kind: Deployment}",
+        );
+        assert!(lint_rule(&fine, "selector-never-matches", false).is_empty());
+    }
+}

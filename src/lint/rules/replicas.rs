@@ -1,0 +1,402 @@
+//! Replica rules (replica-assignment.md, `engine::replicas`): what a placement's replica
+//! scheduling does with the known member clusters and the templates the policy owns, where the
+//! answer is certain from the inputs. Static weights are checked against the clusters the
+//! placement can select (every clusterAffinities term); replica counts against the templates the
+//! policy owns once Karmada settles; capacity against the Cluster objects' declared
+//! `status.resourceSummary`.
+
+use std::collections::BTreeSet;
+
+use crate::engine::reconcile::Owner;
+use crate::engine::replicas::{
+    self, estimator, workload, CapacitySource, Outcome, ReplicaView, Strategy, Why,
+};
+use crate::engine::state::PolicyEntry;
+use crate::lint::analysis::Analysis;
+use crate::lint::finding::{Finding, Severity};
+use crate::lint::phase::{Check, Rule};
+use crate::lint::rule::{RuleDoc, RuleGroup};
+use crate::model::cluster::Cluster;
+use crate::model::policy::Placement;
+use crate::source::FieldPath;
+
+use super::placement::{only_term, selected_kinds, Views};
+
+pub const WEIGHT_TARGETS_NO_CLUSTER: RuleDoc = RuleDoc {
+    id: "static-weight-targets-no-cluster",
+    group: RuleGroup::Semantics,
+    default_severity: Severity::Warning,
+    summary: "A `staticWeightList` entry whose `targetCluster` matches no cluster the placement can select",
+    rationale: "Static weights are read only for the clusters the placement selects: an entry that matches none of \
+                them divides nothing, and its weight is lost (often a misspelled name or label). The other entries \
+                divide all the replicas among themselves. Checked against the Cluster objects (every \
+                clusterAffinities term counts as selectable).",
+    example: "spec:\n  placement:\n    clusterAffinity: {clusterNames: [member1, member2]}\n    replicaScheduling:\n      replicaSchedulingType: Divided\n      replicaDivisionPreference: Weighted\n      weightPreference:\n        staticWeightList:\n        - {targetCluster: {clusterNames: [member1]}, weight: 2}\n        - {targetCluster: {clusterNames: [membr2]}, weight: 1}\n",
+    fix: "Target a cluster the placement selects, or drop the entry.",
+    reference: "pkg/scheduler/core/division_algorithm.go:38-72 (getStaticWeightInfoList: the largest matching weight; clusters with weight 0 are left out)",
+};
+
+pub const WEIGHTS_MATCH_NO_CLUSTER: RuleDoc = RuleDoc {
+    id: "static-weights-match-no-cluster",
+    group: RuleGroup::Semantics,
+    default_severity: Severity::Warning,
+    summary: "A `staticWeightList` none of whose entries matches a cluster the placement selects",
+    rationale: "When no selected cluster matches any entry, the weight sum is 0 and Karmada silently weighs every \
+                selected cluster 1: the replicas are spread evenly, which is not what the list says.",
+    example: "spec:\n  placement:\n    clusterAffinity: {clusterNames: [member1, member2]}\n    replicaScheduling:\n      replicaSchedulingType: Divided\n      replicaDivisionPreference: Weighted\n      weightPreference:\n        staticWeightList:\n        - {targetCluster: {labelSelector: {matchLabels: {tier: gold}}}, weight: 3}\n",
+    fix: "Make the entries match the selected clusters (names, labels, fields).",
+    reference: "pkg/scheduler/core/division_algorithm.go:38-72 (getStaticWeightInfoList: a zero weight sum gives every cluster weight 1)",
+};
+
+pub const MIN_GROUPS_EXCEED_REPLICAS: RuleDoc = RuleDoc {
+    id: "replicas-below-min-groups",
+    group: RuleGroup::Semantics,
+    default_severity: Severity::Warning,
+    summary: "A divided template with fewer replicas than its spread constraint's `minGroups`",
+    rationale: "Spread selection keeps at least `minGroups` clusters, but dividing fewer replicas than that leaves \
+                some of them with 0, and clusters with 0 replicas are dropped from the binding: the workload runs \
+                in fewer groups than the constraint promises. Duplicated and static weights are not concerned \
+                (the first copies the replicas, the second ignores spread constraints).",
+    example: "# Deployment web has replicas: 2\nspec:\n  placement:\n    spreadConstraints:\n    - {spreadByField: cluster, minGroups: 3, maxGroups: 3}\n    replicaScheduling: {replicaSchedulingType: Divided, replicaDivisionPreference: Aggregated}\n",
+    fix: "Raise the template's replicas to at least minGroups, or lower minGroups.",
+    reference: "pkg/scheduler/core/spreadconstraint/select_clusters_by_cluster.go:25-46 (selectBestClustersByCluster); pkg/scheduler/core/division_algorithm.go:75-101 (dynamicDivideReplicas); pkg/scheduler/core/util.go:189-197 (removeZeroReplicasCluster)",
+};
+
+pub const EXCEEDS_DECLARED_CAPACITY: RuleDoc = RuleDoc {
+    id: "replicas-exceed-declared-capacity",
+    group: RuleGroup::Semantics,
+    default_severity: Severity::Info,
+    summary: "Duplicated or static weights put more replicas on a cluster than its declared capacity fits",
+    rationale: "Duplicated and static weights do not look at capacity: Karmada assigns the replicas and the member \
+                cluster leaves the extra pods Pending. The capacity is the general estimator's answer from the \
+                Cluster's `status.resourceSummary` (allocatable minus allocated minus allocating, and the pods \
+                limit) for the template's requests.",
+    example: "# Cluster member1 reports 2 cpu free; Deployment web requests 1 cpu and has 5 replicas\nspec:\n  placement:\n    clusterAffinity: {clusterNames: [member1]}\n",
+    fix: "Divide by dynamic weights or Aggregated (they respect capacity), lower the replicas, or add capacity.",
+    reference: "pkg/scheduler/core/assignment.go:181-211 (assignByDuplicatedStrategy, assignByStaticWeightStrategy: no capacity read); pkg/estimator/client/general.go:66-108,445-505 (maxAvailableReplicas, getAllowedPodNumber, getMaximumReplicasBasedOnClusterSummary)",
+};
+
+pub const CAPACITY_UNDECLARED: RuleDoc = RuleDoc {
+    id: "dynamic-placement-capacity-unknown",
+    group: RuleGroup::Semantics,
+    default_severity: Severity::Info,
+    summary: "A dynamic-weight or Aggregated placement over clusters that declare no resource summary",
+    rationale: "Dynamic weights and Aggregated divide by each cluster's available replicas, which Karmada reads from \
+                the Cluster's `status.resourceSummary`. The Cluster objects given declare none for some selected \
+                clusters, so how many replicas each receives depends on live capacity (`explain` against the control \
+                plane shows it).",
+    example: "# Cluster member1 has no status\nspec:\n  placement:\n    clusterAffinity: {clusterNames: [member1]}\n    replicaScheduling: {replicaSchedulingType: Divided, replicaDivisionPreference: Aggregated}\n",
+    fix: "Nothing to fix: informational. Give the Cluster objects with their status to check the division.",
+    reference: "pkg/scheduler/core/division_algorithm.go:75-101 (dynamicDivideReplicas); pkg/estimator/client/general.go:66-72 (maxAvailableReplicas: no resourceSummary, 0 replicas)",
+};
+
+pub static RULE: Rule = Rule {
+    docs: &[
+        WEIGHT_TARGETS_NO_CLUSTER,
+        WEIGHTS_MATCH_NO_CLUSTER,
+        MIN_GROUPS_EXCEED_REPLICAS,
+        EXCEEDS_DECLARED_CAPACITY,
+        CAPACITY_UNDECLARED,
+    ],
+    checks: &[Check::Semantic(check)],
+};
+
+const WEIGHTS: &str = "spec.placement.replicaScheduling.weightPreference.staticWeightList";
+
+pub fn check(a: &Analysis<'_>) -> Vec<Finding> {
+    let mut out = Vec::new();
+    let objects = !a.clusters.is_empty() && !a.clusters.names_only;
+    let mut views = Views::new(&a.clusters);
+    for (i, p) in a.state.live_policies() {
+        if !p.known || p.terminating || p.doc.is_none() {
+            continue;
+        }
+        let Some(placement) = &p.spec.placement else {
+            continue;
+        };
+        let strategy = Strategy::of(placement);
+        if objects {
+            let selectable = selectable(placement, &selected_kinds(p), &mut views);
+            if strategy == Strategy::StaticWeight {
+                check_weights(a, i, p, placement, &selectable, &mut out);
+            }
+            if matches!(strategy, Strategy::DynamicWeight | Strategy::Aggregated) {
+                check_undeclared(a, i, p, &selectable, &mut out);
+            }
+        }
+    }
+    check_templates(a, objects, &mut views, &mut out);
+    out
+}
+
+/// The clusters the placement can select for any of its kinds and any of its terms.
+fn selectable<'v>(
+    placement: &Placement,
+    kinds: &[(String, String)],
+    views: &mut Views<'v>,
+) -> Vec<Cluster> {
+    let terms = placement.cluster_affinities.as_ref().map_or(0, Vec::len);
+    let placements: Vec<Placement> = if placement.cluster_affinity.is_none() && terms > 0 {
+        (0..terms).map(|t| only_term(placement, t)).collect()
+    } else {
+        vec![placement.clone()]
+    };
+    let mut names = BTreeSet::new();
+    for k in kinds {
+        for pl in &placements {
+            names.extend(views.evaluate(pl, k).decided.feasible.iter().cloned());
+        }
+    }
+    views
+        .clusters()
+        .iter()
+        .filter(|c| names.contains(&c.name))
+        .cloned()
+        .collect()
+}
+
+fn check_weights(
+    a: &Analysis<'_>,
+    i: usize,
+    p: &PolicyEntry,
+    placement: &Placement,
+    selectable: &[Cluster],
+    out: &mut Vec<Finding>,
+) {
+    let Some(list) = placement
+        .replica_scheduling
+        .as_ref()
+        .and_then(|r| r.weight_preference.as_ref())
+        .map(|w| &w.static_weight_list)
+        .filter(|l| !l.is_empty())
+    else {
+        return;
+    };
+    if selectable.is_empty() {
+        return; // no-cluster-fits reports the placement
+    }
+    let matches = |e: &crate::model::policy::StaticClusterWeight| -> Vec<&str> {
+        selectable
+            .iter()
+            .filter(|c| crate::engine::placement::cluster_matches(c, &e.target_cluster))
+            .map(|c| c.name.as_str())
+            .collect()
+    };
+    let names: Vec<&str> = selectable.iter().map(|c| c.name.as_str()).collect();
+    if list.iter().all(|e| matches(e).is_empty()) {
+        out.push(a.policy_finding(
+            i,
+            &WEIGHTS_MATCH_NO_CLUSTER,
+            &FieldPath::parse(WEIGHTS),
+            format!(
+                "{}: no staticWeightList entry matches a cluster the placement selects ({}): Karmada weighs every selected cluster 1 and spreads the replicas evenly",
+                p.reference(),
+                names.join(", ")
+            ),
+        ));
+        return;
+    }
+    for (e, entry) in list.iter().enumerate() {
+        if matches(entry).is_empty() {
+            out.push(a.policy_finding(
+                i,
+                &WEIGHT_TARGETS_NO_CLUSTER,
+                &FieldPath::parse(WEIGHTS).index(e),
+                format!(
+                    "{}: staticWeightList[{e}] (weight {}) matches none of the clusters the placement selects ({}): its weight divides nothing",
+                    p.reference(),
+                    entry.weight,
+                    names.join(", ")
+                ),
+            ));
+        }
+    }
+}
+
+fn check_undeclared(
+    a: &Analysis<'_>,
+    i: usize,
+    p: &PolicyEntry,
+    selectable: &[Cluster],
+    out: &mut Vec<Finding>,
+) {
+    let missing: Vec<&str> = selectable
+        .iter()
+        .filter(|c| c.status.resource_summary.is_none())
+        .map(|c| c.name.as_str())
+        .collect();
+    if missing.is_empty() {
+        return;
+    }
+    out.push(a.policy_finding(
+        i,
+        &CAPACITY_UNDECLARED,
+        &FieldPath::parse("spec.placement.replicaScheduling"),
+        format!(
+            "{}: divides replicas by available capacity, and {} no status.resourceSummary: the shares depend on live capacity",
+            p.reference(),
+            match missing.as_slice() {
+                [one] => format!("Cluster {one} declares"),
+                many => format!("Clusters {} declare", many.join(", ")),
+            }
+        ),
+    ));
+}
+
+/// The per-template rules: replicas below minGroups, and more replicas on a cluster than it
+/// declares capacity for (Duplicated and static weights).
+fn check_templates(a: &Analysis<'_>, objects: bool, views: &mut Views<'_>, out: &mut Vec<Finding>) {
+    let summaries = objects
+        && a.clusters
+            .clusters
+            .iter()
+            .any(|c| c.status.resource_summary.is_some());
+    for (t, tpl) in a.state.templates.iter().enumerate() {
+        let Owner::Policy(p) = a.settled[t].owner else {
+            continue;
+        };
+        let p = p as usize;
+        let pol = a.state.policy(p);
+        let Some(placement) = &pol.spec.placement else {
+            continue;
+        };
+        let strategy = Strategy::of(placement);
+        let spread = !placement.spread_constraints.is_empty()
+            && matches!(strategy, Strategy::DynamicWeight | Strategy::Aggregated);
+        let capacity =
+            summaries && matches!(strategy, Strategy::Duplicated | Strategy::StaticWeight);
+        if !spread && !capacity {
+            continue;
+        }
+        let Some(json) = tpl
+            .doc
+            .and_then(|d| a.inventory.documents.get(d))
+            .map(|d| d.full_tree().to_json())
+        else {
+            continue;
+        };
+        let Ok(w) = workload::from_template(&json) else {
+            continue;
+        };
+        if !w.interpreted || w.replicas == 0 {
+            continue;
+        }
+        if spread {
+            below_min_groups(a, p, placement, &tpl.reference().to_string(), &w, out);
+        }
+        if capacity {
+            let kind = (tpl.api_version.to_string(), tpl.kind.to_string());
+            over_capacity(
+                a,
+                p,
+                placement,
+                &tpl.reference().to_string(),
+                &w,
+                &kind,
+                views,
+                out,
+            );
+        }
+    }
+}
+
+fn below_min_groups(
+    a: &Analysis<'_>,
+    p: usize,
+    placement: &Placement,
+    template: &str,
+    w: &workload::Workload,
+    out: &mut Vec<Finding>,
+) {
+    for (n, sc) in placement.spread_constraints.iter().enumerate() {
+        let min = sc.min_groups.unwrap_or(1);
+        let field = if sc.spread_by_field.is_empty() {
+            "cluster"
+        } else {
+            &sc.spread_by_field
+        };
+        if i64::from(w.replicas) < min && matches!(field, "cluster" | "region") {
+            out.push(a.policy_finding(
+                p,
+                &MIN_GROUPS_EXCEED_REPLICAS,
+                &FieldPath::parse("spec.placement.spreadConstraints").index(n),
+                format!(
+                    "{}: {template} has {} replica(s), fewer than minGroups {min} by {field}: at most {} {field}(s) receive replicas, the others get 0 and are dropped",
+                    a.state.policy(p).reference(),
+                    w.replicas,
+                    w.replicas
+                ),
+            ));
+        }
+    }
+}
+
+#[allow(clippy::too_many_arguments)]
+fn over_capacity(
+    a: &Analysis<'_>,
+    p: usize,
+    placement: &Placement,
+    template: &str,
+    w: &workload::Workload,
+    kind: &(String, String),
+    views: &mut Views<'_>,
+    out: &mut Vec<Finding>,
+) {
+    let result = views.evaluate(placement, kind);
+    if result.decided.error.is_some() {
+        return;
+    }
+    let clusters = views.clusters();
+    let feasible: Vec<&Cluster> = clusters
+        .iter()
+        .filter(|c| result.decided.feasible.contains(&c.name))
+        .collect();
+    let view = ReplicaView {
+        workload: w,
+        capacity: CapacitySource::Declared,
+        resource_modeling: crate::engine::delivery::resource_modeling(a.state),
+        previous: &[],
+    };
+    let term = result.decided.term.as_deref().and_then(|name| {
+        placement
+            .cluster_affinities
+            .iter()
+            .flatten()
+            .find(|t| t.affinity_name == name)
+    });
+    let Outcome::Scheduled(s) = replicas::schedule(&feasible, placement, term, &view) else {
+        return;
+    };
+    let mut over = Vec::new();
+    for share in &s.shares {
+        let Some(c) = feasible.iter().find(|c| c.name == share.cluster) else {
+            continue;
+        };
+        if c.status.resource_summary.is_none() || matches!(share.why, Why::NoReplicas) {
+            continue;
+        }
+        let Ok(e) = estimator::estimate(c, w.requirements.as_ref(), true) else {
+            continue;
+        };
+        if share.replicas > e.replicas {
+            over.push(format!(
+                "{} gets {} but fits {}",
+                share.cluster, share.replicas, e.replicas
+            ));
+        }
+    }
+    if over.is_empty() {
+        return;
+    }
+    out.push(a.policy_finding(
+        p,
+        &EXCEEDS_DECLARED_CAPACITY,
+        &FieldPath::parse("spec.placement"),
+        format!(
+            "{}: {template}: {} (capacity from status.resourceSummary; Karmada does not check it for {}: the extra pods stay Pending)",
+            a.state.policy(p).reference(),
+            over.join(", "),
+            s.strategy.as_str()
+        ),
+    ));
+}
