@@ -80,7 +80,7 @@ pub fn plan_git(
             specs: &revisions.specs,
             req: &git,
         };
-        environments(&sides, &revisions.head, base, req.context)?
+        environments(&sides, &revisions.head, base, req.context, note)?
     } else if req.env.is_some() {
         return Err(InspectError::NotARepository);
     } else {
@@ -104,9 +104,13 @@ fn environments(
     head: &Side,
     base: git2::Oid,
     context: &Context,
+    note: &(dyn Fn(&str) + Sync),
 ) -> Result<Vec<(String, EnvPlan)>, InspectError> {
     let head = sides.side(head, true)?;
+    head.notes.iter().for_each(|n| note(n));
+    incomplete(&head, "", note);
     let base = sides.side(&Side::Commit(base), false)?;
+    incomplete(&base, "the base: ", note);
     let empty = Inventory::default();
     let settings = Settings {
         options: context.engine_options(UnknownClaimers::Stale),
@@ -131,6 +135,27 @@ fn environments(
         .collect();
     mark_shared(&mut out);
     Ok(out)
+}
+
+/// What a side's render left out (a root kustomize could not build, a policy with a Flux
+/// variable no value fills): the plan of that environment is incomplete.
+fn incomplete(side: &crate::lint::gitops::RepoLinted, which: &str, note: &(dyn Fn(&str) + Sync)) {
+    use crate::lint::rules::{input::UNRENDERED_TEMPLATE, render_failed::RENDER_FAILED};
+    for f in side
+        .findings
+        .iter()
+        .filter(|f| f.rule == RENDER_FAILED.id || f.rule == UNRENDERED_TEMPLATE.id)
+    {
+        let at = f
+            .location
+            .as_ref()
+            .map(|l| format!("{}: ", l.display()))
+            .unwrap_or_default();
+        note(&format!(
+            "{which}{at}{} (the plan leaves it out)",
+            f.message
+        ));
+    }
 }
 
 /// Plain manifests of both sides: the files whose blob is the same on both, read once, and
@@ -271,7 +296,11 @@ pub fn plan_live(
         .namespace
         .clone()
         .unwrap_or_else(|| session.namespace().to_string());
-    let mut applied = read_inputs(req.files, &namespace)?;
+    let mut applied = if req.files.is_empty() {
+        Inventory::default()
+    } else {
+        read_inputs(req.files, &namespace)?
+    };
     admit_documents(&mut applied, req.context.release());
     let deletes: Vec<Identity> = req
         .deletes
@@ -323,9 +352,34 @@ pub fn plan_live(
     };
     Ok(Compared {
         from: "the control plane".to_string(),
-        to: "the files applied".to_string(),
+        to: match (req.files.is_empty(), req.deletes.is_empty()) {
+            (false, true) => "the files applied",
+            (true, false) => "the deletions",
+            _ => "the files applied and the deletions",
+        }
+        .to_string(),
         environments: vec![(LIVE.to_string(), plan(&sides.sides(), &settings))],
     })
+}
+
+/// What `kubectl apply` keeps of a live object's metadata that the file does not set: labels
+/// and annotations it never wrote (a policy's permanent-id, a template's claim).
+fn keep_metadata(live: &Object, file: &mut Object) {
+    let (from, to) = match (live, file) {
+        (Object::Policy(a), Object::Policy(b)) => (&a.meta, &mut b.meta),
+        (Object::Template(a), Object::Template(b)) => (&a.meta, &mut b.meta),
+        _ => return,
+    };
+    for (k, v) in from.labels.iter() {
+        if !to.labels.contains_key(k) {
+            to.labels.insert(k.to_string(), v.to_string());
+        }
+    }
+    for (k, v) in from.annotations.iter() {
+        if !to.annotations.contains_key(k) {
+            to.annotations.insert(k.to_string(), v.to_string());
+        }
+    }
 }
 
 /// `--delete TYPE/[NS/]NAME`, resolved by discovery as kubectl resolves TYPE.
@@ -423,9 +477,19 @@ struct LiveSides {
 }
 
 impl LiveSides {
-    fn split(mut live: Inventory, applied: Inventory, deletes: &[Identity]) -> LiveSides {
+    fn split(mut live: Inventory, mut applied: Inventory, deletes: &[Identity]) -> LiveSides {
         let mut replaced: HashSet<Identity> = deletes.iter().cloned().collect();
-        replaced.extend(applied.objects.iter().filter_map(|o| identity(o)));
+        replaced.extend(applied.objects.iter().filter_map(identity));
+        let by_identity: HashMap<Identity, &Object> = live
+            .objects
+            .iter()
+            .filter_map(|o| Some((identity(o)?, o)))
+            .collect();
+        for o in &mut applied.objects {
+            if let Some(was) = identity(o).and_then(|id| by_identity.get(&id)) {
+                keep_metadata(was, o);
+            }
+        }
         let mut base = Inventory::default();
         let objects = std::mem::take(&mut live.objects);
         for o in objects {

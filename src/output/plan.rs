@@ -89,13 +89,22 @@ pub fn owner_text(c: &TemplatePlan) -> String {
     format!("{} -> {} ({why})", owner(&c.before), owner(&c.after))
 }
 
-/// What one cluster's share change means, in words (`gains it`, `replicas 3 -> 2`).
-pub fn cluster_text(d: &ClusterDelta) -> Vec<String> {
+/// What one cluster's share change means, in words (`gains it`, `replicas 3 -> 2`);
+/// `preserved`: a lost copy stays on the cluster.
+pub fn cluster_text(d: &ClusterDelta, preserved: bool) -> Vec<String> {
     let (b, a) = (&d.before, &d.after);
     let mut out = Vec::new();
+    let count = |r: Option<i64>| r.map(|n| format!("{n} replica{}", plural(n as usize)));
     match (b.receives, a.receives) {
-        (false, true) => out.push("gains it".to_string()),
-        (true, false) => out.push("loses it".to_string()),
+        (false, true) => out.push(with("gains it", count(a.replicas))),
+        (true, false) if preserved => out.push(with(
+            "loses it",
+            Some(
+                count(b.replicas).map_or(String::new(), |n| n + "; ")
+                    + "its copy stays: preserveResourcesOnDeletion",
+            ),
+        )),
+        (true, false) => out.push(with("loses it", count(b.replicas))),
         _ => {}
     }
     if let (Some(x), Some(y)) = (b.replicas, a.replicas) {
@@ -117,15 +126,22 @@ pub fn cluster_text(d: &ClusterDelta) -> Vec<String> {
             out.push(format!("no Work: overrides fail: {}", printable(e)));
         }
     }
-    if !d.manifest.is_empty() {
-        out.push(format!(
-            "{} manifest field{} change{}",
-            d.manifest.len(),
-            plural(d.manifest.len()),
-            if d.manifest.len() == 1 { "s" } else { "" }
-        ));
+    let n = d.manifest.len();
+    if n > 0 && !b.receives {
+        out.push(format!("overrides set {n} field{}", plural(n)));
+    } else if n > 0 {
+        let verb = if n == 1 { "changes" } else { "change" };
+        out.push(format!("{n} manifest field{} {verb}", plural(n)));
     }
     out
+}
+
+/// `what (detail)`, or `what` without a detail.
+fn with(what: &str, detail: Option<String>) -> String {
+    match detail {
+        Some(d) => format!("{what} ({d})"),
+        None => what.to_string(),
+    }
 }
 
 pub fn cluster_name(c: &str) -> String {
@@ -183,7 +199,7 @@ pub fn hazard_message(h: &Hazard) -> String {
             subject,
             environments,
         } => format!(
-            "{} reaches {} environments ({}): one edit to a shared base; check each environment's plan.",
+            "{} in {} environments ({}): an edit to a shared base (or the same edit in each) reaches all of them; check each environment's plan.",
             printable(subject),
             environments.len(),
             environments.join(", ")
@@ -235,7 +251,7 @@ fn removed_holding_message(
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Counts {
     pub policies: BTreeMap<&'static str, usize>,
-    pub overrides: usize,
+    pub overrides: BTreeMap<&'static str, usize>,
     pub owner_changes: usize,
     pub blocked: usize,
     pub delivery_changes: usize,
@@ -248,12 +264,14 @@ pub struct Counts {
 impl Counts {
     pub fn of(p: &EnvPlan) -> Counts {
         let mut c = Counts {
-            overrides: p.overrides.len(),
             hazards: p.hazards.len(),
             ..Counts::default()
         };
         for e in &p.policies {
             *c.policies.entry(e.edit.as_str()).or_default() += 1;
+        }
+        for o in &p.overrides {
+            *c.overrides.entry(o.edit.as_str()).or_default() += 1;
         }
         for t in &p.changes {
             if t.before != t.after {
@@ -275,21 +293,14 @@ impl Counts {
         c
     }
 
-    /// `1 added, 2 changed` (policies), or `—`.
+    /// `1 added, 2 changed` (propagation policies), or empty.
     pub fn policies_text(&self) -> String {
-        let mut parts: Vec<String> = self
-            .policies
-            .iter()
-            .map(|(k, n)| format!("{n} {k}"))
-            .collect();
-        if self.overrides > 0 {
-            parts.push(format!(
-                "{} override{}",
-                self.overrides,
-                plural(self.overrides)
-            ));
-        }
-        parts.join(", ")
+        edits(&self.policies)
+    }
+
+    /// `1 removed` (override policies), or empty.
+    pub fn overrides_text(&self) -> String {
+        edits(&self.overrides)
     }
 
     /// `2 change owner, 1 blocked, 1 delivered differently`.
@@ -323,6 +334,14 @@ impl Counts {
             .collect::<Vec<_>>()
             .join(", ")
     }
+}
+
+fn edits(counts: &BTreeMap<&'static str, usize>) -> String {
+    counts
+        .iter()
+        .map(|(k, n)| format!("{n} {k}"))
+        .collect::<Vec<_>>()
+        .join(", ")
 }
 
 // ---- JSON ----
@@ -381,7 +400,13 @@ fn change_json(c: &TemplatePlan) -> Value {
             "reason": b.reason.code(),
             "message": block_message(&b.reason),
         })).collect::<Vec<_>>(),
+        "excluded": c.excluded.iter().map(|(cluster, reason)| json!({
+            "cluster": cluster,
+            "reason": reason,
+        })).collect::<Vec<_>>(),
+        "unschedulable": c.unschedulable,
         "orphaned": c.orphaned,
+        "preserveResourcesOnDeletion": c.preserved,
         "clusters": c.clusters.iter().map(|d| json!({
             "cluster": d.cluster,
             "before": share_json(&d.before),
@@ -485,6 +510,10 @@ fn summary_line(p: &EnvPlan) -> String {
     if !policies.is_empty() {
         parts.push(format!("policies: {policies}"));
     }
+    let overrides = c.overrides_text();
+    if !overrides.is_empty() {
+        parts.push(format!("overrides: {overrides}"));
+    }
     let templates = c.templates_text();
     if !templates.is_empty() {
         parts.push(format!("templates: {templates}"));
@@ -567,8 +596,18 @@ fn template_text(c: &TemplatePlan, color: bool) -> String {
             block_short(&b.reason)
         ));
     }
+    if let Some(e) = &c.unschedulable {
+        out.push_str(&format!("    no cluster fits: {}\n", printable(e)));
+    }
+    for (cluster, why) in &c.excluded {
+        out.push_str(&format!(
+            "    {}: not a target: {}\n",
+            printable(cluster),
+            printable(why)
+        ));
+    }
     for d in &c.clusters {
-        let what = cluster_text(d);
+        let what = cluster_text(d, c.preserved);
         out.push_str(&format!(
             "    {}: {}\n",
             cluster_name(&d.cluster),

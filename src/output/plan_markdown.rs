@@ -99,6 +99,15 @@ fn text(s: &str) -> String {
     out
 }
 
+/// Propagation and override policies in one cell.
+fn policies_cell(c: &Counts) -> String {
+    match (c.policies_text(), c.overrides_text()) {
+        (p, o) if o.is_empty() => p,
+        (p, o) if p.is_empty() => format!("overrides: {o}"),
+        (p, o) => format!("{p}; overrides: {o}"),
+    }
+}
+
 fn or_dash(s: String) -> String {
     if s.is_empty() {
         "—".to_string()
@@ -122,7 +131,7 @@ fn table(r: &PlanReport, budget: usize) -> String {
             format!(
                 "| {} | {} | {} | {} | {hazards} |\n",
                 code(name),
-                or_dash(c.policies_text()),
+                or_dash(policies_cell(&c)),
                 or_dash(c.templates_text()),
                 or_dash(c.clusters_text())
             )
@@ -153,14 +162,27 @@ fn hazards(r: &PlanReport, budget: usize) -> String {
     }
     let mut out = String::from("\n#### ⚠️ Hazards\n\n");
     let mut listed = 0;
+    let mut seen: Vec<String> = Vec::new();
     for (name, h) in &all {
         let mut message = hazard_message(h);
+        // A change several environments share is one hazard, said once for all of them.
+        let name = match h {
+            crate::engine::plan::Hazard::Shared { environments, .. } => {
+                if seen.contains(&message) {
+                    listed += 1;
+                    continue;
+                }
+                seen.push(message.clone());
+                environments.join(", ")
+            }
+            _ => name.to_string(),
+        };
         if message.chars().count() > 1_000 {
             message = message.chars().take(997).collect::<String>() + "...";
         }
         let item = format!(
             "- **{}** · {}: {}\n",
-            text(name),
+            text(&name),
             code(h.code()),
             text(&message)
         );
@@ -256,12 +278,22 @@ fn template(c: &TemplatePlan) -> String {
             text(&super::explain::block_message(&b.reason))
         ));
     }
+    if let Some(e) = &c.unschedulable {
+        out.push_str(&format!("  - no cluster fits: {}\n", text(e)));
+    }
+    for (cluster, why) in &c.excluded {
+        out.push_str(&format!(
+            "  - {}: not a target: {}\n",
+            code(cluster),
+            text(why)
+        ));
+    }
     let mut diff = Vec::new();
     for d in &c.clusters {
         out.push_str(&format!(
             "  - {}: {}\n",
             code(&cluster_name(&d.cluster)),
-            text(&cluster_text(d).join(", "))
+            text(&cluster_text(d, c.preserved).join(", "))
         ));
         for f in &d.manifest {
             diff.push(format!("@ {} {}", cluster_name(&d.cluster), f.path));

@@ -25,6 +25,7 @@ use serde_json::Value;
 
 use crate::engine::ownership::Blocked;
 use crate::engine::reconcile::template_reconcile;
+use crate::engine::replicas::CapacitySource;
 use crate::engine::simulate::{check, BlockReason, CheckReport, MoveKind, ResourceChange};
 use crate::engine::state::{admit_policy, Options, Prepared, State};
 use crate::model::{Inventory, Object, ObjectRef, OverridePolicy, PolicyRef};
@@ -190,7 +191,14 @@ pub struct TemplatePlan {
     /// The template keeps its binding without a policy: the member clusters keep what they
     /// have, and the override chain still renders it.
     pub orphaned: bool,
+    /// The owner before sets `preserveResourcesOnDeletion`: a cluster that loses the template
+    /// keeps its copy (the Work carries the flag, `execution_controller.go` `handleWorkDelete`).
+    pub preserved: bool,
     pub clusters: Vec<ClusterDelta>,
+    /// Clusters the new placement selects but the scheduler's filters exclude, and why; the
+    /// scheduler's error when no cluster fits.
+    pub excluded: Vec<(String, String)>,
+    pub unschedulable: Option<String>,
 }
 
 /// The plan of one control plane (one environment).
@@ -226,7 +234,8 @@ pub fn plan(sides: &Sides<'_>, settings: &Settings) -> EnvPlan {
         return EnvPlan::default(); // only deletes of absent policies fail, and none is asked
     };
     let created = reconcile_created(&mut report, &head, &changed.created, &settings.options);
-    let views = Views::of(&before, &report.world.state, &base, &head, &changed);
+    let mut views = Views::of(&before, &report.world.state, &base, &head, &changed);
+    views.live = settings.live;
     let run = Run {
         changed: &changed,
         report: &report,
@@ -288,6 +297,8 @@ struct Views<'a> {
     base_overrides: Vec<&'a OverridePolicy>,
     head_overrides: Vec<&'a OverridePolicy>,
     bindings: Vec<&'a crate::model::binding::Binding>,
+    /// The base is the control plane (its Clusters' status is what the scheduler reads).
+    live: bool,
 }
 
 impl<'a> Views<'a> {
@@ -306,6 +317,17 @@ impl<'a> Views<'a> {
             base_overrides: base.inventory.overrides().collect(),
             head_overrides: head.inventory.overrides().collect(),
             bindings: base.inventory.bindings().collect(),
+            live: false,
+        }
+    }
+
+    /// What a missing `status.resourceSummary` means: the control plane's Clusters are what
+    /// the scheduler reads (0 replicas), files' Clusters a missing input.
+    fn capacity(&self) -> CapacitySource {
+        if self.live {
+            CapacitySource::Live
+        } else {
+            CapacitySource::Declared
         }
     }
 
@@ -315,6 +337,7 @@ impl<'a> Views<'a> {
             clusters: self.base_clusters,
             overrides: &self.base_overrides,
             bindings: &self.bindings,
+            capacity: self.capacity(),
         }
     }
 
@@ -324,6 +347,7 @@ impl<'a> Views<'a> {
             clusters: self.head_clusters,
             overrides: &self.head_overrides,
             bindings: &[],
+            capacity: self.capacity(),
         }
     }
 }
@@ -355,7 +379,11 @@ impl Run<'_> {
                 continue;
             };
             let mut plan = self.owners(t, &r, reported.get(&t).copied());
-            plan.clusters = self.clusters(t, &plan, &template, before, after);
+            plan.preserved = before.preserves(plan.before.as_ref());
+            let (clusters, now) = self.clusters(t, &plan, &template, before, after);
+            plan.clusters = clusters;
+            plan.excluded = now.excluded;
+            plan.unschedulable = now.error;
             if plan.before != plan.after || !plan.blocked_by.is_empty() || !plan.clusters.is_empty()
             {
                 out.push(plan);
@@ -394,7 +422,10 @@ impl Run<'_> {
             after,
             moved,
             blocked_by: blocked,
+            preserved: false,
             clusters: Vec::new(),
+            excluded: Vec::new(),
+            unschedulable: None,
         }
     }
 
@@ -440,29 +471,35 @@ impl Run<'_> {
         template: &Value,
         before: &SideView<'_>,
         after: &SideView<'_>,
-    ) -> Vec<ClusterDelta> {
+    ) -> (Vec<ClusterDelta>, Delivered) {
         let entry = &self.report.world.state.templates[t];
         let was = before.delivered(entry, template, plan.before.as_ref(), self.settings.live);
+        let stays = |suspended| Delivered {
+            suspended,
+            excluded: Vec::new(),
+            error: None,
+            ..was.clone()
+        };
         let now = if plan.moved == OwnerMove::Deleted {
             Delivered::default()
         } else if plan.orphaned {
             // The binding stays as it was: same clusters, same suspension.
-            was.clone()
+            stays(was.suspended.clone())
         } else if self.keeps_schedule(plan, before, after) {
-            Delivered {
-                suspended: after
+            stays(
+                after
                     .delivered(entry, template, plan.after.as_ref(), false)
                     .suspended,
-                ..was.clone()
-            }
+            )
         } else {
             after.delivered(entry, template, plan.after.as_ref(), false)
         };
-        compare(&Pair {
+        let deltas = compare(&Pair {
             before: (before, &was),
             after: (after, &now),
             template,
-        })
+        });
+        (deltas, now)
     }
 
     /// Whether the scheduler leaves the binding's clusters as they are: same owner, same

@@ -8,9 +8,12 @@ use std::collections::BTreeSet;
 use serde_json::Value;
 
 use super::{ClusterDelta, FieldChange, Share, ANY_CLUSTER};
-use crate::engine::delivery::{deliver, is_workload, DeliveryInput};
+use crate::engine::delivery::{
+    assignment_of, deliver, is_workload, resource_modeling, DeliveryInput,
+};
 use crate::engine::overrides::apply_for_cluster;
-use crate::engine::placement::BindingView;
+use crate::engine::placement::{BindingView, Filter};
+use crate::engine::replicas::CapacitySource;
 use crate::engine::state::{PolicyEntry, State, TemplateEntry};
 use crate::model::binding::Binding;
 use crate::model::cluster::Cluster;
@@ -25,6 +28,8 @@ pub struct SideView<'a> {
     pub overrides: &'a [&'a OverridePolicy],
     /// The bindings of the control plane (live base only): where each template is scheduled.
     pub bindings: &'a [&'a Binding],
+    /// Where the Cluster objects come from (what a missing resource summary means).
+    pub capacity: CapacitySource,
 }
 
 /// Where one template goes in one state.
@@ -39,6 +44,9 @@ pub struct Delivered {
     pub replicas: Vec<(String, i64)>,
     /// The scheduler's error when no cluster fits.
     pub error: Option<String>,
+    /// Clusters the placement selects that the filter stage excludes (a taint, a missing API,
+    /// an eviction), with the scheduler's reason.
+    pub excluded: Vec<(String, String)>,
 }
 
 impl SideView<'_> {
@@ -48,6 +56,14 @@ impl SideView<'_> {
             .find_policy(owner)
             .map(|p| self.state.policy(p))
             .filter(|p| p.known)
+    }
+
+    /// Whether `owner` keeps the member clusters' copies when their Works go
+    /// (`preserveResourcesOnDeletion`).
+    pub fn preserves(&self, owner: Option<&PolicyRef>) -> bool {
+        owner
+            .and_then(|o| self.policy(o))
+            .is_some_and(|p| p.spec.preserve_resources_on_deletion == Some(true))
     }
 
     /// The binding of `entry`, if the control plane has one.
@@ -123,15 +139,41 @@ impl SideView<'_> {
             },
             bound: None,
             chosen: &[],
+            capacity: self.capacity,
+            resource_modeling: resource_modeling(self.state),
         });
+        // Replicas per cluster where the scheduler divides them (`replicas`); none for a
+        // template without replicas or a duplicated placement the assignment cannot know.
+        let replicas = match assignment_of(&d) {
+            Some(Ok(targets)) => targets
+                .into_iter()
+                .map(|t| (t.cluster, i64::from(t.replicas)))
+                .collect(),
+            _ => Vec::new(),
+        };
         let Some(p) = d.placement else {
             return Delivered::default();
         };
         let mut targets = p.decided.feasible.clone();
         targets.sort();
+        let excluded = p
+            .decided
+            .excluded
+            .iter()
+            .filter(|e| e.first().filter != Filter::ClusterAffinity)
+            .map(|e| {
+                let f = e.first();
+                (
+                    e.cluster.clone(),
+                    format!("{} {}", f.filter.as_str(), f.reason),
+                )
+            })
+            .collect();
         Delivered {
             targets,
             error: p.decided.error.map(|e| e.text().to_string()),
+            excluded,
+            replicas,
             ..Delivered::default()
         }
     }
@@ -173,6 +215,7 @@ fn scheduled(b: &Binding, policy_suspension: Option<&Suspension>) -> Delivered {
             .filter(|c| suspension.is_some_and(|s| s.suspends(c)))
             .cloned()
             .collect(),
+        excluded: Vec::new(),
         replicas: b
             .spec
             .clusters
@@ -193,7 +236,8 @@ pub struct Pair<'a> {
 
 /// The clusters whose share differs, by name: received or not, replicas, suspension, and the
 /// fields of the manifest the override chains change (both states applied to the same
-/// template, so that only what overrides do shows).
+/// template, so that only what overrides do shows; for a cluster that gains the template, what
+/// its overrides set against the template).
 pub fn compare(pair: &Pair<'_>) -> Vec<ClusterDelta> {
     let (bv, bd) = pair.before;
     let (av, ad) = pair.after;
@@ -216,13 +260,20 @@ pub fn compare(pair: &Pair<'_>) -> Vec<ClusterDelta> {
         };
         let (mut before, bm) = share(bv, bd);
         let (mut after, am) = share(av, ad);
-        // Replicas are compared only when both states know them.
-        if before.replicas.is_none() || after.replicas.is_none() {
+        // Replicas are compared only when both states know them (a cluster that gains or
+        // loses the template keeps the count of the side that has it).
+        if before.receives
+            && after.receives
+            && (before.replicas.is_none() || after.replicas.is_none())
+        {
             before.replicas = None;
             after.replicas = None;
         }
+        // A cluster that gains the template: the fields its overrides set, against the
+        // template.
         let manifest = match (&bm, &am) {
             (Some(b), Some(a)) => field_changes(b, a),
+            (None, Some(a)) if !before.receives => field_changes(pair.template, a),
             _ => Vec::new(),
         };
         if before != after || !manifest.is_empty() {

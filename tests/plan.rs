@@ -1,0 +1,415 @@
+//! `plan`: test repositories with a base and a head commit (testdata/plan/{plain,kustomize,flux},
+//! each `base/` and `head/` tree committed in turn), every format snapshotted; live `plan -f`
+//! against the in-process test API server; the markdown comment's size bound; exit codes.
+//!
+//! The plain repository holds, one namespace each: a takeover by preemption, a blocked takeover,
+//! a policy deleted with its template with and without `preserveResourcesOnDeletion`, a
+//! PropagationPolicy removed with the OverridePolicy that tempers it, an override that changes
+//! one cluster's manifest and a placement that moves a template from member1 to member2. The
+//! kustomize and Flux repositories change a base that two environments share.
+
+mod snapshot_file;
+mod support;
+
+#[path = "support/kustomize.rs"]
+mod kustomize;
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+use serde_json::Value as J;
+use snapshot_file::assert_snapshot;
+use support::{TestServer, SECRET_TOKEN};
+
+const BIN: &str = env!("CARGO_BIN_EXE_kubectl-karmada_policy");
+
+fn root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+fn text(b: &[u8]) -> String {
+    String::from_utf8_lossy(b).into_owned()
+}
+
+/// `testdata/plan/LAYOUT/base` committed on `main`, then `head` committed on `change` (checked
+/// out); `None` with the reason printed when git cannot run.
+fn two_commits(test: &str, layout: &str) -> Option<tempfile::TempDir> {
+    if Command::new("git").arg("--version").output().is_err() {
+        println!("SKIPPED: {test}: git is not on PATH");
+        return None;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let repo = dir.path();
+    let tree = root().join("testdata/plan").join(layout);
+    kustomize::copy_dir(&tree.join("base"), repo);
+    kustomize::git(repo, &["init", "-q", "-b", "main"]);
+    kustomize::git(repo, &["add", "-A"]);
+    kustomize::git(repo, &["commit", "-qm", "base"]);
+    kustomize::git(repo, &["checkout", "-qb", "change"]);
+    for e in std::fs::read_dir(repo).unwrap() {
+        let p = e.unwrap().path();
+        if p.file_name().is_some_and(|n| n != ".git") {
+            if p.is_dir() {
+                std::fs::remove_dir_all(&p).unwrap();
+            } else {
+                std::fs::remove_file(&p).unwrap();
+            }
+        }
+    }
+    kustomize::copy_dir(&tree.join("head"), repo);
+    kustomize::git(repo, &["add", "-A"]);
+    kustomize::git(repo, &["commit", "-qm", "head"]);
+    Some(dir)
+}
+
+fn plan_in(dir: &Path, args: &[&str]) -> Output {
+    Command::new(BIN)
+        .arg("plan")
+        .args(args)
+        .current_dir(dir)
+        .env("NO_COLOR", "1")
+        .env_remove("KUBECONFIG")
+        .output()
+        .expect("run the binary")
+}
+
+/// `plan --base main` in every format, snapshotted as `plan-NAME.{txt,json,md}`; the JSON.
+fn snapshot_formats(dir: &Path, name: &str) -> J {
+    let mut json = J::Null;
+    for (format, ext) in [("text", "txt"), ("json", "json"), ("markdown", "md")] {
+        let o = plan_in(dir, &["--base", "main", "-o", format]);
+        assert_eq!(o.status.code(), Some(1), "{format}: {}", text(&o.stderr));
+        let out = text(&o.stdout);
+        assert_snapshot(&format!("plan-{name}.{ext}"), &out);
+        if format == "json" {
+            json = serde_json::from_str(&out).unwrap();
+        }
+    }
+    json
+}
+
+fn change<'a>(env: &'a J, name: &str) -> &'a J {
+    env["changes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["template"]["name"] == name)
+        .unwrap_or_else(|| panic!("no change of {name}: {env:#}"))
+}
+
+fn cluster<'a>(c: &'a J, name: &str) -> &'a J {
+    c["clusters"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|x| x["cluster"] == name)
+        .unwrap_or_else(|| panic!("no cluster {name}: {c:#}"))
+}
+
+fn hazards(env: &J) -> Vec<&str> {
+    env["hazards"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|h| h["hazard"].as_str().unwrap())
+        .collect()
+}
+
+#[test]
+fn plain_manifests_every_change_of_the_issue() {
+    let Some(dir) = two_commits("plain_manifests_every_change_of_the_issue", "plain") else {
+        return;
+    };
+    let v = snapshot_formats(dir.path(), "plain");
+    let env = &v["environments"][0];
+    assert_eq!(env["name"], "manifests");
+    // A takeover by preemption: member1 loses it, member2 gains it.
+    let web = change(env, "web");
+    assert_eq!(web["owner"]["change"], "preempted");
+    assert_eq!(web["owner"]["after"]["name"], "web-takeover");
+    assert_eq!(cluster(web, "member1")["after"]["receives"], false);
+    assert_eq!(cluster(web, "member2")["after"]["receives"], true);
+    // A blocked takeover: equal priority.
+    let api = change(env, "api");
+    assert_eq!(api["owner"]["change"], "unchanged");
+    assert_eq!(api["blockedBy"][0]["reason"], "equal-priority");
+    // Deletions with and without preserveResourcesOnDeletion.
+    assert_eq!(change(env, "legacy")["preserveResourcesOnDeletion"], false);
+    assert_eq!(change(env, "archive")["preserveResourcesOnDeletion"], true);
+    // PP+OP removal: the binding stays, replicas 0 stops applying.
+    let batch = change(env, "batch");
+    assert_eq!(batch["orphaned"], true);
+    let m = &cluster(batch, "member1")["manifest"][0];
+    assert_eq!(
+        (&m["path"], &m["before"], &m["after"]),
+        (&J::from("/spec/replicas"), &J::from(0), &J::from(3))
+    );
+    // An override change: member2's manifest only.
+    let cache = change(env, "cache");
+    assert_eq!(cache["clusters"].as_array().unwrap().len(), 1);
+    assert_eq!(cluster(cache, "member2")["manifest"][0]["after"], 4);
+    // A placement change from member1 to member2.
+    let front = change(env, "front");
+    assert_eq!(cluster(front, "member1")["before"]["receives"], true);
+    assert_eq!(cluster(front, "member2")["after"]["receives"], true);
+    assert_eq!(
+        hazards(env),
+        [
+            "policy-removed-holding-templates",
+            "policy-removed-holding-templates",
+            "policy-removed-holding-templates",
+            "policy-and-override-removed",
+            "template-left-without-policy"
+        ]
+    );
+}
+
+#[test]
+fn kustomize_overlays_a_shared_base_reaches_both_environments() {
+    let test = "kustomize_overlays_a_shared_base_reaches_both_environments";
+    if !kustomize::kustomize_available(test) {
+        return;
+    }
+    let Some(dir) = two_commits(test, "kustomize") else {
+        return;
+    };
+    let v = snapshot_formats(dir.path(), "kustomize");
+    let names: Vec<&str> = v["environments"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| e["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        names,
+        ["apps/web/overlays/prod", "apps/web/overlays/staging"]
+    );
+    for env in v["environments"].as_array().unwrap() {
+        assert_eq!(hazards(env), ["change-reaches-several-environments"]);
+        assert_eq!(
+            cluster(change(env, "web"), "member2")["after"]["receives"],
+            true
+        );
+    }
+    // prod's own override: the image member2 receives there.
+    let prod = &v["environments"][0];
+    let image = &cluster(change(prod, "web"), "member2")["manifest"][0];
+    assert_eq!(image["after"], "nginx:1.29");
+}
+
+#[test]
+fn flux_layout_a_shared_base_reaches_both_clusters() {
+    let test = "flux_layout_a_shared_base_reaches_both_clusters";
+    if !kustomize::kustomize_available(test) {
+        return;
+    }
+    let Some(dir) = two_commits(test, "flux") else {
+        return;
+    };
+    let v = snapshot_formats(dir.path(), "flux");
+    // Each cluster's own substitution: eu moves member1 -> member2, us member3 -> member4.
+    for (i, (from, to)) in [("member1", "member2"), ("member3", "member4")]
+        .iter()
+        .enumerate()
+    {
+        let env = &v["environments"][i];
+        let c = change(env, "checkout");
+        assert_eq!(cluster(c, from)["after"]["receives"], false, "{env:#}");
+        assert_eq!(cluster(c, to)["after"]["receives"], true, "{env:#}");
+        assert_eq!(hazards(env), ["change-reaches-several-environments"]);
+    }
+}
+
+#[test]
+fn exit_codes_as_kubectl_diff_and_fail_on_hazard() {
+    let Some(dir) = two_commits("exit_codes_as_kubectl_diff_and_fail_on_hazard", "plain") else {
+        return;
+    };
+    let d = dir.path();
+    // HEAD against itself: no change, 0.
+    let o = plan_in(d, &["--base", "HEAD"]);
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
+    assert!(
+        text(&o.stdout).contains("manifests  no change"),
+        "{}",
+        text(&o.stdout)
+    );
+    let o = plan_in(d, &["--base", "main", "--fail-on-hazard", "-o", "json"]);
+    assert_eq!(o.status.code(), Some(4), "{}", text(&o.stderr));
+    // Only the placement change: changes, no hazard.
+    let o = plan_in(d, &["--base", "main", "--fail-on-hazard", "move.yaml"]);
+    assert_eq!(o.status.code(), Some(1), "{}", text(&o.stderr));
+    for (args, want) in [
+        (&["--base", "no-such-revision"][..], "no-such-revision"),
+        (&[][..], "nothing to plan"),
+        (&["--rev", "main"][..], "--base"),
+        (&["--base", "main", "--delete", "pp/x"][..], "--delete"),
+    ] {
+        let o = plan_in(d, args);
+        assert_eq!(o.status.code(), Some(2), "{args:?}");
+        assert!(
+            text(&o.stderr).contains(want),
+            "{args:?}: {}",
+            text(&o.stderr)
+        );
+    }
+}
+
+/// The comment of a change touching 5,000 templates stays under GitHub's limit, says that it
+/// cut the details, and still lists every environment and hazard.
+#[test]
+fn markdown_stays_under_githubs_limit_for_5000_templates() {
+    if Command::new("git").arg("--version").output().is_err() {
+        println!("SKIPPED: markdown_stays_under_githubs_limit_for_5000_templates: no git");
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let mut templates = String::new();
+    for i in 0..5000 {
+        templates.push_str(&format!(
+            "---\napiVersion: apps/v1\nkind: Deployment\nmetadata: {{name: app-{i:04}, namespace: bulk}}\nspec: {{replicas: 1}}\n"
+        ));
+    }
+    std::fs::write(d.join("templates.yaml"), templates).unwrap();
+    let policy = |cluster: &str| {
+        format!("apiVersion: policy.karmada.io/v1alpha1\nkind: PropagationPolicy\nmetadata: {{name: bulk, namespace: bulk}}\nspec:\n  resourceSelectors: [{{apiVersion: apps/v1, kind: Deployment}}]\n  placement: {{clusterAffinity: {{clusterNames: [{cluster}]}}}}\n")
+    };
+    std::fs::write(d.join("policy.yaml"), policy("member1")).unwrap();
+    kustomize::git(d, &["init", "-q", "-b", "main"]);
+    kustomize::git(d, &["add", "-A"]);
+    kustomize::git(d, &["commit", "-qm", "base"]);
+    std::fs::write(d.join("policy.yaml"), policy("member2")).unwrap();
+    let o = plan_in(d, &["--base", "main", "-o", "markdown"]);
+    assert_eq!(o.status.code(), Some(1), "{}", text(&o.stderr));
+    let md = text(&o.stdout);
+    assert!(
+        md.chars().count() <= 65_536,
+        "{} characters",
+        md.chars().count()
+    );
+    assert!(md.starts_with("<!-- kubectl-karmada-policy:plan -->\n"));
+    assert!(md.contains("| `manifests` | 1 changed | 5000 delivered differently | member1 -5000, member2 +5000 | — |"), "{}", &md[..600]);
+    assert!(
+        md.contains("> **Details cut** to stay under GitHub's comment limit"),
+        "no note of the cut"
+    );
+    assert_eq!(
+        md.matches("<details>").count(),
+        md.matches("</details>").count()
+    );
+    let o = plan_in(d, &["--base", "main", "-o", "json"]);
+    let v: J = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(
+        v["environments"][0]["changes"].as_array().unwrap().len(),
+        5000
+    );
+}
+
+// ---- live ----
+
+fn run_live(s: &TestServer, args: &[&str]) -> Output {
+    let dir = tempfile::tempdir().unwrap();
+    let kc = s.kubeconfig(dir.path());
+    let o = Command::new(BIN)
+        .arg("plan")
+        .args(args)
+        .arg("--kubeconfig")
+        .arg(&kc)
+        .current_dir(root())
+        .env("NO_COLOR", "1")
+        .env_remove("KUBECONFIG")
+        .output()
+        .expect("run the binary");
+    assert!(
+        !text(&o.stdout).contains(SECRET_TOKEN) && !text(&o.stderr).contains(SECRET_TOKEN),
+        "credentials printed"
+    );
+    o
+}
+
+fn seeded() -> TestServer {
+    TestServer::seeded_from(&root().join("testdata/plan/live/control-plane.yaml"))
+}
+
+/// `plan -f` reads the bindings (where each template is now) and the Clusters' status (member3
+/// is NotReady and tainted: the new placement cannot use it), and writes nothing.
+#[test]
+fn live_plan_reads_bindings_and_cluster_status() {
+    let s = seeded();
+    let o = run_live(&s, &["-f", "testdata/plan/live/placement.yaml"]);
+    assert_eq!(o.status.code(), Some(1), "{}", text(&o.stderr));
+    assert_snapshot("plan-live.txt", &text(&o.stdout));
+    let o = run_live(
+        &s,
+        &["-f", "testdata/plan/live/placement.yaml", "-o", "json"],
+    );
+    let v: J = serde_json::from_slice(&o.stdout).unwrap();
+    let env = &v["environments"][0];
+    assert_eq!(env["name"], "live");
+    let web = change(env, "web");
+    assert_eq!(
+        cluster(web, "member1")["before"]["receives"],
+        true,
+        "from the binding"
+    );
+    assert_eq!(cluster(web, "member1")["after"]["receives"], false);
+    assert!(
+        !web["clusters"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|c| c["cluster"] == "member3"),
+        "member3 is tainted not-ready: {web:#}"
+    );
+    assert_eq!(web["excluded"][0]["cluster"], "member3");
+    assert!(web["excluded"][0]["reason"]
+        .as_str()
+        .unwrap()
+        .contains("untolerated taint {cluster.karmada.io/not-ready:NoSchedule}"));
+    assert!(s.requests().iter().all(|r| r.starts_with("GET ")));
+    assert_eq!(s.writes(), 0);
+}
+
+/// `--delete` of a policy and the override that scales its Deployment to 0 (karmada#3873).
+#[test]
+fn live_plan_of_deleting_a_policy_and_its_override() {
+    let s = seeded();
+    let o = run_live(
+        &s,
+        &[
+            "--delete",
+            "pp/shop/web",
+            "--delete",
+            "op/shop/api-paused",
+            "-o",
+            "json",
+        ],
+    );
+    assert_eq!(o.status.code(), Some(1), "{}", text(&o.stderr));
+    let out = text(&o.stdout);
+    assert_snapshot("plan-live-delete.json", &out);
+    let v: J = serde_json::from_str(&out).unwrap();
+    let env = &v["environments"][0];
+    assert!(
+        hazards(env).contains(&"policy-and-override-removed"),
+        "{env:#}"
+    );
+    let api = change(env, "api");
+    assert_eq!(api["orphaned"], true);
+    for c in ["member1", "member2"] {
+        let m = &cluster(api, c)["manifest"][0];
+        assert_eq!(
+            (&m["before"], &m["after"]),
+            (&J::from(0), &J::from(3)),
+            "{c}"
+        );
+    }
+    let o = run_live(&s, &["--delete", "pp/shop/nope"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        text(&o.stderr).contains("--delete pp/shop/nope: no such object"),
+        "{}",
+        text(&o.stderr)
+    );
+}
