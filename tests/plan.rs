@@ -413,3 +413,138 @@ fn live_plan_of_deleting_a_policy_and_its_override() {
         text(&o.stderr)
     );
 }
+
+// ---- the GitHub Action ----
+
+fn on_path(tool: &str) -> bool {
+    Command::new(tool)
+        .arg("--version")
+        .output()
+        .is_ok_and(|o| o.status.success())
+}
+
+/// The Action's `Plan` step (action.yml), its script and its condition.
+fn action_plan_step() -> (String, String) {
+    let text = std::fs::read_to_string(root().join("action.yml")).unwrap();
+    let loaded =
+        karmada_policy::source::load(karmada_policy::source::Source::new("action.yml", text));
+    assert!(loaded.problems.is_empty(), "{:?}", loaded.problems);
+    let action = loaded.documents[0].root.to_json();
+    let step = action["runs"]["steps"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|s| s["id"] == "plan")
+        .expect("a step with id plan")
+        .clone();
+    (
+        step["run"].as_str().unwrap().to_string(),
+        step["if"].as_str().unwrap().to_string(),
+    )
+}
+
+/// A stand-in for `gh api`: answers the comment listing from `$GH_COMMENTS` through the real
+/// jq with the step's own filter, records every call in `$GH_LOG` and each posted body in
+/// `$GH_BODY`.
+const FAKE_GH: &str = r#"#!/bin/sh
+echo "$*" >> "$GH_LOG"
+if [ "$2" = "--paginate" ]; then
+  exec jq -r "$5" "$GH_COMMENTS"
+fi
+cp "${6#body=@}" "$GH_BODY"
+"#;
+
+/// The Action's plan step, run as the runner runs it (bash, the environment it sets) with the
+/// real binary on PATH and a stand-in `gh`: the first run posts one comment, the next finds it
+/// by the hidden marker and updates it (ignoring other comments), and `plan-fail-on-hazard`
+/// fails the step after updating it.
+#[cfg(unix)]
+#[test]
+fn action_posts_then_updates_one_plan_comment() {
+    let test = "action_posts_then_updates_one_plan_comment";
+    for tool in ["bash", "jq"] {
+        if !on_path(tool) {
+            println!("SKIPPED: {test}: {tool} is not on PATH");
+            return;
+        }
+    }
+    let Some(repo) = two_commits(test, "plain") else {
+        return;
+    };
+    let (script, condition) = action_plan_step();
+    assert!(
+        condition.contains("inputs.plan == 'true'")
+            && condition.contains("github.event_name == 'pull_request'"),
+        "{condition}"
+    );
+    let tmp = tempfile::tempdir().unwrap();
+    let t = tmp.path();
+    let tools = t.join("bin");
+    std::fs::create_dir(&tools).unwrap();
+    std::os::unix::fs::symlink(BIN, tools.join("kubectl-karmada_policy")).unwrap();
+    std::fs::write(tools.join("gh"), FAKE_GH).unwrap();
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(tools.join("gh"), std::fs::Permissions::from_mode(0o755)).unwrap();
+    let path = format!(
+        "{}:{}",
+        tools.display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
+    let run = |comments: &J, fail_on_hazard: &str| {
+        std::fs::write(t.join("comments.json"), comments.to_string()).unwrap();
+        let _ = std::fs::remove_file(t.join("log"));
+        let o = Command::new("bash")
+            // As the runner runs `shell: bash`.
+            .args(["--noprofile", "--norc", "-eo", "pipefail", "-c", &script])
+            .current_dir(repo.path())
+            .env("PATH", &path)
+            .env("NO_COLOR", "1")
+            .env_remove("KUBECONFIG")
+            .env("GH_TOKEN", "token")
+            .env("GH_LOG", t.join("log"))
+            .env("GH_COMMENTS", t.join("comments.json"))
+            .env("GH_BODY", t.join("posted.md"))
+            .env("GITHUB_REPOSITORY", "acme/fleet")
+            .env("GITHUB_OUTPUT", t.join("outputs"))
+            .env("PATHS", "")
+            .env("BASE", "main")
+            .env("PR_NUMBER", "7")
+            .env("CONFIG", "")
+            .env("KARMADA_VERSION", "")
+            .env("FAIL_ON_HAZARD", fail_on_hazard)
+            .env("PLAN_FILE", t.join("plan.md"))
+            .output()
+            .unwrap();
+        let log = std::fs::read_to_string(t.join("log")).unwrap_or_default();
+        (o, log)
+    };
+    let unrelated = serde_json::json!({"id": 5, "body": "LGTM"});
+    let (o, log) = run(&J::Array(vec![unrelated.clone()]), "false");
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    assert!(
+        log.contains("api --method POST repos/acme/fleet/issues/7/comments -F body=@"),
+        "{log}"
+    );
+    let posted = std::fs::read_to_string(t.join("posted.md")).unwrap();
+    assert!(posted.starts_with(karmada_policy::output::plan_markdown::MARKER));
+    assert_eq!(
+        posted,
+        std::fs::read_to_string(root().join("tests/snapshots/plan-plain.md")).unwrap()
+    );
+    assert!(std::fs::read_to_string(t.join("outputs"))
+        .unwrap()
+        .contains("exit-code=1"));
+    // The next push: the comment is found by its marker and updated, no second one.
+    let ours = serde_json::json!({"id": 42, "body": posted});
+    let (o, log) = run(&J::Array(vec![unrelated.clone(), ours.clone()]), "false");
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    assert!(
+        log.contains("api --method PATCH repos/acme/fleet/issues/comments/42"),
+        "{log}"
+    );
+    assert!(!log.contains("POST"), "{log}");
+    // A hazard fails the step, after the comment is updated.
+    let (o, log) = run(&J::Array(vec![unrelated, ours]), "true");
+    assert_eq!(o.status.code(), Some(4), "{}", text(&o.stderr));
+    assert!(log.contains("--method PATCH"), "{log}");
+}
