@@ -548,3 +548,38 @@ fn action_posts_then_updates_one_plan_comment() {
     assert_eq!(o.status.code(), Some(4), "{}", text(&o.stderr));
     assert!(log.contains("--method PATCH"), "{log}");
 }
+
+/// Manifests that set no namespace (as karmada's samples/nginx): the template is created in
+/// `default`, so an OverridePolicy added there changes what member1 receives.
+#[test]
+fn an_override_added_for_a_template_without_a_namespace() {
+    let test = "an_override_added_for_a_template_without_a_namespace";
+    if !on_path("git") {
+        println!("SKIPPED: {test}: git is not on PATH");
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    std::fs::write(
+        d.join("app.yaml"),
+        "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: nginx}\nspec: {replicas: 2}\n---\napiVersion: policy.karmada.io/v1alpha1\nkind: PropagationPolicy\nmetadata: {name: nginx}\nspec:\n  resourceSelectors: [{apiVersion: apps/v1, kind: Deployment, name: nginx}]\n  placement: {clusterAffinity: {clusterNames: [member1, member2]}}\n",
+    )
+    .unwrap();
+    kustomize::git(d, &["init", "-q", "-b", "main"]);
+    kustomize::git(d, &["add", "-A"]);
+    kustomize::git(d, &["commit", "-qm", "base"]);
+    std::fs::write(
+        d.join("override.yaml"),
+        "apiVersion: policy.karmada.io/v1alpha1\nkind: OverridePolicy\nmetadata: {name: nginx-op}\nspec:\n  resourceSelectors: [{apiVersion: apps/v1, kind: Deployment, name: nginx}]\n  overrideRules:\n    - targetCluster: {clusterNames: [member1]}\n      overriders:\n        annotationsOverrider: [{operator: add, value: {env: stage}}]\n",
+    )
+    .unwrap();
+    let o = plan_in(d, &["--base", "main", "-o", "json"]);
+    assert_eq!(o.status.code(), Some(1), "{}", text(&o.stderr));
+    let v: J = serde_json::from_slice(&o.stdout).unwrap();
+    let nginx = change(&v["environments"][0], "nginx");
+    assert_eq!(nginx["template"]["namespace"], "default");
+    assert_eq!(nginx["clusters"].as_array().unwrap().len(), 1, "{nginx:#}");
+    let m = &cluster(nginx, "member1")["manifest"][0];
+    assert_eq!(m["path"], "/metadata/annotations");
+    assert_eq!(m["after"], serde_json::json!({"env": "stage"}));
+}

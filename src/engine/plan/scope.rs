@@ -243,7 +243,11 @@ impl Subset<'_> {
     /// The manifest of a kept template, as JSON.
     pub fn manifest(&self, r: &ObjectRef) -> Option<Value> {
         let (inv, doc) = self.manifests.get(r)?;
-        Some(inv.documents.get(*doc)?.full_tree().to_json())
+        let json = inv.documents.get(*doc)?.full_tree().to_json();
+        Some(crate::engine::delivery::stored_manifest(
+            json,
+            r.namespace.as_deref().unwrap_or(""),
+        ))
     }
 }
 
