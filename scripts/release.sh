@@ -78,5 +78,5 @@ for target in "${targets[@]}"; do
   python3 scripts/package.py "$bin" "$platform" "$version" "$assets" dist
 done
 (cd dist && sha256sum -- kubectl-karmada_policy-* > SHA256SUMS)
-python3 scripts/render-krew.py --tag "$version" --sums dist/SHA256SUMS .krew.yaml > dist/karmada-policy.yaml
+python3 scripts/render-krew.py --tag "$version" --sums dist/SHA256SUMS krew-manifest.yaml > dist/karmada-policy.yaml
 cat dist/SHA256SUMS

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
-"""Renders .krew.yaml (krew-release-bot's template format) into a krew plugin manifest.
+"""Renders krew-manifest.yaml (krew-release-bot's template format) into a krew plugin manifest.
 
-    scripts/render-krew.py --tag vX.Y.Z --sums SHA256SUMS [--require-all] .krew.yaml > karmada-policy.yaml
+    scripts/render-krew.py --tag vX.Y.Z --sums SHA256SUMS [--require-all] krew-manifest.yaml > karmada-policy.yaml
 
 `{{ .TagName }}` becomes the tag and `{{ addURIAndSha "URL" .TagName }}` becomes the uri and
 sha256 lines, the digest taken from SHA256SUMS (sha256sum's format) for the archive the URL

@@ -232,3 +232,89 @@ fn a_shim_that_cannot_be_written_is_a_usage_error_naming_its_path() {
         "{err}"
     );
 }
+
+/// krew's layout: the binary in `store/karmada-policy/<version>/`, a symlink to it in `bin/`,
+/// and only `bin/` on PATH. Run through the real kubectl as a user would, the shim lands in
+/// `bin/` and kubectl then completes `kubectl karmada-policy sus<TAB>`.
+#[cfg(unix)]
+#[test]
+fn a_krew_install_gets_its_shim_beside_the_symlink_on_path() {
+    let kubectl_ok = Command::new("kubectl")
+        .args(["version", "--client"])
+        .output()
+        .is_ok_and(|o| o.status.success());
+    if !kubectl_ok {
+        skip("kubectl is not installed (plugin completion needs kubectl >= 1.26)");
+        return;
+    }
+    // Beside the build, so the binary can be hard-linked rather than copied.
+    let root = tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).unwrap();
+    let store = root.path().join("store/karmada-policy/v0.1.0");
+    let bin = root.path().join("bin");
+    std::fs::create_dir_all(&store).unwrap();
+    std::fs::create_dir_all(&bin).unwrap();
+    let installed = store.join("kubectl-karmada_policy");
+    if std::fs::hard_link(BIN, &installed).is_err() {
+        std::fs::copy(BIN, &installed).unwrap();
+    }
+    std::os::unix::fs::symlink(
+        Path::new("../store/karmada-policy/v0.1.0/kubectl-karmada_policy"),
+        bin.join("kubectl-karmada_policy"),
+    )
+    .unwrap();
+    // PATH as after a krew install: krew's bin, then the system (kubectl), nothing else of ours.
+    let path = format!("{}:/usr/local/bin:/usr/bin:/bin", bin.display());
+    let kubectl = |args: &[&str]| {
+        Command::new("kubectl")
+            .args(args)
+            .env("PATH", &path)
+            .env("KUBECONFIG", root.path().join("no-kubeconfig"))
+            .output()
+            .unwrap()
+    };
+    let o = kubectl(&["karmada-policy", "completion", "kubectl-plugin"]);
+    let said = String::from_utf8_lossy(&o.stdout).into_owned();
+    assert!(
+        o.status.success(),
+        "{said}{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    assert!(bin.join(SHIM).is_file(), "{said}");
+    assert!(
+        !store.join(SHIM).exists(),
+        "written beside the symlink's target: {said}"
+    );
+    assert!(
+        said.contains(&bin.join(SHIM).display().to_string()),
+        "{said}"
+    );
+    let o = kubectl(&["__complete", "karmada-policy", "sus"]);
+    assert_eq!(lines(&o), ["suspend", ":4"]);
+}
+
+/// `kubectl karmada-policy explain -n shop deploy/<TAB>`: the Deployments of `shop` on the
+/// control plane, the type resolved through discovery as kubectl resolves it.
+#[test]
+fn explain_completes_template_names_from_the_control_plane() {
+    let s = setup();
+    let deploy = |ns: &str, name: &str| {
+        json!({"apiVersion": "apps/v1", "kind": "Deployment",
+            "metadata": {"name": name, "namespace": ns}, "spec": {"replicas": 1}})
+    };
+    s._server.insert(deploy("shop", "web"));
+    s._server.insert(deploy("shop", "worker"));
+    s._server.insert(deploy("default", "other"));
+    assert_eq!(
+        lines(&s.shim(&["explain", "-n", "shop", "deploy/"])),
+        ["deploy/web", "deploy/worker", ":4"]
+    );
+    assert_eq!(
+        lines(&s.shim(&["explain", "-n", "shop", "deployments.apps/wo"])),
+        ["deployments.apps/worker", ":4"]
+    );
+    // The context's namespace without -n.
+    assert_eq!(
+        lines(&s.shim(&["explain", "deploy/"])),
+        ["deploy/other", ":4"]
+    );
+}

@@ -206,6 +206,77 @@ fn man_pages_one_per_subcommand() {
     ] {
         let text = std::fs::read_to_string(dir.path().join(page)).unwrap();
         assert!(text.contains(".TH "), "{page}");
+        // man-pages(7)'s sections, in its order; no clap "EXTRA".
+        let headings: Vec<&str> = text
+            .lines()
+            .filter_map(|l| l.strip_prefix(".SH "))
+            .map(|h| h.trim_matches('"'))
+            .collect();
+        let order = [
+            "NAME",
+            "SYNOPSIS",
+            "DESCRIPTION",
+            "OPTIONS",
+            "EXIT STATUS",
+            "EXAMPLES",
+            "SEE ALSO",
+        ];
+        let positions: Vec<usize> = order
+            .iter()
+            .filter_map(|h| headings.iter().position(|x| x == h))
+            .collect();
+        assert!(
+            positions.windows(2).all(|w| w[0] < w[1]),
+            "{page}: {headings:?}"
+        );
+        for h in [
+            "NAME",
+            "SYNOPSIS",
+            "DESCRIPTION",
+            "EXIT STATUS",
+            "EXAMPLES",
+            "SEE ALSO",
+        ] {
+            assert!(headings.contains(&h), "{page}: no {h} in {headings:?}");
+        }
+        assert!(!headings.contains(&"EXTRA"), "{page}: {headings:?}");
+        // The synopsis as users type it, and the examples of --help.
+        let plain = text
+            .replace("\\-", "-")
+            .replace("\\fB", "")
+            .replace("\\fR", "");
+        let synopsis = plain
+            .lines()
+            .skip_while(|l| *l != ".SH SYNOPSIS")
+            .nth(1)
+            .unwrap();
+        let sub = page
+            .trim_end_matches(".1")
+            .strip_prefix("kubectl-karmada_policy-")
+            .map(|s| format!(" {s}"))
+            .unwrap_or_default();
+        assert!(
+            synopsis.starts_with(&format!("kubectl karmada-policy{sub} ")),
+            "{page}: {synopsis}"
+        );
+        assert!(
+            !plain.contains("kubectl-karmada_policy-suspend ["),
+            "{page}"
+        );
+        if !sub.is_empty() {
+            let help = stdout(&run(&[sub.trim(), "--help"], &[]));
+            let example = help
+                .lines()
+                .find(|l| l.trim_start().starts_with("kubectl karmada-policy"))
+                .unwrap()
+                .trim();
+            assert!(plain.contains(example), "{page}: no example `{example}`");
+        }
+        assert!(plain.contains("kubectl(1)"), "{page}");
     }
+    let suspend = std::fs::read_to_string(dir.path().join("kubectl-karmada_policy-suspend.1"))
+        .unwrap()
+        .replace("\\-", "-");
+    assert!(suspend.contains("cancelled: the confirmation prompt was declined"));
     assert!(!dir.path().join("kubectl-karmada_policy-man.1").exists());
 }

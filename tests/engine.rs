@@ -150,7 +150,7 @@ fn example_a_gate_off_keeps_the_claim_and_says_why() {
                  "why": "holds the claim: a claimed template is never re-ranked"}
             ],
             "suspension": [],
-            "notes": ["preemption is off: the feature gate PropagationPolicyPreemption is disabled (the default); pp/default/high declare(s) preemption: Always and would act only with --feature-gates PropagationPolicyPreemption=true"]
+            "notes": ["preemption is off: the feature gate PropagationPolicyPreemption is disabled (the default); pp/default/high declares preemption: Always and would act only with --feature-gates PropagationPolicyPreemption=true"]
         })
     );
     // The gate defaults to off.
@@ -327,8 +327,9 @@ fn types_as_kubectl_takes_them() {
         "{}",
         unknown.stderr
     );
+    // Not found: exit 4, as everywhere (docs/exit-codes.md).
     let missing = run(&["explain", "deploy/other", "-f", &a]);
-    assert_eq!(missing.code, 2);
+    assert_eq!(missing.code, 4);
     assert!(missing.stderr.contains("not found"), "{}", missing.stderr);
     let bad = run(&["explain", "nginx", "-f", &a]);
     assert_eq!(bad.code, 2);

@@ -282,7 +282,8 @@ fn explain_live_text_diagnoses_suspension_and_stale_claims() {
         )]
     );
 
-    // Unknown type and missing template: usage errors, as in manifest mode.
+    // An unknown type is a usage error, a missing template "not found" (exit 4), as in
+    // manifest mode.
     let o = run(&kc, &["explain", "widgets/x"]);
     assert_eq!(o.code, 2);
     assert!(
@@ -292,7 +293,7 @@ fn explain_live_text_diagnoses_suspension_and_stale_claims() {
         o.stderr
     );
     let o = run(&kc, &["explain", "deploy/nope"]);
-    assert_eq!(o.code, 2);
+    assert_eq!(o.code, 4);
     assert!(
         o.stderr.contains("not found in namespace default"),
         "{}",

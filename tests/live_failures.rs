@@ -230,7 +230,8 @@ fn a_kubeconfig_yaml_error_names_the_place_and_quotes_nothing() {
     );
     std::fs::write(&path, text).unwrap();
     let r = run(&["suspend", "pp/nginx"], path.to_str().unwrap());
-    assert_eq!(r.code, 3, "{}", r.out);
+    // Bad configuration, as an unknown --context: exit 2.
+    assert_eq!(r.code, 2, "{}", r.out);
     assert!(r.out.contains("invalid YAML at line"), "{}", r.out);
     assert!(r.out.contains(path.to_str().unwrap()), "{}", r.out);
 }

@@ -223,7 +223,7 @@ fn forbidden_works_degrade_to_a_note() {
 fn exit_codes_as_the_template_form() {
     let s = seeded();
     let o = run(&s, &["explain", "pp/nope", "-n", "shop"]);
-    assert_eq!(o.code, 2, "{}", o.stderr);
+    assert_eq!(o.code, 4, "{}", o.stderr);
     assert!(
         o.stderr
             .contains("propagationpolicy \"nope\" not found in namespace shop"),
@@ -231,7 +231,7 @@ fn exit_codes_as_the_template_form() {
         o.stderr
     );
     let o = run(&s, &["explain", "cpp/nope"]);
-    assert_eq!(o.code, 2, "{}", o.stderr);
+    assert_eq!(o.code, 4, "{}", o.stderr);
     // A policy read that is refused is an API failure, not a missing policy.
     s.shared
         .faults

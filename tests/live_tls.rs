@@ -236,7 +236,8 @@ fn outside_a_pod_without_a_kubeconfig_the_error_says_what_is_missing() {
             dir.path().to_str().unwrap(),
         )],
     );
-    assert_eq!(r.code, 3, "{}", r.out);
+    // No configuration at all is bad configuration (exit 2), not an API failure.
+    assert_eq!(r.code, 2, "{}", r.out);
     assert!(
         r.out
             .contains("and not in a pod: KUBERNETES_SERVICE_HOST is not set"),
@@ -255,11 +256,62 @@ fn outside_a_pod_without_a_kubeconfig_the_error_says_what_is_missing() {
             ),
         ],
     );
-    assert_eq!(r.code, 3, "{}", r.out);
+    assert_eq!(r.code, 2, "{}", r.out);
     assert!(
         r.out.contains("cannot read the service account's"),
         "{}",
         r.out
     );
     assert!(r.out.contains("token"), "{}", r.out);
+}
+
+/// A client certificate in X.509 version 1 (what `openssl x509 -req` issues without
+/// extensions; kubectl accepts it) is presented as it is, and the request goes through: rustls
+/// would refuse to load it through `with_client_auth_cert` ("UnsupportedCertVersion", blamed
+/// on the key).
+#[test]
+fn an_x509_v1_client_certificate_is_presented_as_kubectl_presents_it() {
+    use base64::Engine;
+    let dir = tempfile::tempdir().unwrap();
+    let Some(v1) = support::tls_v1::v1_client(dir.path()) else {
+        eprintln!("SKIPPED: no openssl CLI to issue an X.509 v1 client certificate");
+        return;
+    };
+    assert_eq!(support::tls_v1::version_of(&v1.cert_pem), Some(1));
+    let serving_ca = tls::ca("serving-ca");
+    let served = tls::signed(&serving_ca, &["127.0.0.1"], Validity::Now);
+    let (config, presented) = support::tls_v1::server_config(&served, &v1.ca_pem);
+    let server = tls::serve(Some(config), tls::answer_policy);
+    let b64 = |s: &str| base64::engine::general_purpose::STANDARD.encode(s);
+    let user = format!(
+        "    client-certificate-data: {}\n    client-key-data: {}\n",
+        b64(&v1.cert_pem),
+        b64(&v1.key_pem)
+    );
+    let kc = tls::kubeconfig(
+        dir.path(),
+        &server.url,
+        &tls::ca_data(&serving_ca.pem),
+        &user,
+    );
+    let r = run(
+        &[
+            "suspend",
+            "pp/nginx",
+            "--dry-run=client",
+            "--request-timeout",
+            "10s",
+        ],
+        &[("KUBECONFIG", kc.to_str().unwrap())],
+    );
+    assert_eq!(r.code, 0, "{}", r.out);
+    assert!(
+        r.out.contains("suspended on all clusters (dry run)"),
+        "{}",
+        r.out
+    );
+    assert!(tls::answered(&server));
+    use rustls::pki_types::pem::PemObject;
+    let der = rustls::pki_types::CertificateDer::from_pem_slice(v1.cert_pem.as_bytes()).unwrap();
+    assert!(presented.lock().unwrap().iter().any(|p| p[..] == der[..]));
 }

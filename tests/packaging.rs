@@ -314,3 +314,114 @@ fn pre_commit_hook_fails_on_a_bad_policy_and_passes_on_a_good_one() {
         String::from_utf8_lossy(&o.stdout)
     );
 }
+
+/// The shell blocks of the README's "Quick start" section, one command each.
+fn quick_start_commands(readme: &str) -> Vec<String> {
+    let section = readme
+        .split("\n## ")
+        .find(|s| s.starts_with("Quick start"))
+        .expect("README.md has a `## Quick start` section");
+    section
+        .split("```sh\n")
+        .skip(1)
+        .map(|b| b.split("```").next().unwrap().trim().to_string())
+        .collect()
+}
+
+/// The README's two commands, from a clean clone of this commit: the install-and-run line gives
+/// what the quick-start snapshot says (so its input is committed, not only in this checkout),
+/// and what `cargo install --locked` and `cargo test` need resolves from the committed
+/// Cargo.lock. Running `cargo test` itself inside the test would build the project a second
+/// time; the binary under test stands for the one `cargo install` builds from the same sources.
+#[test]
+fn the_readme_s_two_commands_work_from_a_clean_clone() {
+    if Command::new("git").arg("--version").output().is_err() {
+        skip("git is not installed");
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let clone = dir.path().join("clone");
+    let cloned = Command::new("git")
+        .args(["clone", "-q"])
+        .arg(root())
+        .arg(&clone)
+        .status()
+        .unwrap();
+    if !cloned.success() {
+        skip("this checkout is not a git repository with a commit to clone");
+        return;
+    }
+    let readme = std::fs::read_to_string(clone.join("README.md")).unwrap();
+    let commands = quick_start_commands(&readme);
+    assert_eq!(commands.len(), 2, "{commands:?}");
+    let (install, run) = commands[0]
+        .split_once(" && ")
+        .expect("the first command installs, then runs");
+    assert_eq!(install, "cargo install --locked --path .");
+    assert_eq!(commands[1], "cargo test");
+    let args: Vec<&str> = run
+        .strip_prefix("kubectl karmada-policy ")
+        .expect("the second half runs the plugin through kubectl")
+        .split_whitespace()
+        .collect();
+    // `cargo install` puts the binary on PATH; kubectl finds it there when installed.
+    let bin = dir.path().join("bin");
+    std::fs::create_dir(&bin).unwrap();
+    std::fs::copy(
+        env!("CARGO_BIN_EXE_kubectl-karmada_policy"),
+        bin.join("kubectl-karmada_policy"),
+    )
+    .unwrap();
+    let path = format!(
+        "{}:{}",
+        bin.display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
+    let through_kubectl = Command::new("kubectl")
+        .arg("version")
+        .arg("--client")
+        .output();
+    let mut cmd = if through_kubectl.is_ok_and(|o| o.status.success()) {
+        let mut c = Command::new("kubectl");
+        c.arg("karmada-policy");
+        c
+    } else {
+        use std::io::Write;
+        let _ = writeln!(
+            std::io::stderr(),
+            "\nnote: no kubectl: the plugin runs directly, as the README says it may"
+        );
+        Command::new(bin.join("kubectl-karmada_policy"))
+    };
+    let o = cmd
+        .args(&args)
+        .current_dir(&clone)
+        .env("PATH", &path)
+        .env("NO_COLOR", "1")
+        .env("HOME", dir.path())
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(0), "{run}: {stderr}");
+    let want = std::fs::read_to_string(clone.join("tests/snapshots/lint-gitops.txt")).unwrap();
+    assert_eq!(String::from_utf8_lossy(&o.stdout), want, "{run}");
+    // What both cargo commands resolve: the committed lock file, without a network.
+    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
+    let tree = Command::new(cargo)
+        .args([
+            "tree",
+            "--locked",
+            "--offline",
+            "-q",
+            "-e",
+            "normal,build,dev",
+        ])
+        .current_dir(&clone)
+        .output()
+        .unwrap();
+    assert!(
+        tree.status.success(),
+        "cargo tree --locked in the clone: {}",
+        String::from_utf8_lossy(&tree.stderr)
+    );
+}

@@ -235,7 +235,7 @@ fn exit_codes_as_kubectl_diff_and_fail_on_hazard() {
         text(&o.stdout)
     );
     let o = plan_in(d, &["--base", "main", "--fail-on-hazard", "-o", "json"]);
-    assert_eq!(o.status.code(), Some(4), "{}", text(&o.stderr));
+    assert_eq!(o.status.code(), Some(6), "{}", text(&o.stderr));
     // Only the placement change: changes, no hazard.
     let o = plan_in(d, &["--base", "main", "--fail-on-hazard", "move.yaml"]);
     assert_eq!(o.status.code(), Some(1), "{}", text(&o.stderr));
@@ -405,8 +405,9 @@ fn live_plan_of_deleting_a_policy_and_its_override() {
             "{c}"
         );
     }
+    // Not found, as everywhere (docs/exit-codes.md).
     let o = run_live(&s, &["--delete", "pp/shop/nope"]);
-    assert_eq!(o.status.code(), Some(2));
+    assert_eq!(o.status.code(), Some(4));
     assert!(
         text(&o.stderr).contains("--delete pp/shop/nope: no such object"),
         "{}",
@@ -545,7 +546,7 @@ fn action_posts_then_updates_one_plan_comment() {
     assert!(!log.contains("POST"), "{log}");
     // A hazard fails the step, after the comment is updated.
     let (o, log) = run(&J::Array(vec![unrelated, ours]), "true");
-    assert_eq!(o.status.code(), Some(4), "{}", text(&o.stderr));
+    assert_eq!(o.status.code(), Some(6), "{}", text(&o.stderr));
     assert!(log.contains("--method PATCH"), "{log}");
 }
 

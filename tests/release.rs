@@ -1,5 +1,5 @@
 //! Release artefacts (issue 20): the archive layout of scripts/package.py, the krew manifest
-//! rendered from .krew.yaml checked rule by rule as krew-index's `validate-krew-manifest` does,
+//! rendered from krew-manifest.yaml checked rule by rule as krew-index's `validate-krew-manifest` does,
 //! and the Linux x86_64 archive that `scripts/release.sh` builds (glibc 2.17, static zlib).
 //!
 //! Tests that need a tool or an artefact print `SKIPPED: <reason>` on the real stderr (visible
@@ -76,7 +76,7 @@ fn parse_yaml(name: &str, text: &str) -> J {
     loaded.documents[0].root.to_json()
 }
 
-/// Renders .krew.yaml with scripts/render-krew.py for the given SHA256SUMS text.
+/// Renders krew-manifest.yaml with scripts/render-krew.py for the given SHA256SUMS text.
 fn render(sums: &str, require_all: bool) -> Result<String, String> {
     let dir = tempfile::tempdir().unwrap();
     let sums_path = dir.path().join("SHA256SUMS");
@@ -88,7 +88,7 @@ fn render(sums: &str, require_all: bool) -> Result<String, String> {
     if require_all {
         cmd.arg("--require-all");
     }
-    let o = cmd.arg(root().join(".krew.yaml")).output().unwrap();
+    let o = cmd.arg(root().join("krew-manifest.yaml")).output().unwrap();
     if o.status.success() {
         Ok(String::from_utf8(o.stdout).unwrap())
     } else {
@@ -117,7 +117,7 @@ fn manifest() -> Option<J> {
         skip("python3 is not installed (scripts/render-krew.py renders the krew manifest)");
         return None;
     }
-    let text = render(&fake_sums(), true).expect("render .krew.yaml");
+    let text = render(&fake_sums(), true).expect("render krew-manifest.yaml");
     Some(parse_yaml("karmada-policy.yaml", &text))
 }
 
@@ -169,6 +169,32 @@ fn krew_manifest_is_a_plugin_named_after_its_file() {
         .as_str()
         .unwrap()
         .starts_with("https://"));
+}
+
+/// The template is `krew-manifest.yaml` at the top level; the release workflow renders that
+/// file and hands the same path to krew-release-bot (whose default, `.krew.yaml`, is gone).
+#[test]
+fn the_release_workflow_names_the_krew_template_to_the_bot() {
+    assert!(root().join("krew-manifest.yaml").is_file());
+    assert!(!root().join(".krew.yaml").exists());
+    let text = std::fs::read_to_string(root().join(".github/workflows/release.yml")).unwrap();
+    let workflow = parse_yaml("release.yml", &text);
+    let steps = workflow["jobs"]["publish"]["steps"].as_array().unwrap();
+    let bot = steps
+        .iter()
+        .find(|s| {
+            s["uses"]
+                .as_str()
+                .is_some_and(|u| u.starts_with("rajatjindal/krew-release-bot@"))
+        })
+        .expect("a krew-release-bot step");
+    assert_eq!(bot["with"]["krew_template_file"], "krew-manifest.yaml");
+    let render = steps
+        .iter()
+        .filter_map(|s| s["run"].as_str())
+        .find(|r| r.contains("scripts/render-krew.py"))
+        .expect("a render step");
+    assert!(render.contains(" krew-manifest.yaml "), "{render}");
 }
 
 #[test]

@@ -182,14 +182,14 @@ fn file_mode_selects_by_label_and_all_and_reports_missing_names() {
     assert!(r.stdout.contains("nginx (") && r.stdout.contains("not suspended"));
     assert!(r.stdout.contains("platform (") && r.stdout.contains("resumed"));
     let r = run(&["suspend", "-f", f, "pp/nope"], None);
-    assert_eq!(r.code, 1);
+    assert_eq!(r.code, 4);
     assert!(
         r.stderr.contains("pp") || r.stderr.contains("nope"),
         "{}",
         r.stderr
     );
     let r = run(&["suspend", "-f", f, "-n", "other", "pp/nginx"], None);
-    assert_eq!(r.code, 1, "namespace filter: {}", r.stdout);
+    assert_eq!(r.code, 4, "namespace filter: {}", r.stdout);
     let r = run(&["suspend", "-f", f], None);
     assert_eq!(r.code, 2, "no selection is a usage error");
     // A symlinked manifest is edited through the link; the link stays a link.
@@ -511,7 +511,11 @@ fn bulk_changes_need_yes_without_a_terminal() {
     let api = l.server.get("PropagationPolicy", "default", "api").unwrap();
     let ann = &api["metadata"]["annotations"];
     assert_eq!(ann["karmada-policy.io/suspension-reason"], "incident 42");
-    assert_eq!(ann["karmada-policy.io/suspension-changed-by"], "admin");
+    // Who the server says the caller is, not the kubeconfig's user entry name (`admin`).
+    assert_eq!(
+        ann["karmada-policy.io/suspension-changed-by"],
+        support::IDENTITY
+    );
     // --context (and its karmada alias) switches the namespace like kubectl.
     let r = l.run(&[
         "suspend",
@@ -577,13 +581,13 @@ fn failover_and_unhealthy_clusters_need_force_live() {
 }
 
 #[test]
-fn api_failures_exit_3_and_missing_objects_exit_1() {
+fn api_failures_exit_3_and_missing_objects_exit_4() {
     let l = live();
     let r = l.run(&["suspend", "pp/forbidden-x"]);
     assert_eq!(r.code, 3, "{}", r.stderr);
     assert!(r.stderr.contains("Forbidden"), "{}", r.stderr);
     let r = l.run(&["suspend", "pp/missing"]);
-    assert_eq!(r.code, 1, "{}", r.stderr);
+    assert_eq!(r.code, 4, "{}", r.stderr);
     assert!(r.stderr.contains("not found"), "{}", r.stderr);
     l.server
         .shared

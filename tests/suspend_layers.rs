@@ -157,20 +157,11 @@ fn an_overlay_without_a_patch_gets_a_new_one_listed_in_its_kustomization_and_not
         assert!(!staging.contains("suspension"), "{staging}");
     }
 
-    // Resumed: the suspension leaves the patch, which stays listed as an identity (`spec: {}`).
+    // Resumed: the patch held only the suspension, so it goes with its listing; the overlay is
+    // byte for byte what it was.
     let o = run_in(dir, &["resume", "-f", "overlays/prod", "pp/web"]);
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
-    assert_eq!(
-        read(dir, "overlays/prod/suspend-pp-web.yaml"),
-        NEW_PATCH.replace(
-            "spec:\n  suspension:\n    dispatching: true\n",
-            "spec: {}\n"
-        )
-    );
-    assert_eq!(
-        read(dir, "overlays/prod/kustomization.yaml"),
-        PROD_KUSTOMIZATION
-    );
+    assert_eq!(changed(&before, &snapshot(dir)), Vec::<String>::new());
     if kustomize_available(test) {
         let prod = rendered_policy(dir, "overlays/prod");
         assert!(!prod.contains("suspension"), "{prod}");
@@ -544,4 +535,110 @@ fn a_json6902_patch_of_the_overlay_is_in_its_view_and_never_silently_overridden(
         let prod = rendered_policy(dir, "overlays/prod");
         assert_eq!(suspension(&prod), "  suspension:\n    dispatching: true\n");
     }
+}
+
+/// Suspending in an overlay creates a patch and lists it; resuming (named, or lifting a
+/// freeze) takes both away again: every file byte for byte as before, no `spec: {}` patch left
+/// and no `patches:` entry. With other patches listed, only this one's entry goes.
+#[test]
+fn resuming_in_an_overlay_restores_its_files_byte_for_byte() {
+    for (suspend, resume) in [
+        (
+            vec![
+                "suspend",
+                "-f",
+                "overlays/prod",
+                "pp/web",
+                "--clusters",
+                "member1",
+            ],
+            vec![
+                "resume",
+                "-f",
+                "overlays/prod",
+                "pp/web",
+                "--clusters",
+                "member1",
+            ],
+        ),
+        (
+            vec!["suspend", "-f", "overlays/prod", "pp/web"],
+            vec!["resume", "-f", "overlays/prod", "pp/web"],
+        ),
+        (
+            vec![
+                "suspend",
+                "-f",
+                "overlays/prod",
+                "--clusters",
+                "member1",
+                "--yes",
+            ],
+            vec![
+                "resume",
+                "-f",
+                "overlays/prod",
+                "--clusters",
+                "member1",
+                "--yes",
+            ],
+        ),
+    ] {
+        let copy = copy(TREE);
+        let dir = copy.path();
+        let before = snapshot(dir);
+        let o = run_in(dir, &suspend);
+        assert_eq!(o.status.code(), Some(0), "{suspend:?}: {}", stderr(&o));
+        assert_eq!(
+            changed(&before, &snapshot(dir)),
+            [
+                "overlays/prod/kustomization.yaml",
+                "overlays/prod/suspend-pp-web.yaml"
+            ]
+        );
+        let dry: Vec<&str> = resume.iter().copied().chain(["--dry-run"]).collect();
+        let o = run_in(dir, &dry);
+        assert!(
+            stdout(&o).contains("+++ /dev/null") && stdout(&o).contains("-patches:"),
+            "{}",
+            stdout(&o)
+        );
+        let o = run_in(dir, &resume);
+        assert_eq!(o.status.code(), Some(0), "{resume:?}: {}", stderr(&o));
+        assert_eq!(
+            changed(&before, &snapshot(dir)),
+            Vec::<String>::new(),
+            "{resume:?}"
+        );
+    }
+    // Another patch listed before: it stays, only our entry goes.
+    let copy = copy(TREE);
+    let dir = copy.path();
+    let k = dir.join("overlays/prod/kustomization.yaml");
+    let with_patch = format!(
+        "{}patches:\n  - path: other.yaml\n",
+        read(dir, "overlays/prod/kustomization.yaml")
+    );
+    std::fs::write(&k, &with_patch).unwrap();
+    std::fs::write(
+        dir.join("overlays/prod/other.yaml"),
+        "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: web\nspec:\n  replicas: 2\n",
+    )
+    .unwrap();
+    let before = snapshot(dir);
+    assert_eq!(
+        run_in(dir, &["suspend", "-f", "overlays/prod", "pp/web"])
+            .status
+            .code(),
+        Some(0)
+    );
+    assert!(read(dir, "overlays/prod/kustomization.yaml")
+        .ends_with("  - path: other.yaml\n  - path: suspend-pp-web.yaml\n"));
+    assert_eq!(
+        run_in(dir, &["resume", "-f", "overlays/prod", "pp/web"])
+            .status
+            .code(),
+        Some(0)
+    );
+    assert_eq!(changed(&before, &snapshot(dir)), Vec::<String>::new());
 }

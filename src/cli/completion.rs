@@ -3,7 +3,7 @@
 //! `__complete` subcommand ([`run_hidden`]; candidates from `output::completion`).
 
 use std::io::Write;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use clap::{Args as ClapArgs, CommandFactory};
 
@@ -20,7 +20,7 @@ pub struct Args {
     /// kubectl-plugin: print the shim instead of writing it.
     #[arg(long)]
     pub print: bool,
-    /// kubectl-plugin: the directory to write the shim into (default: the binary's directory).
+    /// kubectl-plugin: the directory for the shim (default: where PATH finds the binary).
     #[arg(long, value_name = "DIR")]
     pub dir: Option<PathBuf>,
 }
@@ -42,9 +42,7 @@ fn install_shim(print: bool, dir: Option<PathBuf>) -> Result<Exit, CliError> {
     }
     let dir = match dir {
         Some(d) => d,
-        None => std::env::current_exe()
-            .ok()
-            .and_then(|p| p.parent().map(Path::to_path_buf))
+        None => crate::output::completion::shim_dir()
             .ok_or_else(|| CliError::usage("cannot tell the binary's directory: use --dir"))?,
     };
     let path = write_shim(&dir).map_err(|e| CliError::usage(e.to_string()))?;

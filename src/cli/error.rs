@@ -4,18 +4,24 @@
 //! style (`error: ...`), and turns it into the exit code. A closed stdout (`| head`) is
 //! recognised by its [`io::ErrorKind::BrokenPipe`], wherever in the chain it sits.
 
-use std::io::{self, Write};
+use std::io;
 use std::process::ExitCode;
 
-/// The documented exit codes (`--help`, "Exit codes").
+use crate::engine::explain_inputs::FindError;
+use crate::source::session::SessionError;
+
+/// The documented exit codes, one meaning each: their text is the table of
+/// `output::help::EXIT_CODES` (shown by `--help`, the man pages and docs/exit-codes.md).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Exit {
     Ok = 0,
     Failure = 1,
     Usage = 2,
     Api = 3,
+    NotFound = 4,
+    Declined = 5,
     /// `plan --fail-on-hazard`: the change has a hazard.
-    Hazard = 4,
+    Hazard = 6,
 }
 
 impl From<Exit> for ExitCode {
@@ -37,6 +43,12 @@ pub enum CliError {
     /// The command ran but did not achieve what it was asked (exit 1).
     #[error("{0}")]
     Failure(String),
+    /// An object named does not exist (exit 4).
+    #[error("{0}")]
+    NotFound(String),
+    /// The confirmation prompt was answered no (exit 5).
+    #[error("aborted: nothing was changed")]
+    Declined,
     /// Reading the inputs or writing stdout failed (exit 2).
     #[error(transparent)]
     Io(#[from] io::Error),
@@ -46,9 +58,9 @@ pub enum CliError {
     /// No input named, or one unreadable (exit 2).
     #[error(transparent)]
     Inputs(#[from] crate::model::inputs::InputError),
-    /// `explain -f`: TYPE/NAME names no one template (exit 2).
+    /// `explain -f`: TYPE/NAME names no template (exit 4), or several (exit 2).
     #[error(transparent)]
-    Template(#[from] crate::engine::explain_inputs::FindError),
+    Template(#[from] FindError),
     /// A resource argument that is not TYPE/NAME (exit 2).
     #[error(transparent)]
     ResourceArg(#[from] crate::model::kinds::ResourceArgError),
@@ -90,9 +102,9 @@ pub enum CliError {
     #[error(transparent)]
     SuspendFlags(#[from] crate::ops::request::FlagError),
     /// A live read of explain, preempt-check or lint --live: the control plane (exit 3), a
-    /// missing template (exit 2) or the runtime (exit 1).
+    /// missing template (exit 4) or the runtime (exit 1).
     #[error(transparent)]
-    Session(#[from] crate::source::session::SessionError),
+    Session(#[from] SessionError),
     /// An output file (`-o FORMAT=FILE`) or stdout could not be written (exit 2).
     #[error(transparent)]
     Write(#[from] crate::output::terminal::WriteError),
@@ -116,6 +128,7 @@ impl From<crate::inspect::InspectError> for CliError {
                 CliError::usage(e.to_string())
             }
             e @ I::NotATemplate => CliError::failure(e.to_string()),
+            e @ I::Missing(_) => CliError::NotFound(e.to_string()),
         }
     }
 }
@@ -138,22 +151,23 @@ impl CliError {
         match self {
             CliError::Api(_) => Exit::Api,
             CliError::Failure(_) => Exit::Failure,
-            // An unknown --context is bad configuration, as kubectl has it (exit 2, not 3).
+            CliError::Declined => Exit::Declined,
+            CliError::NotFound(_) => Exit::NotFound,
+            // Any kubeconfig problem (an unknown --context too) is bad configuration, as kubectl.
             CliError::Suspend(crate::ops::suspend::RunError::Connect(e))
-            | CliError::Session(crate::source::session::SessionError::Connect(e))
-                if e.is_unknown_context() =>
+            | CliError::Session(SessionError::Connect(e))
+                if e.kind() == crate::kube::ErrorKind::Config =>
             {
                 Exit::Usage
             }
             CliError::Suspend(e) if e.is_usage() => Exit::Usage,
             CliError::Suspend(e) if e.is_api() => Exit::Api,
             CliError::Suspend(_) => Exit::Failure,
+            CliError::Session(SessionError::NotFound(_)) => Exit::NotFound,
             CliError::Session(e) if e.is_api() => Exit::Api,
-            CliError::Session(
-                crate::source::session::SessionError::NotFound(_)
-                | crate::source::session::SessionError::Type(_),
-            ) => Exit::Usage,
+            CliError::Session(SessionError::Type(_)) => Exit::Usage,
             CliError::Session(_) => Exit::Failure,
+            CliError::Template(FindError::NotFound(_)) => Exit::NotFound,
             CliError::Usage(_)
             | CliError::Io(_)
             | CliError::Input(_)
@@ -191,8 +205,7 @@ pub fn report(err: &CliError) -> ExitCode {
     if err.is_broken_pipe() {
         return Exit::Ok.into();
     }
-    let mut stderr = io::stderr().lock();
-    let _ = writeln!(stderr, "error: {err}");
+    crate::util::to_stderr("error", &err.to_string());
     err.exit().into()
 }
 

@@ -160,7 +160,7 @@ fn run_files(args: &Args, settings: &Settings, outputs: &[OutputSpec]) -> Result
         namespace: settings.context.files_namespace(),
         allow_empty: args.allow_empty,
     };
-    let linted = lint_files(&req, settings, &|n| eprintln!("note: {n}"))?;
+    let linted = lint_files(&req, settings, &|n| crate::util::note(n))?;
     report(outputs, settings, linted)
 }
 
@@ -184,7 +184,7 @@ fn run_git(args: &Args, settings: &Settings, outputs: &[OutputSpec]) -> Result<E
         config: &settings.context.config,
         opts: &settings.options,
     };
-    let linted = lint_git(&cwd, &req, &|n| eprintln!("note: {n}"))?;
+    let linted = lint_git(&cwd, &req, &|n| crate::util::note(n))?;
     report(outputs, settings, linted)
 }
 
@@ -192,7 +192,7 @@ fn run_git(args: &Args, settings: &Settings, outputs: &[OutputSpec]) -> Result<E
 /// code: the same for every input mode.
 fn report(outputs: &[OutputSpec], settings: &Settings, linted: Linted) -> Result<Exit, CliError> {
     for n in &linted.notes {
-        eprintln!("note: {n}");
+        crate::util::note(n);
     }
     let summary = Summary::of(
         linted.files,

@@ -27,7 +27,7 @@ pub use error::{CliError, Exit};
     bin_name = "kubectl karmada-policy",
     version,
     about = "Lint, explain and operate Karmada PropagationPolicies and ClusterPropagationPolicies",
-    after_help = help::EXIT_CODES,
+    after_help = help::after_help(None, ""),
     propagate_version = true
 )]
 pub struct Cli {
@@ -36,7 +36,7 @@ pub struct Cli {
           value_parser = crate::source::files::parse_size)]
     pub max_input_size: u64,
     #[command(subcommand)]
-    pub command: Command,
+    pub command: Option<Command>,
     /// When to colour output: auto (a terminal, unless NO_COLOR is set; CLICOLOR_FORCE forces
     /// it), always or never.
     #[arg(
@@ -64,17 +64,17 @@ pub struct Cli {
 pub enum Command {
     /// Check manifests for invalid policies, overlaps, silent non-preemption and suspension
     /// that stalls failover.
-    #[command(help_template = help::HELP_TEMPLATE, before_help = help::LINT_EXAMPLES, after_help = help::LINT_AFTER_HELP)]
+    #[command(help_template = help::HELP_TEMPLATE, before_help = help::LINT_EXAMPLES, after_help = help::after_help(Some("lint"), help::LINT_AFTER_HELP))]
     Lint(lint::Args),
     /// For one resource template: every candidate policy, the ranking, and the owner now and later.
-    #[command(help_template = help::HELP_TEMPLATE, before_help = help::EXPLAIN_EXAMPLES, after_help = help::EXPLAIN_AFTER_HELP)]
+    #[command(help_template = help::HELP_TEMPLATE, before_help = help::EXPLAIN_EXAMPLES, after_help = help::after_help(Some("explain"), ""))]
     Explain(explain::Args),
     /// What applying or deleting policies would do: which templates move, which don't and why.
     #[command(
         name = "preempt-check",
         help_template = help::HELP_TEMPLATE,
         before_help = help::PREEMPT_CHECK_EXAMPLES,
-        after_help = help::PREEMPT_CHECK_AFTER_HELP
+        after_help = help::after_help(Some("preempt-check"), "")
     )]
     PreemptCheck(preempt_check::Args),
     /// What a change does to the fleet: owners, member clusters, manifests and hazards, per
@@ -82,7 +82,7 @@ pub enum Command {
     #[command(
         help_template = help::HELP_TEMPLATE,
         before_help = help::PLAN_EXAMPLES,
-        after_help = help::PLAN_AFTER_HELP,
+        after_help = help::after_help(Some("plan"), help::PLAN_AFTER_HELP),
         mut_arg("output", |a| a
             .value_parser(crate::context::flags::OutputFormat::parser(crate::context::flags::OutputFormat::PLAN))
             .help("Output format: text, json, yaml (the same fields as json) or markdown (a pull-request comment)")),
@@ -90,22 +90,22 @@ pub enum Command {
     )]
     Plan(plan::Args),
     /// Pause dispatching of policies (all clusters, or --clusters), live or in manifest files (-f).
-    #[command(help_template = help::HELP_TEMPLATE, before_help = help::SUSPEND_EXAMPLES, after_help = help::SUSPEND_AFTER_HELP)]
+    #[command(help_template = help::HELP_TEMPLATE, before_help = help::SUSPEND_EXAMPLES, after_help = help::after_help(Some("suspend"), help::SUSPEND_AFTER_HELP))]
     Suspend(suspend::Args),
     /// Resume dispatching of policies (all clusters, or --clusters), live or in manifest files (-f).
     // --force only overrides the failover check of suspending: resume has nothing to force.
     #[command(
         help_template = help::HELP_TEMPLATE,
         before_help = help::RESUME_EXAMPLES,
-        after_help = help::SUSPEND_AFTER_HELP,
+        after_help = help::after_help(Some("resume"), help::RESUME_AFTER_HELP),
         mut_arg("force", |a| a.hide(true))
     )]
     Resume(suspend::Args),
     /// Print a shell completion script, or install kubectl's plugin completion shim.
-    #[command(help_template = help::HELP_TEMPLATE, before_help = help::COMPLETION_EXAMPLES, after_help = help::COMPLETION_AFTER_HELP)]
+    #[command(help_template = help::HELP_TEMPLATE, before_help = help::COMPLETION_EXAMPLES, after_help = help::after_help(Some("completion"), ""))]
     Completion(completion::Args),
     /// Print the version, git commit, build date and the Karmada release whose rules apply.
-    #[command(help_template = help::HELP_TEMPLATE, before_help = help::VERSION_EXAMPLES, after_help = help::VERSION_AFTER_HELP)]
+    #[command(help_template = help::HELP_TEMPLATE, before_help = help::VERSION_EXAMPLES, after_help = help::after_help(Some("version"), ""))]
     Version(version::Args),
     /// Write one man page per command into a directory (release builds).
     #[command(hide = true)]
@@ -143,7 +143,12 @@ pub fn main() -> ExitCode {
     crate::source::files::set_max_input_size(cli.max_input_size);
     crate::output::terminal::set_color(cli.color);
     crate::kube::trace::set_verbosity(cli.verbosity);
-    let result = match cli.command {
+    let Some(command) = cli.command else {
+        let help = <Cli as clap::CommandFactory>::command().render_long_help();
+        return common::write_stdout(&help.to_string())
+            .map_or_else(|e| error::report(&e), |()| Exit::Ok.into());
+    };
+    let result = match command {
         Command::Lint(args) => lint::run(args),
         Command::Explain(args) => explain::run(args),
         Command::PreemptCheck(args) => preempt_check::run(args),

@@ -22,7 +22,7 @@ pub struct Args {
     /// cpp/platform, deploy/shop/web (repeatable).
     #[arg(long = "delete", value_name = "TYPE/[NS/]NAME")]
     pub delete: Vec<String>,
-    /// Exit 4 when the change has a hazard (a policy removed while it holds templates, ...).
+    /// Exit 6 when the change has a hazard (a policy removed while it holds templates, ...).
     #[arg(long = "fail-on-hazard")]
     pub fail_on_hazard: bool,
     #[command(flatten)]
@@ -91,7 +91,7 @@ fn live(args: &Args, context: &crate::context::Context) -> Result<Compared, CliE
 }
 
 /// Prints the plan as `-o` asks; the exit code says whether anything changes (kubectl diff's
-/// 0 and 1), or 4 for a hazard with `--fail-on-hazard`.
+/// 0 and 1), or 6 for a hazard with `--fail-on-hazard`.
 fn report(args: &Args, compared: Compared) -> Result<Exit, CliError> {
     let report = PlanReport {
         from: compared.from,

@@ -24,6 +24,9 @@ pub fn run(action: Action, args: Args) -> Result<Exit, CliError> {
     // every subcommand); the writes themselves read no gate.
     super::args::context(&args.context)?;
     let checked = args.check(action)?;
+    if !args.files.is_empty() {
+        super::args::warn_live_only(&args.kube);
+    }
     let s = &checked.settings;
     match (checked.freeze, args.files.is_empty()) {
         (true, false) => freeze_files(s, &args),
@@ -41,6 +44,7 @@ fn finish(report: Report) -> Result<Exit, CliError> {
         Status::Ok => Exit::Ok,
         Status::Failure => Exit::Failure,
         Status::Api => Exit::Api,
+        Status::NotFound => Exit::NotFound,
     })
 }
 
@@ -50,14 +54,14 @@ fn confirm(action: Action, n: usize, request: &Request) -> Result<(), CliError> 
     match crate::output::terminal::ask(&question)? {
         None => Err(CliError::usage(refusal)),
         Some(true) => Ok(()),
-        Some(false) => Err(CliError::failure("aborted: nothing was changed")),
+        Some(false) => Err(CliError::Declined),
     }
 }
 
 fn named_files(s: &Settings, args: &Args) -> Result<Exit, CliError> {
     let (results, diffs) = run::named_files(s, &args.files, args.env.as_deref())?;
     write_stdout(&diffs)?;
-    finish(out::named_report(&results, None))
+    finish(out::named_report(&results, None, false))
 }
 
 fn named_live(s: &Settings, args: &Args, wait_timeout: Duration) -> Result<Exit, CliError> {
@@ -78,7 +82,12 @@ fn named_live(s: &Settings, args: &Args, wait_timeout: Duration) -> Result<Exit,
     if args.wait && s.dry == DryRun::None {
         rt.block_on(run::wait_for_works(&conn, &mut results, wait_timeout));
     }
-    finish(out::named_report(&results, args.objects_format()))
+    let format = args.objects_format();
+    finish(out::named_report(
+        &results,
+        format,
+        args.show_managed_fields,
+    ))
 }
 
 /// The table, its warnings and the confirmation; `false` when there is nothing to write.

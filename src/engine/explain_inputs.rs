@@ -87,9 +87,12 @@ pub enum FindError {
     Kind(#[from] kinds::ResolveError),
     #[error("{0} is a Karmada object, not a resource template: explain takes a template such as deploy/nginx")]
     NotATemplate(String),
-    /// None, or several under different API versions (the text says which).
+    /// No such template (or policy); the text says where it was looked for.
     #[error("{0}")]
     NotFound(String),
+    /// Several templates under different API versions (the text says which).
+    #[error("{0}")]
+    Ambiguous(String),
 }
 
 /// What a read of the needed documents only ([`Wanted::needs`]) gives.
@@ -289,18 +292,38 @@ pub fn find_template(
         .map(|(i, _)| i)
         .collect();
     match found.as_slice() {
-        [] => Err(FindError::NotFound(format!(
-            "{} {name:?} not found in namespace {} of the given files",
-            kind.display(),
-            namespace
-        ))),
+        [] => {
+            // The same kind and name elsewhere: most often the namespace was not given.
+            let mut elsewhere: Vec<&str> = state
+                .templates
+                .iter()
+                .filter(|t| group_of(&t.api_version) == kind.group && *t.kind == kind.kind)
+                .filter(|t| &*t.name == name && !t.namespace.is_empty())
+                .map(|t| &*t.namespace)
+                .collect();
+            elsewhere.sort_unstable();
+            elsewhere.dedup();
+            let hint = match elsewhere.as_slice() {
+                [] => String::new(),
+                [ns] => format!("; it is in namespace {ns}: add `-n {ns}`"),
+                many => format!(
+                    "; it is in namespaces {}: add `-n NAMESPACE`",
+                    many.join(", ")
+                ),
+            };
+            Err(FindError::NotFound(format!(
+                "{} {name:?} not found in namespace {} of the given files{hint}",
+                kind.display(),
+                namespace
+            )))
+        }
         [one] => Ok((state, *one)),
         many => {
             let versions: Vec<&str> = many
                 .iter()
                 .map(|&i| &*state.templates[i].api_version)
                 .collect();
-            Err(FindError::NotFound(format!(
+            Err(FindError::Ambiguous(format!(
                 "{} {name:?} appears under several API versions ({}); they are different templates to Karmada",
                 kind.display(),
                 versions.join(", ")

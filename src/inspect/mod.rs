@@ -58,9 +58,12 @@ pub enum InspectError {
     /// `plan --base`: a file of a revision could not be read.
     #[error(transparent)]
     GitRead(#[from] crate::source::git::GitError),
-    /// `plan --delete`: a target that names no object.
+    /// `plan --delete`: a target that cannot name an object (a bad TYPE/NAME).
     #[error("{0}")]
     Target(String),
+    /// `plan --delete`: a target the control plane does not have (exit 4, not found).
+    #[error("--delete {0}: no such object in the control plane")]
+    Missing(String),
 }
 
 /// `-f` over a GitOps repository: its environments rendered (only `env`'s), their notes and

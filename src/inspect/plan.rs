@@ -339,9 +339,7 @@ pub fn plan_live(
         .map(|(d, _)| d)
         .collect();
     if let Some(d) = missing.first() {
-        return Err(InspectError::Target(format!(
-            "--delete {d}: no such object in the control plane"
-        )));
+        return Err(InspectError::Missing(d.to_string()));
     }
     let sides = LiveSides::split(live, applied, &deletes);
     let settings = Settings {

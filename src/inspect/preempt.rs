@@ -46,7 +46,10 @@ pub fn read_changes(
         let objects = applied.objects;
         let (added, ignored) = list.apply(objects);
         if warn_ignored && ignored > 0 {
-            eprintln!("warning: {file}: {ignored} object(s) other than policies ignored");
+            crate::util::warn(&format!(
+                "{file}: {ignored} {} other than policies ignored",
+                if ignored == 1 { "object" } else { "objects" }
+            ));
         }
         if added == 0 {
             return Err(InspectError::NothingToApply { file: file.clone() });

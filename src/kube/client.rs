@@ -30,7 +30,11 @@ fn client_error(e: ::kube::Error) -> KubeError {
 /// rustls as the library configures it (client certificate, CA bundle or the platform's
 /// roots, `insecure-skip-tls-verify`), with the pinning verifier over a configured bundle.
 fn tls_config(config: &::kube::Config) -> Result<rustls::ClientConfig, KubeError> {
-    let mut tls = config.rustls_client_config().map_err(client_error)?;
+    let mut tls = match config.rustls_client_config() {
+        Ok(tls) => tls,
+        Err(e) if super::tls::is_v1_certificate(&e) => v1_client_config(config)?,
+        Err(e) => return Err(client_error(e)),
+    };
     if let (false, Some(bundle)) = (config.accept_invalid_certs, &config.root_cert) {
         let verifier = PinningVerifier::new(bundle).map_err(|e| KubeError::Tls {
             source: Arc::new(e),
@@ -38,6 +42,50 @@ fn tls_config(config: &::kube::Config) -> Result<rustls::ClientConfig, KubeError
         tls.dangerous().set_certificate_verifier(Arc::new(verifier));
     }
     Ok(tls)
+}
+
+/// The library's configuration without the client certificate (an X.509 v1 one, which rustls
+/// refuses to load), then that certificate presented as it is ([`super::tls`]).
+fn v1_client_config(config: &::kube::Config) -> Result<rustls::ClientConfig, KubeError> {
+    let setup = |source| KubeError::Tls {
+        source: Arc::new(source),
+    };
+    let auth = &config.auth_info;
+    let cert = read_pem(
+        auth.client_certificate_data.as_deref(),
+        auth.client_certificate.as_deref(),
+    );
+    let key_data = auth.client_key_data.as_ref().map(|k| {
+        use secrecy::ExposeSecret;
+        k.expose_secret().to_string()
+    });
+    let key = read_pem(key_data.as_deref(), auth.client_key.as_deref());
+    let (Some(cert), Some(key)) = (cert, key) else {
+        return Err(setup(super::tls::TlsSetupError::V1ClientCertificate {
+            what: "its certificate or key file",
+            why: "not readable".into(),
+        }));
+    };
+    let mut bare = config.clone();
+    bare.auth_info.client_certificate = None;
+    bare.auth_info.client_certificate_data = None;
+    bare.auth_info.client_key = None;
+    bare.auth_info.client_key_data = None;
+    let mut tls = bare.rustls_client_config().map_err(client_error)?;
+    super::tls::present_client_certificate(&mut tls, &cert, &key).map_err(setup)?;
+    Ok(tls)
+}
+
+/// A kubeconfig PEM field: its base64 `-data`, else the file it names.
+fn read_pem(data: Option<&str>, file: Option<&str>) -> Option<Vec<u8>> {
+    use base64::Engine;
+    match (data, file) {
+        (Some(d), _) => base64::engine::general_purpose::STANDARD
+            .decode(d.trim())
+            .ok(),
+        (None, Some(f)) => std::fs::read(f).ok(),
+        (None, None) => None,
+    }
 }
 
 /// The connector: TCP, then TLS for `https` (SNI or `tls-server-name`), then the timeouts.

@@ -107,7 +107,13 @@ impl Discovered {
     /// qualified `deployment.apps` / `deployments.v1.apps`.
     pub fn resolve(&self, ty: &str) -> Result<ResourceType, String> {
         let table: Vec<KindInfo> = self.types.iter().map(ResourceType::info).collect();
-        let info = kinds::resolve(ty, &table, &[]).map_err(|e| e.to_string())?;
+        let info = kinds::resolve(ty, &table, &[]).map_err(|e| match e {
+            kinds::ResolveError::Unknown { choices, .. } => format!(
+                "the server doesn't have a resource type \"{ty}\"; known types: {}",
+                choices.join(", ")
+            ),
+            other => other.to_string(),
+        })?;
         self.types
             .iter()
             .find(|t| t.group == info.group && t.kind == info.kind)

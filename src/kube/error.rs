@@ -209,9 +209,11 @@ impl KubeError {
         }
     }
 
-    /// `--context` names no context of the kubeconfig: bad configuration (exit 2 above).
-    pub fn is_unknown_context(&self) -> bool {
-        matches!(self, KubeError::UnknownContext { .. })
+    /// No answer at all (refused, unreachable, TLS, timeout), as opposed to an answer that did
+    /// not parse: what ends a command before its first read rather than degrading it.
+    pub fn is_unreachable(&self) -> bool {
+        matches!(self, KubeError::Transport { source, .. }
+            if !matches!(**source, ::kube::Error::SerdeError(_)))
     }
 
     /// The object changed between our read and our write (the resourceVersion precondition

@@ -293,7 +293,9 @@ pub fn table(seen: &[(String, String)]) -> Vec<KindInfo> {
 /// A TYPE that names no known kind, or several.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum ResolveError {
-    #[error("the server doesn't have a resource type \"{input}\"; known types: {}", choices.join(", "))]
+    /// Against manifests: neither a well-known kind nor one of the inputs' (live mode says
+    /// "the server doesn't have a resource type", as kubectl, from discovery).
+    #[error("unknown resource type \"{input}\": not a well-known kind nor a kind in the given files; known types: {}", choices.join(", "))]
     Unknown { input: String, choices: Vec<String> },
     #[error("resource type \"{input}\" is ambiguous; use one of: {}", choices.join(", "))]
     Ambiguous { input: String, choices: Vec<String> },

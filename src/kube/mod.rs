@@ -337,6 +337,28 @@ impl Conn {
         Ok(to_json(&o, &ar))
     }
 
+    /// Who the server says these credentials are: the username of a SelfSubjectReview
+    /// (authentication.k8s.io/v1, GA in Kubernetes 1.28; what `kubectl auth whoami` asks).
+    pub async fn whoami(&self) -> Result<String, KubeError> {
+        let body = serde_json::json!({
+            "apiVersion": "authentication.k8s.io/v1",
+            "kind": "SelfSubjectReview",
+        });
+        let request = http::Request::post("/apis/authentication.k8s.io/v1/selfsubjectreviews")
+            .header(http::header::CONTENT_TYPE, "application/json")
+            .body(serde_json::to_vec(&body).unwrap_or_default())
+            .map_err(|e| self.error(::kube::Error::HttpError(e)))?;
+        let review: J = self
+            .client
+            .request(request)
+            .await
+            .map_err(|e| self.error(e))?;
+        Ok(review["status"]["userInfo"]["username"]
+            .as_str()
+            .unwrap_or_default()
+            .to_string())
+    }
+
     /// Namespace names (shell completion of `-n`).
     pub async fn list_namespaces(&self) -> Result<Vec<String>, KubeError> {
         let ar = ApiResource::from_gvk_with_plural(

@@ -25,13 +25,84 @@ impl PinError {
     pub const ALL: [PinError; 1] = [PinError::NotPinned];
 }
 
-/// Why the verifier could not be built from the configured CA bundle.
+/// Why the verifier could not be built from the configured CA bundle, or the client
+/// certificate not be used.
 #[derive(Debug, thiserror::Error)]
 pub enum TlsSetupError {
     #[error("a certificate in certificate-authority(-data) is not a usable CA certificate: {0}")]
     BadRoot(#[source] rustls::Error),
     #[error("cannot build the certificate verifier: {0}")]
     Verifier(#[source] rustls::client::VerifierBuilderError),
+    /// An X.509 v1 client certificate whose PEM or key cannot be read.
+    #[error("the client certificate is X.509 version 1 and {what} cannot be read ({why}); reissue it as version 3 (e.g. `openssl x509 -req ... -extfile <(echo extendedKeyUsage=clientAuth)`) or use a token")]
+    V1ClientCertificate { what: &'static str, why: String },
+}
+
+/// Whether a TLS setup error is rustls refusing an X.509 v1 certificate (webpki parses only
+/// v3): what `with_client_auth_cert` says of a v1 client certificate, which kubectl (Go's
+/// crypto/x509) accepts.
+pub fn is_v1_certificate(e: &(dyn std::error::Error + 'static)) -> bool {
+    let mut cause = Some(e);
+    while let Some(c) = cause {
+        if let Some(rustls::Error::InvalidCertificate(CertificateError::Other(OtherError(o)))) =
+            c.downcast_ref::<rustls::Error>()
+        {
+            if o.downcast_ref::<webpki::Error>() == Some(&webpki::Error::UnsupportedCertVersion) {
+                return true;
+            }
+        }
+        cause = c.source();
+    }
+    false
+}
+
+/// The client certificate to present: always the one of the kubeconfig. rustls checks a
+/// certificate against its key only when configured through `with_client_auth_cert`, which
+/// parses it with webpki and so refuses X.509 v1; presented through this resolver it is sent
+/// as it is, and the server (Go's crypto/x509 in the API server) verifies it as it would
+/// kubectl's.
+#[derive(Debug)]
+struct FixedClientCert(Arc<rustls::sign::CertifiedKey>);
+
+impl rustls::client::ResolvesClientCert for FixedClientCert {
+    fn resolve(
+        &self,
+        _root_hint_subjects: &[&[u8]],
+        _sigschemes: &[SignatureScheme],
+    ) -> Option<Arc<rustls::sign::CertifiedKey>> {
+        Some(self.0.clone())
+    }
+
+    fn has_certs(&self) -> bool {
+        true
+    }
+}
+
+/// Presents `cert_pem` (the chain, a v1 leaf allowed) with `key_pem` on `tls`.
+pub fn present_client_certificate(
+    tls: &mut rustls::ClientConfig,
+    cert_pem: &[u8],
+    key_pem: &[u8],
+) -> Result<(), TlsSetupError> {
+    use rustls::pki_types::pem::PemObject;
+    use rustls::pki_types::PrivateKeyDer;
+    let bad = |what: &'static str, why: String| TlsSetupError::V1ClientCertificate { what, why };
+    let chain: Vec<CertificateDer<'static>> = CertificateDer::pem_slice_iter(cert_pem)
+        .collect::<Result<_, _>>()
+        .map_err(|e| bad("the certificate", e.to_string()))?;
+    if chain.is_empty() {
+        return Err(bad("the certificate", "no CERTIFICATE block".into()));
+    }
+    // Never quoted: a key's parse error could echo part of it.
+    let key = PrivateKeyDer::from_pem_slice(key_pem)
+        .map_err(|_| bad("the key", "not a PKCS#8, PKCS#1 or SEC1 PEM key".into()))?;
+    let signing = rustls::crypto::ring::default_provider()
+        .key_provider
+        .load_private_key(key)
+        .map_err(|_| bad("the key", "not a key rustls can sign with".into()))?;
+    let certified = rustls::sign::CertifiedKey::new(chain, signing);
+    tls.client_auth_cert_resolver = Arc::new(FixedClientCert(Arc::new(certified)));
+    Ok(())
 }
 
 /// webpki's verifier plus kubectl's acceptance of a pinned self-signed CA:TRUE certificate.

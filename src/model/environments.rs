@@ -63,7 +63,10 @@ impl EnvInputs {
     /// Prints the notes and warnings on stderr.
     pub fn warn(&self) {
         for m in &self.messages {
-            eprintln!("{m}");
+            match m.split_once(": ") {
+                Some((label @ ("note" | "warning"), text)) => crate::util::to_stderr(label, text),
+                _ => eprintln!("{}", crate::util::escape::visible_lines(m)),
+            }
         }
     }
 }

@@ -81,10 +81,10 @@ pub fn read_inputs(files: &[String], namespace: &str) -> Result<Inventory, Input
 pub fn warn_problems(loaded: &[Loaded]) {
     for l in loaded {
         for p in &l.problems {
-            eprintln!(
-                "warning: {}:{}:{}: {}",
+            crate::util::warn(&format!(
+                "{}:{}:{}: {}",
                 l.source.name, p.span.start.line, p.span.start.col, p.message
-            );
+            ));
         }
     }
 }

@@ -633,6 +633,9 @@ pub struct PatchIdentity {
     pub namespace: Option<String>,
 }
 
+/// How the first line of a patch file this tool writes ends (see [`is_spent_patch`]).
+const PATCH_HEADER_END: &str = "in this overlay (kubectl karmada-policy suspend/resume).";
+
 /// The text of a new strategic-merge patch setting `spec.suspension` of one policy.
 pub fn new_patch_text(id: &PatchIdentity, suspension: &Suspension) -> String {
     let style = Style {
@@ -642,7 +645,7 @@ pub fn new_patch_text(id: &PatchIdentity, suspension: &Suspension) -> String {
         newline: "\n",
     };
     let mut out = format!(
-        "# The suspension of {} {} in this overlay (kubectl karmada-policy suspend/resume).\napiVersion: {}\nkind: {}\nmetadata:\n  name: {}\n",
+        "# The suspension of {} {} {PATCH_HEADER_END}\napiVersion: {}\nkind: {}\nmetadata:\n  name: {}\n",
         id.kind,
         id.name,
         scalar(&id.api_version, None),
@@ -732,6 +735,87 @@ pub fn patch_list_edit(text: &str, root: &Node, files: &[String]) -> Result<Text
     }
 }
 
+/// The edit undoing [`patch_list_edit`] for `files`: each `- path: FILE` item line of the
+/// block list under `patches:` removed, and the `patches:` key with it when no item is left (as
+/// the listing added it). A flow list, or an item that is more than its one line, is refused.
+pub fn patch_unlist_edit(
+    text: &str,
+    root: &Node,
+    files: &[String],
+) -> Result<Vec<TextEdit>, EditError> {
+    let by_hand = || EditError("cannot unlist the patch; remove it from `patches:` by hand".into());
+    let lines = Lines::new(text);
+    let e = root.entry("patches").ok_or_else(by_hand)?;
+    let Value::Seq(items) = &e.value.value else {
+        return Err(by_hand());
+    };
+    if text[lines.offset(e.value.span.start)..].starts_with('[') {
+        return Err(by_hand());
+    }
+    let listed = |item: &Node| {
+        let path = item.as_map().and_then(|m| match m {
+            [only] if only.key.as_str() == Some("path") => only.value.as_str(),
+            _ => None,
+        });
+        path.is_some_and(|p| files.iter().any(|f| f == p))
+            && item.span.start.line == last_line(item)
+    };
+    let gone: Vec<&Node> = items.iter().filter(|i| listed(i)).collect();
+    if gone.len() != files.len() {
+        return Err(by_hand());
+    }
+    if gone.len() == items.len() {
+        // Nothing else listed: the key goes too, from its line to the last item's.
+        let last = gone.iter().map(|i| i.span.start.line).max().unwrap_or(0);
+        return Ok(vec![TextEdit {
+            start: lines.line_start(e.key.span.start.line),
+            end: lines.line_end_incl(last),
+            replacement: String::new(),
+        }]);
+    }
+    Ok(gone
+        .iter()
+        .map(|i| TextEdit {
+            start: lines.line_start(i.span.start.line),
+            end: lines.line_end_incl(i.span.start.line),
+            replacement: String::new(),
+        })
+        .collect())
+}
+
+/// Whether `text` is a patch file [`new_patch_text`] wrote that no longer changes anything:
+/// its header, and one document holding only the policy's identity (an empty `spec`, no
+/// annotations). Lifting the suspension it held removes the file and its listing.
+pub fn is_spent_patch(text: &str) -> bool {
+    use crate::source::{load, Source};
+    let ours = text
+        .lines()
+        .next()
+        .is_some_and(|l| l.starts_with("# The suspension of ") && l.ends_with(PATCH_HEADER_END));
+    if !ours {
+        return false;
+    }
+    let loaded = load(Source::new("patch", text));
+    let [doc] = loaded.documents.as_slice() else {
+        return false;
+    };
+    let v = doc.root.to_json();
+    let empty =
+        |v: &serde_json::Value| v.is_null() || v.as_object().is_some_and(serde_json::Map::is_empty);
+    let Some(top) = v.as_object() else {
+        return false;
+    };
+    let meta_only_identity = v["metadata"]
+        .as_object()
+        .is_some_and(|m| m.keys().all(|k| k == "name" || k == "namespace"));
+    loaded.problems.is_empty()
+        && top
+            .keys()
+            .all(|k| matches!(k.as_str(), "apiVersion" | "kind" | "metadata" | "spec"))
+        && meta_only_identity
+        && empty(&v["spec"])
+}
+
 /// The last line of a block list whose items start at line `first` with dashes at column
 /// `dash`. A block scalar's span ends at the next token, so the blank lines and the comments at
 /// or left of the dashes that follow the list are stepped back over.
@@ -771,17 +855,24 @@ pub fn unified_diff(name: &str, before: &str, after: &str) -> String {
     diff_with_header(&format!("a/{name}"), &format!("b/{name}"), before, after)
 }
 
+/// The diff of a file the edit removes, to `/dev/null` as git shows it.
+pub fn deleted_diff(name: &str, text: &str) -> String {
+    diff_with_header(&format!("a/{name}"), "/dev/null", text, "")
+}
+
 /// The diff of a file the edit creates, from `/dev/null` as git shows it.
 pub fn created_diff(name: &str, text: &str) -> String {
     diff_with_header("/dev/null", &format!("b/{name}"), "", text)
 }
 
+/// The diff as it is printed: control characters of the file (or its name) shown escaped.
 fn diff_with_header(old: &str, new: &str, before: &str, after: &str) -> String {
-    similar::TextDiff::from_lines(before, after)
+    let diff = similar::TextDiff::from_lines(before, after)
         .unified_diff()
         .context_radius(3)
         .header(old, new)
-        .to_string()
+        .to_string();
+    crate::util::escape::visible_lines(&diff).into_owned()
 }
 
 #[cfg(test)]
@@ -1032,5 +1123,48 @@ spec:
         assert!(d.contains("-b\n+c\n"), "{d}");
         let d = created_diff("n.yaml", "a\n");
         assert!(d.starts_with("--- /dev/null\n+++ b/n.yaml\n"), "{d}");
+    }
+    #[test]
+    fn a_spent_patch_is_ours_and_holds_only_the_identity() {
+        let id = PatchIdentity {
+            api_version: "policy.karmada.io/v1alpha1".into(),
+            kind: "PropagationPolicy".into(),
+            name: "web".into(),
+            namespace: Some("web".into()),
+        };
+        let text = new_patch_text(&id, &Suspension::default());
+        let header = text.lines().next().unwrap();
+        let spent = format!("{header}\napiVersion: policy.karmada.io/v1alpha1\nkind: PropagationPolicy\nmetadata:\n  name: web\n  namespace: web\nspec: {{}}\n");
+        assert!(is_spent_patch(&spent), "{spent}");
+        assert!(!is_spent_patch(
+            &spent.replace("spec: {}", "spec: {priority: 1}")
+        ));
+        assert!(!is_spent_patch(&spent.replacen(header, "# mine", 1)));
+        let annotated = spent.replace(
+            "  namespace: web\n",
+            "  namespace: web\n  annotations: {a: b}\n",
+        );
+        assert!(!is_spent_patch(&annotated));
+    }
+
+    #[test]
+    fn unlisting_takes_the_entry_and_an_empty_patches_key_away() {
+        use crate::source::{load, Source};
+        let unlist = |text: &str| {
+            let root = load(Source::new("k", text)).documents[0].root.clone();
+            let edits = patch_unlist_edit(text, &root, &["s.yaml".to_string()]).unwrap();
+            apply(text, &edits)
+        };
+        assert_eq!(
+            unlist("resources: [a]\npatches:\n  - path: s.yaml\n"),
+            "resources: [a]\n"
+        );
+        assert_eq!(
+            unlist("patches:\n- path: o.yaml\n- path: s.yaml\nnamePrefix: p-\n"),
+            "patches:\n- path: o.yaml\nnamePrefix: p-\n"
+        );
+        let flow = "patches: [{path: s.yaml}]\n";
+        let root = load(Source::new("k", flow)).documents[0].root.clone();
+        assert!(patch_unlist_edit(flow, &root, &["s.yaml".to_string()]).is_err());
     }
 }

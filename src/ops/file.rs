@@ -70,6 +70,9 @@ pub struct Manifest {
     pub inv: Inventory,
     /// The file has parse problems other than duplicate keys: it is never edited.
     pub broken: bool,
+    /// Where those problems are, `file:line:col: message`: a policy named on the command line
+    /// may sit in a document that does not parse.
+    pub problems: Vec<String>,
     /// What the file was when read, checked again before it is replaced.
     pub stamp: FileStamp,
     pub edits: Vec<TextEdit>,
@@ -79,6 +82,9 @@ pub struct Manifest {
     /// A file this run creates (a new patch of a kustomize overlay): it must still not exist
     /// when it is written.
     pub created: bool,
+    /// A patch file this tool created whose suspension is lifted: removed, not written (its
+    /// listing goes from the kustomization), so the overlay is again what it was before.
+    pub deleted: bool,
 }
 
 impl Manifest {
@@ -93,10 +99,18 @@ impl Manifest {
         let name = path.to_string_lossy().into_owned();
         let loaded = files::load_bytes(name.clone(), bytes);
         let text = loaded.source.text().to_string();
-        let broken = loaded
+        let problems: Vec<String> = loaded
             .problems
             .iter()
-            .any(|p| p.kind != ProblemKind::DuplicateKey);
+            .filter(|p| p.kind != ProblemKind::DuplicateKey)
+            .map(|p| {
+                format!(
+                    "{name}:{}:{}: {}",
+                    p.span.start.line, p.span.start.col, p.message
+                )
+            })
+            .collect();
+        let broken = !problems.is_empty();
         Ok(Manifest {
             path,
             name,
@@ -104,10 +118,12 @@ impl Manifest {
             text,
             inv: Inventory::from_documents(loaded.documents, "default"),
             broken,
+            problems,
             stamp,
             edits: Vec::new(),
             edited: Some(Vec::new()),
             created: false,
+            deleted: false,
         })
     }
 
@@ -122,6 +138,7 @@ impl Manifest {
             text: String::new(),
             inv: Inventory::default(),
             broken: false,
+            problems: Vec::new(),
             edits: vec![TextEdit {
                 start: 0,
                 end: 0,
@@ -129,6 +146,7 @@ impl Manifest {
             }],
             edited: None,
             created: true,
+            deleted: false,
         }
     }
 
@@ -148,13 +166,16 @@ impl Manifest {
     }
 
     /// The text after the planned edits (`None`: nothing to edit).
-    fn edited_text(&self) -> Option<String> {
+    pub fn edited_text(&self) -> Option<String> {
         (!self.edits.is_empty()).then(|| edit::apply(&self.text, &self.edits))
     }
 
-    /// Replaces the file with `after` (atomically, only if it is still what was read).
+    /// Replaces the file with `after` (atomically, only if it is still what was read), or
+    /// removes it when it is [`Manifest::deleted`].
     pub fn write(&self, after: &str) -> Result<(), FileError> {
-        let written = if self.created {
+        let written = if self.deleted {
+            remove_unchanged(&self.path, &self.stamp)
+        } else if self.created {
             write_new(&self.path, after)
         } else {
             write_atomic(&self.path, self.bom, after, Some(&self.stamp))
@@ -183,6 +204,10 @@ pub fn edits_for(text: &str, root: &Node, patch: &Patch) -> Result<Vec<TextEdit>
 pub fn checked(manifests: &[Manifest]) -> Result<Vec<(&Manifest, String)>, FileError> {
     let mut out = Vec::new();
     for m in manifests {
+        if m.deleted {
+            out.push((m, String::new()));
+            continue;
+        }
         let Some(after) = m.edited_text() else {
             continue;
         };
@@ -300,6 +325,16 @@ pub fn write_atomic(
         }
     }
     tmp.persist(path).map_err(|e| FileWriteError::Io(e.error))?;
+    Ok(())
+}
+
+/// Removes `path` if it is still what was read.
+fn remove_unchanged(path: &Path, expected: &FileStamp) -> Result<(), FileWriteError> {
+    let now = std::fs::read(path)?;
+    if &FileStamp::of(path, &now) != expected {
+        return Err(FileWriteError::Changed);
+    }
+    std::fs::remove_file(path)?;
     Ok(())
 }
 

@@ -58,6 +58,8 @@ pub struct LayerPolicy {
     own_writers: Vec<Writer>,
     /// Where the edited file is in the targeted layer's patches (`None`: not a patch there).
     edited_at: Option<usize>,
+    /// The targeted layer's kustomization file.
+    kustomization: PathBuf,
 }
 
 /// A patch of the targeted layer that writes `spec.suspension`.
@@ -187,6 +189,8 @@ pub struct Layered {
     manifests: BTreeMap<PathBuf, Manifest>,
     /// New patch files, by the kustomization file that must list them.
     listings: BTreeMap<PathBuf, Vec<String>>,
+    /// Spent patch files this tool created, by the kustomization that must stop listing them.
+    unlistings: BTreeMap<PathBuf, Vec<String>>,
     /// How each repository's paths read from the working directory.
     scans: Vec<layer::Scan>,
 }
@@ -198,6 +202,7 @@ pub fn gather(dirs: &[PathBuf]) -> Result<Layered, LayeredError> {
         policies: Vec::new(),
         manifests: BTreeMap::new(),
         listings: BTreeMap::new(),
+        unlistings: BTreeMap::new(),
         scans: Vec::new(),
     };
     let mut repos: BTreeMap<PathBuf, Repository> = BTreeMap::new();
@@ -349,6 +354,7 @@ impl Layered {
             below,
             own_writers,
             edited_at,
+            kustomization: repo.kustomizations[dir].file.clone(),
         })
     }
 
@@ -446,6 +452,7 @@ impl Layered {
         match p.layer.edit.clone() {
             LayerEdit::Existing(f) => {
                 let (kind, name) = (p.policy.kind, p.identity.name.clone());
+                let listed_in = p.edited_at.map(|_| p.kustomization.clone());
                 let m = self.manifest(&f).map_err(|e| EditError(e.to_string()))?;
                 if m.broken {
                     return Err(EditError(
@@ -458,7 +465,16 @@ impl Layered {
                     .find(|q| q.kind == kind && q.meta.name == name)
                     .map(|q| q.doc)
                     .ok_or_else(|| EditError("the policy is no longer in the file".into()))?;
-                m.edit(doc, patch)
+                m.edit(doc, patch)?;
+                // A patch this tool created that no longer changes anything goes, listing and
+                // all: the overlay is again what it was before the suspension.
+                let spent = m.edited_text().is_some_and(|t| edit::is_spent_patch(&t));
+                if let (true, Some(k)) = (spent, listed_in) {
+                    m.deleted = true;
+                    let name = f.file_name().map(|n| n.to_string_lossy().into_owned());
+                    self.unlistings.entry(k).or_default().extend(name);
+                }
+                Ok(())
             }
             LayerEdit::NewPatch {
                 file,
@@ -531,11 +547,20 @@ impl Layered {
             m.edits.push(listed);
             m.edited = None;
         }
+        for (k, names) in std::mem::take(&mut self.unlistings) {
+            let m = self.manifest(&k)?;
+            let unlisted = unlist_patches(m, &names).map_err(|source| FileError::Verify {
+                name: m.name.clone(),
+                source,
+            })?;
+            m.edits.extend(unlisted);
+            m.edited = None;
+        }
         let scans = self.scans;
         Ok(self
             .manifests
             .into_values()
-            .filter(|m| !m.edits.is_empty())
+            .filter(|m| !m.edits.is_empty() || m.deleted)
             .map(|mut m| {
                 // Named as the user would name them, not as read from the repository's root.
                 let scan = scans
@@ -647,6 +672,47 @@ fn new_patch(id: &PatchIdentity, patch: &Patch) -> Result<String, EditError> {
     };
     let edits = file::edits_for(&text, &loaded.documents[0].root, &only_annotations)?;
     Ok(edit::apply(&text, &edits))
+}
+
+/// The edits taking `names` off `patches:` of kustomization `m`, checked: parsed again, the file
+/// says what it said without those `- path: NAME` entries (and without `patches:` when none is
+/// left).
+fn unlist_patches(m: &Manifest, names: &[String]) -> Result<Vec<edit::TextEdit>, EditError> {
+    let before = load(Source::new(m.name.as_str(), &m.text));
+    let root = &before
+        .documents
+        .first()
+        .ok_or_else(|| EditError("the kustomization is empty".into()))?
+        .root;
+    let edits = edit::patch_unlist_edit(&m.text, root, names)?;
+    let after = load(Source::new(m.name.as_str(), edit::apply(&m.text, &edits)));
+    let mut expected = root.to_json();
+    let kept: Vec<J> = expected["patches"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter(|p| {
+            !names
+                .iter()
+                .any(|n| *p == &serde_json::json!({ "path": n }))
+        })
+        .cloned()
+        .collect();
+    match expected.as_object_mut() {
+        Some(o) if kept.is_empty() => {
+            o.remove("patches");
+        }
+        _ => expected["patches"] = J::Array(kept),
+    }
+    let same = after.problems.is_empty()
+        && after.documents.len() == before.documents.len()
+        && after.documents.first().map(|d| d.root.to_json()) == Some(expected);
+    if !same {
+        return Err(EditError(
+            "unlisting the spent patch would change the kustomization beyond `patches:`; remove it by hand, nothing was changed".into(),
+        ));
+    }
+    Ok(edits)
 }
 
 /// The edit listing `names` under `patches:` of kustomization `m`, checked: parsed again, the

@@ -79,9 +79,11 @@ pub enum WriteError {
     Kube(#[from] KubeError),
     #[error("not found{}", namespace.as_ref().map(|n| format!(" in namespace {n}")).unwrap_or_default())]
     NotFound { namespace: Option<String> },
-    /// File mode: a policy named on the command line is in none of the files.
-    #[error("not found in the given files")]
-    NotInFiles,
+    /// File mode: a policy named on the command line is in none of the files read; `unparsed`
+    /// are the places of documents that do not parse (it may be in one of them), `trees` the
+    /// files of kustomize trees that were not read (`-f DIR` over a repository).
+    #[error("not found in the given files{}", not_in_files_hint(unparsed, *trees))]
+    NotInFiles { unparsed: Vec<String>, trees: usize },
     /// Gone between the first read and a re-read after a conflict.
     #[error("deleted meanwhile")]
     Deleted,
@@ -101,7 +103,41 @@ pub enum WriteError {
     },
 }
 
+/// Why a policy named may be in none of the files read: a document that does not parse (its
+/// place, as `lint` reports it), or kustomize trees left unread.
+fn not_in_files_hint(unparsed: &[String], trees: usize) -> String {
+    let mut hint = String::new();
+    if let Some(first) = unparsed.first() {
+        let more = match unparsed.len() {
+            1 => String::new(),
+            n => format!(" (and {} more)", n - 1),
+        };
+        hint.push_str(&format!(
+            "; a document that does not parse may hold it: {first}{more}"
+        ));
+    }
+    if trees > 0 {
+        hint.push_str(&format!(
+            "; {trees} {} of kustomize trees {} not read: name the layer with -f DIR (or --env DIR)",
+            if trees == 1 { "file" } else { "files" },
+            if trees == 1 { "was" } else { "were" },
+        ));
+    }
+    hint
+}
+
 impl WriteError {
+    /// The policy named does not exist (on the control plane, or in files that were all read
+    /// and parse).
+    pub fn is_not_found(&self) -> bool {
+        match self {
+            WriteError::NotFound { .. } => true,
+            WriteError::NotInFiles { unparsed, trees } => unparsed.is_empty() && *trees == 0,
+            WriteError::Kube(e) => e.kind() == ErrorKind::NotFound,
+            _ => false,
+        }
+    }
+
     /// The control plane failed us (exit 3), as opposed to a refusal or a missing object.
     pub fn is_api_failure(&self) -> bool {
         matches!(self, WriteError::Kube(e) if matches!(
@@ -293,7 +329,10 @@ pub fn merge_patch(target: &mut J, patch: &J) {
             let t = target.as_object_mut().expect("object");
             for (k, v) in p {
                 if v.is_null() {
-                    t.remove(k);
+                    // In key order: a swap-remove would move the last key (`uid`) into the
+                    // removed one's place, and a dry run's diff would show it removed and
+                    // added again.
+                    t.shift_remove(k);
                 } else {
                     merge_patch(t.entry(k.clone()).or_insert(J::Null), v);
                 }
@@ -306,10 +345,15 @@ pub fn merge_patch(target: &mut J, patch: &J) {
 // ---------------------------------------------------------------------------------------------
 // The reads the writes depend on
 
-/// Member clusters' health; `None` when the Clusters are not readable.
-pub async fn clusters(conn: &Conn) -> Option<Vec<Cluster>> {
-    let list = conn.list(&kinds::CLUSTER, None, None).await.ok()?;
-    Some(list.iter().map(Cluster::from_object).collect())
+/// Member clusters' health; `None` when the Clusters may not be read (RBAC, a server that
+/// does not serve them). A control plane that cannot be reached at all is an error: the command
+/// stops there, with no warning about Clusters before it.
+pub async fn clusters(conn: &Conn) -> Result<Option<Vec<Cluster>>, KubeError> {
+    match conn.list(&kinds::CLUSTER, None, None).await {
+        Ok(list) => Ok(Some(list.iter().map(Cluster::from_object).collect())),
+        Err(e) if e.is_unreachable() => Err(e),
+        Err(_) => Ok(None),
+    }
 }
 
 /// The bindings of one policy, found by its permanent-id label (RBs for a PP; RBs and CRBs for
@@ -483,6 +527,14 @@ mod tests {
     }
 
     #[test]
+    fn merge_patch_keeps_the_order_of_the_keys_left() {
+        let mut t = json!({"metadata": {"annotations": {"a": "1"}, "name": "x", "uid": "u"}});
+        merge_patch(&mut t, &json!({"metadata": {"annotations": null}}));
+        let keys: Vec<&String> = t["metadata"].as_object().unwrap().keys().collect();
+        assert_eq!(keys, ["name", "uid"]);
+    }
+
+    #[test]
     fn patch_replaces_suspension_wholesale_and_carries_the_rv() {
         let cur = json!({"metadata":{"resourceVersion":"7"},"spec":{"suspension":{"dispatchingOnClusters":{"clusterNames":["a"]}}}});
         let new = Some(Suspension {
@@ -520,6 +572,23 @@ mod tests {
             p,
             json!({"metadata": {"resourceVersion": "3", "annotations": {"a": "x", "b": null}}})
         );
+    }
+
+    #[test]
+    fn removing_the_last_annotations_removes_the_map() {
+        let cur = json!({"metadata":{"resourceVersion":"3","annotations":{"a":"1","b":"2"}}});
+        let remove = |keys: &[&str]| Patch {
+            suspension: None,
+            annotations: keys.iter().map(|k| (k.to_string(), None)).collect(),
+        };
+        let all = remove(&["a", "b", "c"]).to_merge_patch(&cur);
+        assert_eq!(all["metadata"]["annotations"], J::Null);
+        assert!(all["metadata"]
+            .as_object()
+            .unwrap()
+            .contains_key("annotations"));
+        let some = remove(&["a"]).to_merge_patch(&cur);
+        assert_eq!(some["metadata"]["annotations"], json!({"a": null}));
     }
 
     #[test]

@@ -312,7 +312,16 @@ impl Patch {
                 .iter()
                 .map(|(k, v)| (k.clone(), v.clone().map_or(J::Null, J::from)))
                 .collect();
-            meta["annotations"] = J::Object(annotations);
+            // Removing every annotation there is removes the map, so no `annotations: {}`
+            // is left behind (a merge patch of the keys alone leaves an empty map).
+            let current_keys = current["metadata"]["annotations"].as_object();
+            let removes_all = annotations.values().all(J::is_null)
+                && current_keys.is_some_and(|m| m.keys().all(|k| annotations.contains_key(k)));
+            meta["annotations"] = if removes_all {
+                J::Null
+            } else {
+                J::Object(annotations)
+            };
         }
         let mut patch = json!({ "metadata": meta });
         if let Some(new) = &self.suspension {
@@ -460,6 +469,26 @@ pub fn named(
         outcome: Outcome::Change(change),
         failover: stalls.iter().any(|s| s.blocks_full_suspension()),
         stalls: stalls.iter().map(ToString::to_string).collect(),
+    }
+}
+
+/// Resuming every cluster ends the suspension `suspend --reason` recorded: its reason, user and
+/// time annotations go with it (those the policy has, `has`), unless the change sets them.
+pub fn clear_suspension_record(plan: &mut PolicyPlan, has: &dyn Fn(&str) -> bool) {
+    let Outcome::Change(c) = &mut plan.outcome else {
+        return;
+    };
+    if c.states.1 != State::NotSuspended {
+        return;
+    }
+    for key in [
+        REASON_ANNOTATION,
+        CHANGED_BY_ANNOTATION,
+        CHANGED_AT_ANNOTATION,
+    ] {
+        if has(key) && !c.patch.annotations.iter().any(|(k, _)| k == key) {
+            c.patch.annotations.push((key.to_string(), None));
+        }
     }
 }
 

@@ -63,6 +63,9 @@ pub struct Flags {
     #[arg(short = 'o', long, value_name = "FORMAT",
           value_parser = OutputFormat::parser(OutputFormat::OBJECTS))]
     pub output: Option<OutputFormat>,
+    /// With -o: keep metadata.managedFields (hidden by default, as kubectl does).
+    #[arg(long)]
+    pub show_managed_fields: bool,
     /// After the write, wait until each affected Work's Dispatching condition shows the new
     /// state (False/SuspendDispatching when suspended, True when resumed).
     #[arg(long)]

@@ -139,6 +139,12 @@ pub async fn connect(s: &Settings) -> Result<(Conn, String), RunError> {
     Ok((conn, namespace))
 }
 
+/// The control plane could not be reached at the first read (of the Clusters): said as kubectl
+/// says it, as a connection failure.
+fn clusters_error(source: crate::kube::KubeError) -> RunError {
+    RunError::Connect(source)
+}
+
 /// The requested cluster names against the control plane's Clusters (`None`: the list could not
 /// be read): unknown names warn, or end the command with `--strict` before anything is written.
 fn check_cluster_names(
@@ -172,13 +178,23 @@ fn check_cluster_names(
     Ok(())
 }
 
-/// The user recorded with a change: the kubeconfig's, else `$USER`.
-fn user_of(conn: &Conn) -> String {
-    if conn.user.is_empty() {
+/// The user recorded with a change: who the server says the credentials are (a
+/// SelfSubjectReview), else, with a note, the kubeconfig's user entry name (else `$USER`).
+async fn identity(conn: &Conn) -> String {
+    let fallback = if conn.user.is_empty() {
         std::env::var("USER").unwrap_or_default()
     } else {
         conn.user.clone()
-    }
+    };
+    let why = match conn.whoami().await {
+        Ok(name) if !name.is_empty() => return name,
+        Ok(_) => "it answered no username".to_string(),
+        Err(e) => e.to_string(),
+    };
+    crate::util::note(&format!(
+        "the server did not say who these credentials are (SelfSubjectReview: {why}); recording the kubeconfig user entry \"{fallback}\" instead"
+    ));
+    fallback
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -228,11 +244,12 @@ pub fn split_layers(
 /// The files of a plain `-f` input that no kustomization owns. A directory holding kustomize
 /// trees (`-f apps/`) does not edit them: a policy there is rendered into environments through
 /// its layers, and which layer to edit is the user's choice (`-f LAYER` or `--env LAYER`).
-fn outside_kustomize_trees(paths: Vec<PathBuf>) -> Vec<PathBuf> {
+/// With the number of files left out.
+fn outside_kustomize_trees(paths: Vec<PathBuf>) -> (Vec<PathBuf>, usize) {
     use crate::source::kustomize::{discover::discover, normalize};
     let repo = discover(&paths);
     if repo.kustomizations.is_empty() {
-        return paths;
+        return (paths, 0);
     }
     let (owned, plain): (Vec<PathBuf>, Vec<PathBuf>) = paths
         .into_iter()
@@ -246,7 +263,7 @@ fn outside_kustomize_trees(paths: Vec<PathBuf>) -> Vec<PathBuf> {
             roots.join(", ")
         ));
     }
-    plain
+    (plain, owned.len())
 }
 
 /// Named mode in manifest files: every selected policy planned, the edited files checked, then
@@ -258,17 +275,19 @@ pub fn named_files(
     env: Option<&str>,
 ) -> Result<(Vec<PolicyResult>, String), RunError> {
     let (layers, plain) = split_layers(files, env)?;
-    let paths = if plain.is_empty() {
-        Vec::new()
+    let (paths, trees) = if plain.is_empty() {
+        (Vec::new(), 0)
     } else {
         outside_kustomize_trees(file::expand(&plain)?)
     };
     let mut results = Vec::new();
     let mut found = vec![false; s.selection.named.len()];
     let mut manifests = Vec::new();
+    let mut unparsed = Vec::new();
     for path in paths {
         let mut m = Manifest::load(path)?;
         plan_named_file(s, &mut m, &mut found, &mut results);
+        unparsed.extend(m.problems.iter().cloned());
         manifests.push(m);
     }
     if !layers.is_empty() {
@@ -278,7 +297,11 @@ pub fn named_files(
     }
     for (n, _) in s.selection.named.iter().zip(&found).filter(|(_, f)| !**f) {
         let id = plan::resource_id(n.kind, &n.name);
-        results.push(PolicyResult::failed(id, WriteError::NotInFiles));
+        let why = WriteError::NotInFiles {
+            unparsed: unparsed.clone(),
+            trees,
+        };
+        results.push(PolicyResult::failed(id, why));
     }
     if results.is_empty() {
         warn("no policy in the given files matches the selection");
@@ -319,7 +342,12 @@ fn plan_named_file(
         }
         let permanent_id = policy.meta.label(policy.kind.permanent_id_label());
         let b = bound.of(policy.kind, permanent_id);
-        let p = plan_file_policy(s, &rid, &policy.spec, b.as_deref());
+        let p = plan_file_policy(
+            s,
+            &rid,
+            (&policy.spec, &policy.meta.annotations),
+            b.as_deref(),
+        );
         results.push(PolicyResult::line(id, outcome_line(&p)));
         if let Outcome::Change(c) = p.outcome {
             edits.push((results.len() - 1, policy.doc, c.patch));
@@ -337,11 +365,12 @@ fn plan_named_file(
 fn plan_file_policy(
     s: &Settings,
     rid: &str,
-    spec: &PropagationSpec,
+    (spec, annotations): (&PropagationSpec, &crate::model::StringMap),
     bound: Option<&[String]>,
 ) -> PolicyPlan {
     let targets = engine::target_clusters(spec, bound);
-    let p = plan::named(spec, &s.request, targets.as_deref(), &[], s.force, None);
+    let mut p = plan::named(spec, &s.request, targets.as_deref(), &[], s.force, None);
+    plan::clear_suspension_record(&mut p, &|key| annotations.contains_key(key));
     for w in &p.stalls {
         warn(&format!("{rid}: {w}"));
     }
@@ -365,7 +394,12 @@ fn plan_layers(s: &Settings, l: &mut Layered, found: &mut [bool], results: &mut 
         }
         let rid = plan::resource_id(lp.policy.kind, &lp.policy.meta.name);
         let id = format!("{rid} ({})", lp.file());
-        let p = plan_file_policy(s, &rid, &lp.policy.spec, None);
+        let p = plan_file_policy(
+            s,
+            &rid,
+            (&lp.policy.spec, &lp.policy.meta.annotations),
+            None,
+        );
         let shared = lp.shared_with().map(|envs| (lp.shown_dir(), envs));
         results.push(PolicyResult::line(id, outcome_line(&p)));
         let Outcome::Change(c) = p.outcome else {
@@ -386,14 +420,14 @@ fn note_shared(
     noted: &mut std::collections::BTreeSet<String>,
 ) {
     if let Some((dir, envs)) = shared.filter(|(d, _)| noted.insert(d.clone())) {
-        eprintln!(
-            "note: {} is a base of {} environment{}, the edit reaches {}: {}",
+        crate::util::note(&format!(
+            "{} is a base of {} environment{}, the edit reaches {}: {}",
             dir,
             envs.len(),
             if envs.len() == 1 { "" } else { "s" },
             if envs.len() == 1 { "it" } else { "them all" },
             envs.join(", ")
-        );
+        ));
     }
 }
 
@@ -412,7 +446,9 @@ fn outcome_line(p: &PolicyPlan) -> Result<String, WriteError> {
 fn write_files(manifests: &[Manifest], dry: DryRun) -> Result<String, RunError> {
     let mut diffs = String::new();
     for (m, after) in file::checked(manifests)? {
-        if dry.is_dry() && m.created {
+        if dry.is_dry() && m.deleted {
+            diffs.push_str(&edit::deleted_diff(&m.name, &m.text));
+        } else if dry.is_dry() && m.created {
             diffs.push_str(&edit::created_diff(&m.name, &after));
         } else if dry.is_dry() {
             diffs.push_str(&edit::unified_diff(&m.name, &m.text, &after));
@@ -481,7 +517,7 @@ pub fn freeze_files(s: &Settings, files: &[String]) -> Result<Freeze, RunError> 
     let paths = if plain.is_empty() {
         Vec::new()
     } else {
-        outside_kustomize_trees(file::expand(&plain)?)
+        outside_kustomize_trees(file::expand(&plain)?).0
     };
     let mut manifests = Vec::new();
     for path in paths {
@@ -660,12 +696,17 @@ pub async fn freeze_live(conn: &Conn, s: &Settings, namespace: &str) -> Result<F
     } else {
         BoundClusters::default()
     };
-    let health = writer::clusters(conn).await;
+    let health = writer::clusters(conn).await.map_err(clusters_error)?;
     check_cluster_names(&s.request.clusters, health.as_deref(), s.strict)?;
     let health = health.unwrap_or_default();
+    // The record names who froze the clusters; lifting it names no one.
+    let user = match s.action {
+        Action::Suspend => identity(conn).await,
+        Action::Resume => conn.user.clone(),
+    };
     let stamp = plan::freeze_stamp(
         time::rfc3339_source_date_or_now(),
-        Some(user_of(conn)),
+        Some(user),
         s.reason.as_deref(),
     );
     sort_policies(&mut objects);
@@ -940,7 +981,7 @@ pub async fn named_live(
             return Ok(None);
         }
     }
-    let health = writer::clusters(conn).await;
+    let health = writer::clusters(conn).await.map_err(clusters_error)?;
     if !s.request.clusters.is_empty() {
         check_cluster_names(&s.request.clusters, health.as_deref(), s.strict)?;
     }
@@ -964,9 +1005,14 @@ pub async fn apply_named_live(
     live: NamedLive,
     s: &Settings,
 ) -> Result<Vec<PolicyResult>, RunError> {
+    // Asked once, and only when a reason is recorded with it.
+    let user = match &s.reason {
+        Some(_) => identity(conn).await,
+        None => String::new(),
+    };
     let ctx = Arc::new(Ctx {
         settings: s.clone(),
-        user: user_of(conn),
+        user,
         health: live.health,
     });
     let total = live.targets.len();
@@ -1040,7 +1086,7 @@ impl writer::Decide for NamedDecision<'_> {
             user: ctx.user.clone(),
             at: time::rfc3339_now(),
         });
-        let p = plan::named(
+        let mut p = plan::named(
             spec,
             &s.request,
             targets.as_deref(),
@@ -1048,6 +1094,8 @@ impl writer::Decide for NamedDecision<'_> {
             s.force,
             reason.as_ref(),
         );
+        let annotations = &current["metadata"]["annotations"];
+        plan::clear_suspension_record(&mut p, &|key| annotations.get(key).is_some());
         if attempt == 0 {
             for w in &p.stalls {
                 warn(&format!("{id}: {w}"));

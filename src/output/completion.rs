@@ -67,6 +67,46 @@ pub fn write_shim(dir: &Path) -> Result<PathBuf, ShimError> {
     }
 }
 
+/// The directory of the executable as the shell or kubectl found it, where the shim must go to
+/// be found on PATH too: `argv0`'s own directory when it names a path (kubectl runs a plugin
+/// by the path its PATH search gave, e.g. `~/.krew/bin/kubectl-karmada_policy`, krew's symlink
+/// into `store/<version>/`, which is not on PATH), else the first PATH entry holding it. The
+/// symlink is not followed: its target's directory is what krew keeps off PATH.
+pub fn invoked_dir(
+    argv0: &Path,
+    path_var: Option<&std::ffi::OsStr>,
+    cwd: &Path,
+) -> Option<PathBuf> {
+    if argv0.components().count() > 1 {
+        let dir = argv0.parent()?;
+        return Some(if dir.is_absolute() {
+            dir.to_path_buf()
+        } else {
+            cwd.join(dir)
+        });
+    }
+    std::env::split_paths(path_var?)
+        .filter(|d| !d.as_os_str().is_empty())
+        .find(|d| d.join(argv0).is_file())
+        .map(|d| if d.is_absolute() { d } else { cwd.join(d) })
+}
+
+/// Where the shim goes by default: where the binary was found on PATH (krew: `~/.krew/bin`,
+/// not the symlink's target; see [`invoked_dir`]), else where it is.
+pub fn shim_dir() -> Option<PathBuf> {
+    let argv0 = std::env::args_os().next().map(PathBuf::from);
+    let cwd = std::env::current_dir().ok();
+    if let (Some(argv0), Some(cwd)) = (argv0, cwd) {
+        let path = std::env::var_os("PATH");
+        if let Some(dir) = invoked_dir(&argv0, path.as_deref(), &cwd) {
+            return Some(dir);
+        }
+    }
+    std::env::current_exe()
+        .ok()
+        .and_then(|p| p.parent().map(Path::to_path_buf))
+}
+
 /// The shim could not be written (or made executable) at `path`.
 #[derive(Debug, thiserror::Error)]
 #[error("cannot write {}: {source}", path.display())]
@@ -110,11 +150,20 @@ impl Completion {
         }
     }
 
-    /// Cobra's wire format.
+    /// Cobra's wire format. A candidate holding a control character (no Kubernetes name can)
+    /// is left out rather than typed into the shell's prompt; a description's are escaped.
     pub fn render(&self) -> String {
         let mut out = String::new();
         for c in &self.candidates {
-            out.push_str(c);
+            let (value, about) = c.split_once('\t').unwrap_or((c, ""));
+            if value.contains(char::is_control) {
+                continue;
+            }
+            out.push_str(value);
+            if !about.is_empty() {
+                out.push('\t');
+                out.push_str(&crate::util::escape::visible(about));
+            }
             out.push('\n');
         }
         out.push_str(&format!(":{}\n", self.directive));
@@ -330,11 +379,47 @@ fn parsed_values(cmd: &str, id: &str) -> &'static [&'static str] {
     }
 }
 
-/// Positional words: policies for suspend/resume, files for the rest.
+/// Positional words: policies for suspend/resume, a template (or policy) for explain, files
+/// for the rest.
 fn positional(w: &Walked<'_>, current: &str, live: &dyn LiveNames) -> Completion {
     match w.cmd.get_name() {
         "suspend" | "resume" => policies(w, current, live),
+        "explain" if w.positionals.is_empty() => explained(w, current, live),
         _ => Completion::of(Vec::new(), directive::DEFAULT),
+    }
+}
+
+/// `explain TYPE/<TAB>`: the names of that type on the control plane (in `-n`, else the
+/// context's namespace), `pp/` and `cpp/` as for suspend. Not live with `-f` (manifests).
+fn explained(w: &Walked<'_>, current: &str, live: &dyn LiveNames) -> Completion {
+    let Some((ty, typed)) = current.split_once('/') else {
+        return Completion::of(Vec::new(), directive::NO_SPACE | directive::NO_FILE_COMP);
+    };
+    if policy_kind(ty).is_some() {
+        return policies(w, current, live);
+    }
+    if ty.is_empty() || w.value("files").is_some() {
+        return Completion::of(Vec::new(), directive::NO_FILE_COMP);
+    }
+    let mut names = live.templates(ty, w.value("namespace"));
+    names.sort();
+    names.dedup();
+    let candidates = names
+        .into_iter()
+        .filter(|n| n.starts_with(typed))
+        .map(|n| format!("{ty}/{n}"))
+        .collect();
+    Completion::of(candidates, directive::NO_FILE_COMP)
+}
+
+/// The policy kind a TYPE word names (`pp`, `clusterpropagationpolicies`, ...).
+fn policy_kind(word: &str) -> Option<&'static KarmadaKind> {
+    match word {
+        "pp" | "propagationpolicy" | "propagationpolicies" => Some(&kinds::PROPAGATION_POLICY),
+        "cpp" | "clusterpropagationpolicy" | "clusterpropagationpolicies" => {
+            Some(&kinds::CLUSTER_PROPAGATION_POLICY)
+        }
+        _ => None,
     }
 }
 
@@ -347,12 +432,8 @@ fn policies(w: &Walked<'_>, current: &str, live: &dyn LiveNames) -> Completion {
             .collect();
         return Completion::of(kinds, directive::NO_SPACE | directive::NO_FILE_COMP);
     };
-    let kind: &KarmadaKind = match word {
-        "pp" | "propagationpolicy" | "propagationpolicies" => &kinds::PROPAGATION_POLICY,
-        "cpp" | "clusterpropagationpolicy" | "clusterpropagationpolicies" => {
-            &kinds::CLUSTER_PROPAGATION_POLICY
-        }
-        _ => return Completion::of(Vec::new(), directive::NO_FILE_COMP),
+    let Some(kind) = policy_kind(word) else {
+        return Completion::of(Vec::new(), directive::NO_FILE_COMP);
     };
     let namespace = if w.flag("all_namespaces") {
         None
@@ -384,6 +465,13 @@ mod tests {
                 (true, Some("web")) => vec!["frontend".into()],
                 (true, _) => vec!["nginx".into(), "nats".into()],
                 (false, _) => vec!["global".into()],
+            }
+        }
+        fn templates(&self, ty: &str, namespace: Option<&str>) -> Vec<String> {
+            match (ty, namespace) {
+                ("deploy", Some("shop")) => vec!["web".into(), "worker".into(), "api".into()],
+                ("deploy", _) => vec!["default-app".into()],
+                _ => Vec::new(),
             }
         }
         fn namespaces(&self) -> Vec<String> {
@@ -438,6 +526,28 @@ mod tests {
     }
 
     #[test]
+    fn template_names_after_a_type_for_explain() {
+        assert_eq!(
+            values_of(&run(&["explain", "-n", "shop", "deploy/"])),
+            ["deploy/api", "deploy/web", "deploy/worker"]
+        );
+        assert_eq!(
+            values_of(&run(&["explain", "-n", "shop", "deploy/w"])),
+            ["deploy/web", "deploy/worker"]
+        );
+        assert_eq!(
+            values_of(&run(&["explain", "deploy/"])),
+            ["deploy/default-app"]
+        );
+        assert_eq!(
+            values_of(&run(&["explain", "pp/"])),
+            ["pp/nats", "pp/nginx"]
+        );
+        // With -f the templates are in files: nothing from the control plane.
+        assert!(values_of(&run(&["explain", "-f", "x.yaml", "deploy/"])).is_empty());
+    }
+
+    #[test]
     fn flags_and_their_values() {
         assert!(values_of(&run(&["lint", "--fail"])).contains(&"--fail-on"));
         assert_eq!(values_of(&run(&["lint", "--fail-on", "w"])), ["warning"]);
@@ -465,6 +575,29 @@ mod tests {
     fn render_is_cobras_protocol() {
         let c = Completion::of(vec!["a".into(), "b\tdesc".into()], 4);
         assert_eq!(c.render(), "a\nb\tdesc\n:4\n");
+        let raw = Completion::of(vec!["x\u{1b}[2K".into(), "c\td\u{7}".into()], 4);
+        assert_eq!(raw.render(), "c\td\\u{7}\n:4\n");
+    }
+
+    #[test]
+    fn the_shim_goes_beside_the_executable_as_found_not_its_target() {
+        let dir = tempfile::tempdir().unwrap();
+        let cwd = dir.path();
+        let bin = cwd.join("krew/bin");
+        std::fs::create_dir_all(&bin).unwrap();
+        std::fs::write(bin.join(BINARY), "").unwrap();
+        // kubectl's plugin handler: argv[0] is the path its PATH search found.
+        let by_path = invoked_dir(&bin.join(BINARY), None, cwd);
+        assert_eq!(by_path.as_deref(), Some(bin.as_path()));
+        assert_eq!(
+            invoked_dir(Path::new("./krew/bin/kubectl-karmada_policy"), None, cwd),
+            Some(cwd.join("./krew/bin"))
+        );
+        // Typed as a bare name: the first PATH entry holding it.
+        let path = std::env::join_paths([cwd.join("empty"), bin.clone()]).unwrap();
+        let found = invoked_dir(Path::new(BINARY), Some(&path), cwd);
+        assert_eq!(found.as_deref(), Some(bin.as_path()));
+        assert_eq!(invoked_dir(Path::new(BINARY), None, cwd), None);
     }
 
     #[test]

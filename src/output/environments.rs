@@ -61,7 +61,8 @@ pub fn text(sections: &[Section]) -> String {
         if i > 0 {
             out.push('\n');
         }
-        out.push_str(&format!("== environment {} ==\n", s.name));
+        let name = crate::util::escape::visible(&s.name);
+        out.push_str(&format!("== environment {name} ==\n"));
         out.push_str(&s.report);
     }
     out
@@ -90,7 +91,7 @@ pub fn json(sections: &[Section]) -> String {
     let mut out = serde_json::to_string_pretty(&serde_json::json!({ "environments": items }))
         .expect("serializable");
     out.push('\n');
-    out
+    crate::util::escape::json_text(out)
 }
 
 #[cfg(test)]

@@ -178,8 +178,9 @@ pub fn why_text(w: &Why, me: &PolicyRef) -> String {
 pub fn note_text(n: &Note) -> String {
     match n {
         Note::GateOff { preemptors } => format!(
-            "preemption is off: the feature gate PropagationPolicyPreemption is disabled (the default); {} declare(s) preemption: Always and would act only with --feature-gates PropagationPolicyPreemption=true",
-            list(preemptors)
+            "preemption is off: the feature gate PropagationPolicyPreemption is disabled (the default); {} {} preemption: Always and would act only with --feature-gates PropagationPolicyPreemption=true",
+            list(preemptors),
+            if preemptors.len() == 1 { "declares" } else { "declare" }
         ),
         Note::OverridesBlockPreemption { policy, missing } => format!(
             "{policy} does not preempt: its dependentOverrides ({}) are missing while a waiting template matches it",

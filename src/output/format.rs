@@ -14,6 +14,7 @@ use crate::engine::simulate::CheckReport;
 use crate::lint::{registry, Finding, Severity};
 
 use super::Summary;
+use crate::util::escape::{json_text, terminal_text};
 
 /// A format of lint's findings (`-o`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -123,7 +124,7 @@ fn shown(findings: &[Finding], min: Severity) -> Cow<'_, [Finding]> {
 pub fn render_lint(format: Format, min: Severity, r: &LintReport<'_>, color: bool) -> String {
     let reported = shown(r.reported, min);
     let new_only = shown(r.new_only, min);
-    match (format, r.ownership) {
+    let out = match (format, r.ownership) {
         (Format::Text, Some(own)) => {
             super::text::render_with_ownership(&reported, own, r.summary, color)
         }
@@ -133,6 +134,12 @@ pub fn render_lint(format: Format, min: Severity, r: &LintReport<'_>, color: boo
         (Format::Sarif, _) => super::sarif::render(&new_only, &registry::all()),
         (Format::Github, _) => super::github::render(&new_only),
         (Format::Junit, _) => super::junit::render(&new_only, &registry::all()),
+    };
+    // The renderers escape what they quote; this pass keeps anything else from going out raw.
+    match format {
+        Format::Json | Format::Sarif => json_text(out),
+        Format::Text => terminal_text(&out, color).into_owned(),
+        Format::Github | Format::Junit => terminal_text(&out, false).into_owned(),
     }
 }
 
@@ -166,7 +173,8 @@ pub fn structured(v: &serde_json::Value, yaml: bool) -> String {
     }
     let mut out = serde_json::to_string_pretty(v).expect("serializable");
     out.push('\n');
-    out
+    // DEL and C1 escaped too (JSON leaves them raw); YAML quotes and escapes them itself.
+    json_text(out)
 }
 
 /// The live part of an explanation: the real chain and what could not be read.
@@ -185,7 +193,7 @@ pub fn render_explain(
 ) -> String {
     let e = &explained.decision;
     let graph = || super::graph::from_explain(e, live.map(|l| l.chain));
-    match format {
+    let out = match format {
         ExplainFormat::Mermaid => super::graph::mermaid(&graph()),
         ExplainFormat::Dot => super::graph::dot(&graph()),
         ExplainFormat::Json | ExplainFormat::Yaml => {
@@ -207,6 +215,18 @@ pub fn render_explain(
             ));
             out
         }
+    };
+    terminal_safe(format, out, color)
+}
+
+/// A report with nothing from its inputs raw (`util::escape`): JSON with DEL and C1 escaped
+/// too, text and graphs with every control character but line feeds (and, coloured, the
+/// renderer's own colour codes) shown escaped.
+fn terminal_safe(format: ExplainFormat, out: String, color: bool) -> String {
+    match format {
+        ExplainFormat::Json | ExplainFormat::Yaml => out,
+        ExplainFormat::Text => terminal_text(&out, color).into_owned(),
+        ExplainFormat::Dot | ExplainFormat::Mermaid => terminal_text(&out, false).into_owned(),
     }
 }
 
@@ -225,7 +245,7 @@ pub fn render_policy_view(
     placement: Option<&PlacementResult>,
     live: Option<&PolicyLiveChain<'_>>,
 ) -> String {
-    match format {
+    let out = match format {
         ExplainFormat::Dot | ExplainFormat::Mermaid => {
             let mut graph = None;
             for (i, s) in e.templates.iter().enumerate() {
@@ -268,7 +288,8 @@ pub fn render_policy_view(
             }
             out
         }
-    }
+    };
+    terminal_safe(format, out, false)
 }
 
 /// `plan`'s report, `-o text|json|yaml|markdown` (markdown: a pull-request comment under
@@ -289,7 +310,7 @@ pub fn render_preempt_check(output: OutputFormat, r: &CheckReport, color: bool) 
     match output {
         OutputFormat::Json => structured(&super::preempt_check::to_json(r), false),
         OutputFormat::Yaml => structured(&super::preempt_check::to_json(r), true),
-        _ => super::preempt_check::text(r, color),
+        _ => terminal_text(&super::preempt_check::text(r, color), color).into_owned(),
     }
 }
 

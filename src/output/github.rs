@@ -1,7 +1,11 @@
 //! `-o github`: GitHub Actions workflow commands, which annotate the pull request's diff.
 //! `::warning file=F,line=L,col=C,endLine=L2,endColumn=C2,title=T::message`
+//!
+//! The runner's log shows the command line raw, so text from inputs has its control characters
+//! escaped visibly first (`output::escape`); the command's own `%`, CR and LF escapes follow.
 
 use crate::lint::{Finding, Severity};
+use crate::util::escape::visible;
 
 pub fn render(findings: &[Finding]) -> String {
     let mut out = String::new();
@@ -15,9 +19,12 @@ pub fn render(findings: &[Finding]) -> String {
         let mut message = String::new();
         if let Some(loc) = f.location.as_ref().filter(|l| l.is_object()) {
             // A live object has no file to annotate: name it in the message instead.
-            message = format!("{}: ", loc.source.name);
+            message = format!("{}: ", visible(&loc.source.name));
         } else if let Some(loc) = &f.location {
-            props.push(format!("file={}", escape_property(&loc.source.name)));
+            props.push(format!(
+                "file={}",
+                escape_property(&visible(&loc.source.name))
+            ));
             props.push(format!("line={}", loc.span.start.line));
             // GitHub rejects columns on annotations that span several lines.
             let end_line = loc.span.end.line.max(loc.span.start.line);
@@ -36,15 +43,19 @@ pub fn render(findings: &[Finding]) -> String {
             "title={}",
             escape_property(&format!("karmada-policy ({})", f.rule))
         ));
-        message.push_str(&f.message);
+        message.push_str(&visible(&f.message));
         if let Some(field) = &f.field {
-            message.push_str(&format!(" [{field}]"));
+            message.push_str(&format!(" [{}]", visible(field)));
         }
         if f.after_fix {
             message.push_str(&format!("\n{}", super::text::AFTER_FIX_NOTE));
         }
         for r in &f.related {
-            message.push_str(&format!("\n{} at {}", r.message, r.location.display()));
+            message.push_str(&format!(
+                "\n{} at {}",
+                visible(&r.message),
+                visible(&r.location.display())
+            ));
         }
         out.push_str(&format!(
             "::{level} {}::{}\n",

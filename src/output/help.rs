@@ -41,13 +41,25 @@ Kustomize: -f DIR naming a kustomization (or a file beside one), or --env DIR un
 that layer only. An overlay changes its own patch for the policy, else gets a new strategic-merge
 patch listed under `patches:` of its kustomization.yaml; never its base or a sibling. A base is
 edited in place and a note names the environments built on it. A directory holding kustomize
-trees does not edit their files; it names the environments to choose from.
+trees does not edit their files; it names the environments to choose from.";
 
-Exit codes:
-  0  success (also when nothing needed to change: \"already suspended on member2\")
-  1  some objects failed (each reported), e.g. conflicts past the retry budget
-  2  usage error, unreadable input or an unknown --context
-  3  API or authentication failure";
+pub const RESUME_AFTER_HELP: &str = "\
+Policies: pp/NAME, cpp/NAME (also propagationpolicy/NAME, clusterpropagationpolicy/NAME), or a
+type followed by names (`pp a b`); -l SELECTOR or --all select by label or everything.
+
+Resuming clears spec.suspension for the clusters given (all clusters without --clusters) and
+removes the reason, user and time annotations `suspend --reason` recorded once nothing stays
+suspended.
+
+Lifting a freeze: --clusters with no policy named (and no --all) undoes exactly what `suspend
+--clusters` added (recorded in the karmada-policy.io/freeze annotation) on every policy of the
+namespace (-A: of all namespaces, and every ClusterPropagationPolicy) that holds it; suspensions
+made otherwise stay. It prints a table first. The same with -f DIR, where the files come back as
+they were before the freeze.
+
+Kustomize: -f DIR naming a kustomization (or a file beside one), or --env DIR under -f, edits
+that layer only: the overlay's patch for the policy (a patch the freeze created is removed with
+its `patches:` entry), never its base or a sibling.";
 
 pub const LINT_EXAMPLES: &str = "\
 Examples:
@@ -81,13 +93,7 @@ Git:
   --base REV compares with the merge base of REV and HEAD: new findings only (--all-findings
   for every one), ownership changes of templates, updates Karmada rejects (schedulerName,
   permanent-id). Files are named by their path in the repository. In these modes
-  `suspension-age` warns about suspensions older than maxSuspensionAge (blame).
-
-Exit codes:
-  0  nothing at or above --fail-on (default: error)
-  1  findings at or above --fail-on
-  2  usage error, bad configuration or unreadable input; not a git repository, an unknown
-     revision or a shallow clone without the base (git modes)";
+  `suspension-age` warns about suspensions older than maxSuspensionAge (blame).";
 
 pub const EXPLAIN_EXAMPLES: &str = "\
 Examples:
@@ -102,12 +108,6 @@ Examples:
   # without --env, the one environment holding the template, else a section per environment
   kubectl karmada-policy explain deploy/web -n web -f . --env prod";
 
-pub const EXPLAIN_AFTER_HELP: &str = "\
-Exit codes:
-  0  success
-  2  usage error, unreadable input, an unknown template or --context
-  3  API or authentication failure (live mode)";
-
 pub const PREEMPT_CHECK_EXAMPLES: &str = "\
 Examples:
   # What applying takeover.yaml would move, with preemption enabled
@@ -119,13 +119,6 @@ Examples:
   kubectl karmada-policy preempt-check -f state/ --apply takeover.yaml --fail-on-blocked
   # In a GitOps repository: rendered, in one environment (without --env: one section each)
   kubectl karmada-policy preempt-check -f . --env prod --apply takeover.yaml";
-
-pub const PREEMPT_CHECK_AFTER_HELP: &str = "\
-Exit codes:
-  0  success
-  1  a takeover is blocked and --fail-on-blocked is set
-  2  usage error, unreadable input or an unknown --context
-  3  API or authentication failure (live mode)";
 
 pub const PLAN_EXAMPLES: &str = "\
 Examples:
@@ -152,14 +145,7 @@ States:
 
 Output:
   -o text (a summary per environment, then the details), json (the contract of docs/plan.md),
-  yaml, or markdown (a pull-request comment under GitHub's 65,536-character limit).
-
-Exit codes (as kubectl diff):
-  0  no change
-  1  changes
-  2  usage error, unreadable input, not a git repository or an unknown revision
-  3  API or authentication failure (live mode)
-  4  a hazard, with --fail-on-hazard";
+  yaml, or markdown (a pull-request comment under GitHub's 65,536-character limit).";
 
 pub const COMPLETION_EXAMPLES: &str = "\
 Examples:
@@ -173,19 +159,10 @@ Examples:
   # next to the binary (for krew: ~/.krew/bin)
   kubectl karmada-policy completion kubectl-plugin";
 
-pub const COMPLETION_AFTER_HELP: &str = "\
-Exit codes:
-  0  success
-  2  usage error, or the shim cannot be written";
-
 pub const VERSION_EXAMPLES: &str = "\
 Examples:
   kubectl karmada-policy version
   kubectl karmada-policy version -o json";
-
-pub const VERSION_AFTER_HELP: &str = "\
-Exit codes:
-  0  success";
 
 /// kubectl's help layout for every subcommand: description, Examples, options, usage, then
 /// the sections of `after_help` (exit codes last).
@@ -195,11 +172,147 @@ pub const HELP_TEMPLATE: &str = "\
 
 {usage-heading} {usage}{after-help}";
 
-pub const EXIT_CODES: &str = "\
-Exit codes:
-  0  success: nothing at or above the failure threshold (plan: no change)
-  1  findings at or above --fail-on (lint), blocked takeovers with --fail-on-blocked
-     (preempt-check), some objects failed (suspend/resume), or changes (plan)
-  2  usage error, unreadable input or an unknown --context
-  3  API or authentication failure (live mode)
-  4  a hazard with --fail-on-hazard (plan)";
+/// The exit codes, one meaning each for every subcommand (`cli::Exit` maps errors to them):
+/// code, name, what it means. The root `--help`, the man pages and docs/exit-codes.md show
+/// this table; a subcommand's help shows the rows it can end with, naming what each is there.
+pub const EXIT_CODES: &[(u8, &str, &str)] = &[
+    (
+        0,
+        "success",
+        "the command did what it was asked, also when nothing needed to change",
+    ),
+    (
+        1,
+        "failure",
+        "the command ran and did not succeed: findings at or above --fail-on (lint), a \
+         blocked takeover with --fail-on-blocked (preempt-check), a policy that could not be \
+         changed (suspend, resume); for plan, as for kubectl diff: the change changes \
+         something",
+    ),
+    (
+        2,
+        "usage or configuration error",
+        "bad flags or arguments, unreadable input, a kubeconfig that cannot be read or used, \
+         an unknown --context, an invalid .karmada-policy.yaml",
+    ),
+    (
+        3,
+        "API failure",
+        "the control plane cannot be reached, refuses the credentials or the request, or fails",
+    ),
+    (
+        4,
+        "not found",
+        "a named template or policy does not exist, in the files or on the control plane",
+    ),
+    (
+        5,
+        "cancelled",
+        "the confirmation prompt was declined; nothing was changed",
+    ),
+    (
+        6,
+        "hazard",
+        "the change has a hazard and --fail-on-hazard is set (plan)",
+    ),
+];
+
+/// The codes each command can end with (the whole table for the command itself).
+pub fn exit_codes_of(command: Option<&str>) -> &'static [u8] {
+    match command {
+        None => &[0, 1, 2, 3, 4, 5, 6],
+        Some("lint") => &[0, 1, 2, 3],
+        Some("explain") => &[0, 2, 3, 4],
+        Some("preempt-check") => &[0, 1, 2, 3, 4],
+        Some("plan") => &[0, 1, 2, 3, 4, 6],
+        Some("suspend" | "resume") => &[0, 1, 2, 3, 4, 5],
+        Some("completion") => &[0, 2],
+        _ => &[0],
+    }
+}
+
+/// What a code is for one command, where it says more than the table's general text.
+fn exit_detail(command: Option<&str>, code: u8) -> Option<&'static str> {
+    Some(match (command?, code) {
+        ("lint", 0) => "nothing at or above --fail-on (default: error)",
+        ("lint", 1) => "findings at or above --fail-on",
+        ("lint", 2) => {
+            "bad flags, configuration or unreadable input; not a git repository, an unknown \
+             revision or a shallow clone without the base (git modes)"
+        }
+        ("lint", 3) => "the control plane failed (live mode)",
+        ("preempt-check", 1) => "a takeover is blocked and --fail-on-blocked is set",
+        ("plan", 0) => "no change",
+        ("plan", 1) => "changes (as kubectl diff: not an error)",
+        ("plan", 2) => {
+            "bad flags or unreadable input; not a git repository, an unknown revision or a \
+             shallow clone without the base (--base)"
+        }
+        ("plan", 3) => "the control plane failed (live mode)",
+        ("plan", 4) => "an object named with --delete does not exist on the control plane",
+        ("suspend" | "resume", 0) => {
+            "done, also when nothing needed to change (\"already suspended on member2\")"
+        }
+        ("suspend" | "resume", 1) => {
+            "some policy could not be changed (each reported), e.g. conflicts past the retry \
+             budget, a change Karmada would reject"
+        }
+        ("suspend" | "resume", 4) => "a policy named does not exist (each reported)",
+        ("explain", 4) => "the template or policy named does not exist",
+        ("completion", 2) => "bad flags, or the shim cannot be written",
+        _ => return None,
+    })
+}
+
+/// The codes `command` can end with, each as `name: meaning` (the meaning said for that
+/// command where it says more than the table's general text).
+pub fn exit_rows(command: Option<&str>) -> Vec<(u8, String)> {
+    exit_codes_of(command)
+        .iter()
+        .map(|&code| {
+            let (_, name, general) = EXIT_CODES
+                .iter()
+                .find(|(c, _, _)| *c == code)
+                .expect("a row per code");
+            let meaning = exit_detail(command, code).unwrap_or(general);
+            (code, format!("{name}: {meaning}"))
+        })
+        .collect()
+}
+
+/// `  N  name: meaning`, wrapped at 100 columns.
+fn exit_line(code: u8, text: &str) -> String {
+    let mut out = String::new();
+    let mut words = text.split(' ');
+    let mut line = format!("  {code}  {}", words.next().unwrap_or(""));
+    for word in words {
+        if line.len() + 1 + word.len() > 100 {
+            out.push_str(&line);
+            out.push('\n');
+            line = "    ".to_string();
+        }
+        line.push(' ');
+        line.push_str(word);
+    }
+    out.push_str(&line);
+    out
+}
+
+/// The `Exit codes:` section of `command`'s help: the table's rows it can end with.
+pub fn exit_codes_section(command: Option<&str>) -> String {
+    let lines: Vec<String> = exit_rows(command)
+        .iter()
+        .map(|(code, text)| exit_line(*code, text))
+        .collect();
+    format!("Exit codes:\n{}", lines.join("\n"))
+}
+
+/// `after_help` of a command: its own sections (if any), then its exit codes.
+pub fn after_help(command: Option<&str>, sections: &str) -> String {
+    let codes = exit_codes_section(command);
+    if sections.is_empty() {
+        codes
+    } else {
+        format!("{sections}\n\n{codes}")
+    }
+}

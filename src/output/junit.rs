@@ -10,6 +10,7 @@ use std::fmt::Write;
 
 use crate::lint::rule::RuleDoc;
 use crate::lint::{Finding, Severity};
+use crate::util::escape::{visible, visible_lines};
 
 /// The test case name: what the finding is about.
 fn subject(f: &Finding) -> String {
@@ -22,8 +23,11 @@ fn subject(f: &Finding) -> String {
     }
 }
 
-/// Escapes text for XML content and attributes; drops characters XML 1.0 cannot carry.
+/// Escapes text for XML content and attributes: control characters (which XML 1.0 cannot
+/// carry, or a report viewer would print raw) shown as `\u{1b}` (`output::escape`), line feeds
+/// kept (they separate our own lines), and the two non-characters XML forbids dropped.
 fn xml(s: &str) -> String {
+    let s = visible_lines(s);
     let mut out = String::with_capacity(s.len());
     for c in s.chars() {
         match c {
@@ -32,8 +36,7 @@ fn xml(s: &str) -> String {
             '>' => out.push_str("&gt;"),
             '"' => out.push_str("&quot;"),
             '\'' => out.push_str("&apos;"),
-            '\t' | '\n' | '\r' => out.push(c),
-            c if (c as u32) < 0x20 || c == '\u{fffe}' || c == '\u{ffff}' => {}
+            '\u{fffe}' | '\u{ffff}' => {}
             c => out.push(c),
         }
     }
@@ -50,7 +53,8 @@ fn describe(f: &Finding) -> String {
     if let Some(field) = &f.field {
         let _ = write!(s, " ({field})");
     }
-    s
+    // One line per finding: a line break from the input is shown, not kept.
+    visible(&s).into_owned()
 }
 
 fn fails(f: &Finding) -> bool {
@@ -193,7 +197,7 @@ mod tests {
     }
 
     #[test]
-    fn control_characters_are_dropped() {
-        assert_eq!(xml("a\u{1}b\tc"), "ab\tc");
+    fn control_characters_are_shown_escaped() {
+        assert_eq!(xml("a\u{1}b\tc\nd"), "a\\u{1}b\\u{9}c\nd");
     }
 }

@@ -64,12 +64,27 @@ fn rule(r: &RuleDoc) -> Value {
         "id": r.id,
         "name": r.id,
         "shortDescription": {"text": r.summary},
-        "fullDescription": {"text": format!("{} {}", r.summary, r.rationale)},
+        "fullDescription": {"text": format!("{} {}", sentence(r.summary), r.rationale)},
         "help": {"text": format!("{}\nFix: {}", r.rationale, r.fix), "markdown": markdown},
         "helpUri": help_uri(r.id),
         "defaultConfiguration": {"level": level(r.default_severity)},
         "properties": {"group": r.group.as_str()},
     })
+}
+
+/// A rule's one-line summary as the first sentence of a description: capitalised, ended with a
+/// full stop (a summary is a fragment, "the same key appears twice in one mapping").
+fn sentence(summary: &str) -> String {
+    let mut chars = summary.trim_end().chars();
+    let mut out: String = chars
+        .next()
+        .map(|c| c.to_uppercase().collect())
+        .unwrap_or_default();
+    out.push_str(chars.as_str());
+    if !out.ends_with(['.', '!', '?']) {
+        out.push('.');
+    }
+    out
 }
 
 fn ensure_newline(s: &str) -> String {
@@ -181,4 +196,25 @@ fn result(f: &Finding, rule_index: Option<usize>) -> Value {
         "karmadaPolicyFinding/v1": fingerprint(&[f.rule, anchor, field, if field.is_empty() { &f.message } else { "" }]),
     });
     r
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_full_description_starts_with_the_summary_as_a_sentence() {
+        assert_eq!(
+            sentence("a value of the wrong type"),
+            "A value of the wrong type."
+        );
+        assert_eq!(sentence("Done."), "Done.");
+        for r in crate::lint::registry::all() {
+            let v = rule(&r);
+            let full = v["fullDescription"]["text"].as_str().unwrap();
+            let first = sentence(r.summary);
+            assert!(full.starts_with(&format!("{first} ")), "{}: {full}", r.id);
+            assert!(!first.starts_with(char::is_lowercase), "{}: {first}", r.id);
+        }
+    }
 }

@@ -12,11 +12,15 @@ use crate::ops::live::WriteError;
 use crate::ops::plan::{resource_id, Outcome};
 use crate::ops::suspend::{Freeze, PolicyResult, Row};
 use crate::output::yaml::to_yaml;
+use crate::util::escape::{visible, visible_lines};
 
-/// How a run ended, for the exit code.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+/// How a run ended, for the exit code. When policies end differently, the most serious
+/// outcome decides: the control plane failing, then a policy not changed, then one not found.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
 pub enum Status {
     Ok,
+    /// A policy named does not exist (exit 4).
+    NotFound,
     /// Some policy failed (exit 1).
     Failure,
     /// The control plane failed us on some policy (exit 3).
@@ -40,31 +44,49 @@ impl Report {
         }
     }
 
-    /// One failed policy: an API failure wins over any other.
-    fn fail(&mut self, id: &str, e: &dyn std::fmt::Display, api: bool) {
-        self.stderr.push_str(&format!("error: {id}: {e}\n"));
-        if self.status != Status::Api {
-            self.status = if api { Status::Api } else { Status::Failure };
-        }
+    /// One failed policy; the most serious outcome so far stays.
+    fn fail(&mut self, id: &str, e: &dyn std::fmt::Display, status: Status) {
+        let line = format!("{id}: {e}");
+        self.stderr
+            .push_str(&format!("error: {}\n", visible(&line)));
+        self.status = self.status.max(status);
     }
 }
 
 fn write_error(report: &mut Report, id: &str, e: &WriteError) {
-    report.fail(id, e, e.is_api_failure());
+    let status = if e.is_api_failure() {
+        Status::Api
+    } else if e.is_not_found() {
+        Status::NotFound
+    } else {
+        Status::Failure
+    };
+    report.fail(id, e, status);
 }
 
-/// Named mode: a line per policy, or with `-o` the objects (one, or a kubectl `List`).
-pub fn named_report(results: &[PolicyResult], output: Option<OutputFormat>) -> Report {
+/// Named mode: a line per policy, or with `-o` the objects (one, or a kubectl `List`), their
+/// `metadata.managedFields` left out unless `show_managed_fields` (kubectl's default since
+/// 1.21, `--show-managed-fields`).
+pub fn named_report(
+    results: &[PolicyResult],
+    output: Option<OutputFormat>,
+    show_managed_fields: bool,
+) -> Report {
     let mut report = Report::new();
     let mut objects = Vec::new();
     for r in results {
         match &r.result {
             Ok(msg) => {
                 if output.is_none() {
-                    report.stdout.push_str(&format!("{} {msg}\n", r.id));
+                    let line = format!("{} {msg}", r.id);
+                    report.stdout.push_str(&format!("{}\n", visible(&line)));
                 }
                 if let Some(obj) = &r.object {
-                    objects.push(obj.clone());
+                    let mut obj = obj.clone();
+                    if !show_managed_fields {
+                        without_managed_fields(&mut obj);
+                    }
+                    objects.push(obj);
                 }
             }
             Err(e) => write_error(&mut report, &r.id, e),
@@ -82,12 +104,17 @@ pub fn named_report(results: &[PolicyResult], output: Option<OutputFormat>) -> R
     report
 }
 
+/// Drops `metadata.managedFields`, keeping the order of the other keys.
+fn without_managed_fields(o: &mut J) {
+    if let Some(m) = o["metadata"].as_object_mut() {
+        m.shift_remove("managedFields");
+    }
+}
+
 /// A live object as its dry run's diff shows it (managedFields are noise).
 fn for_diff(o: &J) -> String {
     let mut o = o.clone();
-    if let Some(m) = o["metadata"].as_object_mut() {
-        m.remove("managedFields");
-    }
+    without_managed_fields(&mut o);
     to_yaml(&o)
 }
 
@@ -115,10 +142,12 @@ pub fn confirm_question(action: Action, n: usize, request: &Request) -> (String,
     } else {
         request.clusters.join(", ")
     };
+    let on = visible(&on);
+    let policies = if n == 1 { "policy" } else { "policies" };
     (
-        format!("{verb} {n} policies on {on}? [y/N] "),
+        format!("{verb} {n} {policies} on {on}? [y/N] "),
         format!(
-            "this would {verb} {n} policies on {on}; pass --yes to confirm (stdin is not a terminal, so there is no prompt)"
+            "this would {verb} {n} {policies} on {on}; pass --yes to confirm (stdin is not a terminal, so there is no prompt)"
         ),
     )
 }
@@ -151,18 +180,24 @@ fn section(r: &Row) -> (usize, String) {
 /// The table printed before the write.
 pub fn freeze_table(action: Action, request: &Request, f: &Freeze) -> String {
     let rows = &f.rows;
+    // Escaped before the columns are measured, so they line up as printed.
     let policy = |r: &Row| match r.file {
-        Some((fi, _)) => format!("{} ({})", short(r), f.files[fi]),
-        None => short(r),
+        Some((fi, _)) => visible(&format!("{} ({})", short(r), f.files[fi])).into_owned(),
+        None => visible(&short(r)).into_owned(),
     };
     let ns = |r: &Row| match r.kind {
         PolicyKind::ClusterPropagationPolicy => "-".to_string(),
-        PolicyKind::PropagationPolicy => r.namespace.clone().unwrap_or_default(),
+        PolicyKind::PropagationPolicy => visible(r.namespace.as_deref().unwrap_or("")).into_owned(),
     };
-    let w_ns = rows.iter().map(|r| ns(r).len()).max().unwrap_or(0).max(9);
+    let w_ns = rows
+        .iter()
+        .map(|r| ns(r).chars().count())
+        .max()
+        .unwrap_or(0)
+        .max(9);
     let w_p = rows
         .iter()
-        .map(|r| policy(r).len())
+        .map(|r| policy(r).chars().count())
         .max()
         .unwrap_or(0)
         .max(6);
@@ -195,7 +230,7 @@ pub fn freeze_table(action: Action, request: &Request, f: &Freeze) -> String {
     if rows.is_empty() {
         out.push_str("  no selected policy targets these clusters\n");
     }
-    out
+    visible_lines(&out).into_owned()
 }
 
 /// Per-policy warnings, printed once before the write.
@@ -322,7 +357,10 @@ pub fn freeze_report(action: Action, request: &Request, f: &Freeze, dry_run: boo
         };
         if let Outcome::Refused(why) = &r.plan.outcome {
             // As it always did: a refusal sets exit 1 even after an API failure.
-            report.stderr.push_str(&format!("error: {id}: {why}\n"));
+            let line = format!("{id}: {why}");
+            report
+                .stderr
+                .push_str(&format!("error: {}\n", visible(&line)));
             report.status = Status::Failure;
         }
         match &r.result {
@@ -334,5 +372,21 @@ pub fn freeze_report(action: Action, request: &Request, f: &Freeze, dry_run: boo
     report
         .stdout
         .push_str(&summary(action, request, f, dry_run));
+    report.stdout = visible_lines(&report.stdout).into_owned();
     report
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_question_counts_one_policy_or_several() {
+        let request = Request::new(Action::Suspend, &["member1".to_string()]);
+        let (one, refusal) = confirm_question(Action::Suspend, 1, &request);
+        assert_eq!(one, "suspend 1 policy on member1? [y/N] ");
+        assert!(refusal.starts_with("this would suspend 1 policy on member1;"));
+        let (two, _) = confirm_question(Action::Resume, 2, &Request::new(Action::Resume, &[]));
+        assert_eq!(two, "resume 2 policies on all clusters? [y/N] ");
+    }
 }

@@ -9,6 +9,7 @@ use crate::lint::{Finding, Severity};
 use crate::source::Source;
 
 use super::Summary;
+use crate::util::escape::{visible, Visible};
 
 /// Renders findings (already sorted) and a summary line.
 pub fn render(findings: &[Finding], summary: &Summary, color: bool) -> String {
@@ -32,7 +33,12 @@ fn rule_counts(findings: &[Finding]) -> String {
     let mut counts: Vec<(&str, usize)> = counts.into_iter().collect();
     counts.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(b.0)));
     let parts: Vec<String> = counts.iter().map(|(id, n)| format!("{id} {n}")).collect();
-    format!("by rule: {}\n", parts.join(", "))
+    // rustc's closing pointer at `--explain`, for the most frequent rule.
+    format!(
+        "by rule: {}\nFor more information about a rule, try `kubectl karmada-policy lint --explain {}`.\n",
+        parts.join(", "),
+        counts[0].0
+    )
 }
 
 /// `lint --base`: the findings, then an "Ownership changes" section, then the summary line.
@@ -145,7 +151,11 @@ fn render_groups(groups: &[&[Finding]], color: bool) -> String {
     for group in groups {
         let render = |out: &mut String, lines: Option<&Source>| {
             if let Some(source) = lines {
-                let name = paint(&source.name, Style::new().bold().underline(), color);
+                let name = paint(
+                    &visible(&source.name),
+                    Style::new().bold().underline(),
+                    color,
+                );
                 let _ = writeln!(out, "{name}");
             }
             for f in *group {
@@ -200,65 +210,77 @@ fn render_one(out: &mut String, f: &Finding, lines: Option<&Source>, color: bool
         "{}{} {}",
         paint(&head, severity_style(f.severity), color),
         paint(":", Style::new().bold(), color),
-        paint(&f.message, Style::new().bold(), color)
+        paint(&visible(&f.message), Style::new().bold(), color)
     );
     let gutter_style = Style::new().blue().bold();
-    if let Some(loc) = &f.location {
-        let line_no = loc.span.start.line.to_string();
-        let pad = " ".repeat(line_no.len());
+    let Some(loc) = &f.location else {
+        if let Some(obj) = &f.object {
+            let _ = writeln!(out, "  --> {}", Visible(&obj.to_string()));
+        }
+        notes(out, "  ", f, color);
+        return;
+    };
+    let line_no = loc.span.start.line.to_string();
+    let pad = " ".repeat(line_no.len());
+    let _ = writeln!(
+        out,
+        "{pad}{} {}",
+        paint("-->", gutter_style, color),
+        Visible(&loc.display())
+    );
+    if let Some(line) = lines.and_then(|l| l.line(loc.span.start.line)) {
+        let (text, span) = shown_part(line, loc.span);
+        let (start, width) = caret_range(&text, span);
+        // Columns are counted on the printed line, past the escapes of control characters.
+        let (shown, columns) = crate::util::escape::snippet_line(&text);
+        let end = columns[(start + width).min(columns.len() - 1)];
+        let (start, width) = (columns[start], end - columns[start]);
+        let bar = paint("|", gutter_style, color);
+        let _ = writeln!(out, "{pad} {bar}");
         let _ = writeln!(
             out,
-            "{pad}{} {}",
-            paint("-->", gutter_style, color),
-            loc.display()
+            "{} {bar} {shown}",
+            paint(&line_no, gutter_style, color)
         );
-        if let Some(line) = lines.and_then(|l| l.line(loc.span.start.line)) {
-            let (text, span) = shown_part(line, loc.span);
-            let text = text.as_ref();
-            let bar = paint("|", gutter_style, color);
-            let _ = writeln!(out, "{pad} {bar}");
+        let carets = "^".repeat(width.max(1));
+        let _ = writeln!(
+            out,
+            "{pad} {bar} {}{}",
+            " ".repeat(start),
+            paint(&carets, severity_style(f.severity), color)
+        );
+    }
+    notes(out, &pad, f, color);
+}
+
+/// The `= field:`, `= note:` and `= help:` lines under a finding (`pad`: the gutter's width).
+fn notes(out: &mut String, pad: &str, f: &Finding, color: bool) {
+    let eq = paint("=", Style::new().blue().bold(), color);
+    if let Some(field) = &f.field {
+        let _ = writeln!(out, "{pad} {eq} field: {}", Visible(field));
+    }
+    if f.after_fix {
+        let _ = writeln!(out, "{pad} {eq} note: {AFTER_FIX_NOTE}");
+    }
+    for r in &f.related {
+        let at = if f.location.is_some() {
+            format!(" at {}", r.location.display())
+        } else {
+            String::new()
+        };
+        let _ = writeln!(
+            out,
+            "{pad} {eq} note: {}",
+            Visible(&format!("{}{at}", r.message))
+        );
+    }
+    if let Some(fix) = crate::lint::registry::find(f.rule).map(|d| d.fix) {
+        if !fix.is_empty() {
             let _ = writeln!(
                 out,
-                "{} {bar} {}",
-                paint(&line_no, gutter_style, color),
-                text.replace('\t', " ")
+                "{pad} {eq} {} {fix}",
+                paint("help:", Style::new().bold(), color)
             );
-            let (start, width) = caret_range(text, span);
-            let carets = "^".repeat(width);
-            let _ = writeln!(
-                out,
-                "{pad} {bar} {}{}",
-                " ".repeat(start),
-                paint(&carets, severity_style(f.severity), color)
-            );
-        }
-        let eq = paint("=", gutter_style, color);
-        if let Some(field) = &f.field {
-            let _ = writeln!(out, "{pad} {eq} field: {field}");
-        }
-        if f.after_fix {
-            let _ = writeln!(out, "{pad} {eq} note: {AFTER_FIX_NOTE}");
-        }
-        for r in &f.related {
-            let _ = writeln!(
-                out,
-                "{pad} {eq} note: {} at {}",
-                r.message,
-                r.location.display()
-            );
-        }
-    } else {
-        if let Some(obj) = &f.object {
-            let _ = writeln!(out, "  --> {obj}");
-        }
-        if let Some(field) = &f.field {
-            let _ = writeln!(out, "   = field: {field}");
-        }
-        if f.after_fix {
-            let _ = writeln!(out, "   = note: {AFTER_FIX_NOTE}");
-        }
-        for r in &f.related {
-            let _ = writeln!(out, "   = note: {}", r.message);
         }
     }
 }

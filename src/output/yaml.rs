@@ -89,7 +89,22 @@ fn string(s: &str) -> String {
     if crate::source::yaml::plain_scalar_safe(s) && !numeric_looking {
         s.to_string()
     } else {
-        serde_json::to_string(s).unwrap_or_default()
+        // JSON escapes C0 but leaves DEL and C1 raw; YAML's double quotes take `\u007f` too,
+        // and the reader refuses them raw (go-yaml readerc.go).
+        let quoted = serde_json::to_string(s).unwrap_or_default();
+        if !quoted.contains(char::is_control) {
+            return quoted;
+        }
+        quoted
+            .chars()
+            .map(|c| {
+                if c.is_control() {
+                    format!("\\u{:04x}", c as u32)
+                } else {
+                    c.to_string()
+                }
+            })
+            .collect()
     }
 }
 
@@ -105,11 +120,15 @@ mod tests {
             "metadata": {"name": "x", "labels": {"a": "true", "n": "010"}, "annotations": {}},
             "spec": {"resourceSelectors": [{"kind": "Deployment", "name": "n"}],
                      "list": [[1, 2], "s: x", ""], "empty": [], "priority": 3, "f": 1.5,
-                     "suspension": {"dispatching": true}}
+                     "suspension": {"dispatching": true}, "ctl": "a\u{1b}[2K\u{7f}\u{85}\u{9b}b"}
         });
         let text = to_yaml(&v);
         let loaded = load(Source::new("x", text.clone()));
         assert!(loaded.problems.is_empty(), "{text}");
         assert_eq!(loaded.documents[0].root.to_json(), v, "{text}");
+        assert!(
+            !text.contains(|c: char| c.is_control() && c != '\n'),
+            "{text}"
+        );
     }
 }

@@ -14,6 +14,9 @@ pub const LIVE_TIMEOUT: Duration = Duration::from_secs(2);
 pub trait LiveNames {
     /// Policies of `kind` (a PropagationPolicy or ClusterPropagationPolicy) by name.
     fn policies(&self, kind: &KarmadaKind, namespace: Option<&str>) -> Vec<String>;
+    /// Objects of the type `ty` names (`deploy`, `deployment.apps`, as kubectl resolves it
+    /// through discovery) by name, in `namespace` (else the context's) when namespaced.
+    fn templates(&self, ty: &str, namespace: Option<&str>) -> Vec<String>;
     fn namespaces(&self) -> Vec<String>;
     fn clusters(&self) -> Vec<String>;
     fn contexts(&self) -> Vec<String>;
@@ -53,6 +56,18 @@ impl LiveNames for Kube {
                 .namespaced
                 .then(|| namespace.unwrap_or(&conn.namespace).to_string());
             let list = conn.list(kind, ns.as_deref(), None).await.ok()?;
+            Some(list.iter().filter_map(object_name).collect())
+        })
+    }
+
+    fn templates(&self, ty: &str, namespace: Option<&str>) -> Vec<String> {
+        self.with_conn(async |conn: &kube::Conn| {
+            let found = kube::discovery::discover(conn, &Default::default()).await;
+            let t = found.resolve(ty).ok()?;
+            let ns = t
+                .namespaced
+                .then(|| namespace.unwrap_or(&conn.namespace).to_string());
+            let list = conn.list(&t, ns.as_deref(), None).await.ok()?;
             Some(list.iter().filter_map(object_name).collect())
         })
     }

@@ -79,7 +79,7 @@ pub fn expand(
     let files = expand_noting(inputs, ignore, &mut notes)?;
     // Every command that expands inputs prints these the same way, so they are printed here.
     for note in &notes {
-        eprintln!("note: {note}");
+        crate::util::note(note);
     }
     Ok(files)
 }

@@ -167,7 +167,7 @@ impl Session {
     /// The notes on stderr (formats other than text leave them there).
     pub fn warn_notes(&self) {
         for n in &self.notes {
-            eprintln!("note: {n}");
+            crate::util::note(n);
         }
     }
 }

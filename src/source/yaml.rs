@@ -418,6 +418,9 @@ fn take_at(node: Node, span: Span) -> Option<Node> {
 /// Parses a stream into its roots; stops at the first syntax error or document past a limit
 /// (the caller then parses document by document, so the others are still checked).
 fn parse_stream(text: &str, line_offset: u32) -> Result<ParseOutput, StreamError> {
+    if let Some(problem) = disallowed_character(text, line_offset) {
+        return Err(StreamError::Limit(problem));
+    }
     let mut b = Builder {
         line_offset,
         stack: Vec::new(),
@@ -432,6 +435,52 @@ fn parse_stream(text: &str, line_offset: u32) -> Result<ParseOutput, StreamError
         b.event(event, span).map_err(StreamError::Limit)?;
     }
     Ok((b.roots, b.problems))
+}
+
+/// Whether go-yaml's reader (behind kubectl and sigs.k8s.io/yaml) accepts `c` anywhere in a
+/// stream: TAB, LF, CR, the printable ASCII range, NEL and the printable Unicode ranges
+/// (yaml.v2 and yaml.v3 readerc.go, `yaml_parser_update_buffer`). Every other character is
+/// "control characters are not allowed", whatever it sits in: a plain or quoted scalar, a key,
+/// a comment.
+fn yaml_allows(c: char) -> bool {
+    matches!(c as u32,
+        0x09 | 0x0A | 0x0D | 0x20..=0x7E | 0x85 | 0xA0..=0xD7FF | 0xE000..=0xFFFD | 0x10000..=0x10FFFF)
+}
+
+/// The first character of `text` go-yaml's reader refuses, as the syntax problem kubectl
+/// reports (`yaml: control characters are not allowed`), at its line and column.
+fn disallowed_character(text: &str, line_offset: u32) -> Option<LoadProblem> {
+    // Bytes first: every refused character starts with a byte below 0x20, 0x7F, 0xC2 (C1) or
+    // 0xEF (U+FFFE, U+FFFF), so ordinary text is passed over without decoding.
+    let suspect = |b: &u8| {
+        (*b < 0x20 && !matches!(b, b'\t' | b'\n' | b'\r')) || matches!(b, 0x7F | 0xC2 | 0xEF)
+    };
+    let bytes = text.as_bytes();
+    let mut from = 0;
+    let (at, c) = loop {
+        let i = from + bytes[from..].iter().position(suspect)?;
+        let c = text[i..].chars().next()?;
+        if !yaml_allows(c) {
+            break (i, c);
+        }
+        from = i + c.len_utf8();
+    };
+    let line_start = text[..at].rfind('\n').map_or(0, |n| n + 1);
+    let line = text[..at].matches('\n').count() as u32 + 1 + line_offset;
+    let col = text[line_start..at].chars().count() as u32 + 1;
+    Some(LoadProblem {
+        kind: ProblemKind::Syntax,
+        // The character itself, so the carets cover its escape.
+        span: Span {
+            start: Pos { line, col },
+            end: Pos { line, col: col + 1 },
+        },
+        message: format!(
+            "invalid YAML: control characters are not allowed (U+{:04X}); this document was skipped",
+            c as u32
+        ),
+        related: None,
+    })
 }
 
 enum Frame {
@@ -727,7 +776,7 @@ pub fn plain_scalar_safe(s: &str) -> bool {
         && !s.ends_with([' ', ':'])
         && !s.contains(": ")
         && !s.contains(" #")
-        && !s.contains(['\n', '\t', '\r'])
+        && !s.contains(char::is_control)
 }
 
 fn resolve_scalar(cow: Cow<'_, str>, style: ScalarStyle, tag: Option<&Tag>) -> Value {
@@ -1000,6 +1049,34 @@ mod tests {
     fn json_input_is_yaml() {
         let l = load_str("{\"apiVersion\": \"v1\", \"kind\": \"ConfigMap\"}");
         assert_eq!(l.documents[0].root.to_json()["kind"], "ConfigMap");
+    }
+
+    #[test]
+    fn control_characters_are_refused_where_go_yaml_refuses_them() {
+        // A plain scalar, a quoted one, a comment: the reader refuses them all (readerc.go).
+        for (text, col, code) in [
+            ("a: 1\n---\nname: x\u{1b}[2K\n", 8, "U+001B"),
+            ("a: 1\n---\nname: \"\u{7}\"\n", 8, "U+0007"),
+            ("a: 1\n---\nname: x # \u{9b}\n", 11, "U+009B"),
+            ("a: 1\n---\nname: \u{7f}\n", 7, "U+007F"),
+        ] {
+            let l = load_str(text);
+            assert_eq!(l.problems.len(), 1, "{text:?}: {:?}", l.problems);
+            let p = &l.problems[0];
+            assert_eq!(p.kind, ProblemKind::Syntax);
+            assert_eq!(p.span.start, Pos { line: 3, col }, "{text:?}");
+            assert!(
+                p.message.contains("control characters are not allowed"),
+                "{}",
+                p.message
+            );
+            assert!(p.message.contains(code), "{}", p.message);
+            // The other document still loads.
+            assert_eq!(l.documents.len(), 1);
+        }
+        // What the reader allows: TAB, CR, NEL and the printable ranges.
+        let l = load_str("name: \"a\tb\u{85}c\u{a0}\u{10000}\"\r\nb: x\r\n");
+        assert!(l.problems.is_empty(), "{:?}", l.problems);
     }
 
     #[test]

@@ -1,13 +1,25 @@
 //! Helpers with no knowledge of Karmada or Kubernetes: the bottom layer every other module may use.
 
 pub mod duration;
+pub mod escape;
 pub mod parallel;
 pub mod profile;
 pub mod time;
 
-/// Prints `warning: TEXT` on stderr, kubectl's form (a closed stderr is ignored).
+/// Prints `warning: TEXT` on stderr, kubectl's form (a closed stderr is ignored); control
+/// characters from inputs in `text` are shown escaped.
 pub fn warn(text: &str) {
+    to_stderr("warning", text);
+}
+
+/// Prints `note: TEXT` on stderr, as [`warn`].
+pub fn note(text: &str) {
+    to_stderr("note", text);
+}
+
+/// `LABEL: TEXT` on stderr, TEXT's control characters escaped (its own line breaks kept).
+pub fn to_stderr(label: &str, text: &str) {
     use std::io::Write;
     let mut e = std::io::stderr().lock();
-    let _ = writeln!(e, "warning: {text}");
+    let _ = writeln!(e, "{label}: {}", escape::visible_lines(text));
 }

@@ -12,6 +12,7 @@
 
 pub mod http;
 pub mod tls;
+pub mod tls_v1;
 
 use std::collections::BTreeMap;
 use std::net::SocketAddr;
@@ -199,7 +200,14 @@ pub struct Shared {
     pub writes: AtomicU64,
     /// Every request as `METHOD path?query`.
     pub log: Mutex<Vec<String>>,
+    /// Who a SelfSubjectReview says the caller is; `None`: the API is not served (a server
+    /// before Kubernetes 1.28 answers 404).
+    pub identity: Mutex<Option<String>>,
 }
+
+/// The username the test server's SelfSubjectReview answers with by default (not the
+/// kubeconfig's user entry name, `admin`).
+pub const IDENTITY: &str = "jane@example.com";
 
 pub struct TestServer {
     pub addr: SocketAddr,
@@ -217,6 +225,7 @@ impl TestServer {
             faults: Faults::default(),
             writes: AtomicU64::new(0),
             log: Mutex::new(Vec::new()),
+            identity: Mutex::new(Some(IDENTITY.to_string())),
         });
         let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("bind 127.0.0.1");
         listener.set_nonblocking(true).expect("nonblocking");
@@ -540,6 +549,9 @@ async fn handle(
                 "versions": versions.iter().map(|v| json!({"groupVersion": format!("{g}/{v}"), "version": v})).collect::<Vec<_>>(),
                 "preferredVersion": {"groupVersion": format!("{g}/{}", versions[0]), "version": versions[0]}}))
         }
+        ["apis", "authentication.k8s.io", "v1", "selfsubjectreviews"] if method == Method::POST => {
+            self_subject_review(&s, &body)
+        }
         ["openapi", "v3"] => openapi_root(),
         ["openapi", "v3", rest @ ..] => openapi_gv(rest),
         ["api", "v1", rest @ ..] => {
@@ -553,6 +565,21 @@ async fn handle(
         }
         _ => unknown_path(),
     }
+}
+
+/// `kubectl auth whoami`'s request: the review back with `status.userInfo` filled in.
+fn self_subject_review(s: &Shared, body: &Bytes) -> Response {
+    let Some(username) = s.identity.lock().unwrap().clone() else {
+        return unknown_path();
+    };
+    let mut review: J = serde_json::from_slice(body).unwrap_or_else(|_| json!({}));
+    if review["kind"] != "SelfSubjectReview" {
+        return status_body(400, "BadRequest", "expected a SelfSubjectReview", json!({}));
+    }
+    review["metadata"] = json!({"creationTimestamp": null});
+    review["status"] = json!({"userInfo": {"username": username,
+        "groups": ["system:masters", "system:authenticated"]}});
+    respond(StatusCode::CREATED, "application/json", review.to_string())
 }
 
 fn group_versions(g: &str) -> Vec<&'static str> {

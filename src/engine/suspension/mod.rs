@@ -121,6 +121,11 @@ impl fmt::Display for Unchanged {
 pub enum Refusal {
     /// `resume --clusters` on an all-clusters suspension with no known target clusters.
     TargetsUnknown { clusters: Vec<String> },
+    /// The suspension as written already breaks Karmada's rule S1 (`dispatching: true` with a
+    /// cluster list: validation.go `ValidatePropagationSpec`, "suspension dispatching cannot
+    /// co-exist with dispatchingOnClusters.clusterNames"): the webhook rejects the policy, and
+    /// only a request that clears one side (suspend or resume of all clusters) mends it.
+    Rejected,
 }
 
 impl fmt::Display for Refusal {
@@ -132,6 +137,10 @@ impl fmt::Display for Refusal {
                  none is known: no ResourceBinding of this policy lists spec.clusters and the placement does not name its clusters. \
                  Resume all clusters, or suspend the others explicitly with `suspend --clusters`",
                 clusters.join(", ")
+            ),
+            Refusal::Rejected => f.write_str(
+                "Karmada rejects this policy as written: spec.suspension.suspension: suspension dispatching cannot co-exist with dispatchingOnClusters.clusterNames; \
+                 `suspend` or `resume` without --clusters mends it (dispatching: true alone, or no suspension)",
             ),
         }
     }
@@ -192,6 +201,13 @@ pub fn target_clusters(
 /// `targets` is [`target_clusters`]; it is read only when resuming some clusters of an
 /// all-clusters suspension.
 pub fn plan(current: Option<&Suspension>, request: &Request, targets: Option<&[String]>) -> Plan {
+    // S1 already broken: only a request for every cluster leaves a suspension Karmada accepts;
+    // any other answer ("already suspended") would hide the rejection.
+    let rejected =
+        current.is_some_and(|s| s.dispatching == Some(true) && !s.suspended_clusters().is_empty());
+    if rejected && !request.clusters.is_empty() {
+        return Plan::Refused(Refusal::Rejected);
+    }
     let before = State::of(current);
     let change = |new: Option<Suspension>| {
         let after = State::of(new.as_ref());
@@ -529,6 +545,19 @@ mod tests {
         let bad = susp(r#"{"dispatching":true,"dispatchingOnClusters":{"clusterNames":["a"]}}"#);
         let new = new_of(plan(Some(&bad), &req(Action::Suspend, &[]), None)).unwrap();
         assert!(new.dispatching_on_clusters.is_none());
+        // So does resuming every cluster; anything narrower reports the rejection instead of
+        // "already suspended".
+        assert_eq!(
+            new_of(plan(Some(&bad), &req(Action::Resume, &[]), None)),
+            None
+        );
+        for action in [Action::Suspend, Action::Resume] {
+            let p = plan(Some(&bad), &req(action, &["a"]), Some(&["a".to_string()]));
+            assert_eq!(p, Plan::Refused(Refusal::Rejected), "{action:?}");
+        }
+        assert!(Refusal::Rejected
+            .to_string()
+            .contains("cannot co-exist with dispatchingOnClusters.clusterNames"));
     }
 
     #[test]

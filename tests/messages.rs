@@ -1,0 +1,187 @@
+//! Messages a kubectl user reads: a missing template's namespace named, no mention of a server
+//! in file mode, no warning before a connection error, flags that do nothing said so, plurals
+//! and verbs that agree with their count.
+
+use std::path::Path;
+use std::process::{Command, Output, Stdio};
+
+const BIN: &str = env!("CARGO_BIN_EXE_kubectl-karmada_policy");
+const GITOPS: &str = "testdata/examples/gitops";
+
+fn run(args: &[&str]) -> Output {
+    Command::new(BIN)
+        .args(args)
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .env("NO_COLOR", "1")
+        .env("HOME", "/nonexistent")
+        .env_remove("KUBECONFIG")
+        .stdin(Stdio::null())
+        .output()
+        .unwrap()
+}
+
+fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+fn stdout(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stdout).into_owned()
+}
+
+#[test]
+fn a_template_missing_from_the_namespace_asked_names_the_one_holding_it() {
+    let o = run(&["explain", "deploy/nginx", "-f", GITOPS]);
+    assert_eq!(o.status.code(), Some(4), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("not found in namespace default of the given files; it is in namespace payments: add `-n payments`"),
+        "{}",
+        stderr(&o)
+    );
+    // Nowhere at all: no hint.
+    let o = run(&["explain", "deploy/nowhere", "-f", GITOPS]);
+    assert!(!stderr(&o).contains("it is in namespace"), "{}", stderr(&o));
+}
+
+#[test]
+fn an_unknown_type_in_file_mode_speaks_of_the_files_not_a_server() {
+    let o = run(&["explain", "dep/web", "-f", GITOPS]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(!stderr(&o).contains("server"), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains(
+            "unknown resource type \"dep\": not a well-known kind nor a kind in the given files"
+        ),
+        "{}",
+        stderr(&o)
+    );
+}
+
+#[test]
+fn one_policy_declares_and_two_declare() {
+    let o = run(&["explain", "deploy/nginx", "-n", "payments", "-f", GITOPS]);
+    let text = stdout(&o);
+    assert!(
+        text.contains("pp/payments/nginx-canary declares preemption: Always"),
+        "{text}"
+    );
+    assert!(!text.contains("declare(s)"), "{text}");
+}
+
+#[test]
+fn with_the_server_down_the_connection_error_comes_alone() {
+    let dir = tempfile::tempdir().unwrap();
+    let kc = dir.path().join("kubeconfig");
+    std::fs::write(
+        &kc,
+        "apiVersion: v1\nkind: Config\ncurrent-context: k\nclusters:\n- name: c\n  cluster:\n    server: http://127.0.0.1:1\ncontexts:\n- name: k\n  context: {cluster: c, user: u}\nusers:\n- name: u\n  user: {token: t}\n",
+    )
+    .unwrap();
+    let kc = kc.to_str().unwrap();
+    for args in [
+        vec!["suspend", "pp/web", "--clusters", "member1"],
+        vec!["resume", "pp/web"],
+        vec!["suspend", "--clusters", "member1", "-A", "--yes"],
+    ] {
+        let all = [args.clone(), vec!["--kubeconfig", kc]].concat();
+        let o = run(&all);
+        assert_eq!(o.status.code(), Some(3), "{args:?}: {}", stderr(&o));
+        // One line, the error: no warning about Clusters before it.
+        let err = stderr(&o);
+        assert_eq!(err.lines().count(), 1, "{args:?}: {err}");
+        assert!(err.starts_with("error: "), "{err}");
+        assert!(
+            err.contains("the connection to the server 127.0.0.1:1 was refused - did you specify the right host or port?"),
+            "{err}"
+        );
+    }
+}
+
+#[test]
+fn live_flags_with_files_are_said_to_do_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("p.yaml");
+    std::fs::copy(
+        Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join(GITOPS)
+            .join("policies.yaml"),
+        &file,
+    )
+    .unwrap();
+    let f = file.to_str().unwrap();
+    let o = run(&[
+        "suspend",
+        "-f",
+        f,
+        "pp/nginx",
+        "-n",
+        "payments",
+        "--dry-run",
+        "--context",
+        "prod",
+    ]);
+    assert!(
+        stderr(&o).contains(
+            "warning: --context is ignored: the inputs are files (-f), not the control plane"
+        ),
+        "{}",
+        stderr(&o)
+    );
+    let o = run(&[
+        "suspend",
+        "-f",
+        f,
+        "pp/nginx",
+        "-n",
+        "payments",
+        "--dry-run",
+    ]);
+    assert!(!stderr(&o).contains("ignored"), "{}", stderr(&o));
+}
+
+#[test]
+fn resume_help_is_resume_s_own() {
+    let resume = stdout(&run(&["resume", "--help"]));
+    assert!(
+        resume.contains("Resuming clears spec.suspension"),
+        "{resume}"
+    );
+    assert!(resume.contains("Lifting a freeze:"), "{resume}");
+    assert!(
+        !resume.contains("Freeze: --clusters with no policy named"),
+        "{resume}"
+    );
+    let suspend = stdout(&run(&["suspend", "--help"]));
+    assert!(
+        suspend.contains("Freeze: --clusters with no policy named"),
+        "{suspend}"
+    );
+}
+
+/// The policy named sits in a document that does not parse: the answer points at the syntax
+/// error (file, line, column, as `lint` reports it), not at a bare "not found"; it is not exit 4
+/// (the policy may well be there) and the file is left as it was.
+#[test]
+fn a_policy_in_a_document_that_does_not_parse_is_pointed_at_the_error() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("p.yaml");
+    let text = "apiVersion: policy.karmada.io/v1alpha1\nkind: PropagationPolicy\nmetadata:\n  name: x\n  namespace: default\nspec:\n  resourceSelectors:\n  - apiVersion: apps/v1\n    kind: Deployment\n    name: [web\n";
+    std::fs::write(&file, text).unwrap();
+    let f = file.to_str().unwrap();
+    for action in ["suspend", "resume"] {
+        let o = run(&[action, "-f", f, "pp/x"]);
+        assert_eq!(o.status.code(), Some(1), "{action}: {}", stderr(&o));
+        assert!(
+            stderr(&o).contains(&format!(
+                "not found in the given files; a document that does not parse may hold it: {f}:10:15: invalid YAML"
+            )),
+            "{action}: {}",
+            stderr(&o)
+        );
+        assert_eq!(std::fs::read_to_string(&file).unwrap(), text);
+    }
+    // Every document parses: a plain not found (exit 4), no hint.
+    std::fs::write(&file, text.replace("[web", "web")).unwrap();
+    let o = run(&["suspend", "-f", f, "pp/y"]);
+    assert_eq!(o.status.code(), Some(4), "{}", stderr(&o));
+    assert!(!stderr(&o).contains("does not parse"), "{}", stderr(&o));
+}
