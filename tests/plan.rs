@@ -584,3 +584,43 @@ fn an_override_added_for_a_template_without_a_namespace() {
     assert_eq!(m["path"], "/metadata/annotations");
     assert_eq!(m["after"], serde_json::json!({"env": "stage"}));
 }
+
+/// The before side schedules the base's manifest: karmada's samples/nginx at f28cce638 scales
+/// the Deployment 1 → 2 and divides it 1:1 over member1 and member2; member1 keeps 1 replica,
+/// member2 gains 1.
+#[test]
+fn the_before_side_schedules_the_base_manifest() {
+    let test = "the_before_side_schedules_the_base_manifest";
+    if !on_path("git") {
+        println!("SKIPPED: {test}: git is not on PATH");
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let write = |replicas: u32, placement: &str| {
+        std::fs::write(
+            d.join("app.yaml"),
+            format!("apiVersion: apps/v1\nkind: Deployment\nmetadata: {{name: nginx}}\nspec: {{replicas: {replicas}}}\n---\napiVersion: policy.karmada.io/v1alpha1\nkind: PropagationPolicy\nmetadata: {{name: nginx}}\nspec:\n  resourceSelectors: [{{apiVersion: apps/v1, kind: Deployment, name: nginx}}]\n  placement:\n{placement}"),
+        )
+        .unwrap();
+    };
+    write(1, "    clusterAffinity: {clusterNames: [member1]}\n");
+    kustomize::git(d, &["init", "-q", "-b", "main"]);
+    kustomize::git(d, &["add", "-A"]);
+    kustomize::git(d, &["commit", "-qm", "base"]);
+    write(2, "    clusterAffinity: {clusterNames: [member1, member2]}\n    replicaScheduling:\n      replicaSchedulingType: Divided\n      replicaDivisionPreference: Weighted\n      weightPreference:\n        staticWeightList:\n          - {targetCluster: {clusterNames: [member1]}, weight: 1}\n          - {targetCluster: {clusterNames: [member2]}, weight: 1}\n");
+    let o = plan_in(d, &["--base", "main", "-o", "json"]);
+    assert_eq!(o.status.code(), Some(1), "{}", text(&o.stderr));
+    let v: J = serde_json::from_slice(&o.stdout).unwrap();
+    let nginx = change(&v["environments"][0], "nginx");
+    let clusters: Vec<&J> = nginx["clusters"].as_array().unwrap().iter().collect();
+    assert_eq!(clusters.len(), 1, "member1 keeps 1 replica: {nginx:#}");
+    let m2 = cluster(nginx, "member2");
+    assert_eq!(
+        (
+            m2["before"]["receives"].clone(),
+            m2["after"]["replicas"].clone()
+        ),
+        (J::from(false), J::from(1))
+    );
+}

@@ -378,9 +378,11 @@ impl Run<'_> {
             let Some(template) = self.head.manifest(&r).or_else(|| self.base.manifest(&r)) else {
                 continue;
             };
+            // Where the template is before: the base's manifest (its replicas), where it has one.
+            let was = self.base.manifest(&r).unwrap_or_else(|| template.clone());
             let mut plan = self.owners(t, &r, reported.get(&t).copied());
             plan.preserved = before.preserves(plan.before.as_ref());
-            let (clusters, now) = self.clusters(t, &plan, &template, before, after);
+            let (clusters, now) = self.clusters(t, &plan, (&was, &template), before, after);
             plan.clusters = clusters;
             plan.excluded = now.excluded;
             plan.unschedulable = now.error;
@@ -463,17 +465,29 @@ impl Run<'_> {
         }
     }
 
-    /// The member clusters whose share of template `t` changes.
+    /// The member clusters whose share of template `t` changes; `templates`: its manifest
+    /// before and after (the manifests' fields are compared on the one after, so that only what
+    /// overrides change shows).
     fn clusters(
         &self,
         t: usize,
         plan: &TemplatePlan,
-        template: &Value,
+        templates: (&Value, &Value),
         before: &SideView<'_>,
         after: &SideView<'_>,
     ) -> (Vec<ClusterDelta>, Delivered) {
+        let (base_template, template) = templates;
         let entry = &self.report.world.state.templates[t];
-        let was = before.delivered(entry, template, plan.before.as_ref(), self.settings.live);
+        let was = before.delivered(
+            entry,
+            base_template,
+            plan.before.as_ref(),
+            self.settings.live,
+        );
+        // A change of the template's replicas is a rescale: the scheduler assigns again
+        // (`scheduler.go` `doScheduleBinding`: replicas changed, not only the placement).
+        let rescaled =
+            base_template.pointer("/spec/replicas") != template.pointer("/spec/replicas");
         let stays = |suspended| Delivered {
             suspended,
             excluded: Vec::new(),
@@ -485,7 +499,7 @@ impl Run<'_> {
         } else if plan.orphaned {
             // The binding stays as it was: same clusters, same suspension.
             stays(was.suspended.clone())
-        } else if self.keeps_schedule(plan, before, after) {
+        } else if !rescaled && self.keeps_schedule(plan, before, after) {
             stays(
                 after
                     .delivered(entry, template, plan.after.as_ref(), false)
