@@ -16,7 +16,8 @@ use super::replicas::{CapacitySource, ReplicaView};
 pub struct DeliveryInput<'a> {
     /// The template's manifest.
     pub template: &'a Value,
-    /// The owner's placement (after admission defaults); `None` without an owner.
+    /// The owner's placement (after admission defaults; the empty one when it has none, as
+    /// Karmada gives its bindings); `None` without an owner.
     pub placement: Option<&'a Placement>,
     /// The Cluster objects known (files or control plane); empty when none were given.
     pub clusters: &'a [Cluster],
@@ -183,7 +184,7 @@ pub fn from_live_binding(
     let placement = e
         .eventual
         .and_then(|o| state.find_policy(o))
-        .and_then(|p| state.policy(p).spec.placement.as_ref());
+        .map(|p| state.policy(p).spec.scheduled_placement());
     let overrides: Vec<&OverridePolicy> = inv.overrides().collect();
     let tpl = &state.templates[e.template];
     let scheduled = bound.clone().unwrap_or_default();
@@ -223,7 +224,7 @@ pub fn from_files(
     let placement = decision
         .eventual
         .and_then(|o| state.find_policy(o))
-        .and_then(|p| state.policy(p).spec.placement.as_ref());
+        .map(|p| state.policy(p).spec.scheduled_placement());
     let tpl = &state.templates[decision.template];
     deliver(&DeliveryInput {
         template,

@@ -13,8 +13,7 @@ use crate::source::policy_reads::{PolicyReadable, PolicyReads};
 use std::collections::HashMap;
 
 use super::chain::{self, Chain, ChainInput, Readable};
-use super::placement::PlacementResult;
-use super::policy_view::PolicyExplanation;
+use super::policy_view::{PolicyExplanation, PolicyPlacement};
 use super::state::{State, TemplateEntry};
 
 /// The binding conditions shown, in this order ("if present").
@@ -212,7 +211,7 @@ pub fn from_reads(
     inv: &Inventory,
     target: &PolicyReads<'_>,
     reads: &[Read],
-) -> (PolicyLive, Option<PlacementResult>) {
+) -> (PolicyLive, Option<PolicyPlacement>) {
     let works: Vec<Work> = target.works(reads).map(Work::from_json).collect();
     let clusters: Vec<Cluster> = target
         .clusters(reads)

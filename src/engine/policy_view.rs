@@ -34,8 +34,6 @@ pub enum When {
     NextTemplateUpdate,
     /// Only once every policy is processed again (a controller restart, or a preemption pass).
     AfterRestart,
-    /// It is claimed now and loses the claim to a preemptor later (never stays).
-    Loses,
 }
 
 #[derive(Clone, Debug)]
@@ -85,7 +83,10 @@ fn standing(e: &Explanation, me: &PolicyRef, lazy: bool) -> Standing {
                 holder: holder.clone(),
                 why: own_why.unwrap_or(Why::Terminating),
             },
-            None => Standing::WillBeClaimed(When::Loses),
+            // Claimed now, released later with no policy to take it (the policy is being
+            // deleted, or no longer matches): as `explain TYPE/NAME`'s eventual owner says,
+            // nobody holds it.
+            None => Standing::Unclaimed { why: own_why },
         },
         (false, true, _) if lazy && e.current.is_some() => {
             Standing::WillBeClaimed(When::NextTemplateUpdate)
@@ -102,18 +103,55 @@ fn standing(e: &Explanation, me: &PolicyRef, lazy: bool) -> Standing {
     }
 }
 
-/// The placement of policy `p` over `clusters`, once for the whole view; none without a
-/// placement or Cluster objects. APIEnablement is checked against the first selector's kind.
-pub fn placement(state: &State, p: usize, clusters: &[Cluster]) -> Option<PlacementResult> {
+/// A policy's placement over the known clusters, for each kind its selectors select: the
+/// scheduler judges each binding on its own resource (the APIEnablement filter asks whether the
+/// cluster serves the binding's API, `pkg/scheduler/framework/plugins/apienablement/
+/// api_enablement.go` Filter), so a policy selecting Deployments and ConfigMaps can place them
+/// on different clusters.
+#[derive(Clone, Debug)]
+pub struct PolicyPlacement {
+    /// `((apiVersion, kind), result)` per selected kind, in selector order; never empty.
+    pub by_kind: Vec<((String, String), PlacementResult)>,
+}
+
+impl PolicyPlacement {
+    /// The placement for the first kind the selectors select.
+    pub fn first(&self) -> &PlacementResult {
+        &self.by_kind[0].1
+    }
+}
+
+/// The placement of policy `p` over `clusters`, once per kind it selects (a policy without
+/// `placement` schedules with the empty one); none without Cluster objects.
+pub fn placement(state: &State, p: usize, clusters: &[Cluster]) -> Option<PolicyPlacement> {
+    if clusters.is_empty() {
+        return None;
+    }
     let spec = &state.policy(p).spec;
-    let pl = spec.placement.as_ref().filter(|_| !clusters.is_empty())?;
-    let rs = spec.resource_selectors.first();
-    let view = BindingView {
-        api_version: rs.map_or("", |r| r.api_version.as_str()),
-        kind: rs.map_or("", |r| r.kind.as_str()),
-        ..Default::default()
-    };
-    Some(placement::evaluate(pl, clusters, &view))
+    let pl = spec.scheduled_placement();
+    let mut kinds: Vec<(String, String)> = Vec::new();
+    for rs in &spec.resource_selectors {
+        let k = (rs.api_version.clone(), rs.kind.clone());
+        if !rs.kind.is_empty() && !kinds.contains(&k) {
+            kinds.push(k);
+        }
+    }
+    if kinds.is_empty() {
+        kinds.push((String::new(), String::new()));
+    }
+    let by_kind = kinds
+        .into_iter()
+        .map(|k| {
+            let view = BindingView {
+                api_version: &k.0,
+                kind: &k.1,
+                ..Default::default()
+            };
+            let result = placement::evaluate(pl, clusters, &view);
+            (k, result)
+        })
+        .collect();
+    Some(PolicyPlacement { by_kind })
 }
 
 /// Explains policy `p` of the state.

@@ -570,9 +570,9 @@ pub struct CheckReport {
 /// A change's `before` is the claim in the input (the template's claim labels and
 /// annotations), not the settled state (a template without a claim starts where it settles): deleting a policy that is already terminating in the
 /// input moves its templates away from it, although the settled state had moved them already.
-/// A template is reported when the changes move it from where it settles, when a changed policy
-/// cannot take it, or when its input claim names a changed (or deleted) policy and differs from
-/// where it ends up.
+/// A template is reported when the changes move it from where it settles to another owner than
+/// its input claim, when a changed policy cannot take it, or when its input claim names a changed
+/// (or deleted) policy and differs from where it ends up.
 pub fn check(state: State, changes: Vec<Change>) -> Result<CheckReport, ChangeError> {
     // Policies of the state that admission refuses are rejected too: they take no part, and the
     // report says so once, as for a refused change.
@@ -621,7 +621,10 @@ pub fn check(state: State, changes: Vec<Change>) -> Result<CheckReport, ChangeEr
             }
         }
         let claim_moves = after != before && before.as_ref().is_some_and(|b| touched.contains(b));
-        if after != settled_before || !blocked_by.is_empty() || claim_moves {
+        // Moved from where it settles, but back to the claim it holds now: nothing changes for
+        // it (a deleted preemptor that had not taken it yet, preemption.go:109-153).
+        let moves = after != settled_before && after != before;
+        if moves || !blocked_by.is_empty() || claim_moves {
             resources.push(ResourceChange {
                 template: t,
                 preempted: after != before && world.last_move[t] == MoveKind::Preempted,

@@ -916,7 +916,10 @@ impl State {
         i
     }
 
-    /// Claims that name a policy the inputs lack: add it as existing with an unknown spec.
+    /// Claims that name a policy the inputs lack: add it as existing with an unknown spec. A
+    /// policy the inputs hold but admission refuses is not lacking: the API server never stores
+    /// it, so a claim naming it is stale (claim-and-preemption.md §4.2, `policy.go:112-128`) and
+    /// it owns nothing, as in every other subcommand.
     fn add_unknown_claimers(&mut self) {
         let mut missing: Vec<(PolicyRef, String)> = Vec::new();
         for t in &self.templates {
@@ -925,7 +928,9 @@ impl State {
                 (t.claim().cpp_claim(), t.claim().cpp_id.clone()),
             ] {
                 if let (Some(r), Some(id)) = (r, id) {
-                    if !self.policy_by_ref.contains_key(&r) && !missing.iter().any(|(m, _)| *m == r)
+                    if !self.policy_by_ref.contains_key(&r)
+                        && !self.rejected.iter().any(|x| x.policy == r)
+                        && !missing.iter().any(|(m, _)| *m == r)
                     {
                         missing.push((r, id));
                     }

@@ -8,9 +8,8 @@ use crate::context::Context;
 use crate::engine::admission::documents::admit_documents;
 use crate::engine::chain::Chain;
 use crate::engine::explain_inputs::{self, Explained, Found, Wanted};
-use crate::engine::placement::PlacementResult;
 use crate::engine::policy_live::{self, PolicyLive};
-use crate::engine::policy_view::{self, PolicyExplanation};
+use crate::engine::policy_view::{self, PolicyExplanation, PolicyPlacement};
 use crate::engine::state::{Options, State, UnknownClaimers};
 use crate::model::inputs::{warn_problems, Inputs};
 use crate::model::{Inventory, PolicyKind};
@@ -80,7 +79,7 @@ pub fn policy_in_files(
     (kind, name): (PolicyKind, &str),
     namespace: &str,
     context: &Context,
-) -> Result<(PolicyExplanation, Option<PlacementResult>), InspectError> {
+) -> Result<(PolicyExplanation, Option<PolicyPlacement>), InspectError> {
     let state = State::from_inventory(inv, context.engine_options(UnknownClaimers::Stale));
     let p = explain_inputs::find_policy(&state, kind, name, namespace, "in the given files")?;
     let view = policy_view::explain_policy(&state, p);
@@ -92,7 +91,7 @@ pub fn policy_in_files(
 /// templates it holds.
 pub struct LivePolicy {
     pub view: PolicyExplanation,
-    pub placement: Option<PlacementResult>,
+    pub placement: Option<PolicyPlacement>,
     pub live: PolicyLive,
 }
 

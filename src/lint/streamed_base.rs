@@ -21,8 +21,8 @@ use super::stream::{self, FilePart, Fold, Growth, PartKeep, Refile};
 use super::{baseline, registry, Finding, LintOptions, Linted};
 use crate::context::Config;
 use crate::engine::ownership::{self, Delta, Kept, OwnershipChange, Scope};
-use crate::engine::state::Prepared;
-use crate::model::{Inventory, Object, ObjectRef, PolicyRef};
+use crate::engine::state::{AdmittedPolicy, Prepared};
+use crate::model::{Admission, Inventory, Object, ObjectRef, PolicyRef};
 use crate::source::git::{GitError, GitRepo, Listed, Place, ReadFile, Side};
 use crate::source::{Document, Source};
 use crate::util::profile::Clock;
@@ -343,7 +343,8 @@ impl HeadContext<'_> {
             .iter()
             .filter_map(|p| p.doc())
             .filter(|&d| !self.unchanged.contains(&inv.documents[d].source.name));
-        let head_changed = retype(&inv.documents, changed_docs.collect(), self.namespace);
+        let mut head_changed = retype(&inv.documents, changed_docs.collect(), self.namespace);
+        mark_refused(&mut head_changed, prepared);
         let delta = Delta::of(base_changed.policies(), head_changed.0.policies());
         let scope = delta.scope();
         let head_templates = prepared
@@ -358,6 +359,27 @@ impl HeadContext<'_> {
             head_templates,
             head_changed,
             unique: true,
+        }
+    }
+}
+
+/// Marks the policies typed again from their documents with the verdict the side's admission
+/// gave them (retyping forgets it): a policy Karmada refuses is applied as refused, creates
+/// nothing and changes no owner.
+fn mark_refused((inv, global): &mut (Inventory, Vec<usize>), prepared: &Prepared) {
+    let refused: HashMap<usize, String> = prepared
+        .policies
+        .iter()
+        .filter_map(|p| match p {
+            AdmittedPolicy::Rejected(r) => Some((r.doc?, r.errors.join("; "))),
+            AdmittedPolicy::Admitted(_) => None,
+        })
+        .collect();
+    for o in &mut inv.objects {
+        if let Object::Policy(p) = o {
+            if let Some(errors) = global.get(p.doc).and_then(|d| refused.get(d)) {
+                p.admission = Admission::Refused(errors.clone());
+            }
         }
     }
 }
@@ -387,9 +409,11 @@ fn base_subset(
             template_docs.extend(t.doc);
         }
     }
+    // A policy the base's admission refused was never stored: it claims and matches nothing.
     let policy_docs: Vec<usize> = prepared
         .policies
         .iter()
+        .filter(|p| matches!(p, AdmittedPolicy::Admitted(_)))
         .filter(|p| kept.selects(&p.reference(), &p.spec().resource_selectors))
         .filter_map(|p| p.doc())
         .collect();

@@ -409,17 +409,25 @@ impl Inventory {
             match kind {
                 "PropagationPolicy" | "ClusterPropagationPolicy" => {
                     let kind = PolicyKind::from_kind(kind).expect("matched above");
-                    match typed_spec(root.get("spec")) {
-                        Some(spec) => Object::Policy(Box::new(Policy {
-                            kind,
-                            meta,
-                            spec,
-                            doc,
-                            admission: Admission::Unchecked,
-                        })),
-                        // The admission chain reports the exact field; the engine cannot use it.
-                        None => return,
-                    }
+                    let (spec, admission) = match typed_spec(kind, root.get("spec")) {
+                        Ok(spec) => (spec, Admission::Unchecked),
+                        // A value Karmada's Go types cannot hold: the mutating webhook's decoder
+                        // refuses the policy (admission-chain.md §4). It is kept, refused, so
+                        // that every subcommand reports it as the chain does (the chain's
+                        // verdict replaces this mark with the API server's message), with the
+                        // selectors that can be typed to say what it would have matched.
+                        Err(go_error) => (
+                            selectors_only(root.get("spec")),
+                            Admission::Refused(go_error),
+                        ),
+                    };
+                    Object::Policy(Box::new(Policy {
+                        kind,
+                        meta,
+                        spec,
+                        doc,
+                        admission,
+                    }))
                 }
                 "OverridePolicy" | "ClusterOverridePolicy" => {
                     Object::Override(OverridePolicy::from_node(kind, meta, root, doc))
@@ -501,23 +509,51 @@ impl Inventory {
 /// the element's zero value (§4.2: `resourceSelectors: [null]`, `clusterNames: [null, m1]`), so
 /// neither may lose the policy: when the tree does not type, it is typed again as the webhook
 /// sees it, nulls pruned and then through the Go round trip. A value the Go types cannot hold
-/// stays untyped: Karmada denies that policy, and admission reports the field.
-fn typed_spec(spec: Option<&Node>) -> Option<PropagationSpec> {
+/// is the Go decoder's error: Karmada denies that policy, and admission reports the field.
+fn typed_spec(kind: PolicyKind, spec: Option<&Node>) -> Result<PropagationSpec, String> {
     if let Ok(spec) = crate::source::de::from_node::<PropagationSpec>(spec) {
-        return Some(spec);
+        return Ok(spec);
     }
-    let mut json = spec?.to_json();
+    let Some(spec) = spec else {
+        return Ok(PropagationSpec::default());
+    };
+    let mut json = spec.to_json();
     drop_null_fields(&mut json);
     if let Ok(spec) = serde_json::from_value(json.clone()) {
-        return Some(spec);
+        return Ok(spec);
     }
-    let at = crate::source::FieldPath::root().key("spec");
-    if gotypes::first_type_error(&json, &gotypes::PROPAGATION_SPEC, at).is_some() {
-        return None;
+    // Decoded from the object's root, as the webhook decodes it: the error names the Go path
+    // as Karmada's does (`Go struct field PropagationSpec.spec.priority`).
+    let root = match kind {
+        PolicyKind::PropagationPolicy => &gotypes::PROPAGATION_POLICY,
+        PolicyKind::ClusterPropagationPolicy => &gotypes::CLUSTER_PROPAGATION_POLICY,
+    };
+    let object = serde_json::json!({ "spec": json });
+    if let Some(e) = gotypes::first_type_error(&object, root, crate::source::FieldPath::root()) {
+        return Err(e.message);
     }
     let mut json = gotypes::round_trip(Some(&json), &gotypes::PROPAGATION_SPEC);
     drop_null_fields(&mut json);
-    serde_json::from_value(json).ok()
+    serde_json::from_value(json).map_err(|e| e.to_string())
+}
+
+/// The spec of a policy the Go decoder refuses, reduced to the resource selectors when they
+/// type (each on its own): what it would have matched, for the notes that name it.
+fn selectors_only(spec: Option<&Node>) -> PropagationSpec {
+    let selectors = spec
+        .and_then(|s| s.get("resourceSelectors"))
+        .and_then(Node::as_seq)
+        .map(|items| {
+            items
+                .iter()
+                .filter_map(|rs| crate::source::de::from_node(Some(rs)).ok())
+                .collect()
+        })
+        .unwrap_or_default();
+    PropagationSpec {
+        resource_selectors: selectors,
+        ..PropagationSpec::default()
+    }
 }
 
 fn drop_null_fields(v: &mut serde_json::Value) {
@@ -549,10 +585,26 @@ mod tests {
     }
 
     #[test]
-    fn a_value_the_go_types_cannot_hold_leaves_the_policy_untyped() {
-        let text = "apiVersion: policy.karmada.io/v1alpha1\nkind: PropagationPolicy\nmetadata: {name: p}\nspec:\n  priority: high\n  resourceSelectors: [null]\n";
+    fn a_value_the_go_types_cannot_hold_leaves_the_policy_refused() {
+        let text = "apiVersion: policy.karmada.io/v1alpha1\nkind: PropagationPolicy\nmetadata: {name: p}\nspec:\n  priority: high\n  resourceSelectors: [null, {apiVersion: apps/v1, kind: Deployment, name: web}]\n";
         let inv = Inventory::from_documents(load(Source::new("t", text)).documents, "default");
-        assert_eq!(inv.policies().count(), 0);
+        assert_eq!(inv.admitted_policies().count(), 0);
+        let p = inv.policies().next().expect("kept, refused");
+        let Admission::Refused(message) = &p.admission else {
+            panic!("{:?}", p.admission);
+        };
+        assert_eq!(
+            message,
+            "json: cannot unmarshal string into Go struct field PropagationSpec.spec.priority of type int32"
+        );
+        // What it would have matched: the selectors that type.
+        let names: Vec<&str> = p
+            .spec
+            .resource_selectors
+            .iter()
+            .map(|s| s.name.as_str())
+            .collect();
+        assert_eq!(names, ["web"]);
     }
 
     #[test]

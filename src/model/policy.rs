@@ -39,6 +39,15 @@ pub struct PropagationSpec {
 }
 
 impl PropagationSpec {
+    /// The placement the scheduler reads for the policy's bindings: its own, or the empty one.
+    /// `PropagationSpec.Placement` is a struct, not a pointer (propagation_types.go:90): a
+    /// policy without `placement` gives its bindings `{}`, which every cluster passing the
+    /// taint, API and eviction filters fits.
+    pub fn scheduled_placement(&self) -> &Placement {
+        static EMPTY: std::sync::LazyLock<Placement> = std::sync::LazyLock::new(Placement::default);
+        self.placement.as_ref().unwrap_or(&EMPTY)
+    }
+
     /// `spec.priority`, 0 when absent (`ExplicitPriority()`, propagation_helper.go:21-26).
     pub fn explicit_priority(&self) -> i32 {
         self.priority.unwrap_or(0)

@@ -7,6 +7,7 @@ use serde_json::{json, Value};
 use crate::engine::delivery::Delivery;
 use crate::engine::overrides::ClusterOverrides;
 use crate::engine::placement::PlacementResult;
+use crate::engine::policy_view::PolicyPlacement;
 
 /// `"placement": {"term", "clusters", "excluded": [{"cluster","filter","reason"}]}`, plus
 /// `error` when scheduling fails and `picks` when spread constraints choose by score.
@@ -80,9 +81,44 @@ pub fn add_json(v: &mut Value, d: &Delivery) {
     }
 }
 
+/// A policy's placement: `placement` for the first kind it selects and, when it selects
+/// several, `placements: [{"apiVersion", "kind", "placement"}]` for each (the scheduler judges
+/// each binding on its own API).
+pub fn add_policy_placement_json(v: &mut Value, p: &PolicyPlacement) {
+    v["placement"] = placement_json(p.first());
+    if p.by_kind.len() > 1 {
+        v["placements"] = p
+            .by_kind
+            .iter()
+            .map(|((api_version, kind), r)| {
+                json!({"apiVersion": api_version, "kind": kind, "placement": placement_json(r)})
+            })
+            .collect();
+    }
+}
+
+/// A policy's placement in text: one section, or one per kind it selects when the kinds land
+/// apart.
+pub fn policy_placement_text(p: &PolicyPlacement) -> String {
+    let first = placement_text(p.first());
+    if p.by_kind.iter().all(|(_, r)| placement_text(r) == first) {
+        return first;
+    }
+    p.by_kind
+        .iter()
+        .map(|((api_version, kind), r)| {
+            placement_text_titled(r, &format!("placement of {api_version} {kind}"))
+        })
+        .collect()
+}
+
 pub fn placement_text(p: &PlacementResult) -> String {
+    placement_text_titled(p, "placement")
+}
+
+fn placement_text_titled(p: &PlacementResult, title: &str) -> String {
     let d = &p.decided;
-    let mut out = String::from("\nplacement");
+    let mut out = format!("\n{title}");
     if let Some(t) = d.term.as_ref().filter(|_| d.error.is_none()) {
         out.push_str(&format!(" (clusterAffinities term {t:?})"));
     }

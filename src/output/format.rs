@@ -7,9 +7,8 @@ pub use crate::context::flags::OutputFormat;
 use crate::engine::chain::Chain;
 use crate::engine::explain_inputs::Explained;
 use crate::engine::ownership::OwnershipChange;
-use crate::engine::placement::PlacementResult;
 use crate::engine::policy_live::PolicyLive;
-use crate::engine::policy_view::PolicyExplanation;
+use crate::engine::policy_view::{PolicyExplanation, PolicyPlacement};
 use crate::engine::simulate::CheckReport;
 use crate::lint::{registry, Finding, Severity};
 
@@ -242,7 +241,7 @@ pub struct PolicyLiveChain<'a> {
 pub fn render_policy_view(
     format: ExplainFormat,
     e: &PolicyExplanation,
-    placement: Option<&PlacementResult>,
+    placement: Option<&PolicyPlacement>,
     live: Option<&PolicyLiveChain<'_>>,
 ) -> String {
     let out = match format {
@@ -271,7 +270,7 @@ pub fn render_policy_view(
         ExplainFormat::Json | ExplainFormat::Yaml => {
             let mut v = super::policy_view::to_json(e);
             if let Some(pl) = placement {
-                v["placement"] = super::delivery::placement_json(pl);
+                super::delivery::add_policy_placement_json(&mut v, pl);
             }
             if let Some(l) = live {
                 super::policy_live::add_json(&mut v, l.live, l.notes);
@@ -281,7 +280,7 @@ pub fn render_policy_view(
         ExplainFormat::Text => {
             let mut out = super::policy_view::text(e, live.map(|l| l.live));
             if let Some(pl) = placement {
-                out.push_str(&super::delivery::placement_text(pl));
+                out.push_str(&super::delivery::policy_placement_text(pl));
             }
             if let Some(l) = live {
                 out.push_str(&super::policy_live::notes_text(l.notes));

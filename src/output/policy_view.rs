@@ -12,7 +12,6 @@ fn when_str(w: When) -> &'static str {
         When::Now => "now",
         When::NextTemplateUpdate => "next-template-update",
         When::AfterRestart => "after-restart",
-        When::Loses => "loses-later",
     }
 }
 
@@ -23,7 +22,6 @@ fn when_text(w: When) -> &'static str {
             "only on the template's next update (activationPreference: Lazy)"
         }
         When::AfterRestart => "only after the controller processes every policy again (restart)",
-        When::Loses => "claimed now, lost later",
     }
 }
 
