@@ -193,7 +193,7 @@ fn every_help_and_the_docs_show_the_same_table() {
         })
         .collect();
     let codes: Vec<u8> = table.iter().map(|r| r.0).collect();
-    assert_eq!(codes, [0, 1, 2, 3, 4, 5], "{docs}");
+    assert_eq!(codes, [0, 1, 2, 3, 4, 5, 6], "{docs}");
     let root = String::from_utf8_lossy(&run(&["--help"], None).stdout).into_owned();
     for (code, name, meaning) in &table {
         // The root help shows each row whole (wrapped at 100 columns).
@@ -207,6 +207,7 @@ fn every_help_and_the_docs_show_the_same_table() {
         "lint",
         "explain",
         "preempt-check",
+        "plan",
         "suspend",
         "resume",
         "completion",
@@ -241,6 +242,7 @@ fn errors_map_to_the_table_s_codes() {
         Exit::Api,
         Exit::NotFound,
         Exit::Declined,
+        Exit::Hazard,
     ];
     assert_eq!(rows, all.map(|e| e as u8));
     let unknown = KubeError::UnknownContext {
@@ -263,4 +265,6 @@ fn errors_map_to_the_table_s_codes() {
         Exit::NotFound
     );
     assert_eq!(CliError::Declined.exit(), Exit::Declined);
+    let gone = karmada_policy::inspect::InspectError::Missing("pp/shop/web".into());
+    assert_eq!(CliError::from(gone).exit(), Exit::NotFound);
 }

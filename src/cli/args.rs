@@ -1,7 +1,9 @@
 //! What the subcommands do with the shared flag groups (declared once in
 //! [`crate::context::flags`]): resolve the context, connect to the control plane.
 
-pub use crate::context::flags::{ContextArgs, InputArgs, KubeArgs, OutputFormat, ReportArgs};
+pub use crate::context::flags::{
+    ContextArgs, InputArgs, KubeArgs, OutputFormat, ReportArgs, RevisionArgs,
+};
 use crate::context::Context;
 use crate::source::session::{Session, SessionError};
 

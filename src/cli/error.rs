@@ -20,6 +20,8 @@ pub enum Exit {
     Api = 3,
     NotFound = 4,
     Declined = 5,
+    /// `plan --fail-on-hazard`: the change has a hazard.
+    Hazard = 6,
 }
 
 impl From<Exit> for ExitCode {
@@ -41,6 +43,9 @@ pub enum CliError {
     /// The command ran but did not achieve what it was asked (exit 1).
     #[error("{0}")]
     Failure(String),
+    /// An object named does not exist (exit 4).
+    #[error("{0}")]
+    NotFound(String),
     /// The confirmation prompt was answered no (exit 5).
     #[error("aborted: nothing was changed")]
     Declined,
@@ -117,8 +122,13 @@ impl From<crate::inspect::InspectError> for CliError {
             I::Read(e) => e.into(),
             I::Config(e) => e.into(),
             I::Environment(e) => e.into(),
-            e @ (I::NothingToApply { .. } | I::NotARepository) => CliError::usage(e.to_string()),
+            I::Git(e) => e.into(),
+            I::GitRead(e) => e.into(),
+            e @ (I::NothingToApply { .. } | I::NotARepository | I::Target(_)) => {
+                CliError::usage(e.to_string())
+            }
             e @ I::NotATemplate => CliError::failure(e.to_string()),
+            e @ I::Missing(_) => CliError::NotFound(e.to_string()),
         }
     }
 }
@@ -142,6 +152,7 @@ impl CliError {
             CliError::Api(_) => Exit::Api,
             CliError::Failure(_) => Exit::Failure,
             CliError::Declined => Exit::Declined,
+            CliError::NotFound(_) => Exit::NotFound,
             // Any kubeconfig problem (an unknown --context too) is bad configuration, as kubectl.
             CliError::Suspend(crate::ops::suspend::RunError::Connect(e))
             | CliError::Session(SessionError::Connect(e))

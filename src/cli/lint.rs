@@ -2,7 +2,7 @@
 
 use clap::Args as ClapArgs;
 
-use super::args::{ContextArgs, InputArgs, KubeArgs};
+use super::args::{ContextArgs, InputArgs, KubeArgs, RevisionArgs};
 use super::common::write_stdout;
 use super::error::{CliError, Exit};
 use crate::lint::files::{input_files, lint_files, Request};
@@ -49,17 +49,11 @@ pub struct Args {
     /// Print the documentation of one rule and exit.
     #[arg(long = "explain", value_name = "RULE-ID")]
     pub explain: Option<String>,
-    /// Lint the tree of a git revision (branch, tag, commit, `HEAD~1`) from the object database,
-    /// without a checkout; PATHs (optional) narrow it to files and directories of the repository.
-    #[arg(long = "rev", value_name = "REV")]
-    pub rev: Option<String>,
+    #[command(flatten)]
+    pub revisions: RevisionArgs,
     /// Lint the git index, i.e. what `git commit` would record (for pre-commit hooks).
     #[arg(long = "staged", conflicts_with = "rev")]
     pub staged: bool,
-    /// Compare with a base revision (e.g. origin/main; the merge base with HEAD is used): report
-    /// only new findings, the templates whose owner changes, and updates Karmada would reject.
-    #[arg(long = "base", value_name = "REV")]
-    pub base: Option<String>,
     /// With --base, report every finding at head in text and JSON, not only the new ones.
     #[arg(long = "all-findings", requires = "base")]
     pub all_findings: bool,
@@ -142,7 +136,7 @@ pub fn run(mut args: Args) -> Result<Exit, CliError> {
             "--env picks an environment of a GitOps repository (kustomizations, charts), and the inputs hold none",
         ));
     }
-    if args.rev.is_some() || args.staged || args.base.is_some() {
+    if args.revisions.rev.is_some() || args.staged || args.revisions.base.is_some() {
         return run_git(&args, &settings, &outputs);
     }
     if args.live() {
@@ -186,9 +180,9 @@ fn run_git(args: &Args, settings: &Settings, outputs: &[OutputSpec]) -> Result<E
     let cwd = std::env::current_dir()?;
     let req = GitRequest {
         paths: &args.paths,
-        rev: args.rev.as_deref(),
+        rev: args.revisions.rev.as_deref(),
         staged: args.staged,
-        base: args.base.as_deref(),
+        base: args.revisions.base.as_deref(),
         all_findings: args.all_findings,
         namespace: settings.context.files_namespace(),
         config: &settings.context.config,

@@ -7,6 +7,7 @@ pub mod error;
 pub mod explain;
 pub mod lint;
 pub mod man;
+pub mod plan;
 pub mod preempt_check;
 pub mod suspend;
 pub mod version;
@@ -76,6 +77,18 @@ pub enum Command {
         after_help = help::after_help(Some("preempt-check"), "")
     )]
     PreemptCheck(preempt_check::Args),
+    /// What a change does to the fleet: owners, member clusters, manifests and hazards, per
+    /// environment, for a pull request (--base) or the control plane (-f).
+    #[command(
+        help_template = help::HELP_TEMPLATE,
+        before_help = help::PLAN_EXAMPLES,
+        after_help = help::after_help(Some("plan"), help::PLAN_AFTER_HELP),
+        mut_arg("output", |a| a
+            .value_parser(crate::context::flags::OutputFormat::parser(crate::context::flags::OutputFormat::PLAN))
+            .help("Output format: text, json, yaml (the same fields as json) or markdown (a pull-request comment)")),
+        mut_arg("files", |a| a.help("Live: manifests to apply to the control plane (files, directories or `-`; repeatable), as `kubectl diff -f`. With --base: PATHs, as the arguments"))
+    )]
+    Plan(plan::Args),
     /// Pause dispatching of policies (all clusters, or --clusters), live or in manifest files (-f).
     #[command(help_template = help::HELP_TEMPLATE, before_help = help::SUSPEND_EXAMPLES, after_help = help::after_help(Some("suspend"), help::SUSPEND_AFTER_HELP))]
     Suspend(suspend::Args),
@@ -139,6 +152,7 @@ pub fn main() -> ExitCode {
         Command::Lint(args) => lint::run(args),
         Command::Explain(args) => explain::run(args),
         Command::PreemptCheck(args) => preempt_check::run(args),
+        Command::Plan(args) => plan::run(args),
         Command::Suspend(args) => suspend::run(crate::engine::suspension::Action::Suspend, args),
         Command::Resume(args) => suspend::run(crate::engine::suspension::Action::Resume, args),
         Command::Completion(args) => completion::run(args),

@@ -72,6 +72,21 @@ pub struct InputArgs {
     pub env: Option<String>,
 }
 
+/// The git revisions a run reads (`lint`, `plan`).
+#[derive(Clone, Debug, Default, ClapArgs)]
+pub struct RevisionArgs {
+    /// The tree of a git revision (branch, tag, commit, `HEAD~1`) from the object database
+    /// instead of the working tree, without a checkout; PATHs (optional) narrow it to files and
+    /// directories of the repository.
+    #[arg(long = "rev", value_name = "REV")]
+    pub rev: Option<String>,
+    /// Compare with a base revision (e.g. origin/main; the merge base with HEAD is used). lint:
+    /// only new findings, the templates whose owner changes, and updates Karmada would reject;
+    /// plan: what the change does to each environment and member cluster.
+    #[arg(long = "base", value_name = "REV")]
+    pub base: Option<String>,
+}
+
 /// `-o` of the subcommands that print one report (explain, preempt-check).
 #[derive(Clone, Debug, ClapArgs)]
 pub struct ReportArgs {
@@ -141,6 +156,8 @@ pub enum OutputFormat {
     Github,
     /// JUnit XML.
     Junit,
+    /// A pull-request comment (`plan`).
+    Markdown,
 }
 
 impl OutputFormat {
@@ -152,6 +169,7 @@ impl OutputFormat {
             OutputFormat::Sarif => "sarif",
             OutputFormat::Github => "github",
             OutputFormat::Junit => "junit",
+            OutputFormat::Markdown => "markdown",
         }
     }
 
@@ -167,9 +185,16 @@ impl OutputFormat {
         })
     }
 
-    /// What `explain`, `preempt-check` and `plan` print.
+    /// What `explain` and `preempt-check` print.
     pub const REPORTS: &'static [OutputFormat] =
         &[OutputFormat::Text, OutputFormat::Json, OutputFormat::Yaml];
+    /// What `plan` prints: a report, or the markdown of a pull-request comment.
+    pub const PLAN: &'static [OutputFormat] = &[
+        OutputFormat::Text,
+        OutputFormat::Json,
+        OutputFormat::Yaml,
+        OutputFormat::Markdown,
+    ];
     /// What `suspend` and `resume` print: the one-line results, or the resulting objects.
     pub const OBJECTS: &'static [OutputFormat] =
         &[OutputFormat::Text, OutputFormat::Json, OutputFormat::Yaml];

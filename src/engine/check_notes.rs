@@ -78,8 +78,9 @@ pub fn delivery_changes_in_files(
     let clusters = Cluster::from_inventory(inv);
     let overrides: Vec<&OverridePolicy> = inv.overrides().collect();
     let template = |t: usize| {
-        let doc = before.templates.get(t)?.doc?;
-        Some(inv.documents.get(doc)?.full_tree().to_json())
+        let entry = before.templates.get(t)?;
+        let json = inv.documents.get(entry.doc?)?.full_tree().to_json();
+        Some(super::delivery::stored_manifest(json, &entry.namespace))
     };
     delivery_changes(
         r,

@@ -114,6 +114,26 @@ pub fn deliver(input: &DeliveryInput<'_>) -> Delivery {
     }
 }
 
+/// The manifest as the API server stores it: a namespaced template whose file sets no namespace
+/// is created in the request's namespace (`kubectl apply -n`, else `default`), and the override
+/// chain reads it from `metadata.namespace` to pick the OverridePolicies of that namespace
+/// (`overridemanager.go` `getOverridersFromOverridePolicies`). `namespace` empty: cluster-scoped.
+pub fn stored_manifest(mut template: Value, namespace: &str) -> Value {
+    if namespace.is_empty() {
+        return template;
+    }
+    if let Some(meta) = template.get_mut("metadata").and_then(Value::as_object_mut) {
+        let unset = meta
+            .get("namespace")
+            .and_then(Value::as_str)
+            .is_none_or(str::is_empty);
+        if unset {
+            meta.insert("namespace".into(), Value::String(namespace.to_string()));
+        }
+    }
+    template
+}
+
 /// Whether the scheduler treats the template as a workload (replicas > 0), which makes a
 /// term's overflowAffinities count (§B.3). The API server defaults absent replicas to 1.
 pub fn is_workload(template: &Value) -> bool {
@@ -329,4 +349,24 @@ pub fn replica_shift(
         after_error: after.err(),
     };
     (!shift.clusters.is_empty() || shift.before_error != shift.after_error).then_some(shift)
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::stored_manifest;
+
+    #[test]
+    fn a_template_without_a_namespace_is_stored_in_the_requests() {
+        let t = json!({"metadata": {"name": "nginx"}});
+        assert_eq!(
+            stored_manifest(t.clone(), "default")["metadata"]["namespace"],
+            "default"
+        );
+        let set = json!({"metadata": {"name": "nginx", "namespace": "shop"}});
+        assert_eq!(stored_manifest(set.clone(), "default"), set);
+        // Cluster-scoped: no namespace added.
+        assert_eq!(stored_manifest(t.clone(), ""), t);
+    }
 }

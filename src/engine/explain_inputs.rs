@@ -176,7 +176,7 @@ pub fn from_files(inv: &Inventory, state: &State, t: usize, chosen: &[String]) -
     let template = state.templates[t]
         .doc
         .and_then(|d| inv.documents.get(d))
-        .map(|d| d.full_tree().to_json())
+        .map(|d| delivery::stored_manifest(d.full_tree().to_json(), &state.templates[t].namespace))
         .unwrap_or_default();
     let delivery = delivery::from_files(inv, state, owned(&decision), &template, chosen);
     Explained {

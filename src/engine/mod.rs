@@ -20,6 +20,8 @@ pub mod explain;
 pub mod explain_inputs;
 // Ownership changes of a change set (`lint --base`).
 pub mod ownership;
+// What a change does to the fleet, per member cluster (`plan`).
+pub mod plan;
 pub mod rank;
 pub mod reconcile;
 pub mod selector;

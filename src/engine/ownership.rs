@@ -153,6 +153,39 @@ impl Delta {
         self.applied.is_empty() && self.removed.is_empty()
     }
 
+    /// The head versions of the added and changed policies, in head order.
+    pub fn applied(&self) -> &[Policy] {
+        &self.applied
+    }
+
+    /// The base versions of the changed policies.
+    pub fn touched(&self) -> &[Policy] {
+        &self.touched
+    }
+
+    /// The policies the head no longer has (base versions, by reference).
+    pub fn removed(&self) -> &[Policy] {
+        &self.removed
+    }
+
+    /// The controller events of the change set over `state` (the base): every added or changed
+    /// policy applied in head order, then every removed one that `state` holds deleted.
+    pub fn events(&self, state: &State) -> Vec<Change> {
+        let mut changes: Vec<Change> = self
+            .applied
+            .iter()
+            .map(|p| Change::Apply(Box::new(p.clone())))
+            .collect();
+        changes.extend(
+            self.removed
+                .iter()
+                .map(Policy::reference)
+                .filter(|r| state.find_policy(r).is_some())
+                .map(Change::Delete),
+        );
+        changes
+    }
+
     /// Only templates a changed policy (either version) may select can change owner; the
     /// snapshot keeps those and the policies that may select or claim them (a claim moves only
     /// through an event of a policy that matches the template: claim-and-preemption.md §4-§6).
@@ -177,18 +210,7 @@ impl Delta {
             return Vec::new();
         }
         let state = State::from_inventory(base_subset, options);
-        let mut changes: Vec<Change> = self
-            .applied
-            .into_iter()
-            .map(|p| Change::Apply(Box::new(p)))
-            .collect();
-        changes.extend(
-            self.removed
-                .iter()
-                .map(Policy::reference)
-                .filter(|r| state.find_policy(r).is_some())
-                .map(Change::Delete),
-        );
+        let changes = self.events(&state);
         let Ok(report) = check(state, changes) else {
             return Vec::new(); // only deletes of absent policies fail, and those were filtered
         };

@@ -105,7 +105,10 @@ impl Sides<'_> {
         owner_after: Option<&PolicyRef>,
     ) -> Option<ReplicaShift> {
         let t = self.head.templates().find(|t| t.reference() == *resource)?;
-        let template = self.head.documents.get(t.doc)?.full_tree().to_json();
+        let template = super::delivery::stored_manifest(
+            self.head.documents.get(t.doc)?.full_tree().to_json(),
+            resource.namespace.as_deref().unwrap_or(""),
+        );
         let side = |state: &State, owner: Option<&PolicyRef>| {
             let Some(p) = owner.and_then(|o| state.find_policy(o)) else {
                 return Some(Ok(Vec::new()));

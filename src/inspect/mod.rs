@@ -3,6 +3,7 @@
 //! for the command line to render. Nothing here prints a report or writes to the cluster.
 
 pub mod explain;
+pub mod plan;
 pub mod preempt;
 
 use crate::context::ConfigError;
@@ -51,6 +52,18 @@ pub enum InspectError {
     /// The live template read did not classify as a template.
     #[error("the template read did not classify as a template")]
     NotATemplate,
+    /// `plan --base`: the repository or a revision could not be read.
+    #[error(transparent)]
+    Git(#[from] crate::lint::git::GitLintError),
+    /// `plan --base`: a file of a revision could not be read.
+    #[error(transparent)]
+    GitRead(#[from] crate::source::git::GitError),
+    /// `plan --delete`: a target that cannot name an object (a bad TYPE/NAME).
+    #[error("{0}")]
+    Target(String),
+    /// `plan --delete`: a target the control plane does not have (exit 4, not found).
+    #[error("--delete {0}: no such object in the control plane")]
+    Missing(String),
 }
 
 /// `-f` over a GitOps repository: its environments rendered (only `env`'s), their notes and

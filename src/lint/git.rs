@@ -84,6 +84,55 @@ struct Run<'a> {
     now: i64,
 }
 
+/// The repository of a git mode and the sides it reads: the head (a revision, the index or the
+/// working tree) and, with `--base`, the merge base.
+pub struct Revisions {
+    pub repo: GitRepo,
+    /// The PATHs as pathspecs of the repository.
+    pub specs: Vec<String>,
+    pub head: Side,
+    pub base: Option<git2::Oid>,
+}
+
+impl Revisions {
+    /// The sides `req` asks for in the repository around `cwd`. The base is resolved before
+    /// any (long) read of the head, so a bad revision fails fast; `note` receives what the
+    /// user should know (a shallow clone).
+    pub fn resolve(
+        cwd: &Path,
+        req: &GitRequest<'_>,
+        note: &(dyn Fn(&str) + Sync),
+    ) -> Result<Revisions, GitLintError> {
+        let repo = GitRepo::discover(cwd)?;
+        let specs = repo.pathspecs(cwd, req.paths)?;
+        let head = if req.staged {
+            Side::Index
+        } else if let Some(rev) = req.rev {
+            Side::Commit(repo.resolve(rev)?)
+        } else {
+            Side::WorkTree
+        };
+        let base = match req.base {
+            Some(rev) => {
+                let head_commit = match head {
+                    Side::Commit(oid) => Some(oid),
+                    _ => repo.head_commit(),
+                };
+                let (oid, notes) = repo.base_commit(rev, head_commit)?;
+                notes.iter().for_each(|n| note(n));
+                Some(oid)
+            }
+            None => None,
+        };
+        Ok(Revisions {
+            repo,
+            specs,
+            head,
+            base,
+        })
+    }
+}
+
 /// Runs the git mode `req` asks for in the repository around `cwd`. `note` receives what the
 /// user should know (shallow clones, skipped submodules) as soon as it is known.
 pub fn lint_git(
@@ -91,28 +140,12 @@ pub fn lint_git(
     req: &GitRequest<'_>,
     note: &(dyn Fn(&str) + Sync),
 ) -> Result<Linted, GitLintError> {
-    let repo = GitRepo::discover(cwd)?;
-    let specs = repo.pathspecs(cwd, req.paths)?;
-    let head_side = if req.staged {
-        Side::Index
-    } else if let Some(rev) = req.rev {
-        Side::Commit(repo.resolve(rev)?)
-    } else {
-        Side::WorkTree
-    };
-    // Resolve the base before the (long) read of the head, so a bad revision fails fast.
-    let base = match req.base {
-        Some(rev) => {
-            let head_commit = match head_side {
-                Side::Commit(oid) => Some(oid),
-                _ => repo.head_commit(),
-            };
-            let (oid, notes) = repo.base_commit(rev, head_commit)?;
-            notes.iter().for_each(|n| note(n));
-            Some(oid)
-        }
-        None => None,
-    };
+    let Revisions {
+        repo,
+        specs,
+        head: head_side,
+        base,
+    } = Revisions::resolve(cwd, req, note)?;
     if !req.config.render_off && gitops_worktree(req) {
         let sides = GitopsSides {
             repo: &repo,
@@ -316,17 +349,17 @@ fn paths_or_here(req: &GitRequest<'_>) -> Vec<String> {
 }
 
 /// Whether the PATHs hold kustomizations or charts: then the git modes render both sides.
-fn gitops_worktree(req: &GitRequest<'_>) -> bool {
+pub fn gitops_worktree(req: &GitRequest<'_>) -> bool {
     files::expand(&paths_or_here(req), &|p: &Path| req.config.ignores(p))
         .is_ok_and(|files| gitops::applies(&files))
 }
 
 /// The git modes over a GitOps repository.
-struct GitopsSides<'a> {
-    repo: &'a GitRepo,
-    cwd: &'a Path,
-    specs: &'a [String],
-    req: &'a GitRequest<'a>,
+pub struct GitopsSides<'a> {
+    pub repo: &'a GitRepo,
+    pub cwd: &'a Path,
+    pub specs: &'a [String],
+    pub req: &'a GitRequest<'a>,
 }
 
 impl GitopsSides<'_> {
@@ -367,8 +400,9 @@ impl GitopsSides<'_> {
     }
 
     /// One side, rendered: the work tree in place, a revision or the index written to a
-    /// temporary directory first (kustomize reads files).
-    fn side(&self, side: &Side, is_head: bool) -> Result<gitops::RepoLinted, GitLintError> {
+    /// temporary directory first (kustomize reads files). A base without the environments
+    /// the head selects (`--env`) is an empty repository.
+    pub fn side(&self, side: &Side, is_head: bool) -> Result<gitops::RepoLinted, GitLintError> {
         let req = self.req;
         let ignore = |p: &Path| req.config.ignores(p);
         let paths = paths_or_here(req);

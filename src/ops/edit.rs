@@ -800,13 +800,6 @@ pub fn patch_unlist_edit(
 /// annotations). Lifting the suspension it held removes the file and its listing.
 pub fn is_spent_patch(text: &str) -> bool {
     use crate::source::{load, Source};
-
-    #[test]
-    fn new_lines_take_the_ending_most_lines_have() {
-        assert_eq!(line_ending("a: 1\nb: 2\r\nc: 3\n"), "\n");
-        assert_eq!(line_ending("a: 1\r\nb: 2\r\nc: 3\n"), "\r\n");
-        assert_eq!(line_ending("a: 1"), "\n");
-    }
     let ours = text
         .lines()
         .next()
@@ -898,6 +891,13 @@ fn diff_with_header(old: &str, new: &str, before: &str, after: &str) -> String {
 mod tests {
     use super::*;
     use crate::source::{load, Source};
+
+    #[test]
+    fn new_lines_take_the_ending_most_lines_have() {
+        assert_eq!(line_ending("a: 1\nb: 2\r\nc: 3\n"), "\n");
+        assert_eq!(line_ending("a: 1\r\nb: 2\r\nc: 3\n"), "\r\n");
+        assert_eq!(line_ending("a: 1"), "\n");
+    }
 
     fn edit(text: &str, new: Option<&str>) -> String {
         let loaded = load(Source::new("t.yaml", text));

@@ -301,6 +301,19 @@ pub fn render_policy_view(
     terminal_safe(format, out, false)
 }
 
+/// `plan`'s report, `-o text|json|yaml|markdown` (markdown: a pull-request comment under
+/// GitHub's size limit).
+pub fn render_plan(output: OutputFormat, r: &super::plan::PlanReport, color: bool) -> String {
+    match output {
+        OutputFormat::Json => structured(&super::plan::to_json(r), false),
+        OutputFormat::Yaml => structured(&super::plan::to_json(r), true),
+        OutputFormat::Markdown => {
+            super::plan_markdown::render(r, super::plan_markdown::GITHUB_LIMIT)
+        }
+        _ => super::plan::text(r, color),
+    }
+}
+
 /// `preempt-check`'s report, `-o text|json|yaml`.
 pub fn render_preempt_check(output: OutputFormat, r: &CheckReport, color: bool) -> String {
     match output {

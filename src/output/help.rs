@@ -120,6 +120,33 @@ Examples:
   # In a GitOps repository: rendered, in one environment (without --env: one section each)
   kubectl karmada-policy preempt-check -f . --env prod --apply takeover.yaml";
 
+pub const PLAN_EXAMPLES: &str = "\
+Examples:
+  # What this pull request does to the fleet, per environment and member cluster
+  kubectl karmada-policy plan --base origin/main
+  # Only some directories of the repository, one environment, as JSON
+  kubectl karmada-policy plan --base origin/main deploy/ --env clusters/prod -o json
+  # The comment of a pull request (what the GitHub Action posts)
+  kubectl karmada-policy plan --base \"$BASE_SHA\" -o markdown > plan.md
+  # What applying files to the control plane would do, as kubectl diff -f
+  kubectl karmada-policy plan -f policies/
+  # Removing a policy and its override together, live
+  kubectl karmada-policy plan --delete pp/shop/web --delete op/shop/web-zero
+  # In CI: fail on a hazard (a removed policy still holding templates, ...)
+  kubectl karmada-policy plan --base origin/main --fail-on-hazard";
+
+pub const PLAN_AFTER_HELP: &str = "\
+States:
+  --base REV compares the merge base of REV and HEAD with the working tree (or --rev), over
+  plain manifests or each environment of a GitOps repository (kustomize, Helm, Flux, Argo CD)
+  as lint --base renders them. Without --base, the live control plane (policies, overrides,
+  bindings, Clusters and the templates the change reaches) is compared with the same after
+  applying -f FILE... and deleting --delete TYPE/[NS/]NAME..., as kubectl diff -f does.
+
+Output:
+  -o text (a summary per environment, then the details), json (the contract of docs/plan.md),
+  yaml, or markdown (a pull-request comment under GitHub's 65,536-character limit).";
+
 pub const COMPLETION_EXAMPLES: &str = "\
 Examples:
   # bash (add to ~/.bashrc)
@@ -159,7 +186,8 @@ pub const EXIT_CODES: &[(u8, &str, &str)] = &[
         "failure",
         "the command ran and did not succeed: findings at or above --fail-on (lint), a \
          blocked takeover with --fail-on-blocked (preempt-check), a policy that could not be \
-         changed (suspend, resume)",
+         changed (suspend, resume); for plan, as for kubectl diff: the change changes \
+         something",
     ),
     (
         2,
@@ -182,15 +210,21 @@ pub const EXIT_CODES: &[(u8, &str, &str)] = &[
         "cancelled",
         "the confirmation prompt was declined; nothing was changed",
     ),
+    (
+        6,
+        "hazard",
+        "the change has a hazard and --fail-on-hazard is set (plan)",
+    ),
 ];
 
 /// The codes each command can end with (the whole table for the command itself).
 pub fn exit_codes_of(command: Option<&str>) -> &'static [u8] {
     match command {
-        None => &[0, 1, 2, 3, 4, 5],
+        None => &[0, 1, 2, 3, 4, 5, 6],
         Some("lint") => &[0, 1, 2, 3],
         Some("explain") => &[0, 2, 3, 4],
         Some("preempt-check") => &[0, 1, 2, 3, 4],
+        Some("plan") => &[0, 1, 2, 3, 4, 6],
         Some("suspend" | "resume") => &[0, 1, 2, 3, 4, 5],
         Some("completion") => &[0, 2],
         _ => &[0],
@@ -208,6 +242,14 @@ fn exit_detail(command: Option<&str>, code: u8) -> Option<&'static str> {
         }
         ("lint", 3) => "the control plane failed (live mode)",
         ("preempt-check", 1) => "a takeover is blocked and --fail-on-blocked is set",
+        ("plan", 0) => "no change",
+        ("plan", 1) => "changes (as kubectl diff: not an error)",
+        ("plan", 2) => {
+            "bad flags or unreadable input; not a git repository, an unknown revision or a \
+             shallow clone without the base (--base)"
+        }
+        ("plan", 3) => "the control plane failed (live mode)",
+        ("plan", 4) => "an object named with --delete does not exist on the control plane",
         ("suspend" | "resume", 0) => {
             "done, also when nothing needed to change (\"already suspended on member2\")"
         }

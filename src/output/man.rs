@@ -119,6 +119,7 @@ fn help_parts(sub: Option<&str>) -> (&'static str, Option<&'static str>) {
         Some("lint") => (help::LINT_AFTER_HELP, Some(help::LINT_EXAMPLES)),
         Some("explain") => ("", Some(help::EXPLAIN_EXAMPLES)),
         Some("preempt-check") => ("", Some(help::PREEMPT_CHECK_EXAMPLES)),
+        Some("plan") => (help::PLAN_AFTER_HELP, Some(help::PLAN_EXAMPLES)),
         Some("suspend") => (help::SUSPEND_AFTER_HELP, Some(help::SUSPEND_EXAMPLES)),
         Some("resume") => (help::RESUME_AFTER_HELP, Some(help::RESUME_EXAMPLES)),
         Some("completion") => ("", Some(help::COMPLETION_EXAMPLES)),

@@ -13,6 +13,8 @@ pub mod help;
 pub mod json;
 pub mod junit;
 pub mod man;
+pub mod plan;
+pub mod plan_markdown;
 pub mod policy_live;
 pub mod policy_view;
 pub mod preempt_check;

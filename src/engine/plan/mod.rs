@@ -1,0 +1,652 @@
+//! `plan`: what going from one state of a control plane to another does to the fleet, before
+//! it happens. The two states are inventories (a base revision and the working tree, or the
+//! live control plane and the files applied to it); the answer is, for one control plane:
+//! the policies added, changed and removed with their admission verdict; every template whose
+//! owner changes and why, or that a changed policy matches but does not get and why; per member
+//! cluster, the templates it gains and loses, the replicas, the manifest fields the overrides
+//! change and the dispatching suspended or resumed; and the hazards of the change.
+//!
+//! The owners come from the claim engine: the base settled as Karmada converges to it, then the
+//! changed policies applied and the removed ones deleted as successive controller events
+//! ([`crate::engine::simulate::check`]), then the created templates reconciled. What each
+//! cluster receives comes from the owner's placement (`placement`) and the override chain
+//! (`overrides`), or, for the live base, from the binding's schedule. Pure: no I/O.
+
+pub mod hazards;
+pub mod scope;
+pub mod share;
+
+#[cfg(test)]
+mod tests;
+
+use std::collections::{BTreeMap, HashSet};
+
+use serde_json::Value;
+
+use crate::engine::ownership::Blocked;
+use crate::engine::reconcile::template_reconcile;
+use crate::engine::replicas::CapacitySource;
+use crate::engine::simulate::{check, BlockReason, CheckReport, MoveKind, ResourceChange};
+use crate::engine::state::{admit_policy, Options, Prepared, State};
+use crate::model::{Inventory, Object, ObjectRef, OverridePolicy, PolicyRef};
+
+pub use hazards::Hazard;
+use scope::{subset, Changed, Subset};
+use share::{compare, Delivered, Pair, SideView};
+
+/// The cluster name standing for "every cluster the placement selects" when the inputs have
+/// no Cluster objects to evaluate its selectors against.
+pub const ANY_CLUSTER: &str = "*";
+
+/// The two states. Plain files of a git revision share most of their files with the working
+/// tree: those are read once, as `shared`, and belong to both states.
+#[derive(Clone, Copy)]
+pub struct Sides<'a> {
+    pub shared: Option<&'a Inventory>,
+    pub base: &'a Inventory,
+    pub head: &'a Inventory,
+}
+
+impl<'a> Sides<'a> {
+    /// Two whole states.
+    pub fn whole(base: &'a Inventory, head: &'a Inventory) -> Sides<'a> {
+        Sides {
+            shared: None,
+            base,
+            head,
+        }
+    }
+
+    fn base_parts(&self) -> Vec<&'a Inventory> {
+        self.shared.into_iter().chain([self.base]).collect()
+    }
+
+    fn head_parts(&self) -> Vec<&'a Inventory> {
+        self.shared.into_iter().chain([self.head]).collect()
+    }
+}
+
+/// How the states are read.
+#[derive(Clone, Debug, Default)]
+pub struct Settings {
+    /// The engine's options (release, gates, claims naming absent policies).
+    pub options: Options,
+    /// The base is the live control plane: its bindings say where each template is now.
+    pub live: bool,
+}
+
+/// How a policy or override differs between the states.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Edit {
+    Added,
+    Changed,
+    Removed,
+}
+
+impl Edit {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Edit::Added => "added",
+            Edit::Changed => "changed",
+            Edit::Removed => "removed",
+        }
+    }
+}
+
+/// A PropagationPolicy or ClusterPropagationPolicy added, changed or removed. `refused`: the
+/// admission chain's errors on the head version (the base version for a removed one); a
+/// refused policy is never stored, so it takes no part.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PolicyEdit {
+    pub policy: PolicyRef,
+    pub edit: Edit,
+    pub refused: Vec<String>,
+}
+
+/// An OverridePolicy or ClusterOverridePolicy added, changed or removed.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct OverrideEdit {
+    pub cluster_scoped: bool,
+    pub namespace: Option<String>,
+    pub name: String,
+    pub edit: Edit,
+}
+
+impl OverrideEdit {
+    pub fn kind(&self) -> &'static str {
+        if self.cluster_scoped {
+            "ClusterOverridePolicy"
+        } else {
+            "OverridePolicy"
+        }
+    }
+}
+
+/// Why a template's owner changes, or that it does not.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum OwnerMove {
+    Unchanged,
+    /// A new template: the best policy claims it (claim-and-preemption.md §3).
+    Created,
+    /// The template is removed: its binding and Works go with it.
+    Deleted,
+    /// An unclaimed template claimed by a new or changed policy (§6.3).
+    Claimed,
+    /// Taken by a preemptor (§5).
+    Preempted,
+    /// The owner lets it go and no policy takes it.
+    Released(Cause),
+    /// The owner lets it go and another policy takes it.
+    Rematched(Cause),
+}
+
+/// Why an owner lets a template go.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Cause {
+    /// The policy is removed (§6.1).
+    PolicyRemoved,
+    /// The policy's selectors no longer match it (§6.2).
+    SelectorsChanged,
+    /// Anything else (a claim naming a policy that is gone).
+    Other,
+}
+
+/// One member cluster's share of a template in one state.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Share {
+    pub receives: bool,
+    /// Replicas, where both states know them.
+    pub replicas: Option<i64>,
+    pub suspended: bool,
+    /// Why the override chain writes no Work for the cluster.
+    pub error: Option<String>,
+}
+
+/// One changed field of the manifest a cluster receives (a JSON Pointer).
+#[derive(Clone, Debug, PartialEq)]
+pub struct FieldChange {
+    pub path: String,
+    pub before: Option<Value>,
+    pub after: Option<Value>,
+}
+
+/// A member cluster whose share of a template changes.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ClusterDelta {
+    pub cluster: String,
+    pub before: Share,
+    pub after: Share,
+    pub manifest: Vec<FieldChange>,
+}
+
+/// One template the change reaches.
+#[derive(Clone, Debug, PartialEq)]
+pub struct TemplatePlan {
+    pub template: ObjectRef,
+    pub before: Option<PolicyRef>,
+    pub after: Option<PolicyRef>,
+    pub moved: OwnerMove,
+    /// Changed policies that match it but do not get it, and why.
+    pub blocked_by: Vec<Blocked>,
+    /// The template keeps its binding without a policy: the member clusters keep what they
+    /// have, and the override chain still renders it.
+    pub orphaned: bool,
+    /// The owner before sets `preserveResourcesOnDeletion`: a cluster that loses the template
+    /// keeps its copy (the Work carries the flag, `execution_controller.go` `handleWorkDelete`).
+    pub preserved: bool,
+    pub clusters: Vec<ClusterDelta>,
+    /// Clusters the new placement selects but the scheduler's filters exclude, and why; the
+    /// scheduler's error when no cluster fits.
+    pub excluded: Vec<(String, String)>,
+    pub unschedulable: Option<String>,
+}
+
+/// The plan of one control plane (one environment).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct EnvPlan {
+    pub policies: Vec<PolicyEdit>,
+    pub overrides: Vec<OverrideEdit>,
+    pub changes: Vec<TemplatePlan>,
+    pub hazards: Vec<Hazard>,
+}
+
+impl EnvPlan {
+    /// Whether the change does anything Karmada acts on.
+    pub fn has_changes(&self) -> bool {
+        !self.policies.is_empty() || !self.overrides.is_empty() || !self.changes.is_empty()
+    }
+}
+
+/// The plan of going from `sides.base` to `sides.head`.
+pub fn plan(sides: &Sides<'_>, settings: &Settings) -> EnvPlan {
+    let changed = Changed::of(sides);
+    if changed.is_empty() {
+        return EnvPlan::default();
+    }
+    let coverage = changed.coverage();
+    let (base_parts, head_parts) = (sides.base_parts(), sides.head_parts());
+    let kept = scope::kept(&[&base_parts, &head_parts], &coverage);
+    let base = subset(&base_parts, &coverage, &kept);
+    let head = subset(&head_parts, &coverage, &kept);
+    let before = State::from_inventory(&base.inventory, settings.options.clone());
+    let events = changed.delta.events(&before);
+    let Ok(mut report) = check(before.clone(), events) else {
+        return EnvPlan::default(); // only deletes of absent policies fail, and none is asked
+    };
+    let created = reconcile_created(&mut report, &head, &changed.created, &settings.options);
+    let mut views = Views::of(&before, &report.world.state, &base, &head, &changed);
+    views.live = settings.live;
+    let run = Run {
+        changed: &changed,
+        report: &report,
+        base: &base,
+        head: &head,
+        settings,
+        created,
+    };
+    let changes = run.template_plans(&views.before(), &views.after());
+    let policies = policy_edits(&changed, settings.options.version());
+    let hazards = run.hazards(&before, &changes);
+    EnvPlan {
+        policies,
+        overrides: changed
+            .overrides
+            .iter()
+            .map(|(e, _, _)| e.clone())
+            .collect(),
+        changes,
+        hazards,
+    }
+}
+
+/// The templates only at head, added to the world after the policy events and reconciled as
+/// the detector does a new template (a fresh match). Their slots, first to last.
+fn reconcile_created(
+    report: &mut CheckReport,
+    head: &Subset<'_>,
+    created: &HashSet<ObjectRef>,
+    options: &Options,
+) -> std::ops::Range<usize> {
+    let world = &mut report.world;
+    let first = world.state.templates.len();
+    let objects: Vec<Object> = head
+        .inventory
+        .templates()
+        .filter(|t| created.contains(&t.reference()))
+        .map(|t| Object::Template(t.clone()))
+        .collect();
+    for entry in Prepared::from_objects(options, &objects).templates {
+        let t = world.state.add_template(entry);
+        if t == world.claims.len() {
+            world.claims.push(Default::default());
+            world.last_move.push(MoveKind::None);
+        }
+        let mut claim = std::mem::take(&mut world.claims[t]);
+        template_reconcile(&world.state, t, &mut claim);
+        world.claims[t] = claim;
+    }
+    first..world.state.templates.len()
+}
+
+/// What the deliveries of each state read.
+struct Views<'a> {
+    before: &'a State,
+    after: &'a State,
+    base_clusters: &'a [crate::model::cluster::Cluster],
+    head_clusters: &'a [crate::model::cluster::Cluster],
+    base_overrides: Vec<&'a OverridePolicy>,
+    head_overrides: Vec<&'a OverridePolicy>,
+    bindings: Vec<&'a crate::model::binding::Binding>,
+    /// The base is the control plane (its Clusters' status is what the scheduler reads).
+    live: bool,
+}
+
+impl<'a> Views<'a> {
+    fn of(
+        before: &'a State,
+        after: &'a State,
+        base: &'a Subset<'_>,
+        head: &'a Subset<'_>,
+        changed: &'a Changed<'_>,
+    ) -> Views<'a> {
+        Views {
+            before,
+            after,
+            base_clusters: &changed.base_clusters,
+            head_clusters: &changed.head_clusters,
+            base_overrides: base.inventory.overrides().collect(),
+            head_overrides: head.inventory.overrides().collect(),
+            bindings: base.inventory.bindings().collect(),
+            live: false,
+        }
+    }
+
+    /// What a missing `status.resourceSummary` means: the control plane's Clusters are what
+    /// the scheduler reads (0 replicas), files' Clusters a missing input.
+    fn capacity(&self) -> CapacitySource {
+        if self.live {
+            CapacitySource::Live
+        } else {
+            CapacitySource::Declared
+        }
+    }
+
+    fn before(&self) -> SideView<'_> {
+        SideView {
+            state: self.before,
+            clusters: self.base_clusters,
+            overrides: &self.base_overrides,
+            bindings: &self.bindings,
+            capacity: self.capacity(),
+        }
+    }
+
+    fn after(&self) -> SideView<'_> {
+        SideView {
+            state: self.after,
+            clusters: self.head_clusters,
+            overrides: &self.head_overrides,
+            bindings: &[],
+            capacity: self.capacity(),
+        }
+    }
+}
+
+/// One plan's inputs, once computed.
+struct Run<'a> {
+    changed: &'a Changed<'a>,
+    report: &'a CheckReport,
+    base: &'a Subset<'a>,
+    head: &'a Subset<'a>,
+    settings: &'a Settings,
+    created: std::ops::Range<usize>,
+}
+
+impl Run<'_> {
+    /// Every template the change reaches, in the order of the world's slots.
+    fn template_plans(&self, before: &SideView<'_>, after: &SideView<'_>) -> Vec<TemplatePlan> {
+        let st = &self.report.world.state;
+        let reported: BTreeMap<usize, &ResourceChange> = self
+            .report
+            .resources
+            .iter()
+            .map(|r| (r.template, r))
+            .collect();
+        let mut out = Vec::new();
+        for t in 0..st.templates.len() {
+            let r = st.templates[t].reference();
+            let Some(template) = self.head.manifest(&r).or_else(|| self.base.manifest(&r)) else {
+                continue;
+            };
+            // Where the template is before: the base's manifest (its replicas), where it has one.
+            let was = self.base.manifest(&r).unwrap_or_else(|| template.clone());
+            let mut plan = self.owners(t, &r, reported.get(&t).copied());
+            plan.preserved = before.preserves(plan.before.as_ref());
+            let (clusters, now) = self.clusters(t, &plan, (&was, &template), before, after);
+            plan.clusters = clusters;
+            plan.excluded = now.excluded;
+            plan.unschedulable = now.error;
+            if plan.before != plan.after || !plan.blocked_by.is_empty() || !plan.clusters.is_empty()
+            {
+                out.push(plan);
+            }
+        }
+        out
+    }
+
+    /// The owners of template `t` before and after, and why they differ.
+    fn owners(&self, t: usize, r: &ObjectRef, reported: Option<&ResourceChange>) -> TemplatePlan {
+        let world = &self.report.world;
+        let created = self.created.contains(&t);
+        let deleted = self.changed.deleted.contains(r);
+        let (before, after, preempted, blocked) = match reported {
+            Some(c) => (
+                c.before.clone(),
+                c.after.clone(),
+                c.preempted,
+                blocked(&c.blocked_by),
+            ),
+            None => (world.owner(t), world.owner(t), false, Vec::new()),
+        };
+        let before = if created { None } else { before };
+        let after = if deleted { None } else { after };
+        let moved = if created {
+            OwnerMove::Created
+        } else if deleted {
+            OwnerMove::Deleted
+        } else {
+            self.owner_move(t, before.as_ref(), after.as_ref(), preempted)
+        };
+        TemplatePlan {
+            template: r.clone(),
+            orphaned: before.is_some() && after.is_none() && !deleted,
+            before,
+            after,
+            moved,
+            blocked_by: blocked,
+            preserved: false,
+            clusters: Vec::new(),
+            excluded: Vec::new(),
+            unschedulable: None,
+        }
+    }
+
+    fn owner_move(
+        &self,
+        t: usize,
+        before: Option<&PolicyRef>,
+        after: Option<&PolicyRef>,
+        preempted: bool,
+    ) -> OwnerMove {
+        if before == after {
+            return OwnerMove::Unchanged;
+        }
+        if preempted {
+            return OwnerMove::Preempted;
+        }
+        let Some(b) = before else {
+            return OwnerMove::Claimed;
+        };
+        let st = &self.report.world.state;
+        let cause = if self.report.world.deleted.contains(b) {
+            Cause::PolicyRemoved
+        } else if st.find_policy(b).is_some_and(|p| {
+            !st.policy(p)
+                .match_priority(&st.templates[t].target())
+                .matches()
+        }) {
+            Cause::SelectorsChanged
+        } else {
+            Cause::Other
+        };
+        match after {
+            Some(_) => OwnerMove::Rematched(cause),
+            None => OwnerMove::Released(cause),
+        }
+    }
+
+    /// The member clusters whose share of template `t` changes; `templates`: its manifest
+    /// before and after (the manifests' fields are compared on the one after, so that only what
+    /// overrides change shows).
+    fn clusters(
+        &self,
+        t: usize,
+        plan: &TemplatePlan,
+        templates: (&Value, &Value),
+        before: &SideView<'_>,
+        after: &SideView<'_>,
+    ) -> (Vec<ClusterDelta>, Delivered) {
+        let (base_template, template) = templates;
+        let entry = &self.report.world.state.templates[t];
+        let was = before.delivered(
+            entry,
+            base_template,
+            plan.before.as_ref(),
+            self.settings.live,
+        );
+        // A change of the template's replicas is a rescale: the scheduler assigns again
+        // (`scheduler.go` `doScheduleBinding`: replicas changed, not only the placement).
+        let rescaled =
+            base_template.pointer("/spec/replicas") != template.pointer("/spec/replicas");
+        let stays = |suspended| Delivered {
+            suspended,
+            excluded: Vec::new(),
+            error: None,
+            ..was.clone()
+        };
+        let now = if plan.moved == OwnerMove::Deleted {
+            Delivered::default()
+        } else if plan.orphaned {
+            // The binding stays as it was: same clusters, same suspension.
+            stays(was.suspended.clone())
+        } else if !rescaled && self.keeps_schedule(plan, before, after) {
+            stays(
+                after
+                    .delivered(entry, template, plan.after.as_ref(), false)
+                    .suspended,
+            )
+        } else {
+            after.delivered(entry, template, plan.after.as_ref(), false)
+        };
+        let deltas = compare(&Pair {
+            before: (before, &was),
+            after: (after, &now),
+            template,
+        });
+        (deltas, now)
+    }
+
+    /// Whether the scheduler leaves the binding's clusters as they are: same owner, same
+    /// placement, same member clusters (it reschedules on a placement change, `Scheduled`
+    /// generation, or a cluster change).
+    fn keeps_schedule(
+        &self,
+        plan: &TemplatePlan,
+        before: &SideView<'_>,
+        after: &SideView<'_>,
+    ) -> bool {
+        let (Some(b), Some(a)) = (&plan.before, &plan.after) else {
+            return false;
+        };
+        let placement = |v: &SideView<'_>, r: &PolicyRef| {
+            v.state
+                .find_policy(r)
+                .map(|p| v.state.policy(p).spec.placement.clone())
+        };
+        b == a
+            && !self.changed.clusters_changed()
+            && placement(before, b).is_some()
+            && placement(before, b) == placement(after, a)
+    }
+
+    fn hazards(&self, before: &State, changes: &[TemplatePlan]) -> Vec<Hazard> {
+        let removed: Vec<PolicyRef> = self
+            .changed
+            .delta
+            .removed()
+            .iter()
+            .map(|p| p.reference())
+            .collect();
+        let removed_overrides: Vec<&OverridePolicy> = self
+            .changed
+            .overrides
+            .iter()
+            .filter(|(e, _, _)| e.edit == Edit::Removed)
+            .filter_map(|(_, b, _)| *b)
+            .collect();
+        let after = &self.report.world.state;
+        let applied: Vec<_> = self
+            .changed
+            .delta
+            .applied()
+            .iter()
+            .filter_map(|p| {
+                let r = p.reference();
+                let now = after.policy(after.find_policy(&r)?);
+                let was = before.find_policy(&r).map(|i| before.policy(i));
+                Some((r, was, now))
+            })
+            .collect();
+        let mut out = hazards::removed_holding(&removed, before, changes);
+        out.extend(hazards::removed_with_override(
+            &removed,
+            &removed_overrides,
+            before,
+            changes,
+        ));
+        let gate = self.settings.options.gates.failover();
+        out.extend(hazards::suspended_with_failover(&applied, gate));
+        out.extend(hazards::without_policy(changes));
+        out
+    }
+}
+
+fn blocked(list: &[(PolicyRef, BlockReason)]) -> Vec<Blocked> {
+    list.iter()
+        .filter(|(_, b)| !matches!(b, BlockReason::LowerPriority { .. }))
+        .map(|(policy, reason)| Blocked {
+            policy: policy.clone(),
+            reason: reason.clone(),
+        })
+        .collect()
+}
+
+/// The policies added, changed and removed, by reference, with the admission verdict.
+fn policy_edits(changed: &Changed<'_>, version: crate::model::KarmadaVersion) -> Vec<PolicyEdit> {
+    let delta = &changed.delta;
+    let touched: HashSet<PolicyRef> = delta.touched().iter().map(|p| p.reference()).collect();
+    let mut out: Vec<PolicyEdit> = delta
+        .applied()
+        .iter()
+        .map(|p| PolicyEdit {
+            policy: p.reference(),
+            edit: if touched.contains(&p.reference()) {
+                Edit::Changed
+            } else {
+                Edit::Added
+            },
+            refused: admit_policy(p, version).1,
+        })
+        .collect();
+    out.extend(delta.removed().iter().map(|p| PolicyEdit {
+        policy: p.reference(),
+        edit: Edit::Removed,
+        refused: admit_policy(p, version).1,
+    }));
+    out.sort_by(|a, b| a.policy.cmp(&b.policy));
+    out.dedup_by(|a, b| a.policy == b.policy);
+    out
+}
+
+/// Marks, in each environment's plan, the policy and override changes made identically in
+/// several environments: one edit to a base that several overlays or clusters build on.
+pub fn mark_shared(envs: &mut [(String, EnvPlan)]) {
+    let mut seen: BTreeMap<String, Vec<String>> = BTreeMap::new();
+    for (name, p) in envs.iter() {
+        let subjects = p
+            .policies
+            .iter()
+            .map(|e| format!("{} ({})", e.policy, e.edit.as_str()))
+            .chain(p.overrides.iter().map(|o| {
+                let short = if o.cluster_scoped { "cop" } else { "op" };
+                let id = match &o.namespace {
+                    Some(ns) if !o.cluster_scoped => format!("{short}/{ns}/{}", o.name),
+                    _ => format!("{short}/{}", o.name),
+                };
+                format!("{id} ({})", o.edit.as_str())
+            }));
+        for s in subjects {
+            seen.entry(s).or_default().push(name.clone());
+        }
+    }
+    for (name, p) in envs.iter_mut() {
+        for (subject, environments) in &seen {
+            if environments.len() > 1 && environments.contains(name) {
+                p.hazards.push(Hazard::Shared {
+                    subject: subject.clone(),
+                    environments: environments.clone(),
+                });
+            }
+        }
+    }
+}

@@ -1,0 +1,298 @@
+//! What differs between the two states, and the part of each state a plan needs: the templates
+//! a changed policy, override or template can reach (the rest keep their owner and their
+//! delivery), with every policy that may select or claim one of them.
+
+use std::collections::{HashMap, HashSet};
+
+use serde_json::Value;
+
+use super::{Edit, OverrideEdit, Sides};
+use crate::engine::claim::ClaimMeta;
+use crate::engine::ownership::{Delta, Kept, Scope};
+use crate::model::cluster::Cluster;
+use crate::model::policy::ResourceSelector;
+use crate::model::{Inventory, Object, ObjectRef, OverridePolicy, Template};
+
+/// An OverridePolicy's or ClusterOverridePolicy's identity.
+pub type OverrideKey = (bool, Option<String>, String);
+
+fn override_key(o: &OverridePolicy) -> OverrideKey {
+    (
+        o.cluster_scoped,
+        o.meta.namespace.clone(),
+        o.meta.name.clone(),
+    )
+}
+
+/// Whether two writings of one override policy apply the same rules to the same objects.
+fn same_override(a: &OverridePolicy, b: &OverridePolicy) -> bool {
+    a.raw_spec == b.raw_spec && a.meta.labels == b.meta.labels
+}
+
+/// Whether a template is one the detector propagates: Karmada's own objects (Clusters among
+/// them) never are (claim-and-preemption.md §1.4).
+pub fn is_template(t: &Template) -> bool {
+    !crate::model::group_of(&t.api_version).ends_with("karmada.io")
+}
+
+/// Every difference between the two states that can change an owner or a delivery.
+pub struct Changed<'a> {
+    pub delta: Delta,
+    /// Override policies added, changed or removed: the base and head versions.
+    pub overrides: Vec<(
+        OverrideEdit,
+        Option<&'a OverridePolicy>,
+        Option<&'a OverridePolicy>,
+    )>,
+    /// Templates only at head, and only at the base.
+    pub created: HashSet<ObjectRef>,
+    pub deleted: HashSet<ObjectRef>,
+    /// The member clusters of each state (Cluster objects), sorted by name.
+    pub base_clusters: Vec<Cluster>,
+    pub head_clusters: Vec<Cluster>,
+}
+
+impl<'a> Changed<'a> {
+    pub fn of(sides: &Sides<'a>) -> Changed<'a> {
+        let base = sides.base_parts();
+        let head = sides.head_parts();
+        let delta = Delta::of(
+            base.iter().flat_map(|i| i.policies()),
+            head.iter().flat_map(|i| i.policies()),
+        );
+        let (created, deleted) = template_delta(sides);
+        Changed {
+            delta,
+            overrides: override_delta(&base, &head),
+            created,
+            deleted,
+            base_clusters: clusters_of(&base),
+            head_clusters: clusters_of(&head),
+        }
+    }
+
+    /// Nothing that could change an owner or a delivery.
+    pub fn is_empty(&self) -> bool {
+        self.delta.is_empty()
+            && self.overrides.is_empty()
+            && self.created.is_empty()
+            && self.deleted.is_empty()
+            && !self.clusters_changed()
+    }
+
+    /// Cluster objects added, removed or changed: any placement may decide differently.
+    pub fn clusters_changed(&self) -> bool {
+        self.base_clusters != self.head_clusters
+    }
+
+    /// The templates these differences can reach.
+    pub fn coverage(&self) -> Coverage {
+        let mut c = Coverage {
+            policies: self.delta.scope(),
+            keys: HashMap::new(),
+            any_kind: Vec::new(),
+            all: self.clusters_changed(),
+            refs: self.created.iter().chain(&self.deleted).cloned().collect(),
+        };
+        for (_, base, head) in &self.overrides {
+            for o in base.iter().chain(head.iter()) {
+                c.add_override(o);
+            }
+        }
+        c
+    }
+}
+
+/// Templates created and deleted. Files the sides share hold the same templates on both
+/// sides; a reference that moved between a shared file and a changed one is neither.
+fn template_delta(sides: &Sides<'_>) -> (HashSet<ObjectRef>, HashSet<ObjectRef>) {
+    let refs = |inv: &Inventory| -> HashSet<ObjectRef> {
+        inv.templates()
+            .filter(|t| is_template(t))
+            .map(Template::reference)
+            .collect()
+    };
+    let (base, head) = (refs(sides.base), refs(sides.head));
+    let mut created: HashSet<ObjectRef> = head.difference(&base).cloned().collect();
+    let mut deleted: HashSet<ObjectRef> = base.difference(&head).cloned().collect();
+    if let Some(shared) = sides.shared {
+        if !created.is_empty() || !deleted.is_empty() {
+            for t in shared.templates() {
+                if created.contains(&t.reference()) || deleted.contains(&t.reference()) {
+                    let r = t.reference();
+                    created.remove(&r);
+                    deleted.remove(&r);
+                }
+            }
+        }
+    }
+    (created, deleted)
+}
+
+fn override_delta<'a>(
+    base: &[&'a Inventory],
+    head: &[&'a Inventory],
+) -> Vec<(
+    OverrideEdit,
+    Option<&'a OverridePolicy>,
+    Option<&'a OverridePolicy>,
+)> {
+    let index = |parts: &[&'a Inventory]| -> HashMap<OverrideKey, &'a OverridePolicy> {
+        parts
+            .iter()
+            .flat_map(|i| i.overrides())
+            .map(|o| (override_key(o), o))
+            .collect()
+    };
+    let (b, h) = (index(base), index(head));
+    let mut keys: Vec<&OverrideKey> = b.keys().chain(h.keys()).collect();
+    keys.sort();
+    keys.dedup();
+    let mut out = Vec::new();
+    for k in keys {
+        let (before, after) = (b.get(k).copied(), h.get(k).copied());
+        let edit = match (before, after) {
+            (None, Some(_)) => Edit::Added,
+            (Some(_), None) => Edit::Removed,
+            (Some(x), Some(y)) if !same_override(x, y) => Edit::Changed,
+            _ => continue,
+        };
+        let reference = OverrideEdit {
+            cluster_scoped: k.0,
+            namespace: k.1.clone(),
+            name: k.2.clone(),
+            edit,
+        };
+        out.push((reference, before, after));
+    }
+    out
+}
+
+fn clusters_of(parts: &[&Inventory]) -> Vec<Cluster> {
+    let mut all: Vec<Cluster> = parts
+        .iter()
+        .flat_map(|i| Cluster::from_inventory(i))
+        .collect();
+    all.sort_by(|a, b| a.name.cmp(&b.name));
+    all
+}
+
+/// The templates a change can reach: those a changed policy (either version) may select, those
+/// a changed override (either version) may select, the created and deleted ones; all of them
+/// when the member clusters change.
+pub struct Coverage {
+    policies: Scope,
+    /// Override selectors: (apiVersion, kind) → namespaces (`None`: any).
+    keys: HashMap<(String, String), Vec<Option<String>>>,
+    /// Overrides without selectors match every object: their namespaces (`None`: any).
+    any_kind: Vec<Option<String>>,
+    all: bool,
+    refs: HashSet<ObjectRef>,
+}
+
+impl Coverage {
+    fn add_override(&mut self, o: &OverridePolicy) {
+        let own_ns = (!o.cluster_scoped).then(|| o.meta.namespace.clone().unwrap_or_default());
+        if o.spec.resource_selectors.is_empty() {
+            self.any_kind.push(own_ns);
+            return;
+        }
+        for rs in &o.spec.resource_selectors {
+            self.keys
+                .entry((rs.api_version.clone(), rs.kind.clone()))
+                .or_default()
+                .push(selector_namespace(own_ns.as_ref(), rs));
+        }
+    }
+
+    /// Whether the change can reach template `t`.
+    pub fn covers(&self, t: &Template) -> bool {
+        if !is_template(t) {
+            return false;
+        }
+        let ns = t.namespace();
+        let in_ns = |n: &Option<String>| n.as_deref().is_none_or(|n| n == ns);
+        self.all
+            || self.policies.covers(&t.api_version, &t.kind, ns)
+            || self.any_kind.iter().any(in_ns)
+            || self
+                .keys
+                .get(&(t.api_version.clone(), t.kind.clone()))
+                .is_some_and(|v| v.iter().any(in_ns))
+            || (!self.refs.is_empty() && self.refs.contains(&t.reference()))
+    }
+}
+
+/// The namespace an override's selector reaches: an OverridePolicy its own, a
+/// ClusterOverridePolicy the selector's (any when it sets none).
+fn selector_namespace(own: Option<&String>, rs: &ResourceSelector) -> Option<String> {
+    match own {
+        Some(ns) => Some(ns.clone()),
+        None if !rs.namespace.is_empty() => Some(rs.namespace.clone()),
+        None => None,
+    }
+}
+
+/// One state narrowed to a coverage: its objects, and where each kept template's manifest is.
+pub struct Subset<'a> {
+    pub inventory: Inventory,
+    pub manifests: HashMap<ObjectRef, (&'a Inventory, usize)>,
+}
+
+impl Subset<'_> {
+    /// The manifest of a kept template, as JSON.
+    pub fn manifest(&self, r: &ObjectRef) -> Option<Value> {
+        let (inv, doc) = self.manifests.get(r)?;
+        let json = inv.documents.get(*doc)?.full_tree().to_json();
+        Some(crate::engine::delivery::stored_manifest(
+            json,
+            r.namespace.as_deref().unwrap_or(""),
+        ))
+    }
+}
+
+/// The policies either state must keep: those that may select or claim a covered template of
+/// either state (a created template is matched by the base's policies as they stand after the
+/// change).
+pub fn kept(states: &[&[&Inventory]], coverage: &Coverage) -> Kept {
+    let mut kept = Kept::default();
+    for inv in states.iter().flat_map(|parts| parts.iter()) {
+        for t in inv.templates().filter(|t| coverage.covers(t)) {
+            let claim = ClaimMeta::read(&t.meta.labels, &t.meta.annotations);
+            kept.template(&t.api_version, &t.kind, t.namespace(), &claim);
+        }
+    }
+    kept
+}
+
+/// `parts` (one state) narrowed to `coverage`: the covered templates, the policies `kept`
+/// keeps, every override and binding.
+pub fn subset<'a>(parts: &[&'a Inventory], coverage: &Coverage, kept: &Kept) -> Subset<'a> {
+    let mut objects = Vec::new();
+    let mut manifests = HashMap::new();
+    for inv in parts {
+        for t in inv.templates().filter(|t| coverage.covers(t)) {
+            manifests.insert(t.reference(), (*inv, t.doc));
+            objects.push(Object::Template(t.clone()));
+        }
+    }
+    for inv in parts {
+        for o in &inv.objects {
+            match o {
+                Object::Policy(p) if kept.selects(&p.reference(), &p.spec.resource_selectors) => {
+                    objects.push(o.clone());
+                }
+                Object::Override(_) | Object::Binding(_) => objects.push(o.clone()),
+                Object::Policy(_) | Object::Template(_) | Object::Work(_) => {}
+            }
+        }
+    }
+    Subset {
+        inventory: Inventory {
+            documents: Vec::new(),
+            objects,
+            problems: Vec::new(),
+        },
+        manifests,
+    }
+}

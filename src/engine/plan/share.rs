@@ -1,0 +1,323 @@
+//! What each member cluster receives of one template in one state: the clusters its owner's
+//! placement selects (live, the binding's clusters where the schedule stands), whether
+//! dispatching to each is suspended, and the manifest the override chain gives each; then the
+//! clusters whose share differs between the two states, with the manifest's changed fields.
+
+use std::collections::BTreeSet;
+
+use serde_json::Value;
+
+use super::{ClusterDelta, FieldChange, Share, ANY_CLUSTER};
+use crate::engine::delivery::{
+    assignment_of, deliver, is_workload, resource_modeling, DeliveryInput,
+};
+use crate::engine::overrides::apply_for_cluster;
+use crate::engine::placement::{BindingView, Filter};
+use crate::engine::replicas::CapacitySource;
+use crate::engine::state::{PolicyEntry, State, TemplateEntry};
+use crate::model::binding::Binding;
+use crate::model::cluster::Cluster;
+use crate::model::policy::{Placement, Suspension};
+use crate::model::{OverridePolicy, PolicyRef};
+
+/// One state as the deliveries read it.
+pub struct SideView<'a> {
+    pub state: &'a State,
+    /// The Cluster objects of the state (empty when the inputs have none).
+    pub clusters: &'a [Cluster],
+    pub overrides: &'a [&'a OverridePolicy],
+    /// The bindings of the control plane (live base only): where each template is scheduled.
+    pub bindings: &'a [&'a Binding],
+    /// Where the Cluster objects come from (what a missing resource summary means).
+    pub capacity: CapacitySource,
+}
+
+/// Where one template goes in one state.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Delivered {
+    /// The target clusters, sorted ([`ANY_CLUSTER`]: every cluster the placement selects, when
+    /// the inputs have no Cluster objects to evaluate its selectors against).
+    pub targets: Vec<String>,
+    /// The targets whose dispatching is suspended.
+    pub suspended: BTreeSet<String>,
+    /// Replicas per target, where known (the binding's `spec.clusters[].replicas`).
+    pub replicas: Vec<(String, i64)>,
+    /// The scheduler's error when no cluster fits.
+    pub error: Option<String>,
+    /// Clusters the placement selects that the filter stage excludes (a taint, a missing API,
+    /// an eviction), with the scheduler's reason.
+    pub excluded: Vec<(String, String)>,
+}
+
+impl SideView<'_> {
+    /// The policy `owner` of this state.
+    fn policy(&self, owner: &PolicyRef) -> Option<&PolicyEntry> {
+        self.state
+            .find_policy(owner)
+            .map(|p| self.state.policy(p))
+            .filter(|p| p.known)
+    }
+
+    /// Whether `owner` keeps the member clusters' copies when their Works go
+    /// (`preserveResourcesOnDeletion`).
+    pub fn preserves(&self, owner: Option<&PolicyRef>) -> bool {
+        owner
+            .and_then(|o| self.policy(o))
+            .is_some_and(|p| p.spec.preserve_resources_on_deletion == Some(true))
+    }
+
+    /// The binding of `entry`, if the control plane has one.
+    fn binding(&self, entry: &TemplateEntry) -> Option<&Binding> {
+        self.bindings.iter().copied().find(|b| {
+            let r = &b.spec.resource;
+            r.name == *entry.name
+                && r.kind == *entry.kind
+                && r.namespace == *entry.namespace
+                && r.api_version == *entry.api_version
+        })
+    }
+
+    /// Where `entry` goes under `owner`. `from_binding`: the binding's schedule stands (the
+    /// control plane as it is now).
+    pub fn delivered(
+        &self,
+        entry: &TemplateEntry,
+        template: &Value,
+        owner: Option<&PolicyRef>,
+        from_binding: bool,
+    ) -> Delivered {
+        let Some(policy) = owner.and_then(|o| self.policy(o)) else {
+            return Delivered::default();
+        };
+        let suspension = policy.spec.suspension.as_ref();
+        if from_binding {
+            if let Some(b) = self.binding(entry) {
+                return scheduled(b, suspension);
+            }
+        }
+        let placement = policy.spec.placement.clone().unwrap_or_default();
+        let mut d = self.placed(entry, template, &placement);
+        d.suspended = d
+            .targets
+            .iter()
+            .filter(|c| suspension.is_some_and(|s| s.suspends(c)))
+            .cloned()
+            .collect();
+        d
+    }
+
+    /// The filter stage over the Cluster objects; without them, over the clusters a placement
+    /// names by name alone (any other placement reaches clusters the inputs do not describe).
+    fn placed(&self, entry: &TemplateEntry, template: &Value, placement: &Placement) -> Delivered {
+        let named: Vec<Cluster>;
+        let clusters = if self.clusters.is_empty() {
+            if !placement.targets_only_named_clusters() {
+                return Delivered {
+                    targets: vec![ANY_CLUSTER.to_string()],
+                    ..Delivered::default()
+                };
+            }
+            named = placement
+                .named_clusters()
+                .into_iter()
+                .map(Cluster::named)
+                .collect();
+            &named
+        } else {
+            self.clusters
+        };
+        let d = deliver(&DeliveryInput {
+            template,
+            placement: Some(placement),
+            clusters,
+            overrides: &[],
+            binding: BindingView {
+                api_version: &entry.api_version,
+                kind: &entry.kind,
+                workload: is_workload(template),
+                ..BindingView::default()
+            },
+            bound: None,
+            chosen: &[],
+            capacity: self.capacity,
+            resource_modeling: resource_modeling(self.state),
+        });
+        // Replicas per cluster where the scheduler divides them (`replicas`); none for a
+        // template without replicas or a duplicated placement the assignment cannot know.
+        let replicas = match assignment_of(&d) {
+            Some(Ok(targets)) => targets
+                .into_iter()
+                .map(|t| (t.cluster, i64::from(t.replicas)))
+                .collect(),
+            _ => Vec::new(),
+        };
+        let Some(p) = d.placement else {
+            return Delivered::default();
+        };
+        let mut targets = p.decided.feasible.clone();
+        targets.sort();
+        let excluded = p
+            .decided
+            .excluded
+            .iter()
+            .filter(|e| e.first().filter != Filter::ClusterAffinity)
+            .map(|e| {
+                let f = e.first();
+                (
+                    e.cluster.clone(),
+                    format!("{} {}", f.filter.as_str(), f.reason),
+                )
+            })
+            .collect();
+        Delivered {
+            targets,
+            error: p.decided.error.map(|e| e.text().to_string()),
+            excluded,
+            replicas,
+            ..Delivered::default()
+        }
+    }
+
+    /// The manifest `cluster` receives of `template` (its override chain), or why none.
+    pub fn manifest(&self, cluster: &str, template: &Value) -> Result<Value, String> {
+        let named;
+        let found = match self.clusters.iter().find(|c| c.name == cluster) {
+            Some(c) => Some(c),
+            None if self.clusters.is_empty() => {
+                named = Cluster::named(cluster);
+                Some(&named)
+            }
+            None => None,
+        };
+        let o = apply_for_cluster(template, cluster, found, self.overrides);
+        match (o.manifest, o.error) {
+            (Some(m), None) => Ok(m),
+            (_, Some(e)) => Err(e.message),
+            (None, None) => Ok(template.clone()),
+        }
+    }
+}
+
+/// The binding's schedule: its clusters, their replicas, and the suspension it carries (the
+/// policy's, copied when the binding was last synced; `detector.go` `MergePolicySuspension`).
+fn scheduled(b: &Binding, policy_suspension: Option<&Suspension>) -> Delivered {
+    let mut targets: Vec<String> = b.spec.clusters.iter().map(|c| c.name.clone()).collect();
+    targets.sort();
+    let suspension = b
+        .spec
+        .suspension
+        .as_ref()
+        .map(|s| &s.policy)
+        .or(policy_suspension);
+    Delivered {
+        suspended: targets
+            .iter()
+            .filter(|c| suspension.is_some_and(|s| s.suspends(c)))
+            .cloned()
+            .collect(),
+        excluded: Vec::new(),
+        replicas: b
+            .spec
+            .clusters
+            .iter()
+            .filter_map(|c| Some((c.name.clone(), c.replicas?)))
+            .collect(),
+        targets,
+        error: None,
+    }
+}
+
+/// The two states of one template, for [`compare`].
+pub struct Pair<'a> {
+    pub before: (&'a SideView<'a>, &'a Delivered),
+    pub after: (&'a SideView<'a>, &'a Delivered),
+    pub template: &'a Value,
+}
+
+/// The clusters whose share differs, by name: received or not, replicas, suspension, and the
+/// fields of the manifest the override chains change (both states applied to the same
+/// template, so that only what overrides do shows; for a cluster that gains the template, what
+/// its overrides set against the template).
+pub fn compare(pair: &Pair<'_>) -> Vec<ClusterDelta> {
+    let (bv, bd) = pair.before;
+    let (av, ad) = pair.after;
+    let names: BTreeSet<&String> = bd.targets.iter().chain(&ad.targets).collect();
+    let replicas = |d: &Delivered, c: &str| d.replicas.iter().find(|(n, _)| n == c).map(|r| r.1);
+    let mut out = Vec::new();
+    for name in names {
+        let share = |v: &SideView<'_>, d: &Delivered| -> (Share, Option<Value>) {
+            if !d.targets.contains(name) {
+                return (Share::default(), None);
+            }
+            let manifest = v.manifest(name, pair.template);
+            let share = Share {
+                receives: true,
+                replicas: replicas(d, name),
+                suspended: d.suspended.contains(name),
+                error: manifest.as_ref().err().cloned(),
+            };
+            (share, manifest.ok())
+        };
+        let (mut before, bm) = share(bv, bd);
+        let (mut after, am) = share(av, ad);
+        // Replicas are compared only when both states know them (a cluster that gains or
+        // loses the template keeps the count of the side that has it).
+        if before.receives
+            && after.receives
+            && (before.replicas.is_none() || after.replicas.is_none())
+        {
+            before.replicas = None;
+            after.replicas = None;
+        }
+        // A cluster that gains the template: the fields its overrides set, against the
+        // template.
+        let manifest = match (&bm, &am) {
+            (Some(b), Some(a)) => field_changes(b, a),
+            (None, Some(a)) if !before.receives => field_changes(pair.template, a),
+            _ => Vec::new(),
+        };
+        if before != after || !manifest.is_empty() {
+            out.push(ClusterDelta {
+                cluster: name.clone(),
+                before,
+                after,
+                manifest,
+            });
+        }
+    }
+    out
+}
+
+/// The leaves where two manifests differ, as JSON Pointers (RFC 6901, the paths of Karmada's
+/// plaintext overrider), in document order; a value only one side has is `None` on the other.
+pub fn field_changes(before: &Value, after: &Value) -> Vec<FieldChange> {
+    let mut out = Vec::new();
+    walk(String::new(), Some(before), Some(after), &mut out);
+    out
+}
+
+fn walk(path: String, b: Option<&Value>, a: Option<&Value>, out: &mut Vec<FieldChange>) {
+    match (b, a) {
+        (Some(Value::Object(x)), Some(Value::Object(y))) => {
+            let keys: Vec<&String> = x
+                .keys()
+                .chain(y.keys().filter(|k| !x.contains_key(*k)))
+                .collect();
+            for k in keys {
+                let p = format!("{path}/{}", k.replace('~', "~0").replace('/', "~1"));
+                walk(p, x.get(k), y.get(k), out);
+            }
+        }
+        (Some(Value::Array(x)), Some(Value::Array(y))) => {
+            for i in 0..x.len().max(y.len()) {
+                walk(format!("{path}/{i}"), x.get(i), y.get(i), out);
+            }
+        }
+        (x, y) if x != y => out.push(FieldChange {
+            path: if path.is_empty() { "/".into() } else { path },
+            before: x.cloned(),
+            after: y.cloned(),
+        }),
+        _ => {}
+    }
+}

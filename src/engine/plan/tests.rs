@@ -1,0 +1,227 @@
+use super::*;
+use crate::model::feature_gates::GateSet;
+use crate::model::test_support::inventory;
+
+const NGINX: &str = "---\napiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: nginx\n  namespace: default\nspec:\n  replicas: 3\n";
+
+fn policy(name: &str, extra: &str, clusters: &str) -> String {
+    format!(
+        "---\napiVersion: policy.karmada.io/v1alpha1\nkind: PropagationPolicy\nmetadata:\n  name: {name}\n  namespace: default\nspec:\n{extra}  resourceSelectors:\n    - apiVersion: apps/v1\n      kind: Deployment\n      name: nginx\n  placement:\n    clusterAffinity:\n      clusterNames: [{clusters}]\n"
+    )
+}
+
+fn settings(gates: &str) -> Settings {
+    Settings {
+        options: Options {
+            gates: GateSet::parse(Default::default(), gates).unwrap(),
+            ..Options::default()
+        },
+        live: false,
+    }
+}
+
+fn run(base: &str, head: &str, gates: &str) -> EnvPlan {
+    let (b, h) = (inventory("b.yaml", base), inventory("h.yaml", head));
+    plan(&Sides::whole(&b, &h), &settings(gates))
+}
+
+fn cluster<'a>(c: &'a TemplatePlan, name: &str) -> &'a ClusterDelta {
+    c.clusters
+        .iter()
+        .find(|d| d.cluster == name)
+        .unwrap_or_else(|| panic!("{name} in {:?}", c.clusters))
+}
+
+#[test]
+fn nothing_changed_is_an_empty_plan() {
+    let text = format!("{NGINX}{}", policy("a", "", "member1"));
+    let p = run(&text, &text, "");
+    assert!(!p.has_changes());
+    assert_eq!(p, EnvPlan::default());
+}
+
+#[test]
+fn a_placement_change_moves_the_template_between_clusters() {
+    let p = run(
+        &format!("{NGINX}{}", policy("a", "", "member1")),
+        &format!("{NGINX}{}", policy("a", "", "member2")),
+        "",
+    );
+    assert_eq!(p.policies.len(), 1);
+    assert_eq!(p.policies[0].edit, Edit::Changed);
+    assert!(p.policies[0].refused.is_empty());
+    let c = &p.changes[0];
+    assert_eq!(c.moved, OwnerMove::Unchanged);
+    assert!(cluster(c, "member1").before.receives && !cluster(c, "member1").after.receives);
+    assert!(!cluster(c, "member2").before.receives && cluster(c, "member2").after.receives);
+}
+
+#[test]
+fn a_takeover_by_preemption_and_a_blocked_one() {
+    let base = format!("{NGINX}{}", policy("a", "  priority: 1\n", "member1"));
+    let taker = policy("b", "  priority: 5\n  preemption: Always\n", "member2");
+    let p = run(
+        &base,
+        &format!("{base}{taker}"),
+        "PropagationPolicyPreemption=true",
+    );
+    let c = &p.changes[0];
+    assert_eq!(c.moved, OwnerMove::Preempted);
+    assert_eq!(c.after, Some(PolicyRef::pp("default", "b")));
+    assert!(cluster(c, "member2").after.receives);
+    // The gate off: the new policy matches but does not get it.
+    let p = run(&base, &format!("{base}{taker}"), "");
+    let c = &p.changes[0];
+    assert_eq!(c.after, Some(PolicyRef::pp("default", "a")));
+    assert_eq!(c.blocked_by[0].reason.code(), "feature-gate-disabled");
+    assert!(c.clusters.is_empty());
+}
+
+#[test]
+fn an_override_change_changes_one_clusters_manifest() {
+    let op = |replicas: u32| {
+        format!("---\napiVersion: policy.karmada.io/v1alpha1\nkind: OverridePolicy\nmetadata:\n  name: scale\n  namespace: default\nspec:\n  resourceSelectors:\n    - apiVersion: apps/v1\n      kind: Deployment\n      name: nginx\n  overrideRules:\n    - targetCluster:\n        clusterNames: [member2]\n      overriders:\n        plaintext:\n          - path: /spec/replicas\n            operator: replace\n            value: {replicas}\n")
+    };
+    let state = format!("{NGINX}{}", policy("a", "", "member1, member2"));
+    let p = run(
+        &format!("{state}{}", op(1)),
+        &format!("{state}{}", op(5)),
+        "",
+    );
+    assert!(p.policies.is_empty());
+    assert_eq!(p.overrides[0].edit, Edit::Changed);
+    let c = &p.changes[0];
+    assert_eq!(c.clusters.len(), 1, "{:?}", c.clusters);
+    let d = cluster(c, "member2");
+    assert_eq!(d.manifest.len(), 1);
+    assert_eq!(d.manifest[0].path, "/spec/replicas");
+    assert_eq!(d.manifest[0].before, Some(serde_json::json!(1)));
+    assert_eq!(d.manifest[0].after, Some(serde_json::json!(5)));
+}
+
+#[test]
+fn removing_a_policy_and_its_override_is_a_hazard_and_the_override_stops_applying() {
+    let op = "---\napiVersion: policy.karmada.io/v1alpha1\nkind: OverridePolicy\nmetadata:\n  name: zero\n  namespace: default\nspec:\n  resourceSelectors:\n    - apiVersion: apps/v1\n      kind: Deployment\n  overrideRules:\n    - overriders:\n        plaintext:\n          - path: /spec/replicas\n            operator: replace\n            value: 0\n";
+    let p = run(
+        &format!("{NGINX}{}{op}", policy("a", "", "member1")),
+        NGINX,
+        "",
+    );
+    let codes: Vec<&str> = p.hazards.iter().map(Hazard::code).collect();
+    assert_eq!(
+        codes,
+        [
+            "policy-removed-holding-templates",
+            "policy-and-override-removed",
+            "template-left-without-policy"
+        ]
+    );
+    let c = &p.changes[0];
+    assert!(c.orphaned);
+    assert_eq!(c.moved, OwnerMove::Released(Cause::PolicyRemoved));
+    let d = cluster(c, "member1");
+    assert!(d.before.receives && d.after.receives, "the binding stays");
+    assert_eq!(d.manifest[0].before, Some(serde_json::json!(0)));
+    assert_eq!(d.manifest[0].after, Some(serde_json::json!(3)));
+}
+
+#[test]
+fn deleting_a_template_with_its_policy_says_whether_member_copies_are_kept() {
+    for (extra, preserve) in [("", false), ("  preserveResourcesOnDeletion: true\n", true)] {
+        let p = run(&format!("{NGINX}{}", policy("a", extra, "member1")), "", "");
+        let Hazard::RemovedHolding {
+            preserve: p_,
+            deleted,
+            ..
+        } = &p.hazards[0]
+        else {
+            panic!("{:?}", p.hazards);
+        };
+        assert_eq!(*p_, preserve);
+        assert_eq!(deleted.len(), 1);
+        assert_eq!(p.changes[0].moved, OwnerMove::Deleted);
+        assert!(!cluster(&p.changes[0], "member1").after.receives);
+    }
+}
+
+#[test]
+fn a_new_template_is_claimed_and_reaches_its_clusters() {
+    let state = policy("a", "", "member1");
+    let p = run(&state, &format!("{state}{NGINX}"), "");
+    let c = &p.changes[0];
+    assert_eq!(c.moved, OwnerMove::Created);
+    assert_eq!(c.after, Some(PolicyRef::pp("default", "a")));
+    assert!(cluster(c, "member1").after.receives);
+}
+
+#[test]
+fn suspending_a_policy_with_failover_is_a_hazard() {
+    let failover = "  propagateDeps: true\n  failover:\n    application:\n      decisionConditions:\n        tolerationSeconds: 60\n      purgeMode: Never\n";
+    let p = run(
+        &format!("{NGINX}{}", policy("a", failover, "member1")),
+        &format!(
+            "{NGINX}{}",
+            policy(
+                "a",
+                &format!("{failover}  suspension:\n    dispatching: true\n"),
+                "member1"
+            )
+        ),
+        "",
+    );
+    assert_eq!(p.hazards[0].code(), "suspension-with-failover", "{p:?}");
+    let d = cluster(&p.changes[0], "member1");
+    assert!(!d.before.suspended && d.after.suspended);
+}
+
+#[test]
+fn shared_changes_are_marked_in_each_environment() {
+    let p = run(
+        &format!("{NGINX}{}", policy("a", "", "member1")),
+        &format!("{NGINX}{}", policy("a", "", "member2")),
+        "",
+    );
+    let mut envs = vec![
+        ("prod".to_string(), p.clone()),
+        ("staging".to_string(), p),
+        ("dev".to_string(), EnvPlan::default()),
+    ];
+    mark_shared(&mut envs);
+    assert_eq!(envs[0].1.hazards.len(), 1);
+    assert_eq!(
+        envs[1].1.hazards[0].code(),
+        "change-reaches-several-environments"
+    );
+    assert!(envs[2].1.hazards.is_empty());
+}
+
+#[test]
+fn field_changes_name_json_pointers() {
+    let a = serde_json::json!({"spec": {"a/b": 1, "list": [1, 2]}});
+    let b = serde_json::json!({"spec": {"a/b": 2, "list": [1], "new": true}});
+    let paths: Vec<String> = share::field_changes(&a, &b)
+        .into_iter()
+        .map(|f| f.path)
+        .collect();
+    assert_eq!(paths, ["/spec/a~1b", "/spec/list/1", "/spec/new"]);
+}
+
+#[test]
+fn shared_files_are_read_once_and_only_the_changed_files_differ() {
+    let shared = inventory("s.yaml", &format!("{NGINX}{}", policy("a", "", "member1")));
+    let base = inventory("c.yaml", "");
+    let head = inventory(
+        "c.yaml",
+        &policy("b", "  priority: 9\n  preemption: Always\n", "member2"),
+    );
+    let p = plan(
+        &Sides {
+            shared: Some(&shared),
+            base: &base,
+            head: &head,
+        },
+        &settings("PropagationPolicyPreemption=true"),
+    );
+    assert_eq!(p.policies.len(), 1);
+    assert_eq!(p.changes[0].after, Some(PolicyRef::pp("default", "b")));
+}

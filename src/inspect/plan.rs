@@ -1,0 +1,531 @@
+//! `plan`'s inputs: the two states it compares, read with the readers the other subcommands
+//! use, and the engine's plan of each environment (`engine::plan`).
+//!
+//! - `plan --base REV [PATH...]`: the merge base of REV against the working tree (or `--rev`).
+//!   Over a GitOps repository each side is rendered as `lint --base` renders it
+//!   ([`crate::lint::git::GitopsSides`]) and environments are compared by name; plain
+//!   manifests are listed on both sides and a file whose blob is the same on both is read once
+//!   and belongs to both states.
+//! - `plan -f FILE...`: the control plane (policies, overrides, bindings, Clusters and the
+//!   templates the change reaches) against the same with the files applied and `--delete`
+//!   targets removed, as `kubectl diff -f` compares.
+
+use std::collections::{HashMap, HashSet};
+use std::path::Path;
+
+use super::InspectError;
+use crate::context::Context;
+use crate::engine::admission::documents::admit_documents;
+use crate::engine::plan::{mark_shared, plan, EnvPlan, Settings, Sides};
+use crate::engine::state::UnknownClaimers;
+use crate::lint::git::{gitops_worktree, GitRequest, GitopsSides, Revisions};
+use crate::lint::gitops::LintedEnvironment;
+use crate::lint::LintOptions;
+use crate::model::inputs::read_inputs;
+use crate::model::{group_of, kinds, Inventory, Object, POLICY_GROUP};
+use crate::source::git::{GitRepo, Listed, Place, ReadFile, Side};
+use crate::source::live::{self, karmada, Discovered, ResourceType};
+use crate::source::session::{all_ok, Session, SessionError};
+use crate::source::Document;
+
+/// What a plan compared, and its answer per environment.
+pub struct Compared {
+    /// The state compared from (`main`, `the control plane`).
+    pub from: String,
+    /// The state compared to (`the working tree`, `the files applied`).
+    pub to: String,
+    pub environments: Vec<(String, EnvPlan)>,
+}
+
+/// The environment name of plain manifests (one control plane).
+pub const MANIFESTS: &str = "manifests";
+/// The environment name of the live control plane.
+pub const LIVE: &str = "live";
+
+/// `plan --base REV [PATH...]`.
+pub struct GitPlan<'a> {
+    pub paths: &'a [String],
+    /// `--rev`: the head is this revision rather than the working tree.
+    pub rev: Option<&'a str>,
+    pub base: &'a str,
+    /// `--env`: only this environment of a GitOps repository.
+    pub env: Option<&'a str>,
+    pub context: &'a Context,
+}
+
+/// The plan of a pull request: the merge base against the head, per environment.
+pub fn plan_git(
+    cwd: &Path,
+    req: &GitPlan<'_>,
+    note: &(dyn Fn(&str) + Sync),
+) -> Result<Compared, InspectError> {
+    let mut config = req.context.config.clone();
+    config.render_options.environment = req.env.map(str::to_string);
+    let opts = LintOptions::of(req.context, true);
+    let git = GitRequest {
+        paths: req.paths,
+        rev: req.rev,
+        staged: false,
+        base: Some(req.base),
+        all_findings: false,
+        namespace: req.context.files_namespace(),
+        config: &config,
+        context: req.context,
+        opts: &opts,
+    };
+    let revisions = Revisions::resolve(cwd, &git, note)?;
+    let base = revisions.base.expect("--base is given");
+    let environments = if !config.render_off && gitops_worktree(&git) {
+        let sides = GitopsSides {
+            repo: &revisions.repo,
+            cwd,
+            specs: &revisions.specs,
+            req: &git,
+        };
+        environments(&sides, &revisions.head, base, req.context, note)?
+    } else if req.env.is_some() {
+        return Err(InspectError::NotARepository);
+    } else {
+        let plain = PlainSides::read(&revisions, base, &git, note)?;
+        vec![(MANIFESTS.to_string(), plain.plan(req.context))]
+    };
+    Ok(Compared {
+        from: req.base.to_string(),
+        to: match req.rev {
+            Some(rev) => rev.to_string(),
+            None => "the working tree".to_string(),
+        },
+        environments,
+    })
+}
+
+/// Each environment of the head (and those only the base has), the base's of the same name
+/// compared with it: an environment new at head is compared with an empty one.
+fn environments(
+    sides: &GitopsSides<'_>,
+    head: &Side,
+    base: git2::Oid,
+    context: &Context,
+    note: &(dyn Fn(&str) + Sync),
+) -> Result<Vec<(String, EnvPlan)>, InspectError> {
+    let head = sides.side(head, true)?;
+    head.notes.iter().for_each(|n| note(n));
+    incomplete(&head, "", note);
+    let base = sides.side(&Side::Commit(base), false)?;
+    incomplete(&base, "the base: ", note);
+    let empty = Inventory::default();
+    // Each environment is planned in its own control plane's release and gates (those the
+    // repository installs for it, or the run's when it says none), as `lint` judges it.
+    let settings = |gates: &crate::model::feature_gates::GateSet| Settings {
+        options: crate::engine::state::Options {
+            gates: gates.clone(),
+            ..context.engine_options(UnknownClaimers::Stale)
+        },
+        live: false,
+    };
+    fn find<'a>(list: &'a [LintedEnvironment], name: &str) -> Option<&'a LintedEnvironment> {
+        list.iter().find(|e| e.name == name)
+    }
+    let mut names: Vec<&String> = head.environments.iter().map(|e| &e.name).collect();
+    for e in &base.environments {
+        if !names.contains(&&e.name) {
+            names.push(&e.name);
+        }
+    }
+    let mut out: Vec<(String, EnvPlan)> = names
+        .into_iter()
+        .map(|name| {
+            let b = find(&base.environments, name);
+            let h = find(&head.environments, name);
+            // An environment only the base has is judged with the gates it had there.
+            let gates = h.or(b).map_or(&context.gates, |e| &e.gates);
+            let (b, h) = (
+                b.map_or(&empty, |e| &e.inventory),
+                h.map_or(&empty, |e| &e.inventory),
+            );
+            (name.clone(), plan(&Sides::whole(b, h), &settings(gates)))
+        })
+        .collect();
+    mark_shared(&mut out);
+    Ok(out)
+}
+
+/// What a side's render left out (a root kustomize could not build, a policy with a Flux
+/// variable no value fills): the plan of that environment is incomplete.
+fn incomplete(side: &crate::lint::gitops::RepoLinted, which: &str, note: &(dyn Fn(&str) + Sync)) {
+    use crate::lint::rules::{input::UNRENDERED_TEMPLATE, render_failed::RENDER_FAILED};
+    for f in side
+        .findings
+        .iter()
+        .filter(|f| f.rule == RENDER_FAILED.id || f.rule == UNRENDERED_TEMPLATE.id)
+    {
+        let at = f
+            .location
+            .as_ref()
+            .map(|l| format!("{}: ", l.display()))
+            .unwrap_or_default();
+        note(&format!(
+            "{which}{at}{} (the plan leaves it out)",
+            f.message
+        ));
+    }
+}
+
+/// Plain manifests of both sides: the files whose blob is the same on both, read once, and
+/// each side's other files.
+struct PlainSides {
+    shared: Inventory,
+    base: Inventory,
+    head: Inventory,
+}
+
+impl PlainSides {
+    fn read(
+        rev: &Revisions,
+        base: git2::Oid,
+        req: &GitRequest<'_>,
+        note: &(dyn Fn(&str) + Sync),
+    ) -> Result<PlainSides, InspectError> {
+        let ignore = |p: &Path| req.config.ignores(p);
+        let head_list = rev.repo.list(&rev.head, &rev.specs, &ignore)?;
+        let base_list = rev.repo.list(&Side::Commit(base), &rev.specs, &ignore)?;
+        head_list.notes.iter().for_each(|n| note(n));
+        let base_ids: HashMap<&str, git2::Oid> = base_list
+            .files
+            .iter()
+            .filter_map(|f| match f.place {
+                Place::Blob(oid) => Some((f.name.as_str(), oid)),
+                Place::File(_) => None,
+            })
+            .collect();
+        let (mut shared, mut head, mut unchanged) = (Vec::new(), Vec::new(), HashSet::new());
+        read_all(&rev.repo, &head_list.files, note, &mut |name, oid, docs| {
+            if base_ids.get(name.as_str()) == Some(&oid) {
+                shared.extend(docs);
+                unchanged.insert(name);
+            } else {
+                head.extend(docs);
+            }
+        })?;
+        let changed: Vec<Listed> = base_list
+            .files
+            .into_iter()
+            .filter(|f| !unchanged.contains(&f.name))
+            .collect();
+        let mut base_docs = Vec::new();
+        read_all(&rev.repo, &changed, note, &mut |_, _, docs| {
+            base_docs.extend(docs)
+        })?;
+        let release = req.opts.version();
+        let typed = |docs: Vec<Document>| {
+            let mut inv = Inventory::from_documents(docs, req.namespace);
+            admit_documents(&mut inv, release);
+            inv
+        };
+        Ok(PlainSides {
+            shared: typed(shared),
+            base: typed(base_docs),
+            head: typed(head),
+        })
+    }
+
+    fn plan(&self, context: &Context) -> EnvPlan {
+        let sides = Sides {
+            shared: Some(&self.shared),
+            base: &self.base,
+            head: &self.head,
+        };
+        let settings = Settings {
+            options: context.engine_options(UnknownClaimers::Stale),
+            live: false,
+        };
+        plan(&sides, &settings)
+    }
+}
+
+/// Reads and parses `files` on every core; each file's name, blob id and documents go to
+/// `sink` in order. Parse problems and skipped files are noted.
+fn read_all(
+    repo: &GitRepo,
+    files: &[Listed],
+    note: &(dyn Fn(&str) + Sync),
+    sink: &mut dyn FnMut(String, git2::Oid, Vec<Document>),
+) -> Result<(), InspectError> {
+    let reader = repo.blob_reader();
+    crate::source::files::each_in_parallel(files, &|f: &Listed| reader.load(f), &mut |read| {
+        match read {
+            ReadFile::Loaded(loaded, oid) => {
+                for p in &loaded.problems {
+                    note(&format!(
+                        "{}:{}:{}: {} (skipped)",
+                        loaded.source.name, p.span.start.line, p.span.start.col, p.message
+                    ));
+                }
+                sink(loaded.source.name.clone(), oid, loaded.documents);
+            }
+            ReadFile::Skipped(n) => note(&n),
+        }
+    })?;
+    Ok(())
+}
+
+// ---- live ----
+
+/// `plan -f FILE... [--delete TYPE/[NS/]NAME...]`.
+pub struct LivePlan<'a> {
+    pub files: &'a [String],
+    pub deletes: &'a [String],
+    pub context: &'a Context,
+}
+
+/// An object's identity across the two states: group, kind, namespace, name.
+type Identity = (String, String, String, String);
+
+fn identity(o: &Object) -> Option<Identity> {
+    let (group, kind, meta) = match o {
+        Object::Policy(p) => (POLICY_GROUP, p.kind.as_str(), &p.meta),
+        Object::Template(t) => (group_of(&t.api_version), t.kind.as_str(), &t.meta),
+        Object::Override(p) if p.cluster_scoped => (POLICY_GROUP, "ClusterOverridePolicy", &p.meta),
+        Object::Override(p) => (POLICY_GROUP, "OverridePolicy", &p.meta),
+        Object::Binding(_) | Object::Work(_) => return None,
+    };
+    Some((
+        group.to_string(),
+        kind.to_string(),
+        meta.namespace.clone().unwrap_or_default(),
+        meta.name.clone(),
+    ))
+}
+
+/// The plan of applying `req.files` (and deleting `req.deletes`) to the control plane. The
+/// files are read first, so a bad file is a usage error before any request.
+pub fn plan_live(
+    connect: &dyn Fn() -> Result<Session, SessionError>,
+    req: &LivePlan<'_>,
+) -> Result<Compared, InspectError> {
+    let mut session = connect()?;
+    let namespace = req
+        .context
+        .namespace
+        .clone()
+        .unwrap_or_else(|| session.namespace().to_string());
+    let mut applied = if req.files.is_empty() {
+        Inventory::default()
+    } else {
+        read_inputs(req.files, &namespace)?
+    };
+    admit_documents(&mut applied, req.context.release());
+    let deletes: Vec<Identity> = req
+        .deletes
+        .iter()
+        .map(|d| delete_target(&session.discovered, d, &namespace))
+        .collect::<Result<_, _>>()?;
+    let base = [
+        karmada::pp(),
+        karmada::cpp(),
+        karmada::op(),
+        karmada::cop(),
+        karmada::rb(),
+        karmada::crb(),
+        karmada::cluster(),
+    ];
+    let reads = session.list_all(base.iter().cloned())?;
+    let all_policies = all_ok(&reads, &base[..2]);
+    let karmada_objects = Inventory::from_documents(live::documents(&reads), "default");
+    let kinds = template_kinds(&karmada_objects, &applied, &deletes, &session.discovered);
+    let template_reads = session.list_all(kinds)?;
+    session.warn_notes();
+    let live = Inventory::from_documents(
+        live::documents(reads.iter().chain(&template_reads)),
+        "default",
+    );
+    let missing: Vec<&String> = req
+        .deletes
+        .iter()
+        .zip(&deletes)
+        .filter(|(_, id)| {
+            !live
+                .objects
+                .iter()
+                .any(|o| identity(o).as_ref() == Some(id))
+        })
+        .map(|(d, _)| d)
+        .collect();
+    if let Some(d) = missing.first() {
+        return Err(InspectError::Missing(d.to_string()));
+    }
+    let sides = LiveSides::split(live, applied, &deletes);
+    let settings = Settings {
+        options: req
+            .context
+            .engine_options(UnknownClaimers::when_policies_read(all_policies)),
+        live: true,
+    };
+    Ok(Compared {
+        from: "the control plane".to_string(),
+        to: match (req.files.is_empty(), req.deletes.is_empty()) {
+            (false, true) => "the files applied",
+            (true, false) => "the deletions",
+            _ => "the files applied and the deletions",
+        }
+        .to_string(),
+        environments: vec![(LIVE.to_string(), plan(&sides.sides(), &settings))],
+    })
+}
+
+/// What `kubectl apply` keeps of a live object's metadata that the file does not set: labels
+/// and annotations it never wrote (a policy's permanent-id, a template's claim).
+fn keep_metadata(live: &Object, file: &mut Object) {
+    let (from, to) = match (live, file) {
+        (Object::Policy(a), Object::Policy(b)) => (&a.meta, &mut b.meta),
+        (Object::Template(a), Object::Template(b)) => (&a.meta, &mut b.meta),
+        _ => return,
+    };
+    for (k, v) in from.labels.iter() {
+        if !to.labels.contains_key(k) {
+            to.labels.insert(k.to_string(), v.to_string());
+        }
+    }
+    for (k, v) in from.annotations.iter() {
+        if !to.annotations.contains_key(k) {
+            to.annotations.insert(k.to_string(), v.to_string());
+        }
+    }
+}
+
+/// `--delete TYPE/[NS/]NAME`, resolved by discovery as kubectl resolves TYPE.
+fn delete_target(d: &Discovered, target: &str, namespace: &str) -> Result<Identity, InspectError> {
+    let parts: Vec<&str> = target.split('/').collect();
+    let (ty, ns, name) = match parts.as_slice() {
+        [ty, name] if !ty.is_empty() && !name.is_empty() => (*ty, None, *name),
+        [ty, ns, name] if !ty.is_empty() && !ns.is_empty() && !name.is_empty() => {
+            (*ty, Some(*ns), *name)
+        }
+        _ => {
+            return Err(InspectError::Target(format!(
+                "--delete expects TYPE/[NS/]NAME such as pp/default/a, op/shop/zero or cpp/platform, got {target:?}"
+            )))
+        }
+    };
+    let rt = d.resolve(ty).map_err(InspectError::Target)?;
+    let ns = match (rt.namespaced, ns) {
+        (true, ns) => ns.unwrap_or(namespace).to_string(),
+        (false, None) => String::new(),
+        (false, Some(_)) => {
+            return Err(InspectError::Target(format!(
+                "--delete {target}: a {} has no namespace",
+                rt.kind
+            )))
+        }
+    };
+    Ok((rt.group, rt.kind, ns, name.to_string()))
+}
+
+/// The template kinds a live plan reads: those the changed and deleted policies and overrides
+/// select (either version), and those of the templates in the files; every kind any policy
+/// selects when the files hold Cluster objects (every placement may decide again).
+fn template_kinds(
+    live: &Inventory,
+    applied: &Inventory,
+    deletes: &[Identity],
+    d: &Discovered,
+) -> Vec<ResourceType> {
+    let touched = |o: &Object| {
+        identity(o).is_some_and(|id| {
+            deletes.contains(&id)
+                || applied
+                    .objects
+                    .iter()
+                    .any(|a| identity(a) == Some(id.clone()))
+        })
+    };
+    let clusters = applied
+        .templates()
+        .any(crate::model::cluster::Cluster::is_cluster);
+    let policies = live
+        .objects
+        .iter()
+        .filter(|o| clusters || touched(o))
+        .chain(&applied.objects)
+        .filter_map(|o| match o {
+            Object::Policy(p) => Some(&**p),
+            _ => None,
+        });
+    let mut out = kinds::selected_kinds(policies, d);
+    let mut add = |rt: ResourceType| {
+        if !out.contains(&rt) {
+            out.push(rt);
+        }
+    };
+    for o in live
+        .objects
+        .iter()
+        .filter(|o| touched(o))
+        .chain(&applied.objects)
+    {
+        if let Object::Override(p) = o {
+            for rs in &p.spec.resource_selectors {
+                if !rs.kind.is_empty() && !group_of(&rs.api_version).ends_with("karmada.io") {
+                    add(d.for_kind(&rs.api_version, &rs.kind));
+                }
+            }
+        }
+    }
+    for t in applied.templates() {
+        if !group_of(&t.api_version).ends_with("karmada.io") {
+            add(d.for_kind(&t.api_version, &t.kind));
+        }
+    }
+    out
+}
+
+/// The control plane split for a plan: the objects the change leaves alone (both states),
+/// those it replaces or deletes (the base's own), and the files (the head's own).
+struct LiveSides {
+    shared: Inventory,
+    base: Inventory,
+    head: Inventory,
+}
+
+impl LiveSides {
+    fn split(mut live: Inventory, mut applied: Inventory, deletes: &[Identity]) -> LiveSides {
+        let mut replaced: HashSet<Identity> = deletes.iter().cloned().collect();
+        replaced.extend(applied.objects.iter().filter_map(identity));
+        let by_identity: HashMap<Identity, &Object> = live
+            .objects
+            .iter()
+            .filter_map(|o| Some((identity(o)?, o)))
+            .collect();
+        for o in &mut applied.objects {
+            if let Some(was) = identity(o).and_then(|id| by_identity.get(&id)) {
+                keep_metadata(was, o);
+            }
+        }
+        let mut base = Inventory::default();
+        let objects = std::mem::take(&mut live.objects);
+        for o in objects {
+            if identity(&o).is_some_and(|id| replaced.contains(&id)) {
+                let doc = live.documents[o.doc()].clone();
+                let mut o = o;
+                *o.doc_mut() = base.documents.len();
+                base.documents.push(doc);
+                base.objects.push(o);
+            } else {
+                live.objects.push(o);
+            }
+        }
+        LiveSides {
+            shared: live,
+            base,
+            head: applied,
+        }
+    }
+
+    fn sides(&self) -> Sides<'_> {
+        Sides {
+            shared: Some(&self.shared),
+            base: &self.base,
+            head: &self.head,
+        }
+    }
+}

@@ -1,0 +1,667 @@
+//! Renders a `plan`: the JSON contract (docs/plan.md lists every field) and the text (a summary
+//! per environment, then the details: policies, templates, member clusters, hazards). The
+//! markdown of a pull-request comment is in [`super::plan_markdown`].
+
+use std::collections::BTreeMap;
+
+use owo_colors::OwoColorize;
+use serde_json::{json, Value};
+
+use super::explain::{block_message, block_short};
+use crate::engine::plan::{
+    Cause, ClusterDelta, EnvPlan, Hazard, OwnerMove, Share, TemplatePlan, ANY_CLUSTER,
+};
+use crate::model::{ObjectRef, PolicyRef};
+
+/// What a plan compared, and its answer per environment.
+pub struct PlanReport {
+    /// The state compared from (`main`, `the control plane`).
+    pub from: String,
+    /// The state compared to (`the working tree`, `the files applied`).
+    pub to: String,
+    pub environments: Vec<(String, EnvPlan)>,
+}
+
+impl PlanReport {
+    /// Whether any environment changes.
+    pub fn has_changes(&self) -> bool {
+        self.environments.iter().any(|(_, p)| p.has_changes())
+    }
+
+    /// Whether any environment has a hazard.
+    pub fn has_hazards(&self) -> bool {
+        self.environments.iter().any(|(_, p)| !p.hazards.is_empty())
+    }
+}
+
+/// A name or value from the inputs as the terminal may show it: control characters escaped.
+pub fn printable(s: &str) -> String {
+    if s.chars().any(char::is_control) {
+        s.chars().flat_map(char::escape_debug).collect()
+    } else {
+        s.to_string()
+    }
+}
+
+fn owner(r: &Option<PolicyRef>) -> String {
+    r.as_ref()
+        .map_or_else(|| "no policy".into(), |p| printable(&p.to_string()))
+}
+
+fn owner_json(r: &Option<PolicyRef>) -> Value {
+    r.as_ref().map_or(Value::Null, |p| {
+        serde_json::to_value(p).expect("serializable")
+    })
+}
+
+/// The contract's words for an owner change and its cause.
+pub fn move_code(m: OwnerMove) -> (&'static str, Option<&'static str>) {
+    let cause = |c: Cause| match c {
+        Cause::PolicyRemoved => "policy-removed",
+        Cause::SelectorsChanged => "selectors-changed",
+        Cause::Other => "other",
+    };
+    match m {
+        OwnerMove::Unchanged => ("unchanged", None),
+        OwnerMove::Created => ("created", None),
+        OwnerMove::Deleted => ("deleted", None),
+        OwnerMove::Claimed => ("claimed", None),
+        OwnerMove::Preempted => ("preempted", None),
+        OwnerMove::Released(c) => ("released", Some(cause(c))),
+        OwnerMove::Rematched(c) => ("rematched", Some(cause(c))),
+    }
+}
+
+/// How a template's owner changes, in words: `pp/a -> pp/b (preempted)`.
+pub fn owner_text(c: &TemplatePlan) -> String {
+    let why = match c.moved {
+        OwnerMove::Unchanged => return format!("stays with {}", owner(&c.after)),
+        OwnerMove::Created => "new template".to_string(),
+        OwnerMove::Deleted => "template removed".to_string(),
+        OwnerMove::Claimed => "claimed".to_string(),
+        OwnerMove::Preempted => "preempted".to_string(),
+        OwnerMove::Released(cause) | OwnerMove::Rematched(cause) => match cause {
+            Cause::PolicyRemoved => "released: its policy is removed".to_string(),
+            Cause::SelectorsChanged => "released: its policy's selectors no longer match".into(),
+            Cause::Other => "released".to_string(),
+        },
+    };
+    format!("{} -> {} ({why})", owner(&c.before), owner(&c.after))
+}
+
+/// What one cluster's share change means, in words (`gains it`, `replicas 3 -> 2`);
+/// `preserved`: a lost copy stays on the cluster.
+pub fn cluster_text(d: &ClusterDelta, preserved: bool) -> Vec<String> {
+    let (b, a) = (&d.before, &d.after);
+    let mut out = Vec::new();
+    let count = |r: Option<i64>| r.map(|n| format!("{n} replica{}", plural(n as usize)));
+    match (b.receives, a.receives) {
+        (false, true) => out.push(with("gains it", count(a.replicas))),
+        (true, false) if preserved => out.push(with(
+            "loses it",
+            Some(
+                count(b.replicas).map_or(String::new(), |n| n + "; ")
+                    + "its copy stays: preserveResourcesOnDeletion",
+            ),
+        )),
+        (true, false) => out.push(with("loses it", count(b.replicas))),
+        _ => {}
+    }
+    if let (Some(x), Some(y)) = (b.replicas, a.replicas) {
+        if x != y {
+            out.push(format!("replicas {x} -> {y}"));
+        }
+    }
+    if b.receives && a.receives && b.suspended != a.suspended {
+        out.push(if a.suspended {
+            "dispatching suspended".to_string()
+        } else {
+            "dispatching resumed".to_string()
+        });
+    } else if !b.receives && a.receives && a.suspended {
+        out.push("suspended: nothing is dispatched".to_string());
+    }
+    if a.error != b.error {
+        if let Some(e) = &a.error {
+            out.push(format!("no Work: overrides fail: {}", printable(e)));
+        }
+    }
+    let n = d.manifest.len();
+    if n > 0 && !b.receives {
+        out.push(format!("overrides set {n} field{}", plural(n)));
+    } else if n > 0 {
+        let verb = if n == 1 { "changes" } else { "change" };
+        out.push(format!("{n} manifest field{} {verb}", plural(n)));
+    }
+    out
+}
+
+/// `what (detail)`, or `what` without a detail.
+fn with(what: &str, detail: Option<String>) -> String {
+    match detail {
+        Some(d) => format!("{what} ({d})"),
+        None => what.to_string(),
+    }
+}
+
+pub fn cluster_name(c: &str) -> String {
+    if c == ANY_CLUSTER {
+        "every selected cluster".to_string()
+    } else {
+        printable(c)
+    }
+}
+
+fn plural(n: usize) -> &'static str {
+    if n == 1 {
+        ""
+    } else {
+        "s"
+    }
+}
+
+fn list(items: &[ObjectRef]) -> String {
+    items
+        .iter()
+        .map(|t| printable(&t.to_string()))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// A hazard explained in one paragraph.
+pub fn hazard_message(h: &Hazard) -> String {
+    match h {
+        Hazard::RemovedHolding {
+            policy,
+            preserve,
+            moved,
+            orphaned,
+            deleted,
+        } => removed_holding_message(policy, *preserve, [moved, orphaned, deleted]),
+        Hazard::RemovedWithOverride {
+            policy,
+            overrides,
+            templates,
+        } => format!(
+            "{policy} and {} are removed together: Karmada keeps the bindings of {} and renders their Works again without the override, so what it set (a `replicas: 0`, an image) stops applying on the member clusters (karmada-io/karmada#3873). Remove the templates first, or keep the override until they are gone.",
+            overrides.join(", "),
+            list(templates)
+        ),
+        Hazard::SuspendedWithFailover { policy, stalls } => format!(
+            "{policy} is suspended while it has failover: {}",
+            stalls.join("; ")
+        ),
+        Hazard::WithoutPolicy { template, was } => format!(
+            "{} is left without a policy (it was {was}'s): its binding stays as it was, the member clusters keep their copies, and changes to the template no longer reach them.",
+            printable(&template.to_string())
+        ),
+        Hazard::Shared {
+            subject,
+            environments,
+        } => format!(
+            "{} in {} environments ({}): an edit to a shared base (or the same edit in each) reaches all of them; check each environment's plan.",
+            printable(subject),
+            environments.len(),
+            environments.join(", ")
+        ),
+    }
+}
+
+fn removed_holding_message(
+    policy: &PolicyRef,
+    preserve: bool,
+    parts: [&Vec<ObjectRef>; 3],
+) -> String {
+    let [moved, orphaned, deleted] = parts;
+    let mut out = format!(
+        "{policy} is removed while it holds {} template{}; Karmada removes only its claim.",
+        moved.len() + orphaned.len() + deleted.len(),
+        plural(moved.len() + orphaned.len() + deleted.len())
+    );
+    if !moved.is_empty() {
+        out.push_str(&format!(
+            " {} move{} to another policy: clusters its placement drops lose them.",
+            list(moved),
+            if moved.len() == 1 { "s" } else { "" }
+        ));
+    }
+    let kept = if preserve {
+        "are kept (preserveResourcesOnDeletion: true)"
+    } else {
+        "are deleted with it (no preserveResourcesOnDeletion)"
+    };
+    if !orphaned.is_empty() {
+        out.push_str(&format!(
+            " {} keep{} the binding without a policy: the member clusters keep their copies, no longer updated; when the template is deleted later, those copies {kept}.",
+            list(orphaned),
+            if orphaned.len() == 1 { "s" } else { "" }
+        ));
+    }
+    if !deleted.is_empty() {
+        out.push_str(&format!(
+            " {} {} removed too: the copies on the member clusters {kept}.",
+            list(deleted),
+            if deleted.len() == 1 { "is" } else { "are" }
+        ));
+    }
+    out
+}
+
+/// Counts of one environment's plan, for the summaries.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Counts {
+    pub policies: BTreeMap<&'static str, usize>,
+    pub overrides: BTreeMap<&'static str, usize>,
+    pub owner_changes: usize,
+    pub blocked: usize,
+    pub delivery_changes: usize,
+    /// Per member cluster: templates gained, lost, and with another share (manifest,
+    /// replicas, suspension).
+    pub clusters: BTreeMap<String, (usize, usize, usize)>,
+    pub hazards: usize,
+}
+
+impl Counts {
+    pub fn of(p: &EnvPlan) -> Counts {
+        let mut c = Counts {
+            hazards: p.hazards.len(),
+            ..Counts::default()
+        };
+        for e in &p.policies {
+            *c.policies.entry(e.edit.as_str()).or_default() += 1;
+        }
+        for o in &p.overrides {
+            *c.overrides.entry(o.edit.as_str()).or_default() += 1;
+        }
+        for t in &p.changes {
+            if t.before != t.after {
+                c.owner_changes += 1;
+            } else if !t.blocked_by.is_empty() {
+                c.blocked += 1;
+            } else {
+                c.delivery_changes += 1;
+            }
+            for d in &t.clusters {
+                let e = c.clusters.entry(cluster_name(&d.cluster)).or_default();
+                match (d.before.receives, d.after.receives) {
+                    (false, true) => e.0 += 1,
+                    (true, false) => e.1 += 1,
+                    _ => e.2 += 1,
+                }
+            }
+        }
+        c
+    }
+
+    /// `1 added, 2 changed` (propagation policies), or empty.
+    pub fn policies_text(&self) -> String {
+        edits(&self.policies)
+    }
+
+    /// `1 removed` (override policies), or empty.
+    pub fn overrides_text(&self) -> String {
+        edits(&self.overrides)
+    }
+
+    /// `2 change owner, 1 blocked, 1 delivered differently`.
+    pub fn templates_text(&self) -> String {
+        let mut parts = Vec::new();
+        if self.owner_changes > 0 {
+            parts.push(format!("{} change owner", self.owner_changes));
+        }
+        if self.blocked > 0 {
+            parts.push(format!("{} blocked", self.blocked));
+        }
+        if self.delivery_changes > 0 {
+            parts.push(format!("{} delivered differently", self.delivery_changes));
+        }
+        parts.join(", ")
+    }
+
+    /// `member1 +1 -1 ~2` per cluster (gains, losses, other changes).
+    pub fn clusters_text(&self) -> String {
+        self.clusters
+            .iter()
+            .map(|(name, (g, l, o))| {
+                let mut s = name.clone();
+                for (n, sign) in [(g, "+"), (l, "-"), (o, "~")] {
+                    if *n > 0 {
+                        s.push_str(&format!(" {sign}{n}"));
+                    }
+                }
+                s
+            })
+            .collect::<Vec<_>>()
+            .join(", ")
+    }
+}
+
+fn edits(counts: &BTreeMap<&'static str, usize>) -> String {
+    counts
+        .iter()
+        .map(|(k, n)| format!("{n} {k}"))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+// ---- JSON ----
+
+/// The JSON contract of `plan` (docs/plan.md).
+pub fn to_json(r: &PlanReport) -> Value {
+    let envs: Vec<Value> = r
+        .environments
+        .iter()
+        .map(|(name, p)| env_json(name, p))
+        .collect();
+    json!({
+        "from": r.from,
+        "to": r.to,
+        "environments": envs,
+        "summary": {
+            "environments": r.environments.len(),
+            "changed": r.environments.iter().filter(|(_, p)| p.has_changes()).count(),
+            "templates": r.environments.iter().map(|(_, p)| p.changes.len()).sum::<usize>(),
+            "hazards": r.environments.iter().map(|(_, p)| p.hazards.len()).sum::<usize>(),
+        },
+    })
+}
+
+fn env_json(name: &str, p: &EnvPlan) -> Value {
+    json!({
+        "name": name,
+        "policies": p.policies.iter().map(|e| json!({
+            "policy": e.policy,
+            "change": e.edit.as_str(),
+            "admission": {"admitted": e.refused.is_empty(), "errors": e.refused},
+        })).collect::<Vec<_>>(),
+        "overrides": p.overrides.iter().map(|o| json!({
+            "kind": o.kind(),
+            "namespace": o.namespace,
+            "name": o.name,
+            "change": o.edit.as_str(),
+        })).collect::<Vec<_>>(),
+        "changes": p.changes.iter().map(change_json).collect::<Vec<_>>(),
+        "hazards": p.hazards.iter().map(hazard_json).collect::<Vec<_>>(),
+    })
+}
+
+fn change_json(c: &TemplatePlan) -> Value {
+    let (change, cause) = move_code(c.moved);
+    json!({
+        "template": c.template,
+        "owner": {
+            "before": owner_json(&c.before),
+            "after": owner_json(&c.after),
+            "change": change,
+            "cause": cause,
+        },
+        "blockedBy": c.blocked_by.iter().map(|b| json!({
+            "policy": b.policy,
+            "reason": b.reason.code(),
+            "message": block_message(&b.reason),
+        })).collect::<Vec<_>>(),
+        "excluded": c.excluded.iter().map(|(cluster, reason)| json!({
+            "cluster": cluster,
+            "reason": reason,
+        })).collect::<Vec<_>>(),
+        "unschedulable": c.unschedulable,
+        "orphaned": c.orphaned,
+        "preserveResourcesOnDeletion": c.preserved,
+        "clusters": c.clusters.iter().map(|d| json!({
+            "cluster": d.cluster,
+            "before": share_json(&d.before),
+            "after": share_json(&d.after),
+            "manifest": d.manifest.iter().map(|f| json!({
+                "path": f.path,
+                "before": f.before,
+                "after": f.after,
+            })).collect::<Vec<_>>(),
+        })).collect::<Vec<_>>(),
+    })
+}
+
+fn share_json(s: &Share) -> Value {
+    json!({
+        "receives": s.receives,
+        "replicas": s.replicas,
+        "suspended": s.suspended,
+        "error": s.error,
+    })
+}
+
+/// The policy, templates and environments a hazard is about (empty where none).
+pub fn hazard_subjects(h: &Hazard) -> (Option<&PolicyRef>, Vec<&ObjectRef>, &[String]) {
+    match h {
+        Hazard::RemovedHolding {
+            policy,
+            moved,
+            orphaned,
+            deleted,
+            ..
+        } => (
+            Some(policy),
+            moved.iter().chain(orphaned).chain(deleted).collect(),
+            &[],
+        ),
+        Hazard::RemovedWithOverride {
+            policy, templates, ..
+        } => (Some(policy), templates.iter().collect(), &[]),
+        Hazard::SuspendedWithFailover { policy, .. } => (Some(policy), Vec::new(), &[]),
+        Hazard::WithoutPolicy { template, was } => (Some(was), vec![template], &[]),
+        Hazard::Shared { environments, .. } => (None, Vec::new(), environments),
+    }
+}
+
+fn hazard_json(h: &Hazard) -> Value {
+    let (policy, templates, environments) = hazard_subjects(h);
+    json!({
+        "hazard": h.code(),
+        "message": hazard_message(h),
+        "policy": policy,
+        "templates": templates,
+        "environments": environments,
+    })
+}
+
+// ---- text ----
+
+/// The text: what was compared, a summary line per environment, then each environment's
+/// details.
+pub fn text(r: &PlanReport, color: bool) -> String {
+    let bold = |s: &str| {
+        if color {
+            s.bold().to_string()
+        } else {
+            s.to_string()
+        }
+    };
+    let mut out = format!("Plan: {} -> {}\n\n", printable(&r.from), printable(&r.to));
+    out.push_str(&bold("Summary:"));
+    out.push('\n');
+    let width = r
+        .environments
+        .iter()
+        .map(|(n, _)| n.chars().count())
+        .max()
+        .unwrap_or(0);
+    for (name, p) in &r.environments {
+        out.push_str(&format!(
+            "  {:width$}  {}\n",
+            printable(name),
+            summary_line(p)
+        ));
+    }
+    for (name, p) in r.environments.iter().filter(|(_, p)| p.has_changes()) {
+        out.push('\n');
+        out.push_str(&bold(&format!("== {} ==", printable(name))));
+        out.push('\n');
+        out.push_str(&env_text(p, color));
+    }
+    out
+}
+
+fn summary_line(p: &EnvPlan) -> String {
+    if !p.has_changes() {
+        return "no change".to_string();
+    }
+    let c = Counts::of(p);
+    let mut parts = Vec::new();
+    let policies = c.policies_text();
+    if !policies.is_empty() {
+        parts.push(format!("policies: {policies}"));
+    }
+    let overrides = c.overrides_text();
+    if !overrides.is_empty() {
+        parts.push(format!("overrides: {overrides}"));
+    }
+    let templates = c.templates_text();
+    if !templates.is_empty() {
+        parts.push(format!("templates: {templates}"));
+    }
+    if c.hazards > 0 {
+        parts.push(format!("{} hazard{}", c.hazards, plural(c.hazards)));
+    }
+    parts.join("; ")
+}
+
+fn env_text(p: &EnvPlan, color: bool) -> String {
+    let mut out = String::new();
+    if !p.policies.is_empty() || !p.overrides.is_empty() {
+        out.push_str("Policies:\n");
+        for e in &p.policies {
+            let verdict = if e.refused.is_empty() {
+                String::new()
+            } else {
+                format!(
+                    " (refused by admission, takes no part: {})",
+                    printable(&e.refused.join("; "))
+                )
+            };
+            out.push_str(&format!(
+                "  {:8} {}{verdict}\n",
+                e.edit.as_str(),
+                printable(&e.policy.to_string())
+            ));
+        }
+        for o in &p.overrides {
+            let id = match (&o.namespace, o.cluster_scoped) {
+                (Some(ns), false) => format!("op/{ns}/{}", o.name),
+                _ => format!("cop/{}", o.name),
+            };
+            out.push_str(&format!("  {:8} {}\n", o.edit.as_str(), printable(&id)));
+        }
+    }
+    if !p.changes.is_empty() {
+        out.push_str("Templates:\n");
+        for c in &p.changes {
+            out.push_str(&template_text(c, color));
+        }
+    }
+    let clusters = clusters_text(p);
+    if !clusters.is_empty() {
+        out.push_str("Member clusters:\n");
+        out.push_str(&clusters);
+    }
+    if !p.hazards.is_empty() {
+        out.push_str("Hazards:\n");
+        for h in &p.hazards {
+            let code = if color {
+                h.code().red().bold().to_string()
+            } else {
+                h.code().to_string()
+            };
+            out.push_str(&format!("  {code}: {}\n", hazard_message(h)));
+        }
+    }
+    out
+}
+
+fn template_text(c: &TemplatePlan, color: bool) -> String {
+    let line = format!(
+        "  {}: {}",
+        printable(&c.template.to_string()),
+        owner_text(c)
+    );
+    let mut out = if color && c.before != c.after {
+        line.green().to_string()
+    } else {
+        line
+    };
+    out.push('\n');
+    for b in &c.blocked_by {
+        out.push_str(&format!(
+            "    not taken by {} ({}): {}\n",
+            b.policy,
+            b.reason.code(),
+            block_short(&b.reason)
+        ));
+    }
+    if let Some(e) = &c.unschedulable {
+        out.push_str(&format!("    no cluster fits: {}\n", printable(e)));
+    }
+    for (cluster, why) in &c.excluded {
+        out.push_str(&format!(
+            "    {}: not a target: {}\n",
+            printable(cluster),
+            printable(why)
+        ));
+    }
+    for d in &c.clusters {
+        let what = cluster_text(d, c.preserved);
+        out.push_str(&format!(
+            "    {}: {}\n",
+            cluster_name(&d.cluster),
+            what.join(", ")
+        ));
+        for f in &d.manifest {
+            out.push_str(&format!(
+                "      {}: {} -> {}\n",
+                printable(&f.path),
+                value_text(f.before.as_ref()),
+                value_text(f.after.as_ref())
+            ));
+        }
+    }
+    out
+}
+
+/// A manifest value as compact JSON (`(none)` when absent), at most 120 characters.
+pub fn value_text(v: Option<&Value>) -> String {
+    let Some(v) = v else {
+        return "(none)".to_string();
+    };
+    let s = serde_json::to_string(v).expect("serializable");
+    if s.chars().count() > 120 {
+        let cut: String = s.chars().take(117).collect();
+        format!("{cut}...")
+    } else {
+        s
+    }
+}
+
+/// Per member cluster: the templates it gains and loses, and those it receives differently.
+fn clusters_text(p: &EnvPlan) -> String {
+    let mut per: BTreeMap<String, [Vec<String>; 3]> = BTreeMap::new();
+    for c in &p.changes {
+        for d in &c.clusters {
+            let slot = match (d.before.receives, d.after.receives) {
+                (false, true) => 0,
+                (true, false) => 1,
+                _ => 2,
+            };
+            per.entry(cluster_name(&d.cluster)).or_default()[slot]
+                .push(printable(&c.template.to_string()));
+        }
+    }
+    let mut out = String::new();
+    for (name, [gains, loses, other]) in per {
+        let mut parts = Vec::new();
+        for (label, items) in [("gains", gains), ("loses", loses), ("changes", other)] {
+            if !items.is_empty() {
+                parts.push(format!("{label} {}", items.join(", ")));
+            }
+        }
+        out.push_str(&format!("  {name}: {}\n", parts.join("; ")));
+    }
+    out
+}

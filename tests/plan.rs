@@ -1,0 +1,626 @@
+//! `plan`: test repositories with a base and a head commit (testdata/plan/{plain,kustomize,flux},
+//! each `base/` and `head/` tree committed in turn), every format snapshotted; live `plan -f`
+//! against the in-process test API server; the markdown comment's size bound; exit codes.
+//!
+//! The plain repository holds, one namespace each: a takeover by preemption, a blocked takeover,
+//! a policy deleted with its template with and without `preserveResourcesOnDeletion`, a
+//! PropagationPolicy removed with the OverridePolicy that tempers it, an override that changes
+//! one cluster's manifest and a placement that moves a template from member1 to member2. The
+//! kustomize and Flux repositories change a base that two environments share.
+
+mod snapshot_file;
+mod support;
+
+#[path = "support/kustomize.rs"]
+mod kustomize;
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+use serde_json::Value as J;
+use snapshot_file::assert_snapshot;
+use support::{TestServer, SECRET_TOKEN};
+
+const BIN: &str = env!("CARGO_BIN_EXE_kubectl-karmada_policy");
+
+fn root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+fn text(b: &[u8]) -> String {
+    String::from_utf8_lossy(b).into_owned()
+}
+
+/// `testdata/plan/LAYOUT/base` committed on `main`, then `head` committed on `change` (checked
+/// out); `None` with the reason printed when git cannot run.
+fn two_commits(test: &str, layout: &str) -> Option<tempfile::TempDir> {
+    if Command::new("git").arg("--version").output().is_err() {
+        println!("SKIPPED: {test}: git is not on PATH");
+        return None;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let repo = dir.path();
+    let tree = root().join("testdata/plan").join(layout);
+    kustomize::copy_dir(&tree.join("base"), repo);
+    kustomize::git(repo, &["init", "-q", "-b", "main"]);
+    kustomize::git(repo, &["add", "-A"]);
+    kustomize::git(repo, &["commit", "-qm", "base"]);
+    kustomize::git(repo, &["checkout", "-qb", "change"]);
+    for e in std::fs::read_dir(repo).unwrap() {
+        let p = e.unwrap().path();
+        if p.file_name().is_some_and(|n| n != ".git") {
+            if p.is_dir() {
+                std::fs::remove_dir_all(&p).unwrap();
+            } else {
+                std::fs::remove_file(&p).unwrap();
+            }
+        }
+    }
+    kustomize::copy_dir(&tree.join("head"), repo);
+    kustomize::git(repo, &["add", "-A"]);
+    kustomize::git(repo, &["commit", "-qm", "head"]);
+    Some(dir)
+}
+
+fn plan_in(dir: &Path, args: &[&str]) -> Output {
+    Command::new(BIN)
+        .arg("plan")
+        .args(args)
+        .current_dir(dir)
+        .env("NO_COLOR", "1")
+        .env_remove("KUBECONFIG")
+        .output()
+        .expect("run the binary")
+}
+
+/// `plan --base main` in every format, snapshotted as `plan-NAME.{txt,json,md}`; the JSON.
+fn snapshot_formats(dir: &Path, name: &str) -> J {
+    let mut json = J::Null;
+    for (format, ext) in [("text", "txt"), ("json", "json"), ("markdown", "md")] {
+        let o = plan_in(dir, &["--base", "main", "-o", format]);
+        assert_eq!(o.status.code(), Some(1), "{format}: {}", text(&o.stderr));
+        let out = text(&o.stdout);
+        assert_snapshot(&format!("plan-{name}.{ext}"), &out);
+        if format == "json" {
+            json = serde_json::from_str(&out).unwrap();
+        }
+    }
+    json
+}
+
+fn change<'a>(env: &'a J, name: &str) -> &'a J {
+    env["changes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["template"]["name"] == name)
+        .unwrap_or_else(|| panic!("no change of {name}: {env:#}"))
+}
+
+fn cluster<'a>(c: &'a J, name: &str) -> &'a J {
+    c["clusters"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|x| x["cluster"] == name)
+        .unwrap_or_else(|| panic!("no cluster {name}: {c:#}"))
+}
+
+fn hazards(env: &J) -> Vec<&str> {
+    env["hazards"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|h| h["hazard"].as_str().unwrap())
+        .collect()
+}
+
+#[test]
+fn plain_manifests_every_change_of_the_issue() {
+    let Some(dir) = two_commits("plain_manifests_every_change_of_the_issue", "plain") else {
+        return;
+    };
+    let v = snapshot_formats(dir.path(), "plain");
+    let env = &v["environments"][0];
+    assert_eq!(env["name"], "manifests");
+    // A takeover by preemption: member1 loses it, member2 gains it.
+    let web = change(env, "web");
+    assert_eq!(web["owner"]["change"], "preempted");
+    assert_eq!(web["owner"]["after"]["name"], "web-takeover");
+    assert_eq!(cluster(web, "member1")["after"]["receives"], false);
+    assert_eq!(cluster(web, "member2")["after"]["receives"], true);
+    // A blocked takeover: equal priority.
+    let api = change(env, "api");
+    assert_eq!(api["owner"]["change"], "unchanged");
+    assert_eq!(api["blockedBy"][0]["reason"], "equal-priority");
+    // Deletions with and without preserveResourcesOnDeletion.
+    assert_eq!(change(env, "legacy")["preserveResourcesOnDeletion"], false);
+    assert_eq!(change(env, "archive")["preserveResourcesOnDeletion"], true);
+    // PP+OP removal: the binding stays, replicas 0 stops applying.
+    let batch = change(env, "batch");
+    assert_eq!(batch["orphaned"], true);
+    let m = &cluster(batch, "member1")["manifest"][0];
+    assert_eq!(
+        (&m["path"], &m["before"], &m["after"]),
+        (&J::from("/spec/replicas"), &J::from(0), &J::from(3))
+    );
+    // An override change: member2's manifest only.
+    let cache = change(env, "cache");
+    assert_eq!(cache["clusters"].as_array().unwrap().len(), 1);
+    assert_eq!(cluster(cache, "member2")["manifest"][0]["after"], 4);
+    // A placement change from member1 to member2.
+    let front = change(env, "front");
+    assert_eq!(cluster(front, "member1")["before"]["receives"], true);
+    assert_eq!(cluster(front, "member2")["after"]["receives"], true);
+    assert_eq!(
+        hazards(env),
+        [
+            "policy-removed-holding-templates",
+            "policy-removed-holding-templates",
+            "policy-removed-holding-templates",
+            "policy-and-override-removed",
+            "template-left-without-policy"
+        ]
+    );
+}
+
+#[test]
+fn kustomize_overlays_a_shared_base_reaches_both_environments() {
+    let test = "kustomize_overlays_a_shared_base_reaches_both_environments";
+    if !kustomize::kustomize_available(test) {
+        return;
+    }
+    let Some(dir) = two_commits(test, "kustomize") else {
+        return;
+    };
+    let v = snapshot_formats(dir.path(), "kustomize");
+    let names: Vec<&str> = v["environments"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| e["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        names,
+        ["apps/web/overlays/prod", "apps/web/overlays/staging"]
+    );
+    for env in v["environments"].as_array().unwrap() {
+        assert_eq!(hazards(env), ["change-reaches-several-environments"]);
+        assert_eq!(
+            cluster(change(env, "web"), "member2")["after"]["receives"],
+            true
+        );
+    }
+    // prod's own override: the image member2 receives there.
+    let prod = &v["environments"][0];
+    let image = &cluster(change(prod, "web"), "member2")["manifest"][0];
+    assert_eq!(image["after"], "nginx:1.29");
+}
+
+#[test]
+fn flux_layout_a_shared_base_reaches_both_clusters() {
+    let test = "flux_layout_a_shared_base_reaches_both_clusters";
+    if !kustomize::kustomize_available(test) {
+        return;
+    }
+    let Some(dir) = two_commits(test, "flux") else {
+        return;
+    };
+    let v = snapshot_formats(dir.path(), "flux");
+    // Each cluster's own substitution: eu moves member1 -> member2, us member3 -> member4.
+    for (i, (from, to)) in [("member1", "member2"), ("member3", "member4")]
+        .iter()
+        .enumerate()
+    {
+        let env = &v["environments"][i];
+        let c = change(env, "checkout");
+        assert_eq!(cluster(c, from)["after"]["receives"], false, "{env:#}");
+        assert_eq!(cluster(c, to)["after"]["receives"], true, "{env:#}");
+        assert_eq!(hazards(env), ["change-reaches-several-environments"]);
+    }
+}
+
+#[test]
+fn exit_codes_as_kubectl_diff_and_fail_on_hazard() {
+    let Some(dir) = two_commits("exit_codes_as_kubectl_diff_and_fail_on_hazard", "plain") else {
+        return;
+    };
+    let d = dir.path();
+    // HEAD against itself: no change, 0.
+    let o = plan_in(d, &["--base", "HEAD"]);
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
+    assert!(
+        text(&o.stdout).contains("manifests  no change"),
+        "{}",
+        text(&o.stdout)
+    );
+    let o = plan_in(d, &["--base", "main", "--fail-on-hazard", "-o", "json"]);
+    assert_eq!(o.status.code(), Some(6), "{}", text(&o.stderr));
+    // Only the placement change: changes, no hazard.
+    let o = plan_in(d, &["--base", "main", "--fail-on-hazard", "move.yaml"]);
+    assert_eq!(o.status.code(), Some(1), "{}", text(&o.stderr));
+    for (args, want) in [
+        (&["--base", "no-such-revision"][..], "no-such-revision"),
+        (&[][..], "nothing to plan"),
+        (&["--rev", "main"][..], "--base"),
+        (&["--base", "main", "--delete", "pp/x"][..], "--delete"),
+    ] {
+        let o = plan_in(d, args);
+        assert_eq!(o.status.code(), Some(2), "{args:?}");
+        assert!(
+            text(&o.stderr).contains(want),
+            "{args:?}: {}",
+            text(&o.stderr)
+        );
+    }
+}
+
+/// The comment of a change touching 5,000 templates stays under GitHub's limit, says that it
+/// cut the details, and still lists every environment and hazard.
+#[test]
+fn markdown_stays_under_githubs_limit_for_5000_templates() {
+    if Command::new("git").arg("--version").output().is_err() {
+        println!("SKIPPED: markdown_stays_under_githubs_limit_for_5000_templates: no git");
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let mut templates = String::new();
+    for i in 0..5000 {
+        templates.push_str(&format!(
+            "---\napiVersion: apps/v1\nkind: Deployment\nmetadata: {{name: app-{i:04}, namespace: bulk}}\nspec: {{replicas: 1}}\n"
+        ));
+    }
+    std::fs::write(d.join("templates.yaml"), templates).unwrap();
+    let policy = |cluster: &str| {
+        format!("apiVersion: policy.karmada.io/v1alpha1\nkind: PropagationPolicy\nmetadata: {{name: bulk, namespace: bulk}}\nspec:\n  resourceSelectors: [{{apiVersion: apps/v1, kind: Deployment}}]\n  placement: {{clusterAffinity: {{clusterNames: [{cluster}]}}}}\n")
+    };
+    std::fs::write(d.join("policy.yaml"), policy("member1")).unwrap();
+    kustomize::git(d, &["init", "-q", "-b", "main"]);
+    kustomize::git(d, &["add", "-A"]);
+    kustomize::git(d, &["commit", "-qm", "base"]);
+    std::fs::write(d.join("policy.yaml"), policy("member2")).unwrap();
+    let o = plan_in(d, &["--base", "main", "-o", "markdown"]);
+    assert_eq!(o.status.code(), Some(1), "{}", text(&o.stderr));
+    let md = text(&o.stdout);
+    assert!(
+        md.chars().count() <= 65_536,
+        "{} characters",
+        md.chars().count()
+    );
+    assert!(md.starts_with("<!-- kubectl-karmada-policy:plan -->\n"));
+    assert!(md.contains("| `manifests` | 1 changed | 5000 delivered differently | member1 -5000, member2 +5000 | — |"), "{}", &md[..600]);
+    assert!(
+        md.contains("> **Details cut** to stay under GitHub's comment limit"),
+        "no note of the cut"
+    );
+    assert_eq!(
+        md.matches("<details>").count(),
+        md.matches("</details>").count()
+    );
+    let o = plan_in(d, &["--base", "main", "-o", "json"]);
+    let v: J = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(
+        v["environments"][0]["changes"].as_array().unwrap().len(),
+        5000
+    );
+}
+
+// ---- live ----
+
+fn run_live(s: &TestServer, args: &[&str]) -> Output {
+    let dir = tempfile::tempdir().unwrap();
+    let kc = s.kubeconfig(dir.path());
+    let o = Command::new(BIN)
+        .arg("plan")
+        .args(args)
+        .arg("--kubeconfig")
+        .arg(&kc)
+        .current_dir(root())
+        .env("NO_COLOR", "1")
+        .env_remove("KUBECONFIG")
+        .output()
+        .expect("run the binary");
+    assert!(
+        !text(&o.stdout).contains(SECRET_TOKEN) && !text(&o.stderr).contains(SECRET_TOKEN),
+        "credentials printed"
+    );
+    o
+}
+
+fn seeded() -> TestServer {
+    TestServer::seeded_from(&root().join("testdata/plan/live/control-plane.yaml"))
+}
+
+/// `plan -f` reads the bindings (where each template is now) and the Clusters' status (member3
+/// is NotReady and tainted: the new placement cannot use it), and writes nothing.
+#[test]
+fn live_plan_reads_bindings_and_cluster_status() {
+    let s = seeded();
+    let o = run_live(&s, &["-f", "testdata/plan/live/placement.yaml"]);
+    assert_eq!(o.status.code(), Some(1), "{}", text(&o.stderr));
+    assert_snapshot("plan-live.txt", &text(&o.stdout));
+    let o = run_live(
+        &s,
+        &["-f", "testdata/plan/live/placement.yaml", "-o", "json"],
+    );
+    let v: J = serde_json::from_slice(&o.stdout).unwrap();
+    let env = &v["environments"][0];
+    assert_eq!(env["name"], "live");
+    let web = change(env, "web");
+    assert_eq!(
+        cluster(web, "member1")["before"]["receives"],
+        true,
+        "from the binding"
+    );
+    assert_eq!(cluster(web, "member1")["after"]["receives"], false);
+    assert!(
+        !web["clusters"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|c| c["cluster"] == "member3"),
+        "member3 is tainted not-ready: {web:#}"
+    );
+    assert_eq!(web["excluded"][0]["cluster"], "member3");
+    assert!(web["excluded"][0]["reason"]
+        .as_str()
+        .unwrap()
+        .contains("untolerated taint {cluster.karmada.io/not-ready:NoSchedule}"));
+    assert!(s.requests().iter().all(|r| r.starts_with("GET ")));
+    assert_eq!(s.writes(), 0);
+}
+
+/// `--delete` of a policy and the override that scales its Deployment to 0 (karmada#3873).
+#[test]
+fn live_plan_of_deleting_a_policy_and_its_override() {
+    let s = seeded();
+    let o = run_live(
+        &s,
+        &[
+            "--delete",
+            "pp/shop/web",
+            "--delete",
+            "op/shop/api-paused",
+            "-o",
+            "json",
+        ],
+    );
+    assert_eq!(o.status.code(), Some(1), "{}", text(&o.stderr));
+    let out = text(&o.stdout);
+    assert_snapshot("plan-live-delete.json", &out);
+    let v: J = serde_json::from_str(&out).unwrap();
+    let env = &v["environments"][0];
+    assert!(
+        hazards(env).contains(&"policy-and-override-removed"),
+        "{env:#}"
+    );
+    let api = change(env, "api");
+    assert_eq!(api["orphaned"], true);
+    for c in ["member1", "member2"] {
+        let m = &cluster(api, c)["manifest"][0];
+        assert_eq!(
+            (&m["before"], &m["after"]),
+            (&J::from(0), &J::from(3)),
+            "{c}"
+        );
+    }
+    // Not found, as everywhere (docs/exit-codes.md).
+    let o = run_live(&s, &["--delete", "pp/shop/nope"]);
+    assert_eq!(o.status.code(), Some(4));
+    assert!(
+        text(&o.stderr).contains("--delete pp/shop/nope: no such object"),
+        "{}",
+        text(&o.stderr)
+    );
+}
+
+// ---- the GitHub Action ----
+
+fn on_path(tool: &str) -> bool {
+    Command::new(tool)
+        .arg("--version")
+        .output()
+        .is_ok_and(|o| o.status.success())
+}
+
+/// The Action's `Plan` step (action.yml), its script and its condition.
+fn action_plan_step() -> (String, String) {
+    let text = std::fs::read_to_string(root().join("action.yml")).unwrap();
+    let loaded =
+        karmada_policy::source::load(karmada_policy::source::Source::new("action.yml", text));
+    assert!(loaded.problems.is_empty(), "{:?}", loaded.problems);
+    let action = loaded.documents[0].root.to_json();
+    let step = action["runs"]["steps"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|s| s["id"] == "plan")
+        .expect("a step with id plan")
+        .clone();
+    (
+        step["run"].as_str().unwrap().to_string(),
+        step["if"].as_str().unwrap().to_string(),
+    )
+}
+
+/// A stand-in for `gh api`: answers the comment listing from `$GH_COMMENTS` through the real
+/// jq with the step's own filter, records every call in `$GH_LOG` and each posted body in
+/// `$GH_BODY`.
+const FAKE_GH: &str = r#"#!/bin/sh
+echo "$*" >> "$GH_LOG"
+if [ "$2" = "--paginate" ]; then
+  exec jq -r "$5" "$GH_COMMENTS"
+fi
+cp "${6#body=@}" "$GH_BODY"
+"#;
+
+/// The Action's plan step, run as the runner runs it (bash, the environment it sets) with the
+/// real binary on PATH and a stand-in `gh`: the first run posts one comment, the next finds it
+/// by the hidden marker and updates it (ignoring other comments), and `plan-fail-on-hazard`
+/// fails the step after updating it.
+#[cfg(unix)]
+#[test]
+fn action_posts_then_updates_one_plan_comment() {
+    let test = "action_posts_then_updates_one_plan_comment";
+    for tool in ["bash", "jq"] {
+        if !on_path(tool) {
+            println!("SKIPPED: {test}: {tool} is not on PATH");
+            return;
+        }
+    }
+    let Some(repo) = two_commits(test, "plain") else {
+        return;
+    };
+    let (script, condition) = action_plan_step();
+    assert!(
+        condition.contains("inputs.plan == 'true'")
+            && condition.contains("github.event_name == 'pull_request'"),
+        "{condition}"
+    );
+    let tmp = tempfile::tempdir().unwrap();
+    let t = tmp.path();
+    let tools = t.join("bin");
+    std::fs::create_dir(&tools).unwrap();
+    std::os::unix::fs::symlink(BIN, tools.join("kubectl-karmada_policy")).unwrap();
+    std::fs::write(tools.join("gh"), FAKE_GH).unwrap();
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(tools.join("gh"), std::fs::Permissions::from_mode(0o755)).unwrap();
+    let path = format!(
+        "{}:{}",
+        tools.display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
+    let run = |comments: &J, fail_on_hazard: &str| {
+        std::fs::write(t.join("comments.json"), comments.to_string()).unwrap();
+        let _ = std::fs::remove_file(t.join("log"));
+        let o = Command::new("bash")
+            // As the runner runs `shell: bash`.
+            .args(["--noprofile", "--norc", "-eo", "pipefail", "-c", &script])
+            .current_dir(repo.path())
+            .env("PATH", &path)
+            .env("NO_COLOR", "1")
+            .env_remove("KUBECONFIG")
+            .env("GH_TOKEN", "token")
+            .env("GH_LOG", t.join("log"))
+            .env("GH_COMMENTS", t.join("comments.json"))
+            .env("GH_BODY", t.join("posted.md"))
+            .env("GITHUB_REPOSITORY", "acme/fleet")
+            .env("GITHUB_OUTPUT", t.join("outputs"))
+            .env("PATHS", "")
+            .env("BASE", "main")
+            .env("PR_NUMBER", "7")
+            .env("CONFIG", "")
+            .env("KARMADA_VERSION", "")
+            .env("FAIL_ON_HAZARD", fail_on_hazard)
+            .env("PLAN_FILE", t.join("plan.md"))
+            .output()
+            .unwrap();
+        let log = std::fs::read_to_string(t.join("log")).unwrap_or_default();
+        (o, log)
+    };
+    let unrelated = serde_json::json!({"id": 5, "body": "LGTM"});
+    let (o, log) = run(&J::Array(vec![unrelated.clone()]), "false");
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    assert!(
+        log.contains("api --method POST repos/acme/fleet/issues/7/comments -F body=@"),
+        "{log}"
+    );
+    let posted = std::fs::read_to_string(t.join("posted.md")).unwrap();
+    assert!(posted.starts_with(karmada_policy::output::plan_markdown::MARKER));
+    assert_eq!(
+        posted,
+        std::fs::read_to_string(root().join("tests/snapshots/plan-plain.md")).unwrap()
+    );
+    assert!(std::fs::read_to_string(t.join("outputs"))
+        .unwrap()
+        .contains("exit-code=1"));
+    // The next push: the comment is found by its marker and updated, no second one.
+    let ours = serde_json::json!({"id": 42, "body": posted});
+    let (o, log) = run(&J::Array(vec![unrelated.clone(), ours.clone()]), "false");
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    assert!(
+        log.contains("api --method PATCH repos/acme/fleet/issues/comments/42"),
+        "{log}"
+    );
+    assert!(!log.contains("POST"), "{log}");
+    // A hazard fails the step, after the comment is updated.
+    let (o, log) = run(&J::Array(vec![unrelated, ours]), "true");
+    assert_eq!(o.status.code(), Some(6), "{}", text(&o.stderr));
+    assert!(log.contains("--method PATCH"), "{log}");
+}
+
+/// Manifests that set no namespace (as karmada's samples/nginx): the template is created in
+/// `default`, so an OverridePolicy added there changes what member1 receives.
+#[test]
+fn an_override_added_for_a_template_without_a_namespace() {
+    let test = "an_override_added_for_a_template_without_a_namespace";
+    if !on_path("git") {
+        println!("SKIPPED: {test}: git is not on PATH");
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    std::fs::write(
+        d.join("app.yaml"),
+        "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: nginx}\nspec: {replicas: 2}\n---\napiVersion: policy.karmada.io/v1alpha1\nkind: PropagationPolicy\nmetadata: {name: nginx}\nspec:\n  resourceSelectors: [{apiVersion: apps/v1, kind: Deployment, name: nginx}]\n  placement: {clusterAffinity: {clusterNames: [member1, member2]}}\n",
+    )
+    .unwrap();
+    kustomize::git(d, &["init", "-q", "-b", "main"]);
+    kustomize::git(d, &["add", "-A"]);
+    kustomize::git(d, &["commit", "-qm", "base"]);
+    std::fs::write(
+        d.join("override.yaml"),
+        "apiVersion: policy.karmada.io/v1alpha1\nkind: OverridePolicy\nmetadata: {name: nginx-op}\nspec:\n  resourceSelectors: [{apiVersion: apps/v1, kind: Deployment, name: nginx}]\n  overrideRules:\n    - targetCluster: {clusterNames: [member1]}\n      overriders:\n        annotationsOverrider: [{operator: add, value: {env: stage}}]\n",
+    )
+    .unwrap();
+    let o = plan_in(d, &["--base", "main", "-o", "json"]);
+    assert_eq!(o.status.code(), Some(1), "{}", text(&o.stderr));
+    let v: J = serde_json::from_slice(&o.stdout).unwrap();
+    let nginx = change(&v["environments"][0], "nginx");
+    assert_eq!(nginx["template"]["namespace"], "default");
+    assert_eq!(nginx["clusters"].as_array().unwrap().len(), 1, "{nginx:#}");
+    let m = &cluster(nginx, "member1")["manifest"][0];
+    assert_eq!(m["path"], "/metadata/annotations");
+    assert_eq!(m["after"], serde_json::json!({"env": "stage"}));
+}
+
+/// The before side schedules the base's manifest: karmada's samples/nginx at f28cce638 scales
+/// the Deployment 1 → 2 and divides it 1:1 over member1 and member2; member1 keeps 1 replica,
+/// member2 gains 1.
+#[test]
+fn the_before_side_schedules_the_base_manifest() {
+    let test = "the_before_side_schedules_the_base_manifest";
+    if !on_path("git") {
+        println!("SKIPPED: {test}: git is not on PATH");
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let write = |replicas: u32, placement: &str| {
+        std::fs::write(
+            d.join("app.yaml"),
+            format!("apiVersion: apps/v1\nkind: Deployment\nmetadata: {{name: nginx}}\nspec: {{replicas: {replicas}}}\n---\napiVersion: policy.karmada.io/v1alpha1\nkind: PropagationPolicy\nmetadata: {{name: nginx}}\nspec:\n  resourceSelectors: [{{apiVersion: apps/v1, kind: Deployment, name: nginx}}]\n  placement:\n{placement}"),
+        )
+        .unwrap();
+    };
+    write(1, "    clusterAffinity: {clusterNames: [member1]}\n");
+    kustomize::git(d, &["init", "-q", "-b", "main"]);
+    kustomize::git(d, &["add", "-A"]);
+    kustomize::git(d, &["commit", "-qm", "base"]);
+    write(2, "    clusterAffinity: {clusterNames: [member1, member2]}\n    replicaScheduling:\n      replicaSchedulingType: Divided\n      replicaDivisionPreference: Weighted\n      weightPreference:\n        staticWeightList:\n          - {targetCluster: {clusterNames: [member1]}, weight: 1}\n          - {targetCluster: {clusterNames: [member2]}, weight: 1}\n");
+    let o = plan_in(d, &["--base", "main", "-o", "json"]);
+    assert_eq!(o.status.code(), Some(1), "{}", text(&o.stderr));
+    let v: J = serde_json::from_slice(&o.stdout).unwrap();
+    let nginx = change(&v["environments"][0], "nginx");
+    let clusters: Vec<&J> = nginx["clusters"].as_array().unwrap().iter().collect();
+    assert_eq!(clusters.len(), 1, "member1 keeps 1 replica: {nginx:#}");
+    let m2 = cluster(nginx, "member2");
+    assert_eq!(
+        (
+            m2["before"]["receives"].clone(),
+            m2["after"]["replicas"].clone()
+        ),
+        (J::from(false), J::from(1))
+    );
+}
