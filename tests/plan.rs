@@ -624,3 +624,82 @@ fn the_before_side_schedules_the_base_manifest() {
         (J::from(false), J::from(1))
     );
 }
+
+/// Each environment is planned with the gates its own repository installs: the bootstrap
+/// repository's mgmt-us Karmada turns `PropagationPolicyPreemption` on
+/// (`infrastructure/mgmt-us/failover-off.yaml`), mgmt-eu leaves it off, and the same takeover
+/// added in both regions preempts in mgmt-us and is blocked in mgmt-eu, as `lint --base` says.
+#[test]
+fn each_environment_is_planned_with_its_own_gates() {
+    let test = "each_environment_is_planned_with_its_own_gates";
+    if !kustomize::kustomize_available(test) {
+        return;
+    }
+    let Some(dir) = kustomize::committed_copy(test, "testdata/flux-bootstrap-repo", "change")
+    else {
+        return;
+    };
+    let repo = dir.path();
+    let gates = repo.join("infrastructure/mgmt-us/failover-off.yaml");
+    let release = std::fs::read_to_string(&gates).unwrap().replace(
+        "        Failover: false",
+        "        PropagationPolicyPreemption: true\n        Failover: false",
+    );
+    std::fs::write(&gates, release).unwrap();
+    let takeover = |template: &str, cluster: &str| {
+        format!(
+            "---\napiVersion: policy.karmada.io/v1alpha1\nkind: PropagationPolicy\nmetadata:\n  \
+             name: takeover\n  namespace: shop\nspec:\n  priority: 10\n  preemption: Always\n  \
+             resourceSelectors:\n    - apiVersion: apps/v1\n      kind: Deployment\n      \
+             name: {template}\n  placement:\n    clusterAffinity:\n      clusterNames: [{cluster}]\n"
+        )
+    };
+    for (file, template, cluster) in [
+        ("apps/base/policy.yaml", "api", "member-us-1"),
+        ("apps/eu/policy.yaml", "web", "member-eu-1"),
+    ] {
+        let path = repo.join(file);
+        let policies = std::fs::read_to_string(&path).unwrap() + &takeover(template, cluster);
+        std::fs::write(&path, policies).unwrap();
+    }
+    kustomize::git(repo, &["commit", "-qam", "take over"]);
+    let o = plan_in(repo, &["--base", "main", "-o", "json"]);
+    assert_eq!(o.status.code(), Some(1), "{}", text(&o.stderr));
+    let v: J = serde_json::from_slice(&o.stdout).unwrap();
+    let env = |name: &str| {
+        v["environments"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|e| e["name"] == name)
+            .unwrap_or_else(|| panic!("no environment {name}: {v:#}"))
+    };
+    let us = change(env("mgmt-us/karmada-kubeconfig"), "api");
+    assert_eq!(us["owner"]["change"], "preempted", "{us:#}");
+    assert_eq!(us["owner"]["after"]["name"], "takeover", "{us:#}");
+    let eu = change(env("mgmt-eu/karmada-kubeconfig"), "web");
+    assert_eq!(eu["owner"]["change"], "unchanged", "{eu:#}");
+    assert_eq!(
+        eu["blockedBy"][0]["reason"], "feature-gate-disabled",
+        "{eu:#}"
+    );
+    // lint --base of the same change agrees, environment by environment.
+    let lint = Command::new(BIN)
+        .args(["lint", "--base", "main"])
+        .current_dir(repo)
+        .env("NO_COLOR", "1")
+        .env_remove("KUBECONFIG")
+        .output()
+        .unwrap();
+    let out = text(&lint.stdout);
+    assert!(
+        out.contains(
+            "deployment/shop/api: pp/shop/api -> pp/shop/takeover (preempted) (in: mgmt-us/karmada-kubeconfig)"
+        ),
+        "{out}"
+    );
+    assert!(
+        !out.contains("deployment/shop/web: pp/shop/web -> "),
+        "{out}"
+    );
+}
