@@ -23,7 +23,7 @@ use crate::lint::gitops::LintedEnvironment;
 use crate::lint::LintOptions;
 use crate::model::inputs::read_inputs;
 use crate::model::{group_of, kinds, Inventory, Object, POLICY_GROUP};
-use crate::source::git::{GitRepo, Listed, Place, ReadFile, Side};
+use crate::source::git::{GitRepo, Listed, ReadFile, Side};
 use crate::source::live::{self, karmada, Discovered, ResourceType};
 use crate::source::session::{all_ok, Session, SessionError};
 use crate::source::Document;
@@ -190,14 +190,7 @@ impl PlainSides {
         let head_list = rev.repo.list(&rev.head, &rev.specs, &ignore)?;
         let base_list = rev.repo.list(&Side::Commit(base), &rev.specs, &ignore)?;
         head_list.notes.iter().for_each(|n| note(n));
-        let base_ids: HashMap<&str, git2::Oid> = base_list
-            .files
-            .iter()
-            .filter_map(|f| match f.place {
-                Place::Blob(oid) => Some((f.name.as_str(), oid)),
-                Place::File(_) => None,
-            })
-            .collect();
+        let base_ids = base_list.blob_ids();
         let (mut shared, mut head, mut unchanged) = (Vec::new(), Vec::new(), HashSet::new());
         read_all(&rev.repo, &head_list.files, note, &mut |name, oid, docs| {
             if base_ids.get(name.as_str()) == Some(&oid) {
@@ -320,15 +313,7 @@ pub fn plan_live(
         .iter()
         .map(|d| delete_target(&session.discovered, d, &namespace))
         .collect::<Result<_, _>>()?;
-    let base = [
-        karmada::pp(),
-        karmada::cpp(),
-        karmada::op(),
-        karmada::cop(),
-        karmada::rb(),
-        karmada::crb(),
-        karmada::cluster(),
-    ];
+    let base = karmada::placement_state();
     let reads = session.list_all(base.iter().cloned())?;
     let all_policies = all_ok(&reads, &base[..2]);
     let karmada_objects = Inventory::from_documents(live::documents(&reads), "default");

@@ -91,15 +91,7 @@ pub fn live_state(
         Some(s) => s,
         None => connect()?,
     };
-    let base = [
-        karmada::pp(),
-        karmada::cpp(),
-        karmada::op(),
-        karmada::cop(),
-        karmada::rb(),
-        karmada::crb(),
-        karmada::cluster(),
-    ];
+    let base = karmada::placement_state();
     let (reads, template_reads) = s.read_policies_then(&base, &|docs, discovered| {
         let policies = Inventory::from_documents(docs, "default");
         touched_kinds(&policies, &changes.applied, &changes.changes, discovered)

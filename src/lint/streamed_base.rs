@@ -23,7 +23,7 @@ use crate::context::Config;
 use crate::engine::ownership::{self, Delta, Kept, OwnershipChange, Scope};
 use crate::engine::state::{AdmittedPolicy, Prepared};
 use crate::model::{Admission, Inventory, Object, ObjectRef, PolicyRef};
-use crate::source::git::{GitError, GitRepo, Listed, Place, ReadFile, Side};
+use crate::source::git::{GitError, GitRepo, Listed, ReadFile, Side};
 use crate::source::{Document, Source};
 use crate::util::profile::Clock;
 
@@ -60,14 +60,7 @@ pub fn lint_base(
     let head_list = req.repo.list(req.head, req.specs, &ignore)?;
     let base_list = req.repo.list(&Side::Commit(req.base), req.specs, &ignore)?;
     head_list.notes.iter().for_each(|n| note(n));
-    let base_ids: HashMap<&str, Oid> = base_list
-        .files
-        .iter()
-        .filter_map(|f| match f.place {
-            Place::Blob(oid) => Some((f.name.as_str(), oid)),
-            Place::File(_) => None,
-        })
-        .collect();
+    let base_ids = base_list.blob_ids();
     let options = super::analysis::options(req.opts);
     let reader = req.repo.blob_reader();
     // Head: every file through the pipeline. Of the files the base holds unchanged, what the

@@ -605,6 +605,17 @@ impl Node {
         }
     }
 
+    /// A mapping's entries whose key and value are scalars, as strings (`postBuild.substitute`,
+    /// a ConfigMap's `data`); other entries and a non-mapping give nothing.
+    pub fn scalar_pairs(&self) -> impl Iterator<Item = (String, String)> + '_ {
+        self.as_map().unwrap_or(&[]).iter().filter_map(|e| {
+            Some((
+                e.key.as_str()?.to_string(),
+                e.value.scalar_text()?.into_owned(),
+            ))
+        })
+    }
+
     pub fn as_map(&self) -> Option<&[Entry]> {
         match &self.value {
             Value::Map(m) => Some(m),

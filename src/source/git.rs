@@ -136,6 +136,20 @@ pub struct Listing {
     pub notes: Vec<String>,
 }
 
+impl Listing {
+    /// The blob of each file a commit holds, by path: a file whose blob is the same on two
+    /// sides is read once. Files of the working tree have none yet.
+    pub fn blob_ids(&self) -> std::collections::HashMap<&str, Oid> {
+        self.files
+            .iter()
+            .filter_map(|f| match f.place {
+                Place::Blob(oid) => Some((f.name.as_str(), oid)),
+                Place::File(_) => None,
+            })
+            .collect()
+    }
+}
+
 /// One listed file, read: parsed with its blob id (hashed, for a file on disk), or skipped.
 pub enum ReadFile {
     Loaded(Loaded, Oid),

@@ -44,6 +44,13 @@ pub mod karmada {
     pub fn cluster() -> ResourceType {
         ResourceType::karmada(&kinds::CLUSTER)
     }
+
+    /// What decides where templates go and what each cluster receives: the policies (claims
+    /// first: PropagationPolicy, ClusterPropagationPolicy), the overrides, the bindings (where
+    /// each template is now) and the Clusters.
+    pub fn placement_state() -> [ResourceType; 7] {
+        [pp(), cpp(), op(), cop(), rb(), crb(), cluster()]
+    }
 }
 
 /// Why the live source could not read what it needs.

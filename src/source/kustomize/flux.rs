@@ -93,16 +93,8 @@ pub fn kustomization_of(root: &Node, file: &Path) -> Option<FluxKustomization> {
     let post = spec.and_then(|s| s.get("postBuild"));
     let substitute = post
         .and_then(|p| p.get("substitute"))
-        .and_then(Node::as_map)
-        .unwrap_or(&[])
-        .iter()
-        .filter_map(|e| {
-            Some((
-                e.key.as_str()?.to_string(),
-                e.value.scalar_text()?.into_owned(),
-            ))
-        })
-        .collect();
+        .map(|n| n.scalar_pairs().collect())
+        .unwrap_or_default();
     let substitute_from = post
         .and_then(|p| p.get("substituteFrom"))
         .and_then(Node::as_seq)

@@ -107,18 +107,22 @@ struct Planner<'a> {
 }
 
 impl Planner<'_> {
-    /// Every Flux Kustomization, Flux source and Argo CD Application in the inputs, wherever
-    /// they are (a kustomization's resources included).
-    fn controller_objects(&mut self) -> Found {
-        let mut found = Found::default();
-        let dirs: Vec<PathBuf> = self
-            .inputs
+    /// Every directory above an input, once, in order: where kustomizations may stand.
+    fn input_dirs(&self) -> Vec<PathBuf> {
+        self.inputs
             .iter()
             .flat_map(|f| f.ancestors().skip(1))
             .map(normalize)
             .collect::<BTreeSet<_>>()
             .into_iter()
-            .collect();
+            .collect()
+    }
+
+    /// Every Flux Kustomization, Flux source and Argo CD Application in the inputs, wherever
+    /// they are (a kustomization's resources included).
+    fn controller_objects(&mut self) -> Found {
+        let mut found = Found::default();
+        let dirs = self.input_dirs();
         for f in self.inputs {
             let Ok((_, bytes)) = files::read_bytes(f) else {
                 continue;
@@ -664,14 +668,7 @@ impl Planner<'_> {
     /// The Applications in the output of units applied to Argo CD's own cluster.
     fn scan_apps(&mut self, units: &[Unit]) -> Vec<ArgoApp> {
         self.renders.prepare(units);
-        let dirs: Vec<PathBuf> = self
-            .inputs
-            .iter()
-            .flat_map(|f| f.ancestors().skip(1))
-            .map(normalize)
-            .collect::<BTreeSet<_>>()
-            .into_iter()
-            .collect();
+        let dirs = self.input_dirs();
         let mut apps = Vec::new();
         for u in units {
             if self.renders.text_test(u, &|t| t.contains(argo::API_GROUP)) != Some(true) {
@@ -914,16 +911,8 @@ fn data_of(root: &Node, secret: bool) -> BTreeMap<String, String> {
     let mut out = BTreeMap::new();
     let pairs = |key: &str| {
         root.get(key)
-            .and_then(Node::as_map)
-            .unwrap_or(&[])
-            .iter()
-            .filter_map(|e| {
-                Some((
-                    e.key.as_str()?.to_string(),
-                    e.value.scalar_text()?.into_owned(),
-                ))
-            })
-            .collect::<Vec<_>>()
+            .map(|n| n.scalar_pairs().collect::<Vec<_>>())
+            .unwrap_or_default()
     };
     for (k, v) in pairs("data") {
         let v = if secret {
