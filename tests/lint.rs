@@ -38,6 +38,30 @@ fn a_broken_document_is_a_finding_with_position_and_exit_one() {
     assert_eq!(v["summary"]["documents"], 2);
 }
 
+/// A quoted value going on left of its mapping's indent is read as kubectl's go-yaml reads it
+/// (no syntax error), and the policy after it is checked: its folded cluster list is the one
+/// finding.
+#[test]
+fn a_quoted_value_left_of_its_indent_reads_as_kubectl_reads_it() {
+    let o = run(&[
+        "lint",
+        "-o",
+        "json",
+        "testdata/lint/quoted-config-left-of-its-indent.yaml",
+    ]);
+    assert_eq!(o.status.code(), Some(1));
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    let rules: Vec<&str> = v["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f["rule"].as_str().unwrap())
+        .collect();
+    assert_eq!(rules, ["invalid-cluster-name"], "{v:#}");
+    assert_eq!(v["findings"][0]["line"], 30);
+    assert_eq!(v["summary"]["documents"], 2);
+}
+
 #[test]
 fn unreadable_input_and_bad_flags_exit_two() {
     let o = run(&["lint", "testdata/lint/does-not-exist.yaml"]);

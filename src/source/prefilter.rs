@@ -10,11 +10,14 @@
 //! (or simply quoted) scalar value that resolves to a string and does not go on to the next
 //! line; `metadata.name` likewise, in a block mapping or a simple one-line flow mapping; no tab
 //! indentation, complex key, merge key, directive or templating; no `List` kind. Deeper lines
-//! need no reading: the parser rejects a quoted scalar, flow collection or block scalar that
-//! goes on at or left of the indent of the mapping holding it, so in a document that loads, a
-//! column-0 line is a top-level key and a line at the indent of `metadata`'s keys is one of
-//! them. A file with a lone CR (a line break the line scanner would not see), a BOM past its
-//! start or content on a marker line (`--- |`) is kept whole.
+//! need no reading: the parser rejects a flow collection or block scalar that goes on at or
+//! left of the indent of the mapping holding it, so in a document that loads, a column-0 line
+//! is a top-level key and a line at the indent of `metadata`'s keys is one of them. A quoted
+//! scalar may go on there (go-yaml takes it, and so does the loader): a line of it shaped like
+//! a second `kind` or `apiVersion` makes the document unknown; one shaped like the only `kind`
+//! or `metadata.name` of an object without one is read as such, which loses nothing but that
+//! broken object's load problem. A file with a lone CR (a line break the line scanner would
+//! not see), a BOM past its start or content on a marker line (`--- |`) is kept whole.
 //!
 //! What is lost with a skipped document: the load problems of a document that would not load
 //! (a syntax error or duplicate key in some other template), and, for such a broken document
@@ -705,13 +708,11 @@ mod tests {
         let text = "apiVersion: v1\nkind: A\nmetadata:\n  annotations:\n    x: \"a\n     kind: B\"\n    y: |\n      name: c\n  name: n1\ndata:\n  z: [1,\n    2]\n  w: >\n\n    kind: C\n";
         assert_eq!(heads(text), vec![head("v1", "A", Some("n1"))]);
         assert_eq!(load(Source::new("t", text.to_string())).problems, vec![]);
-        // What the scanner relies on: the parser rejects such a value going on at or left of
-        // the indent of its mapping, so those lines are never inside a value of a document that
-        // loads.
+        // What the scanner relies on: the parser rejects a flow collection going on at or left
+        // of the indent of its mapping, so those lines are never inside a value of a document
+        // that loads.
         for bad in [
-            "apiVersion: v1\nkind: A\ndata:\n  x: \"a\nkind: B\"\n",
             "apiVersion: v1\nkind: A\ndata:\n  x: [a,\nkind: B]\n",
-            "apiVersion: v1\nkind: A\nmetadata:\n  labels:\n    x: 'a\n  name: b'\n",
             "apiVersion: v1\nkind: A\nmetadata:\n  labels:\n    x: {a: 1,\n   name: b}\n",
         ] {
             let l = load(Source::new("t", bad.to_string()));
@@ -722,6 +723,23 @@ mod tests {
                 "{bad}"
             );
         }
+    }
+
+    /// A quoted scalar may go on left of its mapping's indent, as go-yaml reads it (see
+    /// `yaml::indent_quoted_scalar`): a line of it that looks like a second `kind` makes the
+    /// document unknown, so it is kept; one that looks like the only `metadata.name` of an
+    /// object without a name is read as its name (such an object is refused by any API server,
+    /// and only its load problem would be lost with it).
+    #[test]
+    fn quoted_lines_left_of_their_indent() {
+        let twice = "apiVersion: v1\nkind: A\ndata:\n  x: \"a\nkind: B\"\n";
+        assert_eq!(heads(twice), vec![None]);
+        let l = load(Source::new("t", twice.to_string()));
+        assert_eq!(l.problems, vec![]);
+        assert_eq!(
+            l.documents[0].root.get("kind").and_then(|k| k.as_str()),
+            Some("A")
+        );
     }
 
     #[test]

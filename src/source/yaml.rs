@@ -466,6 +466,23 @@ fn parse_stream(text: &str, line_offset: u32) -> Result<ParseOutput, StreamError
     if let Some(problem) = disallowed_character(text, line_offset) {
         return Err(StreamError::Limit(problem));
     }
+    let mut adapted: Option<String> = None;
+    for _ in 0..MAX_QUOTED_SCALAR_FIXES {
+        let current = adapted.as_deref().unwrap_or(text);
+        match build(current, line_offset) {
+            Err(StreamError::Scan(e)) if e.info() == QUOTED_SCALAR_INDENTATION => {
+                match indent_quoted_scalar(current, e.marker()) {
+                    Some(fixed) => adapted = Some(fixed),
+                    None => return Err(StreamError::Scan(e)),
+                }
+            }
+            done => return done,
+        }
+    }
+    build(adapted.as_deref().unwrap_or(text), line_offset)
+}
+
+fn build(text: &str, line_offset: u32) -> Result<ParseOutput, StreamError> {
     let mut b = Builder {
         line_offset,
         stack: Vec::new(),
@@ -480,6 +497,88 @@ fn parse_stream(text: &str, line_offset: u32) -> Result<ParseOutput, StreamError
         b.event(event, span).map_err(StreamError::Limit)?;
     }
     Ok((b.roots, b.problems))
+}
+
+/// The parser's refusal of a quoted scalar whose continuation lines are indented less than the
+/// block it is in. go-yaml, which reads manifests for kubectl, Argo CD and Flux, has no such
+/// check (yaml.v2 and yaml.v3 `scannerc.go`, `yaml_parser_scan_flow_scalar`: only a document
+/// indicator at column 0 ends a quoted scalar early), nor has libyaml: the file is applied.
+const QUOTED_SCALAR_INDENTATION: &str = "invalid indentation in quoted scalar";
+
+/// How many such scalars one stream may hold before the refusal is reported: each one costs a
+/// parse of the stream.
+const MAX_QUOTED_SCALAR_FIXES: usize = 64;
+
+/// `text` with the continuation lines of the quoted scalar opening at `at` indented to its
+/// opening quote's column, so that the parser takes what go-yaml takes. The scalar's value is
+/// the same: leading white space of a quoted scalar's continuation line is folded away (YAML
+/// 1.2 §7.3, `s-flow-line-prefix`). Lines keep their numbers; only what follows the closing
+/// quote on its line moves right. `None` when the scalar does not close, or a continuation
+/// line starts with a document marker (go-yaml refuses that too).
+fn indent_quoted_scalar(text: &str, at: &saphyr_parser::Marker) -> Option<String> {
+    let line_start = line_offset_of(text, at.line())?;
+    let quote_at = line_start
+        + text[line_start..]
+            .char_indices()
+            .nth(at.col())
+            .map(|(i, _)| i)?;
+    let quote = text[quote_at..].chars().next()?;
+    if quote != '\'' && quote != '"' {
+        return None;
+    }
+    let column = at.col();
+    let mut out = String::with_capacity(text.len() + 64);
+    out.push_str(&text[..=quote_at]);
+    let mut rest = text[quote_at + 1..].char_indices().peekable();
+    let body = &text[quote_at + 1..];
+    let mut at_line_start = false;
+    while let Some((i, c)) = rest.next() {
+        if at_line_start {
+            at_line_start = false;
+            let line = &body[i..];
+            let lead = line.chars().take_while(|c| *c == ' ' || *c == '\t').count();
+            let marker = line.starts_with("---") || line.starts_with("...");
+            if marker && line[3..].chars().next().is_none_or(char::is_whitespace) {
+                return None;
+            }
+            if lead < column && !matches!(c, '\n' | '\r') {
+                out.extend(std::iter::repeat_n(' ', column - lead));
+            }
+        }
+        out.push(c);
+        match c {
+            '\n' => at_line_start = true,
+            '\\' if quote == '"' => {
+                if let Some((_, escaped)) = rest.next() {
+                    out.push(escaped);
+                    at_line_start = escaped == '\n';
+                }
+            }
+            '\'' if quote == '\'' => {
+                if rest.peek().is_some_and(|(_, n)| *n == '\'') {
+                    rest.next();
+                    out.push('\'');
+                } else {
+                    out.push_str(&body[i + 1..]);
+                    return Some(out);
+                }
+            }
+            '"' if quote == '"' => {
+                out.push_str(&body[i + 1..]);
+                return Some(out);
+            }
+            _ => {}
+        }
+    }
+    None
+}
+
+/// The byte offset where 1-based line `line` of `text` starts.
+fn line_offset_of(text: &str, line: usize) -> Option<usize> {
+    if line <= 1 {
+        return Some(0);
+    }
+    text.match_indices('\n').nth(line - 2).map(|(i, _)| i + 1)
 }
 
 /// Whether go-yaml's reader (behind kubectl and sigs.k8s.io/yaml) accepts `c` anywhere in a
@@ -943,6 +1042,27 @@ mod tests {
 
     fn load_str(text: &str) -> Loaded {
         load(Source::new("t.yaml", text))
+    }
+
+    /// A quoted scalar whose continuation lines start left of its block, as go-yaml (kubectl)
+    /// reads it: the values PyYAML (libyaml's rules) gives, and the next key where it stands.
+    #[test]
+    fn quoted_scalars_indented_less_than_their_block_read_as_go_yaml_reads_them() {
+        let text = "data:\n  a: 'one\ntwo\n\n  three ''s'\n  b: \"x \\\"q\\\"\ny\"\nc: 1\n";
+        let l = load_str(text);
+        assert!(l.problems.is_empty(), "{:?}", l.problems);
+        let root = &l.documents[0].root;
+        let at = |p: &str| root.at(&FieldPath::parse(p)).unwrap();
+        assert_eq!(at("data.a").as_str(), Some("one two\nthree 's"));
+        assert_eq!(at("data.b").as_str(), Some("x \"q\" y"));
+        assert_eq!(at("c").span.start, Pos { line: 8, col: 4 });
+        // A document marker at the start of a continuation line ends the document for go-yaml
+        // too, and a scalar that never closes stays refused.
+        for refused in ["a: 'one\n---\ntwo'\n", "a:\n  b: 'one\ntwo\n"] {
+            let l = load_str(refused);
+            assert!(l.documents.is_empty(), "{refused:?}");
+            assert_eq!(l.problems.len(), 1, "{refused:?}");
+        }
     }
 
     #[test]
