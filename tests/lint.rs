@@ -595,21 +595,39 @@ fn one_large_file_and_stdin_give_the_directory_findings_at_the_same_lines() {
     assert_eq!(file_run["findings"][0]["file"], one.to_str().unwrap());
     assert_eq!(stdin_run["findings"][0]["file"], "<stdin>");
 
-    // The snippets: each shown line is the joined file's line of that number.
-    let text = stdout(&run(&["lint", one.to_str().unwrap()]));
+    // The snippets: each shown line is the joined file's line of that number, from the file
+    // and from stdin (written to an unnamed temporary file, read back for the report; nothing
+    // is left behind).
+    let spool_dir = tempfile::tempdir().unwrap();
+    let from_stdin = bin()
+        .args(["lint", "-"])
+        .env("TMPDIR", spool_dir.path())
+        .stdin(std::fs::File::open(&one).unwrap())
+        .output()
+        .unwrap();
+    assert_eq!(
+        std::fs::read_dir(spool_dir.path()).unwrap().count(),
+        0,
+        "the spooled stdin is removed"
+    );
     let lines: Vec<&str> = joined.lines().collect();
-    let mut snippets = 0;
-    for l in text.lines() {
-        let Some((n, shown)) = l.split_once(" | ") else {
-            continue;
-        };
-        let Ok(n) = n.trim().parse::<usize>() else {
-            continue;
-        };
-        assert_eq!(shown, lines[n - 1], "line {n}");
-        snippets += 1;
+    for text in [
+        stdout(&run(&["lint", one.to_str().unwrap()])),
+        stdout(&from_stdin),
+    ] {
+        let mut snippets = 0;
+        for l in text.lines() {
+            let Some((n, shown)) = l.split_once(" | ") else {
+                continue;
+            };
+            let Ok(n) = n.trim().parse::<usize>() else {
+                continue;
+            };
+            assert_eq!(shown, lines[n - 1], "line {n}");
+            snippets += 1;
+        }
+        assert!(snippets > 10, "{text}");
     }
-    assert!(snippets > 10, "{text}");
 }
 
 /// `overlap` groups a losing policy's pairs: the message names three partners and counts the

@@ -134,6 +134,35 @@ struct Origin {
     /// For a piece: how many bytes of the file it is, from [`Source::at`]'s byte offset
     /// (`None`: the whole file).
     bytes: Option<u64>,
+    /// Stdin written to an unnamed temporary file: read again from this handle, not `path`
+    /// (the system removes the file when the last handle closes, however the process ends).
+    spool: Option<Arc<std::fs::File>>,
+}
+
+/// `len` bytes of `file` from `offset`, without moving the handle's position (the reader of
+/// the pieces shares it).
+#[cfg(unix)]
+fn read_at(file: &std::fs::File, offset: u64, len: u64) -> Option<Vec<u8>> {
+    use std::os::unix::fs::FileExt;
+    let mut bytes = vec![0; usize::try_from(len).ok()?];
+    file.read_exact_at(&mut bytes, offset).ok()?;
+    Some(bytes)
+}
+
+#[cfg(not(unix))]
+fn read_at(_: &std::fs::File, _: u64, _: u64) -> Option<Vec<u8>> {
+    None
+}
+
+/// Where a piece of an input can be read again (see [`Source::piece`]).
+pub struct PieceFile {
+    pub path: std::path::PathBuf,
+    /// The file's modification time before it was read.
+    pub modified: Option<std::time::SystemTime>,
+    /// How many bytes of the file the piece is.
+    pub bytes: u64,
+    /// Stdin written to an unnamed temporary file: the handle to read it again from.
+    pub spool: Option<Arc<std::fs::File>>,
 }
 
 impl Source {
@@ -161,6 +190,7 @@ impl Source {
             len: text.len(),
             modified,
             bytes: None,
+            spool: None,
         };
         Arc::new(Source {
             name: name.into(),
@@ -173,20 +203,21 @@ impl Source {
     }
 
     /// One piece of a large input, read in pieces so that the input is never held whole: its
-    /// `text` starts `at` in the input, and was `raw_len` bytes of the file at `file` (modified
-    /// at the time given) when there is one to read it back from. Its lines keep their numbers
-    /// in the whole input; consecutive pieces are made one source again by [`Source::joined`].
+    /// `text` starts `at` in the input, and was read from `file` when there is one to read it
+    /// back from. Its lines keep their numbers in the whole input; consecutive pieces are made
+    /// one source again by [`Source::joined`].
     pub fn piece(
         name: impl Into<String>,
         text: String,
         at: Offset,
-        file: Option<(&std::path::Path, Option<std::time::SystemTime>, u64)>,
+        file: Option<PieceFile>,
     ) -> Arc<Source> {
-        let origin = file.map(|(path, modified, raw_len)| Origin {
-            path: path.to_path_buf(),
+        let origin = file.map(|f| Origin {
+            path: f.path,
             len: text.len(),
-            modified,
-            bytes: Some(raw_len),
+            modified: f.modified,
+            bytes: Some(f.bytes),
+            spool: f.spool,
         });
         Arc::new(Source {
             name: name.into(),
@@ -310,6 +341,15 @@ impl Source {
     /// piece's bytes only, from its offset).
     fn read_again(&self) -> Option<String> {
         let origin = self.origin.as_ref()?;
+        if let Some(spool) = &origin.spool {
+            // Nothing else can write an unnamed file: no time to compare.
+            let len = match origin.bytes {
+                Some(len) => len,
+                None => spool.metadata().ok()?.len().checked_sub(self.at.bytes)?,
+            };
+            let text = decode(read_at(spool, self.at.bytes, len)?);
+            return (text.len() == origin.len).then_some(text);
+        }
         let modified = std::fs::metadata(&origin.path)
             .ok()
             .and_then(|m| m.modified().ok());

@@ -13,9 +13,10 @@
 
 use std::io::Read;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 use std::time::SystemTime;
 
-use super::document::{Offset, Pos, Source};
+use super::document::{Offset, PieceFile, Pos, Source};
 use super::files::{self, ReadError};
 use super::yaml::{load, Loaded};
 
@@ -63,9 +64,8 @@ pub struct Piece {
     name: String,
     text: String,
     at: Offset,
-    /// The file it was read from (to read lines back), when a regular file: its path, its
-    /// modification time before the read, and the piece's length in bytes of it.
-    file: Option<(PathBuf, Option<SystemTime>, u64)>,
+    /// The file it was read from (to read lines back), when a regular file or spooled stdin.
+    file: Option<PieceFile>,
     /// The input's first invalid UTF-8 byte, when it is in this piece.
     bad: Option<(Pos, u8)>,
 }
@@ -74,8 +74,7 @@ impl Piece {
     /// Parses the piece: positions are the input's, and a later piece's source
     /// [continues](Source::continues) the one before.
     pub fn load(self) -> Loaded {
-        let file = self.file.as_ref().map(|(p, m, n)| (p.as_path(), *m, *n));
-        let source = Source::piece(self.name, self.text, self.at, file);
+        let source = Source::piece(self.name, self.text, self.at, self.file);
         files::with_utf8_problem(load(source), self.bad)
     }
 }
@@ -128,6 +127,8 @@ struct Pieces {
     name: String,
     /// A regular file: its path and modification time (taken before reading).
     file: Option<(PathBuf, Option<SystemTime>)>,
+    /// Stdin written to an unnamed temporary file: a handle for the sources to read it again.
+    spool: Option<Arc<std::fs::File>>,
     reader: Box<dyn Read + Send>,
     /// Read and not handed out yet.
     buf: Vec<u8>,
@@ -148,11 +149,7 @@ impl Pieces {
     /// `path` to be read in pieces, or `None` for a file small enough to read whole.
     fn open(path: &Path) -> Result<Option<Pieces>, ReadError> {
         if path == Path::new("-") {
-            return Ok(Some(Pieces::of(
-                "<stdin>".into(),
-                None,
-                Box::new(std::io::stdin()),
-            )));
+            return Pieces::stdin().map(Some);
         }
         let name = files::display_path(path);
         let error = |source| ReadError {
@@ -174,6 +171,40 @@ impl Pieces {
         Ok(Some(Pieces::of(name, origin, Box::new(file))))
     }
 
+    /// Stdin, written to an unnamed temporary file first and read from there as a large file
+    /// is, so that its pieces let their text go and a report reads its lines back (`kubectl
+    /// kustomize | lint -` then takes no more memory than `lint FILE`). Where no such file can
+    /// be made (or read at an offset: not on Unix), stdin is read in pieces that keep their text.
+    fn stdin() -> Result<Pieces, ReadError> {
+        const NAME: &str = "<stdin>";
+        let error = |source| ReadError {
+            path: NAME.into(),
+            source,
+        };
+        let spool = tempfile::tempfile()
+            .ok()
+            .filter(|_| cfg!(unix))
+            .and_then(|f| Some((f.try_clone().ok()?, f)));
+        let Some((mut writer, spool)) = spool else {
+            return Ok(Pieces::of(NAME.into(), None, Box::new(std::io::stdin())));
+        };
+        let limit = files::max_input_size();
+        let copied = std::io::copy(&mut std::io::stdin().lock().take(limit + 1), &mut writer)
+            .map_err(error)?;
+        if copied > limit {
+            return Err(files::too_large(NAME));
+        }
+        use std::io::Seek;
+        writer.rewind().map_err(error)?;
+        let mut pieces = Pieces::of(
+            NAME.into(),
+            Some((PathBuf::from(NAME), None)),
+            Box::new(writer),
+        );
+        pieces.spool = Some(Arc::new(spool));
+        Ok(pieces)
+    }
+
     fn of(
         name: String,
         file: Option<(PathBuf, Option<SystemTime>)>,
@@ -182,6 +213,7 @@ impl Pieces {
         Pieces {
             name,
             file,
+            spool: None,
             reader,
             buf: Vec::new(),
             scanned: 0,
@@ -281,10 +313,12 @@ impl Pieces {
             name: self.name.clone(),
             text,
             at,
-            file: self
-                .file
-                .clone()
-                .map(|(path, modified)| (path, modified, raw_len)),
+            file: self.file.clone().map(|(path, modified)| PieceFile {
+                path,
+                modified,
+                bytes: raw_len,
+                spool: self.spool.clone(),
+            }),
             bad,
         }
     }
