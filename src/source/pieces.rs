@@ -22,7 +22,7 @@ use super::yaml::{load, Loaded};
 
 /// About how many bytes a piece holds: it ends at the first document marker from here on
 /// (a single document larger than this is one piece).
-pub const PIECE_BYTES: usize = 256 << 10;
+pub const PIECE_BYTES: usize = 128 << 10;
 
 /// Files up to this size are read whole; larger ones, and anything that is not a regular file
 /// (stdin, a FIFO), in pieces.
