@@ -22,7 +22,7 @@ use crate::model::{Policy, PolicyKind};
 use crate::source::kustomize::discover::{discover, Repository};
 use crate::source::kustomize::layer::{self, Layer, LayerEdit, LayerError, PolicyName};
 use crate::source::kustomize::{Kustomization, PatchBody};
-use crate::source::{files, load, Node, Source};
+use crate::source::{files, load, Loaded, Node, Source};
 
 /// Why the layers of `-f` could not be read.
 #[derive(Debug, thiserror::Error)]
@@ -704,15 +704,20 @@ fn unlist_patches(m: &Manifest, names: &[String]) -> Result<Vec<edit::TextEdit>,
         }
         _ => expected["patches"] = J::Array(kept),
     }
-    let same = after.problems.is_empty()
-        && after.documents.len() == before.documents.len()
-        && after.documents.first().map(|d| d.root.to_json()) == Some(expected);
-    if !same {
+    if !reads_as(&after, &before, expected) {
         return Err(EditError(
             "unlisting the spent patch would change the kustomization beyond `patches:`; remove it by hand, nothing was changed".into(),
         ));
     }
     Ok(edits)
+}
+
+/// Whether an edited kustomization, parsed again, holds what `expected` says and nothing else:
+/// no new problem, as many documents as `before`, the first one equal to `expected`.
+fn reads_as(after: &Loaded, before: &Loaded, expected: J) -> bool {
+    after.problems.is_empty()
+        && after.documents.len() == before.documents.len()
+        && after.documents.first().map(|d| d.root.to_json()) == Some(expected)
 }
 
 /// The edit listing `names` under `patches:` of kustomization `m`, checked: parsed again, the
@@ -732,10 +737,7 @@ fn list_patches(m: &Manifest, names: &[String]) -> Result<edit::TextEdit, EditEr
     let mut list = list.as_array().cloned().unwrap_or_default();
     list.extend(names.iter().map(|n| serde_json::json!({ "path": n })));
     expected["patches"] = J::Array(list);
-    let same = after.problems.is_empty()
-        && after.documents.len() == before.documents.len()
-        && after.documents.first().map(|d| d.root.to_json()) == Some(expected);
-    if !same {
+    if !reads_as(&after, &before, expected) {
         return Err(EditError(
             "listing the new patch would change the kustomization beyond `patches:`; list it by hand, nothing was changed".into(),
         ));
