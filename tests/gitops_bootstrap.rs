@@ -350,6 +350,48 @@ fn loose_files_and_member_clusters_are_never_merged_into_karmada_environments() 
     assert_eq!(v["summary"]["policies"], 2);
 }
 
+/// A lab layout seen in a public repository (mj006648/netai-devsecops-runbook): each demo keeps
+/// what goes to Karmada in `karmada/` and what goes to a member cluster in `member/`, both applied
+/// by hand, both with the demo's Namespace. They are two loose directories, two control planes:
+/// the Namespace is not defined twice.
+#[test]
+fn loose_directories_for_karmada_and_a_member_are_not_one_control_plane() {
+    let test = "loose_directories_for_karmada_and_a_member_are_not_one_control_plane";
+    if !kustomize_available(test) {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    write_owned(root, &bootstrap("mgmt"));
+    let namespace = "apiVersion: v1\nkind: Namespace\nmetadata:\n  name: demo\n";
+    write(
+        root,
+        &[
+            (
+                "clusters/mgmt/karmada.yaml",
+                &flux_kustomization("karmada", "./apps", KUBECONFIG),
+            ),
+            ("apps/policy.yaml", POLICY),
+            ("lab/demo/karmada/00-namespace.yaml", namespace),
+            ("lab/demo/karmada/30-policy.yaml", POLICY),
+            ("lab/demo/member/00-namespace.yaml", namespace),
+        ],
+    );
+    let (o, v) = lint_json(root, &[]);
+    assert_eq!(o.status.code(), Some(0), "{}{}", stdout(&o), stderr(&o));
+    assert!(findings(&v).is_empty(), "{:?}", findings(&v));
+    let names: Vec<&str> = v["environments"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| e["name"].as_str().unwrap())
+        .collect();
+    assert!(
+        names.contains(&"lab/demo/karmada") && names.contains(&"lab/demo/member"),
+        "{names:?}"
+    );
+}
+
 #[test]
 fn a_plain_directory_gets_its_flux_substitution_beside_kustomize_roots() {
     let test = "a_plain_directory_gets_its_flux_substitution_beside_kustomize_roots";
