@@ -703,3 +703,85 @@ fn a_helm_release_of_a_chart_in_the_repository_is_rendered_with_its_values() {
         .unwrap();
     assert_eq!(env["name"], "mgmt/karmada-kubeconfig");
 }
+
+/// `explain` and `preempt-check` over the repository decide each environment in its own
+/// control plane's context, as `lint` does: with `PropagationPolicyPreemption` turned on only
+/// in mgmt-us's Karmada, a takeover preempts `api` there and is blocked for `web` in mgmt-eu.
+#[test]
+fn explain_and_preempt_check_take_each_environments_gates_from_its_karmada() {
+    let test = "explain_and_preempt_check_take_each_environments_gates_from_its_karmada";
+    if !kustomize_available(test) {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    kustomize::copy_dir(&Path::new(env!("CARGO_MANIFEST_DIR")).join(REPO), root);
+    let release = root.join("infrastructure/mgmt-us/failover-off.yaml");
+    let text = std::fs::read_to_string(&release).unwrap().replace(
+        "        Failover: false",
+        "        PropagationPolicyPreemption: true\n        Failover: false",
+    );
+    std::fs::write(&release, text).unwrap();
+    let takeover = dir.path().join("takeover.yaml");
+    std::fs::write(
+        &takeover,
+        "apiVersion: policy.karmada.io/v1alpha1\nkind: PropagationPolicy\nmetadata:\n  name: takeover\n  namespace: shop\nspec:\n  priority: 10\n  preemption: Always\n  resourceSelectors:\n    - {apiVersion: apps/v1, kind: Deployment, name: api}\n    - {apiVersion: apps/v1, kind: Deployment, name: web}\n  placement:\n    clusterAffinity:\n      clusterNames: [member-us-1]\n",
+    )
+    .unwrap();
+    let in_repo = |args: &[&str]| {
+        Command::new(env!("CARGO_BIN_EXE_kubectl-karmada_policy"))
+            .args(args)
+            .current_dir(root)
+            .env("NO_COLOR", "1")
+            .env_remove("KUBECONFIG")
+            .output()
+            .unwrap()
+    };
+    let o = in_repo(&[
+        "preempt-check",
+        "-f",
+        ".",
+        "--apply",
+        takeover.to_str().unwrap(),
+        "-o",
+        "json",
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    let resource = |env: &str, name: &str| -> serde_json::Value {
+        let e = v["environments"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|e| e["name"] == env)
+            .unwrap_or_else(|| panic!("no {env}: {v:#}"));
+        e["resources"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|r| r["resource"]["name"] == name)
+            .unwrap_or_else(|| panic!("no {name} in {env}: {e:#}"))
+            .clone()
+    };
+    let api = resource("mgmt-us/karmada-kubeconfig", "api");
+    assert_eq!(api["preempted"], true, "{api:#}");
+    assert_eq!(api["after"]["name"], "takeover", "{api:#}");
+    let web = resource("mgmt-eu/karmada-kubeconfig", "web");
+    assert_eq!(web["after"]["name"], "web", "{web:#}");
+    assert_eq!(
+        web["blockedBy"][0]["reason"], "feature-gate-disabled",
+        "{web:#}"
+    );
+    // explain of api (only mgmt-us holds it) is decided with mgmt-us's gates, and says where
+    // they come from.
+    let o = in_repo(&["explain", "deploy/api", "-n", "shop", "-f", "."]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert!(!stdout(&o).contains("preemption is off"), "{}", stdout(&o));
+    assert!(
+        stderr(&o).contains(
+            "PropagationPolicyPreemption=true (infrastructure/mgmt-us/failover-off.yaml:10)"
+        ),
+        "{}",
+        stderr(&o)
+    );
+}

@@ -90,10 +90,10 @@ fn section_format(args: &Args) -> ExplainFormat {
 /// `explain -f`: the decision from manifests.
 fn explain_files(args: &Args, ty: &str, name: &str, context: &Context) -> Result<Exit, CliError> {
     let namespace = context.files_namespace();
-    let options = context.engine_options(UnknownClaimers::Stale);
     if let Some(envs) = environments(&args.input.files, context, args.input.env.as_deref())? {
-        let found = envs.holding(|inv| {
-            explain_inputs::find_template(inv, &[], ty, name, namespace, options.clone())
+        let found = envs.holding(|e, env_context| {
+            let options = env_context.engine_options(UnknownClaimers::Stale);
+            explain_inputs::find_template(&e.inventory, &[], ty, name, namespace, options)
         })?;
         let sections = found.into_iter().map(|(e, (state, t))| {
             let explained = explain_inputs::from_files(&e.inventory, &state, t, &args.clusters);
@@ -104,6 +104,7 @@ fn explain_files(args: &Args, ty: &str, name: &str, context: &Context) -> Result
         });
         return write_sections(args, sections.collect());
     }
+    let options = context.engine_options(UnknownClaimers::Stale);
     let found = template_in_files(&args.input.files, (ty, name), context, options)?;
     let explained = explain_inputs::from_files(
         &found.inventory,
@@ -133,17 +134,19 @@ fn explain_policy(
     }
     super::args::warn_live_only(&args.kube);
     let namespace = context.files_namespace();
-    let policy_in = |inv: &Inventory, format: ExplainFormat| {
+    let policy_in = |inv: &Inventory, context: &Context, format: ExplainFormat| {
         let (view, placement) = policy_in_files(inv, (kind, name), namespace, context)?;
         let report = render_policy_view(format, &view, placement.as_ref(), None);
         Ok::<_, CliError>(report)
     };
     if let Some(envs) = environments(&args.input.files, context, args.input.env.as_deref())? {
-        let found = envs.holding(|inv| policy_in(inv, section_format(args)))?;
+        let found = envs
+            .holding(|e, env_context| policy_in(&e.inventory, env_context, section_format(args)))?;
         return write_sections(args, found);
     }
     write_stdout(&policy_in(
         &read_manifests(&args.input.files, context)?,
+        context,
         format(args),
     )?)?;
     Ok(Exit::Ok)

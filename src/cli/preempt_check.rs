@@ -13,8 +13,7 @@ use crate::engine::delivery::DeliveryChange;
 use crate::engine::simulate::{check, Change, ChangeError, CheckReport};
 use crate::engine::state::{State, UnknownClaimers};
 use crate::inspect::preempt::{live_state, read_changes, ChangeArg};
-use crate::inspect::{environments, read_manifests};
-use crate::model::environments::EnvInputs;
+use crate::inspect::{environments, read_manifests, Environments};
 use crate::output::environments::{render_found, section_format};
 use crate::output::format::render_preempt_check;
 
@@ -178,7 +177,11 @@ fn checked(
 
 /// `-f` over a GitOps repository: the check in each environment with objects (holding every
 /// `--delete` target), one section each when there are several.
-fn check_environments(args: &Args, envs: &EnvInputs, context: &Context) -> Result<Exit, CliError> {
+fn check_environments(
+    args: &Args,
+    envs: &Environments,
+    context: &Context,
+) -> Result<Exit, CliError> {
     let flags = &args.flags;
     let namespace = context.files_namespace();
     let section = Flags {
@@ -188,12 +191,13 @@ fn check_environments(args: &Args, envs: &EnvInputs, context: &Context) -> Resul
         ..flags.clone()
     };
     let warned = std::cell::Cell::new(false);
-    let found = envs.holding(|inv| {
+    let found = envs.holding(|e, env_context| {
+        let inv = &e.inventory;
         note_unreported_clusters(inv);
         let first = !warned.replace(true);
-        let release = context.release();
+        let release = env_context.release();
         let changes = read_changes(&args.changes, (namespace, release), inv, first)?.changes;
-        let options = context.engine_options(UnknownClaimers::AssumeExisting);
+        let options = env_context.engine_options(UnknownClaimers::AssumeExisting);
         let state = State::from_inventory(inv, options);
         let before = state.clone();
         let deliveries = |r: &CheckReport| delivery_changes_in_files(r, inv, &before);

@@ -16,6 +16,7 @@ use std::path::PathBuf;
 use crate::engine::claim::Filters;
 use crate::engine::state::{Options, UnknownClaimers};
 use crate::model::feature_gates::{GateError, GateSet, GateValues};
+use crate::model::installation::RepositorySettings;
 use crate::model::KarmadaVersion;
 
 pub use config::{Config, ConfigError, RuleSetting};
@@ -96,6 +97,46 @@ impl Context {
     /// says: its release and gates count where neither a flag nor the configuration sets them.
     pub fn with_installation(&self, installation: &Installation) -> Result<Context, ContextError> {
         Context::with(self.flags.clone(), self.config.clone(), Some(installation))
+    }
+
+    /// This context for an environment whose repository installs Karmada as `settings` found
+    /// it, under the configuration and the flags (flags > `.karmada-policy.yaml` > repository >
+    /// Karmada's defaults, [`Context::with_installation`]), and the notes to give: a gate the
+    /// release does not know is left out, and an installation that cannot be used is said and
+    /// ignored. `lint`, `explain`, `preempt-check` and `plan` take each environment's context
+    /// from here.
+    pub fn for_repository(&self, settings: &RepositorySettings) -> (Context, Vec<String>) {
+        let mut notes = Vec::new();
+        let Some(found) = &settings.installation else {
+            return (self.clone(), notes);
+        };
+        let release = settings.release().unwrap_or(self.release());
+        let known = GateSet::known(release);
+        let mut gates = GateValues::new();
+        for (name, on) in settings.gates() {
+            if known.contains(&name.as_str()) {
+                gates.set(&name, on);
+            } else {
+                notes.push(format!(
+                    "{}: feature gate {name} is not a gate of Karmada {release}: ignored",
+                    found.at
+                ));
+            }
+        }
+        let installation = Installation {
+            release: settings.release(),
+            gates,
+            from: found.at.to_string(),
+        };
+        match self.with_installation(&installation) {
+            Ok(env) => (env, notes),
+            Err(e) => {
+                notes.push(format!(
+                    "the repository's Karmada installation is not used: {e}"
+                ));
+                (self.clone(), notes)
+            }
+        }
     }
 
     fn with(

@@ -10,9 +10,10 @@ use crate::context::ConfigError;
 use crate::context::Context;
 use crate::engine::admission::documents::admit_documents;
 use crate::engine::explain_inputs::FindError;
-use crate::model::environments::{read_environments, repository_files, EnvInputs};
+use crate::model::environments::{read_environments, repository_files, EnvInputs, EnvInventory};
 use crate::model::inputs::read_inputs;
 use crate::model::inputs::InputError;
+use crate::model::installation;
 use crate::model::kinds::PolicyRefError;
 use crate::model::Inventory;
 use crate::source::files::ReadError;
@@ -66,14 +67,44 @@ pub enum InspectError {
     Missing(String),
 }
 
-/// `-f` over a GitOps repository: its environments rendered (only `env`'s), their notes and
-/// warnings printed; `None` for plain manifests (or rendering off in the configuration found
-/// from the current directory up).
+/// A GitOps repository's environments, each with the context of its own control plane: the
+/// run's, with the Karmada installation its repository holds for it
+/// ([`Context::for_repository`]), as `lint` takes it.
+pub struct Environments {
+    pub inputs: EnvInputs,
+    /// Each environment's context, by name.
+    contexts: Vec<(String, Context)>,
+}
+
+impl Environments {
+    /// The context `env` is decided in.
+    pub fn context_of(&self, env: &EnvInventory) -> &Context {
+        &self
+            .contexts
+            .iter()
+            .find(|(name, _)| *name == env.name)
+            .expect("every environment has its context")
+            .1
+    }
+
+    /// `decide` in each environment with objects, in its own context (see
+    /// [`EnvInputs::holding`]).
+    pub fn holding<T, E>(
+        &self,
+        decide: impl Fn(&EnvInventory, &Context) -> Result<T, E>,
+    ) -> Result<Vec<(&EnvInventory, T)>, E> {
+        self.inputs.holding(|e| decide(e, self.context_of(e)))
+    }
+}
+
+/// `-f` over a GitOps repository: its environments rendered (only `env`'s), each admitted and
+/// decided in its own context, their notes and warnings printed; `None` for plain manifests (or
+/// rendering off in the configuration found from the current directory up).
 pub fn environments(
     files: &[String],
     context: &Context,
     env: Option<&str>,
-) -> Result<Option<EnvInputs>, InspectError> {
+) -> Result<Option<Environments>, InspectError> {
     let config = &context.config;
     let rendering = match repository_files(files)? {
         Some(f) if !config.render_off => Some((f, config.render_options.clone())),
@@ -86,11 +117,31 @@ pub fn environments(
         };
     };
     let mut envs = read_environments(&files, context.files_namespace(), &opts, env)?;
-    envs.warn();
+    let mut contexts = Vec::new();
     for e in &mut envs.environments {
-        admit_documents(&mut e.inventory, context.release());
+        let (env_context, notes) = context.for_repository(&e.settings);
+        for n in notes.into_iter().map(|n| format!("note: {n}")) {
+            if !envs.messages.contains(&n) {
+                envs.messages.push(n);
+            }
+        }
+        admit_documents(&mut e.inventory, env_context.release());
+        contexts.push((e.name.clone(), env_context));
     }
-    Ok(Some(envs))
+    envs.messages.extend(
+        installation::settings_notes(
+            envs.environments
+                .iter()
+                .map(|e| (e.name.as_str(), &e.settings)),
+        )
+        .into_iter()
+        .map(|n| format!("note: {n}")),
+    );
+    envs.warn();
+    Ok(Some(Environments {
+        inputs: envs,
+        contexts,
+    }))
 }
 
 /// Manifests read for a decision (`-f`): what could not be read is warned of, and every policy

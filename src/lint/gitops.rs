@@ -8,23 +8,24 @@
 //! ([`crate::model::installation`]) under the configuration's and the flags'. A finding that
 //! several environments share (a base used by two clusters) is reported once, naming them.
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
 use super::rules::input::YAML_SYNTAX;
 use super::rules::render_failed::RENDER_FAILED;
 use super::{Finding, LintOptions, Linted, Location};
-use crate::context::{self, Config, Context};
-use crate::model::feature_gates::{GateSet, GateValues};
-use crate::model::installation::{self, Installation, Origin, RepositorySettings};
+use crate::context::{Config, Context};
+use crate::model::environments::survey;
+use crate::model::feature_gates::GateSet;
+use crate::model::installation::{self, Installation, RepositorySettings};
 use crate::model::Inventory;
 use crate::source::kustomize::discover::{self, Repository};
 use crate::source::kustomize::environments::{
-    self, Environment, Plan, Rendered, Repo, UnknownEnvironment,
+    self, Environment, Rendered, Repo, UnknownEnvironment,
 };
 use crate::source::kustomize::failure::FailureKind;
 use crate::source::kustomize::origin::{self, Layers, Mapper};
-use crate::source::{files, load, Document, Loaded, Node, Source, Span};
+use crate::source::{files, load, Document, Loaded, Node, Source};
 
 pub use crate::source::kustomize::environments::RenderOptions;
 
@@ -154,7 +155,7 @@ pub fn lint_repository(req: &RepositoryRequest<'_>) -> Result<RepoLinted, Unknow
     let mut merged: Vec<(Finding, Vec<String>)> = Vec::new();
     let mut counted = BTreeSet::new();
     // What was read of the repository's Karmada, once for every environment it holds for.
-    let mut settings_notes: Vec<(String, Vec<String>)> = Vec::new();
+    let mut read_settings: Vec<(String, RepositorySettings)> = Vec::new();
     for plan in &repo.plans {
         let karmada = surveyed.karmada.contains(&plan.name);
         let settings = surveyed.settings_for(plan);
@@ -174,12 +175,7 @@ pub fn lint_repository(req: &RepositoryRequest<'_>) -> Result<RepoLinted, Unknow
             .map(|f| failure_finding(&mapper, f))
             .collect();
         if karmada {
-            if let Some(line) = settings.describe() {
-                match settings_notes.iter_mut().find(|(l, _)| *l == line) {
-                    Some((_, names)) => names.push(plan.name.clone()),
-                    None => settings_notes.push((line, vec![plan.name.clone()])),
-                }
-            }
+            read_settings.push((plan.name.clone(), settings.clone()));
             // A plain file's documents as the environment receives them: one a Flux variable
             // made unreadable before substitution counts once substituted. Each file once.
             for (l, _) in &env.plain {
@@ -216,15 +212,9 @@ pub fn lint_repository(req: &RepositoryRequest<'_>) -> Result<RepoLinted, Unknow
             }
         }
     }
-    for (line, names) in settings_notes {
-        let which = match names.as_slice() {
-            [one] => format!("environment {one}"),
-            _ => format!("environments {}", names.join(", ")),
-        };
-        out.notes.push(format!(
-            "{which}: Karmada settings from {line} (--karmada-version, --feature-gates and .karmada-policy.yaml override them)"
-        ));
-    }
+    out.notes.extend(installation::settings_notes(
+        read_settings.iter().map(|(n, s)| (n.as_str(), s)),
+    ));
     out.notes.extend(renders.notes);
     // Environments named in findings: more than one, and each finding says where it holds.
     let mut named: BTreeSet<&str> = repo
@@ -253,111 +243,23 @@ pub fn lint_repository(req: &RepositoryRequest<'_>) -> Result<RepoLinted, Unknow
     Ok(out)
 }
 
-/// What the first look at every planned environment found: which reach a Karmada API
-/// server, and the Karmada each controller instance installs.
-struct Survey {
-    karmada: BTreeSet<String>,
-    /// Installations by instance, in plan order.
-    installations: BTreeMap<String, Vec<Installation>>,
-}
-
-impl Survey {
-    /// The settings for `plan`: its instance's installation, else the repository's only one.
-    fn settings_for(&self, plan: &Plan) -> RepositorySettings {
-        if let Some(found) = self.installations.get(&plan.instance) {
-            return RepositorySettings::of(found.clone());
-        }
-        let all: Vec<&Installation> = self.installations.values().flatten().collect();
-        match all.as_slice() {
-            [one] => RepositorySettings::of(vec![(*one).clone()]),
-            _ => RepositorySettings::default(),
-        }
-    }
-}
-
-/// Every planned environment (before `--env` keeps one): whether it is Karmada's, and the
-/// installations of Karmada its documents hold.
-fn survey(repo: &Repo, renders: &mut environments::Renders) -> Survey {
-    let mapper = repo.mapper();
-    let mut s = Survey {
-        karmada: BTreeSet::new(),
-        installations: BTreeMap::new(),
-    };
-    for plan in &repo.plans {
-        if repo.is_karmada(plan, renders) {
-            s.karmada.insert(plan.name.clone());
-        }
-        for r in repo.installation_documents(plan, renders) {
-            let rendered = std::slice::from_ref(&r);
-            for d in &r.loaded.documents {
-                let locate = |span: Span| {
-                    let (source, at) =
-                        environments::trace(rendered, &mapper, &r.loaded.source, span, None)
-                            .unwrap_or((r.loaded.source.clone(), span));
-                    Origin {
-                        file: source.name.clone(),
-                        line: at.start.line,
-                    }
-                };
-                if let Some(i) = installation::detect(&d.root, &locate) {
-                    let list = s.installations.entry(plan.instance.clone()).or_default();
-                    if !list.iter().any(|seen| seen.at == i.at) {
-                        list.push(i);
-                    }
-                }
-            }
-        }
-    }
-    s
-}
-
 /// The lint options for an environment: the run's context with the repository's Karmada
-/// installation for it under the configuration and the flags (flags > `.karmada-policy.yaml` >
-/// repository > Karmada's defaults, [`Context::with_installation`]). A gate the release does
-/// not know is left out, with a note.
+/// installation for it ([`Context::for_repository`]).
 fn with_repository(
     opts: &LintOptions,
     context: &Context,
     settings: &RepositorySettings,
     notes: &mut Vec<String>,
 ) -> LintOptions {
-    let Some(found) = &settings.installation else {
-        return opts.clone();
-    };
-    let release = settings.release();
-    let known = GateSet::known(release.unwrap_or(context.release()));
-    let mut gates = GateValues::new();
-    for (name, on) in settings.gates() {
-        if known.contains(&name.as_str()) {
-            gates.set(&name, on);
-        } else {
-            let note = format!(
-                "{}: feature gate {name} is not a gate of Karmada {}: ignored",
-                found.at,
-                release.unwrap_or(context.release())
-            );
-            if !notes.contains(&note) {
-                notes.push(note);
-            }
+    let (env, said) = context.for_repository(settings);
+    for note in said {
+        if !notes.contains(&note) {
+            notes.push(note);
         }
     }
-    let installation = context::Installation {
-        release,
-        gates,
-        from: found.at.to_string(),
-    };
-    match context.with_installation(&installation) {
-        Ok(env) => LintOptions {
-            gates: env.gates,
-            ..opts.clone()
-        },
-        Err(e) => {
-            let note = format!("the repository's Karmada installation is not used: {e}");
-            if !notes.contains(&note) {
-                notes.push(note);
-            }
-            opts.clone()
-        }
+    LintOptions {
+        gates: env.gates,
+        ..opts.clone()
     }
 }
 

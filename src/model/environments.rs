@@ -3,20 +3,23 @@
 //! from the rendered documents. What could not be read is said with places in the source files
 //! (through the origin traces), never in a rendered stream.
 
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::PathBuf;
 
+use super::installation::{self, Installation, Origin, RepositorySettings};
 use super::Inventory;
 use crate::source::kustomize::discover;
 use crate::source::kustomize::environments::{
-    self, Environment, RenderOptions, Rendered, Repo, UnknownEnvironment,
+    self, Environment, Plan, RenderOptions, Rendered, Repo, UnknownEnvironment,
 };
 use crate::source::kustomize::origin::Mapper;
 use crate::source::{Document, Loaded, Node, Span};
 
-/// One environment's objects.
+/// One environment's objects, and the Karmada its repository installs for it.
 pub struct EnvInventory {
     pub name: String,
     pub inventory: Inventory,
+    pub settings: RepositorySettings,
 }
 
 /// Every environment of a repository (or the one `--env` names), and what the user should
@@ -34,12 +37,12 @@ impl EnvInputs {
     /// nowhere. Empty when no environment has an object.
     pub fn holding<T, E>(
         &self,
-        decide: impl Fn(&Inventory) -> Result<T, E>,
+        decide: impl Fn(&EnvInventory) -> Result<T, E>,
     ) -> Result<Vec<(&EnvInventory, T)>, E> {
         let mut found = Vec::new();
         let mut first_error = None;
         for e in self.non_empty() {
-            match decide(&e.inventory) {
+            match decide(e) {
                 Ok(t) => found.push((e, t)),
                 Err(err) => {
                     first_error.get_or_insert(err);
@@ -99,11 +102,14 @@ pub fn read_environments(
 ) -> Result<EnvInputs, UnknownEnvironment> {
     let mut repo = Repo::read(files, opts);
     let names = repo.names();
+    let mut messages: Vec<String> = repo.notes.iter().map(|n| format!("note: {n}")).collect();
+    let mut renders = repo.render(opts);
+    // Every environment is looked at before `wanted` keeps one: the Karmada installation of an
+    // environment often stands in another (a Flux cluster's `infrastructure`).
+    let surveyed = survey(&repo, &mut renders);
     if let Some(w) = wanted {
         repo.select(w)?;
     }
-    let mut messages: Vec<String> = repo.notes.iter().map(|n| format!("note: {n}")).collect();
-    let mut renders = repo.render(opts);
     let mapper = repo.mapper();
     let mut environments = Vec::new();
     let mut warnings = Vec::new();
@@ -118,6 +124,7 @@ pub fn read_environments(
         environments.push(EnvInventory {
             name: plan.name.clone(),
             inventory,
+            settings: surveyed.settings_for(plan),
         });
     }
     messages.extend(renders.notes.iter().map(|n| format!("note: {n}")));
@@ -202,4 +209,62 @@ fn karmada_unresolved(root: &Node) -> Option<(Span, String)> {
         return None;
     }
     environments::unresolved_variable(root)
+}
+
+/// What the first look at every planned environment found: which reach a Karmada API
+/// server, and the Karmada each controller instance installs.
+pub struct Survey {
+    pub karmada: BTreeSet<String>,
+    /// Installations by instance, in plan order.
+    pub installations: BTreeMap<String, Vec<Installation>>,
+}
+
+impl Survey {
+    /// The settings for `plan`: its instance's installation, else the repository's only one.
+    pub fn settings_for(&self, plan: &Plan) -> RepositorySettings {
+        if let Some(found) = self.installations.get(&plan.instance) {
+            return RepositorySettings::of(found.clone());
+        }
+        let all: Vec<&Installation> = self.installations.values().flatten().collect();
+        match all.as_slice() {
+            [one] => RepositorySettings::of(vec![(*one).clone()]),
+            _ => RepositorySettings::default(),
+        }
+    }
+}
+
+/// Every planned environment (before `--env` keeps one): whether it is Karmada's, and the
+/// installations of Karmada its documents hold.
+pub fn survey(repo: &Repo, renders: &mut environments::Renders) -> Survey {
+    let mapper = repo.mapper();
+    let mut s = Survey {
+        karmada: BTreeSet::new(),
+        installations: BTreeMap::new(),
+    };
+    for plan in &repo.plans {
+        if repo.is_karmada(plan, renders) {
+            s.karmada.insert(plan.name.clone());
+        }
+        for r in repo.installation_documents(plan, renders) {
+            let rendered = std::slice::from_ref(&r);
+            for d in &r.loaded.documents {
+                let locate = |span: Span| {
+                    let (source, at) =
+                        environments::trace(rendered, &mapper, &r.loaded.source, span, None)
+                            .unwrap_or((r.loaded.source.clone(), span));
+                    Origin {
+                        file: source.name.clone(),
+                        line: at.start.line,
+                    }
+                };
+                if let Some(i) = installation::detect(&d.root, &locate) {
+                    let list = s.installations.entry(plan.instance.clone()).or_default();
+                    if !list.iter().any(|seen| seen.at == i.at) {
+                        list.push(i);
+                    }
+                }
+            }
+        }
+    }
+    s
 }

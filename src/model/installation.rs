@@ -398,6 +398,36 @@ fn shifted(span: Span, lines: u32) -> Span {
     s
 }
 
+/// The notes saying which Karmada settings each environment was read with, one per settings
+/// line (the environments sharing it named together); environments with no installation give
+/// none.
+pub fn settings_notes<'a>(
+    environments: impl Iterator<Item = (&'a str, &'a RepositorySettings)>,
+) -> Vec<String> {
+    let mut lines: Vec<(String, Vec<&str>)> = Vec::new();
+    for (name, settings) in environments {
+        let Some(line) = settings.describe() else {
+            continue;
+        };
+        match lines.iter_mut().find(|(l, _)| *l == line) {
+            Some((_, names)) => names.push(name),
+            None => lines.push((line, vec![name])),
+        }
+    }
+    lines
+        .into_iter()
+        .map(|(line, names)| {
+            let which = match names.as_slice() {
+                [one] => format!("environment {one}"),
+                _ => format!("environments {}", names.join(", ")),
+            };
+            format!(
+                "{which}: Karmada settings from {line} (--karmada-version, --feature-gates and .karmada-policy.yaml override them)"
+            )
+        })
+        .collect()
+}
+
 /// What the repository installs, for one environment: the first installation found, its
 /// release and gates, and a note naming the file.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
