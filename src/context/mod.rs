@@ -271,6 +271,64 @@ mod tests {
         assert!(flagged.gates.failover(), "the flag wins");
     }
 
+    /// An environment's repository settings: its release and known gates count under the
+    /// run's flags; a gate its release does not know is left out with a note; no installation
+    /// leaves the run's context as it is.
+    #[test]
+    fn an_environment_takes_its_repositorys_karmada_under_the_flags() {
+        use crate::model::installation::{InstallKind, Origin, Setting};
+        let at = |line| Origin {
+            file: "infra/release.yaml".into(),
+            line,
+        };
+        let found = crate::model::installation::Installation {
+            kind: InstallKind::HelmRelease,
+            object: "HelmRelease karmada-system/karmada".into(),
+            at: at(1),
+            release: Some(Setting {
+                value: KarmadaVersion::new(1, 16),
+                at: at(11),
+            }),
+            gates: [
+                ("PropagationPolicyPreemption", true, 19),
+                ("WorkloadAffinity", true, 20),
+            ]
+            .into_iter()
+            .map(|(name, value, line)| {
+                (
+                    name.to_string(),
+                    Setting {
+                        value,
+                        at: at(line),
+                    },
+                )
+            })
+            .collect(),
+            notes: Vec::new(),
+        };
+        let settings = RepositorySettings::of(vec![found]);
+        let run = Context::with(flags(None, None), config(""), None).unwrap();
+        let (env, notes) = run.for_repository(&settings);
+        assert_eq!(env.release(), KarmadaVersion::new(1, 16));
+        assert!(env.gates.preemption());
+        assert_eq!(
+            notes,
+            ["infra/release.yaml:1: feature gate WorkloadAffinity is not a gate of Karmada 1.16: ignored"]
+        );
+        let flagged = Context::with(
+            flags(Some("1.19"), Some("PropagationPolicyPreemption=false")),
+            config(""),
+            None,
+        )
+        .unwrap();
+        let (env, _) = flagged.for_repository(&settings);
+        assert_eq!(env.release(), KarmadaVersion::LATEST, "the flag wins");
+        assert!(!env.gates.preemption(), "the flag wins");
+        let (same, notes) = run.for_repository(&RepositorySettings::default());
+        assert_eq!((same.release(), notes.len()), (run.release(), 0));
+        assert_eq!(same.gates, run.gates);
+    }
+
     #[test]
     fn an_unknown_gate_is_an_error_named_where_it_was_set() {
         let err = Context::with(flags(None, Some("Bogus=true")), config(""), None)
