@@ -181,9 +181,9 @@ impl Pieces {
             path: NAME.into(),
             source,
         };
-        let spool = tempfile::tempfile()
-            .ok()
-            .filter(|_| cfg!(unix))
+        let spool = cfg!(unix)
+            .then(tempfile::tempfile)
+            .and_then(Result::ok)
             .and_then(|f| Some((f.try_clone().ok()?, f)));
         let Some((mut writer, spool)) = spool else {
             return Ok(Pieces::of(NAME.into(), None, Box::new(std::io::stdin())));
