@@ -14,7 +14,7 @@
 
 use serde_json::{Map, Value as Json};
 
-use crate::source::FieldPath;
+use crate::source::{FieldPath, Seg};
 
 /// A Go type as the JSON decoder meets it.
 #[derive(Debug)]
@@ -697,10 +697,9 @@ impl Walk {
                 self.names.push(e);
             }
             self.names.push(field.name);
-            let saved = self.at.clone();
-            self.at = self.at.clone().key(key.as_str());
+            self.at.0.push(Seg::Key(key.clone()));
             let found = self.value(&map[key.as_str()], &field.ty, s);
-            self.at = saved;
+            self.at.0.pop();
             self.names.truncate(depth);
             if found.is_some() {
                 return found;
@@ -748,10 +747,9 @@ impl Walk {
             GoType::Slice(item, name) => match v {
                 Json::Array(items) => {
                     for (i, it) in items.iter().enumerate() {
-                        let saved = self.at.clone();
-                        self.at = self.at.clone().index(i);
+                        self.at.0.push(Seg::Index(i));
                         let found = self.value(it, item, owner);
-                        self.at = saved;
+                        self.at.0.pop();
                         if found.is_some() {
                             return found;
                         }
@@ -860,25 +858,36 @@ fn go_float(x: f64) -> String {
 /// `json.Marshal` of `object` decoded into `s` (it must decode: see [`first_type_error`]).
 /// Missing non-omitempty fields appear with their zero value, empty omitempty ones vanish, a
 /// `null` list item becomes the zero struct/string/number (§4.2).
-pub fn round_trip(object: Option<&Json>, s: &'static GoStruct) -> Json {
+pub fn round_trip(object: Option<Json>, s: &'static GoStruct) -> Json {
     let mut out = Map::new();
-    marshal_fields(object.and_then(Json::as_object), s, &mut out);
+    let mut input = match object {
+        Some(Json::Object(map)) => Some(map),
+        _ => None,
+    };
+    marshal_fields(input.as_mut(), s, &mut out);
     Json::Object(out)
 }
 
+/// Moves `s`'s fields out of `input` into `out`, marshaled; what `s` has no field for stays
+/// behind (and is dropped with it), as the decoder ignores it. Moving, not copying: the webhook
+/// round-trips every policy's spec twice.
 fn marshal_fields(
-    input: Option<&Map<String, Json>>,
+    mut input: Option<&mut Map<String, Json>>,
     s: &'static GoStruct,
     out: &mut Map<String, Json>,
 ) {
     for fld in s.fields {
         if fld.inline {
             if let GoType::Struct(inner) = &fld.ty {
-                marshal_fields(input, inner, out);
+                marshal_fields(input.as_deref_mut(), inner, out);
             }
             continue;
         }
-        let given = input.and_then(|m| m.get(fld.name)).filter(|v| !v.is_null());
+        let given = input
+            .as_deref_mut()
+            .and_then(|m| m.get_mut(fld.name))
+            .map(std::mem::take)
+            .filter(|v| !v.is_null());
         let value = match (given, fld.pointer) {
             // A nil pointer: omitted (every pointer here is omitempty).
             (None, true) => continue,
@@ -893,16 +902,18 @@ fn marshal_fields(
 }
 
 /// The marshaled form of a (possibly absent) value of `ty`.
-fn decoded(v: Option<&Json>, ty: &'static GoType) -> Json {
+fn decoded(v: Option<Json>, ty: &'static GoType) -> Json {
     let v = v.filter(|v| !v.is_null());
-    if let Some(p) = v.filter(|v| v.as_str().is_some_and(super::placeholder::is_placeholder)) {
-        return p.clone(); // kept for the schema check, which leaves placeholders alone
+    if let Some(p) = v.as_ref().and_then(Json::as_str) {
+        if super::placeholder::is_placeholder(p) {
+            return v.unwrap_or_default(); // kept for the schema check, which leaves placeholders alone
+        }
     }
     match ty {
-        GoType::Json => v.cloned().unwrap_or(Json::Null),
-        GoType::Str(_) => v.cloned().unwrap_or_else(|| Json::String(String::new())),
-        GoType::Bool => v.cloned().unwrap_or(Json::Bool(false)),
-        GoType::Int(..) => match v.and_then(Json::as_number) {
+        GoType::Json => v.unwrap_or(Json::Null),
+        GoType::Str(_) => v.unwrap_or_else(|| Json::String(String::new())),
+        GoType::Bool => v.unwrap_or(Json::Bool(false)),
+        GoType::Int(..) => match v.as_ref().and_then(Json::as_number) {
             Some(n) => match n.as_i64() {
                 Some(i) => Json::from(i),
                 None => Json::from(n.as_f64().unwrap_or(0.0) as i64),
@@ -910,28 +921,23 @@ fn decoded(v: Option<&Json>, ty: &'static GoType) -> Json {
             None => Json::from(0),
         },
         GoType::StringMap => match v {
-            Some(Json::Object(m)) => {
-                let kept: Map<String, Json> = m
-                    .iter()
-                    .map(|(k, v)| {
-                        (
-                            k.clone(),
-                            if v.is_null() {
-                                Json::String(String::new())
-                            } else {
-                                v.clone()
-                            },
-                        )
-                    })
-                    .collect();
-                Json::Object(kept)
+            Some(Json::Object(mut m)) => {
+                for value in m.values_mut() {
+                    if value.is_null() {
+                        *value = Json::String(String::new());
+                    }
+                }
+                Json::Object(m)
             }
             _ => Json::Null,
         },
         GoType::Slice(item, _) => match v {
-            Some(Json::Array(items)) => {
-                Json::Array(items.iter().map(|it| decoded(Some(it), item)).collect())
-            }
+            Some(Json::Array(items)) => Json::Array(
+                items
+                    .into_iter()
+                    .map(|it| decoded(Some(it), item))
+                    .collect(),
+            ),
             _ => Json::Null,
         },
         GoType::Struct(s) => round_trip(v, s),
@@ -1013,7 +1019,7 @@ mod tests {
             "schedulerName": ""
         });
         assert_eq!(
-            round_trip(Some(&spec), &PROPAGATION_SPEC),
+            round_trip(Some(spec), &PROPAGATION_SPEC),
             json!({
                 "resourceSelectors": [{"apiVersion": "v1", "kind": "", "name": "cfg"}, {"apiVersion": "", "kind": ""}],
                 "placement": {"clusterAffinity": {"exclude": ["m3"]}, "spreadConstraints": [{}]},

@@ -23,7 +23,7 @@ pub mod string_map;
 pub mod test_support;
 pub mod version;
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 pub use binding::{Binding, Condition, Work};
 pub use meta::ObjectMeta;
@@ -536,7 +536,8 @@ fn typed_spec(kind: PolicyKind, spec: Option<&Node>) -> Result<PropagationSpec, 
     };
     let mut json = spec.to_json();
     drop_null_fields(&mut json);
-    if let Ok(spec) = serde_json::from_value(json.clone()) {
+    // From a reference: a copy of every policy's spec to decode it cost more than the decode.
+    if let Ok(spec) = PropagationSpec::deserialize(&json) {
         return Ok(spec);
     }
     // Decoded from the object's root, as the webhook decodes it: the error names the Go path
@@ -549,7 +550,7 @@ fn typed_spec(kind: PolicyKind, spec: Option<&Node>) -> Result<PropagationSpec, 
     if let Some(e) = gotypes::first_type_error(&object, root, crate::source::FieldPath::root()) {
         return Err(e.message);
     }
-    let mut json = gotypes::round_trip(Some(&json), &gotypes::PROPAGATION_SPEC);
+    let mut json = gotypes::round_trip(Some(json), &gotypes::PROPAGATION_SPEC);
     drop_null_fields(&mut json);
     serde_json::from_value(json).map_err(|e| e.to_string())
 }

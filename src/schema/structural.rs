@@ -26,7 +26,7 @@ use std::sync::OnceLock;
 
 use serde_json::{Map, Value as Json};
 
-use crate::source::FieldPath;
+use crate::source::{FieldPath, Seg};
 
 /// One node of a structural schema: what pruning, null pruning and defaulting read.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -148,7 +148,7 @@ pub fn prune(
         object,
         schema,
         is_resource_root,
-        &FieldPath::root(),
+        &mut FieldPath::root(),
         &mut found,
     );
     sort_paths(found)
@@ -159,7 +159,7 @@ fn prune_node(
     x: &mut Json,
     s: Option<&Structural>,
     embedded: bool,
-    at: &FieldPath,
+    at: &mut FieldPath,
     found: &mut Vec<FieldPath>,
 ) {
     if let Some(s) = s.filter(|s| s.preserve_unknown_fields) {
@@ -177,18 +177,21 @@ fn prune_node(
                 if embedded && is_meta_field(k) {
                     return true;
                 }
-                let child = at.clone().key(k.as_str());
                 if let Some(prop) = s.properties.get(k) {
-                    prune_node(v, Some(prop), false, &child, found);
+                    at.within(Seg::Key(k.clone()), |at| {
+                        prune_node(v, Some(prop), false, at, found)
+                    });
                     true
                 } else if let Some(extra) = &s.additional_properties {
-                    prune_node(v, extra.schema(), false, &child, found);
+                    at.within(Seg::Key(k.clone()), |at| {
+                        prune_node(v, extra.schema(), false, at, found)
+                    });
                     true
                 } else {
                     // An unknown meta field at the root of a walk that is not a resource's is
                     // dropped without being reported.
                     if !is_meta_field(k) || !at.0.is_empty() {
-                        found.push(child);
+                        found.push(at.clone().key(k.as_str()));
                     }
                     false
                 }
@@ -197,7 +200,9 @@ fn prune_node(
         Json::Array(items) => {
             let item_schema = s.and_then(|s| s.items.as_deref());
             for (i, item) in items.iter_mut().enumerate() {
-                prune_node(item, item_schema, false, &at.clone().index(i), found);
+                at.within(Seg::Index(i), |at| {
+                    prune_node(item, item_schema, false, at, found)
+                });
             }
         }
         _ => {}
@@ -210,7 +215,7 @@ fn skip_prune(
     x: &mut Json,
     s: Option<&Structural>,
     embedded: bool,
-    at: &FieldPath,
+    at: &mut FieldPath,
     found: &mut Vec<FieldPath>,
 ) {
     let Some(s) = s else {
@@ -223,17 +228,21 @@ fn skip_prune(
                 if embedded && is_meta_field(k) {
                     continue;
                 }
-                let child = at.clone().key(k.as_str());
-                if let Some(prop) = s.properties.get(k) {
-                    prune_node(v, Some(prop), false, &child, found);
-                } else if let Some(extra) = &s.additional_properties {
-                    prune_node(v, extra.schema(), false, &child, found);
-                }
+                let schema = match (s.properties.get(k), &s.additional_properties) {
+                    (Some(prop), _) => Some(prop),
+                    (None, Some(extra)) => extra.schema(),
+                    (None, None) => continue,
+                };
+                at.within(Seg::Key(k.clone()), |at| {
+                    prune_node(v, schema, false, at, found)
+                });
             }
         }
         Json::Array(items) => {
             for (i, item) in items.iter_mut().enumerate() {
-                skip_prune(item, s.items.as_deref(), false, &at.clone().index(i), found);
+                at.within(Seg::Index(i), |at| {
+                    skip_prune(item, s.items.as_deref(), false, at, found)
+                });
             }
         }
         _ => {}
@@ -289,7 +298,7 @@ pub fn object_meta_unknown(object: &mut Json, parent: &FieldPath) -> Vec<FieldPa
         meta,
         Some(object_meta()),
         false,
-        &parent.clone().key("metadata"),
+        &mut parent.clone().key("metadata"),
         &mut found,
     );
     sort_paths(found)
@@ -297,7 +306,12 @@ pub fn object_meta_unknown(object: &mut Json, parent: &FieldPath) -> Vec<FieldPa
 
 /// `CoerceWithOptions(nil, obj, s, false, …)`: the metadata of every embedded resource below
 /// the root, found along properties, `additionalProperties` and items.
-fn embedded_meta_unknown(x: &mut Json, s: &Structural, at: &FieldPath, found: &mut Vec<FieldPath>) {
+fn embedded_meta_unknown(
+    x: &mut Json,
+    s: &Structural,
+    at: &mut FieldPath,
+    found: &mut Vec<FieldPath>,
+) {
     match x {
         Json::Object(_) => {
             if s.embedded_resource {
@@ -305,22 +319,24 @@ fn embedded_meta_unknown(x: &mut Json, s: &Structural, at: &FieldPath, found: &m
             }
             let Json::Object(map) = x else { return };
             for (k, v) in map.iter_mut() {
-                let child = at.clone().key(k.as_str());
-                if let Some(prop) = s.properties.get(k) {
-                    embedded_meta_unknown(v, prop, &child, found);
-                } else if let Some(extra) = s
-                    .additional_properties
-                    .as_ref()
-                    .and_then(AdditionalProperties::schema)
-                {
-                    embedded_meta_unknown(v, extra, &child, found);
+                let schema = s.properties.get(k).or_else(|| {
+                    s.additional_properties
+                        .as_ref()
+                        .and_then(AdditionalProperties::schema)
+                });
+                if let Some(schema) = schema {
+                    at.within(Seg::Key(k.clone()), |at| {
+                        embedded_meta_unknown(v, schema, at, found)
+                    });
                 }
             }
         }
         Json::Array(items) => {
             if let Some(item_schema) = s.items.as_deref() {
                 for (i, item) in items.iter_mut().enumerate() {
-                    embedded_meta_unknown(item, item_schema, &at.clone().index(i), found);
+                    at.within(Seg::Index(i), |at| {
+                        embedded_meta_unknown(item, item_schema, at, found)
+                    });
                 }
             }
         }
@@ -340,7 +356,12 @@ pub fn prune_unknown(object: &mut Json, schema: &Structural) -> Vec<FieldPath> {
         // isResourceRoot false, so only embedded resources below it count.
         for (k, v) in map.iter_mut().filter(|(k, _)| !is_meta_field(k)) {
             if let Some(prop) = schema.properties.get(k) {
-                embedded_meta_unknown(v, prop, &FieldPath::root().key(k.as_str()), &mut embedded);
+                embedded_meta_unknown(
+                    v,
+                    prop,
+                    &mut FieldPath::root().key(k.as_str()),
+                    &mut embedded,
+                );
             }
         }
     }

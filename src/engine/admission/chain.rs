@@ -14,6 +14,7 @@
 //! Pure: the manifest comes in as JSON, a [`Verdict`] goes out with the line `kubectl apply`
 //! would print.
 
+use serde::Deserialize;
 use serde_json::{Map, Value as Json};
 
 use crate::model::{KarmadaVersion, PolicyKind, PropagationSpec};
@@ -249,9 +250,9 @@ fn mutate_propagation(
         PolicyKind::PropagationPolicy => namespace,
         PolicyKind::ClusterPropagationPolicy => None,
     };
-    *spec = gotypes::round_trip(Some(spec), &gotypes::PROPAGATION_SPEC);
+    *spec = gotypes::round_trip(Some(std::mem::take(spec)), &gotypes::PROPAGATION_SPEC);
     mutate(kind, request_namespace, spec, version);
-    *spec = gotypes::round_trip(Some(spec), &gotypes::PROPAGATION_SPEC);
+    *spec = gotypes::round_trip(Some(std::mem::take(spec)), &gotypes::PROPAGATION_SPEC);
 }
 
 fn admit(
@@ -272,8 +273,7 @@ fn admit(
     let spec: Option<PropagationSpec> = progress
         .object
         .get("spec")
-        .cloned()
-        .and_then(|s| serde_json::from_value(s).ok());
+        .and_then(|s| PropagationSpec::deserialize(s).ok());
     // Without a spec only an unrendered placeholder (`${clusters}` for a list) gets here: its
     // value is unknown, so the webhook's verdict is too.
     if let Some(spec) = &spec {
@@ -420,7 +420,10 @@ impl Run<'_> {
             );
         }
         let object = &mut self.progress.object;
-        let mut spec = object.get("spec").cloned().unwrap_or(Json::Null);
+        let mut spec = object
+            .get_mut("spec")
+            .map(std::mem::take)
+            .unwrap_or(Json::Null);
         mutate_spec(&mut spec);
         if let Json::Object(map) = object {
             map.insert("spec".into(), spec);

@@ -51,7 +51,7 @@ fn request_namespace(op: &OverridePolicy) -> Option<&str> {
 
 /// The mutating webhook's work on the spec: the Go round trip, selector namespaces.
 fn mutate(namespace: Option<&str>, spec: &mut Json) {
-    *spec = gotypes::round_trip(Some(spec), &gotypes::OVERRIDE_SPEC);
+    *spec = gotypes::round_trip(Some(std::mem::take(spec)), &gotypes::OVERRIDE_SPEC);
     if let Some(ns) = namespace.filter(|ns| !ns.is_empty()) {
         default_selector_namespaces(spec, ns);
     }
