@@ -138,7 +138,11 @@ pub fn discover(inputs: &[PathBuf]) -> Repository {
 /// `Application` objects that say which paths a cluster applies (else they are read as plain
 /// manifests).
 pub fn holds_rendering(files: &[PathBuf]) -> bool {
-    holds_by_name(files) || files.iter().any(|f| declares_environments(f))
+    // Every file is read for the API groups: on all cores, as the lint after it reads them.
+    holds_by_name(files)
+        || crate::util::parallel::map_pulled(files, |f| declares_environments(f))
+            .into_iter()
+            .any(|declares| declares)
 }
 
 /// Whether `file` defines a Flux Kustomization or an Argo CD Application or ApplicationSet: a
