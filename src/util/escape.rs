@@ -120,12 +120,14 @@ fn sgr_len(s: &str) -> usize {
 /// C0) written as `\u007f`: the same strings to a JSON reader, nothing raw on a terminal.
 /// Those characters can only stand inside JSON strings, where the escape means the same.
 pub fn json_text(json: String) -> String {
-    if !json.contains(is_escaped) {
+    // A line break is between JSON tokens (a string has it escaped): left as it is.
+    let raw = |c: char| is_escaped(c) && c != '\n';
+    if !json.contains(raw) {
         return json;
     }
     let mut out = String::with_capacity(json.len() + 16);
     for c in json.chars() {
-        if is_escaped(c) && c != '\n' {
+        if raw(c) {
             use fmt::Write;
             let _ = write!(out, "\\u{:04x}", c as u32);
         } else {
