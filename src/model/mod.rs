@@ -519,6 +519,26 @@ impl Inventory {
             _ => None,
         })
     }
+
+    /// The override policies the control plane holds once every document is applied in
+    /// order: of several documents of one identity (kind, namespace, name), the last, which
+    /// replaced the others. What decides a template's overrides; [`Inventory::overrides`] is
+    /// every document, for the checks of each one.
+    pub fn applied_overrides(&self) -> Vec<&OverridePolicy> {
+        fn identity(p: &OverridePolicy) -> (bool, Option<&str>, &str) {
+            (p.cluster_scoped, p.meta.namespace.as_deref(), &p.meta.name)
+        }
+        let mut last: std::collections::HashMap<_, usize> = std::collections::HashMap::new();
+        let all: Vec<&OverridePolicy> = self.overrides().collect();
+        for (i, p) in all.iter().enumerate() {
+            last.insert(identity(p), i);
+        }
+        all.iter()
+            .enumerate()
+            .filter(|(i, p)| last.get(&identity(p)) == Some(i))
+            .map(|(_, p)| *p)
+            .collect()
+    }
 }
 
 /// A policy spec as the engine types it. The API server prunes a `null` object field at decode
@@ -589,6 +609,30 @@ fn drop_null_fields(v: &mut serde_json::Value) {
 mod tests {
     use super::*;
     use crate::source::{load, Source};
+
+    #[test]
+    fn of_one_override_identity_the_last_document_is_the_applied_one() {
+        let op = |kind: &str, ns: &str, value: u32| {
+            format!("apiVersion: policy.karmada.io/v1alpha1\nkind: {kind}\nmetadata: {{name: a{ns}}}\nspec:\n  resourceSelectors: [{{apiVersion: v1, kind: ConfigMap}}]\n  overrideRules: [{{overriders: {{labelsOverrider: [{{operator: add, value: {{v: '{value}'}}}}]}}}}]\n---\n")
+        };
+        let text = [
+            op("OverridePolicy", "", 1),
+            op("ClusterOverridePolicy", "", 2),
+            op("OverridePolicy", ", namespace: other", 3),
+            op("OverridePolicy", ", namespace: default", 4),
+        ]
+        .concat();
+        let inv = Inventory::from_documents(load(Source::new("t", &text)).documents, "default");
+        assert_eq!(
+            inv.overrides().count(),
+            4,
+            "every document is checked on its own"
+        );
+        let applied: Vec<usize> = inv.applied_overrides().iter().map(|p| p.doc).collect();
+        // The first one (default/a, from the default namespace) is replaced by the fourth; the
+        // cluster-scoped one and the one in another namespace are other identities.
+        assert_eq!(applied, [1, 2, 3]);
+    }
 
     #[test]
     fn a_null_list_item_is_the_zero_value_the_webhook_decodes_it_to() {

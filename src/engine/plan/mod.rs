@@ -314,8 +314,8 @@ impl<'a> Views<'a> {
             after,
             base_clusters: &changed.base_clusters,
             head_clusters: &changed.head_clusters,
-            base_overrides: base.inventory.overrides().collect(),
-            head_overrides: head.inventory.overrides().collect(),
+            base_overrides: base.inventory.applied_overrides(),
+            head_overrides: head.inventory.applied_overrides(),
             bindings: base.inventory.bindings().collect(),
             live: false,
         }

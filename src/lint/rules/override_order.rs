@@ -202,7 +202,7 @@ struct Conflict {
 }
 
 pub fn check(a: &Analysis<'_>) -> Vec<Finding> {
-    let ops: Vec<&OverridePolicy> = a.inventory.overrides().collect();
+    let ops: Vec<&OverridePolicy> = a.inventory.applied_overrides();
     if ops.len() < 2 {
         return Vec::new();
     }
@@ -411,6 +411,28 @@ mod tests {
         "  - overriders:\n      plaintext: [{path: /spec/replicas, operator: replace, value: 2}]\n";
     const REPLICAS_5: &str =
         "  - overriders:\n      plaintext: [{path: /spec/replicas, operator: replace, value: 5}]\n";
+
+    #[test]
+    fn two_documents_of_one_policy_are_one_policy_not_a_conflict() {
+        // Applied in turn, the second document replaces the first (duplicate-identity says
+        // so): the control plane holds one OverridePolicy, which cannot overwrite itself.
+        // Seen on a real repository keeping a copy per environment directory.
+        let by_name = "{apiVersion: apps/v1, kind: Deployment, name: web}";
+        let text = format!(
+            "{DEPLOY}{}{}",
+            op("a", Some("default"), by_name, REPLICAS_2),
+            op("a", Some("default"), by_name, REPLICAS_5)
+        );
+        let f = lint_rule(&text, "override-order-decides", false);
+        assert!(f.is_empty(), "{f:?}");
+        // The same two under different names still conflict.
+        let text = format!(
+            "{DEPLOY}{}{}",
+            op("a", Some("default"), by_name, REPLICAS_2),
+            op("b", Some("default"), by_name, REPLICAS_5)
+        );
+        assert_eq!(lint_rule(&text, "override-order-decides", false).len(), 1);
+    }
 
     #[test]
     fn the_later_policy_wins_and_the_finding_says_why() {
