@@ -29,7 +29,9 @@ pub const DOC: RuleDoc = RuleDoc {
                 name\"): ClusterOverridePolicies first, then OverridePolicies, each group by implicit priority, least \
                 specific first (kind only, then label selector, then name), then by name. The earlier write is \
                 silently lost. Checked against the known member clusters (Cluster objects or `knownClusters`), \
-                else for the clusters the rules name and any other cluster.",
+                else for the clusters the rules name and any other cluster. Two documents of one policy (same \
+                kind, namespace and name) are one policy: applied in turn, the later replaces the earlier, and \
+                only it takes part.",
     example: "kind: ClusterOverridePolicy\nmetadata: {name: registry}\nspec:\n  resourceSelectors: [{apiVersion: apps/v1, kind: Deployment}]\n  overrideRules:\n  - overriders:\n      plaintext: [{path: /spec/replicas, operator: replace, value: 2}]\n---\nkind: OverridePolicy\nmetadata: {name: web, namespace: default}\nspec:\n  resourceSelectors: [{apiVersion: apps/v1, kind: Deployment, name: web}]\n  overrideRules:\n  - overriders:\n      plaintext: [{path: /spec/replicas, operator: replace, value: 5}]\n",
     fix: "Write each field in one policy, or narrow the selectors or targetClusters so that one policy owns it.",
     reference: "pkg/util/overridemanager/overridemanager.go:105-121 (ApplyOverridePolicies: cluster override policies, then override policies), :214-227 (getOverridersFromOverridePolicies: by implicit priority, then name); karmada PR #2609",
