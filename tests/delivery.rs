@@ -386,3 +386,59 @@ fn live_preempt_check_notes_what_member_clusters_receive() {
     );
     assert!(s.requests().iter().all(|r| r.starts_with("GET ")));
 }
+
+/// Two documents of one OverridePolicy (a copy per directory, as real repositories keep them):
+/// applied in turn, the later replaced the earlier, so only the later one's rules reach the
+/// cluster's manifest, and `lint` reports no conflict between the policy and itself.
+#[test]
+fn of_two_documents_of_one_override_policy_only_the_later_applies() {
+    let dir = tempfile::tempdir().unwrap();
+    let op = |label: &str| {
+        format!(
+            "apiVersion: policy.karmada.io/v1alpha1\nkind: OverridePolicy\nmetadata: {{name: tune, namespace: default}}\nspec:\n  resourceSelectors: [{{apiVersion: apps/v1, kind: Deployment, name: web}}]\n  overrideRules:\n  - overriders:\n      labelsOverrider: [{{operator: add, value: {{{label}: copy}}}}]\n      plaintext: [{{path: /spec/replicas, operator: replace, value: 3}}]\n"
+        )
+    };
+    let first = format!(
+        "apiVersion: apps/v1\nkind: Deployment\nmetadata: {{name: web, namespace: default}}\nspec:\n  replicas: 1\n  selector: {{matchLabels: {{app: web}}}}\n  template:\n    metadata: {{labels: {{app: web}}}}\n    spec: {{containers: [{{name: web, image: nginx}}]}}\n---\napiVersion: policy.karmada.io/v1alpha1\nkind: PropagationPolicy\nmetadata: {{name: web, namespace: default}}\nspec:\n  resourceSelectors: [{{apiVersion: apps/v1, kind: Deployment, name: web}}]\n  placement: {{clusterAffinity: {{clusterNames: [m1]}}}}\n---\n{}",
+        op("stale")
+    );
+    let (a, b) = (dir.path().join("a.yaml"), dir.path().join("b.yaml"));
+    std::fs::write(&a, first).unwrap();
+    std::fs::write(&b, op("current")).unwrap();
+    let (a, b) = (a.display().to_string(), b.display().to_string());
+    let (code, out, err) = run(
+        &[
+            "explain",
+            "deploy/web",
+            "-n",
+            "default",
+            "-f",
+            &a,
+            "-f",
+            &b,
+            "-o",
+            "json",
+        ],
+        None,
+    );
+    assert_eq!(code, 0, "{err}");
+    let v: J = serde_json::from_str(&out).unwrap();
+    let m1 = &v["overrides"][0];
+    assert_eq!(m1["cluster"], "m1");
+    assert_eq!(m1["policies"].as_array().unwrap().len(), 1, "{m1}");
+    assert_eq!(
+        m1["manifest"]["metadata"]["labels"],
+        json!({"current": "copy"})
+    );
+    // Both documents write /spec/replicas; one policy cannot overwrite itself.
+    let (_, lint_out, err) = run(&["lint", "-o", "json", &a, &b], None);
+    let lint: J = serde_json::from_str(&lint_out).unwrap_or_else(|e| panic!("{e}: {err}"));
+    let rules: Vec<&str> = lint["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|f| f["rule"].as_str())
+        .collect();
+    assert!(rules.contains(&"duplicate-identity"), "{rules:?}");
+    assert!(!rules.contains(&"override-order-decides"), "{rules:?}");
+}
