@@ -551,6 +551,67 @@ fn a_helm_release_of_karmada_with_the_failover_gate_silences_failover_gate_off()
     assert_eq!(rules, ["failover-gate-off"]);
 }
 
+/// The same homelab on k3s: Karmada installed by helm-controller's `HelmChart`, its gates in
+/// `valuesContent` and `set` (set wins, as helm-controller passes it last).
+#[test]
+fn a_k3s_helm_chart_of_karmada_gives_the_environment_its_gates() {
+    let test = "a_k3s_helm_chart_of_karmada_gives_the_environment_its_gates";
+    if !kustomize_available(test) {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    write_owned(root, &bootstrap("home"));
+    let failover = POLICY.replace(
+        "  placement:",
+        "  failover:\n    cluster:\n      purgeMode: Gracefully\n  placement:",
+    );
+    let chart = |set: &str| {
+        format!("apiVersion: helm.cattle.io/v1\nkind: HelmChart\nmetadata:\n  name: karmada\n  namespace: kube-system\nspec:\n  repo: https://raw.githubusercontent.com/karmada-io/karmada/master/charts\n  chart: karmada\n  version: v1.16.1\n  targetNamespace: karmada-system\n  valuesContent: |-\n    controllerManager:\n      featureGates:\n        Failover: true\n{set}")
+    };
+    write(
+        root,
+        &[
+            (
+                "clusters/home/infra.yaml",
+                &flux_kustomization("infra", "./infra", ""),
+            ),
+            (
+                "clusters/home/karmada.yaml",
+                &flux_kustomization("karmada", "./karmada", KUBECONFIG),
+            ),
+            ("infra/karmada.yaml", &chart("")),
+            ("karmada/policy.yaml", &failover),
+        ],
+    );
+    let (o, v) = lint_json(root, &[]);
+    assert_eq!(o.status.code(), Some(0), "{}{}", stdout(&o), stderr(&o));
+    assert!(findings(&v).is_empty(), "{:?}", findings(&v));
+    let env = v["environments"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|e| e["karmadaApiServer"] == true)
+        .unwrap_or_else(|| panic!("{v:#}"))
+        .clone();
+    assert_eq!(env["karmadaVersion"], "1.16", "{env:#}");
+    assert_eq!(
+        env["karmadaInstallation"]["object"],
+        "HelmChart kube-system/karmada"
+    );
+    // `set` turns the gate off again: the policy is warned about.
+    write(
+        root,
+        &[(
+            "infra/karmada.yaml",
+            &chart("  set:\n    controllerManager.featureGates.Failover: \"false\"\n"),
+        )],
+    );
+    let (_, v) = lint_json(root, &[]);
+    let rules: Vec<String> = findings(&v).into_iter().map(|(r, _, _)| r).collect();
+    assert_eq!(rules, ["failover-gate-off"]);
+}
+
 #[test]
 fn a_yaml_error_beside_a_flux_variable_is_yaml_syntax_at_the_broken_line() {
     let test = "a_yaml_error_beside_a_flux_variable_is_yaml_syntax_at_the_broken_line";

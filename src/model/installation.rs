@@ -9,6 +9,11 @@
 //!   chart's `karmada.controllerManager.featureGates` helper over the chart's default
 //!   `{PropagateDeps: false}` (charts/karmada/values.yaml, every release from v1.10.0), then
 //!   `controllerManager.extraCommandArgs.feature-gates`, a second flag merged after it.
+//! - The same chart by a k3s/RKE2 `HelmChart` (`helm.cattle.io/v1`, k3s-io/helm-controller):
+//!   `spec.version` is the chart version; the job passes `spec.valuesContent`, then
+//!   `spec.values` as values files, then each `spec.set` entry as `--set` (sorted by key), so
+//!   a later one wins (`pkg/controllers/chart/chart.go`: `valuesSecret`, `args`). A
+//!   `HelmChartConfig` of the same name adds values files after those; it is not read.
 //! - The karmada-operator's `Karmada` (`operator.karmada.io/v1alpha1`): `spec.featureGates`
 //!   is what the operator passes to karmada-controller-manager (operator/pkg/tasks/init/
 //!   component.go hands `Spec.FeatureGates` to every component) unless
@@ -51,6 +56,7 @@ pub struct Setting<T> {
 pub enum InstallKind {
     HelmRelease,
     ArgoHelm,
+    HelmChart,
     Operator,
     Deployment,
 }
@@ -92,6 +98,10 @@ pub fn detect(root: &Node, locate: &dyn Fn(Span) -> Origin) -> Option<Installati
             found.argo_application(root.get("spec")?)?;
             InstallKind::ArgoHelm
         }
+        ("helm.cattle.io", "HelmChart") => {
+            found.k3s_helm_chart(root.get("spec")?)?;
+            InstallKind::HelmChart
+        }
         ("operator.karmada.io", "Karmada") => {
             found.operator(root.get("spec"));
             InstallKind::Operator
@@ -105,6 +115,7 @@ pub fn detect(root: &Node, locate: &dyn Fn(Span) -> Origin) -> Option<Installati
     let label = match kind {
         InstallKind::HelmRelease => "HelmRelease",
         InstallKind::ArgoHelm => "Argo CD Application",
+        InstallKind::HelmChart => "HelmChart",
         InstallKind::Operator => "Karmada",
         InstallKind::Deployment => "Deployment",
     };
@@ -184,19 +195,77 @@ impl Found<'_> {
                 .push("values files of the chart's own repository are not read".into());
         }
         for p in helm.get("parameters").and_then(Node::as_seq).unwrap_or(&[]) {
-            let name = str_at(p, &["name"]).unwrap_or("");
-            let Some(value) = p.get("value") else {
-                continue;
-            };
-            if let Some(gate) = name.strip_prefix("controllerManager.featureGates.") {
-                if let Some(on) = bool_of(value) {
-                    self.gate(gate, on, value.span);
-                }
-            } else if name == "controllerManager.image.tag" {
-                self.version(value, "controllerManager.image.tag");
+            if let (Some(name), Some(value)) = (str_at(p, &["name"]), p.get("value")) {
+                self.set_value(name, value);
             }
         }
         Some(())
+    }
+
+    /// A k3s/RKE2 HelmChart of the Karmada chart: `spec.version`, then `valuesContent`,
+    /// `values` and `set`, in the order helm-controller hands them to Helm.
+    fn k3s_helm_chart(&mut self, spec: &Node) -> Option<()> {
+        let chart = spec.get("chart")?;
+        if !is_karmada_chart(chart.as_str()?) {
+            return None;
+        }
+        let content: Vec<(Node, u32)> = spec
+            .get("valuesContent")
+            .and_then(|text| Some((text.as_str()?, block_first_line(text)?)))
+            .map(|(text, first)| {
+                load(Source::new("values", text.to_string()))
+                    .documents
+                    .into_iter()
+                    .map(|d| (d.root, first))
+                    .collect()
+            })
+            .unwrap_or_default();
+        let values = spec.get("values");
+        let set = spec.get("set").and_then(Node::as_map).unwrap_or(&[]);
+        // The last of the three to say `installMode` decides it.
+        let mode = set
+            .iter()
+            .find(|e| e.key.as_str() == Some("installMode"))
+            .map(|e| &e.value)
+            .or_else(|| values.and_then(|v| v.get("installMode")))
+            .or_else(|| content.iter().rev().find_map(|(d, _)| d.get("installMode")));
+        if !host_mode(mode) {
+            return None;
+        }
+        if let Some(v) = spec.get("version") {
+            self.version(v, "the chart version");
+        }
+        self.chart_defaults(chart.span);
+        for (doc, first) in &content {
+            self.chart_values(doc, &|sp: Span| shifted(sp, first - 1));
+        }
+        if let Some(v) = values {
+            self.chart_values(v, &|s| s);
+        }
+        // helm-controller sorts the keys before it turns them into `--set` arguments.
+        let mut set: Vec<&crate::source::Entry> = set.iter().collect();
+        set.sort_by(|a, b| a.key.as_str().cmp(&b.key.as_str()));
+        for e in set {
+            if let Some(name) = e.key.as_str() {
+                self.set_value(name, &e.value);
+            }
+        }
+        if spec.get("valuesSecrets").is_some() {
+            self.notes
+                .push("values from Secrets (valuesSecrets) are not read".into());
+        }
+        Some(())
+    }
+
+    /// One `--set`-style value of the chart (an Argo CD parameter, a HelmChart `set` entry).
+    fn set_value(&mut self, name: &str, value: &Node) {
+        if let Some(gate) = name.strip_prefix("controllerManager.featureGates.") {
+            if let Some(on) = bool_of(value) {
+                self.gate(gate, on, value.span);
+            }
+        } else if name == "controllerManager.image.tag" {
+            self.version(value, "controllerManager.image.tag");
+        }
     }
 
     /// The chart's own `controllerManager.featureGates` default, at the line naming the chart.
@@ -353,10 +422,12 @@ pub fn release_of(text: &str) -> Option<Result<KarmadaVersion, String>> {
 /// default; `agent` installs only karmada-agent in a member cluster and `component` only the
 /// optional components (charts/karmada/values.yaml), neither runs karmada-controller-manager.
 fn installs_control_plane(values: Option<&Node>) -> bool {
-    values
-        .and_then(|v| v.get("installMode"))
-        .and_then(Node::as_str)
-        .is_none_or(|m| m == "host")
+    host_mode(values.and_then(|v| v.get("installMode")))
+}
+
+/// Whether an `installMode` value (none: the default) is `host`.
+fn host_mode(mode: Option<&Node>) -> bool {
+    mode.and_then(Node::as_str).is_none_or(|m| m == "host")
 }
 
 fn is_karmada_chart(chart: &str) -> bool {
@@ -524,6 +595,26 @@ mod tests {
         assert_eq!(i.gates["Failover"].at.line, 13);
         assert!(i.gates["PropagationPolicyPreemption"].value);
         assert_eq!(i.gates["PropagationPolicyPreemption"].at.line, 16);
+    }
+
+    #[test]
+    fn a_k3s_helm_chart_reads_values_content_values_and_set_in_helm_controllers_order() {
+        let text = "apiVersion: helm.cattle.io/v1\nkind: HelmChart\nmetadata: {name: karmada, namespace: kube-system}\nspec:\n  repo: https://raw.githubusercontent.com/karmada-io/karmada/master/charts\n  chart: karmada\n  version: v1.15.2\n  targetNamespace: karmada-system\n  valuesContent: |-\n    controllerManager:\n      featureGates:\n        Failover: true\n        GracefulEviction: true\n  values:\n    controllerManager:\n      featureGates:\n        GracefulEviction: false\n  set:\n    controllerManager.featureGates.PropagationPolicyPreemption: \"true\"\n    controllerManager.featureGates.GracefulEviction: \"true\"\n";
+        let i = detect_in(text).unwrap();
+        assert_eq!(i.object, "HelmChart kube-system/karmada");
+        assert_eq!(i.release.unwrap().value, KarmadaVersion::new(1, 15));
+        // valuesContent, at its line in the file.
+        assert!(i.gates["Failover"].value);
+        assert_eq!(i.gates["Failover"].at.line, 12);
+        // values over valuesContent, set over both.
+        assert!(i.gates["GracefulEviction"].value);
+        assert_eq!(i.gates["GracefulEviction"].at.line, 20);
+        assert!(i.gates["PropagationPolicyPreemption"].value);
+        assert!(!i.gates["PropagateDeps"].value, "the chart's own default");
+        // Another chart, or the chart in agent mode (set wins over valuesContent), is no
+        // installation of the control plane.
+        assert!(detect_in("apiVersion: helm.cattle.io/v1\nkind: HelmChart\nmetadata: {name: traefik}\nspec: {chart: traefik}\n").is_none());
+        assert!(detect_in("apiVersion: helm.cattle.io/v1\nkind: HelmChart\nmetadata: {name: k}\nspec:\n  chart: karmada\n  valuesContent: 'installMode: host'\n  set: {installMode: agent}\n").is_none());
     }
 
     #[test]

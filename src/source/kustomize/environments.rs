@@ -233,6 +233,7 @@ impl Repo {
         const MARKERS: &[&str] = &[
             "kind: HelmRelease",
             "kind: Application",
+            "kind: HelmChart",
             "operator.karmada.io",
             "karmada-controller-manager",
         ];
