@@ -500,21 +500,15 @@ fn flux_build_options_allow_files_above_and_refuse_files_outside_the_repository(
     );
 }
 
-#[test]
-fn a_helm_release_of_karmada_with_the_failover_gate_silences_failover_gate_off() {
-    let test = "a_helm_release_of_karmada_with_the_failover_gate_silences_failover_gate_off";
-    if !kustomize_available(test) {
-        return;
-    }
-    // A homelab: Karmada 1.17 from its chart with Failover on, a policy that fails over.
-    let dir = tempfile::tempdir().unwrap();
-    let root = dir.path();
+/// A homelab repository: Flux bootstrapped in `clusters/home`, `infra/karmada.yaml` (the
+/// Karmada installation, `install`) applied to the cluster and a policy that fails over applied
+/// to the Karmada API server.
+fn homelab(root: &Path, install: &str) {
     write_owned(root, &bootstrap("home"));
     let failover = POLICY.replace(
         "  placement:",
         "  failover:\n    cluster:\n      purgeMode: Gracefully\n  placement:",
     );
-    let release = "apiVersion: helm.toolkit.fluxcd.io/v2\nkind: HelmRelease\nmetadata:\n  name: karmada\n  namespace: karmada-system\nspec:\n  chart:\n    spec:\n      chart: karmada\n      version: 1.17.x\n      sourceRef: {kind: HelmRepository, name: karmada}\n  values:\n    controllerManager:\n      featureGates: {Failover: true}\n";
     write(
         root,
         &[
@@ -526,10 +520,23 @@ fn a_helm_release_of_karmada_with_the_failover_gate_silences_failover_gate_off()
                 "clusters/home/karmada.yaml",
                 &flux_kustomization("karmada", "./karmada", KUBECONFIG),
             ),
-            ("infra/karmada.yaml", release),
+            ("infra/karmada.yaml", install),
             ("karmada/policy.yaml", &failover),
         ],
     );
+}
+
+#[test]
+fn a_helm_release_of_karmada_with_the_failover_gate_silences_failover_gate_off() {
+    let test = "a_helm_release_of_karmada_with_the_failover_gate_silences_failover_gate_off";
+    if !kustomize_available(test) {
+        return;
+    }
+    // A homelab: Karmada 1.17 from its chart with Failover on, a policy that fails over.
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    let release = "apiVersion: helm.toolkit.fluxcd.io/v2\nkind: HelmRelease\nmetadata:\n  name: karmada\n  namespace: karmada-system\nspec:\n  chart:\n    spec:\n      chart: karmada\n      version: 1.17.x\n      sourceRef: {kind: HelmRepository, name: karmada}\n  values:\n    controllerManager:\n      featureGates: {Failover: true}\n";
+    homelab(root, release);
     let (o, v) = lint_json(root, &[]);
     assert_eq!(o.status.code(), Some(0), "{}{}", stdout(&o), stderr(&o));
     assert!(findings(&v).is_empty(), "{:?}", findings(&v));
@@ -561,29 +568,10 @@ fn a_k3s_helm_chart_of_karmada_gives_the_environment_its_gates() {
     }
     let dir = tempfile::tempdir().unwrap();
     let root = dir.path();
-    write_owned(root, &bootstrap("home"));
-    let failover = POLICY.replace(
-        "  placement:",
-        "  failover:\n    cluster:\n      purgeMode: Gracefully\n  placement:",
-    );
     let chart = |set: &str| {
         format!("apiVersion: helm.cattle.io/v1\nkind: HelmChart\nmetadata:\n  name: karmada\n  namespace: kube-system\nspec:\n  repo: https://raw.githubusercontent.com/karmada-io/karmada/master/charts\n  chart: karmada\n  version: v1.16.1\n  targetNamespace: karmada-system\n  valuesContent: |-\n    controllerManager:\n      featureGates:\n        Failover: true\n{set}")
     };
-    write(
-        root,
-        &[
-            (
-                "clusters/home/infra.yaml",
-                &flux_kustomization("infra", "./infra", ""),
-            ),
-            (
-                "clusters/home/karmada.yaml",
-                &flux_kustomization("karmada", "./karmada", KUBECONFIG),
-            ),
-            ("infra/karmada.yaml", &chart("")),
-            ("karmada/policy.yaml", &failover),
-        ],
-    );
+    homelab(root, &chart(""));
     let (o, v) = lint_json(root, &[]);
     assert_eq!(o.status.code(), Some(0), "{}{}", stdout(&o), stderr(&o));
     assert!(findings(&v).is_empty(), "{:?}", findings(&v));
