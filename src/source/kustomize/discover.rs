@@ -138,19 +138,16 @@ pub fn discover(inputs: &[PathBuf]) -> Repository {
 /// `Application` objects that say which paths a cluster applies (else they are read as plain
 /// manifests).
 pub fn holds_rendering(files: &[PathBuf]) -> bool {
-    // Every file is read for the API groups: on all cores, as the lint after it reads them,
-    // and no more once one file declares environments.
-    use std::sync::atomic::{AtomicBool, Ordering};
-    if holds_by_name(files) {
-        return true;
-    }
-    let found = AtomicBool::new(false);
-    crate::util::parallel::map_pulled(files, |f| {
-        if !found.load(Ordering::Relaxed) && declares_environments(f) {
-            found.store(true, Ordering::Relaxed);
+    // Every file is read for the API groups: on all cores, as the lint after it reads them.
+    // A file that declares environments is the pool's "error", which stops it.
+    let declares = |f: &PathBuf| {
+        if declares_environments(f) {
+            Err(())
+        } else {
+            Ok(())
         }
-    });
-    found.into_inner()
+    };
+    holds_by_name(files) || files::each_in_parallel(files, &declares, &mut |()| {}).is_err()
 }
 
 /// Whether `file` defines a Flux Kustomization or an Argo CD Application or ApplicationSet: a
