@@ -13,7 +13,9 @@ mod kustomize;
 #[path = "support/run.rs"]
 mod run;
 mod snapshot_file;
-use kustomize::{committed_copy, git, kustomize_available, run_without_helm as run};
+use kustomize::{
+    committed_copy, environment_names, git, kustomize_available, run_without_helm as run,
+};
 use run::{stderr, stdout};
 use snapshot_file::assert_snapshot;
 
@@ -241,6 +243,16 @@ fn base_reports_ownership_changes_only_where_the_change_lands() {
 
 // ---------------------------------------------------------------- regression tests, per bullet
 
+/// The first environment of a JSON report that is a Karmada API server.
+fn karmada_environment(v: &serde_json::Value) -> &serde_json::Value {
+    v["environments"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|e| e["karmadaApiServer"] == true)
+        .unwrap_or_else(|| panic!("no Karmada environment: {v:#}"))
+}
+
 fn write(root: &Path, files: &[(&str, &str)]) {
     for (name, text) in files {
         let path = root.join(name);
@@ -380,12 +392,7 @@ fn loose_directories_for_karmada_and_a_member_are_not_one_control_plane() {
     let (o, v) = lint_json(root, &[]);
     assert_eq!(o.status.code(), Some(0), "{}{}", stdout(&o), stderr(&o));
     assert!(findings(&v).is_empty(), "{:?}", findings(&v));
-    let names: Vec<&str> = v["environments"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|e| e["name"].as_str().unwrap())
-        .collect();
+    let names = environment_names(&v);
     assert!(
         names.contains(&"lab/demo/karmada") && names.contains(&"lab/demo/member"),
         "{names:?}"
@@ -575,13 +582,7 @@ fn a_k3s_helm_chart_of_karmada_gives_the_environment_its_gates() {
     let (o, v) = lint_json(root, &[]);
     assert_eq!(o.status.code(), Some(0), "{}{}", stdout(&o), stderr(&o));
     assert!(findings(&v).is_empty(), "{:?}", findings(&v));
-    let env = v["environments"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|e| e["karmadaApiServer"] == true)
-        .unwrap_or_else(|| panic!("{v:#}"))
-        .clone();
+    let env = karmada_environment(&v).clone();
     assert_eq!(env["karmadaVersion"], "1.16", "{env:#}");
     assert_eq!(
         env["karmadaInstallation"]["object"],
@@ -744,12 +745,7 @@ fn a_helm_release_of_a_chart_in_the_repository_is_rendered_with_its_values() {
         (object["namespace"].as_str(), object["name"].as_str()),
         (Some("shop"), Some("shop-web"))
     );
-    let env = v["environments"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|e| e["karmadaApiServer"] == true)
-        .unwrap();
+    let env = karmada_environment(&v);
     assert_eq!(env["name"], "mgmt/karmada-kubeconfig");
 }
 

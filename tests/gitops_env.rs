@@ -11,7 +11,9 @@ mod kustomize;
 #[path = "support/run.rs"]
 mod run;
 mod snapshot_file;
-use kustomize::{committed_copy, git, kustomize_available, run_without_helm as run};
+use kustomize::{
+    committed_copy, environment_names, git, kustomize_available, run_without_helm as run,
+};
 use run::{stderr, stdout};
 use snapshot_file::assert_snapshot;
 
@@ -131,12 +133,7 @@ fn explain_runs_per_environment_when_several_hold_the_template() {
     let out = ok(&o);
     assert_snapshot("explain-gitops-envs.json", &out);
     let v: serde_json::Value = serde_json::from_str(&out).unwrap();
-    let names: Vec<&str> = v["environments"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|e| e["name"].as_str().unwrap())
-        .collect();
+    let names = environment_names(&v);
     assert_eq!(names, ["karmada-prod", "karmada-staging"]);
     // One graph cannot hold two control planes: ask for --env.
     let o = run(&[

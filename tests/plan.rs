@@ -174,12 +174,7 @@ fn kustomize_overlays_a_shared_base_reaches_both_environments() {
         return;
     };
     let v = snapshot_formats(dir.path(), "kustomize");
-    let names: Vec<&str> = v["environments"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|e| e["name"].as_str().unwrap())
-        .collect();
+    let names = kustomize::environment_names(&v);
     assert_eq!(
         names,
         ["apps/web/overlays/prod", "apps/web/overlays/staging"]

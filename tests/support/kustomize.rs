@@ -131,3 +131,13 @@ pub fn run_without_helm(args: &[&str]) -> std::process::Output {
         .output()
         .expect("binary runs")
 }
+
+/// The environment names of a GitOps JSON report (`lint`, `explain`, `plan`), in its order.
+pub fn environment_names(report: &serde_json::Value) -> Vec<&str> {
+    report["environments"]
+        .as_array()
+        .expect("the report lists environments")
+        .iter()
+        .map(|e| e["name"].as_str().expect("an environment has a name"))
+        .collect()
+}
