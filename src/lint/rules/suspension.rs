@@ -8,6 +8,7 @@ use crate::lint::finding::{Finding, Severity};
 use crate::lint::options::LintOptions;
 use crate::lint::phase::{Check, Rule};
 use crate::lint::rule::{RuleDoc, RuleGroup};
+use crate::model::policy::ClusterAffinity;
 use crate::model::{Inventory, Policy};
 use crate::source::FieldPath;
 
@@ -237,13 +238,13 @@ fn check_cluster_names(
     p: &Policy,
     out: &mut Vec<Finding>,
 ) {
-    for (path, name) in cluster_name_fields(p) {
-        if !is_dns1123_label(&name) {
+    for (at, name) in cluster_name_fields(p) {
+        if !is_dns1123_label(name) {
             out.push(finding(
                 inventory,
                 p,
                 &INVALID_CLUSTER_NAME,
-                path,
+                at.path(),
                 format!(
                     "`{name}` is not a valid cluster name (a lowercase DNS-1123 label): it matches no cluster{}",
                     if name.contains(' ') || name.contains(',') {
@@ -253,12 +254,13 @@ fn check_cluster_names(
                     }
                 ),
             ));
-        } else if !opts.known_clusters.is_empty() && !opts.known_clusters.contains(&name) {
+        } else if !opts.known_clusters.is_empty() && !opts.known_clusters.iter().any(|k| k == name)
+        {
             out.push(finding(
                 inventory,
                 p,
                 &UNKNOWN_CLUSTER,
-                path,
+                at.path(),
                 format!(
                     "cluster `{name}` is not among knownClusters ({})",
                     opts.known_clusters.join(", ")
@@ -282,59 +284,105 @@ pub const CLUSTER_NAME_FIELDS: &[&str] = &[
     "spec.placement.replicaScheduling.weightPreference.staticWeightList[].targetCluster.exclude",
 ];
 
-/// Each cluster name the policy writes, with its field, in [`CLUSTER_NAME_FIELDS`] order.
-fn cluster_name_fields(p: &Policy) -> Vec<(FieldPath, String)> {
-    // Only the two fields the paths go through: the whole spec serialized per policy was a
-    // noticeable part of a large lint.
-    let mut spec = serde_json::Map::new();
-    for (key, value) in [
-        ("suspension", serde_json::to_value(&p.spec.suspension)),
-        ("placement", serde_json::to_value(&p.spec.placement)),
-    ] {
-        spec.insert(key.to_string(), value.unwrap_or_default());
+/// Where in the spec a cluster name is: one of [`CLUSTER_NAME_FIELDS`], the items of its
+/// lists (`[]`, outer first) and the name's place in its own list. The path is built from the
+/// pattern only for a name that is reported.
+#[derive(Clone, Copy, Debug, PartialEq)]
+struct NameAt {
+    field: &'static str,
+    items: [usize; 2],
+    name: usize,
+}
+
+impl NameAt {
+    fn path(self) -> FieldPath {
+        let mut items = self.items.into_iter();
+        let mut path = FieldPath::root();
+        for segment in self.field.split('.') {
+            path = match segment.strip_suffix("[]") {
+                Some(key) => path.key(key).index(items.next().unwrap_or_default()),
+                None => path.key(segment),
+            };
+        }
+        path.index(self.name)
     }
-    let mut root = serde_json::Map::new();
-    root.insert("spec".to_string(), serde_json::Value::Object(spec));
-    let root = serde_json::Value::Object(root);
+}
+
+/// Each cluster name the policy writes, with where it is, in [`CLUSTER_NAME_FIELDS`] order,
+/// read from the typed spec: serializing each policy's placement to walk it as JSON was the
+/// costliest per-policy rule of a large lint.
+fn cluster_name_fields(p: &Policy) -> Vec<(NameAt, &str)> {
+    let [suspended, names, excluded, term_names, term_excluded, overflow_names, overflow_excluded, weight_names, weight_excluded] =
+        *CLUSTER_NAME_FIELDS
+    else {
+        unreachable!("CLUSTER_NAME_FIELDS lists nine fields")
+    };
     let mut out = Vec::new();
-    for pattern in CLUSTER_NAME_FIELDS {
-        let segments: Vec<&str> = pattern.split('.').collect();
-        expand(&root, &segments, FieldPath::root(), &mut out);
+    let spec = &p.spec;
+    if let Some(c) = spec
+        .suspension
+        .as_ref()
+        .and_then(|s| s.dispatching_on_clusters.as_ref())
+    {
+        names_in(&mut out, suspended, [0, 0], &c.cluster_names);
+    }
+    let Some(placement) = &spec.placement else {
+        return out;
+    };
+    for (field, exclude) in [(names, false), (excluded, true)] {
+        if let Some(a) = &placement.cluster_affinity {
+            names_in(&mut out, field, [0, 0], listed(a, exclude));
+        }
+    }
+    let terms = placement.cluster_affinities.as_deref().unwrap_or_default();
+    for (field, exclude) in [(term_names, false), (term_excluded, true)] {
+        for (t, term) in terms.iter().enumerate() {
+            names_in(&mut out, field, [t, 0], listed(&term.affinity, exclude));
+        }
+    }
+    for (field, exclude) in [(overflow_names, false), (overflow_excluded, true)] {
+        for (t, term) in terms.iter().enumerate() {
+            for (o, overflow) in term.overflow_affinities.iter().flatten().enumerate() {
+                names_in(&mut out, field, [t, o], listed(&overflow.affinity, exclude));
+            }
+        }
+    }
+    let weights = placement
+        .replica_scheduling
+        .as_ref()
+        .and_then(|r| r.weight_preference.as_ref())
+        .map_or(&[][..], |w| &w.static_weight_list);
+    for (field, exclude) in [(weight_names, false), (weight_excluded, true)] {
+        for (w, weight) in weights.iter().enumerate() {
+            names_in(
+                &mut out,
+                field,
+                [w, 0],
+                listed(&weight.target_cluster, exclude),
+            );
+        }
     }
     out
 }
 
-/// Follows `segments` (a `[]` suffix: every item) down `v`; the last one is a list of names.
-fn expand(
-    v: &serde_json::Value,
-    segments: &[&str],
-    at: FieldPath,
-    out: &mut Vec<(FieldPath, String)>,
-) {
-    let Some((first, rest)) = segments.split_first() else {
-        return;
-    };
-    let (key, each) = match first.strip_suffix("[]") {
-        Some(k) => (k, true),
-        None => (*first, false),
-    };
-    let Some(child) = v.get(key) else {
-        return;
-    };
-    let at = at.key(key);
-    if rest.is_empty() {
-        for (i, name) in child.as_array().into_iter().flatten().enumerate() {
-            if let Some(name) = name.as_str() {
-                out.push((at.clone().index(i), name.to_string()));
-            }
-        }
-    } else if each {
-        for (i, item) in child.as_array().into_iter().flatten().enumerate() {
-            expand(item, rest, at.clone().index(i), out);
-        }
+/// An affinity's `exclude` or its `clusterNames`.
+fn listed(a: &ClusterAffinity, exclude: bool) -> &[String] {
+    if exclude {
+        &a.exclude
     } else {
-        expand(child, rest, at, out);
+        &a.cluster_names
     }
+}
+
+/// `list`'s names, each at its place in `field`.
+fn names_in<'p>(
+    out: &mut Vec<(NameAt, &'p str)>,
+    field: &'static str,
+    items: [usize; 2],
+    list: &'p [String],
+) {
+    let at = |name| NameAt { field, items, name };
+    out.extend(list.iter().enumerate().map(|(i, n)| (at(i), n.as_str())));
 }
 
 /// RFC 1123 label: lowercase alphanumerics and '-', starting and ending alphanumeric, ≤ 63.
@@ -524,12 +572,98 @@ mod tests {
             ours.sort();
             assert_eq!(found, ours, "{kind}");
         }
-        // cluster_name_fields serializes only these two fields of the spec.
+        // cluster_name_fields reads only these two fields of the spec.
         for field in CLUSTER_NAME_FIELDS {
             assert!(
                 field.starts_with("spec.suspension.") || field.starts_with("spec.placement."),
                 "{field}"
             );
+        }
+    }
+
+    /// The typed walk finds what walking the serialized spec along each CLUSTER_NAME_FIELDS
+    /// pattern finds, in the same order, on a spec that fills every one of them twice.
+    #[test]
+    fn cluster_names_are_those_the_field_patterns_reach() {
+        fn expand(
+            v: &serde_json::Value,
+            segments: &[&str],
+            at: String,
+            out: &mut Vec<(String, String)>,
+        ) {
+            let Some((first, rest)) = segments.split_first() else {
+                return;
+            };
+            let (key, each) = match first.strip_suffix("[]") {
+                Some(k) => (k, true),
+                None => (*first, false),
+            };
+            let Some(child) = v.get(key) else { return };
+            let at = if at.is_empty() {
+                key.to_string()
+            } else {
+                format!("{at}.{key}")
+            };
+            let items = child.as_array().into_iter().flatten().enumerate();
+            if rest.is_empty() {
+                out.extend(
+                    items.map(|(i, n)| (format!("{at}[{i}]"), n.as_str().unwrap().to_string())),
+                );
+            } else if each {
+                items.for_each(|(i, item)| expand(item, rest, format!("{at}[{i}]"), out));
+            } else {
+                expand(child, rest, at, out);
+            }
+        }
+        let affinity =
+            |p: &str| format!("clusterNames: [{p}-a, {p}-b]\n{{i}}exclude: [{p}-x, {p}-y]");
+        let term = |t: &str| {
+            format!(
+                "- affinityName: {t}\n  {}\n  overflowAffinities:\n    - affinityName: {t}o1\n      {}\n    - affinityName: {t}o2\n      {}",
+                affinity(t).replace("{i}", "  "),
+                affinity(&format!("{t}o1")).replace("{i}", "      "),
+                affinity(&format!("{t}o2")).replace("{i}", "      "),
+            )
+        };
+        let indent = |text: String, by: &str| {
+            text.lines()
+                .map(|l| format!("{by}{l}\n"))
+                .collect::<String>()
+        };
+        let text = format!(
+            "{HEAD}  placement:\n    clusterAffinity:\n      {}\n    clusterAffinities:\n{}{}    replicaScheduling:\n      replicaSchedulingType: Divided\n      weightPreference:\n        staticWeightList:\n          - targetCluster:\n              {}\n            weight: 1\n          - targetCluster:\n              {}\n            weight: 2\n  suspension:\n    dispatchingOnClusters:\n      clusterNames: [s-a, s-b]\n",
+            affinity("a").replace("{i}", "      "),
+            indent(term("t1"), "      "),
+            indent(term("t2"), "      "),
+            affinity("w1").replace("{i}", "              "),
+            affinity("w2").replace("{i}", "              "),
+        );
+        let l = load(Source::new("p.yaml", &text));
+        assert!(l.problems.is_empty(), "{:?}\n{text}", l.problems);
+        let inv = Inventory::from_documents(l.documents, "default");
+        let p = inv.policies().next().expect("a policy");
+        let typed: Vec<(String, String)> = cluster_name_fields(p)
+            .into_iter()
+            .map(|(at, name)| (at.path().to_string(), name.to_string()))
+            .collect();
+        let json = serde_json::json!({ "spec": serde_json::to_value(&p.spec).unwrap() });
+        let mut walked = Vec::new();
+        for pattern in CLUSTER_NAME_FIELDS {
+            let segments: Vec<&str> = pattern.split('.').collect();
+            expand(&json, &segments, String::new(), &mut walked);
+        }
+        assert_eq!(typed, walked);
+        // Every pattern is reached twice or more (the spec above fills each one).
+        for pattern in CLUSTER_NAME_FIELDS {
+            let leaf = pattern.replace("[]", "");
+            let reached = walked.iter().filter(|(path, _)| {
+                let bare: String = path
+                    .split('[')
+                    .map(|s| s.split_once(']').map_or(s, |(_, r)| r))
+                    .collect();
+                bare.starts_with(&leaf)
+            });
+            assert!(reached.count() >= 2, "{pattern}");
         }
     }
 
