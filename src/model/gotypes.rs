@@ -885,7 +885,7 @@ fn marshal_fields(
         }
         let given = input
             .as_deref_mut()
-            .and_then(|m| m.get_mut(fld.name))
+            .and_then(|m| field_mut(m, fld.name))
             .map(std::mem::take)
             .filter(|v| !v.is_null());
         let value = match (given, fld.pointer) {
@@ -899,6 +899,17 @@ fn marshal_fields(
         }
         out.insert(fld.name.to_string(), value);
     }
+}
+
+/// `map`'s value of `name`. A spec writes a few of its struct's fields, so a struct's dozen
+/// lookups in a map of two or three keys cost less as comparisons than as hashes (the map
+/// hashes with SipHash): the two round trips per policy spent more on hashing than on moving.
+fn field_mut<'m>(map: &'m mut Map<String, Json>, name: &str) -> Option<&'m mut Json> {
+    const SCANNED: usize = 8;
+    if map.len() > SCANNED {
+        return map.get_mut(name);
+    }
+    map.iter_mut().find(|(k, _)| *k == name).map(|(_, v)| v)
 }
 
 /// The marshaled form of a (possibly absent) value of `ty`.

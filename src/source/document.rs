@@ -697,9 +697,17 @@ impl Node {
                         other => scalar_key_text(other),
                     };
                     // `insert` on an existing key keeps the first position: remove first so the
-                    // later value also takes the later place, as a re-decode would.
-                    map.remove(&key);
-                    map.insert(key, e.value.to_json());
+                    // later value also takes the later place, as a re-decode would. The entry
+                    // hashes the key once where remove-then-insert hashed it twice.
+                    match map.entry(key) {
+                        serde_json::map::Entry::Vacant(place) => {
+                            place.insert(e.value.to_json());
+                        }
+                        serde_json::map::Entry::Occupied(earlier) => {
+                            let (key, _) = earlier.remove_entry();
+                            map.insert(key, e.value.to_json());
+                        }
+                    }
                 }
                 J::Object(map)
             }
