@@ -40,6 +40,9 @@ pub struct Structural {
     pub preserve_unknown_fields: bool,
     pub embedded_resource: bool,
     pub int_or_string: bool,
+    /// Whether a schema within this one (a property, `additionalProperties` or `items`, at any
+    /// depth) sets a default: [`apply_defaults`] walks no value whose schema has none below.
+    pub defaults_below: bool,
 }
 
 /// `StructuralOrBool`: a schema, or `true`/`false`. Either way every key of the map is known;
@@ -75,7 +78,7 @@ impl Structural {
     /// (the converted form) both make a node nullable.
     pub fn from_json(schema: &Json, origin: Origin) -> Structural {
         let flag = |key: &str| schema.get(key) == Some(&Json::Bool(true));
-        let properties = schema
+        let properties: BTreeMap<String, Structural> = schema
             .get("properties")
             .and_then(Json::as_object)
             .map(|props| {
@@ -97,17 +100,26 @@ impl Structural {
             .get("type")
             .and_then(Json::as_array)
             .is_some_and(|ts| ts.iter().any(|t| t == "null"));
+        let items = schema
+            .get("items")
+            .map(|i| Box::new(Structural::from_json(i, origin)));
+        let defaults = |s: &Structural| s.default.is_some() || s.defaults_below;
+        let defaults_below = properties.values().any(defaults)
+            || additional_properties
+                .as_ref()
+                .and_then(AdditionalProperties::schema)
+                .is_some_and(defaults)
+            || items.as_deref().is_some_and(defaults);
         Structural {
             properties,
             additional_properties,
-            items: schema
-                .get("items")
-                .map(|i| Box::new(Structural::from_json(i, origin))),
+            items,
             nullable: flag("nullable") || null_in_type,
             default: schema.get("default").cloned(),
             preserve_unknown_fields: flag("x-kubernetes-preserve-unknown-fields"),
             embedded_resource: flag("x-kubernetes-embedded-resource"),
             int_or_string: flag("x-kubernetes-int-or-string"),
+            defaults_below,
         }
     }
 
@@ -401,6 +413,9 @@ fn is_non_nullable_null(x: &Json, s: Option<&Structural>) -> bool {
 /// `Default`: a default fills a key that is absent or a non-nullable `null`, only where its
 /// parent exists, and never replaces `""` (§2.4).
 pub fn apply_defaults(x: &mut Json, s: &Structural) {
+    if !s.defaults_below {
+        return;
+    }
     match x {
         Json::Object(map) => {
             for (k, prop) in &s.properties {

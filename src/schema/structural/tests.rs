@@ -452,3 +452,28 @@ fn converted_strictness_is_not_an_additional_properties_keyword() {
         .collect();
     assert_eq!(found, ["spec.extra"]);
 }
+
+/// The walk skips only values whose schema has no default below: a default reached through
+/// `items` and `additionalProperties` is still applied, a sibling without one is not walked.
+#[test]
+fn defaults_below_marks_the_way_to_every_default() {
+    let s = Structural::from_json(
+        &json!({"type": "object", "properties": {
+            "plain": {"type": "object", "properties": {"a": {"type": "string"}}},
+            "list": {"type": "array", "items": {"type": "object", "properties": {
+                "mode": {"type": "string", "default": "Never"}}}},
+            "byName": {"type": "object", "additionalProperties": {"type": "object", "properties": {
+                "weight": {"type": "integer", "default": 1}}}}}}),
+        Origin::Crd,
+    );
+    assert!(s.defaults_below);
+    assert!(!s.properties["plain"].defaults_below);
+    assert!(s.properties["list"].defaults_below);
+    assert!(s.properties["byName"].defaults_below);
+    let mut v = json!({"plain": {"a": "x"}, "list": [{}], "byName": {"one": {}}});
+    apply_defaults(&mut v, &s);
+    assert_eq!(
+        v,
+        json!({"plain": {"a": "x"}, "list": [{"mode": "Never"}], "byName": {"one": {"weight": 1}}})
+    );
+}
