@@ -4,7 +4,8 @@
 # with Python and libyaml (PyYAML's CSafeLoader, `yaml.load_all` over every file), and against
 # the tool's own loader alone (`lint --parse-only`). The three run one after the other, RUNS
 # times in turn (so a change in the machine's load touches all three alike); the ratios are
-# of the medians. Then the phases of `lint -o json` (KARMADA_POLICY_TIMINGS, median of RUNS).
+# of the medians, of wall time and, for lint against parse-only, of CPU time (user + system).
+# Then the phases of `lint -o json` (KARMADA_POLICY_TIMINGS, median of RUNS).
 #
 #   scripts/bench-reference.sh             # 100,000 documents, 3 rounds
 #   RUNS=5 DOCS=20000 scripts/bench-reference.sh
@@ -44,27 +45,34 @@ for path in sorted(glob.glob(sys.argv[1] + "/**/*.yaml", recursive=True)):
 print(n)
 PY
 
-# wall CMD...: wall seconds of one run.
+# wall CMD...: wall seconds of one run; its CPU seconds (user + system, GNU time) go to the
+# file $cpu_out. On a shared machine the wall time of one build varies by tens of percent from
+# minute to minute; the CPU time shows whether lint does more work or only waits longer.
+cpu_out=$OUT/cpu.txt
 wall() {
   local start end
   start=$(date +%s.%N)
-  "$@" >/dev/null
+  /usr/bin/time -f '%U %S' -o "$cpu_out" "$@" >/dev/null
   end=$(date +%s.%N)
   awk "BEGIN{printf \"%.3f\", $end-$start}"
 }
+cpu() { awk '{printf "%.2f", $1 + $2}' "$cpu_out"; }
 median() { printf '%s\n' "$@" | sort -g | awk '{v[NR]=$1} END {print v[int((NR+1)/2)]}'; }
 
 echo "machine: $(uname -m), $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg); $DOCS documents, $(du -sm "$repo" | cut -f1) MB"
-py=() parse=() lint=()
+py=() parse=() lint=() parse_cpu=() lint_cpu=()
 for i in $(seq 1 "$RUNS"); do
   py+=("$(wall "$PY" "$libyaml" "$repo")")
   parse+=("$(wall "$BIN" lint --parse-only "$repo")")
+  parse_cpu+=("$(cpu)")
   lint+=("$(wall "$BIN" lint -o json "$repo")")
-  echo "  round $i: libyaml ${py[-1]} s, parse-only ${parse[-1]} s, lint -o json ${lint[-1]} s"
+  lint_cpu+=("$(cpu)")
+  echo "  round $i: libyaml ${py[-1]} s, parse-only ${parse[-1]} s (CPU ${parse_cpu[-1]}), lint -o json ${lint[-1]} s (CPU ${lint_cpu[-1]})"
 done
 mp=$(median "${py[@]}") mo=$(median "${parse[@]}") ml=$(median "${lint[@]}")
-echo "median: libyaml $mp s, parse-only $mo s, lint -o json $ml s"
-echo "lint / libyaml $(awk "BEGIN{printf \"%.3f\", $ml/$mp}")   lint / parse-only $(awk "BEGIN{printf \"%.2f\", $ml/$mo}")   parse-only / libyaml $(awk "BEGIN{printf \"%.3f\", $mo/$mp}")"
+co=$(median "${parse_cpu[@]}") cl=$(median "${lint_cpu[@]}")
+echo "median: libyaml $mp s, parse-only $mo s, lint -o json $ml s; CPU parse-only $co s, lint $cl s"
+echo "lint / libyaml $(awk "BEGIN{printf \"%.3f\", $ml/$mp}")   lint / parse-only $(awk "BEGIN{printf \"%.2f\", $ml/$mo}")   parse-only / libyaml $(awk "BEGIN{printf \"%.3f\", $mo/$mp}")   CPU lint / parse-only $(awk "BEGIN{printf \"%.2f\", $cl/$co}")"
 
 echo
 echo "phases of lint -o json (ms, median of $RUNS; each phase's own time):"
