@@ -661,7 +661,7 @@ mod tests {
                     .split('[')
                     .map(|s| s.split_once(']').map_or(s, |(_, r)| r))
                     .collect();
-                bare.starts_with(&leaf)
+                bare == leaf
             });
             assert!(reached.count() >= 2, "{pattern}");
         }
