@@ -1000,6 +1000,16 @@ impl State {
     /// [`State::matching_policies`] appended to `out`: a caller matching every template keeps
     /// them all in one vector rather than one per template.
     pub fn matching_policies_into(&self, t: usize, out: &mut Vec<(usize, ImplicitPriority)>) {
+        self.matching_policies_and_named_into(t, out);
+    }
+
+    /// [`State::matching_policies_into`], and whether some live policy names template `t`
+    /// ([`State::is_named`]): the lookup of the naming selectors is the same one.
+    pub fn matching_policies_and_named_into(
+        &self,
+        t: usize,
+        out: &mut Vec<(usize, ImplicitPriority)>,
+    ) -> bool {
         let tpl = &self.templates[t];
         let target = tpl.target();
         let empty: &[usize] = &[];
@@ -1024,6 +1034,7 @@ impl State {
             })
         };
         let named_here = named(&tpl.namespace);
+        let is_named = named_here.iter().any(|&i| self.policies[i].is_some());
         let named_anywhere = if tpl.namespace.is_empty() {
             empty
         } else {
@@ -1041,7 +1052,7 @@ impl State {
         if let (Some(only), None) = (non_empty.next(), non_empty.next()) {
             if only.windows(2).all(|w| w[0] < w[1]) {
                 out.extend(only.iter().filter_map(|&i| matching(i)));
-                return;
+                return is_named;
             }
         }
         let total = lists.iter().map(|l| l.len()).sum();
@@ -1066,6 +1077,7 @@ impl State {
                 out.extend(matching(i));
             }
         }
+        is_named
     }
 
     /// Policies with a selector naming template `t` exactly as the preemption fetch would

@@ -154,39 +154,38 @@ impl std::ops::Index<usize> for Matches {
     }
 }
 
-type PerTemplate = (Vec<SettledOwner>, Matches);
+/// Each template's settled owner, its matches, and whether a policy names it.
+type PerTemplate = (Vec<SettledOwner>, Matches, Vec<bool>);
 
 /// Settles and matches every template. Each template is independent (pure reads of the
 /// snapshot), so large inputs are split over two threads, each filling its half of the
-/// owners in place.
-#[cfg(test)]
+/// owners and of the named flags in place (whether a policy names the template comes with
+/// its matches, from the same lookup: [`State::matching_policies_and_named_into`]).
 fn per_template(state: &State) -> PerTemplate {
-    per_template_named(state, &state.named_templates())
-}
-
-/// [`per_template`] given [`State::named_templates`].
-fn per_template_named(state: &State, named: &[bool]) -> PerTemplate {
-    let one = |first: usize, settled: &mut [SettledOwner]| -> Matches {
+    let one = |first: usize, settled: &mut [SettledOwner], named: &mut [bool]| -> Matches {
         let mut matches = Matches::with_capacity(settled.len());
-        for (t, owners) in (first..).zip(settled.iter_mut()) {
+        for ((t, owners), is_named) in (first..).zip(settled.iter_mut()).zip(named.iter_mut()) {
             let start = matches.items.len();
-            state.matching_policies_into(t, &mut matches.items);
-            *owners = settle_owner(state, t, &matches.items[start..], named[t]);
+            *is_named = state.matching_policies_and_named_into(t, &mut matches.items);
+            *owners = settle_owner(state, t, &matches.items[start..], *is_named);
             matches.close();
         }
         matches
     };
     let n = state.templates.len();
     let mut settled = vec![SettledOwner::default(); n];
+    let mut named = vec![false; n];
     if n < 2 * PARALLEL_MIN_TEMPLATES {
-        let matches = one(0, &mut settled);
-        return (settled, matches);
+        let matches = one(0, &mut settled, &mut named);
+        return (settled, matches, named);
     }
     let mid = n / 2;
     let (head, tail) = settled.split_at_mut(mid);
-    let (mut matches, second) = crate::util::parallel::join(|| one(0, head), || one(mid, tail));
+    let (named_head, named_tail) = named.split_at_mut(mid);
+    let (mut matches, second) =
+        crate::util::parallel::join(|| one(0, head, named_head), || one(mid, tail, named_tail));
     matches.append(second);
-    (settled, matches)
+    (settled, matches, named)
 }
 
 /// The engine's options for a lint run: gates and version from the lint options, Karmada's
@@ -208,8 +207,7 @@ impl<'a> Analysis<'a> {
         state: &'a State,
         clusters: KnownClusters,
     ) -> Analysis<'a> {
-        let named = state.named_templates();
-        let (settled, matches) = per_template_named(state, &named);
+        let (settled, matches, named) = per_template(state);
         let trees = if inventory.documents.iter().any(|d| d.partial.is_some()) {
             (0..inventory.documents.len())
                 .map(|_| OnceLock::new())
@@ -311,6 +309,12 @@ mod tests {
             "apiVersion: policy.karmada.io/v1alpha1\nkind: PropagationPolicy\nmetadata: {name: even, namespace: default}\nspec:\n  priority: 1\n  resourceSelectors: [{apiVersion: v1, kind: ConfigMap, labelSelector: {matchLabels: {half: even}}}]\n---\napiVersion: policy.karmada.io/v1alpha1\nkind: ClusterPropagationPolicy\nmetadata: {name: all}\nspec:\n  resourceSelectors: [{apiVersion: v1, kind: ConfigMap}]\n",
         );
         let n = 2 * PARALLEL_MIN_TEMPLATES + 7;
+        // A policy naming one template of each half: whether a template is named comes from
+        // the same lookups as its matches, on the thread that settles it.
+        text.push_str(&format!(
+            "---\napiVersion: policy.karmada.io/v1alpha1\nkind: PropagationPolicy\nmetadata: {{name: named, namespace: default}}\nspec:\n  resourceSelectors: [{{apiVersion: v1, kind: ConfigMap, name: c3}}, {{apiVersion: v1, kind: ConfigMap, name: c{}}}]\n",
+            n - 1
+        ));
         for i in 0..n {
             let half = if i % 2 == 0 { "even" } else { "odd" };
             text.push_str(&format!(
@@ -319,9 +323,15 @@ mod tests {
         }
         let inv = Inventory::from_documents(load(Source::new("t.yaml", text)).documents, "default");
         let state = State::from_inventory(&inv, Options::default());
-        let (settled, matches) = per_template(&state);
+        let (settled, matches, named) = per_template(&state);
         assert_eq!(settled.len(), n);
         assert_eq!(matches.len(), n);
+        assert_eq!(named, state.named_templates());
+        assert_eq!(
+            named.iter().filter(|&&n| n).count(),
+            2,
+            "c3 and the last one"
+        );
         for t in 0..n {
             assert_eq!(matches[t], state.matching_policies(t), "template {t}");
             assert_eq!(
@@ -330,8 +340,9 @@ mod tests {
                 "template {t}"
             );
         }
-        // Spot-check the order: even templates go to the PP, odd ones to the CPP.
-        for t in [0, 1, n / 2, n / 2 + 1, n - 2, n - 1] {
+        // Spot-check the order: even templates go to the PP, odd ones to the CPP (but for the
+        // two the `named` PP claims, a name beating a label selector).
+        for t in [0, 1, n / 2, n / 2 + 1, n - 2] {
             let want = if t % 2 == 0 { "even" } else { "all" };
             assert_eq!(
                 settled[t].owner.reference(&state).unwrap().name,
