@@ -117,20 +117,46 @@ pub struct Placement {
     pub workload_affinity: Option<WorkloadAffinity>,
 }
 
+/// Where a cluster affinity is in a placement.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum AffinityAt {
+    /// `clusterAffinity`.
+    Single,
+    /// `clusterAffinities[term]`.
+    Term(usize),
+    /// `clusterAffinities[term].overflowAffinities[overflow]`.
+    Overflow(usize, usize),
+}
+
 impl Placement {
+    /// Every cluster affinity of the placement, with where it is: `clusterAffinity`, then each
+    /// term of `clusterAffinities` followed by its overflow terms. The one walk of the
+    /// placement's affinities: what a caller reads of them (names, exclusions) is its own.
+    pub fn affinities(&self) -> impl Iterator<Item = (AffinityAt, &ClusterAffinity)> {
+        let single = self
+            .cluster_affinity
+            .iter()
+            .map(|a| (AffinityAt::Single, a));
+        let terms = self
+            .cluster_affinities
+            .iter()
+            .flatten()
+            .enumerate()
+            .flat_map(|(t, term)| {
+                let overflows = term.overflow_affinities.iter().flatten().enumerate();
+                std::iter::once((AffinityAt::Term(t), &term.affinity))
+                    .chain(overflows.map(move |(o, ov)| (AffinityAt::Overflow(t, o), &ov.affinity)))
+            });
+        single.chain(terms)
+    }
+
     /// Every cluster name the placement names explicitly (affinity and affinity terms, overflow
     /// terms included), minus nothing: callers decide what `exclude` means for them.
     pub fn named_clusters(&self) -> Vec<&str> {
-        let mut out = Vec::new();
-        if let Some(a) = &self.cluster_affinity {
-            out.extend(a.cluster_names.iter().map(String::as_str));
-        }
-        for term in self.cluster_affinities.iter().flatten() {
-            out.extend(term.affinity.cluster_names.iter().map(String::as_str));
-            for o in term.overflow_affinities.iter().flatten() {
-                out.extend(o.affinity.cluster_names.iter().map(String::as_str));
-            }
-        }
+        let mut out: Vec<&str> = self
+            .affinities()
+            .flat_map(|(_, a)| a.cluster_names.iter().map(String::as_str))
+            .collect();
         out.sort_unstable();
         out.dedup();
         out

@@ -8,7 +8,7 @@ use crate::lint::finding::{Finding, Severity};
 use crate::lint::options::LintOptions;
 use crate::lint::phase::{Check, Rule};
 use crate::lint::rule::{RuleDoc, RuleGroup};
-use crate::model::policy::ClusterAffinity;
+use crate::model::policy::{AffinityAt, ClusterAffinity};
 use crate::model::{Inventory, Policy};
 use crate::source::FieldPath;
 
@@ -329,21 +329,25 @@ fn cluster_name_fields(p: &Policy) -> Vec<(NameAt, &str)> {
     let Some(placement) = &spec.placement else {
         return out;
     };
-    for (field, exclude) in [(names, false), (excluded, true)] {
-        if let Some(a) = &placement.cluster_affinity {
-            names_in(&mut out, field, [0, 0], listed(a, exclude));
-        }
-    }
-    let terms = placement.cluster_affinities.as_deref().unwrap_or_default();
-    for (field, exclude) in [(term_names, false), (term_excluded, true)] {
-        for (t, term) in terms.iter().enumerate() {
-            names_in(&mut out, field, [t, 0], listed(&term.affinity, exclude));
-        }
-    }
-    for (field, exclude) in [(overflow_names, false), (overflow_excluded, true)] {
-        for (t, term) in terms.iter().enumerate() {
-            for (o, overflow) in term.overflow_affinities.iter().flatten().enumerate() {
-                names_in(&mut out, field, [t, o], listed(&overflow.affinity, exclude));
+    // The affinities' lists, pattern by pattern: each affinity's place gives the pattern pair
+    // it fills (clusterAffinity, a term, an overflow term) and the list indices in it.
+    let affinities: Vec<_> = placement
+        .affinities()
+        .map(|(at, a)| match at {
+            AffinityAt::Single => (0, [0, 0], a),
+            AffinityAt::Term(t) => (1, [t, 0], a),
+            AffinityAt::Overflow(t, o) => (2, [t, o], a),
+        })
+        .collect();
+    let pairs = [
+        (names, excluded),
+        (term_names, term_excluded),
+        (overflow_names, overflow_excluded),
+    ];
+    for (place, (names_field, excluded_field)) in pairs.into_iter().enumerate() {
+        for (field, exclude) in [(names_field, false), (excluded_field, true)] {
+            for (_, items, a) in affinities.iter().filter(|(p, ..)| *p == place) {
+                names_in(&mut out, field, *items, listed(a, exclude));
             }
         }
     }
