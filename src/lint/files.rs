@@ -64,7 +64,11 @@ pub fn lint_files(
         return Err(FilesError::NothingToLint(req.paths.join(", ")));
     }
     let stdin = req.paths.iter().any(|p| p == "-");
-    if !config.render_off && !stdin && gitops::applies(&files) {
+    // The files are a repository to render when a file's name says so, or when a file
+    // defines GitOps environments (`gitops::applies`): the second is asked of each file as the
+    // plain lint parses it, rather than by reading every file twice.
+    let may_render = !config.render_off && !stdin;
+    let lint_repository = || -> Result<Linted, FilesError> {
         let linted = gitops::lint_repository(&gitops::RepositoryRequest {
             inputs: &files,
             root: gitops::root_of(req.paths),
@@ -72,10 +76,17 @@ pub fn lint_files(
             opts,
             context: &settings.context,
         })?;
-        return Ok(linted.into_linted());
+        Ok(linted.into_linted())
+    };
+    if may_render && gitops::applies_by_name(&files) {
+        return lint_repository();
     }
     let namespace_of = |p: &Path| config.namespace_for(p).map(str::to_string);
-    let mut streamed = stream::lint_paths_in(&files, &namespace_of, req.namespace, opts)?;
+    let mut streamed =
+        stream::lint_paths_in(&files, &namespace_of, req.namespace, opts, may_render)?;
+    if streamed.declares_environments {
+        return lint_repository();
+    }
     note_assumed(&mut streamed, config, req.namespace);
     super::data_notes(&streamed.loaded).for_each(|n| note(&n));
     if !req.allow_empty && streamed.stdin_was_empty(req.paths) {

@@ -89,6 +89,13 @@ pub fn applies(files: &[PathBuf]) -> bool {
     discover::holds_rendering(files)
 }
 
+/// The part of [`applies`] that reads no file: a kustomization or chart by its file name. The
+/// rest, whether a file defines GitOps environments, a plain `lint` asks of each file as it
+/// parses it ([`super::stream::lint_paths_in`]).
+pub fn applies_by_name(files: &[PathBuf]) -> bool {
+    discover::holds_by_name(files)
+}
+
 /// Whether `--env` can apply to the PATHs (the current directory when none): rendering is on
 /// and they hold a repository to render.
 pub fn env_applies(paths: &[String], config: &super::Config) -> bool {

@@ -20,6 +20,7 @@ use crate::engine::state::{Options, Prepared, State};
 use crate::model::cluster::Cluster;
 use crate::model::{Inventory, Object};
 use crate::source::files::{self, ReadError};
+use crate::source::kustomize::discover::declares_environments_in;
 use crate::source::pieces;
 use crate::source::{Document, Entry, FieldPath, Loaded, Node, Seg, Source, Value};
 
@@ -55,6 +56,10 @@ pub struct Streamed {
     pub suspended: Vec<usize>,
     /// What the user should know (the member clusters taken to serve every API).
     pub notes: Vec<String>,
+    /// Whether a file defines where a GitOps controller applies manifests from (a Flux
+    /// Kustomization, an Argo CD Application), when the run was asked to watch for one
+    /// ([`lint_paths_in`]): then the files are a repository to render, not plain manifests.
+    pub declares_environments: bool,
 }
 
 /// `lint --parse-only`: the loader alone (expand, read, parse on all cores), for
@@ -134,36 +139,54 @@ pub fn lint_paths(
     default_namespace: &str,
     opts: &LintOptions,
 ) -> Result<Streamed, ReadError> {
-    lint_paths_in(paths, &|_| None, default_namespace, opts)
+    lint_paths_in(paths, &|_| None, default_namespace, opts, false)
 }
 
 /// [`lint_paths`], objects that set no namespace placed by `namespace_of` their file (the
-/// configuration's `namespaces:`), else in `default_namespace`.
+/// configuration's `namespaces:`), else in `default_namespace`. With `watch_environments`,
+/// each file is also asked whether it declares GitOps environments
+/// ([`Streamed::declares_environments`]) as it is parsed, so that deciding what the files are
+/// does not read them all a second time.
 pub fn lint_paths_in(
     paths: &[PathBuf],
     namespace_of: &(dyn Fn(&std::path::Path) -> Option<String> + Sync),
     default_namespace: &str,
     opts: &LintOptions,
+    watch_environments: bool,
 ) -> Result<Streamed, ReadError> {
     let clock = Clock::start();
     let options = analysis::options(opts);
+    let mut declares_environments = false;
     let mut fold = Fold::new(Growth::of(paths));
     // Each file joins the whole as soon as the files before it have: this thread is idle while
     // the others parse, and all the parts held at once and then merged made a second copy.
     pieces::read_each_with(
         paths,
         &|loaded| {
-            let ns = namespace_of(std::path::Path::new(&loaded.source.name));
-            check_file(
+            let path = std::path::Path::new(&loaded.source.name);
+            let ns = namespace_of(path);
+            let declares = watch_environments && declares_environments_in(&loaded, path);
+            let part = check_file(
                 loaded,
                 ns.as_deref().unwrap_or(default_namespace),
                 opts,
                 &options,
-            )
+            );
+            (part, declares)
         },
-        &mut |part| fold.add(part),
+        &mut |(part, declares)| {
+            declares_environments |= declares;
+            fold.add(part);
+        },
     )?;
     clock.lap("read, parse, per-object rules");
+    if declares_environments {
+        // The caller lints a repository to render instead: nothing of this run is reported.
+        return Ok(Streamed {
+            declares_environments,
+            ..Streamed::default()
+        });
+    }
     Ok(fold.finish(opts, &clock, &mut |_, _| {}))
 }
 

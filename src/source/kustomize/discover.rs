@@ -7,7 +7,7 @@ use std::sync::Arc;
 
 use super::{normalize, Kustomization};
 use crate::source::files;
-use crate::source::Node;
+use crate::source::{Loaded, Node};
 
 /// File names kustomize accepts for a kustomization, in its order of preference.
 pub const KUSTOMIZATION_FILES: [&str; 3] =
@@ -163,17 +163,55 @@ fn declares_environments(file: &Path) -> bool {
     let Ok((_, bytes)) = files::read_bytes(file) else {
         return false;
     };
-    let names = |group: &str| memchr::memmem::find(&bytes, group.as_bytes()).is_some();
-    let (flux, argo) = (names(super::flux::API_GROUP), names(super::argo::API_GROUP));
-    if !flux && !argo {
+    let groups = GroupsNamed::in_text(&bytes);
+    if groups.none() {
         return false;
     }
-    let loaded = files::load_bytes(file.display().to_string(), bytes);
-    (flux && !super::flux::find(&loaded, file).is_empty())
-        || (argo && super::argo::declares(&loaded))
+    groups.declared_in(&files::load_bytes(file.display().to_string(), bytes), file)
 }
 
-fn holds_by_name(files: &[PathBuf]) -> bool {
+/// [`holds_rendering`]'s reading of one file, for a caller that has already read and parsed
+/// it (`lint` reads each file once: [`holds_by_name`] first, then this as each file is
+/// parsed). `file` must be the path it was read from; a file that is not a regular file
+/// (a pipe) never declares, as [`holds_rendering`] leaves it unread.
+pub fn declares_environments_in(loaded: &Loaded, file: &Path) -> bool {
+    let groups = GroupsNamed::in_text(loaded.source.text().as_bytes());
+    !groups.none()
+        && std::fs::metadata(file).is_ok_and(|m| m.is_file())
+        && groups.declared_in(loaded, file)
+}
+
+/// Which of the Flux and Argo CD API groups a file's text names: only a file that names one
+/// is parsed for its objects. (Decoding keeps every ASCII run, so its bytes and its text
+/// name the same groups.)
+struct GroupsNamed {
+    flux: bool,
+    argo: bool,
+}
+
+impl GroupsNamed {
+    fn in_text(text: &[u8]) -> GroupsNamed {
+        let names = |group: &str| memchr::memmem::find(text, group.as_bytes()).is_some();
+        GroupsNamed {
+            flux: names(super::flux::API_GROUP),
+            argo: names(super::argo::API_GROUP),
+        }
+    }
+
+    fn none(&self) -> bool {
+        !self.flux && !self.argo
+    }
+
+    /// Whether `loaded` defines a Flux Kustomization or an Argo CD Application(Set).
+    fn declared_in(&self, loaded: &Loaded, file: &Path) -> bool {
+        (self.flux && !super::flux::find(loaded, file).is_empty())
+            || (self.argo && super::argo::declares(loaded))
+    }
+}
+
+/// Whether a file's name makes `files` a repository to render: a kustomization (or a
+/// `Kustomization` beside one of them) or a Helm chart.
+pub fn holds_by_name(files: &[PathBuf]) -> bool {
     files.iter().any(|f| {
         let name = f
             .file_name()
@@ -247,6 +285,20 @@ mod tests {
         );
         assert!(!holds_rendering(&labelled));
         assert!(!holds_rendering(&rollout));
+        // A caller that parsed the file already gets the same answer without reading it again.
+        for (files, declares) in [
+            (flux, true),
+            (app, true),
+            (labelled, false),
+            (rollout, false),
+        ] {
+            let loaded = files::read(&files[0]).unwrap();
+            assert_eq!(
+                declares_environments_in(&loaded, &files[0]),
+                declares,
+                "{files:?}"
+            );
+        }
     }
 
     #[test]
