@@ -270,7 +270,7 @@ fn admit(
         mutate_propagation(kind, namespace, spec, version)
     });
     // 6. The validating webhook, on the stored form.
-    let spec: Option<PropagationSpec> = progress
+    let mut spec: Option<PropagationSpec> = progress
         .object
         .get("spec")
         .and_then(|s| PropagationSpec::deserialize(s).ok());
@@ -284,9 +284,10 @@ fn admit(
         .first
         .as_ref()
         .is_some_and(|v| v.stage == Some(Stage::ValidatingWebhook));
-    let mut verdict = progress.verdict(|| Verdict::admitted(spec.clone()));
+    // The spec goes to the verdict either way, moved: an admitted one's, or the stored form
+    // the webhook denied (its spec is known); the chain's earlier refusals keep theirs.
+    let mut verdict = progress.verdict(|| Verdict::admitted(spec.take()));
     if refused_by_webhook {
-        // The webhook denies the stored form: its spec is known.
         verdict.spec = spec;
     }
     verdict
