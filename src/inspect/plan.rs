@@ -245,7 +245,7 @@ fn read_all(
     sink: &mut dyn FnMut(String, git2::Oid, Vec<Document>),
 ) -> Result<(), InspectError> {
     let reader = repo.blob_reader();
-    crate::source::files::each_in_parallel(files, &|f: &Listed| reader.load(f), &mut |read| {
+    crate::util::parallel::each_in_parallel(files, &|f: &Listed| reader.load(f), &mut |read| {
         match read {
             ReadFile::Loaded(loaded, oid) => {
                 for p in &loaded.problems {

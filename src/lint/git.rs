@@ -300,7 +300,7 @@ fn lint_side(
     let reader = repo.blob_reader();
     let mut fold = Fold::new(Growth::bytes(repo.size(&listing.files)));
     let mut files = 0;
-    files::each_in_parallel(
+    crate::util::parallel::each_in_parallel(
         &listing.files,
         &|f: &Listed| streamed_base::read_part(&reader, f, req.namespace, req.opts, &options),
         &mut |read| match read {

@@ -77,7 +77,8 @@ pub fn run_semantic(analysis: &Analysis<'_>) -> Vec<Finding> {
     let run = |check: &fn(&Analysis<'_>) -> Vec<Finding>| {
         Ok::<_, std::convert::Infallible>(check(analysis))
     };
-    let Ok(()) = crate::source::files::each_in_parallel(&all, &run, &mut |found| out.extend(found));
+    let Ok(()) =
+        crate::util::parallel::each_in_parallel(&all, &run, &mut |found| out.extend(found));
     out
 }
 

@@ -69,7 +69,7 @@ pub fn lint_base(
     let mut fold = Fold::new(Growth::bytes(req.repo.size(&head_list.files)));
     let mut head_files: Vec<(String, usize, Option<PartKeep>)> = Vec::new();
     let mut skipped = Vec::new();
-    crate::source::files::each_in_parallel(
+    crate::util::parallel::each_in_parallel(
         &head_list.files,
         &|f: &Listed| read_part(&reader, f, req.namespace, req.opts, &options),
         &mut |read| match read {

@@ -423,81 +423,7 @@ fn in_parallel_each<T: Send>(
     each: &(dyn Fn(&Path) -> Result<T, ReadError> + Sync),
     sink: &mut dyn FnMut(T),
 ) -> Result<(), ReadError> {
-    each_in_parallel(paths, &|p: &PathBuf| each(p), sink)
-}
-
-/// [`in_parallel`] over any inputs, with any error: `each` over every item on all cores, each
-/// result handed to `sink` on the calling thread in input order as soon as the results before
-/// it are in; on several errors the first item's is returned.
-pub fn each_in_parallel<I: Sync, T: Send, E: Send>(
-    paths: &[I],
-    each: &(dyn Fn(&I) -> Result<T, E> + Sync),
-    sink: &mut dyn FnMut(T),
-) -> Result<(), E> {
-    if paths.len() <= 1 {
-        for path in paths {
-            sink(each(path)?);
-        }
-        return Ok(());
-    }
-    each_pulled(paths.iter(), &|p| each(p), sink)
-}
-
-/// `each` over the items of `items` on all cores: each worker takes the next item when it is
-/// free (so an iterator that reads as it goes is read only as fast as the items are
-/// processed), and each result goes to `sink` on the calling thread in item order as soon as
-/// the results before it are in; on several errors the first item's is returned.
-pub fn each_pulled<I: Send, T: Send, E: Send>(
-    items: impl Iterator<Item = I> + Send,
-    each: &(dyn Fn(I) -> Result<T, E> + Sync),
-    sink: &mut dyn FnMut(T),
-) -> Result<(), E> {
-    let workers = std::thread::available_parallelism().map_or(1, |n| n.get());
-    if workers <= 1 {
-        for item in items {
-            sink(each(item)?);
-        }
-        return Ok(());
-    }
-    let items = std::sync::Mutex::new(items.enumerate());
-    let stop = std::sync::atomic::AtomicBool::new(false);
-    let (done, results) = std::sync::mpsc::channel::<(usize, Result<T, E>)>();
-    std::thread::scope(|scope| {
-        for _ in 0..workers {
-            let done = done.clone();
-            let (items, stop) = (&items, &stop);
-            scope.spawn(move || {
-                use std::sync::atomic::Ordering::Relaxed;
-                while !stop.load(Relaxed) {
-                    // The lock is held while the iterator produces the item (a read).
-                    let next = items.lock().map_or(None, |mut items| items.next());
-                    let Some((i, item)) = next else { break };
-                    if done.send((i, each(item))).is_err() {
-                        break;
-                    }
-                }
-            });
-        }
-        drop(done);
-        // Results that came in before an earlier one, by item index.
-        let mut waiting = std::collections::BTreeMap::new();
-        let mut expected = 0;
-        for (i, result) in results.iter() {
-            waiting.insert(i, result);
-            while let Some(result) = waiting.remove(&expected) {
-                expected += 1;
-                match result {
-                    Ok(t) => sink(t),
-                    Err(e) => {
-                        // Later items no longer matter: let the workers stop.
-                        stop.store(true, std::sync::atomic::Ordering::Relaxed);
-                        return Err(e);
-                    }
-                }
-            }
-        }
-        Ok(())
-    })
+    crate::util::parallel::each_in_parallel(paths, &|p: &PathBuf| each(p), sink)
 }
 
 // Defined beside `Source`, which reads a released file back with it.
@@ -579,7 +505,7 @@ mod tests {
 
         // Streamed: the inputs before the first error reach the sink, in order.
         let mut seen = Vec::new();
-        let err = each_pulled(
+        let err = crate::util::parallel::each_pulled(
             paths.iter(),
             &|p| read(p).map(|l| l.source.name.clone()),
             &mut |n| seen.push(n),

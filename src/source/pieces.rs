@@ -39,7 +39,7 @@ pub fn read_each_with<T: Send>(
     then: &(dyn Fn(Loaded) -> T + Sync),
     sink: &mut dyn FnMut(T),
 ) -> Result<(), ReadError> {
-    files::each_pulled(Inputs::new(paths), &|job| job?.load().map(then), sink)
+    crate::util::parallel::each_pulled(Inputs::new(paths), &|job| job?.load().map(then), sink)
 }
 
 /// One unit of reading and parsing: a file read whole by the thread that parses it, or a piece

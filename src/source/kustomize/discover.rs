@@ -147,7 +147,8 @@ pub fn holds_rendering(files: &[PathBuf]) -> bool {
             Ok(())
         }
     };
-    holds_by_name(files) || files::each_in_parallel(files, &declares, &mut |()| {}).is_err()
+    holds_by_name(files)
+        || crate::util::parallel::each_in_parallel(files, &declares, &mut |()| {}).is_err()
 }
 
 /// Whether `file` defines a Flux Kustomization or an Argo CD Application or ApplicationSet: a
