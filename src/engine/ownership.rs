@@ -198,7 +198,7 @@ impl Delta {
         )
     }
 
-    /// The changes over `base_subset` (the base through [`Scope::subset`] of [`Delta::scope`]),
+    /// The changes over `base_subset` (the base through `Scope::subset` of [`Delta::scope`]),
     /// reported for the templates of `head_templates` (the head's templates in that scope).
     pub fn changes(
         self,
@@ -315,7 +315,7 @@ impl Scope {
     }
 }
 
-/// What [`Scope::subset`] keeps of the policies, from the templates it keeps: those that may
+/// What `Scope::subset` keeps of the policies, from the templates it keeps: those that may
 /// select one of them or that claim one. Fed template by template, in document order.
 #[derive(Default)]
 pub struct Kept {

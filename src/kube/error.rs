@@ -126,7 +126,7 @@ pub enum KubeError {
     #[error("the server answered the PATCH of {kind} {name} with something that is not that policy; the change may or may not have been applied, read the policy back to see")]
     UnexpectedAnswer { kind: String, name: String },
     /// Network, TLS or timeout: no answer from the server, in kubectl's words naming the
-    /// server (see [`transport_message`]).
+    /// server (see `transport_message`).
     #[error("{message}")]
     Transport {
         message: String,

@@ -232,7 +232,7 @@ fn der_element(input: &[u8]) -> Option<(u8, &[u8], &[u8])> {
 }
 
 /// notBefore and notAfter of an X.509 certificate, in seconds since the Unix epoch.
-/// Certificate = SEQUENCE { tbsCertificate SEQUENCE { [0] version OPTIONAL, serialNumber,
+/// Certificate = SEQUENCE { tbsCertificate SEQUENCE { \[0\] version OPTIONAL, serialNumber,
 /// signature, issuer, validity SEQUENCE { notBefore, notAfter }, ... }, ... }.
 pub fn validity(der: &[u8]) -> Option<(u64, u64)> {
     let (0x30, cert, _) = der_element(der)? else {

@@ -401,7 +401,7 @@ impl Streamed {
 }
 
 /// What the fold does not keep of a part as it was (it merges and finishes them): for handing
-/// the part to a second run ([`split`]).
+/// the part to a second run ([`refold`]).
 #[derive(Clone, Default)]
 pub struct PartKeep {
     findings: Vec<Finding>,
@@ -417,7 +417,7 @@ impl FilePart {
         self.inventory.documents.len()
     }
 
-    /// What a second run needs of this part besides what [`split`] takes back.
+    /// What a second run needs of this part besides what [`refold`] takes back.
     pub fn keep(&self) -> PartKeep {
         PartKeep {
             findings: self.findings.clone(),

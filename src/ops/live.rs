@@ -1,5 +1,5 @@
 //! The one live writer of `suspend` and `resume`: every change to a policy on the control plane
-//! goes through [`write`], which owns optimistic concurrency (a merge patch guarded by the
+//! goes through [`write()`], which owns optimistic concurrency (a merge patch guarded by the
 //! resourceVersion that was read; on 409 Conflict a re-read, a recompute by the caller's
 //! decision and a jittered backoff, within [`CONFLICT_RETRIES`]) and dry-run (client: the patch
 //! merged locally; server: `?dryRun=All`).

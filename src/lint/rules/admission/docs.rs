@@ -8,7 +8,7 @@ use crate::lint::rule::{RuleDoc, RuleGroup};
 /// One admission rule: what Karmada refuses, in its own words.
 #[derive(Clone, Debug)]
 pub struct AdmissionRule {
-    /// Stable kebab-case id (what [`super::Violation::rule`] carries).
+    /// Stable kebab-case id (what [`crate::engine::admission::Violation::rule`] carries).
     pub id: &'static str,
     /// One line: what the rule finds.
     pub summary: &'static str,
