@@ -1034,7 +1034,7 @@ impl State {
             })
         };
         let named_here = named(&tpl.namespace);
-        let is_named = named_here.iter().any(|&i| self.policies[i].is_some());
+        let is_named = self.any_live(named_here);
         let named_anywhere = if tpl.namespace.is_empty() {
             empty
         } else {
@@ -1108,9 +1108,15 @@ impl State {
             |k| {
                 self.named_index
                     .get(k)
-                    .is_some_and(|v| v.iter().any(|&i| self.policies[i].is_some()))
+                    .is_some_and(|slots| self.any_live(slots))
             },
         )
+    }
+
+    /// Whether any of the policy slots an index lists still holds a policy (a removed one
+    /// leaves its slot empty).
+    fn any_live(&self, slots: &[usize]) -> bool {
+        slots.iter().any(|&i| self.policies[i].is_some())
     }
 
     /// [`State::is_named`] for every template at once: one pass over the (small) index of
@@ -1118,7 +1124,7 @@ impl State {
     pub fn named_templates(&self) -> Vec<bool> {
         let mut named = vec![false; self.templates.len()];
         for (key, policies) in &self.named_index {
-            if policies.iter().any(|&i| self.policies[i].is_some()) {
+            if self.any_live(policies) {
                 if let Some(t) = self.template_by_key.get(&self.templates, key) {
                     named[t] = true;
                 }
