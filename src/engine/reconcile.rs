@@ -482,8 +482,8 @@ impl SettledOwner {
 /// common case (most templates of a repository): no claim keys at all and no policy naming
 /// the template. There §7 step 3 finds nothing, step 4 writes the fresh winner's claim (so
 /// the owner is the winner, whichever its kind), and step 5 has no preemptor. `named` is
-/// [`State::is_named`] for `t` (callers settling every template get all at once from
-/// [`State::named_templates`]).
+/// [`State::is_named`] for `t` (callers settling every template get it with the template's
+/// matches from [`State::matching_policies_and_named_into`]).
 pub fn settle_owner(
     state: &State,
     t: usize,

@@ -1119,8 +1119,10 @@ impl State {
         slots.iter().any(|&i| self.policies[i].is_some())
     }
 
-    /// [`State::is_named`] for every template at once: one pass over the (small) index of
-    /// named selectors instead of one lookup per template.
+    /// [`State::is_named`] for every template at once, by a pass over the index of named
+    /// selectors: the tests' second way to the answer the settling pass gets per template
+    /// ([`State::matching_policies_and_named_into`]).
+    #[cfg(test)]
     pub fn named_templates(&self) -> Vec<bool> {
         let mut named = vec![false; self.templates.len()];
         for (key, policies) in &self.named_index {

@@ -23,7 +23,7 @@ pub struct Analysis<'a> {
     /// Per template: every policy that matches it, with its implicit priority (computed once;
     /// several rules read it).
     pub matches: Matches,
-    /// Per template: whether some policy names it ([`State::named_templates`]); only those
+    /// Per template: whether some policy names it ([`State::is_named`]); only those
     /// can have preemptors.
     pub named: Vec<bool>,
     /// The member clusters the placement rules evaluate against (few: kept whole even when
