@@ -19,9 +19,9 @@ where
     })
 }
 
-/// [`crate::source::files::in_parallel`] over any inputs, with any error: `each` over every item on all cores, each
+/// `each` over every item of `paths` on all cores (a single item on the calling thread), each
 /// result handed to `sink` on the calling thread in input order as soon as the results before
-/// it are in; on several errors the first item's is returned.
+/// it are in; on several errors the first item's is returned. [`each_pulled`] over a slice.
 pub fn each_in_parallel<I: Sync, T: Send, E: Send>(
     paths: &[I],
     each: &(dyn Fn(&I) -> Result<T, E> + Sync),
