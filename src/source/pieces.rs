@@ -32,8 +32,8 @@ pub const WHOLE_MAX: u64 = 1 << 20;
 /// order, as soon as it and every result before it are done: the caller can fold the results
 /// into one while the rest are still being parsed, instead of holding them all and then a
 /// merged copy. A large file and stdin come in pieces: several results for one input, a later
-/// one's source [continuing](Source::continues) the one before, so no input is held whole. On an error, the first input's is returned (`sink` has seen what
-/// came before it).
+/// one's source [continuing](Source::continues) the one before, so no input is held whole. On
+/// an error, the first input's is returned (`sink` has seen what came before it).
 pub fn read_each_with<T: Send>(
     paths: &[PathBuf],
     then: &(dyn Fn(Loaded) -> T + Sync),

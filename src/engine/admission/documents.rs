@@ -1,9 +1,10 @@
 //! The admission chain over a set of manifests. Every PropagationPolicy and
 //! ClusterPropagationPolicy document goes through [`admit_manifest`] once, while its tree is
-//! whole, and the typed policy of each is marked with the verdict ([`crate::model::Policy::admission`]): any
-//! snapshot built from those policies later holds only what Karmada would store, and the lint
-//! rule that reports the refusals reads the same verdicts. A policy the chain refuses is never
-//! stored by the API server, so it claims nothing, overlaps nothing and preempts nothing.
+//! whole, and the typed policy of each is marked with the verdict
+//! ([`crate::model::Policy::admission`]): any snapshot built from those policies later holds
+//! only what Karmada would store, and the lint rule that reports the refusals reads the same
+//! verdicts. A policy the chain refuses is never stored by the API server, so it claims
+//! nothing, overlaps nothing and preempts nothing.
 
 use std::collections::HashMap;
 
