@@ -6,7 +6,6 @@
 //! machinery (sigs.k8s.io/yaml, YAML 1.1 rules) resolves them, so `on`, `yes` and `~` mean what
 //! `kubectl apply` would send.
 
-use std::borrow::Cow;
 use std::collections::HashMap;
 use std::sync::Arc;
 
@@ -678,7 +677,7 @@ impl Builder {
             Event::Scalar(text, style, anchor, tag) => {
                 self.decoded += 1;
                 let merge_key = style == ScalarStyle::Plain && text == "<<";
-                let value = resolve_scalar(text, style, tag.as_deref());
+                let value = resolve_scalar(&text, style, tag.as_deref());
                 let node = Node::new(value, self.span(&span));
                 if anchor > 0 {
                     self.anchors.insert(anchor, (node.clone(), 1));
@@ -912,10 +911,7 @@ fn apply_merges(mut entries: Vec<Entry>, merges: Vec<Node>) -> Vec<Entry> {
 /// Writers (file edits, `-o yaml`) quote exactly when this is false.
 pub fn plain_scalar_safe(s: &str) -> bool {
     !s.is_empty()
-        && matches!(
-            resolve_scalar(std::borrow::Cow::Borrowed(s), ScalarStyle::Plain, None),
-            Value::Str(_)
-        )
+        && matches!(resolve_scalar(s, ScalarStyle::Plain, None), Value::Str(_))
         && !s.starts_with(|c: char| "-?:,[]{}#&*!|>'\"%@` ".contains(c))
         && !s.ends_with([' ', ':'])
         && !s.contains(": ")
@@ -923,8 +919,7 @@ pub fn plain_scalar_safe(s: &str) -> bool {
         && !s.contains(char::is_control)
 }
 
-fn resolve_scalar(cow: Cow<'_, str>, style: ScalarStyle, tag: Option<&Tag>) -> Value {
-    let text: &str = &cow;
+fn resolve_scalar(text: &str, style: ScalarStyle, tag: Option<&Tag>) -> Value {
     if let Some(tag) = tag {
         if tag.handle == "!!" || tag.handle == "tag:yaml.org,2002:" {
             match tag.suffix.as_str() {
@@ -942,7 +937,7 @@ fn resolve_scalar(cow: Cow<'_, str>, style: ScalarStyle, tag: Option<&Tag>) -> V
         }
     }
     if style != ScalarStyle::Plain {
-        return Value::Str(cow.into_owned());
+        return Value::Str(exact(text));
     }
     if matches!(text, "" | "~" | "null" | "Null" | "NULL") {
         return Value::Null;
@@ -963,7 +958,18 @@ fn resolve_scalar(cow: Cow<'_, str>, style: ScalarStyle, tag: Option<&Tag>) -> V
             return Value::Float(f);
         }
     }
-    Value::Str(cow.into_owned())
+    Value::Str(exact(text))
+}
+
+/// A scalar's text in a block of its own size. saphyr builds each scalar in a `String` it
+/// first grows by its whole lookahead buffer (`scan_plain_scalar` reserves `BUFFER_LEN`, 128
+/// bytes), so keeping the scanner's string kept 129 bytes or more per scalar: trees three times
+/// their text, and, where lint keeps part of each file's objects, the scanner's next strings
+/// taken from blocks long gone cold (a fifth of lint's CPU time at 100,000 documents sat on
+/// that one load in the allocator; docs/performance.md). A copy of the exact size lets the
+/// scanner's block go back at once, to be the next scalar's.
+fn exact(text: &str) -> String {
+    String::from(text)
 }
 
 /// YAML 1.1 booleans, as sigs.k8s.io/yaml (go-yaml v2) resolves them.
