@@ -341,7 +341,7 @@ impl Found<'_> {
         })?;
         if let Some(image) = c.get("image") {
             if let Some((_, tag)) = image.as_str().and_then(|i| i.rsplit_once(':')) {
-                let tag = Node::new(Value::Str(tag.to_string()), image.span);
+                let tag = Node::new(Value::Str(tag.into()), image.span);
                 self.version(&tag, "the image tag");
             }
         }

@@ -6,6 +6,8 @@
 use std::fmt;
 use std::sync::{Arc, OnceLock};
 
+use compact_str::CompactString;
+
 /// A 1-based line and column (columns count characters, as editors and rustc do).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct Pos {
@@ -432,7 +434,10 @@ pub enum Value {
     Bool(bool),
     Int(i64),
     Float(f64),
-    Str(String),
+    /// Inline when it fits in 24 bytes, as most keys and values do: a tree of a large input
+    /// has a scalar for every few bytes of text, and one heap block each was most of a parse's
+    /// allocations.
+    Str(CompactString),
     Seq(Vec<Node>),
     Map(Vec<Entry>),
 }
@@ -687,13 +692,13 @@ impl Node {
             Value::Bool(b) => J::Bool(*b),
             Value::Int(i) => J::from(*i),
             Value::Float(f) => serde_json::Number::from_f64(*f).map_or(J::Null, J::Number),
-            Value::Str(s) => J::String(s.clone()),
+            Value::Str(s) => J::String(s.to_string()),
             Value::Seq(items) => J::Array(items.iter().map(Node::to_json).collect()),
             Value::Map(entries) => {
                 let mut map = serde_json::Map::with_capacity(entries.len());
                 for e in entries {
                     let key = match &e.key.value {
-                        Value::Str(s) => s.clone(),
+                        Value::Str(s) => s.to_string(),
                         other => scalar_key_text(other),
                     };
                     // `insert` on an existing key keeps the first position: remove first so the
@@ -724,12 +729,12 @@ impl Node {
                 Some(i) => Value::Int(i),
                 None => Value::Float(n.as_f64().unwrap_or(f64::NAN)),
             },
-            J::String(s) => Value::Str(s.clone()),
+            J::String(s) => Value::Str(s.as_str().into()),
             J::Array(a) => Value::Seq(a.iter().map(|x| Node::from_json(x, span)).collect()),
             J::Object(o) => Value::Map(
                 o.iter()
                     .map(|(k, x)| Entry {
-                        key: Node::new(Value::Str(k.clone()), span),
+                        key: Node::new(Value::Str(k.as_str().into()), span),
                         value: Node::from_json(x, span),
                     })
                     .collect(),
@@ -745,7 +750,7 @@ pub(crate) fn scalar_key_text(v: &Value) -> String {
         Value::Bool(b) => b.to_string(),
         Value::Int(i) => i.to_string(),
         Value::Float(f) => f.to_string(),
-        Value::Str(s) => s.clone(),
+        Value::Str(s) => s.to_string(),
         Value::Seq(_) | Value::Map(_) => "<complex key>".into(),
     }
 }

@@ -864,7 +864,7 @@ const MERGE_KEY: &str = "\u{0}<<";
 
 fn key_text(k: &Node) -> String {
     match &k.value {
-        Value::Str(s) => s.clone(),
+        Value::Str(s) => s.to_string(),
         Value::Int(i) => i.to_string(),
         Value::Bool(b) => b.to_string(),
         Value::Float(f) => f.to_string(),
@@ -923,7 +923,7 @@ fn resolve_scalar(text: &str, style: ScalarStyle, tag: Option<&Tag>) -> Value {
     if let Some(tag) = tag {
         if tag.handle == "!!" || tag.handle == "tag:yaml.org,2002:" {
             match tag.suffix.as_str() {
-                "str" => return Value::Str(text.to_string()),
+                "str" => return Value::Str(text.into()),
                 "null" => return Value::Null,
                 "bool" => return parse_bool(text).map_or(Value::Str(text.into()), Value::Bool),
                 "int" => return parse_int(text).map_or(Value::Str(text.into()), Value::Int),
@@ -961,15 +961,16 @@ fn resolve_scalar(text: &str, style: ScalarStyle, tag: Option<&Tag>) -> Value {
     Value::Str(exact(text))
 }
 
-/// A scalar's text in a block of its own size. saphyr builds each scalar in a `String` it
-/// first grows by its whole lookahead buffer (`scan_plain_scalar` reserves `BUFFER_LEN`, 128
-/// bytes), so keeping the scanner's string kept 129 bytes or more per scalar: trees three times
-/// their text, and, where lint keeps part of each file's objects, the scanner's next strings
-/// taken from blocks long gone cold (a fifth of lint's CPU time at 100,000 documents sat on
-/// that one load in the allocator; docs/performance.md). A copy of the exact size lets the
-/// scanner's block go back at once, to be the next scalar's.
-fn exact(text: &str) -> String {
-    String::from(text)
+/// A scalar's text as the tree keeps it: inside the node when it fits (24 bytes, most keys and
+/// values), else in a block of its own size. saphyr builds each scalar in a `String` it first
+/// grows by its whole lookahead buffer (`scan_plain_scalar` reserves `BUFFER_LEN`, 128 bytes),
+/// so keeping the scanner's string kept 129 bytes or more per scalar: trees three times their
+/// text, and, where lint keeps part of each file's objects, the scanner's next strings taken
+/// from blocks long gone cold (a fifth of lint's CPU time at 100,000 documents sat on that one
+/// load in the allocator; docs/performance.md). The scanner's block goes back at once, to be
+/// the next scalar's.
+fn exact(text: &str) -> compact_str::CompactString {
+    text.into()
 }
 
 /// YAML 1.1 booleans, as sigs.k8s.io/yaml (go-yaml v2) resolves them.

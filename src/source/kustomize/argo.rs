@@ -525,7 +525,7 @@ fn templated(node: &Node) -> bool {
 fn filled(node: &Node, params: &Params) -> Node {
     use crate::source::Value;
     let value = match &node.value {
-        Value::Str(s) => Value::Str(fill(s, params)),
+        Value::Str(s) => Value::Str(fill(s, params).into()),
         Value::Seq(items) => Value::Seq(items.iter().map(|i| filled(i, params)).collect()),
         Value::Map(entries) => Value::Map(
             entries
