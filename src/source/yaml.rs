@@ -937,7 +937,7 @@ fn resolve_scalar(text: &str, style: ScalarStyle, tag: Option<&Tag>) -> Value {
         }
     }
     if style != ScalarStyle::Plain {
-        return Value::Str(exact(text));
+        return Value::Str(kept(text));
     }
     if matches!(text, "" | "~" | "null" | "Null" | "NULL") {
         return Value::Null;
@@ -958,7 +958,7 @@ fn resolve_scalar(text: &str, style: ScalarStyle, tag: Option<&Tag>) -> Value {
             return Value::Float(f);
         }
     }
-    Value::Str(exact(text))
+    Value::Str(kept(text))
 }
 
 /// A scalar's text as the tree keeps it: inside the node when it fits (24 bytes, most keys and
@@ -969,7 +969,7 @@ fn resolve_scalar(text: &str, style: ScalarStyle, tag: Option<&Tag>) -> Value {
 /// from blocks long gone cold (a fifth of lint's CPU time at 100,000 documents sat on that one
 /// load in the allocator; docs/performance.md). The scanner's block goes back at once, to be
 /// the next scalar's.
-fn exact(text: &str) -> compact_str::CompactString {
+fn kept(text: &str) -> compact_str::CompactString {
     text.into()
 }
 
@@ -1049,6 +1049,40 @@ mod tests {
 
     fn load_str(text: &str) -> Loaded {
         load(Source::new("t.yaml", text))
+    }
+
+    /// The tree keeps no block of the scanner's: a short scalar (key or value, plain or quoted)
+    /// sits in its node, a long one in a block of its own length.
+    #[test]
+    fn short_scalars_are_inline_and_long_ones_sized_to_their_text() {
+        let long = "x".repeat(40);
+        let l = load_str(&format!(
+            "name: web
+'quoted': \"q\"
+long: {long}
+"
+        ));
+        let Value::Map(entries) = &l.documents[0].root.value else {
+            panic!("a mapping")
+        };
+        let texts: Vec<&compact_str::CompactString> = entries
+            .iter()
+            .flat_map(|e| [&e.key.value, &e.value.value])
+            .map(|v| match v {
+                Value::Str(s) => s,
+                other => panic!("a string, not {other:?}"),
+            })
+            .collect();
+        for short in &texts[..5] {
+            assert!(!short.is_heap_allocated(), "{short:?} inline");
+        }
+        assert_eq!(texts[5].as_str(), long);
+        assert!(texts[5].is_heap_allocated());
+        assert_eq!(
+            texts[5].capacity(),
+            long.len(),
+            "no lookahead left in the block"
+        );
     }
 
     /// A quoted scalar whose continuation lines start left of its block, as go-yaml (kubectl)
