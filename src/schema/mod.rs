@@ -286,7 +286,7 @@ fn to_api_json(node: &Node) -> Json {
             let mut map = serde_json::Map::with_capacity(entries.len());
             for e in entries {
                 let key = match &e.key.value {
-                    Value::Str(s) => s.to_string(),
+                    Value::Str(s) => s.as_str().to_owned(),
                     _ => e.key.to_json().to_string().trim_matches('"').to_string(),
                 };
                 // The last of duplicate keys wins (the loader reports the duplicate).

@@ -692,13 +692,13 @@ impl Node {
             Value::Bool(b) => J::Bool(*b),
             Value::Int(i) => J::from(*i),
             Value::Float(f) => serde_json::Number::from_f64(*f).map_or(J::Null, J::Number),
-            Value::Str(s) => J::String(s.to_string()),
+            Value::Str(s) => J::String(s.as_str().to_owned()),
             Value::Seq(items) => J::Array(items.iter().map(Node::to_json).collect()),
             Value::Map(entries) => {
                 let mut map = serde_json::Map::with_capacity(entries.len());
                 for e in entries {
                     let key = match &e.key.value {
-                        Value::Str(s) => s.to_string(),
+                        Value::Str(s) => s.as_str().to_owned(),
                         other => scalar_key_text(other),
                     };
                     // `insert` on an existing key keeps the first position: remove first so the
@@ -750,7 +750,7 @@ pub(crate) fn scalar_key_text(v: &Value) -> String {
         Value::Bool(b) => b.to_string(),
         Value::Int(i) => i.to_string(),
         Value::Float(f) => f.to_string(),
-        Value::Str(s) => s.to_string(),
+        Value::Str(s) => s.as_str().to_owned(),
         Value::Seq(_) | Value::Map(_) => "<complex key>".into(),
     }
 }

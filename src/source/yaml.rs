@@ -864,7 +864,7 @@ const MERGE_KEY: &str = "\u{0}<<";
 
 fn key_text(k: &Node) -> String {
     match &k.value {
-        Value::Str(s) => s.to_string(),
+        Value::Str(s) => s.as_str().to_owned(),
         Value::Int(i) => i.to_string(),
         Value::Bool(b) => b.to_string(),
         Value::Float(f) => f.to_string(),
