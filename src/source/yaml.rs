@@ -923,14 +923,16 @@ fn resolve_scalar(text: &str, style: ScalarStyle, tag: Option<&Tag>) -> Value {
     if let Some(tag) = tag {
         if tag.handle == "!!" || tag.handle == "tag:yaml.org,2002:" {
             match tag.suffix.as_str() {
-                "str" => return Value::Str(text.into()),
+                "str" => return Value::Str(kept(text)),
                 "null" => return Value::Null,
-                "bool" => return parse_bool(text).map_or(Value::Str(text.into()), Value::Bool),
-                "int" => return parse_int(text).map_or(Value::Str(text.into()), Value::Int),
+                "bool" => {
+                    return parse_bool(text).map_or_else(|| Value::Str(kept(text)), Value::Bool)
+                }
+                "int" => return parse_int(text).map_or_else(|| Value::Str(kept(text)), Value::Int),
                 "float" => {
                     return parse_float(text)
                         .or_else(|| parse_int(text).map(|i| i as f64))
-                        .map_or(Value::Str(text.into()), Value::Float)
+                        .map_or_else(|| Value::Str(kept(text)), Value::Float)
                 }
                 _ => {}
             }
