@@ -412,18 +412,10 @@ pub fn in_parallel<T: Send>(
     each: &(dyn Fn(&Path) -> Result<T, ReadError> + Sync),
 ) -> Result<Vec<T>, ReadError> {
     let mut results = Vec::with_capacity(paths.len());
-    in_parallel_each(paths, each, &mut |r| results.push(r))?;
+    crate::util::parallel::each_in_parallel(paths, &|p: &PathBuf| each(p), &mut |r| {
+        results.push(r)
+    })?;
     Ok(results)
-}
-
-/// [`in_parallel`], handing each result to `sink` (on the calling thread, in input order) as
-/// soon as the results before it are in.
-fn in_parallel_each<T: Send>(
-    paths: &[PathBuf],
-    each: &(dyn Fn(&Path) -> Result<T, ReadError> + Sync),
-    sink: &mut dyn FnMut(T),
-) -> Result<(), ReadError> {
-    crate::util::parallel::each_in_parallel(paths, &|p: &PathBuf| each(p), sink)
 }
 
 // Defined beside `Source`, which reads a released file back with it.
