@@ -347,6 +347,18 @@ fn find_document<'l>(loaded: &'l Loaded, kind: &str, rendered_name: &str) -> Opt
         .iter()
         .find(|r| name_of(r) == rendered_name)
         .or_else(|| {
+            // A chart's names are templates (`{{ include "app.fullname" . }}-ingress`): the one
+            // that can render this name, the most of it written out.
+            of_kind
+                .iter()
+                .filter_map(|r| {
+                    let template = template_name(&loaded.source, r)?;
+                    Some((r, rendered_by(template, rendered_name)?))
+                })
+                .max_by_key(|&(_, written)| written)
+                .map(|(r, _)| r)
+        })
+        .or_else(|| {
             of_kind
                 .iter()
                 .filter(|r| !name_of(r).is_empty() && rendered_name.contains(name_of(r)))
@@ -354,6 +366,43 @@ fn find_document<'l>(loaded: &'l Loaded, kind: &str, rendered_name: &str) -> Opt
         })
         .or_else(|| (of_kind.len() == 1).then(|| &of_kind[0]))
         .copied()
+}
+
+/// The name of a document as its template writes it, when it holds an action: the loader read
+/// the template with its actions blanked ([`read_traced`]), so the text comes from the source.
+fn template_name<'s>(source: &'s Source, root: &Node) -> Option<&'s str> {
+    let name = root.get("metadata")?.get("name")?;
+    let line = source.line(name.span.start.line)?;
+    let from = line
+        .char_indices()
+        .nth(name.span.start.col.checked_sub(1)? as usize)?
+        .0;
+    let text = line[from..].trim_end();
+    let text = ['"', '\'']
+        .iter()
+        .find_map(|&q| text.strip_prefix(q)?.strip_suffix(q))
+        .unwrap_or(text);
+    text.contains("{{").then_some(text)
+}
+
+/// Whether `template` can render `name`, each action (`{{ … }}`) standing for any text and the
+/// rest written as is: then how many characters of `name` it writes out.
+fn rendered_by(template: &str, name: &str) -> Option<usize> {
+    let mut written = Vec::new();
+    let mut rest = template;
+    while let Some(i) = rest.find("{{") {
+        written.push(&rest[..i]);
+        let end = rest[i..].find("}}")? + i + 2;
+        rest = &rest[end..];
+    }
+    written.push(rest);
+    let (first, last) = (written[0], written[written.len() - 1]);
+    let middle = name.strip_prefix(first)?.strip_suffix(last)?;
+    let mut at = 0;
+    for part in &written[1..written.len() - 1] {
+        at += middle[at..].find(part)? + part.len();
+    }
+    Some(written.iter().map(|w| w.len()).sum())
 }
 
 fn name_of(root: &Node) -> &str {
@@ -550,6 +599,51 @@ mod tests {
             json6902_span(ops, &rendered, &FieldPath::parse("spec.placement")),
             None
         );
+    }
+
+    #[test]
+    fn a_templated_name_is_matched_with_its_actions_standing_for_any_text() {
+        assert_eq!(
+            rendered_by("{{ include \"app.fullname\" . }}", "web"),
+            Some(0)
+        );
+        assert_eq!(
+            rendered_by("{{ .Release.Name }}-ingress", "web-ingress"),
+            Some(8)
+        );
+        assert_eq!(rendered_by("{{ .Release.Name }}-ingress", "web"), None);
+        assert_eq!(
+            rendered_by("pre-{{ .A }}-mid-{{ .B }}", "pre-x-mid-y"),
+            Some(9)
+        );
+        assert_eq!(rendered_by("pre-{{ .A }}-mid-{{ .B }}", "pre-x-y"), None);
+        assert_eq!(
+            rendered_by("ab{{ .A }}ba", "aba"),
+            None,
+            "prefix and suffix overlap"
+        );
+        // Two policies of one chart file, named by the same helper: each finds its own.
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("policies.yaml");
+        std::fs::write(
+            &path,
+            "kind: PropagationPolicy\nmetadata:\n  name: {{ include \"app.fullname\" . }}\n---\n\
+             kind: PropagationPolicy\nmetadata:\n  name: \"{{ include \"app.fullname\" . }}-ingress\"\n",
+        )
+        .unwrap();
+        let loaded = read_traced(&path).unwrap();
+        let line_of = |rendered: &str| {
+            let doc = find_document(&loaded, "PropagationPolicy", rendered).unwrap();
+            doc.get("metadata")
+                .unwrap()
+                .get("name")
+                .unwrap()
+                .span
+                .start
+                .line
+        };
+        assert_eq!(line_of("web"), 3);
+        assert_eq!(line_of("web-ingress"), 7);
     }
 
     #[test]
