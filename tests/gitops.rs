@@ -229,6 +229,44 @@ fn a_chart_rendered_by_the_real_helm_maps_findings_to_its_templates() {
     assert_eq!(stdout(&o), PODINFO_FINDING);
 }
 
+/// Karmada's own chart (charts/karmada) lists `common` from a chart repository and keeps no
+/// `charts/` directory: the real helm refuses it until `helm dependency build`. The failure is
+/// reported at the dependency's entry, with help that names helm, not kustomize.
+#[test]
+fn a_chart_whose_dependency_is_not_fetched_is_reported_at_the_dependency() {
+    if !kustomize::helm_available(
+        "a_chart_whose_dependency_is_not_fetched_is_reported_at_the_dependency",
+    ) {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    write(
+        dir.path(),
+        &[
+            (
+                "karmada/Chart.yaml",
+                "apiVersion: v2\nname: karmada\nversion: 1.0.0\ndependencies:\n  - name: common\n    repository: https://charts.example.com\n    version: 2.x.x\n",
+            ),
+            ("karmada/templates/cm.yaml", "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: x\n"),
+        ],
+    );
+    let o = run::run(&["lint", &dir.path().join("karmada").display().to_string()]);
+    assert_eq!(o.status.code(), Some(1), "{}{}", stdout(&o), stderr(&o));
+    let out = stdout(&o);
+    assert!(
+        out.contains("error[render-failed]: helm template failed: "),
+        "{out}"
+    );
+    assert!(
+        out.contains("missing in charts/ directory: common"),
+        "{out}"
+    );
+    assert!(out.contains("Chart.yaml:5:11\n"), "{out}");
+    assert!(out.contains("5 |   - name: common\n"), "{out}");
+    assert!(out.contains("`helm dependency build DIR`"), "{out}");
+    assert!(!out.contains("Fix the kustomization"), "{out}");
+}
+
 #[test]
 fn a_chart_rendered_by_helm_maps_findings_to_its_templates() {
     // testdata/helm-recorded/helm.sh prints a recording of `helm template` (see its README),

@@ -15,8 +15,10 @@ pub const RENDER_FAILED: RuleDoc = RuleDoc {
         "Flux and Argo CD run the same build; when it fails, nothing of that root is applied \
                 and its policies cannot be checked.",
     example: "resources:\n  - missing.yaml\n",
-    fix: "Fix the kustomization as kustomize's message says (`kubectl kustomize DIR` shows it).",
-    reference: "kustomize build",
+    fix: "Fix the build as the renderer's message says: `kubectl kustomize DIR` shows a \
+          kustomization's, `helm template DIR` a chart's; a chart whose dependencies are not in \
+          its `charts/` directory needs `helm dependency build DIR` first.",
+    reference: "kustomize build, helm template",
 };
 
 pub static RULE: Rule = Rule {

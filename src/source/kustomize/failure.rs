@@ -75,6 +75,52 @@ pub fn locate(repo: &Repository, dir: &Path, err: &RenderError) -> RenderFailure
     }
 }
 
+/// The failure of `helm template` on the chart in `dir`. A dependency `Chart.yaml` lists but
+/// `charts/` lacks (helm's `CheckDependencies`, pkg/action/dependency.go: `found in Chart.yaml,
+/// but missing in charts/ directory: NAME, ...`) is reported at its entry of `dependencies`;
+/// anything else at the file's first line.
+pub fn locate_chart(dir: &Path, err: &RenderError) -> RenderFailure {
+    // A kustomize-style build error carries helm's own words; other errors say what ran.
+    let message = match err {
+        RenderError::Build(m) => m.clone(),
+        other => other.to_string(),
+    };
+    let file = dir.join("Chart.yaml");
+    let span = missing_dependency(&message)
+        .and_then(|name| dependency_entry(&file, name))
+        .unwrap_or(Span::point(1, 1));
+    RenderFailure {
+        file,
+        span,
+        message: format!("helm template failed: {message}"),
+        kind: FailureKind::Render,
+    }
+}
+
+/// The first dependency helm's message says is missing from `charts/`.
+fn missing_dependency(message: &str) -> Option<&str> {
+    const MISSING: &str = "missing in charts/ directory: ";
+    let rest = &message[message.find(MISSING)? + MISSING.len()..];
+    rest.split([',', '\n'])
+        .next()
+        .map(str::trim)
+        .filter(|n| !n.is_empty())
+}
+
+/// Where `Chart.yaml` lists the dependency `name`: its `name:` value.
+fn dependency_entry(chart_file: &Path, name: &str) -> Option<Span> {
+    let loaded = files::read(chart_file).ok()?;
+    let dependencies = loaded.documents.first()?.root.get("dependencies")?;
+    let Value::Seq(entries) = &dependencies.value else {
+        return None;
+    };
+    entries
+        .iter()
+        .filter_map(|d| d.get("name"))
+        .find(|n| n.as_str() == Some(name))
+        .map(|n| n.span)
+}
+
 /// The first file of the build (resources and patches of every kustomization it builds on)
 /// that is not valid YAML: its first syntax problem.
 fn broken_file(repo: &Repository, dir: &Path) -> Option<RenderFailure> {
@@ -166,6 +212,34 @@ mod tests {
         assert_eq!(f.file, app.join("kustomization.yaml"));
         assert_eq!((f.span.start.line, f.span.start.col), (4, 5));
         assert_eq!(f.kind, FailureKind::Render);
+    }
+
+    #[test]
+    fn a_chart_dependency_missing_from_charts_is_reported_at_its_entry() {
+        let dir = tempfile::tempdir().unwrap();
+        let chart = dir.path().join("app");
+        std::fs::create_dir_all(&chart).unwrap();
+        std::fs::write(
+            chart.join("Chart.yaml"),
+            "apiVersion: v2\nname: app\nversion: 0.1.0\ndependencies:\n  - name: redis\n    version: 1.x.x\n  - name: common\n    repository: https://charts.example.com\n",
+        )
+        .unwrap();
+        let err = RenderError::Build(
+            "An error occurred while checking for chart dependencies. You may need to run `helm dependency build` to fetch missing dependencies: found in Chart.yaml, but missing in charts/ directory: common, redis".into(),
+        );
+        let f = locate_chart(&chart, &err);
+        assert_eq!(f.file, chart.join("Chart.yaml"));
+        assert_eq!((f.span.start.line, f.span.start.col), (7, 11), "{f:?}");
+        assert!(f
+            .message
+            .starts_with("helm template failed: An error occurred"));
+        assert_eq!(f.kind, FailureKind::Render);
+        // Any other failure stays on the first line.
+        let other = locate_chart(
+            &chart,
+            &RenderError::Build("parse error in template".into()),
+        );
+        assert_eq!((other.span.start.line, other.span.start.col), (1, 1));
     }
 
     #[test]

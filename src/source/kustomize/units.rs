@@ -11,7 +11,7 @@ use super::flux;
 use super::helm::{self, Helm, HelmValues};
 use super::origin::{self, Layers};
 use super::render::{self, Build, BuildSpec, Kustomize, RenderError};
-use crate::source::{files, load, Loaded, Source, Span};
+use crate::source::{files, load, Loaded, Source};
 
 /// The API server an environment's objects are applied to.
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -305,23 +305,9 @@ pub fn output(repo: &Repository, unit: &Unit, renders: &mut Renders) -> Output {
                 r.namespace = unit.namespace.clone();
                 Output::Rendered(r)
             }
-            Some(Err(e)) => Output::Failed(RenderFailure {
-                file: dir.join("Chart.yaml"),
-                span: Span::point(1, 1),
-                message: format!("helm template failed: {}", render_message(e)),
-                kind: FailureKind::Render,
-            }),
+            Some(Err(e)) => Output::Failed(super::failure::locate_chart(dir, e)),
             None => Output::Nothing,
         },
-    }
-}
-
-/// A render error's message (a kustomize error without its `kustomize build failed:` prefix
-/// for Helm, which says `helm template failed:` itself).
-fn render_message(e: &RenderError) -> String {
-    match e {
-        RenderError::Build(m) => m.clone(),
-        other => other.to_string(),
     }
 }
 
