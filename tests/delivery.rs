@@ -442,3 +442,34 @@ fn of_two_documents_of_one_override_policy_only_the_later_applies() {
     assert!(rules.contains(&"duplicate-identity"), "{rules:?}");
     assert!(!rules.contains(&"override-order-decides"), "{rules:?}");
 }
+
+/// Without Cluster objects (a repository seldom holds them) the placement cannot be evaluated:
+/// `explain` says so, from the template's side and the policy's, instead of leaving the section
+/// out silently; with them the placement section stands in its place.
+#[test]
+fn explain_without_cluster_objects_says_the_placement_was_not_evaluated() {
+    let apps = testdata("apps.yaml");
+    let expected = "not evaluated: no Cluster objects are known (add the control plane's Cluster objects with -f, or explain against it with --context)";
+    for target in ["deploy/web", "pp/web"] {
+        let (code, out, err) = run(&["explain", target, "-n", "apps", "-f", &apps], None);
+        assert_eq!(code, 0, "{err}");
+        assert!(out.contains(&format!("\nplacement: {expected}\n")), "{out}");
+        let (code, out, err) = run(
+            &["explain", target, "-n", "apps", "-f", &apps, "-o", "json"],
+            None,
+        );
+        assert_eq!(code, 0, "{err}");
+        let v: J = serde_json::from_str(&out).unwrap();
+        assert_eq!(
+            v["placementUnknown"],
+            json!({"message": expected, "namedClusters": []}),
+            "{target}"
+        );
+        assert!(v.get("placement").is_none(), "{target}: {out}");
+    }
+    let (code, out, err) = files_explain(&["-o", "json"]);
+    assert_eq!(code, 0, "{err}");
+    let v: J = serde_json::from_str(&out).unwrap();
+    assert!(v.get("placementUnknown").is_none(), "{out}");
+    assert!(v["placement"].is_object(), "{out}");
+}

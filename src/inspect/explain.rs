@@ -82,8 +82,9 @@ pub fn policy_in_files(
 ) -> Result<(PolicyExplanation, Option<PolicyPlacement>), InspectError> {
     let state = State::from_inventory(inv, context.engine_options(UnknownClaimers::Stale));
     let p = explain_inputs::find_policy(&state, kind, name, namespace, "in the given files")?;
-    let view = policy_view::explain_policy(&state, p);
+    let mut view = policy_view::explain_policy(&state, p);
     let clusters = crate::model::cluster::Cluster::from_inventory(inv);
+    view.unplaced = policy_view::unplaced(&state, p, &clusters);
     Ok((view, policy_view::placement(&state, p, &clusters)))
 }
 

@@ -76,9 +76,37 @@ pub fn add_json(v: &mut Value, d: &Delivery) {
             v["placement"]["assignmentUnknown"] = json!({"missing": [], "message": problem});
         }
     }
+    if let Some(named) = &d.unplaced {
+        add_unplaced_json(v, named);
+    }
     if !d.overrides.is_empty() {
         v["overrides"] = overrides_json(&d.overrides);
     }
+}
+
+/// `"placementUnknown": {"message", "namedClusters"}`: a placement not evaluated for want of
+/// Cluster objects ([`Delivery::unplaced`]).
+pub fn add_unplaced_json(v: &mut Value, named: &[String]) {
+    v["placementUnknown"] = json!({"message": unplaced_message(named), "namedClusters": named});
+}
+
+/// The text form of [`add_unplaced_json`].
+pub fn unplaced_text(named: &[String]) -> String {
+    format!("\nplacement: {}\n", unplaced_message(named))
+}
+
+/// Why an owner's placement was not evaluated ([`Delivery::unplaced`]), naming the clusters
+/// it names.
+fn unplaced_message(named: &[String]) -> String {
+    let names = if named.is_empty() {
+        String::new()
+    } else {
+        format!("; the placement names {}", named.join(", "))
+    };
+    format!(
+        "not evaluated: no Cluster objects are known (add the control plane's Cluster objects \
+         with -f, or explain against it with --context){names}"
+    )
 }
 
 /// A policy's placement: `placement` for the first kind it selects and, when it selects
@@ -228,6 +256,9 @@ pub fn text(template: &Value, d: &Delivery) -> String {
         if let Some(problem) = &d.replicas_problem {
             out.push_str(&format!("  replicas unknown: {problem}\n"));
         }
+    }
+    if let Some(named) = &d.unplaced {
+        out.push_str(&unplaced_text(named));
     }
     out.push_str(&overrides_text(template, &d.overrides));
     out

@@ -281,6 +281,8 @@ pub fn render_policy_view(
             let mut v = super::policy_view::to_json(e);
             if let Some(pl) = placement {
                 super::delivery::add_policy_placement_json(&mut v, pl);
+            } else if let Some(named) = &e.unplaced {
+                super::delivery::add_unplaced_json(&mut v, named);
             }
             if let Some(l) = live {
                 super::policy_live::add_json(&mut v, l.live, l.notes);
@@ -291,6 +293,8 @@ pub fn render_policy_view(
             let mut out = super::policy_view::text(e, live.map(|l| l.live));
             if let Some(pl) = placement {
                 out.push_str(&super::delivery::policy_placement_text(pl));
+            } else if let Some(named) = &e.unplaced {
+                out.push_str(&super::delivery::unplaced_text(named));
             }
             if let Some(l) = live {
                 out.push_str(&super::policy_live::notes_text(l.notes));
