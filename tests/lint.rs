@@ -96,7 +96,7 @@ fn stdin_is_read_with_dash() {
         .stdin
         .take()
         .unwrap()
-        .write_all(b"a: 1\na: 2\n")
+        .write_all(b"apiVersion: v1\nkind: ConfigMap\na: 1\na: 2\n")
         .unwrap();
     let o = child.wait_with_output().unwrap();
     let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();

@@ -150,10 +150,12 @@ fn push_roots(out: &mut Loaded, roots: Vec<Node>) {
             Value::Null => continue, // empty document, e.g. a trailing `---`
             Value::Map(_) => {
                 if is_data(&root) {
+                    forget_duplicate_keys_in(out, root.span);
                     out.data.push(root.span);
                 }
             }
             _ if is_data(&root) => {
+                forget_duplicate_keys_in(out, root.span);
                 out.data.push(root.span);
                 continue;
             }
@@ -216,6 +218,15 @@ fn find_complex_key(node: &Node) -> Option<Span> {
         Value::Seq(items) => items.iter().find_map(find_complex_key),
         _ => None,
     }
+}
+
+/// Drops the duplicate keys found in a data document (`span`): what the API server keeps of a
+/// duplicated key is an object's concern, and a data file (mkdocs.yml, a values file, a
+/// dashboard) is read by its own tool, which may even accept them.
+fn forget_duplicate_keys_in(out: &mut Loaded, span: Span) {
+    out.problems.retain(|p| {
+        p.kind != ProblemKind::DuplicateKey || p.span.start < span.start || p.span.start > span.end
+    });
 }
 
 /// Whether a document is data rather than a Kubernetes object: a mapping with none of
@@ -1138,13 +1149,26 @@ mod tests {
     }
 
     #[test]
+    fn duplicate_keys_of_a_data_document_are_not_the_api_servers_concern() {
+        // mkdocs.yml beside the manifests: `theme.palette` twice; the object after it keeps
+        // its own duplicate reported.
+        let l = load_str(
+            "site_name: docs\ntheme:\n  palette: a\n  palette: b\n---\nkind: ConfigMap\nmetadata:\n  name: x\n  name: y\n",
+        );
+        assert_eq!(l.data.len(), 1);
+        assert_eq!(l.problems.len(), 1, "{:?}", l.problems);
+        assert_eq!(l.problems[0].kind, ProblemKind::DuplicateKey);
+        assert_eq!(l.problems[0].span.start, Pos { line: 9, col: 3 });
+    }
+
+    #[test]
     fn duplicate_keys_are_reported_and_the_last_wins() {
-        let l = load_str("spec:\n  priority: 1\n  priority: 2\n");
+        let l = load_str("kind: PropagationPolicy\nspec:\n  priority: 1\n  priority: 2\n");
         assert_eq!(l.problems.len(), 1);
         let p = &l.problems[0];
         assert_eq!(p.kind, ProblemKind::DuplicateKey);
-        assert_eq!(p.span.start, Pos { line: 3, col: 3 });
-        assert_eq!(p.related.as_ref().unwrap().0.start.line, 2);
+        assert_eq!(p.span.start, Pos { line: 4, col: 3 });
+        assert_eq!(p.related.as_ref().unwrap().0.start.line, 3);
         let root = &l.documents[0].root;
         assert_eq!(root.to_json()["spec"]["priority"], 2);
     }
