@@ -126,7 +126,7 @@ impl PolicyPlacement {
 }
 
 /// The clusters policy `p`'s placement names (maybe none), when it has a placement and there
-/// are no `clusters` to evaluate it over ([`placement`] is then `None`), as
+/// are no `clusters` to evaluate it over ([`placement()`] is then `None`), as
 /// [`crate::engine::delivery::Delivery::unplaced`] gives them for a template.
 pub fn unplaced(state: &State, p: usize, clusters: &[Cluster]) -> Option<Vec<String>> {
     let placement = state.policy(p).spec.placement.as_ref()?;
