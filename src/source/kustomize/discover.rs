@@ -108,6 +108,9 @@ pub fn discover(inputs: &[PathBuf]) -> Repository {
         referenced.extend(k.components.iter().cloned());
         repo.covered.insert(k.file.clone());
         repo.covered.extend(k.files.iter().cloned());
+        // A file a kustomization lists only in a comment is switched off, not a manifest
+        // applied on its own: kubebuilder's CRD patches (config/crd/patches) are partial CRDs.
+        repo.covered.extend(k.disabled_files.iter().cloned());
     }
     // A kustomization inside a chart is one of the chart's files (rendered by Helm, often
     // holding `{{ }}`), not a root.
@@ -299,6 +302,45 @@ mod tests {
                 declares,
                 "{files:?}"
             );
+        }
+    }
+
+    #[test]
+    fn files_a_kustomization_lists_only_in_comments_are_switched_off_not_plain() {
+        // kubebuilder's config/crd: its optional CRD patches are listed commented out.
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        let write = |name: &str, text: &str| {
+            let p = root.join(name);
+            std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+            std::fs::write(p, text).unwrap();
+        };
+        write(
+            "crd/kustomization.yaml",
+            "resources:\n- bases/crd.yaml\npatchesStrategicMerge:\n# patches for the conversion webhook\n#- patches/webhook_in_x.yaml\npatches:\n# - path: patches/cainjection_in_x.yaml\n#- see https://example.com/a.yaml\n",
+        );
+        write("crd/bases/crd.yaml", "kind: CustomResourceDefinition\n");
+        write(
+            "crd/patches/webhook_in_x.yaml",
+            "kind: CustomResourceDefinition\n",
+        );
+        write(
+            "crd/patches/cainjection_in_x.yaml",
+            "kind: CustomResourceDefinition\n",
+        );
+        write("crd/extra/pp.yaml", "kind: PropagationPolicy\n");
+        let files = files::expand(&[root.display().to_string()], &|_| false).unwrap();
+        let repo = discover(&files);
+        let rel = |p: &Path| p.strip_prefix(root).unwrap().display().to_string();
+        assert_eq!(
+            repo.plain.iter().map(|p| rel(p)).collect::<Vec<_>>(),
+            ["crd/extra/pp.yaml"]
+        );
+        for f in [
+            "crd/patches/webhook_in_x.yaml",
+            "crd/patches/cainjection_in_x.yaml",
+        ] {
+            assert!(repo.covered.contains(&normalize(&root.join(f))), "{f}");
         }
     }
 

@@ -39,6 +39,9 @@ pub struct Kustomization {
     pub files: Vec<PathBuf>,
     /// `helmCharts` entries (names), inflated only when the configuration enables Helm.
     pub helm_charts: Vec<String>,
+    /// Files a list entry names in a comment (`#- patches/webhook_in_x.yaml`): entries
+    /// switched off, as kubebuilder scaffolds its optional patches. Nothing applies them.
+    pub disabled_files: Vec<PathBuf>,
     /// The parsed file, for pointing at its fields.
     pub loaded: Arc<Loaded>,
 }
@@ -97,6 +100,7 @@ impl Kustomization {
             patches: Vec::new(),
             files: Vec::new(),
             helm_charts: Vec::new(),
+            disabled_files: commented_out_files(dir, loaded.source.text()),
             loaded: loaded.clone(),
         };
         let Some(root) = loaded.documents.first().map(|d| &d.root) else {
@@ -286,6 +290,29 @@ fn strings(node: Option<&Node>) -> impl Iterator<Item = &str> {
 /// A remote resource (git URL, http): not in the repository, left to kustomize.
 pub(super) fn is_remote(s: &str) -> bool {
     s.contains("://") || s.starts_with("github.com/") || s.starts_with("git@")
+}
+
+/// The manifest files that list entries commented out in a kustomization name (`#- a.yaml`,
+/// `# - ../x/b.yml`, `#- path: patches/c.yaml`): one entry per comment line, a relative path
+/// to a YAML or JSON file.
+fn commented_out_files(dir: &Path, text: &str) -> Vec<PathBuf> {
+    text.lines()
+        .filter_map(|line| line.trim_start().strip_prefix('#'))
+        .filter_map(|rest| rest.trim_start().strip_prefix('-'))
+        .map(|entry| {
+            let entry = entry.trim();
+            entry.strip_prefix("path:").map_or(entry, str::trim)
+        })
+        .filter(|entry| {
+            !entry.contains(char::is_whitespace)
+                && !is_remote(entry)
+                && !Path::new(entry).is_absolute()
+                && [".yaml", ".yml", ".json"]
+                    .iter()
+                    .any(|x| entry.ends_with(x))
+        })
+        .map(|entry| normalize(&dir.join(entry)))
+        .collect()
 }
 
 /// `a/./b/../c` as `a/c`, without touching the file system (paths stay relative to where the
