@@ -305,32 +305,35 @@ mod tests {
         }
     }
 
+    /// Writes `files` (path, text) under a temporary directory and discovers it as `lint DIR`
+    /// would; the directory lives as long as the returned guard.
+    fn discovered(files: &[(&str, &str)]) -> (tempfile::TempDir, Repository) {
+        let dir = tempfile::tempdir().unwrap();
+        for (name, text) in files {
+            let p = dir.path().join(name);
+            std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+            std::fs::write(p, text).unwrap();
+        }
+        let inputs = files::expand(&[dir.path().display().to_string()], &|_| false).unwrap();
+        let repo = discover(&inputs);
+        (dir, repo)
+    }
+
     #[test]
     fn files_a_kustomization_lists_only_in_comments_are_switched_off_not_plain() {
         // kubebuilder's config/crd: its optional CRD patches are listed commented out.
-        let dir = tempfile::tempdir().unwrap();
+        let crd = "kind: CustomResourceDefinition\n";
+        let (dir, repo) = discovered(&[
+            (
+                "crd/kustomization.yaml",
+                "resources:\n- bases/crd.yaml\npatchesStrategicMerge:\n# patches for the conversion webhook\n#- patches/webhook_in_x.yaml\npatches:\n# - path: patches/cainjection_in_x.yaml\n#- see https://example.com/a.yaml\n",
+            ),
+            ("crd/bases/crd.yaml", crd),
+            ("crd/patches/webhook_in_x.yaml", crd),
+            ("crd/patches/cainjection_in_x.yaml", crd),
+            ("crd/extra/pp.yaml", "kind: PropagationPolicy\n"),
+        ]);
         let root = dir.path();
-        let write = |name: &str, text: &str| {
-            let p = root.join(name);
-            std::fs::create_dir_all(p.parent().unwrap()).unwrap();
-            std::fs::write(p, text).unwrap();
-        };
-        write(
-            "crd/kustomization.yaml",
-            "resources:\n- bases/crd.yaml\npatchesStrategicMerge:\n# patches for the conversion webhook\n#- patches/webhook_in_x.yaml\npatches:\n# - path: patches/cainjection_in_x.yaml\n#- see https://example.com/a.yaml\n",
-        );
-        write("crd/bases/crd.yaml", "kind: CustomResourceDefinition\n");
-        write(
-            "crd/patches/webhook_in_x.yaml",
-            "kind: CustomResourceDefinition\n",
-        );
-        write(
-            "crd/patches/cainjection_in_x.yaml",
-            "kind: CustomResourceDefinition\n",
-        );
-        write("crd/extra/pp.yaml", "kind: PropagationPolicy\n");
-        let files = files::expand(&[root.display().to_string()], &|_| false).unwrap();
-        let repo = discover(&files);
         let rel = |p: &Path| p.strip_prefix(root).unwrap().display().to_string();
         assert_eq!(
             repo.plain.iter().map(|p| rel(p)).collect::<Vec<_>>(),
@@ -346,30 +349,24 @@ mod tests {
 
     #[test]
     fn roots_patches_and_plain_files_are_told_apart() {
-        let dir = tempfile::tempdir().unwrap();
+        let (dir, repo) = discovered(&[
+            ("base/kustomization.yaml", "resources: [pp.yaml]\n"),
+            ("base/pp.yaml", "kind: PropagationPolicy\n"),
+            (
+                "comp/kustomization.yaml",
+                "kind: Component\nresources: [op.yaml]\n",
+            ),
+            ("comp/op.yaml", "kind: OverridePolicy\n"),
+            (
+                "prod/kustomization.yaml",
+                "resources: [../base]\ncomponents: [../comp]\npatches:\n  - path: p.yaml\n  - patch: |-\n      - op: add\n",
+            ),
+            ("prod/p.yaml", "kind: PropagationPolicy\n"),
+            ("plain/cpp.yaml", "kind: ClusterPropagationPolicy\n"),
+            ("chart/Chart.yaml", "name: c\n"),
+            ("chart/templates/t.yaml", "a: {{ .x }}\n"),
+        ]);
         let root = dir.path();
-        let write = |name: &str, text: &str| {
-            let p = root.join(name);
-            std::fs::create_dir_all(p.parent().unwrap()).unwrap();
-            std::fs::write(p, text).unwrap();
-        };
-        write("base/kustomization.yaml", "resources: [pp.yaml]\n");
-        write("base/pp.yaml", "kind: PropagationPolicy\n");
-        write(
-            "comp/kustomization.yaml",
-            "kind: Component\nresources: [op.yaml]\n",
-        );
-        write("comp/op.yaml", "kind: OverridePolicy\n");
-        write(
-            "prod/kustomization.yaml",
-            "resources: [../base]\ncomponents: [../comp]\npatches:\n  - path: p.yaml\n  - patch: |-\n      - op: add\n",
-        );
-        write("prod/p.yaml", "kind: PropagationPolicy\n");
-        write("plain/cpp.yaml", "kind: ClusterPropagationPolicy\n");
-        write("chart/Chart.yaml", "name: c\n");
-        write("chart/templates/t.yaml", "a: {{ .x }}\n");
-        let files = files::expand(&[root.display().to_string()], &|_| false).unwrap();
-        let repo = discover(&files);
         let rel = |p: &Path| p.strip_prefix(root).unwrap().display().to_string();
         assert_eq!(
             repo.roots.iter().map(|r| rel(r)).collect::<Vec<_>>(),
