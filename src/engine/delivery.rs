@@ -39,10 +39,11 @@ pub struct DeliveryInput<'a> {
 pub struct Delivery {
     /// `None` when no Cluster objects are known or the template has no owner.
     pub placement: Option<PlacementResult>,
-    /// When the owner has a placement but no Cluster objects are known (a repository seldom
-    /// holds them: clusters are registered with `karmadactl join`), the placement is not
+    /// When the owner has a placement but the files hold no Cluster objects (a repository
+    /// seldom does: clusters are registered with `karmadactl join`), the placement is not
     /// evaluated: the clusters it names (maybe none), for the report to say so. An owner
-    /// without a placement has nothing to evaluate.
+    /// without a placement has nothing to evaluate; a control plane without clusters is read,
+    /// not missing.
     pub unplaced: Option<Vec<String>>,
     pub overrides: Vec<ClusterOverrides>,
     /// Why the template's replica fields could not be read (a request that is not a quantity):
@@ -112,7 +113,11 @@ pub fn deliver(input: &DeliveryInput<'_>) -> Delivery {
     };
     let unplaced = input
         .placement
-        .filter(|p| input.clusters.is_empty() && **p != Placement::default())
+        .filter(|p| {
+            input.capacity == CapacitySource::Declared
+                && input.clusters.is_empty()
+                && **p != Placement::default()
+        })
         .map(|p| p.named_clusters().into_iter().map(str::to_string).collect());
     Delivery {
         placement,
