@@ -294,7 +294,7 @@ pub(super) fn is_remote(s: &str) -> bool {
 
 /// The manifest files that list entries commented out in a kustomization name (`#- a.yaml`,
 /// `# - ../x/b.yml`, `#- path: patches/c.yaml`): one entry per comment line, a relative path
-/// to a YAML or JSON file.
+/// to a file the directory walk would read as a manifest.
 fn commented_out_files(dir: &Path, text: &str) -> Vec<PathBuf> {
     text.lines()
         .filter_map(|line| line.trim_start().strip_prefix('#'))
@@ -307,9 +307,7 @@ fn commented_out_files(dir: &Path, text: &str) -> Vec<PathBuf> {
             !entry.contains(char::is_whitespace)
                 && !is_remote(entry)
                 && !Path::new(entry).is_absolute()
-                && [".yaml", ".yml", ".json"]
-                    .iter()
-                    .any(|x| entry.ends_with(x))
+                && crate::source::files::is_manifest_name(entry)
         })
         .map(|entry| normalize(&dir.join(entry)))
         .collect()
