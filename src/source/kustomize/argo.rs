@@ -10,6 +10,7 @@ use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
 
 use super::flux::resolve_path;
+use super::Piece;
 use crate::source::{Loaded, Node};
 
 pub const API_GROUP: &str = "argoproj.io";
@@ -659,21 +660,19 @@ fn fill(text: &str, params: &BTreeMap<String, String>) -> String {
         return text.to_string();
     }
     let mut out = String::new();
-    let mut rest = text;
-    while let Some(i) = rest.find("{{") {
-        out.push_str(&rest[..i]);
-        let Some(close) = rest[i..].find("}}") else {
-            out.push_str(&rest[i..]);
-            return out;
-        };
-        let key = rest[i + 2..i + close].trim().trim_start_matches('.');
-        match params.get(key) {
-            Some(v) => out.push_str(v),
-            None => out.push_str(&rest[i..i + close + 2]),
+    for piece in super::template_pieces(text) {
+        match piece {
+            Piece::Text(t) => out.push_str(t),
+            Piece::Action { text, closed: true } => {
+                let key = text[2..text.len() - 2].trim().trim_start_matches('.');
+                out.push_str(params.get(key).map_or(text, String::as_str));
+            }
+            Piece::Action {
+                text,
+                closed: false,
+            } => out.push_str(text),
         }
-        rest = &rest[i + close + 2..];
     }
-    out.push_str(rest);
     out
 }
 

@@ -292,6 +292,43 @@ pub(super) fn is_remote(s: &str) -> bool {
     s.contains("://") || s.starts_with("github.com/") || s.starts_with("git@")
 }
 
+/// A piece of a template's text (a Helm chart's, an Argo CD ApplicationSet's): text written as
+/// is, or an action `{{ … }}` with its braces; an action never closed runs to the end.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Piece<'t> {
+    Text(&'t str),
+    Action { text: &'t str, closed: bool },
+}
+
+/// `text` cut into its pieces, in order: a text piece (maybe empty) before each action and one
+/// after the last, so the first and the last piece are always text.
+pub(super) fn template_pieces(text: &str) -> Vec<Piece<'_>> {
+    let mut out = Vec::new();
+    let mut rest = text;
+    while let Some(i) = rest.find("{{") {
+        out.push(Piece::Text(&rest[..i]));
+        let tail = &rest[i..];
+        match tail.find("}}") {
+            Some(e) => {
+                out.push(Piece::Action {
+                    text: &tail[..e + 2],
+                    closed: true,
+                });
+                rest = &tail[e + 2..];
+            }
+            None => {
+                out.push(Piece::Action {
+                    text: tail,
+                    closed: false,
+                });
+                rest = "";
+            }
+        }
+    }
+    out.push(Piece::Text(rest));
+    out
+}
+
 /// The manifest files that list entries commented out in a kustomization name (`#- a.yaml`,
 /// `# - ../x/b.yml`, `#- path: patches/c.yaml`): one entry per comment line, a relative path
 /// to a file the directory walk would read as a manifest.
@@ -361,6 +398,39 @@ mod tests {
                 ("o/legacy.yaml".to_string(), false),
                 ("o/smp.yaml".to_string(), false),
                 ("o/ops.yaml".to_string(), true)
+            ]
+        );
+    }
+
+    #[test]
+    fn template_text_is_cut_into_text_and_actions() {
+        use Piece::{Action, Text};
+        assert_eq!(
+            template_pieces("a{{ .x }}b{{y}}"),
+            [
+                Text("a"),
+                Action {
+                    text: "{{ .x }}",
+                    closed: true
+                },
+                Text("b"),
+                Action {
+                    text: "{{y}}",
+                    closed: true
+                },
+                Text(""),
+            ]
+        );
+        assert_eq!(template_pieces("plain"), [Text("plain")]);
+        assert_eq!(
+            template_pieces("x{{ open"),
+            [
+                Text("x"),
+                Action {
+                    text: "{{ open",
+                    closed: false
+                },
+                Text("")
             ]
         );
     }

@@ -14,7 +14,7 @@ use std::sync::{Arc, Mutex};
 
 use super::discover::Repository;
 use super::render::{ORIGIN_ANNOTATION, TRANSFORMATIONS_ANNOTATION};
-use super::{Patch, PatchBody};
+use super::{template_pieces, Patch, PatchBody, Piece};
 use crate::source::{files, load, FieldPath, Loaded, Node, Seg, Source, Span, Value};
 
 /// The layers one render went through, for tracing its objects' fields.
@@ -321,15 +321,12 @@ fn neutral_template(text: &str) -> String {
             out.push_str(&line[body.len()..]);
             continue;
         }
-        let mut rest = body;
-        while let Some(i) = rest.find("{{") {
-            out.push_str(&rest[..i]);
-            let tail = &rest[i..];
-            let end = tail.find("}}").map_or(tail.len(), |e| e + 2);
-            out.extend(tail[..end].chars().map(|_| 'x'));
-            rest = &tail[end..];
+        for piece in template_pieces(body) {
+            match piece {
+                Piece::Text(t) => out.push_str(t),
+                Piece::Action { text, .. } => out.extend(text.chars().map(|_| 'x')),
+            }
         }
-        out.push_str(rest);
         out.push_str(&line[body.len()..]);
     }
     out
@@ -389,13 +386,13 @@ fn template_name<'s>(source: &'s Source, root: &Node) -> Option<&'s str> {
 /// rest written as is: then how many characters of `name` it writes out.
 fn rendered_by(template: &str, name: &str) -> Option<usize> {
     let mut written = Vec::new();
-    let mut rest = template;
-    while let Some(i) = rest.find("{{") {
-        written.push(&rest[..i]);
-        let end = rest[i..].find("}}")? + i + 2;
-        rest = &rest[end..];
+    for piece in template_pieces(template) {
+        match piece {
+            Piece::Text(t) => written.push(t),
+            Piece::Action { closed: false, .. } => return None,
+            Piece::Action { .. } => {}
+        }
     }
-    written.push(rest);
     let (first, last) = (written[0], written[written.len() - 1]);
     let middle = name.strip_prefix(first)?.strip_suffix(last)?;
     let mut at = 0;
