@@ -113,12 +113,8 @@ pub fn deliver(input: &DeliveryInput<'_>) -> Delivery {
     };
     let unplaced = input
         .placement
-        .filter(|p| {
-            input.capacity == CapacitySource::Declared
-                && input.clusters.is_empty()
-                && **p != Placement::default()
-        })
-        .map(|p| p.named_clusters().into_iter().map(str::to_string).collect());
+        .filter(|_| input.capacity == CapacitySource::Declared)
+        .and_then(|p| super::placement::unevaluated(p, input.clusters));
     Delivery {
         placement,
         unplaced,

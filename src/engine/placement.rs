@@ -441,6 +441,20 @@ fn attempt(
     }
 }
 
+/// A placement that cannot be evaluated for want of Cluster objects (files seldom hold them:
+/// clusters are registered with `karmadactl join`): the clusters it names (maybe none), for a
+/// report to say so. `None` when there are clusters, or when the placement is the empty one
+/// and so says nothing to evaluate.
+pub fn unevaluated(placement: &Placement, clusters: &[Cluster]) -> Option<Vec<String>> {
+    (clusters.is_empty() && *placement != Placement::default()).then(|| {
+        placement
+            .named_clusters()
+            .into_iter()
+            .map(str::to_string)
+            .collect()
+    })
+}
+
 /// The filter stage for `placement` over `clusters`, with the clusterAffinities fallback
 /// (§B.10): from the observed term (0 for a new binding) forward on any error, never wrapping;
 /// when all fail, the first attempt's error is the one reported.

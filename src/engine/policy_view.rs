@@ -5,7 +5,6 @@
 //! ([`super::explain::explain`]), never re-derived.
 
 use crate::model::cluster::Cluster;
-use crate::model::policy::Placement;
 use crate::model::{ObjectRef, PolicyRef};
 
 use super::claim::{Excluded, NeverMatched};
@@ -65,7 +64,7 @@ pub struct PolicyExplanation {
     /// Why the policy selects nothing, when it does not.
     pub dead: Option<String>,
     /// The clusters the placement names when no Cluster objects are known, so that its
-    /// placement is not evaluated ([`unplaced`]).
+    /// placement is not evaluated ([`placement::unevaluated`]).
     pub unplaced: Option<Vec<String>>,
 }
 
@@ -123,20 +122,6 @@ impl PolicyPlacement {
     pub fn first(&self) -> &PlacementResult {
         &self.by_kind[0].1
     }
-}
-
-/// The clusters policy `p`'s placement names (maybe none), when it has a placement and there
-/// are no `clusters` to evaluate it over ([`placement()`] is then `None`), as
-/// [`crate::engine::delivery::Delivery::unplaced`] gives them for a template.
-pub fn unplaced(state: &State, p: usize, clusters: &[Cluster]) -> Option<Vec<String>> {
-    let placement = state.policy(p).spec.placement.as_ref()?;
-    (clusters.is_empty() && *placement != Placement::default()).then(|| {
-        placement
-            .named_clusters()
-            .into_iter()
-            .map(str::to_string)
-            .collect()
-    })
 }
 
 /// The placement of policy `p` over `clusters`, once per kind it selects (a policy without

@@ -8,6 +8,7 @@ use crate::context::Context;
 use crate::engine::admission::documents::admit_documents;
 use crate::engine::chain::Chain;
 use crate::engine::explain_inputs::{self, Explained, Found, Wanted};
+use crate::engine::placement;
 use crate::engine::policy_live::{self, PolicyLive};
 use crate::engine::policy_view::{self, PolicyExplanation, PolicyPlacement};
 use crate::engine::state::{Options, State, UnknownClaimers};
@@ -84,7 +85,7 @@ pub fn policy_in_files(
     let p = explain_inputs::find_policy(&state, kind, name, namespace, "in the given files")?;
     let mut view = policy_view::explain_policy(&state, p);
     let clusters = crate::model::cluster::Cluster::from_inventory(inv);
-    view.unplaced = policy_view::unplaced(&state, p, &clusters);
+    view.unplaced = placement::unevaluated(state.policy(p).spec.scheduled_placement(), &clusters);
     Ok((view, policy_view::placement(&state, p, &clusters)))
 }
 
