@@ -150,13 +150,11 @@ fn push_roots(out: &mut Loaded, roots: Vec<Node>) {
             Value::Null => continue, // empty document, e.g. a trailing `---`
             Value::Map(_) => {
                 if is_data(&root) {
-                    forget_duplicate_keys_in(out, root.span);
-                    out.data.push(root.span);
+                    mark_data(out, root.span);
                 }
             }
             _ if is_data(&root) => {
-                forget_duplicate_keys_in(out, root.span);
-                out.data.push(root.span);
+                mark_data(out, root.span);
                 continue;
             }
             _ => {
@@ -220,13 +218,14 @@ fn find_complex_key(node: &Node) -> Option<Span> {
     }
 }
 
-/// Drops the duplicate keys found in a data document (`span`): what the API server keeps of a
-/// duplicated key is an object's concern, and a data file (mkdocs.yml, a values file, a
-/// dashboard) is read by its own tool, which may even accept them.
-fn forget_duplicate_keys_in(out: &mut Loaded, span: Span) {
+/// Records the document at `span` as data, and drops the duplicate keys found in it: what the
+/// API server keeps of a duplicated key is an object's concern, and a data file (mkdocs.yml, a
+/// values file, a dashboard) is read by its own tool, which may even accept them.
+fn mark_data(out: &mut Loaded, span: Span) {
     out.problems.retain(|p| {
         p.kind != ProblemKind::DuplicateKey || p.span.start < span.start || p.span.start > span.end
     });
+    out.data.push(span);
 }
 
 /// Whether a document is data rather than a Kubernetes object: a mapping with none of
