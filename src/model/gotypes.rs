@@ -124,7 +124,7 @@ static LABEL_SELECTOR: GoStruct = GoStruct {
     ],
 };
 
-static RESOURCE_SELECTOR: GoStruct = GoStruct {
+pub static RESOURCE_SELECTOR: GoStruct = GoStruct {
     name: "ResourceSelector",
     qualified: "v1alpha1.ResourceSelector",
     fields: &[
@@ -206,7 +206,7 @@ static TOLERATION: GoStruct = GoStruct {
     ],
 };
 
-static SPREAD_CONSTRAINT: GoStruct = GoStruct {
+pub static SPREAD_CONSTRAINT: GoStruct = GoStruct {
     name: "SpreadConstraint",
     qualified: "v1alpha1.SpreadConstraint",
     fields: &[
@@ -241,7 +241,7 @@ static CLUSTER_PREFERENCES: GoStruct = GoStruct {
     ],
 };
 
-static REPLICA_SCHEDULING: GoStruct = GoStruct {
+pub static REPLICA_SCHEDULING: GoStruct = GoStruct {
     name: "ReplicaSchedulingStrategy",
     qualified: "v1alpha1.ReplicaSchedulingStrategy",
     fields: &[
@@ -345,7 +345,7 @@ static DECISION_CONDITIONS: GoStruct = GoStruct {
     fields: &[ptr("tolerationSeconds", GoType::Int("int32", 32))],
 };
 
-static APPLICATION_FAILOVER: GoStruct = GoStruct {
+pub static APPLICATION_FAILOVER: GoStruct = GoStruct {
     name: "ApplicationFailoverBehavior",
     qualified: "v1alpha1.ApplicationFailoverBehavior",
     fields: &[
@@ -866,6 +866,16 @@ pub fn round_trip(object: Option<Json>, s: &'static GoStruct) -> Json {
     };
     marshal_fields(input.as_mut(), s, &mut out);
     Json::Object(out)
+}
+
+/// [`round_trip`] of one object in place: how the mutating webhook's final `json.Marshal` leaves
+/// an object it set a field of, its fields in the struct's order. Its other values are already
+/// in marshaled form (the round trip is idempotent), so the webhook's patch of a whole spec
+/// reduces to this on the objects it changed.
+pub fn remarshal(map: &mut Map<String, Json>, s: &'static GoStruct) {
+    if let Json::Object(out) = round_trip(Some(Json::Object(std::mem::take(map))), s) {
+        *map = out;
+    }
 }
 
 /// Moves `s`'s fields out of `input` into `out`, marshaled; what `s` has no field for stays

@@ -251,8 +251,11 @@ fn mutate_propagation(
         PolicyKind::ClusterPropagationPolicy => None,
     };
     *spec = gotypes::round_trip(Some(std::mem::take(spec)), &gotypes::PROPAGATION_SPEC);
-    mutate(kind, request_namespace, spec, version);
-    *spec = gotypes::round_trip(Some(std::mem::take(spec)), &gotypes::PROPAGATION_SPEC);
+    // The webhook marshals the whole spec again; the values it did not set are already in
+    // marshaled form, so only the objects `mutate` set a field of are marshaled again.
+    if mutate(kind, request_namespace, spec, version) == Marshal::Spec {
+        *spec = gotypes::round_trip(Some(std::mem::take(spec)), &gotypes::PROPAGATION_SPEC);
+    }
 }
 
 fn admit(
@@ -705,11 +708,27 @@ fn quoted(s: &str) -> String {
     serde_json::Value::String(s.to_string()).to_string()
 }
 
+/// What of the spec [`mutate`] leaves to marshal again.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Marshal {
+    /// Nothing, or only objects below the spec, which `mutate` marshaled itself.
+    Done,
+    /// The spec itself gained a field (`propagateDeps`).
+    Spec,
+}
+
 /// The mutating webhook's `SetDefault*` steps (§3.1 steps 2-6) on the round-tripped spec, where
-/// an absent key is the Go zero value: the helpers cannot tell `""` from absent.
-fn mutate(kind: PolicyKind, namespace: Option<&str>, spec: &mut Json, version: KarmadaVersion) {
+/// an absent key is the Go zero value: the helpers cannot tell `""` from absent. Each object a
+/// step sets a field of is marshaled again, as the webhook's `json.Marshal` of the whole object
+/// leaves it.
+fn mutate(
+    kind: PolicyKind,
+    namespace: Option<&str>,
+    spec: &mut Json,
+    version: KarmadaVersion,
+) -> Marshal {
     let Json::Object(spec) = spec else {
-        return;
+        return Marshal::Done;
     };
     let text = |m: &Map<String, Json>, key: &str| {
         m.get(key).and_then(Json::as_str).unwrap_or("").to_string()
@@ -719,6 +738,7 @@ fn mutate(kind: PolicyKind, namespace: Option<&str>, spec: &mut Json, version: K
         for rs in objects_mut(spec.get_mut("resourceSelectors")) {
             if text(rs, "namespace").is_empty() {
                 rs.insert("namespace".into(), Json::String(ns.to_string()));
+                gotypes::remarshal(rs, &gotypes::RESOURCE_SELECTOR);
             }
         }
     }
@@ -726,11 +746,17 @@ fn mutate(kind: PolicyKind, namespace: Option<&str>, spec: &mut Json, version: K
     let placement = spec.get_mut("placement").and_then(Json::as_object_mut);
     if let Some(placement) = placement {
         for c in objects_mut(placement.get_mut("spreadConstraints")) {
+            let mut set = false;
             if text(c, "spreadByLabel").is_empty() && text(c, "spreadByField").is_empty() {
                 c.insert("spreadByField".into(), Json::String("cluster".into()));
+                set = true;
             }
             if c.get("minGroups").and_then(Json::as_i64).unwrap_or(0) == 0 {
                 c.insert("minGroups".into(), Json::from(1));
+                set = true;
+            }
+            if set {
+                gotypes::remarshal(c, &gotypes::SPREAD_CONSTRAINT);
             }
         }
         // Step 5: Divided as decoded, without a preference, divides by weight.
@@ -745,16 +771,9 @@ fn mutate(kind: PolicyKind, namespace: Option<&str>, spec: &mut Json, version: K
                     "replicaDivisionPreference".into(),
                     Json::String("Weighted".into()),
                 );
+                gotypes::remarshal(rs, &gotypes::REPLICA_SCHEDULING);
             }
         }
-    }
-    // Step 4: a ServiceImport selector propagates dependencies.
-    let service_import = objects(spec.get("resourceSelectors")).any(|rs| {
-        text(rs, "kind") == "ServiceImport"
-            && text(rs, "apiVersion") == "multicluster.x-k8s.io/v1alpha1"
-    });
-    if service_import {
-        spec.insert("propagateDeps".into(), Json::Bool(true));
     }
     // Step 6: graceful purge as decoded, without a grace period, gets 600 seconds.
     let app = spec
@@ -767,8 +786,19 @@ fn mutate(kind: PolicyKind, namespace: Option<&str>, spec: &mut Json, version: K
             && !app.contains_key("gracePeriodSeconds")
         {
             app.insert("gracePeriodSeconds".into(), Json::from(600));
+            gotypes::remarshal(app, &gotypes::APPLICATION_FAILOVER);
         }
     }
+    // Step 4: a ServiceImport selector propagates dependencies.
+    let service_import = objects(spec.get("resourceSelectors")).any(|rs| {
+        text(rs, "kind") == "ServiceImport"
+            && text(rs, "apiVersion") == "multicluster.x-k8s.io/v1alpha1"
+    });
+    if service_import {
+        spec.insert("propagateDeps".into(), Json::Bool(true));
+        return Marshal::Spec;
+    }
+    Marshal::Done
 }
 
 fn objects(v: Option<&Json>) -> impl Iterator<Item = &Map<String, Json>> {
@@ -1177,5 +1207,69 @@ mod tests {
             verdict(&doc("Graciously")).api_server_message.unwrap(),
             "PropagationPolicy.policy.karmada.io \"pm\" is invalid: spec.failover.application.purgeMode: Unsupported value: \"Graciously\": supported values: \"Directly\", \"Gracefully\", \"Never\""
         );
+    }
+
+    /// The webhook's marshal of the whole mutated spec, in the order of its keys: the spec as
+    /// the API server stores it.
+    fn marshaled_again(kind: PolicyKind, ns: Option<&str>, spec: &Json) -> (String, String) {
+        let mut local = gotypes::round_trip(Some(spec.clone()), &gotypes::PROPAGATION_SPEC);
+        if mutate(kind, ns, &mut local, KarmadaVersion::LATEST) == Marshal::Spec {
+            local = gotypes::round_trip(Some(local), &gotypes::PROPAGATION_SPEC);
+        }
+        let whole = gotypes::round_trip(Some(local.clone()), &gotypes::PROPAGATION_SPEC);
+        (local.to_string(), whole.to_string())
+    }
+
+    /// Marshaling again only the objects the defaulting set a field of leaves the spec as a
+    /// second marshal of the whole spec does, key order included: on every policy of the test
+    /// data and the corpus, and on each defaulting step.
+    #[test]
+    fn marshaling_the_changed_objects_again_equals_marshaling_the_spec() {
+        let steps = [
+            "resourceSelectors: [{name: a, kind: Deployment, apiVersion: apps/v1, labelSelector: {matchLabels: {a: b}}}]",
+            "resourceSelectors: [{kind: ServiceImport, apiVersion: multicluster.x-k8s.io/v1alpha1}]\nplacement: {clusterAffinity: {clusterNames: [a]}}",
+            "placement: {spreadConstraints: [{maxGroups: 2}, {spreadByLabel: zone, minGroups: 0}, {minGroups: 3, spreadByField: region}]}",
+            "placement: {replicaScheduling: {weightPreference: {dynamicWeight: AvailableReplicas}, replicaSchedulingType: Divided}}",
+            "failover: {application: {statePreservation: {rules: []}, purgeMode: Gracefully, decisionConditions: {tolerationSeconds: 30}}}",
+        ];
+        let mut specs: Vec<Json> = steps.iter().map(|s| spec_of(s)).collect();
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+        for dir in [root.join("testdata"), root.join("../shared/corpus")] {
+            if !dir.exists() {
+                continue;
+            }
+            let paths = crate::source::files::expand(&[dir.display().to_string()], &|_| false)
+                .expect("the test data can be listed");
+            for path in paths {
+                let Ok(text) = std::fs::read_to_string(&path) else {
+                    continue;
+                };
+                for doc in load(Source::new(path.display().to_string(), text)).documents {
+                    let json = doc.root.to_json();
+                    let policy = json["kind"].as_str().and_then(PolicyKind::from_kind);
+                    if let (Some(_), Some(spec)) = (policy, json.get("spec")) {
+                        specs.push(spec.clone());
+                    }
+                }
+            }
+        }
+        assert!(specs.len() > 100, "the data has specs: {}", specs.len());
+        for spec in &specs {
+            for kind in [
+                PolicyKind::PropagationPolicy,
+                PolicyKind::ClusterPropagationPolicy,
+            ] {
+                let (local, whole) = marshaled_again(kind, Some("apps"), spec);
+                assert_eq!(local, whole, "{kind:?} {spec}");
+            }
+        }
+    }
+
+    fn spec_of(yaml: &str) -> Json {
+        load(Source::new("t.yaml", yaml))
+            .documents
+            .remove(0)
+            .root
+            .to_json()
     }
 }
