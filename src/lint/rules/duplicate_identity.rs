@@ -94,15 +94,16 @@ pub fn check_hashed(
             .collect();
         for (i, &(doc, id)) in ids.iter().enumerate() {
             // Each later copy is reported against the earlier copy it relates to most closely
-            // (same file, then same directory; the earliest among equals): the severity is that
-            // pair's, never decided by whichever copy sorts first.
+            // (same file, then same directory): the severity is that pair's, never decided by
+            // whichever copy sorts first. Among equals, the latest: applied in turn, that is
+            // the one this copy replaces.
             let earlier = ids[..i]
                 .iter()
                 .filter(|(_, other)| *other == id)
                 .map(|&(e, _)| e)
                 .fold(None, |best: Option<usize>, e| match best {
                     Some(b)
-                        if pair_severity(inventory, b, doc) >= pair_severity(inventory, e, doc) =>
+                        if pair_severity(inventory, b, doc) > pair_severity(inventory, e, doc) =>
                     {
                         Some(b)
                     }
@@ -321,6 +322,33 @@ mod tests {
             vec![
                 (Severity::Info, "overlay/pp.yaml:3:18".to_string()),
                 (Severity::Error, "overlay/pp.yaml:8:18".to_string()),
+            ]
+        );
+    }
+
+    #[test]
+    fn a_later_copy_names_the_copy_it_replaces() {
+        // Applied in turn, c/ replaces b/'s copy (which replaced a/'s): the finding on c/ names
+        // b/, the latest of the equally related earlier copies.
+        let pp = "apiVersion: policy.karmada.io/v1alpha1\nkind: PropagationPolicy\nmetadata: {name: a, namespace: d}\nspec: {resourceSelectors: [{apiVersion: v1, kind: ConfigMap}]}\n";
+        let mut docs = Vec::new();
+        for dir in ["a", "b", "c"] {
+            docs.extend(load(Source::new(format!("{dir}/pp.yaml"), pp)).documents);
+        }
+        let inv = Inventory::from_documents(docs, "default");
+        let found: Vec<(String, String)> = check(&inv)
+            .iter()
+            .map(|f| {
+                let at = f.location.as_ref().unwrap().source.name.clone();
+                (at, f.related[0].location.source.name.clone())
+            })
+            .collect();
+        let pair = |a: &str, b: &str| (a.to_string(), b.to_string());
+        assert_eq!(
+            found,
+            vec![
+                pair("b/pp.yaml", "a/pp.yaml"),
+                pair("c/pp.yaml", "b/pp.yaml")
             ]
         );
     }
