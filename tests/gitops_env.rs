@@ -327,6 +327,39 @@ fn data_files_are_notes_and_flux_escapes_keep_the_real_syntax_error() {
     assert_eq!(notes, expect);
 }
 
+/// A source repository holds its test data and settings by the hundred (karmada-io/karmada:
+/// 130 files under pkg/resourceinterpreter/**/testdata): five are named, the rest counted,
+/// and `-v=1` names every one.
+#[test]
+fn many_data_files_are_counted_after_five() {
+    let dir = tempfile::tempdir().unwrap();
+    for i in 0..8 {
+        std::fs::write(dir.path().join(format!("data-{i}.yaml")), "name: x\n").unwrap();
+    }
+    std::fs::write(
+        dir.path().join("cm.yaml"),
+        "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a, namespace: b}\n",
+    )
+    .unwrap();
+    let notes = |extra: &[&str]| {
+        let o = Command::new(env!("CARGO_BIN_EXE_kubectl-karmada_policy"))
+            .args(["lint", "."])
+            .args(extra)
+            .current_dir(dir.path())
+            .output()
+            .unwrap();
+        assert_eq!(o.status.code(), Some(0), "{}{}", stdout(&o), stderr(&o));
+        stderr(&o).lines().map(str::to_string).collect::<Vec<_>>()
+    };
+    let named = |i: usize| {
+        format!("note: data-{i}.yaml: not a Kubernetes object (no apiVersion/kind): skipped")
+    };
+    let mut expect: Vec<String> = (0..5).map(named).collect();
+    expect.push("note: 3 more files hold documents that are not Kubernetes objects (no apiVersion/kind): skipped (-v=1 names each)".into());
+    assert_eq!(notes(&[]), expect);
+    assert_eq!(notes(&["-v=1"]), (0..8).map(named).collect::<Vec<_>>());
+}
+
 /// A Flux repository without a single kustomization (testdata/flux-plain-repo): its cluster
 /// directories are still environments. Read as one set of manifests, prod's and staging's
 /// copies of `pp/default/web` clashed and `${cluster_name}` was an unrendered template.

@@ -47,8 +47,9 @@ pub struct Cli {
         value_name = "WHEN"
     )]
     pub color: crate::output::terminal::ColorChoice,
-    /// Log level of the live client, as kubectl's `-v`: 6 traces every HTTP request (method,
-    /// URL, status, time) and retry, 7 adds the request headers, 8 the response headers;
+    /// Log level, as kubectl's `-v`: 1 names every input file skipped as data (otherwise the
+    /// first five and a count); 6 traces every HTTP request of the live client (method, URL,
+    /// status, time) and retry, 7 adds the request headers, 8 the response headers;
     /// credentials are always masked. `-v 6`, `-v=6` and `--v=6` all work.
     #[arg(
         short = 'v',

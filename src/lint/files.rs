@@ -88,7 +88,10 @@ pub fn lint_files(
         return lint_repository();
     }
     note_assumed(&mut streamed, config, req.namespace);
-    super::data_notes(&streamed.loaded).for_each(|n| note(&n));
+    // Data files (a values file, a dashboard) are skipped, not findings.
+    crate::source::data_notes(&streamed.loaded)
+        .iter()
+        .for_each(|n| note(n));
     if !req.allow_empty && streamed.stdin_was_empty(req.paths) {
         return Err(FilesError::EmptyStdin);
     }

@@ -77,12 +77,6 @@ pub fn clusters_note(inventory: &Inventory, opts: &LintOptions) -> Option<String
     analysis::KnownClusters::of(Cluster::from_inventory(inventory), opts).note()
 }
 
-/// One note per input file that holds data rather than objects (a values file, a dashboard):
-/// such documents are skipped, not findings.
-pub fn data_notes(loaded: &[Loaded]) -> impl Iterator<Item = String> + '_ {
-    loaded.iter().filter_map(crate::source::data_note)
-}
-
 /// What can be said of each object on its own: input problems, typing, schema, admission and
 /// the suspension checks. A file's worth can be checked as soon as the file is parsed.
 pub fn per_object_findings(

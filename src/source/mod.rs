@@ -14,4 +14,4 @@ pub mod session;
 pub mod yaml;
 
 pub use document::{Document, Entry, FieldPath, Node, Pos, Seg, Source, Span, Value};
-pub use yaml::{data_note, load, LoadProblem, Loaded, ProblemKind};
+pub use yaml::{data_note, data_notes, load, LoadProblem, Loaded, ProblemKind};

@@ -249,6 +249,25 @@ pub fn is_data(root: &Node) -> bool {
     }
 }
 
+/// Files holding data documents named one by one in a run's notes; more are counted (a source
+/// repository lists its test data and settings files by the hundred), and `-v=1` names each.
+const DATA_NOTES_NAMED: usize = 5;
+
+/// The notes for the files of a run holding data documents: one per file, the first
+/// [`DATA_NOTES_NAMED`] and then one counting the rest (every one from `-v=1` on).
+pub fn data_notes<'a>(loaded: impl IntoIterator<Item = &'a Loaded>) -> Vec<String> {
+    let every = crate::kube::trace::verbosity() >= 1;
+    let mut notes: Vec<String> = loaded.into_iter().filter_map(data_note).collect();
+    if !every && notes.len() > DATA_NOTES_NAMED + 1 {
+        let more = notes.len() - DATA_NOTES_NAMED;
+        notes.truncate(DATA_NOTES_NAMED);
+        notes.push(format!(
+            "{more} more files hold documents that are not Kubernetes objects (no apiVersion/kind): skipped (-v=1 names each)"
+        ));
+    }
+    notes
+}
+
 /// The note for a file holding data documents (`None` when it has none): one per file.
 pub fn data_note(l: &Loaded) -> Option<String> {
     let first = l.data.first()?;

@@ -56,8 +56,9 @@ pub const NOT_AN_OBJECT: RuleDoc = RuleDoc {
                 rejects the file. Data files are not objects gone wrong and are not reported: a \
                 mapping with none of `apiVersion`, `kind` and `metadata` at the top (a Helm values \
                 file, a Grafana dashboard, a JSON schema), a scalar, or a list without an item that \
-                has `apiVersion` or `kind` is skipped with one `note:` per file. A mapping with \
-                `kind` or `metadata` but no type is `missing-type`.",
+                has `apiVersion` or `kind` is skipped with one `note:` per file (past five, \
+                counted; `-v=1` names each). A mapping with `kind` or `metadata` but no type is \
+                `missing-type`.",
     example: "- apiVersion: v1\n  kind: ConfigMap\n",
     fix: "Make each document a mapping with apiVersion, kind and metadata, or wrap lists in `kind: List`.",
     reference: "",

@@ -104,12 +104,12 @@ impl Repo {
         for f in &repo.plain {
             match files::read(f) {
                 Ok(l) => {
-                    notes.extend(crate::source::data_note(&l));
                     plain.insert(f.clone(), l);
                 }
                 Err(e) => notes.push(e.to_string()),
             }
         }
+        notes.extend(crate::source::data_notes(plain.values()));
         renders.add_files(plain);
         let plans = super::plan::plan(&repo, &inputs, &root, &mut renders, &mut notes);
         for k in repo.kustomizations.values() {
