@@ -169,26 +169,15 @@ mod tests {
     /// its JSON: equal values, or both refused.
     #[test]
     fn a_spec_reads_as_from_its_json() {
-        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
-        let dirs = [root.join("testdata"), root.join("../shared/corpus")];
         let mut specs = 0;
-        for dir in dirs.iter().filter(|d| d.exists()) {
-            let paths = crate::source::files::expand(&[dir.display().to_string()], &|_| false)
-                .expect("the test data can be listed");
-            for path in paths {
-                let Ok(text) = std::fs::read_to_string(&path) else {
-                    continue;
-                };
-                for doc in load(Source::new(path.display().to_string(), text)).documents {
-                    let Some(spec) = doc.root.get("spec") else {
-                        continue;
-                    };
-                    let direct = from_node::<PropagationSpec>(Some(spec)).ok();
-                    let via_json = serde_json::from_value::<PropagationSpec>(spec.to_json()).ok();
-                    assert_eq!(direct, via_json, "{} #{}", path.display(), doc.index);
-                    specs += 1;
-                }
-            }
+        for doc in crate::source::test_data_documents() {
+            let Some(spec) = doc.root.get("spec") else {
+                continue;
+            };
+            let direct = from_node::<PropagationSpec>(Some(spec)).ok();
+            let via_json = serde_json::from_value::<PropagationSpec>(spec.to_json()).ok();
+            assert_eq!(direct, via_json, "{} #{}", doc.source.name, doc.index);
+            specs += 1;
         }
         assert!(specs > 100, "the data has specs to compare: {specs}");
     }

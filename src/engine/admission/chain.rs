@@ -1233,24 +1233,11 @@ mod tests {
             "failover: {application: {statePreservation: {rules: []}, purgeMode: Gracefully, decisionConditions: {tolerationSeconds: 30}}}",
         ];
         let mut specs: Vec<Json> = steps.iter().map(|s| spec_of(s)).collect();
-        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
-        for dir in [root.join("testdata"), root.join("../shared/corpus")] {
-            if !dir.exists() {
-                continue;
-            }
-            let paths = crate::source::files::expand(&[dir.display().to_string()], &|_| false)
-                .expect("the test data can be listed");
-            for path in paths {
-                let Ok(text) = std::fs::read_to_string(&path) else {
-                    continue;
-                };
-                for doc in load(Source::new(path.display().to_string(), text)).documents {
-                    let json = doc.root.to_json();
-                    let policy = json["kind"].as_str().and_then(PolicyKind::from_kind);
-                    if let (Some(_), Some(spec)) = (policy, json.get("spec")) {
-                        specs.push(spec.clone());
-                    }
-                }
+        for doc in crate::source::test_data_documents() {
+            let json = doc.root.to_json();
+            let policy = json["kind"].as_str().and_then(PolicyKind::from_kind);
+            if let (Some(_), Some(spec)) = (policy, json.get("spec")) {
+                specs.push(spec.clone());
             }
         }
         assert!(specs.len() > 100, "the data has specs: {}", specs.len());
