@@ -254,7 +254,7 @@ pub fn is_data(root: &Node) -> bool {
 const DATA_NOTES_NAMED: usize = 5;
 
 /// The notes for the files of a run holding data documents: one per file, the first
-/// [`DATA_NOTES_NAMED`] and then one counting the rest (every one from `-v=1` on).
+/// five and then one counting the rest (every one from `-v=1` on).
 pub fn data_notes<'a>(loaded: impl IntoIterator<Item = &'a Loaded>) -> Vec<String> {
     let every = crate::kube::trace::verbosity() >= 1;
     let mut notes: Vec<String> = loaded.into_iter().filter_map(data_note).collect();
