@@ -880,7 +880,7 @@ pub fn remarshal(map: &mut Map<String, Json>, s: &'static GoStruct) {
 
 /// Moves `s`'s fields out of `input` into `out`, marshaled; what `s` has no field for stays
 /// behind (and is dropped with it), as the decoder ignores it. Moving, not copying: the webhook
-/// round-trips every policy's spec twice.
+/// round-trips every policy's spec.
 fn marshal_fields(
     mut input: Option<&mut Map<String, Json>>,
     s: &'static GoStruct,

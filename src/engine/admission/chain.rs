@@ -1209,8 +1209,8 @@ mod tests {
         );
     }
 
-    /// The webhook's marshal of the whole mutated spec, in the order of its keys: the spec as
-    /// the API server stores it.
+    /// The defaulted spec as the chain marshals it (only the changed objects again) and as a
+    /// second marshal of the whole spec leaves it, each as JSON text, so key order counts.
     fn marshaled_again(kind: PolicyKind, ns: Option<&str>, spec: &Json) -> (String, String) {
         let mut local = gotypes::round_trip(Some(spec.clone()), &gotypes::PROPAGATION_SPEC);
         if mutate(kind, ns, &mut local, KarmadaVersion::LATEST) == Marshal::Spec {
