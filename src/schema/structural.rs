@@ -43,6 +43,10 @@ pub struct Structural {
     /// Whether a schema within this one (a property, `additionalProperties` or `items`, at any
     /// depth) sets a default: [`apply_defaults`] walks no value whose schema has none below.
     pub defaults_below: bool,
+    /// Whether a schema within this one is an embedded resource: the search for embedded
+    /// resources' metadata walks no value whose schema has none below (the policy CRDs have
+    /// none at all).
+    pub embedded_below: bool,
 }
 
 /// `StructuralOrBool`: a schema, or `true`/`false`. Either way every key of the map is known;
@@ -103,13 +107,16 @@ impl Structural {
         let items = schema
             .get("items")
             .map(|i| Box::new(Structural::from_json(i, origin)));
-        let defaults = |s: &Structural| s.default.is_some() || s.defaults_below;
-        let defaults_below = properties.values().any(defaults)
-            || additional_properties
-                .as_ref()
-                .and_then(AdditionalProperties::schema)
-                .is_some_and(defaults)
-            || items.as_deref().is_some_and(defaults);
+        let below = |marks: fn(&Structural) -> bool| {
+            properties.values().any(marks)
+                || additional_properties
+                    .as_ref()
+                    .and_then(AdditionalProperties::schema)
+                    .is_some_and(marks)
+                || items.as_deref().is_some_and(marks)
+        };
+        let defaults_below = below(|s| s.default.is_some() || s.defaults_below);
+        let embedded_below = below(|s| s.embedded_resource || s.embedded_below);
         Structural {
             properties,
             additional_properties,
@@ -120,6 +127,7 @@ impl Structural {
             embedded_resource: flag("x-kubernetes-embedded-resource"),
             int_or_string: flag("x-kubernetes-int-or-string"),
             defaults_below,
+            embedded_below,
         }
     }
 
@@ -190,14 +198,18 @@ fn prune_node(
                     return true;
                 }
                 if let Some(prop) = s.properties.get(k) {
-                    at.within(Seg::Key(k.clone()), |at| {
-                        prune_node(v, Some(prop), false, at, found)
-                    });
+                    if holds_fields(v) {
+                        at.within(Seg::Key(k.clone()), |at| {
+                            prune_node(v, Some(prop), false, at, found)
+                        });
+                    }
                     true
                 } else if let Some(extra) = &s.additional_properties {
-                    at.within(Seg::Key(k.clone()), |at| {
-                        prune_node(v, extra.schema(), false, at, found)
-                    });
+                    if holds_fields(v) {
+                        at.within(Seg::Key(k.clone()), |at| {
+                            prune_node(v, extra.schema(), false, at, found)
+                        });
+                    }
                     true
                 } else {
                     // An unknown meta field at the root of a walk that is not a resource's is
@@ -245,9 +257,11 @@ fn skip_prune(
                     (None, Some(extra)) => extra.schema(),
                     (None, None) => continue,
                 };
-                at.within(Seg::Key(k.clone()), |at| {
-                    prune_node(v, schema, false, at, found)
-                });
+                if holds_fields(v) {
+                    at.within(Seg::Key(k.clone()), |at| {
+                        prune_node(v, schema, false, at, found)
+                    });
+                }
             }
         }
         Json::Array(items) => {
@@ -259,6 +273,12 @@ fn skip_prune(
         }
         _ => {}
     }
+}
+
+/// Whether pruning could remove anything inside `v`: only an object or a list holds fields, so
+/// a scalar is not walked (nor its path built).
+fn holds_fields(v: &Json) -> bool {
+    matches!(v, Json::Object(_) | Json::Array(_))
 }
 
 fn sort_paths(paths: Vec<FieldPath>) -> Vec<FieldPath> {
@@ -324,6 +344,9 @@ fn embedded_meta_unknown(
     at: &mut FieldPath,
     found: &mut Vec<FieldPath>,
 ) {
+    if !s.embedded_resource && !s.embedded_below {
+        return;
+    }
     match x {
         Json::Object(_) => {
             if s.embedded_resource {

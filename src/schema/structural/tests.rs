@@ -453,6 +453,36 @@ fn converted_strictness_is_not_an_additional_properties_keyword() {
     assert_eq!(found, ["spec.extra"]);
 }
 
+/// The search for embedded resources' metadata skips only values whose schema has no embedded
+/// resource below; one reached through `items` and `additionalProperties` is still searched.
+#[test]
+fn embedded_below_marks_the_way_to_every_embedded_resource() {
+    let s = Structural::from_json(
+        &json!({"type": "object", "properties": {
+            "plain": {"type": "object", "properties": {"a": {"type": "string"}}},
+            "list": {"type": "array", "items": {"type": "object",
+                "x-kubernetes-embedded-resource": true}},
+            "byName": {"type": "object", "additionalProperties": {"type": "object", "properties": {
+                "template": {"type": "object", "x-kubernetes-embedded-resource": true}}}}}}),
+        Origin::Crd,
+    );
+    assert!(s.embedded_below);
+    assert!(!s.properties["plain"].embedded_below);
+    assert!(s.properties["list"].embedded_below);
+    assert!(s.properties["byName"].embedded_below);
+    let mut v = json!({"plain": {"a": "x"},
+        "list": [{"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "a", "bogus": 1}}],
+        "byName": {"one": {"template": {"metadata": {"name": "b", "odd": true}}}}});
+    let unknown: Vec<String> = prune_unknown(&mut v, &s)
+        .iter()
+        .map(|p| p.to_string())
+        .collect();
+    assert_eq!(
+        unknown,
+        ["byName.one.template.metadata.odd", "list[0].metadata.bogus"]
+    );
+}
+
 /// The walk skips only values whose schema has no default below: a default reached through
 /// `items` and `additionalProperties` is still applied, a sibling without one is not walked.
 #[test]
