@@ -14,7 +14,7 @@
 
 use serde_json::{Map, Value as Json};
 
-use crate::source::{FieldPath, Seg};
+use crate::source::FieldPath;
 
 /// A Go type as the JSON decoder meets it.
 #[derive(Debug)]
@@ -656,24 +656,43 @@ pub fn first_type_error(
     prefix: FieldPath,
 ) -> Option<TypeError> {
     let mut walk = Walk {
-        at: prefix,
+        prefix,
+        steps: Vec::new(),
         names: Vec::new(),
     };
     walk.struct_value(object, root)
 }
 
-/// The decoder's position: the document path and the Go path (JSON names without indexes,
-/// embedded structs by their Go field name).
-struct Walk {
-    at: FieldPath,
+/// One step of the decoder's way into the document, borrowed from it: every policy is walked,
+/// and the path is wanted only for an error.
+enum Step<'a> {
+    Key(&'a str),
+    Index(usize),
+}
+
+/// The decoder's position: the document path (`prefix`, then `steps`) and the Go path (JSON
+/// names without indexes, embedded structs by their Go field name).
+struct Walk<'a> {
+    prefix: FieldPath,
+    steps: Vec<Step<'a>>,
     names: Vec<&'static str>,
 }
 
-impl Walk {
+impl<'a> Walk<'a> {
+    /// The document path of the current position.
+    fn at(&self) -> FieldPath {
+        self.steps
+            .iter()
+            .fold(self.prefix.clone(), |path, step| match step {
+                Step::Key(k) => path.key(*k),
+                Step::Index(i) => path.index(*i),
+            })
+    }
+
     fn error(&self, what: String, owner: &GoStruct, ty: &str) -> TypeError {
         let path = self.names.join(".");
         TypeError {
-            at: self.at.clone(),
+            at: self.at(),
             message: format!(
                 "json: cannot unmarshal {what} into Go struct field {}.{path} of type {ty}",
                 owner.name
@@ -682,13 +701,15 @@ impl Walk {
     }
 
     /// `object` into `s`; `owner` is the struct whose field holds it (for messages).
-    fn struct_value(&mut self, object: &Json, s: &'static GoStruct) -> Option<TypeError> {
+    fn struct_value(&mut self, object: &'a Json, s: &'static GoStruct) -> Option<TypeError> {
         let Json::Object(map) = object else {
             return None;
         };
-        let mut keys: Vec<&String> = map.keys().collect();
-        keys.sort();
-        for key in keys {
+        // In key order: the webhook decodes the API server's JSON of the object, which Go
+        // marshals from a map, its keys sorted.
+        let mut entries: Vec<(&String, &Json)> = map.iter().collect();
+        entries.sort_unstable_by_key(|(k, _)| *k);
+        for (key, value) in entries {
             let Some((field, embedded)) = find_field(s, key) else {
                 continue;
             };
@@ -697,9 +718,9 @@ impl Walk {
                 self.names.push(e);
             }
             self.names.push(field.name);
-            self.at.0.push(Seg::Key(key.clone()));
-            let found = self.value(&map[key.as_str()], &field.ty, s);
-            self.at.0.pop();
+            self.steps.push(Step::Key(key));
+            let found = self.value(value, &field.ty, s);
+            self.steps.pop();
             self.names.truncate(depth);
             if found.is_some() {
                 return found;
@@ -710,7 +731,7 @@ impl Walk {
 
     fn value(
         &mut self,
-        v: &Json,
+        v: &'a Json,
         ty: &'static GoType,
         owner: &'static GoStruct,
     ) -> Option<TypeError> {
@@ -737,7 +758,7 @@ impl Walk {
                         let item = &map[k.as_str()];
                         (!item.is_string() && !item.is_null()).then(|| {
                             let mut e = self.error(kind_of(item), owner, "string");
-                            e.at = self.at.clone().key(k.as_str());
+                            e.at = self.at().key(k.as_str());
                             e
                         })
                     })
@@ -747,9 +768,9 @@ impl Walk {
             GoType::Slice(item, name) => match v {
                 Json::Array(items) => {
                     for (i, it) in items.iter().enumerate() {
-                        self.at.0.push(Seg::Index(i));
+                        self.steps.push(Step::Index(i));
                         let found = self.value(it, item, owner);
-                        self.at.0.pop();
+                        self.steps.pop();
                         if found.is_some() {
                             return found;
                         }
