@@ -565,6 +565,100 @@ fn a_helm_release_of_karmada_with_the_failover_gate_silences_failover_gate_off()
     assert_eq!(rules, ["failover-gate-off"]);
 }
 
+/// A Karmada upgrade in a GitOps repository (kubernetes/apiextensions-apiserver
+/// `pkg/apiserver/validation/ratcheting.go`, on by default from Kubernetes 1.30): the homelab's
+/// HelmRelease moves from 1.17 to 1.19, whose CRD no longer takes `purgeMode: Graciously`.
+/// Flux applies the unchanged policy again as an update, and the API server lets the stored
+/// value through: `lint --base` reports an existing problem (a warning, `ratcheted`), not a new
+/// rejection, as it does for plain files. A change of the value itself is refused.
+#[test]
+fn a_karmada_upgrade_judges_the_stored_policies_as_updates() {
+    let test = "a_karmada_upgrade_judges_the_stored_policies_as_updates";
+    if !kustomize_available(test) {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    let release = |version: &str| {
+        format!("apiVersion: helm.toolkit.fluxcd.io/v2\nkind: HelmRelease\nmetadata:\n  name: karmada\n  namespace: karmada-system\nspec:\n  chart:\n    spec:\n      chart: karmada\n      version: {version}\n      sourceRef: {{kind: HelmRepository, name: karmada}}\n  values:\n    controllerManager:\n      featureGates: {{Failover: true}}\n")
+    };
+    homelab(root, &release("1.17.x"));
+    let stored = POLICY.replace(
+        "spec:\n",
+        "spec:\n  propagateDeps: true\n  failover:\n    application:\n      decisionConditions:\n        tolerationSeconds: 60\n      purgeMode: Graciously\n",
+    );
+    write(root, &[("karmada/policy.yaml", &stored)]);
+    git(root, &["init", "-q", "-b", "main"]);
+    git(root, &["add", "-A"]);
+    git(root, &["commit", "-qm", "karmada 1.17"]);
+    write(root, &[("infra/karmada.yaml", &release("1.19.x"))]);
+    let (o, v) = lint_json(root, &["--base", "main"]);
+    assert_eq!(o.status.code(), Some(0), "{}{}", stdout(&o), stderr(&o));
+    let found = v["findings"].as_array().unwrap();
+    assert_eq!(found.len(), 1, "{v:#}");
+    let f = &found[0];
+    assert_eq!(
+        (
+            f["rule"].as_str(),
+            f["severity"].as_str(),
+            f["ratcheted"].as_bool(),
+            f["field"].as_str(),
+        ),
+        (
+            Some("schema-enum"),
+            Some("warning"),
+            Some(true),
+            Some("spec.failover.application.purgeMode")
+        ),
+        "{v:#}"
+    );
+    assert_eq!(f["file"], "karmada/policy.yaml", "{v:#}");
+    // Without the base, the policy is judged as created under 1.19: refused.
+    let (o, v) = lint_json(root, &[]);
+    assert_eq!(o.status.code(), Some(1), "{v:#}");
+    let rules: Vec<String> = findings(&v).into_iter().map(|(r, _, _)| r).collect();
+    assert_eq!(rules, ["schema-enum"]);
+    // The value itself changed with the upgrade: validated, refused.
+    write(
+        root,
+        &[(
+            "karmada/policy.yaml",
+            &stored.replace("Graciously", "Immediately"),
+        )],
+    );
+    let (o, v) = lint_json(root, &["--base", "main"]);
+    assert_eq!(o.status.code(), Some(1), "{v:#}");
+    let f = &v["findings"][0];
+    assert_eq!(
+        (
+            f["rule"].as_str(),
+            f["severity"].as_str(),
+            f.get("ratcheted")
+        ),
+        (Some("schema-enum"), Some("error"), None),
+        "{v:#}"
+    );
+    // Karmada's `validateUpdate` (pkg/webhook/propagationpolicy/validating.go): the scheduler
+    // of a stored policy cannot change. Reported at the line that changes it.
+    write(
+        root,
+        &[(
+            "karmada/policy.yaml",
+            &stored.replace("spec:\n", "spec:\n  schedulerName: custom\n"),
+        )],
+    );
+    let (o, v) = lint_json(root, &["--base", "main"]);
+    assert_eq!(o.status.code(), Some(1), "{v:#}");
+    let rules: Vec<(String, String)> = findings(&v).into_iter().map(|(r, at, _)| (r, at)).collect();
+    assert!(
+        rules.contains(&(
+            "scheduler-name-immutable".to_string(),
+            "karmada/policy.yaml:7".to_string()
+        )),
+        "{v:#}"
+    );
+}
+
 /// The same homelab on k3s: Karmada installed by helm-controller's `HelmChart`, its gates in
 /// `valuesContent` and `set` (set wins, as helm-controller passes it last).
 #[test]

@@ -108,10 +108,10 @@ fn environments(
     context: &Context,
     note: &(dyn Fn(&str) + Sync),
 ) -> Result<Vec<(String, EnvPlan)>, InspectError> {
-    let head = sides.side(head, true)?;
+    let head = sides.side(head, true, None)?;
     head.notes.iter().for_each(|n| note(n));
     incomplete(&head, "", note);
-    let base = sides.side(&Side::Commit(base), false)?;
+    let base = sides.side(&Side::Commit(base), false, None)?;
     incomplete(&base, "the base: ", note);
     let empty = Inventory::default();
     // Each environment is planned in its own control plane's release and gates (those the

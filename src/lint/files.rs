@@ -75,6 +75,7 @@ pub fn lint_files(
             namespace: req.namespace,
             opts,
             context: &settings.context,
+            base: None,
         })?;
         Ok(linted.into_linted())
     };

@@ -371,12 +371,22 @@ impl GitopsSides<'_> {
         note: &(dyn Fn(&str) + Sync),
     ) -> Result<Linted, GitLintError> {
         let req = self.req;
-        let head = self.side(head_side, true)?;
-        head.notes.iter().for_each(|n| note(n));
         let Some(oid) = base else {
+            let head = self.side(head_side, true, None)?;
+            head.notes.iter().for_each(|n| note(n));
             return Ok(head.into_linted());
         };
-        let base = self.side(&Side::Commit(oid), false)?;
+        // The base first: the head's updates are judged against what it stores.
+        let base = self.side(&Side::Commit(oid), false, None)?;
+        let mut head = self.side(head_side, true, Some(&base))?;
+        head.notes.iter().for_each(|n| note(n));
+        // Existing problems the change leaves in place (validation ratcheting): shown, never
+        // "new", as `compare` has them for plain files.
+        let (ratcheted, findings): (Vec<Finding>, Vec<Finding>) =
+            std::mem::take(&mut head.findings)
+                .into_iter()
+                .partition(|f| f.ratcheted);
+        head.findings = findings;
         let new = baseline::new_at_head(&base.findings, &head.findings);
         let new_findings: Vec<Finding> = head
             .findings
@@ -385,11 +395,13 @@ impl GitopsSides<'_> {
             .filter(|(_, n)| **n)
             .map(|(f, _)| f.clone())
             .collect();
-        let reported = if req.all_findings {
+        let mut reported = if req.all_findings {
             head.findings.clone()
         } else {
             new_findings.clone()
         };
+        reported.extend(ratcheted);
+        reported.sort_by(|a, b| a.sort_key().cmp(&b.sort_key()));
         let ownership = gitops::ownership_changes(&base, &head);
         Ok(Linted {
             findings: reported,
@@ -401,8 +413,14 @@ impl GitopsSides<'_> {
 
     /// One side, rendered: the work tree in place, a revision or the index written to a
     /// temporary directory first (kustomize reads files). A base without the environments
-    /// the head selects (`--env`) is an empty repository.
-    pub fn side(&self, side: &Side, is_head: bool) -> Result<gitops::RepoLinted, GitLintError> {
+    /// the head selects (`--env`) is an empty repository. `base`, the base side already
+    /// linted, makes the head's objects that it stores updates (validation ratcheting).
+    pub fn side(
+        &self,
+        side: &Side,
+        is_head: bool,
+        base: Option<&gitops::RepoLinted>,
+    ) -> Result<gitops::RepoLinted, GitLintError> {
         let req = self.req;
         let ignore = |p: &Path| req.config.ignores(p);
         let paths = paths_or_here(req);
@@ -414,6 +432,7 @@ impl GitopsSides<'_> {
                 namespace: req.namespace,
                 opts: req.opts,
                 context: req.context,
+                base,
             });
             match linted {
                 // An environment new at head is compared with an empty one.

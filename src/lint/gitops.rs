@@ -11,6 +11,7 @@
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
+use super::rules;
 use super::rules::input::YAML_SYNTAX;
 use super::rules::render_failed::RENDER_FAILED;
 use super::{Finding, LintOptions, Linted, Location};
@@ -18,7 +19,7 @@ use crate::context::{Config, Context};
 use crate::model::environments::survey;
 use crate::model::feature_gates::GateSet;
 use crate::model::installation::{self, Installation, RepositorySettings};
-use crate::model::Inventory;
+use crate::model::{Inventory, KarmadaVersion};
 use crate::source::kustomize::discover::{self, Repository};
 use crate::source::kustomize::environments::{
     self, Environment, Rendered, Repo, UnknownEnvironment,
@@ -43,12 +44,13 @@ pub struct RepoLinted {
     pub described: Vec<EnvironmentInfo>,
 }
 
-/// One linted environment: its objects, and the gates (of its release) it was linted with.
+/// One linted environment: its objects, and the release and gates it was linted with.
 #[derive(Debug)]
 pub struct LintedEnvironment {
     pub name: String,
     pub inventory: Inventory,
     pub gates: GateSet,
+    pub version: KarmadaVersion,
 }
 
 /// An environment as the outputs name it: the API server it targets, whether that is a
@@ -140,6 +142,9 @@ pub struct RepositoryRequest<'a> {
     pub opts: &'a LintOptions,
     /// The run's context: each environment takes it with its own Karmada installation.
     pub context: &'a Context,
+    /// `--base`: the base revision, linted. An environment's objects that its control plane
+    /// already stores (the same environment at the base holds them) are judged as updates.
+    pub base: Option<&'a RepoLinted>,
 }
 
 /// Lints the repository the files belong to (only the environment `--env` names, if set).
@@ -197,8 +202,11 @@ pub fn lint_repository(req: &RepositoryRequest<'_>) -> Result<RepoLinted, Unknow
                 flag: req.namespace,
                 config,
             };
+            let stored = req
+                .base
+                .and_then(|b| b.environments.iter().find(|e| e.name == env.name));
             let (env_findings, inventory) =
-                lint_environment(&mut env, &namespaces, &env_opts, &mapper);
+                lint_environment(&mut env, &namespaces, &env_opts, &mapper, stored);
             out.policies += inventory.policies().count();
             if let Some(n) = super::clusters_note(&inventory, &env_opts) {
                 if !out.notes.contains(&n) {
@@ -209,6 +217,7 @@ pub fn lint_repository(req: &RepositoryRequest<'_>) -> Result<RepoLinted, Unknow
                 name: env.name.clone(),
                 inventory,
                 gates: env_opts.gates.clone(),
+                version: env_opts.version(),
             });
             findings.extend(env_findings);
         }
@@ -359,7 +368,7 @@ pub fn lint_piped(text: String, name: &str, namespace: &str, opts: &LintOptions)
         flag: namespace,
         config: &config,
     };
-    let (mut findings, inventory) = lint_environment(&mut env, &context, opts, &mapper);
+    let (mut findings, inventory) = lint_environment(&mut env, &context, opts, &mapper, None);
     findings = super::apply_settings(findings, &opts.rules);
     findings.sort_by(|a, b| a.sort_key().cmp(&b.sort_key()));
     RepoLinted {
@@ -372,6 +381,7 @@ pub fn lint_piped(text: String, name: &str, namespace: &str, opts: &LintOptions)
             name: name.to_string(),
             inventory,
             gates: opts.gates.clone(),
+            version: opts.version(),
         }],
         described: Vec::new(),
     }
@@ -440,11 +450,14 @@ pub fn ownership_changes(
 }
 
 /// Lints one environment and traces the findings in rendered streams back to their sources.
+/// `stored` (`--base`): the same environment at the base, whose objects its control plane
+/// holds.
 fn lint_environment(
     env: &mut Environment,
     namespaces: &Namespaces<'_>,
     opts: &LintOptions,
     mapper: &Mapper<'_>,
+    stored: Option<&LintedEnvironment>,
 ) -> (Vec<Finding>, Inventory) {
     let mut findings = Vec::new();
     let mut documents: Vec<Document> = Vec::new();
@@ -490,6 +503,9 @@ fn lint_environment(
     }
     let mut inventory = Inventory::from_documents_each(documents, &defaults);
     let mut linted = super::lint(&sources, &mut inventory, opts);
+    if let Some(stored) = stored {
+        linted = as_updates(linted, &inventory, stored, opts);
+    }
     super::note_assumed_namespace(&mut linted, &|doc| {
         assumed.get(doc).copied().unwrap_or(false)
     });
@@ -509,6 +525,34 @@ fn lint_environment(
         }
     }
     (findings, inventory)
+}
+
+/// `--base`: the environment's objects that its control plane already stores, judged as the
+/// updates its controller sends (changed or not, every object is applied again), as `lint
+/// --base` judges plain files: Karmada's `validateUpdate` (the history rules), and the CRD
+/// schema's validation ratcheting, which also covers a Karmada upgrade that leaves a stored
+/// value outside the new CRD.
+fn as_updates(
+    linted: Vec<Finding>,
+    inventory: &Inventory,
+    stored: &LintedEnvironment,
+    opts: &LintOptions,
+) -> Vec<Finding> {
+    let updates = super::registry::run_history(&super::phase::History {
+        inventory,
+        blame: None,
+        base: Some(&stored.inventory),
+    });
+    let ratcheted = rules::admission::ratchet_updates(
+        linted,
+        inventory,
+        &stored.inventory,
+        opts.version(),
+        stored.version == opts.version(),
+    );
+    let mut out = rules::admission::short_circuited_by_updates(ratcheted, &updates);
+    out.extend(updates);
+    out
 }
 
 /// Whether an object writes its namespace.

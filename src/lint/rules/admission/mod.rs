@@ -248,14 +248,140 @@ impl UpdateAdmission {
                 self.findings.push(f);
             }
         }
-        self.ratcheted.extend(verdict.ratcheted.iter().map(|r| {
-            let mut f = refusal_finding(head, doc, &object, r);
-            f.severity = Severity::Warning;
-            f.message = format!("{} ({RATCHETED_NOTE})", r.message);
-            f.ratcheted = true;
-            f
-        }));
+        self.ratcheted.extend(
+            verdict
+                .ratcheted
+                .iter()
+                .map(|r| into_ratcheted(refusal_finding(head, doc, &object, r))),
+        );
         self.objects.push(object);
+    }
+}
+
+/// A schema error the update leaves as stored: a warning of an existing problem, not a refusal.
+fn into_ratcheted(mut f: Finding) -> Finding {
+    f.severity = Severity::Warning;
+    f.message = format!("{} ({RATCHETED_NOTE})", f.message);
+    f.api_server_message = None;
+    f.ratcheted = true;
+    f
+}
+
+/// `--base` over a GitOps repository, one environment: the head's admission findings of each
+/// object the environment's control plane already stores (its counterpart in `base`, the same
+/// environment at the base) replaced by what the API server answers an UPDATE, for the part
+/// validation ratcheting changes. A controller re-applies every object it owns, changed or
+/// not, so an object is sent again when its manifest changed or when the release did (a
+/// Karmada upgrade whose CRD refuses a value the stored object holds): the schema errors of
+/// values left as stored become warnings marked `ratcheted`, and the validating webhook's
+/// refusals, which CREATE reports only after those are fixed, become the verdict. Findings
+/// traced to the repository's files keep their places; only their standing changes.
+pub fn ratchet_updates(
+    findings: Vec<Finding>,
+    head: &Inventory,
+    base: &Inventory,
+    version: crate::model::KarmadaVersion,
+    same_release: bool,
+) -> Vec<Finding> {
+    if !ratchets(version) {
+        return findings;
+    }
+    let mut verdicts: HashMap<ObjectRef, Verdict> = HashMap::new();
+    for f in findings
+        .iter()
+        .filter(|f| is_chain_rule(f.rule) && !f.after_fix)
+    {
+        let Some(object) = &f.object else { continue };
+        if verdicts.contains_key(object) {
+            continue;
+        }
+        if let Some(v) = stored_update(head, base, object, version, same_release) {
+            verdicts.insert(object.clone(), v);
+        }
+    }
+    if verdicts.is_empty() {
+        return findings;
+    }
+    findings
+        .into_iter()
+        .filter_map(|f| {
+            let verdict = f
+                .object
+                .as_ref()
+                .filter(|_| is_chain_rule(f.rule))
+                .and_then(|o| verdicts.get(o));
+            match verdict {
+                Some(v) => on_update(f, v),
+                None => Some(f),
+            }
+        })
+        .collect()
+}
+
+/// The UPDATE verdict of `object` against its stored counterpart, when validation ratcheting
+/// lets some of its schema errors through (otherwise UPDATE answers as CREATE did).
+fn stored_update(
+    head: &Inventory,
+    base: &Inventory,
+    object: &ObjectRef,
+    version: crate::model::KarmadaVersion,
+    same_release: bool,
+) -> Option<Verdict> {
+    let manifests = |new: usize, old: usize| {
+        let pair = (
+            head.documents[new].root.to_json(),
+            base.documents[old].root.to_json(),
+        );
+        // Neither the object nor the release changed: the answer is the base's.
+        (!(same_release && pair.0 == pair.1)).then_some(pair)
+    };
+    let verdict = if let Some(p) = head
+        .policies()
+        .find(|p| &super::policy_object_ref(p) == object)
+    {
+        // A policy the base's admission refused was never stored: applying it is a CREATE.
+        let old = base
+            .admitted_policies()
+            .find(|o| o.reference() == p.reference())?;
+        let (new_json, old_json) = manifests(p.doc, old.doc)?;
+        let namespace = match p.kind {
+            PolicyKind::PropagationPolicy => Some(p.meta.namespace.as_deref().unwrap_or("default")),
+            PolicyKind::ClusterPropagationPolicy => None,
+        };
+        chain::admit_update(p.kind, &new_json, &old_json, namespace, version)
+    } else {
+        let op = head
+            .overrides()
+            .find(|op| &override_object_ref(op) == object)?;
+        let old = base
+            .overrides()
+            .find(|o| override_object_ref(o) == override_object_ref(op))?;
+        let (new_json, old_json) = manifests(op.doc, old.doc)?;
+        override_chain::admit_override_update(op, &new_json, &old_json, version)
+    };
+    (!verdict.ratcheted.is_empty()).then_some(verdict)
+}
+
+/// One admission finding of an object the API server stores, as its UPDATE verdict has it.
+fn on_update(mut f: Finding, verdict: &Verdict) -> Option<Finding> {
+    let is_schema = super::schema::DOCS.iter().any(|s| s.id == f.rule);
+    let named = verdict
+        .ratcheted
+        .iter()
+        .any(|r| r.rule == f.rule && f.field.as_deref() == Some(r.field.to_string().as_str()));
+    match verdict.stage {
+        // Every schema error let through; the validating webhook passes or refuses.
+        None | Some(chain::Stage::ValidatingWebhook) if !f.after_fix && is_schema => {
+            Some(into_ratcheted(f))
+        }
+        None => None,
+        Some(chain::Stage::ValidatingWebhook) if f.after_fix => {
+            f.after_fix = false;
+            f.api_server_message = verdict.api_server_message.clone();
+            Some(f)
+        }
+        Some(chain::Stage::Schema) if !f.after_fix && named => Some(into_ratcheted(f)),
+        _ => Some(f),
     }
 }
 
@@ -357,5 +483,64 @@ mod tests {
         assert_eq!(f[0].field.as_deref(), Some("spec.schedulerName"));
         assert_eq!(f[0].location.as_ref().unwrap().span.start.line, 8);
         assert!(update_findings(&base, &base).is_empty());
+    }
+
+    /// Stored under 1.17 with `purgeMode: Graciously` (outside 1.19's enum), then changed under
+    /// 1.19 to a spread constraint the validating webhook refuses (`ValidatePropagationSpec`:
+    /// maxGroups lower than minGroups). CREATE stops at the schema; the UPDATE lets the stored
+    /// value through (ratcheting) and the webhook's refusal becomes the verdict.
+    #[test]
+    fn an_update_ratchets_the_stored_value_and_the_webhook_decides() {
+        use crate::model::KarmadaVersion;
+        let (v117, v119) = (KarmadaVersion::new(1, 17), KarmadaVersion::new(1, 19));
+        let failover = "  propagateDeps: true\n  failover:\n    application:\n      decisionConditions:\n        tolerationSeconds: 60\n      purgeMode: Graciously\n";
+        let mut base = inventory("b.yaml", &pp("a", failover));
+        Admissions::of(&base, v117).mark(&mut base);
+        let spread = "  placement:\n    spreadConstraints:\n      - {spreadByField: cluster, minGroups: 3, maxGroups: 2}\n";
+        let head = inventory("h.yaml", &pp("a", &format!("{failover}{spread}")));
+        let created = policy_findings(&head, &Admissions::of(&head, v119));
+        let standing = |fs: &[Finding]| -> Vec<(&str, Severity, bool, bool)> {
+            fs.iter()
+                .map(|f| (f.rule, f.severity, f.after_fix, f.ratcheted))
+                .collect()
+        };
+        let webhook = created
+            .iter()
+            .find(|f| f.after_fix)
+            .expect("a later refusal")
+            .rule;
+        assert_eq!(
+            standing(&created),
+            [
+                ("schema-enum", Severity::Error, false, false),
+                (webhook, Severity::Error, true, false)
+            ]
+        );
+        let updated = ratchet_updates(created.clone(), &head, &base, v119, false);
+        assert_eq!(
+            standing(&updated),
+            [
+                ("schema-enum", Severity::Warning, false, true),
+                (webhook, Severity::Error, false, false)
+            ]
+        );
+        // Before 1.12 the API server does not ratchet; a base that never stored it, neither.
+        let old = KarmadaVersion::new(1, 11);
+        assert_eq!(
+            standing(&ratchet_updates(created.clone(), &head, &base, old, false)),
+            standing(&created)
+        );
+        let mut refused = inventory("b.yaml", &pp("a", spread));
+        Admissions::of(&refused, v117).mark(&mut refused);
+        assert_eq!(
+            standing(&ratchet_updates(
+                created.clone(),
+                &head,
+                &refused,
+                v119,
+                false
+            )),
+            standing(&created)
+        );
     }
 }
