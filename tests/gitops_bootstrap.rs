@@ -587,7 +587,11 @@ fn a_karmada_upgrade_judges_the_stored_policies_as_updates() {
         "spec:\n",
         "spec:\n  propagateDeps: true\n  failover:\n    application:\n      decisionConditions:\n        tolerationSeconds: 60\n      purgeMode: Graciously\n",
     );
-    write(root, &[("karmada/policy.yaml", &stored)]);
+    let web = "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: web\n  namespace: shop\nspec:\n  replicas: 1\n";
+    write(
+        root,
+        &[("karmada/policy.yaml", &stored), ("karmada/web.yaml", web)],
+    );
     git(root, &["init", "-q", "-b", "main"]);
     git(root, &["add", "-A"]);
     git(root, &["commit", "-qm", "karmada 1.17"]);
@@ -613,6 +617,8 @@ fn a_karmada_upgrade_judges_the_stored_policies_as_updates() {
         "{v:#}"
     );
     assert_eq!(f["file"], "karmada/policy.yaml", "{v:#}");
+    // Still stored, the policy keeps its Deployment.
+    assert_eq!(v["ownershipChanges"], serde_json::json!([]), "{v:#}");
     // Without the base, the policy is judged as created under 1.19: refused.
     let (o, v) = lint_json(root, &[]);
     assert_eq!(o.status.code(), Some(1), "{v:#}");

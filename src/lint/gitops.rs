@@ -19,7 +19,7 @@ use crate::context::{Config, Context};
 use crate::model::environments::survey;
 use crate::model::feature_gates::GateSet;
 use crate::model::installation::{self, Installation, RepositorySettings};
-use crate::model::{Inventory, KarmadaVersion};
+use crate::model::{Admission, Inventory, KarmadaVersion, Object};
 use crate::source::kustomize::discover::{self, Repository};
 use crate::source::kustomize::environments::{
     self, Environment, Rendered, Repo, UnknownEnvironment,
@@ -504,7 +504,16 @@ fn lint_environment(
     let mut inventory = Inventory::from_documents_each(documents, &defaults);
     let mut linted = super::lint(&sources, &mut inventory, opts);
     if let Some(stored) = stored {
-        linted = as_updates(linted, &inventory, stored, opts);
+        let updated = as_updates(linted, &inventory, stored, opts);
+        linted = updated.findings;
+        // Admitted as updates: stored, they claim and match as any admitted policy does.
+        for object in &mut inventory.objects {
+            if let Object::Policy(p) = object {
+                if updated.admitted.contains(&rules::policy_object_ref(p)) {
+                    p.admission = Admission::Admitted;
+                }
+            }
+        }
     }
     super::note_assumed_namespace(&mut linted, &|doc| {
         assumed.get(doc).copied().unwrap_or(false)
@@ -537,7 +546,7 @@ fn as_updates(
     inventory: &Inventory,
     stored: &LintedEnvironment,
     opts: &LintOptions,
-) -> Vec<Finding> {
+) -> rules::admission::Ratcheted {
     let updates = super::registry::run_history(&super::phase::History {
         inventory,
         blame: None,
@@ -550,9 +559,12 @@ fn as_updates(
         opts.version(),
         stored.version == opts.version(),
     );
-    let mut out = rules::admission::short_circuited_by_updates(ratcheted, &updates);
-    out.extend(updates);
-    out
+    let mut findings = rules::admission::short_circuited_by_updates(ratcheted.findings, &updates);
+    findings.extend(updates);
+    rules::admission::Ratcheted {
+        findings,
+        admitted: ratcheted.admitted,
+    }
 }
 
 /// Whether an object writes its namespace.

@@ -282,9 +282,13 @@ pub fn ratchet_updates(
     base: &Inventory,
     version: crate::model::KarmadaVersion,
     same_release: bool,
-) -> Vec<Finding> {
+) -> Ratcheted {
+    let unchanged = |findings| Ratcheted {
+        findings,
+        admitted: Vec::new(),
+    };
     if !ratchets(version) {
-        return findings;
+        return unchanged(findings);
     }
     let mut verdicts: HashMap<ObjectRef, Verdict> = HashMap::new();
     for f in findings
@@ -300,9 +304,14 @@ pub fn ratchet_updates(
         }
     }
     if verdicts.is_empty() {
-        return findings;
+        return unchanged(findings);
     }
-    findings
+    let admitted = verdicts
+        .iter()
+        .filter(|(_, v)| v.is_admitted())
+        .map(|(o, _)| o.clone())
+        .collect();
+    let findings = findings
         .into_iter()
         .filter_map(|f| {
             let verdict = f
@@ -315,7 +324,16 @@ pub fn ratchet_updates(
                 None => Some(f),
             }
         })
-        .collect()
+        .collect();
+    Ratcheted { findings, admitted }
+}
+
+/// What [`ratchet_updates`] makes of an environment's admission findings.
+pub struct Ratcheted {
+    pub findings: Vec<Finding>,
+    /// The objects a CREATE would refuse that the API server admits as updates: stored, they
+    /// keep taking part in the control plane's decisions.
+    pub admitted: Vec<ObjectRef>,
 }
 
 /// The UPDATE verdict of `object` against its stored counterpart, when validation ratcheting
@@ -516,7 +534,10 @@ mod tests {
                 (webhook, Severity::Error, true, false)
             ]
         );
-        let updated = ratchet_updates(created.clone(), &head, &base, v119, false);
+        let ratcheted = ratchet_updates(created.clone(), &head, &base, v119, false);
+        // The webhook refuses the update: the policy stays out of the decisions.
+        assert!(ratcheted.admitted.is_empty());
+        let updated = ratcheted.findings;
         assert_eq!(
             standing(&updated),
             [
@@ -527,19 +548,13 @@ mod tests {
         // Before 1.12 the API server does not ratchet; a base that never stored it, neither.
         let old = KarmadaVersion::new(1, 11);
         assert_eq!(
-            standing(&ratchet_updates(created.clone(), &head, &base, old, false)),
+            standing(&ratchet_updates(created.clone(), &head, &base, old, false).findings),
             standing(&created)
         );
         let mut refused = inventory("b.yaml", &pp("a", spread));
         Admissions::of(&refused, v117).mark(&mut refused);
         assert_eq!(
-            standing(&ratchet_updates(
-                created.clone(),
-                &head,
-                &refused,
-                v119,
-                false
-            )),
+            standing(&ratchet_updates(created.clone(), &head, &refused, v119, false).findings),
             standing(&created)
         );
     }
