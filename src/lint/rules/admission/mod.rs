@@ -153,6 +153,22 @@ impl UpdateAdmission {
     }
 }
 
+/// Each policy identity's last copy: what the control plane holds once a side's documents are
+/// applied in order. An update is the base's last copy replaced by the head's; copies within one
+/// side are the duplicate-identity rule's, not a change between the sides.
+fn last_copies<'a>(policies: impl Iterator<Item = &'a Policy>) -> HashMap<PolicyRef, &'a Policy> {
+    policies.map(|p| (p.reference(), p)).collect()
+}
+
+/// The head's last copies (see [`last_copies`]), in document order.
+fn last_copies_in_order(inventory: &Inventory) -> Vec<&Policy> {
+    let last = last_copies(inventory.policies());
+    inventory
+        .policies()
+        .filter(|p| std::ptr::eq(last[&p.reference()], *p))
+        .collect()
+}
+
 /// A rule the admission chain reports (an admission or schema rule).
 fn is_chain_rule(id: &str) -> bool {
     rule(id).is_some() || super::schema::DOCS.iter().any(|s| s.id == id)
@@ -178,9 +194,8 @@ pub fn update_admission(base: &Inventory, head: &Inventory, opts: &LintOptions) 
     if !ratchets(opts.version()) {
         return out;
     }
-    let base_policies: HashMap<PolicyRef, &Policy> =
-        base.policies().map(|p| (p.reference(), p)).collect();
-    for p in head.policies() {
+    let base_policies = last_copies(base.policies());
+    for p in last_copies_in_order(head) {
         let Some(old) = base_policies.get(&p.reference()) else {
             continue;
         };
@@ -207,7 +222,13 @@ pub fn update_admission(base: &Inventory, head: &Inventory, opts: &LintOptions) 
     };
     let base_overrides: HashMap<_, &OverridePolicy> =
         base.overrides().map(|op| (override_key(op), op)).collect();
-    for op in head.overrides() {
+    let head_overrides: HashMap<_, &OverridePolicy> =
+        head.overrides().map(|op| (override_key(op), op)).collect();
+    // The last copy of each identity, in head order (see `last_copies`).
+    for op in head
+        .overrides()
+        .filter(|op| std::ptr::eq(head_overrides[&override_key(op)], *op))
+    {
         let Some(old) = base_overrides.get(&override_key(op)) else {
             continue;
         };
@@ -355,12 +376,14 @@ fn stored_update(
     };
     let verdict = if let Some(p) = head
         .policies()
-        .find(|p| &super::policy_object_ref(p) == object)
+        .filter(|p| &super::policy_object_ref(p) == object)
+        .last()
     {
         // A policy the base's admission refused was never stored: applying it is a CREATE.
         let old = base
             .admitted_policies()
-            .find(|o| o.reference() == p.reference())?;
+            .filter(|o| o.reference() == p.reference())
+            .last()?;
         let (new_json, old_json) = manifests(p.doc, old.doc)?;
         let namespace = match p.kind {
             PolicyKind::PropagationPolicy => Some(p.meta.namespace.as_deref().unwrap_or("default")),
@@ -370,10 +393,12 @@ fn stored_update(
     } else {
         let op = head
             .overrides()
-            .find(|op| &override_object_ref(op) == object)?;
+            .filter(|op| &override_object_ref(op) == object)
+            .last()?;
         let old = base
             .overrides()
-            .find(|o| override_object_ref(o) == override_object_ref(op))?;
+            .filter(|o| override_object_ref(o) == override_object_ref(op))
+            .last()?;
         let (new_json, old_json) = manifests(op.doc, old.doc)?;
         override_chain::admit_override_update(op, &new_json, &old_json, version)
     };
@@ -448,10 +473,9 @@ pub fn short_circuited_by_updates(head: Vec<Finding>, updates: &[Finding]) -> Ve
 /// `validateUpdate` for every policy on both sides (Karmada rejects the update: the change
 /// cannot be applied as it is), located on the head document.
 pub fn update_findings(base: &Inventory, head: &Inventory) -> Vec<Finding> {
-    let base_policies: HashMap<PolicyRef, &Policy> =
-        base.policies().map(|p| (p.reference(), p)).collect();
+    let base_policies = last_copies(base.policies());
     let mut out = Vec::new();
-    for p in head.policies() {
+    for p in last_copies_in_order(head) {
         let Some(old) = base_policies.get(&p.reference()) else {
             continue;
         };
@@ -501,6 +525,29 @@ mod tests {
         assert_eq!(f[0].field.as_deref(), Some("spec.schedulerName"));
         assert_eq!(f[0].location.as_ref().unwrap().span.start.line, 8);
         assert!(update_findings(&base, &base).is_empty());
+    }
+
+    /// Two copies of one policy in one side (LavredisG/karmada's `artifacts/example`: one with
+    /// `schedulerName: default`, one without) are the duplicate-identity rule's: an unchanged
+    /// side updates nothing. What is compared is each side's last copy, as applied in order.
+    #[test]
+    fn copies_within_a_side_are_not_an_update() {
+        let copies = format!("{}{}", pp("a", "  schedulerName: custom\n"), pp("a", ""));
+        let base = inventory("b.yaml", &copies);
+        let head = inventory("h.yaml", &copies);
+        assert!(update_findings(&base, &head).is_empty());
+        let opts = LintOptions::default();
+        assert!(update_admission(&base, &head, &opts).objects.is_empty());
+        // The last copy changed: that is the update.
+        let changed = format!(
+            "{}{}",
+            pp("a", "  schedulerName: custom\n"),
+            pp("a", "  schedulerName: other\n")
+        );
+        let head = inventory("h.yaml", &changed);
+        let f = update_findings(&base, &head);
+        assert_eq!(f.len(), 1, "{f:?}");
+        assert_eq!(f[0].location.as_ref().unwrap().span.start.line, 20);
     }
 
     /// Stored under 1.17 with `purgeMode: Graciously` (outside 1.19's enum), then changed under
