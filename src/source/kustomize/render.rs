@@ -146,11 +146,13 @@ impl Kustomize {
         let out = cmd.output().map_err(|e| run_error(e.to_string()))?;
         if !out.status.success() {
             let stderr = String::from_utf8_lossy(&out.stderr);
+            let cwd = std::env::current_dir().and_then(|d| d.canonicalize()).ok();
             let shown = Shown {
                 wrapper: &wrapper_dir,
                 root_abs: &root_abs,
                 root: &spec.dir,
                 resource: &resource,
+                cwd: cwd.as_deref(),
             };
             return Err(RenderError::Build(clean_message(&stderr, &shown)));
         }
@@ -254,6 +256,10 @@ struct Shown<'a> {
     root: &'a Path,
     /// The root as the wrapper names it (relative to the wrapper).
     resource: &'a Path,
+    /// The working directory, canonical: file names are shown relative to it, as the report
+    /// names files. `lint --base` renders the base in a temporary copy of the repository, so
+    /// an absolute path would make the same failure differ between the two sides.
+    cwd: Option<&'a Path>,
 }
 
 /// kustomize's message without the logging prefix kubectl adds (`E1202 ... "command failed"
@@ -295,6 +301,10 @@ fn clean_message(stderr: &str, shown: &Shown<'_>) -> String {
         )
         .replace(&format!("{root_abs}/"), &format!("{user_root}/"))
         .replace(&root_abs, &user_root);
+    let text = match shown.cwd {
+        Some(cwd) => text.replace(&format!("{}/", cwd.display()), ""),
+        None => text,
+    };
     // Another temporary directory (a nested build's) is not the user's either.
     text.split(' ')
         .map(|w| {
@@ -349,7 +359,21 @@ mod tests {
             root_abs: Path::new("/home/u/repo/app"),
             root,
             resource: Path::new("../../home/u/repo/app"),
+            cwd: Some(Path::new("/home/u")),
         }
+    }
+
+    /// A path outside the root, below the working directory (a sibling kustomization's file),
+    /// is named as the report names files: relative to where the tool runs. Found on
+    /// keiretsu-labs/kubernetes-manifests, where `lint --base` called the same failure new
+    /// because each side's message held its own absolute path.
+    #[test]
+    fn paths_below_the_working_directory_are_relative() {
+        let stderr = "err=\"accumulating resources from '../../../common/ks.yaml': evalsymlink failure on '/home/u/clusters/common/ks.yaml' : lstat /home/u/clusters/common/ks.yaml: no such file or directory\"";
+        assert_eq!(
+            clean_message(stderr, &shown(Path::new("repo/app"))),
+            "accumulating resources from '../../../common/ks.yaml': evalsymlink failure on 'clusters/common/ks.yaml' : lstat clusters/common/ks.yaml: no such file or directory"
+        );
     }
 
     #[test]
