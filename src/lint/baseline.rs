@@ -6,6 +6,7 @@
 use std::collections::HashMap;
 
 use crate::lint::finding::Finding;
+use crate::lint::rules::render_failed::RENDER_FAILED;
 use crate::model::ObjectRef;
 
 /// How findings are told apart across revisions.
@@ -43,9 +44,21 @@ fn key(f: &Finding) -> Key {
                 .map(|l| l.source.name.clone())
                 .unwrap_or_default(),
             f.field.clone(),
-            f.message.chars().filter(|c| !c.is_ascii_digit()).collect(),
+            text_of(f),
         ),
     }
+}
+
+/// What of a text finding's message tells it apart: its words without digits (the YAML
+/// parser's messages mention lines and columns). A failed render is the same failure at the
+/// same place whatever the renderer says: its message names files the side's tree may lack (a
+/// revision is rendered from a copy holding only the manifests) and network errors that vary
+/// from run to run.
+fn text_of(f: &Finding) -> String {
+    if f.rule == RENDER_FAILED.id {
+        return String::new();
+    }
+    f.message.chars().filter(|c| !c.is_ascii_digit()).collect()
 }
 
 /// For each head finding, whether it is new: not matched by a base finding with the same key
@@ -71,6 +84,31 @@ mod tests {
     use super::*;
     use crate::lint::finding::Severity;
     use crate::source::Source;
+
+    /// keiretsu-labs/kubernetes-manifests: the work tree's kustomize says `lstat
+    /// clusters/common/apps/searxng/ks.yaml`, the base's copy (manifests only) `lstat
+    /// clusters/common/apps/searxng`: one failure, not a new one.
+    #[test]
+    fn a_render_failure_at_the_same_place_is_not_new_whatever_its_message() {
+        let source = Source::new("apps/kustomization.yaml", "resources: [ks.yaml]\n");
+        let failed = |message: &str| {
+            Finding::new(RENDER_FAILED.id, Severity::Error, message)
+                .at(&source, crate::source::Span::default())
+        };
+        let base = [failed("lstat clusters/common: no such file or directory")];
+        let head = [failed(
+            "lstat clusters/common/ks.yaml: no such file or directory",
+        )];
+        assert_eq!(new_at_head(&base, &head), [false]);
+        let syntax = |message: &str| {
+            Finding::new("yaml-syntax", Severity::Error, message)
+                .at(&source, crate::source::Span::default())
+        };
+        assert_eq!(
+            new_at_head(&[syntax("mapping values at 3")], &[syntax("tab at 3")]),
+            [true]
+        );
+    }
 
     #[test]
     fn findings_match_by_identity_not_line() {
