@@ -619,6 +619,27 @@ fn a_karmada_upgrade_judges_the_stored_policies_as_updates() {
     assert_eq!(f["file"], "karmada/policy.yaml", "{v:#}");
     // Still stored, the policy keeps its Deployment.
     assert_eq!(v["ownershipChanges"], serde_json::json!([]), "{v:#}");
+    // `plan` judges the same update: admitted, so a second cluster gains the Deployment.
+    write(
+        root,
+        &[(
+            "karmada/policy.yaml",
+            &stored.replace("[member1]", "[member1, member2]"),
+        )],
+    );
+    let plan = Command::new(env!("CARGO_BIN_EXE_kubectl-karmada_policy"))
+        .args(["plan", "--base", "main", "."])
+        .env("PATH", kustomize::path_without_helm())
+        .env("NO_COLOR", "1")
+        .current_dir(root)
+        .output()
+        .unwrap();
+    let text = stdout(&plan);
+    assert!(
+        text.contains("member2: gains deployment/shop/web"),
+        "{text}"
+    );
+    assert!(!text.contains("refused"), "{text}");
     // Without the base, the policy is judged as created under 1.19: refused.
     let (o, v) = lint_json(root, &[]);
     assert_eq!(o.status.code(), Some(1), "{v:#}");

@@ -108,10 +108,12 @@ fn environments(
     context: &Context,
     note: &(dyn Fn(&str) + Sync),
 ) -> Result<Vec<(String, EnvPlan)>, InspectError> {
-    let head = sides.side(head, true, None)?;
+    // The base first: what it stores makes the head's objects updates (validation ratcheting
+    // may admit a policy a CREATE would refuse), as `lint --base` judges them.
+    let base = sides.side(&Side::Commit(base), false, None)?;
+    let head = sides.side(head, true, Some(&base))?;
     head.notes.iter().for_each(|n| note(n));
     incomplete(&head, "", note);
-    let base = sides.side(&Side::Commit(base), false, None)?;
     incomplete(&base, "the base: ", note);
     let empty = Inventory::default();
     // Each environment is planned in its own control plane's release and gates (those the
