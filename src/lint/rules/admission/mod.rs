@@ -169,6 +169,21 @@ fn last_copies_in_order(inventory: &Inventory) -> Vec<&Policy> {
         .collect()
 }
 
+/// The UPDATE chain for policy `p` (its manifest `new_json`, stored as `old_json`), in the
+/// request's namespace as the API server has it.
+fn update_of(
+    p: &Policy,
+    new_json: &serde_json::Value,
+    old_json: &serde_json::Value,
+    version: crate::model::KarmadaVersion,
+) -> Verdict {
+    let namespace = match p.kind {
+        PolicyKind::PropagationPolicy => Some(p.meta.namespace.as_deref().unwrap_or("default")),
+        PolicyKind::ClusterPropagationPolicy => None,
+    };
+    chain::admit_update(p.kind, new_json, old_json, namespace, version)
+}
+
 /// A rule the admission chain reports (an admission or schema rule).
 fn is_chain_rule(id: &str) -> bool {
     rule(id).is_some() || super::schema::DOCS.iter().any(|s| s.id == id)
@@ -206,11 +221,7 @@ pub fn update_admission(base: &Inventory, head: &Inventory, opts: &LintOptions) 
         if new_json == old_json {
             continue;
         }
-        let namespace = match p.kind {
-            PolicyKind::PropagationPolicy => Some(p.meta.namespace.as_deref().unwrap_or("default")),
-            PolicyKind::ClusterPropagationPolicy => None,
-        };
-        let verdict = chain::admit_update(p.kind, &new_json, &old_json, namespace, opts.version());
+        let verdict = update_of(p, &new_json, &old_json, opts.version());
         out.add(head, p.doc, super::policy_object_ref(p), &verdict);
     }
     let override_key = |op: &OverridePolicy| {
@@ -385,11 +396,7 @@ fn stored_update(
             .filter(|o| o.reference() == p.reference())
             .last()?;
         let (new_json, old_json) = manifests(p.doc, old.doc)?;
-        let namespace = match p.kind {
-            PolicyKind::PropagationPolicy => Some(p.meta.namespace.as_deref().unwrap_or("default")),
-            PolicyKind::ClusterPropagationPolicy => None,
-        };
-        chain::admit_update(p.kind, &new_json, &old_json, namespace, version)
+        update_of(p, &new_json, &old_json, version)
     } else {
         let op = head
             .overrides()
