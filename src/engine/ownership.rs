@@ -118,7 +118,10 @@ pub struct Delta {
 }
 
 impl Delta {
-    /// Every policy of each side (a later one of the same reference wins at the base).
+    /// Every policy of each side, as the side's documents applied in order leave it: of several
+    /// copies of one reference the last wins, on both sides (copies within a side are the
+    /// duplicate-identity rule's; comparing the head's first copy with the base's last made an
+    /// unchanged repository of duplicated policies a change).
     pub fn of<'a>(
         base: impl Iterator<Item = &'a Policy>,
         head: impl Iterator<Item = &'a Policy>,
@@ -127,9 +130,14 @@ impl Delta {
         let head: Vec<&Policy> = head.collect();
         let base_policies: HashMap<PolicyRef, &Policy> =
             base.iter().map(|p| (p.reference(), *p)).collect();
-        let head_refs: HashSet<PolicyRef> = head.iter().map(|p| p.reference()).collect();
+        let head_last: HashMap<PolicyRef, &Policy> =
+            head.iter().map(|p| (p.reference(), *p)).collect();
+        let head_refs: HashSet<PolicyRef> = head_last.keys().cloned().collect();
         let mut delta = Delta::default();
-        for p in head {
+        for p in head
+            .into_iter()
+            .filter(|p| std::ptr::eq(head_last[&p.reference()], *p))
+        {
             match base_policies.get(&p.reference()) {
                 Some(b) if same_policy(b, p) => {}
                 Some(b) => {
@@ -367,6 +375,26 @@ mod tests {
         engine_options(
             &GateSet::parse(Default::default(), "PropagationPolicyPreemption=true").unwrap(),
         )
+    }
+
+    /// chaosi-zju/karmada-demo keeps copies of its policies in several files: `lint --base` of
+    /// the unchanged repository listed 23 "changes" (each the head's first copy against the
+    /// base's last). The last copy of each side is what the control plane holds.
+    #[test]
+    fn copies_within_an_unchanged_side_change_nothing() {
+        // b's first copy differs from its last: compared with the base's last, it was applied
+        // again as a change of an unchanged side.
+        let b = "  priority: 2\n  preemption: Always\n";
+        let text = format!(
+            "{NGINX}{}{}{}",
+            pp("a", "  priority: 2\n"),
+            pp("b", &format!("{b}  schedulerName: other\n")),
+            pp("b", b)
+        );
+        let base = inventory("b.yaml", &text);
+        let head = inventory("h.yaml", &text);
+        assert!(Delta::of(base.policies(), head.policies()).is_empty());
+        assert!(ownership_changes(&base, &head, gate_on()).is_empty());
     }
 
     #[test]
