@@ -520,6 +520,18 @@ impl Inventory {
         })
     }
 
+    /// The policies the control plane holds once every document is applied in order: of
+    /// several documents of one reference, the last, which replaced the others (in document
+    /// order). Copies within one input are the duplicate-identity rule's; two revisions compare
+    /// what each holds. [`Inventory::policies`] is every document.
+    pub fn applied_policies(&self) -> Vec<&Policy> {
+        let last: std::collections::HashMap<PolicyRef, &Policy> =
+            self.policies().map(|p| (p.reference(), p)).collect();
+        self.policies()
+            .filter(|p| std::ptr::eq(last[&p.reference()], *p))
+            .collect()
+    }
+
     /// The override policies the control plane holds once every document is applied in
     /// order: of several documents of one identity (kind, namespace, name), the last, which
     /// replaced the others. What decides a template's overrides; [`Inventory::overrides`] is
@@ -609,6 +621,23 @@ fn drop_null_fields(v: &mut serde_json::Value) {
 mod tests {
     use super::*;
     use crate::source::{load, Source};
+
+    #[test]
+    fn of_one_policy_reference_the_last_document_is_the_applied_one() {
+        let text = [
+            crate::model::test_support::pp("a", "  priority: 1\n"),
+            crate::model::test_support::pp("b", ""),
+            crate::model::test_support::pp("a", "  priority: 2\n"),
+        ]
+        .concat();
+        let inv = crate::model::test_support::inventory("t", &text);
+        let applied: Vec<(&str, usize)> = inv
+            .applied_policies()
+            .iter()
+            .map(|p| (p.meta.name.as_str(), p.doc))
+            .collect();
+        assert_eq!(applied, [("b", 1), ("a", 2)]);
+    }
 
     #[test]
     fn of_one_override_identity_the_last_document_is_the_applied_one() {

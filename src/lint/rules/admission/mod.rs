@@ -153,19 +153,13 @@ impl UpdateAdmission {
     }
 }
 
-/// Each policy identity's last copy: what the control plane holds once a side's documents are
-/// applied in order. An update is the base's last copy replaced by the head's; copies within one
-/// side are the duplicate-identity rule's, not a change between the sides.
-fn last_copies<'a>(policies: impl Iterator<Item = &'a Policy>) -> HashMap<PolicyRef, &'a Policy> {
-    policies.map(|p| (p.reference(), p)).collect()
-}
-
-/// The head's last copies (see [`last_copies`]), in document order.
-fn last_copies_in_order(inventory: &Inventory) -> Vec<&Policy> {
-    let last = last_copies(inventory.policies());
+/// Each side's policies as the control plane holds them ([`Inventory::applied_policies`]), by
+/// reference: an update replaces the base's last copy by the head's.
+fn applied_by_reference(inventory: &Inventory) -> HashMap<PolicyRef, &Policy> {
     inventory
-        .policies()
-        .filter(|p| std::ptr::eq(last[&p.reference()], *p))
+        .applied_policies()
+        .into_iter()
+        .map(|p| (p.reference(), p))
         .collect()
 }
 
@@ -209,8 +203,8 @@ pub fn update_admission(base: &Inventory, head: &Inventory, opts: &LintOptions) 
     if !ratchets(opts.version()) {
         return out;
     }
-    let base_policies = last_copies(base.policies());
-    for p in last_copies_in_order(head) {
+    let base_policies = applied_by_reference(base);
+    for p in head.applied_policies() {
         let Some(old) = base_policies.get(&p.reference()) else {
             continue;
         };
@@ -233,13 +227,7 @@ pub fn update_admission(base: &Inventory, head: &Inventory, opts: &LintOptions) 
     };
     let base_overrides: HashMap<_, &OverridePolicy> =
         base.overrides().map(|op| (override_key(op), op)).collect();
-    let head_overrides: HashMap<_, &OverridePolicy> =
-        head.overrides().map(|op| (override_key(op), op)).collect();
-    // The last copy of each identity, in head order (see `last_copies`).
-    for op in head
-        .overrides()
-        .filter(|op| std::ptr::eq(head_overrides[&override_key(op)], *op))
-    {
+    for op in head.applied_overrides() {
         let Some(old) = base_overrides.get(&override_key(op)) else {
             continue;
         };
@@ -480,9 +468,9 @@ pub fn short_circuited_by_updates(head: Vec<Finding>, updates: &[Finding]) -> Ve
 /// `validateUpdate` for every policy on both sides (Karmada rejects the update: the change
 /// cannot be applied as it is), located on the head document.
 pub fn update_findings(base: &Inventory, head: &Inventory) -> Vec<Finding> {
-    let base_policies = last_copies(base.policies());
+    let base_policies = applied_by_reference(base);
     let mut out = Vec::new();
-    for p in last_copies_in_order(head) {
+    for p in head.applied_policies() {
         let Some(old) = base_policies.get(&p.reference()) else {
             continue;
         };
