@@ -127,17 +127,12 @@ impl Delta {
         head: impl Iterator<Item = &'a Policy>,
     ) -> Delta {
         let base: Vec<&Policy> = base.collect();
-        let head: Vec<&Policy> = head.collect();
         let base_policies: HashMap<PolicyRef, &Policy> =
             base.iter().map(|p| (p.reference(), *p)).collect();
-        let head_last: HashMap<PolicyRef, &Policy> =
-            head.iter().map(|p| (p.reference(), *p)).collect();
-        let head_refs: HashSet<PolicyRef> = head_last.keys().cloned().collect();
+        let head = crate::model::last_of_each(head, Policy::reference);
+        let head_refs: HashSet<PolicyRef> = head.iter().map(|p| p.reference()).collect();
         let mut delta = Delta::default();
-        for p in head
-            .into_iter()
-            .filter(|p| std::ptr::eq(head_last[&p.reference()], *p))
-        {
+        for p in head {
             match base_policies.get(&p.reference()) {
                 Some(b) if same_policy(b, p) => {}
                 Some(b) => {

@@ -525,11 +525,7 @@ impl Inventory {
     /// order). Copies within one input are the duplicate-identity rule's; two revisions compare
     /// what each holds. [`Inventory::policies`] is every document.
     pub fn applied_policies(&self) -> Vec<&Policy> {
-        let last: std::collections::HashMap<PolicyRef, &Policy> =
-            self.policies().map(|p| (p.reference(), p)).collect();
-        self.policies()
-            .filter(|p| std::ptr::eq(last[&p.reference()], *p))
-            .collect()
+        last_of_each(self.policies(), Policy::reference)
     }
 
     /// The override policies the control plane holds once every document is applied in
@@ -537,20 +533,31 @@ impl Inventory {
     /// replaced the others. What decides a template's overrides; [`Inventory::overrides`] is
     /// every document, for the checks of each one.
     pub fn applied_overrides(&self) -> Vec<&OverridePolicy> {
-        fn identity(p: &OverridePolicy) -> (bool, Option<&str>, &str) {
-            (p.cluster_scoped, p.meta.namespace.as_deref(), &p.meta.name)
-        }
-        let mut last: std::collections::HashMap<_, usize> = std::collections::HashMap::new();
-        let all: Vec<&OverridePolicy> = self.overrides().collect();
-        for (i, p) in all.iter().enumerate() {
-            last.insert(identity(p), i);
-        }
-        all.iter()
-            .enumerate()
-            .filter(|(i, p)| last.get(&identity(p)) == Some(i))
-            .map(|(_, p)| *p)
-            .collect()
+        last_of_each(self.overrides(), |p| {
+            (
+                p.cluster_scoped,
+                p.meta.namespace.as_deref(),
+                p.meta.name.as_str(),
+            )
+        })
     }
+}
+
+/// Of `items` in the order they are applied, the last of each identity `key` gives (each
+/// replaced the ones before it), in that order.
+pub fn last_of_each<'a, T, K: std::hash::Hash + Eq>(
+    items: impl IntoIterator<Item = &'a T>,
+    key: impl Fn(&'a T) -> K,
+) -> Vec<&'a T> {
+    let items: Vec<&T> = items.into_iter().collect();
+    let last: std::collections::HashMap<K, usize> =
+        items.iter().enumerate().map(|(i, t)| (key(t), i)).collect();
+    items
+        .iter()
+        .enumerate()
+        .filter(|(i, t)| last.get(&key(t)) == Some(i))
+        .map(|(_, t)| *t)
+        .collect()
 }
 
 /// A policy spec as the engine types it. The API server prunes a `null` object field at decode
