@@ -478,3 +478,71 @@ fn piped_renders_land_on_the_files_they_came_from() {
     );
     assert!(!out.contains("<stdin>"), "{out}");
 }
+
+/// `lint .` where the directory holds the kustomization itself: the root is the directory the
+/// tool runs in (an empty path once normalized), which must still be built, and named `.`.
+#[test]
+fn a_kustomization_in_the_directory_linted_as_dot_is_built_and_named_dot() {
+    if !kustomize_available("a_kustomization_in_the_directory_linted_as_dot_is_built_and_named_dot")
+    {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    write(
+        dir.path(),
+        &[
+            ("kustomization.yaml", "resources:\n  - policy.yaml\n"),
+            ("policy.yaml", &BASE_POLICY.replace("member1", "member_1")),
+        ],
+    );
+    let o = run::bin()
+        .args(["lint", "-o", "json", "."])
+        .current_dir(dir.path())
+        .output()
+        .unwrap();
+    let report: serde_json::Value = serde_json::from_slice(&o.stdout)
+        .unwrap_or_else(|e| panic!("{e}: {}{}", stdout(&o), stderr(&o)));
+    assert_eq!(kustomize::environment_names(&report), ["."]);
+    // The policy is rendered and judged: its cluster name is refused where it is written.
+    assert_eq!(
+        places(dir.path()),
+        [(
+            "invalid-cluster-name".to_string(),
+            "policy.yaml:12".to_string()
+        )]
+    );
+}
+
+/// `lint .` in a chart's directory: `helm template` is given `.`, not an empty argument.
+#[test]
+fn a_chart_in_the_directory_linted_as_dot_is_rendered() {
+    if !kustomize::helm_available("a_chart_in_the_directory_linted_as_dot_is_rendered") {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    write(
+        dir.path(),
+        &[
+            ("Chart.yaml", "apiVersion: v2\nname: web\nversion: 0.1.0\n"),
+            (
+                "templates/policy.yaml",
+                &BASE_POLICY.replace("member1", "member_1"),
+            ),
+        ],
+    );
+    let o = run::bin()
+        .args(["lint", "-o", "json", "."])
+        .current_dir(dir.path())
+        .output()
+        .unwrap();
+    let report: serde_json::Value = serde_json::from_slice(&o.stdout)
+        .unwrap_or_else(|e| panic!("{e}: {}{}", stdout(&o), stderr(&o)));
+    assert_eq!(kustomize::environment_names(&report), ["."]);
+    assert_eq!(
+        places(dir.path()),
+        [(
+            "invalid-cluster-name".to_string(),
+            "templates/policy.yaml:12".to_string()
+        )]
+    );
+}

@@ -57,7 +57,7 @@ impl Helm {
             } else {
                 &v.release
             })
-            .arg(dir);
+            .arg(super::as_dir(dir));
         if let Some(ns) = &v.namespace {
             cmd.arg("--namespace").arg(ns);
         }

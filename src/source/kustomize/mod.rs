@@ -350,6 +350,21 @@ fn commented_out_files(dir: &Path, text: &str) -> Vec<PathBuf> {
         .collect()
 }
 
+/// A directory as a program or the file system takes it: the directory the tool runs in is
+/// the empty path once [`normalize`]d (`lint .`), which neither `canonicalize` nor `helm
+/// template` accepts.
+pub fn as_dir(dir: &Path) -> &Path {
+    match dir.as_os_str().is_empty() {
+        true => Path::new("."),
+        false => dir,
+    }
+}
+
+/// A directory as a report names it: `.` for the directory the tool runs in.
+pub fn shown_dir(dir: &Path) -> String {
+    as_dir(dir).display().to_string()
+}
+
 /// `a/./b/../c` as `a/c`, without touching the file system (paths stay relative to where the
 /// tool runs, so they print the way the user named them).
 pub fn normalize(path: &Path) -> PathBuf {

@@ -31,9 +31,9 @@ use super::argo::{self, ArgoApp, ArgoSource};
 use super::discover::{kustomization_file, Repository};
 use super::flux::{self, FluxKustomization, FluxSource, HelmRelease, SourceRef};
 use super::helm::HelmValues;
-use super::normalize;
 use super::render::BuildSpec;
 use super::units::{self, Output, Plan, Renders, Target, Unit, UnitKind};
+use super::{normalize, shown_dir};
 use crate::source::{files, Node};
 
 /// How deep Kustomizations applying Kustomizations are followed (a cycle stops earlier).
@@ -834,7 +834,7 @@ impl Planner<'_> {
                 );
             }
             plans.push(undeclared(
-                r.display().to_string(),
+                shown_dir(r),
                 Some(r.clone()),
                 units,
                 Target::Undeclared,
@@ -858,11 +858,7 @@ impl Planner<'_> {
                     .push(Unit::new(UnitKind::Plain(p.clone())));
             }
             for (dir, units) in by_dir {
-                let name = match dir.as_os_str().is_empty() {
-                    true => ".".to_string(),
-                    false => dir.display().to_string(),
-                };
-                plans.push(undeclared(name, Some(dir), units, Target::Loose));
+                plans.push(undeclared(shown_dir(&dir), Some(dir), units, Target::Loose));
             }
         } else if rest_roots.is_empty() && !rest_plain.is_empty() {
             plans.push(undeclared(
@@ -875,7 +871,7 @@ impl Planner<'_> {
         for c in &self.repo.charts {
             if !self.used_charts.contains(c) {
                 plans.push(undeclared(
-                    c.display().to_string(),
+                    shown_dir(c),
                     Some(c.clone()),
                     vec![Unit::new(UnitKind::Chart(c.clone(), None))],
                     Target::Undeclared,
@@ -999,7 +995,6 @@ fn unique_names(plans: &mut [Plan]) {
 
 /// The last component of a directory, as an environment's name.
 pub fn dir_name(dir: &Path) -> String {
-    dir.file_name().map_or(dir.display().to_string(), |n| {
-        n.to_string_lossy().into_owned()
-    })
+    dir.file_name()
+        .map_or_else(|| shown_dir(dir), |n| n.to_string_lossy().into_owned())
 }

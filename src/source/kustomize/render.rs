@@ -121,8 +121,7 @@ impl Kustomize {
             .path()
             .canonicalize()
             .map_err(|e| run_error(e.to_string()))?;
-        let root_abs = spec
-            .dir
+        let root_abs = super::as_dir(&spec.dir)
             .canonicalize()
             .map_err(|e| run_error(e.to_string()))?;
         let resource = relative(&wrapper_dir, &root_abs);
