@@ -289,7 +289,13 @@ fn clean_message(stderr: &str, shown: &Shown<'_>) -> String {
     if let Some(i) = text.find(&marker) {
         text = text[i + marker.len()..].to_string();
     }
-    let user_root = shown.root.display().to_string();
+    // The root as the user named it; the directory the tool runs in (the empty path) is `.`,
+    // and a path below it is shown relative, without a leading `/`.
+    let user_root = super::shown_dir(shown.root);
+    let user_prefix = match shown.root.as_os_str().is_empty() {
+        true => String::new(),
+        false => format!("{user_root}/"),
+    };
     let text = text
         .trim_start_matches("Error: ")
         .replace(&format!("{}/", shown.wrapper.display()), "")
@@ -298,7 +304,7 @@ fn clean_message(stderr: &str, shown: &Shown<'_>) -> String {
             &format!("'{}'", shown.resource.display()),
             &format!("'{user_root}'"),
         )
-        .replace(&format!("{root_abs}/"), &format!("{user_root}/"))
+        .replace(&format!("{root_abs}/"), &user_prefix)
         .replace(&root_abs, &user_root);
     let text = match shown.cwd {
         Some(cwd) => text.replace(&format!("{}/", cwd.display()), ""),
