@@ -306,6 +306,15 @@ pub enum NeverMatched {
     /// (`pkg/util/selector.go:83-93`); the validating webhook does not check it
     /// (`validation.go:56-69`).
     InvalidLabelSelector(String),
+    /// The selector names a version of a kind the API server serves in several, not the
+    /// preferred one the detector watches and reads every template in
+    /// ([`crate::kube::kinds::watched_version`]): the exact apiVersion comparison of
+    /// `ResourceSelectorPriority` (`pkg/util/selector.go:56-60`) never holds.
+    NotTheWatchedVersion {
+        api_version: String,
+        kind: String,
+        watched: &'static str,
+    },
 }
 
 impl NeverMatched {
@@ -336,6 +345,13 @@ impl NeverMatched {
             NeverMatched::InvalidLabelSelector(e) => {
                 format!("its labelSelector is invalid ({e}), and an invalid selector matches nothing")
             }
+            NeverMatched::NotTheWatchedVersion {
+                api_version,
+                kind,
+                watched,
+            } => format!(
+                "the detector watches {kind} in {watched}, the API server's preferred version, and reads every {kind} in it whatever version it was applied in: a selector for {api_version} never matches one (select {watched})"
+            ),
         }
     }
 }
@@ -351,6 +367,13 @@ impl Filters {
         namespaced: bool,
     ) -> Option<NeverMatched> {
         let none = crate::model::StringMap::new();
+        if let Some(watched) = crate::kube::kinds::watched_version(&rs.api_version, &rs.kind) {
+            return Some(NeverMatched::NotTheWatchedVersion {
+                api_version: rs.api_version.clone(),
+                kind: rs.kind.clone(),
+                watched,
+            });
+        }
         // Skipped APIs are never watched, whatever the namespace.
         if let Some(e @ Excluded::SkippedApi { .. }) =
             self.excluded(&rs.api_version, &rs.kind, "", "", &none)

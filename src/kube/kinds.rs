@@ -117,6 +117,41 @@ pub const KARMADA: &[KarmadaKind] = &[
     CLUSTER,
 ];
 
+/// Built-in kinds a current kube-apiserver serves in more than one version: `(kind, preferred
+/// apiVersion, the other served apiVersions)`. Karmada's detector watches every resource in
+/// its preferred version only (`pkg/util/lifted/discovery.go` `GetDeletableResources` over
+/// `ServerPreferredResources`, `pkg/detector/detector.go` `discoverResources`), so a template
+/// applied in another version is read, and matched against `resourceSelectors` (an exact
+/// apiVersion comparison, `pkg/util/selector.go` `ResourceSelectorPriority`), in the preferred
+/// one. Versions the API server no longer serves (`autoscaling/v2beta2`, `networking.k8s.io/
+/// v1beta1`...) are not listed: such a manifest is refused when applied.
+const SERVED_IN_SEVERAL_VERSIONS: &[(&str, &str, &[&str])] = &[
+    (
+        "HorizontalPodAutoscaler",
+        "autoscaling/v2",
+        &["autoscaling/v1"],
+    ),
+    (
+        "FlowSchema",
+        "flowcontrol.apiserver.k8s.io/v1",
+        &["flowcontrol.apiserver.k8s.io/v1beta3"],
+    ),
+    (
+        "PriorityLevelConfiguration",
+        "flowcontrol.apiserver.k8s.io/v1",
+        &["flowcontrol.apiserver.k8s.io/v1beta3"],
+    ),
+];
+
+/// The apiVersion Karmada's detector reads a `kind` applied as `api_version` in, when that is
+/// another (see [`SERVED_IN_SEVERAL_VERSIONS`]); `None`: the one it is applied in.
+pub fn watched_version(api_version: &str, kind: &str) -> Option<&'static str> {
+    SERVED_IN_SEVERAL_VERSIONS
+        .iter()
+        .find(|(k, _, others)| *k == kind && others.contains(&api_version))
+        .map(|&(_, preferred, _)| preferred)
+}
+
 /// One resource type.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct KindInfo {
@@ -373,6 +408,24 @@ pub fn resolve(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_kind_applied_in_a_version_other_than_the_preferred_is_watched_in_the_preferred() {
+        assert_eq!(
+            watched_version("autoscaling/v1", "HorizontalPodAutoscaler"),
+            Some("autoscaling/v2")
+        );
+        // Already the preferred version, another kind, a version no longer served: as written.
+        assert_eq!(
+            watched_version("autoscaling/v2", "HorizontalPodAutoscaler"),
+            None
+        );
+        assert_eq!(watched_version("autoscaling/v1", "Scale"), None);
+        assert_eq!(
+            watched_version("networking.k8s.io/v1beta1", "Ingress"),
+            None
+        );
+    }
 
     #[test]
     fn kubectl_spellings() {

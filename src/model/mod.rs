@@ -205,6 +205,15 @@ pub struct Template {
     pub doc: usize,
 }
 
+/// A template's apiVersion as Karmada sees it: the API server's preferred version of its kind
+/// where it serves several (an `autoscaling/v1` HorizontalPodAutoscaler is read, selected and
+/// bound as `autoscaling/v2`; [`crate::kube::kinds::watched_version`]), otherwise as written.
+fn watched_api_version(api_version: &str, kind: &str) -> String {
+    crate::kube::kinds::watched_version(api_version, kind)
+        .unwrap_or(api_version)
+        .to_string()
+}
+
 impl Template {
     pub fn reference(&self) -> ObjectRef {
         ObjectRef {
@@ -450,7 +459,7 @@ impl Inventory {
                     Object::Override(OverridePolicy::from_node(kind, meta, root, doc))
                 }
                 _ => Object::Template(Template {
-                    api_version: api_version.into(),
+                    api_version: watched_api_version(api_version, kind),
                     kind: kind.into(),
                     meta,
                     doc,
@@ -469,7 +478,7 @@ impl Inventory {
             }
         } else {
             Object::Template(Template {
-                api_version: api_version.into(),
+                api_version: watched_api_version(api_version, kind),
                 kind: kind.into(),
                 meta,
                 doc,
@@ -644,6 +653,17 @@ mod tests {
             .map(|p| (p.meta.name.as_str(), p.doc))
             .collect();
         assert_eq!(applied, [("b", 1), ("a", 2)]);
+    }
+
+    #[test]
+    fn a_template_is_typed_in_the_version_karmada_reads_it_in() {
+        let hpa = |v: &str| {
+            format!("---\napiVersion: {v}\nkind: HorizontalPodAutoscaler\nmetadata:\n  name: web\n")
+        };
+        let text = [hpa("autoscaling/v1"), hpa("autoscaling/v2")].concat();
+        let inv = crate::model::test_support::inventory("t", &text);
+        let versions: Vec<&str> = inv.templates().map(|t| t.api_version.as_str()).collect();
+        assert_eq!(versions, ["autoscaling/v2", "autoscaling/v2"]);
     }
 
     #[test]

@@ -28,21 +28,24 @@ pub const NEVER_MATCHES: RuleDoc = RuleDoc {
     id: "selector-never-matches",
     group: RuleGroup::Semantics,
     default_severity: Severity::Warning,
-    summary: "A resource selector the detector never matches: a reserved or skipped namespace, an API it never watches, a namespace on a cluster-scoped kind, an invalid labelSelector",
+    summary: "A resource selector the detector never matches: a reserved or skipped namespace, an API it never watches, a version other than the one it watches, a namespace on a cluster-scoped kind, an invalid labelSelector",
     rationale: "The detector never processes objects in `karmada-system`, `karmada-cluster` and `karmada-es-*` \
                 (`pkg/util/names/names.go` `IsReservedNamespace`), nor in the namespaces \
                 karmada-controller-manager's `--skipped-propagating-namespaces` matches (default `kube-.*`), nor \
                 `kube-system/extension-apiserver-authentication` (`pkg/detector/detector.go` `EventFilter`). It never \
                 watches Karmada's own API groups, `events.k8s.io`, `v1 Event` and `coordination.k8s.io/v1` \
-                (`pkg/util/apigroup.go` `NewSkippedResourceConfig`). A selector with a namespace never matches a \
-                cluster-scoped template, and a labelSelector that does not convert matches nothing \
+                (`pkg/util/apigroup.go` `NewSkippedResourceConfig`). It watches each resource in the API server's \
+                preferred version only (`pkg/util/lifted/discovery.go` `GetDeletableResources`) and reads every \
+                object in it, so a HorizontalPodAutoscaler applied as `autoscaling/v1` is a template of \
+                `autoscaling/v2`, and a selector for `autoscaling/v1` (the apiVersion is compared as written) \
+                matches none. A selector with a namespace never matches a cluster-scoped template, and a labelSelector that does not convert matches nothing \
                 (`pkg/util/selector.go` `ResourceSelectorPriority`). None of these is refused on admission: the \
                 policy is accepted and silently claims nothing through this selector.",
     example: "apiVersion: policy.karmada.io/v1alpha1\nkind: ClusterPropagationPolicy\nmetadata:\n  name: coredns\nspec:\n  resourceSelectors:\n    - apiVersion: v1\n      kind: ConfigMap\n      namespace: kube-system\n      name: coredns\n  placement:\n    clusterAffinity:\n      clusterNames: [member1]\n",
     fix: "Select the templates where Karmada sees them: move them out of the reserved or skipped namespace \
-          (or change the controller's --skipped-propagating-namespaces), drop the namespace of a cluster-scoped \
-          selector, fix the labelSelector; an API Karmada never propagates cannot be selected.",
-    reference: "pkg/detector/detector.go:276-308 (ResourceDetector.EventFilter), :201-221 (gvrDisabled); pkg/util/names/names.go:189-193 (IsReservedNamespace); cmd/controller-manager/app/options/options.go:194 (--skipped-propagating-namespaces, default kube-.*); pkg/util/apigroup.go:54-76 (NewSkippedResourceConfig); pkg/util/selector.go:55-94 (ResourceSelectorPriority)",
+          (or change the controller's --skipped-propagating-namespaces), select the version Karmada watches \
+          (`autoscaling/v2`), drop the namespace of a cluster-scoped selector, fix the labelSelector; an API Karmada never propagates cannot be selected.",
+    reference: "pkg/detector/detector.go:276-308 (ResourceDetector.EventFilter), :201-221 (gvrDisabled); pkg/util/names/names.go:189-193 (IsReservedNamespace); cmd/controller-manager/app/options/options.go:194 (--skipped-propagating-namespaces, default kube-.*); pkg/util/apigroup.go:54-76 (NewSkippedResourceConfig); pkg/util/lifted/discovery.go:38-53 (GetDeletableResources: preferred versions); pkg/util/selector.go:55-94 (ResourceSelectorPriority)",
 };
 
 pub static RULE: Rule = Rule {
