@@ -396,7 +396,23 @@ impl Found<'_> {
                 let at = (self.locate)(node.span);
                 self.release = Some(Setting { value: v, at });
             }
-            Some(Err(e)) => self.notes.push(format!("{what} `{text}`: {e}")),
+            Some(Err(e)) => {
+                // A release outside the known range is judged by the nearest known one: its
+                // defaults (Failover on before 1.12...) are closer than the newest release's.
+                let nearest = minor_of(&text).and_then(|(major, minor)| {
+                    KarmadaVersion::nearest_known(KarmadaVersion::new(major, minor))
+                });
+                match nearest {
+                    Some(v) => {
+                        self.notes.push(format!(
+                            "{what} `{text}`: {e}; judged by Karmada {v}, the nearest release it knows"
+                        ));
+                        let at = (self.locate)(node.span);
+                        self.release = Some(Setting { value: v, at });
+                    }
+                    None => self.notes.push(format!("{what} `{text}`: {e}")),
+                }
+            }
             None => self
                 .notes
                 .push(format!("{what} `{text}` names no Karmada release")),
@@ -407,15 +423,20 @@ impl Found<'_> {
 /// The release a chart version, a semver range or an image tag names: its first
 /// `MAJOR.MINOR` (`v1.17.0`, `1.17.x`, `~1.17.0`, `>=1.17.0`); `None` for `latest` or `*`.
 pub fn release_of(text: &str) -> Option<Result<KarmadaVersion, String>> {
+    let (major, minor) = minor_of(text)?;
+    Some(format!("{major}.{minor}").parse::<KarmadaVersion>())
+}
+
+/// The first `MAJOR.MINOR` of a version text, whatever the release.
+fn minor_of(text: &str) -> Option<(u32, u32)> {
     let start = text.find(|c: char| c.is_ascii_digit())?;
     let rest = &text[start..];
     let end = rest
         .find(|c: char| !(c.is_ascii_digit() || c == '.'))
         .unwrap_or(rest.len());
-    let numbers = &rest[..end];
-    let mut parts = numbers.split('.').filter(|p| !p.is_empty());
+    let mut parts = rest[..end].split('.').filter(|p| !p.is_empty());
     let (major, minor) = (parts.next()?, parts.next()?);
-    Some(format!("{major}.{minor}").parse::<KarmadaVersion>())
+    Some((major.parse().ok()?, minor.parse().ok()?))
 }
 
 /// Whether chart values install the control plane: the chart's `installMode` is `host` by
@@ -628,6 +649,26 @@ mod tests {
         let d = detect_in("apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: karmada-controller-manager, namespace: karmada-system}\nspec:\n  template:\n    spec:\n      containers:\n        - name: karmada-controller-manager\n          image: docker.io/karmada/karmada-controller-manager:v1.14.1\n          command:\n            - /bin/karmada-controller-manager\n            - --feature-gates=Failover=true,GracefulEviction=true\n").unwrap();
         assert_eq!(d.release.unwrap().value, KarmadaVersion::new(1, 14));
         assert_eq!(d.gates["Failover"].at.line, 12);
+    }
+
+    #[test]
+    fn a_release_outside_the_known_range_is_judged_by_the_nearest_known() {
+        let deployment = |tag: &str| {
+            format!("apiVersion: apps/v1\nkind: Deployment\nmetadata: {{name: karmada-controller-manager, namespace: karmada-system}}\nspec:\n  template:\n    spec:\n      containers:\n        - name: karmada-controller-manager\n          image: docker.io/karmada/karmada-controller-manager:{tag}\n")
+        };
+        // Karmada 1.9 turned Failover on by default, as 1.10 and 1.11 did: 1.10's rules, not
+        // the newest release's, say what that control plane does.
+        let old = detect_in(&deployment("v1.9.0")).unwrap();
+        assert_eq!(old.release.unwrap().value, KarmadaVersion::OLDEST);
+        assert!(
+            old.notes[0].contains("judged by Karmada 1.10, the nearest release it knows"),
+            "{:?}",
+            old.notes
+        );
+        let new = detect_in(&deployment("v1.25.0")).unwrap();
+        assert_eq!(new.release.unwrap().value, KarmadaVersion::LATEST);
+        // Another major version names no release at all.
+        assert!(detect_in(&deployment("v2.0.0")).unwrap().release.is_none());
     }
 
     #[test]

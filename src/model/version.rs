@@ -26,6 +26,12 @@ impl KarmadaVersion {
         KarmadaVersion { major, minor }
     }
 
+    /// The known release nearest to a Karmada 1.x outside the known range: [`Self::OLDEST`]
+    /// for an older one, [`Self::LATEST`] for a newer; `None` for another major version.
+    pub fn nearest_known(v: KarmadaVersion) -> Option<KarmadaVersion> {
+        (v.major == 1).then(|| v.clamp(KarmadaVersion::OLDEST, KarmadaVersion::LATEST))
+    }
+
     /// `true` for this version and every later one.
     pub fn at_least(self, major: u32, minor: u32) -> bool {
         self >= KarmadaVersion::new(major, minor)
