@@ -117,6 +117,33 @@ pub const KARMADA: &[KarmadaKind] = &[
     CLUSTER,
 ];
 
+/// The CustomResourceDefinitions every Karmada control plane holds, installed with it
+/// (karmada-io/karmada `charts/karmada/_crds/bases/`; the operator and `karmadactl init` install
+/// the same): a ClusterPropagationPolicy selecting one by name (the multi-cluster-service guide
+/// propagates the ServiceExport and ServiceImport CRDs this way) selects an object that exists
+/// although no file of the repository holds it.
+pub const CONTROL_PLANE_CRDS: &[&str] = &[
+    "workloadrebalancers.apps.karmada.io",
+    "cronfederatedhpas.autoscaling.karmada.io",
+    "federatedhpas.autoscaling.karmada.io",
+    "resourceinterpretercustomizations.config.karmada.io",
+    "resourceinterpreterwebhookconfigurations.config.karmada.io",
+    "serviceexports.multicluster.x-k8s.io",
+    "serviceimports.multicluster.x-k8s.io",
+    "multiclusteringresses.networking.karmada.io",
+    "multiclusterservices.networking.karmada.io",
+    "clusteroverridepolicies.policy.karmada.io",
+    "clusterpropagationpolicies.policy.karmada.io",
+    "clustertaintpolicies.policy.karmada.io",
+    "federatedresourcequotas.policy.karmada.io",
+    "overridepolicies.policy.karmada.io",
+    "propagationpolicies.policy.karmada.io",
+    "remedies.remedy.karmada.io",
+    "clusterresourcebindings.work.karmada.io",
+    "resourcebindings.work.karmada.io",
+    "works.work.karmada.io",
+];
+
 /// Built-in kinds a current kube-apiserver serves in more than one version: `(kind, preferred
 /// apiVersion, the other served apiVersions)`. Karmada's detector watches every resource in
 /// its preferred version only (`pkg/util/lifted/discovery.go` `GetDeletableResources` over

@@ -30,7 +30,7 @@ pub use rule::{RuleDoc, RuleGroup};
 use crate::engine::admission::documents::Admissions;
 use crate::engine::state::State;
 use crate::model::cluster::Cluster;
-use crate::model::Inventory;
+use crate::model::{Inventory, PolicyKind};
 use crate::source::Loaded;
 use phase::{Identities, Objects, Taken};
 
@@ -120,8 +120,14 @@ const NAMESPACE_RULES: &[&str] = &["selector-namespace-mismatch", "dead-policy"]
 /// (neither the document, the repository, the configuration's `namespaces:` nor `-n`) that the
 /// namespace was assumed: linted as `default`, it may be another when applied.
 pub fn note_assumed_namespace(findings: &mut [Finding], assumed: &dyn Fn(usize) -> bool) {
+    // A ClusterPropagationPolicy has no namespace to assume.
+    let cluster_scoped = |f: &Finding| {
+        f.object
+            .as_ref()
+            .is_some_and(|o| o.kind == PolicyKind::ClusterPropagationPolicy.as_str())
+    };
     for f in findings.iter_mut() {
-        if NAMESPACE_RULES.contains(&f.rule) && f.doc.is_some_and(assumed) {
+        if NAMESPACE_RULES.contains(&f.rule) && f.doc.is_some_and(assumed) && !cluster_scoped(f) {
             f.message.push_str(
                 " (assuming namespace default: nothing in the repository sets one; set it with `-n` or `namespaces:` in .karmada-policy.yaml)",
             );
@@ -194,5 +200,32 @@ pub mod test_support {
     pub fn pos(f: &Finding) -> (u32, u32) {
         let l = f.location.as_ref().expect("finding has a location");
         (l.span.start.line, l.span.start.col)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn no_namespace_is_assumed_for_a_cluster_propagation_policy() {
+        let finding = |kind: &str| {
+            let mut f = Finding::new("dead-policy", Severity::Info, "selects none");
+            f.doc = Some(0);
+            f.object = Some(crate::model::ObjectRef {
+                api_version: "policy.karmada.io/v1alpha1".into(),
+                kind: kind.into(),
+                namespace: None,
+                name: "p".into(),
+            });
+            f
+        };
+        let mut findings = [
+            finding("PropagationPolicy"),
+            finding("ClusterPropagationPolicy"),
+        ];
+        note_assumed_namespace(&mut findings, &|_| true);
+        assert!(findings[0].message.contains("(assuming namespace default"));
+        assert_eq!(findings[1].message, "selects none");
     }
 }

@@ -17,7 +17,9 @@ pub const DOC: RuleDoc = RuleDoc {
     summary: "A policy that selects no template, although templates of its kinds (in its namespace) are in the input",
     rationale: "Usually a selector typo: a wrong apiVersion (`apps/v1beta1`), kind, name or label, or a \
                 PropagationPolicy in another namespace than its templates. Only kinds with templates in the input \
-                are considered, so policies for objects created elsewhere are not reported.",
+                are considered, so policies for objects created elsewhere are not reported; nor is a policy selecting a \
+                CustomResourceDefinition Karmada installs with its control plane (the ServiceExport and ServiceImport \
+                CRDs its multi-cluster-service guide propagates), which exists though no file holds it.",
     example: "kind: Deployment\nmetadata: {name: nginx, namespace: default}\n---\nkind: PropagationPolicy\nmetadata: {name: p, namespace: default}\nspec:\n  resourceSelectors: [{apiVersion: apps/v1, kind: Deployment, name: ngnix}]\n",
     fix: "Fix the selector, or delete the policy.",
     reference: "pkg/util/selector.go:55-94 (ResourceSelectorPriority); pkg/detector/detector.go:381-411 (ResourceDetector.LookForMatchedPolicy: only the template's namespace)",
@@ -59,6 +61,14 @@ pub fn check(a: &Analysis<'_>) -> Vec<Finding> {
     let mut out = Vec::new();
     for (i, p) in st.live_policies() {
         if matched[i] || !p.known {
+            continue;
+        }
+        // A CRD every control plane holds is there to select, though no file holds it.
+        if p.spec
+            .resource_selectors
+            .iter()
+            .any(selects_a_control_plane_crd)
+        {
             continue;
         }
         // Every selector is one the detector never matches: `never_matched` says why.
@@ -112,6 +122,14 @@ pub fn check(a: &Analysis<'_>) -> Vec<Finding> {
     out
 }
 
+/// A selector naming one of the CRDs Karmada installs with its control plane
+/// ([`crate::kube::kinds::CONTROL_PLANE_CRDS`]).
+fn selects_a_control_plane_crd(rs: &crate::model::policy::ResourceSelector) -> bool {
+    rs.kind == "CustomResourceDefinition"
+        && rs.api_version == "apiextensions.k8s.io/v1"
+        && crate::kube::kinds::CONTROL_PLANE_CRDS.contains(&rs.name.as_str())
+}
+
 #[cfg(test)]
 mod tests {
     use crate::lint::test_support::{lint_rule, pos};
@@ -149,6 +167,20 @@ mod tests {
             "{}",
             f[0].message
         );
+    }
+
+    #[test]
+    fn a_crd_karmada_installs_is_there_to_select() {
+        // An unrelated CRD in the input makes CustomResourceDefinition a kind present.
+        let foo = "apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\nmetadata:\n  name: foos.example.com\n";
+        let cpp = |name: &str| {
+            format!("---\napiVersion: policy.karmada.io/v1alpha1\nkind: ClusterPropagationPolicy\nmetadata:\n  name: crds\nspec:\n  resourceSelectors:\n    - {{apiVersion: apiextensions.k8s.io/v1, kind: CustomResourceDefinition, name: {name}}}\n")
+        };
+        let text = format!("{foo}{}", cpp("serviceexports.multicluster.x-k8s.io"));
+        assert!(lint_rule(&text, "dead-policy", false).is_empty());
+        // Another CRD no file holds is still a selector to check.
+        let text = format!("{foo}{}", cpp("bars.example.com"));
+        assert_eq!(lint_rule(&text, "dead-policy", false).len(), 1);
     }
 
     #[test]
