@@ -16,11 +16,16 @@ pub const DOC: RuleDoc = RuleDoc {
     rationale: "Cluster failover is off by default since Karmada v1.12 (`Failover` gate, Beta, default false): \
                 the controller-manager neither evicts from failed clusters nor reschedules, so `failover.cluster` \
                 and tolerationSeconds on not-ready/unreachable taints promise something that never happens. The \
-                gate is read from `--feature-gates` / `featureGates` for `--karmada-version`.",
+                gate is read from `--feature-gates` / `featureGates` for `--karmada-version`. Since v1.14 the \
+                gate is not enough: the taint manager evicts only with karmada-controller-manager's \
+                `--enable-no-execute-taint-eviction=true` (default false), and only for NoExecute taints, which \
+                the cluster controller never adds itself (it adds NoSchedule ones): they come from a \
+                ClusterTaintPolicy or `karmadactl taint`. This rule does not read that flag.",
     example: "spec:\n  placement:\n    clusterTolerations:\n    - {key: cluster.karmada.io/not-ready, operator: Exists, effect: NoExecute, tolerationSeconds: 300}\n  failover:\n    cluster: {purgeMode: Gracefully}\n",
-    fix: "Enable the gate on karmada-controller-manager (`--feature-gates=Failover=true`) and declare it in the \
-          configuration, or drop the failover settings.",
-    reference: "pkg/features/features.go (Failover: Default false from v1.12.0); karmada#6925, #5150",
+    fix: "Enable the gate on karmada-controller-manager (`--feature-gates=Failover=true`; from Karmada 1.14 also \
+          `--enable-no-execute-taint-eviction=true`) and declare it in the configuration, or drop the failover \
+          settings.",
+    reference: "pkg/features/features.go (Failover: Default false from v1.12.0); cmd/controller-manager/app/options/cluster_failover.go:50 (--enable-no-execute-taint-eviction, from v1.14.0); pkg/controllers/cluster/taint_manager.go:114-117; pkg/controllers/cluster/cluster_controller.go:65-77 (NoSchedule taints only); karmada#6925, #5150",
 };
 
 pub static RULE: Rule = Rule {
