@@ -741,3 +741,45 @@ fn explain_in_a_large_directory_answers_as_with_only_what_it_needs() {
     );
     assert_eq!(explain_web(&format!("{claimed}{pp_block}")), reference);
 }
+
+/// A HorizontalPodAutoscaler applied as `autoscaling/v1` is read by Karmada's detector in
+/// `autoscaling/v2`, the preferred version (pkg/util/lifted/discovery.go): the v2 selector
+/// claims it, and explain names the v1 selector that never will, as lint does.
+#[test]
+fn an_hpa_is_claimed_in_the_version_the_detector_watches() {
+    let dir = tempfile::tempdir().unwrap();
+    let hpa = "apiVersion: autoscaling/v1\nkind: HorizontalPodAutoscaler\nmetadata:\n  name: web\n  namespace: default\nspec:\n  scaleTargetRef: {apiVersion: apps/v1, kind: Deployment, name: web}\n  maxReplicas: 3\n";
+    let policy = |name: &str, version: &str| {
+        format!("---\napiVersion: policy.karmada.io/v1alpha1\nkind: PropagationPolicy\nmetadata:\n  name: {name}\n  namespace: default\nspec:\n  resourceSelectors:\n    - {{apiVersion: {version}, kind: HorizontalPodAutoscaler, name: web}}\n  placement:\n    clusterAffinity:\n      clusterNames: [member1]\n")
+    };
+    let works = write(
+        dir.path(),
+        "v2.yaml",
+        &format!("{hpa}{}", policy("hpa", "autoscaling/v2")),
+    );
+    let e = run_json(&["explain", "hpa/web", "-f", &works, "-o", "json"]);
+    assert_eq!(e["resource"]["apiVersion"], "autoscaling/v2");
+    assert_eq!(e["eventual"], pp("default", "hpa"));
+
+    let never = write(
+        dir.path(),
+        "v1.yaml",
+        &format!("{hpa}{}", policy("hpa", "autoscaling/v1")),
+    );
+    let e = run_json(&["explain", "hpa/web", "-f", &never, "-o", "json"]);
+    assert_eq!(e["eventual"], Value::Null);
+    assert_eq!(
+        e["notes"][1],
+        "pp/default/hpa has a selector for this template that never matches: the detector watches HorizontalPodAutoscaler in autoscaling/v2, the API server's preferred version, and reads every HorizontalPodAutoscaler in it whatever version it was applied in: a selector for autoscaling/v1 never matches one (select autoscaling/v2)"
+    );
+    let lint = run(&["lint", "-o", "json", &never]);
+    assert_eq!(lint.code, 0, "{}", lint.stderr);
+    let report: Value = serde_json::from_str(&lint.stdout).unwrap();
+    let rules: Vec<&str> = report["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f["rule"].as_str().unwrap())
+        .collect();
+    assert_eq!(rules, ["selector-never-matches"]);
+}

@@ -158,6 +158,12 @@ pub enum Note {
         policy: PolicyRef,
         errors: Vec<String>,
     },
+    /// A policy's selector is aimed at the template (its kind and group, namespace and name)
+    /// but never matches (an invalid labelSelector, a version the detector does not watch).
+    SelectorNeverMatches {
+        policy: PolicyRef,
+        reason: String,
+    },
     /// A preemptor cannot fetch the holder named by the claim: it retries (§5.6).
     HolderMissing {
         preemptor: PolicyRef,
@@ -334,6 +340,7 @@ pub fn explain(state: &State, t: usize) -> Explanation {
     }
     if candidates.is_empty() && tpl.excluded.is_none() && eventual.is_none() {
         notes.push(Note::NoCandidates);
+        notes.extend(never_matching_selectors_aimed_at(state, t));
     }
 
     Explanation {
@@ -629,4 +636,38 @@ mod tests {
             ]
         );
     }
+}
+
+/// The policies with a selector aimed at template `t` (same kind and API group; a namespace and
+/// name that fit) that never matches it, and why: what a user looking at an unclaimed template
+/// most likely meant to claim it (`pkg/util/selector.go` `ResourceSelectorPriority`).
+fn never_matching_selectors_aimed_at(state: &State, t: usize) -> Vec<Note> {
+    let tpl = &state.templates[t];
+    let group = crate::model::group_of(&tpl.api_version);
+    let mut notes = Vec::new();
+    for (_, policy) in state.live_policies() {
+        if policy.kind == PolicyKind::PropagationPolicy && policy.namespace != *tpl.namespace {
+            continue;
+        }
+        let aimed = policy.spec.resource_selectors.iter().filter(|rs| {
+            rs.kind == *tpl.kind
+                && crate::model::group_of(&rs.api_version) == group
+                && (rs.namespace.is_empty() || rs.namespace == *tpl.namespace)
+                && (rs.name.is_empty() || rs.name == *tpl.name)
+        });
+        for rs in aimed {
+            let namespaced = crate::kube::scope::is_namespaced(&rs.api_version, &rs.kind);
+            let never = state
+                .options
+                .filters
+                .never_matched(policy.kind, rs, namespaced);
+            if let Some(why) = never {
+                notes.push(Note::SelectorNeverMatches {
+                    policy: policy.reference(),
+                    reason: why.reason(),
+                });
+            }
+        }
+    }
+    notes
 }

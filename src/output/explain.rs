@@ -226,6 +226,9 @@ pub fn note_text(n: &Note) -> String {
         Note::NoCandidates => {
             "no policy matches: the template waits until one does".into()
         }
+        Note::SelectorNeverMatches { policy, reason } => format!(
+            "{policy} has a selector for this template that never matches: {reason}"
+        ),
         Note::Rejected { policy, errors } => format!(
             "{policy} would match, but admission rejects it: {}",
             errors.join("; ")
