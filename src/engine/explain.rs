@@ -519,6 +519,40 @@ fn suspension(state: &State, t: usize, owner: Option<usize>) -> Vec<ClusterSuspe
         .collect()
 }
 
+/// The policies with a selector aimed at template `t` (same kind and API group; a namespace and
+/// name that fit) that never matches it, and why: what a user looking at an unclaimed template
+/// most likely meant to claim it (`pkg/util/selector.go` `ResourceSelectorPriority`).
+fn never_matching_selectors_aimed_at(state: &State, t: usize) -> Vec<Note> {
+    let tpl = &state.templates[t];
+    let group = crate::model::group_of(&tpl.api_version);
+    let mut notes = Vec::new();
+    for (_, policy) in state.live_policies() {
+        if policy.kind == PolicyKind::PropagationPolicy && policy.namespace != *tpl.namespace {
+            continue;
+        }
+        let aimed = policy.spec.resource_selectors.iter().filter(|rs| {
+            rs.kind == *tpl.kind
+                && crate::model::group_of(&rs.api_version) == group
+                && (rs.namespace.is_empty() || rs.namespace == *tpl.namespace)
+                && (rs.name.is_empty() || rs.name == *tpl.name)
+        });
+        for rs in aimed {
+            let namespaced = crate::kube::scope::is_namespaced(&rs.api_version, &rs.kind);
+            let never = state
+                .options
+                .filters
+                .never_matched(policy.kind, rs, namespaced);
+            if let Some(why) = never {
+                notes.push(Note::SelectorNeverMatches {
+                    policy: policy.reference(),
+                    reason: why.reason(),
+                });
+            }
+        }
+    }
+    notes
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -636,38 +670,4 @@ mod tests {
             ]
         );
     }
-}
-
-/// The policies with a selector aimed at template `t` (same kind and API group; a namespace and
-/// name that fit) that never matches it, and why: what a user looking at an unclaimed template
-/// most likely meant to claim it (`pkg/util/selector.go` `ResourceSelectorPriority`).
-fn never_matching_selectors_aimed_at(state: &State, t: usize) -> Vec<Note> {
-    let tpl = &state.templates[t];
-    let group = crate::model::group_of(&tpl.api_version);
-    let mut notes = Vec::new();
-    for (_, policy) in state.live_policies() {
-        if policy.kind == PolicyKind::PropagationPolicy && policy.namespace != *tpl.namespace {
-            continue;
-        }
-        let aimed = policy.spec.resource_selectors.iter().filter(|rs| {
-            rs.kind == *tpl.kind
-                && crate::model::group_of(&rs.api_version) == group
-                && (rs.namespace.is_empty() || rs.namespace == *tpl.namespace)
-                && (rs.name.is_empty() || rs.name == *tpl.name)
-        });
-        for rs in aimed {
-            let namespaced = crate::kube::scope::is_namespaced(&rs.api_version, &rs.kind);
-            let never = state
-                .options
-                .filters
-                .never_matched(policy.kind, rs, namespaced);
-            if let Some(why) = never {
-                notes.push(Note::SelectorNeverMatches {
-                    policy: policy.reference(),
-                    reason: why.reason(),
-                });
-            }
-        }
-    }
-    notes
 }
