@@ -171,7 +171,8 @@ const SERVED_IN_SEVERAL_VERSIONS: &[(&str, &str, &[&str])] = &[
 ];
 
 /// The apiVersion Karmada's detector reads a `kind` applied as `api_version` in, when that is
-/// another (see [`SERVED_IN_SEVERAL_VERSIONS`]); `None`: the one it is applied in.
+/// another (a table of the kinds a current kube-apiserver serves in several versions); `None`:
+/// the one it is applied in.
 pub fn watched_version(api_version: &str, kind: &str) -> Option<&'static str> {
     SERVED_IN_SEVERAL_VERSIONS
         .iter()
