@@ -17,7 +17,7 @@ use crate::lint::finding::{Finding, Severity};
 use crate::lint::phase::{Check, Rule};
 use crate::lint::rule::{RuleDoc, RuleGroup};
 use crate::model::cluster::Cluster;
-use crate::model::policy::Placement;
+use crate::model::policy::{ClusterAffinity, Placement, StaticClusterWeight};
 use crate::source::FieldPath;
 
 use super::placement::{only_term, selected_kinds, Views};
@@ -30,7 +30,8 @@ pub const WEIGHT_TARGETS_NO_CLUSTER: RuleDoc = RuleDoc {
     rationale: "Static weights are read only for the clusters the placement selects: an entry that matches none of \
                 them divides nothing, and its weight is lost (often a misspelled name or label). The other entries \
                 divide all the replicas among themselves. Checked against the Cluster objects (every \
-                clusterAffinities term counts as selectable).",
+                clusterAffinities term counts as selectable); without them, where names alone decide (a placement \
+                and entries given by `clusterNames` only).",
     example: "spec:\n  placement:\n    clusterAffinity: {clusterNames: [member1, member2]}\n    replicaScheduling:\n      replicaSchedulingType: Divided\n      replicaDivisionPreference: Weighted\n      weightPreference:\n        staticWeightList:\n        - {targetCluster: {clusterNames: [member1]}, weight: 2}\n        - {targetCluster: {clusterNames: [membr2]}, weight: 1}\n",
     fix: "Target a cluster the placement selects, or drop the entry.",
     reference: "pkg/scheduler/core/division_algorithm.go:38-72 (getStaticWeightInfoList: the largest matching weight; clusters with weight 0 are left out)",
@@ -42,7 +43,9 @@ pub const WEIGHTS_MATCH_NO_CLUSTER: RuleDoc = RuleDoc {
     default_severity: Severity::Warning,
     summary: "A `staticWeightList` none of whose entries matches a cluster the placement selects",
     rationale: "When no selected cluster matches any entry, the weight sum is 0 and Karmada silently weighs every \
-                selected cluster 1: the replicas are spread evenly, which is not what the list says.",
+                selected cluster 1: the replicas are spread evenly, which is not what the list says. Checked against \
+                the Cluster objects; without them, where names alone decide (a placement and entries given by \
+                `clusterNames` only).",
     example: "spec:\n  placement:\n    clusterAffinity: {clusterNames: [member1, member2]}\n    replicaScheduling:\n      replicaSchedulingType: Divided\n      replicaDivisionPreference: Weighted\n      weightPreference:\n        staticWeightList:\n        - {targetCluster: {labelSelector: {matchLabels: {tier: gold}}}, weight: 3}\n",
     fix: "Make the entries match the selected clusters (names, labels, fields).",
     reference: "pkg/scheduler/core/division_algorithm.go:38-72 (getStaticWeightInfoList: a zero weight sum gives every cluster weight 1)",
@@ -123,6 +126,8 @@ pub fn check(a: &Analysis<'_>) -> Vec<Finding> {
             if matches!(strategy, Strategy::DynamicWeight | Strategy::Aggregated) {
                 check_undeclared(a, i, p, &selectable, &mut out);
             }
+        } else if strategy == Strategy::StaticWeight {
+            check_weights_by_name(a, i, p, placement, &mut out);
         }
     }
     check_templates(a, objects, &mut views, &mut out);
@@ -155,6 +160,16 @@ fn selectable<'v>(
         .collect()
 }
 
+/// The placement's static weight list, when it has one.
+fn static_weights(placement: &Placement) -> Option<&[StaticClusterWeight]> {
+    placement
+        .replica_scheduling
+        .as_ref()
+        .and_then(|r| r.weight_preference.as_ref())
+        .map(|w| w.static_weight_list.as_slice())
+        .filter(|l| !l.is_empty())
+}
+
 fn check_weights(
     a: &Analysis<'_>,
     i: usize,
@@ -163,27 +178,88 @@ fn check_weights(
     selectable: &[Cluster],
     out: &mut Vec<Finding>,
 ) {
-    let Some(list) = placement
-        .replica_scheduling
-        .as_ref()
-        .and_then(|r| r.weight_preference.as_ref())
-        .map(|w| &w.static_weight_list)
-        .filter(|l| !l.is_empty())
-    else {
+    let Some(list) = static_weights(placement) else {
         return;
     };
     if selectable.is_empty() {
         return; // no-cluster-fits reports the placement
     }
-    let matches = |e: &crate::model::policy::StaticClusterWeight| -> Vec<&str> {
-        selectable
-            .iter()
-            .filter(|c| crate::engine::placement::cluster_matches(c, &e.target_cluster))
-            .map(|c| c.name.as_str())
-            .collect()
-    };
+    let matched: Vec<bool> = list
+        .iter()
+        .map(|e| {
+            selectable
+                .iter()
+                .any(|c| crate::engine::placement::cluster_matches(c, &e.target_cluster))
+        })
+        .collect();
     let names: Vec<&str> = selectable.iter().map(|c| c.name.as_str()).collect();
-    if list.iter().all(|e| matches(e).is_empty()) {
+    report_weights(a, i, p, list, &matched, &names, out);
+}
+
+/// [`check_weights`] without Cluster objects, where names alone decide: a placement that
+/// selects by `clusterNames` only can select no cluster outside them, and an entry that targets
+/// by `clusterNames` only matches none of those it does not name (`util.ClusterMatches`).
+/// Entries with label or field selectors, or none at all, leave it undecided.
+fn check_weights_by_name(
+    a: &Analysis<'_>,
+    i: usize,
+    p: &PolicyEntry,
+    placement: &Placement,
+    out: &mut Vec<Finding>,
+) {
+    let Some(list) = static_weights(placement) else {
+        return;
+    };
+    let Some(names) = names_only(placement.cluster_affinity.as_ref()).filter(|_| {
+        placement
+            .cluster_affinities
+            .as_ref()
+            .is_none_or(Vec::is_empty)
+    }) else {
+        return;
+    };
+    if names.is_empty() {
+        return; // no-cluster-fits reports the placement
+    }
+    let mut matched = Vec::with_capacity(list.len());
+    for e in list {
+        let Some(targets) = names_only(Some(&e.target_cluster)) else {
+            return;
+        };
+        matched.push(names.iter().any(|n| targets.contains(n)));
+    }
+    report_weights(a, i, p, list, &matched, &names, out);
+}
+
+/// The clusters an affinity given by `clusterNames` alone (less `exclude`) can match; `None`
+/// when it has a label or field selector, or no names (it matches every cluster).
+fn names_only(affinity: Option<&ClusterAffinity>) -> Option<Vec<&str>> {
+    let a = affinity?;
+    if a.label_selector.is_some() || a.field_selector.is_some() || a.cluster_names.is_empty() {
+        return None;
+    }
+    let mut names: Vec<&str> = a
+        .cluster_names
+        .iter()
+        .map(String::as_str)
+        .filter(|n| !a.exclude.iter().any(|x| x == n))
+        .collect();
+    names.sort_unstable();
+    names.dedup();
+    Some(names)
+}
+
+/// The findings of a static weight list whose entries `matched` a selectable cluster or not.
+fn report_weights(
+    a: &Analysis<'_>,
+    i: usize,
+    p: &PolicyEntry,
+    list: &[StaticClusterWeight],
+    matched: &[bool],
+    names: &[&str],
+    out: &mut Vec<Finding>,
+) {
+    if !matched.contains(&true) {
         out.push(a.policy_finding(
             i,
             &WEIGHTS_MATCH_NO_CLUSTER,
@@ -197,7 +273,7 @@ fn check_weights(
         return;
     }
     for (e, entry) in list.iter().enumerate() {
-        if matches(entry).is_empty() {
+        if !matched[e] {
             out.push(a.policy_finding(
                 i,
                 &WEIGHT_TARGETS_NO_CLUSTER,
@@ -399,4 +475,64 @@ fn over_capacity(
             s.strategy.as_str()
         ),
     ));
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::lint::test_support::lint_rule;
+
+    fn pp(affinity: &str, weights: &str) -> String {
+        format!("apiVersion: policy.karmada.io/v1alpha1\nkind: PropagationPolicy\nmetadata: {{name: p, namespace: default}}\nspec:\n  resourceSelectors: [{{apiVersion: apps/v1, kind: Deployment, name: nginx}}]\n  placement:\n    clusterAffinity: {affinity}\n    replicaScheduling:\n      replicaSchedulingType: Divided\n      replicaDivisionPreference: Weighted\n      weightPreference:\n        staticWeightList:\n{weights}")
+    }
+
+    #[test]
+    fn without_cluster_objects_names_alone_decide_the_static_weights() {
+        // ccie7599/karmada-lke's shape: the placement can only select eu and us, the only
+        // entry names uk: every weight is 0 and Karmada weighs eu and us 1 each.
+        let text = pp(
+            "{clusterNames: [eu, us]}",
+            "        - {targetCluster: {clusterNames: [uk]}, weight: 1}\n",
+        );
+        let f = lint_rule(&text, "static-weights-match-no-cluster", false);
+        assert_eq!(f.len(), 1);
+        assert!(f[0].message.contains("(eu, us)"), "{}", f[0].message);
+        // One entry of two names no selectable cluster: its weight divides nothing.
+        let text = pp(
+            "{clusterNames: [eu, us]}",
+            "        - {targetCluster: {clusterNames: [eu]}, weight: 2}\n        - {targetCluster: {clusterNames: [uk]}, weight: 1}\n",
+        );
+        assert!(lint_rule(&text, "static-weights-match-no-cluster", false).is_empty());
+        let f = lint_rule(&text, "static-weight-targets-no-cluster", false);
+        assert_eq!(f.len(), 1);
+        assert!(
+            f[0].message.contains("staticWeightList[1]"),
+            "{}",
+            f[0].message
+        );
+        // An excluded name, a label selector on either side: names alone do not decide.
+        let text = pp(
+            "{clusterNames: [eu, us], exclude: [eu]}",
+            "        - {targetCluster: {clusterNames: [eu]}, weight: 1}\n",
+        );
+        assert_eq!(
+            lint_rule(&text, "static-weights-match-no-cluster", false).len(),
+            1
+        );
+        for (affinity, target) in [
+            (
+                "{clusterNames: [eu, us]}",
+                "{labelSelector: {matchLabels: {tier: gold}}}",
+            ),
+            (
+                "{labelSelector: {matchLabels: {env: prod}}}",
+                "{clusterNames: [uk]}",
+            ),
+        ] {
+            let text = pp(
+                affinity,
+                &format!("        - {{targetCluster: {target}, weight: 1}}\n"),
+            );
+            assert!(lint_rule(&text, "static-weights-match-no-cluster", false).is_empty());
+        }
+    }
 }
