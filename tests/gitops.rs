@@ -546,3 +546,47 @@ fn a_chart_in_the_directory_linted_as_dot_is_rendered() {
         )]
     );
 }
+
+/// A message that names another place (duplicate-identity's "replaces the one at FILE:LINE")
+/// names the source file the note points at, not the rendered stream's position.
+#[test]
+fn a_duplicate_in_a_kustomize_tree_names_the_file_of_the_first_copy() {
+    if !kustomize_available("a_duplicate_in_a_kustomize_tree_names_the_file_of_the_first_copy") {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let cpp = "apiVersion: policy.karmada.io/v1alpha1\nkind: ClusterPropagationPolicy\nmetadata:\n  name: crds\nspec:\n  resourceSelectors:\n    - {apiVersion: apiextensions.k8s.io/v1, kind: CustomResourceDefinition, name: foos.example.com}\n  placement:\n    clusterAffinity: {clusterNames: [member1]}\n";
+    write(
+        dir.path(),
+        &[
+            (
+                "app/kustomization.yaml",
+                "resources:\n  - crd/current.yaml\n",
+            ),
+            ("app/crd/current.yaml", cpp),
+            ("app/crd/stale.yaml", cpp),
+        ],
+    );
+    let o = run::bin()
+        .args(["lint", "-o", "json", "."])
+        .current_dir(dir.path())
+        .output()
+        .unwrap();
+    let report: serde_json::Value = serde_json::from_slice(&o.stdout)
+        .unwrap_or_else(|e| panic!("{e}: {}{}", stdout(&o), stderr(&o)));
+    let dup = report["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|f| f["rule"] == "duplicate-identity")
+        .unwrap_or_else(|| panic!("{report}"));
+    assert_eq!(dup["file"], "app/crd/stale.yaml");
+    assert!(
+        dup["message"]
+            .as_str()
+            .unwrap()
+            .ends_with("replaces the one at app/crd/current.yaml:4"),
+        "{}",
+        dup["message"]
+    );
+}

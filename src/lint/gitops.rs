@@ -529,6 +529,13 @@ fn lint_environment(
         }
         for r in &mut f.related {
             if let Some(mapped) = trace(rendered, mapper, &r.location, None, None) {
+                // A message that names the related place (duplicate-identity's "replaces the
+                // one at FILE:LINE") names the file to edit, as the note does.
+                let at = |l: &Location| format!("{}:{}", l.source.name, l.span.start.line);
+                let (before, after) = (at(&r.location), at(&mapped));
+                if before != after && f.message.contains(&before) {
+                    f.message = f.message.replace(&before, &after);
+                }
                 r.location = mapped;
             }
         }
