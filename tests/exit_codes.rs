@@ -109,6 +109,25 @@ fn not_found_is_four_in_explain_and_suspend_live_and_in_files() {
     // One found and one not: the missing one decides (nothing worse happened).
     let o = run(&["suspend", "pp/nginx", "pp/nope", "--yes"], Some(&kc));
     assert_eq!(code(&o), 4, "{}", stderr(&o));
+    // preempt-check's --delete of a policy neither the inputs nor a claim name.
+    for args in [
+        vec!["preempt-check", "--delete", "pp/default/nope"],
+        vec![
+            "preempt-check",
+            "-f",
+            "testdata/lint/showcase.yaml",
+            "--delete",
+            "pp/default/nope",
+        ],
+    ] {
+        let o = run(&args, Some(&kc));
+        assert_eq!(code(&o), 4, "{args:?}: {}", stderr(&o));
+        assert!(
+            stderr(&o).contains("no such policy"),
+            "{args:?}: {}",
+            stderr(&o)
+        );
+    }
 }
 
 /// `script` (util-linux) gives the binary a terminal, so it asks; the answer comes on stdin.

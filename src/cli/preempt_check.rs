@@ -166,7 +166,8 @@ fn checked(
     deliveries: &dyn Fn(&CheckReport) -> Vec<DeliveryChange>,
 ) -> Result<(String, bool), CliError> {
     let mut report = check(state, changes).map_err(|e| match e {
-        ChangeError::NotFound(r) => CliError::usage(format!(
+        // A policy that does not exist is exit 4 wherever it is named (docs/exit-codes.md).
+        ChangeError::NotFound(r) => CliError::NotFound(format!(
             "--delete {r}: no such policy {where_} (and no claim names it)"
         )),
     })?;
