@@ -60,6 +60,27 @@ const CLUSTER_SCOPED: &[(&str, &str)] = &[
     ("apps.karmada.io", "WorkloadRebalancer"),
     ("search.karmada.io", "ResourceRegistry"),
     ("cert-manager.io", "ClusterIssuer"),
+    // Widely installed custom resources whose CRDs say `scope: Cluster` (a CRD in the input is
+    // not read for its scope): Karmada's detector matches them only against
+    // ClusterPropagationPolicies, as any template without a namespace.
+    ("scheduling.volcano.sh", "Queue"),
+    ("kueue.x-k8s.io", "ClusterQueue"),
+    ("kueue.x-k8s.io", "ResourceFlavor"),
+    ("kyverno.io", "ClusterPolicy"),
+    ("kyverno.io", "ClusterCleanupPolicy"),
+    ("wgpolicyk8s.io", "ClusterPolicyReport"),
+    ("templates.gatekeeper.sh", "ConstraintTemplate"),
+    ("external-secrets.io", "ClusterSecretStore"),
+    ("external-secrets.io", "ClusterExternalSecret"),
+    ("karpenter.sh", "NodePool"),
+    ("karpenter.sh", "NodeClaim"),
+    ("karpenter.k8s.aws", "EC2NodeClass"),
+    ("cilium.io", "CiliumClusterwideNetworkPolicy"),
+    ("crd.projectcalico.org", "GlobalNetworkPolicy"),
+    ("crd.projectcalico.org", "IPPool"),
+    ("projectcalico.org", "GlobalNetworkPolicy"),
+    ("projectcalico.org", "IPPool"),
+    ("argoproj.io", "ClusterWorkflowTemplate"),
 ];
 
 pub fn is_namespaced(api_version: &str, kind: &str) -> bool {
@@ -107,5 +128,7 @@ mod tests {
         }
         assert!(is_namespaced("apps/v1", "Deployment"));
         assert!(is_namespaced("example.com/v1", "Widget"));
+        // A widely installed cluster-scoped custom resource (volcano-sh/volcano-global's Queue).
+        assert!(!is_namespaced("scheduling.volcano.sh/v1beta1", "Queue"));
     }
 }
