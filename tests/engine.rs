@@ -418,7 +418,8 @@ fn changes_run_in_command_line_order() {
         "--feature-gates",
         gate,
     ]);
-    assert_eq!(r.code, 2);
+    // Not there to delete: not found (docs/exit-codes.md).
+    assert_eq!(r.code, 4);
     assert!(r.stderr.contains("pp/default/takeover"), "{}", r.stderr);
 }
 
@@ -782,4 +783,23 @@ fn an_hpa_is_claimed_in_the_version_the_detector_watches() {
         .map(|f| f["rule"].as_str().unwrap())
         .collect();
     assert_eq!(rules, ["selector-never-matches"]);
+}
+
+/// A Volcano Queue is cluster-scoped (its CRD says `scope: Cluster`): Karmada consults no
+/// PropagationPolicy for it, and explain says which one was aimed at it.
+#[test]
+fn a_cluster_scoped_custom_resource_is_never_claimed_by_a_propagation_policy() {
+    let dir = tempfile::tempdir().unwrap();
+    let f = write(
+        dir.path(),
+        "queue.yaml",
+        "apiVersion: scheduling.volcano.sh/v1beta1\nkind: Queue\nmetadata:\n  name: test\n---\napiVersion: policy.karmada.io/v1alpha1\nkind: PropagationPolicy\nmetadata:\n  name: queue-pp\n  namespace: default\nspec:\n  resourceSelectors:\n    - {apiVersion: scheduling.volcano.sh/v1beta1, kind: Queue, name: test}\n  placement:\n    clusterAffinity:\n      clusterNames: [member1]\n",
+    );
+    let e = run_json(&["explain", "queue/test", "-f", &f, "-o", "json"]);
+    assert_eq!(e["resource"].get("namespace"), None, "{e}");
+    assert_eq!(e["eventual"], Value::Null);
+    assert_eq!(
+        e["notes"][1],
+        "pp/default/queue-pp has a selector for this template that never matches: Queue is cluster-scoped, and Karmada matches cluster-scoped templates only against ClusterPropagationPolicies"
+    );
 }

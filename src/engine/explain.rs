@@ -527,13 +527,20 @@ fn never_matching_selectors_aimed_at(state: &State, t: usize) -> Vec<Note> {
     let group = crate::model::group_of(&tpl.api_version);
     let mut notes = Vec::new();
     for (_, policy) in state.live_policies() {
-        if policy.kind == PolicyKind::PropagationPolicy && policy.namespace != *tpl.namespace {
+        // A PropagationPolicy of another namespace never aims at a namespaced template; one
+        // aimed at a cluster-scoped template is what `pp-selects-cluster-scoped` explains.
+        if policy.kind == PolicyKind::PropagationPolicy
+            && !tpl.namespace.is_empty()
+            && policy.namespace != *tpl.namespace
+        {
             continue;
         }
         let aimed = policy.spec.resource_selectors.iter().filter(|rs| {
             rs.kind == *tpl.kind
                 && crate::model::group_of(&rs.api_version) == group
-                && (rs.namespace.is_empty() || rs.namespace == *tpl.namespace)
+                && (rs.namespace.is_empty()
+                    || rs.namespace == *tpl.namespace
+                    || tpl.namespace.is_empty())
                 && (rs.name.is_empty() || rs.name == *tpl.name)
         });
         for rs in aimed {
