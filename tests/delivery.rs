@@ -277,7 +277,8 @@ fn dead_policy_and_unknown_gate() {
 }
 
 /// preempt-check: a Lazy new owner defers the move; a deleted policy leaves its objects on the
-/// member clusters (orphaned).
+/// member clusters (orphaned) when no other policy claims them, and its binding to the policy
+/// that claims them next otherwise (claim-and-preemption.md §6.1).
 #[test]
 fn preempt_check_notes_lazy_and_orphaned_objects() {
     let dir = tempfile::tempdir().unwrap();
@@ -291,6 +292,20 @@ fn preempt_check_notes_lazy_and_orphaned_objects() {
     assert_eq!(code, 0, "{err}");
     assert!(text.contains("Notes:"), "{text}");
     assert!(text.contains("deployment/default/nginx: pp/default/b is activationPreference: Lazy, so its binding follows only on the template's next update"), "{text}");
+    assert!(!text.contains("orphaned"), "{text}");
+    // Without pp/default/b nothing claims nginx next: its objects stay, orphaned.
+    let text_a = std::fs::read_to_string(&f).unwrap();
+    let only_a = text_a
+        .split("\n---\n")
+        .take(2)
+        .collect::<Vec<_>>()
+        .join("\n---\n");
+    std::fs::write(&f, only_a).unwrap();
+    let (code, text, err) = run(
+        &["preempt-check", "-f", &f, "--delete", "pp/default/a"],
+        None,
+    );
+    assert_eq!(code, 0, "{err}");
     assert!(text.contains("deleting pp/default/a releases what it held (deployment/default/nginx); the objects already on member clusters stay in place, orphaned, not removed"), "{text}");
 }
 
@@ -472,4 +487,27 @@ fn explain_without_cluster_objects_says_the_placement_was_not_evaluated() {
     let v: J = serde_json::from_str(&out).unwrap();
     assert!(v.get("placementUnknown").is_none(), "{out}");
     assert!(v["placement"].is_object(), "{out}");
+}
+
+/// Without Cluster objects a placement given by a field selector is not evaluated: preempt-check
+/// says no cluster stops or starts receiving the template (lreimer/hands-on-karmada's region
+/// policy), as explain says "placement: not evaluated".
+#[test]
+fn preempt_check_claims_no_delivery_change_for_a_placement_it_cannot_evaluate() {
+    let (code, text, err) = run(
+        &[
+            "preempt-check",
+            "-f",
+            "testdata/preempt-check/unknown-placement.yaml",
+            "--delete",
+            "pp/default/a-by-name",
+        ],
+        None,
+    );
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        text.contains("deployment/default/nginx: pp/default/a-by-name -> pp/default/b-by-region"),
+        "{text}"
+    );
+    assert!(!text.contains("receiving"), "{text}");
 }

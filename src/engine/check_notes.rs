@@ -17,8 +17,8 @@ pub enum CheckNote {
         resource: ObjectRef,
         policy: PolicyRef,
     },
-    /// `policy` is deleted: the templates it held are released, and their objects on the member
-    /// clusters stay in place, orphaned, not removed.
+    /// `policy` is deleted: the templates it held that no other policy claims next are
+    /// released, and their objects on the member clusters stay in place, orphaned, not removed.
     OrphanedOnDelete {
         policy: PolicyRef,
         resources: Vec<ObjectRef>,
@@ -44,12 +44,21 @@ pub fn notes(r: &CheckReport) -> Vec<CheckNote> {
         }
     }
     for deleted in &r.world.deleted {
-        let resources: Vec<ObjectRef> = r
+        let held: Vec<_> = r
             .resources
             .iter()
             .filter(|c| c.before.as_ref() == Some(deleted))
+            .collect();
+        // A template another policy claims next keeps its binding, which the new claimer
+        // updates: only those left unclaimed are orphaned (claim-and-preemption.md §6.1).
+        let resources: Vec<ObjectRef> = held
+            .iter()
+            .filter(|c| c.after.is_none())
             .map(|c| st.templates[c.template].reference())
             .collect();
+        if !held.is_empty() && resources.is_empty() {
+            continue;
+        }
         out.push(CheckNote::OrphanedOnDelete {
             policy: deleted.clone(),
             resources,
@@ -150,7 +159,15 @@ pub fn delivery_changes(r: &CheckReport, inputs: &DeliveryInputs<'_>) -> Vec<Del
                 .map(|d| d.overrides.iter().cloned().map(received).collect())
                 .unwrap_or_default()
         };
-        let clusters = if moved && !inputs.overrides.is_empty() {
+        // Without Cluster objects only a placement given by cluster names says which clusters
+        // receive the template; another (a label or field selector) is not evaluated, and no
+        // cluster can be said to start or stop receiving it.
+        let unknown = |state: &super::state::State, owner: Option<&PolicyRef>| {
+            inputs.clusters.is_empty()
+                && placement_of(state, owner).is_some_and(|p| !p.targets_only_named_clusters())
+        };
+        let known = !unknown(inputs.before, c.before.as_ref()) && !unknown(st, Some(after));
+        let clusters = if moved && known && !inputs.overrides.is_empty() {
             compare(&shares(&before_d), &shares(&after_d))
         } else {
             Vec::new()
