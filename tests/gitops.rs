@@ -590,3 +590,38 @@ fn a_duplicate_in_a_kustomize_tree_names_the_file_of_the_first_copy() {
         dup["message"]
     );
 }
+
+/// The summary counts a policy once per control plane: the plain files join every undeclared
+/// kustomize root of the repository (lehuannhatrang/stateful-migration-operator has four), and
+/// their one policy is still one.
+#[test]
+fn a_plain_policy_joining_every_undeclared_root_is_counted_once() {
+    if !kustomize_available("a_plain_policy_joining_every_undeclared_root_is_counted_once") {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let cm = |name: &str| {
+        format!(
+            "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: {name}\n  namespace: default\n"
+        )
+    };
+    write(
+        dir.path(),
+        &[
+            ("a/kustomization.yaml", "resources:\n  - cm.yaml\n"),
+            ("a/cm.yaml", &cm("a")),
+            ("b/kustomization.yaml", "resources:\n  - cm.yaml\n"),
+            ("b/cm.yaml", &cm("b")),
+            ("plain/pp.yaml", BASE_POLICY),
+        ],
+    );
+    let o = run::bin()
+        .args(["lint", "-o", "json", "."])
+        .current_dir(dir.path())
+        .output()
+        .unwrap();
+    let report: serde_json::Value = serde_json::from_slice(&o.stdout)
+        .unwrap_or_else(|e| panic!("{e}: {}{}", stdout(&o), stderr(&o)));
+    assert_eq!(kustomize::environment_names(&report), ["a", "b"]);
+    assert_eq!(report["summary"]["policies"], 1, "{}", report["summary"]);
+}

@@ -166,6 +166,7 @@ pub fn lint_repository(req: &RepositoryRequest<'_>) -> Result<RepoLinted, Unknow
     let mapper = repo.mapper();
     let mut merged: Vec<(Finding, Vec<String>)> = Vec::new();
     let mut counted = BTreeSet::new();
+    let mut counted_policies = BTreeSet::new();
     // What was read of the repository's Karmada, once for every environment it holds for.
     let mut read_settings: Vec<(String, RepositorySettings)> = Vec::new();
     for plan in &repo.plans {
@@ -207,7 +208,16 @@ pub fn lint_repository(req: &RepositoryRequest<'_>) -> Result<RepoLinted, Unknow
                 .and_then(|b| b.environments.iter().find(|e| e.name == env.name));
             let (env_findings, inventory) =
                 lint_environment(&mut env, &namespaces, &env_opts, &mapper, stored);
-            out.policies += inventory.policies().count();
+            // Each policy once per control plane: the plain files join every undeclared root
+            // of the repository (one target, maybe one API server), where they hold their
+            // policies once; a file two Flux instances apply is in two control planes.
+            for p in inventory.policies() {
+                let d = &inventory.documents[p.doc];
+                let target = (plan.instance.clone(), plan.target.to_string());
+                if counted_policies.insert((target, d.source.name.clone(), d.index)) {
+                    out.policies += 1;
+                }
+            }
             if let Some(n) = super::clusters_note(&inventory, &env_opts) {
                 if !out.notes.contains(&n) {
                     out.notes.push(n);
