@@ -298,16 +298,20 @@ fn write(root: &Path, files: &[(&str, &str)]) {
 
 const BASE_POLICY: &str = "apiVersion: policy.karmada.io/v1alpha1\nkind: PropagationPolicy\nmetadata:\n  name: web\nspec:\n  resourceSelectors:\n    - apiVersion: apps/v1\n      kind: Deployment\n      name: web\n  placement:\n    clusterAffinity:\n      clusterNames: [member1]\n";
 
-/// `(rule, file:line)` of every finding of `lint -o json` over `dir`.
-fn places(dir: &Path) -> Vec<(String, String)> {
+/// The report of `lint -o json .` run in `dir`.
+fn report_in(dir: &Path) -> serde_json::Value {
     let o = Command::new(env!("CARGO_BIN_EXE_kubectl-karmada_policy"))
         .args(["lint", "-o", "json", "."])
         .current_dir(dir)
         .output()
         .unwrap();
-    let v: serde_json::Value = serde_json::from_slice(&o.stdout)
-        .unwrap_or_else(|e| panic!("{e}: {}{}", stdout(&o), stderr(&o)));
-    v["findings"]
+    serde_json::from_slice(&o.stdout)
+        .unwrap_or_else(|e| panic!("{e}: {}{}", stdout(&o), stderr(&o)))
+}
+
+/// `(rule, file:line)` of every finding of `lint -o json` over `dir`.
+fn places(dir: &Path) -> Vec<(String, String)> {
+    report_in(dir)["findings"]
         .as_array()
         .unwrap()
         .iter()
@@ -495,13 +499,7 @@ fn a_kustomization_in_the_directory_linted_as_dot_is_built_and_named_dot() {
             ("policy.yaml", &BASE_POLICY.replace("member1", "member_1")),
         ],
     );
-    let o = run::bin()
-        .args(["lint", "-o", "json", "."])
-        .current_dir(dir.path())
-        .output()
-        .unwrap();
-    let report: serde_json::Value = serde_json::from_slice(&o.stdout)
-        .unwrap_or_else(|e| panic!("{e}: {}{}", stdout(&o), stderr(&o)));
+    let report = report_in(dir.path());
     assert_eq!(kustomize::environment_names(&report), ["."]);
     // The policy is rendered and judged: its cluster name is refused where it is written.
     assert_eq!(
@@ -530,13 +528,7 @@ fn a_chart_in_the_directory_linted_as_dot_is_rendered() {
             ),
         ],
     );
-    let o = run::bin()
-        .args(["lint", "-o", "json", "."])
-        .current_dir(dir.path())
-        .output()
-        .unwrap();
-    let report: serde_json::Value = serde_json::from_slice(&o.stdout)
-        .unwrap_or_else(|e| panic!("{e}: {}{}", stdout(&o), stderr(&o)));
+    let report = report_in(dir.path());
     assert_eq!(kustomize::environment_names(&report), ["."]);
     assert_eq!(
         places(dir.path()),
@@ -567,13 +559,7 @@ fn a_duplicate_in_a_kustomize_tree_names_the_file_of_the_first_copy() {
             ("app/crd/stale.yaml", cpp),
         ],
     );
-    let o = run::bin()
-        .args(["lint", "-o", "json", "."])
-        .current_dir(dir.path())
-        .output()
-        .unwrap();
-    let report: serde_json::Value = serde_json::from_slice(&o.stdout)
-        .unwrap_or_else(|e| panic!("{e}: {}{}", stdout(&o), stderr(&o)));
+    let report = report_in(dir.path());
     let dup = report["findings"]
         .as_array()
         .unwrap()
@@ -615,13 +601,7 @@ fn a_plain_policy_joining_every_undeclared_root_is_counted_once() {
             ("plain/pp.yaml", BASE_POLICY),
         ],
     );
-    let o = run::bin()
-        .args(["lint", "-o", "json", "."])
-        .current_dir(dir.path())
-        .output()
-        .unwrap();
-    let report: serde_json::Value = serde_json::from_slice(&o.stdout)
-        .unwrap_or_else(|e| panic!("{e}: {}{}", stdout(&o), stderr(&o)));
+    let report = report_in(dir.path());
     assert_eq!(kustomize::environment_names(&report), ["a", "b"]);
     assert_eq!(report["summary"]["policies"], 1, "{}", report["summary"]);
 }
