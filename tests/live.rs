@@ -416,7 +416,8 @@ fn preempt_check_live_writes_nothing() {
     assert_eq!(web["after"]["name"], "web-priority");
 
     let o = run(&kc, &["preempt-check", "--delete", "pp/default/nope"]);
-    assert_eq!(o.code, 2, "{}", o.stderr);
+    // Not there to delete: not found (docs/exit-codes.md).
+    assert_eq!(o.code, 4, "{}", o.stderr);
 
     // Nothing reached the server but reads.
     let reqs = s.requests();
