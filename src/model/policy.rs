@@ -165,9 +165,7 @@ impl Placement {
     /// Whether the placement restricts clusters only by explicit names (no label or field
     /// selectors, no empty affinity that would mean "every cluster").
     pub fn targets_only_named_clusters(&self) -> bool {
-        let by_names = |a: &ClusterAffinity| {
-            !a.cluster_names.is_empty() && a.label_selector.is_none() && a.field_selector.is_none()
-        };
+        let by_names = ClusterAffinity::selects_by_names_only;
         match (&self.cluster_affinity, &self.cluster_affinities) {
             (Some(a), None) => by_names(a),
             (None, Some(terms)) if !terms.is_empty() => terms.iter().all(|t| {
@@ -202,6 +200,31 @@ impl ClusterAffinity {
             && self.field_selector.is_none()
             && self.cluster_names.is_empty()
             && self.exclude.is_empty()
+    }
+
+    /// Whether the affinity selects by `clusterNames` alone: no label or field selector, and
+    /// at least one name (with none, it matches every cluster; `util.ClusterMatches`).
+    pub fn selects_by_names_only(&self) -> bool {
+        !self.cluster_names.is_empty()
+            && self.label_selector.is_none()
+            && self.field_selector.is_none()
+    }
+
+    /// The clusters an affinity that [selects by names only](Self::selects_by_names_only) can
+    /// match, sorted and without `exclude`d names; `None` for any other affinity.
+    pub fn selectable_names(&self) -> Option<Vec<&str>> {
+        if !self.selects_by_names_only() {
+            return None;
+        }
+        let mut names: Vec<&str> = self
+            .cluster_names
+            .iter()
+            .map(String::as_str)
+            .filter(|n| !self.exclude.iter().any(|x| x == n))
+            .collect();
+        names.sort_unstable();
+        names.dedup();
+        Some(names)
     }
 }
 
@@ -411,6 +434,21 @@ pub struct SchedulePriority {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn selectable_names_are_the_names_less_exclude_and_only_for_name_only_affinities() {
+        let a: ClusterAffinity =
+            serde_json::from_str(r#"{"clusterNames":["m2","m1","m2","m3"],"exclude":["m3"]}"#)
+                .unwrap();
+        assert_eq!(a.selectable_names(), Some(vec!["m1", "m2"]));
+        let labels: ClusterAffinity = serde_json::from_str(
+            r#"{"clusterNames":["m1"],"labelSelector":{"matchLabels":{"a":"b"}}}"#,
+        )
+        .unwrap();
+        assert_eq!(labels.selectable_names(), None);
+        // No names: every cluster, not none.
+        assert_eq!(ClusterAffinity::default().selectable_names(), None);
+    }
 
     #[test]
     fn empty_label_selector_is_kept_distinct_from_absent() {

@@ -210,12 +210,17 @@ fn check_weights_by_name(
     let Some(list) = static_weights(placement) else {
         return;
     };
-    let Some(names) = names_only(placement.cluster_affinity.as_ref()).filter(|_| {
-        placement
-            .cluster_affinities
-            .as_ref()
-            .is_none_or(Vec::is_empty)
-    }) else {
+    let Some(names) = placement
+        .cluster_affinity
+        .as_ref()
+        .and_then(ClusterAffinity::selectable_names)
+        .filter(|_| {
+            placement
+                .cluster_affinities
+                .as_ref()
+                .is_none_or(Vec::is_empty)
+        })
+    else {
         return;
     };
     if names.is_empty() {
@@ -223,30 +228,12 @@ fn check_weights_by_name(
     }
     let mut matched = Vec::with_capacity(list.len());
     for e in list {
-        let Some(targets) = names_only(Some(&e.target_cluster)) else {
+        let Some(targets) = e.target_cluster.selectable_names() else {
             return;
         };
         matched.push(names.iter().any(|n| targets.contains(n)));
     }
     report_weights(a, i, p, list, &matched, &names, out);
-}
-
-/// The clusters an affinity given by `clusterNames` alone (less `exclude`) can match; `None`
-/// when it has a label or field selector, or no names (it matches every cluster).
-fn names_only(affinity: Option<&ClusterAffinity>) -> Option<Vec<&str>> {
-    let a = affinity?;
-    if a.label_selector.is_some() || a.field_selector.is_some() || a.cluster_names.is_empty() {
-        return None;
-    }
-    let mut names: Vec<&str> = a
-        .cluster_names
-        .iter()
-        .map(String::as_str)
-        .filter(|n| !a.exclude.iter().any(|x| x == n))
-        .collect();
-    names.sort_unstable();
-    names.dedup();
-    Some(names)
 }
 
 /// The findings of a static weight list whose entries `matched` a selectable cluster or not.
