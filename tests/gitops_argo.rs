@@ -181,3 +181,63 @@ fn base_reports_ownership_changes_for_the_karmada_destination_only() {
         serde_json::json!(["karmada-apiserver"])
     );
 }
+
+/// The app of apps kept in the directory it syncs (`root`, in argocd/, syncs argocd/: applied
+/// once by hand, then it manages itself) is a root: only its own source holds it. Before, no
+/// Application counted as a root, the repository fell back to plain manifests, and the two
+/// destinations' policies were merged (a false duplicate-identity between them).
+#[test]
+fn an_application_that_syncs_its_own_directory_is_still_a_root() {
+    let dir = tempfile::tempdir().unwrap();
+    let app = |name: &str, path: &str, destination: &str| {
+        format!(
+            "apiVersion: argoproj.io/v1alpha1\nkind: Application\nmetadata:\n  name: {name}\n  namespace: argocd\nspec:\n  project: default\n  source:\n    repoURL: https://github.com/example/this-repo.git\n    targetRevision: HEAD\n    path: {path}\n  destination:\n    {destination}\n    namespace: web\n"
+        )
+    };
+    let apps = [
+        app("root", "argocd", "server: https://kubernetes.default.svc"),
+        app("web-prod", "envs/prod", "name: karmada-prod"),
+        app("web-staging", "envs/staging", "name: karmada-staging"),
+    ]
+    .join("---\n");
+    let policy = |member: &str| {
+        format!("apiVersion: policy.karmada.io/v1alpha1\nkind: PropagationPolicy\nmetadata:\n  name: web\n  namespace: web\nspec:\n  resourceSelectors:\n    - {{apiVersion: apps/v1, kind: Deployment, name: web}}\n  placement:\n    clusterAffinity:\n      clusterNames: [{member}]\n")
+    };
+    for (file, text) in [
+        ("argocd/apps.yaml", apps),
+        ("envs/prod/pp.yaml", policy("prod-member1")),
+        ("envs/staging/pp.yaml", policy("staging-member1")),
+    ] {
+        let path = dir.path().join(file);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, text).unwrap();
+    }
+    let o = Command::new(env!("CARGO_BIN_EXE_kubectl-karmada_policy"))
+        .args(["lint", "-o", "json", "."])
+        .current_dir(dir.path())
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(0), "{}{}", stdout(&o), stderr(&o));
+    let v = json(&o);
+    let environments: Vec<(&str, bool)> = v["environments"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| {
+            (
+                e["name"].as_str().unwrap(),
+                e["karmadaApiServer"].as_bool().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        environments,
+        [
+            ("in-cluster", false),
+            ("karmada-prod", true),
+            ("karmada-staging", true)
+        ]
+    );
+    assert_eq!(places(&v), []);
+    assert_eq!(v["summary"]["policies"], 2, "{v}");
+}

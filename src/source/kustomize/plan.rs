@@ -14,7 +14,8 @@
 //! by directory, as a cluster each (applied by hand).
 //!
 //! **Argo CD.** Applications (and those ApplicationSets generate) that no other Application's
-//! source holds are roots; an Application whose destination is Argo CD's own cluster and whose
+//! source holds are roots (one that holds only itself, the app of apps that manages its own
+//! directory, too); an Application whose destination is Argo CD's own cluster and whose
 //! source holds Applications (app-of-apps) is followed. Each destination is an environment: a
 //! source with a kustomization is built, one with a `Chart.yaml` rendered with its Helm values,
 //! a plain directory read (its subdirectories only with `directory.recurse`); `path: .` is the
@@ -65,6 +66,10 @@ pub fn plan(
     plans.extend(p.argo_plans(&found));
     let declared = !plans.is_empty();
     plans.extend(p.rest(declared));
+    // An Application set found again down the app of apps (the root's own directory, read
+    // again when it is followed) says the same thing again.
+    let mut said = BTreeSet::new();
+    notes.retain(|n| said.insert(n.clone()));
     plans
 }
 
@@ -593,16 +598,26 @@ impl Planner<'_> {
         if found.apps.is_empty() {
             return Vec::new();
         }
-        let held: BTreeSet<PathBuf> = found
-            .apps
-            .iter()
-            .flat_map(|a| a.sources.iter())
-            .flat_map(|s| self.argo_files(s))
-            .collect();
+        // Which Applications each file is applied by. An Application that only its own source
+        // holds manages itself (the app of apps kept in the directory it syncs, applied once by
+        // hand): a root all the same.
+        let mut held_by: BTreeMap<PathBuf, BTreeSet<(&PathBuf, &str)>> = BTreeMap::new();
+        for a in &found.apps {
+            for file in a.sources.iter().flat_map(|s| self.argo_files(s)) {
+                held_by
+                    .entry(file)
+                    .or_default()
+                    .insert((&a.file, a.name.as_str()));
+            }
+        }
         let roots: Vec<ArgoApp> = found
             .apps
             .iter()
-            .filter(|a| !held.contains(&a.file))
+            .filter(|a| {
+                held_by
+                    .get(&a.file)
+                    .is_none_or(|by| by.iter().all(|&h| h == (&a.file, a.name.as_str())))
+            })
             .cloned()
             .collect();
         let mut by_destination: BTreeMap<String, (Vec<Unit>, BTreeSet<PathBuf>)> = BTreeMap::new();
