@@ -146,13 +146,16 @@ fn broken_file(repo: &Repository, dir: &Path) -> Option<RenderFailure> {
 }
 
 /// The place in a kustomization of the build that names a path the message quotes (the last
-/// quoted, the innermost cause, first).
+/// quoted, the innermost cause, first). Kustomize nests quotes (`err='accumulating resources
+/// from 'URL': ...'`), so every stretch between two quotes that is one word counts, not only
+/// every other one.
 fn quoted_place(repo: &Repository, dir: &Path, message: &str) -> Option<(PathBuf, Span)> {
-    let quoted: Vec<&str> = message
-        .split('\'')
-        .skip(1)
-        .step_by(2)
-        .filter(|q| !q.is_empty() && !q.contains(' '))
+    let pieces: Vec<&str> = message.split('\'').collect();
+    let inner = pieces.get(1..pieces.len().saturating_sub(1)).unwrap_or(&[]);
+    let quoted: Vec<&str> = inner
+        .iter()
+        .copied()
+        .filter(|q| !q.is_empty() && !q.contains(char::is_whitespace))
         .collect();
     let closure = repo.closure(dir);
     for q in quoted.iter().rev() {
@@ -177,7 +180,14 @@ fn scalar_named(node: &Node, name: &str) -> Option<Span> {
     match &node.value {
         Value::Str(s) => {
             let s = s.split_once('=').map_or(s.as_str(), |(_, p)| p);
+            // `dir/` names `dir`; a name that is only slashes names nothing (every directory
+            // entry written `base/` would end with its empty last part).
+            let name = name.trim_end_matches('/');
             let file = name.rsplit('/').next().unwrap_or(name);
+            if file.is_empty() {
+                return None;
+            }
+            let s = s.trim_end_matches('/');
             (s == name || s.ends_with(&format!("/{file}")) || s == file).then_some(node.span)
         }
         Value::Seq(items) => items.iter().find_map(|i| scalar_named(i, name)),
@@ -212,6 +222,30 @@ mod tests {
         assert_eq!(f.file, app.join("kustomization.yaml"));
         assert_eq!((f.span.start.line, f.span.start.col), (4, 5));
         assert_eq!(f.kind, FailureKind::Render);
+    }
+
+    /// Kustomize quotes the URL inside a quoted cause, and the fetch's message quotes the URL's
+    /// directory with a trailing slash: the entry is the URL's, not the next `dir/` entry.
+    #[test]
+    fn a_remote_resource_that_fails_is_reported_at_its_url_not_at_a_directory_entry() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        std::fs::create_dir_all(root.join("app/base")).unwrap();
+        std::fs::write(
+            root.join("app/kustomization.yaml"),
+            "resources:\n  - https://example.invalid/v1/components.yaml\n  - base/\n",
+        )
+        .unwrap();
+        std::fs::write(root.join("app/base/kustomization.yaml"), "resources: []\n").unwrap();
+        let files = files::expand(&[root.display().to_string()], &|_| false).unwrap();
+        let repo = discover(&files);
+        let app = crate::source::kustomize::normalize(&root.join("app"));
+        let err = RenderError::Build(
+            "accumulating resources: accumulation err='accumulating resources from 'https://example.invalid/v1/components.yaml': Get \"https://example.invalid/v1/components.yaml\": no such host': failed to run 'git fetch --depth=1 https://example.invalid/v1 HEAD': fatal: unable to access 'https://example.invalid/v1/': Could not resolve host: example.invalid : exit status 128".into(),
+        );
+        let f = locate(&repo, &app, &err);
+        assert_eq!(f.file, app.join("kustomization.yaml"));
+        assert_eq!((f.span.start.line, f.span.start.col), (2, 5));
     }
 
     #[test]
