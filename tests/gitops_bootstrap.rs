@@ -951,3 +951,49 @@ fn explain_and_preempt_check_take_each_environments_gates_from_its_karmada() {
         stderr(&o)
     );
 }
+
+/// A Kustomization applied by hand (no bootstrap root reaches it) whose source is a
+/// GitRepository of another URL than the bootstrap's reads that repository: its `path` is not a
+/// directory of this one, even when a directory of that name exists here (lreimer/
+/// hands-on-karmada's podinfo example beside its own `kustomize/`). That directory stays loose
+/// files of its own.
+#[test]
+fn a_kustomization_applied_by_hand_from_another_repository_is_not_followed_here() {
+    let test = "a_kustomization_applied_by_hand_from_another_repository_is_not_followed_here";
+    if !kustomize_available(test) {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    write_owned(root, &bootstrap("member1"));
+    let foreign = "apiVersion: source.toolkit.fluxcd.io/v1\nkind: GitRepository\nmetadata:\n  name: podinfo\nspec:\n  url: https://github.com/stefanprodan/podinfo\n---\napiVersion: kustomize.toolkit.fluxcd.io/v1\nkind: Kustomization\nmetadata:\n  name: podinfo\nspec:\n  path: ./kustomize/\n  sourceRef:\n    kind: GitRepository\n    name: podinfo\n";
+    let own = POLICY.replace("name: web\n  namespace", "name: local\n  namespace");
+    write(
+        root,
+        &[
+            ("examples/podinfo.yaml", foreign),
+            ("kustomize/pp.yaml", own.as_str()),
+        ],
+    );
+    let (o, v) = lint_json(root, &[]);
+    assert_eq!(o.status.code(), Some(0), "{}{}", stdout(&o), stderr(&o));
+    assert!(
+        stderr(&o).contains(
+            "examples/podinfo.yaml: Flux Kustomization podinfo: its source GitRepository podinfo is another repository; not linted"
+        ),
+        "{}",
+        stderr(&o)
+    );
+    assert_eq!(
+        environment_names(&v),
+        ["member1", "examples", "kustomize"],
+        "{v}"
+    );
+    let targets: Vec<&str> = v["environments"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| e["target"].as_str().unwrap())
+        .collect();
+    assert!(targets[2].starts_with("loose files"), "{targets:?}");
+}

@@ -178,6 +178,10 @@ impl Planner<'_> {
                 loose.entry(dir).or_default().push(k.clone());
             }
         }
+        // Applied by hand, a Kustomization's files still come from its source: when the
+        // repository bootstraps Flux, its own source is the bootstrap's, and a loose
+        // Kustomization whose source has another URL reads another repository.
+        let own_source = instances.iter().find_map(|i| i.source.clone());
         instances.clear();
         for (dir, roots) in loose {
             let by_hand = match kustomization_file(&dir) {
@@ -192,7 +196,9 @@ impl Planner<'_> {
             instances.push(Instance {
                 name: cluster_name(&dir),
                 source_root: None,
-                source: roots.first().map(|k| k.source.clone()),
+                source: own_source
+                    .clone()
+                    .or_else(|| roots.first().map(|k| k.source.clone())),
                 dir,
                 roots,
                 by_hand,
@@ -423,12 +429,11 @@ impl Planner<'_> {
             return false;
         }
         let url = |r: &SourceRef| {
-            found.sources.iter().find(|s| &s.reference == r).map(|s| {
-                s.url
-                    .trim_end_matches('/')
-                    .trim_end_matches(".git")
-                    .to_string()
-            })
+            found
+                .sources
+                .iter()
+                .find(|s| &s.reference == r)
+                .map(|s| repository_of(&s.url))
         };
         matches!((url(own), url(source)), (Some(a), Some(b)) if a != b)
     }
@@ -1012,4 +1017,58 @@ fn unique_names(plans: &mut [Plan]) {
 pub fn dir_name(dir: &Path) -> String {
     dir.file_name()
         .map_or_else(|| shown_dir(dir), |n| n.to_string_lossy().into_owned())
+}
+
+/// A repository URL as the repository it names, whatever the protocol: `host/path`, without
+/// scheme, user, `.git` or a trailing slash, the host in lower case
+/// (`ssh://git@github.com/a/b.git`, `git@github.com:a/b` and `https://github.com/a/b/` are one).
+fn repository_of(url: &str) -> String {
+    let url = url.trim();
+    let (rest, scp) = match url.split_once("://") {
+        Some((_, rest)) => (rest, false),
+        None => (url, true),
+    };
+    let rest = rest
+        .split_once('@')
+        .map_or(rest, |(user, r)| if user.contains('/') { rest } else { r });
+    let (host, path) = match (scp, rest.split_once(':')) {
+        (true, Some((h, p))) if !h.contains('/') => (h, p),
+        _ => rest.split_once('/').unwrap_or((rest, "")),
+    };
+    let path = path.trim_end_matches('/').trim_end_matches(".git");
+    format!(
+        "{}/{}",
+        host.to_ascii_lowercase(),
+        path.trim_start_matches('/')
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::repository_of;
+
+    #[test]
+    fn one_repository_whatever_the_protocol() {
+        let one = "github.com/example/this-repo";
+        for url in [
+            "ssh://git@github.com/example/this-repo",
+            "https://github.com/example/this-repo.git",
+            "https://GitHub.com/example/this-repo/",
+            "git@github.com:example/this-repo.git",
+            "ssh://git@github.com:22/example/this-repo",
+        ] {
+            let got = repository_of(url);
+            // A port stays part of the host: the same server all the same for this purpose
+            // only when written alike, which is what Flux's own URLs do.
+            if url.contains(":22") {
+                assert_eq!(got, "github.com:22/example/this-repo", "{url}");
+            } else {
+                assert_eq!(got, one, "{url}");
+            }
+        }
+        assert_ne!(
+            repository_of("https://github.com/stefanprodan/podinfo"),
+            one
+        );
+    }
 }
