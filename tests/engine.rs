@@ -785,6 +785,52 @@ fn an_hpa_is_claimed_in_the_version_the_detector_watches() {
     assert_eq!(rules, ["selector-never-matches"]);
 }
 
+/// A kind the built-in table does not know is taken as namespaced, unless a
+/// CustomResourceDefinition of the inputs says `scope: Cluster`: then its objects have no
+/// namespace, no PropagationPolicy can claim them (`pkg/detector/detector.go`
+/// `LookForMatchedPolicy`), and lint and explain say so alike, whichever file the CRD is in.
+#[test]
+fn a_crd_in_the_inputs_decides_the_scope_of_its_kind_for_lint_and_explain() {
+    let dir = tempfile::tempdir().unwrap();
+    let crd = write(
+        dir.path(),
+        "crd.yaml",
+        "apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\nmetadata:\n  name: widgets.example.com\nspec:\n  group: example.com\n  names: {kind: Widget, plural: widgets}\n  scope: Cluster\n  versions: [{name: v1, served: true, storage: true}]\n",
+    );
+    let widget = write(
+        dir.path(),
+        "widget.yaml",
+        "apiVersion: example.com/v1\nkind: Widget\nmetadata:\n  name: w\n---\napiVersion: policy.karmada.io/v1alpha1\nkind: PropagationPolicy\nmetadata:\n  name: widget-pp\nspec:\n  resourceSelectors:\n    - {apiVersion: example.com/v1, kind: Widget, name: w}\n  placement:\n    clusterAffinity:\n      clusterNames: [member1]\n---\napiVersion: policy.karmada.io/v1alpha1\nkind: ClusterPropagationPolicy\nmetadata:\n  name: widget-cpp\nspec:\n  resourceSelectors:\n    - {apiVersion: example.com/v1, kind: Widget}\n  placement:\n    clusterAffinity:\n      clusterNames: [member2]\n",
+    );
+    let rules = |args: &[&str]| -> Vec<String> {
+        let lint = run(args);
+        let report: Value = serde_json::from_str(&lint.stdout).unwrap();
+        report["findings"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|f| f["rule"].as_str().unwrap().to_string())
+            .collect()
+    };
+    // Without the CRD: namespaced, the PP wins over the CPP.
+    assert_eq!(rules(&["lint", "-o", "json", &widget]), ["overlap"]);
+    let e = run_json(&["explain", "widget/w", "-f", &widget, "-o", "json"]);
+    assert_eq!(e["eventual"], pp("default", "widget-pp"));
+    // With it, in a file after the Widget's (the streamed lint sees it last): cluster-scoped.
+    for files in [[&widget, &crd], [&crd, &widget]] {
+        assert_eq!(
+            rules(&["lint", "-o", "json", files[0], files[1]]),
+            ["pp-selects-cluster-scoped"]
+        );
+        let e = run_json(&[
+            "explain", "widget/w", "-f", files[0], "-f", files[1], "-o", "json",
+        ]);
+        assert_eq!(e["resource"].get("namespace"), None, "{e}");
+        assert_eq!(e["eventual"]["kind"], "ClusterPropagationPolicy", "{e}");
+        assert_eq!(e["eventual"]["name"], "widget-cpp", "{e}");
+    }
+}
+
 /// A Volcano Queue is cluster-scoped (its CRD says `scope: Cluster`): Karmada consults no
 /// PropagationPolicy for it, and explain says which one was aimed at it.
 #[test]

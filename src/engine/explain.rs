@@ -544,7 +544,7 @@ fn never_matching_selectors_aimed_at(state: &State, t: usize) -> Vec<Note> {
                 && (rs.name.is_empty() || rs.name == *tpl.name)
         });
         for rs in aimed {
-            let namespaced = crate::kube::scope::is_namespaced(&rs.api_version, &rs.kind);
+            let namespaced = state.is_namespaced(&rs.api_version, &rs.kind);
             let never = state
                 .options
                 .filters

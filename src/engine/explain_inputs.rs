@@ -42,7 +42,10 @@ impl Wanted<'_> {
         if is_pp(api_version, kind) {
             return namespace.is_none_or(|ns| ns == self.namespace);
         }
-        group_of(api_version).ends_with("karmada.io") || name.is_none_or(|n| n == self.name)
+        // A CustomResourceDefinition says whether the template's kind is namespaced.
+        group_of(api_version).ends_with("karmada.io")
+            || kind == "CustomResourceDefinition"
+            || name.is_none_or(|n| n == self.name)
     }
 }
 

@@ -219,7 +219,7 @@ fn never_matched_reason(state: &State, p: usize) -> Option<String> {
     let reasons: Vec<NeverMatched> = selectors
         .iter()
         .filter_map(|rs| {
-            let namespaced = crate::kube::scope::is_namespaced(&rs.api_version, &rs.kind);
+            let namespaced = state.is_namespaced(&rs.api_version, &rs.kind);
             state
                 .options
                 .filters

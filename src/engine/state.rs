@@ -6,7 +6,8 @@ use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 
 use crate::model::{
-    Admission, Inventory, KarmadaVersion, Object, Policy, PolicyKind, PolicyRef, PropagationSpec,
+    group_of, Admission, DeclaredKind, Inventory, KarmadaVersion, Object, Policy, PolicyKind,
+    PolicyRef, PropagationSpec,
 };
 
 use super::claim::{ClaimMeta, Excluded, Filters};
@@ -453,6 +454,8 @@ impl AdmittedPolicy {
 pub struct Prepared {
     pub policies: Vec<AdmittedPolicy>,
     pub templates: Vec<TemplateEntry>,
+    /// The kinds the inputs' CustomResourceDefinitions declare, in input order.
+    pub declared: Vec<DeclaredKind>,
 }
 
 impl Prepared {
@@ -464,12 +467,14 @@ impl Prepared {
             let mut prepared = Prepared {
                 policies: Vec::new(),
                 templates: Vec::with_capacity(capacity),
+                declared: Vec::new(),
             };
             let mut shared = Shared::default();
             for object in part {
                 match object {
                     Object::Policy(p) => prepared.policies.push(AdmittedPolicy::new(p, version)),
                     Object::Template(t) => {
+                        prepared.declared.extend(t.declares.as_deref().cloned());
                         let entry = template_entry(filters, t.clone(), &mut shared);
                         prepared.templates.push(entry);
                     }
@@ -506,12 +511,14 @@ impl Prepared {
         let mut prepared = Prepared {
             policies: Vec::with_capacity(policies),
             templates: Vec::with_capacity(templates),
+            declared: Vec::new(),
         };
         let mut kept = Vec::with_capacity(objects.len() - templates - policies);
         let mut shared = Shared::default();
         for object in objects.drain(..) {
             match object {
-                Object::Template(t) => {
+                Object::Template(mut t) => {
+                    prepared.declared.extend(t.declares.take().map(|d| *d));
                     let entry = template_entry(&options.filters, t, &mut shared);
                     prepared.templates.push(entry);
                 }
@@ -544,6 +551,7 @@ impl Prepared {
                 shift(&mut t.doc);
                 t
             }));
+        self.declared.extend(other.declared);
     }
 }
 
@@ -627,9 +635,47 @@ pub struct State {
     /// Templates by (apiVersion, kind) and by full identity.
     templates_by_gvk: FastMap<Vec<usize>>,
     template_by_key: TemplateIndex,
+    /// The kinds the inputs' CustomResourceDefinitions declare (see [`State::is_namespaced`]).
+    declared: Vec<DeclaredKind>,
 }
 
 impl State {
+    /// Whether objects of the kind are namespaced: as a CustomResourceDefinition of the inputs
+    /// declares it (the last one, as the API server keeps the last applied), else as the
+    /// built-in table knows it ([`crate::kube::scope::is_namespaced`]).
+    pub fn is_namespaced(&self, api_version: &str, kind: &str) -> bool {
+        let group = group_of(api_version);
+        self.declared
+            .iter()
+            .rev()
+            .find(|d| d.group == group && d.kind == kind)
+            .map_or_else(
+                || crate::kube::scope::is_namespaced(api_version, kind),
+                |d| d.namespaced,
+            )
+    }
+
+    /// Templates of a kind the inputs declare cluster-scoped lose the namespace they were given:
+    /// the API server stores them without one (so the detector reads no PropagationPolicy
+    /// for them, `pkg/detector/detector.go` `LookForMatchedPolicy`), and the detector's
+    /// namespace filters do not apply to them.
+    fn serve_at_declared_scopes(&self, templates: &mut [TemplateEntry]) {
+        if self.declared.iter().all(|d| d.namespaced) {
+            return;
+        }
+        for t in templates.iter_mut() {
+            if t.namespace.is_empty() || self.is_namespaced(&t.api_version, &t.kind) {
+                continue;
+            }
+            t.namespace = Arc::from("");
+            t.excluded = self
+                .options
+                .filters
+                .excluded(&t.api_version, &t.kind, "", &t.name, &t.labels)
+                .map(Box::new);
+        }
+    }
+
     pub fn new(options: Options) -> State {
         State {
             options,
@@ -678,6 +724,7 @@ impl State {
         Some(Prepared {
             policies: admitted,
             templates: self.templates,
+            declared: self.declared,
         })
     }
 
@@ -687,8 +734,11 @@ impl State {
         let mut state = State::new(options);
         let Prepared {
             policies,
-            templates,
+            mut templates,
+            declared,
         } = prepared;
+        state.declared = declared;
+        state.serve_at_declared_scopes(&mut templates);
         if templates.len() < PARALLEL_MIN_OBJECTS {
             state.add_policies_and_objects(inv, policies);
             state.add_templates(templates);
@@ -1392,6 +1442,7 @@ pub(crate) mod testutil {
             kind: "Deployment".into(),
             meta: meta(Some(ns), name, labels, ann),
             doc: 0,
+            declares: None,
         })
     }
 

@@ -457,9 +457,13 @@ pub fn refold(
         mut objects,
         mut problems,
     } = inventory;
+    // The declared kinds of every file of either run: a kind's scope does not change between
+    // two revisions the way its objects do, and a declaration dropped from the second run is
+    // no reason to guess instead.
     let Prepared {
         mut policies,
         mut templates,
+        mut declared,
     } = prepared;
     let mut old_first = Vec::with_capacity(counts.len());
     let mut at = 0;
@@ -539,6 +543,7 @@ pub fn refold(
                 entries.append(prepared, offset);
                 templates.extend(entries.templates);
                 policies.extend(entries.policies);
+                declared.extend(entries.declared);
                 let keep = PartKeep {
                     findings,
                     identities,
@@ -576,6 +581,7 @@ pub fn refold(
     fold.prepared = Prepared {
         policies,
         templates,
+        declared,
     };
     fold.identities = identities;
     fold

@@ -203,6 +203,42 @@ pub struct Template {
     pub kind: String,
     pub meta: ObjectMeta,
     pub doc: usize,
+    /// For a CustomResourceDefinition, the kind it declares and at which scope.
+    pub declares: Option<Box<DeclaredKind>>,
+}
+
+/// A kind a CustomResourceDefinition of the input declares (`spec.group`, `spec.names.kind`,
+/// `spec.scope`): the API server serves its objects at that scope, with or without a namespace,
+/// whatever the built-in table of [`crate::kube::scope`] guesses for a kind it does not know.
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub struct DeclaredKind {
+    pub group: String,
+    pub kind: String,
+    pub namespaced: bool,
+}
+
+impl DeclaredKind {
+    /// What a CustomResourceDefinition's tree declares; `None` for any other object, or one
+    /// without a group, kind or a scope the API server accepts.
+    fn of(api_version: &str, kind: &str, root: &Node) -> Option<Box<DeclaredKind>> {
+        if group_of(api_version) != "apiextensions.k8s.io" || kind != "CustomResourceDefinition" {
+            return None;
+        }
+        let spec = root.get("spec")?;
+        fn text(n: Option<&Node>) -> Option<&str> {
+            n.and_then(Node::as_str).filter(|s| !s.is_empty())
+        }
+        let namespaced = match text(spec.get("scope"))? {
+            "Namespaced" => true,
+            "Cluster" => false,
+            _ => return None,
+        };
+        Some(Box::new(DeclaredKind {
+            group: text(spec.get("group"))?.to_string(),
+            kind: text(spec.get("names").and_then(|n| n.get("kind")))?.to_string(),
+            namespaced,
+        }))
+    }
 }
 
 /// A template's apiVersion as Karmada sees it: the API server's preferred version of its kind
@@ -463,6 +499,7 @@ impl Inventory {
                     kind: kind.into(),
                     meta,
                     doc,
+                    declares: None,
                 }),
             }
         } else if group == "work.karmada.io" {
@@ -480,6 +517,7 @@ impl Inventory {
             Object::Template(Template {
                 api_version: watched_api_version(api_version, kind),
                 kind: kind.into(),
+                declares: DeclaredKind::of(api_version, kind, root),
                 meta,
                 doc,
             })
@@ -637,6 +675,33 @@ fn drop_null_fields(v: &mut serde_json::Value) {
 mod tests {
     use super::*;
     use crate::source::{load, Source};
+
+    #[test]
+    fn a_crd_declares_its_kind_and_scope_and_nothing_else_does() {
+        let declared = |text: &str| {
+            let inv = Inventory::from_documents(load(Source::new("t", text)).documents, "ns");
+            match &inv.objects[..] {
+                [Object::Template(t)] => t.declares.as_deref().cloned(),
+                other => panic!("{other:?}"),
+            }
+        };
+        let crd = |scope: &str| {
+            format!("apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\nmetadata: {{name: widgets.example.com}}\nspec:\n  group: example.com\n  names: {{kind: Widget}}\n  scope: {scope}\n")
+        };
+        let widget = |namespaced| DeclaredKind {
+            group: "example.com".into(),
+            kind: "Widget".into(),
+            namespaced,
+        };
+        assert_eq!(declared(&crd("Cluster")), Some(widget(false)));
+        assert_eq!(declared(&crd("Namespaced")), Some(widget(true)));
+        // A scope the API server refuses declares nothing.
+        assert_eq!(declared(&crd("Global")), None);
+        assert_eq!(
+            declared("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c}\n"),
+            None
+        );
+    }
 
     #[test]
     fn of_one_policy_reference_the_last_document_is_the_applied_one() {

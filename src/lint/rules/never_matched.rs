@@ -2,7 +2,6 @@
 //! are the engine's, [`crate::engine::claim::NeverMatched`]).
 
 use crate::engine::claim::NeverMatched;
-use crate::kube::scope::is_namespaced;
 use crate::lint::analysis::Analysis;
 use crate::lint::finding::{Finding, Severity};
 use crate::lint::phase::{Check, Rule};
@@ -17,7 +16,10 @@ pub const PP_CLUSTER_SCOPED: RuleDoc = RuleDoc {
     rationale: "Karmada's detector looks for a PropagationPolicy only in the namespace of a template; a \
                 cluster-scoped template has none, so the search ends before any PropagationPolicy is read \
                 (`pkg/detector/detector.go` `LookForMatchedPolicy`) and only ClusterPropagationPolicies are \
-                consulted. The selector claims nothing, and the object is never propagated by this policy.",
+                consulted. The selector claims nothing, and the object is never propagated by this policy. \
+                A kind is cluster-scoped as a CustomResourceDefinition of the inputs declares it \
+                (`spec.scope`), else as the built-in table of Kubernetes and common add-on kinds knows it; \
+                an unknown kind is taken as namespaced.",
     example: "apiVersion: policy.karmada.io/v1alpha1\nkind: PropagationPolicy\nmetadata:\n  name: gpu-operator-ns\n  namespace: gpu-operator\nspec:\n  resourceSelectors:\n    - apiVersion: v1\n      kind: Namespace\n      name: gpu-operator\n  placement:\n    clusterAffinity:\n      clusterNames: [member1]\n",
     fix: "Make it a ClusterPropagationPolicy (`kind: ClusterPropagationPolicy`, no `metadata.namespace`), \
           or move the cluster-scoped selector into one.",
@@ -63,7 +65,7 @@ pub fn never_matched(a: &Analysis<'_>, p: usize) -> Vec<(usize, NeverMatched)> {
         .iter()
         .enumerate()
         .filter_map(|(i, rs)| {
-            let namespaced = is_namespaced(&rs.api_version, &rs.kind);
+            let namespaced = a.state.is_namespaced(&rs.api_version, &rs.kind);
             filters
                 .never_matched(policy.kind, rs, namespaced)
                 .map(|why| (i, why))
