@@ -53,6 +53,7 @@ fn generate() -> Inventory {
                     &[("app", app), ("tier", ["web", "db", "cache"][i % 3].into())],
                 ),
                 doc: 0,
+                declares: None,
             }));
         }
         for i in 0..PPS_PER_NAMESPACE {

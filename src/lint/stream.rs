@@ -433,7 +433,7 @@ pub enum Refile {
     /// The finished run's file of this number, unchanged; with what its fold kept aside.
     Same(usize, PartKeep),
     /// A file of the second run only.
-    New(FilePart),
+    New(Box<FilePart>),
 }
 
 /// The fold of a second run (`lint --base`'s base) made from a finished one, in place: the
@@ -528,7 +528,7 @@ pub fn refold(
                     suspended,
                     clusters,
                     ..
-                } = part;
+                } = *part;
                 place.extend(offset..offset + inventory.documents.len());
                 documents.extend(inventory.documents);
                 objects.extend(inventory.objects.into_iter().map(|mut o| {

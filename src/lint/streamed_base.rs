@@ -201,7 +201,7 @@ pub fn lint_base(
                 if let Some((i, keep)) = same.remove(&f.name) {
                     files.push(Refile::Same(i, keep));
                 } else if let Some(part) = changed_parts.remove(&f.name) {
-                    files.push(Refile::New(part));
+                    files.push(Refile::New(Box::new(part)));
                 }
             }
             stream::refold(head, prepared, &counts, files, growth)
