@@ -158,40 +158,82 @@ fn quoted_place(repo: &Repository, dir: &Path, message: &str) -> Option<(PathBuf
         .filter(|q| !q.is_empty() && !q.contains(char::is_whitespace))
         .collect();
     let closure = repo.closure(dir);
-    for q in quoted.iter().rev() {
-        for d in &closure {
-            let Some(k) = repo.kustomizations.get(d) else {
-                continue;
-            };
-            let Some(doc) = k.loaded.documents.first() else {
-                continue;
-            };
-            if let Some(span) = scalar_named(&doc.root, q) {
-                return Some((k.file.clone(), span));
+    // The surest match first, in every kustomization of the build: the entry as quoted, then
+    // one the quoted path ends with (kustomize may quote it from its own directory), then one
+    // with the same last part.
+    for strictness in [Match::Exact, Match::Suffix, Match::LastPart] {
+        for q in quoted.iter().rev() {
+            for d in &closure {
+                let Some(k) = repo.kustomizations.get(d) else {
+                    continue;
+                };
+                let Some(doc) = k.loaded.documents.first() else {
+                    continue;
+                };
+                if let Some(span) = path_entry(&doc.root, q, strictness) {
+                    return Some((k.file.clone(), span));
+                }
             }
         }
     }
     None
 }
 
-/// The first scalar of `node` that is `name` (or ends with `/name`, or names `name` after a
-/// `key=`).
-fn scalar_named(node: &Node, name: &str) -> Option<Span> {
+/// How closely a kustomization's entry must name a quoted path.
+#[derive(Clone, Copy, PartialEq)]
+enum Match {
+    Exact,
+    Suffix,
+    LastPart,
+}
+
+/// Top-level fields of a kustomization whose values are names, never paths: `namespace:
+/// podinfo` is not the directory `upstream/podinfo`.
+const NOT_PATHS: &[&str] = &[
+    "apiVersion",
+    "kind",
+    "namespace",
+    "namePrefix",
+    "nameSuffix",
+];
+
+/// The first scalar of a kustomization (outside [`NOT_PATHS`]) that names `name` as closely as
+/// `strictness` asks.
+fn path_entry(root: &Node, name: &str, strictness: Match) -> Option<Span> {
+    match &root.value {
+        Value::Map(entries) => entries
+            .iter()
+            .filter(|e| !e.key.as_str().is_some_and(|k| NOT_PATHS.contains(&k)))
+            .find_map(|e| scalar_named(&e.value, name, strictness)),
+        _ => scalar_named(root, name, strictness),
+    }
+}
+
+/// The first scalar of `node` that names `name` (after a `key=`, trailing slashes aside).
+fn scalar_named(node: &Node, name: &str, strictness: Match) -> Option<Span> {
     match &node.value {
         Value::Str(s) => {
             let s = s.split_once('=').map_or(s.as_str(), |(_, p)| p);
             // `dir/` names `dir`; a name that is only slashes names nothing (every directory
             // entry written `base/` would end with its empty last part).
-            let name = name.trim_end_matches('/');
+            let (s, name) = (s.trim_end_matches('/'), name.trim_end_matches('/'));
             let file = name.rsplit('/').next().unwrap_or(name);
-            if file.is_empty() {
+            if file.is_empty() || s.is_empty() {
                 return None;
             }
-            let s = s.trim_end_matches('/');
-            (s == name || s.ends_with(&format!("/{file}")) || s == file).then_some(node.span)
+            let names = match strictness {
+                Match::Exact => s == name,
+                Match::Suffix => {
+                    name.ends_with(&format!("/{s}")) || s.ends_with(&format!("/{name}"))
+                }
+                Match::LastPart => s == file || s.ends_with(&format!("/{file}")),
+            };
+            names.then_some(node.span)
         }
-        Value::Seq(items) => items.iter().find_map(|i| scalar_named(i, name)),
-        Value::Map(entries) => entries.iter().find_map(|e| scalar_named(&e.value, name)),
+        Value::Seq(items) => items.iter().find_map(|i| scalar_named(i, name, strictness)),
+        Value::Map(entries) => entries
+            .iter()
+            .find_map(|e| scalar_named(&e.value, name, strictness)),
         _ => None,
     }
 }
@@ -246,6 +288,28 @@ mod tests {
         let f = locate(&repo, &app, &err);
         assert_eq!(f.file, app.join("kustomization.yaml"));
         assert_eq!((f.span.start.line, f.span.start.col), (2, 5));
+    }
+
+    /// `namespace: podinfo` shares the last part of the missing `upstream/podinfo`; the
+    /// entry that names the path itself wins, and a namespace is never a path.
+    #[test]
+    fn a_missing_directory_is_reported_at_its_entry_not_at_a_namespace_of_its_name() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        std::fs::create_dir_all(root.join("podinfo")).unwrap();
+        std::fs::write(
+            root.join("podinfo/kustomization.yaml"),
+            "apiVersion: kustomize.config.k8s.io/v1beta1\nnamespace: podinfo\nresources:\n  - upstream/podinfo\n",
+        )
+        .unwrap();
+        let files = files::expand(&[root.display().to_string()], &|_| false).unwrap();
+        let repo = discover(&files);
+        let app = crate::source::kustomize::normalize(&root.join("podinfo"));
+        let err = RenderError::Build(
+            "accumulating resources: accumulation err='accumulating resources from 'upstream/podinfo': evalsymlink failure on 'podinfo/upstream/podinfo' : lstat podinfo/upstream: no such file or directory': must build at directory".into(),
+        );
+        let f = locate(&repo, &app, &err);
+        assert_eq!((f.span.start.line, f.span.start.col), (4, 5));
     }
 
     #[test]
