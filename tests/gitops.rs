@@ -605,3 +605,89 @@ fn a_plain_policy_joining_every_undeclared_root_is_counted_once() {
     assert_eq!(kustomize::environment_names(&report), ["a", "b"]);
     assert_eq!(report["summary"]["policies"], 1, "{}", report["summary"]);
 }
+
+/// A URL resource is refused before kustomize could request it (the linter runs on untrusted
+/// pull requests; a URL may name an internal service), at its entry; with
+/// `gitops.remoteResources: true` the real kustomize fetches it and its objects are linted. A
+/// server on 127.0.0.1 stands for any URL and counts the requests.
+#[test]
+fn a_remote_resource_is_fetched_only_when_the_configuration_allows_it() {
+    let test = "a_remote_resource_is_fetched_only_when_the_configuration_allows_it";
+    if !kustomize_available(test) {
+        return;
+    }
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = listener.local_addr().unwrap().port();
+    let requests = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
+    let counted = requests.clone();
+    std::thread::spawn(move || {
+        use std::io::{Read, Write};
+        let body = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: fetched\n";
+        for stream in listener.incoming() {
+            let Ok(mut stream) = stream else { continue };
+            counted.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+            let mut buf = [0u8; 4096];
+            let _ = stream.read(&mut buf);
+            let _ = write!(
+                stream,
+                "HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+                body.len()
+            );
+        }
+    });
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    let url = format!("http://127.0.0.1:{port}/cm.yaml");
+    write(
+        root,
+        &[
+            (
+                "app/kustomization.yaml",
+                &format!("namespace: web\nresources:\n  - pp.yaml\n  - {url}\n"),
+            ),
+            (
+                "app/pp.yaml",
+                "apiVersion: policy.karmada.io/v1alpha1\nkind: PropagationPolicy\nmetadata:\n  name: cm\nspec:\n  resourceSelectors:\n    - {apiVersion: v1, kind: ConfigMap, name: fetched}\n  placement:\n    clusterAffinity:\n      clusterNames: [member1]\n",
+            ),
+        ],
+    );
+    let v = report_in(root);
+    let findings = v["findings"].as_array().unwrap();
+    assert_eq!(findings.len(), 1, "{v}");
+    assert_eq!(findings[0]["rule"], "render-failed");
+    assert_eq!(findings[0]["line"], 4);
+    assert!(
+        findings[0]["message"]
+            .as_str()
+            .unwrap()
+            .contains("is a remote resource, which kustomize would fetch from the network; nothing was fetched"),
+        "{v}"
+    );
+    assert_eq!(requests.load(std::sync::atomic::Ordering::SeqCst), 0);
+
+    write(
+        root,
+        &[(".karmada-policy.yaml", "gitops:\n  remoteResources: true\n")],
+    );
+    let v = report_in(root);
+    assert_eq!(v["findings"], serde_json::json!([]), "{v}");
+    assert!(requests.load(std::sync::atomic::Ordering::SeqCst) >= 1);
+    // The fetched ConfigMap is a template the policy claims.
+    let o = bin()
+        .args([
+            "explain",
+            "cm/fetched",
+            "-n",
+            "web",
+            "-f",
+            ".",
+            "-o",
+            "json",
+        ])
+        .current_dir(root)
+        .output()
+        .unwrap();
+    let e: serde_json::Value = serde_json::from_slice(&o.stdout)
+        .unwrap_or_else(|err| panic!("{err}: {}{}", stdout(&o), stderr(&o)));
+    assert_eq!(e["eventual"]["name"], "cm", "{e}");
+}

@@ -113,6 +113,8 @@ struct RawGitops {
     plugins: bool,
     #[serde(default)]
     helm_inflation: bool,
+    #[serde(default)]
+    remote_resources: bool,
 }
 
 /// The effective configuration.
@@ -303,6 +305,7 @@ impl Config {
             extra_roots: g.roots.iter().map(at_base).collect(),
             plugins: g.plugins,
             helm_inflation: g.helm_inflation,
+            remote_resources: g.remote_resources,
             root: None,
         };
         Ok(Config {

@@ -17,19 +17,29 @@ use super::discover::kustomization_file;
 use super::{is_remote, normalize};
 use crate::source::{files, Node, Span, Value};
 
-/// A path a kustomization names that leaves the repository.
+/// A path a kustomization names that leaves the repository, or a remote resource it would
+/// fetch.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Refusal {
     /// The file that names it (a kustomization, or a configuration it lists).
     pub file: PathBuf,
     /// Where in that file.
     pub span: Span,
-    /// The path as written.
+    /// The path or URL as written.
     pub reference: String,
+    /// A URL (`https://...`, `github.com/...`), which kustomize would fetch.
+    pub remote: bool,
 }
 
 impl std::fmt::Display for Refusal {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        if self.remote {
+            return write!(
+                f,
+                "refused to render: `{}` is a remote resource, which kustomize would fetch from the network; nothing was fetched (set gitops.remoteResources: true in .karmada-policy.yaml to let it)",
+                self.reference
+            );
+        }
         write!(
             f,
             "refused to render: `{}` is outside the repository (Flux's kustomize-controller refuses files outside its source's root too); nothing was read",
@@ -58,12 +68,16 @@ const CONFIG_PATH_KEYS: &[&str] = &[
     "additionalValuesFiles",
 ];
 
-/// Checks that building the kustomization in `dir` reads nothing outside `root`.
-pub fn check(dir: &Path, root: &Path) -> Result<(), Refusal> {
+/// Checks that building the kustomization in `dir` reads nothing outside `root`, and, unless
+/// `remote` allows it, fetches nothing from the network: a linter run on untrusted pull
+/// requests must not be made to request any URL a kustomization names (an internal address,
+/// a cloud metadata endpoint).
+pub fn check(dir: &Path, root: &Path, remote: bool) -> Result<(), Refusal> {
     let root_abs = root.canonicalize().map_err(|_| Refusal {
         file: dir.to_path_buf(),
         span: Span::point(1, 1),
         reference: root.display().to_string(),
+        remote: false,
     })?;
     let cwd = std::env::current_dir().unwrap_or_default();
     let mut walk = Walk {
@@ -71,6 +85,7 @@ pub fn check(dir: &Path, root: &Path) -> Result<(), Refusal> {
         root_abs,
         cwd,
         seen: BTreeSet::new(),
+        remote,
     };
     walk.kustomization(dir, None)
 }
@@ -82,6 +97,8 @@ struct Walk {
     /// Paths are compared absolute; they are kept (and reported) as the user names them.
     cwd: PathBuf,
     seen: BTreeSet<PathBuf>,
+    /// Whether remote resources may be fetched.
+    remote: bool,
 }
 
 impl Walk {
@@ -111,6 +128,17 @@ impl Walk {
             return Ok(());
         };
         for (reference, span, what) in references(&doc.root) {
+            if matches!(what, Named::Remote) {
+                if self.remote {
+                    continue;
+                }
+                return Err(Refusal {
+                    file,
+                    span,
+                    reference,
+                    remote: true,
+                });
+            }
             let target = normalize(&dir.join(&reference));
             self.inside(&target, &file, span, &reference)?;
             match what {
@@ -223,6 +251,7 @@ impl Walk {
             } else {
                 reference.to_string()
             },
+            remote: false,
         };
         let lexical = normalize(&self.cwd.join(target));
         let within = lexically_within(&lexical, &self.root) || lexical.starts_with(&self.root_abs);
@@ -258,6 +287,8 @@ enum Named {
     Config,
     /// A configuration written inline (its text).
     InlineConfig(String),
+    /// A resource, base or component kustomize fetches from a URL.
+    Remote,
 }
 
 /// Every path a kustomization file names, with where and what kind (kustomize's
@@ -273,11 +304,19 @@ fn references(root: &Node) -> Vec<(String, Span, Named)> {
                 }
                 continue;
             }
-            let s = s.split_once('=').map_or(s.as_str(), |(_, p)| p).to_string();
-            if !is_remote(&s) && !s.is_empty() {
-                let w = what(&s);
-                out.push((s, span, w));
+            // Before `key=path` is split: a URL's query (`?ref=v1`) has an `=` too.
+            if is_remote(&s) {
+                if matches!(what(&s), Named::Resource) {
+                    out.push((s, span, Named::Remote));
+                }
+                continue;
             }
+            let s = s.split_once('=').map_or(s.as_str(), |(_, p)| p).to_string();
+            if s.is_empty() {
+                continue;
+            }
+            let w = what(&s);
+            out.push((s, span, w));
         }
     };
     for (key, value) in root
@@ -357,6 +396,32 @@ mod tests {
         std::fs::write(p, text).unwrap();
     }
 
+    /// A URL resource is refused before kustomize could fetch it, at its entry, unless
+    /// remote resources are allowed; a URL elsewhere (a helm chart's repo) is not a resource.
+    #[test]
+    fn a_remote_resource_is_refused_unless_allowed() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        for url in [
+            "https://169.254.169.254/latest/meta-data/x.yaml",
+            "github.com/stefanprodan/podinfo/kustomize?ref=6.7.1",
+            "git@github.com:org/repo.git//base",
+        ] {
+            write(
+                root,
+                "app/kustomization.yaml",
+                &format!("namespace: web\nresources:\n  - pp.yaml\n  - {url}\n"),
+            );
+            write(root, "app/pp.yaml", "kind: PropagationPolicy\n");
+            let refused = check(&root.join("app"), root, false).unwrap_err();
+            assert!(refused.remote, "{url}");
+            assert_eq!(refused.reference, url);
+            assert_eq!((refused.span.start.line, refused.span.start.col), (4, 5));
+            assert!(refused.to_string().contains("nothing was fetched"));
+            assert_eq!(check(&root.join("app"), root, true), Ok(()), "{url}");
+        }
+    }
+
     #[test]
     fn a_file_above_the_kustomization_but_inside_the_repository_is_fine() {
         let dir = tempfile::tempdir().unwrap();
@@ -368,7 +433,7 @@ mod tests {
             "resources: [../namespace.yaml, pp.yaml]\n",
         );
         write(root, "app/pp.yaml", "kind: PropagationPolicy\n");
-        assert_eq!(check(&root.join("app"), root), Ok(()));
+        assert_eq!(check(&root.join("app"), root, false), Ok(()));
     }
 
     #[test]
@@ -390,7 +455,7 @@ mod tests {
                 "app/t.yaml",
                 "apiVersion: builtin\nkind: PatchStrategicMergeTransformer\nmetadata: {name: t}\npaths: [../../../../../../../etc/passwd]\n",
             );
-            let refused = check(&root.join("app"), &root).expect_err(text);
+            let refused = check(&root.join("app"), &root, false).expect_err(text);
             assert!(
                 refused.reference.ends_with("etc/passwd")
                     || refused.reference.ends_with("etc/hostname"),
@@ -414,7 +479,7 @@ mod tests {
             root.join("app/secret.yaml"),
         )
         .unwrap();
-        let refused = check(&root.join("app"), &root).unwrap_err();
+        let refused = check(&root.join("app"), &root, false).unwrap_err();
         assert_eq!(refused.reference, "secret.yaml");
         assert_eq!(refused.span.start.line, 1);
     }

@@ -35,6 +35,8 @@ pub struct RenderOptions {
     /// Kustomize exec/KRM plugins and Helm inflation (`--enable-alpha-plugins`, `--enable-helm`).
     pub plugins: bool,
     pub helm_inflation: bool,
+    /// `gitops.remoteResources`: let kustomize fetch the URLs kustomizations name.
+    pub remote_resources: bool,
     /// `--env`: only this environment (its name, or the directory it is named after).
     pub environment: Option<String>,
     /// The repository's root (the directory linted): where `path: .` and the paths of Flux
@@ -92,6 +94,7 @@ impl Repo {
         if let Some(k) = &mut kustomize {
             k.plugins = opts.plugins;
             k.helm = opts.helm_inflation;
+            k.remote = opts.remote_resources;
         }
         let mut renders = Renders::new(
             kustomize,

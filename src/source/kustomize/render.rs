@@ -27,6 +27,9 @@ pub struct Kustomize {
     pub plugins: bool,
     /// `--enable-helm` (the `helmCharts` inflator).
     pub helm: bool,
+    /// Whether remote resources (URLs) may be fetched; refused before the build otherwise
+    /// ([`super::confine::check`]).
+    pub remote: bool,
 }
 
 /// A rendered root: the stream, and the directory it was built in (origin paths are relative
@@ -90,6 +93,7 @@ impl Kustomize {
             command,
             plugins: false,
             helm: false,
+            remote: false,
         })
     }
 
@@ -107,7 +111,7 @@ impl Kustomize {
         repository: Option<&Path>,
     ) -> Result<Build, RenderError> {
         if let Some(repo) = repository {
-            super::confine::check(&spec.dir, repo).map_err(RenderError::Refused)?;
+            super::confine::check(&spec.dir, repo, self.remote).map_err(RenderError::Refused)?;
         }
         let run_error = |message: String| RenderError::Run {
             command: self.command.join(" "),
