@@ -241,3 +241,74 @@ fn an_application_that_syncs_its_own_directory_is_still_a_root() {
     assert_eq!(places(&v), []);
     assert_eq!(v["summary"]["policies"], 2, "{v}");
 }
+
+/// argoproj/argocd-example-apps' `apps/` layout: a Helm chart whose templates are the
+/// Applications, with no root Application in the repository (it is created with `argocd app
+/// create --path apps`). The chart's Applications are roots: each team's directory goes to its
+/// destination namespace, not merged with the other's into `default` (a false
+/// duplicate-identity, and team-a's policy replaced by team-b's).
+#[test]
+fn a_chart_of_applications_that_nothing_applies_is_an_app_of_apps_root() {
+    let test = "a_chart_of_applications_that_nothing_applies_is_an_app_of_apps_root";
+    if !can_run(test) {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let app = |team: &str| {
+        format!("apiVersion: argoproj.io/v1alpha1\nkind: Application\nmetadata:\n  name: {team}\n  namespace: argocd\nspec:\n  project: default\n  destination:\n    namespace: {team}\n    server: {{{{ .Values.server }}}}\n  source:\n    repoURL: https://example.com/repo.git\n    path: {team}\n    targetRevision: HEAD\n")
+    };
+    let manifests = |member: &str, weights: &str| {
+        format!("apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: web\nspec:\n  replicas: 2\n  selector: {{matchLabels: {{app: web}}}}\n  template:\n    metadata: {{labels: {{app: web}}}}\n    spec: {{containers: [{{name: web, image: nginx}}]}}\n---\napiVersion: policy.karmada.io/v1alpha1\nkind: PropagationPolicy\nmetadata:\n  name: web\nspec:\n  resourceSelectors:\n    - {{apiVersion: apps/v1, kind: Deployment, name: web}}\n  placement:\n    clusterAffinity:\n      clusterNames: [{member}]\n{weights}")
+    };
+    let weights = "    replicaScheduling:\n      replicaSchedulingType: Divided\n      replicaDivisionPreference: Weighted\n      weightPreference:\n        staticWeightList:\n          - targetCluster: {clusterNames: [member-x]}\n            weight: 1\n";
+    for (file, text) in [
+        (
+            "apps/Chart.yaml",
+            "apiVersion: v2\nname: apps\nversion: 0.1.0\n".to_string(),
+        ),
+        (
+            "apps/values.yaml",
+            "server: https://karmada-apiserver.karmada-system.svc:5443\n".to_string(),
+        ),
+        ("apps/templates/team-a.yaml", app("team-a")),
+        ("apps/templates/team-b.yaml", app("team-b")),
+        ("team-a/app.yaml", manifests("member-a", weights)),
+        ("team-b/app.yaml", manifests("member-b", "")),
+    ] {
+        let path = dir.path().join(file);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, text).unwrap();
+    }
+    let o = Command::new(env!("CARGO_BIN_EXE_kubectl-karmada_policy"))
+        .args(["lint", "-o", "json", "."])
+        .current_dir(dir.path())
+        .output()
+        .unwrap();
+    let v = json(&o);
+    let environments: Vec<&str> = v["environments"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| e["target"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        environments,
+        [
+            "Argo CD destination https://karmada-apiserver.karmada-system.svc:5443",
+            "Argo CD destination in-cluster"
+        ],
+        "{v}"
+    );
+    assert_eq!(
+        places(&v),
+        [(
+            "static-weights-match-no-cluster".to_string(),
+            "team-a/app.yaml:26".to_string()
+        )],
+        "{v}"
+    );
+    assert!(v["findings"][0]["message"]
+        .as_str()
+        .unwrap()
+        .starts_with("pp/team-a/web:"));
+}

@@ -15,7 +15,7 @@
 //!
 //! **Argo CD.** Applications (and those ApplicationSets generate) that no other Application's
 //! source holds are roots (one that holds only itself, the app of apps that manages its own
-//! directory, too); an Application whose destination is Argo CD's own cluster and whose
+//! directory, too, and those a chart of Applications nothing names renders); an Application whose destination is Argo CD's own cluster and whose
 //! source holds Applications (app-of-apps) is followed. Each destination is an environment: a
 //! source with a kustomization is built, one with a `Chart.yaml` rendered with its Helm values,
 //! a plain directory read (its subdirectories only with `directory.recurse`); `path: .` is the
@@ -600,7 +600,8 @@ impl Planner<'_> {
 
     /// One environment per destination, from the root Applications down the app-of-apps.
     fn argo_plans(&mut self, found: &Found) -> Vec<Plan> {
-        if found.apps.is_empty() {
+        let charts = self.app_of_apps_charts(found);
+        if found.apps.is_empty() && charts.is_empty() {
             return Vec::new();
         }
         // Which Applications each file is applied by. An Application that only its own source
@@ -615,7 +616,7 @@ impl Planner<'_> {
                     .insert((&a.file, a.name.as_str()));
             }
         }
-        let roots: Vec<ArgoApp> = found
+        let mut roots: Vec<ArgoApp> = found
             .apps
             .iter()
             .filter(|a| {
@@ -630,6 +631,13 @@ impl Planner<'_> {
         for a in &roots {
             let e = by_destination.entry("in-cluster".into()).or_default();
             e.0.push(Unit::new(UnitKind::Plain(a.file.clone())));
+        }
+        // So is a chart of Applications nothing here applies (the app of apps created with
+        // `argocd app create --path apps`): its Applications are roots too.
+        for (chart, apps) in charts {
+            let e = by_destination.entry("in-cluster".into()).or_default();
+            e.0.push(Unit::new(UnitKind::Chart(chart, None)));
+            roots.extend(apps);
         }
         let mut seen = BTreeSet::new();
         let mut level = roots;
@@ -681,6 +689,37 @@ impl Planner<'_> {
                     instance: "argocd".into(),
                     units,
                 }
+            })
+            .collect()
+    }
+
+    /// The Helm charts whose templates are Argo CD Applications and that no Application's
+    /// source names, each with the Applications it renders (its own values).
+    fn app_of_apps_charts(&mut self, found: &Found) -> Vec<(PathBuf, Vec<ArgoApp>)> {
+        let named: BTreeSet<PathBuf> = found
+            .apps
+            .iter()
+            .flat_map(|a| a.sources.iter())
+            .filter_map(|s| self.argo_path(s))
+            .collect();
+        let templates_hold_apps = |chart: &Path| {
+            self.repo.covered.iter().any(|f| {
+                f.starts_with(chart.join("templates"))
+                    && std::fs::read_to_string(f).is_ok_and(|t| t.contains(argo::API_GROUP))
+            })
+        };
+        let charts: Vec<PathBuf> = self
+            .repo
+            .charts
+            .iter()
+            .filter(|c| !named.contains(*c) && templates_hold_apps(c))
+            .cloned()
+            .collect();
+        charts
+            .into_iter()
+            .filter_map(|c| {
+                let apps = self.scan_apps(&[Unit::new(UnitKind::Chart(c.clone(), None))]);
+                (!apps.is_empty()).then_some((c, apps))
             })
             .collect()
     }
