@@ -35,6 +35,20 @@ fn places(v: &serde_json::Value) -> Vec<(String, String)> {
         .collect()
 }
 
+/// `lint -o json .` in `dir` once `files` (path, text) are written there.
+fn lint_written(dir: &std::path::Path, files: &[(&str, String)]) -> Output {
+    for (file, text) in files {
+        let path = dir.join(file);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, text).unwrap();
+    }
+    Command::new(env!("CARGO_BIN_EXE_kubectl-karmada_policy"))
+        .args(["lint", "-o", "json", "."])
+        .current_dir(dir)
+        .output()
+        .unwrap()
+}
+
 fn can_run(test: &str) -> bool {
     kustomize_available(test) && helm_available(test)
 }
@@ -203,20 +217,12 @@ fn an_application_that_syncs_its_own_directory_is_still_a_root() {
     let policy = |member: &str| {
         format!("apiVersion: policy.karmada.io/v1alpha1\nkind: PropagationPolicy\nmetadata:\n  name: web\n  namespace: web\nspec:\n  resourceSelectors:\n    - {{apiVersion: apps/v1, kind: Deployment, name: web}}\n  placement:\n    clusterAffinity:\n      clusterNames: [{member}]\n")
     };
-    for (file, text) in [
+    let files = [
         ("argocd/apps.yaml", apps),
         ("envs/prod/pp.yaml", policy("prod-member1")),
         ("envs/staging/pp.yaml", policy("staging-member1")),
-    ] {
-        let path = dir.path().join(file);
-        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-        std::fs::write(path, text).unwrap();
-    }
-    let o = Command::new(env!("CARGO_BIN_EXE_kubectl-karmada_policy"))
-        .args(["lint", "-o", "json", "."])
-        .current_dir(dir.path())
-        .output()
-        .unwrap();
+    ];
+    let o = lint_written(dir.path(), &files);
     assert_eq!(o.status.code(), Some(0), "{}{}", stdout(&o), stderr(&o));
     let v = json(&o);
     let environments: Vec<(&str, bool)> = v["environments"]
@@ -261,7 +267,7 @@ fn a_chart_of_applications_that_nothing_applies_is_an_app_of_apps_root() {
         format!("apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: web\nspec:\n  replicas: 2\n  selector: {{matchLabels: {{app: web}}}}\n  template:\n    metadata: {{labels: {{app: web}}}}\n    spec: {{containers: [{{name: web, image: nginx}}]}}\n---\napiVersion: policy.karmada.io/v1alpha1\nkind: PropagationPolicy\nmetadata:\n  name: web\nspec:\n  resourceSelectors:\n    - {{apiVersion: apps/v1, kind: Deployment, name: web}}\n  placement:\n    clusterAffinity:\n      clusterNames: [{member}]\n{weights}")
     };
     let weights = "    replicaScheduling:\n      replicaSchedulingType: Divided\n      replicaDivisionPreference: Weighted\n      weightPreference:\n        staticWeightList:\n          - targetCluster: {clusterNames: [member-x]}\n            weight: 1\n";
-    for (file, text) in [
+    let files = [
         (
             "apps/Chart.yaml",
             "apiVersion: v2\nname: apps\nversion: 0.1.0\n".to_string(),
@@ -274,16 +280,8 @@ fn a_chart_of_applications_that_nothing_applies_is_an_app_of_apps_root() {
         ("apps/templates/team-b.yaml", app("team-b")),
         ("team-a/app.yaml", manifests("member-a", weights)),
         ("team-b/app.yaml", manifests("member-b", "")),
-    ] {
-        let path = dir.path().join(file);
-        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-        std::fs::write(path, text).unwrap();
-    }
-    let o = Command::new(env!("CARGO_BIN_EXE_kubectl-karmada_policy"))
-        .args(["lint", "-o", "json", "."])
-        .current_dir(dir.path())
-        .output()
-        .unwrap();
+    ];
+    let o = lint_written(dir.path(), &files);
     let v = json(&o);
     let environments: Vec<&str> = v["environments"]
         .as_array()
