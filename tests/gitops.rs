@@ -10,7 +10,9 @@ mod kustomize;
 #[path = "support/run.rs"]
 mod run;
 mod snapshot_file;
-use kustomize::{committed_copy, git, kustomize_available, run_without_helm as run};
+use kustomize::{
+    committed_copy, git, helm_available, kustomize_available, run_without_helm as run,
+};
 use run::{bin, stderr, stdout};
 use snapshot_file::assert_snapshot;
 
@@ -690,4 +692,54 @@ fn a_remote_resource_is_fetched_only_when_the_configuration_allows_it() {
     let e: serde_json::Value = serde_json::from_slice(&o.stdout)
         .unwrap_or_else(|err| panic!("{err}: {}{}", stdout(&o), stderr(&o)));
     assert_eq!(e["eventual"]["name"], "cm", "{e}");
+}
+
+/// In a repository that declares no environment, a chart is a root like a kustomization: the
+/// plain manifests are linted with it, so a loose policy selecting the chart's workload is
+/// judged against it (before, only kustomize roots got them: `replicas-below-min-groups` was
+/// lost beside a chart, and explain found no policy).
+#[test]
+fn a_chart_is_linted_with_the_plain_manifests_like_a_kustomize_root() {
+    if !helm_available("a_chart_is_linted_with_the_plain_manifests_like_a_kustomize_root") {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    write(
+        root,
+        &[
+            ("chart/Chart.yaml", "apiVersion: v2\nname: web\nversion: 0.1.0\n"),
+            (
+                "chart/templates/deployment.yaml",
+                "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: web\nspec:\n  replicas: 3\n  selector: {matchLabels: {app: web}}\n  template:\n    metadata: {labels: {app: web}}\n    spec: {containers: [{name: web, image: nginx}]}\n",
+            ),
+            (
+                "policies/pp.yaml",
+                "apiVersion: policy.karmada.io/v1alpha1\nkind: PropagationPolicy\nmetadata:\n  name: web\nspec:\n  resourceSelectors:\n    - {apiVersion: apps/v1, kind: Deployment, name: web}\n  placement:\n    clusterAffinity:\n      clusterNames: [member1, member2]\n    spreadConstraints:\n      - {spreadByField: cluster, minGroups: 5, maxGroups: 5}\n    replicaScheduling:\n      replicaSchedulingType: Divided\n      replicaDivisionPreference: Aggregated\n",
+            ),
+        ],
+    );
+    let v = report_in(root);
+    let names: Vec<&str> = v["environments"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| e["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(names, ["chart"], "{v}");
+    assert_eq!(
+        places(root),
+        [(
+            "replicas-below-min-groups".to_string(),
+            "policies/pp.yaml:12".to_string()
+        )]
+    );
+    let o = bin()
+        .args(["explain", "deploy/web", "-f", ".", "-o", "json"])
+        .current_dir(root)
+        .output()
+        .unwrap();
+    let e: serde_json::Value = serde_json::from_slice(&o.stdout)
+        .unwrap_or_else(|err| panic!("{err}: {}{}", stdout(&o), stderr(&o)));
+    assert_eq!(e["eventual"]["name"], "web", "{e}");
 }

@@ -875,6 +875,13 @@ impl Planner<'_> {
             .filter(|r| !self.used_roots.contains(*r))
             .cloned()
             .collect();
+        let rest_charts: Vec<PathBuf> = self
+            .repo
+            .charts
+            .iter()
+            .filter(|c| !self.used_charts.contains(*c))
+            .cloned()
+            .collect();
         let undeclared =
             |name: String, dir: Option<PathBuf>, units: Vec<Unit>, target: Target| Plan {
                 name,
@@ -919,7 +926,7 @@ impl Planner<'_> {
             for (dir, units) in by_dir {
                 plans.push(undeclared(shown_dir(&dir), Some(dir), units, Target::Loose));
             }
-        } else if rest_roots.is_empty() && !rest_plain.is_empty() {
+        } else if rest_roots.is_empty() && rest_charts.is_empty() && !rest_plain.is_empty() {
             plans.push(undeclared(
                 "plain manifests".into(),
                 None,
@@ -927,15 +934,20 @@ impl Planner<'_> {
                 Target::Undeclared,
             ));
         }
-        for c in &self.repo.charts {
-            if !self.used_charts.contains(c) {
-                plans.push(undeclared(
-                    shown_dir(c),
-                    Some(c.clone()),
-                    vec![Unit::new(UnitKind::Chart(c.clone(), None))],
-                    Target::Undeclared,
-                ));
+        // A chart is a root like a kustomization: with the plain manifests when the repository
+        // declares no environment (a loose policy selecting the chart's workload is judged
+        // against it, as against a kustomization's).
+        for c in rest_charts {
+            let mut units = vec![Unit::new(UnitKind::Chart(c.clone(), None))];
+            if !declared {
+                units.extend(plain_units());
             }
+            plans.push(undeclared(
+                shown_dir(&c),
+                Some(c),
+                units,
+                Target::Undeclared,
+            ));
         }
         plans
     }
