@@ -278,7 +278,7 @@ fn lexically_within(target: &Path, root: &Path) -> bool {
 }
 
 /// What kind of thing a kustomization field names.
-enum Named {
+pub(super) enum Named {
     /// A resource, base or component: a file, or a directory with a kustomization.
     Resource,
     /// A file kustomize reads as data (a patch, a generator input, a replacement source).
@@ -293,7 +293,7 @@ enum Named {
 
 /// Every path a kustomization file names, with where and what kind (kustomize's
 /// `types.Kustomization`, api/types/kustomization.go, field by field).
-fn references(root: &Node) -> Vec<(String, Span, Named)> {
+pub(super) fn references(root: &Node) -> Vec<(String, Span, Named)> {
     let mut out = Vec::new();
     let mut add = |node: &Node, what: fn(&str) -> Named| {
         for (s, span) in strings(node) {

@@ -187,54 +187,28 @@ enum Match {
     LastPart,
 }
 
-/// Top-level fields of a kustomization whose values are names, never paths: `namespace:
-/// podinfo` is not the directory `upstream/podinfo`.
-const NOT_PATHS: &[&str] = &[
-    "apiVersion",
-    "kind",
-    "namespace",
-    "namePrefix",
-    "nameSuffix",
-];
-
-/// The first scalar of a kustomization (outside [`NOT_PATHS`]) that names `name` as closely as
-/// `strictness` asks.
+/// The first path a kustomization names (every field kustomize reads a path from:
+/// [`super::confine::references`], the table the confinement checks) that names `name` as
+/// closely as `strictness` asks; a `namespace: podinfo` is no path and never matches.
 fn path_entry(root: &Node, name: &str, strictness: Match) -> Option<Span> {
-    match &root.value {
-        Value::Map(entries) => entries
-            .iter()
-            .filter(|e| !e.key.as_str().is_some_and(|k| NOT_PATHS.contains(&k)))
-            .find_map(|e| scalar_named(&e.value, name, strictness)),
-        _ => scalar_named(root, name, strictness),
-    }
+    super::confine::references(root)
+        .into_iter()
+        .find_map(|(reference, span, _)| names(&reference, name, strictness).then_some(span))
 }
 
-/// The first scalar of `node` that names `name` (after a `key=`, trailing slashes aside).
-fn scalar_named(node: &Node, name: &str, strictness: Match) -> Option<Span> {
-    match &node.value {
-        Value::Str(s) => {
-            let s = s.split_once('=').map_or(s.as_str(), |(_, p)| p);
-            // `dir/` names `dir`; a name that is only slashes names nothing (every directory
-            // entry written `base/` would end with its empty last part).
-            let (s, name) = (s.trim_end_matches('/'), name.trim_end_matches('/'));
-            let file = name.rsplit('/').next().unwrap_or(name);
-            if file.is_empty() || s.is_empty() {
-                return None;
-            }
-            let names = match strictness {
-                Match::Exact => s == name,
-                Match::Suffix => {
-                    name.ends_with(&format!("/{s}")) || s.ends_with(&format!("/{name}"))
-                }
-                Match::LastPart => s == file || s.ends_with(&format!("/{file}")),
-            };
-            names.then_some(node.span)
-        }
-        Value::Seq(items) => items.iter().find_map(|i| scalar_named(i, name, strictness)),
-        Value::Map(entries) => entries
-            .iter()
-            .find_map(|e| scalar_named(&e.value, name, strictness)),
-        _ => None,
+/// Whether the path `s` an entry gives names `name` (trailing slashes aside).
+fn names(s: &str, name: &str, strictness: Match) -> bool {
+    // `dir/` names `dir`; a name that is only slashes names nothing (every directory entry
+    // written `base/` would end with its empty last part).
+    let (s, name) = (s.trim_end_matches('/'), name.trim_end_matches('/'));
+    let file = name.rsplit('/').next().unwrap_or(name);
+    if file.is_empty() || s.is_empty() {
+        return false;
+    }
+    match strictness {
+        Match::Exact => s == name,
+        Match::Suffix => name.ends_with(&format!("/{s}")) || s.ends_with(&format!("/{name}")),
+        Match::LastPart => s == file || s.ends_with(&format!("/{file}")),
     }
 }
 
