@@ -544,12 +544,7 @@ fn never_matching_selectors_aimed_at(state: &State, t: usize) -> Vec<Note> {
                 && (rs.name.is_empty() || rs.name == *tpl.name)
         });
         for rs in aimed {
-            let namespaced = state.is_namespaced(&rs.api_version, &rs.kind);
-            let never = state
-                .options
-                .filters
-                .never_matched(policy.kind, rs, namespaced);
-            if let Some(why) = never {
+            if let Some(why) = state.never_matched(policy.kind, rs) {
                 notes.push(Note::SelectorNeverMatches {
                     policy: policy.reference(),
                     reason: why.reason(),

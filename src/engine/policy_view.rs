@@ -218,13 +218,7 @@ fn never_matched_reason(state: &State, p: usize) -> Option<String> {
     let selectors = &policy.spec.resource_selectors;
     let reasons: Vec<NeverMatched> = selectors
         .iter()
-        .filter_map(|rs| {
-            let namespaced = state.is_namespaced(&rs.api_version, &rs.kind);
-            state
-                .options
-                .filters
-                .never_matched(policy.kind, rs, namespaced)
-        })
+        .filter_map(|rs| state.never_matched(policy.kind, rs))
         .collect();
     if selectors.is_empty() || reasons.len() < selectors.len() {
         return None;

@@ -655,6 +655,17 @@ impl State {
             )
     }
 
+    /// Why the detector never matches `rs`, a selector of a policy of `kind`
+    /// ([`Filters::never_matched`]), its kind's scope as [`State::is_namespaced`] says.
+    pub fn never_matched(
+        &self,
+        kind: PolicyKind,
+        rs: &crate::model::policy::ResourceSelector,
+    ) -> Option<super::claim::NeverMatched> {
+        let namespaced = self.is_namespaced(&rs.api_version, &rs.kind);
+        self.options.filters.never_matched(kind, rs, namespaced)
+    }
+
     /// Templates of a kind the inputs declare cluster-scoped lose the namespace they were given:
     /// the API server stores them without one (so the detector reads no PropagationPolicy
     /// for them, `pkg/detector/detector.go` `LookForMatchedPolicy`), and the detector's

@@ -60,9 +60,9 @@ const CLUSTER_SCOPED: &[(&str, &str)] = &[
     ("apps.karmada.io", "WorkloadRebalancer"),
     ("search.karmada.io", "ResourceRegistry"),
     ("cert-manager.io", "ClusterIssuer"),
-    // Widely installed custom resources whose CRDs say `scope: Cluster` (a CRD in the input is
-    // not read for its scope): Karmada's detector matches them only against
-    // ClusterPropagationPolicies, as any template without a namespace.
+    // Widely installed custom resources whose CRDs say `scope: Cluster`, for inputs that do not
+    // hold the CRD (one that does decides instead: `State::is_namespaced`): Karmada's detector
+    // matches them only against ClusterPropagationPolicies, as any template without a namespace.
     ("scheduling.volcano.sh", "Queue"),
     ("kueue.x-k8s.io", "ClusterQueue"),
     ("kueue.x-k8s.io", "ResourceFlavor"),

@@ -58,18 +58,12 @@ pub static RULE: Rule = Rule {
 /// Why each selector of policy `p` never matches, by index (the stored selectors).
 pub fn never_matched(a: &Analysis<'_>, p: usize) -> Vec<(usize, NeverMatched)> {
     let policy = a.state.policy(p);
-    let filters = &a.state.options.filters;
     policy
         .spec
         .resource_selectors
         .iter()
         .enumerate()
-        .filter_map(|(i, rs)| {
-            let namespaced = a.state.is_namespaced(&rs.api_version, &rs.kind);
-            filters
-                .never_matched(policy.kind, rs, namespaced)
-                .map(|why| (i, why))
-        })
+        .filter_map(|(i, rs)| a.state.never_matched(policy.kind, rs).map(|why| (i, why)))
         .collect()
 }
 

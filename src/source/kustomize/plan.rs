@@ -15,8 +15,9 @@
 //!
 //! **Argo CD.** Applications (and those ApplicationSets generate) that no other Application's
 //! source holds are roots (one that holds only itself, the app of apps that manages its own
-//! directory, too, and those a chart of Applications nothing names renders); an Application whose destination is Argo CD's own cluster and whose
-//! source holds Applications (app-of-apps) is followed. Each destination is an environment: a
+//! directory, too, and those a chart of Applications nothing names renders); an Application
+//! whose destination is Argo CD's own cluster and whose source holds Applications (app-of-apps)
+//! is followed. Each destination is an environment: a
 //! source with a kustomization is built, one with a `Chart.yaml` rendered with its Helm values,
 //! a plain directory read (its subdirectories only with `directory.recurse`); `path: .` is the
 //! repository's root.
