@@ -183,6 +183,36 @@ pub enum Excluded {
     SkippedApi { api_version: String, kind: String },
     /// `resourcetemplate.karmada.io/claimed-by` is set (`detector.go:256-262`).
     ClaimedBy(String),
+    /// A built-in kind in an API version karmada-apiserver no longer serves
+    /// ([`crate::kube::kinds::removed_version`]): the manifest is refused when applied, so the
+    /// detector never sees such a template.
+    NotServed {
+        api_version: String,
+        kind: String,
+        removed: crate::kube::kinds::Removed,
+    },
+}
+
+impl Excluded {
+    /// For [`Excluded::NotServed`]: the version, since when, and what to write instead.
+    pub fn not_served_text(&self) -> String {
+        let Excluded::NotServed {
+            api_version,
+            kind,
+            removed,
+        } = self
+        else {
+            return String::new();
+        };
+        let instead = match removed.replacement {
+            Some(r) => format!("write it as {r}"),
+            None => format!("{kind} was removed with it"),
+        };
+        format!(
+            "{api_version} {kind} is not served since Kubernetes {} (Karmada 1.10 and later install karmada-apiserver 1.27 or newer): the API server refuses such a manifest, so no such template exists; {instead}",
+            removed.since
+        )
+    }
 }
 
 impl Filters {
@@ -235,6 +265,13 @@ impl Filters {
         name: &str,
         labels: &crate::model::StringMap,
     ) -> Option<Excluded> {
+        if let Some(removed) = crate::kube::kinds::removed_version(api_version, kind) {
+            return Some(Excluded::NotServed {
+                api_version: api_version.into(),
+                kind: kind.into(),
+                removed,
+            });
+        }
         let (group, version) = match api_version.rsplit_once('/') {
             Some((g, v)) => (g, v),
             None => ("", api_version),
@@ -342,6 +379,7 @@ impl NeverMatched {
             NeverMatched::Excluded(Excluded::ClaimedBy(v)) => {
                 format!("its templates are claimed by {v}")
             }
+            NeverMatched::Excluded(e @ Excluded::NotServed { .. }) => e.not_served_text(),
             NeverMatched::InvalidLabelSelector(e) => {
                 format!("its labelSelector is invalid ({e}), and an invalid selector matches nothing")
             }
@@ -367,6 +405,12 @@ impl Filters {
         namespaced: bool,
     ) -> Option<NeverMatched> {
         let none = crate::model::StringMap::new();
+        // No template exists in a version the API server does not serve; any namespace.
+        if let Some(e @ Excluded::NotServed { .. }) =
+            self.excluded(&rs.api_version, &rs.kind, "", "", &none)
+        {
+            return Some(NeverMatched::Excluded(e));
+        }
         if let Some(watched) = crate::kube::kinds::watched_version(&rs.api_version, &rs.kind) {
             return Some(NeverMatched::NotTheWatchedVersion {
                 api_version: rs.api_version.clone(),

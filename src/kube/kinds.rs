@@ -180,6 +180,187 @@ pub fn watched_version(api_version: &str, kind: &str) -> Option<&'static str> {
         .map(|&(_, preferred, _)| preferred)
 }
 
+/// A built-in API version the API server no longer serves for a kind ([`removed_version`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Removed {
+    /// The Kubernetes minor release that stopped serving it (`"1.22"`).
+    pub since: &'static str,
+    /// The apiVersion to write instead; `None` when the kind went with it (PodSecurityPolicy).
+    pub replacement: Option<&'static str>,
+}
+
+/// Built-in API versions removed up to Kubernetes 1.27, the kube-apiserver that Karmada 1.10
+/// (the oldest release modelled, [`crate::model::KarmadaVersion::OLDEST`]) installs as
+/// karmada-apiserver (`charts/karmada/values.yaml` `apiServer.image.tag` v1.27.11; later
+/// releases install newer ones): `(apiVersion, kinds, removed in, replacement)`, from
+/// Kubernetes' deprecated API migration guide. Only kinds kept as manifests are listed (not
+/// the review kinds a client only creates). A manifest in such a version is refused when
+/// applied ("no matches for kind"), so it is never a template.
+const REMOVED: &[(&str, &[&str], &str, Option<&str>)] = &[
+    (
+        "extensions/v1beta1",
+        &["Deployment", "DaemonSet", "ReplicaSet"],
+        "1.16",
+        Some("apps/v1"),
+    ),
+    (
+        "extensions/v1beta1",
+        &["NetworkPolicy"],
+        "1.16",
+        Some("networking.k8s.io/v1"),
+    ),
+    ("extensions/v1beta1", &["PodSecurityPolicy"], "1.16", None),
+    (
+        "extensions/v1beta1",
+        &["Ingress"],
+        "1.22",
+        Some("networking.k8s.io/v1"),
+    ),
+    (
+        "apps/v1beta1",
+        &[
+            "Deployment",
+            "StatefulSet",
+            "ReplicaSet",
+            "ControllerRevision",
+        ],
+        "1.16",
+        Some("apps/v1"),
+    ),
+    (
+        "apps/v1beta2",
+        &[
+            "Deployment",
+            "StatefulSet",
+            "DaemonSet",
+            "ReplicaSet",
+            "ControllerRevision",
+        ],
+        "1.16",
+        Some("apps/v1"),
+    ),
+    (
+        "admissionregistration.k8s.io/v1beta1",
+        &[
+            "MutatingWebhookConfiguration",
+            "ValidatingWebhookConfiguration",
+        ],
+        "1.22",
+        Some("admissionregistration.k8s.io/v1"),
+    ),
+    (
+        "apiextensions.k8s.io/v1beta1",
+        &["CustomResourceDefinition"],
+        "1.22",
+        Some("apiextensions.k8s.io/v1"),
+    ),
+    (
+        "apiregistration.k8s.io/v1beta1",
+        &["APIService"],
+        "1.22",
+        Some("apiregistration.k8s.io/v1"),
+    ),
+    (
+        "certificates.k8s.io/v1beta1",
+        &["CertificateSigningRequest"],
+        "1.22",
+        Some("certificates.k8s.io/v1"),
+    ),
+    (
+        "coordination.k8s.io/v1beta1",
+        &["Lease"],
+        "1.22",
+        Some("coordination.k8s.io/v1"),
+    ),
+    (
+        "networking.k8s.io/v1beta1",
+        &["Ingress", "IngressClass"],
+        "1.22",
+        Some("networking.k8s.io/v1"),
+    ),
+    (
+        "rbac.authorization.k8s.io/v1beta1",
+        &["ClusterRole", "ClusterRoleBinding", "Role", "RoleBinding"],
+        "1.22",
+        Some("rbac.authorization.k8s.io/v1"),
+    ),
+    (
+        "scheduling.k8s.io/v1beta1",
+        &["PriorityClass"],
+        "1.22",
+        Some("scheduling.k8s.io/v1"),
+    ),
+    (
+        "storage.k8s.io/v1beta1",
+        &["CSIDriver", "CSINode", "StorageClass", "VolumeAttachment"],
+        "1.22",
+        Some("storage.k8s.io/v1"),
+    ),
+    ("batch/v1beta1", &["CronJob"], "1.25", Some("batch/v1")),
+    (
+        "discovery.k8s.io/v1beta1",
+        &["EndpointSlice"],
+        "1.25",
+        Some("discovery.k8s.io/v1"),
+    ),
+    (
+        "events.k8s.io/v1beta1",
+        &["Event"],
+        "1.25",
+        Some("events.k8s.io/v1"),
+    ),
+    (
+        "autoscaling/v2beta1",
+        &["HorizontalPodAutoscaler"],
+        "1.25",
+        Some("autoscaling/v2"),
+    ),
+    (
+        "policy/v1beta1",
+        &["PodDisruptionBudget"],
+        "1.25",
+        Some("policy/v1"),
+    ),
+    ("policy/v1beta1", &["PodSecurityPolicy"], "1.25", None),
+    (
+        "node.k8s.io/v1beta1",
+        &["RuntimeClass"],
+        "1.25",
+        Some("node.k8s.io/v1"),
+    ),
+    (
+        "flowcontrol.apiserver.k8s.io/v1beta1",
+        &["FlowSchema", "PriorityLevelConfiguration"],
+        "1.26",
+        Some("flowcontrol.apiserver.k8s.io/v1"),
+    ),
+    (
+        "autoscaling/v2beta2",
+        &["HorizontalPodAutoscaler"],
+        "1.26",
+        Some("autoscaling/v2"),
+    ),
+    (
+        "storage.k8s.io/v1beta1",
+        &["CSIStorageCapacity"],
+        "1.27",
+        Some("storage.k8s.io/v1"),
+    ),
+];
+
+/// Whether the API server no longer serves built-in `kind` in `api_version`; `None` when it
+/// does, or the kind is not a built-in one of a removed version.
+pub fn removed_version(api_version: &str, kind: &str) -> Option<Removed> {
+    // Every removed version is a beta: the common case (a template in `apps/v1`) is one search.
+    if !api_version.contains("beta") {
+        return None;
+    }
+    REMOVED
+        .iter()
+        .find(|(version, kinds, _, _)| *version == api_version && kinds.contains(&kind))
+        .map(|&(_, _, since, replacement)| Removed { since, replacement })
+}
+
 /// One resource type.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct KindInfo {
@@ -436,6 +617,30 @@ pub fn resolve(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn removed_versions_are_known_by_kind_and_the_served_ones_are_not() {
+        let ingress = removed_version("extensions/v1beta1", "Ingress").unwrap();
+        assert_eq!(ingress.since, "1.22");
+        assert_eq!(ingress.replacement, Some("networking.k8s.io/v1"));
+        assert_eq!(
+            removed_version("extensions/v1beta1", "Deployment").map(|r| r.replacement),
+            Some(Some("apps/v1"))
+        );
+        assert_eq!(
+            removed_version("policy/v1beta1", "PodSecurityPolicy").map(|r| r.replacement),
+            Some(None)
+        );
+        // Served: the current versions, a CRD's own beta, a version removed for other kinds.
+        assert_eq!(removed_version("apps/v1", "Deployment"), None);
+        assert_eq!(removed_version("example.com/v1beta1", "Widget"), None);
+        assert_eq!(removed_version("extensions/v1beta1", "Widget"), None);
+        assert_eq!(
+            removed_version("flowcontrol.apiserver.k8s.io/v1beta3", "FlowSchema"),
+            None,
+            "served until 1.32: listed as served in several versions"
+        );
+    }
 
     #[test]
     fn a_kind_applied_in_a_version_other_than_the_preferred_is_watched_in_the_preferred() {

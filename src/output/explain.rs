@@ -53,6 +53,7 @@ pub fn excluded_text(e: &Excluded) -> String {
         Excluded::SkippedApi { api_version, kind } => {
             format!("{api_version} {kind} is a skipped API: the detector never propagates it")
         }
+        Excluded::NotServed { .. } => e.not_served_text(),
         Excluded::ClaimedBy(v) => format!(
             "label resourcetemplate.karmada.io/claimed-by={v} (MultiClusterService) keeps every policy away"
         ),

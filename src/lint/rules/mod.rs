@@ -15,6 +15,7 @@ pub mod override_reach;
 pub mod overrides;
 pub mod placement;
 pub mod preemption;
+pub mod removed_api;
 pub mod render_failed;
 pub mod replicas;
 pub mod schema;
@@ -43,6 +44,7 @@ pub static RULES: &[&Rule] = &[
     &overlap::RULE,
     &preemption::RULE,
     &never_matched::RULE,
+    &removed_api::RULE,
     &dead_policy::RULE,
 ];
 

@@ -1,0 +1,112 @@
+//! `removed-api-version`: a template written in a built-in API version the API server no
+//! longer serves (the engine's [`Excluded::NotServed`]): applying it fails, so no policy ever
+//! propagates it. A selector naming such a version is `selector-never-matches`.
+
+use crate::engine::claim::Excluded;
+use crate::lint::analysis::Analysis;
+use crate::lint::finding::{Finding, Severity};
+use crate::lint::phase::{Check, Rule};
+use crate::lint::rule::{RuleDoc, RuleGroup};
+use crate::model::ObjectRef;
+use crate::source::FieldPath;
+
+pub const DOC: RuleDoc = RuleDoc {
+    id: "removed-api-version",
+    group: RuleGroup::Semantics,
+    default_severity: Severity::Warning,
+    summary: "A template in a built-in API version the API server no longer serves (`extensions/v1beta1` Ingress, `policy/v1beta1` PodDisruptionBudget...)",
+    rationale: "karmada-apiserver is a kube-apiserver: it serves the built-in kinds in the versions its \
+                Kubernetes release serves, and from Karmada 1.10 (the oldest release this tool models) the \
+                control plane installs Kubernetes 1.27 or newer (`charts/karmada/values.yaml`, \
+                `apiServer.image.tag`). Versions Kubernetes removed up to 1.27 (its deprecated API migration \
+                guide: `extensions/v1beta1` and `apps/v1beta1`/`v1beta2` workloads in 1.16; `v1beta1` Ingress, \
+                RBAC, CRDs, webhooks in 1.22; `batch/v1beta1` CronJob, `policy/v1beta1` PodDisruptionBudget, \
+                `autoscaling/v2beta1` in 1.25; `autoscaling/v2beta2` in 1.26) are refused when applied \
+                (`no matches for kind`), so the object never exists as a resource template: no policy claims \
+                it, and the detector never sees it. A policy selector naming such a version never matches \
+                (`selector-never-matches`).",
+    example: "apiVersion: extensions/v1beta1\nkind: Ingress\nmetadata:\n  name: web\n  namespace: default\nspec:\n  backend: {serviceName: web, servicePort: 80}\n",
+    fix: "Write the object in the version the API server serves (`networking.k8s.io/v1` for an Ingress, \
+          `apps/v1` for workloads, `batch/v1` for a CronJob...), converting the fields that changed, and \
+          select that version in the policies.",
+    reference: "pkg/detector/detector.go:276-308 (ResourceDetector.EventFilter: only objects the API server holds); charts/karmada/values.yaml (apiServer.image.tag: v1.27.11 in Karmada v1.10.0, v1.34.1 from v1.16.0); Kubernetes deprecation guide (kubernetes.io/docs/reference/using-api/deprecation-guide)",
+};
+
+pub static RULE: Rule = Rule {
+    docs: &[DOC],
+    checks: &[Check::Semantic(check)],
+};
+
+pub fn check(a: &Analysis<'_>) -> Vec<Finding> {
+    let path = FieldPath::root().key("apiVersion");
+    let mut out = Vec::new();
+    for t in &a.state.templates {
+        let (Some(e @ Excluded::NotServed { .. }), Some(doc)) = (t.excluded.as_deref(), t.doc)
+        else {
+            continue;
+        };
+        let d = &a.inventory.documents[doc];
+        let mut f = Finding::new(
+            DOC.id,
+            DOC.default_severity,
+            format!(
+                "{} {}: {}",
+                t.kind,
+                qualified(&t.namespace, &t.name),
+                e.not_served_text()
+            ),
+        )
+        .at(&d.source, a.tree(doc, &path).locate_value(&path))
+        .field(path.to_string())
+        .object(ObjectRef {
+            api_version: t.api_version.to_string(),
+            kind: t.kind.to_string(),
+            namespace: (!t.namespace.is_empty()).then(|| t.namespace.to_string()),
+            name: t.name.to_string(),
+        });
+        f.doc = Some(doc);
+        out.push(f);
+    }
+    out
+}
+
+fn qualified(namespace: &str, name: &str) -> String {
+    if namespace.is_empty() {
+        name.to_string()
+    } else {
+        format!("{namespace}/{name}")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::lint::test_support::{lint_rule, pos};
+
+    const POLICY: &str = "apiVersion: policy.karmada.io/v1alpha1\nkind: PropagationPolicy\nmetadata: {name: p, namespace: default}\nspec:\n  resourceSelectors:\n    - {apiVersion: extensions/v1beta1, kind: Ingress}\n    - {apiVersion: networking.k8s.io/v1, kind: Ingress}\n  placement:\n    clusterAffinity: {clusterNames: [m1]}\n";
+
+    #[test]
+    fn a_template_in_a_removed_version_is_reported_at_its_api_version() {
+        let text = format!(
+            "kind: Ingress\napiVersion: extensions/v1beta1\nmetadata: {{name: web, namespace: default}}\n---\n{POLICY}"
+        );
+        let f = lint_rule(&text, "removed-api-version", false);
+        assert_eq!(f.len(), 1, "{f:?}");
+        assert_eq!(pos(&f[0]), (2, 13));
+        assert_eq!(
+            f[0].message,
+            "Ingress default/web: extensions/v1beta1 Ingress is not served since Kubernetes 1.22 (Karmada 1.10 and later install karmada-apiserver 1.27 or newer): the API server refuses such a manifest, so no such template exists; write it as networking.k8s.io/v1"
+        );
+        // The selector naming the removed version never matches; the served one is fine.
+        let never = lint_rule(&text, "selector-never-matches", false);
+        assert_eq!(never.len(), 1, "{never:?}");
+        assert_eq!(never[0].field.as_deref(), Some("spec.resourceSelectors[0]"));
+    }
+
+    #[test]
+    fn served_versions_and_custom_betas_are_not_reported() {
+        let text = format!(
+            "apiVersion: networking.k8s.io/v1\nkind: Ingress\nmetadata: {{name: web, namespace: default}}\n---\napiVersion: example.com/v1beta1\nkind: Widget\nmetadata: {{name: w, namespace: default}}\n---\n{POLICY}"
+        );
+        assert!(lint_rule(&text, "removed-api-version", false).is_empty());
+    }
+}
