@@ -511,3 +511,51 @@ fn preempt_check_claims_no_delivery_change_for_a_placement_it_cannot_evaluate() 
     );
     assert!(!text.contains("receiving"), "{text}");
 }
+
+/// propagateDeps: a ConfigMap no policy selects is carried to the clusters of a workload whose
+/// policy sets it (Karmada's dependencies distributor, `buildAttachedBinding`), not left waiting;
+/// one whose workload's policy does not set it, or that nothing references, waits; with the
+/// PropagateDeps gate off nothing carries it.
+#[test]
+fn explain_names_the_workloads_that_carry_a_dependency_along() {
+    let deps = testdata("dependencies.yaml");
+    let explain = |name: &str, extra: &[&str]| {
+        let mut args = vec!["explain", name, "-n", "demo", "-f", &deps, "-o", "json"];
+        args.extend_from_slice(extra);
+        let (code, out, err) = run(&args, None);
+        assert_eq!(code, 0, "{err}");
+        serde_json::from_str::<J>(&out).expect("json")
+    };
+    let carried = explain("cm/app-runtime", &[]);
+    assert_eq!(
+        carried["requiredBy"],
+        json!([{
+            "resource": {"apiVersion": "batch/v1", "kind": "Job", "namespace": "demo", "name": "app-analyzer"},
+            "policy": {"kind": "PropagationPolicy", "namespace": "demo", "name": "analyzer-to-c"}
+        }])
+    );
+    assert_eq!(carried["eventual"], J::Null, "no policy claims it");
+    assert_eq!(carried["notes"], json!([]), "it does not wait");
+    let waits = json!(["no policy matches: the template waits until one does"]);
+    for name in ["cm/web-config", "cm/lonely"] {
+        let e = explain(name, &[]);
+        assert_eq!(e["requiredBy"], json!([]), "{name}");
+        assert_eq!(e["notes"], waits, "{name}");
+    }
+    let gate_off = explain(
+        "cm/app-runtime",
+        &["--feature-gates", "PropagateDeps=false"],
+    );
+    assert_eq!(gate_off["requiredBy"], json!([]));
+    assert_eq!(gate_off["notes"], waits);
+    // The text says so too.
+    let (code, out, err) = run(
+        &["explain", "cm/app-runtime", "-n", "demo", "-f", &deps],
+        None,
+    );
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        out.contains("Propagated as a dependency (propagateDeps) of:\n  Job demo/app-analyzer  (pp/demo/analyzer-to-c sets propagateDeps: its clusters receive this template too)\n"),
+        "{out}"
+    );
+}

@@ -90,7 +90,8 @@ fn example_a_kept_claim_then_restart_preempts() {
                  "why": "preempted by pp/default/high: priority 5 > 1"}
             ],
             "suspension": [],
-            "notes": []
+            "notes": [],
+            "requiredBy": []
         })
     );
     // The full output, byte for byte (key order included).
@@ -150,7 +151,8 @@ fn example_a_gate_off_keeps_the_claim_and_says_why() {
                  "why": "holds the claim: a claimed template is never re-ranked"}
             ],
             "suspension": [],
-            "notes": ["preemption is off: the feature gate PropagationPolicyPreemption is disabled (the default); pp/default/high declares preemption: Always and would act only with --feature-gates PropagationPolicyPreemption=true"]
+            "notes": ["preemption is off: the feature gate PropagationPolicyPreemption is disabled (the default); pp/default/high declares preemption: Always and would act only with --feature-gates PropagationPolicyPreemption=true"],
+            "requiredBy": []
         })
     );
     // The gate defaults to off.
@@ -279,7 +281,8 @@ fn example_d_pp_beats_cpp_whatever_the_priority() {
                  "why": "loses to pp/default/team: a matching PP always beats a CPP, whatever the priority"}
             ],
             "suspension": [],
-            "notes": []
+            "notes": [],
+            "requiredBy": []
         })
     );
     let r = run(&[

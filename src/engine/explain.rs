@@ -7,6 +7,7 @@ use std::cmp::Ordering;
 use crate::model::{ObjectRef, PolicyKind, PolicyRef};
 
 use super::claim::Excluded;
+use super::dependencies::RequiredBy;
 use super::rank::{self, Decider};
 use super::reconcile::{
     settle, template_reconcile, ClaimCheck, IdleReason, PreemptOutcome, Settled,
@@ -184,6 +185,22 @@ pub struct Explanation {
     pub candidates: Vec<Candidate>,
     pub suspension: Vec<ClusterSuspension>,
     pub notes: Vec<Note>,
+    /// The workloads whose `propagateDeps` carry the template to their clusters
+    /// ([`Explanation::with_required_by`]): the caller reads them, as they need the
+    /// workloads' objects.
+    pub required_by: Vec<RequiredBy>,
+}
+
+impl Explanation {
+    /// This explanation with the workloads that carry the template along as a dependency: a
+    /// template no policy matches does not wait then, it is propagated with them.
+    pub fn with_required_by(mut self, required_by: Vec<RequiredBy>) -> Explanation {
+        if !required_by.is_empty() {
+            self.notes.retain(|n| !matches!(n, Note::NoCandidates));
+        }
+        self.required_by = required_by;
+        self
+    }
 }
 
 /// Explains template `t` of the state.
@@ -353,6 +370,7 @@ pub fn explain(state: &State, t: usize) -> Explanation {
         candidates,
         suspension: suspension(state, t, owner_entry.map(|(i, _)| i)),
         notes,
+        required_by: Vec::new(),
     }
 }
 

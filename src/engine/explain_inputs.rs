@@ -14,6 +14,7 @@ use serde_json::Value as J;
 
 use super::chain::{self, Chain, ChainInput, Readable};
 use super::delivery::{self, Delivery};
+use super::dependencies;
 use super::explain::{explain, Explanation};
 use super::state::{Options, State, UnknownClaimers};
 use crate::model::cluster::Cluster;
@@ -62,7 +63,18 @@ pub fn is_pp(api_version: &str, kind: &str) -> bool {
 /// and `why_not` ask only then), or the template's claim names a PropagationPolicy of another
 /// namespace (a stale or hand-written claim), whose existence decides the answer.
 pub fn reads_beyond(state: &State, t: usize, namespace: &str) -> bool {
-    needs_other_templates(state, t) || claim_elsewhere(state, t, namespace)
+    needs_other_templates(state, t)
+        || claim_elsewhere(state, t, namespace)
+        || may_be_a_dependency(state, t)
+}
+
+/// A ConfigMap, Secret, ServiceAccount or PersistentVolumeClaim may be carried along by any
+/// workload of its namespace ([`dependencies::required_by`]), named otherwise.
+fn may_be_a_dependency(state: &State, t: usize) -> bool {
+    let tpl = &state.templates[t];
+    state.options.gates.enabled("PropagateDeps")
+        && &*tpl.api_version == "v1"
+        && dependencies::DEPENDENCY_KINDS.contains(&&*tpl.kind)
 }
 
 fn claim_elsewhere(state: &State, t: usize, namespace: &str) -> bool {
@@ -175,7 +187,12 @@ pub struct Explained {
 
 /// The decision for template `t` from files; `chosen` are the `--clusters` names.
 pub fn from_files(inv: &Inventory, state: &State, t: usize, chosen: &[String]) -> Explained {
-    let decision = explain(state, t);
+    let object_of = |w: usize| {
+        let doc = inv.documents.get(state.templates[w].doc?)?;
+        Some(doc.full_tree().to_json())
+    };
+    let decision =
+        explain(state, t).with_required_by(dependencies::required_by(state, t, &object_of));
     let template = state.templates[t]
         .doc
         .and_then(|d| inv.documents.get(d))

@@ -15,6 +15,8 @@ pub mod freeze;
 // the §7 restart model), `simulate` (controller events, preempt-check), `explain` (one
 // template's decision).
 pub mod claim;
+// What a workload depends on, and the workloads that carry a template along (propagateDeps).
+pub mod dependencies;
 pub mod explain;
 // Which documents `explain` of one template needs (issue 8).
 pub mod explain_inputs;

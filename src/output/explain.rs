@@ -272,6 +272,10 @@ pub fn to_json(e: &Explanation) -> Value {
             v
         }).collect::<Vec<_>>(),
         "notes": e.notes.iter().map(note_text).collect::<Vec<_>>(),
+        "requiredBy": e.required_by.iter().map(|r| json!({
+            "resource": r.workload,
+            "policy": r.policy,
+        })).collect::<Vec<_>>(),
     })
 }
 
@@ -279,6 +283,14 @@ pub fn json(e: &Explanation) -> String {
     let mut s = serde_json::to_string_pretty(&to_json(e)).expect("serializable");
     s.push('\n');
     s
+}
+
+/// `Job demo/analyzer`.
+fn workload_text(r: &crate::model::ObjectRef) -> String {
+    match &r.namespace {
+        Some(ns) => format!("{} {ns}/{}", r.kind, r.name),
+        None => format!("{} {}", r.kind, r.name),
+    }
 }
 
 /// A readable decision trace.
@@ -361,6 +373,21 @@ pub fn text(e: &Explanation, color: bool) -> String {
                 None => "dispatching".into(),
             };
             out.push_str(&format!("  {:<w$}  {state}\n", s.cluster));
+        }
+    }
+    if !e.required_by.is_empty() {
+        out.push('\n');
+        out.push_str(&paint(
+            "Propagated as a dependency (propagateDeps) of:".into(),
+            bold,
+        ));
+        out.push('\n');
+        for r in &e.required_by {
+            out.push_str(&format!(
+                "  {}  ({} sets propagateDeps: its clusters receive this template too)\n",
+                workload_text(&r.workload),
+                r.policy
+            ));
         }
     }
     if !e.notes.is_empty() {
