@@ -18,7 +18,7 @@ use super::state::State;
 /// A dependency of a workload, in the workload's namespace (`DependentObjectReference`).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Dependency {
-    /// `v1` for every kind but none here.
+    /// One of [`DEPENDENCY_KINDS`], all of `v1`.
     pub kind: &'static str,
     pub name: String,
 }

@@ -61,7 +61,8 @@ pub fn is_pp(api_version: &str, kind: &str) -> bool {
 /// dependent overrides are missing waits only while some unclaimed template it matches exists
 /// (§6.5, `reconcile::overrides_block_preemption`; only with the preemption gate on, as settle
 /// and `why_not` ask only then), or the template's claim names a PropagationPolicy of another
-/// namespace (a stale or hand-written claim), whose existence decides the answer.
+/// namespace (a stale or hand-written claim), whose existence decides the answer, or the
+/// template may be a workload's dependency, which the namespace's workloads decide.
 pub fn reads_beyond(state: &State, t: usize, namespace: &str) -> bool {
     needs_other_templates(state, t)
         || claim_elsewhere(state, t, namespace)
