@@ -536,6 +536,36 @@ fn explain_names_the_workloads_that_carry_a_dependency_along() {
     );
     assert_eq!(carried["eventual"], J::Null, "no policy claims it");
     assert_eq!(carried["notes"], json!([]), "it does not wait");
+    // The attached binding's clusters are the Job's: overridden there.
+    let endpoints = |e: &J| -> Vec<(String, String)> {
+        e["overrides"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|o| {
+                let v = &o["manifest"]["data"]["S3_ENDPOINT_URL"];
+                (
+                    o["cluster"].as_str().unwrap().to_string(),
+                    v.as_str().unwrap().to_string(),
+                )
+            })
+            .collect()
+    };
+    assert_eq!(
+        endpoints(&carried),
+        [("c".to_string(), "http://rgw.cluster-c".to_string())]
+    );
+    // A dependency its own policy claims goes to its clusters and to the Job's.
+    let shared = explain("cm/shared", &[]);
+    assert_eq!(shared["eventual"]["name"], "shared");
+    assert_eq!(shared["requiredBy"][0]["resource"]["name"], "app-analyzer");
+    assert_eq!(
+        endpoints(&shared),
+        [
+            ("a".to_string(), "http://rgw.cluster-a".to_string()),
+            ("c".to_string(), "http://rgw.cluster-c".to_string())
+        ]
+    );
     let waits = json!(["no policy matches: the template waits until one does"]);
     for name in ["cm/web-config", "cm/lonely"] {
         let e = explain(name, &[]);

@@ -148,6 +148,7 @@ pub fn delivery_changes(r: &CheckReport, inputs: &DeliveryInputs<'_>) -> Vec<Del
                 chosen: &[],
                 capacity: super::replicas::CapacitySource::Declared,
                 resource_modeling: super::delivery::resource_modeling(st),
+                carried_to: &[],
             }))
         };
         let (before_d, after_d) = (

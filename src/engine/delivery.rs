@@ -34,6 +34,10 @@ pub struct DeliveryInput<'a> {
     pub capacity: CapacitySource,
     /// karmada-scheduler's `CustomizedClusterResourceModeling` gate (Karmada's default: on).
     pub resource_modeling: bool,
+    /// The clusters of the workloads that carry the template along as a dependency
+    /// ([`super::dependencies::required_by`]): the binding controller sends it there too,
+    /// overridden for each (`mergeTargetClusters`, `pkg/controllers/binding/common.go:58`).
+    pub carried_to: &'a [String],
 }
 
 pub struct Delivery {
@@ -57,6 +61,17 @@ fn targets(input: &DeliveryInput<'_>, placement: Option<&PlacementResult>) -> Ve
     if !input.chosen.is_empty() {
         return input.chosen.to_vec();
     }
+    let mut out = own_targets(input, placement);
+    for c in input.carried_to {
+        if !out.contains(c) {
+            out.push(c.clone());
+        }
+    }
+    out
+}
+
+/// The clusters of the template's own binding: bound (live), else selected by its placement.
+fn own_targets(input: &DeliveryInput<'_>, placement: Option<&PlacementResult>) -> Vec<String> {
     if let Some(bound) = input.bound {
         return bound.to_vec();
     }
@@ -68,6 +83,19 @@ fn targets(input: &DeliveryInput<'_>, placement: Option<&PlacementResult>) -> Ve
             .map(str::to_string)
             .collect(),
         (None, None) => Vec::new(),
+    }
+}
+
+impl Delivery {
+    /// The clusters the template goes to, as the override targets are chosen without
+    /// `--clusters`: the feasible clusters, or the ones the placement names when no Cluster
+    /// objects are known.
+    pub fn clusters(&self) -> Vec<String> {
+        match (&self.placement, &self.unplaced) {
+            (Some(p), _) => p.decided.feasible.clone(),
+            (None, Some(named)) => named.clone(),
+            (None, None) => Vec::new(),
+        }
     }
 }
 
@@ -217,18 +245,21 @@ pub fn from_live_binding(
         chosen,
         capacity: CapacitySource::Live,
         resource_modeling: resource_modeling(state),
+        carried_to: &[],
     })
 }
 
 /// Placement and overrides from the files: the eventual owner's placement over the Cluster
 /// objects of the inputs, and the override chain for the chosen or selected clusters (no
-/// binding: nothing is scheduled yet).
+/// binding: nothing is scheduled yet) and those of the workloads that carry the template
+/// along (`carried_to`).
 pub fn from_files(
     inv: &crate::model::Inventory,
     state: &crate::engine::state::State,
     decision: Owned<'_>,
     template: &serde_json::Value,
     chosen: &[String],
+    carried_to: &[String],
 ) -> Delivery {
     let clusters = Cluster::from_inventory(inv);
     let overrides: Vec<&OverridePolicy> = inv.applied_overrides();
@@ -252,6 +283,7 @@ pub fn from_files(
         chosen,
         capacity: CapacitySource::Declared,
         resource_modeling: resource_modeling(state),
+        carried_to,
     })
 }
 

@@ -194,17 +194,52 @@ pub fn from_files(inv: &Inventory, state: &State, t: usize, chosen: &[String]) -
     };
     let decision =
         explain(state, t).with_required_by(dependencies::required_by(state, t, &object_of));
-    let template = state.templates[t]
-        .doc
-        .and_then(|d| inv.documents.get(d))
-        .map(|d| delivery::stored_manifest(d.full_tree().to_json(), &state.templates[t].namespace))
-        .unwrap_or_default();
-    let delivery = delivery::from_files(inv, state, owned(&decision), &template, chosen);
+    let manifest = |t: usize| {
+        state.templates[t]
+            .doc
+            .and_then(|d| inv.documents.get(d))
+            .map(|d| {
+                delivery::stored_manifest(d.full_tree().to_json(), &state.templates[t].namespace)
+            })
+            .unwrap_or_default()
+    };
+    let template = manifest(t);
+    let carried_to = carried_to(inv, state, &decision.required_by, &manifest);
+    let delivery =
+        delivery::from_files(inv, state, owned(&decision), &template, chosen, &carried_to);
     Explained {
         decision,
         template,
         delivery,
     }
+}
+
+/// Where the workloads that carry a template along go (their own deliveries, from their
+/// owners' placements): their bindings' clusters are the template's attached binding's.
+fn carried_to(
+    inv: &Inventory,
+    state: &State,
+    required_by: &[dependencies::RequiredBy],
+    manifest: &dyn Fn(usize) -> J,
+) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    for r in required_by {
+        let w = &r.workload;
+        let namespace = w.namespace.as_deref().unwrap_or("");
+        let Some(w) = state.find_template(&w.api_version, &w.kind, namespace, &w.name) else {
+            continue;
+        };
+        let owned = delivery::Owned {
+            template: w,
+            eventual: Some(&r.policy),
+        };
+        for c in delivery::from_files(inv, state, owned, &manifest(w), &[], &[]).clusters() {
+            if !out.contains(&c) {
+                out.push(c);
+            }
+        }
+    }
+    out
 }
 
 /// The decision from the live reads around the template, and the real chain (claim, binding,

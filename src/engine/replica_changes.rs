@@ -129,6 +129,7 @@ impl Sides<'_> {
                 chosen: &[],
                 capacity: CapacitySource::Declared,
                 resource_modeling: super::delivery::resource_modeling(state),
+                carried_to: &[],
             });
             assignment_of(&d)
         };

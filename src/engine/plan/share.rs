@@ -141,6 +141,7 @@ impl SideView<'_> {
             chosen: &[],
             capacity: self.capacity,
             resource_modeling: resource_modeling(self.state),
+            carried_to: &[],
         });
         // Replicas per cluster where the scheduler divides them (`replicas`); none for a
         // template without replicas or a duplicated placement the assignment cannot know.
