@@ -560,3 +560,84 @@ fn flags_have_one_spelling_and_one_meaning() {
         text(&o.stderr)
     );
 }
+
+/// Plain manifests that install Karmada (here a Flux HelmRelease of the chart applied by hand,
+/// no Kustomization) are one control plane with that installation's settings: lint, explain
+/// and preempt-check all judge the policies with its gates and say where they came from, and a
+/// flag still wins. Before, only GitOps environments read the repository's installation.
+#[test]
+fn plain_manifests_take_the_karmada_they_install() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    std::fs::write(
+        d.join("karmada.yaml"),
+        "apiVersion: helm.toolkit.fluxcd.io/v2\nkind: HelmRelease\nmetadata: {name: karmada, namespace: karmada-system}\nspec:\n  chart:\n    spec: {chart: karmada, version: \"1.16.0\", sourceRef: {kind: HelmRepository, name: karmada}}\n  values:\n    controllerManager:\n      featureGates: {PropagationPolicyPreemption: true}\n",
+    )
+    .unwrap();
+    std::fs::write(d.join("app.yaml"), WEB).unwrap();
+    std::fs::write(d.join("takeover.yaml"), TAKEOVER).unwrap();
+    let said = "note: the inputs: Karmada settings from HelmRelease karmada-system/karmada at karmada.yaml:1: Karmada 1.16 (karmada.yaml:6)";
+    let rules = |o: &Output| -> Vec<String> {
+        json(o)["findings"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|f| f["rule"].as_str().unwrap().to_string())
+            .collect()
+    };
+
+    let lint = run_in(d, &["lint", "-o", "json", "."]);
+    assert!(text(&lint.stderr).contains(said), "{}", text(&lint.stderr));
+    assert!(!rules(&lint).contains(&"inert-preemption".to_string()));
+
+    let check_args = [
+        "preempt-check",
+        "-f",
+        "app.yaml",
+        "-f",
+        "karmada.yaml",
+        "--apply",
+        "takeover.yaml",
+        "-o",
+        "json",
+    ];
+    let check = run_in(d, &check_args);
+    assert!(
+        text(&check.stderr).contains(said),
+        "{}",
+        text(&check.stderr)
+    );
+    let v = json(&check);
+    assert_eq!(v["resources"][0]["preempted"], true, "{v}");
+
+    let explain = run_in(
+        d,
+        &[
+            "explain",
+            "deploy/web",
+            "-n",
+            "shop",
+            "-f",
+            ".",
+            "-o",
+            "json",
+        ],
+    );
+    assert!(
+        text(&explain.stderr).contains(said),
+        "{}",
+        text(&explain.stderr)
+    );
+    let notes = json(&explain)["notes"].to_string();
+    assert!(!notes.contains("preemption is off"), "{notes}");
+
+    // The flag is over the installation, in every subcommand alike.
+    let off = ["--feature-gates", "PropagationPolicyPreemption=false"];
+    let lint = run_in(d, &[&["lint", "-o", "json", "."][..], &off].concat());
+    assert!(rules(&lint).contains(&"inert-preemption".to_string()));
+    let v = json(&run_in(d, &[&check_args[..], &off].concat()));
+    assert_eq!(
+        v["resources"][0]["blockedBy"][0]["reason"], "feature-gate-disabled",
+        "{v}"
+    );
+}

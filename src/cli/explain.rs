@@ -9,7 +9,7 @@ use crate::context::Context;
 use crate::engine::explain_inputs;
 use crate::engine::state::UnknownClaimers;
 use crate::inspect::explain::{policy_in_files, policy_live, template_in_files, template_live};
-use crate::inspect::{environments, read_manifests};
+use crate::inspect::{environments, plain_context, read_manifests};
 use crate::model::environments::EnvInventory;
 use crate::model::{Inventory, PolicyKind};
 use crate::output::environments::{render_found, section_format as section_output};
@@ -104,6 +104,7 @@ fn explain_files(args: &Args, ty: &str, name: &str, context: &Context) -> Result
         });
         return write_sections(args, sections.collect());
     }
+    let context = &plain_context(&args.input.files, context)?;
     let options = context.engine_options(UnknownClaimers::Stale);
     let found = template_in_files(&args.input.files, (ty, name), context, options)?;
     let explained = explain_inputs::from_files(
@@ -144,6 +145,7 @@ fn explain_policy(
             .holding(|e, env_context| policy_in(&e.inventory, env_context, section_format(args)))?;
         return write_sections(args, found);
     }
+    let context = &plain_context(&args.input.files, context)?;
     write_stdout(&policy_in(
         &read_manifests(&args.input.files, context)?,
         context,

@@ -13,7 +13,7 @@ use crate::engine::delivery::DeliveryChange;
 use crate::engine::simulate::{check, Change, ChangeError, CheckReport};
 use crate::engine::state::{State, UnknownClaimers};
 use crate::inspect::preempt::{live_state, read_changes, ChangeArg};
-use crate::inspect::{environments, read_manifests, Environments};
+use crate::inspect::{environments, plain_context, read_manifests, Environments};
 use crate::output::environments::{render_found, section_format};
 use crate::output::format::render_preempt_check;
 
@@ -111,6 +111,7 @@ pub fn run(args: Args) -> Result<Exit, CliError> {
     if let Some(envs) = environments(&flags.input.files, &context, flags.input.env.as_deref())? {
         return check_environments(&args, &envs, &context);
     }
+    let context = plain_context(&flags.input.files, &context)?;
     let inv = read_manifests(&flags.input.files, &context)?;
     note_unreported_clusters(&inv);
     let release = context.release();

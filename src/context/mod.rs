@@ -139,6 +139,24 @@ impl Context {
         }
     }
 
+    /// This context for plain manifests (files that are no GitOps repository: one control
+    /// plane) holding the Karmada installations `found`, in input order: the first one counts,
+    /// as for an environment ([`Context::for_repository`]); and the notes to give, the settings
+    /// read included. `lint` finds them as it parses; `explain`, `preempt-check` and `plan`
+    /// read them first.
+    pub fn for_plain(
+        &self,
+        found: Vec<crate::model::installation::Installation>,
+    ) -> (Context, Vec<String>) {
+        if found.is_empty() {
+            return (self.clone(), Vec::new());
+        }
+        let repository = RepositorySettings::of(found);
+        let (context, mut notes) = self.for_repository(&repository);
+        notes.extend(crate::model::installation::plain_settings_note(&repository));
+        (context, notes)
+    }
+
     fn with(
         flags: Flags,
         config: Config,

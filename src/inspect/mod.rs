@@ -144,6 +144,30 @@ pub fn environments(
     }))
 }
 
+/// The context of plain manifests (`-f` over files that are no GitOps repository): the run's,
+/// with the Karmada installation the files hold ([`Context::for_plain`]), as `lint` judges
+/// them; its notes are printed. Only documents that may be an installation are parsed. Stdin
+/// cannot be read twice: with it, the run's context.
+pub fn plain_context(files: &[String], context: &Context) -> Result<Context, InspectError> {
+    if files.iter().any(|f| f == "-") {
+        return Ok(context.clone());
+    }
+    let paths =
+        crate::source::files::expand(files, &|p: &std::path::Path| context.config.ignores(p))?;
+    let may_install = |h: &crate::source::prefilter::DocHead<'_>| {
+        installation::install_kind(h.api_version, h.kind).is_some()
+    };
+    let found = crate::source::prefilter::read_all_filtered(&paths, &may_install)?
+        .iter()
+        .flat_map(|(loaded, _)| installation::in_loaded(loaded))
+        .collect();
+    let (plain, notes) = context.for_plain(found);
+    for n in &notes {
+        crate::util::to_stderr("note", n);
+    }
+    Ok(plain)
+}
+
 /// Manifests read for a decision (`-f`): what could not be read is warned of, and every policy
 /// goes through the admission chain of the context's release, so one Karmada would refuse
 /// takes no part.

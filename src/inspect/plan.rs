@@ -87,7 +87,10 @@ pub fn plan_git(
         return Err(InspectError::NotARepository);
     } else {
         let plain = PlainSides::read(&revisions, base, &git, note)?;
-        vec![(MANIFESTS.to_string(), plain.plan(req.context))]
+        // The head's Karmada installation, as `lint` of its files takes it.
+        let (context, notes) = req.context.for_plain(plain.installations());
+        notes.iter().for_each(|n| note(n));
+        vec![(MANIFESTS.to_string(), plain.plan(&context))]
     };
     Ok(Compared {
         from: req.base.to_string(),
@@ -222,6 +225,13 @@ impl PlainSides {
             base: typed(base_docs),
             head: typed(head),
         })
+    }
+
+    /// The installations of Karmada in the head's files.
+    fn installations(&self) -> Vec<crate::model::installation::Installation> {
+        crate::model::installation::in_documents(
+            self.shared.documents.iter().chain(&self.head.documents),
+        )
     }
 
     fn plan(&self, context: &Context) -> EnvPlan {

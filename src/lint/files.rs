@@ -88,6 +88,12 @@ pub fn lint_files(
     if streamed.declares_environments {
         return lint_repository();
     }
+    if let Some((opts, notes)) = with_installation(&mut streamed, settings) {
+        // The files install Karmada with other settings than the run's: judged again under
+        // them (rare, and such repositories are small).
+        streamed = stream::lint_paths_in(&files, &namespace_of, req.namespace, &opts, false)?;
+        streamed.notes.extend(notes);
+    }
     note_assumed(&mut streamed, config, req.namespace);
     // Data files (a values file, a dashboard) are skipped, not findings.
     crate::source::data_notes(&streamed.loaded)
@@ -97,6 +103,30 @@ pub fn lint_files(
         return Err(FilesError::EmptyStdin);
     }
     Ok(streamed.into_linted())
+}
+
+/// Plain manifests are one control plane: the Karmada installation they hold (a HelmRelease of
+/// the chart, the operator's `Karmada`, a controller-manager Deployment) gives its release and
+/// gates where neither a flag nor the configuration does ([`Context::for_repository`], as for
+/// a GitOps environment). The lint options to judge the files again with, when they differ
+/// from the run's, and the notes to give; the notes go to `streamed` when they do not.
+///
+/// [`Context::for_repository`]: crate::context::Context::for_repository
+fn with_installation(
+    streamed: &mut stream::Streamed,
+    settings: &Settings,
+) -> Option<(crate::lint::LintOptions, Vec<String>)> {
+    let found = std::mem::take(&mut streamed.installations);
+    let (context, notes) = settings.context.for_plain(found);
+    if context.gates == settings.options.gates {
+        streamed.notes.extend(notes);
+        return None;
+    }
+    let opts = crate::lint::LintOptions {
+        gates: context.gates,
+        ..settings.options.clone()
+    };
+    Some((opts, notes))
 }
 
 /// Says where a namespace-dependent finding's document got no namespace from anywhere (see

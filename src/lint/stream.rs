@@ -18,6 +18,7 @@ use std::sync::Arc;
 
 use crate::engine::state::{Options, Prepared, State};
 use crate::model::cluster::Cluster;
+use crate::model::installation::{self, Installation};
 use crate::model::{Inventory, Object};
 use crate::source::files::{self, ReadError};
 use crate::source::kustomize::discover::declares_environments_in;
@@ -60,6 +61,9 @@ pub struct Streamed {
     /// Kustomization, an Argo CD Application), when the run was asked to watch for one
     /// ([`lint_paths_in`]): then the files are a repository to render, not plain manifests.
     pub declares_environments: bool,
+    /// The installations of Karmada the files hold, in input order (read as each file is
+    /// parsed; [`crate::model::installation::in_loaded`]).
+    pub installations: Vec<Installation>,
 }
 
 /// `lint --parse-only`: the loader alone (expand, read, parse on all cores), for
@@ -157,6 +161,7 @@ pub fn lint_paths_in(
     let clock = Clock::start();
     let options = analysis::options(opts);
     let mut declares_environments = false;
+    let mut installations = Vec::new();
     let mut fold = Fold::new(Growth::of(paths));
     // Each file joins the whole as soon as the files before it have: this thread is idle while
     // the others parse, and all the parts held at once and then merged made a second copy.
@@ -166,16 +171,18 @@ pub fn lint_paths_in(
             let path = std::path::Path::new(&loaded.source.name);
             let ns = namespace_of(path);
             let declares = watch_environments && declares_environments_in(&loaded, path);
+            let installs = installation::in_loaded(&loaded);
             let part = check_file(
                 loaded,
                 ns.as_deref().unwrap_or(default_namespace),
                 opts,
                 &options,
             );
-            (part, declares)
+            (part, declares, installs)
         },
-        &mut |(part, declares)| {
+        &mut |(part, declares, installs)| {
             declares_environments |= declares;
+            installations.extend(installs);
             fold.add(part);
         },
     )?;
@@ -187,7 +194,9 @@ pub fn lint_paths_in(
             ..Streamed::default()
         });
     }
-    Ok(fold.finish(opts, &clock, &mut |_, _| {}))
+    let mut streamed = fold.finish(opts, &clock, &mut |_, _| {});
+    streamed.installations = installations;
+    Ok(streamed)
 }
 
 /// A streamed run's files folded together, in input order, as they come.

@@ -89,29 +89,14 @@ pub fn detect(root: &Node, locate: &dyn Fn(Span) -> Origin) -> Option<Installati
         release: None,
         notes: Vec::new(),
     };
-    let kind = match (api.split('/').next().unwrap_or(""), kind) {
-        ("helm.toolkit.fluxcd.io", "HelmRelease") => {
-            found.helm_release(root.get("spec")?)?;
-            InstallKind::HelmRelease
-        }
-        ("argoproj.io", "Application") => {
-            found.argo_application(root.get("spec")?)?;
-            InstallKind::ArgoHelm
-        }
-        ("helm.cattle.io", "HelmChart") => {
-            found.k3s_helm_chart(root.get("spec")?)?;
-            InstallKind::HelmChart
-        }
-        ("operator.karmada.io", "Karmada") => {
-            found.operator(root.get("spec"));
-            InstallKind::Operator
-        }
-        ("apps", "Deployment") => {
-            found.deployment(root)?;
-            InstallKind::Deployment
-        }
-        _ => return None,
-    };
+    let kind = install_kind(api, kind)?;
+    match kind {
+        InstallKind::HelmRelease => found.helm_release(root.get("spec")?)?,
+        InstallKind::ArgoHelm => found.argo_application(root.get("spec")?)?,
+        InstallKind::HelmChart => found.k3s_helm_chart(root.get("spec")?)?,
+        InstallKind::Operator => found.operator(root.get("spec")),
+        InstallKind::Deployment => found.deployment(root)?,
+    }
     let label = match kind {
         InstallKind::HelmRelease => "HelmRelease",
         InstallKind::ArgoHelm => "Argo CD Application",
@@ -127,6 +112,41 @@ pub fn detect(root: &Node, locate: &dyn Fn(Span) -> Origin) -> Option<Installati
         gates: found.gates,
         notes: found.notes,
     })
+}
+
+/// The kind of installation an object of `api_version`/`kind` may be ([`detect`] reads it to
+/// know); `None`: it installs no Karmada.
+pub fn install_kind(api_version: &str, kind: &str) -> Option<InstallKind> {
+    match (api_version.split('/').next().unwrap_or(""), kind) {
+        ("helm.toolkit.fluxcd.io", "HelmRelease") => Some(InstallKind::HelmRelease),
+        ("argoproj.io", "Application") => Some(InstallKind::ArgoHelm),
+        ("helm.cattle.io", "HelmChart") => Some(InstallKind::HelmChart),
+        ("operator.karmada.io", "Karmada") => Some(InstallKind::Operator),
+        ("apps", "Deployment") => Some(InstallKind::Deployment),
+        _ => None,
+    }
+}
+
+/// The installations of Karmada among the documents of one file, in their order, each located
+/// at its own line of the file.
+pub fn in_loaded(loaded: &crate::source::Loaded) -> Vec<Installation> {
+    in_documents(&loaded.documents)
+}
+
+/// The installations of Karmada among `documents` (whole trees), each located in its file.
+pub fn in_documents<'a>(
+    documents: impl IntoIterator<Item = &'a crate::source::Document>,
+) -> Vec<Installation> {
+    documents
+        .into_iter()
+        .filter_map(|d| {
+            let locate = |span: Span| Origin {
+                file: d.source.name.clone(),
+                line: span.start.line,
+            };
+            detect(&d.root, &locate)
+        })
+        .collect()
 }
 
 struct Found<'a> {
@@ -513,11 +533,21 @@ pub fn settings_notes<'a>(
                 [one] => format!("environment {one}"),
                 _ => format!("environments {}", names.join(", ")),
             };
-            format!(
-                "{which}: Karmada settings from {line} (--karmada-version, --feature-gates and .karmada-policy.yaml override them)"
-            )
+            settings_line(&which, &line)
         })
         .collect()
+}
+
+/// [`settings_notes`] for plain manifests, which are one control plane: the installation they
+/// hold is theirs.
+pub fn plain_settings_note(settings: &RepositorySettings) -> Option<String> {
+    Some(settings_line("the inputs", &settings.describe()?))
+}
+
+fn settings_line(which: &str, line: &str) -> String {
+    format!(
+        "{which}: Karmada settings from {line} (--karmada-version, --feature-gates and .karmada-policy.yaml override them)"
+    )
 }
 
 /// What the repository installs, for one environment: the first installation found, its
