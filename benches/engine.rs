@@ -54,6 +54,7 @@ fn generate() -> Inventory {
                 ),
                 doc: 0,
                 declares: None,
+                depends_on: None,
             }));
         }
         for i in 0..PPS_PER_NAMESPACE {

@@ -72,10 +72,7 @@ pub fn reads_beyond(state: &State, t: usize, namespace: &str) -> bool {
 /// A ConfigMap, Secret, ServiceAccount or PersistentVolumeClaim may be carried along by any
 /// workload of its namespace ([`dependencies::required_by`]), named otherwise.
 fn may_be_a_dependency(state: &State, t: usize) -> bool {
-    let tpl = &state.templates[t];
-    state.options.gates.enabled("PropagateDeps")
-        && &*tpl.api_version == "v1"
-        && dependencies::DEPENDENCY_KINDS.contains(&&*tpl.kind)
+    dependencies::may_be_carried(state, t)
 }
 
 fn claim_elsewhere(state: &State, t: usize, namespace: &str) -> bool {
@@ -188,12 +185,7 @@ pub struct Explained {
 
 /// The decision for template `t` from files; `chosen` are the `--clusters` names.
 pub fn from_files(inv: &Inventory, state: &State, t: usize, chosen: &[String]) -> Explained {
-    let object_of = |w: usize| {
-        let doc = inv.documents.get(state.templates[w].doc?)?;
-        Some(doc.full_tree().to_json())
-    };
-    let decision =
-        explain(state, t).with_required_by(dependencies::required_by(state, t, &object_of));
+    let decision = explain(state, t).with_required_by(dependencies::required_by(state, t));
     let manifest = |t: usize| {
         state.templates[t]
             .doc

@@ -136,6 +136,8 @@ pub struct TemplateEntry {
     pub terminating: bool,
     /// Boxed like the claim keys, and as rare.
     pub excluded: Option<Box<Excluded>>,
+    /// What a workload names as its dependencies (see [`crate::model::dependencies`]).
+    pub dependencies: Option<Box<[crate::model::dependencies::Dependency]>>,
     pub doc: Option<usize>,
 }
 
@@ -604,6 +606,7 @@ fn template_entry(filters: &Filters, t: Template, shared: &mut Shared) -> Templa
         labels: t.meta.labels,
         terminating: t.meta.deletion_timestamp.is_some(),
         excluded: excluded.map(Box::new),
+        dependencies: t.depends_on,
         doc: Some(t.doc),
     }
 }
@@ -1454,6 +1457,7 @@ pub(crate) mod testutil {
             meta: meta(Some(ns), name, labels, ann),
             doc: 0,
             declares: None,
+            depends_on: None,
         })
     }
 

@@ -81,6 +81,8 @@ pub struct Installation {
 pub fn detect(root: &Node, locate: &dyn Fn(Span) -> Origin) -> Option<Installation> {
     let api = root.get("apiVersion").and_then(Node::as_str).unwrap_or("");
     let kind = root.get("kind").and_then(Node::as_str).unwrap_or("");
+    // Every document of a lint passes here: most are no installation.
+    let kind = install_kind(api, kind)?;
     let name = str_at(root, &["metadata", "name"]).unwrap_or("");
     let namespace = str_at(root, &["metadata", "namespace"]).unwrap_or("default");
     let mut found = Found {
@@ -89,7 +91,6 @@ pub fn detect(root: &Node, locate: &dyn Fn(Span) -> Origin) -> Option<Installati
         release: None,
         notes: Vec::new(),
     };
-    let kind = install_kind(api, kind)?;
     match kind {
         InstallKind::HelmRelease => found.helm_release(root.get("spec")?)?,
         InstallKind::ArgoHelm => found.argo_application(root.get("spec")?)?,

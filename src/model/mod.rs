@@ -5,6 +5,7 @@
 
 pub mod binding;
 pub mod cluster;
+pub mod dependencies;
 pub mod environments;
 pub mod feature_gates;
 pub mod gitops;
@@ -205,6 +206,8 @@ pub struct Template {
     pub doc: usize,
     /// For a CustomResourceDefinition, the kind it declares and at which scope.
     pub declares: Option<Box<DeclaredKind>>,
+    /// For a workload, what it names as dependencies ([`dependencies::of`]).
+    pub depends_on: Option<Box<[dependencies::Dependency]>>,
 }
 
 /// A kind a CustomResourceDefinition of the input declares (`spec.group`, `spec.names.kind`,
@@ -500,6 +503,7 @@ impl Inventory {
                     meta,
                     doc,
                     declares: None,
+                    depends_on: None,
                 }),
             }
         } else if group == "work.karmada.io" {
@@ -514,10 +518,12 @@ impl Inventory {
                 _ => return,
             }
         } else {
+            let api_version = watched_api_version(api_version, kind);
             Object::Template(Template {
-                api_version: watched_api_version(api_version, kind),
+                depends_on: dependencies::of(&api_version, kind, root),
+                declares: DeclaredKind::of(&api_version, kind, root),
+                api_version,
                 kind: kind.into(),
-                declares: DeclaredKind::of(api_version, kind, root),
                 meta,
                 doc,
             })
