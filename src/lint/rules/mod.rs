@@ -4,6 +4,7 @@
 
 pub mod admission;
 pub mod dead_policy;
+pub mod dependencies;
 pub mod duplicate_identity;
 pub mod failover_gate;
 pub mod input;
@@ -40,6 +41,7 @@ pub static RULES: &[&Rule] = &[
     &override_order::RULE,
     &override_reach::RULE,
     &placement::RULE,
+    &dependencies::RULE,
     &replicas::RULE,
     &overlap::RULE,
     &preemption::RULE,
