@@ -135,6 +135,8 @@ pub struct FilePart {
     bytes: usize,
     /// Its documents (from 0) of policies that set `spec.suspension`.
     suspended: Vec<usize>,
+    /// The installations of Karmada it holds ([`Streamed::installations`]).
+    installations: Vec<Installation>,
 }
 
 /// Reads, parses and lints `paths` (files, or `-` for stdin); an unreadable input is an error.
@@ -171,18 +173,17 @@ pub fn lint_paths_in(
             let path = std::path::Path::new(&loaded.source.name);
             let ns = namespace_of(path);
             let declares = watch_environments && declares_environments_in(&loaded, path);
-            let installs = installation::in_loaded(&loaded);
             let part = check_file(
                 loaded,
                 ns.as_deref().unwrap_or(default_namespace),
                 opts,
                 &options,
             );
-            (part, declares, installs)
+            (part, declares)
         },
-        &mut |(part, declares, installs)| {
+        &mut |(mut part, declares)| {
             declares_environments |= declares;
-            installations.extend(installs);
+            installations.append(&mut part.installations);
             fold.add(part);
         },
     )?;
@@ -667,8 +668,11 @@ pub fn check_file(
 ) -> FilePart {
     let documents = std::mem::take(&mut loaded.documents);
     // No per-object rule reads a template's tree: it goes as soon as the template is typed.
-    // Cluster objects (a few) are typed first: the placement rules evaluate against them.
+    // Cluster objects (a few) are typed first: the placement rules evaluate against them, and
+    // so are the installations of Karmada, whose settings the run may take
+    // ([`Streamed::installations`]).
     let clusters = std::cell::RefCell::new(Vec::new());
+    let installations = std::cell::RefCell::new(Vec::new());
     let mut inventory = Inventory::from_documents_then(documents, default_namespace, &|doc, o| {
         if let Some(Object::Template(t)) = o {
             if Cluster::is_cluster(t) {
@@ -677,10 +681,20 @@ pub fn check_file(
                     .borrow_mut()
                     .push(Cluster::from_json(&t.meta, &json));
             }
+            if may_install(t) {
+                let locate = |span: crate::source::Span| installation::Origin {
+                    file: doc.source.name.clone(),
+                    line: span.start.line,
+                };
+                installations
+                    .borrow_mut()
+                    .extend(installation::detect(&doc.root, &locate));
+            }
             release_tree(doc, false);
         }
     });
     let clusters = clusters.into_inner();
+    let installations = installations.into_inner();
     // The policies' trees are still whole here: the chain's verdicts mark them before they
     // become the engine's entries, and the admission rule reports the same verdicts.
     let admissions = super::admit(&mut inventory, opts);
@@ -708,9 +722,16 @@ pub fn check_file(
         identities,
         bytes,
         suspended,
+        installations,
     };
     release_text(&mut part);
     part
+}
+
+/// Whether a template may be an installation of Karmada, from its kind alone
+/// ([`installation::detect`] then reads the tree).
+fn may_install(t: &crate::model::Template) -> bool {
+    installation::install_kind(&t.api_version, &t.kind).is_some()
 }
 
 /// Lets go of the file's text, as large as the rest of what is kept, but for the lines a report

@@ -76,10 +76,10 @@ fn carried(a: &Analysis<'_>) -> HashSet<usize> {
     let st = a.state;
     let mut out = HashSet::new();
     for (w, workload) in st.templates.iter().enumerate() {
-        let (Some(deps), Some(owner)) = (
-            workload.dependencies.as_deref(),
-            a.settled[w].owner.reference(st),
-        ) else {
+        let Some(deps) = workload.dependencies.as_deref() else {
+            continue;
+        };
+        let Some(owner) = a.settled[w].owner.reference(st) else {
             continue;
         };
         if !carries_dependencies(st, &owner) {
