@@ -61,8 +61,8 @@ pub struct Streamed {
     /// Kustomization, an Argo CD Application), when the run was asked to watch for one
     /// ([`lint_paths_in`]): then the files are a repository to render, not plain manifests.
     pub declares_environments: bool,
-    /// The installations of Karmada the files hold, in input order (read as each file is
-    /// parsed; [`crate::model::installation::in_loaded`]).
+    /// The installations of Karmada the files hold, in input order (read as each file's
+    /// templates are typed, [`check_file`]).
     pub installations: Vec<Installation>,
 }
 
@@ -682,13 +682,8 @@ pub fn check_file(
                     .push(Cluster::from_json(&t.meta, &json));
             }
             if may_install(t) {
-                let locate = |span: crate::source::Span| installation::Origin {
-                    file: doc.source.name.clone(),
-                    line: span.start.line,
-                };
-                installations
-                    .borrow_mut()
-                    .extend(installation::detect(&doc.root, &locate));
+                let found = installation::in_documents(std::iter::once(&*doc));
+                installations.borrow_mut().extend(found);
             }
             release_tree(doc, false);
         }
