@@ -862,27 +862,9 @@ impl Planner<'_> {
     /// What no controller applies (see the module's overview).
     fn rest(&mut self, declared: bool) -> Vec<Plan> {
         let mut plans = Vec::new();
-        let rest_plain: Vec<PathBuf> = self
-            .repo
-            .plain
-            .iter()
-            .filter(|p| !self.used_files.contains(*p))
-            .cloned()
-            .collect();
-        let rest_roots: Vec<PathBuf> = self
-            .repo
-            .roots
-            .iter()
-            .filter(|r| !self.used_roots.contains(*r))
-            .cloned()
-            .collect();
-        let rest_charts: Vec<PathBuf> = self
-            .repo
-            .charts
-            .iter()
-            .filter(|c| !self.used_charts.contains(*c))
-            .cloned()
-            .collect();
+        let rest_plain = unused(&self.repo.plain, &self.used_files);
+        let rest_roots = unused(&self.repo.roots, &self.used_roots);
+        let rest_charts = unused(&self.repo.charts, &self.used_charts);
         let undeclared =
             |name: String, dir: Option<PathBuf>, units: Vec<Unit>, target: Target| Plan {
                 name,
@@ -1093,6 +1075,11 @@ fn repository_of(url: &str) -> String {
         host.to_ascii_lowercase(),
         path.trim_start_matches('/')
     )
+}
+
+/// The paths of `all` that no plan took (`used`), in their order.
+fn unused(all: &[PathBuf], used: &BTreeSet<PathBuf>) -> Vec<PathBuf> {
+    all.iter().filter(|p| !used.contains(*p)).cloned().collect()
 }
 
 #[cfg(test)]
