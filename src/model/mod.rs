@@ -99,6 +99,15 @@ pub struct PolicyRef {
 }
 
 impl PolicyRef {
+    /// `PropagationPolicy default/low`, `ClusterPropagationPolicy platform`: how a report
+    /// titles the policy.
+    pub fn titled(&self) -> String {
+        match &self.namespace {
+            Some(ns) => format!("{} {ns}/{}", self.kind.as_str(), self.name),
+            None => format!("{} {}", self.kind.as_str(), self.name),
+        }
+    }
+
     pub fn pp(namespace: &str, name: &str) -> PolicyRef {
         PolicyRef {
             kind: PolicyKind::PropagationPolicy,
@@ -135,6 +144,16 @@ pub struct ObjectRef {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub namespace: Option<String>,
     pub name: String,
+}
+
+impl ObjectRef {
+    /// `Deployment default/nginx`, `Namespace shop`: how a report titles the object.
+    pub fn titled(&self) -> String {
+        match &self.namespace {
+            Some(ns) => format!("{} {ns}/{}", self.kind, self.name),
+            None => format!("{} {}", self.kind, self.name),
+        }
+    }
 }
 
 impl std::fmt::Display for ObjectRef {

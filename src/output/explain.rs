@@ -13,10 +13,7 @@ use crate::model::{PolicyKind, PolicyRef};
 
 /// `PropagationPolicy default/low`, `ClusterPropagationPolicy platform`.
 pub fn owner_text(r: &PolicyRef) -> String {
-    match &r.namespace {
-        Some(ns) => format!("{} {}/{}", r.kind.as_str(), ns, r.name),
-        None => format!("{} {}", r.kind.as_str(), r.name),
-    }
+    r.titled()
 }
 
 fn opt_owner(r: &Option<PolicyRef>) -> String {
@@ -285,14 +282,6 @@ pub fn json(e: &Explanation) -> String {
     s
 }
 
-/// `Job demo/analyzer`.
-fn workload_text(r: &crate::model::ObjectRef) -> String {
-    match &r.namespace {
-        Some(ns) => format!("{} {ns}/{}", r.kind, r.name),
-        None => format!("{} {}", r.kind, r.name),
-    }
-}
-
 /// A readable decision trace.
 pub fn text(e: &Explanation, color: bool) -> String {
     let paint = |s: String, f: fn(&str) -> String| if color { f(&s) } else { s };
@@ -302,11 +291,7 @@ pub fn text(e: &Explanation, color: bool) -> String {
     let yellow = |s: &str| s.yellow().to_string();
     let r = &e.resource;
     let mut out = String::new();
-    let id = match &r.namespace {
-        Some(ns) => format!("{} {}/{}", r.kind, ns, r.name),
-        None => format!("{} {}", r.kind, r.name),
-    };
-    out.push_str(&paint(format!("{id} ({})", r.api_version), bold));
+    out.push_str(&paint(format!("{} ({})", r.titled(), r.api_version), bold));
     out.push('\n');
     let current = match &e.current {
         Some(c) => format!("{} (claim in the template's metadata)", owner_text(c)),
@@ -385,7 +370,7 @@ pub fn text(e: &Explanation, color: bool) -> String {
         for r in &e.required_by {
             out.push_str(&format!(
                 "  {}  ({} sets propagateDeps: its clusters receive this template too)\n",
-                workload_text(&r.workload),
+                r.workload.titled(),
                 r.policy
             ));
         }

@@ -96,11 +96,7 @@ fn node_id(prefix: &str, name: &str) -> String {
 pub fn from_explain(e: &Explanation, chain: Option<&Chain>) -> Graph {
     let mut g = Graph::default();
     let r = &e.resource;
-    let tlabel = match &r.namespace {
-        Some(ns) => format!("{} {ns}/{}", r.kind, r.name),
-        None => format!("{} {}", r.kind, r.name),
-    };
-    let t = g.node(node_id("t", &r.to_string()), tlabel, NodeKind::Template);
+    let t = g.node(node_id("t", &r.to_string()), r.titled(), NodeKind::Template);
     let holder = chain
         .and_then(|c| c.claim.owner.clone())
         .or_else(|| e.current.clone());

@@ -7,7 +7,6 @@ use crate::lint::analysis::Analysis;
 use crate::lint::finding::{Finding, Severity};
 use crate::lint::phase::{Check, Rule};
 use crate::lint::rule::{RuleDoc, RuleGroup};
-use crate::model::ObjectRef;
 use crate::source::FieldPath;
 
 pub const DOC: RuleDoc = RuleDoc {
@@ -46,36 +45,16 @@ pub fn check(a: &Analysis<'_>) -> Vec<Finding> {
             continue;
         };
         let d = &a.inventory.documents[doc];
-        let mut f = Finding::new(
-            DOC.id,
-            DOC.default_severity,
-            format!(
-                "{} {}: {}",
-                t.kind,
-                qualified(&t.namespace, &t.name),
-                e.not_served_text()
-            ),
-        )
-        .at(&d.source, a.tree(doc, &path).locate_value(&path))
-        .field(path.to_string())
-        .object(ObjectRef {
-            api_version: t.api_version.to_string(),
-            kind: t.kind.to_string(),
-            namespace: (!t.namespace.is_empty()).then(|| t.namespace.to_string()),
-            name: t.name.to_string(),
-        });
+        let object = t.reference();
+        let message = format!("{}: {}", object.titled(), e.not_served_text());
+        let mut f = Finding::new(DOC.id, DOC.default_severity, message)
+            .at(&d.source, a.tree(doc, &path).locate_value(&path))
+            .field(path.to_string())
+            .object(object);
         f.doc = Some(doc);
         out.push(f);
     }
     out
-}
-
-fn qualified(namespace: &str, name: &str) -> String {
-    if namespace.is_empty() {
-        name.to_string()
-    } else {
-        format!("{namespace}/{name}")
-    }
 }
 
 #[cfg(test)]
