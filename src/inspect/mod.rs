@@ -159,7 +159,7 @@ pub fn plain_context(files: &[String], context: &Context) -> Result<Context, Ins
     };
     let found = crate::source::prefilter::read_all_filtered(&paths, &may_install)?
         .iter()
-        .flat_map(|(loaded, _)| installation::in_loaded(loaded))
+        .flat_map(|(loaded, _)| installation::in_documents(&loaded.documents))
         .collect();
     let (plain, notes) = context.for_plain(found);
     for n in &notes {

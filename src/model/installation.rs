@@ -128,12 +128,6 @@ pub fn install_kind(api_version: &str, kind: &str) -> Option<InstallKind> {
     }
 }
 
-/// The installations of Karmada among the documents of one file, in their order, each located
-/// at its own line of the file.
-pub fn in_loaded(loaded: &crate::source::Loaded) -> Vec<Installation> {
-    in_documents(&loaded.documents)
-}
-
 /// The installations of Karmada among `documents` (whole trees), each located in its file.
 pub fn in_documents<'a>(
     documents: impl IntoIterator<Item = &'a crate::source::Document>,
