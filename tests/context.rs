@@ -590,6 +590,29 @@ fn plain_manifests_take_the_karmada_they_install() {
     assert!(text(&lint.stderr).contains(said), "{}", text(&lint.stderr));
     assert!(!rules(&lint).contains(&"inert-preemption".to_string()));
 
+    // The git modes read a revision's files as `lint PATH` reads the working tree: the same
+    // installation, the same verdict (before, they kept the run's gates: inert-preemption).
+    git(d, &["init", "-q"]);
+    git(d, &["add", "karmada.yaml", "app.yaml"]);
+    git(d, &["commit", "-qm", "base"]);
+    git(d, &["add", "-A"]);
+    for mode in [&["--staged"][..], &["--base", "HEAD"], &["--rev", "HEAD"]] {
+        let lint = run_in(d, &[&["lint", "-o", "json"][..], mode].concat());
+        assert!(
+            text(&lint.stderr).contains(said),
+            "{mode:?}: {}",
+            text(&lint.stderr)
+        );
+        assert!(
+            !rules(&lint).contains(&"inert-preemption".to_string()),
+            "{mode:?}: {}",
+            text(&lint.stdout)
+        );
+    }
+    // The takeover is at head only: judged under the head's installation, it preempts.
+    let staged = run_in(d, &["lint", "-o", "json", "--staged"]);
+    assert_eq!(staged.status.code(), Some(0), "{}", text(&staged.stdout));
+
     let check_args = [
         "preempt-check",
         "-f",

@@ -118,13 +118,9 @@ fn with_installation(
 ) -> Option<(crate::lint::LintOptions, Vec<String>)> {
     let found = std::mem::take(&mut streamed.installations);
     let (context, notes) = settings.context.for_plain(found);
-    if context.gates == settings.options.gates {
+    let Some(opts) = settings.options.in_context(&context) else {
         streamed.notes.extend(notes);
         return None;
-    }
-    let opts = crate::lint::LintOptions {
-        gates: context.gates,
-        ..settings.options.clone()
     };
     Some((opts, notes))
 }

@@ -15,9 +15,11 @@ use super::streamed_base::{self, finish, BaseRequest};
 use super::{baseline, registry, Finding, LintOptions, Linted};
 use crate::context::Config;
 use crate::engine::ownership;
+use crate::model::installation;
 use crate::model::Inventory;
 use crate::source::files::{self, ReadError};
 use crate::source::git::{GitError, GitRepo, Listed, Side};
+use crate::source::prefilter::DocHead;
 use crate::util::profile::Clock;
 
 /// Why a git mode stopped.
@@ -155,6 +157,13 @@ pub fn lint_git(
         };
         return sides.lint(&head_side, base, note);
     }
+    // Both sides are judged under the head's Karmada: the policies are checked against the
+    // control plane the change leaves, as `lint PATH` judges the working tree.
+    let installed = installed_options(&repo, &head_side, &specs, req, note)?;
+    let req = &GitRequest {
+        opts: installed.as_ref().unwrap_or(req.opts),
+        ..*req
+    };
     let now = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .map_or(0, |d| d.as_secs() as i64);
@@ -214,6 +223,38 @@ pub fn lint_git(
         }),
         Some(base) => Ok(compare(head, base?, req)),
     }
+}
+
+/// Plain manifests are one control plane: the Karmada installation a side holds (a
+/// HelmRelease of the chart, the operator's `Karmada`, a controller-manager Deployment) gives
+/// its release and gates where neither a flag nor the configuration does, as for `lint PATH`
+/// ([`crate::context::Context::for_plain`]). The options `side`'s installation asks for when
+/// they differ from the run's; only documents that may be an installation are parsed. The
+/// notes (what was read) go to `note`.
+fn installed_options(
+    repo: &GitRepo,
+    side: &Side,
+    specs: &[String],
+    req: &GitRequest<'_>,
+    note: &(dyn Fn(&str) + Sync),
+) -> Result<Option<LintOptions>, GitError> {
+    let ignore = |p: &Path| req.config.ignores(p);
+    let listing = repo.list(side, specs, &ignore)?;
+    let reader = repo.blob_reader();
+    let may_install = |h: &DocHead<'_>| installation::install_kind(h.api_version, h.kind).is_some();
+    let mut found = Vec::new();
+    crate::util::parallel::each_in_parallel(
+        &listing.files,
+        &|f: &Listed| reader.load_filtered(f, &may_install),
+        &mut |loaded| {
+            if let Some(loaded) = loaded {
+                found.extend(installation::in_documents(&loaded.documents));
+            }
+        },
+    )?;
+    let (context, notes) = req.context.for_plain(found);
+    notes.iter().for_each(|n| note(n));
+    Ok(req.opts.in_context(&context))
 }
 
 /// `--base`: the findings new at head plus the rejected updates, and the ownership changes.

@@ -35,6 +35,16 @@ impl LintOptions {
         }
     }
 
+    /// These options under `context`'s release and gates (a Karmada installation the inputs
+    /// hold may change them: [`Context::for_plain`]), or `None` when they are already these
+    /// options' own and nothing need be judged again.
+    pub fn in_context(&self, context: &Context) -> Option<LintOptions> {
+        (context.gates != self.gates).then(|| LintOptions {
+            gates: context.gates.clone(),
+            ..self.clone()
+        })
+    }
+
     /// The Karmada release whose rules apply.
     pub fn version(&self) -> crate::model::KarmadaVersion {
         self.gates.version
