@@ -6,6 +6,7 @@
 
 use std::collections::{BTreeMap, HashMap};
 
+use crate::engine::cluster_match::{describe_witness, witness};
 use crate::engine::overrides::application_order;
 use crate::engine::placement::cluster_matches;
 use crate::engine::selector::ImplicitPriority;
@@ -29,7 +30,9 @@ pub const DOC: RuleDoc = RuleDoc {
                 name\"): ClusterOverridePolicies first, then OverridePolicies, each group by implicit priority, least \
                 specific first (kind only, then label selector, then name), then by name. The earlier write is \
                 silently lost. Checked against the known member clusters (Cluster objects or `knownClusters`), \
-                else for the clusters the rules name and any other cluster. Two documents of one policy (same \
+                else for the clusters the rules name and any other cluster; without Cluster objects, also on \
+                a cluster carrying just the labels (or fields) a rule's `targetCluster` selects, so two rules \
+                of one label selector meet whatever clusters the fleet holds. Two documents of one policy (same \
                 kind, namespace and name) are one policy: applied in turn, the later replaces the earlier, and \
                 only it takes part.",
     example: "kind: ClusterOverridePolicy\nmetadata: {name: registry}\nspec:\n  resourceSelectors: [{apiVersion: apps/v1, kind: Deployment}]\n  overrideRules:\n  - overriders:\n      plaintext: [{path: /spec/replicas, operator: replace, value: 2}]\n---\nkind: OverridePolicy\nmetadata: {name: web, namespace: default}\nspec:\n  resourceSelectors: [{apiVersion: apps/v1, kind: Deployment, name: web}]\n  overrideRules:\n  - overriders:\n      plaintext: [{path: /spec/replicas, operator: replace, value: 5}]\n",
@@ -153,23 +156,68 @@ fn prepare(op: &OverridePolicy) -> Prepared {
     Prepared { rules }
 }
 
+/// A cluster the check runs for, and how the finding names it.
+struct Place {
+    cluster: Cluster,
+    /// Known by name alone: a rule selecting by labels or fields may or may not apply.
+    names_only: bool,
+    /// `""` stands for any cluster no rule names.
+    shown: String,
+}
+
 /// The clusters the check runs for: the known ones, else every cluster a rule names and one
-/// standing for any other cluster (name `""`).
-fn universe(a: &Analysis<'_>, prepared: &[Prepared]) -> (Vec<Cluster>, bool) {
-    if !a.clusters.is_empty() {
-        return (a.clusters.clusters.clone(), a.clusters.names_only);
+/// standing for any other cluster (name `""`). Without Cluster objects, also the plainest
+/// cluster each selecting rule selects ([`witness`]): two rules of one label selector both
+/// apply on any cluster that carries it, whichever clusters the fleet holds.
+fn universe(a: &Analysis<'_>, prepared: &[Prepared]) -> Vec<Place> {
+    let place = |cluster: Cluster, names_only: bool| Place {
+        shown: cluster.name.clone(),
+        cluster,
+        names_only,
+    };
+    if !a.clusters.is_empty() && !a.clusters.names_only {
+        return a
+            .clusters
+            .clusters
+            .iter()
+            .map(|c| place(c.clone(), false))
+            .collect();
     }
-    let mut names: Vec<String> = prepared
-        .iter()
-        .flat_map(|p| &p.rules)
-        .filter_map(|r| r.target.as_ref())
-        .flat_map(|t| t.cluster_names.iter().cloned())
-        .collect();
-    names.sort();
-    names.dedup();
-    let mut clusters: Vec<Cluster> = names.iter().map(|n| Cluster::named(n)).collect();
-    clusters.push(Cluster::named(""));
-    (clusters, true)
+    let targets = || {
+        prepared
+            .iter()
+            .flat_map(|p| &p.rules)
+            .filter_map(|r| r.target.as_ref())
+    };
+    let mut places: Vec<Place> = if a.clusters.is_empty() {
+        let mut names: Vec<String> = targets()
+            .flat_map(|t| t.cluster_names.iter().cloned())
+            .collect();
+        names.sort();
+        names.dedup();
+        names.push(String::new());
+        names
+            .iter()
+            .map(|n| place(Cluster::named(n), true))
+            .collect()
+    } else {
+        a.clusters
+            .clusters
+            .iter()
+            .map(|c| place(c.clone(), true))
+            .collect()
+    };
+    for w in targets().filter_map(witness) {
+        let shown = format!("clusters with {}", describe_witness(&w));
+        if !places.iter().any(|p| p.shown == shown) {
+            places.push(Place {
+                cluster: w,
+                names_only: false,
+                shown,
+            });
+        }
+    }
+    places
 }
 
 /// Whether a rule certainly applies on `cluster`. A cluster known by name alone is matched by
@@ -215,7 +263,7 @@ pub fn check(a: &Analysis<'_>) -> Vec<Finding> {
         .map(|(i, op)| (*op as *const OverridePolicy, i))
         .collect();
     let by_kind = kind_index(&ops);
-    let (clusters, names_only) = universe(a, &prepared);
+    let places = universe(a, &prepared);
     let mut conflicts: BTreeMap<(usize, String, usize), Conflict> = BTreeMap::new();
     for (t, tpl) in a.state.templates.iter().enumerate() {
         let candidates = by_kind.candidates(&tpl.kind);
@@ -229,8 +277,8 @@ pub fn check(a: &Analysis<'_>) -> Vec<Finding> {
         if order.len() < 2 {
             continue;
         }
-        for cluster in &clusters {
-            conflicts_on(&prepared, &order, cluster, names_only, t, &mut conflicts);
+        for place in &places {
+            conflicts_on(&prepared, &order, place, t, &mut conflicts);
         }
     }
     conflicts
@@ -284,15 +332,14 @@ fn kind_index<'p>(ops: &[&'p OverridePolicy]) -> KindIndex<'p> {
 fn conflicts_on(
     prepared: &[Prepared],
     order: &[(ImplicitPriority, usize)],
-    cluster: &Cluster,
-    names_only: bool,
+    place: &Place,
     template: usize,
     out: &mut BTreeMap<(usize, String, usize), Conflict>,
 ) {
     let mut last: HashMap<&str, (usize, &Write, ImplicitPriority)> = HashMap::new();
     for &(prio, p) in order {
         for rule in &prepared[p].rules {
-            if !applies(rule.target.as_ref(), cluster, names_only) {
+            if !applies(rule.target.as_ref(), &place.cluster, place.names_only) {
                 continue;
             }
             for w in &rule.writes {
@@ -310,8 +357,8 @@ fn conflicts_on(
                         if c.templates.last() != Some(&template) {
                             c.templates.push(template);
                         }
-                        if !c.clusters.contains(&cluster.name) {
-                            c.clusters.push(cluster.name.clone());
+                        if !c.clusters.contains(&place.shown) {
+                            c.clusters.push(place.shown.clone());
                         }
                     }
                 }
@@ -499,5 +546,61 @@ mod tests {
         let f = lint_rule(&text, "override-order-decides", false);
         assert_eq!(f.len(), 1, "{f:?}");
         assert!(f[0].message.contains("on member1:"), "{}", f[0].message);
+    }
+
+    /// Without Cluster objects (the usual GitOps repository), two rules of one label selector
+    /// still meet on any cluster carrying it; rules of different labels, or one naming a
+    /// cluster, may not meet, so they are not reported.
+    #[test]
+    fn rules_of_one_label_selector_meet_without_cluster_objects() {
+        let kind_only = "{apiVersion: apps/v1, kind: Deployment}";
+        let by_name = "{apiVersion: apps/v1, kind: Deployment, name: web}";
+        let rule = |target: &str, value: u32| {
+            format!("  - targetCluster: {target}\n    overriders:\n      plaintext: [{{path: /spec/replicas, operator: replace, value: {value}}}]\n")
+        };
+        let pi = "{labelSelector: {matchLabels: {hardware: pi}}}";
+        let text = format!(
+            "{DEPLOY}{}{}",
+            op("all-pi", None, kind_only, &rule(pi, 2)),
+            op("web-pi", Some("default"), by_name, &rule(pi, 5))
+        );
+        let f = lint_rule(&text, "override-order-decides", false);
+        assert_eq!(f.len(), 1, "{f:?}");
+        assert!(
+            f[0].message.contains(
+                "on clusters with labels hardware=pi: OverridePolicy default/web-pi wins"
+            ),
+            "{}",
+            f[0].message
+        );
+        // A narrower selector meets the wider one on the clusters it selects.
+        let pi_eu = "{labelSelector: {matchLabels: {hardware: pi}, matchExpressions: [{key: region, operator: In, values: [eu, us]}]}}";
+        let text = format!(
+            "{DEPLOY}{}{}",
+            op("all-pi", None, kind_only, &rule(pi, 2)),
+            op("web-pi", Some("default"), by_name, &rule(pi_eu, 5))
+        );
+        let f = lint_rule(&text, "override-order-decides", false);
+        assert_eq!(f.len(), 1, "{f:?}");
+        assert!(
+            f[0].message
+                .contains("on clusters with labels hardware=pi, region=eu:"),
+            "{}",
+            f[0].message
+        );
+        let apart = [
+            "{labelSelector: {matchLabels: {hardware: x86}}}",
+            "{clusterNames: [member1]}",
+            "{labelSelector: {matchExpressions: [{key: hardware, operator: NotIn, values: [pi]}]}}",
+        ];
+        for other in apart {
+            let text = format!(
+                "{DEPLOY}{}{}",
+                op("all-pi", None, kind_only, &rule(pi, 2)),
+                op("web", Some("default"), by_name, &rule(other, 5))
+            );
+            let f = lint_rule(&text, "override-order-decides", false);
+            assert!(f.is_empty(), "{other}: {f:?}");
+        }
     }
 }
