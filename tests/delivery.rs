@@ -589,3 +589,51 @@ fn explain_names_the_workloads_that_carry_a_dependency_along() {
         "{out}"
     );
 }
+
+/// The workloads Karmada's bundled third-party interpreters read (OpenKruise, Kubeflow) name
+/// their dependencies as a Deployment does: explain and lint agree on what they carry along.
+#[test]
+fn third_party_workloads_carry_their_dependencies_in_explain_and_lint() {
+    let deps = testdata("third-party-dependencies.yaml");
+    let (code, out, err) = run(
+        &[
+            "explain",
+            "cm/web-config",
+            "-n",
+            "shop",
+            "-f",
+            &deps,
+            "-o",
+            "json",
+        ],
+        None,
+    );
+    assert_eq!(code, 0, "{err}");
+    let e: J = serde_json::from_str(&out).expect("json");
+    assert_eq!(
+        e["requiredBy"],
+        json!([{
+            "resource": {"apiVersion": "apps.kruise.io/v1alpha1", "kind": "CloneSet", "namespace": "shop", "name": "web"},
+            "policy": {"kind": "PropagationPolicy", "namespace": "shop", "name": "web"}
+        }])
+    );
+    assert_eq!(e["notes"], json!([]), "carried along, it does not wait");
+    let (code, out, err) = run(&["lint", "-o", "json", &deps], None);
+    assert_eq!(code, 0, "{err}");
+    let v: J = serde_json::from_str(&out).expect("json");
+    let found: Vec<(&str, &str)> = v["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| (f["rule"].as_str().unwrap(), f["message"].as_str().unwrap()))
+        .collect();
+    assert_eq!(found.len(), 1, "{found:?}");
+    assert_eq!(found[0].0, "dependency-not-propagated");
+    assert!(
+        found[0]
+            .1
+            .contains("advancedcronjob/report, which uses Secret report-creds"),
+        "{}",
+        found[0].1
+    );
+}

@@ -23,16 +23,52 @@ pub const DEPENDENCY_KINDS: &[&str] = &[
     "PersistentVolumeClaim",
 ];
 
-/// Where the pod spec of a workload kind is (`getAllDefaultDependenciesInterpreter`, keyed by
-/// the exact group/version/kind, as the detector reads the template); `None` for a kind
-/// without a default interpreter.
-fn pod_spec_path(api_version: &str, kind: &str) -> Option<&'static [&'static str]> {
+/// The pod specs a workload kind's dependency interpreter reads: Karmada's default one for the
+/// native kinds (`getAllDefaultDependenciesInterpreter`, keyed by the exact group/version/kind,
+/// as the detector reads the template), and the third-party customizations Karmada ships, whose
+/// `GetDependencies` hands pod templates to `kube.getPodDependencies`, the same
+/// `GetDependenciesFromPodTemplate` (`pkg/resourceinterpreter/default/thirdparty/
+/// resourcecustomizations/<group>/<version>/<kind>/customizations.yaml`,
+/// `pkg/resourceinterpreter/customized/declarative/luavm/kube.go` getPodDependencies). Empty for
+/// a kind without a dependency interpreter. (UnitedDeployment's script reads `spec.template`
+/// as a pod template, but it holds workload templates: in practice it finds nothing.)
+fn pod_specs<'a>(api_version: &str, kind: &str, root: &'a Node) -> Vec<&'a Node> {
+    const TEMPLATE: &[&str] = &["spec", "template", "spec"];
+    let replica_specs = |list: &str, types: &[&str]| -> Vec<&'a Node> {
+        types
+            .iter()
+            .filter_map(|t| at(root, &["spec", list, t, "template", "spec"]))
+            .collect()
+    };
     match (api_version, kind) {
         ("apps/v1", "Deployment" | "ReplicaSet" | "DaemonSet" | "StatefulSet")
-        | ("batch/v1", "Job") => Some(&["spec", "template", "spec"]),
-        ("batch/v1", "CronJob") => Some(&["spec", "jobTemplate", "spec", "template", "spec"]),
-        ("v1", "Pod") => Some(&["spec"]),
-        _ => None,
+        | ("batch/v1", "Job")
+        | (
+            "apps.kruise.io/v1alpha1",
+            "CloneSet" | "BroadcastJob" | "DaemonSet" | "UnitedDeployment",
+        )
+        | ("apps.kruise.io/v1beta1", "StatefulSet") => at(root, TEMPLATE).into_iter().collect(),
+        ("batch/v1", "CronJob") => at(root, &["spec", "jobTemplate", "spec", "template", "spec"])
+            .into_iter()
+            .collect(),
+        ("v1", "Pod") => at(root, &["spec"]).into_iter().collect(),
+        // The broadcast job's template when it has one, else the job's.
+        ("apps.kruise.io/v1alpha1", "AdvancedCronJob") => {
+            let template = |which: &str| at(root, &["spec", "template", which]);
+            template("broadcastJobTemplate")
+                .or_else(|| template("jobTemplate"))
+                .and_then(|t| at(t, TEMPLATE))
+                .into_iter()
+                .collect()
+        }
+        ("kubeflow.org/v1", "PyTorchJob") => {
+            replica_specs("pytorchReplicaSpecs", &["Master", "Worker"])
+        }
+        ("kubeflow.org/v1", "TFJob") => replica_specs(
+            "tfReplicaSpecs",
+            &["PS", "Worker", "Chief", "Master", "Evaluator"],
+        ),
+        _ => Vec::new(),
     }
 }
 
@@ -53,17 +89,18 @@ fn read(api_version: &str, kind: &str, root: &Node) -> Vec<Dependency> {
         }
         return names.into_dependencies(&[]);
     }
-    let Some(path) = pod_spec_path(api_version, kind) else {
+    let pods = pod_specs(api_version, kind, root);
+    if pods.is_empty() {
         return Vec::new();
-    };
-    let Some(pod) = at(root, path) else {
-        return Vec::new();
-    };
+    }
     let mut names = Names::default();
-    names.pod(pod);
+    for pod in pods {
+        names.pod(pod);
+    }
     // A StatefulSet's claim templates are its own claims in each member cluster
-    // (`getStatefulSetDependencies`).
-    let own_claims: Vec<&str> = if kind == "StatefulSet" {
+    // (`getStatefulSetDependencies`; the OpenKruise StatefulSet's script does not leave them
+    // out).
+    let own_claims: Vec<&str> = if (api_version, kind) == ("apps/v1", "StatefulSet") {
         items(at(root, &["spec", "volumeClaimTemplates"]))
             .filter_map(|t| str_at(t, &["metadata", "name"]))
             .collect()
@@ -238,6 +275,53 @@ mod tests {
                 "PersistentVolumeClaim/data"
             ]
         );
+    }
+
+    /// The third-party customizations Karmada ships read pod templates too: OpenKruise's
+    /// workloads and Kubeflow's jobs carry their ConfigMaps along as a Deployment does.
+    #[test]
+    fn third_party_workloads_depend_on_their_pod_templates() {
+        let pod = r#"{"spec": {"containers": [{"envFrom": [{"configMapRef": {"name": "cfg"}}]}]}}"#;
+        let template = format!(r#"{{"template": {pod}}}"#);
+        for kind in ["CloneSet", "BroadcastJob", "DaemonSet"] {
+            assert_eq!(
+                deps("apps.kruise.io/v1alpha1", kind, &template),
+                ["ConfigMap/cfg"],
+                "{kind}"
+            );
+        }
+        assert_eq!(
+            deps("apps.kruise.io/v1beta1", "StatefulSet", &template),
+            ["ConfigMap/cfg"]
+        );
+        // AdvancedCronJob: the broadcast job's template when there is one, else the job's.
+        let cron = format!(
+            r#"{{"template": {{"jobTemplate": {{"spec": {{"template": {pod}}}}},
+                "broadcastJobTemplate": {{"spec": {{"template": {{"spec": {{"serviceAccountName": "bc"}}}}}}}}}}}}"#
+        );
+        assert_eq!(
+            deps("apps.kruise.io/v1alpha1", "AdvancedCronJob", &cron),
+            ["ServiceAccount/bc"]
+        );
+        let job_only =
+            format!(r#"{{"template": {{"jobTemplate": {{"spec": {{"template": {pod}}}}}}}}}"#);
+        assert_eq!(
+            deps("apps.kruise.io/v1alpha1", "AdvancedCronJob", &job_only),
+            ["ConfigMap/cfg"]
+        );
+        // Kubeflow: the replica types the script walks, each name once.
+        let replicas = format!(
+            r#"{{"pytorchReplicaSpecs": {{"Master": {{"template": {pod}}}, "Worker": {{"template": {{"spec": {{"volumes": [{{"name": "d", "persistentVolumeClaim": {{"claimName": "data"}}}}]}}}}}}, "Launcher": {{"template": {{"spec": {{"serviceAccountName": "x"}}}}}}}}}}"#
+        );
+        assert_eq!(
+            deps("kubeflow.org/v1", "PyTorchJob", &replicas),
+            ["ConfigMap/cfg", "PersistentVolumeClaim/data"]
+        );
+        // UnitedDeployment's template holds workload templates: nothing for the script.
+        let united =
+            format!(r#"{{"template": {{"cloneSetTemplate": {{"spec": {{"template": {pod}}}}}}}}}"#);
+        assert!(deps("apps.kruise.io/v1alpha1", "UnitedDeployment", &united).is_empty());
+        assert!(deps("apps.kruise.io/v1alpha1", "StatefulSet", &template).is_empty());
     }
 
     #[test]

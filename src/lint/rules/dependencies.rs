@@ -28,7 +28,7 @@ pub const DOC: RuleDoc = RuleDoc {
     example: "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: web, namespace: shop}\nspec:\n  template:\n    spec:\n      containers:\n      - name: web\n        envFrom: [{configMapRef: {name: web-config}}]\n---\napiVersion: v1\nkind: ConfigMap\nmetadata: {name: web-config, namespace: shop}\n---\napiVersion: policy.karmada.io/v1alpha1\nkind: PropagationPolicy\nmetadata: {name: web, namespace: shop}\nspec:\n  resourceSelectors: [{apiVersion: apps/v1, kind: Deployment, name: web}]\n",
     fix: "Set `propagateDeps: true` on the workload's policy, or select the dependency in a policy that \
           sends it to the same clusters.",
-    reference: "pkg/resourceinterpreter/default/native/dependencies.go (the dependencies of each workload kind); pkg/util/helper/pod.go:84-166 (GetDependenciesFromPodTemplate); pkg/dependenciesdistributor/dependencies_distributor.go:346-389, :753-788 (handleDependentResource, buildAttachedBinding); pkg/features/features.go (PropagateDeps: Beta, default true); charts/karmada/values.yaml (controllerManager.featureGates PropagateDeps: false)",
+    reference: "pkg/resourceinterpreter/default/native/dependencies.go (the dependencies of each workload kind); pkg/resourceinterpreter/default/thirdparty/resourcecustomizations (OpenKruise and Kubeflow workloads: kube.getPodDependencies); pkg/util/helper/pod.go:84-166 (GetDependenciesFromPodTemplate); pkg/dependenciesdistributor/dependencies_distributor.go:346-389, :753-788 (handleDependentResource, buildAttachedBinding); pkg/features/features.go (PropagateDeps: Beta, default true); charts/karmada/values.yaml (controllerManager.featureGates PropagateDeps: false)",
 };
 
 pub static RULE: Rule = Rule {
