@@ -37,9 +37,20 @@ fn a_template_missing_from_the_namespace_asked_names_the_one_holding_it() {
         "{}",
         stderr(&o)
     );
-    // Nowhere at all: no hint.
+    // Nowhere at all: no namespace to name; in a namespace holding others of the kind, their
+    // names (a typo, or a chart rendered under another release name than the one written).
     let o = run(&["explain", "deploy/nowhere", "-f", GITOPS]);
     assert!(!stderr(&o).contains("it is in namespace"), "{}", stderr(&o));
+    assert_eq!(
+        stderr(&o),
+        "error: deployments.apps \"nowhere\" not found in namespace default of the given files\n"
+    );
+    let o = run(&["explain", "deploy/ngnix", "-n", "payments", "-f", GITOPS]);
+    assert_eq!(o.status.code(), Some(4), "{}", stderr(&o));
+    assert_eq!(
+        stderr(&o),
+        "error: deployments.apps \"ngnix\" not found in namespace payments of the given files; deployments.apps there: api, nginx\n"
+    );
 }
 
 #[test]

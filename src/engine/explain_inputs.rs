@@ -352,7 +352,7 @@ pub fn find_template(
             elsewhere.sort_unstable();
             elsewhere.dedup();
             let hint = match elsewhere.as_slice() {
-                [] => String::new(),
+                [] => others_named(&state, &kind, namespace),
                 [ns] => format!("; it is in namespace {ns}: add `-n {ns}`"),
                 many => format!(
                     "; it is in namespaces {}: add `-n NAMESPACE`",
@@ -377,6 +377,33 @@ pub fn find_template(
                 versions.join(", ")
             )))
         }
+    }
+}
+
+/// When nothing of the kind is named so anywhere: the names the kind has in `namespace`, so a
+/// name written from memory (a typo, or a chart's release name other than the one it was
+/// rendered with: helm's default `release-name-web` for `chart-web`) meets the right one. Empty when there is
+/// none.
+fn others_named(state: &State, kind: &kinds::KindInfo, namespace: &str) -> String {
+    const SHOWN: usize = 5;
+    let mut names: Vec<&str> = state
+        .templates
+        .iter()
+        .filter(|t| group_of(&t.api_version) == kind.group && *t.kind == kind.kind)
+        .filter(|t| t.namespace.is_empty() || &*t.namespace == namespace)
+        .map(|t| &*t.name)
+        .collect();
+    names.sort_unstable();
+    names.dedup();
+    match names.len() {
+        0 => String::new(),
+        n if n <= SHOWN => format!("; {} there: {}", kind.display(), names.join(", ")),
+        n => format!(
+            "; {} there: {} and {} more",
+            kind.display(),
+            names[..SHOWN].join(", "),
+            n - SHOWN
+        ),
     }
 }
 

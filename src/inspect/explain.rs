@@ -7,7 +7,7 @@ use super::InspectError;
 use crate::context::Context;
 use crate::engine::admission::documents::admit_documents;
 use crate::engine::chain::Chain;
-use crate::engine::explain_inputs::{self, Explained, Found, Wanted};
+use crate::engine::explain_inputs::{self, Explained, FindError, Found, Wanted};
 use crate::engine::placement;
 use crate::engine::policy_live::{self, PolicyLive};
 use crate::engine::policy_view::{self, PolicyExplanation, PolicyPlacement};
@@ -51,6 +51,12 @@ pub fn template_in_files(
         namespace,
         options.clone(),
     );
+    // Not among the documents read: read them all, so the error can name what is there (the
+    // templates of the kind in the namespace; a typo, or another release name).
+    let found = match found {
+        Err(FindError::NotFound(_)) if !skipped.is_empty() => Ok(Found::ReadEverything),
+        found => found,
+    };
     if !matches!(found, Ok(Found::ReadEverything)) {
         warn_problems(&inputs.loaded);
     }
