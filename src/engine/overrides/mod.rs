@@ -44,6 +44,10 @@ pub struct OverrideError {
     pub event: Option<String>,
     /// Karmada's controller panics here: the whole reconcile stops, later clusters too.
     pub panic: bool,
+    /// The rule that failed: its policy's index among the policies given to
+    /// [`apply_for_cluster`] and its index among the policy's effective rules; `None` when the
+    /// cluster itself could not be read.
+    pub rule: Option<(usize, usize)>,
 }
 
 /// The outcome for one member cluster.
@@ -183,6 +187,7 @@ fn event(p: &OverridePolicy, cluster: &str, outcome: &str) -> String {
 /// Applies one group's entries to `obj`; `Err` stops everything (§A.12).
 fn apply_group(
     group: &[&OverridePolicy],
+    all: &[&OverridePolicy],
     cluster: &Cluster,
     obj: &mut Value,
     applied: &mut Vec<AppliedPolicy>,
@@ -207,10 +212,12 @@ fn apply_group(
                 if !entry.rules.is_empty() {
                     applied.push(entry);
                 }
+                let policy = all.iter().position(|q| std::ptr::eq(*q, *p));
                 return Err(OverrideError {
                     message: fail.message,
                     event: Some(event(p, &cluster.name, "failed")),
                     panic: fail.panic,
+                    rule: policy.map(|policy| (policy, i)),
                 });
             }
             entry.rules.push((i, *obj != before));
@@ -241,19 +248,21 @@ pub fn apply_for_cluster(
             message: format!("clusters.cluster.karmada.io \"{cluster_name}\" not found"),
             event: None,
             panic: false,
+            rule: None,
         });
         return out;
     };
     let mut obj = template.clone();
     let cops = ordered(policies, &obj, true);
-    let result = apply_group(&cops, cluster, &mut obj, &mut out.policies).and_then(|()| {
-        // The namespace test and the OP set use the object after the COPs (§A.2, §A.3).
-        if identity(&obj).namespace.is_empty() {
-            return Ok(());
-        }
-        let ops = ordered(policies, &obj, false);
-        apply_group(&ops, cluster, &mut obj, &mut out.policies)
-    });
+    let result =
+        apply_group(&cops, policies, cluster, &mut obj, &mut out.policies).and_then(|()| {
+            // The namespace test and the OP set use the object after the COPs (§A.2, §A.3).
+            if identity(&obj).namespace.is_empty() {
+                return Ok(());
+            }
+            let ops = ordered(policies, &obj, false);
+            apply_group(&ops, policies, cluster, &mut obj, &mut out.policies)
+        });
     match result {
         Ok(()) => out.manifest = Some(obj),
         Err(e) => out.error = Some(e),

@@ -11,6 +11,7 @@ pub mod input;
 pub mod invalid_ignore;
 pub mod never_matched;
 pub mod overlap;
+pub mod override_fails;
 pub mod override_order;
 pub mod override_reach;
 pub mod overrides;
@@ -39,6 +40,7 @@ pub static RULES: &[&Rule] = &[
     &failover_gate::RULE,
     &overrides::RULE,
     &override_order::RULE,
+    &override_fails::RULE,
     &override_reach::RULE,
     &placement::RULE,
     &dependencies::RULE,

@@ -368,7 +368,7 @@ fn conflicts_on(
     }
 }
 
-fn policy_text(op: &OverridePolicy) -> String {
+pub(super) fn policy_text(op: &OverridePolicy) -> String {
     match (&op.meta.namespace, op.cluster_scoped) {
         (Some(ns), false) => format!("OverridePolicy {ns}/{}", op.meta.name),
         _ => format!("ClusterOverridePolicy {}", op.meta.name),

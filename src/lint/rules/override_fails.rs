@@ -1,0 +1,199 @@
+//! `override-fails`: an override rule that cannot be applied to a template it selects, on a
+//! cluster the template goes to, so Karmada writes no Work for that cluster. The same chain
+//! `explain` runs per cluster ([`crate::engine::delivery`]), run for every template an override
+//! policy selects.
+
+use std::collections::BTreeMap;
+
+use crate::engine::delivery::{self, DeliveryInput};
+use crate::engine::overrides::matching_policies;
+use crate::engine::placement::BindingView;
+use crate::engine::replicas::CapacitySource;
+use crate::lint::analysis::Analysis;
+use crate::lint::finding::{Finding, Severity};
+use crate::lint::phase::{Check, Rule};
+use crate::lint::rule::{RuleDoc, RuleGroup};
+use crate::model::cluster::Cluster;
+use crate::model::OverridePolicy;
+use crate::source::FieldPath;
+
+pub const DOC: RuleDoc = RuleDoc {
+    id: "override-fails",
+    group: RuleGroup::Semantics,
+    default_severity: Severity::Warning,
+    summary: "An override rule cannot be applied to a template it selects: Karmada writes no Work for that cluster",
+    rationale: "The binding controller applies every matching override policy to the template for each target \
+                cluster, and the first overrider that fails (a plaintext `replace` or `remove` of a path the \
+                template does not have, an `add` under a missing parent, an image overrider on a malformed image, \
+                …) stops the chain for that cluster: no Work is written for it, so the template does not reach \
+                it (or stays at its last version there), with a `SyncWorkFailed` event on the binding. Typical: a \
+                ClusterOverridePolicy replacing `/spec/template/spec/containers/0/resources/requests/memory` on \
+                every Deployment meets one Deployment that sets no requests. Checked with the clusters the \
+                template's policy places it on (the Cluster objects of the input, else the `clusterNames` it \
+                names), as `explain` shows them; without Cluster objects a template that a label-targeted rule \
+                may also reach is left out, since that rule might make the path exist.",
+    example: "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: web, namespace: shop}\nspec:\n  template:\n    spec:\n      containers: [{name: web, image: nginx}]\n---\napiVersion: policy.karmada.io/v1alpha1\nkind: PropagationPolicy\nmetadata: {name: web, namespace: shop}\nspec:\n  resourceSelectors: [{apiVersion: apps/v1, kind: Deployment, name: web}]\n  placement: {clusterAffinity: {clusterNames: [member1]}}\n---\napiVersion: policy.karmada.io/v1alpha1\nkind: OverridePolicy\nmetadata: {name: memory, namespace: shop}\nspec:\n  resourceSelectors: [{apiVersion: apps/v1, kind: Deployment}]\n  overrideRules:\n  - overriders:\n      plaintext:\n      - {path: /spec/template/spec/containers/0/resources/requests/memory, operator: replace, value: 256Mi}\n",
+    fix: "Use `add` (which also replaces an existing value) where the parent exists, add the missing field to \
+          the template, or narrow the policy's resourceSelectors to the templates that have it.",
+    reference: "pkg/util/overridemanager/overridemanager.go:150-155 (applyClusterOverrides returns the first error), :263-270 (applyJSONPatch); pkg/controllers/binding/common.go:109-115 (ensureWork: no Work for that cluster)",
+};
+
+pub static RULE: Rule = Rule {
+    docs: &[DOC],
+    checks: &[Check::Semantic(check)],
+};
+
+/// The failures of one rule of one policy with one message: the templates and clusters.
+#[derive(Default)]
+struct Failed {
+    templates: Vec<usize>,
+    clusters: Vec<String>,
+}
+
+pub fn check(a: &Analysis<'_>) -> Vec<Finding> {
+    let ops: Vec<&OverridePolicy> = a.inventory.applied_overrides();
+    if ops.is_empty() {
+        return Vec::new();
+    }
+    let clusters: &[Cluster] = if a.clusters.names_only {
+        &[]
+    } else {
+        &a.clusters.clusters
+    };
+    let st = a.state;
+    // (policy index in `ops`, rule index, message) → where it fails.
+    let mut failed: BTreeMap<(usize, usize, String), Failed> = BTreeMap::new();
+    for (t, tpl) in st.templates.iter().enumerate() {
+        if !ops.iter().any(|op| may_select(op, &tpl.kind)) {
+            continue;
+        }
+        let Some(owner) = a.settled[t].owner.reference(st) else {
+            continue;
+        };
+        let (Some(p), Some(doc)) = (st.find_policy(&owner), tpl.doc) else {
+            continue;
+        };
+        let manifest = delivery::stored_manifest(
+            a.inventory.documents[doc].full_tree().to_json(),
+            &tpl.namespace,
+        );
+        let matching = matching_policies(&ops, &manifest);
+        if matching.is_empty() || (clusters.is_empty() && matching.iter().any(|op| by_labels(op))) {
+            continue;
+        }
+        let placement = st.policy(p).spec.scheduled_placement();
+        let delivered = delivery::deliver(&DeliveryInput {
+            template: &manifest,
+            placement: Some(placement),
+            clusters,
+            overrides: &ops,
+            binding: BindingView {
+                api_version: &tpl.api_version,
+                kind: &tpl.kind,
+                workload: delivery::is_workload(&manifest),
+                ..Default::default()
+            },
+            bound: None,
+            chosen: &[],
+            capacity: CapacitySource::Declared,
+            resource_modeling: delivery::resource_modeling(st),
+            carried_to: &[],
+        });
+        for result in &delivered.overrides {
+            let Some(error) = &result.error else { continue };
+            let Some((policy, rule)) = error.rule else {
+                continue;
+            };
+            let f = failed
+                .entry((policy, rule, error.message.clone()))
+                .or_default();
+            if f.templates.last() != Some(&t) {
+                f.templates.push(t);
+            }
+            if !f.clusters.contains(&result.cluster) {
+                f.clusters.push(result.cluster.clone());
+            }
+        }
+    }
+    failed
+        .into_iter()
+        .map(|((policy, rule, message), f)| finding(a, ops[policy], rule, &message, &f))
+        .collect()
+}
+
+/// Whether `op` may select templates of `kind` (the cheap test before a template is read).
+fn may_select(op: &OverridePolicy, kind: &str) -> bool {
+    op.spec.resource_selectors.is_empty()
+        || op.spec.resource_selectors.iter().any(|rs| rs.kind == kind)
+}
+
+/// Whether a rule of `op` targets clusters by labels or fields: without Cluster objects it may
+/// or may not apply, so what the chain does is not known.
+fn by_labels(op: &OverridePolicy) -> bool {
+    op.effective_rules().iter().any(|r| {
+        r.target_cluster
+            .as_ref()
+            .is_some_and(|t| t.label_selector.is_some() || t.field_selector.is_some())
+    })
+}
+
+fn finding(
+    a: &Analysis<'_>,
+    op: &OverridePolicy,
+    rule: usize,
+    message: &str,
+    f: &Failed,
+) -> Finding {
+    let path = if op.typed_rules().override_rules.is_empty() {
+        FieldPath::parse("spec.overriders")
+    } else {
+        FieldPath::parse("spec.overrideRules")
+            .index(rule)
+            .key("overriders")
+    };
+    let clusters = f.clusters.join(", ");
+    let text = format!(
+        "{}: {path} fails on {} for {clusters}: {message}; Karmada writes no Work for {clusters}, so the template does not reach it",
+        super::override_order::policy_text(op),
+        a.describe_templates(&f.templates),
+    );
+    let d = &a.inventory.documents[op.doc];
+    let span = a.tree(op.doc, &path).locate_value(&path);
+    let mut finding = Finding::new(DOC.id, DOC.default_severity, text)
+        .at(&d.source, span)
+        .field(path.to_string())
+        .object(super::overrides::object_ref(op));
+    finding.doc = Some(op.doc);
+    finding
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::lint::test_support::lint_rule;
+
+    const BATCH: &str = "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: batch, namespace: shop}\nspec:\n  template:\n    spec:\n      containers: [{name: batch, image: busybox}]\n---\napiVersion: policy.karmada.io/v1alpha1\nkind: PropagationPolicy\nmetadata: {name: batch, namespace: shop}\nspec:\n  resourceSelectors: [{apiVersion: apps/v1, kind: Deployment}]\n  placement: {clusterAffinity: {clusterNames: [pi1]}}\n---\n";
+
+    fn cop(target: &str) -> String {
+        format!("apiVersion: policy.karmada.io/v1alpha1\nkind: ClusterOverridePolicy\nmetadata: {{name: pi}}\nspec:\n  resourceSelectors: [{{apiVersion: apps/v1, kind: Deployment}}]\n  overrideRules:\n  - targetCluster: {target}\n    overriders:\n      plaintext: [{{path: /spec/template/spec/containers/0/resources/requests/memory, operator: replace, value: 256Mi}}]\n")
+    }
+
+    /// A rule targeting labels applies or not by the cluster's labels: without Cluster objects
+    /// nothing is said; with the labelled Cluster the failure is certain.
+    #[test]
+    fn a_label_targeted_rule_is_judged_only_against_cluster_objects() {
+        let by_label = cop("{labelSelector: {matchLabels: {hardware: pi}}}");
+        let text = format!("{BATCH}{by_label}");
+        assert!(lint_rule(&text, "override-fails", false).is_empty());
+        let cluster = "---\napiVersion: cluster.karmada.io/v1alpha1\nkind: Cluster\nmetadata: {name: pi1, labels: {hardware: pi}}\nspec: {syncMode: Push}\n";
+        let f = lint_rule(&format!("{text}{cluster}"), "override-fails", false);
+        assert_eq!(f.len(), 1, "{f:?}");
+        assert!(
+            f[0].message.starts_with("ClusterOverridePolicy pi: spec.overrideRules[0].overriders fails on deployment/shop/batch for pi1: replace operation does not apply"),
+            "{}",
+            f[0].message
+        );
+        // A cluster the template does not go to: no Work is missing.
+        let elsewhere = format!("{BATCH}{}", cop("{clusterNames: [pi2]}"));
+        assert!(lint_rule(&elsewhere, "override-fails", false).is_empty());
+    }
+}
