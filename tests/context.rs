@@ -664,3 +664,63 @@ fn plain_manifests_take_the_karmada_they_install() {
         "{v}"
     );
 }
+
+/// A plain karmada-controller-manager Deployment among workloads: its `--feature-gates` are the
+/// control plane's, read alike by lint over the working tree, lint at a revision and explain
+/// (which parse a Deployment for it only in a file naming karmada-controller-manager).
+#[test]
+fn a_controller_manager_deployment_among_workloads_gives_the_gates() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    std::fs::write(
+        d.join("karmada.yaml"),
+        "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: karmada-controller-manager, namespace: karmada-system}\nspec:\n  template:\n    spec:\n      containers:\n      - name: karmada-controller-manager\n        image: docker.io/karmada/karmada-controller-manager:v1.16.0\n        command:\n        - /bin/karmada-controller-manager\n        - --feature-gates=PropagationPolicyPreemption=true\n",
+    )
+    .unwrap();
+    std::fs::write(d.join("app.yaml"), WEB).unwrap();
+    std::fs::write(d.join("takeover.yaml"), TAKEOVER).unwrap();
+    let said = "Karmada settings from Deployment karmada-system/karmada-controller-manager at karmada.yaml:1";
+    let inert = |o: &Output| {
+        json(o)["findings"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|f| f["rule"] == "inert-preemption")
+    };
+    git(d, &["init", "-q"]);
+    git(d, &["add", "-A"]);
+    git(d, &["commit", "-qm", "all"]);
+    for args in [
+        &["lint", "-o", "json", "."][..],
+        &["lint", "-o", "json", "--rev", "HEAD"],
+    ] {
+        let lint = run_in(d, args);
+        assert!(
+            text(&lint.stderr).contains(said),
+            "{args:?}: {}",
+            text(&lint.stderr)
+        );
+        assert!(!inert(&lint), "{args:?}: {}", text(&lint.stdout));
+    }
+    let explain = run_in(
+        d,
+        &[
+            "explain",
+            "deploy/web",
+            "-n",
+            "shop",
+            "-f",
+            ".",
+            "-o",
+            "json",
+        ],
+    );
+    assert!(
+        text(&explain.stderr).contains(said),
+        "{}",
+        text(&explain.stderr)
+    );
+    assert!(!json(&explain)["notes"]
+        .to_string()
+        .contains("preemption is off"));
+}

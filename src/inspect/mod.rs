@@ -154,13 +154,13 @@ pub fn plain_context(files: &[String], context: &Context) -> Result<Context, Ins
     }
     let paths =
         crate::source::files::expand(files, &|p: &std::path::Path| context.config.ignores(p))?;
-    let may_install = |h: &crate::source::prefilter::DocHead<'_>| {
-        installation::install_kind(h.api_version, h.kind).is_some()
-    };
-    let found = crate::source::prefilter::read_all_filtered(&paths, &may_install)?
-        .iter()
-        .flat_map(|(loaded, _)| installation::in_documents(&loaded.documents))
-        .collect();
+    let found = crate::source::files::in_parallel(&paths, &|path| {
+        let (name, text) = crate::source::files::read_text(path)?;
+        Ok(installation::in_text(name, text))
+    })?
+    .into_iter()
+    .flatten()
+    .collect();
     let (plain, notes) = context.for_plain(found);
     for n in &notes {
         crate::util::to_stderr("note", n);

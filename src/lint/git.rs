@@ -15,11 +15,9 @@ use super::streamed_base::{self, finish, BaseRequest};
 use super::{baseline, registry, Finding, LintOptions, Linted};
 use crate::context::Config;
 use crate::engine::ownership;
-use crate::model::installation;
 use crate::model::Inventory;
 use crate::source::files::{self, ReadError};
 use crate::source::git::{GitError, GitRepo, Listed, Side};
-use crate::source::prefilter::DocHead;
 use crate::util::profile::Clock;
 
 /// Why a git mode stopped.
@@ -157,104 +155,113 @@ pub fn lint_git(
         };
         return sides.lint(&head_side, base, note);
     }
-    // Both sides are judged under the head's Karmada: the policies are checked against the
-    // control plane the change leaves, as `lint PATH` judges the working tree.
-    let installed = installed_options(&repo, &head_side, &specs, req, note)?;
-    let req = &GitRequest {
-        opts: installed.as_ref().unwrap_or(req.opts),
-        ..*req
-    };
-    let now = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |d| d.as_secs() as i64);
-    if let Some(oid) = base {
-        let streamed = BaseRequest {
-            repo: &repo,
-            head: &head_side,
-            base: oid,
-            specs: &specs,
-            namespace: req.namespace,
-            config: req.config,
-            opts: req.opts,
-            all_findings: req.all_findings,
-            now,
-        };
-        if let Some(compared) = streamed_base::lint_base(&streamed, note)? {
-            return Ok(compared);
-        }
-    }
-    let run = Run {
+    let plain = Plain {
         repo: &repo,
         specs: &specs,
-        req,
-        now,
+        head: &head_side,
+        base,
+        cwd,
     };
-    // The base side is read and linted on a second thread, with its own handle on the
-    // repository (a git2 Repository is not Sync): on two cores `--base` costs little more
-    // than one lint.
-    let (head, base) = std::thread::scope(|scope| {
-        let base_side = base.map(|oid| {
-            let specs = &specs;
-            scope.spawn(move || {
-                let repo = GitRepo::discover(cwd)?;
-                let run = Run {
-                    repo: &repo,
-                    specs,
-                    req,
-                    now,
-                };
-                lint_side(&run, &Side::Commit(oid), None)
-            })
-        });
-        let head = lint_side(&run, &head_side, Some(note));
-        let base = base_side.map(|h| h.join().expect("the base side does not panic"));
-        (head, base)
-    });
-    let head = head?;
-    match base {
-        None => Ok(Linted {
-            files: head.files,
-            documents: head.streamed.inventory.documents.len(),
-            policies: head.streamed.policies,
-            findings: head.findings,
-            notes: head.notes,
-            _retained: Some(Box::new(head.streamed)),
-            ..Linted::default()
-        }),
-        Some(base) => Ok(compare(head, base?, req)),
+    let linted = plain.lint(req, note)?;
+    // Both sides are judged under the Karmada the head installs, as `lint PATH` judges the
+    // working tree: read as the files are linted, and judged again when its settings differ.
+    let (context, notes) = req.context.for_plain(linted.installations.clone());
+    notes.iter().for_each(|n| note(n));
+    match req.opts.in_context(&context) {
+        None => Ok(linted),
+        Some(opts) => plain.lint(
+            &GitRequest {
+                opts: &opts,
+                ..*req
+            },
+            &|_| {},
+        ),
     }
 }
 
-/// Plain manifests are one control plane: the Karmada installation a side holds (a
-/// HelmRelease of the chart, the operator's `Karmada`, a controller-manager Deployment) gives
-/// its release and gates where neither a flag nor the configuration does, as for `lint PATH`
-/// ([`crate::context::Context::for_plain`]). The options `side`'s installation asks for when
-/// they differ from the run's; only documents that may be an installation are parsed. The
-/// notes (what was read) go to `note`.
-fn installed_options(
-    repo: &GitRepo,
-    side: &Side,
-    specs: &[String],
-    req: &GitRequest<'_>,
-    note: &(dyn Fn(&str) + Sync),
-) -> Result<Option<LintOptions>, GitError> {
-    let ignore = |p: &Path| req.config.ignores(p);
-    let listing = repo.list(side, specs, &ignore)?;
-    let reader = repo.blob_reader();
-    let may_install = |h: &DocHead<'_>| installation::install_kind(h.api_version, h.kind).is_some();
-    let mut found = Vec::new();
-    crate::util::parallel::each_in_parallel(
-        &listing.files,
-        &|f: &Listed| reader.load_filtered(f, &may_install),
-        &mut |loaded| {
-            if let Some(loaded) = loaded {
-                found.extend(installation::in_documents(&loaded.documents));
+/// A git mode over plain manifests (no kustomization or chart to render).
+struct Plain<'a> {
+    repo: &'a GitRepo,
+    specs: &'a [String],
+    head: &'a Side,
+    base: Option<git2::Oid>,
+    cwd: &'a Path,
+}
+
+impl Plain<'_> {
+    /// One run of the mode under `req`'s options.
+    fn lint(
+        &self,
+        req: &GitRequest<'_>,
+        note: &(dyn Fn(&str) + Sync),
+    ) -> Result<Linted, GitLintError> {
+        let Plain {
+            repo,
+            specs,
+            head: head_side,
+            base,
+            cwd,
+        } = *self;
+        let now = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_secs() as i64);
+        if let Some(oid) = base {
+            let streamed = BaseRequest {
+                repo,
+                head: head_side,
+                base: oid,
+                specs,
+                namespace: req.namespace,
+                config: req.config,
+                opts: req.opts,
+                all_findings: req.all_findings,
+                now,
+            };
+            if let Some(compared) = streamed_base::lint_base(&streamed, note)? {
+                return Ok(compared);
             }
-        },
-    )?;
-    let (context, notes) = req.context.for_plain(found);
-    notes.iter().for_each(|n| note(n));
-    Ok(req.opts.in_context(&context))
+        }
+        let run = Run {
+            repo,
+            specs,
+            req,
+            now,
+        };
+        // The base side is read and linted on a second thread, with its own handle on the
+        // repository (a git2 Repository is not Sync): on two cores `--base` costs little more
+        // than one lint.
+        let (head, base) = std::thread::scope(|scope| {
+            let base_side = base.map(|oid| {
+                scope.spawn(move || {
+                    let repo = GitRepo::discover(cwd)?;
+                    let run = Run {
+                        repo: &repo,
+                        specs,
+                        req,
+                        now,
+                    };
+                    lint_side(&run, &Side::Commit(oid), None)
+                })
+            });
+            let head = lint_side(&run, head_side, Some(note));
+            let base = base_side.map(|h| h.join().expect("the base side does not panic"));
+            (head, base)
+        });
+        let mut head = head?;
+        match base {
+            None => Ok(Linted {
+                files: head.files,
+                documents: head.streamed.inventory.documents.len(),
+                policies: head.streamed.policies,
+                findings: head.findings,
+                notes: head.notes,
+                installations: std::mem::take(&mut head.streamed.installations),
+                _retained: Some(Box::new(head.streamed)),
+                ..Linted::default()
+            }),
+            Some(base) => Ok(compare(head, base?, req)),
+        }
+    }
 }
 
 /// `--base`: the findings new at head plus the rejected updates, and the ownership changes.
@@ -310,6 +317,7 @@ fn compare(mut head: GitSide, base: GitSide, req: &GitRequest<'_>) -> Linted {
         new_only: Some(new_findings),
         ownership: Some(ownership),
         notes: head.notes,
+        installations: std::mem::take(&mut head.streamed.installations),
         ..Linted::default()
     }
 }

@@ -26,6 +26,10 @@ pub struct Linted {
     pub notes: Vec<String>,
     /// Over a GitOps repository: every environment and the API server it targets.
     pub environments: Vec<super::gitops::EnvironmentInfo>,
+    /// The installations of Karmada the plain inputs hold (the head side's in the git modes),
+    /// in input order: the settings a second run takes when they differ from the run's
+    /// ([`crate::context::Context::for_plain`]).
+    pub installations: Vec<crate::model::installation::Installation>,
     /// The run's working state (the engine's snapshot, the documents), kept rather than freed:
     /// a caller about to exit need not free a hundred thousand objects one by one.
     pub(super) _retained: Option<Box<dyn Any>>,

@@ -163,7 +163,6 @@ pub fn lint_paths_in(
     let clock = Clock::start();
     let options = analysis::options(opts);
     let mut declares_environments = false;
-    let mut installations = Vec::new();
     let mut fold = Fold::new(Growth::of(paths));
     // Each file joins the whole as soon as the files before it have: this thread is idle while
     // the others parse, and all the parts held at once and then merged made a second copy.
@@ -181,9 +180,8 @@ pub fn lint_paths_in(
             );
             (part, declares)
         },
-        &mut |(mut part, declares)| {
+        &mut |(part, declares)| {
             declares_environments |= declares;
-            installations.append(&mut part.installations);
             fold.add(part);
         },
     )?;
@@ -195,9 +193,7 @@ pub fn lint_paths_in(
             ..Streamed::default()
         });
     }
-    let mut streamed = fold.finish(opts, &clock, &mut |_, _| {});
-    streamed.installations = installations;
-    Ok(streamed)
+    Ok(fold.finish(opts, &clock, &mut |_, _| {}))
 }
 
 /// A streamed run's files folded together, in input order, as they come.
@@ -362,6 +358,7 @@ impl Streamed {
             policies: self.policies,
             findings: std::mem::take(&mut self.findings),
             notes: std::mem::take(&mut self.notes),
+            installations: std::mem::take(&mut self.installations),
             _retained: Some(Box::new(self)),
             ..Linted::default()
         }
@@ -397,6 +394,7 @@ impl Streamed {
         self.inventory.append(part.inventory);
         self.suspended
             .extend(part.suspended.iter().map(|d| d + offset));
+        self.installations.extend(part.installations);
         prepared.append(part.prepared, offset);
         self.clusters.extend(part.clusters);
         match self.loaded.last_mut() {

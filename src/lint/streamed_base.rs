@@ -48,6 +48,7 @@ struct SideLint {
     policies: usize,
     findings: Vec<Finding>,
     notes: Vec<String>,
+    installations: Vec<crate::model::installation::Installation>,
 }
 
 /// `--base` streamed; `None` when a policy reference repeats on a side (see the module).
@@ -180,6 +181,7 @@ pub fn lint_base(
         policies: head.policies,
         findings: updated.replace(head_findings),
         notes: std::mem::take(&mut head.notes),
+        installations: std::mem::take(&mut head.installations),
     };
     clock.lap("head: history");
 
@@ -298,6 +300,7 @@ fn compare(
         new_only: Some(new_findings),
         ownership: Some(ownership),
         notes: head.notes,
+        installations: head.installations,
         ..Linted::default()
     }
 }

@@ -128,6 +128,22 @@ pub fn install_kind(api_version: &str, kind: &str) -> Option<InstallKind> {
     }
 }
 
+/// The installations of Karmada in the file `name` of text `text`, parsing only the documents
+/// that may be one ([`crate::source::prefilter`]): by their heads, and a Deployment only when
+/// the text names karmada-controller-manager at all, so that a repository of workloads is not
+/// parsed for the one Deployment that runs Karmada.
+pub fn in_text(name: String, text: String) -> Vec<Installation> {
+    use crate::source::prefilter::{filter, DocHead};
+    let controller = text.contains("karmada-controller-manager");
+    let keep = |h: &DocHead<'_>| match install_kind(h.api_version, h.kind) {
+        Some(InstallKind::Deployment) => controller,
+        kind => kind.is_some(),
+    };
+    let (text, _) = filter(text, &keep);
+    let loaded = crate::source::load(crate::source::Source::new(name, text));
+    in_documents(&loaded.documents)
+}
+
 /// The installations of Karmada among `documents` (whole trees), each located in its file.
 pub fn in_documents<'a>(
     documents: impl IntoIterator<Item = &'a crate::source::Document>,

@@ -197,31 +197,6 @@ impl BlobReader {
         })
     }
 
-    /// Reads one listed file and parses only the documents `keep` takes
-    /// ([`super::prefilter::filter`]); `None` for a Git LFS pointer.
-    pub fn load_filtered(
-        &self,
-        f: &Listed,
-        keep: &dyn Fn(&super::prefilter::DocHead<'_>) -> bool,
-    ) -> Result<Option<Loaded>, GitError> {
-        let bytes = match &f.place {
-            Place::File(path) => {
-                files::read_bytes(path)
-                    .map_err(|source| GitError::WorkTree { source })?
-                    .1
-            }
-            Place::Blob(oid) => self.bytes(&f.name, *oid)?,
-        };
-        if bytes.starts_with(LFS_POINTER) {
-            return Ok(None);
-        }
-        let (text, _) = super::prefilter::filter(files::decode(bytes), keep);
-        Ok(Some(super::yaml::load(super::document::Source::new(
-            f.name.clone(),
-            text,
-        ))))
-    }
-
     /// Reads and parses one listed file.
     pub fn load(&self, f: &Listed) -> Result<ReadFile, GitError> {
         match &f.place {
