@@ -151,9 +151,13 @@ fn finding(
             .index(rule)
             .key("overriders")
     };
-    let clusters = f.clusters.join(", ");
+    const SHOWN: usize = 5;
+    let clusters = match f.clusters.len() {
+        n if n <= SHOWN => f.clusters.join(", "),
+        n => format!("{} and {} more", f.clusters[..SHOWN].join(", "), n - SHOWN),
+    };
     let text = format!(
-        "{}: {path} fails on {} for {clusters}: {message}; Karmada writes no Work for {clusters}, so the template does not reach it",
+        "{}: {path} fails on {} for {clusters}: {message}; Karmada writes no Work for it there",
         super::override_order::policy_text(op),
         a.describe_templates(&f.templates),
     );
