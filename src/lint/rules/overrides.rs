@@ -1,6 +1,7 @@
 //! OverridePolicy / ClusterOverridePolicy rules that Karmada's webhook does not catch: an
 //! overrider applies to every kind a policy selects (overrides-and-placement.md §A.7-§A.9), and
-//! a top-level `fieldOverrider` beside `overrideRules` never runs (§A.6).
+//! a top-level `fieldOverrider` beside `overrideRules` never runs (§A.6), and a rule without
+//! overriders changes nothing.
 
 use crate::lint::finding::{Finding, Severity};
 use crate::lint::phase::{Check, Rule};
@@ -48,8 +49,28 @@ pub const NEVER_APPLIES: RuleDoc = RuleDoc {
     reference: "pkg/util/overridemanager/imageoverride.go:50-91 (buildPatchesWithEmptyPredicate); pkg/util/overridemanager/commandargsoverride.go:39-55 (buildCommandArgsPatches)",
 };
 
+pub const RULE_EMPTY: RuleDoc = RuleDoc {
+    id: "override-rule-empty",
+    group: RuleGroup::Semantics,
+    default_severity: Severity::Warning,
+    summary: "A rule of `overrideRules` without overriders: it changes nothing",
+    rationale: "The CRD requires `overriders` in each rule, but the OverridePolicy mutating webhook marshals the \
+                policy again and writes `overriders: {}` where it is missing, so a rule that names only a \
+                `targetCluster` is admitted and does nothing. Most often it is an indentation slip: the overriders \
+                meant for that cluster went into the next rule, which, having no `targetCluster` of its own, \
+                applies them to every cluster.",
+    example: "kind: OverridePolicy\nspec:\n  resourceSelectors: [{apiVersion: apps/v1, kind: Deployment}]\n  overrideRules:\n  - targetCluster: {clusterNames: [member1]}\n  - overriders:\n      labelsOverrider: [{operator: add, value: {tier: edge}}]\n",
+    fix: "Indent the overriders under the rule whose targetCluster they are meant for, or delete the empty rule.",
+    reference: "pkg/webhook/overridepolicy/mutating.go:39-65 (the webhook's round trip); pkg/apis/policy/v1alpha1/override_types.go:80 (overriders, required); pkg/util/overridemanager/overridemanager.go:245-252 (a rule without targetCluster applies to every cluster)",
+};
+
 pub static RULE: Rule = Rule {
-    docs: &[FIELD_OVERRIDER_IGNORED, PATH_NOT_ON_KIND, NEVER_APPLIES],
+    docs: &[
+        FIELD_OVERRIDER_IGNORED,
+        PATH_NOT_ON_KIND,
+        NEVER_APPLIES,
+        RULE_EMPTY,
+    ],
     checks: &[Check::PerObject(|o| check(o.inventory))],
 };
 
@@ -134,6 +155,7 @@ pub fn check(inventory: &Inventory) -> Vec<Finding> {
                 ),
             ));
         }
+        check_empty_rules(inventory, p, &typed.override_rules, &mut out);
         let in_rules = !typed.override_rules.is_empty();
         let rules: Vec<Overriders> = if in_rules {
             typed
@@ -160,6 +182,46 @@ pub fn check(inventory: &Inventory) -> Vec<Finding> {
         }
     }
     out
+}
+
+/// Rules that set no overrider at all (fieldOverrider included: it does act).
+fn check_empty_rules(
+    inventory: &Inventory,
+    p: &OverridePolicy,
+    rules: &[crate::model::override_policy::OverrideRule],
+    out: &mut Vec<Finding>,
+) {
+    let empty = |o: &Overriders| o.empty_for_webhook() && o.field_overrider.is_empty();
+    for (i, rule) in rules.iter().enumerate() {
+        if !empty(&rule.overriders) {
+            continue;
+        }
+        // The slip's usual shape: this rule targets clusters, the next one targets none.
+        let slip = match rules.get(i + 1) {
+            Some(next)
+                if rule.target_cluster.is_some()
+                    && next.target_cluster.is_none()
+                    && !empty(&next.overriders) =>
+            {
+                format!(
+                    " (overrideRules[{}] has the overriders and no targetCluster: it applies them to every cluster)",
+                    i + 1
+                )
+            }
+            _ => String::new(),
+        };
+        out.push(finding(
+            inventory,
+            p,
+            &RULE_EMPTY,
+            FieldPath::parse("spec.overrideRules").index(i),
+            format!(
+                "{} {}: overrideRules[{i}] has no overriders, so it changes nothing{slip}",
+                p.kind(),
+                p.meta.name
+            ),
+        ));
+    }
 }
 
 fn check_paths(
@@ -275,12 +337,16 @@ mod tests {
         let image = "apiVersion: policy.karmada.io/v1alpha1\nkind: OverridePolicy\nmetadata: {name: img, namespace: default}\nspec:\n  resourceSelectors: [{apiVersion: v1, kind: ConfigMap}]\n  overrideRules:\n  - overriders:\n      imageOverrider: [{component: Registry, operator: replace, value: mirror.io}]\n";
         assert_eq!(ids(image)[0].0, "overrider-never-applies");
         let ignored = "apiVersion: policy.karmada.io/v1alpha1\nkind: OverridePolicy\nmetadata: {name: f, namespace: default}\nspec:\n  resourceSelectors: [{apiVersion: v1, kind: ConfigMap}]\n  overrideRules: [{overriders: {}}]\n  overriders:\n    fieldOverrider: [{fieldPath: /data/a, json: [{subPath: /a, operator: add, value: 1}]}]\n";
+        // (Its one rule sets no overrider either: that rule changes nothing.)
         assert_eq!(
             ids(ignored),
-            [(
-                "field-overrider-ignored",
-                "spec.overriders.fieldOverrider".to_string()
-            )]
+            [
+                (
+                    "field-overrider-ignored",
+                    "spec.overriders.fieldOverrider".to_string()
+                ),
+                ("override-rule-empty", "spec.overrideRules[0]".to_string())
+            ]
         );
     }
 }
