@@ -659,3 +659,38 @@ fn lint_cluster_runs_the_placement_filters_on_the_live_clusters() {
         "{fit}"
     );
 }
+
+/// A ConfigMap the dependencies distributor bound along with the Deployment that uses it: live,
+/// explain reads who requires it from its binding's `spec.requiredBy`, as it names the
+/// workloads from files, and does not say it waits for a policy.
+#[test]
+fn explain_live_names_the_workloads_that_require_a_dependency() {
+    let s = TestServer::seeded_from(&testdata("dependencies.yaml"));
+    let dir = tempfile::tempdir().unwrap();
+    let kc = s.kubeconfig(dir.path());
+    let o = run(
+        &kc,
+        &["explain", "cm/web-config", "-n", "shop", "-o", "json"],
+    );
+    assert_eq!(o.code, 0, "{}", o.stderr);
+    let v: J = serde_json::from_str(&o.stdout).expect("json");
+    assert_eq!(
+        v["requiredBy"],
+        serde_json::json!([{
+            "resource": {"apiVersion": "apps/v1", "kind": "Deployment", "namespace": "shop", "name": "web"},
+            "policy": {"kind": "PropagationPolicy", "namespace": "shop", "name": "web"}
+        }])
+    );
+    assert!(
+        !v["notes"].to_string().contains("waits until one does"),
+        "{}",
+        v["notes"]
+    );
+    let o = run(&kc, &["explain", "cm/web-config", "-n", "shop"]);
+    assert!(
+        o.stdout.contains("Propagated as a dependency (propagateDeps) of:\n  Deployment shop/web  (pp/shop/web sets propagateDeps"),
+        "{}",
+        o.stdout
+    );
+    assert_read_only(&s);
+}

@@ -279,7 +279,8 @@ pub fn live(
         target.template_ns(),
         target.name,
     )?;
-    let decision = explain(&state, t);
+    let decision =
+        explain(&state, t).with_required_by(live_required_by(target, reads, read.binding.as_ref()));
     let chain = chain::diagnose(&ChainInput {
         state: &state,
         template: t,
@@ -304,6 +305,57 @@ pub fn live(
         delivery,
     };
     Some((explained, chain))
+}
+
+/// The workloads that carry the template along, as the control plane records them: the
+/// bindings its binding's `spec.requiredBy` names (the dependencies distributor's record,
+/// `buildAttachedBinding`), each with its resource and the policy its annotations name
+/// (`propagationpolicy.karmada.io/namespace` and `/name`, or
+/// `clusterpropagationpolicy.karmada.io/name`, as the detector sets them). A binding that was
+/// not read, or names no policy, is left out.
+fn live_required_by(
+    target: &TemplateReads<'_>,
+    reads: &[crate::source::live::Read],
+    binding: Option<&J>,
+) -> Vec<dependencies::RequiredBy> {
+    let Some(binding) = binding else {
+        return Vec::new();
+    };
+    let bindings = find(reads, &target.binding_kind()).map_or(&[][..], |r| r.items());
+    let required = binding["spec"]["requiredBy"]
+        .as_array()
+        .map_or(&[][..], Vec::as_slice);
+    required
+        .iter()
+        .filter_map(|snapshot| {
+            let by = bindings.iter().find(|b| {
+                b["metadata"]["name"] == snapshot["name"]
+                    && b["metadata"]["namespace"].as_str().unwrap_or("")
+                        == snapshot["namespace"].as_str().unwrap_or("")
+            })?;
+            let resource = &by["spec"]["resource"];
+            let text = |v: &J| v.as_str().map(str::to_string);
+            let annotations = &by["metadata"]["annotations"];
+            let policy = match (
+                annotations[crate::engine::claim::PP_NAMESPACE_ANNOTATION].as_str(),
+                annotations[crate::engine::claim::PP_NAME_ANNOTATION].as_str(),
+                annotations["clusterpropagationpolicy.karmada.io/name"].as_str(),
+            ) {
+                (Some(ns), Some(name), _) => PolicyRef::pp(ns, name),
+                (_, _, Some(name)) => PolicyRef::cpp(name),
+                _ => return None,
+            };
+            Some(dependencies::RequiredBy {
+                workload: crate::model::ObjectRef {
+                    api_version: text(&resource["apiVersion"])?,
+                    kind: text(&resource["kind"])?,
+                    namespace: text(&resource["namespace"]).filter(|n| !n.is_empty()),
+                    name: text(&resource["name"])?,
+                },
+                policy,
+            })
+        })
+        .collect()
 }
 
 /// Resolves TYPE (against the templates of `inv` and `extra` kinds), builds the state and
