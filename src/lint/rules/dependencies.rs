@@ -1,10 +1,12 @@
 //! `dependency-not-propagated`: a workload propagated without the ConfigMap, Secret,
-//! ServiceAccount or PersistentVolumeClaim it names, although the inputs hold it.
+//! ServiceAccount or PersistentVolumeClaim it names, although the inputs hold it (nowhere, or
+//! not to every cluster the workload goes to).
 
 use std::collections::{BTreeMap, HashSet};
 
 use crate::engine::dependencies::carries_dependencies;
 use crate::engine::reconcile::Owner;
+use crate::engine::state::PolicyEntry;
 use crate::lint::analysis::Analysis;
 use crate::lint::finding::{Finding, Severity};
 use crate::lint::phase::{Check, Rule};
@@ -23,8 +25,10 @@ pub const DOC: RuleDoc = RuleDoc {
                 (`pkg/dependenciesdistributor`, `buildAttachedBinding`). Otherwise a dependency that no policy \
                 selects stays in the control plane, and the workload's pods in the member clusters miss it \
                 (`CreateContainerConfigError`, a failed mount or image pull, a refused service account) unless \
-                it is created there by other means. Only dependencies the input holds are judged: one created \
-                in the member clusters is not in the repository.",
+                it is created there by other means. A dependency a policy propagates to fewer clusters than the \
+                workload goes to is reported with the clusters it misses, when both policies name their \
+                clusters and the workload is duplicated to each. Only dependencies the input holds are judged: \
+                one created in the member clusters is not in the repository.",
     example: "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: web, namespace: shop}\nspec:\n  template:\n    spec:\n      containers:\n      - name: web\n        envFrom: [{configMapRef: {name: web-config}}]\n---\napiVersion: v1\nkind: ConfigMap\nmetadata: {name: web-config, namespace: shop}\n---\napiVersion: policy.karmada.io/v1alpha1\nkind: PropagationPolicy\nmetadata: {name: web, namespace: shop}\nspec:\n  resourceSelectors: [{apiVersion: apps/v1, kind: Deployment, name: web}]\n",
     fix: "Set `propagateDeps: true` on the workload's policy, or select the dependency in a policy that \
           sends it to the same clusters.",
@@ -39,8 +43,10 @@ pub static RULE: Rule = Rule {
 pub fn check(a: &Analysis<'_>) -> Vec<Finding> {
     let st = a.state;
     let carried = carried(a);
-    // (policy, workload's first selector path index, dependency) → the workloads missing it.
-    let mut missing: BTreeMap<(usize, String, String), Vec<usize>> = BTreeMap::new();
+    // (policy, dependency kind and name, clusters that lack it) → the workloads missing it;
+    // no clusters: the dependency goes nowhere.
+    let mut missing: BTreeMap<(usize, String, String, Option<(usize, Vec<String>)>), Vec<usize>> =
+        BTreeMap::new();
     for (w, workload) in st.templates.iter().enumerate() {
         let Some(deps) = workload.dependencies.as_deref() else {
             continue;
@@ -56,19 +62,59 @@ pub fn check(a: &Analysis<'_>) -> Vec<Finding> {
             let Some(dt) = st.find_template("v1", d.kind, &workload.namespace, &d.name) else {
                 continue;
             };
-            let unsent = matches!(a.settled[dt].owner, Owner::None)
-                && st.templates[dt].excluded.is_none()
-                && !carried.contains(&dt);
-            if unsent {
-                let key = (p, d.kind.to_string(), d.name.clone());
-                missing.entry(key).or_default().push(w);
+            if st.templates[dt].excluded.is_some() || carried.contains(&dt) {
+                continue;
             }
+            let lacking = match a.settled[dt].owner {
+                Owner::None => None,
+                Owner::Policy(q) => {
+                    let q = q as usize;
+                    match clusters_short(st.policy(p), st.policy(q)) {
+                        Some(lacking) => Some((q, lacking)),
+                        None => continue,
+                    }
+                }
+                Owner::Unknown(_) => continue,
+            };
+            let key = (p, d.kind.to_string(), d.name.clone(), lacking);
+            missing.entry(key).or_default().push(w);
         }
     }
     missing
         .into_iter()
-        .map(|((p, kind, name), workloads)| finding(a, p, &kind, &name, &workloads))
+        .map(|((p, kind, name, lacking), workloads)| {
+            finding(a, p, (&kind, &name), lacking.as_ref(), &workloads)
+        })
         .collect()
+}
+
+/// The clusters the workload's policy `w` sends it to that the dependency's policy `d` does
+/// not send the dependency to, when both are certain from the policies alone: each names its
+/// clusters (`clusterAffinity.clusterNames`, without selectors, affinity terms or spread
+/// constraints), and the workload is duplicated to every one of them (a divided workload may
+/// leave some without replicas). `None` when not certain, or when nothing lacks it.
+fn clusters_short(w: &PolicyEntry, d: &PolicyEntry) -> Option<Vec<String>> {
+    let every_named = |p: &PolicyEntry| -> Option<Vec<String>> {
+        let placement = p.spec.placement.as_ref()?;
+        if placement.cluster_affinities.is_some() || !placement.spread_constraints.is_empty() {
+            return None;
+        }
+        let names = placement.cluster_affinity.as_ref()?.selectable_names()?;
+        Some(names.into_iter().map(str::to_string).collect())
+    };
+    let duplicated = w
+        .spec
+        .placement
+        .as_ref()
+        .and_then(|p| p.replica_scheduling.as_ref())
+        .and_then(|r| r.replica_scheduling_type.as_deref())
+        .is_none_or(|t| t == "Duplicated");
+    if !duplicated {
+        return None;
+    }
+    let (to, sent) = (every_named(w)?, every_named(d)?);
+    let lacking: Vec<String> = to.into_iter().filter(|c| !sent.contains(c)).collect();
+    (!lacking.is_empty()).then_some(lacking)
 }
 
 /// The templates some workload's policy carries along as dependencies.
@@ -93,7 +139,13 @@ fn carried(a: &Analysis<'_>) -> HashSet<usize> {
     out
 }
 
-fn finding(a: &Analysis<'_>, p: usize, kind: &str, name: &str, workloads: &[usize]) -> Finding {
+fn finding(
+    a: &Analysis<'_>,
+    p: usize,
+    (kind, name): (&str, &str),
+    lacking: Option<&(usize, Vec<String>)>,
+    workloads: &[usize],
+) -> Finding {
     let st = a.state;
     let policy = st.policy(p);
     let first = &st.templates[workloads[0]];
@@ -111,15 +163,26 @@ fn finding(a: &Analysis<'_>, p: usize, kind: &str, name: &str, workloads: &[usiz
     } else {
         "it does not set propagateDeps"
     };
-    a.policy_finding(
-        p,
-        &DOC,
-        &a.matching_selector(p, workloads[0]),
-        format!(
+    let message = match lacking {
+        None => format!(
             "{} propagates {who}, which uses {kind} {name} of the input: no policy propagates {name} and {why}, so the member clusters running {who} lack it unless it is created there",
             policy.reference()
         ),
-    )
+        Some((q, clusters)) => {
+            let clusters = clusters.join(", ");
+            let why = if policy.spec.propagate_deps() {
+                "the PropagateDeps feature gate is off".to_string()
+            } else {
+                format!("{} does not set propagateDeps", policy.reference())
+            };
+            format!(
+                "{} propagates {who} to {clusters}, which uses {kind} {name} of the input: {} does not send {name} there and {why}, so {clusters} lack it unless it is created there",
+                policy.reference(),
+                st.policy(*q).reference()
+            )
+        }
+    };
+    a.policy_finding(p, &DOC, &a.matching_selector(p, workloads[0]), message)
 }
 
 #[cfg(test)]
@@ -158,5 +221,37 @@ mod tests {
         assert!(lint_rule(&selected, "dependency-not-propagated", false).is_empty());
         let absent = format!("{}{}", &WEB[..WEB.find("---").unwrap()], policy(""));
         assert!(lint_rule(&absent, "dependency-not-propagated", false).is_empty());
+    }
+
+    /// The dependency is propagated, but not to every cluster the workload goes to: the
+    /// clusters it misses are named, when both policies name their clusters and the workload
+    /// is duplicated to each.
+    #[test]
+    fn a_dependency_sent_to_fewer_clusters_than_its_workload_is_reported_with_them() {
+        let workload = |placement: &str| {
+            format!("---\napiVersion: policy.karmada.io/v1alpha1\nkind: PropagationPolicy\nmetadata: {{name: web, namespace: shop}}\nspec:\n  resourceSelectors: [{{apiVersion: apps/v1, kind: Deployment, name: web}}]\n  placement: {placement}\n")
+        };
+        let cm = "---\napiVersion: policy.karmada.io/v1alpha1\nkind: PropagationPolicy\nmetadata: {name: cm, namespace: shop}\nspec:\n  resourceSelectors: [{apiVersion: v1, kind: ConfigMap}]\n  placement: {clusterAffinity: {clusterNames: [m1]}}\n";
+        let two = "{clusterAffinity: {clusterNames: [m1, m2]}}";
+        let f = lint_rule(
+            &format!("{WEB}{}{cm}", workload(two)),
+            "dependency-not-propagated",
+            false,
+        );
+        assert_eq!(f.len(), 1, "{f:?}");
+        assert_eq!(
+            f[0].message,
+            "pp/shop/web propagates deployment/web to m2, which uses ConfigMap web-config of the input: pp/shop/cm does not send web-config there and pp/shop/web does not set propagateDeps, so m2 lack it unless it is created there"
+        );
+        // Divided replicas may leave m2 without any, and a label selector is not known: silent.
+        let divided = "{clusterAffinity: {clusterNames: [m1, m2]}, replicaScheduling: {replicaSchedulingType: Divided}}";
+        let by_label = "{clusterAffinity: {labelSelector: {matchLabels: {env: prod}}}}";
+        for placement in [divided, by_label, "{clusterAffinity: {clusterNames: [m1]}}"] {
+            let text = format!("{WEB}{}{cm}", workload(placement));
+            assert!(
+                lint_rule(&text, "dependency-not-propagated", false).is_empty(),
+                "{placement}"
+            );
+        }
     }
 }
