@@ -76,7 +76,7 @@ fn own_targets(input: &DeliveryInput<'_>, placement: Option<&PlacementResult>) -
         return bound.to_vec();
     }
     match (placement, input.placement) {
-        (Some(p), _) => p.decided.feasible.clone(),
+        (Some(p), _) => scheduled_clusters(p),
         (None, Some(pl)) => pl
             .named_clusters()
             .into_iter()
@@ -92,10 +92,24 @@ impl Delivery {
     /// objects are known.
     pub fn clusters(&self) -> Vec<String> {
         match (&self.placement, &self.unplaced) {
-            (Some(p), _) => p.decided.feasible.clone(),
+            (Some(p), _) => scheduled_clusters(p),
             (None, Some(named)) => named.clone(),
             (None, None) => Vec::new(),
         }
+    }
+}
+
+/// The clusters a placement sends the template to: the assignment's when the scheduler's steps
+/// after the filter are known (`spec.clusters`: spread constraints select among the feasible
+/// clusters, and a division drops the clusters it leaves without replicas,
+/// `removeZeroReplicasCluster`, `pkg/scheduler/core/common.go:153`, unless karmada-scheduler
+/// runs with the non-default `--enable-empty-workload-propagation`), else the feasible ones.
+pub fn scheduled_clusters(p: &PlacementResult) -> Vec<String> {
+    match &p.decided.assignment {
+        Some(super::replicas::Outcome::Scheduled(s)) => {
+            s.shares.iter().map(|share| share.cluster.clone()).collect()
+        }
+        _ => p.decided.feasible.clone(),
     }
 }
 

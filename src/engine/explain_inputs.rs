@@ -199,6 +199,15 @@ pub fn from_files(inv: &Inventory, state: &State, t: usize, chosen: &[String]) -
     let carried_to = carried_to(inv, state, &decision.required_by, &manifest);
     let delivery =
         delivery::from_files(inv, state, owned(&decision), &template, chosen, &carried_to);
+    let mut decision = decision;
+    // Once the placement is evaluated, a cluster it does not send the template to (a division
+    // left it without replicas) is no "dispatching" target; a suspended one is still said.
+    if delivery.placement.is_some() {
+        let receiving = delivery.clusters();
+        decision
+            .suspension
+            .retain(|s| s.suspended || receiving.contains(&s.cluster));
+    }
     Explained {
         decision,
         template,

@@ -9,7 +9,7 @@ use serde_json::Value;
 
 use super::{ClusterDelta, FieldChange, Share, ANY_CLUSTER};
 use crate::engine::delivery::{
-    assignment_of, deliver, is_workload, resource_modeling, DeliveryInput,
+    assignment_of, deliver, is_workload, resource_modeling, scheduled_clusters, DeliveryInput,
 };
 use crate::engine::overrides::apply_for_cluster;
 use crate::engine::placement::{BindingView, Filter};
@@ -155,7 +155,7 @@ impl SideView<'_> {
         let Some(p) = d.placement else {
             return Delivered::default();
         };
-        let mut targets = p.decided.feasible.clone();
+        let mut targets = scheduled_clusters(&p);
         targets.sort();
         let excluded = p
             .decided

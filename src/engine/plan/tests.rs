@@ -225,3 +225,27 @@ fn shared_files_are_read_once_and_only_the_changed_files_differ() {
     assert_eq!(p.policies.len(), 1);
     assert_eq!(p.changes[0].after, Some(PolicyRef::pp("default", "b")));
 }
+
+/// A division that leaves a cluster without replicas: the scheduler drops it from the binding
+/// (`removeZeroReplicasCluster`), so no Work goes there and the plan does not say it gains the
+/// template (it did, from the feasible clusters).
+#[test]
+fn a_cluster_a_division_leaves_without_replicas_does_not_receive_it() {
+    let one = "---\napiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: nginx\n  namespace: default\nspec:\n  replicas: 1\n";
+    let clusters = "---\napiVersion: cluster.karmada.io/v1alpha1\nkind: Cluster\nmetadata: {name: m1}\n---\napiVersion: cluster.karmada.io/v1alpha1\nkind: Cluster\nmetadata: {name: m2}\n";
+    let divided = "  placement:\n    clusterAffinity: {clusterNames: [m1, m2]}\n    replicaScheduling:\n      replicaSchedulingType: Divided\n      replicaDivisionPreference: Weighted\n      weightPreference:\n        staticWeightList:\n        - {targetCluster: {clusterNames: [m1]}, weight: 1}\n        - {targetCluster: {clusterNames: [m2]}, weight: 1}\n";
+    let pp = format!("---\napiVersion: policy.karmada.io/v1alpha1\nkind: PropagationPolicy\nmetadata: {{name: web, namespace: default}}\nspec:\n  resourceSelectors: [{{apiVersion: apps/v1, kind: Deployment, name: nginx}}]\n{divided}");
+    let p = run(
+        &format!("{one}{clusters}"),
+        &format!("{one}{clusters}{pp}"),
+        "",
+    );
+    let c = &p.changes[0];
+    let receiving: Vec<&str> = c
+        .clusters
+        .iter()
+        .filter(|d| d.after.receives)
+        .map(|d| d.cluster.as_str())
+        .collect();
+    assert_eq!(receiving.len(), 1, "{:?}", c.clusters);
+}
