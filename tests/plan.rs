@@ -698,3 +698,42 @@ fn each_environment_is_planned_with_its_own_gates() {
         "{out}"
     );
 }
+
+/// A chart whose manifests need its `templates/_helpers.tpl`: the base revision is rendered from
+/// every file of the commit, as a checkout would be, so a change of a comment in values.yaml
+/// plans no change (the base rendered without the partial failed, and the head's policy came
+/// out "added"); `lint --rev` renders it as `lint .` does.
+#[test]
+fn a_chart_revision_is_rendered_with_its_partials() {
+    let test = "a_chart_revision_is_rendered_with_its_partials";
+    let helm = Command::new("helm").arg("version").output();
+    if !helm.is_ok_and(|o| o.status.success()) {
+        println!("SKIPPED: {test}: helm is not on PATH");
+        return;
+    }
+    let Some(dir) = two_commits(test, "chart") else {
+        return;
+    };
+    let o = plan_in(dir.path(), &["--base", "main"]);
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "{}{}",
+        text(&o.stdout),
+        text(&o.stderr)
+    );
+    assert!(text(&o.stdout).contains("no change"), "{}", text(&o.stdout));
+    let lint = Command::new(BIN)
+        .args(["lint", "--rev", "main"])
+        .current_dir(dir.path())
+        .env("NO_COLOR", "1")
+        .output()
+        .expect("run the binary");
+    assert_eq!(
+        lint.status.code(),
+        Some(0),
+        "{}{}",
+        text(&lint.stdout),
+        text(&lint.stderr)
+    );
+}

@@ -495,19 +495,7 @@ impl GitopsSides<'_> {
         let tree = tempfile::Builder::new()
             .prefix("karmada-policy-rev-")
             .tempdir()?;
-        let snapshot = self.repo.read(side, self.specs, &ignore)?;
-        for l in &snapshot.loaded {
-            let name = l
-                .source
-                .name
-                .rsplit_once(':')
-                .map_or(l.source.name.as_str(), |(_, p)| p);
-            let path = tree.path().join(name);
-            if let Some(parent) = path.parent() {
-                std::fs::create_dir_all(parent)?;
-            }
-            std::fs::write(&path, l.source.text())?;
-        }
+        self.repo.write_tree(side, &ignore, tree.path())?;
         // The same PATHs, relative to the same place in the written tree: file names come out
         // as they do for the work tree. kustomize runs as a child process, so the directory
         // changes for the whole process while this side is linted.

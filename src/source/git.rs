@@ -67,6 +67,13 @@ pub enum GitError {
     /// A path of the working tree cannot be listed.
     #[error(transparent)]
     List(#[from] files::ReadError),
+    /// A revision's files cannot be written out for rendering.
+    #[error("cannot write the revision's files under {}: {source}", dest.display())]
+    Write {
+        dest: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
     /// A file of the working tree cannot be read, or is over the input size limit.
     #[error("{source}")]
     WorkTree {
@@ -103,14 +110,6 @@ pub struct Introduced {
     pub author: String,
     /// The commit (committer) time, in seconds since the Unix epoch: when it entered the branch.
     pub time: i64,
-}
-
-/// What was read from one side.
-pub struct Snapshot {
-    pub side: Side,
-    pub loaded: Vec<Loaded>,
-    /// Entries skipped on purpose (submodules, symlinks, LFS pointers, conflicts), one line each.
-    pub notes: Vec<String>,
 }
 
 /// Where the bytes of one listed file are.
@@ -392,35 +391,45 @@ impl GitRepo {
         Ok(out)
     }
 
-    /// Reads every manifest of one side selected by `specs` (all when empty) and not ignored.
-    pub fn read(
+    /// Writes every file of `side` (a commit or the index) that `ignore` keeps under `dest`, as
+    /// a checkout would (submodules and symlinks left out), so that kustomize and helm render
+    /// the revision as they render the working tree: a chart needs its `templates/_helpers.tpl`
+    /// and a kustomization its generator files, which are not manifests.
+    pub fn write_tree(
         &self,
         side: &Side,
-        specs: &[String],
         ignore: &dyn Fn(&Path) -> bool,
-    ) -> Result<Snapshot, GitError> {
+        dest: &Path,
+    ) -> Result<(), GitError> {
         let select = Selector {
-            specs,
+            specs: &[],
             ignore,
             workdir: &self.workdir,
+            every_file: true,
         };
         let mut notes = Vec::new();
-        let loaded = match side {
-            Side::Commit(oid) => {
-                let blobs = self.commit_blobs(*oid, &select, &mut notes)?;
-                self.load_blobs(blobs, &mut notes)?
-            }
-            Side::Index => {
-                let blobs = self.index_blobs(&select, &mut notes)?;
-                self.load_blobs(blobs, &mut notes)?
-            }
-            Side::WorkTree => self.read_worktree(&select, &mut notes)?,
+        let blobs = match side {
+            Side::Commit(oid) => self.commit_blobs(*oid, &select, &mut notes)?,
+            Side::Index => self.index_blobs(&select, &mut notes)?,
+            Side::WorkTree => return Ok(()),
         };
-        Ok(Snapshot {
-            side: side.clone(),
-            loaded,
-            notes,
-        })
+        let io = |source| GitError::Write {
+            dest: dest.to_path_buf(),
+            source,
+        };
+        for (path, oid) in blobs {
+            let name = lossy(&path);
+            let blob = self
+                .repo
+                .find_blob(oid)
+                .map_err(|e| self.missing(&format!("{name} ({oid})"), e))?;
+            let to = dest.join(&name);
+            if let Some(parent) = to.parent() {
+                std::fs::create_dir_all(parent).map_err(io)?;
+            }
+            std::fs::write(&to, blob.content()).map_err(io)?;
+        }
+        Ok(())
     }
 
     /// A commit's selected blobs, in tree order.
@@ -485,9 +494,10 @@ impl GitRepo {
         Ok(blobs)
     }
 
-    /// The files one side holds, selected as [`GitRepo::read`] selects them, without reading
-    /// them: each with its repository path and where its bytes are. Notes as `read` gives them
-    /// (but for LFS pointers, found when a file is read: [`BlobReader::load`]).
+    /// The manifests one side holds under `specs` (all when empty), not ignored, without
+    /// reading them: each with its repository path and where its bytes are, and what was
+    /// skipped on purpose (submodules, symlinks, conflicts; LFS pointers are found when a file
+    /// is read: [`BlobReader::load`]).
     pub fn list(
         &self,
         side: &Side,
@@ -498,6 +508,7 @@ impl GitRepo {
             specs,
             ignore,
             workdir: &self.workdir,
+            every_file: false,
         };
         let mut notes = Vec::new();
         let blobs = match side {
@@ -623,62 +634,6 @@ impl GitRepo {
             prefix.truncate(len);
         }
         Ok(())
-    }
-
-    fn load_blobs(
-        &self,
-        blobs: Vec<(Vec<u8>, Oid)>,
-        notes: &mut Vec<String>,
-    ) -> Result<Vec<Loaded>, GitError> {
-        let mut loaded = Vec::with_capacity(blobs.len());
-        for (path, oid) in blobs {
-            let name = lossy(&path);
-            let blob = self
-                .repo
-                .find_blob(oid)
-                .map_err(|e| self.missing(&format!("{name} ({oid})"), e))?;
-            let bytes = blob.content();
-            if bytes.starts_with(LFS_POINTER) {
-                notes.push(format!(
-                    "{name}: Git LFS pointer, skipped (the content is not in the repository)"
-                ));
-                continue;
-            }
-            loaded.push(files::load_bytes(name, bytes.to_vec()));
-        }
-        Ok(loaded)
-    }
-
-    /// The work tree's files; what a walk skips (a dangling link, a FIFO) is a note.
-    fn read_worktree(
-        &self,
-        select: &Selector<'_>,
-        notes: &mut Vec<String>,
-    ) -> Result<Vec<Loaded>, GitError> {
-        let roots: Vec<String> = if select.specs.is_empty() {
-            vec![self.workdir.to_string_lossy().into_owned()]
-        } else {
-            select
-                .specs
-                .iter()
-                .map(|s| self.workdir.join(s).to_string_lossy().into_owned())
-                .collect()
-        };
-        let paths = files::expand_noting(&roots, select.ignore, notes)?;
-        let mut loaded = Vec::with_capacity(paths.len());
-        for p in paths {
-            // Read through the same size cap as every other input.
-            let (_, bytes) =
-                files::read_bytes(&p).map_err(|source| GitError::WorkTree { source })?;
-            let rel = p.strip_prefix(&self.workdir).unwrap_or(&p);
-            let name = rel
-                .components()
-                .map(|c| c.as_os_str().to_string_lossy().into_owned())
-                .collect::<Vec<_>>()
-                .join("/");
-            loaded.push(files::load_bytes(name, bytes));
-        }
-        Ok(loaded)
     }
 
     /// The commit that last changed line `line` of `path` on `side` (blame), if committed.
@@ -929,10 +884,17 @@ struct Selector<'a> {
     specs: &'a [String],
     ignore: &'a dyn Fn(&Path) -> bool,
     workdir: &'a Path,
+    /// Every file not ignored, whatever its name and wherever it is (a tree written out for
+    /// rendering: a chart's `_helpers.tpl`, a kustomization's generator files and bases
+    /// outside the PATHs), not only the manifests under the PATHs.
+    every_file: bool,
 }
 
 impl Selector<'_> {
     fn selected(&self, path: &[u8]) -> bool {
+        if self.every_file {
+            return !(self.ignore)(&self.workdir.join(lossy(path)));
+        }
         let path = lossy(path);
         let walked = |rel: &str| {
             !rel.split('/').any(|c| c.starts_with('.'))
@@ -955,6 +917,9 @@ impl Selector<'_> {
 
     /// Whether a directory may hold selected files (prunes the walk).
     fn may_contain(&self, dir: &[u8]) -> bool {
+        if self.every_file {
+            return !(self.ignore)(&self.workdir.join(lossy(dir)));
+        }
         let dir = lossy(dir);
         let hidden_below = |rel: &str| rel.split('/').any(|c| c.starts_with('.'));
         let inside = if self.specs.is_empty() {
@@ -1003,6 +968,7 @@ mod tests {
             specs,
             ignore,
             workdir: Path::new("/repo"),
+            every_file: false,
         }
     }
 
