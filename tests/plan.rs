@@ -190,6 +190,31 @@ fn kustomize_overlays_a_shared_base_reaches_both_environments() {
     let prod = &v["environments"][0];
     let image = &cluster(change(prod, "web"), "member2")["manifest"][0];
     assert_eq!(image["after"], "nginx:1.29");
+    // `--env` plans that environment alone; one the repository does not have is a usage
+    // error naming those it has, as for lint.
+    let o = plan_in(
+        dir.path(),
+        &[
+            "--base",
+            "main",
+            "--env",
+            "apps/web/overlays/prod",
+            "-o",
+            "json",
+        ],
+    );
+    let one: J = serde_json::from_slice(&o.stdout).expect("json");
+    assert_eq!(
+        kustomize::environment_names(&one),
+        ["apps/web/overlays/prod"]
+    );
+    let o = plan_in(dir.path(), &["--base", "main", "--env", "nosuch"]);
+    assert_eq!(o.status.code(), Some(2), "{}", text(&o.stderr));
+    assert!(
+        text(&o.stderr).contains("apps/web/overlays/staging"),
+        "{}",
+        text(&o.stderr)
+    );
 }
 
 #[test]

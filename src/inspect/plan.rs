@@ -59,18 +59,21 @@ pub fn plan_git(
     req: &GitPlan<'_>,
     note: &(dyn Fn(&str) + Sync),
 ) -> Result<Compared, InspectError> {
-    let mut config = req.context.config.clone();
-    config.render_options.environment = req.env.map(str::to_string);
-    let opts = LintOptions::of(req.context, true);
+    // `--env` is read where the repository is rendered, from the context's configuration.
+    let mut context = req.context.clone();
+    context.config.render_options.environment = req.env.map(str::to_string);
+    let context = &context;
+    let config = &context.config;
+    let opts = LintOptions::of(context, true);
     let git = GitRequest {
         paths: req.paths,
         rev: req.rev,
         staged: false,
         base: Some(req.base),
         all_findings: false,
-        namespace: req.context.files_namespace(),
-        config: &config,
-        context: req.context,
+        namespace: context.files_namespace(),
+        config,
+        context,
         opts: &opts,
     };
     let revisions = Revisions::resolve(cwd, &git, note)?;
@@ -82,13 +85,13 @@ pub fn plan_git(
             specs: &revisions.specs,
             req: &git,
         };
-        environments(&sides, &revisions.head, base, req.context, note)?
+        environments(&sides, &revisions.head, base, context, note)?
     } else if req.env.is_some() {
         return Err(InspectError::NotARepository);
     } else {
         let plain = PlainSides::read(&revisions, base, &git, note)?;
         // The head's Karmada installation, as `lint` of its files takes it.
-        let (context, notes) = req.context.for_plain(plain.installations());
+        let (context, notes) = context.for_plain(plain.installations());
         notes.iter().for_each(|n| note(n));
         vec![(MANIFESTS.to_string(), plain.plan(&context))]
     };
