@@ -40,13 +40,15 @@ pub static RULE: Rule = Rule {
     checks: &[Check::Semantic(check)],
 };
 
+/// (workload's policy, dependency kind, dependency name, the dependency's policy and the
+/// clusters it does not send it to; `None`: the dependency goes nowhere), for the workloads
+/// that miss it.
+type Missing = (usize, String, String, Option<(usize, Vec<String>)>);
+
 pub fn check(a: &Analysis<'_>) -> Vec<Finding> {
     let st = a.state;
     let carried = carried(a);
-    // (policy, dependency kind and name, clusters that lack it) → the workloads missing it;
-    // no clusters: the dependency goes nowhere.
-    let mut missing: BTreeMap<(usize, String, String, Option<(usize, Vec<String>)>), Vec<usize>> =
-        BTreeMap::new();
+    let mut missing: BTreeMap<Missing, Vec<usize>> = BTreeMap::new();
     for (w, workload) in st.templates.iter().enumerate() {
         let Some(deps) = workload.dependencies.as_deref() else {
             continue;
