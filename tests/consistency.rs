@@ -2523,3 +2523,52 @@ fn lint_base_applies_no_policy_admission_refuses() {
         assert_eq!(check["resources"], want, "{check}");
     }
 }
+
+/// A policy both the CRD schema and the validating webhook refuse: the API server answers with
+/// the schema's 422 (the webhook is never asked), and every subcommand names that refusal, as
+/// lint's first (explain and preempt-check named the webhook's, seen on a public repository).
+#[test]
+fn a_policy_refused_at_two_stages_is_named_by_its_first_refusal_everywhere() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    std::fs::write(
+        d.join("all.yaml"),
+        "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: web, namespace: shop}\n---\napiVersion: policy.karmada.io/v1alpha1\nkind: PropagationPolicy\nmetadata: {name: web, namespace: shop}\nspec:\n  propagateDeps: true\n  failover:\n    application:\n      decisionConditions: {tolerationSeconds: 30}\n      gracePeriodSeconds: 30\n      purgeMode: Graciously\n  resourceSelectors: [{apiVersion: apps/v1, kind: Deployment, name: web}]\n",
+    )
+    .unwrap();
+    let lint = json_of(
+        d,
+        &["lint", "-f", ".", "--karmada-version", "1.19", "-o", "json"],
+    );
+    let first = lint["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|f| f["rule"] == "schema-enum")
+        .expect("lint reports the schema's refusal");
+    let message = first["apiServerMessage"].as_str().unwrap();
+    assert!(
+        message.contains("purgeMode: Unsupported value: \"Graciously\""),
+        "{message}"
+    );
+    let v = json_of(
+        d,
+        &[
+            "explain",
+            "deploy/web",
+            "-n",
+            "shop",
+            "-f",
+            ".",
+            "--karmada-version",
+            "1.19",
+            "-o",
+            "json",
+        ],
+    );
+    assert_eq!(
+        v["notes"][0],
+        format!("pp/shop/web would match, but admission rejects it: {message}"),
+        "{v}"
+    );
+}

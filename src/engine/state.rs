@@ -211,16 +211,26 @@ fn admit_policy_spec(
     version: KarmadaVersion,
 ) -> (PropagationSpec, Vec<String>) {
     let admitted = super::admission::admit_spec(policy, spec, version);
-    let mut errors: Vec<String> = admitted
-        .violations
-        .iter()
-        .map(super::admission::Violation::karmada_error)
-        .collect();
-    // The whole chain refused the manifest before the validating webhook (its schema, its
-    // decoding): the API server never stores it either.
-    if let (true, Admission::Refused(message)) = (errors.is_empty(), &policy.admission) {
-        errors.push(message.clone());
-    }
+    let violations = || {
+        admitted
+            .violations
+            .iter()
+            .map(super::admission::Violation::karmada_error)
+            .collect()
+    };
+    // The whole chain's verdict, when the manifest went through it, is what the API server
+    // answers: its first refusing stage. When that is the validating webhook, its violations
+    // one by one; when an earlier stage refused (the schema's 422 comes before the webhook is
+    // asked, a decoding error), that stage's message, as lint reports it first.
+    let errors = match &policy.admission {
+        Admission::Refused(message)
+            if super::admission::denial(policy.kind, &admitted.violations).as_ref()
+                != Some(message) =>
+        {
+            vec![message.clone()]
+        }
+        _ => violations(),
+    };
     (admitted.spec, errors)
 }
 
