@@ -633,6 +633,22 @@ fn plain_manifests_take_the_karmada_they_install() {
     let v = json(&check);
     assert_eq!(v["resources"][0]["preempted"], true, "{v}");
 
+    explain_takes_the_installation(d, said);
+
+    // The flag is over the installation, in every subcommand alike.
+    let off = ["--feature-gates", "PropagationPolicyPreemption=false"];
+    let lint = run_in(d, &[&["lint", "-o", "json", "."][..], &off].concat());
+    assert!(rules(&lint).contains(&"inert-preemption".to_string()));
+    let v = json(&run_in(d, &[&check_args[..], &off].concat()));
+    assert_eq!(
+        v["resources"][0]["blockedBy"][0]["reason"], "feature-gate-disabled",
+        "{v}"
+    );
+}
+
+/// `explain deploy/web` over the directory says it read the installation (`said`) and, under
+/// its gates (preemption on), no note says preemption is off.
+fn explain_takes_the_installation(d: &Path, said: &str) {
     let explain = run_in(
         d,
         &[
@@ -653,16 +669,6 @@ fn plain_manifests_take_the_karmada_they_install() {
     );
     let notes = json(&explain)["notes"].to_string();
     assert!(!notes.contains("preemption is off"), "{notes}");
-
-    // The flag is over the installation, in every subcommand alike.
-    let off = ["--feature-gates", "PropagationPolicyPreemption=false"];
-    let lint = run_in(d, &[&["lint", "-o", "json", "."][..], &off].concat());
-    assert!(rules(&lint).contains(&"inert-preemption".to_string()));
-    let v = json(&run_in(d, &[&check_args[..], &off].concat()));
-    assert_eq!(
-        v["resources"][0]["blockedBy"][0]["reason"], "feature-gate-disabled",
-        "{v}"
-    );
 }
 
 /// A plain karmada-controller-manager Deployment among workloads: its `--feature-gates` are the
@@ -702,25 +708,5 @@ fn a_controller_manager_deployment_among_workloads_gives_the_gates() {
         );
         assert!(!inert(&lint), "{args:?}: {}", text(&lint.stdout));
     }
-    let explain = run_in(
-        d,
-        &[
-            "explain",
-            "deploy/web",
-            "-n",
-            "shop",
-            "-f",
-            ".",
-            "-o",
-            "json",
-        ],
-    );
-    assert!(
-        text(&explain.stderr).contains(said),
-        "{}",
-        text(&explain.stderr)
-    );
-    assert!(!json(&explain)["notes"]
-        .to_string()
-        .contains("preemption is off"));
+    explain_takes_the_installation(d, said);
 }
