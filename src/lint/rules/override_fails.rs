@@ -31,7 +31,8 @@ pub const DOC: RuleDoc = RuleDoc {
                 every Deployment meets one Deployment that sets no requests. Checked with the clusters the \
                 template's policy places it on (the Cluster objects of the input, else the `clusterNames` it \
                 names), as `explain` shows them; without Cluster objects a template that a label-targeted rule \
-                may also reach is left out, since that rule might make the path exist.",
+                may also reach is left out, since that rule might make the path exist; a path the template's kind \
+                never has is `override-path-not-on-kind`'s.",
     example: "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: web, namespace: shop}\nspec:\n  template:\n    spec:\n      containers: [{name: web, image: nginx}]\n---\napiVersion: policy.karmada.io/v1alpha1\nkind: PropagationPolicy\nmetadata: {name: web, namespace: shop}\nspec:\n  resourceSelectors: [{apiVersion: apps/v1, kind: Deployment, name: web}]\n  placement: {clusterAffinity: {clusterNames: [member1]}}\n---\napiVersion: policy.karmada.io/v1alpha1\nkind: OverridePolicy\nmetadata: {name: memory, namespace: shop}\nspec:\n  resourceSelectors: [{apiVersion: apps/v1, kind: Deployment}]\n  overrideRules:\n  - overriders:\n      plaintext:\n      - {path: /spec/template/spec/containers/0/resources/requests/memory, operator: replace, value: 256Mi}\n",
     fix: "Use `add` (which also replaces an existing value) where the parent exists, add the missing field to \
           the template, or narrow the policy's resourceSelectors to the templates that have it.",
@@ -104,6 +105,10 @@ pub fn check(a: &Analysis<'_>) -> Vec<Finding> {
             let Some((policy, rule)) = error.rule else {
                 continue;
             };
+            // A path the template's kind never has is override-path-not-on-kind's, at the path.
+            if reported_by_kind(ops[policy], rule, &tpl.kind) {
+                continue;
+            }
             let f = failed
                 .entry((policy, rule, error.message.clone()))
                 .or_default();
@@ -119,6 +124,17 @@ pub fn check(a: &Analysis<'_>) -> Vec<Finding> {
         .into_iter()
         .map(|((policy, rule, message), f)| finding(a, ops[policy], rule, &message, &f))
         .collect()
+}
+
+/// Whether rule `rule` of `op` has a plaintext path that `kind` never has: the failure is
+/// reported by `override-path-not-on-kind` already.
+fn reported_by_kind(op: &OverridePolicy, rule: usize, kind: &str) -> bool {
+    op.effective_rules().get(rule).is_some_and(|r| {
+        r.overriders
+            .plaintext
+            .iter()
+            .any(|item| super::overrides::not_on_kind(item, kind))
+    })
 }
 
 /// Whether `op` may select templates of `kind` (the cheap test before a template is read).
@@ -196,6 +212,12 @@ mod tests {
             "{}",
             f[0].message
         );
+        // A path no Deployment has is override-path-not-on-kind's: not said twice.
+        let data = cop("{clusterNames: [pi1]}").replace(
+            "/spec/template/spec/containers/0/resources/requests/memory",
+            "/data/memory",
+        );
+        assert!(lint_rule(&format!("{BATCH}{data}"), "override-fails", false).is_empty());
         // A cluster the template does not go to: no Work is missing.
         let elsewhere = format!("{BATCH}{}", cop("{clusterNames: [pi2]}"));
         assert!(lint_rule(&elsewhere, "override-fails", false).is_empty());

@@ -6,7 +6,7 @@
 use crate::lint::finding::{Finding, Severity};
 use crate::lint::phase::{Check, Rule};
 use crate::lint::rule::{RuleDoc, RuleGroup};
-use crate::model::override_policy::Overriders;
+use crate::model::override_policy::{Overriders, PlaintextOverrider};
 use crate::model::{Inventory, ObjectRef, OverridePolicy, POLICY_API_VERSION};
 use crate::source::FieldPath;
 
@@ -224,6 +224,26 @@ fn check_empty_rules(
     }
 }
 
+/// Whether a plaintext overrider's path starts with a top-level field that objects of `kind`
+/// (a well-known kind) do not have, so that its operation fails on every one of them.
+pub(super) fn not_on_kind(item: &PlaintextOverrider, kind: &str) -> bool {
+    let Some(first) = item
+        .path
+        .strip_prefix('/')
+        .and_then(|s| s.split('/').next())
+    else {
+        return false;
+    };
+    if matches!(first, "metadata" | "apiVersion" | "kind" | "status" | "") {
+        return false;
+    }
+    // `add` of a top-level key works on any object; deeper paths need the parent.
+    if item.operator == "add" && !item.path[1..].contains('/') {
+        return false;
+    }
+    top_level_fields(kind).is_some_and(|fields| !fields.contains(&first))
+}
+
 fn check_paths(
     inventory: &Inventory,
     p: &OverridePolicy,
@@ -232,25 +252,8 @@ fn check_paths(
     out: &mut Vec<Finding>,
 ) {
     for (j, item) in o.plaintext.iter().enumerate() {
-        let Some(first) = item
-            .path
-            .strip_prefix('/')
-            .and_then(|s| s.split('/').next())
-        else {
-            continue;
-        };
-        if matches!(first, "metadata" | "apiVersion" | "kind" | "status" | "") {
-            continue;
-        }
-        // `add` of a top-level key works on any object; deeper paths need the parent.
-        if item.operator == "add" && !item.path[1..].contains('/') {
-            continue;
-        }
         for (k, rs) in p.spec.resource_selectors.iter().enumerate() {
-            let Some(fields) = top_level_fields(&rs.kind) else {
-                continue;
-            };
-            if !fields.contains(&first) {
+            if not_on_kind(item, &rs.kind) {
                 out.push(finding(
                     inventory,
                     p,
