@@ -310,3 +310,56 @@ fn a_chart_of_applications_that_nothing_applies_is_an_app_of_apps_root() {
         .unwrap()
         .starts_with("pp/team-a/web:"));
 }
+
+/// An app of apps kept as a chart (`argocd app create --path apps`) beside application
+/// directories and another chart: without helm its Applications cannot be read, but the chart's
+/// templates still say the repository is Argo CD's, so each directory is linted on its own, as
+/// when helm renders the Applications, and not merged into every chart's environment (where
+/// two directories holding one object each made false duplicates).
+#[test]
+fn an_unrendered_app_of_apps_keeps_application_directories_apart() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let write = |path: &str, text: &str| {
+        let p = d.join(path);
+        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+        std::fs::write(p, text).unwrap();
+    };
+    write(
+        "apps/Chart.yaml",
+        "apiVersion: v2\nname: apps\nversion: 0.1.0\n",
+    );
+    write(
+        "apps/templates/hooks.yaml",
+        "apiVersion: argoproj.io/v1alpha1\nkind: Application\nmetadata:\n  name: hooks\n  namespace: argocd\nspec:\n  project: default\n  source:\n    repoURL: {{ .Values.repoURL }}\n    path: hooks\n  destination:\n    server: https://kubernetes.default.svc\n",
+    );
+    write(
+        "apps/values.yaml",
+        "repoURL: https://example.com/repo.git\n",
+    );
+    write(
+        "web/Chart.yaml",
+        "apiVersion: v2\nname: web\nversion: 0.1.0\n",
+    );
+    write(
+        "web/templates/deploy.yaml",
+        "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: {{ .Release.Name }}\n",
+    );
+    let job = "apiVersion: batch/v1\nkind: Job\nmetadata: {name: before, namespace: default}\n";
+    write("hooks/manifests.yaml", job);
+    write("waves/manifests.yaml", job);
+    let o = Command::new(env!("CARGO_BIN_EXE_kubectl-karmada_policy"))
+        .args(["lint", "-o", "json", "."])
+        .current_dir(d)
+        .env("PATH", d.join("no-tools"))
+        .env_remove("KUBECONFIG")
+        .output()
+        .expect("binary runs");
+    let v = json(&o);
+    assert_eq!(places(&v), Vec::<(String, String)>::new(), "{v}");
+    assert!(
+        stderr(&o).contains("apps: Helm chart not linted (helm is not on PATH)"),
+        "{}",
+        stderr(&o)
+    );
+}

@@ -61,11 +61,15 @@ pub fn plan(
         used_charts: BTreeSet::new(),
         var_sources: Vec::new(),
         cluster_var_sources: Vec::new(),
+        unexpanded_app_of_apps: false,
     };
     let found = p.controller_objects();
     let mut plans = p.flux_plans(&found);
     plans.extend(p.argo_plans(&found));
-    let declared = !plans.is_empty();
+    // An app of apps that could not be rendered still says the repository is Argo CD's: its
+    // directories are applications, not files to join every root's environment (as they are
+    // when helm renders the chart and its Applications name them).
+    let declared = !plans.is_empty() || p.unexpanded_app_of_apps;
     plans.extend(p.rest(declared));
     // An Application set found again down the app of apps (the root's own directory, read
     // again when it is followed) says the same thing again.
@@ -110,6 +114,9 @@ struct Planner<'a> {
     /// own `cluster-settings`).
     var_sources: Vec<Node>,
     cluster_var_sources: Vec<Node>,
+    /// A chart whose templates hold Argo CD objects gave no Application (helm is missing, or
+    /// it failed): the repository declares its environments there, unread.
+    unexpanded_app_of_apps: bool,
 }
 
 impl Planner<'_> {
@@ -716,13 +723,16 @@ impl Planner<'_> {
             .filter(|c| !named.contains(*c) && templates_hold_apps(c))
             .cloned()
             .collect();
-        charts
-            .into_iter()
-            .filter_map(|c| {
-                let apps = self.scan_apps(&[Unit::new(UnitKind::Chart(c.clone(), None))]);
-                (!apps.is_empty()).then_some((c, apps))
-            })
-            .collect()
+        let mut expanded = Vec::new();
+        for c in charts {
+            let apps = self.scan_apps(&[Unit::new(UnitKind::Chart(c.clone(), None))]);
+            if apps.is_empty() {
+                self.unexpanded_app_of_apps = true;
+            } else {
+                expanded.push((c, apps));
+            }
+        }
+        expanded
     }
 
     /// The Applications in the output of units applied to Argo CD's own cluster.
