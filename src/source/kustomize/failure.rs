@@ -81,8 +81,10 @@ pub fn locate(repo: &Repository, dir: &Path, err: &RenderError) -> RenderFailure
 /// anything else at the file's first line.
 pub fn locate_chart(dir: &Path, err: &RenderError) -> RenderFailure {
     // A kustomize-style build error carries helm's own words; other errors say what ran.
+    // helm ends some with a blank line and a hint of its own (`Use --debug flag ...`): a
+    // finding's message is one line, so the lines are joined.
     let message = match err {
-        RenderError::Build(m) => m.clone(),
+        RenderError::Build(m) => one_line(m),
         other => other.to_string(),
     };
     let file = dir.join("Chart.yaml");
@@ -95,6 +97,15 @@ pub fn locate_chart(dir: &Path, err: &RenderError) -> RenderFailure {
         message: format!("helm template failed: {message}"),
         kind: FailureKind::Render,
     }
+}
+
+/// `text`'s non-blank lines, trimmed and joined by a space.
+fn one_line(text: &str) -> String {
+    text.lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty())
+        .collect::<Vec<_>>()
+        .join(" ")
 }
 
 /// The first dependency helm's message says is missing from `charts/`.
@@ -306,12 +317,18 @@ mod tests {
             .message
             .starts_with("helm template failed: An error occurred"));
         assert_eq!(f.kind, FailureKind::Render);
-        // Any other failure stays on the first line.
+        // Any other failure stays on the first line, its message on one line.
         let other = locate_chart(
             &chart,
-            &RenderError::Build("parse error in template".into()),
+            &RenderError::Build(
+                "parse error in template\n\nUse --debug flag to render out invalid YAML\n".into(),
+            ),
         );
         assert_eq!((other.span.start.line, other.span.start.col), (1, 1));
+        assert_eq!(
+            other.message,
+            "helm template failed: parse error in template Use --debug flag to render out invalid YAML"
+        );
     }
 
     #[test]
