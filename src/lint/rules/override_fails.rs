@@ -6,7 +6,7 @@
 use std::collections::BTreeMap;
 
 use crate::engine::delivery::{self, DeliveryInput};
-use crate::engine::overrides::matching_policies;
+use crate::engine::overrides::{matching_policies, policy_priority};
 use crate::engine::placement::BindingView;
 use crate::engine::replicas::CapacitySource;
 use crate::lint::analysis::Analysis;
@@ -62,64 +62,46 @@ pub fn check(a: &Analysis<'_>) -> Vec<Finding> {
         &a.clusters.clusters
     };
     let st = a.state;
+    // The templates some policy may override (by its selectors, on the typed entry) and that
+    // an owner places: only they are read again and delivered.
+    let candidates: Vec<usize> = st
+        .templates
+        .iter()
+        .enumerate()
+        .filter(|(t, tpl)| {
+            tpl.doc.is_some()
+                && a.settled[*t].owner.reference(st).is_some()
+                && ops
+                    .iter()
+                    .any(|op| policy_priority(op, &tpl.target()).is_some())
+        })
+        .map(|(t, _)| t)
+        .collect();
+    // A template's delivery reads its whole tree again: in chunks on every core (the other
+    // semantic rules are done long before this one where a policy overrides every workload).
+    const CHUNK: usize = 256;
+    let chunks: Vec<&[usize]> = candidates.chunks(CHUNK).collect();
+    let find = |chunk: &&[usize]| {
+        Ok::<_, std::convert::Infallible>(
+            chunk
+                .iter()
+                .flat_map(|&t| failures(a, &ops, clusters, t))
+                .collect::<Vec<_>>(),
+        )
+    };
     // (policy index in `ops`, rule index, message) → where it fails.
     let mut failed: BTreeMap<(usize, usize, String), Failed> = BTreeMap::new();
-    for (t, tpl) in st.templates.iter().enumerate() {
-        if !ops.iter().any(|op| may_select(op, &tpl.kind)) {
-            continue;
-        }
-        let Some(owner) = a.settled[t].owner.reference(st) else {
-            continue;
-        };
-        let (Some(p), Some(doc)) = (st.find_policy(&owner), tpl.doc) else {
-            continue;
-        };
-        let manifest = delivery::stored_manifest(
-            a.inventory.documents[doc].full_tree().to_json(),
-            &tpl.namespace,
-        );
-        let matching = matching_policies(&ops, &manifest);
-        if matching.is_empty() || (clusters.is_empty() && matching.iter().any(|op| by_labels(op))) {
-            continue;
-        }
-        let placement = st.policy(p).spec.scheduled_placement();
-        let delivered = delivery::deliver(&DeliveryInput {
-            template: &manifest,
-            placement: Some(placement),
-            clusters,
-            overrides: &ops,
-            binding: BindingView {
-                api_version: &tpl.api_version,
-                kind: &tpl.kind,
-                workload: delivery::is_workload(&manifest),
-                ..Default::default()
-            },
-            bound: None,
-            chosen: &[],
-            capacity: CapacitySource::Declared,
-            resource_modeling: delivery::resource_modeling(st),
-            carried_to: &[],
-        });
-        for result in &delivered.overrides {
-            let Some(error) = &result.error else { continue };
-            let Some((policy, rule)) = error.rule else {
-                continue;
-            };
-            // A path the template's kind never has is override-path-not-on-kind's, at the path.
-            if reported_by_kind(ops[policy], rule, &tpl.kind) {
-                continue;
-            }
-            let f = failed
-                .entry((policy, rule, error.message.clone()))
-                .or_default();
+    let Ok(()) = crate::util::parallel::each_in_parallel(&chunks, &find, &mut |found| {
+        for (t, key, cluster) in found {
+            let f = failed.entry(key).or_default();
             if f.templates.last() != Some(&t) {
                 f.templates.push(t);
             }
-            if !f.clusters.contains(&result.cluster) {
-                f.clusters.push(result.cluster.clone());
+            if !f.clusters.contains(&cluster) {
+                f.clusters.push(cluster);
             }
         }
-    }
+    });
     failed
         .into_iter()
         .map(|((policy, rule, message), f)| finding(a, ops[policy], rule, &message, &f))
@@ -137,10 +119,63 @@ fn reported_by_kind(op: &OverridePolicy, rule: usize, kind: &str) -> bool {
     })
 }
 
-/// Whether `op` may select templates of `kind` (the cheap test before a template is read).
-fn may_select(op: &OverridePolicy, kind: &str) -> bool {
-    op.spec.resource_selectors.is_empty()
-        || op.spec.resource_selectors.iter().any(|rs| rs.kind == kind)
+/// Where template `t`'s override chain fails: explain's delivery on the clusters its owner
+/// places it on, each failing rule with the cluster.
+fn failures(
+    a: &Analysis<'_>,
+    ops: &[&OverridePolicy],
+    clusters: &[Cluster],
+    t: usize,
+) -> Vec<(usize, (usize, usize, String), String)> {
+    let st = a.state;
+    let tpl = &st.templates[t];
+    let (Some(p), Some(doc)) = (
+        a.settled[t]
+            .owner
+            .reference(st)
+            .and_then(|o| st.find_policy(&o)),
+        tpl.doc,
+    ) else {
+        return Vec::new();
+    };
+    let manifest = delivery::stored_manifest(
+        a.inventory.documents[doc].full_tree().to_json(),
+        &tpl.namespace,
+    );
+    let matching = matching_policies(ops, &manifest);
+    if matching.is_empty() || (clusters.is_empty() && matching.iter().any(|op| by_labels(op))) {
+        return Vec::new();
+    }
+    let delivered = delivery::deliver(&DeliveryInput {
+        template: &manifest,
+        placement: Some(st.policy(p).spec.scheduled_placement()),
+        clusters,
+        overrides: ops,
+        binding: BindingView {
+            api_version: &tpl.api_version,
+            kind: &tpl.kind,
+            workload: delivery::is_workload(&manifest),
+            ..Default::default()
+        },
+        bound: None,
+        chosen: &[],
+        capacity: CapacitySource::Declared,
+        resource_modeling: delivery::resource_modeling(st),
+        carried_to: &[],
+    });
+    delivered
+        .overrides
+        .into_iter()
+        .filter_map(|result| {
+            let error = result.error?;
+            let (policy, rule) = error.rule?;
+            // A path the template's kind never has is override-path-not-on-kind's, at the path.
+            if reported_by_kind(ops[policy], rule, &tpl.kind) {
+                return None;
+            }
+            Some((t, (policy, rule, error.message), result.cluster))
+        })
+        .collect()
 }
 
 /// Whether a rule of `op` targets clusters by labels or fields: without Cluster objects it may
