@@ -6,6 +6,7 @@ use std::collections::{BTreeMap, HashSet};
 
 use crate::engine::dependencies::carries_dependencies;
 use crate::engine::reconcile::Owner;
+use crate::engine::replicas::Strategy;
 use crate::engine::state::PolicyEntry;
 use crate::lint::analysis::Analysis;
 use crate::lint::finding::{Finding, Severity};
@@ -108,9 +109,7 @@ fn clusters_short(w: &PolicyEntry, d: &PolicyEntry) -> Option<Vec<String>> {
         .spec
         .placement
         .as_ref()
-        .and_then(|p| p.replica_scheduling.as_ref())
-        .and_then(|r| r.replica_scheduling_type.as_deref())
-        .is_none_or(|t| t == "Duplicated");
+        .is_none_or(|p| Strategy::of(p) == Strategy::Duplicated);
     if !duplicated {
         return None;
     }
