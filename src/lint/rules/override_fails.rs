@@ -8,6 +8,7 @@ use std::collections::BTreeMap;
 use crate::engine::delivery::{self, DeliveryInput};
 use crate::engine::overrides::{matching_policies, policy_priority};
 use crate::engine::placement::BindingView;
+use crate::engine::reconcile::Owner;
 use crate::engine::replicas::CapacitySource;
 use crate::lint::analysis::Analysis;
 use crate::lint::finding::{Finding, Severity};
@@ -72,7 +73,7 @@ pub fn check(a: &Analysis<'_>) -> Vec<Finding> {
         .enumerate()
         .filter(|(t, tpl)| {
             tpl.doc.is_some()
-                && a.settled[*t].owner.reference(st).is_some()
+                && matches!(a.settled[*t].owner, Owner::Policy(_))
                 && ops
                     .iter()
                     .any(|op| policy_priority(op, &tpl.target()).is_some())
@@ -83,11 +84,18 @@ pub fn check(a: &Analysis<'_>) -> Vec<Finding> {
     // semantic rules are done long before this one where a policy overrides every workload).
     const CHUNK: usize = 256;
     let chunks: Vec<&[usize]> = candidates.chunks(CHUNK).collect();
+    // Without Cluster objects, a rule targeting labels may or may not apply: which policies
+    // have one, read once (each policy's rules are typed from its spec on every call).
+    let by_labels: Vec<&OverridePolicy> = ops
+        .iter()
+        .copied()
+        .filter(|op| clusters.is_empty() && targets_labels(op))
+        .collect();
     let find = |chunk: &&[usize]| {
         Ok::<_, std::convert::Infallible>(
             chunk
                 .iter()
-                .flat_map(|&t| failures(a, &ops, clusters, t))
+                .flat_map(|&t| failures(a, &ops, (clusters, &by_labels), t))
                 .collect::<Vec<_>>(),
         )
     };
@@ -230,26 +238,22 @@ fn reported_by_kind(op: &OverridePolicy, rule: usize, kind: &str) -> bool {
 fn failures(
     a: &Analysis<'_>,
     ops: &[&OverridePolicy],
-    clusters: &[Cluster],
+    (clusters, by_labels): (&[Cluster], &[&OverridePolicy]),
     t: usize,
 ) -> Vec<(usize, (usize, usize, String), String)> {
     let st = a.state;
     let tpl = &st.templates[t];
-    let (Some(p), Some(doc)) = (
-        a.settled[t]
-            .owner
-            .reference(st)
-            .and_then(|o| st.find_policy(&o)),
-        tpl.doc,
-    ) else {
+    let (Owner::Policy(p), Some(doc)) = (&a.settled[t].owner, tpl.doc) else {
         return Vec::new();
     };
+    let p = *p as usize;
     let manifest = delivery::stored_manifest(
         a.inventory.documents[doc].full_tree().to_json(),
         &tpl.namespace,
     );
     let matching = matching_policies(ops, &manifest);
-    if matching.is_empty() || (clusters.is_empty() && matching.iter().any(|op| by_labels(op))) {
+    let uncertain = |op: &&OverridePolicy| by_labels.iter().any(|l| std::ptr::eq(*l, *op));
+    if matching.is_empty() || matching.iter().any(uncertain) {
         return Vec::new();
     }
     let delivered = delivery::deliver(&DeliveryInput {
@@ -289,7 +293,7 @@ fn failures(
 
 /// Whether a rule of `op` targets clusters by labels or fields: without Cluster objects it may
 /// or may not apply, so what the chain does is not known.
-fn by_labels(op: &OverridePolicy) -> bool {
+fn targets_labels(op: &OverridePolicy) -> bool {
     op.effective_rules().iter().any(|r| {
         r.target_cluster
             .as_ref()
