@@ -348,7 +348,7 @@ fn live_required_by(
             let policy = match (
                 annotations[crate::engine::claim::PP_NAMESPACE_ANNOTATION].as_str(),
                 annotations[crate::engine::claim::PP_NAME_ANNOTATION].as_str(),
-                annotations["clusterpropagationpolicy.karmada.io/name"].as_str(),
+                annotations[crate::engine::claim::CPP_NAME_ANNOTATION].as_str(),
             ) {
                 (Some(ns), Some(name), _) => PolicyRef::pp(ns, name),
                 (_, _, Some(name)) => PolicyRef::cpp(name),
@@ -443,8 +443,8 @@ pub fn find_template(
 
 /// When nothing of the kind is named so anywhere: the names the kind has in `namespace`, so a
 /// name written from memory (a typo, or a chart's release name other than the one it was
-/// rendered with: helm's default `release-name-web` for `chart-web`) meets the right one. Empty when there is
-/// none.
+/// rendered with: helm's default `release-name-web` for `chart-web`) meets the right one.
+/// Empty when there is none.
 fn others_named(state: &State, kind: &kinds::KindInfo, namespace: &str) -> String {
     const SHOWN: usize = 5;
     let mut names: Vec<&str> = state

@@ -162,10 +162,12 @@ pub fn lint_git(
         base,
         cwd,
     };
-    let linted = plain.lint(req, note)?;
+    let mut linted = plain.lint(req, note)?;
     // Both sides are judged under the Karmada the head installs, as `lint PATH` judges the
     // working tree: read as the files are linted, and judged again when its settings differ.
-    let (context, notes) = req.context.for_plain(linted.installations.clone());
+    let (context, notes) = req
+        .context
+        .for_plain(std::mem::take(&mut linted.installations));
     notes.iter().for_each(|n| note(n));
     match req.opts.in_context(&context) {
         None => Ok(linted),
