@@ -637,3 +637,71 @@ fn third_party_workloads_carry_their_dependencies_in_explain_and_lint() {
         found[0].1
     );
 }
+
+/// A failing override patch on a field karmada-apiserver's defaulting fills (a Deployment's
+/// `replicas`) may not fail on the stored template: `lint` does not report it, and `explain -f`
+/// says the failure may not happen instead of promising that no Work is written. A path nothing
+/// defaults fails in both.
+#[test]
+fn explain_and_lint_agree_on_a_failure_the_api_server_defaults_may_prevent() {
+    let dir = tempfile::tempdir().unwrap();
+    let repo = |path: &str| {
+        format!(
+            "apiVersion: apps/v1\nkind: Deployment\nmetadata: {{name: web, namespace: default}}\nspec:\n  selector: {{matchLabels: {{app: web}}}}\n  template:\n    metadata: {{labels: {{app: web}}}}\n    spec: {{containers: [{{name: web, image: nginx}}]}}\n---\napiVersion: policy.karmada.io/v1alpha1\nkind: PropagationPolicy\nmetadata: {{name: web, namespace: default}}\nspec:\n  resourceSelectors: [{{apiVersion: apps/v1, kind: Deployment, name: web}}]\n  placement: {{clusterAffinity: {{clusterNames: [m1]}}}}\n---\napiVersion: policy.karmada.io/v1alpha1\nkind: OverridePolicy\nmetadata: {{name: tune, namespace: default}}\nspec:\n  resourceSelectors: [{{apiVersion: apps/v1, kind: Deployment, name: web}}]\n  overrideRules:\n  - overriders:\n      plaintext: [{{path: {path}, operator: replace, value: 3}}]\n"
+        )
+    };
+    for (path, certain) in [
+        ("/spec/replicas", false),
+        ("/spec/template/spec/containers/0/args", true),
+    ] {
+        let file = dir.path().join("repo.yaml");
+        std::fs::write(&file, repo(path)).unwrap();
+        let file = file.display().to_string();
+        let (code, out, err) = run(
+            &[
+                "explain",
+                "deploy/web",
+                "-n",
+                "default",
+                "-f",
+                &file,
+                "-o",
+                "json",
+            ],
+            None,
+        );
+        assert_eq!(code, 0, "{err}");
+        let v: J = serde_json::from_str(&out).unwrap();
+        let m1 = &v["overrides"][0];
+        assert_eq!(m1["cluster"], "m1", "{m1}");
+        assert!(m1["error"].as_str().unwrap().contains(path), "{m1}");
+        let (_, text, _) = run(
+            &["explain", "deploy/web", "-n", "default", "-f", &file],
+            None,
+        );
+        let (_, lint_out, err) = run(&["lint", "-o", "json", &file], None);
+        let lint: J = serde_json::from_str(&lint_out).unwrap_or_else(|e| panic!("{e}: {err}"));
+        let fails = lint["findings"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|f| f["rule"] == "override-fails")
+            .count();
+        if certain {
+            assert!(m1.get("errorMayNotHappen").is_none(), "{m1}");
+            assert!(text.contains("Karmada writes no Work for m1"), "{text}");
+            assert_eq!(fails, 1, "{lint_out}");
+        } else {
+            assert_eq!(
+                m1["errorMayNotHappen"],
+                json!({"defaultedField": "/spec/replicas"})
+            );
+            assert!(
+                text.contains("  may not happen: karmada-apiserver stores this kind with its defaults, which may set /spec/replicas (override-fails does not report it)\n"),
+                "{text}"
+            );
+            assert!(!text.contains("Karmada writes no Work"), "{text}");
+            assert_eq!(fails, 0, "{lint_out}");
+        }
+    }
+}

@@ -206,6 +206,7 @@ fn received(o: super::overrides::ClusterOverrides) -> (String, Received) {
             policies,
             manifest: o.manifest,
             error: o.error.map(|e| e.message),
+            defaulted: o.defaulted,
         },
     )
 }

@@ -8,6 +8,7 @@ use crate::model::cluster::Cluster;
 use crate::model::policy::Placement;
 use crate::model::OverridePolicy;
 
+use super::overrides::defaulted::defaulted_field;
 use super::overrides::{apply_for_cluster, ClusterOverrides};
 use super::placement::{evaluate, BindingView, PlacementResult};
 use super::replicas::{CapacitySource, ReplicaView};
@@ -142,6 +143,9 @@ pub fn deliver(input: &DeliveryInput<'_>) -> Delivery {
     } else {
         input.clusters
     };
+    // Templates read from files are as written; karmada-apiserver stores built-in kinds with
+    // their defaults, which may give a failing patch its path.
+    let as_written = input.capacity == CapacitySource::Declared;
     let overrides = if input.overrides.is_empty() && input.chosen.is_empty() {
         Vec::new()
     } else {
@@ -149,7 +153,13 @@ pub fn deliver(input: &DeliveryInput<'_>) -> Delivery {
             .iter()
             .map(|name| {
                 let cluster = clusters.iter().find(|c| c.name == *name);
-                apply_for_cluster(input.template, name, cluster, input.overrides)
+                let mut result = apply_for_cluster(input.template, name, cluster, input.overrides);
+                if as_written {
+                    result.defaulted = result.error.as_ref().and_then(|e| {
+                        defaulted_field(input.binding.api_version, input.template, &e.message)
+                    });
+                }
+                result
             })
             .collect()
     };
@@ -317,6 +327,9 @@ pub struct Received {
     pub policies: Vec<String>,
     pub manifest: Option<serde_json::Value>,
     pub error: Option<String>,
+    /// The field the API server's defaulting may fill, so that `error` may not happen
+    /// ([`ClusterOverrides::defaulted`]).
+    pub defaulted: Option<String>,
 }
 
 /// One member cluster whose share of a moved template changes.

@@ -46,11 +46,12 @@ pub fn placement_json(p: &PlacementResult) -> Value {
     v
 }
 
-/// `"overrides": [{"cluster","policies":[{"kind","namespace","name"}],"manifest","error"}]`.
+/// `"overrides": [{"cluster","policies":[{"kind","namespace","name"}],"manifest","error",
+/// "errorMayNotHappen"?: {"defaultedField"}}]`.
 pub fn overrides_json(list: &[ClusterOverrides]) -> Value {
     list.iter()
         .map(|c| {
-            json!({
+            let mut v = json!({
                 "cluster": c.cluster,
                 "policies": c.policies.iter().map(|p| {
                     let mut v = json!({"kind": p.kind});
@@ -63,7 +64,11 @@ pub fn overrides_json(list: &[ClusterOverrides]) -> Value {
                 }).collect::<Vec<_>>(),
                 "manifest": c.manifest,
                 "error": c.error.as_ref().map(|e| e.message.clone()),
-            })
+            });
+            if let Some(field) = &c.defaulted {
+                v["errorMayNotHappen"] = json!({"defaultedField": field});
+            }
+            v
         })
         .collect()
 }
@@ -207,7 +212,7 @@ pub fn overrides_text(template: &Value, list: &[ClusterOverrides]) -> String {
     let before = crate::output::yaml::to_yaml(template);
     for c in list {
         out.push_str(&format!("\noverrides for {}:\n", c.cluster));
-        if c.policies.is_empty() {
+        if c.policies.is_empty() && c.error.is_none() {
             out.push_str("  no override policy applies\n");
         }
         for p in &c.policies {
@@ -223,10 +228,20 @@ pub fn overrides_text(template: &Value, list: &[ClusterOverrides]) -> String {
         }
         match (&c.manifest, &c.error) {
             (_, Some(e)) => {
-                out.push_str(&format!(
-                    "  error: {} (Karmada writes no Work for {} this time)\n",
-                    e.message, c.cluster
-                ));
+                let at =
+                    e.at.as_ref()
+                        .map(|at| format!(" in {at}"))
+                        .unwrap_or_default();
+                match &c.defaulted {
+                    None => out.push_str(&format!(
+                        "  error{at}: {} (Karmada writes no Work for {} this time)\n",
+                        e.message, c.cluster
+                    )),
+                    Some(field) => out.push_str(&format!(
+                        "  error{at} on the template as written: {}\n  may not happen: karmada-apiserver stores this kind with its defaults, which may set {field} (override-fails does not report it)\n",
+                        e.message
+                    )),
+                }
             }
             (Some(m), None) if m == template => out.push_str("  manifest: the template as is\n"),
             (Some(m), None) => {

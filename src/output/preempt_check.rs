@@ -52,11 +52,17 @@ pub fn to_json(r: &CheckReport) -> Value {
 fn received_json(r: &Option<Received>) -> Value {
     match r {
         None => Value::Null,
-        Some(r) => json!({
-            "policies": r.policies,
-            "manifest": r.manifest,
-            "error": r.error,
-        }),
+        Some(r) => {
+            let mut v = json!({
+                "policies": r.policies,
+                "manifest": r.manifest,
+                "error": r.error,
+            });
+            if let Some(field) = &r.defaulted {
+                v["errorMayNotHappen"] = json!({"defaultedField": field});
+            }
+            v
+        }
     }
 }
 
@@ -96,10 +102,17 @@ fn delivery_text(r: &CheckReport, d: &DeliveryChange) -> String {
 
 /// `member1 stops receiving it (it had cop/registry)`, one clause per changed cluster.
 fn shares_text(r: &CheckReport, d: &DeliveryChange) -> String {
-    let what = |x: &Received| match (&x.error, x.policies.is_empty()) {
-        (Some(e), _) => format!("no Work: overrides fail: {e}"),
+    let what = |x: &Received| {
+        match (&x.error, x.policies.is_empty()) {
+        (Some(e), _) => match &x.defaulted {
+            None => format!("no Work: overrides fail: {e}"),
+            Some(field) => format!(
+                "no Work if the stored template lacks {field} too (karmada-apiserver's defaults may set it): overrides fail on the file's: {e}"
+            ),
+        },
         (None, true) => "the template without overrides".to_string(),
         (None, false) => format!("overrides {}", x.policies.join(", ")),
+    }
     };
     let clauses: Vec<String> = d
         .clusters

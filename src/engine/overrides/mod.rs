@@ -8,6 +8,7 @@
 //! rule is one entry; inside an entry: image, command, args, labels, annotations,
 //! fieldOverrider, plaintext. The first failing operation drops the cluster's whole result.
 
+pub mod defaulted;
 pub mod field;
 pub mod image;
 pub mod patch;
@@ -48,6 +49,9 @@ pub struct OverrideError {
     /// [`apply_for_cluster`] and its index among the policy's effective rules; `None` when the
     /// cluster itself could not be read.
     pub rule: Option<(usize, usize)>,
+    /// The failing rule for a reader: `OverridePolicy NS/NAME rule I` or
+    /// `ClusterOverridePolicy NAME rule I`; `None` when the cluster could not be read.
+    pub at: Option<String>,
 }
 
 /// The outcome for one member cluster.
@@ -58,6 +62,10 @@ pub struct ClusterOverrides {
     /// The manifest the cluster's Work gets; `None` when an operation failed (no Work write).
     pub manifest: Option<Value>,
     pub error: Option<OverrideError>,
+    /// Set by the caller that holds the template as written, not as stored: the field (a JSON
+    /// pointer) the API server's defaulting may fill where `error`'s patch found none, so the
+    /// failure may not happen in Karmada ([`defaulted::defaulted_field`]).
+    pub defaulted: Option<String>,
 }
 
 /// A policy's match against an object: `None` when it does not match (§A.3).
@@ -209,6 +217,10 @@ fn apply_group(
             }
             let before = obj.clone();
             if let Err(fail) = apply_overriders(obj, &rule.overriders) {
+                let at = match &entry.namespace {
+                    Some(ns) => format!("{} {ns}/{} rule {i}", entry.kind, entry.name),
+                    None => format!("{} {} rule {i}", entry.kind, entry.name),
+                };
                 if !entry.rules.is_empty() {
                     applied.push(entry);
                 }
@@ -218,6 +230,7 @@ fn apply_group(
                     event: Some(event(p, &cluster.name, "failed")),
                     panic: fail.panic,
                     rule: policy.map(|policy| (policy, i)),
+                    at: Some(at),
                 });
             }
             entry.rules.push((i, *obj != before));
@@ -242,6 +255,7 @@ pub fn apply_for_cluster(
         policies: Vec::new(),
         manifest: None,
         error: None,
+        defaulted: None,
     };
     let Some(cluster) = cluster else {
         out.error = Some(OverrideError {
@@ -249,6 +263,7 @@ pub fn apply_for_cluster(
             event: None,
             panic: false,
             rule: None,
+            at: None,
         });
         return out;
     };

@@ -97,7 +97,8 @@ impl Strategy {
 pub enum CapacitySource {
     /// Read from the control plane: a missing summary is what the scheduler sees (0 replicas).
     Live,
-    /// Declared in files, usually without status: a missing summary is a missing input.
+    /// Declared in files, usually without status: a missing summary is a missing input (and
+    /// the templates are as written, without the API server's defaults).
     Declared,
 }
 

@@ -35,7 +35,8 @@ pub const DOC: RuleDoc = RuleDoc {
                 may also reach is left out, since that rule might make the path exist; a path the template's kind \
                 never has is `override-path-not-on-kind`'s. karmada-apiserver stores a built-in kind with its \
                 defaults, which the file does not show: a missing field it fills (`replicas`, `imagePullPolicy`, \
-                a Service's `type`, a request its limit gives, ...) is not reported.",
+                a Service's `type`, a request its limit gives, ...) is not reported (`explain -f` shows it as a failure \
+                that may not happen).",
     example: "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: web, namespace: shop}\nspec:\n  template:\n    spec:\n      containers: [{name: web, image: nginx}]\n---\napiVersion: policy.karmada.io/v1alpha1\nkind: PropagationPolicy\nmetadata: {name: web, namespace: shop}\nspec:\n  resourceSelectors: [{apiVersion: apps/v1, kind: Deployment, name: web}]\n  placement: {clusterAffinity: {clusterNames: [member1]}}\n---\napiVersion: policy.karmada.io/v1alpha1\nkind: OverridePolicy\nmetadata: {name: memory, namespace: shop}\nspec:\n  resourceSelectors: [{apiVersion: apps/v1, kind: Deployment}]\n  overrideRules:\n  - overriders:\n      plaintext:\n      - {path: /spec/template/spec/containers/0/resources/requests/memory, operator: replace, value: 256Mi}\n",
     fix: "Use `add` (which also replaces an existing value) where the parent exists, add the missing field to \
           the template, or narrow the policy's resourceSelectors to the templates that have it.",
@@ -118,110 +119,6 @@ pub fn check(a: &Analysis<'_>) -> Vec<Finding> {
         .collect()
 }
 
-/// Fields the API server writes into a built-in object that omits them (its defaulting:
-/// `replicas: 1`, `imagePullPolicy`, `restartPolicy`, a Service's `type`...): a patch of one of
-/// them succeeds on the stored template although the manifest lacks it.
-const DEFAULTED: &[&str] = &[
-    "replicas",
-    "revisionHistoryLimit",
-    "progressDeadlineSeconds",
-    "podManagementPolicy",
-    "restartPolicy",
-    "dnsPolicy",
-    "schedulerName",
-    "terminationGracePeriodSeconds",
-    "securityContext",
-    "enableServiceLinks",
-    "imagePullPolicy",
-    "terminationMessagePath",
-    "terminationMessagePolicy",
-    "resources",
-    "protocol",
-    "backoffLimit",
-    "completions",
-    "parallelism",
-    "completionMode",
-    "suspend",
-    "concurrencyPolicy",
-    "successfulJobsHistoryLimit",
-    "failedJobsHistoryLimit",
-    "type",
-    "sessionAffinity",
-    "ipFamilies",
-    "ipFamilyPolicy",
-    "internalTrafficPolicy",
-    "clusterIP",
-    "clusterIPs",
-    "targetPort",
-];
-
-/// Defaulted with everything below them (a Deployment's `strategy` is a `RollingUpdate` of
-/// 25% / 25%, a StatefulSet's or DaemonSet's `updateStrategy` a `RollingUpdate`).
-const DEFAULTED_TREES: &[&str] = &["strategy", "updateStrategy", "rollingUpdate"];
-
-/// Whether a failure may not happen on the template Karmada stores: the manifest here is the
-/// file's, while karmada-apiserver stores a built-in kind with its defaults (the template is
-/// never stored as written). The failing patch's path is read from the message; a missing part
-/// the defaulting fills (a scalar it sets where the path ends, a tree it sets whole, a request
-/// the container's limit gives) leaves the verdict unknown, and nothing is reported.
-fn rescued_by_defaults(api_version: &str, manifest: &serde_json::Value, message: &str) -> bool {
-    let group = api_version.rsplit_once('/').map_or("", |(g, _)| g);
-    let built_in = !group.contains('.') || group.ends_with(".k8s.io");
-    let Some(path) = missing_path(message) else {
-        return false;
-    };
-    if !built_in {
-        return false;
-    }
-    let segments: Vec<String> = path
-        .split('/')
-        .skip(1)
-        .map(|s| s.replace("~1", "/").replace("~0", "~"))
-        .collect();
-    // Walk to the first part the manifest lacks, keeping the way (a request's limit is its
-    // container's, two levels up).
-    let mut trail: Vec<&serde_json::Value> = vec![manifest];
-    for (i, segment) in segments.iter().enumerate() {
-        let at = trail[trail.len() - 1];
-        let next = match at {
-            serde_json::Value::Object(map) => map.get(segment),
-            serde_json::Value::Array(items) => {
-                segment.parse::<usize>().ok().and_then(|n| items.get(n))
-            }
-            _ => None,
-        };
-        let Some(next) = next else {
-            let (missing, rest) = (segment.as_str(), &segments[i + 1..]);
-            let resources = match (i.checked_sub(1).map(|p| segments[p].as_str()), rest) {
-                // `.../resources/requests` missing, `rest` the resource name.
-                (Some("resources"), [name]) if missing == "requests" => Some((at, name.as_str())),
-                // `.../resources/requests/NAME` missing.
-                (Some("requests"), []) => trail
-                    .get(trail.len().wrapping_sub(2))
-                    .map(|r| (*r, missing)),
-                _ => None,
-            };
-            let from_limit = resources.is_some_and(|(r, name)| r["limits"].get(name).is_some());
-            return DEFAULTED_TREES.contains(&missing)
-                || (DEFAULTED.contains(&missing) && rest.is_empty())
-                || from_limit;
-        };
-        trail.push(next);
-    }
-    false
-}
-
-/// The path of a JSON patch that found it missing (`... doc is missing path: /a/b: missing
-/// value`, quoted for add and remove; `doc is missing key` for a replace whose parent is there).
-fn missing_path(message: &str) -> Option<&str> {
-    let rest = message
-        .split_once("doc is missing path: ")
-        .or_else(|| message.split_once("doc is missing key: "))?
-        .1;
-    let path = rest.strip_suffix(": missing value").unwrap_or(rest);
-    Some(path.trim_matches('"'))
-}
-
 /// Whether rule `rule` of `op` has a plaintext path that `kind` never has: the failure is
 /// reported by `override-path-not-on-kind` already.
 fn reported_by_kind(op: &OverridePolicy, rule: usize, kind: &str) -> bool {
@@ -283,7 +180,8 @@ fn failures(
             if reported_by_kind(ops[policy], rule, &tpl.kind) {
                 return None;
             }
-            if rescued_by_defaults(&tpl.api_version, &manifest, &error.message) {
+            // karmada-apiserver may have filled the path: not known to fail (explain says so).
+            if result.defaulted.is_some() {
                 return None;
             }
             Some((t, (policy, rule, error.message), result.cluster))
