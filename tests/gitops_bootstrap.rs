@@ -760,6 +760,44 @@ fn a_yaml_error_beside_a_flux_variable_is_yaml_syntax_at_the_broken_line() {
     assert!(!f[0].2.contains("karmada-policy-render"), "{f:?}");
 }
 
+/// Karmada's own CRD kustomization keeps `caBundle: {{caBundle}}` in its webhook patches (its
+/// install script fills it with sed). kustomize's error ("wrong node kind: expected ScalarNode
+/// but got MappingNode") names no file: the finding is at the template in the patch (or the
+/// resource), not at the kustomization's first line.
+#[test]
+fn an_unrendered_template_in_a_listed_file_is_reported_at_the_template() {
+    let test = "an_unrendered_template_in_a_listed_file_is_reported_at_the_template";
+    if !kustomize_available(test) {
+        return;
+    }
+    let crd = "apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\nmetadata:\n  name: things.example.com\nspec:\n  group: example.com\n  names: {kind: Thing, plural: things}\n  scope: Namespaced\n  versions: [{name: v1, served: true, storage: true, schema: {openAPIV3Schema: {type: object}}}]\n";
+    let patch = "apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\nmetadata:\n  name: things.example.com\nspec:\n  conversion:\n    strategy: Webhook\n    webhook:\n      clientConfig:\n        caBundle: {{caBundle}}\n";
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    write(
+        root,
+        &[
+            (
+                "crds/kustomization.yaml",
+                "resources:\n- crd.yaml\npatches:\n- path: patches/webhook.yaml\n",
+            ),
+            ("crds/crd.yaml", crd),
+            ("crds/patches/webhook.yaml", patch),
+        ],
+    );
+    let (out, v) = lint_json(root, &[]);
+    assert_eq!(out.status.code(), Some(1));
+    let f = findings(&v);
+    assert_eq!(
+        f.iter()
+            .map(|(r, p, _)| (r.as_str(), p.as_str()))
+            .collect::<Vec<_>>(),
+        [("unrendered-template", "crds/patches/webhook.yaml:10")],
+        "{f:?}"
+    );
+    assert!(f[0].2.contains("kustomize cannot build"), "{f:?}");
+}
+
 #[test]
 fn a_render_failure_points_at_the_line_naming_the_file_and_never_at_the_wrapper() {
     let test = "a_render_failure_points_at_the_line_naming_the_file_and_never_at_the_wrapper";

@@ -12,7 +12,7 @@ use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
 use super::rules;
-use super::rules::input::YAML_SYNTAX;
+use super::rules::input::{UNRENDERED_TEMPLATE, YAML_SYNTAX};
 use super::rules::render_failed::RENDER_FAILED;
 use super::{Finding, LintOptions, Linted, Location};
 use crate::context::{Config, Context};
@@ -294,6 +294,7 @@ fn failure_finding(mapper: &Mapper<'_>, f: &environments::RenderFailure) -> Find
     let doc = match f.kind {
         FailureKind::Render => &RENDER_FAILED,
         FailureKind::Syntax => &YAML_SYNTAX,
+        FailureKind::Templating => &UNRENDERED_TEMPLATE,
     };
     let finding = Finding::new(doc.id, doc.default_severity, f.message.clone());
     match mapper.file(&f.file) {

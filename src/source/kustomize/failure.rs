@@ -29,6 +29,9 @@ pub enum FailureKind {
     Render,
     /// A file of the build is not valid YAML (`yaml-syntax`, at the broken line).
     Syntax,
+    /// A file of the build holds unrendered `{{ }}` templating, which YAML reads as a mapping
+    /// where kustomize wants a scalar (`unrendered-template`, at the template).
+    Templating,
 }
 
 /// The failure of the build of `dir`, placed at the line to edit.
@@ -133,7 +136,8 @@ fn dependency_entry(chart_file: &Path, name: &str) -> Option<Span> {
 }
 
 /// The first file of the build (resources and patches of every kustomization it builds on)
-/// that is not valid YAML: its first syntax problem.
+/// that is not valid YAML, or holds unrendered templating (`caBundle: {{caBundle}}`, which a
+/// script fills before the build; kustomize's error then names no file): its first problem.
 fn broken_file(repo: &Repository, dir: &Path) -> Option<RenderFailure> {
     let files: Vec<PathBuf> = repo
         .closure(dir)
@@ -143,15 +147,16 @@ fn broken_file(repo: &Repository, dir: &Path) -> Option<RenderFailure> {
         .collect();
     files.iter().filter(|f| f.is_file()).find_map(|f| {
         let loaded = files::read(f).ok()?;
-        let p = loaded
-            .problems
-            .iter()
-            .find(|p| p.kind == ProblemKind::Syntax)?;
+        let (p, kind) = loaded.problems.iter().find_map(|p| match p.kind {
+            ProblemKind::Syntax => Some((p, FailureKind::Syntax)),
+            ProblemKind::Templating => Some((p, FailureKind::Templating)),
+            _ => None,
+        })?;
         Some(RenderFailure {
             file: f.clone(),
             span: p.span,
             message: p.message.clone(),
-            kind: FailureKind::Syntax,
+            kind,
         })
     })
 }
