@@ -17,7 +17,10 @@ pub const DOC: RuleDoc = RuleDoc {
     summary: "Two documents define the same object (same kind, namespace and name)",
     rationale: "`kubectl apply` and GitOps controllers apply them in turn: the later one silently replaces the \
                 earlier, so one policy vanishes. Error within one file, a warning within one directory, and info \
-                across directories, which may be kustomize bases and overlays (lint the rendered output instead).",
+                across directories, which may be kustomize bases and overlays (lint the rendered output instead). \
+                A Service and an `ExternalName` Service of the same name pointing at the first one's DNS name \
+                are meant for two API servers (Karmada's own installer applies such pairs to the host cluster \
+                and to karmada-apiserver) and are not reported.",
     example: "kind: PropagationPolicy\nmetadata: {name: nginx, namespace: default}\n---\nkind: PropagationPolicy\nmetadata: {name: nginx, namespace: default}\n",
     fix: "Rename one of them, or delete the stale copy.",
     reference: "",
@@ -112,6 +115,9 @@ pub fn check_hashed(
             let Some(earlier) = earlier else {
                 continue;
             };
+            if on_other_api_servers(inventory, earlier, doc, id) {
+                continue;
+            }
             out.push(duplicate(inventory, taken, earlier, doc));
         }
     }
@@ -141,6 +147,30 @@ fn duplicate(inventory: &Inventory, taken: Taken<'_>, earlier: usize, doc: usize
     .related(&a.source, a_name, "first defined here");
     f.doc = Some(doc);
     f
+}
+
+/// Whether two copies of a Service cannot be meant for one API server: one is an `ExternalName`
+/// Service whose `externalName` is the other's own DNS name (`NAME.NAMESPACE.svc...`), which in
+/// the same cluster would point at itself. Karmada's installer keeps such pairs side by side
+/// (`artifacts/deploy/karmada-search.yaml` for the host cluster and
+/// `karmada-search-apiservice.yaml` for karmada-apiserver, applied by `hack/deploy-karmada.sh`
+/// with two kubeconfigs): neither replaces the other.
+fn on_other_api_servers(inventory: &Inventory, a: usize, b: usize, id: Identity<'_>) -> bool {
+    let ("", "Service", Some(namespace), name) = id else {
+        return false;
+    };
+    let own_dns = format!("{name}.{namespace}.svc");
+    let points_at_itself = |doc: usize| {
+        let tree = inventory.documents[doc].full_tree();
+        let spec = tree.get("spec");
+        let field = |key: &str| spec.and_then(|s| s.get(key)).and_then(|v| v.as_str());
+        field("type") == Some("ExternalName")
+            && field("externalName").is_some_and(|target| {
+                target.strip_suffix('.').unwrap_or(target) == own_dns
+                    || target.starts_with(&format!("{own_dns}."))
+            })
+    };
+    points_at_itself(a) != points_at_itself(b)
 }
 
 /// How bad two copies are together: error within one file, warning within one directory,
@@ -295,6 +325,33 @@ mod tests {
         assert_eq!(f[0].severity, Severity::Error);
         assert_eq!(f[0].location.as_ref().unwrap().span.start.line, 10);
         assert_eq!(f[0].related[0].location.span.start.line, 4);
+    }
+
+    /// Karmada's installer: the host cluster's Service and, for karmada-apiserver, an
+    /// ExternalName Service of the same name pointing at the first one's DNS name. Two plain
+    /// copies, or an ExternalName pointing elsewhere, still replace each other.
+    #[test]
+    fn an_external_name_service_pointing_at_its_namesake_is_for_another_api_server() {
+        let host = "apiVersion: v1\nkind: Service\nmetadata: {name: karmada-search, namespace: karmada-system}\nspec:\n  selector: {app: karmada-search}\n  ports: [{port: 443, targetPort: 443}]\n";
+        let external = |target: &str| {
+            format!("apiVersion: v1\nkind: Service\nmetadata: {{name: karmada-search, namespace: karmada-system}}\nspec:\n  type: ExternalName\n  externalName: {target}\n")
+        };
+        let inventory = |second: &str| {
+            let mut docs = load(Source::new("deploy/karmada-search.yaml", host)).documents;
+            docs.extend(
+                load(Source::new("deploy/karmada-search-apiservice.yaml", second)).documents,
+            );
+            Inventory::from_documents(docs, "default")
+        };
+        for target in [
+            "karmada-search.karmada-system.svc.cluster.local",
+            "karmada-search.karmada-system.svc",
+        ] {
+            assert!(check(&inventory(&external(target))).is_empty(), "{target}");
+        }
+        let elsewhere = check(&inventory(&external("search.example.com")));
+        assert_eq!(elsewhere.len(), 1);
+        assert_eq!(check(&inventory(host)).len(), 1);
     }
 
     #[test]
