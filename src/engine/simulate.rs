@@ -393,11 +393,15 @@ pub enum BlockReason {
         holder: PolicyRef,
         ours: i32,
         theirs: i32,
+        /// The policy sets `preemption: Always`: a higher priority alone would do.
+        preempts: bool,
     },
     LowerPriority {
         holder: PolicyRef,
         ours: i32,
         theirs: i32,
+        /// As for [`BlockReason::EqualPriority`].
+        preempts: bool,
     },
     FeatureGateDisabled {
         holder: Option<PolicyRef>,
@@ -497,6 +501,7 @@ pub fn why_not(
                 holder: owner,
                 ours,
                 theirs,
+                preempts: pol.preemption_always(),
             };
         }
         if ours < theirs {
@@ -504,6 +509,7 @@ pub fn why_not(
                 holder: owner,
                 ours,
                 theirs,
+                preempts: pol.preemption_always(),
             };
         }
     }

@@ -83,14 +83,27 @@ pub fn block_short(b: &BlockReason) -> String {
     }
 }
 
+/// What a priority blocker adds when the policy would not preempt at a higher priority either
+/// (`preemption` defaults to Never, and `preemptionEnabled`, pkg/detector/preemption.go:49, is
+/// asked before any priority is compared).
+fn also_always(preempts: bool) -> &'static str {
+    if preempts {
+        ""
+    } else {
+        ", and preemption: Always, which this policy does not set"
+    }
+}
+
 /// A full sentence: the preempt-check `message` and the tail of a kept-claim `why`.
 pub fn block_message(b: &BlockReason) -> String {
     match b {
-        BlockReason::EqualPriority { holder, ours, theirs } => format!(
-            "equal priority {ours} = {theirs}: will never preempt {holder} (preemption needs a strictly higher priority)"
+        BlockReason::EqualPriority { holder, ours, theirs, preempts } => format!(
+            "equal priority {ours} = {theirs}: will never preempt {holder} (preemption needs a strictly higher priority{})",
+            also_always(*preempts)
         ),
-        BlockReason::LowerPriority { holder, ours, theirs } => format!(
-            "lower priority {ours} < {theirs}: cannot preempt {holder}"
+        BlockReason::LowerPriority { holder, ours, theirs, preempts } => format!(
+            "lower priority {ours} < {theirs}: cannot preempt {holder} (preemption needs a strictly higher priority{})",
+            also_always(*preempts)
         ),
         BlockReason::FeatureGateDisabled { .. } => {
             "preemption needs the feature gate PropagationPolicyPreemption=true (off by default)".into()
@@ -384,4 +397,46 @@ pub fn text(e: &Explanation, color: bool) -> String {
         }
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::block_message;
+    use crate::engine::simulate::BlockReason;
+    use crate::model::{PolicyKind, PolicyRef};
+
+    /// A policy without `preemption: Always` would not preempt at a higher priority either:
+    /// the message names both changes it needs, one when it already preempts.
+    #[test]
+    fn a_priority_blocker_says_when_preemption_is_not_set_either() {
+        let holder = PolicyRef {
+            kind: PolicyKind::PropagationPolicy,
+            namespace: Some("default".into()),
+            name: "old".into(),
+        };
+        let equal = |preempts| BlockReason::EqualPriority {
+            holder: holder.clone(),
+            ours: 5,
+            theirs: 5,
+            preempts,
+        };
+        assert_eq!(
+            block_message(&equal(true)),
+            "equal priority 5 = 5: will never preempt pp/default/old (preemption needs a strictly higher priority)"
+        );
+        assert_eq!(
+            block_message(&equal(false)),
+            "equal priority 5 = 5: will never preempt pp/default/old (preemption needs a strictly higher priority, and preemption: Always, which this policy does not set)"
+        );
+        let lower = BlockReason::LowerPriority {
+            holder,
+            ours: 1,
+            theirs: 5,
+            preempts: true,
+        };
+        assert_eq!(
+            block_message(&lower),
+            "lower priority 1 < 5: cannot preempt pp/default/old (preemption needs a strictly higher priority)"
+        );
+    }
 }

@@ -81,6 +81,7 @@ fn blocker(reason: &BlockReason) -> Option<(&PolicyRef, String)> {
             holder,
             ours,
             theirs,
+            ..
         } => Some((
             holder,
             format!("equal priority ({ours} = {theirs}) never preempts"),
@@ -89,6 +90,7 @@ fn blocker(reason: &BlockReason) -> Option<(&PolicyRef, String)> {
             holder,
             ours,
             theirs,
+            ..
         } => Some((holder, format!("its priority {ours} is below {theirs}"))),
         BlockReason::CppCannotPreemptPp { holder } => Some((
             holder,
