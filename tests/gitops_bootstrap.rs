@@ -1035,3 +1035,46 @@ fn a_kustomization_applied_by_hand_from_another_repository_is_not_followed_here(
         .collect();
     assert!(targets[2].starts_with("loose files"), "{targets:?}");
 }
+
+/// Karmada propagating Flux objects to member clusters (its "Use Flux to support Helm chart
+/// propagation"): a Flux Kustomization that a PropagationPolicy selects is a resource template
+/// on the Karmada control plane, not the configuration of a Flux reading this repository. The
+/// directory is linted as plain files, with no environment and no note about the
+/// Kustomization's `spec.path`; the same Kustomization without the policy still makes one.
+#[test]
+fn a_flux_kustomization_karmada_propagates_is_a_template_not_an_environment() {
+    let kustomization = "apiVersion: kustomize.toolkit.fluxcd.io/v1\nkind: Kustomization\nmetadata: {name: sample, namespace: apps}\nspec:\n  interval: 10m\n  sourceRef: {kind: GitRepository, name: sample}\n  path: ./kustomize\n  prune: true\n";
+    let policy = "apiVersion: policy.karmada.io/v1alpha1\nkind: PropagationPolicy\nmetadata: {name: sample, namespace: apps}\nspec:\n  resourceSelectors:\n  - {apiVersion: kustomize.toolkit.fluxcd.io/v1, kind: Kustomization, name: sample}\n  placement: {clusterAffinity: {clusterNames: [member1]}}\n";
+    let run = |files: &[(&str, &str)]| {
+        let dir = tempfile::tempdir().unwrap();
+        write(dir.path(), files);
+        let (out, v) = lint_json(dir.path(), &[]);
+        (String::from_utf8_lossy(&out.stderr).into_owned(), v)
+    };
+    let propagated = format!("{kustomization}---\n{policy}");
+    let (stderr, v) = run(&[("flux/propagation.yaml", propagated.as_str())]);
+    assert!(v.get("environments").is_none(), "{v}");
+    assert!(!stderr.contains("spec.path"), "{stderr}");
+    // The policy in another file: read wherever it is; plain manifests, not Flux's cluster.
+    let (stderr, v) = run(&[
+        ("flux/sample.yaml", kustomization),
+        ("flux/policy.yaml", policy),
+    ]);
+    let targets: Vec<&str> = v["environments"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|e| e["target"].as_str())
+        .collect();
+    assert!(targets.iter().all(|t| !t.contains("Flux")), "{v}");
+    assert!(!stderr.contains("spec.path"), "{stderr}");
+    let (stderr, v) = run(&[("flux/sample.yaml", kustomization)]);
+    assert!(
+        v["environments"].as_array().is_some_and(|e| !e.is_empty()),
+        "{v}"
+    );
+    assert!(
+        stderr.contains("spec.path `./kustomize` is not in this repository"),
+        "{stderr}"
+    );
+}

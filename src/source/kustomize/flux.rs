@@ -71,13 +71,87 @@ fn non_empty(s: String) -> Option<String> {
     (!s.is_empty()).then_some(s)
 }
 
-/// The Flux Kustomizations among the documents of `loaded` (read from `file`).
+/// The Flux Kustomizations among the documents of `loaded` (read from `file`), but those a
+/// propagation policy of the same file selects ([`Propagated`]).
 pub fn find(loaded: &Loaded, file: &Path) -> Vec<FluxKustomization> {
-    loaded
-        .documents
-        .iter()
-        .filter_map(|d| kustomization_of(&d.root, file))
+    let roots: Vec<&Node> = loaded.documents.iter().map(|d| &d.root).collect();
+    let propagated = Propagated::among(roots.iter().copied());
+    roots
+        .into_iter()
+        .filter_map(|root| kustomization_of(root, file))
+        .filter(|k| !propagated.selects(API_GROUP, "Kustomization", &k.namespace, &k.name))
         .collect()
+}
+
+/// The Flux objects that Karmada propagates: resource templates on the Karmada control plane
+/// that a PropagationPolicy or ClusterPropagationPolicy selects, for the Flux of each member
+/// cluster to apply (Karmada's "Use Flux to support Helm chart propagation"), not the
+/// configuration of a Flux that reads this repository. Known by the policies' resource
+/// selectors: a selector's label selector is not evaluated (any object of its kind in its
+/// namespace counts), nor a PropagationPolicy without a namespace (any namespace).
+#[derive(Debug, Default)]
+pub struct Propagated {
+    /// (API group, kind, namespace or any, name or any).
+    selectors: Vec<(String, String, Option<String>, Option<String>)>,
+}
+
+impl Propagated {
+    /// The Flux selectors of the propagation policies among `roots`.
+    pub fn among<'a>(roots: impl IntoIterator<Item = &'a Node>) -> Propagated {
+        let mut out = Propagated::default();
+        for root in roots {
+            out.add(root);
+        }
+        out
+    }
+
+    /// Adds `root`'s Flux selectors, if it is a propagation policy.
+    pub fn add(&mut self, root: &Node) {
+        const POLICY_GROUP: &str = "policy.karmada.io/";
+        let kind = root.get("kind").and_then(Node::as_str);
+        let cluster_scoped = match kind {
+            Some("PropagationPolicy") => false,
+            Some("ClusterPropagationPolicy") => true,
+            _ => return,
+        };
+        if !text_at(Some(root), &["apiVersion"]).starts_with(POLICY_GROUP) {
+            return;
+        }
+        let own_namespace = non_empty(text_at(root.get("metadata"), &["namespace"]));
+        let selectors = root
+            .get("spec")
+            .and_then(|s| s.get("resourceSelectors"))
+            .and_then(Node::as_seq)
+            .unwrap_or(&[]);
+        for rs in selectors {
+            let api_version = text_at(Some(rs), &["apiVersion"]);
+            let group = api_version.split_once('/').map_or("", |(g, _)| g);
+            if !group.ends_with(".fluxcd.io") {
+                continue;
+            }
+            // A PropagationPolicy selects in its own namespace only (`ResourceMatches`).
+            let namespace = match cluster_scoped {
+                true => non_empty(text_at(Some(rs), &["namespace"])),
+                false => own_namespace.clone(),
+            };
+            self.selectors.push((
+                group.to_string(),
+                text_at(Some(rs), &["kind"]),
+                namespace,
+                non_empty(text_at(Some(rs), &["name"])),
+            ));
+        }
+    }
+
+    /// Whether some policy selects the `group` `kind` object `namespace`/`name`.
+    pub fn selects(&self, group: &str, kind: &str, namespace: &str, name: &str) -> bool {
+        self.selectors.iter().any(|(g, k, ns, n)| {
+            g == group
+                && k == kind
+                && ns.as_deref().is_none_or(|ns| ns == namespace)
+                && n.as_deref().is_none_or(|n| n == name)
+        })
+    }
 }
 
 /// The Flux Kustomization `root` defines, if it is one (`file`: where it was read from).
@@ -390,6 +464,22 @@ fn expand(expr: &str, vars: &BTreeMap<String, String>) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A PropagationPolicy selects in its own namespace, a ClusterPropagationPolicy in the
+    /// selector's (any when it names none); a selector without a name selects every object of
+    /// its kind; other groups and other policy kinds select nothing here.
+    #[test]
+    fn propagated_flux_objects_are_known_by_the_policies_selectors() {
+        let docs = "apiVersion: policy.karmada.io/v1alpha1\nkind: PropagationPolicy\nmetadata: {name: a, namespace: apps}\nspec:\n  resourceSelectors:\n  - {apiVersion: kustomize.toolkit.fluxcd.io/v1, kind: Kustomization, name: web}\n  - {apiVersion: apps/v1, kind: Deployment}\n---\napiVersion: policy.karmada.io/v1alpha1\nkind: ClusterPropagationPolicy\nmetadata: {name: b}\nspec:\n  resourceSelectors:\n  - {apiVersion: helm.toolkit.fluxcd.io/v2, kind: HelmRelease, namespace: charts}\n---\napiVersion: policy.karmada.io/v1alpha1\nkind: OverridePolicy\nmetadata: {name: c, namespace: flux-system}\nspec:\n  resourceSelectors:\n  - {apiVersion: kustomize.toolkit.fluxcd.io/v1, kind: Kustomization}\n";
+        let loaded = crate::source::load(crate::source::Source::new("p.yaml", docs));
+        let p = Propagated::among(loaded.documents.iter().map(|d| &d.root));
+        assert!(p.selects(API_GROUP, "Kustomization", "apps", "web"));
+        assert!(!p.selects(API_GROUP, "Kustomization", "apps", "db"));
+        assert!(!p.selects(API_GROUP, "Kustomization", "flux-system", "web"));
+        assert!(p.selects(HELM_API_GROUP, "HelmRelease", "charts", "any"));
+        assert!(!p.selects(HELM_API_GROUP, "HelmRelease", "other", "any"));
+        assert!(!p.selects("apps", "Deployment", "apps", "web"));
+    }
 
     fn vars() -> BTreeMap<String, String> {
         [("cluster_name".to_string(), "member2".to_string())].into()

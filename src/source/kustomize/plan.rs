@@ -135,6 +135,7 @@ impl Planner<'_> {
     /// they are (a kustomization's resources included).
     fn controller_objects(&mut self) -> Found {
         let mut found = Found::default();
+        let mut propagated = flux::Propagated::default();
         let dirs = self.input_dirs();
         for f in self.inputs {
             let Ok((_, bytes)) = files::read_bytes(f) else {
@@ -150,6 +151,7 @@ impl Planner<'_> {
             };
             let loaded = loaded.clone();
             for d in &loaded.documents {
+                propagated.add(&d.root);
                 if let Some(k) = flux::kustomization_of(&d.root, f) {
                     found.kustomizations.push(k);
                 } else if let Some(s) = flux::source_of(&d.root) {
@@ -166,6 +168,10 @@ impl Planner<'_> {
                 found.apps.extend(argo::find(&loaded, f, &tree, self.notes));
             }
         }
+        // A Flux Kustomization that Karmada propagates is a template, not this Flux's own.
+        found.kustomizations.retain(|k| {
+            !propagated.selects(flux::API_GROUP, "Kustomization", &k.namespace, &k.name)
+        });
         found
     }
 
@@ -475,11 +481,24 @@ impl Planner<'_> {
                 }
                 _ => Vec::new(),
             };
+            // Flux objects of the output that a policy of the output propagates are templates
+            // for Karmada, not the next level of this Flux.
+            let propagated = flux::Propagated::among(docs.iter().map(|(root, _)| root));
             for (root, file) in docs {
                 if let Some(k) = flux::kustomization_of(&root, &file) {
-                    kustomizations.push(k);
+                    if !propagated.selects(flux::API_GROUP, "Kustomization", &k.namespace, &k.name)
+                    {
+                        kustomizations.push(k);
+                    }
                 } else if let Some(r) = flux::helm_release_of(&root, &file) {
-                    releases.push(r);
+                    if !propagated.selects(
+                        flux::HELM_API_GROUP,
+                        "HelmRelease",
+                        &r.namespace,
+                        &r.name,
+                    ) {
+                        releases.push(r);
+                    }
                 } else if is_var_source(&root) {
                     self.cluster_var_sources.push(root);
                 }
