@@ -65,14 +65,14 @@ pub fn locate(repo: &Repository, dir: &Path, err: &RenderError) -> RenderFailure
             RenderFailure {
                 file,
                 span,
-                message: err.to_string(),
+                message: one_line(&err.to_string()),
                 kind: FailureKind::Render,
             }
         }
         RenderError::Run { .. } => RenderFailure {
             file: fallback,
             span: Span::point(1, 1),
-            message: err.to_string(),
+            message: one_line(&err.to_string()),
             kind: FailureKind::Render,
         },
     }
@@ -102,7 +102,8 @@ pub fn locate_chart(dir: &Path, err: &RenderError) -> RenderFailure {
     }
 }
 
-/// `text`'s non-blank lines, trimmed and joined by a space.
+/// `text`'s non-blank lines, trimmed and joined by a space: a finding's message is one line
+/// (kustomize and helm print some causes over several, which a terminal would show escaped).
 fn one_line(text: &str) -> String {
     text.lines()
         .map(str::trim)
@@ -232,6 +233,24 @@ fn names(s: &str, name: &str, strictness: Match) -> bool {
 mod tests {
     use super::*;
     use crate::source::kustomize::discover::discover;
+
+    #[test]
+    fn a_message_over_several_lines_is_one_line() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        std::fs::create_dir_all(root.join("app")).unwrap();
+        std::fs::write(root.join("app/kustomization.yaml"), "resources: []\n").unwrap();
+        let files = files::expand(&[root.display().to_string()], &|_| false).unwrap();
+        let repo = discover(&files);
+        let app = crate::source::kustomize::normalize(&root.join("app"));
+        let err =
+            RenderError::Build("map[string]interface {}{\"a\": 1}:\n  invalid\n\n  field".into());
+        let f = locate(&repo, &app, &err);
+        assert_eq!(
+            f.message,
+            "kustomize build failed: map[string]interface {}{\"a\": 1}: invalid field"
+        );
+    }
 
     #[test]
     fn a_missing_resource_is_reported_where_it_is_named() {
