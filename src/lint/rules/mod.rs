@@ -7,6 +7,7 @@ pub mod dead_policy;
 pub mod dependencies;
 pub mod duplicate_identity;
 pub mod failover_gate;
+pub mod gated_fields;
 pub mod input;
 pub mod invalid_ignore;
 pub mod never_matched;
@@ -38,6 +39,7 @@ pub static RULES: &[&Rule] = &[
     &suspension::RULE,
     &suspension_age::RULE,
     &failover_gate::RULE,
+    &gated_fields::RULE,
     &overrides::RULE,
     &override_order::RULE,
     &override_fails::RULE,
