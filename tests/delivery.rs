@@ -685,6 +685,10 @@ fn explain_and_lint_agree_on_a_failure_the_api_server_defaults_may_prevent() {
         let m1 = &v["overrides"][0];
         assert_eq!(m1["cluster"], "m1", "{m1}");
         assert!(m1["error"].as_str().unwrap().contains(path), "{m1}");
+        assert_eq!(
+            m1["failedRule"],
+            json!({"kind": "OverridePolicy", "namespace": "default", "name": "tune", "rule": 0})
+        );
         let (_, text, _) = run(
             &["explain", "deploy/web", "-n", "default", "-f", &file],
             None,

@@ -192,19 +192,22 @@ pub fn delivery_changes(r: &CheckReport, inputs: &DeliveryInputs<'_>) -> Vec<Del
 }
 
 fn received(o: super::overrides::ClusterOverrides) -> (String, Received) {
-    let policies = o
-        .policies
-        .iter()
-        .map(|p| match &p.namespace {
-            Some(ns) => format!("op/{ns}/{}", p.name),
-            None => format!("cop/{}", p.name),
-        })
-        .collect();
+    let short = |p: &super::overrides::AppliedPolicy| match &p.namespace {
+        Some(ns) => format!("op/{ns}/{}", p.name),
+        None => format!("cop/{}", p.name),
+    };
+    let policies = o.policies.iter().map(short).collect();
+    let failed_rule = o
+        .error
+        .as_ref()
+        .and_then(|e| e.at.as_ref())
+        .map(|(p, rule)| (short(p), *rule));
     (
         o.cluster,
         Received {
             policies,
             manifest: o.manifest,
+            failed_rule,
             error: o.error.map(|e| e.message),
             defaulted: o.defaulted,
         },

@@ -327,6 +327,8 @@ pub struct Received {
     pub policies: Vec<String>,
     pub manifest: Option<serde_json::Value>,
     pub error: Option<String>,
+    /// The rule whose failure `error` is: its policy (`cop/NAME`, `op/NS/NAME`) and index.
+    pub failed_rule: Option<(String, usize)>,
     /// The field the API server's defaulting may fill, so that `error` may not happen
     /// ([`ClusterOverrides::defaulted`]).
     pub defaulted: Option<String>,

@@ -5,7 +5,7 @@
 use serde_json::{json, Value};
 
 use crate::engine::delivery::Delivery;
-use crate::engine::overrides::ClusterOverrides;
+use crate::engine::overrides::{AppliedPolicy, ClusterOverrides};
 use crate::engine::placement::PlacementResult;
 use crate::engine::policy_view::PolicyPlacement;
 
@@ -47,30 +47,41 @@ pub fn placement_json(p: &PlacementResult) -> Value {
 }
 
 /// `"overrides": [{"cluster","policies":[{"kind","namespace","name"}],"manifest","error",
-/// "errorMayNotHappen"?: {"defaultedField"}}]`.
+/// "failedRule"?: {"kind","namespace"?,"name","rule"}, "errorMayNotHappen"?: {"defaultedField"}}]`.
 pub fn overrides_json(list: &[ClusterOverrides]) -> Value {
     list.iter()
         .map(|c| {
             let mut v = json!({
                 "cluster": c.cluster,
                 "policies": c.policies.iter().map(|p| {
-                    let mut v = json!({"kind": p.kind});
-                    if let Some(ns) = &p.namespace {
-                        v["namespace"] = json!(ns);
-                    }
-                    v["name"] = json!(p.name);
+                    let mut v = policy_json(p);
                     v["rules"] = p.rules.iter().map(|(i, changed)| json!({"index": i, "changed": changed})).collect();
                     v
                 }).collect::<Vec<_>>(),
                 "manifest": c.manifest,
                 "error": c.error.as_ref().map(|e| e.message.clone()),
             });
+            if let Some((p, rule)) = c.error.as_ref().and_then(|e| e.at.as_ref()) {
+                let mut failed = policy_json(p);
+                failed["rule"] = json!(rule);
+                v["failedRule"] = failed;
+            }
             if let Some(field) = &c.defaulted {
                 v["errorMayNotHappen"] = json!({"defaultedField": field});
             }
             v
         })
         .collect()
+}
+
+/// `{"kind", "namespace"?, "name"}`.
+fn policy_json(p: &AppliedPolicy) -> Value {
+    let mut v = json!({"kind": p.kind});
+    if let Some(ns) = &p.namespace {
+        v["namespace"] = json!(ns);
+    }
+    v["name"] = json!(p.name);
+    v
 }
 
 /// Adds the sections to an explain JSON object (only those that have something to say).
@@ -206,6 +217,14 @@ fn placement_text_titled(p: &PlacementResult, title: &str) -> String {
     out
 }
 
+/// `OverridePolicy NS/NAME` or `ClusterOverridePolicy NAME`.
+fn policy_id(p: &AppliedPolicy) -> String {
+    match &p.namespace {
+        Some(ns) => format!("{} {ns}/{}", p.kind, p.name),
+        None => format!("{} {}", p.kind, p.name),
+    }
+}
+
 /// Per cluster: the policies in order, then a unified diff of the manifest against the template.
 pub fn overrides_text(template: &Value, list: &[ClusterOverrides]) -> String {
     let mut out = String::new();
@@ -216,10 +235,7 @@ pub fn overrides_text(template: &Value, list: &[ClusterOverrides]) -> String {
             out.push_str("  no override policy applies\n");
         }
         for p in &c.policies {
-            let id = match &p.namespace {
-                Some(ns) => format!("{} {ns}/{}", p.kind, p.name),
-                None => format!("{} {}", p.kind, p.name),
-            };
+            let id = policy_id(p);
             let changed = p.rules.iter().filter(|r| r.1).count();
             out.push_str(&format!(
                 "  {id}: {} rule(s) applied, {changed} changed the manifest\n",
@@ -230,7 +246,7 @@ pub fn overrides_text(template: &Value, list: &[ClusterOverrides]) -> String {
             (_, Some(e)) => {
                 let at =
                     e.at.as_ref()
-                        .map(|at| format!(" in {at}"))
+                        .map(|(p, rule)| format!(" in {} rule {rule}", policy_id(p)))
                         .unwrap_or_default();
                 match &c.defaulted {
                     None => out.push_str(&format!(

@@ -58,6 +58,9 @@ fn received_json(r: &Option<Received>) -> Value {
                 "manifest": r.manifest,
                 "error": r.error,
             });
+            if let Some((policy, rule)) = &r.failed_rule {
+                v["failedRule"] = json!({"policy": policy, "rule": rule});
+            }
             if let Some(field) = &r.defaulted {
                 v["errorMayNotHappen"] = json!({"defaultedField": field});
             }

@@ -26,7 +26,7 @@ use super::selector::{selectors_priority, ImplicitPriority, Target};
 use patch::Op;
 
 /// One policy that contributed entries, in application order.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct AppliedPolicy {
     pub kind: &'static str,
     pub namespace: Option<String>,
@@ -49,9 +49,9 @@ pub struct OverrideError {
     /// [`apply_for_cluster`] and its index among the policy's effective rules; `None` when the
     /// cluster itself could not be read.
     pub rule: Option<(usize, usize)>,
-    /// The failing rule for a reader: `OverridePolicy NS/NAME rule I` or
-    /// `ClusterOverridePolicy NAME rule I`; `None` when the cluster could not be read.
-    pub at: Option<String>,
+    /// The failing rule: its policy (with no rules listed) and its index among the policy's
+    /// effective rules; `None` when the cluster could not be read.
+    pub at: Option<(AppliedPolicy, usize)>,
 }
 
 /// The outcome for one member cluster.
@@ -217,9 +217,9 @@ fn apply_group(
             }
             let before = obj.clone();
             if let Err(fail) = apply_overriders(obj, &rule.overriders) {
-                let at = match &entry.namespace {
-                    Some(ns) => format!("{} {ns}/{} rule {i}", entry.kind, entry.name),
-                    None => format!("{} {} rule {i}", entry.kind, entry.name),
+                let at = AppliedPolicy {
+                    rules: Vec::new(),
+                    ..entry.clone()
                 };
                 if !entry.rules.is_empty() {
                     applied.push(entry);
@@ -230,7 +230,7 @@ fn apply_group(
                     event: Some(event(p, &cluster.name, "failed")),
                     panic: fail.panic,
                     rule: policy.map(|policy| (policy, i)),
-                    at: Some(at),
+                    at: Some((at, i)),
                 });
             }
             entry.rules.push((i, *obj != before));
