@@ -200,7 +200,7 @@ fn received(o: super::overrides::ClusterOverrides) -> (String, Received) {
     let failed_rule = o
         .error
         .as_ref()
-        .and_then(|e| e.at.as_ref())
+        .and_then(|e| e.at.as_deref())
         .map(|(p, rule)| (short(p), *rule));
     (
         o.cluster,

@@ -61,7 +61,7 @@ pub fn overrides_json(list: &[ClusterOverrides]) -> Value {
                 "manifest": c.manifest,
                 "error": c.error.as_ref().map(|e| e.message.clone()),
             });
-            if let Some((p, rule)) = c.error.as_ref().and_then(|e| e.at.as_ref()) {
+            if let Some((p, rule)) = c.error.as_ref().and_then(|e| e.at.as_deref()) {
                 let mut failed = policy_json(p);
                 failed["rule"] = json!(rule);
                 v["failedRule"] = failed;
@@ -245,7 +245,7 @@ pub fn overrides_text(template: &Value, list: &[ClusterOverrides]) -> String {
         match (&c.manifest, &c.error) {
             (_, Some(e)) => {
                 let at =
-                    e.at.as_ref()
+                    e.at.as_deref()
                         .map(|(p, rule)| format!(" in {} rule {rule}", policy_id(p)))
                         .unwrap_or_default();
                 match &c.defaulted {

@@ -51,7 +51,7 @@ pub struct OverrideError {
     pub rule: Option<(usize, usize)>,
     /// The failing rule: its policy (with no rules listed) and its index among the policy's
     /// effective rules; `None` when the cluster could not be read.
-    pub at: Option<(AppliedPolicy, usize)>,
+    pub at: Option<Box<(AppliedPolicy, usize)>>,
 }
 
 /// The outcome for one member cluster.
@@ -230,7 +230,7 @@ fn apply_group(
                     event: Some(event(p, &cluster.name, "failed")),
                     panic: fail.panic,
                     rule: policy.map(|policy| (policy, i)),
-                    at: Some((at, i)),
+                    at: Some(Box::new((at, i))),
                 });
             }
             entry.rules.push((i, *obj != before));
