@@ -8,6 +8,7 @@
 use std::collections::BTreeSet;
 
 use crate::engine::reconcile::Owner;
+use crate::engine::replicas::select::StrategyView;
 use crate::engine::replicas::{
     self, estimator, workload, CapacitySource, Outcome, ReplicaView, Strategy, Why,
 };
@@ -93,8 +94,25 @@ pub const CAPACITY_UNDECLARED: RuleDoc = RuleDoc {
     reference: "pkg/scheduler/core/division_algorithm.go:75-101 (dynamicDivideReplicas); pkg/estimator/client/general.go:66-72 (maxAvailableReplicas: no resourceSummary, 0 replicas)",
 };
 
+pub const SPREAD_IGNORED: RuleDoc = RuleDoc {
+    id: "spread-constraints-ignored",
+    group: RuleGroup::Semantics,
+    default_severity: Severity::Warning,
+    summary: "`spreadConstraints` beside static weights: the scheduler ignores them",
+    rationale: "With `replicaSchedulingType: Divided`, `replicaDivisionPreference: Weighted` and a \
+                `staticWeightList` (no `dynamicWeight`), or no weight preference at all, karmada-scheduler skips \
+                the spread constraints (`shouldIgnoreSpreadConstraint`): every feasible cluster is selected and \
+                the replicas are divided by the weights, however few groups `maxGroups` allows. A placement \
+                that expects, say, exactly two of three clusters gets all three.",
+    example: "spec:\n  placement:\n    clusterAffinity: {clusterNames: [member1, member2, member3]}\n    spreadConstraints:\n    - {spreadByField: cluster, maxGroups: 2, minGroups: 2}\n    replicaScheduling:\n      replicaSchedulingType: Divided\n      replicaDivisionPreference: Weighted\n      weightPreference:\n        staticWeightList:\n        - {targetCluster: {clusterNames: [member1]}, weight: 1}\n        - {targetCluster: {clusterNames: [member2, member3]}, weight: 1}\n",
+    fix: "Narrow the clusters with `clusterAffinity` (or `clusterAffinities`) instead, or divide by \
+          `dynamicWeight: AvailableReplicas` or `Aggregated`, which the spread constraints do apply to.",
+    reference: "pkg/scheduler/core/spreadconstraint/select_clusters.go:57 (shouldIgnoreSpreadConstraint), SelectBestClusters",
+};
+
 pub static RULE: Rule = Rule {
     docs: &[
+        SPREAD_IGNORED,
         WEIGHT_TARGETS_NO_CLUSTER,
         WEIGHTS_MATCH_NO_CLUSTER,
         MIN_GROUPS_EXCEED_REPLICAS,
@@ -117,6 +135,17 @@ pub fn check(a: &Analysis<'_>) -> Vec<Finding> {
         let Some(placement) = &p.spec.placement else {
             continue;
         };
+        if !placement.spread_constraints.is_empty() && StrategyView::of(placement).ignores_spread {
+            out.push(a.policy_finding(
+                i,
+                &SPREAD_IGNORED,
+                &FieldPath::parse("spec.placement.spreadConstraints"),
+                format!(
+                    "{}: spreadConstraints are ignored by the scheduler with static weights (Divided, Weighted, no dynamicWeight): every feasible cluster is selected",
+                    p.reference()
+                ),
+            ));
+        }
         let strategy = Strategy::of(placement);
         if objects {
             let selectable = selectable(placement, &selected_kinds(p), &mut views);
