@@ -58,7 +58,7 @@ pub fn check(inventory: &Inventory, opts: &LintOptions) -> Vec<Finding> {
                     p.reference()
                 ),
             )
-            .at(&d.source, d.root.locate_value(&path))
+            .at(&d.source, d.tree_for(&path).locate(&path))
             .field(path.to_string())
             .object(super::policy_object_ref(p));
             f.doc = Some(p.doc);
