@@ -272,6 +272,7 @@ fn admit(
     let mut progress = admit_to_schema(facts(kind), manifest, namespace, version, stored, |spec| {
         mutate_propagation(kind, namespace, spec, version)
     });
+    without_enum_refusals(&mut progress, facts(kind).kind, version);
     // 6. The validating webhook, on the stored form.
     let mut spec: Option<PropagationSpec> = progress
         .object
@@ -466,6 +467,29 @@ impl Run<'_> {
             let message = invalid_message(self.facts.kind, &self.progress.object, &refusals);
             self.progress.refuse(Stage::Schema, refusals, || message);
         }
+    }
+}
+
+/// The object the validating webhook judges for [`Verdict::after_fix`] once the schema refused
+/// a value outside its enum: the fix replaces the value by one the chain cannot know, so it is
+/// taken out and the CRD's default (if any) stands in for it (`purgeMode: Graciously`, refused
+/// at 1.19, is not also judged as a purge mode other than Gracefully). Only on the request's
+/// own path: an UPDATE's stored side keeps its values, which ratcheting compares.
+fn without_enum_refusals(progress: &mut Progress, kind: &str, version: KarmadaVersion) {
+    let refused: Vec<FieldPath> = progress
+        .first
+        .iter()
+        .filter(|v| v.stage == Some(Stage::Schema))
+        .flat_map(|v| &v.refusals)
+        .filter(|r| r.rule == schema::ENUM)
+        .map(|r| r.field.clone())
+        .collect();
+    let mut taken = false;
+    for at in &refused {
+        taken |= take_out(&mut progress.object, at);
+    }
+    if let Some(schema) = schema::structural_schema(kind, version).filter(|_| taken) {
+        structural::apply_defaults(&mut progress.object, schema);
     }
 }
 
@@ -972,6 +996,25 @@ mod tests {
                 ),
                 (Stage::Schema, "schema-enum", "spec.preemption".into()),
             ]
+        );
+    }
+
+    /// A value outside the enum is replaced when it is fixed, by a value the chain cannot know:
+    /// the webhook judges the CRD's default in its place (`Gracefully`, with which a grace
+    /// period is right), not the refused value (with which it would refuse the grace period).
+    #[test]
+    fn after_an_enum_refusal_the_webhook_judges_the_default_in_its_place() {
+        let v = verdict(&format!(
+            "{PP}metadata: {{name: pm, namespace: apps}}\nspec:\n  resourceSelectors: [{{apiVersion: apps/v1, kind: Deployment}}]\n  failover:\n    application:\n      decisionConditions: {{tolerationSeconds: 60}}\n      purgeMode: Graciously\n      gracePeriodSeconds: 600\n"
+        ));
+        assert_eq!(v.stage, Some(Stage::Schema));
+        assert_eq!(
+            after_fix(&v),
+            [(
+                Stage::ValidatingWebhook,
+                "application-failover-requires-propagate-deps",
+                "spec.propagateDeps".into()
+            )]
         );
     }
 

@@ -413,7 +413,15 @@ fn on_update(mut f: Finding, verdict: &Verdict) -> Option<Finding> {
             Some(into_ratcheted(f))
         }
         None => None,
+        // The webhook judged the stored value where CREATE's after-fix judged a stand-in for
+        // a refused one (the CRD default): only what it refuses on the update stands.
         Some(chain::Stage::ValidatingWebhook) if f.after_fix => {
+            let refused = verdict.refusals.iter().any(|r| {
+                r.rule == f.rule && f.field.as_deref() == Some(r.field.to_string().as_str())
+            });
+            if !refused {
+                return None;
+            }
             f.after_fix = false;
             f.api_server_message = verdict.api_server_message.clone();
             Some(f)
@@ -569,11 +577,14 @@ mod tests {
             .find(|f| f.after_fix)
             .expect("a later refusal")
             .rule;
+        // After the enum is fixed the webhook judges the CRD's default in its place
+        // (Gracefully), which needs a grace period too.
         assert_eq!(
             standing(&created),
             [
                 ("schema-enum", Severity::Error, false, false),
-                (webhook, Severity::Error, true, false)
+                (webhook, Severity::Error, true, false),
+                ("grace-period-required", Severity::Error, true, false)
             ]
         );
         let ratcheted = ratchet_updates(created.clone(), &head, &base, v119, false);
