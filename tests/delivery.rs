@@ -713,3 +713,45 @@ fn explain_and_lint_agree_on_a_failure_the_api_server_defaults_may_prevent() {
         }
     }
 }
+
+/// Duplicated with `maxGroups: 2` over three Clusters that declare no capacity: which two the
+/// scheduler picks is not known (available replicas order them), and the text says that two of
+/// the feasible clusters are picked, as the JSON's `picks` does, rather than only listing three.
+#[test]
+fn explain_text_says_spread_constraints_pick_some_when_the_assignment_is_unknown() {
+    let dir = tempfile::tempdir().unwrap();
+    let clusters: String = ["member1", "member2", "member3"]
+        .iter()
+        .map(|c| format!("---\napiVersion: cluster.karmada.io/v1alpha1\nkind: Cluster\nmetadata: {{name: {c}}}\nspec: {{syncMode: Push}}\n"))
+        .collect();
+    let repo = format!(
+        "apiVersion: apps/v1\nkind: Deployment\nmetadata: {{name: nginx, namespace: default}}\nspec:\n  replicas: 2\n  selector: {{matchLabels: {{app: nginx}}}}\n  template:\n    metadata: {{labels: {{app: nginx}}}}\n    spec: {{containers: [{{name: nginx, image: nginx}}]}}\n---\napiVersion: policy.karmada.io/v1alpha1\nkind: PropagationPolicy\nmetadata: {{name: nginx, namespace: default}}\nspec:\n  resourceSelectors: [{{apiVersion: apps/v1, kind: Deployment, name: nginx}}]\n  placement:\n    clusterAffinity: {{clusterNames: [member1, member2, member3]}}\n    spreadConstraints: [{{maxGroups: 2, minGroups: 2}}]\n    replicaScheduling: {{replicaSchedulingType: Duplicated}}\n{clusters}"
+    );
+    let file = dir.path().join("repo.yaml");
+    std::fs::write(&file, repo).unwrap();
+    let file = file.display().to_string();
+    let (code, text, err) = run(
+        &["explain", "deploy/nginx", "-n", "default", "-f", &file],
+        None,
+    );
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        text.contains("  clusters: member1, member2, member3\n  spread constraints select 2 of them by score (not modelled)\n  replicas unknown: available capacity decides"),
+        "{text}"
+    );
+    let (_, out, _) = run(
+        &[
+            "explain",
+            "deploy/nginx",
+            "-n",
+            "default",
+            "-f",
+            &file,
+            "-o",
+            "json",
+        ],
+        None,
+    );
+    let v: J = serde_json::from_str(&out).unwrap();
+    assert_eq!(v["placement"]["picks"], 2);
+}

@@ -8,6 +8,7 @@ use crate::engine::delivery::Delivery;
 use crate::engine::overrides::{AppliedPolicy, ClusterOverrides};
 use crate::engine::placement::PlacementResult;
 use crate::engine::policy_view::PolicyPlacement;
+use crate::engine::replicas::Outcome;
 
 /// `"placement": {"term", "clusters", "excluded": [{"cluster","filter","reason"}]}`, plus
 /// `error` when scheduling fails and `picks` when spread constraints choose by score.
@@ -170,7 +171,8 @@ fn placement_text_titled(p: &PlacementResult, title: &str) -> String {
     match &d.error {
         None => {
             out.push_str(&format!("  clusters: {}\n", d.feasible.join(", ")));
-            if let Some(n) = d.picks.filter(|_| d.assignment.is_none()) {
+            let scheduled = matches!(d.assignment, Some(Outcome::Scheduled(_)));
+            if let Some(n) = d.picks.filter(|_| !scheduled) {
                 out.push_str(&format!(
                     "  spread constraints select {n} of them by score (not modelled)\n"
                 ));
