@@ -394,3 +394,51 @@ fn flux_cluster_directories_over_plain_manifests_are_environments() {
     );
     assert_eq!(json["summary"]["documents"], 6);
 }
+
+/// A policy in a kustomize root that did not render (a remote resource, refused): explain and
+/// preempt-check do not find it, and say that the incomplete environment was not searched
+/// whole, as lint reports the root as render-failed.
+#[test]
+fn a_policy_in_a_root_that_did_not_render_is_not_found_with_a_note_saying_why() {
+    if !kustomize_available(
+        "a_policy_in_a_root_that_did_not_render_is_not_found_with_a_note_saying_why",
+    ) {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    let write = |name: &str, text: &str| {
+        let path = root.join(name);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, text).unwrap();
+    };
+    write(
+        "app/kustomization.yaml",
+        "resources:\n  - github.com/stefanprodan/podinfo/kustomize\n  - pp.yaml\n",
+    );
+    write("app/pp.yaml", "apiVersion: policy.karmada.io/v1alpha1\nkind: PropagationPolicy\nmetadata: {name: podinfo, namespace: podinfo}\nspec:\n  resourceSelectors: [{apiVersion: apps/v1, kind: Deployment, name: podinfo}]\n");
+    write("other/kustomization.yaml", "resources: [cm.yaml]\n");
+    write(
+        "other/cm.yaml",
+        "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c, namespace: podinfo}\n",
+    );
+    let repo = root.display().to_string();
+    let note = format!(
+        "note: environment {} did not render completely (see the warning above): what it leaves out was not searched",
+        root.join("app").display()
+    );
+    for args in [
+        vec!["explain", "pp/podinfo", "-n", "podinfo", "-f", &repo],
+        vec![
+            "preempt-check",
+            "-f",
+            &repo,
+            "--delete",
+            "pp/podinfo/podinfo",
+        ],
+    ] {
+        let o = run(&args);
+        assert_eq!(o.status.code(), Some(4), "{}", stderr(&o));
+        assert!(stderr(&o).contains(&note), "{}", stderr(&o));
+    }
+}

@@ -20,6 +20,8 @@ pub struct EnvInventory {
     pub name: String,
     pub inventory: Inventory,
     pub settings: RepositorySettings,
+    /// A root or chart of it did not render: its objects are not all in `inventory`.
+    pub incomplete: bool,
 }
 
 /// Every environment of a repository (or the one `--env` names), and what the user should
@@ -50,7 +52,10 @@ impl EnvInputs {
             }
         }
         match (found.is_empty(), first_error) {
-            (true, Some(err)) => Err(err),
+            (true, Some(err)) => {
+                self.warn_incomplete();
+                Err(err)
+            }
             _ => Ok(found),
         }
     }
@@ -64,6 +69,26 @@ impl EnvInputs {
     }
 
     /// Prints the notes and warnings on stderr.
+    /// When what was asked for is found nowhere: the environments that did not render
+    /// completely may hold it in what they leave out (their warnings say what failed).
+    fn warn_incomplete(&self) {
+        let incomplete: Vec<&str> = self
+            .environments
+            .iter()
+            .filter(|e| e.incomplete)
+            .map(|e| e.name.as_str())
+            .collect();
+        if !incomplete.is_empty() {
+            crate::util::to_stderr(
+                "note",
+                &format!(
+                    "environment {} did not render completely (see the warning above): what it leaves out was not searched",
+                    incomplete.join(", ")
+                ),
+            );
+        }
+    }
+
     pub fn warn(&self) {
         for m in &self.messages {
             match m.split_once(": ") {
@@ -119,12 +144,14 @@ pub fn read_environments(
             continue;
         }
         let env = repo.environment(plan, &mut renders);
+        let incomplete = !env.failures.is_empty();
         let (inventory, w) = inventory_of(env, namespace, &mapper);
         warnings.extend(w);
         environments.push(EnvInventory {
             name: plan.name.clone(),
             inventory,
             settings: surveyed.settings_for(plan),
+            incomplete,
         });
     }
     messages.extend(renders.notes.iter().map(|n| format!("note: {n}")));
