@@ -852,3 +852,37 @@ fn a_cluster_scoped_custom_resource_is_never_claimed_by_a_propagation_policy() {
         "pp/default/queue-pp has a selector for this template that never matches: Queue is cluster-scoped, and Karmada matches cluster-scoped templates only against ClusterPropagationPolicies"
     );
 }
+
+/// `--delete` of a policy admission refuses: not in the state (exit 4), said as explain says
+/// it, with the reason to run lint.
+#[test]
+fn deleting_a_policy_admission_refuses_says_so() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("pp.yaml");
+    std::fs::write(
+        &file,
+        "apiVersion: policy.karmada.io/v1alpha1\nkind: PropagationPolicy\nmetadata: {name: weighted, namespace: default}\nspec:\n  resourceSelectors: [{apiVersion: apps/v1, kind: Deployment}]\n  priority: high\n",
+    )
+    .unwrap();
+    let file = file.display().to_string();
+    let r = run(&[
+        "preempt-check",
+        "-f",
+        &file,
+        "--delete",
+        "pp/default/weighted",
+    ]);
+    assert_eq!(r.code, 4, "{}", r.stderr);
+    assert!(
+        r.stderr.contains("--delete pp/default/weighted: no such policy in the state (and no claim names it); admission rejects it: run lint"),
+        "{}",
+        r.stderr
+    );
+    let r = run(&["explain", "pp/weighted", "-f", &file]);
+    assert_eq!(r.code, 4, "{}", r.stderr);
+    assert!(
+        r.stderr.contains("(admission rejects it: run lint)"),
+        "{}",
+        r.stderr
+    );
+}

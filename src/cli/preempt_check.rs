@@ -166,10 +166,17 @@ fn checked(
     where_: &str,
     deliveries: &dyn Fn(&CheckReport) -> Vec<DeliveryChange>,
 ) -> Result<(String, bool), CliError> {
+    // Said as explain says it: a policy admission refuses is not in the state.
+    let refused: Vec<_> = state.rejected.iter().map(|r| r.policy.clone()).collect();
     let mut report = check(state, changes).map_err(|e| match e {
         // A policy that does not exist is exit 4 wherever it is named (docs/exit-codes.md).
         ChangeError::NotFound(r) => CliError::NotFound(format!(
-            "--delete {r}: no such policy {where_} (and no claim names it)"
+            "--delete {r}: no such policy {where_} (and no claim names it){}",
+            if refused.contains(&r) {
+                "; admission rejects it: run lint"
+            } else {
+                ""
+            }
         )),
     })?;
     report.deliveries = deliveries(&report);
