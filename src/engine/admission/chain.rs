@@ -279,8 +279,18 @@ fn admit(
         .get("spec")
         .and_then(|s| PropagationSpec::deserialize(s).ok());
     // Without a spec only an unrendered placeholder (`${clusters}` for a list) gets here: its
-    // value is unknown, so the webhook's verdict is too.
-    if let Some(spec) = &spec {
+    // value is unknown, so the webhook's verdict is too. A `null` the schema refused (a missing
+    // `resourceSelectors`, which the round trip writes as null) is replaced when it is fixed:
+    // the webhook judges the rest for after-fix.
+    let fallback;
+    let judged = match &spec {
+        Some(spec) => Some(spec),
+        None => {
+            fallback = refused_nulls_left_out(&progress);
+            fallback.as_ref()
+        }
+    };
+    if let Some(spec) = judged {
         let violations = validate_spec(kind, request_namespace, spec, version);
         progress.webhook(webhook_name(kind), &violations);
     }
@@ -468,6 +478,22 @@ impl Run<'_> {
             self.progress.refuse(Stage::Schema, refusals, || message);
         }
     }
+}
+
+/// The spec without its `null` fields, when the schema refused the object: what the validating
+/// webhook judges for [`Verdict::after_fix`] once those are fixed. `None` otherwise, or when it
+/// still does not decode (a placeholder where a list belongs).
+fn refused_nulls_left_out(progress: &Progress) -> Option<PropagationSpec> {
+    let refused = progress
+        .first
+        .as_ref()
+        .is_some_and(|v| v.stage == Some(Stage::Schema));
+    let Some(Json::Object(spec)) = progress.object.get("spec").filter(|_| refused) else {
+        return None;
+    };
+    let mut spec = spec.clone();
+    spec.retain(|_, v| !v.is_null());
+    PropagationSpec::deserialize(&Json::Object(spec)).ok()
 }
 
 /// The object the validating webhook judges for [`Verdict::after_fix`] once the schema refused
@@ -1008,6 +1034,25 @@ mod tests {
             "{PP}metadata: {{name: pm, namespace: apps}}\nspec:\n  resourceSelectors: [{{apiVersion: apps/v1, kind: Deployment}}]\n  failover:\n    application:\n      decisionConditions: {{tolerationSeconds: 60}}\n      purgeMode: Graciously\n      gracePeriodSeconds: 600\n"
         ));
         assert_eq!(v.stage, Some(Stage::Schema));
+        assert_eq!(
+            after_fix(&v),
+            [(
+                Stage::ValidatingWebhook,
+                "application-failover-requires-propagate-deps",
+                "spec.propagateDeps".into()
+            )]
+        );
+    }
+
+    /// Without `resourceSelectors` (the round trip writes null, the schema refuses its type),
+    /// the webhook still judges the rest for after-fix.
+    #[test]
+    fn after_a_missing_list_the_webhook_judges_the_rest() {
+        let v = verdict(&format!(
+            "{PP}metadata: {{name: nosel, namespace: apps}}\nspec:\n  failover:\n    application:\n      decisionConditions: {{tolerationSeconds: 300}}\n      purgeMode: Never\n"
+        ));
+        assert_eq!(v.stage, Some(Stage::Schema));
+        assert_eq!(v.refusals[0].field.to_string(), "spec.resourceSelectors");
         assert_eq!(
             after_fix(&v),
             [(
