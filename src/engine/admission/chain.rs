@@ -497,10 +497,11 @@ fn refused_nulls_left_out(progress: &Progress) -> Option<PropagationSpec> {
 }
 
 /// The object the validating webhook judges for [`Verdict::after_fix`] once the schema refused
-/// a value outside its enum: the fix replaces the value by one the chain cannot know, so it is
-/// taken out and the CRD's default (if any) stands in for it (`purgeMode: Graciously`, refused
-/// at 1.19, is not also judged as a purge mode other than Gracefully). Only on the request's
-/// own path: an UPDATE's stored side keeps its values, which ratcheting compares.
+/// a value outside its enum, as the fix leaves it: a purge mode of the old spelling renamed
+/// (`Graciously` is `Gracefully` from 1.19 on), else the value taken out and the CRD's default
+/// (if any) standing in for it, the fix's value being unknown. (`purgeMode: Graciously` is then
+/// not also judged as a purge mode other than Gracefully.) Only on the request's own path: an
+/// UPDATE's stored side keeps its values, which ratcheting compares.
 fn without_enum_refusals(progress: &mut Progress, kind: &str, version: KarmadaVersion) {
     let refused: Vec<FieldPath> = progress
         .first
@@ -512,6 +513,17 @@ fn without_enum_refusals(progress: &mut Progress, kind: &str, version: KarmadaVe
         .collect();
     let mut taken = false;
     for at in &refused {
+        if let Some(value) = value_mut(&mut progress.object, at) {
+            let renamed = matches!(at.0.last(), Some(crate::source::Seg::Key(k)) if k == "purgeMode")
+                && value
+                    .as_str()
+                    .and_then(super::defaults::renamed_purge_mode)
+                    .map(|new| *value = Json::String(new.to_string()))
+                    .is_some();
+            if renamed {
+                continue;
+            }
+        }
         taken |= take_out(&mut progress.object, at);
     }
     if let Some(schema) = schema::structural_schema(kind, version).filter(|_| taken) {
@@ -550,6 +562,16 @@ fn type_errors(
         out.push(e);
     }
     out
+}
+
+/// The value at `at`, if there is one.
+fn value_mut<'j>(object: &'j mut Json, at: &FieldPath) -> Option<&'j mut Json> {
+    use crate::source::Seg;
+    at.0.iter().try_fold(object, |node, seg| match (seg, node) {
+        (Seg::Key(k), Json::Object(m)) => m.get_mut(k),
+        (Seg::Index(i), Json::Array(a)) => a.get_mut(*i),
+        _ => None,
+    })
 }
 
 /// Removes the value at `at` (a list item becomes `null`); `false` when nothing was there.
@@ -1025,11 +1047,22 @@ mod tests {
         );
     }
 
-    /// A value outside the enum is replaced when it is fixed, by a value the chain cannot know:
-    /// the webhook judges the CRD's default in its place (`Gracefully`, with which a grace
-    /// period is right), not the refused value (with which it would refuse the grace period).
+    /// A value outside the enum is replaced when it is fixed: an old purge mode by its new
+    /// spelling (`Graciously` by `Gracefully`, with which a grace period is right;
+    /// `Immediately` by `Directly`, with which it is not), another by the CRD's default.
     #[test]
-    fn after_an_enum_refusal_the_webhook_judges_the_default_in_its_place() {
+    fn after_an_enum_refusal_the_webhook_judges_the_fixed_value() {
+        let immediately = verdict(&format!(
+            "{PP}metadata: {{name: pm, namespace: apps}}\nspec:\n  resourceSelectors: [{{apiVersion: apps/v1, kind: Deployment}}]\n  propagateDeps: true\n  failover:\n    application:\n      decisionConditions: {{tolerationSeconds: 60}}\n      purgeMode: Immediately\n      gracePeriodSeconds: 600\n"
+        ));
+        assert_eq!(
+            after_fix(&immediately),
+            [(
+                Stage::ValidatingWebhook,
+                "grace-period-without-gracefully",
+                "spec.failover.application.gracePeriodSeconds".into()
+            )]
+        );
         let v = verdict(&format!(
             "{PP}metadata: {{name: pm, namespace: apps}}\nspec:\n  resourceSelectors: [{{apiVersion: apps/v1, kind: Deployment}}]\n  failover:\n    application:\n      decisionConditions: {{tolerationSeconds: 60}}\n      purgeMode: Graciously\n      gracePeriodSeconds: 600\n"
         ));

@@ -24,6 +24,16 @@ pub fn graceful_purge_mode(version: KarmadaVersion) -> &'static str {
     }
 }
 
+/// The spelling 1.15 gave a purge mode that 1.19 no longer accepts (`Graciously` is now
+/// `Gracefully`, `Immediately` is `Directly`): what fixing it means.
+pub fn renamed_purge_mode(mode: &str) -> Option<&'static str> {
+    match mode {
+        "Graciously" => Some("Gracefully"),
+        "Immediately" => Some("Directly"),
+        _ => None,
+    }
+}
+
 /// Whether `mode` is a graceful purge in `version`: M5 and the grace-period checks key on it
 /// (1.15-1.18 test `Graciously || PurgeModeGracefully`, `pkg/util/helper/policy.go:133` and
 /// `pkg/util/validation/validation.go` at those tags).
