@@ -5,6 +5,7 @@
 pub mod admission;
 pub mod dead_policy;
 pub mod dependencies;
+pub mod dependency_conflict;
 pub mod duplicate_identity;
 pub mod failover_gate;
 pub mod gated_fields;
@@ -46,6 +47,7 @@ pub static RULES: &[&Rule] = &[
     &override_reach::RULE,
     &placement::RULE,
     &dependencies::RULE,
+    &dependency_conflict::RULE,
     &replicas::RULE,
     &overlap::RULE,
     &preemption::RULE,
