@@ -38,6 +38,18 @@ fn run(args: &[&str], kubeconfig: Option<&Path>) -> (i32, String, String) {
     )
 }
 
+/// `explain deploy/web -n default -f FILE... -o json`, which must succeed.
+fn explain_web_json(files: &[&str]) -> J {
+    let mut args = vec!["explain", "deploy/web", "-n", "default"];
+    for f in files {
+        args.extend(["-f", f]);
+    }
+    args.extend(["-o", "json"]);
+    let (code, out, err) = run(&args, None);
+    assert_eq!(code, 0, "{err}");
+    serde_json::from_str(&out).unwrap()
+}
+
 /// The rule of each finding `lint -o json FILES` reports.
 fn lint_rules(files: &[&str]) -> Vec<String> {
     let mut args = vec!["lint", "-o", "json"];
@@ -435,23 +447,7 @@ fn of_two_documents_of_one_override_policy_only_the_later_applies() {
     std::fs::write(&a, first).unwrap();
     std::fs::write(&b, op("current")).unwrap();
     let (a, b) = (a.display().to_string(), b.display().to_string());
-    let (code, out, err) = run(
-        &[
-            "explain",
-            "deploy/web",
-            "-n",
-            "default",
-            "-f",
-            &a,
-            "-f",
-            &b,
-            "-o",
-            "json",
-        ],
-        None,
-    );
-    assert_eq!(code, 0, "{err}");
-    let v: J = serde_json::from_str(&out).unwrap();
+    let v = explain_web_json(&[&a, &b]);
     let m1 = &v["overrides"][0];
     assert_eq!(m1["cluster"], "m1");
     assert_eq!(m1["policies"].as_array().unwrap().len(), 1, "{m1}");
@@ -667,21 +663,7 @@ fn explain_and_lint_agree_on_a_failure_the_api_server_defaults_may_prevent() {
         let file = dir.path().join("repo.yaml");
         std::fs::write(&file, repo(path)).unwrap();
         let file = file.display().to_string();
-        let (code, out, err) = run(
-            &[
-                "explain",
-                "deploy/web",
-                "-n",
-                "default",
-                "-f",
-                &file,
-                "-o",
-                "json",
-            ],
-            None,
-        );
-        assert_eq!(code, 0, "{err}");
-        let v: J = serde_json::from_str(&out).unwrap();
+        let v = explain_web_json(&[&file]);
         let m1 = &v["overrides"][0];
         assert_eq!(m1["cluster"], "m1", "{m1}");
         assert!(m1["error"].as_str().unwrap().contains(path), "{m1}");
