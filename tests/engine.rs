@@ -886,3 +886,35 @@ fn deleting_a_policy_admission_refuses_says_so() {
         r.stderr
     );
 }
+
+/// `-n` places namespace-less documents in its namespace, as `kubectl apply -n` does: a
+/// PropagationPolicy placed so among the template's candidates is named on stderr, since
+/// without `-n` it would not select the template (what `explain cpp/...` without `-n` sees).
+#[test]
+fn explain_names_a_policy_that_minus_n_placed() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("repo.yaml");
+    std::fs::write(
+        &file,
+        "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: argo-server, namespace: argo}\nspec: {template: {spec: {containers: [{name: s, image: argo}]}}}\n---\napiVersion: policy.karmada.io/v1alpha1\nkind: PropagationPolicy\nmetadata: {name: deployments}\nspec:\n  resourceSelectors: [{apiVersion: apps/v1, kind: Deployment}]\n---\napiVersion: policy.karmada.io/v1alpha1\nkind: ClusterPropagationPolicy\nmetadata: {name: everything}\nspec:\n  resourceSelectors: [{apiVersion: apps/v1, kind: Deployment}]\n",
+    )
+    .unwrap();
+    let file = file.display().to_string();
+    let r = run(&["explain", "deploy/argo-server", "-n", "argo", "-f", &file]);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    let note = format!(
+        "note: pp/argo/deployments sets no namespace ({file}#2): -n argo places it in argo, as kubectl apply -n does; applied without -n it is in default"
+    );
+    assert!(r.stderr.contains(&note), "{}", r.stderr);
+    // A policy that sets its namespace is not named.
+    std::fs::write(
+        &file,
+        std::fs::read_to_string(&file).unwrap().replace(
+            "{name: deployments}",
+            "{name: deployments, namespace: argo}",
+        ),
+    )
+    .unwrap();
+    let r = run(&["explain", "deploy/argo-server", "-n", "argo", "-f", &file]);
+    assert!(!r.stderr.contains("sets no namespace"), "{}", r.stderr);
+}

@@ -113,6 +113,7 @@ fn explain_files(args: &Args, ty: &str, name: &str, context: &Context) -> Result
         found.template,
         &args.clusters,
     );
+    note_policies_placed_by_flag(&found, &explained, context);
     write_stdout(&render_explain(
         format(args),
         &explained,
@@ -120,6 +121,42 @@ fn explain_files(args: &Args, ty: &str, name: &str, context: &Context) -> Result
         stdout_color(),
     ))?;
     Ok(Exit::Ok)
+}
+
+/// `-n` places the documents that set no namespace in its namespace, as `kubectl apply -f FILE
+/// -n NS` does. A PropagationPolicy so placed among the template's candidates is named: applied
+/// without `-n` it would be in `default` and select nothing in the template's namespace, and
+/// `explain cpp/...` (no `-n`) sees the files that way.
+fn note_policies_placed_by_flag(
+    found: &crate::inspect::explain::TemplateInFiles,
+    explained: &explain_inputs::Explained,
+    context: &Context,
+) {
+    let Some(ns) = context.namespace.as_deref().filter(|ns| *ns != "default") else {
+        return;
+    };
+    let path = crate::source::FieldPath::parse("metadata.namespace");
+    for c in &explained.decision.candidates {
+        if c.policy.kind != PolicyKind::PropagationPolicy {
+            continue;
+        }
+        let doc = found
+            .state
+            .find_policy(&c.policy)
+            .and_then(|p| found.state.policy(p).doc)
+            .and_then(|d| found.inventory.documents.get(d));
+        let Some(doc) = doc.filter(|d| d.tree_for(&path).at(&path).is_none()) else {
+            continue;
+        };
+        crate::util::to_stderr(
+            "note",
+            &format!(
+                "{} sets no namespace ({}): -n {ns} places it in {ns}, as kubectl apply -n does; applied without -n it is in default",
+                c.policy,
+                doc.label()
+            ),
+        );
+    }
 }
 
 /// `explain pp/NAME` / `cpp/NAME`: every selected template with its standing, the filtered
