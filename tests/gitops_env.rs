@@ -442,3 +442,33 @@ fn a_policy_in_a_root_that_did_not_render_is_not_found_with_a_note_saying_why() 
         assert!(stderr(&o).contains(&note), "{}", stderr(&o));
     }
 }
+
+/// A policy admission refuses, in one of several environments: explain says why it is not
+/// found whichever environment is searched first (the first one's error named nothing).
+#[test]
+fn a_refused_policy_is_said_refused_whichever_environment_comes_first() {
+    if !kustomize_available("a_refused_policy_is_said_refused_whichever_environment_comes_first") {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    let write = |name: &str, text: &str| {
+        let path = root.join(name);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, text).unwrap();
+    };
+    write("clusters/c1/flux-system/gotk-sync.yaml", "apiVersion: source.toolkit.fluxcd.io/v1\nkind: GitRepository\nmetadata: {name: flux-system, namespace: flux-system}\nspec: {url: https://github.com/example/repo, ref: {branch: main}, interval: 1m}\n---\napiVersion: kustomize.toolkit.fluxcd.io/v1\nkind: Kustomization\nmetadata: {name: flux-system, namespace: flux-system}\nspec:\n  interval: 10m\n  path: ./clusters/c1\n  prune: true\n  sourceRef: {kind: GitRepository, name: flux-system}\n");
+    write(
+        "root.yaml",
+        "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: x, namespace: default}\n",
+    );
+    write("karmada/pp.yaml", "apiVersion: policy.karmada.io/v1alpha1\nkind: PropagationPolicy\nmetadata: {name: weighted, namespace: default}\nspec:\n  resourceSelectors: [{apiVersion: apps/v1, kind: Deployment, name: nginx}]\n  priority: high\n");
+    let repo = root.display().to_string();
+    let o = run(&["explain", "pp/weighted", "-f", &repo]);
+    assert_eq!(o.status.code(), Some(4), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("error: pp/default/weighted not found in the given files (admission rejects it: run lint)"),
+        "{}",
+        stderr(&o)
+    );
+}

@@ -179,7 +179,8 @@ fn explain_policy(
     };
     if let Some(envs) = environments(&args.input.files, context, args.input.env.as_deref())? {
         let found = envs
-            .holding(|e, env_context| policy_in(&e.inventory, env_context, section_format(args)))?;
+            .holding(|e, env_context| policy_in(&e.inventory, env_context, section_format(args)))
+            .map_err(|e| refused_somewhere(e, &envs, kind, name, namespace))?;
         return write_sections(args, found);
     }
     let context = &plain_context(&args.input.files, context)?;
@@ -189,6 +190,31 @@ fn explain_policy(
         format(args),
     )?)?;
     Ok(Exit::Ok)
+}
+
+/// The error of a policy found in no environment: the first environment's, unless another
+/// environment holds the policy and admission refuses it there, which is the reason to say.
+fn refused_somewhere(
+    first: CliError,
+    envs: &crate::inspect::Environments,
+    kind: PolicyKind,
+    name: &str,
+    namespace: &str,
+) -> CliError {
+    let wanted = match kind {
+        PolicyKind::PropagationPolicy => crate::model::PolicyRef::pp(namespace, name),
+        PolicyKind::ClusterPropagationPolicy => crate::model::PolicyRef::cpp(name),
+    };
+    let refused = envs.inputs.environments.iter().any(|e| {
+        e.inventory.policies().any(|p| {
+            p.reference() == wanted && matches!(p.admission, crate::model::Admission::Refused(_))
+        })
+    });
+    if refused {
+        explain_inputs::policy_not_found(&wanted, "in the given files", true).into()
+    } else {
+        first
+    }
 }
 
 /// `explain pp/NAME` against the control plane (`inspect::explain::policy_live`), then the

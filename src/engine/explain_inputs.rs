@@ -164,15 +164,20 @@ pub fn find_policy(
     };
     state.find_policy(&wanted).ok_or_else(|| {
         let rejected = state.rejected.iter().any(|r| r.policy == wanted);
-        FindError::NotFound(format!(
-            "{wanted} not found {where_}{}",
-            if rejected {
-                " (admission rejects it: run lint)"
-            } else {
-                ""
-            }
-        ))
+        policy_not_found(&wanted, where_, rejected)
     })
+}
+
+/// A policy not found `where_`; `rejected`: admission refuses it, which is why.
+pub fn policy_not_found(wanted: &PolicyRef, where_: &str, rejected: bool) -> FindError {
+    FindError::NotFound(format!(
+        "{wanted} not found {where_}{}",
+        if rejected {
+            " (admission rejects it: run lint)"
+        } else {
+            ""
+        }
+    ))
 }
 
 /// What `explain TYPE/NAME` renders: the decision, the template's manifest (null when it has
