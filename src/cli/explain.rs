@@ -113,7 +113,9 @@ fn explain_files(args: &Args, ty: &str, name: &str, context: &Context) -> Result
         found.template,
         &args.clusters,
     );
-    note_policies_placed_by_flag(&found, &explained, context);
+    for note in crate::inspect::explain::placed_by_flag(&found, &explained, context) {
+        crate::util::to_stderr("note", &note);
+    }
     write_stdout(&render_explain(
         format(args),
         &explained,
@@ -121,42 +123,6 @@ fn explain_files(args: &Args, ty: &str, name: &str, context: &Context) -> Result
         stdout_color(),
     ))?;
     Ok(Exit::Ok)
-}
-
-/// `-n` places the documents that set no namespace in its namespace, as `kubectl apply -f FILE
-/// -n NS` does. A PropagationPolicy so placed among the template's candidates is named: applied
-/// without `-n` it would be in `default` and select nothing in the template's namespace, and
-/// `explain cpp/...` (no `-n`) sees the files that way.
-fn note_policies_placed_by_flag(
-    found: &crate::inspect::explain::TemplateInFiles,
-    explained: &explain_inputs::Explained,
-    context: &Context,
-) {
-    let Some(ns) = context.namespace.as_deref().filter(|ns| *ns != "default") else {
-        return;
-    };
-    let path = crate::source::FieldPath::parse("metadata.namespace");
-    for c in &explained.decision.candidates {
-        if c.policy.kind != PolicyKind::PropagationPolicy {
-            continue;
-        }
-        let doc = found
-            .state
-            .find_policy(&c.policy)
-            .and_then(|p| found.state.policy(p).doc)
-            .and_then(|d| found.inventory.documents.get(d));
-        let Some(doc) = doc.filter(|d| d.tree_for(&path).at(&path).is_none()) else {
-            continue;
-        };
-        crate::util::to_stderr(
-            "note",
-            &format!(
-                "{} sets no namespace ({}): -n {ns} places it in {ns}, as kubectl apply -n does; applied without -n it is in default",
-                c.policy,
-                doc.label()
-            ),
-        );
-    }
 }
 
 /// `explain pp/NAME` / `cpp/NAME`: every selected template with its standing, the filtered
@@ -180,7 +146,10 @@ fn explain_policy(
     if let Some(envs) = environments(&args.input.files, context, args.input.env.as_deref())? {
         let found = envs
             .holding(|e, env_context| policy_in(&e.inventory, env_context, section_format(args)))
-            .map_err(|e| refused_somewhere(e, &envs, kind, name, namespace))?;
+            .map_err(|e| match envs.refused((kind, name), namespace) {
+                Some(refused) => refused.into(),
+                None => e,
+            })?;
         return write_sections(args, found);
     }
     let context = &plain_context(&args.input.files, context)?;
@@ -190,31 +159,6 @@ fn explain_policy(
         format(args),
     )?)?;
     Ok(Exit::Ok)
-}
-
-/// The error of a policy found in no environment: the first environment's, unless another
-/// environment holds the policy and admission refuses it there, which is the reason to say.
-fn refused_somewhere(
-    first: CliError,
-    envs: &crate::inspect::Environments,
-    kind: PolicyKind,
-    name: &str,
-    namespace: &str,
-) -> CliError {
-    let wanted = match kind {
-        PolicyKind::PropagationPolicy => crate::model::PolicyRef::pp(namespace, name),
-        PolicyKind::ClusterPropagationPolicy => crate::model::PolicyRef::cpp(name),
-    };
-    let refused = envs.inputs.environments.iter().any(|e| {
-        e.inventory.policies().any(|p| {
-            p.reference() == wanted && matches!(p.admission, crate::model::Admission::Refused(_))
-        })
-    });
-    if refused {
-        explain_inputs::policy_not_found(&wanted, "in the given files", true).into()
-    } else {
-        first
-    }
 }
 
 /// `explain pp/NAME` against the control plane (`inspect::explain::policy_live`), then the

@@ -155,3 +155,37 @@ pub fn template_live(
     }
     explain_inputs::live(&target, &read, options, clusters).ok_or(InspectError::NotATemplate)
 }
+
+/// `-n` places the documents that set no namespace in its namespace, as `kubectl apply -f FILE
+/// -n NS` does. A PropagationPolicy so placed among the template's candidates is named, for a
+/// `note:`: applied without `-n` it would be in `default` and select nothing in the template's
+/// namespace, and `explain cpp/...` (no `-n`) sees the files that way.
+pub fn placed_by_flag(
+    found: &TemplateInFiles,
+    explained: &Explained,
+    context: &Context,
+) -> Vec<String> {
+    let Some(ns) = context.namespace.as_deref().filter(|ns| *ns != "default") else {
+        return Vec::new();
+    };
+    let path = crate::source::FieldPath::parse("metadata.namespace");
+    explained
+        .decision
+        .candidates
+        .iter()
+        .filter(|c| c.policy.kind == PolicyKind::PropagationPolicy)
+        .filter_map(|c| {
+            let doc = found
+                .state
+                .find_policy(&c.policy)
+                .and_then(|p| found.state.policy(p).doc)
+                .and_then(|d| found.inventory.documents.get(d))
+                .filter(|d| d.tree_for(&path).at(&path).is_none())?;
+            Some(format!(
+                "{} sets no namespace ({}): -n {ns} places it in {ns}, as kubectl apply -n does; applied without -n it is in default",
+                c.policy,
+                doc.label()
+            ))
+        })
+        .collect()
+}

@@ -15,7 +15,7 @@ use crate::model::inputs::read_inputs;
 use crate::model::inputs::InputError;
 use crate::model::installation;
 use crate::model::kinds::PolicyRefError;
-use crate::model::Inventory;
+use crate::model::{Inventory, PolicyKind, PolicyRef};
 use crate::source::files::ReadError;
 use crate::source::kustomize::environments::UnknownEnvironment;
 use crate::source::session::SessionError;
@@ -77,6 +77,25 @@ pub struct Environments {
 }
 
 impl Environments {
+    /// The error for `(kind, name)` found in no environment when one of them holds it and
+    /// admission refuses it there (the first environment searched may not hold it at all, and
+    /// its error would not say why).
+    pub fn refused(&self, (kind, name): (PolicyKind, &str), namespace: &str) -> Option<FindError> {
+        let wanted = match kind {
+            PolicyKind::PropagationPolicy => PolicyRef::pp(namespace, name),
+            PolicyKind::ClusterPropagationPolicy => PolicyRef::cpp(name),
+        };
+        let refused = self.inputs.environments.iter().any(|e| {
+            e.inventory.policies().any(|p| {
+                p.reference() == wanted
+                    && matches!(p.admission, crate::model::Admission::Refused(_))
+            })
+        });
+        refused.then(|| {
+            crate::engine::explain_inputs::policy_not_found(&wanted, "in the given files", true)
+        })
+    }
+
     /// The context `env` is decided in.
     pub fn context_of(&self, env: &EnvInventory) -> &Context {
         &self
