@@ -298,6 +298,19 @@ impl GateSet {
         self.explicit.contains(&name)
     }
 
+    /// Why gate `name` is off, for a finding that relies on it: set so, or Karmada's default
+    /// in this release.
+    pub fn why_off(&self, name: &str) -> String {
+        if self.is_explicit(name) {
+            format!("the {name} feature gate is disabled")
+        } else {
+            format!(
+                "the {name} feature gate is off by default in Karmada {}",
+                self.version
+            )
+        }
+    }
+
     pub fn failover(&self) -> bool {
         self.enabled("Failover")
     }

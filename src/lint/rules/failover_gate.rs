@@ -38,14 +38,7 @@ pub fn check(inventory: &Inventory, opts: &LintOptions) -> Vec<Finding> {
     if gates.failover() {
         return Vec::new();
     }
-    let why = if gates.is_explicit("Failover") {
-        "the Failover feature gate is disabled".to_string()
-    } else {
-        format!(
-            "the Failover feature gate is off by default in Karmada {}",
-            opts.version()
-        )
-    };
+    let why = gates.why_off("Failover");
     let mut out = Vec::new();
     for p in inventory.admitted_policies() {
         if let Some(path) = reliance(p) {

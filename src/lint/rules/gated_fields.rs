@@ -89,15 +89,7 @@ pub fn check(inventory: &Inventory, opts: &LintOptions) -> Vec<Finding> {
             if gates.enabled(g.gate) {
                 continue;
             }
-            let why = if gates.is_explicit(g.gate) {
-                format!("the {} feature gate is disabled", g.gate)
-            } else {
-                format!(
-                    "the {} feature gate is off by default in Karmada {}",
-                    g.gate,
-                    opts.version()
-                )
-            };
+            let why = gates.why_off(g.gate);
             let path = FieldPath::parse(g.path);
             let d = &inventory.documents[p.doc];
             let span = d.tree_for(&path).locate(&path);
