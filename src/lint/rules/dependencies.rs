@@ -2,7 +2,7 @@
 //! ServiceAccount or PersistentVolumeClaim it names, although the inputs hold it (nowhere, or
 //! not to every cluster the workload goes to).
 
-use std::collections::{BTreeMap, HashSet};
+use std::collections::{BTreeMap, BTreeSet};
 
 use crate::engine::dependencies::carries_dependencies;
 use crate::engine::reconcile::Owner;
@@ -48,7 +48,7 @@ type Missing = (usize, String, String, Option<(usize, Vec<String>)>);
 
 pub fn check(a: &Analysis<'_>) -> Vec<Finding> {
     let st = a.state;
-    let carried = carried(a);
+    let carried = carriers(a);
     let mut missing: BTreeMap<Missing, Vec<usize>> = BTreeMap::new();
     for (w, workload) in st.templates.iter().enumerate() {
         let Some(deps) = workload.dependencies.as_deref() else {
@@ -65,7 +65,7 @@ pub fn check(a: &Analysis<'_>) -> Vec<Finding> {
             let Some(dt) = st.find_template("v1", d.kind, &workload.namespace, &d.name) else {
                 continue;
             };
-            if st.templates[dt].excluded.is_some() || carried.contains(&dt) {
+            if st.templates[dt].excluded.is_some() || carried.contains_key(&dt) {
                 continue;
             }
             let lacking = match a.settled[dt].owner {
@@ -119,23 +119,27 @@ fn clusters_short(w: &PolicyEntry, d: &PolicyEntry) -> Option<Vec<String>> {
 }
 
 /// The templates some workload's policy carries along as dependencies.
-fn carried(a: &Analysis<'_>) -> HashSet<usize> {
+/// Each dependency template that workloads carry along, with the policies whose
+/// `propagateDeps` carries it (the workloads' settled owners): which dependencies are sent
+/// with their workloads here, and whose settings `dependency-policy-conflict` compares.
+pub(super) fn carriers(a: &Analysis<'_>) -> BTreeMap<usize, BTreeSet<usize>> {
     let st = a.state;
-    let mut out = HashSet::new();
+    let mut out: BTreeMap<usize, BTreeSet<usize>> = BTreeMap::new();
     for (w, workload) in st.templates.iter().enumerate() {
-        let Some(deps) = workload.dependencies.as_deref() else {
+        let (Some(deps), Owner::Policy(p)) =
+            (workload.dependencies.as_deref(), &a.settled[w].owner)
+        else {
             continue;
         };
-        let Some(owner) = a.settled[w].owner.reference(st) else {
-            continue;
-        };
-        if !carries_dependencies(st, &owner) {
+        let p = *p as usize;
+        if !carries_dependencies(st, &st.policy(p).reference()) {
             continue;
         }
-        out.extend(
-            deps.iter()
-                .filter_map(|d| st.find_template("v1", d.kind, &workload.namespace, &d.name)),
-        );
+        for d in deps {
+            if let Some(t) = st.find_template("v1", d.kind, &workload.namespace, &d.name) {
+                out.entry(t).or_default().insert(p);
+            }
+        }
     }
     out
 }

@@ -3,10 +3,8 @@
 //! `preserveResourcesOnDeletion` differ: Karmada gives the shared dependency one setting, the
 //! other policy's, and only records an event.
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeMap;
 
-use crate::engine::dependencies::carries_dependencies;
-use crate::engine::reconcile::Owner;
 use crate::lint::analysis::Analysis;
 use crate::lint::finding::{Finding, Severity};
 use crate::lint::phase::{Check, Rule};
@@ -72,24 +70,7 @@ pub fn check(a: &Analysis<'_>) -> Vec<Finding> {
     if st.options.gates.version < SINCE || carrying.take(2).count() < 2 {
         return Vec::new();
     }
-    // Dependency template → the policies whose workloads carry it.
-    let mut carriers: BTreeMap<usize, BTreeSet<usize>> = BTreeMap::new();
-    for (w, workload) in st.templates.iter().enumerate() {
-        let (Some(deps), Owner::Policy(p)) =
-            (workload.dependencies.as_deref(), &a.settled[w].owner)
-        else {
-            continue;
-        };
-        let p = *p as usize;
-        if !carries_dependencies(st, &st.policy(p).reference()) {
-            continue;
-        }
-        for d in deps {
-            if let Some(t) = st.find_template("v1", d.kind, &workload.namespace, &d.name) {
-                carriers.entry(t).or_default().insert(p);
-            }
-        }
-    }
+    let carriers = super::dependencies::carriers(a);
     // (overruled policy, setting) → (the dependencies, a policy that overrules it).
     let mut overruled: BTreeMap<(usize, usize), (Vec<usize>, usize)> = BTreeMap::new();
     for (t, policies) in carriers.iter().filter(|(_, ps)| ps.len() > 1) {
