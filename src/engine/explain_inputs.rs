@@ -158,10 +158,7 @@ pub fn find_policy(
     namespace: &str,
     where_: &str,
 ) -> Result<usize, FindError> {
-    let wanted = match kind {
-        PolicyKind::PropagationPolicy => PolicyRef::pp(namespace, name),
-        PolicyKind::ClusterPropagationPolicy => PolicyRef::cpp(name),
-    };
+    let wanted = PolicyRef::of(kind, namespace, name);
     state.find_policy(&wanted).ok_or_else(|| {
         let rejected = state.rejected.iter().any(|r| r.policy == wanted);
         policy_not_found(&wanted, where_, rejected)

@@ -74,10 +74,7 @@ pub struct PolicyEntry {
 
 impl PolicyEntry {
     pub fn reference(&self) -> PolicyRef {
-        match self.kind {
-            PolicyKind::PropagationPolicy => PolicyRef::pp(&self.namespace, &self.name),
-            PolicyKind::ClusterPropagationPolicy => PolicyRef::cpp(&self.name),
-        }
+        PolicyRef::of(self.kind, &self.namespace, &self.name)
     }
 
     pub fn is_pp(&self) -> bool {

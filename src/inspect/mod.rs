@@ -81,10 +81,7 @@ impl Environments {
     /// admission refuses it there (the first environment searched may not hold it at all, and
     /// its error would not say why).
     pub fn refused(&self, (kind, name): (PolicyKind, &str), namespace: &str) -> Option<FindError> {
-        let wanted = match kind {
-            PolicyKind::PropagationPolicy => PolicyRef::pp(namespace, name),
-            PolicyKind::ClusterPropagationPolicy => PolicyRef::cpp(name),
-        };
+        let wanted = PolicyRef::of(kind, namespace, name);
         let refused = self.inputs.environments.iter().any(|e| {
             e.inventory.policies().any(|p| {
                 p.reference() == wanted

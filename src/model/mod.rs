@@ -108,6 +108,15 @@ impl PolicyRef {
         }
     }
 
+    /// A policy of `kind` named `name`, in `namespace` for a PropagationPolicy (a
+    /// ClusterPropagationPolicy has none).
+    pub fn of(kind: PolicyKind, namespace: &str, name: &str) -> PolicyRef {
+        match kind {
+            PolicyKind::PropagationPolicy => PolicyRef::pp(namespace, name),
+            PolicyKind::ClusterPropagationPolicy => PolicyRef::cpp(name),
+        }
+    }
+
     pub fn pp(namespace: &str, name: &str) -> PolicyRef {
         PolicyRef {
             kind: PolicyKind::PropagationPolicy,

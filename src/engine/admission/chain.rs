@@ -513,7 +513,7 @@ fn without_enum_refusals(progress: &mut Progress, kind: &str, version: KarmadaVe
         .collect();
     let mut taken = false;
     for at in &refused {
-        if let Some(value) = value_mut(&mut progress.object, at) {
+        if let Some(value) = value_mut(&mut progress.object, &at.0) {
             let renamed = matches!(at.0.last(), Some(crate::source::Seg::Key(k)) if k == "purgeMode")
                 && value
                     .as_str()
@@ -564,10 +564,10 @@ fn type_errors(
     out
 }
 
-/// The value at `at`, if there is one.
-fn value_mut<'j>(object: &'j mut Json, at: &FieldPath) -> Option<&'j mut Json> {
+/// The value at the path `at`, if there is one.
+fn value_mut<'j>(object: &'j mut Json, at: &[crate::source::Seg]) -> Option<&'j mut Json> {
     use crate::source::Seg;
-    at.0.iter().try_fold(object, |node, seg| match (seg, node) {
+    at.iter().try_fold(object, |node, seg| match (seg, node) {
         (Seg::Key(k), Json::Object(m)) => m.get_mut(k),
         (Seg::Index(i), Json::Array(a)) => a.get_mut(*i),
         _ => None,
@@ -580,21 +580,9 @@ fn take_out(object: &mut Json, at: &FieldPath) -> bool {
     let Some((last, parents)) = at.0.split_last() else {
         return false;
     };
-    let mut node = object;
-    for seg in parents {
-        let next = match (seg, node) {
-            (Seg::Key(k), Json::Object(m)) => m.get_mut(k),
-            (Seg::Index(i), Json::Array(a)) => a.get_mut(*i),
-            _ => None,
-        };
-        let Some(next) = next else {
-            return false;
-        };
-        node = next;
-    }
-    match (last, node) {
-        (Seg::Key(k), Json::Object(m)) => m.shift_remove(k).is_some(),
-        (Seg::Index(i), Json::Array(a)) => a.get_mut(*i).is_some_and(|v| {
+    match (last, value_mut(object, parents)) {
+        (Seg::Key(k), Some(Json::Object(m))) => m.shift_remove(k).is_some(),
+        (Seg::Index(i), Some(Json::Array(a))) => a.get_mut(*i).is_some_and(|v| {
             let was_null = v.is_null();
             *v = Json::Null;
             !was_null
