@@ -68,7 +68,6 @@ impl EnvInputs {
             .collect()
     }
 
-    /// Prints the notes and warnings on stderr.
     /// When what was asked for is found nowhere: the environments that did not render
     /// completely may hold it in what they leave out (their warnings say what failed).
     fn warn_incomplete(&self) {
@@ -89,6 +88,7 @@ impl EnvInputs {
         }
     }
 
+    /// Prints the notes and warnings on stderr.
     pub fn warn(&self) {
         for m in &self.messages {
             match m.split_once(": ") {

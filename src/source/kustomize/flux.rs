@@ -79,7 +79,7 @@ pub fn find(loaded: &Loaded, file: &Path) -> Vec<FluxKustomization> {
     roots
         .into_iter()
         .filter_map(|root| kustomization_of(root, file))
-        .filter(|k| !propagated.selects(API_GROUP, "Kustomization", &k.namespace, &k.name))
+        .filter(|k| !propagated.kustomization(k))
         .collect()
 }
 
@@ -141,6 +141,16 @@ impl Propagated {
                 non_empty(text_at(Some(rs), &["name"])),
             ));
         }
+    }
+
+    /// Whether some policy propagates the Flux Kustomization `k`.
+    pub fn kustomization(&self, k: &FluxKustomization) -> bool {
+        self.selects(API_GROUP, "Kustomization", &k.namespace, &k.name)
+    }
+
+    /// Whether some policy propagates the HelmRelease `r`.
+    pub fn release(&self, r: &HelmRelease) -> bool {
+        self.selects(HELM_API_GROUP, "HelmRelease", &r.namespace, &r.name)
     }
 
     /// Whether some policy selects the `group` `kind` object `namespace`/`name`.

@@ -169,9 +169,9 @@ impl Planner<'_> {
             }
         }
         // A Flux Kustomization that Karmada propagates is a template, not this Flux's own.
-        found.kustomizations.retain(|k| {
-            !propagated.selects(flux::API_GROUP, "Kustomization", &k.namespace, &k.name)
-        });
+        found
+            .kustomizations
+            .retain(|k| !propagated.kustomization(k));
         found
     }
 
@@ -486,17 +486,11 @@ impl Planner<'_> {
             let propagated = flux::Propagated::among(docs.iter().map(|(root, _)| root));
             for (root, file) in docs {
                 if let Some(k) = flux::kustomization_of(&root, &file) {
-                    if !propagated.selects(flux::API_GROUP, "Kustomization", &k.namespace, &k.name)
-                    {
+                    if !propagated.kustomization(&k) {
                         kustomizations.push(k);
                     }
                 } else if let Some(r) = flux::helm_release_of(&root, &file) {
-                    if !propagated.selects(
-                        flux::HELM_API_GROUP,
-                        "HelmRelease",
-                        &r.namespace,
-                        &r.name,
-                    ) {
+                    if !propagated.release(&r) {
                         releases.push(r);
                     }
                 } else if is_var_source(&root) {
