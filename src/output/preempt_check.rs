@@ -103,27 +103,41 @@ fn delivery_text(r: &CheckReport, d: &DeliveryChange) -> String {
     lines.join("\n  ")
 }
 
+/// What a cluster receives, for a clause: no Work (maybe, when the failing path is one the API
+/// server's defaults may fill), the template as is, or the overrides it gets.
+fn received_text(x: &Received) -> String {
+    match (&x.error, &x.defaulted, x.policies.is_empty()) {
+        (Some(e), None, _) => format!("no Work: overrides fail: {e}"),
+        (Some(e), Some(field), _) => format!(
+            "no Work if the stored template lacks {field} too (karmada-apiserver's defaults may set it): overrides fail on the file's: {e}"
+        ),
+        (None, _, true) => "the template without overrides".to_string(),
+        (None, _, false) => format!("overrides {}", x.policies.join(", ")),
+    }
+}
+
 /// `member1 stops receiving it (it had cop/registry)`, one clause per changed cluster.
 fn shares_text(r: &CheckReport, d: &DeliveryChange) -> String {
-    let what = |x: &Received| {
-        match (&x.error, x.policies.is_empty()) {
-        (Some(e), _) => match &x.defaulted {
-            None => format!("no Work: overrides fail: {e}"),
-            Some(field) => format!(
-                "no Work if the stored template lacks {field} too (karmada-apiserver's defaults may set it): overrides fail on the file's: {e}"
-            ),
-        },
-        (None, true) => "the template without overrides".to_string(),
-        (None, false) => format!("overrides {}", x.policies.join(", ")),
-    }
-    };
     let clauses: Vec<String> = d
         .clusters
         .iter()
         .map(|c| match (&c.before, &c.after) {
-            (Some(b), None) => format!("{} stops receiving it (it had {})", c.cluster, what(b)),
-            (None, Some(a)) => format!("{} starts receiving it with {}", c.cluster, what(a)),
-            (Some(b), Some(a)) => format!("{} gets {} instead of {}", c.cluster, what(a), what(b)),
+            (Some(b), None) => format!(
+                "{} stops receiving it (it had {})",
+                c.cluster,
+                received_text(b)
+            ),
+            (None, Some(a)) => format!(
+                "{} starts receiving it with {}",
+                c.cluster,
+                received_text(a)
+            ),
+            (Some(b), Some(a)) => format!(
+                "{} gets {} instead of {}",
+                c.cluster,
+                received_text(a),
+                received_text(b)
+            ),
             (None, None) => c.cluster.clone(),
         })
         .collect();
