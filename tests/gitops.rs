@@ -12,6 +12,7 @@ mod run;
 mod snapshot_file;
 use kustomize::{
     committed_copy, git, helm_available, kustomize_available, run_without_helm as run,
+    write_files as write,
 };
 use run::{bin, stderr, stdout};
 use snapshot_file::assert_snapshot;
@@ -288,14 +289,6 @@ fn a_chart_rendered_by_helm_maps_findings_to_its_templates() {
         "{}",
         stderr(&o)
     );
-}
-
-fn write(root: &Path, files: &[(&str, &str)]) {
-    for (name, text) in files {
-        let path = root.join(name);
-        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-        std::fs::write(path, text).unwrap();
-    }
 }
 
 const BASE_POLICY: &str = "apiVersion: policy.karmada.io/v1alpha1\nkind: PropagationPolicy\nmetadata:\n  name: web\nspec:\n  resourceSelectors:\n    - apiVersion: apps/v1\n      kind: Deployment\n      name: web\n  placement:\n    clusterAffinity:\n      clusterNames: [member1]\n";

@@ -15,6 +15,7 @@ mod run;
 mod snapshot_file;
 use kustomize::{
     committed_copy, environment_names, git, kustomize_available, run_without_helm as run,
+    write_files as write,
 };
 use run::{stderr, stdout};
 use snapshot_file::assert_snapshot;
@@ -251,14 +252,6 @@ fn karmada_environment(v: &serde_json::Value) -> &serde_json::Value {
         .iter()
         .find(|e| e["karmadaApiServer"] == true)
         .unwrap_or_else(|| panic!("no Karmada environment: {v:#}"))
-}
-
-fn write(root: &Path, files: &[(&str, &str)]) {
-    for (name, text) in files {
-        let path = root.join(name);
-        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-        std::fs::write(path, text).unwrap();
-    }
 }
 
 fn lint_json(dir: &Path, args: &[&str]) -> (Output, serde_json::Value) {

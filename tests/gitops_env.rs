@@ -13,6 +13,7 @@ mod run;
 mod snapshot_file;
 use kustomize::{
     committed_copy, environment_names, git, kustomize_available, run_without_helm as run,
+    write_files,
 };
 use run::{stderr, stdout};
 use snapshot_file::assert_snapshot;
@@ -407,20 +408,14 @@ fn a_policy_in_a_root_that_did_not_render_is_not_found_with_a_note_saying_why() 
     }
     let dir = tempfile::tempdir().unwrap();
     let root = dir.path();
-    let write = |name: &str, text: &str| {
-        let path = root.join(name);
-        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-        std::fs::write(path, text).unwrap();
-    };
-    write(
-        "app/kustomization.yaml",
-        "resources:\n  - github.com/stefanprodan/podinfo/kustomize\n  - pp.yaml\n",
-    );
-    write("app/pp.yaml", "apiVersion: policy.karmada.io/v1alpha1\nkind: PropagationPolicy\nmetadata: {name: podinfo, namespace: podinfo}\nspec:\n  resourceSelectors: [{apiVersion: apps/v1, kind: Deployment, name: podinfo}]\n");
-    write("other/kustomization.yaml", "resources: [cm.yaml]\n");
-    write(
-        "other/cm.yaml",
-        "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c, namespace: podinfo}\n",
+    write_files(
+        root,
+        &[
+            ("app/kustomization.yaml", "resources:\n  - github.com/stefanprodan/podinfo/kustomize\n  - pp.yaml\n"),
+            ("app/pp.yaml", "apiVersion: policy.karmada.io/v1alpha1\nkind: PropagationPolicy\nmetadata: {name: podinfo, namespace: podinfo}\nspec:\n  resourceSelectors: [{apiVersion: apps/v1, kind: Deployment, name: podinfo}]\n"),
+            ("other/kustomization.yaml", "resources: [cm.yaml]\n"),
+            ("other/cm.yaml", "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c, namespace: podinfo}\n"),
+        ],
     );
     let repo = root.display().to_string();
     let note = format!(
@@ -452,17 +447,14 @@ fn a_refused_policy_is_said_refused_whichever_environment_comes_first() {
     }
     let dir = tempfile::tempdir().unwrap();
     let root = dir.path();
-    let write = |name: &str, text: &str| {
-        let path = root.join(name);
-        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-        std::fs::write(path, text).unwrap();
-    };
-    write("clusters/c1/flux-system/gotk-sync.yaml", "apiVersion: source.toolkit.fluxcd.io/v1\nkind: GitRepository\nmetadata: {name: flux-system, namespace: flux-system}\nspec: {url: https://github.com/example/repo, ref: {branch: main}, interval: 1m}\n---\napiVersion: kustomize.toolkit.fluxcd.io/v1\nkind: Kustomization\nmetadata: {name: flux-system, namespace: flux-system}\nspec:\n  interval: 10m\n  path: ./clusters/c1\n  prune: true\n  sourceRef: {kind: GitRepository, name: flux-system}\n");
-    write(
-        "root.yaml",
-        "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: x, namespace: default}\n",
+    write_files(
+        root,
+        &[
+            ("clusters/c1/flux-system/gotk-sync.yaml", "apiVersion: source.toolkit.fluxcd.io/v1\nkind: GitRepository\nmetadata: {name: flux-system, namespace: flux-system}\nspec: {url: https://github.com/example/repo, ref: {branch: main}, interval: 1m}\n---\napiVersion: kustomize.toolkit.fluxcd.io/v1\nkind: Kustomization\nmetadata: {name: flux-system, namespace: flux-system}\nspec:\n  interval: 10m\n  path: ./clusters/c1\n  prune: true\n  sourceRef: {kind: GitRepository, name: flux-system}\n"),
+            ("root.yaml", "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: x, namespace: default}\n"),
+            ("karmada/pp.yaml", "apiVersion: policy.karmada.io/v1alpha1\nkind: PropagationPolicy\nmetadata: {name: weighted, namespace: default}\nspec:\n  resourceSelectors: [{apiVersion: apps/v1, kind: Deployment, name: nginx}]\n  priority: high\n"),
+        ],
     );
-    write("karmada/pp.yaml", "apiVersion: policy.karmada.io/v1alpha1\nkind: PropagationPolicy\nmetadata: {name: weighted, namespace: default}\nspec:\n  resourceSelectors: [{apiVersion: apps/v1, kind: Deployment, name: nginx}]\n  priority: high\n");
     let repo = root.display().to_string();
     let o = run(&["explain", "pp/weighted", "-f", &repo]);
     assert_eq!(o.status.code(), Some(4), "{}", stderr(&o));

@@ -16,6 +16,15 @@ fn runs(program: &str) -> bool {
         .is_ok()
 }
 
+/// Writes `files` (path under `root`, text), making their directories.
+pub fn write_files(root: &Path, files: &[(&str, &str)]) {
+    for (name, text) in files {
+        let path = root.join(name);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, text).unwrap();
+    }
+}
+
 /// Whether a kustomize can be run here; prints the skip reason when not.
 pub fn kustomize_available(test: &str) -> bool {
     let found = ["kustomize", "kubectl"].iter().any(|p| runs(p));
