@@ -563,7 +563,8 @@ pub struct CheckReport {
     pub world: World,
     pub rejected: Vec<(PolicyRef, Vec<String>)>,
     pub resources: Vec<ResourceChange>,
-    /// Templates neither moved nor matched by a changed policy.
+    /// Templates Karmada processes (not [excluded](super::claim::Excluded)) neither moved nor
+    /// matched by a changed policy.
     pub unchanged: usize,
     /// Moved templates whose member clusters receive something else after the move
     /// ([`super::check_notes::delivery_changes`]); filled by callers that have the manifests.
@@ -640,7 +641,13 @@ pub fn check(state: State, changes: Vec<Change>) -> Result<CheckReport, ChangeEr
             });
         }
     }
-    let unchanged = world.claims.len() - resources.len();
+    // The templates the detector never processes (a skipped namespace, a version not served)
+    // are not "other templates": no change could touch them.
+    let processed = |t: usize| world.state.templates[t].excluded.is_none();
+    let unchanged = (0..world.state.templates.len())
+        .filter(|&t| processed(t))
+        .count()
+        - resources.iter().filter(|r| processed(r.template)).count();
     let mut rejected = refused;
     rejected.extend(world.rejected.iter().cloned());
     Ok(CheckReport {
@@ -953,5 +960,23 @@ mod tests {
         assert_eq!(r.resources.len(), 1, "{:?}", r.resources);
         assert_eq!(r.resources[0].before, Some(PolicyRef::pp("default", "old")));
         assert_eq!(r.resources[0].after, Some(PolicyRef::pp("default", "next")));
+    }
+
+    /// A template Karmada never processes (in a namespace the detector skips) is not one of the
+    /// "other templates" the report says no change touches.
+    #[test]
+    fn unchanged_counts_only_the_templates_karmada_processes() {
+        let st = state(
+            vec![
+                deploy("default", "other", &[], &[]),
+                deploy("karmada-system", "karmada-controller-manager", &[], &[]),
+                deploy("default", "nginx", &[], &[]),
+            ],
+            true,
+        );
+        let p = pp("default", "p", named(0, false));
+        let r = check(st, vec![Change::Apply(policy_of(p))]).unwrap();
+        assert_eq!(r.resources.len(), 1, "{:?}", r.resources);
+        assert_eq!(r.unchanged, 1);
     }
 }
