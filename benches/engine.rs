@@ -55,6 +55,7 @@ fn generate() -> Inventory {
                 doc: 0,
                 declares: None,
                 depends_on: None,
+                applied_as: None,
             }));
         }
         for i in 0..PPS_PER_NAMESPACE {

@@ -4,7 +4,7 @@
 use regex::Regex;
 
 use crate::model::policy::ResourceSelector;
-use crate::model::{PolicyKind, PolicyRef};
+use crate::model::{KarmadaVersion, PolicyKind, PolicyRef};
 
 /// §4.1 (`well_known_constants.go:19-56`): only the permanent-id is a label.
 pub const PP_ID_LABEL: &str = "propagationpolicy.karmada.io/permanent-id";
@@ -162,6 +162,9 @@ pub struct Filters {
     pub skipped_namespaces: Vec<Regex>,
     /// The default skipped APIs plus `--skipped-propagating-apis`.
     pub skipped_apis: Vec<SkippedApi>,
+    /// The release whose karmada-apiserver decides which built-in versions are served
+    /// ([`KarmadaVersion::apiserver_minor`]).
+    pub release: KarmadaVersion,
 }
 
 impl Default for Filters {
@@ -190,6 +193,8 @@ pub enum Excluded {
         api_version: String,
         kind: String,
         removed: crate::kube::kinds::Removed,
+        /// The Karmada release whose karmada-apiserver does not serve it.
+        release: KarmadaVersion,
     },
 }
 
@@ -200,6 +205,7 @@ impl Excluded {
             api_version,
             kind,
             removed,
+            release,
         } = self
         else {
             return String::new();
@@ -209,8 +215,9 @@ impl Excluded {
             None => format!("{kind} was removed with it"),
         };
         format!(
-            "{api_version} {kind} is not served since Kubernetes {} (Karmada 1.10 and later install karmada-apiserver 1.27 or newer): the API server refuses such a manifest, so no such template exists; {instead}",
-            removed.since
+            "{api_version} {kind} is not served since Kubernetes 1.{} (Karmada {release} installs karmada-apiserver 1.{}): the API server refuses such a manifest, so no such template exists; {instead}",
+            removed.since,
+            release.apiserver_minor()
         )
     }
 }
@@ -253,6 +260,20 @@ impl Filters {
         Ok(Filters {
             skipped_namespaces,
             skipped_apis,
+            release: KarmadaVersion::LATEST,
+        })
+    }
+
+    /// [`Excluded::NotServed`] when the release's karmada-apiserver refuses `kind` in
+    /// `api_version`.
+    pub fn not_served(&self, api_version: &str, kind: &str) -> Option<Excluded> {
+        let apiserver = self.release.apiserver_minor();
+        let removed = crate::kube::kinds::removed_version(api_version, kind, apiserver)?;
+        Some(Excluded::NotServed {
+            api_version: api_version.into(),
+            kind: kind.into(),
+            removed,
+            release: self.release,
         })
     }
 
@@ -265,12 +286,8 @@ impl Filters {
         name: &str,
         labels: &crate::model::StringMap,
     ) -> Option<Excluded> {
-        if let Some(removed) = crate::kube::kinds::removed_version(api_version, kind) {
-            return Some(Excluded::NotServed {
-                api_version: api_version.into(),
-                kind: kind.into(),
-                removed,
-            });
+        if let Some(e) = self.not_served(api_version, kind) {
+            return Some(e);
         }
         let (group, version) = match api_version.rsplit_once('/') {
             Some((g, v)) => (g, v),

@@ -569,6 +569,14 @@ impl Prepared {
 /// by namespace, which a repository with thousands of namespaces mostly missed and kept
 /// growing (a tenth of the per-file work at 100,000 documents).
 fn template_excluded(filters: &Filters, t: &Template) -> Option<Excluded> {
+    // Read in another version than written: the written one must be served to be applied.
+    if let Some(e) = t
+        .applied_as
+        .as_deref()
+        .and_then(|v| filters.not_served(v, &t.kind))
+    {
+        return Some(e);
+    }
     let namespace = t.meta.namespace.as_deref().unwrap_or_default();
     filters.excluded(
         &t.api_version,
@@ -1465,6 +1473,7 @@ pub(crate) mod testutil {
             doc: 0,
             declares: None,
             depends_on: None,
+            applied_as: None,
         })
     }
 

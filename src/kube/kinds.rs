@@ -183,37 +183,36 @@ pub fn watched_version(api_version: &str, kind: &str) -> Option<&'static str> {
 /// A built-in API version the API server no longer serves for a kind ([`removed_version`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Removed {
-    /// The Kubernetes minor release that stopped serving it (`"1.22"`).
-    pub since: &'static str,
+    /// The Kubernetes minor release (1.x) that stopped serving it (22 for 1.22).
+    pub since: u32,
     /// The apiVersion to write instead; `None` when the kind went with it (PodSecurityPolicy).
     pub replacement: Option<&'static str>,
 }
 
-/// Built-in API versions removed up to Kubernetes 1.27, the kube-apiserver that Karmada 1.10
-/// (the oldest release modelled, [`crate::model::KarmadaVersion::OLDEST`]) installs as
-/// karmada-apiserver (`charts/karmada/values.yaml` `apiServer.image.tag` v1.27.11; later
-/// releases install newer ones): `(apiVersion, kinds, removed in, replacement)`, from
-/// Kubernetes' deprecated API migration guide. Only kinds kept as manifests are listed (not
-/// the review kinds a client only creates). A manifest in such a version is refused when
-/// applied ("no matches for kind"), so it is never a template.
-const REMOVED: &[(&str, &[&str], &str, Option<&str>)] = &[
+/// Built-in API versions Kubernetes removed, from its deprecated API migration guide (up to
+/// 1.32, the last release that removed one): `(apiVersion, kinds, removed in 1.x,
+/// replacement)`. Only kinds kept as manifests are listed (not the review kinds a client only
+/// creates). A manifest in such a version is refused when applied ("no matches for kind"), so
+/// it is never a template; which of them a control plane refuses depends on the Kubernetes
+/// release of its karmada-apiserver ([`removed_version`]).
+const REMOVED: &[(&str, &[&str], u32, Option<&str>)] = &[
     (
         "extensions/v1beta1",
         &["Deployment", "DaemonSet", "ReplicaSet"],
-        "1.16",
+        16,
         Some("apps/v1"),
     ),
     (
         "extensions/v1beta1",
         &["NetworkPolicy"],
-        "1.16",
+        16,
         Some("networking.k8s.io/v1"),
     ),
-    ("extensions/v1beta1", &["PodSecurityPolicy"], "1.16", None),
+    ("extensions/v1beta1", &["PodSecurityPolicy"], 16, None),
     (
         "extensions/v1beta1",
         &["Ingress"],
-        "1.22",
+        22,
         Some("networking.k8s.io/v1"),
     ),
     (
@@ -224,7 +223,7 @@ const REMOVED: &[(&str, &[&str], &str, Option<&str>)] = &[
             "ReplicaSet",
             "ControllerRevision",
         ],
-        "1.16",
+        16,
         Some("apps/v1"),
     ),
     (
@@ -236,7 +235,7 @@ const REMOVED: &[(&str, &[&str], &str, Option<&str>)] = &[
             "ReplicaSet",
             "ControllerRevision",
         ],
-        "1.16",
+        16,
         Some("apps/v1"),
     ),
     (
@@ -245,119 +244,133 @@ const REMOVED: &[(&str, &[&str], &str, Option<&str>)] = &[
             "MutatingWebhookConfiguration",
             "ValidatingWebhookConfiguration",
         ],
-        "1.22",
+        22,
         Some("admissionregistration.k8s.io/v1"),
     ),
     (
         "apiextensions.k8s.io/v1beta1",
         &["CustomResourceDefinition"],
-        "1.22",
+        22,
         Some("apiextensions.k8s.io/v1"),
     ),
     (
         "apiregistration.k8s.io/v1beta1",
         &["APIService"],
-        "1.22",
+        22,
         Some("apiregistration.k8s.io/v1"),
     ),
     (
         "certificates.k8s.io/v1beta1",
         &["CertificateSigningRequest"],
-        "1.22",
+        22,
         Some("certificates.k8s.io/v1"),
     ),
     (
         "coordination.k8s.io/v1beta1",
         &["Lease"],
-        "1.22",
+        22,
         Some("coordination.k8s.io/v1"),
     ),
     (
         "networking.k8s.io/v1beta1",
         &["Ingress", "IngressClass"],
-        "1.22",
+        22,
         Some("networking.k8s.io/v1"),
     ),
     (
         "rbac.authorization.k8s.io/v1beta1",
         &["ClusterRole", "ClusterRoleBinding", "Role", "RoleBinding"],
-        "1.22",
+        22,
         Some("rbac.authorization.k8s.io/v1"),
     ),
     (
         "scheduling.k8s.io/v1beta1",
         &["PriorityClass"],
-        "1.22",
+        22,
         Some("scheduling.k8s.io/v1"),
     ),
     (
         "storage.k8s.io/v1beta1",
         &["CSIDriver", "CSINode", "StorageClass", "VolumeAttachment"],
-        "1.22",
+        22,
         Some("storage.k8s.io/v1"),
     ),
-    ("batch/v1beta1", &["CronJob"], "1.25", Some("batch/v1")),
+    ("batch/v1beta1", &["CronJob"], 25, Some("batch/v1")),
     (
         "discovery.k8s.io/v1beta1",
         &["EndpointSlice"],
-        "1.25",
+        25,
         Some("discovery.k8s.io/v1"),
     ),
     (
         "events.k8s.io/v1beta1",
         &["Event"],
-        "1.25",
+        25,
         Some("events.k8s.io/v1"),
     ),
     (
         "autoscaling/v2beta1",
         &["HorizontalPodAutoscaler"],
-        "1.25",
+        25,
         Some("autoscaling/v2"),
     ),
     (
         "policy/v1beta1",
         &["PodDisruptionBudget"],
-        "1.25",
+        25,
         Some("policy/v1"),
     ),
-    ("policy/v1beta1", &["PodSecurityPolicy"], "1.25", None),
+    ("policy/v1beta1", &["PodSecurityPolicy"], 25, None),
     (
         "node.k8s.io/v1beta1",
         &["RuntimeClass"],
-        "1.25",
+        25,
         Some("node.k8s.io/v1"),
     ),
     (
         "flowcontrol.apiserver.k8s.io/v1beta1",
         &["FlowSchema", "PriorityLevelConfiguration"],
-        "1.26",
+        26,
         Some("flowcontrol.apiserver.k8s.io/v1"),
     ),
     (
         "autoscaling/v2beta2",
         &["HorizontalPodAutoscaler"],
-        "1.26",
+        26,
         Some("autoscaling/v2"),
     ),
     (
         "storage.k8s.io/v1beta1",
         &["CSIStorageCapacity"],
-        "1.27",
+        27,
         Some("storage.k8s.io/v1"),
+    ),
+    (
+        "flowcontrol.apiserver.k8s.io/v1beta2",
+        &["FlowSchema", "PriorityLevelConfiguration"],
+        29,
+        Some("flowcontrol.apiserver.k8s.io/v1"),
+    ),
+    (
+        "flowcontrol.apiserver.k8s.io/v1beta3",
+        &["FlowSchema", "PriorityLevelConfiguration"],
+        32,
+        Some("flowcontrol.apiserver.k8s.io/v1"),
     ),
 ];
 
-/// Whether the API server no longer serves built-in `kind` in `api_version`; `None` when it
-/// does, or the kind is not a built-in one of a removed version.
-pub fn removed_version(api_version: &str, kind: &str) -> Option<Removed> {
+/// Whether a kube-apiserver of Kubernetes 1.`kube_minor` no longer serves built-in `kind` in
+/// `api_version`; `None` when it does, or the kind is not a built-in one of a removed version.
+pub fn removed_version(api_version: &str, kind: &str, kube_minor: u32) -> Option<Removed> {
     // Every removed version is a beta: the common case (a template in `apps/v1`) is one search.
     if !api_version.contains("beta") {
         return None;
     }
     REMOVED
         .iter()
-        .find(|(version, kinds, _, _)| *version == api_version && kinds.contains(&kind))
+        .find(|(version, kinds, since, _)| {
+            *version == api_version && kinds.contains(&kind) && *since <= kube_minor
+        })
         .map(|&(_, _, since, replacement)| Removed { since, replacement })
 }
 
@@ -620,26 +633,45 @@ mod tests {
 
     #[test]
     fn removed_versions_are_known_by_kind_and_the_served_ones_are_not() {
-        let ingress = removed_version("extensions/v1beta1", "Ingress").unwrap();
-        assert_eq!(ingress.since, "1.22");
+        let removed = |v, k| removed_version(v, k, 36);
+        let ingress = removed("extensions/v1beta1", "Ingress").unwrap();
+        assert_eq!(ingress.since, 22);
         assert_eq!(ingress.replacement, Some("networking.k8s.io/v1"));
         assert_eq!(
-            removed_version("extensions/v1beta1", "Deployment").map(|r| r.replacement),
+            removed("extensions/v1beta1", "Deployment").map(|r| r.replacement),
             Some(Some("apps/v1"))
         );
         assert_eq!(
-            removed_version("policy/v1beta1", "PodSecurityPolicy").map(|r| r.replacement),
+            removed("policy/v1beta1", "PodSecurityPolicy").map(|r| r.replacement),
             Some(None)
         );
         // Served: the current versions, a CRD's own beta, a version removed for other kinds.
-        assert_eq!(removed_version("apps/v1", "Deployment"), None);
-        assert_eq!(removed_version("example.com/v1beta1", "Widget"), None);
-        assert_eq!(removed_version("extensions/v1beta1", "Widget"), None);
+        assert_eq!(removed("apps/v1", "Deployment"), None);
+        assert_eq!(removed("example.com/v1beta1", "Widget"), None);
+        assert_eq!(removed("extensions/v1beta1", "Widget"), None);
+    }
+
+    /// Which versions are gone depends on the API server's release: the flow-control betas went
+    /// in 1.29 (v1beta2) and 1.32 (v1beta3).
+    #[test]
+    fn a_version_is_removed_from_the_release_that_stopped_serving_it() {
+        let v1beta2 = "flowcontrol.apiserver.k8s.io/v1beta2";
+        let v1beta3 = "flowcontrol.apiserver.k8s.io/v1beta3";
+        assert_eq!(removed_version(v1beta2, "FlowSchema", 27), None);
         assert_eq!(
-            removed_version("flowcontrol.apiserver.k8s.io/v1beta3", "FlowSchema"),
-            None,
-            "served until 1.32: listed as served in several versions"
+            removed_version(v1beta2, "FlowSchema", 29).map(|r| r.since),
+            Some(29)
         );
+        assert_eq!(
+            removed_version(v1beta3, "PriorityLevelConfiguration", 31),
+            None
+        );
+        assert_eq!(
+            removed_version(v1beta3, "PriorityLevelConfiguration", 34).map(|r| r.replacement),
+            Some(Some("flowcontrol.apiserver.k8s.io/v1"))
+        );
+        // Removed long before the oldest karmada-apiserver modelled (1.27).
+        assert!(removed_version("batch/v1beta1", "CronJob", 27).is_some());
     }
 
     #[test]

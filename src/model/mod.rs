@@ -236,6 +236,10 @@ pub struct Template {
     pub declares: Option<Box<DeclaredKind>>,
     /// For a workload, what it names as dependencies ([`dependencies::of`]).
     pub depends_on: Option<Box<[dependencies::Dependency]>>,
+    /// The apiVersion the manifest is written in, when Karmada reads it in another
+    /// (`api_version`, [`watched_api_version`]): the API server of some releases does not serve
+    /// it ([`crate::kube::kinds::removed_version`]).
+    pub applied_as: Option<Box<str>>,
 }
 
 /// A kind a CustomResourceDefinition of the input declares (`spec.group`, `spec.names.kind`,
@@ -275,10 +279,12 @@ impl DeclaredKind {
 /// A template's apiVersion as Karmada sees it: the API server's preferred version of its kind
 /// where it serves several (an `autoscaling/v1` HorizontalPodAutoscaler is read, selected and
 /// bound as `autoscaling/v2`; [`crate::kube::kinds::watched_version`]), otherwise as written.
-fn watched_api_version(api_version: &str, kind: &str) -> String {
-    crate::kube::kinds::watched_version(api_version, kind)
-        .unwrap_or(api_version)
-        .to_string()
+/// Also the version as written when it is another ([`Template::applied_as`]).
+fn watched_api_version(api_version: &str, kind: &str) -> (String, Option<Box<str>>) {
+    match crate::kube::kinds::watched_version(api_version, kind) {
+        Some(watched) => (watched.to_string(), Some(api_version.into())),
+        None => (api_version.to_string(), None),
+    }
 }
 
 impl Template {
@@ -525,14 +531,18 @@ impl Inventory {
                 "OverridePolicy" | "ClusterOverridePolicy" => {
                     Object::Override(OverridePolicy::from_node(kind, meta, root, doc))
                 }
-                _ => Object::Template(Template {
-                    api_version: watched_api_version(api_version, kind),
-                    kind: kind.into(),
-                    meta,
-                    doc,
-                    declares: None,
-                    depends_on: None,
-                }),
+                _ => {
+                    let (api_version, applied_as) = watched_api_version(api_version, kind);
+                    Object::Template(Template {
+                        api_version,
+                        kind: kind.into(),
+                        meta,
+                        doc,
+                        declares: None,
+                        depends_on: None,
+                        applied_as,
+                    })
+                }
             }
         } else if group == "work.karmada.io" {
             match kind {
@@ -546,7 +556,7 @@ impl Inventory {
                 _ => return,
             }
         } else {
-            let api_version = watched_api_version(api_version, kind);
+            let (api_version, applied_as) = watched_api_version(api_version, kind);
             Object::Template(Template {
                 depends_on: dependencies::of(&api_version, kind, root),
                 declares: DeclaredKind::of(&api_version, kind, root),
@@ -554,6 +564,7 @@ impl Inventory {
                 kind: kind.into(),
                 meta,
                 doc,
+                applied_as,
             })
         };
         self.objects.push(object);

@@ -32,6 +32,23 @@ impl KarmadaVersion {
         (v.major == 1).then(|| v.clamp(KarmadaVersion::OLDEST, KarmadaVersion::LATEST))
     }
 
+    /// The Kubernetes minor release (1.x) of the karmada-apiserver this release installs, which
+    /// decides the built-in API versions it serves. The three installers agree on it:
+    /// `charts/karmada/values.yaml` (`apiServer.image.tag`), `karmadactl init`'s
+    /// `--kube-image-tag` default (`pkg/karmadactl/cmdinit/cmdinit.go`) and the operator's
+    /// `KubeDefaultVersion` (`operator/pkg/constants/constants.go`): v1.27.11 in 1.10, v1.29.6 in
+    /// 1.11, v1.31.3 in 1.12 to 1.15, v1.34.1 in 1.16, v1.35.2 in 1.17 and 1.18, v1.36.2 after.
+    pub fn apiserver_minor(self) -> u32 {
+        match self.minor {
+            ..=10 => 27,
+            11 => 29,
+            12..=15 => 31,
+            16 => 34,
+            17 | 18 => 35,
+            _ => 36,
+        }
+    }
+
     /// `true` for this version and every later one.
     pub fn at_least(self, major: u32, minor: u32) -> bool {
         self >= KarmadaVersion::new(major, minor)
@@ -78,6 +95,15 @@ impl FromStr for KarmadaVersion {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn each_release_installs_its_kube_apiserver() {
+        let minor = |m| KarmadaVersion::new(1, m).apiserver_minor();
+        assert_eq!(
+            [10, 11, 12, 15, 16, 17, 18, 19].map(minor),
+            [27, 29, 31, 31, 34, 35, 35, 36]
+        );
+    }
 
     #[test]
     fn parses_user_spellings() {

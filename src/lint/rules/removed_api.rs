@@ -15,20 +15,24 @@ pub const DOC: RuleDoc = RuleDoc {
     default_severity: Severity::Warning,
     summary: "A template in a built-in API version the API server no longer serves (`extensions/v1beta1` Ingress, `policy/v1beta1` PodDisruptionBudget...)",
     rationale: "karmada-apiserver is a kube-apiserver: it serves the built-in kinds in the versions its \
-                Kubernetes release serves, and from Karmada 1.10 (the oldest release this tool models) the \
-                control plane installs Kubernetes 1.27 or newer (`charts/karmada/values.yaml`, \
-                `apiServer.image.tag`). Versions Kubernetes removed up to 1.27 (its deprecated API migration \
-                guide: `extensions/v1beta1` and `apps/v1beta1`/`v1beta2` workloads in 1.16; `v1beta1` Ingress, \
-                RBAC, CRDs, webhooks in 1.22; `batch/v1beta1` CronJob, `policy/v1beta1` PodDisruptionBudget, \
-                `autoscaling/v2beta1` in 1.25; `autoscaling/v2beta2` in 1.26) are refused when applied \
-                (`no matches for kind`), so the object never exists as a resource template: no policy claims \
+                Kubernetes release serves, and each Karmada release installs a given one (the chart's \
+                `apiServer.image.tag`, `karmadactl init --kube-image-tag`, the operator's default: 1.27 in \
+                Karmada 1.10, 1.29 in 1.11, 1.31 in 1.12 to 1.15, 1.34 in 1.16, 1.35 in 1.17 and 1.18, 1.36 \
+                after). Versions Kubernetes removed (its deprecated API migration guide: `extensions/v1beta1` \
+                and `apps/v1beta1`/`v1beta2` workloads in 1.16; `v1beta1` Ingress, RBAC, CRDs, webhooks in \
+                1.22; `batch/v1beta1` CronJob, `policy/v1beta1` PodDisruptionBudget, `autoscaling/v2beta1` in \
+                1.25; `autoscaling/v2beta2` in 1.26; `flowcontrol.apiserver.k8s.io/v1beta2` in 1.29 and \
+                `v1beta3` in 1.32) are refused when applied (`no matches for kind`) by a karmada-apiserver of \
+                that release or later, so the object never exists as a resource template: no policy claims \
                 it, and the detector never sees it. A policy selector naming such a version never matches \
-                (`selector-never-matches`).",
+                (`selector-never-matches`). The release is `--karmada-version` (or the configuration's, or \
+                the repository's Karmada installation's); a control plane run with another karmada-apiserver \
+                image than its installer's default may serve other versions.",
     example: "apiVersion: extensions/v1beta1\nkind: Ingress\nmetadata:\n  name: web\n  namespace: default\nspec:\n  backend: {serviceName: web, servicePort: 80}\n",
     fix: "Write the object in the version the API server serves (`networking.k8s.io/v1` for an Ingress, \
           `apps/v1` for workloads, `batch/v1` for a CronJob...), converting the fields that changed, and \
           select that version in the policies.",
-    reference: "pkg/detector/detector.go:276-308 (ResourceDetector.EventFilter: only objects the API server holds); charts/karmada/values.yaml (apiServer.image.tag: v1.27.11 in Karmada v1.10.0, v1.34.1 from v1.16.0); Kubernetes deprecation guide (kubernetes.io/docs/reference/using-api/deprecation-guide)",
+    reference: "pkg/detector/detector.go:276-308 (ResourceDetector.EventFilter: only objects the API server holds); charts/karmada/values.yaml (apiServer.image.tag: v1.27.11 in v1.10.0, v1.29.6 in v1.11.0, v1.31.3 in v1.12.0-v1.15.0, v1.34.1 in v1.16.0, v1.35.2 in v1.17.0-v1.18.0); pkg/karmadactl/cmdinit/cmdinit.go (--kube-image-tag); operator/pkg/constants/constants.go (KubeDefaultVersion); Kubernetes deprecation guide (kubernetes.io/docs/reference/using-api/deprecation-guide)",
 };
 
 pub static RULE: Rule = Rule {
@@ -73,12 +77,50 @@ mod tests {
         assert_eq!(pos(&f[0]), (2, 13));
         assert_eq!(
             f[0].message,
-            "Ingress default/web: extensions/v1beta1 Ingress is not served since Kubernetes 1.22 (Karmada 1.10 and later install karmada-apiserver 1.27 or newer): the API server refuses such a manifest, so no such template exists; write it as networking.k8s.io/v1"
+            "Ingress default/web: extensions/v1beta1 Ingress is not served since Kubernetes 1.22 (Karmada 1.19 installs karmada-apiserver 1.36): the API server refuses such a manifest, so no such template exists; write it as networking.k8s.io/v1"
         );
         // The selector naming the removed version never matches; the served one is fine.
         let never = lint_rule(&text, "selector-never-matches", false);
         assert_eq!(never.len(), 1, "{never:?}");
         assert_eq!(never[0].field.as_deref(), Some("spec.resourceSelectors[0]"));
+    }
+
+    /// The flow-control betas: v1beta3 is served by the karmada-apiserver of Karmada 1.15
+    /// (Kubernetes 1.31), refused by that of 1.16 (1.34).
+    #[test]
+    fn a_version_is_refused_from_the_release_whose_api_server_dropped_it() {
+        let text = "apiVersion: flowcontrol.apiserver.k8s.io/v1beta3\nkind: FlowSchema\nmetadata: {name: fs}\n---\napiVersion: policy.karmada.io/v1alpha1\nkind: ClusterPropagationPolicy\nmetadata: {name: p}\nspec:\n  resourceSelectors:\n    - {apiVersion: flowcontrol.apiserver.k8s.io/v1beta3, kind: FlowSchema}\n";
+        let in_release = |minor: u32| {
+            let loaded = vec![crate::source::load(crate::source::Source::new(
+                "t.yaml", text,
+            ))];
+            let mut inventory =
+                crate::model::Inventory::from_documents(loaded[0].documents.clone(), "default");
+            let opts = crate::lint::LintOptions {
+                gates: crate::model::feature_gates::GateSet::defaults(
+                    crate::model::KarmadaVersion::new(1, minor),
+                ),
+                ..crate::lint::LintOptions::default()
+            };
+            crate::lint::lint(&loaded, &mut inventory, &opts)
+                .into_iter()
+                .filter(|f| f.rule == "removed-api-version" || f.rule == "selector-never-matches")
+                .map(|f| f.message)
+                .collect::<Vec<_>>()
+        };
+        // Served but read in the preferred v1: only the selector misses.
+        let served = in_release(15);
+        assert_eq!(served.len(), 1, "{served:?}");
+        assert!(served[0]
+            .contains("the detector watches FlowSchema in flowcontrol.apiserver.k8s.io/v1"));
+        let refused = in_release(16);
+        assert_eq!(refused.len(), 2, "{refused:?}");
+        assert!(
+            refused[0].contains(
+                "not served since Kubernetes 1.32 (Karmada 1.16 installs karmada-apiserver 1.34)"
+            ),
+            "{refused:?}"
+        );
     }
 
     #[test]
