@@ -505,6 +505,23 @@ fn a_policy_admission_rejects_changes_nothing() {
     assert_eq!(v["rejected"][0]["policy"], pp("default", "bad"));
     let err = v["rejected"][0]["errors"][0].as_str().unwrap();
     assert!(err.starts_with("spec.resourceSelectors[0].name: Invalid value: \"\": name cannot be empty if preemption is Always"), "{err}");
+    // A CI gate on the takeover: a policy the API server refuses takes nothing over.
+    let state = data("state-b.yaml");
+    let gate = |extra: &[&str]| {
+        let mut args = vec![
+            "preempt-check",
+            "-f",
+            &state,
+            "--apply",
+            &bad,
+            "--feature-gates",
+            "PropagationPolicyPreemption=true",
+        ];
+        args.extend_from_slice(extra);
+        run(&args).code
+    };
+    assert_eq!(gate(&[]), 0);
+    assert_eq!(gate(&["--fail-on-blocked"]), 1);
 }
 
 #[test]

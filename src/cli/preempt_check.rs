@@ -35,7 +35,7 @@ pub struct Flags {
     pub context: ContextArgs,
     #[command(flatten)]
     pub report: ReportArgs,
-    /// Exit 1 when a changed policy matches a template it does not get.
+    /// Exit 1 when a changed policy matches a template it does not get, or is refused.
     #[arg(long = "fail-on-blocked")]
     pub fail_on_blocked: bool,
 }

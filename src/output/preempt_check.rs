@@ -150,9 +150,10 @@ fn shares_text(r: &CheckReport, d: &DeliveryChange) -> String {
     )
 }
 
-/// Any template blocked (for `--fail-on-blocked`).
+/// Any template blocked, or a change refused (for `--fail-on-blocked`).
 pub fn any_blocked(r: &CheckReport) -> bool {
-    r.resources.iter().any(|c| !c.blocked_by.is_empty())
+    // A change admission refuses takes nothing over: as blocked as a lower priority.
+    r.resources.iter().any(|c| !c.blocked_by.is_empty()) || !r.world.rejected.is_empty()
 }
 
 pub fn text(r: &CheckReport, color: bool) -> String {
