@@ -27,6 +27,17 @@ impl Span {
         let p = Pos { line, col };
         Span { start: p, end: p }
     }
+
+    /// `text` on one line from column `col` (the end is the column after it).
+    pub fn of_text(line: u32, col: u32, text: &str) -> Span {
+        Span {
+            start: Pos { line, col },
+            end: Pos {
+                line,
+                col: col + text.chars().count() as u32,
+            },
+        }
+    }
 }
 
 /// Where a document came from: a file (or stdin, or a path inside a git tree), or a live object.

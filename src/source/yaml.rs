@@ -173,7 +173,7 @@ fn push_roots(out: &mut Loaded, roots: Vec<Node>) {
         if let Some(span) = find_complex_key(&root) {
             let line = out.source.line(span.start.line).unwrap_or("");
             let (span, snippet) = match find_templating(line) {
-                Some((_, col, text)) => (Span::point(span.start.line, col), text),
+                Some((_, col, text)) => (Span::of_text(span.start.line, col, &text), text),
                 None => (span, "{{ }}".to_string()),
             };
             out.problems.push(LoadProblem {
@@ -367,7 +367,7 @@ fn syntax_problem(chunk: &Chunk<'_>, err: &ScanError) -> LoadProblem {
     if let Some((line, col, snippet)) = find_templating(chunk.text) {
         return LoadProblem {
             kind: ProblemKind::Templating,
-            span: Span::point(line + chunk.first_line, col),
+            span: Span::of_text(line + chunk.first_line, col, &snippet),
             message: format!(
                 "unrendered template `{snippet}`: render the file (helm template, kustomize build, envsubst) before linting it; this document was skipped"
             ),
@@ -1228,7 +1228,19 @@ mod tests {
         assert_eq!(l.problems.len(), 1, "{:?}", l.problems);
         assert_eq!(l.problems[0].kind, ProblemKind::Templating);
         assert_eq!(l.problems[0].span.start, Pos { line: 4, col: 9 });
+        // The whole template, for the formats that carry an end (JSON, SARIF, GitHub).
+        assert_eq!(l.problems[0].span.end, Pos { line: 4, col: 27 });
         assert!(l.problems[0].message.contains("{{ .Values.name }}"));
+        // A template that breaks the YAML itself (a scan error) spans it too.
+        let l = load_str("apiVersion: v1\nkind: ConfigMap\ndata:\n  a: {{caBundle}}\n  b: [\n");
+        assert_eq!(
+            l.problems[0].kind,
+            ProblemKind::Templating,
+            "{:?}",
+            l.problems
+        );
+        let span = l.problems[0].span;
+        assert_eq!((span.start.col, span.end.col), (6, 18), "{span:?}");
     }
 
     #[test]
