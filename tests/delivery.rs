@@ -737,3 +737,32 @@ fn explain_text_says_spread_constraints_pick_some_when_the_assignment_is_unknown
     let v: J = serde_json::from_str(&out).unwrap();
     assert_eq!(v["placement"]["picks"], 2);
 }
+
+/// Karmada's example-override selects its clusters by name AND region label: without the
+/// Cluster objects, the labels are unknown, and explain says the rule was not evaluated rather
+/// than "no override policy applies" (with the Cluster object of region dc1, the rule applies).
+#[test]
+fn explain_says_which_override_rules_wait_on_cluster_labels_it_does_not_have() {
+    let dir = tempfile::tempdir().unwrap();
+    let files = "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: web, namespace: default}\nspec:\n  replicas: 1\n  template: {spec: {containers: [{name: web, image: nginx}]}}\n---\n\
+apiVersion: policy.karmada.io/v1alpha1\nkind: PropagationPolicy\nmetadata: {name: web, namespace: default}\nspec:\n  resourceSelectors: [{apiVersion: apps/v1, kind: Deployment, name: web}]\n  placement: {clusterAffinity: {clusterNames: [dc1-a, other]}}\n---\n\
+apiVersion: policy.karmada.io/v1alpha1\nkind: OverridePolicy\nmetadata: {name: by-region, namespace: default}\nspec:\n  resourceSelectors: [{apiVersion: apps/v1, kind: Deployment, name: web}]\n  overrideRules:\n  - targetCluster: {clusterNames: [dc1-a], labelSelector: {matchLabels: {region: dc1}}}\n    overriders: {imageOverrider: [{component: Registry, operator: replace, value: dc1.registry.io}]}\n";
+    let path = dir.path().join("web.yaml");
+    std::fs::write(&path, files).unwrap();
+    let path = path.display().to_string();
+    let (code, out, err) = run(&["explain", "deploy/web", "-f", &path], None);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("\noverrides for dc1-a:\n  not evaluated: OverridePolicy default/by-region rule 0 selects clusters by labels or fields, and the inputs have no Cluster object for dc1-a\n  manifest: the template as is, unless the rules not evaluated apply\n"), "{out}");
+    // A cluster the rule does not name is not in doubt.
+    assert!(
+        out.contains("\noverrides for other:\n  no override policy applies\n"),
+        "{out}"
+    );
+    let v = explain_web_json(&[&path]);
+    let overrides = v["overrides"].as_array().unwrap_or_else(|| panic!("{v}"));
+    assert_eq!(
+        overrides[0]["unevaluated"],
+        json!([{"kind": "OverridePolicy", "namespace": "default", "name": "by-region", "rule": 0}])
+    );
+    assert!(overrides[1].get("unevaluated").is_none());
+}

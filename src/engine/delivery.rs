@@ -9,7 +9,7 @@ use crate::model::policy::Placement;
 use crate::model::OverridePolicy;
 
 use super::overrides::defaulted::defaulted_field;
-use super::overrides::{apply_for_cluster, ClusterOverrides};
+use super::overrides::{apply_for_cluster, label_dependent_rules, ClusterOverrides};
 use super::placement::{evaluate, BindingView, PlacementResult};
 use super::replicas::{CapacitySource, ReplicaView};
 
@@ -154,6 +154,10 @@ pub fn deliver(input: &DeliveryInput<'_>) -> Delivery {
             .map(|name| {
                 let cluster = clusters.iter().find(|c| c.name == *name);
                 let mut result = apply_for_cluster(input.template, name, cluster, input.overrides);
+                if input.clusters.is_empty() {
+                    result.unevaluated =
+                        label_dependent_rules(input.template, name, input.overrides);
+                }
                 if as_written {
                     result.defaulted = result.error.as_ref().and_then(|e| {
                         defaulted_field(input.binding.api_version, input.template, &e.message)

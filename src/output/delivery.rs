@@ -48,7 +48,8 @@ pub fn placement_json(p: &PlacementResult) -> Value {
 }
 
 /// `"overrides": [{"cluster","policies":[{"kind","namespace","name"}],"manifest","error",
-/// "failedRule"?: {"kind","namespace"?,"name","rule"}, "errorMayNotHappen"?: {"defaultedField"}}]`.
+/// "failedRule"?: {"kind","namespace"?,"name","rule"}, "errorMayNotHappen"?: {"defaultedField"},
+/// "unevaluated"?: [{"kind","namespace"?,"name","rule"}]}]`.
 pub fn overrides_json(list: &[ClusterOverrides]) -> Value {
     list.iter()
         .map(|c| {
@@ -69,6 +70,17 @@ pub fn overrides_json(list: &[ClusterOverrides]) -> Value {
             }
             if let Some(field) = &c.defaulted {
                 v["errorMayNotHappen"] = json!({"defaultedField": field});
+            }
+            if !c.unevaluated.is_empty() {
+                v["unevaluated"] = c
+                    .unevaluated
+                    .iter()
+                    .map(|(p, rule)| {
+                        let mut v = policy_json(p);
+                        v["rule"] = json!(rule);
+                        v
+                    })
+                    .collect();
             }
             v
         })
@@ -233,8 +245,15 @@ pub fn overrides_text(template: &Value, list: &[ClusterOverrides]) -> String {
     let before = crate::output::yaml::to_yaml(template);
     for c in list {
         out.push_str(&format!("\noverrides for {}:\n", c.cluster));
-        if c.policies.is_empty() && c.error.is_none() {
+        if c.policies.is_empty() && c.error.is_none() && c.unevaluated.is_empty() {
             out.push_str("  no override policy applies\n");
+        }
+        for (p, rule) in &c.unevaluated {
+            out.push_str(&format!(
+                "  not evaluated: {} rule {rule} selects clusters by labels or fields, and the inputs have no Cluster object for {}\n",
+                policy_id(p),
+                c.cluster
+            ));
         }
         for p in &c.policies {
             let id = policy_id(p);
@@ -261,7 +280,11 @@ pub fn overrides_text(template: &Value, list: &[ClusterOverrides]) -> String {
                     )),
                 }
             }
-            (Some(m), None) if m == template => out.push_str("  manifest: the template as is\n"),
+            (Some(m), None) if m == template => out.push_str(if c.unevaluated.is_empty() {
+                "  manifest: the template as is\n"
+            } else {
+                "  manifest: the template as is, unless the rules not evaluated apply\n"
+            }),
             (Some(m), None) => {
                 let after = crate::output::yaml::to_yaml(m);
                 let diff = similar::TextDiff::from_lines(&before, &after);

@@ -66,6 +66,10 @@ pub struct ClusterOverrides {
     /// pointer) the API server's defaulting may fill where `error`'s patch found none, so the
     /// failure may not happen in Karmada ([`defaulted::defaulted_field`]).
     pub defaulted: Option<String>,
+    /// Set by the caller that knows the cluster by its name only (no Cluster object): the
+    /// rules ([`AppliedPolicy`] without rules, rule index) whose targetCluster also selects by
+    /// labels or fields, so whether they apply to it is not known ([`label_dependent_rules`]).
+    pub unevaluated: Vec<(AppliedPolicy, usize)>,
 }
 
 /// A policy's match against an object: `None` when it does not match (§A.3).
@@ -256,6 +260,7 @@ pub fn apply_for_cluster(
         manifest: None,
         error: None,
         defaulted: None,
+        unevaluated: Vec::new(),
     };
     let Some(cluster) = cluster else {
         out.error = Some(OverrideError {
@@ -281,6 +286,49 @@ pub fn apply_for_cluster(
     match result {
         Ok(()) => out.manifest = Some(obj),
         Err(e) => out.error = Some(e),
+    }
+    out
+}
+
+/// The rules of the policies that match `template` whose targetCluster lets cluster
+/// `cluster_name` through by name (clusterNames, exclude) and also selects by labels or fields:
+/// for a cluster known by its name only, whether they apply depends on labels nobody gave
+/// (`ClusterMatches`, `pkg/util/selector.go`, ANDs them). In application order, as
+/// [`AppliedPolicy`] (without rules) and rule index.
+pub fn label_dependent_rules(
+    template: &Value,
+    cluster_name: &str,
+    policies: &[&OverridePolicy],
+) -> Vec<(AppliedPolicy, usize)> {
+    let selects_by_labels = |tc: &crate::model::policy::ClusterAffinity| {
+        let by_name = !tc.exclude.iter().any(|n| n == cluster_name)
+            && (tc.cluster_names.is_empty() || tc.cluster_names.iter().any(|n| n == cluster_name));
+        let labels = tc.label_selector.as_ref().is_some_and(|ls| {
+            ls.match_labels.as_ref().is_some_and(|m| !m.is_empty())
+                || ls.match_expressions.as_ref().is_some_and(|e| !e.is_empty())
+        });
+        let fields = tc
+            .field_selector
+            .as_ref()
+            .is_some_and(|fs| !fs.match_expressions.is_empty());
+        by_name && (labels || fields)
+    };
+    let mut out = Vec::new();
+    for p in ordered(policies, template, true)
+        .into_iter()
+        .chain(ordered(policies, template, false))
+    {
+        for (i, rule) in p.effective_rules().iter().enumerate() {
+            if rule.target_cluster.as_ref().is_some_and(selects_by_labels) {
+                let policy = AppliedPolicy {
+                    kind: p.kind(),
+                    namespace: p.meta.namespace.clone().filter(|_| !p.cluster_scoped),
+                    name: p.meta.name.clone(),
+                    rules: Vec::new(),
+                };
+                out.push((policy, i));
+            }
+        }
     }
     out
 }

@@ -280,3 +280,26 @@ fn an_unknown_cluster_fails() {
         "clusters.cluster.karmada.io \"ghost\" not found"
     );
 }
+
+/// A targetCluster that also selects by labels: for a cluster known by name only, the rule is
+/// in doubt when the names let the cluster through, and not otherwise.
+#[test]
+fn rules_that_select_by_labels_are_in_doubt_for_a_cluster_known_by_name() {
+    let rules = json!({"resourceSelectors": [{"apiVersion": "apps/v1", "kind": "Deployment"}], "overrideRules": [
+        {"targetCluster": {"clusterNames": ["m1"]}, "overriders": {}},
+        {"targetCluster": {"clusterNames": ["m1", "m2"], "labelSelector": {"matchLabels": {"region": "dc1"}}}, "overriders": {}},
+        {"targetCluster": {"exclude": ["m1"], "fieldSelector": {"matchExpressions": [{"key": "region", "operator": "In", "values": ["x"]}]}}, "overriders": {}},
+        {"targetCluster": {"labelSelector": {}}, "overriders": {}}
+    ]});
+    let ps = [policy("OverridePolicy", Some("apps"), "op", rules)];
+    let refs: Vec<&OverridePolicy> = ps.iter().collect();
+    let doubt = |cluster: &str| -> Vec<usize> {
+        label_dependent_rules(&web(), cluster, &refs)
+            .into_iter()
+            .map(|(_, rule)| rule)
+            .collect()
+    };
+    assert_eq!(doubt("m1"), [1]);
+    assert_eq!(doubt("m2"), [1, 2]);
+    assert_eq!(doubt("m3"), [2]);
+}
