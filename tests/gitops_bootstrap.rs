@@ -548,6 +548,15 @@ fn a_helm_release_of_karmada_with_the_failover_gate_silences_failover_gate_off()
     ] {
         assert!(stderr(&o).contains(said), "{said}: {}", stderr(&o));
     }
+    let flags = &karmada_environment(&v)["karmadaInstallation"]["controllerManagerFlags"];
+    assert_eq!(
+        flags[0]["name"], "enable-no-execute-taint-eviction",
+        "{flags}"
+    );
+    assert_eq!(
+        (&flags[0]["value"], &flags[0]["line"]),
+        (&true.into(), &15.into())
+    );
     // The gate without the flag: nothing fails over either, and the warning says why.
     write(
         root,
