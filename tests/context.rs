@@ -710,3 +710,97 @@ fn a_controller_manager_deployment_among_workloads_gives_the_gates() {
     }
     explain_takes_the_installation(d, said);
 }
+
+/// Cluster failover from Karmada 1.14 needs the `Failover` gate and
+/// `--enable-no-execute-taint-eviction=true` (default false; `taint_manager.go:114-117`): a
+/// karmada-controller-manager Deployment's arguments give the flag, `.karmada-policy.yaml`'s
+/// `controllerManagerFlags` is over them, and failover-gate-off and suspension-stalls-failover
+/// agree on whether cluster failover runs (one of them speaks, never both).
+#[test]
+fn the_eviction_flag_comes_from_the_installation_under_the_configuration() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let deployment = |args: &str| {
+        format!("apiVersion: apps/v1\nkind: Deployment\nmetadata: {{name: karmada-controller-manager, namespace: karmada-system}}\nspec:\n  template:\n    spec:\n      containers:\n      - name: karmada-controller-manager\n        image: docker.io/karmada/karmada-controller-manager:v1.17.1\n        command:\n        - /bin/karmada-controller-manager\n        - --feature-gates=Failover=true\n        args:\n{args}")
+    };
+    let policy = "apiVersion: policy.karmada.io/v1alpha1\nkind: PropagationPolicy\nmetadata: {name: web, namespace: shop}\nspec:\n  resourceSelectors: [{apiVersion: apps/v1, kind: Deployment, name: web}]\n  placement: {clusterAffinity: {clusterNames: [member1, member2]}}\n  failover:\n    cluster: {purgeMode: Gracefully}\n  suspension:\n    dispatching: true\n";
+    std::fs::write(d.join("policy.yaml"), policy).unwrap();
+    let failover = |extra: &[&str]| -> (Vec<String>, String) {
+        let o = run_in(d, &[&["lint", "-o", "json", "."][..], extra].concat());
+        let v = json(&o);
+        let said: Vec<String> = v["findings"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|f| {
+                f["rule"] == "failover-gate-off" || f["rule"] == "suspension-stalls-failover"
+            })
+            .map(|f| {
+                format!(
+                    "{}: {}",
+                    f["rule"].as_str().unwrap(),
+                    f["message"].as_str().unwrap()
+                )
+            })
+            .collect();
+        (said, text(&o.stderr))
+    };
+
+    // The gate and the flag: cluster failover runs, and the suspension stalls it.
+    std::fs::write(
+        d.join("karmada.yaml"),
+        deployment("        - --enable-no-execute-taint-eviction=true\n"),
+    )
+    .unwrap();
+    let (said, stderr) = failover(&[]);
+    assert_eq!(said.len(), 1, "{said:?}");
+    assert!(
+        said[0].starts_with("suspension-stalls-failover: "),
+        "{said:?}"
+    );
+    assert!(
+        stderr.contains("Failover=true (karmada.yaml:12), --enable-no-execute-taint-eviction=true (karmada.yaml:14)"),
+        "{stderr}"
+    );
+
+    // The flag set false: nothing fails over, said with where it was set.
+    std::fs::write(
+        d.join("karmada.yaml"),
+        deployment("        - --enable-no-execute-taint-eviction=false\n"),
+    )
+    .unwrap();
+    let (said, _) = failover(&[]);
+    assert_eq!(
+        said,
+        ["failover-gate-off: pp/shop/web relies on cluster failover (spec.failover.cluster) but karmada-controller-manager runs with --enable-no-execute-taint-eviction=false (karmada.yaml:14), and the Failover feature gate alone evicts nothing: nothing will fail over"]
+    );
+
+    // The configuration is over the installation.
+    std::fs::write(
+        d.join(".karmada-policy.yaml"),
+        "controllerManagerFlags:\n  enable-no-execute-taint-eviction: true\n",
+    )
+    .unwrap();
+    let (said, _) = failover(&[]);
+    assert!(
+        said[0].starts_with("suspension-stalls-failover: "),
+        "{said:?}"
+    );
+    // The gate off on the command line is said as before, whatever the flag.
+    let (said, _) = failover(&["--feature-gates", "Failover=false"]);
+    assert_eq!(
+        said,
+        ["failover-gate-off: pp/shop/web relies on cluster failover (spec.failover.cluster) but the Failover feature gate is disabled: nothing will fail over"]
+    );
+    std::fs::remove_file(d.join(".karmada-policy.yaml")).unwrap();
+
+    // Neither sets it: Karmada's default, off.
+    std::fs::write(d.join("karmada.yaml"), deployment("        - --v=4\n")).unwrap();
+    let (said, _) = failover(&[]);
+    assert_eq!(said.len(), 1, "{said:?}");
+    assert!(
+        said[0]
+            .contains("but --enable-no-execute-taint-eviction is off by default in Karmada 1.17"),
+        "{said:?}"
+    );
+}

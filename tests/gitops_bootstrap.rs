@@ -532,18 +532,51 @@ fn a_helm_release_of_karmada_with_the_failover_gate_silences_failover_gate_off()
     if !kustomize_available(test) {
         return;
     }
-    // A homelab: Karmada 1.17 from its chart with Failover on, a policy that fails over.
+    // A homelab: Karmada 1.17 from its chart with Failover on and, as 1.14 and later need for
+    // cluster failover, `--enable-no-execute-taint-eviction` (the chart renders each
+    // `extraCommandArgs` entry as `--KEY=VALUE`); a policy that fails over.
     let dir = tempfile::tempdir().unwrap();
     let root = dir.path();
-    let release = "apiVersion: helm.toolkit.fluxcd.io/v2\nkind: HelmRelease\nmetadata:\n  name: karmada\n  namespace: karmada-system\nspec:\n  chart:\n    spec:\n      chart: karmada\n      version: 1.17.x\n      sourceRef: {kind: HelmRepository, name: karmada}\n  values:\n    controllerManager:\n      featureGates: {Failover: true}\n";
+    let release = "apiVersion: helm.toolkit.fluxcd.io/v2\nkind: HelmRelease\nmetadata:\n  name: karmada\n  namespace: karmada-system\nspec:\n  chart:\n    spec:\n      chart: karmada\n      version: 1.17.x\n      sourceRef: {kind: HelmRepository, name: karmada}\n  values:\n    controllerManager:\n      featureGates: {Failover: true}\n      extraCommandArgs: {enable-no-execute-taint-eviction: true}\n";
     homelab(root, release);
     let (o, v) = lint_json(root, &[]);
     assert_eq!(o.status.code(), Some(0), "{}{}", stdout(&o), stderr(&o));
     assert!(findings(&v).is_empty(), "{:?}", findings(&v));
+    for said in [
+        "Failover=true (infra/karmada.yaml:14)",
+        "--enable-no-execute-taint-eviction=true (infra/karmada.yaml:15)",
+    ] {
+        assert!(stderr(&o).contains(said), "{said}: {}", stderr(&o));
+    }
+    let flags = &karmada_environment(&v)["karmadaInstallation"]["controllerManagerFlags"];
+    assert_eq!(
+        flags[0]["name"], "enable-no-execute-taint-eviction",
+        "{flags}"
+    );
+    assert_eq!(
+        (&flags[0]["value"], &flags[0]["line"]),
+        (&true.into(), &15.into())
+    );
+    // The gate without the flag: nothing fails over either, and the warning says why.
+    write(
+        root,
+        &[(
+            "infra/karmada.yaml",
+            &release.replace(
+                "      extraCommandArgs: {enable-no-execute-taint-eviction: true}\n",
+                "",
+            ),
+        )],
+    );
+    let (_, v) = lint_json(root, &[]);
+    let found = findings(&v);
+    assert_eq!(found.len(), 1, "{found:?}");
+    assert_eq!(found[0].0, "failover-gate-off");
     assert!(
-        stderr(&o).contains("Failover=true (infra/karmada.yaml:14)"),
-        "{}",
-        stderr(&o)
+        found[0]
+            .2
+            .contains("--enable-no-execute-taint-eviction is off by default in Karmada 1.17"),
+        "{found:?}"
     );
     // Without the installation's gate, the same policy is warned about.
     write(
@@ -691,7 +724,7 @@ fn a_k3s_helm_chart_of_karmada_gives_the_environment_its_gates() {
     let dir = tempfile::tempdir().unwrap();
     let root = dir.path();
     let chart = |set: &str| {
-        format!("apiVersion: helm.cattle.io/v1\nkind: HelmChart\nmetadata:\n  name: karmada\n  namespace: kube-system\nspec:\n  repo: https://raw.githubusercontent.com/karmada-io/karmada/master/charts\n  chart: karmada\n  version: v1.16.1\n  targetNamespace: karmada-system\n  valuesContent: |-\n    controllerManager:\n      featureGates:\n        Failover: true\n{set}")
+        format!("apiVersion: helm.cattle.io/v1\nkind: HelmChart\nmetadata:\n  name: karmada\n  namespace: kube-system\nspec:\n  repo: https://raw.githubusercontent.com/karmada-io/karmada/master/charts\n  chart: karmada\n  version: v1.16.1\n  targetNamespace: karmada-system\n  valuesContent: |-\n    controllerManager:\n      featureGates:\n        Failover: true\n      extraCommandArgs:\n        enable-no-execute-taint-eviction: true\n{set}")
     };
     homelab(root, &chart(""));
     let (o, v) = lint_json(root, &[]);

@@ -4,6 +4,8 @@
 //! karmadaVersion: "1.19"
 //! featureGates:
 //!   PropagationPolicyPreemption: true
+//! controllerManagerFlags:    # karmada-controller-manager's flags, without the dashes
+//!   enable-no-execute-taint-eviction: true
 //! rules:
 //!   overlap: "off"           # off | info | warning | error
 //!   dead-policy: warning
@@ -20,6 +22,7 @@ use std::path::{Path, PathBuf};
 use globset::{Glob, GlobSet, GlobSetBuilder};
 use serde::Deserialize;
 
+use crate::model::controller_flags::ControllerFlags;
 use crate::model::feature_gates::GateValues;
 use crate::model::severity::Severity;
 use crate::model::KarmadaVersion;
@@ -52,6 +55,8 @@ pub enum ConfigError {
     KarmadaVersion { at: String, message: String },
     #[error("{at}: unknown rule `{id}` (see `kubectl karmada-policy lint --list-rules`)")]
     UnknownRule { at: String, id: String },
+    #[error("{at}: `{name}` is not a karmada-controller-manager flag this tool reads (it reads: {})", ControllerFlags::NAMES.join(", "))]
+    UnknownFlag { at: String, name: String },
     #[error("{at}: rule `{id}`: expected off, info, warning or error, got `{got}`")]
     RuleSetting { at: String, id: String, got: String },
     #[error("{at}: {source}")]
@@ -83,6 +88,9 @@ struct RawConfig {
     karmada_version: Option<String>,
     #[serde(default)]
     feature_gates: BTreeMap<String, bool>,
+    /// Flag name (without dashes) → value, as set on karmada-controller-manager.
+    #[serde(default)]
+    controller_manager_flags: BTreeMap<String, bool>,
     #[serde(default)]
     rules: BTreeMap<String, String>,
     #[serde(default)]
@@ -127,6 +135,9 @@ pub struct Config {
     pub feature_gates: GateValues,
     /// `file:line:col` of `featureGates`, for the error naming a gate the release lacks.
     pub feature_gates_at: String,
+    /// `controllerManagerFlags`, each with its `file:line`; checked against the release when
+    /// the context is resolved.
+    pub controller_flags: ControllerFlags,
     pub rules: BTreeMap<String, RuleSetting>,
     pub known_clusters: Vec<String>,
     ignore: Option<GlobSet>,
@@ -233,6 +244,19 @@ impl Config {
                 })
             })
             .transpose()?;
+        let mut controller_flags = ControllerFlags::default();
+        for (flag, value) in &raw.controller_manager_flags {
+            let key = FieldPath::root()
+                .key("controllerManagerFlags")
+                .key(flag.as_str());
+            let line = doc.root.locate(&key).start.line;
+            if !controller_flags.set(flag, *value, format!("{name}:{line}")) {
+                return Err(ConfigError::UnknownFlag {
+                    at: at(&format!("controllerManagerFlags.{flag}")),
+                    name: flag.clone(),
+                });
+            }
+        }
         let mut rules = BTreeMap::new();
         for (id, setting) in &raw.rules {
             if !known_rule(id) {
@@ -315,6 +339,7 @@ impl Config {
             karmada_version,
             feature_gates_at: at("featureGates"),
             feature_gates: GateValues::from_map(raw.feature_gates),
+            controller_flags,
             rules,
             known_clusters: raw.known_clusters,
             ignore,
@@ -389,6 +414,47 @@ mod tests {
         assert!(c.ignores(Path::new("/repo/charts/x/a.yaml")));
         assert!(!c.ignores(Path::new("/repo/base/a.yaml")));
         assert_eq!(c.max_suspension_age_secs, Some(7 * 86400));
+    }
+
+    #[test]
+    fn controller_manager_flags_with_their_lines() {
+        use crate::model::controller_flags::FlagValue;
+        let c = Config::parse(
+            "c.yaml",
+            "karmadaVersion: '1.17'\ncontrollerManagerFlags:\n  enable-no-execute-taint-eviction: true\n",
+            Path::new("."),
+            &known,
+        )
+        .unwrap();
+        assert_eq!(
+            c.controller_flags.no_execute_taint_eviction,
+            Some(FlagValue {
+                value: true,
+                from: "c.yaml:3".into()
+            })
+        );
+        assert!(Config::parse("c.yaml", "", Path::new("."), &known)
+            .unwrap()
+            .controller_flags
+            .is_empty());
+        let err = Config::parse(
+            "c.yaml",
+            "controllerManagerFlags:\n  enable-taint-manager: false\n",
+            Path::new("."),
+            &known,
+        )
+        .unwrap_err()
+        .to_string();
+        assert_eq!(err, "c.yaml:2:3: `enable-taint-manager` is not a karmada-controller-manager flag this tool reads (it reads: enable-no-execute-taint-eviction)");
+        let err = Config::parse(
+            "c.yaml",
+            "controllerManagerFlags: {enable-no-execute-taint-eviction: 'yes'}\n",
+            Path::new("."),
+            &known,
+        )
+        .unwrap_err()
+        .to_string();
+        assert!(err.contains("invalid config"), "{err}");
     }
 
     #[test]

@@ -1,12 +1,14 @@
-//! The context a question is asked in: which Karmada release and feature gates the control
-//! plane runs, which namespace objects without one land in, which member clusters there are,
+//! The context a question is asked in: which Karmada release, feature gates and
+//! controller-manager flags (`--enable-no-execute-taint-eviction`) the control plane runs, which
+//! namespace objects without one land in, which member clusters there are,
 //! and what the configuration file says. It is resolved once per run, before any input is read,
 //! from the command line, `.karmada-policy.yaml` and (per environment of a GitOps repository)
 //! the repository's own Karmada installation; every subcommand reads it, and none parses a
 //! gate, a release or a configuration key itself.
 //!
 //! Precedence, highest first: command-line flags, the configuration file, the repository's
-//! Karmada installation, Karmada's defaults for the release.
+//! Karmada installation, Karmada's defaults for the release. The controller-manager flags have
+//! no command-line flag of their own: the configuration, then the installation.
 
 pub mod config;
 pub mod flags;
@@ -15,6 +17,7 @@ use std::path::PathBuf;
 
 use crate::engine::claim::Filters;
 use crate::engine::state::{Options, UnknownClaimers};
+use crate::model::controller_flags::{ControllerFlags, FlagError};
 use crate::model::feature_gates::{GateError, GateSet, GateValues};
 use crate::model::installation::RepositorySettings;
 use crate::model::KarmadaVersion;
@@ -36,12 +39,14 @@ pub struct Flags {
 }
 
 /// What a repository's own Karmada installation says (its Helm chart values, the operator's
-/// `Karmada` resource, or the controller-manager's `--feature-gates` argument), with where it
-/// was read, for the note that says so.
+/// `Karmada` resource, or the controller-manager's arguments), with where it was read, for the
+/// note that says so.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Installation {
     pub release: Option<KarmadaVersion>,
     pub gates: GateValues,
+    /// The controller-manager's flags, each with its own `file:line`.
+    pub flags: ControllerFlags,
     /// `file:line` the settings were read from.
     pub from: String,
 }
@@ -58,6 +63,9 @@ pub enum ContextError {
         #[source]
         source: GateError,
     },
+    /// A controller-manager flag the release does not have, named where it was set.
+    #[error(transparent)]
+    Flag(#[from] FlagError),
 }
 
 /// Where the release and the explicitly set gates came from.
@@ -103,8 +111,8 @@ impl Context {
     /// it, under the configuration and the flags (flags > `.karmada-policy.yaml` > repository >
     /// Karmada's defaults, [`Context::with_installation`]), and the notes to give: a gate the
     /// release does not know is left out, and an installation that cannot be used is said and
-    /// ignored. `lint`, `explain`, `preempt-check` and `plan` take each environment's context
-    /// from here.
+    /// ignored; so is a controller-manager flag the release does not have. `lint`, `explain`,
+    /// `preempt-check` and `plan` take each environment's context from here.
     pub fn for_repository(&self, settings: &RepositorySettings) -> (Context, Vec<String>) {
         let mut notes = Vec::new();
         let Some(found) = &settings.installation else {
@@ -123,9 +131,14 @@ impl Context {
                 ));
             }
         }
+        let flags = settings.flags();
+        for unknown in flags.unknown_in(release) {
+            notes.push(format!("{unknown}: ignored"));
+        }
         let installation = Installation {
             release: settings.release(),
             gates,
+            flags: flags.known_in(release),
             from: found.at.to_string(),
         };
         match self.with_installation(&installation) {
@@ -195,7 +208,13 @@ impl Context {
             check(g, &|| "invalid --feature-gates".to_string())?;
             values.overlay(g);
         }
-        let gates = check(&values, &|| "feature gates".to_string())?;
+        // The controller-manager's flags: the configuration's over the installation's, each
+        // naming where it was set if the release lacks it.
+        let mut controller_flags =
+            installation.map_or_else(ControllerFlags::default, |i| i.flags.clone());
+        controller_flags.overlay(&config.controller_flags);
+        let gates =
+            check(&values, &|| "feature gates".to_string())?.with_flags(&controller_flags)?;
         Ok(Context {
             gates,
             origins: Origins {
@@ -259,6 +278,7 @@ mod tests {
             gates: "Failover=true,PropagationPolicyPreemption=true"
                 .parse()
                 .unwrap(),
+            flags: ControllerFlags::default(),
             from: "infra/karmada.yaml:12".into(),
         };
         let none = Context::with(Flags::default(), config(""), Some(&installation)).unwrap();
@@ -322,6 +342,7 @@ mod tests {
                 )
             })
             .collect(),
+            flags: Default::default(),
             notes: Vec::new(),
         };
         let settings = RepositorySettings::of(vec![found]);
@@ -345,6 +366,120 @@ mod tests {
         let (same, notes) = run.for_repository(&RepositorySettings::default());
         assert_eq!((same.release(), notes.len()), (run.release(), 0));
         assert_eq!(same.gates, run.gates);
+    }
+
+    /// `--enable-no-execute-taint-eviction` as the gates go: the configuration over the
+    /// repository's installation, each named where it was set; the context's gates carry it to
+    /// every reader.
+    #[test]
+    fn the_eviction_flag_comes_from_the_configuration_over_the_installation() {
+        use crate::model::controller_flags::{FlagValue, NO_EXECUTE_TAINT_EVICTION};
+        let mut repo_flags = ControllerFlags::default();
+        repo_flags.set(
+            NO_EXECUTE_TAINT_EVICTION,
+            true,
+            "infra/karmada.yaml:21".into(),
+        );
+        let installation = Installation {
+            release: Some(KarmadaVersion::new(1, 17)),
+            gates: "Failover=true".parse().unwrap(),
+            flags: repo_flags,
+            from: "infra/karmada.yaml:1".into(),
+        };
+        let repo = Context::with(Flags::default(), config(""), Some(&installation)).unwrap();
+        assert!(repo.gates.cluster_failover(), "the installation's flag");
+        let configured = Context::with(
+            Flags::default(),
+            config("controllerManagerFlags:\n  enable-no-execute-taint-eviction: false\n"),
+            Some(&installation),
+        )
+        .unwrap();
+        assert_eq!(
+            configured.gates.flags().no_execute_taint_eviction,
+            Some(FlagValue {
+                value: false,
+                from: "c.yaml:2".into()
+            }),
+            "the configuration wins"
+        );
+        assert!(configured
+            .gates
+            .why_no_cluster_failover()
+            .unwrap()
+            .contains("--enable-no-execute-taint-eviction=false (c.yaml:2)"));
+        // Without either, Karmada's default: off.
+        let none = Context::with(flags(None, Some("Failover=true")), config(""), None).unwrap();
+        assert!(!none.gates.cluster_failover());
+        // A release without the flag: the configuration's is an error, as an unknown gate is.
+        let err = Context::with(
+            flags(Some("1.13"), None),
+            config("controllerManagerFlags: {enable-no-execute-taint-eviction: true}\n"),
+            None,
+        )
+        .unwrap_err()
+        .to_string();
+        assert!(
+            err.starts_with("c.yaml:1: unknown flag: --enable-no-execute-taint-eviction"),
+            "{err}"
+        );
+    }
+
+    /// An environment's installation carries its flag into the environment's context; a flag
+    /// its release does not have is left out with a note.
+    #[test]
+    fn an_environment_takes_its_installations_flags() {
+        use crate::model::installation::{InstallKind, Origin, Setting};
+        let found = |tag_minor: u32| crate::model::installation::Installation {
+            kind: InstallKind::Deployment,
+            object: "Deployment karmada-system/karmada-controller-manager".into(),
+            at: Origin {
+                file: "cm.yaml".into(),
+                line: 1,
+            },
+            release: Some(Setting {
+                value: KarmadaVersion::new(1, tag_minor),
+                at: Origin {
+                    file: "cm.yaml".into(),
+                    line: 9,
+                },
+            }),
+            gates: [(
+                "Failover".to_string(),
+                Setting {
+                    value: true,
+                    at: Origin {
+                        file: "cm.yaml".into(),
+                        line: 12,
+                    },
+                },
+            )]
+            .into(),
+            flags: [(
+                NO_EXECUTE.to_string(),
+                Setting {
+                    value: true,
+                    at: Origin {
+                        file: "cm.yaml".into(),
+                        line: 13,
+                    },
+                },
+            )]
+            .into(),
+            notes: Vec::new(),
+        };
+        const NO_EXECUTE: &str = crate::model::controller_flags::NO_EXECUTE_TAINT_EVICTION;
+        let run = Context::with(flags(None, None), config(""), None).unwrap();
+        assert!(!run.gates.cluster_failover());
+        let (env, notes) = run.for_repository(&RepositorySettings::of(vec![found(17)]));
+        assert!(notes.is_empty(), "{notes:?}");
+        assert!(env.gates.cluster_failover());
+        let (env, notes) = run.for_repository(&RepositorySettings::of(vec![found(13)]));
+        assert_eq!(
+            notes,
+            ["cm.yaml:13: unknown flag: --enable-no-execute-taint-eviction (karmada-controller-manager has it from Karmada 1.14; this is 1.13): ignored"]
+        );
+        assert_eq!(env.release(), KarmadaVersion::new(1, 13));
+        assert!(env.gates.cluster_failover(), "1.13 needs the gate only");
     }
 
     #[test]

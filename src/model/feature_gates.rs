@@ -4,9 +4,15 @@
 //!
 //! `Failover` was turned off by default by commit a8e965321 (2024-11-29); the first release
 //! carrying it is v1.12.0 (`git tag --contains a8e965321`). Before, it was Beta and on.
+//!
+//! [`GateSet`] also holds the controller-manager flags that switch a gated feature off on their
+//! own ([`ControllerFlags`]: `--enable-no-execute-taint-eviction` for cluster failover), so that
+//! whatever reads the gates reads them too and "does cluster failover run" has one answer,
+//! [`GateSet::why_no_cluster_failover`].
 
 use std::collections::BTreeMap;
 
+use super::controller_flags::{ControllerFlags, FlagError};
 use super::KarmadaVersion;
 
 /// One gate: its name, the first minor release that has it, and its default from there on.
@@ -201,13 +207,16 @@ impl std::str::FromStr for GateValues {
     }
 }
 
-/// The gates in effect for one release, defaults overlaid with `--feature-gates`.
+/// The gates in effect for one release, defaults overlaid with `--feature-gates`, and the
+/// controller-manager flags set beside them ([`GateSet::with_flags`]).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct GateSet {
     pub version: KarmadaVersion,
     values: BTreeMap<&'static str, bool>,
     /// The gates set explicitly (for messages that say "the default").
     explicit: Vec<&'static str>,
+    /// The flags set explicitly, each with where; the others have Karmada's default.
+    flags: ControllerFlags,
 }
 
 impl Default for GateSet {
@@ -237,6 +246,7 @@ impl GateSet {
             version,
             values,
             explicit: Vec::new(),
+            flags: ControllerFlags::default(),
         }
     }
 
@@ -289,6 +299,22 @@ impl GateSet {
         Ok(set)
     }
 
+    /// These gates with karmada-controller-manager's `flags` (over Karmada's defaults, as
+    /// `--feature-gates` is over the gates'); a flag the release does not have is an error, as
+    /// an unknown gate is.
+    pub fn with_flags(mut self, flags: &ControllerFlags) -> Result<GateSet, FlagError> {
+        if let Some(e) = flags.unknown_in(self.version).into_iter().next() {
+            return Err(e);
+        }
+        self.flags = flags.clone();
+        Ok(self)
+    }
+
+    /// The controller-manager flags set explicitly.
+    pub fn flags(&self) -> &ControllerFlags {
+        &self.flags
+    }
+
     /// Whether the gate is on; a gate the release does not have is off.
     pub fn enabled(&self, name: &str) -> bool {
         self.values.get(name).copied().unwrap_or(false)
@@ -313,6 +339,26 @@ impl GateSet {
 
     pub fn failover(&self) -> bool {
         self.enabled("Failover")
+    }
+
+    /// Why cluster failover (the taint manager's eviction from a cluster with a NoExecute taint)
+    /// never happens, for a finding that relies on it; `None` when it runs. It needs the
+    /// `Failover` gate, which starts the taint manager (`controllermanager.go:295-314`), and
+    /// from v1.14.0 `--enable-no-execute-taint-eviction=true`, without which the taint manager
+    /// evicts nothing (`taint_manager.go:114-117`).
+    pub fn why_no_cluster_failover(&self) -> Option<String> {
+        if !self.failover() {
+            return Some(self.why_off("Failover"));
+        }
+        let why = self.flags.why_no_taint_eviction(self.version)?;
+        Some(format!(
+            "{why}, and the Failover feature gate alone evicts nothing"
+        ))
+    }
+
+    /// Whether cluster failover runs ([`GateSet::why_no_cluster_failover`]).
+    pub fn cluster_failover(&self) -> bool {
+        self.why_no_cluster_failover().is_none()
     }
 
     /// `PropagationPolicyPreemption` (Alpha, default false, `features.go`): the only gate that
@@ -371,5 +417,46 @@ mod tests {
                 .to_string(),
             "invalid value of Failover: yes, err: not a bool"
         );
+    }
+
+    /// From v1.14.0 the gate starts the taint manager, but only
+    /// `--enable-no-execute-taint-eviction=true` makes it evict.
+    #[test]
+    fn cluster_failover_needs_the_gate_and_from_1_14_the_eviction_flag() {
+        use crate::model::controller_flags::NO_EXECUTE_TAINT_EVICTION;
+        let flags = |value: Option<bool>| {
+            let mut f = ControllerFlags::default();
+            if let Some(value) = value {
+                f.set(NO_EXECUTE_TAINT_EVICTION, value, "k.yaml:7".into());
+            }
+            f
+        };
+        let set = |minor: u32, gate: bool, flag: Option<bool>| {
+            GateSet::parse(v(minor), &format!("Failover={gate}"))
+                .unwrap()
+                .with_flags(&flags(flag))
+                .unwrap()
+        };
+        // Before 1.14 the gate is enough.
+        assert!(set(13, true, None).cluster_failover());
+        assert!(GateSet::defaults(v(11)).cluster_failover());
+        // From 1.14, the flag's default (false) stops it.
+        let why = set(14, true, None).why_no_cluster_failover().unwrap();
+        assert_eq!(why, "--enable-no-execute-taint-eviction is off by default in Karmada 1.14 (set by neither .karmada-policy.yaml nor the repository's Karmada installation), and the Failover feature gate alone evicts nothing");
+        assert_eq!(
+            set(19, true, Some(false)).why_no_cluster_failover().unwrap(),
+            "karmada-controller-manager runs with --enable-no-execute-taint-eviction=false (k.yaml:7), and the Failover feature gate alone evicts nothing"
+        );
+        assert!(set(19, true, Some(true)).cluster_failover());
+        // The gate off says so, whatever the flag.
+        assert_eq!(
+            set(19, false, Some(true))
+                .why_no_cluster_failover()
+                .unwrap(),
+            "the Failover feature gate is disabled"
+        );
+        // A release without the flag refuses it.
+        let err = GateSet::defaults(v(13)).with_flags(&flags(Some(true)));
+        assert_eq!(err.unwrap_err().name, NO_EXECUTE_TAINT_EVICTION);
     }
 }

@@ -1,5 +1,6 @@
-//! The repository's own Karmada: which release it installs and with which feature gates of
-//! karmada-controller-manager, read from how the repository installs it.
+//! The repository's own Karmada: which release it installs and with which feature gates and
+//! flags of karmada-controller-manager ([`ControllerFlags`]: `--enable-no-execute-taint-eviction`),
+//! read from how the repository installs it.
 //!
 //! - The Helm chart (karmada-io/karmada `charts/karmada`), by a Flux `HelmRelease` or an Argo CD
 //!   Application's Helm source: the chart's version is the release (the chart is published
@@ -8,7 +9,11 @@
 //!   `controllerManager.featureGates`, rendered as one `--feature-gates=` argument by the
 //!   chart's `karmada.controllerManager.featureGates` helper over the chart's default
 //!   `{PropagateDeps: false}` (charts/karmada/values.yaml, every release from v1.10.0), then
-//!   `controllerManager.extraCommandArgs.feature-gates`, a second flag merged after it.
+//!   `controllerManager.extraCommandArgs.feature-gates`, a second flag merged after it. Every
+//!   `extraCommandArgs` entry becomes one `--KEY=VALUE` argument (the chart's
+//!   `karmada.controllerManager.extraCommandArgs` helper in templates/_helpers.tpl, included
+//!   by templates/karmada-controller-manager.yaml): the controller-manager flags are read from
+//!   there.
 //! - The same chart by a k3s/RKE2 `HelmChart` (`helm.cattle.io/v1`, k3s-io/helm-controller):
 //!   `spec.version` is the chart version; the job passes `spec.valuesContent`, then
 //!   `spec.values` as values files, then each `spec.set` entry as `--set` (sorted by key), so
@@ -19,15 +24,18 @@
 //!   component.go hands `Spec.FeatureGates` to every component) unless
 //!   `spec.components.karmadaControllerManager.extraArgs` sets `feature-gates`, which replaces
 //!   it (operator/pkg/util/patcher/pather.go: extra args are copied over the built flag); the
-//!   release is that component's `imageTag`.
-//! - A plain `karmada-controller-manager` Deployment: its `--feature-gates=` arguments (each
-//!   one merged over the last, as the flag parser does) and its image's tag.
+//!   release is that component's `imageTag`. Every other `extraArgs` entry is one
+//!   `--KEY=VALUE` argument too (`buildArgumentListFromMap`): the flags are read from there.
+//! - A plain `karmada-controller-manager` Deployment: its `--feature-gates` arguments (each
+//!   one merged over the last, as the flag parser does), its flags as pflag reads a bool flag
+//!   (`--NAME` or `--NAME=BOOL`; the last one wins) and its image's tag.
 //!
 //! [`detect`] is pure: a document in, the typed settings out, each with the place it came
 //! from (through the caller's `locate`, which traces a rendered place to the file to edit).
 
 use std::collections::BTreeMap;
 
+use super::controller_flags::{parse_bool, ControllerFlags};
 use super::KarmadaVersion;
 use crate::source::{load, Node, Source, Span, Value};
 
@@ -72,6 +80,9 @@ pub struct Installation {
     pub release: Option<Setting<KarmadaVersion>>,
     /// karmada-controller-manager's feature gates, by name.
     pub gates: BTreeMap<String, Setting<bool>>,
+    /// karmada-controller-manager's flags read ([`ControllerFlags::NAMES`]), by name without
+    /// dashes.
+    pub flags: BTreeMap<String, Setting<bool>>,
     /// What could not be used (a version that names no known release, values kept elsewhere).
     pub notes: Vec<String>,
 }
@@ -88,6 +99,7 @@ pub fn detect(root: &Node, locate: &dyn Fn(Span) -> Origin) -> Option<Installati
     let mut found = Found {
         locate,
         gates: BTreeMap::new(),
+        flags: BTreeMap::new(),
         release: None,
         notes: Vec::new(),
     };
@@ -111,6 +123,7 @@ pub fn detect(root: &Node, locate: &dyn Fn(Span) -> Origin) -> Option<Installati
         at: locate(root.span),
         release: found.release,
         gates: found.gates,
+        flags: found.flags,
         notes: found.notes,
     })
 }
@@ -163,6 +176,7 @@ pub fn in_documents<'a>(
 struct Found<'a> {
     locate: &'a dyn Fn(Span) -> Origin,
     gates: BTreeMap<String, Setting<bool>>,
+    flags: BTreeMap<String, Setting<bool>>,
     release: Option<Setting<KarmadaVersion>>,
     notes: Vec<String>,
 }
@@ -294,6 +308,8 @@ impl Found<'_> {
             if let Some(on) = bool_of(value) {
                 self.gate(gate, on, value.span);
             }
+        } else if let Some(arg) = name.strip_prefix("controllerManager.extraCommandArgs.") {
+            self.extra_arg(arg, value, value.span);
         } else if name == "controllerManager.image.tag" {
             self.version(value, "controllerManager.image.tag");
         }
@@ -305,7 +321,8 @@ impl Found<'_> {
     }
 
     /// `controllerManager.featureGates`, `controllerManager.image.tag` and
-    /// `controllerManager.extraCommandArgs.feature-gates` of chart values.
+    /// `controllerManager.extraCommandArgs` (`feature-gates` and the flags read) of chart
+    /// values.
     fn chart_values(&mut self, values: &Node, shift: &dyn Fn(Span) -> Span) {
         let Some(cm) = values.get("controllerManager") else {
             return;
@@ -319,13 +336,28 @@ impl Found<'_> {
             let shifted = Node::new(tag.value.clone(), shift(tag.span));
             self.version(&shifted, "controllerManager.image.tag");
         }
-        if let Some(flag) = cm
+        for e in cm
             .get("extraCommandArgs")
-            .and_then(|a| a.get("feature-gates"))
+            .and_then(Node::as_map)
+            .unwrap_or(&[])
         {
-            if let Some(s) = flag.scalar_text() {
-                self.flag(&s, shift(flag.span));
+            if let Some(name) = e.key.as_str() {
+                self.extra_arg(name, &e.value, shift(e.value.span));
             }
+        }
+    }
+
+    /// One entry of the chart's `extraCommandArgs` or the operator's `extraArgs`: the argument
+    /// `--NAME=VALUE` (both render it so), `feature-gates` or a flag read; others are no
+    /// concern here.
+    fn extra_arg(&mut self, name: &str, value: &Node, at: Span) {
+        let Some(text) = value.scalar_text() else {
+            return;
+        };
+        if name == "feature-gates" {
+            self.flag(&text, at);
+        } else {
+            self.controller_flag(name, Some(&text), at);
         }
     }
 
@@ -338,9 +370,20 @@ impl Found<'_> {
         if let Some(tag) = kcm.and_then(|k| k.get("imageTag")) {
             self.version(tag, "karmadaControllerManager.imageTag");
         }
-        let flag = kcm
+        let extra = kcm
             .and_then(|k| k.get("extraArgs"))
-            .and_then(|a| a.get("feature-gates"));
+            .and_then(Node::as_map)
+            .unwrap_or(&[]);
+        for e in extra {
+            match e.key.as_str() {
+                Some("feature-gates") | None => {}
+                Some(name) => self.extra_arg(name, &e.value, e.value.span),
+            }
+        }
+        let flag = extra
+            .iter()
+            .find(|e| e.key.as_str() == Some("feature-gates"))
+            .map(|e| &e.value);
         match flag.and_then(|f| Some((f.scalar_text()?, f.span))) {
             // The extra argument replaces the flag the operator builds from spec.featureGates.
             Some((s, span)) => self.flag(&s, span),
@@ -380,20 +423,62 @@ impl Found<'_> {
             .iter()
             .flat_map(|k| c.get(k).and_then(Node::as_seq).unwrap_or(&[]))
             .collect();
-        for (i, a) in args.iter().enumerate() {
-            let Some(s) = a.as_str() else { continue };
-            if let Some(v) = s.strip_prefix("--feature-gates=") {
-                self.flag(v, a.span);
-            } else if s == "--feature-gates" {
-                if let Some(v) = args
-                    .get(i + 1)
-                    .and_then(|n| n.as_str().map(|s| (s, n.span)))
-                {
-                    self.flag(v.0, v.1);
+        let mut rest = args.iter();
+        while let Some(a) = rest.next() {
+            let Some((name, value)) = a.as_str().and_then(|s| s.strip_prefix("--")).map(|s| {
+                s.split_once('=')
+                    .map_or((s, None), |(name, value)| (name, Some(value)))
+            }) else {
+                continue;
+            };
+            if name.replace('_', "-") == "feature-gates" {
+                // A string flag: `--feature-gates VALUE` takes the next argument.
+                match value {
+                    Some(v) => self.flag(v, a.span),
+                    None => {
+                        if let Some(n) = rest.next() {
+                            if let Some(v) = n.as_str() {
+                                self.flag(v, n.span);
+                            }
+                        }
+                    }
+                }
+            } else if ControllerFlags::canonical(name).is_some() {
+                self.controller_flag(name, value, a.span);
+                // A bool flag never takes the next argument (pflag's NoOptDefVal "true"):
+                // `--NAME false` sets it true and leaves `false` a stray argument.
+                let stray = rest.as_slice().first().and_then(|n| n.as_str());
+                if let (None, Some(next)) = (value, stray.filter(|n| parse_bool(n).is_some())) {
+                    self.notes.push(format!(
+                        "`--{name} {next}`: a bool flag takes its value only as `--{name}={next}`; karmada-controller-manager reads `--{name}` as true and refuses `{next}` as an unknown command"
+                    ));
                 }
             }
         }
         Some(())
+    }
+
+    /// A controller-manager flag given as `--NAME` (`value` `None`: true) or `--NAME=VALUE`:
+    /// kept if it is one [`ControllerFlags`] reads, by its canonical name.
+    fn controller_flag(&mut self, name: &str, value: Option<&str>, at: Span) {
+        let Some(canonical) = ControllerFlags::canonical(name) else {
+            return;
+        };
+        let on = match value {
+            None => Some(true),
+            Some(v) => parse_bool(v),
+        };
+        match on {
+            Some(on) => {
+                let at = (self.locate)(at);
+                self.flags
+                    .insert(canonical.to_string(), Setting { value: on, at });
+            }
+            None => self.notes.push(format!(
+                "`--{name}={}`: not a bool (strconv.ParseBool): karmada-controller-manager refuses to start",
+                value.unwrap_or_default()
+            )),
+        }
     }
 
     /// `Name=bool,...` over the gates so far.
@@ -593,6 +678,15 @@ impl RepositorySettings {
             .unwrap_or_default()
     }
 
+    /// The controller-manager flags, each with the `file:line` it was read at.
+    pub fn flags(&self) -> ControllerFlags {
+        let mut flags = ControllerFlags::default();
+        for (name, s) in self.installation.iter().flat_map(|i| &i.flags) {
+            flags.set(name, s.value, s.at.to_string());
+        }
+        flags
+    }
+
     /// One line for the user: what was read, from where.
     pub fn describe(&self) -> Option<String> {
         let i = self.installation.as_ref()?;
@@ -602,6 +696,9 @@ impl RepositorySettings {
         }
         for (name, s) in &i.gates {
             parts.push(format!("{name}={} ({})", s.value, s.at));
+        }
+        for (name, s) in &i.flags {
+            parts.push(format!("--{name}={} ({})", s.value, s.at));
         }
         if parts.is_empty() {
             parts.push("no release or feature gate".into());
@@ -690,6 +787,88 @@ mod tests {
         let d = detect_in("apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: karmada-controller-manager, namespace: karmada-system}\nspec:\n  template:\n    spec:\n      containers:\n        - name: karmada-controller-manager\n          image: docker.io/karmada/karmada-controller-manager:v1.14.1\n          command:\n            - /bin/karmada-controller-manager\n            - --feature-gates=Failover=true,GracefulEviction=true\n").unwrap();
         assert_eq!(d.release.unwrap().value, KarmadaVersion::new(1, 14));
         assert_eq!(d.gates["Failover"].at.line, 12);
+    }
+
+    fn eviction(i: &Installation) -> Option<(bool, u32)> {
+        i.flags
+            .get("enable-no-execute-taint-eviction")
+            .map(|s| (s.value, s.at.line))
+    }
+
+    /// The chart renders each `controllerManager.extraCommandArgs` entry as `--KEY=VALUE`
+    /// (templates/_helpers.tpl, `karmada.controllerManager.extraCommandArgs`).
+    #[test]
+    fn the_charts_extra_command_args_give_the_controller_manager_flags() {
+        let i = detect_in("apiVersion: helm.toolkit.fluxcd.io/v2\nkind: HelmRelease\nmetadata: {name: karmada, namespace: karmada-system}\nspec:\n  chart: {spec: {chart: karmada, version: v1.17.0}}\n  values:\n    controllerManager:\n      featureGates: {Failover: true}\n      extraCommandArgs:\n        enable-no-execute-taint-eviction: true\n        no-execute-taint-eviction-purge-mode: Directly\n").unwrap();
+        assert_eq!(eviction(&i), Some((true, 10)));
+        assert_eq!(i.flags.len(), 1, "only the flags read: {:?}", i.flags);
+        let settings = RepositorySettings::of(vec![i]);
+        assert_eq!(
+            settings.flags().no_execute_taint_eviction.unwrap().from,
+            "f.yaml:10"
+        );
+        assert!(
+            settings
+                .describe()
+                .unwrap()
+                .contains("--enable-no-execute-taint-eviction=true (f.yaml:10)"),
+            "{:?}",
+            settings.describe()
+        );
+        // A string, as `--set` and Argo CD parameters give it; a value the controller-manager
+        // cannot parse is said, not guessed.
+        let i = detect_in("apiVersion: helm.toolkit.fluxcd.io/v2\nkind: HelmRelease\nmetadata: {name: karmada}\nspec:\n  chart: {spec: {chart: karmada, version: v1.17.0}}\n  values:\n    controllerManager:\n      extraCommandArgs: {enable-no-execute-taint-eviction: 'yes'}\n").unwrap();
+        assert_eq!(eviction(&i), None);
+        assert!(i.notes[0].contains("not a bool"), "{:?}", i.notes);
+    }
+
+    #[test]
+    fn argo_cd_parameters_and_k3s_set_entries_give_the_flags() {
+        let argo = "apiVersion: argoproj.io/v1alpha1\nkind: Application\nmetadata: {name: karmada, namespace: argocd}\nspec:\n  source:\n    chart: karmada\n    targetRevision: v1.16.0\n    helm:\n      valuesObject:\n        controllerManager:\n          extraCommandArgs: {enable-no-execute-taint-eviction: true}\n      parameters:\n        - name: controllerManager.extraCommandArgs.enable-no-execute-taint-eviction\n          value: \"false\"\n";
+        assert_eq!(eviction(&detect_in(argo).unwrap()), Some((false, 14)));
+        let k3s = "apiVersion: helm.cattle.io/v1\nkind: HelmChart\nmetadata: {name: karmada, namespace: kube-system}\nspec:\n  chart: karmada\n  version: v1.15.2\n  valuesContent: |-\n    controllerManager:\n      extraCommandArgs:\n        enable-no-execute-taint-eviction: false\n  set:\n    controllerManager.extraCommandArgs.enable-no-execute-taint-eviction: \"true\"\n";
+        assert_eq!(eviction(&detect_in(k3s).unwrap()), Some((true, 12)));
+    }
+
+    /// The operator copies each `extraArgs` entry over the arguments it builds, as
+    /// `--KEY=VALUE` (operator/pkg/util/patcher/pather.go, `buildArgumentListFromMap`).
+    #[test]
+    fn the_operators_extra_args_give_the_flags() {
+        let op = detect_in("apiVersion: operator.karmada.io/v1alpha1\nkind: Karmada\nmetadata: {name: k, namespace: karmada-system}\nspec:\n  featureGates: {Failover: true}\n  components:\n    karmadaControllerManager:\n      imageTag: v1.15.2\n      extraArgs:\n        enable-no-execute-taint-eviction: \"true\"\n").unwrap();
+        assert_eq!(eviction(&op), Some((true, 10)));
+        assert!(op.gates["Failover"].value, "spec.featureGates still count");
+    }
+
+    /// A Deployment's arguments as pflag reads a bool flag: `--NAME` is true, `--NAME=BOOL`
+    /// as strconv.ParseBool reads it, `_` for `-`, the last one wins; `--NAME false` is true
+    /// and a stray argument.
+    #[test]
+    fn a_deployments_arguments_give_the_flags_as_pflag_reads_them() {
+        let deployment = |args: &str| {
+            detect_in(&format!("apiVersion: apps/v1\nkind: Deployment\nmetadata: {{name: karmada-controller-manager, namespace: karmada-system}}\nspec:\n  template:\n    spec:\n      containers:\n        - name: karmada-controller-manager\n          image: docker.io/karmada/karmada-controller-manager:v1.17.1\n          command:\n            - /bin/karmada-controller-manager\n            - --feature-gates=Failover=true\n          args:\n{args}")).unwrap()
+        };
+        let i = deployment("            - --enable-no-execute-taint-eviction=true\n");
+        assert_eq!(eviction(&i), Some((true, 14)));
+        assert!(i.gates["Failover"].value);
+        let i = deployment("            - --enable-no-execute-taint-eviction\n");
+        assert_eq!(eviction(&i), Some((true, 14)), "a bare bool flag is true");
+        let i = deployment("            - --enable_no_execute_taint_eviction=F\n");
+        assert_eq!(eviction(&i), Some((false, 14)));
+        let i = deployment("            - --enable-no-execute-taint-eviction\n            - --enable-no-execute-taint-eviction=false\n");
+        assert_eq!(eviction(&i), Some((false, 15)), "the last one wins");
+        let i = deployment(
+            "            - --enable-no-execute-taint-eviction\n            - \"false\"\n",
+        );
+        assert_eq!(eviction(&i), Some((true, 14)));
+        assert!(
+            i.notes[0].contains("refuses `false` as an unknown command"),
+            "{:?}",
+            i.notes
+        );
+        // `--feature-gates VALUE` (a string flag) still takes the next argument.
+        let i = deployment("            - --feature-gates\n            - Failover=false\n");
+        assert!(!i.gates["Failover"].value);
+        assert_eq!(eviction(&i), None);
     }
 
     #[test]

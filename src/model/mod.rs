@@ -5,6 +5,7 @@
 
 pub mod binding;
 pub mod cluster;
+pub mod controller_flags;
 pub mod dependencies;
 pub mod environments;
 pub mod feature_gates;

@@ -84,7 +84,8 @@ Output:
 
 Configuration:
   .karmada-policy.yaml is looked up from the current directory upwards (or --config):
-  rule severities or `off`, feature gates, Karmada version, known clusters, ignored paths.
+  rule severities or `off`, feature gates and controller-manager flags, Karmada version,
+  known clusters, ignored paths.
   An object can silence a rule for itself with the annotation
   `karmada-policy.io/ignore: \"RULE-ID: reason\"` (a reason is required).
 

@@ -80,7 +80,8 @@ struct Report<'a> {
 /// environment, the API server it targets, whether that is a Karmada API server (only those
 /// are linted), the release it was linted for, and the repository's Karmada installation read
 /// for it (`null` when none): `{"object","file","line","release":{"version","file","line"}?,
-/// "featureGates":[{"name","enabled","file","line"}]}`.
+/// "featureGates":[{"name","enabled","file","line"}],
+/// "controllerManagerFlags":[{"name","value","file","line"}]}`.
 #[derive(Serialize)]
 #[serde(rename_all = "camelCase")]
 struct JsonEnvironment<'a> {
@@ -106,6 +107,12 @@ fn installation_json(i: &crate::model::installation::Installation) -> serde_json
             "enabled": g.value,
             "file": g.at.file,
             "line": g.at.line,
+        })).collect::<Vec<_>>(),
+        "controllerManagerFlags": i.flags.iter().map(|(name, f)| serde_json::json!({
+            "name": name,
+            "value": f.value,
+            "file": f.at.file,
+            "line": f.at.line,
         })).collect::<Vec<_>>(),
     })
 }

@@ -157,10 +157,10 @@ pub fn override_name(o: &OverridePolicy) -> String {
 }
 
 /// Policies the change suspends (more than before) that have failover configured: what stalls
-/// (cluster failover only with the `Failover` gate, which runs the taint manager).
+/// (cluster failover only when it runs: [`crate::model::feature_gates::GateSet::cluster_failover`]).
 pub fn suspended_with_failover(
     applied: &[(PolicyRef, Option<&PolicyEntry>, &PolicyEntry)],
-    failover_gate: bool,
+    cluster_failover: bool,
 ) -> Vec<Hazard> {
     let mut out = Vec::new();
     for (r, before, after) in applied {
@@ -174,7 +174,7 @@ pub fn suspended_with_failover(
             .into_iter()
             .filter(|s| match s {
                 Stall::ApplicationFailover { .. } => true,
-                Stall::ClusterFailover { .. } => failover_gate,
+                Stall::ClusterFailover { .. } => cluster_failover,
                 _ => false,
             })
             .map(|s| s.to_string())

@@ -574,8 +574,8 @@ impl Run<'_> {
             before,
             changes,
         ));
-        let gate = self.settings.options.gates.failover();
-        out.extend(hazards::suspended_with_failover(&applied, gate));
+        let cluster_failover = self.settings.options.gates.cluster_failover();
+        out.extend(hazards::suspended_with_failover(&applied, cluster_failover));
         out.extend(hazards::without_policy(changes));
         out
     }

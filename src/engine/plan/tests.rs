@@ -174,6 +174,44 @@ fn suspending_a_policy_with_failover_is_a_hazard() {
     assert!(!d.before.suspended && d.after.suspended);
 }
 
+/// Cluster failover stalls under a suspension only where it runs: the `Failover` gate, and
+/// from 1.14 `--enable-no-execute-taint-eviction=true` (as lint's failover-gate-off says).
+#[test]
+fn suspending_cluster_failover_is_a_hazard_only_where_it_runs() {
+    use crate::model::controller_flags::{ControllerFlags, NO_EXECUTE_TAINT_EVICTION};
+    let failover = "  failover:\n    cluster: {purgeMode: Gracefully}\n";
+    let (b, h) = (
+        inventory(
+            "b.yaml",
+            &format!("{NGINX}{}", policy("a", failover, "member1")),
+        ),
+        inventory(
+            "h.yaml",
+            &format!(
+                "{NGINX}{}",
+                policy(
+                    "a",
+                    &format!("{failover}  suspension:\n    dispatching: true\n"),
+                    "member1"
+                )
+            ),
+        ),
+    );
+    let hazards = |s: &Settings| {
+        plan(&Sides::whole(&b, &h), s)
+            .hazards
+            .iter()
+            .filter(|h| h.code() == "suspension-with-failover")
+            .count()
+    };
+    assert_eq!(hazards(&settings("Failover=true")), 0, "the gate alone");
+    let mut flags = ControllerFlags::default();
+    flags.set(NO_EXECUTE_TAINT_EVICTION, true, "c.yaml:2".into());
+    let mut on = settings("Failover=true");
+    on.options.gates = on.options.gates.with_flags(&flags).unwrap();
+    assert_eq!(hazards(&on), 1);
+}
+
 #[test]
 fn shared_changes_are_marked_in_each_environment() {
     let p = run(

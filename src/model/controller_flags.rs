@@ -1,0 +1,240 @@
+//! karmada-controller-manager's command-line flags other than `--feature-gates` that decide
+//! whether something a policy relies on runs at all, as a repository's Karmada installation or
+//! the configuration sets them. One so far:
+//!
+//! - `--enable-no-execute-taint-eviction` (from v1.14.0, default false;
+//!   `cmd/controller-manager/app/options/failover.go:46` at v1.14.0, `cluster_failover.go:50`
+//!   from v1.17.0): the taint manager, which the `Failover` gate starts
+//!   (`cmd/controller-manager/app/controllermanager.go:295-314`), evicts from a cluster with a
+//!   NoExecute taint only with it (`pkg/controllers/cluster/taint_manager.go:114-117`). Before
+//!   v1.14.0 there was no such flag: the gate was enough.
+//!
+//! A value is read as pflag reads a bool flag: `--NAME` alone is true, `--NAME=VALUE` takes
+//! what `strconv.ParseBool` takes (`vendor/github.com/spf13/pflag/flag.go:1013-1023`, `bool.go`);
+//! `_` and `-` are the same in a name (component-base `cli.Run` normalizes with
+//! `WordSepNormalizeFunc`). [`crate::model::feature_gates::GateSet`] holds the flags in effect
+//! beside the gates, so every reader of the gates reads them too.
+
+use super::KarmadaVersion;
+
+/// `--enable-no-execute-taint-eviction`, without its dashes.
+pub const NO_EXECUTE_TAINT_EVICTION: &str = "enable-no-execute-taint-eviction";
+
+/// The first release that has `--enable-no-execute-taint-eviction` (v1.14.0).
+pub const NO_EXECUTE_TAINT_EVICTION_SINCE: KarmadaVersion = KarmadaVersion::new(1, 14);
+
+/// One flag's value and where it was set (`file:line` of the configuration or of the
+/// repository's installation).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct FlagValue {
+    pub value: bool,
+    pub from: String,
+}
+
+/// The flags as set, each with where; a flag not set has Karmada's default (false for every
+/// flag here).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct ControllerFlags {
+    /// `--enable-no-execute-taint-eviction`.
+    pub no_execute_taint_eviction: Option<FlagValue>,
+}
+
+/// A flag the release's karmada-controller-manager does not have: it refuses to start with it
+/// (pflag: `unknown flag: --NAME`).
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("{from}: unknown flag: --{name} (karmada-controller-manager has it from Karmada {since}; this is {version})")]
+pub struct FlagError {
+    pub name: &'static str,
+    pub from: String,
+    pub since: KarmadaVersion,
+    pub version: KarmadaVersion,
+}
+
+impl ControllerFlags {
+    /// The names of the flags read (without dashes).
+    pub const NAMES: &'static [&'static str] = &[NO_EXECUTE_TAINT_EVICTION];
+
+    /// The flag `name` (as written: with `_` or `-`, without the leading dashes) among those
+    /// read, by its canonical name; `None` for any other flag.
+    pub fn canonical(name: &str) -> Option<&'static str> {
+        let name = name.replace('_', "-");
+        Self::NAMES.iter().copied().find(|n| *n == name)
+    }
+
+    /// Sets flag `name` ([`ControllerFlags::canonical`]); `false`: not a flag read here.
+    pub fn set(&mut self, name: &str, value: bool, from: String) -> bool {
+        match Self::canonical(name) {
+            Some(NO_EXECUTE_TAINT_EVICTION) => {
+                self.no_execute_taint_eviction = Some(FlagValue { value, from });
+                true
+            }
+            _ => false,
+        }
+    }
+
+    /// `other`'s flags over these, flag by flag (a later source wins, as for gates).
+    pub fn overlay(&mut self, other: &ControllerFlags) {
+        if let Some(v) = &other.no_execute_taint_eviction {
+            self.no_execute_taint_eviction = Some(v.clone());
+        }
+    }
+
+    /// The flags set, by name.
+    pub fn iter(&self) -> impl Iterator<Item = (&'static str, &FlagValue)> {
+        self.no_execute_taint_eviction
+            .as_ref()
+            .map(|v| (NO_EXECUTE_TAINT_EVICTION, v))
+            .into_iter()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.iter().next().is_none()
+    }
+
+    /// The flags set that `version`'s karmada-controller-manager does not have.
+    pub fn unknown_in(&self, version: KarmadaVersion) -> Vec<FlagError> {
+        self.iter()
+            .filter(|(name, _)| since(name) > version)
+            .map(|(name, v)| FlagError {
+                name,
+                from: v.from.clone(),
+                since: since(name),
+                version,
+            })
+            .collect()
+    }
+
+    /// These flags without those `version` does not have.
+    pub fn known_in(&self, version: KarmadaVersion) -> ControllerFlags {
+        let mut out = ControllerFlags::default();
+        for (name, v) in self.iter().filter(|(name, _)| since(name) <= version) {
+            out.set(name, v.value, v.from.clone());
+        }
+        out
+    }
+
+    /// Why the taint manager of `version` evicts nothing, if it does not: from v1.14.0 it
+    /// needs `--enable-no-execute-taint-eviction=true` (default false), said with where the
+    /// value came from.
+    pub fn why_no_taint_eviction(&self, version: KarmadaVersion) -> Option<String> {
+        if version < NO_EXECUTE_TAINT_EVICTION_SINCE {
+            return None;
+        }
+        match &self.no_execute_taint_eviction {
+            Some(FlagValue { value: true, .. }) => None,
+            Some(FlagValue { from, .. }) => Some(format!(
+                "karmada-controller-manager runs with --{NO_EXECUTE_TAINT_EVICTION}=false ({from})"
+            )),
+            None => Some(format!(
+                "--{NO_EXECUTE_TAINT_EVICTION} is off by default in Karmada {version} (set by neither .karmada-policy.yaml nor the repository's Karmada installation)"
+            )),
+        }
+    }
+}
+
+fn since(name: &str) -> KarmadaVersion {
+    match name {
+        NO_EXECUTE_TAINT_EVICTION => NO_EXECUTE_TAINT_EVICTION_SINCE,
+        _ => KarmadaVersion::OLDEST,
+    }
+}
+
+/// A bool flag's value as Go's `strconv.ParseBool` takes it (pflag's bool flags use it); `None`
+/// for anything else, which karmada-controller-manager refuses at start.
+pub fn parse_bool(text: &str) -> Option<bool> {
+    match text {
+        "1" | "t" | "T" | "TRUE" | "true" | "True" => Some(true),
+        "0" | "f" | "F" | "FALSE" | "false" | "False" => Some(false),
+        _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn v(minor: u32) -> KarmadaVersion {
+        KarmadaVersion::new(1, minor)
+    }
+
+    #[test]
+    fn names_are_normalized_as_the_controller_manager_does() {
+        assert_eq!(
+            ControllerFlags::canonical("enable_no_execute_taint_eviction"),
+            Some(NO_EXECUTE_TAINT_EVICTION)
+        );
+        assert_eq!(ControllerFlags::canonical("enable-taint-manager"), None);
+        let mut f = ControllerFlags::default();
+        assert!(!f.set("feature-gates", true, "x".into()));
+        assert!(f.is_empty());
+        assert!(f.set(NO_EXECUTE_TAINT_EVICTION, true, "a.yaml:3".into()));
+        assert_eq!(f.iter().count(), 1);
+    }
+
+    #[test]
+    fn a_later_source_wins_flag_by_flag() {
+        let mut f = ControllerFlags::default();
+        f.set(NO_EXECUTE_TAINT_EVICTION, true, "repo.yaml:3".into());
+        f.overlay(&ControllerFlags::default());
+        assert_eq!(
+            f.no_execute_taint_eviction.as_ref().unwrap().from,
+            "repo.yaml:3"
+        );
+        let mut config = ControllerFlags::default();
+        config.set(NO_EXECUTE_TAINT_EVICTION, false, "c.yaml:2".into());
+        f.overlay(&config);
+        assert_eq!(
+            f.no_execute_taint_eviction,
+            Some(FlagValue {
+                value: false,
+                from: "c.yaml:2".into()
+            })
+        );
+    }
+
+    #[test]
+    fn the_flag_exists_from_1_14() {
+        let mut f = ControllerFlags::default();
+        f.set(NO_EXECUTE_TAINT_EVICTION, true, "d.yaml:9".into());
+        assert!(f.unknown_in(v(14)).is_empty());
+        let err = f.unknown_in(v(13));
+        assert_eq!(
+            err[0].to_string(),
+            "d.yaml:9: unknown flag: --enable-no-execute-taint-eviction (karmada-controller-manager has it from Karmada 1.14; this is 1.13)"
+        );
+        assert!(f.known_in(v(13)).is_empty());
+        assert_eq!(f.known_in(v(19)), f);
+    }
+
+    #[test]
+    fn taint_eviction_needs_the_flag_from_1_14() {
+        let none = ControllerFlags::default();
+        assert_eq!(none.why_no_taint_eviction(v(13)), None, "no such flag yet");
+        assert!(none
+            .why_no_taint_eviction(v(19))
+            .unwrap()
+            .contains("off by default in Karmada 1.19"));
+        let mut off = ControllerFlags::default();
+        off.set(NO_EXECUTE_TAINT_EVICTION, false, "infra/cm.yaml:20".into());
+        assert_eq!(
+            off.why_no_taint_eviction(v(14)).unwrap(),
+            "karmada-controller-manager runs with --enable-no-execute-taint-eviction=false (infra/cm.yaml:20)"
+        );
+        let mut on = ControllerFlags::default();
+        on.set(NO_EXECUTE_TAINT_EVICTION, true, "c.yaml:2".into());
+        assert_eq!(on.why_no_taint_eviction(v(19)), None);
+    }
+
+    #[test]
+    fn bools_as_strconv_parse_bool_takes_them() {
+        for t in ["1", "t", "T", "TRUE", "true", "True"] {
+            assert_eq!(parse_bool(t), Some(true), "{t}");
+        }
+        for f in ["0", "f", "F", "FALSE", "false", "False"] {
+            assert_eq!(parse_bool(f), Some(false), "{f}");
+        }
+        for bad in ["", "yes", "tRuE", " true"] {
+            assert_eq!(parse_bool(bad), None, "{bad}");
+        }
+    }
+}
