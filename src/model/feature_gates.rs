@@ -15,14 +15,21 @@ use std::collections::BTreeMap;
 use super::controller_flags::{ControllerFlags, FlagError};
 use super::KarmadaVersion;
 
-/// One gate: its name, the first minor release that has it, and its default from there on.
+/// One gate: its name, the first minor release that has it, its default from there on, and
+/// from which release it is Beta (Alpha before; [`NEVER`]: Alpha in every release modelled).
 #[derive(Clone, Copy, Debug)]
 struct Gate {
     name: &'static str,
     since: u32,
     /// `(from_minor, default)` steps, in order; the last step at or before the version wins.
     defaults: &'static [(u32, bool)],
+    /// `AllBeta` sets it from this release on, `AllAlpha` before (`PreRelease` in
+    /// `features.go`; component-base's `setUnsetBetaGates` / `setUnsetAlphaGates`).
+    beta_from: u32,
 }
+
+/// [`Gate::beta_from`] of a gate that is Alpha in every release modelled.
+const NEVER: u32 = u32::MAX;
 
 /// Releases 1.10 to 1.19, read at each tag.
 const GATES: &[Gate] = &[
@@ -30,100 +37,104 @@ const GATES: &[Gate] = &[
         name: "Failover",
         since: 0,
         defaults: &[(0, true), (12, false)],
+        beta_from: 0,
     },
     Gate {
         name: "GracefulEviction",
         since: 0,
         defaults: &[(0, true)],
+        beta_from: 0,
     },
     Gate {
         name: "PropagateDeps",
         since: 0,
         defaults: &[(0, true)],
+        beta_from: 0,
     },
     Gate {
         name: "CustomizedClusterResourceModeling",
         since: 0,
         defaults: &[(0, true)],
+        beta_from: 0,
     },
     Gate {
         name: "PropagationPolicyPreemption",
         since: 0,
         defaults: &[(0, false)],
+        beta_from: NEVER,
     },
     Gate {
         name: "MultiClusterService",
         since: 0,
         defaults: &[(0, false)],
+        beta_from: NEVER,
     },
     Gate {
         name: "ResourceQuotaEstimate",
         since: 9,
         defaults: &[(0, false)],
+        beta_from: NEVER,
     },
     Gate {
         name: "StatefulFailoverInjection",
         since: 12,
         defaults: &[(0, false)],
+        beta_from: NEVER,
     },
     Gate {
         name: "PriorityBasedScheduling",
         since: 13,
         defaults: &[(0, false)],
+        beta_from: NEVER,
     },
     Gate {
         name: "FederatedQuotaEnforcement",
         since: 14,
         defaults: &[(0, false)],
+        beta_from: NEVER,
     },
     Gate {
         name: "LoggingAlphaOptions",
         since: 15,
         defaults: &[(0, false)],
+        beta_from: NEVER,
     },
     Gate {
         name: "LoggingBetaOptions",
         since: 15,
         defaults: &[(0, true)],
+        beta_from: 0,
     },
     Gate {
         name: "ContextualLogging",
         since: 15,
         defaults: &[(0, true)],
+        beta_from: 0,
     },
     Gate {
         name: "MultiplePodTemplatesScheduling",
         since: 15,
         defaults: &[(0, false)],
+        beta_from: NEVER,
     },
     Gate {
         name: "ControllerPriorityQueue",
         since: 15,
         defaults: &[(0, false), (17, true)],
+        beta_from: 17,
     },
     Gate {
         name: "WorkloadAffinity",
         since: 17,
         defaults: &[(0, false)],
+        beta_from: NEVER,
     },
     Gate {
         name: "SchedulingOvercommitProtection",
         since: 18,
         defaults: &[(0, false)],
+        beta_from: NEVER,
     },
-];
-
-/// Alpha gates, which `AllAlpha=true` turns on unless set explicitly.
-const ALPHA: &[&str] = &[
-    "PropagationPolicyPreemption",
-    "MultiClusterService",
-    "ResourceQuotaEstimate",
-    "StatefulFailoverInjection",
-    "FederatedQuotaEnforcement",
-    "LoggingAlphaOptions",
-    "MultiplePodTemplatesScheduling",
-    "WorkloadAffinity",
-    "SchedulingOvercommitProtection",
 ];
 
 /// A `--feature-gates` value Karmada would refuse.
@@ -264,16 +275,17 @@ impl GateSet {
     }
 
     /// `values` over the release's defaults, as the controller-manager's `featuregate.SetFromMap`
-    /// does: a name the release does not know is an error (it refuses to start), `AllAlpha`
-    /// sets every Alpha gate not set explicitly, `AllBeta` is accepted (no Beta gate here
-    /// changes a decision).
+    /// does: a name the release does not know is an error (it refuses to start), `AllAlpha` and
+    /// `AllBeta` set every Alpha and Beta gate of the release that is not set explicitly
+    /// (Karmada's local-up runs `--feature-gates=AllAlpha=true,AllBeta=true`, which turns on
+    /// `Failover`, Beta and off by default from v1.12).
     pub fn with_values(version: KarmadaVersion, values: &GateValues) -> Result<GateSet, GateError> {
         let mut set = Self::defaults(version);
-        let mut all_alpha = None;
+        let (mut all_alpha, mut all_beta) = (None, None);
         for (name, on) in values.iter() {
             match name {
                 "AllAlpha" => all_alpha = Some(on),
-                "AllBeta" => {}
+                "AllBeta" => all_beta = Some(on),
                 _ => {
                     let Some((&key, slot)) = set.values.iter_mut().find(|(k, _)| **k == name)
                     else {
@@ -287,13 +299,11 @@ impl GateSet {
                 }
             }
         }
-        if let Some(on) = all_alpha {
-            for name in ALPHA {
-                if !set.explicit.contains(name) {
-                    if let Some(slot) = set.values.get_mut(name) {
-                        *slot = on;
-                    }
-                }
+        for gate in GATES.iter().filter(|g| version.minor >= g.since) {
+            let beta = version.minor >= gate.beta_from;
+            let all = if beta { all_beta } else { all_alpha };
+            if let Some(on) = all.filter(|_| !set.explicit.contains(&gate.name)) {
+                set.values.insert(gate.name, on);
             }
         }
         Ok(set)
@@ -387,6 +397,28 @@ mod tests {
         assert!(!GateSet::defaults(v(19)).enabled("StatefulFailoverInjection"));
         assert!(!GateSet::defaults(v(16)).enabled("ControllerPriorityQueue"));
         assert!(GateSet::defaults(v(17)).enabled("ControllerPriorityQueue"));
+    }
+
+    /// Karmada's local-up (`artifacts/deploy/karmada-controller-manager.yaml`) runs
+    /// `--feature-gates=AllAlpha=true,AllBeta=true`: every Beta gate is on, Failover included;
+    /// a gate set explicitly keeps its value; a gate that became Beta follows AllBeta from then.
+    #[test]
+    fn all_beta_turns_on_the_beta_gates_not_set_explicitly() {
+        let set = GateSet::parse(v(19), "AllAlpha=true,AllBeta=true").unwrap();
+        assert!(set.failover(), "Failover is Beta");
+        assert!(set.preemption(), "PropagationPolicyPreemption is Alpha");
+        let set = GateSet::parse(v(19), "AllBeta=true,Failover=false").unwrap();
+        assert!(!set.failover() && !set.preemption());
+        let set = GateSet::parse(v(19), "AllBeta=false").unwrap();
+        assert!(!set.enabled("PropagateDeps") && !set.enabled("GracefulEviction"));
+        // ControllerPriorityQueue: Alpha in 1.15 and 1.16, Beta from 1.17.
+        let queue = |minor, spec| {
+            GateSet::parse(v(minor), spec)
+                .unwrap()
+                .enabled("ControllerPriorityQueue")
+        };
+        assert!(!queue(16, "AllBeta=true") && queue(16, "AllAlpha=true"));
+        assert!(!queue(17, "AllBeta=false") && queue(17, "AllAlpha=false"));
     }
 
     #[test]
