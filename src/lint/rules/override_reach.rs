@@ -48,7 +48,9 @@ pub static RULE: Rule = Rule {
 
 pub fn check(a: &Analysis<'_>) -> Vec<Finding> {
     let mut out = Vec::new();
-    let ops: Vec<&OverridePolicy> = a.inventory.overrides().collect();
+    // Of several documents of one policy only the last exists once they are applied: the
+    // copies it replaced select nothing and target nothing.
+    let ops: Vec<&OverridePolicy> = a.inventory.applied_overrides();
     if ops.is_empty() {
         return out;
     }
@@ -230,5 +232,22 @@ mod tests {
             Some("spec.overrideRules[0].targetCluster")
         );
         assert!(lint_rule(&labels, "override-selects-nothing", false).is_empty());
+    }
+
+    /// Four copies of one OverridePolicy (a tutorial's steps in one directory) are one policy
+    /// once applied: one finding, at the copy that stays.
+    #[test]
+    fn copies_of_one_policy_are_reported_once_at_the_last() {
+        let typo = op(
+            "{apiVersion: apps/v1, kind: Deployment, name: wbe}",
+            "{clusterNames: [member2]}",
+        );
+        let copy = &typo[INPUT.len()..];
+        let text = format!("{typo}---\n{copy}");
+        let nothing = lint_rule(&text, "override-selects-nothing", false);
+        assert_eq!(nothing.len(), 1, "{nothing:?}");
+        assert_eq!(nothing[0].doc, Some(3));
+        let targets = lint_rule(&text, "override-targets-no-cluster", false);
+        assert_eq!(targets.len(), 1, "{targets:?}");
     }
 }
