@@ -237,7 +237,7 @@ pub struct Template {
     /// For a workload, what it names as dependencies ([`dependencies::of`]).
     pub depends_on: Option<Box<[dependencies::Dependency]>>,
     /// The apiVersion the manifest is written in, when Karmada reads it in another
-    /// (`api_version`, [`watched_api_version`]): the API server of some releases does not serve
+    /// (`api_version`, `watched_api_version`): the API server of some releases does not serve
     /// it ([`crate::kube::kinds::removed_version`]).
     pub applied_as: Option<Box<str>>,
 }

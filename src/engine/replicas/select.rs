@@ -124,7 +124,7 @@ impl SpreadSelection {
 
     /// The indices of the constraints a region or cluster selection never reads: the zone,
     /// provider and `spreadByLabel` ones. Their groups are computed
-    /// (`generateZoneInfo`/`generateProviderInfo`, group_clusters.go:380-414) but no selection
+    /// (`generateZoneInfo`/`generateProviderInfo`, group_clusters.go:380-416) but no selection
     /// uses them (select_clusters.go:48-53); a zone or provider constraint only makes the filter
     /// drop the clusters without that field
     /// (pkg/scheduler/framework/plugins/spreadconstraint/spread_constraint.go:55-62). Empty for

@@ -117,7 +117,7 @@ pub const SPREAD_IGNORED: RuleDoc = RuleDoc {
           clusters of each zone with `clusterAffinity`; drop the constraint if only its filter is wanted.",
     reference: "pkg/scheduler/core/spreadconstraint/select_clusters.go:28-39 (SelectBestClusters), :41-55 \
                 (selectBestClustersBySpreadConstraints: region, else cluster), :57-69 (shouldIgnoreSpreadConstraint); \
-                pkg/scheduler/core/spreadconstraint/group_clusters.go:380-414 (zone groups computed, never selected by); \
+                pkg/scheduler/core/spreadconstraint/group_clusters.go:380-416 (zone groups computed, never selected by); \
                 pkg/scheduler/framework/plugins/spreadconstraint/spread_constraint.go:48-66 (the filter: clusters without \
                 the field)",
 };
