@@ -105,7 +105,13 @@ impl Delivery {
 /// clusters, and a division drops the clusters it leaves without replicas,
 /// `removeZeroReplicasCluster`, `pkg/scheduler/core/common.go:153`, unless karmada-scheduler
 /// runs with the non-default `--enable-empty-workload-propagation`), else the feasible ones.
+/// None when the attempt failed: a binding whose schedule fails after the filter (a spread
+/// selection error, `failed to select clusters`, pkg/scheduler/core/generic_scheduler.go:98-101)
+/// gets no `spec.clusters`, however many clusters were feasible.
 pub fn scheduled_clusters(p: &PlacementResult) -> Vec<String> {
+    if p.decided.error.is_some() {
+        return Vec::new();
+    }
     match &p.decided.assignment {
         Some(super::replicas::Outcome::Scheduled(s)) => {
             s.shares.iter().map(|share| share.cluster.clone()).collect()
@@ -444,5 +450,48 @@ mod tests {
         assert_eq!(stored_manifest(set.clone(), "default"), set);
         // Cluster-scoped: no namespace added.
         assert_eq!(stored_manifest(t.clone(), ""), t);
+    }
+}
+
+#[cfg(test)]
+mod scheduled_tests {
+    use serde_json::json;
+
+    use super::scheduled_clusters;
+    use crate::engine::placement::{evaluate, BindingView};
+    use crate::model::cluster::Cluster;
+    use crate::model::meta::ObjectMeta;
+    use crate::model::policy::Placement;
+
+    #[test]
+    fn a_schedule_that_fails_after_the_filter_sends_the_template_nowhere() {
+        let clusters: Vec<Cluster> = ["c1", "c2", "c3"]
+            .iter()
+            .map(|n| {
+                let meta = ObjectMeta {
+                    name: (*n).into(),
+                    ..ObjectMeta::default()
+                };
+                Cluster::from_json(&meta, &json!({"spec": {}}))
+            })
+            .collect();
+        // spreadByLabel only: every cluster is feasible, the selection fails
+        // (select_clusters.go:54, generic_scheduler.go:98-101): no `spec.clusters`.
+        let placement: Placement = serde_json::from_value(json!({"spreadConstraints": [
+            {"spreadByLabel": "zone", "minGroups": 2, "maxGroups": 2}]}))
+        .unwrap();
+        let view = BindingView {
+            api_version: "apps/v1",
+            kind: "Deployment",
+            workload: true,
+            ..BindingView::default()
+        };
+        let r = evaluate(&placement, &clusters, &view);
+        assert_eq!(r.decided.feasible.len(), 3);
+        assert!(r.decided.error.is_some());
+        assert!(scheduled_clusters(&r).is_empty());
+        // Without spread constraints the same clusters receive it.
+        let r = evaluate(&Placement::default(), &clusters, &view);
+        assert_eq!(scheduled_clusters(&r).len(), 3);
     }
 }

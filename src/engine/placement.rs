@@ -13,6 +13,8 @@ use serde::Serialize;
 use crate::model::cluster::{ApiState, Cluster, Taint};
 use crate::model::policy::{ClusterAffinity, Placement, Toleration};
 
+use super::replicas::select::{spread_field, SpreadSelection, UNSUPPORTED_SPREAD};
+
 /// A filter plugin of the scheduler's default registry (§B.2).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
 pub enum Filter {
@@ -257,15 +259,7 @@ pub fn fit_error_text(total: usize, excluded: &[Exclusion]) -> String {
 /// A spread constraint's field, `minGroups` and `maxGroups` as the scheduler reads them: the
 /// webhook's defaulting applied (a constraint with neither field nor label spreads by
 /// `cluster`, `minGroups` 0 becomes 1: `pkg/util/helper/policy.go:32-44`), `maxGroups` as set
-/// (0 when absent).
-fn spread_field(sc: &crate::model::policy::SpreadConstraint) -> &str {
-    if sc.spread_by_field.is_empty() && sc.spread_by_label.is_empty() {
-        "cluster"
-    } else {
-        &sc.spread_by_field
-    }
-}
-
+/// (0 when absent). The field is [`spread_field`], shared with the replica selection.
 fn min_groups(sc: &crate::model::policy::SpreadConstraint) -> usize {
     match sc.min_groups {
         None | Some(0) => 1,
@@ -285,8 +279,13 @@ const SELECT_PREFIX: &str = "failed to select clusters: ";
 /// (`selectBestClustersBySpreadConstraints`); a region constraint decides over a cluster one.
 fn select(placement: &Placement, feasible: &[&Cluster]) -> Result<Option<usize>, String> {
     let constraints = &placement.spread_constraints;
-    if constraints.is_empty() || static_weighted(placement) {
-        return Ok(None);
+    match SpreadSelection::of(placement) {
+        SpreadSelection::Every => return Ok(None),
+        // Whatever the clusters: the answer `lint` reports (spread-constraints-unschedulable).
+        SpreadSelection::Unsupported => {
+            return Err(format!("{SELECT_PREFIX}{UNSUPPORTED_SPREAD}"));
+        }
+        SpreadSelection::Region | SpreadSelection::Cluster => {}
     }
     let by_field = |field: &str| {
         constraints
@@ -298,9 +297,7 @@ fn select(placement: &Placement, feasible: &[&Cluster]) -> Result<Option<usize>,
         return select_by_region(region, by_field("cluster"), feasible).map(|()| None);
     }
     let Some(sc) = by_field("cluster") else {
-        return Err(format!(
-            "{SELECT_PREFIX}just support cluster and region spread constraint"
-        ));
+        return Err(format!("{SELECT_PREFIX}{UNSUPPORTED_SPREAD}"));
     };
     // `select_clusters_by_cluster.go:27-30`.
     if feasible.len() < min_groups(sc) {
@@ -352,26 +349,6 @@ fn regions_can_hold(mut sizes: Vec<usize>, min: usize, max: usize, target: usize
     }
     sizes.sort_unstable_by(|a, b| b.cmp(a));
     sizes[..take].iter().sum::<usize>() >= target
-}
-
-/// Divided + Weighted with a static weight list (or none) and no dynamic weight: spread
-/// selection is skipped and every feasible cluster is kept (`select_clusters.go:57-69`).
-fn static_weighted(placement: &Placement) -> bool {
-    let Some(rs) = &placement.replica_scheduling else {
-        return false;
-    };
-    let divided = rs.replica_scheduling_type.as_deref() == Some("Divided");
-    let weighted = rs
-        .replica_division_preference
-        .as_deref()
-        .unwrap_or("Weighted")
-        == "Weighted";
-    divided
-        && weighted
-        && rs
-            .weight_preference
-            .as_ref()
-            .is_none_or(|w| w.dynamic_weight.as_deref().unwrap_or("").is_empty())
 }
 
 /// One `Schedule` call with the given affinities (§B.1).

@@ -72,6 +72,77 @@ impl StrategyView {
     }
 }
 
+/// The error `selectBestClustersBySpreadConstraints` returns when no spread constraint is by
+/// region or by cluster (pkg/scheduler/core/spreadconstraint/select_clusters.go:54).
+pub const UNSUPPORTED_SPREAD: &str = "just support cluster and region spread constraint";
+
+/// A constraint's `spreadByField` as the mutating webhook leaves it: neither a field nor a label
+/// spreads by cluster (`SetDefaultSpreadConstraints`, pkg/util/helper/policy.go:32-44). A
+/// `spreadByLabel` constraint has no field (`""`).
+pub fn spread_field(sc: &SpreadConstraint) -> &str {
+    if sc.spread_by_field.is_empty() && sc.spread_by_label.is_empty() {
+        "cluster"
+    } else {
+        &sc.spread_by_field
+    }
+}
+
+/// How the scheduler's selection step reads a placement's spread constraints
+/// (`SelectBestClusters`, pkg/scheduler/core/spreadconstraint/select_clusters.go:28-55): the
+/// one answer the placement evaluation, `explain` and `lint` share.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SpreadSelection {
+    /// No constraints, or `shouldIgnoreSpreadConstraint` skips them (`:29`, `:57-69`): every
+    /// feasible cluster is selected.
+    Every,
+    /// A region constraint decides, with the cluster one (`:48-49`).
+    Region,
+    /// The cluster constraint decides (`:50-51`).
+    Cluster,
+    /// Neither a region nor a cluster constraint (only `spreadByLabel` ones: admission makes any
+    /// `spreadByField` come with a cluster one, validation.go:303-310): every scheduling attempt
+    /// fails with [`UNSUPPORTED_SPREAD`] (`:54`), whatever the clusters. `spreadByLabel` is read
+    /// nowhere in pkg/scheduler.
+    Unsupported,
+}
+
+impl SpreadSelection {
+    pub fn of(placement: &Placement) -> SpreadSelection {
+        let constraints = &placement.spread_constraints;
+        if constraints.is_empty() || StrategyView::of(placement).ignores_spread {
+            return SpreadSelection::Every;
+        }
+        let has = |f: &str| constraints.iter().any(|c| spread_field(c) == f);
+        if has("region") {
+            SpreadSelection::Region
+        } else if has("cluster") {
+            SpreadSelection::Cluster
+        } else {
+            SpreadSelection::Unsupported
+        }
+    }
+
+    /// The indices of the constraints a region or cluster selection never reads: the zone,
+    /// provider and `spreadByLabel` ones. Their groups are computed
+    /// (`generateZoneInfo`/`generateProviderInfo`, group_clusters.go:380-416) but no selection
+    /// uses them (select_clusters.go:48-53); a zone or provider constraint only makes the filter
+    /// drop the clusters without that field
+    /// (pkg/scheduler/framework/plugins/spreadconstraint/spread_constraint.go:55-62). Empty for
+    /// the other selections (all or none of the constraints apply).
+    pub fn unread(self, placement: &Placement) -> Vec<usize> {
+        if !matches!(self, SpreadSelection::Region | SpreadSelection::Cluster) {
+            return Vec::new();
+        }
+        placement
+            .spread_constraints
+            .iter()
+            .enumerate()
+            .filter(|(_, c)| !matches!(spread_field(c), "region" | "cluster"))
+            .map(|(i, _)| i)
+            .collect()
+    }
+}
+
 /// `SelectBestClusters`: the selected clusters in their order, or the selection error (the
 /// scheduler prefixes it with `failed to select clusters: `).
 pub fn select_best<'c>(
@@ -86,7 +157,7 @@ pub fn select_best<'c>(
     }
     let need = (!strategy.ignores_resources).then_some(replicas);
     // spreadConstraintMap: by spreadByField, the last one of a field wins.
-    let by_field = |f: &str| constraints.iter().rev().find(|c| c.spread_by_field == f);
+    let by_field = |f: &str| constraints.iter().rev().find(|c| spread_field(c) == f);
     if let Some(region) = by_field("region") {
         let cluster = by_field("cluster").cloned().unwrap_or_default();
         return by_region(region, &cluster, placement, strategy, sorted, replicas);
@@ -94,7 +165,7 @@ pub fn select_best<'c>(
     if let Some(cluster) = by_field("cluster") {
         return by_cluster(cluster, sorted, need);
     }
-    Err("just support cluster and region spread constraint".into())
+    Err(UNSUPPORTED_SPREAD.into())
 }
 
 fn groups(n: Option<i64>) -> usize {
@@ -426,4 +497,48 @@ fn prioritize(mut paths: Vec<Path>) -> Option<Path> {
         }
     }
     Some(paths.swap_remove(best))
+}
+
+#[cfg(test)]
+mod selection_tests {
+    use super::{SpreadSelection, UNSUPPORTED_SPREAD};
+    use crate::model::policy::Placement;
+
+    fn placement(v: serde_json::Value) -> Placement {
+        serde_json::from_value(v).unwrap()
+    }
+
+    #[test]
+    fn only_region_or_cluster_constraints_select() {
+        // select_clusters.go:48-54.
+        let label = placement(serde_json::json!({"spreadConstraints": [
+            {"spreadByLabel": "zone", "minGroups": 2, "maxGroups": 2}]}));
+        assert_eq!(SpreadSelection::of(&label), SpreadSelection::Unsupported);
+        assert!(SpreadSelection::Unsupported.unread(&label).is_empty());
+        assert_eq!(
+            UNSUPPORTED_SPREAD,
+            "just support cluster and region spread constraint"
+        );
+        // Neither field nor label: the webhook's default, cluster.
+        let bare = placement(serde_json::json!({"spreadConstraints": [{"maxGroups": 2}]}));
+        assert_eq!(SpreadSelection::of(&bare), SpreadSelection::Cluster);
+        let zone = placement(serde_json::json!({"spreadConstraints": [
+            {"spreadByField": "zone", "minGroups": 2},
+            {"spreadByField": "cluster", "minGroups": 2},
+            {"spreadByField": "provider"},
+            {"spreadByLabel": "rack"}]}));
+        let sel = SpreadSelection::of(&zone);
+        assert_eq!(sel, SpreadSelection::Cluster);
+        assert_eq!(sel.unread(&zone), vec![0, 2, 3]);
+        let region = placement(serde_json::json!({"spreadConstraints": [
+            {"spreadByField": "cluster"}, {"spreadByField": "region"}, {"spreadByField": "zone"}]}));
+        assert_eq!(SpreadSelection::of(&region), SpreadSelection::Region);
+        assert_eq!(SpreadSelection::Region.unread(&region), vec![2]);
+        // Static weights: shouldIgnoreSpreadConstraint (:57-69) skips them all.
+        let mut weighted = label.clone();
+        weighted.replica_scheduling = serde_json::from_value(serde_json::json!({
+            "replicaSchedulingType": "Divided", "replicaDivisionPreference": "Weighted"}))
+        .unwrap();
+        assert_eq!(SpreadSelection::of(&weighted), SpreadSelection::Every);
+    }
 }

@@ -6,6 +6,7 @@ pub mod admission;
 pub mod dead_policy;
 pub mod dependencies;
 pub mod dependency_conflict;
+pub mod dependent_overrides;
 pub mod duplicate_identity;
 pub mod failover_gate;
 pub mod gated_fields;
@@ -42,6 +43,7 @@ pub static RULES: &[&Rule] = &[
     &failover_gate::RULE,
     &gated_fields::RULE,
     &overrides::RULE,
+    &dependent_overrides::RULE,
     &override_order::RULE,
     &override_fails::RULE,
     &override_reach::RULE,

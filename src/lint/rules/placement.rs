@@ -16,6 +16,7 @@ use std::rc::Rc;
 use crate::model::cluster::Cluster;
 
 use crate::engine::placement::{evaluate, Attempt, BindingView, PlacementResult, ScheduleError};
+use crate::engine::replicas::select::SpreadSelection;
 use crate::engine::state::PolicyEntry;
 use crate::engine::suspension::target_clusters;
 use crate::lint::analysis::{Analysis, KnownClusters};
@@ -112,11 +113,17 @@ pub fn check(a: &Analysis<'_>) -> Vec<Finding> {
             continue;
         }
         let written = p.spec.placement.clone().unwrap_or_default();
-        let placement = if a.clusters.names_only {
+        let mut placement = if a.clusters.names_only {
             names_only(&written)
         } else {
             written.clone()
         };
+        // Constraints no selection reads fail every attempt, whatever the clusters:
+        // spread-constraints-unschedulable says so. They filter no cluster (only spreadByLabel
+        // ones remain after admission), so the filter stage is judged without them.
+        if SpreadSelection::of(&placement) == SpreadSelection::Unsupported {
+            placement.spread_constraints.clear();
+        }
         let kinds = selected_kinds(p);
         let fits = check_fit(a, i, p, &placement, &kinds, &mut views, &mut out);
         if fits {

@@ -8,7 +8,9 @@
 use std::collections::BTreeSet;
 
 use crate::engine::reconcile::Owner;
-use crate::engine::replicas::select::StrategyView;
+use crate::engine::replicas::select::{
+    spread_field, SpreadSelection, StrategyView, UNSUPPORTED_SPREAD,
+};
 use crate::engine::replicas::{
     self, estimator, workload, CapacitySource, Outcome, ReplicaView, Strategy, Why,
 };
@@ -98,21 +100,54 @@ pub const SPREAD_IGNORED: RuleDoc = RuleDoc {
     id: "spread-constraints-ignored",
     group: RuleGroup::Semantics,
     default_severity: Severity::Warning,
-    summary: "`spreadConstraints` beside static weights: the scheduler ignores them",
+    summary: "`spreadConstraints` the scheduler ignores: beside static weights, or a zone, provider or spreadByLabel constraint beside a region or cluster one",
     rationale: "With `replicaSchedulingType: Divided`, `replicaDivisionPreference: Weighted` and a \
                 `staticWeightList` (no `dynamicWeight`), or no weight preference at all, karmada-scheduler skips \
                 the spread constraints (`shouldIgnoreSpreadConstraint`): every feasible cluster is selected and \
                 the replicas are divided by the weights, however few groups `maxGroups` allows. A placement \
-                that expects, say, exactly two of three clusters gets all three.",
+                that expects, say, exactly two of three clusters gets all three. Otherwise the scheduler selects \
+                by the region constraint, else by the cluster one, and by nothing else: a `zone` or `provider` \
+                constraint beside them only drops the clusters without that field (the SpreadConstraint filter), \
+                its `minGroups` and `maxGroups` are never enforced (all the selected clusters may be in one \
+                zone), and a `spreadByLabel` constraint is read nowhere.",
     example: "spec:\n  placement:\n    clusterAffinity: {clusterNames: [member1, member2, member3]}\n    spreadConstraints:\n    - {spreadByField: cluster, maxGroups: 2, minGroups: 2}\n    replicaScheduling:\n      replicaSchedulingType: Divided\n      replicaDivisionPreference: Weighted\n      weightPreference:\n        staticWeightList:\n        - {targetCluster: {clusterNames: [member1]}, weight: 1}\n        - {targetCluster: {clusterNames: [member2, member3]}, weight: 1}\n",
     fix: "Narrow the clusters with `clusterAffinity` (or `clusterAffinities`) instead, or divide by \
-          `dynamicWeight: AvailableReplicas` or `Aggregated`, which the spread constraints do apply to.",
-    reference: "pkg/scheduler/core/spreadconstraint/select_clusters.go:57 (shouldIgnoreSpreadConstraint), SelectBestClusters",
+          `dynamicWeight: AvailableReplicas` or `Aggregated`, which the spread constraints do apply to. For a \
+          zone, provider or label constraint: spread by region (with a cluster constraint), or choose the \
+          clusters of each zone with `clusterAffinity`; drop the constraint if only its filter is wanted.",
+    reference: "pkg/scheduler/core/spreadconstraint/select_clusters.go:28-39 (SelectBestClusters), :41-55 \
+                (selectBestClustersBySpreadConstraints: region, else cluster), :57-69 (shouldIgnoreSpreadConstraint); \
+                pkg/scheduler/core/spreadconstraint/group_clusters.go:380-416 (zone groups computed, never selected by); \
+                pkg/scheduler/framework/plugins/spreadconstraint/spread_constraint.go:48-66 (the filter: clusters without \
+                the field)",
+};
+
+pub const SPREAD_UNSCHEDULABLE: RuleDoc = RuleDoc {
+    id: "spread-constraints-unschedulable",
+    group: RuleGroup::Semantics,
+    default_severity: Severity::Error,
+    summary: "`spreadConstraints` with no region or cluster constraint (only spreadByLabel): every scheduling attempt fails",
+    rationale: "karmada-scheduler selects clusters by a region spread constraint, else by a cluster one; with \
+                neither it fails with `failed to select clusters: just support cluster and region spread \
+                constraint`, on every attempt and whatever the member clusters, so the binding is never scheduled \
+                and nothing propagates. Admission accepts such constraints: only `spreadByLabel` ones (Karmada's own \
+                artifacts/example/policy_with_labelSelector.yaml), since any `spreadByField` must come with a \
+                cluster one and a constraint with neither defaults to cluster. `spreadByLabel` is read nowhere in \
+                the scheduler. Not reported when static weights make the scheduler skip the constraints \
+                (`spread-constraints-ignored`).",
+    example: "spec:\n  placement:\n    clusterAffinity: {clusterNames: [member1, member2, member3]}\n    spreadConstraints:\n    - {spreadByLabel: failuredomain.kubernetes.io/zone, minGroups: 2, maxGroups: 2}\n",
+    fix: "Spread by `spreadByField: cluster` (or by `region`, with a cluster constraint), or drop the \
+          spreadByLabel constraint and choose the clusters with `clusterAffinity` (a labelSelector on the label).",
+    reference: "pkg/scheduler/core/spreadconstraint/select_clusters.go:41-55 (selectBestClustersBySpreadConstraints: \
+                \"just support cluster and region spread constraint\"); pkg/scheduler/core/generic_scheduler.go:98-101 \
+                (Schedule: \"failed to select clusters\"); pkg/util/validation/validation.go:265-313 \
+                (ValidateSpreadConstraint); pkg/util/helper/policy.go:32-44 (SetDefaultSpreadConstraints)",
 };
 
 pub static RULE: Rule = Rule {
     docs: &[
         SPREAD_IGNORED,
+        SPREAD_UNSCHEDULABLE,
         WEIGHT_TARGETS_NO_CLUSTER,
         WEIGHTS_MATCH_NO_CLUSTER,
         MIN_GROUPS_EXCEED_REPLICAS,
@@ -146,6 +181,7 @@ pub fn check(a: &Analysis<'_>) -> Vec<Finding> {
                 ),
             ));
         }
+        check_spread_selection(a, i, p, placement, &mut out);
         let strategy = Strategy::of(placement);
         if objects {
             let selectable = selectable(placement, &selected_kinds(p), &mut views);
@@ -161,6 +197,66 @@ pub fn check(a: &Analysis<'_>) -> Vec<Finding> {
     }
     check_templates(a, objects, &mut views, &mut out);
     out
+}
+
+/// spread-constraints-unschedulable and the constraints the selection never reads, from the
+/// engine's [`SpreadSelection`] (the answer the placement evaluation gives `explain`). Neither
+/// depends on the clusters: reported with or without them (`no-cluster-fits` leaves the
+/// selection error to this rule).
+fn check_spread_selection(
+    a: &Analysis<'_>,
+    i: usize,
+    p: &PolicyEntry,
+    placement: &Placement,
+    out: &mut Vec<Finding>,
+) {
+    let path = FieldPath::parse("spec.placement.spreadConstraints");
+    let selection = SpreadSelection::of(placement);
+    if selection == SpreadSelection::Unsupported {
+        out.push(a.policy_finding(
+            i,
+            &SPREAD_UNSCHEDULABLE,
+            &path,
+            format!(
+                "{}: no spread constraint is by region or cluster (spreadByLabel is not read by the scheduler): every scheduling attempt fails with \"failed to select clusters: {UNSUPPORTED_SPREAD}\", and nothing propagates",
+                p.reference()
+            ),
+        ));
+        return;
+    }
+    let by = if selection == SpreadSelection::Region {
+        "region"
+    } else {
+        "cluster"
+    };
+    for n in selection.unread(placement) {
+        let sc = &placement.spread_constraints[n];
+        let what = if sc.spread_by_field.is_empty() {
+            format!(
+                "the spreadByLabel {} constraint is read nowhere",
+                sc.spread_by_label
+            )
+        } else {
+            format!(
+                "the {} constraint only drops clusters without a {}; its minGroups and maxGroups are not enforced",
+                sc.spread_by_field,
+                if sc.spread_by_field == "zone" {
+                    "zone"
+                } else {
+                    "provider"
+                }
+            )
+        };
+        out.push(a.policy_finding(
+            i,
+            &SPREAD_IGNORED,
+            &path.clone().index(n),
+            format!(
+                "{}: the scheduler selects clusters by the {by} spread constraint only: {what}",
+                p.reference()
+            ),
+        ));
+    }
 }
 
 /// The clusters the placement can select for any of its kinds and any of its terms.
@@ -402,11 +498,8 @@ fn below_min_groups(
 ) {
     for (n, sc) in placement.spread_constraints.iter().enumerate() {
         let min = sc.min_groups.unwrap_or(1);
-        let field = if sc.spread_by_field.is_empty() {
-            "cluster"
-        } else {
-            &sc.spread_by_field
-        };
+        // A spreadByLabel constraint has no field: never a cluster one.
+        let field = spread_field(sc);
         if i64::from(w.replicas) < min && matches!(field, "cluster" | "region") {
             out.push(a.policy_finding(
                 p,
@@ -496,6 +589,64 @@ fn over_capacity(
 #[cfg(test)]
 mod tests {
     use crate::lint::test_support::lint_rule;
+
+    const LABEL_SPREAD: &str = "apiVersion: policy.karmada.io/v1alpha1\nkind: PropagationPolicy\nmetadata: {name: p, namespace: default}\nspec:\n  resourceSelectors: [{apiVersion: apps/v1, kind: Deployment, name: nginx}]\n  placement:\n    clusterAffinity: {clusterNames: [c1, c2, c3]}\n    spreadConstraints:\n    - {spreadByLabel: zone, minGroups: 2, maxGroups: 2}\n";
+
+    const CLUSTERS: &str = "---\napiVersion: cluster.karmada.io/v1alpha1\nkind: Cluster\nmetadata: {name: c1}\nspec: {zones: [z1]}\n---\napiVersion: cluster.karmada.io/v1alpha1\nkind: Cluster\nmetadata: {name: c2}\nspec: {zones: [z1]}\n---\napiVersion: cluster.karmada.io/v1alpha1\nkind: Cluster\nmetadata: {name: c3}\nspec: {zones: [z2]}\n";
+
+    #[test]
+    fn spread_by_label_only_never_schedules_with_or_without_clusters() {
+        // select_clusters.go:41-55: neither region nor cluster, whatever the clusters.
+        let f = lint_rule(LABEL_SPREAD, "spread-constraints-unschedulable", false);
+        assert_eq!(f.len(), 1, "{f:?}");
+        assert!(
+            f[0].message
+                .contains("just support cluster and region spread constraint"),
+            "{}",
+            f[0].message
+        );
+        let with = format!("{LABEL_SPREAD}{CLUSTERS}");
+        assert_eq!(
+            lint_rule(&with, "spread-constraints-unschedulable", false).len(),
+            1
+        );
+        // Reported once: no-cluster-fits leaves the selection error to this rule.
+        assert!(lint_rule(&with, "no-cluster-fits", false).is_empty());
+        // Static weights skip the constraints: spread-constraints-ignored says so instead.
+        let weighted = format!("{LABEL_SPREAD}    replicaScheduling:\n      replicaSchedulingType: Divided\n      replicaDivisionPreference: Weighted\n");
+        assert!(lint_rule(&weighted, "spread-constraints-unschedulable", false).is_empty());
+    }
+
+    #[test]
+    fn zone_and_label_constraints_beside_a_cluster_one_are_not_enforced() {
+        let text = LABEL_SPREAD.replace(
+            "    - {spreadByLabel: zone, minGroups: 2, maxGroups: 2}\n",
+            "    - {spreadByField: zone, minGroups: 2, maxGroups: 2}\n    - {spreadByField: cluster, minGroups: 2, maxGroups: 2}\n    - {spreadByLabel: rack}\n",
+        );
+        let f = lint_rule(&text, "spread-constraints-ignored", false);
+        assert_eq!(f.len(), 2, "{f:?}");
+        assert!(
+            f[0].message.contains("the zone constraint"),
+            "{}",
+            f[0].message
+        );
+        assert_eq!(
+            f[0].field.as_deref(),
+            Some("spec.placement.spreadConstraints[0]")
+        );
+        assert!(
+            f[1].message.contains("spreadByLabel rack"),
+            "{}",
+            f[1].message
+        );
+        assert!(lint_rule(&text, "spread-constraints-unschedulable", false).is_empty());
+        // Region and cluster alone: both read.
+        let text = LABEL_SPREAD.replace(
+            "    - {spreadByLabel: zone, minGroups: 2, maxGroups: 2}\n",
+            "    - {spreadByField: region, minGroups: 1, maxGroups: 2}\n    - {spreadByField: cluster, minGroups: 2, maxGroups: 2}\n",
+        );
+        assert!(lint_rule(&text, "spread-constraints-ignored", false).is_empty());
+    }
 
     fn pp(affinity: &str, weights: &str) -> String {
         format!("apiVersion: policy.karmada.io/v1alpha1\nkind: PropagationPolicy\nmetadata: {{name: p, namespace: default}}\nspec:\n  resourceSelectors: [{{apiVersion: apps/v1, kind: Deployment, name: nginx}}]\n  placement:\n    clusterAffinity: {affinity}\n    replicaScheduling:\n      replicaSchedulingType: Divided\n      replicaDivisionPreference: Weighted\n      weightPreference:\n        staticWeightList:\n{weights}")
