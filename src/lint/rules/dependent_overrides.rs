@@ -49,13 +49,13 @@ pub fn check(a: &Analysis<'_>) -> Vec<Finding> {
     }
     // The templates each policy wins but cannot claim: explain's "waits for missing
     // dependentOverrides".
-    let mut waiting: Vec<Vec<String>> = vec![Vec::new(); st.policies.len()];
+    let mut waiting: Vec<Vec<usize>> = vec![Vec::new(); st.policies.len()];
     for (t, matches) in a.matches.iter().enumerate() {
         if matches.is_empty() {
             continue;
         }
         if let Some((w, _)) = fresh_match_among(st, matches).waiting_for_overrides {
-            waiting[w].push(st.templates[t].reference().to_string());
+            waiting[w].push(t);
         }
     }
     let mut out = Vec::new();
@@ -66,9 +66,11 @@ pub fn check(a: &Analysis<'_>) -> Vec<Finding> {
         } else {
             "ClusterOverridePolicy ".to_string()
         };
+        // One template named, the others counted: a policy may win thousands.
         let effect = match waiting[i].as_slice() {
             [] => "any template it wins waits, unclaimed".to_string(),
-            ts => format!("{} waits, unclaimed", ts.join(", ")),
+            [_] => format!("{} waits, unclaimed", a.describe_templates(&waiting[i])),
+            _ => format!("{} wait, unclaimed", a.describe_templates(&waiting[i])),
         };
         for (n, name) in p.spec.dependent_overrides.iter().enumerate() {
             if !names.contains(name) {
@@ -115,6 +117,22 @@ mod tests {
         );
         assert!(
             f[0].message.contains("default/nginx waits"),
+            "{}",
+            f[0].message
+        );
+    }
+
+    /// A policy that wins many templates names one and counts the others.
+    #[test]
+    fn the_waiting_templates_are_counted_past_the_first() {
+        let all = pp("gone").replace(", name: nginx}", "}");
+        let second = DEPLOY.replace("name: nginx", "name: web");
+        let text = format!("{DEPLOY}---\n{second}{all}{OP}");
+        let f = lint_rule(&text, "dependent-overrides-missing", false);
+        assert_eq!(f.len(), 1, "{f:?}");
+        assert!(
+            f[0].message
+                .contains("default/nginx and 1 more wait, unclaimed"),
             "{}",
             f[0].message
         );
