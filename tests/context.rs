@@ -786,6 +786,24 @@ fn the_eviction_flag_comes_from_the_installation_under_the_configuration() {
         said[0].starts_with("suspension-stalls-failover: "),
         "{said:?}"
     );
+    // `enable-taint-manager: false` starts no taint manager, whatever the eviction flag.
+    std::fs::write(
+        d.join(".karmada-policy.yaml"),
+        "controllerManagerFlags:\n  enable-no-execute-taint-eviction: true\n  enable-taint-manager: false\n",
+    )
+    .unwrap();
+    let (said, _) = failover(&[]);
+    assert_eq!(said.len(), 1, "{said:?}");
+    assert!(
+        said[0].starts_with("failover-gate-off: pp/shop/web relies on cluster failover (spec.failover.cluster) but karmada-controller-manager runs with --enable-taint-manager=false (")
+            && said[0].ends_with(".karmada-policy.yaml:3), so no taint manager evicts: nothing will fail over"),
+        "{said:?}"
+    );
+    std::fs::write(
+        d.join(".karmada-policy.yaml"),
+        "controllerManagerFlags:\n  enable-no-execute-taint-eviction: true\n",
+    )
+    .unwrap();
     // The gate off on the command line is said as before, whatever the flag.
     let (said, _) = failover(&["--feature-gates", "Failover=false"]);
     assert_eq!(

@@ -1,7 +1,11 @@
 //! karmada-controller-manager's command-line flags other than `--feature-gates` that decide
 //! whether something a policy relies on runs at all, as a repository's Karmada installation or
-//! the configuration sets them. One so far:
+//! the configuration sets them:
 //!
+//! - `--enable-taint-manager` (every release, default true): without it the taint manager is not
+//!   started at all (`cmd/controller-manager/app/controllermanager.go:296` `if
+//!   ctx.Opts.EnableTaintManager && ...Failover`; `:258` at v1.10.0), so nothing is evicted from
+//!   a tainted cluster whatever the gate.
 //! - `--enable-no-execute-taint-eviction` (from v1.14.0, default false;
 //!   `cmd/controller-manager/app/options/failover.go:46` at v1.14.0, `cluster_failover.go:50`
 //!   from v1.17.0): the taint manager, which the `Failover` gate starts
@@ -20,6 +24,9 @@ use super::KarmadaVersion;
 /// `--enable-no-execute-taint-eviction`, without its dashes.
 pub const NO_EXECUTE_TAINT_EVICTION: &str = "enable-no-execute-taint-eviction";
 
+/// `--enable-taint-manager`, without its dashes (default true).
+pub const TAINT_MANAGER: &str = "enable-taint-manager";
+
 /// The first release that has `--enable-no-execute-taint-eviction` (v1.14.0).
 pub const NO_EXECUTE_TAINT_EVICTION_SINCE: KarmadaVersion = KarmadaVersion::new(1, 14);
 
@@ -31,12 +38,13 @@ pub struct FlagValue {
     pub from: String,
 }
 
-/// The flags as set, each with where; a flag not set has Karmada's default (false for every
-/// flag here).
+/// The flags as set, each with where; a flag not set has Karmada's default.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct ControllerFlags {
-    /// `--enable-no-execute-taint-eviction`.
+    /// `--enable-no-execute-taint-eviction` (default false).
     pub no_execute_taint_eviction: Option<FlagValue>,
+    /// `--enable-taint-manager` (default true).
+    pub taint_manager: Option<FlagValue>,
 }
 
 /// A flag the release's karmada-controller-manager does not have: it refuses to start with it
@@ -52,7 +60,7 @@ pub struct FlagError {
 
 impl ControllerFlags {
     /// The names of the flags read (without dashes).
-    pub const NAMES: &'static [&'static str] = &[NO_EXECUTE_TAINT_EVICTION];
+    pub const NAMES: &'static [&'static str] = &[NO_EXECUTE_TAINT_EVICTION, TAINT_MANAGER];
 
     /// The flag `name` (as written: with `_` or `-`, without the leading dashes) among those
     /// read, by its canonical name; `None` for any other flag.
@@ -68,6 +76,10 @@ impl ControllerFlags {
                 self.no_execute_taint_eviction = Some(FlagValue { value, from });
                 true
             }
+            Some(TAINT_MANAGER) => {
+                self.taint_manager = Some(FlagValue { value, from });
+                true
+            }
             _ => false,
         }
     }
@@ -77,14 +89,17 @@ impl ControllerFlags {
         if let Some(v) = &other.no_execute_taint_eviction {
             self.no_execute_taint_eviction = Some(v.clone());
         }
+        if let Some(v) = &other.taint_manager {
+            self.taint_manager = Some(v.clone());
+        }
     }
 
     /// The flags set, by name.
     pub fn iter(&self) -> impl Iterator<Item = (&'static str, &FlagValue)> {
-        self.no_execute_taint_eviction
-            .as_ref()
-            .map(|v| (NO_EXECUTE_TAINT_EVICTION, v))
-            .into_iter()
+        let eviction = self.no_execute_taint_eviction.as_ref();
+        let manager = self.taint_manager.as_ref();
+        (eviction.map(|v| (NO_EXECUTE_TAINT_EVICTION, v)).into_iter())
+            .chain(manager.map(|v| (TAINT_MANAGER, v)))
     }
 
     pub fn is_empty(&self) -> bool {
@@ -113,10 +128,16 @@ impl ControllerFlags {
         out
     }
 
-    /// Why the taint manager of `version` evicts nothing, if it does not: from v1.14.0 it
-    /// needs `--enable-no-execute-taint-eviction=true` (default false), said with where the
-    /// value came from.
+    /// Why the taint manager of `version` evicts nothing, if it does not: it is not started
+    /// with `--enable-taint-manager=false`, and from v1.14.0 it needs
+    /// `--enable-no-execute-taint-eviction=true` (default false); said with where the value
+    /// came from.
     pub fn why_no_taint_eviction(&self, version: KarmadaVersion) -> Option<String> {
+        if let Some(FlagValue { value: false, from }) = &self.taint_manager {
+            return Some(format!(
+                "karmada-controller-manager runs with --{TAINT_MANAGER}=false ({from}), so no taint manager evicts"
+            ));
+        }
         if version < NO_EXECUTE_TAINT_EVICTION_SINCE {
             return None;
         }
@@ -163,7 +184,11 @@ mod tests {
             ControllerFlags::canonical("enable_no_execute_taint_eviction"),
             Some(NO_EXECUTE_TAINT_EVICTION)
         );
-        assert_eq!(ControllerFlags::canonical("enable-taint-manager"), None);
+        assert_eq!(
+            ControllerFlags::canonical("enable_taint_manager"),
+            Some(TAINT_MANAGER)
+        );
+        assert_eq!(ControllerFlags::canonical("cluster-monitor-period"), None);
         let mut f = ControllerFlags::default();
         assert!(!f.set("feature-gates", true, "x".into()));
         assert!(f.is_empty());
@@ -223,6 +248,34 @@ mod tests {
         let mut on = ControllerFlags::default();
         on.set(NO_EXECUTE_TAINT_EVICTION, true, "c.yaml:2".into());
         assert_eq!(on.why_no_taint_eviction(v(19)), None);
+    }
+
+    /// `--enable-taint-manager=false` starts no taint manager, in every release: nothing is
+    /// evicted whatever the other flag; true (its default) changes nothing.
+    #[test]
+    fn no_taint_manager_evicts_nothing_in_any_release() {
+        let mut off = ControllerFlags::default();
+        off.set(TAINT_MANAGER, false, "cm.yaml:30".into());
+        off.set(NO_EXECUTE_TAINT_EVICTION, true, "cm.yaml:31".into());
+        for minor in [10, 13, 19] {
+            assert_eq!(
+                off.why_no_taint_eviction(v(minor)).as_deref(),
+                Some("karmada-controller-manager runs with --enable-taint-manager=false (cm.yaml:30), so no taint manager evicts"),
+                "1.{minor}"
+            );
+        }
+        assert!(off
+            .unknown_in(v(10))
+            .iter()
+            .all(|e| e.name != TAINT_MANAGER));
+        assert_eq!(off.iter().count(), 2);
+        let mut on = ControllerFlags::default();
+        on.set(TAINT_MANAGER, true, "cm.yaml:30".into());
+        assert_eq!(on.why_no_taint_eviction(v(13)), None);
+        assert!(
+            on.why_no_taint_eviction(v(19)).is_some(),
+            "still the eviction flag"
+        );
     }
 
     #[test]

@@ -353,14 +353,18 @@ impl GateSet {
 
     /// Why cluster failover (the taint manager's eviction from a cluster with a NoExecute taint)
     /// never happens, for a finding that relies on it; `None` when it runs. It needs the
-    /// `Failover` gate, which starts the taint manager (`controllermanager.go:295-314`), and
-    /// from v1.14.0 `--enable-no-execute-taint-eviction=true`, without which the taint manager
-    /// evicts nothing (`taint_manager.go:114-117`).
+    /// `Failover` gate and `--enable-taint-manager` (default true), which together start the
+    /// taint manager (`controllermanager.go:295-314`), and from v1.14.0
+    /// `--enable-no-execute-taint-eviction=true`, without which the taint manager evicts nothing
+    /// (`taint_manager.go:114-117`).
     pub fn why_no_cluster_failover(&self) -> Option<String> {
         if !self.failover() {
             return Some(self.why_off("Failover"));
         }
         let why = self.flags.why_no_taint_eviction(self.version)?;
+        if self.flags.taint_manager.as_ref().is_some_and(|f| !f.value) {
+            return Some(why);
+        }
         Some(format!(
             "{why}, and the Failover feature gate alone evicts nothing"
         ))
@@ -490,5 +494,20 @@ mod tests {
         // A release without the flag refuses it.
         let err = GateSet::defaults(v(13)).with_flags(&flags(Some(true)));
         assert_eq!(err.unwrap_err().name, NO_EXECUTE_TAINT_EVICTION);
+        // `--enable-taint-manager=false`: no taint manager, in any release, with the gate on.
+        let mut off = flags(Some(true));
+        off.set(
+            crate::model::controller_flags::TAINT_MANAGER,
+            false,
+            "k.yaml:8".into(),
+        );
+        for minor in [12, 19] {
+            let set = GateSet::parse(v(minor), "Failover=true").unwrap();
+            let set = set.with_flags(&off.known_in(v(minor))).unwrap();
+            assert_eq!(
+                set.why_no_cluster_failover().unwrap(),
+                "karmada-controller-manager runs with --enable-taint-manager=false (k.yaml:8), so no taint manager evicts"
+            );
+        }
     }
 }

@@ -869,6 +869,13 @@ mod tests {
         let i = deployment("            - --feature-gates\n            - Failover=false\n");
         assert!(!i.gates["Failover"].value);
         assert_eq!(eviction(&i), None);
+        // `--enable-taint-manager=false` (default true) is read beside it.
+        let i = deployment("            - --enable-taint-manager=false\n");
+        let manager = i
+            .flags
+            .get("enable-taint-manager")
+            .map(|s| (s.value, s.at.line));
+        assert_eq!(manager, Some((false, 14)));
     }
 
     #[test]

@@ -21,8 +21,10 @@ pub const DOC: RuleDoc = RuleDoc {
                 and tolerationSeconds on not-ready/unreachable taints promise something that never happens. Since \
                 v1.14 the gate is not enough: it starts the taint manager, which evicts only with \
                 karmada-controller-manager's `--enable-no-execute-taint-eviction=true` (default false), so with \
-                the gate on and the flag off nothing fails over either. The gate is read from `--feature-gates` / \
-                `featureGates`, the flag from `controllerManagerFlags` in `.karmada-policy.yaml`, and both from \
+                the gate on and the flag off nothing fails over either; nor in any release with \
+                `--enable-taint-manager=false` (default true), which starts no taint manager. The gate is \
+                read from `--feature-gates` / `featureGates`, the flags from `controllerManagerFlags` in \
+                `.karmada-policy.yaml`, and both from \
                 the repository's Karmada installation (the chart's `controllerManager.extraCommandArgs`, the \
                 operator's `extraArgs`, a karmada-controller-manager Deployment's arguments), for \
                 `--karmada-version`. Even then the taint manager evicts only for NoExecute taints, which the \
@@ -34,7 +36,7 @@ pub const DOC: RuleDoc = RuleDoc {
           {enable-no-execute-taint-eviction: true}`), and declare what the repository does not install \
           in `.karmada-policy.yaml` (`featureGates: {Failover: true}`, `controllerManagerFlags: \
           {enable-no-execute-taint-eviction: true}`); or drop the failover settings.",
-    reference: "pkg/features/features.go (Failover: Default false from v1.12.0); cmd/controller-manager/app/controllermanager.go:295-314 (the gate starts the taint manager); cmd/controller-manager/app/options/cluster_failover.go:50 (--enable-no-execute-taint-eviction, default false; options/failover.go:46 from v1.14.0 to v1.16); pkg/controllers/cluster/taint_manager.go:114-117 (no eviction without the flag); pkg/controllers/cluster/cluster_controller.go:65-77 (NoSchedule taints only); charts/karmada/templates/_helpers.tpl (extraCommandArgs as `--KEY=VALUE`); karmada#6925, #5150",
+    reference: "pkg/features/features.go (Failover: Default false from v1.12.0); cmd/controller-manager/app/controllermanager.go:295-314 (the gate and --enable-taint-manager start the taint manager); cmd/controller-manager/app/options/cluster_failover.go:50 (--enable-no-execute-taint-eviction, default false; options/failover.go:46 from v1.14.0 to v1.16); pkg/controllers/cluster/taint_manager.go:114-117 (no eviction without the flag); pkg/controllers/cluster/cluster_controller.go:65-77 (NoSchedule taints only); charts/karmada/templates/_helpers.tpl (extraCommandArgs as `--KEY=VALUE`); karmada#6925, #5150",
 };
 
 pub static RULE: Rule = Rule {
