@@ -439,13 +439,13 @@ mod tests {
             .is_empty());
         let err = Config::parse(
             "c.yaml",
-            "controllerManagerFlags:\n  enable-taint-manager: false\n",
+            "controllerManagerFlags:\n  cluster-monitor-period: false\n",
             Path::new("."),
             &known,
         )
         .unwrap_err()
         .to_string();
-        assert_eq!(err, "c.yaml:2:3: `enable-taint-manager` is not a karmada-controller-manager flag this tool reads (it reads: enable-no-execute-taint-eviction)");
+        assert_eq!(err, "c.yaml:2:3: `cluster-monitor-period` is not a karmada-controller-manager flag this tool reads (it reads: enable-no-execute-taint-eviction, enable-taint-manager)");
         let err = Config::parse(
             "c.yaml",
             "controllerManagerFlags: {enable-no-execute-taint-eviction: 'yes'}\n",
