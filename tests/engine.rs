@@ -935,3 +935,42 @@ fn explain_names_a_policy_that_minus_n_placed() {
     let r = run(&["explain", "deploy/argo-server", "-n", "argo", "-f", &file]);
     assert!(!r.stderr.contains("sets no namespace"), "{}", r.stderr);
 }
+
+/// explain judges a template's API version by the release it is asked about, as lint does: a
+/// flowcontrol v1beta3 FlowSchema is served by Karmada 1.15's karmada-apiserver (Kubernetes
+/// 1.31) and refused by 1.16's (1.34).
+#[test]
+fn explain_serves_the_versions_of_the_release_it_is_asked_about() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = write(
+        dir.path(),
+        "fs.yaml",
+        "apiVersion: flowcontrol.apiserver.k8s.io/v1beta3\nkind: FlowSchema\nmetadata: {name: fs}\n---\n\
+         apiVersion: policy.karmada.io/v1alpha1\nkind: ClusterPropagationPolicy\nmetadata: {name: p}\n\
+         spec:\n  resourceSelectors: [{apiVersion: flowcontrol.apiserver.k8s.io/v1, kind: FlowSchema}]\n",
+    );
+    let explain = |release: &str| {
+        let r = run(&[
+            "explain",
+            "flowschema/fs",
+            "-f",
+            &file,
+            "--karmada-version",
+            release,
+        ]);
+        assert_eq!(r.code, 0, "{}", r.stderr);
+        r.stdout
+    };
+    assert!(explain("1.15").contains("after reconcile:  ClusterPropagationPolicy p"));
+    let refused = explain("1.16");
+    assert!(
+        refused.contains("after reconcile:  none (unclaimed)"),
+        "{refused}"
+    );
+    assert!(
+        refused.contains(
+            "not served since Kubernetes 1.32 (Karmada 1.16 installs karmada-apiserver 1.34)"
+        ),
+        "{refused}"
+    );
+}

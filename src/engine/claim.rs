@@ -162,9 +162,6 @@ pub struct Filters {
     pub skipped_namespaces: Vec<Regex>,
     /// The default skipped APIs plus `--skipped-propagating-apis`.
     pub skipped_apis: Vec<SkippedApi>,
-    /// The release whose karmada-apiserver decides which built-in versions are served
-    /// ([`KarmadaVersion::apiserver_minor`]).
-    pub release: KarmadaVersion,
 }
 
 impl Default for Filters {
@@ -260,24 +257,29 @@ impl Filters {
         Ok(Filters {
             skipped_namespaces,
             skipped_apis,
-            release: KarmadaVersion::LATEST,
         })
     }
 
-    /// [`Excluded::NotServed`] when the release's karmada-apiserver refuses `kind` in
-    /// `api_version`.
-    pub fn not_served(&self, api_version: &str, kind: &str) -> Option<Excluded> {
-        let apiserver = self.release.apiserver_minor();
+    /// [`Excluded::NotServed`] when the karmada-apiserver of `release` refuses `kind` in
+    /// `api_version` ([`KarmadaVersion::apiserver_minor`]).
+    pub fn not_served(
+        &self,
+        api_version: &str,
+        kind: &str,
+        release: KarmadaVersion,
+    ) -> Option<Excluded> {
+        let apiserver = release.apiserver_minor();
         let removed = crate::kube::kinds::removed_version(api_version, kind, apiserver)?;
         Some(Excluded::NotServed {
             api_version: api_version.into(),
             kind: kind.into(),
             removed,
-            release: self.release,
+            release,
         })
     }
 
-    /// `EventFilter` plus `gvrDisabled` plus the claimed-by label (§1.4, §0 step 2).
+    /// `EventFilter` plus `gvrDisabled` plus the claimed-by label (§1.4, §0 step 2), in a
+    /// control plane of `release` (which built-in versions its karmada-apiserver serves).
     pub fn excluded(
         &self,
         api_version: &str,
@@ -285,8 +287,9 @@ impl Filters {
         namespace: &str,
         name: &str,
         labels: &crate::model::StringMap,
+        release: KarmadaVersion,
     ) -> Option<Excluded> {
-        if let Some(e) = self.not_served(api_version, kind) {
+        if let Some(e) = self.not_served(api_version, kind, release) {
             return Some(e);
         }
         let (group, version) = match api_version.rsplit_once('/') {
@@ -420,11 +423,12 @@ impl Filters {
         kind: PolicyKind,
         rs: &ResourceSelector,
         namespaced: bool,
+        release: KarmadaVersion,
     ) -> Option<NeverMatched> {
         let none = crate::model::StringMap::new();
         // No template exists in a version the API server does not serve; any namespace.
         if let Some(e @ Excluded::NotServed { .. }) =
-            self.excluded(&rs.api_version, &rs.kind, "", "", &none)
+            self.excluded(&rs.api_version, &rs.kind, "", "", &none, release)
         {
             return Some(NeverMatched::Excluded(e));
         }
@@ -437,7 +441,7 @@ impl Filters {
         }
         // Skipped APIs are never watched, whatever the namespace.
         if let Some(e @ Excluded::SkippedApi { .. }) =
-            self.excluded(&rs.api_version, &rs.kind, "", "", &none)
+            self.excluded(&rs.api_version, &rs.kind, "", "", &none, release)
         {
             return Some(NeverMatched::Excluded(e));
         }
@@ -456,9 +460,14 @@ impl Filters {
             }
         } else if !rs.namespace.is_empty() {
             // A namespace the detector skips holds no template it processes.
-            if let Some(e) =
-                self.excluded(&rs.api_version, &rs.kind, &rs.namespace, &rs.name, &none)
-            {
+            if let Some(e) = self.excluded(
+                &rs.api_version,
+                &rs.kind,
+                &rs.namespace,
+                &rs.name,
+                &none,
+                release,
+            ) {
                 return Some(NeverMatched::Excluded(e));
             }
         }
@@ -556,14 +565,22 @@ mod tests {
         ];
         for (av, kind, ns, name, want) in cases {
             assert_eq!(
-                f.excluded(av, kind, ns, name, &none).is_some(),
+                f.excluded(av, kind, ns, name, &none, KarmadaVersion::LATEST)
+                    .is_some(),
                 *want,
                 "{av} {kind} {ns}/{name}"
             );
         }
         let mcs = map(&[(CLAIMED_BY_LABEL, "mcs")]);
         assert_eq!(
-            f.excluded("v1", "Service", "default", "s", &mcs),
+            f.excluded(
+                "v1",
+                "Service",
+                "default",
+                "s",
+                &mcs,
+                KarmadaVersion::LATEST
+            ),
             Some(Excluded::ClaimedBy("mcs".into()))
         );
         // The extension-apiserver-authentication ConfigMap is skipped whatever the flag says.
@@ -574,12 +591,20 @@ mod tests {
                 "ConfigMap",
                 "kube-system",
                 "extension-apiserver-authentication",
-                &none
+                &none,
+                KarmadaVersion::LATEST
             ),
             Some(Excluded::ExtensionApiserverAuthentication)
         );
         assert_eq!(
-            flagless.excluded("v1", "ConfigMap", "kube-system", "other", &none),
+            flagless.excluded(
+                "v1",
+                "ConfigMap",
+                "kube-system",
+                "other",
+                &none,
+                KarmadaVersion::LATEST
+            ),
             None
         );
     }
@@ -596,8 +621,9 @@ mod tests {
             PolicyKind::PropagationPolicy,
             PolicyKind::ClusterPropagationPolicy,
         );
-        let never =
-            |kind, text: &str, namespaced| f.never_matched(kind, &selector(text), namespaced);
+        let never = |kind, text: &str, namespaced| {
+            f.never_matched(kind, &selector(text), namespaced, KarmadaVersion::LATEST)
+        };
         // detector.go:382-384: a PP never claims a cluster-scoped template.
         assert_eq!(
             never(
@@ -691,7 +717,7 @@ mod tests {
         // longer skips kube-system.
         let flagless = Filters::new(&[], &[]).unwrap();
         assert_eq!(
-            flagless.never_matched(pp, &selector(r#"{"apiVersion":"v1","kind":"ConfigMap","namespace":"kube-system","name":"extension-apiserver-authentication"}"#), true),
+            flagless.never_matched(pp, &selector(r#"{"apiVersion":"v1","kind":"ConfigMap","namespace":"kube-system","name":"extension-apiserver-authentication"}"#), true, KarmadaVersion::LATEST),
             Some(NeverMatched::Excluded(Excluded::ExtensionApiserverAuthentication))
         );
     }

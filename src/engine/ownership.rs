@@ -37,12 +37,10 @@ pub struct OwnershipChange {
 /// The engine's options for a lint run in the release of `gates`, the inputs taken as the
 /// whole control plane (claims naming absent policies are stale).
 pub fn engine_options(gates: &GateSet) -> Options {
-    let mut options = Options {
+    Options {
         gates: gates.clone(),
         ..Options::default()
-    };
-    options.filters.release = gates.version;
-    options
+    }
 }
 
 /// Whether two writings of one policy are the same update for Karmada: same spec, same labels

@@ -471,7 +471,7 @@ impl Prepared {
     /// Prepares `objects`, leaving them as they are. Allocation-bound, so a large input is split
     /// over two threads.
     pub fn from_objects(options: &Options, objects: &[Object]) -> Prepared {
-        let (filters, version) = (&options.filters, options.version());
+        let version = options.version();
         let one = |part: &[Object], capacity: usize| -> Prepared {
             let mut prepared = Prepared {
                 policies: Vec::new(),
@@ -484,7 +484,7 @@ impl Prepared {
                     Object::Policy(p) => prepared.policies.push(AdmittedPolicy::new(p, version)),
                     Object::Template(t) => {
                         prepared.declared.extend(t.declares.as_deref().cloned());
-                        let entry = template_entry(filters, t.clone(), &mut shared);
+                        let entry = template_entry(options, t.clone(), &mut shared);
                         prepared.templates.push(entry);
                     }
                     _ => {}
@@ -528,7 +528,7 @@ impl Prepared {
             match object {
                 Object::Template(mut t) => {
                     prepared.declared.extend(t.declares.take().map(|d| *d));
-                    let entry = template_entry(&options.filters, t, &mut shared);
+                    let entry = template_entry(options, t, &mut shared);
                     prepared.templates.push(entry);
                 }
                 Object::Policy(mut p) => {
@@ -568,12 +568,13 @@ impl Prepared {
 /// the check is a few string comparisons and one anchored regex, cheaper than a cache keyed
 /// by namespace, which a repository with thousands of namespaces mostly missed and kept
 /// growing (a tenth of the per-file work at 100,000 documents).
-fn template_excluded(filters: &Filters, t: &Template) -> Option<Excluded> {
+fn template_excluded(options: &Options, t: &Template) -> Option<Excluded> {
+    let (filters, release) = (&options.filters, options.version());
     // Read in another version than written: the written one must be served to be applied.
     if let Some(e) = t
         .applied_as
         .as_deref()
-        .and_then(|v| filters.not_served(v, &t.kind))
+        .and_then(|v| filters.not_served(v, &t.kind, release))
     {
         return Some(e);
     }
@@ -584,6 +585,7 @@ fn template_excluded(filters: &Filters, t: &Template) -> Option<Excluded> {
         namespace,
         &t.meta.name,
         &t.meta.labels,
+        release,
     )
 }
 
@@ -609,8 +611,8 @@ impl Shared {
 }
 
 /// The template's entry, made of its own strings but for those `shared` holds.
-fn template_entry(filters: &Filters, t: Template, shared: &mut Shared) -> TemplateEntry {
-    let excluded = template_excluded(filters, &t);
+fn template_entry(options: &Options, t: Template, shared: &mut Shared) -> TemplateEntry {
+    let excluded = template_excluded(options, &t);
     let claim = ClaimMeta::read(&t.meta.labels, &t.meta.annotations);
     TemplateEntry {
         claim_keys: (claim != NO_CLAIM).then(|| Box::new(claim)),
@@ -681,7 +683,10 @@ impl State {
         rs: &crate::model::policy::ResourceSelector,
     ) -> Option<super::claim::NeverMatched> {
         let namespaced = self.is_namespaced(&rs.api_version, &rs.kind);
-        self.options.filters.never_matched(kind, rs, namespaced)
+        let release = self.options.version();
+        self.options
+            .filters
+            .never_matched(kind, rs, namespaced, release)
     }
 
     /// Templates of a kind the inputs declare cluster-scoped lose the namespace they were given:
@@ -700,7 +705,14 @@ impl State {
             t.excluded = self
                 .options
                 .filters
-                .excluded(&t.api_version, &t.kind, "", &t.name, &t.labels)
+                .excluded(
+                    &t.api_version,
+                    &t.kind,
+                    "",
+                    &t.name,
+                    &t.labels,
+                    self.options.version(),
+                )
                 .map(Box::new);
         }
     }
@@ -1354,8 +1366,8 @@ mod tests {
                     seq.add_policy_from_model(p);
                 }
                 Object::Template(t) => {
-                    let filters = seq.options.filters.clone();
-                    seq.add_template(template_entry(&filters, t.clone(), &mut Shared::default()));
+                    let options = seq.options.clone();
+                    seq.add_template(template_entry(&options, t.clone(), &mut Shared::default()));
                 }
                 _ => {}
             }
