@@ -418,7 +418,7 @@ mod tests {
 
     #[test]
     fn controller_manager_flags_with_their_lines() {
-        use crate::model::controller_flags::FlagValue;
+        use crate::model::controller_flags::{FlagValue, NO_EXECUTE_TAINT_EVICTION};
         let c = Config::parse(
             "c.yaml",
             "karmadaVersion: '1.17'\ncontrollerManagerFlags:\n  enable-no-execute-taint-eviction: true\n",
@@ -427,8 +427,8 @@ mod tests {
         )
         .unwrap();
         assert_eq!(
-            c.controller_flags.no_execute_taint_eviction,
-            Some(FlagValue {
+            c.controller_flags.get(NO_EXECUTE_TAINT_EVICTION),
+            Some(&FlagValue {
                 value: true,
                 from: "c.yaml:3".into()
             })

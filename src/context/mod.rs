@@ -395,8 +395,8 @@ mod tests {
         )
         .unwrap();
         assert_eq!(
-            configured.gates.flags().no_execute_taint_eviction,
-            Some(FlagValue {
+            configured.gates.flags().get(NO_EXECUTE_TAINT_EVICTION),
+            Some(&FlagValue {
                 value: false,
                 from: "c.yaml:2".into()
             }),

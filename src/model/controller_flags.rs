@@ -19,6 +19,8 @@
 //! `WordSepNormalizeFunc`). [`crate::model::feature_gates::GateSet`] holds the flags in effect
 //! beside the gates, so every reader of the gates reads them too.
 
+use std::collections::BTreeMap;
+
 use super::KarmadaVersion;
 
 /// `--enable-no-execute-taint-eviction`, without its dashes.
@@ -38,14 +40,10 @@ pub struct FlagValue {
     pub from: String,
 }
 
-/// The flags as set, each with where; a flag not set has Karmada's default.
+/// The flags as set, each with where, by canonical name ([`ControllerFlags::NAMES`]); a flag
+/// not set has Karmada's default.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct ControllerFlags {
-    /// `--enable-no-execute-taint-eviction` (default false).
-    pub no_execute_taint_eviction: Option<FlagValue>,
-    /// `--enable-taint-manager` (default true).
-    pub taint_manager: Option<FlagValue>,
-}
+pub struct ControllerFlags(BTreeMap<&'static str, FlagValue>);
 
 /// A flag the release's karmada-controller-manager does not have: it refuses to start with it
 /// (pflag: `unknown flag: --NAME`).
@@ -71,39 +69,30 @@ impl ControllerFlags {
 
     /// Sets flag `name` ([`ControllerFlags::canonical`]); `false`: not a flag read here.
     pub fn set(&mut self, name: &str, value: bool, from: String) -> bool {
-        match Self::canonical(name) {
-            Some(NO_EXECUTE_TAINT_EVICTION) => {
-                self.no_execute_taint_eviction = Some(FlagValue { value, from });
-                true
-            }
-            Some(TAINT_MANAGER) => {
-                self.taint_manager = Some(FlagValue { value, from });
-                true
-            }
-            _ => false,
-        }
+        let Some(name) = Self::canonical(name) else {
+            return false;
+        };
+        self.0.insert(name, FlagValue { value, from });
+        true
+    }
+
+    /// Flag `name` (a canonical name) as set; `None`: Karmada's default.
+    pub fn get(&self, name: &str) -> Option<&FlagValue> {
+        self.0.get(name)
     }
 
     /// `other`'s flags over these, flag by flag (a later source wins, as for gates).
     pub fn overlay(&mut self, other: &ControllerFlags) {
-        if let Some(v) = &other.no_execute_taint_eviction {
-            self.no_execute_taint_eviction = Some(v.clone());
-        }
-        if let Some(v) = &other.taint_manager {
-            self.taint_manager = Some(v.clone());
-        }
+        self.0.extend(other.0.iter().map(|(k, v)| (*k, v.clone())));
     }
 
     /// The flags set, by name.
     pub fn iter(&self) -> impl Iterator<Item = (&'static str, &FlagValue)> {
-        let eviction = self.no_execute_taint_eviction.as_ref();
-        let manager = self.taint_manager.as_ref();
-        (eviction.map(|v| (NO_EXECUTE_TAINT_EVICTION, v)).into_iter())
-            .chain(manager.map(|v| (TAINT_MANAGER, v)))
+        self.0.iter().map(|(k, v)| (*k, v))
     }
 
     pub fn is_empty(&self) -> bool {
-        self.iter().next().is_none()
+        self.0.is_empty()
     }
 
     /// The flags set that `version`'s karmada-controller-manager does not have.
@@ -121,27 +110,30 @@ impl ControllerFlags {
 
     /// These flags without those `version` does not have.
     pub fn known_in(&self, version: KarmadaVersion) -> ControllerFlags {
-        let mut out = ControllerFlags::default();
-        for (name, v) in self.iter().filter(|(name, _)| since(name) <= version) {
-            out.set(name, v.value, v.from.clone());
-        }
-        out
+        let mut known = self.clone();
+        known.0.retain(|name, _| since(name) <= version);
+        known
     }
 
-    /// Why the taint manager of `version` evicts nothing, if it does not: it is not started
-    /// with `--enable-taint-manager=false`, and from v1.14.0 it needs
-    /// `--enable-no-execute-taint-eviction=true` (default false); said with where the value
-    /// came from.
-    pub fn why_no_taint_eviction(&self, version: KarmadaVersion) -> Option<String> {
-        if let Some(FlagValue { value: false, from }) = &self.taint_manager {
-            return Some(format!(
+    /// Why no taint manager runs, if none does: `--enable-taint-manager=false` (default true)
+    /// starts none, in any release; said with where the value came from.
+    pub fn why_no_taint_manager(&self) -> Option<String> {
+        match self.get(TAINT_MANAGER) {
+            Some(FlagValue { value: false, from }) => Some(format!(
                 "karmada-controller-manager runs with --{TAINT_MANAGER}=false ({from}), so no taint manager evicts"
-            ));
+            )),
+            _ => None,
         }
+    }
+
+    /// Why the taint manager of `version` evicts nothing, if it does not: from v1.14.0 it
+    /// needs `--enable-no-execute-taint-eviction=true` (default false); said with where the
+    /// value came from.
+    pub fn why_no_taint_eviction(&self, version: KarmadaVersion) -> Option<String> {
         if version < NO_EXECUTE_TAINT_EVICTION_SINCE {
             return None;
         }
-        match &self.no_execute_taint_eviction {
+        match self.get(NO_EXECUTE_TAINT_EVICTION) {
             Some(FlagValue { value: true, .. }) => None,
             Some(FlagValue { from, .. }) => Some(format!(
                 "karmada-controller-manager runs with --{NO_EXECUTE_TAINT_EVICTION}=false ({from})"
@@ -202,15 +194,15 @@ mod tests {
         f.set(NO_EXECUTE_TAINT_EVICTION, true, "repo.yaml:3".into());
         f.overlay(&ControllerFlags::default());
         assert_eq!(
-            f.no_execute_taint_eviction.as_ref().unwrap().from,
+            f.get(NO_EXECUTE_TAINT_EVICTION).unwrap().from,
             "repo.yaml:3"
         );
         let mut config = ControllerFlags::default();
         config.set(NO_EXECUTE_TAINT_EVICTION, false, "c.yaml:2".into());
         f.overlay(&config);
         assert_eq!(
-            f.no_execute_taint_eviction,
-            Some(FlagValue {
+            f.get(NO_EXECUTE_TAINT_EVICTION),
+            Some(&FlagValue {
                 value: false,
                 from: "c.yaml:2".into()
             })
@@ -257,11 +249,16 @@ mod tests {
         let mut off = ControllerFlags::default();
         off.set(TAINT_MANAGER, false, "cm.yaml:30".into());
         off.set(NO_EXECUTE_TAINT_EVICTION, true, "cm.yaml:31".into());
+        // No release in the question: none runs one.
+        assert_eq!(
+            off.why_no_taint_manager().as_deref(),
+            Some("karmada-controller-manager runs with --enable-taint-manager=false (cm.yaml:30), so no taint manager evicts")
+        );
         for minor in [10, 13, 19] {
             assert_eq!(
-                off.why_no_taint_eviction(v(minor)).as_deref(),
-                Some("karmada-controller-manager runs with --enable-taint-manager=false (cm.yaml:30), so no taint manager evicts"),
-                "1.{minor}"
+                off.why_no_taint_eviction(v(minor)),
+                None,
+                "1.{minor}: eviction on"
             );
         }
         assert!(off
@@ -271,6 +268,7 @@ mod tests {
         assert_eq!(off.iter().count(), 2);
         let mut on = ControllerFlags::default();
         on.set(TAINT_MANAGER, true, "cm.yaml:30".into());
+        assert_eq!(on.why_no_taint_manager(), None);
         assert_eq!(on.why_no_taint_eviction(v(13)), None);
         assert!(
             on.why_no_taint_eviction(v(19)).is_some(),

@@ -361,10 +361,10 @@ impl GateSet {
         if !self.failover() {
             return Some(self.why_off("Failover"));
         }
-        let why = self.flags.why_no_taint_eviction(self.version)?;
-        if self.flags.taint_manager.as_ref().is_some_and(|f| !f.value) {
+        if let Some(why) = self.flags.why_no_taint_manager() {
             return Some(why);
         }
+        let why = self.flags.why_no_taint_eviction(self.version)?;
         Some(format!(
             "{why}, and the Failover feature gate alone evicts nothing"
         ))

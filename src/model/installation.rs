@@ -804,7 +804,11 @@ mod tests {
         assert_eq!(i.flags.len(), 1, "only the flags read: {:?}", i.flags);
         let settings = RepositorySettings::of(vec![i]);
         assert_eq!(
-            settings.flags().no_execute_taint_eviction.unwrap().from,
+            settings
+                .flags()
+                .get(super::super::controller_flags::NO_EXECUTE_TAINT_EVICTION)
+                .unwrap()
+                .from,
             "f.yaml:10"
         );
         assert!(
