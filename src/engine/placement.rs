@@ -279,13 +279,8 @@ const SELECT_PREFIX: &str = "failed to select clusters: ";
 /// (`selectBestClustersBySpreadConstraints`); a region constraint decides over a cluster one.
 fn select(placement: &Placement, feasible: &[&Cluster]) -> Result<Option<usize>, String> {
     let constraints = &placement.spread_constraints;
-    match SpreadSelection::of(placement) {
-        SpreadSelection::Every => return Ok(None),
-        // Whatever the clusters: the answer `lint` reports (spread-constraints-unschedulable).
-        SpreadSelection::Unsupported => {
-            return Err(format!("{SELECT_PREFIX}{UNSUPPORTED_SPREAD}"));
-        }
-        SpreadSelection::Region | SpreadSelection::Cluster => {}
+    if SpreadSelection::of(placement) == SpreadSelection::Every {
+        return Ok(None);
     }
     let by_field = |field: &str| {
         constraints
@@ -297,6 +292,8 @@ fn select(placement: &Placement, feasible: &[&Cluster]) -> Result<Option<usize>,
         return select_by_region(region, by_field("cluster"), feasible).map(|()| None);
     }
     let Some(sc) = by_field("cluster") else {
+        // SpreadSelection::Unsupported, whatever the clusters: the answer `lint` reports
+        // (spread-constraints-unschedulable).
         return Err(format!("{SELECT_PREFIX}{UNSUPPORTED_SPREAD}"));
     };
     // `select_clusters_by_cluster.go:27-30`.

@@ -8,9 +8,7 @@
 use std::collections::BTreeSet;
 
 use crate::engine::reconcile::Owner;
-use crate::engine::replicas::select::{
-    spread_field, SpreadSelection, StrategyView, UNSUPPORTED_SPREAD,
-};
+use crate::engine::replicas::select::{spread_field, SpreadSelection, UNSUPPORTED_SPREAD};
 use crate::engine::replicas::{
     self, estimator, workload, CapacitySource, Outcome, ReplicaView, Strategy, Why,
 };
@@ -170,17 +168,6 @@ pub fn check(a: &Analysis<'_>) -> Vec<Finding> {
         let Some(placement) = &p.spec.placement else {
             continue;
         };
-        if !placement.spread_constraints.is_empty() && StrategyView::of(placement).ignores_spread {
-            out.push(a.policy_finding(
-                i,
-                &SPREAD_IGNORED,
-                &FieldPath::parse("spec.placement.spreadConstraints"),
-                format!(
-                    "{}: spreadConstraints are ignored by the scheduler with static weights (Divided, Weighted, no dynamicWeight): every feasible cluster is selected",
-                    p.reference()
-                ),
-            ));
-        }
         check_spread_selection(a, i, p, placement, &mut out);
         let strategy = Strategy::of(placement);
         if objects {
@@ -199,10 +186,11 @@ pub fn check(a: &Analysis<'_>) -> Vec<Finding> {
     out
 }
 
-/// spread-constraints-unschedulable and the constraints the selection never reads, from the
-/// engine's [`SpreadSelection`] (the answer the placement evaluation gives `explain`). Neither
-/// depends on the clusters: reported with or without them (`no-cluster-fits` leaves the
-/// selection error to this rule).
+/// spread-constraints-ignored (static weights skip them all; or the constraints a region or
+/// cluster selection never reads) and spread-constraints-unschedulable, from the engine's
+/// [`SpreadSelection`] (the answer the placement evaluation gives `explain`). None depends on
+/// the clusters: reported with or without them (`no-cluster-fits` leaves the selection error
+/// to this rule).
 fn check_spread_selection(
     a: &Analysis<'_>,
     i: usize,
@@ -212,6 +200,18 @@ fn check_spread_selection(
 ) {
     let path = FieldPath::parse("spec.placement.spreadConstraints");
     let selection = SpreadSelection::of(placement);
+    if selection == SpreadSelection::Every && !placement.spread_constraints.is_empty() {
+        out.push(a.policy_finding(
+            i,
+            &SPREAD_IGNORED,
+            &path,
+            format!(
+                "{}: spreadConstraints are ignored by the scheduler with static weights (Divided, Weighted, no dynamicWeight): every feasible cluster is selected",
+                p.reference()
+            ),
+        ));
+        return;
+    }
     if selection == SpreadSelection::Unsupported {
         out.push(a.policy_finding(
             i,
@@ -237,14 +237,10 @@ fn check_spread_selection(
                 sc.spread_by_label
             )
         } else {
+            // `unread` leaves only zone and provider fields: the field names what is dropped.
+            let field = &sc.spread_by_field;
             format!(
-                "the {} constraint only drops clusters without a {}; its minGroups and maxGroups are not enforced",
-                sc.spread_by_field,
-                if sc.spread_by_field == "zone" {
-                    "zone"
-                } else {
-                    "provider"
-                }
+                "the {field} constraint only drops clusters without a {field}; its minGroups and maxGroups are not enforced"
             )
         };
         out.push(a.policy_finding(
