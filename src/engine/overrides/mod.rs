@@ -35,6 +35,18 @@ pub struct AppliedPolicy {
     pub rules: Vec<(usize, bool)>,
 }
 
+impl AppliedPolicy {
+    /// Policy `p`, no rule applied yet.
+    fn of(p: &OverridePolicy) -> AppliedPolicy {
+        AppliedPolicy {
+            kind: p.kind(),
+            namespace: p.meta.namespace.clone().filter(|_| !p.cluster_scoped),
+            name: p.meta.name.clone(),
+            rules: Vec::new(),
+        }
+    }
+}
+
 /// A failure as Karmada reports it for this cluster.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct OverrideError {
@@ -205,12 +217,7 @@ fn apply_group(
     applied: &mut Vec<AppliedPolicy>,
 ) -> Result<(), OverrideError> {
     for p in group {
-        let mut entry = AppliedPolicy {
-            kind: p.kind(),
-            namespace: p.meta.namespace.clone().filter(|_| !p.cluster_scoped),
-            name: p.meta.name.clone(),
-            rules: Vec::new(),
-        };
+        let mut entry = AppliedPolicy::of(p);
         for (i, rule) in p.effective_rules().iter().enumerate() {
             if rule
                 .target_cluster
@@ -221,10 +228,7 @@ fn apply_group(
             }
             let before = obj.clone();
             if let Err(fail) = apply_overriders(obj, &rule.overriders) {
-                let at = AppliedPolicy {
-                    rules: Vec::new(),
-                    ..entry.clone()
-                };
+                let at = AppliedPolicy::of(p);
                 if !entry.rules.is_empty() {
                     applied.push(entry);
                 }
@@ -320,13 +324,7 @@ pub fn label_dependent_rules(
     {
         for (i, rule) in p.effective_rules().iter().enumerate() {
             if rule.target_cluster.as_ref().is_some_and(selects_by_labels) {
-                let policy = AppliedPolicy {
-                    kind: p.kind(),
-                    namespace: p.meta.namespace.clone().filter(|_| !p.cluster_scoped),
-                    name: p.meta.name.clone(),
-                    rules: Vec::new(),
-                };
-                out.push((policy, i));
+                out.push((AppliedPolicy::of(p), i));
             }
         }
     }
