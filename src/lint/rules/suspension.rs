@@ -93,8 +93,9 @@ pub const STALLS_FAILOVER: RuleDoc = RuleDoc {
                 receives nothing. With purgeMode Gracefully the old copy is deleted after the grace period, leaving no \
                 running copy until resume; with Directly the outage is immediate; with Never the eviction stalls \
                 indefinitely. Severity: error for Directly and Never, warning for Gracefully. Cluster failover \
-                counts only where it runs: with the `Failover` gate and, from Karmada 1.14, \
-                `--enable-no-execute-taint-eviction=true`; elsewhere `failover-gate-off` reports the policy instead.",
+                counts only where it runs: with the `Failover` gate, `--enable-taint-manager` (default true) \
+                and, from Karmada 1.14, `--enable-no-execute-taint-eviction=true`; elsewhere `failover-gate-off` \
+                reports the policy instead.",
     example: "spec:\n  propagateDeps: true\n  failover:\n    application:\n      decisionConditions:\n        tolerationSeconds: 120\n      purgeMode: Directly\n  suspension:\n    dispatching: true\n",
     fix: "Resume dispatching before failover matters, suspend only clusters that are not failover targets, or \
           accept the stall knowingly (`karmada-policy.io/ignore: \"suspension-stalls-failover: <why>\"`).",
@@ -153,9 +154,10 @@ pub fn check(inventory: &Inventory, opts: &LintOptions) -> Vec<Finding> {
         let candidates = failover_candidates(&p.spec);
         // Cluster failover runs only with the Failover gate (off by default since v1.12,
         // `controllermanager.go` gates the taint manager and the cluster taint policy
-        // controller on it) and, from v1.14, `--enable-no-execute-taint-eviction=true`
-        // (`taint_manager.go:114-117`): without them nothing fails over, so nothing stalls
-        // either; failover-gate-off reports the setting instead.
+        // controller on it) with `--enable-taint-manager` and, from v1.14,
+        // `--enable-no-execute-taint-eviction=true` (`taint_manager.go:114-117`): without them
+        // nothing fails over, so nothing stalls either; failover-gate-off reports the setting
+        // instead (GateSet::why_no_cluster_failover).
         let cluster_failover = opts.gates.cluster_failover();
         for stall in stalls(&p.spec, &state, candidates.as_deref(), &[], None) {
             if matches!(stall, Stall::ClusterFailover { .. }) && !cluster_failover {
