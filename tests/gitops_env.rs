@@ -438,8 +438,9 @@ fn a_policy_in_a_root_that_did_not_render_is_not_found_with_a_note_saying_why() 
     }
 }
 
-/// A policy admission refuses, in one of several environments: explain says why it is not
-/// found whichever environment is searched first (the first one's error named nothing).
+/// A policy admission refuses, in one of several environments: explain and preempt-check say
+/// why it is not found whichever environment is searched first (the first one's error names
+/// nothing).
 #[test]
 fn a_refused_policy_is_said_refused_whichever_environment_comes_first() {
     if !kustomize_available("a_refused_policy_is_said_refused_whichever_environment_comes_first") {
@@ -460,6 +461,19 @@ fn a_refused_policy_is_said_refused_whichever_environment_comes_first() {
     assert_eq!(o.status.code(), Some(4), "{}", stderr(&o));
     assert!(
         stderr(&o).contains("error: pp/default/weighted not found in the given files (admission rejects it: run lint)"),
+        "{}",
+        stderr(&o)
+    );
+    let o = run(&[
+        "preempt-check",
+        "-f",
+        &repo,
+        "--delete",
+        "pp/default/weighted",
+    ]);
+    assert_eq!(o.status.code(), Some(4), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("error: --delete pp/default/weighted: no such policy in the state (and no claim names it); admission rejects it: run lint"),
         "{}",
         stderr(&o)
     );

@@ -8,6 +8,7 @@ use std::io;
 use std::process::ExitCode;
 
 use crate::engine::explain_inputs::FindError;
+use crate::model::environments::{EnvError, Miss};
 use crate::source::session::SessionError;
 
 /// The documented exit codes, one meaning each: their text is the table of
@@ -46,6 +47,10 @@ pub enum CliError {
     /// An object named does not exist (exit 4).
     #[error("{0}")]
     NotFound(String),
+    /// A policy named is in the inputs, but admission refuses it, so no decision has it
+    /// (exit 4, as not found).
+    #[error("{0}")]
+    Refused(String),
     /// The confirmation prompt was answered no (exit 5).
     #[error("aborted: nothing was changed")]
     Declined,
@@ -133,6 +138,19 @@ impl From<crate::inspect::InspectError> for CliError {
     }
 }
 
+/// In a GitOps repository's environments, the error of one that holds the object asked for
+/// (refused, or failing) is reported over the "not found" of one that does not.
+impl EnvError for CliError {
+    fn miss(&self) -> Miss {
+        match self {
+            CliError::NotFound(_) | CliError::Session(SessionError::NotFound(_)) => Miss::Absent,
+            CliError::Refused(_) => Miss::Refused,
+            CliError::Template(e) => e.miss(),
+            _ => Miss::Failed,
+        }
+    }
+}
+
 impl CliError {
     pub fn usage(message: impl Into<String>) -> CliError {
         CliError::Usage(message.into())
@@ -152,7 +170,7 @@ impl CliError {
             CliError::Api(_) => Exit::Api,
             CliError::Failure(_) => Exit::Failure,
             CliError::Declined => Exit::Declined,
-            CliError::NotFound(_) => Exit::NotFound,
+            CliError::NotFound(_) | CliError::Refused(_) => Exit::NotFound,
             // Any kubeconfig problem (an unknown --context too) is bad configuration, as kubectl.
             CliError::Suspend(crate::ops::suspend::RunError::Connect(e))
             | CliError::Session(SessionError::Connect(e))
@@ -167,7 +185,7 @@ impl CliError {
             CliError::Session(e) if e.is_api() => Exit::Api,
             CliError::Session(SessionError::Type(_)) => Exit::Usage,
             CliError::Session(_) => Exit::Failure,
-            CliError::Template(FindError::NotFound(_)) => Exit::NotFound,
+            CliError::Template(FindError::NotFound(_) | FindError::Refused(_)) => Exit::NotFound,
             CliError::Usage(_)
             | CliError::Io(_)
             | CliError::Input(_)

@@ -145,11 +145,7 @@ fn explain_policy(
     };
     if let Some(envs) = environments(&args.input.files, context, args.input.env.as_deref())? {
         let found = envs
-            .holding(|e, env_context| policy_in(&e.inventory, env_context, section_format(args)))
-            .map_err(|e| match envs.refused((kind, name), namespace) {
-                Some(refused) => refused.into(),
-                None => e,
-            })?;
+            .holding(|e, env_context| policy_in(&e.inventory, env_context, section_format(args)))?;
         return write_sections(args, found);
     }
     let context = &plain_context(&args.input.files, context)?;

@@ -170,13 +170,11 @@ fn checked(
     let refused: Vec<_> = state.rejected.iter().map(|r| r.policy.clone()).collect();
     let mut report = check(state, changes).map_err(|e| match e {
         // A policy that does not exist is exit 4 wherever it is named (docs/exit-codes.md).
+        ChangeError::NotFound(r) if refused.contains(&r) => CliError::Refused(format!(
+            "--delete {r}: no such policy {where_} (and no claim names it); admission rejects it: run lint"
+        )),
         ChangeError::NotFound(r) => CliError::NotFound(format!(
-            "--delete {r}: no such policy {where_} (and no claim names it){}",
-            if refused.contains(&r) {
-                "; admission rejects it: run lint"
-            } else {
-                ""
-            }
+            "--delete {r}: no such policy {where_} (and no claim names it)"
         )),
     })?;
     report.deliveries = deliveries(&report);

@@ -18,6 +18,7 @@ use super::dependencies;
 use super::explain::{explain, Explanation};
 use super::state::{Options, State, UnknownClaimers};
 use crate::model::cluster::Cluster;
+use crate::model::environments::{EnvError, Miss};
 use crate::model::{group_of, kinds, Inventory, PolicyKind, PolicyRef, POLICY_GROUP};
 use crate::source::live::karmada;
 use crate::source::prefilter::Skipped;
@@ -103,6 +104,9 @@ pub enum FindError {
     /// No such template (or policy); the text says where it was looked for.
     #[error("{0}")]
     NotFound(String),
+    /// The policy asked for is in the inputs, but admission refuses it: no decision has it.
+    #[error("{0}")]
+    Refused(String),
     /// Several templates under different API versions (the text says which).
     #[error("{0}")]
     Ambiguous(String),
@@ -167,14 +171,23 @@ pub fn find_policy(
 
 /// A policy not found `where_`; `rejected`: admission refuses it, which is why.
 pub fn policy_not_found(wanted: &PolicyRef, where_: &str, rejected: bool) -> FindError {
-    FindError::NotFound(format!(
-        "{wanted} not found {where_}{}",
-        if rejected {
-            " (admission rejects it: run lint)"
-        } else {
-            ""
+    if rejected {
+        FindError::Refused(format!(
+            "{wanted} not found {where_} (admission rejects it: run lint)"
+        ))
+    } else {
+        FindError::NotFound(format!("{wanted} not found {where_}"))
+    }
+}
+
+impl EnvError for FindError {
+    fn miss(&self) -> Miss {
+        match self {
+            FindError::NotFound(_) => Miss::Absent,
+            FindError::Refused(_) => Miss::Refused,
+            _ => Miss::Failed,
         }
-    ))
+    }
 }
 
 /// What `explain TYPE/NAME` renders: the decision, the template's manifest (null when it has

@@ -10,12 +10,14 @@ use crate::context::ConfigError;
 use crate::context::Context;
 use crate::engine::admission::documents::admit_documents;
 use crate::engine::explain_inputs::FindError;
-use crate::model::environments::{read_environments, repository_files, EnvInputs, EnvInventory};
+use crate::model::environments::{
+    read_environments, repository_files, EnvError, EnvInputs, EnvInventory,
+};
 use crate::model::inputs::read_inputs;
 use crate::model::inputs::InputError;
 use crate::model::installation;
 use crate::model::kinds::PolicyRefError;
-use crate::model::{Inventory, PolicyKind, PolicyRef};
+use crate::model::Inventory;
 use crate::source::files::ReadError;
 use crate::source::kustomize::environments::UnknownEnvironment;
 use crate::source::session::SessionError;
@@ -77,22 +79,6 @@ pub struct Environments {
 }
 
 impl Environments {
-    /// The error for `(kind, name)` found in no environment when one of them holds it and
-    /// admission refuses it there (the first environment searched may not hold it at all, and
-    /// its error would not say why).
-    pub fn refused(&self, (kind, name): (PolicyKind, &str), namespace: &str) -> Option<FindError> {
-        let wanted = PolicyRef::of(kind, namespace, name);
-        let refused = self.inputs.environments.iter().any(|e| {
-            e.inventory.policies().any(|p| {
-                p.reference() == wanted
-                    && matches!(p.admission, crate::model::Admission::Refused(_))
-            })
-        });
-        refused.then(|| {
-            crate::engine::explain_inputs::policy_not_found(&wanted, "in the given files", true)
-        })
-    }
-
     /// The context `env` is decided in.
     pub fn context_of(&self, env: &EnvInventory) -> &Context {
         &self
@@ -105,7 +91,7 @@ impl Environments {
 
     /// `decide` in each environment with objects, in its own context (see
     /// [`EnvInputs::holding`]).
-    pub fn holding<T, E>(
+    pub fn holding<T, E: EnvError>(
         &self,
         decide: impl Fn(&EnvInventory, &Context) -> Result<T, E>,
     ) -> Result<Vec<(&EnvInventory, T)>, E> {

@@ -24,6 +24,23 @@ pub struct EnvInventory {
     pub incomplete: bool,
 }
 
+/// What an environment's error says of the object asked for, from least to most telling.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Miss {
+    /// The environment does not hold it.
+    Absent,
+    /// The environment holds it, but admission refuses it, so no decision includes it.
+    Refused,
+    /// Anything else: the object is there (or the question could not be asked) and the
+    /// decision failed.
+    Failed,
+}
+
+/// An error [`EnvInputs::holding`] can rank against the other environments' errors.
+pub trait EnvError {
+    fn miss(&self) -> Miss;
+}
+
 /// Every environment of a repository (or the one `--env` names), and what the user should
 /// know: `note:` and `warning:` lines for stderr.
 pub struct EnvInputs {
@@ -35,23 +52,27 @@ pub struct EnvInputs {
 
 impl EnvInputs {
     /// `decide` in each environment with objects, kept where it succeeds (the template or
-    /// policy asked for is there): `Err` with the first environment's error when it succeeds
-    /// nowhere. Empty when no environment has an object.
-    pub fn holding<T, E>(
+    /// policy asked for is there): `Err` with the most telling environment's error when it
+    /// succeeds nowhere (the first of equals: an environment that holds the object refused
+    /// says why, one that lacks it only that it is not there). Empty when no environment has
+    /// an object.
+    pub fn holding<T, E: EnvError>(
         &self,
         decide: impl Fn(&EnvInventory) -> Result<T, E>,
     ) -> Result<Vec<(&EnvInventory, T)>, E> {
         let mut found = Vec::new();
-        let mut first_error = None;
+        let mut telling: Option<E> = None;
         for e in self.non_empty() {
             match decide(e) {
                 Ok(t) => found.push((e, t)),
                 Err(err) => {
-                    first_error.get_or_insert(err);
+                    if telling.as_ref().is_none_or(|t| err.miss() > t.miss()) {
+                        telling = Some(err);
+                    }
                 }
             }
         }
-        match (found.is_empty(), first_error) {
+        match (found.is_empty(), telling) {
             (true, Some(err)) => {
                 self.warn_incomplete();
                 Err(err)
@@ -294,4 +315,66 @@ pub fn survey(repo: &Repo, renders: &mut environments::Renders) -> Survey {
         }
     }
     s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::source::{load, Source};
+
+    fn env(name: &str) -> EnvInventory {
+        let text = "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: x}\n";
+        EnvInventory {
+            name: name.into(),
+            inventory: Inventory::from_documents(load(Source::new("t", text)).documents, "ns"),
+            settings: RepositorySettings::default(),
+            incomplete: false,
+        }
+    }
+
+    #[derive(Debug, PartialEq)]
+    struct Said(&'static str, Miss);
+
+    impl EnvError for Said {
+        fn miss(&self) -> Miss {
+            self.1
+        }
+    }
+
+    fn inputs(names: &[&str]) -> EnvInputs {
+        EnvInputs {
+            environments: names.iter().map(|n| env(n)).collect(),
+            names: names.iter().map(|n| n.to_string()).collect(),
+            messages: Vec::new(),
+        }
+    }
+
+    #[test]
+    fn holding_reports_the_most_telling_error_first_among_equals() {
+        let envs = inputs(&["a", "b", "c", "d"]);
+        let said = |e: &EnvInventory| match e.name.as_str() {
+            "a" => Said("a lacks it", Miss::Absent),
+            "b" => Said("b refuses it", Miss::Refused),
+            "c" => Said("c refuses it too", Miss::Refused),
+            _ => Said("d lacks it", Miss::Absent),
+        };
+        let found = envs.holding(|e| Err::<(), _>(said(e)));
+        assert_eq!(found.err(), Some(Said("b refuses it", Miss::Refused)));
+        let failed = envs.holding(|e| match e.name.as_str() {
+            "d" => Err::<(), _>(Said("d failed", Miss::Failed)),
+            _ => Err(said(e)),
+        });
+        assert_eq!(failed.err(), Some(Said("d failed", Miss::Failed)));
+        // One environment holding it is an answer, whatever the others say.
+        let one = envs.holding(|e| match e.name.as_str() {
+            "c" => Ok(3),
+            _ => Err(said(e)),
+        });
+        let held: Vec<(&str, i32)> = one
+            .unwrap()
+            .into_iter()
+            .map(|(e, t)| (e.name.as_str(), t))
+            .collect();
+        assert_eq!(held, [("c", 3)]);
+    }
 }
