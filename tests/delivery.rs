@@ -638,7 +638,7 @@ fn third_party_workloads_carry_their_dependencies_in_explain_and_lint() {
     assert!(
         found[0]
             .1
-            .contains("advancedcronjob/report, which uses Secret report-creds"),
+            .contains("advancedcronjob/shop/report, which uses secret/shop/report-creds"),
         "{}",
         found[0].1
     );

@@ -387,7 +387,7 @@ impl fmt::Display for Stall {
                 "activationPreference: Lazy: the change reaches bindings and Works only when the resource template changes",
             ),
             Stall::DependenciesKeepFlowing => f.write_str(
-                "propagateDeps: dependencies (ConfigMaps, Secrets) keep being dispatched, also to new target clusters, while the workload is suspended",
+                "propagateDeps: dependencies (ConfigMaps, Secrets, the ServiceAccount, PersistentVolumeClaims) keep being dispatched, also to new target clusters, while the workload is suspended",
             ),
         }
     }

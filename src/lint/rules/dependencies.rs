@@ -31,8 +31,8 @@ pub const DOC: RuleDoc = RuleDoc {
                 clusters and the workload is duplicated to each. Only dependencies the input holds are judged: \
                 one created in the member clusters is not in the repository.",
     example: "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: web, namespace: shop}\nspec:\n  template:\n    spec:\n      containers:\n      - name: web\n        envFrom: [{configMapRef: {name: web-config}}]\n---\napiVersion: v1\nkind: ConfigMap\nmetadata: {name: web-config, namespace: shop}\n---\napiVersion: policy.karmada.io/v1alpha1\nkind: PropagationPolicy\nmetadata: {name: web, namespace: shop}\nspec:\n  resourceSelectors: [{apiVersion: apps/v1, kind: Deployment, name: web}]\n",
-    fix: "Set `propagateDeps: true` on the workload's policy, or select the dependency in a policy that \
-          sends it to the same clusters.",
+    fix: "Set `propagateDeps: true` on the workload's policy (and turn the `PropagateDeps` feature gate on \
+          where it is off), or select the dependency in a policy that sends it to the same clusters.",
     reference: "pkg/resourceinterpreter/default/native/dependencies.go (the dependencies of each workload kind); pkg/resourceinterpreter/default/thirdparty/resourcecustomizations (OpenKruise and Kubeflow workloads: kube.getPodDependencies); pkg/util/helper/pod.go:84-166 (GetDependenciesFromPodTemplate); pkg/dependenciesdistributor/dependencies_distributor.go:346-389, :753-788 (handleDependentResource, buildAttachedBinding); pkg/features/features.go (PropagateDeps: Beta, default true); charts/karmada/values.yaml (controllerManager.featureGates PropagateDeps: false)",
 };
 
@@ -41,10 +41,9 @@ pub static RULE: Rule = Rule {
     checks: &[Check::Semantic(check)],
 };
 
-/// (workload's policy, dependency kind, dependency name, the dependency's policy and the
-/// clusters it does not send it to; `None`: the dependency goes nowhere), for the workloads
-/// that miss it.
-type Missing = (usize, String, String, Option<(usize, Vec<String>)>);
+/// (workload's policy, the dependency's template, the dependency's policy and the clusters it
+/// does not send it to; `None`: the dependency goes nowhere), for the workloads that miss it.
+type Missing = (usize, usize, Option<(usize, Vec<String>)>);
 
 pub fn check(a: &Analysis<'_>) -> Vec<Finding> {
     let st = a.state;
@@ -79,14 +78,13 @@ pub fn check(a: &Analysis<'_>) -> Vec<Finding> {
                 }
                 Owner::Unknown(_) => continue,
             };
-            let key = (p, d.kind.to_string(), d.name.clone(), lacking);
-            missing.entry(key).or_default().push(w);
+            missing.entry((p, dt, lacking)).or_default().push(w);
         }
     }
     missing
         .into_iter()
-        .map(|((p, kind, name, lacking), workloads)| {
-            finding(a, p, (&kind, &name), lacking.as_ref(), &workloads)
+        .map(|((p, dependency, lacking), workloads)| {
+            finding(a, p, dependency, lacking.as_ref(), &workloads)
         })
         .collect()
 }
@@ -147,7 +145,7 @@ pub(super) fn carriers(a: &Analysis<'_>) -> BTreeMap<usize, BTreeSet<usize>> {
 fn finding(
     a: &Analysis<'_>,
     p: usize,
-    (kind, name): (&str, &str),
+    dependency: usize,
     lacking: Option<&(usize, Vec<String>)>,
     workloads: &[usize],
 ) -> Finding {
@@ -155,14 +153,10 @@ fn finding(
     let policy = st.policy(p);
     let first = &st.templates[workloads[0]];
     let who = match workloads.len() {
-        1 => format!("{}/{}", first.kind.to_lowercase(), first.name),
-        n => format!(
-            "{}/{} and {} more",
-            first.kind.to_lowercase(),
-            first.name,
-            n - 1
-        ),
+        1 => first.reference().to_string(),
+        n => format!("{} and {} more", first.reference(), n - 1),
     };
+    let dependency = st.templates[dependency].reference();
     let why = if policy.spec.propagate_deps() {
         "its propagateDeps is inert with the PropagateDeps feature gate off"
     } else {
@@ -170,7 +164,7 @@ fn finding(
     };
     let message = match lacking {
         None => format!(
-            "{} propagates {who}, which uses {kind} {name} of the input: no policy propagates {name} and {why}, so the member clusters running {who} lack it unless it is created there",
+            "{} propagates {who}, which uses {dependency} of the input: no policy propagates it and {why}, so the member clusters running {who} lack it unless it is created there",
             policy.reference()
         ),
         Some((q, clusters)) => {
@@ -181,7 +175,7 @@ fn finding(
                 format!("{} does not set propagateDeps", policy.reference())
             };
             format!(
-                "{} propagates {who} to {clusters}, which uses {kind} {name} of the input: {} does not send {name} there and {why}, so {clusters} lack it unless it is created there",
+                "{} propagates {who} to {clusters}, which uses {dependency} of the input: {} does not send it there and {why}, so {clusters} lack it unless it is created there",
                 policy.reference(),
                 st.policy(*q).reference()
             )
@@ -210,7 +204,7 @@ mod tests {
         assert_eq!(f.len(), 1, "{f:?}");
         assert_eq!(
             f[0].message,
-            "pp/shop/web propagates deployment/web, which uses ConfigMap web-config of the input: no policy propagates web-config and it does not set propagateDeps, so the member clusters running deployment/web lack it unless it is created there"
+            "pp/shop/web propagates deployment/shop/web, which uses configmap/shop/web-config of the input: no policy propagates it and it does not set propagateDeps, so the member clusters running deployment/shop/web lack it unless it is created there"
         );
         assert_eq!(f[0].field.as_deref(), Some("spec.resourceSelectors[0]"));
     }
@@ -246,7 +240,7 @@ mod tests {
         assert_eq!(f.len(), 1, "{f:?}");
         assert_eq!(
             f[0].message,
-            "pp/shop/web propagates deployment/web to m2, which uses ConfigMap web-config of the input: pp/shop/cm does not send web-config there and pp/shop/web does not set propagateDeps, so m2 lack it unless it is created there"
+            "pp/shop/web propagates deployment/shop/web to m2, which uses configmap/shop/web-config of the input: pp/shop/cm does not send it there and pp/shop/web does not set propagateDeps, so m2 lack it unless it is created there"
         );
         // Divided replicas may leave m2 without any, and a label selector is not known: silent.
         let divided = "{clusterAffinity: {clusterNames: [m1, m2]}, replicaScheduling: {replicaSchedulingType: Divided}}";

@@ -77,7 +77,7 @@ pub const DEPENDENCIES: RuleDoc = RuleDoc {
     group: RuleGroup::Semantics,
     default_severity: Severity::Warning,
     summary: "Suspension on a policy with `propagateDeps: true`: dependencies are not suspended",
-    rationale: "Attached bindings of dependencies (ConfigMaps, Secrets) do not carry the suspension, so they keep \
+    rationale: "Attached bindings of dependencies (ConfigMaps, Secrets, the ServiceAccount, PersistentVolumeClaims) do not carry the suspension, so they keep \
                 being dispatched, also to new target clusters, while the workload itself is paused.",
     example: "spec:\n  propagateDeps: true\n  suspension:\n    dispatching: true\n",
     fix: "Expect dependencies to keep flowing, or suspend the policies that own them explicitly.",

@@ -495,7 +495,7 @@ metadata: {name: nginx, namespace: default}
 spec:
   resourceSelectors: [{apiVersion: apps/v1, kind: Deployment, namespace: other, name: nginx}]
 ",
-        fix: "Move the policy to the resources' namespace, drop the selector's namespace, or use a ClusterPropagationPolicy.",
+        fix: "Move the policy to the resources' namespace, drop the selector's namespace, or use the cluster-scoped kind (a ClusterPropagationPolicy, a ClusterOverridePolicy).",
         reference: "pkg/util/validation/validation.go:57-69 (validateResourceSelectors, called by ValidatePropagationSpec and, for OverridePolicy, ValidateOverrideSpec)",
     },
     AdmissionRule {
