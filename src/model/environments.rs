@@ -165,9 +165,17 @@ pub fn read_environments(
             continue;
         }
         let env = repo.environment(plan, &mut renders);
-        let incomplete = !env.failures.is_empty();
-        let (inventory, w) = inventory_of(env, namespace, &mapper);
+        let failed = !env.failures.is_empty();
+        let (inventory, w, left_out) = inventory_of(env, namespace, &mapper);
         warnings.extend(w);
+        if left_out > 0 {
+            warnings.push(format!(
+                "note: environment {}: {}",
+                plan.name,
+                super::inputs::left_out_note(left_out)
+            ));
+        }
+        let incomplete = failed || left_out > 0;
         environments.push(EnvInventory {
             name: plan.name.clone(),
             inventory,
@@ -189,13 +197,14 @@ pub fn read_environments(
     })
 }
 
-/// One environment's inventory, and warnings for what it leaves out: documents that do not
-/// parse, policies holding an unresolved Flux variable, roots that did not render.
+/// One environment's inventory, warnings for what it leaves out (documents that do not parse,
+/// policies holding an unresolved Flux variable, roots that did not render) and how many
+/// documents that may be objects it leaves out.
 fn inventory_of(
     mut env: Environment,
     namespace: &str,
     mapper: &Mapper<'_>,
-) -> (Inventory, Vec<String>) {
+) -> (Inventory, Vec<String>, usize) {
     let mut warnings: Vec<String> = env
         .failures
         .iter()
@@ -216,6 +225,7 @@ fn inventory_of(
         None => format!("{}:{}:{}", l.source.name, span.start.line, span.start.col),
     };
     let mut defaults: Vec<String> = Vec::new();
+    let mut left_out = 0;
     let rendered_ns: Vec<Option<String>> =
         env.rendered.iter().map(|r| r.namespace.clone()).collect();
     let plain_ns: Vec<Option<String>> = env.plain.iter().map(|(_, ns)| ns.clone()).collect();
@@ -230,6 +240,7 @@ fn inventory_of(
         for p in &l.problems {
             let at = place(&env.rendered, l, p.span);
             warnings.push(format!("warning: {at}: {}", p.message));
+            left_out += usize::from(p.kind.skips_an_object());
         }
         for d in &l.documents {
             if let Some((span, text)) = karmada_unresolved(&d.root) {
@@ -237,6 +248,7 @@ fn inventory_of(
                 warnings.push(format!(
                     "warning: {at}: unresolved variable `{text}`: no Flux postBuild.substitute value and no default; this policy is left out"
                 ));
+                left_out += 1;
             } else {
                 documents.push(d.clone());
                 defaults.push(unit_ns.clone().unwrap_or_else(|| namespace.to_string()));
@@ -247,6 +259,7 @@ fn inventory_of(
     (
         Inventory::from_documents_each(documents, &defaults),
         warnings,
+        left_out,
     )
 }
 

@@ -77,14 +77,30 @@ pub fn read_inputs(files: &[String], namespace: &str) -> Result<Inventory, Input
     Ok(inputs.inventory)
 }
 
-/// Prints on stderr what could not be read (the decision ignores it).
+/// Prints on stderr what could not be read, and that the decision leaves it out: a skipped
+/// document may be a policy that would match (lint reports it as an error; the answer here is
+/// of the rest).
 pub fn warn_problems(loaded: &[Loaded]) {
+    let mut skipped = 0;
     for l in loaded {
         for p in &l.problems {
             crate::util::warn(&format!(
                 "{}:{}:{}: {}",
                 l.source.name, p.span.start.line, p.span.start.col, p.message
             ));
+            skipped += usize::from(p.kind.skips_an_object());
         }
+    }
+    if skipped > 0 {
+        crate::util::to_stderr("note", &left_out_note(skipped));
+    }
+}
+
+/// What a decision over inputs with `skipped` documents left unread says of itself.
+pub fn left_out_note(skipped: usize) -> String {
+    if skipped == 1 {
+        "1 document skipped above is left out of the answer: it may change once the document is fixed (lint reports it as an error)".into()
+    } else {
+        format!("{skipped} documents skipped above are left out of the answer: it may change once they are fixed (lint reports them as errors)")
     }
 }

@@ -35,6 +35,14 @@ pub enum ProblemKind {
     NotAnObject,
 }
 
+impl ProblemKind {
+    /// Whether a document that may be an object was left out (a duplicate key keeps the
+    /// document; a list or a scalar is no object).
+    pub fn skips_an_object(self) -> bool {
+        matches!(self, ProblemKind::Syntax | ProblemKind::Templating)
+    }
+}
+
 /// The result of loading one source: its documents and what was wrong with the text.
 #[derive(Clone, Debug)]
 pub struct Loaded {
