@@ -333,6 +333,15 @@ fn preempt_check_notes_lazy_and_orphaned_objects() {
     );
     assert_eq!(code, 0, "{err}");
     assert!(text.contains("deleting pp/default/a releases what it held (deployment/default/nginx); the objects already on member clusters stay in place, orphaned, not removed"), "{text}");
+    // A policy that holds none of the templates read is not said to release what it held.
+    std::fs::write(&f, "apiVersion: policy.karmada.io/v1alpha1\nkind: PropagationPolicy\nmetadata: {name: a, namespace: default}\nspec:\n  resourceSelectors: [{apiVersion: apps/v1, kind: Deployment, name: nginx}]\n").unwrap();
+    let (code, text, err) = run(
+        &["preempt-check", "-f", &f, "--delete", "pp/default/a"],
+        None,
+    );
+    assert_eq!(code, 0, "{err}");
+    assert!(!text.contains("releases what it held"), "{text}");
+    assert!(text.contains("deleting pp/default/a: it holds none of the templates read; any it holds elsewhere is released, its objects already on member clusters left in place, orphaned, not removed"), "{text}");
 }
 
 /// `preempt-check` says what the member clusters receive before and after a move: the old

@@ -260,21 +260,17 @@ fn note_text(n: &crate::engine::check_notes::CheckNote) -> String {
         CheckNote::LazyDefers { resource, policy } => format!(
             "{resource}: {policy} is activationPreference: Lazy, so its binding follows only on the template's next update"
         ),
+        CheckNote::OrphanedOnDelete { policy, resources } if resources.is_empty() => format!(
+            "deleting {policy}: it holds none of the templates read; any it holds elsewhere is released, its objects already on member clusters left in place, orphaned, not removed"
+        ),
         CheckNote::OrphanedOnDelete { policy, resources } => {
-            let held = if resources.is_empty() {
-                String::new()
-            } else {
-                format!(
-                    " ({})",
-                    resources
-                        .iter()
-                        .map(ToString::to_string)
-                        .collect::<Vec<_>>()
-                        .join(", ")
-                )
-            };
+            let held = resources
+                .iter()
+                .map(ToString::to_string)
+                .collect::<Vec<_>>()
+                .join(", ");
             format!(
-                "deleting {policy} releases what it held{held}; the objects already on member clusters stay in place, orphaned, not removed"
+                "deleting {policy} releases what it held ({held}); the objects already on member clusters stay in place, orphaned, not removed"
             )
         }
     }
