@@ -385,7 +385,7 @@ fn syntax_problem(chunk: &Chunk<'_>, err: &ScanError) -> LoadProblem {
     // The scanner's flow-level counter is a byte: past 255 levels it gives up with this.
     let what = match err.info() {
         "recursion limit exceeded" => "nesting deeper than 255 flow levels".to_string(),
-        info => info.to_string(),
+        info => unexpected_character(info).unwrap_or_else(|| info.to_string()),
     };
     LoadProblem {
         kind: ProblemKind::Syntax,
@@ -393,6 +393,22 @@ fn syntax_problem(chunk: &Chunk<'_>, err: &ScanError) -> LoadProblem {
         message: format!("invalid YAML: {what}; this document was skipped"),
         related: None,
     }
+}
+
+/// The scanner's "unexpected character: `c'" (libyaml's quoting, unreadable when `c` is itself
+/// a backtick or a quote) as the character's Rust-quoted form and its code point.
+fn unexpected_character(info: &str) -> Option<String> {
+    let quoted = info
+        .strip_prefix("unexpected character: `")?
+        .strip_suffix('\'')?;
+    let mut chars = quoted.chars();
+    let (Some(c), None) = (chars.next(), chars.next()) else {
+        return None;
+    };
+    Some(format!(
+        "unexpected character {c:?} (U+{:04X}), which cannot start a YAML token",
+        u32::from(c)
+    ))
 }
 
 /// `text` with every `${...}` replaced by as many `x` as it has characters, so positions stay.
@@ -1088,6 +1104,18 @@ mod tests {
 
     fn load_str(text: &str) -> Loaded {
         load(Source::new("t.yaml", text))
+    }
+
+    /// A stray backtick (seen in a public repository's policy file) is named readably.
+    #[test]
+    fn an_unexpected_character_is_quoted_readably() {
+        let l = load_str("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: x}\n`\n");
+        assert_eq!(
+            l.problems[0].message,
+            "invalid YAML: unexpected character '`' (U+0060), which cannot start a YAML token; this document was skipped"
+        );
+        assert_eq!(unexpected_character("unexpected character: `ab'"), None);
+        assert_eq!(unexpected_character("did not find expected key"), None);
     }
 
     /// The tree keeps no block of the scanner's: a short scalar (key or value, plain or quoted)
