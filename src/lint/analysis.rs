@@ -77,6 +77,33 @@ impl KnownClusters {
         crate::model::cluster::unreported_note(&self.clusters)
     }
 
+    /// `f`, judged against the known clusters, with a note at the first Cluster object of the
+    /// input files: a fixture Cluster among loose files becomes the fleet every placement is
+    /// judged by, and the note says which file made it so. Unchanged when the clusters were
+    /// read live or are known by name only.
+    pub fn cite(&self, f: Finding) -> Finding {
+        let mut written = self.clusters.iter().filter(|c| c.origin.is_some());
+        let Some(first) = written.next() else {
+            return f;
+        };
+        let Some(at) = &first.origin else {
+            return f;
+        };
+        let more = match written.count() {
+            0 => String::new(),
+            1 => " (and 1 more Cluster object of the input)".to_string(),
+            n => format!(" (and {n} more Cluster objects of the input)"),
+        };
+        f.related(
+            &at.source,
+            at.span,
+            format!(
+                "the known clusters come from the input: Cluster {}{more}",
+                first.name
+            ),
+        )
+    }
+
     /// "member1, member2", or "member1, member2 and 8 more".
     pub fn describe(&self) -> String {
         const SHOWN: usize = 5;

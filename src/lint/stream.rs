@@ -17,7 +17,7 @@ use std::path::PathBuf;
 use std::sync::Arc;
 
 use crate::engine::state::{Options, Prepared, State};
-use crate::model::cluster::Cluster;
+use crate::model::cluster::{Cluster, Written};
 use crate::model::installation::{self, Installation};
 use crate::model::{Inventory, Object};
 use crate::source::files::{self, ReadError};
@@ -675,9 +675,10 @@ pub fn check_file(
         if let Some(Object::Template(t)) = o {
             if Cluster::is_cluster(t) {
                 let json = doc.root.to_json();
-                clusters
-                    .borrow_mut()
-                    .push(Cluster::from_json(&t.meta, &json));
+                clusters.borrow_mut().push(Cluster {
+                    origin: Some(Written::name_of(doc)),
+                    ..Cluster::from_json(&t.meta, &json)
+                });
             }
             if may_install(t) {
                 let found = installation::in_documents(std::iter::once(&*doc));

@@ -5,10 +5,13 @@
 //! the scheduler's general estimator reads (`status.resourceSummary`, `spec.resourceModels`,
 //! replica-assignment.md "The general estimator").
 
+use std::sync::Arc;
+
 use serde::Deserialize;
 
 use super::meta::ObjectMeta;
 use super::{Inventory, StringMap, Template};
+use crate::source::{Document, FieldPath, Source, Span};
 
 pub const CLUSTER_API_VERSION: &str = "cluster.karmada.io/v1alpha1";
 
@@ -21,6 +24,36 @@ pub struct Cluster {
     pub deleting: bool,
     pub spec: ClusterSpec,
     pub status: ClusterStatus,
+    /// Where the Cluster object is written, when it is one of the input files (not read live,
+    /// nor known by name only): findings judged against the known clusters point at it.
+    pub origin: Option<Written>,
+}
+
+/// A place in an input file: its source and the span of what is meant there.
+#[derive(Clone, Debug)]
+pub struct Written {
+    pub source: Arc<Source>,
+    pub span: Span,
+}
+
+/// Two places are equal when they name the same file and span (a source is not compared by
+/// its text).
+impl PartialEq for Written {
+    fn eq(&self, other: &Written) -> bool {
+        self.source.name == other.source.name && self.span == other.span
+    }
+}
+
+impl Written {
+    /// Where `doc`'s `metadata.name` is (the document's start when it has none).
+    pub fn name_of(doc: &Document) -> Written {
+        let name = FieldPath::parse("metadata.name");
+        let tree = doc.tree_for(&name);
+        Written {
+            source: doc.source.clone(),
+            span: tree.locate(&name),
+        }
+    }
 }
 
 #[derive(Clone, Debug, Default, PartialEq, Deserialize)]
@@ -186,6 +219,7 @@ impl Cluster {
             deleting: meta.deletion_timestamp.is_some(),
             spec,
             status: raw.status,
+            origin: None,
         }
     }
 
@@ -213,12 +247,12 @@ impl Cluster {
         inv.templates()
             .filter(|t| Cluster::is_cluster(t))
             .map(|t| {
-                let json = inv
-                    .documents
-                    .get(t.doc)
-                    .map(|d| d.full_tree().to_json())
-                    .unwrap_or_default();
-                Cluster::from_json(&t.meta, &json)
+                let doc = inv.documents.get(t.doc);
+                let json = doc.map(|d| d.full_tree().to_json()).unwrap_or_default();
+                Cluster {
+                    origin: doc.map(Written::name_of),
+                    ..Cluster::from_json(&t.meta, &json)
+                }
             })
             .collect()
     }

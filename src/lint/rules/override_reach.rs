@@ -181,7 +181,7 @@ fn check_targets(a: &Analysis<'_>, op: &OverridePolicy, out: &mut Vec<Finding>) 
         } else {
             FieldPath::parse("spec.targetCluster")
         };
-        out.push(finding(
+        out.push(a.clusters.cite(finding(
             a,
             op,
             &TARGETS_NO_CLUSTER,
@@ -191,7 +191,7 @@ fn check_targets(a: &Analysis<'_>, op: &OverridePolicy, out: &mut Vec<Finding>) 
                 describe(op),
                 a.clusters.describe()
             ),
-        ));
+        )));
     }
 }
 

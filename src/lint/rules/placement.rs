@@ -298,7 +298,7 @@ fn check_fit(
         .as_ref()
         .map(ScheduleError::text)
         .unwrap_or_default();
-    out.push(a.policy_finding(
+    out.push(a.clusters.cite(a.policy_finding(
         i,
         &NO_CLUSTER_FITS,
         &FieldPath::parse("spec.placement"),
@@ -307,7 +307,7 @@ fn check_fit(
             p.reference(),
             kind_text(kind),
         ),
-    ));
+    )));
     false
 }
 
@@ -351,7 +351,7 @@ fn check_terms(
         } else {
             "it is the last term: the placement relies on the ones before it"
         };
-        out.push(a.policy_finding(
+        out.push(a.clusters.cite(a.policy_finding(
             i,
             &TERM_NEVER_FITS,
             &FieldPath::parse("spec.placement.clusterAffinities").index(t),
@@ -362,7 +362,7 @@ fn check_terms(
                 kind_text(kind),
                 attempt_failure(&attempt)
             ),
-        ));
+        )));
     }
 }
 
@@ -397,7 +397,7 @@ fn check_tolerations(
         } else {
             tol.effect.clone()
         };
-        out.push(a.policy_finding(
+        out.push(a.clusters.cite(a.policy_finding(
             i,
             &TOLERATION_UNUSED,
             &FieldPath::parse("spec.placement.clusterTolerations").index(t),
@@ -411,7 +411,7 @@ fn check_tolerations(
                 },
                 a.clusters.describe()
             ),
-        ));
+        )));
     }
 }
 
@@ -455,7 +455,7 @@ fn check_suspended(
                 None => continue,
             }
         };
-        out.push(a.policy_finding(
+        out.push(a.clusters.cite(a.policy_finding(
             i,
             &SUSPENDED_EXCLUDED,
             &path,
@@ -463,7 +463,7 @@ fn check_suspended(
                 "{} suspends dispatching to {name}, which its placement never selects: {why}; this pauses nothing",
                 p.reference()
             ),
-        ));
+        )));
     }
 }
 
