@@ -602,7 +602,9 @@ fn a_plain_policy_joining_every_undeclared_root_is_counted_once() {
 }
 
 /// A URL resource is refused before kustomize could request it (the linter runs on untrusted
-/// pull requests; a URL may name an internal service), at its entry; with
+/// pull requests; a URL may name an internal service), at its entry, as a warning of its own:
+/// the repository is not at fault (kustomize, Flux and Argo CD build it), so the run does not
+/// fail for it unless the configuration raises the rule; with
 /// `gitops.remoteResources: true` the real kustomize fetches it and its objects are linted. A
 /// server on 127.0.0.1 stands for any URL and counts the requests.
 #[test]
@@ -649,8 +651,26 @@ fn a_remote_resource_is_fetched_only_when_the_configuration_allows_it() {
     let v = report_in(root);
     let findings = v["findings"].as_array().unwrap();
     assert_eq!(findings.len(), 1, "{v}");
-    assert_eq!(findings[0]["rule"], "render-failed");
+    assert_eq!(findings[0]["rule"], "remote-resource-not-fetched");
+    assert_eq!(findings[0]["severity"], "warning");
     assert_eq!(findings[0]["line"], 4);
+    let lint = |args: &[&str]| bin().args(args).current_dir(root).output().unwrap();
+    let o = lint(&["lint", "."]);
+    assert_eq!(o.status.code(), Some(0), "{}", stdout(&o));
+    assert!(
+        stdout(&o)
+            .contains("help: Where the repository is trusted, set `gitops.remoteResources: true`"),
+        "{}",
+        stdout(&o)
+    );
+    write(
+        root,
+        &[(
+            ".karmada-policy.yaml",
+            "rules:\n  remote-resource-not-fetched: error\n",
+        )],
+    );
+    assert_eq!(lint(&["lint", "."]).status.code(), Some(1));
     assert!(
         findings[0]["message"]
             .as_str()

@@ -161,12 +161,10 @@ fn environments(
 /// What a side's render left out (a root kustomize could not build, a policy with a Flux
 /// variable no value fills): the plan of that environment is incomplete.
 fn incomplete(side: &crate::lint::gitops::RepoLinted, which: &str, note: &(dyn Fn(&str) + Sync)) {
-    use crate::lint::rules::{input::UNRENDERED_TEMPLATE, render_failed::RENDER_FAILED};
-    for f in side
-        .findings
-        .iter()
-        .filter(|f| f.rule == RENDER_FAILED.id || f.rule == UNRENDERED_TEMPLATE.id)
-    {
+    use crate::lint::rules::input::UNRENDERED_TEMPLATE;
+    use crate::lint::rules::render_failed::{REMOTE_RESOURCE, RENDER_FAILED};
+    let left_out = [RENDER_FAILED.id, REMOTE_RESOURCE.id, UNRENDERED_TEMPLATE.id];
+    for f in side.findings.iter().filter(|f| left_out.contains(&f.rule)) {
         let at = f
             .location
             .as_ref()

@@ -13,7 +13,7 @@ use std::path::{Path, PathBuf};
 
 use super::rules;
 use super::rules::input::{UNRENDERED_TEMPLATE, YAML_SYNTAX};
-use super::rules::render_failed::RENDER_FAILED;
+use super::rules::render_failed::{REMOTE_RESOURCE, RENDER_FAILED};
 use super::{Finding, LintOptions, Linted, Location};
 use crate::context::{Config, Context};
 use crate::model::environments::survey;
@@ -293,6 +293,7 @@ fn with_repository(
 fn failure_finding(mapper: &Mapper<'_>, f: &environments::RenderFailure) -> Finding {
     let doc = match f.kind {
         FailureKind::Render => &RENDER_FAILED,
+        FailureKind::Remote => &REMOTE_RESOURCE,
         FailureKind::Syntax => &YAML_SYNTAX,
         FailureKind::Templating => &UNRENDERED_TEMPLATE,
     };

@@ -1,6 +1,7 @@
-//! `render-failed`: a kustomize (or helm) root of the repository that does not build. The GitOps
-//! rendering (`crate::lint::gitops`) reports it while it reads the inputs, before any other
-//! phase: what does not render cannot be checked.
+//! `render-failed`: a kustomize (or helm) root of the repository that does not build, and
+//! `remote-resource-not-fetched`: one the linter does not build because it would fetch a URL.
+//! The GitOps rendering (`crate::lint::gitops`) reports them while it reads the inputs, before
+//! any other phase: what does not render cannot be checked.
 
 use crate::lint::finding::Severity;
 use crate::lint::phase::{Check, Rule};
@@ -21,7 +22,24 @@ pub const RENDER_FAILED: RuleDoc = RuleDoc {
     reference: "kustomize build, helm template",
 };
 
+pub const REMOTE_RESOURCE: RuleDoc = RuleDoc {
+    id: "remote-resource-not-fetched",
+    group: RuleGroup::Input,
+    default_severity: Severity::Warning,
+    summary: "A kustomization names a remote resource, which the linter does not fetch",
+    rationale: "kustomize, Flux's kustomize-controller and Argo CD fetch a URL a kustomization names \
+                and build the root. The linter runs on untrusted pull requests and requests no URL \
+                unless the configuration allows it, so that root is not rendered: its objects, and \
+                any policy among them, are not checked. The repository is not at fault, so this is a \
+                warning; raise it to an error (`rules: {remote-resource-not-fetched: error}`) where \
+                an unchecked root must fail the run.",
+    example: "resources:\n  - https://github.com/kubernetes-sigs/metrics-server/releases/latest/download/components.yaml\n",
+    fix: "Where the repository is trusted, set `gitops.remoteResources: true` in .karmada-policy.yaml; or \
+          vendor the resource into the repository.",
+    reference: "kustomize api/krusty (remote resources and bases are fetched at build time); fluxcd/pkg kustomize (SecureBuild)",
+};
+
 pub static RULE: Rule = Rule {
-    docs: &[RENDER_FAILED],
+    docs: &[RENDER_FAILED, REMOTE_RESOURCE],
     checks: &[Check::Rendering],
 };

@@ -27,6 +27,9 @@ pub struct RenderFailure {
 pub enum FailureKind {
     /// The renderer refused or failed (`render-failed`).
     Render,
+    /// A remote resource the linter does not fetch unless told to (`remote-resource-not-fetched`):
+    /// kustomize, Flux and Argo CD would build the root.
+    Remote,
     /// A file of the build is not valid YAML (`yaml-syntax`, at the broken line).
     Syntax,
     /// A file of the build holds unrendered `{{ }}` templating, which YAML reads as a mapping
@@ -47,7 +50,11 @@ pub fn locate(repo: &Repository, dir: &Path, err: &RenderError) -> RenderFailure
             file: r.file.clone(),
             span: r.span,
             message: r.to_string(),
-            kind: FailureKind::Render,
+            kind: if r.remote {
+                FailureKind::Remote
+            } else {
+                FailureKind::Render
+            },
         },
         RenderError::Build(message) => {
             if let Some(f) = broken_file(repo, dir) {
