@@ -756,3 +756,43 @@ fn a_chart_is_linted_with_the_plain_manifests_like_a_kustomize_root() {
         .unwrap_or_else(|err| panic!("{err}: {}{}", stdout(&o), stderr(&o)));
     assert_eq!(e["eventual"]["name"], "web", "{e}");
 }
+
+/// An environment whose roots render no Karmada object is not linted, but a root of it that
+/// did not render is reported (it may hold what would make it a Karmada API server): the
+/// environments section says both, so the findings labelled with its name do not contradict
+/// "not linted" (lreimer/green-kubernetes: a Flux cluster's infrastructure naming a URL).
+#[test]
+fn a_not_linted_environment_with_a_root_that_did_not_render_says_so() {
+    let test = "a_not_linted_environment_with_a_root_that_did_not_render_says_so";
+    if !kustomize_available(test) {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    write(
+        root,
+        &[
+            ("clusters/c1/flux-system/gotk-sync.yaml", "apiVersion: source.toolkit.fluxcd.io/v1\nkind: GitRepository\nmetadata: {name: flux-system, namespace: flux-system}\nspec: {url: https://github.com/example/repo, ref: {branch: main}, interval: 1m}\n---\napiVersion: kustomize.toolkit.fluxcd.io/v1\nkind: Kustomization\nmetadata: {name: flux-system, namespace: flux-system}\nspec:\n  interval: 10m\n  path: ./clusters/c1\n  prune: true\n  sourceRef: {kind: GitRepository, name: flux-system}\n"),
+            ("clusters/c1/infra.yaml", "apiVersion: kustomize.toolkit.fluxcd.io/v1\nkind: Kustomization\nmetadata: {name: infra, namespace: flux-system}\nspec:\n  interval: 10m\n  path: ./infra\n  prune: true\n  sourceRef: {kind: GitRepository, name: flux-system}\n"),
+            ("infra/kustomization.yaml", "resources:\n  - cm.yaml\n  - https://example.invalid/components.yaml\n"),
+            ("infra/cm.yaml", "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: x, namespace: default}\n"),
+            ("apps/kustomization.yaml", "resources:\n  - cm.yaml\n"),
+            ("apps/cm.yaml", "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: y, namespace: default}\n"),
+        ],
+    );
+    let o = bin().args(["lint", "."]).current_dir(root).output().unwrap();
+    let text = stdout(&o);
+    assert!(text.contains("warning[remote-resource-not-fetched]"), "{text}");
+    assert!(
+        text.contains("  c1: the cluster Flux runs in (clusters/c1) (not a Karmada API server as far as it renders: not linted; its roots that did not render are reported)\n"),
+        "{text}"
+    );
+    // A root that renders, in an environment without Karmada: said as before.
+    write(root, &[("infra/kustomization.yaml", "resources:\n  - cm.yaml\n")]);
+    let o = bin().args(["lint", "."]).current_dir(root).output().unwrap();
+    assert!(
+        stdout(&o).contains("  c1: the cluster Flux runs in (clusters/c1) (not a Karmada API server: not linted)\n"),
+        "{}",
+        stdout(&o)
+    );
+}

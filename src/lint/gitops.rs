@@ -67,6 +67,9 @@ pub struct EnvironmentInfo {
     pub version: Option<String>,
     /// The repository's installation of Karmada for it: what was read, from where.
     pub installation: Option<Installation>,
+    /// A root of it did not render (its failures are findings): whether it is a Karmada API
+    /// server was judged by the rest.
+    pub incomplete: bool,
 }
 
 impl RepoLinted {
@@ -180,8 +183,12 @@ pub fn lint_repository(req: &RepositoryRequest<'_>) -> Result<RepoLinted, Unknow
             loose: plan.target == environments::Target::Loose,
             version: karmada.then(|| env_opts.version().to_string()),
             installation: settings.installation.clone(),
+            incomplete: false,
         });
         let mut env = repo.environment(plan, &mut renders);
+        if let Some(described) = out.described.last_mut() {
+            described.incomplete = !env.failures.is_empty();
+        }
         let mut findings: Vec<Finding> = env
             .failures
             .iter()

@@ -55,6 +55,12 @@ fn environments_section(envs: &[crate::lint::gitops::EnvironmentInfo]) -> String
     for e in envs.iter().filter(|e| !(many_loose && e.loose)) {
         let what = match (&e.version, e.karmada) {
             (Some(v), true) => format!("Karmada {v}, linted"),
+            // Its findings are the roots that did not render, which may hold what would make
+            // it one.
+            _ if e.incomplete => {
+                "not a Karmada API server as far as it renders: not linted; its roots that did not render are reported"
+                    .to_string()
+            }
             _ => "not a Karmada API server: not linted".to_string(),
         };
         out.push_str(&format!("  {}: {} ({what})\n", e.name, e.target));
