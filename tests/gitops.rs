@@ -780,18 +780,34 @@ fn a_not_linted_environment_with_a_root_that_did_not_render_says_so() {
             ("apps/cm.yaml", "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: y, namespace: default}\n"),
         ],
     );
-    let o = bin().args(["lint", "."]).current_dir(root).output().unwrap();
+    let o = bin()
+        .args(["lint", "."])
+        .current_dir(root)
+        .output()
+        .unwrap();
     let text = stdout(&o);
-    assert!(text.contains("warning[remote-resource-not-fetched]"), "{text}");
+    assert!(
+        text.contains("warning[remote-resource-not-fetched]"),
+        "{text}"
+    );
     assert!(
         text.contains("  c1: the cluster Flux runs in (clusters/c1) (not a Karmada API server as far as it renders: not linted; its roots that did not render are reported)\n"),
         "{text}"
     );
     // A root that renders, in an environment without Karmada: said as before.
-    write(root, &[("infra/kustomization.yaml", "resources:\n  - cm.yaml\n")]);
-    let o = bin().args(["lint", "."]).current_dir(root).output().unwrap();
+    write(
+        root,
+        &[("infra/kustomization.yaml", "resources:\n  - cm.yaml\n")],
+    );
+    let o = bin()
+        .args(["lint", "."])
+        .current_dir(root)
+        .output()
+        .unwrap();
     assert!(
-        stdout(&o).contains("  c1: the cluster Flux runs in (clusters/c1) (not a Karmada API server: not linted)\n"),
+        stdout(&o).contains(
+            "  c1: the cluster Flux runs in (clusters/c1) (not a Karmada API server: not linted)\n"
+        ),
         "{}",
         stdout(&o)
     );

@@ -627,11 +627,27 @@ pub fn settings_notes<'a>(
         .map(|(line, names)| {
             let which = match names.as_slice() {
                 [one] => format!("environment {one}"),
-                _ => format!("environments {}", names.join(", ")),
+                _ => format!("environments {}", named_few(&names)),
             };
             settings_line(&which, &line)
         })
         .collect()
+}
+
+/// Environments named in a note at most: a source repository's loose directories (test data,
+/// vendored code) come by the dozen, and a note is one line; `-v=1` names each.
+const ENVIRONMENTS_NAMED: usize = 5;
+
+/// `a, b, c`, or `a, b, c, d, e and 65 more (-v=1 names each)`.
+fn named_few(names: &[&str]) -> String {
+    if names.len() <= ENVIRONMENTS_NAMED + 1 || crate::kube::trace::verbosity() >= 1 {
+        return names.join(", ");
+    }
+    format!(
+        "{} and {} more (-v=1 names each)",
+        names[..ENVIRONMENTS_NAMED].join(", "),
+        names.len() - ENVIRONMENTS_NAMED
+    )
 }
 
 /// [`settings_notes`] for plain manifests, which are one control plane: the installation they
@@ -728,6 +744,19 @@ mod tests {
             file: "f.yaml".into(),
             line: s.start.line,
         })
+    }
+
+    /// A source repository's dozens of loose directories share one installation: the note
+    /// names a few and counts the rest (jd-opensource/joylive-karmada: 70 names, 5,052
+    /// characters on one line).
+    #[test]
+    fn a_note_shared_by_many_environments_names_a_few() {
+        let names: Vec<&str> = vec!["a", "b", "c", "d", "e", "f", "g", "h"];
+        assert_eq!(
+            named_few(&names),
+            "a, b, c, d, e and 3 more (-v=1 names each)"
+        );
+        assert_eq!(named_few(&names[..6]), "a, b, c, d, e, f");
     }
 
     #[test]
