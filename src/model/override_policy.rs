@@ -65,6 +65,11 @@ pub struct Overriders {
 }
 
 impl Overriders {
+    /// No overrider at all: whether the rule applies to a cluster changes nothing there.
+    pub fn is_empty(&self) -> bool {
+        self.empty_for_webhook() && self.field_overrider.is_empty()
+    }
+
     /// Karmada's `emptyOverrides`: it does not look at fieldOverrider (§A.6).
     pub fn empty_for_webhook(&self) -> bool {
         self.plaintext.is_empty()

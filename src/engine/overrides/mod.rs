@@ -323,6 +323,10 @@ pub fn label_dependent_rules(
         .chain(ordered(policies, template, false))
     {
         for (i, rule) in p.effective_rules().iter().enumerate() {
+            // A rule without overriders changes nothing wherever it applies.
+            if rule.overriders.is_empty() {
+                continue;
+            }
             if rule.target_cluster.as_ref().is_some_and(selects_by_labels) {
                 out.push((AppliedPolicy::of(p), i));
             }

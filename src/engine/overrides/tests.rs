@@ -282,14 +282,17 @@ fn an_unknown_cluster_fails() {
 }
 
 /// A targetCluster that also selects by labels: for a cluster known by name only, the rule is
-/// in doubt when the names let the cluster through, and not otherwise.
+/// in doubt when the names let the cluster through, and not otherwise; a rule without
+/// overriders changes nothing either way, so it is never in doubt.
 #[test]
 fn rules_that_select_by_labels_are_in_doubt_for_a_cluster_known_by_name() {
+    let labels = json!({"labelsOverrider": [{"operator": "add", "value": {"team": "a"}}]});
     let rules = json!({"resourceSelectors": [{"apiVersion": "apps/v1", "kind": "Deployment"}], "overrideRules": [
-        {"targetCluster": {"clusterNames": ["m1"]}, "overriders": {}},
-        {"targetCluster": {"clusterNames": ["m1", "m2"], "labelSelector": {"matchLabels": {"region": "dc1"}}}, "overriders": {}},
-        {"targetCluster": {"exclude": ["m1"], "fieldSelector": {"matchExpressions": [{"key": "region", "operator": "In", "values": ["x"]}]}}, "overriders": {}},
-        {"targetCluster": {"labelSelector": {}}, "overriders": {}}
+        {"targetCluster": {"clusterNames": ["m1"]}, "overriders": labels},
+        {"targetCluster": {"clusterNames": ["m1", "m2"], "labelSelector": {"matchLabels": {"region": "dc1"}}}, "overriders": labels},
+        {"targetCluster": {"exclude": ["m1"], "fieldSelector": {"matchExpressions": [{"key": "region", "operator": "In", "values": ["x"]}]}}, "overriders": labels},
+        {"targetCluster": {"labelSelector": {}}, "overriders": labels},
+        {"targetCluster": {"labelSelector": {"matchLabels": {"region": "dc1"}}}, "overriders": {}}
     ]});
     let ps = [policy("OverridePolicy", Some("apps"), "op", rules)];
     let refs: Vec<&OverridePolicy> = ps.iter().collect();
