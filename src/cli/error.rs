@@ -47,8 +47,7 @@ pub enum CliError {
     /// An object named does not exist (exit 4).
     #[error("{0}")]
     NotFound(String),
-    /// A policy named is in the inputs, but admission refuses it, so no decision has it
-    /// (exit 4, as not found).
+    /// A policy named is in the inputs, but admission refuses it (exit 4, as not found).
     #[error("{0}")]
     Refused(String),
     /// The confirmation prompt was answered no (exit 5).

@@ -12,7 +12,7 @@ use crate::engine::check_notes::delivery_changes_in_files;
 use crate::engine::delivery::DeliveryChange;
 use crate::engine::simulate::{check, Change, ChangeError, CheckReport};
 use crate::engine::state::{State, UnknownClaimers};
-use crate::inspect::preempt::{live_state, read_changes, ChangeArg};
+use crate::inspect::preempt::{live_state, note_unreported_clusters, read_changes, ChangeArg};
 use crate::inspect::{environments, plain_context, read_manifests, Environments};
 use crate::output::environments::{render_found, section_format};
 use crate::output::format::render_preempt_check;
@@ -123,15 +123,6 @@ pub fn run(args: Args) -> Result<Exit, CliError> {
     let before = state.clone();
     let deliveries = |r: &CheckReport| delivery_changes_in_files(r, &inv, &before);
     report(state, changes, flags, "in the state", &deliveries)
-}
-
-/// The note naming the member clusters whose API enablements the inputs do not report (the
-/// deliveries take them to serve every API), as every subcommand gives it.
-fn note_unreported_clusters(inv: &crate::model::Inventory) {
-    let clusters = crate::model::cluster::Cluster::from_inventory(inv);
-    if let Some(n) = crate::model::cluster::unreported_note(&clusters) {
-        eprintln!("note: {n}");
-    }
 }
 
 /// Applies `changes` to `state`, prints the report as `-o` asks and maps `--fail-on-blocked` to

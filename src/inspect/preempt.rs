@@ -22,6 +22,15 @@ pub enum ChangeArg {
     Delete(String),
 }
 
+/// The note naming the member clusters whose API enablements the inputs do not report (the
+/// deliveries take them to serve every API), as every subcommand gives it.
+pub fn note_unreported_clusters(inv: &Inventory) {
+    let clusters = crate::model::cluster::Cluster::from_inventory(inv);
+    if let Some(n) = crate::model::cluster::unreported_note(&clusters) {
+        crate::util::to_stderr("note", &n);
+    }
+}
+
 /// The changes, in command-line order; `--delete` targets are resolved against `state` (the
 /// files' inventory, empty live). With `warn_ignored`, objects of an `--apply` file other
 /// than policies are reported on stderr.
