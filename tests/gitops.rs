@@ -772,7 +772,7 @@ fn a_not_linted_environment_with_a_root_that_did_not_render_says_so() {
     write(
         root,
         &[
-            ("clusters/c1/flux-system/gotk-sync.yaml", "apiVersion: source.toolkit.fluxcd.io/v1\nkind: GitRepository\nmetadata: {name: flux-system, namespace: flux-system}\nspec: {url: https://github.com/example/repo, ref: {branch: main}, interval: 1m}\n---\napiVersion: kustomize.toolkit.fluxcd.io/v1\nkind: Kustomization\nmetadata: {name: flux-system, namespace: flux-system}\nspec:\n  interval: 10m\n  path: ./clusters/c1\n  prune: true\n  sourceRef: {kind: GitRepository, name: flux-system}\n"),
+            kustomize::FLUX_BOOTSTRAP_C1,
             ("clusters/c1/infra.yaml", "apiVersion: kustomize.toolkit.fluxcd.io/v1\nkind: Kustomization\nmetadata: {name: infra, namespace: flux-system}\nspec:\n  interval: 10m\n  path: ./infra\n  prune: true\n  sourceRef: {kind: GitRepository, name: flux-system}\n"),
             ("infra/kustomization.yaml", "resources:\n  - cm.yaml\n  - https://example.invalid/components.yaml\n"),
             ("infra/cm.yaml", "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: x, namespace: default}\n"),

@@ -451,7 +451,7 @@ fn a_refused_policy_is_said_refused_whichever_environment_comes_first() {
     write_files(
         root,
         &[
-            ("clusters/c1/flux-system/gotk-sync.yaml", "apiVersion: source.toolkit.fluxcd.io/v1\nkind: GitRepository\nmetadata: {name: flux-system, namespace: flux-system}\nspec: {url: https://github.com/example/repo, ref: {branch: main}, interval: 1m}\n---\napiVersion: kustomize.toolkit.fluxcd.io/v1\nkind: Kustomization\nmetadata: {name: flux-system, namespace: flux-system}\nspec:\n  interval: 10m\n  path: ./clusters/c1\n  prune: true\n  sourceRef: {kind: GitRepository, name: flux-system}\n"),
+            kustomize::FLUX_BOOTSTRAP_C1,
             ("root.yaml", "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: x, namespace: default}\n"),
             ("karmada/pp.yaml", "apiVersion: policy.karmada.io/v1alpha1\nkind: PropagationPolicy\nmetadata: {name: weighted, namespace: default}\nspec:\n  resourceSelectors: [{apiVersion: apps/v1, kind: Deployment, name: nginx}]\n  priority: high\n"),
         ],
@@ -491,7 +491,7 @@ fn an_unreadable_document_is_said_left_out_of_its_environment() {
     write_files(
         root,
         &[
-            ("clusters/c1/flux-system/gotk-sync.yaml", "apiVersion: source.toolkit.fluxcd.io/v1\nkind: GitRepository\nmetadata: {name: flux-system, namespace: flux-system}\nspec: {url: https://github.com/example/repo, ref: {branch: main}, interval: 1m}\n---\napiVersion: kustomize.toolkit.fluxcd.io/v1\nkind: Kustomization\nmetadata: {name: flux-system, namespace: flux-system}\nspec:\n  interval: 10m\n  path: ./clusters/c1\n  prune: true\n  sourceRef: {kind: GitRepository, name: flux-system}\n"),
+            kustomize::FLUX_BOOTSTRAP_C1,
             ("clusters/c1/app.yaml", "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: nginx, namespace: default}\n---\napiVersion: policy.karmada.io/v1alpha1\nkind: PropagationPolicy\nmetadata:\n  name: {{name}}\n  namespace: default\nspec:\n  resourceSelectors: [{apiVersion: apps/v1, kind: Deployment, name: nginx}]\n"),
         ],
     );

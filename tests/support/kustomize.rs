@@ -16,6 +16,13 @@ fn runs(program: &str) -> bool {
         .is_ok()
 }
 
+/// A Flux bootstrap of cluster `c1` syncing `./clusters/c1` (the file `flux bootstrap`
+/// writes), as a `(path, text)` for [`write_files`].
+pub const FLUX_BOOTSTRAP_C1: (&str, &str) = (
+    "clusters/c1/flux-system/gotk-sync.yaml",
+    "apiVersion: source.toolkit.fluxcd.io/v1\nkind: GitRepository\nmetadata: {name: flux-system, namespace: flux-system}\nspec: {url: https://github.com/example/repo, ref: {branch: main}, interval: 1m}\n---\napiVersion: kustomize.toolkit.fluxcd.io/v1\nkind: Kustomization\nmetadata: {name: flux-system, namespace: flux-system}\nspec:\n  interval: 10m\n  path: ./clusters/c1\n  prune: true\n  sourceRef: {kind: GitRepository, name: flux-system}\n",
+);
+
 /// Writes `files` (path under `root`, text), making their directories.
 pub fn write_files(root: &Path, files: &[(&str, &str)]) {
     for (name, text) in files {
