@@ -82,11 +82,11 @@ impl KnownClusters {
     /// judged by, and the note says which file made it so. Unchanged when the clusters were
     /// read live or are known by name only.
     pub fn cite(&self, f: Finding) -> Finding {
-        let mut written = self.clusters.iter().filter(|c| c.origin.is_some());
-        let Some(first) = written.next() else {
-            return f;
-        };
-        let Some(at) = &first.origin else {
+        let mut written = self
+            .clusters
+            .iter()
+            .filter_map(|c| Some((c, c.origin.as_ref()?)));
+        let Some((first, at)) = written.next() else {
             return f;
         };
         let more = match written.count() {

@@ -176,6 +176,7 @@ pub fn lint_repository(req: &RepositoryRequest<'_>) -> Result<RepoLinted, Unknow
         let karmada = surveyed.karmada.contains(&plan.name);
         let settings = surveyed.settings_for(plan);
         let env_opts = with_repository(req.opts, req.context, &settings, &mut out.notes);
+        let mut env = repo.environment(plan, &mut renders);
         out.described.push(EnvironmentInfo {
             name: plan.name.clone(),
             target: plan.target.to_string(),
@@ -183,12 +184,8 @@ pub fn lint_repository(req: &RepositoryRequest<'_>) -> Result<RepoLinted, Unknow
             loose: plan.target == environments::Target::Loose,
             version: karmada.then(|| env_opts.version().to_string()),
             installation: settings.installation.clone(),
-            incomplete: false,
+            incomplete: !env.failures.is_empty(),
         });
-        let mut env = repo.environment(plan, &mut renders);
-        if let Some(described) = out.described.last_mut() {
-            described.incomplete = !env.failures.is_empty();
-        }
         let mut findings: Vec<Finding> = env
             .failures
             .iter()
