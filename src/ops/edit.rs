@@ -325,10 +325,6 @@ pub fn suspension_edit(
                 .map_or(style.step, |e| e.key.span.start.col as usize - 1);
             let after = last_line(spec);
             let mut at = lines.line_end_incl(after);
-            let mut prefix = String::new();
-            if at == text.len() && !text.ends_with('\n') {
-                prefix.push_str(style.newline);
-            }
             // Keep trailing comment lines that are indented as part of spec before the insert.
             let mut l = after + 1;
             while (l as usize) <= lines.starts.len() {
@@ -342,11 +338,17 @@ pub fn suspension_edit(
                     break;
                 }
             }
-            let _ = &mut at;
+            let mut replacement = render_block(new, indent, &style);
+            // A file without a final line break keeps going without one (so that resume gives
+            // back the same bytes): the break goes before the block instead of after it.
+            if at == text.len() && !text.ends_with('\n') {
+                replacement.truncate(replacement.len() - style.newline.len());
+                replacement.insert_str(0, style.newline);
+            }
             Ok(Some(TextEdit {
                 start: at,
                 end: at,
-                replacement: prefix + &render_block(new, indent, &style),
+                replacement,
             }))
         }
         // A patch holding only the suspension: `spec:` left empty would be a null, which a
@@ -384,23 +386,252 @@ pub fn suspension_edit(
             let last = last_line(&e.key).max(last_line(&e.value));
             let end = lines.line_end_incl(last);
             let indent = e.key.span.start.col as usize - 1;
+            // A block written by hand keeps its comments, and each cluster's line its blame
+            // (suspension-age reads when a cluster was suspended from it): only the fields and
+            // list items that change are edited, where the block's shape allows.
+            if let Some(new) = new {
+                if let Some(replacement) = changed_fields(&lines, e, new, &style, (line_start, end))
+                {
+                    return Ok((text[line_start..end] != replacement).then_some(TextEdit {
+                        start: line_start,
+                        end,
+                        replacement,
+                    }));
+                }
+            }
             let mut replacement = match new {
                 Some(new) => render_block(new, indent, &style),
                 None => String::new(),
             };
-            if end == text.len() && !text.ends_with('\n') && !replacement.is_empty() {
-                replacement.truncate(replacement.len() - style.newline.len());
+            let mut start = line_start;
+            if end == text.len() && !text.ends_with('\n') {
+                if replacement.is_empty() {
+                    // The last lines go: so does the break before them, as the file had none
+                    // at its end.
+                    let before = &text[..line_start];
+                    start -= if before.ends_with("\r\n") {
+                        2
+                    } else {
+                        usize::from(before.ends_with('\n'))
+                    };
+                } else {
+                    replacement.truncate(replacement.len() - style.newline.len());
+                }
             }
-            if text[line_start..end] == replacement {
+            if text[start..end] == replacement {
                 return Ok(None);
             }
             Ok(Some(TextEdit {
-                start: line_start,
+                start,
                 end,
                 replacement,
             }))
         }
     }
+}
+
+/// The existing block-style `suspension` entry `e` (the text `block`, whole lines) rewritten to
+/// say `new` by editing only what changes: the `dispatching` value, the `clusterNames` items
+/// that go or come, an entry that appears or goes, a flow collection inside it rewritten in
+/// place. `None` when the block's shape is not one this handles (a list emptied, keys it does
+/// not know, a value over several lines): the caller then rewrites the whole block. The result
+/// is parsed back and must say `new`.
+fn changed_fields(
+    lines: &Lines<'_>,
+    e: &crate::source::Entry,
+    new: &Suspension,
+    style: &Style,
+    block: (usize, usize),
+) -> Option<String> {
+    let map = e.value.as_map().filter(|m| !m.is_empty())?;
+    if map.iter().any(|f| {
+        !matches!(
+            f.key.as_str(),
+            Some("dispatching" | "dispatchingOnClusters")
+        )
+    }) {
+        return None;
+    }
+    let child_indent = map[0].key.span.start.col as usize - 1;
+    let nl = style.newline;
+    let mut edits: Vec<TextEdit> = Vec::new();
+    let entry_lines = |f: &crate::source::Entry| TextEdit {
+        start: lines.line_start(f.key.span.start.line),
+        end: lines.line_end_incl(last_line(&f.key).max(last_line(&f.value))),
+        replacement: String::new(),
+    };
+    // A new field goes first, under the `suspension:` line (before any comment there, which
+    // says something of the fields written).
+    let first_child_line = lines.line_end_incl(e.key.span.start.line);
+    if map[0].key.span.start.line <= e.key.span.start.line {
+        return None;
+    }
+    let after_block = lines.line_end_incl(last_line(&e.value));
+    match (e.value.entry("dispatching"), new.dispatching) {
+        (Some(d), Some(v)) if !matches!(d.value.value, Value::Bool(b) if b == v) => {
+            let scalar = !matches!(d.value.value, Value::Seq(_) | Value::Map(_));
+            if d.value.span.start.line != d.value.span.end.line || !scalar {
+                return None;
+            }
+            edits.push(TextEdit {
+                start: lines.offset(d.value.span.start),
+                end: lines.offset(d.value.span.end),
+                replacement: v.to_string(),
+            });
+        }
+        (Some(_), Some(_)) => {}
+        (Some(d), None) => edits.push(entry_lines(d)),
+        (None, Some(v)) => edits.push(TextEdit {
+            start: first_child_line,
+            end: first_child_line,
+            replacement: format!("{}dispatching: {v}{nl}", " ".repeat(child_indent)),
+        }),
+        (None, None) => {}
+    }
+    let wanted = new.dispatching_on_clusters.as_ref();
+    match (e.value.entry("dispatchingOnClusters"), wanted) {
+        (Some(c), Some(w)) if lines.text[lines.offset(c.value.span.start)..].starts_with('{') => {
+            // Written in flow style: that collection is rewritten, the line's comment kept.
+            let start = lines.offset(c.value.span.start);
+            let names: Vec<String> = w
+                .cluster_names
+                .iter()
+                .map(|n| scalar(n, style.quote))
+                .collect();
+            edits.push(TextEdit {
+                start,
+                end: flow_end(lines.text, start),
+                replacement: format!("{{clusterNames: [{}]}}", names.join(", ")),
+            });
+        }
+        (Some(c), Some(w)) => edits.extend(changed_names(lines, c, &w.cluster_names, style)?),
+        (Some(c), None) => edits.push(entry_lines(c)),
+        (None, Some(w)) if !w.cluster_names.is_empty() => {
+            let only = Suspension {
+                dispatching: None,
+                dispatching_on_clusters: Some(w.clone()),
+            };
+            let rendered = render_block(&only, child_indent - style.step, style);
+            let (_, entry) = rendered.split_once(nl)?;
+            let at = if after_block == lines.text.len() && !lines.text.ends_with('\n') {
+                return None;
+            } else {
+                after_block
+            };
+            edits.push(TextEdit {
+                start: at,
+                end: at,
+                replacement: entry.to_string(),
+            });
+        }
+        (None, _) => {}
+    }
+    let (start, end) = block;
+    let relative: Vec<TextEdit> = edits
+        .into_iter()
+        .map(|t| TextEdit {
+            start: t.start - start,
+            end: t.end - start,
+            ..t
+        })
+        .collect();
+    let replacement = apply(&lines.text[start..end], &relative);
+    says(&replacement, child_indent - style.step, new).then_some(replacement)
+}
+
+/// The edits of an existing `dispatchingOnClusters` entry `c` that leave its block list
+/// `clusterNames` holding `names`: the items that go are removed with their lines, the new
+/// ones appended after the last, written as the first is; a flow list is rewritten in place.
+/// `None` for a block list emptied, or an item sharing its line.
+fn changed_names(
+    lines: &Lines<'_>,
+    c: &crate::source::Entry,
+    names: &[String],
+    style: &Style,
+) -> Option<Vec<TextEdit>> {
+    let list = c.value.get("clusterNames")?;
+    let list_start = lines.offset(list.span.start);
+    if lines.text[list_start..].starts_with('[') {
+        let names: Vec<String> = names.iter().map(|n| scalar(n, style.quote)).collect();
+        return Some(vec![TextEdit {
+            start: list_start,
+            end: flow_end(lines.text, list_start),
+            replacement: format!("[{}]", names.join(", ")),
+        }]);
+    }
+    let items = list.as_seq()?;
+    let first = items.first()?;
+    let first_line = lines.line_text(first.span.start.line);
+    let dash = first_line.len() - first_line.trim_start().len();
+    if !first_line.trim_start().starts_with("- ") || names.is_empty() {
+        return None;
+    }
+    let mut edits = Vec::new();
+    let mut kept: Vec<&str> = Vec::new();
+    for item in items {
+        let name = item.as_str()?;
+        let line = lines.line_text(item.span.start.line);
+        if !line.trim_start().starts_with("- ") || last_line(item) != item.span.start.line {
+            return None;
+        }
+        if names.iter().any(|n| n == name) && !kept.contains(&name) {
+            kept.push(name);
+        } else {
+            edits.push(TextEdit {
+                start: lines.line_start(item.span.start.line),
+                end: lines.line_end_incl(item.span.start.line),
+                replacement: String::new(),
+            });
+        }
+    }
+    let last = items.last()?;
+    let at = lines.line_end_incl(last.span.start.line);
+    if at == lines.text.len() && !lines.text.ends_with('\n') {
+        return None;
+    }
+    let added: String = names
+        .iter()
+        .filter(|n| !kept.contains(&n.as_str()))
+        .map(|n| {
+            format!(
+                "{}- {}{}",
+                " ".repeat(dash),
+                scalar(n, style.quote),
+                style.newline
+            )
+        })
+        .collect();
+    if !added.is_empty() {
+        edits.push(TextEdit {
+            start: at,
+            end: at,
+            replacement: added,
+        });
+    }
+    Some(edits)
+}
+
+/// Whether `block`, the `suspension:` entry's lines at `indent` columns, says `new` when parsed.
+fn says(block: &str, indent: usize, new: &Suspension) -> bool {
+    let dedented: String = block
+        .split_inclusive('\n')
+        .map(|l| {
+            l.get(indent..)
+                .filter(|_| l.starts_with(&" ".repeat(indent)))
+                .unwrap_or(l)
+        })
+        .collect();
+    let loaded = crate::source::load(crate::source::Source::new("suspension", dedented));
+    let [doc] = loaded.documents.as_slice() else {
+        return false;
+    };
+    if !loaded.problems.is_empty() {
+        return false;
+    }
+    doc.root
+        .get("suspension")
+        .and_then(|s| serde_json::from_value::<Suspension>(s.to_json()).ok())
+        .is_some_and(|s| s == *new)
 }
 
 /// The edit that removes `spec.suspension`, the only entry of `spec`, leaving `spec: {}` (any
@@ -924,6 +1155,65 @@ spec:
   # trailing comment of spec
 ";
 
+    /// A file without a final line break (prodanlabs/karmada-examples) gets none from suspend,
+    /// and resume gives back its bytes, LF or CRLF.
+    #[test]
+    fn suspend_then_resume_gives_back_a_file_without_a_final_break() {
+        for nl in ["\n", "\r\n"] {
+            let text = POLICY.trim_end().replace('\n', nl);
+            let suspended = edit(&text, Some(r#"{"dispatching":true}"#));
+            assert!(suspended.ends_with("dispatching: true"), "{suspended:?}");
+            assert_eq!(edit(&suspended, None), text);
+        }
+    }
+
+    /// A suspension block written by hand keeps its comments, and each cluster's line stays
+    /// as it was (suspension-age blames those lines): only what changes is edited.
+    #[test]
+    fn an_existing_block_is_edited_field_by_field_keeping_its_comments() {
+        let head = "apiVersion: policy.karmada.io/v1alpha1\nkind: PropagationPolicy\nmetadata: {name: p}\nspec:\n  resourceSelectors: [{apiVersion: v1, kind: Pod}]\n  suspension:\n";
+        let block = "    # only member1\n    dispatchingOnClusters:\n      clusterNames:\n        - member1  # incident 42\n";
+        let text = format!("{head}{block}");
+        let two = r#"{"dispatchingOnClusters":{"clusterNames":["member1","member2"]}}"#;
+        assert_eq!(edit(&text, Some(two)), format!("{text}        - member2\n"));
+        // And back: member2's line goes, the rest is untouched.
+        assert_eq!(
+            edit(
+                &format!("{text}        - member2\n"),
+                Some(r#"{"dispatchingOnClusters":{"clusterNames":["member1"]}}"#)
+            ),
+            text
+        );
+        // A value changes in place, its comment kept; a new field comes first.
+        let flag = format!("{head}    dispatching: false   # off for now\n");
+        assert_eq!(
+            edit(&flag, Some(r#"{"dispatching":true}"#)),
+            format!("{head}    dispatching: true   # off for now\n")
+        );
+        assert_eq!(
+            edit(
+                &text,
+                Some(
+                    r#"{"dispatching":true,"dispatchingOnClusters":{"clusterNames":["member1"]}}"#
+                )
+            ),
+            format!("{head}    dispatching: true\n{block}")
+        );
+        // A flow collection is rewritten in place, the line's comment kept.
+        let flow = format!("{head}    dispatchingOnClusters: {{clusterNames: [member1]}}  # why\n");
+        assert_eq!(
+            edit(&flow, Some(two)),
+            format!(
+                "{head}    dispatchingOnClusters: {{clusterNames: [member1, member2]}}  # why\n"
+            )
+        );
+        // An entry that goes takes its lines; a comment line of the user's stays.
+        assert_eq!(
+            edit(&text, Some(r#"{"dispatching":true}"#)),
+            format!("{head}    dispatching: true\n    # only member1\n")
+        );
+    }
+
     #[test]
     fn inserts_suspension_after_spec_keeping_everything_else() {
         let out = edit(POLICY, Some(r#"{"dispatching":true}"#));
@@ -984,7 +1274,7 @@ spec:
         let text = "spec:\r\n  priority: 1";
         assert_eq!(
             edit(text, Some(r#"{"dispatching":true}"#)),
-            "spec:\r\n  priority: 1\r\n  suspension:\r\n    dispatching: true\r\n"
+            "spec:\r\n  priority: 1\r\n  suspension:\r\n    dispatching: true"
         );
     }
 
