@@ -762,3 +762,46 @@ fn a_chart_revision_is_rendered_with_its_partials() {
         text(&lint.stderr)
     );
 }
+
+/// A policy written twice: the API server keeps the copy applied last (here `b-pp.yaml`, read
+/// after `a-pp.yaml`). Editing only the copy it replaces changes nothing; editing the one it
+/// keeps does. plan reads the unchanged files once for both revisions, apart from the changed
+/// ones, and took the changed file's copy as the last of both.
+#[test]
+fn a_policy_written_twice_is_the_copy_applied_last_whichever_files_changed() {
+    let test = "a_policy_written_twice_is_the_copy_applied_last_whichever_files_changed";
+    if !on_path("git") {
+        println!("SKIPPED: {test}: git is not on PATH");
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let pp = |clusters: &str| {
+        format!("apiVersion: policy.karmada.io/v1alpha1\nkind: PropagationPolicy\nmetadata: {{name: x, namespace: default}}\nspec:\n  resourceSelectors: [{{apiVersion: apps/v1, kind: Deployment, name: web}}]\n  placement: {{clusterAffinity: {{clusterNames: [{clusters}]}}}}\n")
+    };
+    std::fs::write(d.join("app.yaml"), "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: web, namespace: default}\nspec: {replicas: 2}\n").unwrap();
+    std::fs::write(d.join("a-pp.yaml"), pp("member1, member2")).unwrap();
+    std::fs::write(d.join("b-pp.yaml"), pp("member1, member2")).unwrap();
+    kustomize::git(d, &["init", "-q", "-b", "main"]);
+    kustomize::git(d, &["add", "-A"]);
+    kustomize::git(d, &["commit", "-qm", "base"]);
+    std::fs::write(d.join("a-pp.yaml"), pp("member1, member2, member3")).unwrap();
+    let o = plan_in(d, &["--base", "main"]);
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "{}{}",
+        text(&o.stdout),
+        text(&o.stderr)
+    );
+    assert!(text(&o.stdout).contains("no change"), "{}", text(&o.stdout));
+    std::fs::write(d.join("a-pp.yaml"), pp("member1, member2")).unwrap();
+    std::fs::write(d.join("b-pp.yaml"), pp("member1, member2, member3")).unwrap();
+    let o = plan_in(d, &["--base", "main"]);
+    assert_eq!(o.status.code(), Some(1), "{}", text(&o.stderr));
+    assert!(
+        text(&o.stdout).contains("changed  pp/default/x"),
+        "{}",
+        text(&o.stdout)
+    );
+}

@@ -56,10 +56,16 @@ impl<'a> Changed<'a> {
     pub fn of(sides: &Sides<'a>) -> Changed<'a> {
         let base = sides.base_parts();
         let head = sides.head_parts();
-        let delta = Delta::of(
-            base.iter().flat_map(|i| i.policies()),
-            head.iter().flat_map(|i| i.policies()),
-        );
+        let policies = |parts: &[&'a Inventory]| {
+            in_file_order(parts)
+                .into_iter()
+                .filter_map(|(_, o)| match o {
+                    Object::Policy(p) => Some(&**p),
+                    _ => None,
+                })
+                .collect::<Vec<_>>()
+        };
+        let delta = Delta::of(policies(&base).into_iter(), policies(&head).into_iter());
         let (created, deleted) = template_delta(sides);
         Changed {
             delta,
@@ -103,6 +109,27 @@ impl<'a> Changed<'a> {
     }
 }
 
+/// The objects of one state's parts in the order one read of the whole revision gives them: by
+/// file (paths compared by component, the order the files are read in) and place in the file.
+/// The files both states share and those that differ are separate parts; an identity written in
+/// both (the API server keeps the last one applied) is decided as one read decides it. Parts
+/// without documents (a live state) keep their order.
+fn in_file_order<'a>(parts: &[&'a Inventory]) -> Vec<(&'a Inventory, &'a Object)> {
+    let mut all: Vec<(&'a Inventory, &'a Object)> = parts
+        .iter()
+        .flat_map(|inv| inv.objects.iter().map(move |o| (*inv, o)))
+        .collect();
+    let place = |(inv, o): &(&'a Inventory, &'a Object)| {
+        inv.documents
+            .get(o.doc())
+            .map(|d| (std::path::Path::new(d.source.name.as_str()), d.index))
+    };
+    if all.iter().all(|x| place(x).is_some()) {
+        all.sort_by_key(|x| place(x));
+    }
+    all
+}
+
 /// Templates created and deleted. Files the sides share hold the same templates on both
 /// sides; a reference that moved between a shared file and a changed one is neither.
 fn template_delta(sides: &Sides<'_>) -> (HashSet<ObjectRef>, HashSet<ObjectRef>) {
@@ -137,11 +164,14 @@ fn override_delta<'a>(
     Option<&'a OverridePolicy>,
     Option<&'a OverridePolicy>,
 )> {
+    // The last writing of each identity is the one applied, as in one read of the revision.
     let index = |parts: &[&'a Inventory]| -> HashMap<OverrideKey, &'a OverridePolicy> {
-        parts
-            .iter()
-            .flat_map(|i| i.overrides())
-            .map(|o| (override_key(o), o))
+        in_file_order(parts)
+            .into_iter()
+            .filter_map(|(_, o)| match o {
+                Object::Override(o) => Some((override_key(o), o)),
+                _ => None,
+            })
             .collect()
     };
     let (b, h) = (index(base), index(head));
@@ -270,21 +300,22 @@ pub fn kept(states: &[&[&Inventory]], coverage: &Coverage) -> Kept {
 pub fn subset<'a>(parts: &[&'a Inventory], coverage: &Coverage, kept: &Kept) -> Subset<'a> {
     let mut objects = Vec::new();
     let mut manifests = HashMap::new();
-    for inv in parts {
-        for t in inv.templates().filter(|t| coverage.covers(t)) {
-            manifests.insert(t.reference(), (*inv, t.doc));
-            objects.push(Object::Template(t.clone()));
+    let ordered = in_file_order(parts);
+    for (inv, o) in &ordered {
+        if let Object::Template(t) = o {
+            if coverage.covers(t) {
+                manifests.insert(t.reference(), (*inv, t.doc));
+                objects.push(Object::Template(t.clone()));
+            }
         }
     }
-    for inv in parts {
-        for o in &inv.objects {
-            match o {
-                Object::Policy(p) if kept.selects(&p.reference(), &p.spec.resource_selectors) => {
-                    objects.push(o.clone());
-                }
-                Object::Override(_) | Object::Binding(_) => objects.push(o.clone()),
-                Object::Policy(_) | Object::Template(_) | Object::Work(_) => {}
+    for &(_, o) in &ordered {
+        match o {
+            Object::Policy(p) if kept.selects(&p.reference(), &p.spec.resource_selectors) => {
+                objects.push(o.clone());
             }
+            Object::Override(_) | Object::Binding(_) => objects.push(o.clone()),
+            Object::Policy(_) | Object::Template(_) | Object::Work(_) => {}
         }
     }
     Subset {
