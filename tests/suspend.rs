@@ -132,6 +132,43 @@ fn file_mode_round_trips_a_commented_multi_document_manifest() {
     assert_eq!(names.len(), 1, "{names:?}");
 }
 
+/// A `--clusters` name no cluster can have is refused before anything is read or written (exit
+/// 2), quoted so that a control character in it never reaches the terminal raw; in files it
+/// was written, and lint then reported it (`invalid-cluster-name`).
+#[test]
+fn a_cluster_name_no_cluster_can_have_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("p.yaml");
+    std::fs::copy(testdata("policies.yaml"), &file).unwrap();
+    let before = std::fs::read(&file).unwrap();
+    for (name, said) in [
+        (
+            "Bad_Name",
+            "--clusters \"Bad_Name\": not a valid cluster name",
+        ),
+        (
+            "mem\u{1b}[1mber",
+            "--clusters \"mem\\u{1b}[1mber\": not a valid cluster name",
+        ),
+    ] {
+        let r = run(
+            &[
+                "suspend",
+                "-f",
+                file.to_str().unwrap(),
+                "pp/nginx",
+                "--clusters",
+                name,
+            ],
+            None,
+        );
+        assert_eq!(r.code, 2, "{}", r.stderr);
+        assert!(r.stderr.contains(said), "{}", r.stderr);
+        assert!(!r.stderr.contains('\u{1b}'), "{:?}", r.stderr);
+        assert_eq!(std::fs::read(&file).unwrap(), before);
+    }
+}
+
 #[test]
 fn file_mode_dry_run_prints_a_diff_and_writes_nothing() {
     let dir = tempfile::tempdir().unwrap();

@@ -15,6 +15,19 @@ use crate::source::{Document, FieldPath, Source, Span};
 
 pub const CLUSTER_API_VERSION: &str = "cluster.karmada.io/v1alpha1";
 
+/// RFC 1123 label: lowercase alphanumerics and '-', starting and ending alphanumeric, ≤ 63.
+/// A cluster's name is one (`ValidateClusterName`, pkg/apis/cluster/validation/validation.go),
+/// so any other name matches no cluster.
+pub fn is_dns1123_label(s: &str) -> bool {
+    let b = s.as_bytes();
+    !b.is_empty()
+        && b.len() <= 63
+        && b.iter()
+            .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || *c == b'-')
+        && b[0] != b'-'
+        && b[b.len() - 1] != b'-'
+}
+
 /// One member cluster as the scheduler's snapshot holds it.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Cluster {

@@ -108,6 +108,9 @@ pub enum FlagError {
     /// `-l` does not parse.
     #[error("{0}")]
     Selector(String),
+    /// A `--clusters` name no cluster can have (quoted: it may hold control characters).
+    #[error("--clusters {0:?}: not a valid cluster name (Karmada's cluster names are lowercase DNS-1123 labels): it would match no cluster")]
+    ClusterName(String),
 }
 
 use FlagError::Conflict;
@@ -143,6 +146,13 @@ impl Flags {
         let request = Request::new(action, &self.clusters);
         if self.clusters.iter().any(|c| c.trim().is_empty()) && request.clusters.is_empty() {
             return Err(Conflict("--clusters needs at least one cluster name"));
+        }
+        if let Some(bad) = request
+            .clusters
+            .iter()
+            .find(|c| !crate::model::cluster::is_dns1123_label(c))
+        {
+            return Err(FlagError::ClusterName(bad.clone()));
         }
         if freeze {
             self.check_freeze(action)?;

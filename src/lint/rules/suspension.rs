@@ -8,6 +8,7 @@ use crate::lint::finding::{Finding, Severity};
 use crate::lint::options::LintOptions;
 use crate::lint::phase::{Check, Rule};
 use crate::lint::rule::{RuleDoc, RuleGroup};
+use crate::model::cluster::is_dns1123_label;
 use crate::model::policy::{AffinityAt, ClusterAffinity};
 use crate::model::{Inventory, Policy};
 use crate::source::FieldPath;
@@ -392,17 +393,6 @@ fn names_in<'p>(
 ) {
     let at = |name| NameAt { field, items, name };
     out.extend(list.iter().enumerate().map(|(i, n)| (at(i), n.as_str())));
-}
-
-/// RFC 1123 label: lowercase alphanumerics and '-', starting and ending alphanumeric, ≤ 63.
-pub fn is_dns1123_label(s: &str) -> bool {
-    let b = s.as_bytes();
-    !b.is_empty()
-        && b.len() <= 63
-        && b.iter()
-            .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || *c == b'-')
-        && b[0] != b'-'
-        && b[b.len() - 1] != b'-'
 }
 
 fn p_doc_span(
