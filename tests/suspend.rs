@@ -169,6 +169,55 @@ fn a_cluster_name_no_cluster_can_have_is_refused() {
     }
 }
 
+/// In files the configuration's `knownClusters` stand for the control plane's Clusters: an
+/// unknown `--clusters` name warns, and `--strict` ends the command before anything is written.
+#[test]
+fn file_mode_checks_cluster_names_against_known_clusters() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("p.yaml");
+    std::fs::copy(testdata("policies.yaml"), &file).unwrap();
+    std::fs::write(
+        dir.path().join(".karmada-policy.yaml"),
+        "knownClusters: [member1, member2]\n",
+    )
+    .unwrap();
+    let before = std::fs::read(&file).unwrap();
+    let config = dir.path().join(".karmada-policy.yaml");
+    let args = |strict: bool| {
+        let mut a = vec![
+            "suspend",
+            "-f",
+            file.to_str().unwrap(),
+            "pp/nginx",
+            "--clusters",
+            "member8",
+            "--dry-run",
+            "--config",
+            config.to_str().unwrap(),
+        ];
+        if strict {
+            a.push("--strict");
+        }
+        a
+    };
+    let r = run(&args(true), None);
+    assert_eq!(r.code, 1, "{}", r.stderr);
+    assert!(
+        r.stderr
+            .contains("unknown cluster member8 (known: member1, member2)"),
+        "{}",
+        r.stderr
+    );
+    let r = run(&args(false), None);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    assert!(
+        r.stderr.contains("warning: unknown cluster member8"),
+        "{}",
+        r.stderr
+    );
+    assert_eq!(std::fs::read(&file).unwrap(), before);
+}
+
 #[test]
 fn file_mode_dry_run_prints_a_diff_and_writes_nothing() {
     let dir = tempfile::tempdir().unwrap();

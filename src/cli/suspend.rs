@@ -20,10 +20,10 @@ use crate::output::suspend::{self as out, Report, Status};
 pub type Args = Flags;
 
 pub fn run(action: Action, args: Args) -> Result<Exit, CliError> {
-    // Resolved for its checks (a gate the release lacks, a bad configuration exit 2 here as in
-    // every subcommand); the writes themselves read no gate.
-    super::args::context(&args.context)?;
-    let checked = args.check(action)?;
+    // Resolved for its checks (exit 2 as everywhere) and, in files, its `knownClusters`.
+    let context = super::args::context(&args.context)?;
+    let mut checked = args.check(action)?;
+    checked.settings.known_clusters = context.known_clusters().to_vec();
     if !args.files.is_empty() {
         super::args::warn_live_only(&args.kube);
     }

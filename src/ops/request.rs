@@ -225,6 +225,7 @@ impl Flags {
             force: self.force,
             reason: self.reason.clone(),
             strict: self.strict,
+            known_clusters: Vec::new(),
             concurrency: self.kube.concurrency_or(WRITE_CONCURRENCY),
             connect: self.kube.connect_options(),
         })

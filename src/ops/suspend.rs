@@ -38,6 +38,9 @@ pub struct Settings {
     pub reason: Option<String>,
     /// Unknown cluster names end the command.
     pub strict: bool,
+    /// The configuration's `knownClusters`: in files, what `--clusters` names are checked
+    /// against (live, the control plane's Clusters are).
+    pub known_clusters: Vec<String>,
     /// How many policies are written at once (live).
     pub concurrency: usize,
     /// How the client connects (live).
@@ -157,7 +160,21 @@ fn check_cluster_names(
         return Ok(());
     };
     let known: Vec<String> = health.iter().map(|h| h.name.clone()).collect();
-    let unknown = engine::unknown_clusters(requested, &known);
+    check_known(requested, &known, strict)
+}
+
+/// In files, the configuration's `knownClusters` stand for the control plane's Clusters
+/// (nothing is checked without them).
+fn check_known_in_files(s: &Settings) -> Result<(), RunError> {
+    if s.known_clusters.is_empty() {
+        return Ok(());
+    }
+    check_known(&s.request.clusters, &s.known_clusters, s.strict)
+}
+
+/// `requested` names against `known`: unknown ones warn, or end the command with `--strict`.
+fn check_known(requested: &[String], known: &[String], strict: bool) -> Result<(), RunError> {
+    let unknown = engine::unknown_clusters(requested, known);
     if unknown.is_empty() {
         return Ok(());
     }
@@ -274,6 +291,7 @@ pub fn named_files(
     files: &[String],
     env: Option<&str>,
 ) -> Result<(Vec<PolicyResult>, String), RunError> {
+    check_known_in_files(s)?;
     let (layers, plain) = split_layers(files, env)?;
     let (paths, trees) = if plain.is_empty() {
         (Vec::new(), 0)
@@ -513,6 +531,7 @@ impl Freeze {
 /// A freeze in manifest files: the selected policies of every file, with the bindings found
 /// anywhere under the given paths.
 pub fn freeze_files(s: &Settings, files: &[String]) -> Result<Freeze, RunError> {
+    check_known_in_files(s)?;
     let (layers, plain) = split_layers(files, None)?;
     let paths = if plain.is_empty() {
         Vec::new()
