@@ -271,21 +271,39 @@ pub fn defined_twice(inv: &Inventory) -> BTreeMap<PolicyKey, Vec<usize>> {
 }
 
 /// Why a policy of a file is not edited, before any plan: a file that does not parse cleanly,
-/// or a policy defined twice in it.
+/// or a policy defined twice in it (said at its documents' lines).
 pub fn file_refusal(
     broken: bool,
     twice: &BTreeMap<PolicyKey, Vec<usize>>,
+    inv: &Inventory,
     policy: &Policy,
 ) -> Option<String> {
     if broken {
         return Some("the file has YAML problems (run `lint`); not editing it".into());
     }
     let docs = twice.get(&policy_key(policy))?;
-    let docs: Vec<String> = docs.iter().map(|d| (d + 1).to_string()).collect();
+    let docs: Vec<String> = docs
+        .iter()
+        .map(|&d| {
+            let line = inv
+                .documents
+                .get(d)
+                .map_or(0, |doc| doc.root.span.start.line);
+            format!("{} (line {line})", d + 1)
+        })
+        .collect();
     Some(format!(
         "defined by documents {} of the file; the one applied last wins, so edit the right one by hand. Not editing it",
         docs.join(" and ")
     ))
+}
+
+/// Whether `policy` is the first of the documents defining it twice or more (a refusal is
+/// said once for all of them), or defined once.
+pub fn first_of_its_copies(twice: &BTreeMap<PolicyKey, Vec<usize>>, policy: &Policy) -> bool {
+    twice
+        .get(&policy_key(policy))
+        .is_none_or(|docs| docs.first() == Some(&policy.doc))
 }
 
 // ---------------------------------------------------------------------------------------------

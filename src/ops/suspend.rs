@@ -352,9 +352,12 @@ fn plan_named_file(
         if let Some(i) = pick {
             found[i] = true;
         }
+        if !plan::first_of_its_copies(&twice, policy) {
+            continue;
+        }
         let rid = plan::resource_id(policy.kind, &policy.meta.name);
         let id = format!("{rid} ({})", m.name);
-        if let Some(why) = plan::file_refusal(m.broken, &twice, policy) {
+        if let Some(why) = plan::file_refusal(m.broken, &twice, &m.inv, policy) {
             results.push(PolicyResult::failed(id, WriteError::Refused(why)));
             continue;
         }
