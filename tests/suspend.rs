@@ -218,6 +218,41 @@ fn file_mode_checks_cluster_names_against_known_clusters() {
     assert_eq!(std::fs::read(&file).unwrap(), before);
 }
 
+/// `--all` and a freeze over files with a document that does not parse (an unrendered Helm
+/// template) may miss a policy they take: the other files are edited, the document is named,
+/// and the run fails (it exited 0, the document passed over in silence or with a warning).
+#[test]
+fn bulk_edits_fail_for_a_document_they_cannot_read() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    std::fs::copy(testdata("policies.yaml"), d.join("ok.yaml")).unwrap();
+    std::fs::write(d.join("tpl.yaml"), "apiVersion: policy.karmada.io/v1alpha1\nkind: PropagationPolicy\nmetadata:\n  name: {{ .Release.Name }}\nspec:\n  resourceSelectors: [{apiVersion: apps/v1, kind: Deployment}]\n").unwrap();
+    let dir_arg = d.to_str().unwrap();
+    for args in [
+        vec!["suspend", "--all", "-f", dir_arg, "--yes", "--dry-run"],
+        vec![
+            "suspend",
+            "--clusters",
+            "member1",
+            "-f",
+            dir_arg,
+            "--yes",
+            "--dry-run",
+        ],
+    ] {
+        let r = run(&args, None);
+        assert_eq!(r.code, 1, "{args:?}: {}{}", r.stdout, r.stderr);
+        assert!(
+            r.stderr.contains("tpl.yaml:4:9: unrendered template")
+                && r.stderr.contains(
+                    "a policy the selection takes may be in this document, which was not edited"
+                ),
+            "{args:?}: {}",
+            r.stderr
+        );
+    }
+}
+
 #[test]
 fn file_mode_dry_run_prints_a_diff_and_writes_nothing() {
     let dir = tempfile::tempdir().unwrap();

@@ -73,6 +73,9 @@ pub struct Manifest {
     /// Where those problems are, `file:line:col: message`: a policy named on the command line
     /// may sit in a document that does not parse.
     pub problems: Vec<String>,
+    /// Those of them that left out a document which may be an object (invalid YAML, an
+    /// unrendered template): a policy a bulk selection takes may be there.
+    pub skipped: Vec<String>,
     /// What the file was when read, checked again before it is replaced.
     pub stamp: FileStamp,
     pub edits: Vec<TextEdit>,
@@ -99,16 +102,23 @@ impl Manifest {
         let name = path.to_string_lossy().into_owned();
         let loaded = files::load_bytes(name.clone(), bytes);
         let text = loaded.source.text().to_string();
+        let place = |p: &crate::source::LoadProblem| {
+            format!(
+                "{name}:{}:{}: {}",
+                p.span.start.line, p.span.start.col, p.message
+            )
+        };
         let problems: Vec<String> = loaded
             .problems
             .iter()
             .filter(|p| p.kind != ProblemKind::DuplicateKey)
-            .map(|p| {
-                format!(
-                    "{name}:{}:{}: {}",
-                    p.span.start.line, p.span.start.col, p.message
-                )
-            })
+            .map(place)
+            .collect();
+        let skipped: Vec<String> = loaded
+            .problems
+            .iter()
+            .filter(|p| p.kind.skips_an_object())
+            .map(place)
             .collect();
         let broken = !problems.is_empty();
         Ok(Manifest {
@@ -119,6 +129,7 @@ impl Manifest {
             inv: Inventory::from_documents(loaded.documents, "default"),
             broken,
             problems,
+            skipped,
             stamp,
             edits: Vec::new(),
             edited: Some(Vec::new()),
@@ -139,6 +150,7 @@ impl Manifest {
             inv: Inventory::default(),
             broken: false,
             problems: Vec::new(),
+            skipped: Vec::new(),
             edits: vec![TextEdit {
                 start: 0,
                 end: 0,

@@ -84,6 +84,10 @@ pub enum WriteError {
     /// files of kustomize trees that were not read (`-f DIR` over a repository).
     #[error("not found in the given files{}", not_in_files_hint(unparsed, *trees))]
     NotInFiles { unparsed: Vec<String>, trees: usize },
+    /// File mode, a bulk selection: a document that does not parse (the result's id is its
+    /// place) may hold a policy the selection takes, which was not edited.
+    #[error("a policy the selection takes may be in this document, which was not edited (render the file first, or edit it by hand)")]
+    Unread,
     /// Gone between the first read and a re-read after a conflict.
     #[error("deleted meanwhile")]
     Deleted,

@@ -302,16 +302,25 @@ pub fn named_files(
     let mut found = vec![false; s.selection.named.len()];
     let mut manifests = Vec::new();
     let mut unparsed = Vec::new();
+    let mut skipped = Vec::new();
     for path in paths {
         let mut m = Manifest::load(path)?;
         plan_named_file(s, &mut m, &mut found, &mut results);
         unparsed.extend(m.problems.iter().cloned());
+        skipped.extend(m.skipped.iter().cloned());
         manifests.push(m);
     }
     if !layers.is_empty() {
         let mut l = layered::gather(&layers)?;
         plan_layers(s, &mut l, &mut found, &mut results);
         manifests.extend(l.finish()?);
+    }
+    // A bulk selection (--all, -l) may take a policy of a document that does not parse: the
+    // run did not do all it was asked.
+    if s.selection.named.is_empty() {
+        for problem in &skipped {
+            results.push(PolicyResult::failed(problem.clone(), WriteError::Unread));
+        }
     }
     for (n, _) in s.selection.named.iter().zip(&found).filter(|(_, f)| !**f) {
         let id = plan::resource_id(n.kind, &n.name);
@@ -518,6 +527,9 @@ pub struct Freeze {
     pub files: Vec<String>,
     /// Policies that target none of the clusters.
     pub not_involved: usize,
+    /// File mode: the files not edited because they do not parse (`file:line:col: problem`),
+    /// where a policy the freeze takes may be: the run fails for them.
+    pub unread: Vec<String>,
     manifests: Vec<Manifest>,
     /// The kustomize layers of `-f`, whose policies the rows with a `layer` edit.
     layered: Option<Layered>,
@@ -542,13 +554,11 @@ pub fn freeze_files(s: &Settings, files: &[String]) -> Result<Freeze, RunError> 
         outside_kustomize_trees(file::expand(&plain)?).0
     };
     let mut manifests = Vec::new();
+    let mut unread = Vec::new();
     for path in paths {
         let m = Manifest::load(path)?;
         if m.broken {
-            warn(&format!(
-                "{}: the file has YAML problems (run `lint`); not editing it",
-                m.name
-            ));
+            unread.extend(m.problems);
             continue;
         }
         manifests.push(m);
@@ -602,6 +612,7 @@ pub fn freeze_files(s: &Settings, files: &[String]) -> Result<Freeze, RunError> 
         rows,
         files: shown,
         not_involved,
+        unread,
         manifests,
         layered,
         stamp,
@@ -748,6 +759,7 @@ pub async fn freeze_live(conn: &Conn, s: &Settings, namespace: &str) -> Result<F
         rows,
         files: Vec::new(),
         not_involved,
+        unread: Vec::new(),
         manifests: Vec::new(),
         layered: None,
         stamp,

@@ -369,6 +369,10 @@ pub fn freeze_report(action: Action, request: &Request, f: &Freeze, dry_run: boo
             None => {}
         }
     }
+    // Files not edited because they do not parse may hold a policy the freeze takes.
+    for place in &f.unread {
+        report.fail(place, &WriteError::Unread, Status::Failure);
+    }
     report
         .stdout
         .push_str(&summary(action, request, f, dry_run));
