@@ -308,8 +308,13 @@ impl GitRepo {
         }
     }
 
-    /// `git fetch origin main` for `origin/main`; `git fetch origin REV` otherwise.
+    /// `git fetch origin main` for `origin/main`; `git fetch --deepen=N` for a revision
+    /// counted back from another (`HEAD~3`, `HEAD^`: git cannot fetch it by that name);
+    /// `git fetch origin REV` otherwise.
     fn fetch_hint(&self, rev: &str) -> String {
+        if let Some(back) = commits_back(rev) {
+            return format!("git fetch --deepen={back}");
+        }
         if let Some((remote, branch)) = rev.split_once('/') {
             if !branch.is_empty() && self.repo.find_remote(remote).is_ok() {
                 return format!("git fetch {remote} {branch}");
@@ -857,6 +862,25 @@ fn lines_in_old(old: &str, new: &str) -> LineMap {
 
 /// The 1-based line of `old` that line `line` of `new` is an unchanged copy of, by a line diff
 /// (libgit2's blame of a buffer misplaces lines after a deletion, so we diff ourselves).
+/// How many commits `rev` counts back from the one it starts at (`HEAD~3`: 3, `main^^`: 2,
+/// `HEAD~2^`: 3); `None` for a revision named outright.
+fn commits_back(rev: &str) -> Option<usize> {
+    let start = rev.find(['~', '^'])?;
+    let mut back = 0;
+    let mut rest = &rev[start..];
+    while let Some(c) = rest.chars().next() {
+        rest = &rest[1..];
+        let digits = rest.len() - rest.trim_start_matches(|d: char| d.is_ascii_digit()).len();
+        let n = rest[..digits].parse::<usize>().unwrap_or(1);
+        back += match c {
+            '~' | '^' => n,
+            _ => return None,
+        };
+        rest = &rest[digits..];
+    }
+    Some(back.max(1))
+}
+
 #[cfg(test)]
 fn line_in_old(old: &str, new: &str, line: usize) -> Option<usize> {
     use similar::{DiffOp, TextDiff};
@@ -962,6 +986,17 @@ fn normalize(p: &Path) -> PathBuf {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A revision counted back cannot be fetched by name: the hint deepens the clone instead.
+    #[test]
+    fn a_revision_counted_back_is_fetched_by_deepening() {
+        assert_eq!(commits_back("HEAD~3"), Some(3));
+        assert_eq!(commits_back("main^^"), Some(2));
+        assert_eq!(commits_back("HEAD~2^"), Some(3));
+        assert_eq!(commits_back("HEAD~"), Some(1));
+        assert_eq!(commits_back("origin/main"), None);
+        assert_eq!(commits_back("HEAD^{commit}"), None);
+    }
 
     fn selector<'a>(specs: &'a [String], ignore: &'a dyn Fn(&Path) -> bool) -> Selector<'a> {
         Selector {
