@@ -452,7 +452,12 @@ fn changed_fields(
     }) {
         return None;
     }
+    let indent = e.key.span.start.col as usize - 1;
     let child_indent = map[0].key.span.start.col as usize - 1;
+    // New lines are written in the file's step: the block must indent by it too.
+    if child_indent != indent + style.step {
+        return None;
+    }
     let nl = style.newline;
     let mut edits: Vec<TextEdit> = Vec::new();
     let entry_lines = |f: &crate::source::Entry| TextEdit {
@@ -511,16 +516,15 @@ fn changed_fields(
                 dispatching: None,
                 dispatching_on_clusters: Some(w.clone()),
             };
-            let rendered = render_block(&only, child_indent - style.step, style);
-            let (_, entry) = rendered.split_once(nl)?;
-            let at = if after_block == lines.text.len() && !lines.text.ends_with('\n') {
+            // After the block's last line, which must end with a line break.
+            if after_block == lines.text.len() && !lines.text.ends_with('\n') {
                 return None;
-            } else {
-                after_block
-            };
+            }
+            let rendered = render_block(&only, indent, style);
+            let (_, entry) = rendered.split_once(nl)?;
             edits.push(TextEdit {
-                start: at,
-                end: at,
+                start: after_block,
+                end: after_block,
                 replacement: entry.to_string(),
             });
         }
@@ -536,7 +540,7 @@ fn changed_fields(
         })
         .collect();
     let replacement = apply(&lines.text[start..end], &relative);
-    says(&replacement, child_indent - style.step, new).then_some(replacement)
+    says(&replacement, indent, new).then_some(replacement)
 }
 
 /// The edits of an existing `dispatchingOnClusters` entry `c` that leave its block list
