@@ -642,3 +642,32 @@ fn resuming_in_an_overlay_restores_its_files_byte_for_byte() {
     );
     assert_eq!(changed(&before, &snapshot(dir)), Vec::<String>::new());
 }
+
+/// A kustomization inside a Helm chart (karmada's own chart keeps one for its CRDs) makes the
+/// chart's files a tree of their own: the warning names the chart, not an empty list of
+/// environments.
+#[test]
+fn the_files_of_a_chart_holding_a_kustomization_are_named_by_the_chart() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    kustomize::write_files(
+        d,
+        &[
+            ("charts/web/Chart.yaml", "apiVersion: v2\nname: web\nversion: 0.1.0\n"),
+            ("charts/web/templates/pp.yaml", "apiVersion: policy.karmada.io/v1alpha1\nkind: PropagationPolicy\nmetadata:\n  name: {{ .Release.Name }}\nspec:\n  resourceSelectors: [{apiVersion: apps/v1, kind: Deployment}]\n"),
+            ("charts/web/_crds/kustomization.yaml", "resources: [crd.yaml]\n"),
+            ("charts/web/_crds/crd.yaml", "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c}\n"),
+            ("plain/pp.yaml", "apiVersion: policy.karmada.io/v1alpha1\nkind: PropagationPolicy\nmetadata: {name: p, namespace: default}\nspec:\n  resourceSelectors: [{apiVersion: apps/v1, kind: Deployment}]\n"),
+        ],
+    );
+    let o = run_in(d, &["suspend", "-f", ".", "pp/p", "--dry-run"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains(
+            "of Helm charts not edited (a chart's templates are edited by hand): charts/web\n"
+        ),
+        "{}",
+        stderr(&o)
+    );
+    assert!(!stderr(&o).contains("environments: \n"), "{}", stderr(&o));
+}

@@ -272,13 +272,32 @@ fn outside_kustomize_trees(paths: Vec<PathBuf>) -> (Vec<PathBuf>, usize) {
         .into_iter()
         .partition(|p| repo.covered.contains(&normalize(p)));
     if !owned.is_empty() {
-        let roots: Vec<String> = repo.roots.iter().map(|r| r.display().to_string()).collect();
-        warn(&format!(
-            "{} file{} of kustomize trees not edited: name the layer to edit with -f DIR (or --env DIR); environments: {}",
+        let shown = |dirs: &[PathBuf]| -> String {
+            let shown: Vec<String> = dirs.iter().map(|r| r.display().to_string()).collect();
+            shown.join(", ")
+        };
+        let files = format!(
+            "{} file{}",
             owned.len(),
-            if owned.len() == 1 { "" } else { "s" },
-            roots.join(", ")
-        ));
+            if owned.len() == 1 { "" } else { "s" }
+        );
+        // A kustomization inside a Helm chart (karmada's own chart keeps one for its CRDs) is
+        // the chart's: its templates are rendered by helm, and edited by hand.
+        warn(&match (repo.roots.is_empty(), repo.charts.is_empty()) {
+            (_, true) => format!(
+                "{files} of kustomize trees not edited: name the layer to edit with -f DIR (or --env DIR); environments: {}",
+                shown(&repo.roots)
+            ),
+            (true, false) => format!(
+                "{files} of Helm charts not edited (a chart's templates are edited by hand): {}",
+                shown(&repo.charts)
+            ),
+            (false, false) => format!(
+                "{files} of kustomize trees and Helm charts not edited: name the layer to edit with -f DIR (or --env DIR), a chart's templates are edited by hand; environments: {}; charts: {}",
+                shown(&repo.roots),
+                shown(&repo.charts)
+            ),
+        });
     }
     (plain, owned.len())
 }
