@@ -67,6 +67,12 @@ impl<'a> Lines<'a> {
         self.line_start(line + 1)
     }
 
+    /// Whether `at` is the end of a text without a final line break: what is inserted or
+    /// replaced there brings its own break first, or leaves its last one off.
+    fn unterminated_at(&self, at: usize) -> bool {
+        at == self.text.len() && !self.text.ends_with('\n')
+    }
+
     fn line_text(&self, line: u32) -> &'a str {
         let s = self.line_start(line);
         let e = self.line_end_incl(line);
@@ -229,6 +235,12 @@ fn render_block(s: &Suspension, indent: usize, style: &Style) -> String {
     out
 }
 
+/// Cluster names as a flow sequence, `[a, b]`.
+fn flow_names(names: &[String], quote: Option<char>) -> String {
+    let names: Vec<String> = names.iter().map(|n| scalar(n, quote)).collect();
+    format!("[{}]", names.join(", "))
+}
+
 /// The suspension as a flow mapping (for files that wrote it in flow style).
 fn render_flow(s: &Suspension, quote: Option<char>) -> String {
     let mut parts = Vec::new();
@@ -236,10 +248,9 @@ fn render_flow(s: &Suspension, quote: Option<char>) -> String {
         parts.push(format!("dispatching: {d}"));
     }
     if let Some(c) = &s.dispatching_on_clusters {
-        let names: Vec<String> = c.cluster_names.iter().map(|n| scalar(n, quote)).collect();
         parts.push(format!(
-            "dispatchingOnClusters: {{clusterNames: [{}]}}",
-            names.join(", ")
+            "dispatchingOnClusters: {{clusterNames: {}}}",
+            flow_names(&c.cluster_names, quote)
         ));
     }
     format!("{{{}}}", parts.join(", "))
@@ -341,7 +352,7 @@ pub fn suspension_edit(
             let mut replacement = render_block(new, indent, &style);
             // A file without a final line break keeps going without one (so that resume gives
             // back the same bytes): the break goes before the block instead of after it.
-            if at == text.len() && !text.ends_with('\n') {
+            if lines.unterminated_at(at) {
                 replacement.truncate(replacement.len() - style.newline.len());
                 replacement.insert_str(0, style.newline);
             }
@@ -404,7 +415,7 @@ pub fn suspension_edit(
                 None => String::new(),
             };
             let mut start = line_start;
-            if end == text.len() && !text.ends_with('\n') {
+            if lines.unterminated_at(end) {
                 if replacement.is_empty() {
                     // The last lines go: so does the break before them, as the file had none
                     // at its end.
@@ -462,7 +473,7 @@ fn changed_fields(
     let mut edits: Vec<TextEdit> = Vec::new();
     let entry_lines = |f: &crate::source::Entry| TextEdit {
         start: lines.line_start(f.key.span.start.line),
-        end: lines.line_end_incl(last_line(&f.key).max(last_line(&f.value))),
+        end: lines.line_end_incl(entry_last_line(f)),
         replacement: String::new(),
     };
     // A new field goes first, under the `suspension:` line (before any comment there, which
@@ -498,15 +509,13 @@ fn changed_fields(
         (Some(c), Some(w)) if lines.text[lines.offset(c.value.span.start)..].starts_with('{') => {
             // Written in flow style: that collection is rewritten, the line's comment kept.
             let start = lines.offset(c.value.span.start);
-            let names: Vec<String> = w
-                .cluster_names
-                .iter()
-                .map(|n| scalar(n, style.quote))
-                .collect();
             edits.push(TextEdit {
                 start,
                 end: flow_end(lines.text, start),
-                replacement: format!("{{clusterNames: [{}]}}", names.join(", ")),
+                replacement: format!(
+                    "{{clusterNames: {}}}",
+                    flow_names(&w.cluster_names, style.quote)
+                ),
             });
         }
         (Some(c), Some(w)) => edits.extend(changed_names(lines, c, &w.cluster_names, style)?),
@@ -517,7 +526,7 @@ fn changed_fields(
                 dispatching_on_clusters: Some(w.clone()),
             };
             // After the block's last line, which must end with a line break.
-            if after_block == lines.text.len() && !lines.text.ends_with('\n') {
+            if lines.unterminated_at(after_block) {
                 return None;
             }
             let rendered = render_block(&only, indent, style);
@@ -556,11 +565,10 @@ fn changed_names(
     let list = c.value.get("clusterNames")?;
     let list_start = lines.offset(list.span.start);
     if lines.text[list_start..].starts_with('[') {
-        let names: Vec<String> = names.iter().map(|n| scalar(n, style.quote)).collect();
         return Some(vec![TextEdit {
             start: list_start,
             end: flow_end(lines.text, list_start),
-            replacement: format!("[{}]", names.join(", ")),
+            replacement: flow_names(names, style.quote),
         }]);
     }
     let items = list.as_seq()?;
@@ -590,7 +598,7 @@ fn changed_names(
     }
     let last = items.last()?;
     let at = lines.line_end_incl(last.span.start.line);
-    if at == lines.text.len() && !lines.text.ends_with('\n') {
+    if lines.unterminated_at(at) {
         return None;
     }
     let added: String = names
@@ -711,7 +719,7 @@ pub fn annotation_edit(
     // Inserting at the end of a file without a final newline needs one first.
     let insert_at = |line: u32, body: String| {
         let at = lines.line_end_incl(line);
-        let prefix = if at == text.len() && !text.ends_with('\n') {
+        let prefix = if lines.unterminated_at(at) {
             newline
         } else {
             ""
@@ -795,7 +803,7 @@ pub fn annotation_edit(
                     let replacement = match value {
                         Some(v) => {
                             let mut r = line_of(key, v, e.key.span.start.col as usize - 1);
-                            if end == text.len() && !text.ends_with('\n') {
+                            if lines.unterminated_at(end) {
                                 r.truncate(r.len() - newline.len());
                             }
                             r
@@ -928,11 +936,7 @@ pub fn patch_list_edit(text: &str, root: &Node, files: &[String]) -> Result<Text
     };
     let insert_after = |line: u32, body: String| {
         let at = lines.line_end_incl(line);
-        let prefix = if at == text.len() && !text.ends_with('\n') {
-            nl
-        } else {
-            ""
-        };
+        let prefix = if lines.unterminated_at(at) { nl } else { "" };
         TextEdit {
             start: at,
             end: at,
