@@ -5,34 +5,9 @@ use std::sync::Arc;
 use crate::model::ObjectRef;
 use crate::source::{Source, Span};
 
+pub use crate::source::Location;
+
 pub use crate::model::severity::Severity;
-
-/// A place in a source: a file position, or (for live objects) an object and field.
-#[derive(Clone, Debug)]
-pub struct Location {
-    pub source: Arc<Source>,
-    pub span: Span,
-}
-
-impl Location {
-    /// A live object (`pp/default/nginx`): no file position, the source name is the object
-    /// reference and the finding's field path says where (issue 7).
-    pub fn is_object(&self) -> bool {
-        self.span.start.line == 0
-    }
-
-    /// `file:line:col`, or the object reference alone for a live object.
-    pub fn display(&self) -> String {
-        if self.is_object() {
-            self.source.name.clone()
-        } else {
-            format!(
-                "{}:{}:{}",
-                self.source.name, self.span.start.line, self.span.start.col
-            )
-        }
-    }
-}
 
 #[derive(Clone, Debug)]
 pub struct Related {

@@ -17,7 +17,7 @@ use std::path::PathBuf;
 use std::sync::Arc;
 
 use crate::engine::state::{Options, Prepared, State};
-use crate::model::cluster::{Cluster, Written};
+use crate::model::cluster::{name_location, Cluster};
 use crate::model::installation::{self, Installation};
 use crate::model::{Inventory, Object};
 use crate::source::files::{self, ReadError};
@@ -676,7 +676,7 @@ pub fn check_file(
             if Cluster::is_cluster(t) {
                 let json = doc.root.to_json();
                 clusters.borrow_mut().push(Cluster {
-                    origin: Some(Written::name_of(doc)),
+                    origin: Some(name_location(doc)),
                     ..Cluster::from_json(&t.meta, &json)
                 });
             }

@@ -5,13 +5,11 @@
 //! the scheduler's general estimator reads (`status.resourceSummary`, `spec.resourceModels`,
 //! replica-assignment.md "The general estimator").
 
-use std::sync::Arc;
-
 use serde::Deserialize;
 
 use super::meta::ObjectMeta;
 use super::{Inventory, StringMap, Template};
-use crate::source::{Document, FieldPath, Source, Span};
+use crate::source::{Document, FieldPath, Location};
 
 pub const CLUSTER_API_VERSION: &str = "cluster.karmada.io/v1alpha1";
 
@@ -39,33 +37,16 @@ pub struct Cluster {
     pub status: ClusterStatus,
     /// Where the Cluster object is written, when it is one of the input files (not read live,
     /// nor known by name only): findings judged against the known clusters point at it.
-    pub origin: Option<Written>,
+    pub origin: Option<Location>,
 }
 
-/// A place in an input file: its source and the span of what is meant there.
-#[derive(Clone, Debug)]
-pub struct Written {
-    pub source: Arc<Source>,
-    pub span: Span,
-}
-
-/// Two places are equal when they name the same file and span (a source is not compared by
-/// its text).
-impl PartialEq for Written {
-    fn eq(&self, other: &Written) -> bool {
-        self.source.name == other.source.name && self.span == other.span
-    }
-}
-
-impl Written {
-    /// Where `doc`'s `metadata.name` is (the document's start when it has none).
-    pub fn name_of(doc: &Document) -> Written {
-        let name = FieldPath::parse("metadata.name");
-        let tree = doc.tree_for(&name);
-        Written {
-            source: doc.source.clone(),
-            span: tree.locate(&name),
-        }
+/// Where `doc`'s `metadata.name` is (the document's start when it has none).
+pub fn name_location(doc: &Document) -> Location {
+    let name = FieldPath::parse("metadata.name");
+    let tree = doc.tree_for(&name);
+    Location {
+        source: doc.source.clone(),
+        span: tree.locate(&name),
     }
 }
 
@@ -263,7 +244,7 @@ impl Cluster {
                 let doc = inv.documents.get(t.doc);
                 let json = doc.map(|d| d.full_tree().to_json()).unwrap_or_default();
                 Cluster {
-                    origin: doc.map(Written::name_of),
+                    origin: doc.map(name_location),
                     ..Cluster::from_json(&t.meta, &json)
                 }
             })

@@ -40,6 +40,41 @@ impl Span {
     }
 }
 
+/// A place in a source: a file position, or (for live objects) an object and field.
+#[derive(Clone, Debug)]
+pub struct Location {
+    pub source: Arc<Source>,
+    pub span: Span,
+}
+
+impl Location {
+    /// A live object (`pp/default/nginx`): no file position, the source name is the object
+    /// reference and the finding's field path says where.
+    pub fn is_object(&self) -> bool {
+        self.span.start.line == 0
+    }
+
+    /// `file:line:col`, or the object reference alone for a live object.
+    pub fn display(&self) -> String {
+        if self.is_object() {
+            self.source.name.clone()
+        } else {
+            format!(
+                "{}:{}:{}",
+                self.source.name, self.span.start.line, self.span.start.col
+            )
+        }
+    }
+}
+
+/// Two places are equal when they name the same source and span (a source is not compared by
+/// its text).
+impl PartialEq for Location {
+    fn eq(&self, other: &Location) -> bool {
+        self.source.name == other.source.name && self.span == other.span
+    }
+}
+
 /// Where a document came from: a file (or stdin, or a path inside a git tree), or a live object.
 #[derive(Debug)]
 pub struct Source {

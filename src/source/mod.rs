@@ -13,7 +13,7 @@ pub mod prefilter;
 pub mod session;
 pub mod yaml;
 
-pub use document::{Document, Entry, FieldPath, Node, Pos, Seg, Source, Span, Value};
+pub use document::{Document, Entry, FieldPath, Location, Node, Pos, Seg, Source, Span, Value};
 pub use yaml::{data_note, data_notes, load, LoadProblem, Loaded, ProblemKind};
 
 /// Every document of the repository's test data and, when present, of the shared corpus of
