@@ -186,6 +186,15 @@ spec:
 
 /// `lint --base` over a repository: `base` committed, `head` in the work tree.
 fn lint_base(base: &str, head: &str, extra: &[&str]) -> Option<(i32, Value)> {
+    let mut args = vec!["lint", "-o", "json", "--base", "HEAD"];
+    args.extend_from_slice(extra);
+    args.push("pp.yaml");
+    compare_revisions(base, head, &args)
+}
+
+/// `args` run in a repository whose commit holds `base` as `pp.yaml` and whose work tree holds
+/// `head`; `None` (the test skipped) without git.
+fn compare_revisions(base: &str, head: &str, args: &[&str]) -> Option<(i32, Value)> {
     if !have_git() {
         return None;
     }
@@ -196,16 +205,115 @@ fn lint_base(base: &str, head: &str, extra: &[&str]) -> Option<(i32, Value)> {
     git(dir.path(), &["add", "-A"]);
     git(dir.path(), &["commit", "-q", "-m", "base"]);
     std::fs::write(&file, head).unwrap();
-    let mut args = vec!["lint", "-o", "json", "--base", "HEAD"];
-    args.extend_from_slice(extra);
-    args.push("pp.yaml");
     let out = Command::new(BIN)
         .current_dir(dir.path())
-        .args(&args)
+        .args(args)
         .output()
         .expect("binary runs");
     let json = serde_json::from_slice(&out.stdout).expect("JSON");
     Some((out.status.code().unwrap_or(-1), json))
+}
+
+/// A static weight of 0 (lreimer/green-kubernetes `karmada/propagationpolicy-weight.yaml`):
+/// `+kubebuilder:validation:Minimum=1` on `StaticClusterWeight.Weight` since v1.0.0
+/// (`pkg/apis/policy/v1alpha1/propagation_types.go`), so no release ever stored it.
+const NEVER_STORED: &str = "apiVersion: policy.karmada.io/v1alpha1
+kind: PropagationPolicy
+metadata:
+  name: web
+  namespace: apps
+spec:
+  resourceSelectors:
+    - apiVersion: apps/v1
+      kind: Deployment
+      name: web
+  placement:
+    clusterAffinity:
+      clusterNames: [member1, member2]
+    replicaScheduling:
+      replicaSchedulingType: Divided
+      replicaDivisionPreference: Weighted
+      weightPreference:
+        staticWeightList:
+          - targetCluster: {clusterNames: [member1]}
+            weight: 1
+          - targetCluster: {clusterNames: [member2]}
+            weight: 0
+";
+
+/// The admission verdict `plan --base HEAD -o json` gives the one changed policy, and the
+/// templates whose owner it says changes.
+fn plan_admission(base: &str, head: &str) -> Option<(Value, Value)> {
+    let args = [
+        "plan",
+        "-o",
+        "json",
+        "--base",
+        "HEAD",
+        "--karmada-version",
+        "1.19",
+    ];
+    let (code, json) = compare_revisions(base, head, &args)?;
+    assert_eq!(code, 1, "a change: {json}");
+    let env = &json["environments"][0];
+    assert_eq!(env["policies"].as_array().map(Vec::len), Some(1), "{json}");
+    Some((
+        env["policies"][0]["admission"].clone(),
+        env["changes"].clone(),
+    ))
+}
+
+const WEB_DEPLOYMENT: &str = "---
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: web, namespace: apps}
+spec:
+  replicas: 2
+  template: {spec: {containers: [{name: a, image: nginx}]}}
+";
+
+/// `lint --base` and `plan --base` judge a changed policy as one UPDATE against what the API
+/// server can store. Ratcheting keeps only a stored value (`ratcheting.go` compares with the
+/// old object): a base copy no release admits was never stored, so its head is a CREATE,
+/// refused as before (an existing error, not a ratcheted warning); a base copy an older
+/// release admits (`Graciously` under 1.17) may be stored, and the update is admitted, so plan
+/// does not call the policy refused, and neither says its template changes owner (stored, the
+/// base copy owned it).
+#[test]
+fn lint_base_and_plan_base_agree_on_what_the_api_server_stores() {
+    let relabel = |s: &str| {
+        s.replace(
+            "  namespace: apps\n",
+            "  namespace: apps\n  labels: {team: a}\n",
+        )
+    };
+    let v119 = ["--karmada-version", "1.19"];
+    let Some((code, json)) = lint_base(NEVER_STORED, &relabel(NEVER_STORED), &v119) else {
+        return;
+    };
+    assert_eq!((code, &json["findings"]), (0, &serde_json::json!([])));
+    let all = ["--karmada-version", "1.19", "--all-findings"];
+    let (_, json) = lint_base(NEVER_STORED, &relabel(NEVER_STORED), &all).unwrap();
+    let f = &json["findings"][0];
+    assert_eq!(
+        (
+            f["rule"].as_str(),
+            f["severity"].as_str(),
+            f.get("ratcheted")
+        ),
+        (Some("schema-constraint"), Some("error"), None),
+        "{json}"
+    );
+    let (admission, _) = plan_admission(NEVER_STORED, &relabel(NEVER_STORED)).unwrap();
+    assert_eq!(admission["admitted"], false, "{admission}");
+
+    let stored = format!("{STORED_UNDER_1_17}{WEB_DEPLOYMENT}");
+    let (_, json) = lint_base(&stored, &relabel(&stored), &v119).unwrap();
+    assert_eq!(json["findings"][0]["ratcheted"], true, "{json}");
+    assert_eq!(json["ownershipChanges"], serde_json::json!([]), "{json}");
+    let (admission, changes) = plan_admission(&stored, &relabel(&stored)).unwrap();
+    assert_eq!(admission["admitted"], true, "{admission}");
+    assert_eq!(changes, serde_json::json!([]));
 }
 
 /// CRD validation ratcheting (kubernetes/apiextensions-apiserver

@@ -221,10 +221,17 @@ impl PlainSides {
             admit_documents(&mut inv, release);
             inv
         };
+        let mut base = typed(base_docs);
+        let mut head = typed(head);
+        // A changed policy is the update the API server judges against its stored copy, as
+        // `lint --base` judges it: validation ratcheting may admit what a CREATE refuses.
+        let updated = crate::lint::rules::admission::update_admission(&base, &head, req.opts);
+        crate::lint::rules::admission::mark_admitted(&mut head, &updated.admitted);
+        crate::lint::rules::admission::mark_admitted(&mut base, &updated.stored_before_upgrade);
         Ok(PlainSides {
             shared: typed(shared),
-            base: typed(base_docs),
-            head: typed(head),
+            base,
+            head,
         })
     }
 

@@ -269,7 +269,7 @@ impl Plain<'_> {
 /// `--base`: the findings new at head plus the rejected updates, and the ownership changes.
 fn compare(mut head: GitSide, base: GitSide, req: &GitRequest<'_>) -> Linted {
     let opts = req.opts;
-    let (head_inventory, base_inventory) = (
+    let (mut head_inventory, mut base_inventory) = (
         head.whole(req.namespace, opts),
         base.whole(req.namespace, opts),
     );
@@ -280,6 +280,8 @@ fn compare(mut head: GitSide, base: GitSide, req: &GitRequest<'_>) -> Linted {
     };
     let updates = finish(registry::run_history(&update_rules), &head_inventory, opts);
     let mut updated = admission::update_admission(&base_inventory, &head_inventory, opts);
+    admission::mark_admitted(&mut head_inventory, &updated.admitted);
+    admission::mark_admitted(&mut base_inventory, &updated.stored_before_upgrade);
     updated.findings = finish(std::mem::take(&mut updated.findings), &head_inventory, opts);
     head.findings = updated.replace(head.findings);
     head.findings = admission::short_circuited_by_updates(head.findings, &updates);

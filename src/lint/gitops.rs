@@ -19,7 +19,7 @@ use crate::context::{Config, Context};
 use crate::model::environments::survey;
 use crate::model::feature_gates::GateSet;
 use crate::model::installation::{self, Installation, RepositorySettings};
-use crate::model::{Admission, Inventory, KarmadaVersion, Object};
+use crate::model::{Inventory, KarmadaVersion};
 use crate::source::kustomize::discover::{self, Repository};
 use crate::source::kustomize::environments::{
     self, Environment, Rendered, Repo, UnknownEnvironment,
@@ -522,14 +522,7 @@ fn lint_environment(
     if let Some(stored) = stored {
         let updated = as_updates(linted, &inventory, stored, opts);
         linted = updated.findings;
-        // Admitted as updates: stored, they claim and match as any admitted policy does.
-        for object in &mut inventory.objects {
-            if let Object::Policy(p) = object {
-                if updated.admitted.contains(&rules::policy_object_ref(p)) {
-                    p.admission = Admission::Admitted;
-                }
-            }
-        }
+        rules::admission::mark_admitted(&mut inventory, &updated.admitted);
     }
     super::note_assumed_namespace(&mut linted, &|doc| {
         assumed.get(doc).copied().unwrap_or(false)

@@ -166,6 +166,14 @@ pub fn lint_base(
     );
     // The changed policies as UPDATEs: their verdicts replace the CREATE ones.
     let updated = admission::update_admission(&base_changed, &changed_inv, req.opts);
+    // A policy a CREATE refuses and the API server admits as an update (validation ratcheting),
+    // or stored before an upgrade, takes part in the decisions, where the delta above left it
+    // out: the whole sides decide.
+    if admitted_only_as_update(&changed_inv, &updated.admitted)
+        || !updated.stored_before_upgrade.is_empty()
+    {
+        return Ok(None);
+    }
     let renumber = |f| finish(renumbered(f, &changed_global), &head.inventory, req.opts);
     let ratcheted = renumber(updated.ratcheted);
     let changed = renumber(updated.changed);
@@ -174,6 +182,8 @@ pub fn lint_base(
         changed: Vec::new(),
         ratcheted: Vec::new(),
         objects: updated.objects,
+        admitted: updated.admitted,
+        stored_before_upgrade: Vec::new(),
     };
     let head_side = SideLint {
         files,
@@ -388,6 +398,14 @@ fn mark_refused((inv, global): &mut (Inventory, Vec<usize>), prepared: &Prepared
             }
         }
     }
+}
+
+/// Whether a policy of `inv` refused by admission is among the objects `admitted` as updates.
+fn admitted_only_as_update(inv: &Inventory, admitted: &[ObjectRef]) -> bool {
+    inv.policies().any(|p| {
+        matches!(p.admission, Admission::Refused(_))
+            && admitted.contains(&super::rules::policy_object_ref(p))
+    })
 }
 
 /// Whether no two policies of a side share a reference.

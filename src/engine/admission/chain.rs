@@ -221,6 +221,28 @@ pub fn admit_manifest(
     admit(kind, manifest, namespace, version, None)
 }
 
+/// Whether the API server can hold `manifest` as a stored object: some Karmada release this
+/// tool knows, up to `version`, admits it on CREATE (newest first: the likeliest answer). A
+/// manifest no release admits was never stored, so the next apply of its object is a CREATE, and
+/// validation ratcheting, which keeps only what a stored object holds, has nothing to keep; one
+/// an older release admits may be stored from before an upgrade whose CRD refuses it.
+pub fn admitted_by_some_release(
+    kind: PolicyKind,
+    manifest: &Json,
+    namespace: Option<&str>,
+    version: KarmadaVersion,
+) -> bool {
+    releases_up_to(version).any(|v| admit_manifest(kind, manifest, namespace, v).is_admitted())
+}
+
+/// The releases this tool knows from `version` down to the oldest.
+pub(crate) fn releases_up_to(version: KarmadaVersion) -> impl Iterator<Item = KarmadaVersion> {
+    let newest = version.clamp(KarmadaVersion::OLDEST, KarmadaVersion::LATEST);
+    (KarmadaVersion::OLDEST.minor..=newest.minor)
+        .rev()
+        .map(move |minor| KarmadaVersion::new(newest.major, minor))
+}
+
 /// Runs the chain of an UPDATE from the stored `old` manifest to `manifest`: the CREATE chain,
 /// with the CRD schema validation ratcheting (admission-chain.md §5.4,
 /// apiextensions-apiserver `pkg/apiserver/validation/ratcheting.go`): a schema error in a value
@@ -1173,6 +1195,19 @@ mod tests {
         );
         assert_eq!(changed.stage, Some(Stage::Schema));
         assert!(changed.ratcheted.is_empty());
+        // Stored under 1.17, the value may be what the API server holds after an upgrade; a
+        // value no release admits (below the minimum of 1 the CRD has always had) never was.
+        assert!(admitted_by_some_release(kind, &stored, Some("apps"), v119));
+        let weight = json(&format!("{PP}metadata: {{name: w, namespace: apps}}\nspec:\n  resourceSelectors: [{{apiVersion: apps/v1, kind: Deployment}}]\n  placement:\n    replicaScheduling:\n      replicaSchedulingType: Divided\n      replicaDivisionPreference: Weighted\n      weightPreference:\n        staticWeightList: [{{targetCluster: {{clusterNames: [m1]}}, weight: 0}}]\n"));
+        assert!(!admitted_by_some_release(kind, &weight, Some("apps"), v119));
+    }
+
+    #[test]
+    fn the_releases_up_to_one_are_the_known_ones_newest_first() {
+        let minors = |v| releases_up_to(v).map(|v| v.minor).collect::<Vec<_>>();
+        assert_eq!(minors(KarmadaVersion::new(1, 12)), [12, 11, 10]);
+        assert_eq!(minors(KarmadaVersion::new(1, 9)), [10]);
+        assert_eq!(minors(KarmadaVersion::new(1, 40)).len(), 10);
     }
 
     #[test]

@@ -26,6 +26,16 @@ pub fn admit_override(op: &OverridePolicy, manifest: &Json, version: KarmadaVers
     admit(op, manifest, None, version)
 }
 
+/// Whether the API server can hold `manifest`, the document of `op`, as a stored object (see
+/// [`super::chain::admitted_by_some_release`]).
+pub fn override_admitted_by_some_release(
+    op: &OverridePolicy,
+    manifest: &Json,
+    version: KarmadaVersion,
+) -> bool {
+    super::chain::releases_up_to(version).any(|v| admit_override(op, manifest, v).is_admitted())
+}
+
 /// The chain of an UPDATE from the stored manifest `old` to `manifest`, with the CRD schema
 /// validation ratcheting (see [`super::chain::admit_update`]).
 pub fn admit_override_update(

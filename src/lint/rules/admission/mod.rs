@@ -137,6 +137,13 @@ pub struct UpdateAdmission {
     /// (validation ratcheting, Kubernetes 1.30 and later), so they are an existing problem of the
     /// stored object, not a refusal of the change. Warnings, marked `ratcheted`.
     pub ratcheted: Vec<Finding>,
+    /// The updated objects the API server admits: with what it stores, also those a CREATE
+    /// would refuse (validation ratcheting).
+    pub admitted: Vec<ObjectRef>,
+    /// The updated policies whose base copy the run's release refuses and an older one admits:
+    /// stored before an upgrade, they take part in the base's decisions, where a CREATE of the
+    /// base would leave them out ([`mark_admitted`] on the base).
+    pub stored_before_upgrade: Vec<ObjectRef>,
 }
 
 impl UpdateAdmission {
@@ -171,11 +178,15 @@ fn update_of(
     old_json: &serde_json::Value,
     version: crate::model::KarmadaVersion,
 ) -> Verdict {
-    let namespace = match p.kind {
+    chain::admit_update(p.kind, new_json, old_json, request_namespace(p), version)
+}
+
+/// The namespace of the API server's request for `p`: a PP's own or the default one.
+fn request_namespace(p: &Policy) -> Option<&str> {
+    match p.kind {
         PolicyKind::PropagationPolicy => Some(p.meta.namespace.as_deref().unwrap_or("default")),
         PolicyKind::ClusterPropagationPolicy => None,
-    };
-    chain::admit_update(p.kind, new_json, old_json, namespace, version)
+    }
 }
 
 /// A rule the admission chain reports (an admission or schema rule).
@@ -192,15 +203,21 @@ pub fn ratchets(version: crate::model::KarmadaVersion) -> bool {
 }
 
 /// Every policy and override policy of `head` with a counterpart in `base` whose manifest
-/// changed (an unchanged one is not sent again), through the UPDATE chain.
+/// changed (an unchanged one is not sent again), through the UPDATE chain. The files say
+/// nothing of the release the base was applied under: a base copy that some release up to the
+/// run's admits may be stored, one that none admits never was, and its head is a CREATE (as
+/// `plan` judges it).
 pub fn update_admission(base: &Inventory, head: &Inventory, opts: &LintOptions) -> UpdateAdmission {
     let mut out = UpdateAdmission {
         objects: Vec::new(),
         findings: Vec::new(),
         changed: Vec::new(),
         ratcheted: Vec::new(),
+        admitted: Vec::new(),
+        stored_before_upgrade: Vec::new(),
     };
-    if !ratchets(opts.version()) {
+    let version = opts.version();
+    if !ratchets(version) {
         return out;
     }
     let base_policies = applied_by_reference(base);
@@ -215,7 +232,15 @@ pub fn update_admission(base: &Inventory, head: &Inventory, opts: &LintOptions) 
         if new_json == old_json {
             continue;
         }
-        let verdict = update_of(p, &new_json, &old_json, opts.version());
+        let namespace = request_namespace(old);
+        if !chain::admit_manifest(old.kind, &old_json, namespace, version).is_admitted() {
+            if !chain::admitted_by_some_release(old.kind, &old_json, namespace, version) {
+                continue;
+            }
+            out.stored_before_upgrade
+                .push(super::policy_object_ref(old));
+        }
+        let verdict = update_of(p, &new_json, &old_json, version);
         out.add(head, p.doc, super::policy_object_ref(p), &verdict);
     }
     let override_key = |op: &OverridePolicy| {
@@ -235,11 +260,12 @@ pub fn update_admission(base: &Inventory, head: &Inventory, opts: &LintOptions) 
             head.documents[op.doc].root.to_json(),
             base.documents[old.doc].root.to_json(),
         );
-        if new_json == old_json {
+        if new_json == old_json
+            || !override_chain::override_admitted_by_some_release(old, &old_json, version)
+        {
             continue;
         }
-        let verdict =
-            override_chain::admit_override_update(op, &new_json, &old_json, opts.version());
+        let verdict = override_chain::admit_override_update(op, &new_json, &old_json, version);
         out.add(head, op.doc, override_object_ref(op), &verdict);
     }
     out
@@ -274,7 +300,26 @@ impl UpdateAdmission {
                 .iter()
                 .map(|r| into_ratcheted(refusal_finding(head, doc, &object, r))),
         );
+        if verdict.is_admitted() {
+            self.admitted.push(object.clone());
+        }
         self.objects.push(object);
+    }
+}
+
+/// Marks the policies of `inventory` the API server admits as updates (`admitted`, from
+/// [`UpdateAdmission`] or [`Ratcheted`]) as admitted: stored, they claim and match as any
+/// admitted policy does, though a CREATE of the same manifest would be refused.
+pub fn mark_admitted(inventory: &mut Inventory, admitted: &[ObjectRef]) {
+    if admitted.is_empty() {
+        return;
+    }
+    for object in &mut inventory.objects {
+        if let crate::model::Object::Policy(p) = object {
+            if admitted.contains(&super::policy_object_ref(p)) {
+                p.admission = crate::model::Admission::Admitted;
+            }
+        }
     }
 }
 
