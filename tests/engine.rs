@@ -42,6 +42,49 @@ fn run_json(args: &[&str]) -> Value {
     serde_json::from_str(&r.stdout).unwrap_or_else(|e| panic!("{e}: {}", r.stdout))
 }
 
+/// An explanation's decision, without the Karmada it assumed (`karmada`), which
+/// [`the_answer_states_the_karmada_it_assumed`] checks.
+fn decision_json(args: &[&str]) -> Value {
+    let mut v = run_json(args);
+    v.as_object_mut()
+        .and_then(|o| o.remove("karmada"))
+        .expect("every explanation states its Karmada");
+    v
+}
+
+/// `karmada` in explain's JSON is the release and gates the decision was made under: the
+/// preemption gate as `--feature-gates` sets it, the release of `--karmada-version`.
+#[test]
+fn the_answer_states_the_karmada_it_assumed() {
+    let a = data("state-a.yaml");
+    let explain = |extra: &[&str]| {
+        let mut args = vec![
+            "explain",
+            "deploy/nginx",
+            "-n",
+            "default",
+            "-f",
+            &a,
+            "-o",
+            "json",
+        ];
+        args.extend_from_slice(extra);
+        run_json(&args)["karmada"].clone()
+    };
+    let on = explain(&["--feature-gates", "PropagationPolicyPreemption=true"]);
+    assert_eq!(on["version"], "1.19");
+    assert_eq!(on["featureGates"]["PropagationPolicyPreemption"], true);
+    assert_eq!(on["controllerManagerFlags"], json!({}));
+    let old = explain(&["--karmada-version", "1.14"]);
+    assert_eq!(old["version"], "1.14");
+    assert_eq!(old["featureGates"]["PropagationPolicyPreemption"], false);
+    // A gate 1.14 did not have is not listed (ControllerPriorityQueue came in 1.15).
+    assert!(
+        old["featureGates"].get("ControllerPriorityQueue").is_none(),
+        "{old:#}"
+    );
+}
+
 fn snapshot(name: &str) -> String {
     std::fs::read_to_string(data(&format!("expected/{name}"))).unwrap()
 }
@@ -63,7 +106,7 @@ fn write(dir: &Path, name: &str, text: &str) -> String {
 #[test]
 fn example_a_kept_claim_then_restart_preempts() {
     let a = data("state-a.yaml");
-    let on = run_json(&[
+    let on = decision_json(&[
         "explain",
         "deploy/nginx",
         "-n",
@@ -124,7 +167,7 @@ fn example_a_kept_claim_then_restart_preempts() {
 #[test]
 fn example_a_gate_off_keeps_the_claim_and_says_why() {
     let a = data("state-a.yaml");
-    let off = run_json(&[
+    let off = decision_json(&[
         "explain",
         "deploy/nginx",
         "-n",
@@ -256,7 +299,7 @@ fn example_c_deleting_the_claimer_rematches() {
 
 #[test]
 fn example_d_pp_beats_cpp_whatever_the_priority() {
-    let v = run_json(&[
+    let v = decision_json(&[
         "explain",
         "deploy/web",
         "-n",

@@ -1015,6 +1015,43 @@ fn explain_and_preempt_check_take_each_environments_gates_from_its_karmada() {
         "{}",
         stderr(&o)
     );
+    // Its JSON states the Karmada it assumed: lint's for the same environment.
+    let o = in_repo(&[
+        "explain",
+        "deploy/api",
+        "-n",
+        "shop",
+        "-f",
+        ".",
+        "-o",
+        "json",
+    ]);
+    let explained: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    let lint = in_repo(&["lint", ".", "-o", "json"]);
+    let linted: serde_json::Value = serde_json::from_slice(&lint.stdout).unwrap();
+    let env = linted["environments"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|e| e["name"] == "mgmt-us/karmada-kubeconfig")
+        .unwrap();
+    let assumed = &explained["karmada"];
+    assert_eq!(assumed["version"], env["karmadaVersion"], "{explained:#}");
+    for gate in env["karmadaInstallation"]["featureGates"]
+        .as_array()
+        .unwrap()
+    {
+        assert_eq!(
+            assumed["featureGates"][gate["name"].as_str().unwrap()],
+            gate["enabled"],
+            "{gate} in {assumed:#}"
+        );
+    }
+    assert_eq!(assumed["featureGates"]["PropagationPolicyPreemption"], true);
+    assert_eq!(
+        assumed["controllerManagerFlags"]["enable-no-execute-taint-eviction"],
+        true
+    );
 }
 
 /// A Kustomization applied by hand (no bootstrap root reaches it) whose source is a

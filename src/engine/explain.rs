@@ -4,6 +4,7 @@
 
 use std::cmp::Ordering;
 
+use crate::model::feature_gates::GateSet;
 use crate::model::{ObjectRef, PolicyKind, PolicyRef};
 
 use super::claim::Excluded;
@@ -189,6 +190,8 @@ pub struct Explanation {
     /// ([`Explanation::with_required_by`]): the caller reads them, as they need the
     /// workloads' objects.
     pub required_by: Vec<RequiredBy>,
+    /// The release, gates and controller-manager flags the answer assumes (the state's).
+    pub assumed: GateSet,
 }
 
 impl Explanation {
@@ -371,6 +374,7 @@ pub fn explain(state: &State, t: usize) -> Explanation {
         suspension: suspension(state, t, owner_entry.map(|(i, _)| i)),
         notes,
         required_by: Vec::new(),
+        assumed: state.options.gates.clone(),
     }
 }
 

@@ -66,6 +66,8 @@ pub struct PolicyExplanation {
     /// The clusters the placement names when no Cluster objects are known, so that its
     /// placement is not evaluated ([`placement::unevaluated`]).
     pub unplaced: Option<Vec<String>>,
+    /// The release, gates and controller-manager flags the answer assumes (the state's).
+    pub assumed: crate::model::feature_gates::GateSet,
 }
 
 fn standing(e: &Explanation, me: &PolicyRef, lazy: bool) -> Standing {
@@ -208,6 +210,7 @@ pub fn explain_policy(state: &State, p: usize) -> PolicyExplanation {
         counts,
         dead,
         unplaced: None,
+        assumed: state.options.gates.clone(),
     }
 }
 

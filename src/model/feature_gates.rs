@@ -261,6 +261,11 @@ impl GateSet {
         }
     }
 
+    /// Every gate of the release with its value in effect, by name.
+    pub fn values(&self) -> impl Iterator<Item = (&'static str, bool)> + '_ {
+        self.values.iter().map(|(name, on)| (*name, *on))
+    }
+
     /// The gate names this release knows, `AllAlpha`/`AllBeta` included.
     pub fn known(version: KarmadaVersion) -> Vec<&'static str> {
         let mut known: Vec<&'static str> = Self::defaults(version).values.keys().copied().collect();

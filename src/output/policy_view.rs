@@ -5,7 +5,7 @@ use serde_json::{json, Value};
 use crate::engine::policy_live::PolicyLive;
 use crate::engine::policy_view::{PolicyExplanation, Standing, When};
 
-use super::explain::{excluded_text, owner_text, why_text};
+use super::explain::{assumed_json, excluded_text, owner_text, why_text};
 
 fn when_str(w: When) -> &'static str {
     match w {
@@ -64,6 +64,7 @@ pub fn to_json(e: &PolicyExplanation) -> Value {
         "summary": {"selected": c.selected, "claimed": c.claimed, "willBeClaimed": c.will_be_claimed,
             "heldByOther": c.held_by_other, "unclaimed": c.unclaimed, "filtered": c.filtered},
         "dead": e.dead,
+        "karmada": assumed_json(&e.assumed),
     })
 }
 
