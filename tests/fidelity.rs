@@ -316,6 +316,35 @@ fn lint_base_and_plan_base_agree_on_what_the_api_server_stores() {
     assert_eq!(changes, serde_json::json!([]));
 }
 
+/// An update that changes `spec.schedulerName` is denied by the validating webhook's
+/// `validateUpdate` (`pkg/webhook/propagationpolicy/validating.go:71-75 @v1.19.0-rc.0`), and the
+/// stored policy stays: `plan --base` says so as `lint --base` does (jittuki/Karmada-project
+/// 754b468), where it called the update admitted.
+#[test]
+fn plan_base_refuses_a_scheduler_name_change_as_lint_base_does() {
+    let base = "apiVersion: policy.karmada.io/v1alpha1
+kind: PropagationPolicy
+metadata: {name: nginx, namespace: default}
+spec:
+  resourceSelectors: [{apiVersion: apps/v1, kind: Deployment, name: nginx}]
+  placement:
+    clusterAffinity: {clusterNames: [member1]}
+";
+    let head = base.replace("spec:\n", "spec:\n  schedulerName: karmada-scheduler\n");
+    let Some((code, json)) = lint_base(base, &head, &[]) else {
+        return;
+    };
+    assert_eq!(code, 1, "{json}");
+    assert_eq!(json["findings"][0]["rule"], "scheduler-name-immutable");
+    let (code, json) =
+        compare_revisions(base, &head, &["plan", "-o", "json", "--base", "HEAD"]).unwrap();
+    assert_eq!(code, 1, "{json}");
+    assert_eq!(
+        json["environments"][0]["policies"][0]["admission"],
+        serde_json::json!({"admitted": false, "errors": ["the schedulerName should not be updated"]})
+    );
+}
+
 /// CRD validation ratcheting (kubernetes/apiextensions-apiserver
 /// `pkg/apiserver/validation/ratcheting.go`, on by default from Kubernetes 1.30, GA in 1.33;
 /// Karmada installs kube-apiserver v1.31.3 from v1.12.0, `operator/pkg/constants`): an update

@@ -533,7 +533,8 @@ fn env_text(p: &EnvPlan, color: bool) -> String {
                 String::new()
             } else {
                 format!(
-                    " (refused by admission, takes no part: {})",
+                    " (refused by admission, {}: {})",
+                    e.refusal_effect(),
                     printable(&e.refused.join("; "))
                 )
             };

@@ -242,7 +242,8 @@ fn policies(p: &EnvPlan) -> String {
             String::new()
         } else {
             format!(
-                " — **refused by admission**, takes no part: {}",
+                " — **refused by admission**, {}: {}",
+                e.refusal_effect(),
                 text(&e.refused.join("; "))
             )
         };

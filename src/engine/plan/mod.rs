@@ -19,7 +19,7 @@ pub mod share;
 #[cfg(test)]
 mod tests;
 
-use std::collections::{BTreeMap, HashSet};
+use std::collections::{BTreeMap, HashMap, HashSet};
 
 use serde_json::Value;
 
@@ -28,7 +28,7 @@ use crate::engine::reconcile::template_reconcile;
 use crate::engine::replicas::CapacitySource;
 use crate::engine::simulate::{check, BlockReason, CheckReport, MoveKind, ResourceChange};
 use crate::engine::state::{admit_policy, Options, Prepared, State};
-use crate::model::{Inventory, Object, ObjectRef, OverridePolicy, PolicyRef};
+use crate::model::{Admission, Inventory, Object, ObjectRef, OverridePolicy, Policy, PolicyRef};
 
 pub use hazards::Hazard;
 use scope::{subset, Changed, Subset};
@@ -95,12 +95,27 @@ impl Edit {
 
 /// A PropagationPolicy or ClusterPropagationPolicy added, changed or removed. `refused`: the
 /// admission chain's errors on the head version (the base version for a removed one); a
-/// refused policy is never stored, so it takes no part.
+/// refused policy is never stored, so it takes no part, and a refused update leaves the stored
+/// version in place.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct PolicyEdit {
     pub policy: PolicyRef,
     pub edit: Edit,
     pub refused: Vec<String>,
+    /// A changed policy whose base version admission let through: stored, it stays in place
+    /// when the update is refused.
+    pub stored: bool,
+}
+
+impl PolicyEdit {
+    /// What a refusal means for the control plane, said after "refused by admission".
+    pub fn refusal_effect(&self) -> &'static str {
+        if self.stored {
+            "the stored version stays"
+        } else {
+            "takes no part"
+        }
+    }
 }
 
 /// An OverridePolicy or ClusterOverridePolicy added, changed or removed.
@@ -591,27 +606,43 @@ fn blocked(list: &[(PolicyRef, BlockReason)]) -> Vec<Blocked> {
         .collect()
 }
 
-/// The policies added, changed and removed, by reference, with the admission verdict.
+/// The policies added, changed and removed, by reference, with the admission verdict: a
+/// changed one's is the UPDATE's, whose `validateUpdate` (an immutable scheduler name or
+/// permanent id) answers first and alone, as the controllers' simulation applies it.
 fn policy_edits(changed: &Changed<'_>, version: crate::model::KarmadaVersion) -> Vec<PolicyEdit> {
     let delta = &changed.delta;
-    let touched: HashSet<PolicyRef> = delta.touched().iter().map(|p| p.reference()).collect();
+    let touched: HashMap<PolicyRef, &Policy> =
+        delta.touched().iter().map(|p| (p.reference(), p)).collect();
     let mut out: Vec<PolicyEdit> = delta
         .applied()
         .iter()
-        .map(|p| PolicyEdit {
-            policy: p.reference(),
-            edit: if touched.contains(&p.reference()) {
-                Edit::Changed
-            } else {
-                Edit::Added
-            },
-            refused: admit_policy(p, version).1,
+        .map(|p| {
+            let stored = touched.get(&p.reference());
+            let update = stored.map(|old| crate::engine::admission::validate_update(old, p));
+            let refused = match update {
+                Some(violations) if !violations.is_empty() => violations
+                    .iter()
+                    .map(crate::engine::admission::Violation::karmada_error)
+                    .collect(),
+                _ => admit_policy(p, version).1,
+            };
+            PolicyEdit {
+                policy: p.reference(),
+                edit: if stored.is_some() {
+                    Edit::Changed
+                } else {
+                    Edit::Added
+                },
+                refused,
+                stored: stored.is_some_and(|old| !matches!(old.admission, Admission::Refused(_))),
+            }
         })
         .collect();
     out.extend(delta.removed().iter().map(|p| PolicyEdit {
         policy: p.reference(),
         edit: Edit::Removed,
         refused: admit_policy(p, version).1,
+        stored: false,
     }));
     out.sort_by(|a, b| a.policy.cmp(&b.policy));
     out.dedup_by(|a, b| a.policy == b.policy);
