@@ -6,9 +6,9 @@
 use std::collections::{HashMap, HashSet};
 
 use crate::engine::simulate::{check, BlockReason, Change};
-use crate::engine::state::{Options, State};
+use crate::engine::state::{admit_policy, Options, State};
 use crate::model::feature_gates::GateSet;
-use crate::model::{Inventory, ObjectRef, Policy, PolicyRef};
+use crate::model::{Inventory, KarmadaVersion, ObjectRef, Policy, PolicyRef};
 
 /// A policy that matches a template but does not own it after the change.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -43,10 +43,17 @@ pub fn engine_options(gates: &GateSet) -> Options {
     }
 }
 
-/// Whether two writings of one policy are the same update for Karmada: same spec, same labels
-/// (the permanent id) and same deletion state.
-fn same_policy(a: &Policy, b: &Policy) -> bool {
-    a.spec == b.spec && a.meta.labels == b.meta.labels && a.is_terminating() == b.is_terminating()
+/// Whether two writings of one policy are the same update for Karmada: same spec once
+/// admission has defaulted it (writing out `priority: 0`, `preemption: Never` or a selector's
+/// namespace stores the same object as leaving them out: the CRD defaults and the mutating
+/// webhook fill them in), same labels (the permanent id) and same deletion state.
+fn same_policy(a: &Policy, b: &Policy, version: KarmadaVersion) -> bool {
+    let same_spec = || {
+        a.spec == b.spec
+            || (std::mem::discriminant(&a.admission) == std::mem::discriminant(&b.admission)
+                && admit_policy(a, version).0 == admit_policy(b, version).0)
+    };
+    a.meta.labels == b.meta.labels && a.is_terminating() == b.is_terminating() && same_spec()
 }
 
 /// The ownership changes of going from `base` to `head`: the base settled as Karmada converges
@@ -59,7 +66,7 @@ pub fn ownership_changes(
     head: &Inventory,
     options: Options,
 ) -> Vec<OwnershipChange> {
-    let delta = Delta::of(base.policies(), head.policies());
+    let delta = Delta::of(base.policies(), head.policies(), options.version());
     if delta.is_empty() {
         return Vec::new();
     }
@@ -125,6 +132,7 @@ impl Delta {
     pub fn of<'a>(
         base: impl Iterator<Item = &'a Policy>,
         head: impl Iterator<Item = &'a Policy>,
+        version: KarmadaVersion,
     ) -> Delta {
         let base: Vec<&Policy> = base.collect();
         let base_policies: HashMap<PolicyRef, &Policy> =
@@ -134,7 +142,7 @@ impl Delta {
         let mut delta = Delta::default();
         for p in head {
             match base_policies.get(&p.reference()) {
-                Some(b) if same_policy(b, p) => {}
+                Some(b) if same_policy(b, p, version) => {}
                 Some(b) => {
                     delta.applied.push((*p).clone());
                     delta.touched.push((*b).clone());
@@ -388,8 +396,36 @@ mod tests {
         );
         let base = inventory("b.yaml", &text);
         let head = inventory("h.yaml", &text);
-        assert!(Delta::of(base.policies(), head.policies()).is_empty());
+        let version = KarmadaVersion::LATEST;
+        assert!(Delta::of(base.policies(), head.policies(), version).is_empty());
         assert!(ownership_changes(&base, &head, gate_on()).is_empty());
+    }
+
+    /// Writing out what admission fills in stores the same object (jittuki/Karmada-project
+    /// a0eab47): `priority: 0`, `preemption: Never` and `conflictResolution: Abort` are CRD
+    /// defaults (`propagation_types.go`), a selector's namespace is the policy's own when unset
+    /// (the mutating webhook, `pkg/webhook/propagationpolicy/mutating.go`). A real change is
+    /// still one.
+    #[test]
+    fn writing_out_admission_defaults_is_no_change() {
+        let base = inventory("b.yaml", &format!("{NGINX}{}", pp("a", "")));
+        let explicit = pp(
+            "a",
+            "  priority: 0\n  preemption: Never\n  conflictResolution: Abort\n",
+        )
+        .replace(
+            "      name: nginx\n",
+            "      name: nginx\n      namespace: default\n",
+        );
+        let head = inventory("h.yaml", &format!("{NGINX}{explicit}"));
+        let version = KarmadaVersion::LATEST;
+        assert_ne!(
+            base.policies().next().unwrap().spec,
+            head.policies().next().unwrap().spec
+        );
+        assert!(Delta::of(base.policies(), head.policies(), version).is_empty());
+        let raised = inventory("h.yaml", &format!("{NGINX}{}", pp("a", "  priority: 1\n")));
+        assert!(!Delta::of(base.policies(), raised.policies(), version).is_empty());
     }
 
     #[test]

@@ -108,6 +108,7 @@ pub fn lint_base(
     let head_ctx = HeadContext {
         unchanged: &unchanged,
         namespace: req.namespace,
+        version: req.opts.version(),
     };
     let mut found = Found::default();
     let mut entries = (0, 0);
@@ -347,6 +348,7 @@ struct Found {
 struct HeadContext<'a> {
     unchanged: &'a HashSet<String>,
     namespace: &'a str,
+    version: crate::model::KarmadaVersion,
 }
 
 impl HeadContext<'_> {
@@ -361,7 +363,11 @@ impl HeadContext<'_> {
             .filter(|&d| !self.unchanged.contains(&inv.documents[d].source.name));
         let mut head_changed = retype(&inv.documents, changed_docs.collect(), self.namespace);
         mark_refused(&mut head_changed, prepared);
-        let delta = Delta::of(base_changed.policies(), head_changed.0.policies());
+        let delta = Delta::of(
+            base_changed.policies(),
+            head_changed.0.policies(),
+            self.version,
+        );
         let scope = delta.scope();
         let head_templates = prepared
             .templates

@@ -234,7 +234,7 @@ impl EnvPlan {
 
 /// The plan of going from `sides.base` to `sides.head`.
 pub fn plan(sides: &Sides<'_>, settings: &Settings) -> EnvPlan {
-    let changed = Changed::of(sides);
+    let changed = Changed::of(sides, settings.options.version());
     if changed.is_empty() {
         return EnvPlan::default();
     }

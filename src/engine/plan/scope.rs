@@ -53,7 +53,7 @@ pub struct Changed<'a> {
 }
 
 impl<'a> Changed<'a> {
-    pub fn of(sides: &Sides<'a>) -> Changed<'a> {
+    pub fn of(sides: &Sides<'a>, version: crate::model::KarmadaVersion) -> Changed<'a> {
         let base = sides.base_parts();
         let head = sides.head_parts();
         let policies = |parts: &[&'a Inventory]| {
@@ -65,7 +65,11 @@ impl<'a> Changed<'a> {
                 })
                 .collect::<Vec<_>>()
         };
-        let delta = Delta::of(policies(&base).into_iter(), policies(&head).into_iter());
+        let delta = Delta::of(
+            policies(&base).into_iter(),
+            policies(&head).into_iter(),
+            version,
+        );
         let (created, deleted) = template_delta(sides);
         Changed {
             delta,
