@@ -40,6 +40,54 @@ pub const POLICY_GROUP: &str = "policy.karmada.io";
 pub const POLICY_API_VERSION: &str = "policy.karmada.io/v1alpha1";
 /// Karmada's pre-1.0 group for policies; objects there are ignored by current controllers.
 pub const OLD_POLICY_GROUP: &str = "propagationstrategy.karmada.io";
+/// The kinds Karmada serves in `policy.karmada.io`, all as `v1alpha1` only (each release's
+/// `charts/karmada/_crds/bases/policy/`, v1.10.0 to v1.19.0-rc.0; ClusterTaintPolicy from
+/// v1.14.0). `ReplicaSchedulingPolicy` was removed before v1.0.
+pub const SERVED_POLICY_KINDS: &[&str] = &[
+    "PropagationPolicy",
+    "ClusterPropagationPolicy",
+    "OverridePolicy",
+    "ClusterOverridePolicy",
+    "FederatedResourceQuota",
+    "ClusterTaintPolicy",
+];
+
+/// A `policy.karmada.io` object of a version or kind the API server does not serve: `kubectl
+/// apply` fails with `no matches for kind "K" in version "G/V"` (the RESTMapper finds no CRD), so
+/// it is never stored and never propagates or claims anything. `doc` is the caller's.
+fn unserved_policy_type(api_version: &str, kind: &str) -> Option<ClassifyProblem> {
+    let served_version = api_version == POLICY_API_VERSION;
+    let served_kind = SERVED_POLICY_KINDS.contains(&kind);
+    if served_version && served_kind {
+        return None;
+    }
+    let (field, hint) = if served_kind {
+        (
+            "apiVersion",
+            format!("; Karmada serves {kind} as `{POLICY_API_VERSION}`"),
+        )
+    } else {
+        let near = SERVED_POLICY_KINDS
+            .iter()
+            .filter(|k| {
+                strsim::levenshtein(&k.to_ascii_lowercase(), &kind.to_ascii_lowercase()) <= 2
+            })
+            .min_by_key(|k| strsim::levenshtein(k, kind));
+        let hint = match near {
+            Some(k) => format!("; did you mean `{k}`?"),
+            None => format!("; it serves {}", SERVED_POLICY_KINDS.join(", ")),
+        };
+        ("kind", hint)
+    };
+    Some(ClassifyProblem {
+        doc: 0,
+        rule: "unserved-karmada-kind",
+        field: FieldPath::root().key(field),
+        message: format!(
+            "no matches for kind \"{kind}\" in version \"{api_version}\": Karmada's API server does not serve it, so it is never stored{hint}"
+        ),
+    })
+}
 
 /// PropagationPolicy (namespaced) or ClusterPropagationPolicy.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
@@ -497,6 +545,12 @@ impl Inventory {
                 ),
             });
             return;
+        }
+        if group == POLICY_GROUP {
+            if let Some(problem) = unserved_policy_type(api_version, kind) {
+                self.problems.push(ClassifyProblem { doc, ..problem });
+                return;
+            }
         }
         let namespaced = crate::kube::scope::is_namespaced(api_version, kind);
         if namespaced && meta.namespace.is_none() {

@@ -93,6 +93,25 @@ kind: PropagationPolicy
     reference: "policy.karmada.io CRDs",
 };
 
+pub const UNSERVED_KARMADA_KIND: RuleDoc = RuleDoc {
+    id: "unserved-karmada-kind",
+    group: RuleGroup::Input,
+    default_severity: Severity::Error,
+    summary: "An object of the policy.karmada.io group has a kind or version Karmada does not serve",
+    rationale: "Karmada serves PropagationPolicy, ClusterPropagationPolicy, OverridePolicy, \
+                ClusterOverridePolicy, FederatedResourceQuota and ClusterTaintPolicy, as \
+                `policy.karmada.io/v1alpha1` only. Any other kind (a typo, or `ReplicaSchedulingPolicy`, \
+                removed before v1.0) or version has no CRD: `kubectl apply` fails with `no matches for kind`, \
+                the object is never stored, and it claims and propagates nothing. The other \
+                subcommands leave it out too.",
+    example: "apiVersion: policy.karmada.io/v1alpha1
+kind: PropagationPolicyy
+",
+    fix: "Spell the kind as Karmada does and use `policy.karmada.io/v1alpha1`; for \
+          `ReplicaSchedulingPolicy`, use a PropagationPolicy's `placement.replicaScheduling`.",
+    reference: "charts/karmada/_crds/bases/policy/ (the CRDs of each release)",
+};
+
 pub static RULE: Rule = Rule {
     docs: &[
         YAML_SYNTAX,
@@ -101,6 +120,7 @@ pub static RULE: Rule = Rule {
         NOT_AN_OBJECT,
         MISSING_TYPE,
         OLD_API_GROUP,
+        UNSERVED_KARMADA_KIND,
     ],
     checks: &[Check::PerObject(check)],
 };
@@ -116,6 +136,7 @@ fn check(o: &Objects<'_>) -> Vec<Finding> {
 pub fn classify_doc(rule: &str) -> &'static RuleDoc {
     match rule {
         "old-api-group" => &OLD_API_GROUP,
+        "unserved-karmada-kind" => &UNSERVED_KARMADA_KIND,
         _ => &MISSING_TYPE,
     }
 }
