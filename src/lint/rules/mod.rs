@@ -23,6 +23,7 @@ pub mod preemption;
 pub mod removed_api;
 pub mod render_failed;
 pub mod replicas;
+pub mod scheduler_name;
 pub mod schema;
 pub mod suspension;
 pub mod suspension_age;
@@ -41,6 +42,7 @@ pub static RULES: &[&Rule] = &[
     &suspension::RULE,
     &suspension_age::RULE,
     &failover_gate::RULE,
+    &scheduler_name::RULE,
     &gated_fields::RULE,
     &overrides::RULE,
     &dependent_overrides::RULE,

@@ -1,0 +1,96 @@
+//! `scheduler-name-not-served`: a policy whose `schedulerName` is not the default scheduler's.
+//! karmada-scheduler schedules only the bindings whose `spec.schedulerName` is its own name
+//! (`schedulerNameFilter`, `pkg/scheduler/event_handler.go:380-386`, an empty name read as
+//! `default-scheduler`), and its `--scheduler-name` defaults to `default-scheduler`
+//! (`cmd/scheduler/app/options/options.go:165`). The binding takes the policy's name
+//! (`pkg/detector/detector.go:835`, `BuildResourceBinding`), so another name waits for a scheduler
+//! run with it: without one, the templates are never scheduled and nothing propagates.
+
+use crate::lint::finding::{Finding, Severity};
+use crate::lint::phase::{Check, Rule};
+use crate::lint::rule::{RuleDoc, RuleGroup};
+use crate::model::Inventory;
+use crate::source::FieldPath;
+
+/// The name karmada-scheduler runs with unless `--scheduler-name` says otherwise.
+pub const DEFAULT_SCHEDULER: &str = "default-scheduler";
+
+pub const DOC: RuleDoc = RuleDoc {
+    id: "scheduler-name-not-served",
+    group: RuleGroup::Semantics,
+    default_severity: Severity::Warning,
+    summary: "`schedulerName` names a scheduler other than karmada-scheduler's default `default-scheduler`",
+    rationale: "karmada-scheduler schedules only the ResourceBindings whose `schedulerName` is its own \
+                (`--scheduler-name`, default `default-scheduler`; an empty name counts as the default), and a \
+                binding takes its policy's `schedulerName`. A policy naming another scheduler (`default`, \
+                `karmada-scheduler`, a custom one) is left to a scheduler run with that name: where none runs, \
+                its templates are never scheduled and nothing propagates, with no event to say why. The name \
+                cannot be changed by an update either (`validateUpdate`): the policy has to be recreated.",
+    example: "spec:\n  schedulerName: karmada-scheduler\n",
+    fix: "Drop `schedulerName` (or set `default-scheduler`) unless the control plane runs a scheduler with \
+          `--scheduler-name` of that name; if it does, turn the rule off for those files (`# \
+          karmada-policy:ignore scheduler-name-not-served` or `rules:` in `.karmada-policy.yaml`).",
+    reference: "pkg/scheduler/event_handler.go:380-386 (schedulerNameFilter); cmd/scheduler/app/options/options.go:165 (--scheduler-name, default default-scheduler)",
+};
+
+pub static RULE: Rule = Rule {
+    docs: &[DOC],
+    checks: &[Check::PerObject(|o| check(o.inventory))],
+};
+
+pub fn check(inventory: &Inventory) -> Vec<Finding> {
+    let mut out = Vec::new();
+    for p in inventory.admitted_policies() {
+        let Some(name) = p.spec.scheduler_name.as_deref() else {
+            continue;
+        };
+        if name.is_empty() || name == DEFAULT_SCHEDULER {
+            continue;
+        }
+        let path = FieldPath::parse("spec.schedulerName");
+        let d = &inventory.documents[p.doc];
+        let mut f = Finding::new(
+            DOC.id,
+            DOC.default_severity,
+            format!(
+                "{} sets schedulerName `{name}`: karmada-scheduler (`--scheduler-name`, default `{DEFAULT_SCHEDULER}`) skips its bindings, so its templates are scheduled only where a scheduler named `{name}` runs",
+                p.reference()
+            ),
+        )
+        .at(&d.source, d.tree_for(&path).locate(&path))
+        .field(path.to_string())
+        .object(super::policy_object_ref(p));
+        f.doc = Some(p.doc);
+        out.push(f);
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::test_support::{inventory, pp};
+
+    fn rules(extra: &str) -> Vec<String> {
+        check(&inventory("p.yaml", &pp("a", extra)))
+            .into_iter()
+            .map(|f| f.message)
+            .collect()
+    }
+
+    /// karmada-io/karmada `artifacts/example/policy_with_labelSelector.yaml` sets `default`, and
+    /// jittuki/Karmada-project `karmada-scheduler`: neither is the default scheduler's name.
+    #[test]
+    fn only_another_name_than_the_default_schedulers_is_reported() {
+        assert!(rules("").is_empty());
+        assert!(rules("  schedulerName: default-scheduler\n").is_empty());
+        assert!(rules("  schedulerName: \"\"\n").is_empty());
+        let f = rules("  schedulerName: default\n");
+        assert_eq!(f.len(), 1);
+        assert!(
+            f[0].starts_with("pp/default/a sets schedulerName `default`"),
+            "{f:?}"
+        );
+        assert_eq!(rules("  schedulerName: karmada-scheduler\n").len(), 1);
+    }
+}
