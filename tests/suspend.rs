@@ -281,6 +281,39 @@ fn file_mode_dry_run_prints_a_diff_and_writes_nothing() {
     assert_eq!(std::fs::read(&file).unwrap(), before);
 }
 
+/// `-f .` walks the directory: the diff names the file as git does (`a/policies/p.yaml`), since
+/// `git apply` refuses `a/./policies/p.yaml` (jittuki/Karmada-project).
+#[test]
+fn file_mode_dry_run_of_the_current_directory_prints_a_diff_git_applies() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::create_dir(dir.path().join("policies")).unwrap();
+    std::fs::copy(
+        testdata("policies.yaml"),
+        dir.path().join("policies/p.yaml"),
+    )
+    .unwrap();
+    let out = Command::new(BIN)
+        .args(["suspend", "-f", ".", "pp/nginx", "--dry-run"])
+        .current_dir(dir.path())
+        .env_remove("KUBECONFIG")
+        .env("NO_COLOR", "1")
+        .output()
+        .unwrap();
+    let r = finish(out);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    assert!(
+        r.stdout
+            .starts_with("--- a/policies/p.yaml\n+++ b/policies/p.yaml\n"),
+        "{}",
+        r.stdout
+    );
+    assert!(
+        r.stdout.contains("(policies/p.yaml) suspended"),
+        "{}",
+        r.stdout
+    );
+}
+
 #[test]
 fn file_mode_selects_by_label_and_all_and_reports_missing_names() {
     let dir = tempfile::tempdir().unwrap();

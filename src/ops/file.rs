@@ -99,7 +99,7 @@ impl Manifest {
         })?;
         let stamp = FileStamp::of(&path, &bytes);
         let bom = bytes.starts_with(b"\xef\xbb\xbf");
-        let name = path.to_string_lossy().into_owned();
+        let name = files::display_path(&path);
         let loaded = files::load_bytes(name.clone(), bytes);
         let text = loaded.source.text().to_string();
         let place = |p: &crate::source::LoadProblem| {
@@ -140,7 +140,7 @@ impl Manifest {
 
     /// A file to create with `text`: empty before, its one edit the whole text.
     pub fn create(path: PathBuf, text: String) -> Manifest {
-        let name = path.to_string_lossy().into_owned();
+        let name = files::display_path(&path);
         Manifest {
             stamp: FileStamp::of(&path, b""),
             path,

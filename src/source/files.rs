@@ -421,7 +421,9 @@ pub fn in_parallel<T: Send>(
 // Defined beside `Source`, which reads a released file back with it.
 pub use super::document::decode;
 
-pub(super) fn display_path(path: &Path) -> String {
+/// A path as reports show it: without the `./` a walk of `.` puts in front (a diff header
+/// `a/./x` is one `git apply` refuses).
+pub fn display_path(path: &Path) -> String {
     let s = path.to_string_lossy();
     s.strip_prefix("./").unwrap_or(&s).to_string()
 }
