@@ -51,6 +51,14 @@ fn a_template_missing_from_the_namespace_asked_names_the_one_holding_it() {
         stderr(&o),
         "error: deployments.apps \"ngnix\" not found in namespace payments of the given files; deployments.apps there: api, nginx\n"
     );
+    // A cluster-scoped kind has no namespace to be missing from (chutesai/chutes-miner).
+    let o = run(&["explain", "ns/chutes", "-f", GITOPS]);
+    assert_eq!(o.status.code(), Some(4), "{}", stderr(&o));
+    assert!(
+        stderr(&o).starts_with("error: namespaces \"chutes\" not found in the given files"),
+        "{}",
+        stderr(&o)
+    );
 }
 
 #[test]

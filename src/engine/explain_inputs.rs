@@ -435,10 +435,16 @@ pub fn find_template(
                     many.join(", ")
                 ),
             };
+            // A cluster-scoped kind (a Namespace, a ClusterRole) has no namespace to name.
+            let group_version = format!("{}/v1", kind.group);
+            let place = if crate::kube::scope::is_namespaced(&group_version, &kind.kind) {
+                format!("in namespace {namespace} of")
+            } else {
+                "in".to_string()
+            };
             Err(FindError::NotFound(format!(
-                "{} {name:?} not found in namespace {} of the given files{hint}",
+                "{} {name:?} not found {place} the given files{hint}",
                 kind.display(),
-                namespace
             )))
         }
         [one] => Ok((state, *one)),
