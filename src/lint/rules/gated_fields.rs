@@ -20,7 +20,8 @@ pub const DOC: RuleDoc = RuleDoc {
                 gate that is Alpha and off by default: `placement.workloadAffinity` (`WorkloadAffinity`, from \
                 v1.17: without it the detector fills no affinity groups into the binding and karmada-scheduler \
                 registers neither workload affinity plugin, so the workloads are placed as if the field were \
-                absent) and `failover.application.statePreservation` / `failover.cluster.statePreservation` \
+                absent), `schedulePriority` (`PriorityBasedScheduling`, from v1.13: without it the detector \
+                copies no priority into the binding and karmada-scheduler's queue ignores it) and `failover.application.statePreservation` / `failover.cluster.statePreservation` \
                 (`StatefulFailoverInjection`, from v1.12: without it no state is read from the failed cluster \
                 nor injected into the new one). The gates are read from `--feature-gates` / `featureGates` and \
                 the repository's Karmada installation for `--karmada-version`; a gate belongs to the component \
@@ -29,7 +30,7 @@ pub const DOC: RuleDoc = RuleDoc {
     example: "spec:\n  resourceSelectors: [{apiVersion: batch/v1, kind: Job}]\n  placement:\n    workloadAffinity:\n      affinity: {groupByLabelKey: app.group}\n",
     fix: "Enable the gate on the components that act on the field (`--feature-gates=WorkloadAffinity=true`) \
           and declare it in the configuration, or drop the field.",
-    reference: "pkg/features/features.go (WorkloadAffinity, StatefulFailoverInjection: Alpha, Default false); pkg/detector/detector.go:851 and pkg/scheduler/framework/plugins/registry.go:44 (WorkloadAffinity); pkg/controllers/applicationfailover/common.go:144, pkg/controllers/cluster/taint_manager.go:284, pkg/controllers/binding/common.go:128 (StatefulFailoverInjection)",
+    reference: "pkg/features/features.go (WorkloadAffinity, StatefulFailoverInjection, PriorityBasedScheduling: Alpha, Default false); pkg/detector/detector.go:865 and pkg/scheduler/event_handler.go:149 (PriorityBasedScheduling); pkg/detector/detector.go:851 and pkg/scheduler/framework/plugins/registry.go:44 (WorkloadAffinity); pkg/controllers/applicationfailover/common.go:144, pkg/controllers/cluster/taint_manager.go:284, pkg/controllers/binding/common.go:128 (StatefulFailoverInjection)",
 };
 
 pub static RULE: Rule = Rule {
@@ -79,14 +80,25 @@ const GATED: &[Gated] = &[
         gate: "StatefulFailoverInjection",
         effect: "no state is carried to the cluster a workload fails over to",
     },
+    // The detector copies the priority into the binding only with the gate
+    // (`pkg/detector/detector.go:865`), and karmada-scheduler orders its queue by it only with
+    // the gate (`pkg/scheduler/event_handler.go:149`).
+    Gated {
+        path: "spec.schedulePriority",
+        set: |s| s.schedule_priority.is_some(),
+        gate: "PriorityBasedScheduling",
+        effect: "its bindings carry no priority and are scheduled in arrival order",
+    },
 ];
 
 pub fn check(inventory: &Inventory, opts: &LintOptions) -> Vec<Finding> {
     let gates = &opts.gates;
+    let known = crate::model::feature_gates::GateSet::known(gates.version);
     let mut out = Vec::new();
     for p in inventory.admitted_policies() {
         for g in GATED.iter().filter(|g| (g.set)(&p.spec)) {
-            if gates.enabled(g.gate) {
+            // A release without the gate has no such field either: the schema reports it.
+            if gates.enabled(g.gate) || !known.contains(&g.gate) {
                 continue;
             }
             let why = gates.why_off(g.gate);
@@ -160,5 +172,22 @@ mod tests {
             off[1].message
         );
         assert!(run(&[("AllAlpha", true)]).is_empty());
+    }
+
+    /// Before 1.17 there is no WorkloadAffinity gate and no `workloadAffinity` field: the CRD
+    /// schema refuses the field, so no gate is to blame.
+    #[test]
+    fn a_release_without_the_gate_leaves_the_field_to_the_schema() {
+        let opts = LintOptions {
+            gates: GateSet::defaults(KarmadaVersion::new(1, 16)),
+            ..LintOptions::default()
+        };
+        let inv =
+            Inventory::from_documents(load(Source::new("p.yaml", POLICY)).documents, "default");
+        let fields: Vec<_> = check(&inv, &opts)
+            .into_iter()
+            .map(|f| f.field.unwrap())
+            .collect();
+        assert_eq!(fields, ["spec.failover.application.statePreservation"]);
     }
 }
