@@ -78,22 +78,31 @@ fn environments_section(envs: &[crate::lint::gitops::EnvironmentInfo]) -> String
 /// `by rule: overlap 3, preemption-requires-name 1`: the most frequent first (then by id),
 /// so a noisy rule stands out; nothing when there are no findings.
 fn rule_counts(findings: &[Finding]) -> String {
-    let mut counts: std::collections::BTreeMap<&str, usize> = std::collections::BTreeMap::new();
-    for f in findings {
-        *counts.entry(f.rule).or_default() += 1;
-    }
+    let counts = by_frequency(findings.iter());
     if counts.is_empty() {
         return String::new();
     }
-    let mut counts: Vec<(&str, usize)> = counts.into_iter().collect();
-    counts.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(b.0)));
     let parts: Vec<String> = counts.iter().map(|(id, n)| format!("{id} {n}")).collect();
-    // rustc's closing pointer at `--explain`, for the most frequent rule.
+    // rustc's closing pointer at `--explain`, for the most frequent rule, of those the API
+    // server reports now (an `afterFix` refusal comes only once the first one is fixed).
+    let now = by_frequency(findings.iter().filter(|f| !f.after_fix));
     format!(
         "by rule: {}\nFor more information about a rule, try `kubectl karmada-policy lint --explain {}`.\n",
         parts.join(", "),
-        counts[0].0
+        now.first().unwrap_or(&counts[0]).0
     )
+}
+
+/// Each rule of `findings` with its count, the most frequent first (then by id).
+fn by_frequency<'a>(findings: impl Iterator<Item = &'a Finding>) -> Vec<(&'static str, usize)> {
+    let mut counts: std::collections::BTreeMap<&'static str, usize> =
+        std::collections::BTreeMap::new();
+    for f in findings {
+        *counts.entry(f.rule).or_default() += 1;
+    }
+    let mut counts: Vec<(&'static str, usize)> = counts.into_iter().collect();
+    counts.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(b.0)));
+    counts
 }
 
 /// `lint --base`: the findings, then an "Ownership changes" section, then the summary line.
@@ -431,6 +440,24 @@ pub(super) fn summary_line(s: &Summary, color: bool) -> String {
 mod tests {
     use super::*;
     use crate::source::{Pos, Span};
+
+    /// Karmada's application-failover.md example (1.19): the API server refuses the purge mode
+    /// (schema); the webhook's propagateDeps refusal comes only after that fix. The pointer
+    /// names the refusal the user meets first.
+    #[test]
+    fn the_explain_pointer_names_a_refusal_the_api_server_reports_now() {
+        let mut later = Finding::new(
+            "application-failover-requires-propagate-deps",
+            crate::lint::finding::Severity::Error,
+            "m",
+        );
+        later.after_fix = true;
+        let now = Finding::new("schema-enum", crate::lint::finding::Severity::Error, "m");
+        let text = rule_counts(&[later.clone(), now]);
+        assert!(text.ends_with("--explain schema-enum`.\n"), "{text}");
+        assert!(rule_counts(&[later])
+            .ends_with("--explain application-failover-requires-propagate-deps`.\n"));
+    }
 
     #[test]
     fn a_long_line_is_cut_around_the_span() {
