@@ -1142,3 +1142,32 @@ fn a_flux_kustomization_karmada_propagates_is_a_template_not_an_environment() {
         "{stderr}"
     );
 }
+
+/// `--env` naming the cluster Flux runs in, which is not a Karmada API server (lreimer/
+/// hands-on-karmada's member directories): the answer says so and names the Karmada
+/// environments, rather than only that nothing renders.
+#[test]
+fn env_naming_a_cluster_that_is_not_karmada_says_so() {
+    let test = "env_naming_a_cluster_that_is_not_karmada_says_so";
+    if !kustomize_available(test) {
+        return;
+    }
+    let o = run(&[
+        "explain",
+        "deploy/web",
+        "-n",
+        "shop",
+        "-f",
+        REPO,
+        "--env",
+        "mgmt-us",
+    ]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains(&format!(
+            "note: environment mgmt-us is not a Karmada API server (lint does not lint it): nothing is decided there; pick a Karmada environment with --env (those of the repository: {KARMADA_EU}, {KARMADA_US}, {REPO}/examples)"
+        )),
+        "{}",
+        stderr(&o)
+    );
+}

@@ -824,7 +824,8 @@ impl State {
                         ));
                     }
                 }
-                Object::Binding(b) => {
+                // Only the binding Karmada keeps for the template decides what it dispatches.
+                Object::Binding(b) if b.is_generated() => {
                     let r = &b.spec.resource;
                     self.bindings.insert(
                         key4(&r.api_version, &r.kind, &r.namespace, &r.name),
@@ -834,7 +835,7 @@ impl State {
                         },
                     );
                 }
-                Object::Policy(_) | Object::Template(_) | Object::Work(_) => {}
+                Object::Binding(_) | Object::Policy(_) | Object::Template(_) | Object::Work(_) => {}
             }
         }
     }
@@ -1294,6 +1295,25 @@ impl State {
 
 #[cfg(test)]
 mod tests {
+    /// Only the binding Karmada names for the template (`nginx-deployment`) is its binding: a
+    /// hand-written one of another name for the same resource (magnate3/karmada_deploy `demo1`)
+    /// dispatches nothing.
+    #[test]
+    fn a_binding_of_another_name_is_not_the_templates() {
+        let binding = |name: &str| {
+            format!("---\napiVersion: work.karmada.io/v1alpha2\nkind: ResourceBinding\nmetadata: {{name: {name}, namespace: default}}\nspec:\n  resource: {{apiVersion: apps/v1, kind: Deployment, namespace: default, name: nginx}}\n  clusters: [{{name: member9}}]\n")
+        };
+        let deployment =
+            "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: nginx, namespace: default}\n";
+        let state = |b: &str| {
+            let inv = crate::model::test_support::inventory("in.yaml", &format!("{deployment}{b}"));
+            super::State::from_inventory(&inv, Default::default())
+        };
+        assert!(state(&binding("binding-foo")).binding_of(0).is_none());
+        let own = state(&binding("nginx-deployment"));
+        assert_eq!(own.binding_of(0).map(|b| b.clusters.len()), Some(1));
+    }
+
     use super::*;
 
     /// A later document with the same identity replaces the earlier one in its slot, whether

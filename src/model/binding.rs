@@ -22,6 +22,22 @@ pub struct Binding {
     pub doc: usize,
 }
 
+/// The name Karmada gives the binding of template `kind`/`name` (`names.GenerateBindingName`,
+/// `pkg/util/names/names.go:105-118`): `name-kind` in lower case, a `:` of the name (RBAC
+/// objects) as `.`.
+pub fn generated_name(kind: &str, name: &str) -> String {
+    format!("{}-{kind}", name.replace(':', ".")).to_lowercase()
+}
+
+impl Binding {
+    /// Whether this is the binding Karmada's detector keeps for its resource: one of another name
+    /// (written by hand, or left from a copy) is not the one the controllers read and update.
+    pub fn is_generated(&self) -> bool {
+        let r = &self.spec.resource;
+        self.meta.name == generated_name(&r.kind, &r.name)
+    }
+}
+
 #[derive(Clone, Debug, Default, Deserialize)]
 #[serde(rename_all = "camelCase", default)]
 pub struct BindingSpec {
@@ -202,5 +218,20 @@ impl BoundClusters {
     pub fn of(&self, kind: PolicyKind, permanent_id: Option<&str>) -> Option<Vec<String>> {
         let key = (kind.permanent_id_label(), permanent_id?.to_string());
         self.0.get(&key).filter(|c| !c.is_empty()).cloned()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `names.GenerateBindingName` (`pkg/util/names/names.go:105-118`).
+    #[test]
+    fn the_generated_name_is_name_dash_kind_in_lower_case() {
+        assert_eq!(generated_name("Deployment", "nginx"), "nginx-deployment");
+        assert_eq!(
+            generated_name("ClusterRole", "System:Admin"),
+            "system.admin-clusterrole"
+        );
     }
 }

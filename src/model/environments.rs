@@ -155,6 +155,9 @@ pub fn read_environments(
     let surveyed = survey(&repo, &mut renders);
     if let Some(w) = wanted {
         repo.select(w)?;
+        if let Some(note) = not_karmada_note(&repo, &surveyed) {
+            messages.push(note);
+        }
     }
     let mapper = repo.mapper();
     let mut environments = Vec::new();
@@ -195,6 +198,28 @@ pub fn read_environments(
         names,
         messages,
     })
+}
+
+/// The note for a `--env` that names no Karmada API server (a member cluster's Flux directory):
+/// it holds no policy and no template Karmada propagates, so nothing is decided there.
+fn not_karmada_note(repo: &Repo, surveyed: &Survey) -> Option<String> {
+    if repo
+        .plans
+        .iter()
+        .any(|p| surveyed.karmada.contains(&p.name))
+    {
+        return None;
+    }
+    let chosen: Vec<&str> = repo.plans.iter().map(|p| p.name.as_str()).collect();
+    let karmada: Vec<&str> = surveyed.karmada.iter().map(String::as_str).collect();
+    let others = match karmada.as_slice() {
+        [] => "the repository has none".to_string(),
+        names => format!("those of the repository: {}", names.join(", ")),
+    };
+    Some(format!(
+        "note: environment {} is not a Karmada API server (lint does not lint it): nothing is decided there; pick a Karmada environment with --env ({others})",
+        chosen.join(", ")
+    ))
 }
 
 /// One environment's inventory, warnings for what it leaves out (documents that do not parse,
