@@ -381,6 +381,27 @@ fn preempt_check_notes_what_member_clusters_receive_after_a_move() {
     assert_snapshot("preempt-check-delivery.json", &out);
 }
 
+/// A move to an owner whose placement selects its clusters (a fieldSelector), without Cluster
+/// objects: which clusters receive the template cannot be said, and the note says so rather
+/// than nothing (lreimer/hands-on-karmada).
+#[test]
+fn preempt_check_says_when_member_clusters_are_not_evaluated() {
+    let f = testdata("move-by-field-selector.yaml");
+    let args = ["preempt-check", "-f", &f, "--delete", "pp/default/a-names"];
+    let (code, out, err) = run(&args, None);
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        out.contains("deployment/default/nginx: moving from pp/default/a-names to pp/default/b-region: what member clusters receive is not evaluated: pp/default/b-region's placement selects its clusters and no Cluster objects are known"),
+        "{out}"
+    );
+    let (_, out, _) = run(&[&args[..], &["-o", "json"]].concat(), None);
+    let v: J = serde_json::from_str(&out).unwrap();
+    assert_eq!(
+        v["resources"][0]["delivery"],
+        json!({"clusters": [], "unevaluated": {"kind": "PropagationPolicy", "namespace": "default", "name": "b-region"}})
+    );
+}
+
 /// Live `preempt-check` says the same about the member clusters as with the files: the
 /// templates, override policies and Cluster objects come from the control plane.
 #[test]

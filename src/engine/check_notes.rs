@@ -167,6 +167,14 @@ pub fn delivery_changes(r: &CheckReport, inputs: &DeliveryInputs<'_>) -> Vec<Del
             inputs.clusters.is_empty()
                 && placement_of(state, owner).is_some_and(|p| !p.targets_only_named_clusters())
         };
+        let unevaluated = if unknown(inputs.before, c.before.as_ref()) {
+            c.before.clone()
+        } else if unknown(st, Some(after)) {
+            Some(after.clone())
+        } else {
+            None
+        };
+        let unevaluated = unevaluated.filter(|_| moved && !inputs.overrides.is_empty());
         let known = !unknown(inputs.before, c.before.as_ref()) && !unknown(st, Some(after));
         let clusters = if moved && known && !inputs.overrides.is_empty() {
             compare(&shares(&before_d), &shares(&after_d))
@@ -178,13 +186,14 @@ pub fn delivery_changes(r: &CheckReport, inputs: &DeliveryInputs<'_>) -> Vec<Del
             None => Some(Ok(Vec::new())),
         };
         let replicas = super::delivery::replica_shift(side(&before_d), side(&after_d));
-        if !clusters.is_empty() || replicas.is_some() {
+        if !clusters.is_empty() || replicas.is_some() || unevaluated.is_some() {
             out.push(DeliveryChange {
                 template: c.template,
                 before: c.before.clone(),
                 after: after.clone(),
                 clusters,
                 replicas,
+                unevaluated,
             });
         }
     }

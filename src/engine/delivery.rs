@@ -363,6 +363,9 @@ pub struct DeliveryChange {
     /// How many replicas each member cluster receives before and after, when that changes
     /// (a fresh schedule on each side, `replicas`).
     pub replicas: Option<ReplicaShift>,
+    /// The owner whose target clusters are unknown (no Cluster objects, and a placement that
+    /// selects clusters rather than naming them): what each cluster receives is not evaluated.
+    pub unevaluated: Option<crate::model::PolicyRef>,
 }
 
 /// One member cluster's replicas before and after (0: not among the binding's clusters).

@@ -79,6 +79,10 @@ fn delivery_json(d: &DeliveryChange) -> Value {
             "after": received_json(&c.after),
         })).collect::<Vec<_>>(),
     });
+    // Present only when the clusters are unknown: the owner whose placement is not evaluated.
+    if let Some(owner) = &d.unevaluated {
+        v["unevaluated"] = serde_json::to_value(owner).expect("serializable");
+    }
     // Present only when the replicas some member cluster receives change.
     if let Some(shift) = &d.replicas {
         v["replicas"] = super::replicas::shift_json(shift);
@@ -92,6 +96,13 @@ fn delivery_text(r: &CheckReport, d: &DeliveryChange) -> String {
     let mut lines = Vec::new();
     if !d.clusters.is_empty() {
         lines.push(shares_text(r, d));
+    }
+    if let Some(owner) = &d.unevaluated {
+        lines.push(format!(
+            "{resource}: moving from {} to {}: what member clusters receive is not evaluated: {owner}'s placement selects its clusters and no Cluster objects are known (add them with -f, or check against the control plane)",
+            owner_short(&d.before),
+            d.after,
+        ));
     }
     if let Some(shift) = &d.replicas {
         lines.push(format!(
