@@ -232,6 +232,50 @@ fn a_chart_rendered_by_the_real_helm_maps_findings_to_its_templates() {
     assert_eq!(stdout(&o), PODINFO_FINDING);
 }
 
+/// A key written twice in a chart's template (chutesai/chutes-miner's cleanup CronJob): both
+/// keys are the one key the rendered tree keeps, so the earlier one is found by its distance
+/// from the later one, and the message names its line in the template, not in helm's output.
+#[test]
+fn a_duplicate_key_in_a_chart_template_names_both_lines_of_the_template() {
+    if !kustomize::helm_available(
+        "a_duplicate_key_in_a_chart_template_names_both_lines_of_the_template",
+    ) {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    write(
+        dir.path(),
+        &[
+            ("chart/Chart.yaml", "apiVersion: v2\nname: chart\nversion: 0.1.0\n"),
+            (
+                "chart/templates/cronjob.yaml",
+                "apiVersion: batch/v1\nkind: CronJob\nmetadata:\n  name: cleanup\nspec:\n  schedule: \"* * * * *\"\n  successfulJobsHistoryLimit: 3\n  concurrencyPolicy: Forbid\n  successfulJobsHistoryLimit: 3\n  jobTemplate:\n    spec:\n      template:\n        spec:\n          containers:\n          - name: cleanup\n            image: {{ .Values.image | default \"bitnami/kubectl\" }}\n          restartPolicy: OnFailure\n",
+            ),
+        ],
+    );
+    let o = run::run(&[
+        "lint",
+        "-o",
+        "json",
+        &dir.path().join("chart").display().to_string(),
+    ]);
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    let f = &v["findings"][0];
+    assert_eq!(f["rule"], "duplicate-key", "{v:#}");
+    assert!(
+        f["message"]
+            .as_str()
+            .unwrap()
+            .contains("the earlier one at line 7 is silently lost"),
+        "{v:#}"
+    );
+    assert_eq!(
+        (f["line"].as_u64(), f["related"][0]["line"].as_u64()),
+        (Some(9), Some(7)),
+        "{v:#}"
+    );
+}
+
 /// Karmada's own chart (charts/karmada) lists `common` from a chart repository and keeps no
 /// `charts/` directory: the real helm refuses it until `helm dependency build`. The failure is
 /// reported at the dependency's entry, with help that names helm, not kustomize.

@@ -530,6 +530,7 @@ fn lint_environment(
     findings.extend(linted);
     let rendered = &env.rendered;
     for f in &mut findings {
+        let rendered_at = f.location.clone();
         if let Some(l) = &f.location {
             let cause = super::rules::admission::cause_of_absent(f.rule);
             if let Some(mapped) = trace(rendered, mapper, l, f.field.as_deref(), cause) {
@@ -538,12 +539,21 @@ fn lint_environment(
         }
         for r in &mut f.related {
             if let Some(mapped) = trace(rendered, mapper, &r.location, None, None) {
+                let mapped = same_key_above(&r.location, rendered_at.as_ref(), &f.location)
+                    .unwrap_or(mapped);
                 // A message that names the related place (duplicate-identity's "replaces the
-                // one at FILE:LINE") names the file to edit, as the note does.
+                // one at FILE:LINE", duplicate-key's "the earlier one at line N") names the
+                // file to edit, as the note does.
                 let at = |l: &Location| format!("{}:{}", l.source.name, l.span.start.line);
                 let (before, after) = (at(&r.location), at(&mapped));
                 if before != after && f.message.contains(&before) {
                     f.message = f.message.replace(&before, &after);
+                }
+                let line = |l: &Location| format!("at line {} ", l.span.start.line);
+                let same_file =
+                    f.location.as_ref().map(|l| &l.source.name) == Some(&mapped.source.name);
+                if same_file && f.message.contains(&line(&r.location)) {
+                    f.message = f.message.replace(&line(&r.location), &line(&mapped));
                 }
                 r.location = mapped;
             }
@@ -642,6 +652,38 @@ fn trace(
         cause,
     )?;
     Some(Location { source, span })
+}
+
+/// A related place in the same rendered document as its finding, which tracing by field path
+/// cannot tell from the finding's own (a duplicate key: both are the one key the tree keeps):
+/// the source line as far above the finding's traced line as it is in the rendered stream,
+/// when that line holds the same text. `None` when the two were told apart, or the lines
+/// differ (the template expanded between them).
+fn same_key_above(
+    related: &Location,
+    rendered_at: Option<&Location>,
+    traced_at: &Option<Location>,
+) -> Option<Location> {
+    let (rendered_at, traced_at) = (rendered_at?, traced_at.as_ref()?);
+    let above = rendered_at
+        .span
+        .start
+        .line
+        .checked_sub(related.span.start.line)?;
+    if above == 0 || !std::sync::Arc::ptr_eq(&related.source, &rendered_at.source) {
+        return None;
+    }
+    let line = traced_at.span.start.line.checked_sub(above)?;
+    let text = related.source.line(related.span.start.line)?;
+    (traced_at.source.line(line)? == text).then(|| {
+        let mut span = related.span;
+        span.start.line = line;
+        span.end.line = line;
+        Location {
+            source: traced_at.source.clone(),
+            span,
+        }
+    })
 }
 
 fn same_finding(a: &Finding, b: &Finding) -> bool {
