@@ -97,6 +97,14 @@ pub fn locate_chart(dir: &Path, err: &RenderError) -> RenderFailure {
         RenderError::Build(m) => one_line(m),
         other => other.to_string(),
     };
+    if let Some(line) = values_yaml_line(&message) {
+        return RenderFailure {
+            file: dir.join("values.yaml"),
+            span: Span::point(line, 1),
+            message: format!("helm template failed: {message}"),
+            kind: FailureKind::Render,
+        };
+    }
     let file = dir.join("Chart.yaml");
     let span = missing_dependency(&message)
         .and_then(|name| dependency_entry(&file, name))
@@ -107,6 +115,18 @@ pub fn locate_chart(dir: &Path, err: &RenderError) -> RenderFailure {
         message: format!("helm template failed: {message}"),
         kind: FailureKind::Render,
     }
+}
+
+/// The line of the chart's own `values.yaml` that helm could not parse: helm's loader says
+/// `cannot load values.yaml: error converting YAML to JSON: yaml: line N: ...` (go-yaml's
+/// 1-based line), where the edit is.
+fn values_yaml_line(message: &str) -> Option<u32> {
+    const LOAD: &str = "cannot load values.yaml: ";
+    let rest = &message[message.find(LOAD)? + LOAD.len()..];
+    const LINE: &str = "yaml: line ";
+    let rest = &rest[rest.find(LINE)? + LINE.len()..];
+    let digits: String = rest.chars().take_while(char::is_ascii_digit).collect();
+    digits.parse().ok().filter(|&n| n > 0)
 }
 
 /// `text`'s non-blank lines, trimmed and joined by a space: a finding's message is one line
@@ -326,6 +346,21 @@ mod tests {
         );
         let f = locate(&repo, &app, &err);
         assert_eq!((f.span.start.line, f.span.start.col), (4, 5));
+    }
+
+    /// chutesai/chutes-miner's `values.yaml:26` (`image: parachutes/miner:`): helm names the
+    /// line of the chart's own values file, which is the one to edit.
+    #[test]
+    fn a_values_file_helm_cannot_parse_is_reported_at_its_line() {
+        let chart = Path::new("charts/miner");
+        let err = RenderError::Build(
+            "cannot load values.yaml: error converting YAML to JSON: yaml: line 26: mapping values are not allowed in this context".into(),
+        );
+        let f = locate_chart(chart, &err);
+        assert_eq!(f.file, chart.join("values.yaml"));
+        assert_eq!((f.span.start.line, f.span.start.col), (26, 1));
+        let other = RenderError::Build("template: x: function \"nope\" not defined".into());
+        assert_eq!(locate_chart(chart, &other).file, chart.join("Chart.yaml"));
     }
 
     #[test]
