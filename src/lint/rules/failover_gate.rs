@@ -51,20 +51,11 @@ pub fn check(inventory: &Inventory, opts: &LintOptions) -> Vec<Finding> {
     let mut out = Vec::new();
     for p in inventory.admitted_policies() {
         if let Some(path) = reliance(p) {
-            let d = &inventory.documents[p.doc];
-            let mut f = Finding::new(
-                DOC.id,
-                DOC.default_severity,
-                format!(
-                    "{} relies on cluster failover ({path}) but {why}: nothing will fail over",
-                    p.reference()
-                ),
-            )
-            .at(&d.source, d.tree_for(&path).locate(&path))
-            .field(path.to_string())
-            .object(super::policy_object_ref(p));
-            f.doc = Some(p.doc);
-            out.push(f);
+            let message = format!(
+                "{} relies on cluster failover ({path}) but {why}: nothing will fail over",
+                p.reference()
+            );
+            out.push(super::at_policy_key(inventory, p, &DOC, &path, message));
         }
     }
     out

@@ -102,24 +102,14 @@ pub fn check(inventory: &Inventory, opts: &LintOptions) -> Vec<Finding> {
                 continue;
             }
             let why = gates.why_off(g.gate);
+            let message = format!(
+                "{} sets {} but {why}: Karmada ignores the field ({})",
+                p.reference(),
+                g.path,
+                g.effect
+            );
             let path = FieldPath::parse(g.path);
-            let d = &inventory.documents[p.doc];
-            let span = d.tree_for(&path).locate(&path);
-            let mut f = Finding::new(
-                DOC.id,
-                DOC.default_severity,
-                format!(
-                    "{} sets {} but {why}: Karmada ignores the field ({})",
-                    p.reference(),
-                    g.path,
-                    g.effect
-                ),
-            )
-            .at(&d.source, span)
-            .field(g.path.to_string())
-            .object(super::policy_object_ref(p));
-            f.doc = Some(p.doc);
-            out.push(f);
+            out.push(super::at_policy_key(inventory, p, &DOC, &path, message));
         }
     }
     out

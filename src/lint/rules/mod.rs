@@ -60,6 +60,24 @@ pub static RULES: &[&Rule] = &[
     &dead_policy::RULE,
 ];
 
+/// A finding of rule `doc` (at its default severity) about policy `p`, at the key of `path` in
+/// the policy's document.
+pub fn at_policy_key(
+    inventory: &crate::model::Inventory,
+    p: &Policy,
+    doc: &crate::lint::rule::RuleDoc,
+    path: &crate::source::FieldPath,
+    message: String,
+) -> crate::lint::finding::Finding {
+    let d = &inventory.documents[p.doc];
+    let mut f = crate::lint::finding::Finding::new(doc.id, doc.default_severity, message)
+        .at(&d.source, d.tree_for(path).locate(path))
+        .field(path.to_string())
+        .object(policy_object_ref(p));
+    f.doc = Some(p.doc);
+    f
+}
+
 /// The `object` of a finding about a policy.
 pub fn policy_object_ref(p: &Policy) -> ObjectRef {
     ObjectRef {

@@ -47,21 +47,12 @@ pub fn check(inventory: &Inventory) -> Vec<Finding> {
         if name.is_empty() || name == DEFAULT_SCHEDULER {
             continue;
         }
+        let message = format!(
+            "{} sets schedulerName `{name}`: karmada-scheduler (`--scheduler-name`, default `{DEFAULT_SCHEDULER}`) skips its bindings, so its templates are scheduled only where a scheduler named `{name}` runs",
+            p.reference()
+        );
         let path = FieldPath::parse("spec.schedulerName");
-        let d = &inventory.documents[p.doc];
-        let mut f = Finding::new(
-            DOC.id,
-            DOC.default_severity,
-            format!(
-                "{} sets schedulerName `{name}`: karmada-scheduler (`--scheduler-name`, default `{DEFAULT_SCHEDULER}`) skips its bindings, so its templates are scheduled only where a scheduler named `{name}` runs",
-                p.reference()
-            ),
-        )
-        .at(&d.source, d.tree_for(&path).locate(&path))
-        .field(path.to_string())
-        .object(super::policy_object_ref(p));
-        f.doc = Some(p.doc);
-        out.push(f);
+        out.push(super::at_policy_key(inventory, p, &DOC, &path, message));
     }
     out
 }
