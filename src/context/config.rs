@@ -10,6 +10,7 @@
 //!   overlap: "off"           # off | info | warning | error
 //!   dead-policy: warning
 //! knownClusters: [member1, member2, member3]
+//! schedulers: [custom-scheduler]
 //! ignorePaths: ["charts/**", "**/kustomization.yaml"]
 //! maxSuspensionAge: 7d
 //! namespaces:                # files applied with a namespace (kubectl apply -n, Ansible)
@@ -95,6 +96,9 @@ struct RawConfig {
     rules: BTreeMap<String, String>,
     #[serde(default)]
     known_clusters: Vec<String>,
+    /// The names karmada-schedulers run with besides `default-scheduler` (`--scheduler-name`).
+    #[serde(default)]
+    schedulers: Vec<String>,
     #[serde(default)]
     ignore_paths: Vec<String>,
     max_suspension_age: Option<String>,
@@ -140,6 +144,8 @@ pub struct Config {
     pub controller_flags: ControllerFlags,
     pub rules: BTreeMap<String, RuleSetting>,
     pub known_clusters: Vec<String>,
+    /// `schedulers:`: the scheduler names served besides karmada-scheduler's default.
+    pub schedulers: Vec<String>,
     ignore: Option<GlobSet>,
     /// Base directory that `ignorePaths` are relative to.
     base: PathBuf,
@@ -342,6 +348,7 @@ impl Config {
             controller_flags,
             rules,
             known_clusters: raw.known_clusters,
+            schedulers: raw.schedulers,
             ignore,
             base: base.to_path_buf(),
             max_suspension_age_secs,
@@ -400,11 +407,12 @@ mod tests {
     fn parses_every_setting() {
         let c = Config::parse(
             "c.yaml",
-            "karmadaVersion: '1.18'\nfeatureGates: {PropagationPolicyPreemption: true}\nrules: {overlap: 'off'}\nknownClusters: [m1]\nignorePaths: ['charts/**']\nmaxSuspensionAge: 7d\n",
+            "karmadaVersion: '1.18'\nfeatureGates: {PropagationPolicyPreemption: true}\nrules: {overlap: 'off'}\nknownClusters: [m1]\nschedulers: [custom]\nignorePaths: ['charts/**']\nmaxSuspensionAge: 7d\n",
             Path::new("/repo"),
             &known,
         )
         .unwrap();
+        assert_eq!(c.schedulers, ["custom"]);
         assert_eq!(c.karmada_version, Some(KarmadaVersion::new(1, 18)));
         assert_eq!(
             c.feature_gates.get("PropagationPolicyPreemption"),

@@ -12,6 +12,8 @@ pub struct LintOptions {
     /// The release's feature gates in effect (the release is `gates.version`).
     pub gates: GateSet,
     pub known_clusters: Vec<String>,
+    /// Scheduler names served besides `default-scheduler` (the configuration's `schedulers`).
+    pub schedulers: Vec<String>,
     /// Cluster objects read from the control plane (`lint --live`); the inputs' own are
     /// found among the documents.
     pub cluster_objects: Vec<crate::model::cluster::Cluster>,
@@ -28,6 +30,7 @@ impl LintOptions {
         LintOptions {
             gates: context.gates.clone(),
             known_clusters: context.known_clusters().to_vec(),
+            schedulers: context.config.schedulers.clone(),
             cluster_objects: Vec::new(),
             rules: context.config.rules.clone(),
             inline_ignores,

@@ -85,7 +85,7 @@ Output:
 Configuration:
   .karmada-policy.yaml is looked up from the current directory upwards (or --config):
   rule severities or `off`, feature gates and controller-manager flags, Karmada version,
-  known clusters, ignored paths.
+  known clusters, extra scheduler names, ignored paths.
   An object can silence a rule for itself with the annotation
   `karmada-policy.io/ignore: \"RULE-ID: reason\"` (a reason is required).
 

@@ -28,23 +28,25 @@ pub const DOC: RuleDoc = RuleDoc {
                 cannot be changed by an update either (`validateUpdate`): the policy has to be recreated.",
     example: "spec:\n  schedulerName: karmada-scheduler\n",
     fix: "Drop `schedulerName` (or set `default-scheduler`) unless the control plane runs a scheduler with \
-          `--scheduler-name` of that name; if it does, turn the rule off for those files (`# \
-          karmada-policy:ignore scheduler-name-not-served` or `rules:` in `.karmada-policy.yaml`).",
+          `--scheduler-name` of that name; if it does, name it in `.karmada-policy.yaml` \
+          (`schedulers: [NAME]`).",
     reference: "pkg/scheduler/event_handler.go:380-386 (schedulerNameFilter); cmd/scheduler/app/options/options.go:165 (--scheduler-name, default default-scheduler)",
 };
 
 pub static RULE: Rule = Rule {
     docs: &[DOC],
-    checks: &[Check::PerObject(|o| check(o.inventory))],
+    checks: &[Check::PerObject(|o| check(o.inventory, &o.opts.schedulers))],
 };
 
-pub fn check(inventory: &Inventory) -> Vec<Finding> {
+/// `served`: the names schedulers run with besides the default (`schedulers:` in the
+/// configuration).
+pub fn check(inventory: &Inventory, served: &[String]) -> Vec<Finding> {
     let mut out = Vec::new();
     for p in inventory.admitted_policies() {
         let Some(name) = p.spec.scheduler_name.as_deref() else {
             continue;
         };
-        if name.is_empty() || name == DEFAULT_SCHEDULER {
+        if name.is_empty() || name == DEFAULT_SCHEDULER || served.iter().any(|s| s == name) {
             continue;
         }
         let message = format!(
@@ -63,7 +65,7 @@ mod tests {
     use crate::model::test_support::{inventory, pp};
 
     fn rules(extra: &str) -> Vec<String> {
-        check(&inventory("p.yaml", &pp("a", extra)))
+        check(&inventory("p.yaml", &pp("a", extra)), &[])
             .into_iter()
             .map(|f| f.message)
             .collect()
@@ -83,5 +85,8 @@ mod tests {
             "{f:?}"
         );
         assert_eq!(rules("  schedulerName: karmada-scheduler\n").len(), 1);
+        // LavredisG/karmada deploys its own schedulers (`--scheduler-name=custom-...`).
+        let custom = inventory("p.yaml", &pp("a", "  schedulerName: custom-cost\n"));
+        assert!(check(&custom, &["custom-cost".into()]).is_empty());
     }
 }
