@@ -199,3 +199,83 @@ fn override_policies_follow_their_own_chain() {
         .collect();
     assert_eq!(errors_with_api_message(&json), expected, "{json:#}");
 }
+
+/// `lint -o json --karmada-version <version> <fixture>`.
+fn lint_json_at(fixture: &str, version: &str) -> (i32, serde_json::Value) {
+    let out = Command::new(env!("CARGO_BIN_EXE_kubectl-karmada_policy"))
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .env("RUST_BACKTRACE", "0")
+        .args(["lint", "-o", "json", "--karmada-version", version, fixture])
+        .output()
+        .expect("binary runs");
+    let json = serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {
+        panic!(
+            "not JSON ({e}): {}\n{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        )
+    });
+    (out.status.code().unwrap_or(-1), json)
+}
+
+/// (rule, message, apiServerMessage) of every error finding.
+fn errors_with_both_messages(json: &serde_json::Value) -> Vec<(String, String, String)> {
+    json["findings"]
+        .as_array()
+        .expect("findings")
+        .iter()
+        .filter(|f| f["severity"] == "error")
+        .map(|f| {
+            (
+                f["rule"].as_str().unwrap_or("").to_string(),
+                f["message"].as_str().unwrap_or("").to_string(),
+                f["apiServerMessage"].as_str().unwrap_or("").to_string(),
+            )
+        })
+        .collect()
+}
+
+/// Checks Karmada's validating webhook gained in a later release: the release before admits
+/// the fixture (no error at all), the release that added the check refuses it with Karmada's
+/// text. Each row: fixture, last release without the check, first release with it, and the
+/// (rule, message, apiServerMessage) rows then. Sources are in each fixture's comment.
+#[test]
+fn checks_added_later_apply_from_their_release_only() {
+    let cases: &[(&str, &str, &str, &[(&str, &str, &str)])] = &[(
+        "testdata/admission/releases/selector-namespace.yaml",
+        "1.16",
+        "1.17",
+        &[
+            (
+                "selector-namespace-mismatch",
+                "namespace of resource selector must be the same as the namespace of the policy",
+                "admission webhook \"propagationpolicy.karmada.io\" denied the request: spec.resourceSelectors[0].namespace: Invalid value: \"test\": namespace of resource selector must be the same as the namespace of the policy",
+            ),
+            (
+                "selector-namespace-mismatch",
+                "namespace of resource selector must be the same as the namespace of the policy",
+                "admission webhook \"overridepolicy.karmada.io\" denied the request: spec.resourceSelectors[0].namespace: Invalid value: \"test\": namespace of resource selector must be the same as the namespace of the policy",
+            ),
+        ],
+    )];
+    for (fixture, before, from, expected) in cases {
+        let (code, json) = lint_json_at(fixture, before);
+        assert_eq!(
+            errors_with_both_messages(&json),
+            vec![],
+            "{fixture} at {before}: {json:#}"
+        );
+        assert_ne!(code, 1, "{fixture} at {before}");
+        let (code, json) = lint_json_at(fixture, from);
+        assert_eq!(code, 1, "{fixture} at {from}");
+        let expected: Vec<(String, String, String)> = expected
+            .iter()
+            .map(|(r, m, a)| (r.to_string(), m.to_string(), a.to_string()))
+            .collect();
+        assert_eq!(
+            errors_with_both_messages(&json),
+            expected,
+            "{fixture} at {from}"
+        );
+    }
+}

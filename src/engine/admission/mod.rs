@@ -136,6 +136,30 @@ pub fn denial(kind: PolicyKind, violations: &[Violation]) -> Option<String> {
     })
 }
 
+/// The first Karmada release whose validating webhook has the check behind `rule`, for the
+/// checks Karmada added after the oldest modelled release (1.10); `None` for the others.
+///
+/// The tool models minor releases; every patch release of an older minor admits what the
+/// check refuses: the function named at each entry is absent from
+/// `pkg/util/validation/validation.go` at every `v1.<minor>.<patch>` tag before the one given
+/// (no backport), and the CRDs of those releases (`charts/karmada/_crds/bases/policy/*.yaml`,
+/// the same at every patch tag of a minor) refuse nothing of it instead.
+pub fn checked_from(rule: &str) -> Option<KarmadaVersion> {
+    let minor = match rule {
+        // validateResourceSelectors, called by ValidatePropagationSpec (:50) and
+        // ValidateOverrideSpec (:357): validation.go:57-69 @v1.17.0. Before, an explicit
+        // selector namespace other than the policy's is stored and simply never matches.
+        "selector-namespace-mismatch" => 17,
+        _ => return None,
+    };
+    Some(KarmadaVersion::new(1, minor))
+}
+
+/// Whether `version`'s validating webhook has the check behind `rule` ([`checked_from`]).
+pub fn checks(rule: &str, version: KarmadaVersion) -> bool {
+    checked_from(rule).is_none_or(|from| version >= from)
+}
+
 /// `ValidatePropagationSpec` (validation.go:43-54), on a spec that already went through
 /// [`apply_defaults`]. Checks run in Karmada's order and all violations are collected:
 /// placement (P1), application failover needs propagateDeps (F0), failover (F*), selector
@@ -181,6 +205,8 @@ pub fn validate_spec(
     selectors::validate_preemption_names(spec, &mut out);
     // S1 (validation.go:86-99).
     selectors::validate_suspension(spec.suspension.as_ref(), &mut out);
+    // The checks `version` does not have yet.
+    out.retain(|v| checks(v.rule, version));
     out
 }
 
@@ -275,9 +301,11 @@ pub fn validate_update(old: &Policy, new: &Policy) -> Vec<Violation> {
 }
 
 /// OverridePolicy / ClusterOverridePolicy (§1.7): the OP mutating webhook's selector namespace
-/// default, then `ValidateOverrideSpec` and `ValidateOverrideRules`.
-pub fn validate_override(op: &OverridePolicy) -> Vec<Violation> {
-    overrides::validate_override(op)
+/// default, then `ValidateOverrideSpec` and `ValidateOverrideRules`, as `version` has them.
+pub fn validate_override(op: &OverridePolicy, version: KarmadaVersion) -> Vec<Violation> {
+    let mut out = overrides::validate_override(op);
+    out.retain(|v| checks(v.rule, version));
+    out
 }
 
 #[cfg(test)]

@@ -16,7 +16,7 @@
 use serde_json::Value as Json;
 
 use super::chain::{admit_to_schema, stored_object, KindFacts, Verdict};
-use super::overrides::validate_override;
+use super::validate_override;
 use crate::model::gotypes;
 use crate::model::{KarmadaVersion, OverridePolicy};
 
@@ -79,7 +79,7 @@ fn admit(
         mutate(namespace, spec)
     });
     let stored_policy = stored_policy(op, &progress.object);
-    progress.webhook(facts.webhook, &validate_override(&stored_policy));
+    progress.webhook(facts.webhook, &validate_override(&stored_policy, version));
     progress.verdict(|| Verdict::admitted(None))
 }
 

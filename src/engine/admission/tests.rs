@@ -51,6 +51,21 @@ fn violations(p: &Policy) -> Vec<Violation> {
     admit(p, KarmadaVersion::LATEST).violations
 }
 
+/// The violations of `p` as Karmada 1.`minor` judges it.
+fn violations_at(p: &Policy, minor: u32) -> Vec<Violation> {
+    admit(p, KarmadaVersion::new(1, minor)).violations
+}
+
+/// `ValidateOverrideSpec` of the newest release.
+fn validate_override(op: &OverridePolicy) -> Vec<Violation> {
+    super::validate_override(op, KarmadaVersion::LATEST)
+}
+
+/// `ValidateOverrideSpec` as Karmada 1.`minor` has it.
+fn validate_override_at(op: &OverridePolicy, minor: u32) -> Vec<Violation> {
+    super::validate_override(op, KarmadaVersion::new(1, minor))
+}
+
 /// Exactly one violation, with this rule, field path and detail text; returned for more checks.
 #[track_caller]
 fn one(vs: Vec<Violation>, rule: &str, field: &str, message: &str) -> Violation {
@@ -705,6 +720,43 @@ fn selector_namespace_mismatch() {
     none(violations(&cpp(
         "  resourceSelectors: [{apiVersion: v1, kind: ConfigMap, namespace: other, name: c}]\n",
     )));
+}
+
+/// validateResourceSelectors came with 1.17 (validation.go:50,57-69 @v1.17.0); every 1.16.x
+/// admits the mismatch (ValidatePropagationSpec has no namespace at validation.go:43-53
+/// @v1.16.0, nor ValidateOverrideSpec at :290-313), so the PP and the OP are stored.
+#[test]
+fn selector_namespace_mismatch_is_checked_from_1_17() {
+    let p =
+        pp("  resourceSelectors: [{apiVersion: v1, kind: ConfigMap, namespace: other, name: c}]\n");
+    let o = op(
+        "apiVersion: policy.karmada.io/v1alpha1\nkind: OverridePolicy\nmetadata: {name: o, namespace: default}\nspec:\n  resourceSelectors: [{apiVersion: v1, kind: ConfigMap, namespace: other}]\n",
+    );
+    for minor in 10..=16 {
+        none(violations_at(&p, minor));
+        none(validate_override_at(&o, minor));
+    }
+    let message = "namespace of resource selector must be the same as the namespace of the policy";
+    let v = one(
+        violations_at(&p, 17),
+        "selector-namespace-mismatch",
+        "spec.resourceSelectors[0].namespace",
+        message,
+    );
+    assert_eq!(
+        v.karmada_error(),
+        format!("spec.resourceSelectors[0].namespace: Invalid value: \"other\": {message}")
+    );
+    one(
+        validate_override_at(&o, 17),
+        "selector-namespace-mismatch",
+        "spec.resourceSelectors[0].namespace",
+        message,
+    );
+    assert_eq!(
+        checked_from("selector-namespace-mismatch"),
+        Some(KarmadaVersion::new(1, 17))
+    );
 }
 
 #[test]

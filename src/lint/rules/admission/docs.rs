@@ -488,7 +488,7 @@ spec:
         id: "selector-namespace-mismatch",
         summary: "a PropagationPolicy or OverridePolicy selects resources in another namespace",
         message: "namespace of resource selector must be the same as the namespace of the policy",
-        rationale: "Namespaced policies only govern their own namespace. A selector without a namespace is filled in with the policy's, so only an explicit other namespace fails; cluster-scoped policies are never checked.",
+        rationale: "Namespaced policies only govern their own namespace. A selector without a namespace is filled in with the policy's, so only an explicit other namespace fails; cluster-scoped policies are never checked. Karmada checks this from 1.17: 1.10 to 1.16 store such a policy, and its selector never matches anything.",
         example: "apiVersion: policy.karmada.io/v1alpha1
 kind: PropagationPolicy
 metadata: {name: nginx, namespace: default}
@@ -496,7 +496,7 @@ spec:
   resourceSelectors: [{apiVersion: apps/v1, kind: Deployment, namespace: other, name: nginx}]
 ",
         fix: "Move the policy to the resources' namespace, drop the selector's namespace, or use the cluster-scoped kind (a ClusterPropagationPolicy, a ClusterOverridePolicy).",
-        reference: "pkg/util/validation/validation.go:57-69 (validateResourceSelectors, called by ValidatePropagationSpec and, for OverridePolicy, ValidateOverrideSpec)",
+        reference: "pkg/util/validation/validation.go:57-69 @v1.17.0 (validateResourceSelectors, called by ValidatePropagationSpec and, for OverridePolicy, ValidateOverrideSpec; absent before v1.17.0)",
     },
     AdmissionRule {
         id: "preemption-requires-name",
@@ -849,7 +849,8 @@ pub static DOCS: [RuleDoc; RULES.len()] = {
 mod tests {
     use super::*;
     use crate::engine::admission::{
-        admit, validate_override, validate_spec, validate_stored, validate_update, Violation,
+        admit, checked_from, validate_override, validate_spec, validate_stored, validate_update,
+        Violation,
     };
     use crate::model::{Inventory, KarmadaVersion, Object};
     use crate::source::Source;
@@ -914,35 +915,75 @@ mod tests {
         }
     }
 
+    /// A rule Karmada added after 1.10 says from which release it applies.
+    #[test]
+    fn rules_of_later_releases_name_the_first_one() {
+        for r in RULES {
+            if let Some(from) = checked_from(r.id) {
+                let words = format!("Karmada checks this from {from}");
+                assert!(
+                    r.rationale.contains(&words),
+                    "{}: the rationale should say `{words}`",
+                    r.id
+                );
+            }
+        }
+    }
+
+    /// The violations of a rule's example as Karmada `version` judges it.
+    fn example_violations(r: &AdmissionRule, version: KarmadaVersion) -> Vec<Violation> {
+        // The size rule's example stands for a value too long to print.
+        let example = r
+            .example
+            .replace("<300 KiB of text>", &"x".repeat(300 * 1024));
+        let inv = inventory(&example);
+        match r.id {
+            "scheduler-name-immutable" | "permanent-id-immutable" => {
+                let ps: Vec<_> = inv.policies().collect();
+                assert_eq!(ps.len(), 2, "{}: example needs old --- new", r.id);
+                validate_update(ps[0], ps[1])
+            }
+            "permanent-id-required" => validate_stored(inv.policies().next().unwrap(), version),
+            // Only reachable without the mutating webhook.
+            "grace-period-required" => {
+                let p = inv.policies().next().unwrap();
+                validate_spec(p.kind, None, &p.spec, version)
+            }
+            _ => match inv.objects.first() {
+                Some(Object::Policy(p)) => admit(p, version).violations,
+                Some(Object::Override(o)) => validate_override(o, version),
+                other => panic!("{}: example is not a policy: {other:?}", r.id),
+            },
+        }
+    }
+
+    /// A rule Karmada added later: the release before admits its example.
+    #[test]
+    fn the_release_before_the_first_one_admits_the_example() {
+        for r in RULES {
+            let Some(from) = checked_from(r.id) else {
+                continue;
+            };
+            let before = KarmadaVersion::new(from.major, from.minor - 1);
+            let found = example_violations(r, before);
+            assert!(
+                found.iter().all(|v| v.rule != r.id),
+                "{}: Karmada {before} has no such check; got {found:#?}",
+                r.id
+            );
+            assert!(
+                example_violations(r, from).iter().any(|v| v.rule == r.id),
+                "{}: Karmada {from} refuses the example",
+                r.id
+            );
+        }
+    }
+
     /// Each entry's example really triggers its rule.
     #[test]
     fn every_example_triggers_its_rule() {
         for r in RULES {
-            // The size rule's example stands for a value too long to print.
-            let example = r
-                .example
-                .replace("<300 KiB of text>", &"x".repeat(300 * 1024));
-            let inv = inventory(&example);
-            let found: Vec<Violation> = match r.id {
-                "scheduler-name-immutable" | "permanent-id-immutable" => {
-                    let ps: Vec<_> = inv.policies().collect();
-                    assert_eq!(ps.len(), 2, "{}: example needs old --- new", r.id);
-                    validate_update(ps[0], ps[1])
-                }
-                "permanent-id-required" => {
-                    validate_stored(inv.policies().next().unwrap(), KarmadaVersion::LATEST)
-                }
-                // Only reachable without the mutating webhook.
-                "grace-period-required" => {
-                    let p = inv.policies().next().unwrap();
-                    validate_spec(p.kind, None, &p.spec, KarmadaVersion::LATEST)
-                }
-                _ => match inv.objects.first() {
-                    Some(Object::Policy(p)) => admit(p, KarmadaVersion::LATEST).violations,
-                    Some(Object::Override(o)) => validate_override(o),
-                    other => panic!("{}: example is not a policy: {other:?}", r.id),
-                },
-            };
+            let found = example_violations(r, KarmadaVersion::LATEST);
             assert!(
                 found.iter().any(|v| v.rule == r.id),
                 "{}: example does not trigger it; got {found:#?}",
