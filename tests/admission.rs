@@ -89,7 +89,7 @@ fn each_refused_document_reports_karmadas_path_and_text() {
         (
             "toleration-operator-unsupported",
             "spec.placement.clusterTolerations[0].operator",
-            "supported values: \"\", \"Exists\", \"Equal\"",
+            "Unsupported value: \"Lt\": supported values: \"\", \"Exists\", \"Equal\"",
             64,
         ),
         (
@@ -241,23 +241,35 @@ fn errors_with_both_messages(json: &serde_json::Value) -> Vec<(String, String, S
 /// (rule, message, apiServerMessage) rows then. Sources are in each fixture's comment.
 #[test]
 fn checks_added_later_apply_from_their_release_only() {
-    let cases: &[(&str, &str, &str, &[(&str, &str, &str)])] = &[(
-        "testdata/admission/releases/selector-namespace.yaml",
-        "1.16",
-        "1.17",
-        &[
-            (
-                "selector-namespace-mismatch",
-                "namespace of resource selector must be the same as the namespace of the policy",
-                "admission webhook \"propagationpolicy.karmada.io\" denied the request: spec.resourceSelectors[0].namespace: Invalid value: \"test\": namespace of resource selector must be the same as the namespace of the policy",
-            ),
-            (
-                "selector-namespace-mismatch",
-                "namespace of resource selector must be the same as the namespace of the policy",
-                "admission webhook \"overridepolicy.karmada.io\" denied the request: spec.resourceSelectors[0].namespace: Invalid value: \"test\": namespace of resource selector must be the same as the namespace of the policy",
-            ),
-        ],
-    )];
+    let cases: &[(&str, &str, &str, &[(&str, &str, &str)])] = &[
+        (
+            "testdata/admission/releases/selector-namespace.yaml",
+            "1.16",
+            "1.17",
+            &[
+                (
+                    "selector-namespace-mismatch",
+                    "namespace of resource selector must be the same as the namespace of the policy",
+                    "admission webhook \"propagationpolicy.karmada.io\" denied the request: spec.resourceSelectors[0].namespace: Invalid value: \"test\": namespace of resource selector must be the same as the namespace of the policy",
+                ),
+                (
+                    "selector-namespace-mismatch",
+                    "namespace of resource selector must be the same as the namespace of the policy",
+                    "admission webhook \"overridepolicy.karmada.io\" denied the request: spec.resourceSelectors[0].namespace: Invalid value: \"test\": namespace of resource selector must be the same as the namespace of the policy",
+                ),
+            ],
+        ),
+        (
+            "testdata/admission/releases/toleration-gt.yaml",
+            "1.17",
+            "1.18",
+            &[(
+                "toleration-operator-unsupported",
+                "Unsupported value: \"Gt\": supported values: \"\", \"Exists\", \"Equal\"",
+                "admission webhook \"propagationpolicy.karmada.io\" denied the request: spec.placement.clusterTolerations[0].operator: Unsupported value: \"Gt\": supported values: \"\", \"Exists\", \"Equal\"",
+            )],
+        ),
+    ];
     for (fixture, before, from, expected) in cases {
         let (code, json) = lint_json_at(fixture, before);
         assert_eq!(

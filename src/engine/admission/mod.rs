@@ -49,7 +49,9 @@ pub struct Violation {
 enum Form {
     /// `field.Invalid`: `<field>: Invalid value: <value>: <detail>`.
     Invalid,
-    /// `field.NotSupported`: `<field>: Unsupported value: <value>: supported values: …`.
+    /// `field.NotSupported`: `<field>: Unsupported value: <value>: supported values: …`. The
+    /// violation's message is the whole `Unsupported value: …` body: without the rejected value
+    /// "supported values: …" does not say what is wrong (schema-enum words it the same way).
     NotSupported,
     /// A bare `errors.New` message from the webhook handler, no field (validating.go:71-99).
     Plain,
@@ -91,12 +93,7 @@ impl Violation {
         let value = self.value.as_deref().unwrap_or("null");
         match form(self.rule) {
             Form::Plain => self.message.clone(),
-            Form::NotSupported => {
-                format!(
-                    "{}: Unsupported value: {value}: {}",
-                    self.field, self.message
-                )
-            }
+            Form::NotSupported => format!("{}: {}", self.field, self.message),
             Form::Invalid => format!("{}: Invalid value: {value}: {}", self.field, self.message),
             Form::TooLong => format!("{}: Too long: {}", self.field, self.message),
         }
@@ -150,6 +147,11 @@ pub fn checked_from(rule: &str) -> Option<KarmadaVersion> {
         // ValidateOverrideSpec (:357): validation.go:57-69 @v1.17.0. Before, an explicit
         // selector namespace other than the policy's is stored and simply never matches.
         "selector-namespace-mismatch" => 17,
+        // validateClusterTolerations, called by ValidatePlacement: validation.go:121,124-142
+        // @v1.18.0 (Kubernetes' TaintTolerationComparisonOperators brought Lt/Gt). Before, the
+        // CRD's clusterTolerations[].operator is a plain string with no enum
+        // (policy.karmada.io_propagationpolicies.yaml:576-583 @v1.17.0): Lt and Gt are stored.
+        "toleration-operator-unsupported" => 18,
         _ => return None,
     };
     Some(KarmadaVersion::new(1, minor))

@@ -298,16 +298,20 @@ fn validate_workload_affinity(w: &WorkloadAffinity, out: &mut Vec<Violation>) {
     }
 }
 
-/// `validateClusterTolerations` (:132-142): `Lt` and `Gt` compare numbers on nodes and mean
-/// nothing for clusters; they are refused as `NotSupported`. Other operators are left alone.
+/// `validateClusterTolerations` (:132-142, from 1.18: see `checked_from`): `Lt` and `Gt`
+/// compare numbers on nodes and mean nothing for clusters; they are refused as
+/// `field.NotSupported(path, operator, []string{"", "Exists", "Equal"})`, whose text is
+/// `Unsupported value: "Gt": supported values: "", "Exists", "Equal"`. Other operators are left
+/// alone.
 fn validate_cluster_tolerations(tolerations: &[Toleration], out: &mut Vec<Violation>) {
     for (i, t) in tolerations.iter().enumerate() {
         if matches!(t.operator.as_str(), "Lt" | "Gt") {
+            let value = go_quote(&t.operator);
             out.push(Violation::new(
                 "toleration-operator-unsupported",
                 base().key("clusterTolerations").index(i).key("operator"),
-                Some(go_quote(&t.operator)),
-                r#"supported values: "", "Exists", "Equal""#,
+                Some(value.clone()),
+                format!(r#"Unsupported value: {value}: supported values: "", "Exists", "Equal""#),
             ));
         }
     }

@@ -466,7 +466,7 @@ fn toleration_operator_unsupported() {
         ))),
         "toleration-operator-unsupported",
         "spec.placement.clusterTolerations[1].operator",
-        r#"supported values: "", "Exists", "Equal""#,
+        r#"Unsupported value: "Lt": supported values: "", "Exists", "Equal""#,
     );
     assert_eq!(
         v.karmada_error(),
@@ -478,11 +478,34 @@ fn toleration_operator_unsupported() {
         ))),
         "toleration-operator-unsupported",
         "spec.placement.clusterTolerations[0].operator",
-        r#"supported values: "", "Exists", "Equal""#,
+        r#"Unsupported value: "Gt": supported values: "", "Exists", "Equal""#,
     );
     none(violations(&pp(&format!(
         "{RS}  placement:\n    clusterTolerations:\n      - {{key: a, operator: Exists}}\n      - {{key: b, value: v}}\n"
     ))));
+}
+
+/// validateClusterTolerations came with 1.18 (validation.go:121,124-142 @v1.18.0); up to
+/// v1.17.5 ValidatePlacement has no toleration check (validation.go:101-114 @v1.17.0) and the
+/// CRD no enum on the operator, so Karmada 1.10-1.17 store `operator: Gt`.
+#[test]
+fn toleration_operator_unsupported_is_checked_from_1_18() {
+    let p = pp(&format!(
+        "{RS}  placement:\n    clusterTolerations: [{{key: gpu, operator: Gt, value: '3', effect: NoSchedule}}]\n"
+    ));
+    for minor in 10..=17 {
+        none(violations_at(&p, minor));
+    }
+    let v = one(
+        violations_at(&p, 18),
+        "toleration-operator-unsupported",
+        "spec.placement.clusterTolerations[0].operator",
+        r#"Unsupported value: "Gt": supported values: "", "Exists", "Equal""#,
+    );
+    assert_eq!(
+        v.karmada_error(),
+        r#"spec.placement.clusterTolerations[0].operator: Unsupported value: "Gt": supported values: "", "Exists", "Equal""#
+    );
 }
 
 // ---- failover -------------------------------------------------------------------------------

@@ -353,8 +353,8 @@ spec:
     AdmissionRule {
         id: "toleration-operator-unsupported",
         summary: "a cluster toleration uses the Lt or Gt operator",
-        message: "supported values: \"\", \"Exists\", \"Equal\"",
-        rationale: "Lt and Gt compare numeric node taints; cluster taints support only Exists and Equal. Reported as `Unsupported value: \"Lt\": supported values: \"\", \"Exists\", \"Equal\"`.",
+        message: "Unsupported value: \"<operator>\": supported values: \"\", \"Exists\", \"Equal\"",
+        rationale: "Lt and Gt compare numeric node taints; cluster taints support only Exists and Equal. Karmada checks this from 1.18: 1.10 to 1.17 store the toleration (their CRD has no enum on the operator).",
         example: "apiVersion: policy.karmada.io/v1alpha1
 kind: PropagationPolicy
 metadata: {name: nginx, namespace: default}
@@ -365,7 +365,7 @@ spec:
       - {key: capacity, operator: Lt, value: '100', effect: NoSchedule}
 ",
         fix: "Use Exists or Equal (or leave the operator empty, which means Equal).",
-        reference: "pkg/util/validation/validation.go:132-142 (validateClusterTolerations)",
+        reference: "pkg/util/validation/validation.go:132-142 @v1.18.0 (validateClusterTolerations; absent before v1.18.0)",
     },
     // ---- failover: ValidatePropagationSpec, ValidateApplicationFailover ---------------------
     AdmissionRule {
