@@ -269,6 +269,16 @@ fn checks_added_later_apply_from_their_release_only() {
                 "admission webhook \"propagationpolicy.karmada.io\" denied the request: spec.placement.clusterTolerations[0].operator: Unsupported value: \"Gt\": supported values: \"\", \"Exists\", \"Equal\"",
             )],
         ),
+        (
+            "testdata/admission/releases/field-overrider-neither.yaml",
+            "1.17",
+            "1.18",
+            &[(
+                "field-overrider-json-or-yaml",
+                "FieldOverrider must have either JSON or YAML set",
+                "admission webhook \"overridepolicy.karmada.io\" denied the request: spec.overrideRules[0].overriders.fieldOverrider[0]: Required value: FieldOverrider must have either JSON or YAML set",
+            )],
+        ),
     ];
     for (fixture, before, from, expected) in cases {
         let (code, json) = lint_json_at(fixture, before);

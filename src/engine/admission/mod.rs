@@ -57,6 +57,8 @@ enum Form {
     Plain,
     /// `field.TooLong`: `<field>: Too long: <detail>`, the value omitted.
     TooLong,
+    /// `field.Required`: `<field>: Required value: <detail>`, no value.
+    Required,
 }
 
 fn form(rule: &str) -> Form {
@@ -66,6 +68,9 @@ fn form(rule: &str) -> Form {
             Form::Plain
         }
         "override-annotations-too-long" => Form::TooLong,
+        // field.Required(fieldPath, "FieldOverrider must have either JSON or YAML set"),
+        // validation.go:497-499 @v1.18.0.
+        "field-overrider-json-or-yaml" => Form::Required,
         _ => Form::Invalid,
     }
 }
@@ -96,6 +101,7 @@ impl Violation {
             Form::NotSupported => format!("{}: {}", self.field, self.message),
             Form::Invalid => format!("{}: Invalid value: {value}: {}", self.field, self.message),
             Form::TooLong => format!("{}: Too long: {}", self.field, self.message),
+            Form::Required => format!("{}: Required value: {}", self.field, self.message),
         }
     }
 }
@@ -152,6 +158,12 @@ pub fn checked_from(rule: &str) -> Option<KarmadaVersion> {
         // CRD's clusterTolerations[].operator is a plain string with no enum
         // (policy.karmada.io_propagationpolicies.yaml:576-583 @v1.17.0): Lt and Gt are stored.
         "toleration-operator-unsupported" => 18,
+        // The "neither set" half of the fieldOverrider check, validation.go:497-499 @v1.18.0.
+        // 1.12-1.17 refuse only "both set" (validation.go:415-417 @v1.17.0) and the CRD requires
+        // only fieldPath (policy.karmada.io_overridepolicies.yaml:230-231 @v1.17.0): they store
+        // the overrider, and the override manager then replaces the field with ""
+        // (pkg/util/overridemanager/overridemanager.go:432-446 @v1.17.0).
+        "field-overrider-json-or-yaml" => 18,
         _ => return None,
     };
     Some(KarmadaVersion::new(1, minor))

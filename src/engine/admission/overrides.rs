@@ -210,10 +210,11 @@ fn validate_rule(rule: &Value, path: FieldPath, out: &mut Vec<Violation>) {
                 "FieldOverrider has both YAML and JSON set. Only one is allowed",
             ));
         } else if !json && !yaml {
+            // A `field.Required`: no value in the message. From 1.18 only (`checked_from`).
             out.push(Violation::new(
                 "field-overrider-json-or-yaml",
                 fpath.clone(),
-                Some(json_raw(f)),
+                None,
                 "FieldOverrider must have either JSON or YAML set",
             ));
         }

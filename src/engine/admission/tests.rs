@@ -1179,6 +1179,38 @@ fn field_overrider_json_and_yaml() {
     )));
 }
 
+/// "Neither set" came with 1.18 as a field.Required (validation.go:497-499 @v1.18.0): 1.12-1.17
+/// check only "both set" (validation.go:415-417 @v1.17.0), so they store the overrider.
+#[test]
+fn field_overrider_json_or_yaml_is_checked_from_1_18() {
+    let o = op_rules("        fieldOverrider:\n          - fieldPath: /data/config.yaml\n");
+    for minor in 12..=17 {
+        none(validate_override_at(&o, minor));
+    }
+    let v = one(
+        validate_override_at(&o, 18),
+        "field-overrider-json-or-yaml",
+        "spec.overrideRules[0].overriders.fieldOverrider[0]",
+        "FieldOverrider must have either JSON or YAML set",
+    );
+    assert_eq!(
+        v.karmada_error(),
+        "spec.overrideRules[0].overriders.fieldOverrider[0]: Required value: FieldOverrider must have either JSON or YAML set"
+    );
+    // "Both set" is older: 1.12 has it.
+    one(
+        validate_override_at(
+            &op_rules(
+                "        fieldOverrider:\n          - fieldPath: /data/config\n            json: [{subPath: /key, operator: remove}]\n            yaml: [{subPath: /key, operator: remove}]\n",
+            ),
+            12,
+        ),
+        "field-overrider-json-and-yaml",
+        "spec.overrideRules[0].overriders.fieldOverrider[0]",
+        "FieldOverrider has both YAML and JSON set. Only one is allowed",
+    );
+}
+
 #[test]
 fn override_values() {
     let v = one(

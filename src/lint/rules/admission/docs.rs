@@ -760,7 +760,7 @@ spec:
         id: "field-overrider-json-or-yaml",
         summary: "a fieldOverrider sets neither json nor yaml patches",
         message: "FieldOverrider must have either JSON or YAML set",
-        rationale: "A field overrider without patches does nothing.",
+        rationale: "A field overrider without patches does not leave the field alone: the override manager writes an empty string into it. Karmada checks this from 1.18: 1.12 to 1.17 store the overrider (they refuse only both json and yaml set), and the field is then blanked on every member cluster. Reported as `Required value: FieldOverrider must have either JSON or YAML set`.",
         example: "apiVersion: policy.karmada.io/v1alpha1
 kind: OverridePolicy
 metadata: {name: nginx, namespace: default}
@@ -773,7 +773,7 @@ spec:
           - fieldPath: /data/config
 ",
         fix: "Add json or yaml patch operations, or remove the overrider.",
-        reference: "pkg/util/validation/validation.go:458-508 (ValidateOverrideRules)",
+        reference: "pkg/util/validation/validation.go:497-499 @v1.18.0 (ValidateOverrideRules; absent before v1.18.0); pkg/util/overridemanager/overridemanager.go:432-446 @v1.17.0 (applyFieldOverriders)",
     },
     AdmissionRule {
         id: "override-value-required",
