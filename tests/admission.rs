@@ -200,6 +200,9 @@ fn override_policies_follow_their_own_chain() {
     assert_eq!(errors_with_api_message(&json), expected, "{json:#}");
 }
 
+/// apimachinery's `IsQualifiedName` text for a name part that is not a label name.
+const NAME_PART: &str = "name part must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]')";
+
 /// `lint -o json --karmada-version <version> <fixture>`.
 fn lint_json_at(fixture: &str, version: &str) -> (i32, serde_json::Value) {
     let out = Command::new(env!("CARGO_BIN_EXE_kubectl-karmada_policy"))
@@ -277,6 +280,16 @@ fn checks_added_later_apply_from_their_release_only() {
                 "field-overrider-json-or-yaml",
                 "FieldOverrider must have either JSON or YAML set",
                 "admission webhook \"overridepolicy.karmada.io\" denied the request: spec.overrideRules[0].overriders.fieldOverrider[0]: Required value: FieldOverrider must have either JSON or YAML set",
+            )],
+        ),
+        (
+            "testdata/admission/releases/state-preservation-alias.yaml",
+            "1.14",
+            "1.15",
+            &[(
+                "state-preservation-alias-invalid",
+                NAME_PART,
+                "admission webhook \"propagationpolicy.karmada.io\" denied the request: spec.failover.application.statePreservation.rules[0].aliasLabelName: Invalid value: \"bad label!\": name part must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]')",
             )],
         ),
     ];

@@ -80,7 +80,8 @@ pub(super) fn validate_failover(
     }
 }
 
-/// `metav1validation.ValidateLabelName` on every alias (:389-391); `jsonPath` is not checked.
+/// `metav1validation.ValidateLabelName` on every alias (:389-391; from 1.15, see
+/// `checked_from`); `jsonPath` is not checked.
 fn validate_state_preservation(
     sp: Option<&StatePreservation>,
     parent: FieldPath,

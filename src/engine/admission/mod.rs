@@ -149,6 +149,13 @@ pub fn denial(kind: PolicyKind, violations: &[Violation]) -> Option<String> {
 /// the same at every patch tag of a minor) refuse nothing of it instead.
 pub fn checked_from(rule: &str) -> Option<KarmadaVersion> {
     let minor = match rule {
+        // validateStatePreservationRule (ValidateLabelName of aliasLabelName), called for
+        // application failover (:250-252) and cluster failover (:214,257-269):
+        // validation.go:271-287 @v1.15.0. statePreservation is in the CRD from 1.12
+        // (policy.karmada.io_propagationpolicies.yaml:164-215 @v1.12.0, aliasLabelName a plain
+        // string), and ValidateApplicationFailover of 1.12-1.14 never looks at it
+        // (validation.go:218-243 @v1.14.0): any alias is stored.
+        "state-preservation-alias-invalid" => 15,
         // validateResourceSelectors, called by ValidatePropagationSpec (:50) and
         // ValidateOverrideSpec (:357): validation.go:57-69 @v1.17.0. Before, an explicit
         // selector namespace other than the policy's is stored and simply never matches.

@@ -721,6 +721,29 @@ fn state_preservation_alias_invalid() {
     ))));
 }
 
+/// validateStatePreservationRule came with 1.15 (validation.go:250-252,271-287 @v1.15.0); the
+/// CRD has statePreservation from 1.12, and ValidateApplicationFailover of 1.12-1.14 does not
+/// look at it (validation.go:218-243 @v1.14.0).
+#[test]
+fn state_preservation_alias_invalid_is_checked_from_1_15() {
+    let p = pp(&format!(
+        "{RS}{DEPS}  failover:\n    application:\n      decisionConditions: {{tolerationSeconds: 60}}\n      purgeMode: Never\n      statePreservation:\n        rules: [{{aliasLabelName: 'bad label!', jsonPath: '{{ .status.x }}'}}]\n"
+    ));
+    for minor in 12..=14 {
+        none(violations_at(&p, minor));
+    }
+    let v = one(
+        violations_at(&p, 15),
+        "state-preservation-alias-invalid",
+        "spec.failover.application.statePreservation.rules[0].aliasLabelName",
+        NAME_PART,
+    );
+    assert_eq!(
+        v.karmada_error(),
+        format!("spec.failover.application.statePreservation.rules[0].aliasLabelName: Invalid value: \"bad label!\": {NAME_PART}")
+    );
+}
+
 // ---- N1, R1, S1 -----------------------------------------------------------------------------
 
 #[test]

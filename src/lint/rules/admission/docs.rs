@@ -466,7 +466,7 @@ spec:
         id: "state-preservation-alias-invalid",
         summary: "a statePreservation aliasLabelName is not a valid label name",
         message: IS_LABEL_KEY,
-        rationale: "The preserved state is injected into the migrated workload as a label with this name.",
+        rationale: "The preserved state is injected into the migrated workload as a label with this name. Karmada checks this from 1.15: 1.12 to 1.14 store any alias (their CRD has statePreservation with aliasLabelName a plain string).",
         example: "apiVersion: policy.karmada.io/v1alpha1
 kind: PropagationPolicy
 metadata: {name: nginx, namespace: default}
@@ -481,7 +481,7 @@ spec:
           - {aliasLabelName: -invalid-label, jsonPath: '{.availableReplicas}'}
 ",
         fix: "Use a valid label name such as `example.com/replicas`.",
-        reference: "pkg/util/validation/validation.go:354-373, 389-391 (ValidateApplicationFailover, validateClusterFailover, validateStatePreservationRule)",
+        reference: "pkg/util/validation/validation.go:354-373, 389-391 (ValidateApplicationFailover, validateClusterFailover, validateStatePreservationRule); validation.go:271-287 @v1.15.0 (absent before v1.15.0)",
     },
     // ---- selectors, preemption, suspension --------------------------------------------------
     AdmissionRule {
