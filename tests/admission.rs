@@ -314,3 +314,31 @@ fn checks_added_later_apply_from_their_release_only() {
         );
     }
 }
+
+/// The webhook's own words follow the release: every v1.10.x says "can not co-exist"
+/// (pkg/util/validation/validation.go:69 @v1.10.0), v1.11.0 on "cannot" (:82 @v1.11.0).
+/// (The value is compared from 1.16 only: apimachinery before v0.34 prints a struct with
+/// `%#v`, pointer addresses included, `field/errors.go:86-90 @v1.10.0`.)
+#[test]
+fn karmada_1_10_words_the_affinity_refusal_can_not() {
+    let fixture = "testdata/admission/releases/affinity-can-not.yaml";
+    let value = r#"{"clusterAffinity":{"clusterNames":["member1"]},"clusterAffinities":[{"affinityName":"a","clusterNames":["member1"]}]}"#;
+    for (version, word) in [("1.10", "can not"), ("1.11", "cannot"), ("1.19", "cannot")] {
+        let (code, json) = lint_json_at(fixture, version);
+        assert_eq!(code, 1, "{version}");
+        let message = format!("clusterAffinities {word} co-exist with clusterAffinity");
+        let found = errors_with_both_messages(&json);
+        assert_eq!(found.len(), 1, "{version}: {found:?}");
+        let (rule, text, api) = &found[0];
+        assert_eq!(rule, "placement-affinity-exclusive");
+        assert_eq!(text, &message, "{version}");
+        assert!(
+            api.starts_with("admission webhook \"propagationpolicy.karmada.io\" denied the request: spec.placement: Invalid value: ")
+                && api.ends_with(&format!(": {message}")),
+            "{version}: {api}"
+        );
+        if version == "1.19" {
+            assert!(api.contains(value), "{api}");
+        }
+    }
+}

@@ -40,6 +40,11 @@ pub struct Violation {
     pub message: String,
     /// The bad value as Karmada prints it: ints and bools bare, strings quoted, structs and
     /// slices as JSON; `None` for the messages that carry no value.
+    ///
+    /// Structs and slices print as JSON from Karmada 1.16 (apimachinery v0.34,
+    /// `field/errors.go:90-107 @v1.16.0`). Karmada 1.10-1.15 vendor an apimachinery that prints
+    /// them with Go's `%#v`, pointer addresses included (`field/errors.go:85-90 @v1.10.0`,
+    /// `:107-112 @v1.15.0`), which no one can reproduce: the JSON form stands in for it there.
     pub value: Option<String>,
 }
 
@@ -199,6 +204,7 @@ pub fn validate_spec(
     let default_placement = Default::default();
     placement::validate_placement(
         spec.placement.as_ref().unwrap_or(&default_placement),
+        version,
         &mut out,
     );
     // F0 (validation.go:46-48).
@@ -223,7 +229,7 @@ pub fn validate_spec(
     };
     selectors::validate_selector_namespaces(&spec.resource_selectors, policy_namespace, &mut out);
     // R1 (validation.go:72-84).
-    selectors::validate_preemption_names(spec, &mut out);
+    selectors::validate_preemption_names(spec, version, &mut out);
     // S1 (validation.go:86-99).
     selectors::validate_suspension(spec.suspension.as_ref(), &mut out);
     // The checks `version` does not have yet.

@@ -15,20 +15,24 @@ use crate::model::policy::{
     ClusterAffinity, ClusterAffinityTerm, FieldSelector, Placement, SpreadConstraint, Toleration,
     WorkloadAffinity,
 };
+use crate::model::KarmadaVersion;
 use crate::source::FieldPath;
 
 fn base() -> FieldPath {
     FieldPath::parse("spec.placement")
 }
 
-pub(super) fn validate_placement(p: &Placement, out: &mut Vec<Violation>) {
+pub(super) fn validate_placement(p: &Placement, version: KarmadaVersion, out: &mut Vec<Violation>) {
     // :105-107. Go compares the slice with nil, so `clusterAffinities: []` counts as set.
     if p.cluster_affinity.is_some() && p.cluster_affinities.is_some() {
         out.push(Violation::new(
             "placement-affinity-exclusive",
             base(),
             Some(json_of(p)),
-            "clusterAffinities cannot co-exist with clusterAffinity",
+            format!(
+                "clusterAffinities {} co-exist with clusterAffinity",
+                cannot(version)
+            ),
         ));
     }
     // :110-115.
@@ -57,6 +61,17 @@ pub(super) fn validate_placement(p: &Placement, out: &mut Vec<Violation>) {
         validate_workload_affinity(w, out);
     }
     validate_cluster_tolerations(&p.cluster_tolerations, out);
+}
+
+/// How the webhook's messages spell "cannot": "can not" in every 1.10.x
+/// (validation.go:58,69 @v1.10.0), "cannot" from v1.11.0 (validation.go:56,82 @v1.11.0). Only
+/// the two messages of 1.10 that said "can not" use it.
+pub(super) fn cannot(version: KarmadaVersion) -> &'static str {
+    if version.at_least(1, 11) {
+        "cannot"
+    } else {
+        "can not"
+    }
 }
 
 /// `IsOverflowCapable` (pkg/util/policy.go:31-44): Divided replicas, and either Aggregated or

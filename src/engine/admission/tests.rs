@@ -746,6 +746,38 @@ fn state_preservation_alias_invalid_is_checked_from_1_15() {
 
 // ---- N1, R1, S1 -----------------------------------------------------------------------------
 
+/// Every v1.10.x says "can not" in the two messages that say "cannot" from v1.11.0
+/// (validation.go:58,69 @v1.10.0; :56,82 @v1.11.0): the API server's line is the release's.
+#[test]
+fn karmada_1_10_says_can_not() {
+    let both = pp(&format!(
+        "{RS}  placement:\n    clusterAffinity: {{clusterNames: [member1]}}\n    clusterAffinities: [{{affinityName: a, clusterNames: [member1]}}]\n"
+    ));
+    let preempt = pp("  preemption: Always\n  resourceSelectors: [{apiVersion: v1, kind: Pod}]\n");
+    let empty_name = "name {} be empty if preemption is Always, the empty name may cause unexpected resources preemption";
+    for (minor, word) in [(10, "can not"), (11, "cannot")] {
+        let v = one(
+            violations_at(&both, minor),
+            "placement-affinity-exclusive",
+            "spec.placement",
+            &format!("clusterAffinities {word} co-exist with clusterAffinity"),
+        );
+        assert!(
+            v.karmada_error().ends_with(&format!(
+                ": clusterAffinities {word} co-exist with clusterAffinity"
+            )),
+            "{}",
+            v.karmada_error()
+        );
+        one(
+            violations_at(&preempt, minor),
+            "preemption-requires-name",
+            "spec.resourceSelectors[0].name",
+            &empty_name.replace("{}", word),
+        );
+    }
+}
+
 #[test]
 fn selector_namespace_mismatch() {
     let v = one(

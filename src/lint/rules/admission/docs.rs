@@ -37,7 +37,7 @@ pub const RULES: &[AdmissionRule] = &[
         id: "placement-affinity-exclusive",
         summary: "placement sets both clusterAffinity and clusterAffinities",
         message: "clusterAffinities cannot co-exist with clusterAffinity",
-        rationale: "clusterAffinities is the ordered, fail-over capable form of clusterAffinity; the scheduler cannot honour both. An empty `clusterAffinities: []` counts as set.",
+        rationale: "clusterAffinities is the ordered, fail-over capable form of clusterAffinity; the scheduler cannot honour both. An empty `clusterAffinities: []` counts as set. Karmada 1.10 words it \"can not co-exist\".",
         example: "apiVersion: policy.karmada.io/v1alpha1
 kind: PropagationPolicy
 metadata: {name: nginx, namespace: default}
@@ -502,7 +502,7 @@ spec:
         id: "preemption-requires-name",
         summary: "preemption: Always with a resource selector that has no name",
         message: "name cannot be empty if preemption is Always, the empty name may cause unexpected resources preemption",
-        rationale: "A preempting policy takes resources from other policies; without a name a selector could take every matching resource. A labelSelector does not satisfy this rule.",
+        rationale: "A preempting policy takes resources from other policies; without a name a selector could take every matching resource. A labelSelector does not satisfy this rule. Karmada 1.10 words it \"name can not be empty\".",
         example: "apiVersion: policy.karmada.io/v1alpha1
 kind: PropagationPolicy
 metadata: {name: nginx, namespace: default}
