@@ -342,3 +342,28 @@ fn karmada_1_10_words_the_affinity_refusal_can_not() {
         }
     }
 }
+
+/// A check Karmada dropped: 1.10 and 1.11 refuse an empty image predicate path
+/// (pkg/util/validation/validation.go:291-297 @v1.10.0, :304-310 @v1.11.0); 1.12 replaced the
+/// check with jsonpointer.New, which takes "" (validation.go:311-319 @v1.12.0).
+#[test]
+fn an_empty_predicate_path_is_refused_by_1_10_and_1_11_only() {
+    let fixture = "testdata/admission/releases/image-predicate-empty.yaml";
+    for version in ["1.10", "1.11"] {
+        let (code, json) = lint_json_at(fixture, version);
+        assert_eq!(code, 1, "{version}");
+        assert_eq!(
+            errors_with_both_messages(&json),
+            vec![(
+                "json-pointer-invalid".to_string(),
+                "path should be start with / character".to_string(),
+                "admission webhook \"overridepolicy.karmada.io\" denied the request: spec.overrideRules[0].overriders.imageOverrider[0].predicate.path: Invalid value: \"\": path should be start with / character".to_string(),
+            )],
+            "{version}"
+        );
+    }
+    for version in ["1.12", "1.19"] {
+        let (_, json) = lint_json_at(fixture, version);
+        assert_eq!(errors_with_both_messages(&json), vec![], "{version}");
+    }
+}

@@ -154,6 +154,16 @@ pub fn denial(kind: PolicyKind, violations: &[Violation]) -> Option<String> {
 /// the same at every patch tag of a minor) refuse nothing of it instead.
 pub fn checked_from(rule: &str) -> Option<KarmadaVersion> {
     let minor = match rule {
+        // validateSuspension, called by ValidatePropagationSpec: validation.go:43,62-76
+        // @v1.11.0. spec.suspension came with it: the 1.10 CRD has no such field.
+        "suspension-exclusive" => 11,
+        // The fieldOverrider checks of ValidateOverrideRules: validation.go:321-335,343-380
+        // @v1.12.0, with fieldOverrider in the CRD. (Their JSON pointer checks share
+        // json-pointer-invalid with the older image predicate check: overrides.rs skips the
+        // whole fieldOverrider block before 1.12.)
+        "field-overrider-json-and-yaml"
+        | "override-value-required"
+        | "override-value-forbidden" => 12,
         // validateStatePreservationRule (ValidateLabelName of aliasLabelName), called for
         // application failover (:250-252) and cluster failover (:214,257-269):
         // validation.go:271-287 @v1.15.0. statePreservation is in the CRD from 1.12
@@ -165,6 +175,9 @@ pub fn checked_from(rule: &str) -> Option<KarmadaVersion> {
         // ValidateOverrideSpec (:357): validation.go:57-69 @v1.17.0. Before, an explicit
         // selector namespace other than the policy's is stored and simply never matches.
         "selector-namespace-mismatch" => 17,
+        // ValidateWorkloadAffinity, called by ValidatePlacement: validation.go:112,117-141
+        // @v1.17.0, with placement.workloadAffinity in the CRD.
+        "workload-affinity-key-invalid" | "workload-affinity-same-key" => 17,
         // validateClusterTolerations, called by ValidatePlacement: validation.go:121,124-142
         // @v1.18.0 (Kubernetes' TaintTolerationComparisonOperators brought Lt/Gt). Before, the
         // CRD's clusterTolerations[].operator is a plain string with no enum
@@ -176,6 +189,13 @@ pub fn checked_from(rule: &str) -> Option<KarmadaVersion> {
         // the overrider, and the override manager then replaces the field with ""
         // (pkg/util/overridemanager/overridemanager.go:432-446 @v1.17.0).
         "field-overrider-json-or-yaml" => 18,
+        // The overflow check of ValidatePlacement (validation.go:109-115 @v1.18.0) and
+        // ValidateOverflowAffinities (:201,212-240 @v1.18.0), with
+        // clusterAffinities[].overflowAffinities in the CRD.
+        "overflow-requires-dynamic-weight-or-aggregated"
+        | "overflow-requires-inline-affinity"
+        | "overflow-name-invalid"
+        | "overflow-name-duplicate" => 18,
         _ => return None,
     };
     Some(KarmadaVersion::new(1, minor))
@@ -330,7 +350,7 @@ pub fn validate_update(old: &Policy, new: &Policy) -> Vec<Violation> {
 /// OverridePolicy / ClusterOverridePolicy (§1.7): the OP mutating webhook's selector namespace
 /// default, then `ValidateOverrideSpec` and `ValidateOverrideRules`, as `version` has them.
 pub fn validate_override(op: &OverridePolicy, version: KarmadaVersion) -> Vec<Violation> {
-    let mut out = overrides::validate_override(op);
+    let mut out = overrides::validate_override(op, version);
     out.retain(|v| checks(v.rule, version));
     out
 }

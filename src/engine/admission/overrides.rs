@@ -18,7 +18,7 @@ use super::render::{go_json, go_quote, json_raw};
 use super::selectors::validate_selector_namespaces;
 use super::Violation;
 use crate::model::policy::ClusterAffinity;
-use crate::model::OverridePolicy;
+use crate::model::{KarmadaVersion, OverridePolicy};
 use crate::source::FieldPath;
 
 /// go-openapi/jsonpointer (≥ 0.21) `New` on a pointer that is neither empty nor starts with
@@ -36,7 +36,7 @@ const OVERRIDER_LISTS: &[&str] = &[
     "annotationsOverrider",
 ];
 
-pub(super) fn validate_override(op: &OverridePolicy) -> Vec<Violation> {
+pub(super) fn validate_override(op: &OverridePolicy, version: KarmadaVersion) -> Vec<Violation> {
     let mut out = Vec::new();
     let spec = FieldPath::parse("spec");
     let namespace = if op.cluster_scoped {
@@ -93,7 +93,12 @@ pub(super) fn validate_override(op: &OverridePolicy) -> Vec<Violation> {
         .flatten()
         .enumerate()
     {
-        validate_rule(rule, spec.clone().key("overrideRules").index(i), &mut out);
+        validate_rule(
+            rule,
+            spec.clone().key("overrideRules").index(i),
+            version,
+            &mut out,
+        );
     }
     // After the rules, as `ValidateOverrideSpec` appends them (validation.go:415-416).
     validate_selector_namespaces(&selectors, namespace, &mut out);
@@ -123,7 +128,7 @@ fn sorted_string_map(v: Option<&Value>) -> Vec<(String, String)> {
 const TOTAL_ANNOTATION_SIZE_LIMIT: usize = 256 * 1024;
 
 /// One `RuleWithCluster` (:457-508).
-fn validate_rule(rule: &Value, path: FieldPath, out: &mut Vec<Violation>) {
+fn validate_rule(rule: &Value, path: FieldPath, version: KarmadaVersion, out: &mut Vec<Violation>) {
     let overriders = rule.get("overriders");
     let opath = path.clone().key("overriders");
     // Annotations: `apivalidation.ValidateAnnotations`, keys checked lower-cased.
@@ -181,20 +186,31 @@ fn validate_rule(rule: &Value, path: FieldPath, out: &mut Vec<Violation>) {
     for (j, img) in items(overriders, "imageOverrider") {
         if let Some(p) = img.get("predicate").filter(|p| !p.is_null()) {
             let s = p.get("path").and_then(Value::as_str).unwrap_or("");
-            check_pointer(
-                s,
-                opath
-                    .clone()
-                    .key("imageOverrider")
-                    .index(j)
-                    .key("predicate")
-                    .key("path"),
-                out,
-            );
+            let at = opath
+                .clone()
+                .key("imageOverrider")
+                .index(j)
+                .key("predicate")
+                .key("path");
+            if version.at_least(1, 12) {
+                check_pointer(s, at, out);
+            } else if !s.starts_with('/') {
+                // 1.10 and 1.11 only look for the leading "/", so an empty path is refused too
+                // (validation.go:291-297 @v1.10.0, :304-310 @v1.11.0); jsonpointer came with
+                // 1.12 (validation.go:311-319 @v1.12.0).
+                out.push(Violation::new(
+                    "json-pointer-invalid",
+                    at,
+                    Some(go_quote(s)),
+                    "path should be start with / character",
+                ));
+            }
         }
     }
-    // Field overriders.
-    for (j, f) in items(overriders, "fieldOverrider") {
+    // Field overriders: from 1.12, which added them to the CRD and these checks to
+    // ValidateOverrideRules (validation.go:321-335 @v1.12.0).
+    let field_overriders_checked = version.at_least(1, 12);
+    for (j, f) in items(overriders, "fieldOverrider").filter(|_| field_overriders_checked) {
         let fpath = opath.clone().key("fieldOverrider").index(j);
         let has = |k: &str| {
             f.get(k)

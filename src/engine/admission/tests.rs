@@ -897,6 +897,103 @@ fn suspension_exclusive() {
     }
 }
 
+// ---- checks of a later release --------------------------------------------------------------
+
+/// Each webhook check that came with the field it checks is not applied by an older release,
+/// even to a spec that still holds the field (the chain prunes it first: this is the typed path,
+/// `admit`): suspension (validation.go:43,62-76 @v1.11.0), workloadAffinity
+/// (:112,117-141 @v1.17.0), overflowAffinities (:109-115,201,212-240 @v1.18.0).
+#[test]
+fn checks_that_came_with_their_field() {
+    let suspended = pp(&format!(
+        "{RS}  suspension:\n    dispatching: true\n    dispatchingOnClusters: {{clusterNames: [c]}}\n"
+    ));
+    none(violations_at(&suspended, 10));
+    assert_eq!(
+        violations_at(&suspended, 11)[0].rule,
+        "suspension-exclusive"
+    );
+
+    let same_key = pp(&format!(
+        "{RS}  placement:\n    workloadAffinity:\n      affinity: {{groupByLabelKey: 'bad key'}}\n      antiAffinity: {{groupByLabelKey: 'bad key'}}\n"
+    ));
+    none(violations_at(&same_key, 16));
+    let rules: Vec<_> = violations_at(&same_key, 17)
+        .iter()
+        .map(|v| v.rule)
+        .collect();
+    assert_eq!(
+        rules,
+        [
+            "workload-affinity-key-invalid",
+            "workload-affinity-key-invalid",
+            "workload-affinity-same-key"
+        ]
+    );
+
+    let overflow = pp(&format!("{RS}  placement:\n{OVERFLOW_TERM}"));
+    none(violations_at(&overflow, 17));
+    assert_eq!(
+        violations_at(&overflow, 18)[0].rule,
+        "overflow-requires-dynamic-weight-or-aggregated"
+    );
+}
+
+/// fieldOverrider and its checks came with 1.12 (validation.go:321-335,343-380 @v1.12.0).
+/// Before, the image predicate path was only checked for a leading "/", so "" was refused too,
+/// with another text (validation.go:291-297 @v1.10.0, :304-310 @v1.11.0).
+#[test]
+fn override_paths_before_1_12() {
+    let fields = op_rules(
+        "        fieldOverrider:\n          - fieldPath: data/config\n            json: [{subPath: key, operator: replace}]\n            yaml: [{subPath: /key, operator: remove, value: 1}]\n",
+    );
+    none(validate_override_at(&fields, 11));
+    let rules: Vec<_> = validate_override_at(&fields, 12)
+        .iter()
+        .map(|v| v.rule)
+        .collect();
+    assert_eq!(
+        rules,
+        [
+            "field-overrider-json-and-yaml",
+            "json-pointer-invalid",
+            "json-pointer-invalid",
+            "override-value-required",
+            "override-value-forbidden"
+        ]
+    );
+
+    let predicate = |path: &str| {
+        op_rules(&format!(
+            "        imageOverrider:\n          - {{component: Registry, operator: replace, value: r.io, predicate: {{path: '{path}'}}}}\n"
+        ))
+    };
+    let field = "spec.overrideRules[0].overriders.imageOverrider[0].predicate.path";
+    for minor in [10, 11] {
+        for path in ["spec/template", ""] {
+            let v = one(
+                validate_override_at(&predicate(path), minor),
+                "json-pointer-invalid",
+                field,
+                "path should be start with / character",
+            );
+            assert_eq!(
+                v.karmada_error(),
+                format!(
+                    "{field}: Invalid value: \"{path}\": path should be start with / character"
+                )
+            );
+        }
+        none(validate_override_at(&predicate("/spec/template"), minor));
+    }
+    // From 1.12 an empty pointer is the whole document, and valid.
+    none(validate_override_at(&predicate(""), 12));
+    assert_eq!(
+        validate_override_at(&predicate("spec/template"), 12)[0].rule,
+        "json-pointer-invalid"
+    );
+}
+
 // ---- update and stored checks ---------------------------------------------------------------
 
 fn two(yaml: &str) -> (Policy, Policy) {

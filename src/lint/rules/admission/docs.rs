@@ -56,7 +56,7 @@ spec:
         id: "overflow-requires-dynamic-weight-or-aggregated",
         summary: "overflowAffinities without Divided replicas that are Aggregated or dynamically weighted",
         message: "overflowAffinities can only be used together with dynamic weight or aggregated scheduling",
-        rationale: "Overflow moves replicas that do not fit the primary group; only Aggregated or dynamic-weight division computes what fits. Note that Divided without a preference is defaulted to Weighted, and Weighted without dynamicWeight is static.",
+        rationale: "Overflow moves replicas that do not fit the primary group; only Aggregated or dynamic-weight division computes what fits. Note that Divided without a preference is defaulted to Weighted, and Weighted without dynamicWeight is static. Karmada checks this from 1.18, which added overflowAffinities.",
         example: "apiVersion: policy.karmada.io/v1alpha1
 kind: PropagationPolicy
 metadata: {name: nginx, namespace: default}
@@ -151,7 +151,7 @@ spec:
         id: "overflow-requires-inline-affinity",
         summary: "a term with overflowAffinities selects no primary clusters",
         message: "overflowAffinities can only be used together with the inline ClusterAffinity",
-        rationale: "Overflow extends a primary group; a term without labelSelector, fieldSelector, clusterNames or exclude has no primary group to overflow from.",
+        rationale: "Overflow extends a primary group; a term without labelSelector, fieldSelector, clusterNames or exclude has no primary group to overflow from. Karmada checks this from 1.18, which added overflowAffinities.",
         example: "apiVersion: policy.karmada.io/v1alpha1
 kind: PropagationPolicy
 metadata: {name: nginx, namespace: default}
@@ -172,7 +172,7 @@ spec:
         id: "overflow-name-invalid",
         summary: "an overflow affinity name is not a valid label key",
         message: IS_LABEL_KEY,
-        rationale: "Overflow names are scheduling group names, like affinityName.",
+        rationale: "Overflow names are scheduling group names, like affinityName. Karmada checks this from 1.18, which added overflowAffinities.",
         example: "apiVersion: policy.karmada.io/v1alpha1
 kind: PropagationPolicy
 metadata: {name: nginx, namespace: default}
@@ -194,7 +194,7 @@ spec:
         id: "overflow-name-duplicate",
         summary: "an overflow affinity name repeats another overflow name or the term's affinityName",
         message: "overflow affinity name must be unique and must not duplicate the primary group's affinityName",
-        rationale: "Groups are identified by name; a repeated name makes the overflow order ambiguous.",
+        rationale: "Groups are identified by name; a repeated name makes the overflow order ambiguous. Karmada checks this from 1.18, which added overflowAffinities.",
         example: "apiVersion: policy.karmada.io/v1alpha1
 kind: PropagationPolicy
 metadata: {name: nginx, namespace: default}
@@ -319,7 +319,7 @@ spec:
         id: "workload-affinity-key-invalid",
         summary: "a workloadAffinity groupByLabelKey is not a valid label key",
         message: IS_LABEL_KEY,
-        rationale: "Workloads are grouped by the value of this label on the resource template, so it must be a label key.",
+        rationale: "Workloads are grouped by the value of this label on the resource template, so it must be a label key. Karmada checks this from 1.17, which added placement.workloadAffinity.",
         example: "apiVersion: policy.karmada.io/v1alpha1
 kind: PropagationPolicy
 metadata: {name: nginx, namespace: default}
@@ -336,7 +336,7 @@ spec:
         id: "workload-affinity-same-key",
         summary: "workload affinity and anti-affinity group by the same label key",
         message: "affinity and antiAffinity must not use the same groupByLabelKey",
-        rationale: "Co-locating and separating the same group at once cannot be satisfied.",
+        rationale: "Co-locating and separating the same group at once cannot be satisfied. Karmada checks this from 1.17, which added placement.workloadAffinity.",
         example: "apiVersion: policy.karmada.io/v1alpha1
 kind: PropagationPolicy
 metadata: {name: nginx, namespace: default}
@@ -521,7 +521,7 @@ spec:
         id: "suspension-exclusive",
         summary: "suspension sets dispatching: true and lists dispatchingOnClusters.clusterNames",
         message: "suspension dispatching cannot co-exist with dispatchingOnClusters.clusterNames",
-        rationale: "dispatching: true already pauses every cluster; a cluster list next to it is contradictory. `clusterNames: []` is fine. The field is reported as `spec.suspension.suspension` (sic).",
+        rationale: "dispatching: true already pauses every cluster; a cluster list next to it is contradictory. `clusterNames: []` is fine. The field is reported as `spec.suspension.suspension` (sic). Karmada checks this from 1.11, which added spec.suspension.",
         example: "apiVersion: policy.karmada.io/v1alpha1
 kind: PropagationPolicy
 metadata: {name: nginx, namespace: default}
@@ -719,7 +719,7 @@ spec:
         id: "json-pointer-invalid",
         summary: "an overrider path (predicate.path, fieldPath, subPath) is not a JSON pointer",
         message: "JSON pointer must be empty or start with a \"/\nJSON pointer error",
-        rationale: "These paths are RFC 6901 JSON pointers; one that does not start with '/' cannot be resolved.",
+        rationale: "These paths are RFC 6901 JSON pointers; one that does not start with '/' cannot be resolved. Karmada 1.10 and 1.11 have no fieldOverrider and check predicate.path only for a leading '/' (an empty path is refused too), with the message `path should be start with / character`.",
         example: "apiVersion: policy.karmada.io/v1alpha1
 kind: OverridePolicy
 metadata: {name: nginx, namespace: default}
@@ -733,13 +733,13 @@ spec:
             yaml: [{subPath: /key, operator: remove}]
 ",
         fix: "Start the path with '/', e.g. `/data/config`.",
-        reference: "pkg/util/validation/validation.go:458-508 (ValidateOverrideRules, validateJSONPatchSubPaths, validateYAMLPatchSubPaths; go-openapi/jsonpointer New)",
+        reference: "pkg/util/validation/validation.go:458-508 (ValidateOverrideRules, validateJSONPatchSubPaths, validateYAMLPatchSubPaths; go-openapi/jsonpointer New); validation.go:291-297 @v1.10.0 (the predicate path check of 1.10 and 1.11)",
     },
     AdmissionRule {
         id: "field-overrider-json-and-yaml",
         summary: "a fieldOverrider sets both json and yaml patches",
         message: "FieldOverrider has both YAML and JSON set. Only one is allowed",
-        rationale: "The field is parsed either as JSON or as YAML before patching.",
+        rationale: "The field is parsed either as JSON or as YAML before patching. Karmada checks this from 1.12, which added fieldOverrider.",
         example: "apiVersion: policy.karmada.io/v1alpha1
 kind: OverridePolicy
 metadata: {name: nginx, namespace: default}
@@ -779,7 +779,7 @@ spec:
         id: "override-value-required",
         summary: "a json/yaml patch with operator add or replace has no value",
         message: "value is required for add or replace operation",
-        rationale: "There is nothing to add or replace with.",
+        rationale: "There is nothing to add or replace with. Karmada checks this from 1.12, which added fieldOverrider.",
         example: "apiVersion: policy.karmada.io/v1alpha1
 kind: OverridePolicy
 metadata: {name: nginx, namespace: default}
@@ -799,7 +799,7 @@ spec:
         id: "override-value-forbidden",
         summary: "a json/yaml patch with operator remove has a value",
         message: "value is not allowed for remove operation",
-        rationale: "remove deletes the sub-path; a value suggests add or replace was meant.",
+        rationale: "remove deletes the sub-path; a value suggests add or replace was meant. Karmada checks this from 1.12, which added fieldOverrider.",
         example: "apiVersion: policy.karmada.io/v1alpha1
 kind: OverridePolicy
 metadata: {name: nginx, namespace: default}
