@@ -367,3 +367,34 @@ fn an_empty_predicate_path_is_refused_by_1_10_and_1_11_only() {
         assert_eq!(errors_with_both_messages(&json), vec![], "{version}");
     }
 }
+
+/// The JSON pointer error follows the go-openapi/jsonpointer each release vendors:
+/// `errors.New(invalidStart)` of v0.21.0 in 1.16 (pointer.go:43,83), `errors.Join(ErrInvalidStart,
+/// ErrPointer)` of v0.22.4 in 1.17-1.18, the same with the quote closed in v0.23.1 (1.19).
+#[test]
+fn the_json_pointer_error_is_the_vendored_libraries() {
+    let fixture = "testdata/admission/releases/field-path-not-a-pointer.yaml";
+    for (version, text) in [
+        ("1.16", "JSON pointer must be empty or start with a \"/"),
+        (
+            "1.18",
+            "JSON pointer must be empty or start with a \"/\nJSON pointer error",
+        ),
+        (
+            "1.19",
+            "JSON pointer must be empty or start with a \"/\"\nJSON pointer error",
+        ),
+    ] {
+        let (code, json) = lint_json_at(fixture, version);
+        assert_eq!(code, 1, "{version}");
+        assert_eq!(
+            errors_with_both_messages(&json),
+            vec![(
+                "json-pointer-invalid".to_string(),
+                text.to_string(),
+                format!("admission webhook \"overridepolicy.karmada.io\" denied the request: spec.overrideRules[0].overriders.fieldOverrider[0].fieldPath: Invalid value: \"data/config.yaml\": {text}"),
+            )],
+            "{version}"
+        );
+    }
+}

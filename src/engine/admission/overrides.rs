@@ -21,10 +21,23 @@ use crate::model::policy::ClusterAffinity;
 use crate::model::{KarmadaVersion, OverridePolicy};
 use crate::source::FieldPath;
 
-/// go-openapi/jsonpointer (≥ 0.21) `New` on a pointer that is neither empty nor starts with
-/// `/`: `errors.Join(ErrInvalidStart, ErrPointer)`, whose text is both messages on two lines.
-const JSON_POINTER_INVALID: &str =
-    "JSON pointer must be empty or start with a \"/\nJSON pointer error";
+/// go-openapi/jsonpointer's `New` on a pointer that is neither empty nor starts with `/`, in
+/// the version `version` vendors (its `go.mod` at the tag):
+/// - v0.20.2 and v0.21.0 (Karmada 1.12-1.16): `errors.New(invalidStart)`, whose text lacks the
+///   closing quote (`pointer.go:43,83 @v1.14.0`);
+/// - v0.22.4 (1.17, 1.18): `errors.Join(ErrInvalidStart, ErrPointer)`, both messages on two
+///   lines, still without the closing quote (`errors.go:16-19`, `pointer.go:151 @v1.17.0`);
+/// - v0.23.1 (1.19): the same with the quote closed (`errors.go:16-19`, `pointer.go:222
+///   @v1.19.0-rc.0`).
+fn json_pointer_invalid(version: KarmadaVersion) -> &'static str {
+    if version.at_least(1, 19) {
+        "JSON pointer must be empty or start with a \"/\"\nJSON pointer error"
+    } else if version.at_least(1, 17) {
+        "JSON pointer must be empty or start with a \"/\nJSON pointer error"
+    } else {
+        "JSON pointer must be empty or start with a \"/"
+    }
+}
 
 /// The six overrider lists `emptyOverrides` looks at (validation.go, `emptyOverrides`).
 const OVERRIDER_LISTS: &[&str] = &[
@@ -193,7 +206,7 @@ fn validate_rule(rule: &Value, path: FieldPath, version: KarmadaVersion, out: &m
                 .key("predicate")
                 .key("path");
             if version.at_least(1, 12) {
-                check_pointer(s, at, out);
+                check_pointer(s, at, version, out);
             } else if !s.starts_with('/') {
                 // 1.10 and 1.11 only look for the leading "/", so an empty path is refused too
                 // (validation.go:291-297 @v1.10.0, :304-310 @v1.11.0); jsonpointer came with
@@ -235,12 +248,12 @@ fn validate_rule(rule: &Value, path: FieldPath, version: KarmadaVersion, out: &m
             ));
         }
         let field_path = f.get("fieldPath").and_then(Value::as_str).unwrap_or("");
-        check_pointer(field_path, fpath.clone().key("fieldPath"), out);
+        check_pointer(field_path, fpath.clone().key("fieldPath"), version, out);
         for list in ["json", "yaml"] {
             for (k, patch) in items(Some(f), list) {
                 let ppath = fpath.clone().key(list).index(k);
                 let sub = patch.get("subPath").and_then(Value::as_str).unwrap_or("");
-                check_pointer(sub, ppath.clone().key("subPath"), out);
+                check_pointer(sub, ppath.clone().key("subPath"), version, out);
                 validate_operator(patch, ppath.key("value"), out);
             }
         }
@@ -254,13 +267,18 @@ fn validate_rule(rule: &Value, path: FieldPath, version: KarmadaVersion, out: &m
 }
 
 /// `jsonpointer.New`: a pointer is empty or starts with `/`.
-fn check_pointer(pointer: &str, path: FieldPath, out: &mut Vec<Violation>) {
+fn check_pointer(
+    pointer: &str,
+    path: FieldPath,
+    version: KarmadaVersion,
+    out: &mut Vec<Violation>,
+) {
     if !pointer.is_empty() && !pointer.starts_with('/') {
         out.push(Violation::new(
             "json-pointer-invalid",
             path,
             Some(go_quote(pointer)),
-            JSON_POINTER_INVALID,
+            json_pointer_invalid(version),
         ));
     }
 }

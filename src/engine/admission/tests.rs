@@ -994,6 +994,44 @@ fn override_paths_before_1_12() {
     );
 }
 
+/// The JSON pointer error is go-openapi/jsonpointer's, in the version each release vendors
+/// (go.mod @tags): v0.20.2/v0.21.0 in 1.12-1.16 (`errors.New(invalidStart)`,
+/// pointer.go:43,83 @v1.14.0), v0.22.4 in 1.17-1.18 (`errors.Join(ErrInvalidStart, ErrPointer)`,
+/// errors.go:16-19 @v1.17.0), v0.23.1 in 1.19 (the quote closed, errors.go:19 @v1.19.0-rc.0).
+#[test]
+fn json_pointer_text_follows_the_vendored_jsonpointer() {
+    let o = op_rules(
+        "        fieldOverrider:\n          - fieldPath: data/config\n            yaml: [{subPath: /key, operator: remove}]\n",
+    );
+    for (minor, text) in [
+        (12, "JSON pointer must be empty or start with a \"/"),
+        (16, "JSON pointer must be empty or start with a \"/"),
+        (
+            17,
+            "JSON pointer must be empty or start with a \"/\nJSON pointer error",
+        ),
+        (
+            18,
+            "JSON pointer must be empty or start with a \"/\nJSON pointer error",
+        ),
+        (
+            19,
+            "JSON pointer must be empty or start with a \"/\"\nJSON pointer error",
+        ),
+    ] {
+        let v = one(
+            validate_override_at(&o, minor),
+            "json-pointer-invalid",
+            "spec.overrideRules[0].overriders.fieldOverrider[0].fieldPath",
+            text,
+        );
+        assert_eq!(
+            v.karmada_error(),
+            format!("spec.overrideRules[0].overriders.fieldOverrider[0].fieldPath: Invalid value: \"data/config\": {text}")
+        );
+    }
+}
+
 // ---- update and stored checks ---------------------------------------------------------------
 
 fn two(yaml: &str) -> (Policy, Policy) {
@@ -1277,7 +1315,7 @@ fn override_annotations_over_256_kib_are_too_long() {
 
 #[test]
 fn override_json_pointers() {
-    let msg = "JSON pointer must be empty or start with a \"/\nJSON pointer error";
+    let msg = "JSON pointer must be empty or start with a \"/\"\nJSON pointer error";
     one(
         validate_override(&op_rules(
             "        imageOverrider:\n          - {component: Registry, operator: replace, value: r.io, predicate: {path: spec/template}}\n",

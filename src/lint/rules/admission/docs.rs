@@ -718,8 +718,8 @@ spec:
     AdmissionRule {
         id: "json-pointer-invalid",
         summary: "an overrider path (predicate.path, fieldPath, subPath) is not a JSON pointer",
-        message: "JSON pointer must be empty or start with a \"/\nJSON pointer error",
-        rationale: "These paths are RFC 6901 JSON pointers; one that does not start with '/' cannot be resolved. Karmada 1.10 and 1.11 have no fieldOverrider and check predicate.path only for a leading '/' (an empty path is refused too), with the message `path should be start with / character`.",
+        message: "JSON pointer must be empty or start with a \"/\"\nJSON pointer error",
+        rationale: "These paths are RFC 6901 JSON pointers; one that does not start with '/' cannot be resolved. Karmada 1.10 and 1.11 have no fieldOverrider and check predicate.path only for a leading '/' (an empty path is refused too), with the message `path should be start with / character`. The JSON pointer text is go-openapi/jsonpointer's, so it follows the version each release vendors: `JSON pointer must be empty or start with a \"/` in 1.12 to 1.16, the same and a second line `JSON pointer error` in 1.17 and 1.18, and with the quote closed (`\"/\"`) from 1.19.",
         example: "apiVersion: policy.karmada.io/v1alpha1
 kind: OverridePolicy
 metadata: {name: nginx, namespace: default}
