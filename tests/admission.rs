@@ -398,3 +398,25 @@ fn the_json_pointer_error_is_the_vendored_libraries() {
         );
     }
 }
+
+/// Label checks are worded by the apimachinery each release vendors: "63 characters" up to
+/// v0.34 (Karmada 1.16), "63 bytes" from v0.35 (Karmada 1.17); see the fixture.
+#[test]
+fn label_messages_are_the_vendored_apimachinerys() {
+    let fixture = "testdata/admission/releases/label-value-too-long.yaml";
+    let value = "a".repeat(64);
+    for (version, unit) in [("1.16", "characters"), ("1.17", "bytes")] {
+        let (code, json) = lint_json_at(fixture, version);
+        assert_eq!(code, 1, "{version}");
+        let message = format!("must be no more than 63 {unit}");
+        assert_eq!(
+            errors_with_both_messages(&json),
+            vec![(
+                "override-label-value-invalid".to_string(),
+                message.clone(),
+                format!("admission webhook \"overridepolicy.karmada.io\" denied the request: spec.overrideRules[0].overriders.labelsOverrider[0].value: Invalid value: \"{value}\": {message}"),
+            )],
+            "{version}"
+        );
+    }
+}

@@ -21,7 +21,7 @@ use crate::model::{KarmadaVersion, PolicyKind, PropagationSpec};
 use crate::schema::{self, structural};
 use crate::source::FieldPath;
 
-use super::labels::is_dns1123_subdomain;
+use super::labels::{dns1123_subdomain_errors, Wording};
 use super::{aggregate, is_graceful_purge, validate_spec, webhook_name, Violation};
 use crate::model::gotypes::{self, GoStruct};
 
@@ -701,7 +701,7 @@ const DNS1123_LABEL_ERR_MSG: &str = "a lowercase RFC 1123 label must consist of 
 fn dns1123_label_errors(value: &str) -> Vec<String> {
     let mut errs = Vec::new();
     if value.len() > 63 {
-        errs.push(super::labels::max_len_error(63));
+        errs.push(Wording::UtilValidation.max_len_error(63));
     }
     let lower_alnum = |c: u8| c.is_ascii_lowercase() || c.is_ascii_digit();
     let b = value.as_bytes();
@@ -746,7 +746,10 @@ fn object_meta_refusals(namespaced: bool, object: &Json) -> Vec<Refusal> {
             at_key: false,
         });
     } else if !name.is_empty() {
-        for detail in is_dns1123_subdomain(name) {
+        // The API server's util/validation, whose MaxLenError counts "characters" in every
+        // Kubernetes release Karmada installs (util/validation/validation.go:198-209,425-427
+        // @v1.19.0-rc.0's vendored v0.36).
+        for detail in dns1123_subdomain_errors(name, Wording::UtilValidation) {
             out.push(Refusal {
                 rule: schema::CONSTRAINT,
                 field: name_field.clone(),
@@ -1230,6 +1233,24 @@ mod tests {
         assert_eq!(
             v.api_server_message.unwrap(),
             "PropagationPolicy.policy.karmada.io \"My_Policy\" is invalid: metadata.name: Invalid value: \"My_Policy\": a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')"
+        );
+    }
+
+    /// The API server names and namespaces are checked with apimachinery's util/validation,
+    /// whose MaxLenError counts "characters" in every release (validation.go:425-427 of the
+    /// v0.36 Karmada 1.19 vendors, and of every older one).
+    #[test]
+    fn a_long_name_is_counted_in_characters() {
+        let name = "a".repeat(254);
+        let v = verdict(&format!(
+            "{PP}metadata: {{name: {name}, namespace: apps}}\nspec:\n  resourceSelectors: [{{apiVersion: v1, kind: ConfigMap}}]\n"
+        ));
+        assert_eq!(v.refusals.len(), 1, "{:?}", v.refusals);
+        assert_eq!(
+            v.refusals[0].message,
+            format!(
+                "metadata.name: Invalid value: \"{name}\": must be no more than 253 characters"
+            )
         );
     }
 

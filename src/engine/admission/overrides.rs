@@ -12,7 +12,7 @@
 
 use serde_json::Value;
 
-use super::labels::{is_label_key, is_label_value};
+use super::labels::{label_key_errors, label_value_errors, Wording};
 use super::placement::validate_cluster_affinity;
 use super::render::{go_json, go_quote, json_raw};
 use super::selectors::validate_selector_namespaces;
@@ -140,10 +140,22 @@ fn sorted_string_map(v: Option<&Value>) -> Vec<(String, String)> {
 /// `TotalAnnotationSizeLimitB` of apimachinery's `api/validation/objectmeta.go`: 256 KiB.
 const TOTAL_ANNOTATION_SIZE_LIMIT: usize = 256 * 1024;
 
+/// `field.TooLong`'s detail in the apimachinery `version` vendors: "must have at most N bytes"
+/// up to v0.31 (Karmada 1.10-1.13, `field/errors.go:228 @v1.13.0`), "may not be more than N
+/// bytes" from v0.32 (1.14, `field/errors.go:230 @v1.14.0`).
+fn too_long(limit: usize, version: KarmadaVersion) -> String {
+    if version.at_least(1, 14) {
+        format!("may not be more than {limit} bytes")
+    } else {
+        format!("must have at most {limit} bytes")
+    }
+}
+
 /// One `RuleWithCluster` (:457-508).
 fn validate_rule(rule: &Value, path: FieldPath, version: KarmadaVersion, out: &mut Vec<Violation>) {
     let overriders = rule.get("overriders");
     let opath = path.clone().key("overriders");
+    let wording = Wording::of_karmada(version);
     // Annotations: `apivalidation.ValidateAnnotations`, keys checked lower-cased.
     for (j, a) in items(overriders, "annotationsOverrider") {
         let vpath = opath
@@ -153,7 +165,7 @@ fn validate_rule(rule: &Value, path: FieldPath, version: KarmadaVersion, out: &m
             .key("value");
         let annotations = sorted_string_map(a.get("value"));
         for (k, _) in &annotations {
-            for msg in is_label_key(&k.to_lowercase()) {
+            for msg in label_key_errors(&k.to_lowercase(), wording) {
                 out.push(Violation::new(
                     "override-annotation-key-invalid",
                     vpath.clone(),
@@ -169,7 +181,7 @@ fn validate_rule(rule: &Value, path: FieldPath, version: KarmadaVersion, out: &m
                 "override-annotations-too-long",
                 vpath.clone(),
                 None,
-                format!("may not be more than {TOTAL_ANNOTATION_SIZE_LIMIT} bytes"),
+                too_long(TOTAL_ANNOTATION_SIZE_LIMIT, version),
             ));
         }
     }
@@ -177,7 +189,7 @@ fn validate_rule(rule: &Value, path: FieldPath, version: KarmadaVersion, out: &m
     for (j, l) in items(overriders, "labelsOverrider") {
         let vpath = opath.clone().key("labelsOverrider").index(j).key("value");
         for (k, v) in sorted_string_map(l.get("value")) {
-            for msg in is_label_key(&k) {
+            for msg in label_key_errors(&k, wording) {
                 out.push(Violation::new(
                     "override-label-key-invalid",
                     vpath.clone(),
@@ -185,7 +197,7 @@ fn validate_rule(rule: &Value, path: FieldPath, version: KarmadaVersion, out: &m
                     msg,
                 ));
             }
-            for msg in is_label_value(&v) {
+            for msg in label_value_errors(&v, wording) {
                 out.push(Violation::new(
                     "override-label-value-invalid",
                     vpath.clone(),

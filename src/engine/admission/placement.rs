@@ -8,7 +8,7 @@
 
 use std::collections::{HashMap, HashSet};
 
-use super::labels::is_label_key;
+use super::labels::{label_key_errors, Wording};
 use super::render::{go_quote, json_of};
 use super::Violation;
 use crate::model::policy::{
@@ -53,12 +53,13 @@ pub(super) fn validate_placement(p: &Placement, version: KarmadaVersion, out: &m
     if let Some(a) = &p.cluster_affinity {
         validate_cluster_affinity(a, base().key("clusterAffinity"), out);
     }
+    let wording = Wording::of_karmada(version);
     if let Some(terms) = &p.cluster_affinities {
-        validate_cluster_affinities(terms, out);
+        validate_cluster_affinities(terms, wording, out);
     }
     validate_spread_constraints(&p.spread_constraints, out);
     if let Some(w) = &p.workload_affinity {
-        validate_workload_affinity(w, out);
+        validate_workload_affinity(w, wording, out);
     }
     validate_cluster_tolerations(&p.cluster_tolerations, out);
 }
@@ -139,9 +140,16 @@ pub(super) fn validate_cluster_affinity(
     }
 }
 
-/// Each IsLabelKey message as its own violation (Karmada loops over them).
-fn label_key_violations(rule: &'static str, key: &str, path: &FieldPath, out: &mut Vec<Violation>) {
-    for msg in is_label_key(key) {
+/// Each IsLabelKey message as its own violation (Karmada loops over them), in the wording of
+/// the release's apimachinery.
+fn label_key_violations(
+    rule: &'static str,
+    key: &str,
+    path: &FieldPath,
+    wording: Wording,
+    out: &mut Vec<Violation>,
+) {
+    for msg in label_key_errors(key, wording) {
         out.push(Violation::new(rule, path.clone(), Some(go_quote(key)), msg));
     }
 }
@@ -149,12 +157,22 @@ fn label_key_violations(rule: &'static str, key: &str, path: &FieldPath, out: &m
 /// `ValidateClusterAffinities` (:185-241), per term: the name (reported at the term itself,
 /// without `.affinityName`), its uniqueness (reported at the list, with the list as value, for
 /// every repeat), the term's fieldSelector, then its overflow terms.
-fn validate_cluster_affinities(terms: &[ClusterAffinityTerm], out: &mut Vec<Violation>) {
+fn validate_cluster_affinities(
+    terms: &[ClusterAffinityTerm],
+    wording: Wording,
+    out: &mut Vec<Violation>,
+) {
     let list = base().key("clusterAffinities");
     let mut names = HashSet::new();
     for (i, term) in terms.iter().enumerate() {
         let at = list.clone().index(i);
-        label_key_violations("affinity-name-invalid", &term.affinity_name, &at, out);
+        label_key_violations(
+            "affinity-name-invalid",
+            &term.affinity_name,
+            &at,
+            wording,
+            out,
+        );
         if !names.insert(term.affinity_name.as_str()) {
             out.push(Violation::new(
                 "affinity-name-duplicate",
@@ -164,7 +182,7 @@ fn validate_cluster_affinities(terms: &[ClusterAffinityTerm], out: &mut Vec<Viol
             ));
         }
         validate_cluster_affinity(&term.affinity, at.clone(), out);
-        validate_overflow_affinities(term, &at, out);
+        validate_overflow_affinities(term, &at, wording, out);
     }
 }
 
@@ -174,6 +192,7 @@ fn validate_cluster_affinities(terms: &[ClusterAffinityTerm], out: &mut Vec<Viol
 fn validate_overflow_affinities(
     term: &ClusterAffinityTerm,
     at: &FieldPath,
+    wording: Wording,
     out: &mut Vec<Violation>,
 ) {
     let Some(overflow) = &term.overflow_affinities else {
@@ -193,7 +212,13 @@ fn validate_overflow_affinities(
     let mut names: HashSet<&str> = HashSet::from([term.affinity_name.as_str()]);
     for (j, o) in overflow.iter().enumerate() {
         let name_path = path.clone().index(j).key("affinityName");
-        label_key_violations("overflow-name-invalid", &o.affinity_name, &name_path, out);
+        label_key_violations(
+            "overflow-name-invalid",
+            &o.affinity_name,
+            &name_path,
+            wording,
+            out,
+        );
         if !names.insert(o.affinity_name.as_str()) {
             out.push(Violation::new(
                 "overflow-name-duplicate",
@@ -283,13 +308,14 @@ fn validate_spread_constraints(constraints: &[SpreadConstraint], out: &mut Vec<V
 
 /// `ValidateWorkloadAffinity` (:152-167). [inference] The value of the same-key error is not
 /// given by the specification; the shared key is used.
-fn validate_workload_affinity(w: &WorkloadAffinity, out: &mut Vec<Violation>) {
+fn validate_workload_affinity(w: &WorkloadAffinity, wording: Wording, out: &mut Vec<Violation>) {
     let path = base().key("workloadAffinity");
     if let Some(a) = &w.affinity {
         label_key_violations(
             "workload-affinity-key-invalid",
             &a.group_by_label_key,
             &path.clone().key("affinity").key("groupByLabelKey"),
+            wording,
             out,
         );
     }
@@ -298,6 +324,7 @@ fn validate_workload_affinity(w: &WorkloadAffinity, out: &mut Vec<Violation>) {
             "workload-affinity-key-invalid",
             &a.group_by_label_key,
             &path.clone().key("antiAffinity").key("groupByLabelKey"),
+            wording,
             out,
         );
     }

@@ -1032,6 +1032,53 @@ fn json_pointer_text_follows_the_vendored_jsonpointer() {
     }
 }
 
+/// The label checks' texts are the vendored apimachinery's: v0.29-v0.34 in Karmada 1.10-1.16
+/// (`util/validation`: "characters", "a qualified name"), v0.35 from 1.17 (`content`: "bytes",
+/// "a valid label key"); go.mod at the tags.
+#[test]
+fn label_messages_follow_the_vendored_apimachinery() {
+    let long = "a".repeat(64);
+    let p = pp(&format!(
+        "{RS}  placement:\n    clusterAffinities: [{{affinityName: {long}, clusterNames: [m]}}]\n"
+    ));
+    for (minor, unit) in [
+        (10, "characters"),
+        (16, "characters"),
+        (17, "bytes"),
+        (19, "bytes"),
+    ] {
+        one(
+            violations_at(&p, minor),
+            "affinity-name-invalid",
+            "spec.placement.clusterAffinities[0]",
+            &format!("name part must be no more than 63 {unit}"),
+        );
+    }
+    let o = op_rules(&format!(
+        "        labelsOverrider:\n          - {{operator: add, value: {{'a/b/c': {long}}}}}\n"
+    ));
+    for (minor, key, unit) in [
+        (16, "a qualified name", "characters"),
+        (17, "a valid label key", "bytes"),
+    ] {
+        let vs = validate_override_at(&o, minor);
+        let messages: Vec<_> = vs.iter().map(|v| (v.rule, v.message.clone())).collect();
+        assert_eq!(messages.len(), 2, "{messages:?}");
+        assert_eq!(messages[0].0, "override-label-key-invalid");
+        assert!(
+            messages[0].1.starts_with(&format!("{key} must consist of")),
+            "{messages:?}"
+        );
+        assert_eq!(
+            messages[1],
+            (
+                "override-label-value-invalid",
+                format!("must be no more than 63 {unit}")
+            )
+        );
+    }
+}
+
 // ---- update and stored checks ---------------------------------------------------------------
 
 fn two(yaml: &str) -> (Policy, Policy) {
@@ -1311,6 +1358,19 @@ fn override_annotations_over_256_kib_are_too_long() {
         v.karmada_error(),
         "spec.overrideRules[0].overriders.annotationsOverrider[0].value: Too long: may not be more than 262144 bytes"
     );
+    // field.TooLong of apimachinery up to v0.31 (Karmada 1.10-1.13) words it otherwise
+    // (field/errors.go:228 @v1.13.0; :230 @v1.14.0).
+    for (minor, text) in [
+        (13, "must have at most 262144 bytes"),
+        (14, "may not be more than 262144 bytes"),
+    ] {
+        one(
+            validate_override_at(&annotations(262_142), minor),
+            "override-annotations-too-long",
+            "spec.overrideRules[0].overriders.annotationsOverrider[0].value",
+            text,
+        );
+    }
 }
 
 #[test]

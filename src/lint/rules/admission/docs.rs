@@ -658,7 +658,8 @@ spec:
         rationale: "Karmada's webhook runs apimachinery's ValidateAnnotations on the overrider's value, size limit \
                     included, so the OverridePolicy is refused; the member cluster's API server would refuse the \
                     overridden object for the same reason. The annotations the template already carries do not count \
-                    here, but they do in the member cluster.",
+                    here, but they do in the member cluster. Karmada 1.10 to 1.13 word it \
+                    `must have at most 262144 bytes` (their apimachinery's field.TooLong).",
         example: "apiVersion: policy.karmada.io/v1alpha1
 kind: OverridePolicy
 metadata: {name: nginx, namespace: default}
