@@ -6,9 +6,9 @@
 //! Label and annotation maps are visited in sorted key order (Go's map order is random).
 //!
 //! The order is `ValidateOverrideSpec`'s: targetCluster, the two co-existence checks, the
-//! rules, then the selector namespaces (read in Karmada's validation.go at f8fdd02).
-//! [inference] Not given by the specification and chosen here: "must have either JSON or
-//! YAML" is checked right after "has both".
+//! rules, then the selector namespaces (read in Karmada's validation.go at f8fdd02). "Must have
+//! either JSON or YAML" (1.18 on) comes right after "has both" (validation.go:494-499
+//! @v1.18.0).
 
 use serde_json::Value;
 

@@ -3,8 +3,8 @@
 //!
 //! Order inside `ValidatePlacement` (:101-123): clusterAffinity/clusterAffinities exclusivity,
 //! overflow needs an overflow-capable strategy, `clusterAffinity`, `clusterAffinities`, spread
-//! constraints, then workload affinity and cluster tolerations. [inference] The relative order
-//! of the last two is not stated by the specification; it follows the order of its table.
+//! constraints, then workload affinity and cluster tolerations (validation.go:117-121
+//! @v1.18.0).
 
 use std::collections::{HashMap, HashSet};
 
@@ -186,9 +186,8 @@ fn validate_cluster_affinities(
     }
 }
 
-/// `ValidateOverflowAffinities` (:205-241). [inference] The bad values of the overflow errors
-/// are not given by the specification: the overflow list for the "inline" error, the name for
-/// the name errors.
+/// `ValidateOverflowAffinities` (:205-241). The bad values are the overflow list for the
+/// "inline" error and the name for the name errors (validation.go:219-233 @v1.18.0).
 fn validate_overflow_affinities(
     term: &ClusterAffinityTerm,
     at: &FieldPath,
@@ -306,8 +305,9 @@ fn validate_spread_constraints(constraints: &[SpreadConstraint], out: &mut Vec<V
     }
 }
 
-/// `ValidateWorkloadAffinity` (:152-167). [inference] The value of the same-key error is not
-/// given by the specification; the shared key is used.
+/// `ValidateWorkloadAffinity` (:152-167). The same-key error's value is the whole
+/// workloadAffinity (`field.Invalid(fldPath, workloadAffinity, …)`, validation.go:163-167
+/// @v1.19.0-rc.0 and :135-139 @v1.17.0), printed as its JSON.
 fn validate_workload_affinity(w: &WorkloadAffinity, wording: Wording, out: &mut Vec<Violation>) {
     let path = base().key("workloadAffinity");
     if let Some(a) = &w.affinity {
@@ -333,7 +333,7 @@ fn validate_workload_affinity(w: &WorkloadAffinity, wording: Wording, out: &mut 
             out.push(Violation::new(
                 "workload-affinity-same-key",
                 path,
-                Some(go_quote(&a.group_by_label_key)),
+                Some(json_of(w)),
                 "affinity and antiAffinity must not use the same groupByLabelKey",
             ));
         }

@@ -445,13 +445,19 @@ fn workload_affinity() {
         "spec.placement.workloadAffinity.antiAffinity.groupByLabelKey",
         NAME_PART,
     );
-    one(
+    let v = one(
         violations(&pp(&format!(
             "{RS}  placement:\n    workloadAffinity:\n      affinity: {{groupByLabelKey: app.group}}\n      antiAffinity: {{groupByLabelKey: app.group}}\n"
         ))),
         "workload-affinity-same-key",
         "spec.placement.workloadAffinity",
         "affinity and antiAffinity must not use the same groupByLabelKey",
+    );
+    // The value is the workloadAffinity itself (field.Invalid(fldPath, workloadAffinity, ...),
+    // validation.go:163-167 @v1.19.0-rc.0), not the key.
+    assert_eq!(
+        v.karmada_error(),
+        r#"spec.placement.workloadAffinity: Invalid value: {"affinity":{"groupByLabelKey":"app.group"},"antiAffinity":{"groupByLabelKey":"app.group"}}: affinity and antiAffinity must not use the same groupByLabelKey"#
     );
     none(violations(&pp(&format!(
         "{RS}  placement:\n    workloadAffinity:\n      affinity: {{groupByLabelKey: app.group}}\n      antiAffinity: {{groupByLabelKey: app.region}}\n"
