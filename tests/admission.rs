@@ -420,3 +420,22 @@ fn label_messages_are_the_vendored_apimachinerys() {
         );
     }
 }
+
+/// A check Karmada dropped: 1.10's mutating webhook refuses a PropagationPolicy name over 63
+/// characters (pkg/webhook/propagationpolicy/mutating.go:77-78 @v1.10.0); 1.11 takes it.
+#[test]
+fn karmada_1_10_refuses_a_policy_name_over_63_characters() {
+    let fixture = "testdata/admission/releases/long-policy-name.yaml";
+    let (code, json) = lint_json_at(fixture, "1.10");
+    assert_eq!(code, 1);
+    assert_eq!(
+        errors_with_both_messages(&json),
+        vec![(
+            "policy-name-too-long".to_string(),
+            "PropagationPolicy's name should be no more than 63 characters".to_string(),
+            "admission webhook \"propagationpolicy.karmada.io\" denied the request: PropagationPolicy's name should be no more than 63 characters".to_string(),
+        )]
+    );
+    let (_, json) = lint_json_at(fixture, "1.11");
+    assert_eq!(errors_with_both_messages(&json), vec![]);
+}

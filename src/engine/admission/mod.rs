@@ -69,9 +69,10 @@ enum Form {
 fn form(rule: &str) -> Form {
     match rule {
         "toleration-operator-unsupported" => Form::NotSupported,
-        "scheduler-name-immutable" | "permanent-id-immutable" | "permanent-id-required" => {
-            Form::Plain
-        }
+        "scheduler-name-immutable"
+        | "permanent-id-immutable"
+        | "permanent-id-required"
+        | "policy-name-too-long" => Form::Plain,
         "override-annotations-too-long" => Form::TooLong,
         // field.Required(fieldPath, "FieldOverrider must have either JSON or YAML set"),
         // validation.go:497-499 @v1.18.0.
@@ -201,9 +202,50 @@ pub fn checked_from(rule: &str) -> Option<KarmadaVersion> {
     Some(KarmadaVersion::new(1, minor))
 }
 
-/// Whether `version`'s validating webhook has the check behind `rule` ([`checked_from`]).
+/// The last Karmada release that has the check behind `rule`, for the checks Karmada dropped;
+/// `None` for the others.
+pub fn checked_until(rule: &str) -> Option<KarmadaVersion> {
+    let minor = match rule {
+        // The PP/CPP mutating webhook refuses a name over 63 characters in every v1.10.x
+        // (pkg/webhook/propagationpolicy/mutating.go:77-78, clusterpropagationpolicy/
+        // mutating.go:69-70 @v1.10.0): 1.10 labels each claimed resource template with the
+        // policy's name (propagationpolicy.karmada.io/name, well_known_constants.go:60-70
+        // @v1.10.0; set at pkg/detector/detector.go:727 @v1.10.0), and a label value holds 63
+        // characters. v1.11.0 claims by permanent-id and dropped the check (patch tags alike).
+        "policy-name-too-long" => 10,
+        _ => return None,
+    };
+    Some(KarmadaVersion::new(1, minor))
+}
+
+/// Whether `version`'s webhooks have the check behind `rule` ([`checked_from`],
+/// [`checked_until`]).
 pub fn checks(rule: &str, version: KarmadaVersion) -> bool {
     checked_from(rule).is_none_or(|from| version >= from)
+        && checked_until(rule).is_none_or(|until| version <= until)
+}
+
+/// What Karmada's own mutating webhook refuses of a PropagationPolicy or
+/// ClusterPropagationPolicy named `name` (an `admission.Errored` 400, printed as the webhook
+/// denying the request): in 1.10, a name over 63 characters (see [`checked_until`]).
+pub fn mutating_refusal(
+    kind: PolicyKind,
+    name: &str,
+    version: KarmadaVersion,
+) -> Option<Violation> {
+    // validation.LabelValueMaxLength, compared with len(): bytes.
+    const MAX: usize = 63;
+    (checks("policy-name-too-long", version) && name.len() > MAX).then(|| {
+        Violation::new(
+            "policy-name-too-long",
+            FieldPath::root().key("metadata").key("name"),
+            None,
+            format!(
+                "{}'s name should be no more than {MAX} characters",
+                kind.as_str()
+            ),
+        )
+    })
 }
 
 /// `ValidatePropagationSpec` (validation.go:43-54), on a spec that already went through

@@ -593,6 +593,20 @@ spec:
         fix: "Check that Karmada's mutating webhook configuration is installed and reachable, then recreate the policy.",
         reference: "pkg/webhook/propagationpolicy/validating.go:87-99 (ValidatingAdmission.validatePolicy); pkg/webhook/clusterpropagationpolicy/validating.go:70-73 (ValidatingAdmission.Handle)",
     },
+    AdmissionRule {
+        id: "policy-name-too-long",
+        summary: "a PropagationPolicy or ClusterPropagationPolicy name is longer than 63 characters (Karmada 1.10)",
+        message: "<Kind>'s name should be no more than 63 characters",
+        rationale: "Karmada 1.10 labels every resource template a policy claims with the policy's name, and a label value holds at most 63 characters, so its mutating webhook refuses a longer name (HTTP 400, before any validation). Karmada checks this up to 1.10: 1.11 claims templates by the policy's permanent-id and takes any name.",
+        example: "apiVersion: policy.karmada.io/v1alpha1
+kind: PropagationPolicy
+metadata: {name: nginx-propagation-to-every-member-cluster-in-the-production-fleet, namespace: default}
+spec:
+  resourceSelectors: [{apiVersion: apps/v1, kind: Deployment, name: nginx}]
+",
+        fix: "Shorten the name to 63 characters or fewer.",
+        reference: "pkg/webhook/propagationpolicy/mutating.go:77-78 @v1.10.0; pkg/webhook/clusterpropagationpolicy/mutating.go:69-70 @v1.10.0 (MutatingAdmission.Handle; removed in v1.11.0)",
+    },
     // ---- ValidateOverrideSpec, ValidateOverrideRules ----------------------------------------
     AdmissionRule {
         id: "override-rules-and-target-cluster",
@@ -850,8 +864,8 @@ pub static DOCS: [RuleDoc; RULES.len()] = {
 mod tests {
     use super::*;
     use crate::engine::admission::{
-        admit, checked_from, validate_override, validate_spec, validate_stored, validate_update,
-        Violation,
+        admit, checked_from, checked_until, mutating_refusal, validate_override, validate_spec,
+        validate_stored, validate_update, Violation,
     };
     use crate::model::{Inventory, KarmadaVersion, Object};
     use crate::source::Source;
@@ -916,12 +930,13 @@ mod tests {
         }
     }
 
-    /// A rule Karmada added after 1.10 says from which release it applies.
+    /// A rule Karmada added after 1.10, or dropped, says from or up to which release it applies.
     #[test]
-    fn rules_of_later_releases_name_the_first_one() {
+    fn rules_of_some_releases_name_them() {
         for r in RULES {
-            if let Some(from) = checked_from(r.id) {
-                let words = format!("Karmada checks this from {from}");
+            let from = checked_from(r.id).map(|v| format!("Karmada checks this from {v}"));
+            let until = checked_until(r.id).map(|v| format!("Karmada checks this up to {v}"));
+            for words in from.into_iter().chain(until) {
                 assert!(
                     r.rationale.contains(&words),
                     "{}: the rationale should say `{words}`",
@@ -945,6 +960,13 @@ mod tests {
                 validate_update(ps[0], ps[1])
             }
             "permanent-id-required" => validate_stored(inv.policies().next().unwrap(), version),
+            // The mutating webhook's own refusal.
+            "policy-name-too-long" => {
+                let p = inv.policies().next().unwrap();
+                mutating_refusal(p.kind, &p.meta.name, version)
+                    .into_iter()
+                    .collect()
+            }
             // Only reachable without the mutating webhook.
             "grace-period-required" => {
                 let p = inv.policies().next().unwrap();
@@ -980,11 +1002,29 @@ mod tests {
         }
     }
 
-    /// Each entry's example really triggers its rule.
+    /// A rule Karmada dropped: the release after the last one admits the example.
+    #[test]
+    fn the_release_after_the_last_one_admits_the_example() {
+        for r in RULES {
+            let Some(until) = checked_until(r.id) else {
+                continue;
+            };
+            let after = KarmadaVersion::new(until.major, until.minor + 1);
+            let found = example_violations(r, after);
+            assert!(
+                found.iter().all(|v| v.rule != r.id),
+                "{}: Karmada {after} has no such check; got {found:#?}",
+                r.id
+            );
+        }
+    }
+
+    /// Each entry's example really triggers its rule (in the last release that has it).
     #[test]
     fn every_example_triggers_its_rule() {
         for r in RULES {
-            let found = example_violations(r, KarmadaVersion::LATEST);
+            let version = checked_until(r.id).unwrap_or(KarmadaVersion::LATEST);
+            let found = example_violations(r, version);
             assert!(
                 found.iter().any(|v| v.rule == r.id),
                 "{}: example does not trigger it; got {found:#?}",
