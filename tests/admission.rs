@@ -439,3 +439,23 @@ fn karmada_1_10_refuses_a_policy_name_over_63_characters() {
     let (_, json) = lint_json_at(fixture, "1.11");
     assert_eq!(errors_with_both_messages(&json), vec![]);
 }
+
+/// The OverridePolicy mutating webhook's round trip follows the release's Go types: up to 1.15
+/// an empty labelsOverrider value is omitted (`json:"value,omitempty"`, override_types.go:151
+/// @v1.15.0) and the CRD requires it; 1.16 keeps it.
+#[test]
+fn an_empty_label_value_is_refused_up_to_1_15() {
+    let fixture = "testdata/admission/releases/empty-label-value.yaml";
+    let (code, json) = lint_json_at(fixture, "1.15");
+    assert_eq!(code, 1);
+    assert_eq!(
+        errors_with_both_messages(&json),
+        vec![(
+            "schema-required".to_string(),
+            "spec.overrideRules[0].overriders.labelsOverrider[0].value: Required value".to_string(),
+            "OverridePolicy.policy.karmada.io \"labels\" is invalid: spec.overrideRules[0].overriders.labelsOverrider[0].value: Required value".to_string(),
+        )]
+    );
+    let (_, json) = lint_json_at(fixture, "1.16");
+    assert_eq!(errors_with_both_messages(&json), vec![]);
+}
