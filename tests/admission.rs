@@ -238,13 +238,18 @@ fn errors_with_both_messages(json: &serde_json::Value) -> Vec<(String, String, S
         .collect()
 }
 
+/// (rule, message, apiServerMessage) of one expected finding.
+type Row = (&'static str, &'static str, &'static str);
+/// A fixture, the last release without the check, the first with it, and the rows then.
+type GateCase = (&'static str, &'static str, &'static str, &'static [Row]);
+
 /// Checks Karmada's validating webhook gained in a later release: the release before admits
 /// the fixture (no error at all), the release that added the check refuses it with Karmada's
 /// text. Each row: fixture, last release without the check, first release with it, and the
 /// (rule, message, apiServerMessage) rows then. Sources are in each fixture's comment.
 #[test]
 fn checks_added_later_apply_from_their_release_only() {
-    let cases: &[(&str, &str, &str, &[(&str, &str, &str)])] = &[
+    let cases: &[GateCase] = &[
         (
             "testdata/admission/releases/selector-namespace.yaml",
             "1.16",
