@@ -89,7 +89,7 @@ fn each_refused_document_reports_karmadas_path_and_text() {
         (
             "toleration-operator-unsupported",
             "spec.placement.clusterTolerations[0].operator",
-            "supported values: \"\", \"Exists\", \"Equal\"",
+            "Unsupported value: \"Lt\": supported values: \"\", \"Exists\", \"Equal\"",
             64,
         ),
         (
@@ -198,4 +198,269 @@ fn override_policies_follow_their_own_chain() {
         .map(|(r, f, m)| (r.to_string(), f.to_string(), m.to_string()))
         .collect();
     assert_eq!(errors_with_api_message(&json), expected, "{json:#}");
+}
+
+/// apimachinery's `IsQualifiedName` text for a name part that is not a label name.
+const NAME_PART: &str = "name part must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]')";
+
+/// `lint -o json --karmada-version <version> <fixture>`.
+fn lint_json_at(fixture: &str, version: &str) -> (i32, serde_json::Value) {
+    let out = Command::new(env!("CARGO_BIN_EXE_kubectl-karmada_policy"))
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .env("RUST_BACKTRACE", "0")
+        .args(["lint", "-o", "json", "--karmada-version", version, fixture])
+        .output()
+        .expect("binary runs");
+    let json = serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {
+        panic!(
+            "not JSON ({e}): {}\n{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        )
+    });
+    (out.status.code().unwrap_or(-1), json)
+}
+
+/// (rule, message, apiServerMessage) of every error finding.
+fn errors_with_both_messages(json: &serde_json::Value) -> Vec<(String, String, String)> {
+    json["findings"]
+        .as_array()
+        .expect("findings")
+        .iter()
+        .filter(|f| f["severity"] == "error")
+        .map(|f| {
+            (
+                f["rule"].as_str().unwrap_or("").to_string(),
+                f["message"].as_str().unwrap_or("").to_string(),
+                f["apiServerMessage"].as_str().unwrap_or("").to_string(),
+            )
+        })
+        .collect()
+}
+
+/// (rule, message, apiServerMessage) of one expected finding.
+type Row = (&'static str, &'static str, &'static str);
+/// A fixture, the last release without the check, the first with it, and the rows then.
+type GateCase = (&'static str, &'static str, &'static str, &'static [Row]);
+
+/// Checks Karmada's validating webhook gained in a later release: the release before admits
+/// the fixture (no error at all), the release that added the check refuses it with Karmada's
+/// text. Each row: fixture, last release without the check, first release with it, and the
+/// (rule, message, apiServerMessage) rows then. Sources are in each fixture's comment.
+#[test]
+fn checks_added_later_apply_from_their_release_only() {
+    let cases: &[GateCase] = &[
+        (
+            "testdata/admission/releases/selector-namespace.yaml",
+            "1.16",
+            "1.17",
+            &[
+                (
+                    "selector-namespace-mismatch",
+                    "namespace of resource selector must be the same as the namespace of the policy",
+                    "admission webhook \"propagationpolicy.karmada.io\" denied the request: spec.resourceSelectors[0].namespace: Invalid value: \"test\": namespace of resource selector must be the same as the namespace of the policy",
+                ),
+                (
+                    "selector-namespace-mismatch",
+                    "namespace of resource selector must be the same as the namespace of the policy",
+                    "admission webhook \"overridepolicy.karmada.io\" denied the request: spec.resourceSelectors[0].namespace: Invalid value: \"test\": namespace of resource selector must be the same as the namespace of the policy",
+                ),
+            ],
+        ),
+        (
+            "testdata/admission/releases/toleration-gt.yaml",
+            "1.17",
+            "1.18",
+            &[(
+                "toleration-operator-unsupported",
+                "Unsupported value: \"Gt\": supported values: \"\", \"Exists\", \"Equal\"",
+                "admission webhook \"propagationpolicy.karmada.io\" denied the request: spec.placement.clusterTolerations[0].operator: Unsupported value: \"Gt\": supported values: \"\", \"Exists\", \"Equal\"",
+            )],
+        ),
+        (
+            "testdata/admission/releases/field-overrider-neither.yaml",
+            "1.17",
+            "1.18",
+            &[(
+                "field-overrider-json-or-yaml",
+                "FieldOverrider must have either JSON or YAML set",
+                "admission webhook \"overridepolicy.karmada.io\" denied the request: spec.overrideRules[0].overriders.fieldOverrider[0]: Required value: FieldOverrider must have either JSON or YAML set",
+            )],
+        ),
+        (
+            "testdata/admission/releases/state-preservation-alias.yaml",
+            "1.14",
+            "1.15",
+            &[(
+                "state-preservation-alias-invalid",
+                NAME_PART,
+                "admission webhook \"propagationpolicy.karmada.io\" denied the request: spec.failover.application.statePreservation.rules[0].aliasLabelName: Invalid value: \"bad label!\": name part must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]')",
+            )],
+        ),
+    ];
+    for (fixture, before, from, expected) in cases {
+        let (code, json) = lint_json_at(fixture, before);
+        assert_eq!(
+            errors_with_both_messages(&json),
+            vec![],
+            "{fixture} at {before}: {json:#}"
+        );
+        assert_ne!(code, 1, "{fixture} at {before}");
+        let (code, json) = lint_json_at(fixture, from);
+        assert_eq!(code, 1, "{fixture} at {from}");
+        let expected: Vec<(String, String, String)> = expected
+            .iter()
+            .map(|(r, m, a)| (r.to_string(), m.to_string(), a.to_string()))
+            .collect();
+        assert_eq!(
+            errors_with_both_messages(&json),
+            expected,
+            "{fixture} at {from}"
+        );
+    }
+}
+
+/// The webhook's own words follow the release: every v1.10.x says "can not co-exist"
+/// (pkg/util/validation/validation.go:69 @v1.10.0), v1.11.0 on "cannot" (:82 @v1.11.0).
+/// (The value is compared from 1.16 only: apimachinery before v0.34 prints a struct with
+/// `%#v`, pointer addresses included, `field/errors.go:86-90 @v1.10.0`.)
+#[test]
+fn karmada_1_10_words_the_affinity_refusal_can_not() {
+    let fixture = "testdata/admission/releases/affinity-can-not.yaml";
+    let value = r#"{"clusterAffinity":{"clusterNames":["member1"]},"clusterAffinities":[{"affinityName":"a","clusterNames":["member1"]}]}"#;
+    for (version, word) in [("1.10", "can not"), ("1.11", "cannot"), ("1.19", "cannot")] {
+        let (code, json) = lint_json_at(fixture, version);
+        assert_eq!(code, 1, "{version}");
+        let message = format!("clusterAffinities {word} co-exist with clusterAffinity");
+        let found = errors_with_both_messages(&json);
+        assert_eq!(found.len(), 1, "{version}: {found:?}");
+        let (rule, text, api) = &found[0];
+        assert_eq!(rule, "placement-affinity-exclusive");
+        assert_eq!(text, &message, "{version}");
+        assert!(
+            api.starts_with("admission webhook \"propagationpolicy.karmada.io\" denied the request: spec.placement: Invalid value: ")
+                && api.ends_with(&format!(": {message}")),
+            "{version}: {api}"
+        );
+        if version == "1.19" {
+            assert!(api.contains(value), "{api}");
+        }
+    }
+}
+
+/// A check Karmada dropped: 1.10 and 1.11 refuse an empty image predicate path
+/// (pkg/util/validation/validation.go:291-297 @v1.10.0, :304-310 @v1.11.0); 1.12 replaced the
+/// check with jsonpointer.New, which takes "" (validation.go:311-319 @v1.12.0).
+#[test]
+fn an_empty_predicate_path_is_refused_by_1_10_and_1_11_only() {
+    let fixture = "testdata/admission/releases/image-predicate-empty.yaml";
+    for version in ["1.10", "1.11"] {
+        let (code, json) = lint_json_at(fixture, version);
+        assert_eq!(code, 1, "{version}");
+        assert_eq!(
+            errors_with_both_messages(&json),
+            vec![(
+                "json-pointer-invalid".to_string(),
+                "path should be start with / character".to_string(),
+                "admission webhook \"overridepolicy.karmada.io\" denied the request: spec.overrideRules[0].overriders.imageOverrider[0].predicate.path: Invalid value: \"\": path should be start with / character".to_string(),
+            )],
+            "{version}"
+        );
+    }
+    for version in ["1.12", "1.19"] {
+        let (_, json) = lint_json_at(fixture, version);
+        assert_eq!(errors_with_both_messages(&json), vec![], "{version}");
+    }
+}
+
+/// The JSON pointer error follows the go-openapi/jsonpointer each release vendors:
+/// `errors.New(invalidStart)` of v0.21.0 in 1.16 (pointer.go:43,83), `errors.Join(ErrInvalidStart,
+/// ErrPointer)` of v0.22.4 in 1.17-1.18, the same with the quote closed in v0.23.1 (1.19).
+#[test]
+fn the_json_pointer_error_is_the_vendored_libraries() {
+    let fixture = "testdata/admission/releases/field-path-not-a-pointer.yaml";
+    for (version, text) in [
+        ("1.16", "JSON pointer must be empty or start with a \"/"),
+        (
+            "1.18",
+            "JSON pointer must be empty or start with a \"/\nJSON pointer error",
+        ),
+        (
+            "1.19",
+            "JSON pointer must be empty or start with a \"/\"\nJSON pointer error",
+        ),
+    ] {
+        let (code, json) = lint_json_at(fixture, version);
+        assert_eq!(code, 1, "{version}");
+        assert_eq!(
+            errors_with_both_messages(&json),
+            vec![(
+                "json-pointer-invalid".to_string(),
+                text.to_string(),
+                format!("admission webhook \"overridepolicy.karmada.io\" denied the request: spec.overrideRules[0].overriders.fieldOverrider[0].fieldPath: Invalid value: \"data/config.yaml\": {text}"),
+            )],
+            "{version}"
+        );
+    }
+}
+
+/// Label checks are worded by the apimachinery each release vendors: "63 characters" up to
+/// v0.34 (Karmada 1.16), "63 bytes" from v0.35 (Karmada 1.17); see the fixture.
+#[test]
+fn label_messages_are_the_vendored_apimachinerys() {
+    let fixture = "testdata/admission/releases/label-value-too-long.yaml";
+    let value = "a".repeat(64);
+    for (version, unit) in [("1.16", "characters"), ("1.17", "bytes")] {
+        let (code, json) = lint_json_at(fixture, version);
+        assert_eq!(code, 1, "{version}");
+        let message = format!("must be no more than 63 {unit}");
+        assert_eq!(
+            errors_with_both_messages(&json),
+            vec![(
+                "override-label-value-invalid".to_string(),
+                message.clone(),
+                format!("admission webhook \"overridepolicy.karmada.io\" denied the request: spec.overrideRules[0].overriders.labelsOverrider[0].value: Invalid value: \"{value}\": {message}"),
+            )],
+            "{version}"
+        );
+    }
+}
+
+/// A check Karmada dropped: 1.10's mutating webhook refuses a PropagationPolicy name over 63
+/// characters (pkg/webhook/propagationpolicy/mutating.go:77-78 @v1.10.0); 1.11 takes it.
+#[test]
+fn karmada_1_10_refuses_a_policy_name_over_63_characters() {
+    let fixture = "testdata/admission/releases/long-policy-name.yaml";
+    let (code, json) = lint_json_at(fixture, "1.10");
+    assert_eq!(code, 1);
+    assert_eq!(
+        errors_with_both_messages(&json),
+        vec![(
+            "policy-name-too-long".to_string(),
+            "PropagationPolicy's name should be no more than 63 characters".to_string(),
+            "admission webhook \"propagationpolicy.karmada.io\" denied the request: PropagationPolicy's name should be no more than 63 characters".to_string(),
+        )]
+    );
+    let (_, json) = lint_json_at(fixture, "1.11");
+    assert_eq!(errors_with_both_messages(&json), vec![]);
+}
+
+/// The OverridePolicy mutating webhook's round trip follows the release's Go types: up to 1.15
+/// an empty labelsOverrider value is omitted (`json:"value,omitempty"`, override_types.go:151
+/// @v1.15.0) and the CRD requires it; 1.16 keeps it.
+#[test]
+fn an_empty_label_value_is_refused_up_to_1_15() {
+    let fixture = "testdata/admission/releases/empty-label-value.yaml";
+    let (code, json) = lint_json_at(fixture, "1.15");
+    assert_eq!(code, 1);
+    assert_eq!(
+        errors_with_both_messages(&json),
+        vec![(
+            "schema-required".to_string(),
+            "spec.overrideRules[0].overriders.labelsOverrider[0].value: Required value".to_string(),
+            "OverridePolicy.policy.karmada.io \"labels\" is invalid: spec.overrideRules[0].overriders.labelsOverrider[0].value: Required value".to_string(),
+        )]
+    );
+    let (_, json) = lint_json_at(fixture, "1.16");
+    assert_eq!(errors_with_both_messages(&json), vec![]);
 }

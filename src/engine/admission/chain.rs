@@ -21,7 +21,7 @@ use crate::model::{KarmadaVersion, PolicyKind, PropagationSpec};
 use crate::schema::{self, structural};
 use crate::source::FieldPath;
 
-use super::labels::is_dns1123_subdomain;
+use super::labels::{dns1123_subdomain_errors, Wording};
 use super::{aggregate, is_graceful_purge, validate_spec, webhook_name, Violation};
 use crate::model::gotypes::{self, GoStruct};
 
@@ -373,7 +373,7 @@ pub(super) fn admit_to_schema(
     run.decode();
     run.request_namespace(namespace);
     if let Some((root, _)) = facts.mutating {
-        run.mutating_webhook(root, mutate_spec);
+        run.mutating_webhook(root, version, mutate_spec);
     }
     run.validate(version, stored);
     run.progress
@@ -441,7 +441,12 @@ impl Run<'_> {
 
     /// Steps 3 and 4: the mutating webhook (its Go decode, then `mutate_spec`), CRD defaults
     /// again (dispatcher.go:390), without null pruning.
-    fn mutating_webhook(&mut self, root: &'static GoStruct, mutate_spec: impl FnOnce(&mut Json)) {
+    fn mutating_webhook(
+        &mut self,
+        root: &'static GoStruct,
+        version: KarmadaVersion,
+        mutate_spec: impl FnOnce(&mut Json),
+    ) {
         let webhook = self.facts.webhook;
         for e in type_errors(&mut self.progress.object, &mut self.dropped, |o| {
             gotypes::first_type_error(o, root, FieldPath::root())
@@ -455,6 +460,29 @@ impl Run<'_> {
                 vec![type_refusal(e.at, e.message)],
                 || message,
             );
+        }
+        // What the PP/CPP handler refuses itself, once the object decodes.
+        let kind = PolicyKind::from_kind(self.facts.kind);
+        let name = self
+            .progress
+            .object
+            .get("metadata")
+            .and_then(|m| m.get("name"))
+            .and_then(Json::as_str)
+            .unwrap_or("");
+        if let Some(v) = kind.and_then(|kind| super::mutating_refusal(kind, name, version)) {
+            let message = format!(
+                "admission webhook \"{webhook}\" denied the request: {}",
+                v.karmada_error()
+            );
+            let refusal = Refusal {
+                rule: v.rule,
+                field: v.field,
+                message: v.message,
+                at_key: false,
+            };
+            self.progress
+                .refuse(Stage::MutatingWebhook, vec![refusal], || message);
         }
         let object = &mut self.progress.object;
         let mut spec = object
@@ -701,7 +729,7 @@ const DNS1123_LABEL_ERR_MSG: &str = "a lowercase RFC 1123 label must consist of 
 fn dns1123_label_errors(value: &str) -> Vec<String> {
     let mut errs = Vec::new();
     if value.len() > 63 {
-        errs.push(super::labels::max_len_error(63));
+        errs.push(Wording::UtilValidation.max_len_error(63));
     }
     let lower_alnum = |c: u8| c.is_ascii_lowercase() || c.is_ascii_digit();
     let b = value.as_bytes();
@@ -746,7 +774,10 @@ fn object_meta_refusals(namespaced: bool, object: &Json) -> Vec<Refusal> {
             at_key: false,
         });
     } else if !name.is_empty() {
-        for detail in is_dns1123_subdomain(name) {
+        // The API server's util/validation, whose MaxLenError counts "characters" in every
+        // Kubernetes release Karmada installs (util/validation/validation.go:198-209,425-427
+        // @v1.19.0-rc.0's vendored v0.36).
+        for detail in dns1123_subdomain_errors(name, Wording::UtilValidation) {
             out.push(Refusal {
                 rule: schema::CONSTRAINT,
                 field: name_field.clone(),
@@ -1230,6 +1261,54 @@ mod tests {
         assert_eq!(
             v.api_server_message.unwrap(),
             "PropagationPolicy.policy.karmada.io \"My_Policy\" is invalid: metadata.name: Invalid value: \"My_Policy\": a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')"
+        );
+    }
+
+    /// Karmada 1.10's PP/CPP mutating webhook refuses a name over 63 characters with a 400
+    /// (pkg/webhook/propagationpolicy/mutating.go:77-78, clusterpropagationpolicy/
+    /// mutating.go:69-70 @v1.10.0); 1.11 dropped the check.
+    #[test]
+    fn karmada_1_10_refuses_a_policy_name_over_63_characters() {
+        let name = "a".repeat(64);
+        let pp = format!(
+            "{PP}metadata: {{name: {name}, namespace: apps}}\nspec:\n  resourceSelectors: [{{apiVersion: v1, kind: ConfigMap}}]\n"
+        );
+        let v = verdict_at(&pp, KarmadaVersion::new(1, 10));
+        assert_eq!(v.stage, Some(Stage::MutatingWebhook));
+        assert_eq!(v.refusals.len(), 1);
+        assert_eq!(v.refusals[0].rule, "policy-name-too-long");
+        assert_eq!(v.refusals[0].field.to_string(), "metadata.name");
+        assert_eq!(
+            v.api_server_message.as_deref(),
+            Some("admission webhook \"propagationpolicy.karmada.io\" denied the request: PropagationPolicy's name should be no more than 63 characters")
+        );
+        let cpp = format!(
+            "apiVersion: policy.karmada.io/v1alpha1\nkind: ClusterPropagationPolicy\nmetadata: {{name: {name}}}\nspec:\n  resourceSelectors: [{{apiVersion: v1, kind: ConfigMap}}]\n"
+        );
+        assert_eq!(
+            verdict_at(&cpp, KarmadaVersion::new(1, 10)).api_server_message.as_deref(),
+            Some("admission webhook \"clusterpropagationpolicy.karmada.io\" denied the request: ClusterPropagationPolicy's name should be no more than 63 characters")
+        );
+        assert!(verdict_at(&pp, KarmadaVersion::new(1, 11)).is_admitted());
+        let short = pp.replace(&name, &"a".repeat(63));
+        assert!(verdict_at(&short, KarmadaVersion::new(1, 10)).is_admitted());
+    }
+
+    /// The API server names and namespaces are checked with apimachinery's util/validation,
+    /// whose MaxLenError counts "characters" in every release (validation.go:425-427 of the
+    /// v0.36 Karmada 1.19 vendors, and of every older one).
+    #[test]
+    fn a_long_name_is_counted_in_characters() {
+        let name = "a".repeat(254);
+        let v = verdict(&format!(
+            "{PP}metadata: {{name: {name}, namespace: apps}}\nspec:\n  resourceSelectors: [{{apiVersion: v1, kind: ConfigMap}}]\n"
+        ));
+        assert_eq!(v.refusals.len(), 1, "{:?}", v.refusals);
+        assert_eq!(
+            v.refusals[0].message,
+            format!(
+                "metadata.name: Invalid value: \"{name}\": must be no more than 253 characters"
+            )
         );
     }
 

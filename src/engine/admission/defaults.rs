@@ -88,8 +88,8 @@ fn crd_defaults(spec: &mut PropagationSpec, version: KarmadaVersion) {
             }
         }
         if let Some(cluster) = &mut failover.cluster {
-            // :374-375. [inference] before 1.19 the cluster purge mode followed the same
-            // Graciously spelling as the application one.
+            // :374-375. failover.cluster came with 1.15, whose CRD default is already
+            // Gracefully (enum Directly, Gracefully in every release since).
             cluster.purge_mode.get_or_insert_with(|| graceful.into());
         }
     }

@@ -3,7 +3,7 @@
 //! runs before this, in `validate_spec`.
 
 use super::defaults::{graceful_word, is_graceful_purge};
-use super::labels::is_label_key;
+use super::labels::{label_key_errors, Wording};
 use super::render::go_quote;
 use super::Violation;
 use crate::model::policy::{FailoverBehavior, StatePreservation};
@@ -68,22 +68,25 @@ pub(super) fn validate_failover(
             ));
         }
         // :354-356.
-        validate_state_preservation(app.state_preservation.as_ref(), path, out);
+        validate_state_preservation(app.state_preservation.as_ref(), path, version, out);
     }
     if let Some(c) = &f.cluster {
         // :361-373. The purge mode is only checked by the CRD enum.
         validate_state_preservation(
             c.state_preservation.as_ref(),
             FieldPath::parse("spec.failover.cluster"),
+            version,
             out,
         );
     }
 }
 
-/// `metav1validation.ValidateLabelName` on every alias (:389-391); `jsonPath` is not checked.
+/// `metav1validation.ValidateLabelName` on every alias (:389-391; from 1.15, see
+/// `checked_from`); `jsonPath` is not checked.
 fn validate_state_preservation(
     sp: Option<&StatePreservation>,
     parent: FieldPath,
+    version: KarmadaVersion,
     out: &mut Vec<Violation>,
 ) {
     let Some(sp) = sp else {
@@ -96,7 +99,7 @@ fn validate_state_preservation(
             .key("rules")
             .index(i)
             .key("aliasLabelName");
-        for msg in is_label_key(&rule.alias_label_name) {
+        for msg in label_key_errors(&rule.alias_label_name, Wording::of_karmada(version)) {
             out.push(Violation::new(
                 "state-preservation-alias-invalid",
                 path.clone(),

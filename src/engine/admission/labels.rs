@@ -7,8 +7,61 @@
 //!   `RegexError` (the "(e.g. 'a',  or 'b', regex used for validation is '…')" form, with its
 //!   doubled space) from `content/errors.go`.
 //!
+//! Those are the texts of apimachinery v0.35 and later. The older `util/validation` words two
+//! of them differently ([`Wording`]), and Karmada releases vendor either.
+//!
 //! `metav1validation.ValidateLabelName` reports each `IsLabelKey` message as its own error, so
 //! the functions here return every message, in apimachinery's order.
+
+use crate::model::KarmadaVersion;
+
+/// Which apimachinery words a message.
+///
+/// Up to v0.34, `k8s.io/apimachinery/pkg/util/validation` has its own `IsQualifiedName`,
+/// `IsValidLabelValue` and `IsDNS1123Subdomain`, whose `MaxLenError` counts "characters" and
+/// whose key with two `/` is "a qualified name …" (`validation.go:41-70,455-457 @v1.16.0`).
+/// From v0.35, `IsQualifiedName` and `IsValidLabelValue` are `api/validate/content`'s
+/// `IsLabelKey` and `IsLabelValue`, which count "bytes" and say "a valid label key …"
+/// (`util/validation/validation.go:36,153`, `content/errors.go:34-36`, `content/kube.go:43-72
+/// @v1.17.0`). `util/validation`'s own `IsDNS1123Subdomain`/`IsDNS1123Label`, which the API
+/// server uses for `metadata.name` and `metadata.namespace`, keep "characters" in every
+/// version (`util/validation/validation.go:167-209,425-427 @v1.19.0-rc.0`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Wording {
+    /// `k8s.io/apimachinery/pkg/util/validation` (≤ v0.34, and its DNS checks in every version).
+    UtilValidation,
+    /// `k8s.io/apimachinery/pkg/api/validate/content` (v0.35 and later).
+    Content,
+}
+
+impl Wording {
+    /// The wording of the label checks in Karmada's webhook at `version`: the vendored
+    /// apimachinery is v0.29.4-v0.34.1 in 1.10-1.16, v0.35.0 from 1.17 (go.mod at the tags,
+    /// the same in every patch release of a minor).
+    pub(crate) fn of_karmada(version: KarmadaVersion) -> Wording {
+        if version.at_least(1, 17) {
+            Wording::Content
+        } else {
+            Wording::UtilValidation
+        }
+    }
+
+    /// `MaxLenError`.
+    pub(crate) fn max_len_error(self, length: usize) -> String {
+        match self {
+            Wording::UtilValidation => format!("must be no more than {length} characters"),
+            Wording::Content => format!("must be no more than {length} bytes"),
+        }
+    }
+
+    /// How the message for a key with more than one `/` names a key.
+    fn a_key(self) -> &'static str {
+        match self {
+            Wording::UtilValidation => "a qualified name",
+            Wording::Content => "a valid label key",
+        }
+    }
+}
 
 const LABEL_KEY_FMT: &str = "([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]";
 const LABEL_KEY_ERR_MSG: &str = "must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character";
@@ -22,10 +75,6 @@ const DNS1123_SUBDOMAIN_FMT: &str =
     "[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*";
 const DNS1123_SUBDOMAIN_ERR_MSG: &str = "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character";
 const DNS1123_SUBDOMAIN_MAX_LENGTH: usize = 253;
-
-pub(crate) fn max_len_error(length: usize) -> String {
-    format!("must be no more than {length} bytes")
-}
 
 pub(crate) fn empty_error() -> &'static str {
     "must be non-empty"
@@ -83,11 +132,11 @@ fn matches_dns1123_subdomain(s: &str) -> bool {
         })
 }
 
-/// `IsDNS1123Subdomain`.
-pub(crate) fn is_dns1123_subdomain(value: &str) -> Vec<String> {
+/// `IsDNS1123Subdomain`, worded by `wording`.
+pub(crate) fn dns1123_subdomain_errors(value: &str, wording: Wording) -> Vec<String> {
     let mut errs = Vec::new();
     if value.len() > DNS1123_SUBDOMAIN_MAX_LENGTH {
-        errs.push(max_len_error(DNS1123_SUBDOMAIN_MAX_LENGTH));
+        errs.push(wording.max_len_error(DNS1123_SUBDOMAIN_MAX_LENGTH));
     }
     if !matches_dns1123_subdomain(value) {
         errs.push(regex_error(
@@ -99,35 +148,51 @@ pub(crate) fn is_dns1123_subdomain(value: &str) -> Vec<String> {
     errs
 }
 
-/// `IsLabelKey` / `IsQualifiedName`: an optional DNS-subdomain prefix, a `/`, and a name.
+/// `IsLabelKey` (apimachinery v0.35 and later): see [`label_key_errors`].
 pub(crate) fn is_label_key(value: &str) -> Vec<String> {
+    label_key_errors(value, Wording::Content)
+}
+
+/// `IsLabelValue` (apimachinery v0.35 and later): see [`label_value_errors`].
+pub(crate) fn is_label_value(value: &str) -> Vec<String> {
+    label_value_errors(value, Wording::Content)
+}
+
+/// `IsLabelKey` / `IsQualifiedName`: an optional DNS-subdomain prefix, a `/`, and a name,
+/// worded by `wording` (the prefix with the same apimachinery's `IsDNS1123Subdomain`).
+pub(crate) fn label_key_errors(value: &str, wording: Wording) -> Vec<String> {
     let mut errs = Vec::new();
-    let name = match value.split_once('/') {
-        None => value,
-        Some((_, suffix)) if suffix.contains('/') => {
-            errs.push(format!(
-                "a valid label key {} with an optional DNS subdomain prefix and '/' (e.g. 'example.com/MyName')",
+    let name =
+        match value.split_once('/') {
+            None => value,
+            Some((_, suffix)) if suffix.contains('/') => {
+                errs.push(format!(
+                "{} {} with an optional DNS subdomain prefix and '/' (e.g. 'example.com/MyName')",
+                wording.a_key(),
                 regex_error(LABEL_KEY_ERR_MSG, LABEL_KEY_FMT, &["MyName", "my.name", "123-abc"])
             ));
-            return errs;
-        }
-        Some((prefix, suffix)) => {
-            if prefix.is_empty() {
-                errs.push(format!("prefix part {}", empty_error()));
-            } else {
-                errs.extend(
-                    is_dns1123_subdomain(prefix)
-                        .into_iter()
-                        .map(|m| format!("prefix part {m}")),
-                );
+                return errs;
             }
-            suffix
-        }
-    };
+            Some((prefix, suffix)) => {
+                if prefix.is_empty() {
+                    errs.push(format!("prefix part {}", empty_error()));
+                } else {
+                    errs.extend(
+                        dns1123_subdomain_errors(prefix, wording)
+                            .into_iter()
+                            .map(|m| format!("prefix part {m}")),
+                    );
+                }
+                suffix
+            }
+        };
     if name.is_empty() {
         errs.push(format!("name part {}", empty_error()));
     } else if name.len() > LABEL_KEY_MAX_LENGTH {
-        errs.push(format!("name part {}", max_len_error(LABEL_KEY_MAX_LENGTH)));
+        errs.push(format!(
+            "name part {}",
+            wording.max_len_error(LABEL_KEY_MAX_LENGTH)
+        ));
     }
     if !is_valid_label_key_name(name) {
         errs.push(format!(
@@ -142,11 +207,12 @@ pub(crate) fn is_label_key(value: &str) -> Vec<String> {
     errs
 }
 
-/// `IsLabelValue` (`IsValidLabelValue`): empty, or a label-key-shaped name of at most 63 bytes.
-pub(crate) fn is_label_value(value: &str) -> Vec<String> {
+/// `IsLabelValue` (`IsValidLabelValue`): empty, or a label-key-shaped name of at most 63 bytes,
+/// worded by `wording`.
+pub(crate) fn label_value_errors(value: &str, wording: Wording) -> Vec<String> {
     let mut errs = Vec::new();
     if value.len() > LABEL_VALUE_MAX_LENGTH {
-        errs.push(max_len_error(LABEL_VALUE_MAX_LENGTH));
+        errs.push(wording.max_len_error(LABEL_VALUE_MAX_LENGTH));
     }
     if !value.is_empty() && !is_valid_label_key_name(value) {
         errs.push(regex_error(
@@ -209,6 +275,48 @@ mod tests {
         assert!(errs[0].ends_with(
             "with an optional DNS subdomain prefix and '/' (e.g. 'example.com/MyName')"
         ));
+    }
+
+    /// apimachinery up to v0.34 (Karmada 1.10-1.16) counts characters and calls a key with two
+    /// `/` "a qualified name" (util/validation/validation.go:41-70,455-457 @v1.16.0).
+    #[test]
+    fn util_validation_wording() {
+        let old = Wording::UtilValidation;
+        assert_eq!(
+            label_key_errors(&"a".repeat(64), old),
+            vec!["name part must be no more than 63 characters".to_string()]
+        );
+        assert_eq!(
+            label_value_errors(&"a".repeat(64), old),
+            vec!["must be no more than 63 characters".to_string()]
+        );
+        let errs = label_key_errors("a/b/c", old);
+        assert_eq!(errs.len(), 1);
+        assert!(
+            errs[0].starts_with("a qualified name must consist of"),
+            "{errs:?}"
+        );
+        assert_eq!(
+            label_key_errors(&format!("{}/x", "a".repeat(254)), old),
+            vec!["prefix part must be no more than 253 characters".to_string()]
+        );
+        assert_eq!(
+            label_key_errors(&format!("{}/x", "a".repeat(254)), Wording::Content),
+            vec!["prefix part must be no more than 253 bytes".to_string()]
+        );
+        // The messages that are the same in both.
+        assert_eq!(
+            label_key_errors("-invalid-label", old),
+            label_key_errors("-invalid-label", Wording::Content)
+        );
+        assert_eq!(
+            Wording::of_karmada(KarmadaVersion::new(1, 16)),
+            Wording::UtilValidation
+        );
+        assert_eq!(
+            Wording::of_karmada(KarmadaVersion::new(1, 17)),
+            Wording::Content
+        );
     }
 
     #[test]

@@ -40,6 +40,11 @@ pub struct Violation {
     pub message: String,
     /// The bad value as Karmada prints it: ints and bools bare, strings quoted, structs and
     /// slices as JSON; `None` for the messages that carry no value.
+    ///
+    /// Structs and slices print as JSON from Karmada 1.16 (apimachinery v0.34,
+    /// `field/errors.go:90-107 @v1.16.0`). Karmada 1.10-1.15 vendor an apimachinery that prints
+    /// them with Go's `%#v`, pointer addresses included (`field/errors.go:85-90 @v1.10.0`,
+    /// `:107-112 @v1.15.0`), which no one can reproduce: the JSON form stands in for it there.
     pub value: Option<String>,
 }
 
@@ -49,21 +54,29 @@ pub struct Violation {
 enum Form {
     /// `field.Invalid`: `<field>: Invalid value: <value>: <detail>`.
     Invalid,
-    /// `field.NotSupported`: `<field>: Unsupported value: <value>: supported values: …`.
+    /// `field.NotSupported`: `<field>: Unsupported value: <value>: supported values: …`. The
+    /// violation's message is the whole `Unsupported value: …` body: without the rejected value
+    /// "supported values: …" does not say what is wrong (schema-enum words it the same way).
     NotSupported,
     /// A bare `errors.New` message from the webhook handler, no field (validating.go:71-99).
     Plain,
     /// `field.TooLong`: `<field>: Too long: <detail>`, the value omitted.
     TooLong,
+    /// `field.Required`: `<field>: Required value: <detail>`, no value.
+    Required,
 }
 
 fn form(rule: &str) -> Form {
     match rule {
         "toleration-operator-unsupported" => Form::NotSupported,
-        "scheduler-name-immutable" | "permanent-id-immutable" | "permanent-id-required" => {
-            Form::Plain
-        }
+        "scheduler-name-immutable"
+        | "permanent-id-immutable"
+        | "permanent-id-required"
+        | "policy-name-too-long" => Form::Plain,
         "override-annotations-too-long" => Form::TooLong,
+        // field.Required(fieldPath, "FieldOverrider must have either JSON or YAML set"),
+        // validation.go:497-499 @v1.18.0.
+        "field-overrider-json-or-yaml" => Form::Required,
         _ => Form::Invalid,
     }
 }
@@ -91,14 +104,10 @@ impl Violation {
         let value = self.value.as_deref().unwrap_or("null");
         match form(self.rule) {
             Form::Plain => self.message.clone(),
-            Form::NotSupported => {
-                format!(
-                    "{}: Unsupported value: {value}: {}",
-                    self.field, self.message
-                )
-            }
+            Form::NotSupported => format!("{}: {}", self.field, self.message),
             Form::Invalid => format!("{}: Invalid value: {value}: {}", self.field, self.message),
             Form::TooLong => format!("{}: Too long: {}", self.field, self.message),
+            Form::Required => format!("{}: Required value: {}", self.field, self.message),
         }
     }
 }
@@ -136,6 +145,109 @@ pub fn denial(kind: PolicyKind, violations: &[Violation]) -> Option<String> {
     })
 }
 
+/// The first Karmada release whose validating webhook has the check behind `rule`, for the
+/// checks Karmada added after the oldest modelled release (1.10); `None` for the others.
+///
+/// The tool models minor releases; every patch release of an older minor admits what the
+/// check refuses: the function named at each entry is absent from
+/// `pkg/util/validation/validation.go` at every `v1.<minor>.<patch>` tag before the one given
+/// (no backport), and the CRDs of those releases (`charts/karmada/_crds/bases/policy/*.yaml`,
+/// the same at every patch tag of a minor) refuse nothing of it instead.
+pub fn checked_from(rule: &str) -> Option<KarmadaVersion> {
+    let minor = match rule {
+        // validateSuspension, called by ValidatePropagationSpec: validation.go:43,62-76
+        // @v1.11.0. spec.suspension came with it: the 1.10 CRD has no such field.
+        "suspension-exclusive" => 11,
+        // The fieldOverrider checks of ValidateOverrideRules: validation.go:321-335,343-380
+        // @v1.12.0, with fieldOverrider in the CRD. (Their JSON pointer checks share
+        // json-pointer-invalid with the older image predicate check: overrides.rs skips the
+        // whole fieldOverrider block before 1.12.)
+        "field-overrider-json-and-yaml"
+        | "override-value-required"
+        | "override-value-forbidden" => 12,
+        // validateStatePreservationRule (ValidateLabelName of aliasLabelName), called for
+        // application failover (:250-252) and cluster failover (:214,257-269):
+        // validation.go:271-287 @v1.15.0. statePreservation is in the CRD from 1.12
+        // (policy.karmada.io_propagationpolicies.yaml:164-215 @v1.12.0, aliasLabelName a plain
+        // string), and ValidateApplicationFailover of 1.12-1.14 never looks at it
+        // (validation.go:218-243 @v1.14.0): any alias is stored.
+        "state-preservation-alias-invalid" => 15,
+        // validateResourceSelectors, called by ValidatePropagationSpec (:50) and
+        // ValidateOverrideSpec (:357): validation.go:57-69 @v1.17.0. Before, an explicit
+        // selector namespace other than the policy's is stored and simply never matches.
+        "selector-namespace-mismatch" => 17,
+        // ValidateWorkloadAffinity, called by ValidatePlacement: validation.go:112,117-141
+        // @v1.17.0, with placement.workloadAffinity in the CRD.
+        "workload-affinity-key-invalid" | "workload-affinity-same-key" => 17,
+        // validateClusterTolerations, called by ValidatePlacement: validation.go:121,124-142
+        // @v1.18.0 (Kubernetes' TaintTolerationComparisonOperators brought Lt/Gt). Before, the
+        // CRD's clusterTolerations[].operator is a plain string with no enum
+        // (policy.karmada.io_propagationpolicies.yaml:576-583 @v1.17.0): Lt and Gt are stored.
+        "toleration-operator-unsupported" => 18,
+        // The "neither set" half of the fieldOverrider check, validation.go:497-499 @v1.18.0.
+        // 1.12-1.17 refuse only "both set" (validation.go:415-417 @v1.17.0) and the CRD requires
+        // only fieldPath (policy.karmada.io_overridepolicies.yaml:230-231 @v1.17.0): they store
+        // the overrider, and the override manager then replaces the field with ""
+        // (pkg/util/overridemanager/overridemanager.go:432-446 @v1.17.0).
+        "field-overrider-json-or-yaml" => 18,
+        // The overflow check of ValidatePlacement (validation.go:109-115 @v1.18.0) and
+        // ValidateOverflowAffinities (:201,212-240 @v1.18.0), with
+        // clusterAffinities[].overflowAffinities in the CRD.
+        "overflow-requires-dynamic-weight-or-aggregated"
+        | "overflow-requires-inline-affinity"
+        | "overflow-name-invalid"
+        | "overflow-name-duplicate" => 18,
+        _ => return None,
+    };
+    Some(KarmadaVersion::new(1, minor))
+}
+
+/// The last Karmada release that has the check behind `rule`, for the checks Karmada dropped;
+/// `None` for the others.
+pub fn checked_until(rule: &str) -> Option<KarmadaVersion> {
+    let minor = match rule {
+        // The PP/CPP mutating webhook refuses a name over 63 characters in every v1.10.x
+        // (pkg/webhook/propagationpolicy/mutating.go:77-78, clusterpropagationpolicy/
+        // mutating.go:69-70 @v1.10.0): 1.10 labels each claimed resource template with the
+        // policy's name (propagationpolicy.karmada.io/name, well_known_constants.go:60-70
+        // @v1.10.0; set at pkg/detector/detector.go:727 @v1.10.0), and a label value holds 63
+        // characters. v1.11.0 claims by permanent-id and dropped the check (patch tags alike).
+        "policy-name-too-long" => 10,
+        _ => return None,
+    };
+    Some(KarmadaVersion::new(1, minor))
+}
+
+/// Whether `version`'s webhooks have the check behind `rule` ([`checked_from`],
+/// [`checked_until`]).
+pub fn checks(rule: &str, version: KarmadaVersion) -> bool {
+    checked_from(rule).is_none_or(|from| version >= from)
+        && checked_until(rule).is_none_or(|until| version <= until)
+}
+
+/// What Karmada's own mutating webhook refuses of a PropagationPolicy or
+/// ClusterPropagationPolicy named `name` (an `admission.Errored` 400, printed as the webhook
+/// denying the request): in 1.10, a name over 63 characters (see [`checked_until`]).
+pub fn mutating_refusal(
+    kind: PolicyKind,
+    name: &str,
+    version: KarmadaVersion,
+) -> Option<Violation> {
+    // validation.LabelValueMaxLength, compared with len(): bytes.
+    const MAX: usize = 63;
+    (checks("policy-name-too-long", version) && name.len() > MAX).then(|| {
+        Violation::new(
+            "policy-name-too-long",
+            FieldPath::root().key("metadata").key("name"),
+            None,
+            format!(
+                "{}'s name should be no more than {MAX} characters",
+                kind.as_str()
+            ),
+        )
+    })
+}
+
 /// `ValidatePropagationSpec` (validation.go:43-54), on a spec that already went through
 /// [`apply_defaults`]. Checks run in Karmada's order and all violations are collected:
 /// placement (P1), application failover needs propagateDeps (F0), failover (F*), selector
@@ -154,6 +266,7 @@ pub fn validate_spec(
     let default_placement = Default::default();
     placement::validate_placement(
         spec.placement.as_ref().unwrap_or(&default_placement),
+        version,
         &mut out,
     );
     // F0 (validation.go:46-48).
@@ -178,9 +291,11 @@ pub fn validate_spec(
     };
     selectors::validate_selector_namespaces(&spec.resource_selectors, policy_namespace, &mut out);
     // R1 (validation.go:72-84).
-    selectors::validate_preemption_names(spec, &mut out);
+    selectors::validate_preemption_names(spec, version, &mut out);
     // S1 (validation.go:86-99).
     selectors::validate_suspension(spec.suspension.as_ref(), &mut out);
+    // The checks `version` does not have yet.
+    out.retain(|v| checks(v.rule, version));
     out
 }
 
@@ -275,9 +390,11 @@ pub fn validate_update(old: &Policy, new: &Policy) -> Vec<Violation> {
 }
 
 /// OverridePolicy / ClusterOverridePolicy (§1.7): the OP mutating webhook's selector namespace
-/// default, then `ValidateOverrideSpec` and `ValidateOverrideRules`.
-pub fn validate_override(op: &OverridePolicy) -> Vec<Violation> {
-    overrides::validate_override(op)
+/// default, then `ValidateOverrideSpec` and `ValidateOverrideRules`, as `version` has them.
+pub fn validate_override(op: &OverridePolicy, version: KarmadaVersion) -> Vec<Violation> {
+    let mut out = overrides::validate_override(op, version);
+    out.retain(|v| checks(v.rule, version));
+    out
 }
 
 #[cfg(test)]

@@ -16,7 +16,7 @@
 use serde_json::Value as Json;
 
 use super::chain::{admit_to_schema, stored_object, KindFacts, Verdict};
-use super::overrides::validate_override;
+use super::validate_override;
 use crate::model::gotypes;
 use crate::model::{KarmadaVersion, OverridePolicy};
 
@@ -46,7 +46,7 @@ pub fn admit_override_update(
 ) -> Verdict {
     let namespace = request_namespace(op);
     let stored = stored_object(facts(op.cluster_scoped), old, namespace, version, |spec| {
-        mutate(namespace, spec)
+        mutate(namespace, spec, version)
     });
     admit(op, manifest, Some(&stored), version)
 }
@@ -60,10 +60,52 @@ fn request_namespace(op: &OverridePolicy) -> Option<&str> {
 }
 
 /// The mutating webhook's work on the spec: the Go round trip, selector namespaces.
-fn mutate(namespace: Option<&str>, spec: &mut Json) {
+fn mutate(namespace: Option<&str>, spec: &mut Json, version: KarmadaVersion) {
     *spec = gotypes::round_trip(Some(std::mem::take(spec)), &gotypes::OVERRIDE_SPEC);
+    if !version.at_least(1, 16) {
+        omit_empty_label_annotation_values(spec);
+    }
     if let Some(ns) = namespace.filter(|ns| !ns.is_empty()) {
         default_selector_namespaces(spec, ns);
+    }
+}
+
+/// Up to 1.15, `LabelAnnotationOverrider.Value` is `json:"value,omitempty"`
+/// (pkg/apis/policy/v1alpha1/override_types.go:151 @v1.15.0): the round trip drops an empty or
+/// missing `value` of a labelsOverrider or annotationsOverrider, where 1.16 on (`json:"value"`,
+/// changed to match the CRD's `required`) keep `{}` and write a missing one as `null`. So
+/// 1.12-1.15, whose CRD requires `value`, answer `Required value` for both, and 1.10-1.11,
+/// whose CRD does not, store the overrider without it.
+fn omit_empty_label_annotation_values(spec: &mut Json) {
+    let Some(spec) = spec.as_object_mut() else {
+        return;
+    };
+    let mut overriders: Vec<&mut Json> = Vec::new();
+    for (key, value) in spec.iter_mut() {
+        match key.as_str() {
+            "overriders" => overriders.push(value),
+            "overrideRules" => overriders.extend(
+                value
+                    .as_array_mut()
+                    .into_iter()
+                    .flatten()
+                    .filter_map(|r| r.get_mut("overriders")),
+            ),
+            _ => {}
+        }
+    }
+    for o in overriders {
+        for list in ["labelsOverrider", "annotationsOverrider"] {
+            let items = o.get_mut(list).and_then(Json::as_array_mut);
+            for item in items.into_iter().flatten().filter_map(Json::as_object_mut) {
+                let empty = item
+                    .get("value")
+                    .is_some_and(|v| v.is_null() || v.as_object().is_some_and(|m| m.is_empty()));
+                if empty {
+                    item.remove("value");
+                }
+            }
+        }
     }
 }
 
@@ -76,10 +118,10 @@ fn admit(
     let facts = facts(op.cluster_scoped);
     let namespace = request_namespace(op);
     let mut progress = admit_to_schema(facts, manifest, namespace, version, stored, |spec| {
-        mutate(namespace, spec)
+        mutate(namespace, spec, version)
     });
     let stored_policy = stored_policy(op, &progress.object);
-    progress.webhook(facts.webhook, &validate_override(&stored_policy));
+    progress.webhook(facts.webhook, &validate_override(&stored_policy, version));
     progress.verdict(|| Verdict::admitted(None))
 }
 
@@ -201,6 +243,42 @@ mod tests {
         let v = verdict(&format!("{OP}{spec}"));
         assert_eq!(v.stage, Some(Stage::Schema));
         assert_eq!(v.refusals.len(), 1, "{:?}", v.refusals);
+    }
+
+    fn verdict_at(yaml: &str, minor: u32) -> Verdict {
+        let docs = load(Source::new("t.yaml", yaml)).documents;
+        let json = docs[0].root.to_json();
+        let inv = Inventory::from_documents(docs, "apps");
+        let op = inv.overrides().next().expect("an override policy");
+        admit_override(op, &json, KarmadaVersion::new(1, minor))
+    }
+
+    /// `LabelAnnotationOverrider.Value` is `json:"value,omitempty"` up to 1.15
+    /// (override_types.go:151 @v1.15.0), `json:"value"` from 1.16 (Karmada's fix for omitempty
+    /// on a required field): the OP round trip of 1.12-1.15 drops `value: {}` and the CRD then
+    /// requires it; 1.16 keeps it. 1.10's CRD does not require `value` at all.
+    #[test]
+    fn an_empty_label_value_is_dropped_by_the_round_trip_up_to_1_15() {
+        let spec =
+            "spec:\n  overrideRules:\n  - overriders:\n      labelsOverrider: [{operator: add, value: {}}]\n";
+        let yaml = format!("{OP}{spec}");
+        for minor in [12, 15] {
+            let v = verdict_at(&yaml, minor);
+            assert_eq!(v.stage, Some(Stage::Schema), "1.{minor}");
+            assert_eq!(
+                v.api_server_message.as_deref(),
+                Some("OverridePolicy.policy.karmada.io \"o\" is invalid: spec.overrideRules[0].overriders.labelsOverrider[0].value: Required value"),
+                "1.{minor}"
+            );
+        }
+        assert!(verdict_at(&yaml, 16).is_admitted());
+        assert!(verdict_at(&yaml, 10).is_admitted());
+        // A missing value: Required value up to 1.15, a null object from 1.16.
+        let missing = format!(
+            "{OP}spec:\n  overrideRules:\n  - overriders:\n      annotationsOverrider: [{{operator: remove}}]\n"
+        );
+        assert_eq!(verdict_at(&missing, 15).refusals[0].rule, "schema-required");
+        assert_eq!(verdict_at(&missing, 16).refusals[0].rule, "schema-type");
     }
 
     #[test]

@@ -6,25 +6,38 @@
 //! Label and annotation maps are visited in sorted key order (Go's map order is random).
 //!
 //! The order is `ValidateOverrideSpec`'s: targetCluster, the two co-existence checks, the
-//! rules, then the selector namespaces (read in Karmada's validation.go at f8fdd02).
-//! [inference] Not given by the specification and chosen here: "must have either JSON or
-//! YAML" is checked right after "has both".
+//! rules, then the selector namespaces (read in Karmada's validation.go at f8fdd02). "Must have
+//! either JSON or YAML" (1.18 on) comes right after "has both" (validation.go:494-499
+//! @v1.18.0).
 
 use serde_json::Value;
 
-use super::labels::{is_label_key, is_label_value};
+use super::labels::{label_key_errors, label_value_errors, Wording};
 use super::placement::validate_cluster_affinity;
 use super::render::{go_json, go_quote, json_raw};
 use super::selectors::validate_selector_namespaces;
 use super::Violation;
 use crate::model::policy::ClusterAffinity;
-use crate::model::OverridePolicy;
+use crate::model::{KarmadaVersion, OverridePolicy};
 use crate::source::FieldPath;
 
-/// go-openapi/jsonpointer (≥ 0.21) `New` on a pointer that is neither empty nor starts with
-/// `/`: `errors.Join(ErrInvalidStart, ErrPointer)`, whose text is both messages on two lines.
-const JSON_POINTER_INVALID: &str =
-    "JSON pointer must be empty or start with a \"/\nJSON pointer error";
+/// go-openapi/jsonpointer's `New` on a pointer that is neither empty nor starts with `/`, in
+/// the version `version` vendors (its `go.mod` at the tag):
+/// - v0.20.2 and v0.21.0 (Karmada 1.12-1.16): `errors.New(invalidStart)`, whose text lacks the
+///   closing quote (`pointer.go:43,83 @v1.14.0`);
+/// - v0.22.4 (1.17, 1.18): `errors.Join(ErrInvalidStart, ErrPointer)`, both messages on two
+///   lines, still without the closing quote (`errors.go:16-19`, `pointer.go:151 @v1.17.0`);
+/// - v0.23.1 (1.19): the same with the quote closed (`errors.go:16-19`, `pointer.go:222
+///   @v1.19.0-rc.0`).
+fn json_pointer_invalid(version: KarmadaVersion) -> &'static str {
+    if version.at_least(1, 19) {
+        "JSON pointer must be empty or start with a \"/\"\nJSON pointer error"
+    } else if version.at_least(1, 17) {
+        "JSON pointer must be empty or start with a \"/\nJSON pointer error"
+    } else {
+        "JSON pointer must be empty or start with a \"/"
+    }
+}
 
 /// The six overrider lists `emptyOverrides` looks at (validation.go, `emptyOverrides`).
 const OVERRIDER_LISTS: &[&str] = &[
@@ -36,7 +49,7 @@ const OVERRIDER_LISTS: &[&str] = &[
     "annotationsOverrider",
 ];
 
-pub(super) fn validate_override(op: &OverridePolicy) -> Vec<Violation> {
+pub(super) fn validate_override(op: &OverridePolicy, version: KarmadaVersion) -> Vec<Violation> {
     let mut out = Vec::new();
     let spec = FieldPath::parse("spec");
     let namespace = if op.cluster_scoped {
@@ -93,7 +106,12 @@ pub(super) fn validate_override(op: &OverridePolicy) -> Vec<Violation> {
         .flatten()
         .enumerate()
     {
-        validate_rule(rule, spec.clone().key("overrideRules").index(i), &mut out);
+        validate_rule(
+            rule,
+            spec.clone().key("overrideRules").index(i),
+            version,
+            &mut out,
+        );
     }
     // After the rules, as `ValidateOverrideSpec` appends them (validation.go:415-416).
     validate_selector_namespaces(&selectors, namespace, &mut out);
@@ -122,10 +140,22 @@ fn sorted_string_map(v: Option<&Value>) -> Vec<(String, String)> {
 /// `TotalAnnotationSizeLimitB` of apimachinery's `api/validation/objectmeta.go`: 256 KiB.
 const TOTAL_ANNOTATION_SIZE_LIMIT: usize = 256 * 1024;
 
+/// `field.TooLong`'s detail in the apimachinery `version` vendors: "must have at most N bytes"
+/// up to v0.31 (Karmada 1.10-1.13, `field/errors.go:228 @v1.13.0`), "may not be more than N
+/// bytes" from v0.32 (1.14, `field/errors.go:230 @v1.14.0`).
+fn too_long(limit: usize, version: KarmadaVersion) -> String {
+    if version.at_least(1, 14) {
+        format!("may not be more than {limit} bytes")
+    } else {
+        format!("must have at most {limit} bytes")
+    }
+}
+
 /// One `RuleWithCluster` (:457-508).
-fn validate_rule(rule: &Value, path: FieldPath, out: &mut Vec<Violation>) {
+fn validate_rule(rule: &Value, path: FieldPath, version: KarmadaVersion, out: &mut Vec<Violation>) {
     let overriders = rule.get("overriders");
     let opath = path.clone().key("overriders");
+    let wording = Wording::of_karmada(version);
     // Annotations: `apivalidation.ValidateAnnotations`, keys checked lower-cased.
     for (j, a) in items(overriders, "annotationsOverrider") {
         let vpath = opath
@@ -135,7 +165,7 @@ fn validate_rule(rule: &Value, path: FieldPath, out: &mut Vec<Violation>) {
             .key("value");
         let annotations = sorted_string_map(a.get("value"));
         for (k, _) in &annotations {
-            for msg in is_label_key(&k.to_lowercase()) {
+            for msg in label_key_errors(&k.to_lowercase(), wording) {
                 out.push(Violation::new(
                     "override-annotation-key-invalid",
                     vpath.clone(),
@@ -151,7 +181,7 @@ fn validate_rule(rule: &Value, path: FieldPath, out: &mut Vec<Violation>) {
                 "override-annotations-too-long",
                 vpath.clone(),
                 None,
-                format!("may not be more than {TOTAL_ANNOTATION_SIZE_LIMIT} bytes"),
+                too_long(TOTAL_ANNOTATION_SIZE_LIMIT, version),
             ));
         }
     }
@@ -159,7 +189,7 @@ fn validate_rule(rule: &Value, path: FieldPath, out: &mut Vec<Violation>) {
     for (j, l) in items(overriders, "labelsOverrider") {
         let vpath = opath.clone().key("labelsOverrider").index(j).key("value");
         for (k, v) in sorted_string_map(l.get("value")) {
-            for msg in is_label_key(&k) {
+            for msg in label_key_errors(&k, wording) {
                 out.push(Violation::new(
                     "override-label-key-invalid",
                     vpath.clone(),
@@ -167,7 +197,7 @@ fn validate_rule(rule: &Value, path: FieldPath, out: &mut Vec<Violation>) {
                     msg,
                 ));
             }
-            for msg in is_label_value(&v) {
+            for msg in label_value_errors(&v, wording) {
                 out.push(Violation::new(
                     "override-label-value-invalid",
                     vpath.clone(),
@@ -181,20 +211,31 @@ fn validate_rule(rule: &Value, path: FieldPath, out: &mut Vec<Violation>) {
     for (j, img) in items(overriders, "imageOverrider") {
         if let Some(p) = img.get("predicate").filter(|p| !p.is_null()) {
             let s = p.get("path").and_then(Value::as_str).unwrap_or("");
-            check_pointer(
-                s,
-                opath
-                    .clone()
-                    .key("imageOverrider")
-                    .index(j)
-                    .key("predicate")
-                    .key("path"),
-                out,
-            );
+            let at = opath
+                .clone()
+                .key("imageOverrider")
+                .index(j)
+                .key("predicate")
+                .key("path");
+            if version.at_least(1, 12) {
+                check_pointer(s, at, version, out);
+            } else if !s.starts_with('/') {
+                // 1.10 and 1.11 only look for the leading "/", so an empty path is refused too
+                // (validation.go:291-297 @v1.10.0, :304-310 @v1.11.0); jsonpointer came with
+                // 1.12 (validation.go:311-319 @v1.12.0).
+                out.push(Violation::new(
+                    "json-pointer-invalid",
+                    at,
+                    Some(go_quote(s)),
+                    "path should be start with / character",
+                ));
+            }
         }
     }
-    // Field overriders.
-    for (j, f) in items(overriders, "fieldOverrider") {
+    // Field overriders: from 1.12, which added them to the CRD and these checks to
+    // ValidateOverrideRules (validation.go:321-335 @v1.12.0).
+    let field_overriders_checked = version.at_least(1, 12);
+    for (j, f) in items(overriders, "fieldOverrider").filter(|_| field_overriders_checked) {
         let fpath = opath.clone().key("fieldOverrider").index(j);
         let has = |k: &str| {
             f.get(k)
@@ -210,20 +251,21 @@ fn validate_rule(rule: &Value, path: FieldPath, out: &mut Vec<Violation>) {
                 "FieldOverrider has both YAML and JSON set. Only one is allowed",
             ));
         } else if !json && !yaml {
+            // A `field.Required`: no value in the message. From 1.18 only (`checked_from`).
             out.push(Violation::new(
                 "field-overrider-json-or-yaml",
                 fpath.clone(),
-                Some(json_raw(f)),
+                None,
                 "FieldOverrider must have either JSON or YAML set",
             ));
         }
         let field_path = f.get("fieldPath").and_then(Value::as_str).unwrap_or("");
-        check_pointer(field_path, fpath.clone().key("fieldPath"), out);
+        check_pointer(field_path, fpath.clone().key("fieldPath"), version, out);
         for list in ["json", "yaml"] {
             for (k, patch) in items(Some(f), list) {
                 let ppath = fpath.clone().key(list).index(k);
                 let sub = patch.get("subPath").and_then(Value::as_str).unwrap_or("");
-                check_pointer(sub, ppath.clone().key("subPath"), out);
+                check_pointer(sub, ppath.clone().key("subPath"), version, out);
                 validate_operator(patch, ppath.key("value"), out);
             }
         }
@@ -237,13 +279,18 @@ fn validate_rule(rule: &Value, path: FieldPath, out: &mut Vec<Violation>) {
 }
 
 /// `jsonpointer.New`: a pointer is empty or starts with `/`.
-fn check_pointer(pointer: &str, path: FieldPath, out: &mut Vec<Violation>) {
+fn check_pointer(
+    pointer: &str,
+    path: FieldPath,
+    version: KarmadaVersion,
+    out: &mut Vec<Violation>,
+) {
     if !pointer.is_empty() && !pointer.starts_with('/') {
         out.push(Violation::new(
             "json-pointer-invalid",
             path,
             Some(go_quote(pointer)),
-            JSON_POINTER_INVALID,
+            json_pointer_invalid(version),
         ));
     }
 }

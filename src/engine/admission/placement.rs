@@ -3,32 +3,36 @@
 //!
 //! Order inside `ValidatePlacement` (:101-123): clusterAffinity/clusterAffinities exclusivity,
 //! overflow needs an overflow-capable strategy, `clusterAffinity`, `clusterAffinities`, spread
-//! constraints, then workload affinity and cluster tolerations. [inference] The relative order
-//! of the last two is not stated by the specification; it follows the order of its table.
+//! constraints, then workload affinity and cluster tolerations (validation.go:117-121
+//! @v1.18.0).
 
 use std::collections::{HashMap, HashSet};
 
-use super::labels::is_label_key;
+use super::labels::{label_key_errors, Wording};
 use super::render::{go_quote, json_of};
 use super::Violation;
 use crate::model::policy::{
     ClusterAffinity, ClusterAffinityTerm, FieldSelector, Placement, SpreadConstraint, Toleration,
     WorkloadAffinity,
 };
+use crate::model::KarmadaVersion;
 use crate::source::FieldPath;
 
 fn base() -> FieldPath {
     FieldPath::parse("spec.placement")
 }
 
-pub(super) fn validate_placement(p: &Placement, out: &mut Vec<Violation>) {
+pub(super) fn validate_placement(p: &Placement, version: KarmadaVersion, out: &mut Vec<Violation>) {
     // :105-107. Go compares the slice with nil, so `clusterAffinities: []` counts as set.
     if p.cluster_affinity.is_some() && p.cluster_affinities.is_some() {
         out.push(Violation::new(
             "placement-affinity-exclusive",
             base(),
             Some(json_of(p)),
-            "clusterAffinities cannot co-exist with clusterAffinity",
+            format!(
+                "clusterAffinities {} co-exist with clusterAffinity",
+                cannot(version)
+            ),
         ));
     }
     // :110-115.
@@ -49,14 +53,26 @@ pub(super) fn validate_placement(p: &Placement, out: &mut Vec<Violation>) {
     if let Some(a) = &p.cluster_affinity {
         validate_cluster_affinity(a, base().key("clusterAffinity"), out);
     }
+    let wording = Wording::of_karmada(version);
     if let Some(terms) = &p.cluster_affinities {
-        validate_cluster_affinities(terms, out);
+        validate_cluster_affinities(terms, wording, out);
     }
     validate_spread_constraints(&p.spread_constraints, out);
     if let Some(w) = &p.workload_affinity {
-        validate_workload_affinity(w, out);
+        validate_workload_affinity(w, wording, out);
     }
     validate_cluster_tolerations(&p.cluster_tolerations, out);
+}
+
+/// How the webhook's messages spell "cannot": "can not" in every 1.10.x
+/// (validation.go:58,69 @v1.10.0), "cannot" from v1.11.0 (validation.go:56,82 @v1.11.0). Only
+/// the two messages of 1.10 that said "can not" use it.
+pub(super) fn cannot(version: KarmadaVersion) -> &'static str {
+    if version.at_least(1, 11) {
+        "cannot"
+    } else {
+        "can not"
+    }
 }
 
 /// `IsOverflowCapable` (pkg/util/policy.go:31-44): Divided replicas, and either Aggregated or
@@ -124,9 +140,16 @@ pub(super) fn validate_cluster_affinity(
     }
 }
 
-/// Each IsLabelKey message as its own violation (Karmada loops over them).
-fn label_key_violations(rule: &'static str, key: &str, path: &FieldPath, out: &mut Vec<Violation>) {
-    for msg in is_label_key(key) {
+/// Each IsLabelKey message as its own violation (Karmada loops over them), in the wording of
+/// the release's apimachinery.
+fn label_key_violations(
+    rule: &'static str,
+    key: &str,
+    path: &FieldPath,
+    wording: Wording,
+    out: &mut Vec<Violation>,
+) {
+    for msg in label_key_errors(key, wording) {
         out.push(Violation::new(rule, path.clone(), Some(go_quote(key)), msg));
     }
 }
@@ -134,12 +157,22 @@ fn label_key_violations(rule: &'static str, key: &str, path: &FieldPath, out: &m
 /// `ValidateClusterAffinities` (:185-241), per term: the name (reported at the term itself,
 /// without `.affinityName`), its uniqueness (reported at the list, with the list as value, for
 /// every repeat), the term's fieldSelector, then its overflow terms.
-fn validate_cluster_affinities(terms: &[ClusterAffinityTerm], out: &mut Vec<Violation>) {
+fn validate_cluster_affinities(
+    terms: &[ClusterAffinityTerm],
+    wording: Wording,
+    out: &mut Vec<Violation>,
+) {
     let list = base().key("clusterAffinities");
     let mut names = HashSet::new();
     for (i, term) in terms.iter().enumerate() {
         let at = list.clone().index(i);
-        label_key_violations("affinity-name-invalid", &term.affinity_name, &at, out);
+        label_key_violations(
+            "affinity-name-invalid",
+            &term.affinity_name,
+            &at,
+            wording,
+            out,
+        );
         if !names.insert(term.affinity_name.as_str()) {
             out.push(Violation::new(
                 "affinity-name-duplicate",
@@ -149,16 +182,16 @@ fn validate_cluster_affinities(terms: &[ClusterAffinityTerm], out: &mut Vec<Viol
             ));
         }
         validate_cluster_affinity(&term.affinity, at.clone(), out);
-        validate_overflow_affinities(term, &at, out);
+        validate_overflow_affinities(term, &at, wording, out);
     }
 }
 
-/// `ValidateOverflowAffinities` (:205-241). [inference] The bad values of the overflow errors
-/// are not given by the specification: the overflow list for the "inline" error, the name for
-/// the name errors.
+/// `ValidateOverflowAffinities` (:205-241). The bad values are the overflow list for the
+/// "inline" error and the name for the name errors (validation.go:219-233 @v1.18.0).
 fn validate_overflow_affinities(
     term: &ClusterAffinityTerm,
     at: &FieldPath,
+    wording: Wording,
     out: &mut Vec<Violation>,
 ) {
     let Some(overflow) = &term.overflow_affinities else {
@@ -178,7 +211,13 @@ fn validate_overflow_affinities(
     let mut names: HashSet<&str> = HashSet::from([term.affinity_name.as_str()]);
     for (j, o) in overflow.iter().enumerate() {
         let name_path = path.clone().index(j).key("affinityName");
-        label_key_violations("overflow-name-invalid", &o.affinity_name, &name_path, out);
+        label_key_violations(
+            "overflow-name-invalid",
+            &o.affinity_name,
+            &name_path,
+            wording,
+            out,
+        );
         if !names.insert(o.affinity_name.as_str()) {
             out.push(Violation::new(
                 "overflow-name-duplicate",
@@ -266,15 +305,17 @@ fn validate_spread_constraints(constraints: &[SpreadConstraint], out: &mut Vec<V
     }
 }
 
-/// `ValidateWorkloadAffinity` (:152-167). [inference] The value of the same-key error is not
-/// given by the specification; the shared key is used.
-fn validate_workload_affinity(w: &WorkloadAffinity, out: &mut Vec<Violation>) {
+/// `ValidateWorkloadAffinity` (:152-167). The same-key error's value is the whole
+/// workloadAffinity (`field.Invalid(fldPath, workloadAffinity, …)`, validation.go:163-167
+/// @v1.19.0-rc.0 and :135-139 @v1.17.0), printed as its JSON.
+fn validate_workload_affinity(w: &WorkloadAffinity, wording: Wording, out: &mut Vec<Violation>) {
     let path = base().key("workloadAffinity");
     if let Some(a) = &w.affinity {
         label_key_violations(
             "workload-affinity-key-invalid",
             &a.group_by_label_key,
             &path.clone().key("affinity").key("groupByLabelKey"),
+            wording,
             out,
         );
     }
@@ -283,6 +324,7 @@ fn validate_workload_affinity(w: &WorkloadAffinity, out: &mut Vec<Violation>) {
             "workload-affinity-key-invalid",
             &a.group_by_label_key,
             &path.clone().key("antiAffinity").key("groupByLabelKey"),
+            wording,
             out,
         );
     }
@@ -291,23 +333,27 @@ fn validate_workload_affinity(w: &WorkloadAffinity, out: &mut Vec<Violation>) {
             out.push(Violation::new(
                 "workload-affinity-same-key",
                 path,
-                Some(go_quote(&a.group_by_label_key)),
+                Some(json_of(w)),
                 "affinity and antiAffinity must not use the same groupByLabelKey",
             ));
         }
     }
 }
 
-/// `validateClusterTolerations` (:132-142): `Lt` and `Gt` compare numbers on nodes and mean
-/// nothing for clusters; they are refused as `NotSupported`. Other operators are left alone.
+/// `validateClusterTolerations` (:132-142, from 1.18: see `checked_from`): `Lt` and `Gt`
+/// compare numbers on nodes and mean nothing for clusters; they are refused as
+/// `field.NotSupported(path, operator, []string{"", "Exists", "Equal"})`, whose text is
+/// `Unsupported value: "Gt": supported values: "", "Exists", "Equal"`. Other operators are left
+/// alone.
 fn validate_cluster_tolerations(tolerations: &[Toleration], out: &mut Vec<Violation>) {
     for (i, t) in tolerations.iter().enumerate() {
         if matches!(t.operator.as_str(), "Lt" | "Gt") {
+            let value = go_quote(&t.operator);
             out.push(Violation::new(
                 "toleration-operator-unsupported",
                 base().key("clusterTolerations").index(i).key("operator"),
-                Some(go_quote(&t.operator)),
-                r#"supported values: "", "Exists", "Equal""#,
+                Some(value.clone()),
+                format!(r#"Unsupported value: {value}: supported values: "", "Exists", "Equal""#),
             ));
         }
     }

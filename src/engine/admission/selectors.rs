@@ -1,9 +1,11 @@
 //! The spec-level checks after placement and failover (validation-suspension-failover.md §1.2):
 //! selector namespaces (N1), preemption needs names (R1) and suspension (S1).
 
+use super::placement::cannot;
 use super::render::{go_quote, json_of};
 use super::Violation;
 use crate::model::policy::{PropagationSpec, ResourceSelector, Suspension};
+use crate::model::KarmadaVersion;
 use crate::source::FieldPath;
 
 /// N1 (validation.go:57-69), also used by `ValidateOverrideSpec` (§1.7): with a non-empty
@@ -33,8 +35,12 @@ pub(super) fn validate_selector_namespaces(
 }
 
 /// R1 (validation.go:72-84): `preemption: Always` needs a `name` on every selector; a
-/// `labelSelector` does not count.
-pub(super) fn validate_preemption_names(spec: &PropagationSpec, out: &mut Vec<Violation>) {
+/// `labelSelector` does not count. 1.10 words it "can not" (see [`cannot`]).
+pub(super) fn validate_preemption_names(
+    spec: &PropagationSpec,
+    version: KarmadaVersion,
+    out: &mut Vec<Violation>,
+) {
     if !spec.preemption_always() {
         return;
     }
@@ -44,7 +50,10 @@ pub(super) fn validate_preemption_names(spec: &PropagationSpec, out: &mut Vec<Vi
                 "preemption-requires-name",
                 FieldPath::parse("spec.resourceSelectors").index(i).key("name"),
                 Some(go_quote(&rs.name)),
-                "name cannot be empty if preemption is Always, the empty name may cause unexpected resources preemption",
+                format!(
+                    "name {} be empty if preemption is Always, the empty name may cause unexpected resources preemption",
+                    cannot(version)
+                ),
             ));
         }
     }

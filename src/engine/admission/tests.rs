@@ -51,6 +51,21 @@ fn violations(p: &Policy) -> Vec<Violation> {
     admit(p, KarmadaVersion::LATEST).violations
 }
 
+/// The violations of `p` as Karmada 1.`minor` judges it.
+fn violations_at(p: &Policy, minor: u32) -> Vec<Violation> {
+    admit(p, KarmadaVersion::new(1, minor)).violations
+}
+
+/// `ValidateOverrideSpec` of the newest release.
+fn validate_override(op: &OverridePolicy) -> Vec<Violation> {
+    super::validate_override(op, KarmadaVersion::LATEST)
+}
+
+/// `ValidateOverrideSpec` as Karmada 1.`minor` has it.
+fn validate_override_at(op: &OverridePolicy, minor: u32) -> Vec<Violation> {
+    super::validate_override(op, KarmadaVersion::new(1, minor))
+}
+
 /// Exactly one violation, with this rule, field path and detail text; returned for more checks.
 #[track_caller]
 fn one(vs: Vec<Violation>, rule: &str, field: &str, message: &str) -> Violation {
@@ -430,13 +445,19 @@ fn workload_affinity() {
         "spec.placement.workloadAffinity.antiAffinity.groupByLabelKey",
         NAME_PART,
     );
-    one(
+    let v = one(
         violations(&pp(&format!(
             "{RS}  placement:\n    workloadAffinity:\n      affinity: {{groupByLabelKey: app.group}}\n      antiAffinity: {{groupByLabelKey: app.group}}\n"
         ))),
         "workload-affinity-same-key",
         "spec.placement.workloadAffinity",
         "affinity and antiAffinity must not use the same groupByLabelKey",
+    );
+    // The value is the workloadAffinity itself (field.Invalid(fldPath, workloadAffinity, ...),
+    // validation.go:163-167 @v1.19.0-rc.0), not the key.
+    assert_eq!(
+        v.karmada_error(),
+        r#"spec.placement.workloadAffinity: Invalid value: {"affinity":{"groupByLabelKey":"app.group"},"antiAffinity":{"groupByLabelKey":"app.group"}}: affinity and antiAffinity must not use the same groupByLabelKey"#
     );
     none(violations(&pp(&format!(
         "{RS}  placement:\n    workloadAffinity:\n      affinity: {{groupByLabelKey: app.group}}\n      antiAffinity: {{groupByLabelKey: app.region}}\n"
@@ -451,7 +472,7 @@ fn toleration_operator_unsupported() {
         ))),
         "toleration-operator-unsupported",
         "spec.placement.clusterTolerations[1].operator",
-        r#"supported values: "", "Exists", "Equal""#,
+        r#"Unsupported value: "Lt": supported values: "", "Exists", "Equal""#,
     );
     assert_eq!(
         v.karmada_error(),
@@ -463,11 +484,34 @@ fn toleration_operator_unsupported() {
         ))),
         "toleration-operator-unsupported",
         "spec.placement.clusterTolerations[0].operator",
-        r#"supported values: "", "Exists", "Equal""#,
+        r#"Unsupported value: "Gt": supported values: "", "Exists", "Equal""#,
     );
     none(violations(&pp(&format!(
         "{RS}  placement:\n    clusterTolerations:\n      - {{key: a, operator: Exists}}\n      - {{key: b, value: v}}\n"
     ))));
+}
+
+/// validateClusterTolerations came with 1.18 (validation.go:121,124-142 @v1.18.0); up to
+/// v1.17.5 ValidatePlacement has no toleration check (validation.go:101-114 @v1.17.0) and the
+/// CRD no enum on the operator, so Karmada 1.10-1.17 store `operator: Gt`.
+#[test]
+fn toleration_operator_unsupported_is_checked_from_1_18() {
+    let p = pp(&format!(
+        "{RS}  placement:\n    clusterTolerations: [{{key: gpu, operator: Gt, value: '3', effect: NoSchedule}}]\n"
+    ));
+    for minor in 10..=17 {
+        none(violations_at(&p, minor));
+    }
+    let v = one(
+        violations_at(&p, 18),
+        "toleration-operator-unsupported",
+        "spec.placement.clusterTolerations[0].operator",
+        r#"Unsupported value: "Gt": supported values: "", "Exists", "Equal""#,
+    );
+    assert_eq!(
+        v.karmada_error(),
+        r#"spec.placement.clusterTolerations[0].operator: Unsupported value: "Gt": supported values: "", "Exists", "Equal""#
+    );
 }
 
 // ---- failover -------------------------------------------------------------------------------
@@ -683,7 +727,62 @@ fn state_preservation_alias_invalid() {
     ))));
 }
 
+/// validateStatePreservationRule came with 1.15 (validation.go:250-252,271-287 @v1.15.0); the
+/// CRD has statePreservation from 1.12, and ValidateApplicationFailover of 1.12-1.14 does not
+/// look at it (validation.go:218-243 @v1.14.0).
+#[test]
+fn state_preservation_alias_invalid_is_checked_from_1_15() {
+    let p = pp(&format!(
+        "{RS}{DEPS}  failover:\n    application:\n      decisionConditions: {{tolerationSeconds: 60}}\n      purgeMode: Never\n      statePreservation:\n        rules: [{{aliasLabelName: 'bad label!', jsonPath: '{{ .status.x }}'}}]\n"
+    ));
+    for minor in 12..=14 {
+        none(violations_at(&p, minor));
+    }
+    let v = one(
+        violations_at(&p, 15),
+        "state-preservation-alias-invalid",
+        "spec.failover.application.statePreservation.rules[0].aliasLabelName",
+        NAME_PART,
+    );
+    assert_eq!(
+        v.karmada_error(),
+        format!("spec.failover.application.statePreservation.rules[0].aliasLabelName: Invalid value: \"bad label!\": {NAME_PART}")
+    );
+}
+
 // ---- N1, R1, S1 -----------------------------------------------------------------------------
+
+/// Every v1.10.x says "can not" in the two messages that say "cannot" from v1.11.0
+/// (validation.go:58,69 @v1.10.0; :56,82 @v1.11.0): the API server's line is the release's.
+#[test]
+fn karmada_1_10_says_can_not() {
+    let both = pp(&format!(
+        "{RS}  placement:\n    clusterAffinity: {{clusterNames: [member1]}}\n    clusterAffinities: [{{affinityName: a, clusterNames: [member1]}}]\n"
+    ));
+    let preempt = pp("  preemption: Always\n  resourceSelectors: [{apiVersion: v1, kind: Pod}]\n");
+    let empty_name = "name {} be empty if preemption is Always, the empty name may cause unexpected resources preemption";
+    for (minor, word) in [(10, "can not"), (11, "cannot")] {
+        let v = one(
+            violations_at(&both, minor),
+            "placement-affinity-exclusive",
+            "spec.placement",
+            &format!("clusterAffinities {word} co-exist with clusterAffinity"),
+        );
+        assert!(
+            v.karmada_error().ends_with(&format!(
+                ": clusterAffinities {word} co-exist with clusterAffinity"
+            )),
+            "{}",
+            v.karmada_error()
+        );
+        one(
+            violations_at(&preempt, minor),
+            "preemption-requires-name",
+            "spec.resourceSelectors[0].name",
+            &empty_name.replace("{}", word),
+        );
+    }
+}
 
 #[test]
 fn selector_namespace_mismatch() {
@@ -705,6 +804,43 @@ fn selector_namespace_mismatch() {
     none(violations(&cpp(
         "  resourceSelectors: [{apiVersion: v1, kind: ConfigMap, namespace: other, name: c}]\n",
     )));
+}
+
+/// validateResourceSelectors came with 1.17 (validation.go:50,57-69 @v1.17.0); every 1.16.x
+/// admits the mismatch (ValidatePropagationSpec has no namespace at validation.go:43-53
+/// @v1.16.0, nor ValidateOverrideSpec at :290-313), so the PP and the OP are stored.
+#[test]
+fn selector_namespace_mismatch_is_checked_from_1_17() {
+    let p =
+        pp("  resourceSelectors: [{apiVersion: v1, kind: ConfigMap, namespace: other, name: c}]\n");
+    let o = op(
+        "apiVersion: policy.karmada.io/v1alpha1\nkind: OverridePolicy\nmetadata: {name: o, namespace: default}\nspec:\n  resourceSelectors: [{apiVersion: v1, kind: ConfigMap, namespace: other}]\n",
+    );
+    for minor in 10..=16 {
+        none(violations_at(&p, minor));
+        none(validate_override_at(&o, minor));
+    }
+    let message = "namespace of resource selector must be the same as the namespace of the policy";
+    let v = one(
+        violations_at(&p, 17),
+        "selector-namespace-mismatch",
+        "spec.resourceSelectors[0].namespace",
+        message,
+    );
+    assert_eq!(
+        v.karmada_error(),
+        format!("spec.resourceSelectors[0].namespace: Invalid value: \"other\": {message}")
+    );
+    one(
+        validate_override_at(&o, 17),
+        "selector-namespace-mismatch",
+        "spec.resourceSelectors[0].namespace",
+        message,
+    );
+    assert_eq!(
+        checked_from("selector-namespace-mismatch"),
+        Some(KarmadaVersion::new(1, 17))
+    );
 }
 
 #[test]
@@ -764,6 +900,188 @@ fn suspension_exclusive() {
         "  suspension: {dispatchingOnClusters: {}}\n",
     ] {
         none(violations(&pp(&format!("{RS}{s}"))));
+    }
+}
+
+// ---- checks of a later release --------------------------------------------------------------
+
+/// Each webhook check that came with the field it checks is not applied by an older release,
+/// even to a spec that still holds the field (the chain prunes it first: this is the typed path,
+/// `admit`): suspension (validation.go:43,62-76 @v1.11.0), workloadAffinity
+/// (:112,117-141 @v1.17.0), overflowAffinities (:109-115,201,212-240 @v1.18.0).
+#[test]
+fn checks_that_came_with_their_field() {
+    let suspended = pp(&format!(
+        "{RS}  suspension:\n    dispatching: true\n    dispatchingOnClusters: {{clusterNames: [c]}}\n"
+    ));
+    none(violations_at(&suspended, 10));
+    assert_eq!(
+        violations_at(&suspended, 11)[0].rule,
+        "suspension-exclusive"
+    );
+
+    let same_key = pp(&format!(
+        "{RS}  placement:\n    workloadAffinity:\n      affinity: {{groupByLabelKey: 'bad key'}}\n      antiAffinity: {{groupByLabelKey: 'bad key'}}\n"
+    ));
+    none(violations_at(&same_key, 16));
+    let rules: Vec<_> = violations_at(&same_key, 17)
+        .iter()
+        .map(|v| v.rule)
+        .collect();
+    assert_eq!(
+        rules,
+        [
+            "workload-affinity-key-invalid",
+            "workload-affinity-key-invalid",
+            "workload-affinity-same-key"
+        ]
+    );
+
+    let overflow = pp(&format!("{RS}  placement:\n{OVERFLOW_TERM}"));
+    none(violations_at(&overflow, 17));
+    assert_eq!(
+        violations_at(&overflow, 18)[0].rule,
+        "overflow-requires-dynamic-weight-or-aggregated"
+    );
+}
+
+/// fieldOverrider and its checks came with 1.12 (validation.go:321-335,343-380 @v1.12.0).
+/// Before, the image predicate path was only checked for a leading "/", so "" was refused too,
+/// with another text (validation.go:291-297 @v1.10.0, :304-310 @v1.11.0).
+#[test]
+fn override_paths_before_1_12() {
+    let fields = op_rules(
+        "        fieldOverrider:\n          - fieldPath: data/config\n            json: [{subPath: key, operator: replace}]\n            yaml: [{subPath: /key, operator: remove, value: 1}]\n",
+    );
+    none(validate_override_at(&fields, 11));
+    let rules: Vec<_> = validate_override_at(&fields, 12)
+        .iter()
+        .map(|v| v.rule)
+        .collect();
+    assert_eq!(
+        rules,
+        [
+            "field-overrider-json-and-yaml",
+            "json-pointer-invalid",
+            "json-pointer-invalid",
+            "override-value-required",
+            "override-value-forbidden"
+        ]
+    );
+
+    let predicate = |path: &str| {
+        op_rules(&format!(
+            "        imageOverrider:\n          - {{component: Registry, operator: replace, value: r.io, predicate: {{path: '{path}'}}}}\n"
+        ))
+    };
+    let field = "spec.overrideRules[0].overriders.imageOverrider[0].predicate.path";
+    for minor in [10, 11] {
+        for path in ["spec/template", ""] {
+            let v = one(
+                validate_override_at(&predicate(path), minor),
+                "json-pointer-invalid",
+                field,
+                "path should be start with / character",
+            );
+            assert_eq!(
+                v.karmada_error(),
+                format!(
+                    "{field}: Invalid value: \"{path}\": path should be start with / character"
+                )
+            );
+        }
+        none(validate_override_at(&predicate("/spec/template"), minor));
+    }
+    // From 1.12 an empty pointer is the whole document, and valid.
+    none(validate_override_at(&predicate(""), 12));
+    assert_eq!(
+        validate_override_at(&predicate("spec/template"), 12)[0].rule,
+        "json-pointer-invalid"
+    );
+}
+
+/// The JSON pointer error is go-openapi/jsonpointer's, in the version each release vendors
+/// (go.mod @tags): v0.20.2/v0.21.0 in 1.12-1.16 (`errors.New(invalidStart)`,
+/// pointer.go:43,83 @v1.14.0), v0.22.4 in 1.17-1.18 (`errors.Join(ErrInvalidStart, ErrPointer)`,
+/// errors.go:16-19 @v1.17.0), v0.23.1 in 1.19 (the quote closed, errors.go:19 @v1.19.0-rc.0).
+#[test]
+fn json_pointer_text_follows_the_vendored_jsonpointer() {
+    let o = op_rules(
+        "        fieldOverrider:\n          - fieldPath: data/config\n            yaml: [{subPath: /key, operator: remove}]\n",
+    );
+    for (minor, text) in [
+        (12, "JSON pointer must be empty or start with a \"/"),
+        (16, "JSON pointer must be empty or start with a \"/"),
+        (
+            17,
+            "JSON pointer must be empty or start with a \"/\nJSON pointer error",
+        ),
+        (
+            18,
+            "JSON pointer must be empty or start with a \"/\nJSON pointer error",
+        ),
+        (
+            19,
+            "JSON pointer must be empty or start with a \"/\"\nJSON pointer error",
+        ),
+    ] {
+        let v = one(
+            validate_override_at(&o, minor),
+            "json-pointer-invalid",
+            "spec.overrideRules[0].overriders.fieldOverrider[0].fieldPath",
+            text,
+        );
+        assert_eq!(
+            v.karmada_error(),
+            format!("spec.overrideRules[0].overriders.fieldOverrider[0].fieldPath: Invalid value: \"data/config\": {text}")
+        );
+    }
+}
+
+/// The label checks' texts are the vendored apimachinery's: v0.29-v0.34 in Karmada 1.10-1.16
+/// (`util/validation`: "characters", "a qualified name"), v0.35 from 1.17 (`content`: "bytes",
+/// "a valid label key"); go.mod at the tags.
+#[test]
+fn label_messages_follow_the_vendored_apimachinery() {
+    let long = "a".repeat(64);
+    let p = pp(&format!(
+        "{RS}  placement:\n    clusterAffinities: [{{affinityName: {long}, clusterNames: [m]}}]\n"
+    ));
+    for (minor, unit) in [
+        (10, "characters"),
+        (16, "characters"),
+        (17, "bytes"),
+        (19, "bytes"),
+    ] {
+        one(
+            violations_at(&p, minor),
+            "affinity-name-invalid",
+            "spec.placement.clusterAffinities[0]",
+            &format!("name part must be no more than 63 {unit}"),
+        );
+    }
+    let o = op_rules(&format!(
+        "        labelsOverrider:\n          - {{operator: add, value: {{'a/b/c': {long}}}}}\n"
+    ));
+    for (minor, key, unit) in [
+        (16, "a qualified name", "characters"),
+        (17, "a valid label key", "bytes"),
+    ] {
+        let vs = validate_override_at(&o, minor);
+        let messages: Vec<_> = vs.iter().map(|v| (v.rule, v.message.clone())).collect();
+        assert_eq!(messages.len(), 2, "{messages:?}");
+        assert_eq!(messages[0].0, "override-label-key-invalid");
+        assert!(
+            messages[0].1.starts_with(&format!("{key} must consist of")),
+            "{messages:?}"
+        );
+        assert_eq!(
+            messages[1],
+            (
+                "override-label-value-invalid",
+                format!("must be no more than 63 {unit}")
+            )
+        );
     }
 }
 
@@ -1046,11 +1364,24 @@ fn override_annotations_over_256_kib_are_too_long() {
         v.karmada_error(),
         "spec.overrideRules[0].overriders.annotationsOverrider[0].value: Too long: may not be more than 262144 bytes"
     );
+    // field.TooLong of apimachinery up to v0.31 (Karmada 1.10-1.13) words it otherwise
+    // (field/errors.go:228 @v1.13.0; :230 @v1.14.0).
+    for (minor, text) in [
+        (13, "must have at most 262144 bytes"),
+        (14, "may not be more than 262144 bytes"),
+    ] {
+        one(
+            validate_override_at(&annotations(262_142), minor),
+            "override-annotations-too-long",
+            "spec.overrideRules[0].overriders.annotationsOverrider[0].value",
+            text,
+        );
+    }
 }
 
 #[test]
 fn override_json_pointers() {
-    let msg = "JSON pointer must be empty or start with a \"/\nJSON pointer error";
+    let msg = "JSON pointer must be empty or start with a \"/\"\nJSON pointer error";
     one(
         validate_override(&op_rules(
             "        imageOverrider:\n          - {component: Registry, operator: replace, value: r.io, predicate: {path: spec/template}}\n",
@@ -1102,6 +1433,38 @@ fn field_overrider_json_and_yaml() {
     none(validate_override(&op_rules(
         "        fieldOverrider:\n          - fieldPath: /data/config\n            yaml: [{subPath: /key, operator: remove}]\n",
     )));
+}
+
+/// "Neither set" came with 1.18 as a field.Required (validation.go:497-499 @v1.18.0): 1.12-1.17
+/// check only "both set" (validation.go:415-417 @v1.17.0), so they store the overrider.
+#[test]
+fn field_overrider_json_or_yaml_is_checked_from_1_18() {
+    let o = op_rules("        fieldOverrider:\n          - fieldPath: /data/config.yaml\n");
+    for minor in 12..=17 {
+        none(validate_override_at(&o, minor));
+    }
+    let v = one(
+        validate_override_at(&o, 18),
+        "field-overrider-json-or-yaml",
+        "spec.overrideRules[0].overriders.fieldOverrider[0]",
+        "FieldOverrider must have either JSON or YAML set",
+    );
+    assert_eq!(
+        v.karmada_error(),
+        "spec.overrideRules[0].overriders.fieldOverrider[0]: Required value: FieldOverrider must have either JSON or YAML set"
+    );
+    // "Both set" is older: 1.12 has it.
+    one(
+        validate_override_at(
+            &op_rules(
+                "        fieldOverrider:\n          - fieldPath: /data/config\n            json: [{subPath: /key, operator: remove}]\n            yaml: [{subPath: /key, operator: remove}]\n",
+            ),
+            12,
+        ),
+        "field-overrider-json-and-yaml",
+        "spec.overrideRules[0].overriders.fieldOverrider[0]",
+        "FieldOverrider has both YAML and JSON set. Only one is allowed",
+    );
 }
 
 #[test]

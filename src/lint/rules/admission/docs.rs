@@ -37,7 +37,7 @@ pub const RULES: &[AdmissionRule] = &[
         id: "placement-affinity-exclusive",
         summary: "placement sets both clusterAffinity and clusterAffinities",
         message: "clusterAffinities cannot co-exist with clusterAffinity",
-        rationale: "clusterAffinities is the ordered, fail-over capable form of clusterAffinity; the scheduler cannot honour both. An empty `clusterAffinities: []` counts as set.",
+        rationale: "clusterAffinities is the ordered, fail-over capable form of clusterAffinity; the scheduler cannot honour both. An empty `clusterAffinities: []` counts as set. Karmada 1.10 words it \"can not co-exist\".",
         example: "apiVersion: policy.karmada.io/v1alpha1
 kind: PropagationPolicy
 metadata: {name: nginx, namespace: default}
@@ -56,7 +56,7 @@ spec:
         id: "overflow-requires-dynamic-weight-or-aggregated",
         summary: "overflowAffinities without Divided replicas that are Aggregated or dynamically weighted",
         message: "overflowAffinities can only be used together with dynamic weight or aggregated scheduling",
-        rationale: "Overflow moves replicas that do not fit the primary group; only Aggregated or dynamic-weight division computes what fits. Note that Divided without a preference is defaulted to Weighted, and Weighted without dynamicWeight is static.",
+        rationale: "Overflow moves replicas that do not fit the primary group; only Aggregated or dynamic-weight division computes what fits. Note that Divided without a preference is defaulted to Weighted, and Weighted without dynamicWeight is static. Karmada checks this from 1.18, which added overflowAffinities.",
         example: "apiVersion: policy.karmada.io/v1alpha1
 kind: PropagationPolicy
 metadata: {name: nginx, namespace: default}
@@ -151,7 +151,7 @@ spec:
         id: "overflow-requires-inline-affinity",
         summary: "a term with overflowAffinities selects no primary clusters",
         message: "overflowAffinities can only be used together with the inline ClusterAffinity",
-        rationale: "Overflow extends a primary group; a term without labelSelector, fieldSelector, clusterNames or exclude has no primary group to overflow from.",
+        rationale: "Overflow extends a primary group; a term without labelSelector, fieldSelector, clusterNames or exclude has no primary group to overflow from. Karmada checks this from 1.18, which added overflowAffinities.",
         example: "apiVersion: policy.karmada.io/v1alpha1
 kind: PropagationPolicy
 metadata: {name: nginx, namespace: default}
@@ -172,7 +172,7 @@ spec:
         id: "overflow-name-invalid",
         summary: "an overflow affinity name is not a valid label key",
         message: IS_LABEL_KEY,
-        rationale: "Overflow names are scheduling group names, like affinityName.",
+        rationale: "Overflow names are scheduling group names, like affinityName. Karmada checks this from 1.18, which added overflowAffinities.",
         example: "apiVersion: policy.karmada.io/v1alpha1
 kind: PropagationPolicy
 metadata: {name: nginx, namespace: default}
@@ -194,7 +194,7 @@ spec:
         id: "overflow-name-duplicate",
         summary: "an overflow affinity name repeats another overflow name or the term's affinityName",
         message: "overflow affinity name must be unique and must not duplicate the primary group's affinityName",
-        rationale: "Groups are identified by name; a repeated name makes the overflow order ambiguous.",
+        rationale: "Groups are identified by name; a repeated name makes the overflow order ambiguous. Karmada checks this from 1.18, which added overflowAffinities.",
         example: "apiVersion: policy.karmada.io/v1alpha1
 kind: PropagationPolicy
 metadata: {name: nginx, namespace: default}
@@ -319,7 +319,7 @@ spec:
         id: "workload-affinity-key-invalid",
         summary: "a workloadAffinity groupByLabelKey is not a valid label key",
         message: IS_LABEL_KEY,
-        rationale: "Workloads are grouped by the value of this label on the resource template, so it must be a label key.",
+        rationale: "Workloads are grouped by the value of this label on the resource template, so it must be a label key. Karmada checks this from 1.17, which added placement.workloadAffinity.",
         example: "apiVersion: policy.karmada.io/v1alpha1
 kind: PropagationPolicy
 metadata: {name: nginx, namespace: default}
@@ -336,7 +336,7 @@ spec:
         id: "workload-affinity-same-key",
         summary: "workload affinity and anti-affinity group by the same label key",
         message: "affinity and antiAffinity must not use the same groupByLabelKey",
-        rationale: "Co-locating and separating the same group at once cannot be satisfied.",
+        rationale: "Co-locating and separating the same group at once cannot be satisfied. Karmada checks this from 1.17, which added placement.workloadAffinity.",
         example: "apiVersion: policy.karmada.io/v1alpha1
 kind: PropagationPolicy
 metadata: {name: nginx, namespace: default}
@@ -353,8 +353,8 @@ spec:
     AdmissionRule {
         id: "toleration-operator-unsupported",
         summary: "a cluster toleration uses the Lt or Gt operator",
-        message: "supported values: \"\", \"Exists\", \"Equal\"",
-        rationale: "Lt and Gt compare numeric node taints; cluster taints support only Exists and Equal. Reported as `Unsupported value: \"Lt\": supported values: \"\", \"Exists\", \"Equal\"`.",
+        message: "Unsupported value: \"<operator>\": supported values: \"\", \"Exists\", \"Equal\"",
+        rationale: "Lt and Gt compare numeric node taints; cluster taints support only Exists and Equal. Karmada checks this from 1.18: 1.10 to 1.17 store the toleration (their CRD has no enum on the operator).",
         example: "apiVersion: policy.karmada.io/v1alpha1
 kind: PropagationPolicy
 metadata: {name: nginx, namespace: default}
@@ -365,7 +365,7 @@ spec:
       - {key: capacity, operator: Lt, value: '100', effect: NoSchedule}
 ",
         fix: "Use Exists or Equal (or leave the operator empty, which means Equal).",
-        reference: "pkg/util/validation/validation.go:132-142 (validateClusterTolerations)",
+        reference: "pkg/util/validation/validation.go:132-142 @v1.18.0 (validateClusterTolerations; absent before v1.18.0)",
     },
     // ---- failover: ValidatePropagationSpec, ValidateApplicationFailover ---------------------
     AdmissionRule {
@@ -466,7 +466,7 @@ spec:
         id: "state-preservation-alias-invalid",
         summary: "a statePreservation aliasLabelName is not a valid label name",
         message: IS_LABEL_KEY,
-        rationale: "The preserved state is injected into the migrated workload as a label with this name.",
+        rationale: "The preserved state is injected into the migrated workload as a label with this name. Karmada checks this from 1.15: 1.12 to 1.14 store any alias (their CRD has statePreservation with aliasLabelName a plain string).",
         example: "apiVersion: policy.karmada.io/v1alpha1
 kind: PropagationPolicy
 metadata: {name: nginx, namespace: default}
@@ -481,14 +481,14 @@ spec:
           - {aliasLabelName: -invalid-label, jsonPath: '{.availableReplicas}'}
 ",
         fix: "Use a valid label name such as `example.com/replicas`.",
-        reference: "pkg/util/validation/validation.go:354-373, 389-391 (ValidateApplicationFailover, validateClusterFailover, validateStatePreservationRule)",
+        reference: "pkg/util/validation/validation.go:354-373, 389-391 (ValidateApplicationFailover, validateClusterFailover, validateStatePreservationRule); validation.go:271-287 @v1.15.0 (absent before v1.15.0)",
     },
     // ---- selectors, preemption, suspension --------------------------------------------------
     AdmissionRule {
         id: "selector-namespace-mismatch",
         summary: "a PropagationPolicy or OverridePolicy selects resources in another namespace",
         message: "namespace of resource selector must be the same as the namespace of the policy",
-        rationale: "Namespaced policies only govern their own namespace. A selector without a namespace is filled in with the policy's, so only an explicit other namespace fails; cluster-scoped policies are never checked.",
+        rationale: "Namespaced policies only govern their own namespace. A selector without a namespace is filled in with the policy's, so only an explicit other namespace fails; cluster-scoped policies are never checked. Karmada checks this from 1.17: 1.10 to 1.16 store such a policy, and its selector never matches anything.",
         example: "apiVersion: policy.karmada.io/v1alpha1
 kind: PropagationPolicy
 metadata: {name: nginx, namespace: default}
@@ -496,13 +496,13 @@ spec:
   resourceSelectors: [{apiVersion: apps/v1, kind: Deployment, namespace: other, name: nginx}]
 ",
         fix: "Move the policy to the resources' namespace, drop the selector's namespace, or use the cluster-scoped kind (a ClusterPropagationPolicy, a ClusterOverridePolicy).",
-        reference: "pkg/util/validation/validation.go:57-69 (validateResourceSelectors, called by ValidatePropagationSpec and, for OverridePolicy, ValidateOverrideSpec)",
+        reference: "pkg/util/validation/validation.go:57-69 @v1.17.0 (validateResourceSelectors, called by ValidatePropagationSpec and, for OverridePolicy, ValidateOverrideSpec; absent before v1.17.0)",
     },
     AdmissionRule {
         id: "preemption-requires-name",
         summary: "preemption: Always with a resource selector that has no name",
         message: "name cannot be empty if preemption is Always, the empty name may cause unexpected resources preemption",
-        rationale: "A preempting policy takes resources from other policies; without a name a selector could take every matching resource. A labelSelector does not satisfy this rule.",
+        rationale: "A preempting policy takes resources from other policies; without a name a selector could take every matching resource. A labelSelector does not satisfy this rule. Karmada 1.10 words it \"name can not be empty\".",
         example: "apiVersion: policy.karmada.io/v1alpha1
 kind: PropagationPolicy
 metadata: {name: nginx, namespace: default}
@@ -521,7 +521,7 @@ spec:
         id: "suspension-exclusive",
         summary: "suspension sets dispatching: true and lists dispatchingOnClusters.clusterNames",
         message: "suspension dispatching cannot co-exist with dispatchingOnClusters.clusterNames",
-        rationale: "dispatching: true already pauses every cluster; a cluster list next to it is contradictory. `clusterNames: []` is fine. The field is reported as `spec.suspension.suspension` (sic).",
+        rationale: "dispatching: true already pauses every cluster; a cluster list next to it is contradictory. `clusterNames: []` is fine. The field is reported as `spec.suspension.suspension` (sic). Karmada checks this from 1.11, which added spec.suspension.",
         example: "apiVersion: policy.karmada.io/v1alpha1
 kind: PropagationPolicy
 metadata: {name: nginx, namespace: default}
@@ -593,6 +593,20 @@ spec:
         fix: "Check that Karmada's mutating webhook configuration is installed and reachable, then recreate the policy.",
         reference: "pkg/webhook/propagationpolicy/validating.go:87-99 (ValidatingAdmission.validatePolicy); pkg/webhook/clusterpropagationpolicy/validating.go:70-73 (ValidatingAdmission.Handle)",
     },
+    AdmissionRule {
+        id: "policy-name-too-long",
+        summary: "a PropagationPolicy or ClusterPropagationPolicy name is longer than 63 characters (Karmada 1.10)",
+        message: "<Kind>'s name should be no more than 63 characters",
+        rationale: "Karmada 1.10 labels every resource template a policy claims with the policy's name, and a label value holds at most 63 characters, so its mutating webhook refuses a longer name (HTTP 400, before any validation). Karmada checks this up to 1.10: 1.11 claims templates by the policy's permanent-id and takes any name.",
+        example: "apiVersion: policy.karmada.io/v1alpha1
+kind: PropagationPolicy
+metadata: {name: nginx-propagation-to-every-member-cluster-in-the-production-fleet, namespace: default}
+spec:
+  resourceSelectors: [{apiVersion: apps/v1, kind: Deployment, name: nginx}]
+",
+        fix: "Shorten the name to 63 characters or fewer.",
+        reference: "pkg/webhook/propagationpolicy/mutating.go:77-78 @v1.10.0; pkg/webhook/clusterpropagationpolicy/mutating.go:69-70 @v1.10.0 (MutatingAdmission.Handle; removed in v1.11.0)",
+    },
     // ---- ValidateOverrideSpec, ValidateOverrideRules ----------------------------------------
     AdmissionRule {
         id: "override-rules-and-target-cluster",
@@ -658,7 +672,8 @@ spec:
         rationale: "Karmada's webhook runs apimachinery's ValidateAnnotations on the overrider's value, size limit \
                     included, so the OverridePolicy is refused; the member cluster's API server would refuse the \
                     overridden object for the same reason. The annotations the template already carries do not count \
-                    here, but they do in the member cluster.",
+                    here, but they do in the member cluster. Karmada 1.10 to 1.13 word it \
+                    `must have at most 262144 bytes` (their apimachinery's field.TooLong).",
         example: "apiVersion: policy.karmada.io/v1alpha1
 kind: OverridePolicy
 metadata: {name: nginx, namespace: default}
@@ -718,8 +733,8 @@ spec:
     AdmissionRule {
         id: "json-pointer-invalid",
         summary: "an overrider path (predicate.path, fieldPath, subPath) is not a JSON pointer",
-        message: "JSON pointer must be empty or start with a \"/\nJSON pointer error",
-        rationale: "These paths are RFC 6901 JSON pointers; one that does not start with '/' cannot be resolved.",
+        message: "JSON pointer must be empty or start with a \"/\"\nJSON pointer error",
+        rationale: "These paths are RFC 6901 JSON pointers; one that does not start with '/' cannot be resolved. Karmada 1.10 and 1.11 have no fieldOverrider and check predicate.path only for a leading '/' (an empty path is refused too), with the message `path should be start with / character`. The JSON pointer text is go-openapi/jsonpointer's, so it follows the version each release vendors: `JSON pointer must be empty or start with a \"/` in 1.12 to 1.16, the same and a second line `JSON pointer error` in 1.17 and 1.18, and with the quote closed (`\"/\"`) from 1.19.",
         example: "apiVersion: policy.karmada.io/v1alpha1
 kind: OverridePolicy
 metadata: {name: nginx, namespace: default}
@@ -733,13 +748,13 @@ spec:
             yaml: [{subPath: /key, operator: remove}]
 ",
         fix: "Start the path with '/', e.g. `/data/config`.",
-        reference: "pkg/util/validation/validation.go:458-508 (ValidateOverrideRules, validateJSONPatchSubPaths, validateYAMLPatchSubPaths; go-openapi/jsonpointer New)",
+        reference: "pkg/util/validation/validation.go:458-508 (ValidateOverrideRules, validateJSONPatchSubPaths, validateYAMLPatchSubPaths; go-openapi/jsonpointer New); validation.go:291-297 @v1.10.0 (the predicate path check of 1.10 and 1.11)",
     },
     AdmissionRule {
         id: "field-overrider-json-and-yaml",
         summary: "a fieldOverrider sets both json and yaml patches",
         message: "FieldOverrider has both YAML and JSON set. Only one is allowed",
-        rationale: "The field is parsed either as JSON or as YAML before patching.",
+        rationale: "The field is parsed either as JSON or as YAML before patching. Karmada checks this from 1.12, which added fieldOverrider.",
         example: "apiVersion: policy.karmada.io/v1alpha1
 kind: OverridePolicy
 metadata: {name: nginx, namespace: default}
@@ -760,7 +775,7 @@ spec:
         id: "field-overrider-json-or-yaml",
         summary: "a fieldOverrider sets neither json nor yaml patches",
         message: "FieldOverrider must have either JSON or YAML set",
-        rationale: "A field overrider without patches does nothing.",
+        rationale: "A field overrider without patches does not leave the field alone: the override manager writes an empty string into it. Karmada checks this from 1.18: 1.12 to 1.17 store the overrider (they refuse only both json and yaml set), and the field is then blanked on every member cluster. Reported as `Required value: FieldOverrider must have either JSON or YAML set`.",
         example: "apiVersion: policy.karmada.io/v1alpha1
 kind: OverridePolicy
 metadata: {name: nginx, namespace: default}
@@ -773,13 +788,13 @@ spec:
           - fieldPath: /data/config
 ",
         fix: "Add json or yaml patch operations, or remove the overrider.",
-        reference: "pkg/util/validation/validation.go:458-508 (ValidateOverrideRules)",
+        reference: "pkg/util/validation/validation.go:497-499 @v1.18.0 (ValidateOverrideRules; absent before v1.18.0); pkg/util/overridemanager/overridemanager.go:432-446 @v1.17.0 (applyFieldOverriders)",
     },
     AdmissionRule {
         id: "override-value-required",
         summary: "a json/yaml patch with operator add or replace has no value",
         message: "value is required for add or replace operation",
-        rationale: "There is nothing to add or replace with.",
+        rationale: "There is nothing to add or replace with. Karmada checks this from 1.12, which added fieldOverrider.",
         example: "apiVersion: policy.karmada.io/v1alpha1
 kind: OverridePolicy
 metadata: {name: nginx, namespace: default}
@@ -799,7 +814,7 @@ spec:
         id: "override-value-forbidden",
         summary: "a json/yaml patch with operator remove has a value",
         message: "value is not allowed for remove operation",
-        rationale: "remove deletes the sub-path; a value suggests add or replace was meant.",
+        rationale: "remove deletes the sub-path; a value suggests add or replace was meant. Karmada checks this from 1.12, which added fieldOverrider.",
         example: "apiVersion: policy.karmada.io/v1alpha1
 kind: OverridePolicy
 metadata: {name: nginx, namespace: default}
@@ -849,7 +864,8 @@ pub static DOCS: [RuleDoc; RULES.len()] = {
 mod tests {
     use super::*;
     use crate::engine::admission::{
-        admit, validate_override, validate_spec, validate_stored, validate_update, Violation,
+        admit, checked_from, checked_until, mutating_refusal, validate_override, validate_spec,
+        validate_stored, validate_update, Violation,
     };
     use crate::model::{Inventory, KarmadaVersion, Object};
     use crate::source::Source;
@@ -914,35 +930,101 @@ mod tests {
         }
     }
 
-    /// Each entry's example really triggers its rule.
+    /// A rule Karmada added after 1.10, or dropped, says from or up to which release it applies.
+    #[test]
+    fn rules_of_some_releases_name_them() {
+        for r in RULES {
+            let from = checked_from(r.id).map(|v| format!("Karmada checks this from {v}"));
+            let until = checked_until(r.id).map(|v| format!("Karmada checks this up to {v}"));
+            for words in from.into_iter().chain(until) {
+                assert!(
+                    r.rationale.contains(&words),
+                    "{}: the rationale should say `{words}`",
+                    r.id
+                );
+            }
+        }
+    }
+
+    /// The violations of a rule's example as Karmada `version` judges it.
+    fn example_violations(r: &AdmissionRule, version: KarmadaVersion) -> Vec<Violation> {
+        // The size rule's example stands for a value too long to print.
+        let example = r
+            .example
+            .replace("<300 KiB of text>", &"x".repeat(300 * 1024));
+        let inv = inventory(&example);
+        match r.id {
+            "scheduler-name-immutable" | "permanent-id-immutable" => {
+                let ps: Vec<_> = inv.policies().collect();
+                assert_eq!(ps.len(), 2, "{}: example needs old --- new", r.id);
+                validate_update(ps[0], ps[1])
+            }
+            "permanent-id-required" => validate_stored(inv.policies().next().unwrap(), version),
+            // The mutating webhook's own refusal.
+            "policy-name-too-long" => {
+                let p = inv.policies().next().unwrap();
+                mutating_refusal(p.kind, &p.meta.name, version)
+                    .into_iter()
+                    .collect()
+            }
+            // Only reachable without the mutating webhook.
+            "grace-period-required" => {
+                let p = inv.policies().next().unwrap();
+                validate_spec(p.kind, None, &p.spec, version)
+            }
+            _ => match inv.objects.first() {
+                Some(Object::Policy(p)) => admit(p, version).violations,
+                Some(Object::Override(o)) => validate_override(o, version),
+                other => panic!("{}: example is not a policy: {other:?}", r.id),
+            },
+        }
+    }
+
+    /// A rule Karmada added later: the release before admits its example.
+    #[test]
+    fn the_release_before_the_first_one_admits_the_example() {
+        for r in RULES {
+            let Some(from) = checked_from(r.id) else {
+                continue;
+            };
+            let before = KarmadaVersion::new(from.major, from.minor - 1);
+            let found = example_violations(r, before);
+            assert!(
+                found.iter().all(|v| v.rule != r.id),
+                "{}: Karmada {before} has no such check; got {found:#?}",
+                r.id
+            );
+            assert!(
+                example_violations(r, from).iter().any(|v| v.rule == r.id),
+                "{}: Karmada {from} refuses the example",
+                r.id
+            );
+        }
+    }
+
+    /// A rule Karmada dropped: the release after the last one admits the example.
+    #[test]
+    fn the_release_after_the_last_one_admits_the_example() {
+        for r in RULES {
+            let Some(until) = checked_until(r.id) else {
+                continue;
+            };
+            let after = KarmadaVersion::new(until.major, until.minor + 1);
+            let found = example_violations(r, after);
+            assert!(
+                found.iter().all(|v| v.rule != r.id),
+                "{}: Karmada {after} has no such check; got {found:#?}",
+                r.id
+            );
+        }
+    }
+
+    /// Each entry's example really triggers its rule (in the last release that has it).
     #[test]
     fn every_example_triggers_its_rule() {
         for r in RULES {
-            // The size rule's example stands for a value too long to print.
-            let example = r
-                .example
-                .replace("<300 KiB of text>", &"x".repeat(300 * 1024));
-            let inv = inventory(&example);
-            let found: Vec<Violation> = match r.id {
-                "scheduler-name-immutable" | "permanent-id-immutable" => {
-                    let ps: Vec<_> = inv.policies().collect();
-                    assert_eq!(ps.len(), 2, "{}: example needs old --- new", r.id);
-                    validate_update(ps[0], ps[1])
-                }
-                "permanent-id-required" => {
-                    validate_stored(inv.policies().next().unwrap(), KarmadaVersion::LATEST)
-                }
-                // Only reachable without the mutating webhook.
-                "grace-period-required" => {
-                    let p = inv.policies().next().unwrap();
-                    validate_spec(p.kind, None, &p.spec, KarmadaVersion::LATEST)
-                }
-                _ => match inv.objects.first() {
-                    Some(Object::Policy(p)) => admit(p, KarmadaVersion::LATEST).violations,
-                    Some(Object::Override(o)) => validate_override(o),
-                    other => panic!("{}: example is not a policy: {other:?}", r.id),
-                },
-            };
+            let version = checked_until(r.id).unwrap_or(KarmadaVersion::LATEST);
+            let found = example_violations(r, version);
             assert!(
                 found.iter().any(|v| v.rule == r.id),
                 "{}: example does not trigger it; got {found:#?}",
