@@ -167,20 +167,21 @@ pub fn delivery_changes(r: &CheckReport, inputs: &DeliveryInputs<'_>) -> Vec<Del
             inputs.clusters.is_empty()
                 && placement_of(state, owner).is_some_and(|p| !p.targets_only_named_clusters())
         };
-        let unevaluated = if unknown(inputs.before, c.before.as_ref()) {
+        // The first owner whose clusters are unknown (only an owner has a placement).
+        let unknown_owner = if unknown(inputs.before, c.before.as_ref()) {
             c.before.clone()
         } else if unknown(st, Some(after)) {
             Some(after.clone())
         } else {
             None
         };
-        let unevaluated = unevaluated.filter(|_| moved && !inputs.overrides.is_empty());
-        let known = !unknown(inputs.before, c.before.as_ref()) && !unknown(st, Some(after));
-        let clusters = if moved && known && !inputs.overrides.is_empty() {
+        let compared = moved && !inputs.overrides.is_empty();
+        let clusters = if compared && unknown_owner.is_none() {
             compare(&shares(&before_d), &shares(&after_d))
         } else {
             Vec::new()
         };
+        let unevaluated = unknown_owner.filter(|_| compared);
         let side = |d: &Option<super::delivery::Delivery>| match d {
             Some(d) => super::delivery::assignment_of(d),
             None => Some(Ok(Vec::new())),

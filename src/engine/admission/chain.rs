@@ -221,18 +221,18 @@ pub fn admit_manifest(
     admit(kind, manifest, namespace, version, None)
 }
 
-/// Whether the API server can hold `manifest` as a stored object: some Karmada release this
-/// tool knows, up to `version`, admits it on CREATE (newest first: the likeliest answer). A
-/// manifest no release admits was never stored, so the next apply of its object is a CREATE, and
-/// validation ratcheting, which keeps only what a stored object holds, has nothing to keep; one
-/// an older release admits may be stored from before an upgrade whose CRD refuses it.
-pub fn admitted_by_some_release(
+/// The newest Karmada release this tool knows, up to `version`, that admits `manifest` on
+/// CREATE: whether the API server can hold it as a stored object. A manifest no release admits
+/// (`None`) was never stored, so the next apply of its object is a CREATE, and validation
+/// ratcheting, which keeps only what a stored object holds, has nothing to keep; one only an
+/// older release admits may be stored from before an upgrade whose CRD refuses it.
+pub fn newest_admitting_release(
     kind: PolicyKind,
     manifest: &Json,
     namespace: Option<&str>,
     version: KarmadaVersion,
-) -> bool {
-    releases_up_to(version).any(|v| admit_manifest(kind, manifest, namespace, v).is_admitted())
+) -> Option<KarmadaVersion> {
+    releases_up_to(version).find(|&v| admit_manifest(kind, manifest, namespace, v).is_admitted())
 }
 
 /// The releases this tool knows from `version` down to the oldest.
@@ -1228,9 +1228,15 @@ mod tests {
         assert!(changed.ratcheted.is_empty());
         // Stored under 1.17, the value may be what the API server holds after an upgrade; a
         // value no release admits (below the minimum of 1 the CRD has always had) never was.
-        assert!(admitted_by_some_release(kind, &stored, Some("apps"), v119));
+        assert_eq!(
+            newest_admitting_release(kind, &stored, Some("apps"), v119),
+            Some(KarmadaVersion::new(1, 18))
+        );
         let weight = json(&format!("{PP}metadata: {{name: w, namespace: apps}}\nspec:\n  resourceSelectors: [{{apiVersion: apps/v1, kind: Deployment}}]\n  placement:\n    replicaScheduling:\n      replicaSchedulingType: Divided\n      replicaDivisionPreference: Weighted\n      weightPreference:\n        staticWeightList: [{{targetCluster: {{clusterNames: [m1]}}, weight: 0}}]\n"));
-        assert!(!admitted_by_some_release(kind, &weight, Some("apps"), v119));
+        assert_eq!(
+            newest_admitting_release(kind, &weight, Some("apps"), v119),
+            None
+        );
     }
 
     #[test]

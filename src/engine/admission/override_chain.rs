@@ -27,7 +27,7 @@ pub fn admit_override(op: &OverridePolicy, manifest: &Json, version: KarmadaVers
 }
 
 /// Whether the API server can hold `manifest`, the document of `op`, as a stored object (see
-/// [`super::chain::admitted_by_some_release`]).
+/// [`super::chain::newest_admitting_release`]).
 pub fn override_admitted_by_some_release(
     op: &OverridePolicy,
     manifest: &Json,

@@ -233,12 +233,13 @@ pub fn update_admission(base: &Inventory, head: &Inventory, opts: &LintOptions) 
             continue;
         }
         let namespace = request_namespace(old);
-        if !chain::admit_manifest(old.kind, &old_json, namespace, version).is_admitted() {
-            if !chain::admitted_by_some_release(old.kind, &old_json, namespace, version) {
-                continue;
+        match chain::newest_admitting_release(old.kind, &old_json, namespace, version) {
+            None => continue,
+            Some(stored_by) if stored_by != version => {
+                out.stored_before_upgrade
+                    .push(super::policy_object_ref(old));
             }
-            out.stored_before_upgrade
-                .push(super::policy_object_ref(old));
+            Some(_) => {}
         }
         let verdict = update_of(p, &new_json, &old_json, version);
         out.add(head, p.doc, super::policy_object_ref(p), &verdict);
