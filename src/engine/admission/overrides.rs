@@ -232,9 +232,10 @@ fn validate_rule(rule: &Value, path: FieldPath, version: KarmadaVersion, out: &m
             }
         }
     }
-    // Field overriders: from 1.12, which added them to the CRD and these checks to
-    // ValidateOverrideRules (validation.go:321-335 @v1.12.0).
-    let field_overriders_checked = version.at_least(1, 12);
+    // Field overriders: from the release that added them to the CRD and these checks to
+    // ValidateOverrideRules (`checked_from`; their JSON pointer checks share
+    // json-pointer-invalid with the older image predicate check, so the block is skipped whole).
+    let field_overriders_checked = super::checks("field-overrider-json-and-yaml", version);
     for (j, f) in items(overriders, "fieldOverrider").filter(|_| field_overriders_checked) {
         let fpath = opath.clone().key("fieldOverrider").index(j);
         let has = |k: &str| {
