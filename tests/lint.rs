@@ -471,7 +471,11 @@ fn website_cluster_affinity_beside_placement_is_an_unknown_field_at_that_line() 
         (f["line"].as_u64(), f["column"].as_u64()),
         (Some(10), Some(3))
     );
-    assert_eq!(f["message"], "unknown field \"spec.clusterAffinity\"");
+    // The API server's words, then where the field belongs (the CRD defines it under placement).
+    assert_eq!(
+        f["message"],
+        "unknown field \"spec.clusterAffinity\"; did you mean \"spec.placement.clusterAffinity\"?"
+    );
 }
 
 /// A directory of small files, and the same files joined into one file larger than the size read

@@ -13,6 +13,7 @@
 //! is not pruned and fails its type.
 
 pub mod structural;
+mod suggest;
 
 use std::sync::OnceLock;
 
@@ -224,6 +225,16 @@ pub fn structural_schema(
     Some(STRUCTURALS[slot * 4 + index].get_or_init(|| {
         structural::Structural::from_json(&schema_for(index, slot), structural::Origin::Converted)
     }))
+}
+
+/// What the unknown field `field` of a `kind` was probably meant to be, by the schema `version`
+/// shipped: `did you mean "spec.placement.clusterAffinity"?` ([`suggest::hint`]).
+pub fn unknown_field_hint(
+    kind: &str,
+    version: KarmadaVersion,
+    field: &FieldPath,
+) -> Option<String> {
+    suggest::hint(structural_schema(kind, version)?, field)
 }
 
 /// Validates one document of `kind` against its CRD schema for `version`. Returns the violations

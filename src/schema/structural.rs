@@ -58,7 +58,7 @@ pub enum AdditionalProperties {
 }
 
 impl AdditionalProperties {
-    fn schema(&self) -> Option<&Structural> {
+    pub(super) fn schema(&self) -> Option<&Structural> {
         match self {
             AdditionalProperties::Schema(s) => Some(s),
             AdditionalProperties::Bool(_) => None,

@@ -20,7 +20,10 @@ pub static DOCS: &[RuleDoc] = &[
                     meant to make never takes effect.",
         example: "apiVersion: policy.karmada.io/v1alpha1\nkind: PropagationPolicy\nmetadata:\n  name: nginx\nspec:\n  resourceSelectors:\n    - apiVersion: apps/v1\n      kind: Deployment\n      name: nginx\n  placement:\n    replicaScheduling:\n      replicaSchedulingType: Duplicated\n  clusterAffinity:   # belongs under placement\n    clusterNames: [member1]\n",
         fix: "Fix the spelling or the indentation so the field sits under the parent that defines it \
-              (`kubectl explain propagationpolicy.spec --recursive` lists them).",
+              (`kubectl explain propagationpolicy.spec --recursive` lists them). The message ends with the \
+              field probably meant, read from the release's CRD: a close spelling under the same parent \
+              (`clusterAfinity` -> `clusterAffinity`), else the one or two places where a field of that \
+              name is defined (`spec.clusterAffinity` -> `spec.placement.clusterAffinity`).",
         reference: REFERENCE,
     },
     RuleDoc {

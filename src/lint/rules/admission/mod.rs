@@ -17,8 +17,8 @@ use crate::lint::finding::{Finding, Severity};
 use crate::lint::options::LintOptions;
 use crate::lint::phase::{Check, History, Rule};
 use crate::model::{
-    Inventory, ObjectMeta, ObjectRef, OverridePolicy, Policy, PolicyKind, PolicyRef,
-    POLICY_API_VERSION,
+    Inventory, KarmadaVersion, ObjectMeta, ObjectRef, OverridePolicy, Policy, PolicyKind,
+    PolicyRef, POLICY_API_VERSION,
 };
 
 pub use docs::{rule, AdmissionRule, RULES};
@@ -32,19 +32,26 @@ pub static RULE: Rule = Rule {
 };
 
 pub fn check(inventory: &Inventory, admissions: &Admissions, opts: &LintOptions) -> Vec<Finding> {
-    let mut out = policy_findings(inventory, admissions);
+    let version = opts.version();
+    let mut out = policy_findings(inventory, admissions, version);
     for op in inventory.overrides() {
         let object = override_object_ref(op);
         let manifest = inventory.documents[op.doc].root.to_json();
-        let verdict = override_chain::admit_override(op, &manifest, opts.version());
-        out.extend(verdict_findings(inventory, op.doc, &object, &verdict));
+        let verdict = override_chain::admit_override(op, &manifest, version);
+        out.extend(verdict_findings(
+            inventory, op.doc, &object, &verdict, version,
+        ));
     }
     out
 }
 
 /// Every PP/CPP document's verdict (the chain ran once over them, typed or not: a document the
 /// engine cannot use still has findings).
-fn policy_findings(inventory: &Inventory, admissions: &Admissions) -> Vec<Finding> {
+fn policy_findings(
+    inventory: &Inventory,
+    admissions: &Admissions,
+    version: KarmadaVersion,
+) -> Vec<Finding> {
     let mut out = Vec::new();
     for a in admissions.iter().filter(|a| !a.verdict.is_admitted()) {
         let meta = ObjectMeta::from_node(inventory.documents[a.doc].root.get("metadata"));
@@ -54,7 +61,9 @@ fn policy_findings(inventory: &Inventory, admissions: &Admissions) -> Vec<Findin
             namespace: a.namespace.clone(),
             name: meta.name.clone(),
         };
-        out.extend(verdict_findings(inventory, a.doc, &object, &a.verdict));
+        out.extend(verdict_findings(
+            inventory, a.doc, &object, &a.verdict, version,
+        ));
     }
     out
 }
@@ -76,13 +85,14 @@ fn verdict_findings(
     doc: usize,
     object: &ObjectRef,
     verdict: &Verdict,
+    version: KarmadaVersion,
 ) -> Vec<Finding> {
     let first = verdict.refusals.iter().map(|r| (r, false));
     let later = verdict.after_fix.iter().map(|l| (&l.refusal, true));
     first
         .chain(later)
         .map(|(r, after_fix)| {
-            let f = refusal_finding(inventory, doc, object, r);
+            let f = refusal_finding(inventory, doc, object, r, version);
             if after_fix {
                 // The API server's message is the first refusal's, not this one's.
                 f.after_fix()
@@ -93,12 +103,14 @@ fn verdict_findings(
         .collect()
 }
 
-/// One refusal as a finding on its document.
+/// One refusal as a finding on its document; an unknown field's message ends with what it was
+/// probably meant to be (the API server's own message, kept beside it, has no such hint).
 fn refusal_finding(
     inventory: &Inventory,
     doc: usize,
     object: &ObjectRef,
     r: &chain::Refusal,
+    version: KarmadaVersion,
 ) -> Finding {
     let d = &inventory.documents[doc];
     let rule = rule(r.rule)
@@ -115,7 +127,14 @@ fn refusal_finding(
     } else {
         d.root.locate_value(&r.field)
     };
-    let mut f = Finding::new(rule, Severity::Error, r.message.clone())
+    let hint = (r.rule == crate::schema::UNKNOWN_FIELD)
+        .then(|| crate::schema::unknown_field_hint(&object.kind, version, &r.field))
+        .flatten();
+    let message = match hint {
+        Some(hint) => format!("{}; {hint}", r.message),
+        None => r.message.clone(),
+    };
+    let mut f = Finding::new(rule, Severity::Error, message)
         .at(&d.source, span)
         .field(r.field.to_string())
         .object(object.clone());
@@ -242,7 +261,7 @@ pub fn update_admission(base: &Inventory, head: &Inventory, opts: &LintOptions) 
             Some(_) => {}
         }
         let verdict = update_of(p, &new_json, &old_json, version);
-        out.add(head, p.doc, super::policy_object_ref(p), &verdict);
+        out.add(head, p.doc, super::policy_object_ref(p), &verdict, version);
     }
     let override_key = |op: &OverridePolicy| {
         (
@@ -267,13 +286,20 @@ pub fn update_admission(base: &Inventory, head: &Inventory, opts: &LintOptions) 
             continue;
         }
         let verdict = override_chain::admit_override_update(op, &new_json, &old_json, version);
-        out.add(head, op.doc, override_object_ref(op), &verdict);
+        out.add(head, op.doc, override_object_ref(op), &verdict, version);
     }
     out
 }
 
 impl UpdateAdmission {
-    fn add(&mut self, head: &Inventory, doc: usize, object: ObjectRef, verdict: &Verdict) {
+    fn add(
+        &mut self,
+        head: &Inventory,
+        doc: usize,
+        object: ObjectRef,
+        verdict: &Verdict,
+        version: KarmadaVersion,
+    ) {
         let schema_stage = verdict
             .refusals
             .iter()
@@ -284,7 +310,7 @@ impl UpdateAdmission {
                     .iter()
                     .map(|l| l.stage == chain::Stage::Schema),
             );
-        for (f, schema_stage) in verdict_findings(head, doc, &object, verdict)
+        for (f, schema_stage) in verdict_findings(head, doc, &object, verdict, version)
             .into_iter()
             .zip(schema_stage)
         {
@@ -299,7 +325,7 @@ impl UpdateAdmission {
             verdict
                 .ratcheted
                 .iter()
-                .map(|r| into_ratcheted(refusal_finding(head, doc, &object, r))),
+                .map(|r| into_ratcheted(refusal_finding(head, doc, &object, r, version))),
         );
         if verdict.is_admitted() {
             self.admitted.push(object.clone());
@@ -612,7 +638,7 @@ mod tests {
         Admissions::of(&base, v117).mark(&mut base);
         let spread = "  placement:\n    spreadConstraints:\n      - {spreadByField: cluster, minGroups: 3, maxGroups: 2}\n";
         let head = inventory("h.yaml", &pp("a", &format!("{failover}{spread}")));
-        let created = policy_findings(&head, &Admissions::of(&head, v119));
+        let created = policy_findings(&head, &Admissions::of(&head, v119), v119);
         let standing = |fs: &[Finding]| -> Vec<(&str, Severity, bool, bool)> {
             fs.iter()
                 .map(|f| (f.rule, f.severity, f.after_fix, f.ratcheted))
