@@ -805,3 +805,46 @@ fn a_policy_written_twice_is_the_copy_applied_last_whichever_files_changed() {
         text(&o.stdout)
     );
 }
+
+/// A loose policy file beside three Helm charts, no Flux or Argo CD: each chart is an
+/// environment judged with the loose file, so one edit of it is a change of each. The text
+/// says each shared change once, under "Across environments", and each environment names
+/// them in one line; the JSON keeps the hazard in every environment it reaches.
+#[test]
+fn a_loose_file_beside_charts_is_said_once_across_environments() {
+    let test = "a_loose_file_beside_charts_is_said_once_across_environments";
+    let helm = Command::new("helm").arg("version").output();
+    if !helm.is_ok_and(|o| o.status.success()) {
+        println!("SKIPPED: {test}: helm is not on PATH");
+        return;
+    }
+    let Some(dir) = two_commits(test, "charts-loose") else {
+        return;
+    };
+    let o = plan_in(dir.path(), &["--base", "main"]);
+    assert_eq!(o.status.code(), Some(1), "{}", text(&o.stderr));
+    let out = text(&o.stdout);
+    let code = "change-reaches-several-environments";
+    let shared: Vec<&str> = out.lines().filter(|l| l.contains(code)).collect();
+    let across =
+        "in 3 environments (charts/a, charts/b, charts/c): one edit to a file or base they share";
+    assert_eq!(
+        shared,
+        [
+            format!("  {code}: cpp/ns (changed) {across} (or the same edit in each) reaches all of them; check each environment's plan."),
+            format!("  {code}: pp/gpu-operator/workloads (changed) {across} (or the same edit in each) reaches all of them; check each environment's plan."),
+            format!("  {code}: cpp/ns (changed), pp/gpu-operator/workloads (changed) (see \"Across environments\")"),
+            format!("  {code}: cpp/ns (changed), pp/gpu-operator/workloads (changed) (see \"Across environments\")"),
+            format!("  {code}: cpp/ns (changed), pp/gpu-operator/workloads (changed) (see \"Across environments\")"),
+        ],
+        "{out}"
+    );
+    assert_eq!(out.matches("Across environments:").count(), 1, "{out}");
+    let o = plan_in(dir.path(), &["--base", "main", "-o", "json"]);
+    let json: J = serde_json::from_slice(&o.stdout).unwrap();
+    let envs = json["environments"].as_array().unwrap();
+    assert_eq!(envs.len(), 3, "{json:#}");
+    for env in envs {
+        assert_eq!(hazards(env), [code, code], "{env:#}");
+    }
+}

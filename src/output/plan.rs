@@ -199,7 +199,7 @@ pub fn hazard_message(h: &Hazard) -> String {
             subject,
             environments,
         } => format!(
-            "{} in {} environments ({}): an edit to a shared base (or the same edit in each) reaches all of them; check each environment's plan.",
+            "{} in {} environments ({}): one edit to a file or base they share (or the same edit in each) reaches all of them; check each environment's plan.",
             printable(subject),
             environments.len(),
             environments.join(", ")
@@ -491,6 +491,19 @@ pub fn text(r: &PlanReport, color: bool) -> String {
             summary_line(p)
         ));
     }
+    let shared = shared_hazards(r);
+    if !shared.is_empty() {
+        out.push('\n');
+        out.push_str(&bold("Across environments:"));
+        out.push('\n');
+        for h in &shared {
+            out.push_str(&format!(
+                "  {}: {}\n",
+                hazard_code(h, color),
+                hazard_message(h)
+            ));
+        }
+    }
     for (name, p) in r.environments.iter().filter(|(_, p)| p.has_changes()) {
         out.push('\n');
         out.push_str(&bold(&format!("== {} ==", printable(name))));
@@ -498,6 +511,31 @@ pub fn text(r: &PlanReport, color: bool) -> String {
         out.push_str(&env_text(p, color));
     }
     out
+}
+
+/// The changes several environments share, each once (every environment it reaches holds the
+/// same hazard): a loose file judged with every chart of a repository would otherwise repeat
+/// each of its policies in every environment's list.
+fn shared_hazards(r: &PlanReport) -> Vec<&Hazard> {
+    let mut out: Vec<&Hazard> = Vec::new();
+    for h in r.environments.iter().flat_map(|(_, p)| &p.hazards) {
+        if matches!(h, Hazard::Shared { .. }) && !out.contains(&h) {
+            out.push(h);
+        }
+    }
+    out
+}
+
+fn hazard_code(h: &Hazard, color: bool) -> String {
+    code_text(h.code(), color)
+}
+
+fn code_text(code: &str, color: bool) -> String {
+    if color {
+        code.red().bold().to_string()
+    } else {
+        code.to_string()
+    }
 }
 
 fn summary_line(p: &EnvPlan) -> String {
@@ -565,13 +603,27 @@ fn env_text(p: &EnvPlan, color: bool) -> String {
     }
     if !p.hazards.is_empty() {
         out.push_str("Hazards:\n");
+        let mut shared = Vec::new();
+        let mut shared_code = "";
         for h in &p.hazards {
-            let code = if color {
-                h.code().red().bold().to_string()
-            } else {
-                h.code().to_string()
-            };
-            out.push_str(&format!("  {code}: {}\n", hazard_message(h)));
+            match h {
+                Hazard::Shared { subject, .. } => {
+                    shared_code = h.code();
+                    shared.push(printable(subject));
+                }
+                _ => out.push_str(&format!(
+                    "  {}: {}\n",
+                    hazard_code(h, color),
+                    hazard_message(h)
+                )),
+            }
+        }
+        if !shared.is_empty() {
+            out.push_str(&format!(
+                "  {}: {} (see \"Across environments\")\n",
+                code_text(shared_code, color),
+                shared.join(", ")
+            ));
         }
     }
     out
