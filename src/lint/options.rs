@@ -5,6 +5,7 @@ use std::collections::BTreeMap;
 
 use crate::context::{Context, RuleSetting};
 use crate::model::feature_gates::GateSet;
+use crate::model::schedulers::Schedulers;
 
 /// Everything that changes what `lint` reports.
 #[derive(Clone, Debug, Default)]
@@ -12,8 +13,9 @@ pub struct LintOptions {
     /// The release's feature gates in effect (the release is `gates.version`).
     pub gates: GateSet,
     pub known_clusters: Vec<String>,
-    /// Scheduler names served besides `default-scheduler` (the configuration's `schedulers`).
-    pub schedulers: Vec<String>,
+    /// Scheduler names served besides `default-scheduler` (the configuration's `schedulers`),
+    /// each with where it was set.
+    pub schedulers: Schedulers,
     /// Cluster objects read from the control plane (`lint --live`); the inputs' own are
     /// found among the documents.
     pub cluster_objects: Vec<crate::model::cluster::Cluster>,
