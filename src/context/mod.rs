@@ -343,6 +343,7 @@ mod tests {
             })
             .collect(),
             flags: Default::default(),
+            schedulers: Vec::new(),
             notes: Vec::new(),
         };
         let settings = RepositorySettings::of(vec![found]);
@@ -465,6 +466,7 @@ mod tests {
                 },
             )]
             .into(),
+            schedulers: Vec::new(),
             notes: Vec::new(),
         };
         const NO_EXECUTE: &str = crate::model::controller_flags::NO_EXECUTE_TAINT_EVICTION;
