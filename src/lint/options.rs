@@ -13,8 +13,8 @@ pub struct LintOptions {
     /// The release's feature gates in effect (the release is `gates.version`).
     pub gates: GateSet,
     pub known_clusters: Vec<String>,
-    /// Scheduler names served besides `default-scheduler` (the configuration's `schedulers`),
-    /// each with where it was set.
+    /// Scheduler names served besides `default-scheduler`: the configuration's `schedulers`
+    /// and the repository's karmada-schedulers ([`Context::schedulers`]).
     pub schedulers: Schedulers,
     /// Cluster objects read from the control plane (`lint --live`); the inputs' own are
     /// found among the documents.
@@ -32,7 +32,7 @@ impl LintOptions {
         LintOptions {
             gates: context.gates.clone(),
             known_clusters: context.known_clusters().to_vec(),
-            schedulers: context.config.schedulers.clone(),
+            schedulers: context.schedulers.clone(),
             cluster_objects: Vec::new(),
             rules: context.config.rules.clone(),
             inline_ignores,
@@ -40,13 +40,16 @@ impl LintOptions {
         }
     }
 
-    /// These options under `context`'s release and gates (a Karmada installation the inputs
-    /// hold may change them: [`Context::for_plain`]), or `None` when they are already these
-    /// options' own and nothing need be judged again.
+    /// These options under `context`'s release, gates and schedulers (a Karmada installation
+    /// the inputs hold may change them: [`Context::for_plain`]), or `None` when they are
+    /// already these options' own and nothing need be judged again.
     pub fn in_context(&self, context: &Context) -> Option<LintOptions> {
-        (context.gates != self.gates).then(|| LintOptions {
-            gates: context.gates.clone(),
-            ..self.clone()
+        (context.gates != self.gates || context.schedulers != self.schedulers).then(|| {
+            LintOptions {
+                gates: context.gates.clone(),
+                schedulers: context.schedulers.clone(),
+                ..self.clone()
+            }
         })
     }
 

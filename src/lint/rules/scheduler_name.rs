@@ -5,6 +5,10 @@
 //! (`cmd/scheduler/app/options/options.go:165`). The binding takes the policy's name
 //! (`pkg/detector/detector.go:835`, `BuildResourceBinding`), so another name waits for a scheduler
 //! run with it: without one, the templates are never scheduled and nothing propagates.
+//!
+//! The names served besides the default are the configuration's `schedulers:` and those the
+//! repository's own Karmada runs (a karmada-scheduler Deployment's `--scheduler-name`, the
+//! operator's `karmadaScheduler.extraArgs`; [`crate::model::installation`]).
 
 use crate::lint::finding::{Finding, Severity};
 use crate::lint::phase::{Check, Rule};
@@ -26,8 +30,9 @@ pub const DOC: RuleDoc = RuleDoc {
                 cannot be changed by an update either (`validateUpdate`): the policy has to be recreated.",
     example: "spec:\n  schedulerName: karmada-scheduler\n",
     fix: "Drop `schedulerName` (or set `default-scheduler`) unless the control plane runs a scheduler with \
-          `--scheduler-name` of that name; if it does, name it in `.karmada-policy.yaml` \
-          (`schedulers: [NAME]`).",
+          `--scheduler-name` of that name. A karmada-scheduler Deployment among the linted files (or the \
+          operator's `karmadaScheduler.extraArgs`) is read for its name; one deployed elsewhere is named in \
+          `.karmada-policy.yaml` (`schedulers: [NAME]`).",
     reference: "pkg/scheduler/event_handler.go:380-386 (schedulerNameFilter); cmd/scheduler/app/options/options.go:165 (--scheduler-name, default default-scheduler)",
 };
 
@@ -37,7 +42,7 @@ pub static RULE: Rule = Rule {
 };
 
 /// `served`: the names schedulers run with besides the default (the configuration's
-/// `schedulers:`), each with where it was set.
+/// `schedulers:`, the repository's karmada-schedulers).
 pub fn check(inventory: &Inventory, served: &Schedulers) -> Vec<Finding> {
     let mut out = Vec::new();
     for p in inventory.admitted_policies() {
