@@ -822,3 +822,68 @@ fn the_eviction_flag_comes_from_the_installation_under_the_configuration() {
         "{said:?}"
     );
 }
+
+/// A karmada-scheduler Deployment run with `--scheduler-name=custom` (as LavredisG/karmada
+/// deploys its own schedulers) serves policies naming `custom`: `scheduler-name-not-served`
+/// reads the name from it, as lint over the working tree and lint at a revision read the
+/// controller-manager's settings, and still reports another name, saying which are served and
+/// where. The configuration's `schedulers:` add to them.
+#[test]
+fn a_karmada_scheduler_deployment_serves_its_scheduler_name() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    std::fs::write(
+        d.join("scheduler.yaml"),
+        "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: custom-scheduler, namespace: karmada-system}\nspec:\n  template:\n    spec:\n      containers:\n      - name: karmada-scheduler\n        image: docker.io/karmada/karmada-scheduler:v1.17.0\n        command:\n        - /bin/karmada-scheduler\n        - --kubeconfig=/etc/karmada/config/karmada.config\n        - --scheduler-name=custom\n",
+    )
+    .unwrap();
+    std::fs::write(d.join("app.yaml"), WEB).unwrap();
+    let policy = |name: &str, scheduler: &str| {
+        format!("apiVersion: policy.karmada.io/v1alpha1\nkind: PropagationPolicy\nmetadata: {{name: {name}, namespace: shop}}\nspec:\n  schedulerName: {scheduler}\n  resourceSelectors: [{{apiVersion: apps/v1, kind: Deployment, name: web}}]\n  placement: {{clusterAffinity: {{clusterNames: [member1]}}}}\n")
+    };
+    std::fs::write(d.join("custom.yaml"), policy("custom", "custom")).unwrap();
+    let unserved = |o: &Output| -> Vec<(String, String)> {
+        json(o)["findings"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|f| f["rule"] == "scheduler-name-not-served")
+            .map(|f| {
+                (
+                    f["file"].as_str().unwrap().to_string(),
+                    f["message"].as_str().unwrap().to_string(),
+                )
+            })
+            .collect()
+    };
+    let said =
+        "note: the inputs: Karmada settings from karmada-scheduler `custom` (scheduler.yaml:13)";
+
+    let lint = run_in(d, &["lint", "-o", "json", "."]);
+    assert!(unserved(&lint).is_empty(), "{}", text(&lint.stdout));
+    assert!(text(&lint.stderr).contains(said), "{}", text(&lint.stderr));
+
+    std::fs::write(d.join("other.yaml"), policy("other", "other")).unwrap();
+    let reported = [(
+        "other.yaml".to_string(),
+        "pp/shop/other sets schedulerName `other`: karmada-scheduler (`--scheduler-name`, default `default-scheduler`) skips its bindings, so its templates are scheduled only where a scheduler named `other` runs; schedulers read besides the default: `custom` (scheduler.yaml:13)".to_string(),
+    )];
+    let lint = run_in(d, &["lint", "-o", "json", "."]);
+    assert_eq!(unserved(&lint), reported);
+    git(d, &["init", "-q"]);
+    git(d, &["add", "-A"]);
+    git(d, &["commit", "-qm", "all"]);
+    let at_head = run_in(d, &["lint", "-o", "json", "--rev", "HEAD"]);
+    assert_eq!(unserved(&at_head), reported, "{}", text(&at_head.stderr));
+
+    // Without the Deployment, the name is served by no scheduler read.
+    std::fs::remove_file(d.join("scheduler.yaml")).unwrap();
+    let lint = run_in(d, &["lint", "-o", "json", "."]);
+    let files: Vec<String> = unserved(&lint).into_iter().map(|(f, _)| f).collect();
+    assert_eq!(files, ["custom.yaml", "other.yaml"]);
+    // The configuration names one, the repository the other: both are served.
+    std::fs::write(d.join(".karmada-policy.yaml"), "schedulers: [other]\n").unwrap();
+    git(d, &["checkout", "-q", "scheduler.yaml"]);
+    let lint = run_in(d, &["lint", "-o", "json", "."]);
+    assert!(unserved(&lint).is_empty(), "{}", text(&lint.stdout));
+}

@@ -591,6 +591,74 @@ fn a_helm_release_of_karmada_with_the_failover_gate_silences_failover_gate_off()
     assert_eq!(rules, ["failover-gate-off"]);
 }
 
+/// The homelab runs a second karmada-scheduler beside its chart's (a plain Deployment with
+/// `--scheduler-name=custom`, applied with the HelmRelease to the cluster): the Karmada
+/// environment serves `custom` too, so a policy naming it is not reported, one naming another
+/// name is, and the JSON report lists the scheduler read with where.
+#[test]
+fn a_karmada_scheduler_deployment_in_the_repository_serves_its_name() {
+    let test = "a_karmada_scheduler_deployment_in_the_repository_serves_its_name";
+    if !kustomize_available(test) {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    let release = "apiVersion: helm.toolkit.fluxcd.io/v2\nkind: HelmRelease\nmetadata:\n  name: karmada\n  namespace: karmada-system\nspec:\n  chart:\n    spec:\n      chart: karmada\n      version: 1.17.x\n      sourceRef: {kind: HelmRepository, name: karmada}\n";
+    homelab(root, release);
+    let scheduler = "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: custom-scheduler\n  namespace: karmada-system\nspec:\n  template:\n    spec:\n      containers:\n        - name: karmada-scheduler\n          image: docker.io/karmada/karmada-scheduler:v1.17.0\n          command:\n            - /bin/karmada-scheduler\n            - --scheduler-name\n            - custom\n";
+    let named = |scheduler: &str| {
+        POLICY.replace(
+            "  placement:",
+            &format!("  schedulerName: {scheduler}\n  placement:"),
+        )
+    };
+    write(
+        root,
+        &[
+            ("infra/scheduler.yaml", scheduler),
+            ("karmada/policy.yaml", &named("custom")),
+        ],
+    );
+    let (o, v) = lint_json(root, &[]);
+    assert_eq!(o.status.code(), Some(0), "{}{}", stdout(&o), stderr(&o));
+    assert!(findings(&v).is_empty(), "{:?}", findings(&v));
+    assert!(
+        stderr(&o).contains("karmada-scheduler `custom` (infra/scheduler.yaml:15)"),
+        "{}",
+        stderr(&o)
+    );
+    let env = karmada_environment(&v);
+    assert_eq!(
+        env["schedulers"],
+        serde_json::json!([{
+            "name": "custom",
+            "object": "Deployment karmada-system/custom-scheduler",
+            "file": "infra/scheduler.yaml",
+            "line": 15,
+        }]),
+        "{env}"
+    );
+    assert_eq!(
+        env["karmadaInstallation"]["object"],
+        "HelmRelease karmada-system/karmada"
+    );
+
+    write(root, &[("karmada/policy.yaml", &named("other"))]);
+    let (_, v) = lint_json(root, &[]);
+    let found = findings(&v);
+    assert_eq!(found.len(), 1, "{found:?}");
+    assert_eq!(
+        (found[0].0.as_str(), found[0].1.as_str()),
+        ("scheduler-name-not-served", "karmada/policy.yaml:11")
+    );
+    assert!(
+        found[0]
+            .2
+            .ends_with("schedulers read besides the default: `custom` (infra/scheduler.yaml:15)"),
+        "{found:?}"
+    );
+}
+
 /// A Karmada upgrade in a GitOps repository (kubernetes/apiextensions-apiserver
 /// `pkg/apiserver/validation/ratcheting.go`, on by default from Kubernetes 1.30): the homelab's
 /// HelmRelease moves from 1.17 to 1.19, whose CRD no longer takes `purgeMode: Graciously`.

@@ -25,6 +25,7 @@ use serde::Deserialize;
 
 use crate::model::controller_flags::ControllerFlags;
 use crate::model::feature_gates::GateValues;
+use crate::model::schedulers::Schedulers;
 use crate::model::severity::Severity;
 use crate::model::KarmadaVersion;
 use crate::source::kustomize::environments::RenderOptions;
@@ -144,8 +145,9 @@ pub struct Config {
     pub controller_flags: ControllerFlags,
     pub rules: BTreeMap<String, RuleSetting>,
     pub known_clusters: Vec<String>,
-    /// `schedulers:`: the scheduler names served besides karmada-scheduler's default.
-    pub schedulers: Vec<String>,
+    /// `schedulers:`: the scheduler names served besides karmada-scheduler's default, each
+    /// with its `file:line`.
+    pub schedulers: Schedulers,
     ignore: Option<GlobSet>,
     /// Base directory that `ignorePaths` are relative to.
     base: PathBuf,
@@ -263,6 +265,12 @@ impl Config {
                 });
             }
         }
+        let mut schedulers = Schedulers::default();
+        for (i, scheduler) in raw.schedulers.iter().enumerate() {
+            let key = FieldPath::root().key("schedulers").index(i);
+            let line = doc.root.locate(&key).start.line;
+            schedulers.add(scheduler, format!("{name}:{line}"));
+        }
         let mut rules = BTreeMap::new();
         for (id, setting) in &raw.rules {
             if !known_rule(id) {
@@ -348,7 +356,7 @@ impl Config {
             controller_flags,
             rules,
             known_clusters: raw.known_clusters,
-            schedulers: raw.schedulers,
+            schedulers,
             ignore,
             base: base.to_path_buf(),
             max_suspension_age_secs,
@@ -412,7 +420,12 @@ mod tests {
             &known,
         )
         .unwrap();
-        assert_eq!(c.schedulers, ["custom"]);
+        let schedulers: Vec<(&str, &str)> = c
+            .schedulers
+            .iter()
+            .map(|s| (s.name.as_str(), s.from.as_str()))
+            .collect();
+        assert_eq!(schedulers, [("custom", "c.yaml:5")]);
         assert_eq!(c.karmada_version, Some(KarmadaVersion::new(1, 18)));
         assert_eq!(
             c.feature_gates.get("PropagationPolicyPreemption"),

@@ -20,6 +20,7 @@ use crate::engine::state::{Options, UnknownClaimers};
 use crate::model::controller_flags::{ControllerFlags, FlagError};
 use crate::model::feature_gates::{GateError, GateSet, GateValues};
 use crate::model::installation::RepositorySettings;
+use crate::model::schedulers::Schedulers;
 use crate::model::KarmadaVersion;
 
 pub use config::{Config, ConfigError, RuleSetting};
@@ -47,6 +48,9 @@ pub struct Installation {
     pub gates: GateValues,
     /// The controller-manager's flags, each with its own `file:line`.
     pub flags: ControllerFlags,
+    /// The scheduler names its karmada-schedulers serve besides the default, each with its
+    /// own `file:line`.
+    pub schedulers: Schedulers,
     /// `file:line` the settings were read from.
     pub from: String,
 }
@@ -87,6 +91,10 @@ pub struct Context {
     /// live, it overrides the kubeconfig context's namespace.
     pub namespace: Option<String>,
     pub config: Config,
+    /// The scheduler names served besides `default-scheduler`: the configuration's
+    /// `schedulers:` and those the repository's Karmada runs (the union: neither hides the
+    /// other), each with where it was read.
+    pub schedulers: Schedulers,
     flags: Flags,
 }
 
@@ -115,8 +123,9 @@ impl Context {
     /// `preempt-check` and `plan` take each environment's context from here.
     pub fn for_repository(&self, settings: &RepositorySettings) -> (Context, Vec<String>) {
         let mut notes = Vec::new();
+        let served = settings.served();
         let Some(found) = &settings.installation else {
-            return (self.clone(), notes);
+            return (self.serving(&served), notes);
         };
         let release = settings.release().unwrap_or(self.release());
         let known = GateSet::known(release);
@@ -139,6 +148,7 @@ impl Context {
             release: settings.release(),
             gates,
             flags: flags.known_in(release),
+            schedulers: served,
             from: found.at.to_string(),
         };
         match self.with_installation(&installation) {
@@ -147,9 +157,17 @@ impl Context {
                 notes.push(format!(
                     "the repository's Karmada installation is not used: {e}"
                 ));
-                (self.clone(), notes)
+                // The schedulers run whatever the controller-manager's settings.
+                (self.serving(&installation.schedulers), notes)
             }
         }
+    }
+
+    /// This context with the scheduler names `more` served too.
+    fn serving(&self, more: &Schedulers) -> Context {
+        let mut context = self.clone();
+        context.schedulers.extend(more);
+        context
     }
 
     /// This context for plain manifests (files that are no GitOps repository: one control
@@ -215,6 +233,10 @@ impl Context {
         controller_flags.overlay(&config.controller_flags);
         let gates =
             check(&values, &|| "feature gates".to_string())?.with_flags(&controller_flags)?;
+        let mut schedulers = config.schedulers.clone();
+        if let Some(i) = installation {
+            schedulers.extend(&i.schedulers);
+        }
         Ok(Context {
             gates,
             origins: Origins {
@@ -223,6 +245,7 @@ impl Context {
             },
             namespace: flags.namespace.clone(),
             config,
+            schedulers,
             flags,
         })
     }
@@ -279,6 +302,7 @@ mod tests {
                 .parse()
                 .unwrap(),
             flags: ControllerFlags::default(),
+            schedulers: Schedulers::default(),
             from: "infra/karmada.yaml:12".into(),
         };
         let none = Context::with(Flags::default(), config(""), Some(&installation)).unwrap();
@@ -343,6 +367,7 @@ mod tests {
             })
             .collect(),
             flags: Default::default(),
+            schedulers: Vec::new(),
             notes: Vec::new(),
         };
         let settings = RepositorySettings::of(vec![found]);
@@ -384,6 +409,7 @@ mod tests {
             release: Some(KarmadaVersion::new(1, 17)),
             gates: "Failover=true".parse().unwrap(),
             flags: repo_flags,
+            schedulers: Schedulers::default(),
             from: "infra/karmada.yaml:1".into(),
         };
         let repo = Context::with(Flags::default(), config(""), Some(&installation)).unwrap();
@@ -465,6 +491,7 @@ mod tests {
                 },
             )]
             .into(),
+            schedulers: Vec::new(),
             notes: Vec::new(),
         };
         const NO_EXECUTE: &str = crate::model::controller_flags::NO_EXECUTE_TAINT_EVICTION;
@@ -512,5 +539,68 @@ mod tests {
         assert!(
             Context::with(flags(None, Some("WorkloadAffinity=true")), config(""), None).is_ok()
         );
+    }
+
+    /// The scheduler names served are the configuration's and the repository's together:
+    /// neither hides the other, with or without an installation beside the schedulers.
+    #[test]
+    fn the_schedulers_served_are_the_configurations_and_the_repositorys() {
+        use crate::model::installation::{InstallKind, Origin, Setting};
+        let at = |line| Origin {
+            file: "sched.yaml".into(),
+            line,
+        };
+        let scheduler = crate::model::installation::Installation {
+            kind: InstallKind::Scheduler,
+            object: "Deployment karmada-system/custom-scheduler".into(),
+            at: at(1),
+            release: None,
+            gates: Default::default(),
+            flags: Default::default(),
+            schedulers: vec![Setting {
+                value: "custom".into(),
+                at: at(14),
+            }],
+            notes: Vec::new(),
+        };
+        let run = Context::with(
+            Flags::default(),
+            config("schedulers: [fast, custom]\n"),
+            None,
+        )
+        .unwrap();
+        let read = |c: &Context| -> Vec<(String, String)> {
+            c.schedulers
+                .iter()
+                .map(|s| (s.name.clone(), s.from.clone()))
+                .collect()
+        };
+        assert_eq!(
+            read(&run),
+            [
+                ("fast".into(), "c.yaml:1".into()),
+                ("custom".into(), "c.yaml:1".into())
+            ]
+        );
+        let bare = Context::with(Flags::default(), config(""), None).unwrap();
+        let settings = RepositorySettings::of(vec![scheduler.clone()]);
+        let (env, notes) = bare.for_repository(&settings);
+        assert!(notes.is_empty(), "{notes:?}");
+        assert_eq!(read(&env), [("custom".into(), "sched.yaml:14".into())]);
+        assert_eq!(env.release(), bare.release(), "no release of its own");
+        // Beside an installation (its flag, which 1.13 lacks, left out), the name counts too.
+        let mut broken = scheduler.clone();
+        broken.kind = InstallKind::Deployment;
+        broken.schedulers.clear();
+        broken.flags.insert(
+            crate::model::controller_flags::NO_EXECUTE_TAINT_EVICTION.into(),
+            Setting {
+                value: true,
+                at: at(30),
+            },
+        );
+        let old = Context::with(flags(Some("1.13"), None), config(""), None).unwrap();
+        let (env, _) = old.for_repository(&RepositorySettings::of(vec![broken, scheduler]));
+        assert_eq!(read(&env), [("custom".into(), "sched.yaml:14".into())]);
     }
 }

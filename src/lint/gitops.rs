@@ -18,7 +18,7 @@ use super::{Finding, LintOptions, Linted, Location};
 use crate::context::{Config, Context};
 use crate::model::environments::survey;
 use crate::model::feature_gates::GateSet;
-use crate::model::installation::{self, Installation, RepositorySettings};
+use crate::model::installation::{self, Installation, RepositorySettings, SchedulerRead};
 use crate::model::{Inventory, KarmadaVersion};
 use crate::source::kustomize::discover::{self, Repository};
 use crate::source::kustomize::environments::{
@@ -67,6 +67,9 @@ pub struct EnvironmentInfo {
     pub version: Option<String>,
     /// The repository's installation of Karmada for it: what was read, from where.
     pub installation: Option<Installation>,
+    /// The scheduler names the repository's Karmada serves for it besides
+    /// `default-scheduler` (its karmada-scheduler Deployments, the operator's extraArgs).
+    pub schedulers: Vec<SchedulerRead>,
     /// A root of it did not render (its failures are findings): whether it is a Karmada API
     /// server was judged by the rest.
     pub incomplete: bool,
@@ -184,6 +187,7 @@ pub fn lint_repository(req: &RepositoryRequest<'_>) -> Result<RepoLinted, Unknow
             loose: plan.target == environments::Target::Loose,
             version: karmada.then(|| env_opts.version().to_string()),
             installation: settings.installation.clone(),
+            schedulers: settings.schedulers_read(),
             incomplete: !env.failures.is_empty(),
         });
         let mut findings: Vec<Finding> = env
@@ -289,6 +293,7 @@ fn with_repository(
     }
     LintOptions {
         gates: env.gates,
+        schedulers: env.schedulers,
         ..opts.clone()
     }
 }

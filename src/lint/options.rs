@@ -5,6 +5,7 @@ use std::collections::BTreeMap;
 
 use crate::context::{Context, RuleSetting};
 use crate::model::feature_gates::GateSet;
+use crate::model::schedulers::Schedulers;
 
 /// Everything that changes what `lint` reports.
 #[derive(Clone, Debug, Default)]
@@ -12,8 +13,9 @@ pub struct LintOptions {
     /// The release's feature gates in effect (the release is `gates.version`).
     pub gates: GateSet,
     pub known_clusters: Vec<String>,
-    /// Scheduler names served besides `default-scheduler` (the configuration's `schedulers`).
-    pub schedulers: Vec<String>,
+    /// Scheduler names served besides `default-scheduler`: the configuration's `schedulers`
+    /// and the repository's karmada-schedulers ([`Context::schedulers`]).
+    pub schedulers: Schedulers,
     /// Cluster objects read from the control plane (`lint --live`); the inputs' own are
     /// found among the documents.
     pub cluster_objects: Vec<crate::model::cluster::Cluster>,
@@ -30,7 +32,7 @@ impl LintOptions {
         LintOptions {
             gates: context.gates.clone(),
             known_clusters: context.known_clusters().to_vec(),
-            schedulers: context.config.schedulers.clone(),
+            schedulers: context.schedulers.clone(),
             cluster_objects: Vec::new(),
             rules: context.config.rules.clone(),
             inline_ignores,
@@ -38,13 +40,16 @@ impl LintOptions {
         }
     }
 
-    /// These options under `context`'s release and gates (a Karmada installation the inputs
-    /// hold may change them: [`Context::for_plain`]), or `None` when they are already these
-    /// options' own and nothing need be judged again.
+    /// These options under `context`'s release, gates and schedulers (a Karmada installation
+    /// the inputs hold may change them: [`Context::for_plain`]), or `None` when they are
+    /// already these options' own and nothing need be judged again.
     pub fn in_context(&self, context: &Context) -> Option<LintOptions> {
-        (context.gates != self.gates).then(|| LintOptions {
-            gates: context.gates.clone(),
-            ..self.clone()
+        (context.gates != self.gates || context.schedulers != self.schedulers).then(|| {
+            LintOptions {
+                gates: context.gates.clone(),
+                schedulers: context.schedulers.clone(),
+                ..self.clone()
+            }
         })
     }
 

@@ -6,7 +6,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::PathBuf;
 
-use super::installation::{self, Installation, Origin, RepositorySettings};
+use super::installation::{self, InstallKind, Installation, Origin, RepositorySettings};
 use super::Inventory;
 use crate::source::kustomize::discover;
 use crate::source::kustomize::environments::{
@@ -306,16 +306,24 @@ pub struct Survey {
 }
 
 impl Survey {
-    /// The settings for `plan`: its instance's installation, else the repository's only one.
+    /// The settings for `plan`: where the repository installs one Karmada at most, that one
+    /// with every karmada-scheduler Deployment it holds ([`InstallKind::Scheduler`]: no
+    /// installation, a scheduler name beside one); else its instance's own.
     pub fn settings_for(&self, plan: &Plan) -> RepositorySettings {
-        if let Some(found) = self.installations.get(&plan.instance) {
-            return RepositorySettings::of(found.clone());
-        }
         let all: Vec<&Installation> = self.installations.values().flatten().collect();
-        match all.as_slice() {
-            [one] => RepositorySettings::of(vec![(*one).clone()]),
-            _ => RepositorySettings::default(),
+        let installs = all
+            .iter()
+            .filter(|i| i.kind != InstallKind::Scheduler)
+            .count();
+        if installs <= 1 {
+            return RepositorySettings::of(all.into_iter().cloned().collect());
         }
+        RepositorySettings::of(
+            self.installations
+                .get(&plan.instance)
+                .cloned()
+                .unwrap_or_default(),
+        )
     }
 }
 
@@ -414,5 +422,76 @@ mod tests {
             .map(|(e, t)| (e.name.as_str(), t))
             .collect();
         assert_eq!(held, [("c", 3)]);
+    }
+
+    /// A karmada-scheduler Deployment is no installation: it goes with the repository's one
+    /// installation wherever either is applied from, and with its own instance's where the
+    /// repository installs several.
+    #[test]
+    fn scheduler_deployments_join_the_repositorys_one_installation() {
+        use crate::model::installation::{InstallKind, Setting};
+        let object = |kind, file: &str, scheduler: Option<&str>| Installation {
+            kind,
+            object: format!("{kind:?} {file}"),
+            at: Origin {
+                file: file.into(),
+                line: 1,
+            },
+            release: None,
+            gates: Default::default(),
+            flags: Default::default(),
+            schedulers: scheduler
+                .map(|n| Setting {
+                    value: n.to_string(),
+                    at: Origin {
+                        file: file.into(),
+                        line: 9,
+                    },
+                })
+                .into_iter()
+                .collect(),
+            notes: Vec::new(),
+        };
+        let plan = |instance: &str| Plan {
+            name: instance.into(),
+            dir: None,
+            target: environments::Target::Undeclared,
+            instance: instance.into(),
+            units: Vec::new(),
+        };
+        let names = |s: &RepositorySettings| -> Vec<String> {
+            s.served().iter().map(|x| x.name.clone()).collect()
+        };
+        let mut survey = Survey {
+            karmada: BTreeSet::new(),
+            installations: BTreeMap::new(),
+        };
+        survey.installations.insert(
+            "infra".into(),
+            vec![object(InstallKind::HelmRelease, "karmada.yaml", None)],
+        );
+        survey.installations.insert(
+            "schedulers".into(),
+            vec![object(InstallKind::Scheduler, "sched.yaml", Some("custom"))],
+        );
+        for instance in ["infra", "schedulers", "policies"] {
+            let s = survey.settings_for(&plan(instance));
+            assert_eq!(s.installation.as_ref().unwrap().at.file, "karmada.yaml");
+            assert_eq!(names(&s), ["custom"], "{instance}");
+        }
+        // Two installations: each instance has its own, a scheduler joins only its own.
+        survey.installations.insert(
+            "other".into(),
+            vec![
+                object(InstallKind::Operator, "operator.yaml", None),
+                object(InstallKind::Scheduler, "fast.yaml", Some("fast")),
+            ],
+        );
+        assert_eq!(names(&survey.settings_for(&plan("other"))), ["fast"]);
+        assert!(names(&survey.settings_for(&plan("infra"))).is_empty());
+        assert_eq!(
+            survey.settings_for(&plan("policies")),
+            RepositorySettings::default()
+        );
     }
 }

@@ -30,12 +30,24 @@
 //!   one merged over the last, as the flag parser does), its flags as pflag reads a bool flag
 //!   (`--NAME` or `--NAME=BOOL`; the last one wins) and its image's tag.
 //!
+//! Beside them, the scheduler names the control plane serves other than `default-scheduler`
+//! ([`Installation::schedulers`], for `scheduler-name-not-served`): a Deployment running
+//! karmada-scheduler with `--scheduler-name=NAME` or `--scheduler-name NAME` (a string flag,
+//! default `default-scheduler`: cmd/scheduler/app/options/options.go:165; the last one wins)
+//! is one of its own ([`InstallKind::Scheduler`]: no release or gates, every one counts beside
+//! the installation, [`RepositorySettings::of`]); the operator's one karmada-scheduler takes
+//! `spec.components.karmadaScheduler.extraArgs.scheduler-name` as `--scheduler-name=VALUE`.
+//! The chart's karmada-scheduler has fixed arguments (charts/karmada/templates/
+//! karmada-scheduler.yaml has no `extraCommandArgs`, v1.10.0 to v1.19.0-rc.0): it serves the
+//! default, and a `scheduler.extraCommandArgs` value is said in a note.
+//!
 //! [`detect`] is pure: a document in, the typed settings out, each with the place it came
 //! from (through the caller's `locate`, which traces a rendered place to the file to edit).
 
 use std::collections::BTreeMap;
 
 use super::controller_flags::{parse_bool, ControllerFlags};
+use super::schedulers::{Schedulers, DEFAULT_SCHEDULER};
 use super::KarmadaVersion;
 use crate::source::{load, Node, Source, Span, Value};
 
@@ -67,6 +79,10 @@ pub enum InstallKind {
     HelmChart,
     Operator,
     Deployment,
+    /// A Deployment running karmada-scheduler, not karmada-controller-manager: no release or
+    /// gates of its own, only the scheduler name it serves ([`Installation::schedulers`]),
+    /// beside whichever installation the control plane has.
+    Scheduler,
 }
 
 /// One installation of Karmada the repository holds.
@@ -83,6 +99,9 @@ pub struct Installation {
     /// karmada-controller-manager's flags read ([`ControllerFlags::NAMES`]), by name without
     /// dashes.
     pub flags: BTreeMap<String, Setting<bool>>,
+    /// The names its karmada-schedulers run with other than `default-scheduler`
+    /// (`--scheduler-name`), in the order read.
+    pub schedulers: Vec<Setting<String>>,
     /// What could not be used (a version that names no known release, values kept elsewhere).
     pub notes: Vec<String>,
 }
@@ -100,22 +119,26 @@ pub fn detect(root: &Node, locate: &dyn Fn(Span) -> Origin) -> Option<Installati
         locate,
         gates: BTreeMap::new(),
         flags: BTreeMap::new(),
+        schedulers: Vec::new(),
         release: None,
         notes: Vec::new(),
     };
-    match kind {
-        InstallKind::HelmRelease => found.helm_release(root.get("spec")?)?,
-        InstallKind::ArgoHelm => found.argo_application(root.get("spec")?)?,
-        InstallKind::HelmChart => found.k3s_helm_chart(root.get("spec")?)?,
-        InstallKind::Operator => found.operator(root.get("spec")),
-        InstallKind::Deployment => found.deployment(root)?,
-    }
+    let kind = match kind {
+        InstallKind::HelmRelease => found.helm_release(root.get("spec")?).map(|_| kind)?,
+        InstallKind::ArgoHelm => found.argo_application(root.get("spec")?).map(|_| kind)?,
+        InstallKind::HelmChart => found.k3s_helm_chart(root.get("spec")?).map(|_| kind)?,
+        InstallKind::Operator => {
+            found.operator(root.get("spec"));
+            kind
+        }
+        InstallKind::Deployment | InstallKind::Scheduler => found.deployment(root)?,
+    };
     let label = match kind {
         InstallKind::HelmRelease => "HelmRelease",
         InstallKind::ArgoHelm => "Argo CD Application",
         InstallKind::HelmChart => "HelmChart",
         InstallKind::Operator => "Karmada",
-        InstallKind::Deployment => "Deployment",
+        InstallKind::Deployment | InstallKind::Scheduler => "Deployment",
     };
     Some(Installation {
         kind,
@@ -124,12 +147,14 @@ pub fn detect(root: &Node, locate: &dyn Fn(Span) -> Origin) -> Option<Installati
         release: found.release,
         gates: found.gates,
         flags: found.flags,
+        schedulers: found.schedulers,
         notes: found.notes,
     })
 }
 
 /// The kind of installation an object of `api_version`/`kind` may be ([`detect`] reads it to
-/// know); `None`: it installs no Karmada.
+/// know, and tells a Deployment of karmada-scheduler from one of karmada-controller-manager);
+/// `None`: it installs no Karmada.
 pub fn install_kind(api_version: &str, kind: &str) -> Option<InstallKind> {
     match (api_version.split('/').next().unwrap_or(""), kind) {
         ("helm.toolkit.fluxcd.io", "HelmRelease") => Some(InstallKind::HelmRelease),
@@ -143,11 +168,12 @@ pub fn install_kind(api_version: &str, kind: &str) -> Option<InstallKind> {
 
 /// The installations of Karmada in the file `name` of text `text`, parsing only the documents
 /// that may be one ([`crate::source::prefilter`]): by their heads, and a Deployment only when
-/// the text names karmada-controller-manager at all, so that a repository of workloads is not
+/// the text names karmada-controller-manager at all, or karmada-scheduler and its
+/// `--scheduler-name` ([`may_name_scheduler`]), so that a repository of workloads is not
 /// parsed for the one Deployment that runs Karmada.
 pub fn in_text(name: String, text: String) -> Vec<Installation> {
     use crate::source::prefilter::{filter, DocHead};
-    let controller = text.contains("karmada-controller-manager");
+    let controller = text.contains("karmada-controller-manager") || may_name_scheduler(&text);
     let keep = |h: &DocHead<'_>| match install_kind(h.api_version, h.kind) {
         Some(InstallKind::Deployment) => controller,
         kind => kind.is_some(),
@@ -155,6 +181,14 @@ pub fn in_text(name: String, text: String) -> Vec<Installation> {
     let (text, _) = filter(text, &keep);
     let loaded = crate::source::load(crate::source::Source::new(name, text));
     in_documents(&loaded.documents)
+}
+
+/// Whether a text may hold a karmada-scheduler run with another name than the default: it
+/// names karmada-scheduler and the flag (`_` or `-`, as `cli.Run`'s `WordSepNormalizeFunc`
+/// reads it).
+pub fn may_name_scheduler(text: &str) -> bool {
+    text.contains("karmada-scheduler")
+        && (text.contains("scheduler-name") || text.contains("scheduler_name"))
 }
 
 /// The installations of Karmada among `documents` (whole trees), each located in its file.
@@ -177,6 +211,7 @@ struct Found<'a> {
     locate: &'a dyn Fn(Span) -> Origin,
     gates: BTreeMap<String, Setting<bool>>,
     flags: BTreeMap<String, Setting<bool>>,
+    schedulers: Vec<Setting<String>>,
     release: Option<Setting<KarmadaVersion>>,
     notes: Vec<String>,
 }
@@ -312,6 +347,18 @@ impl Found<'_> {
             self.extra_arg(arg, value, value.span);
         } else if name == "controllerManager.image.tag" {
             self.version(value, "controllerManager.image.tag");
+        } else if name.starts_with("scheduler.extraCommandArgs") {
+            self.chart_scheduler_args();
+        }
+    }
+
+    /// `scheduler.extraCommandArgs` set: the chart has no such value, its karmada-scheduler's
+    /// arguments are fixed (charts/karmada/templates/karmada-scheduler.yaml, every release to
+    /// v1.19.0-rc.0), so it runs as `default-scheduler` whatever they say.
+    fn chart_scheduler_args(&mut self) {
+        let note = "`scheduler.extraCommandArgs` is no value of the karmada chart: its karmada-scheduler takes no extra argument and runs as default-scheduler".to_string();
+        if !self.notes.contains(&note) {
+            self.notes.push(note);
         }
     }
 
@@ -324,6 +371,14 @@ impl Found<'_> {
     /// `controllerManager.extraCommandArgs` (`feature-gates` and the flags read) of chart
     /// values.
     fn chart_values(&mut self, values: &Node, shift: &dyn Fn(Span) -> Span) {
+        if values
+            .get("scheduler")
+            .and_then(|s| s.get("extraCommandArgs"))
+            .and_then(Node::as_map)
+            .is_some_and(|m| !m.is_empty())
+        {
+            self.chart_scheduler_args();
+        }
         let Some(cm) = values.get("controllerManager") else {
             return;
         };
@@ -364,6 +419,22 @@ impl Found<'_> {
     /// A Karmada resource of the operator.
     fn operator(&mut self, spec: Option<&Node>) {
         let Some(spec) = spec else { return };
+        // The operator's one karmada-scheduler, with `extraArgs` copied over its arguments as
+        // `--KEY=VALUE` (operator/pkg/controlplane/controlplane.go,
+        // `getKarmadaSchedulerManifest`, then the patcher's `WithExtraArgs`).
+        let scheduler_args = spec
+            .get("components")
+            .and_then(|c| c.get("karmadaScheduler"))
+            .and_then(|k| k.get("extraArgs"))
+            .and_then(Node::as_map)
+            .unwrap_or(&[]);
+        for e in scheduler_args {
+            if e.key.as_str().is_some_and(is_scheduler_name_flag) {
+                if let Some(name) = e.value.scalar_text() {
+                    self.scheduler(&name, e.value.span);
+                }
+            }
+        }
         let kcm = spec
             .get("components")
             .and_then(|c| c.get("karmadaControllerManager"));
@@ -401,34 +472,36 @@ impl Found<'_> {
         }
     }
 
-    /// A Deployment running karmada-controller-manager.
-    fn deployment(&mut self, root: &Node) -> Option<()> {
+    /// A Deployment running karmada-controller-manager (an installation, with the name of a
+    /// karmada-scheduler beside it in the pod), or only karmada-scheduler under another name
+    /// than the default ([`InstallKind::Scheduler`]); `None`: neither.
+    fn deployment(&mut self, root: &Node) -> Option<InstallKind> {
         let containers = root
             .get("spec")?
             .get("template")?
             .get("spec")?
             .get("containers")?
             .as_seq()?;
-        let c = containers.iter().find(|c| {
+        for c in containers.iter().filter(|c| runs_scheduler(c)) {
+            self.scheduler_args(c);
+        }
+        let Some(c) = containers.iter().find(|c| {
             str_at(c, &["image"]).is_some_and(|i| i.contains("karmada-controller-manager"))
                 || str_at(c, &["name"]) == Some("karmada-controller-manager")
-        })?;
+        }) else {
+            let said = !self.schedulers.is_empty() || !self.notes.is_empty();
+            return said.then_some(InstallKind::Scheduler);
+        };
         if let Some(image) = c.get("image") {
             if let Some((_, tag)) = image.as_str().and_then(|i| i.rsplit_once(':')) {
                 let tag = Node::new(Value::Str(tag.into()), image.span);
                 self.version(&tag, "the image tag");
             }
         }
-        let args: Vec<&Node> = ["command", "args"]
-            .iter()
-            .flat_map(|k| c.get(k).and_then(Node::as_seq).unwrap_or(&[]))
-            .collect();
+        let args = container_args(c);
         let mut rest = args.iter();
         while let Some(a) = rest.next() {
-            let Some((name, value)) = a.as_str().and_then(|s| s.strip_prefix("--")).map(|s| {
-                s.split_once('=')
-                    .map_or((s, None), |(name, value)| (name, Some(value)))
-            }) else {
+            let Some((name, value)) = a.as_str().and_then(long_flag) else {
                 continue;
             };
             if name.replace('_', "-") == "feature-gates" {
@@ -455,7 +528,53 @@ impl Found<'_> {
                 }
             }
         }
-        Some(())
+        Some(InstallKind::Deployment)
+    }
+
+    /// The `--scheduler-name` a karmada-scheduler container runs with: a string flag, so
+    /// `--scheduler-name=NAME` or `--scheduler-name NAME`, the last one wins (pflag); none is
+    /// `default-scheduler` (cmd/scheduler/app/options/options.go:165).
+    fn scheduler_args(&mut self, c: &Node) {
+        let args = container_args(c);
+        let mut last = None;
+        let mut rest = args.iter();
+        while let Some(a) = rest.next() {
+            let Some((name, value)) = a.as_str().and_then(long_flag) else {
+                continue;
+            };
+            if !is_scheduler_name_flag(name) {
+                continue;
+            }
+            last = match value {
+                Some(v) => Some((v.to_string(), a.span)),
+                None => rest
+                    .next()
+                    .and_then(|n| Some((n.scalar_text()?.into_owned(), n.span)))
+                    .or(last),
+            };
+        }
+        if let Some((name, at)) = last {
+            self.scheduler(&name, at);
+        }
+    }
+
+    /// A karmada-scheduler's `--scheduler-name`, kept unless it is the default.
+    fn scheduler(&mut self, name: &str, at: Span) {
+        if name.contains("$(") {
+            self.notes.push(format!(
+                "`--scheduler-name={name}`: the container's variables are not expanded here; that scheduler's name is not read"
+            ));
+            return;
+        }
+        if name.is_empty() || name == DEFAULT_SCHEDULER {
+            return;
+        }
+        let at = (self.locate)(at);
+        self.schedulers.retain(|s| s.value != name);
+        self.schedulers.push(Setting {
+            value: name.to_string(),
+            at,
+        });
     }
 
     /// A controller-manager flag given as `--NAME` (`value` `None`: true) or `--NAME=VALUE`:
@@ -567,6 +686,46 @@ fn host_mode(mode: Option<&Node>) -> bool {
     mode.and_then(Node::as_str).is_none_or(|m| m == "host")
 }
 
+/// A container's `command` and `args`, in the order the process sees them.
+fn container_args(c: &Node) -> Vec<&Node> {
+    ["command", "args"]
+        .iter()
+        .flat_map(|k| c.get(k).and_then(Node::as_seq).unwrap_or(&[]))
+        .collect()
+}
+
+/// `--NAME=VALUE` as `(NAME, Some(VALUE))`, `--NAME` as `(NAME, None)`; `None`: no long flag.
+fn long_flag(arg: &str) -> Option<(&str, Option<&str>)> {
+    let s = arg.strip_prefix("--")?;
+    Some(
+        s.split_once('=')
+            .map_or((s, None), |(name, value)| (name, Some(value))),
+    )
+}
+
+/// `scheduler-name`, as written in an argument or an `extraArgs` key (`_` for `-`).
+fn is_scheduler_name_flag(name: &str) -> bool {
+    name.replace('_', "-") == "scheduler-name"
+}
+
+/// Whether a container runs karmada-scheduler: its image (`…/karmada-scheduler:TAG`, not
+/// karmada-scheduler-estimator), its command's binary or its name says so.
+fn runs_scheduler(c: &Node) -> bool {
+    const BINARY: &str = "karmada-scheduler";
+    let image = str_at(c, &["image"]).map(|i| {
+        let i = i.split('@').next().unwrap_or(i);
+        let last = i.rsplit('/').next().unwrap_or(i);
+        last.split(':').next().unwrap_or(last)
+    });
+    let binary = c
+        .get("command")
+        .and_then(Node::as_seq)
+        .and_then(|s| s.first())
+        .and_then(Node::as_str)
+        .map(|p| p.rsplit('/').next().unwrap_or(p));
+    image == Some(BINARY) || binary == Some(BINARY) || str_at(c, &["name"]) == Some(BINARY)
+}
+
 fn is_karmada_chart(chart: &str) -> bool {
     chart.trim_end_matches('/').rsplit('/').next() == Some("karmada")
 }
@@ -662,24 +821,75 @@ fn settings_line(which: &str, line: &str) -> String {
     )
 }
 
+/// A scheduler name the repository's Karmada serves besides `default-scheduler`: the object
+/// running the scheduler, the name, and where it is set.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SchedulerRead {
+    pub object: String,
+    pub name: String,
+    pub at: Origin,
+}
+
 /// What the repository installs, for one environment: the first installation found, its
-/// release and gates, and a note naming the file.
+/// release and gates, the karmada-schedulers run beside it, and a note naming the files.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct RepositorySettings {
     pub installation: Option<Installation>,
     /// Other installations seen for the same environment (ignored; said).
     pub others: Vec<String>,
+    /// The Deployments of karmada-scheduler alone ([`InstallKind::Scheduler`]): every one
+    /// counts, each serving its name beside the installation's.
+    pub schedulers: Vec<Installation>,
 }
 
 impl RepositorySettings {
-    /// The settings of installations found in the order given (the first one is used).
+    /// The settings of installations found in the order given (the first one is used; every
+    /// karmada-scheduler Deployment is).
     pub fn of(installations: Vec<Installation>) -> RepositorySettings {
+        let (mut schedulers, installations): (Vec<Installation>, Vec<Installation>) = installations
+            .into_iter()
+            .partition(|i| i.kind == InstallKind::Scheduler);
+        // One file two instances apply is one Deployment.
+        let mut seen = Vec::new();
+        schedulers.retain(|d| {
+            let new = !seen.contains(&d.at);
+            seen.push(d.at.clone());
+            new
+        });
         let mut it = installations.into_iter();
         let installation = it.next();
         RepositorySettings {
             installation,
             others: it.map(|i| format!("{} ({})", i.object, i.at)).collect(),
+            schedulers,
         }
+    }
+
+    /// The scheduler names read other than `default-scheduler`, each with the object running
+    /// it: the installation's (the operator's `karmadaScheduler.extraArgs`), then each
+    /// karmada-scheduler Deployment's.
+    pub fn schedulers_read(&self) -> Vec<SchedulerRead> {
+        self.installation
+            .iter()
+            .chain(&self.schedulers)
+            .flat_map(|i| {
+                i.schedulers.iter().map(|s| SchedulerRead {
+                    object: i.object.clone(),
+                    name: s.value.clone(),
+                    at: s.at.clone(),
+                })
+            })
+            .collect()
+    }
+
+    /// The scheduler names served besides `default-scheduler`, each with the `file:line` it
+    /// was read at.
+    pub fn served(&self) -> Schedulers {
+        let mut served = Schedulers::default();
+        for s in self.schedulers_read() {
+            served.add(&s.name, s.at.to_string());
+        }
+        served
     }
 
     pub fn release(&self) -> Option<KarmadaVersion> {
@@ -705,7 +915,26 @@ impl RepositorySettings {
 
     /// One line for the user: what was read, from where.
     pub fn describe(&self) -> Option<String> {
-        let i = self.installation.as_ref()?;
+        let schedulers: Vec<String> = self
+            .schedulers_read()
+            .into_iter()
+            .map(|s| format!("karmada-scheduler `{}` ({})", s.name, s.at))
+            .collect();
+        let scheduler_notes = self.schedulers.iter().flat_map(|d| &d.notes);
+        let Some(i) = self.installation.as_ref() else {
+            let notes: Vec<&String> = scheduler_notes.collect();
+            if schedulers.is_empty() && notes.is_empty() {
+                return None;
+            }
+            let mut line = schedulers.join(", ");
+            for n in notes {
+                if !line.is_empty() {
+                    line.push_str("; ");
+                }
+                line.push_str(n);
+            }
+            return Some(line);
+        };
         let mut parts = Vec::new();
         if let Some(r) = &i.release {
             parts.push(format!("Karmada {} ({})", r.value, r.at));
@@ -719,8 +948,9 @@ impl RepositorySettings {
         if parts.is_empty() {
             parts.push("no release or feature gate".into());
         }
+        parts.extend(schedulers);
         let mut line = format!("{} at {}: {}", i.object, i.at, parts.join(", "));
-        for n in &i.notes {
+        for n in i.notes.iter().chain(scheduler_notes) {
             line.push_str(&format!("; {n}"));
         }
         if !self.others.is_empty() {
@@ -909,6 +1139,122 @@ mod tests {
             .get("enable-taint-manager")
             .map(|s| (s.value, s.at.line));
         assert_eq!(manager, Some((false, 14)));
+    }
+
+    /// A Deployment of karmada-scheduler, as LavredisG/karmada deploys its own
+    /// (`artifacts/deploy/custom-schedulers/*.yaml`): `containers` holding `extra`.
+    fn scheduler_deployment(container: &str) -> String {
+        format!("apiVersion: apps/v1\nkind: Deployment\nmetadata: {{name: custom-scheduler, namespace: karmada-system}}\nspec:\n  template:\n    spec:\n      containers:\n{container}")
+    }
+
+    fn names(i: &Installation) -> Vec<(&str, u32)> {
+        i.schedulers
+            .iter()
+            .map(|s| (s.value.as_str(), s.at.line))
+            .collect()
+    }
+
+    /// `--scheduler-name` is a string flag (cmd/scheduler/app/options/options.go:165):
+    /// `=NAME` or the next argument, `_` for `-`, the last one wins.
+    #[test]
+    fn a_karmada_scheduler_deployment_gives_its_scheduler_name() {
+        let i = detect_in(&scheduler_deployment("        - name: karmada-scheduler\n          image: karmada/karmada-scheduler:cost\n          command:\n            - /bin/karmada-scheduler\n            - --kubeconfig=/etc/karmada/config/karmada.config\n            - --scheduler-name=custom-cost-scheduler # its name\n")).unwrap();
+        assert_eq!(i.kind, InstallKind::Scheduler);
+        assert_eq!(i.object, "Deployment karmada-system/custom-scheduler");
+        assert_eq!(names(&i), [("custom-cost-scheduler", 13)]);
+        assert!(
+            i.release.is_none() && i.gates.is_empty(),
+            "no release of its own"
+        );
+        // The value as the next argument, in `args` after the image's own command.
+        let i = detect_in(&scheduler_deployment("        - name: scheduler\n          image: docker.io/karmada/karmada-scheduler:v1.17.0\n          args:\n            - --scheduler-name\n            - fast\n")).unwrap();
+        assert_eq!(names(&i), [("fast", 12)]);
+        // Known by its command alone; `_` for `-`; the last one wins.
+        let i = detect_in(&scheduler_deployment("        - name: s\n          image: registry.example/sched@sha256:0123\n          command: [/usr/local/bin/karmada-scheduler, --scheduler_name=a, --scheduler-name=b]\n")).unwrap();
+        assert_eq!(names(&i), [("b", 10)]);
+        // A variable Kubernetes expands is said, not guessed.
+        let i = detect_in(&scheduler_deployment("        - name: karmada-scheduler\n          image: karmada/karmada-scheduler:v1.17.0\n          args: [\"--scheduler-name=$(NAME)\"]\n")).unwrap();
+        assert!(i.schedulers.is_empty());
+        assert!(i.notes[0].contains("not expanded"), "{:?}", i.notes);
+    }
+
+    #[test]
+    fn a_scheduler_serving_the_default_or_another_binary_is_no_finding() {
+        // No flag: `default-scheduler`, which every control plane serves.
+        assert!(detect_in(&scheduler_deployment("        - name: karmada-scheduler\n          image: docker.io/karmada/karmada-scheduler:v1.12.0\n          command: [/bin/karmada-scheduler, --v=4]\n")).is_none());
+        assert!(detect_in(&scheduler_deployment("        - name: karmada-scheduler\n          image: docker.io/karmada/karmada-scheduler:v1.12.0\n          command: [/bin/karmada-scheduler, --scheduler-name=default-scheduler]\n")).is_none());
+        // kube-scheduler's own `--scheduler-name` names a Kubernetes scheduler.
+        assert!(detect_in(&scheduler_deployment("        - name: kube-scheduler\n          image: registry.k8s.io/kube-scheduler:v1.30.0\n          command: [kube-scheduler, --scheduler-name=custom-scheduler]\n")).is_none());
+        // karmada-scheduler-estimator is another binary.
+        assert!(detect_in(&scheduler_deployment("        - name: estimator\n          image: docker.io/karmada/karmada-scheduler-estimator:v1.17.0\n          command: [/bin/karmada-scheduler-estimator, --scheduler-name=x]\n")).is_none());
+    }
+
+    /// The operator builds one karmada-scheduler and copies `extraArgs` over its arguments
+    /// (operator/pkg/controlplane/controlplane.go, `getKarmadaSchedulerManifest`).
+    #[test]
+    fn the_operators_scheduler_extra_args_give_its_name() {
+        let op = detect_in("apiVersion: operator.karmada.io/v1alpha1\nkind: Karmada\nmetadata: {name: k, namespace: karmada-system}\nspec:\n  components:\n    karmadaControllerManager:\n      imageTag: v1.15.2\n    karmadaScheduler:\n      extraArgs:\n        scheduler-name: custom\n").unwrap();
+        assert_eq!(op.kind, InstallKind::Operator);
+        assert_eq!(names(&op), [("custom", 10)]);
+        assert_eq!(op.release.unwrap().value, KarmadaVersion::new(1, 15));
+    }
+
+    /// The chart's karmada-scheduler takes no extra argument (templates/karmada-scheduler.yaml
+    /// has no `extraCommandArgs`, unlike the controller-manager's): said, not read.
+    #[test]
+    fn the_charts_scheduler_has_no_extra_arguments() {
+        let i = detect_in("apiVersion: helm.toolkit.fluxcd.io/v2\nkind: HelmRelease\nmetadata: {name: karmada, namespace: karmada-system}\nspec:\n  chart: {spec: {chart: karmada, version: v1.17.0}}\n  values:\n    scheduler:\n      extraCommandArgs: {scheduler-name: custom}\n").unwrap();
+        assert!(i.schedulers.is_empty());
+        assert!(
+            i.notes[0].contains("`scheduler.extraCommandArgs` is no value of the karmada chart"),
+            "{:?}",
+            i.notes
+        );
+        let argo = "apiVersion: argoproj.io/v1alpha1\nkind: Application\nmetadata: {name: karmada, namespace: argocd}\nspec:\n  source:\n    chart: karmada\n    targetRevision: v1.16.0\n    helm:\n      parameters:\n        - name: scheduler.extraCommandArgs.scheduler-name\n          value: custom\n";
+        assert_eq!(detect_in(argo).unwrap().notes.len(), 1);
+    }
+
+    /// A karmada-scheduler Deployment is no installation: the first installation counts
+    /// whatever the order, and every scheduler's name is served beside it.
+    #[test]
+    fn scheduler_deployments_go_beside_the_installation() {
+        let release = detect_in("apiVersion: helm.toolkit.fluxcd.io/v2\nkind: HelmRelease\nmetadata: {name: karmada, namespace: karmada-system}\nspec:\n  chart: {spec: {chart: karmada, version: v1.17.0}}\n").unwrap();
+        let scheduler = detect_in(&scheduler_deployment("        - name: karmada-scheduler\n          image: karmada/karmada-scheduler:v1.17.0\n          command: [/bin/karmada-scheduler, --scheduler-name=custom]\n")).unwrap();
+        let settings = RepositorySettings::of(vec![scheduler.clone(), release.clone()]);
+        assert_eq!(settings.installation.as_ref(), Some(&release));
+        assert!(settings.others.is_empty(), "{:?}", settings.others);
+        let served: Vec<(String, String)> = settings
+            .served()
+            .iter()
+            .map(|s| (s.name.clone(), s.from.clone()))
+            .collect();
+        assert_eq!(served, [("custom".to_string(), "f.yaml:10".to_string())]);
+        assert_eq!(
+            settings.describe().unwrap(),
+            "HelmRelease karmada-system/karmada at f.yaml:1: Karmada 1.17 (f.yaml:5), PropagateDeps=false (f.yaml:5), karmada-scheduler `custom` (f.yaml:10)"
+        );
+        // Alone, the schedulers are what was read.
+        let alone = RepositorySettings::of(vec![scheduler.clone(), scheduler]);
+        assert!(alone.installation.is_none());
+        assert_eq!(alone.schedulers.len(), 1, "one Deployment read twice");
+        assert_eq!(
+            alone.describe().unwrap(),
+            "karmada-scheduler `custom` (f.yaml:10)"
+        );
+    }
+
+    /// The plain lint's cheap look at a file's text keeps a scheduler Deployment that may name
+    /// a scheduler, and only such.
+    #[test]
+    fn the_text_filter_keeps_a_named_scheduler() {
+        let text = scheduler_deployment("        - name: karmada-scheduler\n          image: karmada/karmada-scheduler:v1.17.0\n          command: [/bin/karmada-scheduler, --scheduler-name=custom]\n");
+        let found = in_text("s.yaml".into(), text);
+        assert_eq!(found.len(), 1);
+        assert_eq!(found[0].kind, InstallKind::Scheduler);
+        assert!(!may_name_scheduler(
+            "image: karmada/karmada-scheduler:v1.17.0\n"
+        ));
+        assert!(!may_name_scheduler("schedulerName: custom\n"));
     }
 
     #[test]

@@ -19,6 +19,7 @@ pub mod meta;
 pub mod override_policy;
 pub mod placeholder;
 pub mod policy;
+pub mod schedulers;
 pub mod severity;
 pub mod string_map;
 #[cfg(test)]

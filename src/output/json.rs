@@ -4,7 +4,8 @@
 //! "apiServerMessage"?, "afterFix"?, "ratcheted"?,
 //! "partners"?:[{"policy":{...},"reason","templates":[{...}]}]}],
 //! "summary":{"files","documents","policies","errors","warnings","infos"},
-//! "environments"?:[{"name","target","karmadaApiServer","karmadaVersion","karmadaInstallation"}]}`
+//! "environments"?:[{"name","target","karmadaApiServer","karmadaVersion","karmadaInstallation",
+//! "schedulers"}]}`
 //! (`environments`: over a GitOps repository only).
 //! Field names are never renamed once released; new fields may be added.
 
@@ -76,12 +77,15 @@ struct Report<'a> {
     environments: Vec<JsonEnvironment<'a>>,
 }
 
-/// `{"name","target","karmadaApiServer","karmadaVersion","karmadaInstallation"}`: an
-/// environment, the API server it targets, whether that is a Karmada API server (only those
-/// are linted), the release it was linted for, and the repository's Karmada installation read
+/// `{"name","target","karmadaApiServer","karmadaVersion","karmadaInstallation","schedulers"}`:
+/// an environment, the API server it targets, whether that is a Karmada API server (only those
+/// are linted), the release it was linted for, the repository's Karmada installation read
 /// for it (`null` when none): `{"object","file","line","release":{"version","file","line"}?,
 /// "featureGates":[{"name","enabled","file","line"}],
-/// "controllerManagerFlags":[{"name","value","file","line"}]}`.
+/// "controllerManagerFlags":[{"name","value","file","line"}]}`, and the scheduler names its
+/// karmada-schedulers serve besides `default-scheduler` (a karmada-scheduler Deployment's
+/// `--scheduler-name`, the operator's extraArgs): `[{"name","object","file","line"}]` (the
+/// configuration's `schedulers:` are not repeated).
 #[derive(Serialize)]
 #[serde(rename_all = "camelCase")]
 struct JsonEnvironment<'a> {
@@ -90,6 +94,7 @@ struct JsonEnvironment<'a> {
     karmada_api_server: bool,
     karmada_version: Option<&'a str>,
     karmada_installation: Option<serde_json::Value>,
+    schedulers: Vec<serde_json::Value>,
 }
 
 fn installation_json(i: &crate::model::installation::Installation) -> serde_json::Value {
@@ -198,6 +203,18 @@ fn report(
                 karmada_api_server: e.karmada,
                 karmada_version: e.version.as_deref(),
                 karmada_installation: e.installation.as_ref().map(installation_json),
+                schedulers: e
+                    .schedulers
+                    .iter()
+                    .map(|s| {
+                        serde_json::json!({
+                            "name": s.name,
+                            "object": s.object,
+                            "file": s.at.file,
+                            "line": s.at.line,
+                        })
+                    })
+                    .collect(),
             })
             .collect(),
     };

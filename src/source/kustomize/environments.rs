@@ -229,9 +229,9 @@ impl Repo {
     }
 
     /// The documents of `plan` that may install or configure Karmada (a HelmRelease, an
-    /// Argo CD Application, the operator's `Karmada`, karmada-controller-manager), rendered and
-    /// traced, for reading the installation's settings. Only units whose text may hold one are
-    /// parsed again.
+    /// Argo CD Application, the operator's `Karmada`, karmada-controller-manager, a
+    /// karmada-scheduler run with `--scheduler-name`), rendered and traced, for reading the
+    /// installation's settings. Only units whose text may hold one are parsed again.
     pub fn installation_documents(&self, plan: &Plan, renders: &mut Renders) -> Vec<Rendered> {
         const MARKERS: &[&str] = &[
             "kind: HelmRelease",
@@ -239,6 +239,8 @@ impl Repo {
             "kind: HelmChart",
             "operator.karmada.io",
             "karmada-controller-manager",
+            "scheduler-name",
+            "scheduler_name",
         ];
         let mut out = Vec::new();
         for unit in &plan.units {
