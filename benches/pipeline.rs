@@ -160,6 +160,7 @@ fn main() {
         gates: Default::default(),
         filters: Filters::default(),
         unknown_claimers: UnknownClaimers::Stale,
+        ..Options::default()
     };
     let (d, state) = best(runs, || State::from_inventory(&inv, options()));
     report("engine: state", d, docs);

@@ -887,3 +887,61 @@ fn a_karmada_scheduler_deployment_serves_its_scheduler_name() {
     let lint = run_in(d, &["lint", "-o", "json", "."]);
     assert!(unserved(&lint).is_empty(), "{}", text(&lint.stdout));
 }
+
+/// explain says what lint says of a `schedulerName` no scheduler serves, from the same served
+/// names (the repository's karmada-scheduler Deployment, the configuration's `schedulers:`):
+/// the template's owner is never scheduled.
+#[test]
+fn explain_and_lint_agree_on_an_unserved_scheduler_name() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    std::fs::write(
+        d.join("scheduler.yaml"),
+        "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: custom-scheduler, namespace: karmada-system}\nspec:\n  template:\n    spec:\n      containers:\n      - name: karmada-scheduler\n        image: docker.io/karmada/karmada-scheduler:v1.17.0\n        command: [/bin/karmada-scheduler, --scheduler-name=custom]\n",
+    )
+    .unwrap();
+    // The Deployment alone: the policy is the test's own.
+    let deployment = WEB.split("---").next().unwrap();
+    std::fs::write(d.join("app.yaml"), deployment).unwrap();
+    let policy = |scheduler: &str| {
+        format!("apiVersion: policy.karmada.io/v1alpha1\nkind: PropagationPolicy\nmetadata: {{name: web, namespace: shop}}\nspec:\n  schedulerName: {scheduler}\n  resourceSelectors: [{{apiVersion: apps/v1, kind: Deployment, name: web}}]\n  placement: {{clusterAffinity: {{clusterNames: [member1]}}}}\n")
+    };
+    let never_scheduled = "pp/shop/web sets schedulerName `other`, which no karmada-scheduler of this control plane serves";
+    let judged = |d: &Path| {
+        let explain = run_in(
+            d,
+            &[
+                "explain",
+                "deploy/web",
+                "-n",
+                "shop",
+                "-f",
+                ".",
+                "-o",
+                "json",
+            ],
+        );
+        let notes: Vec<String> = json(&explain)["notes"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|n| n.as_str().unwrap().to_string())
+            .collect();
+        let lint = run_in(d, &["lint", "-o", "json", "."]);
+        let lint_says = json(&lint)["findings"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|f| f["rule"] == "scheduler-name-not-served");
+        (
+            notes.iter().any(|n| n.starts_with(never_scheduled)),
+            lint_says,
+        )
+    };
+    std::fs::write(d.join("pp.yaml"), policy("custom")).unwrap();
+    assert_eq!(judged(d), (false, false));
+    std::fs::write(d.join("pp.yaml"), policy("other")).unwrap();
+    assert_eq!(judged(d), (true, true));
+    std::fs::write(d.join(".karmada-policy.yaml"), "schedulers: [other]\n").unwrap();
+    assert_eq!(judged(d), (false, false));
+}

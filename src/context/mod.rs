@@ -273,6 +273,7 @@ impl Context {
             gates: self.gates.clone(),
             filters: Filters::default(),
             unknown_claimers,
+            schedulers: self.schedulers.clone(),
         }
     }
 }

@@ -155,6 +155,12 @@ pub enum Note {
     BothClaims,
     /// No policy matches: the template waits (§6.3).
     NoCandidates,
+    /// The owner's `schedulerName` is served by no karmada-scheduler of the control plane: its
+    /// binding is never scheduled (`schedulerNameFilter`, pkg/scheduler/event_handler.go:380-386).
+    SchedulerNotServed {
+        policy: PolicyRef,
+        name: String,
+    },
     /// A policy that admission rejects would match: it never exists in Karmada.
     Rejected {
         policy: PolicyRef,
@@ -350,6 +356,14 @@ pub fn explain(state: &State, t: usize) -> Explanation {
             notes.push(Note::LazyActivation {
                 policy: owner.reference(),
             });
+        }
+        if let Some(name) = owner.spec.scheduler_name.as_deref() {
+            if !state.options.schedulers.serves(name) {
+                notes.push(Note::SchedulerNotServed {
+                    policy: owner.reference(),
+                    name: name.to_string(),
+                });
+            }
         }
     }
     for r in state.rejected_matching(t) {

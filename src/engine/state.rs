@@ -45,6 +45,9 @@ pub struct Options {
     pub gates: GateSet,
     pub filters: Filters,
     pub unknown_claimers: UnknownClaimers,
+    /// The scheduler names the control plane's karmada-schedulers serve besides the default: a
+    /// binding whose `schedulerName` is none of them is never scheduled.
+    pub schedulers: crate::model::schedulers::Schedulers,
 }
 
 impl Options {

@@ -238,6 +238,10 @@ pub fn note_text(n: &Note) -> String {
         Note::NoCandidates => {
             "no policy matches: the template waits until one does".into()
         }
+        Note::SchedulerNotServed { policy, name } => format!(
+            "{policy} sets schedulerName `{}`, which no karmada-scheduler of this control plane serves (`--scheduler-name`, default `default-scheduler`; `schedulers:` in the configuration names others): its binding is never scheduled: what follows reaches member clusters only once a scheduler of that name runs",
+            name
+        ),
         Note::SelectorNeverMatches { policy, reason } => format!(
             "{policy} has a selector for this template that never matches: {reason}"
         ),
