@@ -848,3 +848,75 @@ fn a_loose_file_beside_charts_is_said_once_across_environments() {
         assert_eq!(hazards(env), [code, code], "{env:#}");
     }
 }
+
+/// A shared policy removed, a per-application one added and the template relabelled for it,
+/// in one change (keiretsu-labs/kubernetes-manifests 2c343654c): Karmada releases the
+/// template's claim when its policy goes, and the template, matched afresh with its new labels,
+/// is the new policy's. plan, lint --base and explain over the head say so (the whole
+/// comparison of lint --base: the `engine::ownership` unit tests);
+/// they used to keep the base's labels and leave the template without a policy.
+#[test]
+fn a_template_relabelled_for_a_new_policy_moves_to_it() {
+    let Some(dir) = two_commits(
+        "a_template_relabelled_for_a_new_policy_moves_to_it",
+        "relabel",
+    ) else {
+        return;
+    };
+    let o = plan_in(dir.path(), &["--base", "main", "-o", "json"]);
+    let json: J = serde_json::from_slice(&o.stdout).unwrap();
+    let env = &json["environments"][0];
+    let c = change(env, "setec");
+    assert_eq!(
+        (&c["owner"]["before"]["name"], &c["owner"]["after"]["name"]),
+        (&J::from("floating"), &J::from("setec")),
+        "{env:#}"
+    );
+    assert_eq!(
+        hazards(env),
+        ["policy-removed-holding-templates"],
+        "{env:#}"
+    );
+    let owners = |args: &[&str]| -> Vec<(String, String)> {
+        let o = Command::new(BIN)
+            .args(args)
+            .current_dir(dir.path())
+            .env("NO_COLOR", "1")
+            .output()
+            .unwrap();
+        let json: J = serde_json::from_slice(&o.stdout)
+            .unwrap_or_else(|e| panic!("{e}: {}{}", text(&o.stdout), text(&o.stderr)));
+        json["ownershipChanges"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|r| {
+                (
+                    r["before"]["name"].as_str().unwrap_or("-").to_string(),
+                    r["after"]["name"].as_str().unwrap_or("-").to_string(),
+                )
+            })
+            .collect()
+    };
+    let moved = [("floating".to_string(), "setec".to_string())];
+    assert_eq!(
+        owners(&["lint", "--base", "main", "-o", "json", "."]),
+        moved
+    );
+    let o = Command::new(BIN)
+        .args([
+            "explain",
+            "deploy/setec",
+            "-n",
+            "setec",
+            "-f",
+            ".",
+            "-o",
+            "json",
+        ])
+        .current_dir(dir.path())
+        .output()
+        .unwrap();
+    let json: J = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(json["eventual"]["name"], "setec", "{json:#}");
+}

@@ -6,9 +6,9 @@
 use std::collections::{HashMap, HashSet};
 
 use crate::engine::simulate::{check, BlockReason, Change};
-use crate::engine::state::{admit_policy, Options, State};
+use crate::engine::state::{admit_policy, Options, Prepared, State, TemplateEntry};
 use crate::model::feature_gates::GateSet;
-use crate::model::{Inventory, KarmadaVersion, ObjectRef, Policy, PolicyRef};
+use crate::model::{Inventory, KarmadaVersion, Object, ObjectRef, Policy, PolicyRef};
 
 /// A policy that matches a template but does not own it after the change.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -71,11 +71,12 @@ pub fn ownership_changes(
         return Vec::new();
     }
     let scope = delta.scope();
-    let head_templates: HashSet<ObjectRef> = head
+    let head_templates: Vec<Object> = head
         .templates()
         .filter(|t| scope.covers(&t.api_version, &t.kind, t.namespace()))
-        .map(|t| t.reference())
+        .map(|t| Object::Template(t.clone()))
         .collect();
+    let head_templates = Prepared::from_objects(&options, &head_templates).templates;
     let mut changes = delta.changes(&scope.subset(base), &head_templates, options.clone());
     add_replica_changes(base, head, &mut changes, options);
     changes
@@ -179,14 +180,18 @@ impl Delta {
         &self.removed
     }
 
-    /// The controller events of the change set over `state` (the base): every added or changed
-    /// policy applied in head order, then every removed one that `state` holds deleted.
-    pub fn events(&self, state: &State) -> Vec<Change> {
-        let mut changes: Vec<Change> = self
-            .applied
-            .iter()
-            .map(|p| Change::Apply(Box::new(p.clone())))
-            .collect();
+    /// The controller events of the change set over `state` (the base): the templates of
+    /// `head` whose labels changed updated first (kustomize's and Flux's apply order puts
+    /// workloads, Services, ConfigMaps and Secrets before custom resources such as policies),
+    /// then every added or changed policy applied in head order, then every removed one that
+    /// `state` holds deleted.
+    pub fn events(&self, state: &State, head: &[TemplateEntry]) -> Vec<Change> {
+        let mut changes = template_updates(state, head);
+        changes.extend(
+            self.applied
+                .iter()
+                .map(|p| Change::Apply(Box::new(p.clone()))),
+        );
         changes.extend(
             self.removed
                 .iter()
@@ -214,14 +219,16 @@ impl Delta {
     pub fn changes(
         self,
         base_subset: &Inventory,
-        head_templates: &HashSet<ObjectRef>,
+        head: &[TemplateEntry],
         options: Options,
     ) -> Vec<OwnershipChange> {
         if self.is_empty() {
             return Vec::new();
         }
+        let head_templates: HashSet<ObjectRef> =
+            head.iter().map(TemplateEntry::reference).collect();
         let state = State::from_inventory(base_subset, options);
-        let changes = self.events(&state);
+        let changes = self.events(&state, head);
         let Ok(report) = check(state, changes) else {
             return Vec::new(); // only deletes of absent policies fail, and those were filtered
         };
@@ -253,6 +260,28 @@ impl Delta {
         }
         out
     }
+}
+
+/// The updates of the templates both `state` and `head` hold whose labels, deletion or
+/// exclusion differ (what the claim engine reads of a template): `head`'s entries, in `state`'s
+/// order.
+pub fn template_updates(state: &State, head: &[TemplateEntry]) -> Vec<Change> {
+    let mut updated: Vec<(usize, &TemplateEntry)> = head
+        .iter()
+        .filter_map(|h| {
+            let t = state.find_template(&h.api_version, &h.kind, &h.namespace, &h.name)?;
+            let b = &state.templates[t];
+            let differs = b.labels != h.labels
+                || b.terminating != h.terminating
+                || b.excluded.is_some() != h.excluded.is_some();
+            differs.then_some((t, h))
+        })
+        .collect();
+    updated.sort_by_key(|(t, _)| *t);
+    updated
+        .into_iter()
+        .map(|(_, h)| Change::UpdateTemplate(Box::new(h.clone())))
+        .collect()
 }
 
 /// The (apiVersion, kind, namespace) space a set of policies can select: a PP only its own
@@ -378,6 +407,46 @@ mod tests {
         engine_options(
             &GateSet::parse(Default::default(), "PropagationPolicyPreemption=true").unwrap(),
         )
+    }
+
+    /// The shared policy removed, a per-application one added and the template relabelled for
+    /// it: the claim is released with its policy and the template, matched with its new labels,
+    /// is the new policy's (keiretsu-labs/kubernetes-manifests 2c343654c). Without the template
+    /// update the base's labels matched nothing and the template was left unclaimed.
+    #[test]
+    fn a_template_relabelled_for_a_new_policy_moves_to_it() {
+        let deploy = |label: &str| {
+            format!("---\napiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: web\n  namespace: shop\n  labels: {{{label}}}\n")
+        };
+        let cpp = |name: &str, label: &str| {
+            format!("---\napiVersion: policy.karmada.io/v1alpha1\nkind: ClusterPropagationPolicy\nmetadata: {{name: {name}}}\nspec:\n  resourceSelectors: [{{apiVersion: apps/v1, kind: Deployment, labelSelector: {{matchLabels: {{{label}}}}}}}]\n")
+        };
+        let base = inventory(
+            "a.yaml",
+            &(deploy("tier: floating") + &cpp("floating", "tier: floating")),
+        );
+        let head = inventory("a.yaml", &(deploy("app: web") + &cpp("web", "app: web")));
+        let changes = ownership_changes(&base, &head, gate_on());
+        let moves: Vec<(Option<PolicyRef>, Option<PolicyRef>)> =
+            changes.into_iter().map(|c| (c.before, c.after)).collect();
+        assert_eq!(
+            moves,
+            [(
+                Some(PolicyRef::cpp("floating")),
+                Some(PolicyRef::cpp("web"))
+            )]
+        );
+        // The template relabelled while its policy stays: the claim is kept (the detector's
+        // update handler keeps a claim whose policy no longer matches), so nothing moves.
+        let head = inventory(
+            "a.yaml",
+            &(deploy("app: web") + &cpp("floating", "tier: floating") + &cpp("web", "app: web")),
+        );
+        let moves: Vec<_> = ownership_changes(&base, &head, gate_on())
+            .into_iter()
+            .filter(|c| c.before != c.after)
+            .collect();
+        assert!(moves.is_empty(), "{moves:?}");
     }
 
     /// chaosi-zju/karmada-demo keeps copies of its policies in several files: `lint --base` of

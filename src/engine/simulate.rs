@@ -12,7 +12,7 @@ use super::reconcile::{
     fresh_match, overrides_block_preemption, preempt_one, settle, template_reconcile,
     PreemptOutcome,
 };
-use super::state::{admit_policy, PolicyEntry, State};
+use super::state::{admit_policy, PolicyEntry, State, TemplateEntry};
 
 /// One change to apply, in command-line order.
 #[derive(Clone, Debug)]
@@ -21,6 +21,11 @@ pub enum Change {
     Apply(Box<Policy>),
     /// Delete a policy.
     Delete(PolicyRef),
+    /// A template whose labels (or deletion) change: the detector's update handler reconciles
+    /// it with its new labels (`OnUpdate`, claim-and-preemption.md §4.2): a claim whose policy
+    /// is gone is released and the template matched afresh, one whose policy still exists is
+    /// kept even where it no longer matches.
+    UpdateTemplate(Box<TemplateEntry>),
 }
 
 /// The changes of `preempt-check`, gathered in command-line order, and the policies applied
@@ -260,7 +265,32 @@ impl World {
                 self.apply_policy(&policy);
                 Ok(())
             }
+            Change::UpdateTemplate(entry) => {
+                self.update_template(*entry);
+                Ok(())
+            }
         }
+    }
+
+    /// The template of `entry`'s identity takes its labels, deletion, exclusion and
+    /// dependencies, and is reconciled; its claim stays the world's (a manifest in git carries
+    /// none). A template the world does not hold is left to the caller (it is created).
+    fn update_template(&mut self, entry: TemplateEntry) {
+        let found = self.state.find_template(
+            &entry.api_version,
+            &entry.kind,
+            &entry.namespace,
+            &entry.name,
+        );
+        let Some(t) = found else {
+            return;
+        };
+        let old = &mut self.state.templates[t];
+        old.labels = entry.labels;
+        old.terminating = entry.terminating;
+        old.excluded = entry.excluded;
+        old.dependencies = entry.dependencies;
+        self.reconcile_template(t);
     }
 
     fn apply_policy(&mut self, policy: &Policy) {
@@ -670,7 +700,7 @@ pub fn touched_kinds(
         .iter()
         .filter_map(|c| match c {
             Change::Delete(r) => Some(r),
-            Change::Apply(_) => None,
+            Change::Apply(_) | Change::UpdateTemplate(_) => None,
         })
         .collect();
     let touched = policies.policies().filter(|p| {

@@ -339,7 +339,9 @@ pub(super) fn read_part(
 struct Found {
     delta: Delta,
     scope: Option<Scope>,
-    head_templates: HashSet<ObjectRef>,
+    /// The head's templates in the change's scope: the references reported, and the labels a
+    /// template update gives (`ownership::template_updates`).
+    head_templates: Vec<crate::engine::state::TemplateEntry>,
     /// The head's policies of changed files, typed again, and their documents' numbers.
     head_changed: (Inventory, Vec<usize>),
     unique: bool,
@@ -373,7 +375,7 @@ impl HeadContext<'_> {
             .templates
             .iter()
             .filter(|t| scope.covers(&t.api_version, &t.kind, &t.namespace))
-            .map(|t| t.reference())
+            .cloned()
             .collect();
         Found {
             delta,

@@ -244,7 +244,10 @@ pub fn plan(sides: &Sides<'_>, settings: &Settings) -> EnvPlan {
     let base = subset(&base_parts, &coverage, &kept);
     let head = subset(&head_parts, &coverage, &kept);
     let before = State::from_inventory(&base.inventory, settings.options.clone());
-    let events = changed.delta.events(&before);
+    let events = changed.delta.events(
+        &before,
+        &updated_templates(&head, &changed, &settings.options),
+    );
     let Ok(mut report) = check(before.clone(), events) else {
         return EnvPlan::default(); // only deletes of absent policies fail, and none is asked
     };
@@ -272,6 +275,22 @@ pub fn plan(sides: &Sides<'_>, settings: &Settings) -> EnvPlan {
         changes,
         hazards,
     }
+}
+
+/// The head's entries of the templates both sides hold (the events take those whose labels
+/// changed: [`crate::engine::ownership::template_updates`]).
+fn updated_templates(
+    head: &Subset<'_>,
+    changed: &Changed<'_>,
+    options: &Options,
+) -> Vec<crate::engine::state::TemplateEntry> {
+    let objects: Vec<Object> = head
+        .inventory
+        .templates()
+        .filter(|t| !changed.created.contains(&t.reference()))
+        .map(|t| Object::Template(t.clone()))
+        .collect();
+    Prepared::from_objects(options, &objects).templates
 }
 
 /// The templates only at head, added to the world after the policy events and reconciled as
