@@ -1239,3 +1239,52 @@ fn env_naming_a_cluster_that_is_not_karmada_says_so() {
         stderr(&o)
     );
 }
+
+/// A Flux Kustomization disabled by commenting it out of its cluster directory's
+/// kustomization (keiretsu-labs/kubernetes-manifests 8747e463, Karmada removed): `flux
+/// bootstrap`'s Kustomization builds that directory, so nothing applies it any more, and its
+/// path is not a Karmada environment (Flux prunes what it applied there). The cluster is one
+/// environment, named once; the files it pointed at are loose.
+#[test]
+fn a_flux_kustomization_listed_only_in_a_comment_is_applied_by_nothing() {
+    let test = "a_flux_kustomization_listed_only_in_a_comment_is_applied_by_nothing";
+    if !kustomize_available(test) {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    write_owned(root, &bootstrap("prod"));
+    write(
+        root,
+        &[
+            (
+                "clusters/prod/kustomization.yaml",
+                "resources:\n  - flux-system\n  # - karmada.yaml   # disabled: Karmada removed\n",
+            ),
+            (
+                "clusters/prod/karmada.yaml",
+                &flux_kustomization("karmada", "./apps", KUBECONFIG),
+            ),
+            ("apps/policy.yaml", POLICY),
+        ],
+    );
+    let (o, v) = lint_json(root, &[]);
+    assert_eq!(o.status.code(), Some(0), "{}{}", stdout(&o), stderr(&o));
+    let environments: Vec<(&str, &str)> = v["environments"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| (e["name"].as_str().unwrap(), e["target"].as_str().unwrap()))
+        .collect();
+    assert_eq!(
+        environments,
+        [
+            ("prod", "the cluster Flux runs in (clusters/prod)"),
+            (
+                "apps",
+                "loose files: no Flux Kustomization or Argo CD Application applies them"
+            ),
+        ],
+        "{v:#}"
+    );
+}

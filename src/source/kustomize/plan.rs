@@ -189,6 +189,9 @@ impl Planner<'_> {
         for k in &found.kustomizations {
             if !reached.contains(&(absolute(&k.file), k.name.clone())) {
                 let dir = k.file.parent().map(normalize).unwrap_or_default();
+                if !self.applied_with_its_directory(&dir, &k.file) {
+                    continue;
+                }
                 loose.entry(dir).or_default().push(k.clone());
             }
         }
@@ -223,6 +226,22 @@ impl Planner<'_> {
         }
         unique_names(&mut plans);
         plans
+    }
+
+    /// Whether a Flux Kustomization in `file`, which no Flux instance reaches, is applied by
+    /// hand with its directory: as a plain file when the directory has no kustomization, else
+    /// only when that kustomization builds it (`kubectl apply -k DIR` leaves out a file it lists
+    /// only in a comment, as one disables a Flux Kustomization, or not at all).
+    fn applied_with_its_directory(&self, dir: &Path, file: &Path) -> bool {
+        if kustomization_file(dir).is_none() {
+            return true;
+        }
+        let file = normalize(file);
+        self.repo
+            .closure(dir)
+            .iter()
+            .filter_map(|d| self.repo.kustomizations.get(d))
+            .any(|k| k.resource_files.iter().any(|f| *f == file))
     }
 
     /// The bootstrap roots: Kustomizations whose own file is under the path they apply, one
