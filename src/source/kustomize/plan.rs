@@ -241,7 +241,7 @@ impl Planner<'_> {
             .closure(dir)
             .iter()
             .filter_map(|d| self.repo.kustomizations.get(d))
-            .any(|k| k.resource_files.iter().any(|f| *f == file))
+            .any(|k| k.resource_files.contains(&file))
     }
 
     /// The bootstrap roots: Kustomizations whose own file is under the path they apply, one
