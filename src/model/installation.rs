@@ -4,8 +4,10 @@
 //!
 //! - The Helm chart (karmada-io/karmada `charts/karmada`), by a Flux `HelmRelease` or an Argo CD
 //!   Application's Helm source: the chart's version is the release (the chart is published
-//!   with `version` = `appVersion` = the Karmada tag, hack/package-helm-chart.sh), unless
-//!   `controllerManager.image.tag` overrides the image; the gates are
+//!   with `version` = `appVersion` = the Karmada tag, hack/package-helm-chart.sh); its
+//!   `controllerManager.image.tag` is the release only where the chart's version is not known
+//!   (the chart's CRDs and webhook admit the policies; another tag moves the controller-manager
+//!   alone, which a note says); the gates are
 //!   `controllerManager.featureGates`, rendered as one `--feature-gates=` argument by the
 //!   chart's `karmada.controllerManager.featureGates` helper over the chart's default
 //!   `{PropagateDeps: false}` (charts/karmada/values.yaml, every release from v1.10.0), then
@@ -346,7 +348,7 @@ impl Found<'_> {
         } else if let Some(arg) = name.strip_prefix("controllerManager.extraCommandArgs.") {
             self.extra_arg(arg, value, value.span);
         } else if name == "controllerManager.image.tag" {
-            self.version(value, "controllerManager.image.tag");
+            self.controller_image_tag(value);
         } else if name.starts_with("scheduler.extraCommandArgs") {
             self.chart_scheduler_args();
         }
@@ -389,7 +391,7 @@ impl Found<'_> {
         }
         if let Some(tag) = cm.get("image").and_then(|i| i.get("tag")) {
             let shifted = Node::new(tag.value.clone(), shift(tag.span));
-            self.version(&shifted, "controllerManager.image.tag");
+            self.controller_image_tag(&shifted);
         }
         for e in cm
             .get("extraCommandArgs")
@@ -622,6 +624,26 @@ impl Found<'_> {
     }
 
     /// A version spelled as a chart version, range or image tag: the release it names.
+    /// The chart's `controllerManager.image.tag`: the release when the chart's version is not
+    /// known. Where it is, the chart's version stays the release: it installs the CRDs (the
+    /// pre-install job applies the chart's own `_crds`) and runs karmada-webhook at its
+    /// `appVersion` (`webhook.image.tag` defaults to it), so the API server admits policies
+    /// as that release does; the tag moves only karmada-controller-manager, which a note says.
+    fn controller_image_tag(&mut self, node: &Node) {
+        let Some(chart) = self.release.as_ref().map(|r| r.value) else {
+            self.version(node, "controllerManager.image.tag");
+            return;
+        };
+        let text = node.scalar_text().unwrap_or_default();
+        if let Some(Ok(tag)) = release_of(&text) {
+            if tag != chart {
+                self.notes.push(format!(
+                    "controllerManager.image.tag `{text}` runs karmada-controller-manager {tag}, while the chart installs Karmada {chart}'s CRDs and webhook: judged by {chart}, the release that admits the policies"
+                ));
+            }
+        }
+    }
+
     fn version(&mut self, node: &Node, what: &str) {
         let Some(text) = node.scalar_text() else {
             return;
@@ -1003,6 +1025,25 @@ mod tests {
         assert!(detect_in("apiVersion: helm.toolkit.fluxcd.io/v2\nkind: HelmRelease\nmetadata: {name: x}\nspec:\n  chart: {spec: {chart: podinfo}}\n").is_none());
         // The chart in agent mode installs karmada-agent in a member cluster only.
         assert!(detect_in("apiVersion: helm.toolkit.fluxcd.io/v2\nkind: HelmRelease\nmetadata: {name: karmada-agent}\nspec:\n  chart: {spec: {chart: karmada, version: v1.17.1}}\n  values: {installMode: agent}\n").is_none());
+    }
+
+    /// The chart's version is the release even where `controllerManager.image.tag` pins
+    /// another controller-manager: the chart installs its own release's CRDs and webhook
+    /// (charts/karmada `templates/pre-install-job.yaml`, `webhook.image.tag` defaulting to the
+    /// `appVersion`), which admit the policies. Without a chart version the tag is the release.
+    #[test]
+    fn the_chart_version_is_the_release_over_the_controller_managers_tag() {
+        let release = |chart: &str| {
+            format!("apiVersion: helm.toolkit.fluxcd.io/v2\nkind: HelmRelease\nmetadata: {{name: karmada, namespace: karmada-system}}\nspec:\n  chart:\n    spec:\n      chart: karmada\n{chart}  values:\n    controllerManager:\n      image: {{tag: v1.17.1}}\n")
+        };
+        let i = detect_in(&release("      version: v1.18.0\n")).unwrap();
+        let r = i.release.unwrap();
+        assert_eq!((r.value, r.at.line), (KarmadaVersion::new(1, 18), 8));
+        assert_eq!(i.notes, ["controllerManager.image.tag `v1.17.1` runs karmada-controller-manager 1.17, while the chart installs Karmada 1.18's CRDs and webhook: judged by 1.18, the release that admits the policies"]);
+        let i = detect_in(&release("")).unwrap();
+        let r = i.release.unwrap();
+        assert_eq!((r.value, r.at.line), (KarmadaVersion::new(1, 17), 10));
+        assert!(i.notes.is_empty(), "{:?}", i.notes);
     }
 
     #[test]
