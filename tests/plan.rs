@@ -920,3 +920,34 @@ fn a_template_relabelled_for_a_new_policy_moves_to_it() {
     let json: J = serde_json::from_slice(&o.stdout).unwrap();
     assert_eq!(json["eventual"]["name"], "setec", "{json:#}");
 }
+
+/// A Secret dropped from its policy's selectors while the Deployment it feeds keeps a policy
+/// with `propagateDeps` (suslmk-lee/pf-trafficAcc): the dependencies distributor keeps it
+/// propagated through the attached binding, as explain says. plan says it is released and still
+/// carried, with no template-left-without-policy hazard (`--fail-on-hazard` exited 6).
+#[test]
+fn a_released_dependency_is_still_carried_by_its_workload() {
+    let Some(dir) = two_commits(
+        "a_released_dependency_is_still_carried_by_its_workload",
+        "dependency",
+    ) else {
+        return;
+    };
+    let o = plan_in(dir.path(), &["--base", "main", "-o", "json"]);
+    let json: J = serde_json::from_slice(&o.stdout).unwrap();
+    let env = &json["environments"][0];
+    let c = change(env, "db-secret");
+    assert_eq!(c["owner"]["change"], "released", "{env:#}");
+    assert_eq!(
+        c["carriedBy"],
+        serde_json::json!([{"apiVersion": "apps/v1", "kind": "Deployment", "namespace": "shop", "name": "api"}])
+    );
+    assert!(hazards(env).is_empty(), "{env:#}");
+    let o = plan_in(dir.path(), &["--base", "main", "--fail-on-hazard"]);
+    assert_eq!(o.status.code(), Some(1), "{}", text(&o.stdout));
+    assert!(
+        text(&o.stdout).contains("secret/shop/db-secret: pp/shop/api -> no policy (released: its policy's selectors no longer match; still propagated as a dependency of deployment/shop/api (propagateDeps))"),
+        "{}",
+        text(&o.stdout)
+    );
+}

@@ -86,7 +86,18 @@ pub fn owner_text(c: &TemplatePlan) -> String {
             Cause::Other => "released".to_string(),
         },
     };
-    format!("{} -> {} ({why})", owner(&c.before), owner(&c.after))
+    let carried = match c.carried_by.as_slice() {
+        [] => String::new(),
+        workloads => format!(
+            "; still propagated as a dependency of {} (propagateDeps)",
+            list(workloads)
+        ),
+    };
+    format!(
+        "{} -> {} ({why}{carried})",
+        owner(&c.before),
+        owner(&c.after)
+    )
 }
 
 /// What one cluster's share change means, in words (`gains it`, `replicas 3 -> 2`);
@@ -406,6 +417,7 @@ fn change_json(c: &TemplatePlan) -> Value {
         })).collect::<Vec<_>>(),
         "unschedulable": c.unschedulable,
         "orphaned": c.orphaned,
+        "carriedBy": c.carried_by,
         "preserveResourcesOnDeletion": c.preserved,
         "clusters": c.clusters.iter().map(|d| json!({
             "cluster": d.cluster,

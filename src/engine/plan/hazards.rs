@@ -189,11 +189,13 @@ pub fn suspended_with_failover(
     out
 }
 
-/// Templates that keep existing without an owner after the change.
+/// Templates that keep existing without an owner after the change, and that no workload
+/// carries along as a dependency (one that does keeps propagating them: the dependencies
+/// distributor's attached binding, `dependencies_distributor.go` `buildAttachedBinding`).
 pub fn without_policy(changes: &[TemplatePlan]) -> Vec<Hazard> {
     changes
         .iter()
-        .filter(|c| c.orphaned)
+        .filter(|c| c.orphaned && c.carried_by.is_empty())
         .filter_map(|c| {
             Some(Hazard::WithoutPolicy {
                 template: c.template.clone(),

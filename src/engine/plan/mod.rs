@@ -206,6 +206,10 @@ pub struct TemplatePlan {
     /// The template keeps its binding without a policy: the member clusters keep what they
     /// have, and the override chain still renders it.
     pub orphaned: bool,
+    /// The workloads that carry it along as a dependency after the change (their owner sets
+    /// `propagateDeps`, [`crate::engine::dependencies::required_by`]): released by its policy,
+    /// it stays propagated through the attached binding, and its changes still reach them.
+    pub carried_by: Vec<ObjectRef>,
     /// The owner before sets `preserveResourcesOnDeletion`: a cluster that loses the template
     /// keeps its copy (the Work carries the flag, `execution_controller.go` `handleWorkDelete`).
     pub preserved: bool,
@@ -451,9 +455,18 @@ impl Run<'_> {
         } else {
             self.owner_move(t, before.as_ref(), after.as_ref(), preempted)
         };
+        let carried_by = if after.is_none() && !deleted {
+            crate::engine::dependencies::required_by(&world.state, t)
+                .into_iter()
+                .map(|r| r.workload)
+                .collect()
+        } else {
+            Vec::new()
+        };
         TemplatePlan {
             template: r.clone(),
             orphaned: before.is_some() && after.is_none() && !deleted,
+            carried_by,
             before,
             after,
             moved,
