@@ -945,3 +945,23 @@ fn explain_and_lint_agree_on_an_unserved_scheduler_name() {
     std::fs::write(d.join(".karmada-policy.yaml"), "schedulers: [other]\n").unwrap();
     assert_eq!(judged(d), (false, false));
 }
+
+/// `lint --base` reads both sides, and each has the same to say of a file the change does not
+/// touch: every note is said once.
+#[test]
+fn lint_base_says_each_note_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    std::fs::write(d.join("data.json"), "{\"a\": 1}\n").unwrap();
+    // An Argo CD repository whose Application's source is elsewhere.
+    let app = "apiVersion: argoproj.io/v1alpha1\nkind: Application\nmetadata: {name: web, namespace: argocd}\nspec:\n  project: default\n  source: {repoURL: https://example.com/other.git, targetRevision: main, path: chart}\n  destination: {name: karmada, namespace: web}\n";
+    std::fs::write(d.join("app.yaml"), app).unwrap();
+    git(d, &["init", "-q"]);
+    git(d, &["add", "-A"]);
+    git(d, &["commit", "-qm", "base"]);
+    std::fs::write(d.join("app.yaml"), format!("{app}# changed\n")).unwrap();
+    let o = run_in(d, &["lint", "--base", "HEAD", "."]);
+    let stderr = text(&o.stderr);
+    let skipped = "note: data.json: not a Kubernetes object (no apiVersion/kind): skipped";
+    assert_eq!(stderr.matches(skipped).count(), 1, "{stderr}");
+}

@@ -12,9 +12,19 @@ pub fn warn(text: &str) {
     to_stderr("warning", text);
 }
 
-/// Prints `note: TEXT` on stderr, as [`warn`].
+/// Prints `note: TEXT` on stderr, as [`warn`], once per run: `lint --base` reads both sides of
+/// a repository and each says the same of a file the change does not touch.
 pub fn note(text: &str) {
-    to_stderr("note", text);
+    use std::collections::HashSet;
+    use std::sync::{Mutex, OnceLock};
+    static SAID: OnceLock<Mutex<HashSet<String>>> = OnceLock::new();
+    let said = SAID.get_or_init(|| Mutex::new(HashSet::new()));
+    let first = said
+        .lock()
+        .map_or(true, |mut said| said.insert(text.to_string()));
+    if first {
+        to_stderr("note", text);
+    }
 }
 
 /// `LABEL: TEXT` on stderr, TEXT's control characters escaped (its own line breaks kept).
