@@ -856,3 +856,37 @@ fn a_not_linted_environment_with_a_root_that_did_not_render_says_so() {
         stdout(&o)
     );
 }
+
+/// A value a schema rule refuses is pointed at in the file to edit as it is in a plain file:
+/// the value, not its key, when the source writes it beside the key (a kustomize root read the
+/// same file and pointed at `purgeMode`, column 7, where the plain file said column 18).
+#[test]
+fn a_refused_value_is_at_the_same_column_through_kustomize() {
+    if !kustomize_available("a_refused_value_is_at_the_same_column_through_kustomize") {
+        return;
+    }
+    let policy = "apiVersion: policy.karmada.io/v1alpha1\nkind: PropagationPolicy\nmetadata: {name: web, namespace: default}\nspec:\n  resourceSelectors: [{apiVersion: apps/v1, kind: Deployment, name: web}]\n  placement: {clusterAffinity: {clusterNames: [member1]}}\n  propagateDeps: true\n  failover:\n    application:\n      decisionConditions: {tolerationSeconds: 30}\n      purgeMode: Graciously\n      gracePeriodSeconds: 60\n";
+    let at = |kustomized: bool| {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("pp.yaml"), policy).unwrap();
+        if kustomized {
+            std::fs::write(
+                dir.path().join("kustomization.yaml"),
+                "resources: [pp.yaml]\n",
+            )
+            .unwrap();
+        }
+        let v = report_in(dir.path());
+        let f = v["findings"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|f| f["rule"] == "schema-enum")
+            .unwrap_or_else(|| panic!("{v:#}"))
+            .clone();
+        (f["file"].clone(), f["line"].clone(), f["column"].clone())
+    };
+    let plain = at(false);
+    assert_eq!(plain, ("pp.yaml".into(), 11.into(), 18.into()));
+    assert_eq!(at(true), plain);
+}
