@@ -638,7 +638,7 @@ mod tests {
                 .iter()
                 .map(|v| v.rule)
                 .collect();
-            assert_eq!(rules, [UNKNOWN_FIELD, CONSTRAINT], "1.{minor}");
+            assert_eq!(rules, [CONSTRAINT, UNKNOWN_FIELD], "1.{minor}");
         }
     }
 }
