@@ -853,7 +853,7 @@ spec:
         id: "taint-duplicate",
         summary: "two taints of a ClusterTaintPolicy have the same key and effect",
         message: "Duplicate taint with the same key(<key>) and effect(<effect>) is not allowed",
-        rationale: "A cluster holds one taint per key and effect; two with different values would overwrite each other on every reconcile. Karmada's webhook refuses the earlier taint of each such pair (`spec.taints[<i>]: Duplicate value: \"...\"`); the same key with different effects is allowed. Karmada checks this from 1.14, which added ClusterTaintPolicy. Only an installation that registers the `clustertaintpolicy.karmada.io` webhook (`artifacts/deploy/webhook-configuration.yaml`, not the Helm chart, the operator or `karmadactl init`) refuses it.",
+        rationale: "The ClusterTaintPolicy controller adds a taint to a cluster only when the cluster has none of that key and effect, so of two such taints only the first, with its value, would ever be applied (`addTaintsOnCluster`). Karmada's webhook refuses the earlier taint of each such pair (`spec.taints[<i>]: Duplicate value: \"...\"`); the same key with different effects is allowed. Karmada checks this from 1.14, which added ClusterTaintPolicy. Only an installation that registers the `clustertaintpolicy.karmada.io` webhook (`artifacts/deploy/webhook-configuration.yaml`, not the Helm chart, the operator or `karmadactl init`) refuses it.",
         example: "apiVersion: policy.karmada.io/v1alpha1
 kind: ClusterTaintPolicy
 metadata: {name: dedicated}
@@ -866,7 +866,7 @@ spec:
     - {key: dedicated, value: cpu, effect: NoSchedule}
 ",
         fix: "Keep one taint per key and effect.",
-        reference: "pkg/webhook/clustertaintpolicy/validating.go:74-80 @v1.14.0 (validatePolicyTaints)",
+        reference: "pkg/webhook/clustertaintpolicy/validating.go:74-80 @v1.14.0 (validatePolicyTaints); pkg/controllers/taint/clustertaintpolicy_controller.go:162-185 @v1.19.0-rc.0 (addTaintsOnCluster)",
     },
 ];
 
