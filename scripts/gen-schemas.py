@@ -4,11 +4,15 @@
 Usage: python3 scripts/gen-schemas.py [CRD_DIR] [OUT_DIR]
 Defaults: ../shared/karmada/crds and schemas/, relative to the crate root.
 
-       python3 scripts/gen-schemas.py --git KARMADA_CLONE TAG OUT_DIR
+       python3 scripts/gen-schemas.py --git KARMADA_CLONE TAG OUT_DIR [KIND...]
 reads the CRDs of release TAG (e.g. v1.17.0) from a clone of karmada-io/karmada with `git show`;
 this is how schemas/v1.XX/ (one directory per release before the newest) are made:
     for m in 10 11 12 13 14 15 16 17 18; do
         python3 scripts/gen-schemas.py --git ~/src/karmada v1.$m.0 schemas/v1.$m; done
+KIND... limits the output to those kinds. ClusterTaintPolicy (served from v1.14.0) is written
+when its CRD is there and skipped otherwise (releases before 1.14, and ../shared/karmada/crds,
+which does not hold it): the newest release's is made from the tag with
+    python3 scripts/gen-schemas.py --git ~/src/karmada v1.19.0-rc.0 schemas ClusterTaintPolicy
 
 A CRD `openAPIV3Schema` is not a JSON Schema the `jsonschema` crate reads the way the API server
 does (see ../shared/notes/dependencies.md section 4), so it is converted:
@@ -50,7 +54,11 @@ KINDS = {
     "ClusterPropagationPolicy": "policy.karmada.io_clusterpropagationpolicies.yaml",
     "OverridePolicy": "policy.karmada.io_overridepolicies.yaml",
     "ClusterOverridePolicy": "policy.karmada.io_clusteroverridepolicies.yaml",
+    "ClusterTaintPolicy": "policy.karmada.io_clustertaintpolicies.yaml",
 }
+
+# Kinds a release may not have: skipped when their CRD is missing (ClusterTaintPolicy: v1.14.0).
+OPTIONAL = {"ClusterTaintPolicy"}
 
 INT_RANGES = {
     "int32": (-(2**31), 2**31 - 1),
@@ -177,10 +185,17 @@ def crds_from_git(clone, tag):
     commit = subprocess.check_output(["git", "-C", clone, "rev-list", "-n1", tag], text=True).strip()
     with open(os.path.join(out, "SOURCE.txt"), "w") as f:
         f.write(f"Source repository: https://github.com/karmada-io/karmada\nTag: {tag}\nCommit: {commit}\n")
-    for file_name in KINDS.values():
-        text = subprocess.check_output(
-            ["git", "-C", clone, "show", f"{tag}:charts/karmada/_crds/bases/policy/{file_name}"], text=True
+    for kind, file_name in KINDS.items():
+        shown = subprocess.run(
+            ["git", "-C", clone, "show", f"{tag}:charts/karmada/_crds/bases/policy/{file_name}"],
+            text=True,
+            capture_output=True,
         )
+        if shown.returncode != 0:
+            if kind in OPTIONAL:
+                continue
+            raise SystemExit(f"{tag}: {file_name}: {shown.stderr.strip()}")
+        text = shown.stdout
         with open(os.path.join(out, file_name), "w") as f:
             f.write(text)
     return out
@@ -188,8 +203,12 @@ def crds_from_git(clone, tag):
 
 def main():
     root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-    if len(sys.argv) == 5 and sys.argv[1] == "--git":
+    only = None
+    if len(sys.argv) >= 5 and sys.argv[1] == "--git":
         crd_dir, out_dir = crds_from_git(sys.argv[2], sys.argv[3]), sys.argv[4]
+        only = set(sys.argv[5:]) or None
+        if only and not only <= set(KINDS):
+            raise SystemExit(f"unknown kinds: {', '.join(sorted(only - set(KINDS)))}")
     else:
         crd_dir = sys.argv[1] if len(sys.argv) > 1 else os.path.join(root, "..", "shared", "karmada", "crds")
         out_dir = sys.argv[2] if len(sys.argv) > 2 else os.path.join(root, "schemas")
@@ -203,6 +222,11 @@ def main():
             if line.startswith("Tag:"):
                 source += ", tag " + line.split(":", 1)[1].strip()
     for kind, file_name in KINDS.items():
+        if only is not None and kind not in only:
+            continue
+        if kind in OPTIONAL and not os.path.exists(os.path.join(crd_dir, file_name)):
+            print(f"skipped {kind}: {file_name} is not in {crd_dir}")
+            continue
         with open(os.path.join(crd_dir, file_name)) as f:
             crd = yaml.safe_load(f)
         if crd["spec"]["names"]["kind"] != kind:

@@ -6,6 +6,8 @@
 //!   PropagationPolicyPreemption: true
 //! controllerManagerFlags:    # karmada-controller-manager's flags, without the dashes
 //!   enable-no-execute-taint-eviction: true
+//! webhookFlags:              # karmada-webhook's flags, without the dashes
+//!   allow-no-execute-taint-policy: true
 //! rules:
 //!   overlap: "off"           # off | info | warning | error
 //!   dead-policy: warning
@@ -33,6 +35,11 @@ use crate::source::{load, FieldPath, Source};
 
 pub const FILE_NAME: &str = ".karmada-policy.yaml";
 
+/// The karmada-webhook flags `webhookFlags` takes, without the dashes: the one that lets
+/// ClusterTaintPolicy's NoExecute taints through (`cmd/webhook/app/options/options.go:99`
+/// @v1.14.0, default false).
+pub const WEBHOOK_FLAGS: &[&str] = &[crate::engine::admission::taint_chain::ALLOW_NO_EXECUTE_FLAG];
+
 /// Why a config file cannot be used. Every variant but `Read` names the file, line and column
 /// (`at`) of the offending setting.
 #[derive(Debug, thiserror::Error)]
@@ -59,6 +66,8 @@ pub enum ConfigError {
     UnknownRule { at: String, id: String },
     #[error("{at}: `{name}` is not a karmada-controller-manager flag this tool reads (it reads: {})", ControllerFlags::NAMES.join(", "))]
     UnknownFlag { at: String, name: String },
+    #[error("{at}: `{name}` is not a karmada-webhook flag this tool reads (it reads: {})", WEBHOOK_FLAGS.join(", "))]
+    UnknownWebhookFlag { at: String, name: String },
     #[error("{at}: rule `{id}`: expected off, info, warning or error, got `{got}`")]
     RuleSetting { at: String, id: String, got: String },
     #[error("{at}: {source}")]
@@ -93,6 +102,9 @@ struct RawConfig {
     /// Flag name (without dashes) → value, as set on karmada-controller-manager.
     #[serde(default)]
     controller_manager_flags: BTreeMap<String, bool>,
+    /// Flag name (without dashes) → value, as set on karmada-webhook.
+    #[serde(default)]
+    webhook_flags: BTreeMap<String, bool>,
     #[serde(default)]
     rules: BTreeMap<String, String>,
     #[serde(default)]
@@ -143,6 +155,9 @@ pub struct Config {
     /// `controllerManagerFlags`, each with its `file:line`; checked against the release when
     /// the context is resolved.
     pub controller_flags: ControllerFlags,
+    /// `webhookFlags.allow-no-execute-taint-policy`: karmada-webhook admits ClusterTaintPolicy
+    /// taints with effect NoExecute.
+    pub allow_no_execute_taint_policy: bool,
     pub rules: BTreeMap<String, RuleSetting>,
     pub known_clusters: Vec<String>,
     /// `schedulers:`: the scheduler names served besides karmada-scheduler's default, each
@@ -271,6 +286,16 @@ impl Config {
             let line = doc.root.locate(&key).start.line;
             schedulers.add(scheduler, format!("{name}:{line}"));
         }
+        let mut allow_no_execute_taint_policy = false;
+        for (flag, value) in &raw.webhook_flags {
+            if flag.replace('_', "-") != WEBHOOK_FLAGS[0] {
+                return Err(ConfigError::UnknownWebhookFlag {
+                    at: at(&format!("webhookFlags.{flag}")),
+                    name: flag.clone(),
+                });
+            }
+            allow_no_execute_taint_policy = *value;
+        }
         let mut rules = BTreeMap::new();
         for (id, setting) in &raw.rules {
             if !known_rule(id) {
@@ -354,6 +379,7 @@ impl Config {
             feature_gates_at: at("featureGates"),
             feature_gates: GateValues::from_map(raw.feature_gates),
             controller_flags,
+            allow_no_execute_taint_policy,
             rules,
             known_clusters: raw.known_clusters,
             schedulers,
@@ -476,6 +502,26 @@ mod tests {
         .unwrap_err()
         .to_string();
         assert!(err.contains("invalid config"), "{err}");
+    }
+
+    #[test]
+    fn webhook_flags() {
+        let parse = |text: &str| Config::parse("c.yaml", text, Path::new("."), &known);
+        assert!(!parse("").unwrap().allow_no_execute_taint_policy);
+        assert!(
+            parse("webhookFlags:\n  allow-no-execute-taint-policy: true\n")
+                .unwrap()
+                .allow_no_execute_taint_policy
+        );
+        assert!(
+            !parse("webhookFlags: {allow-no-execute-taint-policy: false}\n")
+                .unwrap()
+                .allow_no_execute_taint_policy
+        );
+        let err = parse("webhookFlags:\n  allow-no-execute: true\n")
+            .unwrap_err()
+            .to_string();
+        assert_eq!(err, "c.yaml:2:3: `allow-no-execute` is not a karmada-webhook flag this tool reads (it reads: allow-no-execute-taint-policy)");
     }
 
     #[test]

@@ -21,6 +21,9 @@ pub struct LintOptions {
     pub cluster_objects: Vec<crate::model::cluster::Cluster>,
     pub rules: BTreeMap<String, RuleSetting>,
     pub inline_ignores: bool,
+    /// karmada-webhook runs with `--allow-no-execute-taint-policy` (the configuration's
+    /// `webhookFlags`): ClusterTaintPolicy's NoExecute taints are admitted.
+    pub allow_no_execute_taint_policy: bool,
     /// The objects were read from the control plane (`lint --live`): stored, so they take part
     /// in the semantic rules whatever the admission chain says of them now.
     pub live: bool,
@@ -36,6 +39,7 @@ impl LintOptions {
             cluster_objects: Vec::new(),
             rules: context.config.rules.clone(),
             inline_ignores,
+            allow_no_execute_taint_policy: context.config.allow_no_execute_taint_policy,
             live: false,
         }
     }

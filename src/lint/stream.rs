@@ -684,7 +684,11 @@ pub fn check_file(
                 let found = installation::in_documents(std::iter::once(&*doc));
                 installations.borrow_mut().extend(found);
             }
-            release_tree(doc, false);
+            // A ClusterTaintPolicy (a few per repository) goes through its admission chain in
+            // the per-object rules: its tree goes with the policies' afterwards.
+            if !is_taint_policy(t) {
+                release_tree(doc, false);
+            }
         }
     });
     let clusters = clusters.into_inner();
@@ -726,6 +730,11 @@ pub fn check_file(
 /// ([`installation::detect`] then reads the tree).
 fn may_install(t: &crate::model::Template) -> bool {
     installation::install_kind(&t.api_version, &t.kind).is_some()
+}
+
+fn is_taint_policy(t: &crate::model::Template) -> bool {
+    t.kind == crate::engine::admission::taint_chain::KIND
+        && t.api_version == crate::model::POLICY_API_VERSION
 }
 
 /// Lets go of the file's text, as large as the rest of what is kept, but for the lines a report

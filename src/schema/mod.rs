@@ -44,16 +44,21 @@ pub const ENUM: &str = "schema-enum";
 pub const REQUIRED: &str = "schema-required";
 pub const CONSTRAINT: &str = "schema-constraint";
 
-/// The kinds with a schema, in the order of [`SCHEMAS`].
-const KINDS: [&str; 4] = [
+/// The kinds with a schema, in the order of [`SCHEMAS`]. ClusterTaintPolicy is last: only
+/// 1.14 and later have it ([`TAINT_RELEASES`]).
+const KINDS: [&str; 5] = [
     "PropagationPolicy",
     "ClusterPropagationPolicy",
     "OverridePolicy",
     "ClusterOverridePolicy",
+    "ClusterTaintPolicy",
 ];
 
+/// The index of ClusterTaintPolicy in [`KINDS`].
+const TAINT: usize = 4;
+
 /// The converted schemas of the newest release, embedded (`schemas/` at the crate root).
-pub static SCHEMAS: [(&str, &str); 4] = [
+pub static SCHEMAS: [(&str, &str); 5] = [
     (
         "PropagationPolicy",
         include_str!("../../schemas/PropagationPolicy.schema.json"),
@@ -69,6 +74,10 @@ pub static SCHEMAS: [(&str, &str); 4] = [
     (
         "ClusterOverridePolicy",
         include_str!("../../schemas/ClusterOverridePolicy.schema.json"),
+    ),
+    (
+        "ClusterTaintPolicy",
+        include_str!("../../schemas/ClusterTaintPolicy.schema.json"),
     ),
 ];
 
@@ -160,6 +169,34 @@ static RELEASES: [(u32, [&str; 4]); 9] = [
     ),
 ];
 
+/// ClusterTaintPolicy's schema of each older release that serves it, by minor version:
+/// `schemas/v1.XX/ClusterTaintPolicy.schema.json`. Karmada serves the kind from v1.14.0
+/// (`charts/karmada/_crds/bases/policy/policy.karmada.io_clustertaintpolicies.yaml`, absent at
+/// every v1.13 tag); a release before has no schema for it (the document is reported as
+/// `unserved-karmada-kind` instead).
+static TAINT_RELEASES: [(u32, &str); 5] = [
+    (
+        14,
+        include_str!("../../schemas/v1.14/ClusterTaintPolicy.schema.json"),
+    ),
+    (
+        15,
+        include_str!("../../schemas/v1.15/ClusterTaintPolicy.schema.json"),
+    ),
+    (
+        16,
+        include_str!("../../schemas/v1.16/ClusterTaintPolicy.schema.json"),
+    ),
+    (
+        17,
+        include_str!("../../schemas/v1.17/ClusterTaintPolicy.schema.json"),
+    ),
+    (
+        18,
+        include_str!("../../schemas/v1.18/ClusterTaintPolicy.schema.json"),
+    ),
+];
+
 /// The embedded schema text of `kind` (newest release), if it has one.
 pub fn schema_text(kind: &str) -> Option<&'static str> {
     SCHEMAS.iter().find(|(k, _)| *k == kind).map(|(_, s)| *s)
@@ -167,8 +204,8 @@ pub fn schema_text(kind: &str) -> Option<&'static str> {
 
 /// The schema text of `kind` as `version` shipped it.
 pub fn release_schema_text(kind: &str, version: KarmadaVersion) -> Option<&'static str> {
-    let index = KINDS.iter().position(|k| *k == kind)?;
-    Some(text_of(index, release_slot(version)))
+    let (index, slot) = slot_of(kind, version)?;
+    text_of(index, slot)
 }
 
 /// The slot of `version`: 0 for the newest release, `1 + i` for `RELEASES[i]`.
@@ -179,31 +216,54 @@ fn release_slot(version: KarmadaVersion) -> usize {
         .map_or(0, |i| i + 1)
 }
 
-fn text_of(index: usize, slot: usize) -> &'static str {
-    match slot {
-        0 => SCHEMAS[index].1,
-        n => RELEASES[n - 1].1[index],
+/// The schema text of kind `index` in release `slot`; `None`: that release does not serve the
+/// kind (ClusterTaintPolicy before 1.14).
+fn text_of(index: usize, slot: usize) -> Option<&'static str> {
+    match (slot, index) {
+        (0, _) => Some(SCHEMAS[index].1),
+        (n, TAINT) => {
+            let minor = RELEASES[n - 1].0;
+            TAINT_RELEASES
+                .iter()
+                .find(|(m, _)| *m == minor)
+                .map(|(_, text)| *text)
+        }
+        (n, _) => Some(RELEASES[n - 1].1[index]),
     }
 }
 
 /// The schema of `kind` as JSON, as `version` shipped it. Public for tests and `--explain`.
 pub fn schema_json(kind: &str, version: KarmadaVersion) -> Option<Json> {
-    let index = KINDS.iter().position(|k| *k == kind)?;
-    Some(schema_for(index, release_slot(version)))
+    let (index, slot) = slot_of(kind, version)?;
+    schema_for(index, slot)
 }
 
-fn schema_for(index: usize, slot: usize) -> Json {
-    serde_json::from_str(text_of(index, slot))
-        .unwrap_or_else(|e| panic!("embedded schema {} is not JSON: {e}", KINDS[index]))
+fn schema_for(index: usize, slot: usize) -> Option<Json> {
+    let text = text_of(index, slot)?;
+    Some(
+        serde_json::from_str(text)
+            .unwrap_or_else(|e| panic!("embedded schema {} is not JSON: {e}", KINDS[index])),
+    )
+}
+
+/// The kind's index in [`KINDS`] and `version`'s slot, when `version` serves the kind.
+fn slot_of(kind: &str, version: KarmadaVersion) -> Option<(usize, usize)> {
+    let index = KINDS.iter().position(|k| *k == kind)?;
+    if index == TAINT && !version.at_least(1, 14) {
+        return None;
+    }
+    let slot = release_slot(version);
+    text_of(index, slot).map(|_| (index, slot))
 }
 
 /// Compiled validators: one per kind and release, built on first use.
-static VALIDATORS: [OnceLock<Validator>; 4 * (RELEASES.len() + 1)] =
-    [const { OnceLock::new() }; 4 * (RELEASES.len() + 1)];
+static VALIDATORS: [OnceLock<Validator>; KINDS.len() * (RELEASES.len() + 1)] =
+    [const { OnceLock::new() }; KINDS.len() * (RELEASES.len() + 1)];
 
+/// The validator of kind `index` in release `slot`, which must serve it ([`slot_of`]).
 fn validator(index: usize, slot: usize) -> &'static Validator {
-    VALIDATORS[slot * 4 + index].get_or_init(|| {
-        let schema = schema_for(index, slot);
+    VALIDATORS[slot * KINDS.len() + index].get_or_init(|| {
+        let schema = schema_for(index, slot).expect("the release serves the kind");
         jsonschema::options()
             .build(&schema)
             .unwrap_or_else(|e| panic!("embedded schema {} does not compile: {e}", KINDS[index]))
@@ -212,18 +272,18 @@ fn validator(index: usize, slot: usize) -> &'static Validator {
 
 /// The structural view of each converted schema (what pruning, null pruning and defaulting
 /// read), one per kind and release, built on first use.
-static STRUCTURALS: [OnceLock<structural::Structural>; 4 * (RELEASES.len() + 1)] =
-    [const { OnceLock::new() }; 4 * (RELEASES.len() + 1)];
+static STRUCTURALS: [OnceLock<structural::Structural>; KINDS.len() * (RELEASES.len() + 1)] =
+    [const { OnceLock::new() }; KINDS.len() * (RELEASES.len() + 1)];
 
 /// The structural schema of `kind` as `version` shipped it.
 pub fn structural_schema(
     kind: &str,
     version: KarmadaVersion,
 ) -> Option<&'static structural::Structural> {
-    let index = KINDS.iter().position(|k| *k == kind)?;
-    let slot = release_slot(version);
-    Some(STRUCTURALS[slot * 4 + index].get_or_init(|| {
-        structural::Structural::from_json(&schema_for(index, slot), structural::Origin::Converted)
+    let (index, slot) = slot_of(kind, version)?;
+    Some(STRUCTURALS[slot * KINDS.len() + index].get_or_init(|| {
+        let schema = schema_for(index, slot).expect("the release serves the kind");
+        structural::Structural::from_json(&schema, structural::Origin::Converted)
     }))
 }
 
@@ -238,12 +298,13 @@ pub fn unknown_field_hint(
 }
 
 /// Validates one document of `kind` against its CRD schema for `version`. Returns the violations
-/// sorted by position; `[]` for a valid document and for kinds without a schema.
+/// sorted by position; `[]` for a valid document and for kinds without a schema in `version`
+/// (ClusterTaintPolicy before 1.14: Karmada does not serve it there).
 pub fn validate(kind: &str, root: &Node, version: KarmadaVersion) -> Vec<SchemaViolation> {
-    let Some(index) = KINDS.iter().position(|k| *k == kind) else {
+    let Some((index, slot)) = slot_of(kind, version) else {
         return Vec::new();
     };
-    let validator = validator(index, release_slot(version));
+    let validator = validator(index, slot);
     let instance = to_api_json(root);
     if validator.is_valid(&instance) {
         return Vec::new();
@@ -267,10 +328,10 @@ pub fn validate(kind: &str, root: &Node, version: KarmadaVersion) -> Vec<SchemaV
 /// trip introduced (`resourceSelectors: null`) fails its type as it does on the server (§2.3).
 /// The spans are meaningless: the caller locates `field` in its own document.
 pub fn validate_object(kind: &str, object: &Json, version: KarmadaVersion) -> Vec<SchemaViolation> {
-    let Some(index) = KINDS.iter().position(|k| *k == kind) else {
+    let Some((index, slot)) = slot_of(kind, version) else {
         return Vec::new();
     };
-    let validator = validator(index, release_slot(version));
+    let validator = validator(index, slot);
     if validator.is_valid(object) {
         return Vec::new();
     }
@@ -538,9 +599,15 @@ mod tests {
     fn every_kind_and_release_compiles() {
         for (i, kind) in KINDS.iter().enumerate() {
             for slot in 0..=RELEASES.len() {
-                let _ = validator(i, slot);
+                if text_of(i, slot).is_some() {
+                    let _ = validator(i, slot);
+                }
             }
-            assert!(schema_json(kind, KarmadaVersion::new(1, 10)).is_some());
+            let served_by_1_10 = *kind != "ClusterTaintPolicy";
+            assert_eq!(
+                schema_json(kind, KarmadaVersion::new(1, 10)).is_some(),
+                served_by_1_10
+            );
         }
         let pointer =
             "/properties/spec/properties/failover/properties/application/properties/purgeMode/enum";
@@ -549,5 +616,29 @@ mod tests {
             legacy.pointer(pointer),
             Some(&serde_json::json!(["Immediately", "Graciously", "Never"]))
         );
+    }
+
+    /// ClusterTaintPolicy from 1.14 (its CRD is absent at v1.13.0): 1.13 and older have no
+    /// schema and validate nothing; 1.14 and later refuse what its CRD refuses.
+    #[test]
+    fn cluster_taint_policy_has_a_schema_from_1_14() {
+        let doc = root(
+            "apiVersion: policy.karmada.io/v1alpha1\nkind: ClusterTaintPolicy\nmetadata: {name: t}\nspec:\n  taints: []\n  bogus: 1\n",
+        );
+        for minor in 10..=13 {
+            let v = KarmadaVersion::new(1, minor);
+            assert!(schema_json("ClusterTaintPolicy", v).is_none());
+            assert!(release_schema_text("ClusterTaintPolicy", v).is_none());
+            assert!(structural_schema("ClusterTaintPolicy", v).is_none());
+            assert_eq!(validate("ClusterTaintPolicy", &doc, v), vec![]);
+        }
+        for minor in 14..=19 {
+            let v = KarmadaVersion::new(1, minor);
+            let rules: Vec<&str> = validate("ClusterTaintPolicy", &doc, v)
+                .iter()
+                .map(|v| v.rule)
+                .collect();
+            assert_eq!(rules, [CONSTRAINT, UNKNOWN_FIELD], "1.{minor}");
+        }
     }
 }

@@ -4,8 +4,8 @@
 use crate::lint::finding::{Finding, Severity};
 use crate::lint::phase::{Check, Objects, Rule};
 use crate::lint::rule::{RuleDoc, RuleGroup};
-use crate::model::Inventory;
-use crate::source::{Loaded, ProblemKind};
+use crate::model::{Inventory, KarmadaVersion, Object, POLICY_API_VERSION};
+use crate::source::{FieldPath, Loaded, ProblemKind};
 
 pub const YAML_SYNTAX: RuleDoc = RuleDoc {
     id: "yaml-syntax",
@@ -99,8 +99,8 @@ pub const UNSERVED_KARMADA_KIND: RuleDoc = RuleDoc {
     default_severity: Severity::Error,
     summary: "An object of the policy.karmada.io group has a kind or version Karmada does not serve",
     rationale: "Karmada serves PropagationPolicy, ClusterPropagationPolicy, OverridePolicy, \
-                ClusterOverridePolicy, FederatedResourceQuota and ClusterTaintPolicy, as \
-                `policy.karmada.io/v1alpha1` only. Any other kind (a typo, or `ReplicaSchedulingPolicy`, \
+                ClusterOverridePolicy, FederatedResourceQuota and, from Karmada 1.14, ClusterTaintPolicy, \
+                as `policy.karmada.io/v1alpha1` only. Any other kind (a typo, or `ReplicaSchedulingPolicy`, \
                 removed before v1.0) or version has no CRD: `kubectl apply` fails with `no matches for kind`, \
                 the object is never stored, and it claims and propagates nothing. The other \
                 subcommands leave it out too.",
@@ -129,7 +129,40 @@ pub static RULE: Rule = Rule {
 fn check(o: &Objects<'_>) -> Vec<Finding> {
     let mut out = findings(o.loaded);
     out.extend(classify_findings(o.inventory));
+    out.extend(unserved_by_release(o.inventory, o.opts.version()));
     out
+}
+
+/// The kinds the run's release does not serve yet: ClusterTaintPolicy before Karmada 1.14
+/// (`charts/karmada/_crds/bases/policy/policy.karmada.io_clustertaintpolicies.yaml` first
+/// appears at v1.14.0), which typing, knowing no release, keeps as a template.
+fn unserved_by_release(inventory: &Inventory, version: KarmadaVersion) -> Vec<Finding> {
+    use crate::engine::admission::taint_chain::{KIND, SERVED_FROM};
+    if version >= SERVED_FROM {
+        return Vec::new();
+    }
+    let templates = inventory.objects.iter().filter_map(|o| match o {
+        Object::Template(t) if t.kind == KIND && t.api_version == POLICY_API_VERSION => Some(t),
+        _ => None,
+    });
+    templates
+        .map(|t| {
+            let doc = &inventory.documents[t.doc];
+            let field = FieldPath::root().key("kind");
+            let message = format!(
+                "no matches for kind \"{KIND}\" in version \"{POLICY_API_VERSION}\": Karmada {version} does not serve it (Karmada serves it from {SERVED_FROM}), so it is never stored"
+            );
+            let mut f = Finding::new(
+                UNSERVED_KARMADA_KIND.id,
+                UNSERVED_KARMADA_KIND.default_severity,
+                message,
+            )
+            .at(&doc.source, doc.root.locate(&field))
+            .field(field.to_string());
+            f.doc = Some(t.doc);
+            f
+        })
+        .collect()
 }
 
 /// The doc of a classification problem's rule id (see `model::Inventory::from_documents`).
@@ -184,6 +217,22 @@ pub fn classify_findings(inventory: &Inventory) -> Vec<Finding> {
 mod tests {
     use super::*;
     use crate::source::{load, Source};
+
+    /// Karmada serves ClusterTaintPolicy from 1.14 only.
+    #[test]
+    fn cluster_taint_policy_is_unserved_before_1_14() {
+        let l = load(Source::new(
+            "t.yaml",
+            "apiVersion: policy.karmada.io/v1alpha1\nkind: ClusterTaintPolicy\nmetadata: {name: t}\nspec: {taints: [{key: k, effect: NoSchedule}]}\n",
+        ));
+        let inventory = Inventory::from_documents(l.documents, "default");
+        let f = unserved_by_release(&inventory, KarmadaVersion::new(1, 13));
+        assert_eq!(f.len(), 1);
+        assert_eq!(f[0].rule, "unserved-karmada-kind");
+        assert_eq!(f[0].message, "no matches for kind \"ClusterTaintPolicy\" in version \"policy.karmada.io/v1alpha1\": Karmada 1.13 does not serve it (Karmada serves it from 1.14), so it is never stored");
+        assert_eq!(f[0].location.as_ref().unwrap().span.start.line, 2);
+        assert!(unserved_by_release(&inventory, KarmadaVersion::new(1, 14)).is_empty());
+    }
 
     #[test]
     fn duplicate_key_points_at_both_keys() {

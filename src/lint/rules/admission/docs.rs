@@ -830,6 +830,44 @@ spec:
         fix: "Drop the value, or use add or replace.",
         reference: "pkg/util/validation/validation.go:534-547 (validateOverrideOperator, called by ValidateOverrideRules)",
     },
+    // ---- ClusterTaintPolicy's validating webhook (validatePolicyTaints) ---------------------
+    AdmissionRule {
+        id: "taint-no-execute-not-allowed",
+        summary: "a ClusterTaintPolicy taint has effect NoExecute while karmada-webhook runs without --allow-no-execute-taint-policy",
+        message: "Configuring taint with NoExecute effect is not allowed, this capability must be explicitly enabled by administrators through command-line flags",
+        rationale: "A NoExecute taint makes the taint manager evict every workload that does not tolerate it from the matching clusters, so Karmada's webhook refuses it (`spec.taints[<i>]: Forbidden: ...`) unless karmada-webhook runs with `--allow-no-execute-taint-policy` (default false). Karmada checks this from 1.14, which added ClusterTaintPolicy. The flag is read from `webhookFlags` in `.karmada-policy.yaml`, not from the repository's installation. Only an installation that registers the `clustertaintpolicy.karmada.io` webhook refuses anything: `artifacts/deploy/webhook-configuration.yaml` (hack/deploy-karmada.sh) does, and its karmada-webhook runs with `--allow-no-execute-taint-policy=true`; the Helm chart, the operator and `karmadactl init` register none through v1.19, so there the API server stores the policy as it is.",
+        example: "apiVersion: policy.karmada.io/v1alpha1
+kind: ClusterTaintPolicy
+metadata: {name: evict-not-ready}
+spec:
+  targetClusters: {clusterNames: [member1]}
+  addOnConditions:
+    - {conditionType: Ready, operator: NotIn, statusValues: ['True']}
+  taints:
+    - {key: cluster.karmada.io/not-ready, effect: NoExecute}
+",
+        fix: "Use NoSchedule (new workloads avoid the cluster, running ones stay); or, if karmada-webhook runs with `--allow-no-execute-taint-policy`, say so in `.karmada-policy.yaml`: `webhookFlags: {allow-no-execute-taint-policy: true}`.",
+        reference: "pkg/webhook/clustertaintpolicy/validating.go:70-72 @v1.14.0 (validatePolicyTaints); cmd/webhook/app/options/options.go:99 @v1.14.0 (--allow-no-execute-taint-policy); artifacts/deploy/webhook-configuration.yaml:313-326, artifacts/deploy/karmada-webhook.yaml:45 @v1.14.0",
+    },
+    AdmissionRule {
+        id: "taint-duplicate",
+        summary: "two taints of a ClusterTaintPolicy have the same key and effect",
+        message: "Duplicate taint with the same key(<key>) and effect(<effect>) is not allowed",
+        rationale: "The ClusterTaintPolicy controller adds a taint to a cluster only when the cluster has none of that key and effect, so of two such taints only the first, with its value, would ever be applied (`addTaintsOnCluster`). Karmada's webhook refuses the earlier taint of each such pair (`spec.taints[<i>]: Duplicate value: \"...\"`); the same key with different effects is allowed. Karmada checks this from 1.14, which added ClusterTaintPolicy. Only an installation that registers the `clustertaintpolicy.karmada.io` webhook (`artifacts/deploy/webhook-configuration.yaml`, not the Helm chart, the operator or `karmadactl init`) refuses it.",
+        example: "apiVersion: policy.karmada.io/v1alpha1
+kind: ClusterTaintPolicy
+metadata: {name: dedicated}
+spec:
+  targetClusters: {clusterNames: [member1]}
+  addOnConditions:
+    - {conditionType: Ready, operator: In, statusValues: ['True']}
+  taints:
+    - {key: dedicated, value: gpu, effect: NoSchedule}
+    - {key: dedicated, value: cpu, effect: NoSchedule}
+",
+        fix: "Keep one taint per key and effect.",
+        reference: "pkg/webhook/clustertaintpolicy/validating.go:74-80 @v1.14.0 (validatePolicyTaints); pkg/controllers/taint/clustertaintpolicy_controller.go:162-185 @v1.19.0-rc.0 (addTaintsOnCluster)",
+    },
 ];
 
 impl AdmissionRule {
@@ -887,6 +925,7 @@ mod tests {
             include_str!("../../../engine/admission/failover.rs"),
             include_str!("../../../engine/admission/selectors.rs"),
             include_str!("../../../engine/admission/overrides.rs"),
+            include_str!("../../../engine/admission/taint_chain.rs"),
         ];
         let re = regex::Regex::new(
             r#"(?:Violation::new\(|label_key_violations\(|Some\(\()\s*"([a-z0-9]+(?:-[a-z0-9]+)+)""#,
@@ -971,6 +1010,15 @@ mod tests {
             "grace-period-required" => {
                 let p = inv.policies().next().unwrap();
                 validate_spec(p.kind, None, &p.spec, version)
+            }
+            // ClusterTaintPolicy's webhook, in the releases that serve the kind.
+            "taint-no-execute-not-allowed" | "taint-duplicate" => {
+                use crate::engine::admission::taint_chain;
+                if version < taint_chain::SERVED_FROM {
+                    return Vec::new();
+                }
+                let root = inv.documents[0].root.to_json();
+                taint_chain::validate_taints(root.get("spec"), false)
             }
             _ => match inv.objects.first() {
                 Some(Object::Policy(p)) => admit(p, version).violations,

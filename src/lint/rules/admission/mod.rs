@@ -12,7 +12,7 @@ use std::collections::HashMap;
 
 use crate::engine::admission::chain::{self, Verdict};
 use crate::engine::admission::documents::Admissions;
-use crate::engine::admission::{self, override_chain};
+use crate::engine::admission::{self, override_chain, taint_chain};
 use crate::lint::finding::{Finding, Severity};
 use crate::lint::options::LintOptions;
 use crate::lint::phase::{Check, History, Rule};
@@ -41,6 +41,48 @@ pub fn check(inventory: &Inventory, admissions: &Admissions, opts: &LintOptions)
         out.extend(verdict_findings(
             inventory, op.doc, &object, &verdict, version,
         ));
+    }
+    out.extend(taint_policy_findings(inventory, opts));
+    out
+}
+
+/// Every ClusterTaintPolicy document through its chain (`taint_chain`), from Karmada 1.14;
+/// before, the kind is not served and the document is `unserved-karmada-kind`'s.
+fn taint_policy_findings(inventory: &Inventory, opts: &LintOptions) -> Vec<Finding> {
+    let version = opts.version();
+    let mut out = Vec::new();
+    for (doc, d) in inventory.documents.iter().enumerate() {
+        let text = |key: &str| d.root.get(key).and_then(crate::source::Node::as_str);
+        if text("kind") != Some(taint_chain::KIND) || text("apiVersion") != Some(POLICY_API_VERSION)
+        {
+            continue;
+        }
+        let manifest = d.root.to_json();
+        let allow = opts.allow_no_execute_taint_policy;
+        let Some(verdict) = taint_chain::admit_taint_policy(&manifest, version, allow) else {
+            continue;
+        };
+        if verdict.is_admitted() {
+            continue;
+        }
+        let object = ObjectRef {
+            api_version: POLICY_API_VERSION.to_string(),
+            kind: taint_chain::KIND.to_string(),
+            namespace: None,
+            name: ObjectMeta::from_node(d.root.get("metadata")).name,
+        };
+        for mut f in verdict_findings(inventory, doc, &object, &verdict, version) {
+            if f.rule == "taint-no-execute-not-allowed" {
+                // Karmada's text names no flag: say which one, and where this tool reads it.
+                f.message = format!(
+                    "{} (karmada-webhook's `--{}`, off unless `.karmada-policy.yaml` sets `webhookFlags: {{{}: true}}`)",
+                    f.message,
+                    taint_chain::ALLOW_NO_EXECUTE_FLAG,
+                    taint_chain::ALLOW_NO_EXECUTE_FLAG
+                );
+            }
+            out.push(f);
+        }
     }
     out
 }
