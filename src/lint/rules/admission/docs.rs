@@ -835,7 +835,7 @@ spec:
         id: "taint-no-execute-not-allowed",
         summary: "a ClusterTaintPolicy taint has effect NoExecute while karmada-webhook runs without --allow-no-execute-taint-policy",
         message: "Configuring taint with NoExecute effect is not allowed, this capability must be explicitly enabled by administrators through command-line flags",
-        rationale: "A NoExecute taint makes the taint manager evict every workload that does not tolerate it from the matching clusters, so Karmada's webhook refuses it (`spec.taints[<i>]: Forbidden: ...`) unless karmada-webhook runs with `--allow-no-execute-taint-policy` (default false). Karmada checks this from 1.14, which added ClusterTaintPolicy. The flag is read from `webhookFlags` in `.karmada-policy.yaml`, not from the repository's installation. Only an installation that registers the `clustertaintpolicy.karmada.io` webhook refuses anything: `artifacts/deploy/webhook-configuration.yaml` (hack/deploy-karmada.sh) does, and its karmada-webhook runs with `--allow-no-execute-taint-policy=true`; the Helm chart, the operator and `karmadactl init` register none through v1.19, so there the API server stores the policy as it is.",
+        rationale: "A NoExecute taint makes the taint manager evict every workload that does not tolerate it from the matching clusters, so Karmada's webhook refuses it (`spec.taints[<i>]: Forbidden: ...`) unless karmada-webhook runs with `--allow-no-execute-taint-policy` (default false). Karmada checks this from 1.14, which added ClusterTaintPolicy. The flag is read from `webhookFlags` in `.karmada-policy.yaml`, not from the repository's installation. Only an installation that registers the `clustertaintpolicy.karmada.io` webhook refuses anything: `artifacts/deploy/webhook-configuration.yaml` (hack/deploy-karmada.sh) does, and its karmada-webhook runs with `--allow-no-execute-taint-policy=true`; the Helm chart, the operator and `karmadactl init` register none through v1.19, so there the API server stores the policy as it is. Hence a warning, not an error (`rules: {taint-no-execute-not-allowed: error}` where the webhook is registered without the flag); stored, the taint evicts what does not tolerate it.",
         example: "apiVersion: policy.karmada.io/v1alpha1
 kind: ClusterTaintPolicy
 metadata: {name: evict-not-ready}
@@ -853,7 +853,7 @@ spec:
         id: "taint-duplicate",
         summary: "two taints of a ClusterTaintPolicy have the same key and effect",
         message: "Duplicate taint with the same key(<key>) and effect(<effect>) is not allowed",
-        rationale: "The ClusterTaintPolicy controller adds a taint to a cluster only when the cluster has none of that key and effect, so of two such taints only the first, with its value, would ever be applied (`addTaintsOnCluster`). Karmada's webhook refuses the earlier taint of each such pair (`spec.taints[<i>]: Duplicate value: \"...\"`); the same key with different effects is allowed. Karmada checks this from 1.14, which added ClusterTaintPolicy. Only an installation that registers the `clustertaintpolicy.karmada.io` webhook (`artifacts/deploy/webhook-configuration.yaml`, not the Helm chart, the operator or `karmadactl init`) refuses it.",
+        rationale: "The ClusterTaintPolicy controller adds a taint to a cluster only when the cluster has none of that key and effect, so of two such taints only the first, with its value, would ever be applied (`addTaintsOnCluster`). Karmada's webhook refuses the earlier taint of each such pair (`spec.taints[<i>]: Duplicate value: \"...\"`); the same key with different effects is allowed. Karmada checks this from 1.14, which added ClusterTaintPolicy. Only an installation that registers the `clustertaintpolicy.karmada.io` webhook (`artifacts/deploy/webhook-configuration.yaml`, not the Helm chart, the operator or `karmadactl init`) refuses it: a warning, as elsewhere the policy is stored and the second taint never applied.",
         example: "apiVersion: policy.karmada.io/v1alpha1
 kind: ClusterTaintPolicy
 metadata: {name: dedicated}
@@ -870,13 +870,47 @@ spec:
     },
 ];
 
+/// The admission rules of a webhook only some installations register: ClusterTaintPolicy's
+/// (`artifacts/deploy/webhook-configuration.yaml` registers it; the Helm chart, the operator and
+/// `karmadactl init` register none through v1.19, so there the API server stores the policy as
+/// it is). Warnings: the refusal is likely, not certain.
+const WHERE_REGISTERED: [&str; 2] = ["taint-no-execute-not-allowed", "taint-duplicate"];
+
+const fn same_str(a: &str, b: &str) -> bool {
+    let (a, b) = (a.as_bytes(), b.as_bytes());
+    if a.len() != b.len() {
+        return false;
+    }
+    let mut i = 0;
+    while i < a.len() {
+        if a[i] != b[i] {
+            return false;
+        }
+        i += 1;
+    }
+    true
+}
+
 impl AdmissionRule {
-    /// The rule's registry entry: every admission rule is an error (the API server refuses).
+    /// How a refusal is reported by default: an error (the API server refuses), a warning for
+    /// a webhook not every installation registers ([`WHERE_REGISTERED`]).
+    pub const fn default_severity(&self) -> Severity {
+        let mut i = 0;
+        while i < WHERE_REGISTERED.len() {
+            if same_str(WHERE_REGISTERED[i], self.id) {
+                return Severity::Warning;
+            }
+            i += 1;
+        }
+        Severity::Error
+    }
+
+    /// The rule's registry entry.
     const fn doc(&self) -> RuleDoc {
         RuleDoc {
             id: self.id,
             group: RuleGroup::Admission,
-            default_severity: Severity::Error,
+            default_severity: self.default_severity(),
             summary: self.summary,
             rationale: self.rationale,
             example: self.example,

@@ -81,6 +81,11 @@ fn taint_policy_findings(inventory: &Inventory, opts: &LintOptions) -> Vec<Findi
                     taint_chain::ALLOW_NO_EXECUTE_FLAG
                 );
             }
+            // Only artifacts/deploy registers this webhook: the Helm chart, the operator and
+            // karmadactl init store the policy as it is.
+            f.message.push_str(
+                "; refused where the clustertaintpolicy.karmada.io webhook is registered (artifacts/deploy; the Helm chart, the operator and karmadactl init register none)",
+            );
             out.push(f);
         }
     }
@@ -155,6 +160,7 @@ fn refusal_finding(
     version: KarmadaVersion,
 ) -> Finding {
     let d = &inventory.documents[doc];
+    let severity = rule(r.rule).map_or(Severity::Error, |a| a.default_severity());
     let rule = rule(r.rule)
         .map(|a| a.id)
         .or_else(|| {
@@ -176,7 +182,7 @@ fn refusal_finding(
         Some(hint) => format!("{}; {hint}", r.message),
         None => r.message.clone(),
     };
-    let mut f = Finding::new(rule, Severity::Error, message)
+    let mut f = Finding::new(rule, severity, message)
         .at(&d.source, span)
         .field(r.field.to_string())
         .object(object.clone());
