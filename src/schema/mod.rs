@@ -288,7 +288,8 @@ pub fn structural_schema(
 }
 
 /// What the unknown field `field` of a `kind` was probably meant to be, by the schema `version`
-/// shipped: `did you mean "spec.placement.clusterAffinity"?` ([`suggest::hint`]).
+/// shipped: `did you mean "spec.placement.clusterAffinity"?` (a close spelling under the same
+/// parent, else where a field of that name is defined).
 pub fn unknown_field_hint(
     kind: &str,
     version: KarmadaVersion,

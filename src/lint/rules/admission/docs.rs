@@ -893,7 +893,8 @@ const fn same_str(a: &str, b: &str) -> bool {
 
 impl AdmissionRule {
     /// How a refusal is reported by default: an error (the API server refuses), a warning for
-    /// a webhook not every installation registers ([`WHERE_REGISTERED`]).
+    /// a webhook not every installation registers (ClusterTaintPolicy's: only
+    /// `artifacts/deploy` registers it).
     pub const fn default_severity(&self) -> Severity {
         let mut i = 0;
         while i < WHERE_REGISTERED.len() {
