@@ -951,3 +951,38 @@ fn a_released_dependency_is_still_carried_by_its_workload() {
         text(&o.stdout)
     );
 }
+
+/// A new policy whose `schedulerName` no karmada-scheduler serves (jittuki/Karmada-project
+/// names the scheduler's Deployment, `karmada-scheduler`): it claims the template, but nothing
+/// schedules the binding, so no member cluster gains it. plan says so, as lint's
+/// scheduler-name-not-served and explain's note do; it used to plan member1 gaining it.
+#[test]
+fn a_policy_no_scheduler_serves_delivers_nothing() {
+    let Some(dir) = two_commits(
+        "a_policy_no_scheduler_serves_delivers_nothing",
+        "unserved-scheduler",
+    ) else {
+        return;
+    };
+    let o = plan_in(dir.path(), &["--base", "main", "-o", "json"]);
+    let json: J = serde_json::from_slice(&o.stdout).unwrap();
+    let env = &json["environments"][0];
+    let c = change(env, "web");
+    assert_eq!(c["owner"]["after"]["name"], "web", "{env:#}");
+    assert_eq!(
+        c["unschedulable"],
+        "never scheduled: no karmada-scheduler of this control plane serves schedulerName `karmada-scheduler`"
+    );
+    assert_eq!(c["clusters"], serde_json::json!([]), "{env:#}");
+    // Served, the same change delivers to member1.
+    std::fs::write(
+        dir.path().join(".karmada-policy.yaml"),
+        "schedulers: [karmada-scheduler]\n",
+    )
+    .unwrap();
+    let o = plan_in(dir.path(), &["--base", "main", "-o", "json"]);
+    let json: J = serde_json::from_slice(&o.stdout).unwrap();
+    let c = change(&json["environments"][0], "web");
+    assert!(c["unschedulable"].is_null(), "{c:#}");
+    assert_eq!(cluster(c, "member1")["after"]["receives"], true, "{c:#}");
+}

@@ -662,7 +662,7 @@ fn template_text(c: &TemplatePlan, color: bool) -> String {
         ));
     }
     if let Some(e) = &c.unschedulable {
-        out.push_str(&format!("    no cluster fits: {}\n", printable(e)));
+        out.push_str(&format!("    not scheduled: {}\n", printable(e)));
     }
     for (cluster, why) in &c.excluded {
         out.push_str(&format!(

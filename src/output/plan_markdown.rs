@@ -280,7 +280,7 @@ fn template(c: &TemplatePlan) -> String {
         ));
     }
     if let Some(e) = &c.unschedulable {
-        out.push_str(&format!("  - no cluster fits: {}\n", text(e)));
+        out.push_str(&format!("  - not scheduled: {}\n", text(e)));
     }
     for (cluster, why) in &c.excluded {
         out.push_str(&format!(

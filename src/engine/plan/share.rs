@@ -42,7 +42,8 @@ pub struct Delivered {
     pub suspended: BTreeSet<String>,
     /// Replicas per target, where known (the binding's `spec.clusters[].replicas`).
     pub replicas: Vec<(String, i64)>,
-    /// The scheduler's error when no cluster fits.
+    /// Why nothing is scheduled: the scheduler's error when no cluster fits, or a `schedulerName`
+    /// no scheduler serves.
     pub error: Option<String>,
     /// Clusters the placement selects that the filter stage excludes (a taint, a missing API,
     /// an eviction), with the scheduler's reason.
@@ -93,6 +94,18 @@ impl SideView<'_> {
         if from_binding {
             if let Some(b) = self.binding(entry) {
                 return scheduled(b, suspension);
+            }
+        }
+        // karmada-scheduler takes only the bindings of its own name (`schedulerNameFilter`,
+        // pkg/scheduler/event_handler.go:380-386): one no scheduler serves goes nowhere.
+        if let Some(name) = policy.spec.scheduler_name.as_deref() {
+            if !self.state.options.schedulers.serves(name) {
+                return Delivered {
+                    error: Some(format!(
+                        "never scheduled: no karmada-scheduler of this control plane serves schedulerName `{name}`"
+                    )),
+                    ..Delivered::default()
+                };
             }
         }
         let placement = policy.spec.placement.clone().unwrap_or_default();
