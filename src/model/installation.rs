@@ -623,7 +623,6 @@ impl Found<'_> {
             .insert(name.to_string(), Setting { value: on, at });
     }
 
-    /// A version spelled as a chart version, range or image tag: the release it names.
     /// The chart's `controllerManager.image.tag`: the release when the chart's version is not
     /// known. Where it is, the chart's version stays the release: it installs the CRDs (the
     /// pre-install job applies the chart's own `_crds`) and runs karmada-webhook at its
@@ -644,6 +643,7 @@ impl Found<'_> {
         }
     }
 
+    /// A version spelled as a chart version, range or image tag: the release it names.
     fn version(&mut self, node: &Node, what: &str) {
         let Some(text) = node.scalar_text() else {
             return;
