@@ -288,7 +288,7 @@ impl Config {
         }
         let mut allow_no_execute_taint_policy = false;
         for (flag, value) in &raw.webhook_flags {
-            if flag.replace('_', "-") != WEBHOOK_FLAGS[0] {
+            if !crate::model::controller_flags::is_flag(flag, WEBHOOK_FLAGS[0]) {
                 return Err(ConfigError::UnknownWebhookFlag {
                     at: at(&format!("webhookFlags.{flag}")),
                     name: flag.clone(),

@@ -32,6 +32,17 @@ pub const TAINT_MANAGER: &str = "enable-taint-manager";
 /// The first release that has `--enable-no-execute-taint-eviction` (v1.14.0).
 pub const NO_EXECUTE_TAINT_EVICTION_SINCE: KarmadaVersion = KarmadaVersion::new(1, 14);
 
+/// Whether the flag written `name` (without its dashes) is `canonical`: `_` and `-` are the same
+/// in a flag's name (component-base `cli.Run` normalizes with `WordSepNormalizeFunc`), for every
+/// Karmada component.
+pub fn is_flag(name: &str, canonical: &str) -> bool {
+    name.len() == canonical.len()
+        && name
+            .bytes()
+            .zip(canonical.bytes())
+            .all(|(a, b)| a == b || (a == b'_' && b == b'-'))
+}
+
 /// One flag's value and where it was set (`file:line` of the configuration or of the
 /// repository's installation).
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -63,8 +74,7 @@ impl ControllerFlags {
     /// The flag `name` (as written: with `_` or `-`, without the leading dashes) among those
     /// read, by its canonical name; `None` for any other flag.
     pub fn canonical(name: &str) -> Option<&'static str> {
-        let name = name.replace('_', "-");
-        Self::NAMES.iter().copied().find(|n| *n == name)
+        Self::NAMES.iter().copied().find(|n| is_flag(name, n))
     }
 
     /// Sets flag `name` ([`ControllerFlags::canonical`]); `false`: not a flag read here.
@@ -181,6 +191,10 @@ mod tests {
             Some(TAINT_MANAGER)
         );
         assert_eq!(ControllerFlags::canonical("cluster-monitor-period"), None);
+        // Only `_` stands for `-`, not the other way round, and lengths must agree.
+        assert!(is_flag("scheduler_name", "scheduler-name"));
+        assert!(!is_flag("scheduler-name", "scheduler_name"));
+        assert!(!is_flag("scheduler-names", "scheduler-name"));
         let mut f = ControllerFlags::default();
         assert!(!f.set("feature-gates", true, "x".into()));
         assert!(f.is_empty());

@@ -48,7 +48,7 @@
 
 use std::collections::BTreeMap;
 
-use super::controller_flags::{parse_bool, ControllerFlags};
+use super::controller_flags::{is_flag, parse_bool, ControllerFlags};
 use super::schedulers::{Schedulers, DEFAULT_SCHEDULER};
 use super::KarmadaVersion;
 use crate::source::{load, Node, Source, Span, Value};
@@ -431,7 +431,7 @@ impl Found<'_> {
             .and_then(Node::as_map)
             .unwrap_or(&[]);
         for e in scheduler_args {
-            if e.key.as_str().is_some_and(is_scheduler_name_flag) {
+            if e.key.as_str().is_some_and(|k| is_flag(k, "scheduler-name")) {
                 if let Some(name) = e.value.scalar_text() {
                     self.scheduler(&name, e.value.span);
                 }
@@ -506,7 +506,7 @@ impl Found<'_> {
             let Some((name, value)) = a.as_str().and_then(long_flag) else {
                 continue;
             };
-            if name.replace('_', "-") == "feature-gates" {
+            if is_flag(name, "feature-gates") {
                 // A string flag: `--feature-gates VALUE` takes the next argument.
                 match value {
                     Some(v) => self.flag(v, a.span),
@@ -544,7 +544,7 @@ impl Found<'_> {
             let Some((name, value)) = a.as_str().and_then(long_flag) else {
                 continue;
             };
-            if !is_scheduler_name_flag(name) {
+            if !is_flag(name, "scheduler-name") {
                 continue;
             }
             last = match value {
@@ -723,11 +723,6 @@ fn long_flag(arg: &str) -> Option<(&str, Option<&str>)> {
         s.split_once('=')
             .map_or((s, None), |(name, value)| (name, Some(value))),
     )
-}
-
-/// `scheduler-name`, as written in an argument or an `extraArgs` key (`_` for `-`).
-fn is_scheduler_name_flag(name: &str) -> bool {
-    name.replace('_', "-") == "scheduler-name"
 }
 
 /// Whether a container runs karmada-scheduler: its image (`…/karmada-scheduler:TAG`, not
