@@ -53,6 +53,11 @@ pub const SERVED_POLICY_KINDS: &[&str] = &[
     "ClusterTaintPolicy",
 ];
 
+/// The first release that serves ClusterTaintPolicy: its CRD
+/// (`policy.karmada.io_clustertaintpolicies.yaml`) is absent at every v1.13 tag and present from
+/// v1.14.0, with its webhook (`pkg/webhook/clustertaintpolicy`).
+pub const TAINT_POLICY_SERVED_FROM: KarmadaVersion = KarmadaVersion::new(1, 14);
+
 /// A `policy.karmada.io` object of a version or kind the API server does not serve: `kubectl
 /// apply` fails with `no matches for kind "K" in version "G/V"` (the RESTMapper finds no CRD), so
 /// it is never stored and never propagates or claims anything. `doc` is the caller's.

@@ -249,7 +249,7 @@ fn schema_for(index: usize, slot: usize) -> Option<Json> {
 /// The kind's index in [`KINDS`] and `version`'s slot, when `version` serves the kind.
 fn slot_of(kind: &str, version: KarmadaVersion) -> Option<(usize, usize)> {
     let index = KINDS.iter().position(|k| *k == kind)?;
-    if index == TAINT && !version.at_least(1, 14) {
+    if index == TAINT && version < crate::model::TAINT_POLICY_SERVED_FROM {
         return None;
     }
     let slot = release_slot(version);

@@ -31,7 +31,7 @@ pub const KIND: &str = "ClusterTaintPolicy";
 pub const WEBHOOK: &str = "clustertaintpolicy.karmada.io";
 
 /// The first release that serves the kind (and has the webhook).
-pub const SERVED_FROM: KarmadaVersion = KarmadaVersion::new(1, 14);
+pub const SERVED_FROM: KarmadaVersion = crate::model::TAINT_POLICY_SERVED_FROM;
 
 /// karmada-webhook's flag that lets NoExecute taints through, without its dashes.
 pub const ALLOW_NO_EXECUTE_FLAG: &str = "allow-no-execute-taint-policy";
