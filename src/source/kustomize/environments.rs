@@ -419,19 +419,14 @@ pub fn trace_with_cause(
         None => origin::path_at(&doc.root, span.start),
     };
     let origin = r.origins.get(doc.index).cloned().flatten();
-    let mut at = mapper.locate(&r.layers, &doc.root, origin.as_deref(), &path);
-    // A finding on a value (an enum's, a type's) points at the value in the source too, as it
-    // does in a plain file, where the source writes the same value beside the key.
+    // A finding on a value (an enum's, a type's) points at the value in the file to edit too,
+    // as it does in a plain file.
     let on_value = span == doc.root.locate_value(&path) && span != doc.root.locate(&path);
-    if let (true, Some((file, key)), Some(value)) = (on_value, &at, text_at(source, span)) {
-        if let Some(beside) = value_beside_key(file, *key, &value) {
-            at = Some((file.clone(), beside));
-        }
-    }
+    let at = mapper.locate(&r.layers, &doc.root, origin.as_deref(), &path, on_value);
     match cause.map(FieldPath::parse) {
         // Written by another file than the document (a patch): that file is the one to edit.
         Some(c) if doc.root.at(&path).is_none() && doc.root.at(&c).is_some() => {
-            let by = mapper.locate(&r.layers, &doc.root, origin.as_deref(), &c);
+            let by = mapper.locate(&r.layers, &doc.root, origin.as_deref(), &c, false);
             match (&at, by) {
                 (Some((a, _)), Some((b, span))) if a.name != b.name => Some((b, span)),
                 _ => at,
@@ -439,46 +434,6 @@ pub fn trace_with_cause(
         }
         _ => at,
     }
-}
-
-/// The text `span` covers in `source`, when it lies on one line.
-fn text_at(source: &Source, span: Span) -> Option<String> {
-    if span.start.line != span.end.line || span.end.col <= span.start.col {
-        return None;
-    }
-    let line = source.line(span.start.line)?;
-    let chars = (span.start.col - 1) as usize..(span.end.col - 1) as usize;
-    Some(line.chars().skip(chars.start).take(chars.len()).collect())
-}
-
-/// Where `value` is written after the key at `key` on the key's line (`key: value`).
-fn value_beside_key(source: &Source, key: Span, value: &str) -> Option<Span> {
-    let line: Vec<char> = source.line(key.start.line)?.chars().collect();
-    let mut i = (key.end.col - 1) as usize;
-    while line
-        .get(i)
-        .is_some_and(|c| *c == ' ' || *c == '"' || *c == '\'')
-    {
-        i += 1;
-    }
-    if line.get(i) != Some(&':') {
-        return None;
-    }
-    i += 1;
-    while line.get(i).is_some_and(|c| *c == ' ') {
-        i += 1;
-    }
-    let written: String = line.iter().skip(i).take(value.chars().count()).collect();
-    (written == value).then(|| Span {
-        start: crate::source::Pos {
-            line: key.start.line,
-            col: i as u32 + 1,
-        },
-        end: crate::source::Pos {
-            line: key.start.line,
-            col: (i + value.chars().count()) as u32 + 1,
-        },
-    })
 }
 
 #[cfg(test)]

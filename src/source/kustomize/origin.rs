@@ -99,13 +99,16 @@ impl<'a> Mapper<'a> {
             .clone()
     }
 
-    /// Where to report `path` of the rendered object `rendered`, which came from `origin`.
+    /// Where to report `path` of the rendered object `rendered`, which came from `origin`:
+    /// the key, or with `at_value` the value where the file to edit writes the value rendered
+    /// (as a finding on a value points in a plain file).
     pub fn locate(
         &self,
         layers: &Layers,
         rendered: &Node,
         origin: Option<&Path>,
         path: &FieldPath,
+        at_value: bool,
     ) -> Option<(Arc<Source>, Span)> {
         let kind = rendered.get("kind").and_then(Node::as_str).unwrap_or("");
         let name = name_of(rendered);
@@ -120,13 +123,13 @@ impl<'a> Mapper<'a> {
         let source = origin.and_then(|o| self.file(o));
         let source_doc = source.as_deref().and_then(|l| find_document(l, kind, name));
         let original = source_doc.map_or(name, name_of);
-        if let Some(hit) = self.in_patches(layers, kind, original, rendered, path) {
+        if let Some(hit) = self.in_patches(layers, kind, original, rendered, path, at_value) {
             return Some(hit);
         }
         if let (Some(l), Some(doc)) = (source.as_deref(), source_doc) {
             if let (Some(s), Some(r)) = (doc.at(path), rendered.at(path)) {
                 if s.to_json() == r.to_json() {
-                    return Some((l.source.clone(), doc.locate(path)));
+                    return Some((l.source.clone(), place(doc, path, at_value)));
                 }
             }
         }
@@ -189,13 +192,14 @@ impl<'a> Mapper<'a> {
         name: &str,
         rendered: &Node,
         path: &FieldPath,
+        at_value: bool,
     ) -> Option<(Arc<Source>, Span)> {
         for dir in &layers.closure {
             let k = self.repo.kustomizations.get(dir)?;
             for patch in k.patches.iter().rev() {
-                if let Some(hit) =
-                    self.in_patch(k.loaded.source.clone(), patch, kind, name, rendered, path)
-                {
+                let source = k.loaded.source.clone();
+                let found = self.in_patch(source, patch, kind, name, rendered, path, at_value);
+                if let Some(hit) = found {
                     return Some(hit);
                 }
             }
@@ -211,6 +215,7 @@ impl<'a> Mapper<'a> {
         name: &str,
         rendered: &Node,
         path: &FieldPath,
+        at_value: bool,
     ) -> Option<(Arc<Source>, Span)> {
         if patch
             .target
@@ -237,7 +242,7 @@ impl<'a> Mapper<'a> {
         for root in &roots {
             let span = match &root.value {
                 Value::Seq(ops) => json6902_span(ops, rendered, path),
-                Value::Map(_) => smp_span(root, kind, name, patch.target.is_some(), path),
+                Value::Map(_) => smp_span(root, kind, name, patch.target.is_some(), path, at_value),
                 _ => None,
             };
             if let Some(span) = span {
@@ -419,7 +424,14 @@ fn patch_roots(l: &Loaded) -> Vec<Node> {
 
 /// A strategic-merge patch sets `path` when it is about this object and holds a scalar or a
 /// list there (lists of custom resources are replaced whole), or the whole mapping asked for.
-fn smp_span(root: &Node, kind: &str, name: &str, targeted: bool, path: &FieldPath) -> Option<Span> {
+fn smp_span(
+    root: &Node,
+    kind: &str,
+    name: &str,
+    targeted: bool,
+    path: &FieldPath,
+    at_value: bool,
+) -> Option<Span> {
     if !targeted {
         let same_kind = root.get("kind").and_then(Node::as_str) == Some(kind);
         if !same_kind || name_of(root) != name {
@@ -432,10 +444,20 @@ fn smp_span(root: &Node, kind: &str, name: &str, targeted: bool, path: &FieldPat
         let prefix = FieldPath(path.0[..len].to_vec());
         if let Some(node) = root.at(&prefix) {
             let replaces = !matches!(node.value, Value::Map(_)) || len == path.0.len();
-            return replaces.then(|| root.locate(path));
+            return replaces.then(|| place(root, path, at_value));
         }
     }
     None
+}
+
+/// `path` in `node`: its key, or with `at_value` the value written there (the key where the
+/// node has no value at the whole path).
+fn place(node: &Node, path: &FieldPath, at_value: bool) -> Span {
+    if at_value {
+        node.locate_value(path)
+    } else {
+        node.locate(path)
+    }
 }
 
 /// A JSON6902 operation whose path is `path` or one of its ancestors: its `value` (at the
