@@ -123,7 +123,12 @@ impl<'a> Mapper<'a> {
         let source = origin.and_then(|o| self.file(o));
         let source_doc = source.as_deref().and_then(|l| find_document(l, kind, name));
         let original = source_doc.map_or(name, name_of);
-        if let Some(hit) = self.in_patches(layers, kind, original, rendered, path, at_value) {
+        let wanted = Wanted {
+            rendered,
+            path,
+            at_value,
+        };
+        if let Some(hit) = self.in_patches(layers, kind, original, &wanted) {
             return Some(hit);
         }
         if let (Some(l), Some(doc)) = (source.as_deref(), source_doc) {
@@ -190,15 +195,12 @@ impl<'a> Mapper<'a> {
         layers: &Layers,
         kind: &str,
         name: &str,
-        rendered: &Node,
-        path: &FieldPath,
-        at_value: bool,
+        wanted: &Wanted<'_>,
     ) -> Option<(Arc<Source>, Span)> {
         for dir in &layers.closure {
             let k = self.repo.kustomizations.get(dir)?;
             for patch in k.patches.iter().rev() {
-                let source = k.loaded.source.clone();
-                let found = self.in_patch(source, patch, kind, name, rendered, path, at_value);
+                let found = self.in_patch(k.loaded.source.clone(), patch, kind, name, wanted);
                 if let Some(hit) = found {
                     return Some(hit);
                 }
@@ -213,10 +215,13 @@ impl<'a> Mapper<'a> {
         patch: &Patch,
         kind: &str,
         name: &str,
-        rendered: &Node,
-        path: &FieldPath,
-        at_value: bool,
+        wanted: &Wanted<'_>,
     ) -> Option<(Arc<Source>, Span)> {
+        let Wanted {
+            rendered,
+            path,
+            at_value,
+        } = *wanted;
         if patch
             .target
             .as_ref()
@@ -448,6 +453,15 @@ fn smp_span(
         }
     }
     None
+}
+
+/// The place a finding asks for: `path` of the rendered object, at its key or (`at_value`) at
+/// its value.
+#[derive(Clone, Copy)]
+struct Wanted<'a> {
+    rendered: &'a Node,
+    path: &'a FieldPath,
+    at_value: bool,
 }
 
 /// `path` in `node`: its key, or with `at_value` the value written there (the key where the
