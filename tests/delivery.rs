@@ -381,6 +381,49 @@ fn preempt_check_notes_what_member_clusters_receive_after_a_move() {
     assert_snapshot("preempt-check-delivery.json", &out);
 }
 
+/// A move to an owner whose `schedulerName` no karmada-scheduler serves: the template leaves
+/// member1 and reaches no cluster, as plan and explain say (karmada-scheduler takes only the
+/// bindings of its own name); once the repository's settings serve that name, member2 gets it.
+#[test]
+fn preempt_check_a_new_owner_no_scheduler_serves_delivers_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let new = dir.path().join("new.yaml");
+    let policy = std::fs::read_to_string(testdata("move-new.yaml")).unwrap();
+    let policy = policy.replace("spec:\n", "spec:\n  schedulerName: karmada-scheduler\n");
+    assert!(policy.contains("schedulerName"), "{policy}");
+    std::fs::write(&new, policy).unwrap();
+    let state = testdata("move-state.yaml");
+    let new = new.display().to_string();
+    let args = [
+        "preempt-check",
+        "-f",
+        &state,
+        "--delete",
+        "pp/default/old",
+        "--apply",
+        &new,
+    ];
+    let (code, out, err) = run(&args, None);
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        out.contains("deployment/default/web: pp/default/new names schedulerName `karmada-scheduler`, which no karmada-scheduler of this control plane serves, so its binding is never scheduled and reaches no cluster"),
+        "{out}"
+    );
+    assert!(
+        out.contains("member1 stops receiving it (it had the template without overrides)"),
+        "{out}"
+    );
+    assert!(!out.contains("member2 starts receiving it"), "{out}");
+    // Served by the repository's settings, the move delivers to member2.
+    let config = dir.path().join("config.yaml");
+    std::fs::write(&config, "schedulers: [karmada-scheduler]\n").unwrap();
+    let config = config.display().to_string();
+    let (code, out, err) = run(&[&args[..], &["--config", &config]].concat(), None);
+    assert_eq!(code, 0, "{err}");
+    assert!(!out.contains("never scheduled"), "{out}");
+    assert!(out.contains("member2 starts receiving it"), "{out}");
+}
+
 /// A move to an owner whose placement selects its clusters (a fieldSelector), without Cluster
 /// objects: which clusters receive the template cannot be said, and the note says so rather
 /// than nothing (lreimer/hands-on-karmada).

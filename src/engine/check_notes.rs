@@ -23,6 +23,13 @@ pub enum CheckNote {
         policy: PolicyRef,
         resources: Vec<ObjectRef>,
     },
+    /// The template moves to `policy`, whose `schedulerName` no karmada-scheduler of the
+    /// control plane serves: its binding is never scheduled, so it reaches no cluster.
+    SchedulerNotServed {
+        resource: ObjectRef,
+        policy: PolicyRef,
+        name: String,
+    },
 }
 
 pub fn notes(r: &CheckReport) -> Vec<CheckNote> {
@@ -33,13 +40,21 @@ pub fn notes(r: &CheckReport) -> Vec<CheckNote> {
         if c.before.as_ref() == Some(after) {
             continue;
         }
-        let lazy = st
-            .find_policy(after)
-            .is_some_and(|p| st.policy(p).spec.lazy());
-        if lazy {
+        let Some(p) = st.find_policy(after) else {
+            continue;
+        };
+        let resource = st.templates[c.template].reference();
+        if st.policy(p).spec.lazy() {
             out.push(CheckNote::LazyDefers {
-                resource: st.templates[c.template].reference(),
+                resource: resource.clone(),
                 policy: after.clone(),
+            });
+        }
+        if let Some(name) = unserved_scheduler(st, after) {
+            out.push(CheckNote::SchedulerNotServed {
+                resource,
+                policy: after.clone(),
+                name: name.to_string(),
             });
         }
     }
@@ -65,6 +80,15 @@ pub fn notes(r: &CheckReport) -> Vec<CheckNote> {
         });
     }
     out
+}
+
+/// The `schedulerName` of `owner` when no karmada-scheduler of the control plane serves it:
+/// karmada-scheduler takes only the bindings of its own name (`schedulerNameFilter`,
+/// pkg/scheduler/event_handler.go:380-386), so such a binding is never scheduled.
+fn unserved_scheduler<'s>(state: &'s State, owner: &PolicyRef) -> Option<&'s str> {
+    let p = state.find_policy(owner)?;
+    let name = state.policy(p).spec.scheduler_name.as_deref()?;
+    (!state.options.schedulers.serves(name)).then_some(name)
 }
 
 /// What the delivery notes read besides the report: each template's manifest, the state
@@ -132,6 +156,10 @@ pub fn delivery_changes(r: &CheckReport, inputs: &DeliveryInputs<'_>) -> Vec<Del
         };
         let tpl = &st.templates[c.template];
         let deliver = |state: &super::state::State, owner: Option<&PolicyRef>| {
+            // An owner no scheduler serves delivers nothing, as no owner does.
+            if owner.is_some_and(|o| unserved_scheduler(state, o).is_some()) {
+                return None;
+            }
             let placement = placement_of(state, owner)?;
             Some(super::delivery::deliver(&super::delivery::DeliveryInput {
                 template: &template,

@@ -271,6 +271,9 @@ fn note_text(n: &crate::engine::check_notes::CheckNote) -> String {
         CheckNote::LazyDefers { resource, policy } => format!(
             "{resource}: {policy} is activationPreference: Lazy, so its binding follows only on the template's next update"
         ),
+        CheckNote::SchedulerNotServed { resource, policy, name } => format!(
+            "{resource}: {policy} names schedulerName `{name}`, which no karmada-scheduler of this control plane serves, so its binding is never scheduled and reaches no cluster"
+        ),
         CheckNote::OrphanedOnDelete { policy, resources } if resources.is_empty() => format!(
             "deleting {policy}: it holds none of the templates read; any it holds elsewhere is released, its objects already on member clusters left in place, orphaned, not removed"
         ),
