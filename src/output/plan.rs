@@ -263,6 +263,9 @@ fn removed_holding_message(
 pub struct Counts {
     pub policies: BTreeMap<&'static str, usize>,
     pub overrides: BTreeMap<&'static str, usize>,
+    /// Templates the change adds or removes: not owner changes, as `lint --base` counts them.
+    pub created: usize,
+    pub deleted: usize,
     pub owner_changes: usize,
     pub blocked: usize,
     pub delivery_changes: usize,
@@ -285,7 +288,11 @@ impl Counts {
             *c.overrides.entry(o.edit.as_str()).or_default() += 1;
         }
         for t in &p.changes {
-            if t.before != t.after {
+            if t.moved == OwnerMove::Created {
+                c.created += 1;
+            } else if t.moved == OwnerMove::Deleted {
+                c.deleted += 1;
+            } else if t.before != t.after {
                 c.owner_changes += 1;
             } else if !t.blocked_by.is_empty() {
                 c.blocked += 1;
@@ -314,9 +321,15 @@ impl Counts {
         edits(&self.overrides)
     }
 
-    /// `2 change owner, 1 blocked, 1 delivered differently`.
+    /// `1 new, 2 change owner, 1 blocked, 1 delivered differently`.
     pub fn templates_text(&self) -> String {
         let mut parts = Vec::new();
+        if self.created > 0 {
+            parts.push(format!("{} new", self.created));
+        }
+        if self.deleted > 0 {
+            parts.push(format!("{} removed", self.deleted));
+        }
         if self.owner_changes > 0 {
             parts.push(format!("{} change owner", self.owner_changes));
         }
