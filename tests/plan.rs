@@ -986,3 +986,45 @@ fn a_policy_no_scheduler_serves_delivers_nothing() {
     assert!(c["unschedulable"].is_null(), "{c:#}");
     assert_eq!(cluster(c, "member1")["after"]["receives"], true, "{c:#}");
 }
+
+/// A loose directory moved by the change (git mv old/demo new/demo) in a repository whose Argo CD
+/// Application makes each loose directory an environment: the two are one environment moved, so
+/// the move plans no change, where it planned every policy removed (a hazard) and added again.
+/// An edit made with the move is planned in the moved environment.
+#[test]
+fn a_moved_loose_directory_is_one_environment() {
+    let Some(dir) = two_commits(
+        "a_moved_loose_directory_is_one_environment",
+        "moved-loose-dir",
+    ) else {
+        return;
+    };
+    let o = plan_in(dir.path(), &["--base", "main", "--fail-on-hazard"]);
+    let text = String::from_utf8_lossy(&o.stdout);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(0), "{text}{err}");
+    assert!(
+        err.contains("note: old/demo at the base holds the objects new/demo holds at head: the directory moved, and the two are compared as one environment"),
+        "{err}"
+    );
+    assert!(!text.contains("old/demo"), "{text}");
+    assert!(text.contains("new/demo"), "{text}");
+    assert!(!text.contains("policy-removed-holding-templates"), "{text}");
+    // Moved and edited: the edit is planned in the moved environment.
+    let app = dir.path().join("new/demo/app.yaml");
+    let edited = std::fs::read_to_string(&app)
+        .unwrap()
+        .replace("clusterNames: [member1]", "clusterNames: [member2]");
+    std::fs::write(&app, edited).unwrap();
+    let o = plan_in(dir.path(), &["--base", "main", "-o", "json"]);
+    let json: J = serde_json::from_slice(&o.stdout).unwrap();
+    let envs = json["environments"].as_array().unwrap();
+    let names: Vec<&str> = envs.iter().filter_map(|e| e["name"].as_str()).collect();
+    assert!(!names.contains(&"old/demo"), "{names:?}");
+    let moved = envs.iter().find(|e| e["name"] == "new/demo").unwrap();
+    let c = change(moved, "web");
+    assert_eq!(c["owner"]["before"]["name"], "web", "{moved:#}");
+    assert_eq!(c["owner"]["after"]["name"], "web", "{moved:#}");
+    assert_eq!(cluster(c, "member1")["after"]["receives"], false, "{c:#}");
+    assert_eq!(cluster(c, "member2")["after"]["receives"], true, "{c:#}");
+}

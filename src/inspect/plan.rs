@@ -134,16 +134,31 @@ fn environments(
     fn find<'a>(list: &'a [LintedEnvironment], name: &str) -> Option<&'a LintedEnvironment> {
         list.iter().find(|e| e.name == name)
     }
+    let moved = moved_loose_directories(&base, &head);
+    for (from, to) in &moved {
+        note(&format!(
+            "{from} at the base holds the objects {to} holds at head: the directory moved, and \
+             the two are compared as one environment"
+        ));
+    }
+    let base_name = |name: &str| -> String {
+        moved
+            .iter()
+            .find(|(_, to)| to == name)
+            .map_or(name, |(from, _)| from.as_str())
+            .to_string()
+    };
     let mut names: Vec<&String> = head.environments.iter().map(|e| &e.name).collect();
     for e in &base.environments {
-        if !names.contains(&&e.name) {
+        let renamed = moved.iter().any(|(from, _)| *from == e.name);
+        if !names.contains(&&e.name) && !renamed {
             names.push(&e.name);
         }
     }
     let mut out: Vec<(String, EnvPlan)> = names
         .into_iter()
         .map(|name| {
-            let b = find(&base.environments, name);
+            let b = find(&base.environments, &base_name(name));
             let h = find(&head.environments, name);
             // An environment only the base has is judged with the gates it had there.
             let gates = h.or(b).map_or(&context.gates, |e| &e.gates);
@@ -156,6 +171,63 @@ fn environments(
         .collect();
     mark_shared(&mut out);
     Ok(out)
+}
+
+/// Loose directories the change moves: a loose environment only the base has and one only the
+/// head has that hold the same objects (by kind, namespace and name), each the other's only such
+/// match. Whatever applied the directory applies it after the move (no controller of the
+/// repository names it), so comparing the two as one environment plans what changes on the
+/// control plane, rather than every policy removed and added again. `(base name, head name)`.
+fn moved_loose_directories(
+    base: &crate::lint::gitops::RepoLinted,
+    head: &crate::lint::gitops::RepoLinted,
+) -> Vec<(String, String)> {
+    let only = |side: &'_ crate::lint::gitops::RepoLinted,
+                other: &crate::lint::gitops::RepoLinted| {
+        side.environments
+            .iter()
+            .filter(|e| {
+                let loose = side.described.iter().any(|d| d.name == e.name && d.loose);
+                loose && !other.environments.iter().any(|o| o.name == e.name)
+            })
+            .map(|e| (e.name.clone(), object_keys(&e.inventory)))
+            .filter(|(_, keys)| !keys.is_empty())
+            .collect::<Vec<_>>()
+    };
+    let (gone, new) = (only(base, head), only(head, base));
+    gone.iter()
+        .filter_map(|(from, keys)| {
+            let mut same = new.iter().filter(|(_, k)| k == keys);
+            let (to, _) = same.next()?;
+            let unique =
+                same.next().is_none() && gone.iter().filter(|(_, k)| k == keys).count() == 1;
+            unique.then(|| (from.clone(), to.clone()))
+        })
+        .collect()
+}
+
+/// The identities of an inventory's documents: `apiVersion kind namespace/name`, sorted.
+fn object_keys(inv: &Inventory) -> Vec<String> {
+    let text = |n: Option<&crate::source::Node>| {
+        n.and_then(|n| n.as_str()).unwrap_or_default().to_string()
+    };
+    let mut keys: Vec<String> = inv
+        .documents
+        .iter()
+        .filter(|d| d.root.as_map().is_some())
+        .map(|d| {
+            let meta = d.root.get("metadata");
+            format!(
+                "{} {} {}/{}",
+                text(d.root.get("apiVersion")),
+                text(d.root.get("kind")),
+                text(meta.and_then(|m| m.get("namespace"))),
+                text(meta.and_then(|m| m.get("name")))
+            )
+        })
+        .collect();
+    keys.sort();
+    keys
 }
 
 /// What a side's render left out (a root kustomize could not build, a policy with a Flux
