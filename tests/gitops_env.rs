@@ -505,3 +505,48 @@ fn an_unreadable_document_is_said_left_out_of_its_environment() {
         "{err}"
     );
 }
+
+/// A loose directory holding no Kubernetes object (Talos machine patches beside a Flux
+/// repository) is no API server's input: it is not linted as a Karmada API server's, and JSON
+/// says so, where it was `karmadaApiServer: true` with a release.
+#[test]
+fn a_loose_directory_without_kubernetes_objects_is_not_a_karmada_api_server() {
+    let dir = tempfile::tempdir().unwrap();
+    write_files(
+        dir.path(),
+        &[
+            (
+                "clusters/prod/flux/cluster.yaml",
+                "apiVersion: kustomize.toolkit.fluxcd.io/v1\nkind: Kustomization\nmetadata: {name: cluster, namespace: flux-system}\nspec: {interval: 30m, path: ./clusters/prod/flux, prune: true, sourceRef: {kind: GitRepository, name: flux-system}}\n",
+            ),
+            ("talos/patches/disk.yaml", "machine:\n  install:\n    disk: /dev/sda\n"),
+        ],
+    );
+    let root = dir.path().display().to_string();
+    let o = run(&["lint", &root]);
+    let text = ok(&o);
+    assert!(
+        text.contains("talos/patches: loose files: no Flux Kustomization or Argo CD Application applies them (no Kubernetes objects: not linted)\n"),
+        "{text}"
+    );
+    let o = run(&["lint", "-o", "json", &root]);
+    let json: serde_json::Value = serde_json::from_str(&ok(&o)).unwrap();
+    let env = json["environments"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|e| e["name"].as_str().is_some_and(|n| n.ends_with("talos/patches")))
+        .unwrap_or_else(|| panic!("{json:#}"));
+    assert_eq!(env["karmadaApiServer"], false, "{env:#}");
+    assert_eq!(env["karmadaVersion"], serde_json::Value::Null, "{env:#}");
+    // One object in it makes it an input again.
+    write_files(
+        dir.path(),
+        &[(
+            "talos/patches/cm.yaml",
+            "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: x, namespace: default}\n",
+        )],
+    );
+    let text = ok(&run(&["lint", &root]));
+    assert!(text.contains("talos/patches: loose files: no Flux Kustomization or Argo CD Application applies them (Karmada "), "{text}");
+}

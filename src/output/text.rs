@@ -61,6 +61,9 @@ fn environments_section(envs: &[crate::lint::gitops::EnvironmentInfo]) -> String
                 "not a Karmada API server as far as it renders: not linted; its roots that did not render are reported"
                     .to_string()
             }
+            // A directory of loose files is judged a Karmada API server's input unless it
+            // holds no Kubernetes object at all.
+            _ if e.loose => "no Kubernetes objects: not linted".to_string(),
             _ => "not a Karmada API server: not linted".to_string(),
         };
         out.push_str(&format!("  {}: {} ({what})\n", e.name, e.target));

@@ -170,7 +170,16 @@ impl Repo {
         let named = match &plan.target {
             Target::KubeConfig { secret, .. } => secret.contains("karmada"),
             Target::Argo { destination } => destination.contains("karmada"),
-            Target::Undeclared | Target::Loose => return true,
+            // Whoever applies them, files that hold no Kubernetes object (a Talos machine
+            // patch, a Helm values file) are no API server's input; one that does not render
+            // may hold some.
+            Target::Undeclared | Target::Loose => {
+                return plan.units.iter().any(|u| {
+                    renders
+                        .text_test(u, &holds_kubernetes_object)
+                        .unwrap_or(true)
+                })
+            }
             Target::FluxCluster { .. } => false,
         };
         named
@@ -297,6 +306,19 @@ pub fn holds_karmada_object(text: &str) -> bool {
                 GROUPS.iter().any(|g| v.starts_with(g))
             })
         })
+}
+
+/// Whether `text` holds a document with its own `apiVersion` (at the start of a line, or of a
+/// `kind: List` item), as every Kubernetes object has.
+pub fn holds_kubernetes_object(text: &str) -> bool {
+    text.lines().any(|l| {
+        let l = l
+            .strip_prefix("  - ")
+            .or_else(|| l.strip_prefix("- "))
+            .unwrap_or(l);
+        l.strip_prefix("apiVersion:")
+            .is_some_and(|v| !v.trim().is_empty())
+    })
 }
 
 /// The common directory of `inputs` (the current directory when they share none).
@@ -483,6 +505,17 @@ mod tests {
         assert!(!holds_karmada_object(
             "kind: CronJob\nspec:\n  args:\n    - |\n      cat <<EOF | kubectl apply -f -\n      apiVersion: apps.karmada.io/v1alpha1\n"
         ));
+    }
+
+    #[test]
+    fn kubernetes_objects_are_told_from_other_yaml() {
+        assert!(holds_kubernetes_object("kind: ConfigMap\napiVersion: v1\n"));
+        assert!(holds_kubernetes_object("items:\n  - apiVersion: v1\n"));
+        assert!(!holds_kubernetes_object(
+            "machine:\n  install:\n    disk: /dev/sda\n"
+        ));
+        assert!(!holds_kubernetes_object("replicaCount: 1\napiVersion:\n"));
+        assert!(!holds_kubernetes_object("spec:\n  apiVersion: v1\n"));
     }
 
     #[test]
