@@ -535,7 +535,11 @@ fn a_loose_directory_without_kubernetes_objects_is_not_a_karmada_api_server() {
         .as_array()
         .unwrap()
         .iter()
-        .find(|e| e["name"].as_str().is_some_and(|n| n.ends_with("talos/patches")))
+        .find(|e| {
+            e["name"]
+                .as_str()
+                .is_some_and(|n| n.ends_with("talos/patches"))
+        })
         .unwrap_or_else(|| panic!("{json:#}"));
     assert_eq!(env["karmadaApiServer"], false, "{env:#}");
     assert_eq!(env["karmadaVersion"], serde_json::Value::Null, "{env:#}");
@@ -549,4 +553,45 @@ fn a_loose_directory_without_kubernetes_objects_is_not_a_karmada_api_server() {
     );
     let text = ok(&run(&["lint", &root]));
     assert!(text.contains("talos/patches: loose files: no Flux Kustomization or Argo CD Application applies them (Karmada "), "{text}");
+}
+
+/// An environment whose Argo CD Application also takes a chart from another repository: an
+/// OverridePolicy selecting no template of this repository may select one of that chart's, and
+/// the finding says so rather than only that its overrides are never applied
+/// (SJoon99/scalex-federation).
+#[test]
+fn a_policy_selecting_nothing_here_may_select_what_another_repository_holds() {
+    let dir = tempfile::tempdir().unwrap();
+    let app = |sources: &str| {
+        format!("apiVersion: argoproj.io/v1alpha1\nkind: Application\nmetadata: {{name: web, namespace: argocd}}\nspec:\n  project: default\n  sources:\n{sources}  destination: {{name: karmada}}\n")
+    };
+    let here = "    - {repoURL: https://git.example.com/fleet.git, targetRevision: main, path: policies}\n";
+    let chart =
+        "    - {repoURL: https://github.com/example/web.git, targetRevision: main, path: chart}\n";
+    write_files(
+        dir.path(),
+        &[
+            ("argocd/web.yaml", &app(&format!("{here}{chart}"))),
+            (
+                "policies/op.yaml",
+                "apiVersion: policy.karmada.io/v1alpha1\nkind: OverridePolicy\nmetadata: {name: web-on-b, namespace: web}\nspec:\n  resourceSelectors: [{apiVersion: apps/v1, kind: Deployment, name: web}]\n  overrideRules:\n  - targetCluster: {clusterNames: [b]}\n    overriders:\n      labelsOverrider: [{operator: add, value: {site: b}}]\n",
+            ),
+            (
+                "policies/other.yaml",
+                "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: other, namespace: web}\nspec:\n  selector: {matchLabels: {app: other}}\n  template:\n    metadata: {labels: {app: other}}\n    spec: {containers: [{name: c, image: nginx}]}\n",
+            ),
+        ],
+    );
+    let root = dir.path().display().to_string();
+    let o = run(&["lint", &root]);
+    let text = stdout(&o);
+    assert!(
+        text.contains("info[override-selects-nothing]: OverridePolicy web/web-on-b selects no template of the input in namespace web: its overrides are never applied; environment karmada also applies `https://github.com/example/web.git chart`, which is not in this repository: a template there may match it\n"),
+        "{text}{}",
+        stderr(&o)
+    );
+    // With every source here, the finding says only what it said.
+    write_files(dir.path(), &[("argocd/web.yaml", &app(here))]);
+    let text = stdout(&run(&["lint", &root]));
+    assert!(text.contains("its overrides are never applied\n"), "{text}");
 }

@@ -138,6 +138,34 @@ pub fn root_of(paths: &[String]) -> Option<PathBuf> {
     Some(common)
 }
 
+/// Rules that judge a policy by the templates the input lacks.
+const JUDGED_BY_ABSENCE: [&str; 2] = [
+    rules::dead_policy::DOC.id,
+    rules::override_reach::SELECTS_NOTHING.id,
+];
+
+/// In an environment whose controllers also apply sources outside this repository (an Argo CD
+/// Application's chart from another repository), the templates a policy selects may be there:
+/// the findings of [`JUDGED_BY_ABSENCE`] say so rather than that the policy never applies.
+fn qualify_absence(findings: &mut [Finding], env: &str, elsewhere: &[String]) {
+    if elsewhere.is_empty() {
+        return;
+    }
+    let sources = elsewhere
+        .iter()
+        .map(|e| format!("`{e}`"))
+        .collect::<Vec<_>>()
+        .join(", ");
+    for f in findings
+        .iter_mut()
+        .filter(|f| JUDGED_BY_ABSENCE.contains(&f.rule))
+    {
+        f.message.push_str(&format!(
+            "; environment {env} also applies {sources}, which is not in this repository: a template there may match it"
+        ));
+    }
+}
+
 /// What to lint and with what.
 pub struct RepositoryRequest<'a> {
     pub inputs: &'a [PathBuf],
@@ -214,8 +242,9 @@ pub fn lint_repository(req: &RepositoryRequest<'_>) -> Result<RepoLinted, Unknow
             let stored = req
                 .base
                 .and_then(|b| b.environments.iter().find(|e| e.name == env.name));
-            let (env_findings, inventory) =
+            let (mut env_findings, inventory) =
                 lint_environment(&mut env, &namespaces, &env_opts, &mapper, stored);
+            qualify_absence(&mut env_findings, &env.name, &plan.elsewhere);
             // Each policy once per control plane: the plain files join every undeclared root
             // of the repository (one target, maybe one API server), where they hold their
             // policies once; a file two Flux instances apply is in two control planes.

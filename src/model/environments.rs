@@ -458,6 +458,7 @@ mod tests {
             target: environments::Target::Undeclared,
             instance: instance.into(),
             units: Vec::new(),
+            elsewhere: Vec::new(),
         };
         let names = |s: &RepositorySettings| -> Vec<String> {
             s.served().iter().map(|x| x.name.clone()).collect()

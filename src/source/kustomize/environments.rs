@@ -469,6 +469,7 @@ mod tests {
             target: Target::Undeclared,
             instance: "repository".into(),
             units: Vec::new(),
+            elsewhere: Vec::new(),
         }
     }
 

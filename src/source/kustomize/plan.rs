@@ -119,6 +119,15 @@ struct Planner<'a> {
     unexpanded_app_of_apps: bool,
 }
 
+/// What the Argo CD Applications of one destination give: their units, the files declaring
+/// them, and the sources they take from outside this repository.
+#[derive(Default)]
+struct Destination {
+    units: Vec<Unit>,
+    files: BTreeSet<PathBuf>,
+    elsewhere: Vec<String>,
+}
+
 impl Planner<'_> {
     /// Every directory above an input, once, in order: where kustomizations may stand.
     fn input_dirs(&self) -> Vec<PathBuf> {
@@ -354,6 +363,7 @@ impl Planner<'_> {
                     target,
                     instance: format!("flux:{}", instance.dir.display()),
                     units,
+                    elsewhere: Vec::new(),
                 }
             })
             .collect()
@@ -666,17 +676,17 @@ impl Planner<'_> {
             })
             .cloned()
             .collect();
-        let mut by_destination: BTreeMap<String, (Vec<Unit>, BTreeSet<PathBuf>)> = BTreeMap::new();
+        let mut by_destination: BTreeMap<String, Destination> = BTreeMap::new();
         // The root Applications are applied by hand to Argo CD's own cluster.
         for a in &roots {
             let e = by_destination.entry("in-cluster".into()).or_default();
-            e.0.push(Unit::new(UnitKind::Plain(a.file.clone())));
+            e.units.push(Unit::new(UnitKind::Plain(a.file.clone())));
         }
         // So is a chart of Applications nothing here applies (the app of apps created with
         // `argocd app create --path apps`): its Applications are roots too.
         for (chart, apps) in charts {
             let e = by_destination.entry("in-cluster".into()).or_default();
-            e.0.push(Unit::new(UnitKind::Chart(chart, None)));
+            e.units.push(Unit::new(UnitKind::Chart(chart, None)));
             roots.extend(apps);
         }
         let mut seen = BTreeSet::new();
@@ -687,17 +697,21 @@ impl Planner<'_> {
                 if !seen.insert((a.file.clone(), a.name.clone(), a.destination.clone())) {
                     continue;
                 }
+                let e = by_destination.entry(a.destination.clone()).or_default();
                 // The Karmada chart's values are read as the installation's settings.
-                for e in a
+                for elsewhere in a
                     .elsewhere
                     .iter()
                     .filter(|e| !e.ends_with(" chart karmada"))
                 {
                     self.notes.push(format!(
-                        "{}: Argo CD Application {}: source `{e}` is not in this repository",
+                        "{}: Argo CD Application {}: source `{elsewhere}` is not in this repository",
                         a.file.display(),
                         a.name
                     ));
+                    if !e.elsewhere.contains(elsewhere) {
+                        e.elsewhere.push(elsewhere.clone());
+                    }
                 }
                 let units: Vec<Unit> = a
                     .sources
@@ -708,8 +722,8 @@ impl Planner<'_> {
                     scan.extend(units.iter().cloned());
                 }
                 let e = by_destination.entry(a.destination.clone()).or_default();
-                e.0.extend(units);
-                e.1.insert(a.file.clone());
+                e.units.extend(units);
+                e.files.insert(a.file.clone());
             }
             level = self.scan_apps(&scan);
             if level.is_empty() {
@@ -718,7 +732,12 @@ impl Planner<'_> {
         }
         by_destination
             .into_iter()
-            .map(|(destination, (mut units, files))| {
+            .map(|(destination, d)| {
+                let Destination {
+                    mut units,
+                    files,
+                    elsewhere,
+                } = d;
                 dedup(&mut units);
                 self.mark_used(&units);
                 let dirs: BTreeSet<&Path> = files.iter().filter_map(|f| f.parent()).collect();
@@ -728,6 +747,7 @@ impl Planner<'_> {
                     target: Target::Argo { destination },
                     instance: "argocd".into(),
                     units,
+                    elsewhere,
                 }
             })
             .collect()
@@ -914,6 +934,7 @@ impl Planner<'_> {
                 target,
                 instance: "repository".into(),
                 units,
+                elsewhere: Vec::new(),
             };
         for r in &rest_roots {
             let mut units = vec![Unit::new(UnitKind::Root(BuildSpec::plain(r)))];

@@ -106,6 +106,9 @@ pub struct Plan {
     /// installs.
     pub instance: String,
     pub units: Vec<Unit>,
+    /// What its controllers apply from outside this repository (an Argo CD Application's
+    /// source elsewhere): objects of the environment that are not known here.
+    pub elsewhere: Vec<String>,
 }
 
 /// A rendered stream's documents, where each came from, and the layers it went through.
