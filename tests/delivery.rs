@@ -318,8 +318,9 @@ fn preempt_check_notes_lazy_and_orphaned_objects() {
     assert_eq!(code, 0, "{err}");
     assert!(text.contains("Notes:"), "{text}");
     assert!(text.contains("deployment/default/nginx: pp/default/b is activationPreference: Lazy, so its binding follows only on the template's next update"), "{text}");
-    assert!(!text.contains("orphaned"), "{text}");
-    // Without pp/default/b nothing claims nginx next: its objects stay, orphaned.
+    assert!(!text.contains("releases what it held"), "{text}");
+    // Without pp/default/b nothing claims nginx next: its binding stays without a policy, as
+    // plan's policy-removed-holding-templates says.
     let text_a = std::fs::read_to_string(&f).unwrap();
     let only_a = text_a
         .split("\n---\n")
@@ -332,7 +333,7 @@ fn preempt_check_notes_lazy_and_orphaned_objects() {
         None,
     );
     assert_eq!(code, 0, "{err}");
-    assert!(text.contains("deleting pp/default/a releases what it held (deployment/default/nginx); the objects already on member clusters stay in place, orphaned, not removed"), "{text}");
+    assert!(text.contains("deleting pp/default/a releases what it held (deployment/default/nginx): each keeps its binding without a policy, and the member clusters keep their copies, no longer updated; when the template is deleted later, those copies are deleted with it (no preserveResourcesOnDeletion)"), "{text}");
     // A policy that holds none of the templates read is not said to release what it held.
     std::fs::write(&f, "apiVersion: policy.karmada.io/v1alpha1\nkind: PropagationPolicy\nmetadata: {name: a, namespace: default}\nspec:\n  resourceSelectors: [{apiVersion: apps/v1, kind: Deployment, name: nginx}]\n").unwrap();
     let (code, text, err) = run(
@@ -341,7 +342,7 @@ fn preempt_check_notes_lazy_and_orphaned_objects() {
     );
     assert_eq!(code, 0, "{err}");
     assert!(!text.contains("releases what it held"), "{text}");
-    assert!(text.contains("deleting pp/default/a: it holds none of the templates read; any it holds elsewhere is released, its objects already on member clusters left in place, orphaned, not removed"), "{text}");
+    assert!(text.contains("deleting pp/default/a: it holds none of the templates read; any it holds elsewhere keeps its binding without a policy, and the member clusters keep their copies, no longer updated"), "{text}");
 }
 
 /// `preempt-check` says what the member clusters receive before and after a move: the old
@@ -838,4 +839,44 @@ apiVersion: policy.karmada.io/v1alpha1\nkind: OverridePolicy\nmetadata: {name: b
         json!([{"kind": "OverridePolicy", "namespace": "default", "name": "by-region", "rule": 0}])
     );
     assert!(overrides[1].get("unevaluated").is_none());
+}
+
+/// A Namespace is copied to every member cluster by karmada-controller-manager's namespace
+/// controller, whatever policy claims it (pkg/controllers/namespace/namespace_sync_controller.go):
+/// explain says so rather than that an unclaimed one waits, and deleting the policy that claims
+/// one leaves nothing orphaned. `kube-*`, `default` and a Namespace labelled
+/// skip-auto-propagation are not copied.
+#[test]
+fn namespaces_reach_every_cluster_through_the_namespace_controller() {
+    let dir = tempfile::tempdir().unwrap();
+    let f = dir.path().join("all.yaml");
+    std::fs::write(
+        &f,
+        "apiVersion: v1\nkind: Namespace\nmetadata: {name: free}\n---\napiVersion: v1\nkind: Namespace\nmetadata: {name: shop}\n---\napiVersion: v1\nkind: Namespace\nmetadata:\n  name: quiet\n  labels: {namespace.karmada.io/skip-auto-propagation: \"true\"}\n---\napiVersion: policy.karmada.io/v1alpha1\nkind: ClusterPropagationPolicy\nmetadata: {name: ns-member1}\nspec:\n  resourceSelectors: [{apiVersion: v1, kind: Namespace, name: shop}]\n  placement: {clusterAffinity: {clusterNames: [member1]}}\n",
+    )
+    .unwrap();
+    let f = f.display().to_string();
+    let synced = "karmada-controller-manager's namespace controller copies this Namespace to every member cluster, whatever policy claims it or what its placement excludes (pkg/controllers/namespace); the label namespace.karmada.io/skip-auto-propagation: \"true\" keeps it off them";
+    let (code, out, err) = run(&["explain", "ns/free", "-f", &f], None);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains(synced), "{out}");
+    assert!(!out.contains("waits until one does"), "{out}");
+    let (code, out, err) = run(&["explain", "ns/shop", "-f", &f], None);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains(synced), "{out}");
+    // Labelled to stay off the member clusters: it waits for a policy like any template.
+    let (code, out, err) = run(&["explain", "ns/quiet", "-f", &f], None);
+    assert_eq!(code, 0, "{err}");
+    assert!(!out.contains(synced), "{out}");
+    assert!(out.contains("waits until one does"), "{out}");
+    let (code, out, err) = run(
+        &["preempt-check", "-f", &f, "--delete", "cpp/ns-member1"],
+        None,
+    );
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        out.contains("namespace/shop: cpp/ns-member1 -> unclaimed"),
+        "{out}"
+    );
+    assert!(!out.contains("releases what it held"), "{out}");
 }

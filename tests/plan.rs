@@ -1028,3 +1028,23 @@ fn a_moved_loose_directory_is_one_environment() {
     assert_eq!(cluster(c, "member1")["after"]["receives"], false, "{c:#}");
     assert_eq!(cluster(c, "member2")["after"]["receives"], true, "{c:#}");
 }
+
+/// Removing the policy that claims a Namespace: the namespace controller keeps it on every
+/// member cluster, so no cluster loses it and no hazard says it is left without a policy
+/// (pkg/controllers/namespace/namespace_sync_controller.go).
+#[test]
+fn a_namespace_released_by_its_policy_stays_on_every_cluster() {
+    let Some(dir) = two_commits(
+        "a_namespace_released_by_its_policy_stays_on_every_cluster",
+        "namespace-released",
+    ) else {
+        return;
+    };
+    let o = plan_in(dir.path(), &["--base", "main", "-o", "json"]);
+    let json: J = serde_json::from_slice(&o.stdout).unwrap();
+    let env = &json["environments"][0];
+    assert_eq!(hazards(env), Vec::<&str>::new(), "{env:#}");
+    let c = change(env, "shop");
+    assert_eq!(c["orphaned"], false, "{c:#}");
+    assert_eq!(c["clusters"], serde_json::json!([]), "{c:#}");
+}

@@ -18,10 +18,13 @@ pub enum CheckNote {
         policy: PolicyRef,
     },
     /// `policy` is deleted: the templates it held that no other policy claims next are
-    /// released, and their objects on the member clusters stay in place, orphaned, not removed.
+    /// released; each keeps its binding without a policy, so the member clusters keep their
+    /// copies, no longer updated, until the template is deleted (and then too, when the policy
+    /// set `preserveResourcesOnDeletion`: the binding keeps it). A Namespace is not among them.
     OrphanedOnDelete {
         policy: PolicyRef,
         resources: Vec<ObjectRef>,
+        preserve: bool,
     },
     /// The template moves to `policy`, whose `schedulerName` no karmada-scheduler of the
     /// control plane serves: its binding is never scheduled, so it reaches no cluster.
@@ -65,10 +68,12 @@ pub fn notes(r: &CheckReport) -> Vec<CheckNote> {
             .filter(|c| c.before.as_ref() == Some(deleted))
             .collect();
         // A template another policy claims next keeps its binding, which the new claimer
-        // updates: only those left unclaimed are orphaned (claim-and-preemption.md §6.1).
+        // updates: only those left unclaimed are orphaned (claim-and-preemption.md §6.1). A
+        // Namespace stays on every cluster through the namespace controller.
         let resources: Vec<ObjectRef> = held
             .iter()
             .filter(|c| c.after.is_none())
+            .filter(|c| !super::namespace_sync::synced(&st.templates[c.template]))
             .map(|c| st.templates[c.template].reference())
             .collect();
         if !held.is_empty() && resources.is_empty() {
@@ -77,6 +82,7 @@ pub fn notes(r: &CheckReport) -> Vec<CheckNote> {
         out.push(CheckNote::OrphanedOnDelete {
             policy: deleted.clone(),
             resources,
+            preserve: r.world.deleted_preserving.contains(deleted),
         });
     }
     out

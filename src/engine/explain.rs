@@ -155,6 +155,9 @@ pub enum Note {
     BothClaims,
     /// No policy matches: the template waits (§6.3).
     NoCandidates,
+    /// A Namespace karmada-controller-manager's namespace controller copies to every member
+    /// cluster whatever policy claims it ([`super::namespace_sync`]).
+    NamespaceSynced,
     /// The owner's `schedulerName` is served by no karmada-scheduler of the control plane: its
     /// binding is never scheduled (`schedulerNameFilter`, pkg/scheduler/event_handler.go:380-386).
     SchedulerNotServed {
@@ -372,7 +375,12 @@ pub fn explain(state: &State, t: usize) -> Explanation {
             errors: r.errors.clone(),
         });
     }
-    if candidates.is_empty() && tpl.excluded.is_none() && eventual.is_none() {
+    let synced = super::namespace_sync::synced(tpl);
+    if synced {
+        notes.push(Note::NamespaceSynced);
+    }
+    // A Namespace no policy matches does not wait: the namespace controller has it everywhere.
+    if candidates.is_empty() && tpl.excluded.is_none() && eventual.is_none() && !synced {
         notes.push(Note::NoCandidates);
         notes.extend(never_matching_selectors_aimed_at(state, t));
     }

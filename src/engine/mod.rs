@@ -20,6 +20,8 @@ pub mod dependencies;
 pub mod explain;
 // Which documents `explain` of one template needs (issue 8).
 pub mod explain_inputs;
+// karmada-controller-manager's namespace controller: every Namespace to every cluster.
+pub mod namespace_sync;
 // Ownership changes of a change set (`lint --base`).
 pub mod ownership;
 // What a change does to the fleet, per member cluster (`plan`).

@@ -83,6 +83,9 @@ pub struct World {
     pub rejected: Vec<(PolicyRef, Vec<String>)>,
     /// Policies the changes deleted.
     pub deleted: Vec<PolicyRef>,
+    /// Those of [`World::deleted`] that set `preserveResourcesOnDeletion: true`: their
+    /// bindings keep it, so deleting a template they held later keeps its copies.
+    pub deleted_preserving: Vec<PolicyRef>,
 }
 
 /// Why a change could not be processed at all.
@@ -106,6 +109,7 @@ impl World {
             changed: Vec::new(),
             rejected: Vec::new(),
             deleted: Vec::new(),
+            deleted_preserving: Vec::new(),
         }
     }
 
@@ -256,6 +260,9 @@ impl World {
                 let Some(p) = self.state.find_policy(&r) else {
                     return Err(ChangeError::NotFound(r));
                 };
+                if self.state.policy(p).spec.preserve_resources_on_deletion == Some(true) {
+                    self.deleted_preserving.push(r.clone());
+                }
                 self.deleted.push(r.clone());
                 self.changed.retain(|&c| c != p);
                 self.delete_now(p);

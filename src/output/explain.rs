@@ -238,6 +238,10 @@ pub fn note_text(n: &Note) -> String {
         Note::NoCandidates => {
             "no policy matches: the template waits until one does".into()
         }
+        Note::NamespaceSynced => format!(
+            "karmada-controller-manager's namespace controller copies this Namespace to every member cluster, whatever policy claims it or what its placement excludes (pkg/controllers/namespace); the label {}: \"true\" keeps it off them",
+            crate::engine::namespace_sync::SKIP_AUTO_PROPAGATION_LABEL
+        ),
         Note::SchedulerNotServed { policy, name } => format!(
             "{policy} sets schedulerName `{}`, which no karmada-scheduler of this control plane serves (`--scheduler-name`, default `default-scheduler`; `schedulers:` in the configuration names others): its binding is never scheduled: what follows reaches member clusters only once a scheduler of that name runs",
             name

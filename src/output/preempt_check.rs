@@ -274,17 +274,29 @@ fn note_text(n: &crate::engine::check_notes::CheckNote) -> String {
         CheckNote::SchedulerNotServed { resource, policy, name } => format!(
             "{resource}: {policy} names schedulerName `{name}`, which no karmada-scheduler of this control plane serves, so its binding is never scheduled and reaches no cluster"
         ),
-        CheckNote::OrphanedOnDelete { policy, resources } if resources.is_empty() => format!(
-            "deleting {policy}: it holds none of the templates read; any it holds elsewhere is released, its objects already on member clusters left in place, orphaned, not removed"
+        CheckNote::OrphanedOnDelete {
+            policy, resources, ..
+        } if resources.is_empty() => format!(
+            "deleting {policy}: it holds none of the templates read; any it holds elsewhere keeps its binding without a policy, and the member clusters keep their copies, no longer updated"
         ),
-        CheckNote::OrphanedOnDelete { policy, resources } => {
+        CheckNote::OrphanedOnDelete {
+            policy,
+            resources,
+            preserve,
+        } => {
             let held = resources
                 .iter()
                 .map(ToString::to_string)
                 .collect::<Vec<_>>()
                 .join(", ");
+            // As plan's policy-removed-holding-templates says it.
+            let later = if *preserve {
+                "are kept (preserveResourcesOnDeletion: true)"
+            } else {
+                "are deleted with it (no preserveResourcesOnDeletion)"
+            };
             format!(
-                "deleting {policy} releases what it held ({held}); the objects already on member clusters stay in place, orphaned, not removed"
+                "deleting {policy} releases what it held ({held}): each keeps its binding without a policy, and the member clusters keep their copies, no longer updated; when the template is deleted later, those copies {later}"
             )
         }
     }

@@ -75,9 +75,12 @@ pub fn removed_holding(
         let Some(p) = before.find_policy(r) else {
             continue; // refused at the base: it never existed
         };
+        // What the policy held and that its removal changes: a Namespace released to no policy
+        // stays with the namespace controller.
         let held: Vec<&TemplatePlan> = changes
             .iter()
             .filter(|c| c.before.as_ref() == Some(r))
+            .filter(|c| c.after.is_some() || c.orphaned || c.moved == OwnerMove::Deleted)
             .collect();
         if held.is_empty() {
             continue;

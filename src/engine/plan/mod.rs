@@ -463,9 +463,12 @@ impl Run<'_> {
         } else {
             Vec::new()
         };
+        // A Namespace the namespace controller copies everywhere stays on every member cluster
+        // and up to date without an owner.
+        let synced = crate::engine::namespace_sync::synced(&world.state.templates[t]);
         TemplatePlan {
             template: r.clone(),
-            orphaned: before.is_some() && after.is_none() && !deleted,
+            orphaned: before.is_some() && after.is_none() && !deleted && !synced,
             carried_by,
             before,
             after,
@@ -543,8 +546,9 @@ impl Run<'_> {
         };
         let now = if plan.moved == OwnerMove::Deleted {
             Delivered::default()
-        } else if plan.orphaned {
-            // The binding stays as it was: same clusters, same suspension.
+        } else if plan.orphaned || crate::engine::namespace_sync::synced(entry) {
+            // The binding stays as it was: same clusters, same suspension. A Namespace the
+            // namespace controller copies is on every member cluster whoever owns it.
             stays(was.suspended.clone())
         } else if !rescaled && self.keeps_schedule(plan, before, after) {
             stays(
