@@ -9,7 +9,7 @@ use std::hint::black_box;
 use std::time::{Duration, Instant};
 
 use karmada_policy::engine::placement::{evaluate, BindingView};
-use karmada_policy::engine::replicas::{workload, CapacitySource, ReplicaView};
+use karmada_policy::engine::replicas::{workload, CapacitySource, ReplicaView, SchedulerTraits};
 use karmada_policy::model::cluster::Cluster;
 use karmada_policy::model::policy::Placement;
 use karmada_policy::model::ObjectMeta;
@@ -114,7 +114,7 @@ fn main() {
             replicas: Some(ReplicaView {
                 workload: &w,
                 capacity: CapacitySource::Live,
-                resource_modeling: true,
+                traits: SchedulerTraits::default(),
                 previous: &[],
             }),
             ..BindingView::default()

@@ -1048,3 +1048,39 @@ fn a_namespace_released_by_its_policy_stays_on_every_cluster() {
     assert_eq!(c["orphaned"], false, "{c:#}");
     assert_eq!(c["clusters"], serde_json::json!([]), "{c:#}");
 }
+
+/// Static weights before v1.16 are divided as Karmada then did (Dispenser.TakeByWeight: each
+/// its floor, the rest to the heaviest, then to the one with more replicas before), from v1.16
+/// by Webster's method (Benedict-CS/Meal-Provider-Frontend).
+#[test]
+fn static_weights_divide_by_the_release_s_method() {
+    let Some(dir) = two_commits(
+        "static_weights_divide_by_the_release_s_method",
+        "static-weights-before-1.16",
+    ) else {
+        return;
+    };
+    let replicas = |version: &str| -> Vec<(String, J)> {
+        let o = plan_in(
+            dir.path(),
+            &["--base", "main", "--karmada-version", version, "-o", "json"],
+        );
+        let json: J = serde_json::from_slice(&o.stdout).unwrap();
+        let c = change(&json["environments"][0], "frontend").clone();
+        ["cn-gke-1", "cn-gke-2", "cn-gke-3"]
+            .iter()
+            .map(|n| (n.to_string(), cluster(&c, n)["after"]["replicas"].clone()))
+            .collect()
+    };
+    let want = |a: i64, b: i64, c: i64| -> Vec<(String, J)> {
+        vec![
+            ("cn-gke-1".into(), J::from(a)),
+            ("cn-gke-2".into(), J::from(b)),
+            ("cn-gke-3".into(), J::from(c)),
+        ]
+    };
+    assert_eq!(replicas("1.15"), want(2, 5, 4));
+    assert_eq!(replicas("1.14"), want(2, 5, 4));
+    assert_eq!(replicas("1.16"), want(3, 4, 4));
+    assert_eq!(replicas("1.19"), want(3, 4, 4));
+}

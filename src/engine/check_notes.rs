@@ -181,7 +181,7 @@ pub fn delivery_changes(r: &CheckReport, inputs: &DeliveryInputs<'_>) -> Vec<Del
                 bound: None,
                 chosen: &[],
                 capacity: super::replicas::CapacitySource::Declared,
-                resource_modeling: super::delivery::resource_modeling(st),
+                traits: super::delivery::scheduler_traits(st),
                 carried_to: &[],
             }))
         };

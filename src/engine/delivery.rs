@@ -34,7 +34,7 @@ pub struct DeliveryInput<'a> {
     /// scheduler's 0 on a control plane, a missing input in files.
     pub capacity: CapacitySource,
     /// karmada-scheduler's `CustomizedClusterResourceModeling` gate (Karmada's default: on).
-    pub resource_modeling: bool,
+    pub traits: super::replicas::SchedulerTraits,
     /// The clusters of the workloads that carry the template along as a dependency
     /// ([`super::dependencies::required_by`]): the binding controller sends it there too,
     /// overridden for each (`mergeTargetClusters`, `pkg/controllers/binding/common.go:58`).
@@ -130,7 +130,7 @@ pub fn deliver(input: &DeliveryInput<'_>) -> Delivery {
             view.replicas = workload.as_ref().ok().map(|workload| ReplicaView {
                 workload,
                 capacity: input.capacity,
-                resource_modeling: input.resource_modeling,
+                traits: input.traits,
                 previous: &[],
             });
             Some(evaluate(p, input.clusters, &view))
@@ -278,7 +278,7 @@ pub fn from_live_binding(
         bound: bound.as_deref(),
         chosen,
         capacity: CapacitySource::Live,
-        resource_modeling: resource_modeling(state),
+        traits: scheduler_traits(state),
         carried_to: &[],
     })
 }
@@ -316,18 +316,21 @@ pub fn from_files(
         bound: None,
         chosen,
         capacity: CapacitySource::Declared,
-        resource_modeling: resource_modeling(state),
+        traits: scheduler_traits(state),
         carried_to,
     })
 }
 
 /// `CustomizedClusterResourceModeling` (Beta, default on): the general estimator reads the
 /// clusters' resource models only with it (`pkg/estimator/client/general.go`).
-pub fn resource_modeling(state: &crate::engine::state::State) -> bool {
-    state
-        .options
-        .gates
-        .enabled("CustomizedClusterResourceModeling")
+pub fn scheduler_traits(state: &crate::engine::state::State) -> super::replicas::SchedulerTraits {
+    super::replicas::SchedulerTraits {
+        resource_modeling: state
+            .options
+            .gates
+            .enabled("CustomizedClusterResourceModeling"),
+        webster: state.options.version() >= crate::model::KarmadaVersion::new(1, 16),
+    }
 }
 
 /// What one member cluster receives of a template under one owner: the override policies

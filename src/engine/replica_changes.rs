@@ -128,7 +128,7 @@ impl Sides<'_> {
                 bound: None,
                 chosen: &[],
                 capacity: CapacitySource::Declared,
-                resource_modeling: super::delivery::resource_modeling(state),
+                traits: super::delivery::scheduler_traits(state),
                 carried_to: &[],
             });
             assignment_of(&d)

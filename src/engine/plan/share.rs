@@ -9,7 +9,7 @@ use serde_json::Value;
 
 use super::{ClusterDelta, FieldChange, Share, ANY_CLUSTER};
 use crate::engine::delivery::{
-    assignment_of, deliver, is_workload, resource_modeling, scheduled_clusters, DeliveryInput,
+    assignment_of, deliver, is_workload, scheduled_clusters, scheduler_traits, DeliveryInput,
 };
 use crate::engine::overrides::apply_for_cluster;
 use crate::engine::placement::{BindingView, Filter};
@@ -153,7 +153,7 @@ impl SideView<'_> {
             bound: None,
             chosen: &[],
             capacity: self.capacity,
-            resource_modeling: resource_modeling(self.state),
+            traits: scheduler_traits(self.state),
             carried_to: &[],
         });
         // Replicas per cluster where the scheduler divides them (`replicas`); none for a

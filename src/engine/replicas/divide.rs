@@ -43,6 +43,85 @@ impl TieBreak {
     }
 }
 
+/// How replicas are apportioned by weight.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Apportion {
+    /// `Dispenser.AllocateByWeight` (`AllocateWebsterSeats`), from v1.16.0, ties by the
+    /// template's uid.
+    Webster(TieBreak),
+    /// `Dispenser.TakeByWeight`, before v1.16.0 ([`take_by_weight`]).
+    Floor,
+}
+
+impl From<TieBreak> for Apportion {
+    fn from(tie: TieBreak) -> Apportion {
+        Apportion::Webster(tie)
+    }
+}
+
+/// What an apportionment gave.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Apportioned {
+    pub targets: Vec<Target>,
+    /// A replica left after the floors went to one of several clusters equal in weight and in
+    /// last replicas, which Karmada before v1.16 orders at random (`ClusterWeightInfoList.Less`):
+    /// another of them may get it.
+    pub random_tie: bool,
+}
+
+/// `seats` apportioned by `votes`, with the clusters' last replicas (`last`, the binding's
+/// `spec.clusters`) for [`Apportion::Floor`]'s order. Sorted by name.
+pub fn apportion(
+    seats: i32,
+    votes: &[(String, i64)],
+    last: &[Target],
+    how: Apportion,
+) -> Apportioned {
+    match how {
+        Apportion::Webster(tie) => Apportioned {
+            targets: webster(seats, votes, &[], tie),
+            random_tie: false,
+        },
+        Apportion::Floor => take_by_weight(seats, votes, last),
+    }
+}
+
+/// `Dispenser.TakeByWeight` (`pkg/util/helper/binding.go:112-144` at v1.15.0): each cluster
+/// its floor of `weight × seats / sum`, then the replicas left one each in the order weight
+/// descending, last replicas descending, then at random (`ClusterWeightInfoList.Less`,
+/// `:64-80`). A zero weight sum gives nothing.
+pub fn take_by_weight(seats: i32, votes: &[(String, i64)], last: &[Target]) -> Apportioned {
+    let sum: i64 = votes.iter().map(|(_, v)| *v).sum();
+    if sum == 0 {
+        return Apportioned::default();
+    }
+    let last_of = |name: &str| {
+        last.iter()
+            .find(|t| t.cluster == name)
+            .map_or(0, |t| t.replicas)
+    };
+    let mut order: Vec<(&str, i64, i32)> = votes
+        .iter()
+        .map(|(n, v)| (n.as_str(), *v, last_of(n)))
+        .collect();
+    order.sort_by(|a, b| b.1.cmp(&a.1).then(b.2.cmp(&a.2)));
+    let mut targets: Vec<Target> = order
+        .iter()
+        .map(|(n, v, _)| Target::new(n, (v * i64::from(seats) / sum) as i32))
+        .collect();
+    let left = (seats - targets.iter().map(|t| t.replicas).sum::<i32>()).max(0) as usize;
+    for t in targets.iter_mut().take(left) {
+        t.replicas += 1;
+    }
+    let key = |i: usize| order.get(i).map(|(_, v, l)| (*v, *l));
+    let random_tie = left > 0 && key(left - 1) == key(left);
+    targets.sort_by(|a, b| a.cluster.cmp(&b.cluster));
+    Apportioned {
+        targets,
+        random_tie,
+    }
+}
+
 /// FNV-1a, 32 bits (`hash/fnv` New32a).
 fn fnv32a(bytes: &[u8]) -> u32 {
     bytes.iter().fold(0x811c_9dc5u32, |h, b| {
@@ -171,8 +250,13 @@ pub fn static_weights(
 
 /// `assignByStaticWeightStrategy`: Webster over the static weights (zero shares included;
 /// the caller drops them as `removeZeroReplicasCluster` does).
-pub fn by_static_weights(replicas: i32, weights: &[(String, i64)], tie: TieBreak) -> Vec<Target> {
-    webster(replicas, weights, &[], tie)
+pub fn by_static_weights(
+    replicas: i32,
+    weights: &[(String, i64)],
+    previous: &[Target],
+    how: Apportion,
+) -> Apportioned {
+    apportion(replicas, weights, previous, how)
 }
 
 /// Dynamic weights and Aggregated: the strategy kind.
@@ -204,6 +288,8 @@ impl NotEnough {
 pub struct DynamicTrace {
     pub weights: Vec<Target>,
     pub order_dependent: bool,
+    /// See [`Apportioned::random_tie`].
+    pub random_tie: bool,
 }
 
 /// `sort.Sort(TargetClustersList)`: available replicas descending. Go's sort is an insertion
@@ -223,7 +309,7 @@ pub fn dynamic(
     replicas: i32,
     candidates: &[Target],
     previous: &[Target],
-    tie: TieBreak,
+    how: Apportion,
 ) -> Result<(Vec<Target>, DynamicTrace), NotEnough> {
     // buildScheduledClusters: the previous targets still among the candidates.
     let scheduled: Vec<Target> = previous
@@ -238,12 +324,12 @@ pub fn dynamic(
             // dynamicScaleDown: the previous replicas are the weights; nothing kept.
             let mut available = scheduled;
             by_replicas_desc(&mut available);
-            divide(kind, replicas, available, &[], tie)
+            divide(kind, replicas, available, &[], how)
         }
         Ordering::Less => {
             let mut available = candidates.to_vec();
             by_replicas_desc(&mut available);
-            divide(kind, replicas - assigned, available, &scheduled, tie)
+            divide(kind, replicas - assigned, available, &scheduled, how)
         }
     }
 }
@@ -256,7 +342,7 @@ fn divide(
     target: i32,
     mut available: Vec<Target>,
     scheduled: &[Target],
-    tie: TieBreak,
+    how: Apportion,
 ) -> Result<(Vec<Target>, DynamicTrace), NotEnough> {
     let sum: i64 = available.iter().map(|t| i64::from(t.replicas)).sum();
     if sum < i64::from(target) {
@@ -290,12 +376,14 @@ fn divide(
         .iter()
         .map(|t| (t.cluster.clone(), i64::from(t.replicas)))
         .collect();
-    let divided = webster(target, &weights, &[], tie);
+    // `SpreadReplicasByTargetClusters` before v1.16: the last replicas are the scheduled ones.
+    let divided = apportion(target, &weights, scheduled, how);
     Ok((
-        merge(scheduled, divided),
+        merge(scheduled, divided.targets),
         DynamicTrace {
             weights: available,
             order_dependent,
+            random_tie: divided.random_tie,
         },
     ))
 }

@@ -26,7 +26,7 @@ pub use divide::{Target, TieBreak};
 pub use estimator::{Basis, CapacityError};
 pub use workload::{Requirements, Workload};
 
-use divide::Dynamic;
+use divide::{Apportion, Dynamic};
 use select::{Candidate, StrategyView};
 
 /// The division the placement asks for (`newAssignState`, assignment.go).
@@ -107,10 +107,30 @@ pub enum CapacitySource {
 pub struct ReplicaView<'a> {
     pub workload: &'a Workload,
     pub capacity: CapacitySource,
-    /// karmada-scheduler's `CustomizedClusterResourceModeling` gate (on by default).
-    pub resource_modeling: bool,
+    /// What of karmada-scheduler's release and gates the schedule depends on.
+    pub traits: SchedulerTraits,
     /// The binding's `spec.clusters`; empty for a fresh schedule.
     pub previous: &'a [Target],
+}
+
+/// What of karmada-scheduler's release and gates a schedule depends on.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct SchedulerTraits {
+    /// The `CustomizedClusterResourceModeling` gate (on by default).
+    pub resource_modeling: bool,
+    /// Weights are apportioned by Webster's method, from v1.16.0 (commits 85c322d17 and
+    /// d698ee591, `Dispenser.AllocateByWeight`); before, by `Dispenser.TakeByWeight`
+    /// ([`Division::Floor`]).
+    pub webster: bool,
+}
+
+impl Default for SchedulerTraits {
+    fn default() -> SchedulerTraits {
+        SchedulerTraits {
+            resource_modeling: true,
+            webster: true,
+        }
+    }
 }
 
 /// Why a cluster gets its share.
@@ -148,6 +168,9 @@ pub enum AssignmentNote {
     /// Aggregated over more than 12 clusters with a tie at the cut: Go's unstable sort may keep
     /// another of the tied clusters.
     UnstableSortTie,
+    /// Before v1.16 a replica left after the floors went to one of several clusters equal in
+    /// weight and last replicas, ordered at random: another of them may get it.
+    RandomWeightTie,
     /// The kind has no replica interpreter in Karmada's default interpreter: listed without
     /// replicas unless a resource interpreter customization says otherwise.
     KindWithoutReplicas,
@@ -250,6 +273,10 @@ pub fn schedule(
         }
     };
     let tie = TieBreak::of_uid(w.uid.as_deref());
+    let how = match view.traits.webster {
+        true => Apportion::Webster(tie),
+        false => Apportion::Floor,
+    };
     let first = assign(
         &selected,
         placement,
@@ -257,9 +284,10 @@ pub fn schedule(
         w,
         view.previous,
         overflow,
-        tie,
+        how,
     );
-    if w.uid.is_none() {
+    // Webster's ties follow the template's uid, which a manifest not yet created lacks.
+    if w.uid.is_none() && view.traits.webster {
         let other = match tie {
             TieBreak::Ascending => TieBreak::Descending,
             TieBreak::Descending => TieBreak::Ascending,
@@ -271,7 +299,7 @@ pub fn schedule(
             w,
             view.previous,
             overflow,
-            other,
+            Apportion::Webster(other),
         );
         if let (Ok(a), Ok(b)) = (&first, &second) {
             if a.shares != b.shares {
@@ -312,7 +340,7 @@ fn estimates(
             let e = estimator::estimate(
                 c,
                 view.workload.requirements.as_ref(),
-                view.resource_modeling,
+                view.traits.resource_modeling,
             )?;
             Ok((e.replicas, e.basis))
         })
@@ -400,7 +428,7 @@ fn assign(
     w: &Workload,
     previous: &[Target],
     overflow: Option<&ClusterAffinityTerm>,
-    tie: TieBreak,
+    how: Apportion,
 ) -> Result<Scheduled, Failed> {
     let failed = |unschedulable, message: String| Failed {
         unschedulable,
@@ -426,10 +454,10 @@ fn assign(
     }
     let mut notes = Vec::new();
     let shares = if overflow.is_some() {
-        by_tiers(selected, placement, strategy, w, previous, tie, &mut notes)
+        by_tiers(selected, placement, strategy, w, previous, how, &mut notes)
     } else {
         to_clusters(
-            selected, placement, strategy, w.replicas, previous, tie, &mut notes,
+            selected, placement, strategy, w.replicas, previous, how, &mut notes,
         )
     }
     .map_err(|(unschedulable, m)| failed(unschedulable, m))?;
@@ -450,7 +478,7 @@ fn by_tiers(
     strategy: &Strategy,
     w: &Workload,
     previous: &[Target],
-    tie: TieBreak,
+    how: Apportion,
     notes: &mut Vec<AssignmentNote>,
 ) -> Division {
     let mut orders: Vec<i32> = selected.iter().map(|c| c.overflow_order).collect();
@@ -467,7 +495,7 @@ fn by_tiers(
         let available: i64 = tier.iter().map(|c| c.available).sum();
         let replicas = remaining.min(available).max(0) as i32;
         out.extend(to_clusters(
-            &tier, placement, strategy, replicas, previous, tie, notes,
+            &tier, placement, strategy, replicas, previous, how, notes,
         )?);
         remaining -= i64::from(replicas);
         if remaining <= 0 {
@@ -491,7 +519,7 @@ fn to_clusters(
     strategy: &Strategy,
     replicas: i32,
     previous: &[Target],
-    tie: TieBreak,
+    how: Apportion,
     notes: &mut Vec<AssignmentNote>,
 ) -> Division {
     let shares: Vec<Share> = match strategy {
@@ -514,7 +542,12 @@ fn to_clusters(
             let total: i64 = weights.iter().map(|(_, w)| *w).sum();
             let by_name: std::collections::HashMap<&str, i64> =
                 weights.iter().map(|(n, w)| (n.as_str(), *w)).collect();
-            divide::by_static_weights(replicas, &weights, tie)
+            let divided = divide::by_static_weights(replicas, &weights, previous, how);
+            if divided.random_tie && !notes.contains(&AssignmentNote::RandomWeightTie) {
+                notes.push(AssignmentNote::RandomWeightTie);
+            }
+            divided
+                .targets
                 .into_iter()
                 .map(|t| {
                     let weight = by_name.get(t.cluster.as_str()).copied().unwrap_or(0);
@@ -536,8 +569,11 @@ fn to_clusters(
                 .iter()
                 .map(|c| Target::new(c.name(), c.allocatable))
                 .collect();
-            let (targets, trace) = divide::dynamic(kind, replicas, &available, previous, tie)
+            let (targets, trace) = divide::dynamic(kind, replicas, &available, previous, how)
                 .map_err(|e| (true, format!("failed to scale up: {}", e.message())))?;
+            if trace.random_tie && !notes.contains(&AssignmentNote::RandomWeightTie) {
+                notes.push(AssignmentNote::RandomWeightTie);
+            }
             if trace.order_dependent && !notes.contains(&AssignmentNote::UnstableSortTie) {
                 notes.push(AssignmentNote::UnstableSortTie);
             }

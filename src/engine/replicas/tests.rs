@@ -107,7 +107,8 @@ fn static_weight_strategy() {
         let refs: Vec<&Cluster> = clusters.iter().collect();
         let list = list.map(weight_list);
         let weights = divide::static_weights(&refs, list.as_deref());
-        let got = divide::by_static_weights(*replicas, &weights, TieBreak::Ascending);
+        let got =
+            divide::by_static_weights(*replicas, &weights, &[], TieBreak::Ascending.into()).targets;
         assert_eq!(got, targets(want), "{name}");
     }
 }
@@ -168,7 +169,7 @@ fn view(w: &Workload, capacity: CapacitySource) -> ReplicaView<'_> {
     ReplicaView {
         workload: w,
         capacity,
-        resource_modeling: true,
+        traits: SchedulerTraits::default(),
         previous: &[],
     }
 }
@@ -222,7 +223,7 @@ fn dynamic_divide_replicas() {
             *replicas,
             &targets(available),
             &[],
-            TieBreak::Ascending,
+            TieBreak::Ascending.into(),
         )
         .unwrap();
         assert_eq!(divide::drop_zero(got), targets(want), "{name}");
@@ -379,7 +380,7 @@ fn dynamic_scale_up_and_scale() {
             *replicas,
             &targets(available),
             &targets(previous),
-            TieBreak::Ascending,
+            TieBreak::Ascending.into(),
         );
         match (got, want) {
             (Ok((got, _)), Some(want)) => {
@@ -519,7 +520,7 @@ fn overflow_tiers() {
             &w,
             &targets(previous),
             Some(&term),
-            TieBreak::Ascending,
+            TieBreak::Ascending.into(),
         );
         match (got, want) {
             (Ok(s), Ok(want)) => assert_eq!(s.targets(), targets(want), "{name}"),
@@ -1037,5 +1038,40 @@ fn absent_max_groups_selects_no_cluster() {
     assert!(
         matches!(&out, Outcome::Failed(f) if f.message == "failed to assign replicas: no clusters available to schedule"),
         "{out:?}"
+    );
+}
+
+// ---- before v1.16: Dispenser.TakeByWeight (pkg/util/helper/binding.go:112-144 @v1.15.0) ----
+
+/// Each cluster its floor, the rest to the heaviest first, then to the one with more replicas
+/// before (Benedict-CS/Meal-Provider-Frontend: 11 replicas at 2:3:3, 4 and 7 before on the
+/// first two, is 2/5/4 at v1.15 and 3/4/4 by Webster from v1.16).
+#[test]
+fn take_by_weight_floors_then_the_heaviest() {
+    let weights: Vec<(String, i64)> = [("gke-1", 2), ("gke-2", 3), ("gke-3", 3)]
+        .iter()
+        .map(|(n, w)| (n.to_string(), *w))
+        .collect();
+    let before = targets(&[("gke-1", 4), ("gke-2", 7)]);
+    let got = divide::take_by_weight(11, &weights, &before);
+    assert_eq!(
+        got.targets,
+        targets(&[("gke-1", 2), ("gke-2", 5), ("gke-3", 4)])
+    );
+    assert!(!got.random_tie);
+    // Fresh: gke-2 and gke-3 tie on weight and last replicas; which gets the replica is random.
+    let got = divide::take_by_weight(11, &weights, &[]);
+    assert_eq!(got.targets.iter().map(|t| t.replicas).sum::<i32>(), 11);
+    assert!(got.random_tie);
+    // Exact division: nothing left, no tie.
+    let got = divide::take_by_weight(8, &weights, &[]);
+    assert_eq!(
+        got.targets,
+        targets(&[("gke-1", 2), ("gke-2", 3), ("gke-3", 3)])
+    );
+    assert!(!got.random_tie);
+    assert_eq!(
+        divide::take_by_weight(3, &[], &[]),
+        divide::Apportioned::default()
     );
 }

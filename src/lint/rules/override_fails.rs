@@ -167,7 +167,7 @@ fn failures(
         bound: None,
         chosen: &[],
         capacity: CapacitySource::Declared,
-        resource_modeling: delivery::resource_modeling(st),
+        traits: delivery::scheduler_traits(st),
         carried_to: &[],
     });
     delivered

@@ -535,7 +535,7 @@ fn over_capacity(
     let view = ReplicaView {
         workload: w,
         capacity: CapacitySource::Declared,
-        resource_modeling: crate::engine::delivery::resource_modeling(a.state),
+        traits: crate::engine::delivery::scheduler_traits(a.state),
         previous: &[],
     };
     let term = result.decided.term.as_deref().and_then(|name| {
