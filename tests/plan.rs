@@ -1084,3 +1084,28 @@ fn static_weights_divide_by_the_release_s_method() {
     assert_eq!(replicas("1.16"), want(3, 4, 4));
     assert_eq!(replicas("1.19"), want(3, 4, 4));
 }
+
+/// An update the API server refuses (an unknown field under strict validation) is a change
+/// that fails, as `lint --base` says: plan lists it refused, with the `policy-refused` hazard,
+/// where it said "no change" because the typed policy was the same (zhdkb/wordcount-job).
+#[test]
+fn an_update_the_api_server_refuses_is_a_hazard() {
+    let Some(dir) = two_commits("an_update_the_api_server_refuses_is_a_hazard", "refused-update")
+    else {
+        return;
+    };
+    let o = plan_in(dir.path(), &["--base", "main", "--fail-on-hazard"]);
+    let text = String::from_utf8_lossy(&o.stdout);
+    assert_eq!(o.status.code(), Some(6), "{text}");
+    assert!(
+        text.contains("changed  cpp/wordcount (refused by admission, the stored version stays: ClusterPropagationPolicy in version \"v1alpha1\" cannot be handled as a ClusterPropagationPolicy: strict decoding error: unknown field \"spec.overrides\")"),
+        "{text}"
+    );
+    assert!(
+        text.contains("policy-refused: cpp/wordcount is refused by the API server (ClusterPropagationPolicy in version \"v1alpha1\" cannot be handled as a ClusterPropagationPolicy: strict decoding error: unknown field \"spec.overrides\"): applying the change fails there, and the control plane keeps the version it stores."),
+        "{text}"
+    );
+    let o = plan_in(dir.path(), &["--base", "main", "-o", "json"]);
+    let json: J = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(hazards(&json["environments"][0]), vec!["policy-refused"]);
+}

@@ -48,6 +48,13 @@ pub fn engine_options(gates: &GateSet) -> Options {
 /// namespace stores the same object as leaving them out: the CRD defaults and the mutating
 /// webhook fill them in), same labels (the permanent id) and same deletion state.
 fn same_policy(a: &Policy, b: &Policy, version: KarmadaVersion) -> bool {
+    // The typed spec leaves out what the API server refuses (an unknown field under strict
+    // validation): a version refused where the other is not is a change, which the API server
+    // refuses.
+    let refused = |p: &Policy| matches!(p.admission, crate::model::Admission::Refused(_));
+    if refused(a) != refused(b) {
+        return false;
+    }
     let same_spec = || {
         a.spec == b.spec
             || (std::mem::discriminant(&a.admission) == std::mem::discriminant(&b.admission)

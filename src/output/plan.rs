@@ -206,6 +206,19 @@ pub fn hazard_message(h: &Hazard) -> String {
             "{} is left without a policy (it was {was}'s): its binding stays as it was, the member clusters keep their copies, and changes to the template no longer reach them.",
             printable(&template.to_string())
         ),
+        Hazard::Refused {
+            policy,
+            stored,
+            reason,
+        } => format!(
+            "{policy} is refused by the API server ({}): applying the change fails there, and {}.",
+            printable(reason),
+            if *stored {
+                "the control plane keeps the version it stores"
+            } else {
+                "the policy never exists, so it claims nothing"
+            }
+        ),
         Hazard::Shared {
             subject,
             environments,
@@ -473,6 +486,7 @@ pub fn hazard_subjects(h: &Hazard) -> (Option<&PolicyRef>, Vec<&ObjectRef>, &[St
         } => (Some(policy), templates.iter().collect(), &[]),
         Hazard::SuspendedWithFailover { policy, .. } => (Some(policy), Vec::new(), &[]),
         Hazard::WithoutPolicy { template, was } => (Some(was), vec![template], &[]),
+        Hazard::Refused { policy, .. } => (Some(policy), Vec::new(), &[]),
         Hazard::Shared { environments, .. } => (None, Vec::new(), environments),
     }
 }

@@ -44,6 +44,13 @@ pub enum Hazard {
     /// A template that had an owner and has none after the change: its binding stays as it
     /// was and nothing propagates its changes any more.
     WithoutPolicy { template: ObjectRef, was: PolicyRef },
+    /// An added or changed policy the API server refuses: the apply fails; an added one never
+    /// exists, a changed one keeps its stored version.
+    Refused {
+        policy: PolicyRef,
+        stored: bool,
+        reason: String,
+    },
     /// The same policy or override change in several environments (a shared base).
     Shared {
         subject: String,
@@ -59,9 +66,26 @@ impl Hazard {
             Hazard::RemovedWithOverride { .. } => "policy-and-override-removed",
             Hazard::SuspendedWithFailover { .. } => "suspension-with-failover",
             Hazard::WithoutPolicy { .. } => "template-left-without-policy",
+            Hazard::Refused { .. } => "policy-refused",
             Hazard::Shared { .. } => "change-reaches-several-environments",
         }
     }
+}
+
+/// The added and changed policies admission refuses (a removed one's verdict is no hazard:
+/// the deletion goes through).
+pub fn refused(edits: &[super::PolicyEdit]) -> Vec<Hazard> {
+    edits
+        .iter()
+        .filter(|e| e.edit != super::Edit::Removed)
+        .filter_map(|e| {
+            Some(Hazard::Refused {
+                policy: e.policy.clone(),
+                stored: e.stored,
+                reason: e.refused.first()?.clone(),
+            })
+        })
+        .collect()
 }
 
 /// The removed policies that held templates at the base, each with what became of them.

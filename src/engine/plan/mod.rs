@@ -268,7 +268,8 @@ pub fn plan(sides: &Sides<'_>, settings: &Settings) -> EnvPlan {
     };
     let changes = run.template_plans(&views.before(), &views.after());
     let policies = policy_edits(&changed, settings.options.version());
-    let hazards = run.hazards(&before, &changes);
+    let mut hazards = hazards::refused(&policies);
+    hazards.extend(run.hazards(&before, &changes));
     EnvPlan {
         policies,
         overrides: changed
