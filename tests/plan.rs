@@ -1090,8 +1090,10 @@ fn static_weights_divide_by_the_release_s_method() {
 /// where it said "no change" because the typed policy was the same (zhdkb/wordcount-job).
 #[test]
 fn an_update_the_api_server_refuses_is_a_hazard() {
-    let Some(dir) = two_commits("an_update_the_api_server_refuses_is_a_hazard", "refused-update")
-    else {
+    let Some(dir) = two_commits(
+        "an_update_the_api_server_refuses_is_a_hazard",
+        "refused-update",
+    ) else {
         return;
     };
     let o = plan_in(dir.path(), &["--base", "main", "--fail-on-hazard"]);

@@ -155,6 +155,22 @@ fn with(what: &str, detail: Option<String>) -> String {
     }
 }
 
+/// A delta's cluster in words: `every selected cluster but dc1` for the clusters of a
+/// placement of every cluster that the other side does not name.
+pub fn delta_name(d: &ClusterDelta) -> String {
+    match d.except.as_slice() {
+        [] => cluster_name(&d.cluster),
+        names => format!(
+            "every selected cluster but {}",
+            names
+                .iter()
+                .map(|n| printable(n))
+                .collect::<Vec<_>>()
+                .join(", ")
+        ),
+    }
+}
+
 pub fn cluster_name(c: &str) -> String {
     if c == ANY_CLUSTER {
         "every selected cluster".to_string()
@@ -313,7 +329,7 @@ impl Counts {
                 c.delivery_changes += 1;
             }
             for d in &t.clusters {
-                let e = c.clusters.entry(cluster_name(&d.cluster)).or_default();
+                let e = c.clusters.entry(delta_name(d)).or_default();
                 match (d.before.receives, d.after.receives) {
                     (false, true) => e.0 += 1,
                     (true, false) => e.1 += 1,
@@ -447,6 +463,7 @@ fn change_json(c: &TemplatePlan) -> Value {
         "preserveResourcesOnDeletion": c.preserved,
         "clusters": c.clusters.iter().map(|d| json!({
             "cluster": d.cluster,
+            "except": d.except,
             "before": share_json(&d.before),
             "after": share_json(&d.after),
             "manifest": d.manifest.iter().map(|f| json!({
@@ -700,11 +717,7 @@ fn template_text(c: &TemplatePlan, color: bool) -> String {
     }
     for d in &c.clusters {
         let what = cluster_text(d, c.preserved);
-        out.push_str(&format!(
-            "    {}: {}\n",
-            cluster_name(&d.cluster),
-            what.join(", ")
-        ));
+        out.push_str(&format!("    {}: {}\n", delta_name(d), what.join(", ")));
         for f in &d.manifest {
             out.push_str(&format!(
                 "      {}: {} -> {}\n",
@@ -741,8 +754,7 @@ fn clusters_text(p: &EnvPlan) -> String {
                 (true, false) => 1,
                 _ => 2,
             };
-            per.entry(cluster_name(&d.cluster)).or_default()[slot]
-                .push(printable(&c.template.to_string()));
+            per.entry(delta_name(d)).or_default()[slot].push(printable(&c.template.to_string()));
         }
     }
     let mut out = String::new();

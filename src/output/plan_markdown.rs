@@ -6,7 +6,7 @@
 use serde_json::Value;
 
 use super::plan::{
-    cluster_name, cluster_text, hazard_message, owner_text, value_text, Counts, PlanReport,
+    cluster_text, delta_name, hazard_message, owner_text, value_text, Counts, PlanReport,
 };
 use crate::engine::plan::{EnvPlan, TemplatePlan};
 
@@ -293,11 +293,11 @@ fn template(c: &TemplatePlan) -> String {
     for d in &c.clusters {
         out.push_str(&format!(
             "  - {}: {}\n",
-            code(&cluster_name(&d.cluster)),
+            code(&delta_name(d)),
             text(&cluster_text(d, c.preserved).join(", "))
         ));
         for f in &d.manifest {
-            diff.push(format!("@ {} {}", cluster_name(&d.cluster), f.path));
+            diff.push(format!("@ {} {}", delta_name(d), f.path));
             diff.push(format!("- {}", side(f.before.as_ref())));
             diff.push(format!("+ {}", side(f.after.as_ref())));
         }

@@ -192,6 +192,10 @@ pub struct ClusterDelta {
     pub before: Share,
     pub after: Share,
     pub manifest: Vec<FieldChange>,
+    /// For [`ANY_CLUSTER`]: the clusters the other side names, which are among every selected
+    /// cluster and are reported on their own (a placement of every cluster narrowed to `dc1`:
+    /// every selected cluster but dc1 loses the template, dc1 keeps it).
+    pub except: Vec<String>,
 }
 
 /// One template the change reaches.

@@ -256,18 +256,32 @@ pub fn compare(pair: &Pair<'_>) -> Vec<ClusterDelta> {
     let (bv, bd) = pair.before;
     let (av, ad) = pair.after;
     let names: BTreeSet<&String> = bd.targets.iter().chain(&ad.targets).collect();
+    // Every selected cluster (no Cluster objects) on one side includes the clusters the other
+    // side names: they receive the template on both.
+    let any = |d: &Delivered| d.targets.iter().any(|t| t == ANY_CLUSTER);
+    let named = |d: &Delivered| -> Vec<String> {
+        d.targets
+            .iter()
+            .filter(|t| *t != ANY_CLUSTER)
+            .cloned()
+            .collect()
+    };
+    let covers = |d: &Delivered, name: &str| {
+        d.targets.iter().any(|t| t == name) || (any(d) && name != ANY_CLUSTER)
+    };
     let replicas = |d: &Delivered, c: &str| d.replicas.iter().find(|(n, _)| n == c).map(|r| r.1);
     let mut out = Vec::new();
     for name in names {
         let share = |v: &SideView<'_>, d: &Delivered| -> (Share, Option<Value>) {
-            if !d.targets.contains(name) {
+            if !covers(d, name) {
                 return (Share::default(), None);
             }
             let manifest = v.manifest(name, pair.template);
             let share = Share {
                 receives: true,
                 replicas: replicas(d, name),
-                suspended: d.suspended.contains(name),
+                suspended: d.suspended.contains(name)
+                    || (!d.targets.contains(name) && d.suspended.contains(ANY_CLUSTER)),
                 error: manifest.as_ref().err().cloned(),
             };
             (share, manifest.ok())
@@ -291,11 +305,17 @@ pub fn compare(pair: &Pair<'_>) -> Vec<ClusterDelta> {
             _ => Vec::new(),
         };
         if before != after || !manifest.is_empty() {
+            let except = match (any(bd), any(ad)) {
+                (true, false) if *name == ANY_CLUSTER => named(ad),
+                (false, true) if *name == ANY_CLUSTER => named(bd),
+                _ => Vec::new(),
+            };
             out.push(ClusterDelta {
                 cluster: name.clone(),
                 before,
                 after,
                 manifest,
+                except,
             });
         }
     }

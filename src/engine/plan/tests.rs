@@ -287,3 +287,30 @@ fn a_cluster_a_division_leaves_without_replicas_does_not_receive_it() {
         .collect();
     assert_eq!(receiving.len(), 1, "{:?}", c.clusters);
 }
+
+/// Without Cluster objects a placement of every cluster includes the clusters the other side
+/// names: narrowed to member1, every selected cluster but member1 loses the template, and
+/// member1 keeps it (it used to both lose it as "every selected cluster" and gain it).
+#[test]
+fn every_cluster_narrowed_to_one_keeps_that_one() {
+    let every = "---\napiVersion: policy.karmada.io/v1alpha1\nkind: PropagationPolicy\nmetadata:\n  name: a\n  namespace: default\nspec:\n  resourceSelectors:\n    - apiVersion: apps/v1\n      kind: Deployment\n      name: nginx\n";
+    let p = run(
+        &format!("{NGINX}{every}"),
+        &format!("{NGINX}{}", policy("a", "", "member1")),
+        "",
+    );
+    let c = &p.changes[0];
+    assert_eq!(c.clusters.len(), 1, "{:?}", c.clusters);
+    let rest = cluster(c, ANY_CLUSTER);
+    assert_eq!(rest.except, vec!["member1".to_string()]);
+    assert!(rest.before.receives && !rest.after.receives);
+    // And widened back: every selected cluster but member1 gains it.
+    let p = run(
+        &format!("{NGINX}{}", policy("a", "", "member1")),
+        &format!("{NGINX}{every}"),
+        "",
+    );
+    let rest = cluster(&p.changes[0], ANY_CLUSTER);
+    assert_eq!(rest.except, vec!["member1".to_string()]);
+    assert!(!rest.before.receives && rest.after.receives);
+}
