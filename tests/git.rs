@@ -478,6 +478,15 @@ fn bad_inputs_are_clear_errors_naming_what_to_fetch() {
     let (code, _, err) = lint(r.path(), &["--rev", "no-such-branch"]);
     assert_eq!(code, 2);
     assert!(err.contains("unknown revision `no-such-branch`"), "{err}");
+    // Counted back past the first commit of a whole history: no fetch can help, and the error
+    // does not offer one (zhdkb/wordcount-job, `--base HEAD~5` with four commits).
+    let (code, _, err) = lint(r.path(), &["--base", "HEAD~5"]);
+    assert_eq!(code, 2);
+    assert!(
+        err.contains("unknown revision `HEAD~5`: the history goes back fewer commits than that, and this clone is complete (not shallow): no fetch brings more"),
+        "{err}"
+    );
+    assert!(!err.contains("--deepen"), "{err}");
 
     // A shallow clone of a branch whose merge base with main was not fetched.
     commit(r.path(), &[("a.yaml", &pp("a", ""))], "a");

@@ -45,6 +45,11 @@ pub enum GitError {
     )]
     UnknownRevision { rev: String, fetch: String },
     #[error(
+        "unknown revision `{rev}`: the history goes back fewer commits than that, and this clone \
+         is complete (not shallow): no fetch brings more; `git log --oneline` lists the commits"
+    )]
+    PastFirstCommit { rev: String },
+    #[error(
         "this is a shallow clone and the history joining `{rev}` and HEAD is missing: fetch it \
          with `git fetch --unshallow` (actions/checkout: `fetch-depth: 0`), or at least `{fetch}` \
          with enough depth to reach the merge base"
@@ -300,12 +305,25 @@ impl GitRepo {
 
     fn unknown_revision(&self, rev: &str) -> GitError {
         let fetch = self.fetch_hint(rev);
+        let shallow = self.repo.is_shallow();
+        // Counted back past the first commit of a whole history: deepening cannot help.
+        if !shallow && commits_back(rev).is_some() && self.resolves_counted_from(rev) {
+            return GitError::PastFirstCommit {
+                rev: rev.to_string(),
+            };
+        }
         let rev = rev.to_string();
-        if self.repo.is_shallow() {
+        if shallow {
             GitError::UnknownInShallowClone { rev, fetch }
         } else {
             GitError::UnknownRevision { rev, fetch }
         }
+    }
+
+    /// Whether the revision `rev` counts back from (`HEAD` of `HEAD~5`) exists.
+    fn resolves_counted_from(&self, rev: &str) -> bool {
+        let from = rev.split(['~', '^']).next().unwrap_or(rev);
+        !from.is_empty() && self.repo.revparse_single(from).is_ok()
     }
 
     /// `git fetch origin main` for `origin/main`; `git fetch --deepen=N` for a revision
