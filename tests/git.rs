@@ -658,3 +658,41 @@ fn base_blames_each_suspended_policy_through_working_tree_edits() {
     let (_, v) = json(r.path(), &["--base", "base-point", "--all-findings"]);
     assert!(!rules(&v).contains(&"suspension-age".into()), "{v}");
 }
+
+/// A sparse checkout leaves files outside its cone out of the working tree without deleting
+/// them (skip-worktree): `lint --base` and `plan --base` read them from the index, where plan
+/// reported the policies in them removed.
+#[test]
+fn files_outside_a_sparse_checkout_are_not_deleted() {
+    if !have_git() {
+        return;
+    }
+    let r = repo(&[
+        ("team-a/pp.yaml", &pp("a", "")),
+        ("team-b/pp.yaml", &pp("b", "")),
+    ]);
+    commit(
+        r.path(),
+        &[("team-a/pp.yaml", &pp("a", "  priority: 3\n"))],
+        "change team-a",
+    );
+    git(r.path(), &["sparse-checkout", "set", "team-a"]);
+    assert!(!r.path().join("team-b/pp.yaml").exists());
+    let o = std::process::Command::new(env!("CARGO_BIN_EXE_kubectl-karmada_policy"))
+        .args(["plan", "--base", "HEAD~1", "-o", "json"])
+        .current_dir(r.path())
+        .env("NO_COLOR", "1")
+        .output()
+        .unwrap();
+    let v: Value = serde_json::from_slice(&o.stdout).unwrap();
+    let edits: Vec<String> = v["environments"][0]["policies"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| format!("{} {}", p["change"], p["policy"]["name"]))
+        .collect();
+    assert_eq!(edits, vec!["\"changed\" \"a\"".to_string()], "{v:#}");
+    let (code, out, err) = lint(r.path(), &["--base", "HEAD~1", "."]);
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(out.contains("in 2 files"), "{out}");
+}

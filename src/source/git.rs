@@ -257,6 +257,8 @@ const LFS_POINTER: &[u8] = b"version https://git-lfs.github.com/spec/";
 const MODE_TREE: i32 = 0o040000;
 const MODE_LINK: i32 = 0o120000;
 const MODE_COMMIT: i32 = 0o160000;
+/// A regular file (`0o100644` or `0o100755`, masked to its type).
+const MODE_FILE: i32 = 0o100000;
 
 impl GitRepo {
     /// The repository containing `start` (searching upwards, as `git` does).
@@ -547,13 +549,14 @@ impl GitRepo {
                         .collect()
                 };
                 let paths = files::expand_noting(&roots, ignore, &mut notes)?;
-                let files = paths
+                let mut files: Vec<Listed> = paths
                     .into_iter()
                     .map(|p| Listed {
                         name: self.repo_name(&p),
                         place: Place::File(p),
                     })
                     .collect();
+                files.extend(self.outside_sparse_checkout(&select, &files));
                 return Ok(Listing { files, notes });
             }
         };
@@ -565,6 +568,35 @@ impl GitRepo {
             })
             .collect();
         Ok(Listing { files, notes })
+    }
+
+    /// The files a sparse checkout leaves out of the working tree (`git sparse-checkout`,
+    /// actions/checkout's `sparse-checkout`): the index marks them skip-worktree, and they are
+    /// not deleted, so the working tree's side holds them as the index has them. Only those
+    /// `select` takes, the working tree does not hold and the object database has.
+    fn outside_sparse_checkout(&self, select: &Selector<'_>, on_disk: &[Listed]) -> Vec<Listed> {
+        // GIT_INDEX_ENTRY_SKIP_WORKTREE, among the extended flags.
+        const SKIP_WORKTREE: u16 = 1 << 14;
+        let (Ok(index), Ok(odb)) = (self.repo.index(), self.repo.odb()) else {
+            return Vec::new();
+        };
+        let present: std::collections::HashSet<&str> =
+            on_disk.iter().map(|l| l.name.as_str()).collect();
+        index
+            .iter()
+            .filter(|e| e.flags_extended & SKIP_WORKTREE != 0)
+            .filter(|e| (e.flags >> 12) & 0x3 == 0)
+            .filter(|e| (e.mode as i32) & 0o170000 == MODE_FILE)
+            .filter(|e| select.selected(&e.path))
+            .filter(|e| !present.contains(lossy(&e.path).as_str()))
+            // A partial clone (`--filter=blob:none`, as a sparse actions/checkout makes) may not
+            // hold it: it stays out, as it was.
+            .filter(|e| odb.exists(e.id))
+            .map(|e| Listed {
+                name: lossy(&e.path),
+                place: Place::Blob(e.id),
+            })
+            .collect()
     }
 
     /// The size in bytes of listed files (0 where unknown), without reading them.
