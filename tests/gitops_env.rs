@@ -595,3 +595,48 @@ fn a_policy_selecting_nothing_here_may_select_what_another_repository_holds() {
     let text = stdout(&run(&["lint", &root]));
     assert!(text.contains("its overrides are never applied\n"), "{text}");
 }
+
+/// The control plane's Cluster objects given with `-f` beside a Flux repository (as explain's
+/// hint asks) are the member clusters of its Karmada environment, not loose files of their own:
+/// explain evaluates the placement with them and lint finds the override that fails there, as
+/// when the file sits in the repository (round 16).
+#[test]
+fn cluster_objects_given_beside_a_repository_are_its_members() {
+    let dir = tempfile::tempdir().unwrap();
+    write_files(
+        dir.path(),
+        &[
+            ("repo/clusters/karmada/ks.yaml", "apiVersion: kustomize.toolkit.fluxcd.io/v1\nkind: Kustomization\nmetadata: {name: policies, namespace: flux-system}\nspec:\n  interval: 5m\n  path: ./policies\n  prune: true\n  sourceRef: {kind: GitRepository, name: repo}\n  kubeConfig:\n    secretRef: {name: karmada-kubeconfig, key: value}\n---\napiVersion: kustomize.toolkit.fluxcd.io/v1\nkind: Kustomization\nmetadata: {name: apps, namespace: flux-system}\nspec:\n  interval: 5m\n  path: ./apps\n  prune: true\n  sourceRef: {kind: GitRepository, name: repo}\n  kubeConfig:\n    secretRef: {name: karmada-kubeconfig, key: value}\n"),
+            ("repo/policies/pp.yaml", "apiVersion: policy.karmada.io/v1alpha1\nkind: PropagationPolicy\nmetadata: {name: web, namespace: shop}\nspec:\n  resourceSelectors: [{apiVersion: apps/v1, kind: Deployment, name: web}]\n  placement:\n    clusterAffinity:\n      labelSelector: {matchLabels: {tier: edge}}\n---\napiVersion: policy.karmada.io/v1alpha1\nkind: ClusterOverridePolicy\nmetadata: {name: mem}\nspec:\n  resourceSelectors: [{apiVersion: apps/v1, kind: Deployment}]\n  overrideRules:\n  - targetCluster: {labelSelector: {matchLabels: {tier: edge}}}\n    overriders:\n      plaintext:\n      - {path: /spec/template/spec/containers/0/resources/requests/memory, operator: replace, value: 256Mi}\n"),
+            ("repo/apps/web.yaml", "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: web, namespace: shop}\nspec:\n  replicas: 1\n  selector: {matchLabels: {app: web}}\n  template:\n    metadata: {labels: {app: web}}\n    spec:\n      containers: [{name: web, image: nginx}]\n"),
+            ("clusters.yaml", "apiVersion: cluster.karmada.io/v1alpha1\nkind: Cluster\nmetadata: {name: edge1, labels: {tier: edge}}\nspec: {syncMode: Push}\n"),
+        ],
+    );
+    let repo = dir.path().join("repo").display().to_string();
+    let clusters = dir.path().join("clusters.yaml").display().to_string();
+    let o = run(&[
+        "explain",
+        "deploy/web",
+        "-n",
+        "shop",
+        "-f",
+        &repo,
+        "-f",
+        &clusters,
+    ]);
+    let text = ok(&o);
+    assert!(text.contains("clusters: edge1"), "{text}");
+    assert!(!text.contains("no Cluster objects are known"), "{text}");
+    let o = run(&["lint", &repo, &clusters]);
+    let text = stdout(&o);
+    assert!(
+        text.contains("warning[override-fails]: ClusterOverridePolicy mem"),
+        "{text}"
+    );
+    assert!(!text.contains("loose files"), "{text}");
+    assert!(
+        stderr(&o).contains("clusters.yaml: Cluster objects no controller applies: read as the member clusters of karmada/karmada-kubeconfig"),
+        "{}",
+        stderr(&o)
+    );
+}

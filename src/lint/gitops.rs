@@ -193,7 +193,10 @@ pub fn lint_repository(req: &RepositoryRequest<'_>) -> Result<RepoLinted, Unknow
         ..RepoLinted::default()
     };
     let mut renders = repo.render(&render);
-    let surveyed = survey(&repo, &mut renders);
+    let mut surveyed = survey(&repo, &mut renders);
+    if let Some(n) = repo.share_loose_clusters(&mut surveyed.karmada, &mut renders) {
+        out.notes.push(n);
+    }
     if let Some(wanted) = &render.environment {
         repo.select(wanted)?;
     }

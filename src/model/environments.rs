@@ -152,7 +152,10 @@ pub fn read_environments(
     let mut renders = repo.render(opts);
     // Every environment is looked at before `wanted` keeps one: the Karmada installation of an
     // environment often stands in another (a Flux cluster's `infrastructure`).
-    let surveyed = survey(&repo, &mut renders);
+    let mut surveyed = survey(&repo, &mut renders);
+    if let Some(n) = repo.share_loose_clusters(&mut surveyed.karmada, &mut renders) {
+        messages.push(format!("note: {n}"));
+    }
     if let Some(w) = wanted {
         repo.select(w)?;
         if let Some(note) = not_karmada_note(&repo, &surveyed) {

@@ -138,6 +138,68 @@ impl Repo {
         self.plans.iter().map(|p| p.name.clone()).collect()
     }
 
+    /// Loose files holding only Cluster objects (`kubectl get clusters -o yaml` beside the
+    /// repository, or given with `-f` as explain's hint asks) are the control plane's member
+    /// clusters, not an API server's input of their own: where the repository has Karmada
+    /// environments other than loose files, they join each of them and their own environment
+    /// goes (from `karmada` too). A note names the files and the environments.
+    pub fn share_loose_clusters(
+        &mut self,
+        karmada: &mut std::collections::BTreeSet<String>,
+        renders: &mut Renders,
+    ) -> Option<String> {
+        let targets: Vec<usize> = (0..self.plans.len())
+            .filter(|&i| {
+                let p = &self.plans[i];
+                karmada.contains(&p.name) && p.target != Target::Loose
+            })
+            .collect();
+        if targets.is_empty() {
+            return None;
+        }
+        let shared: Vec<usize> = (0..self.plans.len())
+            .filter(|&i| {
+                let p = &self.plans[i];
+                p.target == Target::Loose
+                    && !p.units.is_empty()
+                    && p.units.iter().all(|u| match &u.kind {
+                        UnitKind::Plain(f) => {
+                            renders.file(f).is_some_and(|l| only_clusters(&l.documents))
+                        }
+                        _ => false,
+                    })
+            })
+            .collect();
+        if shared.is_empty() {
+            return None;
+        }
+        let units: Vec<Unit> = shared
+            .iter()
+            .flat_map(|&i| self.plans[i].units.clone())
+            .collect();
+        for &t in &targets {
+            self.plans[t].units.extend(units.iter().cloned());
+        }
+        let names: Vec<String> = targets
+            .iter()
+            .map(|&t| self.plans[t].name.clone())
+            .collect();
+        let gone: Vec<String> = shared.iter().map(|&i| self.plans[i].name.clone()).collect();
+        self.plans.retain(|p| !gone.contains(&p.name));
+        for g in &gone {
+            karmada.remove(g);
+        }
+        let files: Vec<String> = units
+            .iter()
+            .map(|u| u.path().display().to_string())
+            .collect();
+        Some(format!(
+            "{}: Cluster objects no controller applies: read as the member clusters of {}",
+            files.join(", "),
+            names.join(", ")
+        ))
+    }
+
     /// Keeps only the environment `wanted` names: its name, or the directory it is named after
     /// (as given, or as a trailing part of that directory, when only one ends so).
     pub fn select(&mut self, wanted: &str) -> Result<(), UnknownEnvironment> {
@@ -279,6 +341,20 @@ impl Repo {
     pub fn mapper(&self) -> Mapper<'_> {
         Mapper::new(&self.repo)
     }
+}
+
+/// Whether `documents` are Cluster objects (`cluster.karmada.io`), one at least.
+fn only_clusters(documents: &[crate::source::Document]) -> bool {
+    !documents.is_empty()
+        && documents.iter().all(|d| {
+            let api = d
+                .root
+                .get("apiVersion")
+                .and_then(Node::as_str)
+                .unwrap_or("");
+            api.starts_with("cluster.karmada.io/")
+                && d.root.get("kind").and_then(Node::as_str) == Some("Cluster")
+        })
 }
 
 /// Whether a text holds an object of a Karmada API (`apiVersion: policy.karmada.io/...` and
