@@ -204,3 +204,33 @@ fn a_policy_in_a_document_that_does_not_parse_is_pointed_at_the_error() {
     assert_eq!(o.status.code(), Some(4), "{}", stderr(&o));
     assert!(!stderr(&o).contains("does not parse"), "{}", stderr(&o));
 }
+
+/// A custom kind no object of which is in the files, but that a policy selects (the operator
+/// creates its objects: liangyuanpeng/karmada-extend's XlineCluster), is a known type: explain
+/// of one says it is not found (exit 4), not that the type is unknown (exit 2).
+#[test]
+fn a_kind_only_a_policy_selects_is_a_type_whose_object_is_not_found() {
+    let dir = tempfile::tempdir().unwrap();
+    let f = dir.path().join("pp.yaml");
+    std::fs::write(
+        &f,
+        "apiVersion: policy.karmada.io/v1alpha1\nkind: PropagationPolicy\nmetadata: {name: xline, namespace: xline}\nspec:\n  resourceSelectors: [{apiVersion: xlineoperator.xline.cloud/v1alpha1, kind: XlineCluster, namespace: xline}]\n  placement: {clusterAffinity: {clusterNames: [member1]}}\n",
+    )
+    .unwrap();
+    let f = f.display().to_string();
+    for ty in ["XlineCluster", "xlinecluster.xlineoperator.xline.cloud"] {
+        let o = run(&[
+            "explain",
+            &format!("{ty}/my-xline"),
+            "-n",
+            "xline",
+            "-f",
+            &f,
+        ]);
+        assert_eq!(o.status.code(), Some(4), "{}", stderr(&o));
+        assert_eq!(
+            stderr(&o),
+            "error: xlineclusters.xlineoperator.xline.cloud \"my-xline\" not found in namespace xline of the given files\n"
+        );
+    }
+}

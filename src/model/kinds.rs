@@ -5,11 +5,19 @@ use super::{group_of, Inventory, PolicyKind, PolicyRef, POLICY_GROUP};
 pub use crate::kube::kinds::{resolve, table, KindInfo, ResolveError};
 use crate::source::live::{Discovered, ResourceType};
 
-/// The `(group, kind)` pairs of the templates in the inventory, sorted, once each.
+/// The `(group, kind)` pairs of the templates in the inventory and of those its policies
+/// select (a custom resource whose objects are not in the files is still a type: `explain`
+/// of one says it is not found, not that its type is unknown), sorted, once each.
 pub fn seen_kinds(inv: &Inventory) -> Vec<(String, String)> {
+    let selected = inv
+        .policies()
+        .flat_map(|p| &p.spec.resource_selectors)
+        .filter(|rs| !rs.kind.is_empty() && !rs.api_version.is_empty())
+        .map(|rs| (group_of(&rs.api_version).to_string(), rs.kind.clone()));
     let mut seen: Vec<(String, String)> = inv
         .templates()
         .map(|t| (group_of(&t.api_version).to_string(), t.kind.clone()))
+        .chain(selected)
         .collect();
     seen.sort();
     seen.dedup();
