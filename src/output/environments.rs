@@ -55,15 +55,33 @@ pub fn render(json_format: bool, sections: &[Section]) -> String {
 }
 
 /// Text: each report under an `== environment NAME ==` heading, a blank line between them.
+/// Environments whose reports are the same (plain manifests joined to each of a repository's
+/// kustomize roots) share one: `== environments app-a, app-b (the same answer) ==`.
 pub fn text(sections: &[Section]) -> String {
+    let mut groups: Vec<(Vec<&str>, &str)> = Vec::new();
+    for s in sections {
+        match groups.iter_mut().find(|(_, report)| *report == s.report) {
+            Some((names, _)) => names.push(&s.name),
+            None => groups.push((vec![&s.name], &s.report)),
+        }
+    }
     let mut out = String::new();
-    for (i, s) in sections.iter().enumerate() {
+    for (i, (names, report)) in groups.iter().enumerate() {
         if i > 0 {
             out.push('\n');
         }
-        let name = crate::util::escape::visible(&s.name);
-        out.push_str(&format!("== environment {name} ==\n"));
-        out.push_str(&s.report);
+        let shown: Vec<String> = names
+            .iter()
+            .map(|n| crate::util::escape::visible(n).into_owned())
+            .collect();
+        match shown.as_slice() {
+            [one] => out.push_str(&format!("== environment {one} ==\n")),
+            many => out.push_str(&format!(
+                "== environments {} (the same answer) ==\n",
+                many.join(", ")
+            )),
+        }
+        out.push_str(report);
     }
     out
 }
@@ -118,6 +136,23 @@ mod tests {
         assert_eq!(
             text(&s[..1]),
             "== environment prod ==\n{\"resource\": \"x\", \"a\": 1}\n"
+        );
+    }
+
+    #[test]
+    fn text_says_a_report_several_environments_share_once() {
+        let section = |name: &str, report: &str| Section {
+            name: name.into(),
+            report: report.into(),
+        };
+        let s = [
+            section("app-a", "same\n"),
+            section("prod", "other\n"),
+            section("app-b", "same\n"),
+        ];
+        assert_eq!(
+            text(&s),
+            "== environments app-a, app-b (the same answer) ==\nsame\n\n== environment prod ==\nother\n"
         );
     }
 }
