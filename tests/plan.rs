@@ -1111,3 +1111,30 @@ fn an_update_the_api_server_refuses_is_a_hazard() {
     let json: J = serde_json::from_slice(&o.stdout).unwrap();
     assert_eq!(hazards(&json["environments"][0]), vec!["policy-refused"]);
 }
+
+/// A Namespace added without a policy reaches every member cluster through the namespace
+/// controller; one labelled skip-auto-propagation reaches none until a policy takes it.
+#[test]
+fn a_namespace_added_reaches_every_cluster() {
+    let Some(dir) = two_commits("a_namespace_added_reaches_every_cluster", "namespace-added")
+    else {
+        return;
+    };
+    let o = plan_in(dir.path(), &["--base", "main", "-o", "json"]);
+    let json: J = serde_json::from_slice(&o.stdout).unwrap();
+    let env = &json["environments"][0];
+    let c = change(env, "shop");
+    for member in ["member1", "member2"] {
+        assert_eq!(cluster(c, member)["after"]["receives"], true, "{c:#}");
+        assert_eq!(cluster(c, member)["before"]["receives"], false, "{c:#}");
+    }
+    let quiet = env["changes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["template"]["name"] == "quiet");
+    assert!(
+        quiet.is_none_or(|q| q["clusters"] == serde_json::json!([])),
+        "{env:#}"
+    );
+}

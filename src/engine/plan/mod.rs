@@ -533,12 +533,19 @@ impl Run<'_> {
     ) -> (Vec<ClusterDelta>, Delivered) {
         let (base_template, template) = templates;
         let entry = &self.report.world.state.templates[t];
-        let was = before.delivered(
-            entry,
-            base_template,
-            plan.before.as_ref(),
-            self.settings.live,
-        );
+        // A Namespace the namespace controller copies is on every member cluster while it
+        // exists, whoever owns it.
+        let synced = crate::engine::namespace_sync::synced(entry);
+        let was = if synced && plan.moved != OwnerMove::Created {
+            before.everywhere()
+        } else {
+            before.delivered(
+                entry,
+                base_template,
+                plan.before.as_ref(),
+                self.settings.live,
+            )
+        };
         // A change of the template's replicas is a rescale: the scheduler assigns again
         // (`scheduler.go` `doScheduleBinding`: replicas changed, not only the placement).
         let rescaled =
@@ -551,9 +558,10 @@ impl Run<'_> {
         };
         let now = if plan.moved == OwnerMove::Deleted {
             Delivered::default()
-        } else if plan.orphaned || crate::engine::namespace_sync::synced(entry) {
-            // The binding stays as it was: same clusters, same suspension. A Namespace the
-            // namespace controller copies is on every member cluster whoever owns it.
+        } else if synced {
+            after.everywhere()
+        } else if plan.orphaned {
+            // The binding stays as it was: same clusters, same suspension.
             stays(was.suspended.clone())
         } else if !rescaled && self.keeps_schedule(plan, before, after) {
             stays(

@@ -67,6 +67,19 @@ impl SideView<'_> {
             .is_some_and(|p| p.spec.preserve_resources_on_deletion == Some(true))
     }
 
+    /// Every member cluster of this side: the Cluster objects, else [`ANY_CLUSTER`].
+    pub fn everywhere(&self) -> Delivered {
+        let mut targets: Vec<String> = self.clusters.iter().map(|c| c.name.clone()).collect();
+        if targets.is_empty() {
+            targets.push(ANY_CLUSTER.to_string());
+        }
+        targets.sort();
+        Delivered {
+            targets,
+            ..Delivered::default()
+        }
+    }
+
     /// The binding of `entry`, if the control plane has one.
     fn binding(&self, entry: &TemplateEntry) -> Option<&Binding> {
         self.bindings.iter().copied().find(|b| {
