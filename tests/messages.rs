@@ -218,6 +218,19 @@ fn a_kind_only_a_policy_selects_is_a_type_whose_object_is_not_found() {
     )
     .unwrap();
     let f = f.display().to_string();
+    // A selector with a wrong group for a well-known kind (`apps/v1` Service, which dead-policy
+    // reports) does not make that kind ambiguous (chaosi-zju/karmada-demo).
+    let svc = dir.path().join("svc.yaml");
+    std::fs::write(
+        &svc,
+        "apiVersion: v1\nkind: Service\nmetadata: {name: nginx, namespace: default}\nspec: {ports: [{port: 80}]}\n---\napiVersion: policy.karmada.io/v1alpha1\nkind: ClusterPropagationPolicy\nmetadata: {name: typo}\nspec:\n  resourceSelectors: [{apiVersion: apps/v1, kind: Service}]\n",
+    )
+    .unwrap();
+    let svc = svc.display().to_string();
+    for ty in ["service", "svc"] {
+        let o = run(&["explain", &format!("{ty}/nginx"), "-f", &svc]);
+        assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    }
     for ty in ["XlineCluster", "xlinecluster.xlineoperator.xline.cloud"] {
         let o = run(&[
             "explain",

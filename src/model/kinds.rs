@@ -5,20 +5,27 @@ use super::{group_of, Inventory, PolicyKind, PolicyRef, POLICY_GROUP};
 pub use crate::kube::kinds::{resolve, table, KindInfo, ResolveError};
 use crate::source::live::{Discovered, ResourceType};
 
-/// The `(group, kind)` pairs of the templates in the inventory and of those its policies
-/// select (a custom resource whose objects are not in the files is still a type: `explain`
-/// of one says it is not found, not that its type is unknown), sorted, once each.
+/// The `(group, kind)` pairs of the templates in the inventory, and of the kinds its policies
+/// select that nothing else names (a custom resource whose objects are not in the files is
+/// still a type: `explain` of one says it is not found, not that its type is unknown), sorted,
+/// once each. A selector's kind that a template or a well-known type already names is left out:
+/// a selector with a wrong group (`apps/v1` Service, which `dead-policy` reports) must not make
+/// `service` ambiguous.
 pub fn seen_kinds(inv: &Inventory) -> Vec<(String, String)> {
-    let selected = inv
-        .policies()
-        .flat_map(|p| &p.spec.resource_selectors)
-        .filter(|rs| !rs.kind.is_empty() && !rs.api_version.is_empty())
-        .map(|rs| (group_of(&rs.api_version).to_string(), rs.kind.clone()));
     let mut seen: Vec<(String, String)> = inv
         .templates()
         .map(|t| (group_of(&t.api_version).to_string(), t.kind.clone()))
-        .chain(selected)
         .collect();
+    let well_known = table(&[]);
+    let named = |kind: &str, seen: &[(String, String)]| {
+        seen.iter().any(|(_, k)| k.eq_ignore_ascii_case(kind))
+            || well_known.iter().any(|i| i.kind.eq_ignore_ascii_case(kind))
+    };
+    for rs in inv.policies().flat_map(|p| &p.spec.resource_selectors) {
+        if !rs.kind.is_empty() && !rs.api_version.is_empty() && !named(&rs.kind, &seen) {
+            seen.push((group_of(&rs.api_version).to_string(), rs.kind.clone()));
+        }
+    }
     seen.sort();
     seen.dedup();
     seen
