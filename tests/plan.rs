@@ -1138,3 +1138,27 @@ fn a_namespace_added_reaches_every_cluster() {
         "{env:#}"
     );
 }
+
+/// One replica by static weights 1:1: Karmada breaks the tie by the template's uid, which a
+/// manifest in git does not carry. plan says so and gives the other parity's shares, as
+/// explain's UidTieBreak note does, where it named one winner without a caveat (KokoiRuby).
+#[test]
+fn a_replica_tie_the_uid_breaks_is_said() {
+    let Some(dir) = two_commits("a_replica_tie_the_uid_breaks_is_said", "replicas-uid-tie") else {
+        return;
+    };
+    let o = plan_in(dir.path(), &["--base", "main"]);
+    let text = String::from_utf8_lossy(&o.stdout);
+    assert!(
+        text.contains("    replicas: Karmada breaks a tie between clusters by the template's uid, which the manifest does not carry; with the other parity: cluster-2 1\n"),
+        "{text}"
+    );
+    let o = plan_in(dir.path(), &["--base", "main", "-o", "json"]);
+    let json: J = serde_json::from_slice(&o.stdout).unwrap();
+    let c = change(&json["environments"][0], "nginx");
+    assert_eq!(
+        c["replicasOtherwise"],
+        serde_json::json!([{"cluster": "cluster-2", "replicas": 1}]),
+        "{c:#}"
+    );
+}

@@ -155,6 +155,18 @@ fn with(what: &str, detail: Option<String>) -> String {
     }
 }
 
+/// The caveat of replicas a tie-break by the template's uid decides.
+pub fn otherwise_text(otherwise: &[(String, i64)]) -> String {
+    let shares: Vec<String> = otherwise
+        .iter()
+        .map(|(cluster, n)| format!("{} {n}", printable(cluster)))
+        .collect();
+    format!(
+        "replicas: Karmada breaks a tie between clusters by the template's uid, which the manifest does not carry; with the other parity: {}",
+        shares.join(", ")
+    )
+}
+
 /// A delta's cluster in words: `every selected cluster but dc1` for the clusters of a
 /// placement of every cluster that the other side does not name.
 pub fn delta_name(d: &ClusterDelta) -> String {
@@ -458,6 +470,10 @@ fn change_json(c: &TemplatePlan) -> Value {
             "reason": reason,
         })).collect::<Vec<_>>(),
         "unschedulable": c.unschedulable,
+        "replicasOtherwise": c.replicas_otherwise.iter().map(|(cluster, replicas)| json!({
+            "cluster": cluster,
+            "replicas": replicas,
+        })).collect::<Vec<_>>(),
         "orphaned": c.orphaned,
         "carriedBy": c.carried_by,
         "preserveResourcesOnDeletion": c.preserved,
@@ -707,6 +723,9 @@ fn template_text(c: &TemplatePlan, color: bool) -> String {
     }
     if let Some(e) = &c.unschedulable {
         out.push_str(&format!("    not scheduled: {}\n", printable(e)));
+    }
+    if !c.replicas_otherwise.is_empty() {
+        out.push_str(&format!("    {}\n", otherwise_text(&c.replicas_otherwise)));
     }
     for (cluster, why) in &c.excluded {
         out.push_str(&format!(

@@ -222,6 +222,10 @@ pub struct TemplatePlan {
     /// scheduler's error when no cluster fits.
     pub excluded: Vec<(String, String)>,
     pub unschedulable: Option<String>,
+    /// The replicas per cluster the scheduler gives under the other tie-break: Webster's ties
+    /// follow the template's uid (`tieBreakerByUID`, pkg/util/helper/binding.go), which a
+    /// manifest in git does not carry. Empty when the uid decides nothing.
+    pub replicas_otherwise: Vec<(String, i64)>,
 }
 
 /// The plan of one control plane (one environment).
@@ -429,6 +433,7 @@ impl Run<'_> {
             plan.clusters = clusters;
             plan.excluded = now.excluded;
             plan.unschedulable = now.error;
+            plan.replicas_otherwise = now.otherwise;
             if plan.before != plan.after || !plan.blocked_by.is_empty() || !plan.clusters.is_empty()
             {
                 out.push(plan);
@@ -483,6 +488,7 @@ impl Run<'_> {
             clusters: Vec::new(),
             excluded: Vec::new(),
             unschedulable: None,
+            replicas_otherwise: Vec::new(),
         }
     }
 

@@ -48,6 +48,9 @@ pub struct Delivered {
     /// Clusters the placement selects that the filter stage excludes (a taint, a missing API,
     /// an eviction), with the scheduler's reason.
     pub excluded: Vec<(String, String)>,
+    /// The replicas per cluster under the other tie-break, where Webster's ties follow the
+    /// template's uid and the manifest carries none (as in git): empty otherwise.
+    pub otherwise: Vec<(String, i64)>,
 }
 
 impl SideView<'_> {
@@ -181,6 +184,22 @@ impl SideView<'_> {
         let Some(p) = d.placement else {
             return Delivered::default();
         };
+        let otherwise = match p.decided.assignment.as_ref() {
+            Some(crate::engine::replicas::Outcome::Scheduled(s)) => s
+                .notes
+                .iter()
+                .find_map(|n| match n {
+                    crate::engine::replicas::AssignmentNote::UidTieBreak { other } => Some(
+                        other
+                            .iter()
+                            .map(|t| (t.cluster.clone(), i64::from(t.replicas)))
+                            .collect(),
+                    ),
+                    _ => None,
+                })
+                .unwrap_or_default(),
+            _ => Vec::new(),
+        };
         let mut targets = scheduled_clusters(&p);
         targets.sort();
         let excluded = p
@@ -201,6 +220,7 @@ impl SideView<'_> {
             error: p.decided.error.map(|e| e.text().to_string()),
             excluded,
             replicas,
+            otherwise,
             ..Delivered::default()
         }
     }
@@ -251,6 +271,7 @@ fn scheduled(b: &Binding, policy_suspension: Option<&Suspension>) -> Delivered {
             .collect(),
         targets,
         error: None,
+        otherwise: Vec::new(),
     }
 }
 
