@@ -1932,10 +1932,10 @@ fn partner_overlap(p: &serde_json::Value, message: &str) -> Option<Overlap> {
     let winner = policy_ref(&p["policy"])?;
     let templates = p["templates"].as_array()?;
     let first = resource_ref(templates.first()?);
-    // The part on this winner ends where the next partner's begins (its " wins: ").
+    // The part on this winner ends where the next partner's begins (its " wins the fresh match: ").
     let said = message
-        .split_once(&format!("{winner} wins: "))
-        .map(|(_, rest)| rest.split(" wins: ").next().unwrap_or(rest));
+        .split_once(&format!("{winner} wins the fresh match: "))
+        .map(|(_, rest)| rest.split(" wins the fresh match: ").next().unwrap_or(rest));
     let keeper = said
         .and_then(|s| s.split_once(" (but "))
         .and_then(|(_, k)| k.split_once(" keeps it"))

@@ -373,7 +373,7 @@ fn flux_cluster_directories_over_plain_manifests_are_environments() {
     let o = run(&["lint", "--env", "prod", "-o", "github", REPO]);
     assert_eq!(
         ok(&o),
-        "::notice file=testdata/flux-plain-repo/infrastructure/cpp.yaml,line=7,endLine=9,title=karmada-policy (overlap)::cpp/platform and pp/default/web both match deployment/default/web: pp/default/web wins: a PropagationPolicy always beats a ClusterPropagationPolicy, whatever the priorities [spec.resourceSelectors[0]]%0Aoverlaps with pp/default/web at testdata/flux-plain-repo/apps/prod/pp.yaml:8:7\n"
+        "::notice file=testdata/flux-plain-repo/infrastructure/cpp.yaml,line=7,endLine=9,title=karmada-policy (overlap)::cpp/platform and pp/default/web both match deployment/default/web: pp/default/web wins the fresh match: a PropagationPolicy always beats a ClusterPropagationPolicy, whatever the priorities [spec.resourceSelectors[0]]%0Aoverlaps with pp/default/web at testdata/flux-plain-repo/apps/prod/pp.yaml:8:7\n"
     );
     // Staging's equal-priority takeover stays in staging.
     let o = run(&["lint", "--env", "staging", "-o", "json", REPO]);

@@ -670,7 +670,7 @@ fn overlap_is_one_finding_per_losing_policy_and_json_lists_every_template() {
     assert_eq!(f["object"]["name"], "every-deployment");
     let message = f["message"].as_str().unwrap();
     assert!(
-        message.starts_with("cpp/every-deployment loses 15 templates to 5 policies that also match them: deployment/default/app-0-0 and 2 more: pp/default/team-0 wins:"),
+        message.starts_with("cpp/every-deployment loses 15 templates to 5 policies that also match them: deployment/default/app-0-0 and 2 more: pp/default/team-0 wins the fresh match:"),
         "{message}"
     );
     assert!(message.ends_with("; and 2 more policies"), "{message}");

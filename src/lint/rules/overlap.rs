@@ -222,13 +222,15 @@ fn grouped(a: &Analysis<'_>, loser: usize, pairs: &[Pair]) -> Finding {
     f
 }
 
-/// "pp/x wins: higher explicit priority (1 > 0)", and who keeps the first template when an
-/// existing claim or a preemption overrules the ranking.
+/// "pp/x wins the fresh match: higher explicit priority (1 > 0)", and who keeps the first
+/// template when an existing claim or a preemption overrules the ranking. "The fresh match":
+/// the ranking decides an unclaimed template; one already claimed stays with its owner unless
+/// preempted (what `lint --base` and `plan` report for a template the base holds).
 fn outcome(a: &Analysis<'_>, loser: usize, pair: &Pair) -> String {
     let t = pair.templates[0];
     let w = a.state.policy(pair.winner);
     let mut said = format!(
-        "{} wins: {}",
+        "{} wins the fresh match: {}",
         w.reference(),
         why(a, pair.winner, loser, t, pair.decider)
     );
@@ -465,7 +467,7 @@ mod rule_tests {
         let f = lint_rule(&text, "overlap", false);
         assert_eq!(f.len(), 1);
         assert_eq!(f[0].severity, Severity::Warning);
-        assert!(f[0].message.starts_with("pp/default/abc and pp/default/ab both match deployment/default/nginx: pp/default/ab wins: name order only"), "{}", f[0].message);
+        assert!(f[0].message.starts_with("pp/default/abc and pp/default/ab both match deployment/default/nginx: pp/default/ab wins the fresh match: name order only"), "{}", f[0].message);
         // The loser's selector (document 2 starts at line 7; its selector is on line 16).
         assert_eq!(pos(&f[0]), (16, 7));
         assert_eq!(f[0].related[0].location.span.start.line, 26);
@@ -487,7 +489,7 @@ mod rule_tests {
         assert_eq!(f[0].severity, Severity::Info);
         assert!(
             f[0].message
-                .contains("pp/default/a wins: higher explicit priority (1 > 0)"),
+                .contains("pp/default/a wins the fresh match: higher explicit priority (1 > 0)"),
             "{}",
             f[0].message
         );
@@ -502,8 +504,9 @@ mod rule_tests {
         );
         let f = lint_rule(&text, "overlap", false);
         assert!(
-            f[0].message
-                .contains("pp/default/b wins: more precise selector (labelSelector beats all"),
+            f[0].message.contains(
+                "pp/default/b wins the fresh match: more precise selector (labelSelector beats all"
+            ),
             "{}",
             f[0].message
         );
