@@ -120,7 +120,7 @@ pub struct SchedulerTraits {
     pub resource_modeling: bool,
     /// Weights are apportioned by Webster's method, from v1.16.0 (commits 85c322d17 and
     /// d698ee591, `Dispenser.AllocateByWeight`); before, by `Dispenser.TakeByWeight`
-    /// ([`Division::Floor`]).
+    /// ([`divide::Apportion::Floor`]).
     pub webster: bool,
 }
 
