@@ -88,13 +88,14 @@ pub fn notes(r: &CheckReport) -> Vec<CheckNote> {
     out
 }
 
-/// The `schedulerName` of `owner` when no karmada-scheduler of the control plane serves it:
-/// karmada-scheduler takes only the bindings of its own name (`schedulerNameFilter`,
-/// pkg/scheduler/event_handler.go:380-386), so such a binding is never scheduled.
+/// The `schedulerName` of `owner` when no karmada-scheduler of the control plane serves it, so
+/// that its binding is never scheduled ([`Schedulers::unserved`]).
+///
+/// [`Schedulers::unserved`]: crate::model::schedulers::Schedulers::unserved
 fn unserved_scheduler<'s>(state: &'s State, owner: &PolicyRef) -> Option<&'s str> {
     let p = state.find_policy(owner)?;
-    let name = state.policy(p).spec.scheduler_name.as_deref()?;
-    (!state.options.schedulers.serves(name)).then_some(name)
+    let name = state.policy(p).spec.scheduler_name.as_deref();
+    state.options.schedulers.unserved(name)
 }
 
 /// What the delivery notes read besides the report: each template's manifest, the state

@@ -360,13 +360,12 @@ pub fn explain(state: &State, t: usize) -> Explanation {
                 policy: owner.reference(),
             });
         }
-        if let Some(name) = owner.spec.scheduler_name.as_deref() {
-            if !state.options.schedulers.serves(name) {
-                notes.push(Note::SchedulerNotServed {
-                    policy: owner.reference(),
-                    name: name.to_string(),
-                });
-            }
+        let name = owner.spec.scheduler_name.as_deref();
+        if let Some(name) = state.options.schedulers.unserved(name) {
+            notes.push(Note::SchedulerNotServed {
+                policy: owner.reference(),
+                name: name.to_string(),
+            });
         }
     }
     for r in state.rejected_matching(t) {

@@ -49,6 +49,13 @@ impl Schedulers {
         name.is_empty() || name == DEFAULT_SCHEDULER || self.get(name).is_some()
     }
 
+    /// A policy's `schedulerName` when no scheduler serves it (karmada-scheduler takes only the
+    /// bindings of its own name: `schedulerNameFilter`, pkg/scheduler/event_handler.go:380-386);
+    /// `None` when it is served or not set.
+    pub fn unserved<'n>(&self, scheduler_name: Option<&'n str>) -> Option<&'n str> {
+        scheduler_name.filter(|name| !self.serves(name))
+    }
+
     pub fn get(&self, name: &str) -> Option<&Served> {
         self.0.iter().find(|s| s.name == name)
     }

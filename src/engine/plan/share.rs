@@ -114,15 +114,14 @@ impl SideView<'_> {
         }
         // karmada-scheduler takes only the bindings of its own name (`schedulerNameFilter`,
         // pkg/scheduler/event_handler.go:380-386): one no scheduler serves goes nowhere.
-        if let Some(name) = policy.spec.scheduler_name.as_deref() {
-            if !self.state.options.schedulers.serves(name) {
-                return Delivered {
-                    error: Some(format!(
-                        "never scheduled: no karmada-scheduler of this control plane serves schedulerName `{name}`"
-                    )),
-                    ..Delivered::default()
-                };
-            }
+        let name = policy.spec.scheduler_name.as_deref();
+        if let Some(name) = self.state.options.schedulers.unserved(name) {
+            return Delivered {
+                error: Some(format!(
+                    "never scheduled: no karmada-scheduler of this control plane serves schedulerName `{name}`"
+                )),
+                ..Delivered::default()
+            };
         }
         let placement = policy.spec.placement.clone().unwrap_or_default();
         let mut d = self.placed(entry, template, &placement);

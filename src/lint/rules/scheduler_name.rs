@@ -46,12 +46,9 @@ pub static RULE: Rule = Rule {
 pub fn check(inventory: &Inventory, served: &Schedulers) -> Vec<Finding> {
     let mut out = Vec::new();
     for p in inventory.admitted_policies() {
-        let Some(name) = p.spec.scheduler_name.as_deref() else {
+        let Some(name) = served.unserved(p.spec.scheduler_name.as_deref()) else {
             continue;
         };
-        if served.serves(name) {
-            continue;
-        }
         let mut message = format!(
             "{} sets schedulerName `{name}`: karmada-scheduler (`--scheduler-name`, default `{DEFAULT_SCHEDULER}`) skips its bindings, so its templates are scheduled only where a scheduler named `{name}` runs",
             p.reference()
