@@ -259,6 +259,17 @@ pub fn hazard_message(h: &Hazard) -> String {
     }
 }
 
+/// What becomes of the member clusters' copies when the template is deleted later ("those
+/// copies ..."): the binding carries its policy's `preserveResourcesOnDeletion`
+/// (`execution_controller.go` `handleWorkDelete`). Said alike by plan and preempt-check.
+pub fn copies_when_deleted(preserve: bool) -> &'static str {
+    if preserve {
+        "are kept (preserveResourcesOnDeletion: true)"
+    } else {
+        "are deleted with it (no preserveResourcesOnDeletion)"
+    }
+}
+
 fn removed_holding_message(
     policy: &PolicyRef,
     preserve: bool,
@@ -277,11 +288,7 @@ fn removed_holding_message(
             if moved.len() == 1 { "s" } else { "" }
         ));
     }
-    let kept = if preserve {
-        "are kept (preserveResourcesOnDeletion: true)"
-    } else {
-        "are deleted with it (no preserveResourcesOnDeletion)"
-    };
+    let kept = copies_when_deleted(preserve);
     if !orphaned.is_empty() {
         out.push_str(&format!(
             " {} keep{} the binding without a policy: the member clusters keep their copies, no longer updated; when the template is deleted later, those copies {kept}.",

@@ -290,11 +290,7 @@ fn note_text(n: &crate::engine::check_notes::CheckNote) -> String {
                 .collect::<Vec<_>>()
                 .join(", ");
             // As plan's policy-removed-holding-templates says it.
-            let later = if *preserve {
-                "are kept (preserveResourcesOnDeletion: true)"
-            } else {
-                "are deleted with it (no preserveResourcesOnDeletion)"
-            };
+            let later = super::plan::copies_when_deleted(*preserve);
             format!(
                 "deleting {policy} releases what it held ({held}): each keeps its binding without a policy, and the member clusters keep their copies, no longer updated; when the template is deleted later, those copies {later}"
             )
