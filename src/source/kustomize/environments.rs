@@ -373,27 +373,27 @@ pub fn holds_karmada_object(text: &str) -> bool {
         "remedy.karmada.io/",
     ];
     memchr::memmem::find(text.as_bytes(), b".karmada.io/").is_some()
-        // A document's own `apiVersion` (at the start of a line, or of a `kind: List` item),
-        // not one written inside a string (a heredoc in a CronJob's script).
-        && text.lines().any(|l| {
-            let l = l.strip_prefix("  - ").or_else(|| l.strip_prefix("- ")).unwrap_or(l);
-            l.strip_prefix("apiVersion:").is_some_and(|v| {
-                let v = v.trim().trim_matches(['"', '\'']);
-                GROUPS.iter().any(|g| v.starts_with(g))
-            })
+        && own_api_versions(text).any(|v| {
+            let v = v.trim_matches(['"', '\'']);
+            GROUPS.iter().any(|g| v.starts_with(g))
         })
 }
 
-/// Whether `text` holds a document with its own `apiVersion` (at the start of a line, or of a
-/// `kind: List` item), as every Kubernetes object has.
+/// Whether `text` holds a document with its own `apiVersion`, as every Kubernetes object has.
 pub fn holds_kubernetes_object(text: &str) -> bool {
-    text.lines().any(|l| {
+    own_api_versions(text).any(|v| !v.is_empty())
+}
+
+/// The `apiVersion` values documents of `text` give themselves, trimmed: at the start of a
+/// line, or of a `kind: List` item; not one written inside a string (a heredoc in a CronJob's
+/// script) or under another key.
+fn own_api_versions(text: &str) -> impl Iterator<Item = &str> {
+    text.lines().filter_map(|l| {
         let l = l
             .strip_prefix("  - ")
             .or_else(|| l.strip_prefix("- "))
             .unwrap_or(l);
-        l.strip_prefix("apiVersion:")
-            .is_some_and(|v| !v.trim().is_empty())
+        l.strip_prefix("apiVersion:").map(str::trim)
     })
 }
 
