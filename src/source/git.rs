@@ -260,6 +260,11 @@ const MODE_COMMIT: i32 = 0o160000;
 /// A regular file (`0o100644` or `0o100755`, masked to its type).
 const MODE_FILE: i32 = 0o100000;
 
+/// An index entry's merge stage: 0 when merged, 1-3 for the sides of a conflict.
+fn merge_stage(e: &git2::IndexEntry) -> u16 {
+    (e.flags >> 12) & 0x3
+}
+
 impl GitRepo {
     /// The repository containing `start` (searching upwards, as `git` does).
     pub fn discover(start: &Path) -> Result<GitRepo, GitError> {
@@ -490,7 +495,7 @@ impl GitRepo {
         let mut blobs = Vec::new();
         let mut conflicted: Vec<Vec<u8>> = Vec::new();
         for e in index.iter() {
-            let stage = (e.flags >> 12) & 0x3;
+            let stage = merge_stage(&e);
             let mode = e.mode as i32;
             let wanted = if mode & 0o170000 == MODE_COMMIT {
                 select.may_contain(&e.path)
@@ -585,7 +590,7 @@ impl GitRepo {
         index
             .iter()
             .filter(|e| e.flags_extended & SKIP_WORKTREE != 0)
-            .filter(|e| (e.flags >> 12) & 0x3 == 0)
+            .filter(|e| merge_stage(e) == 0)
             .filter(|e| (e.mode as i32) & 0o170000 == MODE_FILE)
             .filter(|e| select.selected(&e.path))
             .filter(|e| !present.contains(lossy(&e.path).as_str()))

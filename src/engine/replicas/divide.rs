@@ -248,8 +248,9 @@ pub fn static_weights(
     candidates.iter().map(|c| (c.name.clone(), 1)).collect()
 }
 
-/// `assignByStaticWeightStrategy`: Webster over the static weights (zero shares included;
-/// the caller drops them as `removeZeroReplicasCluster` does).
+/// `assignByStaticWeightStrategy`: the static weights apportioned by the release's method
+/// (Webster from v1.16, `TakeByWeight` before, with the binding's `previous` replicas for its
+/// order); zero shares included, the caller drops them as `removeZeroReplicasCluster` does.
 pub fn by_static_weights(
     replicas: i32,
     weights: &[(String, i64)],

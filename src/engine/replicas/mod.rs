@@ -511,6 +511,13 @@ fn by_tiers(
     Ok(out)
 }
 
+/// Adds `note` when `holds`, once: tiers of an overflow placement divide one after another.
+fn note_once(notes: &mut Vec<AssignmentNote>, holds: bool, note: AssignmentNote) {
+    if holds && !notes.contains(&note) {
+        notes.push(note);
+    }
+}
+
 /// `assignReplicasToClusters`: the strategy's division, zero shares dropped.
 #[allow(clippy::too_many_arguments)]
 fn to_clusters(
@@ -543,9 +550,7 @@ fn to_clusters(
             let by_name: std::collections::HashMap<&str, i64> =
                 weights.iter().map(|(n, w)| (n.as_str(), *w)).collect();
             let divided = divide::by_static_weights(replicas, &weights, previous, how);
-            if divided.random_tie && !notes.contains(&AssignmentNote::RandomWeightTie) {
-                notes.push(AssignmentNote::RandomWeightTie);
-            }
+            note_once(notes, divided.random_tie, AssignmentNote::RandomWeightTie);
             divided
                 .targets
                 .into_iter()
@@ -571,12 +576,8 @@ fn to_clusters(
                 .collect();
             let (targets, trace) = divide::dynamic(kind, replicas, &available, previous, how)
                 .map_err(|e| (true, format!("failed to scale up: {}", e.message())))?;
-            if trace.random_tie && !notes.contains(&AssignmentNote::RandomWeightTie) {
-                notes.push(AssignmentNote::RandomWeightTie);
-            }
-            if trace.order_dependent && !notes.contains(&AssignmentNote::UnstableSortTie) {
-                notes.push(AssignmentNote::UnstableSortTie);
-            }
+            note_once(notes, trace.random_tie, AssignmentNote::RandomWeightTie);
+            note_once(notes, trace.order_dependent, AssignmentNote::UnstableSortTie);
             let by_name: std::collections::HashMap<&str, i32> = available
                 .iter()
                 .map(|a| (a.cluster.as_str(), a.replicas))

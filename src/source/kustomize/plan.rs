@@ -697,21 +697,18 @@ impl Planner<'_> {
                 if !seen.insert((a.file.clone(), a.name.clone(), a.destination.clone())) {
                     continue;
                 }
-                let e = by_destination.entry(a.destination.clone()).or_default();
                 // The Karmada chart's values are read as the installation's settings.
-                for elsewhere in a
+                let elsewhere: Vec<&String> = a
                     .elsewhere
                     .iter()
                     .filter(|e| !e.ends_with(" chart karmada"))
-                {
+                    .collect();
+                for source in &elsewhere {
                     self.notes.push(format!(
-                        "{}: Argo CD Application {}: source `{elsewhere}` is not in this repository",
+                        "{}: Argo CD Application {}: source `{source}` is not in this repository",
                         a.file.display(),
                         a.name
                     ));
-                    if !e.elsewhere.contains(elsewhere) {
-                        e.elsewhere.push(elsewhere.clone());
-                    }
                 }
                 let units: Vec<Unit> = a
                     .sources
@@ -724,6 +721,11 @@ impl Planner<'_> {
                 let e = by_destination.entry(a.destination.clone()).or_default();
                 e.units.extend(units);
                 e.files.insert(a.file.clone());
+                for source in elsewhere {
+                    if !e.elsewhere.contains(source) {
+                        e.elsewhere.push(source.clone());
+                    }
+                }
             }
             level = self.scan_apps(&scan);
             if level.is_empty() {
