@@ -112,6 +112,16 @@ fn explain_picks_the_one_environment_holding_the_template() {
     let v: serde_json::Value = serde_json::from_str(&out).unwrap();
     assert!(v.get("environments").is_none(), "{out}");
     assert_eq!(v["eventual"]["name"], "web", "{out}");
+    // The text names that environment: the answer is its control plane's alone.
+    let o = run(&["explain", "deploy/web", "-n", "api", "-f", FLUX]);
+    let out = ok(&o);
+    let heading = out.lines().next().unwrap_or_default();
+    assert!(
+        heading.starts_with("== environment ")
+            && heading.ends_with(" (the only one of 2 environments that holds it) =="),
+        "{out}"
+    );
+    assert!(heading.contains("prod"), "{out}");
 }
 
 #[test]

@@ -10,7 +10,7 @@ use crate::engine::explain_inputs;
 use crate::engine::state::UnknownClaimers;
 use crate::inspect::explain::{policy_in_files, policy_live, template_in_files, template_live};
 use crate::inspect::{environments, plain_context, read_manifests};
-use crate::model::environments::EnvInventory;
+use crate::model::environments::Found;
 use crate::model::{Inventory, PolicyKind};
 use crate::output::environments::{render_found, section_format as section_output};
 use crate::output::format::{
@@ -102,7 +102,7 @@ fn explain_files(args: &Args, ty: &str, name: &str, context: &Context) -> Result
                 render_explain(section_format(args), &explained, None, stdout_color()),
             )
         });
-        return write_sections(args, sections.collect());
+        return write_sections(args, sections.collect(), envs.count());
     }
     let context = &plain_context(&args.input.files, context)?;
     let options = context.engine_options(UnknownClaimers::Stale);
@@ -146,7 +146,7 @@ fn explain_policy(
     if let Some(envs) = environments(&args.input.files, context, args.input.env.as_deref())? {
         let found = envs
             .holding(|e, env_context| policy_in(&e.inventory, env_context, section_format(args)))?;
-        return write_sections(args, found);
+        return write_sections(args, found, envs.count());
     }
     let context = &plain_context(&args.input.files, context)?;
     write_stdout(&policy_in(
@@ -187,9 +187,9 @@ fn explain_policy_live(
     Ok(Exit::Ok)
 }
 
-/// The reports of the environments holding what was asked: one as it is, several labelled
-/// (`--graph` draws one control plane: several are a usage error asking for `--env`).
-fn write_sections(args: &Args, found: Vec<(&EnvInventory, String)>) -> Result<Exit, CliError> {
+/// The reports of the environments holding what was asked, of `among`: one as it is, several
+/// labelled (`--graph` draws one control plane: several are a usage error asking for `--env`).
+fn write_sections(args: &Args, found: Found<String>, among: usize) -> Result<Exit, CliError> {
     let names: Vec<&str> = found.iter().map(|(e, _)| e.name.as_str()).collect();
     if found.is_empty() {
         return Err(CliError::usage(
@@ -203,7 +203,7 @@ fn write_sections(args: &Args, found: Vec<(&EnvInventory, String)>) -> Result<Ex
             names.join(", ")
         )));
     }
-    write_stdout(&render_found(args.report.output, found))?;
+    write_stdout(&render_found(args.report.output, found, among))?;
     Ok(Exit::Ok)
 }
 

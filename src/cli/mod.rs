@@ -132,13 +132,9 @@ pub fn main() -> ExitCode {
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,
         Err(e) => {
-            let code = if e.use_stderr() {
-                Exit::Usage
-            } else {
-                Exit::Ok
-            };
+            // --help and --version come this way too, and succeed.
             let _ = e.print();
-            return code.into();
+            return [Exit::Ok, Exit::Usage][usize::from(e.use_stderr())].into();
         }
     };
     crate::source::files::set_max_input_size(cli.max_input_size);

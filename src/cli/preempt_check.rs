@@ -207,7 +207,10 @@ fn check_environments(
         ));
     }
     let blocked = found.iter().any(|(_, (_, b))| *b);
-    let reports = found.into_iter().map(|(e, (report, _))| (e, report));
-    write_stdout(&render_found(flags.report.output, reports.collect()))?;
+    let reports = found
+        .into_iter()
+        .map(|(e, (report, _))| (e, report))
+        .collect();
+    write_stdout(&render_found(flags.report.output, reports, envs.count()))?;
     Ok(exit(flags, blocked))
 }

@@ -11,7 +11,7 @@ use crate::context::Context;
 use crate::engine::admission::documents::admit_documents;
 use crate::engine::explain_inputs::FindError;
 use crate::model::environments::{
-    read_environments, repository_files, EnvError, EnvInputs, EnvInventory,
+    read_environments, repository_files, EnvError, EnvInputs, EnvInventory, Found,
 };
 use crate::model::inputs::read_inputs;
 use crate::model::inputs::InputError;
@@ -89,12 +89,17 @@ impl Environments {
             .1
     }
 
+    /// How many environments have objects (and are decided in).
+    pub fn count(&self) -> usize {
+        self.inputs.non_empty().len()
+    }
+
     /// `decide` in each environment with objects, in its own context (see
     /// [`EnvInputs::holding`]).
     pub fn holding<T, E: EnvError>(
         &self,
         decide: impl Fn(&EnvInventory, &Context) -> Result<T, E>,
-    ) -> Result<Vec<(&EnvInventory, T)>, E> {
+    ) -> Result<Found<'_, T>, E> {
         self.inputs.holding(|e| decide(e, self.context_of(e)))
     }
 }

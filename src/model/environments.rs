@@ -50,6 +50,10 @@ pub struct EnvInputs {
     pub messages: Vec<String>,
 }
 
+/// What was decided in each environment that holds the object asked for
+/// ([`EnvInputs::holding`]).
+pub type Found<'a, T> = Vec<(&'a EnvInventory, T)>;
+
 impl EnvInputs {
     /// `decide` in each environment with objects, kept where it succeeds (the template or
     /// policy asked for is there): `Err` with the most telling environment's error when it
@@ -59,7 +63,7 @@ impl EnvInputs {
     pub fn holding<T, E: EnvError>(
         &self,
         decide: impl Fn(&EnvInventory) -> Result<T, E>,
-    ) -> Result<Vec<(&EnvInventory, T)>, E> {
+    ) -> Result<Found<'_, T>, E> {
         let mut found = Vec::new();
         let mut telling: Option<E> = None;
         for e in self.non_empty() {

@@ -11,14 +11,18 @@ pub struct Section {
     pub report: String,
 }
 
-/// The reports found per environment ([`EnvInputs::holding`]), one section each. With
-/// `-o json` or `-o yaml` each report was rendered as JSON ([`section_format`]); YAML is made
-/// from it here, for one section as for several.
+/// The reports found per environment ([`EnvInputs::holding`]), one section each, of the
+/// `among` environments that were asked. With `-o json` or `-o yaml` each report was rendered
+/// as JSON ([`section_format`]); YAML is made from it here, for one section as for several.
+/// One report is printed as it is, but in text, when other environments were asked and do not
+/// hold what was asked, it is headed by the environment's name: the answer is that
+/// environment's alone.
 ///
 /// [`EnvInputs::holding`]: crate::model::environments::EnvInputs::holding
 pub fn render_found(
     output: OutputFormat,
-    found: Vec<(&crate::model::environments::EnvInventory, String)>,
+    found: crate::model::environments::Found<String>,
+    among: usize,
 ) -> String {
     let sections: Vec<Section> = found
         .into_iter()
@@ -27,6 +31,11 @@ pub fn render_found(
             report,
         })
         .collect();
+    if let ([one], OutputFormat::Text) = (sections.as_slice(), output) {
+        if among > 1 {
+            return only_one(one, among);
+        }
+    }
     if output != OutputFormat::Yaml {
         return render(output == OutputFormat::Json, &sections);
     }
@@ -86,6 +95,15 @@ pub fn text(sections: &[Section]) -> String {
     out
 }
 
+/// Text of the one environment of `among` that holds what was asked.
+fn only_one(section: &Section, among: usize) -> String {
+    let name = crate::util::escape::visible(&section.name);
+    format!(
+        "== environment {name} (the only one of {among} environments that holds it) ==\n{}",
+        section.report
+    )
+}
+
 /// JSON: `{"environments": [{"name": NAME, ...the report's fields}]}`. Each report is the
 /// JSON object the subcommand prints for one environment.
 pub fn json(sections: &[Section]) -> String {
@@ -115,6 +133,20 @@ pub fn json(sections: &[Section]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn one_environment_of_several_is_named_in_text_only() {
+        let one = Section {
+            name: "prod".into(),
+            report: "{\"resource\": \"x\"}\n".into(),
+        };
+        assert_eq!(
+            only_one(&one, 3),
+            "== environment prod (the only one of 3 environments that holds it) ==\n{\"resource\": \"x\"}\n"
+        );
+        // JSON stays the single report; one environment of one is not headed.
+        assert_eq!(render(true, std::slice::from_ref(&one)), one.report);
+    }
 
     #[test]
     fn json_sections_put_the_name_first() {
