@@ -1162,3 +1162,35 @@ fn a_replica_tie_the_uid_breaks_is_said() {
         "{c:#}"
     );
 }
+
+/// A kustomize root that did not render (a remote resource the linter does not fetch) on
+/// either side: what it holds was not compared, so the plan does not say "no change" and does
+/// not exit 0 (kubectl diff's "no difference"), although its policy moved the Deployment to
+/// another cluster. `lint --base` keeps the refusal in view, old as it is.
+#[test]
+fn a_root_that_did_not_render_is_not_compared() {
+    let Some(dir) = two_commits("a_root_that_did_not_render_is_not_compared", "unrendered") else {
+        return;
+    };
+    let v = snapshot_formats(dir.path(), "unrendered");
+    let app = &v["environments"][0];
+    assert_eq!(app["name"], "app", "{v:#}");
+    assert_eq!(app["unrendered"][0], "app/kustomization.yaml:5:5", "{v:#}");
+    assert_eq!(v["summary"]["notCompared"], 1, "{v:#}");
+    let o = plan_in(dir.path(), &["--base", "main"]);
+    let out = text(&o.stdout);
+    assert!(out.contains("  app  not compared: a root did not render\n"), "{out}");
+    let lint = Command::new(BIN)
+        .args(["lint", "--base", "main"])
+        .current_dir(dir.path())
+        .env("NO_COLOR", "1")
+        .output()
+        .unwrap();
+    let out = text(&lint.stdout);
+    assert_eq!(lint.status.code(), Some(0), "{out}");
+    assert!(out.contains("warning[remote-resource-not-fetched]"), "{out}");
+    assert!(
+        out.contains("app: not declared in the repository (Karmada 1.19, linted but for the root that did not render)"),
+        "{out}"
+    );
+}

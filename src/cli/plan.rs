@@ -97,6 +97,7 @@ fn report(args: &Args, compared: Compared) -> Result<Exit, CliError> {
         from: compared.from,
         to: compared.to,
         environments: compared.environments,
+        unrendered: compared.unrendered,
     };
     write_stdout(&render_plan(args.report.output, &report, stdout_color()))?;
     Ok(if args.fail_on_hazard && report.has_hazards() {

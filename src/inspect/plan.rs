@@ -35,6 +35,9 @@ pub struct Compared {
     /// The state compared to (`the working tree`, `the files applied`).
     pub to: String,
     pub environments: Vec<(String, EnvPlan)>,
+    /// Per environment, where its roots that did not render on either side are reported:
+    /// what they hold was not compared.
+    pub unrendered: Vec<(String, Vec<String>)>,
 }
 
 /// The environment name of plain manifests (one control plane).
@@ -78,6 +81,7 @@ pub fn plan_git(
     };
     let revisions = Revisions::resolve(cwd, &git, note)?;
     let base = revisions.base.expect("--base is given");
+    let mut unrendered = Vec::new();
     let environments = if !config.render_off && gitops_worktree(&git) {
         let sides = GitopsSides {
             repo: &revisions.repo,
@@ -85,7 +89,9 @@ pub fn plan_git(
             specs: &revisions.specs,
             req: &git,
         };
-        environments(&sides, &revisions.head, base, context, note)?
+        let (environments, left_out) = environments(&sides, &revisions.head, base, context, note)?;
+        unrendered = left_out;
+        environments
     } else if req.env.is_some() {
         return Err(InspectError::NotARepository);
     } else {
@@ -102,18 +108,20 @@ pub fn plan_git(
             None => "the working tree".to_string(),
         },
         environments,
+        unrendered,
     })
 }
 
 /// Each environment of the head (and those only the base has), the base's of the same name
-/// compared with it: an environment new at head is compared with an empty one.
+/// compared with it: an environment new at head is compared with an empty one. With each
+/// environment's roots that did not render ([`Compared::unrendered`]).
 fn environments(
     sides: &GitopsSides<'_>,
     head: &Side,
     base: git2::Oid,
     context: &Context,
     note: &(dyn Fn(&str) + Sync),
-) -> Result<Vec<(String, EnvPlan)>, InspectError> {
+) -> Result<PlannedEnvironments, InspectError> {
     // The base first: what it stores makes the head's objects updates (validation ratcheting
     // may admit a policy a CREATE would refuse), as `lint --base` judges them.
     let base = sides.side(&Side::Commit(base), false, None)?;
@@ -170,7 +178,44 @@ fn environments(
         })
         .collect();
     mark_shared(&mut out);
-    Ok(out)
+    let unrendered = out
+        .iter()
+        .map(|(name, _)| {
+            (
+                name.clone(),
+                unrendered_roots(&base, &head, &base_name(name), name),
+            )
+        })
+        .filter(|(_, roots)| !roots.is_empty())
+        .collect();
+    Ok((out, unrendered))
+}
+
+type PlannedEnvironments = (Vec<(String, EnvPlan)>, Vec<(String, Vec<String>)>);
+
+/// Where the roots of an environment that did not render are reported, the head's as they are
+/// and the base's alone marked so: a root that renders on neither side, or on one only, may
+/// hold a change the plan cannot see.
+fn unrendered_roots(
+    base: &crate::lint::gitops::RepoLinted,
+    head: &crate::lint::gitops::RepoLinted,
+    base_name: &str,
+    name: &str,
+) -> Vec<String> {
+    let of = |side: &crate::lint::gitops::RepoLinted, name: &str| {
+        side.described
+            .iter()
+            .filter(|d| d.name == name)
+            .flat_map(|d| d.unrendered.clone())
+            .collect::<Vec<_>>()
+    };
+    let mut roots = of(head, name);
+    for r in of(base, base_name) {
+        if !roots.contains(&r) {
+            roots.push(format!("{r} (at the base)"));
+        }
+    }
+    roots
 }
 
 /// Loose directories the change moves: a loose environment only the base has and one only the
@@ -233,10 +278,8 @@ fn object_keys(inv: &Inventory) -> Vec<String> {
 /// What a side's render left out (a root kustomize could not build, a policy with a Flux
 /// variable no value fills): the plan of that environment is incomplete.
 fn incomplete(side: &crate::lint::gitops::RepoLinted, which: &str, note: &(dyn Fn(&str) + Sync)) {
-    use crate::lint::rules::input::UNRENDERED_TEMPLATE;
-    use crate::lint::rules::render_failed::{REMOTE_RESOURCE, RENDER_FAILED};
-    let left_out = [RENDER_FAILED.id, REMOTE_RESOURCE.id, UNRENDERED_TEMPLATE.id];
-    for f in side.findings.iter().filter(|f| left_out.contains(&f.rule)) {
+    use crate::lint::rules::render_failed::leaves_out;
+    for f in side.findings.iter().filter(|f| leaves_out(f.rule)) {
         let at = f
             .location
             .as_ref()
@@ -447,6 +490,7 @@ pub fn plan_live(
         }
         .to_string(),
         environments: vec![(LIVE.to_string(), plan(&sides.sides(), &settings))],
+        unrendered: Vec::new(),
     })
 }
 

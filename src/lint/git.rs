@@ -451,7 +451,14 @@ impl GitopsSides<'_> {
         let mut reported = if req.all_findings {
             head.findings.clone()
         } else {
-            new_findings.clone()
+            // What the head could not render is not compared: it stays in view.
+            let unrendered = head
+                .findings
+                .iter()
+                .zip(&new)
+                .filter(|(f, n)| !**n && super::rules::render_failed::leaves_out(f.rule));
+            let unrendered: Vec<Finding> = unrendered.map(|(f, _)| f.clone()).collect();
+            new_findings.iter().cloned().chain(unrendered).collect()
         };
         reported.extend(ratcheted);
         reported.sort_by(|a, b| a.sort_key().cmp(&b.sort_key()));

@@ -70,9 +70,17 @@ pub struct EnvironmentInfo {
     /// The scheduler names the repository's Karmada serves for it besides
     /// `default-scheduler` (its karmada-scheduler Deployments, the operator's extraArgs).
     pub schedulers: Vec<SchedulerRead>,
-    /// A root of it did not render (its failures are findings): whether it is a Karmada API
-    /// server was judged by the rest.
-    pub incomplete: bool,
+    /// Where its roots that did not render are reported (`FILE:LINE:COL`; the failures are
+    /// findings): whether it is a Karmada API server was judged by the rest, and its objects
+    /// are not all linted.
+    pub unrendered: Vec<String>,
+}
+
+impl EnvironmentInfo {
+    /// Whether a root of it did not render.
+    pub fn incomplete(&self) -> bool {
+        !self.unrendered.is_empty()
+    }
 }
 
 impl RepoLinted {
@@ -211,6 +219,11 @@ pub fn lint_repository(req: &RepositoryRequest<'_>) -> Result<RepoLinted, Unknow
         let settings = surveyed.settings_for(plan);
         let env_opts = with_repository(req.opts, req.context, &settings, &mut out.notes);
         let mut env = repo.environment(plan, &mut renders);
+        let mut findings: Vec<Finding> = env
+            .failures
+            .iter()
+            .map(|f| failure_finding(&mapper, f))
+            .collect();
         out.described.push(EnvironmentInfo {
             name: plan.name.clone(),
             target: plan.target.to_string(),
@@ -219,13 +232,11 @@ pub fn lint_repository(req: &RepositoryRequest<'_>) -> Result<RepoLinted, Unknow
             version: karmada.then(|| env_opts.version().to_string()),
             installation: settings.installation.clone(),
             schedulers: settings.schedulers_read(),
-            incomplete: !env.failures.is_empty(),
+            unrendered: findings
+                .iter()
+                .filter_map(|f| f.location.as_ref().map(|l| l.display()))
+                .collect(),
         });
-        let mut findings: Vec<Finding> = env
-            .failures
-            .iter()
-            .map(|f| failure_finding(&mapper, f))
-            .collect();
         if karmada {
             read_settings.push((plan.name.clone(), settings.clone()));
             // A plain file's documents as the environment receives them: one a Flux variable

@@ -188,7 +188,7 @@ pub const EXIT_CODES: &[(u8, &str, &str)] = &[
         "the command ran and did not succeed: findings at or above --fail-on (lint), a \
          blocked takeover with --fail-on-blocked (preempt-check), a policy that could not be \
          changed (suspend, resume); for plan, as for kubectl diff: the change changes \
-         something",
+         something (or a root that did not render leaves it unknown)",
     ),
     (
         2,
@@ -244,7 +244,10 @@ fn exit_detail(command: Option<&str>, code: u8) -> Option<&'static str> {
         ("lint", 3) => "the control plane failed (live mode)",
         ("preempt-check", 1) => "a takeover is blocked and --fail-on-blocked is set",
         ("plan", 0) => "no change",
-        ("plan", 1) => "changes (as kubectl diff: not an error)",
+        ("plan", 1) => {
+            "changes (as kubectl diff: not an error), or a root that did not render was not \
+             compared"
+        }
         ("plan", 2) => {
             "bad flags or unreadable input; not a git repository, an unknown revision or a \
              shallow clone without the base (--base)"

@@ -5,7 +5,7 @@
 //! "partners"?:[{"policy":{...},"reason","templates":[{...}]}]}],
 //! "summary":{"files","documents","policies","errors","warnings","infos"},
 //! "environments"?:[{"name","target","karmadaApiServer","karmadaVersion","karmadaInstallation",
-//! "schedulers"}]}`
+//! "schedulers","unrendered"}]}`
 //! (`environments`: over a GitOps repository only).
 //! Field names are never renamed once released; new fields may be added.
 
@@ -77,7 +77,8 @@ struct Report<'a> {
     environments: Vec<JsonEnvironment<'a>>,
 }
 
-/// `{"name","target","karmadaApiServer","karmadaVersion","karmadaInstallation","schedulers"}`:
+/// `{"name","target","karmadaApiServer","karmadaVersion","karmadaInstallation","schedulers",
+/// "unrendered"}`:
 /// an environment, the API server it targets, whether that is a Karmada API server (only those
 /// are linted), the release it was linted for, the repository's Karmada installation read
 /// for it (`null` when none): `{"object","file","line","release":{"version","file","line"}?,
@@ -85,7 +86,8 @@ struct Report<'a> {
 /// "controllerManagerFlags":[{"name","value","file","line"}]}`, and the scheduler names its
 /// karmada-schedulers serve besides `default-scheduler` (a karmada-scheduler Deployment's
 /// `--scheduler-name`, the operator's extraArgs): `[{"name","object","file","line"}]` (the
-/// configuration's `schedulers:` are not repeated).
+/// configuration's `schedulers:` are not repeated), and where its roots that did not render are
+/// reported (`["FILE:LINE:COL"]`, their findings say why): their objects are not linted.
 #[derive(Serialize)]
 #[serde(rename_all = "camelCase")]
 struct JsonEnvironment<'a> {
@@ -95,6 +97,7 @@ struct JsonEnvironment<'a> {
     karmada_version: Option<&'a str>,
     karmada_installation: Option<serde_json::Value>,
     schedulers: Vec<serde_json::Value>,
+    unrendered: &'a [String],
 }
 
 fn installation_json(i: &crate::model::installation::Installation) -> serde_json::Value {
@@ -215,6 +218,7 @@ fn report(
                         })
                     })
                     .collect(),
+                unrendered: &e.unrendered,
             })
             .collect(),
     };

@@ -20,12 +20,24 @@ pub struct PlanReport {
     /// The state compared to (`the working tree`, `the files applied`).
     pub to: String,
     pub environments: Vec<(String, EnvPlan)>,
+    /// Per environment, where its roots that did not render are reported: what they hold was
+    /// not compared, so the environment may change beyond what the plan shows.
+    pub unrendered: Vec<(String, Vec<String>)>,
 }
 
 impl PlanReport {
-    /// Whether any environment changes.
+    /// Whether any environment changes, or may: one with a root that did not render is not
+    /// said to stay as it is (kubectl diff's 0 promises no difference).
     pub fn has_changes(&self) -> bool {
-        self.environments.iter().any(|(_, p)| p.has_changes())
+        self.environments.iter().any(|(_, p)| p.has_changes()) || !self.unrendered.is_empty()
+    }
+
+    /// Where `env`'s roots that did not render are reported.
+    pub fn unrendered_in(&self, env: &str) -> &[String] {
+        self.unrendered
+            .iter()
+            .find(|(name, _)| name == env)
+            .map_or(&[], |(_, roots)| roots.as_slice())
     }
 
     /// Whether any environment has a hazard.
@@ -423,7 +435,14 @@ pub fn to_json(r: &PlanReport) -> Value {
     let envs: Vec<Value> = r
         .environments
         .iter()
-        .map(|(name, p)| env_json(name, p))
+        .map(|(name, p)| {
+            let mut env = env_json(name, p);
+            let unrendered = r.unrendered_in(name);
+            if !unrendered.is_empty() {
+                env["unrendered"] = json!(unrendered);
+            }
+            env
+        })
         .collect();
     json!({
         "from": r.from,
@@ -432,6 +451,7 @@ pub fn to_json(r: &PlanReport) -> Value {
         "summary": {
             "environments": r.environments.len(),
             "changed": r.environments.iter().filter(|(_, p)| p.has_changes()).count(),
+            "notCompared": r.unrendered.len(),
             "templates": r.environments.iter().map(|(_, p)| p.changes.len()).sum::<usize>(),
             "hazards": r.environments.iter().map(|(_, p)| p.hazards.len()).sum::<usize>(),
         },
@@ -567,7 +587,7 @@ pub fn text(r: &PlanReport, color: bool) -> String {
         out.push_str(&format!(
             "  {:width$}  {}\n",
             printable(name),
-            summary_line(p)
+            summary_line(p, r.unrendered_in(name))
         ));
     }
     let shared = shared_hazards(r);
@@ -583,11 +603,29 @@ pub fn text(r: &PlanReport, color: bool) -> String {
             ));
         }
     }
-    for (name, p) in r.environments.iter().filter(|(_, p)| p.has_changes()) {
+    for (name, p) in &r.environments {
+        let unrendered = r.unrendered_in(name);
+        if !p.has_changes() && unrendered.is_empty() {
+            continue;
+        }
         out.push('\n');
         out.push_str(&bold(&format!("== {} ==", printable(name))));
         out.push('\n');
         out.push_str(&env_text(p, color));
+        out.push_str(&unrendered_text(unrendered));
+    }
+    out
+}
+
+/// The roots of an environment that did not render, whose objects the plan could not compare
+/// (their findings, in `lint`, say why).
+fn unrendered_text(roots: &[String]) -> String {
+    if roots.is_empty() {
+        return String::new();
+    }
+    let mut out = String::from("Not compared (did not render; `lint` says why):\n");
+    for r in roots {
+        out.push_str(&format!("  {}\n", printable(r)));
     }
     out
 }
@@ -617,7 +655,23 @@ fn code_text(code: &str, color: bool) -> String {
     }
 }
 
-fn summary_line(p: &EnvPlan) -> String {
+fn summary_line(p: &EnvPlan, unrendered: &[String]) -> String {
+    let line = changes_line(p);
+    match unrendered.len() {
+        0 => line,
+        n if !p.has_changes() => format!("not compared: {} did not render", roots(n)),
+        n => format!("{line}; not compared: {} did not render", roots(n)),
+    }
+}
+
+fn roots(n: usize) -> String {
+    match n {
+        1 => "a root".to_string(),
+        n => format!("{n} roots"),
+    }
+}
+
+fn changes_line(p: &EnvPlan) -> String {
     if !p.has_changes() {
         return "no change".to_string();
     }

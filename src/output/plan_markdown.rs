@@ -35,6 +35,7 @@ pub fn render(r: &PlanReport, limit: usize) -> String {
         text(&r.to)
     ));
     out.push(&table(r, budget / 3));
+    out.push(&unrendered(r));
     out.push(&hazards(r, budget / 3));
     let total: usize = r.environments.iter().map(|(_, p)| p.changes.len()).sum();
     let mut shown = 0;
@@ -55,6 +56,20 @@ pub fn render(r: &PlanReport, limit: usize) -> String {
         ));
     }
     out.text
+}
+
+/// The roots that did not render, whose objects the plan could not compare.
+fn unrendered(r: &PlanReport) -> String {
+    let mut out = String::new();
+    for (name, roots) in &r.unrendered {
+        let roots: Vec<String> = roots.iter().map(|root| code(root)).collect();
+        out.push_str(&format!(
+            "\n> ⚠️ {}: not compared, did not render: {}\n",
+            code(name),
+            roots.join(", ")
+        ));
+    }
+    out
 }
 
 /// Text with its length in characters kept as it grows.
@@ -134,6 +149,11 @@ fn table(r: &PlanReport, budget: usize) -> String {
                 or_dash(policies_cell(&c)),
                 or_dash(c.templates_text()),
                 or_dash(c.clusters_text())
+            )
+        } else if !r.unrendered_in(name).is_empty() {
+            format!(
+                "| {} | not compared: did not render | — | — | — |\n",
+                code(name)
             )
         } else {
             format!("| {} | no change | — | — | — |\n", code(name))

@@ -54,10 +54,15 @@ fn environments_section(envs: &[crate::lint::gitops::EnvironmentInfo]) -> String
     let mut out = String::from("environments:\n");
     for e in envs.iter().filter(|e| !(many_loose && e.loose)) {
         let what = match (&e.version, e.karmada) {
+            // The objects of a root that did not render are not in the run.
+            (Some(v), true) if e.incomplete() => match e.unrendered.len() {
+                1 => format!("Karmada {v}, linted but for the root that did not render"),
+                n => format!("Karmada {v}, linted but for the {n} roots that did not render"),
+            },
             (Some(v), true) => format!("Karmada {v}, linted"),
             // Its findings are the roots that did not render, which may hold what would make
             // it one.
-            _ if e.incomplete => {
+            _ if e.incomplete() => {
                 "not a Karmada API server as far as it renders: not linted; its roots that did not render are reported"
                     .to_string()
             }

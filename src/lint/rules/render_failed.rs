@@ -43,3 +43,16 @@ pub static RULE: Rule = Rule {
     docs: &[RENDER_FAILED, REMOTE_RESOURCE],
     checks: &[Check::Rendering],
 };
+
+/// Whether a finding of `rule` says that the run left something out: a root or chart that did
+/// not render, or a document whose templating was not rendered. A comparison of two revisions
+/// cannot see what such a part holds, so it is shown with every comparison, never taken as
+/// settled because the base had it too.
+pub fn leaves_out(rule: &str) -> bool {
+    [
+        RENDER_FAILED.id,
+        REMOTE_RESOURCE.id,
+        crate::lint::rules::input::UNRENDERED_TEMPLATE.id,
+    ]
+    .contains(&rule)
+}
