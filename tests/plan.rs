@@ -1179,7 +1179,10 @@ fn a_root_that_did_not_render_is_not_compared() {
     assert_eq!(v["summary"]["notCompared"], 1, "{v:#}");
     let o = plan_in(dir.path(), &["--base", "main"]);
     let out = text(&o.stdout);
-    assert!(out.contains("  app  not compared: a root did not render\n"), "{out}");
+    assert!(
+        out.contains("  app  not compared: a root did not render\n"),
+        "{out}"
+    );
     let lint = Command::new(BIN)
         .args(["lint", "--base", "main"])
         .current_dir(dir.path())
@@ -1188,9 +1191,95 @@ fn a_root_that_did_not_render_is_not_compared() {
         .unwrap();
     let out = text(&lint.stdout);
     assert_eq!(lint.status.code(), Some(0), "{out}");
-    assert!(out.contains("warning[remote-resource-not-fetched]"), "{out}");
+    assert!(
+        out.contains("warning[remote-resource-not-fetched]"),
+        "{out}"
+    );
     assert!(
         out.contains("app: not declared in the repository (Karmada 1.19, linted but for the root that did not render)"),
         "{out}"
     );
+}
+
+/// A partial clone (`git clone --filter=blob:limit=...`) lacks the large blobs its filter left
+/// out. A revision written for kustomize leaves out such a file that is no manifest (a GIF of
+/// the docs), with a note, and plans; a manifest it lacks would read as deleted, so that stops
+/// with the hint for a partial clone, not `git fetch --unshallow`, which brings no blob.
+#[test]
+fn a_partial_clone_plans_without_the_blobs_its_filter_left_out() {
+    let test = "a_partial_clone_plans_without_the_blobs_its_filter_left_out";
+    if !kustomize::kustomize_available(test) {
+        return;
+    }
+    let Some(src) = two_commits(test, "kustomize") else {
+        return;
+    };
+    let big = "x".repeat(150_000);
+    let large = |dir: &Path, name: &str, text: &str| {
+        let p = dir.join(name);
+        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+        std::fs::write(p, text).unwrap();
+    };
+    // Into the base (main), then the change rebased on it.
+    kustomize::git(src.path(), &["checkout", "-q", "main"]);
+    large(src.path(), "docs/demo.gif", &big);
+    kustomize::git(src.path(), &["add", "-A"]);
+    kustomize::git(src.path(), &["commit", "-qm", "docs"]);
+    kustomize::git(src.path(), &["checkout", "-q", "change"]);
+    kustomize::git(src.path(), &["rebase", "-q", "main"]);
+    kustomize::git(src.path(), &["config", "uploadpack.allowFilter", "true"]);
+    let clones = tempfile::tempdir().unwrap();
+    let partial = |name: &str| {
+        let dir = clones.path().join(name);
+        let url = format!("file://{}", src.path().display());
+        let o = Command::new("git")
+            .args([
+                "clone",
+                "-q",
+                "--no-checkout",
+                "--filter=blob:limit=100k",
+                "-b",
+                "change",
+            ])
+            .arg(&url)
+            .arg(&dir)
+            .output()
+            .unwrap();
+        assert!(o.status.success(), "{}", text(&o.stderr));
+        // Every manifest checked out; the docs stay out (as a sparse checkout keeps them).
+        kustomize::git(&dir, &["reset", "-q"]);
+        for e in std::fs::read_dir(src.path()).unwrap() {
+            let name = e.unwrap().file_name().into_string().unwrap();
+            if name != ".git" && name != "docs" {
+                kustomize::git(&dir, &["checkout", "--", &name]);
+            }
+        }
+        kustomize::git(&dir, &["fetch", "-q", "origin", "main:main"]);
+        dir
+    };
+    let dir = partial("gif");
+    let o = plan_in(&dir, &["--base", "main"]);
+    let err = text(&o.stderr);
+    assert_eq!(o.status.code(), Some(1), "{}{err}", text(&o.stdout));
+    assert!(
+        err.contains("note: the base: docs/demo.gif is not in this clone's objects (a partial clone's filter left it out): the revision is rendered without it"),
+        "{err}"
+    );
+    // A manifest the filter left out (a large one, at the base only).
+    kustomize::git(src.path(), &["checkout", "-q", "main"]);
+    large(src.path(), "docs/large.yaml", &format!("# {big}\n"));
+    kustomize::git(src.path(), &["add", "-A"]);
+    kustomize::git(src.path(), &["commit", "-qm", "a large manifest"]);
+    kustomize::git(src.path(), &["checkout", "-q", "change"]);
+    kustomize::git(src.path(), &["rebase", "-q", "main"]);
+    let dir = partial("yaml");
+    let o = plan_in(&dir, &["--base", "main"]);
+    let err = text(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert!(err.contains("cannot read docs/large.yaml ("), "{err}");
+    assert!(
+        err.contains("(a partial clone: its filter left the object out"),
+        "{err}"
+    );
+    assert!(!err.contains("--unshallow"), "{err}");
 }

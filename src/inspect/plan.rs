@@ -127,6 +127,9 @@ fn environments(
     let base = sides.side(&Side::Commit(base), false, None)?;
     let head = sides.side(head, true, Some(&base))?;
     head.notes.iter().for_each(|n| note(n));
+    for n in base.notes.iter().filter(|n| !head.notes.contains(n)) {
+        note(&format!("the base: {n}"));
+    }
     incomplete(&head, "", note);
     incomplete(&base, "the base: ", note);
     let empty = Inventory::default();

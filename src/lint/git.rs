@@ -506,7 +506,7 @@ impl GitopsSides<'_> {
         let tree = tempfile::Builder::new()
             .prefix("karmada-policy-rev-")
             .tempdir()?;
-        self.repo.write_tree(side, &ignore, tree.path())?;
+        let left_out = self.repo.write_tree(side, &ignore, tree.path())?;
         // The same PATHs, relative to the same place in the written tree: file names come out
         // as they do for the work tree. kustomize runs as a child process, so the directory
         // changes for the whole process while this side is linted.
@@ -519,6 +519,9 @@ impl GitopsSides<'_> {
         std::env::set_current_dir(&here)?;
         let linted = lint_here();
         std::env::set_current_dir(self.cwd)?;
-        linted
+        linted.map(|mut linted| {
+            linted.notes.extend(left_out);
+            linted
+        })
     }
 }

@@ -165,7 +165,56 @@ pub enum ReadFile {
 /// its own, once.
 pub struct BlobReader {
     git_dir: PathBuf,
-    shallow: bool,
+    /// How the clone may lack objects ([`Clone`]).
+    clone: Clone,
+}
+
+/// How a clone may lack an object a read needs: a shallow clone lacks history, a partial clone
+/// (`git clone --filter=...`) the objects its filter left out, which git fetches on demand and
+/// libgit2 does not. The hint of [`GitError::Missing`] says what brings them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Clone {
+    Full,
+    Shallow,
+    Partial,
+}
+
+impl Clone {
+    fn of(repo: &Repository) -> Clone {
+        // `git clone --filter` marks the remote it fetches missing objects from
+        // (remote.NAME.promisor; older git also set extensions.partialClone).
+        let remotes: Vec<String> = repo.remotes().map_or_else(
+            |_| Vec::new(),
+            |r| r.iter().flatten().flatten().map(str::to_string).collect(),
+        );
+        let partial = repo.config().is_ok_and(|c| {
+            let promisor = |name: &str| c.get_bool(&format!("remote.{name}.promisor"));
+            c.get_string("extensions.partialclone")
+                .is_ok_and(|remote| !remote.is_empty())
+                || remotes.iter().any(|name| promisor(name).unwrap_or(false))
+        });
+        match (partial, repo.is_shallow()) {
+            (true, _) => Clone::Partial,
+            (false, true) => Clone::Shallow,
+            (false, false) => Clone::Full,
+        }
+    }
+
+    /// What to say after "cannot read OBJECT": how to bring it, when the clone may lack it.
+    fn hint(self, e: &git2::Error) -> &'static str {
+        match self {
+            Clone::Partial => {
+                " (a partial clone: its filter left the object out, and git fetches such objects \
+                 on demand, which this tool cannot ask it to; `git cat-file -e OBJECT` fetches \
+                 one, a clone without --filter has them all)"
+            }
+            Clone::Shallow => " (a shallow clone? fetch the history with `git fetch --unshallow`)",
+            Clone::Full if e.code() == ErrorCode::NotFound => {
+                " (a shallow or partial clone? fetch the history with `git fetch --unshallow`)"
+            }
+            Clone::Full => "",
+        }
+    }
 }
 
 impl BlobReader {
@@ -182,11 +231,7 @@ impl BlobReader {
         }
         let missing = |e: git2::Error| GitError::Missing {
             what: format!("{name} ({oid})"),
-            hint: if self.shallow || e.code() == ErrorCode::NotFound {
-                " (a shallow or partial clone? fetch the history with `git fetch --unshallow`)"
-            } else {
-                ""
-            },
+            hint: self.clone.hint(&e),
             source: e,
         };
         OPEN.with(|open| {
@@ -424,13 +469,14 @@ impl GitRepo {
     /// Writes every file of `side` (a commit or the index) that `ignore` keeps under `dest`, as
     /// a checkout would (submodules and symlinks left out), so that kustomize and helm render
     /// the revision as they render the working tree: a chart needs its `templates/_helpers.tpl`
-    /// and a kustomization its generator files, which are not manifests.
+    /// and a kustomization its generator files, which are not manifests. Notes what a partial
+    /// clone lacks and was left out.
     pub fn write_tree(
         &self,
         side: &Side,
         ignore: &dyn Fn(&Path) -> bool,
         dest: &Path,
-    ) -> Result<(), GitError> {
+    ) -> Result<Vec<String>, GitError> {
         let select = Selector {
             specs: &[],
             ignore,
@@ -441,25 +487,36 @@ impl GitRepo {
         let blobs = match side {
             Side::Commit(oid) => self.commit_blobs(*oid, &select, &mut notes)?,
             Side::Index => self.index_blobs(&select, &mut notes)?,
-            Side::WorkTree => return Ok(()),
+            Side::WorkTree => return Ok(Vec::new()),
         };
+        // What the walk noted (submodules, symlinks) the listing of the revision has said.
+        let mut notes = Vec::new();
         let io = |source| GitError::Write {
             dest: dest.to_path_buf(),
             source,
         };
         for (path, oid) in blobs {
             let name = lossy(&path);
-            let blob = self
-                .repo
-                .find_blob(oid)
-                .map_err(|e| self.missing(&format!("{name} ({oid})"), e))?;
+            let blob = match self.repo.find_blob(oid) {
+                Ok(blob) => blob,
+                // Kustomize and helm read any file, but only a manifest's absence would be
+                // taken for its deletion: another file a partial clone lacks is left out, and
+                // a root that reads it fails to render, which its environment then says.
+                Err(e) if e.code() == ErrorCode::NotFound && !is_manifest_name(&name) => {
+                    notes.push(format!(
+                        "{name} is not in this clone's objects (a partial clone's filter left it out): the revision is rendered without it"
+                    ));
+                    continue;
+                }
+                Err(e) => return Err(self.missing(&format!("{name} ({oid})"), e)),
+            };
             let to = dest.join(&name);
             if let Some(parent) = to.parent() {
                 std::fs::create_dir_all(parent).map_err(io)?;
             }
             std::fs::write(&to, blob.content()).map_err(io)?;
         }
-        Ok(())
+        Ok(notes)
     }
 
     /// A commit's selected blobs, in tree order.
@@ -623,7 +680,7 @@ impl GitRepo {
     pub fn blob_reader(&self) -> BlobReader {
         BlobReader {
             git_dir: self.repo.path().to_path_buf(),
-            shallow: self.repo.is_shallow(),
+            clone: Clone::of(&self.repo),
         }
     }
 
@@ -637,14 +694,9 @@ impl GitRepo {
     }
 
     fn missing(&self, what: &str, e: git2::Error) -> GitError {
-        let hint = if self.repo.is_shallow() || e.code() == ErrorCode::NotFound {
-            " (a shallow or partial clone? fetch the history with `git fetch --unshallow`)"
-        } else {
-            ""
-        };
         GitError::Missing {
             what: what.to_string(),
-            hint,
+            hint: Clone::of(&self.repo).hint(&e),
             source: e,
         }
     }
@@ -1036,6 +1088,15 @@ fn normalize(p: &Path) -> PathBuf {
         }
     }
     out
+}
+
+/// Whether a file is read as manifests (YAML or JSON), whose absence from a revision would be
+/// taken for the deletion of its objects.
+fn is_manifest_name(name: &str) -> bool {
+    let lower = name.to_ascii_lowercase();
+    [".yaml", ".yml", ".json"]
+        .iter()
+        .any(|ext| lower.ends_with(ext))
 }
 
 #[cfg(test)]
