@@ -26,17 +26,22 @@ pub const REMOTE_RESOURCE: RuleDoc = RuleDoc {
     id: "remote-resource-not-fetched",
     group: RuleGroup::Input,
     default_severity: Severity::Warning,
-    summary: "A kustomization names a remote resource, which the linter does not fetch",
+    summary: "A kustomization names a remote resource, or a chart a dependency from a chart repository, which the linter does not fetch",
     rationale: "kustomize, Flux's kustomize-controller and Argo CD fetch a URL a kustomization names \
-                and build the root. The linter runs on untrusted pull requests and requests no URL \
-                unless the configuration allows it, so that root is not rendered: its objects, and \
-                any policy among them, are not checked. The repository is not at fault, so this is a \
-                warning; raise it to an error (`rules: {remote-resource-not-fetched: error}`) where \
-                an unchecked root must fail the run.",
+                and build the root; Flux's source-controller and Argo CD's repo-server run `helm \
+                dependency build` for a chart whose dependencies are not in its `charts/`. The \
+                linter runs on untrusted pull requests and requests no URL unless the configuration \
+                allows it, so that root or chart is not rendered: its objects, and any policy among \
+                them, are not checked. (A chart's `file://` dependencies, charts of the repository \
+                itself, are built offline, in a copy of the chart.) The repository is not at fault, \
+                so this is a warning; raise it to an error \
+                (`rules: {remote-resource-not-fetched: error}`) where an unchecked root must fail \
+                the run.",
     example: "resources:\n  - https://github.com/kubernetes-sigs/metrics-server/releases/latest/download/components.yaml\n",
     fix: "Where the repository is trusted, set `gitops.remoteResources: true` in .karmada-policy.yaml; or \
           vendor the resource into the repository.",
-    reference: "kustomize api/krusty (remote resources and bases are fetched at build time); fluxcd/pkg kustomize (SecureBuild)",
+    reference: "kustomize api/krusty (remote resources and bases are fetched at build time); fluxcd/pkg kustomize (SecureBuild); \
+                fluxcd/source-controller internal/helm/chart (DependencyManager); argo-cd reposerver (helm dependency build)",
 };
 
 pub static RULE: Rule = Rule {

@@ -96,9 +96,13 @@ impl Repo {
             k.helm = opts.helm_inflation;
             k.remote = opts.remote_resources;
         }
+        let helm = Helm::find(opts.helm.as_deref()).map(|h| Helm {
+            fetch_dependencies: opts.remote_resources,
+            ..h
+        });
         let mut renders = Renders::new(
             kustomize,
-            Helm::find(opts.helm.as_deref()),
+            helm,
             repository_root(&root),
             opts.helm_values.clone(),
         );

@@ -106,14 +106,46 @@ pub fn locate_chart(dir: &Path, err: &RenderError) -> RenderFailure {
         };
     }
     let file = dir.join("Chart.yaml");
-    let span = missing_dependency(&message)
-        .and_then(|name| dependency_entry(&file, name))
-        .unwrap_or(Span::point(1, 1));
+    let missing = missing_dependency(&message).and_then(|name| dependency_entry(&file, name));
+    if let Some(Dependency {
+        name,
+        repository: Some(repository),
+        span,
+    }) = missing.as_ref().filter(|d| d.is_remote())
+    {
+        return RenderFailure {
+            file,
+            span: *span,
+            message: format!(
+                "refused to render: chart dependency `{name}` ({repository}) is not in charts/, and helm would fetch it from the network (`helm dependency build`, as Flux's source-controller and Argo CD's repo-server do before rendering); nothing was fetched (set gitops.remoteResources: true in .karmada-policy.yaml to let it)"
+            ),
+            kind: FailureKind::Remote,
+        };
+    }
     RenderFailure {
         file,
-        span,
+        span: missing.map_or(Span::point(1, 1), |d| d.span),
         message: format!("helm template failed: {message}"),
         kind: FailureKind::Render,
+    }
+}
+
+/// A dependency `Chart.yaml` lists: its name, where it comes from and where its `name:` is.
+struct Dependency {
+    name: String,
+    repository: Option<String>,
+    span: Span,
+}
+
+impl Dependency {
+    /// Whether helm fetches it from the network: a chart repository's URL (`https://`, an
+    /// OCI registry) or a repository added by name (`@name`, `alias:name`); `file://` and no
+    /// repository are the repository's own files.
+    fn is_remote(&self) -> bool {
+        self.repository.as_deref().is_some_and(|r| {
+            let r = r.trim();
+            !r.is_empty() && !r.starts_with("file://")
+        })
     }
 }
 
@@ -149,18 +181,24 @@ fn missing_dependency(message: &str) -> Option<&str> {
         .filter(|n| !n.is_empty())
 }
 
-/// Where `Chart.yaml` lists the dependency `name`: its `name:` value.
-fn dependency_entry(chart_file: &Path, name: &str) -> Option<Span> {
+/// Where `Chart.yaml` lists the dependency `name` (its `name:` value), and its repository.
+fn dependency_entry(chart_file: &Path, name: &str) -> Option<Dependency> {
     let loaded = files::read(chart_file).ok()?;
     let dependencies = loaded.documents.first()?.root.get("dependencies")?;
     let Value::Seq(entries) = &dependencies.value else {
         return None;
     };
-    entries
-        .iter()
-        .filter_map(|d| d.get("name"))
-        .find(|n| n.as_str() == Some(name))
-        .map(|n| n.span)
+    entries.iter().find_map(|d| {
+        let n = d.get("name").filter(|n| n.as_str() == Some(name))?;
+        Some(Dependency {
+            name: name.to_string(),
+            repository: d
+                .get("repository")
+                .and_then(|r| r.as_str())
+                .map(str::to_string),
+            span: n.span,
+        })
+    })
 }
 
 /// The first file of the build (resources and patches of every kustomization it builds on)
@@ -379,9 +417,24 @@ mod tests {
         let f = locate_chart(&chart, &err);
         assert_eq!(f.file, chart.join("Chart.yaml"));
         assert_eq!((f.span.start.line, f.span.start.col), (7, 11), "{f:?}");
+        // A chart repository's dependency is fetched by helm (and by Flux and Argo CD before
+        // they render): not fetched here, as a kustomization's remote resource is not.
+        assert_eq!(f.kind, FailureKind::Remote);
+        assert!(
+            f.message.starts_with(
+                "refused to render: chart dependency `common` (https://charts.example.com) is not in charts/"
+            ),
+            "{f:?}"
+        );
+        // One without a repository is the chart's own to vendor: helm failed.
+        let err = RenderError::Build(
+            "found in Chart.yaml, but missing in charts/ directory: redis".into(),
+        );
+        let f = locate_chart(&chart, &err);
+        assert_eq!((f.span.start.line, f.span.start.col), (5, 11), "{f:?}");
         assert!(f
             .message
-            .starts_with("helm template failed: An error occurred"));
+            .starts_with("helm template failed: found in Chart.yaml"));
         assert_eq!(f.kind, FailureKind::Render);
         // Any other failure stays on the first line, its message on one line.
         let other = locate_chart(

@@ -12,6 +12,10 @@ use super::render::{on_path, RenderError};
 pub struct Helm {
     /// The program and leading arguments (`["helm"]`); `template NAME DIR -f VALUES...` follows.
     pub command: Vec<String>,
+    /// `gitops.remoteResources`: a chart whose dependencies are not in its `charts/` has them
+    /// fetched (`helm dependency build`, in a copy: the repository is not written to), as
+    /// Flux's source-controller and Argo CD's repo-server do before they render it.
+    pub fetch_dependencies: bool,
 }
 
 impl Helm {
@@ -22,7 +26,10 @@ impl Helm {
             None if on_path("helm") => vec!["helm".into()],
             None => return None,
         };
-        (!command.is_empty()).then_some(Helm { command })
+        (!command.is_empty()).then_some(Helm {
+            command,
+            fetch_dependencies: false,
+        })
     }
 
     /// `helm template` of the chart in `dir` (release named after the directory), with its own
@@ -45,6 +52,63 @@ impl Helm {
     /// gives: values files in order, then the inline values (each written to a temporary file,
     /// merged after the files as Flux and Argo CD merge them), then `--set` parameters.
     pub fn template_with(&self, dir: &Path, v: &HelmValues) -> Result<String, RenderError> {
+        match self.template_here(dir, v) {
+            // Flux's source-controller and Argo CD's repo-server build a chart's dependencies
+            // before they render it: those of the repository itself (`file://`) always, those
+            // of a chart repository only where the configuration lets the network be reached.
+            Err(RenderError::Build(m))
+                if lacks_dependencies(&m) && (self.fetch_dependencies || !fetches_remote(dir)) =>
+            {
+                self.template_fetching(dir, v)
+            }
+            rendered => rendered,
+        }
+    }
+
+    /// [`Helm::template_with`] of a copy of the chart whose dependencies `helm dependency
+    /// build` fetched first.
+    fn template_fetching(&self, dir: &Path, v: &HelmValues) -> Result<String, RenderError> {
+        let run_error = |message: String| RenderError::Run {
+            command: self.command.join(" "),
+            message,
+        };
+        let copy = tempfile::Builder::new()
+            .prefix("karmada-policy-chart-")
+            .tempdir()
+            .map_err(|e| run_error(e.to_string()))?;
+        let name = dir.file_name().unwrap_or(std::ffi::OsStr::new("chart"));
+        let chart = copy.path().join(name);
+        copy_dir(super::as_dir(dir), &chart).map_err(|e| run_error(e.to_string()))?;
+        // The copy's `file://` dependencies name the repository's charts where they are.
+        let lists = chart.join("Chart.yaml");
+        if let Ok(text) = std::fs::read_to_string(&lists) {
+            let absolute = std::path::absolute(super::as_dir(dir)).unwrap_or_default();
+            std::fs::write(&lists, local_dependencies_at(&text, &absolute))
+                .map_err(|e| run_error(e.to_string()))?;
+        }
+        let mut build = Command::new(&self.command[0]);
+        build.args(&self.command[1..]).args(["dependency", "build"]);
+        if !self.fetch_dependencies {
+            // Only local dependencies: no repository index is refreshed from the network.
+            build.arg("--skip-refresh");
+        }
+        let out = build
+            .arg(&chart)
+            .output()
+            .map_err(|e| run_error(e.to_string()))?;
+        if !out.status.success() {
+            let message = String::from_utf8_lossy(&out.stderr)
+                .trim()
+                .trim_start_matches("Error: ")
+                .replace(&format!("{}/", copy.path().display()), "");
+            return Err(RenderError::Build(format!(
+                "helm dependency build: {message}"
+            )));
+        }
+        self.template_here(&chart, v)
+    }
+
+    fn template_here(&self, dir: &Path, v: &HelmValues) -> Result<String, RenderError> {
         let run_error = |message: String| RenderError::Run {
             command: self.command.join(" "),
             message,
@@ -90,6 +154,70 @@ impl Helm {
     }
 }
 
+/// Whether helm's error says dependencies `Chart.yaml` lists are not in `charts/`.
+fn lacks_dependencies(message: &str) -> bool {
+    message.contains("missing in charts/ directory")
+}
+
+/// Whether the chart in `dir` lists a dependency from a chart repository (a URL, an OCI
+/// registry, a repository added by name), which `helm dependency build` fetches from the
+/// network; `file://` ones are the repository's own charts.
+fn fetches_remote(dir: &Path) -> bool {
+    let Ok(text) = std::fs::read_to_string(super::as_dir(dir).join("Chart.yaml")) else {
+        return false;
+    };
+    text.lines()
+        .filter_map(repository_value)
+        .any(|r| !r.is_empty() && !r.starts_with("file://"))
+}
+
+/// A `repository:` line's value, unquoted (`- repository: x` too).
+fn repository_value(line: &str) -> Option<&str> {
+    let key = line.trim_start().trim_start_matches("- ").trim_start();
+    let value = key.strip_prefix("repository:")?;
+    Some(value.trim().trim_matches(['"', '\'']))
+}
+
+/// `Chart.yaml`'s text with each relative `file://` repository made absolute from the chart's
+/// directory `dir`, so that a copy of the chart elsewhere finds them.
+fn local_dependencies_at(text: &str, dir: &Path) -> String {
+    let mut out = String::with_capacity(text.len());
+    for line in text.split_inclusive('\n') {
+        let relative = repository_value(line)
+            .and_then(|r| r.strip_prefix("file://"))
+            .filter(|p| !p.starts_with('/'));
+        match relative {
+            Some(path) => {
+                let indent = &line[..line.find("repository:").unwrap_or(0)];
+                let at = super::normalize(&dir.join(path));
+                out.push_str(&format!(
+                    "{indent}repository: \"file://{}\"\n",
+                    at.display()
+                ));
+            }
+            None => out.push_str(line),
+        }
+    }
+    out
+}
+
+/// A copy of the directory `from` at `to` (files and directories; symbolic links are not
+/// followed: a chart's own files are what helm reads).
+fn copy_dir(from: &Path, to: &Path) -> std::io::Result<()> {
+    std::fs::create_dir_all(to)?;
+    for entry in std::fs::read_dir(from)? {
+        let entry = entry?;
+        let kind = entry.file_type()?;
+        let target = to.join(entry.file_name());
+        if kind.is_dir() {
+            copy_dir(&entry.path(), &target)?;
+        } else if kind.is_file() {
+            std::fs::copy(entry.path(), target)?;
+        }
+    }
+    Ok(())
+}
+
 /// The values of one chart rendering.
 #[derive(Debug, Clone, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct HelmValues {
@@ -125,6 +253,21 @@ pub fn source_comment(line: &str) -> Option<&str> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_copy_of_a_chart_names_its_local_dependencies_where_they_are() {
+        let text = "apiVersion: v2\nname: app\ndependencies:\n  - name: dep\n    repository: \"file://../dep\"\n  - repository: file:///abs/x\n    name: x\n  - name: common\n    repository: https://charts.example.com\n";
+        let moved = local_dependencies_at(text, Path::new("/repo/charts/app"));
+        assert_eq!(
+            moved,
+            "apiVersion: v2\nname: app\ndependencies:\n  - name: dep\n    repository: \"file:///repo/charts/dep\"\n  - repository: file:///abs/x\n    name: x\n  - name: common\n    repository: https://charts.example.com\n"
+        );
+        assert_eq!(
+            repository_value("  - repository: 'oci://r/x'"),
+            Some("oci://r/x")
+        );
+        assert_eq!(repository_value("  name: repository"), None);
+    }
 
     #[test]
     fn source_comments_name_files_in_the_chart() {
