@@ -1218,7 +1218,7 @@ impl<'a> Checker<'a> {
         }
         for (p, stderr) in &o.refused_views {
             // Not found in the files (exit 4, docs/exit-codes.md), saying why.
-            if !(stderr.starts_with("exit Some(4)") && stderr.contains("admission rejects it")) {
+            if !(stderr.starts_with("exit Some(4)") && stderr.contains("but admission refuses it, so the API server does not store it: ")) {
                 self.fail(g, format!("explain {p} of a refused policy: {stderr}"), &[]);
             }
         }
@@ -2195,7 +2195,7 @@ fn a_policy_the_go_decoder_refuses_is_reported_as_refused_everywhere() {
     // Not found in the files, as every named object that is not there (docs/exit-codes.md).
     assert_eq!(o.status.code(), Some(4));
     assert!(
-        text(&o.stderr).contains("(admission rejects it: run lint)"),
+        text(&o.stderr).contains("but admission refuses it, so the API server does not store it: "),
         "{}",
         text(&o.stderr)
     );

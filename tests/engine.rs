@@ -934,14 +934,14 @@ fn deleting_a_policy_admission_refuses_says_so() {
     ]);
     assert_eq!(r.code, 4, "{}", r.stderr);
     assert!(
-        r.stderr.contains("--delete pp/default/weighted: no such policy in the state (and no claim names it); admission rejects it: run lint"),
+        r.stderr.contains("--delete pp/default/weighted is in the state, but admission refuses it, so the API server does not store it: "),
         "{}",
         r.stderr
     );
     let r = run(&["explain", "pp/weighted", "-f", &file]);
     assert_eq!(r.code, 4, "{}", r.stderr);
     assert!(
-        r.stderr.contains("(admission rejects it: run lint)"),
+        r.stderr.contains("pp/default/weighted is in the given files, but admission refuses it, so the API server does not store it: "),
         "{}",
         r.stderr
     );

@@ -470,7 +470,7 @@ fn a_refused_policy_is_said_refused_whichever_environment_comes_first() {
     let o = run(&["explain", "pp/weighted", "-f", &repo]);
     assert_eq!(o.status.code(), Some(4), "{}", stderr(&o));
     assert!(
-        stderr(&o).contains("error: pp/default/weighted not found in the given files (admission rejects it: run lint)"),
+        stderr(&o).contains("error: pp/default/weighted is in the given files, but admission refuses it, so the API server does not store it: "),
         "{}",
         stderr(&o)
     );
@@ -483,7 +483,7 @@ fn a_refused_policy_is_said_refused_whichever_environment_comes_first() {
     ]);
     assert_eq!(o.status.code(), Some(4), "{}", stderr(&o));
     assert!(
-        stderr(&o).contains("error: --delete pp/default/weighted: no such policy in the state (and no claim names it); admission rejects it: run lint"),
+        stderr(&o).contains("error: --delete pp/default/weighted is in the state, but admission refuses it, so the API server does not store it: "),
         "{}",
         stderr(&o)
     );

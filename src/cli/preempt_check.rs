@@ -10,6 +10,7 @@ use super::error::{CliError, Exit};
 use crate::context::Context;
 use crate::engine::check_notes::delivery_changes_in_files;
 use crate::engine::delivery::DeliveryChange;
+use crate::engine::explain_inputs::delete_target_missing;
 use crate::engine::simulate::{check, Change, ChangeError, CheckReport};
 use crate::engine::state::{State, UnknownClaimers};
 use crate::inspect::preempt::{live_state, note_unreported_clusters, read_changes, ChangeArg};
@@ -158,15 +159,10 @@ fn checked(
     deliveries: &dyn Fn(&CheckReport) -> Vec<DeliveryChange>,
 ) -> Result<(String, bool), CliError> {
     // Said as explain says it: a policy admission refuses is not in the state.
-    let refused: Vec<_> = state.rejected.iter().map(|r| r.policy.clone()).collect();
+    let rejected = state.rejected.clone();
     let mut report = check(state, changes).map_err(|e| match e {
         // A policy that does not exist is exit 4 wherever it is named (docs/exit-codes.md).
-        ChangeError::NotFound(r) if refused.contains(&r) => CliError::Refused(format!(
-            "--delete {r}: no such policy {where_} (and no claim names it); admission rejects it: run lint"
-        )),
-        ChangeError::NotFound(r) => CliError::NotFound(format!(
-            "--delete {r}: no such policy {where_} (and no claim names it)"
-        )),
+        ChangeError::NotFound(r) => CliError::from(delete_target_missing(&rejected, &r, where_)),
     })?;
     report.deliveries = deliveries(&report);
     let out = render_preempt_check(flags.report.output, &report, stdout_color());

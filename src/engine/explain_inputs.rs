@@ -16,7 +16,7 @@ use super::chain::{self, Chain, ChainInput, Readable};
 use super::delivery::{self, Delivery};
 use super::dependencies;
 use super::explain::{explain, Explanation};
-use super::state::{Options, State, UnknownClaimers};
+use super::state::{Options, Rejected, State, UnknownClaimers};
 use crate::model::cluster::Cluster;
 use crate::model::environments::{EnvError, Miss};
 use crate::model::{group_of, kinds, Inventory, PolicyKind, PolicyRef, POLICY_GROUP};
@@ -164,19 +164,41 @@ pub fn find_policy(
 ) -> Result<usize, FindError> {
     let wanted = PolicyRef::of(kind, namespace, name);
     state.find_policy(&wanted).ok_or_else(|| {
-        let rejected = state.rejected.iter().any(|r| r.policy == wanted);
-        policy_not_found(&wanted, where_, rejected)
+        let rejected = state.rejected.iter().find(|r| r.policy == wanted);
+        policy_not_found(&wanted, where_, rejected.map(|r| r.errors.as_slice()))
     })
 }
 
-/// A policy not found `where_`; `rejected`: admission refuses it, which is why.
-pub fn policy_not_found(wanted: &PolicyRef, where_: &str, rejected: bool) -> FindError {
-    if rejected {
-        FindError::Refused(format!(
-            "{wanted} not found {where_} (admission rejects it: run lint)"
-        ))
-    } else {
-        FindError::NotFound(format!("{wanted} not found {where_}"))
+/// A policy not found `where_`; `refusal`: admission refuses it with these errors, which is
+/// why (the API server does not store it, so nothing can be said of it as of a policy that
+/// exists).
+pub fn policy_not_found(wanted: &PolicyRef, where_: &str, refusal: Option<&[String]>) -> FindError {
+    match refusal {
+        Some(errors) => {
+            let first = errors.first().map_or("", String::as_str);
+            let more = match errors.len() {
+                0 | 1 => String::new(),
+                n => format!(" (and {} more)", n - 1),
+            };
+            FindError::Refused(format!(
+                "{wanted} is {where_}, but admission refuses it, so the API server does not store it: {first}{more}; `lint` reports every refusal"
+            ))
+        }
+        None => FindError::NotFound(format!("{wanted} not found {where_}")),
+    }
+}
+
+/// The error for `--delete r` naming no policy of the state: one admission refuses among
+/// `rejected` is said so, with why, as `explain` says it.
+pub fn delete_target_missing(rejected: &[Rejected], r: &PolicyRef, where_: &str) -> FindError {
+    match rejected.iter().find(|x| x.policy == *r) {
+        Some(x) => match policy_not_found(r, where_, Some(&x.errors)) {
+            FindError::Refused(m) => FindError::Refused(format!("--delete {m}")),
+            other => other,
+        },
+        None => FindError::NotFound(format!(
+            "--delete {r}: no such policy {where_} (and no claim names it)"
+        )),
     }
 }
 
