@@ -1218,7 +1218,10 @@ impl<'a> Checker<'a> {
         }
         for (p, stderr) in &o.refused_views {
             // Not found in the files (exit 4, docs/exit-codes.md), saying why.
-            if !(stderr.starts_with("exit Some(4)") && stderr.contains("but admission refuses it, so the API server does not store it: ")) {
+            if !(stderr.starts_with("exit Some(4)")
+                && stderr
+                    .contains("but admission refuses it, so the API server does not store it: "))
+            {
                 self.fail(g, format!("explain {p} of a refused policy: {stderr}"), &[]);
             }
         }

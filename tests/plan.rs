@@ -1166,7 +1166,8 @@ fn a_replica_tie_the_uid_breaks_is_said() {
 /// A kustomize root that did not render (a remote resource the linter does not fetch) on
 /// either side: what it holds was not compared, so the plan does not say "no change" and does
 /// not exit 0 (kubectl diff's "no difference"), although its policy moved the Deployment to
-/// another cluster. `lint --base` keeps the refusal in view, old as it is.
+/// another cluster. Another such root whose files the change does not touch is no change.
+/// `lint --base` keeps the refusal in view, old as it is.
 #[test]
 fn a_root_that_did_not_render_is_not_compared() {
     let Some(dir) = two_commits("a_root_that_did_not_render_is_not_compared", "unrendered") else {
@@ -1180,9 +1181,14 @@ fn a_root_that_did_not_render_is_not_compared() {
     let o = plan_in(dir.path(), &["--base", "main"]);
     let out = text(&o.stdout);
     assert!(
-        out.contains("  app  not compared: a root did not render\n"),
+        out.contains("  app   not compared: a root did not render\n"),
         "{out}"
     );
+    // A root that failed alike over the same files on both sides holds the same objects.
+    assert!(out.contains("  same  no change\n"), "{out}");
+    let same = &v["environments"][1];
+    assert_eq!(same["name"], "same", "{v:#}");
+    assert!(same.get("unrendered").is_none(), "{v:#}");
     let lint = Command::new(BIN)
         .args(["lint", "--base", "main"])
         .current_dir(dir.path())

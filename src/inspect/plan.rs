@@ -198,7 +198,8 @@ type PlannedEnvironments = (Vec<(String, EnvPlan)>, Vec<(String, Vec<String>)>);
 
 /// Where the roots of an environment that did not render are reported, the head's as they are
 /// and the base's alone marked so: a root that renders on neither side, or on one only, may
-/// hold a change the plan cannot see.
+/// hold a change the plan cannot see; one that failed at the same place on both sides over the
+/// same local files holds none.
 fn unrendered_roots(
     base: &crate::lint::gitops::RepoLinted,
     head: &crate::lint::gitops::RepoLinted,
@@ -209,13 +210,26 @@ fn unrendered_roots(
         side.described
             .iter()
             .filter(|d| d.name == name)
-            .flat_map(|d| d.unrendered.clone())
+            .flat_map(|d| {
+                d.unrendered
+                    .iter()
+                    .cloned()
+                    .zip(d.unrendered_inputs.clone())
+            })
             .collect::<Vec<_>>()
     };
-    let mut roots = of(head, name);
-    for r in of(base, base_name) {
-        if !roots.contains(&r) {
-            roots.push(format!("{r} (at the base)"));
+    let (head, base) = (of(head, name), of(base, base_name));
+    // Failed alike on both sides over the same local files: the same objects, whatever they
+    // are (what a remote resource holds is no change of the repository's).
+    let same = |(at, inputs): &(String, u64)| *inputs != 0 && base.contains(&(at.clone(), *inputs));
+    let mut roots: Vec<String> = head
+        .iter()
+        .filter(|r| !same(r))
+        .map(|(at, _)| at.clone())
+        .collect();
+    for (at, _) in &base {
+        if !head.iter().any(|(h, _)| h == at) {
+            roots.push(format!("{at} (at the base)"));
         }
     }
     roots

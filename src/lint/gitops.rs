@@ -74,6 +74,10 @@ pub struct EnvironmentInfo {
     /// findings): whether it is a Karmada API server was judged by the rest, and its objects
     /// are not all linted.
     pub unrendered: Vec<String>,
+    /// For each of `unrendered`, in order, the digest of the local files its build reads
+    /// ([`crate::source::kustomize::failure::inputs_digest`]; 0: not taken): comparing two
+    /// revisions, a root that failed alike over the same files holds the same objects.
+    pub unrendered_inputs: Vec<u64>,
 }
 
 impl EnvironmentInfo {
@@ -234,8 +238,9 @@ pub fn lint_repository(req: &RepositoryRequest<'_>) -> Result<RepoLinted, Unknow
             schedulers: settings.schedulers_read(),
             unrendered: findings
                 .iter()
-                .filter_map(|f| f.location.as_ref().map(|l| l.display()))
+                .map(|f| f.location.as_ref().map(|l| l.display()).unwrap_or_default())
                 .collect(),
+            unrendered_inputs: env.failures.iter().map(|f| f.inputs).collect(),
         });
         if karmada {
             read_settings.push((plan.name.clone(), settings.clone()));

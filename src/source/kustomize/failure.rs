@@ -20,6 +20,54 @@ pub struct RenderFailure {
     pub span: Span,
     pub message: String,
     pub kind: FailureKind,
+    /// A digest of the local files the build would read ([`inputs_digest`]): two revisions
+    /// whose root failed alike over the same files hold the same objects there, rendered or
+    /// not. 0 when not taken.
+    pub inputs: u64,
+}
+
+/// At most this many files are read for one digest; a larger tree has none (0), and its
+/// root is never taken for unchanged.
+const MAX_DIGEST_FILES: usize = 5_000;
+
+/// A digest of every file under `dirs` (recursively: generator inputs, a chart's templates and
+/// `files/`), names and bytes, in a stable order; 0 when one cannot be read or there are too
+/// many.
+pub fn inputs_digest(dirs: &[PathBuf]) -> u64 {
+    use std::hash::{Hash, Hasher};
+    fn walk(dir: &Path, out: &mut Vec<PathBuf>) -> std::io::Result<()> {
+        for entry in std::fs::read_dir(dir)? {
+            let entry = entry?;
+            let kind = entry.file_type()?;
+            if kind.is_dir() && entry.file_name() != ".git" {
+                walk(&entry.path(), out)?;
+            } else if kind.is_file() {
+                out.push(entry.path());
+            }
+            if out.len() > MAX_DIGEST_FILES {
+                return Err(std::io::ErrorKind::FileTooLarge.into());
+            }
+        }
+        Ok(())
+    }
+    let mut files = Vec::new();
+    for d in dirs {
+        if walk(super::as_dir(d), &mut files).is_err() {
+            return 0;
+        }
+    }
+    files.sort();
+    files.dedup();
+    // SipHash with fixed keys: the same in both revisions of one run.
+    let mut hasher = std::hash::DefaultHasher::new();
+    for f in &files {
+        let Ok(bytes) = std::fs::read(f) else {
+            return 0;
+        };
+        f.hash(&mut hasher);
+        bytes.hash(&mut hasher);
+    }
+    hasher.finish().max(1)
 }
 
 /// What a failure is.
@@ -55,6 +103,7 @@ pub fn locate(repo: &Repository, dir: &Path, err: &RenderError) -> RenderFailure
             } else {
                 FailureKind::Render
             },
+            inputs: 0,
         },
         RenderError::Build(message) => {
             if let Some(f) = broken_file(repo, dir) {
@@ -74,6 +123,7 @@ pub fn locate(repo: &Repository, dir: &Path, err: &RenderError) -> RenderFailure
                 span,
                 message: one_line(&err.to_string()),
                 kind: FailureKind::Render,
+                inputs: 0,
             }
         }
         RenderError::Run { .. } => RenderFailure {
@@ -81,6 +131,7 @@ pub fn locate(repo: &Repository, dir: &Path, err: &RenderError) -> RenderFailure
             span: Span::point(1, 1),
             message: one_line(&err.to_string()),
             kind: FailureKind::Render,
+            inputs: 0,
         },
     }
 }
@@ -103,6 +154,7 @@ pub fn locate_chart(dir: &Path, err: &RenderError) -> RenderFailure {
             span: Span::point(line, 1),
             message: format!("helm template failed: {message}"),
             kind: FailureKind::Render,
+            inputs: 0,
         };
     }
     let file = dir.join("Chart.yaml");
@@ -120,6 +172,7 @@ pub fn locate_chart(dir: &Path, err: &RenderError) -> RenderFailure {
                 "refused to render: chart dependency `{name}` ({repository}) is not in charts/, and helm would fetch it from the network (`helm dependency build`, as Flux's source-controller and Argo CD's repo-server do before rendering); nothing was fetched (set gitops.remoteResources: true in .karmada-policy.yaml to let it)"
             ),
             kind: FailureKind::Remote,
+            inputs: 0,
         };
     }
     RenderFailure {
@@ -127,6 +180,7 @@ pub fn locate_chart(dir: &Path, err: &RenderError) -> RenderFailure {
         span: missing.map_or(Span::point(1, 1), |d| d.span),
         message: format!("helm template failed: {message}"),
         kind: FailureKind::Render,
+        inputs: 0,
     }
 }
 
@@ -223,6 +277,7 @@ fn broken_file(repo: &Repository, dir: &Path) -> Option<RenderFailure> {
             span: p.span,
             message: p.message.clone(),
             kind,
+            inputs: 0,
         })
     })
 }

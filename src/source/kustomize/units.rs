@@ -6,6 +6,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
 use super::discover::Repository;
+use super::failure;
 pub use super::failure::{FailureKind, RenderFailure};
 use super::flux;
 use super::helm::{self, Helm, HelmValues};
@@ -295,7 +296,10 @@ pub fn output(repo: &Repository, unit: &Unit, renders: &mut Renders) -> Output {
                 r.namespace = unit.namespace.clone();
                 Output::Rendered(r)
             }
-            Some(Err(e)) => Output::Failed(super::failure::locate(repo, &spec.dir, e)),
+            Some(Err(e)) => Output::Failed(RenderFailure {
+                inputs: failure::inputs_digest(&repo.closure(&spec.dir)),
+                ..failure::locate(repo, &spec.dir, e)
+            }),
             None => Output::Nothing,
         },
         UnitKind::Chart(dir, values) => match renders.chart(dir, values.as_ref()) {
@@ -308,7 +312,10 @@ pub fn output(repo: &Repository, unit: &Unit, renders: &mut Renders) -> Output {
                 r.namespace = unit.namespace.clone();
                 Output::Rendered(r)
             }
-            Some(Err(e)) => Output::Failed(super::failure::locate_chart(dir, e)),
+            Some(Err(e)) => Output::Failed(RenderFailure {
+                inputs: failure::inputs_digest(std::slice::from_ref(dir)),
+                ..failure::locate_chart(dir, e)
+            }),
             None => Output::Nothing,
         },
     }
