@@ -934,7 +934,7 @@ fn deleting_a_policy_admission_refuses_says_so() {
     ]);
     assert_eq!(r.code, 4, "{}", r.stderr);
     assert!(
-        r.stderr.contains("--delete pp/default/weighted is in the state, but admission refuses it, so the API server does not store it: "),
+        r.stderr.contains("--delete pp/default/weighted is in the given files, but admission refuses it, so the API server does not store it: "),
         "{}",
         r.stderr
     );

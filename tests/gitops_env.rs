@@ -483,7 +483,7 @@ fn a_refused_policy_is_said_refused_whichever_environment_comes_first() {
     ]);
     assert_eq!(o.status.code(), Some(4), "{}", stderr(&o));
     assert!(
-        stderr(&o).contains("error: --delete pp/default/weighted is in the state, but admission refuses it, so the API server does not store it: "),
+        stderr(&o).contains("error: --delete pp/default/weighted is in the given files, but admission refuses it, so the API server does not store it: "),
         "{}",
         stderr(&o)
     );

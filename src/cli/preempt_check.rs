@@ -123,7 +123,7 @@ pub fn run(args: Args) -> Result<Exit, CliError> {
     );
     let before = state.clone();
     let deliveries = |r: &CheckReport| delivery_changes_in_files(r, &inv, &before);
-    report(state, changes, flags, "in the state", &deliveries)
+    report(state, changes, flags, "in the given files", &deliveries)
 }
 
 /// Applies `changes` to `state`, prints the report as `-o` asks and maps `--fail-on-blocked` to
@@ -195,7 +195,7 @@ fn check_environments(
         let state = State::from_inventory(inv, options);
         let before = state.clone();
         let deliveries = |r: &CheckReport| delivery_changes_in_files(r, inv, &before);
-        checked(state, changes, &section, "in the state", &deliveries)
+        checked(state, changes, &section, "in the given files", &deliveries)
     })?;
     if found.is_empty() {
         return Err(CliError::usage(
