@@ -1012,24 +1012,31 @@ fn a_chart_s_dependencies_are_built_as_flux_and_argo_cd_build_them() {
         env("web")["unrendered"],
         serde_json::json!(["web/Chart.yaml:5:11"])
     );
+    // The owner explain names for the chart's Deployment in environment `env`.
+    let owner_in = |env: &str| {
+        let o = bin()
+            .args([
+                "explain",
+                "deploy/nginx",
+                "-f",
+                ".",
+                "--env",
+                env,
+                "-o",
+                "json",
+            ])
+            .current_dir(root)
+            .output()
+            .unwrap();
+        let e: serde_json::Value =
+            serde_json::from_slice(&o.stdout).unwrap_or_else(|err| panic!("{err}: {}", stderr(&o)));
+        e["eventual"]["name"]
+            .as_str()
+            .unwrap_or_default()
+            .to_string()
+    };
     // The file:// dependency was built: its policy claims the chart's Deployment.
-    let explain = bin()
-        .args([
-            "explain",
-            "deploy/nginx",
-            "-f",
-            ".",
-            "--env",
-            "app",
-            "-o",
-            "json",
-        ])
-        .current_dir(root)
-        .output()
-        .unwrap();
-    let e: serde_json::Value = serde_json::from_slice(&explain.stdout)
-        .unwrap_or_else(|err| panic!("{err}: {}", stderr(&explain)));
-    assert_eq!(e["eventual"]["name"], "from-dep", "{e:#}");
+    assert_eq!(owner_in("app"), "from-dep");
     // Allowed, the chart repository's dependency is fetched and rendered.
     write(
         root,
@@ -1038,23 +1045,7 @@ fn a_chart_s_dependencies_are_built_as_flux_and_argo_cd_build_them() {
     let v = report_in(root);
     assert_eq!(v["findings"], serde_json::json!([]), "{v:#}");
     assert!(requests.load(std::sync::atomic::Ordering::SeqCst) > 0);
-    let explain = bin()
-        .args([
-            "explain",
-            "deploy/nginx",
-            "-f",
-            ".",
-            "--env",
-            "web",
-            "-o",
-            "json",
-        ])
-        .current_dir(root)
-        .output()
-        .unwrap();
-    let e: serde_json::Value = serde_json::from_slice(&explain.stdout)
-        .unwrap_or_else(|err| panic!("{err}: {}", stderr(&explain)));
-    assert_eq!(e["eventual"]["name"], "from-common", "{e:#}");
+    assert_eq!(owner_in("web"), "from-common");
     // Nothing was written into the charts.
     for chart in ["app", "web"] {
         assert!(!root.join(chart).join("charts").exists(), "{chart}/charts");
