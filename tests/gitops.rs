@@ -1055,3 +1055,43 @@ fn a_chart_s_dependencies_are_built_as_flux_and_argo_cd_build_them() {
         );
     }
 }
+
+/// A chart's `file://` dependency outside the repository is refused, never built: the linter
+/// runs on untrusted pull requests and reads nothing outside the repository.
+#[test]
+fn a_chart_dependency_outside_the_repository_is_refused() {
+    if !helm_available("a_chart_dependency_outside_the_repository_is_refused") {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().join("repo");
+    std::fs::create_dir_all(&root).unwrap();
+    git(&root, &["init", "-q"]);
+    write(
+        dir.path(),
+        &[
+            ("outside/Chart.yaml", "apiVersion: v2\nname: outside\nversion: 0.1.0\n"),
+            ("outside/templates/cm.yaml", "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: read-from-outside\n"),
+            (
+                "repo/app/Chart.yaml",
+                "apiVersion: v2\nname: app\nversion: 0.1.0\ndependencies:\n  - name: outside\n    version: 0.1.0\n    repository: \"file://../../outside\"\n",
+            ),
+            ("repo/app/templates/cm.yaml", "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: app\n"),
+        ],
+    );
+    let v = report_in(&root);
+    let f = &v["findings"][0];
+    assert_eq!(f["rule"], "render-failed", "{v:#}");
+    assert_eq!(
+        (f["file"].as_str(), f["line"].as_i64()),
+        (Some("app/Chart.yaml"), Some(7))
+    );
+    assert!(
+        f["message"]
+            .as_str()
+            .unwrap()
+            .starts_with("refused to render: `file://../../outside` is outside the repository"),
+        "{v:#}"
+    );
+    assert!(!v.to_string().contains("read-from-outside"), "{v:#}");
+}

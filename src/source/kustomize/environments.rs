@@ -96,16 +96,13 @@ impl Repo {
             k.helm = opts.helm_inflation;
             k.remote = opts.remote_resources;
         }
+        let confine = repository_root(&root);
         let helm = Helm::find(opts.helm.as_deref()).map(|h| Helm {
             fetch_dependencies: opts.remote_resources,
+            confine: Some(confine.clone()),
             ..h
         });
-        let mut renders = Renders::new(
-            kustomize,
-            helm,
-            repository_root(&root),
-            opts.helm_values.clone(),
-        );
+        let mut renders = Renders::new(kustomize, helm, confine, opts.helm_values.clone());
         let mut notes = Vec::new();
         let mut plain = BTreeMap::new();
         for f in &repo.plain {

@@ -141,6 +141,16 @@ pub fn locate(repo: &Repository, dir: &Path, err: &RenderError) -> RenderFailure
 /// but missing in charts/ directory: NAME, ...`) is reported at its entry of `dependencies`;
 /// anything else at the file's first line.
 pub fn locate_chart(dir: &Path, err: &RenderError) -> RenderFailure {
+    if let RenderError::Refused(r) = err {
+        // A `file://` dependency outside the repository: at its line, never built.
+        return RenderFailure {
+            file: r.file.clone(),
+            span: r.span,
+            message: r.to_string(),
+            kind: FailureKind::Render,
+            inputs: 0,
+        };
+    }
     // A kustomize-style build error carries helm's own words; other errors say what ran.
     // helm ends some with a blank line and a hint of its own (`Use --debug flag ...`): a
     // finding's message is one line, so the lines are joined.

@@ -16,6 +16,10 @@ pub struct Helm {
     /// fetched (`helm dependency build`, in a copy: the repository is not written to), as
     /// Flux's source-controller and Argo CD's repo-server do before they render it.
     pub fetch_dependencies: bool,
+    /// The repository, when a chart's `file://` dependencies must lie inside it: the linter
+    /// runs on untrusted pull requests and reads nothing outside the repository (as kustomize
+    /// builds are confined, [`super::confine`]).
+    pub confine: Option<PathBuf>,
 }
 
 impl Helm {
@@ -29,6 +33,7 @@ impl Helm {
         (!command.is_empty()).then_some(Helm {
             command,
             fetch_dependencies: false,
+            confine: None,
         })
     }
 
@@ -83,6 +88,9 @@ impl Helm {
         let lists = chart.join("Chart.yaml");
         if let Ok(text) = std::fs::read_to_string(&lists) {
             let absolute = std::path::absolute(super::as_dir(dir)).unwrap_or_default();
+            if let Some(root) = &self.confine {
+                outside(&text, &absolute, root, dir)?;
+            }
             std::fs::write(&lists, local_dependencies_at(&text, &absolute))
                 .map_err(|e| run_error(e.to_string()))?;
         }
@@ -176,6 +184,29 @@ fn repository_value(line: &str) -> Option<&str> {
     let key = line.trim_start().trim_start_matches("- ").trim_start();
     let value = key.strip_prefix("repository:")?;
     Some(value.trim().trim_matches(['"', '\'']))
+}
+
+/// The refusal of a `file://` dependency of the chart in `dir` (at `absolute`) that lies outside
+/// the repository `root`, symbolic links resolved: nothing outside it is read.
+fn outside(text: &str, absolute: &Path, root: &Path, dir: &Path) -> Result<(), RenderError> {
+    let root = root.canonicalize().unwrap_or_else(|_| root.to_path_buf());
+    for (i, line) in text.lines().enumerate() {
+        let Some(path) = repository_value(line).and_then(|r| r.strip_prefix("file://")) else {
+            continue;
+        };
+        let target = super::normalize(&absolute.join(path));
+        let resolved = target.canonicalize().unwrap_or(target);
+        if !resolved.starts_with(&root) {
+            let col = line.find("file://").unwrap_or(0) + 1;
+            return Err(RenderError::Refused(super::confine::Refusal {
+                file: super::as_dir(dir).join("Chart.yaml"),
+                span: crate::source::Span::point(i as u32 + 1, col as u32),
+                reference: format!("file://{path}"),
+                remote: false,
+            }));
+        }
+    }
+    Ok(())
 }
 
 /// `Chart.yaml`'s text with each relative `file://` repository made absolute from the chart's
