@@ -650,3 +650,80 @@ fn cluster_objects_given_beside_a_repository_are_its_members() {
         stderr(&o)
     );
 }
+
+/// Over a GitOps repository `-n` names the template's namespace and moves nothing: a
+/// PropagationPolicy that sets no namespace is in `default`, where the controller applying the
+/// repository puts it and where lint and plan read it, so it is no candidate for a template in
+/// `argo`. Given as plain files, `-n` places it as `kubectl apply -n` does, with a note.
+#[test]
+fn n_names_the_template_s_namespace_over_a_repository_and_moves_nothing() {
+    if !kustomize_available("n_names_the_template_s_namespace_over_a_repository_and_moves_nothing")
+    {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    let deploy = "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: web\n  namespace: argo\nspec:\n  selector: {matchLabels: {app: web}}\n  template:\n    metadata: {labels: {app: web}}\n    spec:\n      containers: [{name: web, image: nginx}]\n";
+    let selects = "spec:\n  resourceSelectors:\n    - {apiVersion: apps/v1, kind: Deployment}\n  placement:\n    clusterAffinity:\n      clusterNames: [member1]\n";
+    write_files(
+        root,
+        &[
+            ("app/kustomization.yaml", "resources:\n  - cm.yaml\n"),
+            ("app/cm.yaml", "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: app\n  namespace: app\n"),
+            ("deploy.yaml", deploy),
+            ("pp.yaml", &format!("apiVersion: policy.karmada.io/v1alpha1\nkind: PropagationPolicy\nmetadata:\n  name: deployments-pp\n{selects}")),
+            ("cpp.yaml", &format!("apiVersion: policy.karmada.io/v1alpha1\nkind: ClusterPropagationPolicy\nmetadata:\n  name: default-cpp\n{selects}")),
+        ],
+    );
+    let owner = |args: &[&str]| {
+        let o = Command::new(env!("CARGO_BIN_EXE_kubectl-karmada_policy"))
+            .args(args)
+            .current_dir(root)
+            .output()
+            .unwrap();
+        let v: serde_json::Value = serde_json::from_slice(&o.stdout)
+            .unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&o.stderr)));
+        let stderr = String::from_utf8_lossy(&o.stderr).into_owned();
+        (
+            v["eventual"]["name"]
+                .as_str()
+                .unwrap_or_default()
+                .to_string(),
+            stderr,
+        )
+    };
+    let (name, err) = owner(&[
+        "explain",
+        "deploy/web",
+        "-n",
+        "argo",
+        "-f",
+        ".",
+        "-o",
+        "json",
+    ]);
+    assert_eq!(name, "default-cpp", "{err}");
+    assert!(!err.contains("sets no namespace"), "{err}");
+    let plain = [
+        "explain",
+        "deploy/web",
+        "-n",
+        "argo",
+        "-f",
+        "deploy.yaml",
+        "-f",
+        "pp.yaml",
+        "-f",
+        "cpp.yaml",
+        "-o",
+        "json",
+    ];
+    let (name, err) = owner(&plain);
+    assert_eq!(name, "deployments-pp", "{err}");
+    assert!(
+        err.contains(
+            "note: pp/argo/deployments-pp sets no namespace (pp.yaml): -n argo places it in argo"
+        ),
+        "{err}"
+    );
+}

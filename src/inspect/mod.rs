@@ -123,7 +123,10 @@ pub fn environments(
             None => Ok(None),
         };
     };
-    let mut envs = read_environments(&files, context.files_namespace(), &opts, env)?;
+    // What a GitOps controller applies lands where the environment puts it (a Flux
+    // Kustomization's targetNamespace, an Argo CD destination), else in `default`: nobody applies
+    // a repository with `kubectl apply -n`, so `-n` only names the namespace of what is asked.
+    let mut envs = read_environments(&files, "default", &opts, env)?;
     let mut contexts = Vec::new();
     for e in &mut envs.environments {
         let (env_context, notes) = context.for_repository(&e.settings);
