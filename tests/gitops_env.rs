@@ -407,13 +407,12 @@ fn flux_cluster_directories_over_plain_manifests_are_environments() {
 }
 
 /// A policy in a kustomize root that did not render (a remote resource, refused): explain and
-/// preempt-check do not find it, and say that the incomplete environment was not searched
-/// whole, as lint reports the root as render-failed.
+/// preempt-check do not find it, but do not say it does not exist (exit 4) either: the
+/// environment that did not render may hold it, so they fail (exit 1) saying so, as
+/// `suspend -f` does for a document that does not parse (docs/exit-codes.md).
 #[test]
-fn a_policy_in_a_root_that_did_not_render_is_not_found_with_a_note_saying_why() {
-    if !kustomize_available(
-        "a_policy_in_a_root_that_did_not_render_is_not_found_with_a_note_saying_why",
-    ) {
+fn a_policy_in_a_root_that_did_not_render_is_not_said_missing() {
+    if !kustomize_available("a_policy_in_a_root_that_did_not_render_is_not_said_missing") {
         return;
     }
     let dir = tempfile::tempdir().unwrap();
@@ -428,8 +427,8 @@ fn a_policy_in_a_root_that_did_not_render_is_not_found_with_a_note_saying_why() 
         ],
     );
     let repo = root.display().to_string();
-    let note = format!(
-        "note: environment {} did not render completely (see the warning above): what it leaves out was not searched",
+    let why = format!(
+        "; environment {} did not render completely (see the warning above), and what it leaves out may hold it",
         root.join("app").display()
     );
     for args in [
@@ -443,9 +442,20 @@ fn a_policy_in_a_root_that_did_not_render_is_not_found_with_a_note_saying_why() 
         ],
     ] {
         let o = run(&args);
-        assert_eq!(o.status.code(), Some(4), "{}", stderr(&o));
-        assert!(stderr(&o).contains(&note), "{}", stderr(&o));
+        assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+        assert!(stderr(&o).contains(&why), "{}", stderr(&o));
     }
+    // Given as plain files, a document that does not parse may hold it just as well.
+    let broken = root.join("broken.yaml");
+    std::fs::write(&broken, "apiVersion: policy.karmada.io/v1alpha1\nkind: PropagationPolicy\nmetadata: {name: web, namespace: shop}\nspec:\n  resourceSelectors: [{apiVersion: apps/v1, kind: Deployment\n").unwrap();
+    let broken = broken.display().to_string();
+    let o = run(&["explain", "pp/web", "-n", "shop", "-f", &broken]);
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains(&format!("error: pp/shop/web not found in the given files; a document that does not parse may hold it: {broken}:")),
+        "{}",
+        stderr(&o)
+    );
 }
 
 /// A policy admission refuses, in one of several environments: explain and preempt-check say

@@ -1,6 +1,5 @@
-//! What every subcommand shares: loading inputs, stdout.
+//! What every subcommand shares: stdout, and how a command ends.
 
-pub use crate::model::inputs::{read_inputs, warn_problems, Inputs};
 pub use crate::output::terminal::stdout_color;
 
 pub use super::error::{CliError, Exit};

@@ -40,11 +40,9 @@ fn install_shim(print: bool, dir: Option<PathBuf>) -> Result<Exit, CliError> {
         write_stdout(&shim_script())?;
         return Ok(Exit::Ok);
     }
-    let dir = match dir {
-        Some(d) => d,
-        None => crate::output::completion::shim_dir()
-            .ok_or_else(|| CliError::usage("cannot tell the binary's directory: use --dir"))?,
-    };
+    let dir = dir.or_else(crate::output::completion::shim_dir);
+    let dir =
+        dir.ok_or_else(|| CliError::usage("cannot tell the binary's directory: use --dir"))?;
     let path = write_shim(&dir).map_err(|e| CliError::usage(e.to_string()))?;
     write_stdout(&format!("wrote {}\n", path.display()))?;
     Ok(Exit::Ok)

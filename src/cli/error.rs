@@ -140,6 +140,13 @@ impl From<crate::inspect::InspectError> for CliError {
 /// In a GitOps repository's environments, the error of one that holds the object asked for
 /// (refused, or failing) is reported over the "not found" of one that does not.
 impl EnvError for CliError {
+    fn unsearched(self, why: &str) -> Self {
+        match self {
+            CliError::Template(e) => CliError::Template(e.unsearched(why)),
+            other => other,
+        }
+    }
+
     fn miss(&self) -> Miss {
         match self {
             CliError::NotFound(_) | CliError::Session(SessionError::NotFound(_)) => Miss::Absent,
@@ -167,7 +174,7 @@ impl CliError {
     pub fn exit(&self) -> Exit {
         match self {
             CliError::Api(_) => Exit::Api,
-            CliError::Failure(_) => Exit::Failure,
+            CliError::Failure(_) | CliError::Template(FindError::Unsearched(_)) => Exit::Failure,
             CliError::Declined => Exit::Declined,
             CliError::NotFound(_) | CliError::Refused(_) => Exit::NotFound,
             // Any kubeconfig problem (an unknown --context too) is bad configuration, as kubectl.

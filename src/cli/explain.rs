@@ -8,8 +8,9 @@ use super::error::{CliError, Exit};
 use crate::context::Context;
 use crate::engine::explain_inputs;
 use crate::engine::state::UnknownClaimers;
+use crate::inspect::explain::policy_in_manifests;
 use crate::inspect::explain::{policy_in_files, policy_live, template_in_files, template_live};
-use crate::inspect::{environments, plain_context, read_manifests};
+use crate::inspect::{environments, plain_context};
 use crate::model::environments::Found;
 use crate::model::{Inventory, PolicyKind};
 use crate::output::environments::{render_found, section_format as section_output};
@@ -149,11 +150,9 @@ fn explain_policy(
         return write_sections(args, found, envs.count());
     }
     let context = &plain_context(&args.input.files, context)?;
-    write_stdout(&policy_in(
-        &read_manifests(&args.input.files, context)?,
-        context,
-        format(args),
-    )?)?;
+    let (view, placement) = policy_in_manifests(&args.input.files, (kind, name), context)?;
+    let out = render_policy_view(format(args), &view, placement.as_ref(), None);
+    write_stdout(&out)?;
     Ok(Exit::Ok)
 }
 

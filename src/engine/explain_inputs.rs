@@ -107,6 +107,10 @@ pub enum FindError {
     /// The policy asked for is in the inputs, but admission refuses it: no decision has it.
     #[error("{0}")]
     Refused(String),
+    /// Not found in what was read, and a part left unread may hold it (the text says which):
+    /// whether it exists is not known.
+    #[error("{0}")]
+    Unsearched(String),
     /// Several templates under different API versions (the text says which).
     #[error("{0}")]
     Ambiguous(String),
@@ -203,9 +207,16 @@ pub fn delete_target_missing(rejected: &[Rejected], r: &PolicyRef, where_: &str)
 }
 
 impl EnvError for FindError {
+    fn unsearched(self, why: &str) -> Self {
+        match self {
+            FindError::NotFound(m) => FindError::Unsearched(format!("{m}; {why}")),
+            other => other,
+        }
+    }
+
     fn miss(&self) -> Miss {
         match self {
-            FindError::NotFound(_) => Miss::Absent,
+            FindError::NotFound(_) | FindError::Unsearched(_) => Miss::Absent,
             FindError::Refused(_) => Miss::Refused,
             _ => Miss::Failed,
         }

@@ -12,6 +12,7 @@ use crate::engine::placement;
 use crate::engine::policy_live::{self, PolicyLive};
 use crate::engine::policy_view::{self, PolicyExplanation, PolicyPlacement};
 use crate::engine::state::{Options, State, UnknownClaimers};
+use crate::model::environments::EnvError;
 use crate::model::inputs::{warn_problems, Inputs};
 use crate::model::{Inventory, PolicyKind};
 use crate::source::policy_reads::PolicyReads;
@@ -93,6 +94,48 @@ pub fn policy_in_files(
     let clusters = crate::model::cluster::Cluster::from_inventory(inv);
     view.unplaced = placement::unevaluated(state.policy(p).spec.scheduled_placement(), &clusters);
     Ok((view, policy_view::placement(&state, p, &clusters)))
+}
+
+/// `explain -f pp/NAME` over plain manifests ([`policy_in_files`]). Not found while a
+/// document of the files does not parse, the policy may be that document: the error says so
+/// (exit 1, as `suspend -f` says it), not that the policy does not exist.
+pub fn policy_in_manifests(
+    files: &[String],
+    (kind, name): (PolicyKind, &str),
+    context: &Context,
+) -> Result<(PolicyExplanation, Option<PolicyPlacement>), InspectError> {
+    let namespace = context.files_namespace();
+    let inputs = Inputs::read(files, namespace, &|_| false)?;
+    warn_problems(&inputs.loaded);
+    let mut inventory = inputs.inventory;
+    admit_documents(&mut inventory, context.release());
+    let unread: Vec<String> = inputs
+        .loaded
+        .iter()
+        .flat_map(|l| {
+            l.problems
+                .iter()
+                .filter(|p| p.kind.skips_an_object())
+                .map(|p| {
+                    let at = p.span.start;
+                    format!("{}:{}:{}", l.source.name, at.line, at.col)
+                })
+        })
+        .collect();
+    match policy_in_files(&inventory, (kind, name), namespace, context) {
+        Err(InspectError::Find(e)) if !unread.is_empty() => {
+            let more = match unread.len() {
+                1 => String::new(),
+                n => format!(" (and {} more)", n - 1),
+            };
+            let why = format!(
+                "a document that does not parse may hold it: {}{more}",
+                unread[0]
+            );
+            Err(InspectError::Find(e.unsearched(&why)))
+        }
+        found => found,
+    }
 }
 
 /// A policy on the control plane: its view, its placement and the live chain of the

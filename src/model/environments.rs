@@ -37,8 +37,14 @@ pub enum Miss {
 }
 
 /// An error [`EnvInputs::holding`] can rank against the other environments' errors.
-pub trait EnvError {
+pub trait EnvError: Sized {
     fn miss(&self) -> Miss;
+
+    /// The error when what was asked for is not found in what was read, but a part left
+    /// unread (`why`) may hold it: "not found" is not known then (a failure, not exit 4).
+    fn unsearched(self, _why: &str) -> Self {
+        self
+    }
 }
 
 /// Every environment of a repository (or the one `--env` names), and what the user should
@@ -77,10 +83,17 @@ impl EnvInputs {
             }
         }
         match (found.is_empty(), telling) {
-            (true, Some(err)) => {
-                self.warn_incomplete();
-                Err(err)
-            }
+            (true, Some(err)) => match self.incomplete_names().as_slice() {
+                [] => Err(err),
+                _ if err.miss() != Miss::Absent => Err(err),
+                [one] => Err(err.unsearched(&format!(
+                    "environment {one} did not render completely (see the warning above), and what it leaves out may hold it"
+                ))),
+                many => Err(err.unsearched(&format!(
+                    "environments {} did not render completely (see the warnings above), and what they leave out may hold it",
+                    many.join(", ")
+                ))),
+            },
             _ => Ok(found),
         }
     }
@@ -93,24 +106,14 @@ impl EnvInputs {
             .collect()
     }
 
-    /// When what was asked for is found nowhere: the environments that did not render
-    /// completely may hold it in what they leave out (their warnings say what failed).
-    fn warn_incomplete(&self) {
-        let incomplete: Vec<&str> = self
-            .environments
+    /// The environments that did not render completely, which may hold in what they leave
+    /// out what was found nowhere else (their warnings say what failed).
+    fn incomplete_names(&self) -> Vec<&str> {
+        self.environments
             .iter()
             .filter(|e| e.incomplete)
             .map(|e| e.name.as_str())
-            .collect();
-        if !incomplete.is_empty() {
-            crate::util::to_stderr(
-                "note",
-                &format!(
-                    "environment {} did not render completely (see the warning above): what it leaves out was not searched",
-                    incomplete.join(", ")
-                ),
-            );
-        }
+            .collect()
     }
 
     /// Prints the notes and warnings on stderr.
