@@ -1289,3 +1289,20 @@ fn a_partial_clone_plans_without_the_blobs_its_filter_left_out() {
     );
     assert!(!err.contains("--unshallow"), "{err}");
 }
+
+/// A base policy admission refuses was never stored: removing it changes nothing on the
+/// control plane, so it is no removal, counts in no summary and raises no hazard.
+#[test]
+fn removing_a_policy_that_was_never_stored_is_no_change() {
+    let Some(dir) = two_commits(
+        "removing_a_policy_that_was_never_stored_is_no_change",
+        "refused-removed",
+    ) else {
+        return;
+    };
+    let o = plan_in(dir.path(), &["--base", "main", "--fail-on-hazard"]);
+    let out = text(&o.stdout);
+    assert_eq!(o.status.code(), Some(0), "{out}{}", text(&o.stderr));
+    assert!(out.contains("  manifests  no change\n"), "{out}");
+    assert!(!out.contains("gpu-operator-resources-policy"), "{out}");
+}

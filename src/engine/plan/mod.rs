@@ -693,7 +693,9 @@ fn policy_edits(changed: &Changed<'_>, version: crate::model::KarmadaVersion) ->
             }
         })
         .collect();
-    out.extend(delta.removed().iter().map(|p| PolicyEdit {
+    // A base copy admission refused was never stored: removing it changes nothing.
+    let stored = |p: &&Policy| !matches!(p.admission, Admission::Refused(_));
+    out.extend(delta.removed().iter().filter(stored).map(|p| PolicyEdit {
         policy: p.reference(),
         edit: Edit::Removed,
         refused: admit_policy(p, version).1,
