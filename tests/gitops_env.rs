@@ -96,7 +96,7 @@ fn explain_picks_the_one_environment_holding_the_template() {
     if !kustomize_available("explain_picks_the_one_environment_holding_the_template") {
         return;
     }
-    // deploy/web in namespace api is only in prod: the usual single-environment JSON.
+    // deploy/web in namespace api is only in prod: the single-environment JSON, naming it.
     let o = run(&[
         "explain",
         "deploy/web",
@@ -112,13 +112,26 @@ fn explain_picks_the_one_environment_holding_the_template() {
     let v: serde_json::Value = serde_json::from_str(&out).unwrap();
     assert!(v.get("environments").is_none(), "{out}");
     assert_eq!(v["eventual"]["name"], "web", "{out}");
+    assert!(v["environment"].as_str().unwrap().contains("prod"), "{out}");
+    // A graph is drawn as it is.
+    let o = run(&[
+        "explain",
+        "deploy/web",
+        "-n",
+        "api",
+        "-f",
+        FLUX,
+        "--graph",
+        "dot",
+    ]);
+    assert!(ok(&o).starts_with("digraph"), "{}", stdout(&o));
     // The text names that environment: the answer is its control plane's alone.
     let o = run(&["explain", "deploy/web", "-n", "api", "-f", FLUX]);
     let out = ok(&o);
     let heading = out.lines().next().unwrap_or_default();
     assert!(
         heading.starts_with("== environment ")
-            && heading.ends_with(" (the only one of 2 environments that holds it) =="),
+            && heading.ends_with(" (the only one of 2 Karmada environments that holds it) =="),
         "{out}"
     );
     assert!(heading.contains("prod"), "{out}");

@@ -186,8 +186,8 @@ fn explain_policy_live(
     Ok(Exit::Ok)
 }
 
-/// The reports of the environments holding what was asked, of `among`: one as it is, several
-/// labelled (`--graph` draws one control plane: several are a usage error asking for `--env`).
+/// The reports of the environments holding what was asked, of `among` (`--graph` draws one
+/// control plane, unheaded, as Graphviz or Mermaid: several are a usage error asking for --env).
 fn write_sections(args: &Args, found: Found<String>, among: usize) -> Result<Exit, CliError> {
     let names: Vec<&str> = found.iter().map(|(e, _)| e.name.as_str()).collect();
     if found.is_empty() {
@@ -202,6 +202,7 @@ fn write_sections(args: &Args, found: Found<String>, among: usize) -> Result<Exi
             names.join(", ")
         )));
     }
+    let among = if args.graph.is_some() { 1 } else { among };
     write_stdout(&render_found(args.report.output, found, among))?;
     Ok(Exit::Ok)
 }

@@ -14,9 +14,9 @@ pub struct Section {
 /// The reports found per environment ([`EnvInputs::holding`]), one section each, of the
 /// `among` environments that were asked. With `-o json` or `-o yaml` each report was rendered
 /// as JSON ([`section_format`]); YAML is made from it here, for one section as for several.
-/// One report is printed as it is, but in text, when other environments were asked and do not
-/// hold what was asked, it is headed by the environment's name: the answer is that
-/// environment's alone.
+/// One report is printed as it is, but when other environments were asked and do not hold
+/// what was asked, it names its environment: the answer is that environment's alone (text: a
+/// heading; JSON and YAML: an `"environment"` field first).
 ///
 /// [`EnvInputs::holding`]: crate::model::environments::EnvInputs::holding
 pub fn render_found(
@@ -31,10 +31,12 @@ pub fn render_found(
             report,
         })
         .collect();
-    if let ([one], OutputFormat::Text) = (sections.as_slice(), output) {
-        if among > 1 {
+    let mut sections = sections;
+    if let ([one], true) = (sections.as_mut_slice(), among > 1) {
+        if output == OutputFormat::Text {
             return only_one(one, among);
         }
+        one.report = named_report(&one.name, &one.report);
     }
     if output != OutputFormat::Yaml {
         return render(output == OutputFormat::Json, &sections);
@@ -95,11 +97,24 @@ pub fn text(sections: &[Section]) -> String {
     out
 }
 
+/// A JSON report with `"environment": NAME` first (as it is when it is no JSON object).
+fn named_report(name: &str, report: &str) -> String {
+    let Ok(Value::Object(fields)) = serde_json::from_str::<Value>(report) else {
+        return report.to_string();
+    };
+    let mut named = Map::new();
+    named.insert("environment".into(), Value::String(name.to_string()));
+    named.extend(fields);
+    let mut out = serde_json::to_string_pretty(&Value::Object(named)).expect("serializable");
+    out.push('\n');
+    crate::util::escape::json_text(out)
+}
+
 /// Text of the one environment of `among` that holds what was asked.
 fn only_one(section: &Section, among: usize) -> String {
     let name = crate::util::escape::visible(&section.name);
     format!(
-        "== environment {name} (the only one of {among} environments that holds it) ==\n{}",
+        "== environment {name} (the only one of {among} Karmada environments that holds it) ==\n{}",
         section.report
     )
 }
@@ -142,9 +157,13 @@ mod tests {
         };
         assert_eq!(
             only_one(&one, 3),
-            "== environment prod (the only one of 3 environments that holds it) ==\n{\"resource\": \"x\"}\n"
+            "== environment prod (the only one of 3 Karmada environments that holds it) ==\n{\"resource\": \"x\"}\n"
         );
-        // JSON stays the single report; one environment of one is not headed.
+        // JSON names it in a field first; one environment of one is the report as it is.
+        assert_eq!(
+            named_report("prod", &one.report),
+            "{\n  \"environment\": \"prod\",\n  \"resource\": \"x\"\n}\n"
+        );
         assert_eq!(render(true, std::slice::from_ref(&one)), one.report);
     }
 
