@@ -1202,7 +1202,9 @@ fn a_root_that_did_not_render_is_not_compared() {
         "{out}"
     );
     assert!(
-        out.contains("app: not declared in the repository (Karmada 1.19, linted but for the root that did not render)"),
+        out.contains(
+            "app: not declared in the repository (Karmada 1.19; not linted: it did not render)"
+        ),
         "{out}"
     );
 }

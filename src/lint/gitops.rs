@@ -78,6 +78,8 @@ pub struct EnvironmentInfo {
     /// ([`crate::source::kustomize::failure::inputs_digest`]; 0: not taken): comparing two
     /// revisions, a root that failed alike over the same files holds the same objects.
     pub unrendered_inputs: Vec<u64>,
+    /// Every root of it failed and it has no plain file: nothing of it was linted.
+    pub nothing_rendered: bool,
 }
 
 impl EnvironmentInfo {
@@ -241,6 +243,7 @@ pub fn lint_repository(req: &RepositoryRequest<'_>) -> Result<RepoLinted, Unknow
                 .map(|f| f.location.as_ref().map(|l| l.display()).unwrap_or_default())
                 .collect(),
             unrendered_inputs: env.failures.iter().map(|f| f.inputs).collect(),
+            nothing_rendered: env.rendered.is_empty() && env.plain.is_empty(),
         });
         if karmada {
             read_settings.push((plan.name.clone(), settings.clone()));

@@ -55,6 +55,9 @@ fn environments_section(envs: &[crate::lint::gitops::EnvironmentInfo]) -> String
     for e in envs.iter().filter(|e| !(many_loose && e.loose)) {
         let what = match (&e.version, e.karmada) {
             // The objects of a root that did not render are not in the run.
+            (Some(v), true) if e.incomplete() && e.nothing_rendered => {
+                format!("Karmada {v}; not linted: it did not render")
+            }
             (Some(v), true) if e.incomplete() => match e.unrendered.len() {
                 1 => format!("Karmada {v}, linted but for the root that did not render"),
                 n => format!("Karmada {v}, linted but for the {n} roots that did not render"),
