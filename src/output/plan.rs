@@ -437,10 +437,7 @@ pub fn to_json(r: &PlanReport) -> Value {
         .iter()
         .map(|(name, p)| {
             let mut env = env_json(name, p);
-            let unrendered = r.unrendered_in(name);
-            if !unrendered.is_empty() {
-                env["unrendered"] = json!(unrendered);
-            }
+            env["unrendered"] = json!(r.unrendered_in(name));
             env
         })
         .collect();
