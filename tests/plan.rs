@@ -1167,7 +1167,8 @@ fn a_replica_tie_the_uid_breaks_is_said() {
 /// either side: what it holds was not compared, so the plan does not say "no change" and does
 /// not exit 0 (kubectl diff's "no difference"), although its policy moved the Deployment to
 /// another cluster. Another such root whose files the change does not touch is no change.
-/// `lint --base` keeps the refusal in view, old as it is.
+/// `lint --base` keeps the refusal of the root the change touched in view (SARIF too), old as
+/// it is, and not the other's.
 #[test]
 fn a_root_that_did_not_render_is_not_compared() {
     let Some(dir) = two_commits("a_root_that_did_not_render_is_not_compared", "unrendered") else {
@@ -1197,10 +1198,20 @@ fn a_root_that_did_not_render_is_not_compared() {
         .unwrap();
     let out = text(&lint.stdout);
     assert_eq!(lint.status.code(), Some(0), "{out}");
-    assert!(
-        out.contains("warning[remote-resource-not-fetched]"),
-        "{out}"
-    );
+    // The root whose files changed stays in view; the one the change does not touch, old as
+    // its failure is, does not.
+    assert!(out.contains("warning[remote-resource-not-fetched]"), "{out}");
+    assert!(out.contains(" --> app/kustomization.yaml:5:5"), "{out}");
+    assert!(!out.contains(" --> same/kustomization.yaml"), "{out}");
+    let sarif = Command::new(BIN)
+        .args(["lint", "--base", "main", "-o", "sarif"])
+        .current_dir(dir.path())
+        .output()
+        .unwrap();
+    let sarif: J = serde_json::from_slice(&sarif.stdout).unwrap();
+    let results = sarif["runs"][0]["results"].as_array().unwrap();
+    assert_eq!(results.len(), 1, "{sarif:#}");
+    assert_eq!(results[0]["ruleId"], "remote-resource-not-fetched");
     assert!(
         out.contains(
             "app: not declared in the repository (Karmada 1.19; not linted: it did not render)"

@@ -206,29 +206,18 @@ fn unrendered_roots(
     base_name: &str,
     name: &str,
 ) -> Vec<String> {
-    let of = |side: &crate::lint::gitops::RepoLinted, name: &str| {
-        side.described
-            .iter()
-            .filter(|d| d.name == name)
-            .flat_map(|d| {
-                d.unrendered
-                    .iter()
-                    .cloned()
-                    .zip(d.unrendered_inputs.clone())
-            })
-            .collect::<Vec<_>>()
-    };
-    let (head, base) = (of(head, name), of(base, base_name));
+    let (at_head, at_base) = (head.unrendered_in(name), base.unrendered_in(base_name));
     // Failed alike on both sides over the same local files: the same objects, whatever they
     // are (what a remote resource holds is no change of the repository's).
-    let same = |(at, inputs): &(String, u64)| *inputs != 0 && base.contains(&(at.clone(), *inputs));
-    let mut roots: Vec<String> = head
+    let alike =
+        |(at, inputs): &(String, u64)| *inputs != 0 && at_base.contains(&(at.clone(), *inputs));
+    let mut roots: Vec<String> = at_head
         .iter()
-        .filter(|r| !same(r))
+        .filter(|r| !alike(r))
         .map(|(at, _)| at.clone())
         .collect();
-    for (at, _) in &base {
-        if !head.iter().any(|(h, _)| h == at) {
+    for (at, _) in &at_base {
+        if !at_head.iter().any(|(h, _)| h == at) {
             roots.push(format!("{at} (at the base)"));
         }
     }

@@ -448,17 +448,29 @@ impl GitopsSides<'_> {
             .filter(|(_, n)| **n)
             .map(|(f, _)| f.clone())
             .collect();
+        // A root the head could not render whose files the change touched is not compared: it
+        // stays in view (and among what the pull request is told), old as its failure is.
+        let unlike = head.unrendered_unlike(&base);
+        let touched = |f: &Finding| {
+            super::rules::render_failed::leaves_out(f.rule)
+                && f.location
+                    .as_ref()
+                    .is_some_and(|l| unlike.contains(&l.display()))
+        };
+        let kept: Vec<Finding> = head
+            .findings
+            .iter()
+            .zip(&new)
+            .filter(|(f, n)| !**n && touched(f))
+            .map(|(f, _)| f.clone())
+            .collect();
+        let mut new_findings = new_findings;
+        new_findings.extend(kept);
+        new_findings.sort_by(|a, b| a.sort_key().cmp(&b.sort_key()));
         let mut reported = if req.all_findings {
             head.findings.clone()
         } else {
-            // What the head could not render is not compared: it stays in view.
-            let unrendered = head
-                .findings
-                .iter()
-                .zip(&new)
-                .filter(|(f, n)| !**n && super::rules::render_failed::leaves_out(f.rule));
-            let unrendered: Vec<Finding> = unrendered.map(|(f, _)| f.clone()).collect();
-            new_findings.iter().cloned().chain(unrendered).collect()
+            new_findings.clone()
         };
         reported.extend(ratcheted);
         reported.sort_by(|a, b| a.sort_key().cmp(&b.sort_key()));

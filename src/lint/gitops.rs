@@ -87,6 +87,47 @@ impl EnvironmentInfo {
     pub fn incomplete(&self) -> bool {
         !self.unrendered.is_empty()
     }
+
+    /// Its roots that did not render: where each is reported, and the digest of its files.
+    fn unrendered_roots(&self) -> impl Iterator<Item = (&str, u64)> {
+        self.unrendered
+            .iter()
+            .map(String::as_str)
+            .zip(self.unrendered_inputs.iter().copied())
+    }
+}
+
+impl RepoLinted {
+    /// Where the roots of environment `env` that did not render are reported, with the digest
+    /// of the local files each build reads.
+    pub fn unrendered_in(&self, env: &str) -> Vec<(String, u64)> {
+        self.described
+            .iter()
+            .filter(|d| d.name == env)
+            .flat_map(|d| {
+                d.unrendered_roots()
+                    .map(|(at, inputs)| (at.to_string(), inputs))
+            })
+            .collect()
+    }
+
+    /// Where the roots that did not render here are reported, but for those that failed alike
+    /// (at the same place, over the same local files) in `base`: those hold the same objects
+    /// on both sides, and a comparison of the two misses nothing there; the others it cannot
+    /// compare.
+    pub fn unrendered_unlike(&self, base: &RepoLinted) -> BTreeSet<String> {
+        let at_base: BTreeSet<(&str, u64)> = base
+            .described
+            .iter()
+            .flat_map(EnvironmentInfo::unrendered_roots)
+            .collect();
+        self.described
+            .iter()
+            .flat_map(EnvironmentInfo::unrendered_roots)
+            .filter(|(at, inputs)| *inputs == 0 || !at_base.contains(&(*at, *inputs)))
+            .map(|(at, _)| at.to_string())
+            .collect()
+    }
 }
 
 impl RepoLinted {
