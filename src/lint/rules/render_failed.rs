@@ -17,8 +17,9 @@ pub const RENDER_FAILED: RuleDoc = RuleDoc {
                 and its policies cannot be checked.",
     example: "resources:\n  - missing.yaml\n",
     fix: "Fix the build as the renderer's message says: `kubectl kustomize DIR` shows a \
-          kustomization's, `helm template DIR` a chart's; a chart whose dependencies are not in \
-          its `charts/` directory needs `helm dependency build DIR` first.",
+          kustomization's, `helm template DIR` a chart's. A chart's dependencies are built as \
+          Flux and Argo CD build them (`file://` ones offline; one from a chart repository is \
+          `remote-resource-not-fetched`); one with no repository must be in its `charts/`.",
     reference: "kustomize build, helm template",
 };
 
