@@ -30,10 +30,24 @@ pub struct RenderFailure {
 /// root is never taken for unchanged.
 const MAX_DIGEST_FILES: usize = 5_000;
 
-/// A digest of every file under `dirs` (recursively: generator inputs, a chart's templates and
-/// `files/`), names and bytes, in a stable order; 0 when one cannot be read or there are too
-/// many.
-pub fn inputs_digest(dirs: &[PathBuf]) -> u64 {
+/// What the build of the kustomization in `dir` reads of the repository: the directories of
+/// every kustomization it builds on, and every file they name, wherever it lies
+/// (`../shared/pp.yaml`).
+pub fn build_reads(repo: &Repository, dir: &Path) -> Vec<PathBuf> {
+    let closure = repo.closure(dir);
+    let named = closure
+        .iter()
+        .filter_map(|d| repo.kustomizations.get(d))
+        .flat_map(|k| k.files.iter().cloned());
+    let mut reads: Vec<PathBuf> = named.collect();
+    reads.extend(closure);
+    reads
+}
+
+/// A digest of `paths`, a directory's every file recursively (generator inputs, a chart's
+/// templates and `files/`), names and bytes, in a stable order; 0 when one cannot be read or
+/// there are too many.
+pub fn inputs_digest(paths: &[PathBuf]) -> u64 {
     use std::hash::{Hash, Hasher};
     fn walk(dir: &Path, out: &mut Vec<PathBuf>) -> std::io::Result<()> {
         for entry in std::fs::read_dir(dir)? {
@@ -51,8 +65,10 @@ pub fn inputs_digest(dirs: &[PathBuf]) -> u64 {
         Ok(())
     }
     let mut files = Vec::new();
-    for d in dirs {
-        if walk(super::as_dir(d), &mut files).is_err() {
+    for p in paths {
+        if p.is_file() {
+            files.push(p.clone());
+        } else if walk(super::as_dir(p), &mut files).is_err() {
             return 0;
         }
     }

@@ -297,7 +297,7 @@ pub fn output(repo: &Repository, unit: &Unit, renders: &mut Renders) -> Output {
                 Output::Rendered(r)
             }
             Some(Err(e)) => Output::Failed(RenderFailure {
-                inputs: failure::inputs_digest(&repo.closure(&spec.dir)),
+                inputs: failure::inputs_digest(&failure::build_reads(repo, &spec.dir)),
                 ..failure::locate(repo, &spec.dir, e)
             }),
             None => Output::Nothing,
