@@ -187,8 +187,9 @@ pub const EXIT_CODES: &[(u8, &str, &str)] = &[
         "failure",
         "the command ran and did not succeed: findings at or above --fail-on (lint), a \
          blocked takeover with --fail-on-blocked (preempt-check), a policy that could not be \
-         changed (suspend, resume); for plan, as for kubectl diff: the change changes \
-         something (or a root that did not render leaves it unknown)",
+         changed (suspend, resume), an object named that is not in what was read while a part \
+         was left unread (explain, preempt-check, suspend, resume); for plan, as for kubectl \
+         diff: the change changes something (or a root that did not render leaves it unknown)",
     ),
     (
         2,
@@ -223,7 +224,7 @@ pub fn exit_codes_of(command: Option<&str>) -> &'static [u8] {
     match command {
         None => &[0, 1, 2, 3, 4, 5, 6],
         Some("lint") => &[0, 1, 2, 3],
-        Some("explain") => &[0, 2, 3, 4],
+        Some("explain") => &[0, 1, 2, 3, 4],
         Some("preempt-check") => &[0, 1, 2, 3, 4],
         Some("plan") => &[0, 1, 2, 3, 4, 6],
         Some("suspend" | "resume") => &[0, 1, 2, 3, 4, 5],
@@ -242,7 +243,10 @@ fn exit_detail(command: Option<&str>, code: u8) -> Option<&'static str> {
              revision or a shallow clone without the base (git modes)"
         }
         ("lint", 3) => "the control plane failed (live mode)",
-        ("preempt-check", 1) => "a takeover is blocked and --fail-on-blocked is set",
+        ("preempt-check", 1) => {
+            "a takeover is blocked and --fail-on-blocked is set, or a --delete target is not in \
+             what was read and a root that did not render may hold it"
+        }
         ("plan", 0) => "no change",
         ("plan", 1) => {
             "changes (as kubectl diff: not an error), or a root that did not render was not \
@@ -262,7 +266,12 @@ fn exit_detail(command: Option<&str>, code: u8) -> Option<&'static str> {
              budget, a change Karmada would reject"
         }
         ("suspend" | "resume", 4) => "a policy named does not exist (each reported)",
+        ("explain", 1) => {
+            "the template or policy named is not in what was read, and a document that does not \
+             parse or a root that did not render may hold it"
+        }
         ("explain", 4) => "the template or policy named does not exist",
+        ("preempt-check", 4) => "a policy named with --delete does not exist",
         ("completion", 2) => "bad flags, or the shim cannot be written",
         _ => return None,
     })
