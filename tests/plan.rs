@@ -1330,3 +1330,21 @@ fn removing_a_policy_that_was_never_stored_is_no_change() {
     assert!(out.contains("  manifests  no change\n"), "{out}");
     assert!(!out.contains("gpu-operator-resources-policy"), "{out}");
 }
+
+/// Two files define the same ClusterPropagationPolicy (a/ for Jobs, b/ for Deployments):
+/// applied in turn, b/'s copy is the policy. A Job the change adds is matched against that
+/// copy, as explain and lint read it, not against the replaced one that alone selects Jobs.
+#[test]
+fn a_new_template_is_matched_against_the_copy_applied_last() {
+    let Some(dir) = two_commits(
+        "a_new_template_is_matched_against_the_copy_applied_last",
+        "replaced-copy",
+    ) else {
+        return;
+    };
+    let o = plan_in(dir.path(), &["--base", "main"]);
+    let out = text(&o.stdout);
+    assert_eq!(o.status.code(), Some(0), "{out}{}", text(&o.stderr));
+    assert!(out.contains("  manifests  no change\n"), "{out}");
+    assert!(!out.contains("cpp/default-cpp"), "{out}");
+}

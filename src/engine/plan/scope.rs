@@ -313,9 +313,20 @@ pub fn subset<'a>(parts: &[&'a Inventory], coverage: &Coverage, kept: &Kept) -> 
             }
         }
     }
+    // Every copy of a policy one copy of which is kept: applied in turn, the last one is the
+    // policy, although only an earlier copy may select a covered template.
+    let kept_policies: HashSet<_> = ordered
+        .iter()
+        .filter_map(|(_, o)| match o {
+            Object::Policy(p) if kept.selects(&p.reference(), &p.spec.resource_selectors) => {
+                Some(p.reference())
+            }
+            _ => None,
+        })
+        .collect();
     for &(_, o) in &ordered {
         match o {
-            Object::Policy(p) if kept.selects(&p.reference(), &p.spec.resource_selectors) => {
+            Object::Policy(p) if kept_policies.contains(&p.reference()) => {
                 objects.push(o.clone());
             }
             Object::Override(_) | Object::Binding(_) => objects.push(o.clone()),
