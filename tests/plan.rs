@@ -1348,3 +1348,27 @@ fn a_new_template_is_matched_against_the_copy_applied_last() {
     assert!(out.contains("  manifests  no change\n"), "{out}");
     assert!(!out.contains("cpp/default-cpp"), "{out}");
 }
+
+/// A Secret the base already carries to m1 as a dependency of a Deployment whose policy sets
+/// `propagateDeps` (an attached binding takes the workload's clusters,
+/// pkg/dependenciesdistributor): the same policy claiming it by name changes its owner, and
+/// no member cluster gains it.
+#[test]
+fn a_dependency_claimed_by_name_is_gained_by_no_cluster() {
+    let Some(dir) = two_commits(
+        "a_dependency_claimed_by_name_is_gained_by_no_cluster",
+        "dependency-claimed",
+    ) else {
+        return;
+    };
+    let o = plan_in(dir.path(), &["--base", "main", "-o", "json"]);
+    let v: J = serde_json::from_slice(&o.stdout).unwrap();
+    let env = &v["environments"][0];
+    let c = change(env, "web-token");
+    assert_eq!(c["owner"]["before"], J::Null, "{c:#}");
+    assert_eq!(c["owner"]["after"]["name"], "web", "{c:#}");
+    assert_eq!(c["clusters"], J::Array(Vec::new()), "{c:#}");
+    let o = plan_in(dir.path(), &["--base", "main"]);
+    let out = text(&o.stdout);
+    assert!(!out.contains("gains"), "{out}");
+}

@@ -544,13 +544,16 @@ impl Run<'_> {
         let synced = crate::engine::namespace_sync::synced(entry);
         let was = if synced && plan.moved != OwnerMove::Created {
             before.everywhere()
+        } else if plan.moved == OwnerMove::Created {
+            Delivered::default()
         } else {
-            before.delivered(
+            let own = before.delivered(
                 entry,
                 base_template,
                 plan.before.as_ref(),
                 self.settings.live,
-            )
+            );
+            with_carriers(own, self.carried(&plan.template, before, self.base))
         };
         // A change of the template's replicas is a rescale: the scheduler assigns again
         // (`scheduler.go` `doScheduleBinding`: replicas changed, not only the placement).
@@ -576,7 +579,8 @@ impl Run<'_> {
                     .suspended,
             )
         } else {
-            after.delivered(entry, template, plan.after.as_ref(), false)
+            let own = after.delivered(entry, template, plan.after.as_ref(), false);
+            with_carriers(own, self.carried(&plan.template, after, self.head))
         };
         let deltas = compare(&Pair {
             before: (before, &was),
@@ -584,6 +588,35 @@ impl Run<'_> {
             template,
         });
         (deltas, now)
+    }
+
+    /// Where the workloads that carry template `r` along as a dependency on one side go (their
+    /// owners set `propagateDeps`): the binding of a dependency, attached or its own, lists
+    /// them in `RequiredBy`, and its Works go to its own clusters and theirs
+    /// (`mergeTargetClusters`, pkg/controllers/binding/common.go;
+    /// pkg/dependenciesdistributor/dependencies_distributor.go).
+    fn carried(
+        &self,
+        r: &ObjectRef,
+        side: &SideView<'_>,
+        manifests: &Subset<'_>,
+    ) -> Vec<Delivered> {
+        let state = side.state;
+        let at = |r: &ObjectRef| {
+            let ns = r.namespace.as_deref().unwrap_or("");
+            state.find_template(&r.api_version, &r.kind, ns, &r.name)
+        };
+        let Some(t) = at(r) else {
+            return Vec::new();
+        };
+        crate::engine::dependencies::required_by(state, t)
+            .iter()
+            .filter_map(|carrier| {
+                let workload = manifests.manifest(&carrier.workload)?;
+                let entry = &state.templates[at(&carrier.workload)?];
+                Some(side.delivered(entry, &workload, Some(&carrier.policy), self.settings.live))
+            })
+            .collect()
     }
 
     /// Whether the scheduler leaves the binding's clusters as they are: same owner, same
@@ -703,6 +736,22 @@ fn policy_edits(changed: &Changed<'_>, version: crate::model::KarmadaVersion) ->
     }));
     out.sort_by(|a, b| a.policy.cmp(&b.policy));
     out.dedup_by(|a, b| a.policy == b.policy);
+    out
+}
+
+/// `own` and the clusters of the workloads that carry it along: the union of the targets (and
+/// of their suspended ones); the replicas stay `own`'s (a dependency has none of its own).
+fn with_carriers(own: Delivered, carriers: Vec<Delivered>) -> Delivered {
+    let mut out = own;
+    for c in carriers {
+        for t in c.targets {
+            if !out.targets.contains(&t) {
+                out.targets.push(t);
+            }
+        }
+        out.suspended.extend(c.suspended);
+    }
+    out.targets.sort();
     out
 }
 
