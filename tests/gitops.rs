@@ -1090,7 +1090,7 @@ fn a_chart_dependency_outside_the_repository_is_refused() {
         f["message"]
             .as_str()
             .unwrap()
-            .starts_with("refused to render: `file://../../outside` is outside the repository"),
+            .starts_with("refused to render: the chart dependency `file://../../outside` is outside the repository; nothing was read"),
         "{v:#}"
     );
     assert!(!v.to_string().contains("read-from-outside"), "{v:#}");

@@ -162,7 +162,10 @@ pub fn locate_chart(dir: &Path, err: &RenderError) -> RenderFailure {
         return RenderFailure {
             file: r.file.clone(),
             span: r.span,
-            message: r.to_string(),
+            message: format!(
+                "refused to render: the chart dependency `{}` is outside the repository; nothing was read",
+                r.reference
+            ),
             kind: FailureKind::Render,
             inputs: 0,
         };
