@@ -1077,9 +1077,30 @@ fn a_chart_dependency_outside_the_repository_is_refused() {
                 "apiVersion: v2\nname: app\nversion: 0.1.0\ndependencies:\n  - name: outside\n    version: 0.1.0\n    repository: \"file://../../outside\"\n",
             ),
             ("repo/app/templates/cm.yaml", "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: app\n"),
+            // The same in flow style, and at the value itself.
+            (
+                "repo/flow/Chart.yaml",
+                "apiVersion: v2\nname: flow\nversion: 0.1.0\ndependencies: [{name: outside, version: 0.1.0, repository: \"file://../../outside\"}]\n",
+            ),
+            ("repo/flow/templates/cm.yaml", "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: flow\n"),
         ],
     );
     let v = report_in(&root);
+    let flow = &v["findings"][1];
+    assert_eq!(flow["rule"], "render-failed", "{v:#}");
+    assert_eq!(
+        (
+            flow["file"].as_str(),
+            flow["line"].as_i64(),
+            flow["column"].as_i64()
+        ),
+        (Some("flow/Chart.yaml"), Some(4), Some(60))
+    );
+    assert_eq!(
+        flow["message"],
+        "refused to render: the chart dependency `file://../../outside` is outside the repository; nothing was read (in: flow)",
+        "{v:#}"
+    );
     let f = &v["findings"][0];
     assert_eq!(f["rule"], "render-failed", "{v:#}");
     assert_eq!(

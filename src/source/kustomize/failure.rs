@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 
 use super::discover::{kustomization_file, Repository};
 use super::render::RenderError;
-use crate::source::{files, Node, ProblemKind, Span, Value};
+use crate::source::{files, Node, ProblemKind, Span};
 
 /// A root or chart that did not render: where to report it and why.
 #[derive(Debug, Clone)]
@@ -187,16 +187,16 @@ pub fn locate_chart(dir: &Path, err: &RenderError) -> RenderFailure {
         };
     }
     let file = dir.join("Chart.yaml");
-    let missing = missing_dependency(&message).and_then(|name| dependency_entry(&file, name));
-    if let Some(Dependency {
-        name,
-        repository: Some(repository),
-        span,
-    }) = missing.as_ref().filter(|d| d.is_remote())
-    {
+    let missing = missing_dependency(&message).and_then(|name| {
+        super::helm::chart_dependencies(&file)
+            .into_iter()
+            .find(|d| d.name == name)
+    });
+    if let Some(d) = missing.as_ref().filter(|d| d.is_remote()) {
+        let (name, repository) = (&d.name, d.repository.as_ref().map_or("", |(r, _)| r));
         return RenderFailure {
             file,
-            span: *span,
+            span: d.span,
             message: format!(
                 "refused to render: chart dependency `{name}` ({repository}) is not in charts/, and helm would fetch it from the network (`helm dependency build`, as Flux's source-controller and Argo CD's repo-server do before rendering); nothing was fetched (set gitops.remoteResources: true in .karmada-policy.yaml to let it)"
             ),
@@ -210,25 +210,6 @@ pub fn locate_chart(dir: &Path, err: &RenderError) -> RenderFailure {
         message: format!("helm template failed: {message}"),
         kind: FailureKind::Render,
         inputs: 0,
-    }
-}
-
-/// A dependency `Chart.yaml` lists: its name, where it comes from and where its `name:` is.
-struct Dependency {
-    name: String,
-    repository: Option<String>,
-    span: Span,
-}
-
-impl Dependency {
-    /// Whether helm fetches it from the network: a chart repository's URL (`https://`, an
-    /// OCI registry) or a repository added by name (`@name`, `alias:name`); `file://` and no
-    /// repository are the repository's own files.
-    fn is_remote(&self) -> bool {
-        self.repository.as_deref().is_some_and(|r| {
-            let r = r.trim();
-            !r.is_empty() && !r.starts_with("file://")
-        })
     }
 }
 
@@ -262,26 +243,6 @@ fn missing_dependency(message: &str) -> Option<&str> {
         .next()
         .map(str::trim)
         .filter(|n| !n.is_empty())
-}
-
-/// Where `Chart.yaml` lists the dependency `name` (its `name:` value), and its repository.
-fn dependency_entry(chart_file: &Path, name: &str) -> Option<Dependency> {
-    let loaded = files::read(chart_file).ok()?;
-    let dependencies = loaded.documents.first()?.root.get("dependencies")?;
-    let Value::Seq(entries) = &dependencies.value else {
-        return None;
-    };
-    entries.iter().find_map(|d| {
-        let n = d.get("name").filter(|n| n.as_str() == Some(name))?;
-        Some(Dependency {
-            name: name.to_string(),
-            repository: d
-                .get("repository")
-                .and_then(|r| r.as_str())
-                .map(str::to_string),
-            span: n.span,
-        })
-    })
 }
 
 /// The first file of the build (resources and patches of every kustomization it builds on)

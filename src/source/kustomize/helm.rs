@@ -6,6 +6,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use super::render::{on_path, RenderError};
+use crate::source::{files, Span, Value};
 
 /// How to run Helm.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -86,13 +87,13 @@ impl Helm {
         copy_dir(super::as_dir(dir), &chart).map_err(|e| run_error(e.to_string()))?;
         // The copy's `file://` dependencies name the repository's charts where they are.
         let lists = chart.join("Chart.yaml");
-        if let Ok(text) = std::fs::read_to_string(&lists) {
-            let absolute = std::path::absolute(super::as_dir(dir)).unwrap_or_default();
-            if let Some(root) = &self.confine {
-                outside(&text, &absolute, root, dir)?;
-            }
-            std::fs::write(&lists, local_dependencies_at(&text, &absolute))
-                .map_err(|e| run_error(e.to_string()))?;
+        let dependencies = chart_dependencies(&lists);
+        let absolute = std::path::absolute(super::as_dir(dir)).unwrap_or_default();
+        if let Some(root) = &self.confine {
+            outside(&dependencies, &absolute, root, dir)?;
+        }
+        if let Some(json) = local_dependencies_at(&lists, &absolute) {
+            std::fs::write(&lists, json).map_err(|e| run_error(e.to_string()))?;
         }
         let mut build = Command::new(&self.command[0]);
         build.args(&self.command[1..]).args(["dependency", "build"]);
@@ -167,40 +168,87 @@ fn lacks_dependencies(message: &str) -> bool {
     message.contains("missing in charts/ directory")
 }
 
-/// Whether the chart in `dir` lists a dependency from a chart repository (a URL, an OCI
-/// registry, a repository added by name), which `helm dependency build` fetches from the
-/// network; `file://` ones are the repository's own charts.
-fn fetches_remote(dir: &Path) -> bool {
-    let Ok(text) = std::fs::read_to_string(super::as_dir(dir).join("Chart.yaml")) else {
-        return false;
-    };
-    text.lines()
-        .filter_map(repository_value)
-        .any(|r| !r.is_empty() && !r.starts_with("file://"))
+/// A dependency `Chart.yaml` lists: its name (and where it is), and where it comes from (and
+/// where that is).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Dependency {
+    pub name: String,
+    pub span: Span,
+    pub repository: Option<(String, Span)>,
 }
 
-/// A `repository:` line's value, unquoted (`- repository: x` too).
-fn repository_value(line: &str) -> Option<&str> {
-    let key = line.trim_start().trim_start_matches("- ").trim_start();
-    let value = key.strip_prefix("repository:")?;
-    Some(value.trim().trim_matches(['"', '\'']))
+impl Dependency {
+    /// Whether helm fetches it from the network: a chart repository's URL (`https://`, an OCI
+    /// registry) or a repository added by name (`@name`, `alias:name`); `file://` and no
+    /// repository are the repository's own charts.
+    pub fn is_remote(&self) -> bool {
+        self.repository.as_ref().is_some_and(|(r, _)| {
+            let r = r.trim();
+            !r.is_empty() && !r.starts_with("file://")
+        })
+    }
+
+    /// The path of a `file://` dependency, as written.
+    fn local_path(&self) -> Option<&str> {
+        self.repository.as_ref()?.0.trim().strip_prefix("file://")
+    }
+}
+
+/// The dependencies the `Chart.yaml` at `chart_file` lists, block or flow style (empty when it
+/// cannot be read).
+pub fn chart_dependencies(chart_file: &Path) -> Vec<Dependency> {
+    let Ok(loaded) = files::read(chart_file) else {
+        return Vec::new();
+    };
+    let entries = loaded
+        .documents
+        .first()
+        .and_then(|d| d.root.get("dependencies"));
+    let Some(Value::Seq(entries)) = entries.map(|e| &e.value) else {
+        return Vec::new();
+    };
+    entries
+        .iter()
+        .filter_map(|d| {
+            let name = d.get("name")?;
+            Some(Dependency {
+                name: name.as_str()?.to_string(),
+                span: name.span,
+                repository: d
+                    .get("repository")
+                    .and_then(|r| Some((r.as_str()?.to_string(), r.span))),
+            })
+        })
+        .collect()
+}
+
+/// Whether the chart in `dir` lists a dependency from a chart repository, which `helm
+/// dependency build` fetches from the network.
+fn fetches_remote(dir: &Path) -> bool {
+    chart_dependencies(&super::as_dir(dir).join("Chart.yaml"))
+        .iter()
+        .any(Dependency::is_remote)
 }
 
 /// The refusal of a `file://` dependency of the chart in `dir` (at `absolute`) that lies outside
 /// the repository `root`, symbolic links resolved: nothing outside it is read.
-fn outside(text: &str, absolute: &Path, root: &Path, dir: &Path) -> Result<(), RenderError> {
+fn outside(
+    dependencies: &[Dependency],
+    absolute: &Path,
+    root: &Path,
+    dir: &Path,
+) -> Result<(), RenderError> {
     let root = root.canonicalize().unwrap_or_else(|_| root.to_path_buf());
-    for (i, line) in text.lines().enumerate() {
-        let Some(path) = repository_value(line).and_then(|r| r.strip_prefix("file://")) else {
+    for d in dependencies {
+        let (Some(path), Some((_, span))) = (d.local_path(), &d.repository) else {
             continue;
         };
         let target = super::normalize(&absolute.join(path));
         let resolved = target.canonicalize().unwrap_or(target);
         if !resolved.starts_with(&root) {
-            let col = line.find("file://").unwrap_or(0) + 1;
             return Err(RenderError::Refused(super::confine::Refusal {
                 file: super::as_dir(dir).join("Chart.yaml"),
-                span: crate::source::Span::point(i as u32 + 1, col as u32),
+                span: *span,
                 reference: format!("file://{path}"),
                 remote: false,
             }));
@@ -209,27 +257,28 @@ fn outside(text: &str, absolute: &Path, root: &Path, dir: &Path) -> Result<(), R
     Ok(())
 }
 
-/// `Chart.yaml`'s text with each relative `file://` repository made absolute from the chart's
-/// directory `dir`, so that a copy of the chart elsewhere finds them.
-fn local_dependencies_at(text: &str, dir: &Path) -> String {
-    let mut out = String::with_capacity(text.len());
-    for line in text.split_inclusive('\n') {
-        let relative = repository_value(line)
-            .and_then(|r| r.strip_prefix("file://"))
+/// The `Chart.yaml` at `chart_file` with each relative `file://` repository made absolute from
+/// the chart's directory `dir`, so that a copy of the chart elsewhere finds them: as JSON, which
+/// helm reads as YAML. `None` when it names none (or cannot be read).
+fn local_dependencies_at(chart_file: &Path, dir: &Path) -> Option<String> {
+    let loaded = files::read(chart_file).ok()?;
+    let mut chart = loaded.documents.first()?.root.to_json();
+    let mut moved = false;
+    for d in chart.get_mut("dependencies")?.as_array_mut()? {
+        let Some(repository) = d.get_mut("repository") else {
+            continue;
+        };
+        let relative = repository
+            .as_str()
+            .and_then(|r| r.trim().strip_prefix("file://"))
             .filter(|p| !p.starts_with('/'));
-        match relative {
-            Some(path) => {
-                let indent = &line[..line.find("repository:").unwrap_or(0)];
-                let at = super::normalize(&dir.join(path));
-                out.push_str(&format!(
-                    "{indent}repository: \"file://{}\"\n",
-                    at.display()
-                ));
-            }
-            None => out.push_str(line),
+        if let Some(path) = relative {
+            let at = super::normalize(&dir.join(path));
+            *repository = serde_json::Value::String(format!("file://{}", at.display()));
+            moved = true;
         }
     }
-    out
+    moved.then(|| chart.to_string())
 }
 
 /// A copy of the directory `from` at `to` (files and directories; symbolic links are not
@@ -287,17 +336,43 @@ mod tests {
 
     #[test]
     fn a_copy_of_a_chart_names_its_local_dependencies_where_they_are() {
-        let text = "apiVersion: v2\nname: app\ndependencies:\n  - name: dep\n    repository: \"file://../dep\"\n  - repository: file:///abs/x\n    name: x\n  - name: common\n    repository: https://charts.example.com\n";
-        let moved = local_dependencies_at(text, Path::new("/repo/charts/app"));
+        let dir = tempfile::tempdir().unwrap();
+        let chart = dir.path().join("Chart.yaml");
+        let text = "apiVersion: v2\nname: app\ndependencies:\n  - name: dep\n    repository: \"file://../dep\"\n  - repository: file:///abs/x\n    name: x\n  - name: common\n    repository: https://charts.example.com\n  - {name: flow, repository: 'file://../flow'}\n  - {name: oci, repository: 'oci://r/x'}\n";
+        std::fs::write(&chart, text).unwrap();
+        let moved = local_dependencies_at(&chart, Path::new("/repo/charts/app")).unwrap();
+        let moved: serde_json::Value = serde_json::from_str(&moved).unwrap();
+        let repositories: Vec<&str> = moved["dependencies"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|d| d["repository"].as_str().unwrap())
+            .collect();
         assert_eq!(
-            moved,
-            "apiVersion: v2\nname: app\ndependencies:\n  - name: dep\n    repository: \"file:///repo/charts/dep\"\n  - repository: file:///abs/x\n    name: x\n  - name: common\n    repository: https://charts.example.com\n"
+            repositories,
+            [
+                "file:///repo/charts/dep",
+                "file:///abs/x",
+                "https://charts.example.com",
+                "file:///repo/charts/flow",
+                "oci://r/x",
+            ]
         );
-        assert_eq!(
-            repository_value("  - repository: 'oci://r/x'"),
-            Some("oci://r/x")
-        );
-        assert_eq!(repository_value("  name: repository"), None);
+        assert_eq!(moved["name"], "app");
+        // Block and flow style alike; the repository's own charts are not remote.
+        let listed = chart_dependencies(&chart);
+        let remote: Vec<&str> = listed
+            .iter()
+            .filter(|d| d.is_remote())
+            .map(|d| d.name.as_str())
+            .collect();
+        assert_eq!(remote, ["common", "oci"]);
+        let flow = listed.iter().find(|d| d.name == "flow").unwrap();
+        assert_eq!(flow.local_path(), Some("../flow"));
+        assert_eq!(flow.repository.as_ref().unwrap().1.start.line, 10);
+        // A chart that names no relative file:// dependency is left as it is.
+        std::fs::write(&chart, "apiVersion: v2\nname: app\n").unwrap();
+        assert_eq!(local_dependencies_at(&chart, Path::new("/repo")), None);
     }
 
     #[test]
