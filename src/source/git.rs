@@ -165,22 +165,22 @@ pub enum ReadFile {
 /// its own, once.
 pub struct BlobReader {
     git_dir: PathBuf,
-    /// How the clone may lack objects ([`Clone`]).
-    clone: Clone,
+    /// How the clone may lack objects ([`CloneKind`]).
+    clone: CloneKind,
 }
 
 /// How a clone may lack an object a read needs: a shallow clone lacks history, a partial clone
 /// (`git clone --filter=...`) the objects its filter left out, which git fetches on demand and
 /// libgit2 does not. The hint of [`GitError::Missing`] says what brings them.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Clone {
+pub enum CloneKind {
     Full,
     Shallow,
     Partial,
 }
 
-impl Clone {
-    fn of(repo: &Repository) -> Clone {
+impl CloneKind {
+    fn of(repo: &Repository) -> CloneKind {
         // `git clone --filter` marks the remote it fetches missing objects from
         // (remote.NAME.promisor; older git also set extensions.partialClone).
         let remotes: Vec<String> = repo.remotes().map_or_else(
@@ -194,25 +194,27 @@ impl Clone {
                 || remotes.iter().any(|name| promisor(name).unwrap_or(false))
         });
         match (partial, repo.is_shallow()) {
-            (true, _) => Clone::Partial,
-            (false, true) => Clone::Shallow,
-            (false, false) => Clone::Full,
+            (true, _) => CloneKind::Partial,
+            (false, true) => CloneKind::Shallow,
+            (false, false) => CloneKind::Full,
         }
     }
 
     /// What to say after "cannot read OBJECT": how to bring it, when the clone may lack it.
     fn hint(self, e: &git2::Error) -> &'static str {
         match self {
-            Clone::Partial => {
+            CloneKind::Partial => {
                 " (a partial clone: its filter left the object out, and git fetches such objects \
                  on demand, which this tool cannot ask it to; `git cat-file -e OBJECT` fetches \
                  one, a clone without --filter has them all)"
             }
-            Clone::Shallow => " (a shallow clone? fetch the history with `git fetch --unshallow`)",
-            Clone::Full if e.code() == ErrorCode::NotFound => {
+            CloneKind::Shallow => {
+                " (a shallow clone? fetch the history with `git fetch --unshallow`)"
+            }
+            CloneKind::Full if e.code() == ErrorCode::NotFound => {
                 " (a shallow or partial clone? fetch the history with `git fetch --unshallow`)"
             }
-            Clone::Full => "",
+            CloneKind::Full => "",
         }
     }
 }
@@ -483,13 +485,13 @@ impl GitRepo {
             workdir: &self.workdir,
             every_file: true,
         };
-        let mut notes = Vec::new();
+        // What the walk notes (submodules, symlinks) the listing of the revision has said.
+        let mut listed = Vec::new();
         let blobs = match side {
-            Side::Commit(oid) => self.commit_blobs(*oid, &select, &mut notes)?,
-            Side::Index => self.index_blobs(&select, &mut notes)?,
+            Side::Commit(oid) => self.commit_blobs(*oid, &select, &mut listed)?,
+            Side::Index => self.index_blobs(&select, &mut listed)?,
             Side::WorkTree => return Ok(Vec::new()),
         };
-        // What the walk noted (submodules, symlinks) the listing of the revision has said.
         let mut notes = Vec::new();
         let io = |source| GitError::Write {
             dest: dest.to_path_buf(),
@@ -680,7 +682,7 @@ impl GitRepo {
     pub fn blob_reader(&self) -> BlobReader {
         BlobReader {
             git_dir: self.repo.path().to_path_buf(),
-            clone: Clone::of(&self.repo),
+            clone: CloneKind::of(&self.repo),
         }
     }
 
@@ -696,7 +698,7 @@ impl GitRepo {
     fn missing(&self, what: &str, e: git2::Error) -> GitError {
         GitError::Missing {
             what: what.to_string(),
-            hint: Clone::of(&self.repo).hint(&e),
+            hint: CloneKind::of(&self.repo).hint(&e),
             source: e,
         }
     }
