@@ -179,13 +179,9 @@ pub fn find_policy(
 pub fn policy_not_found(wanted: &PolicyRef, where_: &str, refusal: Option<&[String]>) -> FindError {
     match refusal {
         Some(errors) => {
-            let first = errors.first().map_or("", String::as_str);
-            let more = match errors.len() {
-                0 | 1 => String::new(),
-                n => format!(" (and {} more)", n - 1),
-            };
+            let why = crate::util::first_and_more(errors).unwrap_or_default();
             FindError::Refused(format!(
-                "{wanted} is {where_}, but admission refuses it, so the API server does not store it: {first}{more}; `lint` reports every refusal"
+                "{wanted} is {where_}, but admission refuses it, so the API server does not store it: {why}; `lint` reports every refusal"
             ))
         }
         None => FindError::NotFound(format!("{wanted} not found {where_}")),

@@ -104,37 +104,17 @@ pub fn policy_in_manifests(
     (kind, name): (PolicyKind, &str),
     context: &Context,
 ) -> Result<(PolicyExplanation, Option<PolicyPlacement>), InspectError> {
-    let namespace = context.files_namespace();
-    let inputs = Inputs::read(files, namespace, &|_| false)?;
-    warn_problems(&inputs.loaded);
-    let mut inventory = inputs.inventory;
-    admit_documents(&mut inventory, context.release());
-    let unread: Vec<String> = inputs
-        .loaded
-        .iter()
-        .flat_map(|l| {
-            l.problems
-                .iter()
-                .filter(|p| p.kind.skips_an_object())
-                .map(|p| {
-                    let at = p.span.start;
-                    format!("{}:{}:{}", l.source.name, at.line, at.col)
-                })
-        })
-        .collect();
-    match policy_in_files(&inventory, (kind, name), namespace, context) {
-        Err(InspectError::Find(e)) if !unread.is_empty() => {
-            let more = match unread.len() {
-                1 => String::new(),
-                n => format!(" (and {} more)", n - 1),
-            };
-            let why = format!(
-                "a document that does not parse may hold it: {}{more}",
-                unread[0]
-            );
-            Err(InspectError::Find(e.unsearched(&why)))
-        }
-        found => found,
+    let inputs = super::read_admitted(files, context)?;
+    let found = policy_in_files(
+        &inputs.inventory,
+        (kind, name),
+        context.files_namespace(),
+        context,
+    );
+    let unread = crate::model::inputs::skipped_places(&inputs.loaded);
+    match (found, crate::model::inputs::unparsed_may_hold(&unread)) {
+        (Err(InspectError::Find(e)), Some(why)) => Err(InspectError::Find(e.unsearched(&why))),
+        (found, _) => found,
     }
 }
 

@@ -13,8 +13,8 @@ use crate::engine::explain_inputs::FindError;
 use crate::model::environments::{
     read_environments, repository_files, EnvError, EnvInputs, EnvInventory, Found,
 };
-use crate::model::inputs::read_inputs;
 use crate::model::inputs::InputError;
+use crate::model::inputs::{warn_problems, Inputs};
 use crate::model::installation;
 use crate::model::kinds::PolicyRefError;
 use crate::model::Inventory;
@@ -182,7 +182,13 @@ pub fn plain_context(files: &[String], context: &Context) -> Result<Context, Ins
 /// goes through the admission chain of the context's release, so one Karmada would refuse
 /// takes no part.
 pub fn read_manifests(files: &[String], context: &Context) -> Result<Inventory, InspectError> {
-    let mut inventory = read_inputs(files, context.files_namespace())?;
-    admit_documents(&mut inventory, context.release());
-    Ok(inventory)
+    Ok(read_admitted(files, context)?.inventory)
+}
+
+/// [`read_manifests`], with what was read (the documents that did not parse among it).
+pub fn read_admitted(files: &[String], context: &Context) -> Result<Inputs, InspectError> {
+    let mut inputs = Inputs::read(files, context.files_namespace(), &|_| false)?;
+    warn_problems(&inputs.loaded);
+    admit_documents(&mut inputs.inventory, context.release());
+    Ok(inputs)
 }

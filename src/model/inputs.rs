@@ -96,6 +96,30 @@ pub fn warn_problems(loaded: &[Loaded]) {
     }
 }
 
+/// Why something named may be in none of the documents read, when `unparsed` (their places,
+/// `FILE:LINE:COL...`) did not parse: `a document that does not parse may hold it: PLACE (and N
+/// more)`. `None` when every document parsed.
+pub fn unparsed_may_hold(unparsed: &[String]) -> Option<String> {
+    let places = crate::util::first_and_more(unparsed)?;
+    Some(format!(
+        "a document that does not parse may hold it: {places}"
+    ))
+}
+
+/// The places (`FILE:LINE:COL`) of the documents of `loaded` that were skipped unparsed.
+pub fn skipped_places(loaded: &[Loaded]) -> Vec<String> {
+    loaded
+        .iter()
+        .flat_map(|l| {
+            let skipped = l.problems.iter().filter(|p| p.kind.skips_an_object());
+            skipped.map(|p| {
+                let at = p.span.start;
+                format!("{}:{}:{}", l.source.name, at.line, at.col)
+            })
+        })
+        .collect()
+}
+
 /// What a decision over inputs with `skipped` documents left unread says of itself.
 pub fn left_out_note(skipped: usize) -> String {
     if skipped == 1 {

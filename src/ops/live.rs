@@ -111,14 +111,8 @@ pub enum WriteError {
 /// place, as `lint` reports it), or kustomize trees left unread.
 fn not_in_files_hint(unparsed: &[String], trees: usize) -> String {
     let mut hint = String::new();
-    if let Some(first) = unparsed.first() {
-        let more = match unparsed.len() {
-            1 => String::new(),
-            n => format!(" (and {} more)", n - 1),
-        };
-        hint.push_str(&format!(
-            "; a document that does not parse may hold it: {first}{more}"
-        ));
+    if let Some(why) = crate::model::inputs::unparsed_may_hold(unparsed) {
+        hint.push_str(&format!("; {why}"));
     }
     if trees > 0 {
         hint.push_str(&format!(

@@ -27,6 +27,16 @@ pub fn note(text: &str) {
     }
 }
 
+/// The first of `items` and how many follow (`a.yaml:3:1 (and 2 more)`); `None` when there is
+/// none: a message names one place or cause and counts the rest.
+pub fn first_and_more(items: &[String]) -> Option<String> {
+    let first = items.first()?;
+    Some(match items.len() {
+        1 => first.clone(),
+        n => format!("{first} (and {} more)", n - 1),
+    })
+}
+
 /// `LABEL: TEXT` on stderr, TEXT's control characters escaped (its own line breaks kept).
 pub fn to_stderr(label: &str, text: &str) {
     use std::io::Write;
