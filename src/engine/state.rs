@@ -1078,6 +1078,12 @@ impl State {
         })
     }
 
+    /// [`State::find_template`] of a reference (no namespace: cluster-scoped).
+    pub fn template_of(&self, r: &crate::model::ObjectRef) -> Option<usize> {
+        let ns = r.namespace.as_deref().unwrap_or("");
+        self.find_template(&r.api_version, &r.kind, ns, &r.name)
+    }
+
     /// Templates of one apiVersion/kind (any namespace).
     pub fn templates_of(&self, api_version: &str, kind: &str) -> &[usize] {
         with_key(&[api_version, kind, ""], |k| self.templates_by_gvk.get(k))

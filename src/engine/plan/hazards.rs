@@ -138,12 +138,7 @@ pub fn removed_with_override(
         let mut overrides = Vec::new();
         let mut templates = Vec::new();
         for c in changes.iter().filter(|c| c.before.as_ref() == Some(r)) {
-            let Some(t) = before.find_template(
-                &c.template.api_version,
-                &c.template.kind,
-                c.template.namespace.as_deref().unwrap_or(""),
-                &c.template.name,
-            ) else {
+            let Some(t) = before.template_of(&c.template) else {
                 continue;
             };
             let target = before.templates[t].target();

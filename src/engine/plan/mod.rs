@@ -602,18 +602,14 @@ impl Run<'_> {
         manifests: &Subset<'_>,
     ) -> Vec<Delivered> {
         let state = side.state;
-        let at = |r: &ObjectRef| {
-            let ns = r.namespace.as_deref().unwrap_or("");
-            state.find_template(&r.api_version, &r.kind, ns, &r.name)
-        };
-        let Some(t) = at(r) else {
+        let Some(t) = state.template_of(r) else {
             return Vec::new();
         };
         crate::engine::dependencies::required_by(state, t)
             .iter()
             .filter_map(|carrier| {
                 let workload = manifests.manifest(&carrier.workload)?;
-                let entry = &state.templates[at(&carrier.workload)?];
+                let entry = &state.templates[state.template_of(&carrier.workload)?];
                 Some(side.delivered(entry, &workload, Some(&carrier.policy), self.settings.live))
             })
             .collect()
