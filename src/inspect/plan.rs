@@ -207,18 +207,14 @@ fn unrendered_roots(
     name: &str,
 ) -> Vec<String> {
     let (at_head, at_base) = (head.unrendered_in(name), base.unrendered_in(base_name));
-    // Failed alike on both sides over the same local files: the same objects, whatever they
-    // are (what a remote resource holds is no change of the repository's).
-    let alike =
-        |(at, inputs): &(String, u64)| *inputs != 0 && at_base.contains(&(at.clone(), *inputs));
     let mut roots: Vec<String> = at_head
         .iter()
-        .filter(|r| !alike(r))
-        .map(|(at, _)| at.clone())
+        .filter(|r| !r.failed_alike(at_base.iter().copied()))
+        .map(|r| r.at.clone())
         .collect();
-    for (at, _) in &at_base {
-        if !at_head.iter().any(|(h, _)| h == at) {
-            roots.push(format!("{at} (at the base)"));
+    for b in &at_base {
+        if !at_head.iter().any(|h| h.at == b.at) {
+            roots.push(format!("{} (at the base)", b.at));
         }
     }
     roots

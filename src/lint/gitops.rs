@@ -70,16 +70,30 @@ pub struct EnvironmentInfo {
     /// The scheduler names the repository's Karmada serves for it besides
     /// `default-scheduler` (its karmada-scheduler Deployments, the operator's extraArgs).
     pub schedulers: Vec<SchedulerRead>,
-    /// Where its roots that did not render are reported (`FILE:LINE:COL`; the failures are
-    /// findings): whether it is a Karmada API server was judged by the rest, and its objects
-    /// are not all linted.
-    pub unrendered: Vec<String>,
-    /// For each of `unrendered`, in order, the digest of the local files its build reads
-    /// ([`crate::source::kustomize::failure::inputs_digest`]; 0: not taken): comparing two
-    /// revisions, a root that failed alike over the same files holds the same objects.
-    pub unrendered_inputs: Vec<u64>,
+    /// Its roots that did not render (their failures are findings): whether it is a Karmada
+    /// API server was judged by the rest, and its objects are not all linted.
+    pub unrendered: Vec<Unrendered>,
     /// Every root of it failed and it has no plain file: nothing of it was linted.
     pub nothing_rendered: bool,
+}
+
+/// A root or chart that did not render.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Unrendered {
+    /// Where its failure is reported, `FILE:LINE:COL`.
+    pub at: String,
+    /// The digest of the local files its build reads
+    /// ([`crate::source::kustomize::failure::inputs_digest`]; 0: not taken).
+    pub inputs: u64,
+}
+
+impl Unrendered {
+    /// Whether it failed alike (at the same place, over the same local files) among `base`'s
+    /// roots that did not render: then it holds the same objects on both sides, and a
+    /// comparison of the two misses nothing there.
+    pub fn failed_alike<'a>(&self, mut base: impl Iterator<Item = &'a Unrendered>) -> bool {
+        self.inputs != 0 && base.any(|b| b == self)
+    }
 }
 
 impl EnvironmentInfo {
@@ -87,45 +101,27 @@ impl EnvironmentInfo {
     pub fn incomplete(&self) -> bool {
         !self.unrendered.is_empty()
     }
-
-    /// Its roots that did not render: where each is reported, and the digest of its files.
-    fn unrendered_roots(&self) -> impl Iterator<Item = (&str, u64)> {
-        self.unrendered
-            .iter()
-            .map(String::as_str)
-            .zip(self.unrendered_inputs.iter().copied())
-    }
 }
 
 impl RepoLinted {
-    /// Where the roots of environment `env` that did not render are reported, with the digest
-    /// of the local files each build reads.
-    pub fn unrendered_in(&self, env: &str) -> Vec<(String, u64)> {
+    /// The roots of environment `env` that did not render.
+    pub fn unrendered_in(&self, env: &str) -> Vec<&Unrendered> {
         self.described
             .iter()
             .filter(|d| d.name == env)
-            .flat_map(|d| {
-                d.unrendered_roots()
-                    .map(|(at, inputs)| (at.to_string(), inputs))
-            })
+            .flat_map(|d| &d.unrendered)
             .collect()
     }
 
     /// Where the roots that did not render here are reported, but for those that failed alike
-    /// (at the same place, over the same local files) in `base`: those hold the same objects
-    /// on both sides, and a comparison of the two misses nothing there; the others it cannot
-    /// compare.
+    /// in `base` ([`Unrendered::failed_alike`]): the others a comparison cannot see into.
     pub fn unrendered_unlike(&self, base: &RepoLinted) -> BTreeSet<String> {
-        let at_base: BTreeSet<(&str, u64)> = base
-            .described
-            .iter()
-            .flat_map(EnvironmentInfo::unrendered_roots)
-            .collect();
+        let at_base = || base.described.iter().flat_map(|d| &d.unrendered);
         self.described
             .iter()
-            .flat_map(EnvironmentInfo::unrendered_roots)
-            .filter(|(at, inputs)| *inputs == 0 || !at_base.contains(&(*at, *inputs)))
-            .map(|(at, _)| at.to_string())
+            .flat_map(|d| &d.unrendered)
+            .filter(|r| !r.failed_alike(at_base()))
+            .map(|r| r.at.clone())
             .collect()
     }
 }
@@ -281,9 +277,12 @@ pub fn lint_repository(req: &RepositoryRequest<'_>) -> Result<RepoLinted, Unknow
             schedulers: settings.schedulers_read(),
             unrendered: findings
                 .iter()
-                .map(|f| f.location.as_ref().map(|l| l.display()).unwrap_or_default())
+                .zip(&env.failures)
+                .map(|(f, failure)| Unrendered {
+                    at: f.location.as_ref().map(|l| l.display()).unwrap_or_default(),
+                    inputs: failure.inputs,
+                })
                 .collect(),
-            unrendered_inputs: env.failures.iter().map(|f| f.inputs).collect(),
             nothing_rendered: env.rendered.is_empty() && env.plain.is_empty(),
         });
         if karmada {

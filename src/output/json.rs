@@ -97,7 +97,7 @@ struct JsonEnvironment<'a> {
     karmada_version: Option<&'a str>,
     karmada_installation: Option<serde_json::Value>,
     schedulers: Vec<serde_json::Value>,
-    unrendered: &'a [String],
+    unrendered: Vec<&'a str>,
 }
 
 fn installation_json(i: &crate::model::installation::Installation) -> serde_json::Value {
@@ -218,7 +218,7 @@ fn report(
                         })
                     })
                     .collect(),
-                unrendered: &e.unrendered,
+                unrendered: e.unrendered.iter().map(|r| r.at.as_str()).collect(),
             })
             .collect(),
     };
