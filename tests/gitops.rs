@@ -998,15 +998,7 @@ fn a_chart_s_dependencies_are_built_as_flux_and_argo_cd_build_them() {
         (Some(5), Some("warning"))
     );
     assert_eq!(requests.load(std::sync::atomic::Ordering::SeqCst), 0);
-    let env = |name: &str| {
-        v["environments"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .find(|e| e["name"] == name)
-            .unwrap_or_else(|| panic!("no environment {name}: {v:#}"))
-            .clone()
-    };
+    let env = |name: &str| kustomize::environment(&v, name);
     assert_eq!(env("app")["unrendered"], serde_json::json!([]), "{v:#}");
     assert_eq!(
         env("web")["unrendered"],

@@ -686,14 +686,7 @@ fn each_environment_is_planned_with_its_own_gates() {
     let o = plan_in(repo, &["--base", "main", "-o", "json"]);
     assert_eq!(o.status.code(), Some(1), "{}", text(&o.stderr));
     let v: J = serde_json::from_slice(&o.stdout).unwrap();
-    let env = |name: &str| {
-        v["environments"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .find(|e| e["name"] == name)
-            .unwrap_or_else(|| panic!("no environment {name}: {v:#}"))
-    };
+    let env = |name: &str| kustomize::environment(&v, name);
     let us = change(env("mgmt-us/karmada-kubeconfig"), "api");
     assert_eq!(us["owner"]["change"], "preempted", "{us:#}");
     assert_eq!(us["owner"]["after"]["name"], "takeover", "{us:#}");

@@ -148,6 +148,17 @@ pub fn run_without_helm(args: &[&str]) -> std::process::Output {
         .expect("binary runs")
 }
 
+/// The environment `name` of a GitOps JSON report (`lint`, `plan`); panics, showing the
+/// report, when it has none.
+pub fn environment<'a>(report: &'a serde_json::Value, name: &str) -> &'a serde_json::Value {
+    report["environments"]
+        .as_array()
+        .expect("the report lists environments")
+        .iter()
+        .find(|e| e["name"] == name)
+        .unwrap_or_else(|| panic!("no environment {name}: {report:#}"))
+}
+
 /// The environment names of a GitOps JSON report (`lint`, `explain`, `plan`), in its order.
 pub fn environment_names(report: &serde_json::Value) -> Vec<&str> {
     report["environments"]
