@@ -195,12 +195,15 @@ pub fn delivery_changes(r: &CheckReport, inputs: &DeliveryInputs<'_>) -> Vec<Del
                 .map(|d| d.overrides.iter().cloned().map(received).collect())
                 .unwrap_or_default()
         };
-        // Without Cluster objects only a placement given by cluster names says which clusters
-        // receive the template; another (a label or field selector) is not evaluated, and no
-        // cluster can be said to start or stop receiving it.
+        // Without Cluster objects only a placement whose cluster names alone decide says which
+        // clusters receive the template; another (a label or field selector, a spread
+        // constraint, a division by capacity) is not evaluated, and no cluster can be said to
+        // start or stop receiving it.
+        let workload = super::delivery::is_workload(&template);
         let unknown = |state: &super::state::State, owner: Option<&PolicyRef>| {
             inputs.clusters.is_empty()
-                && placement_of(state, owner).is_some_and(|p| !p.targets_only_named_clusters())
+                && placement_of(state, owner)
+                    .is_some_and(|p| !super::placement::decided_by_names(&p, workload))
         };
         // The first owner whose clusters are unknown (only an owner has a placement).
         let unknown_owner = if unknown(inputs.before, c.before.as_ref()) {

@@ -14,6 +14,7 @@ use crate::model::cluster::{ApiState, Cluster, Taint};
 use crate::model::policy::{ClusterAffinity, Placement, Toleration};
 
 use super::replicas::select::{spread_field, SpreadSelection, UNSUPPORTED_SPREAD};
+use super::replicas::Strategy;
 
 /// A filter plugin of the scheduler's default registry (§B.2).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
@@ -413,6 +414,31 @@ fn attempt(
         picks,
         assignment,
     }
+}
+
+/// Whether the clusters' names alone decide where `placement` puts a template, so that
+/// without Cluster objects it can be evaluated over the clusters it names (as existing, untainted
+/// clusters): it selects by `clusterNames` only; no spread constraint chooses among them, which
+/// the scheduler does by score and available replicas (`SelectBestClusters`,
+/// pkg/scheduler/core/spreadconstraint); and a `workload`'s replicas are not divided by the
+/// clusters' capacity (dynamic weights, Aggregated) or by weights that pick clusters by labels.
+pub fn decided_by_names(placement: &Placement, workload: bool) -> bool {
+    let division_by_names = || match Strategy::of(placement) {
+        Strategy::Duplicated => true,
+        Strategy::StaticWeight => placement
+            .replica_scheduling
+            .as_ref()
+            .and_then(|r| r.weight_preference.as_ref())
+            .is_none_or(|w| {
+                w.static_weight_list
+                    .iter()
+                    .all(|e| e.target_cluster.selectable_names().is_some())
+            }),
+        Strategy::DynamicWeight | Strategy::Aggregated | Strategy::Unsupported { .. } => false,
+    };
+    placement.targets_only_named_clusters()
+        && placement.spread_constraints.is_empty()
+        && (!workload || division_by_names())
 }
 
 /// A placement that cannot be evaluated for want of Cluster objects (files seldom hold them:

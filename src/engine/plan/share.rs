@@ -12,7 +12,7 @@ use crate::engine::delivery::{
     assignment_of, deliver, is_workload, scheduled_clusters, scheduler_traits, DeliveryInput,
 };
 use crate::engine::overrides::apply_for_cluster;
-use crate::engine::placement::{BindingView, Filter};
+use crate::engine::placement::{decided_by_names, BindingView, Filter};
 use crate::engine::replicas::CapacitySource;
 use crate::engine::state::{PolicyEntry, State, TemplateEntry};
 use crate::model::binding::Binding;
@@ -135,11 +135,12 @@ impl SideView<'_> {
     }
 
     /// The filter stage over the Cluster objects; without them, over the clusters a placement
-    /// names by name alone (any other placement reaches clusters the inputs do not describe).
+    /// names where their names alone decide ([`decided_by_names`]): any other placement
+    /// reaches clusters, or picks among them by state, the inputs do not describe.
     fn placed(&self, entry: &TemplateEntry, template: &Value, placement: &Placement) -> Delivered {
         let named: Vec<Cluster>;
         let clusters = if self.clusters.is_empty() {
-            if !placement.targets_only_named_clusters() {
+            if !decided_by_names(placement, is_workload(template)) {
                 return Delivered {
                     targets: vec![ANY_CLUSTER.to_string()],
                     ..Delivered::default()

@@ -314,3 +314,40 @@ fn every_cluster_narrowed_to_one_keeps_that_one() {
     assert_eq!(rest.except, vec!["member1".to_string()]);
     assert!(!rest.before.receives && rest.after.receives);
 }
+
+/// Without Cluster objects, names alone decide only where nothing picks among the named
+/// clusters by their state: a spread constraint (one of three by score) or a division by
+/// available replicas leaves the clusters to the scheduler, `every selected cluster`; a plain
+/// list of names or a duplicated placement is evaluated by name.
+#[test]
+fn without_cluster_objects_a_choice_among_named_clusters_is_not_evaluated() {
+    let placements = [
+        ("spreadConstraints: [{spreadByField: cluster, maxGroups: 1, minGroups: 1}]", false),
+        (
+            "replicaScheduling: {replicaSchedulingType: Divided, replicaDivisionPreference: Weighted, weightPreference: {dynamicWeight: AvailableReplicas}}",
+            false,
+        ),
+        ("replicaScheduling: {replicaSchedulingType: Divided, replicaDivisionPreference: Aggregated}", false),
+        (
+            "replicaScheduling: {replicaSchedulingType: Divided, weightPreference: {staticWeightList: [{targetCluster: {labelSelector: {matchLabels: {a: b}}}, weight: 1}]}}",
+            false,
+        ),
+        ("replicaScheduling: {replicaSchedulingType: Duplicated}", true),
+        ("clusterTolerations: [{key: k, operator: Exists}]", true),
+    ];
+    for (extra, by_name) in placements {
+        let pp = format!("---\napiVersion: policy.karmada.io/v1alpha1\nkind: PropagationPolicy\nmetadata: {{name: a, namespace: default}}\nspec:\n  resourceSelectors: [{{apiVersion: apps/v1, kind: Deployment, name: nginx}}]\n  placement:\n    clusterAffinity: {{clusterNames: [m1, m2, m3]}}\n    {extra}\n");
+        let p = run(NGINX, &format!("{NGINX}{pp}"), "");
+        let names: Vec<&str> = p.changes[0]
+            .clusters
+            .iter()
+            .map(|d| d.cluster.as_str())
+            .collect();
+        let expected = if by_name {
+            vec!["m1", "m2", "m3"]
+        } else {
+            vec![ANY_CLUSTER]
+        };
+        assert_eq!(names, expected, "{extra}");
+    }
+}
