@@ -1132,6 +1132,34 @@ fn a_namespace_added_reaches_every_cluster() {
     );
 }
 
+/// Without Cluster objects, a new Namespace is not a placement's "every selected cluster": no
+/// policy selects it, and karmada-controller-manager's namespace controller copies it to every
+/// member cluster (round twenty, Congrool/nodes-grouping `config/manager`).
+#[test]
+fn a_new_namespace_without_cluster_objects_reaches_every_member_cluster() {
+    let Some(dir) = two_commits(
+        "a_new_namespace_without_cluster_objects_reaches_every_member_cluster",
+        "namespace-added-no-clusters",
+    ) else {
+        return;
+    };
+    let o = plan_in(dir.path(), &["--base", "main"]);
+    let text = String::from_utf8_lossy(&o.stdout);
+    assert!(
+        text.contains("  namespace/shop: no policy -> no policy (new template; the namespace controller copies it to every member cluster)\n    every member cluster: gains it\n"),
+        "{text}"
+    );
+    assert!(
+        text.contains("Member clusters:\n  every member cluster: gains namespace/shop\n"),
+        "{text}"
+    );
+    let o = plan_in(dir.path(), &["--base", "main", "-o", "json"]);
+    let json: J = serde_json::from_slice(&o.stdout).unwrap();
+    let c = change(&json["environments"][0], "shop");
+    assert_eq!(c["namespaceController"], true, "{c:#}");
+    assert_eq!(c["clusters"][0]["cluster"], "*", "{c:#}");
+}
+
 /// One replica by static weights 1:1: Karmada breaks the tie by the template's uid, which a
 /// manifest in git does not carry. plan says so and gives the other parity's shares, as
 /// explain's UidTieBreak note does, where it named one winner without a caveat (KokoiRuby).

@@ -88,6 +88,9 @@ pub fn move_code(m: OwnerMove) -> (&'static str, Option<&'static str>) {
 pub fn owner_text(c: &TemplatePlan) -> String {
     let why = match c.moved {
         OwnerMove::Unchanged => return format!("stays with {}", owner(&c.after)),
+        OwnerMove::Created if c.namespace_controller => {
+            "new template; the namespace controller copies it to every member cluster".to_string()
+        }
         OwnerMove::Created => "new template".to_string(),
         OwnerMove::Deleted => "template removed".to_string(),
         OwnerMove::Claimed => "claimed".to_string(),
@@ -177,6 +180,16 @@ pub fn otherwise_text(otherwise: &[(String, i64)]) -> String {
         "replicas: Karmada breaks a tie between clusters by the template's uid, which the manifest does not carry; with the other parity: {}",
         shares.join(", ")
     )
+}
+
+/// A delta's cluster in words for template `c`: `every member cluster` where the namespace
+/// controller copies it, without Cluster objects to name them; else [`delta_name`].
+pub fn template_delta_name(c: &TemplatePlan, d: &ClusterDelta) -> String {
+    if c.namespace_controller && d.cluster == ANY_CLUSTER && d.except.is_empty() {
+        "every member cluster".to_string()
+    } else {
+        delta_name(d)
+    }
 }
 
 /// A delta's cluster in words: `every selected cluster but dc1` for the clusters of a
@@ -360,7 +373,7 @@ impl Counts {
                 c.delivery_changes += 1;
             }
             for d in &t.clusters {
-                let e = c.clusters.entry(delta_name(d)).or_default();
+                let e = c.clusters.entry(template_delta_name(t, d)).or_default();
                 match (d.before.receives, d.after.receives) {
                     (false, true) => e.0 += 1,
                     (true, false) => e.1 += 1,
@@ -501,6 +514,7 @@ fn change_json(c: &TemplatePlan) -> Value {
         "orphaned": c.orphaned,
         "carriedBy": c.carried_by,
         "preserveResourcesOnDeletion": c.preserved,
+        "namespaceController": c.namespace_controller,
         "clusters": c.clusters.iter().map(|d| json!({
             "cluster": d.cluster,
             "except": d.except,
@@ -794,7 +808,11 @@ fn template_text(c: &TemplatePlan, color: bool) -> String {
     }
     for d in &c.clusters {
         let what = cluster_text(d, c.preserved);
-        out.push_str(&format!("    {}: {}\n", delta_name(d), what.join(", ")));
+        out.push_str(&format!(
+            "    {}: {}\n",
+            template_delta_name(c, d),
+            what.join(", ")
+        ));
         for f in &d.manifest {
             out.push_str(&format!(
                 "      {}: {} -> {}\n",
@@ -831,7 +849,8 @@ fn clusters_text(p: &EnvPlan) -> String {
                 (true, false) => 1,
                 _ => 2,
             };
-            per.entry(delta_name(d)).or_default()[slot].push(printable(&c.template.to_string()));
+            per.entry(template_delta_name(c, d)).or_default()[slot]
+                .push(printable(&c.template.to_string()));
         }
     }
     let mut out = String::new();

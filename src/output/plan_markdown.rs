@@ -6,7 +6,7 @@
 use serde_json::Value;
 
 use super::plan::{
-    cluster_text, delta_name, hazard_message, owner_text, value_text, Counts, PlanReport,
+    cluster_text, hazard_message, owner_text, template_delta_name, value_text, Counts, PlanReport,
 };
 use crate::engine::plan::{EnvPlan, TemplatePlan};
 
@@ -319,11 +319,11 @@ fn template(c: &TemplatePlan) -> String {
     for d in &c.clusters {
         out.push_str(&format!(
             "  - {}: {}\n",
-            code(&delta_name(d)),
+            code(&template_delta_name(c, d)),
             text(&cluster_text(d, c.preserved).join(", "))
         ));
         for f in &d.manifest {
-            diff.push(format!("@ {} {}", delta_name(d), f.path));
+            diff.push(format!("@ {} {}", template_delta_name(c, d), f.path));
             diff.push(format!("- {}", side(f.before.as_ref())));
             diff.push(format!("+ {}", side(f.after.as_ref())));
         }

@@ -226,6 +226,9 @@ pub struct TemplatePlan {
     /// follow the template's uid (`tieBreakerByUID`, pkg/util/helper/binding.go), which a
     /// manifest in git does not carry. Empty when the uid decides nothing.
     pub replicas_otherwise: Vec<(String, i64)>,
+    /// A Namespace karmada-controller-manager's namespace controller copies to every member
+    /// cluster, whatever policy owns it or none (pkg/controllers/namespace).
+    pub namespace_controller: bool,
 }
 
 /// The plan of one control plane (one environment).
@@ -489,6 +492,7 @@ impl Run<'_> {
             excluded: Vec::new(),
             unschedulable: None,
             replicas_otherwise: Vec::new(),
+            namespace_controller: synced,
         }
     }
 
