@@ -1160,6 +1160,51 @@ fn a_new_namespace_without_cluster_objects_reaches_every_member_cluster() {
     assert_eq!(c["clusters"][0]["cluster"], "*", "{c:#}");
 }
 
+/// An environment the change removes from the repository, or adds, says so: "no change" alone
+/// read as if it stayed (round twenty, a Helm root moved to an archive directory).
+#[test]
+fn an_environment_on_one_side_only_says_which() {
+    let Some(dir) = two_commits("an_environment_on_one_side_only_says_which", "kustomize") else {
+        return;
+    };
+    let overlays = dir.path().join("apps/web/overlays");
+    std::fs::rename(overlays.join("staging"), overlays.join("qa")).unwrap();
+    let o = plan_in(dir.path(), &["--base", "main"]);
+    let text = String::from_utf8_lossy(&o.stdout);
+    let line = |env: &str| {
+        text.lines()
+            .find(|l| l.starts_with(&format!("  {env} ")))
+            .unwrap_or_else(|| panic!("no summary line of {env}: {text}"))
+            .to_string()
+    };
+    assert!(
+        line("apps/web/overlays/qa").ends_with(" (new environment)"),
+        "{text}"
+    );
+    assert!(
+        line("apps/web/overlays/staging").ends_with(" (environment removed)"),
+        "{text}"
+    );
+    assert!(!line("apps/web/overlays/prod").contains('('), "{text}");
+    let o = plan_in(dir.path(), &["--base", "main", "-o", "json"]);
+    let json: J = serde_json::from_slice(&o.stdout).unwrap();
+    let only_in: Vec<(String, J)> = json["environments"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| (e["name"].as_str().unwrap().to_string(), e["onlyIn"].clone()))
+        .collect();
+    assert_eq!(
+        only_in,
+        [
+            ("apps/web/overlays/prod".to_string(), J::Null),
+            ("apps/web/overlays/qa".to_string(), "head".into()),
+            ("apps/web/overlays/staging".to_string(), "base".into()),
+        ],
+        "{json:#}"
+    );
+}
+
 /// One replica by static weights 1:1: Karmada breaks the tie by the template's uid, which a
 /// manifest in git does not carry. plan says so and gives the other parity's shares, as
 /// explain's UidTieBreak note does, where it named one winner without a caveat (KokoiRuby).

@@ -93,12 +93,7 @@ fn live(args: &Args, context: &crate::context::Context) -> Result<Compared, CliE
 /// Prints the plan as `-o` asks; the exit code says whether anything changes (kubectl diff's
 /// 0 and 1), or 6 for a hazard with `--fail-on-hazard`.
 fn report(args: &Args, compared: Compared) -> Result<Exit, CliError> {
-    let report = PlanReport {
-        from: compared.from,
-        to: compared.to,
-        environments: compared.environments,
-        unrendered: compared.unrendered,
-    };
+    let report: PlanReport = compared;
     write_stdout(&render_plan(args.report.output, &report, stdout_color()))?;
     Ok(if args.fail_on_hazard && report.has_hazards() {
         Exit::Hazard

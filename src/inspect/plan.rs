@@ -38,6 +38,47 @@ pub struct Compared {
     /// Per environment, where its roots that did not render on either side are reported:
     /// what they hold was not compared.
     pub unrendered: Vec<(String, Vec<String>)>,
+    /// The environments the repository has on one side of the change only (a root added or
+    /// removed; a loose directory that moved is compared as one environment).
+    pub one_sided: Vec<(String, OneSided)>,
+}
+
+/// The side of the change an environment is on when it is on one only.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum OneSided {
+    /// Only the base has it: the change removes it from the repository.
+    Base,
+    /// Only the head has it: the change adds it.
+    Head,
+}
+
+impl Compared {
+    /// Whether any environment changes, or may: one with a root that did not render is not
+    /// said to stay as it is (kubectl diff's 0 promises no difference).
+    pub fn has_changes(&self) -> bool {
+        self.environments.iter().any(|(_, p)| p.has_changes()) || !self.unrendered.is_empty()
+    }
+
+    /// Where `env`'s roots that did not render are reported.
+    pub fn unrendered_in(&self, env: &str) -> &[String] {
+        self.unrendered
+            .iter()
+            .find(|(name, _)| name == env)
+            .map_or(&[], |(_, roots)| roots.as_slice())
+    }
+
+    /// The side `env` is on, when it is on one only.
+    pub fn one_sided(&self, env: &str) -> Option<OneSided> {
+        self.one_sided
+            .iter()
+            .find(|(name, _)| name == env)
+            .map(|(_, side)| *side)
+    }
+
+    /// Whether any environment has a hazard.
+    pub fn has_hazards(&self) -> bool {
+        self.environments.iter().any(|(_, p)| !p.hazards.is_empty())
+    }
 }
 
 /// The environment name of plain manifests (one control plane).
@@ -81,7 +122,7 @@ pub fn plan_git(
     };
     let revisions = Revisions::resolve(cwd, &git, note)?;
     let base = revisions.base.expect("--base is given");
-    let mut unrendered = Vec::new();
+    let (mut unrendered, mut one_sided) = (Vec::new(), Vec::new());
     let environments = if !config.render_off && gitops_worktree(&git) {
         let sides = GitopsSides {
             repo: &revisions.repo,
@@ -89,9 +130,10 @@ pub fn plan_git(
             specs: &revisions.specs,
             req: &git,
         };
-        let (environments, left_out) = environments(&sides, &revisions.head, base, context, note)?;
-        unrendered = left_out;
-        environments
+        let planned = environments(&sides, &revisions.head, base, context, note)?;
+        unrendered = planned.unrendered;
+        one_sided = planned.one_sided;
+        planned.plans
     } else if req.env.is_some() {
         return Err(InspectError::NotARepository);
     } else {
@@ -109,6 +151,7 @@ pub fn plan_git(
         },
         environments,
         unrendered,
+        one_sided,
     })
 }
 
@@ -160,10 +203,17 @@ fn environments(
             .to_string()
     };
     let mut names: Vec<&String> = head.environments.iter().map(|e| &e.name).collect();
+    let mut one_sided = Vec::new();
     for e in &base.environments {
         let renamed = moved.iter().any(|(from, _)| *from == e.name);
         if !names.contains(&&e.name) && !renamed {
             names.push(&e.name);
+            one_sided.push((e.name.clone(), OneSided::Base));
+        }
+    }
+    for e in &head.environments {
+        if find(&base.environments, &base_name(&e.name)).is_none() {
+            one_sided.push((e.name.clone(), OneSided::Head));
         }
     }
     let mut out: Vec<(String, EnvPlan)> = names
@@ -191,10 +241,19 @@ fn environments(
         })
         .filter(|(_, roots)| !roots.is_empty())
         .collect();
-    Ok((out, unrendered))
+    Ok(PlannedEnvironments {
+        plans: out,
+        unrendered,
+        one_sided,
+    })
 }
 
-type PlannedEnvironments = (Vec<(String, EnvPlan)>, Vec<(String, Vec<String>)>);
+/// The environments of a repository's change ([`Compared`]'s).
+struct PlannedEnvironments {
+    plans: Vec<(String, EnvPlan)>,
+    unrendered: Vec<(String, Vec<String>)>,
+    one_sided: Vec<(String, OneSided)>,
+}
 
 /// Where the roots of an environment that did not render are reported, the head's as they are
 /// and the base's alone marked so: a root that renders on neither side, or on one only, may
@@ -492,6 +551,7 @@ pub fn plan_live(
         }
         .to_string(),
         environments: vec![(LIVE.to_string(), plan(&sides.sides(), &settings))],
+        one_sided: Vec::new(),
         unrendered: Vec::new(),
     })
 }

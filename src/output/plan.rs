@@ -11,40 +11,11 @@ use super::explain::{block_message, block_short};
 use crate::engine::plan::{
     Cause, ClusterDelta, EnvPlan, Hazard, OwnerMove, Share, TemplatePlan, ANY_CLUSTER,
 };
+use crate::inspect::plan::OneSided;
 use crate::model::{ObjectRef, PolicyRef};
 
-/// What a plan compared, and its answer per environment.
-pub struct PlanReport {
-    /// The state compared from (`main`, `the control plane`).
-    pub from: String,
-    /// The state compared to (`the working tree`, `the files applied`).
-    pub to: String,
-    pub environments: Vec<(String, EnvPlan)>,
-    /// Per environment, where its roots that did not render are reported: what they hold was
-    /// not compared, so the environment may change beyond what the plan shows.
-    pub unrendered: Vec<(String, Vec<String>)>,
-}
-
-impl PlanReport {
-    /// Whether any environment changes, or may: one with a root that did not render is not
-    /// said to stay as it is (kubectl diff's 0 promises no difference).
-    pub fn has_changes(&self) -> bool {
-        self.environments.iter().any(|(_, p)| p.has_changes()) || !self.unrendered.is_empty()
-    }
-
-    /// Where `env`'s roots that did not render are reported.
-    pub fn unrendered_in(&self, env: &str) -> &[String] {
-        self.unrendered
-            .iter()
-            .find(|(name, _)| name == env)
-            .map_or(&[], |(_, roots)| roots.as_slice())
-    }
-
-    /// Whether any environment has a hazard.
-    pub fn has_hazards(&self) -> bool {
-        self.environments.iter().any(|(_, p)| !p.hazards.is_empty())
-    }
-}
+/// What a plan compared, and its answer per environment: the one result of a `plan` run.
+pub use crate::inspect::plan::Compared as PlanReport;
 
 /// A name or value from the inputs as the terminal may show it: control characters escaped.
 pub fn printable(s: &str) -> String {
@@ -451,6 +422,7 @@ pub fn to_json(r: &PlanReport) -> Value {
         .map(|(name, p)| {
             let mut env = env_json(name, p);
             env["unrendered"] = json!(r.unrendered_in(name));
+            env["onlyIn"] = json!(r.one_sided(name).map(side_code));
             env
         })
         .collect();
@@ -598,7 +570,7 @@ pub fn text(r: &PlanReport, color: bool) -> String {
         out.push_str(&format!(
             "  {:width$}  {}\n",
             printable(name),
-            summary_line(p, r.unrendered_in(name))
+            summary_line(p, r.unrendered_in(name)) + one_sided_text(r.one_sided(name))
         ));
     }
     let shared = shared_hazards(r);
@@ -663,6 +635,24 @@ fn code_text(code: &str, color: bool) -> String {
         code.red().bold().to_string()
     } else {
         code.to_string()
+    }
+}
+
+/// The contract's word for the one side an environment is on.
+fn side_code(side: OneSided) -> &'static str {
+    match side {
+        OneSided::Base => "base",
+        OneSided::Head => "head",
+    }
+}
+
+/// An environment's summary suffix when it is on one side only: a base-only environment with
+/// nothing Karmada acts on is still not the same as one that stays.
+pub fn one_sided_text(side: Option<OneSided>) -> &'static str {
+    match side {
+        Some(OneSided::Base) => " (environment removed)",
+        Some(OneSided::Head) => " (new environment)",
+        None => "",
     }
 }
 

@@ -6,7 +6,8 @@
 use serde_json::Value;
 
 use super::plan::{
-    cluster_text, hazard_message, owner_text, template_delta_name, value_text, Counts, PlanReport,
+    cluster_text, hazard_message, one_sided_text, owner_text, template_delta_name, value_text,
+    Counts, PlanReport,
 };
 use crate::engine::plan::{EnvPlan, TemplatePlan};
 
@@ -144,19 +145,25 @@ fn table(r: &PlanReport, budget: usize) -> String {
                 "—".to_string()
             };
             format!(
-                "| {} | {} | {} | {} | {hazards} |\n",
+                "| {}{} | {} | {} | {} | {hazards} |\n",
                 code(name),
+                one_sided_text(r.one_sided(name)),
                 or_dash(policies_cell(&c)),
                 or_dash(c.templates_text()),
                 or_dash(c.clusters_text())
             )
         } else if !r.unrendered_in(name).is_empty() {
             format!(
-                "| {} | not compared: did not render | — | — | — |\n",
-                code(name)
+                "| {}{} | not compared: did not render | — | — | — |\n",
+                code(name),
+                one_sided_text(r.one_sided(name))
             )
         } else {
-            format!("| {} | no change | — | — | — |\n", code(name))
+            format!(
+                "| {}{} | no change | — | — | — |\n",
+                code(name),
+                one_sided_text(r.one_sided(name))
+            )
         };
         if out.chars().count() + row.chars().count() > budget {
             out.push_str(&format!(
