@@ -1295,6 +1295,26 @@ fn a_root_that_did_not_render_is_not_compared() {
         ),
         "{out}"
     );
+    // A file of data at the root (kubectl explain's text kept as YAML) is skipped and does not
+    // make the environment linted (round twenty, huynd-dev/example-apps).
+    std::fs::write(
+        dir.path().join("pp.yaml"),
+        "KIND:     PropagationPolicy\nVERSION:  policy.karmada.io/v1alpha1\n",
+    )
+    .unwrap();
+    let lint = Command::new(BIN)
+        .args(["lint", "."])
+        .current_dir(dir.path())
+        .env("NO_COLOR", "1")
+        .output()
+        .unwrap();
+    let out = text(&lint.stdout);
+    assert!(
+        out.contains(
+            "app: not declared in the repository (Karmada 1.19; not linted: it did not render)"
+        ),
+        "{out}"
+    );
 }
 
 /// A partial clone (`git clone --filter=blob:limit=...`) lacks the large blobs its filter left

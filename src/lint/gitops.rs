@@ -283,7 +283,10 @@ pub fn lint_repository(req: &RepositoryRequest<'_>) -> Result<RepoLinted, Unknow
                     inputs: failure.inputs,
                 })
                 .collect(),
-            nothing_rendered: env.rendered.is_empty() && env.plain.is_empty(),
+            // A plain file of data (a values file, kubectl's explain text) is skipped: it
+            // does not make the environment linted.
+            nothing_rendered: env.rendered.is_empty()
+                && !env.plain.iter().any(|(l, _)| l.holds_objects()),
         });
         if karmada {
             read_settings.push((plan.name.clone(), settings.clone()));

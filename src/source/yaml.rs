@@ -55,6 +55,15 @@ pub struct Loaded {
     pub data: Vec<Span>,
 }
 
+impl Loaded {
+    /// Whether the file holds a Kubernetes object: a mapping that is not [data](is_data).
+    pub fn holds_objects(&self) -> bool {
+        self.documents
+            .iter()
+            .any(|d| d.root.as_map().is_some() && !is_data(&d.root))
+    }
+}
+
 /// Parses every document of `source`. Never panics: a broken document becomes a problem and
 /// the documents after it are still loaded.
 pub fn load(source: Arc<Source>) -> Loaded {
