@@ -469,6 +469,15 @@ fn a_policy_in_a_root_that_did_not_render_is_not_said_missing() {
         "{}",
         stderr(&o)
     );
+    // And preempt-check's --delete over the same file says it as explain does (it said "no
+    // such policy", exit 4: round twenty, N4).
+    let o = run(&["preempt-check", "-f", &broken, "--delete", "pp/shop/web"]);
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains(&format!("error: --delete pp/shop/web: not found in the given files; a document that does not parse may hold it: {broken}:")),
+        "{}",
+        stderr(&o)
+    );
 }
 
 /// A policy admission refuses, in one of several environments: explain and preempt-check say

@@ -10,11 +10,11 @@ use super::error::{CliError, Exit};
 use crate::context::Context;
 use crate::engine::check_notes::delivery_changes_in_files;
 use crate::engine::delivery::DeliveryChange;
-use crate::engine::explain_inputs::delete_target_missing;
+use crate::engine::explain_inputs::Searched;
 use crate::engine::simulate::{check, Change, ChangeError, CheckReport};
 use crate::engine::state::{State, UnknownClaimers};
 use crate::inspect::preempt::{live_state, note_unreported_clusters, read_changes, ChangeArg};
-use crate::inspect::{environments, plain_context, read_manifests, Environments};
+use crate::inspect::{environments, plain_context, read_admitted, Environments};
 use crate::output::environments::{render_found, section_format};
 use crate::output::format::render_preempt_check;
 
@@ -103,7 +103,7 @@ pub fn run(args: Args) -> Result<Exit, CliError> {
             live.state,
             changes,
             flags,
-            "in the control plane",
+            &Searched::all("in the control plane"),
             &deliveries,
         );
     }
@@ -113,7 +113,9 @@ pub fn run(args: Args) -> Result<Exit, CliError> {
         return check_environments(&args, &envs, &context);
     }
     let context = plain_context(&flags.input.files, &context)?;
-    let inv = read_manifests(&flags.input.files, &context)?;
+    let inputs = read_admitted(&flags.input.files, &context)?;
+    let searched = Searched::new("in the given files", inputs.unread());
+    let inv = inputs.inventory;
     note_unreported_clusters(&inv);
     let release = context.release();
     let changes = read_changes(&args.changes, (namespace, release), &inv, true)?.changes;
@@ -123,21 +125,21 @@ pub fn run(args: Args) -> Result<Exit, CliError> {
     );
     let before = state.clone();
     let deliveries = |r: &CheckReport| delivery_changes_in_files(r, &inv, &before);
-    report(state, changes, flags, "in the given files", &deliveries)
+    report(state, changes, flags, &searched, &deliveries)
 }
 
 /// Applies `changes` to `state`, prints the report as `-o` asks and maps `--fail-on-blocked` to
 /// the exit code (files and live mode alike). `--delete` of a policy that is nowhere is a usage
-/// error saying where it was looked for (`where_`).
+/// error saying where it was looked for (`searched`).
 /// `deliveries` says what member clusters receive before and after each move.
 fn report(
     state: State,
     changes: Vec<Change>,
     flags: &Flags,
-    where_: &str,
+    searched: &Searched,
     deliveries: &dyn Fn(&CheckReport) -> Vec<DeliveryChange>,
 ) -> Result<Exit, CliError> {
-    let (out, blocked) = checked(state, changes, flags, where_, deliveries)?;
+    let (out, blocked) = checked(state, changes, flags, searched, deliveries)?;
     write_stdout(&out)?;
     Ok(exit(flags, blocked))
 }
@@ -155,14 +157,14 @@ fn checked(
     state: State,
     changes: Vec<Change>,
     flags: &Flags,
-    where_: &str,
+    searched: &Searched,
     deliveries: &dyn Fn(&CheckReport) -> Vec<DeliveryChange>,
 ) -> Result<(String, bool), CliError> {
     // Said as explain says it: a policy admission refuses is not in the state.
     let rejected = state.rejected.clone();
     let mut report = check(state, changes).map_err(|e| match e {
         // A policy that does not exist is exit 4 wherever it is named (docs/exit-codes.md).
-        ChangeError::NotFound(r) => CliError::from(delete_target_missing(&rejected, &r, where_)),
+        ChangeError::NotFound(r) => CliError::from(searched.missing(&rejected, &r)),
     })?;
     report.deliveries = deliveries(&report);
     let out = render_preempt_check(flags.report.output, &report, stdout_color());
@@ -195,7 +197,8 @@ fn check_environments(
         let state = State::from_inventory(inv, options);
         let before = state.clone();
         let deliveries = |r: &CheckReport| delivery_changes_in_files(r, inv, &before);
-        checked(state, changes, &section, "in the given files", &deliveries)
+        let searched = Searched::all("in the given files");
+        checked(state, changes, &section, &searched, &deliveries)
     })?;
     if found.is_empty() {
         return Err(CliError::usage(

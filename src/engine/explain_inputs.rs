@@ -202,6 +202,37 @@ pub fn delete_target_missing(rejected: &[Rejected], r: &PolicyRef, where_: &str)
     }
 }
 
+/// Where `--delete` targets were looked for, and why one may be in what was not read.
+pub struct Searched {
+    /// `in the given files`, `in the control plane`.
+    pub place: &'static str,
+    /// A part of the inputs left unread may hold the target: why (a document that does not
+    /// parse, [`crate::model::inputs::unparsed_may_hold`]).
+    pub unread: Option<String>,
+}
+
+impl Searched {
+    /// Every input read.
+    pub fn all(place: &'static str) -> Searched {
+        Searched::new(place, None)
+    }
+
+    pub fn new(place: &'static str, unread: Option<String>) -> Searched {
+        Searched { place, unread }
+    }
+
+    /// [`delete_target_missing`] here: not found while a part was left unread is not "no such
+    /// policy" (exit 1, not 4, as `explain` says it).
+    pub fn missing(&self, rejected: &[Rejected], r: &PolicyRef) -> FindError {
+        match (delete_target_missing(rejected, r, self.place), &self.unread) {
+            (FindError::NotFound(_), Some(why)) => {
+                FindError::Unsearched(format!("--delete {r}: not found {}; {why}", self.place))
+            }
+            (e, _) => e,
+        }
+    }
+}
+
 impl EnvError for FindError {
     fn unsearched(self, why: &str) -> Self {
         match self {

@@ -111,8 +111,7 @@ pub fn policy_in_manifests(
         context.files_namespace(),
         context,
     );
-    let unread = crate::model::inputs::skipped_places(&inputs.loaded);
-    match (found, crate::model::inputs::unparsed_may_hold(&unread)) {
+    match (found, inputs.unread()) {
         (Err(InspectError::Find(e)), Some(why)) => Err(InspectError::Find(e.unsearched(&why))),
         (found, _) => found,
     }

@@ -21,6 +21,12 @@ pub struct Inputs {
 }
 
 impl Inputs {
+    /// Why something named may be in none of the documents read ([`unparsed_may_hold`] of
+    /// those that did not parse); `None` when every document parsed.
+    pub fn unread(&self) -> Option<String> {
+        unparsed_may_hold(&skipped_places(&self.loaded))
+    }
+
     /// Reads files, directories and `-`; an unreadable input is a usage error (exit 2), a
     /// document that does not parse is kept as a problem for the caller to report.
     pub fn read(

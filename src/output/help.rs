@@ -245,7 +245,8 @@ fn exit_detail(command: Option<&str>, code: u8) -> Option<&'static str> {
         ("lint", 3) => "the control plane failed (live mode)",
         ("preempt-check", 1) => {
             "a takeover is blocked and --fail-on-blocked is set, or a --delete target is not in \
-             what was read and a root that did not render may hold it"
+             what was read and a document that does not parse or a root that did not render \
+             may hold it"
         }
         ("plan", 0) => "no change",
         ("plan", 1) => {
