@@ -1048,6 +1048,66 @@ fn a_chart_s_dependencies_are_built_as_flux_and_argo_cd_build_them() {
     }
 }
 
+/// A chart's `file://` dependency through a symlink committed inside the repository
+/// (`charts/lib -> realib`) renders in every git mode as in the working tree: Flux's and Argo
+/// CD's checkouts keep the link, and a revision written for helm keeps it too. A link that
+/// leads outside the repository, by its own target or through another link, is not written.
+#[test]
+fn a_symlink_inside_the_repository_renders_in_git_modes_as_in_the_working_tree() {
+    let test = "a_symlink_inside_the_repository_renders_in_git_modes_as_in_the_working_tree";
+    if !helm_available(test) {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().join("repo");
+    write(
+        &root,
+        &[
+            ("charts/app/Chart.yaml", "apiVersion: v2\nname: app\nversion: 0.1.0\ndependencies:\n  - name: lib\n    version: 0.1.0\n    repository: \"file://../lib\"\n"),
+            ("charts/app/templates/cm.yaml", "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: settings, namespace: default}\n"),
+            ("charts/realib/Chart.yaml", "apiVersion: v2\nname: lib\nversion: 0.1.0\n"),
+            ("charts/realib/templates/pp.yaml", "apiVersion: policy.karmada.io/v1alpha1\nkind: PropagationPolicy\nmetadata: {name: from-lib, namespace: default}\nspec:\n  resourceSelectors: [{apiVersion: v1, kind: ConfigMap, name: settings}]\n  placement: {clusterAffinity: {clusterNames: [m1]}}\n"),
+        ],
+    );
+    std::os::unix::fs::symlink("realib", root.join("charts/lib")).unwrap();
+    std::fs::create_dir_all(root.join("charts/x")).unwrap();
+    std::os::unix::fs::symlink("..", root.join("charts/x/up")).unwrap();
+    std::os::unix::fs::symlink("x/up/../..", root.join("charts/through")).unwrap();
+    std::os::unix::fs::symlink("../..", root.join("charts/above")).unwrap();
+    git(&root, &["init", "-q", "-b", "main"]);
+    git(&root, &["add", "-A"]);
+    git(&root, &["commit", "-qm", "charts"]);
+    let lint = |args: &[&str]| {
+        bin()
+            .args(args)
+            .current_dir(&root)
+            .env("NO_COLOR", "1")
+            .output()
+            .unwrap()
+    };
+    let worktree = lint(&["lint", "."]);
+    let o = lint(&["lint", "--rev", "HEAD", "."]);
+    assert_eq!(o.status.code(), Some(0), "{}{}", stdout(&o), stderr(&o));
+    assert_eq!(stdout(&o), stdout(&worktree));
+    assert!(
+        stdout(&o)
+            .contains("  charts/app: not declared in the repository (Karmada 1.19, linted)\n"),
+        "{}",
+        stdout(&o)
+    );
+    let err = stderr(&o);
+    for link in ["charts/through", "charts/above"] {
+        assert!(
+            err.contains(&format!("note: {link}: a symlink to `")),
+            "{link}: {err}"
+        );
+    }
+    assert!(!err.contains("charts/lib:"), "{err}");
+    let o = lint(&["plan", "--base", "HEAD"]);
+    assert_eq!(o.status.code(), Some(0), "{}{}", stdout(&o), stderr(&o));
+    assert!(!stderr(&o).contains("karmada-policy-rev"), "{}", stderr(&o));
+}
+
 /// A chart's `file://` dependency outside the repository is refused, never built: the linter
 /// runs on untrusted pull requests and reads nothing outside the repository.
 #[test]

@@ -485,9 +485,9 @@ impl GitRepo {
             workdir: &self.workdir,
             every_file: true,
         };
-        // What the walk notes (submodules, symlinks) the listing of the revision has said.
+        // What the walk notes (submodules) the listing of the revision has said.
         let mut listed = Vec::new();
-        let blobs = match side {
+        let walk = match side {
             Side::Commit(oid) => self.commit_blobs(*oid, &select, &mut listed)?,
             Side::Index => self.index_blobs(&select, &mut listed)?,
             Side::WorkTree => return Ok(Vec::new()),
@@ -497,7 +497,7 @@ impl GitRepo {
             dest: dest.to_path_buf(),
             source,
         };
-        for (path, oid) in blobs {
+        for (path, oid) in walk.blobs {
             let name = lossy(&path);
             let blob = match self.repo.find_blob(oid) {
                 Ok(blob) => blob,
@@ -518,16 +518,29 @@ impl GitRepo {
             }
             std::fs::write(&to, blob.content()).map_err(io)?;
         }
+        let mut written = Vec::new();
+        for (path, oid) in walk.links {
+            let target = self
+                .repo
+                .find_blob(oid)
+                .map_err(|e| self.missing(&lossy(&path), e))?;
+            let target = String::from_utf8_lossy(target.content()).into_owned();
+            match write_link(dest, &lossy(&path), &target).map_err(io)? {
+                Some(note) => notes.push(note),
+                None => written.push((lossy(&path), target)),
+            }
+        }
+        notes.extend(unlink_escapes(dest, &written).map_err(io)?);
         Ok(notes)
     }
 
-    /// A commit's selected blobs, in tree order.
+    /// A commit's selected blobs (and symlinks, for a tree written out), in tree order.
     fn commit_blobs(
         &self,
         oid: Oid,
         select: &Selector<'_>,
         notes: &mut Vec<String>,
-    ) -> Result<Vec<(Vec<u8>, Oid)>, GitError> {
+    ) -> Result<Walk, GitError> {
         let commit = self
             .repo
             .find_commit(oid)
@@ -535,23 +548,23 @@ impl GitRepo {
         let tree = commit
             .tree()
             .map_err(|e| self.missing(&oid.to_string(), e))?;
-        let mut blobs = Vec::new();
-        self.walk_tree(&tree, &mut Vec::new(), select, &mut blobs, notes)?;
-        Ok(blobs)
+        let mut walk = Walk::default();
+        self.walk_tree(&tree, &mut Vec::new(), select, &mut walk, notes)?;
+        Ok(walk)
     }
 
     /// The index's selected blobs, in its order; conflicted entries, submodules and symlinks
-    /// are noted and skipped.
+    /// (but for a tree written out) are noted and skipped.
     fn index_blobs(
         &self,
         select: &Selector<'_>,
         notes: &mut Vec<String>,
-    ) -> Result<Vec<(Vec<u8>, Oid)>, GitError> {
+    ) -> Result<Walk, GitError> {
         let index = self
             .repo
             .index()
             .map_err(|source| GitError::Index { source })?;
-        let mut blobs = Vec::new();
+        let mut walk = Walk::default();
         let mut conflicted: Vec<Vec<u8>> = Vec::new();
         for e in index.iter() {
             let stage = merge_stage(&e);
@@ -576,11 +589,12 @@ impl GitRepo {
             }
             match mode & 0o170000 {
                 MODE_COMMIT => notes.push(format!("{}: submodule, skipped", lossy(&e.path))),
+                MODE_LINK if select.every_file => walk.links.push((e.path.clone(), e.id)),
                 MODE_LINK => notes.push(format!("{}: symlink, skipped", lossy(&e.path))),
-                _ => blobs.push((e.path.clone(), e.id)),
+                _ => walk.blobs.push((e.path.clone(), e.id)),
             }
         }
-        Ok(blobs)
+        Ok(walk)
     }
 
     /// The manifests one side holds under `specs` (all when empty), not ignored, without
@@ -625,6 +639,7 @@ impl GitRepo {
             }
         };
         let files = blobs
+            .blobs
             .into_iter()
             .map(|(path, oid)| Listed {
                 name: lossy(&path),
@@ -710,7 +725,7 @@ impl GitRepo {
         tree: &git2::Tree<'_>,
         prefix: &mut Vec<u8>,
         select: &Selector<'_>,
-        out: &mut Vec<(Vec<u8>, Oid)>,
+        out: &mut Walk,
         notes: &mut Vec<String>,
     ) -> Result<(), GitError> {
         for entry in tree.iter() {
@@ -735,13 +750,15 @@ impl GitRepo {
                     }
                 }
                 MODE_LINK => {
-                    if select.selected(prefix) {
+                    if select.selected(prefix) && select.every_file {
+                        out.links.push((prefix.clone(), entry.id()));
+                    } else if select.selected(prefix) {
                         notes.push(format!("{}: symlink, skipped", lossy(prefix)));
                     }
                 }
                 _ => {
                     if select.selected(prefix) {
-                        out.push((prefix.clone(), entry.id()));
+                        out.blobs.push((prefix.clone(), entry.id()));
                     }
                 }
             }
@@ -1013,6 +1030,75 @@ fn line_in_old(old: &str, new: &str, line: usize) -> Option<usize> {
 /// Which repository paths a run reads: under one of the pathspecs (or anywhere), not ignored,
 /// and, below the pathspec, what a directory walk reads (no hidden component, a manifest
 /// extension). A pathspec naming a file exactly selects it whatever its name.
+/// What a walk of a revision selects: its files, and for a tree written out its symlinks.
+#[derive(Default)]
+struct Walk {
+    blobs: Vec<(Vec<u8>, Oid)>,
+    links: Vec<(Vec<u8>, Oid)>,
+}
+
+/// Writes the symlink `name` -> `target` of a revision under `dest` as the checkout has it, so
+/// that kustomize and helm follow it as Flux's and Argo CD's checkouts let them (a chart's
+/// `file://../lib` through `charts/lib -> realib`). Only a relative target that stays inside
+/// the repository is written; another is left out with the note returned, as a render that
+/// follows it would read outside the repository.
+fn write_link(dest: &Path, name: &str, target: &str) -> std::io::Result<Option<String>> {
+    let inside = !Path::new(target).is_absolute()
+        && Path::new(name)
+            .parent()
+            .map(|dir| dir.join(target))
+            .is_some_and(|joined| stays_inside(&joined));
+    if !inside {
+        return Ok(Some(format!(
+            "{name}: a symlink to `{target}`, outside the repository: skipped"
+        )));
+    }
+    let to = dest.join(name);
+    if let Some(parent) = to.parent() {
+        std::fs::create_dir_all(parent)?;
+    }
+    #[cfg(unix)]
+    std::os::unix::fs::symlink(target, &to)?;
+    #[cfg(not(unix))]
+    return Ok(Some(format!("{name}: symlink, skipped")));
+    #[cfg(unix)]
+    Ok(None)
+}
+
+/// Removes the symlinks written under `dest` that resolve outside it through one another (a
+/// `dir/up -> ..` read from above as `dir/up/..`), which each link's own target, read
+/// lexically, does not show; a note for each.
+fn unlink_escapes(dest: &Path, written: &[(String, String)]) -> std::io::Result<Vec<String>> {
+    let root = dest.canonicalize()?;
+    let mut notes = Vec::new();
+    for (name, target) in written {
+        let to = dest.join(name);
+        // A dangling link reads nothing.
+        if to.canonicalize().is_ok_and(|real| !real.starts_with(&root)) {
+            std::fs::remove_file(&to)?;
+            notes.push(format!(
+                "{name}: a symlink to `{target}`, outside the repository: skipped"
+            ));
+        }
+    }
+    Ok(notes)
+}
+
+/// Whether a relative path, read lexically (`..` takes back a component), never leaves its
+/// root.
+fn stays_inside(path: &Path) -> bool {
+    let mut depth = 0usize;
+    for c in path.components() {
+        match c {
+            Component::Normal(_) => depth += 1,
+            Component::CurDir => {}
+            Component::ParentDir if depth > 0 => depth -= 1,
+            _ => return false,
+        }
+    }
+    true
+}
+
 struct Selector<'a> {
     specs: &'a [String],
     ignore: &'a dyn Fn(&Path) -> bool,
@@ -1104,6 +1190,16 @@ fn is_manifest_name(name: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_link_target_read_lexically_stays_inside_or_not() {
+        assert!(stays_inside(Path::new("charts/realib")));
+        assert!(stays_inside(Path::new("charts/x/../realib")));
+        assert!(stays_inside(Path::new("./charts")));
+        assert!(!stays_inside(Path::new("charts/../..")));
+        assert!(!stays_inside(Path::new("../outside")));
+        assert!(!stays_inside(Path::new("/etc")));
+    }
 
     /// A revision counted back cannot be fetched by name: the hint deepens the clone instead.
     #[test]
