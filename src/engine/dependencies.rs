@@ -23,32 +23,64 @@ pub struct RequiredBy {
 
 /// The workloads of `state` that carry template `t` along: they name `t` among their
 /// dependencies and their eventual owner sets `propagateDeps`. Empty when the `PropagateDeps`
-/// gate is off.
+/// gate is off. One question; [`Carriers`] answers many of one state.
 pub fn required_by(state: &State, t: usize) -> Vec<RequiredBy> {
     if !may_be_carried(state, t) {
         return Vec::new();
     }
-    let tpl = &state.templates[t];
-    let mut out = Vec::new();
-    for (w, workload) in state.templates.iter().enumerate() {
-        let names_it = workload.dependencies.as_deref().is_some_and(|deps| {
-            deps.iter()
-                .any(|d| d.kind == &*tpl.kind && d.name == *tpl.name)
-        });
-        if w == t || workload.namespace != tpl.namespace || !names_it {
-            continue;
+    Carriers::of(state).required_by(state, t)
+}
+
+/// The workloads of one state by the dependencies they name (namespace, kind, name): plan asks
+/// [`required_by`] of every template it covers, and a scan of every template for each was
+/// quadratic in them.
+pub struct Carriers {
+    naming: std::collections::HashMap<(String, &'static str, String), Vec<usize>>,
+}
+
+impl Carriers {
+    pub fn of(state: &State) -> Carriers {
+        let mut naming: std::collections::HashMap<_, Vec<usize>> = Default::default();
+        for (w, workload) in state.templates.iter().enumerate() {
+            for d in workload.dependencies.iter().flatten() {
+                let key = (workload.namespace.to_string(), d.kind, d.name.clone());
+                let list = naming.entry(key).or_default();
+                // A workload names a dependency once however often its pod template does.
+                if list.last() != Some(&w) {
+                    list.push(w);
+                }
+            }
         }
-        let Some(owner) = settle(state, w).owner else {
-            continue;
-        };
-        if carries_dependencies(state, &owner) {
-            out.push(RequiredBy {
-                workload: workload.reference(),
-                policy: owner,
-            });
-        }
+        Carriers { naming }
     }
-    out
+
+    /// [`required_by`] of template `t` of `state`, the state this index was built from.
+    pub fn required_by(&self, state: &State, t: usize) -> Vec<RequiredBy> {
+        if !may_be_carried(state, t) {
+            return Vec::new();
+        }
+        let tpl = &state.templates[t];
+        let Some(kind) = DEPENDENCY_KINDS.iter().find(|k| **k == &*tpl.kind) else {
+            return Vec::new();
+        };
+        let key = (tpl.namespace.to_string(), *kind, tpl.name.to_string());
+        let mut out = Vec::new();
+        for &w in self.naming.get(&key).into_iter().flatten() {
+            if w == t {
+                continue;
+            }
+            let Some(owner) = settle(state, w).owner else {
+                continue;
+            };
+            if carries_dependencies(state, &owner) {
+                out.push(RequiredBy {
+                    workload: state.templates[w].reference(),
+                    policy: owner,
+                });
+            }
+        }
+        out
+    }
 }
 
 /// Whether template `t` can be a dependency at all: a ConfigMap, Secret, ServiceAccount or

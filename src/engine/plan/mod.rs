@@ -23,6 +23,7 @@ use std::collections::{BTreeMap, HashMap, HashSet};
 
 use serde_json::Value;
 
+use crate::engine::dependencies::Carriers;
 use crate::engine::ownership::Blocked;
 use crate::engine::reconcile::template_reconcile;
 use crate::engine::replicas::CapacitySource;
@@ -347,6 +348,8 @@ struct Views<'a> {
     base_overrides: Vec<&'a OverridePolicy>,
     head_overrides: Vec<&'a OverridePolicy>,
     bindings: Vec<&'a crate::model::binding::Binding>,
+    /// The workloads of each state by the dependencies they name.
+    carriers: (Carriers, Carriers),
     /// The base is the control plane (its Clusters' status is what the scheduler reads).
     live: bool,
 }
@@ -367,6 +370,7 @@ impl<'a> Views<'a> {
             base_overrides: base.inventory.applied_overrides(),
             head_overrides: head.inventory.applied_overrides(),
             bindings: base.inventory.bindings().collect(),
+            carriers: (Carriers::of(before), Carriers::of(after)),
             live: false,
         }
     }
@@ -388,6 +392,7 @@ impl<'a> Views<'a> {
             overrides: &self.base_overrides,
             bindings: &self.bindings,
             capacity: self.capacity(),
+            carriers: &self.carriers.0,
         }
     }
 
@@ -398,6 +403,7 @@ impl<'a> Views<'a> {
             overrides: &self.head_overrides,
             bindings: &[],
             capacity: self.capacity(),
+            carriers: &self.carriers.1,
         }
     }
 }
@@ -430,7 +436,7 @@ impl Run<'_> {
             };
             // Where the template is before: the base's manifest (its replicas), where it has one.
             let was = self.base.manifest(&r).unwrap_or_else(|| template.clone());
-            let mut plan = self.owners(t, &r, reported.get(&t).copied());
+            let mut plan = self.owners(t, &r, reported.get(&t).copied(), after);
             plan.preserved = before.preserves(plan.before.as_ref());
             let (clusters, now) = self.clusters(t, &plan, (&was, &template), before, after);
             plan.clusters = clusters;
@@ -446,7 +452,14 @@ impl Run<'_> {
     }
 
     /// The owners of template `t` before and after, and why they differ.
-    fn owners(&self, t: usize, r: &ObjectRef, reported: Option<&ResourceChange>) -> TemplatePlan {
+    /// `now`: the world's state as the deliveries read it.
+    fn owners(
+        &self,
+        t: usize,
+        r: &ObjectRef,
+        reported: Option<&ResourceChange>,
+        now: &SideView<'_>,
+    ) -> TemplatePlan {
         let world = &self.report.world;
         let created = self.created.contains(&t);
         let deleted = self.changed.deleted.contains(r);
@@ -469,7 +482,8 @@ impl Run<'_> {
             self.owner_move(t, before.as_ref(), after.as_ref(), preempted)
         };
         let carried_by = if after.is_none() && !deleted {
-            crate::engine::dependencies::required_by(&world.state, t)
+            now.carriers
+                .required_by(&world.state, t)
                 .into_iter()
                 .map(|r| r.workload)
                 .collect()
@@ -609,7 +623,8 @@ impl Run<'_> {
         let Some(t) = state.template_of(r) else {
             return Vec::new();
         };
-        crate::engine::dependencies::required_by(state, t)
+        side.carriers
+            .required_by(state, t)
             .iter()
             .filter_map(|carrier| {
                 let workload = manifests.manifest(&carrier.workload)?;

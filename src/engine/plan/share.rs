@@ -11,6 +11,7 @@ use super::{ClusterDelta, FieldChange, Share, ANY_CLUSTER};
 use crate::engine::delivery::{
     assignment_of, deliver, is_workload, scheduled_clusters, scheduler_traits, DeliveryInput,
 };
+use crate::engine::dependencies::Carriers;
 use crate::engine::overrides::apply_for_cluster;
 use crate::engine::placement::{decided_by_names, BindingView, Filter};
 use crate::engine::replicas::CapacitySource;
@@ -30,6 +31,8 @@ pub struct SideView<'a> {
     pub bindings: &'a [&'a Binding],
     /// Where the Cluster objects come from (what a missing resource summary means).
     pub capacity: CapacitySource,
+    /// The workloads of `state` by the dependencies they name.
+    pub carriers: &'a Carriers,
 }
 
 /// Where one template goes in one state.
