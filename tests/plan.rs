@@ -1167,8 +1167,17 @@ fn an_environment_on_one_side_only_says_which() {
     let Some(dir) = two_commits("an_environment_on_one_side_only_says_which", "kustomize") else {
         return;
     };
+    // staging removed, and a root that holds none of its objects added.
     let overlays = dir.path().join("apps/web/overlays");
-    std::fs::rename(overlays.join("staging"), overlays.join("qa")).unwrap();
+    std::fs::remove_dir_all(overlays.join("staging")).unwrap();
+    let qa = overlays.join("qa");
+    std::fs::create_dir_all(&qa).unwrap();
+    std::fs::write(qa.join("kustomization.yaml"), "resources: [cm.yaml]\n").unwrap();
+    std::fs::write(
+        qa.join("cm.yaml"),
+        "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: qa, namespace: default}\n",
+    )
+    .unwrap();
     let o = plan_in(dir.path(), &["--base", "main"]);
     let text = String::from_utf8_lossy(&o.stdout);
     let line = |env: &str| {
@@ -1203,6 +1212,56 @@ fn an_environment_on_one_side_only_says_which() {
         ],
         "{json:#}"
     );
+    // A root renamed holds what it held: one environment, no side alone.
+    std::fs::remove_dir_all(&qa).unwrap();
+    std::fs::rename(overlays.join("prod"), overlays.join("production")).unwrap();
+    let o = plan_in(dir.path(), &["--base", "main"]);
+    let out = String::from_utf8_lossy(&o.stdout);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        err.contains("note: apps/web/overlays/production is new at head and holds every object apps/web/overlays/prod held at the base"),
+        "{err}"
+    );
+    assert!(!out.contains("new environment"), "{out}");
+}
+
+/// A root added beside the loose files of a repository no controller object names: its
+/// environment holds the loose files too, so the base's `plain manifests` is compared with it,
+/// where every policy read as removed (with a hazard that member copies are deleted) and added
+/// again (round twenty-one, chaosi-k8s `9216810`, a Helm chart added). An edit made with it is
+/// planned there.
+#[test]
+fn a_root_added_beside_loose_files_takes_their_environment() {
+    let test = "a_root_added_beside_loose_files_takes_their_environment";
+    if !kustomize::kustomize_available(test) {
+        return;
+    }
+    let Some(dir) = two_commits(test, "root-beside-loose") else {
+        return;
+    };
+    let o = plan_in(dir.path(), &["--base", "main", "--fail-on-hazard"]);
+    let (out, err) = (text(&o.stdout), text(&o.stderr));
+    assert_eq!(o.status.code(), Some(0), "{out}{err}");
+    assert!(out.contains("\n  k  no change\n"), "{out}");
+    assert!(!out.contains("plain manifests"), "{out}");
+    assert!(
+        err.contains(
+            "note: k is new at head and holds every object plain manifests held at the base"
+        ),
+        "{err}"
+    );
+    let app = dir.path().join("app.yaml");
+    let edited = std::fs::read_to_string(&app)
+        .unwrap()
+        .replace("clusterNames: [m1]", "clusterNames: [m2]");
+    std::fs::write(&app, edited).unwrap();
+    let o = plan_in(dir.path(), &["--base", "main"]);
+    let text = text(&o.stdout);
+    assert!(
+        text.contains("  deployment/shop/web: stays with pp/shop/web\n    m1: loses it (2 replicas)\n    m2: gains it (2 replicas)\n"),
+        "{text}"
+    );
+    assert!(!text.contains("environment removed"), "{text}");
 }
 
 /// One replica by static weights 1:1: Karmada breaks the tie by the template's uid, which a

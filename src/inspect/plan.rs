@@ -188,13 +188,22 @@ fn environments(
     fn find<'a>(list: &'a [LintedEnvironment], name: &str) -> Option<&'a LintedEnvironment> {
         list.iter().find(|e| e.name == name)
     }
-    let moved = moved_loose_directories(&base, &head);
+    let mut moved = moved_loose_directories(&base, &head);
     for (from, to) in &moved {
         note(&format!(
             "{from} at the base holds the objects {to} holds at head: the directory moved, and \
              the two are compared as one environment"
         ));
     }
+    let joined = loose_files_joining_roots(&base, &head, &moved);
+    for (from, to) in &joined {
+        note(&format!(
+            "{to} is new at head and holds every object {from} held at the base (a root added \
+             beside loose files, which it is judged with, or a root moved): the two are compared \
+             as one environment"
+        ));
+    }
+    moved.extend(joined);
     let base_name = |name: &str| -> String {
         moved
             .iter()
@@ -310,6 +319,49 @@ fn moved_loose_directories(
             unique.then(|| (from.clone(), to.clone()))
         })
         .collect()
+}
+
+/// Environments a root added or moved at head takes in: where no controller of the repository
+/// names what applies a root, its environment is named after its directory and holds the
+/// loose files too (gitops.md), so a root added beside the loose files turns the base's
+/// `plain manifests` into the new root's environment, and a root moved renames its own. Each
+/// environment new at head that holds every object of such a base environment no longer at
+/// head is compared with it, rather than every policy removed and added again. `(base name,
+/// head name)`, beside the directories [`moved_loose_directories`] already paired.
+fn loose_files_joining_roots(
+    base: &crate::lint::gitops::RepoLinted,
+    head: &crate::lint::gitops::RepoLinted,
+    moved: &[(String, String)],
+) -> Vec<(String, String)> {
+    let only = |side: &crate::lint::gitops::RepoLinted,
+                other: &crate::lint::gitops::RepoLinted,
+                paired: &dyn Fn(&str) -> bool| {
+        side.environments
+            .iter()
+            .filter(|e| !other.environments.iter().any(|o| o.name == e.name))
+            .filter(|e| !paired(&e.name))
+            .map(|e| (e.name.clone(), object_keys(&e.inventory)))
+            .collect::<Vec<_>>()
+    };
+    let undeclared = |name: &str| {
+        base.described
+            .iter()
+            .any(|d| d.name == name && d.undeclared)
+    };
+    let gone = only(base, head, &|n| {
+        !undeclared(n) || moved.iter().any(|(f, _)| f == n)
+    });
+    let new = only(head, base, &|n| moved.iter().any(|(_, t)| t == n));
+    let mut out = Vec::new();
+    for (from, keys) in gone.iter().filter(|(_, keys)| !keys.is_empty()) {
+        for (to, held) in &new {
+            // Every key of the loose files is among the root's (sorted).
+            if keys.iter().all(|k| held.binary_search(k).is_ok()) {
+                out.push((from.clone(), to.clone()));
+            }
+        }
+    }
+    out
 }
 
 /// The identities of an inventory's documents: `apiVersion kind namespace/name`, sorted.

@@ -63,6 +63,9 @@ pub struct EnvironmentInfo {
     pub karmada: bool,
     /// Files no controller applies (a directory of them).
     pub loose: bool,
+    /// No controller object of the repository names what applies it: loose files, or a root or
+    /// chart no Flux Kustomization or Argo CD Application applies (named after its directory).
+    pub undeclared: bool,
     /// The Karmada release it was linted for.
     pub version: Option<String>,
     /// The repository's installation of Karmada for it: what was read, from where.
@@ -272,6 +275,10 @@ pub fn lint_repository(req: &RepositoryRequest<'_>) -> Result<RepoLinted, Unknow
             target: plan.target.to_string(),
             karmada,
             loose: plan.target == environments::Target::Loose,
+            undeclared: matches!(
+                plan.target,
+                environments::Target::Loose | environments::Target::Undeclared
+            ),
             version: karmada.then(|| env_opts.version().to_string()),
             installation: settings.installation.clone(),
             schedulers: settings.schedulers_read(),
