@@ -435,7 +435,7 @@ fn preempt_check_says_when_member_clusters_are_not_evaluated() {
     let (code, out, err) = run(&args, None);
     assert_eq!(code, 0, "{err}");
     assert!(
-        out.contains("deployment/default/nginx: moving from pp/default/a-names to pp/default/b-region: what member clusters receive is not evaluated: pp/default/b-region's placement selects its clusters and no Cluster objects are known"),
+        out.contains("deployment/default/nginx: moving from pp/default/a-names to pp/default/b-region: what member clusters receive is not evaluated: pp/default/b-region's placement selects its clusters, or picks among those it names, by what the Cluster objects say, and none are known"),
         "{out}"
     );
     let (_, out, _) = run(&[&args[..], &["-o", "json"]].concat(), None);

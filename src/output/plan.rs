@@ -92,16 +92,25 @@ pub fn cluster_text(d: &ClusterDelta, preserved: bool) -> Vec<String> {
     let (b, a) = (&d.before, &d.after);
     let mut out = Vec::new();
     let count = |r: Option<i64>| r.map(|n| format!("{n} replica{}", plural(n as usize)));
+    // A side whose clusters the scheduler picks among: the cluster may or may not receive it.
+    let (gains, loses) = if b.undecided || a.undecided {
+        ("may gain it", "may lose it")
+    } else {
+        ("gains it", "loses it")
+    };
     match (b.receives, a.receives) {
-        (false, true) => out.push(with("gains it", count(a.replicas))),
+        (false, true) => out.push(with(gains, count(a.replicas))),
+        (true, true) if b.undecided != a.undecided => {
+            out.push(if a.undecided { loses } else { gains }.to_string())
+        }
         (true, false) if preserved => out.push(with(
-            "loses it",
+            loses,
             Some(
                 count(b.replicas).map_or(String::new(), |n| n + "; ")
                     + "its copy stays: preserveResourcesOnDeletion",
             ),
         )),
-        (true, false) => out.push(with("loses it", count(b.replicas))),
+        (true, false) => out.push(with(loses, count(b.replicas))),
         _ => {}
     }
     if let (Some(x), Some(y)) = (b.replicas, a.replicas) {
@@ -504,6 +513,7 @@ fn change_json(c: &TemplatePlan) -> Value {
 fn share_json(s: &Share) -> Value {
     json!({
         "receives": s.receives,
+        "undecided": s.undecided,
         "replicas": s.replicas,
         "suspended": s.suspended,
         "error": s.error,
@@ -796,6 +806,15 @@ fn template_text(c: &TemplatePlan, color: bool) -> String {
             printable(why)
         ));
     }
+    if c.clusters
+        .iter()
+        .any(|d| d.before.undecided || d.after.undecided)
+    {
+        out.push_str(
+            "    may: the scheduler picks among the named clusters by their state (spread \
+             constraints, available replicas), which the inputs do not give (no Cluster objects)\n",
+        );
+    }
     for d in &c.clusters {
         let what = cluster_text(d, c.preserved);
         out.push_str(&format!(
@@ -831,12 +850,22 @@ pub fn value_text(v: Option<&Value>) -> String {
 
 /// Per member cluster: the templates it gains and loses, and those it receives differently.
 fn clusters_text(p: &EnvPlan) -> String {
-    let mut per: BTreeMap<String, [Vec<String>; 3]> = BTreeMap::new();
+    let mut per: BTreeMap<String, [Vec<String>; 5]> = BTreeMap::new();
     for c in &p.changes {
         for d in &c.clusters {
+            let may = d.before.undecided || d.after.undecided;
             let slot = match (d.before.receives, d.after.receives) {
+                (false, true) if may => 3,
                 (false, true) => 0,
+                (true, false) if may => 4,
                 (true, false) => 1,
+                (true, true) if d.before.undecided != d.after.undecided => {
+                    if d.after.undecided {
+                        4
+                    } else {
+                        3
+                    }
+                }
                 _ => 2,
             };
             per.entry(template_delta_name(c, d)).or_default()[slot]
@@ -844,9 +873,16 @@ fn clusters_text(p: &EnvPlan) -> String {
         }
     }
     let mut out = String::new();
-    for (name, [gains, loses, other]) in per {
+    for (name, [gains, loses, other, may_gain, may_lose]) in per {
         let mut parts = Vec::new();
-        for (label, items) in [("gains", gains), ("loses", loses), ("changes", other)] {
+        let slots = [
+            ("gains", gains),
+            ("loses", loses),
+            ("changes", other),
+            ("may gain", may_gain),
+            ("may lose", may_lose),
+        ];
+        for (label, items) in slots {
             if !items.is_empty() {
                 parts.push(format!("{label} {}", items.join(", ")));
             }

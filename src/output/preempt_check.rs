@@ -99,7 +99,7 @@ fn delivery_text(r: &CheckReport, d: &DeliveryChange) -> String {
     }
     if let Some(owner) = &d.unevaluated {
         lines.push(format!(
-            "{resource}: moving from {} to {}: what member clusters receive is not evaluated: {owner}'s placement selects its clusters and no Cluster objects are known (add them with -f, or check against the control plane)",
+            "{resource}: moving from {} to {}: what member clusters receive is not evaluated: {owner}'s placement selects its clusters, or picks among those it names, by what the Cluster objects say, and none are known (add them with -f, or check against the control plane)",
             owner_short(&d.before),
             d.after,
         ));

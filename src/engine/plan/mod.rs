@@ -170,7 +170,13 @@ pub enum Cause {
 /// One member cluster's share of a template in one state.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Share {
+    /// It receives the template; with `undecided`, it is among the clusters the scheduler
+    /// picks from and may receive it.
     pub receives: bool,
+    /// Without Cluster objects, the placement names the cluster but picks among the named
+    /// ones by their state (a spread constraint, a division by capacity): whether this one
+    /// receives the template is the scheduler's choice ([`crate::engine::placement::decided_by_names`]).
+    pub undecided: bool,
     /// Replicas, where both states know them.
     pub replicas: Option<i64>,
     pub suspended: bool,
@@ -765,6 +771,9 @@ fn with_carriers(own: Delivered, carriers: Vec<Delivered>) -> Delivered {
             }
         }
         out.suspended.extend(c.suspended);
+        // A carrier's candidates make the dependency's clusters the scheduler's choice too
+        // (one flag for all of them: said with "may" where some are certain).
+        out.undecided |= c.undecided;
     }
     out.targets.sort();
     out

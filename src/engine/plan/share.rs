@@ -54,6 +54,10 @@ pub struct Delivered {
     /// The replicas per cluster under the other tie-break, where Webster's ties follow the
     /// template's uid and the manifest carries none (as in git): empty otherwise.
     pub otherwise: Vec<(String, i64)>,
+    /// `targets` are the clusters the scheduler picks among, not those it picks: without
+    /// Cluster objects, a placement that names its clusters but chooses among them by their
+    /// state.
+    pub undecided: bool,
 }
 
 impl SideView<'_> {
@@ -138,14 +142,22 @@ impl SideView<'_> {
     }
 
     /// The filter stage over the Cluster objects; without them, over the clusters a placement
-    /// names where their names alone decide ([`decided_by_names`]): any other placement
-    /// reaches clusters, or picks among them by state, the inputs do not describe.
+    /// names where their names alone decide ([`decided_by_names`]); where it names them but
+    /// picks among them by their state, those clusters as `undecided` candidates; any other
+    /// placement reaches clusters the inputs do not describe.
     fn placed(&self, entry: &TemplateEntry, template: &Value, placement: &Placement) -> Delivered {
         let named: Vec<Cluster>;
         let clusters = if self.clusters.is_empty() {
-            if !decided_by_names(placement, is_workload(template)) {
+            if !placement.targets_only_named_clusters() {
                 return Delivered {
                     targets: vec![ANY_CLUSTER.to_string()],
+                    ..Delivered::default()
+                };
+            }
+            if !decided_by_names(placement, is_workload(template)) {
+                return Delivered {
+                    targets: candidates(placement),
+                    undecided: true,
                     ..Delivered::default()
                 };
             }
@@ -275,7 +287,22 @@ fn scheduled(b: &Binding, policy_suspension: Option<&Suspension>) -> Delivered {
         targets,
         error: None,
         otherwise: Vec::new(),
+        undecided: false,
     }
+}
+
+/// The clusters a placement that selects by names only can pick from: every term's names but
+/// its `exclude`d ones, sorted.
+fn candidates(placement: &Placement) -> Vec<String> {
+    let mut out: Vec<String> = placement
+        .affinities()
+        .filter_map(|(_, a)| a.selectable_names())
+        .flatten()
+        .map(str::to_string)
+        .collect();
+    out.sort();
+    out.dedup();
+    out
 }
 
 /// The two states of one template, for [`compare`].
@@ -316,6 +343,7 @@ pub fn compare(pair: &Pair<'_>) -> Vec<ClusterDelta> {
             let manifest = v.manifest(name, pair.template);
             let share = Share {
                 receives: true,
+                undecided: d.undecided,
                 replicas: replicas(d, name),
                 suspended: d.suspended.contains(name)
                     || (!d.targets.contains(name) && d.suspended.contains(ANY_CLUSTER)),

@@ -316,9 +316,9 @@ fn every_cluster_narrowed_to_one_keeps_that_one() {
 }
 
 /// Without Cluster objects, names alone decide only where nothing picks among the named
-/// clusters by their state: a spread constraint (one of three by score) or a division by
-/// available replicas leaves the clusters to the scheduler, `every selected cluster`; a plain
-/// list of names or a duplicated placement is evaluated by name.
+/// clusters by their state: under a spread constraint (one of three by score) or a division by
+/// available replicas each named cluster may receive the template (`undecided`), none for
+/// certain; a plain list of names or a duplicated placement is evaluated by name.
 #[test]
 fn without_cluster_objects_a_choice_among_named_clusters_is_not_evaluated() {
     let placements = [
@@ -338,16 +338,50 @@ fn without_cluster_objects_a_choice_among_named_clusters_is_not_evaluated() {
     for (extra, by_name) in placements {
         let pp = format!("---\napiVersion: policy.karmada.io/v1alpha1\nkind: PropagationPolicy\nmetadata: {{name: a, namespace: default}}\nspec:\n  resourceSelectors: [{{apiVersion: apps/v1, kind: Deployment, name: nginx}}]\n  placement:\n    clusterAffinity: {{clusterNames: [m1, m2, m3]}}\n    {extra}\n");
         let p = run(NGINX, &format!("{NGINX}{pp}"), "");
-        let names: Vec<&str> = p.changes[0]
+        let names: Vec<(&str, bool)> = p.changes[0]
             .clusters
             .iter()
-            .map(|d| d.cluster.as_str())
+            .map(|d| (d.cluster.as_str(), d.after.undecided))
             .collect();
-        let expected = if by_name {
-            vec!["m1", "m2", "m3"]
-        } else {
-            vec![ANY_CLUSTER]
-        };
-        assert_eq!(names, expected, "{extra}");
+        let undecided = !by_name;
+        assert_eq!(
+            names,
+            [("m1", undecided), ("m2", undecided), ("m3", undecided)],
+            "{extra}"
+        );
     }
+}
+
+/// A placement the scheduler decides among its named clusters, moved to other names: the
+/// clusters no longer named cannot keep the template and those newly named may get it, so the
+/// template is in the plan (round twenty-one: it was left out, as if nothing changed).
+#[test]
+fn an_undecided_placement_moved_to_other_names_is_planned() {
+    let pp = |names: &str| {
+        format!("---\napiVersion: policy.karmada.io/v1alpha1\nkind: PropagationPolicy\nmetadata: {{name: a, namespace: default}}\nspec:\n  resourceSelectors: [{{apiVersion: apps/v1, kind: Deployment, name: nginx}}]\n  placement:\n    clusterAffinity: {{clusterNames: [{names}]}}\n    replicaScheduling: {{replicaSchedulingType: Divided, weightPreference: {{dynamicWeight: AvailableReplicas}}}}\n")
+    };
+    let p = run(
+        &format!("{NGINX}{}", pp("m1, m3")),
+        &format!("{NGINX}{}", pp("m4, m5")),
+        "",
+    );
+    assert_eq!(p.changes.len(), 1, "{p:?}");
+    let shares: Vec<(&str, bool, bool)> = p.changes[0]
+        .clusters
+        .iter()
+        .map(|d| (d.cluster.as_str(), d.before.receives, d.after.receives))
+        .collect();
+    assert_eq!(
+        shares,
+        [
+            ("m1", true, false),
+            ("m3", true, false),
+            ("m4", false, true),
+            ("m5", false, true)
+        ]
+    );
+    assert!(p.changes[0]
+        .clusters
+        .iter()
+        .all(|d| d.before.undecided || d.after.undecided));
 }
