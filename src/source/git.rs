@@ -518,20 +518,29 @@ impl GitRepo {
             }
             std::fs::write(&to, blob.content()).map_err(io)?;
         }
-        let mut written = Vec::new();
         for (path, oid) in walk.links {
             let target = self
                 .repo
                 .find_blob(oid)
                 .map_err(|e| self.missing(&lossy(&path), e))?;
             let target = String::from_utf8_lossy(target.content()).into_owned();
-            match write_link(dest, &lossy(&path), &target).map_err(io)? {
-                Some(note) => notes.push(note),
-                None => written.push((lossy(&path), target)),
-            }
+            write_link(dest, &lossy(&path), &self.relocated(&target, dest)).map_err(io)?;
         }
-        notes.extend(unlink_escapes(dest, &written).map_err(io)?);
         Ok(notes)
+    }
+
+    /// A link's target for the tree written under `dest`: an absolute one into the working
+    /// tree points at the same file of the written tree, as the working tree resolves it;
+    /// any other is kept as committed.
+    fn relocated(&self, target: &str, dest: &Path) -> String {
+        let workdir = self
+            .workdir
+            .canonicalize()
+            .unwrap_or_else(|_| self.workdir.clone());
+        match Path::new(target).strip_prefix(&workdir) {
+            Ok(rest) if Path::new(target).is_absolute() => dest.join(rest).display().to_string(),
+            _ => target.to_string(),
+        }
     }
 
     /// A commit's selected blobs (and symlinks, for a tree written out), in tree order.
@@ -1038,21 +1047,10 @@ struct Walk {
 }
 
 /// Writes the symlink `name` -> `target` of a revision under `dest` as the checkout has it, so
-/// that kustomize and helm follow it as Flux's and Argo CD's checkouts let them (a chart's
-/// `file://../lib` through `charts/lib -> realib`). Only a relative target that stays inside
-/// the repository is written; another is left out with the note returned, as a render that
-/// follows it would read outside the repository.
-fn write_link(dest: &Path, name: &str, target: &str) -> std::io::Result<Option<String>> {
-    let inside = !Path::new(target).is_absolute()
-        && Path::new(name)
-            .parent()
-            .map(|dir| dir.join(target))
-            .is_some_and(|joined| stays_inside(&joined));
-    if !inside {
-        return Ok(Some(format!(
-            "{name}: a symlink to `{target}`, outside the repository: skipped"
-        )));
-    }
+/// that kustomize and helm follow it as in the working tree (a chart's `file://../lib` through
+/// `charts/lib -> realib`), and a link that leads outside the repository is refused where a
+/// kustomization or chart names it, as there (the confinement of every render resolves links).
+fn write_link(dest: &Path, name: &str, target: &str) -> std::io::Result<()> {
     let to = dest.join(name);
     if let Some(parent) = to.parent() {
         std::fs::create_dir_all(parent)?;
@@ -1060,43 +1058,8 @@ fn write_link(dest: &Path, name: &str, target: &str) -> std::io::Result<Option<S
     #[cfg(unix)]
     std::os::unix::fs::symlink(target, &to)?;
     #[cfg(not(unix))]
-    return Ok(Some(format!("{name}: symlink, skipped")));
-    #[cfg(unix)]
-    Ok(None)
-}
-
-/// Removes the symlinks written under `dest` that resolve outside it through one another (a
-/// `dir/up -> ..` read from above as `dir/up/..`), which each link's own target, read
-/// lexically, does not show; a note for each.
-fn unlink_escapes(dest: &Path, written: &[(String, String)]) -> std::io::Result<Vec<String>> {
-    let root = dest.canonicalize()?;
-    let mut notes = Vec::new();
-    for (name, target) in written {
-        let to = dest.join(name);
-        // A dangling link reads nothing.
-        if to.canonicalize().is_ok_and(|real| !real.starts_with(&root)) {
-            std::fs::remove_file(&to)?;
-            notes.push(format!(
-                "{name}: a symlink to `{target}`, outside the repository: skipped"
-            ));
-        }
-    }
-    Ok(notes)
-}
-
-/// Whether a relative path, read lexically (`..` takes back a component), never leaves its
-/// root.
-fn stays_inside(path: &Path) -> bool {
-    let mut depth = 0usize;
-    for c in path.components() {
-        match c {
-            Component::Normal(_) => depth += 1,
-            Component::CurDir => {}
-            Component::ParentDir if depth > 0 => depth -= 1,
-            _ => return false,
-        }
-    }
-    true
+    let _ = target; // no symlinks written: the renders read without them
+    Ok(())
 }
 
 struct Selector<'a> {
@@ -1190,16 +1153,6 @@ fn is_manifest_name(name: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn a_link_target_read_lexically_stays_inside_or_not() {
-        assert!(stays_inside(Path::new("charts/realib")));
-        assert!(stays_inside(Path::new("charts/x/../realib")));
-        assert!(stays_inside(Path::new("./charts")));
-        assert!(!stays_inside(Path::new("charts/../..")));
-        assert!(!stays_inside(Path::new("../outside")));
-        assert!(!stays_inside(Path::new("/etc")));
-    }
 
     /// A revision counted back cannot be fetched by name: the hint deepens the clone instead.
     #[test]

@@ -235,7 +235,8 @@ impl Walk {
     }
 
     /// `target` (named as `reference` at `span` of `file`) is inside the root, lexically and
-    /// with symbolic links resolved; a path that does not exist reads nothing.
+    /// with symbolic links resolved ([`super::resolve_links`]); a path that does not exist
+    /// reads nothing.
     fn inside(
         &self,
         target: &Path,
@@ -258,10 +259,12 @@ impl Walk {
         if Path::new(reference).is_absolute() || !within {
             return Err(refuse());
         }
-        match target.canonicalize() {
-            Ok(real) if !real.starts_with(&self.root_abs) => Err(refuse()),
-            _ => Ok(()),
+        // A link that leads to nothing outside still leads outside (a revision's tree written
+        // elsewhere keeps the link, not what it pointed at).
+        if !super::resolve_links(&self.cwd.join(target)).starts_with(&self.root_abs) {
+            return Err(refuse());
         }
+        Ok(())
     }
 }
 

@@ -65,8 +65,13 @@ pub fn inputs_digest(paths: &[PathBuf]) -> u64 {
         Ok(())
     }
     let mut files = Vec::new();
+    let mut links = Vec::new();
     for p in paths {
-        if p.is_file() {
+        // A named link is read as where it points, never followed: what it leads to may be
+        // outside the repository, and a revision's tree written elsewhere keeps only the link.
+        if std::fs::symlink_metadata(p).is_ok_and(|m| m.file_type().is_symlink()) {
+            links.push(p.clone());
+        } else if p.is_file() {
             files.push(p.clone());
         } else if walk(super::as_dir(p), &mut files).is_err() {
             return 0;
@@ -74,6 +79,8 @@ pub fn inputs_digest(paths: &[PathBuf]) -> u64 {
     }
     files.sort();
     files.dedup();
+    links.sort();
+    links.dedup();
     // SipHash with fixed keys: the same in both revisions of one run.
     let mut hasher = std::hash::DefaultHasher::new();
     for f in &files {
@@ -82,6 +89,13 @@ pub fn inputs_digest(paths: &[PathBuf]) -> u64 {
         };
         f.hash(&mut hasher);
         bytes.hash(&mut hasher);
+    }
+    for l in &links {
+        let Ok(target) = std::fs::read_link(l) else {
+            return 0;
+        };
+        l.hash(&mut hasher);
+        target.hash(&mut hasher);
     }
     hasher.finish().max(1)
 }

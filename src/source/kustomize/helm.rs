@@ -244,7 +244,7 @@ fn outside(
             continue;
         };
         let target = super::normalize(&absolute.join(path));
-        let resolved = target.canonicalize().unwrap_or(target);
+        let resolved = super::resolve_links(&target);
         if !resolved.starts_with(&root) {
             return Err(RenderError::Refused(super::confine::Refusal {
                 file: super::as_dir(dir).join("Chart.yaml"),

@@ -386,9 +386,54 @@ pub fn normalize(path: &Path) -> PathBuf {
     out
 }
 
+/// `path` (absolute) with its symbolic links resolved as far as they lead: where every one leads
+/// to something, `canonicalize`; else the path the links name, normalized, so that a link to
+/// nothing outside a tree (a checkout's link out of the repository, the tree written elsewhere)
+/// still shows where it points. At most 40 links are followed, as the kernel does.
+pub fn resolve_links(path: &Path) -> PathBuf {
+    path.canonicalize()
+        .unwrap_or_else(|_| follow_links(&normalize(path), &mut 40))
+}
+
+fn follow_links(path: &Path, hops: &mut u8) -> PathBuf {
+    let mut out = PathBuf::new();
+    let mut components = path.components();
+    while let Some(c) = components.next() {
+        let next = out.join(c.as_os_str());
+        let link = std::fs::symlink_metadata(&next).is_ok_and(|m| m.file_type().is_symlink());
+        match std::fs::read_link(&next) {
+            Ok(target) if link && *hops > 0 => {
+                *hops -= 1;
+                let joined = normalize(&out.join(target).join(components.as_path()));
+                return follow_links(&joined, hops);
+            }
+            _ => out = next,
+        }
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn links_are_followed_as_far_as_they_lead() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().canonicalize().unwrap();
+        std::fs::create_dir_all(root.join("repo/real")).unwrap();
+        std::os::unix::fs::symlink("real", root.join("repo/in")).unwrap();
+        std::os::unix::fs::symlink("../../gone", root.join("repo/out")).unwrap();
+        std::os::unix::fs::symlink("loop", root.join("repo/loop")).unwrap();
+        assert_eq!(resolve_links(&root.join("repo/in")), root.join("repo/real"));
+        // A link to nothing still shows where it points: outside the repository.
+        assert_eq!(
+            resolve_links(&root.join("repo/out/x")),
+            normalize(&root.join("../gone/x"))
+        );
+        // A loop ends.
+        let _ = resolve_links(&root.join("repo/loop"));
+    }
 
     #[test]
     fn patches_are_listed_in_the_order_kustomize_applies_them() {
