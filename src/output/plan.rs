@@ -132,6 +132,9 @@ pub fn cluster_text(d: &ClusterDelta, preserved: bool) -> Vec<String> {
             out.push(format!("no Work: overrides fail: {}", printable(e)));
         }
     }
+    if out.is_empty() && b.undecided && a.undecided && d.manifest.is_empty() {
+        out.push("may change".to_string());
+    }
     let n = d.manifest.len();
     if n > 0 && !b.receives {
         out.push(format!("overrides set {n} field{}", plural(n)));
@@ -850,7 +853,7 @@ pub fn value_text(v: Option<&Value>) -> String {
 
 /// Per member cluster: the templates it gains and loses, and those it receives differently.
 fn clusters_text(p: &EnvPlan) -> String {
-    let mut per: BTreeMap<String, [Vec<String>; 5]> = BTreeMap::new();
+    let mut per: BTreeMap<String, [Vec<String>; 6]> = BTreeMap::new();
     for c in &p.changes {
         for d in &c.clusters {
             let may = d.before.undecided || d.after.undecided;
@@ -866,6 +869,7 @@ fn clusters_text(p: &EnvPlan) -> String {
                         3
                     }
                 }
+                (true, true) if d.before.undecided => 5,
                 _ => 2,
             };
             per.entry(template_delta_name(c, d)).or_default()[slot]
@@ -873,7 +877,7 @@ fn clusters_text(p: &EnvPlan) -> String {
         }
     }
     let mut out = String::new();
-    for (name, [gains, loses, other, may_gain, may_lose]) in per {
+    for (name, [gains, loses, other, may_gain, may_lose, may_change]) in per {
         let mut parts = Vec::new();
         let slots = [
             ("gains", gains),
@@ -881,6 +885,7 @@ fn clusters_text(p: &EnvPlan) -> String {
             ("changes", other),
             ("may gain", may_gain),
             ("may lose", may_lose),
+            ("may change", may_change),
         ];
         for (label, items) in slots {
             if !items.is_empty() {

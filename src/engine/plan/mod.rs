@@ -606,11 +606,36 @@ impl Run<'_> {
             let own = after.delivered(entry, template, plan.after.as_ref(), false);
             with_carriers(own, self.carried(&plan.template, after, self.head))
         };
-        let deltas = compare(&Pair {
+        let mut deltas = compare(&Pair {
             before: (before, &was),
             after: (after, &now),
             template,
         });
+        // Scheduled again among the same candidates (`maxGroups: 1` to `2`, a rescale): each
+        // may change, which is the scheduler's choice.
+        if deltas.is_empty()
+            && was.undecided
+            && now.undecided
+            && (rescaled || !self.keeps_schedule(plan, before, after))
+        {
+            let undecided = Share {
+                receives: true,
+                undecided: true,
+                ..Share::default()
+            };
+            deltas = now
+                .targets
+                .iter()
+                .filter(|c| was.targets.contains(c))
+                .map(|c| ClusterDelta {
+                    cluster: c.clone(),
+                    before: undecided.clone(),
+                    after: undecided.clone(),
+                    manifest: Vec::new(),
+                    except: Vec::new(),
+                })
+                .collect();
+        }
         (deltas, now)
     }
 

@@ -385,3 +385,25 @@ fn an_undecided_placement_moved_to_other_names_is_planned() {
         .iter()
         .all(|d| d.before.undecided || d.after.undecided));
 }
+
+/// A spread constraint widened over the same named clusters (`maxGroups: 1` to `2`): which of
+/// them change is the scheduler's choice, so each is listed as it may change, not left out.
+#[test]
+fn an_undecided_placement_rescheduled_among_the_same_names_may_change_each() {
+    let pp = |groups: u8| {
+        format!("---\napiVersion: policy.karmada.io/v1alpha1\nkind: PropagationPolicy\nmetadata: {{name: a, namespace: default}}\nspec:\n  resourceSelectors: [{{apiVersion: apps/v1, kind: Deployment, name: nginx}}]\n  placement:\n    clusterAffinity: {{clusterNames: [m1, m2, m3]}}\n    spreadConstraints: [{{spreadByField: cluster, maxGroups: {groups}, minGroups: 1}}]\n")
+    };
+    let p = run(
+        &format!("{NGINX}{}", pp(1)),
+        &format!("{NGINX}{}", pp(2)),
+        "",
+    );
+    assert_eq!(p.changes.len(), 1, "{p:?}");
+    let c = &p.changes[0];
+    let names: Vec<&str> = c.clusters.iter().map(|d| d.cluster.as_str()).collect();
+    assert_eq!(names, ["m1", "m2", "m3"]);
+    assert!(c
+        .clusters
+        .iter()
+        .all(|d| d.before == d.after && d.after.undecided && d.after.receives));
+}
