@@ -39,7 +39,8 @@ pub struct Compared {
     /// what they hold was not compared.
     pub unrendered: Vec<(String, Vec<String>)>,
     /// The environments the repository has on one side of the change only (a root added or
-    /// removed; a loose directory that moved is compared as one environment).
+    /// removed; one paired across the change by what it holds, a loose directory or an
+    /// undeclared root moved, is compared as one environment).
     pub one_sided: Vec<(String, OneSided)>,
 }
 
@@ -195,7 +196,7 @@ fn environments(
              the two are compared as one environment"
         ));
     }
-    let joined = loose_files_joining_roots(&base, &head, &moved);
+    let joined = environments_taken_over(&base, &head, &moved);
     for (from, to) in &joined {
         note(&format!(
             "{to} is new at head and holds every object {from} held at the base (a root added \
@@ -328,7 +329,7 @@ fn moved_loose_directories(
 /// environment new at head that holds every object of such a base environment no longer at
 /// head is compared with it, rather than every policy removed and added again. `(base name,
 /// head name)`, beside the directories [`moved_loose_directories`] already paired.
-fn loose_files_joining_roots(
+fn environments_taken_over(
     base: &crate::lint::gitops::RepoLinted,
     head: &crate::lint::gitops::RepoLinted,
     moved: &[(String, String)],

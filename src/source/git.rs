@@ -1036,9 +1036,6 @@ fn line_in_old(old: &str, new: &str, line: usize) -> Option<usize> {
     None
 }
 
-/// Which repository paths a run reads: under one of the pathspecs (or anywhere), not ignored,
-/// and, below the pathspec, what a directory walk reads (no hidden component, a manifest
-/// extension). A pathspec naming a file exactly selects it whatever its name.
 /// What a walk of a revision selects: its files, and for a tree written out its symlinks.
 #[derive(Default)]
 struct Walk {
@@ -1062,6 +1059,9 @@ fn write_link(dest: &Path, name: &str, target: &str) -> std::io::Result<()> {
     Ok(())
 }
 
+/// Which repository paths a run reads: under one of the pathspecs (or anywhere), not ignored,
+/// and, below the pathspec, what a directory walk reads (no hidden component, a manifest
+/// extension). A pathspec naming a file exactly selects it whatever its name.
 struct Selector<'a> {
     specs: &'a [String],
     ignore: &'a dyn Fn(&Path) -> bool,
