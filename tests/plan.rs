@@ -1264,6 +1264,34 @@ fn a_root_added_beside_loose_files_takes_their_environment() {
     assert!(!text.contains("environment removed"), "{text}");
 }
 
+/// A karmada-controller-manager whose `--controllers` leaves the namespace controller out
+/// copies no Namespace: a new one reaches no member cluster, and explain does not say the
+/// controller copies it (wongearl/boc-karmada's chart, round twenty-one F5).
+#[test]
+fn without_the_namespace_controller_a_new_namespace_reaches_no_cluster() {
+    let Some(dir) = two_commits(
+        "without_the_namespace_controller_a_new_namespace_reaches_no_cluster",
+        "namespace-controller-off",
+    ) else {
+        return;
+    };
+    let o = plan_in(dir.path(), &["--base", "main"]);
+    let (out, err) = (text(&o.stdout), text(&o.stderr));
+    assert_eq!(o.status.code(), Some(0), "{out}{err}");
+    assert!(out.contains("  manifests  no change\n"), "{out}");
+    assert!(
+        err.contains("--controllers without the namespace controller (kcm.yaml:16)"),
+        "{err}"
+    );
+    let o = Command::new(BIN)
+        .args(["explain", "ns/shop", "-f", "."])
+        .current_dir(dir.path())
+        .output()
+        .unwrap();
+    let out = text(&o.stdout);
+    assert!(!out.contains("namespace controller copies"), "{out}");
+}
+
 /// One replica by static weights 1:1: Karmada breaks the tie by the template's uid, which a
 /// manifest in git does not carry. plan says so and gives the other parity's shares, as
 /// explain's UidTieBreak note does, where it named one winner without a caveat (KokoiRuby).

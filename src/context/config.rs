@@ -273,7 +273,10 @@ impl Config {
                 .key("controllerManagerFlags")
                 .key(flag.as_str());
             let line = doc.root.locate(&key).start.line;
-            if !controller_flags.set(flag, *value, format!("{name}:{line}")) {
+            // Bool flags only: `--controllers` is a list, read from the installation.
+            let read = ControllerFlags::canonical(flag).is_some()
+                && controller_flags.set(flag, *value, format!("{name}:{line}"));
+            if !read {
                 return Err(ConfigError::UnknownFlag {
                     at: at(&format!("controllerManagerFlags.{flag}")),
                     name: flag.clone(),

@@ -73,7 +73,7 @@ pub fn notes(r: &CheckReport) -> Vec<CheckNote> {
         let resources: Vec<ObjectRef> = held
             .iter()
             .filter(|c| c.after.is_none())
-            .filter(|c| !super::namespace_sync::synced(&st.templates[c.template]))
+            .filter(|c| !super::namespace_sync::synced(st, &st.templates[c.template]))
             .map(|c| st.templates[c.template].reference())
             .collect();
         if !held.is_empty() && resources.is_empty() {

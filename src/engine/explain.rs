@@ -374,7 +374,7 @@ pub fn explain(state: &State, t: usize) -> Explanation {
             errors: r.errors.clone(),
         });
     }
-    let synced = super::namespace_sync::synced(tpl);
+    let synced = super::namespace_sync::synced(state, tpl);
     if synced {
         notes.push(Note::NamespaceSynced);
     }

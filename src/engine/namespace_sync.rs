@@ -10,8 +10,9 @@
 //! `karmada-es-*`; `pkg/util/names/names.go:189-193`), `default`, those
 //! `--skipped-propagating-namespaces` matches (default `kube-.*`, anchored:
 //! `cmd/controller-manager/app/options/options.go:194,230-236`), and a Namespace labelled
-//! `namespace.karmada.io/skip-auto-propagation: "true"` (any case). The flag and `--controllers`
-//! are read at their defaults.
+//! `namespace.karmada.io/skip-auto-propagation: "true"` (any case). The flag is read at its
+//! default; `--controllers` as the installation sets it (a list without `namespace` runs no
+//! namespace controller, [`crate::model::controller_flags::namespace_controller_runs`]).
 
 use crate::model::StringMap;
 
@@ -33,9 +34,16 @@ pub fn auto_propagated(api_version: &str, kind: &str, name: &str, labels: &Strin
             .is_some_and(|v| v.eq_ignore_ascii_case("true"))
 }
 
-/// [`auto_propagated`] of a template of the engine's state.
-pub fn synced(t: &super::state::TemplateEntry) -> bool {
-    auto_propagated(&t.api_version, &t.kind, &t.name, &t.labels)
+/// [`auto_propagated`] of a template of the engine's state, where the namespace controller
+/// runs: a `--controllers` list that leaves it out copies no Namespace.
+pub fn synced(state: &super::state::State, t: &super::state::TemplateEntry) -> bool {
+    let runs = state
+        .options
+        .gates
+        .flags()
+        .why_no_namespace_controller()
+        .is_none();
+    runs && auto_propagated(&t.api_version, &t.kind, &t.name, &t.labels)
 }
 
 /// `names.IsReservedNamespace`.

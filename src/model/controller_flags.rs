@@ -29,6 +29,29 @@ pub const NO_EXECUTE_TAINT_EVICTION: &str = "enable-no-execute-taint-eviction";
 /// `--enable-taint-manager`, without its dashes (default true).
 pub const TAINT_MANAGER: &str = "enable-taint-manager";
 
+/// `--controllers`, read for one answer: whether the `namespace` controller runs (the value
+/// kept is that, not the list; [`namespace_controller_runs`]).
+pub const CONTROLLERS: &str = "controllers";
+
+/// Whether `--controllers=LIST` runs the `namespace` controller, as karmada-controller-manager
+/// decides it (`IsControllerEnabled`, pkg/controllers/context/context.go): the first `namespace`
+/// or `-namespace` in the list decides; else a `*` runs every controller enabled by default,
+/// which the namespace controller is (cmd/controller-manager/app/controllermanager.go:
+/// `controllersDisabledByDefault` holds only `hpaScaleTargetMarker`, `deploymentReplicasSyncer`
+/// and the like); else it does not run. The flag's default is `*`.
+pub fn namespace_controller_runs(list: &str) -> bool {
+    let mut star = false;
+    for c in list.split(',').map(str::trim) {
+        match c {
+            "namespace" => return true,
+            "-namespace" => return false,
+            "*" => star = true,
+            _ => {}
+        }
+    }
+    star
+}
+
 /// The first release that has `--enable-no-execute-taint-eviction` (v1.14.0).
 pub const NO_EXECUTE_TAINT_EVICTION_SINCE: KarmadaVersion = KarmadaVersion::new(1, 14);
 
@@ -77,9 +100,12 @@ impl ControllerFlags {
         Self::NAMES.iter().copied().find(|n| is_flag(name, n))
     }
 
-    /// Sets flag `name` ([`ControllerFlags::canonical`]); `false`: not a flag read here.
+    /// Sets flag `name` ([`ControllerFlags::canonical`], or [`CONTROLLERS`] with whether the
+    /// namespace controller runs); `false`: not a flag read here.
     pub fn set(&mut self, name: &str, value: bool, from: String) -> bool {
-        let Some(name) = Self::canonical(name) else {
+        let canonical =
+            Self::canonical(name).or_else(|| is_flag(name, CONTROLLERS).then_some(CONTROLLERS));
+        let Some(name) = canonical else {
             return false;
         };
         self.0.insert(name, FlagValue { value, from });
@@ -123,6 +149,17 @@ impl ControllerFlags {
         let mut known = self.clone();
         known.0.retain(|name, _| since(name) <= version);
         known
+    }
+
+    /// Why the namespace controller does not run, if it does not: `--controllers` leaves it
+    /// out (default `*`, which runs it); said with where the value came from.
+    pub fn why_no_namespace_controller(&self) -> Option<String> {
+        match self.get(CONTROLLERS) {
+            Some(FlagValue { value: false, from }) => Some(format!(
+                "karmada-controller-manager runs with a --{CONTROLLERS} list without the namespace controller ({from})"
+            )),
+            _ => None,
+        }
     }
 
     /// Why no taint manager runs, if none does: `--enable-taint-manager=false` (default true)
@@ -175,6 +212,20 @@ pub fn parse_bool(text: &str) -> Option<bool> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_namespace_controller_runs_as_the_controllers_list_says() {
+        assert!(namespace_controller_runs("*"));
+        assert!(namespace_controller_runs("*,-hpaScaleTargetMarker"));
+        assert!(!namespace_controller_runs("*,-namespace"));
+        assert!(!namespace_controller_runs(
+            "cluster,clusterStatus,binding,execution"
+        ));
+        assert!(namespace_controller_runs("cluster,namespace"));
+        // The first mention decides.
+        assert!(!namespace_controller_runs("-namespace,namespace,*"));
+        assert!(namespace_controller_runs("namespace,-namespace"));
+    }
 
     fn v(minor: u32) -> KarmadaVersion {
         KarmadaVersion::new(1, minor)

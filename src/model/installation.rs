@@ -48,7 +48,9 @@
 
 use std::collections::BTreeMap;
 
-use super::controller_flags::{is_flag, parse_bool, ControllerFlags};
+use super::controller_flags::{
+    is_flag, namespace_controller_runs, parse_bool, ControllerFlags, CONTROLLERS,
+};
 use super::schedulers::{Schedulers, DEFAULT_SCHEDULER};
 use super::KarmadaVersion;
 use crate::source::{load, Node, Source, Span, Value};
@@ -413,9 +415,27 @@ impl Found<'_> {
         };
         if name == "feature-gates" {
             self.flag(&text, at);
+        } else if is_flag(name, CONTROLLERS) {
+            self.controllers(&text, at);
         } else {
             self.controller_flag(name, Some(&text), at);
         }
+    }
+
+    /// `--controllers=LIST`: kept as whether the namespace controller runs
+    /// ([`namespace_controller_runs`]); a list with a variable is not read.
+    fn controllers(&mut self, list: &str, at: Span) {
+        if list.contains("$(") || list.contains("{{") {
+            return;
+        }
+        let at = (self.locate)(at);
+        self.flags.insert(
+            CONTROLLERS.to_string(),
+            Setting {
+                value: namespace_controller_runs(list),
+                at,
+            },
+        );
     }
 
     /// A Karmada resource of the operator.
@@ -515,6 +535,18 @@ impl Found<'_> {
                             if let Some(v) = n.as_str() {
                                 self.flag(v, n.span);
                             }
+                        }
+                    }
+                }
+            } else if is_flag(name, CONTROLLERS) {
+                // A string flag too: `--controllers LIST` takes the next argument.
+                match value {
+                    Some(v) => self.controllers(v, a.span),
+                    None => {
+                        if let Some((v, span)) =
+                            rest.next().and_then(|n| Some((n.as_str()?, n.span)))
+                        {
+                            self.controllers(v, span);
                         }
                     }
                 }
@@ -960,7 +992,13 @@ impl RepositorySettings {
             parts.push(format!("{name}={} ({})", s.value, s.at));
         }
         for (name, s) in &i.flags {
-            parts.push(format!("--{name}={} ({})", s.value, s.at));
+            parts.push(match name.as_str() {
+                CONTROLLERS if s.value => {
+                    format!("--{name} runs the namespace controller ({})", s.at)
+                }
+                CONTROLLERS => format!("--{name} without the namespace controller ({})", s.at),
+                _ => format!("--{name}={} ({})", s.value, s.at),
+            });
         }
         if parts.is_empty() {
             parts.push("no release or feature gate".into());
@@ -1082,6 +1120,39 @@ mod tests {
         let d = detect_in("apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: karmada-controller-manager, namespace: karmada-system}\nspec:\n  template:\n    spec:\n      containers:\n        - name: karmada-controller-manager\n          image: docker.io/karmada/karmada-controller-manager:v1.14.1\n          command:\n            - /bin/karmada-controller-manager\n            - --feature-gates=Failover=true,GracefulEviction=true\n").unwrap();
         assert_eq!(d.release.unwrap().value, KarmadaVersion::new(1, 14));
         assert_eq!(d.gates["Failover"].at.line, 12);
+    }
+
+    /// `--controllers` is kept as whether the namespace controller runs: in a Deployment's
+    /// arguments (`=LIST` or the next argument), in the chart's `extraCommandArgs` and the
+    /// operator's `extraArgs` (wongearl/boc-karmada's chart lists controllers without it).
+    #[test]
+    fn the_controllers_list_says_whether_the_namespace_controller_runs() {
+        let deployment = |args: &str| {
+            detect_in(&format!("apiVersion: apps/v1\nkind: Deployment\nmetadata: {{name: karmada-controller-manager, namespace: karmada-system}}\nspec:\n  template:\n    spec:\n      containers:\n        - name: karmada-controller-manager\n          image: docker.io/karmada/karmada-controller-manager:v1.14.1\n          command: [/bin/karmada-controller-manager, {args}]\n")).unwrap()
+        };
+        let runs = |i: &Installation| i.flags.get(CONTROLLERS).map(|s| s.value);
+        assert_eq!(
+            runs(&deployment("--controllers=cluster,binding")),
+            Some(false)
+        );
+        assert_eq!(
+            runs(&deployment("'--controllers=*,-namespace'")),
+            Some(false)
+        );
+        assert_eq!(runs(&deployment("--controllers, '*'")), Some(true));
+        assert_eq!(runs(&deployment("--v=4")), None);
+        let chart = detect_in("apiVersion: helm.toolkit.fluxcd.io/v2\nkind: HelmRelease\nmetadata: {name: karmada}\nspec:\n  chart: {spec: {chart: karmada, version: v1.17.0}}\n  values:\n    controllerManager:\n      extraCommandArgs: {controllers: 'cluster,execution'}\n").unwrap();
+        assert_eq!(runs(&chart), Some(false));
+        let settings = RepositorySettings::of(vec![chart]);
+        assert!(settings.flags().why_no_namespace_controller().is_some());
+        assert!(
+            settings
+                .describe()
+                .unwrap()
+                .contains("--controllers without the namespace controller (f.yaml:8)"),
+            "{:?}",
+            settings.describe()
+        );
     }
 
     fn eviction(i: &Installation) -> Option<(bool, u32)> {

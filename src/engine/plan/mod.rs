@@ -498,7 +498,7 @@ impl Run<'_> {
         };
         // A Namespace the namespace controller copies everywhere stays on every member cluster
         // and up to date without an owner.
-        let synced = crate::engine::namespace_sync::synced(&world.state.templates[t]);
+        let synced = crate::engine::namespace_sync::synced(&world.state, &world.state.templates[t]);
         TemplatePlan {
             template: r.clone(),
             orphaned: before.is_some() && after.is_none() && !deleted && !synced,
@@ -565,7 +565,7 @@ impl Run<'_> {
         let entry = &self.report.world.state.templates[t];
         // A Namespace the namespace controller copies is on every member cluster while it
         // exists, whoever owns it.
-        let synced = crate::engine::namespace_sync::synced(entry);
+        let synced = crate::engine::namespace_sync::synced(&self.report.world.state, entry);
         let was = if synced && plan.moved != OwnerMove::Created {
             before.everywhere()
         } else if plan.moved == OwnerMove::Created {
