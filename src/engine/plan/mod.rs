@@ -564,8 +564,8 @@ impl Run<'_> {
         let (base_template, template) = templates;
         let entry = &self.report.world.state.templates[t];
         // A Namespace the namespace controller copies is on every member cluster while it
-        // exists, whoever owns it.
-        let synced = crate::engine::namespace_sync::synced(&self.report.world.state, entry);
+        // exists, whoever owns it ([`Run::owners`] found it so).
+        let synced = plan.namespace_controller;
         let was = if synced && plan.moved != OwnerMove::Created {
             before.everywhere()
         } else if plan.moved == OwnerMove::Created {
