@@ -298,19 +298,13 @@ fn moved_loose_directories(
     base: &crate::lint::gitops::RepoLinted,
     head: &crate::lint::gitops::RepoLinted,
 ) -> Vec<(String, String)> {
-    let only = |side: &'_ crate::lint::gitops::RepoLinted,
-                other: &crate::lint::gitops::RepoLinted| {
-        side.environments
-            .iter()
-            .filter(|e| {
-                let loose = side.described.iter().any(|d| d.name == e.name && d.loose);
-                loose && !other.environments.iter().any(|o| o.name == e.name)
-            })
-            .map(|e| (e.name.clone(), object_keys(&e.inventory)))
-            .filter(|(_, keys)| !keys.is_empty())
-            .collect::<Vec<_>>()
+    let loose = |side: &crate::lint::gitops::RepoLinted, name: &str| {
+        side.described.iter().any(|d| d.name == name && d.loose)
     };
-    let (gone, new) = (only(base, head), only(head, base));
+    let (gone, new) = (
+        only_on(base, head, &|n| loose(base, n)),
+        only_on(head, base, &|n| loose(head, n)),
+    );
     gone.iter()
         .filter_map(|(from, keys)| {
             let mut same = new.iter().filter(|(_, k)| k == keys);
@@ -334,27 +328,17 @@ fn environments_taken_over(
     head: &crate::lint::gitops::RepoLinted,
     moved: &[(String, String)],
 ) -> Vec<(String, String)> {
-    let only = |side: &crate::lint::gitops::RepoLinted,
-                other: &crate::lint::gitops::RepoLinted,
-                paired: &dyn Fn(&str) -> bool| {
-        side.environments
-            .iter()
-            .filter(|e| !other.environments.iter().any(|o| o.name == e.name))
-            .filter(|e| !paired(&e.name))
-            .map(|e| (e.name.clone(), object_keys(&e.inventory)))
-            .collect::<Vec<_>>()
-    };
     let undeclared = |name: &str| {
         base.described
             .iter()
             .any(|d| d.name == name && d.undeclared)
     };
-    let gone = only(base, head, &|n| {
-        !undeclared(n) || moved.iter().any(|(f, _)| f == n)
+    let gone = only_on(base, head, &|n| {
+        undeclared(n) && !moved.iter().any(|(f, _)| f == n)
     });
-    let new = only(head, base, &|n| moved.iter().any(|(_, t)| t == n));
+    let new = only_on(head, base, &|n| !moved.iter().any(|(_, t)| t == n));
     let mut out = Vec::new();
-    for (from, keys) in gone.iter().filter(|(_, keys)| !keys.is_empty()) {
+    for (from, keys) in &gone {
         for (to, held) in &new {
             // Every key of the loose files is among the root's (sorted).
             if keys.iter().all(|k| held.binary_search(k).is_ok()) {
@@ -363,6 +347,21 @@ fn environments_taken_over(
         }
     }
     out
+}
+
+/// The environments `side` has and `other` has not that `keep` takes, each with the identities
+/// of its objects ([`object_keys`]); one without objects is left out, as nothing pairs it.
+fn only_on(
+    side: &crate::lint::gitops::RepoLinted,
+    other: &crate::lint::gitops::RepoLinted,
+    keep: &dyn Fn(&str) -> bool,
+) -> Vec<(String, Vec<String>)> {
+    side.environments
+        .iter()
+        .filter(|e| keep(&e.name) && !other.environments.iter().any(|o| o.name == e.name))
+        .map(|e| (e.name.clone(), object_keys(&e.inventory)))
+        .filter(|(_, keys)| !keys.is_empty())
+        .collect()
 }
 
 /// The identities of an inventory's documents: `apiVersion kind namespace/name`, sorted.
