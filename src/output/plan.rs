@@ -92,25 +92,21 @@ pub fn cluster_text(d: &ClusterDelta, preserved: bool) -> Vec<String> {
     let (b, a) = (&d.before, &d.after);
     let mut out = Vec::new();
     let count = |r: Option<i64>| r.map(|n| format!("{n} replica{}", plural(n as usize)));
-    // A side whose clusters the scheduler picks among: the cluster may or may not receive it.
-    let (gains, loses) = if b.undecided || a.undecided {
-        ("may gain it", "may lose it")
-    } else {
-        ("gains it", "loses it")
-    };
+    let movement = Movement::of(d);
+    let word = movement.words();
     match (b.receives, a.receives) {
-        (false, true) => out.push(with(gains, count(a.replicas))),
-        (true, true) if b.undecided != a.undecided => {
-            out.push(if a.undecided { loses } else { gains }.to_string())
+        (false, true) => out.push(with(word, count(a.replicas))),
+        (true, true) if matches!(movement, Movement::MayGain | Movement::MayLose) => {
+            out.push(word.to_string())
         }
         (true, false) if preserved => out.push(with(
-            loses,
+            word,
             Some(
                 count(b.replicas).map_or(String::new(), |n| n + "; ")
                     + "its copy stays: preserveResourcesOnDeletion",
             ),
         )),
-        (true, false) => out.push(with(loses, count(b.replicas))),
+        (true, false) => out.push(with(word, count(b.replicas))),
         _ => {}
     }
     if let (Some(x), Some(y)) = (b.replicas, a.replicas) {
@@ -132,8 +128,8 @@ pub fn cluster_text(d: &ClusterDelta, preserved: bool) -> Vec<String> {
             out.push(format!("no Work: overrides fail: {}", printable(e)));
         }
     }
-    if out.is_empty() && b.undecided && a.undecided && d.manifest.is_empty() {
-        out.push("may change".to_string());
+    if out.is_empty() && movement == Movement::MayChange && d.manifest.is_empty() {
+        out.push(word.to_string());
     }
     let n = d.manifest.len();
     if n > 0 && !b.receives {
@@ -143,6 +139,75 @@ pub fn cluster_text(d: &ClusterDelta, preserved: bool) -> Vec<String> {
         out.push(format!("{n} manifest field{} {verb}", plural(n)));
     }
     out
+}
+
+/// How a cluster's share of a template moves, as the texts say it: a side whose clusters the
+/// scheduler picks among (`undecided`) makes it a "may".
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Movement {
+    Gains,
+    Loses,
+    Changes,
+    MayGain,
+    MayLose,
+    MayChange,
+}
+
+impl Movement {
+    /// The order the member-cluster summary lists them in.
+    const ALL: [Movement; 6] = [
+        Movement::Gains,
+        Movement::Loses,
+        Movement::Changes,
+        Movement::MayGain,
+        Movement::MayLose,
+        Movement::MayChange,
+    ];
+
+    fn of(d: &ClusterDelta) -> Movement {
+        let (b, a) = (&d.before, &d.after);
+        let may = b.undecided || a.undecided;
+        match (b.receives, a.receives) {
+            (false, true) if may => Movement::MayGain,
+            (false, true) => Movement::Gains,
+            (true, false) if may => Movement::MayLose,
+            (true, false) => Movement::Loses,
+            // Certain on one side, a candidate on the other.
+            (true, true) if b.undecided != a.undecided => {
+                if a.undecided {
+                    Movement::MayLose
+                } else {
+                    Movement::MayGain
+                }
+            }
+            (true, true) if b.undecided => Movement::MayChange,
+            _ => Movement::Changes,
+        }
+    }
+
+    /// Its words for one cluster (`gains it`).
+    fn words(self) -> &'static str {
+        match self {
+            Movement::Gains => "gains it",
+            Movement::Loses => "loses it",
+            Movement::Changes => "changes",
+            Movement::MayGain => "may gain it",
+            Movement::MayLose => "may lose it",
+            Movement::MayChange => "may change",
+        }
+    }
+
+    /// Its label in the member-cluster summary (`gains TEMPLATE, ...`).
+    fn label(self) -> &'static str {
+        match self {
+            Movement::Gains => "gains",
+            Movement::Loses => "loses",
+            Movement::Changes => "changes",
+            Movement::MayGain => "may gain",
+            Movement::MayLose => "may lose",
+            Movement::MayChange => "may change",
+        }
+    }
 }
 
 /// `what (detail)`, or `what` without a detail.
@@ -853,45 +918,25 @@ pub fn value_text(v: Option<&Value>) -> String {
 
 /// Per member cluster: the templates it gains and loses, and those it receives differently.
 fn clusters_text(p: &EnvPlan) -> String {
-    let mut per: BTreeMap<String, [Vec<String>; 6]> = BTreeMap::new();
+    let mut per: BTreeMap<String, [Vec<String>; Movement::ALL.len()]> = BTreeMap::new();
     for c in &p.changes {
         for d in &c.clusters {
-            let may = d.before.undecided || d.after.undecided;
-            let slot = match (d.before.receives, d.after.receives) {
-                (false, true) if may => 3,
-                (false, true) => 0,
-                (true, false) if may => 4,
-                (true, false) => 1,
-                (true, true) if d.before.undecided != d.after.undecided => {
-                    if d.after.undecided {
-                        4
-                    } else {
-                        3
-                    }
-                }
-                (true, true) if d.before.undecided => 5,
-                _ => 2,
-            };
+            let slot = Movement::ALL
+                .iter()
+                .position(|m| *m == Movement::of(d))
+                .expect("every movement is listed");
             per.entry(template_delta_name(c, d)).or_default()[slot]
                 .push(printable(&c.template.to_string()));
         }
     }
     let mut out = String::new();
-    for (name, [gains, loses, other, may_gain, may_lose, may_change]) in per {
-        let mut parts = Vec::new();
-        let slots = [
-            ("gains", gains),
-            ("loses", loses),
-            ("changes", other),
-            ("may gain", may_gain),
-            ("may lose", may_lose),
-            ("may change", may_change),
-        ];
-        for (label, items) in slots {
-            if !items.is_empty() {
-                parts.push(format!("{label} {}", items.join(", ")));
-            }
-        }
+    for (name, slots) in per {
+        let parts: Vec<String> = Movement::ALL
+            .iter()
+            .zip(slots)
+            .filter(|(_, items)| !items.is_empty())
+            .map(|(m, items)| format!("{} {}", m.label(), items.join(", ")))
+            .collect();
         out.push_str(&format!("  {name}: {}\n", parts.join("; ")));
     }
     out
