@@ -400,9 +400,9 @@ fn follow_links(path: &Path, hops: &mut u8) -> PathBuf {
     let mut components = path.components();
     while let Some(c) = components.next() {
         let next = out.join(c.as_os_str());
-        let link = std::fs::symlink_metadata(&next).is_ok_and(|m| m.file_type().is_symlink());
+        // `read_link` reads only a link (anything else is an error).
         match std::fs::read_link(&next) {
-            Ok(target) if link && *hops > 0 => {
+            Ok(target) if *hops > 0 => {
                 *hops -= 1;
                 let joined = normalize(&out.join(target).join(components.as_path()));
                 return follow_links(&joined, hops);
