@@ -518,29 +518,20 @@ impl GitRepo {
             }
             std::fs::write(&to, blob.content()).map_err(io)?;
         }
+        let workdir = self
+            .workdir
+            .canonicalize()
+            .unwrap_or_else(|_| self.workdir.clone());
         for (path, oid) in walk.links {
             let target = self
                 .repo
                 .find_blob(oid)
                 .map_err(|e| self.missing(&lossy(&path), e))?;
             let target = String::from_utf8_lossy(target.content()).into_owned();
-            write_link(dest, &lossy(&path), &self.relocated(&target, dest)).map_err(io)?;
+            let target = relocated(&target, &workdir, dest);
+            write_link(dest, &lossy(&path), &target).map_err(io)?;
         }
         Ok(notes)
-    }
-
-    /// A link's target for the tree written under `dest`: an absolute one into the working
-    /// tree points at the same file of the written tree, as the working tree resolves it;
-    /// any other is kept as committed.
-    fn relocated(&self, target: &str, dest: &Path) -> String {
-        let workdir = self
-            .workdir
-            .canonicalize()
-            .unwrap_or_else(|_| self.workdir.clone());
-        match Path::new(target).strip_prefix(&workdir) {
-            Ok(rest) if Path::new(target).is_absolute() => dest.join(rest).display().to_string(),
-            _ => target.to_string(),
-        }
     }
 
     /// A commit's selected blobs (and symlinks, for a tree written out), in tree order.
@@ -1041,6 +1032,16 @@ fn line_in_old(old: &str, new: &str, line: usize) -> Option<usize> {
 struct Walk {
     blobs: Vec<(Vec<u8>, Oid)>,
     links: Vec<(Vec<u8>, Oid)>,
+}
+
+/// A link's target for the tree written under `dest`: an absolute one into the working tree
+/// (`workdir`, canonical) points at the same file of the written tree, as the working tree
+/// resolves it; any other is kept as committed.
+fn relocated(target: &str, workdir: &Path, dest: &Path) -> String {
+    match Path::new(target).strip_prefix(workdir) {
+        Ok(rest) if Path::new(target).is_absolute() => dest.join(rest).display().to_string(),
+        _ => target.to_string(),
+    }
 }
 
 /// Writes the symlink `name` -> `target` of a revision under `dest` as the checkout has it, so
