@@ -527,28 +527,12 @@ impl Found<'_> {
                 continue;
             };
             if is_flag(name, "feature-gates") {
-                // A string flag: `--feature-gates VALUE` takes the next argument.
-                match value {
-                    Some(v) => self.flag(v, a.span),
-                    None => {
-                        if let Some(n) = rest.next() {
-                            if let Some(v) = n.as_str() {
-                                self.flag(v, n.span);
-                            }
-                        }
-                    }
+                if let Some((v, at)) = string_flag(value, a.span, &mut rest) {
+                    self.flag(v, at);
                 }
             } else if is_flag(name, CONTROLLERS) {
-                // A string flag too: `--controllers LIST` takes the next argument.
-                match value {
-                    Some(v) => self.controllers(v, a.span),
-                    None => {
-                        if let Some((v, span)) =
-                            rest.next().and_then(|n| Some((n.as_str()?, n.span)))
-                        {
-                            self.controllers(v, span);
-                        }
-                    }
+                if let Some((v, at)) = string_flag(value, a.span, &mut rest) {
+                    self.controllers(v, at);
                 }
             } else if ControllerFlags::canonical(name).is_some() {
                 self.controller_flag(name, value, a.span);
@@ -741,6 +725,19 @@ fn host_mode(mode: Option<&Node>) -> bool {
 }
 
 /// A container's `command` and `args`, in the order the process sees them.
+/// A string flag's value and where it is: `--NAME=VALUE` (`value`, at the argument `at`), or
+/// `--NAME VALUE`, which takes the next argument of `rest` (pflag).
+fn string_flag<'a>(
+    value: Option<&'a str>,
+    at: Span,
+    rest: &mut std::slice::Iter<'_, &'a Node>,
+) -> Option<(&'a str, Span)> {
+    match value {
+        Some(v) => Some((v, at)),
+        None => rest.next().and_then(|n| Some((n.as_str()?, n.span))),
+    }
+}
+
 fn container_args(c: &Node) -> Vec<&Node> {
     ["command", "args"]
         .iter()
