@@ -614,7 +614,7 @@ impl GitRepo {
             every_file: false,
         };
         let mut notes = Vec::new();
-        let blobs = match side {
+        let walk = match side {
             Side::Commit(oid) => self.commit_blobs(*oid, &select, &mut notes)?,
             Side::Index => self.index_blobs(&select, &mut notes)?,
             Side::WorkTree => {
@@ -638,7 +638,7 @@ impl GitRepo {
                 return Ok(Listing { files, notes });
             }
         };
-        let files = blobs
+        let files = walk
             .blobs
             .into_iter()
             .map(|(path, oid)| Listed {
