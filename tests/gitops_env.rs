@@ -96,17 +96,14 @@ fn explain_picks_the_one_environment_holding_the_template() {
     if !kustomize_available("explain_picks_the_one_environment_holding_the_template") {
         return;
     }
-    // deploy/web in namespace api is only in prod: the single-environment JSON, naming it.
-    let o = run(&[
-        "explain",
-        "deploy/web",
-        "-n",
-        "api",
-        "-f",
-        FLUX,
-        "-o",
-        "json",
-    ]);
+    // deploy/web in namespace api is only in prod.
+    let explain_web = |more: &[&str]| {
+        let mut args = vec!["explain", "deploy/web", "-n", "api", "-f", FLUX];
+        args.extend(more);
+        run(&args)
+    };
+    // The single-environment JSON, naming it.
+    let o = explain_web(&["-o", "json"]);
     let out = ok(&o);
     assert_snapshot("explain-gitops-one-env.json", &out);
     let v: serde_json::Value = serde_json::from_str(&out).unwrap();
@@ -114,19 +111,10 @@ fn explain_picks_the_one_environment_holding_the_template() {
     assert_eq!(v["eventual"]["name"], "web", "{out}");
     assert!(v["environment"].as_str().unwrap().contains("prod"), "{out}");
     // A graph is drawn as it is.
-    let o = run(&[
-        "explain",
-        "deploy/web",
-        "-n",
-        "api",
-        "-f",
-        FLUX,
-        "--graph",
-        "dot",
-    ]);
+    let o = explain_web(&["--graph", "dot"]);
     assert!(ok(&o).starts_with("digraph"), "{}", stdout(&o));
     // The text names that environment: the answer is its control plane's alone.
-    let o = run(&["explain", "deploy/web", "-n", "api", "-f", FLUX]);
+    let o = explain_web(&[]);
     let out = ok(&o);
     let heading = out.lines().next().unwrap_or_default();
     assert!(
