@@ -569,6 +569,93 @@ fn explain_without_cluster_objects_says_the_placement_was_not_evaluated() {
     assert!(v["placement"].is_object(), "{out}");
 }
 
+/// Without Cluster objects a placement that names its clusters but picks among them (here one
+/// of three, `spreadConstraints` maxGroups 1) is not evaluated: the per-cluster sections list
+/// the clusters it names, each heading saying the placement may not select it, before the
+/// "not evaluated" line says why.
+#[test]
+fn explain_lists_named_clusters_as_candidates_when_the_placement_is_not_evaluated() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("web.yaml");
+    std::fs::write(
+        &file,
+        "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: web, namespace: default}\nspec:\n  replicas: 4\n  selector: {matchLabels: {app: web}}\n  template:\n    metadata: {labels: {app: web}}\n    spec: {containers: [{name: web, image: nginx}]}\n---\napiVersion: policy.karmada.io/v1alpha1\nkind: PropagationPolicy\nmetadata: {name: web, namespace: default}\nspec:\n  resourceSelectors: [{apiVersion: apps/v1, kind: Deployment, name: web}]\n  placement:\n    clusterAffinity: {clusterNames: [m1, m2, m3]}\n    spreadConstraints: [{spreadByField: cluster, maxGroups: 1, minGroups: 1}]\n---\napiVersion: policy.karmada.io/v1alpha1\nkind: OverridePolicy\nmetadata: {name: img, namespace: default}\nspec:\n  resourceSelectors: [{apiVersion: apps/v1, kind: Deployment, name: web}]\n  overrideRules:\n  - targetCluster: {clusterNames: [m2]}\n    overriders: {imageOverrider: [{component: Registry, operator: replace, value: mirror.example.com}]}\n",
+    )
+    .unwrap();
+    let file = file.display().to_string();
+    let (code, out, err) = run(&["explain", "deploy/web", "-f", &file], None);
+    assert_eq!(code, 0, "{err}");
+    let section = |heading: &str| {
+        let start = out
+            .find(heading)
+            .unwrap_or_else(|| panic!("{heading}: {out}"));
+        out[start..].split("\n\n").next().unwrap().to_string()
+    };
+    assert_eq!(
+        section("Dispatch per cluster"),
+        "Dispatch per cluster the placement may select (which of them it selects is not evaluated; see placement):\n  m1  dispatching\n  m2  dispatching\n  m3  dispatching"
+    );
+    assert!(
+        out.contains("\nplacement: not evaluated: no Cluster objects are known (add the control plane's Cluster objects with -f, or explain against it with --context); the placement names m1, m2, m3\n"),
+        "{out}"
+    );
+    for cluster in ["m1", "m2", "m3"] {
+        assert!(
+            out.contains(&format!(
+                "\noverrides for {cluster} (if the placement selects it):\n"
+            )),
+            "{out}"
+        );
+    }
+    assert!(
+        out.contains("+        image: mirror.example.com/nginx"),
+        "{out}"
+    );
+    // With the clusters' objects the placement is evaluated, but which one the spread
+    // constraint picks (by score) is not modelled: still candidates.
+    let clusters = dir.path().join("clusters.yaml");
+    let cluster = |name: &str| {
+        format!("apiVersion: cluster.karmada.io/v1alpha1\nkind: Cluster\nmetadata: {{name: {name}}}\nspec: {{syncMode: Push}}\nstatus:\n  conditions: [{{type: Ready, status: \"True\"}}]\n")
+    };
+    std::fs::write(&clusters, ["m1", "m2", "m3"].map(cluster).join("---\n")).unwrap();
+    let clusters = clusters.display().to_string();
+    let (code, out, err) = run(
+        &["explain", "deploy/web", "-f", &file, "-f", &clusters],
+        None,
+    );
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        out.contains("\nDispatch per cluster the placement may select ("),
+        "{out}"
+    );
+    assert!(
+        out.contains("  spread constraints select 1 of them by score (not modelled)\n"),
+        "{out}"
+    );
+    assert!(
+        out.contains("\noverrides for m3 (if the placement selects it):\n"),
+        "{out}"
+    );
+    assert!(!out.contains("placement: not evaluated"), "{out}");
+    // Without the spread constraint, names decide: the headings are plain, with or without
+    // the Cluster objects (without them, the named clusters are taken to exist).
+    let names_only = std::fs::read_to_string(&file).unwrap().replace(
+        "    spreadConstraints: [{spreadByField: cluster, maxGroups: 1, minGroups: 1}]\n",
+        "",
+    );
+    std::fs::write(&file, names_only).unwrap();
+    for with_clusters in [true, false] {
+        let mut args = vec!["explain", "deploy/web", "-f", &file];
+        if with_clusters {
+            args.extend(["-f", &clusters]);
+        }
+        let (code, out, err) = run(&args, None);
+        assert_eq!(code, 0, "{err}");
+        assert!(out.contains("\nDispatch per cluster:\n"), "{out}");
+        assert!(!out.contains("if the placement selects it"), "{out}");
+    }
+}
+
 /// Without Cluster objects a placement given by a field selector is not evaluated: preempt-check
 /// says no cluster stops or starts receiving the template (lreimer/hands-on-karmada's region
 /// policy), as explain says "placement: not evaluated".

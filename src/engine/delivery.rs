@@ -50,6 +50,10 @@ pub struct Delivery {
     /// without a placement has nothing to evaluate; a control plane without clusters is read,
     /// not missing.
     pub unplaced: Option<Vec<String>>,
+    /// With [`Delivery::unplaced`], whether the clusters' names alone do not decide where the
+    /// placement puts the template ([`super::placement::decided_by_names`]): it picks among
+    /// those it names (or selects by labels), so each named cluster is a candidate only.
+    pub unplaced_picks: bool,
     pub overrides: Vec<ClusterOverrides>,
     /// Why the template's replica fields could not be read (a request that is not a quantity):
     /// the placement then has no assignment.
@@ -177,9 +181,14 @@ pub fn deliver(input: &DeliveryInput<'_>) -> Delivery {
         .placement
         .filter(|_| input.capacity == CapacitySource::Declared)
         .and_then(|p| super::placement::unevaluated(p, input.clusters));
+    let unplaced_picks = unplaced.is_some()
+        && input
+            .placement
+            .is_some_and(|p| !super::placement::decided_by_names(p, input.binding.workload));
     Delivery {
         placement,
         unplaced,
+        unplaced_picks,
         overrides,
         replicas_problem: workload
             .err()

@@ -240,11 +240,18 @@ fn policy_id(p: &AppliedPolicy) -> String {
 }
 
 /// Per cluster: the policies in order, then a unified diff of the manifest against the template.
-pub fn overrides_text(template: &Value, list: &[ClusterOverrides]) -> String {
+/// With `if_selected`, the placement selects only some of the clusters, unknown which
+/// ([`selection_unknown`]), and each heading says so.
+pub fn overrides_text(template: &Value, list: &[ClusterOverrides], if_selected: bool) -> String {
     let mut out = String::new();
     let before = crate::output::yaml::to_yaml(template);
+    let condition = if if_selected {
+        " (if the placement selects it)"
+    } else {
+        ""
+    };
     for c in list {
-        out.push_str(&format!("\noverrides for {}:\n", c.cluster));
+        out.push_str(&format!("\noverrides for {}{condition}:\n", c.cluster));
         if c.policies.is_empty() && c.error.is_none() && c.unevaluated.is_empty() {
             out.push_str("  no override policy applies\n");
         }
@@ -305,6 +312,19 @@ pub fn overrides_text(template: &Value, list: &[ClusterOverrides]) -> String {
     out
 }
 
+/// Whether the clusters listed for the template are candidates of which the placement selects
+/// only some, unknown which: a placement not evaluated for want of Cluster objects that picks
+/// among the clusters it names ([`Delivery::unplaced_picks`]), or spread constraints that pick
+/// among the feasible clusters by score, which is not modelled.
+pub fn selection_unknown(d: &Delivery) -> bool {
+    let picks_by_score = d.placement.as_ref().is_some_and(|p| {
+        p.decided.error.is_none()
+            && p.decided.picks.is_some()
+            && !matches!(p.decided.assignment, Some(Outcome::Scheduled(_)))
+    });
+    d.unplaced_picks || picks_by_score
+}
+
 pub fn text(template: &Value, d: &Delivery) -> String {
     let mut out = String::new();
     if let Some(p) = &d.placement {
@@ -316,6 +336,10 @@ pub fn text(template: &Value, d: &Delivery) -> String {
     if let Some(named) = &d.unplaced {
         out.push_str(&unplaced_text(named));
     }
-    out.push_str(&overrides_text(template, &d.overrides));
+    out.push_str(&overrides_text(
+        template,
+        &d.overrides,
+        selection_unknown(d),
+    ));
     out
 }

@@ -327,7 +327,9 @@ pub fn json(e: &Explanation) -> String {
 }
 
 /// A readable decision trace.
-pub fn text(e: &Explanation, color: bool) -> String {
+/// With `selection_unknown`, the owner's placement selects only some of the clusters listed,
+/// unknown which (`super::delivery::selection_unknown`), and the heading says so.
+pub fn text(e: &Explanation, color: bool, selection_unknown: bool) -> String {
     let paint = |s: String, f: fn(&str) -> String| if color { f(&s) } else { s };
     let bold = |s: &str| s.bold().to_string();
     let green = |s: &str| s.green().to_string();
@@ -388,7 +390,12 @@ pub fn text(e: &Explanation, color: bool) -> String {
     }
     if !e.suspension.is_empty() {
         out.push('\n');
-        out.push_str(&paint("Dispatch per cluster:".into(), bold));
+        let heading = if selection_unknown {
+            "Dispatch per cluster the placement may select (which of them it selects is not evaluated; see placement):"
+        } else {
+            "Dispatch per cluster:"
+        };
+        out.push_str(&paint(heading.into(), bold));
         out.push('\n');
         let w = e
             .suspension
