@@ -24,7 +24,8 @@ pub const OVERLAP: RuleDoc = RuleDoc {
                 losing policy: it names up to three of the policies that take its templates and counts the rest; \
                 JSON `partners` lists every one and every template.",
     example: "kind: PropagationPolicy\nmetadata: {name: a, namespace: default}\nspec:\n  resourceSelectors: [{apiVersion: apps/v1, kind: Deployment}]\n---\nkind: PropagationPolicy\nmetadata: {name: b, namespace: default}\nspec:\n  resourceSelectors: [{apiVersion: apps/v1, kind: Deployment}]\n",
-    fix: "Make the selectors disjoint, or make the choice explicit with different `spec.priority` values.",
+    fix: "Make the selectors disjoint, or make the choice explicit with different `spec.priority` values (priority \
+          decides only between policies of one kind: a PropagationPolicy beats any ClusterPropagationPolicy).",
     reference: "pkg/detector/compare.go:30-126 (getHighestPriorityPropagationPolicy, getHighestPriorityClusterPropagationPolicy); pkg/detector/policy.go:61-94 (ResourceDetector.propagateResource: any PP before a CPP)",
 };
 
@@ -36,7 +37,8 @@ pub const POTENTIAL_OVERLAP: RuleDoc = RuleDoc {
     rationale: "Same apiVersion, kind and namespace, names equal or absent, and label selectors that are not \
                 provably disjoint: when such a template appears, only one of the policies will claim it.",
     example: "spec:\n  resourceSelectors:\n    - {apiVersion: v1, kind: ConfigMap, labelSelector: {matchLabels: {team: a}}}\n---\nspec:\n  resourceSelectors:\n    - {apiVersion: v1, kind: ConfigMap}\n",
-    fix: "Make the selectors disjoint (names, or label values that exclude each other), or set explicit priorities.",
+    fix: "Make the selectors disjoint (names, or label values that exclude each other), or set explicit priorities \
+          (priority decides only between policies of one kind: a PropagationPolicy beats any ClusterPropagationPolicy).",
     reference: "pkg/util/selector.go:55-94 (ResourceSelectorPriority); pkg/detector/compare.go:30-126 (getHighestPriorityPropagationPolicy)",
 };
 
