@@ -1292,6 +1292,73 @@ fn without_the_namespace_controller_a_new_namespace_reaches_no_cluster() {
     assert!(!out.contains("namespace controller copies"), "{out}");
 }
 
+/// A karmada-controller-manager whose `--skipped-propagating-namespaces` replaces the default
+/// `kube-.*`: plan, explain and lint all read it from the repository. kube-tools is copied to
+/// every member cluster and its ConfigMap is claimed; sandbox is not copied; team-a's objects are
+/// never claimed (the second occurrence of the flag appends to the first, as pflag does).
+#[test]
+fn the_installations_skipped_namespaces_replace_the_default() {
+    let Some(dir) = two_commits(
+        "the_installations_skipped_namespaces_replace_the_default",
+        "skipped-namespaces",
+    ) else {
+        return;
+    };
+    let o = plan_in(dir.path(), &["--base", "main"]);
+    let (out, err) = (text(&o.stdout), text(&o.stderr));
+    assert_eq!(o.status.code(), Some(1), "{out}{err}");
+    assert!(
+        err.contains("--skipped-propagating-namespaces=sandbox,team-.* (kcm.yaml:19)"),
+        "{err}"
+    );
+    assert!(
+        out.contains("  namespace/kube-tools: no policy -> no policy (new template; the namespace controller copies it to every member cluster)\n"),
+        "{out}"
+    );
+    assert!(
+        out.contains("  configmap/kube-tools/cfg: no policy -> pp/kube-tools/cfg (new template)\n    m1: gains it\n"),
+        "{out}"
+    );
+    assert!(!out.contains("namespace/sandbox"), "{out}");
+    assert!(!out.contains("configmap/team-a/cfg"), "{out}");
+    let explain = |args: &[&str]| {
+        let o = Command::new(BIN)
+            .args(["explain"])
+            .args(args)
+            .args(["-f", "."])
+            .env("NO_COLOR", "1")
+            .current_dir(dir.path())
+            .output()
+            .unwrap();
+        text(&o.stdout)
+    };
+    assert!(explain(&["cm/cfg", "-n", "team-a"]).contains(
+        "never claimed: namespace team-a matches --skipped-propagating-namespaces=team-.*"
+    ),);
+    assert!(explain(&["cm/cfg", "-n", "kube-tools"])
+        .contains("  eventual:         PropagationPolicy kube-tools/cfg\n"));
+    assert!(explain(&["ns/kube-tools"]).contains("namespace controller copies this Namespace"));
+    assert!(!explain(&["ns/sandbox"]).contains("namespace controller copies"));
+    let o = Command::new(BIN)
+        .args(["lint", "-o", "json", "."])
+        .current_dir(dir.path())
+        .output()
+        .unwrap();
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    let never: Vec<&str> = v["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|f| f["rule"] == "selector-never-matches")
+        .map(|f| f["message"].as_str().unwrap())
+        .collect();
+    assert_eq!(never.len(), 1, "{never:?}");
+    assert!(
+        never[0].starts_with("pp/team-a/cfg: the selector of v1 ConfigMap never matches: namespace team-a matches karmada-controller-manager's --skipped-propagating-namespaces (team-.*)"),
+        "{never:?}"
+    );
+}
+
 /// One replica by static weights 1:1: Karmada breaks the tie by the template's uid, which a
 /// manifest in git does not carry. plan says so and gives the other parity's shares, as
 /// explain's UidTieBreak note does, where it named one winner without a caveat (KokoiRuby).

@@ -25,7 +25,10 @@ use std::path::{Path, PathBuf};
 use globset::{Glob, GlobSet, GlobSetBuilder};
 use serde::Deserialize;
 
-use crate::model::controller_flags::ControllerFlags;
+use crate::model::controller_flags::{
+    invalid_namespace_pattern, is_flag, parse_skipped_namespaces, ControllerFlags,
+    SKIPPED_NAMESPACES,
+};
 use crate::model::feature_gates::GateValues;
 use crate::model::schedulers::Schedulers;
 use crate::model::severity::Severity;
@@ -64,8 +67,11 @@ pub enum ConfigError {
     KarmadaVersion { at: String, message: String },
     #[error("{at}: unknown rule `{id}` (see `kubectl karmada-policy lint --list-rules`)")]
     UnknownRule { at: String, id: String },
-    #[error("{at}: `{name}` is not a karmada-controller-manager flag this tool reads (it reads: {})", ControllerFlags::NAMES.join(", "))]
+    #[error("{at}: `{name}` is not a karmada-controller-manager flag this tool reads (it reads: {}, {SKIPPED_NAMESPACES})", ControllerFlags::NAMES.join(", "))]
     UnknownFlag { at: String, name: String },
+    /// A flag this tool reads, with a value karmada-controller-manager refuses.
+    #[error("{at}: {message}")]
+    FlagValue { at: String, message: String },
     #[error("{at}: `{name}` is not a karmada-webhook flag this tool reads (it reads: {})", WEBHOOK_FLAGS.join(", "))]
     UnknownWebhookFlag { at: String, name: String },
     #[error("{at}: rule `{id}`: expected off, info, warning or error, got `{got}`")]
@@ -86,6 +92,14 @@ pub enum ConfigError {
     },
 }
 
+/// A `controllerManagerFlags` value as written.
+#[derive(Debug, Deserialize)]
+#[serde(untagged)]
+enum RawFlag {
+    Bool(bool),
+    Text(String),
+}
+
 /// What a rule is set to in the config.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum RuleSetting {
@@ -99,9 +113,10 @@ struct RawConfig {
     karmada_version: Option<String>,
     #[serde(default)]
     feature_gates: BTreeMap<String, bool>,
-    /// Flag name (without dashes) → value, as set on karmada-controller-manager.
+    /// Flag name (without dashes) → value, as set on karmada-controller-manager: a bool, or
+    /// the text of a list flag (`skipped-propagating-namespaces: "kube-.*,sandbox"`).
     #[serde(default)]
-    controller_manager_flags: BTreeMap<String, bool>,
+    controller_manager_flags: BTreeMap<String, RawFlag>,
     /// Flag name (without dashes) → value, as set on karmada-webhook.
     #[serde(default)]
     webhook_flags: BTreeMap<String, bool>,
@@ -273,14 +288,46 @@ impl Config {
                 .key("controllerManagerFlags")
                 .key(flag.as_str());
             let line = doc.root.locate(&key).start.line;
-            // Bool flags only: `--controllers` is a list, read from the installation.
-            let read = ControllerFlags::canonical(flag).is_some()
-                && controller_flags.set(flag, *value, format!("{name}:{line}"));
-            if !read {
-                return Err(ConfigError::UnknownFlag {
-                    at: at(&format!("controllerManagerFlags.{flag}")),
-                    name: flag.clone(),
-                });
+            let from = format!("{name}:{line}");
+            let field = format!("controllerManagerFlags.{flag}");
+            // The bool flags, and `--skipped-propagating-namespaces` as its text; `--controllers`
+            // is read from the installation only.
+            match value {
+                RawFlag::Bool(on) if ControllerFlags::canonical(flag).is_some() => {
+                    controller_flags.set(flag, *on, from);
+                }
+                RawFlag::Text(list) if is_flag(flag, SKIPPED_NAMESPACES) => {
+                    let patterns = parse_skipped_namespaces(list);
+                    if let Some(message) =
+                        patterns.iter().find_map(|p| invalid_namespace_pattern(p))
+                    {
+                        return Err(ConfigError::FlagValue {
+                            at: at(&field),
+                            message,
+                        });
+                    }
+                    controller_flags.set_skipped_namespaces(patterns, from);
+                }
+                RawFlag::Bool(_) if is_flag(flag, SKIPPED_NAMESPACES) => {
+                    return Err(ConfigError::FlagValue {
+                        at: at(&field),
+                        message: format!("--{SKIPPED_NAMESPACES} takes a comma-separated list of regular expressions, not a bool"),
+                    });
+                }
+                RawFlag::Text(text) if ControllerFlags::canonical(flag).is_some() => {
+                    return Err(ConfigError::FlagValue {
+                        at: at(&field),
+                        message: format!(
+                            "--{flag} is a bool flag: write true or false, not `{text}`"
+                        ),
+                    });
+                }
+                _ => {
+                    return Err(ConfigError::UnknownFlag {
+                        at: at(&field),
+                        name: flag.clone(),
+                    })
+                }
             }
         }
         let mut schedulers = Schedulers::default();
@@ -291,7 +338,7 @@ impl Config {
         }
         let mut allow_no_execute_taint_policy = false;
         for (flag, value) in &raw.webhook_flags {
-            if !crate::model::controller_flags::is_flag(flag, WEBHOOK_FLAGS[0]) {
+            if !is_flag(flag, WEBHOOK_FLAGS[0]) {
                 return Err(ConfigError::UnknownWebhookFlag {
                     at: at(&format!("webhookFlags.{flag}")),
                     name: flag.clone(),
@@ -495,7 +542,7 @@ mod tests {
         )
         .unwrap_err()
         .to_string();
-        assert_eq!(err, "c.yaml:2:3: `cluster-monitor-period` is not a karmada-controller-manager flag this tool reads (it reads: enable-no-execute-taint-eviction, enable-taint-manager)");
+        assert_eq!(err, "c.yaml:2:3: `cluster-monitor-period` is not a karmada-controller-manager flag this tool reads (it reads: enable-no-execute-taint-eviction, enable-taint-manager, skipped-propagating-namespaces)");
         let err = Config::parse(
             "c.yaml",
             "controllerManagerFlags: {enable-no-execute-taint-eviction: 'yes'}\n",
@@ -504,7 +551,45 @@ mod tests {
         )
         .unwrap_err()
         .to_string();
-        assert!(err.contains("invalid config"), "{err}");
+        assert_eq!(
+            err,
+            "c.yaml:1:26: --enable-no-execute-taint-eviction is a bool flag: write true or false, not `yes`"
+        );
+    }
+
+    /// `skipped-propagating-namespaces` takes the flag's text: comma-separated patterns, each
+    /// one karmada-controller-manager compiles (else it refuses to start, and so does this).
+    #[test]
+    fn skipped_propagating_namespaces_as_text() {
+        let parse = |text: &str| Config::parse("c.yaml", text, Path::new("."), &known);
+        let c =
+            parse("controllerManagerFlags:\n  skipped-propagating-namespaces: kube-.*,sandbox\n")
+                .unwrap();
+        let set = c.controller_flags.skipped_namespaces_set().unwrap();
+        assert_eq!(set.values, ["kube-.*", "sandbox"]);
+        assert_eq!(set.from, "c.yaml:2");
+        assert_eq!(
+            parse("").unwrap().controller_flags.skipped_namespaces(),
+            ["kube-.*"]
+        );
+        let err = parse("controllerManagerFlags: {skipped-propagating-namespaces: 'team-(a'}\n")
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.starts_with("c.yaml:1:26: Invalid namespace regular expression `team-(a`: "),
+            "{err}"
+        );
+        let err = parse("controllerManagerFlags: {skipped-propagating-namespaces: true}\n")
+            .unwrap_err()
+            .to_string();
+        assert_eq!(err, "c.yaml:1:26: --skipped-propagating-namespaces takes a comma-separated list of regular expressions, not a bool");
+        let err = parse("controllerManagerFlags: {controllers: '*,-namespace'}\n")
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.contains("`controllers` is not a karmada-controller-manager flag this tool reads"),
+            "{err}"
+        );
     }
 
     #[test]

@@ -15,7 +15,6 @@ pub mod flags;
 
 use std::path::PathBuf;
 
-use crate::engine::claim::Filters;
 use crate::engine::state::{Options, UnknownClaimers};
 use crate::model::controller_flags::{ControllerFlags, FlagError};
 use crate::model::feature_gates::{GateError, GateSet, GateValues};
@@ -270,10 +269,9 @@ impl Context {
     /// whole control plane.
     pub fn engine_options(&self, unknown_claimers: UnknownClaimers) -> Options {
         Options {
-            gates: self.gates.clone(),
-            filters: Filters::default(),
             unknown_claimers,
             schedulers: self.schedulers.clone(),
+            ..crate::engine::ownership::engine_options(&self.gates)
         }
     }
 }
@@ -368,6 +366,7 @@ mod tests {
             })
             .collect(),
             flags: Default::default(),
+            skipped_namespaces: None,
             schedulers: Vec::new(),
             notes: Vec::new(),
         };
@@ -492,6 +491,7 @@ mod tests {
                 },
             )]
             .into(),
+            skipped_namespaces: None,
             schedulers: Vec::new(),
             notes: Vec::new(),
         };
@@ -558,6 +558,7 @@ mod tests {
             release: None,
             gates: Default::default(),
             flags: Default::default(),
+            skipped_namespaces: None,
             schedulers: vec![Setting {
                 value: "custom".into(),
                 at: at(14),

@@ -3,6 +3,7 @@
 
 use regex::Regex;
 
+use crate::model::controller_flags::ControllerFlags;
 use crate::model::policy::ResourceSelector;
 use crate::model::{KarmadaVersion, PolicyKind, PolicyRef};
 
@@ -220,13 +221,29 @@ impl Excluded {
 }
 
 impl Filters {
+    /// The filters karmada-controller-manager runs with under `flags`
+    /// (`--skipped-propagating-namespaces`, default `kube-.*`; the default skipped APIs).
+    pub fn of_flags(flags: &ControllerFlags) -> Filters {
+        // Each pattern was checked where it was read
+        // (`controller_flags::invalid_namespace_pattern`); one that does not compile skips
+        // nothing rather than everything.
+        let patterns: Vec<String> = flags
+            .skipped_namespaces()
+            .into_iter()
+            .filter(|p| Regex::new(&format!("^{p}$")).is_ok())
+            .collect();
+        Filters::new(&patterns, &[]).unwrap_or_default()
+    }
+
     pub fn new(
         skipped_namespaces: &[String],
         extra_apis: &[SkippedApi],
     ) -> Result<Filters, regex::Error> {
         let skipped_namespaces = skipped_namespaces
             .iter()
-            .map(|p| Regex::new(&format!("^(?:{p})$")))
+            // `SkippedNamespacesRegexps` (options.go): `^EXPR$` as written, so that an
+            // alternation `a|b` anchors its first branch at the start only, as in Karmada.
+            .map(|p| Regex::new(&format!("^{p}$")))
             .collect::<Result<_, _>>()?;
         // NewSkippedResourceConfig (apigroup.go:54-76).
         let mut skipped_apis: Vec<SkippedApi> = [
@@ -278,6 +295,21 @@ impl Filters {
         })
     }
 
+    /// The `--skipped-propagating-namespaces` pattern `namespace` matches, as written.
+    pub fn skipped_namespace(&self, namespace: &str) -> Option<&str> {
+        let re = self
+            .skipped_namespaces
+            .iter()
+            .find(|r| r.is_match(namespace))?;
+        let pattern = re.as_str();
+        Some(
+            pattern
+                .strip_prefix('^')
+                .and_then(|p| p.strip_suffix('$'))
+                .unwrap_or(pattern),
+        )
+    }
+
     /// `EventFilter` plus `gvrDisabled` plus the claimed-by label (§1.4, §0 step 2), in a
     /// control plane of `release` (which built-in versions its karmada-apiserver serves).
     pub fn excluded(
@@ -313,16 +345,7 @@ impl Filters {
             {
                 return Some(Excluded::ReservedNamespace(namespace.into()));
             }
-            if let Some(re) = self
-                .skipped_namespaces
-                .iter()
-                .find(|r| r.is_match(namespace))
-            {
-                let pattern = re.as_str();
-                let pattern = pattern
-                    .strip_prefix("^(?:")
-                    .and_then(|p| p.strip_suffix(")$"))
-                    .unwrap_or(pattern);
+            if let Some(pattern) = self.skipped_namespace(namespace) {
                 return Some(Excluded::SkippedNamespace {
                     namespace: namespace.into(),
                     pattern: pattern.into(),

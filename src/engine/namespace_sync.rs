@@ -10,10 +10,12 @@
 //! `karmada-es-*`; `pkg/util/names/names.go:189-193`), `default`, those
 //! `--skipped-propagating-namespaces` matches (default `kube-.*`, anchored:
 //! `cmd/controller-manager/app/options/options.go:194,230-236`), and a Namespace labelled
-//! `namespace.karmada.io/skip-auto-propagation: "true"` (any case). The flag is read at its
-//! default; `--controllers` as the installation sets it (a list without `namespace` runs no
-//! namespace controller, [`crate::model::controller_flags::namespace_controller_runs`]).
+//! `namespace.karmada.io/skip-auto-propagation: "true"` (any case). The flag and `--controllers`
+//! are read as the installation or the configuration sets them (a `--controllers` list without
+//! `namespace` runs no namespace controller,
+//! [`crate::model::controller_flags::namespace_controller_runs`]).
 
+use super::claim::Filters;
 use crate::model::StringMap;
 
 /// The label that keeps a Namespace from being propagated by the namespace controller
@@ -21,14 +23,20 @@ use crate::model::StringMap;
 pub const SKIP_AUTO_PROPAGATION_LABEL: &str = "namespace.karmada.io/skip-auto-propagation";
 
 /// Whether the namespace controller propagates the object (`apiVersion`, `kind`, `name`,
-/// `labels`) to every member cluster.
-pub fn auto_propagated(api_version: &str, kind: &str, name: &str, labels: &StringMap) -> bool {
+/// `labels`) to every member cluster, skipping the namespaces `filters` skip
+/// (`--skipped-propagating-namespaces`).
+pub fn auto_propagated(
+    api_version: &str,
+    kind: &str,
+    name: &str,
+    labels: &StringMap,
+    filters: &Filters,
+) -> bool {
     api_version == "v1"
         && kind == "Namespace"
         && !reserved(name)
         && name != "default"
-        // The default `--skipped-propagating-namespaces`, `^kube-.*$`.
-        && !name.starts_with("kube-")
+        && filters.skipped_namespace(name).is_none()
         && !labels
             .get(SKIP_AUTO_PROPAGATION_LABEL)
             .is_some_and(|v| v.eq_ignore_ascii_case("true"))
@@ -43,7 +51,13 @@ pub fn synced(state: &super::state::State, t: &super::state::TemplateEntry) -> b
         .flags()
         .why_no_namespace_controller()
         .is_none();
-    runs && auto_propagated(&t.api_version, &t.kind, &t.name, &t.labels)
+    runs && auto_propagated(
+        &t.api_version,
+        &t.kind,
+        &t.name,
+        &t.labels,
+        &state.options.filters,
+    )
 }
 
 /// `names.IsReservedNamespace`.
@@ -62,6 +76,10 @@ mod tests {
     #[test]
     fn every_namespace_but_the_reserved_the_skipped_and_the_labelled() {
         let none = labels(&[]);
+        let defaults = Filters::default();
+        let auto_propagated = |api: &str, kind: &str, name: &str, labels: &StringMap| {
+            auto_propagated(api, kind, name, labels, &defaults)
+        };
         assert!(auto_propagated("v1", "Namespace", "shop", &none));
         for skipped in [
             "default",
@@ -83,5 +101,21 @@ mod tests {
         let not_skip = labels(&[(SKIP_AUTO_PROPAGATION_LABEL, "false")]);
         assert!(auto_propagated("v1", "Namespace", "shop", &not_skip));
         assert!(!auto_propagated("apps/v1", "Deployment", "shop", &none));
+    }
+
+    /// `--skipped-propagating-namespaces` replaces its default: `kube-system` is copied unless
+    /// listed, and the listed ones are not; `default` and the reserved ones never are.
+    #[test]
+    fn the_flag_replaces_the_default_skipped_namespaces() {
+        let none = labels(&[]);
+        let set = Filters::new(&["ns1".into(), "team-.*".into()], &[]).unwrap();
+        let copied = |name: &str| auto_propagated("v1", "Namespace", name, &none, &set);
+        assert!(copied("kube-system"));
+        assert!(copied("shop"));
+        assert!(!copied("ns1"));
+        assert!(!copied("team-a"));
+        assert!(copied("my-team-a"), "anchored");
+        assert!(!copied("default"));
+        assert!(!copied("karmada-system"));
     }
 }

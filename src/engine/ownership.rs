@@ -39,6 +39,7 @@ pub struct OwnershipChange {
 pub fn engine_options(gates: &GateSet) -> Options {
     Options {
         gates: gates.clone(),
+        filters: super::claim::Filters::of_flags(gates.flags()),
         ..Options::default()
     }
 }

@@ -13,6 +13,13 @@
 //!   NoExecute taint only with it (`pkg/controllers/cluster/taint_manager.go:114-117`). Before
 //!   v1.14.0 there was no such flag: the gate was enough.
 //!
+//! - `--skipped-propagating-namespaces` (every release, default `kube-.*`): the namespaces whose
+//!   objects the detector ignores (`pkg/detector/detector.go` `EventFilter`) and the namespace
+//!   controller does not copy (`namespace_sync_controller.go` `namespaceShouldBeSynced`), each a
+//!   regular expression compiled as `^EXPR$` (`cmd/controller-manager/app/options/options.go`
+//!   `SkippedNamespacesRegexps`). Setting it replaces the default: `kube-system` is then
+//!   propagated unless listed.
+//!
 //! A value is read as pflag reads a bool flag: `--NAME` alone is true, `--NAME=VALUE` takes
 //! what `strconv.ParseBool` takes (`vendor/github.com/spf13/pflag/flag.go:1013-1023`, `bool.go`);
 //! `_` and `-` are the same in a name (component-base `cli.Run` normalizes with
@@ -32,6 +39,32 @@ pub const TAINT_MANAGER: &str = "enable-taint-manager";
 /// `--controllers`, read for one answer: whether the `namespace` controller runs (the value
 /// kept is that, not the list; [`namespace_controller_runs`]).
 pub const CONTROLLERS: &str = "controllers";
+
+/// `--skipped-propagating-namespaces`, without its dashes: a list of regular expressions.
+pub const SKIPPED_NAMESPACES: &str = "skipped-propagating-namespaces";
+
+/// `--skipped-propagating-namespaces`' default (options.go: `[]string{"kube-.*"}`).
+pub const DEFAULT_SKIPPED_NAMESPACES: &[&str] = &["kube-.*"];
+
+/// A `--skipped-propagating-namespaces` value as pflag's string slice reads it: comma-separated,
+/// spaces kept (`stringSliceValue.Set` reads one CSV record; an empty value is an empty list).
+/// A second occurrence on one command line appends to the first (`Set` once `changed`).
+pub fn parse_skipped_namespaces(value: &str) -> Vec<String> {
+    if value.is_empty() {
+        return Vec::new();
+    }
+    value.split(',').map(str::to_string).collect()
+}
+
+/// Why karmada-controller-manager refuses a `--skipped-propagating-namespaces` entry, if it does:
+/// it validates each as `^EXPR$` (`cmd/controller-manager/app/options/validation.go`, "Invalid
+/// namespace regular expression"). Rust's and Go's regular expressions share the syntax RE2
+/// defines; a pattern one accepts and the other refuses is reported as the one refuses.
+pub fn invalid_namespace_pattern(pattern: &str) -> Option<String> {
+    regex::Regex::new(&format!("^{pattern}$"))
+        .err()
+        .map(|e| format!("Invalid namespace regular expression `{pattern}`: {e}"))
+}
 
 /// Whether `--controllers=LIST` runs the `namespace` controller, as karmada-controller-manager
 /// decides it (`IsControllerEnabled`, pkg/controllers/context/context.go): the first `namespace`
@@ -74,10 +107,21 @@ pub struct FlagValue {
     pub from: String,
 }
 
-/// The flags as set, each with where, by canonical name ([`ControllerFlags::NAMES`]); a flag
-/// not set has Karmada's default.
+/// A list flag's value and where it was set.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ListValue {
+    pub values: Vec<String>,
+    pub from: String,
+}
+
+/// The flags as set, each with where: the bool ones and `--controllers` by canonical name
+/// ([`ControllerFlags::NAMES`]), and `--skipped-propagating-namespaces`; a flag not set has
+/// Karmada's default.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct ControllerFlags(BTreeMap<&'static str, FlagValue>);
+pub struct ControllerFlags {
+    bools: BTreeMap<&'static str, FlagValue>,
+    skipped_namespaces: Option<ListValue>,
+}
 
 /// A flag the release's karmada-controller-manager does not have: it refuses to start with it
 /// (pflag: `unknown flag: --NAME`).
@@ -108,27 +152,55 @@ impl ControllerFlags {
         let Some(name) = canonical else {
             return false;
         };
-        self.0.insert(name, FlagValue { value, from });
+        self.bools.insert(name, FlagValue { value, from });
         true
+    }
+
+    /// Sets `--skipped-propagating-namespaces` (patterns checked by the caller with
+    /// [`invalid_namespace_pattern`]).
+    pub fn set_skipped_namespaces(&mut self, values: Vec<String>, from: String) {
+        self.skipped_namespaces = Some(ListValue { values, from });
     }
 
     /// Flag `name` (a canonical name) as set; `None`: Karmada's default.
     pub fn get(&self, name: &str) -> Option<&FlagValue> {
-        self.0.get(name)
+        self.bools.get(name)
+    }
+
+    /// `--skipped-propagating-namespaces` as set; `None`: the default,
+    /// [`DEFAULT_SKIPPED_NAMESPACES`].
+    pub fn skipped_namespaces_set(&self) -> Option<&ListValue> {
+        self.skipped_namespaces.as_ref()
+    }
+
+    /// The `--skipped-propagating-namespaces` patterns in effect.
+    pub fn skipped_namespaces(&self) -> Vec<String> {
+        match &self.skipped_namespaces {
+            Some(l) => l.values.clone(),
+            None => DEFAULT_SKIPPED_NAMESPACES
+                .iter()
+                .map(|p| p.to_string())
+                .collect(),
+        }
     }
 
     /// `other`'s flags over these, flag by flag (a later source wins, as for gates).
     pub fn overlay(&mut self, other: &ControllerFlags) {
-        self.0.extend(other.0.iter().map(|(k, v)| (*k, v.clone())));
+        self.bools
+            .extend(other.bools.iter().map(|(k, v)| (*k, v.clone())));
+        if other.skipped_namespaces.is_some() {
+            self.skipped_namespaces
+                .clone_from(&other.skipped_namespaces);
+        }
     }
 
-    /// The flags set, by name.
+    /// The bool flags and `--controllers` set, by name.
     pub fn iter(&self) -> impl Iterator<Item = (&'static str, &FlagValue)> {
-        self.0.iter().map(|(k, v)| (*k, v))
+        self.bools.iter().map(|(k, v)| (*k, v))
     }
 
     pub fn is_empty(&self) -> bool {
-        self.0.is_empty()
+        self.bools.is_empty() && self.skipped_namespaces.is_none()
     }
 
     /// The flags set that `version`'s karmada-controller-manager does not have.
@@ -147,7 +219,7 @@ impl ControllerFlags {
     /// These flags without those `version` does not have.
     pub fn known_in(&self, version: KarmadaVersion) -> ControllerFlags {
         let mut known = self.clone();
-        known.0.retain(|name, _| since(name) <= version);
+        known.bools.retain(|name, _| since(name) <= version);
         known
     }
 

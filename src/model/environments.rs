@@ -450,6 +450,7 @@ mod tests {
             release: None,
             gates: Default::default(),
             flags: Default::default(),
+            skipped_namespaces: None,
             schedulers: scheduler
                 .map(|n| Setting {
                     value: n.to_string(),

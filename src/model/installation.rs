@@ -49,7 +49,8 @@
 use std::collections::BTreeMap;
 
 use super::controller_flags::{
-    is_flag, namespace_controller_runs, parse_bool, ControllerFlags, CONTROLLERS,
+    invalid_namespace_pattern, is_flag, namespace_controller_runs, parse_bool,
+    parse_skipped_namespaces, ControllerFlags, CONTROLLERS, SKIPPED_NAMESPACES,
 };
 use super::schedulers::{Schedulers, DEFAULT_SCHEDULER};
 use super::KarmadaVersion;
@@ -103,6 +104,8 @@ pub struct Installation {
     /// karmada-controller-manager's flags read ([`ControllerFlags::NAMES`]), by name without
     /// dashes.
     pub flags: BTreeMap<String, Setting<bool>>,
+    /// karmada-controller-manager's `--skipped-propagating-namespaces`, if set.
+    pub skipped_namespaces: Option<Setting<Vec<String>>>,
     /// The names its karmada-schedulers run with other than `default-scheduler`
     /// (`--scheduler-name`), in the order read.
     pub schedulers: Vec<Setting<String>>,
@@ -123,6 +126,7 @@ pub fn detect(root: &Node, locate: &dyn Fn(Span) -> Origin) -> Option<Installati
         locate,
         gates: BTreeMap::new(),
         flags: BTreeMap::new(),
+        skipped_namespaces: None,
         schedulers: Vec::new(),
         release: None,
         notes: Vec::new(),
@@ -151,6 +155,7 @@ pub fn detect(root: &Node, locate: &dyn Fn(Span) -> Origin) -> Option<Installati
         release: found.release,
         gates: found.gates,
         flags: found.flags,
+        skipped_namespaces: found.skipped_namespaces,
         schedulers: found.schedulers,
         notes: found.notes,
     })
@@ -215,6 +220,7 @@ struct Found<'a> {
     locate: &'a dyn Fn(Span) -> Origin,
     gates: BTreeMap<String, Setting<bool>>,
     flags: BTreeMap<String, Setting<bool>>,
+    skipped_namespaces: Option<Setting<Vec<String>>>,
     schedulers: Vec<Setting<String>>,
     release: Option<Setting<KarmadaVersion>>,
     notes: Vec<String>,
@@ -417,6 +423,8 @@ impl Found<'_> {
             self.flag(&text, at);
         } else if is_flag(name, CONTROLLERS) {
             self.controllers(&text, at);
+        } else if is_flag(name, SKIPPED_NAMESPACES) {
+            self.skipped_namespaces(&text, at, false);
         } else {
             self.controller_flag(name, Some(&text), at);
         }
@@ -436,6 +444,40 @@ impl Found<'_> {
                 at,
             },
         );
+    }
+
+    /// `--skipped-propagating-namespaces=LIST`; `appends` for a second occurrence on one command
+    /// line, which pflag adds to the first. A list with a variable is not read; a pattern
+    /// karmada-controller-manager refuses is a note (it does not start).
+    fn skipped_namespaces(&mut self, list: &str, at: Span, appends: bool) {
+        if list.contains("$(") || list.contains("{{") {
+            return;
+        }
+        let patterns = parse_skipped_namespaces(list);
+        let refused: Vec<String> = patterns
+            .iter()
+            .filter_map(|p| invalid_namespace_pattern(p))
+            .collect();
+        if !refused.is_empty() {
+            self.notes.push(format!(
+                "`--{SKIPPED_NAMESPACES}={list}`: {}: karmada-controller-manager refuses to start",
+                refused.join("; ")
+            ));
+            return;
+        }
+        let at = (self.locate)(at);
+        match self.skipped_namespaces.as_mut().filter(|_| appends) {
+            Some(set) => {
+                set.value.extend(patterns);
+                set.at = at;
+            }
+            None => {
+                self.skipped_namespaces = Some(Setting {
+                    value: patterns,
+                    at,
+                })
+            }
+        }
     }
 
     /// A Karmada resource of the operator.
@@ -522,11 +564,17 @@ impl Found<'_> {
         }
         let args = container_args(c);
         let mut rest = args.iter();
+        let mut skipped_seen = false;
         while let Some(a) = rest.next() {
             let Some((name, value)) = a.as_str().and_then(long_flag) else {
                 continue;
             };
-            if is_flag(name, "feature-gates") {
+            if is_flag(name, SKIPPED_NAMESPACES) {
+                if let Some((v, at)) = string_flag(value, a.span, &mut rest) {
+                    self.skipped_namespaces(v, at, skipped_seen);
+                    skipped_seen = true;
+                }
+            } else if is_flag(name, "feature-gates") {
                 if let Some((v, at)) = string_flag(value, a.span, &mut rest) {
                     self.flag(v, at);
                 }
@@ -956,6 +1004,13 @@ impl RepositorySettings {
         for (name, s) in self.installation.iter().flat_map(|i| &i.flags) {
             flags.set(name, s.value, s.at.to_string());
         }
+        if let Some(s) = self
+            .installation
+            .as_ref()
+            .and_then(|i| i.skipped_namespaces.as_ref())
+        {
+            flags.set_skipped_namespaces(s.value.clone(), s.at.to_string());
+        }
         flags
     }
 
@@ -996,6 +1051,13 @@ impl RepositorySettings {
                 CONTROLLERS => format!("--{name} without the namespace controller ({})", s.at),
                 _ => format!("--{name}={} ({})", s.value, s.at),
             });
+        }
+        if let Some(s) = &i.skipped_namespaces {
+            parts.push(format!(
+                "--{SKIPPED_NAMESPACES}={} ({})",
+                s.value.join(","),
+                s.at
+            ));
         }
         if parts.is_empty() {
             parts.push("no release or feature gate".into());
@@ -1117,6 +1179,59 @@ mod tests {
         let d = detect_in("apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: karmada-controller-manager, namespace: karmada-system}\nspec:\n  template:\n    spec:\n      containers:\n        - name: karmada-controller-manager\n          image: docker.io/karmada/karmada-controller-manager:v1.14.1\n          command:\n            - /bin/karmada-controller-manager\n            - --feature-gates=Failover=true,GracefulEviction=true\n").unwrap();
         assert_eq!(d.release.unwrap().value, KarmadaVersion::new(1, 14));
         assert_eq!(d.gates["Failover"].at.line, 12);
+    }
+
+    /// `--skipped-propagating-namespaces` from a Deployment's arguments (a second occurrence
+    /// appends, as pflag's string slice does), the chart's `extraCommandArgs` and the operator's
+    /// `extraArgs`; a pattern karmada-controller-manager refuses is a note, not a setting.
+    #[test]
+    fn the_skipped_namespaces_are_read_where_the_controllers_list_is() {
+        let deployment = |args: &str| {
+            detect_in(&format!("apiVersion: apps/v1\nkind: Deployment\nmetadata: {{name: karmada-controller-manager, namespace: karmada-system}}\nspec:\n  template:\n    spec:\n      containers:\n        - name: karmada-controller-manager\n          image: docker.io/karmada/karmada-controller-manager:v1.14.1\n          command: [/bin/karmada-controller-manager, {args}]\n")).unwrap()
+        };
+        let skipped = |i: &Installation| i.skipped_namespaces.as_ref().map(|s| s.value.clone());
+        assert_eq!(
+            skipped(&deployment("'--skipped-propagating-namespaces=a,b-.*'")),
+            Some(vec!["a".to_string(), "b-.*".to_string()])
+        );
+        assert_eq!(
+            skipped(&deployment(
+                "--skipped-propagating-namespaces=a, --skipped_propagating_namespaces, c"
+            )),
+            Some(vec!["a".to_string(), "c".to_string()])
+        );
+        assert_eq!(
+            skipped(&deployment("--skipped-propagating-namespaces=")),
+            Some(vec![])
+        );
+        let refused = deployment("'--skipped-propagating-namespaces=team-(a'");
+        assert_eq!(skipped(&refused), None);
+        assert!(
+            refused.notes[0].contains("Invalid namespace regular expression `team-(a`")
+                && refused.notes[0].ends_with("karmada-controller-manager refuses to start"),
+            "{:?}",
+            refused.notes
+        );
+        let chart = detect_in("apiVersion: helm.toolkit.fluxcd.io/v2\nkind: HelmRelease\nmetadata: {name: karmada}\nspec:\n  chart: {spec: {chart: karmada, version: v1.17.0}}\n  values:\n    controllerManager:\n      extraCommandArgs: {skipped-propagating-namespaces: 'kube-.*,sandbox'}\n").unwrap();
+        assert_eq!(
+            skipped(&chart),
+            Some(vec!["kube-.*".to_string(), "sandbox".to_string()])
+        );
+        let op = detect_in("apiVersion: operator.karmada.io/v1alpha1\nkind: Karmada\nmetadata: {name: k}\nspec:\n  components:\n    karmadaControllerManager:\n      extraArgs: {skipped-propagating-namespaces: sandbox}\n").unwrap();
+        assert_eq!(skipped(&op), Some(vec!["sandbox".to_string()]));
+        let settings = RepositorySettings::of(vec![chart]);
+        assert_eq!(
+            settings.flags().skipped_namespaces(),
+            ["kube-.*", "sandbox"]
+        );
+        assert!(
+            settings
+                .describe()
+                .unwrap()
+                .contains("--skipped-propagating-namespaces=kube-.*,sandbox (f.yaml:8)"),
+            "{:?}",
+            settings.describe()
+        );
     }
 
     /// `--controllers` is kept as whether the namespace controller runs: in a Deployment's

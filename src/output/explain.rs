@@ -9,6 +9,7 @@ use crate::engine::explain::{Explanation, Note, OwnerHow, Why};
 use crate::engine::rank::Decider;
 use crate::engine::selector::ImplicitPriority;
 use crate::engine::simulate::BlockReason;
+use crate::model::controller_flags::SKIPPED_NAMESPACES;
 use crate::model::feature_gates::GateSet;
 use crate::model::{PolicyKind, PolicyRef};
 
@@ -300,19 +301,23 @@ pub fn to_json(e: &Explanation) -> Value {
 }
 
 /// The Karmada an answer assumes: `{"version", "featureGates": {NAME: bool}, "controllerManagerFlags":
-/// {NAME: bool}}`, every gate of the release with its value in effect and the flags set (the
-/// others keep Karmada's default), from `--karmada-version`, `--feature-gates`, the
-/// configuration or the repository's installation, as `lint` judges the same inputs.
+/// {NAME: bool, "skipped-propagating-namespaces"?: [PATTERN]}}`, every gate of the release with
+/// its value in effect and the flags set (the others keep Karmada's default), from
+/// `--karmada-version`, `--feature-gates`, the configuration or the repository's installation,
+/// as `lint` judges the same inputs.
 pub fn assumed_json(gates: &GateSet) -> Value {
     let gate_values: serde_json::Map<String, Value> = gates
         .values()
         .map(|(name, on)| (name.to_string(), json!(on)))
         .collect();
-    let flags: serde_json::Map<String, Value> = gates
+    let mut flags: serde_json::Map<String, Value> = gates
         .flags()
         .iter()
         .map(|(name, f)| (name.to_string(), json!(f.value)))
         .collect();
+    if let Some(skipped) = gates.flags().skipped_namespaces_set() {
+        flags.insert(SKIPPED_NAMESPACES.to_string(), json!(skipped.values));
+    }
     json!({
         "version": gates.version.to_string(),
         "featureGates": gate_values,

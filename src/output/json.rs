@@ -83,7 +83,8 @@ struct Report<'a> {
 /// are linted), the release it was linted for, the repository's Karmada installation read
 /// for it (`null` when none): `{"object","file","line","release":{"version","file","line"}?,
 /// "featureGates":[{"name","enabled","file","line"}],
-/// "controllerManagerFlags":[{"name","value","file","line"}]}`, and the scheduler names its
+/// "controllerManagerFlags":[{"name","value","file","line"}]}` (`value` a bool, or for
+/// `skipped-propagating-namespaces` its patterns), and the scheduler names its
 /// karmada-schedulers serve besides `default-scheduler` (a karmada-scheduler Deployment's
 /// `--scheduler-name`, the operator's extraArgs): `[{"name","object","file","line"}]` (the
 /// configuration's `schedulers:` are not repeated), and where its roots that did not render are
@@ -121,7 +122,12 @@ fn installation_json(i: &crate::model::installation::Installation) -> serde_json
             "value": f.value,
             "file": f.at.file,
             "line": f.at.line,
-        })).collect::<Vec<_>>(),
+        })).chain(i.skipped_namespaces.iter().map(|s| serde_json::json!({
+            "name": crate::model::controller_flags::SKIPPED_NAMESPACES,
+            "value": s.value,
+            "file": s.at.file,
+            "line": s.at.line,
+        }))).collect::<Vec<_>>(),
     })
 }
 
