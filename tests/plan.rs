@@ -1469,6 +1469,8 @@ fn a_root_that_did_not_render_is_not_compared() {
         ),
         "{out}"
     );
+    // Nor is it counted among the documents linted.
+    assert!(out.contains(" (0 documents, 0 policies)\n"), "{out}");
 }
 
 /// A partial clone (`git clone --filter=blob:limit=...`) lacks the large blobs its filter left

@@ -270,6 +270,10 @@ pub fn lint_repository(req: &RepositoryRequest<'_>) -> Result<RepoLinted, Unknow
             .iter()
             .map(|f| failure_finding(&mapper, f))
             .collect();
+        // A plain file of data (a values file, kubectl's explain text) is skipped: it does not
+        // make the environment linted, nor is it counted among the documents linted.
+        let nothing_rendered =
+            env.rendered.is_empty() && !env.plain.iter().any(|(l, _)| l.holds_objects());
         out.described.push(EnvironmentInfo {
             name: plan.name.clone(),
             target: plan.target.to_string(),
@@ -290,16 +294,13 @@ pub fn lint_repository(req: &RepositoryRequest<'_>) -> Result<RepoLinted, Unknow
                     inputs: failure.inputs,
                 })
                 .collect(),
-            // A plain file of data (a values file, kubectl's explain text) is skipped: it
-            // does not make the environment linted.
-            nothing_rendered: env.rendered.is_empty()
-                && !env.plain.iter().any(|(l, _)| l.holds_objects()),
+            nothing_rendered,
         });
         if karmada {
             read_settings.push((plan.name.clone(), settings.clone()));
             // A plain file's documents as the environment receives them: one a Flux variable
             // made unreadable before substitution counts once substituted. Each file once.
-            for (l, _) in &env.plain {
+            for (l, _) in env.plain.iter().filter(|_| !nothing_rendered) {
                 if counted.insert(l.source.name.clone()) {
                     out.documents += l.documents.len();
                 }
