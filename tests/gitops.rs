@@ -1132,6 +1132,60 @@ fn a_symlink_inside_the_repository_renders_in_git_modes_as_in_the_working_tree()
     assert_eq!(o.status.code(), Some(0), "{}{}", stdout(&o), stderr(&o));
 }
 
+/// A kustomization whose resource is a committed link out of the repository (`app/ln ->
+/// ../../outside`) is refused alike in the working tree and in a revision, and an unchanged
+/// tree plans no change: what the link leads to is no part of the revision (a checkout
+/// elsewhere does not have it), so it does not make the two sides' failures differ.
+#[test]
+fn a_kustomize_link_out_of_the_repository_plans_no_change_on_an_unchanged_tree() {
+    let test = "a_kustomize_link_out_of_the_repository_plans_no_change_on_an_unchanged_tree";
+    if !kustomize_available(test) {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().join("repo");
+    write(
+        dir.path(),
+        &[
+            ("outside/kustomization.yaml", "resources: [pp.yaml]\n"),
+            ("outside/pp.yaml", "apiVersion: policy.karmada.io/v1alpha1\nkind: PropagationPolicy\nmetadata: {name: outside, namespace: default}\nspec:\n  resourceSelectors: [{apiVersion: v1, kind: ConfigMap, name: settings}]\n"),
+            ("repo/app/kustomization.yaml", "resources: [ln]\n"),
+            ("repo/base/kustomization.yaml", "resources: [cm.yaml]\n"),
+            ("repo/base/cm.yaml", "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: settings, namespace: default}\n"),
+        ],
+    );
+    std::os::unix::fs::symlink("../../outside", root.join("app/ln")).unwrap();
+    git(&root, &["init", "-q", "-b", "main"]);
+    git(&root, &["add", "-A"]);
+    git(&root, &["commit", "-qm", "app"]);
+    let run = |args: &[&str]| {
+        bin()
+            .args(args)
+            .current_dir(&root)
+            .env("NO_COLOR", "1")
+            .output()
+            .unwrap()
+    };
+    let worktree = run(&["lint", "."]);
+    assert_eq!(worktree.status.code(), Some(1), "{}", stdout(&worktree));
+    assert!(
+        stdout(&worktree).contains("refused to render: `ln` is outside the repository"),
+        "{}",
+        stdout(&worktree)
+    );
+    let revision = run(&["lint", "--rev", "HEAD", "."]);
+    assert_eq!(stdout(&revision), stdout(&worktree));
+    let o = run(&["plan", "--base", "HEAD"]);
+    assert_eq!(o.status.code(), Some(0), "{}{}", stdout(&o), stderr(&o));
+    assert!(
+        stdout(&o).contains("\n  app   no change\n"),
+        "{}",
+        stdout(&o)
+    );
+    let o = run(&["lint", "--base", "HEAD", "."]);
+    assert_eq!(o.status.code(), Some(0), "{}{}", stdout(&o), stderr(&o));
+}
+
 /// A chart's `file://` dependency outside the repository is refused, never built: the linter
 /// runs on untrusted pull requests and reads nothing outside the repository.
 #[test]

@@ -30,10 +30,13 @@ pub struct RenderFailure {
 /// root is never taken for unchanged.
 const MAX_DIGEST_FILES: usize = 5_000;
 
-/// What the build of the kustomization in `dir` reads of the repository: the directories of
-/// every kustomization it builds on, and every file they name, wherever it lies
-/// (`../shared/pp.yaml`).
-pub fn build_reads(repo: &Repository, dir: &Path) -> Vec<PathBuf> {
+/// What the build of the kustomization in `dir` reads of the repository at `root`: the
+/// directories of every kustomization it builds on, and every file they name, wherever it lies
+/// in the repository (`../shared/pp.yaml`). What leads outside it (a link out of the
+/// repository) is left out: a checkout of the revision elsewhere (Flux's, or the tree a git
+/// mode writes) does not have it, and the build is refused for it whatever it holds, so the
+/// same tree digests alike in the working tree and in a revision.
+pub fn build_reads(repo: &Repository, dir: &Path, root: &Path) -> Vec<PathBuf> {
     let closure = repo.closure(dir);
     let named = closure
         .iter()
@@ -41,6 +44,9 @@ pub fn build_reads(repo: &Repository, dir: &Path) -> Vec<PathBuf> {
         .flat_map(|k| k.files.iter().cloned());
     let mut reads: Vec<PathBuf> = named.collect();
     reads.extend(closure);
+    let cwd = std::env::current_dir().unwrap_or_default();
+    let root = super::resolve_links(&cwd.join(root));
+    reads.retain(|p| super::resolve_links(&cwd.join(p)).starts_with(&root));
     reads
 }
 

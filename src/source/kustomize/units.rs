@@ -297,7 +297,11 @@ pub fn output(repo: &Repository, unit: &Unit, renders: &mut Renders) -> Output {
                 Output::Rendered(r)
             }
             Some(Err(e)) => Output::Failed(RenderFailure {
-                inputs: failure::inputs_digest(&failure::build_reads(repo, &spec.dir)),
+                inputs: failure::inputs_digest(&failure::build_reads(
+                    repo,
+                    &spec.dir,
+                    &renders.confine,
+                )),
                 ..failure::locate(repo, &spec.dir, e)
             }),
             None => Output::Nothing,
