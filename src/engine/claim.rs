@@ -241,8 +241,9 @@ impl Filters {
     ) -> Result<Filters, regex::Error> {
         let skipped_namespaces = skipped_namespaces
             .iter()
-            // `SkippedNamespacesRegexps` (options.go): `^EXPR$` as written, so that an
-            // alternation `a|b` anchors its first branch at the start only, as in Karmada.
+            // `SkippedNamespacesRegexps` (options.go): `^EXPR$` as written, so that in an
+            // alternation `a|b` only the first branch is anchored at the start and only the
+            // last at the end, as in Karmada.
             .map(|p| Regex::new(&format!("^{p}$")))
             .collect::<Result<_, _>>()?;
         // NewSkippedResourceConfig (apigroup.go:54-76).
