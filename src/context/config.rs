@@ -26,8 +26,8 @@ use globset::{Glob, GlobSet, GlobSetBuilder};
 use serde::Deserialize;
 
 use crate::model::controller_flags::{
-    invalid_namespace_pattern, is_flag, parse_skipped_namespaces, ControllerFlags,
-    SKIPPED_NAMESPACES,
+    invalid_namespace_pattern, is_flag, namespace_controller_runs, parse_skipped_namespaces,
+    ControllerFlags, CONTROLLERS, SKIPPED_NAMESPACES,
 };
 use crate::model::feature_gates::GateValues;
 use crate::model::schedulers::Schedulers;
@@ -67,7 +67,7 @@ pub enum ConfigError {
     KarmadaVersion { at: String, message: String },
     #[error("{at}: unknown rule `{id}` (see `kubectl karmada-policy lint --list-rules`)")]
     UnknownRule { at: String, id: String },
-    #[error("{at}: `{name}` is not a karmada-controller-manager flag this tool reads (it reads: {}, {SKIPPED_NAMESPACES})", ControllerFlags::NAMES.join(", "))]
+    #[error("{at}: `{name}` is not a karmada-controller-manager flag this tool reads (it reads: {}, {CONTROLLERS}, {SKIPPED_NAMESPACES})", ControllerFlags::NAMES.join(", "))]
     UnknownFlag { at: String, name: String },
     /// A flag this tool reads, with a value karmada-controller-manager refuses.
     #[error("{at}: {message}")]
@@ -290,11 +290,14 @@ impl Config {
             let line = doc.root.locate(&key).start.line;
             let from = format!("{name}:{line}");
             let field = format!("controllerManagerFlags.{flag}");
-            // The bool flags, and `--skipped-propagating-namespaces` as its text; `--controllers`
-            // is read from the installation only.
+            // The bool flags, and the list flags as their text: `--skipped-propagating-namespaces`
+            // and `--controllers` (kept as whether the namespace controller runs).
             match value {
                 RawFlag::Bool(on) if ControllerFlags::canonical(flag).is_some() => {
                     controller_flags.set(flag, *on, from);
+                }
+                RawFlag::Text(list) if is_flag(flag, CONTROLLERS) => {
+                    controller_flags.set(CONTROLLERS, namespace_controller_runs(list), from);
                 }
                 RawFlag::Text(list) if is_flag(flag, SKIPPED_NAMESPACES) => {
                     let patterns = parse_skipped_namespaces(list);
@@ -312,6 +315,12 @@ impl Config {
                     return Err(ConfigError::FlagValue {
                         at: at(&field),
                         message: format!("--{SKIPPED_NAMESPACES} takes a comma-separated list of regular expressions, not a bool"),
+                    });
+                }
+                RawFlag::Bool(_) if is_flag(flag, CONTROLLERS) => {
+                    return Err(ConfigError::FlagValue {
+                        at: at(&field),
+                        message: format!("--{CONTROLLERS} takes a comma-separated list of controllers (`*,-namespace`), not a bool"),
                     });
                 }
                 RawFlag::Text(text) if ControllerFlags::canonical(flag).is_some() => {
@@ -542,7 +551,7 @@ mod tests {
         )
         .unwrap_err()
         .to_string();
-        assert_eq!(err, "c.yaml:2:3: `cluster-monitor-period` is not a karmada-controller-manager flag this tool reads (it reads: enable-no-execute-taint-eviction, enable-taint-manager, skipped-propagating-namespaces)");
+        assert_eq!(err, "c.yaml:2:3: `cluster-monitor-period` is not a karmada-controller-manager flag this tool reads (it reads: enable-no-execute-taint-eviction, enable-taint-manager, controllers, skipped-propagating-namespaces)");
         let err = Config::parse(
             "c.yaml",
             "controllerManagerFlags: {enable-no-execute-taint-eviction: 'yes'}\n",
@@ -558,9 +567,10 @@ mod tests {
     }
 
     /// `skipped-propagating-namespaces` takes the flag's text: comma-separated patterns, each
-    /// one karmada-controller-manager compiles (else it refuses to start, and so does this).
+    /// one karmada-controller-manager compiles (else it refuses to start, and so does this);
+    /// `controllers` its list.
     #[test]
-    fn skipped_propagating_namespaces_as_text() {
+    fn list_flags_as_text() {
         let parse = |text: &str| Config::parse("c.yaml", text, Path::new("."), &known);
         let c =
             parse("controllerManagerFlags:\n  skipped-propagating-namespaces: kube-.*,sandbox\n")
@@ -583,13 +593,19 @@ mod tests {
             .unwrap_err()
             .to_string();
         assert_eq!(err, "c.yaml:1:26: --skipped-propagating-namespaces takes a comma-separated list of regular expressions, not a bool");
-        let err = parse("controllerManagerFlags: {controllers: '*,-namespace'}\n")
-            .unwrap_err()
-            .to_string();
-        assert!(
-            err.contains("`controllers` is not a karmada-controller-manager flag this tool reads"),
-            "{err}"
-        );
+        // `--controllers` as its text too, kept as whether the namespace controller runs.
+        let c = parse("controllerManagerFlags: {controllers: '*,-namespace'}\n").unwrap();
+        assert!(c
+            .controller_flags
+            .why_no_namespace_controller()
+            .unwrap()
+            .ends_with("(c.yaml:1)"));
+        assert!(parse("controllerManagerFlags: {controllers: '*'}\n")
+            .unwrap()
+            .controller_flags
+            .why_no_namespace_controller()
+            .is_none());
+        assert!(parse("controllerManagerFlags: {controllers: false}\n").is_err());
     }
 
     #[test]
