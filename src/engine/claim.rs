@@ -339,18 +339,21 @@ impl Filters {
                 kind: kind.into(),
             });
         }
+        // `EventFilter` matches every pattern against the object's namespace, "" for a
+        // cluster-scoped one (`ClusterWideKey.Namespace`): a pattern that matches the empty
+        // string (`.*`, or an empty entry of the list, `^$`) hides every cluster-scoped object.
+        if let Some(pattern) = self.skipped_namespace(namespace) {
+            return Some(Excluded::SkippedNamespace {
+                namespace: namespace.into(),
+                pattern: pattern.into(),
+            });
+        }
         if !namespace.is_empty() {
             if namespace == "karmada-system"
                 || namespace == "karmada-cluster"
                 || namespace.starts_with("karmada-es-")
             {
                 return Some(Excluded::ReservedNamespace(namespace.into()));
-            }
-            if let Some(pattern) = self.skipped_namespace(namespace) {
-                return Some(Excluded::SkippedNamespace {
-                    namespace: namespace.into(),
-                    pattern: pattern.into(),
-                });
             }
             if namespace == "kube-system"
                 && api_version == "v1"
@@ -398,6 +401,16 @@ pub enum NeverMatched {
     },
 }
 
+/// A `--skipped-propagating-namespaces` entry as a message shows it: an empty one (`a,` holds
+/// one) as `""`.
+pub fn shown_pattern(pattern: &str) -> &str {
+    if pattern.is_empty() {
+        "\"\""
+    } else {
+        pattern
+    }
+}
+
 impl NeverMatched {
     /// Why, in a sentence that follows "it never matches, because" (no leading capital).
     pub fn reason(&self) -> String {
@@ -411,6 +424,14 @@ impl NeverMatched {
             NeverMatched::Excluded(Excluded::ReservedNamespace(ns)) => format!(
                 "namespace {ns} is reserved by Karmada: the detector ignores every object in it"
             ),
+            NeverMatched::Excluded(Excluded::SkippedNamespace { namespace, pattern })
+                if namespace.is_empty() =>
+            {
+                format!(
+                    "karmada-controller-manager's --skipped-propagating-namespaces ({}) matches the empty namespace of a cluster-scoped object: the detector ignores every cluster-scoped object",
+                    shown_pattern(pattern)
+                )
+            }
             NeverMatched::Excluded(Excluded::SkippedNamespace { namespace, pattern }) => format!(
                 "namespace {namespace} matches karmada-controller-manager's --skipped-propagating-namespaces ({pattern}): the detector ignores every object in it"
             ),
@@ -482,6 +503,14 @@ impl Filters {
                     kind: rs.kind.clone(),
                 });
             }
+            // A skipped pattern that matches the empty namespace hides every cluster-scoped
+            // object (`EventFilter`).
+            if let Some(pattern) = self.skipped_namespace("") {
+                return Some(NeverMatched::Excluded(Excluded::SkippedNamespace {
+                    namespace: String::new(),
+                    pattern: pattern.into(),
+                }));
+            }
         } else if !rs.namespace.is_empty() {
             // A namespace the detector skips holds no template it processes.
             if let Some(e) = self.excluded(
@@ -506,6 +535,49 @@ impl Filters {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// `EventFilter` matches the patterns against a cluster-scoped object's namespace, "":
+    /// `.*`, or an empty entry of the list (`^$`), hides every cluster-scoped object, which
+    /// the default `kube-.*` does not.
+    #[test]
+    fn a_pattern_matching_the_empty_namespace_hides_cluster_scoped_objects() {
+        let none = crate::model::StringMap::new();
+        let release = KarmadaVersion::new(1, 19);
+        let role = |f: &Filters| {
+            f.excluded(
+                "rbac.authorization.k8s.io/v1",
+                "ClusterRole",
+                "",
+                "cr",
+                &none,
+                release,
+            )
+        };
+        assert_eq!(role(&Filters::default()), None);
+        for patterns in [
+            vec![".*".to_string()],
+            vec!["foo".to_string(), String::new()],
+        ] {
+            let f = Filters::new(&patterns, &[]).unwrap();
+            assert!(
+                matches!(role(&f), Some(Excluded::SkippedNamespace { ref namespace, .. }) if namespace.is_empty()),
+                "{patterns:?}"
+            );
+            let rs = ResourceSelector {
+                api_version: "rbac.authorization.k8s.io/v1".into(),
+                kind: "ClusterRole".into(),
+                name: "cr".into(),
+                ..ResourceSelector::default()
+            };
+            let never = f.never_matched(PolicyKind::ClusterPropagationPolicy, &rs, false, release);
+            assert!(
+                never.is_some_and(|n| n
+                    .reason()
+                    .contains("matches the empty namespace of a cluster-scoped object")),
+                "{patterns:?}"
+            );
+        }
+    }
 
     fn map(pairs: &[(&str, &str)]) -> crate::model::StringMap {
         pairs

@@ -43,6 +43,10 @@ fn list(refs: &[PolicyRef]) -> String {
 pub fn excluded_text(e: &Excluded) -> String {
     match e {
         Excluded::ReservedNamespace(ns) => format!("namespace {ns} is reserved by Karmada"),
+        Excluded::SkippedNamespace { namespace, pattern } if namespace.is_empty() => format!(
+            "--skipped-propagating-namespaces entry {} matches the empty namespace of every cluster-scoped object",
+            crate::engine::claim::shown_pattern(pattern)
+        ),
         Excluded::SkippedNamespace { namespace, pattern } => {
             format!("namespace {namespace} matches --skipped-propagating-namespaces={pattern}")
         }
