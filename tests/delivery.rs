@@ -654,6 +654,30 @@ fn explain_lists_named_clusters_as_candidates_when_the_placement_is_not_evaluate
         assert!(out.contains("\nDispatch per cluster:\n"), "{out}");
         assert!(!out.contains("if the placement selects it"), "{out}");
     }
+    // Divided by capacity the Cluster objects do not declare (Aggregated): a cluster left
+    // without replicas is dropped (removeZeroReplicasCluster), so each is a candidate only.
+    let aggregated = std::fs::read_to_string(&file).unwrap().replace(
+        "    clusterAffinity: {clusterNames: [m1, m2, m3]}\n",
+        "    clusterAffinity: {clusterNames: [m1, m2, m3]}\n    replicaScheduling: {replicaSchedulingType: Divided, replicaDivisionPreference: Aggregated}\n",
+    );
+    std::fs::write(&file, aggregated).unwrap();
+    let (code, out, err) = run(
+        &["explain", "deploy/web", "-f", &file, "-f", &clusters],
+        None,
+    );
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        out.contains("  replicas unknown: available capacity decides"),
+        "{out}"
+    );
+    assert!(
+        out.contains("\nDispatch per cluster the placement may select ("),
+        "{out}"
+    );
+    assert!(
+        out.contains("\noverrides for m2 (if the placement selects it):\n"),
+        "{out}"
+    );
 }
 
 /// Without Cluster objects a placement given by a field selector is not evaluated: preempt-check

@@ -314,15 +314,20 @@ pub fn overrides_text(template: &Value, list: &[ClusterOverrides], if_selected: 
 
 /// Whether the clusters listed for the template are candidates of which the placement selects
 /// only some, unknown which: a placement not evaluated for want of Cluster objects that picks
-/// among the clusters it names ([`Delivery::unplaced_picks`]), or spread constraints that pick
-/// among the feasible clusters by score, which is not modelled.
+/// among the clusters it names ([`Delivery::unplaced_picks`]); spread constraints that pick
+/// among the feasible clusters by score, which is not modelled; or a division by capacity the
+/// Cluster objects do not declare, which drops the clusters it leaves without replicas
+/// (`removeZeroReplicasCluster`, pkg/scheduler/core/common.go).
 pub fn selection_unknown(d: &Delivery) -> bool {
-    let picks_by_score = d.placement.as_ref().is_some_and(|p| {
+    let evaluated_undecided = d.placement.as_ref().is_some_and(|p| {
         p.decided.error.is_none()
-            && p.decided.picks.is_some()
-            && !matches!(p.decided.assignment, Some(Outcome::Scheduled(_)))
+            && match &p.decided.assignment {
+                Some(Outcome::Scheduled(_)) => false,
+                Some(Outcome::Unknown { .. } | Outcome::Invalid(_)) => true,
+                Some(Outcome::Failed(_)) | None => p.decided.picks.is_some(),
+            }
     });
-    d.unplaced_picks || picks_by_score
+    d.unplaced_picks || evaluated_undecided
 }
 
 pub fn text(template: &Value, d: &Delivery) -> String {
