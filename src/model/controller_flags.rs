@@ -57,13 +57,26 @@ pub fn parse_skipped_namespaces(value: &str) -> Vec<String> {
 }
 
 /// Why karmada-controller-manager refuses a `--skipped-propagating-namespaces` entry, if it does:
-/// it validates each as `^EXPR$` (`cmd/controller-manager/app/options/validation.go`, "Invalid
-/// namespace regular expression"). Rust's and Go's regular expressions share the syntax RE2
-/// defines; a pattern one accepts and the other refuses is reported as the one refuses.
+/// it validates each as `^EXPR$` with Go's `regexp` (`cmd/controller-manager/app/options/
+/// validation.go`, "Invalid namespace regular expression"). This checks with the regex crate,
+/// whose syntax is RE2's as Go's is, but for two known differences: Go also takes `\Q...\E`
+/// (refused here) and refuses a repetition count over 1000 (taken here).
 pub fn invalid_namespace_pattern(pattern: &str) -> Option<String> {
-    regex::Regex::new(&format!("^{pattern}$"))
-        .err()
-        .map(|e| format!("Invalid namespace regular expression `{pattern}`: {e}"))
+    let e = regex::Regex::new(&format!("^{pattern}$"))
+        .err()?
+        .to_string();
+    // The regex crate draws the pattern with a caret under the fault and ends with
+    // `error: WHY`: one line of a note takes the why.
+    let why = e
+        .lines()
+        .find_map(|l| l.trim().strip_prefix("error: "))
+        .map_or_else(
+            || e.split_whitespace().collect::<Vec<_>>().join(" "),
+            str::to_string,
+        );
+    Some(format!(
+        "Invalid namespace regular expression `{pattern}`: {why}"
+    ))
 }
 
 /// Whether `--controllers=LIST` runs the `namespace` controller, as karmada-controller-manager

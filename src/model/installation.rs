@@ -354,7 +354,20 @@ impl Found<'_> {
                 self.gate(gate, on, value.span);
             }
         } else if let Some(arg) = name.strip_prefix("controllerManager.extraCommandArgs.") {
-            self.extra_arg(arg, value, value.span);
+            // `--set KEY={a,b}` sets a list (helm's strvals), which the chart writes `[a b]`.
+            let listed = value.as_str().and_then(|text| {
+                let items = text.strip_prefix('{')?.strip_suffix('}')?;
+                Some(Node::new(
+                    Value::Seq(
+                        items
+                            .split(',')
+                            .map(|i| Node::new(Value::Str(i.into()), value.span))
+                            .collect(),
+                    ),
+                    value.span,
+                ))
+            });
+            self.extra_arg(arg, listed.as_ref().unwrap_or(value), value.span);
         } else if name == "controllerManager.image.tag" {
             self.controller_image_tag(value);
         } else if name.starts_with("scheduler.extraCommandArgs") {
@@ -416,7 +429,7 @@ impl Found<'_> {
     /// `--NAME=VALUE` (both render it so), `feature-gates` or a flag read; others are no
     /// concern here.
     fn extra_arg(&mut self, name: &str, value: &Node, at: Span) {
-        let Some(text) = value.scalar_text() else {
+        let Some(text) = go_text(value) else {
             return;
         };
         if name == "feature-gates" {
@@ -765,6 +778,20 @@ fn minor_of(text: &str) -> Option<(u32, u32)> {
 /// optional components (charts/karmada/values.yaml), neither runs karmada-controller-manager.
 fn installs_control_plane(values: Option<&Node>) -> bool {
     host_mode(values.and_then(|v| v.get("installMode")))
+}
+
+/// A value as the chart's `--{{ $key }}={{ $value }}` writes it (Go's `%v`): a scalar's text, a
+/// list of scalars as `[a b]` (one argument, which karmada-controller-manager reads as it
+/// reads any value: `--skipped-propagating-namespaces=[a b]` is the one pattern `[a b]`);
+/// `None` for a mapping, which no flag read takes.
+fn go_text(value: &Node) -> Option<String> {
+    match &value.value {
+        Value::Seq(items) => {
+            let items: Option<Vec<String>> = items.iter().map(go_text).collect();
+            Some(format!("[{}]", items?.join(" ")))
+        }
+        _ => value.scalar_text().map(|t| t.into_owned()),
+    }
 }
 
 /// Whether an `installMode` value (none: the default) is `host`.
@@ -1217,6 +1244,25 @@ mod tests {
             skipped(&chart),
             Some(vec!["kube-.*".to_string(), "sandbox".to_string()])
         );
+        // A list in the values, or `{a,b}` set as a parameter, is written `[a b]` by the
+        // chart: one pattern, a character class (`[sandbox tools-a]` does not even compile:
+        // `s-a` is no range, and karmada-controller-manager refuses to start).
+        let listed = |values: &str| {
+            detect_in(&format!("apiVersion: helm.toolkit.fluxcd.io/v2\nkind: HelmRelease\nmetadata: {{name: karmada}}\nspec:\n  chart: {{spec: {{chart: karmada, version: v1.17.0}}}}\n  values:\n    controllerManager:\n      extraCommandArgs: {{skipped-propagating-namespaces: {values}}}\n")).unwrap()
+        };
+        assert_eq!(
+            skipped(&listed("[sandbox, tools]")),
+            Some(vec!["[sandbox tools]".to_string()])
+        );
+        let refused = listed("[sandbox, tools-a]");
+        assert_eq!(skipped(&refused), None);
+        assert!(
+            refused.notes[0].contains("`[sandbox tools-a]`"),
+            "{:?}",
+            refused.notes
+        );
+        let argo = detect_in("apiVersion: argoproj.io/v1alpha1\nkind: Application\nmetadata: {name: karmada, namespace: argocd}\nspec:\n  source:\n    repoURL: https://raw.githubusercontent.com/karmada-io/karmada/master/charts\n    chart: karmada\n    targetRevision: v1.16.0\n    helm:\n      parameters:\n        - name: controllerManager.extraCommandArgs.skipped-propagating-namespaces\n          value: '{sandbox,tools}'\n").unwrap();
+        assert_eq!(skipped(&argo), Some(vec!["[sandbox tools]".to_string()]));
         let op = detect_in("apiVersion: operator.karmada.io/v1alpha1\nkind: Karmada\nmetadata: {name: k}\nspec:\n  components:\n    karmadaControllerManager:\n      extraArgs: {skipped-propagating-namespaces: sandbox}\n").unwrap();
         assert_eq!(skipped(&op), Some(vec!["sandbox".to_string()]));
         let settings = RepositorySettings::of(vec![chart]);
