@@ -1359,6 +1359,43 @@ fn the_installations_skipped_namespaces_replace_the_default() {
     );
 }
 
+/// In a GitOps repository each environment is planned under its own installation's flags: the
+/// Karmada chart Argo CD installs skips `sandbox,tools-.*`, so a policy added for tools-b claims
+/// nothing and a new Namespace tools-c is not copied, while kube-extra is (the default
+/// `kube-.*` is replaced), as explain says in that environment.
+#[test]
+fn each_environment_is_planned_under_its_installations_skipped_namespaces() {
+    let Some(dir) = two_commits(
+        "each_environment_is_planned_under_its_installations_skipped_namespaces",
+        "skipped-namespaces-argo",
+    ) else {
+        return;
+    };
+    let o = plan_in(dir.path(), &["--base", "main"]);
+    let (out, err) = (text(&o.stdout), text(&o.stderr));
+    assert_eq!(o.status.code(), Some(1), "{out}{err}");
+    assert!(out.contains("  added    pp/tools-b/web\n"), "{out}");
+    assert!(!out.contains("deployment/tools-b/web"), "{out}");
+    assert!(
+        out.contains("  namespace/kube-extra: no policy -> no policy (new template; the namespace controller copies it to every member cluster)\n"),
+        "{out}"
+    );
+    assert!(!out.contains("namespace/tools-c"), "{out}");
+    let o = Command::new(BIN)
+        .args(["explain", "deploy/web", "-n", "tools-b", "-f", "."])
+        .env("NO_COLOR", "1")
+        .current_dir(dir.path())
+        .output()
+        .unwrap();
+    assert!(
+        text(&o.stdout).contains(
+            "never claimed: namespace tools-b matches --skipped-propagating-namespaces=tools-.*"
+        ),
+        "{}",
+        text(&o.stdout)
+    );
+}
+
 /// One replica by static weights 1:1: Karmada breaks the tie by the template's uid, which a
 /// manifest in git does not carry. plan says so and gives the other parity's shares, as
 /// explain's UidTieBreak note does, where it named one winner without a caveat (KokoiRuby).

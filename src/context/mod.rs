@@ -268,10 +268,16 @@ impl Context {
     /// The engine's options in this context; `unknown_claimers` says whether the inputs are the
     /// whole control plane.
     pub fn engine_options(&self, unknown_claimers: UnknownClaimers) -> Options {
+        self.engine_options_in(&self.gates, unknown_claimers)
+    }
+
+    /// [`Context::engine_options`] in a control plane of `gates` (an environment's own
+    /// release, gates and controller-manager flags), with this context's scheduler names.
+    pub fn engine_options_in(&self, gates: &GateSet, unknown_claimers: UnknownClaimers) -> Options {
         Options {
             unknown_claimers,
             schedulers: self.schedulers.clone(),
-            ..crate::engine::ownership::engine_options(&self.gates)
+            ..crate::engine::ownership::engine_options(gates)
         }
     }
 }

@@ -180,10 +180,7 @@ fn environments(
     // Each environment is planned in its own control plane's release and gates (those the
     // repository installs for it, or the run's when it says none), as `lint` judges it.
     let settings = |gates: &crate::model::feature_gates::GateSet| Settings {
-        options: crate::engine::state::Options {
-            gates: gates.clone(),
-            ..context.engine_options(UnknownClaimers::Stale)
-        },
+        options: context.engine_options_in(gates, UnknownClaimers::Stale),
         live: false,
     };
     fn find<'a>(list: &'a [LintedEnvironment], name: &str) -> Option<&'a LintedEnvironment> {
