@@ -1321,6 +1321,21 @@ fn the_installations_skipped_namespaces_replace_the_default() {
     );
     assert!(!out.contains("namespace/sandbox"), "{out}");
     assert!(!out.contains("configmap/team-a/cfg"), "{out}");
+    assert!(
+        !err.contains("the Karmada it is judged in changes"),
+        "{err}"
+    );
+    // A change of the flag alone is planned under the head's flags, and said so.
+    let kcm = dir.path().join("kcm.yaml");
+    let original = std::fs::read_to_string(&kcm).unwrap();
+    std::fs::write(&kcm, original.replace("- team-.*", "- team-b")).unwrap();
+    let o = plan_in(dir.path(), &["--base", "HEAD"]);
+    assert!(
+        text(&o.stderr).contains("note: manifests: the Karmada it is judged in changes with the change (release, feature gates or controller-manager flags): both revisions are planned under the head's, so what the change of settings itself moves is not shown\n"),
+        "{}",
+        text(&o.stderr)
+    );
+    std::fs::write(&kcm, original).unwrap();
     let explain = |args: &[&str]| {
         let o = Command::new(BIN)
             .args(["explain"])
@@ -1381,6 +1396,22 @@ fn each_environment_is_planned_under_its_installations_skipped_namespaces() {
         "{out}"
     );
     assert!(!out.contains("namespace/tools-c"), "{out}");
+    assert!(
+        !err.contains("the Karmada it is judged in changes"),
+        "{err}"
+    );
+    let chart = dir.path().join("apps/karmada.yaml");
+    let original = std::fs::read_to_string(&chart).unwrap();
+    std::fs::write(&chart, original.replace("sandbox,tools-.*", "kube-.*")).unwrap();
+    let o = plan_in(dir.path(), &["--base", "HEAD"]);
+    assert!(
+        text(&o.stderr).contains(
+            "note: karmada-apiserver: the Karmada it is judged in changes with the change"
+        ),
+        "{}",
+        text(&o.stderr)
+    );
+    std::fs::write(&chart, original).unwrap();
     let o = Command::new(BIN)
         .args(["explain", "deploy/web", "-n", "tools-b", "-f", "."])
         .env("NO_COLOR", "1")

@@ -140,8 +140,13 @@ pub fn plan_git(
     } else {
         let plain = PlainSides::read(&revisions, base, &git, note)?;
         // The head's Karmada installation, as `lint` of its files takes it.
-        let (context, notes) = context.for_plain(plain.installations());
+        let (head_context, notes) = context.for_plain(plain.installations(&plain.head));
         notes.iter().for_each(|n| note(n));
+        let (base_context, _) = context.for_plain(plain.installations(&plain.base));
+        if !base_context.gates.same_effect(&head_context.gates) {
+            note(&settings_changed(MANIFESTS));
+        }
+        let context = head_context;
         vec![(MANIFESTS.to_string(), plain.plan(&context))]
     };
     Ok(Compared {
@@ -154,6 +159,16 @@ pub fn plan_git(
         unrendered,
         one_sided,
     })
+}
+
+/// The note for an environment whose Karmada (release, gates, controller-manager flags, as the
+/// repository installs it) differs between the revisions: one context judges both sides.
+fn settings_changed(environment: &str) -> String {
+    format!(
+        "{environment}: the Karmada it is judged in changes with the change (release, feature \
+         gates or controller-manager flags): both revisions are planned under the head's, so \
+         what the change of settings itself moves is not shown"
+    )
 }
 
 /// Each environment of the head (and those only the base has), the base's of the same name
@@ -221,6 +236,15 @@ fn environments(
     for e in &head.environments {
         if find(&base.environments, &base_name(&e.name)).is_none() {
             one_sided.push((e.name.clone(), OneSided::Head));
+        }
+    }
+    for name in &names {
+        let b = find(&base.environments, &base_name(name));
+        let h = find(&head.environments, name);
+        if let (Some(b), Some(h)) = (b, h) {
+            if !b.gates.same_effect(&h.gates) {
+                note(&settings_changed(name));
+            }
         }
     }
     let mut out: Vec<(String, EnvPlan)> = names
@@ -460,10 +484,10 @@ impl PlainSides {
         })
     }
 
-    /// The installations of Karmada in the head's files.
-    fn installations(&self) -> Vec<crate::model::installation::Installation> {
+    /// The installations of Karmada in one side's files (`self.base` or `self.head`).
+    fn installations(&self, side: &Inventory) -> Vec<crate::model::installation::Installation> {
         crate::model::installation::in_documents(
-            self.shared.documents.iter().chain(&self.head.documents),
+            self.shared.documents.iter().chain(&side.documents),
         )
     }
 

@@ -216,6 +216,14 @@ impl ControllerFlags {
         self.bools.is_empty() && self.skipped_namespaces.is_none()
     }
 
+    /// Whether the two set the same values in effect, wherever each was set.
+    pub fn same_values(&self, other: &ControllerFlags) -> bool {
+        let values = |f: &ControllerFlags| -> Vec<(&'static str, bool)> {
+            f.iter().map(|(name, v)| (name, v.value)).collect()
+        };
+        values(self) == values(other) && self.skipped_namespaces() == other.skipped_namespaces()
+    }
+
     /// The flags set that `version`'s karmada-controller-manager does not have.
     pub fn unknown_in(&self, version: KarmadaVersion) -> Vec<FlagError> {
         self.iter()

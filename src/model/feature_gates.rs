@@ -266,6 +266,14 @@ impl GateSet {
         self.values.iter().map(|(name, on)| (*name, *on))
     }
 
+    /// Whether `other` is the same Karmada: release, gates and controller-manager flags in
+    /// effect, wherever each was set.
+    pub fn same_effect(&self, other: &GateSet) -> bool {
+        self.version == other.version
+            && self.values == other.values
+            && self.flags.same_values(&other.flags)
+    }
+
     /// The gate names this release knows, `AllAlpha`/`AllBeta` included.
     pub fn known(version: KarmadaVersion) -> Vec<&'static str> {
         let mut known: Vec<&'static str> = Self::defaults(version).values.keys().copied().collect();
