@@ -678,6 +678,24 @@ fn explain_lists_named_clusters_as_candidates_when_the_placement_is_not_evaluate
         out.contains("\noverrides for m2 (if the placement selects it):\n"),
         "{out}"
     );
+    // Without Cluster objects, static weights that name only m1: m2 and m3 get weight 0 and
+    // no replica, and are dropped; a division by names is not evaluated by explain, which
+    // lists the named clusters as candidates.
+    let weighted = std::fs::read_to_string(&file).unwrap().replace(
+        "    replicaScheduling: {replicaSchedulingType: Divided, replicaDivisionPreference: Aggregated}\n",
+        "    replicaScheduling:\n      replicaSchedulingType: Divided\n      replicaDivisionPreference: Weighted\n      weightPreference: {staticWeightList: [{targetCluster: {clusterNames: [m1]}, weight: 1}]}\n",
+    );
+    std::fs::write(&file, weighted).unwrap();
+    let (code, out, err) = run(&["explain", "deploy/web", "-f", &file], None);
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        out.contains("\nDispatch per cluster the placement may select ("),
+        "{out}"
+    );
+    assert!(
+        out.contains("\noverrides for m3 (if the placement selects it):\n"),
+        "{out}"
+    );
 }
 
 /// Without Cluster objects a placement given by a field selector is not evaluated: preempt-check

@@ -50,9 +50,11 @@ pub struct Delivery {
     /// without a placement has nothing to evaluate; a control plane without clusters is read,
     /// not missing.
     pub unplaced: Option<Vec<String>>,
-    /// With [`Delivery::unplaced`], whether the clusters' names alone do not decide where the
-    /// placement puts the template ([`super::placement::decided_by_names`]): it picks among
-    /// those it names (or selects by labels), so each named cluster is a candidate only.
+    /// With [`Delivery::unplaced`], whether the clusters it names are candidates only: their
+    /// names alone do not decide where the placement puts the template
+    /// ([`super::placement::decided_by_names`]: it picks among them, or selects by labels), or
+    /// a workload's replicas are divided among them, which leaves a cluster given none (fewer
+    /// replicas than clusters, a weight of 0) out (`removeZeroReplicasCluster`).
     pub unplaced_picks: bool,
     pub overrides: Vec<ClusterOverrides>,
     /// Why the template's replica fields could not be read (a request that is not a quantity):
@@ -182,9 +184,12 @@ pub fn deliver(input: &DeliveryInput<'_>) -> Delivery {
         .filter(|_| input.capacity == CapacitySource::Declared)
         .and_then(|p| super::placement::unevaluated(p, input.clusters));
     let unplaced_picks = unplaced.is_some()
-        && input
-            .placement
-            .is_some_and(|p| !super::placement::decided_by_names(p, input.binding.workload));
+        && input.placement.is_some_and(|p| {
+            let workload = input.binding.workload;
+            !super::placement::decided_by_names(p, workload)
+                || (workload
+                    && super::replicas::Strategy::of(p) != super::replicas::Strategy::Duplicated)
+        });
     Delivery {
         placement,
         unplaced,
