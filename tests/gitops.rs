@@ -1048,6 +1048,25 @@ fn a_chart_s_dependencies_are_built_as_flux_and_argo_cd_build_them() {
     }
 }
 
+/// `git init` in `root` and one commit of everything in it.
+fn commit_all(root: &Path, message: &str) {
+    git(root, &["init", "-q", "-b", "main"]);
+    git(root, &["add", "-A"]);
+    git(root, &["commit", "-qm", message]);
+}
+
+/// Runs the tool in `root`, without colour.
+fn run_in(root: &Path) -> impl Fn(&[&str]) -> Output + '_ {
+    move |args: &[&str]| {
+        bin()
+            .args(args)
+            .current_dir(root)
+            .env("NO_COLOR", "1")
+            .output()
+            .unwrap()
+    }
+}
+
 /// A chart's `file://` dependency through a symlink committed inside the repository
 /// (`charts/lib -> realib`) renders in every git mode as in the working tree: Flux's and Argo
 /// CD's checkouts keep the link, and a revision written for helm keeps it too. A link that
@@ -1075,17 +1094,8 @@ fn a_symlink_inside_the_repository_renders_in_git_modes_as_in_the_working_tree()
     std::os::unix::fs::symlink("..", root.join("charts/x/up")).unwrap();
     std::os::unix::fs::symlink("x/up/../..", root.join("charts/through")).unwrap();
     std::os::unix::fs::symlink("../..", root.join("charts/above")).unwrap();
-    git(&root, &["init", "-q", "-b", "main"]);
-    git(&root, &["add", "-A"]);
-    git(&root, &["commit", "-qm", "charts"]);
-    let lint = |args: &[&str]| {
-        bin()
-            .args(args)
-            .current_dir(&root)
-            .env("NO_COLOR", "1")
-            .output()
-            .unwrap()
-    };
+    commit_all(&root, "charts");
+    let lint = run_in(&root);
     let worktree = lint(&["lint", "."]);
     let o = lint(&["lint", "--rev", "HEAD", "."]);
     assert_eq!(o.status.code(), Some(0), "{}{}", stdout(&o), stderr(&o));
@@ -1155,17 +1165,8 @@ fn a_kustomize_link_out_of_the_repository_plans_no_change_on_an_unchanged_tree()
         ],
     );
     std::os::unix::fs::symlink("../../outside", root.join("app/ln")).unwrap();
-    git(&root, &["init", "-q", "-b", "main"]);
-    git(&root, &["add", "-A"]);
-    git(&root, &["commit", "-qm", "app"]);
-    let run = |args: &[&str]| {
-        bin()
-            .args(args)
-            .current_dir(&root)
-            .env("NO_COLOR", "1")
-            .output()
-            .unwrap()
-    };
+    commit_all(&root, "app");
+    let run = run_in(&root);
     let worktree = run(&["lint", "."]);
     assert_eq!(worktree.status.code(), Some(1), "{}", stdout(&worktree));
     assert!(
