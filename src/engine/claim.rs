@@ -339,29 +339,29 @@ impl Filters {
                 kind: kind.into(),
             });
         }
-        // `EventFilter` matches every pattern against the object's namespace, "" for a
-        // cluster-scoped one (`ClusterWideKey.Namespace`): a pattern that matches the empty
-        // string (`.*`, or an empty entry of the list, `^$`) hides every cluster-scoped object.
+        // `EventFilter`'s order: the reserved namespaces, then the skipped ones, then the one
+        // ConfigMap of kube-system.
+        if namespace == "karmada-system"
+            || namespace == "karmada-cluster"
+            || namespace.starts_with("karmada-es-")
+        {
+            return Some(Excluded::ReservedNamespace(namespace.into()));
+        }
+        // Every pattern is matched against the object's namespace, "" for a cluster-scoped one
+        // (`ClusterWideKey.Namespace`): a pattern that matches the empty string (`.*`, or an
+        // empty entry of the list, `^$`) hides every cluster-scoped object.
         if let Some(pattern) = self.skipped_namespace(namespace) {
             return Some(Excluded::SkippedNamespace {
                 namespace: namespace.into(),
                 pattern: pattern.into(),
             });
         }
-        if !namespace.is_empty() {
-            if namespace == "karmada-system"
-                || namespace == "karmada-cluster"
-                || namespace.starts_with("karmada-es-")
-            {
-                return Some(Excluded::ReservedNamespace(namespace.into()));
-            }
-            if namespace == "kube-system"
-                && api_version == "v1"
-                && kind == "ConfigMap"
-                && name == "extension-apiserver-authentication"
-            {
-                return Some(Excluded::ExtensionApiserverAuthentication);
-            }
+        if namespace == "kube-system"
+            && api_version == "v1"
+            && kind == "ConfigMap"
+            && name == "extension-apiserver-authentication"
+        {
+            return Some(Excluded::ExtensionApiserverAuthentication);
         }
         if let Some(v) = labels.get(CLAIMED_BY_LABEL).filter(|v| !v.is_empty()) {
             return Some(Excluded::ClaimedBy(v.to_string()));
@@ -554,6 +554,12 @@ mod tests {
             )
         };
         assert_eq!(role(&Filters::default()), None);
+        // A reserved namespace stays the reason, as `EventFilter` checks it first.
+        let all = Filters::new(&[".*".to_string()], &[]).unwrap();
+        assert_eq!(
+            all.excluded("v1", "ConfigMap", "karmada-system", "c", &none, release),
+            Some(Excluded::ReservedNamespace("karmada-system".into()))
+        );
         for patterns in [
             vec![".*".to_string()],
             vec!["foo".to_string(), String::new()],
