@@ -33,7 +33,8 @@ pub const NEVER_MATCHES: RuleDoc = RuleDoc {
     summary: "A resource selector the detector never matches: a reserved or skipped namespace, an API it never watches, a version other than the one it watches, a namespace on a cluster-scoped kind, an invalid labelSelector",
     rationale: "The detector never processes objects in `karmada-system`, `karmada-cluster` and `karmada-es-*` \
                 (`pkg/util/names/names.go` `IsReservedNamespace`), nor in the namespaces \
-                karmada-controller-manager's `--skipped-propagating-namespaces` matches (default `kube-.*`), nor \
+                karmada-controller-manager's `--skipped-propagating-namespaces` matches (default `kube-.*`; a \
+                pattern that matches the empty namespace, such as `.*`, hides every cluster-scoped object), nor \
                 `kube-system/extension-apiserver-authentication` (`pkg/detector/detector.go` `EventFilter`). It never \
                 watches Karmada's own API groups, `events.k8s.io`, `v1 Event` and `coordination.k8s.io/v1` \
                 (`pkg/util/apigroup.go` `NewSkippedResourceConfig`). It watches each resource in the API server's \
