@@ -446,7 +446,7 @@ impl Found<'_> {
     /// `--controllers=LIST`: kept as whether the namespace controller runs
     /// ([`namespace_controller_runs`]); a list with a variable is not read.
     fn controllers(&mut self, list: &str, at: Span) {
-        if list.contains("$(") || list.contains("{{") {
+        if holds_variable(list) {
             return;
         }
         let at = (self.locate)(at);
@@ -463,7 +463,7 @@ impl Found<'_> {
     /// line, which pflag adds to the first. A list with a variable is not read; a pattern
     /// karmada-controller-manager refuses is a note (it does not start).
     fn skipped_namespaces(&mut self, list: &str, at: Span, appends: bool) {
-        if list.contains("$(") || list.contains("{{") {
+        if holds_variable(list) {
             return;
         }
         let patterns = parse_skipped_namespaces(list);
@@ -780,6 +780,12 @@ fn installs_control_plane(values: Option<&Node>) -> bool {
     host_mode(values.and_then(|v| v.get("installMode")))
 }
 
+/// Whether a flag's value is filled in later (a container's `$(VAR)`, a template's `{{ }}`): its
+/// list is not known here.
+fn holds_variable(value: &str) -> bool {
+    value.contains("$(") || value.contains("{{")
+}
+
 /// A value as the chart's `--{{ $key }}={{ $value }}` writes it (Go's `%v`): a scalar's text, a
 /// list of scalars as `[a b]` (one argument, which karmada-controller-manager reads as it
 /// reads any value: `--skipped-propagating-namespaces=[a b]` is the one pattern `[a b]`);
@@ -799,7 +805,6 @@ fn host_mode(mode: Option<&Node>) -> bool {
     mode.and_then(Node::as_str).is_none_or(|m| m == "host")
 }
 
-/// A container's `command` and `args`, in the order the process sees them.
 /// A string flag's value and where it is: `--NAME=VALUE` (`value`, at the argument `at`), or
 /// `--NAME VALUE`, which takes the next argument of `rest` (pflag).
 fn string_flag<'a>(
@@ -813,6 +818,7 @@ fn string_flag<'a>(
     }
 }
 
+/// A container's `command` and `args`, in the order the process sees them.
 fn container_args(c: &Node) -> Vec<&Node> {
     ["command", "args"]
         .iter()
@@ -1208,30 +1214,37 @@ mod tests {
         assert_eq!(d.gates["Failover"].at.line, 12);
     }
 
+    /// A karmada-controller-manager Deployment (v1.14.1) run with `args` after its binary (YAML
+    /// flow items).
+    fn controller_manager_with(args: &str) -> Installation {
+        detect_in(&format!("apiVersion: apps/v1\nkind: Deployment\nmetadata: {{name: karmada-controller-manager, namespace: karmada-system}}\nspec:\n  template:\n    spec:\n      containers:\n        - name: karmada-controller-manager\n          image: docker.io/karmada/karmada-controller-manager:v1.14.1\n          command: [/bin/karmada-controller-manager, {args}]\n")).unwrap()
+    }
+
     /// `--skipped-propagating-namespaces` from a Deployment's arguments (a second occurrence
     /// appends, as pflag's string slice does), the chart's `extraCommandArgs` and the operator's
     /// `extraArgs`; a pattern karmada-controller-manager refuses is a note, not a setting.
     #[test]
     fn the_skipped_namespaces_are_read_where_the_controllers_list_is() {
-        let deployment = |args: &str| {
-            detect_in(&format!("apiVersion: apps/v1\nkind: Deployment\nmetadata: {{name: karmada-controller-manager, namespace: karmada-system}}\nspec:\n  template:\n    spec:\n      containers:\n        - name: karmada-controller-manager\n          image: docker.io/karmada/karmada-controller-manager:v1.14.1\n          command: [/bin/karmada-controller-manager, {args}]\n")).unwrap()
-        };
         let skipped = |i: &Installation| i.skipped_namespaces.as_ref().map(|s| s.value.clone());
         assert_eq!(
-            skipped(&deployment("'--skipped-propagating-namespaces=a,b-.*'")),
+            skipped(&controller_manager_with(
+                "'--skipped-propagating-namespaces=a,b-.*'"
+            )),
             Some(vec!["a".to_string(), "b-.*".to_string()])
         );
         assert_eq!(
-            skipped(&deployment(
+            skipped(&controller_manager_with(
                 "--skipped-propagating-namespaces=a, --skipped_propagating_namespaces, c"
             )),
             Some(vec!["a".to_string(), "c".to_string()])
         );
         assert_eq!(
-            skipped(&deployment("--skipped-propagating-namespaces=")),
+            skipped(&controller_manager_with(
+                "--skipped-propagating-namespaces="
+            )),
             Some(vec![])
         );
-        let refused = deployment("'--skipped-propagating-namespaces=team-(a'");
+        let refused = controller_manager_with("'--skipped-propagating-namespaces=team-(a'");
         assert_eq!(skipped(&refused), None);
         assert!(
             refused.notes[0].contains("Invalid namespace regular expression `team-(a`")
@@ -1285,20 +1298,20 @@ mod tests {
     /// operator's `extraArgs` (wongearl/boc-karmada's chart lists controllers without it).
     #[test]
     fn the_controllers_list_says_whether_the_namespace_controller_runs() {
-        let deployment = |args: &str| {
-            detect_in(&format!("apiVersion: apps/v1\nkind: Deployment\nmetadata: {{name: karmada-controller-manager, namespace: karmada-system}}\nspec:\n  template:\n    spec:\n      containers:\n        - name: karmada-controller-manager\n          image: docker.io/karmada/karmada-controller-manager:v1.14.1\n          command: [/bin/karmada-controller-manager, {args}]\n")).unwrap()
-        };
         let runs = |i: &Installation| i.flags.get(CONTROLLERS).map(|s| s.value);
         assert_eq!(
-            runs(&deployment("--controllers=cluster,binding")),
+            runs(&controller_manager_with("--controllers=cluster,binding")),
             Some(false)
         );
         assert_eq!(
-            runs(&deployment("'--controllers=*,-namespace'")),
+            runs(&controller_manager_with("'--controllers=*,-namespace'")),
             Some(false)
         );
-        assert_eq!(runs(&deployment("--controllers, '*'")), Some(true));
-        assert_eq!(runs(&deployment("--v=4")), None);
+        assert_eq!(
+            runs(&controller_manager_with("--controllers, '*'")),
+            Some(true)
+        );
+        assert_eq!(runs(&controller_manager_with("--v=4")), None);
         let chart = detect_in("apiVersion: helm.toolkit.fluxcd.io/v2\nkind: HelmRelease\nmetadata: {name: karmada}\nspec:\n  chart: {spec: {chart: karmada, version: v1.17.0}}\n  values:\n    controllerManager:\n      extraCommandArgs: {controllers: 'cluster,execution'}\n").unwrap();
         assert_eq!(runs(&chart), Some(false));
         let settings = RepositorySettings::of(vec![chart]);
