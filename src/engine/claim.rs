@@ -3,7 +3,7 @@
 
 use regex::Regex;
 
-use crate::model::controller_flags::ControllerFlags;
+use crate::model::controller_flags::{namespace_regex, ControllerFlags};
 use crate::model::policy::ResourceSelector;
 use crate::model::{KarmadaVersion, PolicyKind, PolicyRef};
 
@@ -227,25 +227,28 @@ impl Filters {
         // Each pattern was checked where it was read
         // (`controller_flags::invalid_namespace_pattern`); one that does not compile skips
         // nothing rather than everything.
-        let patterns: Vec<String> = flags
+        let patterns = flags
             .skipped_namespaces()
-            .into_iter()
-            .filter(|p| Regex::new(&format!("^{p}$")).is_ok())
+            .iter()
+            .filter_map(|p| namespace_regex(p).ok())
             .collect();
-        Filters::new(&patterns, &[]).unwrap_or_default()
+        Filters::with_patterns(patterns, &[])
     }
 
     pub fn new(
         skipped_namespaces: &[String],
         extra_apis: &[SkippedApi],
     ) -> Result<Filters, regex::Error> {
-        let skipped_namespaces = skipped_namespaces
+        let patterns = skipped_namespaces
             .iter()
-            // `SkippedNamespacesRegexps` (options.go): `^EXPR$` as written, so that in an
-            // alternation `a|b` only the first branch is anchored at the start and only the
-            // last at the end, as in Karmada.
-            .map(|p| Regex::new(&format!("^{p}$")))
+            .map(|p| namespace_regex(p))
             .collect::<Result<_, _>>()?;
+        Ok(Filters::with_patterns(patterns, extra_apis))
+    }
+
+    /// The filters of compiled `--skipped-propagating-namespaces` patterns, and the default
+    /// skipped APIs plus `extra_apis`.
+    fn with_patterns(skipped_namespaces: Vec<Regex>, extra_apis: &[SkippedApi]) -> Filters {
         // NewSkippedResourceConfig (apigroup.go:54-76).
         let mut skipped_apis: Vec<SkippedApi> = [
             "cluster.karmada.io",
@@ -272,10 +275,10 @@ impl Filters {
             kinds: Vec::new(),
         });
         skipped_apis.extend(extra_apis.iter().cloned());
-        Ok(Filters {
+        Filters {
             skipped_namespaces,
             skipped_apis,
-        })
+        }
     }
 
     /// [`Excluded::NotServed`] when the karmada-apiserver of `release` refuses `kind` in

@@ -56,15 +56,20 @@ pub fn parse_skipped_namespaces(value: &str) -> Vec<String> {
     value.split(',').map(str::to_string).collect()
 }
 
+/// A `--skipped-propagating-namespaces` entry compiled as karmada-controller-manager compiles
+/// it (`SkippedNamespacesRegexps`, options.go): `^EXPR$` as written, so that in an alternation
+/// `a|b` only the first branch is anchored at the start and only the last at the end.
+pub fn namespace_regex(pattern: &str) -> Result<regex::Regex, regex::Error> {
+    regex::Regex::new(&format!("^{pattern}$"))
+}
+
 /// Why karmada-controller-manager refuses a `--skipped-propagating-namespaces` entry, if it does:
 /// it validates each as `^EXPR$` with Go's `regexp` (`cmd/controller-manager/app/options/
 /// validation.go`, "Invalid namespace regular expression"). This checks with the regex crate,
 /// whose syntax is RE2's as Go's is, but for two known differences: Go also takes `\Q...\E`
 /// (refused here) and refuses a repetition count over 1000 (taken here).
 pub fn invalid_namespace_pattern(pattern: &str) -> Option<String> {
-    let e = regex::Regex::new(&format!("^{pattern}$"))
-        .err()?
-        .to_string();
+    let e = namespace_regex(pattern).err()?.to_string();
     // The regex crate draws the pattern with a caret under the fault and ends with
     // `error: WHY`: one line of a note takes the why.
     let why = e
