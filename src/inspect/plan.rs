@@ -238,20 +238,16 @@ fn environments(
             one_sided.push((e.name.clone(), OneSided::Head));
         }
     }
-    for name in &names {
-        let b = find(&base.environments, &base_name(name));
-        let h = find(&head.environments, name);
-        if let (Some(b), Some(h)) = (b, h) {
-            if !b.gates.same_effect(&h.gates) {
-                note(&settings_changed(name));
-            }
-        }
-    }
     let mut out: Vec<(String, EnvPlan)> = names
         .into_iter()
         .map(|name| {
             let b = find(&base.environments, &base_name(name));
             let h = find(&head.environments, name);
+            if b.zip(h)
+                .is_some_and(|(b, h)| !b.gates.same_effect(&h.gates))
+            {
+                note(&settings_changed(name));
+            }
             // An environment only the base has is judged with the gates it had there.
             let gates = h.or(b).map_or(&context.gates, |e| &e.gates);
             let (b, h) = (
