@@ -63,8 +63,12 @@ fn two_commits(test: &str, layout: &str) -> Option<tempfile::TempDir> {
 }
 
 fn plan_in(dir: &Path, args: &[&str]) -> Output {
+    run_in(dir, &[&["plan"], args].concat())
+}
+
+/// The tool with `args` in `dir`, without colour or a kubeconfig.
+fn run_in(dir: &Path, args: &[&str]) -> Output {
     Command::new(BIN)
-        .arg("plan")
         .args(args)
         .current_dir(dir)
         .env("NO_COLOR", "1")
@@ -1283,11 +1287,7 @@ fn without_the_namespace_controller_a_new_namespace_reaches_no_cluster() {
         err.contains("--controllers without the namespace controller (kcm.yaml:16)"),
         "{err}"
     );
-    let o = Command::new(BIN)
-        .args(["explain", "ns/shop", "-f", "."])
-        .current_dir(dir.path())
-        .output()
-        .unwrap();
+    let o = run_in(dir.path(), &["explain", "ns/shop", "-f", "."]);
     let out = text(&o.stdout);
     assert!(!out.contains("namespace controller copies"), "{out}");
 }
@@ -1337,15 +1337,7 @@ fn the_installations_skipped_namespaces_replace_the_default() {
     );
     std::fs::write(&kcm, original).unwrap();
     let explain = |args: &[&str]| {
-        let o = Command::new(BIN)
-            .args(["explain"])
-            .args(args)
-            .args(["-f", "."])
-            .env("NO_COLOR", "1")
-            .current_dir(dir.path())
-            .output()
-            .unwrap();
-        text(&o.stdout)
+        text(&run_in(dir.path(), &[&["explain"], args, &["-f", "."]].concat()).stdout)
     };
     assert!(explain(&["cm/cfg", "-n", "team-a"]).contains(
         "never claimed: namespace team-a matches --skipped-propagating-namespaces=team-.*"
@@ -1354,11 +1346,7 @@ fn the_installations_skipped_namespaces_replace_the_default() {
         .contains("  eventual:         PropagationPolicy kube-tools/cfg\n"));
     assert!(explain(&["ns/kube-tools"]).contains("namespace controller copies this Namespace"));
     assert!(!explain(&["ns/sandbox"]).contains("namespace controller copies"));
-    let o = Command::new(BIN)
-        .args(["lint", "-o", "json", "."])
-        .current_dir(dir.path())
-        .output()
-        .unwrap();
+    let o = run_in(dir.path(), &["lint", "-o", "json", "."]);
     let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
     let never: Vec<&str> = v["findings"]
         .as_array()
@@ -1412,12 +1400,10 @@ fn each_environment_is_planned_under_its_installations_skipped_namespaces() {
         text(&o.stderr)
     );
     std::fs::write(&chart, original).unwrap();
-    let o = Command::new(BIN)
-        .args(["explain", "deploy/web", "-n", "tools-b", "-f", "."])
-        .env("NO_COLOR", "1")
-        .current_dir(dir.path())
-        .output()
-        .unwrap();
+    let o = run_in(
+        dir.path(),
+        &["explain", "deploy/web", "-n", "tools-b", "-f", "."],
+    );
     assert!(
         text(&o.stdout).contains(
             "never claimed: namespace tools-b matches --skipped-propagating-namespaces=tools-.*"
