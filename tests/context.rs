@@ -965,3 +965,208 @@ fn lint_base_says_each_note_once() {
     let skipped = "note: data.json: not a Kubernetes object (no apiVersion/kind): skipped";
     assert_eq!(stderr.matches(skipped).count(), 1, "{stderr}");
 }
+
+const PREEMPTING_CHART: &str = "apiVersion: helm.toolkit.fluxcd.io/v2\nkind: HelmRelease\nmetadata: {name: karmada, namespace: karmada-system}\nspec:\n  chart:\n    spec: {chart: karmada, version: \"1.16.0\", sourceRef: {kind: HelmRepository, name: karmada}}\n  values:\n    controllerManager:\n      featureGates: {PropagationPolicyPreemption: true}\n";
+
+fn rules_of(o: &Output) -> Vec<String> {
+    json(o)["findings"]
+        .as_array()
+        .unwrap_or_else(|| panic!("{}{}", text(&o.stdout), text(&o.stderr)))
+        .iter()
+        .map(|f| f["rule"].as_str().unwrap().to_string())
+        .collect()
+}
+
+/// A lint of one directory of a repository (or of the files a pre-commit hook passes) judges
+/// in the Karmada the rest of the git repository installs, as a lint of its root does; so do
+/// explain and preempt-check over the directory. Before, `lint apps` judged in the release's
+/// defaults (inert-preemption) what `lint .` judged under the repository's gates. Only
+/// tracked files are read, and installations that differ are not chosen between.
+#[test]
+fn a_directory_takes_the_karmada_its_repository_installs_elsewhere() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    std::fs::create_dir_all(d.join("infra")).unwrap();
+    std::fs::create_dir_all(d.join("apps")).unwrap();
+    std::fs::write(d.join("infra/karmada.yaml"), PREEMPTING_CHART).unwrap();
+    std::fs::write(d.join("apps/app.yaml"), WEB).unwrap();
+    std::fs::write(d.join("apps/takeover.yaml"), TAKEOVER).unwrap();
+    git(d, &["init", "-q"]);
+    let inert = |o: &Output| rules_of(o).contains(&"inert-preemption".to_string());
+
+    // Untracked, the installation is not the repository's.
+    let lint = run_in(d, &["lint", "-o", "json", "apps"]);
+    assert!(inert(&lint), "{}", text(&lint.stdout));
+
+    git(d, &["add", "-A"]);
+    let said = "note: the inputs hold no installation of Karmada; the one elsewhere in their git repository is taken: HelmRelease karmada-system/karmada at infra/karmada.yaml:1";
+    for args in [
+        &["lint", "-o", "json", "apps"][..],
+        &["lint", "-o", "json", "apps/app.yaml", "apps/takeover.yaml"],
+    ] {
+        let lint = run_in(d, args);
+        assert!(
+            text(&lint.stderr).contains(said),
+            "{args:?}: {}",
+            text(&lint.stderr)
+        );
+        assert!(!inert(&lint), "{args:?}: {}", text(&lint.stdout));
+    }
+    // The git modes read the rest of the revision they lint.
+    git(d, &["commit", "-qm", "all"]);
+    for mode in [
+        &["--staged"][..],
+        &["--rev", "HEAD"],
+        &["--base", "HEAD", "--all-findings"],
+    ] {
+        let lint = run_in(d, &[&["lint", "-o", "json"][..], mode, &["apps"]].concat());
+        assert!(
+            text(&lint.stderr).contains(said),
+            "{mode:?}: {}",
+            text(&lint.stderr)
+        );
+        assert!(!inert(&lint), "{mode:?}: {}", text(&lint.stdout));
+    }
+    // From inside the directory, the file is named as the user reaches it.
+    let lint = run_in(&d.join("apps"), &["lint", "-o", "json", "."]);
+    assert!(
+        text(&lint.stderr)
+            .contains("is taken: HelmRelease karmada-system/karmada at ../infra/karmada.yaml:1"),
+        "{}",
+        text(&lint.stderr)
+    );
+    assert!(!inert(&lint), "{}", text(&lint.stdout));
+
+    let explain = run_in(
+        d,
+        &[
+            "explain",
+            "deploy/web",
+            "-n",
+            "shop",
+            "-f",
+            "apps",
+            "-o",
+            "json",
+        ],
+    );
+    assert!(
+        text(&explain.stderr).contains(said),
+        "{}",
+        text(&explain.stderr)
+    );
+    let notes = json(&explain)["notes"].to_string();
+    assert!(!notes.contains("preemption is off"), "{notes}");
+    let check = run_in(
+        d,
+        &[
+            "preempt-check",
+            "-f",
+            "apps/app.yaml",
+            "--apply",
+            "apps/takeover.yaml",
+            "-o",
+            "json",
+        ],
+    );
+    assert_eq!(
+        json(&check)["resources"][0]["preempted"],
+        true,
+        "{}",
+        text(&check.stdout)
+    );
+
+    // plan of the directory: the takeover, added after the commit, preempts under the gates
+    // of the installation in the rest of the repository.
+    git(d, &["rm", "-q", "--cached", "apps/takeover.yaml"]);
+    git(d, &["commit", "-qm", "without the takeover"]);
+    let plan = run_in(d, &["plan", "--base", "HEAD", "-o", "json", "apps"]);
+    assert!(text(&plan.stderr).contains(said), "{}", text(&plan.stderr));
+    let v = json(&plan);
+    let web = v["environments"][0]["changes"]
+        .as_array()
+        .unwrap_or_else(|| panic!("{v}"))
+        .iter()
+        .find(|c| c["template"]["name"] == "web")
+        .unwrap_or_else(|| panic!("{v}"))
+        .clone();
+    assert_eq!(web["owner"]["change"], "preempted", "{web}");
+
+    // A second installation with other gates: which one runs the directory is not known.
+    std::fs::write(
+        d.join("infra/karmada-staging.yaml"),
+        PREEMPTING_CHART
+            .replace("name: karmada,", "name: karmada-staging,")
+            .replace(
+                "PropagationPolicyPreemption: true",
+                "PropagationPolicyPreemption: false",
+            ),
+    )
+    .unwrap();
+    git(d, &["add", "-A"]);
+    let lint = run_in(d, &["lint", "-o", "json", "-v=1", "apps"]);
+    assert!(inert(&lint), "{}", text(&lint.stdout));
+    assert!(
+        text(&lint.stderr).contains("the rest of their git repository holds 2 that differ (HelmRelease karmada-system/karmada-staging at infra/karmada-staging.yaml:1; HelmRelease karmada-system/karmada at infra/karmada.yaml:1): none is taken"),
+        "{}",
+        text(&lint.stderr)
+    );
+}
+
+/// The same in a Flux repository linted by its Karmada directory (the layout of a Flux
+/// cluster applying `./karmada/apps` with the Karmada API server's kubeconfig, the chart
+/// installed from another directory): the environment is judged under the chart's gates.
+#[test]
+fn a_flux_directory_takes_the_karmada_its_repository_installs_elsewhere() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    std::fs::create_dir_all(d.join("infra")).unwrap();
+    std::fs::create_dir_all(d.join("karmada/apps")).unwrap();
+    std::fs::write(d.join("infra/karmada.yaml"), PREEMPTING_CHART).unwrap();
+    std::fs::write(
+        d.join("karmada/ks.yaml"),
+        "apiVersion: kustomize.toolkit.fluxcd.io/v1\nkind: Kustomization\nmetadata: {name: karmada-apps, namespace: flux-system}\nspec:\n  interval: 10m\n  path: ./karmada/apps\n  prune: true\n  sourceRef: {kind: GitRepository, name: flux-system}\n  kubeConfig:\n    secretRef: {name: karmada-kubeconfig}\n",
+    )
+    .unwrap();
+    std::fs::write(d.join("karmada/apps/app.yaml"), WEB).unwrap();
+    std::fs::write(d.join("karmada/apps/takeover.yaml"), TAKEOVER).unwrap();
+    git(d, &["init", "-q"]);
+    git(d, &["add", "-A"]);
+    let lint = run_in(d, &["lint", "-o", "json", "karmada"]);
+    let v = json(&lint);
+    assert!(
+        !rules_of(&lint).contains(&"inert-preemption".to_string()),
+        "{v}"
+    );
+    let env = v["environments"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|e| e["karmadaApiServer"] == true)
+        .unwrap_or_else(|| panic!("{v}"));
+    assert_eq!(env["karmadaVersion"], "1.16", "{env}");
+    assert_eq!(
+        env["karmadaInstallation"]["file"], "infra/karmada.yaml",
+        "{env}"
+    );
+    let explain = run_in(
+        d,
+        &[
+            "explain",
+            "deploy/web",
+            "-n",
+            "shop",
+            "-f",
+            "karmada",
+            "-o",
+            "json",
+        ],
+    );
+    let notes = json(&explain)["notes"].to_string();
+    assert!(!notes.contains("preemption is off"), "{notes}");
+    assert!(
+        text(&explain.stderr).contains("elsewhere in their git repository is taken"),
+        "{}",
+        text(&explain.stderr)
+    );
+}

@@ -187,6 +187,35 @@ impl Context {
         (context, notes)
     }
 
+    /// [`Context::for_plain`] for the inputs `paths` names (as given): where they hold no
+    /// installation, the one the rest of their git repository holds, if it installs one
+    /// ([`crate::model::elsewhere`]), with a note saying so first.
+    pub fn for_plain_paths(
+        &self,
+        found: Vec<crate::model::installation::Installation>,
+        paths: &[String],
+    ) -> (Context, Vec<String>) {
+        let ignore = |p: &std::path::Path| self.config.ignores(p);
+        self.for_plain_or(found, || crate::model::elsewhere::outside(paths, &ignore))
+    }
+
+    /// [`Context::for_plain`], or where `found` is empty, for the installation `elsewhere`
+    /// finds in the rest of the repository (the git modes read a revision's), said first.
+    pub fn for_plain_or(
+        &self,
+        found: Vec<crate::model::installation::Installation>,
+        elsewhere: impl FnOnce() -> Option<crate::model::elsewhere::Elsewhere>,
+    ) -> (Context, Vec<String>) {
+        if !found.is_empty() {
+            return self.for_plain(found);
+        }
+        let Some(elsewhere) = elsewhere() else {
+            return (self.clone(), Vec::new());
+        };
+        let (context, notes) = self.for_plain(elsewhere.installations.clone());
+        (context, elsewhere.note().into_iter().chain(notes).collect())
+    }
+
     fn with(
         flags: Flags,
         config: Config,

@@ -126,7 +126,8 @@ pub fn environments(
     // What a GitOps controller applies lands where the environment puts it (a Flux
     // Kustomization's targetNamespace, an Argo CD destination), else in `default`: nobody applies
     // a repository with `kubectl apply -n`, so `-n` only names the namespace of what is asked.
-    let mut envs = read_environments(&files, "default", &opts, env)?;
+    let ignore = |p: &std::path::Path| config.ignores(p);
+    let mut envs = read_environments(&files, "default", &opts, env, &ignore)?;
     let mut contexts = Vec::new();
     for e in &mut envs.environments {
         let (env_context, notes) = context.for_repository(&e.settings);
@@ -171,7 +172,7 @@ pub fn plain_context(files: &[String], context: &Context) -> Result<Context, Ins
     .into_iter()
     .flatten()
     .collect();
-    let (plain, notes) = context.for_plain(found);
+    let (plain, notes) = context.for_plain_paths(found, files);
     for n in &notes {
         crate::util::to_stderr("note", n);
     }

@@ -139,10 +139,19 @@ pub fn plan_git(
         return Err(InspectError::NotARepository);
     } else {
         let plain = PlainSides::read(&revisions, base, &git, note)?;
-        // The head's Karmada installation, as `lint` of its files takes it.
-        let (head_context, notes) = context.for_plain(plain.installations(&plain.head));
+        // The head's Karmada installation, as `lint` of its files takes it (or the rest of
+        // the revision's, when the files hold none).
+        let ignore = |p: &std::path::Path| config.ignores(p);
+        let elsewhere = |side: &Side| {
+            crate::model::elsewhere::outside_at(&revisions.repo, side, &revisions.specs, &ignore)
+        };
+        let (head_context, notes) = context.for_plain_or(plain.installations(&plain.head), || {
+            elsewhere(&revisions.head)
+        });
         notes.iter().for_each(|n| note(n));
-        let (base_context, _) = context.for_plain(plain.installations(&plain.base));
+        let (base_context, _) = context.for_plain_or(plain.installations(&plain.base), || {
+            elsewhere(&Side::Commit(base))
+        });
         if !base_context.gates.same_effect(&head_context.gates) {
             note(&settings_changed(MANIFESTS));
         }

@@ -88,7 +88,7 @@ pub fn lint_files(
     if streamed.declares_environments {
         return lint_repository();
     }
-    if let Some((opts, notes)) = with_installation(&mut streamed, settings) {
+    if let Some((opts, notes)) = with_installation(&mut streamed, settings, req.paths) {
         // The files install Karmada with other settings than the run's: judged again under
         // them (rare, and such repositories are small).
         streamed = stream::lint_paths_in(&files, &namespace_of, req.namespace, &opts, false)?;
@@ -108,16 +108,19 @@ pub fn lint_files(
 /// Plain manifests are one control plane: the Karmada installation they hold (a HelmRelease of
 /// the chart, the operator's `Karmada`, a controller-manager Deployment) gives its release and
 /// gates where neither a flag nor the configuration does ([`Context::for_repository`], as for
-/// a GitOps environment). The lint options to judge the files again with, when they differ
-/// from the run's, and the notes to give; the notes go to `streamed` when they do not.
+/// a GitOps environment); holding none, the one the rest of their git repository holds
+/// ([`Context::for_plain_paths`]). The lint options to judge the files again with, when they
+/// differ from the run's, and the notes to give; the notes go to `streamed` when they do not.
 ///
 /// [`Context::for_repository`]: crate::context::Context::for_repository
+/// [`Context::for_plain_paths`]: crate::context::Context::for_plain_paths
 fn with_installation(
     streamed: &mut stream::Streamed,
     settings: &Settings,
+    paths: &[String],
 ) -> Option<(crate::lint::LintOptions, Vec<String>)> {
     let found = std::mem::take(&mut streamed.installations);
-    let (context, notes) = settings.context.for_plain(found);
+    let (context, notes) = settings.context.for_plain_paths(found, paths);
     let Some(opts) = settings.options.in_context(&context) else {
         streamed.notes.extend(notes);
         return None;

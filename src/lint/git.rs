@@ -165,9 +165,12 @@ pub fn lint_git(
     let mut linted = plain.lint(req, note)?;
     // Both sides are judged under the Karmada the head installs, as `lint PATH` judges the
     // working tree: read as the files are linted, and judged again when its settings differ.
+    let ignore = |p: &Path| req.config.ignores(p);
     let (context, notes) = req
         .context
-        .for_plain(std::mem::take(&mut linted.installations));
+        .for_plain_or(std::mem::take(&mut linted.installations), || {
+            crate::model::elsewhere::outside_at(&repo, &head_side, &specs, &ignore)
+        });
     notes.iter().for_each(|n| note(n));
     match req.opts.in_context(&context) {
         None => Ok(linted),

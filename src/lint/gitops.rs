@@ -247,7 +247,9 @@ pub fn lint_repository(req: &RepositoryRequest<'_>) -> Result<RepoLinted, Unknow
         ..RepoLinted::default()
     };
     let mut renders = repo.render(&render);
-    let mut surveyed = survey(&repo, &mut renders);
+    let mut surveyed = survey(&repo, &mut renders, &|p| config.ignores(p));
+    out.notes
+        .extend(surveyed.elsewhere.as_ref().and_then(|e| e.note()));
     if let Some(n) = repo.share_loose_clusters(&mut surveyed.karmada, &mut renders) {
         out.notes.push(n);
     }

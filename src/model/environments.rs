@@ -4,7 +4,7 @@
 //! (through the origin traces), never in a rendered stream.
 
 use std::collections::{BTreeMap, BTreeSet};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use super::installation::{self, InstallKind, Installation, Origin, RepositorySettings};
 use super::Inventory;
@@ -146,12 +146,14 @@ pub fn repository_files(
 }
 
 /// Renders the repository `files` belong to, environment by environment (only `wanted`, if
-/// given). Objects without a namespace get `namespace`.
+/// given). Objects without a namespace get `namespace`; `ignore` is the configuration's
+/// `ignorePaths` (for the repository's installation outside the files, [`survey`]).
 pub fn read_environments(
     files: &[PathBuf],
     namespace: &str,
     opts: &RenderOptions,
     wanted: Option<&str>,
+    ignore: &dyn Fn(&Path) -> bool,
 ) -> Result<EnvInputs, UnknownEnvironment> {
     let mut repo = Repo::read(files, opts);
     let names = repo.names();
@@ -159,7 +161,10 @@ pub fn read_environments(
     let mut renders = repo.render(opts);
     // Every environment is looked at before `wanted` keeps one: the Karmada installation of an
     // environment often stands in another (a Flux cluster's `infrastructure`).
-    let mut surveyed = survey(&repo, &mut renders);
+    let mut surveyed = survey(&repo, &mut renders, ignore);
+    if let Some(n) = surveyed.elsewhere.as_ref().and_then(|e| e.note()) {
+        messages.push(format!("note: {n}"));
+    }
     if let Some(n) = repo.share_loose_clusters(&mut surveyed.karmada, &mut renders) {
         messages.push(format!("note: {n}"));
     }
@@ -313,6 +318,10 @@ pub struct Survey {
     pub karmada: BTreeSet<String>,
     /// Installations by instance, in plan order.
     pub installations: BTreeMap<String, Vec<Installation>>,
+    /// Where the environments install no Karmada, the one the rest of the git repository
+    /// installs, if it installs one ([`super::elsewhere`]); then it counts for every
+    /// environment, as one installation in the repository would.
+    pub elsewhere: Option<super::elsewhere::Elsewhere>,
 }
 
 impl Survey {
@@ -320,7 +329,13 @@ impl Survey {
     /// with every karmada-scheduler Deployment it holds ([`InstallKind::Scheduler`]: no
     /// installation, a scheduler name beside one); else its instance's own.
     pub fn settings_for(&self, plan: &Plan) -> RepositorySettings {
-        let all: Vec<&Installation> = self.installations.values().flatten().collect();
+        let elsewhere = self.elsewhere.iter().flat_map(|e| &e.installations);
+        let all: Vec<&Installation> = self
+            .installations
+            .values()
+            .flatten()
+            .chain(elsewhere)
+            .collect();
         let installs = all
             .iter()
             .filter(|i| i.kind != InstallKind::Scheduler)
@@ -338,12 +353,18 @@ impl Survey {
 }
 
 /// Every planned environment (before `--env` keeps one): whether it is Karmada's, and the
-/// installations of Karmada its documents hold.
-pub fn survey(repo: &Repo, renders: &mut environments::Renders) -> Survey {
+/// installations of Karmada its documents hold; where none does, the repository's outside the
+/// root (`ignore`: the configuration's `ignorePaths`).
+pub fn survey(
+    repo: &Repo,
+    renders: &mut environments::Renders,
+    ignore: &dyn Fn(&Path) -> bool,
+) -> Survey {
     let mapper = repo.mapper();
     let mut s = Survey {
         karmada: BTreeSet::new(),
         installations: BTreeMap::new(),
+        elsewhere: None,
     };
     for plan in &repo.plans {
         if repo.is_karmada(plan, renders) {
@@ -369,6 +390,16 @@ pub fn survey(repo: &Repo, renders: &mut environments::Renders) -> Survey {
                 }
             }
         }
+    }
+    let installs = s.installations.values().flatten();
+    if !installs
+        .into_iter()
+        .any(|i| i.kind != InstallKind::Scheduler)
+        && !s.karmada.is_empty()
+    {
+        let root = repo.root.to_string_lossy();
+        let root = if root.is_empty() { "." } else { &root };
+        s.elsewhere = super::elsewhere::outside(&[root.to_string()], ignore);
     }
     s
 }
@@ -477,6 +508,7 @@ mod tests {
         let mut survey = Survey {
             karmada: BTreeSet::new(),
             installations: BTreeMap::new(),
+            elsewhere: None,
         };
         survey.installations.insert(
             "infra".into(),

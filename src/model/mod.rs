@@ -7,6 +7,7 @@ pub mod binding;
 pub mod cluster;
 pub mod controller_flags;
 pub mod dependencies;
+pub mod elsewhere;
 pub mod environments;
 pub mod feature_gates;
 pub mod gitops;

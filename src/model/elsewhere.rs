@@ -1,0 +1,251 @@
+//! The repository's Karmada when the inputs hold none: a lint of one directory, or of the files
+//! a pre-commit hook passes, reads the installation (a HelmRelease of the chart, the operator's
+//! `Karmada`, a controller-manager Deployment) that the same git repository holds elsewhere, as
+//! a lint of the repository's root does. Otherwise `lint clusters/karmada` judges in the
+//! release's defaults what `lint .` judges under the repository's gates.
+//!
+//! Only a repository that installs one Karmada is read so: where its installations differ (a
+//! repository of examples, or one per control plane), which one the inputs are applied to is
+//! not known, and none is taken (said at `-v=1`). Only files git tracks are read (not build
+//! output or vendored trees left untracked), each as the working tree has it.
+
+use std::path::{Path, PathBuf};
+
+use super::installation::{self, InstallKind, Installation};
+use crate::source::git::{GitRepo, Listed, Place, Side};
+
+/// What the rest of the repository installs, when it installs one Karmada.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Elsewhere {
+    /// The installation (first of those with the same settings) and every karmada-scheduler
+    /// Deployment beside it, as [`super::installation::RepositorySettings::of`] takes them.
+    pub installations: Vec<Installation>,
+}
+
+impl Elsewhere {
+    /// The note saying where the settings were taken from.
+    pub fn note(&self) -> Option<String> {
+        let taken = self
+            .installations
+            .iter()
+            .find(|i| i.kind != InstallKind::Scheduler)
+            .or(self.installations.first())?;
+        Some(format!(
+            "the inputs hold no installation of Karmada; the one elsewhere in their git repository is taken: {} at {}",
+            taken.object, taken.at
+        ))
+    }
+}
+
+/// The installations the git repository `paths` (as given: files or directories) lie in holds
+/// outside them, when it installs one Karmada (see the module docs); `None` when the paths are
+/// in no working tree (or in several), stdin is among them, or nothing is found. `ignore` is
+/// the configuration's `ignorePaths`, asked of each file as the user names it.
+pub fn outside(paths: &[String], ignore: &dyn Fn(&Path) -> bool) -> Option<Elsewhere> {
+    if paths.is_empty() || paths.iter().any(|p| p == "-") {
+        return None;
+    }
+    let absolute: Vec<PathBuf> = paths
+        .iter()
+        .map(|p| Path::new(p).canonicalize())
+        .collect::<Result<_, _>>()
+        .ok()?;
+    let start = absolute.first()?;
+    let repo = GitRepo::discover(if start.is_dir() {
+        start
+    } else {
+        start.parent()?
+    })
+    .ok()?;
+    let work_tree = repo.workdir();
+    // Each input as a path in the repository ("" for its root): a file under one is an input.
+    let inputs: Vec<String> = absolute
+        .iter()
+        .map(|a| Some(repo_path(a.strip_prefix(work_tree).ok()?)))
+        .collect::<Option<_>>()?;
+    let listing = repo.list(&Side::Index, &[], &|_| false).ok()?;
+    let cwd = std::env::current_dir().ok()?.canonicalize().ok()?;
+    let reached = crate::source::kustomize::render::relative(&cwd, work_tree);
+    let candidates: Vec<PathBuf> = listing
+        .files
+        .iter()
+        .filter(|f| !inputs.iter().any(|i| within(&f.name, i)))
+        .map(|f| reached.join(&f.name))
+        .filter(|p| !ignore(p))
+        .collect();
+    let found = crate::source::files::in_parallel(&candidates, &|path| {
+        // A file that went from the working tree, or cannot be read, installs nothing here.
+        Ok(crate::source::files::read_text(path)
+            .map(|(name, text)| installed(name, text))
+            .unwrap_or_default())
+    })
+    .ok()?;
+    Some(Elsewhere {
+        installations: one_karmada(found.into_iter().flatten().collect())?,
+    })
+}
+
+/// [`outside`] in a revision (`side`) of `repo`, the inputs given as repository paths
+/// (`specs`, none: the whole revision), each file named by its repository path as the git
+/// modes name them.
+pub fn outside_at(
+    repo: &GitRepo,
+    side: &Side,
+    specs: &[String],
+    ignore: &dyn Fn(&Path) -> bool,
+) -> Option<Elsewhere> {
+    if specs.is_empty() || specs.iter().any(String::is_empty) {
+        return None;
+    }
+    let listing = repo.list(side, &[], ignore).ok()?;
+    let candidates: Vec<&Listed> = listing
+        .files
+        .iter()
+        .filter(|f| !specs.iter().any(|s| within(&f.name, s)))
+        .collect();
+    let reader = repo.blob_reader();
+    let mut found = Vec::new();
+    crate::util::parallel::each_in_parallel(
+        &candidates,
+        &|f: &&Listed| -> Result<Vec<Installation>, ()> {
+            let bytes = match &f.place {
+                Place::File(path) => std::fs::read(path).ok(),
+                Place::Blob(oid) => reader.bytes(&f.name, *oid).ok(),
+            };
+            Ok(bytes.map_or_else(Vec::new, |b| {
+                installed(f.name.clone(), String::from_utf8_lossy(&b).into_owned())
+            }))
+        },
+        &mut |i| found.extend(i),
+    )
+    .ok()?;
+    Some(Elsewhere {
+        installations: one_karmada(found)?,
+    })
+}
+
+/// The installations in the file `name`, parsed only if it names Karmada at all.
+fn installed(name: String, text: String) -> Vec<Installation> {
+    if !text.contains("karmada") {
+        return Vec::new();
+    }
+    installation::in_text(name, text)
+}
+
+/// Installations a note names at most.
+const NAMED: usize = 3;
+
+/// `found` when it installs one Karmada: one installation, or several with the same settings
+/// (an overlay's copy), the first taken; with the karmada-scheduler Deployments. `None` when
+/// nothing is found or the installations differ.
+fn one_karmada(found: Vec<Installation>) -> Option<Vec<Installation>> {
+    if found.is_empty() {
+        return None;
+    }
+    let (schedulers, installs): (Vec<Installation>, Vec<Installation>) = found
+        .into_iter()
+        .partition(|i| i.kind == InstallKind::Scheduler);
+    let mut installs = installs.into_iter();
+    let first = installs.next();
+    if let Some(first) = &first {
+        let differing: Vec<&Installation> = installs
+            .as_slice()
+            .iter()
+            .filter(|i| !same_settings(first, i))
+            .collect();
+        if !differing.is_empty() {
+            if crate::kube::trace::verbosity() >= 1 {
+                let named: Vec<String> = std::iter::once(first)
+                    .chain(differing)
+                    .map(|i| format!("{} at {}", i.object, i.at))
+                    .collect();
+                let more = match named.len().saturating_sub(NAMED) {
+                    0 => String::new(),
+                    n => format!(" and {n} more"),
+                };
+                crate::util::note(&format!(
+                    "the inputs hold no installation of Karmada, and the rest of their git repository holds {} that differ ({}{more}): none is taken",
+                    named.len(),
+                    named[..named.len().min(NAMED)].join("; ")
+                ));
+            }
+            return None;
+        }
+    }
+    Some(first.into_iter().chain(schedulers).collect())
+}
+
+/// Whether two installations run Karmada alike: the same release, gates and flags, wherever
+/// each is written.
+fn same_settings(a: &Installation, b: &Installation) -> bool {
+    let release = |i: &Installation| i.release.as_ref().map(|s| s.value);
+    let values = |m: &std::collections::BTreeMap<String, installation::Setting<bool>>| {
+        m.iter()
+            .map(|(k, s)| (k.clone(), s.value))
+            .collect::<Vec<_>>()
+    };
+    let skipped = |i: &Installation| i.skipped_namespaces.as_ref().map(|s| s.value.clone());
+    let names = |i: &Installation| {
+        i.schedulers
+            .iter()
+            .map(|s| s.value.clone())
+            .collect::<Vec<_>>()
+    };
+    release(a) == release(b)
+        && values(&a.gates) == values(&b.gates)
+        && values(&a.flags) == values(&b.flags)
+        && skipped(a) == skipped(b)
+        && names(a) == names(b)
+}
+
+/// A relative path as the repository names it (`/`-separated, "" for the root).
+fn repo_path(rel: &Path) -> String {
+    rel.components()
+        .map(|c| c.as_os_str().to_string_lossy())
+        .collect::<Vec<_>>()
+        .join("/")
+}
+
+/// Whether the repository path `name` is `input` or lies under it.
+fn within(name: &str, input: &str) -> bool {
+    input.is_empty()
+        || name == input
+        || name
+            .strip_prefix(input)
+            .is_some_and(|rest| rest.starts_with('/'))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_file_under_an_input_is_an_input() {
+        assert!(within("clusters/karmada/pp.yaml", "clusters/karmada"));
+        assert!(within("clusters/karmada", "clusters/karmada"));
+        assert!(within("anything.yaml", ""));
+        assert!(!within(
+            "clusters/karmada-system/hr.yaml",
+            "clusters/karmada"
+        ));
+        assert!(!within("infra/hr.yaml", "clusters"));
+    }
+
+    fn installed(text: &str) -> Vec<Installation> {
+        installation::in_text("i.yaml".into(), text.into())
+    }
+
+    const CHART: &str = "apiVersion: helm.toolkit.fluxcd.io/v2\nkind: HelmRelease\nmetadata: {name: karmada, namespace: karmada-system}\nspec:\n  chart:\n    spec: {chart: karmada, version: v1.17.0}\n  values:\n    controllerManager:\n      featureGates: {Failover: true}\n";
+
+    #[test]
+    fn one_installation_or_copies_of_it_are_taken_and_differing_ones_are_not() {
+        let one = installed(CHART);
+        assert_eq!(one_karmada(one.clone()).map(|v| v.len()), Some(1));
+        let copies: Vec<Installation> = one.iter().chain(&one).cloned().collect();
+        assert_eq!(one_karmada(copies).map(|v| v.len()), Some(1));
+        let other = installed(&CHART.replace("Failover: true", "Failover: false"));
+        let differing: Vec<Installation> = one.iter().chain(&other).cloned().collect();
+        assert_eq!(one_karmada(differing), None);
+        assert_eq!(one_karmada(Vec::new()), None);
+    }
+}
