@@ -1169,4 +1169,32 @@ fn a_flux_directory_takes_the_karmada_its_repository_installs_elsewhere() {
         "{}",
         text(&explain.stderr)
     );
+
+    // The git modes render a revision outside git: its installation is read from the same
+    // revision, so both sides of plan are judged alike (no note of changed settings).
+    git(d, &["commit", "-qm", "all"]);
+    let lint = run_in(
+        d,
+        &[
+            "lint",
+            "-o",
+            "json",
+            "--base",
+            "HEAD",
+            "--all-findings",
+            "karmada",
+        ],
+    );
+    assert!(
+        !rules_of(&lint).contains(&"inert-preemption".to_string()),
+        "{}",
+        text(&lint.stdout)
+    );
+    let plan = run_in(d, &["plan", "--base", "HEAD", "karmada"]);
+    let said = text(&plan.stderr);
+    assert!(
+        said.contains("elsewhere in their git repository is taken"),
+        "{said}"
+    );
+    assert!(!said.contains("changes with the change"), "{said}");
 }

@@ -143,7 +143,13 @@ pub fn plan_git(
         // the revision's, when the files hold none).
         let ignore = |p: &std::path::Path| config.ignores(p);
         let elsewhere = |side: &Side| {
-            crate::model::elsewhere::outside_at(&revisions.repo, side, &revisions.specs, &ignore)
+            crate::model::elsewhere::outside_at(
+                &revisions.repo,
+                side,
+                &revisions.specs,
+                &ignore,
+                &str::to_string,
+            )
         };
         let (head_context, notes) = context.for_plain_or(plain.installations(&plain.head), || {
             elsewhere(&revisions.head)

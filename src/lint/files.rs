@@ -76,6 +76,13 @@ pub fn lint_files(
             opts,
             context: &settings.context,
             base: None,
+            elsewhere: &|root| {
+                let ignore = |p: &Path| config.ignores(p);
+                crate::model::elsewhere::outside(
+                    &[crate::model::elsewhere::path_arg(root)],
+                    &ignore,
+                )
+            },
         })?;
         Ok(linted.into_linted())
     };

@@ -169,7 +169,7 @@ pub fn lint_git(
     let (context, notes) = req
         .context
         .for_plain_or(std::mem::take(&mut linted.installations), || {
-            crate::model::elsewhere::outside_at(&repo, &head_side, &specs, &ignore)
+            crate::model::elsewhere::outside_at(&repo, &head_side, &specs, &ignore, &str::to_string)
         });
     notes.iter().for_each(|n| note(n));
     match req.opts.in_context(&context) {
@@ -499,6 +499,12 @@ impl GitopsSides<'_> {
         let req = self.req;
         let ignore = |p: &Path| req.config.ignores(p);
         let paths = paths_or_here(req);
+        // The rest of this side's revision, its files named as the side's are (from the
+        // current directory, which is the same place in a written tree).
+        let name = crate::model::elsewhere::named_from(self.cwd, self.repo.workdir());
+        let specs = self.repo.pathspecs(self.cwd, &paths).unwrap_or_default();
+        let elsewhere =
+            |_: &Path| crate::model::elsewhere::outside_at(self.repo, side, &specs, &ignore, &name);
         let lint_here = || -> Result<gitops::RepoLinted, GitLintError> {
             let files: Vec<PathBuf> = files::expand(&paths, &ignore)?;
             let linted = gitops::lint_repository(&gitops::RepositoryRequest {
@@ -508,6 +514,7 @@ impl GitopsSides<'_> {
                 opts: req.opts,
                 context: req.context,
                 base,
+                elsewhere: &elsewhere,
             });
             match linted {
                 // An environment new at head is compared with an empty one.

@@ -16,6 +16,7 @@ use super::rules::input::{UNRENDERED_TEMPLATE, YAML_SYNTAX};
 use super::rules::render_failed::{REMOTE_RESOURCE, RENDER_FAILED};
 use super::{Finding, LintOptions, Linted, Location};
 use crate::context::{Config, Context};
+use crate::model::elsewhere::Elsewhere;
 use crate::model::environments::survey;
 use crate::model::feature_gates::GateSet;
 use crate::model::installation::{self, Installation, RepositorySettings, SchedulerRead};
@@ -233,6 +234,10 @@ pub struct RepositoryRequest<'a> {
     /// `--base`: the base revision, linted. An environment's objects that its control plane
     /// already stores (the same environment at the base holds them) are judged as updates.
     pub base: Option<&'a RepoLinted>,
+    /// The installation the rest of the repository holds, outside the root it is given (read
+    /// where the environments hold none: [`crate::model::elsewhere`]); the git modes read the
+    /// revision's.
+    pub elsewhere: &'a dyn Fn(&Path) -> Option<Elsewhere>,
 }
 
 /// Lints the repository the files belong to (only the environment `--env` names, if set).
@@ -247,7 +252,7 @@ pub fn lint_repository(req: &RepositoryRequest<'_>) -> Result<RepoLinted, Unknow
         ..RepoLinted::default()
     };
     let mut renders = repo.render(&render);
-    let mut surveyed = survey(&repo, &mut renders, &|p| config.ignores(p));
+    let mut surveyed = survey(&repo, &mut renders, req.elsewhere);
     out.notes
         .extend(surveyed.elsewhere.as_ref().and_then(|e| e.note()));
     if let Some(n) = repo.share_loose_clusters(&mut surveyed.karmada, &mut renders) {

@@ -9,7 +9,7 @@
 //! not known, and none is taken (said at `-v=1`). Only files git tracks are read (not build
 //! output or vendored trees left untracked), each as the working tree has it.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use super::installation::{self, InstallKind, Installation};
 use crate::source::git::{GitRepo, Listed, Place, Side};
@@ -38,82 +38,85 @@ impl Elsewhere {
 }
 
 /// The installations the git repository `paths` (as given: files or directories) lie in holds
-/// outside them, when it installs one Karmada (see the module docs); `None` when the paths are
-/// in no working tree (or in several), stdin is among them, or nothing is found. `ignore` is
-/// the configuration's `ignorePaths`, asked of each file as the user names it.
+/// outside them, as the working tree has them, when it installs one Karmada (see the module
+/// docs); `None` when the paths are in no working tree, stdin is among them, or nothing is
+/// found. `ignore` is the configuration's `ignorePaths`; files are named as the user reaches
+/// them from the current directory.
 pub fn outside(paths: &[String], ignore: &dyn Fn(&Path) -> bool) -> Option<Elsewhere> {
     if paths.is_empty() || paths.iter().any(|p| p == "-") {
         return None;
     }
-    let absolute: Vec<PathBuf> = paths
-        .iter()
-        .map(|p| Path::new(p).canonicalize())
-        .collect::<Result<_, _>>()
-        .ok()?;
-    let start = absolute.first()?;
-    let repo = GitRepo::discover(if start.is_dir() {
-        start
-    } else {
-        start.parent()?
-    })
-    .ok()?;
-    let work_tree = repo.workdir();
-    // Each input as a path in the repository ("" for its root): a file under one is an input.
-    let inputs: Vec<String> = absolute
-        .iter()
-        .map(|a| Some(repo_path(a.strip_prefix(work_tree).ok()?)))
-        .collect::<Option<_>>()?;
-    let listing = repo.list(&Side::Index, &[], &|_| false).ok()?;
-    let cwd = std::env::current_dir().ok()?.canonicalize().ok()?;
-    let reached = crate::source::kustomize::render::relative(&cwd, work_tree);
-    let candidates: Vec<PathBuf> = listing
-        .files
-        .iter()
-        .filter(|f| !inputs.iter().any(|i| within(&f.name, i)))
-        .map(|f| reached.join(&f.name))
-        .filter(|p| !ignore(p))
-        .collect();
-    let found = crate::source::files::in_parallel(&candidates, &|path| {
-        // A file that went from the working tree, or cannot be read, installs nothing here.
-        Ok(crate::source::files::read_text(path)
-            .map(|(name, text)| installed(name, text))
-            .unwrap_or_default())
-    })
-    .ok()?;
-    Some(Elsewhere {
-        installations: one_karmada(found.into_iter().flatten().collect())?,
-    })
+    let cwd = std::env::current_dir().ok()?;
+    let first = Path::new(&paths[0]);
+    let start = match first.parent() {
+        _ if first.is_dir() => first,
+        Some(parent) if !parent.as_os_str().is_empty() => parent,
+        _ => Path::new("."),
+    };
+    let repo = GitRepo::discover(start).ok()?;
+    let specs = repo.pathspecs(&cwd, paths).ok()?;
+    let name = named_from(&cwd, repo.workdir());
+    outside_at(&repo, &Side::WorkTree, &specs, ignore, &name)
 }
 
-/// [`outside`] in a revision (`side`) of `repo`, the inputs given as repository paths
-/// (`specs`, none: the whole revision), each file named by its repository path as the git
-/// modes name them.
+/// A file of the working tree `workdir` named by its repository path, as the user reaches it
+/// from `cwd` (`../infra/karmada.yaml`).
+pub fn named_from(cwd: &Path, workdir: &Path) -> impl Fn(&str) -> String + Sync {
+    let cwd = cwd.canonicalize().unwrap_or_else(|_| cwd.to_path_buf());
+    let workdir = workdir.to_path_buf();
+    move |repo_path: &str| {
+        let path = crate::source::kustomize::render::relative(&cwd, &workdir.join(repo_path));
+        crate::source::files::display_path(&path)
+    }
+}
+
+/// A directory as a command-line path for [`outside`] (`.` for the empty path).
+pub fn path_arg(dir: &Path) -> String {
+    match dir.to_string_lossy() {
+        d if d.is_empty() => ".".to_string(),
+        d => d.into_owned(),
+    }
+}
+
+/// [`outside`] in one side of `repo` (the working tree, the index or a commit), the inputs
+/// given as repository paths (`specs`; none: the whole side, and nothing is outside), each
+/// file named by `name` from its repository path, as the mode names its inputs. The working
+/// tree's side is the files git tracks, as they are on disk.
 pub fn outside_at(
     repo: &GitRepo,
     side: &Side,
     specs: &[String],
     ignore: &dyn Fn(&Path) -> bool,
+    name: &(dyn Fn(&str) -> String + Sync),
 ) -> Option<Elsewhere> {
     if specs.is_empty() || specs.iter().any(String::is_empty) {
         return None;
     }
-    let listing = repo.list(side, &[], ignore).ok()?;
+    let tracked = match side {
+        Side::WorkTree => &Side::Index,
+        other => other,
+    };
+    let listing = repo.list(tracked, &[], &|_| false).ok()?;
     let candidates: Vec<&Listed> = listing
         .files
         .iter()
         .filter(|f| !specs.iter().any(|s| within(&f.name, s)))
+        .filter(|f| !ignore(Path::new(&name(&f.name))))
         .collect();
     let reader = repo.blob_reader();
+    let workdir = repo.workdir();
     let mut found = Vec::new();
     crate::util::parallel::each_in_parallel(
         &candidates,
         &|f: &&Listed| -> Result<Vec<Installation>, ()> {
-            let bytes = match &f.place {
-                Place::File(path) => std::fs::read(path).ok(),
-                Place::Blob(oid) => reader.bytes(&f.name, *oid).ok(),
+            // A file that went from the working tree, or cannot be read, installs nothing.
+            let bytes = match (&f.place, side) {
+                (_, Side::WorkTree) => std::fs::read(workdir.join(&f.name)).ok(),
+                (Place::File(path), _) => std::fs::read(path).ok(),
+                (Place::Blob(oid), _) => reader.bytes(&f.name, *oid).ok(),
             };
             Ok(bytes.map_or_else(Vec::new, |b| {
-                installed(f.name.clone(), String::from_utf8_lossy(&b).into_owned())
+                installed(name(&f.name), String::from_utf8_lossy(&b).into_owned())
             }))
         },
         &mut |i| found.extend(i),
@@ -196,14 +199,6 @@ fn same_settings(a: &Installation, b: &Installation) -> bool {
         && values(&a.flags) == values(&b.flags)
         && skipped(a) == skipped(b)
         && names(a) == names(b)
-}
-
-/// A relative path as the repository names it (`/`-separated, "" for the root).
-fn repo_path(rel: &Path) -> String {
-    rel.components()
-        .map(|c| c.as_os_str().to_string_lossy())
-        .collect::<Vec<_>>()
-        .join("/")
 }
 
 /// Whether the repository path `name` is `input` or lies under it.

@@ -161,7 +161,9 @@ pub fn read_environments(
     let mut renders = repo.render(opts);
     // Every environment is looked at before `wanted` keeps one: the Karmada installation of an
     // environment often stands in another (a Flux cluster's `infrastructure`).
-    let mut surveyed = survey(&repo, &mut renders, ignore);
+    let mut surveyed = survey(&repo, &mut renders, &|root| {
+        super::elsewhere::outside(&[super::elsewhere::path_arg(root)], ignore)
+    });
     if let Some(n) = surveyed.elsewhere.as_ref().and_then(|e| e.note()) {
         messages.push(format!("note: {n}"));
     }
@@ -353,12 +355,12 @@ impl Survey {
 }
 
 /// Every planned environment (before `--env` keeps one): whether it is Karmada's, and the
-/// installations of Karmada its documents hold; where none does, the repository's outside the
-/// root (`ignore`: the configuration's `ignorePaths`).
+/// installations of Karmada its documents hold; where none does, what `elsewhere` finds in the
+/// rest of the repository, outside the root it is given ([`super::elsewhere`]).
 pub fn survey(
     repo: &Repo,
     renders: &mut environments::Renders,
-    ignore: &dyn Fn(&Path) -> bool,
+    elsewhere: &dyn Fn(&Path) -> Option<super::elsewhere::Elsewhere>,
 ) -> Survey {
     let mapper = repo.mapper();
     let mut s = Survey {
@@ -397,9 +399,7 @@ pub fn survey(
         .any(|i| i.kind != InstallKind::Scheduler)
         && !s.karmada.is_empty()
     {
-        let root = repo.root.to_string_lossy();
-        let root = if root.is_empty() { "." } else { &root };
-        s.elsewhere = super::elsewhere::outside(&[root.to_string()], ignore);
+        s.elsewhere = elsewhere(&repo.root);
     }
     s
 }
