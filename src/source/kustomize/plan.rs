@@ -1112,10 +1112,19 @@ fn unique_names(plans: &mut [Plan]) {
     }
 }
 
-/// The last component of a directory, as an environment's name.
+/// The last component of a directory, as an environment's name; the current directory's own
+/// name for `.` (a Flux cluster's directory linted from inside: `mgmt-eu`, as from above).
 pub fn dir_name(dir: &Path) -> String {
+    let own = || {
+        std::fs::canonicalize(super::as_dir(dir))
+            .ok()?
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+    };
     dir.file_name()
-        .map_or_else(|| shown_dir(dir), |n| n.to_string_lossy().into_owned())
+        .map(|n| n.to_string_lossy().into_owned())
+        .or_else(own)
+        .unwrap_or_else(|| shown_dir(dir))
 }
 
 /// A repository URL as the repository it names, whatever the protocol: `host/path`, without

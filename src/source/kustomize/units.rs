@@ -36,7 +36,7 @@ impl std::fmt::Display for Target {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
             Target::FluxCluster { dir } => {
-                write!(f, "the cluster Flux runs in ({})", dir.display())
+                write!(f, "the cluster Flux runs in ({})", super::shown_dir(dir))
             }
             Target::KubeConfig { namespace, secret } => {
                 write!(
