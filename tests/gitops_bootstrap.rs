@@ -1288,3 +1288,30 @@ fn a_flux_kustomization_listed_only_in_a_comment_is_applied_by_nothing() {
         "{v:#}"
     );
 }
+
+/// `lint .` inside a Flux cluster's directory names its environment after the directory, as a
+/// lint from above does (before: `.`, and its target `the cluster Flux runs in ()`).
+#[test]
+fn a_cluster_directory_linted_from_inside_is_named_after_itself() {
+    let test = "a_cluster_directory_linted_from_inside_is_named_after_itself";
+    if !kustomize_available(test) {
+        return;
+    }
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join(REPO)
+        .join("clusters/mgmt-eu");
+    let o = Command::new(env!("CARGO_BIN_EXE_kubectl-karmada_policy"))
+        .args(["lint", "-o", "json", "."])
+        .current_dir(&dir)
+        .env("NO_COLOR", "1")
+        .output()
+        .expect("run the binary");
+    let v = json(&o);
+    let local = v["environments"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|e| e["target"] == "the cluster Flux runs in (.)")
+        .unwrap_or_else(|| panic!("{v}"));
+    assert_eq!(local["name"], "mgmt-eu", "{v}");
+}
