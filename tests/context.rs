@@ -633,7 +633,7 @@ fn plain_manifests_take_the_karmada_they_install() {
     let v = json(&check);
     assert_eq!(v["resources"][0]["preempted"], true, "{v}");
 
-    explain_takes_the_installation(d, said);
+    explain_takes_the_installation(d, ".", said);
 
     // The flag is over the installation, in every subcommand alike.
     let off = ["--feature-gates", "PropagationPolicyPreemption=false"];
@@ -646,9 +646,9 @@ fn plain_manifests_take_the_karmada_they_install() {
     );
 }
 
-/// `explain deploy/web` over the directory says it read the installation (`said`) and, under
-/// its gates (preemption on), no note says preemption is off.
-fn explain_takes_the_installation(d: &Path, said: &str) {
+/// `explain deploy/web` over `inputs` says it read the installation (`said`) and, under its
+/// gates (preemption on), no note says preemption is off.
+fn explain_takes_the_installation(d: &Path, inputs: &str, said: &str) {
     let explain = run_in(
         d,
         &[
@@ -657,7 +657,7 @@ fn explain_takes_the_installation(d: &Path, said: &str) {
             "-n",
             "shop",
             "-f",
-            ".",
+            inputs,
             "-o",
             "json",
         ],
@@ -708,7 +708,7 @@ fn a_controller_manager_deployment_among_workloads_gives_the_gates() {
         );
         assert!(!inert(&lint), "{args:?}: {}", text(&lint.stdout));
     }
-    explain_takes_the_installation(d, said);
+    explain_takes_the_installation(d, ".", said);
 }
 
 /// Cluster failover from Karmada 1.14 needs the `Failover` gate and
@@ -1037,26 +1037,7 @@ fn a_directory_takes_the_karmada_its_repository_installs_elsewhere() {
     );
     assert!(!inert(&lint), "{}", text(&lint.stdout));
 
-    let explain = run_in(
-        d,
-        &[
-            "explain",
-            "deploy/web",
-            "-n",
-            "shop",
-            "-f",
-            "apps",
-            "-o",
-            "json",
-        ],
-    );
-    assert!(
-        text(&explain.stderr).contains(said),
-        "{}",
-        text(&explain.stderr)
-    );
-    let notes = json(&explain)["notes"].to_string();
-    assert!(!notes.contains("preemption is off"), "{notes}");
+    explain_takes_the_installation(d, "apps", said);
     let check = run_in(
         d,
         &[
@@ -1149,26 +1130,7 @@ fn a_flux_directory_takes_the_karmada_its_repository_installs_elsewhere() {
         env["karmadaInstallation"]["file"], "infra/karmada.yaml",
         "{env}"
     );
-    let explain = run_in(
-        d,
-        &[
-            "explain",
-            "deploy/web",
-            "-n",
-            "shop",
-            "-f",
-            "karmada",
-            "-o",
-            "json",
-        ],
-    );
-    let notes = json(&explain)["notes"].to_string();
-    assert!(!notes.contains("preemption is off"), "{notes}");
-    assert!(
-        text(&explain.stderr).contains("elsewhere in their git repository is taken"),
-        "{}",
-        text(&explain.stderr)
-    );
+    explain_takes_the_installation(d, "karmada", "elsewhere in their git repository is taken");
 
     // The git modes render a revision outside git: its installation is read from the same
     // revision, so both sides of plan are judged alike (no note of changed settings).
