@@ -12,6 +12,7 @@
 use std::path::Path;
 
 use super::installation::{self, InstallKind, Installation};
+use crate::source::files;
 use crate::source::git::{GitRepo, Listed, Place, Side};
 
 /// What the rest of the repository installs, when it installs one Karmada.
@@ -66,7 +67,7 @@ pub fn named_from(cwd: &Path, workdir: &Path) -> impl Fn(&str) -> String + Sync 
     let workdir = workdir.to_path_buf();
     move |repo_path: &str| {
         let path = crate::source::kustomize::render::relative(&cwd, &workdir.join(repo_path));
-        crate::source::files::display_path(&path)
+        files::display_path(&path)
     }
 }
 
@@ -109,11 +110,15 @@ pub fn outside_at(
     crate::util::parallel::each_in_parallel(
         &candidates,
         &|f: &&Listed| -> Result<Vec<Installation>, ()> {
-            // A file that went from the working tree, or cannot be read, installs nothing.
+            // A file that went from the working tree, cannot be read, or is larger than an
+            // input may be (`--max-input-size`), installs nothing.
             let bytes = match (&f.place, side) {
-                (_, Side::WorkTree) => std::fs::read(workdir.join(&f.name)).ok(),
-                (Place::File(path), _) => std::fs::read(path).ok(),
-                (Place::Blob(oid), _) => reader.bytes(&f.name, *oid).ok(),
+                (_, Side::WorkTree) => files::read_bytes(&workdir.join(&f.name)).ok().map(|r| r.1),
+                (Place::File(path), _) => files::read_bytes(path).ok().map(|r| r.1),
+                (Place::Blob(oid), _) => reader
+                    .bytes(&f.name, *oid)
+                    .ok()
+                    .filter(|b| b.len() as u64 <= files::max_input_size()),
             };
             Ok(bytes.map_or_else(Vec::new, |b| {
                 installed(name(&f.name), String::from_utf8_lossy(&b).into_owned())
