@@ -77,11 +77,7 @@ pub fn lint_files(
             context: &settings.context,
             base: None,
             elsewhere: &|root| {
-                let ignore = |p: &Path| config.ignores(p);
-                crate::model::elsewhere::outside(
-                    &[crate::model::elsewhere::path_arg(root)],
-                    &ignore,
-                )
+                crate::model::elsewhere::outside_dir(root, &|p: &Path| config.ignores(p))
             },
         })?;
         Ok(linted.into_linted())

@@ -71,12 +71,13 @@ pub fn named_from(cwd: &Path, workdir: &Path) -> impl Fn(&str) -> String + Sync 
     }
 }
 
-/// A directory as a command-line path for [`outside`] (`.` for the empty path).
-pub fn path_arg(dir: &Path) -> String {
-    match dir.to_string_lossy() {
+/// [`outside`] the directory `dir` (a GitOps repository's root; `""` is the current one).
+pub fn outside_dir(dir: &Path, ignore: &dyn Fn(&Path) -> bool) -> Option<Elsewhere> {
+    let path = match dir.to_string_lossy() {
         d if d.is_empty() => ".".to_string(),
         d => d.into_owned(),
-    }
+    };
+    outside(&[path], ignore)
 }
 
 /// [`outside`] in one side of `repo` (the working tree, the index or a commit), the inputs

@@ -162,7 +162,7 @@ pub fn read_environments(
     // Every environment is looked at before `wanted` keeps one: the Karmada installation of an
     // environment often stands in another (a Flux cluster's `infrastructure`).
     let mut surveyed = survey(&repo, &mut renders, &|root| {
-        super::elsewhere::outside(&[super::elsewhere::path_arg(root)], ignore)
+        super::elsewhere::outside_dir(root, ignore)
     });
     if let Some(n) = surveyed.elsewhere.as_ref().and_then(|e| e.note()) {
         messages.push(format!("note: {n}"));
