@@ -1073,6 +1073,12 @@ fn a_directory_takes_the_karmada_its_repository_installs_elsewhere() {
         .clone();
     assert_eq!(web["owner"]["change"], "preempted", "{web}");
 
+    // A directory `ignorePaths` leaves out is left out of the search, as of a lint of the root.
+    std::fs::write(d.join(".karmada-policy.yaml"), "ignorePaths: [infra]\n").unwrap();
+    let lint = run_in(d, &["lint", "-o", "json", "apps"]);
+    assert!(inert(&lint), "{}", text(&lint.stderr));
+    std::fs::remove_file(d.join(".karmada-policy.yaml")).unwrap();
+
     // A second installation with other gates: which one runs the directory is not known.
     std::fs::write(
         d.join("infra/karmada-staging.yaml"),

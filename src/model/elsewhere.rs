@@ -99,12 +99,15 @@ pub fn outside_at(
         other => other,
     };
     let listing = repo.list(tracked, &[], &|_| false).ok()?;
-    let candidates: Vec<&Listed> = listing
+    let mut candidates: Vec<&Listed> = listing
         .files
         .iter()
         .filter(|f| !specs.iter().any(|s| within(&f.name, s)))
-        .filter(|f| !ignore(Path::new(&name(&f.name))))
+        .filter(|f| !ignored(&name(&f.name), ignore))
         .collect();
+    // In the order a directory's walk gives (`deploy/` before `deploy.bak/`), not git's: the
+    // first installation is the one a lint of the root takes.
+    candidates.sort_by(|a, b| Path::new(&a.name).cmp(Path::new(&b.name)));
     let reader = repo.blob_reader();
     let workdir = repo.workdir();
     let mut found = Vec::new();
@@ -133,9 +136,29 @@ pub fn outside_at(
     })
 }
 
-/// The installations in the file `name`, parsed only if it names Karmada at all.
+/// Whether `ignorePaths` leaves out the file `path` or a directory above it, as the walk of a
+/// directory prunes an ignored directory.
+fn ignored(path: &str, ignore: &dyn Fn(&Path) -> bool) -> bool {
+    Path::new(path)
+        .ancestors()
+        .take_while(|a| !a.as_os_str().is_empty() && !a.ends_with(".."))
+        .any(ignore)
+}
+
+/// The installations in the file `name`, parsed only if its text may hold one: it names
+/// Karmada and one of the kinds that install it (most files of a repository of Karmada
+/// manifests name Karmada, few of them an installing kind).
 fn installed(name: String, text: String) -> Vec<Installation> {
-    if !text.contains("karmada") {
+    const INSTALLING: [&str; 5] = [
+        "HelmRelease",
+        "Application",
+        "HelmChart",
+        "operator.karmada.io",
+        "karmada-controller-manager",
+    ];
+    let may_install = text.contains("karmada")
+        && (INSTALLING.iter().any(|k| text.contains(k)) || installation::may_name_scheduler(&text));
+    if !may_install {
         return Vec::new();
     }
     installation::in_text(name, text)
@@ -145,7 +168,7 @@ fn installed(name: String, text: String) -> Vec<Installation> {
 const NAMED: usize = 3;
 
 /// `found` when it installs one Karmada: one installation, or several with the same settings
-/// (an overlay's copy), the first taken; with the karmada-scheduler Deployments. `None` when
+/// (an overlay's copy), the first of them counting; with the karmada-scheduler Deployments. `None` when
 /// nothing is found or the installations differ.
 fn one_karmada(found: Vec<Installation>) -> Option<Vec<Installation>> {
     if found.is_empty() {
@@ -154,11 +177,8 @@ fn one_karmada(found: Vec<Installation>) -> Option<Vec<Installation>> {
     let (schedulers, installs): (Vec<Installation>, Vec<Installation>) = found
         .into_iter()
         .partition(|i| i.kind == InstallKind::Scheduler);
-    let mut installs = installs.into_iter();
-    let first = installs.next();
-    if let Some(first) = &first {
+    if let Some(first) = installs.first() {
         let differing: Vec<&Installation> = installs
-            .as_slice()
             .iter()
             .filter(|i| !same_settings(first, i))
             .collect();
@@ -181,7 +201,9 @@ fn one_karmada(found: Vec<Installation>) -> Option<Vec<Installation>> {
             return None;
         }
     }
-    Some(first.into_iter().chain(schedulers).collect())
+    // Copies too: the settings name the first and say the others are not used, as for the
+    // root's files.
+    Some(installs.into_iter().chain(schedulers).collect())
 }
 
 /// Whether two installations run Karmada alike: the same release, gates and flags, wherever
@@ -232,7 +254,23 @@ mod tests {
         assert!(!within("infra/hr.yaml", "clusters"));
     }
 
-    fn installed(text: &str) -> Vec<Installation> {
+    #[test]
+    fn an_ignored_directory_leaves_out_the_files_under_it() {
+        let ignore = |p: &Path| p == Path::new("infra") || p == Path::new("../infra");
+        assert!(ignored("infra/karmada.yaml", &ignore));
+        assert!(!ignored("../infra/karmada.yaml", &|p: &Path| p == Path::new("..")));
+        assert!(ignored("../infra/karmada.yaml", &ignore));
+        assert!(!ignored("apps/karmada.yaml", &ignore));
+    }
+
+    #[test]
+    fn only_a_file_naming_an_installing_kind_is_parsed() {
+        assert_eq!(installed("i.yaml".into(), CHART.into()).len(), 1);
+        let policy = "apiVersion: policy.karmada.io/v1alpha1\nkind: PropagationPolicy\nmetadata: {name: p}\n";
+        assert!(installed("p.yaml".into(), policy.into()).is_empty());
+    }
+
+    fn installed_in(text: &str) -> Vec<Installation> {
         installation::in_text("i.yaml".into(), text.into())
     }
 
@@ -240,11 +278,11 @@ mod tests {
 
     #[test]
     fn one_installation_or_copies_of_it_are_taken_and_differing_ones_are_not() {
-        let one = installed(CHART);
+        let one = installed_in(CHART);
         assert_eq!(one_karmada(one.clone()).map(|v| v.len()), Some(1));
         let copies: Vec<Installation> = one.iter().chain(&one).cloned().collect();
-        assert_eq!(one_karmada(copies).map(|v| v.len()), Some(1));
-        let other = installed(&CHART.replace("Failover: true", "Failover: false"));
+        assert_eq!(one_karmada(copies).map(|v| v.len()), Some(2));
+        let other = installed_in(&CHART.replace("Failover: true", "Failover: false"));
         let differing: Vec<Installation> = one.iter().chain(&other).cloned().collect();
         assert_eq!(one_karmada(differing), None);
         assert_eq!(one_karmada(Vec::new()), None);
