@@ -176,3 +176,26 @@ fn karmada_1_13_does_not_serve_the_kind() {
     let (_, json) = lint(dir.path(), &["--karmada-version", "1.14"]);
     assert_eq!(rows(&json).len(), 3);
 }
+
+/// The Helm chart and the operator register no ClusterTaintPolicy webhook (through v1.19):
+/// where the files install Karmada so, nothing refuses a NoExecute taint and the rule says
+/// nothing; a karmada-controller-manager Deployment says nothing of the webhook, and the
+/// warning stays. A duplicate taint is still said: its second taint is never applied.
+#[test]
+fn an_installation_without_the_webhook_admits_no_execute() {
+    let chart = "apiVersion: helm.toolkit.fluxcd.io/v2\nkind: HelmRelease\nmetadata: {name: karmada, namespace: karmada-system}\nspec:\n  chart:\n    spec: {chart: karmada, version: \"1.16.0\", sourceRef: {kind: HelmRepository, name: karmada}}\n";
+    let operator = "apiVersion: operator.karmada.io/v1alpha1\nkind: Karmada\nmetadata: {name: karmada, namespace: karmada-system}\nspec:\n  components:\n    karmadaControllerManager: {imageTag: v1.16.0}\n";
+    let deployment = "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: karmada-controller-manager, namespace: karmada-system}\nspec:\n  template:\n    spec:\n      containers:\n      - name: karmada-controller-manager\n        image: docker.io/karmada/karmada-controller-manager:v1.16.0\n        command: [/bin/karmada-controller-manager]\n";
+    for (installation, warned) in [(chart, false), (operator, false), (deployment, true)] {
+        let dir = fixture();
+        std::fs::write(dir.path().join("karmada.yaml"), installation).unwrap();
+        let (_, json) = lint(dir.path(), &["karmada.yaml"]);
+        let rules: Vec<String> = rows(&json).into_iter().map(|r| r.0).collect();
+        assert_eq!(
+            rules.contains(&"taint-no-execute-not-allowed".to_string()),
+            warned,
+            "{installation}: {rules:?}"
+        );
+        assert!(rules.contains(&"taint-duplicate".to_string()), "{rules:?}");
+    }
+}

@@ -18,7 +18,7 @@ use std::path::PathBuf;
 use crate::engine::state::{Options, UnknownClaimers};
 use crate::model::controller_flags::{ControllerFlags, FlagError};
 use crate::model::feature_gates::{GateError, GateSet, GateValues};
-use crate::model::installation::RepositorySettings;
+use crate::model::installation::{InstallKind, RepositorySettings};
 use crate::model::schedulers::Schedulers;
 use crate::model::KarmadaVersion;
 
@@ -52,6 +52,10 @@ pub struct Installation {
     pub schedulers: Schedulers,
     /// `file:line` the settings were read from.
     pub from: String,
+    /// Whether it may register the `clustertaintpolicy.karmada.io` validating webhook, which
+    /// refuses NoExecute taints: the Helm chart and the operator register none (through
+    /// v1.19); a karmada-controller-manager Deployment says nothing of the webhook.
+    pub may_register_taint_webhook: bool,
 }
 
 /// Why a context cannot be resolved (exit 2).
@@ -94,6 +98,10 @@ pub struct Context {
     /// `schedulers:` and those the repository's Karmada runs (the union: neither hides the
     /// other), each with where it was read.
     pub schedulers: Schedulers,
+    /// ClusterTaintPolicy's NoExecute taints are admitted: karmada-webhook runs with
+    /// `--allow-no-execute-taint-policy` (the configuration's `webhookFlags`), or the
+    /// repository's installation registers no ClusterTaintPolicy webhook at all.
+    pub no_execute_taints_admitted: bool,
     flags: Flags,
 }
 
@@ -149,6 +157,7 @@ impl Context {
             flags: flags.known_in(release),
             schedulers: served,
             from: found.at.to_string(),
+            may_register_taint_webhook: found.kind == InstallKind::Deployment,
         };
         match self.with_installation(&installation) {
             Ok(env) => (env, notes),
@@ -265,8 +274,11 @@ impl Context {
         if let Some(i) = installation {
             schedulers.extend(&i.schedulers);
         }
+        let no_execute_taints_admitted = config.allow_no_execute_taint_policy
+            || installation.is_some_and(|i| !i.may_register_taint_webhook);
         Ok(Context {
             gates,
+            no_execute_taints_admitted,
             origins: Origins {
                 release: release_origin,
                 installation: installation.map(|i| i.from.clone()),
@@ -338,6 +350,7 @@ mod tests {
             flags: ControllerFlags::default(),
             schedulers: Schedulers::default(),
             from: "infra/karmada.yaml:12".into(),
+            may_register_taint_webhook: true,
         };
         let none = Context::with(Flags::default(), config(""), Some(&installation)).unwrap();
         assert_eq!(none.release(), KarmadaVersion::new(1, 17));
@@ -446,6 +459,7 @@ mod tests {
             flags: repo_flags,
             schedulers: Schedulers::default(),
             from: "infra/karmada.yaml:1".into(),
+            may_register_taint_webhook: true,
         };
         let repo = Context::with(Flags::default(), config(""), Some(&installation)).unwrap();
         assert!(repo.gates.cluster_failover(), "the installation's flag");

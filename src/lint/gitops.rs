@@ -400,11 +400,7 @@ fn with_repository(
             notes.push(note);
         }
     }
-    LintOptions {
-        gates: env.gates,
-        schedulers: env.schedulers,
-        ..opts.clone()
-    }
+    opts.under(&env)
 }
 
 /// A build that failed, as a finding at the line to edit.

@@ -21,8 +21,9 @@ pub struct LintOptions {
     pub cluster_objects: Vec<crate::model::cluster::Cluster>,
     pub rules: BTreeMap<String, RuleSetting>,
     pub inline_ignores: bool,
-    /// karmada-webhook runs with `--allow-no-execute-taint-policy` (the configuration's
-    /// `webhookFlags`): ClusterTaintPolicy's NoExecute taints are admitted.
+    /// ClusterTaintPolicy's NoExecute taints are admitted: karmada-webhook runs with
+    /// `--allow-no-execute-taint-policy`, or no webhook checks them
+    /// ([`Context::no_execute_taints_admitted`]).
     pub allow_no_execute_taint_policy: bool,
     /// The objects were read from the control plane (`lint --live`): stored, so they take part
     /// in the semantic rules whatever the admission chain says of them now.
@@ -39,7 +40,7 @@ impl LintOptions {
             cluster_objects: Vec::new(),
             rules: context.config.rules.clone(),
             inline_ignores,
-            allow_no_execute_taint_policy: context.config.allow_no_execute_taint_policy,
+            allow_no_execute_taint_policy: context.no_execute_taints_admitted,
             live: false,
         }
     }
@@ -48,13 +49,21 @@ impl LintOptions {
     /// the inputs hold may change them: [`Context::for_plain`]), or `None` when they are
     /// already these options' own and nothing need be judged again.
     pub fn in_context(&self, context: &Context) -> Option<LintOptions> {
-        (context.gates != self.gates || context.schedulers != self.schedulers).then(|| {
-            LintOptions {
-                gates: context.gates.clone(),
-                schedulers: context.schedulers.clone(),
-                ..self.clone()
-            }
-        })
+        (context.gates != self.gates
+            || context.schedulers != self.schedulers
+            || context.no_execute_taints_admitted != self.allow_no_execute_taint_policy)
+            .then(|| self.under(context))
+    }
+
+    /// These options with what `context` says of the control plane: its release, gates and
+    /// schedulers, and whether NoExecute taints are admitted.
+    pub fn under(&self, context: &Context) -> LintOptions {
+        LintOptions {
+            gates: context.gates.clone(),
+            schedulers: context.schedulers.clone(),
+            allow_no_execute_taint_policy: context.no_execute_taints_admitted,
+            ..self.clone()
+        }
     }
 
     /// The Karmada release whose rules apply.
