@@ -1138,6 +1138,26 @@ fn a_flux_directory_takes_the_karmada_its_repository_installs_elsewhere() {
     );
     explain_takes_the_installation(d, "karmada", "elsewhere in their git repository is taken");
 
+    // From inside the Flux directory: `./karmada/apps` is found from the repository's root, as
+    // Flux finds it, and the installation is named from here.
+    let here = run_in(&d.join("karmada"), &["lint", "-o", "json", "."]);
+    let v = json(&here);
+    let env = v["environments"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|e| e["karmadaApiServer"] == true)
+        .unwrap_or_else(|| panic!("{v}"));
+    assert_eq!(env["name"], "karmada/karmada-kubeconfig", "{v}");
+    assert_eq!(
+        env["karmadaInstallation"]["file"], "../infra/karmada.yaml",
+        "{env}"
+    );
+    assert!(
+        !rules_of(&here).contains(&"inert-preemption".to_string()),
+        "{v}"
+    );
+
     // The git modes render a revision outside git: its installation is read from the same
     // revision, so both sides of plan are judged alike (no note of changed settings).
     git(d, &["commit", "-qm", "all"]);

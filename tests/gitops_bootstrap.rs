@@ -1289,8 +1289,10 @@ fn a_flux_kustomization_listed_only_in_a_comment_is_applied_by_nothing() {
     );
 }
 
-/// `lint .` inside a Flux cluster's directory names its environment after the directory, as a
-/// lint from above does (before: `.`, and its target `the cluster Flux runs in ()`).
+/// `lint .` inside a Flux cluster's directory finds what Flux applies from the repository's
+/// root and names its environments after the directory, as a lint from above does (before:
+/// `.`, its target `the cluster Flux runs in ()`, and `flux-system` a cluster of its own
+/// without the Karmada API server, the paths from the root not found from here).
 #[test]
 fn a_cluster_directory_linted_from_inside_is_named_after_itself() {
     let test = "a_cluster_directory_linted_from_inside_is_named_after_itself";
@@ -1314,4 +1316,16 @@ fn a_cluster_directory_linted_from_inside_is_named_after_itself() {
         .find(|e| e["target"] == "the cluster Flux runs in (.)")
         .unwrap_or_else(|| panic!("{v}"));
     assert_eq!(local["name"], "mgmt-eu", "{v}");
+    let names: Vec<&str> = v["environments"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| e["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(names, ["mgmt-eu", KARMADA_EU], "{v}");
+    let karmada = &v["environments"][1];
+    assert_eq!(
+        karmada["karmadaInstallation"]["file"], "../../infrastructure/karmada/release.yaml",
+        "{karmada}"
+    );
 }

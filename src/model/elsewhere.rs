@@ -66,7 +66,7 @@ pub fn named_from(cwd: &Path, workdir: &Path) -> impl Fn(&str) -> String + Sync 
     let cwd = cwd.canonicalize().unwrap_or_else(|_| cwd.to_path_buf());
     let workdir = workdir.to_path_buf();
     move |repo_path: &str| {
-        let path = crate::source::kustomize::render::relative(&cwd, &workdir.join(repo_path));
+        let path = crate::source::kustomize::relative(&cwd, &workdir.join(repo_path));
         files::display_path(&path)
     }
 }

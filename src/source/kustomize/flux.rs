@@ -359,20 +359,41 @@ pub fn helm_release_of(root: &Node, file: &Path) -> Option<HelmRelease> {
 }
 
 /// `spec.path` is relative to the root of the source Flux fetched. That root is not known
-/// here, so it is the nearest ancestor of the defining file where the path exists.
+/// here, so it is the nearest ancestor of the defining file where the path exists; past the
+/// current directory (a Flux directory linted from inside: `cd clusters/cp && lint .`), the
+/// directories above it in its git working tree ([`super::above_current_directory`]).
 pub fn resolve_path(file: &Path, spec_path: &str) -> Option<PathBuf> {
     let rel = spec_path.trim_start_matches("./");
     file.ancestors()
         .skip(1)
         .map(|d| normalize(&d.join(rel)))
         .find(|c| c.is_dir())
+        .or_else(|| {
+            if file.is_absolute() {
+                return None;
+            }
+            super::above_current_directory()
+                .into_iter()
+                .map(|(_, dir)| normalize(&dir.join(rel)))
+                .find(|c| c.is_dir())
+                .and_then(|c| super::from_current_directory(&c))
+        })
 }
 
 /// `spec.path` in the source whose root is `root` (`""`, `.` and `./` are the root itself); a
-/// path that leaves the root is not in it.
+/// path that leaves the root is not in it. A root above the current directory (`../..`,
+/// [`super::above_current_directory`]) gives the path as from the current directory.
 pub fn path_in(root: &Path, spec_path: &str) -> Option<PathBuf> {
     let rel = spec_path.trim().trim_start_matches("./");
     let rel = rel.trim_start_matches('/');
+    if root.starts_with("..") {
+        let cwd = std::env::current_dir().ok()?.canonicalize().ok()?;
+        let root = normalize(&cwd.join(root));
+        let joined = normalize(&root.join(rel));
+        return (joined.starts_with(&root) && joined.is_dir())
+            .then(|| super::from_current_directory(&joined))
+            .flatten();
+    }
     let joined = normalize(&root.join(rel));
     let inside = joined.starts_with(normalize(root)) || normalize(root).as_os_str().is_empty();
     (inside && !joined.starts_with("..") && joined.is_dir()).then_some(joined)

@@ -365,6 +365,52 @@ pub fn shown_dir(dir: &Path) -> String {
     as_dir(dir).display().to_string()
 }
 
+/// The path from directory `from` to `to` (both absolute and canonical).
+pub fn relative(from: &Path, to: &Path) -> PathBuf {
+    let from: Vec<_> = from.components().collect();
+    let to: Vec<_> = to.components().collect();
+    let common = from.iter().zip(&to).take_while(|(a, b)| a == b).count();
+    let mut out = PathBuf::new();
+    for _ in common..from.len() {
+        out.push("..");
+    }
+    for c in &to[common..] {
+        out.push(c.as_os_str());
+    }
+    out
+}
+
+/// The directories above the current one up to the root of the git working tree it is in
+/// (none outside one: the repository is then the directory linted), nearest first: each as
+/// the user reaches it (`..`, `../..`) and as an absolute path. Flux resolves a
+/// Kustomization's path from the repository's root, which may be above where the tool runs.
+pub fn above_current_directory() -> Vec<(PathBuf, PathBuf)> {
+    let Some(cwd) = std::env::current_dir()
+        .ok()
+        .and_then(|d| d.canonicalize().ok())
+    else {
+        return Vec::new();
+    };
+    let Some(top) = cwd.ancestors().find(|a| a.join(".git").exists()) else {
+        return Vec::new();
+    };
+    let mut up = PathBuf::new();
+    cwd.ancestors()
+        .skip(1)
+        .take_while(|a| a.starts_with(top))
+        .map(|a| {
+            up.push("..");
+            (up.clone(), a.to_path_buf())
+        })
+        .collect()
+}
+
+/// An absolute path as a path from the current directory (`""` for the directory itself).
+pub fn from_current_directory(abs: &Path) -> Option<PathBuf> {
+    let cwd = std::env::current_dir().ok()?.canonicalize().ok()?;
+    Some(normalize(&relative(&cwd, abs)))
+}
+
 /// `a/./b/../c` as `a/c`, without touching the file system (paths stay relative to where the
 /// tool runs, so they print the way the user named them).
 pub fn normalize(path: &Path) -> PathBuf {
@@ -416,6 +462,18 @@ fn follow_links(path: &Path, hops: &mut u8) -> PathBuf {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn relative_paths_climb_to_the_common_ancestor() {
+        assert_eq!(
+            relative(Path::new("/tmp/w"), Path::new("/repo/apps/prod")),
+            PathBuf::from("../../repo/apps/prod")
+        );
+        assert_eq!(
+            relative(Path::new("/a/b"), Path::new("/a/b/c")),
+            PathBuf::from("c")
+        );
+    }
 
     #[test]
     fn links_are_followed_as_far_as_they_lead() {

@@ -72,14 +72,21 @@ fn origin_path(text: &str) -> Option<String> {
 }
 
 /// A rendered origin path (relative to the directory kustomize built) as the tool names files:
-/// relative to the current directory when inside it.
+/// relative to the current directory when inside it, or inside the git working tree above it
+/// (`../../infrastructure/release.yaml`, a Flux directory linted from inside); else absolute.
 pub fn resolve_origin(build_dir: &Path, raw: &str) -> PathBuf {
     let abs = super::normalize(&build_dir.join(raw));
     let cwd = std::env::current_dir()
         .and_then(|d| d.canonicalize())
         .unwrap_or_default();
-    abs.strip_prefix(&cwd)
-        .map_or(abs.clone(), Path::to_path_buf)
+    if let Ok(inside) = abs.strip_prefix(&cwd) {
+        return inside.to_path_buf();
+    }
+    let above = super::above_current_directory();
+    match above.last() {
+        Some((_, top)) if abs.starts_with(top) => super::relative(&cwd, &abs),
+        _ => abs,
+    }
 }
 
 impl<'a> Mapper<'a> {

@@ -265,10 +265,15 @@ impl Planner<'_> {
                 continue;
             }
             let rel = k.spec_path.trim().trim_start_matches("./");
-            let applied = k.file.ancestors().skip(1).find_map(|a| {
-                let d = normalize(&a.join(rel));
-                (d.is_dir() && k.file.starts_with(&d)).then(|| (normalize(a), d))
-            });
+            let applied = k
+                .file
+                .ancestors()
+                .skip(1)
+                .find_map(|a| {
+                    let d = normalize(&a.join(rel));
+                    (d.is_dir() && k.file.starts_with(&d)).then(|| (normalize(a), d))
+                })
+                .or_else(|| applied_from_above(&k.file, rel));
             let Some((source_root, dir)) = applied else {
                 continue;
             };
@@ -1110,6 +1115,24 @@ fn unique_names(plans: &mut [Plan]) {
             };
         }
     }
+}
+
+/// A bootstrap Kustomization's source root and the directory it applies, where that root is
+/// above the current directory (a cluster's directory linted from inside it): the root as
+/// the user reaches it (`../..`), the directory as from here (`""` for this one).
+fn applied_from_above(file: &Path, rel: &str) -> Option<(PathBuf, PathBuf)> {
+    if file.is_absolute() {
+        return None;
+    }
+    let here = std::env::current_dir().ok()?.canonicalize().ok()?;
+    let file = normalize(&here.join(file));
+    super::above_current_directory()
+        .into_iter()
+        .find_map(|(up, dir)| {
+            let d = normalize(&dir.join(rel));
+            (d.is_dir() && file.starts_with(&d)).then_some((up, d))
+        })
+        .and_then(|(up, d)| Some((up, super::from_current_directory(&d)?)))
 }
 
 /// The last component of a directory, as an environment's name; the current directory's own

@@ -128,7 +128,7 @@ impl Kustomize {
         let root_abs = super::as_dir(&spec.dir)
             .canonicalize()
             .map_err(|e| run_error(e.to_string()))?;
-        let resource = relative(&wrapper_dir, &root_abs);
+        let resource = super::relative(&wrapper_dir, &root_abs);
         std::fs::write(
             wrapper_dir.join("kustomization.yaml"),
             wrapper_text(spec, &resource),
@@ -327,21 +327,6 @@ fn clean_message(stderr: &str, shown: &Shown<'_>) -> String {
         .join(" ")
 }
 
-/// The path from directory `from` to `to` (both absolute and canonical).
-pub fn relative(from: &Path, to: &Path) -> PathBuf {
-    let from: Vec<_> = from.components().collect();
-    let to: Vec<_> = to.components().collect();
-    let common = from.iter().zip(&to).take_while(|(a, b)| a == b).count();
-    let mut out = PathBuf::new();
-    for _ in common..from.len() {
-        out.push("..");
-    }
-    for c in &to[common..] {
-        out.push(c.as_os_str());
-    }
-    out
-}
-
 fn yaml_quote(s: &str) -> String {
     format!("'{}'", s.replace('\'', "''"))
 }
@@ -349,18 +334,6 @@ fn yaml_quote(s: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn relative_paths_climb_to_the_common_ancestor() {
-        assert_eq!(
-            relative(Path::new("/tmp/w"), Path::new("/repo/apps/prod")),
-            PathBuf::from("../../repo/apps/prod")
-        );
-        assert_eq!(
-            relative(Path::new("/a/b"), Path::new("/a/b/c")),
-            PathBuf::from("c")
-        );
-    }
 
     fn shown<'a>(root: &'a Path) -> Shown<'a> {
         Shown {
