@@ -1138,6 +1138,24 @@ fn a_flux_directory_takes_the_karmada_its_repository_installs_elsewhere() {
     );
     explain_takes_the_installation(d, "karmada", "elsewhere in their git repository is taken");
 
+    // Two inputs whose common directory is the repository's root: the search leaves out the
+    // inputs, not everything under that directory.
+    std::fs::create_dir_all(d.join("other")).unwrap();
+    std::fs::write(
+        d.join("other/cm.yaml"),
+        "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c, namespace: shop}\n",
+    )
+    .unwrap();
+    git(d, &["add", "-A"]);
+    let two = json(&run_in(d, &["lint", "-o", "json", "karmada", "other"]));
+    let env = two["environments"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|e| e["karmadaApiServer"] == true)
+        .unwrap_or_else(|| panic!("{two}"));
+    assert_eq!(env["karmadaVersion"], "1.16", "{two}");
+
     // From inside the Flux directory: `./karmada/apps` is found from the repository's root, as
     // Flux finds it, and the installation is named from here.
     let here = run_in(&d.join("karmada"), &["lint", "-o", "json", "."]);

@@ -1329,3 +1329,78 @@ fn a_cluster_directory_linted_from_inside_is_named_after_itself() {
         "{karmada}"
     );
 }
+
+/// A cluster whose bootstrap lives in `clusters/prod/flux`, linted from `clusters/prod`: the
+/// cluster is `prod` (as from the root; not `flux`), and the git modes, which render a
+/// revision written elsewhere, find what Flux applies from the repository's root as the working
+/// tree does (before, their side of a `--base` lost the Karmada environment: `plan` said every
+/// policy added).
+#[test]
+fn a_cluster_linted_from_inside_is_the_same_in_every_mode() {
+    let test = "a_cluster_linted_from_inside_is_the_same_in_every_mode";
+    if !kustomize_available(test) {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    write(
+        d,
+        &[
+            (
+                "clusters/prod/flux/flux-system/gotk-sync.yaml",
+                "apiVersion: kustomize.toolkit.fluxcd.io/v1\nkind: Kustomization\nmetadata: {name: flux-system, namespace: flux-system}\nspec:\n  interval: 10m\n  path: ./clusters/prod/flux\n  prune: true\n  sourceRef: {kind: GitRepository, name: flux-system}\n",
+            ),
+            (
+                "clusters/prod/flux/karmada.yaml",
+                "apiVersion: kustomize.toolkit.fluxcd.io/v1\nkind: Kustomization\nmetadata: {name: karmada-policies, namespace: flux-system}\nspec:\n  interval: 10m\n  path: ./infrastructure/policies\n  prune: true\n  sourceRef: {kind: GitRepository, name: flux-system}\n  kubeConfig: {secretRef: {name: karmada-kubeconfig}}\n",
+            ),
+            (
+                "infrastructure/policies/pp.yaml",
+                "apiVersion: policy.karmada.io/v1alpha1\nkind: PropagationPolicy\nmetadata: {name: web, namespace: default}\nspec:\n  resourceSelectors: [{apiVersion: apps/v1, kind: Deployment, name: web}]\n  placement: {clusterAffinity: {clusterNames: [member1]}}\n",
+            ),
+        ],
+    );
+    git(d, &["init", "-q"]);
+    git(d, &["add", "-A"]);
+    git(d, &["commit", "-qm", "all"]);
+    let inside = d.join("clusters/prod");
+    let names = |args: &[&str]| -> Vec<String> {
+        let o = Command::new(env!("CARGO_BIN_EXE_kubectl-karmada_policy"))
+            .args(args)
+            .current_dir(&inside)
+            .env("NO_COLOR", "1")
+            .output()
+            .expect("run the binary");
+        let v = json(&o);
+        v["environments"]
+            .as_array()
+            .unwrap_or_else(|| panic!("{args:?}: {v}"))
+            .iter()
+            .map(|e| e["name"].as_str().unwrap().to_string())
+            .collect()
+    };
+    let expected = ["prod", "prod/karmada-kubeconfig"];
+    assert_eq!(names(&["lint", "-o", "json", "."]), expected);
+    assert_eq!(
+        names(&["lint", "-o", "json", "--rev", "HEAD", "."]),
+        expected
+    );
+    assert_eq!(
+        names(&["lint", "-o", "json", "--base", "HEAD", "."]),
+        expected
+    );
+    let plan = Command::new(env!("CARGO_BIN_EXE_kubectl-karmada_policy"))
+        .args(["plan", "--base", "HEAD", "."])
+        .current_dir(&inside)
+        .env("NO_COLOR", "1")
+        .output()
+        .expect("run the binary");
+    assert_eq!(
+        plan.status.code(),
+        Some(0),
+        "{}{}",
+        stdout(&plan),
+        stderr(&plan)
+    );
+    assert!(!stdout(&plan).contains("added"), "{}", stdout(&plan));
+}

@@ -113,6 +113,7 @@ pub fn environments(
     env: Option<&str>,
 ) -> Result<Option<Environments>, InspectError> {
     let config = &context.config;
+    let paths = files;
     let rendering = match repository_files(files)? {
         Some(f) if !config.render_off => Some((f, config.render_options.clone())),
         _ => None,
@@ -127,7 +128,8 @@ pub fn environments(
     // Kustomization's targetNamespace, an Argo CD destination), else in `default`: nobody applies
     // a repository with `kubectl apply -n`, so `-n` only names the namespace of what is asked.
     let ignore = |p: &std::path::Path| config.ignores(p);
-    let mut envs = read_environments(&files, "default", &opts, env, &ignore)?;
+    let elsewhere = || crate::model::elsewhere::outside(paths, &ignore);
+    let mut envs = read_environments(&files, "default", &opts, env, &elsewhere)?;
     let mut contexts = Vec::new();
     for e in &mut envs.environments {
         let (env_context, notes) = context.for_repository(&e.settings);

@@ -76,8 +76,8 @@ pub fn lint_files(
             opts,
             context: &settings.context,
             base: None,
-            elsewhere: &|root| {
-                crate::model::elsewhere::outside_dir(root, &|p: &Path| config.ignores(p))
+            elsewhere: &|| {
+                crate::model::elsewhere::outside(req.paths, &|p: &Path| config.ignores(p))
             },
         })?;
         Ok(linted.into_linted())

@@ -504,7 +504,7 @@ impl GitopsSides<'_> {
         let name = crate::model::elsewhere::named_from(self.cwd, self.repo.workdir());
         let specs = self.repo.pathspecs(self.cwd, &paths).unwrap_or_default();
         let elsewhere =
-            |_: &Path| crate::model::elsewhere::outside_at(self.repo, side, &specs, &ignore, &name);
+            || crate::model::elsewhere::outside_at(self.repo, side, &specs, &ignore, &name);
         let lint_here = || -> Result<gitops::RepoLinted, GitLintError> {
             let files: Vec<PathBuf> = files::expand(&paths, &ignore)?;
             let linted = gitops::lint_repository(&gitops::RepositoryRequest {
@@ -529,6 +529,10 @@ impl GitopsSides<'_> {
             .prefix("karmada-policy-rev-")
             .tempdir()?;
         let left_out = self.repo.write_tree(side, &ignore, tree.path())?;
+        // The written tree is the repository: where the working tree's `.git` bounds it (what
+        // may be read, where Flux's paths start when the tool runs below the root:
+        // `source::kustomize::above_current_directory`), this marks the same place.
+        std::fs::create_dir_all(tree.path().join(".git"))?;
         // The same PATHs, relative to the same place in the written tree: file names come out
         // as they do for the work tree. kustomize runs as a child process, so the directory
         // changes for the whole process while this side is linted.

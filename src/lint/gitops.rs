@@ -234,10 +234,10 @@ pub struct RepositoryRequest<'a> {
     /// `--base`: the base revision, linted. An environment's objects that its control plane
     /// already stores (the same environment at the base holds them) are judged as updates.
     pub base: Option<&'a RepoLinted>,
-    /// The installation the rest of the repository holds, outside the root it is given (read
-    /// where the environments hold none: [`crate::model::elsewhere`]); the git modes read the
+    /// The installation the rest of the repository holds, outside the inputs (read where the
+    /// environments hold none: [`crate::model::elsewhere`]); the git modes read the
     /// revision's.
-    pub elsewhere: &'a dyn Fn(&Path) -> Option<Elsewhere>,
+    pub elsewhere: &'a dyn Fn() -> Option<Elsewhere>,
 }
 
 /// Lints the repository the files belong to (only the environment `--env` names, if set).

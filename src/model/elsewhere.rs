@@ -71,15 +71,6 @@ pub fn named_from(cwd: &Path, workdir: &Path) -> impl Fn(&str) -> String + Sync 
     }
 }
 
-/// [`outside`] the directory `dir` (a GitOps repository's root; `""` is the current one).
-pub fn outside_dir(dir: &Path, ignore: &dyn Fn(&Path) -> bool) -> Option<Elsewhere> {
-    let path = match dir.to_string_lossy() {
-        d if d.is_empty() => ".".to_string(),
-        d => d.into_owned(),
-    };
-    outside(&[path], ignore)
-}
-
 /// [`outside`] in one side of `repo` (the working tree, the index or a commit), the inputs
 /// given as repository paths (`specs`; none: the whole side, and nothing is outside), each
 /// file named by `name` from its repository path, as the mode names its inputs. The working

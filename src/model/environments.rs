@@ -4,7 +4,7 @@
 //! (through the origin traces), never in a rendered stream.
 
 use std::collections::{BTreeMap, BTreeSet};
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use super::installation::{self, InstallKind, Installation, Origin, RepositorySettings};
 use super::Inventory;
@@ -146,14 +146,14 @@ pub fn repository_files(
 }
 
 /// Renders the repository `files` belong to, environment by environment (only `wanted`, if
-/// given). Objects without a namespace get `namespace`; `ignore` is the configuration's
-/// `ignorePaths` (for the repository's installation outside the files, [`survey`]).
+/// given). Objects without a namespace get `namespace`; `elsewhere` finds the repository's
+/// installation outside the inputs, where the environments hold none ([`survey`]).
 pub fn read_environments(
     files: &[PathBuf],
     namespace: &str,
     opts: &RenderOptions,
     wanted: Option<&str>,
-    ignore: &dyn Fn(&Path) -> bool,
+    elsewhere: &dyn Fn() -> Option<super::elsewhere::Elsewhere>,
 ) -> Result<EnvInputs, UnknownEnvironment> {
     let mut repo = Repo::read(files, opts);
     let names = repo.names();
@@ -161,9 +161,7 @@ pub fn read_environments(
     let mut renders = repo.render(opts);
     // Every environment is looked at before `wanted` keeps one: the Karmada installation of an
     // environment often stands in another (a Flux cluster's `infrastructure`).
-    let mut surveyed = survey(&repo, &mut renders, &|root| {
-        super::elsewhere::outside_dir(root, ignore)
-    });
+    let mut surveyed = survey(&repo, &mut renders, elsewhere);
     if let Some(n) = surveyed.elsewhere.as_ref().and_then(|e| e.note()) {
         messages.push(format!("note: {n}"));
     }
@@ -356,11 +354,11 @@ impl Survey {
 
 /// Every planned environment (before `--env` keeps one): whether it is Karmada's, and the
 /// installations of Karmada its documents hold; where none does, what `elsewhere` finds in the
-/// rest of the repository, outside the root it is given ([`super::elsewhere`]).
+/// rest of the repository, outside the inputs ([`super::elsewhere`]).
 pub fn survey(
     repo: &Repo,
     renders: &mut environments::Renders,
-    elsewhere: &dyn Fn(&Path) -> Option<super::elsewhere::Elsewhere>,
+    elsewhere: &dyn Fn() -> Option<super::elsewhere::Elsewhere>,
 ) -> Survey {
     let mapper = repo.mapper();
     let mut s = Survey {
@@ -399,7 +397,7 @@ pub fn survey(
         .any(|i| i.kind != InstallKind::Scheduler)
         && !s.karmada.is_empty()
     {
-        s.elsewhere = elsewhere(&repo.root);
+        s.elsewhere = elsewhere();
     }
     s
 }

@@ -1073,11 +1073,24 @@ fn cluster_name(dir: &Path) -> String {
         "base",
         "default",
     ];
-    dir.components()
-        .rev()
-        .filter_map(|c| c.as_os_str().to_str())
-        .find(|c| !GENERIC.contains(c) && *c != "." && *c != "..")
-        .map_or_else(|| dir_name(dir), str::to_string)
+    let named = |d: &Path| {
+        d.components()
+            .rev()
+            .filter_map(|c| c.as_os_str().to_str())
+            .find(|c| !GENERIC.contains(c) && *c != "." && *c != "..")
+            .map(str::to_string)
+    };
+    // Run from inside the cluster's directory (`cd clusters/x && lint .` of `clusters/x/flux`),
+    // the name is above the current directory: its path in the repository gives the same name
+    // as a lint from the root.
+    let in_repository = || {
+        let (_, top) = super::above_current_directory().pop()?;
+        let abs = std::fs::canonicalize(super::as_dir(dir)).ok()?;
+        named(abs.strip_prefix(&top).ok()?)
+    };
+    named(dir)
+        .or_else(in_repository)
+        .unwrap_or_else(|| dir_name(dir))
 }
 
 /// Environments of different clusters with the same name are named after their directories.
