@@ -1404,3 +1404,34 @@ fn a_cluster_linted_from_inside_is_the_same_in_every_mode() {
     );
     assert!(!stdout(&plan).contains("added"), "{}", stdout(&plan));
 }
+
+/// A cluster linted by its directory reads the plain directories its Kustomizations apply from
+/// elsewhere in the repository (`./apps/eu`, no kustomization), as a lint of the root does:
+/// the invalid cluster name there is found either way (before, only from the root).
+#[test]
+fn a_cluster_directory_reads_the_plain_directories_it_applies() {
+    let test = "a_cluster_directory_reads_the_plain_directories_it_applies";
+    if !kustomize_available(test) {
+        return;
+    }
+    let at = |v: &serde_json::Value| -> Vec<(String, String)> {
+        findings(v)
+            .into_iter()
+            .filter(|(rule, _, _)| rule == "invalid-cluster-name")
+            .map(|(rule, place, _)| (rule, place))
+            .collect()
+    };
+    let cluster = json(&run(&[
+        "lint",
+        "-o",
+        "json",
+        &format!("{REPO}/clusters/mgmt-eu"),
+    ]));
+    let root = json(&run(&["lint", "-o", "json", REPO]));
+    let expected = vec![(
+        "invalid-cluster-name".to_string(),
+        format!("{REPO}/apps/eu/policy.yaml:19"),
+    )];
+    assert_eq!(at(&cluster), expected, "{cluster}");
+    assert_eq!(at(&root), expected, "{root}");
+}

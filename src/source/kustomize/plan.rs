@@ -432,7 +432,7 @@ impl Planner<'_> {
             // (fluxcd/pkg `scanManifests`): every .yaml/.yml file below it, and a directory
             // holding a kustomization as one resource, not descended into.
             let mut roots = BTreeSet::new();
-            for f in self.inputs.iter().filter(|f| f.starts_with(&path)) {
+            for f in &self.plain_directory_files(&path) {
                 let name = f.file_name().map(|n| n.to_string_lossy().to_lowercase());
                 if !name.is_some_and(|n| n.ends_with(".yaml") || n.ends_with(".yml")) {
                     continue;
@@ -459,6 +459,34 @@ impl Planner<'_> {
             u.vars = vars.clone();
         }
         Some(units)
+    }
+
+    /// The files of a plain directory a Kustomization applies: the inputs under it, or, where
+    /// none is (a directory of the repository outside the one linted: `lint clusters/x` of a
+    /// cluster applying `./apps/eu`), the directory's own files, as a lint of the root reads
+    /// them, but those of a Helm chart's directory (a chart is rendered, never read as is).
+    fn plain_directory_files(&self, path: &Path) -> Vec<PathBuf> {
+        let inputs: Vec<PathBuf> = self
+            .inputs
+            .iter()
+            .filter(|f| f.starts_with(path))
+            .cloned()
+            .collect();
+        if !inputs.is_empty() {
+            return inputs;
+        }
+        let dir = path.to_string_lossy().into_owned();
+        let walked = files::expand_noting(&[dir], &|_| false, &mut Vec::new()).unwrap_or_default();
+        walked
+            .into_iter()
+            .map(|f| normalize(&f))
+            .filter(|f| {
+                !f.ancestors()
+                    .skip(1)
+                    .take_while(|a| a.starts_with(path))
+                    .any(|a| super::as_dir(a).join("Chart.yaml").is_file())
+            })
+            .collect()
     }
 
     /// Whether a Kustomization's source is another repository than the instance's: a source
