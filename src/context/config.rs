@@ -380,10 +380,11 @@ impl Config {
         } else {
             let mut b = GlobSetBuilder::new();
             for g in &raw.ignore_paths {
-                let glob = Glob::new(g).map_err(|source| ConfigError::IgnorePath {
-                    at: at("ignorePaths"),
-                    source,
-                })?;
+                let glob =
+                    Glob::new(ignore_pattern(g)).map_err(|source| ConfigError::IgnorePath {
+                        at: at("ignorePaths"),
+                        source,
+                    })?;
                 b.add(glob);
             }
             Some(b.build().map_err(|source| ConfigError::IgnorePath {
@@ -472,6 +473,18 @@ impl Config {
     }
 }
 
+/// An `ignorePaths` entry as it is matched against paths relative to the configuration's
+/// directory: a leading `./` and a trailing `/` (a directory written as `.gitignore` writes
+/// one) are dropped, so `./infra/` leaves out the directory `infra` and all below it, as
+/// `infra` does; written as is, neither matched anything.
+fn ignore_pattern(entry: &str) -> &str {
+    let entry = entry.strip_prefix("./").unwrap_or(entry);
+    match entry.strip_suffix('/') {
+        Some(dir) if !dir.is_empty() => dir,
+        _ => entry,
+    }
+}
+
 /// `7d`, `36h`, `90m`, `45s`, or a bare number of seconds.
 pub fn parse_duration(s: &str) -> Option<u64> {
     let s = s.trim();
@@ -520,6 +533,23 @@ mod tests {
         assert!(c.ignores(Path::new("/repo/charts/x/a.yaml")));
         assert!(!c.ignores(Path::new("/repo/base/a.yaml")));
         assert_eq!(c.max_suspension_age_secs, Some(7 * 86400));
+    }
+
+    #[test]
+    fn a_directory_is_ignored_however_it_is_written() {
+        for entry in ["infra", "infra/", "./infra", "./infra/"] {
+            let c = Config::parse(
+                "c.yaml",
+                &format!("ignorePaths: ['{entry}']\n"),
+                Path::new("/repo"),
+                &known,
+            )
+            .unwrap();
+            assert!(c.ignores(Path::new("/repo/infra")), "{entry}");
+            assert!(!c.ignores(Path::new("/repo/infra-2")), "{entry}");
+        }
+        assert_eq!(ignore_pattern("./charts/**"), "charts/**");
+        assert_eq!(ignore_pattern("/"), "/");
     }
 
     #[test]
