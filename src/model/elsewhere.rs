@@ -107,16 +107,18 @@ pub fn outside_at(
         &|f: &&Listed| -> Result<Vec<Installation>, ()> {
             // A file that went from the working tree, cannot be read, or is larger than an
             // input may be (`--max-input-size`), installs nothing.
-            let bytes = match (&f.place, side) {
-                (_, Side::WorkTree) => files::read_bytes(&workdir.join(&f.name)).ok().map(|r| r.1),
-                (Place::File(path), _) => files::read_bytes(path).ok().map(|r| r.1),
-                (Place::Blob(oid), _) => reader
+            let bytes = match &f.place {
+                _ if *side == Side::WorkTree => {
+                    files::read_bytes(&workdir.join(&f.name)).ok().map(|r| r.1)
+                }
+                Place::File(path) => files::read_bytes(path).ok().map(|r| r.1),
+                Place::Blob(oid) => reader
                     .bytes(&f.name, *oid)
                     .ok()
                     .filter(|b| b.len() as u64 <= files::max_input_size()),
             };
             Ok(bytes.map_or_else(Vec::new, |b| {
-                installed(name(&f.name), String::from_utf8_lossy(&b).into_owned())
+                installation::in_text(name(&f.name), String::from_utf8_lossy(&b).into_owned())
             }))
         },
         &mut |i| found.extend(i),
@@ -134,25 +136,6 @@ fn ignored(path: &str, ignore: &dyn Fn(&Path) -> bool) -> bool {
         .ancestors()
         .take_while(|a| !a.as_os_str().is_empty() && !a.ends_with(".."))
         .any(ignore)
-}
-
-/// The installations in the file `name`, parsed only if its text may hold one: it names
-/// Karmada and one of the kinds that install it (most files of a repository of Karmada
-/// manifests name Karmada, few of them an installing kind).
-fn installed(name: String, text: String) -> Vec<Installation> {
-    const INSTALLING: [&str; 5] = [
-        "HelmRelease",
-        "Application",
-        "HelmChart",
-        "operator.karmada.io",
-        "karmada-controller-manager",
-    ];
-    let may_install = text.contains("karmada")
-        && (INSTALLING.iter().any(|k| text.contains(k)) || installation::may_name_scheduler(&text));
-    if !may_install {
-        return Vec::new();
-    }
-    installation::in_text(name, text)
 }
 
 /// Installations a note names at most.
@@ -252,13 +235,6 @@ mod tests {
         assert!(!ignored("../infra/karmada.yaml", &|p: &Path| p == Path::new("..")));
         assert!(ignored("../infra/karmada.yaml", &ignore));
         assert!(!ignored("apps/karmada.yaml", &ignore));
-    }
-
-    #[test]
-    fn only_a_file_naming_an_installing_kind_is_parsed() {
-        assert_eq!(installed("i.yaml".into(), CHART.into()).len(), 1);
-        let policy = "apiVersion: policy.karmada.io/v1alpha1\nkind: PropagationPolicy\nmetadata: {name: p}\n";
-        assert!(installed("p.yaml".into(), policy.into()).is_empty());
     }
 
     fn installed_in(text: &str) -> Vec<Installation> {

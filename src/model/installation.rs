@@ -179,10 +179,21 @@ pub fn install_kind(api_version: &str, kind: &str) -> Option<InstallKind> {
 /// that may be one ([`crate::source::prefilter`]): by their heads, and a Deployment only when
 /// the text names karmada-controller-manager at all, or karmada-scheduler and its
 /// `--scheduler-name` ([`may_name_scheduler`]), so that a repository of workloads is not
-/// parsed for the one Deployment that runs Karmada.
+/// parsed for the one Deployment that runs Karmada. A text that names neither Karmada nor a
+/// kind [`install_kind`] knows is not looked into at all (most files of a repository of
+/// Karmada manifests name Karmada, few of them an installing kind).
 pub fn in_text(name: String, text: String) -> Vec<Installation> {
     use crate::source::prefilter::{filter, DocHead};
     let controller = text.contains("karmada-controller-manager") || may_name_scheduler(&text);
+    const INSTALLING: [&str; 4] = [
+        "HelmRelease",
+        "Application",
+        "HelmChart",
+        "operator.karmada.io",
+    ];
+    if !text.contains("karmada") || !(controller || INSTALLING.iter().any(|k| text.contains(k))) {
+        return Vec::new();
+    }
     let keep = |h: &DocHead<'_>| match install_kind(h.api_version, h.kind) {
         Some(InstallKind::Deployment) => controller,
         kind => kind.is_some(),
@@ -1113,6 +1124,14 @@ impl RepositorySettings {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn only_a_text_naming_an_installing_kind_is_looked_into() {
+        let chart = "apiVersion: helm.toolkit.fluxcd.io/v2\nkind: HelmRelease\nmetadata: {name: karmada, namespace: karmada-system}\nspec:\n  chart:\n    spec: {chart: karmada, version: v1.17.0}\n";
+        assert_eq!(in_text("c.yaml".into(), chart.into()).len(), 1);
+        let policy = "apiVersion: policy.karmada.io/v1alpha1\nkind: PropagationPolicy\nmetadata: {name: p}\n";
+        assert!(in_text("p.yaml".into(), policy.into()).is_empty());
+    }
     use crate::source::{load, Source};
 
     fn detect_in(text: &str) -> Option<Installation> {
