@@ -427,8 +427,7 @@ fn repository_root(root: &Path) -> PathBuf {
     let Ok(abs) = start.canonicalize() else {
         return start.to_path_buf();
     };
-    abs.ancestors()
-        .find(|a| a.join(".git").exists())
+    super::git_work_tree(&abs)
         .map(Path::to_path_buf)
         .unwrap_or(abs)
 }

@@ -206,17 +206,15 @@ pub fn scan(layer: &Path) -> Scan {
     let cwd = std::env::current_dir()
         .and_then(std::fs::canonicalize)
         .unwrap_or_default();
-    for (up, a) in cwd.ancestors().enumerate().skip(1) {
-        if a.join(".git").exists() {
-            let root: PathBuf = std::iter::repeat_n("..", up).collect();
-            let tail = cwd.strip_prefix(a).unwrap_or(Path::new(""));
-            let here = normalize(&root.join(tail));
-            return Scan {
-                layer: normalize(&here.join(layer)),
-                root,
-                here,
-            };
-        }
+    if let Some(a) = super::git_work_tree(&cwd).filter(|a| *a != cwd) {
+        let tail = cwd.strip_prefix(a).unwrap_or(Path::new(""));
+        let root: PathBuf = std::iter::repeat_n("..", tail.components().count()).collect();
+        let here = normalize(&root.join(tail));
+        return Scan {
+            layer: normalize(&here.join(layer)),
+            root,
+            here,
+        };
     }
     lexical(Path::new("."))
 }

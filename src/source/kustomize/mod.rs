@@ -391,7 +391,7 @@ pub fn above_current_directory() -> Vec<(PathBuf, PathBuf)> {
     else {
         return Vec::new();
     };
-    let Some(top) = cwd.ancestors().find(|a| a.join(".git").exists()) else {
+    let Some(top) = git_work_tree(&cwd) else {
         return Vec::new();
     };
     let mut up = PathBuf::new();
@@ -403,6 +403,12 @@ pub fn above_current_directory() -> Vec<(PathBuf, PathBuf)> {
             (up.clone(), a.to_path_buf())
         })
         .collect()
+}
+
+/// The root of the git working tree the absolute path `abs` is in: the nearest directory
+/// holding `.git` (a written revision is marked so too, `lint::git`).
+pub fn git_work_tree(abs: &Path) -> Option<&Path> {
+    abs.ancestors().find(|a| a.join(".git").exists())
 }
 
 /// An absolute path as a path from the current directory (`""` for the directory itself).
