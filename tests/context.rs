@@ -1100,6 +1100,37 @@ fn a_directory_takes_the_karmada_its_repository_installs_elsewhere() {
     );
 }
 
+/// A link from outside into a repository (`/srv/prod -> ~/fleet/apps`) reaches the files of
+/// that working tree: a lint or explain through it takes the Karmada the repository installs,
+/// as a lint of the directory inside it does. Before, the search started from the link's own
+/// directory, found no repository, and judged in the release's defaults.
+#[cfg(unix)]
+#[test]
+fn a_link_into_a_repository_takes_the_karmada_it_installs() {
+    let dir = tempfile::tempdir().unwrap();
+    let repo = dir.path().join("fleet");
+    std::fs::create_dir_all(repo.join("infra")).unwrap();
+    std::fs::create_dir_all(repo.join("apps")).unwrap();
+    std::fs::write(repo.join("infra/karmada.yaml"), PREEMPTING_CHART).unwrap();
+    std::fs::write(repo.join("apps/app.yaml"), WEB).unwrap();
+    std::fs::write(repo.join("apps/takeover.yaml"), TAKEOVER).unwrap();
+    git(&repo, &["init", "-q"]);
+    git(&repo, &["add", "-A"]);
+    let outside = dir.path().join("srv");
+    std::fs::create_dir(&outside).unwrap();
+    std::os::unix::fs::symlink(repo.join("apps"), outside.join("prod")).unwrap();
+
+    let said = "note: the inputs hold no installation of Karmada; the one elsewhere in their git repository is taken: HelmRelease karmada-system/karmada at ../fleet/infra/karmada.yaml:1";
+    let lint = run_in(&outside, &["lint", "-o", "json", "prod"]);
+    assert!(text(&lint.stderr).contains(said), "{}", text(&lint.stderr));
+    assert!(
+        !rules_of(&lint).contains(&"inert-preemption".to_string()),
+        "{}",
+        text(&lint.stdout)
+    );
+    explain_takes_the_installation(&outside, "prod", said);
+}
+
 /// The same in a Flux repository linted by its Karmada directory (the layout of a Flux
 /// cluster applying `./karmada/apps` with the Karmada API server's kubeconfig, the chart
 /// installed from another directory): the environment is judged under the chart's gates.

@@ -48,6 +48,16 @@ pub fn outside(paths: &[String], ignore: &dyn Fn(&Path) -> bool) -> Option<Elsew
         return None;
     }
     let cwd = std::env::current_dir().ok()?;
+    // The repository the files are in, not the one the path names them through: a link from
+    // outside into a working tree (`/srv/prod -> ~/fleet/clusters/prod`) reads the files of
+    // that working tree, as `cd /srv/prod` does.
+    let paths: Vec<String> = paths
+        .iter()
+        .map(|p| match Path::new(p).canonicalize() {
+            Ok(real) => real.to_string_lossy().into_owned(),
+            Err(_) => p.clone(),
+        })
+        .collect();
     let first = Path::new(&paths[0]);
     let start = match first.parent() {
         _ if first.is_dir() => first,
@@ -55,7 +65,7 @@ pub fn outside(paths: &[String], ignore: &dyn Fn(&Path) -> bool) -> Option<Elsew
         _ => Path::new("."),
     };
     let repo = GitRepo::discover(start).ok()?;
-    let specs = repo.pathspecs(&cwd, paths).ok()?;
+    let specs = repo.pathspecs(&cwd, &paths).ok()?;
     let name = named_from(&cwd, repo.workdir());
     outside_at(&repo, &Side::WorkTree, &specs, ignore, &name)
 }
