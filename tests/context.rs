@@ -1100,6 +1100,72 @@ fn a_directory_takes_the_karmada_its_repository_installs_elsewhere() {
     );
 }
 
+/// `lint --base` over a change to the installation itself judges each revision in the Karmada
+/// it installs, as lint --base over a GitOps repository judges each side's environments: a
+/// change that turns preemption off makes the takeover's `preemption: Always` inert, a warning
+/// new with the change. Before, both revisions were judged under the head's gates, the warning
+/// was on both sides, and the pull request that brought it passed clean.
+#[test]
+fn lint_base_judges_each_revision_in_the_karmada_it_installs() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    std::fs::create_dir_all(d.join("infra")).unwrap();
+    std::fs::create_dir_all(d.join("apps")).unwrap();
+    std::fs::write(d.join("infra/karmada.yaml"), PREEMPTING_CHART).unwrap();
+    std::fs::write(d.join("apps/app.yaml"), WEB).unwrap();
+    std::fs::write(d.join("apps/takeover.yaml"), TAKEOVER).unwrap();
+    git(d, &["init", "-q"]);
+    git(d, &["add", "-A"]);
+    git(d, &["commit", "-qm", "preemption on"]);
+    std::fs::write(
+        d.join("infra/karmada.yaml"),
+        PREEMPTING_CHART.replace(
+            "PropagationPolicyPreemption: true",
+            "PropagationPolicyPreemption: false",
+        ),
+    )
+    .unwrap();
+    git(d, &["commit", "-qam", "preemption off"]);
+
+    let said = "note: the Karmada the inputs run in changes with the change (release 1.16 at the base, 1.16 at head; feature gates or controller-manager flags): each revision is judged in its own, so a finding the head's settings bring is new";
+    // The installation among the inputs, and elsewhere in the repository.
+    for inputs in [".", "apps"] {
+        let lint = run_in(
+            d,
+            &[
+                "lint",
+                "--base",
+                "HEAD~1",
+                "--fail-on",
+                "warning",
+                "-o",
+                "json",
+                inputs,
+            ],
+        );
+        assert!(
+            text(&lint.stderr).contains(said),
+            "{inputs}: {}",
+            text(&lint.stderr)
+        );
+        assert_eq!(
+            rules_of(&lint),
+            ["inert-preemption"],
+            "{inputs}: {}",
+            text(&lint.stdout)
+        );
+        assert_eq!(lint.status.code(), Some(1), "{inputs}");
+    }
+    // Without the change to the installation, the warning is an old one.
+    let lint = run_in(d, &["lint", "--base", "HEAD", "-o", "json", "."]);
+    assert!(
+        !text(&lint.stderr).contains("changes with the change"),
+        "{}",
+        text(&lint.stderr)
+    );
+    assert!(rules_of(&lint).is_empty(), "{}", text(&lint.stdout));
+}
+
 /// A link from outside into a repository (`/srv/prod -> ~/fleet/apps`) reaches the files of
 /// that working tree: a lint or explain through it takes the Karmada the repository installs,
 /// as a lint of the directory inside it does. Before, the search started from the link's own

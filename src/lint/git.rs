@@ -162,26 +162,71 @@ pub fn lint_git(
         base,
         cwd,
     };
-    let mut linted = plain.lint(req, note)?;
+    let PlainLinted {
+        mut linted,
+        base_installations,
+    } = plain.lint(req, None, note)?;
     // Both sides are judged under the Karmada the head installs, as `lint PATH` judges the
     // working tree: read as the files are linted, and judged again when its settings differ.
+    // A change to the installation itself judges the base in the base's.
     let ignore = |p: &Path| req.config.ignores(p);
+    let elsewhere = |side: &Side| {
+        crate::model::elsewhere::outside_at(&repo, side, &specs, &ignore, &str::to_string)
+    };
+    let held = !linted.installations.is_empty();
     let (context, notes) = req
         .context
         .for_plain_or(std::mem::take(&mut linted.installations), || {
-            crate::model::elsewhere::outside_at(&repo, &head_side, &specs, &ignore, &str::to_string)
+            elsewhere(&head_side)
         });
     notes.iter().for_each(|n| note(n));
-    match req.opts.in_context(&context) {
-        None => Ok(linted),
-        Some(opts) => plain.lint(
-            &GitRequest {
-                opts: &opts,
-                ..*req
-            },
-            &|_| {},
+    let head_opts = req.opts.in_context(&context);
+    let run_opts = head_opts.as_ref().unwrap_or(req.opts);
+    let base_context = match (base, base_installations) {
+        (None, _) => None,
+        (Some(oid), Some(found)) => Some(
+            req.context
+                .for_plain_or(found, || elsewhere(&Side::Commit(oid))),
         ),
+        // Streamed: the change touched no file of the inputs that installs Karmada.
+        (Some(_), None) if held => None,
+        (Some(oid), None) => Some(
+            req.context
+                .for_plain_or(Vec::new(), || elsewhere(&Side::Commit(oid))),
+        ),
+    };
+    let base_opts = base_context.and_then(|(c, _)| run_opts.in_context(&c));
+    if let Some(base_opts) = &base_opts {
+        note(&installation_changed(base_opts, run_opts));
     }
+    if head_opts.is_none() && base_opts.is_none() {
+        return Ok(linted);
+    }
+    let rerun = GitRequest {
+        opts: run_opts,
+        ..*req
+    };
+    Ok(plain.lint(&rerun, base_opts.as_ref(), &|_| {})?.linted)
+}
+
+/// The note for a change to the installation of Karmada the inputs run in (what `plan`
+/// says too): the base is judged in its settings, the head in its own.
+fn installation_changed(base: &LintOptions, head: &LintOptions) -> String {
+    format!(
+        "the Karmada the inputs run in changes with the change (release {} at the base, {} at \
+         head; feature gates or controller-manager flags): each revision is judged in its own, \
+         so a finding the head's settings bring is new",
+        base.version(),
+        head.version()
+    )
+}
+
+/// A git mode's run over plain manifests, and with `--base`, the installations of Karmada the
+/// base's inputs hold when the base was read whole (`None` when streamed: the change left every
+/// file that installs Karmada as it was).
+struct PlainLinted {
+    linted: Linted,
+    base_installations: Option<Vec<crate::model::installation::Installation>>,
 }
 
 /// A git mode over plain manifests (no kustomization or chart to render).
@@ -194,12 +239,14 @@ struct Plain<'a> {
 }
 
 impl Plain<'_> {
-    /// One run of the mode under `req`'s options.
+    /// One run of the mode under `req`'s options; with `base_opts`, the base side under those
+    /// (the settings its own installation gives).
     fn lint(
         &self,
         req: &GitRequest<'_>,
+        base_opts: Option<&LintOptions>,
         note: &(dyn Fn(&str) + Sync),
-    ) -> Result<Linted, GitLintError> {
+    ) -> Result<PlainLinted, GitLintError> {
         let Plain {
             repo,
             specs,
@@ -210,7 +257,7 @@ impl Plain<'_> {
         let now = std::time::SystemTime::now()
             .duration_since(std::time::UNIX_EPOCH)
             .map_or(0, |d| d.as_secs() as i64);
-        if let Some(oid) = base {
+        if let (Some(oid), None) = (base, base_opts) {
             let streamed = BaseRequest {
                 repo,
                 head: head_side,
@@ -223,9 +270,16 @@ impl Plain<'_> {
                 now,
             };
             if let Some(compared) = streamed_base::lint_base(&streamed, note)? {
-                return Ok(compared);
+                return Ok(PlainLinted {
+                    linted: compared,
+                    base_installations: None,
+                });
             }
         }
+        let base_req = GitRequest {
+            opts: base_opts.unwrap_or(req.opts),
+            ..*req
+        };
         let run = Run {
             repo,
             specs,
@@ -237,6 +291,7 @@ impl Plain<'_> {
         // than one lint.
         let (head, base) = std::thread::scope(|scope| {
             let base_side = base.map(|oid| {
+                let req = &base_req;
                 scope.spawn(move || {
                     let repo = GitRepo::discover(cwd)?;
                     let run = Run {
@@ -254,17 +309,27 @@ impl Plain<'_> {
         });
         let mut head = head?;
         match base {
-            None => Ok(Linted {
-                files: head.files,
-                documents: head.streamed.inventory.documents.len(),
-                policies: head.streamed.policies,
-                findings: head.findings,
-                notes: head.notes,
-                installations: std::mem::take(&mut head.streamed.installations),
-                _retained: Some(Box::new(head.streamed)),
-                ..Linted::default()
+            None => Ok(PlainLinted {
+                linted: Linted {
+                    files: head.files,
+                    documents: head.streamed.inventory.documents.len(),
+                    policies: head.streamed.policies,
+                    findings: head.findings,
+                    notes: head.notes,
+                    installations: std::mem::take(&mut head.streamed.installations),
+                    _retained: Some(Box::new(head.streamed)),
+                    ..Linted::default()
+                },
+                base_installations: None,
             }),
-            Some(base) => Ok(compare(head, base?, req)),
+            Some(base) => {
+                let mut base = base?;
+                let installations = std::mem::take(&mut base.streamed.installations);
+                Ok(PlainLinted {
+                    linted: compare(head, base, req),
+                    base_installations: Some(installations),
+                })
+            }
         }
     }
 }

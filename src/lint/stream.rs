@@ -425,6 +425,11 @@ impl FilePart {
         self.inventory.documents.len()
     }
 
+    /// Whether the file holds an installation of Karmada.
+    pub fn installs_karmada(&self) -> bool {
+        !self.installations.is_empty()
+    }
+
     /// What a second run needs of this part besides what [`refold`] takes back.
     pub fn keep(&self) -> PartKeep {
         PartKeep {

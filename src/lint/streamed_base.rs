@@ -6,8 +6,9 @@
 //!
 //! What compares the sides reads only the policies of the changed files (the update rules, the
 //! ownership delta): with every policy reference unique on each side, a policy of an unchanged
-//! file is the same policy at the base and at head. When a reference repeats, [`lint_base`]
-//! answers `None` and the caller compares whole sides instead.
+//! file is the same policy at the base and at head. When a reference repeats, or the change
+//! touches a file that installs Karmada (each side is then judged in its own settings),
+//! [`lint_base`] answers `None` and the caller compares whole sides instead.
 
 use std::collections::{HashMap, HashSet};
 use std::path::Path;
@@ -51,7 +52,8 @@ struct SideLint {
     installations: Vec<crate::model::installation::Installation>,
 }
 
-/// `--base` streamed; `None` when a policy reference repeats on a side (see the module).
+/// `--base` streamed; `None` when a policy reference repeats on a side or the change touches
+/// an installation of Karmada (see the module).
 pub fn lint_base(
     req: &BaseRequest<'_>,
     note: &(dyn Fn(&str) + Sync),
@@ -70,12 +72,14 @@ pub fn lint_base(
     let mut fold = Fold::new(Growth::bytes(req.repo.size(&head_list.files)));
     let mut head_files: Vec<(String, usize, Option<PartKeep>)> = Vec::new();
     let mut skipped = Vec::new();
+    let mut installs_changed = false;
     crate::util::parallel::each_in_parallel(
         &head_list.files,
         &|f: &Listed| read_part(&reader, f, req.namespace, req.opts, &options),
         &mut |read| match read {
             Ok((part, oid, name)) => {
                 let same = base_ids.get(name.as_str()) == Some(&oid);
+                installs_changed |= !same && part.installs_karmada();
                 head_files.push((name, part.documents(), same.then(|| part.keep())));
                 fold.add(part);
             }
@@ -103,6 +107,11 @@ pub fn lint_base(
             let part = stream::check_file(loaded, req.namespace, req.opts, &options);
             changed_parts.insert(f.name.clone(), part);
         }
+    }
+    // A change to a file that installs Karmada may change the settings the base is judged
+    // in: the caller reads both sides whole and judges each in its own.
+    if installs_changed || changed_parts.values().any(FilePart::installs_karmada) {
+        return Ok(None);
     }
     let base_changed = Inventory::from_documents(base_changed, req.namespace);
     let head_ctx = HeadContext {
