@@ -205,6 +205,43 @@ fn a_policy_in_a_document_that_does_not_parse_is_pointed_at_the_error() {
     assert!(!stderr(&o).contains("does not parse"), "{}", stderr(&o));
 }
 
+/// The same for a template: `explain ds/NAME -f` whose DaemonSet sits in a document that does
+/// not parse (a public repository's Jinja `{{ HOST_IP }}` left unrendered) says not found with
+/// the place of the syntax error and exits 1, as for a policy; not exit 4, which says the
+/// template does not exist.
+#[test]
+fn a_template_in_a_document_that_does_not_parse_is_pointed_at_the_error() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let ds = "apiVersion: apps/v1\nkind: DaemonSet\nmetadata: {name: agent, namespace: demo}\nspec:\n  template:\n    spec:\n      containers:\n      - name: agent\n        env:\n        - {name: HOST, value: [unclosed }\n";
+    let pp = "apiVersion: policy.karmada.io/v1alpha1\nkind: PropagationPolicy\nmetadata: {name: agent, namespace: demo}\nspec:\n  resourceSelectors: [{apiVersion: apps/v1, kind: DaemonSet, name: agent}]\n  placement: {clusterAffinity: {clusterNames: [member1]}}\n";
+    std::fs::write(d.join("ds.yaml"), ds).unwrap();
+    std::fs::write(d.join("pp.yaml"), pp).unwrap();
+    let dir_arg = d.to_str().unwrap();
+    let o = run(&["explain", "ds/agent", "-n", "demo", "-f", dir_arg]);
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    let ds_path = d.join("ds.yaml");
+    assert!(
+        stderr(&o).contains(&format!(
+            "error: daemonsets.apps \"agent\" not found in namespace demo of the given files; a document that does not parse may hold it: {}:10:",
+            ds_path.display()
+        )),
+        "{}",
+        stderr(&o)
+    );
+    // Only the files that parse given: a plain not found (exit 4), no hint.
+    let o = run(&[
+        "explain",
+        "ds/agent",
+        "-n",
+        "demo",
+        "-f",
+        d.join("pp.yaml").to_str().unwrap(),
+    ]);
+    assert_eq!(o.status.code(), Some(4), "{}", stderr(&o));
+    assert!(!stderr(&o).contains("does not parse"), "{}", stderr(&o));
+}
+
 /// A custom kind no object of which is in the files, but that a policy selects (the operator
 /// creates its objects: liangyuanpeng/karmada-extend's XlineCluster), is a known type: explain
 /// of one says it is not found (exit 4), not that the type is unknown (exit 2).

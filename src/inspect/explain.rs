@@ -61,18 +61,25 @@ pub fn template_in_files(
     if !matches!(found, Ok(Found::ReadEverything)) {
         warn_problems(&inputs.loaded);
     }
-    match found? {
+    // Not found while a document does not parse: the template may be that document, so the
+    // error says so (exit 1), as for a policy, not that the template does not exist.
+    let unsearched = |e: FindError, inputs: &Inputs| match inputs.unread() {
+        Some(why) => e.unsearched(&why),
+        None => e,
+    };
+    match found.map_err(|e| unsearched(e, &inputs))? {
         Found::Here(state, template) => Ok(TemplateInFiles {
             inventory: inputs.inventory,
             state: *state,
             template,
         }),
         Found::ReadEverything => {
-            let inventory = super::read_manifests(files, context)?;
+            let all = super::read_admitted(files, context)?;
             let (state, template) =
-                explain_inputs::find_template(&inventory, &[], ty, name, namespace, options)?;
+                explain_inputs::find_template(&all.inventory, &[], ty, name, namespace, options)
+                    .map_err(|e| unsearched(e, &all))?;
             Ok(TemplateInFiles {
-                inventory,
+                inventory: all.inventory,
                 state,
                 template,
             })
