@@ -57,6 +57,7 @@ fn override_policy(i: usize) -> OverridePolicy {
         spec: serde_json::from_value(spec.clone()).expect("spec"),
         raw_spec: spec,
         doc: 0,
+        admission: karmada_policy::model::Admission::Unchecked,
     }
 }
 

@@ -269,6 +269,68 @@ fn feature_gates_are_parsed_once_with_one_meaning() {
     );
 }
 
+/// An OverridePolicy the API server refuses (an operator the CRD's enum does not hold, as in a
+/// public repository's `operator: set`) is never stored, so it overrides nothing: lint reports
+/// the refusal alone (no `override-fails` for a patch that never runs), explain delivers the
+/// template as it is, and plan shows the refusal and no change on the cluster. Before, the
+/// refused policy still overrode in every consumer. Only a stored one does.
+#[test]
+fn an_override_policy_karmada_refuses_overrides_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let app = "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: web, namespace: demo}\nspec:\n  replicas: 2\n  template:\n    spec: {containers: [{name: web, image: \"nginx:1.25\"}]}\n---\napiVersion: policy.karmada.io/v1alpha1\nkind: PropagationPolicy\nmetadata: {name: web, namespace: demo}\nspec:\n  resourceSelectors: [{apiVersion: apps/v1, kind: Deployment, name: web}]\n  placement: {clusterAffinity: {clusterNames: [member1]}}\n";
+    let op = |operator: &str| {
+        format!("apiVersion: policy.karmada.io/v1alpha1\nkind: OverridePolicy\nmetadata: {{name: web-image, namespace: demo}}\nspec:\n  resourceSelectors: [{{apiVersion: apps/v1, kind: Deployment, name: web}}]\n  overrideRules:\n  - targetCluster: {{clusterNames: [member1]}}\n    overriders:\n      imageOverrider: [{{component: Tag, operator: replace, value: \"1.27\"}}]\n      plaintext: [{{path: /spec/replicas, operator: {operator}, value: 5}}]\n")
+    };
+    std::fs::write(d.join("app.yaml"), app).unwrap();
+    git(d, &["init", "-q"]);
+    git(d, &["add", "-A"]);
+    git(d, &["commit", "-qm", "base"]);
+    let explain = |d: &Path| {
+        json(&run_in(
+            d,
+            &[
+                "explain",
+                "deploy/web",
+                "-n",
+                "demo",
+                "-f",
+                ".",
+                "-o",
+                "json",
+            ],
+        ))
+        .to_string()
+    };
+
+    // Admitted (`replace`), the override changes the image on member1.
+    std::fs::write(d.join("op.yaml"), op("replace")).unwrap();
+    assert!(explain(d).contains("nginx:1.27"), "{}", explain(d));
+
+    std::fs::write(d.join("op.yaml"), op("set")).unwrap();
+    let lint = run_in(d, &["lint", "-o", "json", "."]);
+    assert_eq!(rules_of(&lint), ["schema-enum"], "{}", text(&lint.stdout));
+    let v = explain(d);
+    assert!(
+        !v.contains("nginx:1.27") && !v.contains("Unexpected kind"),
+        "{v}"
+    );
+    let plan = json(&run_in(d, &["plan", "--base", "HEAD", "-o", "json", "."]));
+    let env = &plan["environments"][0];
+    assert_eq!(env["overrides"][0]["change"], "added", "{plan}");
+    assert_eq!(
+        env["overrides"][0]["admission"]["admitted"], false,
+        "{plan}"
+    );
+    assert_eq!(env["changes"], serde_json::json!([]), "{plan}");
+    let text_plan = run_in(d, &["plan", "--base", "HEAD", "."]);
+    assert!(
+        text(&text_plan.stdout).contains("added    op/demo/web-image (refused by admission, overrides nothing: OverridePolicy.policy.karmada.io \"web-image\" is invalid: spec.overrideRules[0].overriders.plaintext[0].operator: Unsupported value: \"set\""),
+        "{}",
+        text(&text_plan.stdout)
+    );
+}
+
 /// A policy the CRD schema rejects (a real repository's `staticWeightList` weight 0, below the
 /// CRD's `minimum: 1`) is reported once as rejected and takes no part anywhere: no overlap, no
 /// candidate, and the other policy simply takes the template.

@@ -116,7 +116,7 @@ pub fn delivery_changes_in_files(
     before: &State,
 ) -> Vec<DeliveryChange> {
     let clusters = Cluster::from_inventory(inv);
-    let overrides: Vec<&OverridePolicy> = inv.applied_overrides();
+    let overrides: Vec<&OverridePolicy> = inv.stored_overrides();
     let template = |t: usize| {
         let entry = before.templates.get(t)?;
         let json = inv.documents.get(entry.doc?)?.full_tree().to_json();

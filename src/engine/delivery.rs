@@ -272,7 +272,7 @@ pub fn from_live_binding(
         .eventual
         .and_then(|o| state.find_policy(o))
         .map(|p| state.policy(p).spec.scheduled_placement());
-    let overrides: Vec<&OverridePolicy> = inv.applied_overrides();
+    let overrides: Vec<&OverridePolicy> = inv.stored_overrides();
     let tpl = &state.templates[e.template];
     let scheduled = bound.clone().unwrap_or_default();
     deliver(&DeliveryInput {
@@ -310,7 +310,7 @@ pub fn from_files(
     carried_to: &[String],
 ) -> Delivery {
     let clusters = Cluster::from_inventory(inv);
-    let overrides: Vec<&OverridePolicy> = inv.applied_overrides();
+    let overrides: Vec<&OverridePolicy> = inv.stored_overrides();
     let placement = decision
         .eventual
         .and_then(|o| state.find_policy(o))

@@ -687,13 +687,18 @@ impl Inventory {
     /// replaced the others. What decides a template's overrides; [`Inventory::overrides`] is
     /// every document, for the checks of each one.
     pub fn applied_overrides(&self) -> Vec<&OverridePolicy> {
-        last_of_each(self.overrides(), |p| {
-            (
-                p.cluster_scoped,
-                p.meta.namespace.as_deref(),
-                p.meta.name.as_str(),
-            )
-        })
+        last_of_each(self.overrides(), OverridePolicy::identity)
+    }
+
+    /// The override policies the control plane holds and applies: [`Inventory::applied_overrides`]
+    /// of those its admission chain does not refuse (a refused document is never stored, and an
+    /// earlier one of the same identity stays).
+    pub fn stored_overrides(&self) -> Vec<&OverridePolicy> {
+        last_of_each(
+            self.overrides()
+                .filter(|p| !matches!(p.admission, Admission::Refused(_))),
+            OverridePolicy::identity,
+        )
     }
 }
 

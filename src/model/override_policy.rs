@@ -16,6 +16,9 @@ pub struct OverridePolicy {
     /// The raw spec, for the rules that inspect overriders in detail.
     pub raw_spec: serde_json::Value,
     pub doc: usize,
+    /// The admission chain's verdict, as on a [`super::Policy`]: one the API server refuses is
+    /// never stored and overrides nothing ([`super::Inventory::stored_overrides`]).
+    pub admission: super::Admission,
 }
 
 #[derive(Clone, Debug, Default, Deserialize)]
@@ -28,6 +31,15 @@ pub struct OverrideSpec {
 }
 
 impl OverridePolicy {
+    /// What one document of it replaces another by: kind, namespace and name.
+    pub fn identity(&self) -> (bool, Option<&str>, &str) {
+        (
+            self.cluster_scoped,
+            self.meta.namespace.as_deref(),
+            self.meta.name.as_str(),
+        )
+    }
+
     pub fn from_node(kind: &str, meta: ObjectMeta, root: &Node, doc: usize) -> OverridePolicy {
         let raw_spec = root.get("spec").map(Node::to_json).unwrap_or_default();
         let spec = serde_json::from_value(raw_spec.clone()).unwrap_or_default();
@@ -37,6 +49,7 @@ impl OverridePolicy {
             spec,
             raw_spec,
             doc,
+            admission: super::Admission::Unchecked,
         }
     }
 }

@@ -530,6 +530,7 @@ fn env_json(name: &str, p: &EnvPlan) -> Value {
             "namespace": o.namespace,
             "name": o.name,
             "change": o.edit.as_str(),
+            "admission": {"admitted": o.refused.is_empty(), "errors": o.refused},
         })).collect::<Vec<_>>(),
         "changes": p.changes.iter().map(change_json).collect::<Vec<_>>(),
         "hazards": p.hazards.iter().map(hazard_json).collect::<Vec<_>>(),
@@ -799,7 +800,20 @@ fn env_text(p: &EnvPlan, color: bool) -> String {
                 (Some(ns), false) => format!("op/{ns}/{}", o.name),
                 _ => format!("cop/{}", o.name),
             };
-            out.push_str(&format!("  {:8} {}\n", o.edit.as_str(), printable(&id)));
+            let verdict = if o.refused.is_empty() {
+                String::new()
+            } else {
+                format!(
+                    " (refused by admission, {}: {})",
+                    o.refusal_effect(),
+                    printable(&o.refused.join("; "))
+                )
+            };
+            out.push_str(&format!(
+                "  {:8} {}{verdict}\n",
+                o.edit.as_str(),
+                printable(&id)
+            ));
         }
     }
     if !p.changes.is_empty() {

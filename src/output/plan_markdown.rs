@@ -285,7 +285,16 @@ fn policies(p: &EnvPlan) -> String {
             (Some(ns), false) => format!("op/{ns}/{}", o.name),
             _ => format!("cop/{}", o.name),
         };
-        out.push_str(&format!("- {} {}\n", o.edit.as_str(), code(&id)));
+        let verdict = if o.refused.is_empty() {
+            String::new()
+        } else {
+            format!(
+                " — **refused by admission**, {}: {}",
+                o.refusal_effect(),
+                text(&o.refused.join("; "))
+            )
+        };
+        out.push_str(&format!("- {} {}{verdict}\n", o.edit.as_str(), code(&id)));
     }
     out.push('\n');
     out

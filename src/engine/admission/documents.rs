@@ -4,11 +4,14 @@
 //! ([`crate::model::Policy::admission`]): any snapshot built from those policies later holds
 //! only what Karmada would store, and the lint rule that reports the refusals reads the same
 //! verdicts. A policy the chain refuses is never stored by the API server, so it claims
-//! nothing, overlaps nothing and preempts nothing.
+//! nothing, overlaps nothing and preempts nothing. OverridePolicy and ClusterOverridePolicy
+//! documents go through their own chain ([`admit_override`]) alike: a refused one overrides
+//! nothing.
 
 use std::collections::HashMap;
 
 use super::chain::{admit_manifest, Verdict};
+use super::override_chain::admit_override;
 use crate::model::{
     group_of, Admission, Inventory, KarmadaVersion, Object, ObjectMeta, PolicyKind, POLICY_GROUP,
 };
@@ -18,6 +21,8 @@ use crate::source::Node;
 #[derive(Clone, Debug, Default)]
 pub struct Admissions {
     verdicts: Vec<Admitted>,
+    /// Each override policy's verdict, by document, in document order.
+    overrides: Vec<(usize, Verdict)>,
 }
 
 /// One policy document through the chain.
@@ -37,6 +42,14 @@ impl Admissions {
             .binary_search_by_key(&doc, |a| a.doc)
             .ok()
             .map(|i| &self.verdicts[i].verdict)
+    }
+
+    /// The verdict on document `doc`, if it is an override policy document.
+    pub fn get_override(&self, doc: usize) -> Option<&Verdict> {
+        self.overrides
+            .binary_search_by_key(&doc, |(d, _)| *d)
+            .ok()
+            .map(|i| &self.overrides[i].1)
     }
 
     /// Every policy document's verdict, in document order.
@@ -87,16 +100,35 @@ impl Admissions {
                 verdict,
             });
         }
-        Admissions { verdicts }
+        let mut overrides: Vec<(usize, Verdict)> = inv
+            .overrides()
+            .map(|op| {
+                let manifest = inv.documents[op.doc].root.to_json();
+                (op.doc, admit_override(op, &manifest, version))
+            })
+            .collect();
+        overrides.sort_by_key(|(doc, _)| *doc);
+        Admissions {
+            verdicts,
+            overrides,
+        }
     }
 
     /// Marks each typed policy of `inv` with the verdict on its document.
     pub fn mark(&self, inv: &mut Inventory) {
         for object in &mut inv.objects {
-            if let Object::Policy(p) = object {
-                if let Some(v) = self.get(p.doc) {
-                    p.admission = admission_of(v);
+            match object {
+                Object::Policy(p) => {
+                    if let Some(v) = self.get(p.doc) {
+                        p.admission = admission_of(v);
+                    }
                 }
+                Object::Override(op) => {
+                    if let Some(v) = self.get_override(op.doc) {
+                        op.admission = admission_of(v);
+                    }
+                }
+                _ => {}
             }
         }
     }

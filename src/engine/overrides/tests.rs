@@ -18,6 +18,7 @@ fn policy(kind: &str, namespace: Option<&str>, name: &str, spec: Value) -> Overr
         spec: serde_json::from_value(root["spec"].clone()).unwrap(),
         raw_spec: root["spec"].clone(),
         doc: 0,
+        admission: crate::model::Admission::Unchecked,
     }
 }
 

@@ -119,16 +119,30 @@ impl PolicyEdit {
     }
 }
 
-/// An OverridePolicy or ClusterOverridePolicy added, changed or removed.
+/// An OverridePolicy or ClusterOverridePolicy added, changed or removed. `refused`: the
+/// admission chain's errors on the head version of an added or changed one, which is then
+/// never stored and overrides nothing (a refused update leaves the stored version in place).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct OverrideEdit {
     pub cluster_scoped: bool,
     pub namespace: Option<String>,
     pub name: String,
     pub edit: Edit,
+    pub refused: Vec<String>,
+    /// A changed one whose base version admission let through.
+    pub stored: bool,
 }
 
 impl OverrideEdit {
+    /// What a refusal means for the control plane, said after "refused by admission".
+    pub fn refusal_effect(&self) -> &'static str {
+        if self.stored {
+            "the stored version stays"
+        } else {
+            "overrides nothing"
+        }
+    }
+
     pub fn kind(&self) -> &'static str {
         if self.cluster_scoped {
             "ClusterOverridePolicy"
@@ -373,8 +387,8 @@ impl<'a> Views<'a> {
             after,
             base_clusters: &changed.base_clusters,
             head_clusters: &changed.head_clusters,
-            base_overrides: base.inventory.applied_overrides(),
-            head_overrides: head.inventory.applied_overrides(),
+            base_overrides: base.inventory.stored_overrides(),
+            head_overrides: head.inventory.stored_overrides(),
             bindings: base.inventory.bindings().collect(),
             carriers: (Carriers::of(before), Carriers::of(after)),
             live: false,

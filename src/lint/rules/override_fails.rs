@@ -56,7 +56,7 @@ struct Failed {
 }
 
 pub fn check(a: &Analysis<'_>) -> Vec<Finding> {
-    let ops: Vec<&OverridePolicy> = a.inventory.applied_overrides();
+    let ops: Vec<&OverridePolicy> = a.inventory.stored_overrides();
     if ops.is_empty() {
         return Vec::new();
     }

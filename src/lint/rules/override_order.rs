@@ -252,7 +252,7 @@ struct Conflict {
 }
 
 pub fn check(a: &Analysis<'_>) -> Vec<Finding> {
-    let ops: Vec<&OverridePolicy> = a.inventory.applied_overrides();
+    let ops: Vec<&OverridePolicy> = a.inventory.stored_overrides();
     if ops.len() < 2 {
         return Vec::new();
     }

@@ -50,7 +50,7 @@ pub fn check(a: &Analysis<'_>) -> Vec<Finding> {
     let mut out = Vec::new();
     // Of several documents of one policy only the last exists once they are applied: the
     // copies it replaced select nothing and target nothing.
-    let ops: Vec<&OverridePolicy> = a.inventory.applied_overrides();
+    let ops: Vec<&OverridePolicy> = a.inventory.stored_overrides();
     if ops.is_empty() {
         return out;
     }

@@ -35,11 +35,12 @@ pub fn check(inventory: &Inventory, admissions: &Admissions, opts: &LintOptions)
     let version = opts.version();
     let mut out = policy_findings(inventory, admissions, version);
     for op in inventory.overrides() {
+        let Some(verdict) = admissions.get_override(op.doc) else {
+            continue;
+        };
         let object = override_object_ref(op);
-        let manifest = inventory.documents[op.doc].root.to_json();
-        let verdict = override_chain::admit_override(op, &manifest, version);
         out.extend(verdict_findings(
-            inventory, op.doc, &object, &verdict, version,
+            inventory, op.doc, &object, verdict, version,
         ));
     }
     out.extend(taint_policy_findings(inventory, opts));
@@ -390,10 +391,14 @@ pub fn mark_admitted(inventory: &mut Inventory, admitted: &[ObjectRef]) {
         return;
     }
     for object in &mut inventory.objects {
-        if let crate::model::Object::Policy(p) = object {
-            if admitted.contains(&super::policy_object_ref(p)) {
+        match object {
+            crate::model::Object::Policy(p) if admitted.contains(&super::policy_object_ref(p)) => {
                 p.admission = crate::model::Admission::Admitted;
             }
+            crate::model::Object::Override(op) if admitted.contains(&override_object_ref(op)) => {
+                op.admission = crate::model::Admission::Admitted;
+            }
+            _ => {}
         }
     }
 }
