@@ -1228,6 +1228,118 @@ fn lint_base_judges_each_revision_in_the_karmada_it_installs() {
     assert!(rules_of(&lint).is_empty(), "{}", text(&lint.stdout));
 }
 
+/// A repository that vendors Karmada's chart (its templates are not YAML before helm renders
+/// them, as in a public repository's `helm/karmada`) and keeps its policies in another
+/// directory: a lint of that directory renders the chart, as a lint of the root renders it,
+/// and judges under the release and gates the chart installs (PropagateDeps off: the
+/// dependency is not propagated), named at the template; explain agrees. Before, the chart's
+/// raw templates were read as manifests: not at all, or (one that happened to parse) half,
+/// the gates without the release. Without helm, the chart is not read, said at `-v=1`.
+#[test]
+fn a_directory_takes_the_karmada_a_vendored_chart_installs() {
+    let test = "a_directory_takes_the_karmada_a_vendored_chart_installs";
+    let helm = Command::new("helm").arg("version").output();
+    if !helm.is_ok_and(|o| o.status.success()) {
+        println!("SKIPPED: {test}: helm is not on PATH");
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let chart = d.join("charts/karmada");
+    std::fs::create_dir_all(chart.join("templates")).unwrap();
+    std::fs::create_dir_all(d.join("policies")).unwrap();
+    std::fs::write(
+        chart.join("Chart.yaml"),
+        "apiVersion: v2\nname: karmada\nversion: v1.12.0\nappVersion: v1.12.0\n",
+    )
+    .unwrap();
+    std::fs::write(chart.join("values.yaml"), "tag: v1.12.0\n").unwrap();
+    std::fs::write(
+        chart.join("templates/karmada-controller-manager.yaml"),
+        "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: karmada-controller-manager\n  namespace: {{ .Release.Namespace }}\nspec:\n  selector: {matchLabels: {app: kcm}}\n  template:\n    metadata: {labels: {app: kcm}}\n    spec:\n      containers:\n      - name: karmada-controller-manager\n        image: docker.io/karmada/karmada-controller-manager:{{ .Values.tag }}\n        command:\n        - /bin/karmada-controller-manager\n        - --feature-gates=PropagateDeps=false\n",
+    )
+    .unwrap();
+    std::fs::write(
+        d.join("policies/app.yaml"),
+        "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: web, namespace: demo}\nspec:\n  template:\n    spec:\n      volumes: [{name: c, configMap: {name: web-conf}}]\n      containers: [{name: web, image: nginx}]\n---\napiVersion: v1\nkind: ConfigMap\nmetadata: {name: web-conf, namespace: demo}\ndata: {a: b}\n---\napiVersion: policy.karmada.io/v1alpha1\nkind: PropagationPolicy\nmetadata: {name: web, namespace: demo}\nspec:\n  propagateDeps: true\n  resourceSelectors: [{apiVersion: apps/v1, kind: Deployment, name: web}]\n  placement: {clusterAffinity: {clusterNames: [member1]}}\n",
+    )
+    .unwrap();
+    git(d, &["init", "-q"]);
+    git(d, &["add", "-A"]);
+
+    let inert = "dependency-not-propagated".to_string();
+    let root = run_in(d, &["lint", "-o", "json", "."]);
+    assert!(rules_of(&root).contains(&inert), "{}", text(&root.stdout));
+    let lint = run_in(d, &["lint", "-o", "json", "policies"]);
+    assert!(rules_of(&lint).contains(&inert), "{}", text(&lint.stdout));
+    assert!(
+        text(&lint.stderr).contains("is taken: Deployment default/karmada-controller-manager at charts/karmada/templates/karmada-controller-manager.yaml:1"),
+        "{}",
+        text(&lint.stderr)
+    );
+    let eventual = |inputs: &str| {
+        json(&run_in(
+            d,
+            &[
+                "explain",
+                "cm/web-conf",
+                "-n",
+                "demo",
+                "-f",
+                inputs,
+                "-o",
+                "json",
+            ],
+        ))["eventual"]
+            .clone()
+    };
+    assert_eq!(eventual("policies"), eventual("."));
+    assert_eq!(eventual("policies"), J::Null);
+
+    // At a revision the chart is written out and rendered alike: `--base` sees one
+    // installation on both sides, not a change of it.
+    git(d, &["commit", "-qm", "chart and policies"]);
+    let rev = run_in(d, &["lint", "-o", "json", "--rev", "HEAD", "policies"]);
+    assert!(rules_of(&rev).contains(&inert), "{}", text(&rev.stdout));
+    let base = run_in(
+        d,
+        &[
+            "lint",
+            "-o",
+            "json",
+            "--base",
+            "HEAD",
+            "--all-findings",
+            "policies",
+        ],
+    );
+    assert!(rules_of(&base).contains(&inert), "{}", text(&base.stdout));
+    assert!(
+        !text(&base.stderr).contains("changes with the change"),
+        "{}",
+        text(&base.stderr)
+    );
+
+    // Without helm the chart is not read: the release's defaults, and why at -v=1.
+    let without = Command::new(BIN)
+        .args(["lint", "-o", "json", "-v=1", "policies"])
+        .current_dir(d)
+        .env("NO_COLOR", "1")
+        .env("PATH", d.join("no-tools"))
+        .output()
+        .unwrap();
+    assert!(
+        !rules_of(&without).contains(&inert),
+        "{}",
+        text(&without.stdout)
+    );
+    assert!(
+        text(&without.stderr).contains("note: the Helm chart charts/karmada may install Karmada and is not read: helm is not on PATH"),
+        "{}",
+        text(&without.stderr)
+    );
+}
+
 /// A link from outside into a repository (`/srv/prod -> ~/fleet/apps`) reaches the files of
 /// that working tree: a lint or explain through it takes the Karmada the repository installs,
 /// as a lint of the directory inside it does. Before, the search started from the link's own

@@ -462,6 +462,11 @@ impl Config {
             .map(|(_, _, ns)| ns.as_str())
     }
 
+    /// How charts are rendered, `None` when the configuration turns rendering off.
+    pub fn chart_rendering(&self) -> Option<&RenderOptions> {
+        (!self.render_off).then_some(&self.render_options)
+    }
+
     /// Whether `path` matches `ignorePaths` (relative to the config file's directory).
     pub fn ignores(&self, path: &Path) -> bool {
         let Some(set) = &self.ignore else {

@@ -205,7 +205,11 @@ impl Context {
         paths: &[String],
     ) -> (Context, Vec<String>) {
         let ignore = |p: &std::path::Path| self.config.ignores(p);
-        self.for_plain_or(found, || crate::model::elsewhere::outside(paths, &ignore))
+        let search = crate::model::elsewhere::Search {
+            ignore: &ignore,
+            render: self.config.chart_rendering(),
+        };
+        self.for_plain_or(found, || crate::model::elsewhere::outside(paths, search))
     }
 
     /// [`Context::for_plain`], or where `found` is empty, for the installation `elsewhere`

@@ -142,12 +142,16 @@ pub fn plan_git(
         // The head's Karmada installation, as `lint` of its files takes it (or the rest of
         // the revision's, when the files hold none).
         let ignore = |p: &std::path::Path| config.ignores(p);
+        let search = crate::model::elsewhere::Search {
+            ignore: &ignore,
+            render: config.chart_rendering(),
+        };
         let elsewhere = |side: &Side| {
             crate::model::elsewhere::outside_at(
                 &revisions.repo,
                 side,
                 &revisions.specs,
-                &ignore,
+                search,
                 &str::to_string,
             )
         };

@@ -77,7 +77,11 @@ pub fn lint_files(
             context: &settings.context,
             base: None,
             elsewhere: &|| {
-                crate::model::elsewhere::outside(req.paths, &|p: &Path| config.ignores(p))
+                let search = crate::model::elsewhere::Search {
+                    ignore: &|p: &Path| config.ignores(p),
+                    render: config.chart_rendering(),
+                };
+                crate::model::elsewhere::outside(req.paths, search)
             },
         })?;
         Ok(linted.into_linted())

@@ -170,8 +170,12 @@ pub fn lint_git(
     // working tree: read as the files are linted, and judged again when its settings differ.
     // A change to the installation itself judges the base in the base's.
     let ignore = |p: &Path| req.config.ignores(p);
+    let search = crate::model::elsewhere::Search {
+        ignore: &ignore,
+        render: req.config.chart_rendering(),
+    };
     let elsewhere = |side: &Side| {
-        crate::model::elsewhere::outside_at(&repo, side, &specs, &ignore, &str::to_string)
+        crate::model::elsewhere::outside_at(&repo, side, &specs, search, &str::to_string)
     };
     let held = !linted.installations.is_empty();
     let (context, notes) = req
@@ -568,8 +572,12 @@ impl GitopsSides<'_> {
         // current directory, which is the same place in a written tree).
         let name = crate::model::elsewhere::named_from(self.cwd, self.repo.workdir());
         let specs = self.repo.pathspecs(self.cwd, &paths).unwrap_or_default();
+        let search = crate::model::elsewhere::Search {
+            ignore: &ignore,
+            render: req.config.chart_rendering(),
+        };
         let elsewhere =
-            || crate::model::elsewhere::outside_at(self.repo, side, &specs, &ignore, &name);
+            || crate::model::elsewhere::outside_at(self.repo, side, &specs, search, &name);
         let lint_here = || -> Result<gitops::RepoLinted, GitLintError> {
             let files: Vec<PathBuf> = files::expand(&paths, &ignore)?;
             let linted = gitops::lint_repository(&gitops::RepositoryRequest {

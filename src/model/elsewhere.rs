@@ -7,13 +7,24 @@
 //! Only a repository that installs one Karmada is read so: where its installations differ (a
 //! repository of examples, or one per control plane), which one the inputs are applied to is
 //! not known, and none is taken (said at `-v=1`). Only files git tracks are read (not build
-//! output or vendored trees left untracked), each as the working tree has it.
+//! output or vendored trees left untracked), each as the working tree has it. A Helm chart's
+//! files are its templates, not manifests: the chart is rendered (`helm template`, as a lint of
+//! the root renders it; a revision's chart is written out first) and its output read.
 
 use std::path::Path;
 
-use super::installation::{self, InstallKind, Installation};
+use super::installation::{self, InstallKind, Installation, Origin};
 use crate::source::files;
 use crate::source::git::{GitRepo, Listed, Place, Side};
+use crate::source::kustomize::environments::{self as envs, RenderOptions};
+
+/// How the search reads the repository, as the configuration says: what `ignorePaths` leaves
+/// out, and how a chart is rendered (`None`: the configuration turns rendering off).
+#[derive(Clone, Copy)]
+pub struct Search<'a> {
+    pub ignore: &'a dyn Fn(&Path) -> bool,
+    pub render: Option<&'a RenderOptions>,
+}
 
 /// What the rest of the repository installs, when it installs one Karmada.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -43,7 +54,7 @@ impl Elsewhere {
 /// docs); `None` when the paths are in no working tree, stdin is among them, or nothing is
 /// found. `ignore` is the configuration's `ignorePaths`; files are named as the user reaches
 /// them from the current directory.
-pub fn outside(paths: &[String], ignore: &dyn Fn(&Path) -> bool) -> Option<Elsewhere> {
+pub fn outside(paths: &[String], search: Search<'_>) -> Option<Elsewhere> {
     if paths.is_empty() || paths.iter().any(|p| p == "-") {
         return None;
     }
@@ -67,7 +78,7 @@ pub fn outside(paths: &[String], ignore: &dyn Fn(&Path) -> bool) -> Option<Elsew
     let repo = GitRepo::discover(start).ok()?;
     let specs = repo.pathspecs(&cwd, &paths).ok()?;
     let name = named_from(&cwd, repo.workdir());
-    outside_at(&repo, &Side::WorkTree, &specs, ignore, &name)
+    outside_at(&repo, &Side::WorkTree, &specs, search, &name)
 }
 
 /// A file of the working tree `workdir` named by its repository path, as the user reaches it
@@ -89,7 +100,7 @@ pub fn outside_at(
     repo: &GitRepo,
     side: &Side,
     specs: &[String],
-    ignore: &dyn Fn(&Path) -> bool,
+    search: Search<'_>,
     name: &(dyn Fn(&str) -> String + Sync),
 ) -> Option<Elsewhere> {
     if specs.is_empty() || specs.iter().any(String::is_empty) {
@@ -104,39 +115,179 @@ pub fn outside_at(
         .files
         .iter()
         .filter(|f| !specs.iter().any(|s| within(&f.name, s)))
-        .filter(|f| !ignored(&name(&f.name), ignore))
+        .filter(|f| !ignored(&name(&f.name), search.ignore))
         .collect();
     // In the order a directory's walk gives (`deploy/` before `deploy.bak/`), not git's: the
     // first installation is the one a lint of the root takes.
     candidates.sort_by(|a, b| Path::new(&a.name).cmp(Path::new(&b.name)));
+    let charts = chart_dirs(&candidates, specs);
+    let (chart_files, candidates): (Vec<&Listed>, Vec<&Listed>) = candidates
+        .into_iter()
+        .partition(|f| charts.iter().any(|c| within(&f.name, c)));
     let reader = repo.blob_reader();
     let workdir = repo.workdir();
-    let mut found = Vec::new();
+    // A file that went from the working tree, cannot be read, or is larger than an input may
+    // be (`--max-input-size`), installs nothing.
+    let file_bytes = |f: &Listed| match &f.place {
+        _ if *side == Side::WorkTree => files::read_bytes(&workdir.join(&f.name)).ok().map(|r| r.1),
+        Place::File(path) => files::read_bytes(path).ok().map(|r| r.1),
+        Place::Blob(oid) => reader
+            .bytes(&f.name, *oid)
+            .ok()
+            .filter(|b| b.len() as u64 <= files::max_input_size()),
+    };
+    let mut found: Vec<(&str, Vec<Installation>)> = Vec::new();
     crate::util::parallel::each_in_parallel(
         &candidates,
-        &|f: &&Listed| -> Result<Vec<Installation>, ()> {
-            // A file that went from the working tree, cannot be read, or is larger than an
-            // input may be (`--max-input-size`), installs nothing.
-            let bytes = match &f.place {
-                _ if *side == Side::WorkTree => {
-                    files::read_bytes(&workdir.join(&f.name)).ok().map(|r| r.1)
-                }
-                Place::File(path) => files::read_bytes(path).ok().map(|r| r.1),
-                Place::Blob(oid) => reader
-                    .bytes(&f.name, *oid)
-                    .ok()
-                    .filter(|b| b.len() as u64 <= files::max_input_size()),
-            };
-            Ok(bytes.map_or_else(Vec::new, |b| {
+        &|f: &&Listed| -> Result<(&str, Vec<Installation>), ()> {
+            let bytes = file_bytes(f);
+            let found = bytes.map_or_else(Vec::new, |b| {
                 installation::in_text(name(&f.name), String::from_utf8_lossy(&b).into_owned())
-            }))
+            });
+            Ok((f.name.as_str(), found))
         },
-        &mut |i| found.extend(i),
+        &mut |i| found.push(i),
     )
     .ok()?;
+    for chart in &charts {
+        let files: Vec<(&str, Vec<u8>)> = chart_files
+            .iter()
+            .filter(|f| within(&f.name, chart))
+            .filter_map(|f| Some((f.name.as_str(), file_bytes(f)?)))
+            .collect();
+        let rendered = match search.render {
+            Some(render) if may_install(&files) => {
+                chart_installations(workdir, side, chart, &files, render, name)
+            }
+            _ => Vec::new(),
+        };
+        found.push((chart.as_str(), rendered));
+    }
+    found.sort_by(|a, b| Path::new(a.0).cmp(Path::new(b.0)));
     Some(Elsewhere {
-        installations: one_karmada(found)?,
+        installations: one_karmada(found.into_iter().flat_map(|(_, i)| i).collect())?,
     })
+}
+
+/// A chart's files (repository paths and bytes) written under a new temporary directory, at
+/// their repository paths.
+fn write_out(files: &[(&str, Vec<u8>)]) -> std::io::Result<tempfile::TempDir> {
+    let dir = tempfile::Builder::new()
+        .prefix("karmada-policy-chart-")
+        .tempdir()?;
+    for (name, bytes) in files {
+        let path = dir.path().join(name);
+        if let Some(parent) = path.parent() {
+            std::fs::create_dir_all(parent)?;
+        }
+        std::fs::write(path, bytes)?;
+    }
+    Ok(dir)
+}
+
+/// The Helm charts among `files` (the directories of their `Chart.yaml`, a chart's own
+/// sub-charts left to it), but a chart the inputs (`specs`) lie in.
+fn chart_dirs(files: &[&Listed], specs: &[String]) -> Vec<String> {
+    let mut dirs: Vec<String> = files
+        .iter()
+        .filter_map(|f| f.name.strip_suffix("/Chart.yaml"))
+        .filter(|dir| !specs.iter().any(|s| within(s, dir)))
+        .map(str::to_string)
+        .collect();
+    dirs.sort_by(|a, b| Path::new(a).cmp(Path::new(b)));
+    let mut top: Vec<String> = Vec::new();
+    for dir in dirs {
+        if !top.iter().any(|t| within(&dir, t)) {
+            top.push(dir);
+        }
+    }
+    top
+}
+
+/// Whether a chart's files (repository path and bytes) may render an installation of
+/// Karmada: one names karmada-controller-manager, or a karmada-scheduler with another name.
+fn may_install(files: &[(&str, Vec<u8>)]) -> bool {
+    files.iter().any(|(_, b)| {
+        let text = String::from_utf8_lossy(b);
+        text.contains("karmada-controller-manager") || installation::may_name_scheduler(&text)
+    })
+}
+
+/// The installations the chart at repository path `chart` renders (`helm template` with its
+/// own values and the configuration's values files for it), each located in its template, as
+/// a lint of the repository's root locates it. In the working tree the chart renders where it
+/// is; at a revision, its `files` are written out first, as the git modes write a revision
+/// for rendering. None when helm is missing or the chart does not render (said at `-v=1`).
+fn chart_installations(
+    workdir: &Path,
+    side: &Side,
+    chart: &str,
+    files: &[(&str, Vec<u8>)],
+    render: &RenderOptions,
+    name: &(dyn Fn(&str) -> String + Sync),
+) -> Vec<Installation> {
+    use crate::source::kustomize::{discover::Repository, helm::Helm, origin::Mapper};
+    let written = match side {
+        Side::WorkTree => None,
+        _ => match write_out(files) {
+            Ok(dir) => Some(dir),
+            Err(_) => return Vec::new(),
+        },
+    };
+    let root = written.as_ref().map_or(workdir, |w| w.path());
+    let dir = root.join(chart);
+    let said = |why: String| {
+        if crate::kube::trace::verbosity() >= 1 {
+            crate::util::note(&format!(
+                "the Helm chart {} may install Karmada and is not read: {why}",
+                name(chart)
+            ));
+        }
+    };
+    let Some(helm) = Helm::find(render.helm.as_deref()) else {
+        said("helm is not on PATH".to_string());
+        return Vec::new();
+    };
+    let helm = Helm {
+        fetch_dependencies: render.remote_resources,
+        confine: Some(root.to_path_buf()),
+        ..helm
+    };
+    let key = crate::source::kustomize::normalize(&workdir.join(chart));
+    let values = render.helm_values.get(&key).cloned().unwrap_or_default();
+    let text = match helm.template(&dir, &values) {
+        Ok(text) => text,
+        Err(e) => {
+            said(e.to_string());
+            return Vec::new();
+        }
+    };
+    let rendered = crate::source::kustomize::units::rendered_chart(&dir, &text);
+    let repository = Repository::default();
+    let mapper = Mapper::new(&repository);
+    let source = &rendered.loaded.source;
+    // A template's path as the user reaches it (the chart was rendered from its absolute path).
+    let shown = |file: &str| match Path::new(file).strip_prefix(root) {
+        Ok(rel) => name(&rel.to_string_lossy()),
+        Err(_) => file.to_string(),
+    };
+    rendered
+        .loaded
+        .documents
+        .iter()
+        .filter_map(|d| {
+            let locate = |span: crate::source::Span| {
+                let (file, at) =
+                    envs::trace(std::slice::from_ref(&rendered), &mapper, source, span, None)
+                        .unwrap_or((source.clone(), span));
+                Origin {
+                    file: shown(&file.name),
+                    line: at.start.line,
+                }
+            };
+            installation::detect(&d.root, &locate)
+        })
+        .collect()
 }
 
 /// Whether `ignorePaths` leaves out the file `path` or a directory above it, as the walk of a
@@ -245,6 +396,36 @@ mod tests {
         assert!(!ignored("../infra/karmada.yaml", &|p: &Path| p == Path::new("..")));
         assert!(ignored("../infra/karmada.yaml", &ignore));
         assert!(!ignored("apps/karmada.yaml", &ignore));
+    }
+
+    #[test]
+    fn a_chart_is_read_whole_but_where_the_inputs_lie_in_it() {
+        let listed = |name: &str| Listed {
+            name: name.to_string(),
+            place: Place::File(name.into()),
+        };
+        let files: Vec<Listed> = [
+            "helm/karmada/Chart.yaml",
+            "helm/karmada/templates/kcm.yaml",
+            "helm/karmada/charts/common/Chart.yaml",
+            "helm/example/Chart.yaml",
+            "apps/Chart.yaml.bak",
+            "Chart.yaml",
+        ]
+        .into_iter()
+        .map(listed)
+        .collect();
+        let refs: Vec<&Listed> = files.iter().collect();
+        // A sub-chart is its chart's; a chart holding the inputs is not elsewhere.
+        assert_eq!(
+            chart_dirs(&refs, &["helm/example/templates".to_string()]),
+            ["helm/karmada"]
+        );
+        // `Chart.yaml` at the root is no chart directory the search can leave out.
+        assert_eq!(
+            chart_dirs(&refs, &["apps".to_string()]),
+            ["helm/example", "helm/karmada"]
+        );
     }
 
     fn installed_in(text: &str) -> Vec<Installation> {
