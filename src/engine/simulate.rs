@@ -430,8 +430,12 @@ pub enum BlockReason {
         holder: PolicyRef,
         ours: i32,
         theirs: i32,
-        /// The policy sets `preemption: Always`: a higher priority alone would do.
+        /// The policy sets `preemption: Always`.
         preempts: bool,
+        /// The PropagationPolicyPreemption gate is on. With `preempts`, a higher priority
+        /// alone would do; otherwise `preemptionEnabled` (pkg/detector/preemption.go:49-58)
+        /// stops it before any priority is compared.
+        gate: bool,
     },
     LowerPriority {
         holder: PolicyRef,
@@ -439,6 +443,7 @@ pub enum BlockReason {
         theirs: i32,
         /// As for [`BlockReason::EqualPriority`].
         preempts: bool,
+        gate: bool,
     },
     FeatureGateDisabled {
         holder: Option<PolicyRef>,
@@ -539,6 +544,7 @@ pub fn why_not(
                 ours,
                 theirs,
                 preempts: pol.preemption_always(),
+                gate: st.options.gates.preemption(),
             };
         }
         if ours < theirs {
@@ -547,6 +553,7 @@ pub fn why_not(
                 ours,
                 theirs,
                 preempts: pol.preemption_always(),
+                gate: st.options.gates.preemption(),
             };
         }
     }

@@ -90,26 +90,27 @@ pub fn block_short(b: &BlockReason) -> String {
 }
 
 /// What a priority blocker adds when the policy would not preempt at a higher priority either
-/// (`preemption` defaults to Never, and `preemptionEnabled`, pkg/detector/preemption.go:49, is
-/// asked before any priority is compared).
-fn also_always(preempts: bool) -> &'static str {
-    if preempts {
-        ""
-    } else {
-        ", and preemption: Always, which this policy does not set"
+/// (`preemption` defaults to Never, the gate is off by default, and `preemptionEnabled`,
+/// pkg/detector/preemption.go:49-58, is asked before any priority is compared).
+fn also_needed(preempts: bool, gate: bool) -> &'static str {
+    match (preempts, gate) {
+        (true, true) => "",
+        (false, true) => ", and preemption: Always, which this policy does not set",
+        (true, false) => ", and the PropagationPolicyPreemption feature gate, which is off",
+        (false, false) => ", preemption: Always, which this policy does not set, and the PropagationPolicyPreemption feature gate, which is off",
     }
 }
 
 /// A full sentence: the preempt-check `message` and the tail of a kept-claim `why`.
 pub fn block_message(b: &BlockReason) -> String {
     match b {
-        BlockReason::EqualPriority { holder, ours, theirs, preempts } => format!(
+        BlockReason::EqualPriority { holder, ours, theirs, preempts, gate } => format!(
             "equal priority {ours} = {theirs}: will never preempt {holder} (preemption needs a strictly higher priority{})",
-            also_always(*preempts)
+            also_needed(*preempts, *gate)
         ),
-        BlockReason::LowerPriority { holder, ours, theirs, preempts } => format!(
+        BlockReason::LowerPriority { holder, ours, theirs, preempts, gate } => format!(
             "lower priority {ours} < {theirs}: cannot preempt {holder} (preemption needs a strictly higher priority{})",
-            also_always(*preempts)
+            also_needed(*preempts, *gate)
         ),
         BlockReason::FeatureGateDisabled { .. } => {
             "preemption needs the feature gate PropagationPolicyPreemption=true (off by default)".into()
@@ -461,25 +462,32 @@ mod tests {
             namespace: Some("default".into()),
             name: "old".into(),
         };
-        let equal = |preempts| BlockReason::EqualPriority {
+        let equal = |preempts, gate| BlockReason::EqualPriority {
             holder: holder.clone(),
             ours: 5,
             theirs: 5,
             preempts,
+            gate,
         };
         assert_eq!(
-            block_message(&equal(true)),
+            block_message(&equal(true, true)),
             "equal priority 5 = 5: will never preempt pp/default/old (preemption needs a strictly higher priority)"
         );
         assert_eq!(
-            block_message(&equal(false)),
+            block_message(&equal(false, true)),
             "equal priority 5 = 5: will never preempt pp/default/old (preemption needs a strictly higher priority, and preemption: Always, which this policy does not set)"
+        );
+        // The gate is asked first (preemptionEnabled): a higher priority alone would not do.
+        assert_eq!(
+            block_message(&equal(true, false)),
+            "equal priority 5 = 5: will never preempt pp/default/old (preemption needs a strictly higher priority, and the PropagationPolicyPreemption feature gate, which is off)"
         );
         let lower = BlockReason::LowerPriority {
             holder,
             ours: 1,
             theirs: 5,
             preempts: true,
+            gate: true,
         };
         assert_eq!(
             block_message(&lower),

@@ -76,22 +76,39 @@ fn inert(a: &Analysis<'_>) -> Vec<Finding> {
 
 /// Why a preemptor can never have a template, if it can't.
 fn blocker(reason: &BlockReason) -> Option<(&PolicyRef, String)> {
+    // Karmada asks the gate before it compares priorities (`preemptionEnabled`,
+    // pkg/detector/preemption.go:49-58): with the gate off, a higher priority would not do.
+    let gate_off = |gate: bool| {
+        if gate {
+            ""
+        } else {
+            ", nor would a higher one while the PropagationPolicyPreemption feature gate is off"
+        }
+    };
     match reason {
         BlockReason::EqualPriority {
             holder,
             ours,
             theirs,
+            gate,
             ..
         } => Some((
             holder,
-            format!("equal priority ({ours} = {theirs}) never preempts"),
+            format!(
+                "equal priority ({ours} = {theirs}) never preempts{}",
+                gate_off(*gate)
+            ),
         )),
         BlockReason::LowerPriority {
             holder,
             ours,
             theirs,
+            gate,
             ..
-        } => Some((holder, format!("its priority {ours} is below {theirs}"))),
+        } => Some((
+            holder,
+            format!("its priority {ours} is below {theirs}{}", gate_off(*gate)),
+        )),
         BlockReason::CppCannotPreemptPp { holder } => Some((
             holder,
             "a ClusterPropagationPolicy never takes a template from a PropagationPolicy"
