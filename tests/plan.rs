@@ -949,6 +949,30 @@ fn a_released_dependency_is_still_carried_by_its_workload() {
     );
 }
 
+/// A template its policy's selectors let go and another policy takes: the text says
+/// `rematched`, the word the JSON carries (`owner.change`), with the cause; it said
+/// `released`, which in the contract means that no policy takes it.
+#[test]
+fn a_template_another_policy_takes_is_rematched_in_text_and_json() {
+    let Some(dir) = two_commits(
+        "a_template_another_policy_takes_is_rematched_in_text_and_json",
+        "rematched",
+    ) else {
+        return;
+    };
+    let o = plan_in(dir.path(), &["--base", "main", "-o", "json"]);
+    let json: J = serde_json::from_slice(&o.stdout).unwrap();
+    let c = change(&json["environments"][0], "nginx");
+    assert_eq!(c["owner"]["change"], "rematched", "{c:#}");
+    assert_eq!(c["owner"]["cause"], "selectors-changed", "{c:#}");
+    let o = plan_in(dir.path(), &["--base", "main"]);
+    assert!(
+        text(&o.stdout).contains("service/default/nginx: pp/default/nginx-propagation -> pp/default/nginx-propagation-svc (rematched: its policy's selectors no longer match)"),
+        "{}",
+        text(&o.stdout)
+    );
+}
+
 /// A new policy whose `schedulerName` no karmada-scheduler serves (jittuki/Karmada-project
 /// names the scheduler's Deployment, `karmada-scheduler`): it claims the template, but nothing
 /// schedules the binding, so no member cluster gains it. plan says so, as lint's

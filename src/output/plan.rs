@@ -66,11 +66,18 @@ pub fn owner_text(c: &TemplatePlan) -> String {
         OwnerMove::Deleted => "template removed".to_string(),
         OwnerMove::Claimed => "claimed".to_string(),
         OwnerMove::Preempted => "preempted".to_string(),
-        OwnerMove::Released(cause) | OwnerMove::Rematched(cause) => match cause {
-            Cause::PolicyRemoved => "released: its policy is removed".to_string(),
-            Cause::SelectorsChanged => "released: its policy's selectors no longer match".into(),
-            Cause::Other => "released".to_string(),
-        },
+        // The contract's word first (`released`, or `rematched`: released and taken by the
+        // next match), then its cause.
+        OwnerMove::Released(cause) | OwnerMove::Rematched(cause) => {
+            let (word, _) = move_code(c.moved);
+            match cause {
+                Cause::PolicyRemoved => format!("{word}: its policy is removed"),
+                Cause::SelectorsChanged => {
+                    format!("{word}: its policy's selectors no longer match")
+                }
+                Cause::Other => word.to_string(),
+            }
+        }
     };
     let carried = match c.carried_by.as_slice() {
         [] => String::new(),
