@@ -949,6 +949,36 @@ fn a_released_dependency_is_still_carried_by_its_workload() {
     );
 }
 
+/// A duplicate key leaves its document in (the last value counts): plan says so once per side,
+/// the base's marked as such, and not "(skipped)", which it keeps for a document left out.
+#[test]
+fn a_duplicate_key_is_noted_once_per_side_and_not_as_skipped() {
+    let dir = tempfile::tempdir().unwrap();
+    let repo = dir.path();
+    let doc = |replicas: u32| {
+        format!("apiVersion: apps/v1\nkind: Deployment\nmetadata: {{name: web, namespace: demo}}\nspec:\n  replicas: 2\n  replicas: {replicas}\n---\napiVersion: policy.karmada.io/v1alpha1\nkind: PropagationPolicy\nmetadata: {{name: web, namespace: demo}}\nspec:\n  resourceSelectors: [{{apiVersion: apps/v1, kind: Deployment, name: web}}]\n  placement: {{clusterAffinity: {{clusterNames: [member1]}}}}\n")
+    };
+    std::fs::write(repo.join("all.yaml"), doc(3)).unwrap();
+    kustomize::git(repo, &["init", "-q", "-b", "main"]);
+    kustomize::git(repo, &["add", "-A"]);
+    kustomize::git(repo, &["commit", "-qm", "base"]);
+    std::fs::write(repo.join("all.yaml"), doc(4)).unwrap();
+    let o = plan_in(repo, &["--base", "main", "."]);
+    let stderr = text(&o.stderr);
+    let said = "all.yaml:6:3: duplicate key `replicas`: the API server keeps only this last value, the earlier one at line 5 is silently lost";
+    assert_eq!(
+        stderr.matches(&format!("note: {said}\n")).count(),
+        1,
+        "{stderr}"
+    );
+    assert_eq!(
+        stderr.matches(&format!("note: the base: {said}\n")).count(),
+        1,
+        "{stderr}"
+    );
+    assert!(!stderr.contains("(skipped)"), "{stderr}");
+}
+
 /// A template its policy's selectors let go and another policy takes: the text says
 /// `rematched`, the word the JSON carries (`owner.change`), with the cause; it said
 /// `released`, which in the contract means that no policy takes it.

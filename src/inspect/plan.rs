@@ -476,7 +476,9 @@ impl PlainSides {
             .filter(|f| !unchanged.contains(&f.name))
             .collect();
         let mut base_docs = Vec::new();
-        read_all(&rev.repo, &changed, note, &mut |_, _, docs| {
+        // The base's version of a changed file: its problems are the base's.
+        let base_note = |n: &str| note(&format!("the base: {n}"));
+        read_all(&rev.repo, &changed, &base_note, &mut |_, _, docs| {
             base_docs.extend(docs)
         })?;
         let release = req.opts.version();
@@ -533,8 +535,14 @@ fn read_all(
         match read {
             ReadFile::Loaded(loaded, oid) => {
                 for p in &loaded.problems {
+                    // A duplicate key, say, leaves the document in (its last value counts).
+                    let skipped = if p.kind.skips_an_object() {
+                        " (skipped)"
+                    } else {
+                        ""
+                    };
                     note(&format!(
-                        "{}:{}:{}: {} (skipped)",
+                        "{}:{}:{}: {}{skipped}",
                         loaded.source.name, p.span.start.line, p.span.start.col, p.message
                     ));
                 }
