@@ -245,6 +245,28 @@ fn preempt_check_env_and_per_environment_sections() {
         gate,
     ]);
     assert_snapshot("preempt-check-gitops-envs.txt", &ok(&o));
+
+    // An --apply file with a document that does not parse (a chart's unrendered template) is
+    // read once per environment, and said once: it was warned of in every environment.
+    let broken = dir.path().join("broken.yaml");
+    std::fs::write(
+        &broken,
+        format!("{}---\napiVersion: policy.karmada.io/v1alpha1\nkind: PropagationPolicy\nmetadata: {{name: {{{{ .Values.name }}}}, namespace: web}}\n", std::fs::read_to_string(&web).unwrap()),
+    )
+    .unwrap();
+    let o = run(&[
+        "preempt-check",
+        "-f",
+        ARGO,
+        "--apply",
+        broken.to_str().unwrap(),
+        "--feature-gates",
+        gate,
+    ]);
+    let err = stderr(&o);
+    assert!(!o.stdout.is_empty(), "{err}");
+    assert_eq!(err.matches("warning: ").count(), 1, "{err}");
+    assert_eq!(err.matches("left out of the answer").count(), 1, "{err}");
 }
 
 #[test]

@@ -7,7 +7,7 @@ use crate::context::Context;
 use crate::engine::admission::documents::admit_documents;
 use crate::engine::simulate::{touched_kinds, ChangeList};
 use crate::engine::state::{State, UnknownClaimers};
-use crate::model::inputs::read_inputs;
+use crate::model::inputs::{warn_problems, Inputs};
 use crate::model::KarmadaVersion;
 use crate::model::{kinds, Inventory};
 use crate::source::live::{self, karmada};
@@ -32,13 +32,14 @@ pub fn note_unreported_clusters(inv: &Inventory) {
 }
 
 /// The changes, in command-line order; `--delete` targets are resolved against `state` (the
-/// files' inventory, empty live). With `warn_ignored`, objects of an `--apply` file other
-/// than policies are reported on stderr.
+/// files' inventory, empty live). With `warn` (once per run: the changes are read again for
+/// each environment), what an `--apply` file holds that does not parse, and its objects other
+/// than policies, are reported on stderr.
 pub fn read_changes(
     change_args: &[ChangeArg],
     (namespace, release): (&str, KarmadaVersion),
     state: &Inventory,
-    warn_ignored: bool,
+    warn: bool,
 ) -> Result<ChangeList, InspectError> {
     let mut list = ChangeList::default();
     for c in change_args {
@@ -49,12 +50,16 @@ pub fn read_changes(
                 continue;
             }
         };
-        let mut applied = read_inputs(std::slice::from_ref(file), namespace)?;
+        let inputs = Inputs::read(std::slice::from_ref(file), namespace, &|_| false)?;
+        if warn {
+            warn_problems(&inputs.loaded);
+        }
+        let mut applied = inputs.inventory;
         // What the API server would refuse is recorded as rejected and changes nothing.
         admit_documents(&mut applied, release);
         let objects = applied.objects;
         let (added, ignored) = list.apply(objects);
-        if warn_ignored && ignored > 0 {
+        if warn && ignored > 0 {
             crate::util::warn(&format!(
                 "{file}: {ignored} {} other than policies ignored",
                 if ignored == 1 { "object" } else { "objects" }
