@@ -272,7 +272,7 @@ fn feature_gates_are_parsed_once_with_one_meaning() {
 /// An OverridePolicy the API server refuses (an operator the CRD's enum does not hold, as in a
 /// public repository's `operator: set`) is never stored, so it overrides nothing: lint reports
 /// the refusal alone (no `override-fails` for a patch that never runs), explain delivers the
-/// template as it is, and plan shows the refusal and no change on the cluster. Before, the
+/// template as it is and says why, and plan shows the refusal and no change on the cluster. Before, the
 /// refused policy still overrode in every consumer. Only a stored one does.
 #[test]
 fn an_override_policy_karmada_refuses_overrides_nothing() {
@@ -313,6 +313,10 @@ fn an_override_policy_karmada_refuses_overrides_nothing() {
     let v = explain(d);
     assert!(
         !v.contains("nginx:1.27") && !v.contains("Unexpected kind"),
+        "{v}"
+    );
+    assert!(
+        v.contains("OverridePolicy demo/web-image selects the template, but admission rejects it, so it overrides nothing: OverridePolicy.policy.karmada.io"),
         "{v}"
     );
     let plan = json(&run_in(d, &["plan", "--base", "HEAD", "-o", "json", "."]));

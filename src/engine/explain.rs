@@ -169,6 +169,12 @@ pub enum Note {
         policy: PolicyRef,
         errors: Vec<String>,
     },
+    /// An override policy that admission rejects selects the template: it is never stored,
+    /// so it overrides nothing (`OverridePolicy demo/web-image`).
+    OverrideRejected {
+        policy: String,
+        error: String,
+    },
     /// A policy's selector is aimed at the template (its kind and group, namespace and name)
     /// but never matches (an invalid labelSelector, a version the detector does not watch).
     SelectorNeverMatches {

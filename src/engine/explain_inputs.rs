@@ -275,6 +275,7 @@ pub fn from_files(inv: &Inventory, state: &State, t: usize, chosen: &[String]) -
     let delivery =
         delivery::from_files(inv, state, owned(&decision), &template, chosen, &carried_to);
     let mut decision = decision;
+    decision.notes.extend(refused_overrides(inv, &template));
     // Once the placement is evaluated, a cluster it does not send the template to (a division
     // left it without replicas) is no "dispatching" target; a suspended one is still said.
     if delivery.placement.is_some() {
@@ -288,6 +289,32 @@ pub fn from_files(inv: &Inventory, state: &State, t: usize, chosen: &[String]) -
         template,
         delivery,
     }
+}
+
+/// The override policies of `inv` that select `template` but that admission refuses: never
+/// stored, they override nothing, and the answer says so rather than leave them out unsaid.
+fn refused_overrides(inv: &Inventory, template: &J) -> Vec<super::explain::Note> {
+    let refused: Vec<&crate::model::OverridePolicy> = inv
+        .overrides()
+        .filter(|op| matches!(op.admission, crate::model::Admission::Refused(_)))
+        .collect();
+    super::overrides::matching_policies(&refused, template)
+        .into_iter()
+        .filter_map(|op| match &op.admission {
+            crate::model::Admission::Refused(error) => {
+                Some(super::explain::Note::OverrideRejected {
+                    policy: match &op.meta.namespace {
+                        Some(ns) if !op.cluster_scoped => {
+                            format!("{} {ns}/{}", op.kind(), op.meta.name)
+                        }
+                        _ => format!("{} {}", op.kind(), op.meta.name),
+                    },
+                    error: error.clone(),
+                })
+            }
+            _ => None,
+        })
+        .collect()
 }
 
 /// Where the workloads that carry a template along go (their own deliveries, from their

@@ -259,6 +259,9 @@ pub fn note_text(n: &Note) -> String {
             "{policy} would match, but admission rejects it: {}",
             errors.join("; ")
         ),
+        Note::OverrideRejected { policy, error } => format!(
+            "{policy} selects the template, but admission rejects it, so it overrides nothing: {error}"
+        ),
         Note::HolderMissing { preemptor, holder } => format!(
             "{preemptor} cannot fetch the holder {holder}: its preemption fails and retries"
         ),
