@@ -9,7 +9,7 @@ use serde_json::{json, Value};
 
 use super::explain::{block_message, block_short};
 use crate::engine::plan::{
-    Cause, ClusterDelta, EnvPlan, Hazard, OwnerMove, Share, TemplatePlan, ANY_CLUSTER,
+    Cause, ClusterDelta, Edit, EnvPlan, Hazard, OwnerMove, Share, TemplatePlan, ANY_CLUSTER,
 };
 use crate::inspect::plan::OneSided;
 use crate::model::{ObjectRef, PolicyRef};
@@ -786,41 +786,24 @@ fn env_text(p: &EnvPlan, color: bool) -> String {
     let mut out = String::new();
     if !p.policies.is_empty() || !p.overrides.is_empty() {
         out.push_str("Policies:\n");
-        for e in &p.policies {
-            let verdict = if e.refused.is_empty() {
+        let line = |edit: Edit, name: &str, refused: &[String], effect: &str| {
+            let verdict = if refused.is_empty() {
                 String::new()
             } else {
                 format!(
-                    " (refused by admission, {}: {})",
-                    e.refusal_effect(),
-                    printable(&e.refused.join("; "))
+                    " (refused by admission, {effect}: {})",
+                    printable(&refused.join("; "))
                 )
             };
-            out.push_str(&format!(
-                "  {:8} {}{verdict}\n",
-                e.edit.as_str(),
-                printable(&e.policy.to_string())
-            ));
+            format!("  {:8} {}{verdict}\n", edit.as_str(), printable(name))
+        };
+        for e in &p.policies {
+            let name = e.policy.to_string();
+            out.push_str(&line(e.edit, &name, &e.refused, e.refusal_effect()));
         }
         for o in &p.overrides {
-            let id = match (&o.namespace, o.cluster_scoped) {
-                (Some(ns), false) => format!("op/{ns}/{}", o.name),
-                _ => format!("cop/{}", o.name),
-            };
-            let verdict = if o.refused.is_empty() {
-                String::new()
-            } else {
-                format!(
-                    " (refused by admission, {}: {})",
-                    o.refusal_effect(),
-                    printable(&o.refused.join("; "))
-                )
-            };
-            out.push_str(&format!(
-                "  {:8} {}{verdict}\n",
-                o.edit.as_str(),
-                printable(&id)
-            ));
+            let name = o.short_name();
+            out.push_str(&line(o.edit, &name, &o.refused, o.refusal_effect()));
         }
     }
     if !p.changes.is_empty() {

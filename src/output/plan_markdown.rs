@@ -9,7 +9,7 @@ use super::plan::{
     cluster_text, hazard_message, one_sided_text, owner_text, template_delta_name, value_text,
     Counts, PlanReport,
 };
-use crate::engine::plan::{EnvPlan, TemplatePlan};
+use crate::engine::plan::{Edit, EnvPlan, TemplatePlan};
 
 /// The hidden first line the Action looks for in a pull request's comments.
 pub const MARKER: &str = "<!-- kubectl-karmada-policy:plan -->";
@@ -264,37 +264,24 @@ fn policies(p: &EnvPlan) -> String {
         return String::new();
     }
     let mut out = String::from("**Policies**\n\n");
-    for e in &p.policies {
-        let verdict = if e.refused.is_empty() {
+    let line = |edit: Edit, name: &str, refused: &[String], effect: &str| {
+        let verdict = if refused.is_empty() {
             String::new()
         } else {
             format!(
-                " — **refused by admission**, {}: {}",
-                e.refusal_effect(),
-                text(&e.refused.join("; "))
+                " — **refused by admission**, {effect}: {}",
+                text(&refused.join("; "))
             )
         };
-        out.push_str(&format!(
-            "- {} {}{verdict}\n",
-            e.edit.as_str(),
-            code(&e.policy.to_string())
-        ));
+        format!("- {} {}{verdict}\n", edit.as_str(), code(name))
+    };
+    for e in &p.policies {
+        let name = e.policy.to_string();
+        out.push_str(&line(e.edit, &name, &e.refused, e.refusal_effect()));
     }
     for o in &p.overrides {
-        let id = match (&o.namespace, o.cluster_scoped) {
-            (Some(ns), false) => format!("op/{ns}/{}", o.name),
-            _ => format!("cop/{}", o.name),
-        };
-        let verdict = if o.refused.is_empty() {
-            String::new()
-        } else {
-            format!(
-                " — **refused by admission**, {}: {}",
-                o.refusal_effect(),
-                text(&o.refused.join("; "))
-            )
-        };
-        out.push_str(&format!("- {} {}{verdict}\n", o.edit.as_str(), code(&id)));
+        let name = o.short_name();
+        out.push_str(&line(o.edit, &name, &o.refused, o.refusal_effect()));
     }
     out.push('\n');
     out

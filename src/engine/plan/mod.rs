@@ -134,6 +134,14 @@ pub struct OverrideEdit {
 }
 
 impl OverrideEdit {
+    /// As a plan names it: `op/NAMESPACE/NAME` or `cop/NAME`.
+    pub fn short_name(&self) -> String {
+        match (&self.namespace, self.cluster_scoped) {
+            (Some(ns), false) => format!("op/{ns}/{}", self.name),
+            _ => format!("cop/{}", self.name),
+        }
+    }
+
     /// What a refusal means for the control plane, said after "refused by admission".
     pub fn refusal_effect(&self) -> &'static str {
         if self.stored {
