@@ -1043,6 +1043,17 @@ fn rules_of(o: &Output) -> Vec<String> {
         .collect()
 }
 
+/// A git repository (initialised, nothing added) that installs the chart with preemption on
+/// in `infra/`, and holds a Deployment and a takeover policy in `apps/`.
+fn chart_elsewhere(d: &Path) {
+    std::fs::create_dir_all(d.join("infra")).unwrap();
+    std::fs::create_dir_all(d.join("apps")).unwrap();
+    std::fs::write(d.join("infra/karmada.yaml"), PREEMPTING_CHART).unwrap();
+    std::fs::write(d.join("apps/app.yaml"), WEB).unwrap();
+    std::fs::write(d.join("apps/takeover.yaml"), TAKEOVER).unwrap();
+    git(d, &["init", "-q"]);
+}
+
 /// A lint of one directory of a repository (or of the files a pre-commit hook passes) judges
 /// in the Karmada the rest of the git repository installs, as a lint of its root does; so do
 /// explain and preempt-check over the directory. Before, `lint apps` judged in the release's
@@ -1052,12 +1063,7 @@ fn rules_of(o: &Output) -> Vec<String> {
 fn a_directory_takes_the_karmada_its_repository_installs_elsewhere() {
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path();
-    std::fs::create_dir_all(d.join("infra")).unwrap();
-    std::fs::create_dir_all(d.join("apps")).unwrap();
-    std::fs::write(d.join("infra/karmada.yaml"), PREEMPTING_CHART).unwrap();
-    std::fs::write(d.join("apps/app.yaml"), WEB).unwrap();
-    std::fs::write(d.join("apps/takeover.yaml"), TAKEOVER).unwrap();
-    git(d, &["init", "-q"]);
+    chart_elsewhere(d);
     let inert = |o: &Output| rules_of(o).contains(&"inert-preemption".to_string());
 
     // Untracked, the installation is not the repository's.
@@ -1175,12 +1181,7 @@ fn a_directory_takes_the_karmada_its_repository_installs_elsewhere() {
 fn lint_base_judges_each_revision_in_the_karmada_it_installs() {
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path();
-    std::fs::create_dir_all(d.join("infra")).unwrap();
-    std::fs::create_dir_all(d.join("apps")).unwrap();
-    std::fs::write(d.join("infra/karmada.yaml"), PREEMPTING_CHART).unwrap();
-    std::fs::write(d.join("apps/app.yaml"), WEB).unwrap();
-    std::fs::write(d.join("apps/takeover.yaml"), TAKEOVER).unwrap();
-    git(d, &["init", "-q"]);
+    chart_elsewhere(d);
     git(d, &["add", "-A"]);
     git(d, &["commit", "-qm", "preemption on"]);
     std::fs::write(
@@ -1353,12 +1354,8 @@ fn a_directory_takes_the_karmada_a_vendored_chart_installs() {
 fn a_link_into_a_repository_takes_the_karmada_it_installs() {
     let dir = tempfile::tempdir().unwrap();
     let repo = dir.path().join("fleet");
-    std::fs::create_dir_all(repo.join("infra")).unwrap();
-    std::fs::create_dir_all(repo.join("apps")).unwrap();
-    std::fs::write(repo.join("infra/karmada.yaml"), PREEMPTING_CHART).unwrap();
-    std::fs::write(repo.join("apps/app.yaml"), WEB).unwrap();
-    std::fs::write(repo.join("apps/takeover.yaml"), TAKEOVER).unwrap();
-    git(&repo, &["init", "-q"]);
+    std::fs::create_dir(&repo).unwrap();
+    chart_elsewhere(&repo);
     git(&repo, &["add", "-A"]);
     let outside = dir.path().join("srv");
     std::fs::create_dir(&outside).unwrap();
