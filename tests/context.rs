@@ -1259,9 +1259,15 @@ fn a_directory_takes_the_karmada_a_vendored_chart_installs() {
     )
     .unwrap();
     std::fs::write(chart.join("values.yaml"), "tag: v1.12.0\n").unwrap();
+    // A partial, as every real chart has: a revision's chart is written out whole.
+    std::fs::write(
+        chart.join("templates/_helpers.tpl"),
+        "{{- define \"karmada.name\" -}}karmada{{- end -}}\n",
+    )
+    .unwrap();
     std::fs::write(
         chart.join("templates/karmada-controller-manager.yaml"),
-        "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: karmada-controller-manager\n  namespace: {{ .Release.Namespace }}\nspec:\n  selector: {matchLabels: {app: kcm}}\n  template:\n    metadata: {labels: {app: kcm}}\n    spec:\n      containers:\n      - name: karmada-controller-manager\n        image: docker.io/karmada/karmada-controller-manager:{{ .Values.tag }}\n        command:\n        - /bin/karmada-controller-manager\n        - --feature-gates=PropagateDeps=false\n",
+        "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: {{ include \"karmada.name\" . }}-controller-manager\n  namespace: {{ .Release.Namespace }}\nspec:\n  selector: {matchLabels: {app: kcm}}\n  template:\n    metadata: {labels: {app: kcm}}\n    spec:\n      containers:\n      - name: karmada-controller-manager\n        image: docker.io/karmada/karmada-controller-manager:{{ .Values.tag }}\n        command:\n        - /bin/karmada-controller-manager\n        - --feature-gates=PropagateDeps=false\n",
     )
     .unwrap();
     std::fs::write(
@@ -1323,6 +1329,14 @@ fn a_directory_takes_the_karmada_a_vendored_chart_installs() {
         !text(&base.stderr).contains("changes with the change"),
         "{}",
         text(&base.stderr)
+    );
+    let new_only = run_in(d, &["lint", "-o", "json", "--base", "HEAD", "policies"]);
+    assert!(rules_of(&new_only).is_empty(), "{}", text(&new_only.stdout));
+    let plan = run_in(d, &["plan", "--base", "HEAD", "policies"]);
+    assert!(
+        !text(&plan.stderr).contains("changes with the change"),
+        "{}",
+        text(&plan.stderr)
     );
 
     // Without helm the chart is not read: the release's defaults, and why at -v=1.

@@ -157,7 +157,7 @@ pub fn outside_at(
             .collect();
         let rendered = match search.render {
             Some(render) if may_install(&files) => {
-                chart_installations(workdir, side, chart, &files, render, name)
+                chart_installations(repo, side, chart, render, name)
             }
             _ => Vec::new(),
         };
@@ -169,19 +169,27 @@ pub fn outside_at(
     })
 }
 
-/// A chart's files (repository paths and bytes) written under a new temporary directory, at
-/// their repository paths.
-fn write_out(files: &[(&str, Vec<u8>)]) -> std::io::Result<tempfile::TempDir> {
+/// Every file of the chart at repository path `chart` in `side` (a commit or the index),
+/// written under a new temporary directory at its repository path.
+fn write_chart(
+    repo: &GitRepo,
+    side: &Side,
+    chart: &str,
+) -> Result<tempfile::TempDir, crate::source::git::GitError> {
     let dir = tempfile::Builder::new()
         .prefix("karmada-policy-chart-")
-        .tempdir()?;
-    for (name, bytes) in files {
-        let path = dir.path().join(name);
-        if let Some(parent) = path.parent() {
-            std::fs::create_dir_all(parent)?;
-        }
-        std::fs::write(path, bytes)?;
-    }
+        .tempdir()
+        .map_err(|source| crate::source::git::GitError::Write {
+            dest: std::env::temp_dir(),
+            source,
+        })?;
+    let workdir = repo.workdir();
+    // The walk asks of the directories above the chart too: those are kept, to reach it.
+    let outside_chart = |p: &Path| {
+        let rel = p.strip_prefix(workdir).unwrap_or(p).to_string_lossy();
+        !(within(&rel, chart) || within(chart, &rel))
+    };
+    repo.write_tree(side, &outside_chart, dir.path())?;
     Ok(dir)
 }
 
@@ -216,26 +224,18 @@ fn may_install(files: &[(&str, Vec<u8>)]) -> bool {
 /// The installations the chart at repository path `chart` renders (`helm template` with its
 /// own values and the configuration's values files for it), each located in its template, as
 /// a lint of the repository's root locates it. In the working tree the chart renders where it
-/// is; at a revision, its `files` are written out first, as the git modes write a revision
-/// for rendering. None when helm is missing or the chart does not render (said at `-v=1`).
+/// is; at a revision, every file of it (templates, `_helpers.tpl`, values) is written out
+/// first, as the git modes write a revision for rendering. None when helm is missing or the
+/// chart does not render (said at `-v=1`).
 fn chart_installations(
-    workdir: &Path,
+    repo: &GitRepo,
     side: &Side,
     chart: &str,
-    files: &[(&str, Vec<u8>)],
     render: &RenderOptions,
     name: &(dyn Fn(&str) -> String + Sync),
 ) -> Vec<Installation> {
     use crate::source::kustomize::{discover::Repository, helm::Helm, origin::Mapper};
-    let written = match side {
-        Side::WorkTree => None,
-        _ => match write_out(files) {
-            Ok(dir) => Some(dir),
-            Err(_) => return Vec::new(),
-        },
-    };
-    let root = written.as_ref().map_or(workdir, |w| w.path());
-    let dir = root.join(chart);
+    let workdir = repo.workdir();
     let said = |why: String| {
         if crate::kube::trace::verbosity() >= 1 {
             crate::util::note(&format!(
@@ -244,6 +244,18 @@ fn chart_installations(
             ));
         }
     };
+    let written = match side {
+        Side::WorkTree => None,
+        _ => match write_chart(repo, side, chart) {
+            Ok(dir) => Some(dir),
+            Err(e) => {
+                said(e.to_string());
+                return Vec::new();
+            }
+        },
+    };
+    let root = written.as_ref().map_or(workdir, |w| w.path());
+    let dir = root.join(chart);
     let Some(helm) = Helm::find(render.helm.as_deref()) else {
         said("helm is not on PATH".to_string());
         return Vec::new();
