@@ -279,9 +279,10 @@ fn an_override_policy_karmada_refuses_overrides_nothing() {
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path();
     let app = "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: web, namespace: demo}\nspec:\n  replicas: 2\n  template:\n    spec: {containers: [{name: web, image: \"nginx:1.25\"}]}\n---\napiVersion: policy.karmada.io/v1alpha1\nkind: PropagationPolicy\nmetadata: {name: web, namespace: demo}\nspec:\n  resourceSelectors: [{apiVersion: apps/v1, kind: Deployment, name: web}]\n  placement: {clusterAffinity: {clusterNames: [member1]}}\n";
-    let op = |operator: &str| {
-        format!("apiVersion: policy.karmada.io/v1alpha1\nkind: OverridePolicy\nmetadata: {{name: web-image, namespace: demo}}\nspec:\n  resourceSelectors: [{{apiVersion: apps/v1, kind: Deployment, name: web}}]\n  overrideRules:\n  - targetCluster: {{clusterNames: [member1]}}\n    overriders:\n      imageOverrider: [{{component: Tag, operator: replace, value: \"1.27\"}}]\n      plaintext: [{{path: /spec/replicas, operator: {operator}, value: 5}}]\n")
+    let op_tagged = |operator: &str, tag: &str| {
+        format!("apiVersion: policy.karmada.io/v1alpha1\nkind: OverridePolicy\nmetadata: {{name: web-image, namespace: demo}}\nspec:\n  resourceSelectors: [{{apiVersion: apps/v1, kind: Deployment, name: web}}]\n  overrideRules:\n  - targetCluster: {{clusterNames: [member1]}}\n    overriders:\n      imageOverrider: [{{component: Tag, operator: replace, value: \"{tag}\"}}]\n      plaintext: [{{path: /spec/replicas, operator: {operator}, value: 5}}]\n")
     };
+    let op = |operator: &str| op_tagged(operator, "1.27");
     std::fs::write(d.join("app.yaml"), app).unwrap();
     git(d, &["init", "-q"]);
     git(d, &["add", "-A"]);
@@ -327,11 +328,35 @@ fn an_override_policy_karmada_refuses_overrides_nothing() {
         "{plan}"
     );
     assert_eq!(env["changes"], serde_json::json!([]), "{plan}");
+    assert_eq!(env["hazards"][0]["hazard"], "policy-refused", "{plan}");
+    assert_eq!(
+        env["hazards"][0]["policy"],
+        serde_json::json!({"kind": "OverridePolicy", "namespace": "demo", "name": "web-image"})
+    );
     let text_plan = run_in(d, &["plan", "--base", "HEAD", "."]);
     assert!(
         text(&text_plan.stdout).contains("added    op/demo/web-image (refused by admission, overrides nothing: OverridePolicy.policy.karmada.io \"web-image\" is invalid: spec.overrideRules[0].overriders.plaintext[0].operator: Unsupported value: \"set\""),
         "{}",
         text(&text_plan.stdout)
+    );
+
+    // A refused update leaves the stored version overriding: member1 keeps nginx:1.27, and
+    // the refusal is a hazard (exit 6 with --fail-on-hazard), as for a policy.
+    std::fs::write(d.join("op.yaml"), op("replace")).unwrap();
+    git(d, &["add", "-A"]);
+    git(d, &["commit", "-qm", "override"]);
+    std::fs::write(d.join("op.yaml"), op_tagged("set", "1.28")).unwrap();
+    let plan = json(&run_in(d, &["plan", "--base", "HEAD", "-o", "json", "."]));
+    let env = &plan["environments"][0];
+    assert_eq!(env["overrides"][0]["change"], "changed", "{plan}");
+    assert_eq!(env["changes"], serde_json::json!([]), "{plan}");
+    assert_eq!(env["hazards"][0]["hazard"], "policy-refused", "{plan}");
+    let gated = run_in(d, &["plan", "--base", "HEAD", "--fail-on-hazard", "."]);
+    assert_eq!(gated.status.code(), Some(6), "{}", text(&gated.stdout));
+    assert!(
+        text(&gated.stdout).contains("the control plane keeps the version it stores"),
+        "{}",
+        text(&gated.stdout)
     );
 }
 

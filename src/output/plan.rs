@@ -314,6 +314,16 @@ pub fn hazard_message(h: &Hazard) -> String {
             "{} is left without a policy (it was {was}'s): its binding stays as it was, the member clusters keep their copies, and changes to the template no longer reach them.",
             printable(&template.to_string())
         ),
+        Hazard::OverrideRefused { policy, reason } => format!(
+            "{} is refused by the API server ({}): applying the change fails there, and {}.",
+            printable(&policy.short_name()),
+            printable(reason),
+            if policy.stored {
+                "the control plane keeps the version it stores"
+            } else {
+                "the override policy never exists, so it overrides nothing"
+            }
+        ),
         Hazard::Refused {
             policy,
             stored,
@@ -616,12 +626,21 @@ pub fn hazard_subjects(h: &Hazard) -> (Option<&PolicyRef>, Vec<&ObjectRef>, &[St
         Hazard::SuspendedWithFailover { policy, .. } => (Some(policy), Vec::new(), &[]),
         Hazard::WithoutPolicy { template, was } => (Some(was), vec![template], &[]),
         Hazard::Refused { policy, .. } => (Some(policy), Vec::new(), &[]),
+        Hazard::OverrideRefused { .. } => (None, Vec::new(), &[]),
         Hazard::Shared { environments, .. } => (None, Vec::new(), environments),
     }
 }
 
 fn hazard_json(h: &Hazard) -> Value {
     let (policy, templates, environments) = hazard_subjects(h);
+    // An override policy in the OWNER shape a policy has.
+    let policy = match h {
+        Hazard::OverrideRefused { policy: o, .. } => match &o.namespace {
+            Some(namespace) => json!({"kind": o.kind(), "namespace": namespace, "name": o.name}),
+            None => json!({"kind": o.kind(), "name": o.name}),
+        },
+        _ => json!(policy),
+    };
     json!({
         "hazard": h.code(),
         "message": hazard_message(h),

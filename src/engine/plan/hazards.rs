@@ -51,6 +51,12 @@ pub enum Hazard {
         stored: bool,
         reason: String,
     },
+    /// The same for an override policy: an added one never overrides, a changed one keeps its
+    /// stored version (the same `policy-refused` code).
+    OverrideRefused {
+        policy: super::OverrideEdit,
+        reason: String,
+    },
     /// The same policy or override change in several environments (a shared base).
     Shared {
         subject: String,
@@ -66,16 +72,16 @@ impl Hazard {
             Hazard::RemovedWithOverride { .. } => "policy-and-override-removed",
             Hazard::SuspendedWithFailover { .. } => "suspension-with-failover",
             Hazard::WithoutPolicy { .. } => "template-left-without-policy",
-            Hazard::Refused { .. } => "policy-refused",
+            Hazard::Refused { .. } | Hazard::OverrideRefused { .. } => "policy-refused",
             Hazard::Shared { .. } => "change-reaches-several-environments",
         }
     }
 }
 
-/// The added and changed policies admission refuses (a removed one's verdict is no hazard:
-/// the deletion goes through).
-pub fn refused(edits: &[super::PolicyEdit]) -> Vec<Hazard> {
-    edits
+/// The added and changed policies and override policies admission refuses (a removed one's
+/// verdict is no hazard: the deletion goes through).
+pub fn refused(edits: &[super::PolicyEdit], overrides: &[super::OverrideEdit]) -> Vec<Hazard> {
+    let policies = edits
         .iter()
         .filter(|e| e.edit != super::Edit::Removed)
         .filter_map(|e| {
@@ -84,8 +90,17 @@ pub fn refused(edits: &[super::PolicyEdit]) -> Vec<Hazard> {
                 stored: e.stored,
                 reason: e.refused.first()?.clone(),
             })
-        })
-        .collect()
+        });
+    let overrides = overrides
+        .iter()
+        .filter(|o| o.edit != super::Edit::Removed)
+        .filter_map(|o| {
+            Some(Hazard::OverrideRefused {
+                policy: o.clone(),
+                reason: o.refused.first()?.clone(),
+            })
+        });
+    policies.chain(overrides).collect()
 }
 
 /// The removed policies that held templates at the base, each with what became of them.

@@ -308,15 +308,16 @@ pub fn plan(sides: &Sides<'_>, settings: &Settings) -> EnvPlan {
     };
     let changes = run.template_plans(&views.before(), &views.after());
     let policies = policy_edits(&changed, settings.options.version());
-    let mut hazards = hazards::refused(&policies);
+    let overrides: Vec<OverrideEdit> = changed
+        .overrides
+        .iter()
+        .map(|(e, _, _)| e.clone())
+        .collect();
+    let mut hazards = hazards::refused(&policies, &overrides);
     hazards.extend(run.hazards(&before, &changes));
     EnvPlan {
         policies,
-        overrides: changed
-            .overrides
-            .iter()
-            .map(|(e, _, _)| e.clone())
-            .collect(),
+        overrides,
         changes,
         hazards,
     }
@@ -367,6 +368,26 @@ fn reconcile_created(
     first..world.state.templates.len()
 }
 
+/// The override policies the control plane holds after the change: the head's that admission
+/// lets through, and where it refuses the head's version of one, the base's stored version (a
+/// refused update leaves it in place, as it leaves a policy's).
+fn overrides_after<'a>(base: &'a Inventory, head: &'a Inventory) -> Vec<&'a OverridePolicy> {
+    let mut out = head.stored_overrides();
+    let refused: Vec<_> = head
+        .applied_overrides()
+        .into_iter()
+        .filter(|op| matches!(op.admission, Admission::Refused(_)))
+        .map(OverridePolicy::identity)
+        .collect();
+    for stored in base.stored_overrides() {
+        let id = stored.identity();
+        if refused.contains(&id) && !out.iter().any(|o| o.identity() == id) {
+            out.push(stored);
+        }
+    }
+    out
+}
+
 /// What the deliveries of each state read.
 struct Views<'a> {
     before: &'a State,
@@ -396,7 +417,7 @@ impl<'a> Views<'a> {
             base_clusters: &changed.base_clusters,
             head_clusters: &changed.head_clusters,
             base_overrides: base.inventory.stored_overrides(),
-            head_overrides: head.inventory.stored_overrides(),
+            head_overrides: overrides_after(&base.inventory, &head.inventory),
             bindings: base.inventory.bindings().collect(),
             carriers: (Carriers::of(before), Carriers::of(after)),
             live: false,
