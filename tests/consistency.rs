@@ -1719,8 +1719,9 @@ impl<'a> Checker<'a> {
 
     /// `lint --base` applies the added policies to the settled base as controller events, in
     /// document order: the same events as `preempt-check -f BASE --apply ...` in that order.
-    /// lint leaves out the policies that simply rank below the owner, and a template that
-    /// neither moves nor is blocked.
+    /// lint leaves out the policies that simply rank below the owner (a lower priority without
+    /// `preemption: Always`, which preempt-check's message names), and a template that neither
+    /// moves nor is blocked.
     fn base(&mut self, o: &Observed) {
         let Some((lint, check)) = &o.base else { return };
         let row = |r: &J, drop_lower: bool| {
@@ -1728,7 +1729,13 @@ impl<'a> Checker<'a> {
                 .as_array()
                 .unwrap()
                 .iter()
-                .filter(|b| !(drop_lower && b["reason"] == "lower-priority"))
+                .filter(|b| {
+                    let ranks_below = b["reason"] == "lower-priority"
+                        && b["message"]
+                            .as_str()
+                            .is_some_and(|m| m.contains("which this policy does not set"));
+                    !(drop_lower && ranks_below)
+                })
                 .cloned()
                 .collect();
             let moved = r["before"] != r["after"];

@@ -979,6 +979,37 @@ fn a_duplicate_key_is_noted_once_per_side_and_not_as_skipped() {
     assert!(!stderr.contains("(skipped)"), "{stderr}");
 }
 
+/// A new policy with `preemption: Always` below the owner's priority asks for the template and
+/// does not get it: plan lists it as preempt-check does (`lower-priority`), with the gate that
+/// is off too (Karmada asks it first); a lower policy without `preemption: Always` simply ranks
+/// below and is not listed.
+#[test]
+fn a_takeover_below_the_owner_is_listed_with_the_gate() {
+    let dir = tempfile::tempdir().unwrap();
+    let repo = dir.path();
+    std::fs::write(repo.join("state.yaml"), "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: web, namespace: demo}\n---\napiVersion: policy.karmada.io/v1alpha1\nkind: PropagationPolicy\nmetadata: {name: old, namespace: demo}\nspec:\n  priority: 2\n  resourceSelectors: [{apiVersion: apps/v1, kind: Deployment, name: web}]\n  placement: {clusterAffinity: {clusterNames: [member1]}}\n").unwrap();
+    kustomize::git(repo, &["init", "-q", "-b", "main"]);
+    kustomize::git(repo, &["add", "-A"]);
+    kustomize::git(repo, &["commit", "-qm", "base"]);
+    let new = |preemption: &str| {
+        format!("apiVersion: policy.karmada.io/v1alpha1\nkind: PropagationPolicy\nmetadata: {{name: new, namespace: demo}}\nspec:\n  priority: 1\n  preemption: {preemption}\n  resourceSelectors: [{{apiVersion: apps/v1, kind: Deployment, name: web}}]\n  placement: {{clusterAffinity: {{clusterNames: [member2]}}}}\n")
+    };
+    std::fs::write(repo.join("new.yaml"), new("Always")).unwrap();
+    let o = plan_in(repo, &["--base", "main", "."]);
+    assert!(
+        text(&o.stdout).contains("not taken by pp/demo/new (lower-priority): lower priority 1 < 2; the PropagationPolicyPreemption gate is off"),
+        "{}",
+        text(&o.stdout)
+    );
+    std::fs::write(repo.join("new.yaml"), new("Never")).unwrap();
+    let o = plan_in(repo, &["--base", "main", "."]);
+    assert!(
+        !text(&o.stdout).contains("not taken by"),
+        "{}",
+        text(&o.stdout)
+    );
+}
+
 /// A template its policy's selectors let go and another policy takes: the text says
 /// `rematched`, the word the JSON carries (`owner.change`), with the cause; it said
 /// `released`, which in the contract means that no policy takes it.

@@ -250,7 +250,7 @@ impl Delta {
             let blocked_by: Vec<Blocked> = rc
                 .blocked_by
                 .into_iter()
-                .filter(|(_, b)| !matches!(b, BlockReason::LowerPriority { .. }))
+                .filter(|(_, b)| b.is_takeover_blocked())
                 .map(|(policy, reason)| Blocked { policy, reason })
                 .collect();
             if rc.before == rc.after && blocked_by.is_empty() {

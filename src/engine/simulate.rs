@@ -490,6 +490,20 @@ impl BlockReason {
     }
 }
 
+impl BlockReason {
+    /// Whether it stops a takeover the policy asks for, rather than a policy simply ranking
+    /// below the owner: a lower priority is said only of a policy with `preemption: Always`.
+    pub fn is_takeover_blocked(&self) -> bool {
+        !matches!(
+            self,
+            BlockReason::LowerPriority {
+                preempts: false,
+                ..
+            }
+        )
+    }
+}
+
 /// Why policy `p` (which matches template `t`) does not own it in `world`.
 pub fn block_reason(world: &World, p: usize, t: usize) -> BlockReason {
     why_not(&world.state, p, t, &world.owner(t), &|x| {

@@ -66,11 +66,15 @@ pub fn excluded_text(e: &Excluded) -> String {
 /// A short form for inline use: `equal priority 5 = 5`.
 pub fn block_short(b: &BlockReason) -> String {
     match b {
-        BlockReason::EqualPriority { ours, theirs, .. } => {
-            format!("equal priority {ours} = {theirs}")
+        BlockReason::EqualPriority {
+            ours, theirs, gate, ..
+        } => {
+            format!("equal priority {ours} = {theirs}{}", gate_off_short(*gate))
         }
-        BlockReason::LowerPriority { ours, theirs, .. } => {
-            format!("lower priority {ours} < {theirs}")
+        BlockReason::LowerPriority {
+            ours, theirs, gate, ..
+        } => {
+            format!("lower priority {ours} < {theirs}{}", gate_off_short(*gate))
         }
         BlockReason::FeatureGateDisabled { .. } => {
             "feature gate PropagationPolicyPreemption is off".into()
@@ -86,6 +90,15 @@ pub fn block_short(b: &BlockReason) -> String {
             )
         }
         BlockReason::HolderMissing { holder } => format!("holder {holder} not found"),
+    }
+}
+
+/// A priority blocker's short form with the gate off: a higher priority would not do either.
+fn gate_off_short(gate: bool) -> &'static str {
+    if gate {
+        ""
+    } else {
+        "; the PropagationPolicyPreemption gate is off"
     }
 }
 

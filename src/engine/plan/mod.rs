@@ -775,7 +775,7 @@ impl Run<'_> {
 
 fn blocked(list: &[(PolicyRef, BlockReason)]) -> Vec<Blocked> {
     list.iter()
-        .filter(|(_, b)| !matches!(b, BlockReason::LowerPriority { .. }))
+        .filter(|(_, b)| b.is_takeover_blocked())
         .map(|(policy, reason)| Blocked {
             policy: policy.clone(),
             reason: reason.clone(),
