@@ -1364,9 +1364,28 @@ fn a_directory_takes_the_karmada_a_vendored_chart_installs() {
         text(&plan.stderr)
     );
 
-    // Without helm the chart is not read: the release's defaults, and why at -v=1.
+    // A chart that does not render is not read either, and the note says helm's words.
+    std::fs::write(
+        chart.join("templates/_helpers.tpl"),
+        "{{- define \"karmada.name\" -}}karmada\n",
+    )
+    .unwrap();
+    let broken = run_in(d, &["lint", "-o", "json", "policies"]);
+    assert!(
+        !rules_of(&broken).contains(&inert),
+        "{}",
+        text(&broken.stdout)
+    );
+    assert!(
+        text(&broken.stderr).contains("note: the Helm chart charts/karmada may install Karmada and is not read: helm template failed: "),
+        "{}",
+        text(&broken.stderr)
+    );
+    git(d, &["checkout", "--", "charts"]);
+
+    // Without helm the chart is not read: the release's defaults, and why.
     let without = Command::new(BIN)
-        .args(["lint", "-o", "json", "-v=1", "policies"])
+        .args(["lint", "-o", "json", "policies"])
         .current_dir(d)
         .env("NO_COLOR", "1")
         .env("PATH", d.join("no-tools"))

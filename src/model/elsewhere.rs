@@ -226,7 +226,7 @@ fn may_install(files: &[(&str, Vec<u8>)]) -> bool {
 /// a lint of the repository's root locates it. In the working tree the chart renders where it
 /// is; at a revision, every file of it (templates, `_helpers.tpl`, values) is written out
 /// first, as the git modes write a revision for rendering. None when helm is missing or the
-/// chart does not render (said at `-v=1`).
+/// chart does not render (said in a note).
 fn chart_installations(
     repo: &GitRepo,
     side: &Side,
@@ -234,15 +234,16 @@ fn chart_installations(
     render: &RenderOptions,
     name: &(dyn Fn(&str) -> String + Sync),
 ) -> Vec<Installation> {
+    use crate::source::kustomize::render::RenderError;
     use crate::source::kustomize::{discover::Repository, helm::Helm, origin::Mapper};
     let workdir = repo.workdir();
+    // Said at any verbosity, as a lint of the root says a chart it cannot render: the
+    // verdicts then fall back to the release's defaults.
     let said = |why: String| {
-        if crate::kube::trace::verbosity() >= 1 {
-            crate::util::note(&format!(
-                "the Helm chart {} may install Karmada and is not read: {why}",
-                name(chart)
-            ));
-        }
+        crate::util::note(&format!(
+            "the Helm chart {} may install Karmada and is not read: {why}",
+            name(chart)
+        ));
     };
     let written = match side {
         Side::WorkTree => None,
@@ -269,6 +270,11 @@ fn chart_installations(
     let values = render.helm_values.get(&key).cloned().unwrap_or_default();
     let text = match helm.template(&dir, &values) {
         Ok(text) => text,
+        // helm's own words (the error type's display names kustomize, its other renderer).
+        Err(RenderError::Build(message)) => {
+            said(format!("helm template failed: {message}"));
+            return Vec::new();
+        }
         Err(e) => {
             said(e.to_string());
             return Vec::new();
