@@ -326,6 +326,42 @@ fn staged_lints_the_index_not_the_working_tree_and_rev_touches_nothing() {
 }
 
 /// A git date (`@SECONDS +0000`) ten days and an hour ago: past the default maxSuspensionAge.
+/// A PATH with nothing to lint at the revision or in the index (mistyped, or empty there)
+/// exits 2, as the same PATH in the working tree does, so a CI step cannot pass on nothing;
+/// `--allow-empty` accepts it, and `--base` answers (a change may delete the directory).
+#[test]
+fn a_path_with_nothing_at_the_revision_is_nothing_to_lint() {
+    if !have_git() {
+        return;
+    }
+    let r = repo(&[("policies/p.yaml", &pp("p", ""))]);
+    for args in [
+        &["--rev", "HEAD", "polices"][..],
+        &["--staged", "polices"],
+        &["polices"],
+    ] {
+        let (code, _, err) = lint(r.path(), args);
+        assert_eq!(code, 2, "{args:?}: {err}");
+    }
+    let (code, _, err) = lint(r.path(), &["--rev", "HEAD", "polices"]);
+    assert!(
+        err.contains("error: no .yaml, .yml or .json file in polices at HEAD: nothing to lint (--allow-empty accepts that)"),
+        "{err}"
+    );
+    assert_eq!(code, 2);
+    assert_eq!(
+        lint(r.path(), &["--rev", "HEAD", "--allow-empty", "polices"]).0,
+        0
+    );
+    assert_eq!(lint(r.path(), &["--rev", "HEAD", "policies"]).0, 0);
+    // A change that deletes the directory: --base answers what it removes.
+    git(r.path(), &["rm", "-q", "-r", "policies"]);
+    git(r.path(), &["commit", "-q", "-m", "delete"]);
+    assert_eq!(lint(r.path(), &["--rev", "HEAD", "policies"]).0, 2);
+    let (code, v) = json(r.path(), &["--rev", "HEAD", "--base", "HEAD~1", "policies"]);
+    assert_eq!(code, 0, "{v}");
+}
+
 fn ten_days_ago() -> String {
     let now = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)

@@ -190,6 +190,7 @@ fn run_git(args: &Args, settings: &Settings, outputs: &[OutputSpec]) -> Result<E
         opts: &settings.options,
     };
     let linted = lint_git(&cwd, &req, &|n| crate::util::note(n))?;
+    lint::git::something_to_lint(&req, &linted, args.allow_empty)?;
     report(outputs, settings, linted, args.statistics)
 }
 

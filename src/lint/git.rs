@@ -213,6 +213,28 @@ pub fn lint_git(
     Ok(plain.lint(&rerun, base_opts.as_ref(), &|_| {})?.linted)
 }
 
+/// Whether a git mode read something: a revision or the index with nothing under the PATHs is
+/// nothing to lint, as a working tree's empty directory is (a mistyped path must not pass a CI
+/// step); `allow_empty` accepts it. With `--base` the head may have deleted them: what the
+/// change removes is the answer then.
+pub fn something_to_lint(
+    req: &GitRequest<'_>,
+    linted: &Linted,
+    allow_empty: bool,
+) -> Result<(), super::files::FilesError> {
+    if linted.files > 0 || req.base.is_some() || allow_empty {
+        return Ok(());
+    }
+    let paths = match req.paths {
+        [] => "the repository".to_string(),
+        paths => paths.join(", "),
+    };
+    Err(super::files::FilesError::NothingToLint(match req.rev {
+        Some(rev) => format!("{paths} at {rev}"),
+        None => format!("{paths} in the index"),
+    }))
+}
+
 /// The note for a change to the installation of Karmada the inputs run in (what `plan`
 /// says too): the base is judged in its settings, the head in its own.
 fn installation_changed(base: &LintOptions, head: &LintOptions) -> String {
