@@ -963,8 +963,15 @@ fn a_duplicate_key_is_noted_once_per_side_and_not_as_skipped() {
     kustomize::git(repo, &["add", "-A"]);
     kustomize::git(repo, &["commit", "-qm", "base"]);
     std::fs::write(repo.join("all.yaml"), doc(4)).unwrap();
+    // A skipped document's own message says so: once.
+    std::fs::write(
+        repo.join("raw.yaml"),
+        "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: {{ x }}}\n",
+    )
+    .unwrap();
     let o = plan_in(repo, &["--base", "main", "."]);
     let stderr = text(&o.stderr);
+    assert!(stderr.contains("this document was skipped\n"), "{stderr}");
     let said = "all.yaml:6:3: duplicate key `replicas`: the API server keeps only this last value, the earlier one at line 5 is silently lost";
     assert_eq!(
         stderr.matches(&format!("note: {said}\n")).count(),

@@ -535,8 +535,9 @@ fn read_all(
         match read {
             ReadFile::Loaded(loaded, oid) => {
                 for p in &loaded.problems {
-                    // A duplicate key, say, leaves the document in (its last value counts).
-                    let skipped = if p.kind.skips_an_object() {
+                    // A duplicate key, say, leaves the document in (its last value counts);
+                    // an unrendered template's message says itself that it was skipped.
+                    let skipped = if p.kind.skips_an_object() && !p.message.contains("skipped") {
                         " (skipped)"
                     } else {
                         ""
