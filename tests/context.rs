@@ -1385,6 +1385,48 @@ fn a_directory_takes_the_karmada_a_vendored_chart_installs() {
     defaults_because(&without, "helm is not on PATH");
 }
 
+/// An umbrella chart of the repository's own that templates the HelmRelease of Karmada's
+/// chart: rendered, its HelmRelease is the installation a lint of another directory takes, as
+/// the raw file was before charts were rendered.
+#[test]
+fn an_umbrella_chart_templating_the_karmada_release_is_read() {
+    let test = "an_umbrella_chart_templating_the_karmada_release_is_read";
+    let helm = Command::new("helm").arg("version").output();
+    if !helm.is_ok_and(|o| o.status.success()) {
+        println!("SKIPPED: {test}: helm is not on PATH");
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    chart_elsewhere(d);
+    let chart = d.join("charts/infra");
+    std::fs::create_dir_all(chart.join("templates")).unwrap();
+    std::fs::write(
+        chart.join("Chart.yaml"),
+        "apiVersion: v2\nname: infra\nversion: 0.1.0\n",
+    )
+    .unwrap();
+    std::fs::rename(
+        d.join("infra/karmada.yaml"),
+        chart.join("templates/karmada.yaml"),
+    )
+    .unwrap();
+    git(d, &["add", "-A"]);
+    let lint = run_in(d, &["lint", "-o", "json", "apps"]);
+    assert!(
+        !rules_of(&lint).contains(&"inert-preemption".to_string()),
+        "{}",
+        text(&lint.stdout)
+    );
+    assert!(
+        text(&lint.stderr).contains(
+            "is taken: HelmRelease karmada-system/karmada at charts/infra/templates/karmada.yaml:1"
+        ),
+        "{}",
+        text(&lint.stderr)
+    );
+}
+
 /// A lint of `policies` that judged in the release's defaults (PropagateDeps on: no
 /// `dependency-not-propagated`) because the chart in `charts/karmada` was not read, and said why.
 fn defaults_because(o: &Output, why: &str) {

@@ -213,12 +213,12 @@ fn chart_dirs(files: &[&Listed], specs: &[String]) -> Vec<String> {
 }
 
 /// Whether a chart's files (repository path and bytes) may render an installation of
-/// Karmada: one names karmada-controller-manager, or a karmada-scheduler with another name.
+/// Karmada: one names karmada-controller-manager, a renamed karmada-scheduler, or a kind that
+/// installs Karmada (an umbrella chart templating a HelmRelease of Karmada's chart).
 fn may_install(files: &[(&str, Vec<u8>)]) -> bool {
-    files.iter().any(|(_, b)| {
-        let text = String::from_utf8_lossy(b);
-        text.contains("karmada-controller-manager") || installation::may_name_scheduler(&text)
-    })
+    files
+        .iter()
+        .any(|(_, b)| installation::may_install(&String::from_utf8_lossy(b)))
 }
 
 /// The installations the chart at repository path `chart` renders (`helm template` with its

@@ -184,16 +184,10 @@ pub fn install_kind(api_version: &str, kind: &str) -> Option<InstallKind> {
 /// Karmada manifests name Karmada, few of them an installing kind).
 pub fn in_text(name: String, text: String) -> Vec<Installation> {
     use crate::source::prefilter::{filter, DocHead};
-    let controller = text.contains("karmada-controller-manager") || may_name_scheduler(&text);
-    const INSTALLING: [&str; 4] = [
-        "HelmRelease",
-        "Application",
-        "HelmChart",
-        "operator.karmada.io",
-    ];
-    if !text.contains("karmada") || !(controller || INSTALLING.iter().any(|k| text.contains(k))) {
+    if !may_install(&text) {
         return Vec::new();
     }
+    let controller = names_a_controller(&text);
     let keep = |h: &DocHead<'_>| match install_kind(h.api_version, h.kind) {
         Some(InstallKind::Deployment) => controller,
         kind => kind.is_some(),
@@ -201,6 +195,24 @@ pub fn in_text(name: String, text: String) -> Vec<Installation> {
     let (text, _) = filter(text, &keep);
     let loaded = crate::source::load(crate::source::Source::new(name, text));
     in_documents(&loaded.documents)
+}
+
+/// Whether a text may hold an installation of Karmada, from its words alone: it names Karmada,
+/// and karmada-controller-manager, a renamed karmada-scheduler or a kind that installs it.
+pub fn may_install(text: &str) -> bool {
+    const INSTALLING: [&str; 4] = [
+        "HelmRelease",
+        "Application",
+        "HelmChart",
+        "operator.karmada.io",
+    ];
+    text.contains("karmada")
+        && (names_a_controller(text) || INSTALLING.iter().any(|k| text.contains(k)))
+}
+
+/// Whether a text names karmada-controller-manager, or a karmada-scheduler with another name.
+fn names_a_controller(text: &str) -> bool {
+    text.contains("karmada-controller-manager") || may_name_scheduler(text)
 }
 
 /// Whether a text may hold a karmada-scheduler run with another name than the default: it
