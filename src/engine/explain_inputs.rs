@@ -296,23 +296,15 @@ pub fn from_files(inv: &Inventory, state: &State, t: usize, chosen: &[String]) -
 fn refused_overrides(inv: &Inventory, template: &J) -> Vec<super::explain::Note> {
     let refused: Vec<&crate::model::OverridePolicy> = inv
         .overrides()
-        .filter(|op| matches!(op.admission, crate::model::Admission::Refused(_)))
+        .filter(|op| op.admission.refusal().is_some())
         .collect();
     super::overrides::matching_policies(&refused, template)
         .into_iter()
-        .filter_map(|op| match &op.admission {
-            crate::model::Admission::Refused(error) => {
-                Some(super::explain::Note::OverrideRejected {
-                    policy: match &op.meta.namespace {
-                        Some(ns) if !op.cluster_scoped => {
-                            format!("{} {ns}/{}", op.kind(), op.meta.name)
-                        }
-                        _ => format!("{} {}", op.kind(), op.meta.name),
-                    },
-                    error: error.clone(),
-                })
-            }
-            _ => None,
+        .filter_map(|op| {
+            Some(super::explain::Note::OverrideRejected {
+                policy: op.display_id(),
+                error: op.admission.refusal()?.to_string(),
+            })
         })
         .collect()
 }

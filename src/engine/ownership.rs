@@ -52,7 +52,7 @@ fn same_policy(a: &Policy, b: &Policy, version: KarmadaVersion) -> bool {
     // The typed spec leaves out what the API server refuses (an unknown field under strict
     // validation): a version refused where the other is not is a change, which the API server
     // refuses.
-    let refused = |p: &Policy| matches!(p.admission, crate::model::Admission::Refused(_));
+    let refused = |p: &Policy| p.admission.refusal().is_some();
     if refused(a) != refused(b) {
         return false;
     }

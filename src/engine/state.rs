@@ -818,7 +818,7 @@ impl State {
         for object in &inv.objects {
             match object {
                 // One the API server refuses is not stored: dependentOverrides cannot name it.
-                Object::Override(o) if matches!(o.admission, Admission::Refused(_)) => {}
+                Object::Override(o) if o.admission.refusal().is_some() => {}
                 Object::Override(o) => {
                     if o.cluster_scoped {
                         self.cluster_overrides.insert(o.meta.name.clone());

@@ -420,8 +420,7 @@ fn mark_refused((inv, global): &mut (Inventory, Vec<usize>), prepared: &Prepared
 /// Whether a policy of `inv` refused by admission is among the objects `admitted` as updates.
 fn admitted_only_as_update(inv: &Inventory, admitted: &[ObjectRef]) -> bool {
     inv.policies().any(|p| {
-        matches!(p.admission, Admission::Refused(_))
-            && admitted.contains(&super::rules::policy_object_ref(p))
+        p.admission.refusal().is_some() && admitted.contains(&super::rules::policy_object_ref(p))
     })
 }
 

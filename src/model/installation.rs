@@ -1136,6 +1136,7 @@ impl RepositorySettings {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::source::{load, Source};
 
     #[test]
     fn only_a_text_naming_an_installing_kind_is_looked_into() {
@@ -1144,7 +1145,6 @@ mod tests {
         let policy = "apiVersion: policy.karmada.io/v1alpha1\nkind: PropagationPolicy\nmetadata: {name: p}\n";
         assert!(in_text("p.yaml".into(), policy.into()).is_empty());
     }
-    use crate::source::{load, Source};
 
     fn detect_in(text: &str) -> Option<Installation> {
         let l = load(Source::new("f.yaml", text));

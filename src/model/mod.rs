@@ -258,6 +258,16 @@ pub enum Admission {
     Refused(String),
 }
 
+impl Admission {
+    /// The API server's message when the chain refuses the object, which is then never stored.
+    pub fn refusal(&self) -> Option<&str> {
+        match self {
+            Admission::Refused(message) => Some(message),
+            _ => None,
+        }
+    }
+}
+
 impl Policy {
     pub fn reference(&self) -> PolicyRef {
         PolicyRef {
@@ -642,8 +652,7 @@ impl Inventory {
     /// The policies that take part in decisions: all but those the admission chain refused
     /// (the API server never stores them).
     pub fn admitted_policies(&self) -> impl Iterator<Item = &Policy> {
-        self.policies()
-            .filter(|p| !matches!(p.admission, Admission::Refused(_)))
+        self.policies().filter(|p| p.admission.refusal().is_none())
     }
 
     pub fn templates(&self) -> impl Iterator<Item = &Template> {
@@ -695,8 +704,7 @@ impl Inventory {
     /// earlier one of the same identity stays).
     pub fn stored_overrides(&self) -> Vec<&OverridePolicy> {
         last_of_each(
-            self.overrides()
-                .filter(|p| !matches!(p.admission, Admission::Refused(_))),
+            self.overrides().filter(|p| p.admission.refusal().is_none()),
             OverridePolicy::identity,
         )
     }

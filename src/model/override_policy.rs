@@ -159,7 +159,26 @@ pub struct OverrideRules {
     pub overriders: Overriders,
 }
 
+/// `OverridePolicy NS/NAME` or `ClusterOverridePolicy NAME`, as explain names an override
+/// policy (`kind` is [`OverridePolicy::kind`]'s spelling).
+pub fn display_id(kind: &str, namespace: Option<&str>, name: &str) -> String {
+    match namespace {
+        Some(ns) => format!("{kind} {ns}/{name}"),
+        None => format!("{kind} {name}"),
+    }
+}
+
 impl OverridePolicy {
+    /// [`display_id`] of this one (a cluster-scoped one by its name alone).
+    pub fn display_id(&self) -> String {
+        let namespace = self
+            .meta
+            .namespace
+            .as_deref()
+            .filter(|_| !self.cluster_scoped);
+        display_id(self.kind(), namespace, &self.meta.name)
+    }
+
     /// `PolicyKind`-like spelling for contracts: `OverridePolicy` / `ClusterOverridePolicy`.
     pub fn kind(&self) -> &'static str {
         if self.cluster_scoped {

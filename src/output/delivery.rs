@@ -233,10 +233,7 @@ fn placement_text_titled(p: &PlacementResult, title: &str) -> String {
 
 /// `OverridePolicy NS/NAME` or `ClusterOverridePolicy NAME`.
 fn policy_id(p: &AppliedPolicy) -> String {
-    match &p.namespace {
-        Some(ns) => format!("{} {ns}/{}", p.kind, p.name),
-        None => format!("{} {}", p.kind, p.name),
-    }
+    crate::model::override_policy::display_id(p.kind, p.namespace.as_deref(), &p.name)
 }
 
 /// Per cluster: the policies in order, then a unified diff of the manifest against the template.

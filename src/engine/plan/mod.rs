@@ -29,7 +29,7 @@ use crate::engine::reconcile::template_reconcile;
 use crate::engine::replicas::CapacitySource;
 use crate::engine::simulate::{check, BlockReason, CheckReport, MoveKind, ResourceChange};
 use crate::engine::state::{admit_policy, Options, Prepared, State};
-use crate::model::{Admission, Inventory, Object, ObjectRef, OverridePolicy, Policy, PolicyRef};
+use crate::model::{Inventory, Object, ObjectRef, OverridePolicy, Policy, PolicyRef};
 
 pub use hazards::Hazard;
 use scope::{subset, Changed, Subset};
@@ -376,7 +376,7 @@ fn overrides_after<'a>(base: &'a Inventory, head: &'a Inventory) -> Vec<&'a Over
     let refused: Vec<_> = head
         .applied_overrides()
         .into_iter()
-        .filter(|op| matches!(op.admission, Admission::Refused(_)))
+        .filter(|op| op.admission.refusal().is_some())
         .map(OverridePolicy::identity)
         .collect();
     for stored in base.stored_overrides() {
@@ -811,12 +811,12 @@ fn policy_edits(changed: &Changed<'_>, version: crate::model::KarmadaVersion) ->
                     Edit::Added
                 },
                 refused,
-                stored: stored.is_some_and(|old| !matches!(old.admission, Admission::Refused(_))),
+                stored: stored.is_some_and(|old| old.admission.refusal().is_none()),
             }
         })
         .collect();
     // A base copy admission refused was never stored: removing it changes nothing.
-    let stored = |p: &&Policy| !matches!(p.admission, Admission::Refused(_));
+    let stored = |p: &&Policy| p.admission.refusal().is_none();
     out.extend(delta.removed().iter().filter(stored).map(|p| PolicyEdit {
         policy: p.reference(),
         edit: Edit::Removed,

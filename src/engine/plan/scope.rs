@@ -191,17 +191,17 @@ fn override_delta<'a>(
             (Some(x), Some(y)) if !same_override(x, y) => Edit::Changed,
             _ => continue,
         };
-        let refused = |op: &OverridePolicy| match &op.admission {
-            crate::model::Admission::Refused(message) => vec![message.clone()],
-            _ => Vec::new(),
-        };
         let reference = OverrideEdit {
             cluster_scoped: k.0,
             namespace: k.1.clone(),
             name: k.2.clone(),
             edit,
-            refused: after.map(refused).unwrap_or_default(),
-            stored: edit == Edit::Changed && before.is_some_and(|b| refused(b).is_empty()),
+            refused: after
+                .and_then(|a| a.admission.refusal())
+                .map(|m| vec![m.to_string()])
+                .unwrap_or_default(),
+            stored: edit == Edit::Changed
+                && before.is_some_and(|b| b.admission.refusal().is_none()),
         };
         out.push((reference, before, after));
     }
