@@ -3,6 +3,8 @@
 //! clusters) and takes the same flags with the same meanings. Each test is one of the
 //! contradictions users met, run through the real binary.
 
+#[path = "support/kustomize.rs"]
+mod kustomize;
 mod support;
 
 use std::path::Path;
@@ -1268,9 +1270,7 @@ fn lint_base_judges_each_revision_in_the_karmada_it_installs() {
 #[test]
 fn a_directory_takes_the_karmada_a_vendored_chart_installs() {
     let test = "a_directory_takes_the_karmada_a_vendored_chart_installs";
-    let helm = Command::new("helm").arg("version").output();
-    if !helm.is_ok_and(|o| o.status.success()) {
-        println!("SKIPPED: {test}: helm is not on PATH");
+    if !kustomize::helm_available(test) {
         return;
     }
     let dir = tempfile::tempdir().unwrap();
@@ -1391,9 +1391,7 @@ fn a_directory_takes_the_karmada_a_vendored_chart_installs() {
 #[test]
 fn an_umbrella_chart_templating_the_karmada_release_is_read() {
     let test = "an_umbrella_chart_templating_the_karmada_release_is_read";
-    let helm = Command::new("helm").arg("version").output();
-    if !helm.is_ok_and(|o| o.status.success()) {
-        println!("SKIPPED: {test}: helm is not on PATH");
+    if !kustomize::helm_available(test) {
         return;
     }
     let dir = tempfile::tempdir().unwrap();

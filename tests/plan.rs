@@ -728,9 +728,7 @@ fn each_environment_is_planned_with_its_own_gates() {
 #[test]
 fn a_chart_revision_is_rendered_with_its_partials() {
     let test = "a_chart_revision_is_rendered_with_its_partials";
-    let helm = Command::new("helm").arg("version").output();
-    if !helm.is_ok_and(|o| o.status.success()) {
-        println!("SKIPPED: {test}: helm is not on PATH");
+    if !kustomize::helm_available(test) {
         return;
     }
     let Some(dir) = two_commits(test, "chart") else {
@@ -810,9 +808,7 @@ fn a_policy_written_twice_is_the_copy_applied_last_whichever_files_changed() {
 #[test]
 fn a_loose_file_beside_charts_is_said_once_across_environments() {
     let test = "a_loose_file_beside_charts_is_said_once_across_environments";
-    let helm = Command::new("helm").arg("version").output();
-    if !helm.is_ok_and(|o| o.status.success()) {
-        println!("SKIPPED: {test}: helm is not on PATH");
+    if !kustomize::helm_available(test) {
         return;
     }
     let Some(dir) = two_commits(test, "charts-loose") else {
