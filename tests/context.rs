@@ -1081,6 +1081,35 @@ fn chart_elsewhere(d: &Path) {
     git(d, &["init", "-q"]);
 }
 
+/// A Karmada chart in `chart` (Karmada 1.12, PropagateDeps off) and, in `policies`, a
+/// Deployment using a ConfigMap that its PropagationPolicy's propagateDeps alone would send.
+fn karmada_chart_and_policies(chart: &Path, policies: &Path) {
+    std::fs::create_dir_all(chart.join("templates")).unwrap();
+    std::fs::create_dir_all(policies).unwrap();
+    std::fs::write(
+        chart.join("Chart.yaml"),
+        "apiVersion: v2\nname: karmada\nversion: v1.12.0\nappVersion: v1.12.0\n",
+    )
+    .unwrap();
+    std::fs::write(chart.join("values.yaml"), "tag: v1.12.0\n").unwrap();
+    // A partial, as every real chart has: a revision's chart is written out whole.
+    std::fs::write(
+        chart.join("templates/_helpers.tpl"),
+        "{{- define \"karmada.name\" -}}karmada{{- end -}}\n",
+    )
+    .unwrap();
+    std::fs::write(
+        chart.join("templates/karmada-controller-manager.yaml"),
+        "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: {{ include \"karmada.name\" . }}-controller-manager\n  namespace: {{ .Release.Namespace }}\nspec:\n  selector: {matchLabels: {app: kcm}}\n  template:\n    metadata: {labels: {app: kcm}}\n    spec:\n      containers:\n      - name: karmada-controller-manager\n        image: docker.io/karmada/karmada-controller-manager:{{ .Values.tag }}\n        command:\n        - /bin/karmada-controller-manager\n        - --feature-gates=PropagateDeps=false\n",
+    )
+    .unwrap();
+    std::fs::write(
+        policies.join("app.yaml"),
+        "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: web, namespace: demo}\nspec:\n  template:\n    spec:\n      volumes: [{name: c, configMap: {name: web-conf}}]\n      containers: [{name: web, image: nginx}]\n---\napiVersion: v1\nkind: ConfigMap\nmetadata: {name: web-conf, namespace: demo}\ndata: {a: b}\n---\napiVersion: policy.karmada.io/v1alpha1\nkind: PropagationPolicy\nmetadata: {name: web, namespace: demo}\nspec:\n  propagateDeps: true\n  resourceSelectors: [{apiVersion: apps/v1, kind: Deployment, name: web}]\n  placement: {clusterAffinity: {clusterNames: [member1]}}\n",
+    )
+    .unwrap();
+}
+
 /// A lint of one directory of a repository (or of the files a pre-commit hook passes) judges
 /// in the Karmada the rest of the git repository installs, as a lint of its root does; so do
 /// explain and preempt-check over the directory. Before, `lint apps` judged in the release's
@@ -1276,30 +1305,7 @@ fn a_directory_takes_the_karmada_a_vendored_chart_installs() {
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path();
     let chart = d.join("charts/karmada");
-    std::fs::create_dir_all(chart.join("templates")).unwrap();
-    std::fs::create_dir_all(d.join("policies")).unwrap();
-    std::fs::write(
-        chart.join("Chart.yaml"),
-        "apiVersion: v2\nname: karmada\nversion: v1.12.0\nappVersion: v1.12.0\n",
-    )
-    .unwrap();
-    std::fs::write(chart.join("values.yaml"), "tag: v1.12.0\n").unwrap();
-    // A partial, as every real chart has: a revision's chart is written out whole.
-    std::fs::write(
-        chart.join("templates/_helpers.tpl"),
-        "{{- define \"karmada.name\" -}}karmada{{- end -}}\n",
-    )
-    .unwrap();
-    std::fs::write(
-        chart.join("templates/karmada-controller-manager.yaml"),
-        "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: {{ include \"karmada.name\" . }}-controller-manager\n  namespace: {{ .Release.Namespace }}\nspec:\n  selector: {matchLabels: {app: kcm}}\n  template:\n    metadata: {labels: {app: kcm}}\n    spec:\n      containers:\n      - name: karmada-controller-manager\n        image: docker.io/karmada/karmada-controller-manager:{{ .Values.tag }}\n        command:\n        - /bin/karmada-controller-manager\n        - --feature-gates=PropagateDeps=false\n",
-    )
-    .unwrap();
-    std::fs::write(
-        d.join("policies/app.yaml"),
-        "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: web, namespace: demo}\nspec:\n  template:\n    spec:\n      volumes: [{name: c, configMap: {name: web-conf}}]\n      containers: [{name: web, image: nginx}]\n---\napiVersion: v1\nkind: ConfigMap\nmetadata: {name: web-conf, namespace: demo}\ndata: {a: b}\n---\napiVersion: policy.karmada.io/v1alpha1\nkind: PropagationPolicy\nmetadata: {name: web, namespace: demo}\nspec:\n  propagateDeps: true\n  resourceSelectors: [{apiVersion: apps/v1, kind: Deployment, name: web}]\n  placement: {clusterAffinity: {clusterNames: [member1]}}\n",
-    )
-    .unwrap();
+    karmada_chart_and_policies(&chart, &d.join("policies"));
     git(d, &["init", "-q"]);
     git(d, &["add", "-A"]);
 
@@ -1383,6 +1389,54 @@ fn a_directory_takes_the_karmada_a_vendored_chart_installs() {
         .output()
         .unwrap();
     defaults_because(&without, "helm is not on PATH");
+}
+
+/// A repository whose root is Karmada's chart, with policies in a directory of their own that
+/// the chart does not render: `lint policies` takes the chart's Karmada, in the working tree
+/// and at a revision (where the chart is written out under a temporary name, but released
+/// under the working tree's one). Before, a chart the inputs lay in was never elsewhere.
+#[test]
+fn a_chart_at_the_repository_root_is_the_karmada_of_its_other_directories() {
+    let test = "a_chart_at_the_repository_root_is_the_karmada_of_its_other_directories";
+    if !kustomize::helm_available(test) {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path().join("Fleet_Root");
+    karmada_chart_and_policies(&d, &d.join("policies"));
+    git(&d, &["init", "-q"]);
+    git(&d, &["add", "-A"]);
+    git(&d, &["commit", "-qm", "chart and policies"]);
+    let inert = "dependency-not-propagated".to_string();
+    let said = "is taken: Deployment default/karmada-controller-manager at templates/karmada-controller-manager.yaml:1";
+    for mode in [
+        &[][..],
+        &["--rev", "HEAD"],
+        &["--base", "HEAD", "--all-findings"],
+    ] {
+        let lint = run_in(
+            &d,
+            &[&["lint", "-o", "json"][..], mode, &["policies"]].concat(),
+        );
+        assert!(
+            rules_of(&lint).contains(&inert),
+            "{mode:?}: {}",
+            text(&lint.stdout)
+        );
+        assert!(
+            text(&lint.stderr).contains(said),
+            "{mode:?}: {}",
+            text(&lint.stderr)
+        );
+    }
+    // The chart's own directories are the chart's: a lint of its templates reads them raw
+    // and takes nothing from elsewhere.
+    let templates = run_in(&d, &["lint", "-o", "json", "templates"]);
+    assert!(
+        !text(&templates.stderr).contains("is taken"),
+        "{}",
+        text(&templates.stderr)
+    );
 }
 
 /// An umbrella chart of the repository's own that templates the HelmRelease of Karmada's

@@ -120,7 +120,11 @@ pub fn outside_at(
     // In the order a directory's walk gives (`deploy/` before `deploy.bak/`), not git's: the
     // first installation is the one a lint of the root takes.
     candidates.sort_by(|a, b| Path::new(&a.name).cmp(Path::new(&b.name)));
-    let charts = chart_dirs(&candidates, specs);
+    let is_dir = |spec: &str| {
+        let under = format!("{spec}/");
+        listing.files.iter().any(|f| f.name.starts_with(&under))
+    };
+    let charts = chart_dirs(&candidates, specs, &is_dir);
     let (chart_files, candidates): (Vec<&Listed>, Vec<&Listed>) = candidates
         .into_iter()
         .partition(|f| charts.iter().any(|c| within(&f.name, c)));
@@ -193,13 +197,17 @@ fn write_chart(
     Ok(dir)
 }
 
-/// The Helm charts among `files` (the directories of their `Chart.yaml`, a chart's own
-/// sub-charts left to it), but a chart the inputs (`specs`) lie in.
-fn chart_dirs(files: &[&Listed], specs: &[String]) -> Vec<String> {
+/// The Helm charts among `files` (the directories of their `Chart.yaml`, `""` for a chart at
+/// the repository's root, a chart's own sub-charts left to it), but a chart the inputs
+/// (`specs`) are part of. `is_dir` tells the directories among `specs`.
+fn chart_dirs(files: &[&Listed], specs: &[String], is_dir: &dyn Fn(&str) -> bool) -> Vec<String> {
     let mut dirs: Vec<String> = files
         .iter()
-        .filter_map(|f| f.name.strip_suffix("/Chart.yaml"))
-        .filter(|dir| !specs.iter().any(|s| within(s, dir)))
+        .filter_map(|f| match f.name.as_str() {
+            "Chart.yaml" => Some(""),
+            name => name.strip_suffix("/Chart.yaml"),
+        })
+        .filter(|dir| !specs.iter().any(|s| part_of_chart(s, dir, is_dir)))
         .map(str::to_string)
         .collect();
     dirs.sort_by(|a, b| Path::new(a).cmp(Path::new(b)));
@@ -210,6 +218,28 @@ fn chart_dirs(files: &[&Listed], specs: &[String]) -> Vec<String> {
         }
     }
     top
+}
+
+/// Whether the input `spec` is part of the chart at `chart`: the chart itself or a directory
+/// above it, what `helm template` renders (`templates/`, `charts/`, `crds/`), or a file of the
+/// chart's own (`values.yaml`). An input in another directory of the chart (a chart at the
+/// repository's root, and policies in `policies/`) is no part of it: the chart is elsewhere.
+fn part_of_chart(spec: &str, chart: &str, is_dir: &dyn Fn(&str) -> bool) -> bool {
+    if within(chart, spec) {
+        return true;
+    }
+    if !within(spec, chart) {
+        return false;
+    }
+    let rel = if chart.is_empty() {
+        spec
+    } else {
+        &spec[chart.len() + 1..]
+    };
+    match rel.split_once('/') {
+        Some((top, _)) => matches!(top, "templates" | "charts" | "crds"),
+        None => matches!(rel, "templates" | "charts" | "crds") || !is_dir(spec),
+    }
 }
 
 /// Whether a chart's files (repository path and bytes) may render an installation of
@@ -234,15 +264,16 @@ fn chart_installations(
     render: &RenderOptions,
     name: &(dyn Fn(&str) -> String + Sync),
 ) -> Vec<Installation> {
+    use crate::source::kustomize::helm::{release_named_after, Helm, HelmValues};
     use crate::source::kustomize::render::RenderError;
-    use crate::source::kustomize::{discover::Repository, helm::Helm, origin::Mapper};
+    use crate::source::kustomize::{discover::Repository, origin::Mapper};
     let workdir = repo.workdir();
     // Said at any verbosity, as a lint of the root says a chart it cannot render: the
     // verdicts then fall back to the release's defaults.
     let said = |why: String| {
         crate::util::note(&format!(
             "the Helm chart {} may install Karmada and is not read: {why}",
-            name(chart)
+            name(if chart.is_empty() { "." } else { chart })
         ));
     };
     let written = match side {
@@ -268,7 +299,14 @@ fn chart_installations(
     };
     let key = crate::source::kustomize::normalize(&workdir.join(chart));
     let values = render.helm_values.get(&key).cloned().unwrap_or_default();
-    let text = match helm.template(&dir, &values) {
+    // Released under the name the chart's directory has in the working tree, not the
+    // temporary one a revision is written to: the release's objects are named after it.
+    let release = HelmValues {
+        release: release_named_after(&workdir.join(chart)),
+        files: values,
+        ..HelmValues::default()
+    };
+    let text = match helm.template_with(&dir, &release) {
         Ok(text) => text,
         // helm's own words (the error type's display names kustomize, its other renderer).
         Err(RenderError::Build(message)) => {
@@ -434,14 +472,36 @@ mod tests {
         .map(listed)
         .collect();
         let refs: Vec<&Listed> = files.iter().collect();
-        // A sub-chart is its chart's; a chart holding the inputs is not elsewhere.
+        let dirs = |specs: &[&str]| {
+            let specs: Vec<String> = specs.iter().map(|s| s.to_string()).collect();
+            let is_dir = |spec: &str| !spec.ends_with(".yaml");
+            chart_dirs(&refs, &specs, &is_dir)
+        };
+        let without_root = |specs: &[&str]| {
+            let refs: Vec<&Listed> = files.iter().filter(|f| f.name != "Chart.yaml").collect();
+            let specs: Vec<String> = specs.iter().map(|s| s.to_string()).collect();
+            chart_dirs(&refs, &specs, &|spec: &str| !spec.ends_with(".yaml"))
+        };
+        // A sub-chart is its chart's; a chart the inputs are part of is not elsewhere.
+        assert_eq!(without_root(&["helm/example/templates"]), ["helm/karmada"]);
         assert_eq!(
-            chart_dirs(&refs, &["helm/example/templates".to_string()]),
+            without_root(&["helm/example/values.yaml"]),
             ["helm/karmada"]
         );
-        // `Chart.yaml` at the root is no chart directory the search can leave out.
+        assert_eq!(without_root(&["helm"]), Vec::<String>::new());
+        assert_eq!(without_root(&["apps"]), ["helm/example", "helm/karmada"]);
+        // A chart at the root holds the whole repository, but inputs in a directory of its
+        // own are no part of what it renders.
+        assert_eq!(dirs(&["apps"]), [""]);
+        assert_eq!(dirs(&["apps/pp.yaml"]), [""]);
         assert_eq!(
-            chart_dirs(&refs, &["apps".to_string()]),
+            dirs(&["templates/kcm.yaml"]),
+            ["helm/example", "helm/karmada"]
+        );
+        assert_eq!(dirs(&["values.yaml"]), ["helm/example", "helm/karmada"]);
+        // An example directory in a chart is no part of it either.
+        assert_eq!(
+            without_root(&["helm/example/examples"]),
             ["helm/example", "helm/karmada"]
         );
     }

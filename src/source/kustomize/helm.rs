@@ -41,13 +41,10 @@ impl Helm {
     /// `helm template` of the chart in `dir` (release named after the directory), with its own
     /// `values.yaml` and then `values` files.
     pub fn template(&self, dir: &Path, values: &[PathBuf]) -> Result<String, RenderError> {
-        let release = dir
-            .file_name()
-            .map_or("release".into(), |n| n.to_string_lossy().into_owned());
         self.template_with(
             dir,
             &HelmValues {
-                release,
+                release: release_named_after(dir),
                 files: values.to_vec(),
                 ..HelmValues::default()
             },
@@ -298,6 +295,30 @@ fn copy_dir(from: &Path, to: &Path) -> std::io::Result<()> {
     Ok(())
 }
 
+/// The release name `helm template` of the chart in `dir` takes: the directory's name, made a
+/// name helm accepts (a DNS-1123 subdomain of at most 53 characters, helm's
+/// `chartutil.ValidateReleaseName`), as a checkout in `My_Charts/` or a working tree at the
+/// repository's root needs.
+pub fn release_named_after(dir: &Path) -> String {
+    let name: String = dir
+        .file_name()
+        .map(|n| n.to_string_lossy().to_lowercase())
+        .unwrap_or_default()
+        .chars()
+        .map(|c| match c {
+            'a'..='z' | '0'..='9' | '-' | '.' => c,
+            _ => '-',
+        })
+        .take(53)
+        .collect();
+    let name = name.trim_matches(|c: char| !c.is_ascii_alphanumeric());
+    if name.is_empty() {
+        "release".to_string()
+    } else {
+        name.to_string()
+    }
+}
+
 /// The values of one chart rendering.
 #[derive(Debug, Clone, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct HelmValues {
@@ -333,6 +354,16 @@ pub fn source_comment(line: &str) -> Option<&str> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_release_is_named_after_its_directory_as_helm_accepts_names() {
+        let named = |dir: &str| release_named_after(Path::new(dir));
+        assert_eq!(named("/repo/charts/karmada"), "karmada");
+        assert_eq!(named("/home/me/My_Fleet/"), "my-fleet");
+        assert_eq!(named("/tmp/_x_"), "x");
+        assert_eq!(named("/"), "release");
+        assert_eq!(named(&format!("/r/{}", "a".repeat(60))).len(), 53);
+    }
 
     #[test]
     fn a_copy_of_a_chart_names_its_local_dependencies_where_they_are() {
