@@ -1378,7 +1378,22 @@ fn a_directory_takes_the_karmada_a_vendored_chart_installs() {
     .unwrap();
     let broken = run_in(d, &["lint", "-o", "json", "policies"]);
     defaults_because(&broken, "helm template failed: ");
-    git(d, &["checkout", "--", "charts"]);
+    // Broken at the base only: the note says which side it is of, on one line.
+    git(d, &["commit", "-qam", "broken chart"]);
+    git(d, &["checkout", "HEAD~1", "--", "charts"]);
+    let mended = run_in(d, &["lint", "--base", "HEAD", "policies"]);
+    let stderr = text(&mended.stderr);
+    let said: Vec<&str> = stderr
+        .lines()
+        .filter(|l| l.contains("helm template failed"))
+        .collect();
+    assert_eq!(said.len(), 1, "{}", text(&mended.stderr));
+    assert!(
+        said[0].starts_with("note: the base: the Helm chart charts/karmada may install Karmada and is not read: helm template failed: ")
+            && said[0].ends_with("Use --debug flag to render out invalid YAML"),
+        "{}",
+        text(&mended.stderr)
+    );
 
     // Without helm the chart is not read: the release's defaults, and why.
     let without = Command::new(BIN)

@@ -205,10 +205,7 @@ impl Context {
         paths: &[String],
     ) -> (Context, Vec<String>) {
         let ignore = |p: &std::path::Path| self.config.ignores(p);
-        let search = crate::model::elsewhere::Search {
-            ignore: &ignore,
-            render: self.config.chart_rendering(),
-        };
+        let search = crate::model::elsewhere::Search::new(&ignore, self.config.chart_rendering());
         self.for_plain_or(found, || crate::model::elsewhere::outside(paths, search))
     }
 

@@ -128,10 +128,7 @@ pub fn environments(
     // Kustomization's targetNamespace, an Argo CD destination), else in `default`: nobody applies
     // a repository with `kubectl apply -n`, so `-n` only names the namespace of what is asked.
     let ignore = |p: &std::path::Path| config.ignores(p);
-    let search = crate::model::elsewhere::Search {
-        ignore: &ignore,
-        render: config.chart_rendering(),
-    };
+    let search = crate::model::elsewhere::Search::new(&ignore, config.chart_rendering());
     let elsewhere = || crate::model::elsewhere::outside(paths, search);
     let mut envs = read_environments(&files, "default", &opts, env, &elsewhere)?;
     let mut contexts = Vec::new();

@@ -142,11 +142,8 @@ pub fn plan_git(
         // The head's Karmada installation, as `lint` of its files takes it (or the rest of
         // the revision's, when the files hold none).
         let ignore = |p: &std::path::Path| config.ignores(p);
-        let search = crate::model::elsewhere::Search {
-            ignore: &ignore,
-            render: config.chart_rendering(),
-        };
-        let elsewhere = |side: &Side| {
+        let search = crate::model::elsewhere::Search::new(&ignore, config.chart_rendering());
+        let elsewhere = |side: &Side, search: crate::model::elsewhere::Search<'_>| {
             crate::model::elsewhere::outside_at(
                 &revisions.repo,
                 side,
@@ -156,11 +153,11 @@ pub fn plan_git(
             )
         };
         let (head_context, notes) = context.for_plain_or(plain.installations(&plain.head), || {
-            elsewhere(&revisions.head)
+            elsewhere(&revisions.head, search)
         });
         notes.iter().for_each(|n| note(n));
         let (base_context, _) = context.for_plain_or(plain.installations(&plain.base), || {
-            elsewhere(&Side::Commit(base))
+            elsewhere(&Side::Commit(base), search.of_base())
         });
         if !base_context.gates.same_effect(&head_context.gates) {
             note(&settings_changed(MANIFESTS));

@@ -77,10 +77,9 @@ pub fn lint_files(
             context: &settings.context,
             base: None,
             elsewhere: &|| {
-                let search = crate::model::elsewhere::Search {
-                    ignore: &|p: &Path| config.ignores(p),
-                    render: config.chart_rendering(),
-                };
+                let ignore = |p: &Path| config.ignores(p);
+                let search =
+                    crate::model::elsewhere::Search::new(&ignore, config.chart_rendering());
                 crate::model::elsewhere::outside(req.paths, search)
             },
         })?;

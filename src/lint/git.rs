@@ -170,11 +170,12 @@ pub fn lint_git(
     // working tree: read as the files are linted, and judged again when its settings differ.
     // A change to the installation itself judges the base in the base's.
     let ignore = |p: &Path| req.config.ignores(p);
-    let search = crate::model::elsewhere::Search {
-        ignore: &ignore,
-        render: req.config.chart_rendering(),
-    };
+    let search = crate::model::elsewhere::Search::new(&ignore, req.config.chart_rendering());
     let elsewhere = |side: &Side| {
+        crate::model::elsewhere::outside_at(&repo, side, &specs, search, &str::to_string)
+    };
+    let base_elsewhere = |side: &Side| {
+        let search = search.of_base();
         crate::model::elsewhere::outside_at(&repo, side, &specs, search, &str::to_string)
     };
     let held = !linted.installations.is_empty();
@@ -190,13 +191,13 @@ pub fn lint_git(
         (None, _) => None,
         (Some(oid), Some(found)) => Some(
             req.context
-                .for_plain_or(found, || elsewhere(&Side::Commit(oid))),
+                .for_plain_or(found, || base_elsewhere(&Side::Commit(oid))),
         ),
         // Streamed: the change touched no file of the inputs that installs Karmada.
         (Some(_), None) if held => None,
         (Some(oid), None) => Some(
             req.context
-                .for_plain_or(Vec::new(), || elsewhere(&Side::Commit(oid))),
+                .for_plain_or(Vec::new(), || base_elsewhere(&Side::Commit(oid))),
         ),
     };
     let base_opts = base_context.and_then(|(c, _)| run_opts.in_context(&c));
@@ -594,10 +595,8 @@ impl GitopsSides<'_> {
         // current directory, which is the same place in a written tree).
         let name = crate::model::elsewhere::named_from(self.cwd, self.repo.workdir());
         let specs = self.repo.pathspecs(self.cwd, &paths).unwrap_or_default();
-        let search = crate::model::elsewhere::Search {
-            ignore: &ignore,
-            render: req.config.chart_rendering(),
-        };
+        let search = crate::model::elsewhere::Search::new(&ignore, req.config.chart_rendering());
+        let search = if is_head { search } else { search.of_base() };
         let elsewhere =
             || crate::model::elsewhere::outside_at(self.repo, side, &specs, search, &name);
         let lint_here = || -> Result<gitops::RepoLinted, GitLintError> {

@@ -24,6 +24,27 @@ use crate::source::kustomize::environments::{self as envs, RenderOptions};
 pub struct Search<'a> {
     pub ignore: &'a dyn Fn(&Path) -> bool,
     pub render: Option<&'a RenderOptions>,
+    /// What the search's notes begin with: `the base: ` in the base of a comparison, whose
+    /// chart may fail to render where the head's renders.
+    pub prefix: &'static str,
+}
+
+impl<'a> Search<'a> {
+    pub fn new(ignore: &'a dyn Fn(&Path) -> bool, render: Option<&'a RenderOptions>) -> Self {
+        Search {
+            ignore,
+            render,
+            prefix: "",
+        }
+    }
+
+    /// The search of a comparison's base.
+    pub fn of_base(self) -> Self {
+        Search {
+            prefix: "the base: ",
+            ..self
+        }
+    }
 }
 
 /// What the rest of the repository installs, when it installs one Karmada.
@@ -161,7 +182,7 @@ pub fn outside_at(
             .collect();
         let rendered = match search.render {
             Some(render) if may_install(&files) => {
-                chart_installations(repo, side, chart, render, name)
+                chart_installations(repo, side, chart, render, name, search.prefix)
             }
             _ => Vec::new(),
         };
@@ -263,6 +284,7 @@ fn chart_installations(
     chart: &str,
     render: &RenderOptions,
     name: &(dyn Fn(&str) -> String + Sync),
+    prefix: &str,
 ) -> Vec<Installation> {
     use crate::source::kustomize::helm::{release_named_after, Helm, HelmValues};
     use crate::source::kustomize::render::RenderError;
@@ -271,8 +293,10 @@ fn chart_installations(
     // Said at any verbosity, as a lint of the root says a chart it cannot render: the
     // verdicts then fall back to the release's defaults.
     let said = |why: String| {
+        // On one line: helm's message spans several (`...\n\nUse --debug flag ...`).
+        let why = why.split_whitespace().collect::<Vec<_>>().join(" ");
         crate::util::note(&format!(
-            "the Helm chart {} may install Karmada and is not read: {why}",
+            "{prefix}the Helm chart {} may install Karmada and is not read: {why}",
             name(if chart.is_empty() { "." } else { chart })
         ));
     };
