@@ -1487,6 +1487,15 @@ fn each_environment_is_planned_under_its_installations_skipped_namespaces() {
         "{}",
         text(&o.stderr)
     );
+    // lint --base says so too, judging each revision in its own.
+    let o = run_in(dir.path(), &["lint", "--base", "HEAD", "."]);
+    assert!(
+        text(&o.stderr).contains(
+            "note: the Karmada environment karmada-apiserver runs in changes with the change (release 1.16 at the base, 1.16 at head; "
+        ),
+        "{}",
+        text(&o.stderr)
+    );
     std::fs::write(&chart, original).unwrap();
     let o = run_in(
         dir.path(),

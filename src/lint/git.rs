@@ -239,12 +239,33 @@ pub fn something_to_lint(
 /// The note for a change to the installation of Karmada the inputs run in (what `plan`
 /// says too): the base is judged in its settings, the head in its own.
 fn installation_changed(base: &LintOptions, head: &LintOptions) -> String {
+    changed_note("the inputs run in", base.version(), head.version())
+}
+
+/// The notes for the environments of a GitOps repository whose Karmada changes with the
+/// change: each side's environment is linted in its own, as plain inputs are.
+fn environments_changed(base: &gitops::RepoLinted, head: &gitops::RepoLinted) -> Vec<String> {
+    head.environments
+        .iter()
+        .filter_map(|h| {
+            let b = base.environments.iter().find(|b| b.name == h.name)?;
+            (!b.gates.same_effect(&h.gates)).then(|| {
+                let subject = format!("environment {} runs in", h.name);
+                changed_note(&subject, b.version, h.version)
+            })
+        })
+        .collect()
+}
+
+fn changed_note(
+    subject: &str,
+    base: crate::model::KarmadaVersion,
+    head: crate::model::KarmadaVersion,
+) -> String {
     format!(
-        "the Karmada the inputs run in changes with the change (release {} at the base, {} at \
+        "the Karmada {subject} changes with the change (release {base} at the base, {head} at \
          head; feature gates or controller-manager flags): each revision is judged in its own, \
          so a finding the head's settings bring is new",
-        base.version(),
-        head.version()
     )
 }
 
@@ -528,6 +549,9 @@ impl GitopsSides<'_> {
         let base = self.side(&Side::Commit(oid), false, None)?;
         let mut head = self.side(head_side, true, Some(&base))?;
         head.notes.iter().for_each(|n| note(n));
+        environments_changed(&base, &head)
+            .iter()
+            .for_each(|n| note(n));
         // Existing problems the change leaves in place (validation ratcheting): shown, never
         // "new", as `compare` has them for plain files.
         let (ratcheted, findings): (Vec<Finding>, Vec<Finding>) =
