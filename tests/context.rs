@@ -360,6 +360,28 @@ fn an_override_policy_karmada_refuses_overrides_nothing() {
         "{}",
         text(&gated.stdout)
     );
+
+    // Refused at the base, it was never stored: mended at head, it is a creation, and
+    // removed, nothing goes. The same for a PropagationPolicy the webhook refused.
+    std::fs::write(d.join("op.yaml"), op("set")).unwrap();
+    let pp_refused = app.replace(
+        "name: web}]\n  placement",
+        "name: web, namespace: other}]\n  placement",
+    );
+    std::fs::write(d.join("app.yaml"), &pp_refused).unwrap();
+    git(d, &["commit", "-qam", "refused"]);
+    std::fs::write(d.join("op.yaml"), op("replace")).unwrap();
+    std::fs::write(d.join("app.yaml"), app).unwrap();
+    let plan = json(&run_in(d, &["plan", "--base", "HEAD", "-o", "json", "."]));
+    let env = &plan["environments"][0];
+    assert_eq!(env["overrides"][0]["change"], "added", "{plan}");
+    assert_eq!(env["policies"][0]["change"], "added", "{plan}");
+    std::fs::remove_file(d.join("op.yaml")).unwrap();
+    std::fs::write(d.join("app.yaml"), pp_refused.split("---").next().unwrap()).unwrap();
+    let plan = json(&run_in(d, &["plan", "--base", "HEAD", "-o", "json", "."]));
+    let env = &plan["environments"][0];
+    assert_eq!(env["overrides"], serde_json::json!([]), "{plan}");
+    assert_eq!(env["policies"], serde_json::json!([]), "{plan}");
 }
 
 /// A policy the CRD schema rejects (a real repository's `staticWeightList` weight 0, below the

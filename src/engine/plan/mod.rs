@@ -794,7 +794,10 @@ fn policy_edits(changed: &Changed<'_>, version: crate::model::KarmadaVersion) ->
         .applied()
         .iter()
         .map(|p| {
-            let stored = touched.get(&p.reference());
+            // A base copy admission refused was never stored: the head's is a creation.
+            let stored = touched
+                .get(&p.reference())
+                .filter(|old| admit_policy(old, version).1.is_empty());
             let update = stored.map(|old| crate::engine::admission::validate_update(old, p));
             let refused = match update {
                 Some(violations) if !violations.is_empty() => violations
@@ -811,18 +814,23 @@ fn policy_edits(changed: &Changed<'_>, version: crate::model::KarmadaVersion) ->
                     Edit::Added
                 },
                 refused,
-                stored: stored.is_some_and(|old| old.admission.refusal().is_none()),
+                stored: stored.is_some(),
             }
         })
         .collect();
     // A base copy admission refused was never stored: removing it changes nothing.
-    let stored = |p: &&Policy| p.admission.refusal().is_none();
-    out.extend(delta.removed().iter().filter(stored).map(|p| PolicyEdit {
-        policy: p.reference(),
-        edit: Edit::Removed,
-        refused: admit_policy(p, version).1,
-        stored: false,
-    }));
+    out.extend(
+        delta
+            .removed()
+            .iter()
+            .filter(|p| admit_policy(p, version).1.is_empty())
+            .map(|p| PolicyEdit {
+                policy: p.reference(),
+                edit: Edit::Removed,
+                refused: Vec::new(),
+                stored: false,
+            }),
+    );
     out.sort_by(|a, b| a.policy.cmp(&b.policy));
     out.dedup_by(|a, b| a.policy == b.policy);
     out

@@ -185,10 +185,14 @@ fn override_delta<'a>(
     let mut out = Vec::new();
     for k in keys {
         let (before, after) = (b.get(k).copied(), h.get(k).copied());
+        // A base copy admission refused was never stored: the head's is a creation, and
+        // removing it changes nothing.
+        let stored = before.is_some_and(|b| b.admission.refusal().is_none());
         let edit = match (before, after) {
             (None, Some(_)) => Edit::Added,
-            (Some(_), None) => Edit::Removed,
-            (Some(x), Some(y)) if !same_override(x, y) => Edit::Changed,
+            (Some(_), None) if stored => Edit::Removed,
+            (Some(x), Some(y)) if !same_override(x, y) && stored => Edit::Changed,
+            (Some(x), Some(y)) if !same_override(x, y) => Edit::Added,
             _ => continue,
         };
         let reference = OverrideEdit {
@@ -200,8 +204,7 @@ fn override_delta<'a>(
                 .and_then(|a| a.admission.refusal())
                 .map(|m| vec![m.to_string()])
                 .unwrap_or_default(),
-            stored: edit == Edit::Changed
-                && before.is_some_and(|b| b.admission.refusal().is_none()),
+            stored: edit == Edit::Changed,
         };
         out.push((reference, before, after));
     }
