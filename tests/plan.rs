@@ -1534,6 +1534,30 @@ fn a_replica_tie_the_uid_breaks_is_said() {
     );
 }
 
+/// A rescale alone (`spec.replicas` 2 to 4) is planned: the scheduler divides the replicas
+/// again (`doScheduleBinding`: replicas changed), so a 1:1 static division by names gives each
+/// cluster 2, a division by available replicas may change each; a template no policy holds is
+/// not listed. Before, a change of the template's replicas was no change (exit 0).
+#[test]
+fn a_rescale_is_planned() {
+    let Some(dir) = two_commits("a_rescale_is_planned", "rescale") else {
+        return;
+    };
+    let o = plan_in(dir.path(), &["--base", "main"]);
+    let out = text(&o.stdout);
+    assert_eq!(o.status.code(), Some(1), "{out}");
+    assert!(
+        out.contains("  deployment/default/web: stays with pp/default/web\n    member1: replicas 1 -> 2\n    member2: replicas 1 -> 2\n"),
+        "{out}"
+    );
+    assert!(
+        out.contains("  deployment/default/api: stays with pp/default/api\n")
+            && out.contains("    member1: may change\n    member2: may change\n"),
+        "{out}"
+    );
+    assert!(!out.contains("unowned"), "{out}");
+}
+
 /// A kustomize root that did not render (a remote resource the linter does not fetch) on
 /// either side: what it holds was not compared, so the plan does not say "no change" and does
 /// not exit 0 (kubectl diff's "no difference"), although its policy moved the Deployment to

@@ -47,6 +47,9 @@ pub struct Changed<'a> {
     /// Templates only at head, and only at the base.
     pub created: HashSet<ObjectRef>,
     pub deleted: HashSet<ObjectRef>,
+    /// Templates on both sides whose `spec.replicas` the change sets differently: the
+    /// scheduler divides them again.
+    pub rescaled: HashSet<ObjectRef>,
     /// The member clusters of each state (Cluster objects), sorted by name.
     pub base_clusters: Vec<Cluster>,
     pub head_clusters: Vec<Cluster>,
@@ -76,6 +79,7 @@ impl<'a> Changed<'a> {
             overrides: override_delta(&base, &head),
             created,
             deleted,
+            rescaled: rescaled(sides),
             base_clusters: clusters_of(&base),
             head_clusters: clusters_of(&head),
         }
@@ -87,6 +91,7 @@ impl<'a> Changed<'a> {
             && self.overrides.is_empty()
             && self.created.is_empty()
             && self.deleted.is_empty()
+            && self.rescaled.is_empty()
             && !self.clusters_changed()
     }
 
@@ -102,7 +107,13 @@ impl<'a> Changed<'a> {
             keys: HashMap::new(),
             any_kind: Vec::new(),
             all: self.clusters_changed(),
-            refs: self.created.iter().chain(&self.deleted).cloned().collect(),
+            refs: self
+                .created
+                .iter()
+                .chain(&self.deleted)
+                .chain(&self.rescaled)
+                .cloned()
+                .collect(),
         };
         for (_, base, head) in &self.overrides {
             for o in base.iter().chain(head.iter()) {
@@ -132,6 +143,32 @@ fn in_file_order<'a>(parts: &[&'a Inventory]) -> Vec<(&'a Inventory, &'a Object)
         all.sort_by_key(|x| place(x));
     }
     all
+}
+
+/// Templates in the files that differ on both sides whose `spec.replicas` differs (a
+/// template in the files the sides share is the same on both).
+fn rescaled(sides: &Sides<'_>) -> HashSet<ObjectRef> {
+    // `None`: no document holds the template (a state read without one says nothing).
+    let replicas = |inv: &Inventory, t: &Template| -> Option<Option<Value>> {
+        let doc = inv.documents.get(t.doc)?;
+        Some(doc.full_tree().to_json().pointer("/spec/replicas").cloned())
+    };
+    let head: HashMap<ObjectRef, &Template> = sides
+        .head
+        .templates()
+        .filter(|t| is_template(t))
+        .map(|t| (t.reference(), t))
+        .collect();
+    sides
+        .base
+        .templates()
+        .filter_map(|b| {
+            let r = b.reference();
+            let h = head.get(&r)?;
+            let (before, after) = (replicas(sides.base, b)?, replicas(sides.head, h)?);
+            (before != after).then_some(r)
+        })
+        .collect()
 }
 
 /// Templates created and deleted. Files the sides share hold the same templates on both
