@@ -1558,6 +1558,25 @@ fn a_rescale_is_planned() {
     assert!(!out.contains("unowned"), "{out}");
 }
 
+/// A spread constraint a static-weighted division ignores does not make the clusters the
+/// scheduler's choice: the names and weights decide, as lint's spread-constraints-ignored says.
+/// Before, every named cluster "may gain it".
+#[test]
+fn a_spread_constraint_karmada_ignores_leaves_the_division_to_the_names() {
+    let Some(dir) = two_commits(
+        "a_spread_constraint_karmada_ignores_leaves_the_division_to_the_names",
+        "spread-ignored",
+    ) else {
+        return;
+    };
+    let o = plan_in(dir.path(), &["--base", "main"]);
+    let out = text(&o.stdout);
+    assert!(
+        out.contains("  deployment/default/web: no policy -> pp/default/web (claimed)\n    member1: gains it (1 replica)\nMember clusters:\n"),
+        "{out}"
+    );
+}
+
 /// A kustomize root that did not render (a remote resource the linter does not fetch) on
 /// either side: what it holds was not compared, so the plan does not say "no change" and does
 /// not exit 0 (kubectl diff's "no difference"), although its policy moved the Deployment to

@@ -437,8 +437,21 @@ pub fn decided_by_names(placement: &Placement, workload: bool) -> bool {
         Strategy::DynamicWeight | Strategy::Aggregated | Strategy::Unsupported { .. } => false,
     };
     placement.targets_only_named_clusters()
-        && placement.spread_constraints.is_empty()
+        && spread_decides_nothing(placement)
         && (!workload || division_by_names())
+}
+
+/// Whether the spread constraints leave the clusters to the names: there are none, or a
+/// static-weighted division ignores them (`shouldIgnoreSpreadConstraint`,
+/// select_clusters.go:57-69) and none is a provider, region or zone one, which the filter
+/// reads whatever the division (plugins/spreadconstraint/spread_constraint.go:55-63).
+fn spread_decides_nothing(placement: &Placement) -> bool {
+    let constraints = &placement.spread_constraints;
+    constraints.is_empty()
+        || (super::replicas::select::StrategyView::of(placement).ignores_spread
+            && constraints
+                .iter()
+                .all(|c| !matches!(spread_field(c), "provider" | "region" | "zone")))
 }
 
 /// A placement that cannot be evaluated for want of Cluster objects (files seldom hold them:

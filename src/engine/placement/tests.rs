@@ -522,3 +522,33 @@ fn a_term_failing_the_cluster_spread_falls_through_to_the_next() {
     assert_eq!(r.decided.term.as_deref(), Some("all"));
     assert_eq!(r.decided.feasible, ["a", "b", "c"]);
 }
+
+#[test]
+fn spread_constraints_a_static_division_ignores_leave_the_clusters_to_the_names() {
+    let weighted = |spread: serde_json::Value, dynamic: bool| {
+        let mut weights = serde_json::json!({"staticWeightList": [
+            {"targetCluster": {"clusterNames": ["m1"]}, "weight": 10000},
+            {"targetCluster": {"clusterNames": ["m2"]}, "weight": 1}]});
+        if dynamic {
+            weights = serde_json::json!({"dynamicWeight": "AvailableReplicas"});
+        }
+        placement(serde_json::json!({
+            "clusterAffinity": {"clusterNames": ["m1", "m2"]},
+            "spreadConstraints": spread,
+            "replicaScheduling": {"replicaSchedulingType": "Divided",
+                "replicaDivisionPreference": "Weighted", "weightPreference": weights}}))
+    };
+    let by_cluster =
+        serde_json::json!([{"spreadByField": "cluster", "maxGroups": 1, "minGroups": 1}]);
+    assert!(decided_by_names(&weighted(by_cluster.clone(), false), true));
+    // A division by available replicas reads them; a region constraint filters the clusters
+    // without a region, whatever the division.
+    assert!(!decided_by_names(&weighted(by_cluster, true), true));
+    let by_region = serde_json::json!([{"spreadByField": "region", "maxGroups": 1},
+        {"spreadByField": "cluster", "minGroups": 1}]);
+    assert!(!decided_by_names(&weighted(by_region, false), true));
+    let duplicated = placement(serde_json::json!({
+        "clusterAffinity": {"clusterNames": ["m1", "m2"]},
+        "spreadConstraints": [{"spreadByField": "cluster", "maxGroups": 1}]}));
+    assert!(!decided_by_names(&duplicated, true));
+}
