@@ -1577,6 +1577,35 @@ fn a_spread_constraint_karmada_ignores_leaves_the_division_to_the_names() {
     );
 }
 
+/// An environment that renders as no Karmada API server at head, but whose base root did not
+/// render (a remote file that may hold policies) is not compared, not left out: before, the
+/// plan printed an empty summary and exited 0. With nothing to plan at all, the summary says so.
+#[test]
+fn an_environment_unrendered_at_the_base_only_is_not_compared() {
+    let Some(dir) = two_commits(
+        "an_environment_unrendered_at_the_base_only_is_not_compared",
+        "unrendered-base-only",
+    ) else {
+        return;
+    };
+    let o = plan_in(dir.path(), &["--base", "main"]);
+    let out = text(&o.stdout);
+    assert_eq!(o.status.code(), Some(1), "{out}");
+    assert!(
+        out.contains("Summary:\n  c1  not compared: a root did not render\n")
+            && out.contains("Not compared (did not render; `lint` says why):\n  apps/c1/kustomization.yaml:4:5 (at the base)\n"),
+        "{out}"
+    );
+    let o = plan_in(dir.path(), &["--base", "HEAD"]);
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o.stdout));
+    assert!(
+        text(&o.stdout)
+            .ends_with("Summary:\n  no Karmada API server in either revision: nothing to plan\n"),
+        "{}",
+        text(&o.stdout)
+    );
+}
+
 /// A kustomize root that did not render (a remote resource the linter does not fetch) on
 /// either side: what it holds was not compared, so the plan does not say "no change" and does
 /// not exit 0 (kubectl diff's "no difference"), although its policy moved the Deployment to

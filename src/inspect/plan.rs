@@ -274,6 +274,16 @@ fn environments(
         })
         .collect();
     mark_shared(&mut out);
+    // An environment linted on neither side was judged no Karmada API server by what rendered;
+    // a root that did not render on one side, or not alike on both, may hold its policies:
+    // not compared, rather than left out (which promises no difference).
+    for d in head.described.iter().chain(&base.described) {
+        let planned = out.iter().any(|(n, _)| *n == d.name);
+        if !planned && !unrendered_roots(&base, &head, &base_name(&d.name), &d.name).is_empty() {
+            let none = Sides::whole(&empty, &empty);
+            out.push((d.name.clone(), plan(&none, &settings(&context.gates))));
+        }
+    }
     let unrendered = out
         .iter()
         .map(|(name, _)| {

@@ -678,6 +678,9 @@ pub fn text(r: &PlanReport, color: bool) -> String {
             summary_line(p, r.unrendered_in(name)) + one_sided_text(r.one_sided(name))
         ));
     }
+    if r.environments.is_empty() {
+        out.push_str("  no Karmada API server in either revision: nothing to plan\n");
+    }
     let shared = shared_hazards(r);
     if !shared.is_empty() {
         out.push('\n');
