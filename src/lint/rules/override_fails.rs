@@ -220,7 +220,7 @@ fn finding(
     };
     let text = format!(
         "{}: {path} fails on {} for {clusters}: {message}; Karmada writes no Work for it there",
-        super::override_order::policy_text(op),
+        op.display_id(),
         a.describe_templates(&f.templates),
     );
     let d = &a.inventory.documents[op.doc];

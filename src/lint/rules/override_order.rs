@@ -368,14 +368,7 @@ fn conflicts_on(
     }
 }
 
-pub(super) fn policy_text(op: &OverridePolicy) -> String {
-    match (&op.meta.namespace, op.cluster_scoped) {
-        (Some(ns), false) => format!("OverridePolicy {ns}/{}", op.meta.name),
-        _ => format!("ClusterOverridePolicy {}", op.meta.name),
-    }
-}
-
-fn priority_text(p: ImplicitPriority) -> &'static str {
+pub(super) fn priority_text(p: ImplicitPriority) -> &'static str {
     match p {
         ImplicitPriority::MatchName => "by name",
         ImplicitPriority::MatchLabelSelector => "by label selector",
@@ -417,11 +410,11 @@ fn finding(a: &Analysis<'_>, ops: &[&OverridePolicy], c: &Conflict) -> Finding {
     };
     let message = format!(
         "{} and {} both write {} of {} on {clusters}: {} wins, because {}; this write is lost",
-        policy_text(earlier),
-        policy_text(later),
+        earlier.display_id(),
+        later.display_id(),
         c.field,
         a.describe_templates(&c.templates),
-        policy_text(later),
+        later.display_id(),
         why(earlier, c.earlier.2, later, c.later.2),
     );
     let locate = |op: &OverridePolicy, path: &FieldPath| {

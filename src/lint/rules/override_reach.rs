@@ -123,7 +123,7 @@ fn report_selects_nothing(a: &Analysis<'_>, op: &OverridePolicy, out: &mut Vec<F
         FieldPath::parse("spec.resourceSelectors"),
         format!(
             "{} selects no template of the input{}: its overrides are never applied",
-            describe(op),
+            op.display_id(),
             scope(op)
                 .map(|n| format!(" in namespace {n}"))
                 .unwrap_or_default()
@@ -146,13 +146,6 @@ fn finding(
         .object(super::overrides::object_ref(op));
     f.doc = Some(op.doc);
     f
-}
-
-fn describe(op: &OverridePolicy) -> String {
-    match (&op.meta.namespace, op.cluster_scoped) {
-        (Some(ns), false) => format!("OverridePolicy {ns}/{}", op.meta.name),
-        _ => format!("ClusterOverridePolicy {}", op.meta.name),
-    }
 }
 
 /// override-targets-no-cluster: rules whose targetCluster matches no known cluster.
@@ -188,7 +181,7 @@ fn check_targets(a: &Analysis<'_>, op: &OverridePolicy, out: &mut Vec<Finding>) 
             path,
             format!(
                 "{}: this targetCluster matches none of the known clusters ({}): the rule never applies",
-                describe(op),
+                op.display_id(),
                 a.clusters.describe()
             ),
         )));

@@ -149,9 +149,8 @@ pub fn check(inventory: &Inventory) -> Vec<Finding> {
                 &FIELD_OVERRIDER_IGNORED,
                 FieldPath::parse("spec.overriders.fieldOverrider"),
                 format!(
-                    "{} {}: this top-level fieldOverrider never runs, because overrideRules is set",
-                    p.kind(),
-                    p.meta.name
+                    "{}: this top-level fieldOverrider never runs, because overrideRules is set",
+                    p.display_id()
                 ),
             ));
         }
@@ -216,9 +215,8 @@ fn check_empty_rules(
             &RULE_EMPTY,
             FieldPath::parse("spec.overrideRules").index(i),
             format!(
-                "{} {}: overrideRules[{i}] has no overriders, so it changes nothing{slip}",
-                p.kind(),
-                p.meta.name
+                "{}: overrideRules[{i}] has no overriders, so it changes nothing{slip}",
+                p.display_id()
             ),
         ));
     }
@@ -260,9 +258,8 @@ fn check_paths(
                     &PATH_NOT_ON_KIND,
                     at("plaintext").index(j).key("path"),
                     format!(
-                        "{} {}: path {} does not exist on a {} (selected by resourceSelectors[{k}]): the {} fails and Karmada writes no Work for that cluster",
-                        p.kind(),
-                        p.meta.name,
+                        "{}: path {} does not exist on a {} (selected by resourceSelectors[{k}]): the {} fails and Karmada writes no Work for that cluster",
+                        p.display_id(),
                         item.path,
                         rs.kind,
                         item.operator
@@ -296,9 +293,8 @@ fn check_container_overriders(
             &NEVER_APPLIES,
             at(field),
             format!(
-                "{} {}: {field} never applies to {} (only Pod, ReplicaSet, Deployment, DaemonSet, StatefulSet and Job containers)",
-                p.kind(),
-                p.meta.name,
+                "{}: {field} never applies to {} (only Pod, ReplicaSet, Deployment, DaemonSet, StatefulSet and Job containers)",
+                p.display_id(),
                 kinds.join(", ")
             ),
         ));
