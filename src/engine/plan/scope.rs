@@ -146,12 +146,13 @@ fn in_file_order<'a>(parts: &[&'a Inventory]) -> Vec<(&'a Inventory, &'a Object)
 }
 
 /// Templates in the files that differ on both sides whose `spec.replicas` differs (a
-/// template in the files the sides share is the same on both).
+/// template in the files the sides share is the same on both). Only values written on both
+/// sides count: a manifest that leaves the field out leaves it to the API server's default,
+/// an autoscaler or what a live object holds, which the files do not say.
 fn rescaled(sides: &Sides<'_>) -> HashSet<ObjectRef> {
-    // `None`: no document holds the template (a state read without one says nothing).
-    let replicas = |inv: &Inventory, t: &Template| -> Option<Option<Value>> {
+    let replicas = |inv: &Inventory, t: &Template| -> Option<Value> {
         let doc = inv.documents.get(t.doc)?;
-        Some(doc.full_tree().to_json().pointer("/spec/replicas").cloned())
+        doc.full_tree().to_json().pointer("/spec/replicas").cloned()
     };
     let head: HashMap<ObjectRef, &Template> = sides
         .head
