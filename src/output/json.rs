@@ -83,7 +83,8 @@ struct Report<'a> {
 /// are linted), the release it was linted for, the repository's Karmada installation read
 /// for it (`null` when none): `{"object","file","line","release":{"version","file","line"}?,
 /// "featureGates":[{"name","enabled","file","line"}],
-/// "controllerManagerFlags":[{"name","value","file","line"}]}` (`value` a bool, or for
+/// "controllerManagerFlags":[{"name","value","file","line"}]}` (`value` a bool: for
+/// `controllers`, whether the namespace controller runs; for
 /// `skipped-propagating-namespaces` its patterns), and the scheduler names its
 /// karmada-schedulers serve besides `default-scheduler` (a karmada-scheduler Deployment's
 /// `--scheduler-name`, the operator's extraArgs): `[{"name","object","file","line"}]` (the
