@@ -1537,7 +1537,8 @@ fn a_replica_tie_the_uid_breaks_is_said() {
 /// A rescale alone (`spec.replicas` 2 to 4) is planned: the scheduler divides the replicas
 /// again (`doScheduleBinding`: replicas changed), so a 1:1 static division by names gives each
 /// cluster 2, a division by available replicas may change each; a template no policy holds is
-/// not listed. Before, a change of the template's replicas was no change (exit 0).
+/// not listed. Before, a change of the template's replicas was no change (exit 0); so were a
+/// Job's parallelism, a rescale to or from 0 and one under clusters selected by labels.
 #[test]
 fn a_rescale_is_planned() {
     let Some(dir) = two_commits("a_rescale_is_planned", "rescale") else {
@@ -1556,6 +1557,38 @@ fn a_rescale_is_planned() {
         "{out}"
     );
     assert!(!out.contains("unowned"), "{out}");
+    // To and from 0 (every selected cluster listed with 0 replicas), a Job's parallelism.
+    assert!(
+        out.contains("  deployment/default/zero: stays with pp/default/web\n    member1: replicas 1 -> 0\n    member2: replicas 1 -> 0\n"),
+        "{out}"
+    );
+    assert!(
+        out.contains("  job/default/batch: stays with pp/default/web\n    member1: replicas 1 -> 2\n    member2: replicas 1 -> 2\n"),
+        "{out}"
+    );
+    // 3 over equal weights is 2 and 1 one way or the other, as the uid falls: the replica
+    // taken may be either cluster's.
+    assert!(
+        out.contains("  deployment/default/tie: stays with pp/default/web\n    replicas before the change: Karmada breaks a tie between clusters by the template's uid, which the manifest does not carry; with the other parity: member1 1, member2 2\n    member1: replicas 2 -> 1\n"),
+        "{out}"
+    );
+    // Clusters selected by labels: a duplicated count is certain, a division is not.
+    assert!(
+        out.contains("  deployment/default/labelled-dup: stays with pp/default/labelled-dup\n    every selected cluster: replicas 3 -> 7\n"),
+        "{out}"
+    );
+    assert!(
+        out.contains("  deployment/default/labelled: stays with pp/default/labelled\n    may: the scheduler divides the replicas among the clusters the placement selects by their labels or state, which the inputs do not give (no Cluster objects)\n    every selected cluster: may change\n"),
+        "{out}"
+    );
+    let o = plan_in(dir.path(), &["--base", "main", "-o", "json"]);
+    let v: J = serde_json::from_slice(&o.stdout).unwrap();
+    let tie = change(&v["environments"][0], "tie");
+    assert_eq!(
+        tie["replicasOtherwiseBefore"],
+        serde_json::json!([{"cluster": "member1", "replicas": 1}, {"cluster": "member2", "replicas": 2}]),
+        "{tie:#}"
+    );
 }
 
 /// A spread constraint a static-weighted division ignores does not make the clusters the

@@ -441,17 +441,24 @@ pub fn decided_by_names(placement: &Placement, workload: bool) -> bool {
         && (!workload || division_by_names())
 }
 
-/// Whether the spread constraints leave the clusters to the names: there are none, or a
-/// static-weighted division ignores them (`shouldIgnoreSpreadConstraint`,
-/// select_clusters.go:57-69) and none is a provider, region or zone one, which the filter
-/// reads whatever the division (plugins/spreadconstraint/spread_constraint.go:55-63).
+/// Whether the spread constraints leave the clusters to the names: there are none, or none is
+/// a provider, region or zone one, which the filter reads whatever the division
+/// (plugins/spreadconstraint/spread_constraint.go:55-63), and either a static-weighted
+/// division ignores them (`shouldIgnoreSpreadConstraint`, select_clusters.go:57-69) or,
+/// spreading by label alone, the selection fails whatever the clusters (`just support cluster
+/// and region spread constraint`, :41-55).
 fn spread_decides_nothing(placement: &Placement) -> bool {
+    use super::replicas::select::{SpreadSelection, StrategyView};
     let constraints = &placement.spread_constraints;
+    let unfiltered = || {
+        constraints
+            .iter()
+            .all(|c| !matches!(spread_field(c), "provider" | "region" | "zone"))
+    };
     constraints.is_empty()
-        || (super::replicas::select::StrategyView::of(placement).ignores_spread
-            && constraints
-                .iter()
-                .all(|c| !matches!(spread_field(c), "provider" | "region" | "zone")))
+        || ((StrategyView::of(placement).ignores_spread
+            || SpreadSelection::of(placement) == SpreadSelection::Unsupported)
+            && unfiltered())
 }
 
 /// A placement that cannot be evaluated for want of Cluster objects (files seldom hold them:

@@ -225,16 +225,27 @@ fn with(what: &str, detail: Option<String>) -> String {
     }
 }
 
-/// The caveat of replicas a tie-break by the template's uid decides.
-pub fn otherwise_text(otherwise: &[(String, i64)]) -> String {
-    let shares: Vec<String> = otherwise
-        .iter()
-        .map(|(cluster, n)| format!("{} {n}", printable(cluster)))
-        .collect();
-    format!(
-        "replicas: Karmada breaks a tie between clusters by the template's uid, which the manifest does not carry; with the other parity: {}",
-        shares.join(", ")
-    )
+/// The caveats of replicas a tie-break by the template's uid decides, after and before the
+/// change (one line each, where it decides anything).
+pub fn otherwise_texts(c: &TemplatePlan) -> Vec<String> {
+    let text = |when: &str, otherwise: &[(String, i64)]| {
+        let shares: Vec<String> = otherwise
+            .iter()
+            .map(|(cluster, n)| format!("{} {n}", printable(cluster)))
+            .collect();
+        format!(
+            "replicas{when}: Karmada breaks a tie between clusters by the template's uid, which the manifest does not carry; with the other parity: {}",
+            shares.join(", ")
+        )
+    };
+    [
+        ("", &c.replicas_otherwise),
+        (" before the change", &c.replicas_otherwise_before),
+    ]
+    .into_iter()
+    .filter(|(_, otherwise)| !otherwise.is_empty())
+    .map(|(when, otherwise)| text(when, otherwise))
+    .collect()
 }
 
 /// A delta's cluster in words for template `c`: `every member cluster` where the namespace
@@ -578,6 +589,10 @@ fn change_json(c: &TemplatePlan) -> Value {
             "cluster": cluster,
             "replicas": replicas,
         })).collect::<Vec<_>>(),
+        "replicasOtherwiseBefore": c.replicas_otherwise_before.iter().map(|(cluster, replicas)| json!({
+            "cluster": cluster,
+            "replicas": replicas,
+        })).collect::<Vec<_>>(),
         "orphaned": c.orphaned,
         "carriedBy": c.carried_by,
         "preserveResourcesOnDeletion": c.preserved,
@@ -890,8 +905,8 @@ fn template_text(c: &TemplatePlan, color: bool) -> String {
     if let Some(e) = &c.unschedulable {
         out.push_str(&format!("    not scheduled: {}\n", printable(e)));
     }
-    if !c.replicas_otherwise.is_empty() {
-        out.push_str(&format!("    {}\n", otherwise_text(&c.replicas_otherwise)));
+    for line in otherwise_texts(c) {
+        out.push_str(&format!("    {line}\n"));
     }
     for (cluster, why) in &c.excluded {
         out.push_str(&format!(
@@ -900,14 +915,17 @@ fn template_text(c: &TemplatePlan, color: bool) -> String {
             printable(why)
         ));
     }
-    if c.clusters
-        .iter()
-        .any(|d| d.before.undecided || d.after.undecided)
-    {
-        out.push_str(
+    let undecided = |d: &&ClusterDelta| d.before.undecided || d.after.undecided;
+    match c.clusters.iter().find(undecided) {
+        Some(d) if d.cluster == ANY_CLUSTER => out.push_str(
+            "    may: the scheduler divides the replicas among the clusters the placement \
+             selects by their labels or state, which the inputs do not give (no Cluster objects)\n",
+        ),
+        Some(_) => out.push_str(
             "    may: the scheduler picks among the named clusters by their state (spread \
              constraints, available replicas), which the inputs do not give (no Cluster objects)\n",
-        );
+        ),
+        None => {}
     }
     for d in &c.clusters {
         let what = cluster_text(d, c.preserved);

@@ -305,11 +305,8 @@ fn template(c: &TemplatePlan) -> String {
     if let Some(e) = &c.unschedulable {
         out.push_str(&format!("  - not scheduled: {}\n", text(e)));
     }
-    if !c.replicas_otherwise.is_empty() {
-        out.push_str(&format!(
-            "  - {}\n",
-            text(&super::plan::otherwise_text(&c.replicas_otherwise))
-        ));
+    for line in super::plan::otherwise_texts(c) {
+        out.push_str(&format!("  - {}\n", text(&line)));
     }
     for (cluster, why) in &c.excluded {
         out.push_str(&format!(

@@ -551,4 +551,9 @@ fn spread_constraints_a_static_division_ignores_leave_the_clusters_to_the_names(
         "clusterAffinity": {"clusterNames": ["m1", "m2"]},
         "spreadConstraints": [{"spreadByField": "cluster", "maxGroups": 1}]}));
     assert!(!decided_by_names(&duplicated, true));
+    // Spread by a label alone fails whatever the clusters: the names decide that too.
+    let by_label = placement(serde_json::json!({
+        "clusterAffinity": {"clusterNames": ["m1", "m2"]},
+        "spreadConstraints": [{"spreadByLabel": "zone", "maxGroups": 1}]}));
+    assert!(decided_by_names(&by_label, true));
 }

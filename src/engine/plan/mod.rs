@@ -255,6 +255,9 @@ pub struct TemplatePlan {
     /// follow the template's uid (`tieBreakerByUID`, pkg/util/helper/binding.go), which a
     /// manifest in git does not carry. Empty when the uid decides nothing.
     pub replicas_otherwise: Vec<(String, i64)>,
+    /// The same before the change: a rescale from 3 to 2 over equal weights takes a replica
+    /// from the cluster the uid gave 2, which may be either.
+    pub replicas_otherwise_before: Vec<(String, i64)>,
     /// A Namespace karmada-controller-manager's namespace controller copies to every member
     /// cluster, whatever policy owns it or none (pkg/controllers/namespace).
     pub namespace_controller: bool,
@@ -487,8 +490,10 @@ impl Run<'_> {
             let was = self.base.manifest(&r).unwrap_or_else(|| template.clone());
             let mut plan = self.owners(t, &r, reported.get(&t).copied(), after);
             plan.preserved = before.preserves(plan.before.as_ref());
-            let (clusters, now) = self.clusters(t, &plan, (&was, &template), before, after);
+            let (clusters, was_otherwise, now) =
+                self.clusters(t, &plan, (&was, &template), before, after);
             plan.clusters = clusters;
+            plan.replicas_otherwise_before = was_otherwise;
             plan.excluded = now.excluded;
             plan.unschedulable = now.error;
             plan.replicas_otherwise = now.otherwise;
@@ -555,6 +560,7 @@ impl Run<'_> {
             excluded: Vec::new(),
             unschedulable: None,
             replicas_otherwise: Vec::new(),
+            replicas_otherwise_before: Vec::new(),
             namespace_controller: synced,
         }
     }
@@ -595,7 +601,8 @@ impl Run<'_> {
 
     /// The member clusters whose share of template `t` changes; `templates`: its manifest
     /// before and after (the manifests' fields are compared on the one after, so that only what
-    /// overrides change shows).
+    /// overrides change shows). With them, the shares before under the other tie-break
+    /// ([`TemplatePlan::replicas_otherwise_before`]) and what the template gets after.
     fn clusters(
         &self,
         t: usize,
@@ -603,7 +610,7 @@ impl Run<'_> {
         templates: (&Value, &Value),
         before: &SideView<'_>,
         after: &SideView<'_>,
-    ) -> (Vec<ClusterDelta>, Delivered) {
+    ) -> (Vec<ClusterDelta>, Vec<(String, i64)>, Delivered) {
         let (base_template, template) = templates;
         let entry = &self.report.world.state.templates[t];
         // A Namespace the namespace controller copies is on every member cluster while it
@@ -624,8 +631,12 @@ impl Run<'_> {
         };
         // A change of the template's replicas is a rescale: the scheduler assigns again
         // (`scheduler.go` `doScheduleBinding`: replicas changed, not only the placement).
-        let rescaled =
-            base_template.pointer("/spec/replicas") != template.pointer("/spec/replicas");
+        let replicas = |t: &Value| {
+            crate::engine::replicas::workload::from_template(t)
+                .ok()
+                .map(|w| w.replicas)
+        };
+        let rescaled = replicas(base_template) != replicas(template);
         let stays = |suspended| Delivered {
             suspended,
             excluded: Vec::new(),
@@ -679,7 +690,33 @@ impl Run<'_> {
                 })
                 .collect();
         }
-        (deltas, now)
+        // Rescaled under a placement evaluated for no cluster in particular (it selects by
+        // labels, and there are no Cluster objects): every selected cluster gets the new count
+        // where the placement duplicates, and may get another share where it divides.
+        let everywhere = |d: &Delivered| d.targets.iter().any(|t| t == ANY_CLUSTER);
+        if deltas.is_empty() && rescaled && everywhere(&was) && everywhere(&now) {
+            let share = |replicas: Option<i64>| Share {
+                receives: true,
+                undecided: replicas.is_none(),
+                replicas,
+                ..Share::default()
+            };
+            let (old, new) = match after.duplicates(plan.after.as_ref()) {
+                true => (
+                    replicas(base_template).map(i64::from),
+                    replicas(template).map(i64::from),
+                ),
+                false => (None, None),
+            };
+            deltas.push(ClusterDelta {
+                cluster: ANY_CLUSTER.to_string(),
+                before: share(old),
+                after: share(new),
+                manifest: Vec::new(),
+                except: Vec::new(),
+            });
+        }
+        (deltas, was.otherwise, now)
     }
 
     /// Where the workloads that carry template `r` along as a dependency on one side go (their

@@ -145,14 +145,15 @@ fn in_file_order<'a>(parts: &[&'a Inventory]) -> Vec<(&'a Inventory, &'a Object)
     all
 }
 
-/// Templates in the files that differ on both sides whose `spec.replicas` differs (a
+/// Templates in the files that differ on both sides whose replicas differ (`spec.replicas`, a
+/// Job's `parallelism` and `completions`, as the default interpreter reads them; a
 /// template in the files the sides share is the same on both). Only values written on both
 /// sides count: a manifest that leaves the field out leaves it to the API server's default,
 /// an autoscaler or what a live object holds, which the files do not say.
 fn rescaled(sides: &Sides<'_>) -> HashSet<ObjectRef> {
-    let replicas = |inv: &Inventory, t: &Template| -> Option<Value> {
+    let replicas = |inv: &Inventory, t: &Template| -> Option<i32> {
         let doc = inv.documents.get(t.doc)?;
-        doc.full_tree().to_json().pointer("/spec/replicas").cloned()
+        crate::engine::replicas::workload::written_replicas(&doc.full_tree().to_json())
     };
     let head: HashMap<ObjectRef, &Template> = sides
         .head

@@ -69,6 +69,16 @@ impl SideView<'_> {
             .filter(|p| p.known)
     }
 
+    /// Whether `owner`'s placement gives every cluster it selects all the replicas
+    /// (Duplicated, or no replicaScheduling).
+    pub fn duplicates(&self, owner: Option<&PolicyRef>) -> bool {
+        owner.and_then(|o| self.policy(o)).is_some_and(|p| {
+            let placement = p.spec.placement.clone().unwrap_or_default();
+            crate::engine::replicas::Strategy::of(&placement)
+                == crate::engine::replicas::Strategy::Duplicated
+        })
+    }
+
     /// Whether `owner` keeps the member clusters' copies when their Works go
     /// (`preserveResourcesOnDeletion`).
     pub fn preserves(&self, owner: Option<&PolicyRef>) -> bool {
@@ -217,6 +227,18 @@ impl SideView<'_> {
         };
         let mut targets = scheduled_clusters(&p);
         targets.sort();
+        // `replicas: 0` and no requirements: the scheduler lists every selected cluster with 0
+        // replicas and no division (replica-assignment.md, "Which path"), and the template
+        // goes as it is, with its 0.
+        let replicas = if replicas.is_empty() && scaled_to_zero(template) {
+            targets
+                .iter()
+                .filter(|t| *t != ANY_CLUSTER)
+                .map(|t| (t.clone(), 0))
+                .collect()
+        } else {
+            replicas
+        };
         let excluded = p
             .decided
             .excluded
@@ -258,6 +280,13 @@ impl SideView<'_> {
             (None, None) => Ok(template.clone()),
         }
     }
+}
+
+/// Whether `template` is a workload the default interpreter reads replicas from, with 0 of
+/// them and no requirements.
+fn scaled_to_zero(template: &Value) -> bool {
+    crate::engine::replicas::workload::from_template(template)
+        .is_ok_and(|w| w.interpreted && w.replicas == 0 && w.requirements.is_none())
 }
 
 /// The binding's schedule: its clusters, their replicas, and the suspension it carries (the

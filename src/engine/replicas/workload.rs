@@ -90,6 +90,26 @@ pub fn from_template(template: &Value) -> Result<Workload, BadQuantity> {
     })
 }
 
+/// The replicas the default interpreter reads from `template` ([`from_template`]) where the
+/// manifest writes the fields it reads them from (`spec.replicas`; a Job's `parallelism` or
+/// `completions`): `None` for another kind, a Pod, or fields left to the API server's defaults
+/// (an autoscaler or a live object may hold another count than the default).
+pub fn written_replicas(template: &Value) -> Option<i32> {
+    let written = |p: &str| template.pointer(p).is_some_and(|v| !v.is_null());
+    let fields: &[&str] = match (
+        template["apiVersion"].as_str().unwrap_or(""),
+        template["kind"].as_str().unwrap_or(""),
+    ) {
+        ("apps/v1", "Deployment" | "ReplicaSet" | "StatefulSet") => &["/spec/replicas"],
+        ("batch/v1", "Job") => &["/spec/parallelism", "/spec/completions"],
+        _ => return None,
+    };
+    if !fields.iter().any(|f| written(f)) {
+        return None;
+    }
+    from_template(template).ok().map(|w| w.replicas)
+}
+
 /// `GenerateReplicaRequirements`: the node claim and the pod's effective request.
 fn requirements(spec: &Value) -> Result<Option<Requirements>, BadQuantity> {
     let node_claim = node_claim(spec);
