@@ -1639,6 +1639,40 @@ fn an_environment_unrendered_at_the_base_only_is_not_compared() {
     );
 }
 
+/// A Karmada root whose kustomization names a file that is in neither revision fails alike on
+/// both sides, over the same inputs (the missing file is one, absent on both): no change, exit
+/// 0, while the change touches only the member cluster's root. Before, a missing file made
+/// the inputs unknown, and every plan of such a repository "not compared".
+#[test]
+fn a_root_missing_the_same_file_on_both_sides_is_no_change() {
+    let Some(dir) = two_commits(
+        "a_root_missing_the_same_file_on_both_sides_is_no_change",
+        "missing-alike",
+    ) else {
+        return;
+    };
+    let o = plan_in(dir.path(), &["--base", "main"]);
+    let out = text(&o.stdout);
+    assert_eq!(o.status.code(), Some(0), "{out}");
+    assert!(
+        out.contains("Summary:\n  mgmt/karmada-kubeconfig  no change\n"),
+        "{out}"
+    );
+    // Once the file is there, the root renders and the plan compares it.
+    std::fs::write(
+        dir.path().join("apps/karmada/missing.yaml"),
+        "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: found, namespace: default}\n",
+    )
+    .unwrap();
+    let o = plan_in(dir.path(), &["--base", "main"]);
+    assert_eq!(o.status.code(), Some(1), "{}", text(&o.stdout));
+    assert!(
+        text(&o.stdout).contains("(at the base)"),
+        "{}",
+        text(&o.stdout)
+    );
+}
+
 /// A kustomize root that did not render (a remote resource the linter does not fetch) on
 /// either side: what it holds was not compared, so the plan does not say "no change" and does
 /// not exit 0 (kubectl diff's "no difference"), although its policy moved the Deployment to

@@ -51,8 +51,8 @@ pub fn build_reads(repo: &Repository, dir: &Path, root: &Path) -> Vec<PathBuf> {
 }
 
 /// A digest of `paths`, a directory's every file recursively (generator inputs, a chart's
-/// templates and `files/`), names and bytes, in a stable order; 0 when one cannot be read or
-/// there are too many.
+/// templates and `files/`), names and bytes, in a stable order (a path that does not exist
+/// counts as absent); 0 when one cannot be read or there are too many.
 pub fn inputs_digest(paths: &[PathBuf]) -> u64 {
     use std::hash::{Hash, Hasher};
     fn walk(dir: &Path, out: &mut Vec<PathBuf>) -> std::io::Result<()> {
@@ -72,11 +72,20 @@ pub fn inputs_digest(paths: &[PathBuf]) -> u64 {
     }
     let mut files = Vec::new();
     let mut links = Vec::new();
+    let mut absent = Vec::new();
     for p in paths {
+        let meta = std::fs::symlink_metadata(p);
         // A named link is read as where it points, never followed: what it leads to may be
         // outside the repository, and a revision's tree written elsewhere keeps only the link.
-        if std::fs::symlink_metadata(p).is_ok_and(|m| m.file_type().is_symlink()) {
+        if meta.as_ref().is_ok_and(|m| m.file_type().is_symlink()) {
             links.push(p.clone());
+        } else if meta
+            .as_ref()
+            .is_err_and(|e| e.kind() == std::io::ErrorKind::NotFound)
+        {
+            // A file the kustomization names that is not there (often why the build failed):
+            // absent on both sides is the same input.
+            absent.push(p.clone());
         } else if p.is_file() {
             files.push(p.clone());
         } else if walk(super::as_dir(p), &mut files).is_err() {
@@ -102,6 +111,12 @@ pub fn inputs_digest(paths: &[PathBuf]) -> u64 {
         };
         l.hash(&mut hasher);
         target.hash(&mut hasher);
+    }
+    absent.sort();
+    absent.dedup();
+    for a in &absent {
+        a.hash(&mut hasher);
+        "absent".hash(&mut hasher);
     }
     hasher.finish().max(1)
 }
@@ -363,6 +378,23 @@ fn names(s: &str, name: &str, strictness: Match) -> bool {
 mod tests {
     use super::*;
     use crate::source::kustomize::discover::discover;
+
+    #[test]
+    fn a_named_file_that_is_not_there_is_an_input_too() {
+        let dir = tempfile::tempdir().unwrap();
+        let (present, missing) = (dir.path().join("a.yaml"), dir.path().join("missing.yaml"));
+        std::fs::write(&present, "a: 1\n").unwrap();
+        let with_missing = inputs_digest(&[present.clone(), missing.clone()]);
+        assert_ne!(with_missing, 0);
+        assert_eq!(
+            with_missing,
+            inputs_digest(&[missing.clone(), present.clone()])
+        );
+        assert_ne!(with_missing, inputs_digest(std::slice::from_ref(&present)));
+        // Once there, it is read.
+        std::fs::write(&missing, "b: 2\n").unwrap();
+        assert_ne!(with_missing, inputs_digest(&[present, missing]));
+    }
 
     #[test]
     fn a_message_over_several_lines_is_one_line() {
