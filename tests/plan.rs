@@ -1642,7 +1642,9 @@ fn an_environment_unrendered_at_the_base_only_is_not_compared() {
 /// A Karmada root whose kustomization names a file that is in neither revision fails alike on
 /// both sides, over the same inputs (the missing file is one, absent on both): no change, exit
 /// 0, while the change touches only the member cluster's root. Before, a missing file made
-/// the inputs unknown, and every plan of such a repository "not compared".
+/// the inputs unknown, and every plan of such a repository "not compared". A root that
+/// renders on one side only is not compared; before, failing at head, its objects were
+/// planned as removed.
 #[test]
 fn a_root_missing_the_same_file_on_both_sides_is_no_change() {
     let Some(dir) = two_commits(
@@ -1670,6 +1672,22 @@ fn a_root_missing_the_same_file_on_both_sides_is_no_change() {
         text(&o.stdout).contains("(at the base)"),
         "{}",
         text(&o.stdout)
+    );
+    // Rendered at the base and failing at head, the root's objects are unknown at head (Flux
+    // applies nothing of a build that fails): not compared, not removed with a hazard.
+    kustomize::git(dir.path(), &["add", "-A"]);
+    kustomize::git(dir.path(), &["commit", "-qm", "renders"]);
+    std::fs::remove_file(dir.path().join("apps/karmada/missing.yaml")).unwrap();
+    let o = plan_in(dir.path(), &["--base", "HEAD"]);
+    let out = text(&o.stdout);
+    assert_eq!(o.status.code(), Some(1), "{out}");
+    assert!(
+        out.contains("Summary:\n  mgmt/karmada-kubeconfig  not compared: a root did not render\n"),
+        "{out}"
+    );
+    assert!(
+        !out.contains("removed") && !out.contains("Hazards"),
+        "{out}"
     );
 }
 

@@ -270,7 +270,12 @@ fn environments(
                 b.map_or(&empty, |e| &e.inventory),
                 h.map_or(&empty, |e| &e.inventory),
             );
-            (name.clone(), plan(&Sides::whole(b, h), &settings(gates)))
+            // A root that rendered on one side only: its objects are unknown on the other
+            // (Flux and Argo CD apply nothing of a build that fails), so they are compared on
+            // neither, not planned as removed or added; the root is listed as not compared.
+            let unknown = unknown_roots(&base, &head, &base_name(name), name);
+            let (b, h) = (without_roots(b, &unknown), without_roots(h, &unknown));
+            (name.clone(), plan(&Sides::whole(&b, &h), &settings(gates)))
         })
         .collect();
     mark_shared(&mut out);
@@ -330,6 +335,47 @@ fn unrendered_roots(
         }
     }
     roots
+}
+
+/// The outputs (documents' source names) of the roots of an environment that did not render
+/// on one side and were not failed alike on the other.
+fn unknown_roots(
+    base: &crate::lint::gitops::RepoLinted,
+    head: &crate::lint::gitops::RepoLinted,
+    base_name: &str,
+    name: &str,
+) -> Vec<String> {
+    let (at_head, at_base) = (head.unrendered_in(name), base.unrendered_in(base_name));
+    let unlike = |side: &[&crate::lint::gitops::Unrendered],
+                  other: &[&crate::lint::gitops::Unrendered]| {
+        side.iter()
+            .filter(|r| !r.failed_alike(other.iter().copied()))
+            .map(|r| r.output.clone())
+            .collect::<Vec<_>>()
+    };
+    let mut out = unlike(&at_head, &at_base);
+    out.extend(unlike(&at_base, &at_head));
+    out.retain(|o| !o.is_empty());
+    out
+}
+
+/// `inventory` without the objects of the root outputs `roots`.
+fn without_roots<'a>(
+    inventory: &'a Inventory,
+    roots: &[String],
+) -> std::borrow::Cow<'a, Inventory> {
+    let of_root = |o: &crate::model::Object| {
+        inventory
+            .documents
+            .get(o.doc())
+            .is_some_and(|d| roots.iter().any(|r| *r == d.source.name))
+    };
+    if !inventory.objects.iter().any(of_root) {
+        return std::borrow::Cow::Borrowed(inventory);
+    }
+    let mut kept = inventory.clone();
+    kept.objects.retain(|o| !of_root(o));
+    std::borrow::Cow::Owned(kept)
 }
 
 /// Loose directories the change moves: a loose environment only the base has and one only the

@@ -89,6 +89,9 @@ pub struct Unrendered {
     /// The digest of the local files its build reads
     /// ([`crate::source::kustomize::failure::inputs_digest`]; 0: not taken).
     pub inputs: u64,
+    /// The source name its objects' documents have where it renders
+    /// ([`crate::source::kustomize::units::output_name`]).
+    pub output: String,
 }
 
 impl Unrendered {
@@ -299,6 +302,7 @@ pub fn lint_repository(req: &RepositoryRequest<'_>) -> Result<RepoLinted, Unknow
                 .map(|(f, failure)| Unrendered {
                     at: f.location.as_ref().map(|l| l.display()).unwrap_or_default(),
                     inputs: failure.inputs,
+                    output: failure.output.clone(),
                 })
                 .collect(),
             nothing_rendered,

@@ -24,6 +24,9 @@ pub struct RenderFailure {
     /// whose root failed alike over the same files hold the same objects there, rendered or
     /// not. 0 when not taken.
     pub inputs: u64,
+    /// The name the root's output would have had ([`super::units::output_name`]): its
+    /// objects' documents carry it on the side where it rendered.
+    pub output: String,
 }
 
 /// At most this many files are read for one digest; a larger tree has none (0), and its
@@ -155,6 +158,7 @@ pub fn locate(repo: &Repository, dir: &Path, err: &RenderError) -> RenderFailure
                 FailureKind::Render
             },
             inputs: 0,
+            output: String::new(),
         },
         RenderError::Build(message) => {
             if let Some(f) = broken_file(repo, dir) {
@@ -175,6 +179,7 @@ pub fn locate(repo: &Repository, dir: &Path, err: &RenderError) -> RenderFailure
                 message: one_line(&err.to_string()),
                 kind: FailureKind::Render,
                 inputs: 0,
+                output: String::new(),
             }
         }
         RenderError::Run { .. } => RenderFailure {
@@ -183,6 +188,7 @@ pub fn locate(repo: &Repository, dir: &Path, err: &RenderError) -> RenderFailure
             message: one_line(&err.to_string()),
             kind: FailureKind::Render,
             inputs: 0,
+            output: String::new(),
         },
     }
 }
@@ -203,6 +209,7 @@ pub fn locate_chart(dir: &Path, err: &RenderError) -> RenderFailure {
             ),
             kind: FailureKind::Render,
             inputs: 0,
+            output: String::new(),
         };
     }
     // A kustomize-style build error carries helm's own words; other errors say what ran.
@@ -219,6 +226,7 @@ pub fn locate_chart(dir: &Path, err: &RenderError) -> RenderFailure {
             message: format!("helm template failed: {message}"),
             kind: FailureKind::Render,
             inputs: 0,
+            output: String::new(),
         };
     }
     let file = dir.join("Chart.yaml");
@@ -237,6 +245,7 @@ pub fn locate_chart(dir: &Path, err: &RenderError) -> RenderFailure {
             ),
             kind: FailureKind::Remote,
             inputs: 0,
+            output: String::new(),
         };
     }
     RenderFailure {
@@ -245,6 +254,7 @@ pub fn locate_chart(dir: &Path, err: &RenderError) -> RenderFailure {
         message: format!("helm template failed: {message}"),
         kind: FailureKind::Render,
         inputs: 0,
+        output: String::new(),
     }
 }
 
@@ -303,6 +313,7 @@ fn broken_file(repo: &Repository, dir: &Path) -> Option<RenderFailure> {
             message: p.message.clone(),
             kind,
             inputs: 0,
+            output: String::new(),
         })
     })
 }

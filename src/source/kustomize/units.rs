@@ -282,6 +282,15 @@ pub enum Output {
     Nothing,
 }
 
+/// The name of the output of the kustomize root or (`chart`) Helm chart in `dir`: its
+/// documents' source.
+pub fn output_name(dir: &Path, chart: bool) -> String {
+    match chart {
+        true => format!("helm template {}", dir.display()),
+        false => format!("kustomize build {}", dir.display()),
+    }
+}
+
 /// The output of `unit` (rendering it if needed).
 pub fn output(repo: &Repository, unit: &Unit, renders: &mut Renders) -> Output {
     let vars = unit.vars.as_ref();
@@ -302,6 +311,7 @@ pub fn output(repo: &Repository, unit: &Unit, renders: &mut Renders) -> Output {
                     &spec.dir,
                     &renders.confine,
                 )),
+                output: output_name(&spec.dir, false),
                 ..failure::locate(repo, &spec.dir, e)
             }),
             None => Output::Nothing,
@@ -318,6 +328,7 @@ pub fn output(repo: &Repository, unit: &Unit, renders: &mut Renders) -> Output {
             }
             Some(Err(e)) => Output::Failed(RenderFailure {
                 inputs: failure::inputs_digest(std::slice::from_ref(dir)),
+                output: output_name(dir, true),
                 ..failure::locate_chart(dir, e)
             }),
             None => Output::Nothing,
@@ -348,10 +359,7 @@ pub fn rendered_root(
         Some(v) => flux::substitute_stream(&build.text, v),
         None => build.text.clone(),
     };
-    let mut loaded = load(Source::new(
-        format!("kustomize build {}", dir.display()),
-        text,
-    ));
+    let mut loaded = load(Source::new(output_name(dir, false), text));
     let origins = loaded
         .documents
         .iter_mut()
@@ -376,10 +384,7 @@ pub fn rendered_root(
 
 /// A chart's `helm template` output, each document traced to its template.
 pub fn rendered_chart(dir: &Path, text: &str) -> Rendered {
-    let loaded = load(Source::new(
-        format!("helm template {}", dir.display()),
-        text,
-    ));
+    let loaded = load(Source::new(output_name(dir, true), text));
     let origins = source_comments(&loaded, dir);
     Rendered {
         loaded,
