@@ -257,9 +257,10 @@ fn part_of_chart(spec: &str, chart: &str, is_dir: &dyn Fn(&str) -> bool) -> bool
     } else {
         &spec[chart.len() + 1..]
     };
+    use crate::source::kustomize::discover::CHART_DIRS;
     match rel.split_once('/') {
-        Some((top, _)) => matches!(top, "templates" | "charts" | "crds"),
-        None => matches!(rel, "templates" | "charts" | "crds") || !is_dir(spec),
+        Some((top, _)) => CHART_DIRS.contains(&top),
+        None => CHART_DIRS.contains(&rel) || !is_dir(spec),
     }
 }
 

@@ -73,6 +73,53 @@ impl Repository {
     }
 }
 
+/// The directories of a chart `helm template` reads: its templates, its sub-charts and its
+/// CRDs (with its own files beside `Chart.yaml`).
+pub const CHART_DIRS: [&str; 3] = ["templates", "charts", "crds"];
+
+/// Whether `file` is one of the chart's in `chart`: beside its `Chart.yaml` (values files) or
+/// under the directories helm reads ([`CHART_DIRS`], and `_` ones). A file in another directory of it (a
+/// repository whose root is a chart, with policies in `policies/`; `examples/`) is not, unless
+/// the templates read files ([`reads_files`]): helm renders none of it, and it is read as the
+/// plain manifest it is.
+pub fn chart_renders(chart: &Path, file: &Path) -> bool {
+    let Ok(rest) = file.strip_prefix(chart) else {
+        return false;
+    };
+    let mut parts = rest.components();
+    match (parts.next(), parts.next()) {
+        (Some(_), None) => true,
+        // `_crds/` and the like: kept for the templates by the underscore helm gives
+        // partials (Karmada's chart reads its CRDs from `_crds/`).
+        (Some(top), Some(_)) => {
+            let top = top.as_os_str().to_string_lossy();
+            CHART_DIRS.contains(&top.as_ref()) || top.starts_with('_') || top.starts_with('.')
+        }
+        (None, _) => false,
+    }
+}
+
+/// Whether the templates of the chart in `dir` read its files (`.Files`): then any file of it
+/// may be one they read, and none is taken for a manifest of its own.
+fn reads_files(dir: &Path) -> bool {
+    fn walk(dir: &Path, depth: usize) -> bool {
+        let Ok(entries) = std::fs::read_dir(dir) else {
+            return false;
+        };
+        entries.flatten().any(|e| {
+            let path = e.path();
+            match e.file_type() {
+                Ok(t) if t.is_dir() && depth < 8 => walk(&path, depth + 1),
+                Ok(t) if t.is_file() => {
+                    std::fs::read(&path).is_ok_and(|b| b.windows(6).any(|w| w == b".Files"))
+                }
+                _ => false,
+            }
+        })
+    }
+    walk(&dir.join("templates"), 0)
+}
+
 /// Finds the kustomizations and charts among `inputs` (the files `lint` would read) and sorts
 /// the files into covered and plain. Kustomization files are parsed here; nothing is rendered.
 pub fn discover(inputs: &[PathBuf]) -> Repository {
@@ -112,9 +159,16 @@ pub fn discover(inputs: &[PathBuf]) -> Repository {
         // applied on its own: kubebuilder's CRD patches (config/crd/patches) are partial CRDs.
         repo.covered.extend(k.disabled_files.iter().cloned());
     }
+    // What a chart holds: what helm renders, or every file under it where its templates
+    // read files (`.Files.Get`, `.Files.Glob`: Karmada's chart reads its `_crds/`).
+    let reading: BTreeSet<&PathBuf> = repo.charts.iter().filter(|c| reads_files(c)).collect();
+    let holds = |c: &PathBuf, f: &Path| match reading.contains(c) {
+        true => f.starts_with(c),
+        false => chart_renders(c, f),
+    };
     // A kustomization inside a chart is one of the chart's files (rendered by Helm, often
     // holding `{{ }}`), not a root.
-    let in_chart = |d: &Path| repo.charts.iter().any(|c| d.starts_with(c));
+    let in_chart = |d: &Path| repo.charts.iter().any(|c| holds(c, &d.join("x")));
     repo.roots = repo
         .kustomizations
         .values()
@@ -127,7 +181,7 @@ pub fn discover(inputs: &[PathBuf]) -> Repository {
         // A file beside a kustomization is its business: kustomize applies only what it lists.
         let owned = repo.covered.contains(&f)
             || repo.kustomizations.contains_key(&parent)
-            || repo.charts.iter().any(|c| f.starts_with(c));
+            || repo.charts.iter().any(|c| holds(c, &f));
         if owned {
             repo.covered.insert(f);
         } else {
@@ -317,6 +371,32 @@ mod tests {
         let inputs = files::expand(&[dir.path().display().to_string()], &|_| false).unwrap();
         let repo = discover(&inputs);
         (dir, repo)
+    }
+
+    #[test]
+    fn a_chart_holds_what_helm_renders_and_what_its_templates_may_read() {
+        let files = [
+            ("Chart.yaml", "name: fleet\n"),
+            ("values.yaml", "a: 1\n"),
+            ("templates/kcm.yaml", "a: {{ .Values.a }}\n"),
+            ("crds/crd.yaml", "kind: CustomResourceDefinition\n"),
+            ("_crds/kustomization.yaml", "resources: [crd.yaml]\n"),
+            ("_crds/crd.yaml", "kind: CustomResourceDefinition\n"),
+            ("policies/pp.yaml", "kind: PropagationPolicy\n"),
+        ];
+        let (dir, repo) = discovered(&files);
+        let rel = |p: &Path| p.strip_prefix(dir.path()).unwrap().display().to_string();
+        // A repository whose root is a chart keeps its policies beside it, as plain manifests.
+        assert_eq!(
+            repo.plain.iter().map(|p| rel(p)).collect::<Vec<_>>(),
+            ["policies/pp.yaml"]
+        );
+        assert!(repo.roots.is_empty(), "{:?}", repo.roots);
+        // Templates that read files may read any of them: none is a manifest of its own.
+        let mut reading = files.to_vec();
+        reading[2] = ("templates/kcm.yaml", "{{ .Files.Get \"policies/pp.yaml\" }}\n");
+        let (_dir, repo) = discovered(&reading);
+        assert!(repo.plain.is_empty(), "{:?}", repo.plain);
     }
 
     #[test]

@@ -300,8 +300,21 @@ fn copy_dir(from: &Path, to: &Path) -> std::io::Result<()> {
 /// `chartutil.ValidateReleaseName`), as a checkout in `My_Charts/` or a working tree at the
 /// repository's root needs.
 pub fn release_named_after(dir: &Path) -> String {
-    let name: String = dir
+    // `.` or `..` (a lint of the chart's own directory) is named by where it is.
+    let here = Path::new(".");
+    let real = || {
+        let dir = if dir.as_os_str().is_empty() {
+            here
+        } else {
+            dir
+        };
+        dir.canonicalize().ok()
+    };
+    let named = dir
         .file_name()
+        .map(|n| n.to_os_string())
+        .or_else(|| real().and_then(|r| r.file_name().map(|n| n.to_os_string())));
+    let name: String = named
         .map(|n| n.to_string_lossy().to_lowercase())
         .unwrap_or_default()
         .chars()
@@ -362,6 +375,11 @@ mod tests {
         assert_eq!(named("/home/me/My_Fleet/"), "my-fleet");
         assert_eq!(named("/tmp/_x_"), "x");
         assert_eq!(named("/"), "release");
+        // `.` is named by the directory it is.
+        let dir = tempfile::tempdir().unwrap();
+        let chart = dir.path().join("Fleet_Root");
+        std::fs::create_dir(&chart).unwrap();
+        assert_eq!(named(&chart.join(".").display().to_string()), "fleet-root");
         assert_eq!(named(&format!("/r/{}", "a".repeat(60))).len(), 53);
     }
 
