@@ -1470,7 +1470,12 @@ fn a_chart_at_the_repository_root_is_the_karmada_of_its_other_directories() {
     // judged with it, under the chart's Karmada: before, `lint .` read no policy at all.
     let root = run_in(&d, &["lint", "-o", "json", "."]);
     assert!(rules_of(&root).contains(&inert), "{}", text(&root.stdout));
-    assert_eq!(json(&root)["summary"]["policies"], 1, "{}", text(&root.stdout));
+    assert_eq!(
+        json(&root)["summary"]["policies"],
+        1,
+        "{}",
+        text(&root.stdout)
+    );
     // The chart's own directories are the chart's: a lint of its templates reads them raw
     // and takes nothing from elsewhere.
     let templates = run_in(&d, &["lint", "-o", "json", "templates"]);

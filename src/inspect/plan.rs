@@ -273,8 +273,8 @@ fn environments(
             // A root that rendered on one side only: its objects are unknown on the other
             // (Flux and Argo CD apply nothing of a build that fails), so they are compared on
             // neither, not planned as removed or added; the root is listed as not compared.
-            let unknown = unknown_roots(&base, &head, &base_name(name), name);
-            let (b, h) = (without_roots(b, &unknown), without_roots(h, &unknown));
+            let unseen = unseen_roots(&base, &head, &base_name(name), name).outputs;
+            let (b, h) = (without_roots(b, &unseen), without_roots(h, &unseen));
             (name.clone(), plan(&Sides::whole(&b, &h), &settings(gates)))
         })
         .collect();
@@ -284,7 +284,11 @@ fn environments(
     // not compared, rather than left out (which promises no difference).
     for d in head.described.iter().chain(&base.described) {
         let planned = out.iter().any(|(n, _)| *n == d.name);
-        if !planned && !unrendered_roots(&base, &head, &base_name(&d.name), &d.name).is_empty() {
+        if !planned
+            && !unseen_roots(&base, &head, &base_name(&d.name), &d.name)
+                .at
+                .is_empty()
+        {
             let none = Sides::whole(&empty, &empty);
             out.push((d.name.clone(), plan(&none, &settings(&context.gates))));
         }
@@ -294,7 +298,7 @@ fn environments(
         .map(|(name, _)| {
             (
                 name.clone(),
-                unrendered_roots(&base, &head, &base_name(name), name),
+                unseen_roots(&base, &head, &base_name(name), name).at,
             )
         })
         .filter(|(_, roots)| !roots.is_empty())
@@ -313,50 +317,43 @@ struct PlannedEnvironments {
     one_sided: Vec<(String, OneSided)>,
 }
 
-/// Where the roots of an environment that did not render are reported, the head's as they are
-/// and the base's alone marked so: a root that renders on neither side, or on one only, may
-/// hold a change the plan cannot see; one that failed at the same place on both sides over the
-/// same local files holds none.
-fn unrendered_roots(
-    base: &crate::lint::gitops::RepoLinted,
-    head: &crate::lint::gitops::RepoLinted,
-    base_name: &str,
-    name: &str,
-) -> Vec<String> {
-    let (at_head, at_base) = (head.unrendered_in(name), base.unrendered_in(base_name));
-    let mut roots: Vec<String> = at_head
-        .iter()
-        .filter(|r| !r.failed_alike(at_base.iter().copied()))
-        .map(|r| r.at.clone())
-        .collect();
-    for b in &at_base {
-        if !at_head.iter().any(|h| h.at == b.at) {
-            roots.push(format!("{} (at the base)", b.at));
-        }
-    }
-    roots
+/// The roots of an environment that did not render and that a comparison cannot see into: a
+/// root that renders on neither side, or on one only, may hold a change the plan cannot see;
+/// one that failed at the same place on both sides over the same local files holds none.
+struct Unseen {
+    /// Where they are reported, the head's as they are and the base's alone marked so.
+    at: Vec<String>,
+    /// Their outputs (documents' source names), whose objects a side that rendered them has.
+    outputs: Vec<String>,
 }
 
-/// The outputs (documents' source names) of the roots of an environment that did not render
-/// on one side and were not failed alike on the other.
-fn unknown_roots(
+fn unseen_roots(
     base: &crate::lint::gitops::RepoLinted,
     head: &crate::lint::gitops::RepoLinted,
     base_name: &str,
     name: &str,
-) -> Vec<String> {
+) -> Unseen {
     let (at_head, at_base) = (head.unrendered_in(name), base.unrendered_in(base_name));
-    let unlike = |side: &[&crate::lint::gitops::Unrendered],
-                  other: &[&crate::lint::gitops::Unrendered]| {
-        side.iter()
-            .filter(|r| !r.failed_alike(other.iter().copied()))
-            .map(|r| r.output.clone())
-            .collect::<Vec<_>>()
-    };
-    let mut out = unlike(&at_head, &at_base);
-    out.extend(unlike(&at_base, &at_head));
-    out.retain(|o| !o.is_empty());
-    out
+    let head_unlike: Vec<_> = at_head
+        .iter()
+        .filter(|r| !r.failed_alike(at_base.iter().copied()))
+        .collect();
+    let base_only: Vec<_> = at_base
+        .iter()
+        .filter(|b| !at_head.iter().any(|h| h.at == b.at))
+        .collect();
+    let at = head_unlike
+        .iter()
+        .map(|r| r.at.clone())
+        .chain(base_only.iter().map(|b| format!("{} (at the base)", b.at)))
+        .collect();
+    let outputs = head_unlike
+        .iter()
+        .chain(&base_only)
+        .map(|r| r.output.clone())
+        .filter(|o| !o.is_empty())
+        .collect();
+    Unseen { at, outputs }
 }
 
 /// `inventory` without the objects of the root outputs `roots`.

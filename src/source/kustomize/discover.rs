@@ -394,7 +394,10 @@ mod tests {
         assert!(repo.roots.is_empty(), "{:?}", repo.roots);
         // Templates that read files may read any of them: none is a manifest of its own.
         let mut reading = files.to_vec();
-        reading[2] = ("templates/kcm.yaml", "{{ .Files.Get \"policies/pp.yaml\" }}\n");
+        reading[2] = (
+            "templates/kcm.yaml",
+            "{{ .Files.Get \"policies/pp.yaml\" }}\n",
+        );
         let (_dir, repo) = discovered(&reading);
         assert!(repo.plain.is_empty(), "{:?}", repo.plain);
     }
