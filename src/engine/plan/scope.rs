@@ -47,8 +47,8 @@ pub struct Changed<'a> {
     /// Templates only at head, and only at the base.
     pub created: HashSet<ObjectRef>,
     pub deleted: HashSet<ObjectRef>,
-    /// Templates on both sides whose `spec.replicas` the change sets differently: the
-    /// scheduler divides them again.
+    /// Templates on both sides whose replicas the change writes differently (`spec.replicas`,
+    /// a Job's parallelism and completions): the scheduler divides them again.
     pub rescaled: HashSet<ObjectRef>,
     /// The member clusters of each state (Cluster objects), sorted by name.
     pub base_clusters: Vec<Cluster>,

@@ -80,7 +80,7 @@ pub const CHART_DIRS: [&str; 3] = ["templates", "charts", "crds"];
 /// Whether `file` is one of the chart's in `chart`: beside its `Chart.yaml` (values files) or
 /// under the directories helm reads ([`CHART_DIRS`], and `_` ones). A file in another directory of it (a
 /// repository whose root is a chart, with policies in `policies/`; `examples/`) is not, unless
-/// the templates read files ([`reads_files`]): helm renders none of it, and it is read as the
+/// the templates read files (`.Files`): helm renders none of it, and it is read as the
 /// plain manifest it is.
 pub fn chart_renders(chart: &Path, file: &Path) -> bool {
     let Ok(rest) = file.strip_prefix(chart) else {
