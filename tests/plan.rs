@@ -1581,6 +1581,11 @@ fn a_rescale_is_planned() {
         out.contains("  deployment/default/labelled: stays with pp/default/labelled\n    may: the scheduler divides the replicas among the clusters the placement selects by their labels or state, which the inputs do not give (no Cluster objects)\n    every selected cluster: may change\n"),
         "{out}"
     );
+    // A cluster whose dispatching stays suspended gets the new Work only on resume.
+    assert!(
+        out.contains("  deployment/default/held: stays with pp/default/held\n    member1: replicas 2 -> 4\n    member2: replicas 2 -> 4, held while dispatching is suspended\n"),
+        "{out}"
+    );
     let o = plan_in(dir.path(), &["--base", "main", "-o", "json"]);
     let v: J = serde_json::from_slice(&o.stdout).unwrap();
     let tie = change(&v["environments"][0], "tie");

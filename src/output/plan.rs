@@ -145,6 +145,10 @@ pub fn cluster_text(d: &ClusterDelta, preserved: bool) -> Vec<String> {
         let verb = if n == 1 { "changes" } else { "change" };
         out.push(format!("{n} manifest field{} {verb}", plural(n)));
     }
+    // The Work is updated, but not applied to a cluster whose dispatching stays suspended.
+    if b.receives && a.receives && b.suspended && a.suspended && !out.is_empty() {
+        out.push("held while dispatching is suspended".to_string());
+    }
     out
 }
 
