@@ -324,10 +324,11 @@ fn chart_installations(
     };
     let key = crate::source::kustomize::normalize(&workdir.join(chart));
     let values = render.helm_values.get(&key).cloned().unwrap_or_default();
-    // Released under the name the chart's directory has in the working tree, not the
-    // temporary one a revision is written to: the release's objects are named after it.
+    // Released under the name the chart's directory has in the repository, not the temporary
+    // one a revision is written to (the release's objects are named after it); a chart at the
+    // root is `release`, as a lint of the root names it.
     let release = HelmValues {
-        release: release_named_after(&workdir.join(chart)),
+        release: release_named_after(Path::new(chart)),
         files: values,
         ..HelmValues::default()
     };

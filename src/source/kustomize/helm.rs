@@ -297,23 +297,12 @@ fn copy_dir(from: &Path, to: &Path) -> std::io::Result<()> {
 
 /// The release name `helm template` of the chart in `dir` takes: the directory's name, made a
 /// name helm accepts (a DNS-1123 subdomain of at most 53 characters, helm's
-/// `chartutil.ValidateReleaseName`), as a checkout in `My_Charts/` or a working tree at the
-/// repository's root needs.
+/// `chartutil.ValidateReleaseName`), as a chart in `My_Charts/` needs; `release` for `.`.
 pub fn release_named_after(dir: &Path) -> String {
-    // `.` or `..` (a lint of the chart's own directory) is named by where it is.
-    let here = Path::new(".");
-    let real = || {
-        let dir = if dir.as_os_str().is_empty() {
-            here
-        } else {
-            dir
-        };
-        dir.canonicalize().ok()
-    };
-    let named = dir
-        .file_name()
-        .map(|n| n.to_os_string())
-        .or_else(|| real().and_then(|r| r.file_name().map(|n| n.to_os_string())));
+    // `.` (a chart at the root of what is linted) is `release`, whatever the directory is
+    // called: a revision is written out under a temporary name, and both sides of a
+    // comparison must name the release's objects alike.
+    let named = dir.file_name();
     let name: String = named
         .map(|n| n.to_string_lossy().to_lowercase())
         .unwrap_or_default()
@@ -375,11 +364,9 @@ mod tests {
         assert_eq!(named("/home/me/My_Fleet/"), "my-fleet");
         assert_eq!(named("/tmp/_x_"), "x");
         assert_eq!(named("/"), "release");
-        // `.` is named by the directory it is.
-        let dir = tempfile::tempdir().unwrap();
-        let chart = dir.path().join("Fleet_Root");
-        std::fs::create_dir(&chart).unwrap();
-        assert_eq!(named(&chart.join(".").display().to_string()), "fleet-root");
+        // The root of what is linted, whatever it is called (a revision's is temporary).
+        assert_eq!(named("."), "release");
+        assert_eq!(named(""), "release");
         assert_eq!(named(&format!("/r/{}", "a".repeat(60))).len(), 53);
     }
 
