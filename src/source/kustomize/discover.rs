@@ -90,10 +90,15 @@ pub fn chart_renders(chart: &Path, file: &Path) -> bool {
     match (parts.next(), parts.next()) {
         (Some(_), None) => true,
         // `_crds/` and the like: kept for the templates by the underscore helm gives
-        // partials (Karmada's chart reads its CRDs from `_crds/`).
+        // partials (Karmada's chart reads its CRDs from `_crds/`); chart-testing's `ci/`
+        // values, helm-unittest's `tests/`, the conventional `files/`, `examples/` and `docs/`
+        // (values and snippets of the chart's, not manifests of their own).
         (Some(top), Some(_)) => {
             let top = top.as_os_str().to_string_lossy();
-            CHART_DIRS.contains(&top.as_ref()) || top.starts_with('_') || top.starts_with('.')
+            CHART_DIRS.contains(&top.as_ref())
+                || ["ci", "tests", "files", "examples", "docs"].contains(&top.as_ref())
+                || top.starts_with('_')
+                || top.starts_with('.')
         }
         (None, _) => false,
     }
@@ -117,7 +122,8 @@ fn reads_files(dir: &Path) -> bool {
             }
         })
     }
-    walk(&dir.join("templates"), 0)
+    // Its sub-charts' templates read the parent's files too (a library chart's helpers).
+    walk(&dir.join("templates"), 0) || walk(&dir.join("charts"), 0)
 }
 
 /// Finds the kustomizations and charts among `inputs` (the files `lint` would read) and sorts
@@ -159,12 +165,21 @@ pub fn discover(inputs: &[PathBuf]) -> Repository {
         // applied on its own: kubebuilder's CRD patches (config/crd/patches) are partial CRDs.
         repo.covered.extend(k.disabled_files.iter().cloned());
     }
-    // What a chart holds: what helm renders, or every file under it where its templates
-    // read files (`.Files.Get`, `.Files.Glob`: Karmada's chart reads its `_crds/`).
-    let reading: BTreeSet<&PathBuf> = repo.charts.iter().filter(|c| reads_files(c)).collect();
-    let holds = |c: &PathBuf, f: &Path| match reading.contains(c) {
-        true => f.starts_with(c),
-        false => chart_renders(c, f),
+    // What a chart holds: every file under it, but for a chart at the top of what is linted
+    // (a repository whose root is a chart, with its policies beside it) whose templates read
+    // no file (`.Files.Get`, `.Files.Glob`: Karmada's chart reads its `_crds/`), only what
+    // helm reads. A chart below the top is a copy of one (vendored, or a chart repository's),
+    // whose other directories are its own (tests, examples).
+    let normalized: Vec<PathBuf> = inputs.iter().map(|f| normalize(f)).collect();
+    let at_top = |c: &PathBuf| normalized.iter().all(|f| f.starts_with(c));
+    let only_rendered: BTreeSet<&PathBuf> = repo
+        .charts
+        .iter()
+        .filter(|c| at_top(c) && !reads_files(c))
+        .collect();
+    let holds = |c: &PathBuf, f: &Path| match only_rendered.contains(c) {
+        true => chart_renders(c, f),
+        false => f.starts_with(c),
     };
     // A kustomization inside a chart is one of the chart's files (rendered by Helm, often
     // holding `{{ }}`), not a root.
@@ -400,6 +415,37 @@ mod tests {
         );
         let (_dir, repo) = discovered(&reading);
         assert!(repo.plain.is_empty(), "{:?}", repo.plain);
+        // Nor where a library sub-chart's helpers read them.
+        let mut library = files.to_vec();
+        library.push((
+            "charts/lib/templates/_h.tpl",
+            "{{ $.Files.Glob \"policies/*\" }}\n",
+        ));
+        let (_dir, repo) = discovered(&library);
+        assert!(repo.plain.is_empty(), "{:?}", repo.plain);
+        // Chart tooling's directories are the chart's: chart-testing's values, examples.
+        let mut tooling = files.to_vec();
+        tooling.push(("ci/ds-values.yaml", "kind: DaemonSet\n"));
+        tooling.push(("examples/snippet.yaml", "name: {{ .Release.Name }}\n"));
+        let (dir, repo) = discovered(&tooling);
+        let rel = |p: &Path| p.strip_prefix(dir.path()).unwrap().display().to_string();
+        assert_eq!(
+            repo.plain.iter().map(|p| rel(p)).collect::<Vec<_>>(),
+            ["policies/pp.yaml"]
+        );
+        // A chart below the top of what is linted (vendored) keeps every file of it.
+        let nested: Vec<(String, &str)> = files
+            .iter()
+            .map(|(name, text)| (format!("vendor/fleet/{name}"), *text))
+            .chain([("apps/app.yaml".to_string(), "kind: ConfigMap\n")])
+            .collect();
+        let nested: Vec<(&str, &str)> = nested.iter().map(|(n, t)| (n.as_str(), *t)).collect();
+        let (dir, repo) = discovered(&nested);
+        let rel = |p: &Path| p.strip_prefix(dir.path()).unwrap().display().to_string();
+        assert_eq!(
+            repo.plain.iter().map(|p| rel(p)).collect::<Vec<_>>(),
+            ["apps/app.yaml"]
+        );
     }
 
     #[test]
