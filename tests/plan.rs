@@ -1581,6 +1581,11 @@ fn a_rescale_is_planned() {
         out.contains("  deployment/default/labelled: stays with pp/default/labelled\n    may: the scheduler divides the replicas among the clusters the placement selects by their labels or state, which the inputs do not give (no Cluster objects)\n    every selected cluster: may change\n"),
         "{out}"
     );
+    // A count the change removes goes back to the default of 1.
+    assert!(
+        out.contains("  deployment/default/dropped: stays with pp/default/labelled-dup\n    every selected cluster: replicas 3 -> 1\n"),
+        "{out}"
+    );
     // A cluster whose dispatching stays suspended gets the new Work only on resume.
     assert!(
         out.contains("  deployment/default/held: stays with pp/default/held\n    member1: replicas 2 -> 4\n    member2: replicas 2 -> 4, held while dispatching is suspended\n"),

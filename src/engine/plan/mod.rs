@@ -281,7 +281,7 @@ impl EnvPlan {
 
 /// The plan of going from `sides.base` to `sides.head`.
 pub fn plan(sides: &Sides<'_>, settings: &Settings) -> EnvPlan {
-    let changed = Changed::of(sides, settings.options.version());
+    let changed = Changed::of(sides, settings);
     if changed.is_empty() {
         return EnvPlan::default();
     }

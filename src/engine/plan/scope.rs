@@ -56,7 +56,8 @@ pub struct Changed<'a> {
 }
 
 impl<'a> Changed<'a> {
-    pub fn of(sides: &Sides<'a>, version: crate::model::KarmadaVersion) -> Changed<'a> {
+    pub fn of(sides: &Sides<'a>, settings: &super::Settings) -> Changed<'a> {
+        let version = settings.options.version();
         let base = sides.base_parts();
         let head = sides.head_parts();
         let policies = |parts: &[&'a Inventory]| {
@@ -79,7 +80,7 @@ impl<'a> Changed<'a> {
             overrides: override_delta(&base, &head),
             created,
             deleted,
-            rescaled: rescaled(sides),
+            rescaled: rescaled(sides, settings.live),
             base_clusters: clusters_of(&base),
             head_clusters: clusters_of(&head),
         }
@@ -146,14 +147,28 @@ fn in_file_order<'a>(parts: &[&'a Inventory]) -> Vec<(&'a Inventory, &'a Object)
 }
 
 /// Templates in the files that differ on both sides whose replicas differ (`spec.replicas`, a
-/// Job's `parallelism` and `completions`, as the default interpreter reads them; a
-/// template in the files the sides share is the same on both). Only values written on both
-/// sides count: a manifest that leaves the field out leaves it to the API server's default,
-/// an autoscaler or what a live object holds, which the files do not say.
-fn rescaled(sides: &Sides<'_>) -> HashSet<ObjectRef> {
-    let replicas = |inv: &Inventory, t: &Template| -> Option<i32> {
-        let doc = inv.documents.get(t.doc)?;
-        crate::engine::replicas::workload::written_replicas(&doc.full_tree().to_json())
+/// Job's `parallelism` and `completions`, as the default interpreter reads them, defaults
+/// included: a field the change removes goes back to 1, as applying the manifest removes
+/// it; a template in the files the sides share is the same on both). Against a `live` base,
+/// only a count the manifest writes: one it leaves out leaves the live object's as it is to
+/// `kubectl apply` (unless its last apply wrote one), or to an autoscaler.
+fn rescaled(sides: &Sides<'_>, live: bool) -> HashSet<ObjectRef> {
+    use crate::engine::replicas::workload::{from_template, written_replicas};
+    let json = |inv: &Inventory, t: &Template| -> Option<serde_json::Value> {
+        Some(inv.documents.get(t.doc)?.full_tree().to_json())
+    };
+    let interpreted = |v: &serde_json::Value| {
+        from_template(v)
+            .ok()
+            .filter(|w| w.interpreted)
+            .map(|w| w.replicas)
+    };
+    let replicas = |inv: &Inventory, t: &Template, head: bool| -> Option<i32> {
+        let v = json(inv, t)?;
+        match live && head {
+            true => written_replicas(&v),
+            false => interpreted(&v),
+        }
     };
     let head: HashMap<ObjectRef, &Template> = sides
         .head
@@ -167,7 +182,10 @@ fn rescaled(sides: &Sides<'_>) -> HashSet<ObjectRef> {
         .filter_map(|b| {
             let r = b.reference();
             let h = head.get(&r)?;
-            let (before, after) = (replicas(sides.base, b)?, replicas(sides.head, h)?);
+            let (before, after) = (
+                replicas(sides.base, b, false)?,
+                replicas(sides.head, h, true)?,
+            );
             (before != after).then_some(r)
         })
         .collect()
