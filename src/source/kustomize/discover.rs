@@ -122,8 +122,22 @@ fn reads_files(dir: &Path) -> bool {
             }
         })
     }
-    // Its sub-charts' templates read the parent's files too (a library chart's helpers).
-    walk(&dir.join("templates"), 0) || walk(&dir.join("charts"), 0)
+    // A sub-chart's templates read its own files (helm gives each chart its own), but a
+    // library chart's helpers run in the context of the chart that includes them, and read
+    // that chart's files. (A library chart packaged as a `.tgz` is not looked into.)
+    let library = |sub: &Path| {
+        std::fs::read_to_string(sub.join("Chart.yaml"))
+            .is_ok_and(|t| t.lines().any(|l| l.trim() == "type: library"))
+    };
+    let sub_charts = || -> Vec<PathBuf> {
+        std::fs::read_dir(dir.join("charts"))
+            .map(|e| e.flatten().map(|e| e.path()).collect())
+            .unwrap_or_default()
+    };
+    walk(&dir.join("templates"), 0)
+        || sub_charts()
+            .iter()
+            .any(|sub| library(sub) && walk(&sub.join("templates"), 0))
 }
 
 /// Finds the kustomizations and charts among `inputs` (the files `lint` would read) and sorts
@@ -415,14 +429,23 @@ mod tests {
         );
         let (_dir, repo) = discovered(&reading);
         assert!(repo.plain.is_empty(), "{:?}", repo.plain);
-        // Nor where a library sub-chart's helpers read them.
+        // Nor where a library sub-chart's helpers read them; another sub-chart reads its own.
         let mut library = files.to_vec();
+        library.push(("charts/lib/Chart.yaml", "name: lib\ntype: library\n"));
         library.push((
             "charts/lib/templates/_h.tpl",
             "{{ $.Files.Glob \"policies/*\" }}\n",
         ));
         let (_dir, repo) = discovered(&library);
         assert!(repo.plain.is_empty(), "{:?}", repo.plain);
+        let mut own = files.to_vec();
+        own.push(("charts/dash/Chart.yaml", "name: dash\n"));
+        own.push((
+            "charts/dash/templates/cm.yaml",
+            "{{ .Files.Glob \"dashboards/*\" }}\n",
+        ));
+        let (_dir, repo) = discovered(&own);
+        assert_eq!(repo.plain.len(), 1, "{:?}", repo.plain);
         // Chart tooling's directories are the chart's: chart-testing's values, examples.
         let mut tooling = files.to_vec();
         tooling.push(("ci/ds-values.yaml", "kind: DaemonSet\n"));
