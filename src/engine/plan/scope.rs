@@ -150,8 +150,8 @@ fn in_file_order<'a>(parts: &[&'a Inventory]) -> Vec<(&'a Inventory, &'a Object)
 /// Job's `parallelism` and `completions`, as the default interpreter reads them, defaults
 /// included: a field the change removes goes back to 1, as applying the manifest removes
 /// it; a template in the files the sides share is the same on both). Against a `live` base,
-/// only a count the manifest writes: one it leaves out leaves the live object's as it is to
-/// `kubectl apply` (unless its last apply wrote one), or to an autoscaler.
+/// only a count the manifest writes, unless the object's last apply wrote one: an unwritten
+/// one `kubectl apply` leaves to the object, or to an autoscaler.
 fn rescaled(sides: &Sides<'_>, live: bool) -> HashSet<ObjectRef> {
     use crate::engine::replicas::workload::{from_template, written_replicas};
     let json = |inv: &Inventory, t: &Template| -> Option<serde_json::Value> {
@@ -162,13 +162,6 @@ fn rescaled(sides: &Sides<'_>, live: bool) -> HashSet<ObjectRef> {
             .ok()
             .filter(|w| w.interpreted)
             .map(|w| w.replicas)
-    };
-    let replicas = |inv: &Inventory, t: &Template, head: bool| -> Option<i32> {
-        let v = json(inv, t)?;
-        match live && head {
-            true => written_replicas(&v),
-            false => interpreted(&v),
-        }
     };
     let head: HashMap<ObjectRef, &Template> = sides
         .head
@@ -182,13 +175,30 @@ fn rescaled(sides: &Sides<'_>, live: bool) -> HashSet<ObjectRef> {
         .filter_map(|b| {
             let r = b.reference();
             let h = head.get(&r)?;
-            let (before, after) = (
-                replicas(sides.base, b, false)?,
-                replicas(sides.head, h, true)?,
-            );
+            let (was, now) = (json(sides.base, b)?, json(sides.head, h)?);
+            let before = interpreted(&was)?;
+            // `kubectl apply` removes a field its last apply wrote and the file no longer
+            // does (the API server then defaults it); one it never wrote it leaves alone.
+            let after = match live && !last_applied_replicas(&was) {
+                true => written_replicas(&now)?,
+                false => interpreted(&now)?,
+            };
             (before != after).then_some(r)
         })
         .collect()
+}
+
+/// Whether a live object's last `kubectl apply` (its last-applied-configuration annotation)
+/// wrote a replica count.
+fn last_applied_replicas(live: &serde_json::Value) -> bool {
+    live.pointer("/metadata/annotations/kubectl.kubernetes.io~1last-applied-configuration")
+        .and_then(serde_json::Value::as_str)
+        .and_then(|text| serde_json::from_str::<serde_json::Value>(text).ok())
+        .is_some_and(|applied| {
+            ["/spec/replicas", "/spec/parallelism", "/spec/completions"]
+                .iter()
+                .any(|p| applied.pointer(p).is_some())
+        })
 }
 
 /// Templates created and deleted. Files the sides share hold the same templates on both
@@ -406,5 +416,28 @@ pub fn subset<'a>(parts: &[&'a Inventory], coverage: &Coverage, kept: &Kept) -> 
             problems: Vec::new(),
         },
         manifests,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_live_object_says_whether_its_last_apply_wrote_a_count() {
+        let with = |applied: &str| {
+            serde_json::json!({"metadata": {"annotations": {
+                "kubectl.kubernetes.io/last-applied-configuration": applied}}})
+        };
+        assert!(last_applied_replicas(&with(
+            r#"{"apiVersion":"apps/v1","kind":"Deployment","spec":{"replicas":3}}"#
+        )));
+        assert!(!last_applied_replicas(&with(
+            r#"{"apiVersion":"apps/v1","kind":"Deployment","spec":{}}"#
+        )));
+        assert!(!last_applied_replicas(&with("not json")));
+        assert!(!last_applied_replicas(
+            &serde_json::json!({"spec": {"replicas": 3}})
+        ));
     }
 }
