@@ -1070,6 +1070,31 @@ fn a_policy_no_scheduler_serves_delivers_nothing() {
     let c = change(&json["environments"][0], "web");
     assert!(c["unschedulable"].is_null(), "{c:#}");
     assert_eq!(cluster(c, "member1")["after"]["receives"], true, "{c:#}");
+    // Scheduled by a served policy, then claimed anew by the unserved one (the served one
+    // removed): the binding keeps its clusters (the detector keeps the scheduling result), and
+    // nothing schedules it again, so member1 keeps it; it used to plan member1 losing it.
+    std::fs::remove_file(dir.path().join(".karmada-policy.yaml")).unwrap();
+    let pp = std::fs::read_to_string(dir.path().join("pp.yaml")).unwrap();
+    let served = pp
+        .replace("  schedulerName: karmada-scheduler\n", "")
+        .replace("metadata: {name: web,", "metadata: {name: first,");
+    assert_ne!(served, pp);
+    std::fs::write(dir.path().join("first.yaml"), &served).unwrap();
+    kustomize::git(dir.path(), &["add", "-A"]);
+    kustomize::git(dir.path(), &["commit", "-qm", "served first"]);
+    std::fs::remove_file(dir.path().join("first.yaml")).unwrap();
+    let o = plan_in(dir.path(), &["--base", "HEAD", "-o", "json"]);
+    let json: J = serde_json::from_slice(&o.stdout).unwrap();
+    let c = change(&json["environments"][0], "web");
+    assert_eq!(c["owner"]["after"]["name"], "web", "{c:#}");
+    assert_eq!(c["clusters"], serde_json::json!([]), "{c:#}");
+    assert!(
+        c["unschedulable"]
+            .as_str()
+            .unwrap()
+            .ends_with("the binding keeps the clusters it was scheduled to"),
+        "{c:#}"
+    );
 }
 
 /// A loose directory moved by the change (git mv old/demo new/demo) in a repository whose Argo CD

@@ -656,6 +656,20 @@ impl Run<'_> {
                     .delivered(entry, template, plan.after.as_ref(), false)
                     .suspended,
             )
+        } else if let Some(name) = after
+            .unserved_scheduler(plan.after.as_ref())
+            .filter(|_| !was.targets.is_empty())
+        {
+            // Claimed anew by a policy no scheduler serves: the detector rebuilds the binding
+            // but keeps its clusters, the scheduling result (detector.go
+            // `BuildResourceBinding` callers keep `Spec.Clusters`), and no scheduler takes it
+            // again: the template stays where it is.
+            Delivered {
+                error: Some(format!(
+                    "no karmada-scheduler of this control plane serves schedulerName `{name}`: the binding keeps the clusters it was scheduled to"
+                )),
+                ..stays(was.suspended.clone())
+            }
         } else {
             let own = after.delivered(entry, template, plan.after.as_ref(), false);
             with_carriers(own, self.carried(&plan.template, after, self.head))

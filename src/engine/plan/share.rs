@@ -79,6 +79,18 @@ impl SideView<'_> {
         })
     }
 
+    /// The `schedulerName` of `owner` when no karmada-scheduler of this control plane serves
+    /// it.
+    pub fn unserved_scheduler(&self, owner: Option<&PolicyRef>) -> Option<String> {
+        let policy = owner.and_then(|o| self.policy(o))?;
+        let name = policy.spec.scheduler_name.as_deref();
+        self.state
+            .options
+            .schedulers
+            .unserved(name)
+            .map(str::to_string)
+    }
+
     /// Whether `owner` keeps the member clusters' copies when their Works go
     /// (`preserveResourcesOnDeletion`).
     pub fn preserves(&self, owner: Option<&PolicyRef>) -> bool {
