@@ -9,7 +9,7 @@ use serde_json::{json, Value};
 
 use super::explain::{block_message, block_short};
 use crate::engine::plan::{
-    Cause, ClusterDelta, Edit, EnvPlan, Hazard, OwnerMove, Share, TemplatePlan, ANY_CLUSTER,
+    Cause, ClusterDelta, EnvPlan, Hazard, OwnerMove, Share, TemplatePlan, ANY_CLUSTER,
 };
 use crate::inspect::plan::OneSided;
 use crate::model::{ObjectRef, PolicyRef};
@@ -827,24 +827,21 @@ fn env_text(p: &EnvPlan, color: bool) -> String {
     let mut out = String::new();
     if !p.policies.is_empty() || !p.overrides.is_empty() {
         out.push_str("Policies:\n");
-        let line = |edit: Edit, name: &str, refused: &[String], effect: &str| {
-            let verdict = if refused.is_empty() {
+        for l in p.edit_lines() {
+            let verdict = if l.refused.is_empty() {
                 String::new()
             } else {
                 format!(
-                    " (refused by admission, {effect}: {})",
-                    printable(&refused.join("; "))
+                    " (refused by admission, {}: {})",
+                    l.effect,
+                    printable(&l.refused.join("; "))
                 )
             };
-            format!("  {:8} {}{verdict}\n", edit.as_str(), printable(name))
-        };
-        for e in &p.policies {
-            let name = e.policy.to_string();
-            out.push_str(&line(e.edit, &name, &e.refused, e.refusal_effect()));
-        }
-        for o in &p.overrides {
-            let name = o.short_name();
-            out.push_str(&line(o.edit, &name, &o.refused, o.refusal_effect()));
+            out.push_str(&format!(
+                "  {:8} {}{verdict}\n",
+                l.edit.as_str(),
+                printable(&l.name)
+            ));
         }
     }
     if !p.changes.is_empty() {

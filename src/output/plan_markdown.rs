@@ -9,7 +9,7 @@ use super::plan::{
     cluster_text, hazard_message, one_sided_text, owner_text, template_delta_name, value_text,
     Counts, PlanReport,
 };
-use crate::engine::plan::{Edit, EnvPlan, TemplatePlan};
+use crate::engine::plan::{EnvPlan, TemplatePlan};
 
 /// The hidden first line the Action looks for in a pull request's comments.
 pub const MARKER: &str = "<!-- kubectl-karmada-policy:plan -->";
@@ -264,24 +264,21 @@ fn policies(p: &EnvPlan) -> String {
         return String::new();
     }
     let mut out = String::from("**Policies**\n\n");
-    let line = |edit: Edit, name: &str, refused: &[String], effect: &str| {
-        let verdict = if refused.is_empty() {
+    for l in p.edit_lines() {
+        let verdict = if l.refused.is_empty() {
             String::new()
         } else {
             format!(
-                " — **refused by admission**, {effect}: {}",
-                text(&refused.join("; "))
+                " — **refused by admission**, {}: {}",
+                l.effect,
+                text(&l.refused.join("; "))
             )
         };
-        format!("- {} {}{verdict}\n", edit.as_str(), code(name))
-    };
-    for e in &p.policies {
-        let name = e.policy.to_string();
-        out.push_str(&line(e.edit, &name, &e.refused, e.refusal_effect()));
-    }
-    for o in &p.overrides {
-        let name = o.short_name();
-        out.push_str(&line(o.edit, &name, &o.refused, o.refusal_effect()));
+        out.push_str(&format!(
+            "- {} {}{verdict}\n",
+            l.edit.as_str(),
+            code(&l.name)
+        ));
     }
     out.push('\n');
     out

@@ -136,9 +136,10 @@ pub struct OverrideEdit {
 impl OverrideEdit {
     /// As a plan names it: `op/NAMESPACE/NAME` or `cop/NAME`.
     pub fn short_name(&self) -> String {
-        match (&self.namespace, self.cluster_scoped) {
-            (Some(ns), false) => format!("op/{ns}/{}", self.name),
-            _ => format!("cop/{}", self.name),
+        let short = if self.cluster_scoped { "cop" } else { "op" };
+        match &self.namespace {
+            Some(ns) if !self.cluster_scoped => format!("{short}/{ns}/{}", self.name),
+            _ => format!("{short}/{}", self.name),
         }
     }
 
@@ -272,7 +273,33 @@ pub struct EnvPlan {
     pub hazards: Vec<Hazard>,
 }
 
+/// One line of a plan's list of policies: a policy's or an override policy's edit, named
+/// (`pp/NS/NAME`, `op/NS/NAME`), with admission's refusal and what it means.
+pub struct EditLine<'a> {
+    pub edit: Edit,
+    pub name: String,
+    pub refused: &'a [String],
+    pub effect: &'static str,
+}
+
 impl EnvPlan {
+    /// The policies' edits, then the override policies', as the plan lists them.
+    pub fn edit_lines(&self) -> impl Iterator<Item = EditLine<'_>> {
+        let policies = self.policies.iter().map(|e| EditLine {
+            edit: e.edit,
+            name: e.policy.to_string(),
+            refused: &e.refused,
+            effect: e.refusal_effect(),
+        });
+        let overrides = self.overrides.iter().map(|o| EditLine {
+            edit: o.edit,
+            name: o.short_name(),
+            refused: &o.refused,
+            effect: o.refusal_effect(),
+        });
+        policies.chain(overrides)
+    }
+
     /// Whether the change does anything Karmada acts on.
     pub fn has_changes(&self) -> bool {
         !self.policies.is_empty() || !self.overrides.is_empty() || !self.changes.is_empty()
@@ -912,17 +939,8 @@ pub fn mark_shared(envs: &mut [(String, EnvPlan)]) {
     let mut seen: BTreeMap<String, Vec<String>> = BTreeMap::new();
     for (name, p) in envs.iter() {
         let subjects = p
-            .policies
-            .iter()
-            .map(|e| format!("{} ({})", e.policy, e.edit.as_str()))
-            .chain(p.overrides.iter().map(|o| {
-                let short = if o.cluster_scoped { "cop" } else { "op" };
-                let id = match &o.namespace {
-                    Some(ns) if !o.cluster_scoped => format!("{short}/{ns}/{}", o.name),
-                    _ => format!("{short}/{}", o.name),
-                };
-                format!("{id} ({})", o.edit.as_str())
-            }));
+            .edit_lines()
+            .map(|l| format!("{} ({})", l.name, l.edit.as_str()));
         for s in subjects {
             seen.entry(s).or_default().push(name.clone());
         }
