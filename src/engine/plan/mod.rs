@@ -658,11 +658,7 @@ impl Run<'_> {
         };
         // A change of the template's replicas is a rescale: the scheduler assigns again
         // (`scheduler.go` `doScheduleBinding`: replicas changed, not only the placement).
-        let replicas = |t: &Value| {
-            crate::engine::replicas::workload::from_template(t)
-                .ok()
-                .map(|w| w.replicas)
-        };
+        let replicas = crate::engine::replicas::workload::replicas_of;
         let rescaled = replicas(base_template) != replicas(template);
         let stays = |suspended| Delivered {
             suspended,

@@ -153,15 +153,9 @@ fn in_file_order<'a>(parts: &[&'a Inventory]) -> Vec<(&'a Inventory, &'a Object)
 /// only a count the manifest writes, unless the object's last apply wrote one: an unwritten
 /// one `kubectl apply` leaves to the object, or to an autoscaler.
 fn rescaled(sides: &Sides<'_>, live: bool) -> HashSet<ObjectRef> {
-    use crate::engine::replicas::workload::{from_template, written_replicas};
+    use crate::engine::replicas::workload::{replicas_of, written_replicas};
     let json = |inv: &Inventory, t: &Template| -> Option<serde_json::Value> {
         Some(inv.documents.get(t.doc)?.full_tree().to_json())
-    };
-    let interpreted = |v: &serde_json::Value| {
-        from_template(v)
-            .ok()
-            .filter(|w| w.interpreted)
-            .map(|w| w.replicas)
     };
     let head: HashMap<ObjectRef, &Template> = sides
         .head
@@ -176,12 +170,12 @@ fn rescaled(sides: &Sides<'_>, live: bool) -> HashSet<ObjectRef> {
             let r = b.reference();
             let h = head.get(&r)?;
             let (was, now) = (json(sides.base, b)?, json(sides.head, h)?);
-            let before = interpreted(&was)?;
+            let before = replicas_of(&was)?;
             // `kubectl apply` removes a field its last apply wrote and the file no longer
             // does (the API server then defaults it); one it never wrote it leaves alone.
             let after = match live && !last_applied_replicas(&was) {
                 true => written_replicas(&now)?,
-                false => interpreted(&now)?,
+                false => replicas_of(&now)?,
             };
             (before != after).then_some(r)
         })

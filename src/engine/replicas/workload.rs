@@ -90,6 +90,15 @@ pub fn from_template(template: &Value) -> Result<Workload, BadQuantity> {
     })
 }
 
+/// The replicas the default interpreter reads from `template` ([`from_template`], defaults
+/// included): `None` for a kind it reads none from, or a quantity it cannot parse.
+pub fn replicas_of(template: &Value) -> Option<i32> {
+    from_template(template)
+        .ok()
+        .filter(|w| w.interpreted)
+        .map(|w| w.replicas)
+}
+
 /// The replicas the default interpreter reads from `template` ([`from_template`]) where the
 /// manifest writes the fields it reads them from (`spec.replicas`; a Job's `parallelism` or
 /// `completions`): `None` for another kind, a Pod, or fields left to the API server's defaults
@@ -107,7 +116,7 @@ pub fn written_replicas(template: &Value) -> Option<i32> {
     if !fields.iter().any(|f| written(f)) {
         return None;
     }
-    from_template(template).ok().map(|w| w.replicas)
+    replicas_of(template)
 }
 
 /// `GenerateReplicaRequirements`: the node claim and the pod's effective request.

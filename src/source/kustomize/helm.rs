@@ -302,8 +302,8 @@ pub fn release_named_after(dir: &Path) -> String {
     // `.` (a chart at the root of what is linted) is `release`, whatever the directory is
     // called: a revision is written out under a temporary name, and both sides of a
     // comparison must name the release's objects alike.
-    let named = dir.file_name();
-    let name: String = named
+    let name: String = dir
+        .file_name()
         .map(|n| n.to_string_lossy().to_lowercase())
         .unwrap_or_default()
         .chars()
