@@ -171,18 +171,14 @@ pub fn lint_git(
     // A change to the installation itself judges the base in the base's.
     let ignore = |p: &Path| req.config.ignores(p);
     let search = crate::model::elsewhere::Search::new(&ignore, req.config.chart_rendering());
-    let elsewhere = |side: &Side| {
-        crate::model::elsewhere::outside_at(&repo, side, &specs, search, &str::to_string)
-    };
-    let base_elsewhere = |side: &Side| {
-        let search = search.of_base();
+    let elsewhere = |side: &Side, search: crate::model::elsewhere::Search<'_>| {
         crate::model::elsewhere::outside_at(&repo, side, &specs, search, &str::to_string)
     };
     let held = !linted.installations.is_empty();
     let (context, notes) = req
         .context
         .for_plain_or(std::mem::take(&mut linted.installations), || {
-            elsewhere(&head_side)
+            elsewhere(&head_side, search)
         });
     notes.iter().for_each(|n| note(n));
     let head_opts = req.opts.in_context(&context);
@@ -191,14 +187,13 @@ pub fn lint_git(
         (None, _) => None,
         (Some(oid), Some(found)) => Some(
             req.context
-                .for_plain_or(found, || base_elsewhere(&Side::Commit(oid))),
+                .for_plain_or(found, || elsewhere(&Side::Commit(oid), search.of_base())),
         ),
         // Streamed: the change touched no file of the inputs that installs Karmada.
         (Some(_), None) if held => None,
-        (Some(oid), None) => Some(
-            req.context
-                .for_plain_or(Vec::new(), || base_elsewhere(&Side::Commit(oid))),
-        ),
+        (Some(oid), None) => Some(req.context.for_plain_or(Vec::new(), || {
+            elsewhere(&Side::Commit(oid), search.of_base())
+        })),
     };
     let base_opts = base_context.and_then(|(c, _)| run_opts.in_context(&c));
     if let Some(base_opts) = &base_opts {
