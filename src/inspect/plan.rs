@@ -254,55 +254,51 @@ fn environments(
             one_sided.push((e.name.clone(), OneSided::Head));
         }
     }
-    let mut out: Vec<(String, EnvPlan)> = names
-        .into_iter()
-        .map(|name| {
-            let b = find(&base.environments, &base_name(name));
-            let h = find(&head.environments, name);
-            if b.zip(h)
-                .is_some_and(|(b, h)| !b.gates.same_effect(&h.gates))
-            {
-                note(&settings_changed(name));
-            }
-            // An environment only the base has is judged with the gates it had there.
-            let gates = h.or(b).map_or(&context.gates, |e| &e.gates);
-            let (b, h) = (
-                b.map_or(&empty, |e| &e.inventory),
-                h.map_or(&empty, |e| &e.inventory),
-            );
-            // A root that rendered on one side only: its objects are unknown on the other
-            // (Flux and Argo CD apply nothing of a build that fails), so they are compared on
-            // neither, not planned as removed or added; the root is listed as not compared.
-            let unseen = unseen_roots(&base, &head, &base_name(name), name).outputs;
-            let (b, h) = (without_roots(b, &unseen), without_roots(h, &unseen));
-            (name.clone(), plan(&Sides::whole(&b, &h), &settings(gates)))
-        })
-        .collect();
+    let mut out: Vec<(String, EnvPlan)> = Vec::new();
+    // Where each environment's roots that a comparison cannot see into are reported.
+    let mut unrendered: Vec<(String, Vec<String>)> = Vec::new();
+    for name in names {
+        let b = find(&base.environments, &base_name(name));
+        let h = find(&head.environments, name);
+        if b.zip(h)
+            .is_some_and(|(b, h)| !b.gates.same_effect(&h.gates))
+        {
+            note(&settings_changed(name));
+        }
+        // An environment only the base has is judged with the gates it had there.
+        let gates = h.or(b).map_or(&context.gates, |e| &e.gates);
+        let (b, h) = (
+            b.map_or(&empty, |e| &e.inventory),
+            h.map_or(&empty, |e| &e.inventory),
+        );
+        // A root that rendered on one side only: its objects are unknown on the other
+        // (Flux and Argo CD apply nothing of a build that fails), so they are compared on
+        // neither, not planned as removed or added; the root is listed as not compared.
+        let unseen = unseen_roots(&base, &head, &base_name(name), name);
+        let (b, h) = (
+            without_roots(b, &unseen.outputs),
+            without_roots(h, &unseen.outputs),
+        );
+        out.push((name.clone(), plan(&Sides::whole(&b, &h), &settings(gates))));
+        if !unseen.at.is_empty() {
+            unrendered.push((name.clone(), unseen.at));
+        }
+    }
     mark_shared(&mut out);
     // An environment linted on neither side was judged no Karmada API server by what rendered;
     // a root that did not render on one side, or not alike on both, may hold its policies:
     // not compared, rather than left out (which promises no difference).
     for d in head.described.iter().chain(&base.described) {
-        let planned = out.iter().any(|(n, _)| *n == d.name);
-        if !planned
-            && !unseen_roots(&base, &head, &base_name(&d.name), &d.name)
-                .at
-                .is_empty()
-        {
+        if out.iter().any(|(n, _)| *n == d.name) {
+            continue;
+        }
+        let at = unseen_roots(&base, &head, &base_name(&d.name), &d.name).at;
+        if !at.is_empty() {
             let none = Sides::whole(&empty, &empty);
             out.push((d.name.clone(), plan(&none, &settings(&context.gates))));
+            unrendered.push((d.name.clone(), at));
         }
     }
-    let unrendered = out
-        .iter()
-        .map(|(name, _)| {
-            (
-                name.clone(),
-                unseen_roots(&base, &head, &base_name(name), name).at,
-            )
-        })
-        .filter(|(_, roots)| !roots.is_empty())
-        .collect();
     Ok(PlannedEnvironments {
         plans: out,
         unrendered,
