@@ -2627,3 +2627,81 @@ fn a_document_lint_reports_unreadable_is_said_left_out_by_explain_and_preempt_ch
     assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
     assert!(!text(&o.stderr).contains("left out"), "{}", text(&o.stderr));
 }
+
+/// Two copies of one policy, the later naming another `schedulerName`: applied in turn
+/// (`kubectl apply -R`), the second is an update the validating webhook denies (`the
+/// schedulerName should not be updated`, pkg/webhook/propagationpolicy/validating.go
+/// validateUpdate), so the first copy stays. preempt-check said so; lint said the later copy
+/// "replaces" the first and explain took it as the owner's spec ("its binding is never
+/// scheduled"). All of them now keep the first copy.
+#[test]
+fn a_later_copy_changing_the_scheduler_name_leaves_the_first_in_force() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let pp = |extra: &str| {
+        format!("apiVersion: policy.karmada.io/v1alpha1\nkind: PropagationPolicy\nmetadata: {{name: pp-web, namespace: default}}\nspec:\n{extra}  resourceSelectors: [{{apiVersion: apps/v1, kind: Deployment, name: web}}]\n  placement:\n    clusterAffinity: {{clusterNames: [m1, m2]}}\n")
+    };
+    for (sub, text) in [
+        ("a", pp("")),
+        ("b", pp("  schedulerName: custom-scheduler\n")),
+    ] {
+        std::fs::create_dir(d.join(sub)).unwrap();
+        std::fs::write(d.join(sub).join("pp.yaml"), text).unwrap();
+    }
+    std::fs::write(
+        d.join("deploy.yaml"),
+        "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: web, namespace: default}\n",
+    )
+    .unwrap();
+
+    let lint = json_of(d, &["lint", ".", "-o", "json"]);
+    let duplicate = lint["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|f| f["rule"] == "duplicate-identity")
+        .expect("the copies are reported");
+    assert_eq!(
+        duplicate["message"],
+        "propagationpolicy/default/pp-web is defined twice: applied in turn, this document updates the one at a/pp.yaml:3, and Karmada's webhook refuses the update (`the schedulerName should not be updated`: schedulerName `default-scheduler` there, `custom-scheduler` here), so that copy stays",
+        "{lint}"
+    );
+
+    let v = json_of(
+        d,
+        &[
+            "explain",
+            "deploy/web",
+            "-n",
+            "default",
+            "-f",
+            ".",
+            "-o",
+            "json",
+        ],
+    );
+    assert_eq!(v["eventual"]["name"], "pp-web", "{v}");
+    assert_eq!(
+        v["notes"],
+        serde_json::json!(["a later copy of pp/default/pp-web among the inputs would replace the one stored, but admission rejects the update: the schedulerName should not be updated; the copy applied first stays"]),
+        "{v}"
+    );
+
+    let check = json_of(
+        d,
+        &[
+            "preempt-check",
+            "-f",
+            ".",
+            "--delete",
+            "pp/default/pp-web",
+            "-o",
+            "json",
+        ],
+    );
+    assert_eq!(
+        check["rejected"],
+        serde_json::json!([{"policy": {"kind": "PropagationPolicy", "namespace": "default", "name": "pp-web"}, "errors": ["the schedulerName should not be updated"]}]),
+        "{check}"
+    );
+}

@@ -168,6 +168,10 @@ pub enum Note {
     Rejected {
         policy: PolicyRef,
         errors: Vec<String>,
+        /// A later copy of a stored policy, refused as an update of it: the stored copy stays.
+        update: bool,
+        /// How many documents of the policy are refused alike.
+        copies: usize,
     },
     /// An override policy that admission rejects selects the template: it is never stored,
     /// so it overrides nothing (`OverridePolicy demo/web-image`).
@@ -375,9 +379,25 @@ pub fn explain(state: &State, t: usize) -> Explanation {
         }
     }
     for r in state.rejected_matching(t) {
+        let update = r.update_of.is_some();
+        // Copies refused alike (variant directories reusing a policy's name) say so once.
+        if let Some(Note::Rejected {
+            policy,
+            errors,
+            update: same_update,
+            copies,
+        }) = notes.last_mut()
+        {
+            if *policy == r.policy && *errors == r.errors && *same_update == update {
+                *copies += 1;
+                continue;
+            }
+        }
         notes.push(Note::Rejected {
             policy: r.policy.clone(),
             errors: r.errors.clone(),
+            update,
+            copies: 1,
         });
     }
     let synced = super::namespace_sync::synced(state, tpl);

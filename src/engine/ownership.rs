@@ -6,7 +6,9 @@
 use std::collections::{HashMap, HashSet};
 
 use crate::engine::simulate::{check, BlockReason, Change};
-use crate::engine::state::{admit_policy, Options, Prepared, State, TemplateEntry};
+use crate::engine::state::{
+    admit_policy, applied_in_turn, InTurn, Options, PolicyCopy, Prepared, State, TemplateEntry,
+};
 use crate::model::feature_gates::GateSet;
 use crate::model::{Inventory, KarmadaVersion, Object, ObjectRef, Policy, PolicyRef};
 
@@ -62,6 +64,54 @@ fn same_policy(a: &Policy, b: &Policy, version: KarmadaVersion) -> bool {
                 && admit_policy(a, version).0 == admit_policy(b, version).0)
     };
     a.meta.labels == b.meta.labels && a.is_terminating() == b.is_terminating() && same_spec()
+}
+
+/// One side's policies applied in turn ([`applied_in_turn`]).
+struct InForce<'a> {
+    /// Every copy in document order, with what applying it does (`None` when the copy is the
+    /// only one of its reference).
+    copies: Vec<(&'a Policy, Option<InTurn>)>,
+    /// Of each reference, the copy the control plane holds: the last one stored, else (no copy
+    /// admitted) the last one.
+    held: HashMap<PolicyRef, &'a Policy>,
+}
+
+/// `policies` (one side, in document order) applied in turn.
+fn in_force<'a>(policies: &[&'a Policy]) -> InForce<'a> {
+    let mut by_ref: HashMap<PolicyRef, Vec<usize>> = HashMap::new();
+    for (i, p) in policies.iter().enumerate() {
+        by_ref.entry(p.reference()).or_default().push(i);
+    }
+    let mut fates: Vec<Option<InTurn>> = vec![None; policies.len()];
+    let mut held = HashMap::new();
+    for (reference, indexes) in by_ref {
+        let copies: Vec<PolicyCopy<'_>> = indexes
+            .iter()
+            .map(|&i| PolicyCopy {
+                doc: i,
+                admitted: policies[i].admission.refusal().is_none(),
+                scheduler_name: policies[i].spec.scheduler_name.as_deref(),
+            })
+            .collect();
+        let turns = applied_in_turn(&copies);
+        let stored = indexes
+            .iter()
+            .zip(&turns)
+            .filter(|(_, t)| matches!(t, InTurn::Creates | InTurn::Replaces(_)))
+            .map(|(&i, _)| i)
+            .next_back();
+        let last = *indexes.last().expect("a reference has a copy");
+        held.insert(reference, policies[stored.unwrap_or(last)]);
+        if indexes.len() > 1 {
+            for (&i, turn) in indexes.iter().zip(turns) {
+                fates[i] = Some(turn);
+            }
+        }
+    }
+    InForce {
+        copies: policies.iter().copied().zip(fates).collect(),
+        held,
+    }
 }
 
 /// The ownership changes of going from `base` to `head`: the base settled as Karmada converges
@@ -134,34 +184,53 @@ pub struct Delta {
 }
 
 impl Delta {
-    /// Every policy of each side, as the side's documents applied in order leave it: of several
-    /// copies of one reference the last wins, on both sides (copies within a side are the
-    /// duplicate-identity rule's; comparing the head's first copy with the base's last made an
-    /// unchanged repository of duplicated policies a change).
+    /// Every policy of each side, as the side's documents applied in turn leave it
+    /// ([`in_force`]: of several copies of one reference, the one stored last, on both sides;
+    /// copies within a side are the duplicate-identity rule's, and comparing the head's first
+    /// copy with the base's last made an unchanged repository of duplicated policies a change).
+    /// A head copy the API server refuses after another was stored (an update changing
+    /// `schedulerName`, a copy refused on its own) is applied too, after the one in force,
+    /// when the base holds no such copy: applying the head fails there.
     pub fn of<'a>(
         base: impl Iterator<Item = &'a Policy>,
         head: impl Iterator<Item = &'a Policy>,
         version: KarmadaVersion,
     ) -> Delta {
         let base: Vec<&Policy> = base.collect();
-        let base_policies: HashMap<PolicyRef, &Policy> =
-            base.iter().map(|p| (p.reference(), *p)).collect();
-        let head = crate::model::last_of_each(head, Policy::reference);
-        let head_refs: HashSet<PolicyRef> = head.iter().map(|p| p.reference()).collect();
+        let head: Vec<&Policy> = head.collect();
+        let base_in_force = in_force(&base);
+        let head_in_force = in_force(&head);
+        let in_base = |p: &Policy| {
+            base.iter()
+                .any(|b| b.reference() == p.reference() && same_policy(b, p, version))
+        };
         let mut delta = Delta::default();
-        for p in head {
-            match base_policies.get(&p.reference()) {
-                Some(b) if same_policy(b, p, version) => {}
-                Some(b) => {
-                    delta.applied.push((*p).clone());
-                    delta.touched.push((*b).clone());
-                }
-                None => delta.applied.push((*p).clone()),
+        for (p, fate) in &head_in_force.copies {
+            let base_version = base_in_force.held.get(&p.reference());
+            let held = head_in_force
+                .held
+                .get(&p.reference())
+                .is_some_and(|h| std::ptr::eq(*h, *p));
+            let refused_later = matches!(
+                fate,
+                Some(InTurn::UpdateRefused { .. } | InTurn::Refused { stored: Some(_) })
+            );
+            // The copy held, when it differs from the base's; a refused copy the base lacks.
+            let planned = if held {
+                !base_version.is_some_and(|b| same_policy(b, p, version))
+            } else {
+                refused_later && !in_base(p)
+            };
+            if !planned {
+                continue;
             }
+            delta.applied.push((*p).clone());
+            delta.touched.extend(base_version.map(|b| (*b).clone()));
         }
-        delta.removed = base
-            .into_iter()
-            .filter(|p| !head_refs.contains(&p.reference()))
+        delta.removed = base_in_force
+            .held
+            .into_values()
+            .filter(|p| !head_in_force.held.contains_key(&p.reference()))
             .cloned()
             .collect();
         delta.removed.sort_by_key(|p| p.reference());
@@ -415,6 +484,41 @@ mod tests {
         engine_options(
             &GateSet::parse(Default::default(), "PropagationPolicyPreemption=true").unwrap(),
         )
+    }
+
+    /// Copies of one policy applied in turn: a later copy changing `schedulerName` is an update
+    /// the webhook refuses, so the first copy is the one held. A change to that copy is planned
+    /// while the refused copy, already at the base, is not; a refused copy the change adds is
+    /// applied (and refused) after the held one.
+    #[test]
+    fn copies_of_a_policy_are_compared_as_applied_in_turn() {
+        let version = KarmadaVersion::default();
+        let custom = pp("a", "  schedulerName: custom\n");
+        let base = inventory("a.yaml", &(pp("a", "") + &custom));
+        let raised = inventory("a.yaml", &(pp("a", "  priority: 3\n") + &custom));
+        let applied = |head: &Inventory| {
+            let delta = Delta::of(base.policies(), head.policies(), version);
+            let names = |ps: &[Policy]| -> Vec<String> {
+                ps.iter()
+                    .map(|p| p.spec.scheduler_name.clone().unwrap_or_default())
+                    .collect()
+            };
+            (names(delta.applied()), names(delta.touched()))
+        };
+        assert!(Delta::of(base.policies(), base.policies(), version).is_empty());
+        assert_eq!(applied(&raised), (vec![String::new()], vec![String::new()]));
+        let only_first = inventory("a.yaml", &pp("a", ""));
+        let delta = Delta::of(only_first.policies(), base.policies(), version);
+        assert_eq!(delta.applied().len(), 1);
+        assert_eq!(
+            delta.applied()[0].spec.scheduler_name.as_deref(),
+            Some("custom")
+        );
+        assert_eq!(
+            delta.touched()[0].spec.scheduler_name,
+            None,
+            "the held copy is the one updated"
+        );
     }
 
     /// The shared policy removed, a per-application one added and the template relabelled for

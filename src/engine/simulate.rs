@@ -7,6 +7,7 @@ use std::collections::VecDeque;
 
 use crate::model::{Policy, PolicyKind, PolicyRef};
 
+use super::admission::{scheduler_name_changes, SCHEDULER_NAME_IMMUTABLE};
 use super::claim::ClaimMeta;
 use super::reconcile::{
     fresh_match, overrides_block_preemption, preempt_one, settle, template_reconcile,
@@ -307,10 +308,9 @@ impl World {
         if let Some(old) = existing {
             // validateUpdate (validation-suspension-failover.md §1.1): schedulerName is immutable.
             let old = self.state.policy(old);
-            let sched =
-                |s: &Option<String>| s.clone().unwrap_or_else(|| "default-scheduler".into());
-            if old.known && sched(&old.spec.scheduler_name) != sched(&spec.scheduler_name) {
-                errors.insert(0, "the schedulerName should not be updated".into());
+            let (old_name, new_name) = (&old.spec.scheduler_name, &spec.scheduler_name);
+            if old.known && scheduler_name_changes(old_name.as_deref(), new_name.as_deref()) {
+                errors.insert(0, SCHEDULER_NAME_IMMUTABLE.into());
             }
         }
         if !errors.is_empty() {

@@ -196,6 +196,64 @@ pub struct Rejected {
     /// The defaulted spec, to tell which templates it would have matched.
     pub spec: PropagationSpec,
     pub doc: Option<usize>,
+    /// For a later copy of a stored policy refused as an update of it (its `schedulerName`
+    /// differs), the stored copy's document: that copy stays.
+    pub update_of: Option<usize>,
+}
+
+/// What applying one copy of a policy does when the copies of one identity are applied in turn
+/// (`kubectl apply -R`, a GitOps controller): the first the API server admits creates it, each
+/// later one is an update of the copy stored then.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum InTurn {
+    /// It creates the policy (no earlier copy was stored).
+    Creates,
+    /// It replaces the stored copy of that document.
+    Replaces(usize),
+    /// Admission refuses it on its own; the stored copy (of that document, if any) stays.
+    Refused { stored: Option<usize> },
+    /// It changes `schedulerName`, so the validating webhook refuses the update
+    /// ([`SCHEDULER_NAME_IMMUTABLE`](super::admission::SCHEDULER_NAME_IMMUTABLE)) and the
+    /// stored copy of that document stays.
+    UpdateRefused { stored: usize },
+}
+
+/// One copy of a policy as [`applied_in_turn`] reads it.
+#[derive(Clone, Copy, Debug)]
+pub struct PolicyCopy<'a> {
+    pub doc: usize,
+    /// Whether admission admits the copy on its own (its CREATE verdict).
+    pub admitted: bool,
+    pub scheduler_name: Option<&'a str>,
+}
+
+/// The fate of each copy of one policy identity, `copies` in document order: as the engine's
+/// state takes them ([`State::from_inventory`] refuses the same updates).
+pub fn applied_in_turn(copies: &[PolicyCopy<'_>]) -> Vec<InTurn> {
+    let mut stored: Option<PolicyCopy<'_>> = None;
+    let mut out = Vec::with_capacity(copies.len());
+    for copy in copies {
+        let fate = match stored {
+            _ if !copy.admitted => InTurn::Refused {
+                stored: stored.map(|s| s.doc),
+            },
+            Some(s)
+                if super::admission::scheduler_name_changes(
+                    s.scheduler_name,
+                    copy.scheduler_name,
+                ) =>
+            {
+                InTurn::UpdateRefused { stored: s.doc }
+            }
+            Some(s) => InTurn::Replaces(s.doc),
+            None => InTurn::Creates,
+        };
+        if matches!(fate, InTurn::Creates | InTurn::Replaces(_)) {
+            stored = Some(*copy);
+        }
+        out.push(fate);
+    }
+    out
 }
 
 /// Admission as the engine needs it: the defaulted spec and Karmada's error lines (the validating
@@ -390,6 +448,7 @@ impl AdmittedPolicy {
                 errors,
                 spec,
                 doc: Some(p.doc),
+                update_of: None,
             });
         }
         let (id, id_generated) = match p.permanent_id() {
@@ -857,8 +916,33 @@ impl State {
                 self.rejected.push(r);
                 None
             }
-            AdmittedPolicy::Admitted(entry) => Some(self.upsert_policy(entry)),
+            AdmittedPolicy::Admitted(entry) => match self.update_refused(&entry) {
+                Some(stored) => {
+                    self.rejected.push(Rejected {
+                        policy: entry.reference(),
+                        errors: vec![super::admission::SCHEDULER_NAME_IMMUTABLE.to_string()],
+                        spec: entry.spec,
+                        doc: entry.doc,
+                        update_of: Some(stored),
+                    });
+                    None
+                }
+                None => Some(self.upsert_policy(entry)),
+            },
         }
+    }
+
+    /// The document of the stored copy that `entry`, a later copy of the same policy from the
+    /// inputs, updates, when the validating webhook refuses that update: applied in turn
+    /// (`kubectl apply -R`), the second copy changes `schedulerName`, which `validateUpdate`
+    /// denies before any other check (PP validating.go:72-75, CPP :58-62). See
+    /// [`applied_in_turn`] for the same judgment over the copies of one identity.
+    fn update_refused(&self, entry: &PolicyEntry) -> Option<usize> {
+        let stored = self.policy_by_ref.get(&entry.reference())?;
+        let stored = self.policies[*stored].as_ref()?;
+        let (old, new) = (&stored.spec.scheduler_name, &entry.spec.scheduler_name);
+        let changes = super::admission::scheduler_name_changes(old.as_deref(), new.as_deref());
+        (stored.known && entry.doc.is_some() && changes).then_some(stored.doc)?
     }
 
     /// Inserts a policy, replacing one with the same identity (its slot is reused).

@@ -268,8 +268,32 @@ pub fn note_text(n: &Note) -> String {
         Note::SelectorNeverMatches { policy, reason } => format!(
             "{policy} has a selector for this template that never matches: {reason}"
         ),
-        Note::Rejected { policy, errors } => format!(
-            "{policy} would match, but admission rejects it: {}",
+        Note::Rejected {
+            policy,
+            errors,
+            update: false,
+            copies,
+        } => format!(
+            "{policy}{} would match, but admission rejects it: {}",
+            copies_of(*copies),
+            errors.join("; ")
+        ),
+        Note::Rejected {
+            policy,
+            errors,
+            update: true,
+            copies: 1,
+        } => format!(
+            "a later copy of {policy} among the inputs would replace the one stored, but admission rejects the update: {}; the copy applied first stays",
+            errors.join("; ")
+        ),
+        Note::Rejected {
+            policy,
+            errors,
+            update: true,
+            copies,
+        } => format!(
+            "{copies} later copies of {policy} among the inputs would replace the one stored, but admission rejects each update: {}; the copy applied first stays",
             errors.join("; ")
         ),
         Note::OverrideRejected { policy, error } => format!(
@@ -279,6 +303,15 @@ pub fn note_text(n: &Note) -> String {
             "{preemptor} cannot fetch the holder {holder}: its preemption fails and retries"
         ),
         Note::TemplateTerminating => "the template is being deleted: preemption skips it".into(),
+    }
+}
+
+/// How many documents a note on a policy is about, when more than one.
+fn copies_of(copies: usize) -> String {
+    if copies > 1 {
+        format!(" ({copies} documents)")
+    } else {
+        String::new()
     }
 }
 

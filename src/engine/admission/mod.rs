@@ -367,27 +367,36 @@ pub fn validate_stored(policy: &Policy, version: KarmadaVersion) -> Vec<Violatio
     admit(policy, version).violations
 }
 
+/// The validating webhook's answer to an update that changes `spec.schedulerName` (PP
+/// validating.go:72-75, CPP :58-62).
+pub const SCHEDULER_NAME_IMMUTABLE: &str = "the schedulerName should not be updated";
+
+/// The scheduler name a policy is stored with: the CRD default `default-scheduler` when the
+/// manifest omits it, and for `""` too, which the mutating webhook's round trip drops
+/// (omitempty) and the API server defaults again (admission-chain.md §7.1).
+pub fn stored_scheduler_name(name: Option<&str>) -> &str {
+    name.filter(|s| !s.is_empty())
+        .unwrap_or(crate::model::schedulers::DEFAULT_SCHEDULER)
+}
+
+/// Whether an update from a policy with scheduler name `old` to one with `new` changes it, which
+/// `validateUpdate` refuses before any other check.
+pub fn scheduler_name_changes(old: Option<&str>, new: Option<&str>) -> bool {
+    stored_scheduler_name(old) != stored_scheduler_name(new)
+}
+
 /// `validateUpdate` (PP validating.go:71-85, CPP :58-68): on UPDATE, before the spec checks.
 /// The handler returns the first failure only, so at most one violation comes back:
 /// `spec.schedulerName` changed (both sides compared after the CRD default `default-scheduler`),
 /// else the permanent-id label changed, added or removed.
 pub fn validate_update(old: &Policy, new: &Policy) -> Vec<Violation> {
-    const DEFAULT_SCHEDULER: &str = "default-scheduler";
-    // `""` is dropped by the mutating webhook's round trip (omitempty) and re-defaulted, so it
-    // is the default too (admission-chain.md §7.1).
-    let scheduler = |p: &Policy| {
-        p.spec
-            .scheduler_name
-            .clone()
-            .filter(|s| !s.is_empty())
-            .unwrap_or_else(|| DEFAULT_SCHEDULER.to_string())
-    };
-    if scheduler(old) != scheduler(new) {
+    let (old_name, new_name) = (&old.spec.scheduler_name, &new.spec.scheduler_name);
+    if scheduler_name_changes(old_name.as_deref(), new_name.as_deref()) {
         return vec![Violation::new(
             "scheduler-name-immutable",
             FieldPath::parse("spec.schedulerName"),
             None,
-            "the schedulerName should not be updated",
+            SCHEDULER_NAME_IMMUTABLE,
         )];
     }
     let label = new.kind.permanent_id_label();

@@ -2,12 +2,17 @@
 
 use std::hash::{Hash, Hasher};
 
-use crate::engine::state::{AdmittedPolicy, FxHasher, TemplateEntry};
+use std::collections::HashMap;
+
+use crate::engine::admission::{stored_scheduler_name, SCHEDULER_NAME_IMMUTABLE};
+use crate::engine::state::{
+    applied_in_turn, AdmittedPolicy, FxHasher, InTurn, PolicyCopy, TemplateEntry,
+};
 use crate::lint::finding::{Finding, Severity};
 pub use crate::lint::phase::Taken;
 use crate::lint::phase::{Check, Identities, Rule};
 use crate::lint::rule::{RuleDoc, RuleGroup};
-use crate::model::{group_of, Inventory, Object, ObjectRef};
+use crate::model::{group_of, Inventory, Object, ObjectRef, PolicyKind};
 use crate::source::FieldPath;
 
 pub const DOC: RuleDoc = RuleDoc {
@@ -18,12 +23,16 @@ pub const DOC: RuleDoc = RuleDoc {
     rationale: "`kubectl apply` and GitOps controllers apply them in turn: the later one silently replaces the \
                 earlier, so one policy vanishes. Error within one file, a warning within one directory, and info \
                 across directories, which may be kustomize bases and overlays (lint the rendered output instead). \
+                A later copy of a PropagationPolicy or ClusterPropagationPolicy is an update that admission \
+                judges: one naming another `schedulerName` is refused (`validateUpdate`), as is one refused on its \
+                own, and the copy stored before stays; lint, `explain`, `preempt-check` and `plan` all take that \
+                copy as the one in force. \
                 A Service and an `ExternalName` Service of the same name pointing at the first one's DNS name \
                 are meant for two API servers (Karmada's own installer applies such pairs to the host cluster \
                 and to karmada-apiserver) and are not reported.",
     example: "kind: PropagationPolicy\nmetadata: {name: nginx, namespace: default}\n---\nkind: PropagationPolicy\nmetadata: {name: nginx, namespace: default}\n",
     fix: "Rename one of them, or delete the stale copy.",
-    reference: "",
+    reference: "pkg/webhook/propagationpolicy/validating.go:71-85 (validateUpdate)",
 };
 
 pub static RULE: Rule = Rule {
@@ -95,6 +104,7 @@ pub fn check_hashed(
             .iter()
             .filter_map(|&(_, doc)| Some((doc, identity_at(objects, taken, doc)?)))
             .collect();
+        let fates = policy_fates(objects, taken, &ids);
         for (i, &(doc, id)) in ids.iter().enumerate() {
             // Each later copy is reported against the earlier copy it relates to most closely
             // (same file, then same directory): the severity is that pair's, never decided by
@@ -118,28 +128,109 @@ pub fn check_hashed(
             if on_other_api_servers(inventory, earlier, doc, id) {
                 continue;
             }
-            out.push(duplicate(inventory, taken, earlier, doc));
+            let fate = fates.get(&doc).copied();
+            out.push(duplicate(inventory, taken, earlier, doc, fate));
         }
     }
     out
 }
 
-/// The finding on document `doc`, a second definition of document `earlier`'s object.
-fn duplicate(inventory: &Inventory, taken: Taken<'_>, earlier: usize, doc: usize) -> Finding {
-    let a = &inventory.documents[earlier];
-    let b = &inventory.documents[doc];
+/// What applying each copy of a PropagationPolicy or ClusterPropagationPolicy in `ids` (one run
+/// of equal hashes, in document order) does, by document: a later copy is an update that
+/// admission judges, and one it refuses replaces nothing.
+fn policy_fates(
+    objects: &[Object],
+    taken: Taken<'_>,
+    ids: &[(usize, Identity<'_>)],
+) -> HashMap<usize, InTurn> {
+    let policy_group = group_of(crate::model::POLICY_API_VERSION);
+    let is_policy =
+        |id: &Identity<'_>| id.0 == policy_group && PolicyKind::from_kind(id.1).is_some();
+    let mut fates = HashMap::new();
+    let mut done: Vec<Identity<'_>> = Vec::new();
+    for (_, id) in ids.iter().filter(|(_, id)| is_policy(id)) {
+        if done.contains(id) {
+            continue;
+        }
+        done.push(*id);
+        let copies: Vec<PolicyCopy<'_>> = ids
+            .iter()
+            .filter(|(_, other)| other == id)
+            .filter_map(|&(doc, _)| policy_copy(objects, taken, doc))
+            .collect();
+        for (copy, fate) in copies.iter().zip(applied_in_turn(&copies)) {
+            fates.insert(copy.doc, fate);
+        }
+    }
+    fates
+}
+
+/// Document `doc`'s policy as [`applied_in_turn`] reads it.
+fn policy_copy<'a>(objects: &'a [Object], taken: Taken<'a>, doc: usize) -> Option<PolicyCopy<'a>> {
+    let (admitted, scheduler_name) = match find(objects, taken, doc)? {
+        Found::Policy(AdmittedPolicy::Admitted(p)) => (true, p.spec.scheduler_name.as_deref()),
+        Found::Policy(AdmittedPolicy::Rejected(r)) => (false, r.spec.scheduler_name.as_deref()),
+        Found::Object(Object::Policy(p)) => (
+            p.admission.refusal().is_none(),
+            p.spec.scheduler_name.as_deref(),
+        ),
+        Found::Object(_) | Found::Template(_) => return None,
+    };
+    Some(PolicyCopy {
+        doc,
+        admitted,
+        scheduler_name,
+    })
+}
+
+/// The finding on document `doc`, a second definition of document `earlier`'s object; `fate`
+/// is what applying it does, for a policy.
+fn duplicate(
+    inventory: &Inventory,
+    taken: Taken<'_>,
+    earlier: usize,
+    doc: usize,
+    fate: Option<InTurn>,
+) -> Finding {
     let severity = pair_severity(inventory, earlier, doc);
+    // The copy the message is about: the stored one a policy's copy meets, else the closest.
+    let other = match fate {
+        Some(InTurn::Replaces(stored) | InTurn::UpdateRefused { stored }) => stored,
+        Some(InTurn::Refused {
+            stored: Some(stored),
+        }) => stored,
+        _ => earlier,
+    };
+    let a = &inventory.documents[other];
+    let b = &inventory.documents[doc];
     let name_path = FieldPath::parse("metadata.name");
     let object = object_ref(&inventory.objects, taken, doc);
     let a_name = a.tree_for(&name_path).locate_value(&name_path);
     let b_name = b.tree_for(&name_path).locate_value(&name_path);
+    let there = format!("{}:{}", a.source.name, a_name.start.line);
+    let what = match fate {
+        None | Some(InTurn::Replaces(_)) => format!("this document replaces the one at {there}"),
+        Some(InTurn::UpdateRefused { .. }) => format!(
+            "this document updates the one at {there}, and Karmada's webhook refuses the update \
+             (`{}`: schedulerName `{}` there, `{}` here), so that copy stays",
+            SCHEDULER_NAME_IMMUTABLE,
+            scheduler_of(taken, &inventory.objects, other),
+            scheduler_of(taken, &inventory.objects, doc),
+        ),
+        Some(InTurn::Refused { stored: Some(_) }) => {
+            format!("admission refuses this document (see its errors), so the one at {there} stays")
+        }
+        Some(InTurn::Refused { stored: None }) => {
+            format!("admission refuses this document and the one at {there} alike")
+        }
+        Some(InTurn::Creates) => {
+            format!("admission refuses the one at {there}, so this document creates it")
+        }
+    };
     let mut f = Finding::new(
         DOC.id,
         severity,
-        format!(
-            "{object} is defined twice: applied in turn, this document replaces the one at {}:{}",
-            a.source.name, a_name.start.line
-        ),
+        format!("{object} is defined twice: applied in turn, {what}"),
     )
     .at(&b.source, b_name)
     .field("metadata.name")
@@ -147,6 +238,12 @@ fn duplicate(inventory: &Inventory, taken: Taken<'_>, earlier: usize, doc: usize
     .related(&a.source, a_name, "first defined here");
     f.doc = Some(doc);
     f
+}
+
+/// The scheduler name document `doc`'s policy is stored with.
+fn scheduler_of(taken: Taken<'_>, objects: &[Object], doc: usize) -> String {
+    let name = policy_copy(objects, taken, doc).and_then(|c| c.scheduler_name);
+    stored_scheduler_name(name).to_string()
 }
 
 /// Whether two copies of a Service cannot be meant for one API server: one is an `ExternalName`
@@ -379,6 +476,43 @@ mod tests {
             vec![
                 (Severity::Info, "overlay/pp.yaml:3:18".to_string()),
                 (Severity::Error, "overlay/pp.yaml:8:18".to_string()),
+            ]
+        );
+    }
+
+    /// Applied in turn, b/ changes the scheduler name, an update the webhook refuses, so a/
+    /// stays; c/ (a/'s scheduler again) replaces a/, not b/; d/ is refused on its own.
+    #[test]
+    fn a_copy_admission_refuses_replaces_nothing() {
+        let pp = |extra: &str| {
+            format!("apiVersion: policy.karmada.io/v1alpha1\nkind: PropagationPolicy\nmetadata: {{name: a, namespace: d}}\nspec:\n{extra}  resourceSelectors: [{{apiVersion: v1, kind: ConfigMap}}]\n")
+        };
+        let mut docs = Vec::new();
+        for (dir, extra) in [
+            ("a", ""),
+            ("b", "  schedulerName: custom\n"),
+            ("c", "  schedulerName: \"\"\n"),
+            ("d", "  priority: \"5\"\n"),
+        ] {
+            docs.extend(load(Source::new(format!("{dir}/pp.yaml"), pp(extra))).documents);
+        }
+        let mut inv = Inventory::from_documents(docs, "default");
+        crate::engine::admission::documents::Admissions::of(&inv, Default::default())
+            .mark(&mut inv);
+        let found: Vec<String> = check(&inv)
+            .iter()
+            .map(|f| {
+                let (_, what) = f.message.split_once("applied in turn, ").unwrap();
+                let at = &f.location.as_ref().unwrap().source.name;
+                format!("{at}: {what} [{}]", f.related[0].location.source.name)
+            })
+            .collect();
+        assert_eq!(
+            found,
+            [
+                "b/pp.yaml: this document updates the one at a/pp.yaml:3, and Karmada's webhook refuses the update (`the schedulerName should not be updated`: schedulerName `default-scheduler` there, `custom` here), so that copy stays [a/pp.yaml]",
+                "c/pp.yaml: this document replaces the one at a/pp.yaml:3 [a/pp.yaml]",
+                "d/pp.yaml: admission refuses this document (see its errors), so the one at c/pp.yaml:3 stays [c/pp.yaml]",
             ]
         );
     }
