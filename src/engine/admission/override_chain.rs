@@ -51,6 +51,33 @@ pub fn admit_override_update(
     admit(op, manifest, Some(&stored), version)
 }
 
+/// The spec of `op` as the API server stores it: decoded, defaulted and mutated (the Go round
+/// trip writes `overriders: {}`, which `override_types.go` declares without omitempty, and the
+/// webhook fills in each selector's namespace). Two writings with the same stored spec are
+/// one object for Karmada.
+pub fn stored_override_spec(op: &OverridePolicy, version: KarmadaVersion) -> Json {
+    let namespace = request_namespace(op);
+    let facts = facts(op.cluster_scoped);
+    let mut metadata = serde_json::Map::new();
+    metadata.insert("name".into(), Json::from(op.meta.name.as_str()));
+    if let Some(ns) = namespace {
+        metadata.insert("namespace".into(), Json::from(ns));
+    }
+    let manifest = serde_json::json!({
+        "apiVersion": crate::model::POLICY_API_VERSION,
+        "kind": facts.kind,
+        "metadata": metadata,
+        "spec": op.raw_spec,
+    });
+    let mut stored = stored_object(facts, &manifest, namespace, version, |spec| {
+        mutate(namespace, spec, version)
+    });
+    stored
+        .get_mut("spec")
+        .map(std::mem::take)
+        .unwrap_or_default()
+}
+
 fn request_namespace(op: &OverridePolicy) -> Option<&str> {
     if op.cluster_scoped {
         None

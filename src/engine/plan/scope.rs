@@ -11,7 +11,7 @@ use crate::engine::claim::ClaimMeta;
 use crate::engine::ownership::{Delta, Kept, Scope};
 use crate::model::cluster::Cluster;
 use crate::model::policy::ResourceSelector;
-use crate::model::{Inventory, Object, ObjectRef, OverridePolicy, Template};
+use crate::model::{Inventory, KarmadaVersion, Object, ObjectRef, OverridePolicy, Template};
 
 /// An OverridePolicy's or ClusterOverridePolicy's identity.
 pub type OverrideKey = (bool, Option<String>, String);
@@ -25,8 +25,9 @@ fn override_key(o: &OverridePolicy) -> OverrideKey {
 }
 
 /// Whether two writings of one override policy apply the same rules to the same objects.
-fn same_override(a: &OverridePolicy, b: &OverridePolicy) -> bool {
-    a.raw_spec == b.raw_spec && a.meta.labels == b.meta.labels
+fn same_override(a: &OverridePolicy, b: &OverridePolicy, version: KarmadaVersion) -> bool {
+    let stored = |op| crate::engine::admission::override_chain::stored_override_spec(op, version);
+    a.meta.labels == b.meta.labels && (a.raw_spec == b.raw_spec || stored(a) == stored(b))
 }
 
 /// Whether a template is one the detector propagates: Karmada's own objects (Clusters among
@@ -77,7 +78,7 @@ impl<'a> Changed<'a> {
         let (created, deleted) = template_delta(sides);
         Changed {
             delta,
-            overrides: override_delta(&base, &head),
+            overrides: override_delta(&base, &head, version),
             created,
             deleted,
             rescaled: rescaled(sides, settings.live),
@@ -224,6 +225,7 @@ fn template_delta(sides: &Sides<'_>) -> (HashSet<ObjectRef>, HashSet<ObjectRef>)
 fn override_delta<'a>(
     base: &[&'a Inventory],
     head: &[&'a Inventory],
+    version: KarmadaVersion,
 ) -> Vec<(
     OverrideEdit,
     Option<&'a OverridePolicy>,
@@ -252,8 +254,8 @@ fn override_delta<'a>(
         let edit = match (before, after) {
             (None, Some(_)) => Edit::Added,
             (Some(_), None) if stored => Edit::Removed,
-            (Some(x), Some(y)) if !same_override(x, y) && stored => Edit::Changed,
-            (Some(x), Some(y)) if !same_override(x, y) => Edit::Added,
+            (Some(x), Some(y)) if !same_override(x, y, version) && stored => Edit::Changed,
+            (Some(x), Some(y)) if !same_override(x, y, version) => Edit::Added,
             _ => continue,
         };
         let reference = OverrideEdit {
@@ -432,6 +434,31 @@ mod tests {
         assert!(!last_applied_replicas(&with("not json")));
         assert!(!last_applied_replicas(
             &serde_json::json!({"spec": {"replicas": 3}})
+        ));
+    }
+
+    /// Writing out what admission fills in anyway (each selector's namespace, the spec's
+    /// `overriders: {}`, which the Go type declares without omitempty) stores the same
+    /// OverridePolicy; another value does not.
+    #[test]
+    fn an_override_written_as_karmada_stores_it_is_the_same_override() {
+        let op = |selector: &str, extra: &str, value: &str| {
+            let text = format!("apiVersion: policy.karmada.io/v1alpha1\nkind: OverridePolicy\nmetadata: {{name: web, namespace: demo}}\nspec:\n  resourceSelectors: [{{apiVersion: v1, kind: Service, name: web{selector}}}]\n{extra}  overrideRules:\n    - targetCluster: {{clusterNames: [b]}}\n      overriders:\n        plaintext: [{{path: /spec/type, operator: replace, value: {value}}}]\n");
+            crate::model::test_support::inventory("op.yaml", &text)
+        };
+        let version = KarmadaVersion::default();
+        let first = |inv: &Inventory| inv.overrides().next().unwrap().clone();
+        let base = first(&op("", "", "LoadBalancer"));
+        for same in [
+            op(", namespace: demo", "", "LoadBalancer"),
+            op("", "  overriders: {}\n", "LoadBalancer"),
+        ] {
+            assert!(same_override(&base, &first(&same), version));
+        }
+        assert!(!same_override(
+            &base,
+            &first(&op("", "", "NodePort")),
+            version
         ));
     }
 }
