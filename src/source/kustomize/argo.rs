@@ -279,9 +279,74 @@ fn generated(
         sets.extend(more);
         ctx.cap(&mut sets);
     }
-    sets.iter()
-        .map(|params| app(file, template_name, template_spec, params))
-        .collect()
+    let patch = spec.get("templatePatch").and_then(Node::as_str);
+    let mut out = Vec::with_capacity(sets.len());
+    for params in &sets {
+        let Some(patch) = patch else {
+            out.push(app(file, template_name, template_spec, params));
+            continue;
+        };
+        match patched(template, patch, params) {
+            Ok(template) => {
+                let name = str_at(&template, &["metadata", "name"]).unwrap_or(name);
+                let spec = template.get("spec").unwrap_or(template_spec);
+                out.push(app(file, name, spec, params));
+            }
+            Err(why) => {
+                ctx.notes.push(format!(
+                    "{}: ApplicationSet {name}: its templatePatch is not read ({why}): its Applications are read from `template` alone",
+                    file.display()
+                ));
+                return sets
+                    .iter()
+                    .map(|params| app(file, template_name, template_spec, params))
+                    .collect();
+            }
+        }
+    }
+    out
+}
+
+/// The ApplicationSet's `template` with its `templatePatch` applied for one parameter set, as
+/// Argo CD does (applicationset/controllers/template/patch.go `applyTemplatePatch`): the patch
+/// text with the parameters put in, read as YAML, then a strategic merge patch on the
+/// Application. Its types declare no merge keys, so maps merge, lists and scalars replace and
+/// `null` deletes (Argo CD then restores `spec.project`, which this tool does not read).
+fn patched(template: &Node, patch: &str, params: &Params) -> Result<Node, String> {
+    let text = fill(patch, params);
+    if text.contains("{{") {
+        return Err("it uses template actions other than parameters".into());
+    }
+    let loaded = crate::source::load(crate::source::Source::new("templatePatch", text));
+    let root = match loaded.documents.as_slice() {
+        [d] if matches!(d.root.value, crate::source::Value::Map(_)) => d.root.clone(),
+        _ => return Err("it is not one YAML mapping".into()),
+    };
+    Ok(merge_patch(template, &root))
+}
+
+/// `patch` merged into `base`: maps key by key, anything else replaced, `null` deleting.
+fn merge_patch(base: &Node, patch: &Node) -> Node {
+    use crate::source::Value;
+    let (Value::Map(base_entries), Value::Map(patch_entries)) = (&base.value, &patch.value) else {
+        return patch.clone();
+    };
+    let mut entries = base_entries.clone();
+    for p in patch_entries {
+        let at = entries.iter().position(|e| e.key.value == p.key.value);
+        match (at, &p.value.value) {
+            (Some(i), Value::Null) => {
+                entries.remove(i);
+            }
+            (None, Value::Null) => {}
+            (Some(i), _) => entries[i].value = merge_patch(&entries[i].value, &p.value),
+            (None, _) => entries.push(p.clone()),
+        }
+    }
+    Node {
+        value: Value::Map(entries),
+        span: base.span,
+    }
 }
 
 /// At most this many parameter sets (Applications) per ApplicationSet: a matrix multiplies its
@@ -664,8 +729,10 @@ fn fill(text: &str, params: &BTreeMap<String, String>) -> String {
         match piece {
             Piece::Text(t) => out.push_str(t),
             Piece::Action { text, closed: true } => {
-                let key = text[2..text.len() - 2].trim().trim_start_matches('.');
-                out.push_str(params.get(key).map_or(text, String::as_str));
+                match parameter(&text[2..text.len() - 2], params) {
+                    Some(value) => out.push_str(&value),
+                    None => out.push_str(text),
+                }
             }
             Piece::Action {
                 text,
@@ -674,6 +741,22 @@ fn fill(text: &str, params: &BTreeMap<String, String>) -> String {
         }
     }
     out
+}
+
+/// The value of one action: a parameter (`name`, `.name`), or a Go-template parameter piped
+/// through sprig's `toJson` or `quote` (a JSON string: what a templatePatch writes to keep a
+/// value one YAML scalar). `None` for anything else.
+fn parameter(action: &str, params: &BTreeMap<String, String>) -> Option<String> {
+    let mut stages = action.split('|').map(str::trim);
+    let key = stages.next()?.trim_start_matches('.');
+    let mut value = params.get(key)?.clone();
+    for stage in stages {
+        match stage {
+            "toJson" | "quote" => value = serde_json::Value::from(value).to_string(),
+            _ => return None,
+        }
+    }
+    Some(value)
 }
 
 #[cfg(test)]
@@ -761,6 +844,49 @@ mod tests {
     }
 
     const TEMPLATE: &str = "  template:\n    metadata:\n      name: '{{cluster.name}}'\n    spec:\n      destination:\n        name: '{{cluster.name}}'\n      source:\n        repoURL: https://example.com/r.git\n        path: '{{cluster.path}}'\n";
+
+    /// The sources given in `templatePatch` (Go template, `toJson`), as SJoon99/scalex-federation
+    /// writes them: merged into each generated Application, its lists replacing the template's.
+    /// A patch with actions this tool does not evaluate is said, and the template read alone.
+    #[test]
+    fn a_template_patch_is_merged_into_each_application() {
+        let files = [
+            ("apps/web/deploy.yaml", "kind: Deployment\n"),
+            ("apps/api/deploy.yaml", "kind: Deployment\n"),
+            ("policies/pp.yaml", "kind: PropagationPolicy\n"),
+        ];
+        let set = |patch: &str| {
+            format!("  goTemplate: true\n  generators:\n    - list:\n        elements:\n          - {{name: web, path: apps/web}}\n          - {{name: api, path: apps/api}}\n  template:\n    metadata: {{name: '{{{{ .name }}}}'}}\n    spec:\n      project: default\n      destination: {{name: karmada, namespace: demo}}\n      source: {{repoURL: https://example.com/r.git, path: unused}}\n  templatePatch: |\n{patch}")
+        };
+        let patch = "    spec:\n      source: null\n      sources:\n        - repoURL: https://example.com/r.git\n          path: {{ .path | toJson }}\n        - repoURL: https://example.com/r.git\n          path: policies\n";
+        let (dir, apps, notes) = generate(&files, &set(patch));
+        assert!(notes.is_empty(), "{notes:?}");
+        let got: Vec<(&str, Vec<PathBuf>)> = apps
+            .iter()
+            .map(|a| (a.name.as_str(), a.paths.clone()))
+            .collect();
+        let at = |p: &str| dir.path().join(p);
+        assert_eq!(
+            got,
+            [
+                ("web", vec![at("apps/web"), at("policies")]),
+                ("api", vec![at("apps/api"), at("policies")])
+            ]
+        );
+        let looping = "    {{- range .extra }}\n    spec: {}\n    {{- end }}\n";
+        let (_dir, apps, notes) = generate(&files, &set(looping));
+        assert_eq!(apps.len(), 2);
+        assert!(
+            apps[0].elsewhere == ["https://example.com/r.git unused"],
+            "{:?}",
+            apps[0]
+        );
+        assert_eq!(notes.len(), 1, "{notes:?}");
+        assert!(
+            notes[0].ends_with("ApplicationSet set: its templatePatch is not read (it uses template actions other than parameters): its Applications are read from `template` alone"),
+            "{notes:?}"
+        );
+    }
 
     #[test]
     fn git_files_generators_read_each_file_and_each_item_of_a_list() {
