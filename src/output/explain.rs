@@ -449,12 +449,25 @@ pub fn text(e: &Explanation, color: bool, selection_unknown: bool) -> String {
     }
     if !e.suspension.is_empty() {
         out.push('\n');
-        let heading = if selection_unknown {
+        let mut heading = if selection_unknown {
             "Dispatch per cluster the placement may select (which of them it selects is not evaluated; see placement):"
         } else {
             "Dispatch per cluster:"
-        };
-        out.push_str(&paint(heading.into(), bold));
+        }
+        .to_string();
+        // Suspension is the policy's, whether or not a scheduler ever places the binding.
+        let unscheduled = e.notes.iter().find_map(|n| match n {
+            Note::SchedulerNotServed { name, .. } => Some(name),
+            _ => None,
+        });
+        if let Some(name) = unscheduled {
+            heading = format!(
+                "{} (once a scheduler named `{}` schedules the binding; see the notes):",
+                heading.trim_end_matches(':'),
+                name
+            );
+        }
+        out.push_str(&paint(heading, bold));
         out.push('\n');
         let w = e
             .suspension

@@ -388,9 +388,10 @@ fn removed_holding_message(
     );
     if !moved.is_empty() {
         out.push_str(&format!(
-            " {} move{} to another policy: clusters its placement drops lose them.",
+            " {} move{} to another policy: only the clusters its placement selects keep {}.",
             list(moved),
-            if moved.len() == 1 { "s" } else { "" }
+            if moved.len() == 1 { "s" } else { "" },
+            if moved.len() == 1 { "it" } else { "them" }
         ));
     }
     let kept = copies_when_deleted(preserve);
@@ -985,4 +986,29 @@ fn clusters_text(p: &EnvPlan) -> String {
         out.push_str(&format!("  {name}: {}\n", parts.join("; ")));
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A template moving to another policy keeps the clusters that policy selects: said
+    /// without presuming that it drops any (its own lines say which clusters change).
+    #[test]
+    fn a_removed_policy_whose_templates_move_says_who_keeps_them() {
+        let deploy = |name: &str| ObjectRef {
+            api_version: "apps/v1".into(),
+            kind: "Deployment".into(),
+            namespace: Some("demo".into()),
+            name: name.into(),
+        };
+        let moved = vec![deploy("web")];
+        let none = Vec::new();
+        let message =
+            removed_holding_message(&PolicyRef::pp("demo", "old"), false, [&moved, &none, &none]);
+        assert_eq!(
+            message,
+            "pp/demo/old is removed while it holds 1 template; Karmada removes only its claim. deployment/demo/web moves to another policy: only the clusters its placement selects keep it."
+        );
+    }
 }
