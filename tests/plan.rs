@@ -1957,3 +1957,66 @@ fn a_dependency_claimed_by_name_is_gained_by_no_cluster() {
     let out = text(&o.stdout);
     assert!(!out.contains("gains"), "{out}");
 }
+
+/// An Argo CD Application moved to another destination (jittuki/Karmada-project, where the
+/// server switches between two Karmada API servers): Argo CD compares and prunes only at
+/// `spec.destination` (controller/state.go; argo-cd#9172), so the old destination keeps what
+/// the Application applied, no longer synced. It was planned as every object removed there,
+/// with a hazard that the member clusters' copies are deleted. The Application deleted with its
+/// resources finalizer still deletes them.
+#[test]
+fn an_application_moved_to_another_destination_leaves_the_old_one_as_it_is() {
+    let Some(dir) = two_commits(
+        "an_application_moved_to_another_destination_leaves_the_old_one_as_it_is",
+        "argo-destination-moved",
+    ) else {
+        return;
+    };
+    let o = plan_in(dir.path(), &["--base", "main", "--fail-on-hazard"]);
+    let (text, err) = (text(&o.stdout), text(&o.stderr));
+    assert_eq!(o.status.code(), Some(1), "changes, no hazard: {text}{err}");
+    assert!(
+        text.contains(
+            "  karmada-a  no change (no Application deploys here any more: left as it is)"
+        ),
+        "{text}"
+    );
+    assert!(
+        text.contains("karmada-b  policies: 1 added; templates: 1 new (new environment)"),
+        "{text}"
+    );
+    assert!(!text.contains("policy-removed-holding-templates"), "{text}");
+    assert!(
+        err.contains("note: karmada-a: no Application deploys here at head (Application web now deploys to karmada-b): Argo CD prunes only at an Application's destination"),
+        "{err}"
+    );
+    let json: J =
+        serde_json::from_slice(&plan_in(dir.path(), &["--base", "main", "-o", "json"]).stdout)
+            .unwrap();
+    let old = json["environments"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|e| e["name"] == "karmada-a")
+        .expect("the old destination is listed");
+    assert_eq!(old["onlyIn"], "base", "{old:#}");
+    assert_eq!(hazards(old), Vec::<&str>::new(), "{old:#}");
+
+    // Deleted, with the resources finalizer: its resources go with it (another Application
+    // takes the directory to karmada-b).
+    let app = dir.path().join("argocd/app.yaml");
+    let renamed = std::fs::read_to_string(&app)
+        .unwrap()
+        .replace("name: web\n", "name: web-b\n");
+    std::fs::write(&app, renamed).unwrap();
+    let o = plan_in(dir.path(), &["--base", "main"]);
+    let removed = String::from_utf8_lossy(&o.stdout);
+    assert!(
+        removed.contains("karmada-a  policies: 1 removed"),
+        "{removed}"
+    );
+    assert!(
+        removed.contains("policy-removed-holding-templates"),
+        "{removed}"
+    );
+}

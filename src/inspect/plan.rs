@@ -49,6 +49,9 @@ pub struct Compared {
 pub enum OneSided {
     /// Only the base has it: the change removes it from the repository.
     Base,
+    /// Only the base has it, and what it holds stays: an Argo CD destination no Application
+    /// deploys to any more, none of them deleting what it applied there.
+    BaseLeftInPlace,
     /// Only the head has it: the change adds it.
     Head,
 }
@@ -259,7 +262,18 @@ fn environments(
     let mut unrendered: Vec<(String, Vec<String>)> = Vec::new();
     for name in names {
         let b = find(&base.environments, &base_name(name));
-        let h = find(&head.environments, name);
+        let mut h = find(&head.environments, name);
+        if h.is_none() {
+            if let Some(left) = left_in_place(&base, &head, name) {
+                note(&left);
+                h = b;
+                for (env, side) in &mut one_sided {
+                    if env == name {
+                        *side = OneSided::BaseLeftInPlace;
+                    }
+                }
+            }
+        }
         if b.zip(h)
             .is_some_and(|(b, h)| !b.gates.same_effect(&h.gates))
         {
@@ -350,6 +364,49 @@ fn unseen_roots(
         .filter(|o| !o.is_empty())
         .collect();
     Unseen { at, outputs }
+}
+
+/// The note for an Argo CD destination `name` the change leaves, when every Application that
+/// deployed there at the base leaves what it applied in place: one that now deploys elsewhere
+/// (Argo CD compares and prunes only at `spec.destination`: controller/state.go, argo-cd#9172),
+/// or one removed without the resources finalizer (a deleted Application deletes its
+/// resources only through it). What the destination holds then stays, no longer synced, and is
+/// planned as unchanged rather than deleted.
+fn left_in_place(
+    base: &crate::lint::gitops::RepoLinted,
+    head: &crate::lint::gitops::RepoLinted,
+    name: &str,
+) -> Option<String> {
+    let applications = &base.described.iter().find(|d| d.name == name)?.applications;
+    if applications.is_empty() {
+        return None;
+    }
+    let now_at = |app: &str| {
+        head.described
+            .iter()
+            .find(|d| d.applications.iter().any(|a| a.name == app))
+            .map(|d| d.name.as_str())
+    };
+    let mut why = Vec::new();
+    for a in applications {
+        match now_at(&a.name) {
+            Some(elsewhere) => {
+                why.push(format!("Application {} now deploys to {elsewhere}", a.name))
+            }
+            None if !a.deletes_resources => why.push(format!(
+                "Application {} is removed, without the resources finalizer",
+                a.name
+            )),
+            None => return None,
+        }
+    }
+    Some(format!(
+        "{}: no Application deploys here at head ({}): Argo CD prunes only at an Application's \
+         destination and deletes what an Application applied only through its resources \
+         finalizer, so what it holds stays there, no longer synced, and is planned as unchanged",
+        name,
+        why.join("; ")
+    ))
 }
 
 /// `inventory` without the objects of the root outputs `roots`.

@@ -79,6 +79,8 @@ pub struct EnvironmentInfo {
     pub unrendered: Vec<Unrendered>,
     /// Every root of it failed and it has no plain file: nothing of it was linted.
     pub nothing_rendered: bool,
+    /// The Argo CD Applications deploying to it (an Argo CD destination).
+    pub applications: Vec<environments::ArgoApplication>,
 }
 
 /// A root or chart that did not render.
@@ -306,6 +308,7 @@ pub fn lint_repository(req: &RepositoryRequest<'_>) -> Result<RepoLinted, Unknow
                 })
                 .collect(),
             nothing_rendered,
+            applications: plan.applications.clone(),
         });
         if karmada {
             read_settings.push((plan.name.clone(), settings.clone()));

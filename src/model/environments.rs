@@ -499,6 +499,7 @@ mod tests {
             instance: instance.into(),
             units: Vec::new(),
             elsewhere: Vec::new(),
+            applications: Vec::new(),
         };
         let names = |s: &RepositorySettings| -> Vec<String> {
             s.served().iter().map(|x| x.name.clone()).collect()

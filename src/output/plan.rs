@@ -769,7 +769,7 @@ fn code_text(code: &str, color: bool) -> String {
 /// The contract's word for the one side an environment is on.
 fn side_code(side: OneSided) -> &'static str {
     match side {
-        OneSided::Base => "base",
+        OneSided::Base | OneSided::BaseLeftInPlace => "base",
         OneSided::Head => "head",
     }
 }
@@ -779,6 +779,7 @@ fn side_code(side: OneSided) -> &'static str {
 pub fn one_sided_text(side: Option<OneSided>) -> &'static str {
     match side {
         Some(OneSided::Base) => " (environment removed)",
+        Some(OneSided::BaseLeftInPlace) => " (no Application deploys here any more: left as it is)",
         Some(OneSided::Head) => " (new environment)",
         None => "",
     }

@@ -32,6 +32,29 @@ pub struct ArgoApp {
     pub namespace: Option<String>,
     /// Every source with a `path`, as Argo CD renders it.
     pub sources: Vec<ArgoSource>,
+    /// Whether deleting it deletes what it applied: it carries Argo CD's resources finalizer
+    /// (without it, a deleted Application leaves its resources in place).
+    pub deletes_resources: bool,
+}
+
+/// Argo CD's cascading-deletion finalizer (`pkg/apis/application/v1alpha1` `ResourcesFinalizerName`),
+/// also written with a `/background` or `/foreground` propagation policy.
+const RESOURCES_FINALIZER: &str = "resources-finalizer.argocd.argoproj.io";
+
+/// Whether `metadata.finalizers` holds [`RESOURCES_FINALIZER`].
+fn has_resources_finalizer(metadata: Option<&Node>) -> bool {
+    let finalizers = metadata
+        .and_then(|m| m.get("finalizers"))
+        .and_then(Node::as_seq);
+    finalizers
+        .unwrap_or(&[])
+        .iter()
+        .filter_map(Node::as_str)
+        .any(|f| {
+            f == RESOURCES_FINALIZER
+                || f.strip_prefix(RESOURCES_FINALIZER)
+                    .is_some_and(|rest| rest.starts_with('/'))
+        })
 }
 
 /// A source with a `path` in a repository: a directory of manifests, a kustomization or a Helm
@@ -104,7 +127,8 @@ pub fn find(
         match d.root.get("kind").and_then(Node::as_str) {
             Some("Application") => {
                 if let Some(spec) = d.root.get("spec") {
-                    out.push(app(file, name, spec, &BTreeMap::new()));
+                    let metadata = d.root.get("metadata");
+                    out.push(app(file, name, metadata, spec, &BTreeMap::new()));
                 }
             }
             Some("ApplicationSet") => out.extend(generated(file, name, &d.root, tree, notes)),
@@ -123,7 +147,13 @@ fn str_at<'a>(node: &'a Node, path: &[&str]) -> Option<&'a str> {
 }
 
 /// An Application from its `spec` (a template's spec with `params` put in).
-fn app(file: &Path, name: &str, spec: &Node, params: &BTreeMap<String, String>) -> ArgoApp {
+fn app(
+    file: &Path,
+    name: &str,
+    metadata: Option<&Node>,
+    spec: &Node,
+    params: &BTreeMap<String, String>,
+) -> ArgoApp {
     let put = |s: &str| fill(s, params);
     let destination = match (
         str_at(spec, &["destination", "name"]),
@@ -183,6 +213,7 @@ fn app(file: &Path, name: &str, spec: &Node, params: &BTreeMap<String, String>) 
             .filter(|n| !n.is_empty())
             .map(&put),
         sources: found_sources,
+        deletes_resources: has_resources_finalizer(metadata),
     }
 }
 
@@ -280,17 +311,18 @@ fn generated(
         ctx.cap(&mut sets);
     }
     let patch = spec.get("templatePatch").and_then(Node::as_str);
+    let metadata = template.get("metadata");
     let mut out = Vec::with_capacity(sets.len());
     for params in &sets {
         let Some(patch) = patch else {
-            out.push(app(file, template_name, template_spec, params));
+            out.push(app(file, template_name, metadata, template_spec, params));
             continue;
         };
         match patched(template, patch, params) {
             Ok(template) => {
                 let name = str_at(&template, &["metadata", "name"]).unwrap_or(name);
                 let spec = template.get("spec").unwrap_or(template_spec);
-                out.push(app(file, name, spec, params));
+                out.push(app(file, name, template.get("metadata"), spec, params));
             }
             Err(why) => {
                 ctx.notes.push(format!(
@@ -299,7 +331,7 @@ fn generated(
                 ));
                 return sets
                     .iter()
-                    .map(|params| app(file, template_name, template_spec, params))
+                    .map(|params| app(file, template_name, metadata, template_spec, params))
                     .collect();
             }
         }
@@ -886,6 +918,24 @@ mod tests {
             notes[0].ends_with("ApplicationSet set: its templatePatch is not read (it uses template actions other than parameters): its Applications are read from `template` alone"),
             "{notes:?}"
         );
+    }
+
+    /// Only Argo CD's resources finalizer (with or without a propagation policy) makes a
+    /// deleted Application delete what it applied.
+    #[test]
+    fn the_resources_finalizer_is_what_deletes_an_applications_resources() {
+        let with = |finalizers: &str| {
+            let text = format!("metadata:\n  name: a\n  finalizers: {finalizers}\n");
+            let loaded = load(Source::new("a.yaml", text));
+            has_resources_finalizer(loaded.documents[0].root.get("metadata"))
+        };
+        assert!(with("[resources-finalizer.argocd.argoproj.io]"));
+        assert!(with(
+            "[x, resources-finalizer.argocd.argoproj.io/background]"
+        ));
+        assert!(!with("[]"));
+        assert!(!with("[resources-finalizer.argocd.argoproj.io.example]"));
+        assert!(!has_resources_finalizer(None));
     }
 
     #[test]

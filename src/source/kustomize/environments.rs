@@ -19,7 +19,9 @@ use super::render::Kustomize;
 use super::units::{self, Output};
 use crate::source::{files, FieldPath, Loaded, Node, Source, Span, Value};
 
-pub use super::units::{Plan, RenderFailure, Rendered, Renders, Target, Unit, UnitKind};
+pub use super::units::{
+    ArgoApplication, Plan, RenderFailure, Rendered, Renders, Target, Unit, UnitKind,
+};
 
 /// What the configuration says about rendering (`.karmada-policy.yaml`, `gitops:`).
 #[derive(Debug, Clone, Default)]
@@ -546,6 +548,7 @@ mod tests {
             instance: "repository".into(),
             units: Vec::new(),
             elsewhere: Vec::new(),
+            applications: Vec::new(),
         }
     }
 

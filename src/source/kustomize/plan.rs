@@ -34,7 +34,7 @@ use super::discover::{kustomization_file, Repository};
 use super::flux::{self, FluxKustomization, FluxSource, HelmRelease, SourceRef};
 use super::helm::HelmValues;
 use super::render::BuildSpec;
-use super::units::{self, Output, Plan, Renders, Target, Unit, UnitKind};
+use super::units::{self, ArgoApplication, Output, Plan, Renders, Target, Unit, UnitKind};
 use super::{normalize, shown_dir};
 use crate::source::{files, Node};
 
@@ -126,6 +126,7 @@ struct Destination {
     units: Vec<Unit>,
     files: BTreeSet<PathBuf>,
     elsewhere: Vec<String>,
+    applications: BTreeSet<ArgoApplication>,
 }
 
 impl Planner<'_> {
@@ -369,6 +370,7 @@ impl Planner<'_> {
                     instance: format!("flux:{}", instance.dir.display()),
                     units,
                     elsewhere: Vec::new(),
+                    applications: Vec::new(),
                 }
             })
             .collect()
@@ -754,6 +756,10 @@ impl Planner<'_> {
                 let e = by_destination.entry(a.destination.clone()).or_default();
                 e.units.extend(units);
                 e.files.insert(a.file.clone());
+                e.applications.insert(ArgoApplication {
+                    name: a.name.clone(),
+                    deletes_resources: a.deletes_resources,
+                });
                 for source in elsewhere {
                     if !e.elsewhere.contains(source) {
                         e.elsewhere.push(source.clone());
@@ -772,6 +778,7 @@ impl Planner<'_> {
                     mut units,
                     files,
                     elsewhere,
+                    applications,
                 } = d;
                 dedup(&mut units);
                 self.mark_used(&units);
@@ -783,6 +790,7 @@ impl Planner<'_> {
                     instance: "argocd".into(),
                     units,
                     elsewhere,
+                    applications: applications.into_iter().collect(),
                 }
             })
             .collect()
@@ -970,6 +978,7 @@ impl Planner<'_> {
                 instance: "repository".into(),
                 units,
                 elsewhere: Vec::new(),
+                applications: Vec::new(),
             };
         for r in &rest_roots {
             let mut units = vec![Unit::new(UnitKind::Root(BuildSpec::plain(r)))];

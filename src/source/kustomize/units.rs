@@ -110,6 +110,16 @@ pub struct Plan {
     /// What its controllers apply from outside this repository (an Argo CD Application's
     /// source elsewhere): objects of the environment that are not known here.
     pub elsewhere: Vec<String>,
+    /// The Argo CD Applications that deploy to it (none for other targets).
+    pub applications: Vec<ArgoApplication>,
+}
+
+/// An Argo CD Application deploying to an environment, with what deleting it does.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
+pub struct ArgoApplication {
+    pub name: String,
+    /// It carries the resources finalizer: deleting it deletes what it applied.
+    pub deletes_resources: bool,
 }
 
 /// A rendered stream's documents, where each came from, and the layers it went through.
