@@ -2683,7 +2683,7 @@ fn a_later_copy_changing_the_scheduler_name_leaves_the_first_in_force() {
     assert_eq!(v["eventual"]["name"], "pp-web", "{v}");
     assert_eq!(
         v["notes"],
-        serde_json::json!(["a later copy of pp/default/pp-web among the inputs would replace the one stored, but admission rejects the update: the schedulerName should not be updated; the copy applied first stays"]),
+        serde_json::json!(["a later copy of pp/default/pp-web among the inputs would replace the one stored, but admission rejects the update: the schedulerName should not be updated; the copy stored before it stays"]),
         "{v}"
     );
 

@@ -189,8 +189,8 @@ impl Delta {
     /// copies within a side are the duplicate-identity rule's, and comparing the head's first
     /// copy with the base's last made an unchanged repository of duplicated policies a change).
     /// A head copy the API server refuses after another was stored (an update changing
-    /// `schedulerName`, a copy refused on its own) is applied too, after the one in force,
-    /// when the base holds no such copy: applying the head fails there.
+    /// `schedulerName`, a copy refused on its own) is applied too, right after the copy held
+    /// (whose update it is), when the base holds no such copy: applying the head fails there.
     pub fn of<'a>(
         base: impl Iterator<Item = &'a Policy>,
         head: impl Iterator<Item = &'a Policy>,
@@ -204,28 +204,36 @@ impl Delta {
             base.iter()
                 .any(|b| b.reference() == p.reference() && same_policy(b, p, version))
         };
-        let mut delta = Delta::default();
+        // A refused copy the base lacks, by reference: applied right after the copy held.
+        let mut refused: HashMap<PolicyRef, Vec<&Policy>> = HashMap::new();
         for (p, fate) in &head_in_force.copies {
-            let base_version = base_in_force.held.get(&p.reference());
-            let held = head_in_force
-                .held
-                .get(&p.reference())
-                .is_some_and(|h| std::ptr::eq(*h, *p));
             let refused_later = matches!(
                 fate,
                 Some(InTurn::UpdateRefused { .. } | InTurn::Refused { stored: Some(_) })
             );
-            // The copy held, when it differs from the base's; a refused copy the base lacks.
-            let planned = if held {
-                !base_version.is_some_and(|b| same_policy(b, p, version))
-            } else {
-                refused_later && !in_base(p)
-            };
-            if !planned {
+            if refused_later && !in_base(p) {
+                refused.entry(p.reference()).or_default().push(p);
+            }
+        }
+        let mut delta = Delta::default();
+        for (p, _) in &head_in_force.copies {
+            let reference = p.reference();
+            let held = head_in_force
+                .held
+                .get(&reference)
+                .is_some_and(|h| std::ptr::eq(*h, *p));
+            if !held {
                 continue;
             }
-            delta.applied.push((*p).clone());
-            delta.touched.extend(base_version.map(|b| (*b).clone()));
+            let base_version = base_in_force.held.get(&reference);
+            if !base_version.is_some_and(|b| same_policy(b, p, version)) {
+                delta.applied.push((*p).clone());
+                delta.touched.extend(base_version.map(|b| (*b).clone()));
+            }
+            for r in refused.remove(&reference).unwrap_or_default() {
+                delta.applied.push(r.clone());
+                delta.touched.extend(base_version.map(|b| (*b).clone()));
+            }
         }
         delta.removed = base_in_force
             .held
@@ -519,6 +527,19 @@ mod tests {
             None,
             "the held copy is the one updated"
         );
+        // A new policy written three times, the second naming another scheduler: the third
+        // replaces the first and is the one created; the second, refused, comes after it.
+        let three = inventory(
+            "a.yaml",
+            &(pp("a", "  priority: 1\n") + &custom + &pp("a", "  priority: 3\n")),
+        );
+        let delta = Delta::of(std::iter::empty(), three.policies(), version);
+        let applied: Vec<(Option<i32>, Option<&str>)> = delta
+            .applied()
+            .iter()
+            .map(|p| (p.spec.priority, p.spec.scheduler_name.as_deref()))
+            .collect();
+        assert_eq!(applied, [(Some(3), None), (None, Some("custom"))]);
     }
 
     /// The shared policy removed, a per-application one added and the template relabelled for

@@ -284,7 +284,7 @@ pub fn note_text(n: &Note) -> String {
             update: true,
             copies: 1,
         } => format!(
-            "a later copy of {policy} among the inputs would replace the one stored, but admission rejects the update: {}; the copy applied first stays",
+            "a later copy of {policy} among the inputs would replace the one stored, but admission rejects the update: {}; the copy stored before it stays",
             errors.join("; ")
         ),
         Note::Rejected {
@@ -293,7 +293,7 @@ pub fn note_text(n: &Note) -> String {
             update: true,
             copies,
         } => format!(
-            "{copies} later copies of {policy} among the inputs would replace the one stored, but admission rejects each update: {}; the copy applied first stays",
+            "{copies} later copies of {policy} among the inputs would replace the one stored, but admission rejects each update: {}; the copy stored before it stays",
             errors.join("; ")
         ),
         Note::OverrideRejected { policy, error } => format!(

@@ -100,7 +100,14 @@ pub fn refused(edits: &[super::PolicyEdit], overrides: &[super::OverrideEdit]) -
                 reason: o.refused.first()?.clone(),
             })
         });
-    policies.chain(overrides).collect()
+    let mut out: Vec<Hazard> = Vec::new();
+    // Copies of one policy refused alike are one hazard.
+    for h in policies.chain(overrides) {
+        if !out.contains(&h) {
+            out.push(h);
+        }
+    }
+    out
 }
 
 /// The removed policies that held templates at the base, each with what became of them.

@@ -337,13 +337,16 @@ pub fn plan(sides: &Sides<'_>, settings: &Settings) -> EnvPlan {
         created,
     };
     let changes = run.template_plans(&views.before(), &views.after());
-    let policies = policy_edits(&changed, settings.options.version());
+    let in_turn = policy_edits(&changed, settings.options.version());
     let overrides: Vec<OverrideEdit> = changed
         .overrides
         .iter()
         .map(|(e, _, _)| e.clone())
         .collect();
-    let mut hazards = hazards::refused(&policies, &overrides);
+    // Every copy applied is judged (a later copy refused is a failed apply), each policy
+    // listed once.
+    let mut hazards = hazards::refused(&in_turn, &overrides);
+    let policies = one_edit_per_policy(in_turn);
     hazards.extend(run.hazards(&before, &changes));
     EnvPlan {
         policies,
@@ -857,41 +860,46 @@ fn blocked(list: &[(PolicyRef, BlockReason)]) -> Vec<Blocked> {
         .collect()
 }
 
-/// The policies added, changed and removed, by reference, with the admission verdict: a
-/// changed one's is the UPDATE's, whose `validateUpdate` (an immutable scheduler name or
-/// permanent id) answers first and alone, as the controllers' simulation applies it.
+/// The policies added, changed and removed, each copy applied in turn, with the admission
+/// verdict: a changed one's is the UPDATE's of the copy stored then, whose `validateUpdate` (an
+/// immutable scheduler name or permanent id) answers first and alone, as the controllers'
+/// simulation applies it.
 fn policy_edits(changed: &Changed<'_>, version: crate::model::KarmadaVersion) -> Vec<PolicyEdit> {
     let delta = &changed.delta;
-    let touched: HashMap<PolicyRef, &Policy> =
-        delta.touched().iter().map(|p| (p.reference(), p)).collect();
-    let mut out: Vec<PolicyEdit> = delta
-        .applied()
+    // What the control plane stores of each reference as the copies are applied in turn: the
+    // base's (a base copy admission refused was never stored: the head's is a creation), then
+    // each applied copy admission lets through.
+    let mut stored_now: HashMap<PolicyRef, &Policy> = delta
+        .touched()
         .iter()
-        .map(|p| {
-            // A base copy admission refused was never stored: the head's is a creation.
-            let stored = touched
-                .get(&p.reference())
-                .filter(|old| admit_policy(old, version).1.is_empty());
-            let update = stored.map(|old| crate::engine::admission::validate_update(old, p));
-            let refused = match update {
-                Some(violations) if !violations.is_empty() => violations
-                    .iter()
-                    .map(crate::engine::admission::Violation::karmada_error)
-                    .collect(),
-                _ => admit_policy(p, version).1,
-            };
-            PolicyEdit {
-                policy: p.reference(),
-                edit: if stored.is_some() {
-                    Edit::Changed
-                } else {
-                    Edit::Added
-                },
-                refused,
-                stored: stored.is_some(),
-            }
-        })
+        .filter(|old| admit_policy(old, version).1.is_empty())
+        .map(|p| (p.reference(), p))
         .collect();
+    let mut out: Vec<PolicyEdit> = Vec::new();
+    for p in delta.applied() {
+        let stored = stored_now.get(&p.reference()).copied();
+        let update = stored.map(|old| crate::engine::admission::validate_update(old, p));
+        let refused: Vec<String> = match update {
+            Some(violations) if !violations.is_empty() => violations
+                .iter()
+                .map(crate::engine::admission::Violation::karmada_error)
+                .collect(),
+            _ => admit_policy(p, version).1,
+        };
+        if refused.is_empty() {
+            stored_now.insert(p.reference(), p);
+        }
+        out.push(PolicyEdit {
+            policy: p.reference(),
+            edit: if stored.is_some() {
+                Edit::Changed
+            } else {
+                Edit::Added
+            },
+            refused,
+            stored: stored.is_some(),
+        });
+    }
     // A base copy admission refused was never stored: removing it changes nothing.
     out.extend(
         delta
@@ -905,9 +913,15 @@ fn policy_edits(changed: &Changed<'_>, version: crate::model::KarmadaVersion) ->
                 stored: false,
             }),
     );
-    out.sort_by(|a, b| a.policy.cmp(&b.policy));
-    out.dedup_by(|a, b| a.policy == b.policy);
     out
+}
+
+/// `edits` ([`policy_edits`], every copy applied) with one edit per policy, by reference: its
+/// first copy's.
+fn one_edit_per_policy(mut edits: Vec<PolicyEdit>) -> Vec<PolicyEdit> {
+    edits.sort_by(|a, b| a.policy.cmp(&b.policy));
+    edits.dedup_by(|a, b| a.policy == b.policy);
+    edits
 }
 
 /// `own` and the clusters of the workloads that carry it along: the union of the targets (and

@@ -407,3 +407,29 @@ fn an_undecided_placement_rescheduled_among_the_same_names_may_change_each() {
         .iter()
         .all(|d| d.before == d.after && d.after.undecided && d.after.receives));
 }
+
+/// A new policy written three times, the second naming another scheduler: applied in turn the
+/// third replaces the first (the template goes to member3) and the second is an update the
+/// webhook refuses, a failed apply: one edit, added, and a `policy-refused` hazard.
+#[test]
+fn a_refused_copy_among_new_copies_is_a_hazard_of_the_added_policy() {
+    let head = [
+        NGINX.to_string(),
+        policy("a", "", "member1"),
+        policy("a", "  schedulerName: custom\n", "member2"),
+        policy("a", "  schedulerName: default-scheduler\n", "member3"),
+    ]
+    .concat();
+    let p = run(NGINX, &head, "");
+    let edits: Vec<(Edit, bool)> = p
+        .policies
+        .iter()
+        .map(|e| (e.edit, e.refused.is_empty()))
+        .collect();
+    assert_eq!(edits, [(Edit::Added, true)], "{p:#?}");
+    let codes: Vec<&str> = p.hazards.iter().map(Hazard::code).collect();
+    assert_eq!(codes, ["policy-refused"], "{p:#?}");
+    let after = &p.changes[0].after;
+    assert_eq!(after.as_ref().map(|r| r.name.as_str()), Some("a"));
+    assert!(cluster(&p.changes[0], "member3").after.receives, "{p:#?}");
+}

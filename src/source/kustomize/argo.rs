@@ -324,15 +324,15 @@ fn generated(
                 let spec = template.get("spec").unwrap_or(template_spec);
                 out.push(app(file, name, template.get("metadata"), spec, params));
             }
+            // Argo CD generates nothing from a set whose patch fails (GenerateApplications
+            // returns the error and Reconcile stops before creating any Application); one this
+            // tool cannot evaluate is not guessed at from the template alone.
             Err(why) => {
                 ctx.notes.push(format!(
-                    "{}: ApplicationSet {name}: its templatePatch is not read ({why}): its Applications are read from `template` alone",
+                    "{}: ApplicationSet {name}: its templatePatch is not read ({why}): its Applications are not linted",
                     file.display()
                 ));
-                return sets
-                    .iter()
-                    .map(|params| app(file, template_name, metadata, template_spec, params))
-                    .collect();
+                return Vec::new();
             }
         }
     }
@@ -342,8 +342,9 @@ fn generated(
 /// The ApplicationSet's `template` with its `templatePatch` applied for one parameter set, as
 /// Argo CD does (applicationset/controllers/template/patch.go `applyTemplatePatch`): the patch
 /// text with the parameters put in, read as YAML, then a strategic merge patch on the
-/// Application. Its types declare no merge keys, so maps merge, lists and scalars replace and
-/// `null` deletes (Argo CD then restores `spec.project`, which this tool does not read).
+/// Application. Its spec's types declare no merge keys, so maps merge, lists and scalars
+/// replace and `null` deletes ([`merge_patch`]; Argo CD then restores `spec.project`, which
+/// this tool does not read).
 fn patched(template: &Node, patch: &str, params: &Params) -> Result<Node, String> {
     let text = fill(patch, params);
     if text.contains("{{") {
@@ -357,11 +358,30 @@ fn patched(template: &Node, patch: &str, params: &Params) -> Result<Node, String
     Ok(merge_patch(template, &root))
 }
 
-/// `patch` merged into `base`: maps key by key, anything else replaced, `null` deleting.
+/// `patch` merged into `base` (the whole Application): maps key by key, anything else
+/// replaced, `null` deleting; but `metadata.finalizers`, which `ObjectMeta` declares
+/// `patchStrategy:"merge"`, keeps the base's and adds the patch's.
 fn merge_patch(base: &Node, patch: &Node) -> Node {
+    merge_at(base, patch, &[])
+}
+
+fn merge_at(base: &Node, patch: &Node, path: &[&str]) -> Node {
     use crate::source::Value;
-    let (Value::Map(base_entries), Value::Map(patch_entries)) = (&base.value, &patch.value) else {
-        return patch.clone();
+    let (base_entries, patch_entries) = match (&base.value, &patch.value) {
+        (Value::Seq(base_items), Value::Seq(patch_items)) if path == ["metadata", "finalizers"] => {
+            let mut items = base_items.clone();
+            for item in patch_items {
+                if !items.iter().any(|i| i.value == item.value) {
+                    items.push(item.clone());
+                }
+            }
+            return Node {
+                value: Value::Seq(items),
+                span: base.span,
+            };
+        }
+        (Value::Map(b), Value::Map(p)) => (b, p),
+        _ => return patch.clone(),
     };
     let mut entries = base_entries.clone();
     for p in patch_entries {
@@ -371,7 +391,10 @@ fn merge_patch(base: &Node, patch: &Node) -> Node {
                 entries.remove(i);
             }
             (None, Value::Null) => {}
-            (Some(i), _) => entries[i].value = merge_patch(&entries[i].value, &p.value),
+            (Some(i), _) => {
+                let inner = [path, &[p.key.as_str().unwrap_or("")]].concat();
+                entries[i].value = merge_at(&entries[i].value, &p.value, &inner);
+            }
             (None, _) => entries.push(p.clone()),
         }
     }
@@ -907,17 +930,23 @@ mod tests {
         );
         let looping = "    {{- range .extra }}\n    spec: {}\n    {{- end }}\n";
         let (_dir, apps, notes) = generate(&files, &set(looping));
-        assert_eq!(apps.len(), 2);
-        assert!(
-            apps[0].elsewhere == ["https://example.com/r.git unused"],
-            "{:?}",
-            apps[0]
-        );
+        assert!(apps.is_empty(), "{apps:?}");
         assert_eq!(notes.len(), 1, "{notes:?}");
         assert!(
-            notes[0].ends_with("ApplicationSet set: its templatePatch is not read (it uses template actions other than parameters): its Applications are read from `template` alone"),
+            notes[0].ends_with("ApplicationSet set: its templatePatch is not read (it uses template actions other than parameters): its Applications are not linted"),
             "{notes:?}"
         );
+        // ObjectMeta's finalizers merge (patchStrategy "merge"): the template's cascading
+        // deletion stays when the patch adds another finalizer.
+        let finalizers =
+            "    metadata:\n      finalizers: [post-delete-finalizer.argocd.argoproj.io]\n";
+        let with_finalizer = set(finalizers).replace(
+            "    metadata: {name: '{{ .name }}'}\n",
+            "    metadata:\n      name: '{{ .name }}'\n      finalizers: [resources-finalizer.argocd.argoproj.io]\n",
+        );
+        let (_dir, apps, _) = generate(&files, &with_finalizer);
+        assert_eq!(apps.len(), 2);
+        assert!(apps.iter().all(|a| a.deletes_resources), "{apps:?}");
     }
 
     /// Only Argo CD's resources finalizer (with or without a propagation policy) makes a
