@@ -1962,8 +1962,9 @@ fn a_dependency_claimed_by_name_is_gained_by_no_cluster() {
 /// server switches between two Karmada API servers): Argo CD compares and prunes only at
 /// `spec.destination` (controller/state.go; argo-cd#9172), so the old destination keeps what
 /// the Application applied, no longer synced. It was planned as every object removed there,
-/// with a hazard that the member clusters' copies are deleted. The Application deleted with its
-/// resources finalizer still deletes them.
+/// with a hazard that the member clusters' copies are deleted. Here `web` moves to karmada-b
+/// while `api` stays; then both move (karmada-a is left as it is); then `web` is deleted with
+/// its resources finalizer, which deletes what it applied.
 #[test]
 fn an_application_moved_to_another_destination_leaves_the_old_one_as_it_is() {
     let Some(dir) = two_commits(
@@ -1973,21 +1974,36 @@ fn an_application_moved_to_another_destination_leaves_the_old_one_as_it_is() {
         return;
     };
     let o = plan_in(dir.path(), &["--base", "main", "--fail-on-hazard"]);
-    let (text, err) = (text(&o.stdout), text(&o.stderr));
-    assert_eq!(o.status.code(), Some(1), "changes, no hazard: {text}{err}");
+    let (out, err) = (text(&o.stdout), text(&o.stderr));
+    assert_eq!(o.status.code(), Some(1), "changes, no hazard: {out}{err}");
+    assert!(out.contains("  karmada-a  no change\n"), "{out}");
     assert!(
-        text.contains(
+        out.contains("karmada-b  policies: 1 added; templates: 1 new (new environment)"),
+        "{out}"
+    );
+    assert!(!out.contains("policy-removed-holding-templates"), "{out}");
+    assert!(
+        err.contains("note: karmada-a: Applications that deployed here leave it (Application web now deploys to karmada-b): Argo CD prunes only at an Application's destination"),
+        "{err}"
+    );
+
+    // Both move: karmada-a is left as it is.
+    let api = dir.path().join("argocd/api.yaml");
+    let moved = std::fs::read_to_string(&api)
+        .unwrap()
+        .replace("name: karmada-a", "name: karmada-b");
+    std::fs::write(&api, moved).unwrap();
+    let o = plan_in(dir.path(), &["--base", "main", "--fail-on-hazard"]);
+    let (out, err) = (text(&o.stdout), text(&o.stderr));
+    assert_eq!(o.status.code(), Some(1), "changes, no hazard: {out}{err}");
+    assert!(
+        out.contains(
             "  karmada-a  no change (no Application deploys here any more: left as it is)"
         ),
-        "{text}"
+        "{out}"
     );
     assert!(
-        text.contains("karmada-b  policies: 1 added; templates: 1 new (new environment)"),
-        "{text}"
-    );
-    assert!(!text.contains("policy-removed-holding-templates"), "{text}");
-    assert!(
-        err.contains("note: karmada-a: no Application deploys here at head (Application web now deploys to karmada-b): Argo CD prunes only at an Application's destination"),
+        err.contains("note: karmada-a: no Application deploys here at head (Application api now deploys to karmada-b; Application web now deploys to karmada-b)"),
         "{err}"
     );
     let json: J =
@@ -2002,21 +2018,21 @@ fn an_application_moved_to_another_destination_leaves_the_old_one_as_it_is() {
     assert_eq!(old["onlyIn"], "base", "{old:#}");
     assert_eq!(hazards(old), Vec::<&str>::new(), "{old:#}");
 
-    // Deleted, with the resources finalizer: its resources go with it (another Application
-    // takes the directory to karmada-b).
+    // `web` deleted, with the resources finalizer: its resources go with it (another
+    // Application takes its directory to karmada-b); api's stay.
     let app = dir.path().join("argocd/app.yaml");
     let renamed = std::fs::read_to_string(&app)
         .unwrap()
         .replace("name: web\n", "name: web-b\n");
     std::fs::write(&app, renamed).unwrap();
     let o = plan_in(dir.path(), &["--base", "main"]);
-    let removed = String::from_utf8_lossy(&o.stdout);
+    let removed = text(&o.stdout);
     assert!(
         removed.contains("karmada-a  policies: 1 removed"),
         "{removed}"
     );
     assert!(
-        removed.contains("policy-removed-holding-templates"),
+        removed.contains("policy-removed-holding-templates: pp/demo/web is removed"),
         "{removed}"
     );
 }

@@ -185,7 +185,7 @@ pub struct Delta {
 
 impl Delta {
     /// Every policy of each side, as the side's documents applied in turn leave it
-    /// ([`in_force`]: of several copies of one reference, the one stored last, on both sides;
+    /// (`in_force`: of several copies of one reference, the one stored last, on both sides;
     /// copies within a side are the duplicate-identity rule's, and comparing the head's first
     /// copy with the base's last made an unchanged repository of duplicated policies a change).
     /// A head copy the API server refuses after another was stored (an update changing

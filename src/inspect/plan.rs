@@ -262,11 +262,11 @@ fn environments(
     let mut unrendered: Vec<(String, Vec<String>)> = Vec::new();
     for name in names {
         let b = find(&base.environments, &base_name(name));
-        let mut h = find(&head.environments, name);
-        if h.is_none() {
-            if let Some(left) = left_in_place(&base, &head, name) {
-                note(&left);
-                h = b;
+        let h = find(&head.environments, name);
+        let left = left_in_place(&base, &head, name);
+        if let Some(left) = &left {
+            note(&left.note);
+            if h.is_none() && left.whole {
                 for (env, side) in &mut one_sided {
                     if env == name {
                         *side = OneSided::BaseLeftInPlace;
@@ -285,6 +285,15 @@ fn environments(
             b.map_or(&empty, |e| &e.inventory),
             h.map_or(&empty, |e| &e.inventory),
         );
+        // What the Applications that left it applied stays there at head.
+        let kept;
+        let h = match &left {
+            Some(left) => {
+                kept = with_objects_of(h, b, &left.outputs);
+                &kept
+            }
+            None => h,
+        };
         // A root that rendered on one side only: its objects are unknown on the other
         // (Flux and Argo CD apply nothing of a build that fails), so they are compared on
         // neither, not planned as removed or added; the root is listed as not compared.
@@ -366,19 +375,44 @@ fn unseen_roots(
     Unseen { at, outputs }
 }
 
-/// The note for an Argo CD destination `name` the change leaves, when every Application that
-/// deployed there at the base leaves what it applied in place: one that now deploys elsewhere
-/// (Argo CD compares and prunes only at `spec.destination`: controller/state.go, argo-cd#9172),
-/// or one removed without the resources finalizer (a deleted Application deletes its
-/// resources only through it). What the destination holds then stays, no longer synced, and is
-/// planned as unchanged rather than deleted.
+/// What the Argo CD Applications that leave a destination leave there.
+struct LeftInPlace {
+    note: String,
+    /// The source names of the documents they applied (see [`with_objects_of`]).
+    outputs: Vec<String>,
+    /// Every Application that deployed there leaves it so: nothing there changes.
+    whole: bool,
+}
+
+/// The Argo CD Applications that deployed to destination `name` at the base and do not at
+/// head, when each of them leaves what it applied in place: one that now deploys elsewhere
+/// (Argo CD compares and prunes only at `spec.destination`: controller/state.go,
+/// argo-cd#9172), or one removed without the resources finalizer (a deleted Application
+/// deletes its resources only through it). What they applied stays there, no longer synced,
+/// and is planned as unchanged rather than deleted. `None` when no Application leaves so (one
+/// deleted with the finalizer deletes what it applied).
 fn left_in_place(
     base: &crate::lint::gitops::RepoLinted,
     head: &crate::lint::gitops::RepoLinted,
     name: &str,
-) -> Option<String> {
-    let applications = &base.described.iter().find(|d| d.name == name)?.applications;
-    if applications.is_empty() {
+) -> Option<LeftInPlace> {
+    let applications = |side: &'_ crate::lint::gitops::RepoLinted| {
+        side.described
+            .iter()
+            .filter(|d| d.name == name)
+            .flat_map(|d| d.applications.iter())
+            .map(|a| a.name.clone())
+            .collect::<Vec<_>>()
+    };
+    let staying = applications(head);
+    let leaving: Vec<_> = base
+        .described
+        .iter()
+        .filter(|d| d.name == name)
+        .flat_map(|d| &d.applications)
+        .filter(|a| !staying.contains(&a.name))
+        .collect();
+    if leaving.is_empty() {
         return None;
     }
     let now_at = |app: &str| {
@@ -388,7 +422,9 @@ fn left_in_place(
             .map(|d| d.name.as_str())
     };
     let mut why = Vec::new();
-    for a in applications {
+    let mut outputs = Vec::new();
+    let mut deleting = false;
+    for a in &leaving {
         match now_at(&a.name) {
             Some(elsewhere) => {
                 why.push(format!("Application {} now deploys to {elsewhere}", a.name))
@@ -397,16 +433,56 @@ fn left_in_place(
                 "Application {} is removed, without the resources finalizer",
                 a.name
             )),
-            None => return None,
+            // Deleted with the finalizer: what it applied is deleted with it.
+            None => {
+                deleting = true;
+                continue;
+            }
         }
+        outputs.extend(a.outputs.iter().cloned());
     }
-    Some(format!(
-        "{}: no Application deploys here at head ({}): Argo CD prunes only at an Application's \
-         destination and deletes what an Application applied only through its resources \
-         finalizer, so what it holds stays there, no longer synced, and is planned as unchanged",
-        name,
-        why.join("; ")
-    ))
+    if why.is_empty() {
+        return None;
+    }
+    let what = match staying.is_empty() && !deleting {
+        true => "no Application deploys here at head",
+        false => "Applications that deployed here leave it",
+    };
+    Some(LeftInPlace {
+        note: format!(
+            "{name}: {what} ({}): Argo CD prunes only at an Application's destination and \
+             deletes what an Application applied only through its resources finalizer, so what \
+             they applied stays there, no longer synced, and is planned as unchanged",
+            why.join("; ")
+        ),
+        outputs,
+        whole: staying.is_empty() && !deleting,
+    })
+}
+
+/// `head` with the objects of `base` whose documents come from `outputs` added, but for those
+/// `head` holds itself (by kind, namespace and name).
+fn with_objects_of(head: &Inventory, base: &Inventory, outputs: &[String]) -> Inventory {
+    let identity = |inv: &Inventory, o: &crate::model::Object| {
+        let d = inv.documents.get(o.doc())?;
+        let text = |k: &str| d.root.get(k).and_then(crate::source::Node::as_str);
+        let meta = crate::model::ObjectMeta::from_node(d.root.get("metadata"));
+        Some((text("kind")?.to_string(), meta.namespace, meta.name))
+    };
+    let held: HashSet<_> = head
+        .objects
+        .iter()
+        .filter_map(|o| identity(head, o))
+        .collect();
+    let mut kept = base.clone();
+    kept.objects.retain(|o| {
+        let from = base.documents.get(o.doc()).map(|d| d.source.name.as_str());
+        from.is_some_and(|n| outputs.iter().any(|out| out == n))
+            && identity(base, o).is_none_or(|id| !held.contains(&id))
+    });
+    let mut out = head.clone();
+    out.append(kept);
+    out
 }
 
 /// `inventory` without the objects of the root outputs `roots`.

@@ -754,12 +754,13 @@ impl Planner<'_> {
                     scan.extend(units.iter().cloned());
                 }
                 let e = by_destination.entry(a.destination.clone()).or_default();
-                e.units.extend(units);
-                e.files.insert(a.file.clone());
                 e.applications.insert(ArgoApplication {
                     name: a.name.clone(),
                     deletes_resources: a.deletes_resources,
+                    outputs: units.iter().map(units::output_of).collect(),
                 });
+                e.units.extend(units);
+                e.files.insert(a.file.clone());
                 for source in elsewhere {
                     if !e.elsewhere.contains(source) {
                         e.elsewhere.push(source.clone());

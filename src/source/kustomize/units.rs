@@ -120,6 +120,8 @@ pub struct ArgoApplication {
     pub name: String,
     /// It carries the resources finalizer: deleting it deletes what it applied.
     pub deletes_resources: bool,
+    /// The source names of the documents its sources give ([`output_of`]).
+    pub outputs: Vec<String>,
 }
 
 /// A rendered stream's documents, where each came from, and the layers it went through.
@@ -298,6 +300,16 @@ pub fn output_name(dir: &Path, chart: bool) -> String {
     match chart {
         true => format!("helm template {}", dir.display()),
         false => format!("kustomize build {}", dir.display()),
+    }
+}
+
+/// The source name the documents of `unit` have: its root's or chart's output
+/// ([`output_name`]), or the plain file's own.
+pub fn output_of(unit: &Unit) -> String {
+    match &unit.kind {
+        UnitKind::Root(spec) => output_name(&spec.dir, false),
+        UnitKind::Chart(dir, _) => output_name(dir, true),
+        UnitKind::Plain(file) => crate::source::files::display_path(file),
     }
 }
 
