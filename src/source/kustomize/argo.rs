@@ -311,6 +311,10 @@ fn generated(
         ctx.cap(&mut sets);
     }
     let patch = spec.get("templatePatch").and_then(Node::as_str);
+    let go_template = matches!(
+        spec.get("goTemplate").map(|n| &n.value),
+        Some(crate::source::Value::Bool(true))
+    );
     let metadata = template.get("metadata");
     let mut out = Vec::with_capacity(sets.len());
     for params in &sets {
@@ -318,7 +322,7 @@ fn generated(
             out.push(app(file, template_name, metadata, template_spec, params));
             continue;
         };
-        match patched(template, patch, params) {
+        match patched(template, patch, params, go_template) {
             Ok(template) => {
                 let name = str_at(&template, &["metadata", "name"]).unwrap_or(name);
                 let spec = template.get("spec").unwrap_or(template_spec);
@@ -345,11 +349,18 @@ fn generated(
 /// Application. Its spec's types declare no merge keys, so maps merge, lists and scalars
 /// replace and `null` deletes ([`merge_patch`]; Argo CD then restores `spec.project`, which
 /// this tool does not read).
-fn patched(template: &Node, patch: &str, params: &Params) -> Result<Node, String> {
-    let text = fill(patch, params);
-    if text.contains("{{") {
-        return Err("it uses template actions other than parameters".into());
-    }
+fn patched(
+    template: &Node,
+    patch: &str,
+    params: &Params,
+    go_template: bool,
+) -> Result<Node, String> {
+    // With `goTemplate`, Go's text/template; else fasttemplate's `{{param}}`, which leaves
+    // what it does not know as written.
+    let text = match go_template {
+        true => super::gotemplate::render(patch, params)?,
+        false => fill(patch, params),
+    };
     let loaded = crate::source::load(crate::source::Source::new("templatePatch", text));
     let root = match loaded.documents.as_slice() {
         [d] if matches!(d.root.value, crate::source::Value::Map(_)) => d.root.clone(),
@@ -928,12 +939,12 @@ mod tests {
                 ("api", vec![at("apps/api"), at("policies")])
             ]
         );
-        let looping = "    {{- range .extra }}\n    spec: {}\n    {{- end }}\n";
-        let (_dir, apps, notes) = generate(&files, &set(looping));
+        let named = "    {{- define \"x\" }}{{ end }}\n    spec: {}\n";
+        let (_dir, apps, notes) = generate(&files, &set(named));
         assert!(apps.is_empty(), "{apps:?}");
         assert_eq!(notes.len(), 1, "{notes:?}");
         assert!(
-            notes[0].ends_with("ApplicationSet set: its templatePatch is not read (it uses template actions other than parameters): its Applications are not linted"),
+            notes[0].ends_with("ApplicationSet set: its templatePatch is not read (it defines or calls named templates): its Applications are not linted"),
             "{notes:?}"
         );
         // ObjectMeta's finalizers merge (patchStrategy "merge"): the template's cascading

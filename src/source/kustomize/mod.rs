@@ -9,6 +9,7 @@ pub mod discover;
 pub mod environments;
 pub mod failure;
 pub mod flux;
+pub mod gotemplate;
 pub mod helm;
 pub mod layer;
 pub mod origin;
