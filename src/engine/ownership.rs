@@ -71,29 +71,34 @@ struct InForce<'a> {
     /// Every copy in document order, with what applying it does (`None` when the copy is the
     /// only one of its reference).
     copies: Vec<(&'a Policy, Option<InTurn>)>,
-    /// Of each reference, the copy the control plane holds: the last one stored, else (no copy
-    /// admitted) the last one.
+    /// Of each reference, the copy the control plane holds: the last one stored, else the prior
+    /// one it kept, else (no copy admitted) the last one.
     held: HashMap<PolicyRef, &'a Policy>,
 }
 
-/// `policies` (one side, in document order) applied in turn.
-fn in_force<'a>(policies: &[&'a Policy]) -> InForce<'a> {
+/// `policies` (one side, in document order) applied in turn over `prior` (what the control
+/// plane holds before them: the base's [`InForce::held`] for the head, nothing for the base).
+fn in_force<'a>(policies: &[&'a Policy], prior: &HashMap<PolicyRef, &'a Policy>) -> InForce<'a> {
     let mut by_ref: HashMap<PolicyRef, Vec<usize>> = HashMap::new();
     for (i, p) in policies.iter().enumerate() {
         by_ref.entry(p.reference()).or_default().push(i);
     }
+    let copy = |p: &'a Policy, doc: usize| PolicyCopy {
+        doc,
+        admitted: p.admission.refusal().is_none(),
+        scheduler_name: p.spec.scheduler_name.as_deref(),
+    };
     let mut fates: Vec<Option<InTurn>> = vec![None; policies.len()];
     let mut held = HashMap::new();
     for (reference, indexes) in by_ref {
-        let copies: Vec<PolicyCopy<'_>> = indexes
-            .iter()
-            .map(|&i| PolicyCopy {
-                doc: i,
-                admitted: policies[i].admission.refusal().is_none(),
-                scheduler_name: policies[i].spec.scheduler_name.as_deref(),
-            })
-            .collect();
-        let turns = applied_in_turn(&copies);
+        let before = prior.get(&reference).copied();
+        let mut copies: Vec<PolicyCopy<'_>> =
+            before.map(|b| copy(b, usize::MAX)).into_iter().collect();
+        copies.extend(indexes.iter().map(|&i| copy(policies[i], i)));
+        let mut turns = applied_in_turn(&copies);
+        if before.is_some() {
+            turns.remove(0);
+        }
         let stored = indexes
             .iter()
             .zip(&turns)
@@ -101,8 +106,16 @@ fn in_force<'a>(policies: &[&'a Policy]) -> InForce<'a> {
             .map(|(&i, _)| i)
             .next_back();
         let last = *indexes.last().expect("a reference has a copy");
-        held.insert(reference, policies[stored.unwrap_or(last)]);
-        if indexes.len() > 1 {
+        let kept = before.filter(|b| b.admission.refusal().is_none());
+        held.insert(
+            reference,
+            match (stored, kept) {
+                (Some(i), _) => policies[i],
+                (None, Some(b)) => b,
+                (None, None) => policies[last],
+            },
+        );
+        if indexes.len() > 1 || before.is_some() {
             for (&i, turn) in indexes.iter().zip(turns) {
                 fates[i] = Some(turn);
             }
@@ -198,8 +211,12 @@ impl Delta {
     ) -> Delta {
         let base: Vec<&Policy> = base.collect();
         let head: Vec<&Policy> = head.collect();
-        let base_in_force = in_force(&base);
-        let head_in_force = in_force(&head);
+        let base_in_force = in_force(&base, &HashMap::new());
+        let head_in_force = in_force(&head, &base_in_force.held);
+        let held_in_head = |r: &PolicyRef| {
+            let h = head_in_force.held[r];
+            head.iter().any(|p| std::ptr::eq(*p, h))
+        };
         let in_base = |p: &Policy| {
             base.iter()
                 .any(|b| b.reference() == p.reference() && same_policy(b, p, version))
@@ -222,11 +239,13 @@ impl Delta {
                 .held
                 .get(&reference)
                 .is_some_and(|h| std::ptr::eq(*h, *p));
-            if !held {
+            // The refused copies come after the copy held, or where the first of them stands
+            // when the control plane keeps the base's copy.
+            if !held && (held_in_head(&reference) || !refused.contains_key(&reference)) {
                 continue;
             }
             let base_version = base_in_force.held.get(&reference);
-            if !base_version.is_some_and(|b| same_policy(b, p, version)) {
+            if held && !base_version.is_some_and(|b| same_policy(b, p, version)) {
                 delta.applied.push((*p).clone());
                 delta.touched.extend(base_version.map(|b| (*b).clone()));
             }
@@ -534,6 +553,17 @@ mod tests {
             &(pp("a", "  priority: 1\n") + &custom + &pp("a", "  priority: 3\n")),
         );
         let delta = Delta::of(std::iter::empty(), three.policies(), version);
+        let applied: Vec<(Option<i32>, Option<&str>)> = delta
+            .applied()
+            .iter()
+            .map(|p| (p.spec.priority, p.spec.scheduler_name.as_deref()))
+            .collect();
+        assert_eq!(applied, [(Some(3), None), (None, Some("custom"))]);
+        // Over a base that stores the first copy, a head whose first copy changes the
+        // scheduler: that copy is refused as an update of the base's, the second replaces the
+        // base's and is the one held (planned first).
+        let head = inventory("a.yaml", &(custom.clone() + &pp("a", "  priority: 3\n")));
+        let delta = Delta::of(only_first.policies(), head.policies(), version);
         let applied: Vec<(Option<i32>, Option<&str>)> = delta
             .applied()
             .iter()

@@ -425,16 +425,21 @@ fn left_in_place(
     let mut outputs = Vec::new();
     let mut deleting = false;
     for a in &leaving {
-        match now_at(&a.name) {
-            Some(elsewhere) => {
+        use crate::source::kustomize::units::OnRemoval;
+        match (now_at(&a.name), a.on_removal) {
+            (Some(elsewhere), _) => {
                 why.push(format!("Application {} now deploys to {elsewhere}", a.name))
             }
-            None if !a.deletes_resources => why.push(format!(
+            (None, OnRemoval::Orphans) => why.push(format!(
                 "Application {} is removed, without the resources finalizer",
                 a.name
             )),
+            (None, OnRemoval::Kept) => why.push(format!(
+                "Application {} is no longer generated, and its ApplicationSet deletes no Application (applicationsSync)",
+                a.name
+            )),
             // Deleted with the finalizer: what it applied is deleted with it.
-            None => {
+            (None, OnRemoval::Deletes) => {
                 deleting = true;
                 continue;
             }
@@ -451,8 +456,8 @@ fn left_in_place(
     Some(LeftInPlace {
         note: format!(
             "{name}: {what} ({}): Argo CD prunes only at an Application's destination and \
-             deletes what an Application applied only through its resources finalizer, so what \
-             they applied stays there, no longer synced, and is planned as unchanged",
+             deletes what an Application applied only by deleting it through its resources \
+             finalizer, so what they applied stays there and is planned as unchanged",
             why.join("; ")
         ),
         outputs,

@@ -32,9 +32,21 @@ pub struct ArgoApp {
     pub namespace: Option<String>,
     /// Every source with a `path`, as Argo CD renders it.
     pub sources: Vec<ArgoSource>,
-    /// Whether deleting it deletes what it applied: it carries Argo CD's resources finalizer
-    /// (without it, a deleted Application leaves its resources in place).
-    pub deletes_resources: bool,
+    /// What removing it from the repository does to what it applied: deleted with Argo CD's
+    /// resources finalizer, it deletes it; without, it leaves it in place.
+    pub on_removal: OnRemoval,
+}
+
+/// What becomes of an Argo CD Application's resources when the repository no longer defines it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum OnRemoval {
+    /// It is deleted with the resources finalizer: what it applied is deleted with it.
+    Deletes,
+    /// It is deleted without the finalizer: what it applied stays, no longer synced.
+    Orphans,
+    /// Its ApplicationSet never deletes it (`applicationsSync: create-only` or
+    /// `create-update`): it stays, and so does what it applied.
+    Kept,
 }
 
 /// Argo CD's cascading-deletion finalizer (`pkg/apis/application/v1alpha1` `ResourcesFinalizerName`),
@@ -213,7 +225,10 @@ fn app(
             .filter(|n| !n.is_empty())
             .map(&put),
         sources: found_sources,
-        deletes_resources: has_resources_finalizer(metadata),
+        on_removal: match has_resources_finalizer(metadata) {
+            true => OnRemoval::Deletes,
+            false => OnRemoval::Orphans,
+        },
     }
 }
 
@@ -316,6 +331,7 @@ fn generated(
         Some(crate::source::Value::Bool(true))
     );
     let metadata = template.get("metadata");
+    let on_removal = generated_on_removal(spec, metadata);
     let mut out = Vec::with_capacity(sets.len());
     for params in &sets {
         let Some(patch) = patch else {
@@ -329,18 +345,62 @@ fn generated(
                 out.push(app(file, name, template.get("metadata"), spec, params));
             }
             // Argo CD generates nothing from a set whose patch fails (GenerateApplications
-            // returns the error and Reconcile stops before creating any Application); one this
-            // tool cannot evaluate is not guessed at from the template alone.
+            // returns the error and Reconcile stops before creating, updating or deleting any
+            // Application): those it made before stay as they were. The template alone is the
+            // nearest reading of them; planning them gone would delete what Argo CD keeps.
             Err(why) => {
                 ctx.notes.push(format!(
-                    "{}: ApplicationSet {name}: its templatePatch is not read ({why}): its Applications are not linted",
+                    "{}: ApplicationSet {name}: its templatePatch is not read ({why}): its Applications are read from `template` alone (Argo CD makes or changes none from a patch that fails, and keeps those it made)",
                     file.display()
                 ));
-                return Vec::new();
+                return sets
+                    .iter()
+                    .map(|params| app(file, template_name, metadata, template_spec, params))
+                    .map(|a| with_on_removal(a, on_removal))
+                    .collect();
             }
         }
     }
-    out
+    out.into_iter()
+        .map(|a| with_on_removal(a, on_removal))
+        .collect()
+}
+
+/// A generated Application's [`OnRemoval`] where its ApplicationSet decides it: `None` when
+/// its own finalizers do.
+fn with_on_removal(mut app: ArgoApp, on_removal: Option<OnRemoval>) -> ArgoApp {
+    if let Some(r) = on_removal {
+        if r == OnRemoval::Kept || app.on_removal == OnRemoval::Orphans {
+            app.on_removal = r;
+        }
+    }
+    app
+}
+
+/// What an ApplicationSet does with an Application its generators no longer make: nothing
+/// with `applicationsSync: create-only` or `create-update` (`AllowDelete`,
+/// applicationset_types.go); else it deletes it, and a template without finalizers is given
+/// the resources finalizer unless `preserveResourcesOnDeletion` is set (RenderTemplateParams,
+/// applicationset/utils/utils.go). `None`: the Application's own finalizers decide.
+fn generated_on_removal(spec: &Node, template_metadata: Option<&Node>) -> Option<OnRemoval> {
+    let sync_policy = spec.get("syncPolicy");
+    let sync = sync_policy
+        .and_then(|p| p.get("applicationsSync"))
+        .and_then(Node::as_str);
+    if matches!(sync, Some("create-only" | "create-update")) {
+        return Some(OnRemoval::Kept);
+    }
+    let preserve = matches!(
+        sync_policy
+            .and_then(|p| p.get("preserveResourcesOnDeletion"))
+            .map(|n| &n.value),
+        Some(crate::source::Value::Bool(true))
+    );
+    let finalizers = template_metadata
+        .and_then(|m| m.get("finalizers"))
+        .and_then(Node::as_seq)
+        .unwrap_or(&[]);
+    (finalizers.is_empty() && !preserve).then_some(OnRemoval::Deletes)
 }
 
 /// The ApplicationSet's `template` with its `templatePatch` applied for one parameter set, as
@@ -941,10 +1001,11 @@ mod tests {
         );
         let named = "    {{- define \"x\" }}{{ end }}\n    spec: {}\n";
         let (_dir, apps, notes) = generate(&files, &set(named));
-        assert!(apps.is_empty(), "{apps:?}");
+        assert_eq!(apps.len(), 2);
+        assert_eq!(apps[0].elsewhere, ["https://example.com/r.git unused"]);
         assert_eq!(notes.len(), 1, "{notes:?}");
         assert!(
-            notes[0].ends_with("ApplicationSet set: its templatePatch is not read (it defines or calls named templates): its Applications are not linted"),
+            notes[0].contains("ApplicationSet set: its templatePatch is not read (it defines or calls named templates): its Applications are read from `template` alone"),
             "{notes:?}"
         );
         // ObjectMeta's finalizers merge (patchStrategy "merge"): the template's cascading
@@ -957,7 +1018,32 @@ mod tests {
         );
         let (_dir, apps, _) = generate(&files, &with_finalizer);
         assert_eq!(apps.len(), 2);
-        assert!(apps.iter().all(|a| a.deletes_resources), "{apps:?}");
+        assert!(
+            apps.iter().all(|a| a.on_removal == OnRemoval::Deletes),
+            "{apps:?}"
+        );
+    }
+
+    /// A generated Application without finalizers is given the resources finalizer
+    /// (RenderTemplateParams) unless the ApplicationSet preserves resources; with
+    /// `applicationsSync: create-update` the ApplicationSet deletes none.
+    #[test]
+    fn an_applicationset_decides_what_removing_its_applications_does() {
+        let files = [("apps/web/deploy.yaml", "kind: Deployment\n")];
+        let on_removal = |policy: &str| {
+            let set = format!("  generators:\n    - list:\n        elements: [{{name: web}}]\n{policy}  template:\n    metadata: {{name: '{{{{name}}}}'}}\n    spec:\n      destination: {{name: karmada}}\n      source: {{repoURL: https://example.com/r.git, path: apps/web}}\n");
+            let (_dir, apps, _) = generate(&files, &set);
+            apps[0].on_removal
+        };
+        assert_eq!(on_removal(""), OnRemoval::Deletes);
+        assert_eq!(
+            on_removal("  syncPolicy: {preserveResourcesOnDeletion: true}\n"),
+            OnRemoval::Orphans
+        );
+        assert_eq!(
+            on_removal("  syncPolicy: {applicationsSync: create-update}\n"),
+            OnRemoval::Kept
+        );
     }
 
     /// Only Argo CD's resources finalizer (with or without a propagation policy) makes a

@@ -756,7 +756,7 @@ impl Planner<'_> {
                 let e = by_destination.entry(a.destination.clone()).or_default();
                 e.applications.insert(ArgoApplication {
                     name: a.name.clone(),
-                    deletes_resources: a.deletes_resources,
+                    on_removal: a.on_removal,
                     outputs: units.iter().map(units::output_of).collect(),
                 });
                 e.units.extend(units);

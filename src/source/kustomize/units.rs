@@ -5,6 +5,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
+pub use super::argo::OnRemoval;
 use super::discover::Repository;
 use super::failure;
 pub use super::failure::{FailureKind, RenderFailure};
@@ -118,8 +119,8 @@ pub struct Plan {
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
 pub struct ArgoApplication {
     pub name: String,
-    /// It carries the resources finalizer: deleting it deletes what it applied.
-    pub deletes_resources: bool,
+    /// What removing it from the repository does to what it applied.
+    pub on_removal: OnRemoval,
     /// The source names of the documents its sources give ([`output_of`]).
     pub outputs: Vec<String>,
 }
