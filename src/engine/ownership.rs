@@ -228,7 +228,9 @@ impl Delta {
                 fate,
                 Some(InTurn::UpdateRefused { .. } | InTurn::Refused { stored: Some(_) })
             );
-            if refused_later && !in_base(p) {
+            // One the base had fails there too, and is no change, unless the control plane
+            // keeps a copy the head no longer has: then the repository's copies never apply.
+            if refused_later && (!in_base(p) || !held_in_head(&p.reference())) {
                 refused.entry(p.reference()).or_default().push(p);
             }
         }
@@ -533,6 +535,15 @@ mod tests {
             (names(delta.applied()), names(delta.touched()))
         };
         assert!(Delta::of(base.policies(), base.policies(), version).is_empty());
+        // The head drops the stored copy and keeps the refused one: the control plane keeps a
+        // copy the repository no longer has, and applying the head fails.
+        let only_custom = inventory("a.yaml", &custom);
+        let dropped = Delta::of(base.policies(), only_custom.policies(), version);
+        assert_eq!(dropped.applied().len(), 1);
+        assert_eq!(
+            dropped.applied()[0].spec.scheduler_name.as_deref(),
+            Some("custom")
+        );
         assert_eq!(applied(&raised), (vec![String::new()], vec![String::new()]));
         let only_first = inventory("a.yaml", &pp("a", ""));
         let delta = Delta::of(only_first.policies(), base.policies(), version);

@@ -424,6 +424,10 @@ fn patched(
     let loaded = crate::source::load(crate::source::Source::new("templatePatch", text));
     let root = match loaded.documents.as_slice() {
         [d] if matches!(d.root.value, crate::source::Value::Map(_)) => d.root.clone(),
+        // Rendered empty (a condition this element does not meet): JSON `null`, which the
+        // strategic merge applies as no change (ConvertYAMLToJSON, then StrategicMergePatch).
+        [] => return Ok(template.clone()),
+        [d] if matches!(d.root.value, crate::source::Value::Null) => return Ok(template.clone()),
         _ => return Err("it is not one YAML mapping".into()),
     };
     Ok(merge_patch(template, &root))
@@ -1016,6 +1020,12 @@ mod tests {
             "    metadata: {name: '{{ .name }}'}\n",
             "    metadata:\n      name: '{{ .name }}'\n      finalizers: [resources-finalizer.argocd.argoproj.io]\n",
         );
+        // A patch rendered empty for an element patches nothing there.
+        let only_api = "    {{- if eq .name \"api\" }}\n    spec: {destination: {name: karmada-b}}\n    {{- end }}\n";
+        let (_dir, apps, notes) = generate(&files, &set(only_api));
+        assert!(notes.is_empty(), "{notes:?}");
+        let destinations: Vec<&str> = apps.iter().map(|a| a.destination.as_str()).collect();
+        assert_eq!(destinations, ["karmada", "karmada-b"]);
         let (_dir, apps, _) = generate(&files, &with_finalizer);
         assert_eq!(apps.len(), 2);
         assert!(

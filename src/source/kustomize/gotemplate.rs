@@ -26,9 +26,15 @@ pub fn render(text: &str, params: &BTreeMap<String, String>) -> Result<String, S
         ("default", default as Func),
     ]);
     template.parse(text).map_err(|e| e.to_string())?;
-    template
+    let out = template
         .render(&Context::from(context(params)))
-        .map_err(|e| e.to_string())
+        .map_err(|e| e.to_string())?;
+    // A missing key renders as Go's `<no value>`: an Application with it in a name or a
+    // destination is invalid, and Argo CD neither creates nor updates it.
+    if out.contains("<no value>") {
+        return Err("it reads a parameter the generator does not give".into());
+    }
+    Ok(out)
 }
 
 /// One level of the parameters' tree: a value, nested keys, or both (the git generators'
@@ -54,9 +60,21 @@ fn context(params: &BTreeMap<String, String>) -> Value {
     to_value(root, None)
 }
 
+/// A parameter's value as Go templates see it: a list generator's elements are raw JSON
+/// (generators/list.go), so `true` and `false` are booleans (`{{ if .autoSync }}`); the
+/// parameters reach here as text.
+fn scalar(text: String) -> Value {
+    match text.as_str() {
+        "true" => Value::Bool(true),
+        "false" => Value::Bool(false),
+        _ => Value::from(text),
+    }
+}
+
 fn to_value(level: Level, name: Option<&str>) -> Value {
-    if level.nested.is_empty() {
-        return Value::from(level.value.unwrap_or_default());
+    // The root is a map whatever it holds.
+    if level.nested.is_empty() && name.is_some() {
+        return scalar(level.value.unwrap_or_default());
     }
     let mut map: std::collections::HashMap<String, Value> = level
         .nested
@@ -67,7 +85,7 @@ fn to_value(level: Level, name: Option<&str>) -> Value {
         })
         .collect();
     if let (Some(value), Some(name)) = (level.value, name) {
-        map.entry(name.to_string()).or_insert(Value::from(value));
+        map.entry(name.to_string()).or_insert(scalar(value));
     }
     Value::from(map)
 }
@@ -160,6 +178,14 @@ mod tests {
         );
     }
 
+    /// A list element's `false` is a boolean: `if` takes the else branch.
+    #[test]
+    fn true_and_false_are_booleans() {
+        let text = "{{- if .flag }}b{{- else }}a{{- end }}";
+        assert_eq!(render(text, &params(&[("flag", "true")])).unwrap(), "b");
+        assert_eq!(render(text, &params(&[("flag", "false")])).unwrap(), "a");
+    }
+
     #[test]
     fn named_templates_and_unknown_functions_are_refused() {
         let p = params(&[]);
@@ -169,5 +195,9 @@ mod tests {
             "it defines or calls named templates"
         );
         assert!(render("{{ sha256sum .x }}", &p).is_err());
+        assert_eq!(
+            render("name: {{ .cluster }}", &p).unwrap_err(),
+            "it reads a parameter the generator does not give"
+        );
     }
 }
