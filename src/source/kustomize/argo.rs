@@ -422,6 +422,9 @@ fn patched(
         false => fill(patch, params),
     };
     let loaded = crate::source::load(crate::source::Source::new("templatePatch", text));
+    if !loaded.problems.is_empty() {
+        return Err("it is not YAML".into());
+    }
     let root = match loaded.documents.as_slice() {
         [d] if matches!(d.root.value, crate::source::Value::Map(_)) => d.root.clone(),
         // Rendered empty (a condition this element does not meet): JSON `null`, which the
@@ -1019,6 +1022,14 @@ mod tests {
         let with_finalizer = set(finalizers).replace(
             "    metadata: {name: '{{ .name }}'}\n",
             "    metadata:\n      name: '{{ .name }}'\n      finalizers: [resources-finalizer.argocd.argoproj.io]\n",
+        );
+        // Not YAML: said, and the template read alone.
+        let (_dir, apps, notes) =
+            generate(&files, &set("    spec: {destination: {name: [unclosed\n"));
+        assert_eq!(apps.len(), 2);
+        assert!(
+            notes[0].contains("its templatePatch is not read (it is not YAML)"),
+            "{notes:?}"
         );
         // A patch rendered empty for an element patches nothing there.
         let only_api = "    {{- if eq .name \"api\" }}\n    spec: {destination: {name: karmada-b}}\n    {{- end }}\n";
