@@ -563,24 +563,22 @@ mod tests {
             "a.yaml",
             &(pp("a", "  priority: 1\n") + &custom + &pp("a", "  priority: 3\n")),
         );
+        let priority_and_scheduler = |delta: &Delta| -> Vec<(Option<i32>, Option<String>)> {
+            delta
+                .applied()
+                .iter()
+                .map(|p| (p.spec.priority, p.spec.scheduler_name.clone()))
+                .collect()
+        };
+        let created_third = [(Some(3), None), (None, Some("custom".to_string()))];
         let delta = Delta::of(std::iter::empty(), three.policies(), version);
-        let applied: Vec<(Option<i32>, Option<&str>)> = delta
-            .applied()
-            .iter()
-            .map(|p| (p.spec.priority, p.spec.scheduler_name.as_deref()))
-            .collect();
-        assert_eq!(applied, [(Some(3), None), (None, Some("custom"))]);
+        assert_eq!(priority_and_scheduler(&delta), created_third);
         // Over a base that stores the first copy, a head whose first copy changes the
         // scheduler: that copy is refused as an update of the base's, the second replaces the
         // base's and is the one held (planned first).
         let head = inventory("a.yaml", &(custom.clone() + &pp("a", "  priority: 3\n")));
         let delta = Delta::of(only_first.policies(), head.policies(), version);
-        let applied: Vec<(Option<i32>, Option<&str>)> = delta
-            .applied()
-            .iter()
-            .map(|p| (p.spec.priority, p.spec.scheduler_name.as_deref()))
-            .collect();
-        assert_eq!(applied, [(Some(3), None), (None, Some("custom"))]);
+        assert_eq!(priority_and_scheduler(&delta), created_third);
     }
 
     /// The shared policy removed, a per-application one added and the template relabelled for
