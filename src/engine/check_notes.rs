@@ -88,14 +88,9 @@ pub fn notes(r: &CheckReport) -> Vec<CheckNote> {
     out
 }
 
-/// The `schedulerName` of `owner` when no karmada-scheduler of the control plane serves it, so
-/// that its binding is never scheduled ([`Schedulers::unserved`]).
-///
-/// [`Schedulers::unserved`]: crate::model::schedulers::Schedulers::unserved
+/// [`State::unserved_scheduler`] of the policy `owner` names.
 fn unserved_scheduler<'s>(state: &'s State, owner: &PolicyRef) -> Option<&'s str> {
-    let p = state.find_policy(owner)?;
-    let name = state.policy(p).spec.scheduler_name.as_deref();
-    state.options.schedulers.unserved(name)
+    state.unserved_scheduler(state.policy(state.find_policy(owner)?))
 }
 
 /// What the delivery notes read besides the report: each template's manifest, the state

@@ -370,8 +370,7 @@ pub fn explain(state: &State, t: usize) -> Explanation {
                 policy: owner.reference(),
             });
         }
-        let name = owner.spec.scheduler_name.as_deref();
-        if let Some(name) = state.options.schedulers.unserved(name) {
+        if let Some(name) = state.unserved_scheduler(owner) {
             notes.push(Note::SchedulerNotServed {
                 policy: owner.reference(),
                 name: name.to_string(),

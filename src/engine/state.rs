@@ -1145,6 +1145,16 @@ impl State {
         self.policy_by_ref.get(r).copied()
     }
 
+    /// The `schedulerName` of `policy` when no karmada-scheduler of this control plane serves
+    /// it, so that its bindings are never scheduled (`schedulerNameFilter`,
+    /// pkg/scheduler/event_handler.go:380-386; [`Schedulers::unserved`]).
+    ///
+    /// [`Schedulers::unserved`]: crate::model::schedulers::Schedulers::unserved
+    pub fn unserved_scheduler<'p>(&self, policy: &'p PolicyEntry) -> Option<&'p str> {
+        let name = policy.spec.scheduler_name.as_deref();
+        self.options.schedulers.unserved(name)
+    }
+
     pub fn live_policies(&self) -> impl Iterator<Item = (usize, &PolicyEntry)> {
         self.policies
             .iter()

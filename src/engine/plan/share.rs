@@ -83,12 +83,7 @@ impl SideView<'_> {
     /// it.
     pub fn unserved_scheduler(&self, owner: Option<&PolicyRef>) -> Option<String> {
         let policy = owner.and_then(|o| self.policy(o))?;
-        let name = policy.spec.scheduler_name.as_deref();
-        self.state
-            .options
-            .schedulers
-            .unserved(name)
-            .map(str::to_string)
+        self.state.unserved_scheduler(policy).map(str::to_string)
     }
 
     /// Whether `owner` keeps the member clusters' copies when their Works go
@@ -143,8 +138,7 @@ impl SideView<'_> {
         }
         // karmada-scheduler takes only the bindings of its own name (`schedulerNameFilter`,
         // pkg/scheduler/event_handler.go:380-386): one no scheduler serves goes nowhere.
-        let name = policy.spec.scheduler_name.as_deref();
-        if let Some(name) = self.state.options.schedulers.unserved(name) {
+        if let Some(name) = self.state.unserved_scheduler(policy) {
             return Delivered {
                 error: Some(format!(
                     "never scheduled: no karmada-scheduler of this control plane serves schedulerName `{name}`"
