@@ -74,6 +74,8 @@ struct InForce<'a> {
     /// Of each reference, the copy the control plane holds: the last one stored, else the prior
     /// one it kept, else (no copy admitted) the last one.
     held: HashMap<PolicyRef, &'a Policy>,
+    /// The references whose copy held is the prior one: none of this side's copies applies.
+    held_from_prior: HashSet<PolicyRef>,
 }
 
 /// `policies` (one side, in document order) applied in turn over `prior` (what the control
@@ -90,6 +92,7 @@ fn in_force<'a>(policies: &[&'a Policy], prior: &HashMap<PolicyRef, &'a Policy>)
     };
     let mut fates: Vec<Option<InTurn>> = vec![None; policies.len()];
     let mut held = HashMap::new();
+    let mut held_from_prior = HashSet::new();
     for (reference, indexes) in by_ref {
         let before = prior.get(&reference).copied();
         let mut copies: Vec<PolicyCopy<'_>> =
@@ -107,14 +110,15 @@ fn in_force<'a>(policies: &[&'a Policy], prior: &HashMap<PolicyRef, &'a Policy>)
             .next_back();
         let last = *indexes.last().expect("a reference has a copy");
         let kept = before.filter(|b| b.admission.refusal().is_none());
-        held.insert(
-            reference,
-            match (stored, kept) {
-                (Some(i), _) => policies[i],
-                (None, Some(b)) => b,
-                (None, None) => policies[last],
-            },
-        );
+        let copy_held = match (stored, kept) {
+            (Some(i), _) => policies[i],
+            (None, Some(b)) => {
+                held_from_prior.insert(reference.clone());
+                b
+            }
+            (None, None) => policies[last],
+        };
+        held.insert(reference, copy_held);
         if indexes.len() > 1 || before.is_some() {
             for (&i, turn) in indexes.iter().zip(turns) {
                 fates[i] = Some(turn);
@@ -124,6 +128,7 @@ fn in_force<'a>(policies: &[&'a Policy], prior: &HashMap<PolicyRef, &'a Policy>)
     InForce {
         copies: policies.iter().copied().zip(fates).collect(),
         held,
+        held_from_prior,
     }
 }
 
@@ -213,10 +218,7 @@ impl Delta {
         let head: Vec<&Policy> = head.collect();
         let base_in_force = in_force(&base, &HashMap::new());
         let head_in_force = in_force(&head, &base_in_force.held);
-        let held_in_head = |r: &PolicyRef| {
-            let h = head_in_force.held[r];
-            head.iter().any(|p| std::ptr::eq(*p, h))
-        };
+        let held_in_head = |r: &PolicyRef| !head_in_force.held_from_prior.contains(r);
         let in_base = |p: &Policy| {
             base.iter()
                 .any(|b| b.reference() == p.reference() && same_policy(b, p, version))
