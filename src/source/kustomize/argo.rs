@@ -325,43 +325,44 @@ fn generated(
         sets.extend(more);
         ctx.cap(&mut sets);
     }
-    let patch = spec.get("templatePatch").and_then(Node::as_str);
-    let go_template = matches!(
-        spec.get("goTemplate").map(|n| &n.value),
-        Some(crate::source::Value::Bool(true))
-    );
     let metadata = template.get("metadata");
-    let on_removal = generated_on_removal(spec, metadata);
-    let mut out = Vec::with_capacity(sets.len());
-    for params in &sets {
-        let Some(patch) = patch else {
-            out.push(app(file, template_name, metadata, template_spec, params));
-            continue;
-        };
-        match patched(template, patch, params, go_template) {
-            Ok(template) => {
-                let name = str_at(&template, &["metadata", "name"]).unwrap_or(name);
-                let spec = template.get("spec").unwrap_or(template_spec);
-                out.push(app(file, name, template.get("metadata"), spec, params));
-            }
-            // Argo CD generates nothing from a set whose patch fails (GenerateApplications
-            // returns the error and Reconcile stops before creating, updating or deleting any
-            // Application): those it made before stay as they were. The template alone is the
-            // nearest reading of them; planning them gone would delete what Argo CD keeps.
-            Err(why) => {
-                ctx.notes.push(format!(
-                    "{}: ApplicationSet {name}: its templatePatch is not read ({why}): its Applications are read from `template` alone (Argo CD makes or changes none from a patch that fails, and keeps those it made)",
-                    file.display()
-                ));
-                return sets
-                    .iter()
-                    .map(|params| app(file, template_name, metadata, template_spec, params))
-                    .map(|a| with_on_removal(a, on_removal))
-                    .collect();
+    let from_template = |params: &Params| app(file, template_name, metadata, template_spec, params);
+    let apps: Vec<ArgoApp> = match spec.get("templatePatch").and_then(Node::as_str) {
+        None => sets.iter().map(from_template).collect(),
+        Some(text) => {
+            let go_template = matches!(
+                spec.get("goTemplate").map(|n| &n.value),
+                Some(crate::source::Value::Bool(true))
+            );
+            let each_patched = PatchText::of(text, go_template).and_then(|patch| {
+                sets.iter()
+                    .map(|params| {
+                        let template = patched(template, &patch, params)?;
+                        let name = str_at(&template, &["metadata", "name"]).unwrap_or(name);
+                        let spec = template.get("spec").unwrap_or(template_spec);
+                        Ok(app(file, name, template.get("metadata"), spec, params))
+                    })
+                    .collect::<Result<Vec<_>, String>>()
+            });
+            match each_patched {
+                Ok(apps) => apps,
+                // Argo CD generates nothing from a set whose patch fails (GenerateApplications
+                // returns the error and Reconcile stops before creating, updating or deleting
+                // any Application): those it made before stay as they were. The template alone
+                // is the nearest reading of them; planning them gone would delete what Argo CD
+                // keeps.
+                Err(why) => {
+                    ctx.notes.push(format!(
+                        "{}: ApplicationSet {name}: its templatePatch is not read ({why}): its Applications are read from `template` alone (Argo CD makes or changes none from a patch that fails, and keeps those it made)",
+                        file.display()
+                    ));
+                    sets.iter().map(from_template).collect()
+                }
             }
         }
-    }
-    out.into_iter()
+    };
+    let on_removal = generated_on_removal(spec, metadata);
+    apps.into_iter()
         .map(|a| with_on_removal(a, on_removal))
         .collect()
 }
@@ -403,24 +404,38 @@ fn generated_on_removal(spec: &Node, template_metadata: Option<&Node>) -> Option
     (finalizers.is_empty() && !preserve).then_some(OnRemoval::Deletes)
 }
 
+/// An ApplicationSet's `templatePatch` as it renders it: with `goTemplate`, Go's
+/// text/template (parsed once for every parameter set); else fasttemplate's `{{param}}`,
+/// which leaves what it does not know as written.
+enum PatchText<'a> {
+    Go(super::gotemplate::GoTemplate),
+    Params(&'a str),
+}
+
+impl<'a> PatchText<'a> {
+    fn of(text: &'a str, go_template: bool) -> Result<PatchText<'a>, String> {
+        match go_template {
+            true => super::gotemplate::GoTemplate::parse(text).map(PatchText::Go),
+            false => Ok(PatchText::Params(text)),
+        }
+    }
+
+    fn render(&self, params: &Params) -> Result<String, String> {
+        match self {
+            PatchText::Go(template) => template.render(params),
+            PatchText::Params(text) => Ok(fill(text, params)),
+        }
+    }
+}
+
 /// The ApplicationSet's `template` with its `templatePatch` applied for one parameter set, as
 /// Argo CD does (applicationset/controllers/template/patch.go `applyTemplatePatch`): the patch
 /// text with the parameters put in, read as YAML, then a strategic merge patch on the
 /// Application. Its spec's types declare no merge keys, so maps merge, lists and scalars
 /// replace and `null` deletes ([`merge_patch`]; Argo CD then restores `spec.project`, which
 /// this tool does not read).
-fn patched(
-    template: &Node,
-    patch: &str,
-    params: &Params,
-    go_template: bool,
-) -> Result<Node, String> {
-    // With `goTemplate`, Go's text/template; else fasttemplate's `{{param}}`, which leaves
-    // what it does not know as written.
-    let text = match go_template {
-        true => super::gotemplate::render(patch, params)?,
-        false => fill(patch, params),
-    };
+fn patched(template: &Node, patch: &PatchText<'_>, params: &Params) -> Result<Node, String> {
+    let text = patch.render(params)?;
     let loaded = crate::source::load(crate::source::Source::new("templatePatch", text));
     if !loaded.problems.is_empty() {
         return Err("it is not YAML".into());

@@ -7,34 +7,47 @@ use std::collections::BTreeMap;
 
 use gtmpl::{Context, Func, FuncError, Template, Value};
 
-/// `text` rendered with `params` (flattened as the generators give them: `cluster.name`,
-/// `path`, `path.basename`). An error says what could not be rendered.
-pub fn render(text: &str, params: &BTreeMap<String, String>) -> Result<String, String> {
-    // A template that defines and calls templates can recurse without end: none is needed to
-    // patch an Application, so none is run.
-    let defines = regex::Regex::new(r"\{\{-?\s*(define|template|block)\b").expect("valid");
-    if defines.is_match(text) {
-        return Err("it defines or calls named templates".into());
+/// A templatePatch parsed once, rendered for each parameter set of its ApplicationSet.
+pub struct GoTemplate(Template);
+
+impl GoTemplate {
+    /// `text` parsed, with the functions patches use. An error says what could not be read.
+    pub fn parse(text: &str) -> Result<GoTemplate, String> {
+        // A template that defines and calls templates can recurse without end: none is needed
+        // to patch an Application, so none is run.
+        static NAMED: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
+            regex::Regex::new(r"\{\{-?\s*(define|template|block)\b").expect("valid")
+        });
+        if NAMED.is_match(text) {
+            return Err("it defines or calls named templates".into());
+        }
+        let mut template = Template::default();
+        template.add_funcs(&[
+            ("toJson", to_json as Func),
+            ("quote", to_json as Func),
+            ("lower", lower as Func),
+            ("upper", upper as Func),
+            ("trim", trim as Func),
+            ("default", default as Func),
+        ]);
+        template.parse(text).map_err(|e| e.to_string())?;
+        Ok(GoTemplate(template))
     }
-    let mut template = Template::default();
-    template.add_funcs(&[
-        ("toJson", to_json as Func),
-        ("quote", to_json as Func),
-        ("lower", lower as Func),
-        ("upper", upper as Func),
-        ("trim", trim as Func),
-        ("default", default as Func),
-    ]);
-    template.parse(text).map_err(|e| e.to_string())?;
-    let out = template
-        .render(&Context::from(context(params)))
-        .map_err(|e| e.to_string())?;
-    // A missing key renders as Go's `<no value>`: an Application with it in a name or a
-    // destination is invalid, and Argo CD neither creates nor updates it.
-    if out.contains("<no value>") {
-        return Err("it reads a parameter the generator does not give".into());
+
+    /// The text rendered with `params` (flattened as the generators give them: `cluster.name`,
+    /// `path`, `path.basename`). An error says what could not be rendered.
+    pub fn render(&self, params: &BTreeMap<String, String>) -> Result<String, String> {
+        let out = self
+            .0
+            .render(&Context::from(context(params)))
+            .map_err(|e| e.to_string())?;
+        // A missing key renders as Go's `<no value>`: an Application with it in a name or a
+        // destination is invalid, and Argo CD neither creates nor updates it.
+        if out.contains("<no value>") {
+            return Err("it reads a parameter the generator does not give".into());
+        }
+        Ok(out)
     }
-    Ok(out)
 }
 
 /// One level of the parameters' tree: a value, nested keys, or both (the git generators'
@@ -134,6 +147,10 @@ fn default(args: &[Value]) -> Result<Value, FuncError> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn render(text: &str, params: &BTreeMap<String, String>) -> Result<String, String> {
+        GoTemplate::parse(text)?.render(params)
+    }
 
     fn params(pairs: &[(&str, &str)]) -> BTreeMap<String, String> {
         pairs
