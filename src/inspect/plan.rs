@@ -388,29 +388,23 @@ struct LeftInPlace {
 /// head, when each of them leaves what it applied in place: one that now deploys elsewhere
 /// (Argo CD compares and prunes only at `spec.destination`: controller/state.go,
 /// argo-cd#9172), or one removed without the resources finalizer (a deleted Application
-/// deletes its resources only through it). What they applied stays there, no longer synced,
-/// and is planned as unchanged rather than deleted. `None` when no Application leaves so (one
-/// deleted with the finalizer deletes what it applied).
-fn left_in_place(
-    base: &crate::lint::gitops::RepoLinted,
-    head: &crate::lint::gitops::RepoLinted,
+/// deletes its resources only through it), or one its ApplicationSet never deletes. What they
+/// applied stays there and is planned as unchanged rather than deleted. `None` when no
+/// Application leaves so (one deleted with the finalizer deletes what it applied).
+fn left_in_place<'a>(
+    base: &'a crate::lint::gitops::RepoLinted,
+    head: &'a crate::lint::gitops::RepoLinted,
     name: &str,
 ) -> Option<LeftInPlace> {
-    let applications = |side: &'_ crate::lint::gitops::RepoLinted| {
+    let deploying_here = |side: &'a crate::lint::gitops::RepoLinted| {
         side.described
             .iter()
             .filter(|d| d.name == name)
-            .flat_map(|d| d.applications.iter())
-            .map(|a| a.name.clone())
-            .collect::<Vec<_>>()
+            .flat_map(|d| &d.applications)
     };
-    let staying = applications(head);
-    let leaving: Vec<_> = base
-        .described
-        .iter()
-        .filter(|d| d.name == name)
-        .flat_map(|d| &d.applications)
-        .filter(|a| !staying.contains(&a.name))
+    let staying: Vec<&str> = deploying_here(head).map(|a| a.name.as_str()).collect();
+    let leaving: Vec<_> = deploying_here(base)
+        .filter(|a| !staying.contains(&a.name.as_str()))
         .collect();
     if leaving.is_empty() {
         return None;

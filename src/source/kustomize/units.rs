@@ -334,7 +334,7 @@ pub fn output(repo: &Repository, unit: &Unit, renders: &mut Renders) -> Output {
                     &spec.dir,
                     &renders.confine,
                 )),
-                output: output_name(&spec.dir, false),
+                output: output_of(unit),
                 ..failure::locate(repo, &spec.dir, e)
             }),
             None => Output::Nothing,
@@ -351,7 +351,7 @@ pub fn output(repo: &Repository, unit: &Unit, renders: &mut Renders) -> Output {
             }
             Some(Err(e)) => Output::Failed(RenderFailure {
                 inputs: failure::inputs_digest(std::slice::from_ref(dir)),
-                output: output_name(dir, true),
+                output: output_of(unit),
                 ..failure::locate_chart(dir, e)
             }),
             None => Output::Nothing,
