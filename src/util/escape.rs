@@ -141,8 +141,12 @@ pub fn json_text(json: String) -> String {
 /// 0xC2, the first byte of every C1 character in UTF-8 (and of U+00A0-U+00BF). A byte test the
 /// compiler vectorizes, ahead of decoding every character of a report of megabytes.
 fn may_hold_control(s: &str) -> bool {
-    s.bytes()
-        .any(|b| (b < 0x20 && b != b'\n') || b == 0x7f || b == 0xc2)
+    let control = |b: u8| (b < 0x20 && b != b'\n') || b == 0x7f || b == 0xc2;
+    // In blocks without an early exit inside one: `any` over the bytes stops at each byte to
+    // test, and did not vectorize (5 ms on the 5 MB report of 100,000 documents).
+    let mut blocks = s.as_bytes().chunks_exact(64);
+    let found = (&mut blocks).any(|block| block.iter().fold(false, |hit, &b| hit | control(b)));
+    found || blocks.remainder().iter().any(|&b| control(b))
 }
 
 /// [`visible`] as a `Display` adapter, for `format!("{}", Visible(name))` without a copy when
@@ -258,6 +262,15 @@ mod tests {
             }
         }
         assert!(!may_hold_control("{\n  \"a\": \"é ü 中\"\n}"));
+        // The test reads 64-byte blocks, then the rest: a character anywhere in either.
+        for at in [0, 31, 63, 64, 127, 128, 150] {
+            let mut s = "a".repeat(160);
+            s.insert(at, '\u{1b}');
+            assert!(may_hold_control(&s), "at {at}");
+            s.insert_str(at, "\u{85}");
+            assert!(may_hold_control(&s.replace('\u{1b}', "")), "C1 at {at}");
+        }
+        assert!(!may_hold_control(&"a\n".repeat(100)));
     }
 
     #[test]

@@ -262,7 +262,7 @@ fn declares_environments(file: &Path) -> bool {
 /// parsed). `file` must be the path it was read from; a file that is not a regular file
 /// (a pipe) never declares, as [`holds_rendering`] leaves it unread.
 pub fn declares_environments_in(loaded: &Loaded, file: &Path) -> bool {
-    let groups = GroupsNamed::in_text(loaded.source.text().as_bytes());
+    let groups = GroupsNamed::in_documents(loaded);
     !groups.none()
         && std::fs::metadata(file).is_ok_and(|m| m.is_file())
         && groups.declared_in(loaded, file)
@@ -283,6 +283,24 @@ impl GroupsNamed {
             flux: names(super::flux::API_GROUP),
             argo: names(super::argo::API_GROUP),
         }
+    }
+
+    /// The same question of a parsed file, asked of its documents' `apiVersion`: the
+    /// top-level objects are all [`GroupsNamed::declared_in`] reads, and a file's text
+    /// searched twice for the groups cost more than its few hundred roots looked at.
+    fn in_documents(loaded: &Loaded) -> GroupsNamed {
+        let mut groups = GroupsNamed {
+            flux: false,
+            argo: false,
+        };
+        for d in &loaded.documents {
+            let Some(api) = d.root.get("apiVersion").and_then(Node::as_str) else {
+                continue;
+            };
+            groups.flux |= api.starts_with(super::flux::API_GROUP);
+            groups.argo |= api.starts_with(super::argo::API_GROUP);
+        }
+        groups
     }
 
     fn none(&self) -> bool {
