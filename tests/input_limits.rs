@@ -144,6 +144,63 @@ fn a_walk_skips_fifos_devices_and_dangling_links_with_a_note() {
     );
 }
 
+/// `explain` and `preempt-check` read `-f` files twice over plain manifests (the Karmada they
+/// install, then the manifests): a pipe given as a file (`-f <(helm template ...)`) was empty
+/// the second time, so its policy was lost without a word.
+#[cfg(unix)]
+#[test]
+fn a_pipe_given_to_explain_and_preempt_check_is_read_once() {
+    const DEPLOY: &str = "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: web, namespace: default}\nspec:\n  replicas: 2\n  selector: {matchLabels: {app: web}}\n  template:\n    metadata: {labels: {app: web}}\n    spec: {containers: [{name: web, image: nginx}]}\n";
+    const PP: &str = "apiVersion: policy.karmada.io/v1alpha1\nkind: PropagationPolicy\nmetadata: {name: web, namespace: default}\nspec:\n  resourceSelectors: [{apiVersion: apps/v1, kind: Deployment, name: web}]\n  placement: {clusterAffinity: {clusterNames: [m1]}}\n";
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    std::fs::write(root.join("deploy.yaml"), DEPLOY).unwrap();
+    std::fs::write(root.join("pp.yaml"), PP).unwrap();
+    let fifo = root.join("pp.pipe");
+    let ok = Command::new("mkfifo").arg(&fifo).status();
+    if !ok.is_ok_and(|s| s.success()) {
+        println!("SKIPPED: mkfifo is not available");
+        return;
+    }
+    // One writer per run: a second open of the pipe would wait for a writer that never comes
+    // (the run is then killed after 60 s and the test fails).
+    let through_pipe = |args: &[&str]| {
+        let writer = {
+            let fifo = fifo.clone();
+            std::thread::spawn(move || std::fs::write(fifo, PP).unwrap())
+        };
+        let o = run_piped_within_60s(Some(root), args, None);
+        writer.join().unwrap();
+        o
+    };
+    let o = through_pipe(&[
+        "explain",
+        "deploy/web",
+        "-f",
+        "deploy.yaml",
+        "-f",
+        "pp.pipe",
+    ]);
+    let (out, err) = text(&o);
+    assert_eq!(o.status.code(), Some(0), "{out}{err}");
+    assert!(out.contains("PropagationPolicy default/web"), "{out}{err}");
+    assert!(!out.contains("no policy matches"), "{out}");
+
+    let o = through_pipe(&[
+        "preempt-check",
+        "-f",
+        "deploy.yaml",
+        "-f",
+        "pp.pipe",
+        "--apply",
+        "pp.yaml",
+    ]);
+    let (out, err) = text(&o);
+    assert_eq!(o.status.code(), Some(0), "{out}{err}");
+    assert!(out.contains("Moves:\n  none"), "{out}{err}");
+    assert!(out.contains("Unchanged: 1 other template"), "{out}");
+}
+
 #[cfg(unix)]
 #[test]
 fn a_dangling_link_in_the_work_tree_is_a_note_for_lint_base() {
