@@ -612,7 +612,7 @@ spec:
         id: "override-rules-and-target-cluster",
         summary: "an override policy sets both overrideRules and the deprecated targetCluster",
         message: "overrideRules and targetCluster can't co-exist",
-        rationale: "targetCluster/overriders is the deprecated single-rule form of overrideRules; both at once is ambiguous. `overrideRules: []` counts as set.",
+        rationale: "targetCluster/overriders is the deprecated single-rule form of overrideRules; both at once is ambiguous. In a ClusterOverridePolicy `overrideRules: []` counts as set (Go compares the list with nil); an OverridePolicy's mutating webhook marshals the policy again first, and `omitempty` drops the empty list (pkg/webhook/overridepolicy/mutating.go).",
         example: "apiVersion: policy.karmada.io/v1alpha1
 kind: OverridePolicy
 metadata: {name: nginx, namespace: default}
