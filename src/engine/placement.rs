@@ -441,6 +441,23 @@ pub fn decided_by_names(placement: &Placement, workload: bool) -> bool {
         && (!workload || division_by_names())
 }
 
+/// Whether every cluster a placement selects receives the template, whichever clusters they
+/// are: what a placement that selects by labels, or every cluster, gives where the inputs have
+/// no Cluster objects to evaluate it against. Not where the scheduler picks among them: a
+/// workload's replicas divided (Aggregated fills as few clusters as their capacity allows, a
+/// weight list leaves a cluster it gives no replica out: `assignment.go`
+/// `assignByDynamicStrategy`, `assignByStaticWeightStrategy`), a spread constraint that
+/// bounds the groups, or cluster affinity terms tried in turn (the first that fits wins).
+/// `divides`: the template is a workload with replicas to divide.
+pub fn every_selected_cluster_receives(placement: &Placement, divides: bool) -> bool {
+    spread_decides_nothing(placement)
+        && (!divides || Strategy::of(placement) == Strategy::Duplicated)
+        && placement
+            .cluster_affinities
+            .as_ref()
+            .is_none_or(|terms| terms.len() <= 1)
+}
+
 /// Whether the spread constraints leave the clusters to the names: there are none, or none is
 /// a provider, region or zone one, which the filter reads whatever the division
 /// (plugins/spreadconstraint/spread_constraint.go:55-63), and either a static-weighted

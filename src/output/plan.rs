@@ -103,9 +103,9 @@ pub fn cluster_text(d: &ClusterDelta, preserved: bool) -> Vec<String> {
     let word = movement.words();
     match (b.receives, a.receives) {
         (false, true) => out.push(with(word, count(a.replicas))),
-        (true, true) if matches!(movement, Movement::MayGain | Movement::MayLose) => {
-            out.push(word.to_string())
-        }
+        // A candidate on one side, certain on the other: the certain side's count.
+        (true, true) if movement == Movement::MayGain => out.push(with(word, count(a.replicas))),
+        (true, true) if movement == Movement::MayLose => out.push(with(word, count(b.replicas))),
         (true, false) if preserved => out.push(with(
             word,
             Some(
@@ -1010,6 +1010,35 @@ mod tests {
         assert_eq!(
             message,
             "pp/demo/old is removed while it holds 1 template; Karmada removes only its claim. deployment/demo/web moves to another policy: only the clusters its placement selects keep it."
+        );
+    }
+
+    /// A cluster that is one the scheduler picks among on one side and certain on the other
+    /// may gain (or lose) the certain side's replicas: the count is said.
+    #[test]
+    fn a_candidate_made_certain_may_gain_the_certain_count() {
+        let share = |undecided: bool, replicas: Option<i64>| Share {
+            receives: true,
+            undecided,
+            replicas,
+            ..Share::default()
+        };
+        let delta = |before: Share, after: Share| ClusterDelta {
+            cluster: "m1".into(),
+            before,
+            after,
+            manifest: Vec::new(),
+            except: Vec::new(),
+        };
+        let gains = delta(share(true, None), share(false, Some(6)));
+        assert_eq!(
+            cluster_text(&gains, false),
+            vec!["may gain it (6 replicas)"]
+        );
+        let loses = delta(share(false, Some(2)), share(true, None));
+        assert_eq!(
+            cluster_text(&loses, false),
+            vec!["may lose it (2 replicas)"]
         );
     }
 }

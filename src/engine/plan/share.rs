@@ -13,7 +13,9 @@ use crate::engine::delivery::{
 };
 use crate::engine::dependencies::Carriers;
 use crate::engine::overrides::apply_for_cluster;
-use crate::engine::placement::{decided_by_names, BindingView, Filter};
+use crate::engine::placement::{
+    decided_by_names, every_selected_cluster_receives, BindingView, Filter,
+};
 use crate::engine::replicas::CapacitySource;
 use crate::engine::state::{PolicyEntry, State, TemplateEntry};
 use crate::model::binding::Binding;
@@ -165,8 +167,10 @@ impl SideView<'_> {
         let named: Vec<Cluster>;
         let clusters = if self.clusters.is_empty() {
             if !placement.targets_only_named_clusters() {
+                let divides = is_workload(template) && !scaled_to_zero(template);
                 return Delivered {
                     targets: vec![ANY_CLUSTER.to_string()],
+                    undecided: !every_selected_cluster_receives(placement, divides),
                     ..Delivered::default()
                 };
             }
@@ -389,10 +393,12 @@ pub fn compare(pair: &Pair<'_>) -> Vec<ClusterDelta> {
         let (mut before, bm) = share(bv, bd);
         let (mut after, am) = share(av, ad);
         // Replicas are compared only when both states know them (a cluster that gains or
-        // loses the template keeps the count of the side that has it).
+        // loses the template keeps the count of the side that has it, and so does one that is a
+        // candidate on one side and certain on the other: it may gain those replicas).
         if before.receives
             && after.receives
             && (before.replicas.is_none() || after.replicas.is_none())
+            && before.undecided == after.undecided
         {
             before.replicas = None;
             after.replicas = None;

@@ -315,6 +315,52 @@ fn every_cluster_narrowed_to_one_keeps_that_one() {
     assert!(!rest.before.receives && rest.after.receives);
 }
 
+/// Every cluster under a division of the replicas is not every cluster receiving them:
+/// Aggregated fills as few clusters as their capacity allows, so a placement narrowed from it
+/// to named clusters that duplicate is a "may" for them (each gets all 3 replicas after, and
+/// may have had none before), and for the rest. From a duplicated placement of every
+/// cluster, the named ones keep their copy (the test above).
+#[test]
+fn every_cluster_divided_then_named_clusters_may_gain_it() {
+    let aggregated = "---\napiVersion: policy.karmada.io/v1alpha1\nkind: PropagationPolicy\nmetadata:\n  name: a\n  namespace: default\nspec:\n  resourceSelectors:\n    - apiVersion: apps/v1\n      kind: Deployment\n      name: nginx\n  placement:\n    replicaScheduling: {replicaSchedulingType: Divided, replicaDivisionPreference: Aggregated}\n";
+    let p = run(
+        &format!("{NGINX}{aggregated}"),
+        &format!("{NGINX}{}", policy("a", "", "member1, member2")),
+        "",
+    );
+    let c = &p.changes[0];
+    assert_eq!(c.clusters.len(), 3, "{:?}", c.clusters);
+    let rest = cluster(c, ANY_CLUSTER);
+    assert_eq!(
+        rest.except,
+        vec!["member1".to_string(), "member2".to_string()]
+    );
+    assert!(rest.before.receives && rest.before.undecided && !rest.after.receives);
+    for name in ["member1", "member2"] {
+        let d = cluster(c, name);
+        assert!(d.before.receives && d.before.undecided, "{d:?}");
+        assert_eq!(d.before.replicas, None);
+        assert!(d.after.receives && !d.after.undecided, "{d:?}");
+        assert_eq!(d.after.replicas, Some(3));
+    }
+    // A ConfigMap is not divided: every selected cluster gets it, named ones included.
+    let cm = "---\napiVersion: v1\nkind: ConfigMap\nmetadata: {name: nginx, namespace: default}\n";
+    let selects_cm = |p: &str| {
+        p.replace(
+            "apps/v1\n      kind: Deployment",
+            "v1\n      kind: ConfigMap",
+        )
+    };
+    let p = run(
+        &format!("{cm}{}", selects_cm(aggregated)),
+        &format!("{cm}{}", selects_cm(&policy("a", "", "member1"))),
+        "",
+    );
+    let c = &p.changes[0];
+    assert_eq!(c.clusters.len(), 1, "{:?}", c.clusters);
+    assert!(!cluster(c, ANY_CLUSTER).before.undecided);
+}
+
 /// Without Cluster objects, names alone decide only where nothing picks among the named
 /// clusters by their state: under a spread constraint (one of three by score) or a division by
 /// available replicas each named cluster may receive the template (`undecided`), none for
