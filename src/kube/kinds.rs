@@ -399,6 +399,12 @@ impl KindInfo {
     }
 }
 
+/// Whether `group` is one the API server serves itself (a group of [`WELL_KNOWN`]), not one
+/// a CustomResourceDefinition adds.
+fn is_built_in_group(group: &str) -> bool {
+    WELL_KNOWN.iter().any(|(g, ..)| *g == group)
+}
+
 /// (group, kind, plural, short names) of the kinds kubectl knows without a CRD (Karmada's own
 /// follow from [`KARMADA`]).
 const WELL_KNOWN: &[(&str, &str, &str, &[&str])] = &[
@@ -617,6 +623,18 @@ pub fn resolve(
                     return Ok((*core).clone());
                 }
             }
+            // Else a built-in group over a CRD's: discovery lists the API server's own groups
+            // first, and kubectl's RESTMapper takes the first group that has the resource
+            // (client-go restmapper/discovery.go), so `job` is batch's Job where the files
+            // hold both it and Volcano's.
+            let among: Vec<&KindInfo> = match present.len() {
+                0 => found.clone(),
+                _ => present.iter().map(|i| **i).collect(),
+            };
+            let mut built_in = among.iter().filter(|i| is_built_in_group(&i.group));
+            if let (Some(only), None) = (built_in.next(), built_in.next()) {
+                return Ok((*only).clone());
+            }
             let mut choices: Vec<String> = found.iter().map(|i| i.display()).collect();
             choices.sort();
             Err(ResolveError::Ambiguous {
@@ -729,6 +747,28 @@ mod tests {
         assert_eq!(
             resolve("widget.other.io", &t, &seen).unwrap().group,
             "other.io"
+        );
+        // A built-in group wins over a CRD's, as kubectl's discovery order makes it.
+        let seen = vec![
+            ("batch".to_string(), "Job".to_string()),
+            ("batch.volcano.sh".to_string(), "Job".to_string()),
+        ];
+        let t = table(&seen);
+        for given in [&seen[..], &[]] {
+            assert_eq!(
+                resolve("job", &t, given).unwrap().group,
+                "batch",
+                "{given:?}"
+            );
+        }
+        // Only one of them in the files: that one is asked about.
+        assert_eq!(
+            resolve("job", &t, &seen[1..]).unwrap().group,
+            "batch.volcano.sh"
+        );
+        assert_eq!(
+            resolve("job.batch.volcano.sh", &t, &seen).unwrap().group,
+            "batch.volcano.sh"
         );
         assert_eq!(guess_plural("Policy"), "policies");
         assert_eq!(guess_plural("Gateway"), "gateways");
