@@ -23,7 +23,8 @@ pub static DOCS: &[RuleDoc] = &[
               (`kubectl explain propagationpolicy.spec --recursive` lists them). The message ends with the \
               field probably meant, read from the release's CRD: a close spelling under the same parent \
               (`clusterAfinity` -> `clusterAffinity`), else the one or two places where a field of that \
-              name is defined (`spec.clusterAffinity` -> `spec.placement.clusterAffinity`).",
+              name is defined (`spec.clusterAffinity` -> `spec.placement.clusterAffinity`); when there is \
+              neither, nothing is suggested.",
         reference: REFERENCE,
     },
     RuleDoc {
