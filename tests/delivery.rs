@@ -679,8 +679,8 @@ fn explain_lists_named_clusters_as_candidates_when_the_placement_is_not_evaluate
         "{out}"
     );
     // Without Cluster objects, static weights that name only m1: m2 and m3 get weight 0 and
-    // no replica, and are dropped; a division by names is not evaluated by explain, which
-    // lists the named clusters as candidates.
+    // no replica, and are dropped (removeZeroReplicasCluster). The names alone decide that:
+    // explain evaluates the division over clusters known by name, as plan does.
     let weighted = std::fs::read_to_string(&file).unwrap().replace(
         "    replicaScheduling: {replicaSchedulingType: Divided, replicaDivisionPreference: Aggregated}\n",
         "    replicaScheduling:\n      replicaSchedulingType: Divided\n      replicaDivisionPreference: Weighted\n      weightPreference: {staticWeightList: [{targetCluster: {clusterNames: [m1]}, weight: 1}]}\n",
@@ -689,13 +689,19 @@ fn explain_lists_named_clusters_as_candidates_when_the_placement_is_not_evaluate
     let (code, out, err) = run(&["explain", "deploy/web", "-f", &file], None);
     assert_eq!(code, 0, "{err}");
     assert!(
-        out.contains("\nDispatch per cluster the placement may select ("),
+        out.contains("\nDispatch per cluster:\n  m1  dispatching\n\n"),
         "{out}"
     );
     assert!(
-        out.contains("\noverrides for m3 (if the placement selects it):\n"),
+        out.contains("\n    m1  4 replicas  (static weight 1 of 1)\n"),
         "{out}"
     );
+    assert!(
+        out.contains("  note: no Cluster objects are known: evaluated over the clusters the placement names, whose names alone decide it (as plan does), each taken to serve every API\n"),
+        "{out}"
+    );
+    assert!(!out.contains("overrides for m3"), "{out}");
+    assert!(!out.contains("placement: not evaluated"), "{out}");
 }
 
 /// Without Cluster objects a placement given by a field selector is not evaluated: preempt-check

@@ -179,6 +179,7 @@ pub fn delivery_changes(r: &CheckReport, inputs: &DeliveryInputs<'_>) -> Vec<Del
                 capacity: super::replicas::CapacitySource::Declared,
                 traits: super::delivery::scheduler_traits(st),
                 carried_to: &[],
+                named_only: false,
             }))
         };
         let (before_d, after_d) = (

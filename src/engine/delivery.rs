@@ -39,6 +39,9 @@ pub struct DeliveryInput<'a> {
     /// ([`super::dependencies::required_by`]): the binding controller sends it there too,
     /// overridden for each (`mergeTargetClusters`, `pkg/controllers/binding/common.go:58`).
     pub carried_to: &'a [String],
+    /// `clusters` are known by their names only (no Cluster objects: [`named_where_decided`]):
+    /// override rules that look at labels or fields are not evaluated for them.
+    pub named_only: bool,
 }
 
 pub struct Delivery {
@@ -56,6 +59,9 @@ pub struct Delivery {
     /// a workload's replicas are divided among them, which leaves a cluster given none (fewer
     /// replicas than clusters, a weight of 0) out (`removeZeroReplicasCluster`).
     pub unplaced_picks: bool,
+    /// Without Cluster objects, the placement was evaluated over clusters known by the names it
+    /// gives, which alone decide it ([`named_where_decided`]).
+    pub by_names: bool,
     pub overrides: Vec<ClusterOverrides>,
     /// Why the template's replica fields could not be read (a request that is not a quantity):
     /// the placement then has no assignment.
@@ -146,8 +152,8 @@ pub fn deliver(input: &DeliveryInput<'_>) -> Delivery {
     let named: Vec<Cluster>;
     // Without Cluster objects a cluster is known by its name only: targetCluster rules that
     // look at labels or fields cannot match it.
-    let clusters: &[Cluster] = if input.clusters.is_empty() {
-        named = targets(input, None)
+    let clusters: &[Cluster] = if input.clusters.is_empty() || input.named_only {
+        named = targets(input, placement.as_ref())
             .iter()
             .map(|n| Cluster::named(n))
             .collect();
@@ -166,7 +172,7 @@ pub fn deliver(input: &DeliveryInput<'_>) -> Delivery {
             .map(|name| {
                 let cluster = clusters.iter().find(|c| c.name == *name);
                 let mut result = apply_for_cluster(input.template, name, cluster, input.overrides);
-                if input.clusters.is_empty() {
+                if input.clusters.is_empty() || input.named_only {
                     result.unevaluated =
                         label_dependent_rules(input.template, name, input.overrides);
                 }
@@ -194,6 +200,7 @@ pub fn deliver(input: &DeliveryInput<'_>) -> Delivery {
         placement,
         unplaced,
         unplaced_picks,
+        by_names: false,
         overrides,
         replicas_problem: workload
             .err()
@@ -294,6 +301,37 @@ pub fn from_live_binding(
         capacity: CapacitySource::Live,
         traits: scheduler_traits(state),
         carried_to: &[],
+        named_only: false,
+    })
+}
+
+/// The Cluster objects `clusters`, or where there are none, the clusters `placement` is
+/// evaluated over by its names ([`named_where_decided`]); with whether they are those.
+pub fn or_named(
+    clusters: Vec<Cluster>,
+    placement: Option<&Placement>,
+    workload: bool,
+) -> (Vec<Cluster>, bool) {
+    if !clusters.is_empty() {
+        return (clusters, false);
+    }
+    match placement.and_then(|p| named_where_decided(p, workload)) {
+        Some(named) => (named, true),
+        None => (clusters, false),
+    }
+}
+
+/// Without Cluster objects, the clusters a placement is evaluated over where their names alone
+/// decide it ([`super::placement::decided_by_names`]: it selects by names only, and nothing
+/// picks among them by their state): clusters known by those names only. `plan` evaluates such
+/// a placement so too; any other is not evaluated (`None`).
+pub fn named_where_decided(placement: &Placement, workload: bool) -> Option<Vec<Cluster>> {
+    super::placement::decided_by_names(placement, workload).then(|| {
+        placement
+            .named_clusters()
+            .into_iter()
+            .map(Cluster::named)
+            .collect()
     })
 }
 
@@ -309,14 +347,18 @@ pub fn from_files(
     chosen: &[String],
     carried_to: &[String],
 ) -> Delivery {
-    let clusters = Cluster::from_inventory(inv);
     let overrides: Vec<&OverridePolicy> = inv.stored_overrides();
     let placement = decision
         .eventual
         .and_then(|o| state.find_policy(o))
         .map(|p| state.policy(p).spec.scheduled_placement());
+    let (clusters, by_names) = or_named(
+        Cluster::from_inventory(inv),
+        placement,
+        is_workload(template),
+    );
     let tpl = &state.templates[decision.template];
-    deliver(&DeliveryInput {
+    let mut delivery = deliver(&DeliveryInput {
         template,
         placement,
         clusters: &clusters,
@@ -332,7 +374,16 @@ pub fn from_files(
         capacity: CapacitySource::Declared,
         traits: scheduler_traits(state),
         carried_to,
-    })
+        named_only: by_names,
+    });
+    if by_names {
+        delivery.by_names = true;
+        // Clusters known by name only report nothing: the note says so once, not per API.
+        if let Some(p) = &mut delivery.placement {
+            p.unreported.clear();
+        }
+    }
+    delivery
 }
 
 /// `CustomizedClusterResourceModeling` (Beta, default on): the general estimator reads the

@@ -117,6 +117,9 @@ fn standing(e: &Explanation, me: &PolicyRef, lazy: bool) -> Standing {
 pub struct PolicyPlacement {
     /// `((apiVersion, kind), result)` per selected kind, in selector order; never empty.
     pub by_kind: Vec<((String, String), PlacementResult)>,
+    /// Evaluated over clusters known by the names the placement gives, without Cluster
+    /// objects ([`crate::engine::delivery::named_where_decided`]).
+    pub by_names: bool,
 }
 
 impl PolicyPlacement {
@@ -156,7 +159,10 @@ pub fn placement(state: &State, p: usize, clusters: &[Cluster]) -> Option<Policy
             (k, result)
         })
         .collect();
-    Some(PolicyPlacement { by_kind })
+    Some(PolicyPlacement {
+        by_kind,
+        by_names: false,
+    })
 }
 
 /// Explains policy `p` of the state.

@@ -130,6 +130,7 @@ impl Sides<'_> {
                 capacity: CapacitySource::Declared,
                 traits: super::delivery::scheduler_traits(state),
                 carried_to: &[],
+                named_only: false,
             });
             assignment_of(&d)
         };

@@ -98,9 +98,23 @@ pub fn policy_in_files(
     let state = State::from_inventory(inv, context.engine_options(UnknownClaimers::Stale));
     let p = explain_inputs::find_policy(&state, kind, name, namespace, "in the given files")?;
     let mut view = policy_view::explain_policy(&state, p);
-    let clusters = crate::model::cluster::Cluster::from_inventory(inv);
-    view.unplaced = placement::unevaluated(state.policy(p).spec.scheduled_placement(), &clusters);
-    Ok((view, policy_view::placement(&state, p, &clusters)))
+    let spec_placement = state.policy(p).spec.scheduled_placement();
+    // Without Cluster objects, a placement its names decide (the filter stage: a policy has no
+    // replicas to divide) is evaluated over them, as explain TYPE/NAME and plan do.
+    let (clusters, by_names) = crate::engine::delivery::or_named(
+        crate::model::cluster::Cluster::from_inventory(inv),
+        Some(spec_placement),
+        false,
+    );
+    view.unplaced = placement::unevaluated(spec_placement, &clusters);
+    let mut evaluated = policy_view::placement(&state, p, &clusters);
+    if let Some(e) = evaluated.as_mut().filter(|_| by_names) {
+        e.by_names = true;
+        for (_, r) in &mut e.by_kind {
+            r.unreported.clear();
+        }
+    }
+    Ok((view, evaluated))
 }
 
 /// `explain -f pp/NAME` over plain manifests ([`policy_in_files`]). Not found while a

@@ -101,6 +101,9 @@ fn policy_json(p: &AppliedPolicy) -> Value {
 pub fn add_json(v: &mut Value, d: &Delivery) {
     if let Some(p) = &d.placement {
         v["placement"] = placement_json(p);
+        if d.by_names {
+            v["placement"]["byNames"] = json!(true);
+        }
         if let Some(problem) = &d.replicas_problem {
             v["placement"]["assignmentUnknown"] = json!({"missing": [], "message": problem});
         }
@@ -143,6 +146,9 @@ fn unplaced_message(named: &[String]) -> String {
 /// each binding on its own API).
 pub fn add_policy_placement_json(v: &mut Value, p: &PolicyPlacement) {
     v["placement"] = placement_json(p.first());
+    if p.by_names {
+        v["placement"]["byNames"] = json!(true);
+    }
     if p.by_kind.len() > 1 {
         v["placements"] = p
             .by_kind
@@ -158,15 +164,20 @@ pub fn add_policy_placement_json(v: &mut Value, p: &PolicyPlacement) {
 /// apart.
 pub fn policy_placement_text(p: &PolicyPlacement) -> String {
     let first = placement_text(p.first());
-    if p.by_kind.iter().all(|(_, r)| placement_text(r) == first) {
-        return first;
+    let mut out = if p.by_kind.iter().all(|(_, r)| placement_text(r) == first) {
+        first
+    } else {
+        p.by_kind
+            .iter()
+            .map(|((api_version, kind), r)| {
+                placement_text_titled(r, &format!("placement of {api_version} {kind}"))
+            })
+            .collect()
+    };
+    if p.by_names {
+        out.push_str(BY_NAMES_NOTE);
     }
-    p.by_kind
-        .iter()
-        .map(|((api_version, kind), r)| {
-            placement_text_titled(r, &format!("placement of {api_version} {kind}"))
-        })
-        .collect()
+    out
 }
 
 pub fn placement_text(p: &PlacementResult) -> String {
@@ -327,10 +338,18 @@ pub fn selection_unknown(d: &Delivery) -> bool {
     d.unplaced_picks || evaluated_undecided
 }
 
+/// Said under a placement evaluated by the names it gives ([`Delivery::by_names`]).
+const BY_NAMES_NOTE: &str =
+    "  note: no Cluster objects are known: evaluated over the clusters the placement names, \
+     whose names alone decide it (as plan does), each taken to serve every API\n";
+
 pub fn text(template: &Value, d: &Delivery) -> String {
     let mut out = String::new();
     if let Some(p) = &d.placement {
         out.push_str(&placement_text(p));
+        if d.by_names {
+            out.push_str(BY_NAMES_NOTE);
+        }
         if let Some(problem) = &d.replicas_problem {
             out.push_str(&format!("  replicas unknown: {problem}\n"));
         }

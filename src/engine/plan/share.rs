@@ -9,13 +9,12 @@ use serde_json::Value;
 
 use super::{ClusterDelta, FieldChange, Share, ANY_CLUSTER};
 use crate::engine::delivery::{
-    assignment_of, deliver, is_workload, scheduled_clusters, scheduler_traits, DeliveryInput,
+    assignment_of, deliver, is_workload, named_where_decided, scheduled_clusters, scheduler_traits,
+    DeliveryInput,
 };
 use crate::engine::dependencies::Carriers;
 use crate::engine::overrides::apply_for_cluster;
-use crate::engine::placement::{
-    decided_by_names, every_selected_cluster_receives, BindingView, Filter,
-};
+use crate::engine::placement::{every_selected_cluster_receives, BindingView, Filter};
 use crate::engine::replicas::CapacitySource;
 use crate::engine::state::{PolicyEntry, State, TemplateEntry};
 use crate::model::binding::Binding;
@@ -174,18 +173,14 @@ impl SideView<'_> {
                     ..Delivered::default()
                 };
             }
-            if !decided_by_names(placement, is_workload(template)) {
+            let Some(by_names) = named_where_decided(placement, is_workload(template)) else {
                 return Delivered {
                     targets: candidates(placement),
                     undecided: true,
                     ..Delivered::default()
                 };
-            }
-            named = placement
-                .named_clusters()
-                .into_iter()
-                .map(Cluster::named)
-                .collect();
+            };
+            named = by_names;
             &named
         } else {
             self.clusters
@@ -206,6 +201,7 @@ impl SideView<'_> {
             capacity: self.capacity,
             traits: scheduler_traits(self.state),
             carried_to: &[],
+            named_only: self.clusters.is_empty(),
         });
         // Replicas per cluster where the scheduler divides them (`replicas`); none for a
         // template without replicas or a duplicated placement the assignment cannot know.

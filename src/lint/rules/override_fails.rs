@@ -169,6 +169,7 @@ fn failures(
         capacity: CapacitySource::Declared,
         traits: delivery::scheduler_traits(st),
         carried_to: &[],
+        named_only: false,
     });
     delivered
         .overrides
