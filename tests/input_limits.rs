@@ -201,6 +201,60 @@ fn a_pipe_given_to_explain_and_preempt_check_is_read_once() {
     assert!(out.contains("Unchanged: 1 other template"), "{out}");
 }
 
+/// A pipe that holds Karmada's installation is read for its settings and for its documents:
+/// `lint` (which lints again under the settings found) and `preempt-check` (which reads the
+/// installation before the manifests) each read it more than once, and a pipe gives its
+/// content once.
+#[cfg(unix)]
+#[test]
+fn a_pipe_holding_the_installation_gives_its_settings_and_its_documents() {
+    const INSTALL: &str = "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: karmada-controller-manager, namespace: karmada-system}\nspec:\n  selector: {matchLabels: {app: kcm}}\n  template:\n    metadata: {labels: {app: kcm}}\n    spec:\n      containers:\n      - name: karmada-controller-manager\n        image: docker.io/karmada/karmada-controller-manager:v1.12.0\n        command: [/bin/karmada-controller-manager, --feature-gates=PropagationPolicyPreemption=true]\n";
+    const APP: &str = "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: web, namespace: default}\nspec:\n  replicas: 2\n  selector: {matchLabels: {app: web}}\n  template:\n    metadata: {labels: {app: web}}\n    spec: {containers: [{name: c, image: nginx}]}\n---\napiVersion: policy.karmada.io/v1alpha1\nkind: PropagationPolicy\nmetadata: {name: low, namespace: default}\nspec:\n  resourceSelectors: [{apiVersion: apps/v1, kind: Deployment}]\n  placement: {clusterAffinity: {clusterNames: [m1]}}\n";
+    const HIGH: &str = "apiVersion: policy.karmada.io/v1alpha1\nkind: PropagationPolicy\nmetadata: {name: high, namespace: default}\nspec:\n  priority: 10\n  preemption: Always\n  resourceSelectors: [{apiVersion: apps/v1, kind: Deployment, name: web}]\n  placement: {clusterAffinity: {clusterNames: [m2]}}\n";
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    std::fs::write(root.join("app.yaml"), APP).unwrap();
+    std::fs::write(root.join("high.yaml"), HIGH).unwrap();
+    let fifo = root.join("install.pipe");
+    let ok = Command::new("mkfifo").arg(&fifo).status();
+    if !ok.is_ok_and(|s| s.success()) {
+        println!("SKIPPED: mkfifo is not available");
+        return;
+    }
+    let through_pipe = |args: &[&str]| {
+        let writer = {
+            let fifo = fifo.clone();
+            std::thread::spawn(move || std::fs::write(fifo, INSTALL).unwrap())
+        };
+        let o = run_piped_within_60s(Some(root), args, None);
+        writer.join().unwrap();
+        o
+    };
+    let o = through_pipe(&["lint", "app.yaml", "high.yaml", "install.pipe"]);
+    let (out, err) = text(&o);
+    assert!(out.contains("(4 documents, 2 policies)"), "{out}{err}");
+    assert!(
+        err.contains("PropagationPolicyPreemption=true (install.pipe:12)"),
+        "{err}"
+    );
+    assert!(!out.contains("inert-preemption"), "the gate is on: {out}");
+
+    let o = through_pipe(&[
+        "preempt-check",
+        "-f",
+        "app.yaml",
+        "-f",
+        "install.pipe",
+        "--apply",
+        "high.yaml",
+    ]);
+    let (out, err) = text(&o);
+    assert!(
+        out.contains("deployment/default/web: pp/default/low -> pp/default/high (preempted)"),
+        "{out}{err}"
+    );
+}
+
 #[cfg(unix)]
 #[test]
 fn a_dangling_link_in_the_work_tree_is_a_note_for_lint_base() {

@@ -161,16 +161,14 @@ pub fn environments(
 /// The context of plain manifests (`-f` over files that are no GitOps repository): the run's,
 /// with the Karmada installation the files hold ([`Context::for_plain`]), as `lint` judges
 /// them; its notes are printed. Only documents that may be an installation are parsed. Stdin
-/// cannot be read twice: with it, the run's context; nor can a pipe named as a file
-/// (`-f <(helm template ...)`, `/dev/fd/63`): read here, it would be empty when the
-/// manifests are read, so only regular files are looked into.
+/// cannot be read twice: with it, the run's context. (A pipe named as a file, `-f <(helm
+/// template ...)`, can: [`crate::source::files::read_bytes`] keeps what it gave.)
 pub fn plain_context(files: &[String], context: &Context) -> Result<Context, InspectError> {
     if files.iter().any(|f| f == "-") {
         return Ok(context.clone());
     }
-    let mut paths =
+    let paths =
         crate::source::files::expand(files, &|p: &std::path::Path| context.config.ignores(p))?;
-    paths.retain(|p| std::fs::metadata(p).is_ok_and(|m| m.is_file()));
     let found = crate::source::files::in_parallel(&paths, &|path| {
         let (name, text) = crate::source::files::read_text(path)?;
         Ok(installation::in_text(name, text))

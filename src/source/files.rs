@@ -1,8 +1,10 @@
 //! Files, directories and stdin.
 
+use std::collections::HashMap;
 use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, OnceLock};
 
 use super::document::{Pos, Source, Span};
 use super::yaml::{load, LoadProblem, Loaded, ProblemKind};
@@ -270,6 +272,12 @@ pub fn read_bytes(path: &Path) -> Result<(String, Vec<u8>), ReadError> {
         return Ok((name, bytes));
     }
     let name = display_path(path);
+    let regular = std::fs::metadata(path).is_ok_and(|m| m.is_file());
+    if !regular {
+        if let Some(bytes) = read_before(path) {
+            return Ok((name, bytes.to_vec()));
+        }
+    }
     let file = std::fs::File::open(path).map_err(|e| ReadError {
         path: name.clone(),
         source: e,
@@ -299,7 +307,30 @@ pub fn read_bytes(path: &Path) -> Result<(String, Vec<u8>), ReadError> {
         return Ok((name, bytes));
     }
     let bytes = read_capped(file, &name)?;
+    if !regular {
+        keep_read(path, &bytes);
+    }
     Ok((name, bytes))
+}
+
+/// What each input that is not a regular file gave when it was first read: a pipe named as a
+/// file (`-f <(helm template ...)`, `/dev/fd/63`, a FIFO) gives its content once, and a run
+/// may read an input more than once (the Karmada installation the inputs hold, then the
+/// manifests; `lint` again under the settings that installation gives). Each is kept for the
+/// run, at most [`max_input_size`] bytes.
+fn pipes() -> &'static Mutex<HashMap<PathBuf, Arc<[u8]>>> {
+    static PIPES: OnceLock<Mutex<HashMap<PathBuf, Arc<[u8]>>>> = OnceLock::new();
+    PIPES.get_or_init(Default::default)
+}
+
+fn read_before(path: &Path) -> Option<Arc<[u8]>> {
+    pipes().lock().ok()?.get(path).cloned()
+}
+
+fn keep_read(path: &Path, bytes: &[u8]) {
+    if let Ok(mut pipes) = pipes().lock() {
+        pipes.insert(path.to_path_buf(), Arc::from(bytes));
+    }
 }
 
 pub(super) fn too_large(name: &str) -> ReadError {

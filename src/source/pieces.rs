@@ -164,11 +164,24 @@ impl Pieces {
         if meta.is_file() && meta.len() > files::max_input_size() {
             return Err(files::too_large(&name));
         }
+        if !meta.is_file() {
+            // A FIFO or a device gives its content once: read whole (up to the input limit),
+            // and kept for the run's other readings of it and the lines a report prints
+            // (`files::read_bytes`).
+            let (_, bytes) = files::read_bytes(path)?;
+            return Ok(Some(Pieces::of(
+                name,
+                None,
+                Box::new(std::io::Cursor::new(bytes)),
+            )));
+        }
         let modified = meta.modified().ok();
         let file = std::fs::File::open(path).map_err(error)?;
-        // A FIFO or a device cannot be read again for a line a report prints.
-        let origin = meta.is_file().then(|| (path.to_path_buf(), modified));
-        Ok(Some(Pieces::of(name, origin, Box::new(file))))
+        Ok(Some(Pieces::of(
+            name,
+            Some((path.to_path_buf(), modified)),
+            Box::new(file),
+        )))
     }
 
     /// Stdin, written to an unnamed temporary file first and read from there as a large file
