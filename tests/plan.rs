@@ -1603,7 +1603,7 @@ fn a_rescale_is_planned() {
         "{out}"
     );
     assert!(
-        out.contains("  deployment/default/labelled: stays with pp/default/labelled\n    may: the scheduler divides the replicas among the clusters the placement selects by their labels or state, which the inputs do not give (no Cluster objects)\n    every selected cluster: may change\n"),
+        out.contains("  deployment/default/labelled: stays with pp/default/labelled\n    may: the scheduler picks among the clusters the placement selects by their labels or state (a division of the replicas, spread constraints, affinity terms tried in turn), which the inputs do not give (no Cluster objects)\n    every selected cluster: may change\n"),
         "{out}"
     );
     // A count the change removes goes back to the default of 1.

@@ -164,6 +164,20 @@ impl Placement {
 
     /// Whether the placement restricts clusters only by explicit names (no label or field
     /// selectors, no empty affinity that would mean "every cluster").
+    /// The clusters the placement can select whatever its selectors ask, where every affinity
+    /// it has (each term, each overflow) names clusters: their names, sorted; `None` otherwise.
+    pub fn bounded_by_names(&self) -> Option<Vec<&str>> {
+        let mut out: Vec<&str> = Vec::new();
+        let mut any = false;
+        for (_, a) in self.affinities() {
+            out.extend(a.names_bound()?);
+            any = true;
+        }
+        out.sort_unstable();
+        out.dedup();
+        any.then_some(out)
+    }
+
     pub fn targets_only_named_clusters(&self) -> bool {
         let by_names = ClusterAffinity::selects_by_names_only;
         match (&self.cluster_affinity, &self.cluster_affinities) {
@@ -210,10 +224,11 @@ impl ClusterAffinity {
             && self.field_selector.is_none()
     }
 
-    /// The clusters an affinity that [selects by names only](Self::selects_by_names_only) can
-    /// match, sorted and without `exclude`d names; `None` for any other affinity.
-    pub fn selectable_names(&self) -> Option<Vec<&str>> {
-        if !self.selects_by_names_only() {
+    /// The clusters an affinity can match whatever its selectors ask, where it names clusters:
+    /// its `clusterNames` but the `exclude`d ones, sorted (`util.ClusterMatches` ANDs the
+    /// names with the label and field selectors); `None` where it names none.
+    pub fn names_bound(&self) -> Option<Vec<&str>> {
+        if self.cluster_names.is_empty() {
             return None;
         }
         let mut names: Vec<&str> = self
@@ -225,6 +240,12 @@ impl ClusterAffinity {
         names.sort_unstable();
         names.dedup();
         Some(names)
+    }
+
+    /// The clusters an affinity that [selects by names only](Self::selects_by_names_only) can
+    /// match, sorted and without `exclude`d names; `None` for any other affinity.
+    pub fn selectable_names(&self) -> Option<Vec<&str>> {
+        self.names_bound().filter(|_| self.selects_by_names_only())
     }
 }
 

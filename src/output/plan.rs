@@ -453,11 +453,12 @@ impl Counts {
             } else {
                 c.delivery_changes += 1;
             }
+            // Certain gains and losses; a "may" is another change.
             for d in &t.clusters {
                 let e = c.clusters.entry(template_delta_name(t, d)).or_default();
-                match (d.before.receives, d.after.receives) {
-                    (false, true) => e.0 += 1,
-                    (true, false) => e.1 += 1,
+                match Movement::of(d) {
+                    Movement::Gains => e.0 += 1,
+                    Movement::Loses => e.1 += 1,
                     _ => e.2 += 1,
                 }
             }
@@ -921,12 +922,14 @@ fn template_text(c: &TemplatePlan, color: bool) -> String {
     let undecided = |d: &&ClusterDelta| d.before.undecided || d.after.undecided;
     match c.clusters.iter().find(undecided) {
         Some(d) if d.cluster == ANY_CLUSTER => out.push_str(
-            "    may: the scheduler divides the replicas among the clusters the placement \
-             selects by their labels or state, which the inputs do not give (no Cluster objects)\n",
+            "    may: the scheduler picks among the clusters the placement selects by their \
+             labels or state (a division of the replicas, spread constraints, affinity terms \
+             tried in turn), which the inputs do not give (no Cluster objects)\n",
         ),
         Some(_) => out.push_str(
-            "    may: the scheduler picks among the named clusters by their state (spread \
-             constraints, available replicas), which the inputs do not give (no Cluster objects)\n",
+            "    may: the scheduler picks among the named clusters by their labels or state \
+             (spread constraints, available replicas), which the inputs do not give (no Cluster \
+             objects)\n",
         ),
         None => {}
     }

@@ -669,6 +669,13 @@ impl Run<'_> {
             error: None,
             ..was.clone()
         };
+        // Whether the scheduler takes the binding again (else it keeps its schedule): not when
+        // orphaned, nor when its placement and replicas stay, whichever policy owns it.
+        let scheduled_again =
+            !plan.orphaned && (rescaled || !self.keeps_schedule(plan, before, after));
+        let unserved = after
+            .unserved_scheduler(plan.after.as_ref())
+            .filter(|_| !was.targets.is_empty());
         let now = if plan.moved == OwnerMove::Deleted {
             Delivered::default()
         } else if synced {
@@ -676,16 +683,13 @@ impl Run<'_> {
         } else if plan.orphaned {
             // The binding stays as it was: same clusters, same suspension.
             stays(was.suspended.clone())
-        } else if !rescaled && self.keeps_schedule(plan, before, after) {
+        } else if !scheduled_again && (plan.before == plan.after || unserved.is_none()) {
             stays(
                 after
                     .delivered(entry, template, plan.after.as_ref(), false)
                     .suspended,
             )
-        } else if let Some(name) = after
-            .unserved_scheduler(plan.after.as_ref())
-            .filter(|_| !was.targets.is_empty())
-        {
+        } else if let Some(name) = unserved {
             // Claimed anew by a policy no scheduler serves: the detector rebuilds the binding
             // but keeps its clusters, the scheduling result (detector.go
             // `BuildResourceBinding` callers keep `Spec.Clusters`), and no scheduler takes it
@@ -705,30 +709,13 @@ impl Run<'_> {
             after: (after, &now),
             template,
         });
-        // Scheduled again among the same candidates (`maxGroups: 1` to `2`, a rescale): each
-        // may change, which is the scheduler's choice.
-        if deltas.is_empty()
-            && was.undecided
-            && now.undecided
-            && (rescaled || !self.keeps_schedule(plan, before, after))
-        {
-            let undecided = Share {
-                receives: true,
-                undecided: true,
-                ..Share::default()
-            };
-            deltas = now
-                .targets
-                .iter()
-                .filter(|c| was.targets.contains(c))
-                .map(|c| ClusterDelta {
-                    cluster: c.clone(),
-                    before: undecided.clone(),
-                    after: undecided.clone(),
-                    manifest: Vec::new(),
-                    except: Vec::new(),
-                })
-                .collect();
+        // Scheduled again among candidates on both sides (`maxGroups: 1` to `2`, a rescale,
+        // every cluster by labels narrowed to named ones that it still divides among): each
+        // cluster both sides may hold may change, which is the scheduler's choice. Not where the
+        // binding keeps its schedule (a removed policy leaves its binding as it is).
+        if was.undecided && now.undecided && scheduled_again && now.error.is_none() && !synced {
+            deltas.extend(may_change_on_both(&was, &now, &deltas));
+            deltas.sort_by(|a, b| a.cluster.cmp(&b.cluster));
         }
         // Rescaled under a placement evaluated for no cluster in particular (it selects by
         // labels, and there are no Cluster objects): every selected cluster gets the new count
@@ -785,9 +772,9 @@ impl Run<'_> {
             .collect()
     }
 
-    /// Whether the scheduler leaves the binding's clusters as they are: same owner, same
-    /// placement, same member clusters (it reschedules on a placement change, `Scheduled`
-    /// generation, or a cluster change).
+    /// Whether the scheduler leaves the binding's clusters as they are: an owner on both sides
+    /// with the same placement, and the same member clusters (it reschedules on a placement
+    /// change, a rescale, or a cluster change).
     fn keeps_schedule(
         &self,
         plan: &TemplatePlan,
@@ -802,8 +789,10 @@ impl Run<'_> {
                 .find_policy(r)
                 .map(|p| v.state.policy(p).spec.placement.clone())
         };
-        b == a
-            && !self.changed.clusters_changed()
+        // Another owner with the same placement is no reason to schedule again: the
+        // scheduler compares the binding's placement with the one it last applied
+        // (`placementChanged`, pkg/scheduler/scheduler.go), whichever policy wrote it.
+        !self.changed.clusters_changed()
             && placement(before, b).is_some()
             && placement(before, b) == placement(after, a)
     }
@@ -922,6 +911,37 @@ fn one_edit_per_policy(mut edits: Vec<PolicyEdit>) -> Vec<PolicyEdit> {
     edits.sort_by(|a, b| a.policy.cmp(&b.policy));
     edits.dedup_by(|a, b| a.policy == b.policy);
     edits
+}
+
+/// The clusters candidates on both sides may hold (`*` covers every cluster but the named ones)
+/// that `deltas` does not list yet, each as may change.
+fn may_change_on_both(
+    was: &Delivered,
+    now: &Delivered,
+    deltas: &[ClusterDelta],
+) -> Vec<ClusterDelta> {
+    let any = |d: &Delivered| d.targets.iter().any(|t| t == ANY_CLUSTER);
+    let may_hold =
+        |d: &Delivered, c: &str| d.targets.iter().any(|t| t == c) || (c != ANY_CLUSTER && any(d));
+    let undecided = Share {
+        receives: true,
+        undecided: true,
+        ..Share::default()
+    };
+    let names: std::collections::BTreeSet<&String> =
+        was.targets.iter().chain(&now.targets).collect();
+    names
+        .into_iter()
+        .filter(|c| may_hold(was, c) && may_hold(now, c))
+        .filter(|c| !deltas.iter().any(|d| &d.cluster == *c))
+        .map(|c| ClusterDelta {
+            cluster: c.clone(),
+            before: undecided.clone(),
+            after: undecided.clone(),
+            manifest: Vec::new(),
+            except: Vec::new(),
+        })
+        .collect()
 }
 
 /// `own` and the clusters of the workloads that carry it along: the union of the targets (and

@@ -166,10 +166,18 @@ impl SideView<'_> {
         let named: Vec<Cluster>;
         let clusters = if self.clusters.is_empty() {
             if !placement.targets_only_named_clusters() {
-                let divides = is_workload(template) && !scaled_to_zero(template);
+                // Names and selectors in one affinity: only the named clusters can be picked,
+                // which of them the selectors decide.
+                if let Some(names) = placement.bounded_by_names() {
+                    return Delivered {
+                        targets: names.into_iter().map(str::to_string).collect(),
+                        undecided: true,
+                        ..Delivered::default()
+                    };
+                }
                 return Delivered {
                     targets: vec![ANY_CLUSTER.to_string()],
-                    undecided: !every_selected_cluster_receives(placement, divides),
+                    undecided: !every_selected_cluster_receives(placement, divides(template)),
                     ..Delivered::default()
                 };
             }
@@ -288,6 +296,16 @@ impl SideView<'_> {
     }
 }
 
+/// Whether the scheduler divides `template`'s replicas under a dividing placement: the default
+/// interpreter reads replicas above 0 from it (a Job's are min(parallelism, completions)), or,
+/// for another kind, it writes `spec.replicas` above 0 (as an interpreter customization reads it).
+fn divides(template: &Value) -> bool {
+    match crate::engine::replicas::workload::from_template(template) {
+        Ok(w) if w.interpreted => w.replicas > 0,
+        _ => is_workload(template),
+    }
+}
+
 /// Whether `template` is a workload the default interpreter reads replicas from, with 0 of
 /// them and no requirements.
 fn scaled_to_zero(template: &Value) -> bool {
@@ -329,15 +347,12 @@ fn scheduled(b: &Binding, policy_suspension: Option<&Suspension>) -> Delivered {
 /// The clusters a placement that selects by names only can pick from: every term's names but
 /// its `exclude`d ones, sorted.
 fn candidates(placement: &Placement) -> Vec<String> {
-    let mut out: Vec<String> = placement
-        .affinities()
-        .filter_map(|(_, a)| a.selectable_names())
-        .flatten()
+    placement
+        .bounded_by_names()
+        .unwrap_or_default()
+        .into_iter()
         .map(str::to_string)
-        .collect();
-    out.sort();
-    out.dedup();
-    out
+        .collect()
 }
 
 /// The two states of one template, for [`compare`].

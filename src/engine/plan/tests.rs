@@ -361,6 +361,82 @@ fn every_cluster_divided_then_named_clusters_may_gain_it() {
     assert!(!cluster(c, ANY_CLUSTER).before.undecided);
 }
 
+/// Candidates on both sides: every cluster by labels, divided, narrowed to named clusters that
+/// it still divides (Aggregated): each named cluster may change, the rest may lose it. A
+/// removed policy leaves its binding as it is, and another policy with the same placement
+/// does not schedule it again (`placementChanged`): nothing may change there.
+#[test]
+fn candidates_on_both_sides_may_change_unless_the_schedule_stays() {
+    let by_labels = |name: &str| {
+        format!("---\napiVersion: policy.karmada.io/v1alpha1\nkind: PropagationPolicy\nmetadata: {{name: {name}, namespace: default}}\nspec:\n  resourceSelectors: [{{apiVersion: apps/v1, kind: Deployment, name: nginx}}]\n  placement:\n    clusterAffinity: {{labelSelector: {{matchLabels: {{env: prod}}}}}}\n    replicaScheduling: {{replicaSchedulingType: Divided, replicaDivisionPreference: Aggregated}}\n")
+    };
+    let named = by_labels("a").replace(
+        "labelSelector: {matchLabels: {env: prod}}",
+        "clusterNames: [member1, member2]",
+    );
+    let p = run(
+        &format!("{NGINX}{}", by_labels("a")),
+        &format!("{NGINX}{named}"),
+        "",
+    );
+    let c = &p.changes[0];
+    let names: Vec<&str> = c.clusters.iter().map(|d| d.cluster.as_str()).collect();
+    assert_eq!(
+        names,
+        [ANY_CLUSTER, "member1", "member2"],
+        "{:?}",
+        c.clusters
+    );
+    for d in &c.clusters[1..] {
+        assert!(
+            d.before.undecided && d.after.undecided && d.after.receives,
+            "{d:?}"
+        );
+    }
+    // Removed: the binding stays; replaced by an equal placement: not scheduled again.
+    let p = run(&format!("{NGINX}{}", by_labels("a")), NGINX, "");
+    assert!(p.changes[0].clusters.is_empty(), "{:?}", p.changes[0]);
+    let p = run(
+        &format!("{NGINX}{}", by_labels("a")),
+        &format!("{NGINX}{}", by_labels("b")),
+        "",
+    );
+    assert!(p.changes[0].clusters.is_empty(), "{:?}", p.changes[0]);
+    // Names and labels in one affinity: only the named clusters can be picked.
+    let both = by_labels("a").replace(
+        "labelSelector: {matchLabels: {env: prod}}",
+        "clusterNames: [member1], labelSelector: {matchLabels: {env: prod}}",
+    );
+    let p = run(&format!("{NGINX}{named}"), &format!("{NGINX}{both}"), "");
+    let c = &p.changes[0];
+    assert!(
+        c.clusters.iter().all(|d| d.cluster != ANY_CLUSTER),
+        "{:?}",
+        c.clusters
+    );
+    assert!(!cluster(c, "member2").after.receives, "{:?}", c.clusters);
+    // A Job's replicas are divided too (min(parallelism, completions)).
+    let job = "---\napiVersion: batch/v1\nkind: Job\nmetadata: {name: nginx, namespace: default}\nspec: {parallelism: 2, completions: 4}\n";
+    let selects_job = |p: &str| p.replace("apps/v1, kind: Deployment", "batch/v1, kind: Job");
+    let duplicated_to_member1 = by_labels("a")
+        .replace(
+            "labelSelector: {matchLabels: {env: prod}}",
+            "clusterNames: [member1]",
+        )
+        .replace(
+            "    replicaScheduling: {replicaSchedulingType: Divided, replicaDivisionPreference: Aggregated}\n",
+            "",
+        );
+    let p = run(
+        &format!("{job}{}", selects_job(&by_labels("a"))),
+        &format!("{job}{}", selects_job(&duplicated_to_member1)),
+        "",
+    );
+    let d = cluster(&p.changes[0], "member1");
+    assert!(d.before.undecided && !d.after.undecided, "{d:?}");
+    assert_eq!(d.after.replicas, Some(2));
+}
+
 /// Without Cluster objects, names alone decide only where nothing picks among the named
 /// clusters by their state: under a spread constraint (one of three by score) or a division by
 /// available replicas each named cluster may receive the template (`undecided`), none for
