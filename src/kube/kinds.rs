@@ -631,9 +631,17 @@ pub fn resolve(
                 0 => found.clone(),
                 _ => present.iter().map(|i| **i).collect(),
             };
-            let mut built_in = among.iter().filter(|i| is_built_in_group(&i.group));
-            if let (Some(only), None) = (built_in.next(), built_in.next()) {
-                return Ok((*only).clone());
+            let built_in: Vec<&&KindInfo> = among
+                .iter()
+                .filter(|i| is_built_in_group(&i.group))
+                .collect();
+            // Among built-in groups the core one comes first (`event` is v1's Event).
+            let first = match built_in.as_slice() {
+                [only] => Some(only),
+                several => several.iter().find(|i| i.group.is_empty()),
+            };
+            if let Some(first) = first {
+                return Ok((**first).clone());
             }
             let mut choices: Vec<String> = found.iter().map(|i| i.display()).collect();
             choices.sort();
@@ -761,6 +769,18 @@ mod tests {
                 "{given:?}"
             );
         }
+        // Two built-in groups in the files: the core one, as kubectl's order has it.
+        let seen = vec![
+            (String::new(), "Event".to_string()),
+            ("events.k8s.io".to_string(), "Event".to_string()),
+        ];
+        let t = table(&seen);
+        assert_eq!(resolve("event", &t, &seen).unwrap().group, "");
+        let seen = vec![
+            ("batch".to_string(), "Job".to_string()),
+            ("batch.volcano.sh".to_string(), "Job".to_string()),
+        ];
+        let t = table(&seen);
         // Only one of them in the files: that one is asked about.
         assert_eq!(
             resolve("job", &t, &seen[1..]).unwrap().group,
