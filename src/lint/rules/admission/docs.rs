@@ -631,7 +631,7 @@ spec:
         id: "override-rules-and-overriders",
         summary: "an override policy sets both overrideRules and the deprecated overriders",
         message: "overrideRules and overriders can't co-exist",
-        rationale: "overriders is the deprecated single-rule form of overrideRules.",
+        rationale: "overriders is the deprecated single-rule form of overrideRules. As for targetCluster, `overrideRules: []` counts as set in a ClusterOverridePolicy only: an OverridePolicy's mutating webhook drops the empty list first.",
         example: "apiVersion: policy.karmada.io/v1alpha1
 kind: OverridePolicy
 metadata: {name: nginx, namespace: default}
