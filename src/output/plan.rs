@@ -58,6 +58,13 @@ pub fn move_code(m: OwnerMove) -> (&'static str, Option<&'static str>) {
 /// How a template's owner changes, in words: `pp/a -> pp/b (preempted)`.
 pub fn owner_text(c: &TemplatePlan) -> String {
     let why = match c.moved {
+        // Without an owner, a dependency goes where the workloads that carry it go.
+        OwnerMove::Unchanged if c.after.is_none() && !c.carried_by.is_empty() => {
+            return format!(
+                "no policy; propagated as a dependency of {} (propagateDeps)",
+                list(&c.carried_by)
+            )
+        }
         OwnerMove::Unchanged => return format!("stays with {}", owner(&c.after)),
         OwnerMove::Created if c.namespace_controller => {
             "new template; the namespace controller copies it to every member cluster".to_string()

@@ -312,8 +312,10 @@ pub fn plan(sides: &Sides<'_>, settings: &Settings) -> EnvPlan {
     if changed.is_empty() {
         return EnvPlan::default();
     }
-    let coverage = changed.coverage();
     let (base_parts, head_parts) = (sides.base_parts(), sides.head_parts());
+    let coverage = changed
+        .coverage()
+        .with_dependencies(&[&base_parts, &head_parts]);
     let kept = scope::kept(&[&base_parts, &head_parts], &coverage);
     let base = subset(&base_parts, &coverage, &kept);
     let head = subset(&head_parts, &coverage, &kept);
@@ -646,10 +648,12 @@ impl Run<'_> {
         // A Namespace the namespace controller copies is on every member cluster while it
         // exists, whoever owns it ([`Run::owners`] found it so).
         let synced = plan.namespace_controller;
-        let was = if synced && plan.moved != OwnerMove::Created {
-            before.everywhere()
+        // Where its own binding puts it (`was_own`), and with the clusters of the workloads that
+        // carry it along (`was`).
+        let (was_own, was) = if synced && plan.moved != OwnerMove::Created {
+            (before.everywhere(), before.everywhere())
         } else if plan.moved == OwnerMove::Created {
-            Delivered::default()
+            (Delivered::default(), Delivered::default())
         } else {
             let own = before.delivered(
                 entry,
@@ -657,17 +661,24 @@ impl Run<'_> {
                 plan.before.as_ref(),
                 self.settings.live,
             );
-            with_carriers(own, self.carried(&plan.template, before, self.base))
+            let carried = self.carried(&plan.template, before, self.base);
+            (own.clone(), with_carriers(own, carried))
         };
+        // A binding that keeps its schedule still goes where its carriers go after the change
+        // (the binding controller merges their clusters on each sync).
+        let carried_after = || self.carried(&plan.template, after, self.head);
         // A change of the template's replicas is a rescale: the scheduler assigns again
         // (`scheduler.go` `doScheduleBinding`: replicas changed, not only the placement).
         let replicas = crate::engine::replicas::workload::replicas_of;
         let rescaled = replicas(base_template) != replicas(template);
-        let stays = |suspended| Delivered {
-            suspended,
-            excluded: Vec::new(),
-            error: None,
-            ..was.clone()
+        let stays = |suspended| {
+            let own = Delivered {
+                suspended,
+                excluded: Vec::new(),
+                error: None,
+                ..was_own.clone()
+            };
+            with_carriers(own, carried_after())
         };
         // Whether the scheduler takes the binding again (else it keeps its schedule): not when
         // orphaned, nor when its placement and replicas stay, whichever policy owns it.
@@ -682,7 +693,7 @@ impl Run<'_> {
             after.everywhere()
         } else if plan.orphaned {
             // The binding stays as it was: same clusters, same suspension.
-            stays(was.suspended.clone())
+            stays(was_own.suspended.clone())
         } else if !scheduled_again && (plan.before == plan.after || unserved.is_none()) {
             stays(
                 after
@@ -698,11 +709,11 @@ impl Run<'_> {
                 error: Some(format!(
                     "no karmada-scheduler of this control plane serves schedulerName `{name}`: the binding keeps the clusters it was scheduled to"
                 )),
-                ..stays(was.suspended.clone())
+                ..stays(was_own.suspended.clone())
             }
         } else {
             let own = after.delivered(entry, template, plan.after.as_ref(), false);
-            with_carriers(own, self.carried(&plan.template, after, self.head))
+            with_carriers(own, carried_after())
         };
         let mut deltas = compare(&Pair {
             before: (before, &was),

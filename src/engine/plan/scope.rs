@@ -311,6 +311,27 @@ impl Coverage {
         }
     }
 
+    /// Adds what the covered workloads of `states` name as their dependencies: a workload whose
+    /// policy sets `propagateDeps` carries them to its clusters, so where the change moves the
+    /// workload it moves them too (`mergeTargetClusters`, pkg/controllers/binding/common.go).
+    pub fn with_dependencies(mut self, states: &[&[&Inventory]]) -> Coverage {
+        let mut found = Vec::new();
+        for inv in states.iter().flat_map(|parts| parts.iter()) {
+            for t in inv.templates().filter(|t| self.covers(t)) {
+                for d in t.depends_on.iter().flatten() {
+                    found.push(ObjectRef {
+                        api_version: "v1".into(),
+                        kind: d.kind.into(),
+                        namespace: Some(t.namespace().to_string()),
+                        name: d.name.clone(),
+                    });
+                }
+            }
+        }
+        self.refs.extend(found);
+        self
+    }
+
     /// Whether the change can reach template `t`.
     pub fn covers(&self, t: &Template) -> bool {
         if !is_template(t) {

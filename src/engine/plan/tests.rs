@@ -437,6 +437,32 @@ fn candidates_on_both_sides_may_change_unless_the_schedule_stays() {
     assert_eq!(d.after.replicas, Some(2));
 }
 
+/// A dependency goes where the workloads that carry it go (`propagateDeps`): widening the
+/// workload's placement widens it too, whether it has no policy of its own or one that keeps
+/// its own schedule (the binding controller merges the carriers' clusters,
+/// `mergeTargetClusters`).
+#[test]
+fn a_dependency_follows_its_carrier_to_new_clusters() {
+    let app = "---\napiVersion: v1\nkind: ConfigMap\nmetadata: {name: cfg, namespace: default}\n---\napiVersion: apps/v1\nkind: Deployment\nmetadata: {name: nginx, namespace: default}\nspec:\n  replicas: 2\n  template:\n    spec:\n      containers: [{name: c, image: nginx}]\n      volumes: [{name: c, configMap: {name: cfg}}]\n";
+    let carrier = |clusters: &str| policy("a", "  propagateDeps: true\n", clusters);
+    let own = "---\napiVersion: policy.karmada.io/v1alpha1\nkind: PropagationPolicy\nmetadata: {name: cfg, namespace: default}\nspec:\n  resourceSelectors: [{apiVersion: v1, kind: ConfigMap, name: cfg}]\n  placement: {clusterAffinity: {clusterNames: [member3]}}\n";
+    for extra in ["", own] {
+        let p = run(
+            &format!("{app}{}{extra}", carrier("member1")),
+            &format!("{app}{}{extra}", carrier("member1, member2")),
+            "",
+        );
+        let cfg = p
+            .changes
+            .iter()
+            .find(|c| c.template.name == "cfg")
+            .unwrap_or_else(|| panic!("{:?}", p.changes));
+        assert_eq!(cfg.clusters.len(), 1, "{:?}", cfg.clusters);
+        let d = cluster(cfg, "member2");
+        assert!(!d.before.receives && d.after.receives, "{d:?}");
+    }
+}
+
 /// Without Cluster objects, names alone decide only where nothing picks among the named
 /// clusters by their state: under a spread constraint (one of three by score) or a division by
 /// available replicas each named cluster may receive the template (`undecided`), none for
