@@ -144,6 +144,32 @@ fn a_walk_skips_fifos_devices_and_dangling_links_with_a_note() {
     );
 }
 
+/// A FIFO `name` in `root` holding `content` for each run of the tool: `None` (SKIPPED said)
+/// where mkfifo is missing. One writer per run: a second open of the pipe would wait for a
+/// writer that never comes (the run is then killed after 60 s and the test fails).
+#[cfg(unix)]
+fn fifo_runs<'a>(
+    root: &'a Path,
+    name: &str,
+    content: &'static str,
+) -> Option<impl Fn(&[&str]) -> Output + 'a> {
+    let fifo = root.join(name);
+    let ok = Command::new("mkfifo").arg(&fifo).status();
+    if !ok.is_ok_and(|s| s.success()) {
+        println!("SKIPPED: mkfifo is not available");
+        return None;
+    }
+    Some(move |args: &[&str]| {
+        let writer = {
+            let fifo = fifo.clone();
+            std::thread::spawn(move || std::fs::write(fifo, content).unwrap())
+        };
+        let o = run_piped_within_60s(Some(root), args, None);
+        writer.join().unwrap();
+        o
+    })
+}
+
 /// `explain` and `preempt-check` read `-f` files twice over plain manifests (the Karmada they
 /// install, then the manifests): a pipe given as a file (`-f <(helm template ...)`) was empty
 /// the second time, so its policy was lost without a word.
@@ -156,22 +182,8 @@ fn a_pipe_given_to_explain_and_preempt_check_is_read_once() {
     let root = dir.path();
     std::fs::write(root.join("deploy.yaml"), DEPLOY).unwrap();
     std::fs::write(root.join("pp.yaml"), PP).unwrap();
-    let fifo = root.join("pp.pipe");
-    let ok = Command::new("mkfifo").arg(&fifo).status();
-    if !ok.is_ok_and(|s| s.success()) {
-        println!("SKIPPED: mkfifo is not available");
+    let Some(through_pipe) = fifo_runs(root, "pp.pipe", PP) else {
         return;
-    }
-    // One writer per run: a second open of the pipe would wait for a writer that never comes
-    // (the run is then killed after 60 s and the test fails).
-    let through_pipe = |args: &[&str]| {
-        let writer = {
-            let fifo = fifo.clone();
-            std::thread::spawn(move || std::fs::write(fifo, PP).unwrap())
-        };
-        let o = run_piped_within_60s(Some(root), args, None);
-        writer.join().unwrap();
-        o
     };
     let o = through_pipe(&[
         "explain",
@@ -215,20 +227,8 @@ fn a_pipe_holding_the_installation_gives_its_settings_and_its_documents() {
     let root = dir.path();
     std::fs::write(root.join("app.yaml"), APP).unwrap();
     std::fs::write(root.join("high.yaml"), HIGH).unwrap();
-    let fifo = root.join("install.pipe");
-    let ok = Command::new("mkfifo").arg(&fifo).status();
-    if !ok.is_ok_and(|s| s.success()) {
-        println!("SKIPPED: mkfifo is not available");
+    let Some(through_pipe) = fifo_runs(root, "install.pipe", INSTALL) else {
         return;
-    }
-    let through_pipe = |args: &[&str]| {
-        let writer = {
-            let fifo = fifo.clone();
-            std::thread::spawn(move || std::fs::write(fifo, INSTALL).unwrap())
-        };
-        let o = run_piped_within_60s(Some(root), args, None);
-        writer.join().unwrap();
-        o
     };
     let o = through_pipe(&["lint", "app.yaml", "high.yaml", "install.pipe"]);
     let (out, err) = text(&o);
