@@ -958,6 +958,7 @@ fn may_change_on_both(
 /// `own` and the clusters of the workloads that carry it along: the union of the targets (and
 /// of their suspended ones); the replicas stay `own`'s (a dependency has none of its own).
 fn with_carriers(own: Delivered, carriers: Vec<Delivered>) -> Delivered {
+    let own_targets = own.targets.clone();
     let mut out = own;
     for c in carriers {
         for t in c.targets {
@@ -966,9 +967,13 @@ fn with_carriers(own: Delivered, carriers: Vec<Delivered>) -> Delivered {
             }
         }
         out.suspended.extend(c.suspended);
-        // A carrier's candidates make the dependency's clusters the scheduler's choice too
-        // (one flag for all of them: said with "may" where some are certain).
-        out.undecided |= c.undecided;
+        // A carrier's candidates make the dependency's clusters the scheduler's choice too,
+        // but for those the dependency's own binding holds for certain (Karmada sends it to
+        // the union, `mergeTargetClusters`).
+        if c.undecided && !out.undecided {
+            out.certain.extend(own_targets.iter().cloned());
+            out.undecided = true;
+        }
     }
     out.targets.sort();
     out

@@ -59,6 +59,9 @@ pub struct Delivered {
     /// Cluster objects, a placement that names its clusters but chooses among them by their
     /// state.
     pub undecided: bool,
+    /// With `undecided`, the targets that receive the template for certain all the same: a
+    /// dependency's own clusters beside the candidates of a workload that carries it.
+    pub certain: BTreeSet<String>,
 }
 
 impl SideView<'_> {
@@ -341,6 +344,7 @@ fn scheduled(b: &Binding, policy_suspension: Option<&Suspension>) -> Delivered {
         error: None,
         otherwise: Vec::new(),
         undecided: false,
+        certain: BTreeSet::new(),
     }
 }
 
@@ -393,7 +397,7 @@ pub fn compare(pair: &Pair<'_>) -> Vec<ClusterDelta> {
             let manifest = v.manifest(name, pair.template);
             let share = Share {
                 receives: true,
-                undecided: d.undecided,
+                undecided: d.undecided && !d.certain.contains(name),
                 replicas: replicas(d, name),
                 suspended: d.suspended.contains(name)
                     || (!d.targets.contains(name) && d.suspended.contains(ANY_CLUSTER)),

@@ -461,6 +461,28 @@ fn a_dependency_follows_its_carrier_to_new_clusters() {
         let d = cluster(cfg, "member2");
         assert!(!d.before.receives && d.after.receives, "{d:?}");
     }
+    // The carrier moved to candidates (every cluster by labels, divided): its own cluster
+    // stays the dependency's for certain, the carrier's old one may lose it.
+    let by_labels = carrier("member1").replace(
+        "    clusterAffinity:\n      clusterNames: [member1]\n",
+        "    clusterAffinity: {labelSelector: {matchLabels: {env: prod}}}\n    replicaScheduling: {replicaSchedulingType: Divided, replicaDivisionPreference: Aggregated}\n",
+    );
+    let p = run(
+        &format!("{app}{}{own}", carrier("member1")),
+        &format!("{app}{by_labels}{own}"),
+        "",
+    );
+    let cfg = p.changes.iter().find(|c| c.template.name == "cfg").unwrap();
+    assert!(
+        cfg.clusters.iter().all(|d| d.cluster != "member3"),
+        "{:?}",
+        cfg.clusters
+    );
+    assert!(
+        cluster(cfg, "member1").after.undecided,
+        "{:?}",
+        cfg.clusters
+    );
 }
 
 /// Without Cluster objects, names alone decide only where nothing picks among the named
