@@ -732,7 +732,8 @@ impl Run<'_> {
         // labels, and there are no Cluster objects): every selected cluster gets the new count
         // where the placement duplicates, and may get another share where it divides.
         let everywhere = |d: &Delivered| d.targets.iter().any(|t| t == ANY_CLUSTER);
-        if deltas.is_empty() && rescaled && everywhere(&was) && everywhere(&now) {
+        if deltas.is_empty() && rescaled && scheduled_again && everywhere(&was) && everywhere(&now)
+        {
             let share = |replicas: Option<i64>| Share {
                 receives: true,
                 undecided: replicas.is_none(),
