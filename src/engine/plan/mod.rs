@@ -724,7 +724,10 @@ impl Run<'_> {
         // every cluster by labels narrowed to named ones that it still divides among): each
         // cluster both sides may hold may change, which is the scheduler's choice. Not where the
         // binding keeps its schedule (a removed policy leaves its binding as it is).
-        if was.undecided && now.undecided && scheduled_again && now.error.is_none() && !synced {
+        // A named cluster a label selector may hold is such a candidate too.
+        let candidates = |d: &Delivered| d.undecided || d.any_by_selectors;
+        if candidates(&was) && candidates(&now) && scheduled_again && now.error.is_none() && !synced
+        {
             deltas.extend(may_change_on_both(&was, &now, &deltas));
             deltas.sort_by(|a, b| a.cluster.cmp(&b.cluster));
         }
@@ -942,8 +945,11 @@ fn may_change_on_both(
     };
     let names: std::collections::BTreeSet<&String> =
         was.targets.iter().chain(&now.targets).collect();
+    // `*` itself only where both sides pick among every cluster they select.
+    let both_pick = was.undecided && now.undecided;
     names
         .into_iter()
+        .filter(|c| *c != ANY_CLUSTER || both_pick)
         .filter(|c| may_hold(was, c) && may_hold(now, c))
         .filter(|c| !deltas.iter().any(|d| &d.cluster == *c))
         .map(|c| ClusterDelta {

@@ -62,6 +62,10 @@ pub struct Delivered {
     /// With `undecided`, the targets that receive the template for certain all the same: a
     /// dependency's own clusters beside the candidates of a workload that carries it.
     pub certain: BTreeSet<String>,
+    /// [`ANY_CLUSTER`] stands for the clusters an affinity's labels or fields select: whether a
+    /// cluster the other side names is among them is unknown (without an affinity it is every
+    /// cluster, which holds them all).
+    pub any_by_selectors: bool,
 }
 
 impl SideView<'_> {
@@ -181,6 +185,7 @@ impl SideView<'_> {
                 return Delivered {
                     targets: vec![ANY_CLUSTER.to_string()],
                     undecided: !every_selected_cluster_receives(placement, divides(template)),
+                    any_by_selectors: placement.affinities().next().is_some(),
                     ..Delivered::default()
                 };
             }
@@ -345,6 +350,7 @@ fn scheduled(b: &Binding, policy_suspension: Option<&Suspension>) -> Delivered {
         otherwise: Vec::new(),
         undecided: false,
         certain: BTreeSet::new(),
+        any_by_selectors: false,
     }
 }
 
@@ -395,9 +401,12 @@ pub fn compare(pair: &Pair<'_>) -> Vec<ClusterDelta> {
                 return (Share::default(), None);
             }
             let manifest = v.manifest(name, pair.template);
+            // A named cluster held through the selectors' `*`: whether they select it is unknown.
+            let through_selectors =
+                d.any_by_selectors && name != ANY_CLUSTER && !d.targets.contains(name);
             let share = Share {
                 receives: true,
-                undecided: d.undecided && !d.certain.contains(name),
+                undecided: (d.undecided && !d.certain.contains(name)) || through_selectors,
                 replicas: replicas(d, name),
                 suspended: d.suspended.contains(name)
                     || (!d.targets.contains(name) && d.suspended.contains(ANY_CLUSTER)),

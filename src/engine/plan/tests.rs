@@ -343,6 +343,23 @@ fn every_cluster_divided_then_named_clusters_may_gain_it() {
         assert!(d.after.receives && !d.after.undecided, "{d:?}");
         assert_eq!(d.after.replicas, Some(3));
     }
+    // By a label selector (duplicated), whether the named clusters were among those it
+    // selected is unknown: each may gain it, where every cluster (no affinity) held them all.
+    let labelled = aggregated.replace(
+        "  placement:\n    replicaScheduling: {replicaSchedulingType: Divided, replicaDivisionPreference: Aggregated}\n",
+        "  placement:\n    clusterAffinity: {labelSelector: {matchLabels: {env: prod}}}\n",
+    );
+    assert_ne!(labelled, aggregated);
+    let p = run(
+        &format!("{NGINX}{labelled}"),
+        &format!("{NGINX}{}", policy("a", "", "member1")),
+        "",
+    );
+    let d = cluster(&p.changes[0], "member1");
+    assert!(
+        d.before.undecided && !d.after.undecided && d.after.receives,
+        "{d:?}"
+    );
     // A ConfigMap is not divided: every selected cluster gets it, named ones included.
     let cm = "---\napiVersion: v1\nkind: ConfigMap\nmetadata: {name: nginx, namespace: default}\n";
     let selects_cm = |p: &str| {
