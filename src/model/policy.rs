@@ -162,8 +162,6 @@ impl Placement {
         out
     }
 
-    /// Whether the placement restricts clusters only by explicit names (no label or field
-    /// selectors, no empty affinity that would mean "every cluster").
     /// The clusters the placement can select whatever its selectors ask, where every affinity
     /// it has (each term, each overflow) names clusters: their names, sorted; `None` otherwise.
     pub fn bounded_by_names(&self) -> Option<Vec<&str>> {
@@ -178,6 +176,8 @@ impl Placement {
         any.then_some(out)
     }
 
+    /// Whether the placement restricts clusters only by explicit names (no label or field
+    /// selectors, no empty affinity that would mean "every cluster").
     pub fn targets_only_named_clusters(&self) -> bool {
         let by_names = ClusterAffinity::selects_by_names_only;
         match (&self.cluster_affinity, &self.cluster_affinities) {
