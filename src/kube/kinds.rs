@@ -617,13 +617,8 @@ pub fn resolve(
             if present.len() == 1 {
                 return Ok((*present[0]).clone());
             }
-            // kubectl prefers the core group for `events`/`ev`.
-            if present.is_empty() {
-                if let Some(core) = found.iter().find(|i| i.group.is_empty()) {
-                    return Ok((*core).clone());
-                }
-            }
-            // Else a built-in group over a CRD's: discovery lists the API server's own groups
+            // Else a built-in group over a CRD's, and the core group first among built-in ones
+            // (`events`/`ev` is v1's Event): discovery lists the API server's own groups
             // first, and kubectl's RESTMapper takes the first group that has the resource
             // (client-go restmapper/discovery.go), so `job` is batch's Job where the files
             // hold both it and Volcano's.
@@ -635,7 +630,6 @@ pub fn resolve(
                 .iter()
                 .filter(|i| is_built_in_group(&i.group))
                 .collect();
-            // Among built-in groups the core one comes first (`event` is v1's Event).
             let first = match built_in.as_slice() {
                 [only] => Some(only),
                 several => several.iter().find(|i| i.group.is_empty()),
