@@ -651,7 +651,8 @@ impl Run<'_> {
         // Where its own binding puts it (`was_own`), and with the clusters of the workloads that
         // carry it along (`was`).
         let (was_own, was) = if synced && plan.moved != OwnerMove::Created {
-            (before.everywhere(), before.everywhere())
+            let everywhere = before.everywhere();
+            (everywhere.clone(), everywhere)
         } else if plan.moved == OwnerMove::Created {
             (Delivered::default(), Delivered::default())
         } else {
@@ -734,8 +735,11 @@ impl Run<'_> {
         // Rescaled under a placement evaluated for no cluster in particular (it selects by
         // labels, and there are no Cluster objects): every selected cluster gets the new count
         // where the placement duplicates, and may get another share where it divides.
-        let everywhere = |d: &Delivered| d.targets.iter().any(|t| t == ANY_CLUSTER);
-        if deltas.is_empty() && rescaled && scheduled_again && everywhere(&was) && everywhere(&now)
+        if deltas.is_empty()
+            && rescaled
+            && scheduled_again
+            && was.all_selected()
+            && now.all_selected()
         {
             let share = |replicas: Option<i64>| Share {
                 receives: true,
@@ -935,9 +939,6 @@ fn may_change_on_both(
     now: &Delivered,
     deltas: &[ClusterDelta],
 ) -> Vec<ClusterDelta> {
-    let any = |d: &Delivered| d.targets.iter().any(|t| t == ANY_CLUSTER);
-    let may_hold =
-        |d: &Delivered, c: &str| d.targets.iter().any(|t| t == c) || (c != ANY_CLUSTER && any(d));
     let undecided = Share {
         receives: true,
         undecided: true,
@@ -950,7 +951,7 @@ fn may_change_on_both(
     names
         .into_iter()
         .filter(|c| *c != ANY_CLUSTER || both_pick)
-        .filter(|c| may_hold(was, c) && may_hold(now, c))
+        .filter(|c| was.covers(c) && now.covers(c))
         .filter(|c| !deltas.iter().any(|d| &d.cluster == *c))
         .map(|c| ClusterDelta {
             cluster: c.clone(),

@@ -68,6 +68,19 @@ pub struct Delivered {
     pub any_by_selectors: bool,
 }
 
+impl Delivered {
+    /// Whether the targets are every cluster the placement selects ([`ANY_CLUSTER`]).
+    pub fn all_selected(&self) -> bool {
+        self.targets.iter().any(|t| t == ANY_CLUSTER)
+    }
+
+    /// Whether `name` is among the targets: named, or a cluster the other side names that
+    /// [`ANY_CLUSTER`] includes.
+    pub fn covers(&self, name: &str) -> bool {
+        self.targets.iter().any(|t| t == name) || (name != ANY_CLUSTER && self.all_selected())
+    }
+}
+
 impl SideView<'_> {
     /// The policy `owner` of this state.
     fn policy(&self, owner: &PolicyRef) -> Option<&PolicyEntry> {
@@ -172,16 +185,7 @@ impl SideView<'_> {
     fn placed(&self, entry: &TemplateEntry, template: &Value, placement: &Placement) -> Delivered {
         let named: Vec<Cluster>;
         let clusters = if self.clusters.is_empty() {
-            if !placement.targets_only_named_clusters() {
-                // Names and selectors in one affinity: only the named clusters can be picked,
-                // which of them the selectors decide.
-                if let Some(names) = placement.bounded_by_names() {
-                    return Delivered {
-                        targets: names.into_iter().map(str::to_string).collect(),
-                        undecided: true,
-                        ..Delivered::default()
-                    };
-                }
+            if placement.bounded_by_names().is_none() {
                 return Delivered {
                     targets: vec![ANY_CLUSTER.to_string()],
                     undecided: !every_selected_cluster_receives(placement, divides(template)),
@@ -189,6 +193,8 @@ impl SideView<'_> {
                     ..Delivered::default()
                 };
             }
+            // Named clusters the selectors (names and labels in one affinity), or the state,
+            // pick among are candidates.
             let Some(by_names) = named_where_decided(placement, is_workload(template)) else {
                 return Delivered {
                     targets: candidates(placement),
@@ -382,7 +388,6 @@ pub fn compare(pair: &Pair<'_>) -> Vec<ClusterDelta> {
     let names: BTreeSet<&String> = bd.targets.iter().chain(&ad.targets).collect();
     // Every selected cluster (no Cluster objects) on one side includes the clusters the other
     // side names: they receive the template on both.
-    let any = |d: &Delivered| d.targets.iter().any(|t| t == ANY_CLUSTER);
     let named = |d: &Delivered| -> Vec<String> {
         d.targets
             .iter()
@@ -390,14 +395,11 @@ pub fn compare(pair: &Pair<'_>) -> Vec<ClusterDelta> {
             .cloned()
             .collect()
     };
-    let covers = |d: &Delivered, name: &str| {
-        d.targets.iter().any(|t| t == name) || (any(d) && name != ANY_CLUSTER)
-    };
     let replicas = |d: &Delivered, c: &str| d.replicas.iter().find(|(n, _)| n == c).map(|r| r.1);
     let mut out = Vec::new();
     for name in names {
         let share = |v: &SideView<'_>, d: &Delivered| -> (Share, Option<Value>) {
-            if !covers(d, name) {
+            if !d.covers(name) {
                 return (Share::default(), None);
             }
             let manifest = v.manifest(name, pair.template);
@@ -435,7 +437,7 @@ pub fn compare(pair: &Pair<'_>) -> Vec<ClusterDelta> {
             _ => Vec::new(),
         };
         if before != after || !manifest.is_empty() {
-            let except = match (any(bd), any(ad)) {
+            let except = match (bd.all_selected(), ad.all_selected()) {
                 (true, false) if *name == ANY_CLUSTER => named(ad),
                 (false, true) if *name == ANY_CLUSTER => named(bd),
                 _ => Vec::new(),
