@@ -152,7 +152,8 @@ pub fn deliver(input: &DeliveryInput<'_>) -> Delivery {
     let named: Vec<Cluster>;
     // Without Cluster objects a cluster is known by its name only: targetCluster rules that
     // look at labels or fields cannot match it.
-    let clusters: &[Cluster] = if input.clusters.is_empty() || input.named_only {
+    let by_name_only = input.clusters.is_empty() || input.named_only;
+    let clusters: &[Cluster] = if by_name_only {
         named = targets(input, placement.as_ref())
             .iter()
             .map(|n| Cluster::named(n))
@@ -172,7 +173,7 @@ pub fn deliver(input: &DeliveryInput<'_>) -> Delivery {
             .map(|name| {
                 let cluster = clusters.iter().find(|c| c.name == *name);
                 let mut result = apply_for_cluster(input.template, name, cluster, input.overrides);
-                if input.clusters.is_empty() || input.named_only {
+                if by_name_only {
                     result.unevaluated =
                         label_dependent_rules(input.template, name, input.overrides);
                 }

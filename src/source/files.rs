@@ -272,11 +272,10 @@ pub fn read_bytes(path: &Path) -> Result<(String, Vec<u8>), ReadError> {
         return Ok((name, bytes));
     }
     let name = display_path(path);
-    let regular = std::fs::metadata(path).is_ok_and(|m| m.is_file());
-    if !regular {
-        if let Some(bytes) = read_before(path) {
-            return Ok((name, bytes.to_vec()));
-        }
+    // Only an input that is not a regular file is kept: a second open of it would block or
+    // read nothing.
+    if let Some(bytes) = read_before(path) {
+        return Ok((name, bytes.to_vec()));
     }
     let file = std::fs::File::open(path).map_err(|e| ReadError {
         path: name.clone(),
@@ -307,9 +306,7 @@ pub fn read_bytes(path: &Path) -> Result<(String, Vec<u8>), ReadError> {
         return Ok((name, bytes));
     }
     let bytes = read_capped(file, &name)?;
-    if !regular {
-        keep_read(path, &bytes);
-    }
+    keep_read(path, &bytes);
     Ok((name, bytes))
 }
 
