@@ -612,7 +612,8 @@ fn explain_lists_named_clusters_as_candidates_when_the_placement_is_not_evaluate
         "{out}"
     );
     // With the clusters' objects the placement is evaluated, but which one the spread
-    // constraint picks (by score) is not modelled: still candidates.
+    // constraint picks (by score, then available replicas, which they do not declare) is not
+    // known: still candidates.
     let clusters = dir.path().join("clusters.yaml");
     let cluster = |name: &str| {
         format!("apiVersion: cluster.karmada.io/v1alpha1\nkind: Cluster\nmetadata: {{name: {name}}}\nspec: {{syncMode: Push}}\nstatus:\n  conditions: [{{type: Ready, status: \"True\"}}]\n")
@@ -629,7 +630,7 @@ fn explain_lists_named_clusters_as_candidates_when_the_placement_is_not_evaluate
         "{out}"
     );
     assert!(
-        out.contains("  spread constraints select 1 of them by score (not modelled)\n"),
+        out.contains("  spread constraints select 1 of them by score, then available replicas\n"),
         "{out}"
     );
     assert!(
@@ -927,7 +928,7 @@ fn explain_text_says_spread_constraints_pick_some_when_the_assignment_is_unknown
     );
     assert_eq!(code, 0, "{err}");
     assert!(
-        text.contains("  clusters: member1, member2, member3\n  spread constraints select 2 of them by score (not modelled)\n  replicas unknown: available capacity decides"),
+        text.contains("  clusters: member1, member2, member3\n  spread constraints select 2 of them by score, then available replicas\n  replicas unknown: available capacity decides"),
         "{text}"
     );
     let (_, out, _) = run(
@@ -1014,4 +1015,34 @@ fn namespaces_reach_every_cluster_through_the_namespace_controller() {
         "{out}"
     );
     assert!(!out.contains("releases what it held"), "{out}");
+}
+
+/// A Deployment with 0 replicas and resource requests under a duplicated placement: the
+/// requests make the scheduler assign its 0 replicas (`AssignReplicas`, common.go), every share
+/// is 0 and dropped (`removeZeroReplicasCluster`), so no cluster receives it. The text says so,
+/// not that the template has no resource requirements, and the JSON lists no assignment.
+#[test]
+fn explain_zero_replicas_with_requests_are_assigned_to_no_cluster() {
+    let dir = tempfile::tempdir().unwrap();
+    let clusters: String = ["m1", "m2"]
+        .iter()
+        .map(|c| format!("---\napiVersion: cluster.karmada.io/v1alpha1\nkind: Cluster\nmetadata: {{name: {c}}}\nspec: {{syncMode: Push}}\n"))
+        .collect();
+    let repo = format!(
+        "apiVersion: apps/v1\nkind: Deployment\nmetadata: {{name: web, namespace: default}}\nspec:\n  replicas: 0\n  selector: {{matchLabels: {{app: web}}}}\n  template:\n    metadata: {{labels: {{app: web}}}}\n    spec:\n      containers:\n      - name: c\n        image: nginx\n        resources:\n          requests:\n            cpu: 100m\n---\napiVersion: policy.karmada.io/v1alpha1\nkind: PropagationPolicy\nmetadata: {{name: web, namespace: default}}\nspec:\n  resourceSelectors: [{{apiVersion: apps/v1, kind: Deployment, name: web}}]\n  placement:\n    clusterAffinity: {{clusterNames: [m1, m2]}}\n    replicaScheduling: {{replicaSchedulingType: Duplicated}}\n{clusters}"
+    );
+    let file = dir.path().join("repo.yaml");
+    std::fs::write(&file, repo).unwrap();
+    let file = file.display().to_string();
+    let (code, text, err) = run(&["explain", "deploy/web", "-f", &file], None);
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        text.contains("  replicas (Duplicated):\n    none: the template has 0 replicas, which its resource requirements make the scheduler assign: every share is 0, spec.clusters stays empty\n"),
+        "{text}"
+    );
+    assert!(!text.contains("no resource requirements"), "{text}");
+    let (code, out, err) = run(&["explain", "deploy/web", "-f", &file, "-o", "json"], None);
+    assert_eq!(code, 0, "{err}");
+    let json: J = serde_json::from_str(&out).unwrap();
+    assert_eq!(json["placement"]["assignment"], json!([]), "{json}");
 }

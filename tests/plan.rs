@@ -2036,3 +2036,34 @@ fn an_application_moved_to_another_destination_leaves_the_old_one_as_it_is() {
         "{removed}"
     );
 }
+
+/// Cluster objects without their status (`status.resourceSummary`) under a spread constraint
+/// that keeps two of three: which two the scheduler keeps of a workload follows their available
+/// replicas (`sortClusters`, spreadconstraint/util.go), so each cluster may lose the Deployment,
+/// and the text says the Cluster objects do not declare it; the ConfigMap has no replicas to
+/// estimate and the names decide (m3 loses it). A Deployment scaled to 0 with requests goes
+/// nowhere on either side and is not listed.
+#[test]
+fn clusters_without_status_leave_a_spread_selection_to_the_scheduler() {
+    let Some(dir) = two_commits(
+        "clusters_without_status_leave_a_spread_selection_to_the_scheduler",
+        "undeclared-capacity",
+    ) else {
+        return;
+    };
+    let v = snapshot_formats(dir.path(), "undeclared-capacity");
+    let env = &v["environments"][0];
+    let web = change(env, "web");
+    for name in ["m1", "m2", "m3"] {
+        assert_eq!(
+            cluster(web, name)["after"]["undecided"],
+            J::Bool(true),
+            "{web}"
+        );
+    }
+    assert_eq!(
+        change(env, "cfg")["clusters"].as_array().map(Vec::len),
+        Some(1)
+    );
+    assert!(!env["changes"].to_string().contains("\"batch\""), "{env}");
+}

@@ -110,6 +110,18 @@ impl Delivery {
             (None, None) => Vec::new(),
         }
     }
+
+    /// Whether the clusters listed for the template are candidates of which the placement
+    /// selects only some, unknown which: a placement not evaluated for want of Cluster objects
+    /// that picks among the clusters it names ([`Delivery::unplaced_picks`]), or one evaluated
+    /// whose selection the inputs do not decide ([`PlacementResult::selection_unknown`]).
+    pub fn selection_unknown(&self) -> bool {
+        self.unplaced_picks
+            || self
+                .placement
+                .as_ref()
+                .is_some_and(PlacementResult::selection_unknown)
+    }
 }
 
 /// The clusters a placement sends the template to: the assignment's when the scheduler's steps

@@ -142,6 +142,22 @@ impl PlacementResult {
     pub fn succeeded(&self) -> bool {
         self.decided.error.is_none()
     }
+
+    /// Whether the decided attempt selects only some of its feasible clusters, unknown which:
+    /// spread constraints pick among them by score, which is not modelled, or capacity decides
+    /// and the Cluster objects declare none (a division drops the clusters it leaves without
+    /// replicas, `removeZeroReplicasCluster`, pkg/scheduler/core/common.go; a spread
+    /// constraint that picks fewer clusters than pass the filters orders them by available
+    /// replicas, spreadconstraint/util.go `sortClusters`).
+    pub fn selection_unknown(&self) -> bool {
+        use super::replicas::Outcome;
+        self.decided.error.is_none()
+            && match &self.decided.assignment {
+                Some(Outcome::Scheduled(_)) => false,
+                Some(Outcome::Unknown { .. } | Outcome::Invalid(_)) => true,
+                Some(Outcome::Failed(_)) | None => self.decided.picks.is_some(),
+            }
+    }
 }
 
 // ---- cluster matching (`util.ClusterMatches`, §A.4): in `cluster_match`, shared with the

@@ -194,11 +194,17 @@ fn placement_text_titled(p: &PlacementResult, title: &str) -> String {
     match &d.error {
         None => {
             out.push_str(&format!("  clusters: {}\n", d.feasible.join(", ")));
-            let scheduled = matches!(d.assignment, Some(Outcome::Scheduled(_)));
-            if let Some(n) = d.picks.filter(|_| !scheduled) {
-                out.push_str(&format!(
+            match (d.picks, &d.assignment) {
+                (_, Some(Outcome::Scheduled(_))) | (None, _) => {}
+                // The line after says which capacity is missing.
+                (Some(n), Some(Outcome::Unknown { .. } | Outcome::Invalid(_))) => {
+                    out.push_str(&format!(
+                        "  spread constraints select {n} of them by score, then available replicas\n"
+                    ))
+                }
+                (Some(n), _) => out.push_str(&format!(
                     "  spread constraints select {n} of them by score (not modelled)\n"
-                ));
+                )),
             }
         }
         Some(e) => {
@@ -249,7 +255,7 @@ fn policy_id(p: &AppliedPolicy) -> String {
 
 /// Per cluster: the policies in order, then a unified diff of the manifest against the template.
 /// With `if_selected`, the placement selects only some of the clusters, unknown which
-/// ([`selection_unknown`]), and each heading says so.
+/// ([`Delivery::selection_unknown`]), and each heading says so.
 pub fn overrides_text(template: &Value, list: &[ClusterOverrides], if_selected: bool) -> String {
     let mut out = String::new();
     let before = crate::output::yaml::to_yaml(template);
@@ -320,24 +326,6 @@ pub fn overrides_text(template: &Value, list: &[ClusterOverrides], if_selected: 
     out
 }
 
-/// Whether the clusters listed for the template are candidates of which the placement selects
-/// only some, unknown which: a placement not evaluated for want of Cluster objects that picks
-/// among the clusters it names ([`Delivery::unplaced_picks`]); spread constraints that pick
-/// among the feasible clusters by score, which is not modelled; or a division by capacity the
-/// Cluster objects do not declare, which drops the clusters it leaves without replicas
-/// (`removeZeroReplicasCluster`, pkg/scheduler/core/common.go).
-pub fn selection_unknown(d: &Delivery) -> bool {
-    let evaluated_undecided = d.placement.as_ref().is_some_and(|p| {
-        p.decided.error.is_none()
-            && match &p.decided.assignment {
-                Some(Outcome::Scheduled(_)) => false,
-                Some(Outcome::Unknown { .. } | Outcome::Invalid(_)) => true,
-                Some(Outcome::Failed(_)) | None => p.decided.picks.is_some(),
-            }
-    });
-    d.unplaced_picks || evaluated_undecided
-}
-
 /// Said under a placement evaluated by the names it gives ([`Delivery::by_names`]).
 const BY_NAMES_NOTE: &str =
     "  note: no Cluster objects are known: evaluated over the clusters the placement names, \
@@ -360,7 +348,7 @@ pub fn text(template: &Value, d: &Delivery) -> String {
     out.push_str(&overrides_text(
         template,
         &d.overrides,
-        selection_unknown(d),
+        d.selection_unknown(),
     ));
     out
 }

@@ -387,7 +387,8 @@ pub fn json(e: &Explanation) -> String {
 
 /// A readable decision trace.
 /// With `selection_unknown`, the owner's placement selects only some of the clusters listed,
-/// unknown which (`super::delivery::selection_unknown`), and the heading says so.
+/// unknown which ([`crate::engine::delivery::Delivery::selection_unknown`]), and the
+/// heading says so.
 pub fn text(e: &Explanation, color: bool, selection_unknown: bool) -> String {
     let paint = |s: String, f: fn(&str) -> String| if color { f(&s) } else { s };
     let bold = |s: &str| s.bold().to_string();

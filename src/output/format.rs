@@ -214,7 +214,7 @@ pub fn render_explain(
             structured(&v, format == ExplainFormat::Yaml)
         }
         ExplainFormat::Text => {
-            let selection_unknown = super::delivery::selection_unknown(&explained.delivery);
+            let selection_unknown = explained.delivery.selection_unknown();
             let mut out = super::explain::text(e, color, selection_unknown);
             if let Some(l) = live {
                 out.push_str(&super::chain::text(l.chain, l.notes, color));

@@ -933,6 +933,11 @@ fn template_text(c: &TemplatePlan, color: bool) -> String {
              labels or state (a division of the replicas, spread constraints, affinity terms \
              tried in turn), which the inputs do not give (no Cluster objects)\n",
         ),
+        Some(_) if c.by_undeclared_state => out.push_str(
+            "    may: the scheduler picks among the clusters past its filters by their available \
+             replicas (spread constraints, a division of the replicas), which the Cluster \
+             objects do not declare (no status.resourceSummary)\n",
+        ),
         Some(_) => out.push_str(
             "    may: the scheduler picks among the named clusters by their labels or state \
              (spread constraints, available replicas), which the inputs do not give (no Cluster \

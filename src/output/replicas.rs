@@ -142,7 +142,9 @@ pub fn text(decided: &Attempt) -> String {
     let mut out = String::new();
     match &decided.assignment {
         Some(Outcome::Scheduled(s))
-            if decided.error.is_none() && s.shares.iter().all(|x| x.why == Why::NoReplicas) =>
+            if decided.error.is_none()
+                && !s.shares.is_empty()
+                && s.shares.iter().all(|x| x.why == Why::NoReplicas) =>
         {
             let why = if s.notes.contains(&AssignmentNote::KindWithoutReplicas) {
                 "Karmada's default interpreter reads no replicas for this kind (a resource interpreter customization could)"
@@ -156,7 +158,11 @@ pub fn text(decided: &Attempt) -> String {
         Some(Outcome::Scheduled(s)) if decided.error.is_none() => {
             out.push_str(&format!("  replicas ({}):\n", strategy_name(&s.strategy)));
             if s.shares.is_empty() {
-                out.push_str("    none: every share is 0, spec.clusters stays empty\n");
+                // The shares sum to the replicas: none at all means 0 replicas, which the
+                // requirements made the scheduler assign (`AssignReplicas`, common.go).
+                out.push_str(
+                    "    none: the template has 0 replicas, which its resource requirements make the scheduler assign: every share is 0, spec.clusters stays empty\n",
+                );
             }
             let width = s
                 .shares

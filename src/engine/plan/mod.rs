@@ -262,6 +262,22 @@ pub struct TemplatePlan {
     /// A Namespace karmada-controller-manager's namespace controller copies to every member
     /// cluster, whatever policy owns it or none (pkg/controllers/namespace).
     pub namespace_controller: bool,
+    /// The clusters a side may send it to are candidates because the Cluster objects do not
+    /// declare what the scheduler picks among them by (their available replicas, where they
+    /// have no `status.resourceSummary`; or a score this tool does not model).
+    pub by_undeclared_state: bool,
+}
+
+/// Where a template goes on each side, as [`Run::clusters`] compares them.
+struct Shares {
+    /// The member clusters whose share changes.
+    deltas: Vec<ClusterDelta>,
+    /// The shares before under the other tie-break.
+    was_otherwise: Vec<(String, i64)>,
+    /// What the template gets after.
+    now: Delivered,
+    /// [`TemplatePlan::by_undeclared_state`].
+    by_undeclared_state: bool,
 }
 
 /// The plan of one control plane (one environment).
@@ -522,10 +538,15 @@ impl Run<'_> {
             let was = self.base.manifest(&r).unwrap_or_else(|| template.clone());
             let mut plan = self.owners(t, &r, reported.get(&t).copied(), after);
             plan.preserved = before.preserves(plan.before.as_ref());
-            let (clusters, was_otherwise, now) =
-                self.clusters(t, &plan, (&was, &template), before, after);
-            plan.clusters = clusters;
+            let Shares {
+                deltas,
+                was_otherwise,
+                now,
+                by_undeclared_state,
+            } = self.clusters(t, &plan, (&was, &template), before, after);
+            plan.clusters = deltas;
             plan.replicas_otherwise_before = was_otherwise;
+            plan.by_undeclared_state = by_undeclared_state;
             plan.excluded = now.excluded;
             plan.unschedulable = now.error;
             plan.replicas_otherwise = now.otherwise;
@@ -594,6 +615,7 @@ impl Run<'_> {
             replicas_otherwise: Vec::new(),
             replicas_otherwise_before: Vec::new(),
             namespace_controller: synced,
+            by_undeclared_state: false,
         }
     }
 
@@ -642,7 +664,7 @@ impl Run<'_> {
         templates: (&Value, &Value),
         before: &SideView<'_>,
         after: &SideView<'_>,
-    ) -> (Vec<ClusterDelta>, Vec<(String, i64)>, Delivered) {
+    ) -> Shares {
         let (base_template, template) = templates;
         let entry = &self.report.world.state.templates[t];
         // A Namespace the namespace controller copies is on every member cluster while it
@@ -762,7 +784,12 @@ impl Run<'_> {
                 except: Vec::new(),
             });
         }
-        (deltas, was.otherwise, now)
+        Shares {
+            deltas,
+            by_undeclared_state: was.by_undeclared_state || now.by_undeclared_state,
+            was_otherwise: was.otherwise,
+            now,
+        }
     }
 
     /// Where the workloads that carry template `r` along as a dependency on one side go (their

@@ -66,6 +66,10 @@ pub struct Delivered {
     /// cluster the other side names is among them is unknown (without an affinity it is every
     /// cluster, which holds them all).
     pub any_by_selectors: bool,
+    /// With `undecided`, the targets are the clusters past the filters, and the Cluster objects
+    /// do not declare what the scheduler picks among them by (their available replicas, where
+    /// they have no `status.resourceSummary`; or a score this tool does not model).
+    pub by_undeclared_state: bool,
 }
 
 impl Delivered {
@@ -185,6 +189,10 @@ impl SideView<'_> {
     fn placed(&self, entry: &TemplateEntry, template: &Value, placement: &Placement) -> Delivered {
         let named: Vec<Cluster>;
         let clusters = if self.clusters.is_empty() {
+            // Every share is 0 whatever the clusters: the scheduler lists none of them.
+            if assigned_nothing(template) {
+                return Delivered::default();
+            }
             if placement.bounded_by_names().is_none() {
                 return Delivered {
                     targets: vec![ANY_CLUSTER.to_string()],
@@ -237,6 +245,18 @@ impl SideView<'_> {
         let Some(p) = d.placement else {
             return Delivered::default();
         };
+        // The Cluster objects do not decide which of the clusters past the filters the
+        // scheduler keeps: they are candidates.
+        if p.selection_unknown() {
+            let mut targets = p.decided.feasible.clone();
+            targets.sort();
+            return Delivered {
+                targets,
+                undecided: true,
+                by_undeclared_state: true,
+                ..Delivered::default()
+            };
+        }
         let otherwise = match p.decided.assignment.as_ref() {
             Some(crate::engine::replicas::Outcome::Scheduled(s)) => s
                 .notes
@@ -320,6 +340,17 @@ fn divides(template: &Value) -> bool {
     }
 }
 
+/// Whether the scheduler assigns `template` 0 replicas on every cluster and so lists none: a
+/// workload with 0 replicas whose resource requests or node claim make the scheduler divide
+/// them all the same (`AssignReplicas`, pkg/scheduler/core/common.go:68), every share 0 and
+/// dropped (`removeZeroReplicasCluster`, common.go:153), and karmada-scheduler's
+/// `--enable-empty-workload-propagation` off by default, as this tool takes it
+/// (cmd/scheduler/app/options/options.go).
+fn assigned_nothing(template: &Value) -> bool {
+    crate::engine::replicas::workload::from_template(template)
+        .is_ok_and(|w| w.interpreted && w.replicas == 0 && w.requirements.is_some())
+}
+
 /// Whether `template` is a workload the default interpreter reads replicas from, with 0 of
 /// them and no requirements.
 fn scaled_to_zero(template: &Value) -> bool {
@@ -352,11 +383,7 @@ fn scheduled(b: &Binding, policy_suspension: Option<&Suspension>) -> Delivered {
             .filter_map(|c| Some((c.name.clone(), c.replicas?)))
             .collect(),
         targets,
-        error: None,
-        otherwise: Vec::new(),
-        undecided: false,
-        certain: BTreeSet::new(),
-        any_by_selectors: false,
+        ..Delivered::default()
     }
 }
 

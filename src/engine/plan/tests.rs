@@ -620,3 +620,77 @@ fn a_refused_copy_among_new_copies_is_a_hazard_of_the_added_policy() {
     assert_eq!(after.as_ref().map(|r| r.name.as_str()), Some("a"));
     assert!(cluster(&p.changes[0], "member3").after.receives, "{p:#?}");
 }
+
+/// Cluster objects without `status.resourceSummary` under a spread constraint that keeps two of
+/// three: for a workload the scheduler orders them by score, then available replicas, which
+/// they do not declare (`sortClusters`, spreadconstraint/util.go), so each may lose it; a
+/// ConfigMap has no replicas to estimate (every cluster MaxInt32) and the names decide.
+#[test]
+fn clusters_that_declare_no_capacity_leave_a_spread_selection_to_the_scheduler() {
+    let clusters: String = ["m1", "m2", "m3"]
+        .iter()
+        .map(|c| format!("---\napiVersion: cluster.karmada.io/v1alpha1\nkind: Cluster\nmetadata: {{name: {c}}}\nspec: {{syncMode: Push}}\n"))
+        .collect();
+    let cm = "---\napiVersion: v1\nkind: ConfigMap\nmetadata: {name: cfg, namespace: default}\n";
+    let pp = |spread: &str| {
+        format!("---\napiVersion: policy.karmada.io/v1alpha1\nkind: PropagationPolicy\nmetadata: {{name: a, namespace: default}}\nspec:\n  resourceSelectors: [{{apiVersion: apps/v1, kind: Deployment, name: nginx}}, {{apiVersion: v1, kind: ConfigMap, name: cfg}}]\n  placement:\n    replicaScheduling: {{replicaSchedulingType: Duplicated}}\n{spread}")
+    };
+    let p = run(
+        &format!("{NGINX}{cm}{clusters}{}", pp("")),
+        &format!(
+            "{NGINX}{cm}{clusters}{}",
+            pp("    spreadConstraints: [{spreadByField: cluster, maxGroups: 2, minGroups: 1}]\n")
+        ),
+        "",
+    );
+    let change = |kind: &str| {
+        p.changes
+            .iter()
+            .find(|c| c.template.kind == kind)
+            .unwrap_or_else(|| panic!("{kind} in {p:?}"))
+    };
+    let deployment = change("Deployment");
+    assert!(deployment.by_undeclared_state, "{deployment:?}");
+    for name in ["m1", "m2", "m3"] {
+        let d = cluster(deployment, name);
+        assert!(d.before.receives && !d.before.undecided, "{d:?}");
+        assert!(d.after.receives && d.after.undecided, "{d:?}");
+    }
+    let configmap = change("ConfigMap");
+    assert!(!configmap.by_undeclared_state);
+    let lost: Vec<(&str, bool)> = configmap
+        .clusters
+        .iter()
+        .map(|d| (d.cluster.as_str(), d.after.receives))
+        .collect();
+    assert_eq!(lost, [("m3", false)]);
+}
+
+/// A Deployment with 0 replicas and resource requests: the scheduler divides its 0 replicas
+/// (the requests make it a workload, `AssignReplicas`, common.go), every share is 0 and dropped
+/// (`removeZeroReplicasCluster`), so it goes nowhere under any placement, with or without
+/// Cluster objects: moving it from a label selector to names changes nothing.
+#[test]
+fn zero_replicas_with_requests_go_nowhere_whatever_the_placement() {
+    let zero = "---\napiVersion: apps/v1\nkind: Deployment\nmetadata: {name: nginx, namespace: default}\nspec:\n  replicas: 0\n  template:\n    spec:\n      containers: [{name: c, image: nginx, resources: {requests: {cpu: 100m}}}]\n";
+    let pp = |placement: &str| {
+        format!("---\napiVersion: policy.karmada.io/v1alpha1\nkind: PropagationPolicy\nmetadata: {{name: a, namespace: default}}\nspec:\n  resourceSelectors: [{{apiVersion: apps/v1, kind: Deployment, name: nginx}}]\n  placement:\n{placement}")
+    };
+    let by_labels = pp("    clusterAffinity: {labelSelector: {matchLabels: {env: prod}}}\n    replicaScheduling: {replicaSchedulingType: Divided, replicaDivisionPreference: Weighted}\n");
+    let by_names = pp("    clusterAffinity: {clusterNames: [m1, m2]}\n    replicaScheduling: {replicaSchedulingType: Duplicated}\n");
+    let p = run(
+        &format!("{zero}{by_labels}"),
+        &format!("{zero}{by_names}"),
+        "",
+    );
+    assert_eq!(p.policies.len(), 1, "{p:?}");
+    assert!(p.changes.is_empty(), "{:?}", p.changes);
+    // The same Deployment without requests is listed on every selected cluster with its 0.
+    let plain = zero.replace(", resources: {requests: {cpu: 100m}}", "");
+    let p = run(
+        &format!("{plain}{by_labels}"),
+        &format!("{plain}{by_names}"),
+        "",
+    );
+    assert!(!p.changes.is_empty(), "{p:?}");
+}
