@@ -593,7 +593,7 @@ fn explain_lists_named_clusters_as_candidates_when_the_placement_is_not_evaluate
     };
     assert_eq!(
         section("Dispatch per cluster"),
-        "Dispatch per cluster the placement may select (which of them it selects is not evaluated; see placement):\n  m1  dispatching\n  m2  dispatching\n  m3  dispatching"
+        "Dispatch per cluster the placement may select (which of them it selects is not known; see placement):\n  m1  dispatching\n  m2  dispatching\n  m3  dispatching"
     );
     assert!(
         out.contains("\nplacement: not evaluated: no Cluster objects are known (add the control plane's Cluster objects with -f, or explain against it with --context); the placement names m1, m2, m3\n"),
@@ -1045,4 +1045,43 @@ fn explain_zero_replicas_with_requests_are_assigned_to_no_cluster() {
     assert_eq!(code, 0, "{err}");
     let json: J = serde_json::from_str(&out).unwrap();
     assert_eq!(json["placement"]["assignment"], json!([]), "{json}");
+}
+
+/// One replica over two equal static weights: Webster's tie follows the template's uid
+/// (`tieBreakerByUID`, pkg/util/helper/binding.go), which a manifest in files lacks, so either
+/// cluster gets it. Both are listed under the heading that says the placement may select them,
+/// and each cluster's overrides are shown as if selected; with a uid the tie is decided.
+#[test]
+fn explain_a_uid_tie_lists_both_clusters_as_candidates() {
+    let dir = tempfile::tempdir().unwrap();
+    let deployment = |uid: &str| {
+        format!("apiVersion: apps/v1\nkind: Deployment\nmetadata: {{name: web, namespace: default{uid}}}\nspec:\n  replicas: 1\n  selector: {{matchLabels: {{app: web}}}}\n  template:\n    metadata: {{labels: {{app: web}}}}\n    spec: {{containers: [{{name: c, image: nginx}}]}}\n")
+    };
+    let pp = "---\napiVersion: policy.karmada.io/v1alpha1\nkind: PropagationPolicy\nmetadata: {name: web, namespace: default}\nspec:\n  resourceSelectors: [{apiVersion: apps/v1, kind: Deployment, name: web}]\n  placement:\n    clusterAffinity: {clusterNames: [m1, m2]}\n    replicaScheduling: {replicaSchedulingType: Divided, replicaDivisionPreference: Weighted, weightPreference: {staticWeightList: [{targetCluster: {clusterNames: [m1]}, weight: 1}, {targetCluster: {clusterNames: [m2]}, weight: 1}]}}\n";
+    let file = dir.path().join("repo.yaml");
+    std::fs::write(&file, format!("{}{pp}", deployment(""))).unwrap();
+    let file = file.display().to_string();
+    let (code, text, err) = run(&["explain", "deploy/web", "-f", &file], None);
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        text.contains("Dispatch per cluster the placement may select (which of them it selects is not known; see placement):\n  m1  dispatching\n  m2  dispatching\n"),
+        "{text}"
+    );
+    assert!(
+        text.contains("with the other uid parity m2 gets 1"),
+        "{text}"
+    );
+    // A live object's uid decides the tie: one cluster, a plain heading.
+    std::fs::write(
+        &file,
+        format!(
+            "{}{pp}",
+            deployment(", uid: 6a1f2c3e-0000-4000-8000-000000000001")
+        ),
+    )
+    .unwrap();
+    let (code, text, err) = run(&["explain", "deploy/web", "-f", &file], None);
+    assert_eq!(code, 0, "{err}");
+    assert!(text.contains("Dispatch per cluster:\n"), "{text}");
+    assert!(!text.contains("uid parity"), "{text}");
 }

@@ -89,7 +89,7 @@ fn own_targets(input: &DeliveryInput<'_>, placement: Option<&PlacementResult>) -
         return bound.to_vec();
     }
     match (placement, input.placement) {
-        (Some(p), _) => scheduled_clusters(p),
+        (Some(p), _) => reachable_clusters(p),
         (None, Some(pl)) => pl
             .named_clusters()
             .into_iter()
@@ -105,7 +105,7 @@ impl Delivery {
     /// objects are known.
     pub fn clusters(&self) -> Vec<String> {
         match (&self.placement, &self.unplaced) {
-            (Some(p), _) => scheduled_clusters(p),
+            (Some(p), _) => reachable_clusters(p),
             (None, Some(named)) => named.clone(),
             (None, None) => Vec::new(),
         }
@@ -113,14 +113,16 @@ impl Delivery {
 
     /// Whether the clusters listed for the template are candidates of which the placement
     /// selects only some, unknown which: a placement not evaluated for want of Cluster objects
-    /// that picks among the clusters it names ([`Delivery::unplaced_picks`]), or one evaluated
-    /// whose selection the inputs do not decide ([`PlacementResult::selection_unknown`]).
+    /// that picks among the clusters it names ([`Delivery::unplaced_picks`]), one evaluated
+    /// whose selection the inputs do not decide ([`PlacementResult::selection_unknown`]), or a
+    /// division whose clusters follow the template's uid, which it does not have yet
+    /// ([`PlacementResult::under_other_tie_break`]).
     pub fn selection_unknown(&self) -> bool {
         self.unplaced_picks
             || self
                 .placement
                 .as_ref()
-                .is_some_and(PlacementResult::selection_unknown)
+                .is_some_and(|p| p.selection_unknown() || !p.under_other_tie_break().is_empty())
     }
 }
 
@@ -142,6 +144,14 @@ pub fn scheduled_clusters(p: &PlacementResult) -> Vec<String> {
         }
         _ => p.decided.feasible.clone(),
     }
+}
+
+/// [`scheduled_clusters`], and those the other uid tie-break sends the template to
+/// ([`PlacementResult::under_other_tie_break`]): the clusters that may receive it.
+fn reachable_clusters(p: &PlacementResult) -> Vec<String> {
+    let mut out = scheduled_clusters(p);
+    out.extend(p.under_other_tie_break());
+    out
 }
 
 pub fn deliver(input: &DeliveryInput<'_>) -> Delivery {

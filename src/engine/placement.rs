@@ -143,6 +143,26 @@ impl PlacementResult {
         self.decided.error.is_none()
     }
 
+    /// The clusters the assignment leaves out that the other tie-break gives replicas: Webster's
+    /// ties follow the template's uid (`tieBreakerByUID`, pkg/util/helper/binding.go), which a
+    /// manifest not yet created lacks, so one replica over two equal weights goes to either.
+    pub fn under_other_tie_break(&self) -> Vec<String> {
+        use super::replicas::{AssignmentNote, Outcome};
+        let Some(Outcome::Scheduled(s)) = &self.decided.assignment else {
+            return Vec::new();
+        };
+        s.notes
+            .iter()
+            .filter_map(|n| match n {
+                AssignmentNote::UidTieBreak { other } => Some(other),
+                _ => None,
+            })
+            .flatten()
+            .filter(|t| !s.shares.iter().any(|share| share.cluster == t.cluster))
+            .map(|t| t.cluster.clone())
+            .collect()
+    }
+
     /// Whether the decided attempt selects only some of its feasible clusters, unknown which:
     /// spread constraints pick among them by score, which is not modelled, or capacity decides
     /// and the Cluster objects declare none (a division drops the clusters it leaves without

@@ -451,7 +451,7 @@ pub fn text(e: &Explanation, color: bool, selection_unknown: bool) -> String {
     if !e.suspension.is_empty() {
         out.push('\n');
         let mut heading = if selection_unknown {
-            "Dispatch per cluster the placement may select (which of them it selects is not evaluated; see placement):"
+            "Dispatch per cluster the placement may select (which of them it selects is not known; see placement):"
         } else {
             "Dispatch per cluster:"
         }
