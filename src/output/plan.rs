@@ -429,6 +429,8 @@ pub struct Counts {
     pub deleted: usize,
     pub owner_changes: usize,
     pub blocked: usize,
+    /// Templates whose schedule fails after the change where their binding keeps its clusters.
+    pub unscheduled: usize,
     pub delivery_changes: usize,
     /// Per member cluster: templates gained, lost, and with another share (manifest,
     /// replicas, suspension).
@@ -457,6 +459,8 @@ impl Counts {
                 c.owner_changes += 1;
             } else if !t.blocked_by.is_empty() {
                 c.blocked += 1;
+            } else if t.clusters.is_empty() && t.unschedulable.is_some() {
+                c.unscheduled += 1;
             } else {
                 c.delivery_changes += 1;
             }
@@ -483,7 +487,7 @@ impl Counts {
         edits(&self.overrides)
     }
 
-    /// `1 new, 2 change owner, 1 blocked, 1 delivered differently`.
+    /// `1 new, 2 change owner, 1 blocked, 1 not scheduled, 1 delivered differently`.
     pub fn templates_text(&self) -> String {
         let mut parts = Vec::new();
         if self.created > 0 {
@@ -497,6 +501,9 @@ impl Counts {
         }
         if self.blocked > 0 {
             parts.push(format!("{} blocked", self.blocked));
+        }
+        if self.unscheduled > 0 {
+            parts.push(format!("{} not scheduled", self.unscheduled));
         }
         if self.delivery_changes > 0 {
             parts.push(format!("{} delivered differently", self.delivery_changes));

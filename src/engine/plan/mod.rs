@@ -278,6 +278,9 @@ struct Shares {
     now: Delivered,
     /// [`TemplatePlan::by_undeclared_state`].
     by_undeclared_state: bool,
+    /// The schedule after the change fails, and not as the one before did: worth reporting
+    /// even where the binding keeps its clusters.
+    failed_anew: bool,
 }
 
 /// The plan of one control plane (one environment).
@@ -543,6 +546,7 @@ impl Run<'_> {
                 was_otherwise,
                 now,
                 by_undeclared_state,
+                failed_anew,
             } = self.clusters(t, &plan, (&was, &template), before, after);
             plan.clusters = deltas;
             plan.replicas_otherwise_before = was_otherwise;
@@ -550,7 +554,10 @@ impl Run<'_> {
             plan.excluded = now.excluded;
             plan.unschedulable = now.error;
             plan.replicas_otherwise = now.otherwise;
-            if plan.before != plan.after || !plan.blocked_by.is_empty() || !plan.clusters.is_empty()
+            if plan.before != plan.after
+                || !plan.blocked_by.is_empty()
+                || !plan.clusters.is_empty()
+                || failed_anew
             {
                 out.push(plan);
             }
@@ -710,6 +717,8 @@ impl Run<'_> {
         let unserved = after
             .unserved_scheduler(plan.after.as_ref())
             .filter(|_| !was.targets.is_empty());
+        // The schedule after the change fails where the one before did not, or otherwise.
+        let mut failed_anew = false;
         let now = if plan.moved == OwnerMove::Deleted {
             Delivered::default()
         } else if synced {
@@ -736,7 +745,19 @@ impl Run<'_> {
             }
         } else {
             let own = after.delivered(entry, template, plan.after.as_ref(), false);
-            with_carriers(own, carried_after())
+            failed_anew = own.error.is_some() && own.error != was_own.error;
+            if own.error_keeps_previous {
+                // No FitError: the scheduler returns before patching the binding
+                // (pkg/scheduler/scheduler.go `scheduleResourceBindingWithClusterAffinity`).
+                Delivered {
+                    error: own.error.map(|e| {
+                        format!("{e}: not a FitError, so the binding keeps the clusters it has")
+                    }),
+                    ..stays(own.suspended)
+                }
+            } else {
+                with_carriers(own.or_kept(&was_own), carried_after())
+            }
         };
         let mut deltas = compare(&Pair {
             before: (before, &was),
@@ -786,6 +807,7 @@ impl Run<'_> {
         }
         Shares {
             deltas,
+            failed_anew,
             by_undeclared_state: was.by_undeclared_state || now.by_undeclared_state,
             was_otherwise: was.otherwise,
             now,

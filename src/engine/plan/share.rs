@@ -14,7 +14,9 @@ use crate::engine::delivery::{
 };
 use crate::engine::dependencies::Carriers;
 use crate::engine::overrides::apply_for_cluster;
-use crate::engine::placement::{every_selected_cluster_receives, BindingView, Filter};
+use crate::engine::placement::{
+    every_selected_cluster_receives, BindingView, Filter, ScheduleError,
+};
 use crate::engine::replicas::CapacitySource;
 use crate::engine::state::{PolicyEntry, State, TemplateEntry};
 use crate::model::binding::Binding;
@@ -70,6 +72,38 @@ pub struct Delivered {
     /// do not declare what the scheduler picks among them by (their available replicas, where
     /// they have no `status.resourceSummary`; or a score this tool does not model).
     pub by_undeclared_state: bool,
+    /// With `by_undeclared_state`, the schedule may also fail for want of that capacity (a
+    /// division by it: `Clusters available replicas are not enough`), which is no FitError:
+    /// the binding then keeps the clusters it has (pkg/scheduler/scheduler.go
+    /// `scheduleResourceBindingWithClusterAffinity` returns before patching).
+    pub may_keep_previous: bool,
+    /// `error` is no FitError (a spread selection or a division failed, not the filters): the
+    /// scheduler returns before patching and the binding keeps the clusters it has.
+    pub error_keeps_previous: bool,
+}
+
+impl Delivered {
+    /// What the binding gets where the schedule after the change may fail without a FitError
+    /// ([`Delivered::may_keep_previous`]): the clusters it has (`previous`) may keep the template
+    /// as well, and a single cluster past the filters that holds it now keeps it either way
+    /// (the division gives it every replica or fails).
+    pub fn or_kept(mut self, previous: &Delivered) -> Delivered {
+        if !self.may_keep_previous {
+            return self;
+        }
+        if let [only] = self.targets.as_slice() {
+            if previous.covers(only) {
+                self.certain.insert(only.clone());
+            }
+        }
+        for t in &previous.targets {
+            if !self.targets.contains(t) {
+                self.targets.push(t.clone());
+            }
+        }
+        self.targets.sort();
+        self
+    }
 }
 
 impl Delivered {
@@ -189,8 +223,9 @@ impl SideView<'_> {
     fn placed(&self, entry: &TemplateEntry, template: &Value, placement: &Placement) -> Delivered {
         let named: Vec<Cluster>;
         let clusters = if self.clusters.is_empty() {
-            // Every share is 0 whatever the clusters: the scheduler lists none of them.
-            if assigned_nothing(template) {
+            // Every share is 0 whatever the clusters: the scheduler lists none of them (unless
+            // a spread constraint fails the selection before, which keeps them).
+            if assigned_nothing(template) && placement.spread_constraints.is_empty() {
                 return Delivered::default();
             }
             if placement.bounded_by_names().is_none() {
@@ -254,6 +289,8 @@ impl SideView<'_> {
                 targets,
                 undecided: true,
                 by_undeclared_state: true,
+                may_keep_previous: crate::engine::replicas::Strategy::of(placement)
+                    != crate::engine::replicas::Strategy::Duplicated,
                 ..Delivered::default()
             };
         }
@@ -300,8 +337,14 @@ impl SideView<'_> {
                 )
             })
             .collect();
+        let error_keeps_previous = p
+            .decided
+            .error
+            .as_ref()
+            .is_some_and(|e| !matches!(e, ScheduleError::NoClusterFit(_)));
         Delivered {
             targets,
+            error_keeps_previous,
             error: p.decided.error.map(|e| e.text().to_string()),
             excluded,
             replicas,

@@ -694,3 +694,99 @@ fn zero_replicas_with_requests_go_nowhere_whatever_the_placement() {
     );
     assert!(!p.changes.is_empty(), "{p:?}");
 }
+
+/// A schedule that fails for another reason than no cluster fitting (a spread constraint's
+/// `minGroups` above the clusters past the filters) is no FitError: karmada-scheduler returns
+/// before patching the binding (`scheduleResourceBindingWithClusterAffinity`,
+/// pkg/scheduler/scheduler.go), which keeps its clusters. The template is listed as not
+/// scheduled, and no cluster loses it. Where no cluster fits (a FitError) the binding's
+/// clusters are cleared.
+#[test]
+fn a_schedule_that_fails_without_a_fit_error_keeps_the_clusters() {
+    let clusters: String = ["m1", "m2"]
+        .iter()
+        .map(|c| format!("---\napiVersion: cluster.karmada.io/v1alpha1\nkind: Cluster\nmetadata: {{name: {c}}}\nspec: {{syncMode: Push}}\n"))
+        .collect();
+    let pp = |extra: &str| {
+        format!("---\napiVersion: policy.karmada.io/v1alpha1\nkind: PropagationPolicy\nmetadata: {{name: a, namespace: default}}\nspec:\n  resourceSelectors: [{{apiVersion: apps/v1, kind: Deployment, name: nginx}}]\n  placement:\n    clusterAffinity: {{clusterNames: [m1]}}\n{extra}")
+    };
+    let base = format!("{NGINX}{clusters}{}", pp(""));
+    let p = run(
+        &base,
+        &format!(
+            "{NGINX}{clusters}{}",
+            pp("    spreadConstraints: [{spreadByField: cluster, maxGroups: 2, minGroups: 2}]\n")
+        ),
+        "",
+    );
+    let c = &p.changes[0];
+    assert!(c.clusters.is_empty(), "{c:?}");
+    assert!(
+        c.unschedulable.as_deref().is_some_and(|e| e.contains(
+            "less than spreadConstraint.MinGroups: not a FitError, so the binding keeps the clusters it has"
+        )),
+        "{c:?}"
+    );
+    // No cluster fits (m3 is not registered): a FitError, and m1 loses it.
+    let p = run(
+        &base,
+        &format!("{NGINX}{clusters}{}", pp("").replace("[m1]", "[m3]")),
+        "",
+    );
+    let c = &p.changes[0];
+    assert!(!cluster(c, "m1").after.receives, "{c:?}");
+}
+
+/// A division by capacity the Cluster objects do not declare may also fail for want of it (no
+/// FitError: the binding keeps its clusters), so a cluster it leaves out only may lose the
+/// template; narrowed to one cluster that holds it, that cluster keeps it either way (every
+/// replica, or the old schedule).
+#[test]
+fn a_division_by_undeclared_capacity_may_keep_the_old_clusters() {
+    let clusters: String = ["m1", "m2", "m3"]
+        .iter()
+        .map(|c| format!("---\napiVersion: cluster.karmada.io/v1alpha1\nkind: Cluster\nmetadata: {{name: {c}}}\nspec: {{syncMode: Push}}\n"))
+        .collect();
+    let pp = |placement: &str| {
+        format!("---\napiVersion: policy.karmada.io/v1alpha1\nkind: PropagationPolicy\nmetadata: {{name: a, namespace: default}}\nspec:\n  resourceSelectors: [{{apiVersion: apps/v1, kind: Deployment, name: nginx}}]\n  placement:\n{placement}")
+    };
+    let p = run(
+        &format!("{NGINX}{clusters}{}", pp("    replicaScheduling: {replicaSchedulingType: Duplicated}\n")),
+        &format!(
+            "{NGINX}{clusters}{}",
+            pp("    clusterAffinity: {clusterNames: [m1]}\n    replicaScheduling: {replicaSchedulingType: Divided, replicaDivisionPreference: Weighted, weightPreference: {dynamicWeight: AvailableReplicas}}\n")
+        ),
+        "",
+    );
+    let c = &p.changes[0];
+    let shares: Vec<(&str, bool, bool)> = c
+        .clusters
+        .iter()
+        .map(|d| (d.cluster.as_str(), d.after.receives, d.after.undecided))
+        .collect();
+    assert_eq!(shares, [("m2", true, true), ("m3", true, true)], "{c:?}");
+}
+
+/// A workload scaled to 0 with requests under a spread constraint, without Cluster objects:
+/// the selection may fail before the assignment (`minGroups`), keeping the binding's clusters,
+/// so it is not taken as going nowhere for certain.
+#[test]
+fn zero_replicas_under_a_spread_constraint_may_keep_their_clusters() {
+    let deployment = |replicas: u32| {
+        format!("---\napiVersion: apps/v1\nkind: Deployment\nmetadata: {{name: nginx, namespace: default}}\nspec:\n  replicas: {replicas}\n  template:\n    spec:\n      containers: [{{name: c, image: nginx, resources: {{requests: {{cpu: 100m}}}}}}]\n")
+    };
+    let pp = |extra: &str| {
+        format!("---\napiVersion: policy.karmada.io/v1alpha1\nkind: PropagationPolicy\nmetadata: {{name: a, namespace: default}}\nspec:\n  resourceSelectors: [{{apiVersion: apps/v1, kind: Deployment, name: nginx}}]\n  placement:\n    clusterAffinity: {{clusterNames: [m1]}}\n    replicaScheduling: {{replicaSchedulingType: Duplicated}}\n{extra}")
+    };
+    let p = run(
+        &format!("{}{}", deployment(2), pp("")),
+        &format!(
+            "{}{}",
+            deployment(0),
+            pp("    spreadConstraints: [{spreadByField: cluster, maxGroups: 2, minGroups: 2}]\n")
+        ),
+        "",
+    );
+    let m1 = cluster(&p.changes[0], "m1");
+    assert!(m1.after.receives && m1.after.undecided, "{m1:?}");
+}
