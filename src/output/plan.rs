@@ -9,7 +9,7 @@ use serde_json::{json, Value};
 
 use super::explain::{block_message, block_short};
 use crate::engine::plan::{
-    Cause, ClusterDelta, EnvPlan, Hazard, OwnerMove, Share, TemplatePlan, ANY_CLUSTER,
+    Cause, ClusterDelta, EnvPlan, Hazard, OwnerMove, Share, TemplatePlan, UndecidedBy, ANY_CLUSTER,
 };
 use crate::inspect::plan::OneSided;
 use crate::model::{ObjectRef, PolicyRef};
@@ -940,7 +940,9 @@ fn template_text(c: &TemplatePlan, color: bool) -> String {
              labels or state (a division of the replicas, spread constraints, affinity terms \
              tried in turn), which the inputs do not give (no Cluster objects)\n",
         ),
-        Some(_) if c.by_undeclared_state => out.push_str(
+        // The replicas line above says what the uid decides.
+        Some(_) if c.undecided_by == UndecidedBy::UidTie => {}
+        Some(_) if c.undecided_by == UndecidedBy::UndeclaredState => out.push_str(
             "    may: the scheduler picks among the clusters past its filters by their available \
              replicas (spread constraints, a division of the replicas), which the Cluster \
              objects do not declare (no status.resourceSummary)\n",

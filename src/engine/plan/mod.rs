@@ -262,10 +262,25 @@ pub struct TemplatePlan {
     /// A Namespace karmada-controller-manager's namespace controller copies to every member
     /// cluster, whatever policy owns it or none (pkg/controllers/namespace).
     pub namespace_controller: bool,
-    /// The clusters a side may send it to are candidates because the Cluster objects do not
-    /// declare what the scheduler picks among them by (their available replicas, where they
-    /// have no `status.resourceSummary`; or a score this tool does not model).
-    pub by_undeclared_state: bool,
+    /// Why the clusters a side may send it to are candidates (`undecided`): the side after the
+    /// change's reason where it has candidates, else the side before's.
+    pub undecided_by: UndecidedBy,
+}
+
+/// Why the scheduler's choice among some clusters is not known.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum UndecidedBy {
+    /// No Cluster objects: the placement's labels, or the clusters' state, pick among the
+    /// clusters it selects or names.
+    #[default]
+    NoClusterObjects,
+    /// The Cluster objects do not declare what the scheduler picks among them by (their
+    /// available replicas, where they have no `status.resourceSummary`; or a score this tool
+    /// does not model).
+    UndeclaredState,
+    /// Webster's ties follow the template's uid, which the manifest does not carry
+    /// (`tieBreakerByUID`, pkg/util/helper/binding.go): each tie-break gives other clusters.
+    UidTie,
 }
 
 /// Where a template goes on each side, as [`Run::clusters`] compares them.
@@ -276,8 +291,8 @@ struct Shares {
     was_otherwise: Vec<(String, i64)>,
     /// What the template gets after.
     now: Delivered,
-    /// [`TemplatePlan::by_undeclared_state`].
-    by_undeclared_state: bool,
+    /// [`TemplatePlan::undecided_by`].
+    undecided_by: UndecidedBy,
     /// The schedule after the change fails, and not as the one before did: worth reporting
     /// even where the binding keeps its clusters.
     failed_anew: bool,
@@ -545,12 +560,12 @@ impl Run<'_> {
                 deltas,
                 was_otherwise,
                 now,
-                by_undeclared_state,
+                undecided_by,
                 failed_anew,
             } = self.clusters(t, &plan, (&was, &template), before, after);
             plan.clusters = deltas;
             plan.replicas_otherwise_before = was_otherwise;
-            plan.by_undeclared_state = by_undeclared_state;
+            plan.undecided_by = undecided_by;
             plan.excluded = now.excluded;
             plan.unschedulable = now.error;
             plan.replicas_otherwise = now.otherwise;
@@ -622,7 +637,7 @@ impl Run<'_> {
             replicas_otherwise: Vec::new(),
             replicas_otherwise_before: Vec::new(),
             namespace_controller: synced,
-            by_undeclared_state: false,
+            undecided_by: UndecidedBy::default(),
         }
     }
 
@@ -808,7 +823,11 @@ impl Run<'_> {
         Shares {
             deltas,
             failed_anew,
-            by_undeclared_state: was.by_undeclared_state || now.by_undeclared_state,
+            undecided_by: match (now.undecided, was.undecided) {
+                (true, _) => now.undecided_by,
+                (false, true) => was.undecided_by,
+                (false, false) => UndecidedBy::default(),
+            },
             was_otherwise: was.otherwise,
             now,
         }

@@ -7,7 +7,7 @@ use std::collections::BTreeSet;
 
 use serde_json::Value;
 
-use super::{ClusterDelta, FieldChange, Share, ANY_CLUSTER};
+use super::{ClusterDelta, FieldChange, Share, UndecidedBy, ANY_CLUSTER};
 use crate::engine::delivery::{
     assignment_of, deliver, is_workload, named_where_decided, scheduled_clusters, scheduler_traits,
     DeliveryInput,
@@ -68,11 +68,9 @@ pub struct Delivered {
     /// cluster the other side names is among them is unknown (without an affinity it is every
     /// cluster, which holds them all).
     pub any_by_selectors: bool,
-    /// With `undecided`, the targets are the clusters past the filters, and the Cluster objects
-    /// do not declare what the scheduler picks among them by (their available replicas, where
-    /// they have no `status.resourceSummary`; or a score this tool does not model).
-    pub by_undeclared_state: bool,
-    /// With `by_undeclared_state`, the schedule may also fail for want of that capacity (a
+    /// With `undecided`, why.
+    pub undecided_by: UndecidedBy,
+    /// With [`UndecidedBy::UndeclaredState`], the schedule may also fail for want of that capacity (a
     /// division by it: `Clusters available replicas are not enough`), which is no FitError:
     /// the binding then keeps the clusters it has (pkg/scheduler/scheduler.go
     /// `scheduleResourceBindingWithClusterAffinity` returns before patching).
@@ -288,7 +286,7 @@ impl SideView<'_> {
             return Delivered {
                 targets,
                 undecided: true,
-                by_undeclared_state: true,
+                undecided_by: UndecidedBy::UndeclaredState,
                 may_keep_previous: crate::engine::replicas::Strategy::of(placement)
                     != crate::engine::replicas::Strategy::Duplicated,
                 ..Delivered::default()
@@ -311,6 +309,19 @@ impl SideView<'_> {
             _ => Vec::new(),
         };
         let mut targets = scheduled_clusters(&p);
+        // Webster's ties follow the template's uid, which the manifest lacks: a cluster only
+        // one tie-break gives replicas may receive it, those both give receive it for certain.
+        let under_other = p.under_other_tie_break();
+        let by_uid = !under_other.is_empty();
+        let certain: BTreeSet<String> = match by_uid {
+            true => targets
+                .iter()
+                .filter(|t| otherwise.iter().any(|(c, _)| c == *t))
+                .cloned()
+                .collect(),
+            false => BTreeSet::new(),
+        };
+        targets.extend(under_other);
         targets.sort();
         // `replicas: 0` and no requirements: the scheduler lists every selected cluster with 0
         // replicas and no division (replica-assignment.md, "Which path"), and the template
@@ -349,6 +360,12 @@ impl SideView<'_> {
             excluded,
             replicas,
             otherwise,
+            undecided: by_uid,
+            undecided_by: match by_uid {
+                true => UndecidedBy::UidTie,
+                false => UndecidedBy::default(),
+            },
+            certain,
             ..Delivered::default()
         }
     }

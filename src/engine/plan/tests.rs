@@ -266,10 +266,12 @@ fn shared_files_are_read_once_and_only_the_changed_files_differ() {
 
 /// A division that leaves a cluster without replicas: the scheduler drops it from the binding
 /// (`removeZeroReplicasCluster`), so no Work goes there and the plan does not say it gains the
-/// template (it did, from the feasible clusters).
+/// template (it did, from the feasible clusters). Which of two equal weights gets the one
+/// replica follows the template's uid: with one, a single cluster receives it; without, each
+/// may (`tieBreakerByUID`).
 #[test]
 fn a_cluster_a_division_leaves_without_replicas_does_not_receive_it() {
-    let one = "---\napiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: nginx\n  namespace: default\nspec:\n  replicas: 1\n";
+    let one = "---\napiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: nginx\n  namespace: default\n  uid: 6a1f2c3e-0000-4000-8000-000000000001\nspec:\n  replicas: 1\n";
     let clusters = "---\napiVersion: cluster.karmada.io/v1alpha1\nkind: Cluster\nmetadata: {name: m1}\n---\napiVersion: cluster.karmada.io/v1alpha1\nkind: Cluster\nmetadata: {name: m2}\n";
     let divided = "  placement:\n    clusterAffinity: {clusterNames: [m1, m2]}\n    replicaScheduling:\n      replicaSchedulingType: Divided\n      replicaDivisionPreference: Weighted\n      weightPreference:\n        staticWeightList:\n        - {targetCluster: {clusterNames: [m1]}, weight: 1}\n        - {targetCluster: {clusterNames: [m2]}, weight: 1}\n";
     let pp = format!("---\napiVersion: policy.karmada.io/v1alpha1\nkind: PropagationPolicy\nmetadata: {{name: web, namespace: default}}\nspec:\n  resourceSelectors: [{{apiVersion: apps/v1, kind: Deployment, name: nginx}}]\n{divided}");
@@ -286,6 +288,21 @@ fn a_cluster_a_division_leaves_without_replicas_does_not_receive_it() {
         .map(|d| d.cluster.as_str())
         .collect();
     assert_eq!(receiving.len(), 1, "{:?}", c.clusters);
+    assert!(c.clusters.iter().all(|d| !d.after.undecided), "{c:?}");
+    let one = one.replace("  uid: 6a1f2c3e-0000-4000-8000-000000000001\n", "");
+    let p = run(
+        &format!("{one}{clusters}"),
+        &format!("{one}{clusters}{pp}"),
+        "",
+    );
+    let c = &p.changes[0];
+    let candidates: Vec<(&str, bool, bool)> = c
+        .clusters
+        .iter()
+        .map(|d| (d.cluster.as_str(), d.after.receives, d.after.undecided))
+        .collect();
+    assert_eq!(candidates, [("m1", true, true), ("m2", true, true)]);
+    assert_eq!(c.undecided_by, UndecidedBy::UidTie);
 }
 
 /// Without Cluster objects a placement of every cluster includes the clusters the other side
@@ -650,14 +667,18 @@ fn clusters_that_declare_no_capacity_leave_a_spread_selection_to_the_scheduler()
             .unwrap_or_else(|| panic!("{kind} in {p:?}"))
     };
     let deployment = change("Deployment");
-    assert!(deployment.by_undeclared_state, "{deployment:?}");
+    assert_eq!(
+        deployment.undecided_by,
+        UndecidedBy::UndeclaredState,
+        "{deployment:?}"
+    );
     for name in ["m1", "m2", "m3"] {
         let d = cluster(deployment, name);
         assert!(d.before.receives && !d.before.undecided, "{d:?}");
         assert!(d.after.receives && d.after.undecided, "{d:?}");
     }
     let configmap = change("ConfigMap");
-    assert!(!configmap.by_undeclared_state);
+    assert_eq!(configmap.undecided_by, UndecidedBy::NoClusterObjects);
     let lost: Vec<(&str, bool)> = configmap
         .clusters
         .iter()
