@@ -617,6 +617,7 @@ fn change_json(c: &TemplatePlan) -> Value {
         "carriedBy": c.carried_by,
         "preserveResourcesOnDeletion": c.preserved,
         "namespaceController": c.namespace_controller,
+        "undecidedBy": undecided_by_json(c),
         "clusters": c.clusters.iter().map(|d| json!({
             "cluster": d.cluster,
             "except": d.except,
@@ -628,6 +629,19 @@ fn change_json(c: &TemplatePlan) -> Value {
                 "after": f.after,
             })).collect::<Vec<_>>(),
         })).collect::<Vec<_>>(),
+    })
+}
+
+/// Why a cluster of the template is `undecided` (the `may:` line), or null where none is.
+fn undecided_by_json(c: &TemplatePlan) -> Value {
+    let undecided = |d: &ClusterDelta| d.before.undecided || d.after.undecided;
+    if !c.clusters.iter().any(undecided) {
+        return Value::Null;
+    }
+    json!(match c.undecided_by {
+        UndecidedBy::NoClusterObjects => "no-cluster-objects",
+        UndecidedBy::UndeclaredState => "undeclared-cluster-state",
+        UndecidedBy::UidTie => "uid-tie",
     })
 }
 
@@ -900,6 +914,34 @@ fn env_text(p: &EnvPlan, color: bool) -> String {
     out
 }
 
+/// Why some of the template's clusters only may change (the `may:` line), where they do and no
+/// other line says it.
+pub fn may_text(c: &TemplatePlan) -> Option<&'static str> {
+    let undecided = |d: &&ClusterDelta| d.before.undecided || d.after.undecided;
+    let d = c.clusters.iter().find(undecided)?;
+    if d.cluster == ANY_CLUSTER {
+        return Some(
+            "the scheduler picks among the clusters the placement selects by their labels or \
+             state (a division of the replicas, spread constraints, affinity terms tried in \
+             turn), which the inputs do not give (no Cluster objects)",
+        );
+    }
+    match c.undecided_by {
+        // The replicas line says what the uid decides.
+        UndecidedBy::UidTie => None,
+        UndecidedBy::UndeclaredState => Some(
+            "the scheduler picks among the clusters past its filters by their available \
+             replicas (spread constraints, a division of the replicas), which the Cluster \
+             objects do not declare (no status.resourceSummary)",
+        ),
+        UndecidedBy::NoClusterObjects => Some(
+            "the scheduler picks among the named clusters by their labels or state (spread \
+             constraints, available replicas), which the inputs do not give (no Cluster \
+             objects)",
+        ),
+    }
+}
+
 fn template_text(c: &TemplatePlan, color: bool) -> String {
     let line = format!(
         "  {}: {}",
@@ -933,26 +975,8 @@ fn template_text(c: &TemplatePlan, color: bool) -> String {
             printable(why)
         ));
     }
-    let undecided = |d: &&ClusterDelta| d.before.undecided || d.after.undecided;
-    match c.clusters.iter().find(undecided) {
-        Some(d) if d.cluster == ANY_CLUSTER => out.push_str(
-            "    may: the scheduler picks among the clusters the placement selects by their \
-             labels or state (a division of the replicas, spread constraints, affinity terms \
-             tried in turn), which the inputs do not give (no Cluster objects)\n",
-        ),
-        // The replicas line above says what the uid decides.
-        Some(_) if c.undecided_by == UndecidedBy::UidTie => {}
-        Some(_) if c.undecided_by == UndecidedBy::UndeclaredState => out.push_str(
-            "    may: the scheduler picks among the clusters past its filters by their available \
-             replicas (spread constraints, a division of the replicas), which the Cluster \
-             objects do not declare (no status.resourceSummary)\n",
-        ),
-        Some(_) => out.push_str(
-            "    may: the scheduler picks among the named clusters by their labels or state \
-             (spread constraints, available replicas), which the inputs do not give (no Cluster \
-             objects)\n",
-        ),
-        None => {}
+    if let Some(why) = may_text(c) {
+        out.push_str(&format!("    may: {why}\n"));
     }
     for d in &c.clusters {
         let what = cluster_text(d, c.preserved);

@@ -312,6 +312,9 @@ fn template(c: &TemplatePlan) -> String {
             text(why)
         ));
     }
+    if let Some(why) = super::plan::may_text(c) {
+        out.push_str(&format!("  - may: {}\n", text(why)));
+    }
     let mut diff = Vec::new();
     for d in &c.clusters {
         out.push_str(&format!(
