@@ -1085,3 +1085,24 @@ fn explain_a_uid_tie_lists_both_clusters_as_candidates() {
     assert!(text.contains("Dispatch per cluster:\n"), "{text}");
     assert!(!text.contains("uid parity"), "{text}");
 }
+
+/// A Job is a workload to the scheduler: its replicas are min(parallelism, completions) (the
+/// default interpreter's `jobReplica`). Divided by available replicas among two named clusters,
+/// without Cluster objects, which of them receive it is not decided by their names: explain
+/// does not evaluate it (it said "declare no status.resourceSummary" of clusters it had made up
+/// from the names).
+#[test]
+fn explain_a_job_divided_by_capacity_is_not_evaluated_by_names() {
+    let dir = tempfile::tempdir().unwrap();
+    let repo = "apiVersion: batch/v1\nkind: Job\nmetadata: {name: pi, namespace: default}\nspec:\n  parallelism: 3\n  completions: 6\n  template:\n    spec:\n      restartPolicy: Never\n      containers: [{name: pi, image: perl}]\n---\napiVersion: policy.karmada.io/v1alpha1\nkind: PropagationPolicy\nmetadata: {name: pi, namespace: default}\nspec:\n  resourceSelectors: [{apiVersion: batch/v1, kind: Job, name: pi}]\n  placement:\n    clusterAffinity: {clusterNames: [m1, m2]}\n    replicaScheduling: {replicaSchedulingType: Divided, replicaDivisionPreference: Weighted, weightPreference: {dynamicWeight: AvailableReplicas}}\n";
+    let file = dir.path().join("repo.yaml");
+    std::fs::write(&file, repo).unwrap();
+    let file = file.display().to_string();
+    let (code, text, err) = run(&["explain", "job/pi", "-f", &file], None);
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        text.contains("\nplacement: not evaluated: no Cluster objects are known"),
+        "{text}"
+    );
+    assert!(!text.contains("resourceSummary"), "{text}");
+}

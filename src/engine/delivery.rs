@@ -251,14 +251,24 @@ pub fn stored_manifest(mut template: Value, namespace: &str) -> Value {
     template
 }
 
-/// Whether the scheduler treats the template as a workload (replicas > 0), which makes a
-/// term's overflowAffinities count (§B.3). The API server defaults absent replicas to 1.
+/// Whether the scheduler treats the template as a workload whose replicas it assigns (replicas
+/// above 0, or replica requirements: `AssignReplicas`, common.go:68), which makes a term's
+/// overflowAffinities count (§B.3) and a division's clusters depend on it.
 pub fn is_workload(template: &Value) -> bool {
-    let kind = template.get("kind").and_then(Value::as_str).unwrap_or("");
-    let replicas = template.pointer("/spec/replicas").and_then(Value::as_i64);
-    match kind {
-        "Deployment" | "StatefulSet" | "ReplicaSet" => replicas.unwrap_or(1) > 0,
-        _ => replicas.is_some_and(|r| r > 0),
+    match super::replicas::workload::from_template(template) {
+        // What Karmada's default interpreter reads: a Job's min(parallelism, completions), a
+        // Pod's one replica, the requests of the pod template.
+        Ok(w) if w.interpreted => w.divides(),
+        // Another kind (as an interpreter customization reads `spec.replicas`), or requests that
+        // are no quantity: the API server defaults absent replicas of the apps kinds to 1.
+        _ => {
+            let kind = template.get("kind").and_then(Value::as_str).unwrap_or("");
+            let replicas = template.pointer("/spec/replicas").and_then(Value::as_i64);
+            match kind {
+                "Deployment" | "StatefulSet" | "ReplicaSet" => replicas.unwrap_or(1) > 0,
+                _ => replicas.is_some_and(|r| r > 0),
+            }
+        }
     }
 }
 
