@@ -912,10 +912,7 @@ fn explain_and_lint_agree_on_a_failure_the_api_server_defaults_may_prevent() {
 #[test]
 fn explain_text_says_spread_constraints_pick_some_when_the_assignment_is_unknown() {
     let dir = tempfile::tempdir().unwrap();
-    let clusters: String = ["member1", "member2", "member3"]
-        .iter()
-        .map(|c| format!("---\napiVersion: cluster.karmada.io/v1alpha1\nkind: Cluster\nmetadata: {{name: {c}}}\nspec: {{syncMode: Push}}\n"))
-        .collect();
+    let clusters = registered_clusters(&["member1", "member2", "member3"]);
     let repo = format!(
         "apiVersion: apps/v1\nkind: Deployment\nmetadata: {{name: nginx, namespace: default}}\nspec:\n  replicas: 2\n  selector: {{matchLabels: {{app: nginx}}}}\n  template:\n    metadata: {{labels: {{app: nginx}}}}\n    spec: {{containers: [{{name: nginx, image: nginx}}]}}\n---\napiVersion: policy.karmada.io/v1alpha1\nkind: PropagationPolicy\nmetadata: {{name: nginx, namespace: default}}\nspec:\n  resourceSelectors: [{{apiVersion: apps/v1, kind: Deployment, name: nginx}}]\n  placement:\n    clusterAffinity: {{clusterNames: [member1, member2, member3]}}\n    spreadConstraints: [{{maxGroups: 2, minGroups: 2}}]\n    replicaScheduling: {{replicaSchedulingType: Duplicated}}\n{clusters}"
     );
@@ -1024,10 +1021,7 @@ fn namespaces_reach_every_cluster_through_the_namespace_controller() {
 #[test]
 fn explain_zero_replicas_with_requests_are_assigned_to_no_cluster() {
     let dir = tempfile::tempdir().unwrap();
-    let clusters: String = ["m1", "m2"]
-        .iter()
-        .map(|c| format!("---\napiVersion: cluster.karmada.io/v1alpha1\nkind: Cluster\nmetadata: {{name: {c}}}\nspec: {{syncMode: Push}}\n"))
-        .collect();
+    let clusters = registered_clusters(&["m1", "m2"]);
     let repo = format!(
         "apiVersion: apps/v1\nkind: Deployment\nmetadata: {{name: web, namespace: default}}\nspec:\n  replicas: 0\n  selector: {{matchLabels: {{app: web}}}}\n  template:\n    metadata: {{labels: {{app: web}}}}\n    spec:\n      containers:\n      - name: c\n        image: nginx\n        resources:\n          requests:\n            cpu: 100m\n---\napiVersion: policy.karmada.io/v1alpha1\nkind: PropagationPolicy\nmetadata: {{name: web, namespace: default}}\nspec:\n  resourceSelectors: [{{apiVersion: apps/v1, kind: Deployment, name: web}}]\n  placement:\n    clusterAffinity: {{clusterNames: [m1, m2]}}\n    replicaScheduling: {{replicaSchedulingType: Duplicated}}\n{clusters}"
     );
@@ -1105,4 +1099,12 @@ fn explain_a_job_divided_by_capacity_is_not_evaluated_by_names() {
         "{text}"
     );
     assert!(!text.contains("resourceSummary"), "{text}");
+}
+
+/// Cluster objects of these names, as registered without their status (`syncMode: Push`).
+fn registered_clusters(names: &[&str]) -> String {
+    names
+        .iter()
+        .map(|c| format!("---\napiVersion: cluster.karmada.io/v1alpha1\nkind: Cluster\nmetadata: {{name: {c}}}\nspec: {{syncMode: Push}}\n"))
+        .collect()
 }

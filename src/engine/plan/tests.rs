@@ -644,10 +644,7 @@ fn a_refused_copy_among_new_copies_is_a_hazard_of_the_added_policy() {
 /// ConfigMap has no replicas to estimate (every cluster MaxInt32) and the names decide.
 #[test]
 fn clusters_that_declare_no_capacity_leave_a_spread_selection_to_the_scheduler() {
-    let clusters: String = ["m1", "m2", "m3"]
-        .iter()
-        .map(|c| format!("---\napiVersion: cluster.karmada.io/v1alpha1\nkind: Cluster\nmetadata: {{name: {c}}}\nspec: {{syncMode: Push}}\n"))
-        .collect();
+    let clusters = registered_clusters(&["m1", "m2", "m3"]);
     let cm = "---\napiVersion: v1\nkind: ConfigMap\nmetadata: {name: cfg, namespace: default}\n";
     let pp = |spread: &str| {
         format!("---\napiVersion: policy.karmada.io/v1alpha1\nkind: PropagationPolicy\nmetadata: {{name: a, namespace: default}}\nspec:\n  resourceSelectors: [{{apiVersion: apps/v1, kind: Deployment, name: nginx}}, {{apiVersion: v1, kind: ConfigMap, name: cfg}}]\n  placement:\n    replicaScheduling: {{replicaSchedulingType: Duplicated}}\n{spread}")
@@ -724,10 +721,7 @@ fn zero_replicas_with_requests_go_nowhere_whatever_the_placement() {
 /// clusters are cleared.
 #[test]
 fn a_schedule_that_fails_without_a_fit_error_keeps_the_clusters() {
-    let clusters: String = ["m1", "m2"]
-        .iter()
-        .map(|c| format!("---\napiVersion: cluster.karmada.io/v1alpha1\nkind: Cluster\nmetadata: {{name: {c}}}\nspec: {{syncMode: Push}}\n"))
-        .collect();
+    let clusters = registered_clusters(&["m1", "m2"]);
     let pp = |extra: &str| {
         format!("---\napiVersion: policy.karmada.io/v1alpha1\nkind: PropagationPolicy\nmetadata: {{name: a, namespace: default}}\nspec:\n  resourceSelectors: [{{apiVersion: apps/v1, kind: Deployment, name: nginx}}]\n  placement:\n    clusterAffinity: {{clusterNames: [m1]}}\n{extra}")
     };
@@ -764,10 +758,7 @@ fn a_schedule_that_fails_without_a_fit_error_keeps_the_clusters() {
 /// replica, or the old schedule).
 #[test]
 fn a_division_by_undeclared_capacity_may_keep_the_old_clusters() {
-    let clusters: String = ["m1", "m2", "m3"]
-        .iter()
-        .map(|c| format!("---\napiVersion: cluster.karmada.io/v1alpha1\nkind: Cluster\nmetadata: {{name: {c}}}\nspec: {{syncMode: Push}}\n"))
-        .collect();
+    let clusters = registered_clusters(&["m1", "m2", "m3"]);
     let pp = |placement: &str| {
         format!("---\napiVersion: policy.karmada.io/v1alpha1\nkind: PropagationPolicy\nmetadata: {{name: a, namespace: default}}\nspec:\n  resourceSelectors: [{{apiVersion: apps/v1, kind: Deployment, name: nginx}}]\n  placement:\n{placement}")
     };
@@ -810,4 +801,12 @@ fn zero_replicas_under_a_spread_constraint_may_keep_their_clusters() {
     );
     let m1 = cluster(&p.changes[0], "m1");
     assert!(m1.after.receives && m1.after.undecided, "{m1:?}");
+}
+
+/// Cluster objects of these names, as registered without their status (`syncMode: Push`).
+fn registered_clusters(names: &[&str]) -> String {
+    names
+        .iter()
+        .map(|c| format!("---\napiVersion: cluster.karmada.io/v1alpha1\nkind: Cluster\nmetadata: {{name: {c}}}\nspec: {{syncMode: Push}}\n"))
+        .collect()
 }
