@@ -70,9 +70,9 @@ pub struct Delivered {
     pub any_by_selectors: bool,
     /// With `undecided`, why.
     pub undecided_by: UndecidedBy,
-    /// With [`UndecidedBy::UndeclaredState`], the schedule may also fail for want of that capacity (a
-    /// division by it: `Clusters available replicas are not enough`), which is no FitError:
-    /// the binding then keeps the clusters it has (pkg/scheduler/scheduler.go
+    /// With [`UndecidedBy::UndeclaredState`], the schedule may also fail for want of that
+    /// capacity (a division by it: `Clusters available replicas are not enough`), which is no
+    /// FitError: the binding then keeps the clusters it has (pkg/scheduler/scheduler.go
     /// `scheduleResourceBindingWithClusterAffinity` returns before patching).
     pub may_keep_previous: bool,
     /// `error` is no FitError (a spread selection or a division failed, not the filters): the
@@ -102,9 +102,7 @@ impl Delivered {
         self.targets.sort();
         self
     }
-}
 
-impl Delivered {
     /// Whether the targets are every cluster the placement selects ([`ANY_CLUSTER`]).
     pub fn all_selected(&self) -> bool {
         self.targets.iter().any(|t| t == ANY_CLUSTER)
