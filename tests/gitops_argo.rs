@@ -363,3 +363,63 @@ fn an_unrendered_app_of_apps_keeps_application_directories_apart() {
         stderr(&o)
     );
 }
+
+/// An Application whose directory holds a policy twice: Argo CD keeps the last copy of each
+/// object among an Application's manifests (`NormalizeTargetObjects`, controller/state.go) and
+/// never applies the first, so no update is refused (as `kubectl apply` in turn would have the
+/// webhook refuse the changed `schedulerName`). lint warns on the copy left out, pointing at the
+/// one applied; explain takes the last copy's placement and says so.
+#[test]
+fn an_application_applies_only_the_last_copy_of_an_object() {
+    let dir = tempfile::tempdir().unwrap();
+    let app = "apiVersion: argoproj.io/v1alpha1\nkind: Application\nmetadata: {name: web, namespace: argocd}\nspec:\n  project: default\n  source: {repoURL: https://example.com/repo.git, targetRevision: main, path: apps/web}\n  destination: {name: karmada-a, namespace: demo}\n";
+    let deploy = "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: web, namespace: demo}\nspec:\n  replicas: 2\n  selector: {matchLabels: {app: web}}\n  template:\n    metadata: {labels: {app: web}}\n    spec: {containers: [{name: c, image: nginx}]}\n";
+    let pp = |scheduler: &str, cluster: &str| {
+        format!("---\napiVersion: policy.karmada.io/v1alpha1\nkind: PropagationPolicy\nmetadata: {{name: pp-web, namespace: demo}}\nspec:\n{scheduler}  resourceSelectors: [{{apiVersion: apps/v1, kind: Deployment, name: web}}]\n  placement: {{clusterAffinity: {{clusterNames: [{cluster}]}}}}\n")
+    };
+    let policies = format!("{}{}", pp("", "m1"), pp("  schedulerName: custom\n", "m2"));
+    let o = lint_written(
+        dir.path(),
+        &[
+            ("argocd/web.yaml", app.to_string()),
+            ("apps/web/deploy.yaml", deploy.to_string()),
+            ("apps/web/pp.yaml", policies),
+        ],
+    );
+    let v = json(&o);
+    let duplicate: Vec<&serde_json::Value> = v["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|f| f["rule"] == "duplicate-identity")
+        .collect();
+    assert_eq!(duplicate.len(), 1, "{v:#}");
+    let f = duplicate[0];
+    assert_eq!(f["severity"], "warning", "{f:#}");
+    assert_eq!(f["file"], "apps/web/pp.yaml", "{f:#}");
+    assert_eq!(f["line"], 4, "{f:#}");
+    assert!(
+        f["message"].as_str().unwrap().contains(
+            "defined twice in Argo CD Application web: it applies only the last copy, the one at apps/web/pp.yaml:11"
+        ),
+        "{f:#}"
+    );
+    // The last copy is the policy in force: its scheduler and its cluster.
+    let o = Command::new(env!("CARGO_BIN_EXE_kubectl-karmada_policy"))
+        .args(["explain", "deploy/web", "-n", "demo", "-f", "."])
+        .current_dir(dir.path())
+        .env("NO_COLOR", "1")
+        .output()
+        .unwrap();
+    let out = stdout(&o);
+    assert!(
+        out.contains("Dispatch per cluster (once a scheduler named `custom` schedules the binding; see the notes):\n  m2  dispatching\n"),
+        "{out}{}",
+        stderr(&o)
+    );
+    assert!(
+        stderr(&o).contains("Argo CD Application web renders propagationpolicy/demo/pp-web more than once and applies only the last copy, at apps/web/pp.yaml:11"),
+        "{}",
+        stderr(&o)
+    );
+}

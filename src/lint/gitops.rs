@@ -411,6 +411,26 @@ fn with_repository(
 }
 
 /// A build that failed, as a finding at the line to edit.
+/// duplicate-identity for a copy an Argo CD Application renders but does not apply: it keeps
+/// the last copy of each object ([`environments::Superseded`]), which is no update of this one.
+fn superseded_finding(s: &environments::Superseded) -> Finding {
+    let doc = &rules::duplicate_identity::DOC;
+    let (source, span) = &s.applied;
+    let there = format!("{}:{}", source.name, span.start.line);
+    Finding::new(
+        doc.id,
+        doc.default_severity,
+        format!(
+            "{} is defined twice in Argo CD Application {}: it applies only the last copy, the \
+             one at {there} (RepeatedResourceWarning), and never this one",
+            s.object, s.application
+        ),
+    )
+    .at(&s.copy.0, s.copy.1)
+    .field("metadata.name")
+    .related(source, *span, "the copy Argo CD applies")
+}
+
 fn failure_finding(mapper: &Mapper<'_>, f: &environments::RenderFailure) -> Finding {
     let doc = match f.kind {
         FailureKind::Render => &RENDER_FAILED,
@@ -495,6 +515,7 @@ pub fn lint_piped(text: String, name: &str, namespace: &str, opts: &LintOptions)
         rendered: std::mem::take(&mut rendered),
         plain: Vec::new(),
         failures: Vec::new(),
+        superseded: Vec::new(),
     };
     let config = Config::default();
     let context = Namespaces {
@@ -592,7 +613,7 @@ fn lint_environment(
     mapper: &Mapper<'_>,
     stored: Option<&LintedEnvironment>,
 ) -> (Vec<Finding>, Inventory) {
-    let mut findings = Vec::new();
+    let mut findings: Vec<Finding> = env.superseded.iter().map(superseded_finding).collect();
     let mut documents: Vec<Document> = Vec::new();
     let mut defaults: Vec<String> = Vec::new();
     let mut assumed: Vec<bool> = Vec::new();

@@ -183,6 +183,13 @@ pub fn read_environments(
             continue;
         }
         let env = repo.environment(plan, &mut renders);
+        for s in &env.superseded {
+            let (source, span) = &s.applied;
+            warnings.push(format!(
+                "note: environment {}: Argo CD Application {} renders {} more than once and applies only the last copy, at {}:{} (RepeatedResourceWarning)",
+                plan.name, s.application, s.object, source.name, span.start.line
+            ));
+        }
         let failed = !env.failures.is_empty();
         let (inventory, w, left_out) = inventory_of(env, namespace, &mapper);
         warnings.extend(w);

@@ -20,19 +20,22 @@ pub const DOC: RuleDoc = RuleDoc {
     group: RuleGroup::Semantics,
     default_severity: Severity::Warning,
     summary: "Two documents define the same object (same kind, namespace and name)",
-    rationale: "`kubectl apply` and GitOps controllers apply them in turn: the later one silently replaces the \
+    rationale: "`kubectl apply` applies them in turn: the later one silently replaces the \
                 earlier, so one policy vanishes. Error within one file, a warning within one directory, and info \
                 across directories, which may be kustomize bases and overlays (lint the rendered output instead). \
                 A later copy of a PropagationPolicy or ClusterPropagationPolicy is an update that admission \
                 judges: one naming another `schedulerName` is refused (`validateUpdate`), as is one refused on its \
                 own, and the copy stored before stays; lint, `explain`, `preempt-check` and `plan` all take that \
                 copy as the one in force. \
+                Argo CD does not apply copies in turn: among one Application's manifests it keeps the last copy \
+                of each object and marks the Application with a RepeatedResourceWarning, so an earlier copy is \
+                never applied (a warning on it, whatever admission would say of it as an update). \
                 A Service and an `ExternalName` Service of the same name pointing at the first one's DNS name \
                 are meant for two API servers (Karmada's own installer applies such pairs to the host cluster \
                 and to karmada-apiserver) and are not reported.",
     example: "kind: PropagationPolicy\nmetadata: {name: nginx, namespace: default}\n---\nkind: PropagationPolicy\nmetadata: {name: nginx, namespace: default}\n",
     fix: "Rename one of them, or delete the stale copy.",
-    reference: "pkg/webhook/propagationpolicy/validating.go:71-85 (validateUpdate)",
+    reference: "pkg/webhook/propagationpolicy/validating.go:71-85 (validateUpdate); Argo CD controller/state.go (NormalizeTargetObjects)",
 };
 
 pub static RULE: Rule = Rule {

@@ -54,6 +54,26 @@ pub struct Environment {
     pub rendered: Vec<Rendered>,
     pub plain: Vec<(Loaded, Option<String>)>,
     pub failures: Vec<RenderFailure>,
+    /// Copies of an object that an Argo CD Application renders more than once, left out: it
+    /// applies only the last ([`Superseded`]).
+    pub superseded: Vec<Superseded>,
+}
+
+/// A copy of an object one Argo CD Application renders more than once, which it does not
+/// apply: Argo CD keeps the last copy of each object (group, kind, namespace, name) among an
+/// Application's manifests and marks the Application with a `RepeatedResourceWarning`
+/// condition (`NormalizeTargetObjects`, controller/state.go: "Only keep the last target
+/// object"). Unlike `kubectl apply`, the earlier copies are never applied, so admission never
+/// judges them as updates.
+#[derive(Debug, Clone)]
+pub struct Superseded {
+    pub application: String,
+    /// `kind/namespace/name`, as the report names the object.
+    pub object: String,
+    /// The copy left out, traced to the file to edit: its `metadata.name`.
+    pub copy: (Arc<Source>, Span),
+    /// The copy it applies.
+    pub applied: (Arc<Source>, Span),
 }
 
 /// `--env NAME` names no environment of the repository.
@@ -290,16 +310,89 @@ impl Repo {
             rendered: Vec::new(),
             plain: Vec::new(),
             failures: Vec::new(),
+            superseded: Vec::new(),
         };
+        // The outputs in the order the units give them (an Application's manifests are its
+        // sources' outputs in turn).
+        let mut order = Vec::new();
         for unit in &plan.units {
             match units::output(&self.repo, unit, renders) {
-                Output::Rendered(r) => env.rendered.push(r),
-                Output::Plain(l, ns) => env.plain.push((l, ns)),
+                Output::Rendered(r) => {
+                    order.push(Slot::Rendered(env.rendered.len()));
+                    env.rendered.push(r);
+                }
+                Output::Plain(l, ns) => {
+                    order.push(Slot::Plain(env.plain.len()));
+                    env.plain.push((l, ns));
+                }
                 Output::Failed(f) => env.failures.push(f),
                 Output::Nothing => {}
             }
         }
+        for app in &plan.applications {
+            self.keep_last_copies(&mut env, &order, app);
+        }
         env
+    }
+
+    /// Leaves out of `env` the copies of an object `app` renders more than once but the last
+    /// ([`Superseded`]), and says so in `env.superseded`.
+    fn keep_last_copies(&self, env: &mut Environment, order: &[Slot], app: &ArgoApplication) {
+        // Each document of the Application, in order: where it is, and its identity.
+        let mut copies: Vec<(Slot, usize, [String; 4])> = Vec::new();
+        for &slot in order {
+            let (loaded, namespace) = match slot {
+                Slot::Rendered(i) => (
+                    &env.rendered[i].loaded,
+                    env.rendered[i].namespace.as_deref(),
+                ),
+                Slot::Plain(i) => (&env.plain[i].0, env.plain[i].1.as_deref()),
+            };
+            if !app.outputs.contains(&loaded.source.name) {
+                continue;
+            }
+            for d in &loaded.documents {
+                if let Some(key) = identity(&d.root, namespace) {
+                    copies.push((slot, d.index, key));
+                }
+            }
+        }
+        let last: std::collections::HashMap<&[String; 4], (Slot, usize)> = copies
+            .iter()
+            .map(|(slot, index, key)| (key, (*slot, *index)))
+            .collect();
+        let mapper = self.mapper();
+        let mut left_out: Vec<(Slot, usize)> = Vec::new();
+        for (slot, index, key) in &copies {
+            let (last_slot, last_index) = last[key];
+            if (last_slot, last_index) == (*slot, *index) {
+                continue;
+            }
+            let (Some(copy), Some(applied)) = (
+                name_location(env, &mapper, *slot, *index),
+                name_location(env, &mapper, last_slot, last_index),
+            ) else {
+                continue;
+            };
+            let [_, kind, namespace, name] = key;
+            env.superseded.push(Superseded {
+                application: app.name.clone(),
+                object: match namespace.is_empty() {
+                    true => format!("{}/{name}", kind.to_lowercase()),
+                    false => format!("{}/{namespace}/{name}", kind.to_lowercase()),
+                },
+                copy,
+                applied,
+            });
+            left_out.push((*slot, *index));
+        }
+        for (slot, index) in left_out {
+            let documents = match slot {
+                Slot::Rendered(i) => &mut env.rendered[i].loaded.documents,
+                Slot::Plain(i) => &mut env.plain[i].0.documents,
+            };
+            documents.retain(|d| d.index != index);
+        }
     }
 
     /// The documents of `plan` that may install or configure Karmada (a HelmRelease, an
@@ -491,6 +584,57 @@ pub fn trace(
     field: Option<&str>,
 ) -> Option<(Arc<Source>, Span)> {
     trace_with_cause(rendered, mapper, source, span, field, None)
+}
+
+/// Where an environment's output is: among its rendered streams or its plain files.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Slot {
+    Rendered(usize),
+    Plain(usize),
+}
+
+/// An object's identity as Argo CD keys it (`kube.GetResourceKey`): API group, kind,
+/// namespace (the destination's where it sets none), name. `None` for a document without one.
+fn identity(root: &Node, namespace: Option<&str>) -> Option<[String; 4]> {
+    let api_version = root.get("apiVersion")?.as_str()?;
+    let kind = root.get("kind")?.as_str()?;
+    let meta = root.get("metadata")?;
+    let name = meta.get("name")?.as_str()?;
+    let namespace = meta
+        .get("namespace")
+        .and_then(Node::as_str)
+        .or(namespace)
+        .unwrap_or("");
+    let group = api_version.rsplit_once('/').map_or("", |(g, _)| g);
+    Some([group, kind, namespace, name].map(str::to_string))
+}
+
+/// The `metadata.name` of document `index` of an output, in the file to edit (a rendered
+/// stream's traced back to its source).
+fn name_location(
+    env: &Environment,
+    mapper: &Mapper<'_>,
+    slot: Slot,
+    index: usize,
+) -> Option<(Arc<Source>, Span)> {
+    let path = FieldPath::parse("metadata.name");
+    let loaded = match slot {
+        Slot::Rendered(i) => &env.rendered[i].loaded,
+        Slot::Plain(i) => &env.plain[i].0,
+    };
+    let doc = loaded.documents.iter().find(|d| d.index == index)?;
+    let span = doc.root.locate_value(&path);
+    match slot {
+        Slot::Rendered(_) => trace_with_cause(
+            &env.rendered,
+            mapper,
+            &loaded.source,
+            span,
+            Some("metadata.name"),
+            None,
+        ),
+        Slot::Plain(_) => Some((loaded.source.clone(), span)),
+    }
 }
 
 /// [`trace`], for a finding about a field the object lacks (`propagateDeps` missing): traced
