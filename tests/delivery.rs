@@ -1108,3 +1108,22 @@ fn registered_clusters(names: &[&str]) -> String {
         .map(|c| format!("---\napiVersion: cluster.karmada.io/v1alpha1\nkind: Cluster\nmetadata: {{name: {c}}}\nspec: {{syncMode: Push}}\n"))
         .collect()
 }
+
+/// A Deployment scaled to 0 with requests, divided by available replicas among named clusters,
+/// without Cluster objects: whatever their capacity every share is 0, so names decide it and
+/// explain says no cluster receives it (not that the placement is not evaluated).
+#[test]
+fn explain_zero_replicas_with_requests_under_a_division_by_capacity_go_nowhere() {
+    let dir = tempfile::tempdir().unwrap();
+    let repo = "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: web, namespace: default}\nspec:\n  replicas: 0\n  selector: {matchLabels: {app: web}}\n  template:\n    metadata: {labels: {app: web}}\n    spec: {containers: [{name: c, image: nginx, resources: {requests: {cpu: 100m}}}]}\n---\napiVersion: policy.karmada.io/v1alpha1\nkind: PropagationPolicy\nmetadata: {name: web, namespace: default}\nspec:\n  resourceSelectors: [{apiVersion: apps/v1, kind: Deployment, name: web}]\n  placement:\n    clusterAffinity: {clusterNames: [m1, m2]}\n    replicaScheduling: {replicaSchedulingType: Divided, replicaDivisionPreference: Weighted, weightPreference: {dynamicWeight: AvailableReplicas}}\n";
+    let file = dir.path().join("repo.yaml");
+    std::fs::write(&file, repo).unwrap();
+    let file = file.display().to_string();
+    let (code, text, err) = run(&["explain", "deploy/web", "-f", &file], None);
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        text.contains("    none: the template has 0 replicas, which its resource requirements make the scheduler assign: every share is 0, spec.clusters stays empty\n"),
+        "{text}"
+    );
+    assert!(!text.contains("not evaluated"), "{text}");
+}

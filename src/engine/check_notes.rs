@@ -195,11 +195,11 @@ pub fn delivery_changes(r: &CheckReport, inputs: &DeliveryInputs<'_>) -> Vec<Del
         // clusters receive the template; another (a label or field selector, a spread
         // constraint, a division by capacity) is not evaluated, and no cluster can be said to
         // start or stop receiving it.
-        let workload = super::delivery::is_workload(&template);
+        let divides = super::delivery::divides_replicas(&template);
         let unknown = |state: &super::state::State, owner: Option<&PolicyRef>| {
             inputs.clusters.is_empty()
                 && placement_of(state, owner)
-                    .is_some_and(|p| !super::placement::decided_by_names(&p, workload))
+                    .is_some_and(|p| !super::placement::decided_by_names(&p, divides))
         };
         // The first owner whose clusters are unknown (only an owner has a placement).
         let unknown_owner = if unknown(inputs.before, c.before.as_ref()) {

@@ -214,9 +214,9 @@ pub fn deliver(input: &DeliveryInput<'_>) -> Delivery {
         .and_then(|p| super::placement::unevaluated(p, input.clusters));
     let unplaced_picks = unplaced.is_some()
         && input.placement.is_some_and(|p| {
-            let workload = input.binding.workload;
-            !super::placement::decided_by_names(p, workload)
-                || (workload
+            let divides = divides_replicas(input.template);
+            !super::placement::decided_by_names(p, divides)
+                || (divides
                     && super::replicas::Strategy::of(p) != super::replicas::Strategy::Duplicated)
         });
     Delivery {
@@ -228,6 +228,18 @@ pub fn deliver(input: &DeliveryInput<'_>) -> Delivery {
         replicas_problem: workload
             .err()
             .map(|e| format!("the template's resources: {e}")),
+    }
+}
+
+/// Whether the scheduler has replicas of `template` to divide among clusters, so that a
+/// division by capacity or by weights decides which clusters keep it: the default interpreter
+/// reads replicas above 0 from it (a Job's are min(parallelism, completions)), or, for another
+/// kind, it writes `spec.replicas` above 0 (as an interpreter customization reads it). 0
+/// replicas with requirements are divided too, but every share is 0 whatever the clusters.
+pub fn divides_replicas(template: &Value) -> bool {
+    match super::replicas::workload::from_template(template) {
+        Ok(w) if w.interpreted => w.replicas > 0,
+        _ => is_workload(template),
     }
 }
 
@@ -343,12 +355,12 @@ pub fn from_live_binding(
 pub fn or_named(
     clusters: Vec<Cluster>,
     placement: Option<&Placement>,
-    workload: bool,
+    divides: bool,
 ) -> (Vec<Cluster>, bool) {
     if !clusters.is_empty() {
         return (clusters, false);
     }
-    match placement.and_then(|p| named_where_decided(p, workload)) {
+    match placement.and_then(|p| named_where_decided(p, divides)) {
         Some(named) => (named, true),
         None => (clusters, false),
     }
@@ -358,8 +370,8 @@ pub fn or_named(
 /// decide it ([`super::placement::decided_by_names`]: it selects by names only, and nothing
 /// picks among them by their state): clusters known by those names only. `plan` evaluates such
 /// a placement so too; any other is not evaluated (`None`).
-pub fn named_where_decided(placement: &Placement, workload: bool) -> Option<Vec<Cluster>> {
-    super::placement::decided_by_names(placement, workload).then(|| {
+pub fn named_where_decided(placement: &Placement, divides: bool) -> Option<Vec<Cluster>> {
+    super::placement::decided_by_names(placement, divides).then(|| {
         placement
             .named_clusters()
             .into_iter()
@@ -388,7 +400,7 @@ pub fn from_files(
     let (clusters, by_names) = or_named(
         Cluster::from_inventory(inv),
         placement,
-        is_workload(template),
+        divides_replicas(template),
     );
     let tpl = &state.templates[decision.template];
     let mut delivery = deliver(&DeliveryInput {

@@ -456,9 +456,10 @@ fn attempt(
 /// without Cluster objects it can be evaluated over the clusters it names (as existing, untainted
 /// clusters): it selects by `clusterNames` only; no spread constraint chooses among them, which
 /// the scheduler does by score and available replicas (`SelectBestClusters`,
-/// pkg/scheduler/core/spreadconstraint); and a `workload`'s replicas are not divided by the
-/// clusters' capacity (dynamic weights, Aggregated) or by weights that pick clusters by labels.
-pub fn decided_by_names(placement: &Placement, workload: bool) -> bool {
+/// pkg/scheduler/core/spreadconstraint); and, where the template has replicas to divide
+/// (`divides`, [`super::delivery::divides_replicas`]), they are not divided by the clusters'
+/// capacity (dynamic weights, Aggregated) or by weights that pick clusters by labels.
+pub fn decided_by_names(placement: &Placement, divides: bool) -> bool {
     let division_by_names = || match Strategy::of(placement) {
         Strategy::Duplicated => true,
         Strategy::StaticWeight => placement
@@ -473,8 +474,32 @@ pub fn decided_by_names(placement: &Placement, workload: bool) -> bool {
         Strategy::DynamicWeight | Strategy::Aggregated | Strategy::Unsupported { .. } => false,
     };
     placement.targets_only_named_clusters()
-        && spread_decides_nothing(placement)
-        && (!workload || division_by_names())
+        && (spread_decides_nothing(placement) || spread_keeps_every_name(placement))
+        && (!divides || division_by_names())
+}
+
+/// Whether the spread constraints keep every cluster a single affinity names, whichever they
+/// are: each spreads by cluster and allows as many groups as there are names, at least as
+/// many as it asks for, so the selection takes them all (`selectBestClustersByCluster`,
+/// spreadconstraint/select_clusters_by_cluster.go: the first `min(maxGroups, n)` clusters).
+fn spread_keeps_every_name(placement: &Placement) -> bool {
+    let Some(affinity) = placement
+        .cluster_affinity
+        .as_ref()
+        .filter(|a| a.exclude.is_empty() && placement.cluster_affinities.is_none())
+    else {
+        return false;
+    };
+    let mut names: Vec<&str> = affinity.cluster_names.iter().map(String::as_str).collect();
+    names.sort_unstable();
+    names.dedup();
+    let n = names.len() as i64;
+    n > 0
+        && placement.spread_constraints.iter().all(|c| {
+            spread_field(c) == "cluster"
+                && c.max_groups.is_some_and(|max| max >= n)
+                && c.min_groups.unwrap_or(1) <= n
+        })
 }
 
 /// Whether every cluster a placement selects receives the template, whichever clusters they

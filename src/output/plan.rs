@@ -915,30 +915,34 @@ fn env_text(p: &EnvPlan, color: bool) -> String {
 }
 
 /// Why some of the template's clusters only may change (the `may:` line), where they do and no
-/// other line says it.
-pub fn may_text(c: &TemplatePlan) -> Option<&'static str> {
+/// other line says it: the sentence, and a short form for the markdown comment, which repeats
+/// it under every such template.
+pub fn may_text(c: &TemplatePlan) -> Option<[&'static str; 2]> {
     let undecided = |d: &&ClusterDelta| d.before.undecided || d.after.undecided;
     let d = c.clusters.iter().find(undecided)?;
     if d.cluster == ANY_CLUSTER {
-        return Some(
+        return Some([
             "the scheduler picks among the clusters the placement selects by their labels or \
              state (a division of the replicas, spread constraints, affinity terms tried in \
              turn), which the inputs do not give (no Cluster objects)",
-        );
+            "the scheduler's choice; no Cluster objects",
+        ]);
     }
     match c.undecided_by {
         // The replicas line says what the uid decides.
         UndecidedBy::UidTie => None,
-        UndecidedBy::UndeclaredState => Some(
+        UndecidedBy::UndeclaredState => Some([
             "the scheduler picks among the clusters past its filters by their available \
              replicas (spread constraints, a division of the replicas), which the Cluster \
              objects do not declare (no status.resourceSummary)",
-        ),
-        UndecidedBy::NoClusterObjects => Some(
+            "the scheduler's choice; the Cluster objects declare no status.resourceSummary",
+        ]),
+        UndecidedBy::NoClusterObjects => Some([
             "the scheduler picks among the named clusters by their labels or state (spread \
              constraints, available replicas), which the inputs do not give (no Cluster \
              objects)",
-        ),
+            "the scheduler's choice; no Cluster objects",
+        ]),
     }
 }
 
@@ -975,7 +979,7 @@ fn template_text(c: &TemplatePlan, color: bool) -> String {
             printable(why)
         ));
     }
-    if let Some(why) = may_text(c) {
+    if let Some([why, _]) = may_text(c) {
         out.push_str(&format!("    may: {why}\n"));
     }
     for d in &c.clusters {

@@ -312,8 +312,8 @@ fn template(c: &TemplatePlan) -> String {
             text(why)
         ));
     }
-    if let Some(why) = super::plan::may_text(c) {
-        out.push_str(&format!("  - may: {}\n", text(why)));
+    if let Some([_, short]) = super::plan::may_text(c) {
+        out.push_str(&format!("  - may: {}\n", text(short)));
     }
     let mut diff = Vec::new();
     for d in &c.clusters {

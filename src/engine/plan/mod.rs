@@ -774,6 +774,12 @@ impl Run<'_> {
                 with_carriers(own.or_kept(&was_own), carried_after())
             }
         };
+        // Webster's ties follow the template's uid, the same on both sides.
+        let (was, now) = match (was.otherwise.is_empty(), now.otherwise.is_empty()) {
+            (true, false) => (was, now.with_uid_candidates()),
+            (false, true) => (was.with_uid_candidates(), now),
+            _ => (was, now),
+        };
         let mut deltas = compare(&Pair {
             before: (before, &was),
             after: (after, &now),
@@ -823,11 +829,13 @@ impl Run<'_> {
         Shares {
             deltas,
             failed_anew,
-            undecided_by: match (now.undecided, was.undecided) {
-                (true, _) => now.undecided_by,
-                (false, true) => was.undecided_by,
-                (false, false) => UndecidedBy::default(),
-            },
+            // The uid's own line says what it decides: another reason first.
+            undecided_by: [&now, &was]
+                .into_iter()
+                .filter(|d| d.undecided)
+                .map(|d| d.undecided_by)
+                .min_by_key(|by| *by == UndecidedBy::UidTie)
+                .unwrap_or_default(),
             was_otherwise: was.otherwise,
             now,
         }

@@ -9,8 +9,8 @@ use serde_json::Value;
 
 use super::{ClusterDelta, FieldChange, Share, UndecidedBy, ANY_CLUSTER};
 use crate::engine::delivery::{
-    assignment_of, deliver, is_workload, named_where_decided, scheduled_clusters, scheduler_traits,
-    DeliveryInput,
+    assignment_of, deliver, divides_replicas, is_workload, named_where_decided, scheduled_clusters,
+    scheduler_traits, DeliveryInput,
 };
 use crate::engine::dependencies::Carriers;
 use crate::engine::overrides::apply_for_cluster;
@@ -81,6 +81,36 @@ pub struct Delivered {
 }
 
 impl Delivered {
+    /// Where Webster's tie follows the template's uid, which the manifest lacks
+    /// ([`Delivered::otherwise`]): a cluster only the other tie-break gives replicas may
+    /// receive it, those both give receive it for certain. For a side compared with one whose
+    /// division does not tie: where both tie, the same uid breaks both, and they are compared
+    /// under one tie-break (the report gives the other).
+    pub fn with_uid_candidates(mut self) -> Delivered {
+        let others: Vec<String> = self
+            .otherwise
+            .iter()
+            .map(|(c, _)| c.clone())
+            .filter(|c| !self.targets.contains(c))
+            .collect();
+        if others.is_empty() {
+            return self;
+        }
+        if !self.undecided {
+            self.certain = self
+                .targets
+                .iter()
+                .filter(|t| self.otherwise.iter().any(|(c, _)| c == *t))
+                .cloned()
+                .collect();
+            self.undecided = true;
+            self.undecided_by = UndecidedBy::UidTie;
+        }
+        self.targets.extend(others);
+        self.targets.sort();
+        self
+    }
+
     /// What the binding gets where the schedule after the change may fail without a FitError
     /// ([`Delivered::may_keep_previous`]): the clusters it has (`previous`) may keep the template
     /// as well, and a single cluster past the filters that holds it now keeps it either way
@@ -90,7 +120,9 @@ impl Delivered {
             return self;
         }
         if let [only] = self.targets.as_slice() {
-            if previous.covers(only) {
+            let held =
+                previous.covers(only) && (!previous.undecided || previous.certain.contains(only));
+            if held {
                 self.certain.insert(only.clone());
             }
         }
@@ -220,24 +252,28 @@ impl SideView<'_> {
         let named: Vec<Cluster>;
         let clusters = if self.clusters.is_empty() {
             // Every share is 0 whatever the clusters: the scheduler lists none of them (unless
-            // a spread constraint fails the selection before, which keeps them).
-            if assigned_nothing(template) && placement.spread_constraints.is_empty() {
+            // a spread constraint may fail the selection before, which keeps them).
+            if assigned_nothing(template) && !spread_may_fail(placement) {
                 return Delivered::default();
             }
             if placement.bounded_by_names().is_none() {
                 return Delivered {
                     targets: vec![ANY_CLUSTER.to_string()],
-                    undecided: !every_selected_cluster_receives(placement, divides(template)),
+                    undecided: !every_selected_cluster_receives(
+                        placement,
+                        divides_replicas(template),
+                    ),
                     any_by_selectors: placement.affinities().next().is_some(),
                     ..Delivered::default()
                 };
             }
             // Named clusters the selectors (names and labels in one affinity), or the state,
             // pick among are candidates.
-            let Some(by_names) = named_where_decided(placement, is_workload(template)) else {
+            let Some(by_names) = named_where_decided(placement, divides_replicas(template)) else {
                 return Delivered {
                     targets: candidates(placement),
                     undecided: true,
+                    may_keep_previous: divides_by_capacity(placement, template),
                     ..Delivered::default()
                 };
             };
@@ -285,8 +321,7 @@ impl SideView<'_> {
                 targets,
                 undecided: true,
                 undecided_by: UndecidedBy::UndeclaredState,
-                may_keep_previous: crate::engine::replicas::Strategy::of(placement)
-                    != crate::engine::replicas::Strategy::Duplicated,
+                may_keep_previous: divides_by_capacity(placement, template),
                 ..Delivered::default()
             };
         }
@@ -307,19 +342,6 @@ impl SideView<'_> {
             _ => Vec::new(),
         };
         let mut targets = scheduled_clusters(&p);
-        // Webster's ties follow the template's uid, which the manifest lacks: a cluster only
-        // one tie-break gives replicas may receive it, those both give receive it for certain.
-        let under_other = p.under_other_tie_break();
-        let by_uid = !under_other.is_empty();
-        let certain: BTreeSet<String> = match by_uid {
-            true => targets
-                .iter()
-                .filter(|t| otherwise.iter().any(|(c, _)| c == *t))
-                .cloned()
-                .collect(),
-            false => BTreeSet::new(),
-        };
-        targets.extend(under_other);
         targets.sort();
         // `replicas: 0` and no requirements: the scheduler lists every selected cluster with 0
         // replicas and no division (replica-assignment.md, "Which path"), and the template
@@ -358,12 +380,6 @@ impl SideView<'_> {
             excluded,
             replicas,
             otherwise,
-            undecided: by_uid,
-            undecided_by: match by_uid {
-                true => UndecidedBy::UidTie,
-                false => UndecidedBy::default(),
-            },
-            certain,
             ..Delivered::default()
         }
     }
@@ -388,14 +404,28 @@ impl SideView<'_> {
     }
 }
 
-/// Whether the scheduler divides `template`'s replicas under a dividing placement: the default
-/// interpreter reads replicas above 0 from it (a Job's are min(parallelism, completions)), or,
-/// for another kind, it writes `spec.replicas` above 0 (as an interpreter customization reads it).
-fn divides(template: &Value) -> bool {
-    match crate::engine::replicas::workload::from_template(template) {
-        Ok(w) if w.interpreted => w.replicas > 0,
-        _ => is_workload(template),
-    }
+/// Whether the scheduler divides `template`'s replicas by the clusters' available replicas
+/// (dynamic weights, Aggregated), which may fail for want of them: `Clusters available
+/// replicas are not enough`, no FitError, so the binding keeps the clusters it has.
+fn divides_by_capacity(placement: &Placement, template: &Value) -> bool {
+    use crate::engine::replicas::Strategy;
+    divides_replicas(template)
+        && matches!(
+            Strategy::of(placement),
+            Strategy::DynamicWeight | Strategy::Aggregated
+        )
+}
+
+/// Whether a spread constraint may fail the selection whatever the clusters' state, as far as
+/// their names tell: one by cluster that asks for more than one (`minGroups`, the feasible
+/// clusters may be fewer: select_clusters_by_cluster.go), one by region (the clusters may
+/// declare none), or one the selection does not support (by label, zone, provider).
+fn spread_may_fail(placement: &Placement) -> bool {
+    placement.spread_constraints.iter().any(|c| {
+        !c.spread_by_label.is_empty()
+            || !matches!(c.spread_by_field.as_str(), "" | "cluster")
+            || c.min_groups.unwrap_or(1) > 1
+    })
 }
 
 /// Whether the scheduler assigns `template` 0 replicas on every cluster and so lists none: a
