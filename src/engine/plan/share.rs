@@ -78,6 +78,9 @@ pub struct Delivered {
     /// `error` is no FitError (a spread selection or a division failed, not the filters): the
     /// scheduler returns before patching and the binding keeps the clusters it has.
     pub error_keeps_previous: bool,
+    /// Clusters outside `targets` that keep the template only if the schedule fails that way
+    /// ([`Delivered::or_kept`]): they may lose it, and gain nothing.
+    pub kept_if_failed: BTreeSet<String>,
 }
 
 impl Delivered {
@@ -113,8 +116,8 @@ impl Delivered {
 
     /// What the binding gets where the schedule after the change may fail without a FitError
     /// ([`Delivered::may_keep_previous`]): the clusters it has (`previous`) may keep the template
-    /// as well, and a single cluster past the filters that holds it now keeps it either way
-    /// (the division gives it every replica or fails).
+    /// as well (`kept_if_failed`), and a single cluster past the filters that holds it now keeps
+    /// it either way (the division gives it every replica or fails).
     pub fn or_kept(mut self, previous: &Delivered) -> Delivered {
         if !self.may_keep_previous {
             return self;
@@ -126,12 +129,12 @@ impl Delivered {
                 self.certain.insert(only.clone());
             }
         }
-        for t in &previous.targets {
-            if !self.targets.contains(t) {
-                self.targets.push(t.clone());
-            }
-        }
-        self.targets.sort();
+        self.kept_if_failed = previous
+            .targets
+            .iter()
+            .filter(|t| !self.targets.contains(t))
+            .cloned()
+            .collect();
         self
     }
 
@@ -515,7 +518,12 @@ pub fn compare(pair: &Pair<'_>) -> Vec<ClusterDelta> {
     for name in names {
         let share = |v: &SideView<'_>, d: &Delivered| -> (Share, Option<Value>) {
             if !d.covers(name) {
-                return (Share::default(), None);
+                // Kept only where the new schedule fails: it may lose the template.
+                let share = Share {
+                    undecided: d.kept_if_failed.contains(name),
+                    ..Share::default()
+                };
+                return (share, None);
             }
             let manifest = v.manifest(name, pair.template);
             // A named cluster held through the selectors' `*`: whether they select it is unknown.

@@ -593,18 +593,23 @@ enum Slot {
     Plain(usize),
 }
 
-/// An object's identity as Argo CD keys it (`kube.GetResourceKey`): API group, kind,
-/// namespace (the destination's where it sets none), name. `None` for a document without one.
+/// An object's identity as Argo CD keys it (`kube.GetResourceKey`) once it has normalized the
+/// namespace (`NormalizeTargetObjects`: none for a cluster-scoped kind, the destination's where
+/// a namespaced one sets none): API group, kind, namespace, name. `None` for a document without
+/// one.
 fn identity(root: &Node, namespace: Option<&str>) -> Option<[String; 4]> {
     let api_version = root.get("apiVersion")?.as_str()?;
     let kind = root.get("kind")?.as_str()?;
     let meta = root.get("metadata")?;
     let name = meta.get("name")?.as_str()?;
-    let namespace = meta
-        .get("namespace")
-        .and_then(Node::as_str)
-        .or(namespace)
-        .unwrap_or("");
+    let namespace = match crate::kube::scope::is_namespaced(api_version, kind) {
+        true => meta
+            .get("namespace")
+            .and_then(Node::as_str)
+            .or(namespace)
+            .unwrap_or(""),
+        false => "",
+    };
     let group = api_version.rsplit_once('/').map_or("", |(g, _)| g);
     Some([group, kind, namespace, name].map(str::to_string))
 }
@@ -683,6 +688,27 @@ pub fn trace_with_cause(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Argo CD's key after it normalizes the namespace: a cluster-scoped kind has none whatever
+    /// the manifest writes; a namespaced one without its own takes the destination's.
+    #[test]
+    fn an_object_is_keyed_as_argo_cd_normalizes_its_namespace() {
+        let key = |text: &str, destination: Option<&str>| {
+            let loaded = crate::source::load(Source::new("t.yaml", text));
+            identity(&loaded.documents[0].root, destination)
+        };
+        let cpp = "apiVersion: policy.karmada.io/v1alpha1\nkind: ClusterPropagationPolicy\nmetadata: {name: a, namespace: other}\n";
+        assert_eq!(
+            key(cpp, Some("demo")),
+            Some(["policy.karmada.io", "ClusterPropagationPolicy", "", "a"].map(String::from))
+        );
+        let pp = "apiVersion: policy.karmada.io/v1alpha1\nkind: PropagationPolicy\nmetadata: {name: a}\n";
+        assert_eq!(
+            key(pp, Some("demo")),
+            Some(["policy.karmada.io", "PropagationPolicy", "demo", "a"].map(String::from))
+        );
+        assert_eq!(key("kind: X\n", None), None);
+    }
 
     fn plan_named(name: &str, dir: Option<&str>) -> Plan {
         Plan {
