@@ -1087,12 +1087,8 @@ fn explain_a_uid_tie_lists_both_clusters_as_candidates() {
 /// from the names).
 #[test]
 fn explain_a_job_divided_by_capacity_is_not_evaluated_by_names() {
-    let dir = tempfile::tempdir().unwrap();
     let repo = "apiVersion: batch/v1\nkind: Job\nmetadata: {name: pi, namespace: default}\nspec:\n  parallelism: 3\n  completions: 6\n  template:\n    spec:\n      restartPolicy: Never\n      containers: [{name: pi, image: perl}]\n---\napiVersion: policy.karmada.io/v1alpha1\nkind: PropagationPolicy\nmetadata: {name: pi, namespace: default}\nspec:\n  resourceSelectors: [{apiVersion: batch/v1, kind: Job, name: pi}]\n  placement:\n    clusterAffinity: {clusterNames: [m1, m2]}\n    replicaScheduling: {replicaSchedulingType: Divided, replicaDivisionPreference: Weighted, weightPreference: {dynamicWeight: AvailableReplicas}}\n";
-    let file = dir.path().join("repo.yaml");
-    std::fs::write(&file, repo).unwrap();
-    let file = file.display().to_string();
-    let (code, text, err) = run(&["explain", "job/pi", "-f", &file], None);
+    let (code, text, err) = explain_over(repo, &["job/pi"]);
     assert_eq!(code, 0, "{err}");
     assert!(
         text.contains("\nplacement: not evaluated: no Cluster objects are known"),
@@ -1114,16 +1110,21 @@ fn registered_clusters(names: &[&str]) -> String {
 /// explain says no cluster receives it (not that the placement is not evaluated).
 #[test]
 fn explain_zero_replicas_with_requests_under_a_division_by_capacity_go_nowhere() {
-    let dir = tempfile::tempdir().unwrap();
     let repo = "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: web, namespace: default}\nspec:\n  replicas: 0\n  selector: {matchLabels: {app: web}}\n  template:\n    metadata: {labels: {app: web}}\n    spec: {containers: [{name: c, image: nginx, resources: {requests: {cpu: 100m}}}]}\n---\napiVersion: policy.karmada.io/v1alpha1\nkind: PropagationPolicy\nmetadata: {name: web, namespace: default}\nspec:\n  resourceSelectors: [{apiVersion: apps/v1, kind: Deployment, name: web}]\n  placement:\n    clusterAffinity: {clusterNames: [m1, m2]}\n    replicaScheduling: {replicaSchedulingType: Divided, replicaDivisionPreference: Weighted, weightPreference: {dynamicWeight: AvailableReplicas}}\n";
-    let file = dir.path().join("repo.yaml");
-    std::fs::write(&file, repo).unwrap();
-    let file = file.display().to_string();
-    let (code, text, err) = run(&["explain", "deploy/web", "-f", &file], None);
+    let (code, text, err) = explain_over(repo, &["deploy/web"]);
     assert_eq!(code, 0, "{err}");
     assert!(
         text.contains("    none: the template has 0 replicas, which its resource requirements make the scheduler assign: every share is 0, spec.clusters stays empty\n"),
         "{text}"
     );
     assert!(!text.contains("not evaluated"), "{text}");
+}
+
+/// `explain ARGS -f FILE` over `repo` written to a file of its own: exit code, stdout, stderr.
+fn explain_over(repo: &str, args: &[&str]) -> (i32, String, String) {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("repo.yaml");
+    std::fs::write(&file, repo).unwrap();
+    let file = file.display().to_string();
+    run(&[&["explain"], args, &["-f", file.as_str()]].concat(), None)
 }
