@@ -1128,3 +1128,19 @@ fn explain_over(repo: &str, args: &[&str]) -> (i32, String, String) {
     let file = file.display().to_string();
     run(&[&["explain"], args, &["-f", file.as_str()]].concat(), None)
 }
+
+/// A Deployment scaled to 0 with requests under a cluster spread constraint that keeps fewer
+/// clusters than the placement names (`minGroups` 1: the selection cannot fail): the names do
+/// not decide which clusters the spread keeps, but every share is 0 whichever they are, so
+/// explain says no cluster receives it, as plan does.
+#[test]
+fn explain_zero_replicas_with_requests_under_a_narrowing_spread_go_nowhere() {
+    let repo = "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: web, namespace: default}\nspec:\n  replicas: 0\n  selector: {matchLabels: {app: web}}\n  template:\n    metadata: {labels: {app: web}}\n    spec: {containers: [{name: c, image: nginx, resources: {requests: {cpu: 100m}}}]}\n---\napiVersion: policy.karmada.io/v1alpha1\nkind: PropagationPolicy\nmetadata: {name: web, namespace: default}\nspec:\n  resourceSelectors: [{apiVersion: apps/v1, kind: Deployment, name: web}]\n  placement:\n    clusterAffinity: {clusterNames: [m1, m2, m3]}\n    replicaScheduling: {replicaSchedulingType: Duplicated}\n    spreadConstraints: [{spreadByField: cluster, maxGroups: 2, minGroups: 1}]\n";
+    let (code, text, err) = explain_over(repo, &["deploy/web"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        text.contains("every share is 0, spec.clusters stays empty\n"),
+        "{text}"
+    );
+    assert!(!text.contains("Dispatch per cluster"), "{text}");
+}

@@ -243,6 +243,29 @@ pub fn divides_replicas(template: &Value) -> bool {
     }
 }
 
+/// Whether a spread constraint may fail the selection whatever the clusters' state, as far as
+/// their names tell: one by cluster that asks for more than one (`minGroups`, the feasible
+/// clusters may be fewer: select_clusters_by_cluster.go), one by region (the clusters may
+/// declare none), or one the selection does not support (by label, zone, provider).
+pub fn spread_may_fail(placement: &Placement) -> bool {
+    placement.spread_constraints.iter().any(|c| {
+        !c.spread_by_label.is_empty()
+            || !matches!(c.spread_by_field.as_str(), "" | "cluster")
+            || c.min_groups.unwrap_or(1) > 1
+    })
+}
+
+/// Whether the scheduler assigns `template` 0 replicas on every cluster and so lists none: a
+/// workload with 0 replicas whose resource requests or node claim make the scheduler divide
+/// them all the same (`AssignReplicas`, pkg/scheduler/core/common.go:68), every share 0 and
+/// dropped (`removeZeroReplicasCluster`, common.go:153), and karmada-scheduler's
+/// `--enable-empty-workload-propagation` off by default, as this tool takes it
+/// (cmd/scheduler/app/options/options.go).
+pub fn assigned_nothing(template: &Value) -> bool {
+    crate::engine::replicas::workload::from_template(template)
+        .is_ok_and(|w| w.interpreted && w.replicas == 0 && w.requirements.is_some())
+}
+
 /// The manifest as the API server stores it: a namespaced template whose file sets no namespace
 /// is created in the request's namespace (`kubectl apply -n`, else `default`), and the override
 /// chain reads it from `metadata.namespace` to pick the OverridePolicies of that namespace
@@ -355,15 +378,27 @@ pub fn from_live_binding(
 pub fn or_named(
     clusters: Vec<Cluster>,
     placement: Option<&Placement>,
-    divides: bool,
+    names_decide: impl Fn(&Placement) -> bool,
 ) -> (Vec<Cluster>, bool) {
     if !clusters.is_empty() {
         return (clusters, false);
     }
-    match placement.and_then(|p| named_where_decided(p, divides)) {
-        Some(named) => (named, true),
+    match placement.filter(|p| names_decide(p)) {
+        Some(p) => (known_by_names(p), true),
         None => (clusters, false),
     }
+}
+
+/// Whether the names of the clusters `placement` selects decide where `template` goes, so
+/// that without Cluster objects it is evaluated over them: they decide the placement
+/// ([`super::placement::decided_by_names`]), or no cluster receives the template whatever
+/// they are (every share of its 0 replicas is 0, [`assigned_nothing`], and no spread
+/// constraint may fail the selection first).
+pub fn names_decide(placement: &Placement, template: &Value) -> bool {
+    super::placement::decided_by_names(placement, divides_replicas(template))
+        || (placement.targets_only_named_clusters()
+            && assigned_nothing(template)
+            && !spread_may_fail(placement))
 }
 
 /// Without Cluster objects, the clusters a placement is evaluated over where their names alone
@@ -371,13 +406,16 @@ pub fn or_named(
 /// picks among them by their state): clusters known by those names only. `plan` evaluates such
 /// a placement so too; any other is not evaluated (`None`).
 pub fn named_where_decided(placement: &Placement, divides: bool) -> Option<Vec<Cluster>> {
-    super::placement::decided_by_names(placement, divides).then(|| {
-        placement
-            .named_clusters()
-            .into_iter()
-            .map(Cluster::named)
-            .collect()
-    })
+    super::placement::decided_by_names(placement, divides).then(|| known_by_names(placement))
+}
+
+/// The clusters `placement` names, known by their names only.
+fn known_by_names(placement: &Placement) -> Vec<Cluster> {
+    placement
+        .named_clusters()
+        .into_iter()
+        .map(Cluster::named)
+        .collect()
 }
 
 /// Placement and overrides from the files: the eventual owner's placement over the Cluster
@@ -397,11 +435,9 @@ pub fn from_files(
         .eventual
         .and_then(|o| state.find_policy(o))
         .map(|p| state.policy(p).spec.scheduled_placement());
-    let (clusters, by_names) = or_named(
-        Cluster::from_inventory(inv),
-        placement,
-        divides_replicas(template),
-    );
+    let (clusters, by_names) = or_named(Cluster::from_inventory(inv), placement, |p| {
+        names_decide(p, template)
+    });
     let tpl = &state.templates[decision.template];
     let mut delivery = deliver(&DeliveryInput {
         template,

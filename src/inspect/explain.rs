@@ -104,7 +104,7 @@ pub fn policy_in_files(
     let (clusters, by_names) = crate::engine::delivery::or_named(
         crate::model::cluster::Cluster::from_inventory(inv),
         Some(spec_placement),
-        false,
+        |p| placement::decided_by_names(p, false),
     );
     view.unplaced = placement::unevaluated(spec_placement, &clusters);
     let mut evaluated = policy_view::placement(&state, p, &clusters);

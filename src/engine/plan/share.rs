@@ -9,8 +9,8 @@ use serde_json::Value;
 
 use super::{ClusterDelta, FieldChange, Share, UndecidedBy, ANY_CLUSTER};
 use crate::engine::delivery::{
-    assignment_of, deliver, divides_replicas, is_workload, named_where_decided, scheduled_clusters,
-    scheduler_traits, DeliveryInput,
+    assigned_nothing, assignment_of, deliver, divides_replicas, is_workload, named_where_decided,
+    scheduled_clusters, scheduler_traits, spread_may_fail, DeliveryInput,
 };
 use crate::engine::dependencies::Carriers;
 use crate::engine::overrides::apply_for_cluster;
@@ -417,29 +417,6 @@ fn divides_by_capacity(placement: &Placement, template: &Value) -> bool {
             Strategy::of(placement),
             Strategy::DynamicWeight | Strategy::Aggregated
         )
-}
-
-/// Whether a spread constraint may fail the selection whatever the clusters' state, as far as
-/// their names tell: one by cluster that asks for more than one (`minGroups`, the feasible
-/// clusters may be fewer: select_clusters_by_cluster.go), one by region (the clusters may
-/// declare none), or one the selection does not support (by label, zone, provider).
-fn spread_may_fail(placement: &Placement) -> bool {
-    placement.spread_constraints.iter().any(|c| {
-        !c.spread_by_label.is_empty()
-            || !matches!(c.spread_by_field.as_str(), "" | "cluster")
-            || c.min_groups.unwrap_or(1) > 1
-    })
-}
-
-/// Whether the scheduler assigns `template` 0 replicas on every cluster and so lists none: a
-/// workload with 0 replicas whose resource requests or node claim make the scheduler divide
-/// them all the same (`AssignReplicas`, pkg/scheduler/core/common.go:68), every share 0 and
-/// dropped (`removeZeroReplicasCluster`, common.go:153), and karmada-scheduler's
-/// `--enable-empty-workload-propagation` off by default, as this tool takes it
-/// (cmd/scheduler/app/options/options.go).
-fn assigned_nothing(template: &Value) -> bool {
-    crate::engine::replicas::workload::from_template(template)
-        .is_ok_and(|w| w.interpreted && w.replicas == 0 && w.requirements.is_some())
 }
 
 /// Whether `template` is a workload the default interpreter reads replicas from, with 0 of
