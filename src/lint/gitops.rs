@@ -410,7 +410,6 @@ fn with_repository(
     opts.under(&env)
 }
 
-/// A build that failed, as a finding at the line to edit.
 /// duplicate-identity for a copy an Argo CD Application renders but does not apply: it keeps
 /// the last copy of each object ([`environments::Superseded`]), which is no update of this one.
 fn superseded_finding(s: &environments::Superseded) -> Finding {
@@ -431,6 +430,7 @@ fn superseded_finding(s: &environments::Superseded) -> Finding {
     .related(source, *span, "the copy Argo CD applies")
 }
 
+/// A build that failed, as a finding at the line to edit.
 fn failure_finding(mapper: &Mapper<'_>, f: &environments::RenderFailure) -> Finding {
     let doc = match f.kind {
         FailureKind::Render => &RENDER_FAILED,
