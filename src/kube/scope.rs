@@ -83,6 +83,12 @@ const CLUSTER_SCOPED: &[(&str, &str)] = &[
     ("argoproj.io", "ClusterWorkflowTemplate"),
 ];
 
+/// The API group of an `apiVersion` (`apps/v1` → `apps`, `v1` → the core group, empty): the
+/// one spelling every layer above asks.
+pub fn group_of(api_version: &str) -> &str {
+    api_version.rsplit_once('/').map_or("", |(g, _)| g)
+}
+
 pub fn is_namespaced(api_version: &str, kind: &str) -> bool {
     // Asked for every document: the kinds first, by hash, as most are in no pair.
     static KINDS: std::sync::LazyLock<std::collections::HashSet<&str>> =
@@ -90,7 +96,7 @@ pub fn is_namespaced(api_version: &str, kind: &str) -> bool {
     if !KINDS.contains(kind) {
         return true;
     }
-    let group = api_version.rsplit_once('/').map_or("", |(g, _)| g);
+    let group = group_of(api_version);
     !cluster_scoped().any(|(g, k)| g == group && k == kind)
 }
 

@@ -373,9 +373,7 @@ impl Template {
     }
 }
 
-pub fn group_of(api_version: &str) -> &str {
-    api_version.rsplit_once('/').map_or("", |(g, _)| g)
-}
+pub use crate::kube::scope::group_of;
 
 /// One classified document.
 #[derive(Clone, Debug)]

@@ -10,6 +10,7 @@ use serde_json::Value as J;
 use super::live::{self, karmada, Discovered, Read, Request, ResourceType, Stats};
 use super::Document;
 use crate::kube::kinds::{CRB_ID_LABEL, RB_ID_LABEL};
+use crate::kube::scope::group_of;
 use crate::kube::{self, Conn, ConnectOptions, KubeError};
 
 /// Why a live session could not read what it needs.
@@ -329,9 +330,4 @@ impl TemplateReads<'_> {
             all_ok(reads, &[karmada::cluster()]),
         ]
     }
-}
-
-/// The group of an `apiVersion` (`apps/v1` → `apps`, `v1` → the core group, empty).
-fn group_of(api_version: &str) -> &str {
-    api_version.rsplit_once('/').map_or("", |(g, _)| g)
 }

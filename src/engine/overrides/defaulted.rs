@@ -54,7 +54,7 @@ const DEFAULTED_TREES: &[&str] = &["strategy", "updateStrategy", "rollingUpdate"
 /// the container's limit gives). `None` when the failure is certain: a custom resource (no
 /// defaults known here), a failure that is not a missing path, or a part nothing defaults.
 pub fn defaulted_field(api_version: &str, manifest: &Value, message: &str) -> Option<String> {
-    let group = api_version.rsplit_once('/').map_or("", |(g, _)| g);
+    let group = crate::model::group_of(api_version);
     let built_in = !group.contains('.') || group.ends_with(".k8s.io");
     if !built_in {
         return None;

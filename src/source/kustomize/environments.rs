@@ -17,6 +17,7 @@ use super::helm::Helm;
 use super::origin::{self, Mapper};
 use super::render::Kustomize;
 use super::units::{self, Output};
+use crate::kube::scope;
 use crate::source::{files, FieldPath, Loaded, Node, Source, Span, Value};
 
 pub use super::units::{
@@ -602,7 +603,7 @@ fn identity(root: &Node, namespace: Option<&str>) -> Option<[String; 4]> {
     let kind = root.get("kind")?.as_str()?;
     let meta = root.get("metadata")?;
     let name = meta.get("name")?.as_str()?;
-    let namespace = match crate::kube::scope::is_namespaced(api_version, kind) {
+    let namespace = match scope::is_namespaced(api_version, kind) {
         true => meta
             .get("namespace")
             .and_then(Node::as_str)
@@ -610,8 +611,7 @@ fn identity(root: &Node, namespace: Option<&str>) -> Option<[String; 4]> {
             .unwrap_or(""),
         false => "",
     };
-    let group = api_version.rsplit_once('/').map_or("", |(g, _)| g);
-    Some([group, kind, namespace, name].map(str::to_string))
+    Some([scope::group_of(api_version), kind, namespace, name].map(str::to_string))
 }
 
 /// The `metadata.name` of document `index` of an output, in the file to edit (a rendered
