@@ -248,11 +248,11 @@ pub fn divides_replicas(template: &Value) -> bool {
 /// clusters may be fewer: select_clusters_by_cluster.go), one by region (the clusters may
 /// declare none), or one the selection does not support (by label, zone, provider).
 pub fn spread_may_fail(placement: &Placement) -> bool {
-    placement.spread_constraints.iter().any(|c| {
-        !c.spread_by_label.is_empty()
-            || !matches!(c.spread_by_field.as_str(), "" | "cluster")
-            || c.min_groups.unwrap_or(1) > 1
-    })
+    use super::replicas::select::spread_field;
+    placement
+        .spread_constraints
+        .iter()
+        .any(|c| spread_field(c) != "cluster" || c.min_groups.unwrap_or(1) > 1)
 }
 
 /// Whether the scheduler assigns `template` 0 replicas on every cluster and so lists none: a

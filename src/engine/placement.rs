@@ -483,17 +483,14 @@ pub fn decided_by_names(placement: &Placement, divides: bool) -> bool {
 /// many as it asks for, so the selection takes them all (`selectBestClustersByCluster`,
 /// spreadconstraint/select_clusters_by_cluster.go: the first `min(maxGroups, n)` clusters).
 fn spread_keeps_every_name(placement: &Placement) -> bool {
-    let Some(affinity) = placement
+    let single = placement
         .cluster_affinity
         .as_ref()
-        .filter(|a| a.exclude.is_empty() && placement.cluster_affinities.is_none())
-    else {
+        .is_some_and(|a| a.exclude.is_empty() && placement.cluster_affinities.is_none());
+    if !single {
         return false;
-    };
-    let mut names: Vec<&str> = affinity.cluster_names.iter().map(String::as_str).collect();
-    names.sort_unstable();
-    names.dedup();
-    let n = names.len() as i64;
+    }
+    let n = placement.named_clusters().len() as i64;
     n > 0
         && placement.spread_constraints.iter().all(|c| {
             spread_field(c) == "cluster"
