@@ -143,21 +143,33 @@ impl PlacementResult {
         self.decided.error.is_none()
     }
 
-    /// The clusters the assignment leaves out that the other tie-break gives replicas: Webster's
-    /// ties follow the template's uid (`tieBreakerByUID`, pkg/util/helper/binding.go), which a
-    /// manifest not yet created lacks, so one replica over two equal weights goes to either.
-    pub fn under_other_tie_break(&self) -> Vec<String> {
+    /// The assignment under the other tie-break, where it differs: Webster's ties follow the
+    /// template's uid (`tieBreakerByUID`, pkg/util/helper/binding.go), which a manifest not yet
+    /// created lacks. Empty where the uid decides nothing.
+    pub fn other_tie_break(&self) -> &[super::replicas::Target] {
         use super::replicas::{AssignmentNote, Outcome};
         let Some(Outcome::Scheduled(s)) = &self.decided.assignment else {
-            return Vec::new();
+            return &[];
         };
         s.notes
             .iter()
-            .filter_map(|n| match n {
-                AssignmentNote::UidTieBreak { other } => Some(other),
+            .find_map(|n| match n {
+                AssignmentNote::UidTieBreak { other } => Some(other.as_slice()),
                 _ => None,
             })
-            .flatten()
+            .unwrap_or_default()
+    }
+
+    /// The clusters the assignment leaves out that the other tie-break gives replicas
+    /// ([`PlacementResult::other_tie_break`]): one replica over two equal weights goes to
+    /// either.
+    pub fn under_other_tie_break(&self) -> Vec<String> {
+        use super::replicas::Outcome;
+        let Some(Outcome::Scheduled(s)) = &self.decided.assignment else {
+            return Vec::new();
+        };
+        self.other_tie_break()
+            .iter()
             .filter(|t| !s.shares.iter().any(|share| share.cluster == t.cluster))
             .map(|t| t.cluster.clone())
             .collect()

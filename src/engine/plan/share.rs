@@ -328,22 +328,11 @@ impl SideView<'_> {
                 ..Delivered::default()
             };
         }
-        let otherwise = match p.decided.assignment.as_ref() {
-            Some(crate::engine::replicas::Outcome::Scheduled(s)) => s
-                .notes
-                .iter()
-                .find_map(|n| match n {
-                    crate::engine::replicas::AssignmentNote::UidTieBreak { other } => Some(
-                        other
-                            .iter()
-                            .map(|t| (t.cluster.clone(), i64::from(t.replicas)))
-                            .collect(),
-                    ),
-                    _ => None,
-                })
-                .unwrap_or_default(),
-            _ => Vec::new(),
-        };
+        let otherwise = p
+            .other_tie_break()
+            .iter()
+            .map(|t| (t.cluster.clone(), i64::from(t.replicas)))
+            .collect();
         let mut targets = scheduled_clusters(&p);
         targets.sort();
         // `replicas: 0` and no requirements: the scheduler lists every selected cluster with 0
