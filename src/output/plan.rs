@@ -184,7 +184,7 @@ impl Movement {
 
     fn of(d: &ClusterDelta) -> Movement {
         let (b, a) = (&d.before, &d.after);
-        let may = b.undecided || a.undecided;
+        let may = d.undecided();
         match (b.receives, a.receives) {
             (false, true) if may => Movement::MayGain,
             (false, true) => Movement::Gains,
@@ -634,8 +634,7 @@ fn change_json(c: &TemplatePlan) -> Value {
 
 /// Why a cluster of the template is `undecided` (the `may:` line), or null where none is.
 fn undecided_by_json(c: &TemplatePlan) -> Value {
-    let undecided = |d: &ClusterDelta| d.before.undecided || d.after.undecided;
-    if !c.clusters.iter().any(undecided) {
+    if !c.clusters.iter().any(ClusterDelta::undecided) {
         return Value::Null;
     }
     json!(match c.undecided_by {
@@ -918,8 +917,7 @@ fn env_text(p: &EnvPlan, color: bool) -> String {
 /// other line says it: the sentence, and a short form for the markdown comment, which repeats
 /// it under every such template.
 pub fn may_text(c: &TemplatePlan) -> Option<[&'static str; 2]> {
-    let undecided = |d: &&ClusterDelta| d.before.undecided || d.after.undecided;
-    let d = c.clusters.iter().find(undecided)?;
+    let d = c.clusters.iter().find(|d| d.undecided())?;
     if d.cluster == ANY_CLUSTER {
         return Some([
             "the scheduler picks among the clusters the placement selects by their labels or \

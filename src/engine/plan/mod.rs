@@ -228,6 +228,13 @@ pub struct ClusterDelta {
     pub except: Vec<String>,
 }
 
+impl ClusterDelta {
+    /// Whether either side only may hold the template (a candidate, [`Share::undecided`]).
+    pub fn undecided(&self) -> bool {
+        self.before.undecided || self.after.undecided
+    }
+}
+
 /// One template the change reaches.
 #[derive(Clone, Debug, PartialEq)]
 pub struct TemplatePlan {

@@ -591,10 +591,7 @@ fn an_undecided_placement_moved_to_other_names_is_planned() {
             ("m5", false, true)
         ]
     );
-    assert!(p.changes[0]
-        .clusters
-        .iter()
-        .all(|d| d.before.undecided || d.after.undecided));
+    assert!(p.changes[0].clusters.iter().all(ClusterDelta::undecided));
 }
 
 /// A spread constraint widened over the same named clusters (`maxGroups: 1` to `2`): which of
