@@ -252,6 +252,7 @@ impl SideView<'_> {
     /// picks among them by their state, those clusters as `undecided` candidates; any other
     /// placement reaches clusters the inputs do not describe.
     fn placed(&self, entry: &TemplateEntry, template: &Value, placement: &Placement) -> Delivered {
+        let divides = divides_replicas(template);
         let named: Vec<Cluster>;
         let clusters = if self.clusters.is_empty() {
             // Every share is 0 whatever the clusters: the scheduler lists none of them (unless
@@ -262,21 +263,18 @@ impl SideView<'_> {
             if placement.bounded_by_names().is_none() {
                 return Delivered {
                     targets: vec![ANY_CLUSTER.to_string()],
-                    undecided: !every_selected_cluster_receives(
-                        placement,
-                        divides_replicas(template),
-                    ),
+                    undecided: !every_selected_cluster_receives(placement, divides),
                     any_by_selectors: placement.affinities().next().is_some(),
                     ..Delivered::default()
                 };
             }
             // Named clusters the selectors (names and labels in one affinity), or the state,
             // pick among are candidates.
-            let Some(by_names) = named_where_decided(placement, divides_replicas(template)) else {
+            let Some(by_names) = named_where_decided(placement, divides) else {
                 return Delivered {
                     targets: candidates(placement),
                     undecided: true,
-                    may_keep_previous: divides_by_capacity(placement, template),
+                    may_keep_previous: divides_by_capacity(placement, divides),
                     ..Delivered::default()
                 };
             };
@@ -324,7 +322,7 @@ impl SideView<'_> {
                 targets,
                 undecided: true,
                 undecided_by: UndecidedBy::UndeclaredState,
-                may_keep_previous: divides_by_capacity(placement, template),
+                may_keep_previous: divides_by_capacity(placement, divides),
                 ..Delivered::default()
             };
         }
@@ -399,9 +397,10 @@ impl SideView<'_> {
 /// Whether the scheduler divides `template`'s replicas by the clusters' available replicas
 /// (dynamic weights, Aggregated), which may fail for want of them: `Clusters available
 /// replicas are not enough`, no FitError, so the binding keeps the clusters it has.
-fn divides_by_capacity(placement: &Placement, template: &Value) -> bool {
+/// `divides`: the template has replicas to divide ([`divides_replicas`]).
+fn divides_by_capacity(placement: &Placement, divides: bool) -> bool {
     use crate::engine::replicas::Strategy;
-    divides_replicas(template)
+    divides
         && matches!(
             Strategy::of(placement),
             Strategy::DynamicWeight | Strategy::Aggregated
