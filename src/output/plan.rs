@@ -395,10 +395,12 @@ fn removed_holding_message(
     );
     if !moved.is_empty() {
         out.push_str(&format!(
-            " {} move{} to another policy: only the clusters its placement selects keep {}.",
+            " {} move{} to another policy, whose schedule decides which clusters keep {} (see {} line{} under Templates).",
             list(moved),
             if moved.len() == 1 { "s" } else { "" },
-            if moved.len() == 1 { "it" } else { "them" }
+            if moved.len() == 1 { "it" } else { "them" },
+            if moved.len() == 1 { "its" } else { "their" },
+            if moved.len() == 1 { "" } else { "s" },
         ));
     }
     let kept = copies_when_deleted(preserve);
@@ -1043,8 +1045,9 @@ fn clusters_text(p: &EnvPlan) -> String {
 mod tests {
     use super::*;
 
-    /// A template moving to another policy keeps the clusters that policy selects: said
-    /// without presuming that it drops any (its own lines say which clusters change).
+    /// A template moving to another policy keeps the clusters that policy's schedule gives it
+    /// (all it has, where that schedule fails without a FitError): said without presuming that
+    /// it drops any, nor which (its own lines say which clusters change).
     #[test]
     fn a_removed_policy_whose_templates_move_says_who_keeps_them() {
         let deploy = |name: &str| ObjectRef {
@@ -1059,7 +1062,7 @@ mod tests {
             removed_holding_message(&PolicyRef::pp("demo", "old"), false, [&moved, &none, &none]);
         assert_eq!(
             message,
-            "pp/demo/old is removed while it holds 1 template; Karmada removes only its claim. deployment/demo/web moves to another policy: only the clusters its placement selects keep it."
+            "pp/demo/old is removed while it holds 1 template; Karmada removes only its claim. deployment/demo/web moves to another policy, whose schedule decides which clusters keep it (see its line under Templates)."
         );
     }
 
