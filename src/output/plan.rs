@@ -643,6 +643,7 @@ fn undecided_by_json(c: &TemplatePlan) -> Value {
         UndecidedBy::NoClusterObjects => "no-cluster-objects",
         UndecidedBy::UndeclaredState => "undeclared-cluster-state",
         UndecidedBy::UidTie => "uid-tie",
+        UndecidedBy::EarlierSchedule => "earlier-schedule",
     })
 }
 
@@ -936,6 +937,11 @@ pub fn may_text(c: &TemplatePlan) -> Option<[&'static str; 2]> {
              replicas (spread constraints, a division of the replicas), which the Cluster \
              objects do not declare (no status.resourceSummary)",
             "the scheduler's choice; the Cluster objects declare no status.resourceSummary",
+        ]),
+        UndecidedBy::EarlierSchedule => Some([
+            "the schedule before the change fails without a FitError, so the binding keeps \
+             the clusters an earlier schedule gave it (if any), which the inputs do not show",
+            "the binding's clusters before; its schedule fails without a FitError",
         ]),
         UndecidedBy::NoClusterObjects => Some([
             "the scheduler picks among the named clusters by their labels or state (spread \

@@ -288,6 +288,10 @@ pub enum UndecidedBy {
     /// Webster's ties follow the template's uid, which the manifest does not carry
     /// (`tieBreakerByUID`, pkg/util/helper/binding.go): each tie-break gives other clusters.
     UidTie,
+    /// The schedule before the change fails without a FitError, so the binding holds the
+    /// clusters an earlier schedule gave it ([`share::Delivered::held_unknown`]), which the
+    /// inputs do not show.
+    EarlierSchedule,
 }
 
 /// Where a template goes on each side, as [`Run::clusters`] compares them.
@@ -707,12 +711,14 @@ impl Run<'_> {
         } else if plan.moved == OwnerMove::Created {
             (Delivered::default(), Delivered::default())
         } else {
-            let own = before.delivered(
-                entry,
-                base_template,
-                plan.before.as_ref(),
-                self.settings.live,
-            );
+            let own = before
+                .delivered(
+                    entry,
+                    base_template,
+                    plan.before.as_ref(),
+                    self.settings.live,
+                )
+                .held_unknown();
             let carried = self.carried(&plan.template, before, self.base);
             (own.clone(), with_carriers(own, carried))
         };
@@ -839,7 +845,7 @@ impl Run<'_> {
             // The uid's own line says what it decides: another reason first.
             undecided_by: [&now, &was]
                 .into_iter()
-                .filter(|d| d.undecided)
+                .filter(|d| d.undecided || d.held_unknown)
                 .map(|d| d.undecided_by)
                 .min_by_key(|by| *by == UndecidedBy::UidTie)
                 .unwrap_or_default(),

@@ -81,6 +81,10 @@ pub struct Delivered {
     /// Clusters outside `targets` that keep the template only if the schedule fails that way
     /// ([`Delivered::or_kept`]): they may lose it, and gain nothing.
     pub kept_if_failed: BTreeSet<String>,
+    /// Any cluster outside `targets` may hold the template: the schedule fails without a
+    /// FitError, and the binding keeps the clusters an earlier schedule gave it, which the
+    /// inputs do not show ([`Delivered::held_unknown`]).
+    pub held_unknown: bool,
 }
 
 impl Delivered {
@@ -111,6 +115,18 @@ impl Delivered {
         }
         self.targets.extend(others);
         self.targets.sort();
+        self
+    }
+
+    /// The side before the change where its schedule fails without a FitError
+    /// ([`Delivered::error_keeps_previous`]): the binding holds whatever clusters an earlier
+    /// schedule gave it (none, if it never had one), so a cluster the change sends the template
+    /// to may hold it already.
+    pub fn held_unknown(mut self) -> Delivered {
+        if self.error_keeps_previous {
+            self.held_unknown = true;
+            self.undecided_by = UndecidedBy::EarlierSchedule;
+        }
         self
     }
 
@@ -483,9 +499,10 @@ pub fn compare(pair: &Pair<'_>) -> Vec<ClusterDelta> {
     for name in names {
         let share = |v: &SideView<'_>, d: &Delivered| -> (Share, Option<Value>) {
             if !d.covers(name) {
-                // Kept only where the new schedule fails: it may lose the template.
+                // Kept only where the new schedule fails: it may lose the template. Or held
+                // from a schedule before the inputs: it may have it already.
                 let share = Share {
-                    undecided: d.kept_if_failed.contains(name),
+                    undecided: d.kept_if_failed.contains(name) || d.held_unknown,
                     ..Share::default()
                 };
                 return (share, None);

@@ -756,6 +756,41 @@ fn a_schedule_that_fails_without_a_fit_error_keeps_the_clusters() {
     assert!(!cluster(c, "m1").after.receives, "{c:?}");
 }
 
+/// The mirror: the schedule before the change fails without a FitError, so the binding holds
+/// the clusters an earlier schedule gave it, which the inputs do not show (none, if it never
+/// had one). A cluster the change sends the template to may hold it already: it may gain it,
+/// for that reason.
+#[test]
+fn a_schedule_before_that_fails_without_a_fit_error_leaves_the_old_clusters_open() {
+    let clusters = registered_clusters(&["m1", "m2"]);
+    let pp = |extra: &str| {
+        format!("---\napiVersion: policy.karmada.io/v1alpha1\nkind: PropagationPolicy\nmetadata: {{name: a, namespace: default}}\nspec:\n  resourceSelectors: [{{apiVersion: apps/v1, kind: Deployment, name: nginx}}]\n  placement:\n    clusterAffinity: {{clusterNames: [m1]}}\n{extra}")
+    };
+    let failing =
+        pp("    spreadConstraints: [{spreadByField: cluster, maxGroups: 2, minGroups: 2}]\n");
+    let p = run(
+        &format!("{NGINX}{clusters}{failing}"),
+        &format!("{NGINX}{clusters}{}", pp("")),
+        "",
+    );
+    let c = &p.changes[0];
+    let m1 = cluster(c, "m1");
+    assert!(m1.before.undecided && !m1.before.receives, "{c:?}");
+    assert!(m1.after.receives && !m1.after.undecided, "{c:?}");
+    assert_eq!(c.undecided_by, UndecidedBy::EarlierSchedule, "{c:?}");
+    assert_eq!(c.clusters.len(), 1, "{c:?}");
+    // Failing the same way on both sides: the binding keeps what it has, and nothing changes.
+    let p = run(
+        &format!("{NGINX}{clusters}{failing}"),
+        &format!(
+            "{NGINX}{clusters}{}",
+            failing.replace("maxGroups: 2", "maxGroups: 3")
+        ),
+        "",
+    );
+    assert!(p.changes.iter().all(|c| c.clusters.is_empty()), "{p:?}");
+}
+
 /// A division by capacity the Cluster objects do not declare may also fail for want of it (no
 /// FitError: the binding keeps its clusters), so a cluster it leaves out only may lose the
 /// template; narrowed to one cluster that holds it, that cluster keeps it either way (every
