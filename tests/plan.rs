@@ -1897,6 +1897,15 @@ fn a_partial_clone_plans_without_the_blobs_its_filter_left_out() {
         "{err}"
     );
     assert!(!err.contains("--unshallow"), "{err}");
+    // Planned with PATHs that do not hold it (the policies' overlays, as CI runs it on every
+    // pull request): no input of the run, so it is left out like the GIF.
+    let o = plan_in(&dir, &["--base", "main", "apps/web/overlays"]);
+    let err = text(&o.stderr);
+    assert_eq!(o.status.code(), Some(1), "{}{err}", text(&o.stdout));
+    assert!(
+        err.contains("note: the base: docs/large.yaml is not in this clone's objects (a partial clone's filter left it out): the revision is rendered without it"),
+        "{err}"
+    );
 }
 
 /// A base policy admission refuses was never stored: removing it changes nothing on the

@@ -641,7 +641,7 @@ impl GitopsSides<'_> {
         let tree = tempfile::Builder::new()
             .prefix("karmada-policy-rev-")
             .tempdir()?;
-        let left_out = self.repo.write_tree(side, &ignore, tree.path())?;
+        let left_out = self.repo.write_tree(side, &ignore, &specs, tree.path())?;
         // The written tree is the repository: where the working tree's `.git` bounds it (what
         // may be read, where Flux's paths start when the tool runs below the root:
         // `source::kustomize::above_current_directory`), this marks the same place.

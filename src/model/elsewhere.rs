@@ -214,7 +214,7 @@ fn write_chart(
         let rel = p.strip_prefix(workdir).unwrap_or(p).to_string_lossy();
         !(within(&rel, chart) || within(chart, &rel))
     };
-    repo.write_tree(side, &outside_chart, dir.path())?;
+    repo.write_tree(side, &outside_chart, &[chart.to_string()], dir.path())?;
     Ok(dir)
 }
 

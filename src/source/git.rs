@@ -211,8 +211,10 @@ impl CloneKind {
             CloneKind::Shallow => {
                 " (a shallow clone? fetch the history with `git fetch --unshallow`)"
             }
+            // Neither shallow nor partial: the object store itself lacks it.
             CloneKind::Full if e.code() == ErrorCode::NotFound => {
-                " (a shallow or partial clone? fetch the history with `git fetch --unshallow`)"
+                " (the repository's object store lacks it: `git fsck` says what else is \
+                 missing, and a fresh clone has it)"
             }
             CloneKind::Full => "",
         }
@@ -472,11 +474,14 @@ impl GitRepo {
     /// a checkout would (submodules and symlinks left out), so that kustomize and helm render
     /// the revision as they render the working tree: a chart needs its `templates/_helpers.tpl`
     /// and a kustomization its generator files, which are not manifests. Notes what a partial
-    /// clone lacks and was left out.
+    /// clone lacks and was left out. `inputs` are the run's PATHs from the repository's root
+    /// ([`GitRepo::pathspecs`]; none: the whole repository): a manifest among them that the
+    /// clone lacks is an error.
     pub fn write_tree(
         &self,
         side: &Side,
         ignore: &dyn Fn(&Path) -> bool,
+        inputs: &[String],
         dest: &Path,
     ) -> Result<Vec<String>, GitError> {
         let select = Selector {
@@ -501,12 +506,21 @@ impl GitRepo {
             let name = lossy(&path);
             let blob = match self.repo.find_blob(oid) {
                 Ok(blob) => blob,
-                // Kustomize and helm read any file, but only a manifest's absence would be
-                // taken for its deletion: another file a partial clone lacks is left out, and
-                // a root that reads it fails to render, which its environment then says.
-                Err(e) if e.code() == ErrorCode::NotFound && !is_manifest_name(&name) => {
+                // Kustomize and helm read any file, but only the absence of a manifest the
+                // run reads as an input would be taken for its deletion: another file a partial
+                // clone lacks (a vendored swagger.json beside the chart linted) is left out,
+                // and a root that reads it fails to render, which its environment then says.
+                Err(e)
+                    if e.code() == ErrorCode::NotFound
+                        && !(files::is_manifest_name(&name) && among(&name, inputs)) =>
+                {
+                    let why = match CloneKind::of(&self.repo) {
+                        CloneKind::Partial => " (a partial clone's filter left it out)",
+                        CloneKind::Shallow => " (a shallow clone)",
+                        CloneKind::Full => "",
+                    };
                     notes.push(format!(
-                        "{name} is not in this clone's objects (a partial clone's filter left it out): the revision is rendered without it"
+                        "{name} is not in this clone's objects{why}: the revision is rendered without it"
                     ));
                     continue;
                 }
@@ -1144,16 +1158,34 @@ fn normalize(p: &Path) -> PathBuf {
 
 /// Whether a file is read as manifests (YAML or JSON), whose absence from a revision would be
 /// taken for the deletion of its objects.
-fn is_manifest_name(name: &str) -> bool {
-    let lower = name.to_ascii_lowercase();
-    [".yaml", ".yml", ".json"]
-        .iter()
-        .any(|ext| lower.ends_with(ext))
+/// Whether repository path `name` is one of `inputs` or under one (no inputs: the whole
+/// repository; `""`: its root).
+fn among(name: &str, inputs: &[String]) -> bool {
+    inputs.is_empty()
+        || inputs.iter().any(|input| {
+            input.is_empty()
+                || name == input
+                || name
+                    .strip_prefix(input.as_str())
+                    .is_some_and(|rest| rest.starts_with('/'))
+        })
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A run's inputs are its PATHs and what lies under them; none is the whole repository.
+    #[test]
+    fn among_the_inputs_is_a_path_or_under_one() {
+        let inputs = ["deploy".to_string(), "chart/values.yaml".to_string()];
+        assert!(among("deploy/pp.yaml", &inputs));
+        assert!(among("chart/values.yaml", &inputs));
+        assert!(!among("deployments/pp.yaml", &inputs));
+        assert!(!among("vendor/swagger.json", &inputs));
+        assert!(among("vendor/swagger.json", &[]));
+        assert!(among("vendor/swagger.json", &[String::new()]));
+    }
 
     /// A revision counted back cannot be fetched by name: the hint deepens the clone instead.
     #[test]
