@@ -131,27 +131,41 @@ fn every_real_problem_is_at_the_line_to_edit_and_the_gates_come_from_the_karmada
 }
 
 #[test]
-fn without_helm_the_chart_is_a_note_and_the_rest_is_linted() {
-    let test = "without_helm_the_chart_is_a_note_and_the_rest_is_linted";
+fn without_helm_the_chart_is_a_warning_and_the_rest_is_linted() {
+    let test = "without_helm_the_chart_is_a_warning_and_the_rest_is_linted";
     if !kustomize_available(test) {
         return;
     }
     let o = run_without_helm(&["lint", "-o", "json", REPO]);
     assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
     let v = json(&o);
+    // The chart is not rendered: said where its environment's findings go, and that
+    // environment lists it as unrendered (a run that found nothing there has not looked).
     assert_eq!(
         places(&v),
-        [(
-            "invalid-cluster-name".to_string(),
-            format!("{REPO}/platform-policies.yaml:13")
-        )]
+        [
+            (
+                "renderer-not-found".to_string(),
+                format!("{REPO}/charts/shop/Chart.yaml:1")
+            ),
+            (
+                "invalid-cluster-name".to_string(),
+                format!("{REPO}/platform-policies.yaml:13")
+            )
+        ]
     );
-    assert!(
-        stderr(&o).contains(&format!(
-            "note: {REPO}/charts/shop: Helm chart not linted (helm is not on PATH)"
-        )),
-        "{}",
-        stderr(&o)
+    let unrendered: Vec<&serde_json::Value> = v["environments"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .flat_map(|e| e["unrendered"].as_array().unwrap())
+        .collect();
+    assert_eq!(
+        unrendered,
+        [&serde_json::Value::from(format!(
+            "{REPO}/charts/shop/Chart.yaml:1:1"
+        ))],
+        "{v}"
     );
 }
 
@@ -356,11 +370,16 @@ fn an_unrendered_app_of_apps_keeps_application_directories_apart() {
         .output()
         .expect("binary runs");
     let v = json(&o);
-    assert_eq!(places(&v), Vec::<(String, String)>::new(), "{v}");
-    assert!(
-        stderr(&o).contains("apps: Helm chart not linted (helm is not on PATH)"),
-        "{}",
-        stderr(&o)
+    let not_rendered = |chart: &str| {
+        (
+            "renderer-not-found".to_string(),
+            format!("{chart}/Chart.yaml:1"),
+        )
+    };
+    assert_eq!(
+        places(&v),
+        [not_rendered("apps"), not_rendered("web")],
+        "{v}"
     );
 }
 

@@ -13,7 +13,7 @@ use std::path::{Path, PathBuf};
 
 use super::rules;
 use super::rules::input::{UNRENDERED_TEMPLATE, YAML_SYNTAX};
-use super::rules::render_failed::{REMOTE_RESOURCE, RENDER_FAILED};
+use super::rules::render_failed::{REMOTE_RESOURCE, RENDERER_NOT_FOUND, RENDER_FAILED};
 use super::{Finding, LintOptions, Linted, Location};
 use crate::context::{Config, Context};
 use crate::model::elsewhere::Elsewhere;
@@ -437,6 +437,7 @@ fn failure_finding(mapper: &Mapper<'_>, f: &environments::RenderFailure) -> Find
         FailureKind::Remote => &REMOTE_RESOURCE,
         FailureKind::Syntax => &YAML_SYNTAX,
         FailureKind::Templating => &UNRENDERED_TEMPLATE,
+        FailureKind::NoRenderer => &RENDERER_NOT_FOUND,
     };
     let finding = Finding::new(doc.id, doc.default_severity, f.message.clone());
     match mapper.file(&f.file) {

@@ -1,5 +1,6 @@
 //! `render-failed`: a kustomize (or helm) root of the repository that does not build, and
-//! `remote-resource-not-fetched`: one the linter does not build because it would fetch a URL.
+//! `remote-resource-not-fetched`: one the linter does not build because it would fetch a URL;
+//! `renderer-not-found`: one it cannot build because kustomize or helm is not installed.
 //! The GitOps rendering (`crate::lint::gitops`) reports them while it reads the inputs, before
 //! any other phase: what does not render cannot be checked.
 
@@ -45,8 +46,28 @@ pub const REMOTE_RESOURCE: RuleDoc = RuleDoc {
                 fluxcd/source-controller internal/helm/chart (DependencyManager); argo-cd reposerver (helm dependency build)",
 };
 
+pub const RENDERER_NOT_FOUND: RuleDoc = RuleDoc {
+    id: "renderer-not-found",
+    group: RuleGroup::Input,
+    default_severity: Severity::Warning,
+    summary: "kustomize or helm is not installed, so a root or chart of the repository is not rendered",
+    rationale: "Flux and Argo CD render every kustomization and chart they apply; without the \
+                renderer the linter cannot, so that root's objects, and any policy among them, \
+                are not checked, and its environment reads `not linted: it did not render` (or \
+                `linted but for the root that did not render`). A run that found nothing there \
+                has not looked. The repository is not at fault, so this is a warning; raise it \
+                to an error (`rules: {renderer-not-found: error}`) where CI must not pass \
+                without the renderers.",
+    example: "# charts/shop/Chart.yaml, linted where helm is not on PATH\napiVersion: v2\nname: shop\nversion: 0.1.0\n",
+    fix: "Install the renderer where the linter runs (kubectl or kustomize for \
+          kustomizations, helm for charts), or set its path: `gitops.kustomize`, \
+          `gitops.helm` in .karmada-policy.yaml.",
+    reference: "kustomize build, helm template; fluxcd/kustomize-controller and \
+                helm-controller; argo-cd reposerver",
+};
+
 pub static RULE: Rule = Rule {
-    docs: &[RENDER_FAILED, REMOTE_RESOURCE],
+    docs: &[RENDER_FAILED, REMOTE_RESOURCE, RENDERER_NOT_FOUND],
     checks: &[Check::Rendering],
 };
 
@@ -58,6 +79,7 @@ pub fn leaves_out(rule: &str) -> bool {
     [
         RENDER_FAILED.id,
         REMOTE_RESOURCE.id,
+        RENDERER_NOT_FOUND.id,
         crate::lint::rules::input::UNRENDERED_TEMPLATE.id,
     ]
     .contains(&rule)

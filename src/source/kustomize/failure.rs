@@ -137,6 +137,22 @@ pub enum FailureKind {
     /// A file of the build holds unrendered `{{ }}` templating, which YAML reads as a mapping
     /// where kustomize wants a scalar (`unrendered-template`, at the template).
     Templating,
+    /// The renderer is not installed (`renderer-not-found`): the root was not built at all.
+    NoRenderer,
+}
+
+/// A root or chart that was not built because its renderer is not installed (`missing` says
+/// which, and where it was looked for), at the first line of its kustomization or `Chart.yaml`
+/// (`file`); `more` is said after.
+pub fn not_built(file: PathBuf, missing: &str, more: &str) -> RenderFailure {
+    RenderFailure {
+        file,
+        span: Span::point(1, 1),
+        message: format!("not rendered: {missing}, so nothing of it is linted{more}"),
+        kind: FailureKind::NoRenderer,
+        inputs: 0,
+        output: String::new(),
+    }
 }
 
 /// The failure of the build of `dir`, placed at the line to edit.

@@ -24,10 +24,11 @@ pub struct Helm {
 }
 
 impl Helm {
-    /// The configured command, else `helm` when on PATH.
+    /// The configured command, else `helm` when on PATH; `None` when the program does not
+    /// exist.
     pub fn find(configured: Option<&str>) -> Option<Helm> {
         let command: Vec<String> = match configured {
-            Some(c) => c.split_whitespace().map(str::to_string).collect(),
+            Some(c) => super::render::configured_command(c)?,
             None if on_path("helm") => vec!["helm".into()],
             None => return None,
         };

@@ -2,7 +2,7 @@
 //! Helm charts, plain files) with what each is rendered with, and the renders themselves,
 //! made once per run and shared by every environment that uses them.
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 pub use super::argo::OnRemoval;
@@ -145,9 +145,7 @@ pub struct Renders {
     builds: BTreeMap<BuildSpec, Result<Build, RenderError>>,
     charts: BTreeMap<(PathBuf, Option<HelmValues>), Result<String, RenderError>>,
     files: BTreeMap<PathBuf, Option<Loaded>>,
-    kustomize_noted: bool,
-    charts_noted: BTreeSet<PathBuf>,
-    /// What rendering said (no kustomize, charts not rendered...), in the order it was said.
+    /// What rendering said (a file it could not read), in the order it was said.
     pub notes: Vec<String>,
 }
 
@@ -172,8 +170,6 @@ impl Renders {
             builds: BTreeMap::new(),
             charts: BTreeMap::new(),
             files: BTreeMap::new(),
-            kustomize_noted: false,
-            charts_noted: BTreeSet::new(),
             notes: Vec::new(),
         }
     }
@@ -189,21 +185,10 @@ impl Renders {
                 _ => {}
             }
         }
-        if !specs.is_empty() {
-            match &self.kustomize {
-                Some(k) => {
-                    let built =
-                        k.build_specs(&specs, Some(&self.confine), render::default_workers());
-                    self.builds.extend(built);
-                }
-                None if !self.kustomize_noted => {
-                    self.kustomize_noted = true;
-                    self.notes.push(
-                        "no kustomize found (neither `kustomize` nor `kubectl` on PATH): kustomize roots were not linted; install kubectl or set gitops.kustomize in .karmada-policy.yaml".into(),
-                    );
-                }
-                None => {}
-            }
+        // Without kustomize each root fails as not built (`renderer-not-found`, [`output`]).
+        if let (false, Some(k)) = (specs.is_empty(), &self.kustomize) {
+            let built = k.build_specs(&specs, Some(&self.confine), render::default_workers());
+            self.builds.extend(built);
         }
         for key in charts {
             self.chart(&key.0, key.1.as_ref());
@@ -215,8 +200,8 @@ impl Renders {
         self.builds.get(spec)
     }
 
-    /// A chart's `helm template` output, rendered once; `None` (noted once per chart) without
-    /// helm.
+    /// A chart's `helm template` output, rendered once; `None` without helm (the chart then
+    /// fails as not built, [`output`]).
     pub(super) fn chart(
         &mut self,
         dir: &Path,
@@ -225,13 +210,6 @@ impl Renders {
         let key = (dir.to_path_buf(), values.cloned());
         if !self.charts.contains_key(&key) {
             let Some(h) = &self.helm else {
-                if self.charts_noted.insert(dir.to_path_buf()) {
-                    self.notes.push(format!(
-                        "{}: Helm chart not linted (helm is not on PATH); lint it with `helm template {} | kubectl karmada-policy lint -`",
-                        dir.display(),
-                        dir.display()
-                    ));
-                }
                 return None;
             };
             let rendered = match values {
@@ -337,7 +315,21 @@ pub fn output(repo: &Repository, unit: &Unit, renders: &mut Renders) -> Output {
                 output: output_of(unit),
                 ..failure::locate(repo, &spec.dir, e)
             }),
-            None => Output::Nothing,
+            None => Output::Failed(RenderFailure {
+                inputs: failure::inputs_digest(&failure::build_reads(
+                    repo,
+                    &spec.dir,
+                    &renders.confine,
+                )),
+                output: output_of(unit),
+                ..failure::not_built(
+                    super::discover::kustomization_file(&spec.dir)
+                        .unwrap_or_else(|| spec.dir.clone()),
+                    "no kustomize found (`kustomize` or `kubectl` on PATH, or gitops.kustomize \
+                     in .karmada-policy.yaml)",
+                    "",
+                )
+            }),
         },
         UnitKind::Chart(dir, values) => match renders.chart(dir, values.as_ref()) {
             Some(Ok(text)) => {
@@ -354,7 +346,18 @@ pub fn output(repo: &Repository, unit: &Unit, renders: &mut Renders) -> Output {
                 output: output_of(unit),
                 ..failure::locate_chart(dir, e)
             }),
-            None => Output::Nothing,
+            None => Output::Failed(RenderFailure {
+                inputs: failure::inputs_digest(std::slice::from_ref(dir)),
+                output: output_of(unit),
+                ..failure::not_built(
+                    dir.join("Chart.yaml"),
+                    "no helm found (on PATH, or gitops.helm in .karmada-policy.yaml)",
+                    &format!(
+                        "; or lint its output: `helm template {} | kubectl karmada-policy lint -`",
+                        dir.display()
+                    ),
+                )
+            }),
         },
     }
 }
