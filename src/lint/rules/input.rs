@@ -43,7 +43,10 @@ pub const UNRENDERED_TEMPLATE: RuleDoc = RuleDoc {
         "Helm charts, kustomize inputs and envsubst files are not what reaches the API server. \
                 Linting them gives meaningless answers.",
     example: "metadata:\n  name: {{ .Values.name }}\n",
-    fix: "Lint the rendered output: `helm template . | kubectl karmada-policy lint -`.",
+    fix: "Lint what reaches the API server: the rendered output of the chart (`helm template \
+          CHART | kubectl karmada-policy lint -`), of the kustomization \
+          (`kubectl kustomize DIR | kubectl karmada-policy lint -`), or of the script that \
+          fills the placeholders (`envsubst < FILE | kubectl karmada-policy lint -`).",
     reference: "",
 };
 
