@@ -769,3 +769,46 @@ fn n_names_the_template_s_namespace_over_a_repository_and_moves_nothing() {
         "{err}"
     );
 }
+
+/// An environment nothing declares is named after its root's path in the repository, wherever
+/// the tool runs from: `lint .` inside `apps/web` names it `apps/web`, as from the top (not
+/// `.`), and `--env apps/web` takes it there too.
+#[test]
+fn an_undeclared_root_has_one_name_from_any_directory() {
+    let test = "an_undeclared_root_has_one_name_from_any_directory";
+    if !kustomize_available(test) {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    write_files(
+        dir.path(),
+        &[
+            ("apps/web/kustomization.yaml", "resources: [policy.yaml]\n"),
+            (
+                "apps/web/policy.yaml",
+                "apiVersion: policy.karmada.io/v1alpha1\nkind: PropagationPolicy\nmetadata: {name: web, namespace: web}\nspec:\n  resourceSelectors: [{apiVersion: apps/v1, kind: Deployment, name: web}]\n  placement:\n    clusterAffinity: {clusterNames: [member1]}\n",
+            ),
+        ],
+    );
+    git(dir.path(), &["init", "-q", "-b", "main"]);
+    let names_from = |cwd: &Path, args: &[&str]| -> Vec<String> {
+        let o = Command::new(env!("CARGO_BIN_EXE_kubectl-karmada_policy"))
+            .args([&["lint", "-o", "json"], args].concat())
+            .current_dir(cwd)
+            .output()
+            .unwrap();
+        assert_eq!(o.status.code(), Some(0), "{}{}", stdout(&o), stderr(&o));
+        let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+        environment_names(&v)
+            .into_iter()
+            .map(str::to_string)
+            .collect()
+    };
+    let inside = dir.path().join("apps/web");
+    assert_eq!(names_from(dir.path(), &["."]), ["apps/web"]);
+    assert_eq!(names_from(&inside, &["."]), ["apps/web"]);
+    assert_eq!(
+        names_from(&inside, &[".", "--env", "apps/web"]),
+        ["apps/web"]
+    );
+}

@@ -366,6 +366,19 @@ pub fn shown_dir(dir: &Path) -> String {
     as_dir(dir).display().to_string()
 }
 
+/// A root's directory as the name of the environment it makes when nothing declares one: its
+/// path from the root of the git working tree it is in (`apps/web`, wherever the tool runs
+/// from, as a Flux cluster's name is), else as the user reaches it ([`shown_dir`]).
+pub fn root_name(dir: &Path) -> String {
+    let from_top = || {
+        let abs = std::fs::canonicalize(as_dir(dir)).ok()?;
+        let top = git_work_tree(&abs)?;
+        let rel = abs.strip_prefix(top).ok()?;
+        Some(shown_dir(rel))
+    };
+    from_top().unwrap_or_else(|| shown_dir(dir))
+}
+
 /// The path from directory `from` to `to` (both absolute and canonical).
 pub fn relative(from: &Path, to: &Path) -> PathBuf {
     let from: Vec<_> = from.components().collect();

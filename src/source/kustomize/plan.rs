@@ -35,7 +35,7 @@ use super::flux::{self, FluxKustomization, FluxSource, HelmRelease, SourceRef};
 use super::helm::HelmValues;
 use super::render::BuildSpec;
 use super::units::{self, ArgoApplication, Output, Plan, Renders, Target, Unit, UnitKind};
-use super::{normalize, shown_dir};
+use super::{normalize, root_name, shown_dir};
 use crate::source::{files, Node};
 
 /// How deep Kustomizations applying Kustomizations are followed (a cycle stops earlier).
@@ -991,7 +991,7 @@ impl Planner<'_> {
                 );
             }
             plans.push(undeclared(
-                shown_dir(r),
+                root_name(r),
                 Some(r.clone()),
                 units,
                 Target::Undeclared,
@@ -1015,7 +1015,7 @@ impl Planner<'_> {
                     .push(Unit::new(UnitKind::Plain(p.clone())));
             }
             for (dir, units) in by_dir {
-                plans.push(undeclared(shown_dir(&dir), Some(dir), units, Target::Loose));
+                plans.push(undeclared(root_name(&dir), Some(dir), units, Target::Loose));
             }
         } else if rest_roots.is_empty() && rest_charts.is_empty() && !rest_plain.is_empty() {
             plans.push(undeclared(
@@ -1034,7 +1034,7 @@ impl Planner<'_> {
                 units.extend(plain_units());
             }
             plans.push(undeclared(
-                shown_dir(&c),
+                root_name(&c),
                 Some(c),
                 units,
                 Target::Undeclared,
