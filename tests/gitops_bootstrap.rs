@@ -874,10 +874,11 @@ fn an_unrendered_template_in_a_listed_file_is_reported_at_the_template() {
         &[
             (
                 "crds/kustomization.yaml",
-                "resources:\n- crd.yaml\npatches:\n- path: patches/webhook.yaml\n",
+                "resources:\n- crd.yaml\npatches:\n- path: patches/webhook.yaml\n- path: patches/cainjection.yaml\n",
             ),
             ("crds/crd.yaml", crd),
             ("crds/patches/webhook.yaml", patch),
+            ("crds/patches/cainjection.yaml", patch),
         ],
     );
     let (out, v) = lint_json(root, &[]);
@@ -891,6 +892,20 @@ fn an_unrendered_template_in_a_listed_file_is_reported_at_the_template() {
         "{f:?}"
     );
     assert!(f[0].2.contains("kustomize cannot build"), "{f:?}");
+    // kustomize stops at the first; the second patch is named beside it, not one fix later.
+    let related = &v["findings"][0]["related"];
+    assert_eq!(related.as_array().map(Vec::len), Some(1), "{related}");
+    assert_eq!(
+        related[0]["file"], "crds/patches/cainjection.yaml",
+        "{related}"
+    );
+    assert_eq!(related[0]["line"], 10, "{related}");
+    assert!(
+        related[0]["message"]
+            .as_str()
+            .is_some_and(|m| m.starts_with("also: unrendered template `{{caBundle}}`")),
+        "{related}"
+    );
 }
 
 #[test]

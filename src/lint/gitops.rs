@@ -440,10 +440,17 @@ fn failure_finding(mapper: &Mapper<'_>, f: &environments::RenderFailure) -> Find
         FailureKind::NoRenderer => &RENDERER_NOT_FOUND,
     };
     let finding = Finding::new(doc.id, doc.default_severity, f.message.clone());
-    match mapper.file(&f.file) {
+    let mut finding = match mapper.file(&f.file) {
         Some(l) => finding.at(&l.source, f.span),
         None => finding,
+    };
+    // The build's other broken files, which kustomize would name one fix at a time.
+    for (file, span, message) in &f.also {
+        if let Some(l) = mapper.file(file) {
+            finding = finding.related(&l.source, *span, format!("also: {message}"));
+        }
     }
+    finding
 }
 
 /// Where the objects of an environment that set no namespace go: the unit's (Flux

@@ -27,6 +27,9 @@ pub struct RenderFailure {
     /// The name the root's output would have had ([`super::units::output_name`]): its
     /// objects' documents carry it on the side where it rendered.
     pub output: String,
+    /// The build's other broken files (not valid YAML, or unrendered templating), each at its
+    /// first problem: kustomize stops at the first, and fixing it would only show the next.
+    pub also: Vec<(PathBuf, Span, String)>,
 }
 
 /// At most this many files are read for one digest; a larger tree has none (0), and its
@@ -152,6 +155,7 @@ pub fn not_built(file: PathBuf, missing: &str, more: &str) -> RenderFailure {
         kind: FailureKind::NoRenderer,
         inputs: 0,
         output: String::new(),
+        also: Vec::new(),
     }
 }
 
@@ -175,9 +179,10 @@ pub fn locate(repo: &Repository, dir: &Path, err: &RenderError) -> RenderFailure
             },
             inputs: 0,
             output: String::new(),
+            also: Vec::new(),
         },
         RenderError::Build(message) => {
-            if let Some(f) = broken_file(repo, dir) {
+            if let Some(f) = broken_files(repo, dir) {
                 return RenderFailure {
                     message: format!(
                         "{} (kustomize cannot build {} because of it)",
@@ -196,6 +201,7 @@ pub fn locate(repo: &Repository, dir: &Path, err: &RenderError) -> RenderFailure
                 kind: FailureKind::Render,
                 inputs: 0,
                 output: String::new(),
+                also: Vec::new(),
             }
         }
         RenderError::Run { .. } => RenderFailure {
@@ -205,6 +211,7 @@ pub fn locate(repo: &Repository, dir: &Path, err: &RenderError) -> RenderFailure
             kind: FailureKind::Render,
             inputs: 0,
             output: String::new(),
+            also: Vec::new(),
         },
     }
 }
@@ -226,6 +233,7 @@ pub fn locate_chart(dir: &Path, err: &RenderError) -> RenderFailure {
             kind: FailureKind::Render,
             inputs: 0,
             output: String::new(),
+            also: Vec::new(),
         };
     }
     // A kustomize-style build error carries helm's own words; other errors say what ran.
@@ -243,6 +251,7 @@ pub fn locate_chart(dir: &Path, err: &RenderError) -> RenderFailure {
             kind: FailureKind::Render,
             inputs: 0,
             output: String::new(),
+            also: Vec::new(),
         };
     }
     let file = dir.join("Chart.yaml");
@@ -262,6 +271,7 @@ pub fn locate_chart(dir: &Path, err: &RenderError) -> RenderFailure {
             kind: FailureKind::Remote,
             inputs: 0,
             output: String::new(),
+            also: Vec::new(),
         };
     }
     RenderFailure {
@@ -271,6 +281,7 @@ pub fn locate_chart(dir: &Path, err: &RenderError) -> RenderFailure {
         kind: FailureKind::Render,
         inputs: 0,
         output: String::new(),
+        also: Vec::new(),
     }
 }
 
@@ -306,32 +317,41 @@ fn missing_dependency(message: &str) -> Option<&str> {
         .filter(|n| !n.is_empty())
 }
 
-/// The first file of the build (resources and patches of every kustomization it builds on)
-/// that is not valid YAML, or holds unrendered templating (`caBundle: {{caBundle}}`, which a
-/// script fills before the build; kustomize's error then names no file): its first problem.
-fn broken_file(repo: &Repository, dir: &Path) -> Option<RenderFailure> {
+/// The files of the build (resources and patches of every kustomization it builds on) that
+/// are not valid YAML, or hold unrendered templating (`caBundle: {{caBundle}}`, which a script
+/// fills before the build; kustomize's error then names no file), each at its first problem:
+/// the first as the failure, the others in its `also`.
+fn broken_files(repo: &Repository, dir: &Path) -> Option<RenderFailure> {
     let files: Vec<PathBuf> = repo
         .closure(dir)
         .iter()
         .filter_map(|d| repo.kustomizations.get(d))
         .flat_map(|k| k.files.iter().cloned())
         .collect();
-    files.iter().filter(|f| f.is_file()).find_map(|f| {
-        let loaded = files::read(f).ok()?;
-        let (p, kind) = loaded.problems.iter().find_map(|p| match p.kind {
-            ProblemKind::Syntax => Some((p, FailureKind::Syntax)),
-            ProblemKind::Templating => Some((p, FailureKind::Templating)),
-            _ => None,
-        })?;
-        Some(RenderFailure {
-            file: f.clone(),
-            span: p.span,
-            message: p.message.clone(),
-            kind,
-            inputs: 0,
-            output: String::new(),
-        })
-    })
+    let mut seen = std::collections::BTreeSet::new();
+    let mut broken = files
+        .iter()
+        .filter(|f| f.is_file() && seen.insert((*f).clone()))
+        .filter_map(|f| {
+            let loaded = files::read(f).ok()?;
+            let (p, kind) = loaded.problems.iter().find_map(|p| match p.kind {
+                ProblemKind::Syntax => Some((p, FailureKind::Syntax)),
+                ProblemKind::Templating => Some((p, FailureKind::Templating)),
+                _ => None,
+            })?;
+            Some(RenderFailure {
+                file: f.clone(),
+                span: p.span,
+                message: p.message.clone(),
+                kind,
+                inputs: 0,
+                output: String::new(),
+                also: Vec::new(),
+            })
+        });
+    let mut first = broken.next()?;
+    first.also = broken.map(|b| (b.file, b.span, b.message)).collect();
+    Some(first)
 }
 
 /// The place in a kustomization of the build that names a path the message quotes (the last
