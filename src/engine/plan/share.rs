@@ -90,9 +90,9 @@ pub struct Delivered {
 impl Delivered {
     /// Where Webster's tie follows the template's uid, which the manifest lacks
     /// ([`Delivered::otherwise`]): a cluster only the other tie-break gives replicas may
-    /// receive it, those both give receive it for certain. For a side compared with one whose
-    /// division does not tie: where both tie, the same uid breaks both, and they are compared
-    /// under one tie-break (the report gives the other).
+    /// receive it (with those replicas), those both give receive it for certain. For a side
+    /// compared with one whose division does not tie: where both tie, the same uid breaks
+    /// both, and they are compared under one tie-break (the report gives the other).
     pub fn with_uid_candidates(mut self) -> Delivered {
         let others: Vec<String> = self
             .otherwise
@@ -113,6 +113,14 @@ impl Delivered {
             self.undecided = true;
             self.undecided_by = UndecidedBy::UidTie;
         }
+        // Each with the replicas the other tie-break gives it.
+        let counts: Vec<(String, i64)> = self
+            .otherwise
+            .iter()
+            .filter(|(c, _)| others.contains(c))
+            .cloned()
+            .collect();
+        self.replicas.extend(counts);
         self.targets.extend(others);
         self.targets.sort();
         self

@@ -303,6 +303,9 @@ fn a_cluster_a_division_leaves_without_replicas_does_not_receive_it() {
         .collect();
     assert_eq!(candidates, [("m1", true, true), ("m2", true, true)]);
     assert_eq!(c.undecided_by, UndecidedBy::UidTie);
+    // Each with the replica the tie-break that sends it there gives it.
+    let counts: Vec<Option<i64>> = c.clusters.iter().map(|d| d.after.replicas).collect();
+    assert_eq!(counts, [Some(1), Some(1)], "{c:?}");
 }
 
 /// Without Cluster objects a placement of every cluster includes the clusters the other side
