@@ -351,6 +351,20 @@ fn yaml_quote(s: &str) -> String {
 mod tests {
     use super::*;
 
+    /// A configured renderer that is known not to exist counts as none (its roots are then
+    /// `renderer-not-found`); a relative path is left to the run, which starts it elsewhere.
+    #[test]
+    fn a_configured_command_whose_program_does_not_exist_is_none() {
+        assert_eq!(configured_command("/nonexistent/kustomize build"), None);
+        assert_eq!(configured_command("no-such-program-here build"), None);
+        assert_eq!(
+            configured_command("sh -c true"),
+            Some(vec!["sh".to_string(), "-c".to_string(), "true".to_string()])
+        );
+        assert!(configured_command("./bin/kustomize build").is_some());
+        assert_eq!(configured_command("  "), None);
+    }
+
     fn shown<'a>(root: &'a Path) -> Shown<'a> {
         Shown {
             wrapper: Path::new("/tmp/karmada-policy-render-x1"),
