@@ -806,6 +806,25 @@ fn an_undeclared_root_has_one_name_from_any_directory() {
     };
     let inside = dir.path().join("apps/web");
     assert_eq!(names_from(dir.path(), &["."]), ["apps/web"]);
+    // A nested repository's root keeps the path through it: the two are not one environment.
+    let policy = std::fs::read_to_string(inside.join("policy.yaml")).unwrap();
+    let nested = dir.path().join("inner");
+    write_files(
+        &nested,
+        &[
+            ("apps/web/kustomization.yaml", "resources: [policy.yaml]\n"),
+            (
+                "apps/web/policy.yaml",
+                &policy.replace("name: web,", "name: inner,"),
+            ),
+        ],
+    );
+    git(&nested, &["init", "-q", "-b", "main"]);
+    assert_eq!(
+        names_from(dir.path(), &["."]),
+        ["apps/web", "inner/apps/web"]
+    );
+    std::fs::remove_dir_all(&nested).unwrap();
     assert_eq!(names_from(&inside, &["."]), ["apps/web"]);
     assert_eq!(
         names_from(&inside, &[".", "--env", "apps/web"]),

@@ -367,12 +367,14 @@ pub fn shown_dir(dir: &Path) -> String {
 }
 
 /// A root's directory as the name of the environment it makes when nothing declares one: its
-/// path from the root of the git working tree it is in (`apps/web`, wherever the tool runs
-/// from, as a Flux cluster's name is), else as the user reaches it ([`shown_dir`]).
+/// path from the top of the git working tree the tool runs in (`apps/web`, from any
+/// directory of it, as a Flux cluster's name is; a submodule's or a nested repository's root
+/// keeps the path through it, `sub/apps/web`), else as the user reaches it ([`shown_dir`]).
 pub fn root_name(dir: &Path) -> String {
     let from_top = || {
+        let cwd = std::env::current_dir().ok()?.canonicalize().ok()?;
+        let top = git_work_tree(&cwd)?;
         let abs = std::fs::canonicalize(as_dir(dir)).ok()?;
-        let top = git_work_tree(&abs)?;
         let rel = abs.strip_prefix(top).ok()?;
         Some(shown_dir(rel))
     };
