@@ -31,7 +31,7 @@ fn the_repository_lints_without_false_positives_in_every_format() {
     // its Chart.yaml says (its environment is not linted), and no finding in its templates.
     assert!(
         stdout(&o).contains(
-            "warning[renderer-not-found]: not rendered: no helm found (on PATH, or gitops.helm in .karmada-policy.yaml), so nothing of it is linted"
+            "warning[renderer-not-found]: not rendered: helm is not on PATH (and .karmada-policy.yaml sets no gitops.helm), so nothing of it is linted"
         ),
         "{}",
         stdout(&o)

@@ -10,7 +10,8 @@
 //! - `unreachable.txt`: why the binary never reports this rule (its snapshot is then empty);
 //! - `target`: what to lint instead of `input.yaml` (e.g. `.` for a kustomize root); any other
 //!   file of the fixture (`kustomization.yaml`...) is copied beside the input. A fixture with a
-//!   `kustomization.yaml` needs kustomize or kubectl on PATH.
+//!   `kustomization.yaml` needs kustomize or kubectl on PATH;
+//! - `no-renderers`: run with no kustomize, kubectl or helm on PATH (its content is a comment).
 //!
 //! `UPDATE_RULE_SNAPSHOTS=1 cargo test --test rules` rewrites the snapshots.
 
@@ -54,13 +55,15 @@ fn git(dir: &Path, args: &[&str], date: &str) -> String {
 }
 
 /// The files that describe a run rather than take part in it.
-const META: [&str; 6] = [
+const META: [&str; 7] = [
     "expected.txt",
     "args",
     "base.yaml",
     "commit-date",
     "unreachable.txt",
     "target",
+    // Its presence runs the fixture without kustomize, kubectl or helm on PATH.
+    "no-renderers",
 ];
 
 /// Whether a kustomize can be run here (`kustomize`, or `kubectl kustomize`).
@@ -168,7 +171,11 @@ fn run(rule: &str, fixture: &Path) -> String {
     let args = std::fs::read_to_string(fixture.join("args")).unwrap_or_default();
     let target = std::fs::read_to_string(fixture.join("target"))
         .map_or_else(|_| "input.yaml".to_string(), |t| t.trim().to_string());
-    let out = Command::new(BIN)
+    let mut command = Command::new(BIN);
+    if fixture.join("no-renderers").is_file() {
+        command.env("PATH", dir.path().join("no-renderers-here"));
+    }
+    let out = command
         .args(["lint", "-o", "json"])
         .args(args.split_whitespace())
         .arg(target)
@@ -232,7 +239,8 @@ fn every_rule_reports_its_fixture_as_the_snapshot_says() {
             println!("SKIPPED: {}: git is not installed", r.id);
             continue;
         }
-        if fixture.join("kustomization.yaml").exists() && !kustomize {
+        let renders = !fixture.join("no-renderers").is_file();
+        if fixture.join("kustomization.yaml").exists() && renders && !kustomize {
             println!(
                 "SKIPPED: {}: neither kustomize nor kubectl is on PATH",
                 r.id

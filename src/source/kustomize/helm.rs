@@ -24,11 +24,10 @@ pub struct Helm {
 }
 
 impl Helm {
-    /// The configured command, else `helm` when on PATH; `None` when the program does not
-    /// exist.
+    /// The configured command, else `helm` when on PATH.
     pub fn find(configured: Option<&str>) -> Option<Helm> {
         let command: Vec<String> = match configured {
-            Some(c) => super::render::configured_command(c)?,
+            Some(c) => c.split_whitespace().map(str::to_string).collect(),
             None if on_path("helm") => vec!["helm".into()],
             None => return None,
         };

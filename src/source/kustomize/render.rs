@@ -81,10 +81,10 @@ pub enum RenderError {
 
 impl Kustomize {
     /// The configured command, else `kustomize build` when on PATH, else `kubectl kustomize`.
-    /// `None` when neither program exists, or the configured one does not.
+    /// `None` when neither program exists.
     pub fn find(configured: Option<&str>) -> Option<Kustomize> {
         let command: Vec<String> = match configured {
-            Some(c) => configured_command(c)?,
+            Some(c) => c.split_whitespace().map(str::to_string).collect(),
             None if on_path("kustomize") => vec!["kustomize".into(), "build".into()],
             None if on_path("kubectl") => vec!["kubectl".into(), "kustomize".into()],
             None => return None,
@@ -236,22 +236,6 @@ pub fn default_workers() -> usize {
 }
 
 /// Whether `program` is an executable file in a PATH directory.
-/// The words of a configured command (`gitops.kustomize`, `gitops.helm`), unless its program
-/// is known not to exist: a name not on PATH, an absolute path to no file. (A relative path is
-/// left to the run, which may start it from another directory.)
-pub fn configured_command(configured: &str) -> Option<Vec<String>> {
-    let command: Vec<String> = configured.split_whitespace().map(str::to_string).collect();
-    let program = command.first()?;
-    let exists = if !program.contains('/') {
-        on_path(program)
-    } else if Path::new(program).is_absolute() {
-        Path::new(program).is_file()
-    } else {
-        true
-    };
-    exists.then_some(command)
-}
-
 pub fn on_path(program: &str) -> bool {
     let Some(path) = std::env::var_os("PATH") else {
         return false;
@@ -350,20 +334,6 @@ fn yaml_quote(s: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    /// A configured renderer that is known not to exist counts as none (its roots are then
-    /// `renderer-not-found`); a relative path is left to the run, which starts it elsewhere.
-    #[test]
-    fn a_configured_command_whose_program_does_not_exist_is_none() {
-        assert_eq!(configured_command("/nonexistent/kustomize build"), None);
-        assert_eq!(configured_command("no-such-program-here build"), None);
-        assert_eq!(
-            configured_command("sh -c true"),
-            Some(vec!["sh".to_string(), "-c".to_string(), "true".to_string()])
-        );
-        assert!(configured_command("./bin/kustomize build").is_some());
-        assert_eq!(configured_command("  "), None);
-    }
 
     fn shown<'a>(root: &'a Path) -> Shown<'a> {
         Shown {

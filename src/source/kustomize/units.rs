@@ -325,8 +325,8 @@ pub fn output(repo: &Repository, unit: &Unit, renders: &mut Renders) -> Output {
                 ..failure::not_built(
                     super::discover::kustomization_file(&spec.dir)
                         .unwrap_or_else(|| spec.dir.clone()),
-                    "no kustomize found (`kustomize` or `kubectl` on PATH, or gitops.kustomize \
-                     in .karmada-policy.yaml)",
+                    "no kustomize found (neither `kustomize` nor `kubectl` is on PATH, and \
+                     .karmada-policy.yaml sets no gitops.kustomize)",
                     "",
                 )
             }),
@@ -351,7 +351,7 @@ pub fn output(repo: &Repository, unit: &Unit, renders: &mut Renders) -> Output {
                 output: output_of(unit),
                 ..failure::not_built(
                     dir.join("Chart.yaml"),
-                    "no helm found (on PATH, or gitops.helm in .karmada-policy.yaml)",
+                    "helm is not on PATH (and .karmada-policy.yaml sets no gitops.helm)",
                     &format!(
                         "; or lint its output: `helm template {} | kubectl karmada-policy lint -`",
                         dir.display()
