@@ -1906,6 +1906,23 @@ fn a_partial_clone_plans_without_the_blobs_its_filter_left_out() {
         err.contains("note: the base: docs/large.yaml is not in this clone's objects (a partial clone's filter left it out): the revision is rendered without it"),
         "{err}"
     );
+    // Unless a Flux Kustomization among the PATHs applies the directory it is in: then it is
+    // an input of the run after all, and its absence would read as a deletion.
+    kustomize::git(src.path(), &["checkout", "-q", "main"]);
+    large(
+        src.path(),
+        "apps/web/overlays/docs.yaml",
+        "apiVersion: kustomize.toolkit.fluxcd.io/v1\nkind: Kustomization\nmetadata: {name: docs, namespace: flux-system}\nspec:\n  path: ./docs\n  sourceRef: {kind: GitRepository, name: flux-system}\n",
+    );
+    kustomize::git(src.path(), &["add", "-A"]);
+    kustomize::git(src.path(), &["commit", "-qm", "flux applies the docs"]);
+    kustomize::git(src.path(), &["checkout", "-q", "change"]);
+    kustomize::git(src.path(), &["rebase", "-q", "main"]);
+    let dir = partial("flux");
+    let o = plan_in(&dir, &["--base", "main", "apps/web/overlays"]);
+    let err = text(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert!(err.contains("cannot read docs/large.yaml ("), "{err}");
 }
 
 /// A base policy admission refuses was never stored: removing it changes nothing on the

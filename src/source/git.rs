@@ -193,6 +193,13 @@ impl CloneKind {
                 .is_ok_and(|remote| !remote.is_empty())
                 || remotes.iter().any(|name| promisor(name).unwrap_or(false))
         });
+        // A pack fetched through a filter is marked `.promisor`, whatever the configuration
+        // says now.
+        let promisor_pack = std::fs::read_dir(repo.path().join("objects/pack")).is_ok_and(|d| {
+            d.flatten()
+                .any(|e| e.path().extension().is_some_and(|x| x == "promisor"))
+        });
+        let partial = partial || promisor_pack;
         match (partial, repo.is_shallow()) {
             (true, _) => CloneKind::Partial,
             (false, true) => CloneKind::Shallow,
@@ -502,6 +509,11 @@ impl GitRepo {
             dest: dest.to_path_buf(),
             source,
         };
+        // Manifests outside the inputs that the clone lacks, and whether an input is a GitOps
+        // controller's object (a Flux Kustomization, an Argo CD Application), whose paths
+        // reach outside the inputs.
+        let mut absent_manifests = Vec::new();
+        let mut inputs_reach_out = false;
         for (path, oid) in walk.blobs {
             let name = lossy(&path);
             let blob = match self.repo.find_blob(oid) {
@@ -514,6 +526,9 @@ impl GitRepo {
                     if e.code() == ErrorCode::NotFound
                         && !(files::is_manifest_name(&name) && among(&name, inputs)) =>
                 {
+                    if files::is_manifest_name(&name) {
+                        absent_manifests.push((name.clone(), oid, e));
+                    }
                     let why = match CloneKind::of(&self.repo) {
                         CloneKind::Partial => " (a partial clone's filter left it out)",
                         CloneKind::Shallow => " (a shallow clone)",
@@ -526,11 +541,19 @@ impl GitRepo {
                 }
                 Err(e) => return Err(self.missing(&format!("{name} ({oid})"), e)),
             };
+            inputs_reach_out |= among(&name, inputs) && applies_paths(blob.content());
             let to = dest.join(&name);
             if let Some(parent) = to.parent() {
                 std::fs::create_dir_all(parent).map_err(io)?;
             }
             std::fs::write(&to, blob.content()).map_err(io)?;
+        }
+        // A Flux Kustomization among the inputs reads the plain manifests of its `path`
+        // wherever it lies, and one absent there would read as deleted: not left out then.
+        if let (true, Some((name, oid, e))) =
+            (inputs_reach_out, absent_manifests.into_iter().next())
+        {
+            return Err(self.missing(&format!("{name} ({oid})"), e));
         }
         let workdir = self
             .workdir
@@ -1158,6 +1181,14 @@ fn normalize(p: &Path) -> PathBuf {
 
 /// Whether a file is read as manifests (YAML or JSON), whose absence from a revision would be
 /// taken for the deletion of its objects.
+/// Whether a file holds an object of a GitOps controller that applies the manifests of a path
+/// of the repository (Flux's `kustomize.toolkit.fluxcd.io`, Argo CD's `argoproj.io`): a cheap
+/// scan of the text, erring towards yes.
+fn applies_paths(content: &[u8]) -> bool {
+    let text = String::from_utf8_lossy(content);
+    text.contains("kustomize.toolkit.fluxcd.io") || text.contains("argoproj.io")
+}
+
 /// Whether repository path `name` is one of `inputs` or under one (no inputs: the whole
 /// repository; `""`: its root).
 fn among(name: &str, inputs: &[String]) -> bool {
