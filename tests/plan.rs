@@ -1724,6 +1724,27 @@ fn a_root_missing_the_same_file_on_both_sides_is_no_change() {
         !out.contains("removed") && !out.contains("Hazards"),
         "{out}"
     );
+    // Failing alike over the same files, but given other Flux substitutions: what it would
+    // render differs, so it did not fail alike (not compared, exit 1).
+    let apps = dir.path().join("clusters/mgmt/apps.yaml");
+    let with_vars = |value: &str| {
+        std::fs::read_to_string(&apps).unwrap().replacen(
+            "  kubeConfig: {secretRef: {name: karmada-kubeconfig}}\n",
+            &format!("  kubeConfig: {{secretRef: {{name: karmada-kubeconfig}}}}\n  postBuild: {{substitute: {{cluster: {value}}}}}\n"),
+            1,
+        )
+    };
+    std::fs::write(&apps, with_vars("member1")).unwrap();
+    kustomize::git(dir.path(), &["add", "-A"]);
+    kustomize::git(dir.path(), &["commit", "-qm", "member1"]);
+    std::fs::write(&apps, with_vars("member1").replace("member1}", "member2}")).unwrap();
+    let o = plan_in(dir.path(), &["--base", "HEAD"]);
+    let out = text(&o.stdout);
+    assert_eq!(o.status.code(), Some(1), "{out}");
+    assert!(
+        out.contains("Summary:\n  mgmt/karmada-kubeconfig  not compared: a root did not render\n"),
+        "{out}"
+    );
 }
 
 /// A kustomize root that did not render (a remote resource the linter does not fetch) on

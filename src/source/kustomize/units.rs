@@ -300,66 +300,87 @@ pub fn output(repo: &Repository, unit: &Unit, renders: &mut Renders) -> Output {
             Some(l) => Output::Plain(substituted_plain(l, vars), unit.namespace.clone()),
             None => Output::Nothing,
         },
-        UnitKind::Root(spec) => match renders.build(spec) {
-            Some(Ok(build)) => {
-                let mut r = rendered_root(repo, &spec.dir, build, vars);
-                r.namespace = unit.namespace.clone();
-                Output::Rendered(r)
-            }
-            Some(Err(e)) => Output::Failed(RenderFailure {
-                inputs: failure::inputs_digest(&failure::build_reads(
-                    repo,
-                    &spec.dir,
-                    &renders.confine,
-                )),
-                output: output_of(unit),
-                ..failure::locate(repo, &spec.dir, e)
-            }),
-            None => Output::Failed(RenderFailure {
-                inputs: failure::inputs_digest(&failure::build_reads(
-                    repo,
-                    &spec.dir,
-                    &renders.confine,
-                )),
-                output: output_of(unit),
-                ..failure::not_built(
-                    super::discover::kustomization_file(&spec.dir)
-                        .unwrap_or_else(|| spec.dir.clone()),
-                    "no kustomize found (neither `kustomize` nor `kubectl` is on PATH, and \
+        UnitKind::Root(spec) => {
+            let root_inputs = || {
+                let reads = failure::build_reads(repo, &spec.dir, &renders.confine);
+                with_settings(failure::inputs_digest(&reads), unit)
+            };
+            match renders.build(spec) {
+                Some(Ok(build)) => {
+                    let mut r = rendered_root(repo, &spec.dir, build, vars);
+                    r.namespace = unit.namespace.clone();
+                    Output::Rendered(r)
+                }
+                Some(Err(e)) => Output::Failed(RenderFailure {
+                    inputs: root_inputs(),
+                    output: output_of(unit),
+                    ..failure::locate(repo, &spec.dir, e)
+                }),
+                None => Output::Failed(RenderFailure {
+                    inputs: root_inputs(),
+                    output: output_of(unit),
+                    ..failure::not_built(
+                        super::discover::kustomization_file(&spec.dir)
+                            .unwrap_or_else(|| spec.dir.clone()),
+                        "no kustomize found (neither `kustomize` nor `kubectl` is on PATH, and \
                      .karmada-policy.yaml sets no gitops.kustomize)",
-                    "",
-                )
-            }),
-        },
-        UnitKind::Chart(dir, values) => match renders.chart(dir, values.as_ref()) {
-            Some(Ok(text)) => {
-                let text = match vars {
-                    Some(v) => flux::substitute_stream(text, v),
-                    None => text.clone(),
-                };
-                let mut r = rendered_chart(dir, &text);
-                r.namespace = unit.namespace.clone();
-                Output::Rendered(r)
+                        "",
+                    )
+                }),
             }
-            Some(Err(e)) => Output::Failed(RenderFailure {
-                inputs: failure::inputs_digest(std::slice::from_ref(dir)),
-                output: output_of(unit),
-                ..failure::locate_chart(dir, e)
-            }),
-            None => Output::Failed(RenderFailure {
-                inputs: failure::inputs_digest(std::slice::from_ref(dir)),
-                output: output_of(unit),
-                ..failure::not_built(
-                    dir.join("Chart.yaml"),
-                    "helm is not on PATH (and .karmada-policy.yaml sets no gitops.helm)",
-                    &format!(
+        }
+        UnitKind::Chart(dir, values) => {
+            // The chart's files and the values files it is given.
+            let chart_inputs = || {
+                let mut read = vec![dir.clone()];
+                read.extend(values.iter().flat_map(|v| v.files.iter().cloned()));
+                with_settings(failure::inputs_digest(&read), unit)
+            };
+            match renders.chart(dir, values.as_ref()) {
+                Some(Ok(text)) => {
+                    let text = match vars {
+                        Some(v) => flux::substitute_stream(text, v),
+                        None => text.clone(),
+                    };
+                    let mut r = rendered_chart(dir, &text);
+                    r.namespace = unit.namespace.clone();
+                    Output::Rendered(r)
+                }
+                Some(Err(e)) => Output::Failed(RenderFailure {
+                    inputs: chart_inputs(),
+                    output: output_of(unit),
+                    ..failure::locate_chart(dir, e)
+                }),
+                None => Output::Failed(RenderFailure {
+                    inputs: chart_inputs(),
+                    output: output_of(unit),
+                    ..failure::not_built(
+                        dir.join("Chart.yaml"),
+                        "helm is not on PATH (and .karmada-policy.yaml sets no gitops.helm)",
+                        &format!(
                         "; or lint its output: `helm template {} | kubectl karmada-policy lint -`",
                         dir.display()
                     ),
-                )
-            }),
-        },
+                    )
+                }),
+            }
+        }
     }
+}
+
+/// A failed root's digest ([`failure::inputs_digest`]) with what its unit gives it besides
+/// files: Flux's substitutions, the release, inline values and parameters of a Helm source, a
+/// target namespace. A change there changes the output though no file of the root changed, so
+/// the two revisions did not fail alike. 0 stays 0 (not taken).
+fn with_settings(digest: u64, unit: &Unit) -> u64 {
+    use std::hash::{Hash, Hasher};
+    if digest == 0 {
+        return 0;
+    }
+    let mut hasher = std::hash::DefaultHasher::new();
+    digest.hash(&mut hasher);
+    format!("{unit:?}").hash(&mut hasher);
+    hasher.finish().max(1)
 }
 
 /// A plain file as an environment receives it: with that environment's Flux variables.
