@@ -784,6 +784,17 @@ impl Run<'_> {
                     ..stays(own.suspended)
                 }
             } else {
+                // A FitError clears the binding's clusters, whichever an earlier schedule gave.
+                let own = Delivered {
+                    error: own.error.clone().map(|e| match was_own.held_unknown {
+                        true => format!(
+                            "{}: the binding's clusters from an earlier schedule, if any, lose it",
+                            e.trim_end_matches('.')
+                        ),
+                        false => e,
+                    }),
+                    ..own
+                };
                 with_carriers(own.or_kept(&was_own), carried_after())
             }
         };

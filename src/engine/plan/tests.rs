@@ -792,6 +792,21 @@ fn a_schedule_before_that_fails_without_a_fit_error_leaves_the_old_clusters_open
         "",
     );
     assert!(p.changes.iter().all(|c| c.clusters.is_empty()), "{p:?}");
+    // No cluster fits after the change (m3 is not registered): a FitError clears the binding,
+    // so whatever an earlier schedule gave it goes, which is said, not named.
+    let p = run(
+        &format!("{NGINX}{clusters}{failing}"),
+        &format!("{NGINX}{clusters}{}", pp("").replace("[m1]", "[m3]")),
+        "",
+    );
+    let c = &p.changes[0];
+    assert!(
+        c.unschedulable
+            .as_deref()
+            .is_some_and(|e| e
+                .ends_with(": the binding's clusters from an earlier schedule, if any, lose it")),
+        "{c:?}"
+    );
 }
 
 /// A division by capacity the Cluster objects do not declare may also fail for want of it (no
