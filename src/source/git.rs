@@ -1179,8 +1179,6 @@ fn normalize(p: &Path) -> PathBuf {
     out
 }
 
-/// Whether a file is read as manifests (YAML or JSON), whose absence from a revision would be
-/// taken for the deletion of its objects.
 /// Whether a file holds an object of a GitOps controller that applies the manifests of a path
 /// of the repository (Flux's `kustomize.toolkit.fluxcd.io`, Argo CD's `argoproj.io`): a cheap
 /// scan of the text, erring towards yes.
