@@ -541,7 +541,7 @@ impl GitRepo {
                 }
                 Err(e) => return Err(self.missing(&format!("{name} ({oid})"), e)),
             };
-            inputs_reach_out |= among(&name, inputs) && applies_paths(blob.content());
+            inputs_reach_out |= among(&name, inputs) && reads_outside(&name, blob.content());
             let to = dest.join(&name);
             if let Some(parent) = to.parent() {
                 std::fs::create_dir_all(parent).map_err(io)?;
@@ -549,7 +549,8 @@ impl GitRepo {
             std::fs::write(&to, blob.content()).map_err(io)?;
         }
         // A Flux Kustomization among the inputs reads the plain manifests of its `path`
-        // wherever it lies, and one absent there would read as deleted: not left out then.
+        // wherever it lies, a chart the templates of its `file://` dependencies, and one
+        // absent there would read as deleted: not left out then.
         if let (true, Some((name, oid, e))) =
             (inputs_reach_out, absent_manifests.into_iter().next())
         {
@@ -1179,12 +1180,17 @@ fn normalize(p: &Path) -> PathBuf {
     out
 }
 
-/// Whether a file holds an object of a GitOps controller that applies the manifests of a path
-/// of the repository (Flux's `kustomize.toolkit.fluxcd.io`, Argo CD's `argoproj.io`): a cheap
-/// scan of the text, erring towards yes.
-fn applies_paths(content: &[u8]) -> bool {
+/// Whether file `name` makes the run read manifests wherever they lie in the repository, with
+/// no error where one is absent: an object of a GitOps controller that applies a path (Flux's
+/// `kustomize.toolkit.fluxcd.io`, Argo CD's `argoproj.io`), or a chart's list of `file://`
+/// dependencies (helm renders the templates it finds). A cheap scan of the text, erring
+/// towards yes. (A kustomization that names an absent file fails to build, which is said.)
+fn reads_outside(name: &str, content: &[u8]) -> bool {
     let text = String::from_utf8_lossy(content);
-    text.contains("kustomize.toolkit.fluxcd.io") || text.contains("argoproj.io")
+    let file = name.rsplit('/').next().unwrap_or(name);
+    text.contains("kustomize.toolkit.fluxcd.io")
+        || text.contains("argoproj.io")
+        || (matches!(file, "Chart.yaml" | "requirements.yaml") && text.contains("file://"))
 }
 
 /// Whether repository path `name` is one of `inputs` or under one (no inputs: the whole
@@ -1203,6 +1209,24 @@ fn among(name: &str, inputs: &[String]) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// What makes a run read manifests outside its PATHs without failing where one is absent.
+    #[test]
+    fn reads_outside_are_gitops_objects_and_local_chart_dependencies() {
+        let flux = b"apiVersion: kustomize.toolkit.fluxcd.io/v1\nkind: Kustomization\n";
+        assert!(reads_outside("clusters/prod/apps.yaml", flux));
+        assert!(reads_outside(
+            "apps/app.yaml",
+            b"apiVersion: argoproj.io/v1alpha1\n"
+        ));
+        let chart = b"dependencies:\n- {name: lib, repository: file://../lib}\n";
+        assert!(reads_outside("charts/app/Chart.yaml", chart));
+        assert!(!reads_outside("charts/app/values.yaml", chart));
+        assert!(!reads_outside(
+            "apps/kustomization.yaml",
+            b"resources: [../base]\n"
+        ));
+    }
 
     /// A run's inputs are its PATHs and what lies under them; none is the whole repository.
     #[test]

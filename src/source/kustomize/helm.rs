@@ -26,7 +26,8 @@ pub struct Helm {
 impl Helm {
     /// The configured command, else `helm` when on PATH.
     pub fn find(configured: Option<&str>) -> Option<Helm> {
-        let command: Vec<String> = match configured {
+        // An empty setting is no setting.
+        let command: Vec<String> = match configured.filter(|c| !c.trim().is_empty()) {
             Some(c) => c.split_whitespace().map(str::to_string).collect(),
             None if on_path("helm") => vec!["helm".into()],
             None => return None,
@@ -193,6 +194,31 @@ impl Dependency {
 
 /// The dependencies the `Chart.yaml` at `chart_file` lists, block or flow style (empty when it
 /// cannot be read).
+/// The directories of the `file://` dependencies of the chart in `dir` (charts of the
+/// repository itself, which `helm dependency build` copies in), and of theirs.
+pub fn local_dependencies(dir: &Path) -> Vec<PathBuf> {
+    let mut out: Vec<PathBuf> = Vec::new();
+    let mut todo = vec![dir.to_path_buf()];
+    while let Some(chart) = todo.pop() {
+        for dep in chart_dependencies(&chart.join("Chart.yaml")) {
+            let Some(path) = dep
+                .repository
+                .as_ref()
+                .and_then(|(r, _)| r.strip_prefix("file://"))
+            else {
+                continue;
+            };
+            let found = super::normalize(&chart.join(path));
+            // A cycle, or a chart met twice, is read once.
+            if !out.contains(&found) && found != dir && out.len() < 64 {
+                out.push(found.clone());
+                todo.push(found);
+            }
+        }
+    }
+    out
+}
+
 pub fn chart_dependencies(chart_file: &Path) -> Vec<Dependency> {
     let Ok(loaded) = files::read(chart_file) else {
         return Vec::new();
@@ -356,6 +382,44 @@ pub fn source_comment(line: &str) -> Option<&str> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A chart's `file://` dependencies, and theirs, are what else it reads of the repository;
+    /// a cycle is followed once.
+    #[test]
+    fn local_dependencies_follow_file_repositories() {
+        let dir = tempfile::tempdir().unwrap();
+        let chart = |name: &str, deps: &str| {
+            let d = dir.path().join("charts").join(name);
+            std::fs::create_dir_all(&d).unwrap();
+            std::fs::write(
+                d.join("Chart.yaml"),
+                format!("apiVersion: v2\nname: {name}\nversion: 0.1.0\n{deps}"),
+            )
+            .unwrap();
+        };
+        chart("app", "dependencies:\n- {name: lib, repository: file://../lib}\n- {name: redis, repository: https://charts.example.com}\n");
+        chart(
+            "lib",
+            "dependencies:\n- {name: base, repository: file://../base}\n",
+        );
+        chart(
+            "base",
+            "dependencies:\n- {name: app, repository: file://../app}\n",
+        );
+        let found = local_dependencies(&dir.path().join("charts/app"));
+        let names: Vec<String> = found
+            .iter()
+            .map(|p| p.file_name().unwrap().to_string_lossy().into_owned())
+            .collect();
+        assert_eq!(names, ["lib", "base"]);
+    }
+
+    /// An empty `gitops.helm` is no setting: helm is looked up on PATH as without it.
+    #[test]
+    fn an_empty_configured_command_is_none() {
+        let command = |h: Option<Helm>| h.map(|h| h.command);
+        assert_eq!(command(Helm::find(Some("  "))), command(Helm::find(None)));
+    }
 
     #[test]
     fn a_release_is_named_after_its_directory_as_helm_accepts_names() {

@@ -83,7 +83,8 @@ impl Kustomize {
     /// The configured command, else `kustomize build` when on PATH, else `kubectl kustomize`.
     /// `None` when neither program exists.
     pub fn find(configured: Option<&str>) -> Option<Kustomize> {
-        let command: Vec<String> = match configured {
+        // An empty setting is no setting.
+        let command: Vec<String> = match configured.filter(|c| !c.trim().is_empty()) {
             Some(c) => c.split_whitespace().map(str::to_string).collect(),
             None if on_path("kustomize") => vec!["kustomize".into(), "build".into()],
             None if on_path("kubectl") => vec!["kubectl".into(), "kustomize".into()],

@@ -330,9 +330,10 @@ pub fn output(repo: &Repository, unit: &Unit, renders: &mut Renders) -> Output {
             }
         }
         UnitKind::Chart(dir, values) => {
-            // The chart's files and the values files it is given.
+            // The chart's files, its `file://` dependencies' and the values files it is given.
             let chart_inputs = || {
                 let mut read = vec![dir.clone()];
+                read.extend(helm::local_dependencies(dir));
                 read.extend(values.iter().flat_map(|v| v.files.iter().cloned()));
                 with_settings(failure::inputs_digest(&read), unit)
             };
