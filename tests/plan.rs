@@ -1857,12 +1857,15 @@ fn a_partial_clone_plans_without_the_blobs_its_filter_left_out() {
         std::fs::write(p, text).unwrap();
     };
     // Into the base (main), then the change rebased on it.
-    kustomize::git(src.path(), &["checkout", "-q", "main"]);
-    large(src.path(), "docs/demo.gif", &big);
-    kustomize::git(src.path(), &["add", "-A"]);
-    kustomize::git(src.path(), &["commit", "-qm", "docs"]);
-    kustomize::git(src.path(), &["checkout", "-q", "change"]);
-    kustomize::git(src.path(), &["rebase", "-q", "main"]);
+    let into_base = |name: &str, text: &str, message: &str| {
+        kustomize::git(src.path(), &["checkout", "-q", "main"]);
+        large(src.path(), name, text);
+        kustomize::git(src.path(), &["add", "-A"]);
+        kustomize::git(src.path(), &["commit", "-qm", message]);
+        kustomize::git(src.path(), &["checkout", "-q", "change"]);
+        kustomize::git(src.path(), &["rebase", "-q", "main"]);
+    };
+    into_base("docs/demo.gif", &big, "docs");
     kustomize::git(src.path(), &["config", "uploadpack.allowFilter", "true"]);
     let clones = tempfile::tempdir().unwrap();
     let partial = |name: &str| {
@@ -1902,12 +1905,7 @@ fn a_partial_clone_plans_without_the_blobs_its_filter_left_out() {
         "{err}"
     );
     // A manifest the filter left out (a large one, at the base only).
-    kustomize::git(src.path(), &["checkout", "-q", "main"]);
-    large(src.path(), "docs/large.yaml", &format!("# {big}\n"));
-    kustomize::git(src.path(), &["add", "-A"]);
-    kustomize::git(src.path(), &["commit", "-qm", "a large manifest"]);
-    kustomize::git(src.path(), &["checkout", "-q", "change"]);
-    kustomize::git(src.path(), &["rebase", "-q", "main"]);
+    into_base("docs/large.yaml", &format!("# {big}\n"), "a large manifest");
     let dir = partial("yaml");
     let o = plan_in(&dir, &["--base", "main"]);
     let err = text(&o.stderr);
@@ -1929,16 +1927,11 @@ fn a_partial_clone_plans_without_the_blobs_its_filter_left_out() {
     );
     // Unless a Flux Kustomization among the PATHs applies the directory it is in: then it is
     // an input of the run after all, and its absence would read as a deletion.
-    kustomize::git(src.path(), &["checkout", "-q", "main"]);
-    large(
-        src.path(),
+    into_base(
         "apps/web/overlays/docs.yaml",
         "apiVersion: kustomize.toolkit.fluxcd.io/v1\nkind: Kustomization\nmetadata: {name: docs, namespace: flux-system}\nspec:\n  path: ./docs\n  sourceRef: {kind: GitRepository, name: flux-system}\n",
+        "flux applies the docs",
     );
-    kustomize::git(src.path(), &["add", "-A"]);
-    kustomize::git(src.path(), &["commit", "-qm", "flux applies the docs"]);
-    kustomize::git(src.path(), &["checkout", "-q", "change"]);
-    kustomize::git(src.path(), &["rebase", "-q", "main"]);
     let dir = partial("flux");
     let o = plan_in(&dir, &["--base", "main", "apps/web/overlays"]);
     let err = text(&o.stderr);
