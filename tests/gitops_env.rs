@@ -831,3 +831,64 @@ fn an_undeclared_root_has_one_name_from_any_directory() {
         ["apps/web"]
     );
 }
+
+/// A submodule's roots are skipped on both sides of a comparison: a revision holds only the
+/// submodule's commit id, and the working tree's side skipping them too keeps an unchanged
+/// repository `no change` (before, they read as added), with a note.
+#[test]
+fn a_submodule_is_skipped_on_both_sides_of_a_comparison() {
+    let test = "a_submodule_is_skipped_on_both_sides_of_a_comparison";
+    if !kustomize_available(test) {
+        return;
+    }
+    let root = |dir: &Path, name: &str| {
+        write_files(
+            dir,
+            &[
+                ("apps/web/kustomization.yaml", "resources: [policy.yaml]\n"),
+                (
+                    "apps/web/policy.yaml",
+                    &format!("apiVersion: policy.karmada.io/v1alpha1\nkind: PropagationPolicy\nmetadata: {{name: {name}, namespace: web}}\nspec:\n  resourceSelectors: [{{apiVersion: apps/v1, kind: Deployment, name: web}}]\n  placement:\n    clusterAffinity: {{clusterNames: [member1]}}\n"),
+                ),
+            ],
+        );
+        git(dir, &["init", "-q", "-b", "main"]);
+        git(dir, &["add", "-A"]);
+        git(dir, &["commit", "-qm", "root"]);
+    };
+    let inner = tempfile::tempdir().unwrap();
+    root(inner.path(), "inner");
+    let outer = tempfile::tempdir().unwrap();
+    root(outer.path(), "outer");
+    let url = format!("file://{}", inner.path().display());
+    git(
+        outer.path(),
+        &[
+            "-c",
+            "protocol.file.allow=always",
+            "submodule",
+            "-q",
+            "add",
+            &url,
+            "sub",
+        ],
+    );
+    git(outer.path(), &["commit", "-qm", "submodule"]);
+    let o = Command::new(env!("CARGO_BIN_EXE_kubectl-karmada_policy"))
+        .args(["plan", "--base", "HEAD"])
+        .current_dir(outer.path())
+        .env("NO_COLOR", "1")
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(0), "{}{}", stdout(&o), stderr(&o));
+    assert!(
+        stdout(&o).contains("Summary:\n  apps/web  no change\n"),
+        "{}",
+        stdout(&o)
+    );
+    assert!(
+        stderr(&o).contains("sub: submodule, skipped"),
+        "{}",
+        stderr(&o)
+    );
+}

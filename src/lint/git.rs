@@ -608,7 +608,21 @@ impl GitopsSides<'_> {
         base: Option<&gitops::RepoLinted>,
     ) -> Result<gitops::RepoLinted, GitLintError> {
         let req = self.req;
-        let ignore = |p: &Path| req.config.ignores(p);
+        // A revision's side skips submodules (its tree holds only their commit ids): the
+        // working tree's skips them too, or their roots would read as added.
+        let submodules = match side {
+            Side::WorkTree => self.repo.submodule_dirs(),
+            _ => Vec::new(),
+        };
+        let cwd = self
+            .cwd
+            .canonicalize()
+            .unwrap_or_else(|_| self.cwd.to_path_buf());
+        let in_submodule = |p: &Path| {
+            let abs = crate::source::kustomize::normalize(&cwd.join(p));
+            submodules.iter().any(|s| abs.starts_with(s))
+        };
+        let ignore = |p: &Path| req.config.ignores(p) || in_submodule(p);
         let paths = paths_or_here(req);
         // The rest of this side's revision, its files named as the side's are (from the
         // current directory, which is the same place in a written tree).
@@ -636,7 +650,14 @@ impl GitopsSides<'_> {
             }
         };
         if *side == Side::WorkTree {
-            return lint_here();
+            return lint_here().map(|mut linted| {
+                let workdir = self.repo.workdir();
+                linted.notes.extend(submodules.iter().map(|s| {
+                    let shown = s.strip_prefix(workdir).unwrap_or(s);
+                    format!("{}: submodule, skipped", shown.display())
+                }));
+                linted
+            });
         }
         let tree = tempfile::Builder::new()
             .prefix("karmada-policy-rev-")

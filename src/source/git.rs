@@ -349,6 +349,20 @@ impl GitRepo {
         &self.workdir
     }
 
+    /// The submodules the index records, as directories of the working tree: a revision's side
+    /// skips them (a commit holds only their commit id), so the working tree's side skips them
+    /// too, or a comparison would see their roots added.
+    pub fn submodule_dirs(&self) -> Vec<PathBuf> {
+        let Ok(index) = self.repo.index() else {
+            return Vec::new();
+        };
+        index
+            .iter()
+            .filter(|e| (e.mode as i32) & 0o170000 == MODE_COMMIT && merge_stage(e) == 0)
+            .map(|e| self.workdir.join(lossy(&e.path)))
+            .collect()
+    }
+
     pub fn is_shallow(&self) -> bool {
         self.repo.is_shallow()
     }
