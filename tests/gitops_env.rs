@@ -830,6 +830,12 @@ fn an_undeclared_root_has_one_name_from_any_directory() {
         names_from(&inside, &[".", "--env", "apps/web"]),
         ["apps/web"]
     );
+    // Or by the directory, given absolute.
+    let absolute = inside.display().to_string();
+    assert_eq!(
+        names_from(dir.path(), &[".", "--env", &absolute]),
+        ["apps/web"]
+    );
 }
 
 /// A submodule's roots are skipped on both sides of a comparison: a revision holds only the

@@ -534,10 +534,19 @@ fn choose(plans: &[Plan], wanted: &str) -> Option<usize> {
         return Some(i);
     }
     let path = super::normalize(Path::new(wanted.trim_end_matches('/')));
+    // An absolute directory (`--env "$PWD/clusters/prod"`) is the same directory as the one
+    // the plan holds as given.
+    let same_place = |dir: &Path| {
+        path.is_absolute()
+            && std::fs::canonicalize(super::as_dir(dir))
+                .is_ok_and(|d| std::fs::canonicalize(&path).is_ok_and(|w| d == w))
+    };
     let exact: Vec<usize> = plans
         .iter()
         .enumerate()
-        .filter(|(_, p)| p.dir.as_deref() == Some(&path))
+        .filter(|(_, p)| {
+            p.dir.as_deref() == Some(&path) || p.dir.as_deref().is_some_and(same_place)
+        })
         .map(|(i, _)| i)
         .collect();
     if let [one] = exact.as_slice() {
