@@ -192,25 +192,20 @@ impl Dependency {
     }
 }
 
-/// The dependencies the `Chart.yaml` at `chart_file` lists, block or flow style (empty when it
-/// cannot be read).
 /// The directories of the `file://` dependencies of the chart in `dir` (charts of the
 /// repository itself, which `helm dependency build` copies in), and of theirs.
 pub fn local_dependencies(dir: &Path) -> Vec<PathBuf> {
+    let top = super::normalize(dir);
     let mut out: Vec<PathBuf> = Vec::new();
-    let mut todo = vec![dir.to_path_buf()];
+    let mut todo = vec![top.clone()];
     while let Some(chart) = todo.pop() {
         for dep in chart_dependencies(&chart.join("Chart.yaml")) {
-            let Some(path) = dep
-                .repository
-                .as_ref()
-                .and_then(|(r, _)| r.strip_prefix("file://"))
-            else {
+            let Some(path) = dep.local_path() else {
                 continue;
             };
             let found = super::normalize(&chart.join(path));
             // A cycle, or a chart met twice, is read once.
-            if !out.contains(&found) && found != dir && out.len() < 64 {
+            if !out.contains(&found) && found != top && out.len() < 64 {
                 out.push(found.clone());
                 todo.push(found);
             }
@@ -219,6 +214,8 @@ pub fn local_dependencies(dir: &Path) -> Vec<PathBuf> {
     out
 }
 
+/// The dependencies the `Chart.yaml` at `chart_file` lists, block or flow style (empty when it
+/// cannot be read).
 pub fn chart_dependencies(chart_file: &Path) -> Vec<Dependency> {
     let Ok(loaded) = files::read(chart_file) else {
         return Vec::new();
