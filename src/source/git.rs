@@ -528,6 +528,8 @@ impl GitRepo {
         // reach outside the inputs.
         let mut absent_manifests = Vec::new();
         let mut inputs_reach_out = false;
+        // Asked once: a clone its filter left without blobs may lack thousands.
+        let mut clone_kind = None;
         for (path, oid) in walk.blobs {
             let name = lossy(&path);
             let blob = match self.repo.find_blob(oid) {
@@ -543,7 +545,7 @@ impl GitRepo {
                     if files::is_manifest_name(&name) {
                         absent_manifests.push((name.clone(), oid, e));
                     }
-                    let why = match CloneKind::of(&self.repo) {
+                    let why = match *clone_kind.get_or_insert_with(|| CloneKind::of(&self.repo)) {
                         CloneKind::Partial => " (a partial clone's filter left it out)",
                         CloneKind::Shallow => " (a shallow clone)",
                         CloneKind::Full => "",
