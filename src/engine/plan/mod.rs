@@ -786,7 +786,7 @@ impl Run<'_> {
             } else {
                 // A FitError clears the binding's clusters, whichever an earlier schedule gave.
                 let own = Delivered {
-                    error: own.error.clone().map(|e| match was_own.held_unknown {
+                    error: own.error.map(|e| match was_own.held_unknown {
                         true => format!(
                             "{}: the binding's clusters from an earlier schedule, if any, lose it",
                             e.trim_end_matches('.')
