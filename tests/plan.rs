@@ -2107,3 +2107,43 @@ fn clusters_without_status_leave_a_spread_selection_to_the_scheduler() {
     );
     assert!(!env["changes"].to_string().contains("\"batch\""), "{env}");
 }
+
+/// Two policies added in one change for a template no policy held: the best match takes it
+/// (Karmada's template reconcile looks over every policy it holds), whatever the order of the
+/// documents; the other lost the fresh match, it was not blocked by a priority. preempt-check
+/// over the same files agrees.
+#[test]
+fn policies_added_together_give_an_unclaimed_template_to_the_best_match() {
+    let Some(dir) = two_commits(
+        "policies_added_together_give_an_unclaimed_template_to_the_best_match",
+        "best-match-together",
+    ) else {
+        return;
+    };
+    let expected = "  deployment/default/web: no policy -> pp/default/web (claimed)\n    not taken by pp/default/catch-all (fresh-match): pp/default/web wins the fresh match: more precise selector (name beats all; both priority 0)\n    member2: gains it (1 replica)\n";
+    let o = plan_in(dir.path(), &["--base", "main"]);
+    assert!(text(&o.stdout).contains(expected), "{}", text(&o.stdout));
+    // The same change with the documents swapped.
+    let file = dir.path().join("policies.yaml");
+    let body = std::fs::read_to_string(&file).unwrap();
+    let (first, second) = body.split_once("---\n").unwrap();
+    std::fs::write(&file, format!("{second}---\n{first}")).unwrap();
+    kustomize::git(dir.path(), &["commit", "-qam", "swapped"]);
+    let o = plan_in(dir.path(), &["--base", "main"]);
+    assert!(text(&o.stdout).contains(expected), "{}", text(&o.stdout));
+    let o = run_in(
+        dir.path(),
+        &[
+            "preempt-check",
+            "-f",
+            "app.yaml",
+            "--apply",
+            "policies.yaml",
+        ],
+    );
+    assert!(
+        text(&o.stdout).contains("  deployment/default/web: unclaimed -> pp/default/web (best match over pp/default/catch-all: more precise selector (name beats all; both priority 0))\n"),
+        "{}",
+        text(&o.stdout)
+    );
+}

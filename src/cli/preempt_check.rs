@@ -26,7 +26,7 @@ pub struct Flags {
     pub kube: KubeArgs,
     #[command(flatten)]
     pub input: InputArgs,
-    /// Create or update every policy in FILE (repeatable; order matters).
+    /// Create or update every policy in FILE (repeatable; files in a row apply at once).
     #[arg(long = "apply", value_name = "FILE")]
     pub apply: Vec<String>,
     /// Delete a policy, e.g. pp/default/a or cpp/platform (repeatable; order matters).

@@ -133,8 +133,8 @@ fn in_force<'a>(policies: &[&'a Policy], prior: &HashMap<PolicyRef, &'a Policy>)
 }
 
 /// The ownership changes of going from `base` to `head`: the base settled as Karmada converges
-/// to it, then every added or changed policy applied (in head document order) and every removed
-/// one deleted, as successive controller events. Templates only present on one side are not
+/// to it, then every added or changed policy applied together (stored at once, reconciled in
+/// head document order) and every removed one deleted, as successive controller events. Templates only present on one side are not
 /// ownership changes (they are created or deleted); a policy that matches a template without
 /// owning it is reported unless it simply ranks lower than the owner.
 pub fn ownership_changes(
@@ -291,15 +291,13 @@ impl Delta {
     /// The controller events of the change set over `state` (the base): the templates of
     /// `head` whose labels changed updated first (kustomize's and Flux's apply order puts
     /// workloads, Services, ConfigMaps and Secrets before custom resources such as policies),
-    /// then every added or changed policy applied in head order, then every removed one that
-    /// `state` holds deleted.
+    /// then every added or changed policy applied together (in head order), then every removed
+    /// one that `state` holds deleted.
     pub fn events(&self, state: &State, head: &[TemplateEntry]) -> Vec<Change> {
         let mut changes = template_updates(state, head);
-        changes.extend(
-            self.applied
-                .iter()
-                .map(|p| Change::Apply(Box::new(p.clone()))),
-        );
+        if !self.applied.is_empty() {
+            changes.push(Change::ApplyTogether(self.applied.clone()));
+        }
         changes.extend(
             self.removed
                 .iter()

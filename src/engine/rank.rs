@@ -34,6 +34,42 @@ pub enum Decider {
     Same,
 }
 
+/// Why one matching policy beats another in a fresh match, in words: "higher explicit
+/// priority (1 > 0)". Said by `lint`'s overlap and by `preempt-check` and `plan` for a policy
+/// that loses an unclaimed template to a better match (claim-and-preemption.md §2.3, §6.3).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct FreshMatchWhy {
+    pub decider: Decider,
+    /// The winner's and the loser's `spec.priority`.
+    pub priorities: (i32, i32),
+    /// The winner's and the loser's selector precision on the template.
+    pub selectors: (ImplicitPriority, ImplicitPriority),
+    /// The winner's and the loser's names.
+    pub names: (String, String),
+}
+
+impl std::fmt::Display for FreshMatchWhy {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let ((wp, lp), (ws, ls), (wn, ln)) = (self.priorities, self.selectors, &self.names);
+        match self.decider {
+            Decider::PpBeatsCpp => f.write_str(
+                "a PropagationPolicy always beats a ClusterPropagationPolicy, whatever the priorities",
+            ),
+            Decider::Explicit => write!(f, "higher explicit priority ({wp} > {lp})"),
+            Decider::Implicit => write!(
+                f,
+                "more precise selector ({} beats {}; both priority {wp})",
+                ws.as_str(),
+                ls.as_str()
+            ),
+            Decider::Name | Decider::Same => write!(
+                f,
+                "name order only (same priority {wp} and selector precision; `{wn}` sorts before `{ln}`)"
+            ),
+        }
+    }
+}
+
 /// `Ordering::Greater` when `a` is the better policy. Names compare as bytes (`"ab" < "abc"`,
 /// uppercase before lowercase), and the smaller name is better.
 pub fn compare(a: &RankKey<'_>, b: &RankKey<'_>) -> (Ordering, Decider) {

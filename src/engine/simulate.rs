@@ -9,6 +9,7 @@ use crate::model::{Policy, PolicyKind, PolicyRef};
 
 use super::admission::{scheduler_name_changes, SCHEDULER_NAME_IMMUTABLE};
 use super::claim::ClaimMeta;
+use super::rank::{self, FreshMatchWhy};
 use super::reconcile::{
     fresh_match, overrides_block_preemption, preempt_one, settle, template_reconcile,
     PreemptOutcome,
@@ -20,6 +21,11 @@ use super::state::{admit_policy, PolicyEntry, State, TemplateEntry};
 pub enum Change {
     /// Create, or update the policy of the same kind/namespace/name.
     Apply(Box<Policy>),
+    /// Policies created or updated at once (one file applied, one revision synced): all are
+    /// stored before the controllers react, so a template none of them held goes to the best
+    /// match among them (the template reconcile looks for the best match over every policy
+    /// the informer holds by then: claim-and-preemption.md §6.3), whatever their order.
+    ApplyTogether(Vec<Policy>),
     /// Delete a policy.
     Delete(PolicyRef),
     /// A template whose labels (or deletion) change: the detector's update handler reconciles
@@ -38,18 +44,23 @@ pub struct ChangeList {
 }
 
 impl ChangeList {
-    /// `--apply FILE`: every policy among `objects` is created or updated. Returns how many
-    /// policies were added and how many other objects were ignored.
+    /// `--apply FILE`: every policy among `objects` is created or updated, together with those
+    /// of the `--apply` files just before (no `--delete` between). Returns how many policies
+    /// were added and how many other objects were ignored.
     pub fn apply(&mut self, objects: Vec<crate::model::Object>) -> (usize, usize) {
         let (before, mut ignored) = (self.applied.len(), 0);
         for o in objects {
             match o {
-                crate::model::Object::Policy(p) => {
-                    self.applied.push((*p).clone());
-                    self.changes.push(Change::Apply(p));
-                }
+                crate::model::Object::Policy(p) => self.applied.push(*p),
                 _ => ignored += 1,
             }
+        }
+        // Consecutive `--apply` files are one apply, as `kubectl apply -f A -f B` sends them.
+        let new = &self.applied[before..];
+        match self.changes.last_mut() {
+            Some(Change::ApplyTogether(together)) => together.extend_from_slice(new),
+            _ if !new.is_empty() => self.changes.push(Change::ApplyTogether(new.to_vec())),
+            _ => {}
         }
         (self.applied.len() - before, ignored)
     }
@@ -270,7 +281,11 @@ impl World {
                 Ok(())
             }
             Change::Apply(policy) => {
-                self.apply_policy(&policy);
+                self.apply_together(std::slice::from_ref(&policy));
+                Ok(())
+            }
+            Change::ApplyTogether(policies) => {
+                self.apply_together(&policies);
                 Ok(())
             }
             Change::UpdateTemplate(entry) => {
@@ -301,7 +316,21 @@ impl World {
         self.reconcile_template(t);
     }
 
-    fn apply_policy(&mut self, policy: &Policy) {
+    /// Stores every policy of `policies` that admission takes, then runs the policy worker
+    /// over each in order (with the re-queues a lowered priority causes).
+    fn apply_together(&mut self, policies: &[Policy]) {
+        let mut queue: VecDeque<usize> = VecDeque::new();
+        for policy in policies {
+            queue.extend(self.store_policy(policy));
+        }
+        while let Some(q) = queue.pop_front() {
+            self.policy_reconcile(q);
+        }
+    }
+
+    /// Admits and stores one policy; returns the policies the worker must reconcile for it
+    /// (none when admission refuses it or its spec did not change).
+    fn store_policy(&mut self, policy: &Policy) -> Vec<usize> {
         let reference = policy.reference();
         let (spec, mut errors) = admit_policy(policy, self.state.options.version());
         let existing = self.state.find_policy(&reference);
@@ -315,16 +344,16 @@ impl World {
         }
         if !errors.is_empty() {
             self.rejected.push((reference, errors));
-            return;
+            return Vec::new();
         }
-        let mut queue: VecDeque<usize> = VecDeque::new();
+        let mut queue = Vec::new();
         let p = match existing {
             Some(p) => {
                 let old = self.state.policy(p).clone();
                 // The update handler ignores updates that leave the generation (spec) unchanged.
                 if old.known && old.spec == spec && old.terminating == policy.is_terminating() {
                     self.note_changed(p);
-                    return;
+                    return Vec::new();
                 }
                 let entry = PolicyEntry {
                     spec,
@@ -334,15 +363,13 @@ impl World {
                     ..old.clone()
                 };
                 self.state.upsert_policy(entry);
-                queue.push_back(p);
+                queue.push(p);
                 // §5.5: a lowered priority re-queues the preemptors in the open interval
                 // (new, old), highest first (detector.go:993-1029, 1080-1117).
                 let new_prio = self.state.policy(p).priority();
                 let old_prio = old.priority();
                 if self.state.options.gates.preemption() && old.known && new_prio < old_prio {
-                    for q in self.deprioritization_requeue(p, new_prio, old_prio) {
-                        queue.push_back(q);
-                    }
+                    queue.extend(self.deprioritization_requeue(p, new_prio, old_prio));
                 }
                 p
             }
@@ -360,14 +387,12 @@ impl World {
                     known: true,
                     doc: Some(policy.doc),
                 });
-                queue.push_back(p);
+                queue.push(p);
                 p
             }
         };
         self.note_changed(p);
-        while let Some(q) = queue.pop_front() {
-            self.policy_reconcile(q);
-        }
+        queue
     }
 
     fn note_changed(&mut self, p: usize) {
@@ -467,6 +492,13 @@ pub enum BlockReason {
         policy: PolicyRef,
         missing: Vec<String>,
     },
+    /// The template was unclaimed, and the fresh match chose a better policy among those
+    /// that match it (§2.3, §6.3); preemption never changes a fresh match's result (§7,
+    /// step 5).
+    FreshMatch {
+        winner: PolicyRef,
+        why: FreshMatchWhy,
+    },
     /// The claim names a policy that cannot be fetched: preemption retries.
     HolderMissing {
         holder: PolicyRef,
@@ -485,6 +517,7 @@ impl BlockReason {
             BlockReason::NotNamed { .. } => "not-named",
             BlockReason::Terminating => "terminating",
             BlockReason::DependentOverridesMissing { .. } => "dependent-overrides-missing",
+            BlockReason::FreshMatch { .. } => "fresh-match",
             BlockReason::HolderMissing { .. } => "holder-missing",
         }
     }
@@ -501,6 +534,20 @@ impl BlockReason {
                 ..
             }
         )
+    }
+}
+
+/// Why `winner` beats `loser` in the fresh match of template `t`.
+pub fn fresh_match_why(st: &State, winner: usize, loser: usize, t: usize) -> FreshMatchWhy {
+    let (w, l) = (st.policy(winner), st.policy(loser));
+    let target = st.templates[t].target();
+    let selectors = (w.match_priority(&target), l.match_priority(&target));
+    let (_, decider) = rank::compare(&w.rank_key(selectors.0), &l.rank_key(selectors.1));
+    FreshMatchWhy {
+        decider,
+        priorities: (w.priority(), l.priority()),
+        selectors,
+        names: (w.name.clone(), l.name.clone()),
     }
 }
 
@@ -667,6 +714,14 @@ pub fn check(state: State, changes: Vec<Change>) -> Result<CheckReport, ChangeEr
             .owner()
             .or_else(|| settled_before.clone());
         let after = world.owner(t);
+        // A template no policy held, taken by the best of the policies that match it: the
+        // others lost the fresh match, whatever their preemption settings.
+        let fresh_winner = match (&before, &after) {
+            (None, Some(owner)) => fresh_match(&world.state, t)
+                .chosen
+                .filter(|&w| world.state.policy(w).reference() == *owner),
+            _ => None,
+        };
         let mut blocked_by = Vec::new();
         if world.state.templates[t].excluded.is_none() {
             for &p in &world.changed {
@@ -681,7 +736,14 @@ pub fn check(state: State, changes: Vec<Change>) -> Result<CheckReport, ChangeEr
                     .match_priority(&world.state.templates[t].target())
                     .matches()
                 {
-                    blocked_by.push((pol.reference(), block_reason(&world, p, t)));
+                    let reason = match fresh_winner {
+                        Some(w) => BlockReason::FreshMatch {
+                            winner: world.state.policy(w).reference(),
+                            why: fresh_match_why(&world.state, w, p, t),
+                        },
+                        None => block_reason(&world, p, t),
+                    };
+                    blocked_by.push((pol.reference(), reason));
                 }
             }
         }
@@ -728,7 +790,7 @@ pub fn touched_kinds(
         .iter()
         .filter_map(|c| match c {
             Change::Delete(r) => Some(r),
-            Change::Apply(_) | Change::UpdateTemplate(_) => None,
+            Change::Apply(_) | Change::ApplyTogether(_) | Change::UpdateTemplate(_) => None,
         })
         .collect();
     let touched = policies.policies().filter(|p| {
@@ -878,6 +940,44 @@ mod tests {
         assert!(!c.preempted);
         assert_eq!(c.blocked_by.len(), 1);
         assert_eq!(c.blocked_by[0].1.code(), "preemption-never");
+    }
+
+    /// Policies applied together (one file, one revision) are all stored before any
+    /// reconcile: an unclaimed template goes to the best match among them, in either order,
+    /// and the others lost the fresh match rather than being blocked (§6.3, §7 step 5).
+    #[test]
+    fn policies_applied_together_give_a_waiting_template_to_the_best_match() {
+        let catch_all =
+            json!({"resourceSelectors": [{"apiVersion":"apps/v1","kind":"Deployment"}]});
+        for swapped in [false, true] {
+            let st = state(vec![deploy("default", "nginx", &[], &[])], false);
+            let mut together = vec![
+                *policy_of(pp("default", "catch-all", catch_all.clone())),
+                *policy_of(pp("default", "web", named(0, false))),
+            ];
+            if swapped {
+                together.reverse();
+            }
+            let r = check(st, vec![Change::ApplyTogether(together)]).unwrap();
+            let c = &r.resources[0];
+            assert_eq!(
+                c.after,
+                Some(PolicyRef::pp("default", "web")),
+                "swapped: {swapped}"
+            );
+            assert_eq!(c.blocked_by.len(), 1);
+            let (loser, reason) = &c.blocked_by[0];
+            assert_eq!(*loser, PolicyRef::pp("default", "catch-all"));
+            assert_eq!(reason.code(), "fresh-match");
+            let BlockReason::FreshMatch { winner, why } = reason else {
+                unreachable!()
+            };
+            assert_eq!(*winner, PolicyRef::pp("default", "web"));
+            assert_eq!(
+                why.to_string(),
+                "more precise selector (name beats all; both priority 0)"
+            );
+        }
     }
 
     #[test]

@@ -89,6 +89,9 @@ pub fn block_short(b: &BlockReason) -> String {
                 missing.join(", ")
             )
         }
+        BlockReason::FreshMatch { winner, why } => {
+            format!("{winner} wins the fresh match: {why}")
+        }
         BlockReason::HolderMissing { holder } => format!("holder {holder} not found"),
     }
 }
@@ -148,6 +151,9 @@ pub fn block_message(b: &BlockReason) -> String {
         BlockReason::DependentOverridesMissing { policy, missing } => format!(
             "{policy} waits for its missing dependentOverrides ({}): no claim meanwhile",
             missing.join(", ")
+        ),
+        BlockReason::FreshMatch { winner, why } => format!(
+            "{winner} wins the fresh match of the unclaimed template: {why} (preemption never changes a fresh match's result)"
         ),
         BlockReason::HolderMissing { holder } => format!(
             "the claim names {holder}, which cannot be fetched: preemption fails and retries"

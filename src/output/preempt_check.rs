@@ -5,7 +5,7 @@ use serde_json::{json, Value};
 
 use super::explain::{block_message, block_short};
 use crate::engine::delivery::{DeliveryChange, Received};
-use crate::engine::simulate::CheckReport;
+use crate::engine::simulate::{BlockReason, CheckReport};
 use crate::model::PolicyRef;
 
 fn owner_json(r: &Option<PolicyRef>) -> Value {
@@ -210,8 +210,20 @@ pub fn text(r: &CheckReport, color: bool) -> String {
             owner_short(&c.after),
             if c.preempted { " (preempted)" } else { "" }
         );
-        if !c.blocked_by.is_empty() {
-            line.push_str(&format!(" (blocked: {})", blocked_tail(c)));
+        // Policies that lost the fresh match of an unclaimed template were not blocked: the
+        // move itself is the best match.
+        let (lost, blocked): (Vec<_>, Vec<_>) = c
+            .blocked_by
+            .iter()
+            .partition(|(_, b)| matches!(b, BlockReason::FreshMatch { .. }));
+        for (p, b) in lost {
+            if let BlockReason::FreshMatch { why, .. } = b {
+                line.push_str(&format!(" (best match over {p}: {why})"));
+            }
+        }
+        if !blocked.is_empty() {
+            let shorts: Vec<String> = blocked.iter().map(|(_, b)| block_short(b)).collect();
+            line.push_str(&format!(" (blocked: {})", shorts.join("; ")));
         }
         out.push_str(&if color {
             line.green().to_string()

@@ -3,7 +3,7 @@
 
 use std::collections::{BTreeMap, HashSet};
 
-use crate::engine::rank::{self, Decider};
+use crate::engine::rank::{self, Decider, FreshMatchWhy};
 use crate::engine::state::PolicyEntry;
 use crate::lint::analysis::Analysis;
 use crate::lint::finding::{Finding, Partner, Severity};
@@ -50,29 +50,13 @@ pub static RULE: Rule = Rule {
 fn why(a: &Analysis<'_>, winner: usize, loser: usize, t: usize, decider: Decider) -> String {
     let (w, l) = (a.state.policy(winner), a.state.policy(loser));
     let target = a.state.templates[t].target();
-    match decider {
-        Decider::PpBeatsCpp => {
-            "a PropagationPolicy always beats a ClusterPropagationPolicy, whatever the priorities"
-                .into()
-        }
-        Decider::Explicit => format!(
-            "higher explicit priority ({} > {})",
-            w.priority(),
-            l.priority()
-        ),
-        Decider::Implicit => format!(
-            "more precise selector ({} beats {}; both priority {})",
-            w.match_priority(&target).as_str(),
-            l.match_priority(&target).as_str(),
-            w.priority()
-        ),
-        Decider::Name | Decider::Same => format!(
-            "name order only (same priority {} and selector precision; `{}` sorts before `{}`)",
-            w.priority(),
-            w.name,
-            l.name
-        ),
+    FreshMatchWhy {
+        decider,
+        priorities: (w.priority(), l.priority()),
+        selectors: (w.match_priority(&target), l.match_priority(&target)),
+        names: (w.name.to_string(), l.name.to_string()),
     }
+    .to_string()
 }
 
 pub fn check(a: &Analysis<'_>) -> Vec<Finding> {
