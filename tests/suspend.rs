@@ -385,6 +385,50 @@ fn failover_policy_needs_force_to_suspend_everything() {
         .contains("  suspension:\n    dispatching: true\n"));
 }
 
+/// Cluster failover stalls under a suspension only where it runs (the Failover gate, and from
+/// Karmada 1.14 `--enable-no-execute-taint-eviction`): elsewhere nothing is evicted, as `lint`
+/// says in the same context (failover-gate-off), so suspending needs no `--force`.
+#[test]
+fn cluster_failover_needs_force_only_where_it_runs() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("p.yaml");
+    let policy = "apiVersion: policy.karmada.io/v1alpha1\nkind: PropagationPolicy\nmetadata:\n  name: app\nspec:\n  resourceSelectors:\n    - apiVersion: apps/v1\n      kind: Deployment\n  placement:\n    clusterAffinity:\n      clusterNames: [member1, member2]\n  failover:\n    cluster:\n      purgeMode: Directly\n";
+    std::fs::write(&file, policy).unwrap();
+    let f = file.to_str().unwrap();
+    let config = dir.path().join("config.yaml");
+    std::fs::write(
+        &config,
+        "featureGates: {Failover: true}\ncontrollerManagerFlags: {enable-no-execute-taint-eviction: true}\n",
+    )
+    .unwrap();
+    let c = config.to_str().unwrap();
+    for runs in [
+        &["--config", c][..],
+        &[
+            "--feature-gates",
+            "Failover=true",
+            "--karmada-version",
+            "1.13",
+        ],
+    ] {
+        let r = run(&[&["suspend", "-f", f, "pp/app"], runs].concat(), None);
+        assert_eq!(r.code, 1, "{runs:?}: {}", r.stdout);
+        assert!(
+            r.stderr
+                .contains("cluster failover (purgeMode Directly) still evicts"),
+            "{}",
+            r.stderr
+        );
+    }
+    // Karmada 1.19's defaults: the gate is off.
+    let r = run(&["suspend", "-f", f, "pp/app"], None);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    assert!(!r.stderr.contains("failover"), "{}", r.stderr);
+    assert!(std::fs::read_to_string(&file)
+        .unwrap()
+        .contains("  suspension:\n    dispatching: true\n"));
+}
+
 // ---------------------------------------------------------------------------------------------
 // Live mode
 

@@ -20,10 +20,10 @@ use crate::output::suspend::{self as out, Report, Status};
 pub type Args = Flags;
 
 pub fn run(action: Action, args: Args) -> Result<Exit, CliError> {
-    // Resolved for its checks (exit 2 as everywhere) and, in files, its `knownClusters`.
+    // Resolved for its checks (exit 2 as everywhere), its `knownClusters` and its gates.
     let context = super::args::context(&args.context)?;
     let mut checked = args.check(action)?;
-    checked.settings.known_clusters = context.known_clusters().to_vec();
+    checked.settings.read_context(&context, &args.files);
     if !args.files.is_empty() {
         super::args::warn_live_only(&args.kube);
     }

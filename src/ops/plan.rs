@@ -442,6 +442,17 @@ pub fn change_message(action: Action, before: &State, after: &State, request: &R
     }
 }
 
+/// What decides whether a suspension that stalls failover goes ahead.
+#[derive(Clone, Copy, Debug)]
+pub struct Guard {
+    /// `--force`: suspend even where failover stalls.
+    pub force: bool,
+    /// Cluster failover runs in the control plane
+    /// ([`crate::model::feature_gates::GateSet::cluster_failover`]): only then can suspending
+    /// stall it.
+    pub cluster_failover: bool,
+}
+
 /// Named mode: the engine's plan for the policy, then the one `--force` rule
 /// ([`engine::force::needs_force`]). `targets` are the policy's target clusters (`None`:
 /// unknown), `health` the member clusters as the control plane reports them.
@@ -450,7 +461,7 @@ pub fn named(
     request: &Request,
     targets: Option<&[String]>,
     health: &[Cluster],
-    force: bool,
+    guard: Guard,
     reason: Option<&Reason>,
 ) -> PolicyPlan {
     let (new, before, after) = match engine::plan(spec.suspension.as_ref(), request, targets) {
@@ -459,9 +470,15 @@ pub fn named(
         Plan::Change { new, before, after } => (new, before, after),
     };
     let candidates = engine::failover_candidates(spec);
-    let stalls = engine::stalls(spec, &after, candidates.as_deref(), health, targets);
+    let stalls = engine::stalls(
+        spec,
+        &after,
+        (candidates.as_deref(), guard.cluster_failover),
+        health,
+        targets,
+    );
     if let Some(refusal) = engine::force::needs_force(&before, &after, &stalls, targets) {
-        if !force {
+        if !guard.force {
             return PolicyPlan::only(Outcome::Refused(refusal));
         }
     }
@@ -593,7 +610,7 @@ pub fn freeze_outcome(input: &FreezeInput<'_>) -> Outcome {
 
 /// A freeze (or its lifting) for one policy: the decision, then the failover and health
 /// warnings of a change and the one `--force` rule ([`engine::force::needs_force`]).
-pub fn freeze_policy(input: &FreezeInput<'_>, health: &[Cluster], force: bool) -> PolicyPlan {
+pub fn freeze_policy(input: &FreezeInput<'_>, health: &[Cluster], guard: Guard) -> PolicyPlan {
     let outcome = freeze_outcome(input);
     let Outcome::Change(c) = &outcome else {
         return PolicyPlan::only(outcome);
@@ -604,11 +621,11 @@ pub fn freeze_policy(input: &FreezeInput<'_>, health: &[Cluster], force: bool) -
     let stalls = engine::stalls(
         input.spec,
         after,
-        candidates.as_deref(),
+        (candidates.as_deref(), guard.cluster_failover),
         health,
         targets.as_deref(),
     );
-    let refused = if force {
+    let refused = if guard.force {
         None
     } else {
         engine::force::needs_force(before, after, &stalls, targets.as_deref())
@@ -710,7 +727,17 @@ mod tests {
             user: "me".into(),
             at: "2026-01-01T00:00:00Z".into(),
         };
-        let p = named(&spec, &request, None, &[], false, Some(&reason));
+        let p = named(
+            &spec,
+            &request,
+            None,
+            &[],
+            Guard {
+                force: false,
+                cluster_failover: true,
+            },
+            Some(&reason),
+        );
         let c = p.change().expect("a change");
         assert_eq!(c.message, "suspended on m2");
         assert_eq!(c.patch.annotations.len(), 3);

@@ -226,6 +226,8 @@ impl Flags {
             reason: self.reason.clone(),
             strict: self.strict,
             known_clusters: Vec::new(),
+            // Until the context says otherwise (`cli::suspend` reads it): the safe side.
+            cluster_failover: true,
             concurrency: self.kube.concurrency_or(WRITE_CONCURRENCY),
             connect: self.kube.connect_options(),
         })

@@ -4,6 +4,7 @@
 //! ([`super::live`]). The steps return values; the command line prints, asks and confirms in
 //! between, and `output::suspend` renders the results.
 
+use crate::context::Context;
 use std::io::{IsTerminal, Write as _};
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -34,6 +35,9 @@ pub struct Settings {
     pub request: Request,
     pub dry: DryRun,
     pub force: bool,
+    /// Cluster failover runs in the control plane the context describes (its gates and
+    /// controller-manager flags), as `lint` and `plan` judge it.
+    pub cluster_failover: bool,
     /// `--reason`.
     pub reason: Option<String>,
     /// Unknown cluster names end the command.
@@ -45,6 +49,24 @@ pub struct Settings {
     pub concurrency: usize,
     /// How the client connects (live).
     pub connect: crate::kube::ConnectOptions,
+}
+
+impl Settings {
+    /// What these settings take from the context: in files, its `knownClusters`; and whether
+    /// cluster failover runs, judged in the control plane `lint` and `plan` see (with files,
+    /// an installation the rest of their repository holds counts: [`Context::of_files`]).
+    pub fn read_context(&mut self, context: &Context, files: &[String]) {
+        self.known_clusters = context.known_clusters().to_vec();
+        self.cluster_failover = context.of_files(files).gates.cluster_failover();
+    }
+
+    /// What the `--force` rule reads of these settings.
+    pub fn guard(&self) -> plan::Guard {
+        plan::Guard {
+            force: self.force,
+            cluster_failover: self.cluster_failover,
+        }
+    }
 }
 
 /// Why a run stopped before its report.
@@ -418,7 +440,7 @@ fn plan_file_policy(
     bound: Option<&[String]>,
 ) -> PolicyPlan {
     let targets = engine::target_clusters(spec, bound);
-    let mut p = plan::named(spec, &s.request, targets.as_deref(), &[], s.force, None);
+    let mut p = plan::named(spec, &s.request, targets.as_deref(), &[], s.guard(), None);
     plan::clear_suspension_record(&mut p, &|key| annotations.contains_key(key));
     for w in &p.stalls {
         warn(&format!("{rid}: {w}"));
@@ -664,7 +686,7 @@ impl FilePlanner<'_> {
             clusters: &self.s.request.clusters,
             stamp: self.stamp,
         };
-        let p = plan::freeze_policy(&input, &[], self.s.force);
+        let p = plan::freeze_policy(&input, &[], self.s.guard());
         (p.outcome != Outcome::NotInvolved).then(|| Row {
             kind: policy.kind,
             namespace: policy.meta.namespace.clone(),
@@ -818,7 +840,7 @@ fn live_row(
         clusters: &s.request.clusters,
         stamp,
     };
-    let p = plan::freeze_policy(&input, health, s.force);
+    let p = plan::freeze_policy(&input, health, s.guard());
     Some(Row {
         kind,
         namespace: o["metadata"]["namespace"].as_str().map(str::to_string),
@@ -1144,7 +1166,7 @@ impl writer::Decide for NamedDecision<'_> {
             &s.request,
             targets.as_deref(),
             &ctx.health,
-            s.force,
+            s.guard(),
             reason.as_ref(),
         );
         let annotations = &current["metadata"]["annotations"];

@@ -214,15 +214,22 @@ pub fn suspended_with_failover(
             continue;
         }
         let candidates = failover_candidates(&after.spec);
-        let found: Vec<String> = stalls(&after.spec, &now, candidates.as_deref(), &[], None)
-            .into_iter()
-            .filter(|s| match s {
-                Stall::ApplicationFailover { .. } => true,
-                Stall::ClusterFailover { .. } => cluster_failover,
-                _ => false,
-            })
-            .map(|s| s.to_string())
-            .collect();
+        let found: Vec<String> = stalls(
+            &after.spec,
+            &now,
+            (candidates.as_deref(), cluster_failover),
+            &[],
+            None,
+        )
+        .into_iter()
+        .filter(|s| {
+            matches!(
+                s,
+                Stall::ApplicationFailover { .. } | Stall::ClusterFailover { .. }
+            )
+        })
+        .map(|s| s.to_string())
+        .collect();
         if !found.is_empty() {
             out.push(Hazard::SuspendedWithFailover {
                 policy: r.clone(),

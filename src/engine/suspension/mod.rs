@@ -396,10 +396,16 @@ impl fmt::Display for Stall {
 /// What stalls while `after` is in force (§3.4 and the suggested predicate after it).
 ///
 /// `candidates` are the clusters the placement could fail over to (`None`: any cluster).
+/// `cluster_failover` says whether cluster failover runs in the control plane
+/// ([`crate::model::feature_gates::GateSet::cluster_failover`]): it needs the Failover gate (off
+/// by default since v1.12; `controllermanager.go` starts the taint manager only with it and
+/// `--enable-taint-manager`) and, from v1.14, `--enable-no-execute-taint-eviction=true`
+/// (`taint_manager.go`); without them nothing is evicted from a tainted cluster, so nothing
+/// stalls either. Application failover has no gate (its controller always starts).
 pub fn stalls(
     spec: &PropagationSpec,
     after: &State,
-    candidates: Option<&[String]>,
+    (candidates, cluster_failover): (Option<&[String]>, bool),
     clusters: &[Cluster],
     targets: Option<&[String]>,
 ) -> Vec<Stall> {
@@ -427,7 +433,7 @@ pub fn stalls(
                         .unwrap_or_else(|| "Gracefully".into()),
                 });
             }
-            if let Some(cl) = &fo.cluster {
+            if let Some(cl) = fo.cluster.as_ref().filter(|_| cluster_failover) {
                 out.push(Stall::ClusterFailover {
                     purge_mode: cl.purge_mode.clone().unwrap_or_else(|| "Gracefully".into()),
                 });
@@ -752,7 +758,7 @@ mod tests {
                 "placement":{"clusterAffinity":{"clusterNames":["m1","m2"]}}}"#,
         );
         let cand = failover_candidates(&s);
-        let st = stalls(&s, &State::AllClusters, cand.as_deref(), &[], None);
+        let st = stalls(&s, &State::AllClusters, (cand.as_deref(), true), &[], None);
         assert_eq!(
             st,
             vec![Stall::ApplicationFailover {
@@ -765,25 +771,40 @@ mod tests {
         let st = stalls(
             &s,
             &State::Clusters(vec!["m9".into()]),
-            cand.as_deref(),
+            (cand.as_deref(), true),
             &[],
             None,
         );
         assert!(st.is_empty(), "{st:?}");
         // Not suspended: nothing stalls.
-        assert!(stalls(&s, &State::NotSuspended, None, &[], None).is_empty());
+        assert!(stalls(&s, &State::NotSuspended, (None, true), &[], None).is_empty());
     }
 
     #[test]
     fn cluster_failover_defaults_to_gracefully() {
         let s = spec(r#"{"failover":{"cluster":{}}}"#);
-        let st = stalls(&s, &State::Clusters(vec!["a".into()]), None, &[], None);
+        let st = stalls(
+            &s,
+            &State::Clusters(vec!["a".into()]),
+            (None, true),
+            &[],
+            None,
+        );
         assert_eq!(
             st,
             vec![Stall::ClusterFailover {
                 purge_mode: "Gracefully".into()
             }]
         );
+        // Where cluster failover does not run, nothing is evicted, so nothing stalls.
+        let st = stalls(
+            &s,
+            &State::Clusters(vec!["a".into()]),
+            (None, false),
+            &[],
+            None,
+        );
+        assert!(st.is_empty(), "{st:?}");
     }
 
     #[test]
@@ -802,7 +823,13 @@ mod tests {
             cluster("other", "Unknown", None),
         ];
         let targets = vec!["m1".to_string(), "m2".to_string()];
-        let st = stalls(&s, &State::AllClusters, None, &clusters, Some(&targets));
+        let st = stalls(
+            &s,
+            &State::AllClusters,
+            (None, true),
+            &clusters,
+            Some(&targets),
+        );
         assert_eq!(st.len(), 4, "{st:?}");
         assert!(
             matches!(&st[0], Stall::UnhealthyTarget { cluster, why } if cluster == "m1" && why == "NotReady")

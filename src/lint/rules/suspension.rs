@@ -153,17 +153,16 @@ pub fn check(inventory: &Inventory, opts: &LintOptions) -> Vec<Finding> {
         check_targets(inventory, p, &mut out);
         let state = State::of(Some(s));
         let candidates = failover_candidates(&p.spec);
-        // Cluster failover runs only with the Failover gate (off by default since v1.12,
-        // `controllermanager.go` gates the taint manager and the cluster taint policy
-        // controller on it) with `--enable-taint-manager` and, from v1.14,
-        // `--enable-no-execute-taint-eviction=true` (`taint_manager.go:114-117`): without them
-        // nothing fails over, so nothing stalls either; failover-gate-off reports the setting
-        // instead (GateSet::why_no_cluster_failover).
+        // Where cluster failover does not run, failover-gate-off reports the setting instead
+        // (GateSet::why_no_cluster_failover).
         let cluster_failover = opts.gates.cluster_failover();
-        for stall in stalls(&p.spec, &state, candidates.as_deref(), &[], None) {
-            if matches!(stall, Stall::ClusterFailover { .. }) && !cluster_failover {
-                continue;
-            }
+        for stall in stalls(
+            &p.spec,
+            &state,
+            (candidates.as_deref(), cluster_failover),
+            &[],
+            None,
+        ) {
             match &stall {
                 Stall::Lazy => out.push(f(
                     &LAZY,
