@@ -587,6 +587,32 @@ fn suspension(state: &State, t: usize, owner: Option<usize>) -> Vec<ClusterSuspe
         .collect()
 }
 
+/// The dispatch rows once the placement is evaluated: every cluster it sends the template to
+/// (a placement by label or by spread names none of them beforehand), suspended as the
+/// policy's `suspension` says, and the suspended names it does not; a cluster it leaves
+/// without the template (a division left it no replicas) is no "dispatching" target. Karmada
+/// judges each target cluster of the binding (`shouldSuspendDispatching`,
+/// pkg/controllers/binding/common.go).
+pub fn dispatch_over(rows: Vec<ClusterSuspension>, receiving: &[String]) -> Vec<ClusterSuspension> {
+    let all = rows.iter().any(|r| r.by == Some(SuspendedBy::Dispatching));
+    let mut out: Vec<ClusterSuspension> = rows
+        .into_iter()
+        .filter(|r| r.suspended || receiving.contains(&r.cluster))
+        .filter(|r| r.cluster != "*" || receiving.is_empty())
+        .collect();
+    for c in receiving {
+        if !out.iter().any(|r| r.cluster == *c) {
+            out.push(ClusterSuspension {
+                cluster: c.clone(),
+                suspended: all,
+                by: all.then_some(SuspendedBy::Dispatching),
+            });
+        }
+    }
+    out.sort_by(|a, b| a.cluster.cmp(&b.cluster));
+    out
+}
+
 /// The policies with a selector aimed at template `t` (same kind and API group; a namespace and
 /// name that fit) that never matches it, and why: what a user looking at an unclaimed template
 /// most likely meant to claim it (`pkg/util/selector.go` `ResourceSelectorPriority`).
@@ -628,6 +654,38 @@ mod tests {
     use super::*;
     use crate::engine::state::testutil::*;
     use serde_json::json;
+
+    /// The evaluated placement decides the rows: every receiving cluster (a label selector
+    /// names none), `dispatching: true` over all of them, and `*` only while none is known.
+    #[test]
+    fn dispatch_rows_cover_every_receiving_cluster() {
+        let row = |cluster: &str, by: Option<SuspendedBy>| ClusterSuspension {
+            cluster: cluster.into(),
+            suspended: by.is_some(),
+            by,
+        };
+        let receiving = ["m1".to_string(), "m2".to_string()];
+        let on_m1 = vec![row("m1", Some(SuspendedBy::DispatchingOnClusters))];
+        assert_eq!(
+            dispatch_over(on_m1, &receiving),
+            vec![
+                row("m1", Some(SuspendedBy::DispatchingOnClusters)),
+                row("m2", None)
+            ]
+        );
+        let all = || vec![row("*", Some(SuspendedBy::Dispatching))];
+        let d = Some(SuspendedBy::Dispatching);
+        assert_eq!(
+            dispatch_over(all(), &receiving),
+            vec![row("m1", d), row("m2", d)]
+        );
+        assert_eq!(dispatch_over(all(), &[]), all());
+        // A named cluster the division leaves without replicas is no target.
+        assert_eq!(
+            dispatch_over(vec![row("m3", None)], &receiving[..1]),
+            vec![row("m1", None)]
+        );
+    }
 
     #[test]
     fn kept_claim_and_restart_preemption() {

@@ -276,13 +276,9 @@ pub fn from_files(inv: &Inventory, state: &State, t: usize, chosen: &[String]) -
         delivery::from_files(inv, state, owned(&decision), &template, chosen, &carried_to);
     let mut decision = decision;
     decision.notes.extend(refused_overrides(inv, &template));
-    // Once the placement is evaluated, a cluster it does not send the template to (a division
-    // left it without replicas) is no "dispatching" target; a suspended one is still said.
     if delivery.placement.is_some() {
-        let receiving = delivery.clusters();
-        decision
-            .suspension
-            .retain(|s| s.suspended || receiving.contains(&s.cluster));
+        let rows = std::mem::take(&mut decision.suspension);
+        decision.suspension = super::explain::dispatch_over(rows, &delivery.clusters());
     }
     Explained {
         decision,
