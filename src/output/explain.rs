@@ -172,6 +172,13 @@ pub fn why_text(w: &Why, me: &PolicyRef) -> String {
             Some(t) => format!("preempts {from}: priority {ours} > {t}"),
             None => format!("preempts {from}: a PP preempts a CPP whatever the priority"),
         },
+        // preemption.go: a PP takes a template from a CPP regardless of priority.
+        Why::PreemptedBy { by, .. }
+            if by.kind == PolicyKind::PropagationPolicy
+                && me.kind == PolicyKind::ClusterPropagationPolicy =>
+        {
+            format!("preempted by {by}: a PP preempts a CPP whatever the priority")
+        }
         Why::PreemptedBy { by, ours, theirs } => {
             format!("preempted by {by}: priority {theirs} > {ours}")
         }
@@ -518,9 +525,42 @@ pub fn text(e: &Explanation, color: bool, selection_unknown: bool) -> String {
 
 #[cfg(test)]
 mod tests {
-    use super::block_message;
+    use super::{block_message, why_text};
+    use crate::engine::explain::Why;
     use crate::engine::simulate::BlockReason;
     use crate::model::{PolicyKind, PolicyRef};
+
+    /// A PP takes a template from a CPP whatever their priorities: the CPP's line does not
+    /// compare them.
+    #[test]
+    fn a_cpp_preempted_by_a_pp_is_not_said_to_rank_lower() {
+        let (pp, cpp) = (
+            PolicyRef::pp("default", "p-zero"),
+            PolicyRef {
+                kind: PolicyKind::ClusterPropagationPolicy,
+                namespace: None,
+                name: "c-high".into(),
+            },
+        );
+        let why = |by: &PolicyRef, me: &PolicyRef| {
+            why_text(
+                &Why::PreemptedBy {
+                    by: by.clone(),
+                    ours: 100,
+                    theirs: 0,
+                },
+                me,
+            )
+        };
+        assert_eq!(
+            why(&pp, &cpp),
+            "preempted by pp/default/p-zero: a PP preempts a CPP whatever the priority"
+        );
+        assert_eq!(
+            why(&pp, &PolicyRef::pp("default", "low")),
+            "preempted by pp/default/p-zero: priority 0 > 100"
+        );
+    }
 
     /// A policy without `preemption: Always` would not preempt at a higher priority either:
     /// the message names both changes it needs, one when it already preempts.
