@@ -1670,3 +1670,46 @@ fn a_flux_directory_takes_the_karmada_its_repository_installs_elsewhere() {
     );
     assert!(!said.contains("changes with the change"), "{said}");
 }
+
+/// The configuration's `knownClusters` is the fleet of every subcommand when no Cluster object
+/// is given: a placement whose names decide it, naming a cluster outside the fleet, fits no
+/// known cluster for `lint`, and `explain` and `plan` place the template nowhere either (Karmada
+/// schedules over the registered Clusters only), rather than on the unknown name.
+#[test]
+fn known_clusters_are_the_fleet_of_every_subcommand() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    std::fs::write(
+        d.join(".karmada-policy.yaml"),
+        "knownClusters: [member1, member2]\n",
+    )
+    .unwrap();
+    std::fs::write(
+        d.join("app.yaml"),
+        "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: web, namespace: default}\nspec: {replicas: 1}\n",
+    )
+    .unwrap();
+    git(d, &["init", "-q"]);
+    git(d, &["add", "-A"]);
+    git(d, &["commit", "-qm", "base"]);
+    std::fs::write(
+        d.join("policy.yaml"),
+        "apiVersion: policy.karmada.io/v1alpha1\nkind: PropagationPolicy\nmetadata: {name: web, namespace: default}\nspec:\n  resourceSelectors: [{apiVersion: apps/v1, kind: Deployment, name: web}]\n  placement: {clusterAffinity: {clusterNames: [member1, member9], exclude: [member1]}}\n",
+    )
+    .unwrap();
+    let unavailable = "0/2 clusters are available: 2 cluster(s) did not match the placement cluster affinity constraint.";
+    let lint = text(&run_in(d, &["lint", "."]).stdout);
+    assert!(lint.contains(unavailable), "{lint}");
+    let explain = text(&run_in(d, &["explain", "deploy/web", "-f", "."]).stdout);
+    assert!(
+        explain.contains(&format!("  no cluster selected: {unavailable}")),
+        "{explain}"
+    );
+    assert!(!explain.contains("member9  dispatching"), "{explain}");
+    let plan = text(&run_in(d, &["plan", "--base", "HEAD"]).stdout);
+    assert!(
+        plan.contains(&format!("    not scheduled: {unavailable}")),
+        "{plan}"
+    );
+    assert!(!plan.contains("member9: gains it"), "{plan}");
+}

@@ -698,7 +698,7 @@ fn explain_lists_named_clusters_as_candidates_when_the_placement_is_not_evaluate
         "{out}"
     );
     assert!(
-        out.contains("  note: no Cluster objects are known: evaluated over the clusters the placement names, whose names alone decide it (as plan does), each taken to serve every API\n"),
+        out.contains("  note: no Cluster objects are known: evaluated over clusters known by name only (the configuration's knownClusters, else those the placement names), whose names alone decide it (as plan does), each taken to serve every API\n"),
         "{out}"
     );
     assert!(!out.contains("overrides for m3"), "{out}");

@@ -330,6 +330,7 @@ impl Context {
         Options {
             unknown_claimers,
             schedulers: self.schedulers.clone(),
+            known_clusters: self.known_clusters().to_vec(),
             ..crate::engine::ownership::engine_options(gates)
         }
     }

@@ -374,17 +374,18 @@ pub fn from_live_binding(
 }
 
 /// The Cluster objects `clusters`, or where there are none, the clusters `placement` is
-/// evaluated over by its names ([`named_where_decided`]); with whether they are those.
+/// evaluated over by its names ([`named_where_decided`]; `fleet`: the configuration's
+/// `knownClusters`); with whether they are those.
 pub fn or_named(
     clusters: Vec<Cluster>,
-    placement: Option<&Placement>,
+    (placement, fleet): (Option<&Placement>, &[String]),
     names_decide: impl Fn(&Placement) -> bool,
 ) -> (Vec<Cluster>, bool) {
     if !clusters.is_empty() {
         return (clusters, false);
     }
     match placement.filter(|p| names_decide(p)) {
-        Some(p) => (known_by_names(p), true),
+        Some(p) => (known_by_names(p, fleet), true),
         None => (clusters, false),
     }
 }
@@ -405,12 +406,22 @@ pub fn names_decide(placement: &Placement, template: &Value) -> bool {
 /// decide it ([`super::placement::decided_by_names`]: it selects by names only, and nothing
 /// picks among them by their state): clusters known by those names only. `plan` evaluates such
 /// a placement so too; any other is not evaluated (`None`).
-pub fn named_where_decided(placement: &Placement, divides: bool) -> Option<Vec<Cluster>> {
-    super::placement::decided_by_names(placement, divides).then(|| known_by_names(placement))
+pub fn named_where_decided(
+    placement: &Placement,
+    divides: bool,
+    fleet: &[String],
+) -> Option<Vec<Cluster>> {
+    super::placement::decided_by_names(placement, divides).then(|| known_by_names(placement, fleet))
 }
 
-/// The clusters `placement` names, known by their names only.
-fn known_by_names(placement: &Placement) -> Vec<Cluster> {
+/// The clusters known by their names only that a placement its names decide is evaluated over:
+/// the configuration's `knownClusters` (`fleet`) when it lists them (a cluster the placement
+/// names outside them does not exist, and Karmada's scheduler only considers the registered
+/// Clusters: `findClustersThatFit` over the cluster snapshot), else those `placement` names.
+fn known_by_names(placement: &Placement, fleet: &[String]) -> Vec<Cluster> {
+    if !fleet.is_empty() {
+        return fleet.iter().map(|n| Cluster::named(n)).collect();
+    }
     placement
         .named_clusters()
         .into_iter()
@@ -435,7 +446,8 @@ pub fn from_files(
         .eventual
         .and_then(|o| state.find_policy(o))
         .map(|p| state.policy(p).spec.scheduled_placement());
-    let (clusters, by_names) = or_named(Cluster::from_inventory(inv), placement, |p| {
+    let fleet = &state.options.known_clusters;
+    let (clusters, by_names) = or_named(Cluster::from_inventory(inv), (placement, fleet), |p| {
         names_decide(p, template)
     });
     let tpl = &state.templates[decision.template];

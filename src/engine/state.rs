@@ -48,6 +48,10 @@ pub struct Options {
     /// The scheduler names the control plane's karmada-schedulers serve besides the default: a
     /// binding whose `schedulerName` is none of them is never scheduled.
     pub schedulers: crate::model::schedulers::Schedulers,
+    /// The member clusters the configuration names (`knownClusters`), known by name only:
+    /// without Cluster objects, a placement its names decide is evaluated over them (a name
+    /// outside them is no cluster of the fleet), as `lint` judges it.
+    pub known_clusters: Vec<String>,
 }
 
 impl Options {

@@ -103,7 +103,7 @@ pub fn policy_in_files(
     // replicas to divide) is evaluated over them, as explain TYPE/NAME and plan do.
     let (clusters, by_names) = crate::engine::delivery::or_named(
         crate::model::cluster::Cluster::from_inventory(inv),
-        Some(spec_placement),
+        (Some(spec_placement), &state.options.known_clusters),
         |p| placement::decided_by_names(p, false),
     );
     view.unplaced = placement::unevaluated(spec_placement, &clusters);

@@ -328,8 +328,9 @@ pub fn overrides_text(template: &Value, list: &[ClusterOverrides], if_selected: 
 
 /// Said under a placement evaluated by the names it gives ([`Delivery::by_names`]).
 const BY_NAMES_NOTE: &str =
-    "  note: no Cluster objects are known: evaluated over the clusters the placement names, \
-     whose names alone decide it (as plan does), each taken to serve every API\n";
+    "  note: no Cluster objects are known: evaluated over clusters known by name only (the \
+     configuration's knownClusters, else those the placement names), whose names alone decide \
+     it (as plan does), each taken to serve every API\n";
 
 pub fn text(template: &Value, d: &Delivery) -> String {
     let mut out = String::new();

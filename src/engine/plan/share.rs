@@ -294,7 +294,8 @@ impl SideView<'_> {
             }
             // Named clusters the selectors (names and labels in one affinity), or the state,
             // pick among are candidates.
-            let Some(by_names) = named_where_decided(placement, divides) else {
+            let fleet = &self.state.options.known_clusters;
+            let Some(by_names) = named_where_decided(placement, divides, fleet) else {
                 return Delivered {
                     targets: candidates(placement),
                     undecided: true,
