@@ -1713,3 +1713,45 @@ fn known_clusters_are_the_fleet_of_every_subcommand() {
     );
     assert!(!plan.contains("member9: gains it"), "{plan}");
 }
+
+/// A spread constraint by label only fails every schedule whatever the clusters
+/// ("just support cluster and region spread constraint"): without Cluster objects `explain` and
+/// `plan` say so over the clusters the placement names, as `lint` does, rather than leave the
+/// placement unevaluated (and dispatching to every named cluster).
+#[test]
+fn a_selection_that_fails_whatever_the_clusters_fails_in_every_subcommand() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let policy = |spread: &str| {
+        format!("apiVersion: policy.karmada.io/v1alpha1\nkind: PropagationPolicy\nmetadata: {{name: web, namespace: default}}\nspec:\n  resourceSelectors: [{{apiVersion: apps/v1, kind: Deployment, name: web}}]\n  placement:\n    clusterAffinity: {{clusterNames: [member1, member2, member3]}}\n{spread}    replicaScheduling: {{replicaSchedulingType: Divided, replicaDivisionPreference: Weighted, weightPreference: {{dynamicWeight: AvailableReplicas}}}}\n")
+    };
+    std::fs::write(
+        d.join("app.yaml"),
+        "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: web, namespace: default}\nspec: {replicas: 3}\n",
+    )
+    .unwrap();
+    std::fs::write(d.join("policy.yaml"), policy("")).unwrap();
+    git(d, &["init", "-q"]);
+    git(d, &["add", "-A"]);
+    git(d, &["commit", "-qm", "base"]);
+    let by_label = "    spreadConstraints: [{spreadByLabel: topology.example.io/pool, minGroups: 2, maxGroups: 2}]\n";
+    std::fs::write(d.join("policy.yaml"), policy(by_label)).unwrap();
+    let failure = "failed to select clusters: just support cluster and region spread constraint";
+    let lint = text(&run_in(d, &["lint", "."]).stdout);
+    assert!(
+        lint.contains("error[spread-constraints-unschedulable]") && lint.contains(failure),
+        "{lint}"
+    );
+    let explain = text(&run_in(d, &["explain", "deploy/web", "-f", "."]).stdout);
+    assert!(
+        explain.contains(&format!("  no cluster selected: {failure}\n")),
+        "{explain}"
+    );
+    assert!(!explain.contains("dispatching"), "{explain}");
+    assert!(!explain.contains("replicas unknown"), "{explain}");
+    let plan = text(&run_in(d, &["plan", "--base", "HEAD"]).stdout);
+    assert!(
+        plan.contains(&format!("    not scheduled: {failure}: not a FitError, so the binding keeps the clusters it has\n")),
+        "{plan}"
+    );
+}

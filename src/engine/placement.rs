@@ -435,14 +435,14 @@ fn attempt(
         }
     };
     // The steps after the filter (selection, division) when the caller gave replica fields:
-    // their failure is the attempt's.
-    let no_fit = matches!(error, Some(ScheduleError::NoClusterFit(_)));
+    // their failure is the attempt's. A failed filter or selection ends the schedule before
+    // any division (`Schedule`, pkg/scheduler/core/generic_scheduler.go).
     let assignment = super::replicas::after_filter(
         &feasible_clusters,
         placement,
         term.as_deref(),
         view.replicas.as_ref(),
-        no_fit,
+        error.is_some(),
     );
     let error = match &assignment {
         Some(super::replicas::Outcome::Scheduled(_)) => None,
@@ -470,7 +470,8 @@ fn attempt(
 /// the scheduler does by score and available replicas (`SelectBestClusters`,
 /// pkg/scheduler/core/spreadconstraint); and, where the template has replicas to divide
 /// (`divides`, [`super::delivery::divides_replicas`]), they are not divided by the clusters'
-/// capacity (dynamic weights, Aggregated) or by weights that pick clusters by labels.
+/// capacity (dynamic weights, Aggregated) or by weights that pick clusters by labels. Or the
+/// selection fails whatever the clusters are.
 pub fn decided_by_names(placement: &Placement, divides: bool) -> bool {
     let division_by_names = || match Strategy::of(placement) {
         Strategy::Duplicated => true,
@@ -485,9 +486,14 @@ pub fn decided_by_names(placement: &Placement, divides: bool) -> bool {
             }),
         Strategy::DynamicWeight | Strategy::Aggregated | Strategy::Unsupported { .. } => false,
     };
+    // No spread constraint by region or cluster: the selection fails whatever the clusters
+    // (`failed to select clusters: just support cluster and region spread constraint`), or
+    // no named cluster passes the filters; either way the names decide it.
+    let selection_fails = || SpreadSelection::of(placement) == SpreadSelection::Unsupported;
     placement.targets_only_named_clusters()
-        && (spread_decides_nothing(placement) || spread_keeps_every_name(placement))
-        && (!divides || division_by_names())
+        && (selection_fails()
+            || ((spread_decides_nothing(placement) || spread_keeps_every_name(placement))
+                && (!divides || division_by_names())))
 }
 
 /// Whether the spread constraints keep every cluster a single affinity names, whichever they

@@ -609,8 +609,8 @@ fn to_clusters(
 }
 
 /// The hook the filter stage calls for each attempt (`placement::attempt`): `None` without
-/// replica fields, without feasible clusters, or when no cluster passed the filters
-/// (`no_fit`); otherwise the steps after the filter, whose failure decides the attempt (a
+/// replica fields, without feasible clusters, or when the filters or the spread selection
+/// failed already (`failed_before`); otherwise the steps after the filter, whose failure decides the attempt (a
 /// capacity failure moves a clusterAffinities schedule to its next term,
 /// `scheduleResourceBindingWithClusterAffinities`).
 pub fn after_filter(
@@ -618,10 +618,10 @@ pub fn after_filter(
     placement: &Placement,
     term: Option<&str>,
     view: Option<&ReplicaView<'_>>,
-    no_fit: bool,
+    failed_before: bool,
 ) -> Option<Outcome> {
     let view = view?;
-    if feasible.is_empty() || no_fit {
+    if feasible.is_empty() || failed_before {
         return None;
     }
     let term = term.and_then(|name| {

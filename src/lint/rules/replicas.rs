@@ -218,7 +218,7 @@ fn check_spread_selection(
             &SPREAD_UNSCHEDULABLE,
             &path,
             format!(
-                "{}: no spread constraint is by region or cluster (spreadByLabel is not read by the scheduler): every scheduling attempt fails with \"failed to select clusters: {UNSUPPORTED_SPREAD}\", and nothing propagates",
+                "{}: no spread constraint is by region or cluster (spreadByLabel is not read by the scheduler): every scheduling attempt fails with \"failed to select clusters: {UNSUPPORTED_SPREAD}\": a new binding gets no cluster (one scheduled before keeps its clusters)",
                 p.reference()
             ),
         ));
