@@ -46,8 +46,9 @@ pub static DOCS: &[RuleDoc] = &[
                     Karmada 1.15 added failover.application.purgeMode `Directly`/`Gracefully` beside \
                     `Immediately`/`Graciously`, and 1.19 dropped the old two.",
         example: "apiVersion: policy.karmada.io/v1alpha1\nkind: PropagationPolicy\nmetadata:\n  name: nginx\nspec:\n  resourceSelectors:\n    - apiVersion: apps/v1\n      kind: Deployment\n      name: nginx\n  preemption: Sometimes\n",
-        fix: "Use one of the supported values listed in the message (for purgeMode from 1.19 on: Immediately -> Directly, \
-              Graciously -> Gracefully), or pass --karmada-version for the release you deploy to.",
+        fix: "Use one of the supported values listed in the message. Where an enum changed between releases \
+              (purgeMode from 1.19 on: Immediately -> Directly, Graciously -> Gracefully), also check that \
+              --karmada-version names the release you deploy to.",
         reference: REFERENCE,
     },
     RuleDoc {
