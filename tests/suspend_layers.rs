@@ -313,12 +313,12 @@ fn env_names_the_layer_and_a_directory_of_trees_edits_none_of_them() {
     let copy = copy(TREE);
     let dir = copy.path();
     let before = snapshot(dir);
-    // `-f .` alone: the trees' files are not edited, and the warning names the environments.
+    // `-f .` alone: the trees' files are not edited, and the warning names the roots.
     let o = run_in(dir, &["suspend", "-f", ".", "pp/web"]);
     assert_eq!(o.status.code(), Some(1), "{}", stdout(&o));
     assert!(
         stderr(&o).contains(
-            "warning: 6 files of kustomize trees not edited: name the layer to edit with -f DIR (or --env DIR); environments: overlays/prod, overlays/staging\n"
+            "warning: 6 files of kustomize trees not edited: name the layer to edit with -f DIR, or --env DIR or --env ENVIRONMENT (as lint names it); kustomization roots: overlays/prod, overlays/staging\n"
         ),
         "{}",
         stderr(&o)
@@ -670,4 +670,50 @@ fn the_files_of_a_chart_holding_a_kustomization_are_named_by_the_chart() {
         stderr(&o)
     );
     assert!(!stderr(&o).contains("environments: \n"), "{}", stderr(&o));
+}
+
+/// `--env` takes an environment as `lint`, `explain` and `plan` name it (here the Karmada API
+/// server a Flux Kustomization reaches through its kubeConfig secret): the files that
+/// environment applies are edited, and a name that is neither a directory nor an environment
+/// is refused (exit 2).
+#[test]
+fn env_names_an_environment_as_lint_prints_it() {
+    let dir = copy("testdata/suspend-flux-env");
+    let lint = run_in(dir.path(), &["lint", "."]);
+    assert!(
+        stdout(&lint).contains("  mgmt/karmada-kubeconfig: the API server of kubeConfig secret flux-system/karmada-kubeconfig"),
+        "{}",
+        stdout(&lint)
+    );
+    let before = snapshot(dir.path());
+    let o = run_in(
+        dir.path(),
+        &[
+            "suspend",
+            "-f",
+            ".",
+            "--env",
+            "mgmt/karmada-kubeconfig",
+            "pp/web",
+        ],
+    );
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert_eq!(
+        changed(&before, &snapshot(dir.path())),
+        ["karmada/workloads/app.yaml"]
+    );
+    assert!(read(dir.path(), "karmada/workloads/app.yaml")
+        .contains("  suspension:\n    dispatching: true\n"));
+    let o = run_in(
+        dir.path(),
+        &["suspend", "-f", ".", "--env", "nowhere", "pp/web"],
+    );
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains(
+            "--env nowhere: neither a kustomization directory nor an environment of the -f inputs"
+        ),
+        "{}",
+        stderr(&o)
+    );
 }

@@ -249,9 +249,9 @@ pub fn split_layers(
         let dir = crate::source::kustomize::normalize(std::path::Path::new(env));
         let Some(layer) = crate::source::kustomize::layer::layer_dir(&dir).filter(|l| l == &dir)
         else {
-            return Err(RunError::Env {
+            return environment_inputs(files, env).ok_or(RunError::Env {
                 dir,
-                why: "not a kustomization directory",
+                why: "neither a kustomization directory nor an environment of the -f inputs",
             });
         };
         let under = files.iter().any(|f| {
@@ -280,6 +280,35 @@ pub fn split_layers(
     Ok((layers, plain))
 }
 
+/// How many kustomization roots the warning about unedited kustomize trees names.
+const SHOWN_ROOTS: usize = 8;
+
+/// `--env NAME` as `lint`, `explain` and `plan` name environments (`mgmt/karmada-kubeconfig`,
+/// an Argo CD destination, a cluster directory): the layers and files its Flux Kustomizations
+/// or Argo CD Applications apply, to edit there. A chart is edited by hand (left out).
+fn environment_inputs(files: &[String], env: &str) -> Option<(Vec<PathBuf>, Vec<String>)> {
+    use crate::source::kustomize::environments::{RenderOptions, Repo};
+    use crate::source::kustomize::layer::layer_dir;
+    use crate::source::kustomize::units::UnitKind;
+    let inputs = crate::source::files::expand(files, &|_| false).ok()?;
+    let mut repo = Repo::read(&inputs, &RenderOptions::default());
+    repo.select(env).ok()?;
+    let (mut layers, mut plain) = (Vec::new(), Vec::new());
+    for unit in &repo.plans.first()?.units {
+        match &unit.kind {
+            UnitKind::Root(spec) if layer_dir(&spec.dir).as_ref() == Some(&spec.dir) => {
+                layers.push(spec.dir.clone());
+            }
+            // A directory Flux applies without a kustomization.yaml: its files as they are.
+            UnitKind::Root(spec) => plain.push(spec.dir.display().to_string()),
+            UnitKind::Plain(file) => plain.push(file.display().to_string()),
+            UnitKind::Chart(..) => {}
+        }
+    }
+    layers.dedup();
+    Some((layers, plain))
+}
+
 /// The files of a plain `-f` input that no kustomization owns. A directory holding kustomize
 /// trees (`-f apps/`) does not edit them: a policy there is rendered into environments through
 /// its layers, and which layer to edit is the user's choice (`-f LAYER` or `--env LAYER`).
@@ -294,8 +323,16 @@ fn outside_kustomize_trees(paths: Vec<PathBuf>) -> (Vec<PathBuf>, usize) {
         .into_iter()
         .partition(|p| repo.covered.contains(&normalize(p)));
     if !owned.is_empty() {
+        // A few names: a large repository has hundreds of roots.
         let shown = |dirs: &[PathBuf]| -> String {
-            let shown: Vec<String> = dirs.iter().map(|r| r.display().to_string()).collect();
+            let mut shown: Vec<String> = dirs
+                .iter()
+                .take(SHOWN_ROOTS)
+                .map(|r| r.display().to_string())
+                .collect();
+            if dirs.len() > SHOWN_ROOTS {
+                shown.push(format!("and {} more", dirs.len() - SHOWN_ROOTS));
+            }
             shown.join(", ")
         };
         let files = format!(
@@ -307,7 +344,7 @@ fn outside_kustomize_trees(paths: Vec<PathBuf>) -> (Vec<PathBuf>, usize) {
         // the chart's: its templates are rendered by helm, and edited by hand.
         warn(&match (repo.roots.is_empty(), repo.charts.is_empty()) {
             (_, true) => format!(
-                "{files} of kustomize trees not edited: name the layer to edit with -f DIR (or --env DIR); environments: {}",
+                "{files} of kustomize trees not edited: name the layer to edit with -f DIR, or --env DIR or --env ENVIRONMENT (as lint names it); kustomization roots: {}",
                 shown(&repo.roots)
             ),
             (true, false) => format!(
@@ -315,7 +352,7 @@ fn outside_kustomize_trees(paths: Vec<PathBuf>) -> (Vec<PathBuf>, usize) {
                 shown(&repo.charts)
             ),
             (false, false) => format!(
-                "{files} of kustomize trees and Helm charts not edited: name the layer to edit with -f DIR (or --env DIR), a chart's templates are edited by hand; environments: {}; charts: {}",
+                "{files} of kustomize trees and Helm charts not edited: name the layer to edit with -f DIR, or --env DIR or --env ENVIRONMENT (as lint names it), a chart's templates are edited by hand; kustomization roots: {}; charts: {}",
                 shown(&repo.roots),
                 shown(&repo.charts)
             ),
