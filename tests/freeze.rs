@@ -574,3 +574,44 @@ fn freeze_usage_errors() {
     );
     assert_eq!(r.code, 2, "{}", r.stderr);
 }
+
+/// A freeze in files reads the Cluster objects among them, as `explain` and `plan` do: a
+/// placement by label selects its targets there, so the policy is frozen on a cluster it
+/// selects and left alone on one it does not.
+#[test]
+fn file_mode_freeze_finds_a_label_placements_targets_among_the_cluster_objects() {
+    let tmp = tempfile::tempdir().unwrap();
+    let file = tmp.path().join("all.yaml");
+    let cluster = |name: &str, region: &str| {
+        format!("apiVersion: cluster.karmada.io/v1alpha1\nkind: Cluster\nmetadata:\n  name: {name}\n  labels:\n    region: {region}\nspec:\n  syncMode: Push\n---\n")
+    };
+    let policy = "apiVersion: policy.karmada.io/v1alpha1\nkind: PropagationPolicy\nmetadata:\n  name: web\n  namespace: default\nspec:\n  resourceSelectors:\n    - apiVersion: apps/v1\n      kind: Deployment\n      name: web\n  placement:\n    clusterAffinity:\n      labelSelector:\n        matchExpressions:\n          - {key: region, operator: In, values: [eu, us]}\n";
+    let text = format!(
+        "{}{}{}{policy}",
+        cluster("member1", "eu"),
+        cluster("member2", "us"),
+        cluster("member3", "ap")
+    );
+    std::fs::write(&file, text).unwrap();
+    let f = file.to_str().unwrap();
+    let r = run(&["suspend", "--clusters", "member3", "-f", f], None);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    assert!(
+        r.stdout
+            .contains("no selected policy targets these clusters"),
+        "{}",
+        r.stdout
+    );
+    let r = run(
+        &["suspend", "--clusters", "member2", "-f", f, "--yes"],
+        None,
+    );
+    assert_eq!(r.code, 0, "{}{}", r.stdout, r.stderr);
+    assert!(
+        std::fs::read_to_string(&file).unwrap().contains(
+            "  suspension:\n    dispatchingOnClusters:\n      clusterNames:\n        - member2\n"
+        ),
+        "{}",
+        std::fs::read_to_string(&file).unwrap()
+    );
+}

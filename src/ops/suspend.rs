@@ -642,6 +642,10 @@ pub fn freeze_files(s: &Settings, files: &[String]) -> Result<Freeze, RunError> 
         manifests.push(m);
     }
     let bound = BoundClusters::from_bindings(manifests.iter().flat_map(|m| m.inv.bindings()));
+    let clusters: Vec<Cluster> = manifests
+        .iter()
+        .flat_map(|m| Cluster::from_inventory(&m.inv))
+        .collect();
     let stamp = plan::freeze_stamp(
         time::rfc3339_source_date_or_now(),
         None,
@@ -652,6 +656,7 @@ pub fn freeze_files(s: &Settings, files: &[String]) -> Result<Freeze, RunError> 
     let planner = FilePlanner {
         s,
         bound: &bound,
+        clusters: &clusters,
         stamp: &stamp,
     };
     let mut add = |row: Option<Row>| match row {
@@ -701,6 +706,9 @@ pub fn freeze_files(s: &Settings, files: &[String]) -> Result<Freeze, RunError> 
 struct FilePlanner<'a> {
     s: &'a Settings,
     bound: &'a BoundClusters,
+    /// The Cluster objects of the files: where no binding says, the clusters a placement
+    /// selects among them are its targets.
+    clusters: &'a [Cluster],
     stamp: &'a Stamp,
 }
 
@@ -714,7 +722,10 @@ impl FilePlanner<'_> {
         layer: Option<usize>,
     ) -> Option<Row> {
         let permanent_id = policy.meta.label(policy.kind.permanent_id_label());
-        let b = self.bound.of(policy.kind, permanent_id);
+        let b = self
+            .bound
+            .of(policy.kind, permanent_id)
+            .or_else(|| engine::targets_among(&policy.spec, self.clusters));
         let input = FreezeInput {
             action: self.s.action,
             spec: &policy.spec,

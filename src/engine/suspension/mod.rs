@@ -159,6 +159,24 @@ pub enum Plan {
     Refused(Refusal),
 }
 
+/// The clusters among the Cluster objects `clusters` that `spec`'s placement can send a
+/// template to (the scheduler's filter stage, for the first kind the policy selects): where no
+/// binding is known, the targets of a placement that does not name its clusters, as `explain`
+/// and `plan` evaluate it over the same objects. `None` without Cluster objects.
+pub fn targets_among(spec: &PropagationSpec, clusters: &[Cluster]) -> Option<Vec<String>> {
+    if clusters.is_empty() {
+        return None;
+    }
+    let selector = spec.resource_selectors.first()?;
+    let view = super::placement::BindingView {
+        api_version: &selector.api_version,
+        kind: &selector.kind,
+        ..Default::default()
+    };
+    let result = super::placement::evaluate(spec.scheduled_placement(), clusters, &view);
+    Some(result.decided.feasible)
+}
+
 /// The target clusters of a policy, as the conversion of an all-clusters suspension needs them:
 /// the union of its bindings' `spec.clusters` when any binding is known (what Karmada scheduled,
 /// §2.3 `ensureWork` targets), else the clusters the placement names when it selects only by
