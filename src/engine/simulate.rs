@@ -492,9 +492,9 @@ pub enum BlockReason {
         policy: PolicyRef,
         missing: Vec<String>,
     },
-    /// The template was unclaimed, and the fresh match chose a better policy among those
-    /// that match it (§2.3, §6.3); preemption never changes a fresh match's result (§7,
-    /// step 5).
+    /// The change matched the template afresh (unclaimed, or its claim released), and the
+    /// fresh match chose a better policy among those that match it (§2.3, §6.1-§6.3);
+    /// preemption never changes a fresh match's result (§7, step 5).
     FreshMatch {
         winner: PolicyRef,
         why: FreshMatchWhy,
@@ -714,10 +714,11 @@ pub fn check(state: State, changes: Vec<Change>) -> Result<CheckReport, ChangeEr
             .owner()
             .or_else(|| settled_before.clone());
         let after = world.owner(t);
-        // A template no policy held, taken by the best of the policies that match it: the
-        // others lost the fresh match, whatever their preemption settings.
-        let fresh_winner = match (&before, &after) {
-            (None, Some(owner)) => fresh_match(&world.state, t)
+        // A template the change matched afresh (no policy held it, or its claim was released,
+        // §6.1-§6.3), taken by the best of the policies that match it: the others lost the
+        // fresh match, whatever their preemption settings. Not one a preemptor took later.
+        let fresh_winner = match &after {
+            Some(owner) if world.last_move[t] == MoveKind::Matched => fresh_match(&world.state, t)
                 .chosen
                 .filter(|&w| world.state.policy(w).reference() == *owner),
             _ => None,
@@ -978,6 +979,46 @@ mod tests {
                 "more precise selector (name beats all; both priority 0)"
             );
         }
+    }
+
+    /// A claim released in the change (its policy deleted) is matched afresh: a policy the
+    /// change adds that ranks lower lost the fresh match (§6.1). One a preemptor took later, in
+    /// a separate apply, says why it cannot take it back.
+    #[test]
+    fn a_rematch_is_a_fresh_match_and_a_later_preemption_is_not() {
+        let catch_all =
+            || json!({"resourceSelectors": [{"apiVersion":"apps/v1","kind":"Deployment"}]});
+        let st = state(
+            vec![claimed_nginx("old"), pp("default", "old", named(0, false))],
+            false,
+        );
+        let r = check(
+            st,
+            vec![
+                Change::Delete(PolicyRef::pp("default", "old")),
+                Change::ApplyTogether(vec![
+                    *policy_of(pp("default", "all", catch_all())),
+                    *policy_of(pp("default", "nginx", named(0, false))),
+                ]),
+            ],
+        )
+        .unwrap();
+        let c = &r.resources[0];
+        assert_eq!(c.after, Some(PolicyRef::pp("default", "nginx")));
+        assert_eq!(c.blocked_by[0].1.code(), "fresh-match");
+        let st = state(vec![deploy("default", "nginx", &[], &[])], true);
+        let r = check(
+            st,
+            vec![
+                Change::ApplyTogether(vec![*policy_of(pp("default", "all", catch_all()))]),
+                Change::ApplyTogether(vec![*policy_of(pp("default", "hi", named(5, true)))]),
+            ],
+        )
+        .unwrap();
+        let c = &r.resources[0];
+        assert_eq!(c.after, Some(PolicyRef::pp("default", "hi")));
+        assert!(c.preempted);
+        assert_eq!(c.blocked_by[0].1.code(), "lower-priority");
     }
 
     #[test]
