@@ -420,6 +420,26 @@ fn cluster_failover_needs_force_only_where_it_runs() {
             r.stderr
         );
     }
+    // The Karmada the inputs install (as `lint` reads it): a controller-manager with the gate
+    // and the flag, beside the policy.
+    let installed = tempfile::tempdir().unwrap();
+    std::fs::write(installed.path().join("p.yaml"), policy).unwrap();
+    std::fs::write(
+        installed.path().join("kcm.yaml"),
+        "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: karmada-controller-manager, namespace: karmada-system}\nspec:\n  selector: {matchLabels: {app: kcm}}\n  template:\n    metadata: {labels: {app: kcm}}\n    spec:\n      containers:\n      - name: karmada-controller-manager\n        image: docker.io/karmada/karmada-controller-manager:v1.15.0\n        command: [/bin/karmada-controller-manager, --feature-gates=Failover=true, --enable-no-execute-taint-eviction=true]\n",
+    )
+    .unwrap();
+    let r = run(
+        &[
+            "suspend",
+            "-f",
+            installed.path().to_str().unwrap(),
+            "pp/app",
+        ],
+        None,
+    );
+    assert_eq!(r.code, 1, "{}", r.stdout);
+    assert!(r.stderr.contains("pass --force"), "{}", r.stderr);
     // Karmada 1.19's defaults: the gate is off.
     let r = run(&["suspend", "-f", f, "pp/app"], None);
     assert_eq!(r.code, 0, "{}", r.stderr);

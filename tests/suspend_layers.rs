@@ -717,3 +717,32 @@ fn env_names_an_environment_as_lint_prints_it() {
         stderr(&o)
     );
 }
+
+/// Whether suspending stalls cluster failover is judged in the environment's own Karmada, as
+/// `lint` reads it: here a controller-manager the management cluster's Flux directory installs
+/// with the Failover gate and the eviction flag.
+#[test]
+fn an_environments_installation_decides_whether_cluster_failover_stalls() {
+    let dir = copy("testdata/suspend-flux-env");
+    std::fs::write(
+        dir.path().join("clusters/mgmt/kcm.yaml"),
+        "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: karmada-controller-manager, namespace: karmada-system}\nspec:\n  selector: {matchLabels: {app: kcm}}\n  template:\n    metadata: {labels: {app: kcm}}\n    spec:\n      containers:\n      - name: karmada-controller-manager\n        image: docker.io/karmada/karmada-controller-manager:v1.15.0\n        command: [/bin/karmada-controller-manager, --feature-gates=Failover=true, --enable-no-execute-taint-eviction=true]\n",
+    )
+    .unwrap();
+    let app = dir.path().join("karmada/workloads/app.yaml");
+    let text = std::fs::read_to_string(&app).unwrap();
+    std::fs::write(
+        &app,
+        format!("{text}  failover:\n    cluster:\n      purgeMode: Directly\n"),
+    )
+    .unwrap();
+    for env in ["mgmt/karmada-kubeconfig", "karmada/workloads"] {
+        let o = run_in(dir.path(), &["suspend", "-f", ".", "--env", env, "pp/web"]);
+        assert_eq!(o.status.code(), Some(1), "{env}: {}", stdout(&o));
+        assert!(
+            stderr(&o).contains("cluster failover (purgeMode Directly)"),
+            "{}",
+            stderr(&o)
+        );
+    }
+}

@@ -22,8 +22,7 @@ pub type Args = Flags;
 pub fn run(action: Action, args: Args) -> Result<Exit, CliError> {
     // Resolved for its checks (exit 2 as everywhere), its `knownClusters` and its gates.
     let context = super::args::context(&args.context)?;
-    let mut checked = args.check(action)?;
-    checked.settings.read_context(&context, &args.files);
+    let checked = args.check_in(action, &context)?;
     if !args.files.is_empty() {
         super::args::warn_live_only(&args.kube);
     }

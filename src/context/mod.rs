@@ -209,17 +209,6 @@ impl Context {
         self.for_plain_or(found, || crate::model::elsewhere::outside(paths, search))
     }
 
-    /// This context where the inputs are the files `paths` (none: the control plane itself):
-    /// with the installation the rest of their git repository holds, if any
-    /// ([`Context::for_plain_paths`]); its notes are left to the subcommands that read the
-    /// files.
-    pub fn of_files(&self, paths: &[String]) -> Context {
-        if paths.is_empty() {
-            return self.clone();
-        }
-        self.for_plain_paths(Vec::new(), paths).0
-    }
-
     /// [`Context::for_plain`], or where `found` is empty, for the installation `elsewhere`
     /// finds in the rest of the repository (the git modes read a revision's), said first.
     pub fn for_plain_or(

@@ -164,8 +164,20 @@ pub fn environments(
 /// cannot be read twice: with it, the run's context. (A pipe named as a file, `-f <(helm
 /// template ...)`, can: [`crate::source::files::read_bytes`] keeps what it gave.)
 pub fn plain_context(files: &[String], context: &Context) -> Result<Context, InspectError> {
+    let (plain, notes) = plain_context_and_notes(files, context)?;
+    for n in &notes {
+        crate::util::to_stderr("note", n);
+    }
+    Ok(plain)
+}
+
+/// [`plain_context`], its notes returned instead of printed.
+pub fn plain_context_and_notes(
+    files: &[String],
+    context: &Context,
+) -> Result<(Context, Vec<String>), InspectError> {
     if files.iter().any(|f| f == "-") {
-        return Ok(context.clone());
+        return Ok((context.clone(), Vec::new()));
     }
     let paths =
         crate::source::files::expand(files, &|p: &std::path::Path| context.config.ignores(p))?;
@@ -176,11 +188,7 @@ pub fn plain_context(files: &[String], context: &Context) -> Result<Context, Ins
     .into_iter()
     .flatten()
     .collect();
-    let (plain, notes) = context.for_plain_paths(found, files);
-    for n in &notes {
-        crate::util::to_stderr("note", n);
-    }
-    Ok(plain)
+    Ok(context.for_plain_paths(found, files))
 }
 
 /// Manifests read for a decision (`-f`): what could not be read is warned of, and every policy

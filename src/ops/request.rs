@@ -116,6 +116,21 @@ pub enum FlagError {
 use FlagError::Conflict;
 
 impl Flags {
+    /// [`Flags::check`], the settings completed from the run's context
+    /// ([`Settings::read_context`]).
+    pub fn check_in(
+        &self,
+        action: Action,
+        context: &crate::context::Context,
+    ) -> Result<Checked, FlagError> {
+        let mut checked = self.check(action)?;
+        checked
+            .settings
+            .read_context(context, &self.files, self.env.as_deref());
+        Ok(checked)
+    }
+
+    /// The flags checked against each other and turned into settings.
     pub fn check(&self, action: Action) -> Result<Checked, FlagError> {
         if self.env.is_some() && self.files.is_empty() {
             return Err(Conflict(

@@ -53,11 +53,10 @@ pub struct Settings {
 
 impl Settings {
     /// What these settings take from the context: in files, its `knownClusters`; and whether
-    /// cluster failover runs, judged in the control plane `lint` and `plan` see (with files,
-    /// an installation the rest of their repository holds counts: [`Context::of_files`]).
-    pub fn read_context(&mut self, context: &Context, files: &[String]) {
+    /// cluster failover runs ([`cluster_failover_in`]).
+    pub fn read_context(&mut self, context: &Context, files: &[String], env: Option<&str>) {
         self.known_clusters = context.known_clusters().to_vec();
-        self.cluster_failover = context.of_files(files).gates.cluster_failover();
+        self.cluster_failover = cluster_failover_in(context, files, env);
     }
 
     /// What the `--force` rule reads of these settings.
@@ -67,6 +66,54 @@ impl Settings {
             cluster_failover: self.cluster_failover,
         }
     }
+}
+
+/// Whether cluster failover runs in a control plane the inputs describe, judged as `lint`
+/// judges each: live (no files), in the context's; over a GitOps repository, in any of its
+/// environments (the one `--env` names, where it names one), each with the Karmada its
+/// repository installs; over plain files, with the installation they (or the rest of their
+/// repository) hold. Where the inputs cannot be read for it, the safe side: it runs.
+fn cluster_failover_in(context: &Context, files: &[String], env: Option<&str>) -> bool {
+    use crate::model::environments::{read_environments, repository_files};
+    if files.is_empty() {
+        return context.gates.cluster_failover();
+    }
+    let config = &context.config;
+    let repository = match repository_files(files) {
+        Ok(found) => found.filter(|_| !config.render_off),
+        Err(_) => return true,
+    };
+    let Some(paths) = repository else {
+        return crate::inspect::plain_context_and_notes(files, context)
+            .map_or(true, |(plain, _)| plain.gates.cluster_failover());
+    };
+    let ignore = |p: &std::path::Path| config.ignores(p);
+    let search = crate::model::elsewhere::Search::new(&ignore, config.chart_rendering());
+    let elsewhere = || crate::model::elsewhere::outside(files, search);
+    let read = |wanted| {
+        read_environments(
+            &paths,
+            "default",
+            &config.render_options,
+            wanted,
+            &elsewhere,
+        )
+    };
+    // `--env` may name a layer rather than an environment: then every environment counts.
+    let Ok(read) = env
+        .map(|e| read(Some(e)))
+        .filter(Result::is_ok)
+        .unwrap_or_else(|| read(None))
+    else {
+        return true;
+    };
+    read.environments.iter().any(|e| {
+        context
+            .for_repository(&e.settings)
+            .0
+            .gates
+            .cluster_failover()
+    })
 }
 
 /// Why a run stopped before its report.
