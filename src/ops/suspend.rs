@@ -53,7 +53,7 @@ pub struct Settings {
 
 impl Settings {
     /// What these settings take from the context: in files, its `knownClusters`; and whether
-    /// cluster failover runs ([`cluster_failover_in`]).
+    /// cluster failover runs in a control plane the inputs describe, as `lint` judges it.
     pub fn read_context(&mut self, context: &Context, files: &[String], env: Option<&str>) {
         self.known_clusters = context.known_clusters().to_vec();
         self.cluster_failover = cluster_failover_in(context, files, env);
