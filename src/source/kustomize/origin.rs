@@ -482,8 +482,10 @@ fn place(node: &Node, path: &FieldPath, at_value: bool) -> Span {
 }
 
 /// A JSON6902 operation whose path is `path` or one of its ancestors: its `value` (at the
-/// rest of the path when it is there), else the operation.
+/// rest of the path when it is there), else the operation. An `add` to the end of a list (`.../-`, RFC 6901) is the element at the index it took in
+/// `rendered`: the last one, less those the later operations appended to the same list.
 fn json6902_span(ops: &[Node], rendered: &Node, path: &FieldPath) -> Option<Span> {
+    let mut appended_after: HashMap<&str, usize> = HashMap::new();
     for op in ops.iter().rev() {
         let kind = op.get("op").and_then(Node::as_str).unwrap_or("");
         if !matches!(kind, "add" | "replace" | "copy" | "move") {
@@ -492,7 +494,22 @@ fn json6902_span(ops: &[Node], rendered: &Node, path: &FieldPath) -> Option<Span
         let Some(pointer) = op.get("path").and_then(Node::as_str) else {
             continue;
         };
-        let op_path = FieldPath::from_json_pointer(pointer, rendered);
+        let op_path = match pointer.strip_suffix("/-") {
+            Some(list) => {
+                let later = appended_after.entry(list).or_default();
+                let mut at = FieldPath::from_json_pointer(list, rendered);
+                let Some(Value::Seq(items)) = rendered.at(&at).map(|n| &n.value) else {
+                    continue;
+                };
+                let Some(index) = items.len().checked_sub(1 + *later) else {
+                    continue;
+                };
+                *later += 1;
+                at.0.push(Seg::Index(index));
+                at
+            }
+            None => FieldPath::from_json_pointer(pointer, rendered),
+        };
         if op_path.0.is_empty() || !path.0.starts_with(&op_path.0) {
             continue;
         }
@@ -639,6 +656,22 @@ mod tests {
             json6902_span(ops, &rendered, &FieldPath::parse("spec.placement")),
             None
         );
+    }
+
+    /// `.../-` appends: each operation is the element it added, counted from the end.
+    #[test]
+    fn json6902_appends_point_at_the_element_they_added() {
+        let rendered = root("command: [run, --a=1, --gates=X, --b=2]\n");
+        let ops = crate::source::yaml::parse_roots(
+            "- op: add\n  path: /command/-\n  value: --gates=X\n- op: add\n  path: /command/-\n  value: --b=2\n",
+        );
+        let ops = ops[0].as_seq().unwrap();
+        let line = |path: &str| {
+            json6902_span(ops, &rendered, &FieldPath::parse(path)).map(|s| s.start.line)
+        };
+        assert_eq!(line("command[2]"), Some(3));
+        assert_eq!(line("command[3]"), Some(6));
+        assert_eq!(line("command[1]"), None);
     }
 
     #[test]
