@@ -124,9 +124,7 @@ impl Flags {
         context: &crate::context::Context,
     ) -> Result<Checked, FlagError> {
         let mut checked = self.check(action)?;
-        checked
-            .settings
-            .read_context(context, &self.files, self.env.as_deref());
+        checked.settings.read_context(context, &self.files);
         Ok(checked)
     }
 

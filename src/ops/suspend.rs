@@ -54,9 +54,9 @@ pub struct Settings {
 impl Settings {
     /// What these settings take from the context: in files, its `knownClusters`; and whether
     /// cluster failover runs in a control plane the inputs describe, as `lint` judges it.
-    pub fn read_context(&mut self, context: &Context, files: &[String], env: Option<&str>) {
+    pub fn read_context(&mut self, context: &Context, files: &[String]) {
         self.known_clusters = context.known_clusters().to_vec();
-        self.cluster_failover = cluster_failover_in(context, files, env);
+        self.cluster_failover = cluster_failover_in(context, files);
     }
 
     /// What the `--force` rule reads of these settings.
@@ -70,13 +70,13 @@ impl Settings {
 
 /// Whether cluster failover runs in a control plane the inputs describe, judged as `lint`
 /// judges each: live (no files), in the context's; over a GitOps repository, in any of its
-/// environments (the one `--env` names, where it names one), each with the Karmada its
-/// repository installs; over plain files, with the installation they (or the rest of their
-/// repository) hold. Where the inputs cannot be read for it, the safe side: it runs.
-fn cluster_failover_in(context: &Context, files: &[String], env: Option<&str>) -> bool {
+/// environments, each with the Karmada its repository installs (a file `--env` edits may be
+/// applied by the others too); over plain files, with the installation they (or the rest of
+/// their repository) hold. Where the inputs cannot be read for it, the safe side: it runs.
+fn cluster_failover_in(context: &Context, files: &[String]) -> bool {
     use crate::model::environments::{read_environments, repository_files};
     if files.is_empty() {
-        return context.gates.cluster_failover();
+        return runs_cluster_failover(context);
     }
     let config = &context.config;
     let repository = match repository_files(files) {
@@ -85,35 +85,27 @@ fn cluster_failover_in(context: &Context, files: &[String], env: Option<&str>) -
     };
     let Some(paths) = repository else {
         return crate::inspect::plain_context_and_notes(files, context)
-            .map_or(true, |(plain, _)| plain.gates.cluster_failover());
+            .map_or(true, |(plain, _)| runs_cluster_failover(&plain));
     };
     let ignore = |p: &std::path::Path| config.ignores(p);
     let search = crate::model::elsewhere::Search::new(&ignore, config.chart_rendering());
     let elsewhere = || crate::model::elsewhere::outside(files, search);
-    let read = |wanted| {
-        read_environments(
-            &paths,
-            "default",
-            &config.render_options,
-            wanted,
-            &elsewhere,
-        )
-    };
-    // `--env` may name a layer rather than an environment: then every environment counts.
-    let Ok(read) = env
-        .map(|e| read(Some(e)))
-        .filter(Result::is_ok)
-        .unwrap_or_else(|| read(None))
-    else {
+    let opts = &config.render_options;
+    let Ok(read) = read_environments(&paths, "default", opts, None, &elsewhere) else {
         return true;
     };
-    read.environments.iter().any(|e| {
-        context
-            .for_repository(&e.settings)
-            .0
-            .gates
-            .cluster_failover()
-    })
+    read.environments
+        .iter()
+        .any(|e| runs_cluster_failover(&context.for_repository(&e.settings).0))
+}
+
+/// Whether a policy's `spec.failover.cluster` fails over in the control plane of `context`:
+/// cluster failover runs there ([`crate::model::feature_gates::GateSet::cluster_failover`]),
+/// and its release has the field (Karmada 1.15 added it; an older API server prunes it, so
+/// the stored policy asks for no cluster failover of its own).
+fn runs_cluster_failover(context: &Context) -> bool {
+    context.gates.cluster_failover()
+        && context.release() >= crate::model::version::KarmadaVersion::new(1, 15)
 }
 
 /// Why a run stopped before its report.
