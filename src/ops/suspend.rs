@@ -101,11 +101,12 @@ fn cluster_failover_in(context: &Context, files: &[String]) -> bool {
 
 /// Whether a policy's `spec.failover.cluster` fails over in the control plane of `context`:
 /// cluster failover runs there ([`crate::model::feature_gates::GateSet::cluster_failover`]),
-/// and its release has the field (Karmada 1.15 added it; an older API server prunes it, so
-/// the stored policy asks for no cluster failover of its own).
+/// and its release's CRD has the field (an older API server prunes it, so the stored policy
+/// asks for no cluster failover of its own).
 fn runs_cluster_failover(context: &Context) -> bool {
+    let field = crate::source::FieldPath::parse("spec.failover.cluster");
     context.gates.cluster_failover()
-        && context.release() >= crate::model::version::KarmadaVersion::new(1, 15)
+        && crate::schema::defines("PropagationPolicy", context.release(), &field)
 }
 
 /// Why a run stopped before its report.

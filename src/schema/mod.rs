@@ -287,6 +287,12 @@ pub fn structural_schema(
     }))
 }
 
+/// Whether the schema of `kind` as `version` shipped it defines `field`: one it does not is
+/// pruned by that release's API server (`spec.failover.cluster` came with Karmada 1.15).
+pub fn defines(kind: &str, version: KarmadaVersion, field: &FieldPath) -> bool {
+    structural_schema(kind, version).is_some_and(|s| suggest::at(s, &field.0).is_some())
+}
+
 /// What the unknown field `field` of a `kind` was probably meant to be, by the schema `version`
 /// shipped: `did you mean "spec.placement.clusterAffinity"?` (a close spelling under the same
 /// parent, else where a field of that name is defined).
@@ -577,6 +583,20 @@ mod tests {
 
     fn root(text: &str) -> Node {
         load(Source::new("t.yaml", text)).documents.remove(0).root
+    }
+
+    #[test]
+    fn a_field_is_defined_from_the_release_that_added_it() {
+        let cluster = FieldPath::parse("spec.failover.cluster");
+        let v = |minor| KarmadaVersion::new(1, minor);
+        assert!(!defines("PropagationPolicy", v(14), &cluster));
+        assert!(defines("PropagationPolicy", v(15), &cluster));
+        assert!(defines("PropagationPolicy", v(19), &cluster));
+        assert!(defines(
+            "PropagationPolicy",
+            v(14),
+            &FieldPath::parse("spec.failover.application")
+        ));
     }
 
     #[test]

@@ -44,7 +44,7 @@ pub fn hint(root: &Structural, field: &FieldPath) -> Option<String> {
 
 /// The schema at `path` below `root`: keys by their property (or `additionalProperties`'
 /// schema), indexes by `items`.
-fn at<'s>(root: &'s Structural, path: &[Seg]) -> Option<&'s Structural> {
+pub(super) fn at<'s>(root: &'s Structural, path: &[Seg]) -> Option<&'s Structural> {
     path.iter().try_fold(root, |s, seg| match seg {
         Seg::Key(k) => s.properties.get(k.as_str()).or_else(|| {
             s.additional_properties
