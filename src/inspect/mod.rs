@@ -79,6 +79,11 @@ pub struct Environments {
 }
 
 impl Environments {
+    /// Each environment's context.
+    pub fn contexts(&self) -> impl Iterator<Item = &Context> {
+        self.contexts.iter().map(|(_, c)| c)
+    }
+
     /// The context `env` is decided in.
     pub fn context_of(&self, env: &EnvInventory) -> &Context {
         &self
@@ -108,6 +113,19 @@ impl Environments {
 /// decided in its own context, their notes and warnings printed; `None` for plain manifests (or
 /// rendering off in the configuration found from the current directory up).
 pub fn environments(
+    files: &[String],
+    context: &Context,
+    env: Option<&str>,
+) -> Result<Option<Environments>, InspectError> {
+    let found = environments_unsaid(files, context, env)?;
+    if let Some(envs) = &found {
+        envs.inputs.warn();
+    }
+    Ok(found)
+}
+
+/// [`environments`], their notes and warnings kept in `inputs.messages` instead of printed.
+pub fn environments_unsaid(
     files: &[String],
     context: &Context,
     env: Option<&str>,
@@ -151,7 +169,6 @@ pub fn environments(
         .into_iter()
         .map(|n| format!("note: {n}")),
     );
-    envs.warn();
     Ok(Some(Environments {
         inputs: envs,
         contexts,

@@ -74,29 +74,15 @@ impl Settings {
 /// applied by the others too); over plain files, with the installation they (or the rest of
 /// their repository) hold. Where the inputs cannot be read for it, the safe side: it runs.
 fn cluster_failover_in(context: &Context, files: &[String]) -> bool {
-    use crate::model::environments::{read_environments, repository_files};
     if files.is_empty() {
         return runs_cluster_failover(context);
     }
-    let config = &context.config;
-    let repository = match repository_files(files) {
-        Ok(found) => found.filter(|_| !config.render_off),
-        Err(_) => return true,
-    };
-    let Some(paths) = repository else {
-        return crate::inspect::plain_context_and_notes(files, context)
-            .map_or(true, |(plain, _)| runs_cluster_failover(&plain));
-    };
-    let ignore = |p: &std::path::Path| config.ignores(p);
-    let search = crate::model::elsewhere::Search::new(&ignore, config.chart_rendering());
-    let elsewhere = || crate::model::elsewhere::outside(files, search);
-    let opts = &config.render_options;
-    let Ok(read) = read_environments(&paths, "default", opts, None, &elsewhere) else {
-        return true;
-    };
-    read.environments
-        .iter()
-        .any(|e| runs_cluster_failover(&context.for_repository(&e.settings).0))
+    match crate::inspect::environments_unsaid(files, context, None) {
+        Ok(Some(envs)) => envs.contexts().any(runs_cluster_failover),
+        Ok(None) => crate::inspect::plain_context_and_notes(files, context)
+            .map_or(true, |(plain, _)| runs_cluster_failover(&plain)),
+        Err(_) => true,
+    }
 }
 
 /// Whether a policy's `spec.failover.cluster` fails over in the control plane of `context`:
