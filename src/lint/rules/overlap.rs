@@ -3,7 +3,8 @@
 
 use std::collections::{BTreeMap, HashSet};
 
-use crate::engine::rank::{self, Decider, FreshMatchWhy};
+use crate::engine::rank::{self, Decider};
+use crate::engine::simulate::fresh_match_why;
 use crate::engine::state::PolicyEntry;
 use crate::lint::analysis::Analysis;
 use crate::lint::finding::{Finding, Partner, Severity};
@@ -47,16 +48,8 @@ pub static RULE: Rule = Rule {
     checks: &[Check::Semantic(check)],
 };
 
-fn why(a: &Analysis<'_>, winner: usize, loser: usize, t: usize, decider: Decider) -> String {
-    let (w, l) = (a.state.policy(winner), a.state.policy(loser));
-    let target = a.state.templates[t].target();
-    FreshMatchWhy {
-        decider,
-        priorities: (w.priority(), l.priority()),
-        selectors: (w.match_priority(&target), l.match_priority(&target)),
-        names: (w.name.to_string(), l.name.to_string()),
-    }
-    .to_string()
+fn why(a: &Analysis<'_>, winner: usize, loser: usize, t: usize) -> String {
+    fresh_match_why(a.state, winner, loser, t).to_string()
 }
 
 pub fn check(a: &Analysis<'_>) -> Vec<Finding> {
@@ -65,11 +58,9 @@ pub fn check(a: &Analysis<'_>) -> Vec<Finding> {
     out
 }
 
-/// A policy that takes templates from another: the winner, what decides (at its first
-/// template), and the templates, in input order.
+/// A policy that takes templates from another: the winner and the templates, in input order.
 struct Pair {
     winner: usize,
-    decider: Decider,
     templates: Vec<usize>,
 }
 
@@ -121,11 +112,7 @@ fn overlaps(a: &Analysis<'_>) -> Vec<Finding> {
         losers
             .entry((loser, by_name_order(decider)))
             .or_default()
-            .push(Pair {
-                winner,
-                decider,
-                templates,
-            });
+            .push(Pair { winner, templates });
     }
     losers
         .into_iter()
@@ -197,7 +184,7 @@ fn grouped(a: &Analysis<'_>, loser: usize, pairs: &[Pair]) -> Finding {
         .iter()
         .map(|p| Partner {
             policy: a.policy_object(p.winner),
-            reason: why(a, p.winner, loser, p.templates[0], p.decider),
+            reason: why(a, p.winner, loser, p.templates[0]),
             templates: p
                 .templates
                 .iter()
@@ -218,7 +205,7 @@ fn outcome(a: &Analysis<'_>, loser: usize, pair: &Pair) -> String {
     let mut said = format!(
         "{} wins the fresh match: {}",
         w.reference(),
-        why(a, pair.winner, loser, t, pair.decider)
+        why(a, pair.winner, loser, t)
     );
     let owner = &a.settled[t].owner;
     if owner.is_some() && !owner.is(pair.winner) {
