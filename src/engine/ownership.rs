@@ -134,9 +134,10 @@ fn in_force<'a>(policies: &[&'a Policy], prior: &HashMap<PolicyRef, &'a Policy>)
 
 /// The ownership changes of going from `base` to `head`: the base settled as Karmada converges
 /// to it, then every added or changed policy applied together (stored at once, reconciled in
-/// head document order) and every removed one deleted, as successive controller events. Templates only present on one side are not
-/// ownership changes (they are created or deleted); a policy that matches a template without
-/// owning it is reported unless it simply ranks lower than the owner.
+/// head document order) and every removed one deleted, as successive controller events.
+/// Templates only present on one side are not ownership changes (they are created or
+/// deleted); a policy that matches a template without owning it is reported unless it simply
+/// ranks lower than the owner.
 pub fn ownership_changes(
     base: &Inventory,
     head: &Inventory,
