@@ -761,6 +761,65 @@ fn plain_manifests_take_the_karmada_they_install() {
     );
 }
 
+/// A policy only the installed release admits (`purgeMode: Immediately`, renamed in 1.19):
+/// `plan` admits it under the release the repository installs, as `lint` and `preempt-check`
+/// do, and the preemption it makes is planned (before, plan read the installation's gates but
+/// judged admission by the default release, and refused the policy).
+#[test]
+fn plan_admits_under_the_release_the_repository_installs() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    std::fs::write(
+        d.join("karmada.yaml"),
+        "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: karmada-controller-manager, namespace: karmada-system}\nspec:\n  template:\n    spec:\n      containers:\n      - name: karmada-controller-manager\n        image: docker.io/karmada/karmada-controller-manager:v1.18.2\n        command: [/bin/karmada-controller-manager, --feature-gates=PropagationPolicyPreemption=true]\n",
+    )
+    .unwrap();
+    std::fs::write(d.join("app.yaml"), WEB).unwrap();
+    git(d, &["init", "-q"]);
+    git(d, &["add", "-A"]);
+    git(d, &["commit", "-qm", "base"]);
+    let immediate = TAKEOVER.to_string()
+        + "  propagateDeps: true\n  failover:\n    application:\n      decisionConditions: {tolerationSeconds: 60}\n      purgeMode: Immediately\n";
+    std::fs::write(d.join("takeover.yaml"), &immediate).unwrap();
+    let said = "Karmada 1.18 (karmada.yaml:";
+
+    let lint = run_in(d, &["lint", "-o", "json", "."]);
+    assert!(text(&lint.stderr).contains(said), "{}", text(&lint.stderr));
+    let rules: Vec<String> = json(&lint)["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f["rule"].as_str().unwrap().to_string())
+        .collect();
+    assert!(!rules.iter().any(|r| r.starts_with("schema")), "{rules:?}");
+
+    let check = run_in(
+        d,
+        &[
+            "preempt-check",
+            "-f",
+            "app.yaml",
+            "-f",
+            "karmada.yaml",
+            "--apply",
+            "takeover.yaml",
+            "-o",
+            "json",
+        ],
+    );
+    assert_eq!(json(&check)["resources"][0]["preempted"], true);
+
+    let plan = run_in(d, &["plan", "--base", "HEAD", "-o", "json"]);
+    assert!(text(&plan.stderr).contains(said), "{}", text(&plan.stderr));
+    let v = json(&plan);
+    let env = &v["environments"][0];
+    assert_eq!(env["hazards"], serde_json::json!([]), "{v}");
+    let owner = &env["changes"][0]["owner"];
+    assert_eq!(owner["after"]["name"], "web-takeover", "{v}");
+    assert_eq!(owner["change"], "preempted", "{v}");
+    assert_eq!(env["policies"][0]["admission"]["admitted"], true, "{v}");
+}
+
 /// `explain deploy/web` over `inputs` says it read the installation (`said`) and, under its
 /// gates (preemption on), no note says preemption is off.
 fn explain_takes_the_installation(d: &Path, inputs: &str, said: &str) {

@@ -141,7 +141,7 @@ pub fn plan_git(
     } else if req.env.is_some() {
         return Err(InspectError::NotARepository);
     } else {
-        let plain = PlainSides::read(&revisions, base, &git, note)?;
+        let plain = PlainDocuments::read(&revisions, base, &git, note)?;
         // The head's Karmada installation, as `lint` of its files takes it (or the rest of
         // the revision's, when the files hold none).
         let ignore = |p: &std::path::Path| config.ignores(p);
@@ -165,8 +165,10 @@ pub fn plan_git(
         if !base_context.gates.same_effect(&head_context.gates) {
             note(&settings_changed(MANIFESTS));
         }
-        let context = head_context;
-        vec![(MANIFESTS.to_string(), plain.plan(&context))]
+        // Admitted under the release that judges them, the installation's when the
+        // repository holds one (as `lint` admits them), not the run's default.
+        let plain = plain.admitted(git.namespace, &LintOptions::of(&head_context, true));
+        vec![(MANIFESTS.to_string(), plain.plan(&head_context))]
     };
     Ok(Compared {
         from: req.base.to_string(),
@@ -619,21 +621,23 @@ fn incomplete(side: &crate::lint::gitops::RepoLinted, which: &str, note: &(dyn F
     }
 }
 
-/// Plain manifests of both sides: the files whose blob is the same on both, read once, and
-/// each side's other files.
-struct PlainSides {
-    shared: Inventory,
-    base: Inventory,
-    head: Inventory,
+/// Plain manifests of both sides as read, before admission: the files whose blob is the same
+/// on both, read once, and each side's other files. The release that admits them is the
+/// installation's the documents may hold, so they are typed only once it is known
+/// ([`PlainDocuments::admitted`]).
+struct PlainDocuments {
+    shared: Vec<Document>,
+    base: Vec<Document>,
+    head: Vec<Document>,
 }
 
-impl PlainSides {
+impl PlainDocuments {
     fn read(
         rev: &Revisions,
         base: git2::Oid,
         req: &GitRequest<'_>,
         note: &(dyn Fn(&str) + Sync),
-    ) -> Result<PlainSides, InspectError> {
+    ) -> Result<PlainDocuments, InspectError> {
         let ignore = |p: &Path| req.config.ignores(p);
         let head_list = rev.repo.list(&rev.head, &rev.specs, &ignore)?;
         let base_list = rev.repo.list(&Side::Commit(base), &rev.specs, &ignore)?;
@@ -659,33 +663,49 @@ impl PlainSides {
         read_all(&rev.repo, &changed, &base_note, &mut |_, _, docs| {
             base_docs.extend(docs)
         })?;
-        let release = req.opts.version();
-        let typed = |docs: Vec<Document>| {
-            let mut inv = Inventory::from_documents(docs, req.namespace);
-            admit_documents(&mut inv, release);
-            inv
-        };
-        let mut base = typed(base_docs);
-        let mut head = typed(head);
-        // A changed policy is the update the API server judges against its stored copy, as
-        // `lint --base` judges it: validation ratcheting may admit what a CREATE refuses.
-        let updated = crate::lint::rules::admission::update_admission(&base, &head, req.opts);
-        crate::lint::rules::admission::mark_admitted(&mut head, &updated.admitted);
-        crate::lint::rules::admission::mark_admitted(&mut base, &updated.stored_before_upgrade);
-        Ok(PlainSides {
-            shared: typed(shared),
-            base,
+        Ok(PlainDocuments {
+            shared,
+            base: base_docs,
             head,
         })
     }
 
     /// The installations of Karmada in one side's files (`self.base` or `self.head`).
-    fn installations(&self, side: &Inventory) -> Vec<crate::model::installation::Installation> {
-        crate::model::installation::in_documents(
-            self.shared.documents.iter().chain(&side.documents),
-        )
+    fn installations(&self, side: &[Document]) -> Vec<crate::model::installation::Installation> {
+        crate::model::installation::in_documents(self.shared.iter().chain(side))
     }
 
+    /// Both sides typed, each policy through the admission chain of `opts`' release.
+    fn admitted(self, namespace: &str, opts: &LintOptions) -> PlainSides {
+        let release = opts.version();
+        let typed = |docs: Vec<Document>| {
+            let mut inv = Inventory::from_documents(docs, namespace);
+            admit_documents(&mut inv, release);
+            inv
+        };
+        let mut base = typed(self.base);
+        let mut head = typed(self.head);
+        // A changed policy is the update the API server judges against its stored copy, as
+        // `lint --base` judges it: validation ratcheting may admit what a CREATE refuses.
+        let updated = crate::lint::rules::admission::update_admission(&base, &head, opts);
+        crate::lint::rules::admission::mark_admitted(&mut head, &updated.admitted);
+        crate::lint::rules::admission::mark_admitted(&mut base, &updated.stored_before_upgrade);
+        PlainSides {
+            shared: typed(self.shared),
+            base,
+            head,
+        }
+    }
+}
+
+/// Plain manifests of both sides, typed and admitted.
+struct PlainSides {
+    shared: Inventory,
+    base: Inventory,
+    head: Inventory,
+}
+
+impl PlainSides {
     fn plan(&self, context: &Context) -> EnvPlan {
         let sides = Sides {
             shared: Some(&self.shared),
