@@ -619,6 +619,7 @@ fn change_json(c: &TemplatePlan) -> Value {
         "carriedBy": c.carried_by,
         "preserveResourcesOnDeletion": c.preserved,
         "namespaceController": c.namespace_controller,
+        "lazyActivation": c.lazy,
         "undecidedBy": undecided_by_json(c),
         "clusters": c.clusters.iter().map(|d| json!({
             "cluster": d.cluster,
@@ -952,6 +953,24 @@ pub fn may_text(c: &TemplatePlan) -> Option<[&'static str; 2]> {
     }
 }
 
+/// For a template whose binding waits for its next update ([`TemplatePlan::lazy`]): what the
+/// cluster lines under it mean.
+pub fn lazy_text(c: &TemplatePlan) -> Option<String> {
+    if !c.lazy {
+        return None;
+    }
+    let until = if c.before.is_some() {
+        "until then its binding keeps the clusters it has"
+    } else {
+        "until then it has no binding and reaches no cluster"
+    };
+    Some(format!(
+        "later: {} is activationPreference: Lazy, so the clusters below follow only when the \
+         template is next updated; {until}",
+        owner(&c.after)
+    ))
+}
+
 fn template_text(c: &TemplatePlan, color: bool) -> String {
     let line = format!(
         "  {}: {}",
@@ -987,6 +1006,9 @@ fn template_text(c: &TemplatePlan, color: bool) -> String {
     }
     if let Some([why, _]) = may_text(c) {
         out.push_str(&format!("    may: {why}\n"));
+    }
+    if let Some(later) = lazy_text(c) {
+        out.push_str(&format!("    {later}\n"));
     }
     for d in &c.clusters {
         let what = cluster_text(d, c.preserved);
@@ -1030,8 +1052,10 @@ fn clusters_text(p: &EnvPlan) -> String {
                 .iter()
                 .position(|m| *m == Movement::of(d))
                 .expect("every movement is listed");
+            // A Lazy owner's clusters change only on the template's next update.
+            let later = if c.lazy { " (on its next update)" } else { "" };
             per.entry(template_delta_name(c, d)).or_default()[slot]
-                .push(printable(&c.template.to_string()));
+                .push(format!("{}{later}", printable(&c.template.to_string())));
         }
     }
     let mut out = String::new();

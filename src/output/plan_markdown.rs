@@ -315,6 +315,9 @@ fn template(c: &TemplatePlan) -> String {
     if let Some([_, short]) = super::plan::may_text(c) {
         out.push_str(&format!("  - may: {}\n", text(short)));
     }
+    if let Some(later) = super::plan::lazy_text(c) {
+        out.push_str(&format!("  - {}\n", text(&later)));
+    }
     let mut diff = Vec::new();
     for d in &c.clusters {
         out.push_str(&format!(

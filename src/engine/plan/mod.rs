@@ -269,6 +269,13 @@ pub struct TemplatePlan {
     /// A Namespace karmada-controller-manager's namespace controller copies to every member
     /// cluster, whatever policy owns it or none (pkg/controllers/namespace).
     pub namespace_controller: bool,
+    /// The owner after the change is `activationPreference: Lazy` and the change reaches the
+    /// template through its policies only: Karmada claims it but refreshes the binding from
+    /// the policy only when the template itself is next updated (`ApplyPolicy` returns before
+    /// `BuildResourceBinding` when `ResourceChangeByKarmada` and the policy is Lazy,
+    /// pkg/detector/detector.go). Until then the binding keeps the clusters it has (a template
+    /// no binding held gets none); the clusters listed are where it goes then.
+    pub lazy: bool,
     /// Why the clusters a side may send it to are candidates (`undecided`): the side after the
     /// change's reason where it has candidates, else the side before's.
     pub undecided_by: UndecidedBy,
@@ -564,9 +571,12 @@ impl Run<'_> {
                 continue;
             };
             // Where the template is before: the base's manifest (its replicas), where it has one.
-            let was = self.base.manifest(&r).unwrap_or_else(|| template.clone());
+            let base_manifest = self.base.manifest(&r);
+            let unchanged = base_manifest.as_ref() == Some(&template);
+            let was = base_manifest.unwrap_or_else(|| template.clone());
             let mut plan = self.owners(t, &r, reported.get(&t).copied(), after);
             plan.preserved = before.preserves(plan.before.as_ref());
+            plan.lazy = self.lazy_deferred(t, &plan, unchanged);
             let Shares {
                 deltas,
                 was_otherwise,
@@ -648,8 +658,31 @@ impl Run<'_> {
             replicas_otherwise: Vec::new(),
             replicas_otherwise_before: Vec::new(),
             namespace_controller: synced,
+            lazy: false,
             undecided_by: UndecidedBy::default(),
         }
+    }
+
+    /// Whether the binding of template `t` waits for the template's next update
+    /// ([`TemplatePlan::lazy`]): its owner after is Lazy, the change moves it or changes that
+    /// policy, and the change leaves the template itself as it was (an update by the user
+    /// builds the binding whatever the policy's preference).
+    fn lazy_deferred(&self, t: usize, plan: &TemplatePlan, unchanged: bool) -> bool {
+        let Some(after) = &plan.after else {
+            return false;
+        };
+        let st = &self.report.world.state;
+        let lazy = st
+            .find_policy(after)
+            .is_some_and(|p| st.policy(p).spec.lazy());
+        let policy_changed = plan.before != plan.after
+            || self
+                .changed
+                .delta
+                .applied()
+                .iter()
+                .any(|p| p.reference() == *after);
+        lazy && policy_changed && unchanged && !self.created.contains(&t)
     }
 
     fn owner_move(

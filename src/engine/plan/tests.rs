@@ -921,3 +921,42 @@ fn a_spread_constraint_that_keeps_every_name_is_decided_by_names() {
         assert!(!d.after.receives, "{d:?}");
     }
 }
+
+/// A Lazy policy's change reaches the binding only on the template's next update
+/// (`ApplyPolicy`, pkg/detector/detector.go): the plan marks it, and not where the same change
+/// updates the template too, nor for a template it creates, nor for a policy that is not Lazy.
+#[test]
+fn a_lazy_policys_change_waits_for_the_templates_next_update() {
+    let lazy = "  activationPreference: Lazy\n";
+    let base = format!("{NGINX}{}", policy("a", lazy, "member1"));
+    let p = run(
+        &base,
+        &format!("{NGINX}{}", policy("a", lazy, "member2")),
+        "",
+    );
+    assert!(p.changes[0].lazy, "{:?}", p.changes);
+    assert!(cluster(&p.changes[0], "member2").after.receives);
+
+    let updated = NGINX.replace("replicas: 3", "replicas: 4");
+    let p = run(
+        &base,
+        &format!("{updated}{}", policy("a", lazy, "member2")),
+        "",
+    );
+    assert!(!p.changes[0].lazy, "{:?}", p.changes);
+
+    // A new Lazy policy claims a template no policy held: its binding waits too.
+    let p = run(NGINX, &base, "");
+    assert_eq!(p.changes[0].moved, OwnerMove::Claimed);
+    assert!(p.changes[0].lazy);
+    // A template created with the policy is an update by the user.
+    let p = run("", &base, "");
+    assert!(!p.changes[0].lazy);
+
+    let p = run(
+        &format!("{NGINX}{}", policy("a", "", "member1")),
+        &format!("{NGINX}{}", policy("a", "", "member2")),
+        "",
+    );
+    assert!(!p.changes[0].lazy);
+}
