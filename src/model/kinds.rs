@@ -31,11 +31,21 @@ pub fn seen_kinds(inv: &Inventory) -> Vec<(String, String)> {
     seen
 }
 
-/// Resolves TYPE against the well-known kinds and those of the inventory's templates.
 /// A resource argument that is not `TYPE/NAME`.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
-#[error("expected TYPE/NAME such as deploy/nginx, got {0:?}")]
+#[error("expected TYPE/NAME such as deploy/nginx, got {0:?}{hint}", hint = namespace_hint(.0))]
 pub struct ResourceArgError(pub String);
+
+/// For `TYPE/NAMESPACE/NAME`, which kubectl does not take (a resource argument has one
+/// slash; the namespace is `-n`'s): the form it takes, as a clause to append.
+pub fn namespace_hint(arg: &str) -> String {
+    match arg.split('/').collect::<Vec<_>>()[..] {
+        [ty, ns, name] if [ty, ns, name].iter().all(|w| !w.is_empty()) => {
+            format!(" (the namespace goes in -n, as kubectl takes it: {ty}/{name} -n {ns})")
+        }
+        _ => String::new(),
+    }
+}
 
 /// A resource argument as kubectl takes it: `deploy/nginx`, `deployment.apps/nginx`, `pp/x`.
 pub fn type_and_name(arg: &str) -> Result<(&str, &str), ResourceArgError> {
@@ -55,6 +65,14 @@ mod resource_arg_tests {
         for bad in ["nginx", "deploy/", "/nginx", "a/b/c"] {
             assert!(super::type_and_name(bad).is_err(), "{bad}");
         }
+        assert_eq!(
+            super::type_and_name("deploy/shop/web")
+                .unwrap_err()
+                .to_string(),
+            "expected TYPE/NAME such as deploy/nginx, got \"deploy/shop/web\" (the namespace \
+             goes in -n, as kubectl takes it: deploy/web -n shop)"
+        );
+        assert_eq!(super::namespace_hint("a/b/c/d"), "");
     }
 }
 

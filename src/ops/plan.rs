@@ -57,7 +57,7 @@ pub struct Selection {
 pub enum SelectionError {
     #[error("`{word}`: unknown type `{ty}` (use pp/NAME or cpp/NAME)")]
     UnknownType { word: String, ty: String },
-    #[error("`{0}`: expected TYPE/NAME")]
+    #[error("`{0}`: expected TYPE/NAME{hint}", hint = crate::model::kinds::namespace_hint(.0))]
     NotTypeName(String),
     #[error("`{0}`: name a type first (pp/{0} or cpp/{0})")]
     NoType(String),
