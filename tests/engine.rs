@@ -235,7 +235,8 @@ fn example_b_equal_priority_takeover_is_blocked() {
                     "reason": "equal-priority",
                     "message": "equal priority 5 = 5: will never preempt pp/default/holder (preemption needs a strictly higher priority)"
                 }]
-            }]
+            }],
+            "notes": []
         })
     );
     assert_eq!(run(&json_args).stdout, snapshot("b.json"));
@@ -271,7 +272,8 @@ fn example_c_deleting_the_claimer_rematches() {
                 "after": pp("default", "b"),
                 "preempted": false,
                 "blockedBy": []
-            }]
+            }],
+            "notes": []
         })
     );
     let r = run(&[

@@ -2147,3 +2147,59 @@ fn policies_added_together_give_an_unclaimed_template_to_the_best_match() {
         text(&o.stdout)
     );
 }
+
+/// A policy whose selectors no longer match the template it held: `plan` reports the hazard
+/// `template-left-without-policy`, and `preempt-check --apply` of the same change says the
+/// member clusters keep their copies (released-by-change), as it says for a deletion
+/// (Karmada removes only the claim: `cleanPPUnmatchedRBs`, pkg/detector/policy.go).
+#[test]
+fn a_selector_that_lets_go_of_a_template_is_said_by_plan_and_preempt_check() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let policy = |name: &str| {
+        format!("apiVersion: policy.karmada.io/v1alpha1\nkind: PropagationPolicy\nmetadata: {{name: web, namespace: default}}\nspec:\n  resourceSelectors: [{{apiVersion: apps/v1, kind: Deployment, name: {name}}}]\n  placement: {{clusterAffinity: {{clusterNames: [member1]}}}}\n")
+    };
+    std::fs::write(
+        d.join("nginx.yaml"),
+        "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: nginx, namespace: default}\nspec: {replicas: 1}\n",
+    )
+    .unwrap();
+    std::fs::write(d.join("pp.yaml"), policy("nginx")).unwrap();
+    std::fs::write(d.join("changed.yaml"), policy("other")).unwrap();
+    let o = run_in(
+        d,
+        &[
+            "preempt-check",
+            "-f",
+            "nginx.yaml",
+            "-f",
+            "pp.yaml",
+            "--apply",
+            "changed.yaml",
+            "-o",
+            "json",
+        ],
+    );
+    let v: J = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(v["resources"][0]["after"], J::Null, "{v}");
+    assert_eq!(v["notes"][0]["code"], "released-by-change", "{v}");
+    assert_eq!(
+        v["notes"][0]["message"],
+        "pp/default/web no longer claims deployment/default/nginx: it keeps its binding without a policy, and the member clusters keep their copies, no longer updated"
+    );
+
+    if Command::new("git").arg("--version").output().is_err() {
+        println!("SKIPPED: the plan half: git is not on PATH");
+        return;
+    }
+    kustomize::git(d, &["init", "-q", "-b", "main"]);
+    kustomize::git(d, &["add", "nginx.yaml", "pp.yaml"]);
+    kustomize::git(d, &["commit", "-qm", "base"]);
+    std::fs::rename(d.join("changed.yaml"), d.join("pp.yaml")).unwrap();
+    let o = plan_in(d, &["--base", "main", "-o", "json"]);
+    let v: J = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(
+        hazards(&v["environments"][0]),
+        ["template-left-without-policy"]
+    );
+}

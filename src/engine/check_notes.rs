@@ -26,6 +26,14 @@ pub enum CheckNote {
         resources: Vec<ObjectRef>,
         preserve: bool,
     },
+    /// `policy` stays but no longer claims `resources` (its selectors changed), and no other
+    /// policy claims them next: Karmada removes only the claim (`cleanPPUnmatchedRBs` /
+    /// `removeRBsClaimMetadata`, pkg/detector/policy.go), so each keeps its binding without a
+    /// policy and the member clusters keep their copies, no longer updated.
+    ReleasedByChange {
+        policy: PolicyRef,
+        resources: Vec<ObjectRef>,
+    },
     /// The template moves to `policy`, whose `schedulerName` no karmada-scheduler of the
     /// control plane serves: its binding is never scheduled, so it reaches no cluster.
     SchedulerNotServed {
@@ -61,6 +69,7 @@ pub fn notes(r: &CheckReport) -> Vec<CheckNote> {
             });
         }
     }
+    out.extend(released_by_change(r));
     for deleted in &r.world.deleted {
         let held: Vec<_> = r
             .resources
@@ -84,6 +93,33 @@ pub fn notes(r: &CheckReport) -> Vec<CheckNote> {
             resources,
             preserve: r.world.deleted_preserving.contains(deleted),
         });
+    }
+    out
+}
+
+/// [`CheckNote::ReleasedByChange`]: per policy that stays, the templates it held that no policy
+/// claims after (a Namespace stays everywhere through the namespace controller).
+fn released_by_change(r: &CheckReport) -> Vec<CheckNote> {
+    let st = &r.world.state;
+    let mut out: Vec<CheckNote> = Vec::new();
+    for c in r.resources.iter().filter(|c| c.after.is_none()) {
+        let Some(policy) = &c.before else { continue };
+        let template = &st.templates[c.template];
+        if r.world.deleted.contains(policy) || super::namespace_sync::synced(st, template) {
+            continue;
+        }
+        match out
+            .iter_mut()
+            .find(|n| matches!(n, CheckNote::ReleasedByChange { policy: p, .. } if p == policy))
+        {
+            Some(CheckNote::ReleasedByChange { resources, .. }) => {
+                resources.push(template.reference());
+            }
+            _ => out.push(CheckNote::ReleasedByChange {
+                policy: policy.clone(),
+                resources: vec![template.reference()],
+            }),
+        }
     }
     out
 }

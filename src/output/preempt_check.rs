@@ -46,7 +46,22 @@ pub fn to_json(r: &CheckReport) -> Value {
             }
             v
         }).collect::<Vec<_>>(),
+        "notes": crate::engine::check_notes::notes(r).iter().map(|n| json!({
+            "code": note_code(n),
+            "message": note_text(n),
+        })).collect::<Vec<_>>(),
     })
+}
+
+/// The stable code of a note in `-o json`.
+fn note_code(n: &crate::engine::check_notes::CheckNote) -> &'static str {
+    use crate::engine::check_notes::CheckNote;
+    match n {
+        CheckNote::LazyDefers { .. } => "lazy-activation",
+        CheckNote::SchedulerNotServed { .. } => "scheduler-not-served",
+        CheckNote::ReleasedByChange { .. } => "released-by-change",
+        CheckNote::OrphanedOnDelete { .. } => "released-by-delete",
+    }
 }
 
 fn received_json(r: &Option<Received>) -> Value {
@@ -285,6 +300,15 @@ fn note_text(n: &crate::engine::check_notes::CheckNote) -> String {
         ),
         CheckNote::SchedulerNotServed { resource, policy, name } => format!(
             "{resource}: {policy} names schedulerName `{name}`, which no karmada-scheduler of this control plane serves, so its binding is never scheduled and reaches no cluster"
+        ),
+        CheckNote::ReleasedByChange { policy, resources } => format!(
+            "{policy} no longer claims {}: {} its binding without a policy, and the member clusters keep their copies, no longer updated",
+            resources
+                .iter()
+                .map(ToString::to_string)
+                .collect::<Vec<_>>()
+                .join(", "),
+            if resources.len() == 1 { "it keeps" } else { "each keeps" }
         ),
         CheckNote::OrphanedOnDelete {
             policy, resources, ..
