@@ -442,3 +442,64 @@ fn an_application_applies_only_the_last_copy_of_an_object() {
         stderr(&o)
     );
 }
+
+/// An Application's `kustomize` settings are built into its kustomization, as Argo CD writes
+/// them before it builds (argo-cd util/kustomize `Build`): the name prefix renames the
+/// Deployment and the policies, the common label lets a label selector match, and the image
+/// is set. lint, explain and the rendered objects agree.
+#[test]
+fn an_applications_kustomize_settings_are_built_in() {
+    let test = "an_applications_kustomize_settings_are_built_in";
+    if !kustomize_available(test) {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let app = "apiVersion: argoproj.io/v1alpha1\nkind: Application\nmetadata: {name: web, namespace: argocd}\nspec:\n  project: default\n  destination: {name: karmada, namespace: shop}\n  source:\n    repoURL: https://example.com/fleet.git\n    path: apps/web\n    kustomize:\n      namePrefix: eu-\n      commonLabels: {team: blue}\n      images: [nginx=registry.example.com:5000/nginx:1.27]\n";
+    let objects = "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: web}\nspec:\n  replicas: 2\n  selector: {matchLabels: {app: web}}\n  template:\n    metadata: {labels: {app: web}}\n    spec: {containers: [{name: c, image: nginx}]}\n---\napiVersion: policy.karmada.io/v1alpha1\nkind: PropagationPolicy\nmetadata: {name: byname}\nspec:\n  resourceSelectors:\n  - {apiVersion: apps/v1, kind: Deployment, name: web}\n  placement: {clusterAffinity: {clusterNames: [m1]}}\n---\napiVersion: policy.karmada.io/v1alpha1\nkind: PropagationPolicy\nmetadata: {name: byteam}\nspec:\n  resourceSelectors:\n  - {apiVersion: apps/v1, kind: Deployment, labelSelector: {matchLabels: {team: blue}}}\n  placement: {clusterAffinity: {clusterNames: [m2]}}\n";
+    let o = lint_written(
+        dir.path(),
+        &[
+            ("argocd/web.yaml", app.to_string()),
+            ("apps/web/all.yaml", objects.to_string()),
+            (
+                "apps/web/kustomization.yaml",
+                "resources: [all.yaml]\n".to_string(),
+            ),
+        ],
+    );
+    let v = json(&o);
+    // The selector by name still says `web`: kustomize renames the Deployment, not the
+    // names inside a policy, so that policy selects nothing (true of Karmada too).
+    let dead: Vec<&str> = v["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|f| f["rule"] == "dead-policy")
+        .map(|f| f["message"].as_str().unwrap())
+        .collect();
+    assert_eq!(dead.len(), 1, "{v:#}");
+    assert!(dead[0].starts_with("pp/shop/eu-byname "), "{dead:?}");
+    let o = Command::new(env!("CARGO_BIN_EXE_kubectl-karmada_policy"))
+        .args([
+            "explain",
+            "deploy/eu-web",
+            "-n",
+            "shop",
+            "-f",
+            ".",
+            "-o",
+            "json",
+        ])
+        .current_dir(dir.path())
+        .output()
+        .unwrap();
+    let e = json(&o);
+    assert_eq!(e["eventual"]["name"], "eu-byteam", "{e:#}");
+    let o = Command::new(env!("CARGO_BIN_EXE_kubectl-karmada_policy"))
+        .args(["explain", "deploy/eu-web", "-n", "shop", "-f", "."])
+        .current_dir(dir.path())
+        .env("NO_COLOR", "1")
+        .output()
+        .unwrap();
+    assert!(stdout(&o).contains("  m2  dispatching\n"), "{}", stdout(&o));
+}

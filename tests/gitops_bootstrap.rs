@@ -1450,3 +1450,81 @@ fn a_cluster_directory_reads_the_plain_directories_it_applies() {
     assert_eq!(at(&cluster), expected, "{cluster}");
     assert_eq!(at(&root), expected, "{root}");
 }
+
+/// A Kustomization's `patches`, `images`, `commonMetadata` and `namePrefix` are built in as the
+/// kustomize-controller writes them into the kustomization it builds (fluxcd/pkg
+/// `kustomize.Generator.WriteFile`), over a plain directory too (one kustomization generated
+/// over its files): the patch raises a priority, the common label lets a label selector match,
+/// and explain and plan see the same policies as lint.
+#[test]
+fn a_kustomizations_patches_and_metadata_are_built_in() {
+    let test = "a_kustomizations_patches_and_metadata_are_built_in";
+    if !kustomize_available(test) {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    write_owned(root, &bootstrap("mgmt"));
+    let extra = format!(
+        "{KUBECONFIG}  targetNamespace: shop\n  commonMetadata:\n    labels: {{team: blue}}\n  patches:\n    - target: {{kind: PropagationPolicy, name: low}}\n      patch: |\n        - op: replace\n          path: /spec/priority\n          value: 20\n"
+    );
+    let deploy = "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: web}\nspec:\n  replicas: 2\n  selector: {matchLabels: {app: web}}\n  template:\n    metadata: {labels: {app: web}}\n    spec: {containers: [{name: c, image: nginx}]}\n";
+    let policies = "apiVersion: policy.karmada.io/v1alpha1\nkind: PropagationPolicy\nmetadata: {name: low}\nspec:\n  priority: 1\n  resourceSelectors:\n  - {apiVersion: apps/v1, kind: Deployment, labelSelector: {matchLabels: {team: blue}}}\n  placement: {clusterAffinity: {clusterNames: [member1]}}\n---\napiVersion: policy.karmada.io/v1alpha1\nkind: PropagationPolicy\nmetadata: {name: high}\nspec:\n  priority: 10\n  resourceSelectors:\n  - {apiVersion: apps/v1, kind: Deployment, name: web}\n  placement: {clusterAffinity: {clusterNames: [member2]}}\n";
+    write(
+        root,
+        &[
+            (
+                "clusters/mgmt/karmada.yaml",
+                &flux_kustomization("karmada", "./apps", &extra),
+            ),
+            ("apps/deploy.yaml", deploy),
+            ("apps/policies.yaml", policies),
+        ],
+    );
+    let (o, v) = lint_json(root, &[]);
+    assert!(!stderr(&o).contains("not applied"), "{}", stderr(&o));
+    let env = karmada_environment(&v);
+    assert_eq!(env["name"], "mgmt/karmada-kubeconfig", "{v:#}");
+    // The patched priority 20 beats 10 in the fresh match; the label the Kustomization adds
+    // is what the low policy selects by.
+    let o = Command::new(env!("CARGO_BIN_EXE_kubectl-karmada_policy"))
+        .args([
+            "explain",
+            "deploy/web",
+            "-n",
+            "shop",
+            "-f",
+            ".",
+            "-o",
+            "json",
+        ])
+        .env("PATH", kustomize::path_without_helm())
+        .current_dir(root)
+        .output()
+        .unwrap();
+    let e = json(&o);
+    assert_eq!(e["eventual"]["name"], "low", "{e:#}");
+    let overlap: Vec<String> = v["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|f| f["rule"] == "overlap")
+        .map(|f| f["message"].as_str().unwrap().to_string())
+        .collect();
+    assert!(
+        overlap
+            .iter()
+            .any(|m| m
+                .contains("pp/shop/low wins the fresh match: higher explicit priority (20 > 10)")),
+        "{overlap:?}"
+    );
+    // The findings point at the files the objects come from, not at the generated kustomization.
+    assert!(
+        v["findings"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|f| f["file"].as_str().is_none_or(|p| p.starts_with("apps/"))),
+        "{v:#}"
+    );
+}

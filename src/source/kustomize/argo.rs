@@ -82,6 +82,31 @@ pub struct ArgoSource {
     pub recurse: bool,
     /// `helm`: the values a chart at `path` is rendered with.
     pub helm: ArgoHelm,
+    /// `kustomize`: what a kustomization at `path` is built with.
+    pub kustomize: ArgoKustomize,
+}
+
+/// A source's `kustomize` settings, which Argo CD writes into the kustomization before it
+/// builds it (`kustomize edit set nameprefix|namesuffix|namespace|image|replicas`,
+/// `kustomize edit add label|annotation|component`, and its `patches`: argo-cd
+/// util/kustomize/kustomize.go `Build`).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ArgoKustomize {
+    pub name_prefix: Option<String>,
+    pub name_suffix: Option<String>,
+    pub namespace: Option<String>,
+    /// `images`, `replicas`, `commonLabels` (or `labels` without selectors),
+    /// `commonAnnotations` and `patches` as kustomization fields, each with its value as JSON.
+    pub fields: Vec<(&'static str, String)>,
+    /// `components`, relative to the source's path.
+    pub components: Vec<String>,
+}
+
+impl ArgoKustomize {
+    /// Whether it changes anything.
+    pub fn is_empty(&self) -> bool {
+        *self == ArgoKustomize::default()
+    }
 }
 
 /// A source's `helm` settings.
@@ -207,6 +232,7 @@ fn app(
                             Some(crate::source::Value::Bool(true))
                         ),
                         helm: helm_of(s.get("helm"), &put),
+                        kustomize: kustomize_of(s.get("kustomize"), &put),
                     });
                 }
             }
@@ -238,6 +264,111 @@ pub fn is_root(spec_path: &str) -> bool {
 }
 
 /// A source's `helm` settings, parameters filled in.
+/// A source's [`ArgoKustomize`].
+fn kustomize_of(k: Option<&Node>, put: &dyn Fn(&str) -> String) -> ArgoKustomize {
+    let Some(k) = k else {
+        return ArgoKustomize::default();
+    };
+    let text = |key: &str| str_at(k, &[key]).map(put).filter(|v| !v.is_empty());
+    let strings = |key: &str| -> Vec<String> {
+        k.get(key)
+            .and_then(Node::as_seq)
+            .unwrap_or(&[])
+            .iter()
+            .filter_map(|n| n.scalar_text().map(|t| put(&t)))
+            .collect()
+    };
+    let object = |key: &str| k.get(key).map(Node::to_json).filter(|v| v.is_object());
+    let flag = |key: &str| {
+        matches!(
+            k.get(key).map(|n| &n.value),
+            Some(crate::source::Value::Bool(true))
+        )
+    };
+    let mut fields = Vec::new();
+    let images: Vec<serde_json::Value> = strings("images").iter().map(|i| image(i)).collect();
+    if !images.is_empty() {
+        fields.push(("images", serde_json::Value::from(images).to_string()));
+    }
+    let replicas: Vec<serde_json::Value> = k
+        .get("replicas")
+        .and_then(Node::as_seq)
+        .unwrap_or(&[])
+        .iter()
+        .filter_map(|r| {
+            let name = put(&r.get("name")?.scalar_text()?);
+            let count: i64 = r.get("count")?.scalar_text()?.trim().parse().ok()?;
+            Some(serde_json::json!({"name": name, "count": count}))
+        })
+        .collect();
+    if !replicas.is_empty() {
+        fields.push(("replicas", serde_json::Value::from(replicas).to_string()));
+    }
+    if let Some(labels) = object("commonLabels") {
+        // `labelWithoutSelector`: `kustomize edit add label --without-selector`, which writes
+        // `labels` (templates too with `labelIncludeTemplates`), not `commonLabels`.
+        if flag("labelWithoutSelector") {
+            let labels = serde_json::json!([{
+                "pairs": labels,
+                "includeSelectors": false,
+                "includeTemplates": flag("labelIncludeTemplates"),
+            }]);
+            fields.push(("labels", labels.to_string()));
+        } else {
+            fields.push(("commonLabels", labels.to_string()));
+        }
+    }
+    if let Some(annotations) = object("commonAnnotations") {
+        fields.push(("commonAnnotations", annotations.to_string()));
+    }
+    if let Some(patches) = k.get("patches").map(Node::to_json).filter(|p| p.is_array()) {
+        fields.push(("patches", patches.to_string()));
+    }
+    ArgoKustomize {
+        name_prefix: text("namePrefix"),
+        name_suffix: text("nameSuffix"),
+        namespace: text("namespace"),
+        fields,
+        components: strings("components"),
+    }
+}
+
+/// An image as `kustomize edit set image` takes it (`[NAME=]NEW_NAME[:TAG|@DIGEST]`), as the
+/// kustomization's `images` entry it writes.
+fn image(spec: &str) -> serde_json::Value {
+    let (name, new) = match spec.split_once('=') {
+        Some((name, new)) => (Some(name), new),
+        None => (None, spec),
+    };
+    let (new_name, tag, digest) = match new.split_once('@') {
+        Some((n, d)) => (n, None, Some(d)),
+        None => {
+            // A tag follows the last `:` after the last `/` (a registry's port precedes it).
+            let after_slash = new.rfind('/').map_or(0, |i| i + 1);
+            match new[after_slash..].rfind(':') {
+                Some(c) => (
+                    &new[..after_slash + c],
+                    Some(&new[after_slash + c + 1..]),
+                    None,
+                ),
+                None => (new, None, None),
+            }
+        }
+    };
+    let mut out = serde_json::Map::new();
+    out.insert("name".into(), name.unwrap_or(new_name).into());
+    if name.is_some() && !new_name.is_empty() {
+        out.insert("newName".into(), new_name.into());
+    }
+    if let Some(t) = tag {
+        out.insert("newTag".into(), t.into());
+    }
+    if let Some(d) = digest {
+        out.insert("digest".into(), d.into());
+    }
+    serde_json::Value::Object(out)
+}
+
 fn helm_of(helm: Option<&Node>, put: &dyn Fn(&str) -> String) -> ArgoHelm {
     let Some(h) = helm else {
         return ArgoHelm::default();
@@ -911,6 +1042,48 @@ fn parameter(action: &str, params: &BTreeMap<String, String>) -> Option<String> 
 mod tests {
     use super::*;
     use crate::source::{load, Source};
+
+    /// `kustomize edit set image`'s forms, as the kustomization entries they write.
+    #[test]
+    fn images_are_read_as_kustomize_edit_set_image_reads_them() {
+        let cases = [
+            ("nginx:1.27", r#"{"name":"nginx","newTag":"1.27"}"#),
+            (
+                "nginx=registry.example.com:5000/nginx:1.27",
+                r#"{"name":"nginx","newName":"registry.example.com:5000/nginx","newTag":"1.27"}"#,
+            ),
+            (
+                "nginx=reg.io/nginx@sha256:abc",
+                r#"{"name":"nginx","newName":"reg.io/nginx","digest":"sha256:abc"}"#,
+            ),
+            ("reg.io:5000/app", r#"{"name":"reg.io:5000/app"}"#),
+        ];
+        for (spec, want) in cases {
+            assert_eq!(image(spec).to_string(), want, "{spec}");
+        }
+    }
+
+    #[test]
+    fn kustomize_settings_become_kustomization_fields() {
+        let l = load(Source::new(
+            "k.yaml",
+            "namePrefix: eu-\ncommonLabels: {team: blue}\nlabelWithoutSelector: true\nreplicas: [{name: web, count: \"3\"}]\ncomponents: [../ha]\n".to_string(),
+        ));
+        let k = kustomize_of(Some(&l.documents[0].root), &str::to_string);
+        assert_eq!(k.name_prefix.as_deref(), Some("eu-"));
+        assert_eq!(k.components, ["../ha"]);
+        assert_eq!(
+            k.fields,
+            [
+                ("replicas", r#"[{"name":"web","count":3}]"#.to_string()),
+                (
+                    "labels",
+                    r#"[{"pairs":{"team":"blue"},"includeSelectors":false,"includeTemplates":false}]"#
+                        .to_string()
+                ),
+            ]
+        );
+    }
 
     #[test]
     fn parameters_fill_both_template_syntaxes() {

@@ -282,17 +282,29 @@ impl Repo {
                 })
     }
 
+    /// The files of the kustomization at `dir` and those it includes.
+    fn root_sources(&self, dir: &Path) -> Vec<PathBuf> {
+        self.repo
+            .closure(dir)
+            .iter()
+            .filter_map(|d| self.repo.kustomizations.get(d))
+            .flat_map(|k| k.resource_files.iter().cloned())
+            .collect()
+    }
+
     /// The repository files a unit is made from.
     fn sources_of(&self, unit: &Unit) -> Vec<PathBuf> {
         match &unit.kind {
             UnitKind::Plain(f) => vec![f.clone()],
-            UnitKind::Root(spec) => self
-                .repo
-                .closure(&spec.dir)
+            UnitKind::Root(spec) if !spec.resources.is_empty() => spec
+                .resources
                 .iter()
-                .filter_map(|d| self.repo.kustomizations.get(d))
-                .flat_map(|k| k.resource_files.iter().cloned())
+                .flat_map(|r| match super::discover::kustomization_file(r) {
+                    Some(_) => self.root_sources(r),
+                    None => vec![r.clone()],
+                })
                 .collect(),
+            UnitKind::Root(spec) => self.root_sources(&spec.dir),
             UnitKind::Chart(dir, _) => self
                 .repo
                 .covered

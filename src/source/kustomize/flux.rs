@@ -31,8 +31,16 @@ pub struct FluxKustomization {
     pub target_namespace: Option<String>,
     pub name_prefix: Option<String>,
     pub name_suffix: Option<String>,
-    /// `spec.patches`, `spec.components` or `spec.images` are set (not applied here: said).
+    /// Which of `spec.patches`, `spec.components`, `spec.images`, `spec.commonMetadata` are set:
+    /// applied to a kustomization the Kustomization builds ([`Self::fields`],
+    /// [`Self::components`]), not to a plain directory read as it is (said).
     pub transforms: Vec<&'static str>,
+    /// `patches`, `images` and `commonMetadata` as the kustomization fields the
+    /// kustomize-controller writes them into (fluxcd/pkg `kustomize.Generator.WriteFile`;
+    /// `commonMetadata` labels no selector).
+    pub fields: Vec<(&'static str, String)>,
+    /// `spec.components`, relative to `spec.path`.
+    pub components: Vec<String>,
     pub substitute: BTreeMap<String, String>,
     /// `substituteFrom`: (kind, name, optional).
     pub substitute_from: Vec<(String, String, bool)>,
@@ -196,9 +204,16 @@ pub fn kustomization_of(root: &Node, file: &Path) -> Option<FluxKustomization> {
             )
         })
         .collect();
-    let transforms = ["patches", "components", "images"]
+    let transforms = ["patches", "components", "images", "commonMetadata"]
         .into_iter()
         .filter(|k| spec.and_then(|s| s.get(k)).is_some_and(|n| !is_empty(n)))
+        .collect();
+    let components = spec
+        .and_then(|s| s.get("components"))
+        .and_then(Node::as_seq)
+        .unwrap_or(&[])
+        .iter()
+        .filter_map(|c| c.scalar_text().map(|t| t.into_owned()))
         .collect();
     Some(FluxKustomization {
         file: file.to_path_buf(),
@@ -209,12 +224,39 @@ pub fn kustomization_of(root: &Node, file: &Path) -> Option<FluxKustomization> {
         name_prefix: non_empty(text_at(spec, &["namePrefix"])),
         name_suffix: non_empty(text_at(spec, &["nameSuffix"])),
         transforms,
+        fields: kustomization_fields(spec),
+        components,
         namespace,
         path: resolve_path(file, &spec_path),
         spec_path,
         substitute,
         substitute_from,
     })
+}
+
+/// [`FluxKustomization::fields`] of a Kustomization's `spec`.
+fn kustomization_fields(spec: Option<&Node>) -> Vec<(&'static str, String)> {
+    let json = |key: &str| {
+        spec.and_then(|s| s.get(key))
+            .filter(|n| !is_empty(n))
+            .map(Node::to_json)
+    };
+    let mut fields = Vec::new();
+    for key in ["patches", "images"] {
+        if let Some(v) = json(key) {
+            fields.push((key, v.to_string()));
+        }
+    }
+    if let Some(meta) = json("commonMetadata") {
+        if let Some(labels) = meta.get("labels").filter(|l| l.is_object()) {
+            let labels = serde_json::json!([{"pairs": labels, "includeSelectors": false}]);
+            fields.push(("labels", labels.to_string()));
+        }
+        if let Some(annotations) = meta.get("annotations").filter(|a| a.is_object()) {
+            fields.push(("commonAnnotations", annotations.to_string()));
+        }
+    }
+    fields
 }
 
 fn is_empty(n: &Node) -> bool {

@@ -166,8 +166,15 @@ impl<'a> Mapper<'a> {
             return Some((l.source.clone(), span));
         }
         if let Some(l) = source {
-            // A file that is not YAML as is (a Helm template): the line naming the field.
-            return Some((l.source.clone(), line_naming(&l.source, path)));
+            // A file that is not YAML as is (a Helm template): the line naming the field. In
+            // a YAML file none of whose documents became this object (a patch renamed it),
+            // another document's line would mislead: the file's start.
+            let templated = l.documents.is_empty() || l.source.text().contains("{{");
+            let span = match templated {
+                true => line_naming(&l.source, path),
+                false => Span::point(1, 1),
+            };
+            return Some((l.source.clone(), span));
         }
         let fallback = self.file(&layers.fallback)?;
         Some((fallback.source.clone(), Span::point(1, 1)))

@@ -409,14 +409,6 @@ impl Planner<'_> {
             ));
             return None;
         };
-        if !k.transforms.is_empty() {
-            self.notes.push(format!(
-                "{}: Flux Kustomization {}: spec.{} not applied by the linter",
-                k.file.display(),
-                k.name,
-                k.transforms.join(", spec.")
-            ));
-        }
         let vars = self.variables(k);
         let vars = (!vars.is_empty() || !k.substitute_from.is_empty()).then_some(vars);
         let spec_for = |dir: &Path| BuildSpec {
@@ -425,6 +417,13 @@ impl Planner<'_> {
             namespace: k.target_namespace.clone(),
             name_prefix: k.name_prefix.clone(),
             name_suffix: k.name_suffix.clone(),
+            fields: k.fields.clone(),
+            components: k
+                .components
+                .iter()
+                .map(|c| normalize(&path.join(c)))
+                .collect(),
+            resources: Vec::new(),
         };
         let mut units = Vec::new();
         if kustomization_file(&path).is_some() {
@@ -433,6 +432,7 @@ impl Planner<'_> {
             // As the kustomize-controller generates a kustomization for a plain directory
             // (fluxcd/pkg `scanManifests`): every .yaml/.yml file below it, and a directory
             // holding a kustomization as one resource, not descended into.
+            let mut files = Vec::new();
             let mut roots = BTreeSet::new();
             for f in &self.plain_directory_files(&path) {
                 let name = f.file_name().map(|n| n.to_string_lossy().to_lowercase());
@@ -448,13 +448,28 @@ impl Planner<'_> {
                 if let Some(top) = between.iter().find(|d| kustomization_file(d).is_some()) {
                     roots.insert(top.to_path_buf());
                 } else if !self.repo.charts.iter().any(|c| f.starts_with(c)) {
-                    let mut u = Unit::new(UnitKind::Plain(f.clone()));
+                    files.push(f.clone());
+                }
+            }
+            if transforms_plain_directory(k) {
+                // Its patches, images or renames reach every file: built as Flux builds it,
+                // one kustomization over them all.
+                let mut resources: Vec<PathBuf> = files.into_iter().chain(roots).collect();
+                resources.sort();
+                let spec = BuildSpec {
+                    resources,
+                    ..spec_for(&path)
+                };
+                units.push(Unit::new(UnitKind::Root(spec)));
+            } else {
+                for f in files {
+                    let mut u = Unit::new(UnitKind::Plain(f));
                     u.namespace = k.target_namespace.clone();
                     units.push(u);
                 }
-            }
-            for r in roots {
-                units.push(Unit::new(UnitKind::Root(spec_for(&r))));
+                for r in roots {
+                    units.push(Unit::new(UnitKind::Root(spec_for(&r))));
+                }
             }
         }
         for u in &mut units {
@@ -906,7 +921,18 @@ impl Planner<'_> {
             return Vec::new();
         };
         let mut units = if kustomization_file(&path).is_some() {
-            vec![Unit::new(UnitKind::Root(BuildSpec::plain(&path)))]
+            let k = &s.kustomize;
+            let spec = BuildSpec {
+                namespace: k.namespace.clone(),
+                name_prefix: k.name_prefix.clone(),
+                name_suffix: k.name_suffix.clone(),
+                fields: k.fields.clone(),
+                components: (k.components.iter())
+                    .map(|c| normalize(&path.join(c)))
+                    .collect(),
+                ..BuildSpec::plain(&path)
+            };
+            vec![Unit::new(UnitKind::Root(spec))]
         } else if path.join("Chart.yaml").is_file() {
             let values = HelmValues {
                 release: s
@@ -950,10 +976,27 @@ impl Planner<'_> {
         for u in units {
             match &u.kind {
                 UnitKind::Root(spec) => {
-                    for d in self.repo.closure(&spec.dir) {
-                        self.used_roots.insert(d);
+                    // A generated kustomization's files and directories, or the root's own.
+                    for r in &spec.resources {
+                        if kustomization_file(r).is_none() {
+                            self.used_files.insert(r.clone());
+                        }
                     }
-                    self.used_roots.insert(spec.dir.clone());
+                    let dirs = spec
+                        .resources
+                        .iter()
+                        .filter(|r| kustomization_file(r).is_some());
+                    let dirs = if spec.resources.is_empty() {
+                        vec![&spec.dir]
+                    } else {
+                        dirs.collect()
+                    };
+                    for dir in dirs {
+                        for d in self.repo.closure(dir) {
+                            self.used_roots.insert(d);
+                        }
+                        self.used_roots.insert(dir.clone());
+                    }
                 }
                 UnitKind::Chart(dir, _) => {
                     self.used_charts.insert(dir.clone());
@@ -1228,6 +1271,13 @@ fn repository_of(url: &str) -> String {
 /// The paths of `all` that no plan took (`used`), in their order.
 fn unused(all: &[PathBuf], used: &BTreeSet<PathBuf>) -> Vec<PathBuf> {
     all.iter().filter(|p| !used.contains(*p)).cloned().collect()
+}
+
+/// Whether Flux Kustomization `k` changes the objects of a plain directory beyond their
+/// namespace (patches, images, components, common metadata, a name prefix or suffix): then
+/// its files are built through the kustomization Flux generates for them, not read as they are.
+fn transforms_plain_directory(k: &FluxKustomization) -> bool {
+    !k.transforms.is_empty() || k.name_prefix.is_some() || k.name_suffix.is_some()
 }
 
 #[cfg(test)]

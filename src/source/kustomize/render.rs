@@ -53,6 +53,17 @@ pub struct BuildSpec {
     pub namespace: Option<String>,
     pub name_prefix: Option<String>,
     pub name_suffix: Option<String>,
+    /// What else the GitOps controller writes into the kustomization it builds (a Flux
+    /// Kustomization's `patches`, `images`, `commonMetadata`; an Argo CD source's
+    /// `kustomize` settings): each a kustomization field and its value as JSON (which is YAML).
+    pub fields: Vec<(&'static str, String)>,
+    /// Their `components`, resolved against the repository.
+    pub components: Vec<PathBuf>,
+    /// For a directory without a kustomization that the controller builds anyway (a Flux
+    /// Kustomization with transformations over a plain directory): the files and
+    /// kustomization directories the kustomization it generates lists (fluxcd/pkg
+    /// `scanManifests`). Empty: `dir` is the kustomization.
+    pub resources: Vec<PathBuf>,
 }
 
 impl BuildSpec {
@@ -130,9 +141,32 @@ impl Kustomize {
             .canonicalize()
             .map_err(|e| run_error(e.to_string()))?;
         let resource = super::relative(&wrapper_dir, &root_abs);
+        let listed: Vec<PathBuf> = if spec.resources.is_empty() {
+            vec![resource.clone()]
+        } else {
+            spec.resources
+                .iter()
+                .map(|r| {
+                    let r = super::as_dir(r)
+                        .canonicalize()
+                        .unwrap_or_else(|_| r.clone());
+                    super::relative(&wrapper_dir, &r)
+                })
+                .collect()
+        };
+        let components: Vec<PathBuf> = spec
+            .components
+            .iter()
+            .map(|c| {
+                let c = super::as_dir(c)
+                    .canonicalize()
+                    .unwrap_or_else(|_| c.clone());
+                super::relative(&wrapper_dir, &c)
+            })
+            .collect();
         std::fs::write(
             wrapper_dir.join("kustomization.yaml"),
-            wrapper_text(spec, &resource),
+            wrapper_text(spec, &listed, &components),
         )
         .map_err(|e| run_error(e.to_string()))?;
         let mut cmd = Command::new(&self.command[0]);
@@ -210,12 +244,18 @@ impl Kustomize {
 }
 
 /// The wrapper kustomization: the root as its only resource, the build metadata that traces
-/// each object to its file, and a Flux Kustomization's own transformations.
-fn wrapper_text(spec: &BuildSpec, resource: &Path) -> String {
-    let mut text = format!(
-        "apiVersion: kustomize.config.k8s.io/v1beta1\nkind: Kustomization\nresources:\n  - {}\nbuildMetadata: [originAnnotations, transformerAnnotations]\n",
-        yaml_quote(&resource.to_string_lossy())
-    );
+/// each object to its file, and the GitOps controller's own transformations (`components`
+/// relative to the wrapper). The controllers write these into the root's own kustomization
+/// (fluxcd/pkg `kustomize.Generator.WriteFile`, Argo CD's `kustomize edit set ...`); on top of
+/// it they give the same output but where a patch or image targets a name the root's own
+/// `namePrefix` changes, which kustomize matches before the prefix in one kustomization.
+fn wrapper_text(spec: &BuildSpec, resources: &[PathBuf], components: &[PathBuf]) -> String {
+    let mut text = "apiVersion: kustomize.config.k8s.io/v1beta1\nkind: Kustomization\nresources:\n"
+        .to_string();
+    for r in resources {
+        text.push_str(&format!("  - {}\n", yaml_quote(&r.to_string_lossy())));
+    }
+    text.push_str("buildMetadata: [originAnnotations, transformerAnnotations]\n");
     for (key, value) in [
         ("namespace", &spec.namespace),
         ("namePrefix", &spec.name_prefix),
@@ -224,6 +264,15 @@ fn wrapper_text(spec: &BuildSpec, resource: &Path) -> String {
         if let Some(v) = value {
             text.push_str(&format!("{key}: {}\n", yaml_quote(v)));
         }
+    }
+    if !components.is_empty() {
+        text.push_str("components:\n");
+        for c in components {
+            text.push_str(&format!("  - {}\n", yaml_quote(&c.to_string_lossy())));
+        }
+    }
+    for (key, json) in &spec.fields {
+        text.push_str(&format!("{key}: {json}\n"));
     }
     text
 }
@@ -389,10 +438,19 @@ mod tests {
             namespace: Some("web".into()),
             name_prefix: Some("eu-".into()),
             name_suffix: None,
+            fields: vec![("images", r#"[{"name":"nginx","newTag":"1.2"}]"#.into())],
+            components: vec![PathBuf::from("components/ha")],
+            resources: Vec::new(),
         };
-        let text = wrapper_text(&spec, Path::new("../repo/apps"));
+        let text = wrapper_text(
+            &spec,
+            &[PathBuf::from("../repo/apps")],
+            &[PathBuf::from("../repo/components/ha")],
+        );
         assert!(
-            text.ends_with("namespace: 'web'\nnamePrefix: 'eu-'\n"),
+            text.ends_with(
+                "namespace: 'web'\nnamePrefix: 'eu-'\ncomponents:\n  - '../repo/components/ha'\nimages: [{\"name\":\"nginx\",\"newTag\":\"1.2\"}]\n"
+            ),
             "{text}"
         );
     }
