@@ -746,3 +746,47 @@ fn an_environments_installation_decides_whether_cluster_failover_stalls() {
         );
     }
 }
+
+/// `--env` edits a policy named as its environment renders it: a Flux Kustomization's
+/// `postBuild` variable, `namePrefix` and `targetNamespace` (which overrides the namespace the
+/// file writes) make `high-${ENV}` in namespace `other` the policy `pp/shop/eu-high-prod`, the
+/// name lint prints; the name it is not rendered to, or the namespace it does not land in,
+/// finds nothing.
+#[test]
+fn env_finds_a_policy_by_the_name_its_kustomization_renders() {
+    let dir = copy("testdata/suspend-flux-renamed");
+    let lint = run_in(dir.path(), &["lint", "."]);
+    assert!(
+        stdout(&lint).contains("pp/shop/eu-high-prod"),
+        "{}",
+        stdout(&lint)
+    );
+    let before = snapshot(dir.path());
+    let args = |name: &'static str, ns: &'static str| {
+        ["suspend", "-f", ".", "--env", "karmada", name, "-n", ns]
+    };
+    for (name, ns) in [("pp/eu-high-prod", "other"), ("pp/high-prod", "shop")] {
+        let o = run_in(dir.path(), &args(name, ns));
+        assert_eq!(o.status.code(), Some(4), "{name} -n {ns}: {}", stderr(&o));
+        assert!(
+            stderr(&o).contains("not found in the given files"),
+            "{}",
+            stderr(&o)
+        );
+    }
+    assert!(changed(&before, &snapshot(dir.path())).is_empty());
+    let o = run_in(dir.path(), &args("pp/eu-high-prod", "shop"));
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert_eq!(
+        stdout(&o),
+        "propagationpolicy.policy.karmada.io/eu-high-prod (apps/all.yaml) suspended on all clusters\n"
+    );
+    assert_eq!(changed(&before, &snapshot(dir.path())), ["apps/all.yaml"]);
+    let text = read(dir.path(), "apps/all.yaml");
+    let high = text.split("---").nth(2).unwrap();
+    assert!(high.contains("name: high-${ENV}"), "{high}");
+    assert!(
+        high.ends_with("  suspension:\n    dispatching: true\n"),
+        "{high}"
+    );
+}

@@ -182,6 +182,33 @@ impl Selection {
         self.pick_by_name(policy)
     }
 
+    /// [`Selection::pick_named`] for a policy a GitOps controller renders under another name or
+    /// in another namespace (a Flux Kustomization's variables, name prefix and suffix, target
+    /// namespace): picked by the name it is rendered to, in the namespace it lands in (`None`:
+    /// its own), or by the name written.
+    pub fn pick_rendered(
+        &self,
+        inv: &Inventory,
+        policy: &Policy,
+        landing_namespace: Option<&str>,
+        rendered_name: &str,
+    ) -> Option<Option<usize>> {
+        let in_namespace = match (&self.namespace, policy.kind, landing_namespace) {
+            (Some(ns), PolicyKind::PropagationPolicy, Some(landing)) => {
+                self.all_namespaces || ns == landing
+            }
+            _ => self.in_namespace(inv, policy),
+        };
+        if !in_namespace {
+            return None;
+        }
+        let by_rendered = self
+            .named
+            .iter()
+            .position(|n| n.kind == policy.kind && n.name == rendered_name);
+        by_rendered.map(Some).or_else(|| self.pick_by_name(policy))
+    }
+
     /// [`Selection::pick_named`] for a policy of a kustomize layer: its namespace is written
     /// (by its file or a kustomization) or not, and a name may be the source's or the one the
     /// layer renders (`namePrefix`/`nameSuffix` applied).

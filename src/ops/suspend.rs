@@ -271,6 +271,49 @@ pub fn split_layers(
     files: &[String],
     env: Option<&str>,
 ) -> Result<(Vec<PathBuf>, Vec<String>), RunError> {
+    let (layers, plain, _) = split_layers_renamed(files, env)?;
+    Ok((layers, plain))
+}
+
+/// How an environment's controller renders the objects of a plain file or directory it
+/// applies (a Flux Kustomization's `postBuild` variables, `namePrefix`, `nameSuffix` and
+/// `targetNamespace`): a policy is named as it is rendered.
+#[derive(Clone, Debug, Default)]
+pub struct Renamed {
+    /// The file, or the directory whose files, it renders.
+    pub path: PathBuf,
+    pub vars: Option<std::collections::BTreeMap<String, String>>,
+    pub prefix: Option<String>,
+    pub suffix: Option<String>,
+    pub namespace: Option<String>,
+}
+
+impl Renamed {
+    /// The rename of `file`, if one covers it.
+    fn of<'r>(renames: &'r [Renamed], file: &std::path::Path) -> Option<&'r Renamed> {
+        let file = crate::source::kustomize::normalize(file);
+        renames.iter().find(|r| file.starts_with(&r.path))
+    }
+
+    /// The name `name` is rendered to.
+    fn name(&self, name: &str) -> String {
+        let name = match &self.vars {
+            Some(vars) => crate::source::kustomize::flux::substitute(name, vars),
+            None => name.to_string(),
+        };
+        format!(
+            "{}{name}{}",
+            self.prefix.as_deref().unwrap_or(""),
+            self.suffix.as_deref().unwrap_or("")
+        )
+    }
+}
+
+/// The kustomize layers, the plain inputs and how the environment renders them.
+type Inputs = (Vec<PathBuf>, Vec<String>, Vec<Renamed>);
+
+/// [`split_layers`], with how the environment `--env` names renders its plain inputs.
+fn split_layers_renamed(files: &[String], env: Option<&str>) -> Result<Inputs, RunError> {
     if let Some(env) = env {
         let dir = crate::source::kustomize::normalize(std::path::Path::new(env));
         let Some(layer) = crate::source::kustomize::layer::layer_dir(&dir).filter(|l| l == &dir)
@@ -290,7 +333,7 @@ pub fn split_layers(
                 why: "not under the -f inputs",
             });
         }
-        return Ok((vec![layer], Vec::new()));
+        return Ok((vec![layer], Vec::new(), Vec::new()));
     }
     let mut layers = Vec::new();
     let mut plain = Vec::new();
@@ -303,7 +346,7 @@ pub fn split_layers(
             None => plain.push(f.clone()),
         }
     }
-    Ok((layers, plain))
+    Ok((layers, plain, Vec::new()))
 }
 
 /// How many kustomization roots the warning about unedited kustomize trees names.
@@ -312,27 +355,49 @@ const SHOWN_ROOTS: usize = 8;
 /// `--env NAME` as `lint`, `explain` and `plan` name environments (`mgmt/karmada-kubeconfig`,
 /// an Argo CD destination, a cluster directory): the layers and files its Flux Kustomizations
 /// or Argo CD Applications apply, to edit there. A chart is edited by hand (left out).
-fn environment_inputs(files: &[String], env: &str) -> Option<(Vec<PathBuf>, Vec<String>)> {
+fn environment_inputs(files: &[String], env: &str) -> Option<Inputs> {
     use crate::source::kustomize::environments::{RenderOptions, Repo};
     use crate::source::kustomize::layer::layer_dir;
     use crate::source::kustomize::units::UnitKind;
     let inputs = crate::source::files::expand(files, &|_| false).ok()?;
     let mut repo = Repo::read(&inputs, &RenderOptions::default());
     repo.select(env).ok()?;
-    let (mut layers, mut plain) = (Vec::new(), Vec::new());
+    let (mut layers, mut plain, mut renames) = (Vec::new(), Vec::new(), Vec::new());
     for unit in &repo.plans.first()?.units {
+        let renamed =
+            |path: &std::path::Path, prefix: Option<&String>, suffix: Option<&String>| Renamed {
+                path: crate::source::kustomize::normalize(path),
+                vars: unit.vars.clone(),
+                prefix: prefix.cloned(),
+                suffix: suffix.cloned(),
+                namespace: unit.namespace.clone(),
+            };
         match &unit.kind {
             UnitKind::Root(spec) if layer_dir(&spec.dir).as_ref() == Some(&spec.dir) => {
                 layers.push(spec.dir.clone());
             }
-            // A directory Flux applies without a kustomization.yaml: its files as they are.
-            UnitKind::Root(spec) => plain.push(spec.dir.display().to_string()),
-            UnitKind::Plain(file) => plain.push(file.display().to_string()),
+            // A directory Flux applies without a kustomization.yaml: its files, named as the
+            // Kustomization renders them.
+            UnitKind::Root(spec) => {
+                plain.push(spec.dir.display().to_string());
+                renames.push(Renamed {
+                    namespace: spec.namespace.clone(),
+                    ..renamed(
+                        &spec.dir,
+                        spec.name_prefix.as_ref(),
+                        spec.name_suffix.as_ref(),
+                    )
+                });
+            }
+            UnitKind::Plain(file) => {
+                plain.push(file.display().to_string());
+                renames.push(renamed(file, None, None));
+            }
             UnitKind::Chart(..) => {}
         }
     }
     layers.dedup();
-    Some((layers, plain))
+    Some((layers, plain, renames))
 }
 
 /// The files of a plain `-f` input that no kustomization owns. A directory holding kustomize
@@ -396,7 +461,7 @@ pub fn named_files(
     env: Option<&str>,
 ) -> Result<(Vec<PolicyResult>, String), RunError> {
     check_known_in_files(s)?;
-    let (layers, plain) = split_layers(files, env)?;
+    let (layers, plain, renames) = split_layers_renamed(files, env)?;
     let (paths, trees) = if plain.is_empty() {
         (Vec::new(), 0)
     } else {
@@ -409,7 +474,8 @@ pub fn named_files(
     let mut skipped = Vec::new();
     for path in paths {
         let mut m = Manifest::load(path)?;
-        plan_named_file(s, &mut m, &mut found, &mut results);
+        let renamed = Renamed::of(&renames, &m.path);
+        plan_named_file(s, (&mut m, renamed), &mut found, &mut results);
         unparsed.extend(m.problems.iter().cloned());
         skipped.extend(m.skipped.iter().cloned());
         manifests.push(m);
@@ -451,7 +517,7 @@ pub fn named_files(
 /// Plans the selected policies of one file and their edits.
 fn plan_named_file(
     s: &Settings,
-    m: &mut Manifest,
+    (m, renamed): (&mut Manifest, Option<&Renamed>),
     found: &mut [bool],
     results: &mut Vec<PolicyResult>,
 ) {
@@ -459,7 +525,16 @@ fn plan_named_file(
     let bound = BoundClusters::from_bindings(m.inv.bindings());
     let mut edits = Vec::new();
     for policy in m.inv.policies() {
-        let Some(pick) = s.selection.pick_named(&m.inv, policy) else {
+        let pick = match renamed {
+            Some(r) => s.selection.pick_rendered(
+                &m.inv,
+                policy,
+                r.namespace.as_deref(),
+                &r.name(&policy.meta.name),
+            ),
+            None => s.selection.pick_named(&m.inv, policy),
+        };
+        let Some(pick) = pick else {
             continue;
         };
         if let Some(i) = pick {
@@ -468,7 +543,9 @@ fn plan_named_file(
         if !plan::first_of_its_copies(&twice, policy) {
             continue;
         }
-        let rid = plan::resource_id(policy.kind, &policy.meta.name);
+        // Named as the environment renders it (the file writes `high-${ENV}`).
+        let name = renamed.map_or_else(|| policy.meta.name.clone(), |r| r.name(&policy.meta.name));
+        let rid = plan::resource_id(policy.kind, &name);
         let id = format!("{rid} ({})", m.name);
         if let Some(why) = plan::file_refusal(m.broken, &twice, &m.inv, policy) {
             results.push(PolicyResult::failed(id, WriteError::Refused(why)));

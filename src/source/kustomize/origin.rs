@@ -368,6 +368,14 @@ fn find_document<'l>(loaded: &'l Loaded, kind: &str, rendered_name: &str) -> Opt
         .iter()
         .find(|r| name_of(r) == rendered_name)
         .or_else(|| {
+            // A name with Flux variables, substituted after the build (`postBuild`).
+            of_kind
+                .iter()
+                .filter_map(|r| Some((r, substituted_to(name_of(r), rendered_name)?)))
+                .max_by_key(|&(_, written)| written)
+                .map(|(r, _)| r)
+        })
+        .or_else(|| {
             // A chart's names are templates (`{{ include "app.fullname" . }}-ingress`): the one
             // that can render this name, the most of it written out.
             of_kind
@@ -417,6 +425,12 @@ fn rendered_by(template: &str, name: &str) -> Option<usize> {
             Piece::Action { .. } => {}
         }
     }
+    written_around(&written, name)
+}
+
+/// Whether `name` is `written`'s pieces in order with any text between them (the first at its
+/// start, the last at its end): then how many of its characters they write.
+fn written_around(written: &[&str], name: &str) -> Option<usize> {
     let (first, last) = (written[0], written[written.len() - 1]);
     let middle = name.strip_prefix(first)?.strip_suffix(last)?;
     let mut at = 0;
@@ -424,6 +438,23 @@ fn rendered_by(template: &str, name: &str) -> Option<usize> {
         at += middle[at..].find(part)? + part.len();
     }
     Some(written.iter().map(|w| w.len()).sum())
+}
+
+/// Whether a name written with Flux variables (`high-${ENV}`) can be `name` once they are
+/// substituted (each variable standing for any text): then how many characters it writes out.
+fn substituted_to(written_name: &str, name: &str) -> Option<usize> {
+    if !written_name.contains("${") {
+        return None;
+    }
+    let mut pieces = Vec::new();
+    let mut rest = written_name;
+    while let Some(i) = rest.find("${") {
+        pieces.push(&rest[..i]);
+        let close = rest[i..].find('}')?;
+        rest = &rest[i + close + 1..];
+    }
+    pieces.push(rest);
+    written_around(&pieces, name)
 }
 
 fn name_of(root: &Node) -> &str {

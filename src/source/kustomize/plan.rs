@@ -1273,11 +1273,15 @@ fn unused(all: &[PathBuf], used: &BTreeSet<PathBuf>) -> Vec<PathBuf> {
     all.iter().filter(|p| !used.contains(*p)).cloned().collect()
 }
 
-/// Whether Flux Kustomization `k` changes the objects of a plain directory beyond their
-/// namespace (patches, images, components, common metadata, a name prefix or suffix): then
-/// its files are built through the kustomization Flux generates for them, not read as they are.
+/// Whether Flux Kustomization `k` changes the objects of a plain directory (patches, images,
+/// components, common metadata, a name prefix or suffix, a target namespace, which overrides
+/// the namespace every namespaced object writes): then its files are built through the
+/// kustomization Flux generates for them, not read as they are.
 fn transforms_plain_directory(k: &FluxKustomization) -> bool {
-    !k.transforms.is_empty() || k.name_prefix.is_some() || k.name_suffix.is_some()
+    !k.transforms.is_empty()
+        || k.name_prefix.is_some()
+        || k.name_suffix.is_some()
+        || k.target_namespace.is_some()
 }
 
 #[cfg(test)]
