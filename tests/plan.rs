@@ -1998,6 +1998,37 @@ fn a_dependency_claimed_by_name_is_gained_by_no_cluster() {
     assert!(!out.contains("gains"), "{out}");
 }
 
+/// An OverridePolicy added for a ConfigMap that reaches m1 and m2 only as a dependency of its
+/// Deployment (`propagateDeps`): Karmada renders the attached binding's Works for the
+/// Deployment's clusters through the override chain (`ensureWork`,
+/// pkg/controllers/binding/common.go), so m1's copy changes, as explain shows. plan listed the
+/// override and no template change.
+#[test]
+fn an_override_of_a_carried_dependency_changes_its_copy() {
+    let Some(dir) = two_commits(
+        "an_override_of_a_carried_dependency_changes_its_copy",
+        "dependency-override",
+    ) else {
+        return;
+    };
+    let o = plan_in(dir.path(), &["--base", "main", "-o", "json"]);
+    let v: J = serde_json::from_slice(&o.stdout).unwrap();
+    let env = &v["environments"][0];
+    let c = change(env, "cfg");
+    assert_eq!(c["carriedBy"][0]["name"], "web", "{c:#}");
+    assert_eq!(c["clusters"].as_array().map(Vec::len), Some(1), "{c:#}");
+    let m1 = cluster(c, "m1");
+    assert_eq!(m1["manifest"][0]["path"], "/data/a", "{m1:#}");
+    assert_eq!(m1["manifest"][0]["after"], "m1", "{m1:#}");
+    let o = plan_in(dir.path(), &["--base", "main"]);
+    let out = text(&o.stdout);
+    assert!(
+        out.contains("  configmap/shop/cfg: no policy; propagated as a dependency of deployment/shop/web (propagateDeps)\n    m1: 1 manifest field changes\n      /data/a: \"b\" -> \"m1\"\n"),
+        "{out}"
+    );
+    assert!(!out.contains("deployment/shop/web:"), "{out}");
+}
+
 /// An Argo CD Application moved to another destination (jittuki/Karmada-project, where the
 /// server switches between two Karmada API servers): Argo CD compares and prunes only at
 /// `spec.destination` (controller/state.go; argo-cd#9172), so the old destination keeps what

@@ -367,7 +367,8 @@ pub fn plan(sides: &Sides<'_>, settings: &Settings) -> EnvPlan {
     let (base_parts, head_parts) = (sides.base_parts(), sides.head_parts());
     let coverage = changed
         .coverage()
-        .with_dependencies(&[&base_parts, &head_parts]);
+        .with_dependencies(&[&base_parts, &head_parts])
+        .with_carriers(&[&base_parts, &head_parts]);
     let kept = scope::kept(&[&base_parts, &head_parts], &coverage);
     let base = subset(&base_parts, &coverage, &kept);
     let head = subset(&head_parts, &coverage, &kept);

@@ -10,6 +10,7 @@ use super::{Edit, OverrideEdit, Sides};
 use crate::engine::claim::ClaimMeta;
 use crate::engine::ownership::{Delta, Kept, Scope};
 use crate::model::cluster::Cluster;
+use crate::model::dependencies::{Dependency, DEPENDENCY_KINDS};
 use crate::model::policy::ResourceSelector;
 use crate::model::{Inventory, KarmadaVersion, Object, ObjectRef, OverridePolicy, Template};
 
@@ -319,16 +320,48 @@ impl Coverage {
         for inv in states.iter().flat_map(|parts| parts.iter()) {
             for t in inv.templates().filter(|t| self.covers(t)) {
                 for d in t.depends_on.iter().flatten() {
-                    found.push(ObjectRef {
-                        api_version: "v1".into(),
-                        kind: d.kind.into(),
-                        namespace: Some(t.namespace().to_string()),
-                        name: d.name.clone(),
-                    });
+                    found.push(dependency_ref(t, d));
                 }
             }
         }
         self.refs.extend(found);
+        self
+    }
+
+    /// Adds the workloads that name a covered template of `states` as a dependency. Such a
+    /// workload, whose policy sets `propagateDeps`, takes the dependency to its own clusters
+    /// (the dependencies distributor lists it in the dependency's `RequiredBy`,
+    /// pkg/dependenciesdistributor/dependencies_distributor.go `createOrUpdateAttachedBinding`,
+    /// and the binding controller renders a Work with the override chain for each of
+    /// `mergeTargetClusters(Clusters, RequiredBy)`, pkg/controllers/binding/common.go
+    /// `ensureWork`): without it, an override, a policy or another carrier changing the
+    /// dependency would not see those clusters. The workload itself keeps its owner and
+    /// clusters, so its own dependencies need not follow.
+    pub fn with_carriers(mut self, states: &[&[&Inventory]]) -> Coverage {
+        let templates = || {
+            states
+                .iter()
+                .flat_map(|parts| parts.iter())
+                .flat_map(|i| i.templates())
+        };
+        let covered: HashSet<ObjectRef> = templates()
+            .filter(|t| t.api_version == "v1" && DEPENDENCY_KINDS.contains(&t.kind.as_str()))
+            .filter(|t| self.covers(t))
+            .map(Template::reference)
+            .collect();
+        if covered.is_empty() {
+            return self;
+        }
+        let carriers: Vec<ObjectRef> = templates()
+            .filter(|t| {
+                t.depends_on
+                    .iter()
+                    .flatten()
+                    .any(|d| covered.contains(&dependency_ref(t, d)))
+            })
+            .map(Template::reference)
+            .collect();
+        self.refs.extend(carriers);
         self
     }
 
@@ -347,6 +380,16 @@ impl Coverage {
                 .get(&(t.api_version.clone(), t.kind.clone()))
                 .is_some_and(|v| v.iter().any(in_ns))
             || (!self.refs.is_empty() && self.refs.contains(&t.reference()))
+    }
+}
+
+/// The template `d`, a dependency workload `t` names: a `v1` object of its namespace.
+fn dependency_ref(t: &Template, d: &Dependency) -> ObjectRef {
+    ObjectRef {
+        api_version: "v1".into(),
+        kind: d.kind.into(),
+        namespace: Some(t.namespace().to_string()),
+        name: d.name.clone(),
     }
 }
 

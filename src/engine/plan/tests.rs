@@ -528,6 +528,40 @@ fn a_dependency_follows_its_carrier_to_new_clusters() {
     );
 }
 
+/// An override of a dependency applies on the clusters its carriers take it to: the binding
+/// controller renders a Work for each of `mergeTargetClusters(Clusters, RequiredBy)` and runs
+/// the override chain for each (`ensureWork`, pkg/controllers/binding/common.go), although the
+/// change names neither the workload nor its policy.
+#[test]
+fn an_override_of_a_dependency_changes_the_clusters_its_carriers_take_it_to() {
+    let app = "---\napiVersion: v1\nkind: ConfigMap\nmetadata: {name: cfg, namespace: default}\ndata: {a: b}\n---\napiVersion: apps/v1\nkind: Deployment\nmetadata: {name: nginx, namespace: default}\nspec:\n  replicas: 2\n  template:\n    spec:\n      containers: [{name: c, image: nginx, envFrom: [{configMapRef: {name: cfg}}]}]\n";
+    let base = format!(
+        "{app}{}",
+        policy("a", "  propagateDeps: true\n", "member1, member2")
+    );
+    let op = "---\napiVersion: policy.karmada.io/v1alpha1\nkind: OverridePolicy\nmetadata: {name: cfg, namespace: default}\nspec:\n  resourceSelectors: [{apiVersion: v1, kind: ConfigMap, name: cfg}]\n  overrideRules:\n    - targetCluster: {clusterNames: [member1]}\n      overriders:\n        plaintext: [{path: /data/a, operator: replace, value: m1}]\n";
+    let own = "---\napiVersion: policy.karmada.io/v1alpha1\nkind: PropagationPolicy\nmetadata: {name: cfg, namespace: default}\nspec:\n  resourceSelectors: [{apiVersion: v1, kind: ConfigMap, name: cfg}]\n  placement: {clusterAffinity: {clusterNames: [member3]}}\n";
+    // The override alone, then with a policy of the dependency's own (to member3).
+    for (extra, clusters) in [("", 1), (own, 2)] {
+        let p = run(&base, &format!("{base}{op}{extra}"), "");
+        let cfg = p
+            .changes
+            .iter()
+            .find(|c| c.template.name == "cfg")
+            .unwrap_or_else(|| panic!("{:?}", p.changes));
+        assert_eq!(cfg.clusters.len(), clusters, "{:?}", cfg.clusters);
+        let d = cluster(cfg, "member1");
+        assert!(d.before.receives && d.after.receives, "{d:?}");
+        assert_eq!(d.manifest.len(), 1, "{d:?}");
+        assert_eq!(d.manifest[0].path, "/data/a");
+        assert_eq!(d.manifest[0].after, Some(serde_json::json!("m1")));
+        assert!(p.changes.iter().all(|c| c.template.name != "nginx"));
+    }
+    // The gate off, nothing carries it: the override changes nothing.
+    let p = run(&base, &format!("{base}{op}"), "PropagateDeps=false");
+    assert!(p.changes.is_empty(), "{:?}", p.changes);
+}
+
 /// Without Cluster objects, names alone decide only where nothing picks among the named
 /// clusters by their state: under a spread constraint (one of three by score) or a division by
 /// available replicas each named cluster may receive the template (`undecided`), none for
