@@ -782,6 +782,15 @@ fn explain_names_the_workloads_that_carry_a_dependency_along() {
             ("c".to_string(), "http://rgw.cluster-c".to_string())
         ]
     );
+    // Its binding's Works go to both, dispatched under its own policy's suspension
+    // (`ensureWork` over `mergeTargetClusters`): explain lists both, as its overrides do.
+    assert_eq!(
+        shared["suspension"],
+        json!([
+            {"cluster": "a", "suspended": false},
+            {"cluster": "c", "suspended": false}
+        ])
+    );
     let waits = json!(["no policy matches: the template waits until one does"]);
     for name in ["cm/web-config", "cm/lonely"] {
         let e = explain(name, &[]);

@@ -594,23 +594,53 @@ fn suspension(state: &State, t: usize, owner: Option<usize>) -> Vec<ClusterSuspe
 /// judges each target cluster of the binding (`shouldSuspendDispatching`,
 /// pkg/controllers/binding/common.go).
 pub fn dispatch_over(rows: Vec<ClusterSuspension>, receiving: &[String]) -> Vec<ClusterSuspension> {
-    let all = rows.iter().any(|r| r.by == Some(SuspendedBy::Dispatching));
-    let mut out: Vec<ClusterSuspension> = rows
+    // Read before the `*` row goes.
+    let all = suspends_all(&rows);
+    let rows: Vec<ClusterSuspension> = rows
         .into_iter()
         .filter(|r| r.suspended || receiving.contains(&r.cluster))
         .filter(|r| r.cluster != "*" || receiving.is_empty())
         .collect();
-    for c in receiving {
-        if !out.iter().any(|r| r.cluster == *c) {
-            out.push(ClusterSuspension {
+    with_rows_for(rows, receiving, all)
+}
+
+/// The dispatch rows with a row for each of `clusters` they lack. The binding's Works go to
+/// its own clusters and to those of the workloads that carry it along as a dependency
+/// (`mergeTargetClusters(Clusters, RequiredBy)` in `ensureWork`,
+/// pkg/controllers/binding/common.go), and each is suspended by the binding's own suspension,
+/// the owner's (`shouldSuspendDispatching(bindingSpec.Suspension, targetCluster)`): not by the
+/// carriers' (the dependencies distributor copies none, `buildAttachedBinding`). A cluster not
+/// named by `dispatchingOnClusters` is suspended only where dispatching is.
+pub fn dispatched_also_to(
+    rows: Vec<ClusterSuspension>,
+    clusters: &[String],
+) -> Vec<ClusterSuspension> {
+    let all = suspends_all(&rows);
+    with_rows_for(rows, clusters, all)
+}
+
+/// Whether the rows are those of a suspension of all dispatching.
+fn suspends_all(rows: &[ClusterSuspension]) -> bool {
+    rows.iter().any(|r| r.by == Some(SuspendedBy::Dispatching))
+}
+
+/// `rows` with a row for each of `clusters` they lack, suspended when `all` is.
+fn with_rows_for(
+    mut rows: Vec<ClusterSuspension>,
+    clusters: &[String],
+    all: bool,
+) -> Vec<ClusterSuspension> {
+    for c in clusters {
+        if !rows.iter().any(|r| r.cluster == *c) {
+            rows.push(ClusterSuspension {
                 cluster: c.clone(),
                 suspended: all,
                 by: all.then_some(SuspendedBy::Dispatching),
             });
         }
     }
-    out.sort_by(|a, b| a.cluster.cmp(&b.cluster));
-    out
+    rows.sort_by(|a, b| a.cluster.cmp(&b.cluster));
+    rows
 }
 
 /// The policies with a selector aimed at template `t` (same kind and API group; a namespace and
@@ -684,6 +714,36 @@ mod tests {
         assert_eq!(
             dispatch_over(vec![row("m3", None)], &receiving[..1]),
             vec![row("m1", None)]
+        );
+    }
+
+    /// The clusters the carriers of a dependency take it to are the binding's targets too,
+    /// suspended as its own suspension says: a named one only where it names them, all of them
+    /// where it suspends dispatching.
+    #[test]
+    fn dispatch_rows_take_in_the_carriers_clusters() {
+        let row = |cluster: &str, by: Option<SuspendedBy>| ClusterSuspension {
+            cluster: cluster.into(),
+            suspended: by.is_some(),
+            by,
+        };
+        let carried = ["m1".to_string(), "m3".to_string()];
+        let on_m3 = vec![
+            row("m2", None),
+            row("m3", Some(SuspendedBy::DispatchingOnClusters)),
+        ];
+        assert_eq!(
+            dispatched_also_to(on_m3, &carried),
+            vec![
+                row("m1", None),
+                row("m2", None),
+                row("m3", Some(SuspendedBy::DispatchingOnClusters))
+            ]
+        );
+        let d = Some(SuspendedBy::Dispatching);
+        assert_eq!(
+            dispatched_also_to(vec![row("m2", d)], &carried),
+            vec![row("m1", d), row("m2", d), row("m3", d)]
         );
     }
 

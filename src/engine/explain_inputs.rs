@@ -276,15 +276,39 @@ pub fn from_files(inv: &Inventory, state: &State, t: usize, chosen: &[String]) -
         delivery::from_files(inv, state, owned(&decision), &template, chosen, &carried_to);
     let mut decision = decision;
     decision.notes.extend(refused_overrides(inv, &template));
-    if delivery.placement.is_some() {
-        let rows = std::mem::take(&mut decision.suspension);
-        decision.suspension = super::explain::dispatch_over(rows, &delivery.clusters());
-    }
+    decision.suspension = dispatch_rows(&decision, &delivery, &carried_to);
     Explained {
         decision,
         template,
         delivery,
     }
+}
+
+/// The owner's dispatch rows over the clusters the binding's Works go to: those its placement
+/// sends the template to, once evaluated, and those the workloads that carry it along take it
+/// to (`carried_to`), which Karmada dispatches under the binding's own suspension
+/// (`ensureWork`, pkg/controllers/binding/common.go). Without an owner there is no row: the
+/// attached binding suspends nothing.
+fn dispatch_rows(
+    decision: &Explanation,
+    delivery: &Delivery,
+    carried_to: &[String],
+) -> Vec<super::explain::ClusterSuspension> {
+    use super::explain::{dispatch_over, dispatched_also_to};
+    let rows = decision.suspension.clone();
+    if decision.eventual.is_none() {
+        return rows;
+    }
+    if delivery.placement.is_none() {
+        return dispatched_also_to(rows, carried_to);
+    }
+    let mut receiving = delivery.clusters();
+    for c in carried_to {
+        if !receiving.contains(c) {
+            receiving.push(c.clone());
+        }
+    }
+    dispatch_over(rows, &receiving)
 }
 
 /// The override policies of `inv` that select `template` but that admission refuses: never
