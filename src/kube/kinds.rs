@@ -5,6 +5,8 @@
 //! [`KARMADA`] is the one table of Karmada's resource kinds (group, version, plural, short name,
 //! scope): the live source, the writer and type resolution all read it.
 
+use super::scope::group_of;
+
 /// A Karmada resource kind, with the names its CRD serves.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct KarmadaKind {
@@ -374,6 +376,326 @@ pub fn removed_version(api_version: &str, kind: &str, kube_minor: u32) -> Option
         .map(|&(_, _, since, replacement)| Removed { since, replacement })
 }
 
+/// The built-in API versions a kube-apiserver of the releases Karmada installs (1.27 and later)
+/// serves, with their kinds (the subresource kinds `Scale`, `Eviction` and `Binding` too):
+/// `(apiVersion, kinds)`, the preferred version of a kind first. A version Kubernetes removed
+/// is [`REMOVED`]'s, not this one's; a version that a later release adds is listed for every
+/// release, so a selector is never reported for a kind a newer karmada-apiserver serves. Alpha
+/// versions are listed only for their kinds' names: whether one is served depends on the API
+/// server's `--runtime-config`, so [`unserved_kind`] asks nothing of them.
+///
+/// The groups of this table, and every group without a dot, are the ones kube-apiserver serves
+/// itself: a CustomResourceDefinition's group must contain a dot
+/// (k8s.io/apiextensions-apiserver `pkg/apis/apiextensions/validation/validation.go`, "should
+/// be a domain with at least one dot"), so no CRD adds a kind to `apps`, `batch` or the core
+/// group.
+const SERVED: &[(&str, &[&str])] = &[
+    (
+        "v1",
+        &[
+            "Binding",
+            "ComponentStatus",
+            "ConfigMap",
+            "Endpoints",
+            "Event",
+            "LimitRange",
+            "Namespace",
+            "Node",
+            "PersistentVolume",
+            "PersistentVolumeClaim",
+            "Pod",
+            "PodTemplate",
+            "ReplicationController",
+            "ResourceQuota",
+            "Secret",
+            "Service",
+            "ServiceAccount",
+        ],
+    ),
+    (
+        "apps/v1",
+        &[
+            "ControllerRevision",
+            "DaemonSet",
+            "Deployment",
+            "ReplicaSet",
+            "StatefulSet",
+        ],
+    ),
+    ("batch/v1", &["CronJob", "Job"]),
+    ("autoscaling/v2", &["HorizontalPodAutoscaler"]),
+    ("autoscaling/v1", &["HorizontalPodAutoscaler", "Scale"]),
+    ("policy/v1", &["Eviction", "PodDisruptionBudget"]),
+    (
+        "admissionregistration.k8s.io/v1",
+        &[
+            "MutatingWebhookConfiguration",
+            "ValidatingWebhookConfiguration",
+            "ValidatingAdmissionPolicy",
+            "ValidatingAdmissionPolicyBinding",
+        ],
+    ),
+    (
+        "admissionregistration.k8s.io/v1beta1",
+        &[
+            "ValidatingAdmissionPolicy",
+            "ValidatingAdmissionPolicyBinding",
+            "MutatingAdmissionPolicy",
+            "MutatingAdmissionPolicyBinding",
+        ],
+    ),
+    (
+        "admissionregistration.k8s.io/v1alpha1",
+        &[
+            "ValidatingAdmissionPolicy",
+            "ValidatingAdmissionPolicyBinding",
+            "MutatingAdmissionPolicy",
+            "MutatingAdmissionPolicyBinding",
+        ],
+    ),
+    ("apiextensions.k8s.io/v1", &["CustomResourceDefinition"]),
+    ("apiregistration.k8s.io/v1", &["APIService"]),
+    (
+        "authentication.k8s.io/v1",
+        &["TokenReview", "TokenRequest", "SelfSubjectReview"],
+    ),
+    ("authentication.k8s.io/v1beta1", &["SelfSubjectReview"]),
+    ("authentication.k8s.io/v1alpha1", &["SelfSubjectReview"]),
+    (
+        "authorization.k8s.io/v1",
+        &[
+            "LocalSubjectAccessReview",
+            "SelfSubjectAccessReview",
+            "SelfSubjectRulesReview",
+            "SubjectAccessReview",
+        ],
+    ),
+    ("certificates.k8s.io/v1", &["CertificateSigningRequest"]),
+    (
+        "certificates.k8s.io/v1beta1",
+        &["ClusterTrustBundle", "PodCertificateRequest"],
+    ),
+    (
+        "certificates.k8s.io/v1alpha1",
+        &["ClusterTrustBundle", "PodCertificateRequest"],
+    ),
+    ("coordination.k8s.io/v1", &["Lease"]),
+    ("coordination.k8s.io/v1beta1", &["LeaseCandidate"]),
+    ("coordination.k8s.io/v1alpha2", &["LeaseCandidate"]),
+    ("discovery.k8s.io/v1", &["EndpointSlice"]),
+    ("events.k8s.io/v1", &["Event"]),
+    (
+        "flowcontrol.apiserver.k8s.io/v1",
+        &["FlowSchema", "PriorityLevelConfiguration"],
+    ),
+    ("internal.apiserver.k8s.io/v1alpha1", &["StorageVersion"]),
+    (
+        "networking.k8s.io/v1",
+        &[
+            "Ingress",
+            "IngressClass",
+            "NetworkPolicy",
+            "IPAddress",
+            "ServiceCIDR",
+        ],
+    ),
+    ("networking.k8s.io/v1beta1", &["IPAddress", "ServiceCIDR"]),
+    (
+        "networking.k8s.io/v1alpha1",
+        &["ClusterCIDR", "IPAddress", "ServiceCIDR"],
+    ),
+    ("node.k8s.io/v1", &["RuntimeClass"]),
+    (
+        "rbac.authorization.k8s.io/v1",
+        &["ClusterRole", "ClusterRoleBinding", "Role", "RoleBinding"],
+    ),
+    (
+        "resource.k8s.io/v1",
+        &[
+            "DeviceClass",
+            "ResourceClaim",
+            "ResourceClaimTemplate",
+            "ResourceSlice",
+        ],
+    ),
+    (
+        "resource.k8s.io/v1beta2",
+        &[
+            "DeviceClass",
+            "ResourceClaim",
+            "ResourceClaimTemplate",
+            "ResourceSlice",
+        ],
+    ),
+    (
+        "resource.k8s.io/v1beta1",
+        &[
+            "DeviceClass",
+            "ResourceClaim",
+            "ResourceClaimTemplate",
+            "ResourceSlice",
+        ],
+    ),
+    (
+        "resource.k8s.io/v1alpha3",
+        &[
+            "DeviceClass",
+            "DeviceTaintRule",
+            "PodSchedulingContext",
+            "ResourceClaim",
+            "ResourceClaimTemplate",
+            "ResourceSlice",
+        ],
+    ),
+    (
+        "resource.k8s.io/v1alpha2",
+        &[
+            "PodSchedulingContext",
+            "ResourceClaim",
+            "ResourceClaimParameters",
+            "ResourceClaimTemplate",
+            "ResourceClass",
+            "ResourceClassParameters",
+            "ResourceSlice",
+        ],
+    ),
+    ("scheduling.k8s.io/v1", &["PriorityClass"]),
+    ("scheduling.k8s.io/v1alpha1", &["Workload"]),
+    (
+        "storage.k8s.io/v1",
+        &[
+            "CSIDriver",
+            "CSINode",
+            "CSIStorageCapacity",
+            "StorageClass",
+            "VolumeAttachment",
+            "VolumeAttributesClass",
+        ],
+    ),
+    ("storage.k8s.io/v1beta1", &["VolumeAttributesClass"]),
+    ("storage.k8s.io/v1alpha1", &["VolumeAttributesClass"]),
+    (
+        "storagemigration.k8s.io/v1beta1",
+        &["StorageVersionMigration"],
+    ),
+    (
+        "storagemigration.k8s.io/v1alpha1",
+        &["StorageVersionMigration"],
+    ),
+];
+
+/// Whether the API server serves `group` itself: every group without a dot (no CRD can have
+/// one, [`SERVED`]), and Kubernetes' own `*.k8s.io` groups. Other `*.k8s.io` groups
+/// (`gateway.networking.k8s.io`, `snapshot.storage.k8s.io`, `metrics.k8s.io`) are added by a
+/// CRD or an aggregated API server.
+pub fn is_kubernetes_group(group: &str) -> bool {
+    !group.contains('.') || SERVED.iter().any(|(v, _)| group_of(v) == group)
+}
+
+/// What the API server serves instead of a built-in apiVersion and kind it serves in no
+/// release ([`unserved_kind`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Unserved {
+    /// The apiVersion that serves the kind (a GA one when there is one): `v1` for `apps/v1`
+    /// Service, `apps/v1` for `apps/v2` Deployment.
+    pub served_in: Option<&'static str>,
+    /// No apiVersion serves the kind: the closest kind by spelling, and its apiVersion
+    /// (`Deployment`, `apps/v1` for `apps/v1` Deploymnt).
+    pub near: Option<(&'static str, &'static str)>,
+}
+
+/// A GA version (`v1`, `v2`): Kubernetes keeps serving a GA version of a kind, so a kind
+/// served in one is not waiting for a promotion this table does not know yet.
+fn is_ga(api_version: &str) -> bool {
+    let version = api_version.rsplit('/').next().unwrap_or(api_version);
+    version
+        .strip_prefix('v')
+        .is_some_and(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()))
+}
+
+/// Kinds this close in spelling (edit distance, case ignored) are taken for one misspelt.
+const NEAR_KIND: usize = 2;
+
+/// The kind of `kinds` closest to `kind` in spelling, within [`NEAR_KIND`].
+fn nearest_kind<'k>(
+    kind: &str,
+    kinds: impl Iterator<Item = (&'k str, &'k str)>,
+) -> Option<(&'k str, &'k str)> {
+    let lower = kind.to_ascii_lowercase();
+    kinds
+        .map(|(k, v)| (strsim::levenshtein(&k.to_ascii_lowercase(), &lower), k, v))
+        .filter(|(d, ..)| *d <= NEAR_KIND)
+        .min_by_key(|(d, k, _)| (*d, strsim::levenshtein(k, kind)))
+        .map(|(_, k, v)| (k, v))
+}
+
+/// Whether a built-in `api_version` (a group kube-apiserver serves itself,
+/// [`is_kubernetes_group`]) serves `kind` in no release Karmada installs: `apps/v1` Service,
+/// `v1` Deployment, `apps/v1` Deploymnt. The API server refuses such a manifest, so it is never
+/// a template, and Karmada's `ResourceSelectorPriority` (`pkg/util/selector.go`) compares a
+/// selector's apiVersion and kind with a template's as strings: a selector naming it matches
+/// nothing, and `ValidatePropagationSpec` (`pkg/util/validation/validation.go`) accepts it.
+/// `None` as well for an alpha version (served only as `--runtime-config` says), a version
+/// [`removed_version`] knows (served until 1.`since`), and another non-GA version of a kind
+/// the group serves only in non-GA ones (a release newer than [`SERVED`] may promote it).
+pub fn unserved_kind(api_version: &str, kind: &str) -> Option<Unserved> {
+    let (group, version) = api_version.rsplit_once('/').unwrap_or(("", api_version));
+    if kind.is_empty() || version.is_empty() || !is_kubernetes_group(group) {
+        return None;
+    }
+    if version.contains("alpha") {
+        return None;
+    }
+    let kinds = |v: &str| SERVED.iter().find(|(sv, _)| *sv == v).map(|(_, ks)| *ks);
+    if kinds(api_version).is_some_and(|ks| ks.contains(&kind))
+        || REMOVED
+            .iter()
+            .any(|(v, ks, ..)| *v == api_version && ks.contains(&kind))
+    {
+        return None;
+    }
+    let serving = |in_group: bool| -> Vec<&'static str> {
+        SERVED
+            .iter()
+            .filter(|(v, ks)| ks.contains(&kind) && (!in_group || group_of(v) == group))
+            .map(|(v, _)| *v)
+            .collect()
+    };
+    let in_group = serving(true);
+    if !in_group.is_empty() {
+        // The group serves the kind in another version: named when a GA one does.
+        let ga = in_group.into_iter().find(|v| is_ga(v))?;
+        return Some(Unserved {
+            served_in: Some(ga),
+            near: None,
+        });
+    }
+    let elsewhere = serving(false);
+    if let Some(v) = elsewhere
+        .iter()
+        .copied()
+        .find(|v| is_ga(v))
+        .or_else(|| elsewhere.first().copied())
+    {
+        return Some(Unserved {
+            served_in: Some(v),
+            near: None,
+        });
+    }
+    let all = |entries: &'static [(&'static str, &'static [&'static str])]| {
+        entries
+            .iter()
+            .filter(|(v, _)| !v.contains("alpha"))
+            .flat_map(|(v, ks)| ks.iter().map(move |k| (*k, *v)))
+    };
+    let near = nearest_kind(kind, all(SERVED).filter(|(_, v)| group_of(v) == group))
+        .or_else(|| nearest_kind(kind, all(SERVED)));
+    Some(Unserved {
+        served_in: None,
+        near,
+    })
+}
+
 /// One resource type.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct KindInfo {
@@ -692,6 +1014,76 @@ mod tests {
         );
         // Removed long before the oldest karmada-apiserver modelled (1.27).
         assert!(removed_version("batch/v1beta1", "CronJob", 27).is_some());
+    }
+
+    /// The selectors of real repositories that name an API no release serves, and what serves
+    /// the kind instead.
+    #[test]
+    fn a_built_in_group_serving_no_such_kind_says_what_serves_it() {
+        let served_in = |v, k| unserved_kind(v, k).and_then(|u| u.served_in);
+        assert_eq!(served_in("apps/v1", "Service"), Some("v1"));
+        assert_eq!(served_in("v1", "Deployment"), Some("apps/v1"));
+        assert_eq!(served_in("batch/v1", "Deployment"), Some("apps/v1"));
+        assert_eq!(served_in("apps/v2", "Deployment"), Some("apps/v1"));
+        assert_eq!(served_in("extensions/v1beta1", "Service"), Some("v1"));
+        assert_eq!(
+            served_in("apps/v1", "HorizontalPodAutoscaler"),
+            Some("autoscaling/v2")
+        );
+        assert_eq!(
+            served_in("events.k8s.io/v1", "Ingress"),
+            Some("networking.k8s.io/v1")
+        );
+        // A misspelt kind: the closest of the group, else of any group.
+        let near = |v, k| unserved_kind(v, k).and_then(|u| u.near);
+        assert_eq!(
+            near("apps/v1", "Deploymnt"),
+            Some(("Deployment", "apps/v1"))
+        );
+        assert_eq!(
+            near("apps/v1", "deployment"),
+            Some(("Deployment", "apps/v1"))
+        );
+        assert_eq!(near("v1", "Deploymnt"), Some(("Deployment", "apps/v1")));
+        assert_eq!(
+            unserved_kind("batch/v1", "Widget"),
+            Some(Unserved {
+                served_in: None,
+                near: None
+            })
+        );
+    }
+
+    #[test]
+    fn served_custom_alpha_and_removed_apis_are_not_unserved() {
+        for (v, k) in [
+            ("v1", "Service"),
+            ("apps/v1", "Deployment"),
+            ("autoscaling/v1", "HorizontalPodAutoscaler"),
+            ("networking.k8s.io/v1", "Ingress"),
+            ("resource.k8s.io/v1beta1", "ResourceClaim"),
+            // A CRD's group, though under k8s.io; Karmada's own.
+            ("gateway.networking.k8s.io/v1", "HTTPRoute"),
+            ("snapshot.storage.k8s.io/v1", "VolumeSnapshot"),
+            ("example.com/v1", "Service"),
+            ("policy.karmada.io/v1alpha1", "Service"),
+            // Alpha versions are served as --runtime-config says.
+            ("apps/v1alpha1", "Service"),
+            // Removed versions are removed_version's; a removed version still served before.
+            ("apps/v1beta1", "Deployment"),
+            ("flowcontrol.apiserver.k8s.io/v1beta3", "FlowSchema"),
+            // Only beta versions serve it: a newer release may serve it in another.
+            ("certificates.k8s.io/v1", "ClusterTrustBundle"),
+            ("v1", ""),
+            ("", "Service"),
+        ] {
+            assert_eq!(unserved_kind(v, k), None, "{v} {k}");
+        }
+        assert!(is_kubernetes_group(""));
+        assert!(is_kubernetes_group("apps"));
+        assert!(is_kubernetes_group("rbac.authorization.k8s.io"));
+        assert!(!is_kubernetes_group("gateway.networking.k8s.io"));
+        assert!(!is_kubernetes_group("multicluster.x-k8s.io"));
     }
 
     #[test]
