@@ -337,7 +337,7 @@ fn config_file_turns_rules_off_sets_severity_and_known_clusters() {
     .unwrap();
     std::fs::write(
         dir.path().join(".karmada-policy.yaml"),
-        "rules:\n  overlap: \"off\"\n  dead-policy: error\nknownClusters: [member1, member2]\nfeatureGates:\n  PropagationPolicyPreemption: true\n",
+        "rules:\n  overlap: \"off\"\n  selector-never-matches: error\nknownClusters: [member1, member2]\nfeatureGates:\n  PropagationPolicyPreemption: true\n",
     )
     .unwrap();
     // Found from the current directory upwards.
@@ -346,7 +346,11 @@ fn config_file_turns_rules_off_sets_severity_and_known_clusters() {
         .args(["lint", "-o", "json", "."])
         .output()
         .unwrap();
-    assert_eq!(o.status.code(), Some(1), "dead-policy is now an error");
+    assert_eq!(
+        o.status.code(),
+        Some(1),
+        "selector-never-matches is now an error"
+    );
     let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
     let rules: Vec<&str> = v["findings"]
         .as_array()
@@ -363,13 +367,14 @@ fn config_file_turns_rules_off_sets_severity_and_known_clusters() {
         rules.contains(&"unknown-cluster"),
         "member3 is not a known cluster: {rules:?}"
     );
-    let dead = v["findings"]
+    // The example's `v1beta1` ConfigMap selector (the core group serves only v1).
+    let never = v["findings"]
         .as_array()
         .unwrap()
         .iter()
-        .find(|f| f["rule"] == "dead-policy")
+        .find(|f| f["rule"] == "selector-never-matches")
         .unwrap();
-    assert_eq!(dead["severity"], "error");
+    assert_eq!(never["severity"], "error");
     // A bad config is a usage error naming file, line and column.
     std::fs::write(
         dir.path().join(".karmada-policy.yaml"),

@@ -402,6 +402,17 @@ pub enum NeverMatched {
         kind: String,
         watched: &'static str,
     },
+    /// The selector names a built-in group and a kind that group serves in no version
+    /// ([`crate::kube::kinds::unserved_kind`]): karmada-apiserver refuses such a manifest, so no
+    /// template ever has that apiVersion and kind, and `ResourceSelectorPriority`
+    /// (`pkg/util/selector.go:56-60`) compares both as strings.
+    UnservedKind {
+        api_version: String,
+        kind: String,
+        instead: crate::kube::kinds::Unserved,
+        /// The Karmada release whose karmada-apiserver refuses it.
+        release: KarmadaVersion,
+    },
 }
 
 /// A `--skipped-propagating-namespaces` entry as a message shows it: an empty one (`a,` holds
@@ -458,6 +469,33 @@ impl NeverMatched {
             } => format!(
                 "the detector watches {kind} in {watched}, the API server's preferred version, and reads every {kind} in it whatever version it was applied in: a selector for {api_version} never matches one (select {watched})"
             ),
+            NeverMatched::UnservedKind {
+                api_version,
+                kind,
+                instead,
+                release,
+            } => {
+                let apiserver = format!(
+                    "karmada-apiserver 1.{} (Karmada {release})",
+                    release.apiserver_minor()
+                );
+                let refused = "refuses such a manifest, so no such template exists";
+                match instead {
+                    crate::kube::kinds::Unserved {
+                        served_in: Some(v), ..
+                    } => format!(
+                        "{kind} is served by {v}, not {api_version}: {apiserver} {refused}; select {v} {kind}"
+                    ),
+                    crate::kube::kinds::Unserved {
+                        near: Some((k, v)), ..
+                    } => format!(
+                        "{apiserver} serves no kind {kind} in {api_version} and {refused}; did you mean {v} {k}?"
+                    ),
+                    _ => format!(
+                        "{apiserver} serves no kind {kind} in {api_version} and {refused}"
+                    ),
+                }
+            }
         }
     }
 }

@@ -741,15 +741,33 @@ impl State {
             )
     }
 
-    /// Why the detector never matches `rs`, a selector of a policy of `kind`
-    /// ([`Filters::never_matched`]), its kind's scope as [`State::is_namespaced`] says.
+    /// Why the detector never matches `rs`, a selector of a policy of `kind`: a built-in API
+    /// no release serves ([`crate::kube::kinds::unserved_kind`]) unless a CRD of the inputs
+    /// declares it, else [`Filters::never_matched`], its kind's scope as
+    /// [`State::is_namespaced`] says.
     pub fn never_matched(
         &self,
         kind: PolicyKind,
         rs: &crate::model::policy::ResourceSelector,
     ) -> Option<super::claim::NeverMatched> {
-        let namespaced = self.is_namespaced(&rs.api_version, &rs.kind);
         let release = self.options.version();
+        // A kind a CRD of the inputs declares is served, whatever its group.
+        let group = group_of(&rs.api_version);
+        let declared = self
+            .declared
+            .iter()
+            .any(|d| d.group == group && d.kind == rs.kind);
+        if let Some(instead) =
+            crate::kube::kinds::unserved_kind(&rs.api_version, &rs.kind).filter(|_| !declared)
+        {
+            return Some(super::claim::NeverMatched::UnservedKind {
+                api_version: rs.api_version.clone(),
+                kind: rs.kind.clone(),
+                instead,
+                release,
+            });
+        }
+        let namespaced = self.is_namespaced(&rs.api_version, &rs.kind);
         self.options
             .filters
             .never_matched(kind, rs, namespaced, release)

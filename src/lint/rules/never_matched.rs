@@ -30,7 +30,7 @@ pub const NEVER_MATCHES: RuleDoc = RuleDoc {
     id: "selector-never-matches",
     group: RuleGroup::Semantics,
     default_severity: Severity::Warning,
-    summary: "A resource selector the detector never matches: a reserved or skipped namespace, an API it never watches, a version other than the one it watches, a namespace on a cluster-scoped kind, an invalid labelSelector",
+    summary: "A resource selector the detector never matches: a reserved or skipped namespace, an API it never watches or no release serves, a version other than the one it watches, a namespace on a cluster-scoped kind, an invalid labelSelector",
     rationale: "The detector never processes objects in `karmada-system`, `karmada-cluster` and `karmada-es-*` \
                 (`pkg/util/names/names.go` `IsReservedNamespace`), nor in the namespaces \
                 karmada-controller-manager's `--skipped-propagating-namespaces` matches (default `kube-.*`; a \
@@ -41,14 +41,20 @@ pub const NEVER_MATCHES: RuleDoc = RuleDoc {
                 preferred version only (`pkg/util/lifted/discovery.go` `GetDeletableResources`) and reads every \
                 object in it, so a HorizontalPodAutoscaler applied as `autoscaling/v1` is a template of \
                 `autoscaling/v2`, and a selector for `autoscaling/v1` (the apiVersion is compared as written) \
-                matches none. A selector with a namespace never matches a cluster-scoped template, and a labelSelector that does not convert matches nothing \
+                matches none. A built-in group serves a known set of kinds, and no CustomResourceDefinition \
+                adds one to it (a CRD's group must contain a dot, and Kubernetes' own `*.k8s.io` groups \
+                are served by kube-apiserver): a selector for `apps/v1` Service, `v1` Deployment or a \
+                misspelt `apps/v1` Deploymnt names a template karmada-apiserver refuses, so it matches \
+                none (the apiVersion and kind are compared as strings, `ResourceSelectorPriority`). A \
+                kind a CRD of the inputs declares is taken as served, and so is an alpha version (the \
+                API server's `--runtime-config` decides). A selector with a namespace never matches a cluster-scoped template, and a labelSelector that does not convert matches nothing \
                 (`pkg/util/selector.go` `ResourceSelectorPriority`). None of these is refused on admission: the \
                 policy is accepted and silently claims nothing through this selector.",
     example: "apiVersion: policy.karmada.io/v1alpha1\nkind: ClusterPropagationPolicy\nmetadata:\n  name: coredns\nspec:\n  resourceSelectors:\n    - apiVersion: v1\n      kind: ConfigMap\n      namespace: kube-system\n      name: coredns\n  placement:\n    clusterAffinity:\n      clusterNames: [member1]\n",
     fix: "Select the templates where Karmada sees them: move them out of the reserved or skipped namespace \
           (or change the controller's --skipped-propagating-namespaces), select the version Karmada watches \
           (`autoscaling/v2`), drop the namespace of a cluster-scoped selector, fix the labelSelector; an API Karmada never propagates cannot be selected.",
-    reference: "pkg/detector/detector.go:276-308 (ResourceDetector.EventFilter), :201-221 (gvrDisabled); pkg/util/names/names.go:189-193 (IsReservedNamespace); cmd/controller-manager/app/options/options.go:194 (--skipped-propagating-namespaces, default kube-.*); pkg/util/apigroup.go:54-76 (NewSkippedResourceConfig); pkg/util/lifted/discovery.go:38-53 (GetDeletableResources: preferred versions); pkg/util/selector.go:55-94 (ResourceSelectorPriority)",
+    reference: "pkg/detector/detector.go:276-308 (ResourceDetector.EventFilter), :201-221 (gvrDisabled); pkg/util/names/names.go:189-193 (IsReservedNamespace); cmd/controller-manager/app/options/options.go:194 (--skipped-propagating-namespaces, default kube-.*); pkg/util/apigroup.go:54-76 (NewSkippedResourceConfig); pkg/util/lifted/discovery.go:38-53 (GetDeletableResources: preferred versions); pkg/util/selector.go:55-94 (ResourceSelectorPriority: apiVersion and kind compared as strings, :56-60); pkg/util/validation/validation.go:43 (ValidatePropagationSpec: the kind is not checked); k8s.io/apiextensions-apiserver pkg/apis/apiextensions/validation/validation.go (a CRD's group \"should be a domain with at least one dot\")",
 };
 
 pub static RULE: Rule = Rule {
@@ -171,5 +177,45 @@ mod tests {
             "{apiVersion: apps/v1, kind: Deployment}",
         );
         assert!(lint_rule(&fine, "selector-never-matches", false).is_empty());
+    }
+
+    /// A built-in group serves a known set of kinds: a kind it does not serve is reported with
+    /// the version that serves it, or the kind it was probably meant to be.
+    #[test]
+    fn a_kind_no_release_serves_in_a_built_in_group() {
+        let message = |selector: &str| {
+            let text = policy("PropagationPolicy", "apps", selector);
+            let f = lint_rule(&text, "selector-never-matches", false);
+            assert_eq!(f.len(), 1, "{selector}: {f:?}");
+            f[0].message.clone()
+        };
+        let m = message("{apiVersion: apps/v1, kind: Service}");
+        assert!(m.contains("Service is served by v1, not apps/v1"), "{m}");
+        assert!(m.ends_with("select v1 Service"), "{m}");
+        let m = message("{apiVersion: apps/v1, kind: Deploymnt, name: nginx}");
+        assert!(m.ends_with("did you mean apps/v1 Deployment?"), "{m}");
+        let m = message("{apiVersion: batch/v1, kind: Deployment}");
+        assert!(
+            m.contains("Deployment is served by apps/v1, not batch/v1"),
+            "{m}"
+        );
+        // Before the cluster-scoped check: a PP for `apps/v1` Namespace is told the group.
+        let m = message("{apiVersion: apps/v1, kind: Namespace}");
+        assert!(m.contains("Namespace is served by v1, not apps/v1"), "{m}");
+    }
+
+    /// A CRD's group, and a kind a CRD of the inputs declares in a Kubernetes group, are served.
+    #[test]
+    fn custom_kinds_are_not_unserved() {
+        let crd = "apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\nmetadata:\n  name: widgets.networking.k8s.io\nspec:\n  group: networking.k8s.io\n  scope: Namespaced\n  names: {kind: Widget, plural: widgets}\n  versions: [{name: v1, served: true, storage: true}]\n---\n";
+        let text = format!(
+            "{crd}{}",
+            policy(
+                "PropagationPolicy",
+                "apps",
+                "{apiVersion: networking.k8s.io/v1, kind: Widget}\n    - {apiVersion: gateway.networking.k8s.io/v1, kind: HTTPRoute}\n    - {apiVersion: example.com/v1, kind: Service}"
+            )
+        );
+        assert!(lint_rule(&text, "selector-never-matches", false).is_empty());
     }
 }
