@@ -52,8 +52,8 @@ pub const NEVER_MATCHES: RuleDoc = RuleDoc {
                 policy is accepted and silently claims nothing through this selector.",
     example: "apiVersion: policy.karmada.io/v1alpha1\nkind: ClusterPropagationPolicy\nmetadata:\n  name: coredns\nspec:\n  resourceSelectors:\n    - apiVersion: v1\n      kind: ConfigMap\n      namespace: kube-system\n      name: coredns\n  placement:\n    clusterAffinity:\n      clusterNames: [member1]\n",
     fix: "Select the templates where Karmada sees them: move them out of the reserved or skipped namespace \
-          (or change the controller's --skipped-propagating-namespaces), select the version Karmada watches \
-          (`autoscaling/v2`), drop the namespace of a cluster-scoped selector, fix the labelSelector; an API Karmada never propagates cannot be selected.",
+          (or change the controller's --skipped-propagating-namespaces), select the apiVersion and kind \
+          the API server serves, in the version Karmada watches (the message says which), drop the namespace of a cluster-scoped selector, fix the labelSelector; an API Karmada never propagates cannot be selected.",
     reference: "pkg/detector/detector.go:276-308 (ResourceDetector.EventFilter), :201-221 (gvrDisabled); pkg/util/names/names.go:189-193 (IsReservedNamespace); cmd/controller-manager/app/options/options.go:194 (--skipped-propagating-namespaces, default kube-.*); pkg/util/apigroup.go:54-76 (NewSkippedResourceConfig); pkg/util/lifted/discovery.go:38-53 (GetDeletableResources: preferred versions); pkg/util/selector.go:55-94 (ResourceSelectorPriority: apiVersion and kind compared as strings, :56-60); pkg/util/validation/validation.go:43 (ValidatePropagationSpec: the kind is not checked); k8s.io/apiextensions-apiserver pkg/apis/apiextensions/validation/validation.go (a CRD's group \"should be a domain with at least one dot\")",
 };
 
