@@ -5,7 +5,11 @@
 //! [`KARMADA`] is the one table of Karmada's resource kinds (group, version, plural, short name,
 //! scope): the live source, the writer and type resolution all read it.
 
-use super::scope::group_of;
+/// The API group of an `apiVersion` (`apps/v1` → `apps`, `v1` → the core group, empty): the
+/// one spelling every layer above asks.
+pub fn group_of(api_version: &str) -> &str {
+    api_version.rsplit_once('/').map_or("", |(g, _)| g)
+}
 
 /// A Karmada resource kind, with the names its CRD serves.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

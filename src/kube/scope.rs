@@ -83,11 +83,7 @@ const CLUSTER_SCOPED: &[(&str, &str)] = &[
     ("argoproj.io", "ClusterWorkflowTemplate"),
 ];
 
-/// The API group of an `apiVersion` (`apps/v1` → `apps`, `v1` → the core group, empty): the
-/// one spelling every layer above asks.
-pub fn group_of(api_version: &str) -> &str {
-    api_version.rsplit_once('/').map_or("", |(g, _)| g)
-}
+pub use super::kinds::group_of;
 
 pub fn is_namespaced(api_version: &str, kind: &str) -> bool {
     // Asked for every document: the kinds first, by hash, as most are in no pair.

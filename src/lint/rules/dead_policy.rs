@@ -153,6 +153,25 @@ mod tests {
         let f = lint_rule(&text, "dead-policy", false);
         assert_eq!(f.len(), 1);
         assert_eq!(pos(&f[0]), (13, 3));
+        // A custom resource's other version: the version found is named.
+        let widget =
+            "apiVersion: example.com/v1\nkind: Widget\nmetadata:\n  name: w\n  namespace: default\n";
+        let text = format!(
+            "{widget}{}",
+            pp(
+                "default",
+                "{apiVersion: example.com/v2, kind: Widget, name: w}"
+            )
+        );
+        let f = lint_rule(&text, "dead-policy", false);
+        assert!(
+            f[0].message.ends_with(
+                "no Widget in the input has apiVersion example.com/v2 (found: example.com/v1)"
+            ),
+            "{}",
+            f[0].message
+        );
+        // A version the core group does not serve is selector-never-matches', not this rule's.
         let text = format!(
             "{CM}{}",
             pp(
@@ -160,13 +179,8 @@ mod tests {
                 "{apiVersion: v1beta1, kind: ConfigMap, name: settings}"
             )
         );
-        let f = lint_rule(&text, "dead-policy", false);
-        assert!(
-            f[0].message
-                .ends_with("no ConfigMap in the input has apiVersion v1beta1 (found: v1)"),
-            "{}",
-            f[0].message
-        );
+        assert!(lint_rule(&text, "dead-policy", false).is_empty());
+        assert_eq!(lint_rule(&text, "selector-never-matches", false).len(), 1);
     }
 
     #[test]
