@@ -763,9 +763,11 @@ impl Run<'_> {
         // (`scheduler.go` `doScheduleBinding`: replicas changed, not only the placement).
         let replicas = crate::engine::replicas::workload::replicas_of;
         let rescaled = replicas(base_template) != replicas(template);
-        let stays = |suspended| {
+        // The binding keeps its clusters, under the suspension `from` gives it.
+        let stays = |from: Delivered| {
             let own = Delivered {
-                suspended,
+                suspended: from.suspended,
+                suspension: from.suspension,
                 excluded: Vec::new(),
                 error: None,
                 ..was_own.clone()
@@ -787,13 +789,9 @@ impl Run<'_> {
             after.everywhere()
         } else if plan.orphaned {
             // The binding stays as it was: same clusters, same suspension.
-            stays(was_own.suspended.clone())
+            stays(was_own.clone())
         } else if !scheduled_again && (plan.before == plan.after || unserved.is_none()) {
-            stays(
-                after
-                    .delivered(entry, template, plan.after.as_ref(), false)
-                    .suspended,
-            )
+            stays(after.delivered(entry, template, plan.after.as_ref(), false))
         } else if let Some(name) = unserved {
             // Claimed anew by a policy no scheduler serves: the detector rebuilds the binding
             // but keeps its clusters, the scheduling result (detector.go
@@ -803,7 +801,7 @@ impl Run<'_> {
                 error: Some(format!(
                     "no karmada-scheduler of this control plane serves schedulerName `{name}`: the binding keeps the clusters it was scheduled to"
                 )),
-                ..stays(was_own.suspended.clone())
+                ..stays(was_own.clone())
             }
         } else {
             let own = after.delivered(entry, template, plan.after.as_ref(), false);
@@ -811,11 +809,12 @@ impl Run<'_> {
             if own.error_keeps_previous {
                 // No FitError: the scheduler returns before patching the binding
                 // (pkg/scheduler/scheduler.go `scheduleResourceBindingWithClusterAffinity`).
+                let kept = stays(own.clone());
                 Delivered {
                     error: own.error.map(|e| {
                         format!("{e}: not a FitError, so the binding keeps the clusters it has")
                     }),
-                    ..stays(own.suspended)
+                    ..kept
                 }
             } else {
                 // A FitError clears the binding's clusters, whichever an earlier schedule gave.
@@ -1097,8 +1096,11 @@ fn may_change_on_both(
         .collect()
 }
 
-/// `own` and the clusters of the workloads that carry it along: the union of the targets (and
-/// of their suspended ones); the replicas stay `own`'s (a dependency has none of its own).
+/// `own` and the clusters of the workloads that carry it along: the union of the targets,
+/// each suspended by `own`'s binding's suspension, not the carrier's (the dependencies
+/// distributor copies none into the attached binding, `buildAttachedBinding`, and each Work
+/// follows its own binding: `ensureWork`, pkg/controllers/binding/common.go); the replicas stay
+/// `own`'s (a dependency has none of its own).
 fn with_carriers(own: Delivered, carriers: Vec<Delivered>) -> Delivered {
     let own_targets = own.targets.clone();
     let mut out = own;
@@ -1108,7 +1110,6 @@ fn with_carriers(own: Delivered, carriers: Vec<Delivered>) -> Delivered {
                 out.targets.push(t);
             }
         }
-        out.suspended.extend(c.suspended);
         // A carrier's candidates make the dependency's clusters the scheduler's choice too,
         // but for those the dependency's own binding holds for certain (Karmada sends it to
         // the union, `mergeTargetClusters`).
@@ -1118,6 +1119,13 @@ fn with_carriers(own: Delivered, carriers: Vec<Delivered>) -> Delivered {
         }
     }
     out.targets.sort();
+    let suspension = out.suspension.clone();
+    let carried_only = out.targets.iter().filter(|t| !own_targets.contains(t));
+    let suspended: Vec<String> = carried_only
+        .filter(|c| suspension.as_ref().is_some_and(|s| s.suspends(c)))
+        .cloned()
+        .collect();
+    out.suspended.extend(suspended);
     out
 }
 

@@ -46,6 +46,9 @@ pub struct Delivered {
     pub targets: Vec<String>,
     /// The targets whose dispatching is suspended.
     pub suspended: BTreeSet<String>,
+    /// The suspension the binding carries, which decides for each cluster its Works go to
+    /// (those a carrier of it adds too: `ensureWork`, pkg/controllers/binding/common.go).
+    pub suspension: Option<Suspension>,
     /// Replicas per target, where known (the binding's `spec.clusters[].replicas`).
     pub replicas: Vec<(String, i64)>,
     /// Why nothing is scheduled: the scheduler's error when no cluster fits, or a `schedulerName`
@@ -268,6 +271,7 @@ impl SideView<'_> {
             .filter(|c| suspension.is_some_and(|s| s.suspends(c)))
             .cloned()
             .collect();
+        d.suspension = suspension.cloned();
         d
     }
 
@@ -456,6 +460,7 @@ fn scheduled(b: &Binding, policy_suspension: Option<&Suspension>) -> Delivered {
             .filter(|c| suspension.is_some_and(|s| s.suspends(c)))
             .cloned()
             .collect(),
+        suspension: suspension.cloned(),
         excluded: Vec::new(),
         replicas: b
             .spec

@@ -560,6 +560,20 @@ fn an_override_of_a_dependency_changes_the_clusters_its_carriers_take_it_to() {
     // The gate off, nothing carries it: the override changes nothing.
     let p = run(&base, &format!("{base}{op}"), "PropagateDeps=false");
     assert!(p.changes.is_empty(), "{:?}", p.changes);
+    // The carrier suspended: its own Works wait, the dependency's attached binding carries no
+    // suspension (`buildAttachedBinding`), so the override reaches member1 all the same.
+    let suspended = format!(
+        "{app}{}",
+        policy(
+            "a",
+            "  propagateDeps: true\n  suspension: {dispatching: true}\n",
+            "member1, member2"
+        )
+    );
+    let p = run(&suspended, &format!("{suspended}{op}"), "");
+    let cfg = p.changes.iter().find(|c| c.template.name == "cfg").unwrap();
+    let d = cluster(cfg, "member1");
+    assert!(!d.before.suspended && !d.after.suspended, "{d:?}");
 }
 
 /// Without Cluster objects, names alone decide only where nothing picks among the named
