@@ -437,6 +437,9 @@ const SERVED: &[(&str, &[&str])] = &[
             "ValidatingWebhookConfiguration",
             "ValidatingAdmissionPolicy",
             "ValidatingAdmissionPolicyBinding",
+            // GA in 1.36 (KEP-3962): listed so that no release reports it.
+            "MutatingAdmissionPolicy",
+            "MutatingAdmissionPolicyBinding",
         ],
     ),
     (
