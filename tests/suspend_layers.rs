@@ -765,7 +765,31 @@ fn env_finds_a_policy_by_the_name_its_kustomization_renders() {
     let args = |name: &'static str, ns: &'static str| {
         ["suspend", "-f", ".", "--env", "karmada", name, "-n", ns]
     };
-    for (name, ns) in [("pp/eu-high-prod", "other"), ("pp/high-prod", "shop")] {
+    // Its findings point at its own document, the prefix and the variable notwithstanding.
+    let json = run_in(dir.path(), &["lint", "-o", "json", "."]);
+    let v: serde_json::Value = serde_json::from_slice(&json.stdout).unwrap();
+    let lines: Vec<&serde_json::Value> = v["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|f| {
+            f["message"]
+                .as_str()
+                .unwrap()
+                .contains("pp/shop/eu-high-prod")
+        })
+        .map(|f| &f["line"])
+        .collect();
+    assert!(
+        !lines.is_empty() && lines.iter().all(|l| l.as_u64() > Some(21)),
+        "{v:#}"
+    );
+    // Neither the written name (`low` renders to eu-low) nor the wrong namespace.
+    for (name, ns) in [
+        ("pp/eu-high-prod", "other"),
+        ("pp/high-prod", "shop"),
+        ("pp/low", "shop"),
+    ] {
         let o = run_in(dir.path(), &args(name, ns));
         assert_eq!(o.status.code(), Some(4), "{name} -n {ns}: {}", stderr(&o));
         assert!(

@@ -529,6 +529,7 @@ const SERVED: &[(&str, &[&str])] = &[
         "resource.k8s.io/v1beta2",
         &[
             "DeviceClass",
+            "DeviceTaintRule",
             "ResourceClaim",
             "ResourceClaimTemplate",
             "ResourceSlice",

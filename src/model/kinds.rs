@@ -40,7 +40,9 @@ pub struct ResourceArgError(pub String);
 /// slash; the namespace is `-n`'s): the form it takes, as a clause to append.
 pub fn namespace_hint(arg: &str) -> String {
     match arg.split('/').collect::<Vec<_>>()[..] {
-        [ty, ns, name] if [ty, ns, name].iter().all(|w| !w.is_empty()) => {
+        [ty, ns, name]
+            if [ty, ns, name].iter().all(|w| !w.is_empty()) && !cluster_scoped_word(ty) =>
+        {
             format!(" (the namespace goes in -n, as kubectl takes it: {ty}/{name} -n {ns})")
         }
         _ => String::new(),
@@ -52,6 +54,44 @@ pub fn type_and_name(arg: &str) -> Result<(&str, &str), ResourceArgError> {
     arg.split_once('/')
         .filter(|(ty, name)| !ty.is_empty() && !name.is_empty() && !name.contains('/'))
         .ok_or_else(|| ResourceArgError(arg.to_string()))
+}
+
+/// A resource type word of a cluster-scoped kind kubectl users name with the commands here
+/// (`-n` means nothing for those: no hint points at it).
+fn cluster_scoped_word(ty: &str) -> bool {
+    let ty = ty.to_ascii_lowercase();
+    let bare = ty.split('.').next().unwrap_or(&ty);
+    [
+        "cpp",
+        "clusterpropagationpolicy",
+        "clusterpropagationpolicies",
+        "cop",
+        "clusteroverridepolicy",
+        "clusteroverridepolicies",
+        "ns",
+        "namespace",
+        "namespaces",
+        "node",
+        "nodes",
+        "no",
+        "pv",
+        "persistentvolume",
+        "persistentvolumes",
+        "clusterrole",
+        "clusterroles",
+        "clusterrolebinding",
+        "clusterrolebindings",
+        "crd",
+        "crds",
+        "customresourcedefinition",
+        "customresourcedefinitions",
+        "sc",
+        "storageclass",
+        "storageclasses",
+        "cluster",
+        "clusters",
+    ]
+    .contains(&bare)
 }
 
 #[cfg(test)]
@@ -73,6 +113,8 @@ mod resource_arg_tests {
              goes in -n, as kubectl takes it: deploy/web -n shop)"
         );
         assert_eq!(super::namespace_hint("a/b/c/d"), "");
+        assert_eq!(super::namespace_hint("cpp/x/y"), "");
+        assert_eq!(super::namespace_hint("clusterrole/x/y"), "");
     }
 }
 

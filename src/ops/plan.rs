@@ -185,7 +185,7 @@ impl Selection {
     /// [`Selection::pick_named`] for a policy a GitOps controller renders under another name or
     /// in another namespace (a Flux Kustomization's variables, name prefix and suffix, target
     /// namespace): picked by the name it is rendered to, in the namespace it lands in (`None`:
-    /// its own), or by the name written.
+    /// its own), never by the name written, which names no policy of that control plane.
     pub fn pick_rendered(
         &self,
         inv: &Inventory,
@@ -206,7 +206,12 @@ impl Selection {
             .named
             .iter()
             .position(|n| n.kind == policy.kind && n.name == rendered_name);
-        by_rendered.map(Some).or_else(|| self.pick_by_name(policy))
+        match by_rendered {
+            Some(i) => Some(Some(i)),
+            // Only a bulk selection (--all, -l) is left to take it.
+            None if self.named.is_empty() => self.pick_by_name(policy),
+            None => None,
+        }
     }
 
     /// [`Selection::pick_named`] for a policy of a kustomize layer: its namespace is written
@@ -221,6 +226,11 @@ impl Selection {
         if !self.in_namespace_written(policy, namespace_written) {
             return None;
         }
+        self.pick_by_rendered_name(policy, rendered_name)
+    }
+
+    /// The named policy `rendered_name` is, else the pick by the name the file writes.
+    fn pick_by_rendered_name(&self, policy: &Policy, rendered_name: &str) -> Option<Option<usize>> {
         let by_rendered = self
             .named
             .iter()

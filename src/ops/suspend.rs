@@ -295,12 +295,25 @@ impl Renamed {
         renames.iter().find(|r| file.starts_with(&r.path))
     }
 
+    /// `text` with the variables substituted.
+    fn substituted(&self, text: &str) -> String {
+        match &self.vars {
+            Some(vars) => crate::source::kustomize::flux::substitute(text, vars),
+            None => text.to_string(),
+        }
+    }
+
+    /// The namespace a policy that writes `written` lands in: the target namespace, else its
+    /// own with the variables substituted (`None`: it writes none).
+    fn namespace(&self, written: Option<&str>) -> Option<String> {
+        self.namespace
+            .clone()
+            .or_else(|| written.map(|ns| self.substituted(ns)))
+    }
+
     /// The name `name` is rendered to.
     fn name(&self, name: &str) -> String {
-        let name = match &self.vars {
-            Some(vars) => crate::source::kustomize::flux::substitute(name, vars),
-            None => name.to_string(),
-        };
+        let name = self.substituted(name);
         format!(
             "{}{name}{}",
             self.prefix.as_deref().unwrap_or(""),
@@ -529,7 +542,7 @@ fn plan_named_file(
             Some(r) => s.selection.pick_rendered(
                 &m.inv,
                 policy,
-                r.namespace.as_deref(),
+                r.namespace(policy.meta.namespace.as_deref()).as_deref(),
                 &r.name(&policy.meta.name),
             ),
             None => s.selection.pick_named(&m.inv, policy),

@@ -41,6 +41,8 @@ pub struct FluxKustomization {
     pub fields: Vec<(&'static str, String)>,
     /// `spec.components`, relative to `spec.path`.
     pub components: Vec<String>,
+    /// `spec.ignoreMissingComponents`: a component that is not there is left out, not an error.
+    pub ignore_missing_components: bool,
     pub substitute: BTreeMap<String, String>,
     /// `substituteFrom`: (kind, name, optional).
     pub substitute_from: Vec<(String, String, bool)>,
@@ -226,6 +228,11 @@ pub fn kustomization_of(root: &Node, file: &Path) -> Option<FluxKustomization> {
         transforms,
         fields: kustomization_fields(spec),
         components,
+        ignore_missing_components: matches!(
+            spec.and_then(|s| s.get("ignoreMissingComponents"))
+                .map(|n| &n.value),
+            Some(crate::source::Value::Bool(true))
+        ),
         namespace,
         path: resolve_path(file, &spec_path),
         spec_path,

@@ -441,19 +441,20 @@ fn written_around(written: &[&str], name: &str) -> Option<usize> {
 }
 
 /// Whether a name written with Flux variables (`high-${ENV}`) can be `name` once they are
-/// substituted (each variable standing for any text): then how many characters it writes out.
+/// substituted (each variable standing for any text), under any prefix and suffix a
+/// kustomization or the Kustomization adds: then how many characters it writes out.
 fn substituted_to(written_name: &str, name: &str) -> Option<usize> {
     if !written_name.contains("${") {
         return None;
     }
-    let mut pieces = Vec::new();
+    let mut pieces = vec![""];
     let mut rest = written_name;
     while let Some(i) = rest.find("${") {
         pieces.push(&rest[..i]);
         let close = rest[i..].find('}')?;
         rest = &rest[i + close + 1..];
     }
-    pieces.push(rest);
+    pieces.extend([rest, ""]);
     written_around(&pieces, name)
 }
 

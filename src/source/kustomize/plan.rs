@@ -422,6 +422,7 @@ impl Planner<'_> {
                 .components
                 .iter()
                 .map(|c| normalize(&path.join(c)))
+                .filter(|c| !k.ignore_missing_components || c.is_dir())
                 .collect(),
             resources: Vec::new(),
         };
