@@ -593,7 +593,7 @@ const SERVED: &[(&str, &[&str])] = &[
 ];
 
 /// Whether the API server serves `group` itself: every group without a dot (no CRD can have
-/// one, [`SERVED`]), and Kubernetes' own `*.k8s.io` groups. Other `*.k8s.io` groups
+/// one, `SERVED`), and Kubernetes' own `*.k8s.io` groups. Other `*.k8s.io` groups
 /// (`gateway.networking.k8s.io`, `snapshot.storage.k8s.io`, `metrics.k8s.io`) are added by a
 /// CRD or an aggregated API server.
 pub fn is_kubernetes_group(group: &str) -> bool {
@@ -645,7 +645,7 @@ fn nearest_kind<'k>(
 /// nothing, and `ValidatePropagationSpec` (`pkg/util/validation/validation.go`) accepts it.
 /// `None` as well for an alpha version (served only as `--runtime-config` says), a version
 /// [`removed_version`] knows (served until 1.`since`), and another non-GA version of a kind
-/// the group serves only in non-GA ones (a release newer than [`SERVED`] may promote it).
+/// the group serves only in non-GA ones (a release newer than `SERVED` may promote it).
 pub fn unserved_kind(api_version: &str, kind: &str) -> Option<Unserved> {
     let (group, version) = api_version.rsplit_once('/').unwrap_or(("", api_version));
     if kind.is_empty() || version.is_empty() || !is_kubernetes_group(group) {

@@ -243,7 +243,8 @@ impl Kustomize {
     }
 }
 
-/// The wrapper kustomization: the root as its only resource, the build metadata that traces
+/// The wrapper kustomization: the root as its only resource (or the files and directories a
+/// controller lists for a directory without a kustomization), the build metadata that traces
 /// each object to its file, and the GitOps controller's own transformations (`components`
 /// relative to the wrapper). The controllers write these into the root's own kustomization
 /// (fluxcd/pkg `kustomize.Generator.WriteFile`, Argo CD's `kustomize edit set ...`); on top of
