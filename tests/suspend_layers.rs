@@ -814,3 +814,33 @@ fn env_finds_a_policy_by_the_name_its_kustomization_renders() {
         "{high}"
     );
 }
+
+/// In an Argo CD environment the destination's namespace goes only to objects that write none
+/// (Argo CD sets it on those alone): `--env` finds `pp/a -n other` (written `namespace:
+/// other`) and `pp/b -n shop` (written without one), and neither in the other namespace.
+#[test]
+fn env_takes_an_argo_destination_namespace_as_a_default() {
+    let dir = copy("testdata/suspend-argo-namespaces");
+    let before = snapshot(dir.path());
+    for (name, ns) in [("pp/a", "shop"), ("pp/b", "default")] {
+        let o = run_in(
+            dir.path(),
+            &["suspend", "-f", ".", "--env", "karmada", name, "-n", ns],
+        );
+        assert_eq!(o.status.code(), Some(4), "{name} -n {ns}: {}", stderr(&o));
+    }
+    assert!(changed(&before, &snapshot(dir.path())).is_empty());
+    for (name, ns) in [("pp/a", "other"), ("pp/b", "shop")] {
+        let o = run_in(
+            dir.path(),
+            &["suspend", "-f", ".", "--env", "karmada", name, "-n", ns],
+        );
+        assert_eq!(o.status.code(), Some(0), "{name} -n {ns}: {}", stderr(&o));
+    }
+    assert_eq!(
+        read(dir.path(), "apps/web/pp.yaml")
+            .matches("  suspension:\n    dispatching: true\n")
+            .count(),
+        2
+    );
+}

@@ -274,7 +274,7 @@ impl Selection {
 }
 
 /// Whether the manifest of a policy read from a file writes `metadata.namespace`.
-fn namespace_written(inv: &Inventory, policy: &Policy) -> bool {
+pub fn namespace_written(inv: &Inventory, policy: &Policy) -> bool {
     inv.documents[policy.doc]
         .root
         .get("metadata")

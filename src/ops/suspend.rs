@@ -285,7 +285,10 @@ pub struct Renamed {
     pub vars: Option<std::collections::BTreeMap<String, String>>,
     pub prefix: Option<String>,
     pub suffix: Option<String>,
+    /// The namespace every namespaced object lands in (Flux `targetNamespace`).
     pub namespace: Option<String>,
+    /// The namespace an object that writes none lands in (an Argo CD destination's).
+    pub default_namespace: Option<String>,
 }
 
 impl Renamed {
@@ -304,11 +307,12 @@ impl Renamed {
     }
 
     /// The namespace a policy that writes `written` lands in: the target namespace, else its
-    /// own with the variables substituted (`None`: it writes none).
+    /// own with the variables substituted, else the default one (`None`: nothing says).
     fn namespace(&self, written: Option<&str>) -> Option<String> {
         self.namespace
             .clone()
             .or_else(|| written.map(|ns| self.substituted(ns)))
+            .or_else(|| self.default_namespace.clone())
     }
 
     /// The name `name` is rendered to.
@@ -383,7 +387,9 @@ fn environment_inputs(files: &[String], env: &str) -> Option<Inputs> {
                 vars: unit.vars.clone(),
                 prefix: prefix.cloned(),
                 suffix: suffix.cloned(),
-                namespace: unit.namespace.clone(),
+                namespace: None,
+                // A plain file's unit namespace goes only to objects that write none.
+                default_namespace: unit.namespace.clone(),
             };
         match &unit.kind {
             UnitKind::Root(spec) if layer_dir(&spec.dir).as_ref() == Some(&spec.dir) => {
@@ -393,6 +399,7 @@ fn environment_inputs(files: &[String], env: &str) -> Option<Inputs> {
             // Kustomization renders them.
             UnitKind::Root(spec) => {
                 plain.push(spec.dir.display().to_string());
+                // Built through kustomize: its namespace overrides every object's.
                 renames.push(Renamed {
                     namespace: spec.namespace.clone(),
                     ..renamed(
@@ -539,12 +546,18 @@ fn plan_named_file(
     let mut edits = Vec::new();
     for policy in m.inv.policies() {
         let pick = match renamed {
-            Some(r) => s.selection.pick_rendered(
-                &m.inv,
-                policy,
-                r.namespace(policy.meta.namespace.as_deref()).as_deref(),
-                &r.name(&policy.meta.name),
-            ),
+            Some(r) => {
+                // The namespace the document writes (the file's reader gives one to all).
+                let written = plan::namespace_written(&m.inv, policy)
+                    .then_some(policy.meta.namespace.as_deref())
+                    .flatten();
+                s.selection.pick_rendered(
+                    &m.inv,
+                    policy,
+                    r.namespace(written).as_deref(),
+                    &r.name(&policy.meta.name),
+                )
+            }
             None => s.selection.pick_named(&m.inv, policy),
         };
         let Some(pick) = pick else {
