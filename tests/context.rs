@@ -1809,3 +1809,203 @@ fn a_selection_that_fails_whatever_the_clusters_fails_in_every_subcommand() {
         "{plan}"
     );
 }
+
+/// A Flux bootstrap of the cluster directory `dir` (GitRepository and root Kustomization), and
+/// a Kustomization `apps` applying `./deploy/apps` into `namespace`.
+fn flux_cluster(d: &Path, dir: &str, namespace: &str) {
+    let at = d.join(dir);
+    std::fs::create_dir_all(&at).unwrap();
+    std::fs::write(
+        at.join("gotk-sync.yaml"),
+        format!("apiVersion: source.toolkit.fluxcd.io/v1\nkind: GitRepository\nmetadata: {{name: flux-system, namespace: flux-system}}\nspec: {{interval: 1m, url: 'ssh://git@example.com/fleet', ref: {{branch: main}}}}\n---\napiVersion: kustomize.toolkit.fluxcd.io/v1\nkind: Kustomization\nmetadata: {{name: flux-system, namespace: flux-system}}\nspec: {{interval: 10m, path: ./{dir}, prune: true, sourceRef: {{kind: GitRepository, name: flux-system}}}}\n"),
+    )
+    .unwrap();
+    std::fs::write(
+        at.join("apps.yaml"),
+        format!("apiVersion: kustomize.toolkit.fluxcd.io/v1\nkind: Kustomization\nmetadata: {{name: apps, namespace: flux-system}}\nspec: {{interval: 10m, path: ./deploy/apps, prune: true, targetNamespace: {namespace}, sourceRef: {{kind: GitRepository, name: flux-system}}}}\n"),
+    )
+    .unwrap();
+}
+
+/// The configuration's `ignorePaths` is read by every subcommand: a cluster directory it
+/// skips (an old bootstrap kept in the repository) is no environment of `explain`,
+/// `preempt-check` or `suspend --env` either (before, only `lint` skipped it, and the other
+/// three rendered it as a second Karmada environment).
+#[test]
+fn ignored_paths_are_no_environment_of_any_subcommand() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    flux_cluster(d, "deploy/clusters/karmada", "shop");
+    flux_cluster(d, "legacy/clusters/old", "old");
+    std::fs::create_dir_all(d.join("deploy/apps")).unwrap();
+    std::fs::write(
+        d.join("deploy/apps/all.yaml"),
+        WEB.replace("namespace: shop", ""),
+    )
+    .unwrap();
+    std::fs::write(
+        d.join(".karmada-policy.yaml"),
+        "ignorePaths: [\"legacy/**\"]\n",
+    )
+    .unwrap();
+    git(d, &["init", "-q", "."]);
+    git(d, &["add", "-A"]);
+    git(d, &["commit", "-qm", "fleet"]);
+
+    let lint = run_in(d, &["lint", ".", "-o", "json"]);
+    let report = json(&lint);
+    let envs: Vec<&str> = report["environments"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| e["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(envs, ["karmada"], "{}", text(&lint.stderr));
+
+    let explain = run_in(d, &["explain", "deploy/web", "-n", "shop", "-f", "."]);
+    let said = text(&explain.stdout);
+    assert_eq!(
+        explain.status.code(),
+        Some(0),
+        "{said}{}",
+        text(&explain.stderr)
+    );
+    assert!(said.starts_with("Deployment shop/web"), "{said}");
+    let elsewhere = run_in(d, &["explain", "deploy/web", "-n", "old", "-f", "."]);
+    assert_eq!(
+        elsewhere.status.code(),
+        Some(4),
+        "{}",
+        text(&elsewhere.stdout)
+    );
+
+    let check = run_in(
+        d,
+        &[
+            "preempt-check",
+            "-f",
+            ".",
+            "--delete",
+            "pp/web",
+            "-n",
+            "shop",
+        ],
+    );
+    let said = text(&check.stdout);
+    assert!(
+        said.starts_with("Moves:\n  deployment/shop/web: pp/shop/web -> unclaimed"),
+        "{said}"
+    );
+
+    let suspend = |env: &str, ns: &str| {
+        run_in(
+            d,
+            &[
+                "suspend",
+                "-f",
+                ".",
+                "--env",
+                env,
+                "pp/web",
+                "-n",
+                ns,
+                "--dry-run=client",
+            ],
+        )
+    };
+    let ok = suspend("karmada", "shop");
+    assert_eq!(ok.status.code(), Some(0), "{}", text(&ok.stderr));
+    let ignored = suspend("old", "old");
+    assert_eq!(ignored.status.code(), Some(2), "{}", text(&ignored.stdout));
+    assert!(
+        text(&ignored.stderr)
+            .contains("--env old: neither a kustomization directory nor an environment"),
+        "{}",
+        text(&ignored.stderr)
+    );
+}
+
+/// The configuration's `namespaces:` places the documents of a file applied with a namespace
+/// for every subcommand: `explain` and `preempt-check` find the template and the policies
+/// where `lint` names them (before, they read the file in `-n`'s namespace, else `default`,
+/// and `explain` added a note that without `-n` the policy would be in `default`).
+#[test]
+fn configured_namespaces_place_documents_for_every_subcommand() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    std::fs::create_dir_all(d.join("team-a")).unwrap();
+    let unplaced = format!("{WEB}---\n{TAKEOVER}").replace("namespace: shop", "");
+    std::fs::write(d.join("team-a/all.yaml"), unplaced).unwrap();
+    std::fs::write(
+        d.join(".karmada-policy.yaml"),
+        "namespaces:\n  \"team-a/**\": team-a\n",
+    )
+    .unwrap();
+
+    let lint = run_in(d, &["lint", ".", "-o", "json"]);
+    let report = json(&lint);
+    let namespaces: Vec<&str> = report["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|f| f["object"]["namespace"].as_str())
+        .collect();
+    assert!(
+        !namespaces.is_empty() && namespaces.iter().all(|ns| *ns == "team-a"),
+        "{report}"
+    );
+
+    let explain = run_in(
+        d,
+        &[
+            "explain",
+            "deploy/web",
+            "-n",
+            "team-a",
+            "-f",
+            ".",
+            "-o",
+            "json",
+        ],
+    );
+    assert_eq!(explain.status.code(), Some(0), "{}", text(&explain.stderr));
+    assert_eq!(
+        json(&explain)["eventual"]["namespace"],
+        "team-a",
+        "{}",
+        text(&explain.stdout)
+    );
+    assert!(
+        !text(&explain.stderr).contains("sets no namespace"),
+        "{}",
+        text(&explain.stderr)
+    );
+    let unnamed = run_in(d, &["explain", "deploy/web", "-f", "."]);
+    assert_eq!(unnamed.status.code(), Some(4), "{}", text(&unnamed.stdout));
+    assert!(
+        text(&unnamed.stderr).contains("it is in namespace team-a: add `-n team-a`"),
+        "{}",
+        text(&unnamed.stderr)
+    );
+
+    let check = run_in(
+        d,
+        &[
+            "preempt-check",
+            "-f",
+            ".",
+            "--delete",
+            "pp/web-takeover",
+            "-n",
+            "team-a",
+        ],
+    );
+    let said = text(&check.stdout);
+    assert!(
+        said.starts_with(
+            "Moves:\n  deployment/team-a/web: pp/team-a/web-takeover -> pp/team-a/web"
+        ),
+        "{said}{}",
+        text(&check.stderr)
+    );
+}

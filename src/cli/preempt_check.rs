@@ -117,8 +117,7 @@ pub fn run(args: Args) -> Result<Exit, CliError> {
     let searched = Searched::new("in the given files", inputs.unread());
     let inv = inputs.inventory;
     note_unreported_clusters(&inv);
-    let release = context.release();
-    let changes = read_changes(&args.changes, (namespace, release), &inv, true)?.changes;
+    let changes = read_changes(&args.changes, (namespace, &context), &inv, true)?.changes;
     let state = State::from_inventory(
         &inv,
         context.engine_options(UnknownClaimers::AssumeExisting),
@@ -191,8 +190,7 @@ fn check_environments(
         let inv = &e.inventory;
         note_unreported_clusters(inv);
         let first = !warned.replace(true);
-        let release = env_context.release();
-        let changes = read_changes(&args.changes, (namespace, release), inv, first)?.changes;
+        let changes = read_changes(&args.changes, (namespace, env_context), inv, first)?.changes;
         let options = env_context.engine_options(UnknownClaimers::AssumeExisting);
         let state = State::from_inventory(inv, options);
         let before = state.clone();

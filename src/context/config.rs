@@ -462,6 +462,15 @@ impl Config {
             .map(|(_, _, ns)| ns.as_str())
     }
 
+    /// How the repository PATHs name renders, as every subcommand reads it: the configuration's
+    /// GitOps settings, paths resolved from the directory PATHs name (lint's root).
+    pub fn render_options_at(&self, paths: &[String]) -> RenderOptions {
+        RenderOptions {
+            root: crate::source::kustomize::environments::root_of(paths),
+            ..self.render_options.clone()
+        }
+    }
+
     /// How charts are rendered, `None` when the configuration turns rendering off.
     pub fn chart_rendering(&self) -> Option<&RenderOptions> {
         (!self.render_off).then_some(&self.render_options)
@@ -504,6 +513,16 @@ pub fn parse_duration(s: &str) -> Option<u64> {
         _ => return None,
     };
     Some(n * mult)
+}
+
+/// Every subcommand reads its input files under the configuration, as `lint` does.
+impl crate::model::inputs::FileRules for Config {
+    fn ignores(&self, path: &Path) -> bool {
+        Config::ignores(self, path)
+    }
+    fn namespace_for(&self, path: &Path) -> Option<&str> {
+        Config::namespace_for(self, path)
+    }
 }
 
 #[cfg(test)]

@@ -42,7 +42,7 @@ pub fn template_in_files(
     let wanted = Wanted { name, namespace };
     let keep =
         |h: &DocHead<'_>| from_stdin || wanted.needs(h.api_version, h.kind, h.namespace, h.name);
-    let (mut inputs, skipped) = Inputs::read_filtered(files, namespace, &|_| false, &keep)?;
+    let (mut inputs, skipped) = Inputs::read_filtered(files, namespace, &context.config, &keep)?;
     admit_documents(&mut inputs.inventory, context.release());
     let found = explain_inputs::find_filtered(
         &inputs.inventory,
@@ -223,7 +223,12 @@ pub fn placed_by_flag(
                 .find_policy(&c.policy)
                 .and_then(|p| found.state.policy(p).doc)
                 .and_then(|d| found.inventory.documents.get(d))
-                .filter(|d| d.tree_for(&path).at(&path).is_none())?;
+                .filter(|d| d.tree_for(&path).at(&path).is_none())
+                // The configuration's `namespaces:` places the file's documents, not `-n`.
+                .filter(|d| {
+                    let file = std::path::Path::new(&d.source.name);
+                    context.config.namespace_for(file).is_none()
+                })?;
             Some(format!(
                 "{} sets no namespace ({}): -n {ns} places it in {ns}, as kubectl apply -n does; applied without -n it is in default",
                 c.policy,

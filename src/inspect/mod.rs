@@ -132,8 +132,9 @@ pub fn environments_unsaid(
 ) -> Result<Option<Environments>, InspectError> {
     let config = &context.config;
     let paths = files;
-    let rendering = match repository_files(files)? {
-        Some(f) if !config.render_off => Some((f, config.render_options.clone())),
+    let ignore = |p: &std::path::Path| config.ignores(p);
+    let rendering = match repository_files(files, &ignore)? {
+        Some(f) if !config.render_off => Some((f, config.render_options_at(files))),
         _ => None,
     };
     let Some((files, opts)) = rendering else {
@@ -145,7 +146,6 @@ pub fn environments_unsaid(
     // What a GitOps controller applies lands where the environment puts it (a Flux
     // Kustomization's targetNamespace, an Argo CD destination), else in `default`: nobody applies
     // a repository with `kubectl apply -n`, so `-n` only names the namespace of what is asked.
-    let ignore = |p: &std::path::Path| config.ignores(p);
     let search = crate::model::elsewhere::Search::new(&ignore, config.chart_rendering());
     let elsewhere = || crate::model::elsewhere::outside(paths, search);
     let mut envs = read_environments(&files, "default", &opts, env, &elsewhere)?;
@@ -217,7 +217,7 @@ pub fn read_manifests(files: &[String], context: &Context) -> Result<Inventory, 
 
 /// [`read_manifests`], with what was read (the documents that did not parse among it).
 pub fn read_admitted(files: &[String], context: &Context) -> Result<Inputs, InspectError> {
-    let mut inputs = Inputs::read(files, context.files_namespace(), &|_| false)?;
+    let mut inputs = Inputs::read(files, context.files_namespace(), &context.config)?;
     warn_problems(&inputs.loaded);
     admit_documents(&mut inputs.inventory, context.release());
     Ok(inputs)

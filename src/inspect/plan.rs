@@ -796,7 +796,7 @@ pub fn plan_live(
     let mut applied = if req.files.is_empty() {
         Inventory::default()
     } else {
-        read_inputs(req.files, &namespace)?
+        read_inputs(req.files, &namespace, &req.context.config)?
     };
     admit_documents(&mut applied, req.context.release());
     let deletes: Vec<Identity> = req

@@ -8,7 +8,6 @@ use crate::engine::admission::documents::admit_documents;
 use crate::engine::simulate::{touched_kinds, ChangeList};
 use crate::engine::state::{State, UnknownClaimers};
 use crate::model::inputs::{warn_problems, Inputs};
-use crate::model::KarmadaVersion;
 use crate::model::{kinds, Inventory};
 use crate::source::live::{self, karmada};
 use crate::source::session::{all_ok, Session, SessionError};
@@ -37,7 +36,7 @@ pub fn note_unreported_clusters(inv: &Inventory) {
 /// than policies, are reported on stderr.
 pub fn read_changes(
     change_args: &[ChangeArg],
-    (namespace, release): (&str, KarmadaVersion),
+    (namespace, context): (&str, &Context),
     state: &Inventory,
     warn: bool,
 ) -> Result<ChangeList, InspectError> {
@@ -50,13 +49,14 @@ pub fn read_changes(
                 continue;
             }
         };
-        let inputs = Inputs::read(std::slice::from_ref(file), namespace, &|_| false)?;
+        // Read as the inputs are: the configuration's `namespaces:` places its documents.
+        let inputs = Inputs::read(std::slice::from_ref(file), namespace, &context.config)?;
         if warn {
             warn_problems(&inputs.loaded);
         }
         let mut applied = inputs.inventory;
         // What the API server would refuse is recorded as rejected and changes nothing.
-        admit_documents(&mut applied, release);
+        admit_documents(&mut applied, context.release());
         let objects = applied.objects;
         let (added, ignored) = list.apply(objects);
         if warn && ignored > 0 {
@@ -97,7 +97,7 @@ pub fn live_state(
     };
     let changes = read_changes(
         change_args,
-        (&namespace, context.release()),
+        (&namespace, context),
         &Inventory::default(),
         false,
     )?;

@@ -71,7 +71,7 @@ pub fn lint_files(
     let lint_repository = || -> Result<Linted, FilesError> {
         let linted = gitops::lint_repository(&gitops::RepositoryRequest {
             inputs: &files,
-            root: gitops::root_of(req.paths),
+            root: crate::source::kustomize::environments::root_of(req.paths),
             namespace: req.namespace,
             opts,
             context: &settings.context,

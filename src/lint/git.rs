@@ -636,7 +636,7 @@ impl GitopsSides<'_> {
             let files: Vec<PathBuf> = files::expand(&paths, &ignore)?;
             let linted = gitops::lint_repository(&gitops::RepositoryRequest {
                 inputs: &files,
-                root: gitops::root_of(&paths),
+                root: crate::source::kustomize::environments::root_of(&paths),
                 namespace: req.namespace,
                 opts: req.opts,
                 context: req.context,

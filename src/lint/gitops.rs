@@ -173,31 +173,6 @@ pub fn env_applies(paths: &[String], config: &super::Config) -> bool {
         && files::expand(paths, &|p: &Path| config.ignores(p)).is_ok_and(|f| applies(&f))
 }
 
-/// The directory PATHs name (their common directory): the repository's root.
-pub fn root_of(paths: &[String]) -> Option<PathBuf> {
-    let dirs: Vec<PathBuf> = paths
-        .iter()
-        .filter(|p| *p != "-")
-        .map(|p| {
-            let p = Path::new(p);
-            if p.is_dir() {
-                crate::source::kustomize::normalize(p)
-            } else {
-                crate::source::kustomize::normalize(p.parent().unwrap_or(Path::new("")))
-            }
-        })
-        .collect();
-    let mut common = dirs.first()?.clone();
-    for d in &dirs[1..] {
-        while !d.starts_with(&common) {
-            if !common.pop() {
-                return Some(PathBuf::new());
-            }
-        }
-    }
-    Some(common)
-}
-
 /// Rules that judge a policy by the templates the input lacks.
 const JUDGED_BY_ABSENCE: [&str; 2] = [
     rules::dead_policy::DOC.id,

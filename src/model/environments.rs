@@ -4,7 +4,7 @@
 //! (through the origin traces), never in a rendered stream.
 
 use std::collections::{BTreeMap, BTreeSet};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use super::installation::{self, InstallKind, Installation, Origin, RepositorySettings};
 use super::Inventory;
@@ -134,14 +134,16 @@ pub fn is_repository(files: &[PathBuf]) -> bool {
 }
 
 /// The files PATHs name when they are a repository to render, `None` when they are not
-/// (plain manifests, stdin): then the caller reads them as it always has.
+/// (plain manifests, stdin): then the caller reads them as it always has. Files `ignore`
+/// skips (the configuration's `ignorePaths`) are not read, as `lint` reads none of them.
 pub fn repository_files(
     paths: &[String],
+    ignore: &dyn Fn(&Path) -> bool,
 ) -> Result<Option<Vec<PathBuf>>, crate::source::files::ReadError> {
     if paths.is_empty() || paths.iter().any(|p| p == "-") {
         return Ok(None);
     }
-    let files = crate::source::files::expand(paths, &|_| false)?;
+    let files = crate::source::files::expand(paths, ignore)?;
     Ok(is_repository(&files).then_some(files))
 }
 

@@ -1,6 +1,8 @@
 //! Manifests read into an inventory: files, directories and stdin through [`crate::source`],
 //! the documents classified into [`Inventory`], the problems kept for the caller to report.
 
+use std::path::Path;
+
 use super::Inventory;
 use crate::source::prefilter::{self, DocHead, Skipped};
 use crate::source::{files, Document, Loaded};
@@ -12,6 +14,27 @@ pub enum InputError {
     NoInput,
     #[error(transparent)]
     Read(#[from] files::ReadError),
+}
+
+/// What the run's configuration says of each input file, as every subcommand reads the files
+/// (`lint` through the same two questions): whether it is left out (`ignorePaths`), and the
+/// namespace of a file applied with one (`namespaces:`), where its documents that set no
+/// namespace go instead of the run's.
+pub trait FileRules: Sync {
+    fn ignores(&self, path: &Path) -> bool;
+    fn namespace_for(&self, path: &Path) -> Option<&str>;
+}
+
+/// No configuration: every file read, every document without a namespace in the run's.
+pub struct NoRules;
+
+impl FileRules for NoRules {
+    fn ignores(&self, _: &Path) -> bool {
+        false
+    }
+    fn namespace_for(&self, _: &Path) -> Option<&str> {
+        None
+    }
 }
 
 /// Everything read from the inputs: the parsed sources with their problems, and the inventory.
@@ -32,18 +55,14 @@ impl Inputs {
     pub fn read(
         paths: &[String],
         default_namespace: &str,
-        ignore: &dyn Fn(&std::path::Path) -> bool,
+        rules: &dyn FileRules,
     ) -> Result<Inputs, InputError> {
         if paths.is_empty() {
             return Err(InputError::NoInput);
         }
-        let files = files::expand(paths, ignore)?;
+        let files = files::expand(paths, &|p| rules.ignores(p))?;
         let mut loaded = files::read_all(&files)?;
-        let documents: Vec<Document> = loaded
-            .iter_mut()
-            .flat_map(|l| std::mem::take(&mut l.documents))
-            .collect();
-        let inventory = Inventory::from_documents(documents, default_namespace);
+        let inventory = inventory_of(&mut loaded, default_namespace, rules);
         Ok(Inputs { loaded, inventory })
     }
 
@@ -53,13 +72,13 @@ impl Inputs {
     pub fn read_filtered(
         paths: &[String],
         default_namespace: &str,
-        ignore: &dyn Fn(&std::path::Path) -> bool,
+        rules: &dyn FileRules,
         keep: &(dyn Fn(&DocHead<'_>) -> bool + Sync),
     ) -> Result<(Inputs, Vec<Skipped>), InputError> {
         if paths.is_empty() {
             return Err(InputError::NoInput);
         }
-        let files = files::expand(paths, ignore)?;
+        let files = files::expand(paths, &|p| rules.ignores(p))?;
         let read = prefilter::read_all_filtered(&files, keep)?;
         let mut skipped = Vec::new();
         let mut loaded = Vec::with_capacity(read.len());
@@ -67,18 +86,57 @@ impl Inputs {
             loaded.push(l);
             skipped.extend(s);
         }
-        let documents: Vec<Document> = loaded
-            .iter_mut()
-            .flat_map(|l| std::mem::take(&mut l.documents))
-            .collect();
-        let inventory = Inventory::from_documents(documents, default_namespace);
+        let inventory = inventory_of(&mut loaded, default_namespace, rules);
         Ok((Inputs { loaded, inventory }, skipped))
     }
 }
 
+/// The documents of `loaded`, typed: those that set no namespace in their file's namespace
+/// under `rules`, else in `default_namespace`.
+fn inventory_of(
+    loaded: &mut [Loaded],
+    default_namespace: &str,
+    rules: &dyn FileRules,
+) -> Inventory {
+    let placed: Vec<Option<String>> = loaded
+        .iter()
+        .map(|l| {
+            rules
+                .namespace_for(Path::new(&l.source.name))
+                .map(str::to_string)
+        })
+        .collect();
+    let namespaces: Vec<String> = if placed.iter().all(Option::is_none) {
+        Vec::new()
+    } else {
+        loaded
+            .iter()
+            .zip(&placed)
+            .flat_map(|(l, ns)| {
+                let ns = ns.as_deref().unwrap_or(default_namespace);
+                std::iter::repeat_n(ns.to_string(), l.documents.len())
+            })
+            .collect()
+    };
+    let documents: Vec<Document> = loaded
+        .iter_mut()
+        .flat_map(|l| std::mem::take(&mut l.documents))
+        .collect();
+    if namespaces.is_empty() {
+        // Typed on two threads when large.
+        Inventory::from_documents(documents, default_namespace)
+    } else {
+        Inventory::from_documents_each(documents, &namespaces)
+    }
+}
+
 /// Reads the inputs and reports on stderr what could not be read (the decision would ignore it).
-pub fn read_inputs(files: &[String], namespace: &str) -> Result<Inventory, InputError> {
-    let inputs = Inputs::read(files, namespace, &|_| false)?;
+pub fn read_inputs(
+    files: &[String],
+    namespace: &str,
+    rules: &dyn FileRules,
+) -> Result<Inventory, InputError> {
+    let inputs = Inputs::read(files, namespace, rules)?;
     warn_problems(&inputs.loaded);
     Ok(inputs.inventory)
 }

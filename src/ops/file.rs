@@ -50,9 +50,13 @@ impl FileError {
     }
 }
 
-/// The files of `-f` (directories expanded); stdin cannot be edited.
-pub fn expand(inputs: &[String]) -> Result<Vec<PathBuf>, FileError> {
-    let paths = files::expand(inputs, &|_| false).map_err(FileError::Expand)?;
+/// The files of `-f` (directories expanded, those `ignore` skips left out); stdin cannot be
+/// edited.
+pub fn expand(
+    inputs: &[String],
+    ignore: &dyn Fn(&Path) -> bool,
+) -> Result<Vec<PathBuf>, FileError> {
+    let paths = files::expand(inputs, ignore).map_err(FileError::Expand)?;
     if paths.iter().any(|p| p == Path::new("-")) {
         return Err(FileError::Stdin);
     }

@@ -243,6 +243,7 @@ impl Flags {
             cluster_failover: true,
             concurrency: self.kube.concurrency_or(WRITE_CONCURRENCY),
             connect: self.kube.connect_options(),
+            config: crate::context::Config::default(),
         })
     }
 }

@@ -49,14 +49,20 @@ pub struct Settings {
     pub concurrency: usize,
     /// How the client connects (live).
     pub connect: crate::kube::ConnectOptions,
+    /// The configuration the `-f` inputs are read under, as `lint` reads them: the files its
+    /// `ignorePaths` skips are not edited, and `--env` names an environment of the repository
+    /// as its GitOps settings render it.
+    pub config: crate::context::Config,
 }
 
 impl Settings {
-    /// What these settings take from the context: in files, its `knownClusters`; and whether
-    /// cluster failover runs in a control plane the inputs describe, as `lint` judges it.
+    /// What these settings take from the context: in files, its `knownClusters` and its
+    /// configuration; and whether cluster failover runs in a control plane the inputs
+    /// describe, as `lint` judges it.
     pub fn read_context(&mut self, context: &Context, files: &[String]) {
         self.known_clusters = context.known_clusters().to_vec();
         self.cluster_failover = cluster_failover_in(context, files);
+        self.config = context.config.clone();
     }
 
     /// What the `--force` rule reads of these settings.
@@ -270,8 +276,9 @@ async fn identity(conn: &Conn) -> String {
 pub fn split_layers(
     files: &[String],
     env: Option<&str>,
+    config: &crate::context::Config,
 ) -> Result<(Vec<PathBuf>, Vec<String>), RunError> {
-    let (layers, plain, _) = split_layers_renamed(files, env)?;
+    let (layers, plain, _) = split_layers_renamed(files, env, config)?;
     Ok((layers, plain))
 }
 
@@ -330,12 +337,16 @@ impl Renamed {
 type Inputs = (Vec<PathBuf>, Vec<String>, Vec<Renamed>);
 
 /// [`split_layers`], with how the environment `--env` names renders its plain inputs.
-fn split_layers_renamed(files: &[String], env: Option<&str>) -> Result<Inputs, RunError> {
+fn split_layers_renamed(
+    files: &[String],
+    env: Option<&str>,
+    config: &crate::context::Config,
+) -> Result<Inputs, RunError> {
     if let Some(env) = env {
         let dir = crate::source::kustomize::normalize(std::path::Path::new(env));
         let Some(layer) = crate::source::kustomize::layer::layer_dir(&dir).filter(|l| l == &dir)
         else {
-            return environment_inputs(files, env).ok_or(RunError::Env {
+            return environment_inputs(files, env, config).ok_or(RunError::Env {
                 dir,
                 why: "neither a kustomization directory nor an environment of the -f inputs",
             });
@@ -372,12 +383,16 @@ const SHOWN_ROOTS: usize = 8;
 /// `--env NAME` as `lint`, `explain` and `plan` name environments (`mgmt/karmada-kubeconfig`,
 /// an Argo CD destination, a cluster directory): the layers and files its Flux Kustomizations
 /// or Argo CD Applications apply, to edit there. A chart is edited by hand (left out).
-fn environment_inputs(files: &[String], env: &str) -> Option<Inputs> {
-    use crate::source::kustomize::environments::{RenderOptions, Repo};
+fn environment_inputs(
+    files: &[String],
+    env: &str,
+    config: &crate::context::Config,
+) -> Option<Inputs> {
+    use crate::source::kustomize::environments::Repo;
     use crate::source::kustomize::layer::layer_dir;
     use crate::source::kustomize::units::UnitKind;
-    let inputs = crate::source::files::expand(files, &|_| false).ok()?;
-    let mut repo = Repo::read(&inputs, &RenderOptions::default());
+    let inputs = crate::source::files::expand(files, &|p| config.ignores(p)).ok()?;
+    let mut repo = Repo::read(&inputs, &config.render_options_at(files));
     repo.select(env).ok()?;
     let (mut layers, mut plain, mut renames) = (Vec::new(), Vec::new(), Vec::new());
     for unit in &repo.plans.first()?.units {
@@ -481,11 +496,11 @@ pub fn named_files(
     env: Option<&str>,
 ) -> Result<(Vec<PolicyResult>, String), RunError> {
     check_known_in_files(s)?;
-    let (layers, plain, renames) = split_layers_renamed(files, env)?;
+    let (layers, plain, renames) = split_layers_renamed(files, env, &s.config)?;
     let (paths, trees) = if plain.is_empty() {
         (Vec::new(), 0)
     } else {
-        outside_kustomize_trees(file::expand(&plain)?)
+        outside_kustomize_trees(file::expand(&plain, &|p| s.config.ignores(p))?)
     };
     let mut results = Vec::new();
     let mut found = vec![false; s.selection.named.len()];
@@ -754,11 +769,11 @@ impl Freeze {
 /// anywhere under the given paths.
 pub fn freeze_files(s: &Settings, files: &[String]) -> Result<Freeze, RunError> {
     check_known_in_files(s)?;
-    let (layers, plain) = split_layers(files, None)?;
+    let (layers, plain) = split_layers(files, None, &s.config)?;
     let paths = if plain.is_empty() {
         Vec::new()
     } else {
-        outside_kustomize_trees(file::expand(&plain)?).0
+        outside_kustomize_trees(file::expand(&plain, &|p| s.config.ignores(p))?).0
     };
     let mut manifests = Vec::new();
     let mut unread = Vec::new();

@@ -506,6 +506,32 @@ fn own_api_versions(text: &str) -> impl Iterator<Item = &str> {
     })
 }
 
+/// The directory PATHs name (their common directory): the repository's root, where `path: .`
+/// and the paths of Flux and Argo CD objects are resolved ([`RenderOptions::root`]).
+pub fn root_of(paths: &[String]) -> Option<PathBuf> {
+    let dirs: Vec<PathBuf> = paths
+        .iter()
+        .filter(|p| *p != "-")
+        .map(|p| {
+            let p = Path::new(p);
+            if p.is_dir() {
+                super::normalize(p)
+            } else {
+                super::normalize(p.parent().unwrap_or(Path::new("")))
+            }
+        })
+        .collect();
+    let mut common = dirs.first()?.clone();
+    for d in &dirs[1..] {
+        while !d.starts_with(&common) {
+            if !common.pop() {
+                return Some(PathBuf::new());
+            }
+        }
+    }
+    Some(common)
+}
+
 /// The common directory of `inputs` (the current directory when they share none).
 fn common_dir(inputs: &[PathBuf]) -> PathBuf {
     let mut dirs = inputs
