@@ -439,6 +439,69 @@ fn a_plain_directory_gets_its_flux_substitution_beside_kustomize_roots() {
     assert_eq!(v["summary"]["policies"], 1);
 }
 
+/// A plain directory holding a YAML file that is no Kubernetes object (a Helm values file):
+/// the kustomize-controller decodes every .yaml/.yml file of the directory before it builds
+/// and fails on it (fluxcd/pkg kustomize/kustomize_generator.go `scanManifests`: "failed to
+/// decode Kubernetes YAML from ..."), whatever the Kustomization sets; the failure names the
+/// file as the repository does, never a temporary path. Files that are not .yaml/.yml, empty
+/// documents and comments are no failure.
+#[test]
+fn a_plain_directory_with_a_file_flux_cannot_decode_does_not_render() {
+    let test = "a_plain_directory_with_a_file_flux_cannot_decode_does_not_render";
+    if !kustomize_available(test) {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    write_owned(root, &bootstrap("mgmt"));
+    let files = [
+        ("apps/policy.yaml", POLICY),
+        ("apps/empty.yaml", "# nothing yet\n---\n"),
+        ("apps/notes.txt", "foo: bar\n"),
+        ("apps/chart.json", "{\"foo\": \"bar\"}\n"),
+    ];
+    let decodable: Vec<(&str, &str)> = files.to_vec();
+    for extra in ["", "  namePrefix: eu-\n"] {
+        let karmada = flux_kustomization("karmada", "./apps", &format!("{KUBECONFIG}{extra}"));
+        let mut all = decodable.clone();
+        all.push(("clusters/mgmt/karmada.yaml", &karmada));
+        write(root, &all);
+        let (o, v) = lint_json(root, &[]);
+        assert_eq!(
+            o.status.code(),
+            Some(0),
+            "{extra}: {}{}",
+            stdout(&o),
+            stderr(&o)
+        );
+        assert!(findings(&v).is_empty(), "{extra}: {:?}", findings(&v));
+        write(
+            root,
+            &[("apps/values.yaml", "replicas: 2\nimage: {tag: v1}\n")],
+        );
+        let (o, v) = lint_json(root, &[]);
+        assert_eq!(
+            o.status.code(),
+            Some(1),
+            "{extra}: {}{}",
+            stdout(&o),
+            stderr(&o)
+        );
+        let f = findings(&v);
+        assert_eq!(
+            f,
+            vec![(
+                "render-failed".to_string(),
+                "apps/values.yaml:1".to_string(),
+                "failed to decode Kubernetes YAML from apps/values.yaml: missing Resource metadata"
+                    .to_string()
+            )],
+            "{extra}"
+        );
+        std::fs::remove_file(root.join("apps/values.yaml")).unwrap();
+    }
+}
+
 #[test]
 fn flux_build_options_allow_files_above_and_refuse_files_outside_the_repository() {
     let test = "flux_build_options_allow_files_above_and_refuse_files_outside_the_repository";

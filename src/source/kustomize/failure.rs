@@ -204,6 +204,15 @@ pub fn locate(repo: &Repository, dir: &Path, err: &RenderError) -> RenderFailure
                 also: Vec::new(),
             }
         }
+        RenderError::Decode { file, .. } => RenderFailure {
+            file: file.clone(),
+            span: Span::point(1, 1),
+            message: err.to_string(),
+            kind: FailureKind::Render,
+            inputs: 0,
+            output: String::new(),
+            also: Vec::new(),
+        },
         RenderError::Run { .. } => RenderFailure {
             file: fallback,
             span: Span::point(1, 1),

@@ -15,6 +15,7 @@ pub mod layer;
 pub mod origin;
 pub mod plan;
 pub mod render;
+pub mod scan;
 pub mod units;
 
 use std::path::{Component, Path, PathBuf};

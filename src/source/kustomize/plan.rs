@@ -34,6 +34,7 @@ use super::discover::{kustomization_file, Repository};
 use super::flux::{self, FluxKustomization, FluxSource, HelmRelease, SourceRef};
 use super::helm::HelmValues;
 use super::render::BuildSpec;
+use super::scan;
 use super::units::{self, ArgoApplication, Output, Plan, Renders, Target, Unit, UnitKind};
 use super::{normalize, root_name, shown_dir};
 use crate::source::{files, Node};
@@ -452,9 +453,10 @@ impl Planner<'_> {
                     files.push(f.clone());
                 }
             }
-            if transforms_plain_directory(k) {
-                // Its patches, images or renames reach every file: built as Flux builds it,
-                // one kustomization over them all.
+            if transforms_plain_directory(k) || !files.iter().all(|f| scan::decodes(f)) {
+                // Its patches, images or renames reach every file, or a file Flux cannot
+                // decode fails the whole build (fluxcd/pkg `scanManifests`): built as Flux
+                // builds it, one kustomization over them all.
                 let mut resources: Vec<PathBuf> = files.into_iter().chain(roots).collect();
                 resources.sort();
                 let spec = BuildSpec {

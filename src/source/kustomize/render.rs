@@ -85,6 +85,11 @@ pub enum RenderError {
     /// kustomize could not be started or the wrapper could not be written.
     #[error("cannot run `{command}`: {message}")]
     Run { command: String, message: String },
+    /// A file of a plain directory Flux generates a kustomization for is not Kubernetes YAML:
+    /// the kustomize-controller fails before it builds (fluxcd/pkg
+    /// kustomize/kustomize_generator.go `scanManifests`), with these words.
+    #[error("failed to decode Kubernetes YAML from {}: {message}", file.display())]
+    Decode { file: PathBuf, message: String },
     /// A kustomization names a path outside the repository: the build was not started.
     #[error("{0}")]
     Refused(super::confine::Refusal),
@@ -124,6 +129,11 @@ impl Kustomize {
     ) -> Result<Build, RenderError> {
         if let Some(repo) = repository {
             super::confine::check(&spec.dir, repo, self.remote).map_err(RenderError::Refused)?;
+        }
+        if spec.flux {
+            if let Some((file, message)) = super::scan::first_undecodable(&spec.resources) {
+                return Err(RenderError::Decode { file, message });
+            }
         }
         let run_error = |message: String| RenderError::Run {
             command: self.command.join(" "),
@@ -190,6 +200,12 @@ impl Kustomize {
                 root_abs: &root_abs,
                 root: &spec.dir,
                 resource: &resource,
+                listed: &spec
+                    .resources
+                    .iter()
+                    .cloned()
+                    .zip(listed)
+                    .collect::<Vec<_>>(),
                 cwd: cwd.as_deref(),
             };
             return Err(RenderError::Build(clean_message(&stderr, &shown)));
@@ -310,6 +326,9 @@ struct Shown<'a> {
     root: &'a Path,
     /// The root as the wrapper names it (relative to the wrapper).
     resource: &'a Path,
+    /// The files and directories the wrapper lists for a plain directory: as the user names
+    /// them, and as the wrapper does (relative to it, through the temporary directory).
+    listed: &'a [(PathBuf, PathBuf)],
     /// The working directory, canonical: file names are shown relative to it, as the report
     /// names files. `lint --base` renders the base in a temporary copy of the repository, so
     /// an absolute path would make the same failure differ between the two sides.
@@ -361,6 +380,12 @@ fn clean_message(stderr: &str, shown: &Shown<'_>) -> String {
         )
         .replace(&format!("{root_abs}/"), &user_prefix)
         .replace(&root_abs, &user_root);
+    let text = shown.listed.iter().fold(text, |text, (user, wrapped)| {
+        text.replace(
+            &format!("'{}'", wrapped.display()),
+            &format!("'{}'", user.display()),
+        )
+    });
     let text = match shown.cwd {
         Some(cwd) => text.replace(&format!("{}/", cwd.display()), ""),
         None => text,
@@ -392,6 +417,7 @@ mod tests {
             root_abs: Path::new("/home/u/repo/app"),
             root,
             resource: Path::new("../../home/u/repo/app"),
+            listed: &[],
             cwd: Some(Path::new("/home/u")),
         }
     }
@@ -429,6 +455,23 @@ mod tests {
             m,
             "open kustomization.yaml: x, see repo/app/kustomization.yaml and <render>"
         );
+    }
+
+    /// A file a plain directory's wrapper lists is named as the user names it, not through
+    /// the temporary directory the wrapper reaches it from.
+    #[test]
+    fn a_listed_file_is_named_as_the_user_names_it() {
+        let listed = [(
+            PathBuf::from("apps/values.yaml"),
+            PathBuf::from("../tmp.x1/apps/values.yaml"),
+        )];
+        let shown = Shown {
+            listed: &listed,
+            ..shown(Path::new("apps"))
+        };
+        let stderr = "err=\"accumulating resources: accumulation err='accumulating resources from '../tmp.x1/apps/values.yaml': missing Resource metadata'\"";
+        let m = clean_message(stderr, &shown);
+        assert_eq!(m, "accumulating resources: accumulation err='accumulating resources from 'apps/values.yaml': missing Resource metadata'");
     }
 
     #[test]
