@@ -503,3 +503,62 @@ fn an_applications_kustomize_settings_are_built_in() {
         .unwrap();
     assert!(stdout(&o).contains("  m2  dispatching\n"), "{}", stdout(&o));
 }
+
+/// Argo CD adds an Application's `commonLabels` and `commonAnnotations` with `kustomize edit
+/// add label|annotation`, without `--force` unless `forceCommonLabels` /
+/// `forceCommonAnnotations` (argo-cd util/kustomize/kustomize.go `Build`): a key the
+/// kustomization already has fails the edit (kustomize addmetadata.go `writeToMapEntry`),
+/// so nothing renders; forced, the Application's value wins.
+#[test]
+fn a_common_label_the_kustomization_has_fails_unless_forced() {
+    let test = "a_common_label_the_kustomization_has_fails_unless_forced";
+    if !kustomize_available(test) {
+        return;
+    }
+    let app = |settings: &str| {
+        format!("apiVersion: argoproj.io/v1alpha1\nkind: Application\nmetadata: {{name: web, namespace: argocd}}\nspec:\n  project: default\n  destination: {{name: karmada, namespace: shop}}\n  source:\n    repoURL: https://example.com/fleet.git\n    path: apps/web\n    kustomize:\n{settings}")
+    };
+    let objects = "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: web}\nspec:\n  selector: {matchLabels: {app: web}}\n  template:\n    metadata: {labels: {app: web}}\n    spec: {containers: [{name: c, image: nginx}]}\n---\napiVersion: policy.karmada.io/v1alpha1\nkind: PropagationPolicy\nmetadata: {name: byteam}\nspec:\n  resourceSelectors:\n  - {apiVersion: apps/v1, kind: Deployment, labelSelector: {matchLabels: {team: blue}}}\n  placement: {clusterAffinity: {clusterNames: [m2]}}\n";
+    let own = "resources: [all.yaml]\ncommonLabels: {team: red}\ncommonAnnotations: {owner: red}\n";
+    for (settings, failure) in [
+        (
+            "      commonLabels: {team: blue}\n",
+            Some("kustomize edit add label failed: label team already in kustomization file. Use --force to override."),
+        ),
+        (
+            "      commonLabels: {team: blue}\n      forceCommonLabels: true\n      commonAnnotations: {owner: blue}\n",
+            Some("kustomize edit add annotation failed: annotation owner already in kustomization file. Use --force to override."),
+        ),
+        (
+            "      commonLabels: {team: blue}\n      forceCommonLabels: true\n      commonAnnotations: {owner: blue}\n      forceCommonAnnotations: true\n",
+            None,
+        ),
+    ] {
+        let dir = tempfile::tempdir().unwrap();
+        let o = lint_written(
+            dir.path(),
+            &[
+                ("argocd/web.yaml", app(settings)),
+                ("apps/web/all.yaml", objects.to_string()),
+                ("apps/web/kustomization.yaml", own.to_string()),
+            ],
+        );
+        let v = json(&o);
+        let failed: Vec<&str> = v["findings"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|f| f["rule"] == "render-failed")
+            .map(|f| f["message"].as_str().unwrap())
+            .collect();
+        assert_eq!(failed, failure.into_iter().collect::<Vec<_>>(), "{settings}");
+        if failure.is_none() {
+            let o = Command::new(env!("CARGO_BIN_EXE_kubectl-karmada_policy"))
+                .args(["explain", "deploy/web", "-n", "shop", "-f", ".", "-o", "json"])
+                .current_dir(dir.path())
+                .output()
+                .unwrap();
+            assert_eq!(json(&o)["eventual"]["name"], "byteam", "{}", stdout(&o));
+        }
+    }
+}

@@ -100,6 +100,24 @@ pub struct ArgoKustomize {
     pub fields: Vec<(&'static str, String)>,
     /// `components`, relative to the source's path.
     pub components: Vec<String>,
+    /// `commonLabels` as `kustomize edit add label` adds them: the keys, and its flags.
+    pub add_labels: AddMetadata,
+    /// `commonAnnotations` as `kustomize edit add annotation` adds them.
+    pub add_annotations: AddMetadata,
+}
+
+/// What one `kustomize edit add label|annotation` of Argo CD adds, and how: without `--force`
+/// it refuses a key the kustomization already has (kustomize
+/// kustomize/commands/edit/add/addmetadata.go `writeToMapEntry`).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct AddMetadata {
+    pub keys: Vec<String>,
+    /// `forceCommonLabels` / `forceCommonAnnotations`: `--force`.
+    pub force: bool,
+    /// `labelWithoutSelector`: `--without-selector`, which adds to `labels`.
+    pub without_selector: bool,
+    /// `labelIncludeTemplates`: `--include-templates`.
+    pub include_templates: bool,
 }
 
 impl ArgoKustomize {
@@ -107,6 +125,58 @@ impl ArgoKustomize {
     pub fn is_empty(&self) -> bool {
         *self == ArgoKustomize::default()
     }
+
+    /// Why Argo CD's `kustomize edit add label|annotation` fails on `kustomization` (the
+    /// root's own kustomization file, parsed) before anything is built, in kustomize's words:
+    /// a key the kustomization has already, without `--force` (argo-cd
+    /// util/kustomize/kustomize.go `Build`, labels before annotations).
+    pub fn edit_error(&self, kustomization: &Node) -> Option<String> {
+        let labels = &self.add_labels;
+        if !labels.keys.is_empty() && labels.include_templates && !labels.without_selector {
+            // kustomize's `validateAndParse`.
+            return Some(
+                "kustomize edit add label: --without-selector flag must be specified for --include-templates to work"
+                    .into(),
+            );
+        }
+        let label_map = match labels.without_selector {
+            true => labels_entry(kustomization, labels.include_templates),
+            false => kustomization.get("commonLabels"),
+        };
+        already_there(labels, label_map, "label").or_else(|| {
+            let annotations = kustomization.get("commonAnnotations");
+            already_there(&self.add_annotations, annotations, "annotation")
+        })
+    }
+}
+
+/// The `pairs` of the first `labels` entry `edit add label --without-selector` adds to: the
+/// first without selectors and with `includeTemplates` as asked (`findLabelIndex`).
+fn labels_entry(kustomization: &Node, include_templates: bool) -> Option<&Node> {
+    let flag = |l: &Node, key: &str| {
+        matches!(
+            l.get(key).map(|n| &n.value),
+            Some(crate::source::Value::Bool(true))
+        )
+    };
+    kustomization
+        .get("labels")?
+        .as_seq()?
+        .iter()
+        .find(|l| !flag(l, "includeSelectors") && flag(l, "includeTemplates") == include_templates)?
+        .get("pairs")
+}
+
+/// kustomize's `writeToMapEntry` refusal of the first key of `add` that `existing` holds.
+fn already_there(add: &AddMetadata, existing: Option<&Node>, kind: &str) -> Option<String> {
+    if add.force {
+        return None;
+    }
+    let existing = existing?;
+    let key = add.keys.iter().find(|k| existing.get(k).is_some())?;
+    Some(format!(
+        "kustomize edit add {kind} failed: {kind} {key} already in kustomization file. Use --force to override."
+    ))
 }
 
 /// A source's `helm` settings.
@@ -324,12 +394,28 @@ fn kustomize_of(k: Option<&Node>, put: &dyn Fn(&str) -> String) -> ArgoKustomize
     if let Some(patches) = k.get("patches").map(Node::to_json).filter(|p| p.is_array()) {
         fields.push(("patches", patches.to_string()));
     }
+    let keys = |key: &str| -> Vec<String> {
+        object(key)
+            .and_then(|o| o.as_object().map(|o| o.keys().cloned().collect()))
+            .unwrap_or_default()
+    };
     ArgoKustomize {
         name_prefix: text("namePrefix"),
         name_suffix: text("nameSuffix"),
         namespace: text("namespace"),
         fields,
         components: strings("components"),
+        add_labels: AddMetadata {
+            keys: keys("commonLabels"),
+            force: flag("forceCommonLabels"),
+            without_selector: flag("labelWithoutSelector"),
+            include_templates: flag("labelIncludeTemplates"),
+        },
+        add_annotations: AddMetadata {
+            keys: keys("commonAnnotations"),
+            force: flag("forceCommonAnnotations"),
+            ..AddMetadata::default()
+        },
     }
 }
 
@@ -1061,6 +1147,41 @@ mod tests {
         for (spec, want) in cases {
             assert_eq!(image(spec).to_string(), want, "{spec}");
         }
+    }
+
+    /// `kustomize edit add label|annotation` refuses a key the kustomization has, unless
+    /// forced; `--without-selector` looks in the first `labels` entry without selectors.
+    #[test]
+    fn argo_cds_edit_add_refuses_a_key_already_there() {
+        let own = |text: &str| crate::source::yaml::parse_roots(text).remove(0);
+        let settings = |text: &str| kustomize_of(own(text).get("k"), &|s: &str| s.to_string());
+        let has = own("commonLabels: {team: red}\ncommonAnnotations: {a: x}\nlabels:\n- pairs: {env: a}\n  includeSelectors: true\n- pairs: {tier: b}\n");
+        let error = |text: &str| settings(text).edit_error(&has);
+        assert_eq!(
+            error("k: {commonLabels: {team: blue}}").as_deref(),
+            Some("kustomize edit add label failed: label team already in kustomization file. Use --force to override.")
+        );
+        assert_eq!(
+            error("k: {commonLabels: {team: blue}, forceCommonLabels: true}"),
+            None
+        );
+        assert_eq!(error("k: {commonLabels: {env: b, tier: c}}"), None);
+        assert_eq!(
+            error("k: {commonLabels: {tier: c}, labelWithoutSelector: true}").as_deref(),
+            Some("kustomize edit add label failed: label tier already in kustomization file. Use --force to override.")
+        );
+        assert_eq!(
+            error("k: {commonLabels: {env: c}, labelWithoutSelector: true}"),
+            None
+        );
+        assert_eq!(
+            error("k: {commonAnnotations: {a: y}}").as_deref(),
+            Some("kustomize edit add annotation failed: annotation a already in kustomization file. Use --force to override.")
+        );
+        assert_eq!(
+            error("k: {commonAnnotations: {a: y}, forceCommonAnnotations: true}"),
+            None
+        );
     }
 
     #[test]

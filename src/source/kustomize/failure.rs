@@ -213,7 +213,7 @@ pub fn locate(repo: &Repository, dir: &Path, err: &RenderError) -> RenderFailure
             output: String::new(),
             also: Vec::new(),
         },
-        RenderError::Run { .. } => RenderFailure {
+        RenderError::Run { .. } | RenderError::Edit(_) => RenderFailure {
             file: fallback,
             span: Span::point(1, 1),
             message: one_line(&err.to_string()),

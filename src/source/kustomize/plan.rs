@@ -426,6 +426,7 @@ impl Planner<'_> {
                 .filter(|c| !k.ignore_missing_components || c.is_dir())
                 .collect(),
             resources: Vec::new(),
+            edit_error: None,
         };
         let mut units = Vec::new();
         if kustomization_file(&path).is_some() {
@@ -923,9 +924,13 @@ impl Planner<'_> {
         let Some(path) = self.argo_path(s) else {
             return Vec::new();
         };
-        let mut units = if kustomization_file(&path).is_some() {
+        let mut units = if let Some(file) = kustomization_file(&path) {
             let k = &s.kustomize;
+            let own = std::fs::read_to_string(&file).unwrap_or_default();
+            let edit_error =
+                (crate::source::yaml::parse_roots(&own).first()).and_then(|own| k.edit_error(own));
             let spec = BuildSpec {
+                edit_error,
                 namespace: k.namespace.clone(),
                 name_prefix: k.name_prefix.clone(),
                 name_suffix: k.name_suffix.clone(),

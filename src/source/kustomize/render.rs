@@ -64,6 +64,10 @@ pub struct BuildSpec {
     /// kustomization directories the kustomization it generates lists (fluxcd/pkg
     /// `scanManifests`). Empty: `dir` is the kustomization.
     pub resources: Vec<PathBuf>,
+    /// Why the controller's own edit of the kustomization fails before anything is built
+    /// (Argo CD's `kustomize edit add label` of a key the kustomization has, without
+    /// `--force`): the build fails with these words.
+    pub edit_error: Option<String>,
 }
 
 impl BuildSpec {
@@ -90,6 +94,9 @@ pub enum RenderError {
     /// kustomize/kustomize_generator.go `scanManifests`), with these words.
     #[error("failed to decode Kubernetes YAML from {}: {message}", file.display())]
     Decode { file: PathBuf, message: String },
+    /// The GitOps controller's edit of the kustomization failed: nothing was built.
+    #[error("{0}")]
+    Edit(String),
     /// A kustomization names a path outside the repository: the build was not started.
     #[error("{0}")]
     Refused(super::confine::Refusal),
@@ -129,6 +136,9 @@ impl Kustomize {
     ) -> Result<Build, RenderError> {
         if let Some(repo) = repository {
             super::confine::check(&spec.dir, repo, self.remote).map_err(RenderError::Refused)?;
+        }
+        if let Some(message) = &spec.edit_error {
+            return Err(RenderError::Edit(message.clone()));
         }
         if spec.flux {
             if let Some((file, message)) = super::scan::first_undecodable(&spec.resources) {
@@ -485,6 +495,7 @@ mod tests {
             fields: vec![("images", r#"[{"name":"nginx","newTag":"1.2"}]"#.into())],
             components: vec![PathBuf::from("components/ha")],
             resources: Vec::new(),
+            edit_error: None,
         };
         let text = wrapper_text(
             &spec,
