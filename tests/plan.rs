@@ -2234,3 +2234,73 @@ fn a_selector_that_lets_go_of_a_template_is_said_by_plan_and_preempt_check() {
         ["template-left-without-policy"]
     );
 }
+
+/// `--apply` of a selector that lets go of a template, then `--delete` of the same policy: the
+/// changes apply in order, so the update's claim removal (`cleanPPUnmatchedRBs`,
+/// pkg/detector/policy.go) released the template (released-by-change, as `--apply` alone
+/// says), and the delete holds nothing of it any more.
+#[test]
+fn an_update_that_lets_go_before_a_delete_is_said_as_the_update() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let policy = |name: &str| {
+        format!("apiVersion: policy.karmada.io/v1alpha1\nkind: PropagationPolicy\nmetadata: {{name: web, namespace: default}}\nspec:\n  resourceSelectors: [{{apiVersion: apps/v1, kind: Deployment, name: {name}}}]\n  placement: {{clusterAffinity: {{clusterNames: [member1]}}}}\n")
+    };
+    std::fs::write(
+        d.join("nginx.yaml"),
+        "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: nginx, namespace: default}\nspec: {replicas: 1}\n",
+    )
+    .unwrap();
+    std::fs::write(d.join("pp.yaml"), policy("nginx")).unwrap();
+    std::fs::write(d.join("changed.yaml"), policy("other")).unwrap();
+    let notes = |extra: &[&str]| {
+        let mut args = vec![
+            "preempt-check",
+            "-f",
+            "nginx.yaml",
+            "-f",
+            "pp.yaml",
+            "-o",
+            "json",
+        ];
+        args.extend_from_slice(extra);
+        let o = run_in(d, &args);
+        let v: J = serde_json::from_slice(&o.stdout).unwrap();
+        assert_eq!(v["resources"][0]["after"], J::Null, "{v}");
+        v["notes"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|n| {
+                (
+                    n["code"].as_str().unwrap().to_string(),
+                    n["message"].as_str().unwrap().to_string(),
+                )
+            })
+            .collect::<Vec<_>>()
+    };
+    let released = (
+        "released-by-change".to_string(),
+        "pp/default/web no longer claims deployment/default/nginx: it keeps its binding without a policy, and the member clusters keep their copies, no longer updated".to_string(),
+    );
+    assert_eq!(
+        notes(&["--apply", "changed.yaml"]),
+        std::slice::from_ref(&released)
+    );
+    let both = notes(&["--apply", "changed.yaml", "--delete", "pp/default/web"]);
+    assert_eq!(both[0], released, "{both:?}");
+    assert!(
+        both.iter().all(
+            |(code, m)| code != "released-by-delete" || !m.contains("deployment/default/nginx")
+        ),
+        "{both:?}"
+    );
+    // Deleted alone, the policy releases what it held.
+    let deleted = notes(&["--delete", "pp/default/web"]);
+    assert_eq!(deleted.len(), 1, "{deleted:?}");
+    assert_eq!(deleted[0].0, "released-by-delete");
+    assert!(
+        deleted[0].1.contains("(deployment/default/nginx)"),
+        "{deleted:?}"
+    );
+}

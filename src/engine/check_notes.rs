@@ -71,10 +71,14 @@ pub fn notes(r: &CheckReport) -> Vec<CheckNote> {
     }
     out.extend(released_by_change(r));
     for deleted in &r.world.deleted {
+        // Not those an update of the same policy let go before the delete: that update's
+        // claim removal released them (`cleanPPUnmatchedRBs`), so the delete holds them no
+        // more ([`released_by_change`] says them).
         let held: Vec<_> = r
             .resources
             .iter()
             .filter(|c| c.before.as_ref() == Some(deleted))
+            .filter(|c| !r.world.released_by_update(deleted, c.template))
             .collect();
         // A template another policy claims next keeps its binding, which the new claimer
         // updates: only those left unclaimed are orphaned (claim-and-preemption.md §6.1). A
@@ -98,14 +102,17 @@ pub fn notes(r: &CheckReport) -> Vec<CheckNote> {
 }
 
 /// [`CheckNote::ReleasedByChange`]: per policy that stays, the templates it held that no policy
-/// claims after (a Namespace stays everywhere through the namespace controller).
+/// claims after (a Namespace stays everywhere through the namespace controller); and per
+/// policy updated then deleted, those its update let go first (the changes apply in order).
 fn released_by_change(r: &CheckReport) -> Vec<CheckNote> {
     let st = &r.world.state;
     let mut out: Vec<CheckNote> = Vec::new();
     for c in r.resources.iter().filter(|c| c.after.is_none()) {
         let Some(policy) = &c.before else { continue };
         let template = &st.templates[c.template];
-        if r.world.deleted.contains(policy) || super::namespace_sync::synced(st, template) {
+        let deleted_holding =
+            r.world.deleted.contains(policy) && !r.world.released_by_update(policy, c.template);
+        if deleted_holding || super::namespace_sync::synced(st, template) {
             continue;
         }
         match out

@@ -98,6 +98,11 @@ pub struct World {
     /// Those of [`World::deleted`] that set `preserveResourcesOnDeletion: true`: their
     /// bindings keep it, so deleting a template they held later keeps its copies.
     pub deleted_preserving: Vec<PolicyRef>,
+    /// Templates a policy's own update let go, in order: the claim Karmada removes when the
+    /// updated policy no longer matches (`cleanPPUnmatchedRBs` / `cleanCPPUnmatchedRBs`,
+    /// pkg/detector/policy.go), whatever claims the template next. A later delete of that
+    /// policy no longer holds them.
+    pub released: Vec<(PolicyRef, usize)>,
 }
 
 /// Why a change could not be processed at all.
@@ -122,7 +127,13 @@ impl World {
             rejected: Vec::new(),
             deleted: Vec::new(),
             deleted_preserving: Vec::new(),
+            released: Vec::new(),
         }
+    }
+
+    /// Whether `policy`'s own update let go of template `t` ([`World::released`]).
+    pub fn released_by_update(&self, policy: &PolicyRef, t: usize) -> bool {
+        self.released.iter().any(|(p, r)| p == policy && *r == t)
     }
 
     pub fn owner(&self, t: usize) -> Option<PolicyRef> {
@@ -193,6 +204,7 @@ impl World {
                 .matches();
             if !matches && self.state.binding_carries_claim(t, p) {
                 let before = self.owner(t);
+                self.released.push((pol.reference(), t));
                 self.claims[t].release(pol.kind);
                 self.reconcile_template(t);
                 self.set_move(t, &before, MoveKind::Matched);
@@ -276,6 +288,9 @@ impl World {
                     self.deleted_preserving.push(r.clone());
                 }
                 self.deleted.push(r.clone());
+                // A template it let go and took back before the delete is held again.
+                let held = self.claimed_by(p);
+                self.released.retain(|(q, t)| q != &r || !held.contains(t));
                 self.changed.retain(|&c| c != p);
                 self.delete_now(p);
                 Ok(())
