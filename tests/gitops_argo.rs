@@ -562,3 +562,55 @@ fn a_common_label_the_kustomization_has_fails_unless_forced() {
         }
     }
 }
+
+/// An Application's `kustomize.namePrefix` replaces the kustomization's own, as `kustomize
+/// edit set nameprefix` sets the field (argo-cd util/kustomize/kustomize.go `Build`), and so
+/// does a Flux Kustomization's (fluxcd/pkg kustomize_generator.go `GenerateManifest`:
+/// `kus.NamePrefix`): `argo-web-x`, not `argo-dir-web-x` (the suffix Argo CD does not set
+/// stays); the findings are still at the lines of the files.
+#[test]
+fn a_controllers_name_prefix_replaces_the_kustomizations_own() {
+    let test = "a_controllers_name_prefix_replaces_the_kustomizations_own";
+    if !kustomize_available(test) {
+        return;
+    }
+    let app = "apiVersion: argoproj.io/v1alpha1\nkind: Application\nmetadata: {name: web, namespace: argocd}\nspec:\n  project: default\n  destination: {name: karmada, namespace: shop}\n  source:\n    repoURL: https://example.com/fleet.git\n    path: apps/web\n    kustomize:\n      namePrefix: argo-\n";
+    let objects = "apiVersion: policy.karmada.io/v1alpha1\nkind: PropagationPolicy\nmetadata: {name: web}\nspec:\n  resourceSelectors:\n  - {apiVersion: apps/v1, kind: Deployment, name: nothing}\n  placement: {clusterAffinity: {clusterNames: [m1]}}\n---\napiVersion: apps/v1\nkind: Deployment\nmetadata: {name: web}\nspec:\n  selector: {matchLabels: {app: web}}\n  template:\n    metadata: {labels: {app: web}}\n    spec: {containers: [{name: c, image: nginx}]}\n";
+    let dir = tempfile::tempdir().unwrap();
+    let o = lint_written(
+        dir.path(),
+        &[
+            ("argocd/web.yaml", app.to_string()),
+            ("apps/web/all.yaml", objects.to_string()),
+            (
+                "apps/web/kustomization.yaml",
+                "namePrefix: dir-\nnameSuffix: -x\nresources: [all.yaml]\n".to_string(),
+            ),
+        ],
+    );
+    let v = json(&o);
+    let names: Vec<(String, String)> = v["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| {
+            (
+                format!("{}:{}", f["file"].as_str().unwrap_or(""), f["line"]),
+                f["message"]
+                    .as_str()
+                    .unwrap()
+                    .split(' ')
+                    .next()
+                    .unwrap()
+                    .to_string(),
+            )
+        })
+        .collect();
+    assert!(!names.is_empty(), "{v:#}");
+    assert!(
+        names
+            .iter()
+            .all(|(at, name)| at == "apps/web/all.yaml:5" && name == "pp/shop/argo-web-x"),
+        "{names:?}"
+    );
+}

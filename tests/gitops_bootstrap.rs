@@ -1591,3 +1591,73 @@ fn a_kustomizations_patches_and_metadata_are_built_in() {
         "{v:#}"
     );
 }
+
+/// A Flux Kustomization's `namePrefix` replaces the one the directory's kustomization sets
+/// (fluxcd/pkg kustomize/kustomize_generator.go `GenerateManifest`: `kus.NamePrefix`), where
+/// a kustomization over it would stack them; a build failure in that case names the
+/// repository's files, never the temporary copy it ran in.
+#[test]
+fn a_kustomizations_name_prefix_replaces_the_directorys_own() {
+    let test = "a_kustomizations_name_prefix_replaces_the_directorys_own";
+    if !kustomize_available(test) {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    write_owned(root, &bootstrap("mgmt"));
+    let extra = format!("{KUBECONFIG}  namePrefix: flux-\n");
+    write(
+        root,
+        &[
+            (
+                "clusters/mgmt/karmada.yaml",
+                &flux_kustomization("karmada", "./apps/shop", &extra),
+            ),
+            (
+                "apps/shop/kustomization.yaml",
+                "namePrefix: dir-\nresources: [policy.yaml]\n",
+            ),
+            ("apps/shop/policy.yaml", POLICY),
+        ],
+    );
+    let (o, v) = lint_json(root, &[]);
+    assert_eq!(o.status.code(), Some(0), "{}{}", stdout(&o), stderr(&o));
+    let o = Command::new(env!("CARGO_BIN_EXE_kubectl-karmada_policy"))
+        .args([
+            "explain",
+            "pp/flux-web",
+            "-n",
+            "shop",
+            "-f",
+            ".",
+            "-o",
+            "json",
+        ])
+        .env("PATH", kustomize::path_without_helm())
+        .current_dir(root)
+        .output()
+        .unwrap();
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "{v:#}{}{}",
+        stdout(&o),
+        stderr(&o)
+    );
+    write(
+        root,
+        &[(
+            "apps/shop/kustomization.yaml",
+            "namePrefix: dir-\nresources: [policy.yaml, missing.yaml]\n",
+        )],
+    );
+    let (_, v) = lint_json(root, &[]);
+    let f = findings(&v);
+    assert_eq!(f.len(), 1, "{f:?}");
+    assert_eq!(f[0].0, "render-failed", "{f:?}");
+    assert!(f[0].2.contains("apps/shop/missing.yaml"), "{f:?}");
+    assert!(
+        !f[0].2.contains("karmada-policy-render") && !f[0].2.contains("/tmp"),
+        "{f:?}"
+    );
+}

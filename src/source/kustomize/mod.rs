@@ -12,6 +12,7 @@ pub mod flux;
 pub mod gotemplate;
 pub mod helm;
 pub mod layer;
+pub mod mirror;
 pub mod origin;
 pub mod plan;
 pub mod render;

@@ -7,7 +7,9 @@
 //! and Helm inflation stay off unless the configuration turns them on. A root a Flux
 //! Kustomization applies is built as Flux builds it: load restrictor off, its
 //! `targetNamespace`, `namePrefix` and `nameSuffix` on top, and every file it names checked to
-//! lie inside the repository first ([`super::confine`]).
+//! lie inside the repository first ([`super::confine`]). A controller's `namePrefix` or
+//! `nameSuffix` replaces the root's own: such a root is built in a copy of the repository
+//! whose kustomization lacks it ([`super::mirror`]).
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -149,16 +151,40 @@ impl Kustomize {
             command: self.command.join(" "),
             message,
         };
-        let wrapper = tempfile::Builder::new()
-            .prefix("karmada-policy-render-")
-            .tempdir()
-            .map_err(|e| run_error(e.to_string()))?;
+        // The controller's name prefix or suffix replaces the root's own: built in a copy
+        // whose kustomization lacks it, the wrapper inside the copy ([`super::mirror`]).
+        let replaced: Vec<&str> = [
+            ("namePrefix", spec.name_prefix.is_some()),
+            ("nameSuffix", spec.name_suffix.is_some()),
+        ]
+        .into_iter()
+        .filter_map(|(field, set)| set.then_some(field))
+        .collect();
+        let mirror = match repository {
+            Some(repo) if spec.resources.is_empty() && !replaced.is_empty() => {
+                super::mirror::for_root(&spec.dir, &replaced, repo)
+                    .map_err(|e| run_error(e.to_string()))?
+            }
+            _ => None,
+        };
+        let mut wrapper = tempfile::Builder::new();
+        wrapper.prefix("karmada-policy-render-");
+        let wrapper = match &mirror {
+            Some(m) => wrapper.tempdir_in(&m.copy),
+            None => wrapper.tempdir(),
+        }
+        .map_err(|e| run_error(e.to_string()))?;
         let wrapper_dir = wrapper
             .path()
             .canonicalize()
             .map_err(|e| run_error(e.to_string()))?;
+        let in_copy = |p: PathBuf| match &mirror {
+            Some(m) => m.inside(&p),
+            None => p,
+        };
         let root_abs = super::as_dir(&spec.dir)
             .canonicalize()
+            .map(in_copy)
             .map_err(|e| run_error(e.to_string()))?;
         let resource = super::relative(&wrapper_dir, &root_abs);
         let listed: Vec<PathBuf> = if spec.resources.is_empty() {
@@ -180,6 +206,7 @@ impl Kustomize {
             .map(|c| {
                 let c = super::as_dir(c)
                     .canonicalize()
+                    .map(in_copy)
                     .unwrap_or_else(|_| c.clone());
                 super::relative(&wrapper_dir, &c)
             })
@@ -216,13 +243,24 @@ impl Kustomize {
                     .cloned()
                     .zip(listed)
                     .collect::<Vec<_>>(),
+                mirror: mirror
+                    .as_ref()
+                    .map(|m| (m.copy.as_path(), m.repository.as_path())),
                 cwd: cwd.as_deref(),
             };
             return Err(RenderError::Build(clean_message(&stderr, &shown)));
         }
+        // Origins are relative to the wrapper: inside a copy, they name the repository's files
+        // from the place the wrapper has in the copy.
+        let dir = match &mirror {
+            Some(m) => m
+                .repository
+                .join(wrapper_dir.strip_prefix(&m.copy).unwrap_or(&wrapper_dir)),
+            None => wrapper_dir,
+        };
         Ok(Build {
             text: String::from_utf8_lossy(&out.stdout).into_owned(),
-            dir: wrapper_dir,
+            dir,
         })
     }
 
@@ -339,6 +377,8 @@ struct Shown<'a> {
     /// The files and directories the wrapper lists for a plain directory: as the user names
     /// them, and as the wrapper does (relative to it, through the temporary directory).
     listed: &'a [(PathBuf, PathBuf)],
+    /// The copy of the repository the build ran in, and the repository ([`super::mirror`]).
+    mirror: Option<(&'a Path, &'a Path)>,
     /// The working directory, canonical: file names are shown relative to it, as the report
     /// names files. `lint --base` renders the base in a temporary copy of the repository, so
     /// an absolute path would make the same failure differ between the two sides.
@@ -396,6 +436,13 @@ fn clean_message(stderr: &str, shown: &Shown<'_>) -> String {
             &format!("'{}'", user.display()),
         )
     });
+    let text = match shown.mirror {
+        Some((copy, repository)) => text.replace(
+            &copy.display().to_string(),
+            &repository.display().to_string(),
+        ),
+        None => text,
+    };
     let text = match shown.cwd {
         Some(cwd) => text.replace(&format!("{}/", cwd.display()), ""),
         None => text,
@@ -428,6 +475,7 @@ mod tests {
             root,
             resource: Path::new("../../home/u/repo/app"),
             listed: &[],
+            mirror: None,
             cwd: Some(Path::new("/home/u")),
         }
     }
