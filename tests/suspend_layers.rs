@@ -844,3 +844,51 @@ fn env_takes_an_argo_destination_namespace_as_a_default() {
         2
     );
 }
+
+/// A kustomization root a Flux Kustomization applies with a `namePrefix` (which replaces the
+/// root's own `dir-`) and a postBuild variable in the name: `--env` finds the policy by the name
+/// `explain` gives its owner (`eu-web-prod`) in the target namespace, and by no other name.
+#[test]
+fn env_finds_a_layer_policy_by_the_name_its_controller_renders() {
+    let dir = copy("testdata/suspend-flux-layer-renamed");
+    let explain = run_in(
+        dir.path(),
+        &[
+            "explain",
+            "deploy/eu-web",
+            "-n",
+            "shop",
+            "-f",
+            ".",
+            "-o",
+            "json",
+        ],
+    );
+    let v: serde_json::Value = serde_json::from_slice(&explain.stdout)
+        .unwrap_or_else(|e| panic!("{e}: {}", stderr(&explain)));
+    assert_eq!(v["eventual"]["name"], "eu-web-prod", "{v:#}");
+    let before = snapshot(dir.path());
+    let args = |name: &'static str, ns: &'static str| {
+        ["suspend", "-f", ".", "--env", "karmada", name, "-n", ns]
+    };
+    for (name, ns) in [
+        ("pp/eu-web-prod", "other"),
+        ("pp/eu-dir-web-prod", "shop"),
+        ("pp/dir-web-prod", "shop"),
+        ("pp/web-${ENV}", "shop"),
+    ] {
+        let o = run_in(dir.path(), &args(name, ns));
+        assert_eq!(o.status.code(), Some(4), "{name} -n {ns}: {}", stderr(&o));
+    }
+    assert!(changed(&before, &snapshot(dir.path())).is_empty());
+    let o = run_in(dir.path(), &args("pp/eu-web-prod", "shop"));
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert_eq!(
+        stdout(&o),
+        "propagationpolicy.policy.karmada.io/eu-web-prod (apps/web/all.yaml) suspended on all clusters\n"
+    );
+    assert_eq!(
+        changed(&before, &snapshot(dir.path())),
+        ["apps/web/all.yaml"]
+    );
+}

@@ -16,7 +16,7 @@ use serde_json::Value as J;
 
 use super::edit::{self, EditError, PatchIdentity};
 use super::file::{self, FileError, Manifest};
-use super::plan::Patch;
+use super::plan::{Patch, Renamed};
 use crate::model::policy::PropagationSpec;
 use crate::model::{Policy, PolicyKind};
 use crate::source::kustomize::discover::{discover, Repository};
@@ -42,8 +42,13 @@ pub struct LayerPolicy {
     /// The namespace is written, by the definition or a kustomization's `namespace:` (the `-n`
     /// check of file mode); `policy.meta.namespace` is then the rendered one.
     pub namespace_written: bool,
-    /// The name the layer renders (`namePrefix`/`nameSuffix` of every layer applied).
+    /// The name the layer renders (`namePrefix`/`nameSuffix` of every layer applied, and the
+    /// controller's that applies it, see [`LayerPolicy::renamed`]).
     pub rendered_name: String,
+    /// A GitOps controller applies the layer and renames what it renders (its name prefix or
+    /// suffix, variables, namespace): the policy is known only by `rendered_name`, in the
+    /// namespace `policy.meta.namespace` says (`None`: nothing says).
+    pub renamed: bool,
     /// The targeted layer, and the decision: which file to edit, the environments it reaches.
     pub dir: PathBuf,
     pub layer: Layer,
@@ -197,7 +202,7 @@ pub struct Layered {
 
 /// Reads the repositories around `dirs` (kustomization directories) and the policies each
 /// renders, with the file each edit would go to.
-pub fn gather(dirs: &[PathBuf]) -> Result<Layered, LayeredError> {
+pub fn gather(dirs: &[PathBuf], renames: &[Renamed]) -> Result<Layered, LayeredError> {
     let mut run = Layered {
         policies: Vec::new(),
         manifests: BTreeMap::new(),
@@ -219,7 +224,8 @@ pub fn gather(dirs: &[PathBuf]) -> Result<Layered, LayeredError> {
             repos.insert(scan.root.clone(), discover(&inputs));
         }
         let repo = &repos[&scan.root];
-        run.gather_layer(repo, &scan, &mut taken)?;
+        let renamed = renames.iter().find(|r| r.path == *dir);
+        run.gather_layer(repo, (&scan, renamed), &mut taken)?;
         run.scans.push(scan);
     }
     Ok(run)
@@ -238,7 +244,7 @@ impl Layered {
     fn gather_layer(
         &mut self,
         repo: &Repository,
-        scan: &layer::Scan,
+        (scan, renamed): (&layer::Scan, Option<&Renamed>),
         taken: &mut BTreeSet<PathBuf>,
     ) -> Result<(), LayeredError> {
         let dir = scan.layer.as_path();
@@ -264,6 +270,9 @@ impl Layered {
                     let def = Definition { file: f, doc, kind };
                     let mut p = self.layer_policy(repo, dir, &order[at..], &def, taken)?;
                     p.scan = scan.clone();
+                    if let Some(r) = renamed {
+                        rename_by_controller(&mut p, repo, r);
+                    }
                     self.policies.push(p);
                 }
             }
@@ -335,7 +344,7 @@ impl Layered {
                 .position(|p| matches!(&p.body, PatchBody::File(g) if g == f)),
             LayerEdit::NewPatch { .. } => None,
         };
-        let (rendered_name, set_namespace) = rendered_identity(repo, dir, &identity.name);
+        let (rendered_name, set_namespace) = rendered_identity(repo, dir, &identity.name, None);
         let mut meta = base.meta.clone();
         if let Some(ns) = &set_namespace {
             meta.namespace = Some(ns.clone());
@@ -346,6 +355,7 @@ impl Layered {
             policy: Policy { spec, meta, ..base },
             namespace_written: identity.namespace.is_some() || set_namespace.is_some(),
             rendered_name,
+            renamed: false,
             dir: dir.to_path_buf(),
             layer: chosen,
             identity,
@@ -586,8 +596,16 @@ struct Definition<'a> {
 }
 
 /// The name `dir` renders for `name` (each layer's `namePrefix` and `nameSuffix`, the outermost
-/// outside), and the namespace the outermost `namespace:` sets.
-fn rendered_identity(repo: &Repository, dir: &Path, name: &str) -> (String, Option<String>) {
+/// outside), and the namespace the outermost `namespace:` sets. A controller `r` that applies
+/// the layer puts its name prefix and suffix in place of the layer's own (both controllers
+/// write theirs into the root's kustomization, see source::kustomize::mirror), and
+/// substitutes its variables.
+fn rendered_identity(
+    repo: &Repository,
+    dir: &Path,
+    name: &str,
+    r: Option<&Renamed>,
+) -> (String, Option<String>) {
     let closure = repo.closure(dir);
     let field = |d: &PathBuf, key: &str| {
         repo.kustomizations[d]
@@ -595,17 +613,45 @@ fn rendered_identity(repo: &Repository, dir: &Path, name: &str) -> (String, Opti
             .and_then(|(n, _)| n.as_str())
             .map(str::to_string)
     };
-    let prefix: String = closure
-        .iter()
-        .filter_map(|d| field(d, "namePrefix"))
+    // The layer's own is the closure's first (the outermost).
+    let own = |key: &str, replaced: bool| -> Vec<String> {
+        let skip = usize::from(replaced);
+        closure
+            .iter()
+            .skip(skip)
+            .filter_map(|d| field(d, key))
+            .collect()
+    };
+    let (by_prefix, by_suffix) = r.map_or((None, None), |r| (r.prefix.clone(), r.suffix.clone()));
+    let replaced = (by_prefix.is_some(), by_suffix.is_some());
+    let prefix: String = by_prefix
+        .into_iter()
+        .chain(own("namePrefix", replaced.0))
         .collect();
-    let suffix: String = closure
-        .iter()
+    let suffix: String = own("nameSuffix", replaced.1)
+        .into_iter()
         .rev()
-        .filter_map(|d| field(d, "nameSuffix"))
+        .chain(by_suffix)
         .collect();
     let namespace = closure.iter().find_map(|d| field(d, "namespace"));
-    (format!("{prefix}{name}{suffix}"), namespace)
+    let rendered = format!("{prefix}{name}{suffix}");
+    let rendered = r.map_or_else(|| rendered.clone(), |r| r.substituted(&rendered));
+    (rendered, namespace)
+}
+
+/// `p` as the controller `r` that applies its layer renders it (see [`rendered_identity`]), in
+/// the namespace it lands in.
+fn rename_by_controller(p: &mut LayerPolicy, repo: &Repository, r: &Renamed) {
+    let (name, namespace) = rendered_identity(repo, &p.dir, &p.identity.name, Some(r));
+    p.rendered_name = name;
+    let landing = r.namespace(
+        namespace
+            .or_else(|| p.identity.namespace.clone())
+            .as_deref(),
+    );
+    p.namespace_written = landing.is_some();
+    p.policy.meta.namespace = landing;
+    p.renamed = true;
 }
 
 /// The edit must be the layer's last word on `spec.suspension`: a patch of the same layer that

@@ -202,6 +202,36 @@ impl Selection {
         if !in_namespace {
             return None;
         }
+        self.pick_by_rendered_name_only(policy, rendered_name)
+    }
+
+    /// [`Selection::pick_rendered`] for a policy of a kustomize layer a controller renames:
+    /// in the namespace it lands in (`None`: nothing says, any).
+    pub fn pick_rendered_layered(
+        &self,
+        policy: &Policy,
+        landing_namespace: Option<&str>,
+        rendered_name: &str,
+    ) -> Option<Option<usize>> {
+        let in_namespace = match (&self.namespace, policy.kind, landing_namespace) {
+            (Some(ns), PolicyKind::PropagationPolicy, Some(landing)) => {
+                self.all_namespaces || ns == landing
+            }
+            _ => true,
+        };
+        if !in_namespace {
+            return None;
+        }
+        self.pick_by_rendered_name_only(policy, rendered_name)
+    }
+
+    /// The named policy `rendered_name` is; never by the name written, which names no policy
+    /// of that control plane.
+    fn pick_by_rendered_name_only(
+        &self,
+        policy: &Policy,
+        rendered_name: &str,
+    ) -> Option<Option<usize>> {
         let by_rendered = self
             .named
             .iter()
@@ -691,6 +721,58 @@ pub fn freeze_stamp(at: String, by: Option<String>, reason: Option<&str>) -> Sta
         reason: reason
             .map(|r| r.split_whitespace().collect::<Vec<_>>().join(" "))
             .filter(|r| !r.is_empty()),
+    }
+}
+
+/// How an environment's controller renders the objects of a plain file, directory or
+/// kustomization root it applies (a Flux Kustomization's `postBuild` variables, `namePrefix`,
+/// `nameSuffix` and `targetNamespace`; an Argo CD source's kustomize name prefix and suffix
+/// and destination namespace): a policy is named as it is rendered.
+#[derive(Clone, Debug, Default)]
+pub struct Renamed {
+    /// The file, or the directory whose files, it renders.
+    pub path: std::path::PathBuf,
+    pub vars: Option<std::collections::BTreeMap<String, String>>,
+    pub prefix: Option<String>,
+    pub suffix: Option<String>,
+    /// The namespace every namespaced object lands in (Flux `targetNamespace`).
+    pub namespace: Option<String>,
+    /// The namespace an object that writes none lands in (an Argo CD destination's).
+    pub default_namespace: Option<String>,
+}
+
+impl Renamed {
+    /// The rename of `file`, if one covers it.
+    pub fn of<'r>(renames: &'r [Renamed], file: &std::path::Path) -> Option<&'r Renamed> {
+        let file = crate::source::kustomize::normalize(file);
+        renames.iter().find(|r| file.starts_with(&r.path))
+    }
+
+    /// `text` with the variables substituted.
+    pub fn substituted(&self, text: &str) -> String {
+        match &self.vars {
+            Some(vars) => crate::source::kustomize::flux::substitute(text, vars),
+            None => text.to_string(),
+        }
+    }
+
+    /// The namespace a policy that writes `written` lands in: the target namespace, else its
+    /// own with the variables substituted, else the default one (`None`: nothing says).
+    pub fn namespace(&self, written: Option<&str>) -> Option<String> {
+        self.namespace
+            .clone()
+            .or_else(|| written.map(|ns| self.substituted(ns)))
+            .or_else(|| self.default_namespace.clone())
+    }
+
+    /// The name `name` is rendered to.
+    pub fn name(&self, name: &str) -> String {
+        let name = self.substituted(name);
+        format!(
+            "{}{name}{}",
+            self.prefix.as_deref().unwrap_or(""),
+            self.suffix.as_deref().unwrap_or("")
+        )
     }
 }
 

@@ -16,7 +16,7 @@ use super::edit;
 use super::file::{self, FileError, Manifest};
 use super::layered::{self, Layered, LayeredError};
 use super::live::{self as writer, DryRun, PolicyRef, Step, WaitFor, WriteError, Written};
-use super::plan::{self, Change, FreezeInput, Outcome, PolicyPlan, Reason, Selection};
+use super::plan::{self, Change, FreezeInput, Outcome, PolicyPlan, Reason, Renamed, Selection};
 use crate::engine::freeze::{Stamp, RECORD_ANNOTATION};
 use crate::engine::suspension::{self as engine, Action, Request};
 use crate::kube::{self, Conn, KubeError};
@@ -282,57 +282,6 @@ pub fn split_layers(
     Ok((layers, plain))
 }
 
-/// How an environment's controller renders the objects of a plain file or directory it
-/// applies (a Flux Kustomization's `postBuild` variables, `namePrefix`, `nameSuffix` and
-/// `targetNamespace`): a policy is named as it is rendered.
-#[derive(Clone, Debug, Default)]
-pub struct Renamed {
-    /// The file, or the directory whose files, it renders.
-    pub path: PathBuf,
-    pub vars: Option<std::collections::BTreeMap<String, String>>,
-    pub prefix: Option<String>,
-    pub suffix: Option<String>,
-    /// The namespace every namespaced object lands in (Flux `targetNamespace`).
-    pub namespace: Option<String>,
-    /// The namespace an object that writes none lands in (an Argo CD destination's).
-    pub default_namespace: Option<String>,
-}
-
-impl Renamed {
-    /// The rename of `file`, if one covers it.
-    fn of<'r>(renames: &'r [Renamed], file: &std::path::Path) -> Option<&'r Renamed> {
-        let file = crate::source::kustomize::normalize(file);
-        renames.iter().find(|r| file.starts_with(&r.path))
-    }
-
-    /// `text` with the variables substituted.
-    fn substituted(&self, text: &str) -> String {
-        match &self.vars {
-            Some(vars) => crate::source::kustomize::flux::substitute(text, vars),
-            None => text.to_string(),
-        }
-    }
-
-    /// The namespace a policy that writes `written` lands in: the target namespace, else its
-    /// own with the variables substituted, else the default one (`None`: nothing says).
-    fn namespace(&self, written: Option<&str>) -> Option<String> {
-        self.namespace
-            .clone()
-            .or_else(|| written.map(|ns| self.substituted(ns)))
-            .or_else(|| self.default_namespace.clone())
-    }
-
-    /// The name `name` is rendered to.
-    fn name(&self, name: &str) -> String {
-        let name = self.substituted(name);
-        format!(
-            "{}{name}{}",
-            self.prefix.as_deref().unwrap_or(""),
-            self.suffix.as_deref().unwrap_or("")
-        )
-    }
-}
-
 /// The kustomize layers, the plain inputs and how the environment renders them.
 type Inputs = (Vec<PathBuf>, Vec<String>, Vec<Renamed>);
 
@@ -407,8 +356,17 @@ fn environment_inputs(
                 default_namespace: unit.namespace.clone(),
             };
         match &unit.kind {
+            // A kustomization root, named as the controller renders it.
             UnitKind::Root(spec) if layer_dir(&spec.dir).as_ref() == Some(&spec.dir) => {
                 layers.push(spec.dir.clone());
+                renames.push(Renamed {
+                    namespace: spec.namespace.clone(),
+                    ..renamed(
+                        &spec.dir,
+                        spec.name_prefix.as_ref(),
+                        spec.name_suffix.as_ref(),
+                    )
+                });
             }
             // A directory Flux applies without a kustomization.yaml: its files, named as the
             // Kustomization renders them.
@@ -516,7 +474,7 @@ pub fn named_files(
         manifests.push(m);
     }
     if !layers.is_empty() {
-        let mut l = layered::gather(&layers)?;
+        let mut l = layered::gather(&layers, &renames)?;
         plan_layers(s, &mut l, &mut found, &mut results);
         manifests.extend(l.finish()?);
     }
@@ -635,16 +593,27 @@ fn plan_layers(s: &Settings, l: &mut Layered, found: &mut [bool], results: &mut 
     let mut noted = std::collections::BTreeSet::new();
     for i in 0..l.policies.len() {
         let lp = &l.policies[i];
-        let picked = s
-            .selection
-            .pick_layered(&lp.policy, lp.namespace_written, &lp.rendered_name);
+        let picked = if lp.renamed {
+            let landing = lp.policy.meta.namespace.as_deref();
+            s.selection
+                .pick_rendered_layered(&lp.policy, landing, &lp.rendered_name)
+        } else {
+            s.selection
+                .pick_layered(&lp.policy, lp.namespace_written, &lp.rendered_name)
+        };
         let Some(pick) = picked else {
             continue;
         };
         if let Some(n) = pick {
             found[n] = true;
         }
-        let rid = plan::resource_id(lp.policy.kind, &lp.policy.meta.name);
+        // Named as the environment renders it, when a controller renames it.
+        let name = if lp.renamed {
+            &lp.rendered_name
+        } else {
+            &lp.policy.meta.name
+        };
+        let rid = plan::resource_id(lp.policy.kind, name);
         let id = format!("{rid} ({})", lp.file());
         let p = plan_file_policy(
             s,
@@ -818,7 +787,7 @@ pub fn freeze_files(s: &Settings, files: &[String]) -> Result<Freeze, RunError> 
     let layered = if layers.is_empty() {
         None
     } else {
-        let l = layered::gather(&layers)?;
+        let l = layered::gather(&layers, &[])?;
         for (i, lp) in l.policies.iter().enumerate() {
             let policy = &lp.policy;
             if s.selection
