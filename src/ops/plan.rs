@@ -193,12 +193,9 @@ impl Selection {
         landing_namespace: Option<&str>,
         rendered_name: &str,
     ) -> Option<Option<usize>> {
-        let in_namespace = match (&self.namespace, policy.kind, landing_namespace) {
-            (Some(ns), PolicyKind::PropagationPolicy, Some(landing)) => {
-                self.all_namespaces || ns == landing
-            }
-            _ => self.in_namespace(inv, policy),
-        };
+        let in_namespace = self
+            .lands_selected(policy, landing_namespace)
+            .unwrap_or_else(|| self.in_namespace(inv, policy));
         if !in_namespace {
             return None;
         }
@@ -213,16 +210,25 @@ impl Selection {
         landing_namespace: Option<&str>,
         rendered_name: &str,
     ) -> Option<Option<usize>> {
-        let in_namespace = match (&self.namespace, policy.kind, landing_namespace) {
-            (Some(ns), PolicyKind::PropagationPolicy, Some(landing)) => {
-                self.all_namespaces || ns == landing
-            }
-            _ => true,
-        };
-        if !in_namespace {
+        if !self
+            .lands_selected(policy, landing_namespace)
+            .unwrap_or(true)
+        {
             return None;
         }
         self.pick_by_rendered_name_only(policy, rendered_name)
+    }
+
+    /// Whether a PropagationPolicy landing in `landing_namespace` is in the selection's
+    /// namespace; `None` when `-n` is not given, the policy is cluster-scoped, or nothing says
+    /// where it lands.
+    fn lands_selected(&self, policy: &Policy, landing_namespace: Option<&str>) -> Option<bool> {
+        match (&self.namespace, policy.kind, landing_namespace) {
+            (Some(ns), PolicyKind::PropagationPolicy, Some(landing)) => {
+                Some(self.all_namespaces || ns == landing)
+            }
+            _ => None,
+        }
     }
 
     /// The named policy `rendered_name` is; never by the name written, which names no policy
@@ -742,10 +748,14 @@ pub struct Renamed {
 }
 
 impl Renamed {
-    /// The rename of `file`, if one covers it.
+    /// The rename of `file`, if one covers it (the nearest).
     pub fn of<'r>(renames: &'r [Renamed], file: &std::path::Path) -> Option<&'r Renamed> {
         let file = crate::source::kustomize::normalize(file);
-        renames.iter().find(|r| file.starts_with(&r.path))
+        // The nearest: a file a unit applies itself inside a directory another unit builds.
+        renames
+            .iter()
+            .filter(|r| file.starts_with(&r.path))
+            .max_by_key(|r| r.path.components().count())
     }
 
     /// `text` with the variables substituted.

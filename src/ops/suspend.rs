@@ -356,23 +356,16 @@ fn environment_inputs(
                 default_namespace: unit.namespace.clone(),
             };
         match &unit.kind {
-            // A kustomization root, named as the controller renders it.
-            UnitKind::Root(spec) if layer_dir(&spec.dir).as_ref() == Some(&spec.dir) => {
-                layers.push(spec.dir.clone());
-                renames.push(Renamed {
-                    namespace: spec.namespace.clone(),
-                    ..renamed(
-                        &spec.dir,
-                        spec.name_prefix.as_ref(),
-                        spec.name_suffix.as_ref(),
-                    )
-                });
-            }
-            // A directory Flux applies without a kustomization.yaml: its files, named as the
-            // Kustomization renders them.
             UnitKind::Root(spec) => {
-                plain.push(spec.dir.display().to_string());
-                // Built through kustomize: its namespace overrides every object's.
+                // A kustomization root is edited as a layer; a directory Flux applies without
+                // a kustomization.yaml, in its files.
+                if layer_dir(&spec.dir).as_ref() == Some(&spec.dir) {
+                    layers.push(spec.dir.clone());
+                } else {
+                    plain.push(spec.dir.display().to_string());
+                }
+                // Either is built through kustomize, named as the controller renders it: its
+                // namespace overrides every object's.
                 renames.push(Renamed {
                     namespace: spec.namespace.clone(),
                     ..renamed(
