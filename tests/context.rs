@@ -1915,6 +1915,35 @@ fn ignored_paths_are_no_environment_of_any_subcommand() {
     };
     let ok = suspend("karmada", "shop");
     assert_eq!(ok.status.code(), Some(0), "{}", text(&ok.stderr));
+    // A file named on purpose is not read past: lint says why there is nothing to lint, and a
+    // change to check (`--apply`) is read wherever it lies.
+    let named = run_in(d, &["lint", "legacy/clusters/old/apps.yaml"]);
+    assert_eq!(named.status.code(), Some(2), "{}", text(&named.stdout));
+    assert!(
+        text(&named.stderr).contains("left out by the configuration's ignorePaths"),
+        "{}",
+        text(&named.stderr)
+    );
+    std::fs::write(d.join("legacy/takeover.yaml"), TAKEOVER).unwrap();
+    let apply = run_in(
+        d,
+        &[
+            "preempt-check",
+            "-f",
+            ".",
+            "--apply",
+            "legacy/takeover.yaml",
+            "-n",
+            "shop",
+        ],
+    );
+    let said = text(&apply.stdout);
+    assert!(
+        said.contains("pp/shop/web-takeover (feature-gate-disabled)"),
+        "{said}{}",
+        text(&apply.stderr)
+    );
+    std::fs::remove_file(d.join("legacy/takeover.yaml")).unwrap();
     let ignored = suspend("old", "old");
     assert_eq!(ignored.status.code(), Some(2), "{}", text(&ignored.stdout));
     assert!(

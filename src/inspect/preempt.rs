@@ -7,7 +7,7 @@ use crate::context::Context;
 use crate::engine::admission::documents::admit_documents;
 use crate::engine::simulate::{touched_kinds, ChangeList};
 use crate::engine::state::{State, UnknownClaimers};
-use crate::model::inputs::{warn_problems, Inputs};
+use crate::model::inputs::{warn_problems, Inputs, Named};
 use crate::model::{kinds, Inventory};
 use crate::source::live::{self, karmada};
 use crate::source::session::{all_ok, Session, SessionError};
@@ -50,7 +50,8 @@ pub fn read_changes(
             }
         };
         // Read as the inputs are: the configuration's `namespaces:` places its documents.
-        let inputs = Inputs::read(std::slice::from_ref(file), namespace, &context.config)?;
+        let named = Named(&context.config);
+        let inputs = Inputs::read(std::slice::from_ref(file), namespace, &named)?;
         if warn {
             warn_problems(&inputs.loaded);
         }

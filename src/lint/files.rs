@@ -29,6 +29,9 @@ pub enum FilesError {
     NoInput,
     #[error("no .yaml, .yml or .json file in {0}: nothing to lint (--allow-empty accepts that)")]
     NothingToLint(String),
+    /// What PATHs name is there, but the configuration's `ignorePaths` leaves it all out.
+    #[error("{0}: left out by the configuration's ignorePaths: nothing to lint (--allow-empty accepts that)")]
+    AllIgnored(String),
     #[error("stdin holds no Kubernetes object: did the command before the pipe fail? (--allow-empty accepts that)")]
     EmptyStdin,
     #[error(transparent)]
@@ -61,7 +64,15 @@ pub fn lint_files(
     }
     let files = input_files(req.paths, settings)?;
     if files.is_empty() && !req.allow_empty {
-        return Err(FilesError::NothingToLint(req.paths.join(", ")));
+        let ignored = !files::expand(req.paths, &|_| false)
+            .unwrap_or_default()
+            .is_empty();
+        let paths = req.paths.join(", ");
+        return Err(if ignored {
+            FilesError::AllIgnored(paths)
+        } else {
+            FilesError::NothingToLint(paths)
+        });
     }
     let stdin = req.paths.iter().any(|p| p == "-");
     // The files are a repository to render when a file's name says so, or when a file

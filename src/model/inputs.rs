@@ -37,6 +37,20 @@ impl FileRules for NoRules {
     }
 }
 
+/// A file named on purpose (`preempt-check --apply FILE`, the change to check): read even where
+/// `ignorePaths` would leave it out of a directory, its documents placed as the configuration
+/// says.
+pub struct Named<'a>(pub &'a dyn FileRules);
+
+impl FileRules for Named<'_> {
+    fn ignores(&self, _: &Path) -> bool {
+        false
+    }
+    fn namespace_for(&self, path: &Path) -> Option<&str> {
+        self.0.namespace_for(path)
+    }
+}
+
 /// Everything read from the inputs: the parsed sources with their problems, and the inventory.
 pub struct Inputs {
     pub loaded: Vec<Loaded>,
