@@ -25,18 +25,6 @@ pub trait FileRules: Sync {
     fn namespace_for(&self, path: &Path) -> Option<&str>;
 }
 
-/// No configuration: every file read, every document without a namespace in the run's.
-pub struct NoRules;
-
-impl FileRules for NoRules {
-    fn ignores(&self, _: &Path) -> bool {
-        false
-    }
-    fn namespace_for(&self, _: &Path) -> Option<&str> {
-        None
-    }
-}
-
 /// A file named on purpose (`preempt-check --apply FILE`, the change to check): read even where
 /// `ignorePaths` would leave it out of a directory, its documents placed as the configuration
 /// says.
@@ -204,5 +192,49 @@ pub fn left_out_note(skipped: usize) -> String {
         "1 document skipped above is left out of the answer: it may change once the document is fixed (lint reports it as an error)".into()
     } else {
         format!("{skipped} documents skipped above are left out of the answer: it may change once they are fixed (lint reports them as errors)")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `ignorePaths: [skip/**]`, `namespaces: {"team-a/**": team-a}`, relative to `.0`.
+    struct Rules(std::path::PathBuf);
+
+    impl FileRules for Rules {
+        fn ignores(&self, path: &Path) -> bool {
+            path.starts_with(self.0.join("skip"))
+        }
+        fn namespace_for(&self, path: &Path) -> Option<&str> {
+            path.starts_with(self.0.join("team-a")).then_some("team-a")
+        }
+    }
+
+    const PP: &str = "apiVersion: policy.karmada.io/v1alpha1\nkind: PropagationPolicy\nmetadata: {name: web}\nspec:\n  resourceSelectors: [{apiVersion: apps/v1, kind: Deployment}]\n";
+
+    fn namespaces(inputs: &Inputs) -> Vec<String> {
+        let ns = |p: &crate::model::Policy| p.meta.namespace.clone().unwrap_or_default();
+        inputs.inventory.policies().map(ns).collect()
+    }
+
+    #[test]
+    fn files_are_read_and_placed_as_the_rules_say() {
+        let dir = tempfile::tempdir().unwrap();
+        let paths: Vec<String> = ["team-a", "other", "skip"]
+            .iter()
+            .map(|d| {
+                let at = dir.path().join(d);
+                std::fs::create_dir_all(&at).unwrap();
+                std::fs::write(at.join("pp.yaml"), PP).unwrap();
+                at.display().to_string()
+            })
+            .collect();
+        let rules = Rules(dir.path().to_path_buf());
+        let read = Inputs::read(&paths, "shop", &rules).unwrap();
+        assert_eq!(namespaces(&read), ["team-a", "shop"]);
+        // Named on purpose: read though ignored.
+        let named = Inputs::read(&paths[2..], "shop", &Named(&rules)).unwrap();
+        assert_eq!(namespaces(&named), ["shop"]);
     }
 }
