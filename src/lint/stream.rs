@@ -676,6 +676,8 @@ pub fn check_file(
     // ([`Streamed::installations`]).
     let clusters = std::cell::RefCell::new(Vec::new());
     let installations = std::cell::RefCell::new(Vec::new());
+    // Read from the text when the first document of a kind that may install Karmada comes.
+    let words = std::cell::OnceCell::new();
     let mut inventory = Inventory::from_documents_then(documents, default_namespace, &|doc, o| {
         if let Some(Object::Template(t)) = o {
             if Cluster::is_cluster(t) {
@@ -685,7 +687,11 @@ pub fn check_file(
                     ..Cluster::from_json(&t.meta, &json)
                 });
             }
-            if may_install(t) {
+            let may_install = || {
+                let words = words.get_or_init(|| installation::Words::of(loaded.source.text()));
+                words.may_be(&t.api_version, &t.kind)
+            };
+            if installation::install_kind(&t.api_version, &t.kind).is_some() && may_install() {
                 let found = installation::in_documents(std::iter::once(&*doc));
                 installations.borrow_mut().extend(found);
             }
@@ -729,12 +735,6 @@ pub fn check_file(
     };
     release_text(&mut part);
     part
-}
-
-/// Whether a template may be an installation of Karmada, from its kind alone
-/// ([`installation::detect`] then reads the tree).
-fn may_install(t: &crate::model::Template) -> bool {
-    installation::install_kind(&t.api_version, &t.kind).is_some()
 }
 
 fn is_taint_policy(t: &crate::model::Template) -> bool {

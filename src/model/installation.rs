@@ -184,17 +184,43 @@ pub fn install_kind(api_version: &str, kind: &str) -> Option<InstallKind> {
 /// Karmada manifests name Karmada, few of them an installing kind).
 pub fn in_text(name: String, text: String) -> Vec<Installation> {
     use crate::source::prefilter::{filter, DocHead};
-    if !may_install(&text) {
+    let words = Words::of(&text);
+    if !words.install {
         return Vec::new();
     }
-    let controller = names_a_controller(&text);
-    let keep = |h: &DocHead<'_>| match install_kind(h.api_version, h.kind) {
-        Some(InstallKind::Deployment) => controller,
-        kind => kind.is_some(),
-    };
-    let (text, _) = filter(text, &keep);
+    let (text, _) = filter(text, &|h: &DocHead<'_>| words.may_be(h.api_version, h.kind));
     let loaded = crate::source::load(crate::source::Source::new(name, text));
     in_documents(&loaded.documents)
+}
+
+/// What the words of a file's text allow of the installations among its documents, read once
+/// per file: whether it may hold one at all ([`may_install`]), and whether one of its
+/// Deployments may run Karmada ([`names_a_controller`]). Every reader of installations asks it
+/// ([`in_text`], and lint of the documents it already parsed), so that one file holds the same
+/// installations whichever subcommand reads it.
+#[derive(Clone, Copy, Debug)]
+pub struct Words {
+    install: bool,
+    controller: bool,
+}
+
+impl Words {
+    pub fn of(text: &str) -> Words {
+        let install = may_install(text);
+        Words {
+            install,
+            controller: install && names_a_controller(text),
+        }
+    }
+
+    /// Whether a document of `api_version` and `kind` of such a text may be an installation
+    /// ([`detect`] then reads its tree).
+    pub fn may_be(self, api_version: &str, kind: &str) -> bool {
+        match install_kind(api_version, kind) {
+            Some(InstallKind::Deployment) => self.controller,
+            kind => self.install && kind.is_some(),
+        }
+    }
 }
 
 /// Whether a text may hold an installation of Karmada, from its words alone: it names Karmada,
@@ -206,21 +232,27 @@ pub fn may_install(text: &str) -> bool {
         "HelmChart",
         "operator.karmada.io",
     ];
-    text.contains("karmada")
-        && (names_a_controller(text) || INSTALLING.iter().any(|k| text.contains(k)))
+    names(text, "karmada")
+        && (names_a_controller(text) || INSTALLING.iter().any(|k| names(text, k)))
+}
+
+/// Whether `text` holds `word`; a repository's every file is searched for a few words, and
+/// `memmem` searches them a few times faster than `str::contains`.
+fn names(text: &str, word: &str) -> bool {
+    memchr::memmem::find(text.as_bytes(), word.as_bytes()).is_some()
 }
 
 /// Whether a text names karmada-controller-manager, or a karmada-scheduler with another name.
 fn names_a_controller(text: &str) -> bool {
-    text.contains("karmada-controller-manager") || may_name_scheduler(text)
+    names(text, "karmada-controller-manager") || may_name_scheduler(text)
 }
 
 /// Whether a text may hold a karmada-scheduler run with another name than the default: it
 /// names karmada-scheduler and the flag (`_` or `-`, as `cli.Run`'s `WordSepNormalizeFunc`
 /// reads it).
 pub fn may_name_scheduler(text: &str) -> bool {
-    text.contains("karmada-scheduler")
-        && (text.contains("scheduler-name") || text.contains("scheduler_name"))
+    names(text, "karmada-scheduler")
+        && (names(text, "scheduler-name") || names(text, "scheduler_name"))
 }
 
 /// The installations of Karmada among `documents` (whole trees), each located in its file.
@@ -1144,6 +1176,26 @@ mod tests {
         assert_eq!(in_text("c.yaml".into(), chart.into()).len(), 1);
         let policy = "apiVersion: policy.karmada.io/v1alpha1\nkind: PropagationPolicy\nmetadata: {name: p}\n";
         assert!(in_text("p.yaml".into(), policy.into()).is_empty());
+    }
+
+    /// A Deployment is an installation only in a text naming a Karmada controller, whoever
+    /// reads it: a workload beside the policies is not looked into.
+    #[test]
+    fn the_words_of_a_text_say_which_documents_may_install() {
+        let workload = "apiVersion: policy.karmada.io/v1alpha1\nkind: PropagationPolicy\nmetadata: {name: p}\n---\napiVersion: apps/v1\nkind: Deployment\nmetadata: {name: web}\n";
+        let words = Words::of(workload);
+        assert!(!words.may_be("apps/v1", "Deployment"));
+        assert!(!words.may_be("helm.toolkit.fluxcd.io/v2", "HelmRelease"));
+        let controller = "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: karmada-controller-manager}\nspec:\n  template:\n    spec:\n      containers:\n      - name: karmada-controller-manager\n        image: docker.io/karmada/karmada-controller-manager:v1.14.0\n";
+        assert!(Words::of(controller).may_be("apps/v1", "Deployment"));
+        assert!(!Words::of(controller).may_be("v1", "ConfigMap"));
+        assert!(detect_in(controller).is_some());
+        let renamed = "kind: Deployment\napiVersion: apps/v1\nspec:\n  template:\n    spec:\n      containers:\n      - image: karmada/karmada-scheduler:v1.14.0\n        command: [karmada-scheduler, --scheduler_name=edge]\n";
+        assert!(Words::of(renamed).may_be("apps/v1", "Deployment"));
+        let chart =
+            "apiVersion: argoproj.io/v1alpha1\nkind: Application\nmetadata: {name: karmada}\n";
+        assert!(Words::of(chart).may_be("argoproj.io/v1alpha1", "Application"));
+        assert!(!Words::of("kind: Application\n").may_be("argoproj.io/v1alpha1", "Application"));
     }
 
     fn detect_in(text: &str) -> Option<Installation> {
