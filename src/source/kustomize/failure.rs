@@ -204,9 +204,9 @@ pub fn locate(repo: &Repository, dir: &Path, err: &RenderError) -> RenderFailure
                 also: Vec::new(),
             }
         }
-        RenderError::Decode { file, .. } => RenderFailure {
-            file: file.clone(),
-            span: Span::point(1, 1),
+        RenderError::Decode(verdict) => RenderFailure {
+            file: verdict.file.clone(),
+            span: Span::point(verdict.line, 1),
             message: err.to_string(),
             kind: FailureKind::Render,
             inputs: 0,

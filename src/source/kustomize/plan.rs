@@ -427,6 +427,7 @@ impl Planner<'_> {
                 .collect(),
             resources: Vec::new(),
             edit_error: None,
+            decode_error: None,
         };
         let mut units = Vec::new();
         if kustomization_file(&path).is_some() {
@@ -454,14 +455,20 @@ impl Planner<'_> {
                     files.push(f.clone());
                 }
             }
-            if transforms_plain_directory(k) || !files.iter().all(|f| scan::decodes(f)) {
+            // In the order Flux's walk meets them (sorted, depth first), so the file its
+            // message names is the first one it fails on.
+            files.sort();
+            let decode_error = scan::first_undecodable(&files);
+            if transforms_plain_directory(k) || decode_error.is_some() {
                 // Its patches, images or renames reach every file, or a file Flux cannot
                 // decode fails the whole build (fluxcd/pkg `scanManifests`): built as Flux
-                // builds it, one kustomization over them all.
+                // builds it, one kustomization over them all (the build fails with the
+                // verdict found here, without reading the files again).
                 let mut resources: Vec<PathBuf> = files.into_iter().chain(roots).collect();
                 resources.sort();
                 let spec = BuildSpec {
                     resources,
+                    decode_error,
                     ..spec_for(&path)
                 };
                 units.push(Unit::new(UnitKind::Root(spec)));

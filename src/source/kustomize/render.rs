@@ -70,6 +70,10 @@ pub struct BuildSpec {
     /// (Argo CD's `kustomize edit add label` of a key the kustomization has, without
     /// `--force`): the build fails with these words.
     pub edit_error: Option<String>,
+    /// For a plain directory Flux generates a kustomization for: the file its `scanManifests`
+    /// cannot decode, found while planning (fluxcd/pkg kustomize/kustomize_generator.go):
+    /// the build fails with it, nothing is built and no file is read again.
+    pub decode_error: Option<super::scan::Undecodable>,
 }
 
 impl BuildSpec {
@@ -94,8 +98,8 @@ pub enum RenderError {
     /// A file of a plain directory Flux generates a kustomization for is not Kubernetes YAML:
     /// the kustomize-controller fails before it builds (fluxcd/pkg
     /// kustomize/kustomize_generator.go `scanManifests`), with these words.
-    #[error("failed to decode Kubernetes YAML from {}: {message}", file.display())]
-    Decode { file: PathBuf, message: String },
+    #[error("{0}")]
+    Decode(super::scan::Undecodable),
     /// The GitOps controller's edit of the kustomization failed: nothing was built.
     #[error("{0}")]
     Edit(String),
@@ -142,10 +146,8 @@ impl Kustomize {
         if let Some(message) = &spec.edit_error {
             return Err(RenderError::Edit(message.clone()));
         }
-        if spec.flux {
-            if let Some((file, message)) = super::scan::first_undecodable(&spec.resources) {
-                return Err(RenderError::Decode { file, message });
-            }
+        if let Some(verdict) = &spec.decode_error {
+            return Err(RenderError::Decode(verdict.clone()));
         }
         let run_error = |message: String| RenderError::Run {
             command: self.command.join(" "),
@@ -466,6 +468,7 @@ fn yaml_quote(s: &str) -> String {
 
 #[cfg(test)]
 mod tests {
+    use super::super::scan::Undecodable;
     use super::*;
 
     fn shown<'a>(root: &'a Path) -> Shown<'a> {
@@ -532,6 +535,64 @@ mod tests {
         assert_eq!(m, "accumulating resources: accumulation err='accumulating resources from 'apps/values.yaml': missing Resource metadata'");
     }
 
+    /// The plan's verdict on a plain directory is the build's failure, as the plan found it:
+    /// the files are not read again (this one decodes, and is never looked at).
+    #[test]
+    fn a_flux_build_fails_with_the_plans_decode_verdict_without_reading_the_files() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("policy.yaml");
+        std::fs::write(&file, "kind: ConfigMap\nmetadata: {name: a}\n").unwrap();
+        let verdict = Undecodable {
+            file: PathBuf::from("apps/values.yaml"),
+            line: 1,
+            message: "missing Resource metadata".into(),
+        };
+        let spec = BuildSpec {
+            dir: dir.path().to_path_buf(),
+            flux: true,
+            resources: vec![file],
+            decode_error: Some(verdict.clone()),
+            ..BuildSpec::default()
+        };
+        let never_run = Kustomize {
+            command: vec!["/nonexistent/kustomize".into()],
+            plugins: false,
+            helm: false,
+            remote: false,
+        };
+        match never_run.build_spec(&spec, None) {
+            Err(RenderError::Decode(u)) => assert_eq!(u, verdict),
+            other => panic!("{other:?}"),
+        }
+        assert_eq!(
+            RenderError::Decode(verdict).to_string(),
+            "failed to decode Kubernetes YAML from apps/values.yaml: missing Resource metadata"
+        );
+    }
+
+    /// Without a verdict the build does not decode the files itself: a file Flux would refuse
+    /// is the plan's to find, and what is listed goes to kustomize.
+    #[test]
+    fn a_flux_build_without_a_verdict_does_not_scan_its_files() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("values.yaml");
+        std::fs::write(&file, "replicas: 2\n").unwrap();
+        let spec = BuildSpec {
+            dir: dir.path().to_path_buf(),
+            flux: true,
+            resources: vec![file],
+            ..BuildSpec::default()
+        };
+        let missing = Kustomize {
+            command: vec!["/nonexistent/kustomize".into()],
+            plugins: false,
+            helm: false,
+            remote: false,
+        };
+        let err = missing.build_spec(&spec, None).unwrap_err();
+        assert!(matches!(err, RenderError::Run { .. }), "{err:?}");
+    }
+
     #[test]
     fn a_flux_build_wraps_its_transformations() {
         let spec = BuildSpec {
@@ -544,6 +605,7 @@ mod tests {
             components: vec![PathBuf::from("components/ha")],
             resources: Vec::new(),
             edit_error: None,
+            decode_error: None,
         };
         let text = wrapper_text(
             &spec,

@@ -16,22 +16,33 @@
 //! - an object without `kind`, or without `metadata.name` unless its kind ends in `List`;
 //! - a `…List` whose `items` is not a list, or holds an item that fails the same checks.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use crate::source::{Node, Value};
 
-/// The first of `files` Flux cannot decode, and why (a file that cannot be read is left to the
-/// build to report).
-pub fn first_undecodable(files: &[PathBuf]) -> Option<(PathBuf, String)> {
-    files.iter().filter(|f| f.is_file()).find_map(|f| {
-        let why = decode_error(&std::fs::read_to_string(f).ok()?)?;
-        Some((f.clone(), why))
-    })
+/// Flux's verdict on a plain directory it generates a kustomization for: the file its
+/// `scanManifests` cannot decode, which fails the whole build before anything is built.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash, thiserror::Error)]
+#[error("failed to decode Kubernetes YAML from {}: {message}", file.display())]
+pub struct Undecodable {
+    pub file: PathBuf,
+    /// The line of `file` the failure is at (1 when the reason names no place).
+    pub line: u32,
+    /// Why, in kustomize's words (what follows the file in Flux's message).
+    pub message: String,
 }
 
-/// Whether Flux decodes `file`, one of the files of a plain directory.
-pub fn decodes(file: &Path) -> bool {
-    first_undecodable(&[file.to_path_buf()]).is_none()
+/// The first of `files` Flux cannot decode, and why (a file that cannot be read is left to the
+/// build to report). `files` are taken in the order given: the order Flux's walk meets them.
+pub fn first_undecodable(files: &[PathBuf]) -> Option<Undecodable> {
+    files.iter().filter(|f| f.is_file()).find_map(|f| {
+        let message = decode_error(&std::fs::read_to_string(f).ok()?)?;
+        Some(Undecodable {
+            file: f.clone(),
+            line: 1,
+            message,
+        })
+    })
 }
 
 /// Why kustomize's resource factory, as Flux's `scanManifests` runs it, refuses the objects
