@@ -351,17 +351,31 @@ fn split_documents(text: &str) -> Vec<Chunk<'_>> {
     chunks
 }
 
-fn syntax_problem(chunk: &Chunk<'_>, err: &ScanError) -> LoadProblem {
+/// Where in `text` the parser stopped with `err`: 1-based line and column. At the end of the
+/// input the parser's marker can sit on a line past the last one (found by fuzzing): then the
+/// end of the last line, so the place stays inside the text.
+fn scan_error_place(text: &str, err: &ScanError) -> (u32, u32) {
     let m = err.marker();
-    // At the end of the input the parser's marker can sit on a line past the last one (found by
-    // fuzzing): point at the end of the last line instead, so the finding stays inside the file.
-    let lines = chunk.text.lines().count().max(1) as u32;
-    let (line, col) = if m.line() as u32 > lines {
-        let last = chunk.text.lines().last().unwrap_or("");
+    let lines = text.lines().count().max(1) as u32;
+    if m.line() as u32 > lines {
+        let last = text.lines().last().unwrap_or("");
         (lines, last.chars().count() as u32 + 1)
     } else {
         (m.line() as u32, m.col() as u32 + 1)
-    };
+    }
+}
+
+/// The scanner's reason for `err`, readable.
+fn scan_error_reason(err: &ScanError) -> String {
+    // The scanner's flow-level counter is a byte: past 255 levels it gives up with this.
+    match err.info() {
+        "recursion limit exceeded" => "nesting deeper than 255 flow levels".to_string(),
+        info => unexpected_character(info).unwrap_or_else(|| info.to_string()),
+    }
+}
+
+fn syntax_problem(chunk: &Chunk<'_>, err: &ScanError) -> LoadProblem {
+    let (line, col) = scan_error_place(chunk.text, err);
     let span = Span::point(line + chunk.first_line, col);
     // Flux variables (`${var}`) are plain YAML scalars: a document holding only them that
     // still does not parse once they are replaced by plain text has a real syntax error, at
@@ -391,11 +405,7 @@ fn syntax_problem(chunk: &Chunk<'_>, err: &ScanError) -> LoadProblem {
             related: None,
         };
     }
-    // The scanner's flow-level counter is a byte: past 255 levels it gives up with this.
-    let what = match err.info() {
-        "recursion limit exceeded" => "nesting deeper than 255 flow levels".to_string(),
-        info => unexpected_character(info).unwrap_or_else(|| info.to_string()),
-    };
+    let what = scan_error_reason(err);
     LoadProblem {
         kind: ProblemKind::Syntax,
         span,
@@ -470,9 +480,40 @@ type ParseOutput = (Vec<Node>, Vec<LoadProblem>);
 /// Every document of `text` as a tree, whatever its shape (a JSON6902 patch is a list); none if
 /// the text does not parse.
 pub fn parse_roots(text: &str) -> Vec<Node> {
-    parse_stream(text, 0)
-        .map(|(roots, _)| roots)
-        .unwrap_or_default()
+    try_parse_roots(text).unwrap_or_default()
+}
+
+/// Why a text is not YAML: the 1-based line where the parser stopped (or the limit a document
+/// went past), and the reason.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("line {line}: {reason}")]
+pub struct SyntaxError {
+    pub line: u32,
+    pub reason: String,
+}
+
+/// Every document of `text` as a tree, as [`parse_roots`], or why the text is not YAML.
+pub fn try_parse_roots(text: &str) -> Result<Vec<Node>, SyntaxError> {
+    match parse_stream(text, 0) {
+        Ok((roots, _)) => Ok(roots),
+        Err(StreamError::Scan(e)) => Err(SyntaxError {
+            line: scan_error_place(text, &e).0,
+            reason: scan_error_reason(&e),
+        }),
+        Err(StreamError::Limit(problem)) => Err(SyntaxError {
+            line: problem.span.start.line,
+            reason: limit_reason(&problem.message),
+        }),
+    }
+}
+
+/// The reason of a limit's problem, without the words that say how the loader goes on.
+fn limit_reason(message: &str) -> String {
+    let reason = message.strip_prefix("invalid YAML: ").unwrap_or(message);
+    reason
+        .strip_suffix("; this document was skipped")
+        .unwrap_or(reason)
+        .to_string()
 }
 
 impl Document {
@@ -1408,6 +1449,25 @@ mod tests {
         assert_eq!(l.problems[0].span.start, Pos { line: 2, col: 17 });
         let l = load_str("a: 1\n---\nb: [1, 2\n");
         assert_eq!(l.problems[0].span.start.line, 3, "{:?}", l.problems);
+    }
+
+    /// What the loader says of a text that is not YAML, as a reason and a line (for callers
+    /// that report it in their own words, as Flux's `MalformedYAMLError`).
+    #[test]
+    fn a_syntax_error_is_its_line_and_reason() {
+        assert_eq!(try_parse_roots("a: 1\nb: 2\n").map(|r| r.len()), Ok(1));
+        let e = try_parse_roots("a: 1\nb: [c\n").unwrap_err();
+        assert_eq!(e.line, 2, "{e}");
+        assert!(
+            !e.reason.contains("invalid YAML") && !e.reason.is_empty(),
+            "{e}"
+        );
+        let e = try_parse_roots("a: 1\nb: \u{7}\n").unwrap_err();
+        assert_eq!(
+            (e.line, e.reason.as_str()),
+            (2, "control characters are not allowed (U+0007)")
+        );
+        assert!(parse_roots("a: [\n").is_empty());
     }
 
     #[test]
