@@ -428,7 +428,7 @@ fn a_plain_directory_gets_its_flux_substitution_beside_kustomize_roots() {
             ("local/api.yaml", &deployment("api")),
             (
                 "karmada/policies/cpp.yaml",
-                "apiVersion: policy.karmada.io/v1alpha1\nkind: ClusterPropagationPolicy\nmetadata:\n  name: all-web\nspec:\n  resourceSelectors:\n    - apiVersion: apps/v1\n      kind: Deployment\n      name: web\n  placement:\n    clusterAffinity:\n      clusterNames: [${cluster_name}]\n",
+                "apiVersion: policy.karmada.io/v1alpha1\nkind: ClusterPropagationPolicy\nmetadata:\n  name: all-web\nspec:\n  resourceSelectors:\n    - apiVersion: apps/v1\n      kind: Deployment\n      name: web\n  placement:\n    clusterAffinity:\n      clusterNames: [\"${cluster_name}\"]\n",
             ),
         ],
     );
@@ -499,6 +499,74 @@ fn a_plain_directory_with_a_file_flux_cannot_decode_does_not_render() {
             "{extra}"
         );
         std::fs::remove_file(root.join("apps/values.yaml")).unwrap();
+    }
+}
+
+/// A plain directory holding a .yaml file that is not YAML: an unrendered Helm template, a
+/// syntax error, a `---` line with more than a comment after it. Flux's kustomize-controller
+/// reads it with kyaml's reader before it builds (fluxcd/pkg kustomize/kustomize_generator.go
+/// `scanManifests`, `rf.SliceFromBytes`; kyaml kio/byteio_reader.go `ByteReader.decode`:
+/// `MalformedYAMLError`, `splitDocuments`: `invalid document separator`) and the whole build
+/// fails, whatever else the directory holds: the root does not render, at the file's line.
+#[test]
+fn a_plain_directory_with_a_file_that_is_not_yaml_does_not_render() {
+    let test = "a_plain_directory_with_a_file_that_is_not_yaml_does_not_render";
+    if !kustomize_available(test) {
+        return;
+    }
+    let template = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: web\ndata:\n  {{- range .Values.keys }}\n  {{ . }}: x\n  {{- end }}\n";
+    for (file, text, line, why) in [
+        (
+            "apps/configmap.yaml",
+            template,
+            6,
+            "MalformedYAMLError: yaml: line 6: ",
+        ),
+        (
+            "apps/broken.yaml",
+            "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: [web\n",
+            4,
+            "MalformedYAMLError: yaml: line 4: ",
+        ),
+        // Flux substitutes `postBuild` variables after it decodes and builds: in a flow
+        // sequence YAML ends the plain scalar `$` at `{` (yaml.v3 scannerc.go), no YAML.
+        (
+            "apps/variable.yaml",
+            "apiVersion: policy.karmada.io/v1alpha1\nkind: ClusterPropagationPolicy\nmetadata:\n  name: all\nspec:\n  resourceSelectors:\n    - {apiVersion: apps/v1, kind: Deployment}\n  placement:\n    clusterAffinity:\n      clusterNames: [${cluster_name}]\n",
+            10,
+            "MalformedYAMLError: yaml: line 10: ",
+        ),
+        (
+            "apps/two.yaml",
+            "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a}\n--- b\napiVersion: v1\nkind: ConfigMap\nmetadata: {name: b}\n",
+            4,
+            "invalid document separator: --- b",
+        ),
+    ] {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        write_owned(root, &bootstrap("mgmt"));
+        let karmada = flux_kustomization("karmada", "./apps", KUBECONFIG);
+        write(
+            root,
+            &[
+                ("clusters/mgmt/karmada.yaml", &karmada),
+                ("apps/policy.yaml", POLICY),
+                (file, text),
+            ],
+        );
+        let (o, v) = lint_json(root, &[]);
+        assert_eq!(o.status.code(), Some(1), "{file}: {}{}", stdout(&o), stderr(&o));
+        let f = findings(&v);
+        assert_eq!(f.len(), 1, "{file}: {f:?}");
+        let (rule, place, message) = &f[0];
+        assert_eq!(
+            (rule.as_str(), place.as_str()),
+            ("render-failed", format!("{file}:{line}").as_str()),
+            "{f:?}"
+        );
+        let expected = format!("failed to decode Kubernetes YAML from {file}: {why}");
+        assert!(message.starts_with(&expected), "{message}");
     }
 }
 

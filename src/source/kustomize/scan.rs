@@ -8,8 +8,11 @@
 //! (api/resource/factory.go `RNodesFromBytes`, `dropBadNodes`, `inlineAnyEmbeddedLists`;
 //! kyaml/yaml/rnode.go `GetMeta`, `GetValidatedMetadata`):
 //!
-//! - text that is not YAML, or holds an unrendered `{{ }}` template (both left to the checks
-//!   of the text itself, which say them at their line);
+//! - text that is not YAML (kyaml kio/byteio_reader.go `ByteReader.decode`: yaml.v3's error
+//!   behind `MalformedYAMLError`; an unrendered `{{ }}` template is what YAML makes of it,
+//!   mostly no YAML at all), or a line starting with `---` and holding more than a comment
+//!   (`splitDocuments`: `invalid document separator`). Each document is decoded on its own, all
+//!   of them before any is checked as an object;
 //! - a document that is neither empty (only comments, `null`, `{}`, `[]`) nor a mapping with
 //!   `apiVersion`, `kind` or non-empty `metadata` (`missing Resource metadata`): a values file,
 //!   a list or a scalar at the top;
@@ -36,34 +39,91 @@ pub struct Undecodable {
 /// build to report). `files` are taken in the order given: the order Flux's walk meets them.
 pub fn first_undecodable(files: &[PathBuf]) -> Option<Undecodable> {
     files.iter().filter(|f| f.is_file()).find_map(|f| {
-        let message = decode_error(&std::fs::read_to_string(f).ok()?)?;
+        let error = decode_error(&std::fs::read_to_string(f).ok()?)?;
         Some(Undecodable {
             file: f.clone(),
-            line: 1,
-            message,
+            line: error.line(),
+            message: error.to_string(),
         })
     })
 }
 
-/// Why kustomize's resource factory, as Flux's `scanManifests` runs it, refuses the objects
-/// of `text`; `None` when they decode (possibly into nothing), or when the text is not YAML
-/// or holds an unrendered `{{ }}` template: that the lint of the file says at its line
-/// (`yaml-syntax`), as it always did.
-pub fn decode_error(text: &str) -> Option<String> {
-    if unrendered_template(text) {
-        return None;
-    }
-    // kyaml's ByteReader reads Windows line endings as `\n` (kio/byteio_reader.go `Read`).
-    let text = text.replace("\r\n", "\n");
-    crate::source::yaml::parse_roots(&text)
-        .iter()
-        .find_map(object_error)
+/// Why kustomize's resource factory refuses a text, in its words.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum DecodeError {
+    /// A line starting with `---` holds more than a comment after it (kyaml `splitDocuments`).
+    #[error("invalid document separator: {separator}")]
+    Separator { line: u32, separator: String },
+    /// A document is not YAML (kyaml `ByteReader.decode`). The reason is this tool's YAML
+    /// parser's, and the line the file's: yaml.v3 counts from the document's first line.
+    #[error("MalformedYAMLError: yaml: line {line}: {reason}")]
+    Malformed { line: u32, reason: String },
+    /// A document is YAML but no resource kustomize accepts (`dropBadNodes`,
+    /// `inlineAnyEmbeddedLists`).
+    #[error("{0}")]
+    Object(String),
 }
 
-/// Whether a line that is not a comment holds `{{`.
-fn unrendered_template(text: &str) -> bool {
-    text.lines()
-        .any(|l| !l.trim_start().starts_with('#') && l.contains("{{"))
+impl DecodeError {
+    /// The line of the text the failure is at (1 for an object: the reason names no place).
+    pub fn line(&self) -> u32 {
+        match self {
+            DecodeError::Separator { line, .. } | DecodeError::Malformed { line, .. } => *line,
+            DecodeError::Object(_) => 1,
+        }
+    }
+}
+
+/// Why kustomize's resource factory, as Flux's `scanManifests` runs it, refuses `text`;
+/// `None` when it decodes (possibly into nothing). As kyaml's `ByteReader.Read` does: the
+/// text cut into documents, each decoded (one YAML document from each piece), then the
+/// objects checked.
+pub fn decode_error(text: &str) -> Option<DecodeError> {
+    // kyaml's ByteReader reads Windows line endings as `\n` (kio/byteio_reader.go `Read`).
+    let text = text.replace("\r\n", "\n");
+    let pieces = match split_documents(&text) {
+        Ok(pieces) => pieces,
+        Err(e) => return Some(e),
+    };
+    let mut roots = Vec::new();
+    for (first_line, piece) in pieces {
+        match crate::source::yaml::try_parse_roots(piece) {
+            Ok(found) => roots.extend(found.into_iter().next()),
+            Err(e) => {
+                return Some(DecodeError::Malformed {
+                    line: first_line + e.line - 1,
+                    reason: e.reason,
+                })
+            }
+        }
+    }
+    roots.iter().find_map(object_error).map(DecodeError::Object)
+}
+
+/// kyaml's `splitDocuments`: `text` cut at every `\n---…\n` (a line starting with `---`,
+/// ended by a newline), each piece with the 1-based line it starts at. A separator line with
+/// more after the `---` than a comment is refused.
+fn split_documents(text: &str) -> Result<Vec<(u32, &str)>, DecodeError> {
+    let line_at = |i: usize| text[..i].matches('\n').count() as u32 + 1;
+    let mut pieces = Vec::new();
+    let mut start = 0;
+    while let Some(at) = text[start..].find("\n---").map(|i| start + i) {
+        // Without a newline after it the regular expression kyaml cuts with matches no more.
+        let Some(end) = text[at + 1..].find('\n').map(|e| at + 1 + e + 1) else {
+            break;
+        };
+        let after = text[at + 4..end].trim();
+        if !after.is_empty() && !after.starts_with('#') {
+            return Err(DecodeError::Separator {
+                line: line_at(at + 1),
+                separator: text[at + 1..end].trim().to_string(),
+            });
+        }
+        pieces.push((line_at(start), &text[start..at]));
+        start = end;
+    }
+    pieces.push((line_at(start), &text[start..]));
+    Ok(pieces)
 }
 
 /// Why one decoded node is not a resource kustomize accepts (`dropBadNodes`, then the items
@@ -136,6 +196,11 @@ fn nil_or_empty(node: &Node) -> bool {
 mod tests {
     use super::decode_error;
 
+    /// What kustomize's factory says of `text`, and at which line.
+    fn refused(text: &str) -> Option<(u32, String)> {
+        decode_error(text).map(|e| (e.line(), e.to_string()))
+    }
+
     #[test]
     fn objects_and_empty_documents_decode() {
         for text in [
@@ -148,8 +213,10 @@ mod tests {
             "apiVersion: v1\nkind: List\n",
             "apiVersion: v1\nkind: List\nitems:\n- apiVersion: v1\n  kind: ConfigMap\n  metadata: {name: a}\n",
             "kind: ConfigMap\nmetadata: {name: a}\n---\n# trailing comment\n",
+            "kind: ConfigMap\nmetadata: {name: a}\n--- # a comment after the separator\nkind: ConfigMap\nmetadata: {name: b}\n",
+            "kind: ConfigMap\r\nmetadata: {name: a}\r\n---\r\nkind: Secret\r\nmetadata: {name: b}\r\n",
         ] {
-            assert_eq!(decode_error(text), None, "{text}");
+            assert_eq!(refused(text), None, "{text}");
         }
     }
 
@@ -178,10 +245,68 @@ mod tests {
                 "missing Resource metadata",
             ),
         ] {
-            assert_eq!(decode_error(text).as_deref(), Some(why), "{text}");
+            assert_eq!(refused(text), Some((1, why.to_string())), "{text}");
         }
-        // Not YAML: left to the checks of the text.
-        assert_eq!(decode_error("a: [\n"), None);
-        assert_eq!(decode_error("kind: A\nmetadata:\n  name: {{name}}\n"), None);
+    }
+
+    /// Text that is not YAML fails the build as kyaml's reader refuses it (kio/byteio_reader.go
+    /// `ByteReader.decode`: `MalformedYAMLError`), at the line of the file it is at, before any
+    /// object of the file is looked at.
+    #[test]
+    fn text_that_is_not_yaml_fails() {
+        let (line, why) = refused("kind: ConfigMap\nmetadata:\n  name: [a\n").unwrap();
+        assert!(
+            why.starts_with("MalformedYAMLError: yaml: line 3: "),
+            "{why}"
+        );
+        assert_eq!(line, 3);
+        // In a later document: the line of the file, and a syntax error wins over an object
+        // error of an earlier document (the reader reads them all first).
+        let text = "foo: bar\n---\nkind: ConfigMap\nmetadata:\n  name: a\n  labels: {a: [}\n";
+        let (line, why) = refused(text).unwrap();
+        assert!(
+            why.starts_with("MalformedYAMLError: yaml: line 6: "),
+            "{why}"
+        );
+        assert_eq!(line, 6);
+    }
+
+    /// An unrendered Helm template is what YAML makes of it (yaml.v3 reads `{{ x }}` as a
+    /// mapping used as a key): most templates do not parse at all, one in `metadata.name`
+    /// leaves the object nameless, and one in a value elsewhere decodes.
+    #[test]
+    fn an_unrendered_template_fails_as_yaml_reads_it() {
+        let helm = "{{- if .Values.enabled }}\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: a\n{{- end }}\n";
+        let (line, why) = refused(helm).unwrap();
+        assert!(why.starts_with("MalformedYAMLError: yaml: line "), "{why}");
+        assert!(line >= 1, "{line}");
+        assert_eq!(
+            refused("kind: A\nmetadata:\n  name: {{name}}\n"),
+            Some((1, "missing metadata.name in object".to_string()))
+        );
+        assert_eq!(
+            refused("kind: ConfigMap\nmetadata: {name: a}\ndata:\n  x: {{ .Values.x }}\n"),
+            None
+        );
+    }
+
+    /// kyaml splits the text at lines starting with `---` and refuses one with more than a
+    /// comment after it (kio/byteio_reader.go `splitDocuments`).
+    #[test]
+    fn a_separator_with_text_after_it_fails() {
+        for (text, line, separator) in [
+            (
+                "kind: A\nmetadata: {name: a}\n--- foo\nkind: B\n",
+                3,
+                "--- foo",
+            ),
+            ("kind: A\nmetadata: {name: a}\n----\n", 3, "----"),
+        ] {
+            assert_eq!(
+                refused(text),
+                Some((line, format!("invalid document separator: {separator}"))),
+                "{text}"
+            );
+        }
     }
 }
