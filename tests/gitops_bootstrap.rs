@@ -570,6 +570,81 @@ fn a_plain_directory_with_a_file_that_is_not_yaml_does_not_render() {
     }
 }
 
+/// The files of a plain directory Flux reads are those whose extension is `.yaml` or `.yml`
+/// exactly (fluxcd/pkg kustomize/kustomize_generator.go `scanManifests`: `filepath.Ext`,
+/// compared as is): a values file named `.YAML` is not Flux's, and fails nothing.
+#[test]
+fn a_plain_directory_file_with_an_upper_case_extension_is_not_flux_s() {
+    let test = "a_plain_directory_file_with_an_upper_case_extension_is_not_flux_s";
+    if !kustomize_available(test) {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    write_owned(root, &bootstrap("mgmt"));
+    let karmada = flux_kustomization("karmada", "./apps", KUBECONFIG);
+    write(
+        root,
+        &[
+            ("clusters/mgmt/karmada.yaml", &karmada),
+            ("apps/policy.yaml", POLICY),
+            ("apps/values.YAML", "replicas: 2\n"),
+            ("apps/values.Yml", "replicas: 2\n"),
+        ],
+    );
+    let (o, v) = lint_json(root, &[]);
+    assert_eq!(o.status.code(), Some(0), "{}{}", stdout(&o), stderr(&o));
+    assert!(findings(&v).is_empty(), "{:?}", findings(&v));
+    assert_eq!(v["summary"]["policies"], 1, "{v:#}");
+}
+
+/// A Helm chart inside a plain directory is walked into like any directory without a
+/// kustomization (fluxcd/pkg `scanManifests` skips only those): its `Chart.yaml`, an object
+/// without a kind to kustomize, fails the whole build, as its templates would.
+#[test]
+fn a_chart_inside_a_plain_directory_fails_flux_s_build() {
+    let test = "a_chart_inside_a_plain_directory_fails_flux_s_build";
+    if !kustomize_available(test) {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    write_owned(root, &bootstrap("mgmt"));
+    let karmada = flux_kustomization("karmada", "./apps", KUBECONFIG);
+    write(
+        root,
+        &[
+            ("clusters/mgmt/karmada.yaml", &karmada),
+            ("apps/policy.yaml", POLICY),
+            (
+                "apps/web/Chart.yaml",
+                "apiVersion: v2\nname: web\nversion: 0.1.0\n",
+            ),
+            (
+                "apps/web/templates/cm.yaml",
+                "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: {{ .Release.Name }}\n",
+            ),
+        ],
+    );
+    let (o, v) = lint_json(root, &[]);
+    assert_eq!(o.status.code(), Some(1), "{}{}", stdout(&o), stderr(&o));
+    let failed: Vec<_> = findings(&v)
+        .into_iter()
+        .filter(|(rule, _, _)| rule == "render-failed")
+        .collect();
+    assert_eq!(
+        failed,
+        vec![(
+            "render-failed".to_string(),
+            "apps/web/Chart.yaml:1".to_string(),
+            "failed to decode Kubernetes YAML from apps/web/Chart.yaml: missing kind in object (in: mgmt/karmada-kubeconfig)"
+                .to_string()
+        )],
+        "{:?}",
+        findings(&v)
+    );
+}
+
 #[test]
 fn flux_build_options_allow_files_above_and_refuse_files_outside_the_repository() {
     let test = "flux_build_options_allow_files_above_and_refuse_files_outside_the_repository";

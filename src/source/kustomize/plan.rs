@@ -435,12 +435,12 @@ impl Planner<'_> {
         } else {
             // As the kustomize-controller generates a kustomization for a plain directory
             // (fluxcd/pkg `scanManifests`): every .yaml/.yml file below it, and a directory
-            // holding a kustomization as one resource, not descended into.
+            // holding a kustomization as one resource, not descended into. Any other
+            // directory is, a Helm chart's too.
             let mut files = Vec::new();
             let mut roots = BTreeSet::new();
             for f in &self.plain_directory_files(&path) {
-                let name = f.file_name().map(|n| n.to_string_lossy().to_lowercase());
-                if !name.is_some_and(|n| n.ends_with(".yaml") || n.ends_with(".yml")) {
+                if !flux_manifest_name(f) {
                     continue;
                 }
                 let parent = f.parent().map(normalize).unwrap_or_default();
@@ -451,7 +451,7 @@ impl Planner<'_> {
                 between.reverse();
                 if let Some(top) = between.iter().find(|d| kustomization_file(d).is_some()) {
                     roots.insert(top.to_path_buf());
-                } else if !self.repo.charts.iter().any(|c| f.starts_with(c)) {
+                } else {
                     files.push(f.clone());
                 }
             }
@@ -492,7 +492,7 @@ impl Planner<'_> {
     /// The files of a plain directory a Kustomization applies: the inputs under it, or, where
     /// none is (a directory of the repository outside the one linted: `lint clusters/x` of a
     /// cluster applying `./apps/eu`), the directory's own files, as a lint of the root reads
-    /// them, but those of a Helm chart's directory (a chart is rendered, never read as is).
+    /// them, a Helm chart's among them (Flux walks into it as into any directory).
     fn plain_directory_files(&self, path: &Path) -> Vec<PathBuf> {
         let inputs: Vec<PathBuf> = self
             .inputs
@@ -505,16 +505,7 @@ impl Planner<'_> {
         }
         let dir = path.to_string_lossy().into_owned();
         let walked = files::expand_noting(&[dir], &|_| false, &mut Vec::new()).unwrap_or_default();
-        walked
-            .into_iter()
-            .map(|f| normalize(&f))
-            .filter(|f| {
-                !f.ancestors()
-                    .skip(1)
-                    .take_while(|a| a.starts_with(path))
-                    .any(|a| super::as_dir(a).join("Chart.yaml").is_file())
-            })
-            .collect()
+        walked.into_iter().map(|f| normalize(&f)).collect()
     }
 
     /// Whether a Kustomization's source is another repository than the instance's: a source
@@ -1286,6 +1277,15 @@ fn repository_of(url: &str) -> String {
 /// The paths of `all` that no plan took (`used`), in their order.
 fn unused(all: &[PathBuf], used: &BTreeSet<PathBuf>) -> Vec<PathBuf> {
     all.iter().filter(|p| !used.contains(*p)).cloned().collect()
+}
+
+/// Whether Flux's kustomize-controller reads `file` of a plain directory: its extension is
+/// `.yaml` or `.yml`, as is (fluxcd/pkg kustomize/kustomize_generator.go `scanManifests`
+/// compares `filepath.Ext` with both, case and all: `.YAML` is not read).
+fn flux_manifest_name(file: &Path) -> bool {
+    file.file_name()
+        .map(|n| n.to_string_lossy())
+        .is_some_and(|n| n.ends_with(".yaml") || n.ends_with(".yml"))
 }
 
 /// Whether Flux Kustomization `k` changes the objects of a plain directory (patches, images,
