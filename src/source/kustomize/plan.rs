@@ -1301,7 +1301,24 @@ fn transforms_plain_directory(k: &FluxKustomization) -> bool {
 
 #[cfg(test)]
 mod tests {
-    use super::repository_of;
+    use super::{flux_manifest_name, repository_of};
+    use std::path::Path;
+
+    /// `filepath.Ext` compared with `.yaml` and `.yml` as is (fluxcd/pkg `scanManifests`).
+    #[test]
+    fn flux_reads_yaml_and_yml_files_by_their_extension_as_is() {
+        for (name, read) in [
+            ("apps/a.yaml", true),
+            ("apps/a.yml", true),
+            ("apps/.hidden.yaml", true),
+            ("apps/a.YAML", false),
+            ("apps/a.Yml", false),
+            ("apps/a.json", false),
+            ("apps/a.yaml.bak", false),
+        ] {
+            assert_eq!(flux_manifest_name(Path::new(name)), read, "{name}");
+        }
+    }
 
     #[test]
     fn one_repository_whatever_the_protocol() {
