@@ -104,25 +104,26 @@ pub fn decode_error(text: &str) -> Option<DecodeError> {
 /// ended by a newline), each piece with the 1-based line it starts at. A separator line with
 /// more after the `---` than a comment is refused.
 fn split_documents(text: &str) -> Result<Vec<(u32, &str)>, DecodeError> {
-    let line_at = |i: usize| text[..i].matches('\n').count() as u32 + 1;
     let mut pieces = Vec::new();
-    let mut start = 0;
+    let (mut start, mut line) = (0, 1);
     while let Some(at) = text[start..].find("\n---").map(|i| start + i) {
         // Without a newline after it the regular expression kyaml cuts with matches no more.
         let Some(end) = text[at + 1..].find('\n').map(|e| at + 1 + e + 1) else {
             break;
         };
+        // The separator's line: the piece's lines, counted once each.
+        let separator_line = line + text[start..at].matches('\n').count() as u32 + 1;
         let after = text[at + 4..end].trim();
         if !after.is_empty() && !after.starts_with('#') {
             return Err(DecodeError::Separator {
-                line: line_at(at + 1),
+                line: separator_line,
                 separator: text[at + 1..end].trim().to_string(),
             });
         }
-        pieces.push((line_at(start), &text[start..at]));
-        start = end;
+        pieces.push((line, &text[start..at]));
+        (start, line) = (end, separator_line + 1);
     }
-    pieces.push((line_at(start), &text[start..]));
+    pieces.push((line, &text[start..]));
     Ok(pieces)
 }
 
@@ -288,6 +289,18 @@ mod tests {
             refused("kind: ConfigMap\nmetadata: {name: a}\ndata:\n  x: {{ .Values.x }}\n"),
             None
         );
+    }
+
+    /// Each piece starts on the line after its separator; a `---` with no newline after it
+    /// (the file's last line) cuts nothing, as kyaml's expression needs one.
+    #[test]
+    fn pieces_start_after_their_separator() {
+        let text = "a: 1\n---\n\nb: 2\n--- # c\nc: 3\n---";
+        assert_eq!(
+            super::split_documents(text).unwrap(),
+            vec![(1, "a: 1"), (3, "\nb: 2"), (6, "c: 3\n---")]
+        );
+        assert_eq!(super::split_documents("").unwrap(), vec![(1, "")]);
     }
 
     /// kyaml splits the text at lines starting with `---` and refuses one with more than a
