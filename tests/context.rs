@@ -1768,6 +1768,53 @@ fn known_clusters_are_the_fleet_of_every_subcommand() {
     assert!(!plan.contains("member9: gains it"), "{plan}");
 }
 
+/// With `knownClusters` the fleet is known by name: a placement that selects by labels is
+/// left unevaluated, and `explain` (of the template and of the policy, text and JSON) says the
+/// clusters are known by name only rather than that no cluster is known.
+#[test]
+fn clusters_known_by_name_only_are_said_under_a_placement_by_labels() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    std::fs::write(
+        d.join(".karmada-policy.yaml"),
+        "knownClusters: [member1, member2]\n",
+    )
+    .unwrap();
+    std::fs::write(
+        d.join("app.yaml"),
+        "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: web, namespace: shop}\nspec: {replicas: 2}\n---\napiVersion: policy.karmada.io/v1alpha1\nkind: PropagationPolicy\nmetadata: {name: web, namespace: shop}\nspec:\n  resourceSelectors: [{apiVersion: apps/v1, kind: Deployment, name: web}]\n  placement: {clusterAffinity: {labelSelector: {matchLabels: {region: eu}}}}\n",
+    )
+    .unwrap();
+    let said = "placement: not evaluated: knownClusters names the clusters by name only (member1, member2), and names alone do not decide this placement: it selects by labels, fields or taints, spreads, or divides replicas by the clusters' state (add the control plane's Cluster objects with -f, or explain against it with --context)\n";
+    for what in ["deploy/web", "pp/web"] {
+        let explain = text(&run_in(d, &["explain", what, "-n", "shop", "-f", "."]).stdout);
+        assert!(explain.contains(said), "{explain}");
+        assert!(
+            !explain.contains("no Cluster objects are known"),
+            "{explain}"
+        );
+        let out = run_in(d, &["explain", what, "-n", "shop", "-f", ".", "-o", "json"]);
+        let json: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        let unknown = &json["placementUnknown"];
+        assert_eq!(
+            unknown["knownClusters"],
+            serde_json::json!(["member1", "member2"])
+        );
+        assert_eq!(unknown["namedClusters"], serde_json::json!([]));
+        assert_eq!(
+            format!("placement: {}\n", unknown["message"].as_str().unwrap()),
+            said
+        );
+    }
+    // Without the configuration nothing is known of the fleet, and it says so.
+    std::fs::remove_file(d.join(".karmada-policy.yaml")).unwrap();
+    let explain = text(&run_in(d, &["explain", "deploy/web", "-n", "shop", "-f", "."]).stdout);
+    assert!(
+        explain.contains("placement: not evaluated: no Cluster objects are known (add"),
+        "{explain}"
+    );
+}
+
 /// A spread constraint by label only fails every schedule whatever the clusters
 /// ("just support cluster and region spread constraint"): without Cluster objects `explain` and
 /// `plan` say so over the clusters the placement names, as `lint` does, rather than leave the

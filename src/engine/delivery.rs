@@ -52,7 +52,7 @@ pub struct Delivery {
     /// evaluated: the clusters it names (maybe none), for the report to say so. An owner
     /// without a placement has nothing to evaluate; a control plane without clusters is read,
     /// not missing.
-    pub unplaced: Option<Vec<String>>,
+    pub unplaced: Option<super::placement::Unevaluated>,
     /// With [`Delivery::unplaced`], whether the clusters it names are candidates only: their
     /// names alone do not decide where the placement puts the template
     /// ([`super::placement::decided_by_names`]: it picks among them, or selects by labels), or
@@ -106,7 +106,7 @@ impl Delivery {
     pub fn clusters(&self) -> Vec<String> {
         match (&self.placement, &self.unplaced) {
             (Some(p), _) => reachable_clusters(p),
-            (None, Some(named)) => named.clone(),
+            (None, Some(u)) => u.named.clone(),
             (None, None) => Vec::new(),
         }
     }
@@ -469,6 +469,9 @@ pub fn from_files(
         carried_to,
         named_only: by_names,
     });
+    if let Some(u) = &mut delivery.unplaced {
+        u.known_by_name = fleet.clone();
+    }
     if by_names {
         delivery.by_names = true;
         // Clusters known by name only report nothing: the note says so once, not per API.

@@ -558,14 +558,26 @@ fn spread_decides_nothing(placement: &Placement) -> bool {
 /// clusters are registered with `karmadactl join`): the clusters it names (maybe none), for a
 /// report to say so. `None` when there are clusters, or when the placement is the empty one
 /// and so says nothing to evaluate.
-pub fn unevaluated(placement: &Placement, clusters: &[Cluster]) -> Option<Vec<String>> {
-    (clusters.is_empty() && *placement != Placement::default()).then(|| {
-        placement
+pub fn unevaluated(placement: &Placement, clusters: &[Cluster]) -> Option<Unevaluated> {
+    (clusters.is_empty() && *placement != Placement::default()).then(|| Unevaluated {
+        named: placement
             .named_clusters()
             .into_iter()
             .map(str::to_string)
-            .collect()
+            .collect(),
+        known_by_name: Vec::new(),
     })
+}
+
+/// A placement not evaluated for want of Cluster objects ([`unevaluated`]).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Unevaluated {
+    /// The clusters the placement names (maybe none).
+    pub named: Vec<String>,
+    /// The clusters known by their names only (the configuration's `knownClusters`): the
+    /// fleet is known, but not the labels, fields, taints or capacity this placement selects
+    /// or divides by ([`decided_by_names`] is false for it).
+    pub known_by_name: Vec<String>,
 }
 
 /// The filter stage for `placement` over `clusters`, with the clusterAffinities fallback

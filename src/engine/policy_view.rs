@@ -65,7 +65,7 @@ pub struct PolicyExplanation {
     pub dead: Option<String>,
     /// The clusters the placement names when no Cluster objects are known, so that its
     /// placement is not evaluated ([`placement::unevaluated`]).
-    pub unplaced: Option<Vec<String>>,
+    pub unplaced: Option<super::placement::Unevaluated>,
     /// The release, gates and controller-manager flags the answer assumes (the state's).
     pub assumed: crate::model::feature_gates::GateSet,
 }

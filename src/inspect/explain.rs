@@ -106,7 +106,11 @@ pub fn policy_in_files(
         (Some(spec_placement), &state.options.known_clusters),
         |p| placement::decided_by_names(p, false),
     );
-    view.unplaced = placement::unevaluated(spec_placement, &clusters);
+    view.unplaced =
+        placement::unevaluated(spec_placement, &clusters).map(|u| placement::Unevaluated {
+            known_by_name: state.options.known_clusters.clone(),
+            ..u
+        });
     let mut evaluated = policy_view::placement(&state, p, &clusters);
     if let Some(e) = evaluated.as_mut().filter(|_| by_names) {
         e.by_names = true;

@@ -6,7 +6,7 @@ use serde_json::{json, Value};
 
 use crate::engine::delivery::Delivery;
 use crate::engine::overrides::{AppliedPolicy, ClusterOverrides};
-use crate::engine::placement::PlacementResult;
+use crate::engine::placement::{PlacementResult, Unevaluated};
 use crate::engine::policy_view::PolicyPlacement;
 use crate::engine::replicas::Outcome;
 
@@ -108,36 +108,51 @@ pub fn add_json(v: &mut Value, d: &Delivery) {
             v["placement"]["assignmentUnknown"] = json!({"missing": [], "message": problem});
         }
     }
-    if let Some(named) = &d.unplaced {
-        add_unplaced_json(v, named);
+    if let Some(u) = &d.unplaced {
+        add_unplaced_json(v, u);
     }
     if !d.overrides.is_empty() {
         v["overrides"] = overrides_json(&d.overrides);
     }
 }
 
-/// `"placementUnknown": {"message", "namedClusters"}`: a placement not evaluated for want of
-/// Cluster objects ([`Delivery::unplaced`]).
-pub fn add_unplaced_json(v: &mut Value, named: &[String]) {
-    v["placementUnknown"] = json!({"message": unplaced_message(named), "namedClusters": named});
+/// `"placementUnknown": {"message", "namedClusters"}`, and `"knownClusters"` when the
+/// configuration names the fleet: a placement not evaluated for want of Cluster objects
+/// ([`Delivery::unplaced`]).
+pub fn add_unplaced_json(v: &mut Value, u: &Unevaluated) {
+    v["placementUnknown"] = json!({"message": unplaced_message(u), "namedClusters": u.named});
+    if !u.known_by_name.is_empty() {
+        v["placementUnknown"]["knownClusters"] = json!(u.known_by_name);
+    }
 }
 
 /// The text form of [`add_unplaced_json`].
-pub fn unplaced_text(named: &[String]) -> String {
-    format!("\nplacement: {}\n", unplaced_message(named))
+pub fn unplaced_text(u: &Unevaluated) -> String {
+    format!("\nplacement: {}\n", unplaced_message(u))
 }
 
 /// Why an owner's placement was not evaluated ([`Delivery::unplaced`]), naming the clusters
-/// it names.
-fn unplaced_message(named: &[String]) -> String {
-    let names = if named.is_empty() {
+/// it names. With `knownClusters` the fleet is known, by name only: what is missing is what
+/// the placement selects by besides names (labels, fields, taints, spread, capacity).
+fn unplaced_message(u: &Unevaluated) -> String {
+    let names = if u.named.is_empty() {
         String::new()
     } else {
-        format!("; the placement names {}", named.join(", "))
+        format!("; the placement names {}", u.named.join(", "))
+    };
+    let why = if u.known_by_name.is_empty() {
+        "no Cluster objects are known".to_string()
+    } else {
+        format!(
+            "knownClusters names the clusters by name only ({}), and names alone do not \
+             decide this placement: it selects by labels, fields or taints, spreads, or divides \
+             replicas by the clusters' state",
+            u.known_by_name.join(", ")
+        )
     };
     format!(
-        "not evaluated: no Cluster objects are known (add the control plane's Cluster objects \
-         with -f, or explain against it with --context){names}"
+        "not evaluated: {why} (add the control plane's Cluster objects with -f, or explain \
+         against it with --context){names}"
     )
 }
 
@@ -343,8 +358,8 @@ pub fn text(template: &Value, d: &Delivery) -> String {
             out.push_str(&format!("  replicas unknown: {problem}\n"));
         }
     }
-    if let Some(named) = &d.unplaced {
-        out.push_str(&unplaced_text(named));
+    if let Some(u) = &d.unplaced {
+        out.push_str(&unplaced_text(u));
     }
     out.push_str(&overrides_text(
         template,

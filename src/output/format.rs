@@ -282,8 +282,8 @@ pub fn render_policy_view(
             let mut v = super::policy_view::to_json(e);
             if let Some(pl) = placement {
                 super::delivery::add_policy_placement_json(&mut v, pl);
-            } else if let Some(named) = &e.unplaced {
-                super::delivery::add_unplaced_json(&mut v, named);
+            } else if let Some(u) = &e.unplaced {
+                super::delivery::add_unplaced_json(&mut v, u);
             }
             if let Some(l) = live {
                 super::policy_live::add_json(&mut v, l.live, l.notes);
@@ -294,8 +294,8 @@ pub fn render_policy_view(
             let mut out = super::policy_view::text(e, live.map(|l| l.live));
             if let Some(pl) = placement {
                 out.push_str(&super::delivery::policy_placement_text(pl));
-            } else if let Some(named) = &e.unplaced {
-                out.push_str(&super::delivery::unplaced_text(named));
+            } else if let Some(u) = &e.unplaced {
+                out.push_str(&super::delivery::unplaced_text(u));
             }
             if let Some(l) = live {
                 out.push_str(&super::policy_live::notes_text(l.notes));
