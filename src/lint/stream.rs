@@ -676,8 +676,7 @@ pub fn check_file(
     // ([`Streamed::installations`]).
     let clusters = std::cell::RefCell::new(Vec::new());
     let installations = std::cell::RefCell::new(Vec::new());
-    // Read from the text when the first document of a kind that may install Karmada comes.
-    let words = std::cell::OnceCell::new();
+    let words = installation::Words::of(loaded.source.text());
     let mut inventory = Inventory::from_documents_then(documents, default_namespace, &|doc, o| {
         if let Some(Object::Template(t)) = o {
             if Cluster::is_cluster(t) {
@@ -687,11 +686,7 @@ pub fn check_file(
                     ..Cluster::from_json(&t.meta, &json)
                 });
             }
-            let may_install = || {
-                let words = words.get_or_init(|| installation::Words::of(loaded.source.text()));
-                words.may_be(&t.api_version, &t.kind)
-            };
-            if installation::install_kind(&t.api_version, &t.kind).is_some() && may_install() {
+            if words.may_be(&t.api_version, &t.kind) {
                 let found = installation::in_documents(std::iter::once(&*doc));
                 installations.borrow_mut().extend(found);
             }

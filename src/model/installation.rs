@@ -184,42 +184,67 @@ pub fn install_kind(api_version: &str, kind: &str) -> Option<InstallKind> {
 /// Karmada manifests name Karmada, few of them an installing kind).
 pub fn in_text(name: String, text: String) -> Vec<Installation> {
     use crate::source::prefilter::{filter, DocHead};
-    let words = Words::of(&text);
-    if !words.install {
+    if !may_install(&text) {
         return Vec::new();
     }
-    let (text, _) = filter(text, &|h: &DocHead<'_>| words.may_be(h.api_version, h.kind));
+    let controller = names_a_controller(&text);
+    let keep = |h: &DocHead<'_>| may_be(h.api_version, h.kind, || true, || controller);
+    let (text, _) = filter(text, &keep);
     let loaded = crate::source::load(crate::source::Source::new(name, text));
     in_documents(&loaded.documents)
 }
 
-/// What the words of a file's text allow of the installations among its documents, read once
-/// per file: whether it may hold one at all ([`may_install`]), and whether one of its
-/// Deployments may run Karmada ([`names_a_controller`]). Every reader of installations asks it
-/// ([`in_text`], and lint of the documents it already parsed), so that one file holds the same
-/// installations whichever subcommand reads it.
-#[derive(Clone, Copy, Debug)]
-pub struct Words {
-    install: bool,
-    controller: bool,
+/// What the words of a file's text allow of the installations among its documents: whether
+/// it may hold one at all ([`may_install`]), and whether one of its Deployments may run Karmada
+/// ([`names_a_controller`]), each searched for once per file, when a document of a kind that
+/// asks comes. Every reader of installations asks it ([`in_text`], and lint of the documents
+/// it already parsed), so that one file holds the same installations whichever subcommand
+/// reads it.
+#[derive(Debug)]
+pub struct Words<'t> {
+    text: &'t str,
+    install: std::cell::OnceCell<bool>,
+    controller: std::cell::OnceCell<bool>,
 }
 
-impl Words {
-    pub fn of(text: &str) -> Words {
-        let install = may_install(text);
+impl<'t> Words<'t> {
+    pub fn of(text: &'t str) -> Words<'t> {
         Words {
-            install,
-            controller: install && names_a_controller(text),
+            text,
+            install: std::cell::OnceCell::new(),
+            controller: std::cell::OnceCell::new(),
         }
     }
 
     /// Whether a document of `api_version` and `kind` of such a text may be an installation
-    /// ([`detect`] then reads its tree).
-    pub fn may_be(self, api_version: &str, kind: &str) -> bool {
-        match install_kind(api_version, kind) {
-            Some(InstallKind::Deployment) => self.controller,
-            kind => self.install && kind.is_some(),
-        }
+    /// ([`detect`] then reads its tree). A text naming a controller names Karmada too.
+    pub fn may_be(&self, api_version: &str, kind: &str) -> bool {
+        may_be(
+            api_version,
+            kind,
+            || *self.install.get_or_init(|| may_install(self.text)),
+            || {
+                *self
+                    .controller
+                    .get_or_init(|| names_a_controller(self.text))
+            },
+        )
+    }
+}
+
+/// Whether a document of `api_version` and `kind` may be an installation, in a text that
+/// `install`s ([`may_install`]) and names a `controller` ([`names_a_controller`]), each asked
+/// only for the kinds it decides.
+fn may_be(
+    api_version: &str,
+    kind: &str,
+    install: impl FnOnce() -> bool,
+    controller: impl FnOnce() -> bool,
+) -> bool {
+    match install_kind(api_version, kind) {
+        None => false,
+        Some(InstallKind::Deployment) => controller(),
+        Some(_) => install(),
     }
 }
 
@@ -244,7 +269,7 @@ fn names(text: &str, word: &str) -> bool {
 
 /// Whether a text names karmada-controller-manager, or a karmada-scheduler with another name.
 fn names_a_controller(text: &str) -> bool {
-    names(text, "karmada-controller-manager") || may_name_scheduler(text)
+    names(text, CONTROLLER_MANAGER) || may_name_scheduler(text)
 }
 
 /// Whether a text may hold a karmada-scheduler run with another name than the default: it
@@ -618,8 +643,8 @@ impl Found<'_> {
             self.scheduler_args(c);
         }
         let Some(c) = containers.iter().find(|c| {
-            str_at(c, &["image"]).is_some_and(|i| i.contains("karmada-controller-manager"))
-                || str_at(c, &["name"]) == Some("karmada-controller-manager")
+            str_at(c, &["image"]).is_some_and(|i| i.contains(CONTROLLER_MANAGER))
+                || runs_binary(c, CONTROLLER_MANAGER)
         }) else {
             let said = !self.schedulers.is_empty() || !self.notes.is_empty();
             return said.then_some(InstallKind::Scheduler);
@@ -893,19 +918,30 @@ fn long_flag(arg: &str) -> Option<(&str, Option<&str>)> {
 /// Whether a container runs karmada-scheduler: its image (`…/karmada-scheduler:TAG`, not
 /// karmada-scheduler-estimator), its command's binary or its name says so.
 fn runs_scheduler(c: &Node) -> bool {
-    const BINARY: &str = "karmada-scheduler";
+    runs_binary(c, "karmada-scheduler")
+}
+
+/// The binary of Karmada's controller manager, whose `--feature-gates` and controller flags
+/// decide (cmd/controller-manager).
+const CONTROLLER_MANAGER: &str = "karmada-controller-manager";
+
+/// Whether container `c` runs Karmada's `binary`: its image is named so, its command starts
+/// it, or the container is named so. Karmada's chart names the container after the release
+/// (`{{ $name }}-controller-manager`, charts/karmada/templates) and a mirror renames the
+/// image, but the command stays the binary's path (`/bin/karmada-controller-manager`).
+fn runs_binary(c: &Node, binary: &str) -> bool {
     let image = str_at(c, &["image"]).map(|i| {
         let i = i.split('@').next().unwrap_or(i);
         let last = i.rsplit('/').next().unwrap_or(i);
         last.split(':').next().unwrap_or(last)
     });
-    let binary = c
+    let command = c
         .get("command")
         .and_then(Node::as_seq)
         .and_then(|s| s.first())
         .and_then(Node::as_str)
         .map(|p| p.rsplit('/').next().unwrap_or(p));
-    image == Some(BINARY) || binary == Some(BINARY) || str_at(c, &["name"]) == Some(BINARY)
+    image == Some(binary) || command == Some(binary) || str_at(c, &["name"]) == Some(binary)
 }
 
 fn is_karmada_chart(chart: &str) -> bool {
@@ -1217,6 +1253,23 @@ mod tests {
             "a, b, c, d, e and 3 more (-v=1 names each)"
         );
         assert_eq!(named_few(&names[..6]), "a, b, c, d, e, f");
+    }
+
+    /// Karmada's chart installed under another release name names the container after it
+    /// (`kc-controller-manager`), and a mirror renames the image: the command still runs the
+    /// controller manager, whose gates decide.
+    #[test]
+    fn a_controller_manager_is_known_by_the_binary_its_command_runs() {
+        let text = "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: kc-controller-manager, namespace: karmada-system}\nspec:\n  template:\n    spec:\n      containers:\n      - name: kc-controller-manager\n        image: registry.corp.example/karmada/controller-manager:v1.17.0\n        command:\n        - /bin/karmada-controller-manager\n        - --feature-gates=PropagationPolicyPreemption=true\n";
+        assert!(Words::of(text).may_be("apps/v1", "Deployment"));
+        let i = detect_in(text).unwrap();
+        assert_eq!(i.kind, InstallKind::Deployment);
+        assert!(i.gates["PropagationPolicyPreemption"].value);
+        assert_eq!(i.gates["PropagationPolicyPreemption"].at.line, 12);
+        assert_eq!(i.release.unwrap().value, KarmadaVersion::new(1, 17));
+        // A workload that only passes the name along is none.
+        let other = text.replace("/bin/karmada-controller-manager", "/bin/proxy");
+        assert!(detect_in(&other.replace("karmada/controller-manager", "x/y")).is_none());
     }
 
     #[test]
