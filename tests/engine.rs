@@ -194,7 +194,7 @@ fn example_a_gate_off_keeps_the_claim_and_says_why() {
                  "why": "holds the claim: a claimed template is never re-ranked"}
             ],
             "suspension": [],
-            "notes": ["preemption is off: the feature gate PropagationPolicyPreemption is disabled (the default); pp/default/high declares preemption: Always and would act only with --feature-gates PropagationPolicyPreemption=true"],
+            "notes": ["preemption is off: the PropagationPolicyPreemption feature gate is disabled; pp/default/high declares preemption: Always and would act only with --feature-gates PropagationPolicyPreemption=true"],
             "requiredBy": []
         })
     );

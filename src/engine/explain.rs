@@ -106,6 +106,10 @@ pub enum Note {
     /// Preemptors name this template but the gate is off (§5.1).
     GateOff {
         preemptors: Vec<PolicyRef>,
+        /// Why the gate is off: set so, or the release's default ([`GateSet::why_off`]).
+        ///
+        /// [`GateSet::why_off`]: crate::model::feature_gates::GateSet::why_off
+        why: String,
     },
     /// A preemptor's handler stops before preempting (§6.5).
     OverridesBlockPreemption {
@@ -332,6 +336,7 @@ pub fn explain(state: &State, t: usize) -> Explanation {
     if !gate_off.is_empty() {
         notes.push(Note::GateOff {
             preemptors: gate_off,
+            why: state.options.gates.why_off("PropagationPolicyPreemption"),
         });
     }
     for (p, r) in &s.idle_preemptors {

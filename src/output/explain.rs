@@ -221,8 +221,8 @@ pub fn why_text(w: &Why, me: &PolicyRef) -> String {
 
 pub fn note_text(n: &Note) -> String {
     match n {
-        Note::GateOff { preemptors } => format!(
-            "preemption is off: the feature gate PropagationPolicyPreemption is disabled (the default); {} {} preemption: Always and would act only with --feature-gates PropagationPolicyPreemption=true",
+        Note::GateOff { preemptors, why } => format!(
+            "preemption is off: {why}; {} {} preemption: Always and would act only with --feature-gates PropagationPolicyPreemption=true",
             list(preemptors),
             if preemptors.len() == 1 { "declares" } else { "declare" }
         ),

@@ -54,9 +54,11 @@ pub fn check(a: &Analysis<'_>) -> Vec<Finding> {
 }
 
 fn inert(a: &Analysis<'_>) -> Vec<Finding> {
-    if a.state.options.gates.preemption() {
+    let gates = &a.state.options.gates;
+    if gates.preemption() {
         return Vec::new();
     }
+    let why = gates.why_off("PropagationPolicyPreemption");
     a.state
         .live_policies()
         .filter(|(_, p)| p.known && p.preemption_always())
@@ -66,7 +68,7 @@ fn inert(a: &Analysis<'_>) -> Vec<Finding> {
                 &INERT,
                 &FieldPath::parse("spec.preemption"),
                 format!(
-                    "{} declares preemption: Always, but the PropagationPolicyPreemption feature gate is off (the default): it will never preempt",
+                    "{} declares preemption: Always, but {why}: it will never preempt",
                     p.reference()
                 ),
             )
