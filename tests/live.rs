@@ -699,3 +699,57 @@ fn explain_live_names_the_workloads_that_require_a_dependency() {
     );
     assert_read_only(&s);
 }
+
+/// A ConfigMap the dependencies distributor attached to a Deployment bound to two clusters: its
+/// binding has no clusters of its own (`buildAttachedBinding` sets only `spec.requiredBy`), and
+/// the binding controller dispatches it to the clusters of the bindings that require it
+/// (`mergeTargetClusters`, pkg/controllers/binding/common.go). Live explain lists those.
+#[test]
+fn explain_live_dispatches_a_dependency_where_its_requirers_are_bound() {
+    let s = TestServer::seeded_from(&testdata("dependencies-attached.yaml"));
+    let dir = tempfile::tempdir().unwrap();
+    let kc = s.kubeconfig(dir.path());
+    let o = run(&kc, &["explain", "cm/web-config", "-n", "shop"]);
+    assert_eq!(o.code, 0, "{}", o.stderr);
+    assert!(
+        o.stdout.contains("  binding: ResourceBinding shop/web-config-configmap\n    clusters:   none of its own (a dependency: dispatched with the bindings that require it)\n    required by shop/web-deployment: member1, member2\n"),
+        "{}",
+        o.stdout
+    );
+    assert!(!o.stdout.contains("not scheduled"), "{}", o.stdout);
+    // The binding controller creates a Work on each of them (none is seeded here).
+    for cluster in ["member1", "member2"] {
+        assert!(
+            o.stdout.contains(&format!(
+                "  info {cluster} is a target of the binding but has no Work"
+            )),
+            "{}",
+            o.stdout
+        );
+    }
+    for cluster in ["member1", "member2"] {
+        assert!(
+            o.stdout.contains(&format!("\noverrides for {cluster}:\n")),
+            "{}",
+            o.stdout
+        );
+    }
+    let o = run(
+        &kc,
+        &["explain", "cm/web-config", "-n", "shop", "-o", "json"],
+    );
+    let v: J = serde_json::from_str(&o.stdout).expect("json");
+    assert_eq!(
+        v["chain"]["binding"]["requiredBy"],
+        serde_json::json!([{"namespace": "shop", "name": "web-deployment", "addsClusters": ["member1", "member2"]}])
+    );
+    assert_eq!(v["chain"]["binding"]["clusters"], serde_json::json!([]));
+    let targets: Vec<&str> = v["overrides"]
+        .as_array()
+        .expect("overrides")
+        .iter()
+        .map(|o| o["cluster"].as_str().unwrap())
+        .collect();
+    assert_eq!(targets, ["member1", "member2"]);
+    assert_read_only(&s);
+}

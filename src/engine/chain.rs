@@ -80,12 +80,24 @@ pub struct BindingView {
     pub namespace: Option<String>,
     pub name: String,
     pub clusters: Vec<TargetView>,
+    /// The bindings that require the resource as a dependency (`spec.requiredBy`), each with
+    /// the clusters it adds to `clusters` (the binding controller dispatches to both:
+    /// [`crate::model::binding::BindingSpec::target_clusters`]).
+    pub required_by: Vec<RequiredByView>,
     /// `spec.suspension` (policy part); `None` when unset.
     pub suspension: Option<Suspension>,
     /// `spec.suspension.scheduling` (binding-only).
     pub scheduling_suspended: Option<bool>,
     /// The policy permanent-id labels the binding carries (claim on the binding, §6.2).
     pub policy_labels: crate::model::StringMap,
+}
+
+/// One binding of `spec.requiredBy`, and the clusters of its that the binding lacks.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RequiredByView {
+    pub namespace: String,
+    pub name: String,
+    pub adds: Vec<String>,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -337,6 +349,7 @@ pub fn diagnose(input: &ChainInput<'_>) -> Chain {
                 replicas: c.replicas,
             })
             .collect(),
+        required_by: required_by_view(&b.spec),
         suspension: b.spec.suspension.as_ref().map(|s| s.policy.clone()),
         scheduling_suspended: b.spec.suspension.as_ref().and_then(|s| s.scheduling),
         policy_labels: b
@@ -366,7 +379,16 @@ pub fn diagnose(input: &ChainInput<'_>) -> Chain {
     }
 
     // Works.
-    let targets: Vec<&str> = binding.map(|b| b.target_clusters()).unwrap_or_default();
+    // The binding controller's targets: a dependency's are its requirers' clusters.
+    let targets: Vec<&str> = binding
+        .map(|b| {
+            b.spec
+                .target_clusters()
+                .into_iter()
+                .map(|c| c.name.as_str())
+                .collect()
+        })
+        .unwrap_or_default();
     let mut works: Vec<WorkView> = match binding {
         Some(b) => input
             .works
@@ -491,6 +513,19 @@ pub fn diagnose(input: &ChainInput<'_>) -> Chain {
         works,
         diagnoses,
     }
+}
+
+/// Each requiring binding with the clusters it adds, in the order the binding controller
+/// merges them (`mergeTargetClusters`).
+fn required_by_view(spec: &crate::model::binding::BindingSpec) -> Vec<RequiredByView> {
+    spec.required_additions()
+        .into_iter()
+        .map(|(r, adds)| RequiredByView {
+            namespace: r.namespace.clone(),
+            name: r.name.clone(),
+            adds: adds.into_iter().map(|c| c.name.clone()).collect(),
+        })
+        .collect()
 }
 
 #[cfg(test)]

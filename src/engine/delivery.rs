@@ -4,6 +4,7 @@
 
 use serde_json::Value;
 
+use crate::model::binding::BindingSpec;
 use crate::model::cluster::Cluster;
 use crate::model::policy::Placement;
 use crate::model::OverridePolicy;
@@ -350,6 +351,17 @@ pub fn from_live_binding(
     let overrides: Vec<&OverridePolicy> = inv.stored_overrides();
     let tpl = &state.templates[e.template];
     let scheduled = bound.clone().unwrap_or_default();
+    // A dependency's binding is dispatched to the clusters of the bindings requiring it too.
+    let required: Vec<String> = binding
+        .and_then(|b| serde_json::from_value::<BindingSpec>(b["spec"].clone()).ok())
+        .map(|spec| {
+            spec.required_additions()
+                .into_iter()
+                .flat_map(|(_, adds)| adds)
+                .map(|c| c.name.clone())
+                .collect()
+        })
+        .unwrap_or_default();
     deliver(&DeliveryInput {
         template,
         placement,
@@ -368,7 +380,7 @@ pub fn from_live_binding(
         chosen,
         capacity: CapacitySource::Live,
         traits: scheduler_traits(state),
-        carried_to: &[],
+        carried_to: &required,
         named_only: false,
     })
 }

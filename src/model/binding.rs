@@ -44,6 +44,53 @@ pub struct BindingSpec {
     pub resource: BindingResource,
     pub clusters: Vec<TargetCluster>,
     pub suspension: Option<BindingSuspension>,
+    /// The bindings that require this one's resource as a dependency, with their clusters
+    /// (`BindingSnapshot`, written by the dependencies distributor's `buildAttachedBinding`).
+    pub required_by: Vec<BindingSnapshot>,
+}
+
+impl BindingSpec {
+    /// The clusters the binding controller dispatches to: `spec.clusters`, then those of the
+    /// requiring bindings it lacks, in order (`mergeTargetClusters`,
+    /// pkg/controllers/binding/common.go). An attached binding has no clusters of its own.
+    pub fn target_clusters(&self) -> Vec<&TargetCluster> {
+        let added = self
+            .required_additions()
+            .into_iter()
+            .flat_map(|(_, adds)| adds);
+        self.clusters.iter().chain(added).collect()
+    }
+
+    /// Each requiring binding with the clusters of its that the merge adds, in order.
+    pub fn required_additions(&self) -> Vec<(&BindingSnapshot, Vec<&TargetCluster>)> {
+        let mut seen: Vec<&str> = self.clusters.iter().map(|c| c.name.as_str()).collect();
+        self.required_by
+            .iter()
+            .map(|r| {
+                let adds: Vec<&TargetCluster> = r
+                    .clusters
+                    .iter()
+                    .filter(|c| {
+                        let new = !seen.contains(&c.name.as_str());
+                        if new {
+                            seen.push(&c.name);
+                        }
+                        new
+                    })
+                    .collect();
+                (r, adds)
+            })
+            .collect()
+    }
+}
+
+/// One binding that requires another's resource, as the required binding records it.
+#[derive(Clone, Debug, Default, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct BindingSnapshot {
+    pub namespace: String,
+    pub name: String,
+    pub clusters: Vec<TargetCluster>,
 }
 
 #[derive(Clone, Debug, Default, Deserialize)]
@@ -98,7 +145,9 @@ impl Binding {
         })
     }
 
-    pub fn target_clusters(&self) -> Vec<&str> {
+    /// The clusters the scheduler gave the binding (`spec.clusters`), without those it is
+    /// dispatched to as a dependency ([`BindingSpec::target_clusters`]).
+    pub fn scheduled_clusters(&self) -> Vec<&str> {
         self.spec.clusters.iter().map(|c| c.name.as_str()).collect()
     }
 }
@@ -178,7 +227,7 @@ impl BoundClusters {
     pub fn from_bindings<'a>(bindings: impl IntoIterator<Item = &'a Binding>) -> BoundClusters {
         let mut out = BoundClusters::default();
         for b in bindings {
-            out.add(|label| b.meta.label(label), b.target_clusters());
+            out.add(|label| b.meta.label(label), b.scheduled_clusters());
         }
         out
     }
@@ -233,5 +282,26 @@ mod tests {
             generated_name("ClusterRole", "System:Admin"),
             "system.admin-clusterrole"
         );
+    }
+
+    /// `mergeTargetClusters`: the binding's own clusters, then the requiring bindings' it lacks.
+    #[test]
+    fn an_attached_binding_targets_the_clusters_of_the_bindings_requiring_it() {
+        let spec: BindingSpec = serde_json::from_value(serde_json::json!({
+            "clusters": [{"name": "m2", "replicas": 1}],
+            "requiredBy": [
+                {"namespace": "shop", "name": "web-deployment", "clusters": [{"name": "m1", "replicas": 2}, {"name": "m2"}]},
+                {"namespace": "shop", "name": "api-deployment", "clusters": [{"name": "m3"}]}
+            ]
+        }))
+        .unwrap();
+        let names: Vec<&str> = spec
+            .target_clusters()
+            .iter()
+            .map(|c| c.name.as_str())
+            .collect();
+        assert_eq!(names, ["m2", "m1", "m3"]);
+        assert_eq!(spec.target_clusters()[0].replicas, Some(1));
+        assert!(BindingSpec::default().target_clusters().is_empty());
     }
 }

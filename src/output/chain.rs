@@ -117,6 +117,29 @@ fn condition_json(c: &Option<ConditionView>) -> Value {
 }
 
 /// The `chain` section of `explain`'s JSON in live mode.
+/// `chain.binding`; `requiredBy` only for a binding other bindings require (a dependency).
+fn binding_json(b: &BindingView) -> Value {
+    let mut v = json!({
+        "kind": if b.cluster_scoped { "ClusterResourceBinding" } else { "ResourceBinding" },
+        "namespace": b.namespace,
+        "name": b.name,
+        "clusters": b.clusters.iter().map(|t| json!({"name": t.name, "replicas": t.replicas})).collect::<Vec<_>>(),
+        "suspension": {
+            "policy": suspension_json(&b.suspension),
+            "scheduling": b.scheduling_suspended,
+        },
+        "claimLabels": b.policy_labels,
+    });
+    if !b.required_by.is_empty() {
+        v["requiredBy"] = b
+            .required_by
+            .iter()
+            .map(|r| json!({"namespace": r.namespace, "name": r.name, "addsClusters": r.adds}))
+            .collect();
+    }
+    v
+}
+
 pub fn to_json(c: &Chain, notes: &[String]) -> Value {
     json!({
         "claim": {
@@ -124,17 +147,7 @@ pub fn to_json(c: &Chain, notes: &[String]) -> Value {
             "labels": c.claim.labels,
             "annotations": c.claim.annotations,
         },
-        "binding": c.binding.as_ref().map(|b| json!({
-            "kind": if b.cluster_scoped { "ClusterResourceBinding" } else { "ResourceBinding" },
-            "namespace": b.namespace,
-            "name": b.name,
-            "clusters": b.clusters.iter().map(|t| json!({"name": t.name, "replicas": t.replicas})).collect::<Vec<_>>(),
-            "suspension": {
-                "policy": suspension_json(&b.suspension),
-                "scheduling": b.scheduling_suspended,
-            },
-            "claimLabels": b.policy_labels,
-        })),
+        "binding": c.binding.as_ref().map(binding_json),
         "works": c.works.iter().map(|w| json!({
             "cluster": w.cluster,
             "namespace": w.namespace,
@@ -246,14 +259,28 @@ pub fn text(c: &Chain, notes: &[String], color: bool) -> String {
                     None => t.name.clone(),
                 })
                 .collect();
-            out.push_str(&format!(
-                "    clusters:   {}\n",
-                if clusters.is_empty() {
-                    "none (not scheduled)".to_string()
+            let own = match (clusters.is_empty(), b.required_by.is_empty()) {
+                (false, _) => clusters.join(", "),
+                (true, true) => "none (not scheduled)".to_string(),
+                // `buildAttachedBinding` gives a dependency's binding no clusters of its own.
+                (true, false) => "none of its own (a dependency: dispatched with the bindings \
+                                  that require it)"
+                    .to_string(),
+            };
+            out.push_str(&format!("    clusters:   {own}\n"));
+            for r in &b.required_by {
+                let adds = if r.adds.is_empty() {
+                    "no other cluster".to_string()
                 } else {
-                    clusters.join(", ")
-                }
-            ));
+                    r.adds.join(", ")
+                };
+                let by = if r.namespace.is_empty() {
+                    r.name.clone()
+                } else {
+                    format!("{}/{}", r.namespace, r.name)
+                };
+                out.push_str(&format!("    required by {by}: {adds}\n"));
+            }
             out.push_str(&format!(
                 "    suspension: {}",
                 suspension_text(&b.suspension)
