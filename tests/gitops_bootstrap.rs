@@ -637,12 +637,21 @@ fn a_chart_inside_a_plain_directory_fails_flux_s_build() {
         vec![(
             "render-failed".to_string(),
             "apps/web/Chart.yaml:1".to_string(),
-            "failed to decode Kubernetes YAML from apps/web/Chart.yaml: missing kind in object (in: mgmt/karmada-kubeconfig)"
+            "failed to decode Kubernetes YAML from apps/web/Chart.yaml: missing kind in object"
                 .to_string()
         )],
         "{:?}",
         findings(&v)
     );
+    // The chart is applied there (and fails there): no environment of its own, as a chart no
+    // controller applies would be.
+    let names: Vec<&str> = v["environments"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| e["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(names, ["mgmt", "mgmt/karmada-kubeconfig"], "{v}");
 }
 
 #[test]

@@ -985,7 +985,7 @@ impl Planner<'_> {
                     // A generated kustomization's files and directories, or the root's own.
                     for r in &spec.resources {
                         if kustomization_file(r).is_none() {
-                            self.used_files.insert(r.clone());
+                            self.mark_file_used(r);
                         }
                     }
                     let dirs = spec
@@ -1007,11 +1007,19 @@ impl Planner<'_> {
                 UnitKind::Chart(dir, _) => {
                     self.used_charts.insert(dir.clone());
                 }
-                UnitKind::Plain(f) => {
-                    self.used_files.insert(f.clone());
-                }
+                UnitKind::Plain(f) => self.mark_file_used(f),
             }
         }
+    }
+
+    /// A file a unit reads, and the Helm chart it lies in if any: a Flux plain directory reads
+    /// a chart's files as manifests (fluxcd/pkg `scanManifests` walks into it), so the chart
+    /// is applied there, not left for the rest.
+    fn mark_file_used(&mut self, file: &Path) {
+        if let Some(chart) = self.repo.charts.iter().find(|c| file.starts_with(c)) {
+            self.used_charts.insert(chart.clone());
+        }
+        self.used_files.insert(file.to_path_buf());
     }
 
     /// What no controller applies (see the module's overview).
