@@ -196,10 +196,10 @@ pub fn in_text(name: String, text: String) -> Vec<Installation> {
 
 /// What the words of a file's text allow of the installations among its documents: whether
 /// it may hold one at all ([`may_install`]), and whether one of its Deployments may run Karmada
-/// ([`names_a_controller`]), each searched for once per file, when a document of a kind that
-/// asks comes. Every reader of installations asks it ([`in_text`], and lint of the documents
-/// it already parsed), so that one file holds the same installations whichever subcommand
-/// reads it.
+/// (it names karmada-controller-manager, or a renamed karmada-scheduler), each searched for
+/// once per file, when a document of a kind that asks comes. Every reader of installations
+/// asks it ([`in_text`], and lint of the documents it already parsed), so that one file holds
+/// the same installations whichever subcommand reads it.
 #[derive(Debug)]
 pub struct Words<'t> {
     text: &'t str,
