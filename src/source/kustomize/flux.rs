@@ -290,6 +290,9 @@ fn source_ref(spec: Option<&Node>, own_namespace: &str) -> SourceRef {
 pub struct FluxSource {
     pub reference: SourceRef,
     pub url: String,
+    /// `spec.ignore`: patterns, in `.sourceignore` syntax, that keep files out of the artifact
+    /// (`None`: not set; see [`super::artifact`]).
+    pub ignore: Option<String>,
 }
 
 /// The Flux source object `root` defines, if it is one.
@@ -308,6 +311,11 @@ pub fn source_of(root: &Node) -> Option<FluxSource> {
                 .unwrap_or_else(|| "flux-system".into()),
         },
         url: text_at(root.get("spec"), &["url"]),
+        ignore: root
+            .get("spec")
+            .and_then(|s| s.get("ignore"))
+            .and_then(Node::scalar_text)
+            .map(|s| s.into_owned()),
     })
 }
 

@@ -4,6 +4,7 @@
 //! layer `suspend -f DIR` edits ([`layer`]).
 
 pub mod argo;
+pub mod artifact;
 pub mod confine;
 pub mod discover;
 pub mod environments;
