@@ -654,6 +654,149 @@ fn a_chart_inside_a_plain_directory_fails_flux_s_build() {
     assert_eq!(names, ["mgmt", "mgmt/karmada-kubeconfig"], "{v}");
 }
 
+/// A plain directory and a bootstrap whose `flux-system` GitRepository sets `spec.ignore`
+/// (`None`: not set), with `files` added.
+fn plain_directory_repository(root: &Path, spec_ignore: Option<&str>, files: &[(&str, &str)]) {
+    write_owned(root, &bootstrap("mgmt"));
+    if let Some(ignore) = spec_ignore {
+        let sync = format!(
+            "{SYNC}  ignore: |\n    {ignore}\n---\n{}",
+            flux_kustomization("flux-system", "./clusters/mgmt", "")
+        );
+        write(root, &[("clusters/mgmt/flux-system/gotk-sync.yaml", &sync)]);
+    }
+    let karmada = flux_kustomization("karmada", "./apps", KUBECONFIG);
+    write(
+        root,
+        &[
+            ("clusters/mgmt/karmada.yaml", &karmada),
+            ("apps/policy.yaml", POLICY),
+        ],
+    );
+    write(root, files);
+}
+
+/// CI files in a plain directory are not Flux's: the source-controller leaves them out of the
+/// artifact by default (fluxcd/pkg sourceignore/sourceignore.go `ExcludeCI`, at any depth),
+/// so the kustomize-controller never decodes them. Once the repository gives a pattern of its
+/// own (one `.sourceignore` line), the defaults no longer apply (fluxcd/pkg
+/// artifact/storage/archive.go `SourceIgnoreFilter`) and the first of them fails the build.
+#[test]
+fn ci_files_flux_leaves_out_of_the_artifact_fail_nothing_until_a_pattern_replaces_the_defaults() {
+    let test = "ci_files_flux_leaves_out_of_the_artifact_fail_nothing_until_a_pattern_replaces_the_defaults";
+    if !kustomize_available(test) {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    plain_directory_repository(
+        root,
+        None,
+        &[
+            ("apps/cloudbuild.yaml", "steps: []\n"),
+            ("apps/appveyor.yml", "version: 1.0.{build}\n"),
+            ("apps/ci/codeship-services.yml", "app: {build: .}\n"),
+            ("apps/codeship-steps.yml", "- service: app\n"),
+            ("apps/.github/workflows/ci.yml", "on: push\n"),
+            ("apps/.sops.yaml", "creation_rules: []\n"),
+        ],
+    );
+    let (o, v) = lint_json(root, &[]);
+    assert_eq!(o.status.code(), Some(0), "{}{}", stdout(&o), stderr(&o));
+    assert!(findings(&v).is_empty(), "{:?}", findings(&v));
+    let names = environment_names(&v);
+    assert!(
+        names.iter().all(|n| n.starts_with("mgmt")),
+        "the left-out files are no loose directory: {names:?}"
+    );
+    write(root, &[(".sourceignore", "*.md\n")]);
+    let (o, v) = lint_json(root, &[]);
+    assert_eq!(o.status.code(), Some(1), "{}{}", stdout(&o), stderr(&o));
+    let f = findings(&v);
+    assert_eq!(f.len(), 1, "{f:?}");
+    assert_eq!(
+        (f[0].0.as_str(), f[0].1.as_str()),
+        ("render-failed", "apps/.github/workflows/ci.yml:1"),
+        "{f:?}"
+    );
+}
+
+/// A file the repository keeps out of the artifact, by a `.sourceignore` at the root or in the
+/// directory (relative to its own directory) or by the GitRepository's `spec.ignore`
+/// (fluxcd/source-controller gitrepository_controller.go `reconcileArtifact`,
+/// fluxcd/pkg sourceignore `LoadIgnorePatterns`, `ReadPatterns`): Flux never reads it, so
+/// a values file there fails nothing.
+#[test]
+fn a_file_the_repository_keeps_out_of_the_artifact_fails_nothing() {
+    let test = "a_file_the_repository_keeps_out_of_the_artifact_fails_nothing";
+    if !kustomize_available(test) {
+        return;
+    }
+    let values = ("apps/values.yaml", "replicaCount: 2\n");
+    for (how, spec_ignore, ignore_file) in [
+        (
+            "root .sourceignore",
+            None,
+            Some((".sourceignore", "apps/values.yaml\n")),
+        ),
+        (
+            "apps/.sourceignore",
+            None,
+            Some(("apps/.sourceignore", "values.yaml\n")),
+        ),
+        ("spec.ignore", Some("/apps/values.yaml"), None),
+    ] {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        let mut files = vec![values];
+        files.extend(ignore_file);
+        plain_directory_repository(root, spec_ignore, &files);
+        let (o, v) = lint_json(root, &[]);
+        assert_eq!(
+            o.status.code(),
+            Some(0),
+            "{how}: {}{}",
+            stdout(&o),
+            stderr(&o)
+        );
+        assert!(findings(&v).is_empty(), "{how}: {:?}", findings(&v));
+        assert_eq!(v["summary"]["policies"], 1, "{how}: {v:#}");
+    }
+}
+
+/// Hidden files and directories of a plain directory are Flux's like any other (fluxcd/pkg
+/// kustomize/kustomize_generator.go `scanManifests` walks them; only the artifact's filter
+/// leaves some out): a policy in `.overrides/` is applied, a values file `.settings.yaml`
+/// fails the build.
+#[test]
+fn hidden_files_of_a_plain_directory_are_flux_s() {
+    let test = "hidden_files_of_a_plain_directory_are_flux_s";
+    if !kustomize_available(test) {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    let takeover = POLICY
+        .replace("name: web\n  namespace", "name: takeover\n  namespace")
+        .replace("spec:\n", "spec:\n  priority: 50\n");
+    plain_directory_repository(root, None, &[("apps/.overrides/takeover.yaml", &takeover)]);
+    let (_, v) = lint_json(root, &[]);
+    assert_eq!(v["summary"]["policies"], 2, "{v:#}");
+    write(root, &[("apps/.settings.yaml", "foo: bar\n")]);
+    let (o, v) = lint_json(root, &[]);
+    assert_eq!(o.status.code(), Some(1), "{}{}", stdout(&o), stderr(&o));
+    let f = findings(&v);
+    assert_eq!(
+        f,
+        vec![(
+            "render-failed".to_string(),
+            "apps/.settings.yaml:1".to_string(),
+            "failed to decode Kubernetes YAML from apps/.settings.yaml: missing Resource metadata"
+                .to_string()
+        )],
+    );
+}
+
 #[test]
 fn flux_build_options_allow_files_above_and_refuse_files_outside_the_repository() {
     let test = "flux_build_options_allow_files_above_and_refuse_files_outside_the_repository";

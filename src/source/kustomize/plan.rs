@@ -28,8 +28,10 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
+use std::rc::Rc;
 
 use super::argo::{self, ArgoApp, ArgoSource};
+use super::artifact::{Artifact, SourceKind};
 use super::discover::{kustomization_file, Repository};
 use super::flux::{self, FluxKustomization, FluxSource, HelmRelease, SourceRef};
 use super::helm::HelmValues;
@@ -63,6 +65,7 @@ pub fn plan(
         var_sources: Vec::new(),
         cluster_var_sources: Vec::new(),
         unexpanded_app_of_apps: false,
+        artifacts: BTreeMap::new(),
     };
     let found = p.controller_objects();
     let mut plans = p.flux_plans(&found);
@@ -118,6 +121,8 @@ struct Planner<'a> {
     /// A chart whose templates hold Argo CD objects gave no Application (helm is missing, or
     /// it failed): the repository declares its environments there, unread.
     unexpanded_app_of_apps: bool,
+    /// The artifact filters of the Flux sources met, by root and source.
+    artifacts: BTreeMap<(PathBuf, SourceRef), Rc<Artifact>>,
 }
 
 /// What the Argo CD Applications of one destination give: their units, the files declaring
@@ -395,13 +400,7 @@ impl Planner<'_> {
             ));
             return None;
         }
-        let path = instance
-            .source_root
-            .as_deref()
-            .and_then(|r| flux::path_in(r, &k.spec_path))
-            .or_else(|| flux::path_in(&self.root, &k.spec_path))
-            .or_else(|| k.path.clone());
-        let Some(path) = path else {
+        let Some((source_root, path)) = self.source_path(instance, k) else {
             self.notes.push(format!(
                 "{}: Flux Kustomization {}: spec.path `{}` is not in this repository",
                 k.file.display(),
@@ -439,7 +438,17 @@ impl Planner<'_> {
             // directory is, a Helm chart's too.
             let mut files = Vec::new();
             let mut roots = BTreeSet::new();
-            for f in &self.plain_directory_files(&path) {
+            let artifact = self.artifact(found, &source_root, &k.source);
+            // What the artifact leaves out of the directory nothing applies, by hand neither:
+            // no loose directory of its own.
+            let left_out: Vec<PathBuf> = self
+                .inputs
+                .iter()
+                .filter(|f| f.starts_with(&path) && !artifact.holds(f, false))
+                .cloned()
+                .collect();
+            self.used_files.extend(left_out);
+            for f in &self.plain_directory_files(&path, &artifact) {
                 if !flux_manifest_name(f) {
                     continue;
                 }
@@ -489,23 +498,84 @@ impl Planner<'_> {
         Some(units)
     }
 
-    /// The files of a plain directory a Kustomization applies: the inputs under it, or, where
-    /// none is (a directory of the repository outside the one linted: `lint clusters/x` of a
-    /// cluster applying `./apps/eu`), the directory's own files, as a lint of the root reads
-    /// them, a Helm chart's among them (Flux walks into it as into any directory).
-    fn plain_directory_files(&self, path: &Path) -> Vec<PathBuf> {
+    /// Where a Kustomization's source has its root, and its `spec.path` there: the bootstrap's
+    /// source, else the repository linted, else the nearest directory above the Kustomization
+    /// holding the path.
+    fn source_path(
+        &self,
+        instance: &Instance,
+        k: &FluxKustomization,
+    ) -> Option<(PathBuf, PathBuf)> {
+        let within =
+            |root: &Path| flux::path_in(root, &k.spec_path).map(|p| (root.to_path_buf(), p));
+        instance
+            .source_root
+            .as_deref()
+            .and_then(within)
+            .or_else(|| within(&self.root))
+            .or_else(|| {
+                let path = k.path.clone()?;
+                Some((root_above(&path, &k.spec_path), path))
+            })
+    }
+
+    /// The filter of the artifact Flux makes of `source`, whose checkout is `root` (its
+    /// `spec.ignore` when the source object is in the repository).
+    fn artifact(&mut self, found: &Found, root: &Path, source: &SourceRef) -> Rc<Artifact> {
+        let key = (root.to_path_buf(), source.clone());
+        if let Some(a) = self.artifacts.get(&key) {
+            return a.clone();
+        }
+        // An empty kind is Flux's default, a GitRepository.
+        let kind = match source.kind.as_str() {
+            "" => "GitRepository",
+            kind => kind,
+        };
+        let ignore = found
+            .sources
+            .iter()
+            .find(|s| {
+                s.reference.kind == kind
+                    && s.reference.name == source.name
+                    && s.reference.namespace == source.namespace
+            })
+            .and_then(|s| s.ignore.as_deref());
+        let a = Rc::new(Artifact::load(root, SourceKind::of(&source.kind), ignore));
+        self.artifacts.insert(key, a.clone());
+        a
+    }
+
+    /// The files of a plain directory a Kustomization applies, those of its source's artifact:
+    /// the inputs under it, or, where none is (a directory of the repository outside the one
+    /// linted: `lint clusters/x` of a cluster applying `./apps/eu`), the directory's own
+    /// files, a Helm chart's among them (Flux walks into it as into any directory). Hidden
+    /// files and directories too, which the inputs leave out: Flux's walk does not
+    /// (fluxcd/pkg kustomize/kustomize_generator.go `scanManifests`), only the artifact's
+    /// filter keeps some out ([`artifact`](super::artifact)).
+    fn plain_directory_files(&self, path: &Path, artifact: &Artifact) -> Vec<PathBuf> {
+        let walked = artifact.files_under(path);
         let inputs: Vec<PathBuf> = self
             .inputs
             .iter()
-            .filter(|f| f.starts_with(path))
+            .filter(|f| f.starts_with(path) && artifact.holds(f, false))
             .cloned()
             .collect();
-        if !inputs.is_empty() {
-            return inputs;
+        if inputs.is_empty() {
+            return walked;
         }
-        let dir = path.to_string_lossy().into_owned();
-        let walked = files::expand_noting(&[dir], &|_| false, &mut Vec::new()).unwrap_or_default();
-        walked.into_iter().map(|f| normalize(&f)).collect()
+        let hidden = |f: &PathBuf| {
+            f.strip_prefix(path).is_ok_and(|rel| {
+                rel.components()
+                    .any(|c| c.as_os_str().to_string_lossy().starts_with('.'))
+            })
+        };
+        let mut files: Vec<PathBuf> = inputs
+            .into_iter()
+            .chain(walked.into_iter().filter(hidden))
+            .collect();
+        files.sort();
+        files.dedup();
+        files
     }
 
     /// Whether a Kustomization's source is another repository than the instance's: a source
@@ -1282,6 +1352,20 @@ fn repository_of(url: &str) -> String {
     )
 }
 
+/// The root of the source a Kustomization's `spec.path` was found at `path` in: `path` without
+/// as many trailing directories as `spec_path` names.
+fn root_above(path: &Path, spec_path: &str) -> PathBuf {
+    let depth = Path::new(spec_path.trim())
+        .components()
+        .filter(|c| matches!(c, std::path::Component::Normal(_)))
+        .count();
+    let mut root = path.to_path_buf();
+    for _ in 0..depth {
+        root.pop();
+    }
+    root
+}
+
 /// The paths of `all` that no plan took (`used`), in their order.
 fn unused(all: &[PathBuf], used: &BTreeSet<PathBuf>) -> Vec<PathBuf> {
     all.iter().filter(|p| !used.contains(*p)).cloned().collect()
@@ -1309,8 +1393,26 @@ fn transforms_plain_directory(k: &FluxKustomization) -> bool {
 
 #[cfg(test)]
 mod tests {
-    use super::{flux_manifest_name, repository_of};
+    use super::{flux_manifest_name, repository_of, root_above};
     use std::path::Path;
+
+    /// A Kustomization's `spec.path` found at a directory: the source's root is above it by
+    /// as many directories as the path names.
+    #[test]
+    fn the_source_root_is_above_the_path_by_its_depth() {
+        for (path, spec, root) in [
+            ("fleet/apps/eu", "./apps/eu", "fleet"),
+            ("fleet/apps/eu", "apps/eu/", "fleet"),
+            ("fleet", "./", "fleet"),
+            ("apps", "./apps", ""),
+        ] {
+            assert_eq!(
+                root_above(Path::new(path), spec),
+                Path::new(root),
+                "{path} {spec}"
+            );
+        }
+    }
 
     /// `filepath.Ext` compared with `.yaml` and `.yml` as is (fluxcd/pkg `scanManifests`).
     #[test]
