@@ -797,6 +797,36 @@ fn hidden_files_of_a_plain_directory_are_flux_s() {
     );
 }
 
+/// A document after a `...` end marker with no `---` before it: kyaml's reader decodes one
+/// document per piece between `---` lines (kio/byteio_reader.go `ByteReader.Read`), so Flux
+/// never applies it, and it is not in the environment.
+#[test]
+fn a_document_after_an_end_marker_without_a_separator_is_not_flux_s() {
+    let test = "a_document_after_an_end_marker_without_a_separator_is_not_flux_s";
+    if !kustomize_available(test) {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    let after = POLICY.replace("name: web\n  namespace", "name: after\n  namespace");
+    let both = format!("{POLICY}...\n{after}");
+    plain_directory_repository(root, None, &[("apps/policy.yaml", &both)]);
+    let (o, v) = lint_json(root, &[]);
+    assert_eq!(o.status.code(), Some(0), "{}{}", stdout(&o), stderr(&o));
+    assert!(findings(&v).is_empty(), "{:?}", findings(&v));
+    assert_eq!(v["summary"]["policies"], 1, "{v:#}");
+    assert!(
+        stderr(&o).contains("note: apps/policy.yaml:15: a document after a `...` end marker"),
+        "{}",
+        stderr(&o)
+    );
+    // With a separator after the marker, both are Flux's.
+    let both = format!("{POLICY}...\n---\n{after}");
+    write(root, &[("apps/policy.yaml", &both)]);
+    let (_, v) = lint_json(root, &[]);
+    assert_eq!(v["summary"]["policies"], 2, "{v:#}");
+}
+
 #[test]
 fn flux_build_options_allow_files_above_and_refuse_files_outside_the_repository() {
     let test = "flux_build_options_allow_files_above_and_refuse_files_outside_the_repository";

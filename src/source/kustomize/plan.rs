@@ -483,8 +483,10 @@ impl Planner<'_> {
                 units.push(Unit::new(UnitKind::Root(spec)));
             } else {
                 for f in files {
+                    self.note_unread(&f);
                     let mut u = Unit::new(UnitKind::Plain(f));
                     u.namespace = k.target_namespace.clone();
+                    u.flux_plain = true;
                     units.push(u);
                 }
                 for r in roots {
@@ -496,6 +498,18 @@ impl Planner<'_> {
             u.vars = vars.clone();
         }
         Some(units)
+    }
+
+    /// Says so when a file of a plain directory holds a document Flux never reads
+    /// ([`scan::read_as_flux`]): it is not in the environment.
+    fn note_unread(&mut self, file: &Path) {
+        let Some(line) = self.renders.file(file).and_then(scan::first_unread) else {
+            return;
+        };
+        self.notes.push(format!(
+            "{}:{line}: a document after a `...` end marker with no `---` before it: Flux never reads it (kyaml decodes one document between `---` lines); not linted",
+            file.display()
+        ));
     }
 
     /// Where a Kustomization's source has its root, and its `spec.path` there: the bootstrap's

@@ -19,9 +19,10 @@
 //! - an object without `kind`, or without `metadata.name` unless its kind ends in `List`;
 //! - a `…List` whose `items` is not a list, or holds an item that fails the same checks.
 
+use std::collections::BTreeSet;
 use std::path::PathBuf;
 
-use crate::source::{Node, Value};
+use crate::source::{Loaded, Node, Value};
 
 /// Flux's verdict on a plain directory it generates a kustomization for: the file its
 /// `scanManifests` cannot decode, which fails the whole build before anything is built.
@@ -98,6 +99,46 @@ pub fn decode_error(text: &str) -> Option<DecodeError> {
         }
     }
     roots.iter().find_map(object_error).map(DecodeError::Object)
+}
+
+/// The documents of a plain file that kyaml's reader gives Flux: the first of each piece
+/// between `---` lines. `ByteReader.Read` (kio/byteio_reader.go) decodes one document from each
+/// piece, so a document after a `...` end marker with no `---` before it is never read, and
+/// never applied. (The loader skips empty documents: a piece `null`, `...`, an object keeps
+/// the object here, which kyaml drops after the null one.)
+pub fn read_as_flux(mut loaded: Loaded) -> Loaded {
+    let mut read = flux_reads(&loaded).into_iter();
+    loaded.documents.retain(|_| read.next().unwrap_or(true));
+    loaded
+}
+
+/// The line of the first document of `loaded` that Flux never reads ([`read_as_flux`]).
+pub fn first_unread(loaded: &Loaded) -> Option<u32> {
+    let read = flux_reads(loaded);
+    loaded
+        .documents
+        .iter()
+        .zip(read)
+        .find(|(_, read)| !read)
+        .map(|(d, _)| d.root.span.start.line)
+}
+
+/// Whether kyaml's reader reads each document of `loaded` (all, when the text does not split:
+/// the build then fails on the file before anything is read, [`decode_error`]).
+fn flux_reads(loaded: &Loaded) -> Vec<bool> {
+    let text = loaded.source.text().replace("\r\n", "\n");
+    let Ok(pieces) = split_documents(&text) else {
+        return vec![true; loaded.documents.len()];
+    };
+    let starts: Vec<u32> = pieces.iter().map(|(line, _)| *line).collect();
+    let mut pieces_read = BTreeSet::new();
+    loaded
+        .documents
+        .iter()
+        .map(|d| {
+            pieces_read.insert(starts.partition_point(|&start| start <= d.root.span.start.line))
+        })
+        .collect()
 }
 
 /// kyaml's `splitDocuments`: `text` cut at every `\n---…\n` (a line starting with `---`,
@@ -301,6 +342,38 @@ mod tests {
             vec![(1, "a: 1"), (3, "\nb: 2"), (6, "c: 3\n---")]
         );
         assert_eq!(super::split_documents("").unwrap(), vec![(1, "")]);
+    }
+
+    /// kyaml's reader decodes one document per piece between `---` lines (kio/byteio_reader.go
+    /// `ByteReader.Read`): one after a `...` end marker in the same piece is dropped.
+    #[test]
+    fn flux_reads_the_first_document_of_each_piece() {
+        let names = |text: &str| -> Vec<String> {
+            let loaded = crate::source::load(crate::source::Source::new("a.yaml", text));
+            super::read_as_flux(loaded)
+                .documents
+                .iter()
+                .map(|d| {
+                    d.root
+                        .get("metadata")
+                        .and_then(|m| m.get("name"))
+                        .and_then(crate::source::Node::as_str)
+                        .unwrap_or("")
+                        .to_string()
+                })
+                .collect()
+        };
+        let a = "kind: A\nmetadata: {name: a}\n";
+        let b = "kind: B\nmetadata: {name: b}\n";
+        let c = "kind: C\nmetadata: {name: c}\n";
+        assert_eq!(names(&format!("{a}...\n{b}")), ["a"]);
+        assert_eq!(names(&format!("{a}...\n---\n{b}")), ["a", "b"]);
+        assert_eq!(names(&format!("{a}---\n{b}...\n{c}")), ["a", "b"]);
+        let crlf = format!("{a}...\n{b}---\n{c}").replace('\n', "\r\n");
+        assert_eq!(names(&crlf), ["a", "c"]);
+        let loaded =
+            crate::source::load(crate::source::Source::new("a.yaml", format!("{a}...\n{b}")));
+        assert_eq!(super::first_unread(&loaded), Some(4));
     }
 
     /// kyaml splits the text at lines starting with `---` and refuses one with more than a

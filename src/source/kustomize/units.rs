@@ -13,6 +13,7 @@ use super::flux;
 use super::helm::{self, Helm, HelmValues};
 use super::origin::{self, Layers};
 use super::render::{self, Build, BuildSpec, Kustomize, RenderError};
+use super::scan;
 use crate::source::{files, load, Loaded, Source};
 
 /// The API server an environment's objects are applied to.
@@ -75,6 +76,9 @@ pub struct Unit {
     /// Where namespaced objects without a namespace go (Flux `targetNamespace` of a plain
     /// directory, an Argo CD destination's namespace); `None`: nothing in the repository says.
     pub namespace: Option<String>,
+    /// A file of a plain directory a Flux Kustomization applies: its documents are those
+    /// kyaml's reader gives Flux ([`scan::read_as_flux`]).
+    pub flux_plain: bool,
 }
 
 impl Unit {
@@ -83,6 +87,7 @@ impl Unit {
             kind,
             vars: None,
             namespace: None,
+            flux_plain: false,
         }
     }
 
@@ -297,7 +302,13 @@ pub fn output(repo: &Repository, unit: &Unit, renders: &mut Renders) -> Output {
     let vars = unit.vars.as_ref();
     match &unit.kind {
         UnitKind::Plain(file) => match renders.file(file) {
-            Some(l) => Output::Plain(substituted_plain(l, vars), unit.namespace.clone()),
+            Some(l) => {
+                let mut read = substituted_plain(l, vars);
+                if unit.flux_plain {
+                    read = scan::read_as_flux(read);
+                }
+                Output::Plain(read, unit.namespace.clone())
+            }
             None => Output::Nothing,
         },
         UnitKind::Root(spec) => {
