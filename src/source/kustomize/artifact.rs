@@ -188,8 +188,11 @@ fn layer<'a>(rel: &Path, lines: impl Iterator<Item = &'a str>) -> Option<(PathBu
     any.then(|| (rel.to_path_buf(), patterns))
 }
 
-/// The regular files (and links to them) below `dir`, sorted by name at every level,
-/// `.git` directories left out.
+/// The regular files below `dir`, sorted by name at every level, `.git` directories left
+/// out. Links are not followed, to a file or a directory: the artifact holds regular files
+/// and directories only ("Ignore anything that is not a file or directories e.g. symlinks",
+/// fluxcd/pkg artifact/storage/archive.go `Archive`), and a link to a directory above would
+/// never end.
 fn walk(dir: &Path, out: &mut Vec<PathBuf>) {
     let Ok(entries) = std::fs::read_dir(super::as_dir(dir)) else {
         return;
@@ -199,17 +202,22 @@ fn walk(dir: &Path, out: &mut Vec<PathBuf>) {
     for e in entries {
         // Joined, not `e.path()`: named as `dir` is (`apps/x.yaml`, never `./apps/x.yaml`).
         let path = dir.join(e.file_name());
-        let Ok(meta) = std::fs::metadata(&path) else {
+        let Ok(kind) = e.file_type() else {
             continue;
         };
-        if meta.is_dir() {
+        if kind.is_dir() {
             if e.file_name() != ".git" {
                 walk(&path, out);
             }
-        } else if meta.is_file() {
+        } else if kind.is_file() {
             out.push(path);
         }
     }
+}
+
+/// Whether `path` is a symbolic link (the artifact leaves links out: [`walk`]).
+pub fn is_link(path: &Path) -> bool {
+    std::fs::symlink_metadata(path).is_ok_and(|m| m.file_type().is_symlink())
 }
 
 #[cfg(test)]
@@ -354,5 +362,23 @@ mod tests {
             files,
             ["apps/.c.yaml", "apps/.hidden/b.yaml", "apps/a.yaml"]
         );
+    }
+
+    /// Links are not in the artifact, and a link to a directory above is not walked round.
+    #[cfg(unix)]
+    #[test]
+    fn links_are_left_out_and_never_walked() {
+        let dir = repository(&[("apps/a.yaml", "")]);
+        let root = dir.path();
+        std::os::unix::fs::symlink(root.join("apps"), root.join("apps/loop")).unwrap();
+        std::os::unix::fs::symlink(root.join("apps/a.yaml"), root.join("apps/b.yaml")).unwrap();
+        let a = Artifact::load(root, SourceKind::Repository, None);
+        let files: Vec<String> = a
+            .files_under(&root.join("apps"))
+            .iter()
+            .map(|f| f.strip_prefix(root).unwrap().display().to_string())
+            .collect();
+        assert_eq!(files, ["apps/a.yaml"]);
+        assert!(super::is_link(&root.join("apps/b.yaml")));
     }
 }

@@ -572,6 +572,7 @@ impl Planner<'_> {
             .inputs
             .iter()
             .filter(|f| f.starts_with(path) && artifact.holds(f, false))
+            .filter(|f| !super::artifact::is_link(f))
             .cloned()
             .collect();
         if inputs.is_empty() {
