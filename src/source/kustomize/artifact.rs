@@ -215,7 +215,7 @@ fn walk(dir: &Path, out: &mut Vec<PathBuf>) {
     }
 }
 
-/// Whether `path` is a symbolic link (the artifact leaves links out: [`walk`]).
+/// Whether `path` is a symbolic link (the artifact leaves links out, fluxcd/pkg `Archive`).
 pub fn is_link(path: &Path) -> bool {
     std::fs::symlink_metadata(path).is_ok_and(|m| m.file_type().is_symlink())
 }
