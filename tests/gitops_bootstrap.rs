@@ -1986,3 +1986,59 @@ fn a_kustomizations_name_prefix_replaces_the_directorys_own() {
         "{f:?}"
     );
 }
+
+/// Two clusters each define a GitRepository of the same name whose `spec.ignore` leaves out
+/// everything but its own cluster's directory (`/*`, then `!/clusters/<c>`: go-git's matcher
+/// takes the directory back, keiretsu-labs/kubernetes-manifests does this): each cluster's
+/// plain directory is read through its own source's filter, and both policies are linted.
+#[test]
+fn each_cluster_s_source_filters_its_own_artifact() {
+    let test = "each_cluster_s_source_filters_its_own_artifact";
+    if !kustomize_available(test) {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    for c in ["ottawa", "robbinsdale"] {
+        write_owned(root, &bootstrap(c));
+        let source = format!("apiVersion: source.toolkit.fluxcd.io/v1\nkind: GitRepository\nmetadata:\n  name: manifests\n  namespace: flux-system\nspec:\n  url: https://example.com/fleet.git\n  ignore: |\n    # exclude all\n    /*\n    # but this cluster\n    !/clusters/{c}\n");
+        let apps = flux_kustomization("karmada", &format!("./clusters/{c}/apps"), KUBECONFIG)
+            .replace("name: flux-system\n", "name: manifests\n");
+        // `preemption: Always` while the gate is off: a warning in each Karmada environment
+        // that reads the policy.
+        let policy = POLICY
+            .replace(
+                "name: web\n  namespace",
+                &format!("name: web-{c}\n  namespace"),
+            )
+            .replace("spec:\n", "spec:\n  preemption: Always\n");
+        write_owned(
+            root,
+            &[
+                (format!("clusters/{c}/source.yaml"), source),
+                (format!("clusters/{c}/karmada.yaml"), apps),
+                (format!("clusters/{c}/apps/policy.yaml"), policy),
+            ],
+        );
+    }
+    let (o, v) = lint_json(root, &[]);
+    assert!(
+        !stderr(&o).contains("is not in this repository") && !stderr(&o).contains("not linted"),
+        "{}",
+        stderr(&o)
+    );
+    let inert: Vec<String> = findings(&v)
+        .into_iter()
+        .filter(|(rule, _, _)| rule == "inert-preemption")
+        .map(|(_, at, message)| format!("{at} {}", message.rsplit(" (in: ").next().unwrap_or("")))
+        .collect();
+    assert_eq!(
+        inert,
+        [
+            "clusters/ottawa/apps/policy.yaml:7 ottawa, ottawa/karmada-kubeconfig)",
+            "clusters/robbinsdale/apps/policy.yaml:7 robbinsdale, robbinsdale/karmada-kubeconfig)"
+        ],
+        "{}",
+        stdout(&o)
+    );
+}

@@ -20,16 +20,13 @@
 //! `spec.ignore` only, without the others (bucket_controller.go `fetchEtagIndex`,
 //! `Archive` without a filter).
 //!
-//! Each file of patterns is matched as git matches one (the `ignore` crate); between files the
-//! later decides where it says anything of the path or a directory above it. The source-
-//! controller's matcher (go-git's, copied into fluxcd/pkg sourceignore/gitignore) weighs every
-//! pattern of all files in one list instead: they differ only where a file re-includes (`!`)
-//! a path an earlier pattern of the same file excludes through its directory.
+//! The patterns are matched as the source-controller's matcher matches them (go-git's, copied
+//! into fluxcd/pkg sourceignore/gitignore): one list, read from the last pattern back, the
+//! first that matches the path or a directory above it deciding. That is not git's own rule:
+//! `/*` then `!/clusters/prod` keeps `clusters/prod/` in the artifact, though git cannot take a
+//! path back from an excluded directory (keiretsu-labs/kubernetes-manifests relies on it).
 
 use std::path::{Path, PathBuf};
-
-use ignore::gitignore::{Gitignore, GitignoreBuilder};
-use ignore::Match;
 
 /// The file of ignore patterns the source-controller reads in every directory.
 const IGNORE_FILE: &str = ".sourceignore";
@@ -86,9 +83,8 @@ impl SourceKind {
 pub struct Artifact {
     /// The source's root, as the tool names paths.
     root: PathBuf,
-    /// Pattern files from the lowest priority to the highest: the directory (relative to the
-    /// root) the patterns are relative to, and the patterns.
-    layers: Vec<(PathBuf, Gitignore)>,
+    /// Every pattern, from the lowest priority to the highest.
+    patterns: Vec<Pattern>,
 }
 
 impl Artifact {
@@ -97,40 +93,46 @@ impl Artifact {
     pub fn load(root: &Path, kind: SourceKind, spec_ignore: Option<&str>) -> Artifact {
         let mut own = Vec::new();
         match kind {
-            SourceKind::Repository => ignore_files(root, Path::new(""), &mut own),
-            SourceKind::Bucket => own.extend(read_ignore_file(root, Path::new(""))),
+            SourceKind::Repository => ignore_files(root, &[], &mut own),
+            SourceKind::Bucket => own.extend(read_ignore_file(root, &[])),
         }
         if let Some(text) = spec_ignore {
-            own.extend(layer(Path::new(""), text.lines()));
+            own.extend(read_patterns(text, &[]));
         }
-        let mut layers = Vec::new();
+        let mut patterns = Vec::new();
         if kind == SourceKind::Repository {
-            layers.extend(layer(Path::new(""), EXCLUDE_VCS.iter().copied()));
+            patterns.extend(EXCLUDE_VCS.iter().map(|p| Pattern::parse(p, &[])));
             if own.is_empty() {
-                layers.extend(layer(Path::new(""), DEFAULTS.iter().copied()));
+                patterns.extend(DEFAULTS.iter().map(|p| Pattern::parse(p, &[])));
             }
         }
-        layers.extend(own);
+        patterns.extend(own);
         Artifact {
             root: root.to_path_buf(),
-            layers,
+            patterns,
         }
     }
 
     /// Whether the artifact holds `path` (a path under the root, named as the root is), a
-    /// directory when `is_dir`.
+    /// directory when `is_dir` (go-git's `Matcher.Match`: the last pattern that matches
+    /// decides).
     pub fn holds(&self, path: &Path, is_dir: bool) -> bool {
         let Ok(rel) = path.strip_prefix(&self.root) else {
             return true;
         };
-        for (dir, patterns) in self.layers.iter().rev() {
-            let Ok(inside) = rel.strip_prefix(dir) else {
-                continue;
-            };
-            match patterns.matched_path_or_any_parents(inside, is_dir) {
-                Match::None => continue,
-                Match::Ignore(_) => return false,
-                Match::Whitelist(_) => return true,
+        let parts: Vec<String> = rel
+            .components()
+            .filter_map(|c| match c {
+                std::path::Component::Normal(n) => Some(n.to_string_lossy().into_owned()),
+                _ => None,
+            })
+            .collect();
+        let parts: Vec<&str> = parts.iter().map(String::as_str).collect();
+        for p in self.patterns.iter().rev() {
+            match p.matches(&parts, is_dir) {
+                Verdict::NoMatch => continue,
+                Verdict::Exclude => return false,
+                Verdict::Include => return true,
             }
         }
         true
@@ -146,11 +148,232 @@ impl Artifact {
     }
 }
 
-/// The `.sourceignore` files of `dir` (named `rel` under the root) and every directory below
-/// it but `.git`, a directory's own before those below it, in the order of their names (as
-/// `LoadIgnorePatterns` reads them; a link to a directory is not followed).
-fn ignore_files(dir: &Path, rel: &Path, out: &mut Vec<(PathBuf, Gitignore)>) {
-    out.extend(read_ignore_file(dir, rel));
+/// What one pattern says of a path (fluxcd/pkg sourceignore/gitignore/pattern.go
+/// `MatchResult`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Verdict {
+    NoMatch,
+    Exclude,
+    Include,
+}
+
+/// One pattern line, as go-git's `ParsePattern` reads it: relative to its file's directory
+/// (`domain`), `!` taking paths back, a trailing `/` for directories only, and anchored when
+/// it holds a `/` (then matched part by part from the domain), else a name matched at any
+/// depth.
+#[derive(Debug)]
+struct Pattern {
+    domain: Vec<String>,
+    parts: Vec<String>,
+    inclusion: bool,
+    dir_only: bool,
+    is_glob: bool,
+}
+
+impl Pattern {
+    fn parse(line: &str, domain: &[String]) -> Pattern {
+        let (inclusion, rest) = match line.strip_prefix('!') {
+            Some(rest) => (true, rest),
+            None => (false, line),
+        };
+        // Trailing spaces go, but an escaped one.
+        let rest = if rest.ends_with("\\ ") {
+            rest
+        } else {
+            rest.trim_end_matches(' ')
+        };
+        let (dir_only, rest) = match rest.strip_suffix('/') {
+            Some(rest) => (true, rest),
+            None => (false, rest),
+        };
+        Pattern {
+            domain: domain.to_vec(),
+            parts: rest.split('/').map(str::to_string).collect(),
+            inclusion,
+            dir_only,
+            is_glob: rest.contains('/'),
+        }
+    }
+
+    /// `pattern.Match`: the path must lie below the domain, then match.
+    fn matches(&self, path: &[&str], is_dir: bool) -> Verdict {
+        if path.len() <= self.domain.len() || self.domain.iter().zip(path).any(|(d, p)| d != p) {
+            return Verdict::NoMatch;
+        }
+        let path = &path[self.domain.len()..];
+        let matched = if self.is_glob {
+            self.glob_match(path, is_dir)
+        } else {
+            self.simple_name_match(path, is_dir)
+        };
+        match (matched, self.inclusion) {
+            (false, _) => Verdict::NoMatch,
+            (true, true) => Verdict::Include,
+            (true, false) => Verdict::Exclude,
+        }
+    }
+
+    /// A name pattern: any part of the path; a directory-only one not the path's last part
+    /// unless it is a directory (`simpleNameMatch`).
+    fn simple_name_match(&self, path: &[&str], is_dir: bool) -> bool {
+        for (i, name) in path.iter().enumerate() {
+            match go_match(&self.parts[0], name) {
+                None => return false,
+                Some(false) => continue,
+                Some(true) => return !(self.dir_only && !is_dir && i == path.len() - 1),
+            }
+        }
+        false
+    }
+
+    /// An anchored pattern, part by part from the start of the path, `**` matching any number
+    /// of directories; a path longer than the pattern matches below it (`globMatch`).
+    fn glob_match(&self, mut path: &[&str], is_dir: bool) -> bool {
+        let mut matched = false;
+        let mut traverse = false;
+        for (i, part) in self.parts.iter().enumerate() {
+            if part.is_empty() {
+                traverse = false;
+                continue;
+            }
+            if part == "**" {
+                if i == self.parts.len() - 1 {
+                    break;
+                }
+                traverse = true;
+                continue;
+            }
+            if part.contains("**") || path.is_empty() {
+                return false;
+            }
+            if traverse {
+                traverse = false;
+                while let Some((first, rest)) = path.split_first() {
+                    path = rest;
+                    match go_match(part, first) {
+                        None => return false,
+                        Some(true) => {
+                            matched = true;
+                            break;
+                        }
+                        Some(false) if path.is_empty() => matched = false,
+                        Some(false) => {}
+                    }
+                }
+            } else {
+                if go_match(part, path[0]) != Some(true) {
+                    return false;
+                }
+                matched = true;
+                path = &path[1..];
+            }
+        }
+        // A directory-only pattern that ends on the path's last part names no file.
+        matched && !(self.dir_only && !is_dir && path.is_empty())
+    }
+}
+
+/// Go's `filepath.Match` of one path part: `*` any run, `?` one character, `[...]` a class
+/// (`^` negating, `a-z` ranges), `\\` escaping; `None` for a malformed pattern, which
+/// matches nothing.
+fn go_match(pattern: &str, name: &str) -> Option<bool> {
+    let p: Vec<char> = pattern.chars().collect();
+    let n: Vec<char> = name.chars().collect();
+    match_from(&p, &n)
+}
+
+fn match_from(p: &[char], n: &[char]) -> Option<bool> {
+    let Some((&c, rest)) = p.split_first() else {
+        return Some(n.is_empty());
+    };
+    match c {
+        '*' => {
+            for skip in 0..=n.len() {
+                if match_from(rest, &n[skip..])? {
+                    return Some(true);
+                }
+            }
+            Some(false)
+        }
+        '?' => match n.split_first() {
+            Some((_, n_rest)) => match_from(rest, n_rest),
+            None => Some(false),
+        },
+        '[' => {
+            let (class, after) = char_class(rest)?;
+            match n.split_first() {
+                Some((&ch, n_rest)) if class.contains(ch) => match_from(after, n_rest),
+                _ => Some(false),
+            }
+        }
+        '\\' => {
+            let (&lit, after) = rest.split_first()?;
+            match n.split_first() {
+                Some((&ch, n_rest)) if ch == lit => match_from(after, n_rest),
+                _ => Some(false),
+            }
+        }
+        _ => match n.split_first() {
+            Some((&ch, n_rest)) if ch == c => match_from(rest, n_rest),
+            _ => Some(false),
+        },
+    }
+}
+
+/// A character class after its `[`: the class and what follows its `]`.
+struct CharClass {
+    negated: bool,
+    ranges: Vec<(char, char)>,
+}
+
+impl CharClass {
+    fn contains(&self, ch: char) -> bool {
+        self.ranges.iter().any(|&(lo, hi)| lo <= ch && ch <= hi) != self.negated
+    }
+}
+
+fn char_class(p: &[char]) -> Option<(CharClass, &[char])> {
+    let (negated, mut p) = match p.split_first() {
+        Some(('^', rest)) => (true, rest),
+        _ => (false, p),
+    };
+    let mut ranges = Vec::new();
+    let mut first = true;
+    loop {
+        let (&c, rest) = p.split_first()?;
+        if c == ']' && !first {
+            return Some((CharClass { negated, ranges }, rest));
+        }
+        first = false;
+        let (lo, rest) = class_char(c, rest)?;
+        let (hi, rest) = match rest.split_first() {
+            Some(('-', after)) if after.first() != Some(&']') => {
+                let (&c, after) = after.split_first()?;
+                class_char(c, after)?
+            }
+            _ => (lo, rest),
+        };
+        if lo > hi {
+            return None;
+        }
+        ranges.push((lo, hi));
+        p = rest;
+    }
+}
+
+fn class_char(c: char, rest: &[char]) -> Option<(char, &[char])> {
+    if c == '\\' {
+        let (&e, rest) = rest.split_first()?;
+        return Some((e, rest));
+    }
+    Some((c, rest))
+}
+
+/// The patterns of the `.sourceignore` files of `dir` (whose parts under the root are
+/// `domain`) and every directory below it but `.git`, a directory's own before those below
+/// it, in the order of their names (`LoadIgnorePatterns`; a link is not followed).
+fn ignore_files(dir: &Path, domain: &[String], out: &mut Vec<Pattern>) {
+    out.extend(read_ignore_file(dir, domain));
     let Ok(entries) = std::fs::read_dir(super::as_dir(dir)) else {
         return;
     };
@@ -161,31 +384,25 @@ fn ignore_files(dir: &Path, rel: &Path, out: &mut Vec<(PathBuf, Gitignore)>) {
         .collect();
     dirs.sort();
     for name in dirs {
-        ignore_files(&dir.join(&name), &rel.join(&name), out);
+        let mut below = domain.to_vec();
+        below.push(name.to_string_lossy().into_owned());
+        ignore_files(&dir.join(&name), &below, out);
     }
 }
 
-/// The patterns of `dir`'s `.sourceignore`, if it has one with any.
-fn read_ignore_file(dir: &Path, rel: &Path) -> Option<(PathBuf, Gitignore)> {
-    let text = std::fs::read_to_string(dir.join(IGNORE_FILE)).ok()?;
-    layer(rel, text.lines())
+/// The patterns of `dir`'s `.sourceignore`, if it has one.
+fn read_ignore_file(dir: &Path, domain: &[String]) -> Vec<Pattern> {
+    std::fs::read_to_string(dir.join(IGNORE_FILE))
+        .map(|text| read_patterns(&text, domain))
+        .unwrap_or_default()
 }
 
-/// The patterns among `lines` (not blank, not a comment: `ReadPatterns`), relative to `rel`;
-/// `None` when there is none.
-fn layer<'a>(rel: &Path, lines: impl Iterator<Item = &'a str>) -> Option<(PathBuf, Gitignore)> {
-    // Paths are handed over relative to `rel`, so the matcher's own root strips nothing.
-    let mut builder = GitignoreBuilder::new(".");
-    let mut any = false;
-    for line in lines {
-        if line.starts_with('#') || line.trim().is_empty() {
-            continue;
-        }
-        // A line git cannot read as a pattern matches nothing for go-git either.
-        any |= builder.add_line(None, line).is_ok();
-    }
-    let patterns = builder.build().ok()?;
-    any.then(|| (rel.to_path_buf(), patterns))
+/// The patterns of `text`: every line but blank ones and comments (`ReadPatterns`).
+fn read_patterns(text: &str, domain: &[String]) -> Vec<Pattern> {
+    text.lines()
+        .filter(|l| !l.starts_with('#') && !l.trim().is_empty())
+        .map(|l| Pattern::parse(l, domain))
+        .collect()
 }
 
 /// The regular files below `dir`, sorted by name at every level, `.git` directories left
@@ -362,6 +579,56 @@ mod tests {
             files,
             ["apps/.c.yaml", "apps/.hidden/b.yaml", "apps/a.yaml"]
         );
+    }
+
+    /// go-git's rule, not git's: the last pattern that matches the path or a directory above it
+    /// decides, so `!/clusters/prod` takes back what `/*` left out (as
+    /// keiretsu-labs/kubernetes-manifests' GitRepository `spec.ignore` does).
+    #[test]
+    fn a_later_pattern_takes_back_what_an_excluded_directory_holds() {
+        let dir = repository(&[]);
+        let root = dir.path();
+        let a = Artifact::load(
+            root,
+            SourceKind::Repository,
+            Some("# exclude all\n/*\n# include the cluster\n!/clusters/prod\n"),
+        );
+        assert!(held(&a, root, "clusters/prod/apps/gatus/ks.yaml"));
+        assert!(!held(&a, root, "clusters/staging/apps/ks.yaml"));
+        assert!(!held(&a, root, "README.md"));
+        let a = Artifact::load(
+            root,
+            SourceKind::Repository,
+            Some("apps/**/secret*.yaml\nlogs/\n[ab]?.yaml\n"),
+        );
+        assert!(!held(&a, root, "apps/eu/prod/secret-db.yaml"));
+        assert!(held(&a, root, "infra/apps/secret.yaml"));
+        assert!(!held(&a, root, "x/logs/a.yaml"));
+        assert!(
+            held(&a, root, "x/logs"),
+            "a directory pattern names no file"
+        );
+        assert!(!held(&a, root, "deep/b1.yaml"));
+        assert!(held(&a, root, "deep/c1.yaml"));
+    }
+
+    /// Go's `filepath.Match` of one part.
+    #[test]
+    fn parts_match_as_go_matches_them() {
+        use super::go_match;
+        for (pattern, name, want) in [
+            ("*.yaml", "a.yaml", Some(true)),
+            ("*.yaml", "a.yml", Some(false)),
+            ("a?c", "abc", Some(true)),
+            ("[^a]*", "bcd", Some(true)),
+            ("[^a]*", "abc", Some(false)),
+            ("[a-c]x", "bx", Some(true)),
+            ("\\*", "*", Some(true)),
+            ("\\*", "a", Some(false)),
+            ("[a", "a", None),
+        ] {
+            assert_eq!(go_match(pattern, name), want, "{pattern} {name}");
+        }
     }
 
     /// Links are not in the artifact, and a link to a directory above is not walked round.

@@ -293,6 +293,9 @@ pub struct FluxSource {
     /// `spec.ignore`: patterns, in `.sourceignore` syntax, that keep files out of the artifact
     /// (`None`: not set; see [`super::artifact`]).
     pub ignore: Option<String>,
+    /// The file that defines it (empty until the planner sets it): clusters of one
+    /// repository often each define a source of the same name, with their own `spec.ignore`.
+    pub file: PathBuf,
 }
 
 /// The Flux source object `root` defines, if it is one.
@@ -316,6 +319,7 @@ pub fn source_of(root: &Node) -> Option<FluxSource> {
             .and_then(|s| s.get("ignore"))
             .and_then(Node::scalar_text)
             .map(|s| s.into_owned()),
+        file: PathBuf::new(),
     })
 }
 

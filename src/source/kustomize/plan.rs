@@ -122,7 +122,7 @@ struct Planner<'a> {
     /// it failed): the repository declares its environments there, unread.
     unexpanded_app_of_apps: bool,
     /// The artifact filters of the Flux sources met, by root and source.
-    artifacts: BTreeMap<(PathBuf, SourceRef), Rc<Artifact>>,
+    artifacts: BTreeMap<(PathBuf, SourceRef, PathBuf), Rc<Artifact>>,
 }
 
 /// What the Argo CD Applications of one destination give: their units, the files declaring
@@ -171,7 +171,10 @@ impl Planner<'_> {
                 if let Some(k) = flux::kustomization_of(&d.root, f) {
                     found.kustomizations.push(k);
                 } else if let Some(s) = flux::source_of(&d.root) {
-                    found.sources.push(s);
+                    found.sources.push(FluxSource {
+                        file: f.clone(),
+                        ..s
+                    });
                 } else if is_var_source(&d.root) {
                     self.var_sources.push(d.root.clone());
                 }
@@ -438,7 +441,7 @@ impl Planner<'_> {
             // directory is, a Helm chart's too.
             let mut files = Vec::new();
             let mut roots = BTreeSet::new();
-            let artifact = self.artifact(found, &source_root, &k.source);
+            let artifact = self.artifact(found, instance, &source_root, &k.source);
             // What the artifact leaves out of the directory nothing applies, by hand neither:
             // no loose directory of its own.
             let left_out: Vec<PathBuf> = self
@@ -534,26 +537,42 @@ impl Planner<'_> {
     }
 
     /// The filter of the artifact Flux makes of `source`, whose checkout is `root` (its
-    /// `spec.ignore` when the source object is in the repository).
-    fn artifact(&mut self, found: &Found, root: &Path, source: &SourceRef) -> Rc<Artifact> {
-        let key = (root.to_path_buf(), source.clone());
-        if let Some(a) = self.artifacts.get(&key) {
-            return a.clone();
-        }
+    /// `spec.ignore` when the source object is in the repository: the cluster's own
+    /// definition where several clusters each define one of that name).
+    fn artifact(
+        &mut self,
+        found: &Found,
+        instance: &Instance,
+        root: &Path,
+        source: &SourceRef,
+    ) -> Rc<Artifact> {
         // An empty kind is Flux's default, a GitRepository.
         let kind = match source.kind.as_str() {
             "" => "GitRepository",
             kind => kind,
         };
-        let ignore = found
+        let named: Vec<&FluxSource> = found
             .sources
             .iter()
-            .find(|s| {
+            .filter(|s| {
                 s.reference.kind == kind
                     && s.reference.name == source.name
                     && s.reference.namespace == source.namespace
             })
-            .and_then(|s| s.ignore.as_deref());
+            .collect();
+        let defined = named
+            .iter()
+            .find(|s| s.file.starts_with(&instance.dir))
+            .or(named.first());
+        let key = (
+            root.to_path_buf(),
+            source.clone(),
+            defined.map(|s| s.file.clone()).unwrap_or_default(),
+        );
+        if let Some(a) = self.artifacts.get(&key) {
+            return a.clone();
+        }
+        let ignore = defined.and_then(|s| s.ignore.as_deref());
         let a = Rc::new(Artifact::load(root, SourceKind::of(&source.kind), ignore));
         self.artifacts.insert(key, a.clone());
         a
