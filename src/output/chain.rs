@@ -116,7 +116,6 @@ fn condition_json(c: &Option<ConditionView>) -> Value {
     }
 }
 
-/// The `chain` section of `explain`'s JSON in live mode.
 /// `chain.binding`; `requiredBy` only for a binding other bindings require (a dependency).
 fn binding_json(b: &BindingView) -> Value {
     let mut v = json!({
@@ -140,6 +139,7 @@ fn binding_json(b: &BindingView) -> Value {
     v
 }
 
+/// The `chain` section of `explain`'s JSON in live mode.
 pub fn to_json(c: &Chain, notes: &[String]) -> Value {
     json!({
         "claim": {
