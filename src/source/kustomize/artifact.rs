@@ -164,7 +164,7 @@ enum Verdict {
 #[derive(Debug)]
 struct Pattern {
     domain: Vec<String>,
-    parts: Vec<String>,
+    parts: Vec<Part>,
     inclusion: bool,
     dir_only: bool,
     is_glob: bool,
@@ -188,7 +188,7 @@ impl Pattern {
         };
         Pattern {
             domain: domain.to_vec(),
-            parts: rest.split('/').map(str::to_string).collect(),
+            parts: rest.split('/').map(Part::new).collect(),
             inclusion,
             dir_only,
             is_glob: rest.contains('/'),
@@ -217,7 +217,7 @@ impl Pattern {
     /// unless it is a directory (`simpleNameMatch`).
     fn simple_name_match(&self, path: &[&str], is_dir: bool) -> bool {
         for (i, name) in path.iter().enumerate() {
-            match go_match(&self.parts[0], name) {
+            match self.parts[0].matches(name) {
                 None => return false,
                 Some(false) => continue,
                 Some(true) => return !(self.dir_only && !is_dir && i == path.len() - 1),
@@ -232,25 +232,25 @@ impl Pattern {
         let mut matched = false;
         let mut traverse = false;
         for (i, part) in self.parts.iter().enumerate() {
-            if part.is_empty() {
+            if part.text.is_empty() {
                 traverse = false;
                 continue;
             }
-            if part == "**" {
+            if part.text == "**" {
                 if i == self.parts.len() - 1 {
                     break;
                 }
                 traverse = true;
                 continue;
             }
-            if part.contains("**") || path.is_empty() {
+            if part.text.contains("**") || path.is_empty() {
                 return false;
             }
             if traverse {
                 traverse = false;
                 while let Some((first, rest)) = path.split_first() {
                     path = rest;
-                    match go_match(part, first) {
+                    match part.matches(first) {
                         None => return false,
                         Some(true) => {
                             matched = true;
@@ -261,7 +261,7 @@ impl Pattern {
                     }
                 }
             } else {
-                if go_match(part, path[0]) != Some(true) {
+                if part.matches(path[0]) != Some(true) {
                     return false;
                 }
                 matched = true;
@@ -273,100 +273,144 @@ impl Pattern {
     }
 }
 
-/// Go's `filepath.Match` of one path part: `*` any run, `?` one character, `[...]` a class
-/// (`^` negating, `a-z` ranges), `\\` escaping; `None` for a malformed pattern, which
-/// matches nothing.
-fn go_match(pattern: &str, name: &str) -> Option<bool> {
-    let p: Vec<char> = pattern.chars().collect();
-    let n: Vec<char> = name.chars().collect();
-    match_from(&p, &n)
+/// One part of a pattern (between `/`), compiled once as Go's `filepath.Match` reads it.
+#[derive(Debug)]
+struct Part {
+    text: String,
+    /// `None`: malformed, which Go refuses (`ErrBadPattern`) and go-git then takes as no
+    /// match.
+    atoms: Option<Vec<Atom>>,
 }
 
-fn match_from(p: &[char], n: &[char]) -> Option<bool> {
-    let Some((&c, rest)) = p.split_first() else {
-        return Some(n.is_empty());
-    };
-    match c {
-        '*' => {
-            for skip in 0..=n.len() {
-                if match_from(rest, &n[skip..])? {
-                    return Some(true);
+#[derive(Debug)]
+enum Atom {
+    /// `*`: any run of characters.
+    Star,
+    /// `?`: one character.
+    Any,
+    /// `[...]`: one character in (or, `^`, out of) the ranges.
+    Class {
+        negated: bool,
+        ranges: Vec<(char, char)>,
+    },
+    /// A character, or one escaped with `\\`.
+    Char(char),
+}
+
+impl Atom {
+    fn accepts(&self, ch: char) -> bool {
+        match self {
+            Atom::Star | Atom::Any => true,
+            Atom::Class { negated, ranges } => {
+                ranges.iter().any(|&(lo, hi)| lo <= ch && ch <= hi) != *negated
+            }
+            Atom::Char(c) => *c == ch,
+        }
+    }
+}
+
+impl Part {
+    fn new(text: &str) -> Part {
+        Part {
+            text: text.to_string(),
+            atoms: compile(text),
+        }
+    }
+
+    /// `filepath.Match(part, name)`: `None` for a malformed part. Matched with one restart
+    /// point, the last `*` (the classic wildcard match), so a pattern of many stars stays
+    /// linear in the name, whatever the repository writes.
+    fn matches(&self, name: &str) -> Option<bool> {
+        let atoms = self.atoms.as_deref()?;
+        let name: Vec<char> = name.chars().collect();
+        let (mut a, mut n) = (0, 0);
+        let mut restart: Option<(usize, usize)> = None;
+        while n < name.len() {
+            match atoms.get(a) {
+                Some(Atom::Star) => {
+                    restart = Some((a + 1, n));
+                    a += 1;
+                    continue;
                 }
+                Some(atom) if atom.accepts(name[n]) => {
+                    (a, n) = (a + 1, n + 1);
+                    continue;
+                }
+                _ => {}
             }
-            Some(false)
+            let Some((after_star, from)) = restart else {
+                return Some(false);
+            };
+            restart = Some((after_star, from + 1));
+            (a, n) = (after_star, from + 1);
         }
-        '?' => match n.split_first() {
-            Some((_, n_rest)) => match_from(rest, n_rest),
-            None => Some(false),
-        },
-        '[' => {
-            let (class, after) = char_class(rest)?;
-            match n.split_first() {
-                Some((&ch, n_rest)) if class.contains(ch) => match_from(after, n_rest),
-                _ => Some(false),
-            }
-        }
-        '\\' => {
-            let (&lit, after) = rest.split_first()?;
-            match n.split_first() {
-                Some((&ch, n_rest)) if ch == lit => match_from(after, n_rest),
-                _ => Some(false),
-            }
-        }
-        _ => match n.split_first() {
-            Some((&ch, n_rest)) if ch == c => match_from(rest, n_rest),
-            _ => Some(false),
-        },
+        Some(atoms[a..].iter().all(|x| matches!(x, Atom::Star)))
     }
 }
 
-/// A character class after its `[`: the class and what follows its `]`.
-struct CharClass {
-    negated: bool,
-    ranges: Vec<(char, char)>,
-}
-
-impl CharClass {
-    fn contains(&self, ch: char) -> bool {
-        self.ranges.iter().any(|&(lo, hi)| lo <= ch && ch <= hi) != self.negated
-    }
-}
-
-fn char_class(p: &[char]) -> Option<(CharClass, &[char])> {
-    let (negated, mut p) = match p.split_first() {
-        Some(('^', rest)) => (true, rest),
-        _ => (false, p),
-    };
-    let mut ranges = Vec::new();
-    let mut first = true;
-    loop {
-        let (&c, rest) = p.split_first()?;
-        if c == ']' && !first {
-            return Some((CharClass { negated, ranges }, rest));
-        }
-        first = false;
-        let (lo, rest) = class_char(c, rest)?;
-        let (hi, rest) = match rest.split_first() {
-            Some(('-', after)) if after.first() != Some(&']') => {
-                let (&c, after) = after.split_first()?;
-                class_char(c, after)?
+/// The atoms of a part, or `None` when Go's `filepath.Match` finds it malformed anywhere in it
+/// (an unclosed class, a trailing `\\`).
+fn compile(pattern: &str) -> Option<Vec<Atom>> {
+    let chars: Vec<char> = pattern.chars().collect();
+    let mut atoms = Vec::new();
+    let mut i = 0;
+    while i < chars.len() {
+        let atom = match chars[i] {
+            '*' => Atom::Star,
+            '?' => Atom::Any,
+            '\\' => {
+                i += 1;
+                Atom::Char(*chars.get(i)?)
             }
-            _ => (lo, rest),
+            '[' => {
+                let (class, next) = class_at(&chars, i + 1)?;
+                atoms.push(class);
+                i = next;
+                continue;
+            }
+            c => Atom::Char(c),
         };
-        if lo > hi {
-            return None;
+        atoms.push(atom);
+        i += 1;
+    }
+    Some(atoms)
+}
+
+/// A character class from just after its `[`, and where what follows its `]` starts (Go's
+/// `matchChunk`: `^` negates, then ranges `lo` or `lo-hi` until a `]` after at least one).
+fn class_at(chars: &[char], mut i: usize) -> Option<(Atom, usize)> {
+    let negated = chars.get(i) == Some(&'^');
+    if negated {
+        i += 1;
+    }
+    let mut ranges = Vec::new();
+    loop {
+        if chars.get(i) == Some(&']') && !ranges.is_empty() {
+            return Some((Atom::Class { negated, ranges }, i + 1));
         }
+        let (lo, next) = class_char(chars, i)?;
+        i = next;
+        let hi = if chars[i] == '-' {
+            let (hi, next) = class_char(chars, i + 1)?;
+            i = next;
+            hi
+        } else {
+            lo
+        };
         ranges.push((lo, hi));
-        p = rest;
     }
 }
 
-fn class_char(c: char, rest: &[char]) -> Option<(char, &[char])> {
-    if c == '\\' {
-        let (&e, rest) = rest.split_first()?;
-        return Some((e, rest));
+/// Go's `getEsc`: one character of a class, escaped or not; `-` and `]` cannot start one, and
+/// the class must go on after it.
+fn class_char(chars: &[char], mut i: usize) -> Option<(char, usize)> {
+    match chars.get(i)? {
+        '-' | ']' => return None,
+        '\\' => i += 1,
+        _ => {}
     }
-    Some((c, rest))
+    let c = *chars.get(i)?;
+    (i + 1 < chars.len()).then_some((c, i + 1))
 }
 
 /// The patterns of the `.sourceignore` files of `dir` (whose parts under the root are
@@ -615,7 +659,7 @@ mod tests {
     /// Go's `filepath.Match` of one part.
     #[test]
     fn parts_match_as_go_matches_them() {
-        use super::go_match;
+        let go_match = |pattern: &str, name: &str| super::Part::new(pattern).matches(name);
         for (pattern, name, want) in [
             ("*.yaml", "a.yaml", Some(true)),
             ("*.yaml", "a.yml", Some(false)),
@@ -626,6 +670,14 @@ mod tests {
             ("\\*", "*", Some(true)),
             ("\\*", "a", Some(false)),
             ("[a", "a", None),
+            ("[]a]", "]", None),
+            ("[a-]", "a", None),
+            ("a\\", "a", None),
+            ("[z-a]", "b", Some(false)),
+            ("*a*b*c", "xaybzc", Some(true)),
+            ("*a*b*c", "xaybzcd", Some(false)),
+            ("?", "", Some(false)),
+            ("*", "", Some(true)),
         ] {
             assert_eq!(go_match(pattern, name), want, "{pattern} {name}");
         }
