@@ -90,6 +90,29 @@ struct Found {
     apps: Vec<ArgoApp>,
 }
 
+impl Found {
+    /// The source object `r` names: the one defined under `dir` (the cluster's directory)
+    /// first, since clusters of one repository often each define a source of the same name
+    /// with their own URL or `spec.ignore`, else the first of that name. An empty kind is
+    /// Flux's default, a GitRepository.
+    fn source(&self, r: &SourceRef, dir: &Path) -> Option<&FluxSource> {
+        let kind = match r.kind.as_str() {
+            "" => "GitRepository",
+            kind => kind,
+        };
+        let named = || {
+            self.sources.iter().filter(move |s| {
+                s.reference.kind == kind
+                    && s.reference.name == r.name
+                    && s.reference.namespace == r.namespace
+            })
+        };
+        named()
+            .find(|s| s.file.starts_with(dir))
+            .or_else(|| named().next())
+    }
+}
+
 /// One Flux installation: the cluster it runs in and the Kustomizations it starts from.
 struct Instance {
     name: String,
@@ -546,24 +569,7 @@ impl Planner<'_> {
         root: &Path,
         source: &SourceRef,
     ) -> Rc<Artifact> {
-        // An empty kind is Flux's default, a GitRepository.
-        let kind = match source.kind.as_str() {
-            "" => "GitRepository",
-            kind => kind,
-        };
-        let named: Vec<&FluxSource> = found
-            .sources
-            .iter()
-            .filter(|s| {
-                s.reference.kind == kind
-                    && s.reference.name == source.name
-                    && s.reference.namespace == source.namespace
-            })
-            .collect();
-        let defined = named
-            .iter()
-            .find(|s| s.file.starts_with(&instance.dir))
-            .or(named.first());
+        let defined = found.source(source, &instance.dir);
         let key = (
             root.to_path_buf(),
             source.clone(),
@@ -629,9 +635,7 @@ impl Planner<'_> {
         }
         let url = |r: &SourceRef| {
             found
-                .sources
-                .iter()
-                .find(|s| &s.reference == r)
+                .source(r, &instance.dir)
                 .map(|s| repository_of(&s.url))
         };
         matches!((url(own), url(source)), (Some(a), Some(b)) if a != b)
