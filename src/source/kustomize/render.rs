@@ -535,6 +535,16 @@ mod tests {
         assert_eq!(m, "accumulating resources: accumulation err='accumulating resources from 'apps/values.yaml': missing Resource metadata'");
     }
 
+    /// A kustomize that cannot run: a build that reaches it fails with `RenderError::Run`.
+    fn not_installed() -> Kustomize {
+        Kustomize {
+            command: vec!["/nonexistent/kustomize".into()],
+            plugins: false,
+            helm: false,
+            remote: false,
+        }
+    }
+
     /// The plan's verdict on a plain directory is the build's failure, as the plan found it:
     /// the files are not read again (this one decodes, and is never looked at).
     #[test]
@@ -554,13 +564,7 @@ mod tests {
             decode_error: Some(verdict.clone()),
             ..BuildSpec::default()
         };
-        let never_run = Kustomize {
-            command: vec!["/nonexistent/kustomize".into()],
-            plugins: false,
-            helm: false,
-            remote: false,
-        };
-        match never_run.build_spec(&spec, None) {
+        match not_installed().build_spec(&spec, None) {
             Err(RenderError::Decode(u)) => assert_eq!(u, verdict),
             other => panic!("{other:?}"),
         }
@@ -583,13 +587,7 @@ mod tests {
             resources: vec![file],
             ..BuildSpec::default()
         };
-        let missing = Kustomize {
-            command: vec!["/nonexistent/kustomize".into()],
-            plugins: false,
-            helm: false,
-            remote: false,
-        };
-        let err = missing.build_spec(&spec, None).unwrap_err();
+        let err = not_installed().build_spec(&spec, None).unwrap_err();
         assert!(matches!(err, RenderError::Run { .. }), "{err:?}");
     }
 
