@@ -1540,6 +1540,50 @@ fn a_chart_at_the_repository_root_is_the_karmada_of_its_other_directories() {
     );
 }
 
+/// Karmada's own chart writes `--controllers` in an `{{- if }}` block before the feature
+/// gates: when the block renders nothing, the gate read from the rendered Deployment is still
+/// located at the template line that writes it, not at the line the block left out.
+#[test]
+fn a_gate_behind_a_block_that_renders_nothing_is_located_where_it_is_written() {
+    let test = "a_gate_behind_a_block_that_renders_nothing_is_located_where_it_is_written";
+    if !kustomize::helm_available(test) {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    std::fs::create_dir_all(d.join("chart/templates")).unwrap();
+    std::fs::write(
+        d.join("chart/Chart.yaml"),
+        "apiVersion: v2\nname: karmada\nversion: v1.17.0\n",
+    )
+    .unwrap();
+    std::fs::write(
+        d.join("chart/values.yaml"),
+        "controllers: \"\"\ngates: PropagationPolicyPreemption=true\n",
+    )
+    .unwrap();
+    std::fs::write(
+        d.join("chart/templates/kcm.yaml"),
+        "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: karmada-controller-manager, namespace: karmada-system}\nspec:\n  selector: {matchLabels: {app: kcm}}\n  template:\n    metadata: {labels: {app: kcm}}\n    spec:\n      containers:\n        - name: karmada-controller-manager\n          image: docker.io/karmada/karmada-controller-manager:v1.17.0\n          command:\n            - /bin/karmada-controller-manager\n            {{- if .Values.controllers }}\n            - --controllers={{ .Values.controllers }}\n            {{- end }}\n            {{- with .Values.gates }}\n            - --feature-gates={{ . }}\n            {{- end }}\n",
+    )
+    .unwrap();
+    let lint = run_in(d, &["lint", "-o", "json", "."]);
+    let gates = &json(&lint)["environments"][0]["karmadaInstallation"]["featureGates"];
+    assert_eq!(
+        gates,
+        &serde_json::json!([{"name": "PropagationPolicyPreemption", "enabled": true,
+            "file": "chart/templates/kcm.yaml", "line": 18}]),
+        "{}",
+        text(&lint.stdout)
+    );
+    assert!(
+        text(&lint.stderr)
+            .contains("PropagationPolicyPreemption=true (chart/templates/kcm.yaml:18)"),
+        "{}",
+        text(&lint.stderr)
+    );
+}
+
 /// An umbrella chart of the repository's own that templates the HelmRelease of Karmada's
 /// chart: rendered, its HelmRelease is the installation a lint of another directory takes, as
 /// the raw file was before charts were rendered.

@@ -150,10 +150,9 @@ impl<'a> Mapper<'a> {
         }
         if let (Some(l), Some(doc)) = (source.as_deref(), source_doc) {
             // The deepest part of the path the source has, else the document's first line. In
-            // a template, a list item past the ones written is one a `range` made: the item
-            // written is the line.
+            // a template, list indices are those of the items written (see `written_path`).
             let path = if l.source.text().contains("{{") {
-                clamp_indices(doc, path)
+                written_path(doc, rendered, path, &l.source)
             } else {
                 path.clone()
             };
@@ -296,14 +295,19 @@ impl<'a> Mapper<'a> {
     }
 }
 
-/// `path` with each index past the end of its list in `doc` moved to the list's last item.
-fn clamp_indices(doc: &Node, path: &FieldPath) -> FieldPath {
+/// `path` of the rendered object in its template's document `doc`, each list index moved to the
+/// item written there that renders the rendered item: a `{{- if }}` block that renders nothing
+/// takes its items out of the rendered list, so the indices after it differ. An item no written
+/// one renders keeps its index, moved past the end to the list's last item (a `range` wrote it).
+fn written_path(doc: &Node, rendered: &Node, path: &FieldPath, source: &Source) -> FieldPath {
     let mut out = FieldPath::root();
-    let mut node = Some(doc);
+    let (mut node, mut shown) = (Some(doc), Some(rendered));
     for seg in &path.0 {
+        shown = shown.and_then(|r| r.child(seg));
         let seg = match (seg, node.map(|n| &n.value)) {
-            (Seg::Index(i), Some(Value::Seq(items))) if *i >= items.len() && !items.is_empty() => {
-                Seg::Index(items.len() - 1)
+            (Seg::Index(i), Some(Value::Seq(items))) if !items.is_empty() => {
+                let value = shown.and_then(Node::scalar_text);
+                Seg::Index(written_item(items, *i, value.as_deref(), source))
             }
             _ => seg.clone(),
         };
@@ -311,6 +315,45 @@ fn clamp_indices(doc: &Node, path: &FieldPath) -> FieldPath {
         out.0.push(seg);
     }
     out
+}
+
+/// The index among the written `items` of the one that renders `rendered` (the item at `i`
+/// first), else `i` within the list.
+fn written_item(items: &[Node], i: usize, rendered: Option<&str>, source: &Source) -> usize {
+    let renders = |item: &Node| {
+        let (Some(value), Some(written)) = (rendered, written_text(source, item)) else {
+            return false;
+        };
+        written == value || rendered_by(written, value).is_some()
+    };
+    if items.get(i).is_some_and(renders) {
+        return i;
+    }
+    items
+        .iter()
+        .position(renders)
+        .unwrap_or(i.min(items.len() - 1))
+}
+
+/// A scalar on one line as the template writes it, actions and all (the loader read the
+/// template with its actions blanked, positions kept: [`read_traced`]), without its quotes.
+fn written_text<'s>(source: &'s Source, item: &Node) -> Option<&'s str> {
+    let (start, end) = (item.span.start, item.span.end);
+    if start.line != end.line || !matches!(item.value, Value::Str(_)) {
+        return None;
+    }
+    let line = source.line(start.line)?;
+    let at = |col: u32| match line.char_indices().nth(col.checked_sub(1)? as usize) {
+        Some((byte, _)) => Some(byte),
+        None => Some(line.len()),
+    };
+    let text = line.get(at(start.col)?..at(end.col)?)?.trim_end();
+    Some(
+        ['"', '\'']
+            .iter()
+            .find_map(|&q| text.strip_prefix(q)?.strip_suffix(q))
+            .unwrap_or(text),
+    )
 }
 
 /// A source file for tracing. A Helm template that does not parse as it is (`{{- range }}`
@@ -765,6 +808,26 @@ mod tests {
             neutral_template(t),
             "spec:\n  clusterNames:\n\n    - xxxxxxx\n\n  name: xxxxxxxxxxxxxxxxxxx-web\n"
         );
+    }
+
+    /// A `{{- if }}` block that renders nothing takes its item out of the rendered list: the
+    /// rendered flag is traced to the line that writes it (Karmada's chart writes
+    /// `--controllers` in such a block before the feature gates).
+    #[test]
+    fn a_rendered_list_item_is_traced_to_the_item_written_that_renders_it() {
+        let t = "command:\n  - /bin/run\n  {{- if .Values.controllers }}\n  - --controllers={{ .Values.controllers }}\n  {{- end }}\n  {{- with .Values.gates }}\n  - \"--feature-gates={{ . }}\"\n  {{- end }}\n  - {{ .Values.extra }}\n";
+        let source = Source::new("kcm.yaml", t);
+        let doc = root(&neutral_template(t));
+        let rendered = root("command: [/bin/run, --feature-gates=A=false, --v=2, --w=3]\n");
+        let traced = |path: &str| {
+            let path = written_path(&doc, &rendered, &FieldPath::parse(path), &source);
+            doc.locate(&path).start.line
+        };
+        assert_eq!(traced("command[0]"), 2);
+        assert_eq!(traced("command[1]"), 7, "the gate, not --controllers");
+        // Only `{{ .Values.extra }}` renders any text: the items a value or a `range` added.
+        assert_eq!(traced("command[2]"), 9);
+        assert_eq!(traced("command[3]"), 9);
     }
 
     #[test]
