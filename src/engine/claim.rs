@@ -184,16 +184,25 @@ pub enum Excluded {
     SkippedApi { api_version: String, kind: String },
     /// `resourcetemplate.karmada.io/claimed-by` is set (`detector.go:256-262`).
     ClaimedBy(String),
-    /// A built-in kind in an API version karmada-apiserver no longer serves
-    /// ([`crate::kube::kinds::removed_version`]): the manifest is refused when applied, so the
-    /// detector never sees such a template.
+    /// A built-in kind in an API version karmada-apiserver does not serve: one it no longer
+    /// serves, or one that never served that kind (`apps/v1` Service). The manifest is refused
+    /// when applied, so the detector never sees such a template.
     NotServed {
         api_version: String,
         kind: String,
-        removed: crate::kube::kinds::Removed,
+        why: Unserving,
         /// The Karmada release whose karmada-apiserver does not serve it.
         release: KarmadaVersion,
     },
+}
+
+/// Why a built-in apiVersion and kind are not served ([`Excluded::NotServed`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Unserving {
+    /// Kubernetes removed the version ([`crate::kube::kinds::removed_version`]).
+    Removed(crate::kube::kinds::Removed),
+    /// The version serves no such kind in any release ([`crate::kube::kinds::unserved_kind`]).
+    Never(crate::kube::kinds::Unserved),
 }
 
 impl Excluded {
@@ -202,21 +211,38 @@ impl Excluded {
         let Excluded::NotServed {
             api_version,
             kind,
-            removed,
+            why,
             release,
         } = self
         else {
             return String::new();
         };
-        let instead = match removed.replacement {
-            Some(r) => format!("write it as {r}"),
-            None => format!("{kind} was removed with it"),
-        };
-        format!(
-            "{api_version} {kind} is not served since Kubernetes 1.{} (Karmada {release} installs karmada-apiserver 1.{}): the API server refuses such a manifest, so no such template exists; {instead}",
-            removed.since,
-            release.apiserver_minor()
-        )
+        let refused = "the API server refuses such a manifest, so no such template exists";
+        match why {
+            Unserving::Removed(removed) => {
+                let instead = match removed.replacement {
+                    Some(r) => format!("write it as {r}"),
+                    None => format!("{kind} was removed with it"),
+                };
+                format!(
+                    "{api_version} {kind} is not served since Kubernetes 1.{} (Karmada {release} installs karmada-apiserver 1.{}): {refused}; {instead}",
+                    removed.since,
+                    release.apiserver_minor()
+                )
+            }
+            Unserving::Never(unserved) => {
+                let never = format!("{api_version} serves no kind {kind} in any Kubernetes release (no matches for kind \"{kind}\" in version \"{api_version}\"): {refused}");
+                match unserved {
+                    crate::kube::kinds::Unserved {
+                        served_in: Some(v), ..
+                    } => format!("{never}; {kind} is served by {v}: write it as {v}"),
+                    crate::kube::kinds::Unserved {
+                        near: Some((k, v)), ..
+                    } => format!("{never}; did you mean {v} {k}?"),
+                    _ => never,
+                }
+            }
+        }
     }
 }
 
@@ -290,11 +316,22 @@ impl Filters {
         release: KarmadaVersion,
     ) -> Option<Excluded> {
         let apiserver = release.apiserver_minor();
-        let removed = crate::kube::kinds::removed_version(api_version, kind, apiserver)?;
+        let why = match crate::kube::kinds::removed_version(api_version, kind, apiserver) {
+            Some(removed) => Unserving::Removed(removed),
+            // Only groups without a dot: no CRD can add a kind to them (one of a `*.k8s.io`
+            // group may, and the CRDs of the inputs are not known file by file).
+            None if !api_version
+                .rsplit_once('/')
+                .is_some_and(|(g, _)| g.contains('.')) =>
+            {
+                Unserving::Never(crate::kube::kinds::unserved_kind(api_version, kind)?)
+            }
+            None => return None,
+        };
         Some(Excluded::NotServed {
             api_version: api_version.into(),
             kind: kind.into(),
-            removed,
+            why,
             release,
         })
     }

@@ -47,7 +47,15 @@ pub fn check(a: &Analysis<'_>) -> Vec<Finding> {
     // template made SipHash most of this rule's time.
     let mut present: FxSet<(&str, &str)> = FxSet::default();
     let mut kind_versions: FxSet<(&str, &str)> = FxSet::default();
-    for tpl in &st.templates {
+    // A template the API server refuses (`removed-api-version`) is none to select: the fix is
+    // the template's, not the selector's.
+    let served = st.templates.iter().filter(|t| {
+        !matches!(
+            t.excluded.as_deref(),
+            Some(crate::engine::claim::Excluded::NotServed { .. })
+        )
+    });
+    for tpl in served {
         present.insert((&tpl.kind, &tpl.namespace));
         kind_versions.insert((&tpl.kind, &tpl.api_version));
     }

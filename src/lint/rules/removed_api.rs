@@ -1,6 +1,7 @@
 //! `removed-api-version`: a template written in a built-in API version the API server no
-//! longer serves (the engine's [`Excluded::NotServed`]): applying it fails, so no policy ever
-//! propagates it. A selector naming such a version is `selector-never-matches`.
+//! longer serves, or that never served its kind (the engine's [`Excluded::NotServed`]):
+//! applying it fails, so no policy ever propagates it. A selector naming such a version is
+//! `selector-never-matches`.
 
 use crate::engine::claim::Excluded;
 use crate::lint::analysis::Analysis;
@@ -13,7 +14,7 @@ pub const DOC: RuleDoc = RuleDoc {
     id: "removed-api-version",
     group: RuleGroup::Semantics,
     default_severity: Severity::Warning,
-    summary: "A template in a built-in API version the API server no longer serves (`extensions/v1beta1` Ingress, `policy/v1beta1` PodDisruptionBudget...)",
+    summary: "A template in a built-in API version the API server no longer serves (`extensions/v1beta1` Ingress, `policy/v1beta1` PodDisruptionBudget...), or never served for its kind (`apps/v1` Service)",
     rationale: "karmada-apiserver is a kube-apiserver: it serves the built-in kinds in the versions its \
                 Kubernetes release serves, and each Karmada release installs a given one (the chart's \
                 `apiServer.image.tag`, `karmadactl init --kube-image-tag`, the operator's default: 1.27 in \
@@ -27,7 +28,10 @@ pub const DOC: RuleDoc = RuleDoc {
                 it, and the detector never sees it. A policy selector naming such a version never matches \
                 (`selector-never-matches`). The release is `--karmada-version` (or the configuration's, or \
                 the repository's Karmada installation's); a control plane run with another karmada-apiserver \
-                image than its installer's default may serve other versions.",
+                image than its installer's default may serve other versions. A kind written in a built-in \
+                group's version that serves no such kind in any release (`apps/v1` Service, `v1` \
+                Deployment) is refused the same way, whatever the release (`no matches for kind`); only \
+                groups without a dot are judged so, as no CRD can add a kind to them.",
     example: "apiVersion: extensions/v1beta1\nkind: Ingress\nmetadata:\n  name: web\n  namespace: default\nspec:\n  backend: {serviceName: web, servicePort: 80}\n",
     fix: "Write the object in the version the API server serves (`networking.k8s.io/v1` for an Ingress, \
           `apps/v1` for workloads, `batch/v1` for a CronJob...), converting the fields that changed, and \
@@ -83,6 +87,44 @@ mod tests {
         let never = lint_rule(&text, "selector-never-matches", false);
         assert_eq!(never.len(), 1, "{never:?}");
         assert_eq!(never[0].field.as_deref(), Some("spec.resourceSelectors[0]"));
+    }
+
+    /// A built-in version that never served the kind is refused in every release: the
+    /// template is reported, with the version that serves it or the kind meant, and the policy
+    /// whose selector is right is not told to fix it (`dead-policy`). A group with a dot may
+    /// get the kind from a CRD: not judged.
+    #[test]
+    fn a_kind_its_built_in_version_never_served_is_reported_at_its_api_version() {
+        let report = |template: &str, selector: &str| {
+            let text = format!("{template}metadata: {{name: web, namespace: default}}\n---\napiVersion: policy.karmada.io/v1alpha1\nkind: PropagationPolicy\nmetadata: {{name: p, namespace: default}}\nspec:\n  resourceSelectors: [{selector}]\n  placement: {{clusterAffinity: {{clusterNames: [m1]}}}}\n");
+            let dead = lint_rule(&text, "dead-policy", false);
+            assert!(dead.is_empty(), "{dead:?}");
+            lint_rule(&text, "removed-api-version", false)
+                .into_iter()
+                .map(|f| (pos(&f), f.message))
+                .collect::<Vec<_>>()
+        };
+        let service = report(
+            "apiVersion: apps/v1\nkind: Service\n",
+            "{apiVersion: v1, kind: Service}",
+        );
+        assert_eq!(
+            service,
+            [((1, 13), "Service default/web: apps/v1 serves no kind Service in any Kubernetes release (no matches for kind \"Service\" in version \"apps/v1\"): the API server refuses such a manifest, so no such template exists; Service is served by v1: write it as v1".to_string())]
+        );
+        let typo = report(
+            "apiVersion: apps/v1\nkind: Deploymnet\n",
+            "{apiVersion: apps/v1, kind: Deployment}",
+        );
+        assert!(
+            typo[0].1.ends_with("did you mean apps/v1 Deployment?"),
+            "{typo:?}"
+        );
+        let custom = report(
+            "apiVersion: networking.k8s.io/v1\nkind: Widget\n",
+            "{apiVersion: networking.k8s.io/v1, kind: Widget}",
+        );
+        assert!(custom.is_empty(), "{custom:?}");
     }
 
     /// The flow-control betas: v1beta3 is served by the karmada-apiserver of Karmada 1.15
