@@ -201,7 +201,8 @@ pub enum Excluded {
 pub enum Unserving {
     /// Kubernetes removed the version ([`crate::kube::kinds::removed_version`]).
     Removed(crate::kube::kinds::Removed),
-    /// The version serves no such kind in any release ([`crate::kube::kinds::unserved_kind`]).
+    /// The version serves no such kind in any release
+    /// ([`crate::kube::kinds::unserved_template_kind`]).
     Never(crate::kube::kinds::Unserved),
 }
 
@@ -318,15 +319,12 @@ impl Filters {
         let apiserver = release.apiserver_minor();
         let why = match crate::kube::kinds::removed_version(api_version, kind, apiserver) {
             Some(removed) => Unserving::Removed(removed),
-            // Only groups without a dot: no CRD can add a kind to them (one of a `*.k8s.io`
-            // group may, and the CRDs of the inputs are not known file by file).
-            None if !api_version
-                .rsplit_once('/')
-                .is_some_and(|(g, _)| g.contains('.')) =>
-            {
-                Unserving::Never(crate::kube::kinds::unserved_kind(api_version, kind)?)
-            }
-            None => return None,
+            // Only where no CRD can add the kind (the CRDs of the inputs are not known file by
+            // file), and not for files that are no manifest.
+            None => Unserving::Never(crate::kube::kinds::unserved_template_kind(
+                api_version,
+                kind,
+            )?),
         };
         Some(Excluded::NotServed {
             api_version: api_version.into(),

@@ -704,6 +704,25 @@ pub fn unserved_kind(api_version: &str, kind: &str) -> Option<Unserved> {
     })
 }
 
+/// [`unserved_kind`] for a document of the inputs: only in an apiVersion the API server serves
+/// or served (`SERVED`, `REMOVED`) of a group without a dot, to which no CRD can add a kind,
+/// and not for a file a client reads rather than applies (`v1 Config`, a kubeconfig). Files
+/// beside manifests often carry an apiVersion and kind of their own (`skaffold/v4beta11
+/// Config`): they are no template of any API server, and not reported as one.
+pub fn unserved_template_kind(api_version: &str, kind: &str) -> Option<Unserved> {
+    let built_in = SERVED
+        .iter()
+        .map(|(v, _)| *v)
+        .chain(REMOVED.iter().map(|r| r.0));
+    if group_of(api_version).contains('.')
+        || (api_version, kind) == ("v1", "Config")
+        || !built_in.into_iter().any(|v| v == api_version)
+    {
+        return None;
+    }
+    unserved_kind(api_version, kind)
+}
+
 /// One resource type.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct KindInfo {

@@ -125,6 +125,16 @@ mod tests {
             "{apiVersion: networking.k8s.io/v1, kind: Widget}",
         );
         assert!(custom.is_empty(), "{custom:?}");
+        // Files beside the manifests that are none: a kubeconfig, a tool's own configuration,
+        // an apiVersion no API server has.
+        for file in [
+            "apiVersion: v1\nkind: Config\n",
+            "apiVersion: skaffold/v4beta11\nkind: Config\n",
+            "apiVersion: 0.1.0\nkind: ksonnet.io/app\n",
+        ] {
+            let found = report(file, "{apiVersion: v1, kind: Service}");
+            assert!(found.is_empty(), "{file}: {found:?}");
+        }
     }
 
     /// The flow-control betas: v1beta3 is served by the karmada-apiserver of Karmada 1.15
