@@ -1019,3 +1019,56 @@ fn explain_serves_the_versions_of_the_release_it_is_asked_about() {
         "{refused}"
     );
 }
+
+/// `-f DIR --apply DIR/takeover.yaml`, the form `--help` shows: the applied file is the change,
+/// left out of the state read from the directory. Counted in the state too, the takeover
+/// settled there as the template's owner and the blocked takeover passed `--fail-on-blocked`.
+#[test]
+fn an_apply_file_inside_the_state_is_left_out_of_it() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata/preempt-check/apply-inside");
+    let check = |args: &[&str]| {
+        let out = Command::new(BIN)
+            .arg("preempt-check")
+            .args(args)
+            .env("NO_COLOR", "1")
+            .current_dir(&dir)
+            .output()
+            .expect("binary runs");
+        let text = |b: Vec<u8>| String::from_utf8(b).unwrap();
+        (out.status.code(), text(out.stdout), text(out.stderr))
+    };
+    let blocked = "Moves:\n  none\n\nStays:\n  deployment/shop/web: stays with pp/shop/holder (blocked: feature gate PropagationPolicyPreemption is off)\n    pp/shop/takeover (feature-gate-disabled): preemption needs the feature gate PropagationPolicyPreemption=true (off by default)\n\nUnchanged: 0 other templates\n";
+    let note = "note: takeover.yaml is the change (--apply): left out of the state read from -f\n";
+    let (code, out, err) = check(&["-f", ".", "--apply", "takeover.yaml", "--fail-on-blocked"]);
+    assert_eq!((code, out.as_str(), err.as_str()), (Some(1), blocked, note));
+    // The file is known however the paths reach it; the note names it as --apply gives it.
+    let (code, out, err) = check(&["-f", "../apply-inside", "--apply", "./takeover.yaml"]);
+    let note_dot = note.replace("takeover.yaml", "./takeover.yaml");
+    assert_eq!(
+        (code, out.as_str(), err.as_str()),
+        (Some(0), blocked, note_dot.as_str())
+    );
+    // The same answer as with the state given without the change.
+    let (code, out, err) = check(&[
+        "-f",
+        "deployment.yaml",
+        "-f",
+        "holder.yaml",
+        "--apply",
+        "takeover.yaml",
+        "--fail-on-blocked",
+    ]);
+    assert_eq!((code, out.as_str(), err.as_str()), (Some(1), blocked, ""));
+    // With the gate on it moves, from the holder the state gave it.
+    let (code, out, err) = check(&[
+        "-f",
+        ".",
+        "--apply",
+        "takeover.yaml",
+        "--feature-gates",
+        "PropagationPolicyPreemption=true",
+        "--fail-on-blocked",
+    ]);
+    let moves = "Moves:\n  deployment/shop/web: pp/shop/holder -> pp/shop/takeover (preempted)\n\nStays:\n  none\n\nUnchanged: 0 other templates\n";
+    assert_eq!((code, out.as_str(), err.as_str()), (Some(0), moves, note));
+}

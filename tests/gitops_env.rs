@@ -12,7 +12,7 @@ mod kustomize;
 mod run;
 mod snapshot_file;
 use kustomize::{
-    committed_copy, environment_names, git, kustomize_available, run_without_helm as run,
+    committed_copy, copy_dir, environment_names, git, kustomize_available, run_without_helm as run,
     write_files,
 };
 use run::{stderr, stdout};
@@ -267,6 +267,82 @@ fn preempt_check_env_and_per_environment_sections() {
     assert!(!o.stdout.is_empty(), "{err}");
     assert_eq!(err.matches("warning: ").count(), 1, "{err}");
     assert_eq!(err.matches("left out of the answer").count(), 1, "{err}");
+}
+
+/// `preempt-check -f . --apply FILE` over a repository that renders FILE (the form `--help`
+/// shows): what the environments render from it is the change, left out of their state, so a
+/// blocked takeover is blocked (exit 1 with `--fail-on-blocked`), as `plan --base` and `lint
+/// --base` say of the same change.
+#[test]
+fn preempt_check_leaves_the_applied_file_out_of_the_rendered_state() {
+    if !kustomize_available("preempt_check_leaves_the_applied_file_out_of_the_rendered_state") {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let repo = dir.path();
+    copy_dir(&Path::new(env!("CARGO_MANIFEST_DIR")).join(ARGO), repo);
+    let base = repo.join("apps/web/base");
+    std::fs::rename(takeover(repo, "web"), base.join("takeover.yaml")).unwrap();
+    let k = base.join("kustomization.yaml");
+    let text = std::fs::read_to_string(&k).unwrap();
+    std::fs::write(
+        &k,
+        text.replace("  - policy.yaml\n", "  - policy.yaml\n  - takeover.yaml\n"),
+    )
+    .unwrap();
+    let check = |extra: &[&str]| {
+        let o = Command::new(env!("CARGO_BIN_EXE_kubectl-karmada_policy"))
+            .args([
+                "preempt-check",
+                "-f",
+                ".",
+                "--apply",
+                "apps/web/base/takeover.yaml",
+            ])
+            .args(["--fail-on-blocked", "--color", "never"])
+            .args(extra)
+            .current_dir(repo)
+            .output()
+            .unwrap();
+        (o.status.code(), stdout(&o), stderr(&o))
+    };
+    let said = "note: dashboards/karmada.json: not a Kubernetes object (no apiVersion/kind): skipped\n\
+                note: argocd/prod.yaml: Argo CD Application platform: source `https://charts.example.com chart metrics` is not in this repository\n";
+    let left_out = |env: &str| {
+        format!("note: environment {env}: apps/web/base/takeover.yaml is the change (--apply): left out of the state rendered from -f\n")
+    };
+    let (code, out, err) = check(&[]);
+    assert_eq!(
+        out,
+        "== environments karmada-prod, karmada-staging (the same answer) ==\n\
+         Moves:\n  none\n\n\
+         Stays:\n  deployment/web/web: stays with pp/web/web (blocked: feature gate PropagationPolicyPreemption is off)\n    \
+         pp/web/takeover (feature-gate-disabled): preemption needs the feature gate PropagationPolicyPreemption=true (off by default)\n\n\
+         Unchanged: 0 other templates\n",
+        "{err}"
+    );
+    let both = format!(
+        "{said}{}{}",
+        left_out("karmada-prod"),
+        left_out("karmada-staging")
+    );
+    assert_eq!((code, err), (Some(1), both));
+    let gate = [
+        "--env",
+        "karmada-prod",
+        "--feature-gates",
+        "PropagationPolicyPreemption=true",
+    ];
+    let (code, out, err) = check(&gate);
+    assert_eq!(
+        out,
+        "Moves:\n  deployment/web/web: pp/web/web -> pp/web/takeover (preempted)\n\nStays:\n  none\n\nUnchanged: 0 other templates\n",
+        "{err}"
+    );
+    assert_eq!(
+        (code, err),
+        (Some(0), format!("{said}{}", left_out("karmada-prod")))
+    );
 }
 
 #[test]

@@ -13,7 +13,9 @@ use crate::engine::delivery::DeliveryChange;
 use crate::engine::explain_inputs::Searched;
 use crate::engine::simulate::{check, Change, ChangeError, CheckReport};
 use crate::engine::state::{State, UnknownClaimers};
-use crate::inspect::preempt::{live_state, note_unreported_clusters, read_changes, ChangeArg};
+use crate::inspect::preempt::{
+    live_state, note_unreported_clusters, read_changes, ApplyFiles, ChangeArg,
+};
 use crate::inspect::{environments, plain_context, read_admitted, Environments};
 use crate::output::environments::{render_found, section_format};
 use crate::output::format::render_preempt_check;
@@ -115,9 +117,10 @@ pub fn run(args: Args) -> Result<Exit, CliError> {
     let context = plain_context(&flags.input.files, &context)?;
     let inputs = read_admitted(&flags.input.files, &context)?;
     let searched = Searched::new("in the given files", inputs.unread());
-    let inv = inputs.inventory;
+    let mut inv = inputs.inventory;
     note_unreported_clusters(&inv);
     let changes = read_changes(&args.changes, (namespace, &context), &inv, true)?.changes;
+    ApplyFiles::of(&args.changes).leave_out_of_files(&mut inv);
     let state = State::from_inventory(
         &inv,
         context.engine_options(UnknownClaimers::AssumeExisting),
@@ -186,11 +189,12 @@ fn check_environments(
         ..flags.clone()
     };
     let warned = std::cell::Cell::new(false);
+    let apply_files = ApplyFiles::of(&args.changes);
     let found = envs.holding(|e, env_context| {
-        let inv = &e.inventory;
-        note_unreported_clusters(inv);
+        note_unreported_clusters(&e.inventory);
         let first = !warned.replace(true);
-        let changes = read_changes(&args.changes, (namespace, env_context), inv, first)?.changes;
+        let list = read_changes(&args.changes, (namespace, env_context), &e.inventory, first)?;
+        let (inv, changes) = (&*apply_files.state_in(e, &list.applied), list.changes);
         let options = env_context.engine_options(UnknownClaimers::AssumeExisting);
         let state = State::from_inventory(inv, options);
         let before = state.clone();

@@ -19,6 +19,10 @@ use crate::source::{Document, Loaded, Node, Span};
 pub struct EnvInventory {
     pub name: String,
     pub inventory: Inventory,
+    /// The file each document of `inventory` came from, by document index: a plain file's own
+    /// path, a rendered object's source file (kustomize's origin annotation, Helm's `# Source:`
+    /// comment); `None` when its render names none (an object a kustomize generator made).
+    pub origins: Vec<Option<PathBuf>>,
     pub settings: RepositorySettings,
     /// A root or chart of it did not render: its objects are not all in `inventory`.
     pub incomplete: bool,
@@ -193,7 +197,7 @@ pub fn read_environments(
             ));
         }
         let failed = !env.failures.is_empty();
-        let (inventory, w, left_out) = inventory_of(env, namespace, &mapper);
+        let (inventory, origins, w, left_out) = inventory_of(env, namespace, &mapper);
         warnings.extend(w);
         if left_out > 0 {
             warnings.push(format!(
@@ -206,6 +210,7 @@ pub fn read_environments(
         environments.push(EnvInventory {
             name: plan.name.clone(),
             inventory,
+            origins,
             settings: surveyed.settings_for(plan),
             incomplete,
         });
@@ -246,14 +251,14 @@ fn not_karmada_note(repo: &Repo, surveyed: &Survey) -> Option<String> {
     ))
 }
 
-/// One environment's inventory, warnings for what it leaves out (documents that do not parse,
-/// policies holding an unresolved Flux variable, roots that did not render) and how many
-/// documents that may be objects it leaves out.
+/// One environment's inventory, the file each of its documents came from, warnings for what it
+/// leaves out (documents that do not parse, policies holding an unresolved Flux variable, roots
+/// that did not render) and how many documents that may be objects it leaves out.
 fn inventory_of(
     mut env: Environment,
     namespace: &str,
     mapper: &Mapper<'_>,
-) -> (Inventory, Vec<String>, usize) {
+) -> (Inventory, Vec<Option<PathBuf>>, Vec<String>, usize) {
     let mut warnings: Vec<String> = env
         .failures
         .iter()
@@ -267,6 +272,7 @@ fn inventory_of(
         })
         .collect();
     let mut documents: Vec<Document> = Vec::new();
+    let mut origins: Vec<Option<PathBuf>> = Vec::new();
     let place = |rendered: &[Rendered], l: &Loaded, span: Span| match environments::trace(
         rendered, mapper, &l.source, span, None,
     ) {
@@ -279,13 +285,10 @@ fn inventory_of(
         env.rendered.iter().map(|r| r.namespace.clone()).collect();
     let plain_ns: Vec<Option<String>> = env.plain.iter().map(|(_, ns)| ns.clone()).collect();
     let units_ns = rendered_ns.iter().chain(&plain_ns);
-    for (l, unit_ns) in env
-        .rendered
-        .iter()
-        .map(|r| &r.loaded)
-        .chain(env.plain.iter().map(|(l, _)| l))
-        .zip(units_ns)
-    {
+    // A rendered stream's documents name their files in `origins`; a plain file is its own.
+    let rendered = env.rendered.iter().map(|r| (&r.loaded, Some(&r.origins)));
+    let plain = env.plain.iter().map(|(l, _)| (l, None));
+    for ((l, traced), unit_ns) in rendered.chain(plain).zip(units_ns) {
         for p in &l.problems {
             let at = place(&env.rendered, l, p.span);
             warnings.push(format!("warning: {at}: {}", p.message));
@@ -299,6 +302,10 @@ fn inventory_of(
                 ));
                 left_out += 1;
             } else {
+                origins.push(match traced {
+                    Some(o) => o.get(d.index).cloned().flatten(),
+                    None => Some(PathBuf::from(&l.source.name)),
+                });
                 documents.push(d.clone());
                 defaults.push(unit_ns.clone().unwrap_or_else(|| namespace.to_string()));
             }
@@ -307,6 +314,7 @@ fn inventory_of(
     env.rendered.clear();
     (
         Inventory::from_documents_each(documents, &defaults),
+        origins,
         warnings,
         left_out,
     )
@@ -421,6 +429,7 @@ mod tests {
         EnvInventory {
             name: name.into(),
             inventory: Inventory::from_documents(load(Source::new("t", text)).documents, "ns"),
+            origins: vec![None],
             settings: RepositorySettings::default(),
             incomplete: false,
         }
