@@ -464,3 +464,50 @@ fn an_empty_label_value_is_refused_up_to_1_15() {
     let (_, json) = lint_json_at(fixture, "1.16");
     assert_eq!(errors_with_both_messages(&json), vec![]);
 }
+
+/// `purgeMode: Graciously` without a grace period: admitted with 600 seconds up to 1.18 (the
+/// mutating webhook takes it for Gracefully, `SetDefaultGracePeriodSeconds`,
+/// pkg/util/helper/policy.go); 1.19 refuses the spelling at the CRD enum, and its fix
+/// (Gracefully) is given its grace period by the webhook, so no missing grace period is
+/// reported after it.
+#[test]
+fn graciously_is_refused_by_1_19_for_its_spelling_only() {
+    let fixture = "testdata/admission/releases/purge-graciously.yaml";
+    for release in ["1.14", "1.15", "1.18"] {
+        let (code, json) = lint_json_at(fixture, release);
+        assert_eq!(
+            (code, json["findings"].clone()),
+            (0, serde_json::json!([])),
+            "{release}"
+        );
+    }
+    let out = Command::new(env!("CARGO_BIN_EXE_kubectl-karmada_policy"))
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .args([
+            "lint",
+            fixture,
+            "--karmada-version",
+            "1.19",
+            "--color",
+            "never",
+        ])
+        .output()
+        .expect("binary runs");
+    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(
+        String::from_utf8_lossy(&out.stdout),
+        "testdata/admission/releases/purge-graciously.yaml
+error[schema-enum]: spec.failover.application.purgeMode: Unsupported value: \"Graciously\": supported values: \"Directly\", \"Gracefully\", \"Never\"
+  --> testdata/admission/releases/purge-graciously.yaml:18:18
+   |
+18 |       purgeMode: Graciously
+   |                  ^^^^^^^^^^
+   = field: spec.failover.application.purgeMode
+   = help: Use one of the supported values listed in the message. Where an enum changed between releases (purgeMode: Directly and Gracefully are accepted from 1.15 on, Immediately and Graciously only up to 1.18, so write Directly for Immediately and Gracefully for Graciously), also check that --karmada-version names the release you deploy to.
+
+1 error, 0 warnings, 0 infos in 1 file (1 document, 1 policy)
+by rule: schema-enum 1
+For more information about a rule, try `kubectl karmada-policy lint --explain schema-enum`.
+"
+    );
+}

@@ -1122,12 +1122,12 @@ fn a_karmada_upgrade_judges_the_stored_policies_as_updates() {
         "{text}"
     );
     assert!(!text.contains("refused"), "{text}");
-    // Without the base, the policy is judged as created under 1.19: refused; once the enum is
-    // fixed (Gracefully, the CRD default, in its place) the webhook wants a grace period too.
+    // Without the base, the policy is judged as created under 1.19: refused for the spelling
+    // only; its fix (Gracefully) is given a grace period by the mutating webhook.
     let (o, v) = lint_json(root, &[]);
     assert_eq!(o.status.code(), Some(1), "{v:#}");
     let rules: Vec<String> = findings(&v).into_iter().map(|(r, _, _)| r).collect();
-    assert_eq!(rules, ["grace-period-required", "schema-enum"]);
+    assert_eq!(rules, ["schema-enum"]);
     // The value itself changed with the upgrade: validated, refused.
     write(
         root,

@@ -294,7 +294,15 @@ fn admit(
     let mut progress = admit_to_schema(facts(kind), manifest, namespace, version, stored, |spec| {
         mutate_propagation(kind, namespace, spec, version)
     });
-    without_enum_refusals(&mut progress, facts(kind).kind, version);
+    if without_enum_refusals(&mut progress, facts(kind).kind, version) {
+        // The fixed request goes through the mutating webhook again: `purgeMode: Gracefully`
+        // (the fix of `Graciously`, or the CRD default standing in for a value taken out)
+        // gets its 600 seconds there (`SetDefaultGracePeriodSeconds`,
+        // pkg/util/helper/policy.go), so the fix is not refused for lacking a grace period.
+        if let Some(spec) = progress.object.get_mut("spec") {
+            mutate_propagation(kind, namespace, spec, version);
+        }
+    }
     // 6. The validating webhook, on the stored form.
     let mut spec: Option<PropagationSpec> = progress
         .object
@@ -548,11 +556,12 @@ fn refused_nulls_left_out(progress: &Progress) -> Option<PropagationSpec> {
 
 /// The object the validating webhook judges for [`Verdict::after_fix`] once the schema refused
 /// a value outside its enum, as the fix leaves it: a purge mode of the old spelling renamed
-/// (`Graciously` is `Gracefully` from 1.19 on), else the value taken out and the CRD's default
+/// (`Graciously` by `Gracefully`, the one spelling 1.19 keeps), else the value taken out and the CRD's default
 /// (if any) standing in for it, the fix's value being unknown. (`purgeMode: Graciously` is then
 /// not also judged as a purge mode other than Gracefully.) Only on the request's own path: an
-/// UPDATE's stored side keeps its values, which ratcheting compares.
-fn without_enum_refusals(progress: &mut Progress, kind: &str, version: KarmadaVersion) {
+/// UPDATE's stored side keeps its values, which ratcheting compares. Whether it changed the
+/// object (then the mutating webhook has to see it again).
+fn without_enum_refusals(progress: &mut Progress, kind: &str, version: KarmadaVersion) -> bool {
     let refused: Vec<FieldPath> = progress
         .first
         .iter()
@@ -561,7 +570,7 @@ fn without_enum_refusals(progress: &mut Progress, kind: &str, version: KarmadaVe
         .filter(|r| r.rule == schema::ENUM)
         .map(|r| r.field.clone())
         .collect();
-    let mut taken = false;
+    let (mut taken, mut renamed_any) = (false, false);
     for at in &refused {
         if let Some(value) = value_mut(&mut progress.object, &at.0) {
             let renamed = matches!(at.0.last(), Some(crate::source::Seg::Key(k)) if k == "purgeMode")
@@ -571,6 +580,7 @@ fn without_enum_refusals(progress: &mut Progress, kind: &str, version: KarmadaVe
                     .map(|new| *value = Json::String(new.to_string()))
                     .is_some();
             if renamed {
+                renamed_any = true;
                 continue;
             }
         }
@@ -579,6 +589,7 @@ fn without_enum_refusals(progress: &mut Progress, kind: &str, version: KarmadaVe
     if let Some(schema) = schema::structural_schema(kind, version).filter(|_| taken) {
         structural::apply_defaults(&mut progress.object, schema);
     }
+    taken || renamed_any
 }
 
 /// A missing field beside an unknown one (`resourceSelector:` for `resourceSelectors:`): most
@@ -1436,6 +1447,44 @@ mod tests {
             verdict(&doc("Graciously")).api_server_message.unwrap(),
             "PropagationPolicy.policy.karmada.io \"pm\" is invalid: spec.failover.application.purgeMode: Unsupported value: \"Graciously\": supported values: \"Directly\", \"Gracefully\", \"Never\""
         );
+    }
+
+    /// `purgeMode: Graciously` without a grace period at each release boundary: the mutating
+    /// webhook gives it 600 seconds while it means Gracefully (up to 1.18,
+    /// `SetDefaultGracePeriodSeconds`, pkg/util/helper/policy.go); from 1.19 the CRD enum refuses
+    /// it, and its fix, `Gracefully`, gets the 600 seconds from the webhook too: only the enum
+    /// refusal is reported, never a missing grace period.
+    #[test]
+    fn graciously_without_a_grace_period_at_each_release_boundary() {
+        let doc = |mode: &str| {
+            format!("{PP}metadata: {{name: pm, namespace: apps}}\nspec:\n  propagateDeps: true\n  resourceSelectors: [{{apiVersion: apps/v1, kind: Deployment}}]\n  failover: {{application: {{decisionConditions: {{tolerationSeconds: 60}}, purgeMode: {mode}}}}}\n")
+        };
+        let grace = |v: Verdict| {
+            let app = v.spec.and_then(|s| s.failover).and_then(|f| f.application);
+            app.and_then(|a| a.grace_period_seconds)
+        };
+        for minor in [14, 15, 18] {
+            let v = verdict_at(&doc("Graciously"), KarmadaVersion::new(1, minor));
+            assert!(v.is_admitted(), "1.{minor}: {:?}", v.api_server_message);
+            assert_eq!(grace(v), Some(600), "1.{minor}");
+        }
+        // `Gracefully` is in the enum from 1.15 on.
+        let v114 = verdict_at(&doc("Gracefully"), KarmadaVersion::new(1, 14));
+        assert_eq!(v114.stage, Some(Stage::Schema));
+        let v115 = verdict_at(&doc("Gracefully"), KarmadaVersion::new(1, 15));
+        assert_eq!(grace(v115), Some(600));
+        for v in [KarmadaVersion::new(1, 19), KarmadaVersion::LATEST] {
+            let refused = verdict_at(&doc("Graciously"), v);
+            assert_eq!(refused.stage, Some(Stage::Schema));
+            let rules: Vec<&str> = refused.refusals.iter().map(|r| r.rule).collect();
+            assert_eq!(rules, [schema::ENUM]);
+            assert_eq!(after_fix(&refused), []);
+            // A value with no new spelling is taken out: the CRD default Gracefully stands in,
+            // and the webhook fills its grace period as well.
+            let other = verdict_at(&doc("Slowly"), v);
+            assert_eq!(other.stage, Some(Stage::Schema));
+            assert_eq!(after_fix(&other), []);
+        }
     }
 
     /// The defaulted spec as the chain marshals it (only the changed objects again) and as a

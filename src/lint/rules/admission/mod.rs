@@ -702,14 +702,13 @@ mod tests {
             .find(|f| f.after_fix)
             .expect("a later refusal")
             .rule;
-        // After the enum is fixed the webhook judges the CRD's default in its place
-        // (Gracefully), which needs a grace period too.
+        // After the enum is fixed (Gracefully) the request goes through the mutating webhook
+        // again, which fills the grace period: only the spread constraint is refused then.
         assert_eq!(
             standing(&created),
             [
                 ("schema-enum", Severity::Error, false, false),
-                (webhook, Severity::Error, true, false),
-                ("grace-period-required", Severity::Error, true, false)
+                (webhook, Severity::Error, true, false)
             ]
         );
         let ratcheted = ratchet_updates(created.clone(), &head, &base, v119, false);
