@@ -47,7 +47,8 @@ pub static DOCS: &[RuleDoc] = &[
                     `Immediately`/`Graciously`, and 1.19 dropped the old two.",
         example: "apiVersion: policy.karmada.io/v1alpha1\nkind: PropagationPolicy\nmetadata:\n  name: nginx\nspec:\n  resourceSelectors:\n    - apiVersion: apps/v1\n      kind: Deployment\n      name: nginx\n  preemption: Sometimes\n",
         fix: "Use one of the supported values listed in the message. Where an enum changed between releases \
-              (purgeMode from 1.19 on: Immediately -> Directly, Graciously -> Gracefully), also check that \
+              (purgeMode: Directly and Gracefully are accepted from 1.15 on, Immediately and Graciously only \
+              up to 1.18, so write Directly for Immediately and Gracefully for Graciously), also check that \
               --karmada-version names the release you deploy to.",
         reference: REFERENCE,
     },

@@ -407,7 +407,7 @@ spec:
         id: "grace-period-without-gracefully",
         summary: "gracePeriodSeconds with a purgeMode other than the graceful one",
         message: "only takes effect when purgeMode is gracefully",
-        rationale: "The grace period is how long the old copy is kept while the new one comes up; Directly and Never do not wait. Karmada up to 1.18 spells the mode Graciously (and says \"graciously\").",
+        rationale: "The grace period is how long the old copy is kept while the new one comes up; Directly and Never do not wait. Karmada up to 1.14 spells the mode Graciously (and says \"graciously\"); 1.15 to 1.18 take both spellings.",
         example: "apiVersion: policy.karmada.io/v1alpha1
 kind: PropagationPolicy
 metadata: {name: nginx, namespace: default}
@@ -420,7 +420,7 @@ spec:
       purgeMode: Directly
       gracePeriodSeconds: 100
 ",
-        fix: "Remove gracePeriodSeconds, or use `purgeMode: Gracefully` (Graciously before 1.19).",
+        fix: "Remove gracePeriodSeconds, or use `purgeMode: Gracefully` (Graciously before 1.15).",
         reference: "pkg/util/validation/validation.go:340-343 (ValidateApplicationFailover)",
     },
     AdmissionRule {
