@@ -20,6 +20,7 @@ use snapshot_file::assert_snapshot;
 
 const FLUX: &str = "testdata/gitops-repo";
 const ARGO: &str = "testdata/argocd-repo";
+const IN_CLUSTER: &str = "testdata/argocd-in-cluster";
 
 fn ok(o: &Output) -> String {
     assert_eq!(o.status.code(), Some(0), "{}{}", stdout(o), stderr(o));
@@ -342,6 +343,55 @@ fn preempt_check_leaves_the_applied_file_out_of_the_rendered_state() {
     assert_eq!(
         (code, err),
         (Some(0), format!("{said}{}", left_out("karmada-prod")))
+    );
+}
+
+/// A template rendered only into an environment that is not a Karmada API server (Argo CD's
+/// `in-cluster`): explain says so, with or without `--env` (exit 4: no Karmada control plane
+/// holds it), not that it is missing from the files or that the repository renders nothing;
+/// `--env` naming that environment for an object it does not hold, or for preempt-check, says
+/// nothing is decided there (exit 2, the argument picks no Karmada environment).
+#[test]
+fn a_template_only_outside_karmada_is_said_to_be_there() {
+    if !kustomize_available("a_template_only_outside_karmada_is_said_to_be_there") {
+        return;
+    }
+    let only = "error: Deployment web/web is only in environment in-cluster, which is not a Karmada API server (lint does not lint it): nothing to explain there\n";
+    let not_karmada = "note: environment in-cluster is not a Karmada API server (lint does not lint it): nothing is decided there; pick a Karmada environment with --env (those of the repository: testdata/argocd-in-cluster/policies)\n";
+    let said = |args: &[&str]| {
+        let o = run(args);
+        (o.status.code(), stdout(&o), stderr(&o))
+    };
+    let explain = ["explain", "deploy/web", "-n", "web", "-f", IN_CLUSTER];
+    assert_eq!(said(&explain), (Some(4), String::new(), only.to_string()));
+    let env = [&explain[..], &["--env", "in-cluster"]].concat();
+    let both = format!("{not_karmada}{only}");
+    assert_eq!(said(&env), (Some(4), String::new(), both));
+    // An object no environment renders is still not found in the files.
+    let nope = ["explain", "deploy/nope", "-n", "web", "-f", IN_CLUSTER];
+    let missing =
+        "error: deployments.apps \"nope\" not found in namespace web of the given files\n";
+    assert_eq!(said(&nope), (Some(4), String::new(), missing.to_string()));
+    let nothing = |purpose: &str| {
+        format!("{not_karmada}error: environment in-cluster is not a Karmada API server: nothing {purpose} there\n")
+    };
+    let nope_env = [&nope[..], &["--env", "in-cluster"]].concat();
+    assert_eq!(
+        said(&nope_env),
+        (Some(2), String::new(), nothing("to explain"))
+    );
+    let check = [
+        "preempt-check",
+        "-f",
+        IN_CLUSTER,
+        "--env",
+        "in-cluster",
+        "--delete",
+        "pp/web/web",
+    ];
+    assert_eq!(
+        said(&check),
+        (Some(2), String::new(), nothing("to check against"))
     );
 }
 

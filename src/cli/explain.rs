@@ -9,8 +9,9 @@ use crate::context::Context;
 use crate::engine::explain_inputs;
 use crate::engine::state::UnknownClaimers;
 use crate::inspect::explain::policy_in_manifests;
-use crate::inspect::explain::{policy_in_files, policy_live, template_in_files, template_live};
-use crate::inspect::{environments, plain_context};
+use crate::inspect::explain::{policy_in_files, policy_live, template_in_environments};
+use crate::inspect::explain::{template_in_files, template_live};
+use crate::inspect::{environments, plain_context, Environments};
 use crate::model::environments::Found;
 use crate::model::{Inventory, PolicyKind};
 use crate::output::environments::{render_found, section_format as section_output};
@@ -92,10 +93,7 @@ fn section_format(args: &Args) -> ExplainFormat {
 fn explain_files(args: &Args, ty: &str, name: &str, context: &Context) -> Result<Exit, CliError> {
     let namespace = context.files_namespace();
     if let Some(envs) = environments(&args.input.files, context, args.input.env.as_deref())? {
-        let found = envs.holding(|e, env_context| {
-            let options = env_context.engine_options(UnknownClaimers::Stale);
-            explain_inputs::find_template(&e.inventory, &[], ty, name, namespace, options)
-        })?;
+        let found = template_in_environments(&envs, (ty, name), namespace)?;
         let sections = found.into_iter().map(|(e, (state, t))| {
             let explained = explain_inputs::from_files(&e.inventory, &state, t, &args.clusters);
             (
@@ -103,7 +101,7 @@ fn explain_files(args: &Args, ty: &str, name: &str, context: &Context) -> Result
                 render_explain(section_format(args), &explained, None, stdout_color()),
             )
         });
-        return write_sections(args, sections.collect(), envs.count());
+        return write_sections(args, sections.collect(), &envs);
     }
     let context = &plain_context(&args.input.files, context)?;
     let options = context.engine_options(UnknownClaimers::Stale);
@@ -147,7 +145,7 @@ fn explain_policy(
     if let Some(envs) = environments(&args.input.files, context, args.input.env.as_deref())? {
         let found = envs
             .holding(|e, env_context| policy_in(&e.inventory, env_context, section_format(args)))?;
-        return write_sections(args, found, envs.count());
+        return write_sections(args, found, &envs);
     }
     let context = &plain_context(&args.input.files, context)?;
     let (view, placement) = policy_in_manifests(&args.input.files, (kind, name), context)?;
@@ -186,14 +184,17 @@ fn explain_policy_live(
     Ok(Exit::Ok)
 }
 
-/// The reports of the environments holding what was asked, of `among` (`--graph` draws one
+/// The reports of the environments holding what was asked, of `envs` (`--graph` draws one
 /// control plane, unheaded, as Graphviz or Mermaid: several are a usage error asking for --env).
-fn write_sections(args: &Args, found: Found<String>, among: usize) -> Result<Exit, CliError> {
+/// None holding it: `envs` say why.
+fn write_sections(
+    args: &Args,
+    found: Found<String>,
+    envs: &Environments,
+) -> Result<Exit, CliError> {
     let names: Vec<&str> = found.iter().map(|(e, _)| e.name.as_str()).collect();
     if found.is_empty() {
-        return Err(CliError::usage(
-            "the repository renders no object to explain",
-        ));
+        return Err(CliError::usage(envs.renders_nothing("to explain")));
     }
     if names.len() > 1 && args.graph.is_some() {
         return Err(CliError::usage(format!(
@@ -202,7 +203,8 @@ fn write_sections(args: &Args, found: Found<String>, among: usize) -> Result<Exi
             names.join(", ")
         )));
     }
-    let among = if args.graph.is_some() { 1 } else { among };
+    // `--graph` draws one control plane, unheaded.
+    let among = args.graph.as_ref().map_or(envs.count(), |_| 1);
     write_stdout(&render_found(args.report.output, found, among))?;
     Ok(Exit::Ok)
 }

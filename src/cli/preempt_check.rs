@@ -203,9 +203,7 @@ fn check_environments(
         checked(state, changes, &section, &searched, &deliveries)
     })?;
     if found.is_empty() {
-        return Err(CliError::usage(
-            "the repository renders no object to check against",
-        ));
+        return Err(CliError::usage(envs.renders_nothing("to check against")));
     }
     let blocked = found.iter().any(|(_, (_, b))| *b);
     let reports = found

@@ -3,7 +3,7 @@
 //! holds. The decisions are the engine's (`engine::explain_inputs`, `engine::policy_view`,
 //! `engine::policy_live`).
 
-use super::InspectError;
+use super::{Environments, InspectError};
 use crate::context::Context;
 use crate::engine::admission::documents::admit_documents;
 use crate::engine::chain::Chain;
@@ -11,8 +11,8 @@ use crate::engine::explain_inputs::{self, Explained, FindError, Found, Wanted};
 use crate::engine::placement;
 use crate::engine::policy_live::{self, PolicyLive};
 use crate::engine::policy_view::{self, PolicyExplanation, PolicyPlacement};
-use crate::engine::state::{Options, State, UnknownClaimers};
-use crate::model::environments::EnvError;
+use crate::engine::state::{Options, State, TemplateEntry, UnknownClaimers};
+use crate::model::environments::{EnvError, Found as EnvFound};
 use crate::model::inputs::{warn_problems, Inputs};
 use crate::model::{Inventory, PolicyKind};
 use crate::source::policy_reads::PolicyReads;
@@ -84,6 +84,58 @@ pub fn template_in_files(
                 template,
             })
         }
+    }
+}
+
+/// `explain -f TYPE/NAME` over a GitOps repository: the template's state in each Karmada
+/// environment that holds it. When none does, but an environment that is not a Karmada API
+/// server does (Argo CD's `in-cluster`), the error says so instead of "not found": exit 4 still,
+/// as for a template Karmada does not hold (no Karmada control plane has it).
+pub fn template_in_environments<'a>(
+    envs: &'a Environments,
+    (ty, name): (&str, &str),
+    namespace: &str,
+) -> Result<EnvFound<'a, (State, usize)>, FindError> {
+    let find = |inv: &Inventory, context: &Context| {
+        let options = context.engine_options(UnknownClaimers::Stale);
+        explain_inputs::find_template(inv, &[], ty, name, namespace, options)
+    };
+    let found = envs.holding(|e, context| find(&e.inventory, context));
+    match &found {
+        Ok(f) if f.is_empty() => {}
+        Err(FindError::NotFound(_) | FindError::Unsearched(_)) => {}
+        _ => return found,
+    }
+    let (outside, context) = envs.outside_karmada();
+    let mut what = None;
+    let holding: Vec<String> = outside
+        .iter()
+        .filter_map(|e| {
+            let (state, t) = find(&e.inventory, context).ok()?;
+            what.get_or_insert_with(|| template_label(&state.templates[t]));
+            Some(e.name.clone())
+        })
+        .collect();
+    let Some(what) = what else {
+        return found;
+    };
+    let which = super::outside_karmada_names(&holding);
+    match found {
+        // A Karmada environment that did not render completely may hold it too.
+        Err(FindError::Unsearched(m)) => Err(FindError::Unsearched(format!(
+            "{m}; {what} is in {which} (lint does not lint it)"
+        ))),
+        _ => Err(FindError::NotFound(format!(
+            "{what} is only in {which} (lint does not lint it): nothing to explain there"
+        ))),
+    }
+}
+
+/// `Deployment web/web`, `Namespace web`: a template as explain's header names it.
+fn template_label(t: &TemplateEntry) -> String {
+    match &*t.namespace {
+        "" => format!("{} {}", t.kind, t.name),
+        ns => format!("{} {ns}/{}", t.kind, t.name),
     }
 }
 

@@ -11,7 +11,8 @@ use crate::context::Context;
 use crate::engine::admission::documents::admit_documents;
 use crate::engine::explain_inputs::FindError;
 use crate::model::environments::{
-    read_environments, repository_files, EnvError, EnvInputs, EnvInventory, Found,
+    read_environments, read_outside_karmada, repository_files, EnvError, EnvInputs, EnvInventory,
+    Found,
 };
 use crate::model::inputs::InputError;
 use crate::model::inputs::{warn_problems, Inputs};
@@ -76,6 +77,9 @@ pub struct Environments {
     pub inputs: EnvInputs,
     /// Each environment's context, by name.
     contexts: Vec<(String, Context)>,
+    /// How they were read (the `-f` paths, the run's context, `--env`): to read them again
+    /// with the environments that are not Karmada API servers.
+    read_as: (Vec<String>, Context, Option<String>),
 }
 
 impl Environments {
@@ -107,6 +111,51 @@ impl Environments {
     ) -> Result<Found<'_, T>, E> {
         self.inputs.holding(|e| decide(e, self.context_of(e)))
     }
+
+    /// The environments read that are not Karmada API servers, with their objects, and the run's
+    /// context to look at them in: read again, only when what was asked for is in none of
+    /// Karmada's (nothing is decided there, so their objects are not read otherwise).
+    pub fn outside_karmada(&self) -> (Vec<EnvInventory>, &Context) {
+        let (files, context, env) = &self.read_as;
+        if self.inputs.passed_over.is_empty() {
+            return (Vec::new(), context);
+        }
+        match read_repository(files, context, env.as_deref(), true) {
+            Ok(Some(envs)) => (envs.inputs.outside, context),
+            _ => (Vec::new(), context),
+        }
+    }
+
+    /// Why no environment has an object to decide on (`purpose`: "to explain"): the
+    /// environments read are not Karmada API servers (`--env` named one), or the repository
+    /// renders nothing.
+    pub fn renders_nothing(&self, purpose: &str) -> String {
+        match (
+            self.inputs.environments.is_empty(),
+            &self.inputs.passed_over[..],
+        ) {
+            (true, [one]) => {
+                format!("environment {one} is not a Karmada API server: nothing {purpose} there")
+            }
+            (true, many @ [_, _, ..]) => format!(
+                "environments {} are not Karmada API servers: nothing {purpose} there",
+                many.join(", ")
+            ),
+            _ => format!("the repository renders no object {purpose}"),
+        }
+    }
+}
+
+/// `environment in-cluster, which is not a Karmada API server`: where an object is that no
+/// Karmada control plane holds.
+pub fn outside_karmada_names(environments: &[String]) -> String {
+    match environments {
+        [one] => format!("environment {one}, which is not a Karmada API server"),
+        many => format!(
+            "environments {}, which are not Karmada API servers",
+            many.join(", ")
+        ),
+    }
 }
 
 /// `-f` over a GitOps repository: its environments rendered (only `env`'s), each admitted and
@@ -130,6 +179,17 @@ pub fn environments_unsaid(
     context: &Context,
     env: Option<&str>,
 ) -> Result<Option<Environments>, InspectError> {
+    read_repository(files, context, env, false)
+}
+
+/// [`environments_unsaid`], with the objects of the environments that are not Karmada API
+/// servers when `outside` ([`EnvInputs::outside`]).
+fn read_repository(
+    files: &[String],
+    context: &Context,
+    env: Option<&str>,
+    outside: bool,
+) -> Result<Option<Environments>, InspectError> {
     let config = &context.config;
     let paths = files;
     let ignore = |p: &std::path::Path| config.ignores(p);
@@ -148,7 +208,11 @@ pub fn environments_unsaid(
     // a repository with `kubectl apply -n`, so `-n` only names the namespace of what is asked.
     let search = crate::model::elsewhere::Search::new(&ignore, config.chart_rendering());
     let elsewhere = || crate::model::elsewhere::outside(paths, search);
-    let mut envs = read_environments(&files, "default", &opts, env, &elsewhere)?;
+    let read = match outside {
+        true => read_outside_karmada,
+        false => read_environments,
+    };
+    let mut envs = read(&files, "default", &opts, env, &elsewhere)?;
     let mut contexts = Vec::new();
     for e in &mut envs.environments {
         let (env_context, notes) = context.for_repository(&e.settings);
@@ -172,6 +236,7 @@ pub fn environments_unsaid(
     Ok(Some(Environments {
         inputs: envs,
         contexts,
+        read_as: (paths.to_vec(), context.clone(), env.map(str::to_string)),
     }))
 }
 
@@ -221,4 +286,66 @@ pub fn read_admitted(files: &[String], context: &Context) -> Result<Inputs, Insp
     warn_problems(&inputs.loaded);
     admit_documents(&mut inputs.inventory, context.release());
     Ok(inputs)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Environments read with `karmada` deciding and `passed_over` not Karmada's.
+    fn read(karmada: &[&str], passed_over: &[&str]) -> Environments {
+        let env = |name: &&str| EnvInventory {
+            name: name.to_string(),
+            inventory: Inventory::default(),
+            origins: Vec::new(),
+            settings: Default::default(),
+            incomplete: false,
+        };
+        Environments {
+            inputs: EnvInputs {
+                environments: karmada.iter().map(env).collect(),
+                passed_over: passed_over.iter().map(|n| n.to_string()).collect(),
+                outside: Vec::new(),
+                names: Vec::new(),
+                messages: Vec::new(),
+            },
+            contexts: Vec::new(),
+            read_as: (Vec::new(), Context::default(), None),
+        }
+    }
+
+    #[test]
+    fn nothing_rendered_is_said_by_why() {
+        assert_eq!(
+            read(&[], &["in-cluster"]).renders_nothing("to explain"),
+            "environment in-cluster is not a Karmada API server: nothing to explain there"
+        );
+        assert_eq!(
+            read(&[], &["a", "b"]).renders_nothing("to check against"),
+            "environments a, b are not Karmada API servers: nothing to check against there"
+        );
+        // A Karmada environment read, without objects: the repository renders nothing there.
+        assert_eq!(
+            read(&["prod"], &["in-cluster"]).renders_nothing("to explain"),
+            "the repository renders no object to explain"
+        );
+        assert_eq!(
+            read(&[], &[]).renders_nothing("to explain"),
+            "the repository renders no object to explain"
+        );
+    }
+
+    #[test]
+    fn environments_outside_karmada_are_named_and_read_only_when_there_are_some() {
+        assert_eq!(
+            outside_karmada_names(&["in-cluster".into()]),
+            "environment in-cluster, which is not a Karmada API server"
+        );
+        assert_eq!(
+            outside_karmada_names(&["a".into(), "b".into()]),
+            "environments a, b, which are not Karmada API servers"
+        );
+        // No environment passed over: nothing is read again (the paths would not resolve).
+        assert!(read(&["prod"], &[]).outside_karmada().0.is_empty());
+    }
 }

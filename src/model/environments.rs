@@ -55,6 +55,12 @@ pub trait EnvError: Sized {
 /// know: `note:` and `warning:` lines for stderr.
 pub struct EnvInputs {
     pub environments: Vec<EnvInventory>,
+    /// The environments read that are not Karmada API servers (a member cluster's directory,
+    /// Argo CD's `in-cluster`): nothing is decided there, so only their names are kept, and
+    /// their objects only when asked for ([`read_outside_karmada`]).
+    pub passed_over: Vec<String>,
+    /// Those environments' objects, read only by [`read_outside_karmada`].
+    pub outside: Vec<EnvInventory>,
     /// Every environment's name, also those left out by `--env`.
     pub names: Vec<String>,
     pub messages: Vec<String>,
@@ -161,6 +167,29 @@ pub fn read_environments(
     wanted: Option<&str>,
     elsewhere: &dyn Fn() -> Option<super::elsewhere::Elsewhere>,
 ) -> Result<EnvInputs, UnknownEnvironment> {
+    read(files, namespace, opts, (wanted, false), elsewhere)
+}
+
+/// [`read_environments`] with the objects of the environments that are not Karmada API servers
+/// in [`EnvInputs::outside`] too: where what was asked for is found in none of Karmada's, the
+/// answer can say it is in one of those (its warnings are not said: nothing there is linted).
+pub fn read_outside_karmada(
+    files: &[PathBuf],
+    namespace: &str,
+    opts: &RenderOptions,
+    wanted: Option<&str>,
+    elsewhere: &dyn Fn() -> Option<super::elsewhere::Elsewhere>,
+) -> Result<EnvInputs, UnknownEnvironment> {
+    read(files, namespace, opts, (wanted, true), elsewhere)
+}
+
+fn read(
+    files: &[PathBuf],
+    namespace: &str,
+    opts: &RenderOptions,
+    (wanted, outside): (Option<&str>, bool),
+    elsewhere: &dyn Fn() -> Option<super::elsewhere::Elsewhere>,
+) -> Result<EnvInputs, UnknownEnvironment> {
     let mut repo = Repo::read(files, opts);
     let names = repo.names();
     let mut messages: Vec<String> = repo.notes.iter().map(|n| format!("note: {n}")).collect();
@@ -182,10 +211,23 @@ pub fn read_environments(
     }
     let mapper = repo.mapper();
     let mut environments = Vec::new();
+    let (mut passed_over, mut outside_karmada) = (Vec::new(), Vec::new());
     let mut warnings = Vec::new();
     for plan in &repo.plans {
         // Only what reaches a Karmada API server holds policies and their templates.
         if !repo.is_karmada(plan, &mut renders) {
+            passed_over.push(plan.name.clone());
+            if outside {
+                let env = repo.environment(plan, &mut renders);
+                let (inventory, origins, _, _) = inventory_of(env, namespace, &mapper);
+                outside_karmada.push(EnvInventory {
+                    name: plan.name.clone(),
+                    inventory,
+                    origins,
+                    settings: RepositorySettings::default(),
+                    incomplete: false,
+                });
+            }
             continue;
         }
         let env = repo.environment(plan, &mut renders);
@@ -224,6 +266,8 @@ pub fn read_environments(
     }
     Ok(EnvInputs {
         environments,
+        passed_over,
+        outside: outside_karmada,
         names,
         messages,
     })
@@ -447,6 +491,8 @@ mod tests {
     fn inputs(names: &[&str]) -> EnvInputs {
         EnvInputs {
             environments: names.iter().map(|n| env(n)).collect(),
+            passed_over: Vec::new(),
+            outside: Vec::new(),
             names: names.iter().map(|n| n.to_string()).collect(),
             messages: Vec::new(),
         }
