@@ -270,6 +270,19 @@ fn preempt_check_env_and_per_environment_sections() {
     assert_eq!(err.matches("left out of the answer").count(), 1, "{err}");
 }
 
+/// The takeover of `web` moved into the base both destinations render, listed there.
+fn takeover_in_base(repo: &Path) {
+    let base = repo.join("apps/web/base");
+    std::fs::rename(takeover(repo, "web"), base.join("takeover.yaml")).unwrap();
+    let k = base.join("kustomization.yaml");
+    let text = std::fs::read_to_string(&k).unwrap();
+    std::fs::write(
+        &k,
+        text.replace("  - policy.yaml\n", "  - policy.yaml\n  - takeover.yaml\n"),
+    )
+    .unwrap();
+}
+
 /// `preempt-check -f . --apply FILE` over a repository that renders FILE (the form `--help`
 /// shows): what the environments render from it is the change, left out of their state, so a
 /// blocked takeover is blocked (exit 1 with `--fail-on-blocked`), as `plan --base` and `lint
@@ -282,15 +295,7 @@ fn preempt_check_leaves_the_applied_file_out_of_the_rendered_state() {
     let dir = tempfile::tempdir().unwrap();
     let repo = dir.path();
     copy_dir(&Path::new(env!("CARGO_MANIFEST_DIR")).join(ARGO), repo);
-    let base = repo.join("apps/web/base");
-    std::fs::rename(takeover(repo, "web"), base.join("takeover.yaml")).unwrap();
-    let k = base.join("kustomization.yaml");
-    let text = std::fs::read_to_string(&k).unwrap();
-    std::fs::write(
-        &k,
-        text.replace("  - policy.yaml\n", "  - policy.yaml\n  - takeover.yaml\n"),
-    )
-    .unwrap();
+    takeover_in_base(repo);
     let check = |extra: &[&str]| {
         let o = Command::new(env!("CARGO_BIN_EXE_kubectl-karmada_policy"))
             .args([
@@ -406,15 +411,7 @@ fn base_names_the_environments_of_each_ownership_change() {
     };
     let repo = dir.path();
     // A takeover in the base both destinations render: one change, naming both.
-    let base = repo.join("apps/web/base");
-    std::fs::rename(takeover(repo, "web"), base.join("takeover.yaml")).unwrap();
-    let k = base.join("kustomization.yaml");
-    let text = std::fs::read_to_string(&k).unwrap();
-    std::fs::write(
-        &k,
-        text.replace("  - policy.yaml\n", "  - policy.yaml\n  - takeover.yaml\n"),
-    )
-    .unwrap();
+    takeover_in_base(repo);
     git(repo, &["add", "-A"]);
     git(repo, &["commit", "-qm", "takeover"]);
     let lint = |format: &str| {
