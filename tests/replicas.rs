@@ -339,7 +339,7 @@ fn a_template_without_replicas_lists_every_selected_cluster() {
     let f = f.display().to_string();
     let (code, text, err) = run(&["explain", "cm/cfg", "-n", "shop", "-f", &f], None);
     assert_eq!(code, 0, "{err}");
-    assert!(text.contains("  replicas: none: Karmada's default interpreter reads no replicas for this kind (a resource interpreter customization could); every selected cluster receives the template\n"), "{text}");
+    assert!(text.contains("  replicas: none: neither Karmada's default interpreter nor the third-party interpreters it ships read replicas for this kind (a resource interpreter customization could); every selected cluster receives the template\n"), "{text}");
     let (code, out, err) = run(
         &["explain", "cm/cfg", "-n", "shop", "-f", &f, "-o", "json"],
         None,
@@ -353,5 +353,76 @@ fn a_template_without_replicas_lists_every_selected_cluster() {
     assert_eq!(
         v["placement"]["assignmentBasis"]["notes"][0]["code"],
         "KindWithoutReplicas"
+    );
+}
+
+/// An OpenKruise CloneSet under static weights 2:3: Karmada's third-party interpreter reads its
+/// 5 replicas (`resourcecustomizations/apps.kruise.io/v1alpha1/CloneSet/customizations.yaml`)
+/// and the scheduler divides them as it would a Deployment's.
+#[test]
+fn a_cloneset_s_replicas_are_divided_as_the_third_party_interpreter_reads_them() {
+    let f = testdata("third-party/cloneset.yaml");
+    let target = "clonesets.apps.kruise.io/web";
+    let (code, text, err) = run(&["explain", target, "-n", "shop", "-f", &f], None);
+    assert_eq!(code, 0, "{err}");
+    let placement = text.split_once("\nplacement:\n").map(|(_, p)| p);
+    assert_eq!(
+        placement,
+        Some(
+            "  clusters: member1, member2\n  replicas (StaticWeight):\n    member1  2 replicas  (static weight 2 of 5)\n    member2  3 replicas  (static weight 3 of 5)\n  note: no Cluster objects are known: evaluated over clusters known by name only (the configuration's knownClusters, else those the placement names), whose names alone decide it (as plan does), each taken to serve every API\n"
+        ),
+        "{text}"
+    );
+    let (code, out, err) = run(
+        &["explain", target, "-n", "shop", "-f", &f, "-o", "json"],
+        None,
+    );
+    assert_eq!(code, 0, "{err}");
+    let v: J = serde_json::from_str(&out).unwrap();
+    assert_eq!(
+        v["placement"]["assignment"],
+        json!([{"cluster": "member1", "replicas": 2}, {"cluster": "member2", "replicas": 3}])
+    );
+    assert_eq!(v["placement"]["assignmentBasis"]["notes"], json!([]));
+}
+
+/// `plan` over a commit that changes the CloneSet's static weights from 2:3 to 2:1: the
+/// scheduler divides its 5 replicas again (Webster: 3 and 2).
+#[test]
+fn plan_shows_a_cloneset_s_replicas_moving_when_weights_change() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let manifest = std::fs::read_to_string(testdata("third-party/cloneset.yaml")).unwrap();
+    std::fs::write(d.join("a.yaml"), &manifest).unwrap();
+    let git = |args: &[&str]| {
+        let ok = Command::new("git")
+            .args(["-c", "user.name=t", "-c", "user.email=t@example.com"])
+            .args(args)
+            .current_dir(d)
+            .output()
+            .expect("git runs")
+            .status
+            .success();
+        assert!(ok, "git {args:?}");
+    };
+    git(&["init", "-q", "."]);
+    git(&["add", "-A"]);
+    git(&["commit", "-qm", "a"]);
+    let changed = manifest.replace("weight: 3", "weight: 1");
+    assert_ne!(changed, manifest);
+    std::fs::write(d.join("a.yaml"), changed).unwrap();
+    git(&["commit", "-qam", "b"]);
+    let out = Command::new(BIN)
+        .args(["plan", "--base", "HEAD~1", "--color", "never"])
+        .env("NO_COLOR", "1")
+        .env_remove("KUBECONFIG")
+        .current_dir(d)
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.contains("  cloneset/shop/web: stays with pp/shop/web\n    member1: replicas 2 -> 3\n    member2: replicas 3 -> 2\n"),
+        "{text}{}",
+        String::from_utf8_lossy(&out.stderr)
     );
 }

@@ -156,7 +156,7 @@ fn reachable_clusters(p: &PlacementResult) -> Vec<String> {
 }
 
 pub fn deliver(input: &DeliveryInput<'_>) -> Delivery {
-    // The binding's replicas and replica requirements, as Karmada's default interpreter reads
+    // The binding's replicas and replica requirements, as Karmada's interpreters read
     // them, so that each attempt also selects and divides (`replicas`).
     let workload = super::replicas::workload::from_template(input.template);
     let placement = match input.placement {
@@ -233,8 +233,8 @@ pub fn deliver(input: &DeliveryInput<'_>) -> Delivery {
 }
 
 /// Whether the scheduler has replicas of `template` to divide among clusters, so that a
-/// division by capacity or by weights decides which clusters keep it: the default interpreter
-/// reads replicas above 0 from it (a Job's are min(parallelism, completions)), or, for another
+/// division by capacity or by weights decides which clusters keep it: Karmada's interpreters
+/// (the default one, the third-party ones it ships) read replicas above 0 from it (a Job's are min(parallelism, completions)), or, for another
 /// kind, it writes `spec.replicas` above 0 (as an interpreter customization reads it). 0
 /// replicas with requirements are divided too, but every share is 0 whatever the clusters.
 pub fn divides_replicas(template: &Value) -> bool {
@@ -292,8 +292,8 @@ pub fn stored_manifest(mut template: Value, namespace: &str) -> Value {
 /// overflowAffinities count (§B.3) and a division's clusters depend on it.
 pub fn is_workload(template: &Value) -> bool {
     match super::replicas::workload::from_template(template) {
-        // What Karmada's default interpreter reads: a Job's min(parallelism, completions), a
-        // Pod's one replica, the requests of the pod template.
+        // What Karmada's interpreters read: a Job's min(parallelism, completions), a Pod's one
+        // replica, a CloneSet's spec.replicas, the requests of the pod template.
         Ok(w) if w.interpreted => w.divides(),
         // Another kind (as an interpreter customization reads `spec.replicas`), or requests that
         // are no quantity: the API server defaults absent replicas of the apps kinds to 1.

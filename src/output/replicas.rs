@@ -37,7 +37,7 @@ pub fn note_text(n: &AssignmentNote) -> String {
         AssignmentNote::EstimatorService => "capacity is the general estimator's (status.resourceSummary); with karmada-scheduler --enable-scheduler-estimator the estimator service's per-node answer can only lower it".into(),
         AssignmentNote::UnstableSortTie => "Aggregated over more than 12 clusters with a tie at the cut: Karmada's unstable sort may keep another of the tied clusters".into(),
         AssignmentNote::RandomWeightTie => "Karmada before v1.16 gives the replicas left after each cluster's floor to the heaviest clusters, and between clusters of equal weight (and equal replicas before) it picks at random: another of them may get one".into(),
-        AssignmentNote::KindWithoutReplicas => "Karmada's default interpreter reads no replicas for this kind: every selected cluster is listed without replicas unless a resource interpreter customization says otherwise".into(),
+        AssignmentNote::KindWithoutReplicas => "neither Karmada's default interpreter nor the third-party interpreters it ships read replicas for this kind: every selected cluster is listed without replicas unless a resource interpreter customization says otherwise".into(),
     }
 }
 
@@ -147,7 +147,7 @@ pub fn text(decided: &Attempt) -> String {
                 && s.shares.iter().all(|x| x.why == Why::NoReplicas) =>
         {
             let why = if s.notes.contains(&AssignmentNote::KindWithoutReplicas) {
-                "Karmada's default interpreter reads no replicas for this kind (a resource interpreter customization could)"
+                "neither Karmada's default interpreter nor the third-party interpreters it ships read replicas for this kind (a resource interpreter customization could)"
             } else {
                 "the template has 0 replicas and no resource requirements"
             };

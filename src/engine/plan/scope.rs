@@ -149,7 +149,7 @@ fn in_file_order<'a>(parts: &[&'a Inventory]) -> Vec<(&'a Inventory, &'a Object)
 }
 
 /// Templates in the files that differ on both sides whose replicas differ (`spec.replicas`, a
-/// Job's `parallelism` and `completions`, as the default interpreter reads them, defaults
+/// Job's `parallelism` and `completions`, as Karmada's interpreters read them, defaults
 /// included: a field the change removes goes back to 1, as applying the manifest removes
 /// it; a template in the files the sides share is the same on both). Against a `live` base,
 /// only a count the manifest writes, unless the object's last apply wrote one: an unwritten

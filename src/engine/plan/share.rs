@@ -436,7 +436,7 @@ fn divides_by_capacity(placement: &Placement, divides: bool) -> bool {
         )
 }
 
-/// Whether `template` is a workload the default interpreter reads replicas from, with 0 of
+/// Whether `template` is a workload Karmada's interpreters read replicas from, with 0 of
 /// them and no requirements.
 fn scaled_to_zero(template: &Value) -> bool {
     crate::engine::replicas::workload::from_template(template)

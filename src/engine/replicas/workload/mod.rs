@@ -1,13 +1,16 @@
 //! What the scheduler knows of a template's replicas: `spec.replicas` and
 //! `spec.replicaRequirements` of its binding, as Karmada's default resource interpreter derives
 //! them (`pkg/resourceinterpreter/default/native/replica.go`, `helper.GenerateReplicaRequirements`
-//! in `pkg/util/helper/binding.go`, `util.Resource` in `pkg/util/resource.go`).
+//! in `pkg/util/helper/binding.go`, `util.Resource` in `pkg/util/resource.go`), and before it the
+//! third-party customizations Karmada ships (`third_party`).
 
 use std::collections::BTreeMap;
 
 use serde_json::Value;
 
 use super::quantity::{BadQuantity, Quantity};
+
+mod third_party;
 
 /// The binding's replica fields for one template.
 #[derive(Clone, Debug, PartialEq, Eq, Default)]
@@ -20,8 +23,9 @@ pub struct Workload {
     /// The template's `metadata.uid` (the binding's `spec.resource.uid`): its FNV-32a parity
     /// orders Webster ties. `None` for a manifest not created yet.
     pub uid: Option<String>,
-    /// Whether Karmada's default interpreter reads replicas for this kind at all (Deployment,
-    /// ReplicaSet, StatefulSet, Job, Pod). Other kinds have none unless a customization adds
+    /// Whether Karmada reads replicas for this kind at all: its default interpreter (Deployment,
+    /// ReplicaSet, StatefulSet, Job, Pod) or a third-party customization it ships (CloneSet,
+    /// ...: [`from_template`]). Other kinds have none unless a customization of your own adds
     /// them, which this tool does not run.
     pub interpreted: bool,
 }
@@ -44,10 +48,30 @@ impl Workload {
     }
 }
 
-/// A template's replica fields as the default interpreter reads them. Fields the apiserver
-/// defaults are defaulted as it would (`replicas` 1 for Deployment, ReplicaSet and
-/// StatefulSet; Job `parallelism` 1, `completions` = parallelism when both are absent).
-pub fn from_template(template: &Value) -> Result<Workload, BadQuantity> {
+/// Why the replicas of a template cannot be read.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum Unread {
+    /// A request or limit that is no quantity.
+    #[error(transparent)]
+    Quantity(#[from] BadQuantity),
+    /// The interpreter's script fails on the template (a `GetReplicas` that returns no number,
+    /// a pod template that is no table): Karmada's detector records `GetReplicasFailed` and
+    /// builds no binding (`pkg/detector/detector.go` BuildResourceBinding).
+    #[error("the resource interpreter fails: {0}")]
+    Script(&'static str),
+}
+
+/// What an interpreter's `GetReplicas` returns: the replicas (before Karmada's `int32`) and
+/// the requirements.
+type Read = (i64, Option<Requirements>);
+
+/// A template's replica fields as Karmada's interpreters read them: the third-party
+/// customizations Karmada ships first, then the default interpreter, as
+/// `customResourceInterpreterImpl.GetReplicas` consults them
+/// (`pkg/resourceinterpreter/interpreter.go`). Fields the apiserver defaults are defaulted as it
+/// would (`replicas` 1 for Deployment, ReplicaSet and StatefulSet; Job `parallelism` 1,
+/// `completions` = parallelism when both are absent).
+pub fn from_template(template: &Value) -> Result<Workload, Unread> {
     let api_version = template["apiVersion"].as_str().unwrap_or("");
     let kind = template["kind"].as_str().unwrap_or("");
     let uid = template
@@ -55,6 +79,26 @@ pub fn from_template(template: &Value) -> Result<Workload, BadQuantity> {
         .and_then(Value::as_str)
         .filter(|u| !u.is_empty())
         .map(str::to_string);
+    let read = third_party::third_party(api_version, kind, template)
+        .or_else(|| native(api_version, kind, template).map(|r| r.map_err(Unread::from)));
+    let Some(read) = read else {
+        return Ok(Workload {
+            uid,
+            ..Workload::default()
+        });
+    };
+    let (replicas, requirements) = read?;
+    Ok(Workload {
+        replicas: replicas.clamp(0, i64::from(i32::MAX)) as i32,
+        requirements,
+        uid,
+        interpreted: true,
+    })
+}
+
+/// The default interpreter (`pkg/resourceinterpreter/default/native/replica.go`): `None` for a
+/// kind it reads no replicas from.
+fn native(api_version: &str, kind: &str, template: &Value) -> Option<Result<Read, BadQuantity>> {
     let int = |p: &str| template.pointer(p).and_then(Value::as_i64);
     let (replicas, pod_spec) = match (api_version, kind) {
         ("apps/v1", "Deployment" | "ReplicaSet" | "StatefulSet") => (
@@ -71,23 +115,13 @@ pub fn from_template(template: &Value) -> Result<Workload, BadQuantity> {
             )
         }
         ("v1", "Pod") => (1, template.get("spec")),
-        _ => {
-            return Ok(Workload {
-                uid,
-                ..Workload::default()
-            })
-        }
+        _ => return None,
     };
     let requirements = match pod_spec {
-        Some(spec) => requirements(spec)?,
-        None => None,
+        Some(spec) => requirements(spec),
+        None => Ok(None),
     };
-    Ok(Workload {
-        replicas: replicas.clamp(0, i64::from(i32::MAX)) as i32,
-        requirements,
-        uid,
-        interpreted: true,
-    })
+    Some(requirements.map(|r| (replicas, r)))
 }
 
 /// The replicas the default interpreter reads from `template` ([`from_template`], defaults
@@ -99,10 +133,11 @@ pub fn replicas_of(template: &Value) -> Option<i32> {
         .map(|w| w.replicas)
 }
 
-/// The replicas the default interpreter reads from `template` ([`from_template`]) where the
-/// manifest writes the fields it reads them from (`spec.replicas`; a Job's `parallelism` or
-/// `completions`): `None` for another kind, a Pod, or fields left to the API server's defaults
-/// (an autoscaler or a live object may hold another count than the default).
+/// The replicas Karmada's interpreters read from `template` ([`from_template`]) where the
+/// manifest writes the fields they read them from (`spec.replicas`; a Job's `parallelism` or
+/// `completions`; the third-party kinds' fields): `None` for another kind, a Pod (or a kind
+/// whose script reads a constant), or fields left to defaults (an autoscaler or a live object
+/// may hold another count than the default).
 pub fn written_replicas(template: &Value) -> Option<i32> {
     let written = |p: &str| template.pointer(p).is_some_and(|v| !v.is_null());
     let fields: &[&str] = match (
@@ -111,7 +146,7 @@ pub fn written_replicas(template: &Value) -> Option<i32> {
     ) {
         ("apps/v1", "Deployment" | "ReplicaSet" | "StatefulSet") => &["/spec/replicas"],
         ("batch/v1", "Job") => &["/spec/parallelism", "/spec/completions"],
-        _ => return None,
+        (api_version, kind) => third_party::counted_fields(api_version, kind)?,
     };
     if !fields.iter().any(|f| written(f)) {
         return None;
