@@ -426,3 +426,23 @@ fn plan_shows_a_cloneset_s_replicas_moving_when_weights_change() {
         String::from_utf8_lossy(&out.stderr)
     );
 }
+
+/// `lint`'s `replicas-below-min-groups` counts a CloneSet's replicas as the third-party
+/// interpreter reads them: 2 replicas cannot fill 3 groups.
+#[test]
+fn lint_counts_a_cloneset_s_replicas() {
+    let f = testdata("third-party/cloneset-spread.yaml");
+    let (code, out, err) = run(&["lint", "-f", &f, "-o", "json"], None);
+    assert_eq!(code, 0, "{err}");
+    let v: J = serde_json::from_str(&out).unwrap();
+    let findings: Vec<(&str, &str)> = v["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| (f["rule"].as_str().unwrap(), f["message"].as_str().unwrap()))
+        .collect();
+    assert_eq!(
+        findings,
+        [("replicas-below-min-groups", "pp/shop/web: cloneset/shop/web has 2 replica(s), fewer than minGroups 3 by cluster: at most 2 cluster(s) receive replicas, the others get 0 and are dropped")]
+    );
+}
