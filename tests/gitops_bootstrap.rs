@@ -1575,7 +1575,8 @@ fn a_kustomization_applied_by_hand_from_another_repository_is_not_followed_here(
 /// propagation"): a Flux Kustomization that a PropagationPolicy selects is a resource template
 /// on the Karmada control plane, not the configuration of a Flux reading this repository. The
 /// directory is linted as plain files, with no environment and no note about the
-/// Kustomization's `spec.path`; the same Kustomization without the policy still makes one.
+/// Kustomization's `spec.path`; the same Kustomization without the policy, whose path is not in
+/// the repository, is a sample: plain files too, and a note says so.
 #[test]
 fn a_flux_kustomization_karmada_propagates_is_a_template_not_an_environment() {
     let kustomization = "apiVersion: kustomize.toolkit.fluxcd.io/v1\nkind: Kustomization\nmetadata: {name: sample, namespace: apps}\nspec:\n  interval: 10m\n  sourceRef: {kind: GitRepository, name: sample}\n  path: ./kustomize\n  prune: true\n";
@@ -1604,14 +1605,88 @@ fn a_flux_kustomization_karmada_propagates_is_a_template_not_an_environment() {
     assert!(targets.iter().all(|t| !t.contains("Flux")), "{v}");
     assert!(!stderr.contains("spec.path"), "{stderr}");
     let (stderr, v) = run(&[("flux/sample.yaml", kustomization)]);
-    assert!(
-        v["environments"].as_array().is_some_and(|e| !e.is_empty()),
-        "{v}"
+    assert_eq!(environment_names(&v), ["plain manifests"], "{v}");
+    assert_eq!(
+        stderr,
+        "note: flux/sample.yaml: Flux Kustomization sample: spec.path `./kustomize` is not in this repository and nothing applies its file: a sample, not an environment; read as a plain file\n"
     );
-    assert!(
-        stderr.contains("spec.path `./kustomize` is not in this repository"),
-        "{stderr}"
+}
+
+/// A Flux Kustomization test fixture (karmada-io/karmada carries one under
+/// `pkg/resourceinterpreter/.../Kustomization/testdata`) whose `spec.path` is not in the
+/// repository and which nothing applies would apply nothing of it (the kustomize-controller
+/// builds `spec.path` inside the source's artifact): it declares no environment, so the
+/// repository's loose directories stay one set of plain manifests and `lint` and `explain`
+/// give the Deployment the policy of another directory. Beside a bootstrap, the fixture's
+/// directory is loose files, not a cluster Flux runs in.
+#[test]
+fn a_flux_kustomization_fixture_whose_path_is_elsewhere_declares_no_environment() {
+    let fixture = "apiVersion: kustomize.toolkit.fluxcd.io/v1\nkind: Kustomization\nmetadata:\n  name: sample\n  namespace: test-kustomization\nspec:\n  interval: 10m\n  sourceRef:\n    kind: GitRepository\n    name: sample\n  path: \"./kustomize\"\n  prune: true\n";
+    let deployment = "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: web\n  namespace: default\nspec:\n  replicas: 2\n  selector: {matchLabels: {app: web}}\n  template:\n    metadata: {labels: {app: web}}\n    spec:\n      containers: [{name: c, image: nginx}]\n";
+    let policy = "apiVersion: policy.karmada.io/v1alpha1\nkind: PropagationPolicy\nmetadata:\n  name: web\n  namespace: default\nspec:\n  resourceSelectors:\n    - apiVersion: apps/v1\n      kind: Deployment\n      name: web\n  placement:\n    clusterAffinity:\n      clusterNames: [m1, m2]\n";
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    git(root, &["init", "-q", "."]);
+    write(
+        root,
+        &[
+            ("deploy/web.yaml", deployment),
+            ("policies/pp.yaml", policy),
+            ("pkg/interp/testdata/desired-kustomization.yaml", fixture),
+        ],
     );
+    let note = "note: pkg/interp/testdata/desired-kustomization.yaml: Flux Kustomization sample: spec.path `./kustomize` is not in this repository and nothing applies its file: a sample, not an environment; read as a plain file\n";
+    let in_root = |args: &[&str]| {
+        Command::new(env!("CARGO_BIN_EXE_kubectl-karmada_policy"))
+            .args(args)
+            .args(["--color", "never"])
+            .env("PATH", kustomize::path_without_helm())
+            .current_dir(root)
+            .output()
+            .unwrap()
+    };
+    let lint = in_root(&["lint", "."]);
+    assert_eq!(
+        lint.status.code(),
+        Some(0),
+        "{}{}",
+        stdout(&lint),
+        stderr(&lint)
+    );
+    assert_eq!(
+        stdout(&lint),
+        "environments:\n  plain manifests: not declared in the repository (Karmada 1.19, linted)\n\n0 errors, 0 warnings, 0 infos in 3 files (3 documents, 1 policy)\n"
+    );
+    assert_eq!(stderr(&lint), note);
+    let explain = in_root(&["explain", "deploy/web", "-f", "."]);
+    assert_eq!(explain.status.code(), Some(0), "{}", stderr(&explain));
+    let text = stdout(&explain);
+    assert_eq!(
+        text.lines().take(4).collect::<Vec<_>>(),
+        [
+            "Deployment default/web (apps/v1)",
+            "  current:          none (no claim in the template's metadata)",
+            "  after reconcile:  PropagationPolicy default/web",
+            "  eventual:         PropagationPolicy default/web",
+        ],
+        "{text}"
+    );
+    assert_eq!(stderr(&explain), note);
+    // Beside a bootstrap the repository declares environments; the fixture is loose files.
+    if !kustomize_available(
+        "a_flux_kustomization_fixture_whose_path_is_elsewhere_declares_no_environment",
+    ) {
+        return;
+    }
+    write_owned(root, &bootstrap("member1"));
+    let (o, v) = lint_json(root, &[]);
+    assert_eq!(
+        environment_names(&v),
+        ["member1", "deploy", "pkg/interp/testdata", "policies"],
+        "{}",
+        stderr(&o)
+    );
+    assert!(stderr(&o).contains(note), "{}", stderr(&o));
 }
 
 /// `--env` naming the cluster Flux runs in, which is not a Karmada API server (lreimer/

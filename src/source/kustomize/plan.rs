@@ -252,7 +252,7 @@ impl Planner<'_> {
                     .map(|f| Unit::new(UnitKind::Plain(f.clone())))
                     .collect(),
             };
-            instances.push(Instance {
+            let instance = Instance {
                 name: cluster_name(&dir),
                 source_root: None,
                 source: own_source
@@ -261,13 +261,41 @@ impl Planner<'_> {
                 dir,
                 roots,
                 by_hand,
-            });
+            };
+            if !self.note_samples(&instance, found) {
+                instances.push(instance);
+            }
         }
         for i in &instances {
             plans.extend(self.follow(i, found, &mut reached));
         }
         unique_names(&mut plans);
         plans
+    }
+
+    /// Whether the Kustomizations of a directory nothing applies are all samples (test fixtures
+    /// such as karmada-io/karmada's resource interpreter testdata): each reads this repository,
+    /// yet its `spec.path` is not here. Applied, it would apply nothing of this repository (the
+    /// kustomize-controller builds `spec.path` inside the source's artifact,
+    /// fluxcd/kustomize-controller `kustomization_controller.go` `reconcile`), so its
+    /// directory is no cluster and the repository does not declare environments by it; a
+    /// note says so of each, and its files stay loose.
+    fn note_samples(&mut self, instance: &Instance, found: &Found) -> bool {
+        let sample = |k: &FluxKustomization| {
+            !self.elsewhere(instance, found, &k.source) && self.source_path(instance, k).is_none()
+        };
+        if !instance.roots.iter().all(sample) {
+            return false;
+        }
+        for k in &instance.roots {
+            self.notes.push(format!(
+                "{}: Flux Kustomization {}: spec.path `{}` is not in this repository and nothing applies its file: a sample, not an environment; read as a plain file",
+                k.file.display(),
+                k.name,
+                k.spec_path
+            ));
+        }
+        true
     }
 
     /// Whether a Flux Kustomization in `file`, which no Flux instance reaches, is applied by
@@ -1431,8 +1459,59 @@ fn transforms_plain_directory(k: &FluxKustomization) -> bool {
 
 #[cfg(test)]
 mod tests {
-    use super::{flux_manifest_name, repository_of, root_above};
+    use super::{flux_manifest_name, plan, repository_of, root_above, Renders, Target};
     use std::path::Path;
+
+    /// The targets and names of the plans of the files `(path, text)` written under a
+    /// temporary directory, and the notes said.
+    fn planned(files: &[(&str, &str)]) -> (Vec<(String, Target)>, Vec<String>) {
+        let dir = tempfile::tempdir().unwrap();
+        for (name, text) in files {
+            let p = dir.path().join(name);
+            std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+            std::fs::write(p, text).unwrap();
+        }
+        let inputs =
+            crate::source::files::expand(&[dir.path().display().to_string()], &|_| false).unwrap();
+        let repo = super::super::discover::discover(&inputs);
+        let confine = dir.path().to_path_buf();
+        let mut renders = Renders::new(None, None, confine, Default::default());
+        let mut notes = Vec::new();
+        let plans = plan(&repo, &inputs, dir.path(), &mut renders, &mut notes);
+        let notes = notes
+            .iter()
+            .map(|n| n.replace(&format!("{}/", dir.path().display()), ""))
+            .collect();
+        (
+            plans.into_iter().map(|p| (p.name, p.target)).collect(),
+            notes,
+        )
+    }
+
+    /// A Flux Kustomization nothing applies whose `spec.path` is not in the repository (a
+    /// test fixture) makes no cluster: the files stay plain manifests, and a note says why.
+    /// With its path present, the same Kustomization applied by hand is a cluster.
+    #[test]
+    fn a_flux_kustomization_applying_nothing_here_is_a_sample_not_a_cluster() {
+        let fixture = "apiVersion: kustomize.toolkit.fluxcd.io/v1\nkind: Kustomization\nmetadata: {name: sample}\nspec:\n  sourceRef: {kind: GitRepository, name: sample}\n  path: ./kustomize\n";
+        let cm = "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c}\n";
+        let (plans, notes) = planned(&[("testdata/k.yaml", fixture), ("deploy/cm.yaml", cm)]);
+        assert_eq!(plans, [("plain manifests".to_string(), Target::Undeclared)]);
+        assert_eq!(
+            notes,
+            ["testdata/k.yaml: Flux Kustomization sample: spec.path `./kustomize` is not in this repository and nothing applies its file: a sample, not an environment; read as a plain file"]
+        );
+        let (plans, _) = planned(&[
+            ("testdata/k.yaml", fixture),
+            ("kustomize/cm.yaml", cm),
+            ("deploy/cm.yaml", cm),
+        ]);
+        let targets: Vec<String> = plans.iter().map(|(_, t)| t.to_string()).collect();
+        assert!(
+            targets[0].starts_with("the cluster Flux runs in"),
+            "{targets:?}"
+        );
+    }
 
     /// A Kustomization's `spec.path` found at a directory: the source's root is above it by
     /// as many directories as the path names.
