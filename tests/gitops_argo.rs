@@ -614,3 +614,48 @@ fn a_controllers_name_prefix_replaces_the_kustomizations_own() {
         "{names:?}"
     );
 }
+
+/// `explain TYPE/NAME` over several environments, the object in another namespace than asked:
+/// the environment that holds the type says where the object is (exit 4, with the `-n` to
+/// add), as the same files with one environment say, rather than the unknown type of an
+/// environment of loose files that holds no object of it (a usage error, exit 2).
+#[test]
+fn a_template_in_another_namespace_is_found_by_type_in_any_environment() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    git(root, &["init", "-q", "."]);
+    let app = "apiVersion: argoproj.io/v1alpha1\nkind: Application\nmetadata:\n  name: netpol\n  namespace: argocd\nspec:\n  project: default\n  source:\n    repoURL: https://example.invalid/repo.git\n    path: app\n  destination:\n    name: karmada\n    namespace: web\n";
+    let np = "apiVersion: cilium.io/v2\nkind: CiliumNetworkPolicy\nmetadata:\n  name: np\nspec:\n  endpointSelector: {}\n---\napiVersion: policy.karmada.io/v1alpha1\nkind: PropagationPolicy\nmetadata:\n  name: np\nspec:\n  resourceSelectors:\n    - apiVersion: cilium.io/v2\n      kind: CiliumNetworkPolicy\n      name: np\n  placement:\n    clusterAffinity:\n      clusterNames: [m1]\n";
+    let cm = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: x\ndata: {a: b}\n";
+    let explain = || {
+        Command::new(env!("CARGO_BIN_EXE_kubectl-karmada_policy"))
+            .args([
+                "explain",
+                "ciliumnetworkpolicy/np",
+                "-f",
+                ".",
+                "--color",
+                "never",
+            ])
+            .current_dir(root)
+            .output()
+            .unwrap()
+    };
+    let said = "error: ciliumnetworkpolicies.cilium.io \"np\" not found in namespace default of the given files; it is in namespace web: add `-n web`\n";
+    for (file, text) in [("argocd/app.yaml", app), ("app/np.yaml", np)] {
+        std::fs::create_dir_all(root.join(file).parent().unwrap()).unwrap();
+        std::fs::write(root.join(file), text).unwrap();
+    }
+    let one = explain();
+    assert_eq!((one.status.code(), stderr(&one)), (Some(4), said.into()));
+    assert_eq!(stdout(&one), "");
+    // Loose files of their own, with no object of the type: a second environment.
+    std::fs::create_dir_all(root.join("loose")).unwrap();
+    std::fs::write(root.join("loose/cm.yaml"), cm).unwrap();
+    let several = explain();
+    assert_eq!(
+        (several.status.code(), stderr(&several)),
+        (Some(4), said.into())
+    );
+    assert_eq!(stdout(&several), "");
+}

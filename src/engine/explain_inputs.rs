@@ -243,6 +243,7 @@ impl EnvError for FindError {
 
     fn miss(&self) -> Miss {
         match self {
+            FindError::Kind(kinds::ResolveError::Unknown { .. }) => Miss::UnknownKind,
             FindError::NotFound(_) | FindError::Unsearched(_) => Miss::Absent,
             FindError::Refused(_) => Miss::Refused,
             _ => Miss::Failed,

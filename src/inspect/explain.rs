@@ -12,6 +12,7 @@ use crate::engine::placement;
 use crate::engine::policy_live::{self, PolicyLive};
 use crate::engine::policy_view::{self, PolicyExplanation, PolicyPlacement};
 use crate::engine::state::{Options, State, TemplateEntry, UnknownClaimers};
+use crate::kube::kinds::ResolveError;
 use crate::model::environments::{EnvError, Found as EnvFound};
 use crate::model::inputs::{warn_problems, Inputs};
 use crate::model::{Inventory, PolicyKind};
@@ -103,7 +104,12 @@ pub fn template_in_environments<'a>(
     let found = envs.holding(|e, context| find(&e.inventory, context));
     match &found {
         Ok(f) if f.is_empty() => {}
-        Err(FindError::NotFound(_) | FindError::Unsearched(_)) => {}
+        // No Karmada environment holds the type either: one that is not Karmada's may.
+        Err(
+            FindError::NotFound(_)
+            | FindError::Unsearched(_)
+            | FindError::Kind(ResolveError::Unknown { .. }),
+        ) => {}
         _ => return found,
     }
     let (outside, context) = envs.outside_karmada();

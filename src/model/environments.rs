@@ -31,6 +31,10 @@ pub struct EnvInventory {
 /// What an environment's error says of the object asked for, from least to most telling.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 pub enum Miss {
+    /// The environment holds no object of the type asked for (an unknown kind there): an
+    /// environment that knows the type says more (`it is in namespace web`), as one
+    /// environment's files do when the type is among them.
+    UnknownKind,
     /// The environment does not hold it.
     Absent,
     /// The environment holds it, but admission refuses it, so no decision includes it.
@@ -514,6 +518,17 @@ mod tests {
             _ => Err(said(e)),
         });
         assert_eq!(failed.err(), Some(Said("d failed", Miss::Failed)));
+        // Not holding the type says less than not holding the object, whichever comes first.
+        let kinds = envs.holding(|e| match e.name.as_str() {
+            "a" | "b" => Err::<(), _>(Said("no such kind", Miss::UnknownKind)),
+            _ => Err(Said("in another namespace", Miss::Absent)),
+        });
+        assert_eq!(
+            kinds.err(),
+            Some(Said("in another namespace", Miss::Absent))
+        );
+        let unknown = envs.holding(|_| Err::<(), _>(Said("no such kind", Miss::UnknownKind)));
+        assert_eq!(unknown.err(), Some(Said("no such kind", Miss::UnknownKind)));
         // One environment holding it is an answer, whatever the others say.
         let one = envs.holding(|e| match e.name.as_str() {
             "c" => Ok(3),
