@@ -2304,3 +2304,116 @@ fn an_update_that_lets_go_before_a_delete_is_said_as_the_update() {
         "{deleted:?}"
     );
 }
+
+/// `plan --base` and `lint --base` of a change in `dir` (on `main`): plan's exit code, stdout
+/// and stderr, and lint's stdout up to its environments.
+fn plan_and_lint(dir: &Path) -> (Option<i32>, String, String, String) {
+    let o = plan_in(dir, &["--base", "main"]);
+    let lint = run_in(dir, &["lint", "--base", "main"]);
+    let lint = text(&lint.stdout);
+    let ownership = lint.split("\nenvironments:").next().unwrap_or_default();
+    (
+        o.status.code(),
+        text(&o.stdout),
+        text(&o.stderr),
+        ownership.to_string(),
+    )
+}
+
+/// The plan of removing pp/default/takeover (priority 10, m1) beside pp/default/base (m1, m2)
+/// from an environment whose controller prunes: base takes the Deployment, m2 gains it.
+fn takeover_removed(env: &str) -> String {
+    format!("Plan: main -> the working tree\n\nSummary:\n  {env}  policies: 1 removed; templates: 1 change owner; 1 hazard\n\n== {env} ==\nPolicies:\n  removed  pp/default/takeover\nTemplates:\n  deployment/default/web: pp/default/takeover -> pp/default/base (rematched: its policy is removed)\n    m2: gains it (2 replicas)\nMember clusters:\n  m2: gains deployment/default/web\nHazards:\n  policy-removed-holding-templates: pp/default/takeover is removed while it holds 1 template; Karmada removes only its claim. deployment/default/web moves to another policy, whose schedule decides which clusters keep it (see its line under Templates).\n")
+}
+
+/// A Flux Kustomization with `spec.prune: false` never deletes what its path stops giving
+/// (`KustomizationReconciler.prune` returns at once when `!obj.Spec.Prune`,
+/// fluxcd/kustomize-controller internal/controller/kustomization_controller.go): the policy
+/// removed from Git stays on the Karmada API server and keeps the template. It was planned as
+/// removed, the Deployment rematched to the other policy with a hazard, and `lint --base`
+/// listed the same ownership change. With `prune: true` it is removed.
+#[test]
+fn a_flux_kustomization_that_does_not_prune_keeps_what_git_no_longer_holds() {
+    let Some(dir) = two_commits(
+        "a_flux_kustomization_that_does_not_prune_keeps_what_git_no_longer_holds",
+        "flux-no-prune",
+    ) else {
+        return;
+    };
+    let env = "mgmt/karmada-kubeconfig";
+    let (code, out, err, lint) = plan_and_lint(dir.path());
+    assert_eq!(code, Some(0), "{out}{err}");
+    assert_eq!(
+        out,
+        format!("Plan: main -> the working tree\n\nSummary:\n  {env}  no change\n")
+    );
+    assert!(
+        err.contains(&format!("note: {env}: pp/default/takeover is no longer in Git but Kustomization flux-system/web does not prune (spec.prune: false): it stays on the API server\n")),
+        "{err}"
+    );
+    assert_eq!(lint, "Ownership changes:\n  none\n");
+
+    let apps = dir.path().join("clusters/mgmt/apps.yaml");
+    let pruning = std::fs::read_to_string(&apps)
+        .unwrap()
+        .replace("prune: false", "prune: true");
+    std::fs::write(&apps, pruning).unwrap();
+    let (code, out, err, lint) = plan_and_lint(dir.path());
+    assert_eq!(code, Some(1), "{out}{err}");
+    assert_eq!(out, takeover_removed(env));
+    assert!(!err.contains("does not prune"), "{err}");
+    assert_eq!(
+        lint,
+        format!("Ownership changes:\n  deployment/default/web: pp/default/takeover -> pp/default/base (in: {env})\n")
+    );
+}
+
+/// An Argo CD Application whose automated sync does not set `prune: true` leaves on its
+/// destination what its source no longer gives (argo-cd controller/appcontroller.go `autoSync`
+/// passes `Automated.GetPrune()`, false when unset), and so does one without automated sync
+/// (a sync prunes only when asked: `argocd app sync --prune`). With `automated: {prune: true}`
+/// the policy is removed.
+#[test]
+fn an_argo_cd_application_that_does_not_prune_keeps_what_git_no_longer_holds() {
+    let Some(dir) = two_commits(
+        "an_argo_cd_application_that_does_not_prune_keeps_what_git_no_longer_holds",
+        "argo-no-prune",
+    ) else {
+        return;
+    };
+    let unchanged = "Plan: main -> the working tree\n\nSummary:\n  karmada  no change\n";
+    let note = |why: &str| {
+        format!("note: karmada: pp/default/takeover is no longer in Git but Application web does not prune ({why}): it stays on the API server\n")
+    };
+    let (code, out, err, lint) = plan_and_lint(dir.path());
+    assert_eq!((code, out.as_str()), (Some(0), unchanged), "{err}");
+    assert!(
+        err.contains(&note("syncPolicy.automated.prune is not true")),
+        "{err}"
+    );
+    assert_eq!(lint, "Ownership changes:\n  none\n");
+
+    let app = dir.path().join("argocd/app.yaml");
+    let automated = std::fs::read_to_string(&app).unwrap();
+    let manual = automated.replace("  syncPolicy:\n    automated: {selfHeal: true}\n", "");
+    std::fs::write(&app, &manual).unwrap();
+    let (code, out, err, _) = plan_and_lint(dir.path());
+    assert_eq!((code, out.as_str()), (Some(0), unchanged), "{err}");
+    assert!(
+        err.contains(&note(
+            "no automated sync, and a sync prunes only when asked"
+        )),
+        "{err}"
+    );
+
+    let pruning = automated.replace("{selfHeal: true}", "{prune: true, selfHeal: true}");
+    std::fs::write(&app, pruning).unwrap();
+    let (code, out, err, lint) = plan_and_lint(dir.path());
+    assert_eq!(code, Some(1), "{out}{err}");
+    assert_eq!(out, takeover_removed("karmada"));
+    assert!(!err.contains("does not prune"), "{err}");
+    assert_eq!(
+        lint,
+        "Ownership changes:\n  deployment/default/web: pp/default/takeover -> pp/default/base (in: karmada)\n"
+    );
+}

@@ -296,6 +296,15 @@ fn environments(
             }
             None => h,
         };
+        // So does what a controller that does not prune no longer applies.
+        let (unpruned, notes) = crate::lint::unpruned::not_pruned(
+            (&base.appliers_of(&base_name(name)), b),
+            (&head.appliers_of(name), h),
+            name,
+        );
+        notes.iter().for_each(|n| note(n));
+        let with_unpruned = crate::lint::unpruned::with_kept(h, unpruned);
+        let h = with_unpruned.as_ref();
         // A root that rendered on one side only: its objects are unknown on the other
         // (Flux and Argo CD apply nothing of a build that fails), so they are compared on
         // neither, not planned as removed or added; the root is listed as not compared.
@@ -464,25 +473,10 @@ fn left_in_place<'a>(
 /// `head` with the objects of `base` whose documents come from `outputs` added, but for those
 /// `head` holds itself (by kind, namespace and name).
 fn with_objects_of(head: &Inventory, base: &Inventory, outputs: &[String]) -> Inventory {
-    let identity = |inv: &Inventory, o: &crate::model::Object| {
-        let d = inv.documents.get(o.doc())?;
-        let text = |k: &str| d.root.get(k).and_then(crate::source::Node::as_str);
-        let meta = crate::model::ObjectMeta::from_node(d.root.get("metadata"));
-        Some((text("kind")?.to_string(), meta.namespace, meta.name))
-    };
-    let held: HashSet<_> = head
-        .objects
-        .iter()
-        .filter_map(|o| identity(head, o))
-        .collect();
-    let mut kept = base.clone();
-    kept.objects.retain(|o| {
-        let from = base.documents.get(o.doc()).map(|d| d.source.name.as_str());
-        from.is_some_and(|n| outputs.iter().any(|out| out == n))
-            && identity(base, o).is_none_or(|id| !held.contains(&id))
-    });
     let mut out = head.clone();
-    out.append(kept);
+    out.append(crate::lint::unpruned::objects_gone_from(
+        head, base, outputs,
+    ));
     out
 }
 

@@ -45,6 +45,17 @@ pub struct RepoLinted {
     pub described: Vec<EnvironmentInfo>,
 }
 
+impl RepoLinted {
+    /// The Flux Kustomizations and Argo CD Applications that apply to environment `env`.
+    pub fn appliers_of(&self, env: &str) -> Vec<environments::Applier> {
+        self.described
+            .iter()
+            .filter(|d| d.name == env)
+            .flat_map(|d| d.appliers.iter().cloned())
+            .collect()
+    }
+}
+
 /// One linted environment: its objects, and the release and gates it was linted with.
 #[derive(Debug)]
 pub struct LintedEnvironment {
@@ -81,6 +92,8 @@ pub struct EnvironmentInfo {
     pub nothing_rendered: bool,
     /// The Argo CD Applications deploying to it (an Argo CD destination).
     pub applications: Vec<environments::ArgoApplication>,
+    /// What applies to it, and whether each deletes what its source stops giving.
+    pub appliers: Vec<environments::Applier>,
 }
 
 /// A root or chart that did not render.
@@ -284,6 +297,7 @@ pub fn lint_repository(req: &RepositoryRequest<'_>) -> Result<RepoLinted, Unknow
                 .collect(),
             nothing_rendered,
             applications: plan.applications.clone(),
+            appliers: plan.appliers.clone(),
         });
         if karmada {
             read_settings.push((plan.name.clone(), settings.clone()));
@@ -565,9 +579,15 @@ pub fn ownership_changes(
             .iter()
             .find(|e| e.name == env.name)
             .map_or(&empty, |e| &e.inventory);
+        // What a controller that does not prune no longer applies stays, as `plan` keeps it.
+        let (unpruned, _) = super::unpruned::not_pruned(
+            (&base.appliers_of(&env.name), base_inv),
+            (&head.appliers_of(&env.name), &env.inventory),
+            &env.name,
+        );
+        let head_inv = super::unpruned::with_kept(&env.inventory, unpruned);
         let options = crate::engine::ownership::engine_options(&env.gates);
-        for change in crate::engine::ownership::ownership_changes(base_inv, &env.inventory, options)
-        {
+        for change in crate::engine::ownership::ownership_changes(base_inv, &head_inv, options) {
             match out.iter_mut().find(|c| {
                 c.resource == change.resource
                     && c.before == change.before

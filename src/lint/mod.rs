@@ -18,6 +18,7 @@ pub mod settings;
 pub mod stream;
 pub mod streamed_base;
 pub mod suppress;
+pub mod unpruned;
 
 use std::collections::BTreeMap;
 

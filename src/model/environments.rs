@@ -579,6 +579,7 @@ mod tests {
             units: Vec::new(),
             elsewhere: Vec::new(),
             applications: Vec::new(),
+            appliers: Vec::new(),
         };
         let names = |s: &RepositorySettings| -> Vec<String> {
             s.served().iter().map(|x| x.name.clone()).collect()

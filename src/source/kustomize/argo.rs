@@ -35,6 +35,9 @@ pub struct ArgoApp {
     /// What removing it from the repository does to what it applied: deleted with Argo CD's
     /// resources finalizer, it deletes it; without, it leaves it in place.
     pub on_removal: OnRemoval,
+    /// Why a sync leaves on its destination what its sources no longer give
+    /// ([`keeps_removed`]); `None`: automated sync prunes it.
+    pub keeps_removed: Option<&'static str>,
 }
 
 /// What becomes of an Argo CD Application's resources when the repository no longer defines it.
@@ -325,6 +328,29 @@ fn app(
             true => OnRemoval::Deletes,
             false => OnRemoval::Orphans,
         },
+        keeps_removed: keeps_removed(spec.get("syncPolicy")),
+    }
+}
+
+/// Why an Application with this `syncPolicy` leaves in place what its sources no longer give:
+/// automated sync prunes only with `automated.prune: true` (argo-cd controller/appcontroller.go
+/// `autoSync` passes `Automated.GetPrune()`, false when unset), and without automated sync
+/// (none, or `enabled: false`: `IsAutomatedSyncEnabled`) a sync prunes only when asked
+/// (`argocd app sync --prune`, off by default). `None`: it prunes.
+fn keeps_removed(sync_policy: Option<&Node>) -> Option<&'static str> {
+    use crate::source::Value;
+    // `automated: null` decodes to a nil pointer: no automated sync.
+    let automated = sync_policy
+        .and_then(|p| p.get("automated"))
+        .filter(|a| !matches!(a.value, Value::Null));
+    let flag = |key: &str| automated.and_then(|a| a.get(key)).map(|n| &n.value);
+    let disabled = matches!(flag("enabled"), Some(Value::Bool(false)));
+    if automated.is_none() || disabled {
+        return Some("no automated sync, and a sync prunes only when asked");
+    }
+    match flag("prune") {
+        Some(Value::Bool(true)) => None,
+        _ => Some("syncPolicy.automated.prune is not true"),
     }
 }
 
@@ -1392,6 +1418,26 @@ mod tests {
         assert!(!with("[]"));
         assert!(!with("[resources-finalizer.argocd.argoproj.io.example]"));
         assert!(!has_resources_finalizer(None));
+    }
+
+    /// Only automated sync with `prune: true` deletes what the sources stop giving; manual
+    /// sync (no `automated`, `automated: null`, `enabled: false`) prunes only when asked.
+    #[test]
+    fn only_automated_prune_deletes_what_the_sources_no_longer_give() {
+        let keeps = |policy: &str| {
+            let text = format!("syncPolicy: {policy}\n");
+            let loaded = load(Source::new("a.yaml", text));
+            keeps_removed(loaded.documents[0].root.get("syncPolicy"))
+        };
+        assert_eq!(keeps("{automated: {prune: true}}"), None);
+        let not_true = Some("syncPolicy.automated.prune is not true");
+        assert_eq!(keeps("{automated: {selfHeal: true}}"), not_true);
+        assert_eq!(keeps("{automated: {prune: false}}"), not_true);
+        let manual = Some("no automated sync, and a sync prunes only when asked");
+        assert_eq!(keeps("{automated: {prune: true, enabled: false}}"), manual);
+        assert_eq!(keeps("{automated: null}"), manual);
+        assert_eq!(keeps("{syncOptions: [CreateNamespace=true]}"), manual);
+        assert_eq!(keeps_removed(None), manual);
     }
 
     #[test]

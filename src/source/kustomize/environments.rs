@@ -21,7 +21,7 @@ use crate::kube::scope;
 use crate::source::{files, FieldPath, Loaded, Node, Source, Span, Value};
 
 pub use super::units::{
-    ArgoApplication, Plan, RenderFailure, Rendered, Renders, Target, Unit, UnitKind,
+    Applier, ArgoApplication, Plan, RenderFailure, Rendered, Renders, Target, Unit, UnitKind,
 };
 
 /// What the configuration says about rendering (`.karmada-policy.yaml`, `gitops:`).
@@ -766,6 +766,7 @@ mod tests {
             units: Vec::new(),
             elsewhere: Vec::new(),
             applications: Vec::new(),
+            appliers: Vec::new(),
         }
     }
 

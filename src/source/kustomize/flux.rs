@@ -46,6 +46,19 @@ pub struct FluxKustomization {
     pub substitute: BTreeMap<String, String>,
     /// `substituteFrom`: (kind, name, optional).
     pub substitute_from: Vec<(String, String, bool)>,
+    /// `spec.prune`; `None`: not set.
+    pub prune: Option<bool>,
+}
+
+impl FluxKustomization {
+    /// Why it leaves on the API server what its path no longer gives: kustomize-controller's
+    /// `KustomizationReconciler.prune` returns at once when `!obj.Spec.Prune`
+    /// (internal/controller/kustomization_controller.go). Only an explicit `false` is read so:
+    /// the v1 CRD requires `prune` (api/v1/kustomization_types.go `+required`), so the API
+    /// server refuses a Kustomization without it, and there is no pruning to judge.
+    pub fn keeps_removed(&self) -> Option<&'static str> {
+        (self.prune == Some(false)).then_some("spec.prune: false")
+    }
 }
 
 /// `spec.sourceRef` of a Flux object (kind, name, namespace; the namespace defaults to the
@@ -238,6 +251,10 @@ pub fn kustomization_of(root: &Node, file: &Path) -> Option<FluxKustomization> {
         spec_path,
         substitute,
         substitute_from,
+        prune: match spec.and_then(|s| s.get("prune")).map(|n| &n.value) {
+            Some(crate::source::Value::Bool(b)) => Some(*b),
+            _ => None,
+        },
     })
 }
 
@@ -556,6 +573,21 @@ fn expand(expr: &str, vars: &BTreeMap<String, String>) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Only `prune: false` said so keeps what the path no longer gives; a Kustomization
+    /// without `prune` is one the API server refuses (the CRD requires it).
+    #[test]
+    fn only_an_explicit_prune_false_keeps_what_the_path_no_longer_gives() {
+        let keeps = |prune: &str| {
+            let text = format!("apiVersion: kustomize.toolkit.fluxcd.io/v1\nkind: Kustomization\nmetadata: {{name: web}}\nspec: {{path: ./web{prune}}}\n");
+            let loaded = crate::source::load(crate::source::Source::new("k.yaml", text));
+            let k = kustomization_of(&loaded.documents[0].root, Path::new("k.yaml")).unwrap();
+            k.keeps_removed()
+        };
+        assert_eq!(keeps(", prune: false"), Some("spec.prune: false"));
+        assert_eq!(keeps(", prune: true"), None);
+        assert_eq!(keeps(""), None);
+    }
 
     /// A PropagationPolicy selects in its own namespace, a ClusterPropagationPolicy in the
     /// selector's (any when it names none); a selector without a name selects every object of

@@ -156,6 +156,7 @@ struct Destination {
     files: BTreeSet<PathBuf>,
     elsewhere: Vec<String>,
     applications: BTreeSet<ArgoApplication>,
+    appliers: BTreeSet<units::Applier>,
 }
 
 impl Planner<'_> {
@@ -364,6 +365,7 @@ impl Planner<'_> {
         };
         self.cluster_var_sources.clear();
         let mut envs: BTreeMap<Target, Vec<Unit>> = BTreeMap::new();
+        let mut appliers: BTreeMap<Target, Vec<units::Applier>> = BTreeMap::new();
         envs.entry(local.clone())
             .or_default()
             .extend(instance.by_hand.iter().cloned());
@@ -393,6 +395,14 @@ impl Planner<'_> {
                 if target == local {
                     local_units.extend(units.iter().cloned());
                 }
+                appliers
+                    .entry(target.clone())
+                    .or_default()
+                    .push(units::Applier {
+                        controller: format!("Kustomization {}/{}", k.namespace, k.name),
+                        keeps_removed: k.keeps_removed(),
+                        outputs: units.iter().map(units::output_of).collect(),
+                    });
                 envs.entry(target).or_default().extend(units);
             }
             let (kustomizations, helm) = self.scan(&local_units);
@@ -426,11 +436,12 @@ impl Planner<'_> {
                 Plan {
                     name,
                     dir,
-                    target,
                     instance: format!("flux:{}", instance.dir.display()),
                     units,
                     elsewhere: Vec::new(),
                     applications: Vec::new(),
+                    appliers: appliers.remove(&target).unwrap_or_default(),
+                    target,
                 }
             })
             .collect()
@@ -907,10 +918,16 @@ impl Planner<'_> {
                     scan.extend(units.iter().cloned());
                 }
                 let e = by_destination.entry(a.destination.clone()).or_default();
+                let outputs: Vec<String> = units.iter().map(units::output_of).collect();
+                e.appliers.insert(units::Applier {
+                    controller: format!("Application {}", a.name),
+                    keeps_removed: a.keeps_removed,
+                    outputs: outputs.clone(),
+                });
                 e.applications.insert(ArgoApplication {
                     name: a.name.clone(),
                     on_removal: a.on_removal,
-                    outputs: units.iter().map(units::output_of).collect(),
+                    outputs,
                 });
                 e.units.extend(units);
                 e.files.insert(a.file.clone());
@@ -933,6 +950,7 @@ impl Planner<'_> {
                     files,
                     elsewhere,
                     applications,
+                    appliers,
                 } = d;
                 dedup(&mut units);
                 self.mark_used(&units);
@@ -945,6 +963,7 @@ impl Planner<'_> {
                     units,
                     elsewhere,
                     applications: applications.into_iter().collect(),
+                    appliers: appliers.into_iter().collect(),
                 }
             })
             .collect()
@@ -1173,6 +1192,7 @@ impl Planner<'_> {
                 units,
                 elsewhere: Vec::new(),
                 applications: Vec::new(),
+                appliers: Vec::new(),
             };
         for r in &rest_roots {
             let mut units = vec![Unit::new(UnitKind::Root(BuildSpec::plain(r)))];

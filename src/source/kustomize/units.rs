@@ -118,6 +118,21 @@ pub struct Plan {
     pub elsewhere: Vec<String>,
     /// The Argo CD Applications that deploy to it (none for other targets).
     pub applications: Vec<ArgoApplication>,
+    /// The Flux Kustomizations and Argo CD Applications that apply to it, and whether each
+    /// deletes what its source stops giving.
+    pub appliers: Vec<Applier>,
+}
+
+/// A Flux Kustomization or an Argo CD Application applying part of an environment.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
+pub struct Applier {
+    /// As a plan names it: `Kustomization flux-system/web`, `Application web`.
+    pub controller: String,
+    /// Why it leaves on the API server what its source no longer gives (the field, as its
+    /// spec sets it); `None`: it deletes it (prunes).
+    pub keeps_removed: Option<&'static str>,
+    /// The source names of the documents its units give ([`output_of`]).
+    pub outputs: Vec<String>,
 }
 
 /// An Argo CD Application deploying to an environment, with what deleting it does.

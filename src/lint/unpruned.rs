@@ -1,0 +1,170 @@
+//! What a change removes from Git that stays on the API server: a Flux Kustomization with
+//! `spec.prune: false`, or an Argo CD Application whose sync does not prune, leaves what its
+//! source no longer gives where it is. `plan --base` and `lint --base`'s ownership changes
+//! plan those objects as still there.
+
+use std::collections::HashSet;
+
+use crate::model::Inventory;
+use crate::source::kustomize::environments::Applier;
+
+/// An object's kind, namespace and name, as its document says them.
+type DocIdentity = (String, Option<String>, String);
+
+fn doc_identity(inv: &Inventory, o: &crate::model::Object) -> Option<DocIdentity> {
+    let d = inv.documents.get(o.doc())?;
+    let text = |k: &str| d.root.get(k).and_then(crate::source::Node::as_str);
+    let meta = crate::model::ObjectMeta::from_node(d.root.get("metadata"));
+    Some((text("kind")?.to_string(), meta.namespace, meta.name))
+}
+
+/// `base` with only its objects whose documents come from `outputs` and that `head` does not
+/// hold (by kind, namespace and name): what the change removes from those outputs.
+pub fn objects_gone_from(head: &Inventory, base: &Inventory, outputs: &[String]) -> Inventory {
+    let held: HashSet<_> = head
+        .objects
+        .iter()
+        .filter_map(|o| doc_identity(head, o))
+        .collect();
+    let mut gone = base.clone();
+    gone.objects.retain(|o| {
+        let from = base.documents.get(o.doc()).map(|d| d.source.name.as_str());
+        from.is_some_and(|n| outputs.iter().any(|out| out == n))
+            && doc_identity(base, o).is_none_or(|id| !held.contains(&id))
+    });
+    gone
+}
+
+/// What the change removes from Git in environment `name` (`base` and `head`: what applies to it,
+/// and its objects, on each side) that stays on its API server: the objects a Flux Kustomization or an Argo CD Application applied at the base and its source
+/// no longer gives, where that controller (as the head sets it) does not prune, each once;
+/// with a note per controller naming them. A controller only the base has is not judged here
+/// (`plan` judges an Argo CD Application that leaves by its finalizers).
+pub fn not_pruned(
+    base: (&[Applier], &Inventory),
+    head: (&[Applier], &Inventory),
+    name: &str,
+) -> (Inventory, Vec<String>) {
+    let at_base = base.0;
+    let mut kept = Inventory::default();
+    let mut kept_ids = HashSet::new();
+    let mut notes = Vec::new();
+    for a in head.0 {
+        let Some(why) = a.keeps_removed else {
+            continue;
+        };
+        let Some(was) = at_base.iter().find(|b| b.controller == a.controller) else {
+            continue;
+        };
+        let mut gone = objects_gone_from(head.1, base.1, &was.outputs);
+        // Two controllers applying one output keep its objects once.
+        let gone_ids: Vec<_> = gone
+            .objects
+            .iter()
+            .map(|o| doc_identity(&gone, o))
+            .collect();
+        let mut ids = gone_ids.into_iter();
+        gone.objects
+            .retain(|_| ids.next().flatten().is_none_or(|id| kept_ids.insert(id)));
+        let mut shown: Vec<String> = gone
+            .objects
+            .iter()
+            .filter_map(|o| doc_identity(&gone, o))
+            .map(|(kind, ns, n)| shown_object(&kind, ns.as_deref(), &n))
+            .collect();
+        shown.sort();
+        shown.dedup();
+        if shown.is_empty() {
+            continue;
+        }
+        let (is, stays) = match shown.len() {
+            1 => ("is", "it stays"),
+            _ => ("are", "they stay"),
+        };
+        notes.push(format!(
+            "{name}: {} {is} no longer in Git but {} does not prune ({why}): {stays} on the API server",
+            shown.join(", "),
+            a.controller
+        ));
+        kept.append(gone);
+    }
+    (kept, notes)
+}
+
+/// An object as a plan names it: `pp/NS/NAME`, `cpp/NAME`, `deployment/NS/NAME`.
+fn shown_object(kind: &str, namespace: Option<&str>, name: &str) -> String {
+    let word = match kind {
+        "PropagationPolicy" => "pp".to_string(),
+        "ClusterPropagationPolicy" => "cpp".to_string(),
+        "OverridePolicy" => "op".to_string(),
+        "ClusterOverridePolicy" => "cop".to_string(),
+        other => other.to_ascii_lowercase(),
+    };
+    match namespace {
+        Some(ns) => format!("{word}/{ns}/{name}"),
+        None => format!("{word}/{name}"),
+    }
+}
+
+/// `head` with the objects `kept` added (borrowed as it is when there are none).
+pub fn with_kept(head: &Inventory, kept: Inventory) -> std::borrow::Cow<'_, Inventory> {
+    if kept.objects.is_empty() {
+        return std::borrow::Cow::Borrowed(head);
+    }
+    let mut all = head.clone();
+    all.append(kept);
+    std::borrow::Cow::Owned(all)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::source::{load, Source};
+
+    fn inventory(files: &[(&str, &str)]) -> Inventory {
+        let docs = files
+            .iter()
+            .flat_map(|(name, text)| load(Source::new(*name, *text)).documents)
+            .collect();
+        Inventory::from_documents(docs, "default")
+    }
+
+    const TAKEOVER: &str = "apiVersion: policy.karmada.io/v1alpha1\nkind: PropagationPolicy\nmetadata: {name: takeover, namespace: default}\nspec:\n  resourceSelectors: [{apiVersion: apps/v1, kind: Deployment, name: web}]\n";
+    const BASE: &str = "apiVersion: policy.karmada.io/v1alpha1\nkind: PropagationPolicy\nmetadata: {name: base, namespace: default}\nspec:\n  resourceSelectors: [{apiVersion: apps/v1, kind: Deployment, name: web}]\n";
+
+    /// Only what the given outputs held at the base and the head holds nowhere is gone: an
+    /// object moved to another output, or another output's object, is not.
+    #[test]
+    fn gone_is_what_the_outputs_held_and_the_head_holds_nowhere() {
+        let base = inventory(&[
+            ("apps/web", TAKEOVER),
+            ("apps/web", BASE),
+            ("apps/db", TAKEOVER.replace("takeover", "db").as_str()),
+        ]);
+        let head = inventory(&[("apps/other", BASE)]);
+        let gone = objects_gone_from(&head, &base, &["apps/web".to_string()]);
+        let names: Vec<_> = gone
+            .objects
+            .iter()
+            .filter_map(|o| doc_identity(&gone, o))
+            .collect();
+        assert_eq!(
+            names,
+            [(
+                "PropagationPolicy".to_string(),
+                Some("default".to_string()),
+                "takeover".to_string()
+            )]
+        );
+    }
+
+    #[test]
+    fn objects_are_named_with_kubectls_short_names_for_policies() {
+        assert_eq!(shown_object("PropagationPolicy", Some("a"), "b"), "pp/a/b");
+        assert_eq!(shown_object("ClusterOverridePolicy", None, "b"), "cop/b");
+        assert_eq!(
+            shown_object("Deployment", Some("a"), "web"),
+            "deployment/a/web"
+        );
+    }
+}
