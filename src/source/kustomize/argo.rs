@@ -36,7 +36,7 @@ pub struct ArgoApp {
     /// resources finalizer, it deletes it; without, it leaves it in place.
     pub on_removal: OnRemoval,
     /// Why a sync leaves on its destination what its sources no longer give
-    /// ([`keeps_removed`]); `None`: automated sync prunes it.
+    /// (read from `spec.syncPolicy`); `None`: automated sync prunes it.
     pub keeps_removed: Option<&'static str>,
 }
 
