@@ -440,21 +440,10 @@ fn find_document<'l>(loaded: &'l Loaded, kind: &str, rendered_name: &str) -> Opt
         .copied()
 }
 
-/// The name of a document as its template writes it, when it holds an action: the loader read
-/// the template with its actions blanked ([`read_traced`]), so the text comes from the source.
+/// The name of a document as its template writes it, when it holds an action.
 fn template_name<'s>(source: &'s Source, root: &Node) -> Option<&'s str> {
     let name = root.get("metadata")?.get("name")?;
-    let line = source.line(name.span.start.line)?;
-    let from = line
-        .char_indices()
-        .nth(name.span.start.col.checked_sub(1)? as usize)?
-        .0;
-    let text = line[from..].trim_end();
-    let text = ['"', '\'']
-        .iter()
-        .find_map(|&q| text.strip_prefix(q)?.strip_suffix(q))
-        .unwrap_or(text);
-    text.contains("{{").then_some(text)
+    written_text(source, name).filter(|text| text.contains("{{"))
 }
 
 /// Whether `template` can render `name`, each action (`{{ … }}`) standing for any text and the
