@@ -18,20 +18,33 @@ fn doc_identity(inv: &Inventory, o: &crate::model::Object) -> Option<DocIdentity
     Some((text("kind")?.to_string(), meta.namespace, meta.name))
 }
 
+/// The identities (kind, namespace, name) of `inv`'s objects.
+fn identities(inv: &Inventory) -> HashSet<DocIdentity> {
+    inv.objects
+        .iter()
+        .filter_map(|o| doc_identity(inv, o))
+        .collect()
+}
+
+/// Whether `o`, an object of `base`, comes from one of `outputs` and is none of `held`: what
+/// the change removes from those outputs.
+fn is_gone(
+    base: &Inventory,
+    o: &crate::model::Object,
+    held: &HashSet<DocIdentity>,
+    outputs: &[String],
+) -> bool {
+    let from = base.documents.get(o.doc()).map(|d| d.source.name.as_str());
+    from.is_some_and(|n| outputs.iter().any(|out| out == n))
+        && doc_identity(base, o).is_none_or(|id| !held.contains(&id))
+}
+
 /// `base` with only its objects whose documents come from `outputs` and that `head` does not
 /// hold (by kind, namespace and name): what the change removes from those outputs.
 pub fn objects_gone_from(head: &Inventory, base: &Inventory, outputs: &[String]) -> Inventory {
-    let held: HashSet<_> = head
-        .objects
-        .iter()
-        .filter_map(|o| doc_identity(head, o))
-        .collect();
+    let held = identities(head);
     let mut gone = base.clone();
-    gone.objects.retain(|o| {
-        let from = base.documents.get(o.doc()).map(|d| d.source.name.as_str());
-        from.is_some_and(|n| outputs.iter().any(|out| out == n))
-            && doc_identity(base, o).is_none_or(|id| !held.contains(&id))
-    });
+    gone.objects.retain(|o| is_gone(base, o, &held, outputs));
     gone
 }
 
@@ -39,14 +52,16 @@ pub fn objects_gone_from(head: &Inventory, base: &Inventory, outputs: &[String])
 /// and its objects, on each side) that stays on its API server: the objects a Flux Kustomization or an Argo CD Application applied at the base and its source
 /// no longer gives, where that controller (as the head sets it) does not prune, each once;
 /// with a note per controller naming them. A controller only the base has is not judged here
-/// (`plan` judges an Argo CD Application that leaves by its finalizers).
+/// (`plan` judges an Argo CD Application that leaves by its finalizers). The head's objects
+/// are looked up once and the base copied once, however many controllers do not prune.
 pub fn not_pruned(
     base: (&[Applier], &Inventory),
     head: (&[Applier], &Inventory),
     name: &str,
 ) -> (Inventory, Vec<String>) {
-    let at_base = base.0;
-    let mut kept = Inventory::default();
+    let (at_base, base_inv) = base;
+    let held = identities(head.1);
+    let mut chosen = vec![false; base_inv.objects.len()];
     let mut kept_ids = HashSet::new();
     let mut notes = Vec::new();
     for a in head.0 {
@@ -56,22 +71,21 @@ pub fn not_pruned(
         let Some(was) = at_base.iter().find(|b| b.controller == a.controller) else {
             continue;
         };
-        let mut gone = objects_gone_from(head.1, base.1, &was.outputs);
-        // Two controllers applying one output keep its objects once.
-        let gone_ids: Vec<_> = gone
-            .objects
-            .iter()
-            .map(|o| doc_identity(&gone, o))
-            .collect();
-        let mut ids = gone_ids.into_iter();
-        gone.objects
-            .retain(|_| ids.next().flatten().is_none_or(|id| kept_ids.insert(id)));
-        let mut shown: Vec<String> = gone
-            .objects
-            .iter()
-            .filter_map(|o| doc_identity(&gone, o))
-            .map(|(kind, ns, n)| shown_object(&kind, ns.as_deref(), &n))
-            .collect();
+        let (mut shown, mut mine) = (Vec::new(), Vec::new());
+        for (i, o) in base_inv.objects.iter().enumerate() {
+            if !is_gone(base_inv, o, &held, &was.outputs) {
+                continue;
+            }
+            let id = doc_identity(base_inv, o);
+            // Two controllers applying one output keep its objects once.
+            if id.as_ref().is_some_and(|id| !kept_ids.insert(id.clone())) {
+                continue;
+            }
+            mine.push(i);
+            if let Some((kind, ns, n)) = id {
+                shown.push(shown_object(&kind, ns.as_deref(), &n));
+            }
+        }
         shown.sort();
         shown.dedup();
         if shown.is_empty() {
@@ -86,8 +100,16 @@ pub fn not_pruned(
             shown.join(", "),
             a.controller
         ));
-        kept.append(gone);
+        for i in mine {
+            chosen[i] = true;
+        }
     }
+    if !chosen.contains(&true) {
+        return (Inventory::default(), notes);
+    }
+    let mut kept = base_inv.clone();
+    let mut chosen = chosen.into_iter();
+    kept.objects.retain(|_| chosen.next().unwrap_or(false));
     (kept, notes)
 }
 
